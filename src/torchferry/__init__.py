@@ -1,0 +1,64 @@
+"""torchferry: make PyTorch code device-portable, and prove it.
+
+The public API is small and imported lazily (PEP 562), so ``import torchferry``
+does not import torch and patches nothing::
+
+    import torchferry as tf
+
+    dev = tf.device()                  # cuda, xpu, mps or cpu: picked once
+    batch = tf.to(batch, dev)          # every tensor inside any nesting
+    arr = tf.numpy(model(x))           # detached, on the host, NumPy-ready
+    loss_value = tf.pyvalue(loss)      # a Python number
+    state = tf.load("ckpt.pt")         # loads on any machine, weights only
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+from torchferry._version import __version__
+from torchferry.errors import (
+    CheckpointError,
+    DeviceUnavailableError,
+    FerryError,
+    UnsafeCheckpointError,
+)
+
+# name -> module that defines it; the module is imported on first access.
+_LAZY: dict[str, str] = {
+    "device": "torchferry.devices",
+    "to": "torchferry.move",
+    "numpy": "torchferry.move",
+    "pyvalue": "torchferry.move",
+    "load": "torchferry.checkpoint",
+    "save": "torchferry.checkpoint",
+}
+
+__all__ = [
+    "__version__",
+    "FerryError",
+    "DeviceUnavailableError",
+    "CheckpointError",
+    "UnsafeCheckpointError",
+    *_LAZY,
+]
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'torchferry' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value  # later lookups skip __getattr__
+    return value
+
+
+def __dir__() -> list[str]:
+    return sorted(set(globals()) | set(__all__))
+
+
+if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
+    from torchferry.checkpoint import load, save
+    from torchferry.devices import device
+    from torchferry.move import numpy, pyvalue, to

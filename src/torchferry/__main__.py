@@ -1,0 +1,5 @@
+"""``python -m torchferry`` is the ``ferry`` command."""
+
+from torchferry.cli import main
+
+raise SystemExit(main())
