@@ -1,0 +1,115 @@
+"""The contract between the checker's engine and its rules.
+
+A rule is one module in ``torchferry/check/rules/`` named ``fryNNN_<name>.py``
+that defines:
+
+* ``CODE``  -- e.g. ``"FRY002"``; part of the interface, never renumbered;
+* ``NAME``  -- e.g. ``"discarded-move"``;
+* ``FIX``   -- ``"safe"``, ``"unsafe"`` or ``"none"``: the best fix it can offer;
+* a module docstring with the sections ``## What it does``, ``## Why is this bad``,
+  ``## Example``, ``## Use instead``, ``## Fix safety`` and ``## Known limits``
+  (``docs/rules.md`` and ``ferry rule CODE`` are generated from it);
+* ``check(ctx: Context) -> Iterable[Finding]``.
+
+Positions: lines are 1-based; columns are 0-based *character* offsets into the
+line (``ast`` gives UTF-8 byte offsets; ``Context.span`` converts).  Reporters
+print columns 1-based, as ruff does.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+from dataclasses import dataclass, field
+from functools import cached_property
+from typing import Any, Protocol
+
+
+@dataclass(frozen=True, order=True)
+class Edit:
+    """Replace the text between two positions (end exclusive) with ``content``."""
+
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    content: str
+
+
+@dataclass(frozen=True)
+class Fix:
+    """A fix: edits applied together, ``safe`` ones by ``--fix``, others by ``--unsafe-fixes``."""
+
+    edits: tuple[Edit, ...]
+    safe: bool
+    message: str
+
+
+@dataclass(frozen=True)
+class Finding:
+    code: str
+    message: str
+    line: int
+    column: int
+    end_line: int
+    end_column: int
+    fix: Fix | None = None
+
+
+class Rule(Protocol):
+    CODE: str
+    NAME: str
+    FIX: str
+    __doc__: str | None
+
+    def check(self, ctx: Context) -> Iterable[Finding]: ...
+
+
+@dataclass
+class Context:
+    """What a rule sees of one file (for a notebook: its code cells joined, magics blanked)."""
+
+    path: str
+    source: str
+    tree: ast.Module
+    lines: list[str] = field(init=False)
+
+    def __post_init__(self) -> None:
+        self.lines = self.source.splitlines()
+
+    # -- positions --------------------------------------------------------
+    def char_col(self, line: int, byte_col: int) -> int:
+        """Convert an ``ast`` UTF-8 byte offset on ``line`` to a character offset."""
+        if line < 1 or line > len(self.lines):
+            return byte_col
+        text = self.lines[line - 1]
+        if text.isascii():
+            return byte_col
+        return len(text.encode("utf-8")[:byte_col].decode("utf-8", "replace"))
+
+    def span(self, node: ast.AST) -> tuple[int, int, int, int]:
+        """(line, column, end_line, end_column) of a node, in characters."""
+        line = node.lineno  # type: ignore[attr-defined]
+        end_line = getattr(node, "end_lineno", None) or line
+        col = self.char_col(line, node.col_offset)  # type: ignore[attr-defined]
+        end_col = getattr(node, "end_col_offset", None)
+        end_col = self.char_col(end_line, end_col) if end_col is not None else col
+        return line, col, end_line, end_col
+
+    def text(self, node: ast.AST) -> str:
+        """The exact source text of a node."""
+        return ast.get_source_segment(self.source, node) or ""
+
+    def finding(self, code: str, node: ast.AST, message: str, fix: Fix | None = None) -> Finding:
+        return Finding(code, message, *self.span(node), fix=fix)
+
+    def edit(self, node: ast.AST, content: str) -> Edit:
+        """An edit replacing the whole of ``node``."""
+        return Edit(*self.span(node), content)
+
+    # -- shared analysis, built once per file on first use by any rule -----
+    @cached_property
+    def model(self) -> Any:
+        from torchferry.check.analysis import Model
+
+        return Model(self)
