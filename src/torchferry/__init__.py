@@ -31,6 +31,7 @@ _LAZY: dict[str, str] = {
     "to": "torchferry.move",
     "numpy": "torchferry.move",
     "pyvalue": "torchferry.move",
+    "tree_map": "torchferry.move",
     "load": "torchferry.checkpoint",
     "save": "torchferry.checkpoint",
 }
@@ -61,4 +62,4 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from torchferry.checkpoint import load, save
     from torchferry.devices import device
-    from torchferry.move import numpy, pyvalue, to
+    from torchferry.move import numpy, pyvalue, to, tree_map

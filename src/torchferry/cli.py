@@ -15,6 +15,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import os
 import sys
 from collections.abc import Sequence
 
@@ -66,6 +67,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 130
     except BrokenPipeError:  # `ferry ... | head`
         return 0
+    except Exception as exc:  # a bug of ours: one line, unless asked for the traceback
+        if os.environ.get("FERRY_DEBUG"):
+            raise
+        print(
+            f"ferry {args.command}: internal error: {type(exc).__name__}: {exc} "
+            "(rerun with FERRY_DEBUG=1 for the traceback, and please report it)",
+            file=sys.stderr,
+        )
+        return 2
 
 
 # --------------------------------------------------------------------- doctor

@@ -1,0 +1,298 @@
+"""Moving nested data between devices, and bringing it home.
+
+One tree walker (:func:`tree_map`) serves every nested-structure job in
+torchferry: :func:`to` (ship a batch to the device), :func:`numpy` (bring it
+home as NumPy), :func:`pyvalue` (as plain Python numbers), checkpoint saving,
+pinning in :class:`torchferry.DeviceLoader`.
+
+What the walker understands, in the order it tests them:
+
+* tensors (the leaves ``fn`` is applied to);
+* plain ``list`` / ``tuple`` / ``dict`` (fast path, exact type);
+* atoms that can hold no tensor (``str``, numbers, ``None``, ``bytes``, NumPy arrays): returned as is;
+* ``nn.Module``: an error, because moving a module is in place and belongs outside the loop;
+* any other ``Mapping`` (``OrderedDict``, ``defaultdict`` with its factory, ``UserDict``,
+  a tokenizer's ``BatchEncoding``, HF ``ModelOutput``): shallow-copied and refilled, so its
+  type, attributes and default factory survive and the input is never mutated; a mapping
+  that cannot be copied that way is rebuilt as its own type, else as a ``dict``;
+* objects with their own ``.to()`` (only when moving; e.g. ``PackedSequence``, ``TensorDict``):
+  their ``.to`` decides; if it returns ``None`` the object stays itself;
+* namedtuples (type kept), other ``list``/``tuple`` subclasses;
+* dataclasses, frozen ones included: shallow copy with the changed fields set, nothing deep-copied;
+* ``set``/``frozenset``: left alone unless they hold tensors.
+
+Anything else is a leaf and comes back untouched.
+"""
+
+from __future__ import annotations
+
+import copy
+import dataclasses
+from collections.abc import Callable, Iterable, Mapping
+from typing import Any, TypeVar
+
+import numpy as np
+import torch
+from torch import Tensor
+
+__all__ = ["tree_map", "to", "numpy", "pyvalue"]
+
+T = TypeVar("T")
+
+_ATOMS = frozenset({str, int, float, bool, complex, bytes, type(None), np.ndarray, range, slice})
+_HOST_BLOCKING = frozenset({"cpu", "mps"})  # a non-blocking copy to these reads garbage unsynced
+
+
+def _no_opaque(obj: Any) -> Any:
+    return obj
+
+
+def tree_map(
+    fn: Callable[[Tensor], Any],
+    obj: T,
+    *,
+    skip_keys: str | Iterable[str] | None = None,
+    opaque: Callable[[Any], Any] | None = None,
+) -> T:
+    """Apply ``fn`` to every tensor inside ``obj``, rebuilding every container around it.
+
+    ``skip_keys`` names mapping keys whose values are left untouched, at any depth.
+    ``opaque`` is called on objects the walker does not look inside (it gets the
+    chance to handle, e.g., objects with their own ``.to()``); by default they are
+    returned as they are.  The input is never mutated.
+
+    >>> import torch
+    >>> tree_map(lambda t: t * 2, {"x": torch.ones(2), "n": 3})
+    {'x': tensor([2., 2.]), 'n': 3}
+    """
+    if skip_keys is None:
+        skip: frozenset[Any] = frozenset()
+    elif isinstance(skip_keys, str):
+        skip = frozenset((skip_keys,))
+    else:
+        skip = frozenset(skip_keys)
+    return _walk(obj, fn, skip, opaque or _no_opaque)
+
+
+def _walk(obj: Any, fn: Callable, skip: frozenset, opaque: Callable) -> Any:
+    # Hot path first: tensors, then the exact builtin containers, then atoms.
+    if isinstance(obj, Tensor):
+        return fn(obj)
+    cls = obj.__class__
+    if cls is dict:
+        if skip:
+            return {k: (v if k in skip else _walk(v, fn, skip, opaque)) for k, v in obj.items()}
+        return {k: _walk(v, fn, skip, opaque) for k, v in obj.items()}
+    if cls is list:
+        return [_walk(v, fn, skip, opaque) for v in obj]
+    if cls is tuple:
+        return tuple([_walk(v, fn, skip, opaque) for v in obj])
+    if cls in _ATOMS:
+        return obj
+    return _walk_other(obj, cls, fn, skip, opaque)
+
+
+def _walk_other(obj: Any, cls: type, fn: Callable, skip: frozenset, opaque: Callable) -> Any:
+    if isinstance(obj, torch.nn.Module):
+        raise TypeError(
+            f"found a module ({cls.__name__}) inside the data: moving a module is in place "
+            "and happens once, outside the loop (model.to(device) before training); "
+            "pass only tensors and containers of tensors here"
+        )
+    if isinstance(obj, Mapping):
+        return _rebuild_mapping(obj, cls, fn, skip, opaque)
+    if opaque is not _no_opaque and callable(getattr(obj, "to", None)):
+        return opaque(obj)
+    if isinstance(obj, tuple):
+        values = [_walk(v, fn, skip, opaque) for v in obj]
+        if hasattr(cls, "_fields"):  # namedtuple
+            return cls(*values)
+        return _rebuild_sequence(obj, cls, values)
+    if isinstance(obj, list):
+        return _rebuild_sequence(obj, cls, [_walk(v, fn, skip, opaque) for v in obj])
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return _rebuild_dataclass(obj, fn, skip, opaque)
+    if isinstance(obj, (set, frozenset)):
+        if not any(isinstance(v, Tensor) for v in obj):
+            return obj
+        return cls(_walk(v, fn, skip, opaque) for v in obj)
+    return obj
+
+
+def _rebuild_mapping(obj: Mapping, cls: type, fn: Callable, skip: frozenset, opaque: Callable):
+    items = {k: (v if k in skip else _walk(v, fn, skip, opaque)) for k, v in obj.items()}
+    try:
+        # copy.copy keeps the type, its attributes and a defaultdict's factory; assigning
+        # the new values into the copy leaves the input untouched (torch's pin_memory does
+        # the same).
+        new = copy.copy(obj)
+        for k, v in items.items():
+            new[k] = v  # type: ignore[index]
+        return new
+    except Exception:  # read-only or exotic mappings
+        pass
+    try:
+        return cls(items)
+    except Exception:
+        return items
+
+
+def _rebuild_sequence(obj: Any, cls: type, values: list) -> Any:
+    try:
+        return cls(values)
+    except Exception:
+        return list(values) if isinstance(obj, list) else tuple(values)
+
+
+def _rebuild_dataclass(obj: Any, fn: Callable, skip: frozenset, opaque: Callable) -> Any:
+    changes = {}
+    for f in dataclasses.fields(obj):
+        try:
+            value = getattr(obj, f.name)
+        except AttributeError:  # init=False field never set
+            continue
+        new = _walk(value, fn, skip, opaque)
+        if new is not value:
+            changes[f.name] = new
+    if not changes:
+        return obj
+    # A shallow copy with the changed fields set works for frozen dataclasses and
+    # init=False fields alike, runs no __post_init__, and deep-copies nothing.
+    new_obj = copy.copy(obj)
+    for name, value in changes.items():
+        object.__setattr__(new_obj, name, value)
+    return new_obj
+
+
+def _as_device(device: Any) -> torch.device:
+    if isinstance(device, torch.device):
+        return device
+    try:
+        return torch.device(device)
+    except (RuntimeError, TypeError) as exc:
+        raise ValueError(
+            f"{device!r} is not a device: use a torch.device, 'cpu', 'cuda', 'cuda:1', 'mps' "
+            "or 'xpu' (torchferry.device() picks one for you)"
+        ) from exc
+
+
+def to(
+    obj: T,
+    device: torch.device | str | int,
+    *,
+    non_blocking: bool | str = "auto",
+    skip_keys: str | Iterable[str] | None = None,
+) -> T:
+    """Return ``obj`` with every tensor inside it on ``device``.
+
+    Works through any nesting of lists, tuples, namedtuples, dicts and other
+    mappings (types kept), dataclasses (frozen too) and objects with their own
+    ``.to()``; other leaves come back untouched.  The input is never mutated:
+    tensors are copied, as ``Tensor.to`` does, so assign the result.
+
+    ``non_blocking="auto"`` is True only for copies to cuda/xpu (host-to-device
+    copies may overlap compute), and False for copies to cpu or mps, where an
+    unsynchronised non-blocking copy can be read before it has landed.
+
+    >>> import torch, torchferry
+    >>> batch = {"input_ids": torch.ones(2, 3), "label": torch.zeros(2), "id": "a"}
+    >>> moved = torchferry.to(batch, "cpu")
+    >>> moved["input_ids"].device, moved["id"]
+    (device(type='cpu'), 'a')
+    """
+    dev = _as_device(device)
+    if non_blocking == "auto":
+        nb = dev.type not in _HOST_BLOCKING
+    elif isinstance(non_blocking, bool):
+        nb = non_blocking
+    else:
+        raise ValueError(f"non_blocking must be True, False or 'auto', not {non_blocking!r}")
+
+    if nb:
+        def leaf(t: Tensor) -> Tensor:
+            return t.to(dev, non_blocking=True)
+    else:
+        def leaf(t: Tensor) -> Tensor:
+            return t.to(dev)
+
+    def opaque(o: Any) -> Any:
+        try:
+            moved = o.to(dev, non_blocking=nb) if nb else o.to(dev)
+        except TypeError:
+            if not nb:
+                raise
+            moved = o.to(dev)  # its .to() takes no non_blocking
+        return o if moved is None else moved  # an in-place .to() that returns None
+
+    return _walk(obj, leaf, _skip_set(skip_keys), opaque)
+
+
+def _skip_set(skip_keys: str | Iterable[str] | None) -> frozenset:
+    if not skip_keys:
+        return frozenset()
+    if isinstance(skip_keys, str):
+        return frozenset((skip_keys,))
+    return frozenset(skip_keys)
+
+
+# dtypes NumPy has no equivalent for, and what they become on the way home.
+def _numpy_dtype(dtype: torch.dtype) -> torch.dtype | None:
+    if dtype is torch.bfloat16 or "float8" in str(dtype):
+        return torch.float32
+    if dtype is torch.complex32:
+        return torch.complex64
+    return None
+
+
+def _to_numpy(t: Tensor, copy_: bool) -> np.ndarray:
+    fresh = False
+    if t.requires_grad:
+        t = t.detach()
+    if t.device.type != "cpu":
+        t = t.cpu()
+        fresh = True
+    if t.is_conj():
+        t = t.resolve_conj()
+        fresh = True
+    if t.is_neg():
+        t = t.resolve_neg()
+        fresh = True
+    target = _numpy_dtype(t.dtype)
+    if target is not None:
+        t = t.to(target)
+        fresh = True
+    arr = t.numpy()
+    if copy_ and not fresh:
+        arr = arr.copy()
+    return arr
+
+
+def numpy(obj: Any, *, copy: bool = False) -> Any:
+    """Bring tensors home as NumPy arrays: detached, on the CPU, NumPy-typed.
+
+    Works on one tensor or any nesting (see :func:`tree_map`).  bfloat16 and the
+    float8 types, which NumPy lacks, become float32; conjugate and negative bits
+    are resolved.  Without ``copy`` a CPU tensor's array shares its memory (the
+    lessons' ``from_numpy`` aliasing gotcha); ``copy=True`` guarantees it doesn't.
+
+    >>> import torch, torchferry
+    >>> torchferry.numpy(torch.ones(2, dtype=torch.bfloat16, requires_grad=True))
+    array([1., 1.], dtype=float32)
+    """
+    return tree_map(lambda t: _to_numpy(t, copy), obj)
+
+
+def _to_python(t: Tensor) -> Any:
+    if t.numel() == 1:
+        return t.item()
+    return t.tolist()
+
+
+def pyvalue(obj: Any) -> Any:
+    """Turn tensors into plain Python: one element -> a number (``.item()``), more -> lists.
+
+    >>> import torch, torchferry
+    >>> torchferry.pyvalue({"loss": torch.tensor(0.5), "acc": torch.tensor([1, 0])})
+    {'loss': 0.5, 'acc': [1, 0]}
+    """
+    return tree_map(_to_python, obj)
