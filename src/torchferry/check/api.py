@@ -19,10 +19,13 @@ print columns 1-based, as ruff does.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import Any, Protocol
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
 @dataclass(frozen=True, order=True)
@@ -75,7 +78,11 @@ class Context:
     lines: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
-        self.lines = self.source.splitlines()
+        # Only \r\n, \r and \n end a line for Python; ``str.splitlines`` would
+        # also split on form feeds, \x1c..\x1e, \x85 and \u2028/\u2029.
+        self.lines = _LINE_BREAK.split(self.source)
+        if self.lines and self.lines[-1] == "":
+            self.lines.pop()
 
     # -- positions --------------------------------------------------------
     def char_col(self, line: int, byte_col: int) -> int:
@@ -106,6 +113,21 @@ class Context:
     def edit(self, node: ast.AST, content: str) -> Edit:
         """An edit replacing the whole of ``node``."""
         return Edit(*self.span(node), content)
+
+    # -- one shared traversal ----------------------------------------------
+    @cached_property
+    def nodes(self) -> dict[type[ast.AST], list[ast.AST]]:
+        """Every node of the tree grouped by type, from one ``ast.walk`` (breadth first), e.g.
+        ``ctx.nodes.get(ast.Call, [])``; rules use it instead of walking the tree again."""
+        by_type: dict[type[ast.AST], list[ast.AST]] = {}
+        for node in ast.walk(self.tree):
+            kind = type(node)
+            bucket = by_type.get(kind)
+            if bucket is None:
+                by_type[kind] = [node]
+            else:
+                bucket.append(node)
+        return by_type
 
     # -- shared analysis, built once per file on first use by any rule -----
     @cached_property

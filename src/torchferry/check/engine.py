@@ -1,0 +1,442 @@
+"""The engine of ``ferry check``: parse once, run the selected rules, honour ``# noqa``, fix.
+
+Everything here works on source text; reading files, notebooks, caching and
+printing live in the other modules of this package.  Nothing imports torch::
+
+    >>> from torchferry.check.engine import check_source, apply_fixes
+    >>> check_source("x = (", "bad.py")[0].code
+    'FRY000'
+    >>> apply_fixes("x = 1\\n", [])
+    'x = 1\\n'
+"""
+
+from __future__ import annotations
+
+import ast
+import io
+import re
+import tokenize
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from functools import lru_cache
+from types import ModuleType
+
+from torchferry.check.api import Context, Finding, Fix
+from torchferry.errors import FerryError, UsageError
+
+__all__ = [
+    "SYNTAX_ERROR",
+    "InternalError",
+    "FixResult",
+    "check_source",
+    "check_tree",
+    "apply_fixes",
+    "fix_source",
+    "resolve_rules",
+    "validate_selectors",
+]
+
+#: The code of the pseudo-rule reporting a file that cannot be parsed.
+SYNTAX_ERROR = "FRY000"
+SYNTAX_ERROR_NAME = "syntax-error"
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_NOQA = re.compile(
+    r"#\s*noqa(?::\s*(?P<codes>[A-Z]+[0-9]+(?:[,\s]+[A-Z]+[0-9]+)*))?", re.IGNORECASE
+)
+_CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
+
+
+class InternalError(FerryError):
+    """A rule crashed on a file: a bug in ferry, reported with the rule and the file."""
+
+
+# ---------------------------------------------------------------- selection
+def _all_rules() -> tuple[ModuleType, ...]:
+    from torchferry.check.rules import all_rules
+
+    return all_rules()
+
+
+def _specificity(selector: str, rule: ModuleType) -> int:
+    """How specifically ``selector`` names ``rule``: -1 not at all, 0 for ALL, longer prefixes more."""
+    if selector == "ALL":
+        return 0
+    if selector == rule.CODE:
+        return 100
+    if selector.lower() == rule.NAME:
+        return 100
+    if rule.CODE.startswith(selector):
+        return len(selector)
+    return -1
+
+
+def _normalise(selectors: Iterable[str] | None) -> tuple[str, ...] | None:
+    if selectors is None:
+        return None
+    if isinstance(selectors, str):
+        selectors = [selectors]
+    out = []
+    for sel in selectors:
+        for part in str(sel).split(","):
+            part = part.strip()
+            if part:
+                out.append(part if "-" in part else part.upper())
+    return tuple(out)
+
+
+def validate_selectors(selectors: Iterable[str] | None, origin: str = "--select") -> None:
+    """Raise :class:`UsageError` (one line) if a selector names no rule.
+
+    A selector is ``ALL``, a code (``FRY002``), a prefix of codes (``FRY00``) or
+    a rule name (``discarded-move``).
+    """
+    sels = _normalise(selectors) or ()
+    rules = _all_rules()
+    for sel in sels:
+        if sel == "ALL" or sel == SYNTAX_ERROR or sel == SYNTAX_ERROR_NAME:
+            continue
+        if SYNTAX_ERROR.startswith(sel) and sel.startswith("FRY"):
+            continue
+        if not any(_specificity(sel, r) >= 0 for r in rules):
+            known = ", ".join(r.CODE for r in rules) or "none installed"
+            raise UsageError(
+                f"unknown rule selector {sel!r} in {origin} "
+                f"(use a code, a prefix of codes or ALL; known: {known}; see 'ferry rules')"
+            )
+
+
+@lru_cache(maxsize=64)
+def _resolve(select: tuple[str, ...] | None, ignore: tuple[str, ...]) -> tuple[ModuleType, ...]:
+    selectors = ("ALL",) if select is None else select
+    chosen = []
+    for rule in _all_rules():
+        best_select = max((_specificity(s, rule) for s in selectors), default=-1)
+        best_ignore = max((_specificity(s, rule) for s in ignore), default=-1)
+        # The more specific selector wins; on a tie, ignore wins (as in ruff).
+        if best_select >= 0 and best_select > best_ignore:
+            chosen.append(rule)
+    return tuple(chosen)
+
+
+def resolve_rules(
+    select: Sequence[str] | None = None, ignore: Sequence[str] | None = None
+) -> tuple[ModuleType, ...]:
+    """The rule modules that ``select``/``ignore`` enable, sorted by code.
+
+    ``select=None`` means every rule.  When a code matches both lists, the more
+    specific selector wins (``ignore=["FRY00"], select=["FRY001"]`` keeps FRY001)."""
+    return _resolve(_normalise(select), _normalise(ignore) or ())
+
+
+def _reports_syntax_errors(ignore: tuple[str, ...] | None) -> bool:
+    return not ignore or (SYNTAX_ERROR not in ignore and SYNTAX_ERROR_NAME not in ignore)
+
+
+# ---------------------------------------------------------------- checking
+def syntax_error_finding(source: str, exc: BaseException) -> Finding:
+    """FRY000 for a source that does not parse, at the position Python reports."""
+    lines = _LINE_BREAK.split(source)
+    if isinstance(exc, SyntaxError):
+        line = exc.lineno or 1
+        col = (exc.offset or 1) - 1
+        msg = exc.msg or "invalid syntax"
+        message = f"SyntaxError: {msg}"
+    elif isinstance(exc, (RecursionError, MemoryError)):
+        line, col = 1, 0
+        message = "SyntaxError: too deeply nested to parse"
+    else:
+        line, col = 1, 0
+        message = f"SyntaxError: {exc}"
+    line = min(max(line, 1), max(len(lines), 1))
+    text = lines[line - 1] if lines else ""
+    col = min(max(col, 0), len(text))
+    return Finding(SYNTAX_ERROR, message, line, col, line, col)
+
+
+def check_source(
+    source: str,
+    path: str = "<stdin>",
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    noqa: bool = True,
+) -> list[Finding]:
+    """Check Python source text and return its findings, sorted by position.
+
+    A syntax error becomes one FRY000 finding; findings on a line with ``# noqa``
+    (or ``# noqa: FRY001,FRY002`` naming their code) are dropped unless
+    ``noqa=False``.  Raises :class:`InternalError` only if a rule itself crashes.
+
+    >>> check_source("import torch\\nx = (\\n")[0]
+    Finding(code='FRY000', message="SyntaxError: '(' was never closed", line=2, column=4, \
+end_line=2, end_column=4, fix=None)
+    """
+    sel = _normalise(select)
+    ign = _normalise(ignore) or ()
+    try:
+        tree = ast.parse(source, filename=path)
+    except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
+        if _reports_syntax_errors(ign):
+            return [syntax_error_finding(source, exc)]
+        return []
+    return _run_rules(Context(path, source, tree), _resolve(sel, ign), noqa)
+
+
+def check_tree(
+    tree: ast.Module,
+    source: str,
+    path: str = "<stdin>",
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    noqa: bool = True,
+) -> list[Finding]:
+    """Like :func:`check_source` for a tree already parsed from ``source`` (flake8 has one)."""
+    rules = _resolve(_normalise(select), _normalise(ignore) or ())
+    return _run_rules(Context(path, source, tree), rules, noqa)
+
+
+def _run_rules(ctx: Context, rules: Sequence[ModuleType], noqa: bool) -> list[Finding]:
+    findings: list[Finding] = []
+    for rule in rules:
+        try:
+            findings.extend(rule.check(ctx))
+        except Exception as exc:  # a bug in a rule: name it, never hide it
+            raise InternalError(
+                f"rule {rule.CODE} crashed on {ctx.path}: {type(exc).__name__}: {exc}"
+            ) from exc
+    if not findings:
+        return findings
+    if noqa:
+        findings = _drop_noqa(findings, ctx)
+    findings = list(dict.fromkeys(findings))
+    findings.sort(key=lambda f: (f.line, f.column, f.code, f.end_line, f.end_column, f.message))
+    return findings
+
+
+def _comment_columns(source: str) -> dict[int, int] | None:
+    """{line: column of the first comment's '#'} or None if tokenizing fails."""
+    cols: dict[int, int] = {}
+    try:
+        for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+            if tok.type == tokenize.COMMENT and tok.start[0] not in cols:
+                cols[tok.start[0]] = tok.start[1]
+    except (tokenize.TokenError, SyntaxError, ValueError):
+        return None
+    return cols
+
+
+def noqa_codes(text: str, start: int = 0) -> frozenset[str] | None:
+    """The codes a ``# noqa`` comment in ``text`` names; empty set for a bare ``# noqa``;
+    None when there is none."""
+    codes: set[str] = set()
+    found = False
+    for m in _NOQA.finditer(text, start):
+        found = True
+        if m.group("codes") is None:
+            return frozenset()
+        codes.update(c.upper() for c in _CODE.findall(m.group("codes")))
+    return frozenset(codes) if found else None
+
+
+def _drop_noqa(findings: list[Finding], ctx: Context) -> list[Finding]:
+    lines = ctx.lines
+    comment_cols: dict[int, int] | None | bool = False  # False: not computed yet
+    per_line: dict[int, frozenset[str] | None] = {}
+    kept = []
+    for f in findings:
+        if f.line not in per_line:
+            text = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
+            if "noqa" not in text.lower():
+                per_line[f.line] = None
+            else:
+                if comment_cols is False:
+                    comment_cols = _comment_columns(ctx.source)
+                if comment_cols is None:  # could not tokenize: trust the text
+                    per_line[f.line] = noqa_codes(text)
+                elif f.line in comment_cols:
+                    per_line[f.line] = noqa_codes(text, comment_cols[f.line])
+                else:  # "noqa" only inside a string
+                    per_line[f.line] = None
+        codes = per_line[f.line]
+        if codes is None:
+            kept.append(f)
+        elif codes and not any(f.code.startswith(c) for c in codes):
+            kept.append(f)
+    return kept
+
+
+# ---------------------------------------------------------------- fixing
+def _line_starts(source: str) -> tuple[list[int], list[int]]:
+    """Offsets where each line starts, and each line's length without its line break."""
+    starts = [0]
+    lengths = []
+    for m in _LINE_BREAK.finditer(source):
+        lengths.append(m.start() - starts[-1])
+        starts.append(m.end())
+    lengths.append(len(source) - starts[-1])
+    return starts, lengths
+
+
+def _offset(starts: list[int], lengths: list[int], line: int, col: int) -> int | None:
+    if line < 1 or line > len(starts) or col < 0 or col > lengths[line - 1]:
+        return None
+    return starts[line - 1] + col
+
+
+def _newline_of(source: str) -> str:
+    m = _LINE_BREAK.search(source)
+    return m.group() if m else "\n"
+
+
+def choose_fixes(
+    source: str, findings: Iterable[Finding], *, unsafe: bool = False
+) -> list[tuple[Fix, list[tuple[int, int, str]]]]:
+    """The fixes to apply in one pass, with their edits as (start, end, text) offsets.
+
+    Safe fixes always, unsafe ones only with ``unsafe=True``.  A fix is skipped
+    when an edit lies outside the source, when its own edits overlap, or when its
+    span touches or overlaps the span of a fix already chosen (earlier position
+    first); a later pass picks it up."""
+    starts, lengths = _line_starts(source)
+    newline = _newline_of(source)
+    candidates = []
+    for f in findings:
+        fix = f.fix
+        if fix is None or not fix.edits or not (fix.safe or unsafe):
+            continue
+        spans = []
+        for e in fix.edits:
+            lo = _offset(starts, lengths, e.line, e.column)
+            hi = _offset(starts, lengths, e.end_line, e.end_column)
+            if lo is None or hi is None or hi < lo:
+                break
+            text = e.content if newline == "\n" else e.content.replace("\n", newline)
+            spans.append((lo, hi, text))
+        else:
+            spans.sort()
+            pairs = zip(spans, spans[1:], strict=False)
+            if all(a[1] <= b[0] and a[:2] != b[:2] for a, b in pairs):
+                candidates.append((spans[0][0], max(s[1] for s in spans), fix, spans))
+    candidates.sort(key=lambda c: (c[0], c[1]))
+    chosen = []
+    last_end = -1
+    for lo, hi, fix, spans in candidates:
+        if lo > last_end or not chosen:
+            chosen.append((fix, spans))
+            last_end = hi
+    return chosen
+
+
+def _splice(source: str, spans: list[tuple[int, int, str]]) -> str:
+    out = []
+    pos = 0
+    for lo, hi, text in sorted(spans):
+        out.append(source[pos:lo])
+        out.append(text)
+        pos = hi
+    out.append(source[pos:])
+    return "".join(out)
+
+
+def _apply(source: str, findings: Iterable[Finding], unsafe: bool) -> tuple[str, int]:
+    chosen = choose_fixes(source, findings, unsafe=unsafe)
+    if not chosen:
+        return source, 0
+    spans = [span for _fix, fix_spans in chosen for span in fix_spans]
+    return _splice(source, spans), len(chosen)
+
+
+def apply_fixes(source: str, findings: Iterable[Finding], *, unsafe: bool = False) -> str:
+    """Apply the non-overlapping edits of the findings' fixes (one pass).
+
+    Safe fixes are applied; unsafe ones too when ``unsafe=True``.  Text outside
+    the edits is kept byte for byte; newlines inside an edit follow the
+    source's own line endings.  Call again on the result (with fresh findings)
+    to apply fixes skipped for overlapping -- :func:`fix_source` does that.
+
+    >>> from torchferry.check.api import Edit
+    >>> f = Finding("FRY002", "m", 1, 0, 1, 1, Fix((Edit(1, 0, 1, 1, "y"),), True, "rename"))
+    >>> apply_fixes("x = 1\\r\\n", [f])
+    'y = 1\\r\\n'
+    """
+    return _apply(source, findings, unsafe)[0]
+
+
+@dataclass
+class FixResult:
+    """The outcome of :func:`fix_source`."""
+
+    source: str  #: the fixed text (the original when ``error`` is set)
+    fixed: int  #: how many fixes were applied
+    findings: list[Finding]  #: what remains in ``source``
+    error: str | None = None  #: why the fixes were abandoned, if they were
+    passes: int = 0
+    applied: list[Fix] = field(default_factory=list)
+
+
+def fix_source(
+    source: str,
+    path: str = "<stdin>",
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    unsafe: bool = False,
+    max_passes: int = 10,
+    check=None,
+) -> FixResult:
+    """Check and fix ``source`` until nothing more can be fixed (at most ``max_passes``).
+
+    If the fixed text no longer parses, the fixes are abandoned: ``source`` is
+    returned unchanged with ``error`` saying so.  ``check`` replaces
+    :func:`check_source` (notebooks pass their own).
+
+    >>> fix_source("x = 1\\n").fixed
+    0
+    """
+    if check is None:
+
+        def check(text: str) -> list[Finding]:
+            return check_source(text, path, select=select, ignore=ignore)
+
+    current = source
+    findings = check(current)
+    fixed = 0
+    passes = 0
+    applied: list[Fix] = []
+    while passes < max_passes:
+        chosen = choose_fixes(current, findings, unsafe=unsafe)
+        if not chosen:
+            break
+        passes += 1
+        new = _splice(current, [span for _fix, spans in chosen for span in spans])
+        if new == current:
+            break
+        new_findings = check(new)
+        if any(f.code == SYNTAX_ERROR for f in new_findings) and not any(
+            f.code == SYNTAX_ERROR for f in findings
+        ):
+            bad = next(f for f in new_findings if f.code == SYNTAX_ERROR)
+            return FixResult(
+                source,
+                0,
+                check(source),
+                error=(
+                    f"fixes by {', '.join(sorted({_code_of(fx, findings) for fx, _ in chosen}))} "
+                    f"would make the file invalid ({bad.message} at line {bad.line}); "
+                    "left it unchanged"
+                ),
+                passes=passes,
+            )
+        fixed += len(chosen)
+        applied.extend(fx for fx, _ in chosen)
+        current, findings = new, new_findings
+    return FixResult(current, fixed, findings, passes=passes, applied=applied)
+
+
+def _code_of(fix: Fix, findings: Iterable[Finding]) -> str:
+    for f in findings:
+        if f.fix is fix:
+            return f.code
+    return "?"
