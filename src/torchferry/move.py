@@ -40,7 +40,14 @@ __all__ = ["tree_map", "to", "numpy", "pyvalue"]
 T = TypeVar("T")
 
 _ATOMS = frozenset({str, int, float, bool, complex, bytes, type(None), np.ndarray, range, slice})
-_HOST_BLOCKING = frozenset({"cpu", "mps"})  # a non-blocking copy to these reads garbage unsynced
+# Copies that may overlap compute: host-to-device copies to these.  A non-blocking copy to
+# the host (cpu) or to mps can be read before it has landed, so those stay blocking.
+_ASYNC_TARGETS = frozenset({"cuda", "xpu"})
+
+
+def auto_non_blocking(device: torch.device) -> bool:
+    """What ``non_blocking="auto"`` means for copies to ``device``."""
+    return device.type in _ASYNC_TARGETS
 
 
 def _no_opaque(obj: Any) -> Any:
@@ -202,7 +209,7 @@ def to(
     """
     dev = _as_device(device)
     if non_blocking == "auto":
-        nb = dev.type not in _HOST_BLOCKING
+        nb = auto_non_blocking(dev)
     elif isinstance(non_blocking, bool):
         nb = non_blocking
     else:
