@@ -34,6 +34,8 @@ _LAZY: dict[str, str] = {
     "tree_map": "torchferry.move",
     "load": "torchferry.checkpoint",
     "save": "torchferry.checkpoint",
+    "measure": "torchferry.timing",
+    "DeviceLoader": "torchferry.loader",
 }
 
 __all__ = [
@@ -62,4 +64,6 @@ def __dir__() -> list[str]:
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from torchferry.checkpoint import load, save
     from torchferry.devices import device
+    from torchferry.loader import DeviceLoader
     from torchferry.move import numpy, pyvalue, to, tree_map
+    from torchferry.timing import measure
