@@ -62,8 +62,13 @@ def __dir__() -> list[str]:
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
-    from torchferry.checkpoint import load, save
-    from torchferry.devices import device
-    from torchferry.loader import DeviceLoader
-    from torchferry.move import numpy, pyvalue, to, tree_map
-    from torchferry.timing import measure
+    # `name as name`: explicit re-exports (the names reach users through __getattr__)
+    from torchferry.checkpoint import load as load
+    from torchferry.checkpoint import save as save
+    from torchferry.devices import device as device
+    from torchferry.loader import DeviceLoader as DeviceLoader
+    from torchferry.move import numpy as numpy
+    from torchferry.move import pyvalue as pyvalue
+    from torchferry.move import to as to
+    from torchferry.move import tree_map as tree_map
+    from torchferry.timing import measure as measure
