@@ -46,7 +46,7 @@ _ASYNC_TARGETS = frozenset({"cuda", "xpu"})
 
 
 def auto_non_blocking(device: torch.device) -> bool:
-    """What ``non_blocking="auto"`` means for copies to ``device``."""
+    """What ``non_blocking="auto"`` means for copies to ``device`` (used by :func:`to`)."""
     return device.type in _ASYNC_TARGETS
 
 
@@ -82,18 +82,22 @@ def tree_map(
 
 
 def _walk(obj: Any, fn: Callable, skip: frozenset, opaque: Callable) -> Any:
-    # Hot path first: tensors, then the exact builtin containers, then atoms.
+    # Hot path first: tensors, then the exact builtin containers (tensor elements are
+    # handled inline, saving a call per leaf), then atoms.
     if isinstance(obj, Tensor):
         return fn(obj)
     cls = obj.__class__
     if cls is dict:
         if skip:
             return {k: (v if k in skip else _walk(v, fn, skip, opaque)) for k, v in obj.items()}
-        return {k: _walk(v, fn, skip, opaque) for k, v in obj.items()}
+        return {
+            k: fn(v) if isinstance(v, Tensor) else _walk(v, fn, skip, opaque)
+            for k, v in obj.items()
+        }
     if cls is list:
-        return [_walk(v, fn, skip, opaque) for v in obj]
+        return [fn(v) if isinstance(v, Tensor) else _walk(v, fn, skip, opaque) for v in obj]
     if cls is tuple:
-        return tuple([_walk(v, fn, skip, opaque) for v in obj])
+        return tuple([fn(v) if isinstance(v, Tensor) else _walk(v, fn, skip, opaque) for v in obj])
     if cls in _ATOMS:
         return obj
     return _walk_other(obj, cls, fn, skip, opaque)
@@ -171,16 +175,64 @@ def _rebuild_dataclass(obj: Any, fn: Callable, skip: frozenset, opaque: Callable
     return new_obj
 
 
+_DEVICES: dict[Any, torch.device] = {}
+
+
 def _as_device(device: Any) -> torch.device:
-    if isinstance(device, torch.device):
+    if device.__class__ is torch.device:
         return device
     try:
-        return torch.device(device)
+        return _DEVICES[device]
+    except (KeyError, TypeError):
+        pass
+    try:
+        dev = torch.device(device)
     except (RuntimeError, TypeError) as exc:
         raise ValueError(
             f"{device!r} is not a device: use a torch.device, 'cpu', 'cuda', 'cuda:1', 'mps' "
             "or 'xpu' (torchferry.device() picks one for you)"
         ) from exc
+    if isinstance(device, str) and len(_DEVICES) < 64:
+        _DEVICES[device] = dev
+    return dev
+
+
+_MOVERS: dict[tuple[torch.device, Any], tuple[bool, Callable, Callable]] = {}
+
+
+def _movers(dev: torch.device, non_blocking: Any) -> tuple[bool, Callable, Callable]:
+    """(non_blocking, leaf mover, opaque-object mover) for one device and non_blocking
+    argument, built once: ``to`` is called every step, so its fixed cost matters."""
+    key = (dev, non_blocking)
+    try:
+        return _MOVERS[key]
+    except KeyError:
+        pass
+    if non_blocking == "auto":
+        nb = auto_non_blocking(dev)
+    elif non_blocking is True or non_blocking is False:
+        nb = non_blocking
+    else:
+        raise ValueError(f"non_blocking must be True, False or 'auto', not {non_blocking!r}")
+
+    if nb:
+        def leaf(t: Tensor) -> Tensor:
+            return t.to(dev, non_blocking=True)
+    else:
+        def leaf(t: Tensor) -> Tensor:
+            return t.to(dev)
+
+    def opaque(o: Any) -> Any:
+        try:
+            moved = o.to(dev, non_blocking=nb) if nb else o.to(dev)
+        except TypeError:
+            if not nb:
+                raise
+            moved = o.to(dev)  # its .to() takes no non_blocking
+        return o if moved is None else moved  # an in-place .to() that returns None
+
+    _MOVERS[key] = (nb, leaf, opaque)
+    return nb, leaf, opaque
 
 
 def to(
@@ -207,31 +259,17 @@ def to(
     >>> moved["input_ids"].device, moved["id"]
     (device(type='cpu'), 'a')
     """
-    dev = _as_device(device)
-    if non_blocking == "auto":
-        nb = auto_non_blocking(dev)
-    elif isinstance(non_blocking, bool):
-        nb = non_blocking
-    else:
-        raise ValueError(f"non_blocking must be True, False or 'auto', not {non_blocking!r}")
+    dev = device if device.__class__ is torch.device else _as_device(device)
+    try:
+        nb, leaf, opaque = _MOVERS[dev, non_blocking]
+    except (KeyError, TypeError):
+        nb, leaf, opaque = _movers(dev, non_blocking)  # validates non_blocking
+    if isinstance(obj, Tensor):  # the common single-tensor call, without the walker
+        return obj.to(dev, non_blocking=True) if nb else obj.to(dev)  # type: ignore[return-value]
+    return _walk(obj, leaf, _skip_set(skip_keys) if skip_keys else _NO_SKIP, opaque)
 
-    if nb:
-        def leaf(t: Tensor) -> Tensor:
-            return t.to(dev, non_blocking=True)
-    else:
-        def leaf(t: Tensor) -> Tensor:
-            return t.to(dev)
 
-    def opaque(o: Any) -> Any:
-        try:
-            moved = o.to(dev, non_blocking=nb) if nb else o.to(dev)
-        except TypeError:
-            if not nb:
-                raise
-            moved = o.to(dev)  # its .to() takes no non_blocking
-        return o if moved is None else moved  # an in-place .to() that returns None
-
-    return _walk(obj, leaf, _skip_set(skip_keys), opaque)
+_NO_SKIP: frozenset = frozenset()
 
 
 def _skip_set(skip_keys: str | Iterable[str] | None) -> frozenset:
