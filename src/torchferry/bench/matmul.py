@@ -1,0 +1,355 @@
+"""The lessons' experiment: an n x n matrix product on the CPU and on the accelerator.
+
+For each size the CPU is measured; each available accelerator is measured twice,
+with the inputs already resident on it and with the ferry rides (both inputs
+shipped host-to-device from ordinary pageable memory, the result shipped back,
+which is what ``a.to(dev) @ b.to(dev)`` then ``.cpu()`` costs).  Without an
+accelerator those two columns are predicted from a device profile.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+from typing import Any
+
+from torchferry.bench.model import matmul_flops, predict_matmul
+from torchferry.bench.profiles import DeviceProfile, profile_for_device_name
+
+__all__ = ["run_matmul", "crossovers", "winners", "model_errors", "is_oom"]
+
+MODES = ("resident", "rides")
+MODE_WORDS = {"resident": "when data already lives there", "rides": "when you ship it"}
+
+
+def is_oom(exc: BaseException) -> bool:
+    """True for every flavour of 'out of memory' torch raises (cuda, mps, cpu allocator)."""
+    import torch
+
+    if isinstance(exc, MemoryError):
+        return True
+    oom_type = getattr(torch, "OutOfMemoryError", None)
+    if oom_type is not None and isinstance(exc, oom_type):
+        return True
+    text = str(exc).lower()
+    return isinstance(exc, RuntimeError) and (
+        "out of memory" in text or "can't allocate memory" in text
+    )
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip().splitlines()
+    return f"{type(exc).__name__}: {text[0] if text else ''}".strip()
+
+
+def _free(dev: Any) -> None:
+    import torch
+
+    try:
+        if dev.type == "cuda":
+            torch.cuda.empty_cache()
+        elif dev.type == "mps":
+            torch.mps.empty_cache()
+    except Exception:  # best effort only
+        pass
+
+
+def _record(n: int, device: str, label: str, mode: str, kind: str, **kw: Any) -> dict[str, Any]:
+    rec: dict[str, Any] = {
+        "size": n, "device": device, "label": label, "mode": mode, "kind": kind,
+        "seconds": None, "iqr": None, "min": None, "runs": None, "method": None,
+        "gflops": None, "error": None,
+    }
+    rec.update(kw)
+    if isinstance(rec["seconds"], float) and rec["seconds"] > 0:
+        rec["gflops"] = matmul_flops(n) / rec["seconds"] / 1e9
+    return rec
+
+
+def _ride(a: Any, b: Any, dev: Any) -> Any:
+    """The lessons' round trip: ship both inputs over, multiply there, bring the result home."""
+    return (a.to(dev) @ b.to(dev)).cpu()
+
+
+def _timed(n: int, device: str, label: str, mode: str, fn: Callable[..., Any],
+           args: tuple[Any, ...], dev: Any, min_time: float) -> dict[str, Any]:
+    from torchferry.timing import measure
+
+    t = measure(fn, *args, device=dev, warmup=1, min_time=min_time)
+    return _record(n, device, label, mode, "measured", seconds=t.median, iqr=t.iqr,
+                   min=t.min, runs=t.n, method=t.method)
+
+
+def accelerator_devices() -> list[str]:
+    """Every accelerator device torch can use here (``cuda:0``, ``mps`` ...), CPU excluded."""
+    from torchferry.devices import available_devices
+
+    return [d for d in available_devices() if d != "cpu"]
+
+
+def device_label(dev: str) -> str:
+    """A readable name: 'NVIDIA H200 (cuda:0)', 'Apple GPU (mps)'."""
+    import torch
+
+    kind = dev.split(":")[0]
+    try:
+        if kind == "cuda":
+            return f"{torch.cuda.get_device_name(torch.device(dev))} ({dev})"
+        if kind == "xpu":
+            return f"{torch.xpu.get_device_name(torch.device(dev))} ({dev})"
+    except Exception:
+        pass
+    if kind == "mps":
+        return f"{_apple_chip() or 'Apple GPU'} ({dev})"
+    return dev
+
+
+def _apple_chip() -> str | None:
+    import subprocess
+
+    try:
+        out = subprocess.run(["sysctl", "-n", "machdep.cpu.brand_string"], capture_output=True,
+                             text=True, timeout=5)
+        return out.stdout.strip() or None
+    except Exception:
+        return None
+
+
+def run_matmul(
+    sizes: Sequence[int],
+    dtype: str,
+    *,
+    predict: DeviceProfile | None,
+    predict_explicit: bool = False,
+    min_time: float = 0.2,
+    accelerators: Sequence[str] | None = None,
+    progress: Callable[[str], None] | None = None,
+) -> dict[str, Any]:
+    """Measure (and predict) every size; return the records, winners and crossovers.
+
+    ``predict`` is the profile for the predicted columns when there is no
+    accelerator, and for the model-error comparison when there is one and its
+    card has no profile of its own (only if ``predict_explicit``).
+    """
+    import torch
+
+    from torchferry.bench.model import DTYPE_BYTES  # noqa: F401  (dtype names checked upstream)
+
+    tdtype = getattr(torch, dtype)
+    accels = list(accelerator_devices() if accelerators is None else accelerators)
+    step = progress or (lambda _msg: None)
+    records: list[dict[str, Any]] = []
+    profiles: dict[str, dict[str, Any]] = {}
+    gen = torch.Generator().manual_seed(0)
+
+    for dev_name in accels:
+        label = device_label(dev_name)
+        prof = profile_for_device_name(label)
+        if prof is None and predict_explicit:
+            prof = predict
+        profiles[dev_name] = {"label": label, "profile": prof.key if prof else None}
+
+    for n in sizes:
+        step(f"{n}x{n} cpu")
+        try:
+            a = torch.randn(n, n, generator=gen).to(tdtype)
+            b = torch.randn(n, n, generator=gen).to(tdtype)
+        except Exception as exc:  # the host cannot even hold the inputs
+            if not is_oom(exc):
+                raise
+            err = "out of memory: " + _first_line(exc)
+            records.append(_record(n, "cpu", "CPU", "compute", "measured", error=err))
+            for dev_name in accels:
+                for mode in MODES:
+                    records.append(_record(n, dev_name, profiles[dev_name]["label"], mode,
+                                           "measured", error=err))
+            continue
+        cpu = torch.device("cpu")
+        try:
+            records.append(_timed(n, "cpu", "CPU", "compute", torch.matmul, (a, b), cpu,
+                                  min_time))
+        except Exception as exc:
+            if not (is_oom(exc) or isinstance(exc, RuntimeError)):
+                raise
+            kind = "out of memory: " if is_oom(exc) else ""
+            records.append(_record(n, "cpu", "CPU", "compute", "measured",
+                                   error=kind + _first_line(exc)))
+
+        for dev_name in accels:
+            dev = torch.device(dev_name)
+            label = profiles[dev_name]["label"]
+            ad = bd = None
+            for mode in MODES:
+                step(f"{n}x{n} {dev_name} {mode}")
+                try:
+                    if mode == "resident":
+                        ad, bd = a.to(dev), b.to(dev)
+                        rec = _timed(n, dev_name, label, mode, torch.matmul, (ad, bd), dev,
+                                     min_time)
+                    else:
+                        ad = bd = None
+                        _free(dev)
+                        rec = _timed(n, dev_name, label, mode, _ride, (a, b, dev), dev,
+                                     min_time)
+                except Exception as exc:
+                    if not (is_oom(exc) or isinstance(exc, RuntimeError)):
+                        raise
+                    ad = bd = None
+                    _free(dev)
+                    kind = "out of memory: " if is_oom(exc) else ""
+                    rec = _record(n, dev_name, label, mode, "measured",
+                                  error=kind + _first_line(exc))
+                records.append(rec)
+            ad = bd = None
+            # the model's view of this very card, for the error table
+            prof_key = profiles[dev_name]["profile"]
+            if prof_key is not None:
+                from torchferry.bench.profiles import PROFILES
+
+                records += _predicted(n, dtype, PROFILES[prof_key], dev_name,
+                                      f"{label} model")
+        a = b = None  # free the host inputs before the next size
+
+    if not accels and predict is not None:
+        for n in sizes:
+            records += _predicted(n, dtype, predict, predict.key, f"{predict.name} (predicted)")
+
+    # Which figures decide winners: measured accelerators if any, else the prediction.
+    if accels:
+        contenders = [(d, profiles[d]["label"], "measured") for d in accels]
+    elif predict is not None:
+        contenders = [(predict.key, f"{predict.name} (predicted)", "predicted")]
+    else:
+        contenders = []
+    return {
+        "records": records,
+        "contenders": [{"device": d, "label": lab, "kind": kind,
+                        "short": d if kind == "measured" else d.upper()}
+                       for d, lab, kind in contenders],
+        "accelerators": [{"device": d, **profiles[d]} for d in accels],
+        "winners": winners(records, sizes, contenders),
+        "crossovers": crossovers(records, sizes, contenders),
+        "model_error": model_errors(records),
+    }
+
+
+def _predicted(n: int, dtype: str, prof: DeviceProfile, device: str, label: str) -> list[dict]:
+    pred = predict_matmul(n, dtype, prof)
+    out = []
+    for mode in MODES:
+        value = pred[mode]
+        if value is None:
+            out.append(_record(n, device, label, mode, "predicted",
+                               error=f"no datasheet {dtype} rate for {prof.name}"))
+        elif value == "oom":
+            out.append(_record(n, device, label, mode, "predicted",
+                               error="out of memory (predicted: inputs and result exceed "
+                                     f"{prof.memory / 1e9:.0f} GB)"))
+        else:
+            out.append(_record(n, device, label, mode, "predicted", seconds=float(value),
+                               method="model"))
+    return out
+
+
+def _seconds(records: list[dict], n: int, device: str, mode: str, kind: str) -> float | None:
+    for r in records:
+        if (r["size"], r["device"], r["mode"], r["kind"]) == (n, device, mode, kind):
+            return r["seconds"]
+    return None
+
+
+def winners(records: list[dict], sizes: Sequence[int],
+            contenders: Sequence[tuple[str, str, str]]) -> list[dict[str, Any]]:
+    """Per size, accelerator and mode: who is faster, the CPU or the accelerator."""
+    out = []
+    for n in sizes:
+        cpu = _seconds(records, n, "cpu", "compute", "measured")
+        for device, label, kind in contenders:
+            for mode in MODES:
+                acc = _seconds(records, n, device, mode, kind)
+                if cpu is None or acc is None:
+                    win = None
+                else:
+                    win = "cpu" if cpu <= acc else device
+                out.append({"size": n, "accelerator": device, "label": label, "mode": mode,
+                            "kind": kind, "winner": win,
+                            "speedup": (cpu / acc) if (cpu and acc) else None})
+    return out
+
+
+def crossovers(records: list[dict], sizes: Sequence[int],
+               contenders: Sequence[tuple[str, str, str]]) -> list[dict[str, Any]]:
+    """Per accelerator and mode: the smallest measured size from which it wins at every
+    larger size, and a log-log interpolated estimate of where the two curves cross."""
+    out = []
+    ordered = sorted(sizes)
+    for device, label, kind in contenders:
+        for mode in MODES:
+            ratios = []  # accelerator time / cpu time
+            for n in ordered:
+                cpu = _seconds(records, n, "cpu", "compute", "measured")
+                acc = _seconds(records, n, device, mode, kind)
+                ratios.append(acc / cpu if (cpu and acc) else None)
+            from_idx = None
+            for i in range(len(ordered) - 1, -1, -1):
+                if ratios[i] is None:  # not measured there (out of memory, say): look past it
+                    continue
+                if ratios[i] < 1:
+                    from_idx = i
+                else:
+                    break
+            entry: dict[str, Any] = {"accelerator": device, "label": label, "mode": mode,
+                                     "kind": kind, "from_size": None, "estimate": None,
+                                     "below_smallest": False}
+            if from_idx is not None:
+                entry["from_size"] = ordered[from_idx]
+                prev = ratios[from_idx - 1] if from_idx > 0 else None
+                if from_idx == 0:
+                    entry["below_smallest"] = True
+                elif prev is not None and prev >= 1:
+                    s0, s1 = ordered[from_idx - 1], ordered[from_idx]
+                    r0, r1 = math.log(prev), math.log(ratios[from_idx])
+                    frac = r0 / (r0 - r1) if r0 != r1 else 1.0
+                    entry["estimate"] = math.exp(math.log(s0) + frac * (math.log(s1) - math.log(s0)))
+            out.append(entry)
+    return out
+
+
+def model_errors(records: list[dict]) -> list[dict[str, Any]]:
+    """Model vs measurement for every accelerator that has both (percent error of the model)."""
+    out = []
+    for r in records:
+        if r["kind"] != "measured" or r["device"] == "cpu" or r["seconds"] is None:
+            continue
+        pred = _seconds(records, r["size"], r["device"], r["mode"], "predicted")
+        if pred is None:
+            continue
+        out.append({"size": r["size"], "device": r["device"], "mode": r["mode"],
+                    "measured": r["seconds"], "predicted": pred,
+                    "error_pct": (pred - r["seconds"]) / r["seconds"] * 100.0})
+    return out
+
+
+def crossover_sentence(cross: list[dict[str, Any]], largest: int) -> list[str]:
+    """'The NVIDIA T4 (predicted) wins from 200 x 200 when data already lives there, ...'"""
+    by_acc: dict[str, dict[str, dict[str, Any]]] = {}
+    for c in cross:
+        by_acc.setdefault(c["label"], {})[c["mode"]] = c
+    lines = []
+    for label, modes in by_acc.items():
+        parts = []
+        for mode in MODES:
+            c = modes.get(mode)
+            if c is None:
+                continue
+            if c["from_size"] is None:
+                parts.append(f"never up to {largest} x {largest} {MODE_WORDS[mode]}")
+            elif c["below_smallest"]:
+                n = c["from_size"]
+                parts.append(f"already at {n} x {n} (the smallest size tried) {MODE_WORDS[mode]}")
+            else:
+                n = c["from_size"]
+                est = f" (curves cross near {c['estimate']:.0f})" if c["estimate"] else ""
+                parts.append(f"from {n} x {n}{est} {MODE_WORDS[mode]}")
+        lines.append(f"The {label} beats the CPU " + ", and ".join(parts) + ".")
+    return lines
