@@ -1,0 +1,233 @@
+"""Jupyter notebooks for ``ferry check``: code cells joined, IPython syntax blanked.
+
+The code cells are joined into one source so that names flow between cells as
+they do in a kernel.  Lines that are IPython rather than Python (``%magic``,
+``!shell``, ``x = !ls``, ``obj?``) become ``pass`` at the same indentation, and a
+cell that starts with a cell magic (``%%bash``) is blanked whole, except
+``%%time``/``%%timeit``/``%%capture``/``%%prun``, whose body is Python.  Line
+numbers are kept, so a finding maps back to (cell, line), with cells counted
+from 1 over *all* cells, as Jupyter shows them::
+
+    >>> nb = parse_notebook('{"cells": [{"cell_type": "code", "source": ["%pip install x\\\\n", '
+    ...                     '"import torch"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
+    >>> nb.source
+    'pass\\nimport torch\\n'
+    >>> nb.locate(2)
+    (1, 2)
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from dataclasses import dataclass, field
+from typing import Any
+
+from torchferry.check.api import Edit, Finding
+
+__all__ = ["NotebookError", "Notebook", "parse_notebook"]
+
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_LINE_MAGIC = re.compile(r"^(\s*)(?:%|!|[\w.]+\s*=\s*[%!]|\?+[\w.]|[\w.]+\?+\s*$)")
+_PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
+
+
+class NotebookError(ValueError):
+    """Not a readable notebook (invalid JSON or not nbformat 4)."""
+
+
+def _cell_text(cell: dict[str, Any], number: int) -> str:
+    src = cell.get("source", "")
+    if isinstance(src, list) and all(isinstance(s, str) for s in src):
+        return "".join(src)
+    if isinstance(src, str):
+        return src
+    raise NotebookError(f"cell {number}: 'source' must be a string or a list of strings")
+
+
+def _split(text: str) -> list[str]:
+    lines = _LINE_BREAK.split(text)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
+
+
+def _blank(lines: list[str]) -> tuple[list[str], set[int]]:
+    """The cell's lines with IPython syntax replaced, and the indices replaced."""
+    out = list(lines)
+    blanked: set[int] = set()
+    first = next((i for i, text in enumerate(lines) if text.strip()), None)
+    if first is not None and lines[first].lstrip().startswith("%%"):
+        magic = lines[first].lstrip()[2:].split(None, 1)
+        name = magic[0] if magic else ""
+        span = range(first, first + 1) if name in _PYTHON_CELL_MAGICS else range(len(lines))
+        for i in span:
+            out[i] = ""
+            blanked.add(i)
+    # a line is IPython only where a statement may start: not inside brackets,
+    # a string or after a backslash (``% x`` continuing a formatting expression)
+    depth, quote, backslash = 0, "", False
+    for i, text in enumerate(out):
+        if i in blanked:
+            continue
+        if depth == 0 and not quote and not backslash:
+            m = _LINE_MAGIC.match(text)
+            if m:
+                out[i] = f"{m.group(1)}pass"
+                blanked.add(i)
+                continue
+        depth, quote, backslash = _scan(text, depth, quote)
+    return out, blanked
+
+
+def _scan(text: str, depth: int, quote: str) -> tuple[int, str, bool]:
+    """Bracket depth and open string quote after ``text``, and whether it ends with ``\\``."""
+    i, n = 0, len(text)
+    while i < n:
+        c = text[i]
+        if quote:
+            if c == "\\":
+                i += 2
+                continue
+            if text.startswith(quote, i):
+                i += len(quote)
+                quote = ""
+                continue
+        elif c == "#":
+            break
+        elif c in "\"'":
+            triple = c * 3
+            quote = triple if text.startswith(triple, i) else c
+            i += len(quote)
+            continue
+        elif c in "([{":
+            depth += 1
+        elif c in ")]}":
+            depth = max(depth - 1, 0)
+        i += 1
+    if quote in ("'", '"'):  # a one-quote string cannot span lines without a backslash
+        return depth, ("" if not text.endswith("\\") else quote), text.endswith("\\")
+    return depth, quote, text.endswith("\\") and not quote
+
+
+@dataclass
+class Notebook:
+    data: dict[str, Any]  #: the notebook's JSON
+    source: str  #: the code cells joined, IPython syntax blanked
+    line_map: list[tuple[int, int]] = field(default_factory=list)  #: joined line-1 -> (cell, line)
+    blanked: set[int] = field(default_factory=set)  #: joined lines (1-based) replaced
+    texts: dict[int, str] = field(default_factory=dict)  #: cell number -> original text
+    starts: dict[int, int] = field(default_factory=dict)  #: cell number -> first joined line
+
+    def locate(self, line: int) -> tuple[int, int]:
+        """(cell number, line within the cell) for a line of the joined source."""
+        if not self.line_map:
+            return (1, 1)
+        idx = min(max(line, 1), len(self.line_map)) - 1
+        cell, cell_line = self.line_map[idx]
+        if line > len(self.line_map):  # past the end (e.g. an unclosed bracket at EOF)
+            cell_line += line - len(self.line_map)
+        return cell, cell_line
+
+    def cell_lines(self, cell: int) -> list[str]:
+        return _split(self.texts.get(cell, ""))
+
+    def cell_line_text(self, cell: int, line: int) -> str:
+        lines = self.cell_lines(cell)
+        return lines[line - 1] if 0 < line <= len(lines) else ""
+
+    def edits_by_cell(self, edits: list[Edit]) -> dict[int, list[Edit]] | None:
+        """Map edits of the joined source to edits of cells; None if one crosses a cell
+        boundary or touches a blanked line."""
+        out: dict[int, list[Edit]] = {}
+        for e in edits:
+            if e.line in self.blanked or e.end_line in self.blanked:
+                return None
+            if not (0 < e.line <= len(self.line_map) and 0 < e.end_line <= len(self.line_map)):
+                return None
+            cell, line = self.line_map[e.line - 1]
+            end_cell, end_line = self.line_map[e.end_line - 1]
+            if cell != end_cell:
+                return None
+            out.setdefault(cell, []).append(Edit(line, e.column, end_line, e.end_column, e.content))
+        return out
+
+    def with_cells(self, texts: dict[int, str]) -> Notebook:
+        """A copy whose code cells ``texts`` (by number) have new source."""
+        data = dict(self.data)
+        cells = list(data["cells"])
+        for number, text in texts.items():
+            cell = dict(cells[number - 1])
+            old = cell.get("source", "")
+            cell["source"] = text.splitlines(keepends=True) if isinstance(old, list) else text
+            cells[number - 1] = cell
+        data["cells"] = cells
+        return _from_data(data)
+
+    def dumps(self, original: str) -> str:
+        """The notebook as JSON in the layout of ``original`` (indent, escaping, final newline)."""
+        indent = 1
+        m = re.search(r"\{\r?\n( +)\"", original)
+        if m:
+            indent = len(m.group(1))
+        ensure_ascii = original.isascii() and "\\u" in original
+        text = json.dumps(self.data, indent=indent, ensure_ascii=ensure_ascii)
+        if original.endswith("\n"):
+            text += "\n"
+        if "\r\n" in original:
+            text = text.replace("\n", "\r\n")
+        return text
+
+
+def _from_data(data: Any) -> Notebook:
+    if not isinstance(data, dict) or not isinstance(data.get("cells"), list):
+        if isinstance(data, dict) and "worksheets" in data:
+            raise NotebookError("nbformat 3 notebooks are not supported (convert with nbconvert)")
+        raise NotebookError("not a Jupyter notebook: no 'cells' list")
+    nb = Notebook(data=data, source="")
+    joined: list[str] = []
+    for number, cell in enumerate(data["cells"], start=1):
+        if not isinstance(cell, dict):
+            raise NotebookError(f"cell {number} is not an object")
+        if cell.get("cell_type") != "code":
+            continue
+        text = _cell_text(cell, number)
+        nb.texts[number] = text
+        lines, blanked = _blank(_split(text))
+        nb.starts[number] = len(joined) + 1
+        for i, line in enumerate(lines):
+            joined.append(line)
+            nb.line_map.append((number, i + 1))
+            if i in blanked:
+                nb.blanked.add(len(joined))
+    nb.source = "".join(line + "\n" for line in joined)
+    return nb
+
+
+def parse_notebook(text: str) -> Notebook:
+    """Parse a notebook's JSON text; :class:`NotebookError` if it is not one."""
+    try:
+        data = json.loads(text)
+    except ValueError as exc:
+        raise NotebookError(f"invalid notebook JSON: {exc}") from None
+    return _from_data(data)
+
+
+def relocate(nb: Notebook, f: Finding) -> tuple[int, Finding]:
+    """(cell, the finding with lines counted within that cell; fix edits too)."""
+    from torchferry.check.api import Fix
+
+    cell, line = nb.locate(f.line)
+    end_cell, end_line = nb.locate(f.end_line)
+    end_column = f.end_column
+    if end_cell != cell:  # a span running into the next cell: cut at the end of the line
+        end_line = line
+        end_column = max(len(nb.cell_line_text(cell, line)), f.column)
+    fix = f.fix
+    if fix is not None:
+        per_cell = nb.edits_by_cell(list(fix.edits))
+        if per_cell is not None and set(per_cell) == {cell}:
+            fix = Fix(tuple(per_cell[cell]), fix.safe, fix.message)
+        else:
+            fix = None
+    return cell, Finding(f.code, f.message, line, f.column, end_line, end_column, fix)

@@ -1,0 +1,283 @@
+"""Output formats of ``ferry check``: text, json, sarif (2.1.0) and github annotations.
+
+Columns are printed 1-based (the :class:`~torchferry.check.api.Finding` columns
+are 0-based characters); ``end_column`` is the column just past the span, as in
+ruff's JSON.  Notebook findings carry ``cell`` (1-based over all cells) and a
+``line`` counted within that cell.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+from torchferry.check.runner import Diagnostic
+
+__all__ = ["use_color", "text_report", "summary", "json_report", "sarif_report", "github_report"]
+
+SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+
+def use_color(stream: TextIO) -> bool:
+    """Colour only on a terminal, never with ``NO_COLOR`` set; ``FORCE_COLOR`` forces it."""
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR"):
+        return True
+    try:
+        return stream.isatty() and os.environ.get("TERM") != "dumb"
+    except (AttributeError, ValueError):
+        return False
+
+
+class _Style:
+    def __init__(self, color: bool) -> None:
+        self.color = color
+
+    def __call__(self, text: str, code: str) -> str:
+        return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
+
+
+def fixable(d: Diagnostic, unsafe: bool) -> bool:
+    return d.fix is not None and (d.fix.safe or unsafe)
+
+
+def location(d: Diagnostic) -> str:
+    if d.cell is not None:
+        return f"{d.path}:cell {d.cell}:{d.line}:{d.column + 1}"
+    return f"{d.path}:{d.line}:{d.column + 1}"
+
+
+def text_report(
+    diagnostics: Sequence[Diagnostic], *, color: bool = False, unsafe: bool = False,
+    show_source: bool = True,
+) -> str:  # fmt: skip
+    """``path:line:col: CODE [*] message``, then the source line and a caret under the span."""
+    s = _Style(color)
+    out: list[str] = []
+    for d in diagnostics:
+        mark = s("[*] ", "36") if fixable(d, unsafe) else ""
+        out.append(f"{s(location(d), '1')}: {s(d.code, '1;31')} {mark}{d.message}")
+        if show_source and d.source_line.strip():
+            text = d.source_line.replace("\t", "    ")
+            start = len(d.source_line[: d.column].replace("\t", "    "))
+            if d.end_line == d.line and d.end_column > d.column:
+                stop = len(d.source_line[: d.end_column].replace("\t", "    "))
+            else:
+                stop = len(text.rstrip())
+            width = max(1, stop - start)
+            gutter = str(d.line)
+            pad = " " * len(gutter)
+            out.append(f"  {s(gutter, '34')} {s('|', '34')} {text.rstrip()}")
+            out.append(f"  {pad} {s('|', '34')} {' ' * start}{s('^' * width, '1;31')}")
+            if d.fix is not None:
+                kind = "safe fix" if d.fix.safe else "unsafe fix"
+                out.append(f"  {pad} {s('=', '34')} {kind}: {d.fix.message}")
+            out.append("")
+    return "\n".join(out) + ("\n" if out else "")
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}{'' if n == 1 else 's'}"
+
+
+def summary(
+    diagnostics: Sequence[Diagnostic], *, fixed: int = 0, unsafe: bool = False,
+    color: bool = False,
+) -> str:  # fmt: skip
+    """The closing lines, like ruff's: counts, what was fixed, what ``--fix`` would fix."""
+    s = _Style(color)
+    n = len(diagnostics)
+    if n == 0:
+        if fixed:
+            return f"Found {_plural(fixed, 'finding')} ({fixed} fixed, 0 remaining).\n"
+        return s("All checks passed!", "1;32") + "\n"
+    head = f"Found {_plural(n + fixed, 'finding')}"
+    head += f" ({fixed} fixed, {n} remaining)." if fixed else "."
+    lines = [head]
+    safe = sum(1 for d in diagnostics if d.fix is not None and d.fix.safe)
+    hidden = sum(1 for d in diagnostics if d.fix is not None and not d.fix.safe)
+    if unsafe and safe + hidden:
+        lines.append(f"{s('[*]', '36')} {safe + hidden} fixable with `--fix --unsafe-fixes`.")
+    elif safe or hidden:
+        line = f"{s('[*]', '36')} {safe} fixable with the `--fix` option"
+        if hidden:
+            line += (
+                f" ({_plural(hidden, 'hidden fix')} can be enabled with the "
+                "`--unsafe-fixes` option)"
+            )
+        lines.append(line + ".")
+    return "\n".join(lines) + "\n"
+
+
+def _col(c: int) -> int:
+    return c + 1
+
+
+def _fix_json(d: Diagnostic) -> Any:
+    if d.fix is None:
+        return None
+    return {
+        "message": d.fix.message,
+        "safe": d.fix.safe,
+        "edits": [
+            {
+                "line": e.line,
+                "column": _col(e.column),
+                "end_line": e.end_line,
+                "end_column": _col(e.end_column),
+                "content": e.content,
+            }
+            for e in d.fix.edits
+        ],
+    }
+
+
+def json_report(diagnostics: Sequence[Diagnostic]) -> str:
+    """A JSON list, one object per finding."""
+    items = []
+    for d in diagnostics:
+        item: dict[str, Any] = {
+            "code": d.code,
+            "name": d.name,
+            "message": d.message,
+            "path": d.path,
+        }
+        if d.cell is not None:
+            item["cell"] = d.cell
+        item.update(
+            line=d.line,
+            column=_col(d.column),
+            end_line=d.end_line,
+            end_column=_col(d.end_column),
+            fix=_fix_json(d),
+        )
+        items.append(item)
+    return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
+
+
+def _rule_entries(codes: Sequence[str]) -> list[dict[str, Any]]:
+    from torchferry.check.docs import rule_doc, rule_summary
+    from torchferry.check.engine import SYNTAX_ERROR, SYNTAX_ERROR_NAME, _all_rules
+
+    by_code = {m.CODE: m for m in _all_rules()}
+    entries = []
+    for code in codes:
+        mod = by_code.get(code)
+        if code == SYNTAX_ERROR or mod is None:
+            text = "The file cannot be parsed (syntax error, undecodable bytes or broken notebook)."
+            name, full, help_md = SYNTAX_ERROR_NAME, text, text
+        else:
+            name, text, full = mod.NAME, rule_summary(mod), rule_doc(mod)
+            help_md = full
+        entries.append(
+            {
+                "id": code,
+                "name": name,
+                "shortDescription": {"text": text},
+                "fullDescription": {"text": text},
+                "help": {"text": full, "markdown": help_md},
+                "defaultConfiguration": {"level": "error"},
+                "properties": {"tags": ["torchferry", "pytorch", "device"]},
+            }
+        )
+    return entries
+
+
+def sarif_report(diagnostics: Sequence[Diagnostic], *, root: str, enabled: Sequence[str]) -> str:
+    """SARIF 2.1.0 as GitHub code scanning accepts it: every enabled rule with its help
+    text, and one result per finding located relative to ``root`` (``%SRCROOT%``)."""
+    from torchferry._version import __version__
+
+    codes = sorted({*enabled, *(d.code for d in diagnostics)})
+    index = {c: i for i, c in enumerate(codes)}
+    results = []
+    for d in diagnostics:
+        uri = _relative_uri(d.path, root)
+        text = d.message
+        if d.cell is not None:
+            # SARIF regions address lines of the file; a notebook's are JSON lines
+            region = {"startLine": 1}
+            text = f"cell {d.cell}, line {d.line}, column {d.column + 1}: {d.message}"
+        else:
+            region = {
+                "startLine": d.line,
+                "startColumn": d.column + 1,
+                "endLine": d.end_line,
+                "endColumn": max(d.end_column, d.column) + 1,
+            }
+        results.append(
+            {
+                "ruleId": d.code,
+                "ruleIndex": index[d.code],
+                "level": "error",
+                "message": {"text": f"{d.code} {text}"},
+                "locations": [
+                    {
+                        "physicalLocation": {
+                            "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+                            "region": region,
+                        }
+                    }
+                ],
+            }
+        )
+    doc = {
+        "$schema": SARIF_SCHEMA,
+        "version": "2.1.0",
+        "runs": [
+            {
+                "tool": {
+                    "driver": {
+                        "name": "ferry check",
+                        "fullName": "torchferry ferry check",
+                        "version": __version__,
+                        "semanticVersion": __version__,
+                        "rules": _rule_entries(codes),
+                    }
+                },
+                "columnKind": "unicodeCodePoints",
+                "results": results,
+            }
+        ],
+    }
+    return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _relative_uri(path: str, root: str) -> str:
+    from pathlib import Path
+    from urllib.parse import quote
+
+    p = Path(path).resolve()
+    try:
+        rel = p.relative_to(Path(root).resolve()).as_posix()
+    except ValueError:
+        return p.as_uri()
+    return quote(rel)
+
+
+def _escape_data(s: str) -> str:
+    return s.replace("%", "%25").replace("\r", "%0D").replace("\n", "%0A")
+
+
+def _escape_prop(s: str) -> str:
+    return _escape_data(s).replace(":", "%3A").replace(",", "%2C")
+
+
+def github_report(diagnostics: Sequence[Diagnostic]) -> str:
+    """GitHub Actions workflow commands: ``::error file=...,line=...::message``."""
+    out = []
+    for d in diagnostics:
+        props = [f"title={_escape_prop(f'ferry ({d.code})')}", f"file={_escape_prop(d.path)}"]
+        if d.cell is None:
+            props += [
+                f"line={d.line}",
+                f"col={d.column + 1}",
+                f"endLine={d.end_line}",
+                f"endColumn={d.end_column + 1}",
+            ]
+        msg = f"{location(d)}: {d.code} {d.message}"
+        out.append(f"::error {','.join(props)}::{_escape_data(msg)}")
+    return "\n".join(out) + ("\n" if out else "")

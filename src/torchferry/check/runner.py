@@ -1,0 +1,443 @@
+"""Checking and fixing files: reading, the torch pre-filter, cache, notebooks, atomic writes, jobs.
+
+>>> import tempfile, pathlib
+>>> d = pathlib.Path(tempfile.mkdtemp())
+>>> _ = (d / "a.py").write_text("import torch\\nx = (\\n")
+>>> [o.diagnostics[0].code for o in check_paths([d / "a.py"], Options(root=d))]
+['FRY000']
+"""
+
+from __future__ import annotations
+
+import codecs
+import difflib
+import io
+import os
+import stat
+import tempfile
+import tokenize
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from torchferry.check import engine
+from torchferry.check.api import Finding, Fix
+from torchferry.check.cache import Cache, content_hash, fix_from_json, fix_to_json
+from torchferry.check.engine import SYNTAX_ERROR, InternalError
+from torchferry.check.files import PatternSet
+
+__all__ = ["Diagnostic", "FileOutcome", "Options", "check_paths", "check_text", "display_path"]
+
+#: Files whose bytes do not contain this are skipped without being parsed.
+PREFILTER = b"torch"
+#: Below this many bytes still to check, worker processes cost more than they save.
+PARALLEL_MIN_BYTES = 384 * 1024
+
+
+@dataclass(frozen=True)
+class Diagnostic:
+    """A finding located in a file (for a notebook: ``cell`` and the line within it)."""
+
+    path: str  #: as displayed (relative to the working directory when inside it)
+    code: str
+    name: str
+    message: str
+    line: int
+    column: int  #: 0-based character column; reporters print it 1-based
+    end_line: int
+    end_column: int
+    fix: Fix | None = None
+    cell: int | None = None
+    source_line: str = ""
+
+    def to_json(self) -> list[Any]:
+        return [
+            self.code,
+            self.message,
+            self.line,
+            self.column,
+            self.end_line,
+            self.end_column,
+            fix_to_json(self.fix),
+            self.cell,
+            self.source_line,
+        ]
+
+    @classmethod
+    def from_json(cls, path: str, data: list[Any]) -> Diagnostic:
+        code, message, line, col, end_line, end_col, fix, cell, text = data
+        return cls(
+            path, code, rule_name(code), message, line, col, end_line, end_col,
+            fix_from_json(fix), cell, text,
+        )  # fmt: skip
+
+
+@dataclass
+class FileOutcome:
+    path: Path
+    display: str
+    diagnostics: list[Diagnostic] = field(default_factory=list)
+    fixed: int = 0  #: fixes applied (or that would be, with ``diff``)
+    error: str | None = None  #: could not read, write or check: exit 2
+    diff: str = ""  #: the unified diff of the fixes (``diff`` mode)
+    skipped: bool = False  #: no "torch" in it: not parsed
+    cached: bool = False
+
+
+@dataclass
+class Options:
+    """How to check: the selection, per-file ignores, and what to do with fixes."""
+
+    root: Path  #: the project root (``exclude``/``per-file-ignores`` are relative to it)
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
+    fix: bool = False
+    unsafe: bool = False
+    diff: bool = False
+    prefilter: bool = True
+    _pfi: list[tuple[PatternSet, tuple[str, ...]]] | None = field(default=None, repr=False)
+
+    def ignore_for(self, path: Path) -> tuple[str, ...]:
+        if not self.per_file_ignores:
+            return self.ignore
+        if self._pfi is None:
+            self._pfi = [
+                (PatternSet.from_lines([pat]), tuple(codes))
+                for pat, codes in self.per_file_ignores.items()
+            ]
+        rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+        extra = [c for ps, codes in self._pfi if ps.match_path_or_parent(rel) for c in codes]
+        return (*self.ignore, *extra) if extra else self.ignore
+
+
+_NAMES: dict[str, str] = {}
+
+
+def rule_name(code: str) -> str:
+    if not _NAMES:
+        _NAMES[SYNTAX_ERROR] = engine.SYNTAX_ERROR_NAME
+        for mod in engine._all_rules():
+            _NAMES[mod.CODE] = mod.NAME
+    return _NAMES.get(code, "")
+
+
+def display_path(path: Path, cwd: Path | None = None) -> str:
+    cwd = cwd or Path.cwd()
+    try:
+        return path.relative_to(cwd).as_posix()
+    except ValueError:
+        return str(path)
+
+
+# ------------------------------------------------------------------ decoding
+class _Undecodable(Exception):
+    def __init__(self, finding: Finding) -> None:
+        self.finding = finding
+
+
+def decode_source(data: bytes) -> tuple[str, str]:
+    """(text, encoding) of Python source bytes, as Python reads them (BOM, PEP 263 cookie).
+
+    Raises _Undecodable carrying a FRY000 finding at the offending position."""
+    if data.startswith(codecs.BOM_UTF8):
+        encoding = "utf-8-sig"
+    elif b"coding" not in data[:400]:
+        encoding = "utf-8"
+    else:
+        try:
+            encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
+        except SyntaxError as exc:
+            raise _Undecodable(Finding(SYNTAX_ERROR, f"SyntaxError: {exc}", 1, 0, 1, 0)) from None
+    try:
+        return data.decode(encoding), encoding
+    except (UnicodeDecodeError, LookupError) as exc:
+        start = getattr(exc, "start", 0)
+        line = data.count(b"\n", 0, start) + 1
+        line_start = data.rfind(b"\n", 0, start) + 1
+        col = len(data[line_start:start].decode(encoding, "replace"))
+        if encoding.startswith("utf-8"):
+            bad = data[start : start + 1].hex()
+            message = (
+                f"SyntaxError: Non-UTF-8 code starting with '\\x{bad}' on line {line}, "
+                "but no encoding declared; see https://peps.python.org/pep-0263/"
+            )
+        else:
+            message = f"SyntaxError: cannot decode the file as {encoding}: {exc}"
+        raise _Undecodable(Finding(SYNTAX_ERROR, message, line, col, line, col)) from None
+
+
+# ------------------------------------------------------------------ writing
+def write_atomic(path: Path, data: bytes) -> None:
+    """Replace ``path``'s content: a temporary file in the same directory, then ``os.replace``;
+    the file's permission bits are kept and a symlink is followed, not replaced."""
+    target = os.path.realpath(path)
+    mode = stat.S_IMODE(os.stat(target).st_mode)
+    directory = os.path.dirname(target)
+    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.chmod(tmp, mode)
+        os.replace(tmp, target)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+
+
+def _unified(old: str, new: str, a: str, b: str) -> str:
+    return "".join(
+        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), a, b)
+    )
+
+
+# ------------------------------------------------------------------ checking one source
+def _diag(display: str, f: Finding, lines: Sequence[str], cell: int | None = None) -> Diagnostic:
+    text = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
+    return Diagnostic(
+        display, f.code, rule_name(f.code), f.message, f.line, f.column,
+        f.end_line, f.end_column, f.fix, cell, text,
+    )  # fmt: skip
+
+
+def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...]) -> str:
+    """Check (and fix) Python ``text``; returns the text as it now stands."""
+    display = out.display
+    if opts.fix or opts.diff:
+        res = engine.fix_source(
+            text, display, select=opts.select, ignore=ignore, unsafe=opts.unsafe
+        )
+        if res.error:
+            out.error = res.error
+        findings = res.findings
+        if res.source != text:
+            out.fixed = res.fixed
+            if opts.diff:
+                out.diff = _unified(text, res.source, f"a/{display}", f"b/{display}")
+            text = res.source
+    else:
+        findings = engine.check_source(text, display, select=opts.select, ignore=ignore)
+    lines = engine._LINE_BREAK.split(text)
+    out.diagnostics = [_diag(display, f, lines) for f in findings]
+    return text
+
+
+def _notebook_fix(nb, opts: Options, ignore: tuple[str, ...], display: str):
+    """Fix a notebook cell by cell until nothing more applies; (notebook, fixes, error)."""
+
+    def check(src: str) -> list[Finding]:
+        return engine.check_source(src, display, select=opts.select, ignore=ignore)
+
+    findings = check(nb.source)
+    fixed = 0
+    for _ in range(10):
+        chosen = engine.choose_fixes(nb.source, findings, unsafe=opts.unsafe)
+        per_cell: dict[int, list[Finding]] = {}
+        count = 0
+        for fix, _spans in chosen:
+            edits = nb.edits_by_cell(list(fix.edits))
+            if edits is None:
+                continue
+            count += 1
+            for cell, cell_edits in edits.items():
+                pseudo = Finding("", "", 1, 0, 1, 0, Fix(tuple(cell_edits), True, fix.message))
+                per_cell.setdefault(cell, []).append(pseudo)
+        if not per_cell:
+            break
+        texts = {c: engine.apply_fixes(nb.texts[c], fs) for c, fs in per_cell.items()}
+        new_nb = nb.with_cells(texts)
+        new_findings = check(new_nb.source)
+        had = any(f.code == SYNTAX_ERROR for f in findings)
+        if not had and any(f.code == SYNTAX_ERROR for f in new_findings):
+            return nb, 0, "fixes would make a cell invalid Python; left the notebook unchanged"
+        if new_nb.source == nb.source:
+            break
+        nb, findings, fixed = new_nb, new_findings, fixed + count
+    return nb, fixed, None
+
+
+def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...]) -> str:
+    from torchferry.check.notebook import NotebookError, parse_notebook, relocate
+
+    display = out.display
+    try:
+        nb = parse_notebook(text)
+    except NotebookError as exc:
+        out.diagnostics = [
+            Diagnostic(display, SYNTAX_ERROR, engine.SYNTAX_ERROR_NAME, str(exc), 1, 0, 1, 0)
+        ]
+        return text
+    if opts.fix or opts.diff:
+        original = nb
+        nb, fixed, error = _notebook_fix(nb, opts, ignore, display)
+        out.error = error
+        if fixed:
+            out.fixed = fixed
+            if opts.diff:
+                out.diff = "".join(
+                    _unified(
+                        original.texts[c],
+                        nb.texts[c],
+                        f"a/{display}:cell {c}",
+                        f"b/{display}:cell {c}",
+                    )  # fmt: skip
+                    for c in original.texts
+                    if original.texts[c] != nb.texts[c]
+                )
+            text = nb.dumps(text)
+    findings = engine.check_source(nb.source, display, select=opts.select, ignore=ignore)
+    diags = []
+    for f in findings:
+        cell, g = relocate(nb, f)
+        diags.append(_diag(display, g, nb.cell_lines(cell), cell))
+    out.diagnostics = diags
+    return text
+
+
+def check_text(
+    text: str, display: str, opts: Options, path: Path | None = None
+) -> tuple[FileOutcome, str]:
+    """Check (and fix, per ``opts``) source text; returns the outcome and the (fixed) text."""
+    path = path or Path(display)
+    out = FileOutcome(path, display)
+    ignore = opts.ignore_for(path.resolve())
+    try:
+        if path.suffix == ".ipynb":
+            new = _notebook(out, text, opts, ignore)
+        else:
+            new = _python(out, text, opts, ignore)
+    except InternalError as exc:
+        out.error = str(exc)
+        return out, text
+    return out, new
+
+
+def _check_file(path: Path, data: bytes, opts: Options, display: str) -> FileOutcome:
+    if path.suffix == ".ipynb":
+        try:
+            text, encoding = data.decode("utf-8-sig"), "utf-8"
+        except UnicodeDecodeError as exc:
+            out = FileOutcome(path, display)
+            msg = f"invalid notebook: not UTF-8 ({exc.reason} at byte {exc.start})"
+            out.diagnostics = [
+                Diagnostic(display, SYNTAX_ERROR, engine.SYNTAX_ERROR_NAME, msg, 1, 0, 1, 0)
+            ]
+            return out
+    else:
+        try:
+            text, encoding = decode_source(data)
+        except _Undecodable as exc:
+            out = FileOutcome(path, display)
+            out.diagnostics = [_diag(display, exc.finding, [])]
+            return out
+    out, new = check_text(text, display, opts, path)
+    if opts.fix and not opts.diff and out.error is None and new != text:
+        try:
+            write_atomic(path, new.encode(encoding))
+        except (OSError, UnicodeEncodeError) as exc:
+            out.error = f"could not write the fixes: {exc}"
+            out.fixed = 0
+    return out
+
+
+# ------------------------------------------------------------------ many files
+_WORKER_OPTS: Options | None = None
+
+
+def _init_worker(opts: Options) -> None:
+    global _WORKER_OPTS
+    _WORKER_OPTS = opts
+
+
+def _work(item: tuple[Path, bytes, str]) -> FileOutcome:
+    path, data, display = item
+    assert _WORKER_OPTS is not None
+    return _check_file(path, data, _WORKER_OPTS, display)
+
+
+def default_jobs() -> int:
+    try:
+        return max(1, len(os.sched_getaffinity(0)))
+    except (AttributeError, OSError):  # pragma: no cover - macOS, Windows
+        return max(1, os.cpu_count() or 1)
+
+
+def check_paths(
+    paths: Sequence[Path],
+    opts: Options,
+    *,
+    cache: Cache | None = None,
+    jobs: int | None = None,
+) -> list[FileOutcome]:
+    """Check files (already discovered), in order; reuse and update ``cache``.
+
+    ``jobs``: worker processes for a large set of files still to check (None:
+    one per CPU); small sets are checked in this process."""
+    cwd = Path.cwd()
+    outcomes: list[FileOutcome | None] = [None] * len(paths)
+    todo: list[tuple[int, Path, bytes, str, str]] = []
+    use_cache = cache is not None and not (opts.fix or opts.diff)
+    for i, path in enumerate(paths):
+        display = display_path(path, cwd)
+        try:
+            with open(path, "rb") as fh:
+                data = fh.read()
+        except OSError as exc:
+            outcomes[i] = FileOutcome(path, display, error=f"cannot read: {exc.strerror or exc}")
+            continue
+        if opts.prefilter and PREFILTER not in data:
+            outcomes[i] = FileOutcome(path, display, skipped=True)
+            continue
+        digest = content_hash(data) if cache is not None else ""
+        if use_cache:
+            hit = cache.get(str(path), digest)
+            if hit is not None:
+                diags = [Diagnostic.from_json(display, d) for d in hit]
+                outcomes[i] = FileOutcome(path, display, diags, cached=True)
+                continue
+        todo.append((i, path, data, display, digest))
+
+    workers = default_jobs() if jobs is None or jobs <= 0 else jobs
+    total = sum(len(t[2]) for t in todo)
+    if workers > 1 and len(todo) > 1 and total >= PARALLEL_MIN_BYTES:
+        results = _parallel(todo, opts, min(workers, len(todo)))
+    else:
+        results = [_check_file(p, data, opts, display) for _i, p, data, display, _d in todo]
+
+    for (i, path, _data, _display, digest), out in zip(todo, results, strict=True):
+        outcomes[i] = out
+        if cache is not None and out.error is None and not opts.diff:
+            if opts.fix and out.fixed:
+                try:
+                    digest = content_hash(path.read_bytes())
+                except OSError:
+                    continue
+            cache.put(str(path), digest, [d.to_json() for d in out.diagnostics])
+    return [o for o in outcomes if o is not None]
+
+
+def _parallel(todo, opts: Options, workers: int) -> list[FileOutcome]:
+    import multiprocessing
+    from concurrent.futures import ProcessPoolExecutor
+
+    engine.resolve_rules(opts.select, opts.ignore)  # import the rules before forking
+    rule_name(SYNTAX_ERROR)
+    methods = multiprocessing.get_all_start_methods()
+    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    # biggest first, so no worker is left with one huge file at the end
+    order = sorted(range(len(todo)), key=lambda k: -len(todo[k][2]))
+    items = [(todo[k][1], todo[k][2], todo[k][3]) for k in order]
+    with ProcessPoolExecutor(
+        workers, mp_context=ctx, initializer=_init_worker, initargs=(opts,)
+    ) as ex:
+        done = list(ex.map(_work, items, chunksize=max(1, len(items) // (workers * 4))))
+    results: list[FileOutcome] = [None] * len(todo)  # type: ignore[list-item]
+    for k, out in zip(order, done, strict=True):
+        results[k] = out
+    return results
