@@ -538,3 +538,14 @@ def test_jobs_gives_the_same_result(proj, capsys, monkeypatch):
     monkeypatch.setattr(runner, "_parallel", lambda *a: called.append(1) or real(*a))
     assert run(capsys, "--no-cache", "--jobs", "2") == serial
     assert called
+
+
+def test_force_exclude_applies_to_named_files(proj, capsys):
+    write_config(proj, 'exclude = ["legacy/"]')
+    (proj / "legacy").mkdir()
+    (proj / "legacy" / "a.py").write_text(BAD)
+    (proj / "b.py").write_text(BAD)
+    out = run(capsys, "--force-exclude", "legacy/a.py", "b.py", "--format", "json")[1]
+    assert {i["path"] for i in json.loads(out)} == {"b.py"}
+    rc, out, err = run(capsys, "--force-exclude", "legacy/a.py")
+    assert rc == 0 and "no Python files found" in err

@@ -71,6 +71,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--format", choices=("text", "json", "sarif", "github"), default="text",
         help="output format (default: text)",
     )  # fmt: skip
+    p.add_argument(
+        "--force-exclude", action="store_true",
+        help="apply exclude also to files named on the command line (for pre-commit)",
+    )  # fmt: skip
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write .ferry_cache/")
     p.add_argument(
@@ -193,7 +197,9 @@ def run_check(args: argparse.Namespace) -> int:
         from torchferry.check.files import discover
         from torchferry.check.runner import check_paths
 
-        files = discover(args.paths or ["."], cfg.root, cfg.exclude)
+        files = discover(
+            args.paths or ["."], cfg.root, cfg.exclude, force_exclude=args.force_exclude
+        )
         if not files:
             where = ", ".join(args.paths or ["."])
             print(f"ferry check: warning: no Python files found under {where}", file=sys.stderr)

@@ -213,6 +213,11 @@ class Walker:
         rel = os.path.relpath(path, self.root).replace(os.sep, "/")
         return bool(self.exclude.match(rel, is_dir))
 
+    def excluded_file(self, path: Path) -> bool:
+        """Whether ``exclude`` (or a default) matches a file or one of its directories."""
+        rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+        return self.exclude.match_path_or_parent(rel)
+
     def walk(self, directory: Path) -> list[Path]:
         directory = directory.resolve()
         stack: list[PatternSet] = []
@@ -276,10 +281,13 @@ def discover(
     exclude: Sequence[str] = (),
     *,
     respect_gitignore: bool = True,
+    force_exclude: bool = False,
 ) -> list[Path]:
     """The files to check for the command-line ``paths``, in a stable order.
 
-    Named files are always included (whatever their suffix); directories are
+    Named files are included (whatever their suffix) unless ``force_exclude`` and
+    ``exclude`` or :data:`DEFAULT_EXCLUDE` matches them (pre-commit names every
+    staged file, so its hook passes ``--force-exclude``); directories are
     searched for ``.py`` and ``.ipynb`` files, skipping what ``.gitignore``,
     ``exclude`` and :data:`DEFAULT_EXCLUDE` exclude.  A path that does not exist
     raises :class:`UsageError`.
@@ -296,7 +304,12 @@ def discover(
             raise UsageError(f"{raw}: {exc.strerror or exc}") from None
         if not exists:
             raise UsageError(f"{raw}: no such file or directory")
-        files = walker.walk(p) if is_dir else [p.resolve()]
+        if is_dir:
+            files = walker.walk(p)
+        elif force_exclude and walker.excluded_file(p.resolve()):
+            files = []
+        else:
+            files = [p.resolve()]
         for f in files:
             if f not in seen:
                 seen.add(f)
