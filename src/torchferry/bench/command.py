@@ -208,6 +208,7 @@ def _matmul(args: argparse.Namespace) -> int:
         **result,
     }
     doc["crossover_sentences"] = matmul.crossover_sentence(doc["crossovers"], max(sizes))
+    doc["model_error_median_abs_pct"] = report._median_abs(doc["model_error"])
     _print_matmul(doc, profile if predicted else None)
     _write(doc, args, report.write_matmul_csv, report.plot_matmul)
     return 0
