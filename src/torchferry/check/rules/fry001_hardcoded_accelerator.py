@@ -1,0 +1,195 @@
+"""Hard-coded accelerator device.
+
+## What it does
+Flags a literal accelerator device -- `"cuda"`, `"cuda:0"`, `"mps"`, `"xpu"` -- used as a
+device (`torch.device("cuda")`, `device="cuda"`, `.to("cuda")`, `map_location="cuda"`,
+`device = "cuda"`) and every `.cuda()` call, where the code does not check that the
+accelerator is available.
+
+The portable line `device = "cuda" if torch.cuda.is_available() else "cpu"`, literals
+under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) guard, code
+after an `assert torch.cuda.is_available()` and comparisons such as
+`x.device.type == "cuda"` are fine.
+
+## Why is this bad
+"Code with a literal `"cuda"` inside crashes on every machine without one -- including your
+reader's." The device line at the top costs nothing and makes the file portable: pick the
+device once, into a variable, and use that variable everywhere.
+
+## Example
+```python
+import torch
+
+model = torch.nn.Linear(4, 2).cuda()
+x = torch.ones(8, 4, device="cuda")
+```
+
+## Use instead
+```python
+import torch
+
+device = "cuda" if torch.cuda.is_available() else "cpu"
+model = torch.nn.Linear(4, 2).to(device)
+x = torch.ones(8, 4, device=device)
+```
+
+## Fix safety
+Unsafe. When a device variable (`device`, `dev`, `*_device`) is in scope, the literal is
+replaced by it and `.cuda()` by `.to(device)`; `device = "cuda"` itself becomes the portable
+line. The program then runs on the CPU where it used to crash -- usually what you want, but a
+deliberate "this needs a GPU" turns into a silent slow run, so review it.
+
+## Known limits
+Parameter defaults (`def f(device="cuda")`), device strings built at run time
+(`f"cuda:{rank}"`) and `device_type=` arguments (`torch.autocast("cuda")` only warns on a
+CPU machine) are not flagged. Any `if` whose test mentions the device, cuda, gpu or
+availability counts as a guard, even if it tests something else.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from torchferry.check.analysis import (
+    DEVICE_NAME,
+    Model,
+    Site,
+    header_parents,
+    pos,
+    tail,
+)
+from torchferry.check.api import Context, Edit, Finding, Fix
+
+CODE = "FRY001"
+NAME = "hardcoded-accelerator"
+FIX = "unsafe"
+
+_DEVICE_KWARGS = frozenset({"device", "map_location"})
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    for site in m.accel_consts:
+        yield from _literal(ctx, m, site)
+    for site in m.calls_by_tail.get("cuda", ()):
+        call = site.node
+        if type(call.func) is not ast.Attribute or _guarded(m, site):  # type: ignore[attr-defined]
+            continue
+        recv = ctx.text(call.func.value)  # type: ignore[attr-defined]
+        fix = None
+        var = m.device_var(site.ctx.scope, site.pos)
+        if var is not None and not call.args:  # type: ignore[attr-defined]
+            rest = ", ".join(ctx.text(k) for k in call.keywords)  # type: ignore[attr-defined]
+            _, _, el, ec = ctx.span(call.func.value)  # type: ignore[attr-defined]
+            _, _, cl, cc = ctx.span(call)
+            new = f".to({var}{', ' + rest if rest else ''})"
+            fix = Fix((Edit(el, ec, cl, cc, new),), False, f"Replace `.cuda()` with `.to({var})`")
+        yield ctx.finding(
+            CODE, call,
+            f"`{_short(recv)}.cuda()` hard-codes CUDA and crashes on machines without a GPU; "
+            "pick the device once (`device = \"cuda\" if torch.cuda.is_available() else \"cpu\"`) "
+            "and use `.to(device)`",
+            fix,
+        )
+
+
+def _short(text: str) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= 40 else text[:37] + "..."
+
+
+def _literal(ctx: Context, m: Model, site: Site) -> Iterable[Finding]:
+    const = site.node
+    parents = header_parents(site.stmt)
+    parent = parents.get(id(const))
+    if parent is None:
+        return
+    pt = type(parent)
+    target_stmt = None  # the device variable's own definition, when that is the context
+    call_wrapper = None  # torch.device("cuda")
+    if pt is ast.keyword:
+        if parent.arg not in _DEVICE_KWARGS:  # type: ignore[attr-defined]
+            return
+    elif pt is ast.Call:
+        if const not in parent.args:  # type: ignore[attr-defined]
+            return
+        q = m.qualname(parent.func) or ""  # type: ignore[attr-defined]
+        if q == "torch.device" and parent.args[0] is const:  # type: ignore[attr-defined]
+            call_wrapper = parent
+            gp = parents.get(id(parent))
+            if type(gp) in (ast.Assign, ast.AnnAssign) and _device_target(gp):
+                target_stmt = gp
+            elif type(gp) is ast.keyword and gp.arg not in _DEVICE_KWARGS:  # type: ignore[union-attr]
+                return
+            elif type(gp) is ast.arguments:
+                return  # a parameter default: the caller chooses
+        elif tail(parent.func) == "to" and type(parent.func) is ast.Attribute and \
+                parent.args[0] is const:  # type: ignore[attr-defined]
+            pass
+        else:
+            return
+    elif pt in (ast.Assign, ast.AnnAssign):
+        if not _device_target(parent):
+            return
+        target_stmt = parent
+    else:
+        return  # comparisons, IfExp branches, f-strings, containers, defaults...
+    if _guarded(m, site):
+        return
+    value = const.value  # type: ignore[attr-defined]
+    fix = None
+    torch_alias = m.alias_of("torch")
+    if target_stmt is not None and torch_alias is not None:
+        check = (f"{torch_alias}.backends.mps.is_available()" if value.startswith("mps")
+                 else f"{torch_alias}.xpu.is_available()" if value.startswith("xpu")
+                 else f"{torch_alias}.cuda.is_available()")
+        fix = Fix((ctx.edit(const, f'"{value}" if {check} else "cpu"'),), False,
+                  "Fall back to the CPU when the accelerator is missing")
+    elif target_stmt is None:
+        var = m.device_var(site.ctx.scope, site.pos)
+        if var is not None:
+            node = call_wrapper if call_wrapper is not None and len(call_wrapper.args) == 1 \
+                and not call_wrapper.keywords else const
+            fix = Fix((ctx.edit(node, var),), False, f"Use the device variable `{var}`")
+    shown = ctx.text(call_wrapper) if call_wrapper is not None else repr(value).replace("'", '"')
+    yield ctx.finding(
+        CODE, const,
+        f"hard-coded accelerator `{shown}` crashes on machines without one; pick the device once "
+        "(`device = \"cuda\" if torch.cuda.is_available() else \"cpu\"`) and use that variable",
+        fix,
+    )
+
+
+def _device_target(stmt: ast.AST) -> bool:
+    targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target]  # type: ignore[attr-defined]
+    for t in targets:
+        name = t.id if type(t) is ast.Name else t.attr if type(t) is ast.Attribute else None
+        if name is not None and DEVICE_NAME.match(name):
+            return True
+    return False
+
+
+def _guarded(m: Model, site: Site) -> bool:
+    """Availability is checked: an enclosing ``if``/``while`` test, or an ``assert`` /
+    ``if`` on availability earlier in the same scope."""
+    for ifnode, _ in site.ctx.ifs:
+        if m.mentions_availability(ifnode.test):
+            return True
+    for loop in site.ctx.loops:
+        if type(loop) is ast.While and m.mentions_availability(loop.test):  # type: ignore[attr-defined]
+            return True
+    for name in ("is_available", "device_count"):
+        for s in m.calls_by_tail.get(name, ()):
+            if s.ctx.scope is site.ctx.scope and s.pos < site.pos and \
+                    type(s.stmt) in (ast.Assert, ast.If) and _in_test(s):
+                return True
+    # the literal sits in an ``if`` test itself, e.g. ``if x.is_cuda or "cuda" ...``
+    return type(site.stmt) in (ast.If, ast.While) and _in_test(site)
+
+
+def _in_test(s: Site) -> bool:
+    test = getattr(s.stmt, "test", None)
+    if test is None:
+        return False
+    return pos(test) <= s.pos <= (test.end_lineno << 20 | test.end_col_offset)

@@ -1,0 +1,83 @@
+"""Discarded tensor move.
+
+## What it does
+Flags a tensor's `.to(...)`, `.cuda()`, `.cpu()`, `.float()`, `.half()`, `.double()`,
+`.bfloat16()` or `.type(...)` written as a bare statement, so that its result is thrown away.
+The receiver must be known to be a tensor: something created by a tensor factory, returned
+by a model or a torch function, an item of a DataLoader batch, a parameter annotated
+`Tensor`, or a `forward` input. Modules (`model.to(device)` is in place) and objects whose
+`.to` works in place (a tokenizer's `BatchEncoding`, a PyG `Data`) are not flagged.
+
+## Why is this bad
+"`.to()` returns a new tensor on the target device; it does not move the original.
+`x.to(device)` alone, without the `=`, is the most common single-line GPU bug in existence:
+it computes a copy and throws it away." The tensor stays where it was and the next
+operation fails with "Expected all tensors to be on the same device" -- or, for a dtype
+cast, silently keeps the old dtype.
+
+## Example
+```python
+for inputs, labels in loader:
+    inputs.to(device)
+    labels.to(device)
+    loss = criterion(model(inputs), labels)
+```
+
+## Use instead
+```python
+for inputs, labels in loader:
+    inputs = inputs.to(device)
+    labels = labels.to(device)
+    loss = criterion(model(inputs), labels)
+```
+
+## Fix safety
+Safe when the receiver is a plain name: the fix assigns the result back
+(`x = x.to(device)`), which is what the statement was meant to do. Attribute and subscript
+receivers (`batch["x"].to(device)`) are reported without a fix.
+
+## Known limits
+A receiver whose origin the analysis cannot see (a function parameter without a `Tensor`
+annotation, an attribute of an unknown object) is not flagged.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from torchferry.check.analysis import MOVE_METHODS, Model, insert_before, short
+from torchferry.check.api import Context, Finding, Fix
+
+CODE = "FRY002"
+NAME = "discarded-move"
+FIX = "safe"
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    for site in m.expr_stmts:
+        call = site.node
+        func = call.func  # type: ignore[attr-defined]
+        if type(func) is not ast.Attribute or func.attr not in MOVE_METHODS:
+            continue
+        if func.attr == "type" and not call.args and not call.keywords:  # type: ignore[attr-defined]
+            continue  # ``x.type()`` returns the type name: pointless, but not a move
+        f = m.fact(func.value, site.ctx)
+        if f is None or not f.sure_tensor:
+            continue
+        text = short(ctx.text(call))
+        recv = func.value
+        fix = None
+        if type(recv) is ast.Name:
+            fix = Fix((insert_before(ctx, site.stmt, f"{recv.id} = "),), True,
+                      f"Assign the result: `{recv.id} = {text}`")
+            hint = f"assign it: `{recv.id} = {text}`"
+        else:
+            hint = f"assign it: `{short(ctx.text(recv))} = {text}`"
+        what = "copied, not moved" if func.attr in ("to", "cuda", "cpu") else "converted into a new tensor"
+        yield ctx.finding(
+            CODE, call,
+            f"`{text}` result is discarded: tensors are {what}; {hint}",
+            fix,
+        )

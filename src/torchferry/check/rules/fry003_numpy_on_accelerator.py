@@ -1,0 +1,98 @@
+"""NumPy, matplotlib or scikit-learn on a tensor that may live on an accelerator.
+
+## What it does
+Flags `.numpy()`, `np.array(t)` / `np.asarray(t)` (any `numpy` function given the tensor),
+and matplotlib or scikit-learn calls given a tensor that may live on an accelerator
+without a `.cpu()` first. "May live on an accelerator" means the tensor came out of a
+model, or was moved with `.to(device)` / `.cuda()`, or was created with `device=device`
+-- or was computed from such a tensor.
+
+## Why is this bad
+"NumPy only understands CPU memory." `.numpy()` on a CUDA tensor raises "can't convert
+cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory
+first.", and matplotlib and scikit-learn call NumPy under the hood. The code works on a
+CPU-only machine and crashes on the first GPU run. A model output that is still part of
+the autograd graph also needs `.detach()` ("Can't call numpy() on Tensor that requires
+grad").
+
+## Example
+```python
+out = model(x.to(device))
+preds = out.argmax(dim=1).numpy()
+plt.plot(out[0])
+```
+
+## Use instead
+```python
+out = model(x.to(device))
+preds = out.argmax(dim=1).cpu().numpy()
+plt.plot(out[0].detach().cpu())
+```
+
+## Fix safety
+Safe: `.cpu()` is a no-op for a tensor that is already on the CPU, and `.detach()` (added
+when the tensor may require grad) only drops the graph that NumPy cannot use anyway.
+
+## Known limits
+Tensors whose origin the analysis cannot see (function parameters, attributes of unknown
+objects) are not flagged; neither are pandas calls or `ax.plot(...)` on an axes object.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from torchferry.check.analysis import Fact, Model, Site, insert_after, needs_parens, short
+from torchferry.check.api import Context, Finding, Fix
+
+CODE = "FRY003"
+NAME = "numpy-on-accelerator"
+FIX = "safe"
+
+_LIBS = ("numpy.", "matplotlib.", "sklearn.", "seaborn.")
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    for site in m.calls_by_tail.get("numpy", ()):
+        call = site.node
+        func = call.func  # type: ignore[attr-defined]
+        if type(func) is not ast.Attribute or call.keywords or call.args:  # type: ignore[attr-defined]
+            continue  # ``.numpy(force=True)`` copies to the CPU itself
+        f = m.fact(func.value, site.ctx)
+        if _on_device(f):
+            yield _finding(ctx, site, func.value, f, f"`{short(ctx.text(call))}`")  # type: ignore[arg-type]
+    for site in m.calls:
+        call = site.node
+        if not call.args:  # type: ignore[attr-defined]
+            continue
+        q = m.qualname(call.func)  # type: ignore[attr-defined]
+        if q is None or not q.startswith(_LIBS):
+            continue
+        for arg in call.args:  # type: ignore[attr-defined]
+            f = m.fact(arg, site.ctx)
+            if _on_device(f):
+                lib = q.split(".")[0]
+                yield _finding(ctx, site, arg, f, f"`{q.rsplit('.', 1)[-1]}(...)` ({lib}) on "
+                               f"`{short(ctx.text(arg), 40)}`")  # type: ignore[arg-type]
+
+
+def _on_device(f: Fact | None) -> bool:
+    return f is not None and f.sure_tensor and f.dev
+
+
+def _finding(ctx: Context, site: Site, tensor: ast.expr, f: Fact, what: str) -> Finding:
+    add = ".detach().cpu()" if f.grad else ".cpu()"
+    if needs_parens(tensor):
+        edits = (ctx.edit(tensor, f"({ctx.text(tensor)}){add}"),)
+    else:
+        edits = (insert_after(ctx, tensor, add),)
+    fix = Fix(edits, True, f"Insert `{add}`")  # type: ignore[arg-type]
+    origin = "may still be on the accelerator"
+    return ctx.finding(
+        CODE, site.node,
+        f"{what}: the tensor {origin} and NumPy only reads CPU memory; "
+        f"bring it home first with `{add}`",
+        fix,
+    )

@@ -1,0 +1,64 @@
+"""`torch.load` without `weights_only=True`.
+
+## What it does
+Flags `torch.load(...)` calls that do not pass `weights_only` at all.
+
+## Why is this bad
+A checkpoint is a pickle, and unpickling can run arbitrary code: loading a file downloaded
+from the internet with `weights_only=False` hands it your machine. `weights_only=True`
+restricts unpickling to tensors, primitive types and dictionaries. PyTorch 2.6 made it the
+default, but code without the argument behaves differently (and unsafely) on older
+versions, which is why pinning it explicitly is recommended.
+
+## Example
+```python
+state = torch.load("checkpoint.pt", map_location="cpu")
+```
+
+## Use instead
+```python
+state = torch.load("checkpoint.pt", map_location="cpu", weights_only=True)
+```
+
+## Fix safety
+Unsafe: checkpoints that pickle whole objects (a full `nn.Module`, an optimizer with custom
+classes, `argparse.Namespace`) fail to load with `weights_only=True` and need
+`torch.serialization.add_safe_globals` or an explicit, reviewed `weights_only=False`.
+
+## Known limits
+An explicit `weights_only=False` is a deliberate choice and is not flagged; neither are calls
+that pass `pickle_module` (incompatible with `weights_only=True`) or `**kwargs`, nor calls in
+a function that has its own `weights_only` variable (a compatibility path for old torch).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+
+from torchferry.check.analysis import Model, add_keyword, has_star_kwargs, kwarg
+from torchferry.check.api import Context, Finding, Fix
+
+CODE = "FRY005"
+NAME = "unsafe-load"
+FIX = "unsafe"
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    for site in m.calls_by_tail.get("load", ()):
+        call = site.node
+        if m.qualname(call.func) != "torch.load" or has_star_kwargs(call):  # type: ignore[attr-defined]
+            continue
+        if kwarg(call, "weights_only") is not None or kwarg(call, "pickle_module") is not None \
+                or len(call.args) >= 3:  # type: ignore[attr-defined]
+            continue
+        if "weights_only" in site.ctx.scope.binds:
+            continue  # the code decides ``weights_only`` itself (e.g. a fallback for old torch)
+        edit = add_keyword(ctx, call, "weights_only=True")  # type: ignore[arg-type]
+        fix = Fix((edit,), False, "Add `weights_only=True`") if edit is not None else None
+        yield ctx.finding(
+            CODE, call,
+            "`torch.load` without `weights_only=True` unpickles arbitrary objects, and a pickle "
+            "can run code; pass `weights_only=True`",
+            fix,
+        )

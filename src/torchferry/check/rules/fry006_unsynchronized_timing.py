@@ -1,0 +1,160 @@
+"""Wall-clock timing of accelerator work without a synchronize.
+
+## What it does
+Flags the second clock read of a wall-clock interval (`time.time()`,
+`time.perf_counter()`, `time.monotonic()`, `timeit.default_timer()`) when accelerator work
+happens between the two reads -- a model call, or an operation on a tensor that may live on
+an accelerator -- and nothing waits for the device before the second read: no
+`torch.cuda.synchronize()` (or `torch.mps` / `torch.accelerator` / `torch.xpu`), no
+`event.synchronize()` / `.wait()`, and no implicit sync such as `.item()`, `.cpu()` or
+`.tolist()`.
+
+## Why is this bad
+"GPU work runs asynchronously -- Python queues the work and races ahead. Timing with
+`time.time()` right after an operation measures the queueing, not the work. Call
+`torch.cuda.synchronize()` before reading the clock." The number looks great and means
+nothing; comparisons between CPU and GPU built on it are wrong.
+
+## Example
+```python
+start = time.perf_counter()
+c = a @ b
+elapsed = time.perf_counter() - start
+```
+
+## Use instead
+```python
+start = time.perf_counter()
+c = a @ b
+if torch.cuda.is_available():
+    torch.cuda.synchronize()
+elapsed = time.perf_counter() - start
+```
+
+## Fix safety
+Unsafe: the fix inserts `if torch.cuda.is_available(): torch.cuda.synchronize()` (as two
+lines, with the statement's indentation) before the statement holding the second clock
+read. That is right for CUDA; on Apple silicon use `torch.mps.synchronize()` instead. Only
+offered when that statement starts its own line.
+
+## Known limits
+Work hidden inside helper functions is not seen, and neither is a synchronize inside them;
+the two clock reads must be in the same function. Intervals are paired by source order.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from torchferry.check.analysis import MODULE, Model, Scope, Site, end_pos, indent_of, pos
+from torchferry.check.api import Context, Edit, Finding, Fix
+
+CODE = "FRY006"
+NAME = "unsynchronized-timing"
+FIX = "unsafe"
+
+_CLOCKS = frozenset({
+    "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
+    "time.monotonic_ns", "timeit.default_timer",
+})
+_SYNCS = frozenset({"synchronize", "item", "cpu", "tolist", "numpy", "wait", "elapsed_time",
+                    "query"})
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    by_scope: dict[int, list[Site]] = {}
+    scopes: dict[int, Scope] = {}
+    for name in ("time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns",
+                 "monotonic_ns", "default_timer"):
+        for site in m.calls_by_tail.get(name, ()):
+            if m.qualname(site.node.func) in _CLOCKS:  # type: ignore[attr-defined]
+                by_scope.setdefault(id(site.ctx.scope), []).append(site)
+                scopes[id(site.ctx.scope)] = site.ctx.scope
+    for key, reads in by_scope.items():
+        reads.sort(key=lambda s: s.pos)
+        scope = scopes[key]
+        for first, second in zip(reads, reads[1:], strict=False):
+            if not _is_interval_end(second):
+                continue
+            lo, hi = end_pos(first.node), second.pos
+            if _synced(m, scope, lo, hi) or not _device_work(m, scope, lo, hi):
+                continue
+            yield ctx.finding(
+                CODE, second.node,
+                f"`{ctx.text(second.node)}` is read while accelerator work may still be queued: "
+                "the interval measures the launch, not the work; call `torch.cuda.synchronize()` "
+                "(or `torch.mps.synchronize()`) before reading the clock",
+                _fix(ctx, m, second),
+            )
+
+
+def _is_interval_end(site: Site) -> bool:
+    """The read is subtracted from (``time() - t0``) or assigned (``t1 = time()``)."""
+    st = site.stmt
+    if type(st) in (ast.Assign, ast.AnnAssign) and getattr(st, "value", None) is site.node:
+        return True
+    for n in ast.walk(st) if type(st) not in (ast.For, ast.While, ast.If, ast.With) else ():
+        if type(n) is ast.BinOp and type(n.op) is ast.Sub and n.left is site.node:
+            return True
+    if type(st) in (ast.While, ast.If):
+        for n in ast.walk(st.test):  # type: ignore[attr-defined]
+            if type(n) is ast.BinOp and type(n.op) is ast.Sub and n.left is site.node:
+                return True
+    return False
+
+
+def _synced(m: Model, scope: Scope, lo: int, hi: int) -> bool:
+    for s in scope.calls_between(lo, hi):
+        func = s.node.func  # type: ignore[attr-defined]
+        if type(func) is ast.Attribute and func.attr in _SYNCS:
+            return True
+        if type(func) is ast.Name and func.id in ("synchronize", "print"):
+            return func.id == "synchronize" or _prints_tensor(m, s)
+    return False
+
+
+def _prints_tensor(m: Model, s: Site) -> bool:
+    for a in s.node.args:  # type: ignore[attr-defined]
+        f = m.fact(a, s.ctx)
+        if f is not None and f.sure_tensor and f.dev:
+            return True
+    return False
+
+
+def _device_work(m: Model, scope: Scope, lo: int, hi: int) -> bool:
+    for s in scope.calls_between(lo, hi):
+        f = m.fact(s.node.func, s.ctx)  # type: ignore[attr-defined]
+        if f is not None and f.kind == MODULE:
+            return True
+        r = m.fact(s.node, s.ctx)
+        if r is not None and r.sure_tensor and r.dev:
+            return True
+    for s in scope.ops_between(lo, hi):
+        if type(s.node) is ast.BinOp:
+            r = m.fact(s.node, s.ctx)
+            if r is not None and r.sure_tensor and r.dev:
+                return True
+    return False
+
+
+def _fix(ctx: Context, m: Model, site: Site) -> Fix | None:
+    st = site.stmt
+    if type(st) in (ast.If, ast.While, ast.For, ast.With, ast.Try):
+        return None
+    torch = m.alias_of("torch")
+    if torch is None:
+        return None
+    line = ctx.lines[st.lineno - 1]
+    ind = indent_of(line)
+    if ctx.char_col(st.lineno, st.col_offset) != len(ind):
+        return None  # not at the start of its line (``x; t1 = time.time()``)
+    step = "\t" if ind.startswith("\t") else "    "
+    text = (f"{ind}if {torch}.cuda.is_available():\n"
+            f"{ind}{step}{torch}.cuda.synchronize()\n")
+    return Fix((Edit(st.lineno, 0, st.lineno, 0, text),), False,
+               "Insert `torch.cuda.synchronize()` before the clock read")
+
+
+__all__ = ["check", "pos"]

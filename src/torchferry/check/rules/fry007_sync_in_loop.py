@@ -1,0 +1,113 @@
+"""Host synchronisation on every iteration of a training loop.
+
+## What it does
+Flags `.item()`, `.tolist()`, `.cpu()`, `float(t)` / `int(t)` / `bool(t)` and `print(t)`
+(also inside an f-string) of a tensor that may live on an accelerator, directly in the body
+of a training or evaluation loop: a loop over a DataLoader (also through `enumerate` or
+`tqdm`), over `range(epochs)`-style ranges or a `while`, whose own body calls a model,
+`loss.backward()` or `optimizer.step()`. It stays quiet when the read sits under a logging
+interval -- `if step % 100 == 0:`, `if i == 0:` on the loop counter, `if verbose:` or
+`if log_...` -- and for reads in an outer loop that run once per epoch.
+
+## Why is this bad
+Each of these waits for the accelerator to finish all queued work and copies the value to
+the host, so the CPU can no longer run ahead of the GPU: "bouncing results back per step
+for printing drowns the GPU's speed in ferry rides. Accumulate metrics on-device and bring
+one number back per epoch."
+
+## Example
+```python
+for inputs, labels in loader:
+    inputs, labels = inputs.to(device), labels.to(device)
+    loss = criterion(model(inputs), labels)
+    loss.backward()
+    optimizer.step()
+    total_loss += loss.item()
+```
+
+## Use instead
+```python
+total_loss = torch.zeros((), device=device)
+for step, (inputs, labels) in enumerate(loader):
+    inputs, labels = inputs.to(device), labels.to(device)
+    loss = criterion(model(inputs), labels)
+    loss.backward()
+    optimizer.step()
+    total_loss += loss.detach()
+    if step % 100 == 0:
+        print(f"step {step}: {loss.item():.4f}")
+print("epoch loss:", total_loss.item() / len(loader))
+```
+
+## Fix safety
+No fix: the rewrite (an on-device accumulator, a logging interval) changes what is printed
+and when.
+
+## Known limits
+Reads hidden in helper functions are not seen. Collecting per-batch predictions with
+`.cpu()` for a metric computed after the loop is flagged too; when that is what you want,
+silence the line with `# noqa: FRY007`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from torchferry.check.analysis import Fact, Model, Site, short
+from torchferry.check.api import Context, Finding
+
+CODE = "FRY007"
+NAME = "sync-in-loop"
+FIX = "none"
+
+_HINT = ("accumulate on the device (`total += loss.detach()`) and read once per epoch, or "
+         "guard it with a logging interval (`if step % 100 == 0:`)")
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    for meth in ("item", "tolist", "cpu"):
+        for site in m.calls_by_tail.get(meth, ()):
+            func = site.node.func  # type: ignore[attr-defined]
+            if type(func) is not ast.Attribute or not _in_hot_loop(m, site):
+                continue
+            if _dev(m.fact(func.value, site.ctx)):
+                yield ctx.finding(
+                    CODE, site.node,
+                    f"`{short(ctx.text(site.node))}` waits for the accelerator on every iteration "
+                    f"of the training loop; {_HINT}",
+                )
+    for name in ("float", "int", "bool", "print"):
+        for site in m.calls_by_tail.get(name, ()):
+            call = site.node
+            if type(call.func) is not ast.Name or name in site.ctx.scope.binds:  # type: ignore[attr-defined]
+                continue
+            args = list(call.args)  # type: ignore[attr-defined]
+            if name != "print" and len(args) != 1:
+                continue
+            if name == "print":
+                args = [v.value for a in args for v in (a.values if type(a) is ast.JoinedStr else [a])
+                        if type(v) is not ast.Constant] if any(type(a) is ast.JoinedStr for a in args) \
+                    else args + []
+                args = [a.value if type(a) is ast.FormattedValue else a for a in args]
+            hit = next((a for a in args if _dev(m.fact(a, site.ctx))), None)
+            if hit is None or not _in_hot_loop(m, site):
+                continue
+            what = "printing" if name == "print" else f"`{name}()` of"
+            yield ctx.finding(
+                CODE, call,
+                f"{what} tensor `{short(ctx.text(hit), 40)}` waits for the accelerator on every "
+                f"iteration of the training loop; {_HINT}",
+            )
+
+
+def _dev(f: Fact | None) -> bool:
+    return f is not None and f.sure_tensor and f.dev
+
+
+def _in_hot_loop(m: Model, site: Site) -> bool:
+    if not site.ctx.loops:
+        return False
+    loop = site.ctx.loops[-1]
+    return m.is_training_loop(loop, site.ctx) and not m.guarded(site.ctx, loop)

@@ -1,0 +1,156 @@
+"""Tensor created on the CPU, then moved.
+
+## What it does
+Flags a tensor factory -- `torch.randn`, `rand`, `randint`, `randperm`, `zeros`, `ones`,
+`empty`, `full`, `arange`, `eye`, `linspace`, `logspace` -- with `.to(device)` or `.cuda()`
+chained onto it: `torch.randn(64, 100).to(device)`.
+
+## Why is this bad
+The tensor is built in host memory, then copied to the device: two allocations, a transfer
+and a wait, where the factory could have written it on the device directly. The lessons
+show both forms (`x = torch.ones(3); x = x.to(device)` and
+`y = torch.ones(3, device=device)  # or create it there directly`); in code that runs
+often, create it there.
+
+## Example
+```python
+noise = torch.randn(64, 100).to(device)
+steps = torch.arange(10).to(device, torch.float32)
+```
+
+## Use instead
+```python
+noise = torch.randn(64, 100, device=device)
+steps = torch.arange(10, device=device, dtype=torch.float32)
+```
+
+## Fix safety
+Safe: the fix passes the device (and a dtype given to `.to`) to the factory and drops the
+`.to(...)`. The values are the same; random factories draw from the device's generator,
+so the *random numbers* differ from the CPU-then-copy version (a seeded run's numbers
+change, not its distribution). The fix is not offered when `.to` has other arguments
+(`non_blocking`, `copy`, `memory_format`), when the factory already has `device=`, or when
+a comment sits inside the chain.
+
+## Known limits
+Only a `.to` whose argument is clearly a device (a device variable, `torch.device`, a
+string, `x.device`) is flagged; `.to(other_tensor)` and dtype-only `.to` are not.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from torchferry.check.analysis import DEVICE_FACTORIES, Model, add_keyword, kwarg
+from torchferry.check.api import Context, Edit, Finding, Fix
+
+CODE = "FRY009"
+NAME = "create-then-move"
+FIX = "safe"
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    for meth in ("to", "cuda"):
+        for site in m.calls_by_tail.get(meth, ()):
+            call = site.node
+            func = call.func  # type: ignore[attr-defined]
+            if type(func) is not ast.Attribute or type(func.value) is not ast.Call:
+                continue
+            fac = func.value
+            q = m.qualname(fac.func) or ""
+            if not q.startswith("torch.") or q[6:] not in DEVICE_FACTORIES:
+                continue
+            if kwarg(fac, "device") is not None:
+                continue
+            dev_text, dtype_text, clean = _split_to(ctx, m, call, site)  # type: ignore[arg-type]
+            if dev_text is None:
+                continue
+            fix = None
+            if clean and not (dtype_text and kwarg(fac, "dtype") is not None):
+                fix = _fix(ctx, fac, call, dev_text, dtype_text)  # type: ignore[arg-type]
+            name = q[6:]
+            yield ctx.finding(
+                CODE, call,
+                f"`torch.{name}(...)` builds the tensor on the CPU and `.{meth}(...)` copies it; "
+                f"create it on the device: `torch.{name}(..., device={dev_text})`",
+                fix,
+            )
+
+
+def _split_to(ctx: Context, m: Model, call: ast.Call, site: object) -> tuple[str | None, str | None, bool]:
+    """(device text, dtype text, whether .to has nothing else) for a ``.to``/``.cuda`` call."""
+    func = call.func
+    if func.attr == "cuda":  # type: ignore[attr-defined]
+        if call.args:
+            return None, None, False
+        return '"cuda"', None, not call.keywords
+    dev = dtype = None
+    extra = False
+    args = list(call.args)
+    for k in call.keywords:
+        if k.arg == "device":
+            dev = k.value
+        elif k.arg == "dtype":
+            dtype = k.value
+        else:
+            extra = True
+    if args:
+        a0 = args.pop(0)
+        kind = _kind(m, a0, site)
+        if kind == "dtype":
+            if dtype is not None:
+                return None, None, False
+            dtype = a0
+        elif kind == "device":
+            dev = a0
+        else:
+            return None, None, False
+    if args:
+        a1 = args.pop(0)
+        if dtype is None and _kind(m, a1, site) == "dtype":
+            dtype = a1
+        else:
+            extra = True
+    if args:
+        extra = True
+    if dev is None:
+        return None, None, False
+    if _kind(m, dev, site) != "device":
+        return None, None, False
+    return ctx.text(dev), ctx.text(dtype) if dtype is not None else None, not extra
+
+
+def _kind(m: Model, e: ast.AST, site: object) -> str | None:
+    if type(e) is ast.Constant and type(e.value) is str:
+        return "device"
+    q = m.qualname(e) or ""
+    if q.startswith("torch.") and q[6:] in __import__("torchferry.check.analysis", fromlist=["DTYPES"]).DTYPES:
+        return "dtype"
+    if type(e) is ast.Call and q.endswith("device") or (type(e) is ast.Call and (m.qualname(e.func) or "") == "torch.device"):  # type: ignore[attr-defined]
+        return "device"
+    text = ast.unparse(e) if type(e) in (ast.Name, ast.Attribute) else ""
+    last = text.rsplit(".", 1)[-1]
+    if "dtype" in last:
+        return "dtype"
+    if last == "device" or last.endswith("_device") or last in ("dev", "device") or \
+            last.startswith("device"):
+        return "device"
+    f = m.fact(e, site.ctx)  # type: ignore[attr-defined]
+    if f is not None and f.kind == "device":
+        return "device"
+    return None
+
+
+def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | None) -> Fix | None:
+    _, _, fl, fc = ctx.span(fac)
+    _, _, cl, cc = ctx.span(call)
+    between = "\n".join(ctx.lines[fl - 1:cl])
+    if "#" in between[fc:]:
+        return None
+    add = f"device={dev}" + (f", dtype={dtype}" if dtype else "")
+    ins = add_keyword(ctx, fac, add)
+    if ins is None:
+        return None
+    return Fix((ins, Edit(fl, fc, cl, cc, "")), True, f"Pass `{add}` to the factory")  # type: ignore[arg-type]

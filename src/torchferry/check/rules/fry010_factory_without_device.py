@@ -1,0 +1,165 @@
+"""Tensor factory without `device=` where it meets tensors that may be on the device.
+
+## What it does
+Inside a function that receives tensors -- `forward`, a loss, any function whose tensor
+parameters are annotated `Tensor` or used as `x.shape` / `x.device` -- flags a factory
+(`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye`, `linspace`, ...) called
+without `device=`, when its result (directly or through a local name) meets those tensors:
+in arithmetic or a comparison, or as an argument next to them in a call
+(`torch.cat([x, pad])`, `x.masked_fill(mask, 0)`, `self.rnn(x, h0)`).
+
+## Why is this bad
+The factory builds its tensor on the CPU, whatever device the inputs are on. The function
+works in CPU tests and fails on the first GPU run with "Expected all tensors to be on the
+same device" -- the lessons' "freshly created tensor inside the loop" that "missed the
+ferry": masks, position indices, RNN initial states.
+
+## Example
+```python
+def forward(self, x):
+    positions = torch.arange(x.shape[1])
+    return x + self.embed(positions)
+
+def init_hidden_and_run(self, x):
+    h0 = torch.zeros(1, x.size(0), self.hidden)
+    return self.rnn(x, h0)
+```
+
+## Use instead
+```python
+def forward(self, x):
+    positions = torch.arange(x.shape[1], device=x.device)
+    return x + self.embed(positions)
+
+def init_hidden_and_run(self, x):
+    h0 = torch.zeros(1, x.size(0), self.hidden, device=x.device)
+    return self.rnn(x, h0)
+```
+
+## Fix safety
+Unsafe: the fix adds `device=<input>.device`, naming the input the factory's result meets
+(only when that input is a plain name). That is almost always the intent, but it changes
+where the tensor lives for every caller.
+
+## Known limits
+Indexing (`x[torch.arange(n)]`) is not a meeting: CPU index tensors work on any device.
+A result that leaves the function (returned, stored on `self`) and meets tensors elsewhere
+is not followed. Zero-dimensional tensors (which mix with any device) are not
+distinguished from others.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from torchferry.check.analysis import (
+    DEVICE_FACTORIES,
+    MODULE,
+    Fact,
+    Model,
+    Scope,
+    Site,
+    add_keyword,
+    kwarg,
+    pos,
+)
+from torchferry.check.api import Context, Finding, Fix
+
+CODE = "FRY010"
+NAME = "factory-without-device"
+FIX = "unsafe"
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    cands: dict[int, list[Site]] = {}
+    scopes: dict[int, Scope] = {}
+    for name in DEVICE_FACTORIES:
+        for site in m.calls_by_tail.get(name, ()):
+            scope = site.ctx.scope
+            if scope.kind != "function":
+                continue
+            call = site.node
+            q = m.qualname(call.func)  # type: ignore[attr-defined]
+            if q != "torch." + name or kwarg(call, "device") is not None:  # type: ignore[arg-type]
+                continue
+            if id(call) in m.move_receivers or any(k.arg is None for k in call.keywords):  # type: ignore[attr-defined]
+                continue
+            cands.setdefault(id(scope), []).append(site)
+            scopes[id(scope)] = scope
+    for key, sites in cands.items():
+        scope = scopes[key]
+        found: dict[int, tuple[Site, ast.AST]] = {}
+        targets = {id(s.node): s for s in sites}
+        for meet in _meetings(m, scope):
+            for a in meet[0]:
+                f = m.fact(a, meet[2])
+                if f is None or f.kind != "tensor" or f.cpu_new is None or id(f.cpu_new) not in targets:
+                    continue
+                others = [b for b in meet[1] if b is not a]
+                partner = next((b for b in others if _dev(m.fact(b, meet[2]))), None)
+                if partner is not None and id(f.cpu_new) not in found:
+                    found[id(f.cpu_new)] = (targets[id(f.cpu_new)], partner)
+        for site, partner in sorted(found.values(), key=lambda x: x[0].pos):
+            call = site.node
+            fix = None
+            shown = "x"
+            if type(partner) is ast.Name:
+                shown = partner.id
+                edit = add_keyword(ctx, call, f"device={partner.id}.device")  # type: ignore[arg-type]
+                if edit is not None:
+                    fix = Fix((edit,), False, f"Pass `device={partner.id}.device`")  # type: ignore[arg-type]
+            fname = m.qualname(call.func)  # type: ignore[attr-defined]
+            yield ctx.finding(
+                CODE, call,
+                f"`{fname}(...)` without `device=` is built on the CPU but meets "
+                f"`{ctx.text(partner)[:40]}`, which may be on an accelerator; create it there: "
+                f"`device={shown}.device`",
+                fix,
+            )
+
+
+def _dev(f: Fact | None) -> bool:
+    return f is not None and f.tensorlike and f.dev and f.cpu_new is None
+
+
+def _meetings(m: Model, scope: Scope) -> Iterable[tuple[list[ast.AST], list[ast.AST], object]]:
+    """(operands to test, all operands, ctx) for each place where tensors meet."""
+    scope.sort()
+    for s in scope.ops:
+        n = s.node
+        if type(n) is ast.BinOp:
+            ops = [n.left, n.right]  # type: ignore[attr-defined]
+        else:
+            ops = [n.left, *n.comparators]  # type: ignore[attr-defined]
+        yield ops, ops, s.ctx
+    for s in scope.calls:
+        call = s.node
+        args: list[ast.AST] = []
+        for a in call.args:  # type: ignore[attr-defined]
+            if type(a) in (ast.List, ast.Tuple):
+                args.extend(a.elts)  # type: ignore[attr-defined]
+            elif type(a) is not ast.Starred:
+                args.append(a)
+        args.extend(k.value for k in call.keywords if k.arg is not None)  # type: ignore[attr-defined]
+        if not args:
+            continue
+        func = call.func  # type: ignore[attr-defined]
+        q = m.qualname(func) or ""
+        if q.startswith("torch."):
+            if q[6:] in DEVICE_FACTORIES or q[6:] in ("tensor", "as_tensor", "device", "load", "save"):
+                continue
+            yield args, args, s.ctx
+            continue
+        if type(func) is ast.Attribute:
+            recv = m.fact(func.value, s.ctx)
+            if recv is not None and recv.tensorlike:
+                yield args, [func.value, *args], s.ctx
+                continue
+        f = m.fact(func, s.ctx)
+        if f is not None and f.kind == MODULE and len(args) > 1:
+            yield args, args, s.ctx
+
+
+__all__ = ["check", "pos"]

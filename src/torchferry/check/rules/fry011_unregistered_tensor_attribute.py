@@ -1,0 +1,97 @@
+"""Tensor attribute of an `nn.Module` that is neither a parameter nor a buffer.
+
+## What it does
+Flags `self.x = <tensor>` in the `__init__` of an `nn.Module` subclass, where the value is
+a tensor the module creates (`torch.zeros(...)`, `torch.tensor(...)`, `torch.arange(...)`,
+`torch.from_numpy(...)` or an expression on those) and is neither an `nn.Parameter` nor
+registered with `self.register_buffer`.
+
+## Why is this bad
+`model.to(device)` moves parameters and buffers -- and nothing else. A plain tensor
+attribute stays on the CPU while the rest of the model goes to the GPU, and `forward`
+fails with "Expected all tensors to be on the same device" the first time it uses it.
+It is also missing from `state_dict()`, so it is not saved with the model.
+
+## Example
+```python
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.mask = torch.tril(torch.ones(8, 8))
+```
+
+## Use instead
+```python
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.register_buffer("mask", torch.tril(torch.ones(8, 8)), persistent=False)
+```
+
+## Fix safety
+Unsafe: the fix registers a non-persistent buffer, so `model.to()` moves it and existing
+checkpoints still load (it does not enter `state_dict`; drop `persistent=False` if it should
+be saved). It fails if the statement runs before `super().__init__()`, and later
+assignments to the attribute must then be tensors (or `None`).
+
+## Known limits
+Only tensors created in `__init__` are checked; a tensor passed in as an argument and
+stored is not flagged, nor are attributes set in other methods. Base classes defined in
+other files are recognised only when their name ends in `Module` or they come from
+`torch.nn`.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from torchferry.check.analysis import TENSOR, Model, short
+from torchferry.check.api import Context, Finding, Fix
+
+CODE = "FRY011"
+NAME = "unregistered-tensor-attribute"
+FIX = "unsafe"
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    registered: dict[int, set[str]] = {}
+    for stmt, sctx, cls, attr in m.self_assigns:
+        if not cls.is_module:
+            continue
+        value = getattr(stmt, "value", None)
+        if value is None:
+            continue
+        f = m.fact(value, sctx)
+        if f is None or f.kind != TENSOR or not f.made:
+            continue
+        regs = registered.get(id(cls))
+        if regs is None:
+            regs = registered[id(cls)] = _registered_names(m, cls.node)
+        if attr in regs:
+            continue
+        fix = None
+        if type(stmt) is ast.Assign and len(stmt.targets) == 1:
+            self_name = sctx.scope.self_name
+            fix = Fix((ctx.edit(stmt, f'{self_name}.register_buffer("{attr}", {ctx.text(value)}, '
+                                      'persistent=False)'),), False,
+                      f'Register it: `self.register_buffer("{attr}", ...)`')
+        yield ctx.finding(
+            CODE, stmt,
+            f"`self.{attr} = {short(ctx.text(value), 40)}` is a plain tensor attribute: "
+            f"`model.to(device)` leaves it behind on the CPU and `state_dict()` omits it; "
+            f'register it: `self.register_buffer("{attr}", ...)` (or make it an `nn.Parameter`)',
+            fix,
+        )
+
+
+def _registered_names(m: Model, cls: ast.ClassDef) -> set[str]:
+    names: set[str] = set()
+    lo, hi = cls.lineno, cls.end_lineno or cls.lineno
+    for meth in ("register_buffer", "register_parameter"):
+        for s in m.calls_by_tail.get(meth, ()):
+            call = s.node
+            if lo <= call.lineno <= hi and call.args and type(call.args[0]) is ast.Constant:  # type: ignore[attr-defined]
+                names.add(str(call.args[0].value))  # type: ignore[attr-defined]
+    return names

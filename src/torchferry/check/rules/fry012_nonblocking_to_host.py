@@ -1,0 +1,132 @@
+"""Non-blocking copy to the host read before a synchronize.
+
+## What it does
+Flags `t.to("cpu", non_blocking=True)` (also `device="cpu"`, `torch.device("cpu")` or a
+CPU device variable) whose result is read -- used in an expression, returned, or read
+through the name it was assigned to -- before any `synchronize()` or event `wait()` /
+`synchronize()` in the same function.
+
+## Why is this bad
+A non-blocking device-to-host copy returns immediately, before the data has arrived. Until
+the stream is synchronised the CPU tensor holds garbage (often zeros): PyTorch's own
+pinned-memory tutorial shows `cuda_t.to("cpu", non_blocking=True).mean()` returning wrong
+values, and Lightning shipped that bug in its prediction writer (#11287). Only host-to-device
+copies are safe without a synchronize.
+
+## Example
+```python
+preds = logits.argmax(-1).to("cpu", non_blocking=True)
+print(preds.tolist())
+```
+
+## Use instead
+```python
+preds = logits.argmax(-1).to("cpu", non_blocking=True)
+torch.cuda.synchronize()
+print(preds.tolist())
+# or simply: preds = logits.argmax(-1).cpu()
+```
+
+## Fix safety
+No fix: where to synchronise (right away, or after more work has been queued to overlap
+with the copy) is a performance decision.
+
+## Known limits
+Only literal CPU targets and device variables known to be the CPU are recognised. Reads are
+ordered by their position in the source, so a read in an earlier line of a loop body is
+not connected to a later iteration's copy.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from torchferry.check.analysis import (
+    DEVICE,
+    MODULE,
+    Model,
+    Site,
+    end_pos,
+    header_parents,
+    kwarg,
+    pos,
+    short,
+)
+from torchferry.check.api import Context, Finding
+
+CODE = "FRY012"
+NAME = "nonblocking-to-host"
+FIX = "none"
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    for site in m.calls_by_tail.get("to", ()):
+        call = site.node
+        nb = kwarg(call, "non_blocking")  # type: ignore[arg-type]
+        if not (type(nb) is ast.Constant and nb.value is True):
+            continue
+        func = call.func  # type: ignore[attr-defined]
+        if type(func) is not ast.Attribute:
+            continue
+        target = call.args[0] if call.args else kwarg(call, "device")  # type: ignore[attr-defined,arg-type]
+        if target is None or not _is_cpu(m, target, site):
+            continue
+        recv = m.fact(func.value, site.ctx)
+        if recv is not None and recv.kind == MODULE:
+            continue
+        if _read_before_sync(m, site):
+            yield ctx.finding(
+                CODE, call,
+                f"`{short(ctx.text(call))}` returns before the data has arrived; its result is "
+                "read before any synchronize and may hold garbage; call `torch.cuda.synchronize()` "
+                "(or an event's `.synchronize()`) before reading it, or use a blocking `.cpu()`",
+            )
+
+
+def _is_cpu(m: Model, e: ast.AST, site: Site) -> bool:
+    if type(e) is ast.Constant:
+        return e.value == "cpu"
+    if type(e) is ast.Call and m.qualname(e.func) == "torch.device":
+        a = e.args[0] if e.args else kwarg(e, "type")
+        return type(a) is ast.Constant and a.value == "cpu"
+    if type(e) is ast.Name:
+        f = m.fact(e, site.ctx)
+        return f is not None and f.kind == DEVICE and not f.dev
+    return False
+
+
+def _read_before_sync(m: Model, site: Site) -> bool:
+    st = site.stmt
+    parent = header_parents(st).get(id(site.node))
+    if type(parent) is ast.Expr:
+        return False  # a discarded copy is FRY002's business
+    if type(parent) is ast.Return:
+        return True
+    if not (type(parent) in (ast.Assign, ast.AnnAssign) and parent is st):
+        return True  # used right away: ``.to("cpu", non_blocking=True).numpy()``
+    targets = st.targets if type(st) is ast.Assign else [st.target]  # type: ignore[attr-defined]
+    if len(targets) != 1 or type(targets[0]) is not ast.Name:
+        return False
+    name = targets[0].id
+    after = end_pos(st)
+    scope = site.ctx.scope
+    first_sync = None
+    for s in scope.calls_between(after, 1 << 62):
+        fn = s.node.func  # type: ignore[attr-defined]
+        if type(fn) is ast.Attribute and fn.attr in ("synchronize", "wait"):
+            first_sync = s.pos
+            break
+    first_read = None
+    body = scope.node.body if scope.kind != "module" else scope.node.body  # type: ignore[attr-defined]
+    for top in body:
+        if end_pos(top) < after:
+            continue
+        for n in ast.walk(top):
+            if type(n) is ast.Name and n.id == name and type(n.ctx) is ast.Load and pos(n) > after:
+                if first_read is None or pos(n) < first_read:
+                    first_read = pos(n)
+    if first_read is None:
+        return False
+    return first_sync is None or first_read < first_sync
