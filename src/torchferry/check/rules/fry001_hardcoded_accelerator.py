@@ -76,6 +76,8 @@ def check(ctx: Context) -> Iterable[Finding]:
         call = site.node
         if type(call.func) is not ast.Attribute or _guarded(m, site):  # type: ignore[attr-defined]
             continue
+        if site.ctx.scope.name == "cuda":
+            continue  # implementing a ``cuda()`` method of one's own
         recv = ctx.text(call.func.value)  # type: ignore[attr-defined]
         fix = None
         var = m.device_var(site.ctx.scope, site.pos)

@@ -73,9 +73,8 @@ def check(ctx: Context) -> Iterable[Finding]:
         for arg in call.args:  # type: ignore[attr-defined]
             f = m.fact(arg, site.ctx)
             if _on_device(f):
-                lib = q.split(".")[0]
-                yield _finding(ctx, site, arg, f, f"`{q.rsplit('.', 1)[-1]}(...)` ({lib}) on "
-                               f"`{short(ctx.text(arg), 40)}`")  # type: ignore[arg-type]
+                fn = short(ctx.text(call.func), 30)  # type: ignore[attr-defined]
+                yield _finding(ctx, site, arg, f, f"`{fn}(...)` on `{short(ctx.text(arg), 40)}`")  # type: ignore[arg-type]
 
 
 def _on_device(f: Fact | None) -> bool:

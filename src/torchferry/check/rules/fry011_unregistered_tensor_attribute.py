@@ -35,7 +35,8 @@ be saved). It fails if the statement runs before `super().__init__()`, and later
 assignments to the attribute must then be tensors (or `None`).
 
 ## Known limits
-Only tensors created in `__init__` are checked; a tensor passed in as an argument and
+Only tensors created in `__init__` are checked, and an attribute registered as a buffer
+anywhere in the file (e.g. by a base class) is accepted; a tensor passed in as an argument and
 stored is not flagged, nor are attributes set in other methods. Base classes defined in
 other files are recognised only when their name ends in `Module` or they come from
 `torch.nn`.
@@ -66,6 +67,8 @@ def check(ctx: Context) -> Iterable[Finding]:
         f = m.fact(value, sctx)
         if f is None or f.kind != TENSOR or not f.made:
             continue
+        if type(value) is ast.Call and any(k.arg is None for k in value.keywords):
+            continue  # ``**factory_kwargs`` may carry the device
         regs = registered.get(id(cls))
         if regs is None:
             regs = registered[id(cls)] = _registered_names(m, cls.node)
@@ -88,10 +91,10 @@ def check(ctx: Context) -> Iterable[Finding]:
 
 def _registered_names(m: Model, cls: ast.ClassDef) -> set[str]:
     names: set[str] = set()
-    lo, hi = cls.lineno, cls.end_lineno or cls.lineno
+    # anywhere in the file: a base class may register the buffer a subclass assigns
     for meth in ("register_buffer", "register_parameter"):
         for s in m.calls_by_tail.get(meth, ()):
             call = s.node
-            if lo <= call.lineno <= hi and call.args and type(call.args[0]) is ast.Constant:  # type: ignore[attr-defined]
+            if call.args and type(call.args[0]) is ast.Constant:  # type: ignore[attr-defined]
                 names.add(str(call.args[0].value))  # type: ignore[attr-defined]
     return names
