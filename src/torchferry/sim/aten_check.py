@@ -1,0 +1,255 @@
+"""The slow path: exact device rules, checked per ATen operator.
+
+The function mode (``modes.py``) only notices that a call mixes devices.  It
+then re-runs that one call under :class:`AtenDeviceChecker`, a
+TorchDispatchMode that sees every ATen operator the call decomposes into and
+applies the rule the real CUDA build applies to that operator:
+
+* operators marked ``device_check: NoCheck`` in ``native_functions.yaml`` go
+  through TensorIterator: the common device is the first non-CPU operand
+  (outputs first), CPU 0-dim inputs mix freely, and a mismatch raises
+  ``Expected all tensors to be on the same device, but found at least two
+  devices, {common} and {other}!``;
+* every other operator gets the code-generated check of its backend wrapper:
+  the first tensor argument in schema order sets the device and the first
+  mismatching one raises ``... but got {arg} is on {dev}, different from other
+  tensors on {common} (when checking argument in method wrapper_CUDA_{name})``;
+* indexing, ``masked_fill``, convolution and copies have their own rules.
+
+Calls that mix devices legally (``cuda_t[cpu_idx]``, ``x.expand_as(cpu)``,
+``cpu_t[0:2] = cuda_t``) run to completion under the checker, which tags each
+operator's outputs with the device that operator produced them on.  The
+checker never runs on the hot path.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from typing import Any
+
+import torch
+from torch.utils._python_dispatch import TorchDispatchMode
+
+from torchferry.sim import tags as _tags
+
+_CPU = torch.device("cpu")
+
+
+@functools.lru_cache(maxsize=1)
+def _yaml_info() -> dict[str, tuple[bool, bool, bool]]:
+    """name.overload -> (no_check, structured, has a CUDA kernel), from native_functions.yaml."""
+    info: dict[str, tuple[bool, bool, bool]] = {}
+    try:
+        import torchgen
+
+        path = os.path.join(
+            os.path.dirname(torchgen.__file__), "packaged", "ATen", "native", "native_functions.yaml"
+        )
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (ImportError, OSError):  # pragma: no cover - torchgen ships with torch wheels
+        return info
+    for block in re.split(r"\n(?=- func:)", text):
+        m = re.match(r"- func: ([\w.]+)\(", block)
+        if not m:
+            continue
+        no_check = "device_check: NoCheck" in block
+        structured = "structured: True" in block or "structured_delegate:" in block
+        has_kernel = structured or re.search(r"^\s+[\w, ]*\bCUDA\b[\w, ]*:", block, re.M)
+        info[m.group(1)] = (no_check, structured, bool(has_kernel))
+    return info
+
+
+def _op_key(func: Any) -> tuple[str, str]:
+    name = func._schema.name.split("::", 1)[-1]
+    overload = func._schema.overload_name
+    return name, overload
+
+
+def _backend(dev: torch.device) -> str:
+    return {"cuda": "CUDA", "mps": "MPS", "xpu": "XPU"}.get(dev.type, dev.type.upper())
+
+
+def _dev(t: torch.Tensor) -> torch.device:
+    try:
+        e = _tags.TAGS.get(t.untyped_storage()._cdata)
+    except (RuntimeError, NotImplementedError):
+        return t.device
+    return t.device if e is None else e[1]
+
+
+def _is_cpu_scalar(t: torch.Tensor, d: torch.device) -> bool:
+    return d.type == "cpu" and t.dim() == 0
+
+
+def _tensor_args(func: Any, args: tuple, kwargs: dict) -> list[tuple[str, torch.Tensor, bool]]:
+    """(argument name, tensor, is written to) in schema order."""
+    out: list[tuple[str, torch.Tensor, bool]] = []
+    schema_args = func._schema.arguments
+    for i, a in enumerate(schema_args):
+        if i < len(args) and not a.kwarg_only:
+            v = args[i]
+        elif a.name in kwargs:
+            v = kwargs[a.name]
+        else:
+            continue
+        written = a.alias_info is not None and a.alias_info.is_write
+        if isinstance(v, torch.Tensor):
+            out.append((a.name, v, written))
+        elif isinstance(v, (list, tuple)):
+            for x in v:
+                if isinstance(x, torch.Tensor):
+                    out.append((a.name, x, written))
+    return out
+
+
+def _accel(devs: list[torch.device]) -> torch.device:
+    for d in devs:
+        if d.type != "cpu":
+            return d
+    return _CPU
+
+
+def ti_error(common: torch.device, other: torch.device) -> RuntimeError:
+    return RuntimeError(
+        "Expected all tensors to be on the same device, but found at least two devices, "
+        f"{common} and {other}!"
+    )
+
+
+def codegen_error(arg: str, dev: torch.device, common: torch.device, wrapper: str) -> RuntimeError:
+    return RuntimeError(
+        f"Expected all tensors to be on the same device, but got {arg} is on {dev}, "
+        f"different from other tensors on {common} (when checking argument in method {wrapper})"
+    )
+
+
+def type_name(t: torch.Tensor, d: torch.device) -> str:
+    """``torch.cuda.FloatTensor`` style names, as ``Tensor.type()`` prints them."""
+    base = t.type()
+    if d.type == "cpu":
+        return base
+    return base.replace("torch.", f"torch.{d.type}.", 1)
+
+
+_VIEWLIKE_COPY = {"copy_", "_copy_from", "_copy_from_and_resize", "set_", "_to_copy", "lift_fresh"}
+
+
+def check_op(func: Any, args: tuple, kwargs: dict) -> torch.device:
+    """Raise what the real backend raises for this ATen op, or return its output device."""
+    name, overload = _op_key(func)
+    targs = _tensor_args(func, args, kwargs)
+    if not targs:
+        return _CPU
+    devs = [_dev(t) for _, t, _ in targs]
+    first = devs[0]
+    if all(d == first for d in devs):
+        return first
+    if name in _VIEWLIKE_COPY:
+        if name == "_to_copy" and "device" in kwargs and kwargs["device"] is not None:
+            return torch.device(kwargs["device"])
+        return first
+    if name in ("index", "_unsafe_index"):
+        self_dev = first
+        for (argname, t, _), d in zip(targs, devs, strict=False):
+            if argname == "indices" and d.type != "cpu" and d != self_dev:
+                raise RuntimeError(
+                    "indices should be either on cpu or on the same device as the indexed "
+                    f"tensor ({self_dev})"
+                )
+        return self_dev
+    if name in ("index_put_", "index_put", "_index_put_impl_", "_unsafe_index_put"):
+        self_dev = first
+        for (argname, t, _), d in zip(targs, devs, strict=False):
+            if argname == "values" and d != self_dev and not _is_cpu_scalar(t, d):
+                common = self_dev if self_dev.type != "cpu" else d
+                raise ti_error(common, self_dev if common == d else d)
+        return self_dev
+    if name in ("masked_fill_", "masked_fill"):
+        named = {n: (t, d) for (n, t, _), d in zip(targs, devs, strict=False)}
+        if "mask" in named and named["mask"][1] != named["self"][1]:
+            raise RuntimeError(
+                "expected self and mask to be on the same device, but got mask on "
+                f"{named['mask'][1]} and self on {named['self'][1]}"
+            )
+    if name in ("convolution", "_convolution", "convolution_overrideable"):
+        named = {n: (t, d) for (n, t, _), d in zip(targs, devs, strict=False)}
+        inp, din = named["input"]
+        for pname in ("weight", "bias"):
+            if pname not in named:
+                continue
+            p, dp = named[pname]
+            if dp == din:
+                continue
+            if din.type != "cpu":
+                raise RuntimeError(
+                    f"Input type ({type_name(inp, din)}) and {pname} type ({type_name(p, dp)}) "
+                    "should be the same"
+                )
+            kernel = "__slow_conv2d_forward" if inp.dim() <= 4 else "_slow_conv3d_forward"
+            raise codegen_error(pname, dp, din, f"wrapper_{_backend(dp)}_{kernel}")
+    named = {n: d for (n, _t, _w), d in zip(targs, devs, strict=False)}
+    if name == "mv" and named.get("self") != named.get("vec"):
+        # CUDA mv allocates its result like vec, then runs addmv_(result, mat, vec)
+        raise codegen_error("mat", named["self"], named["vec"],
+                            f"wrapper_{_backend(_accel(devs))}_addmv_")
+    if name == "embedding" and named.get("weight") != named.get("indices"):
+        raise codegen_error("index", named["indices"], named["weight"],
+                            f"wrapper_{_backend(_accel(devs))}__index_select")
+    if name == "stack":
+        name, overload = "cat", ""
+    info = _yaml_info().get(f"{name}.{overload}" if overload else name)
+    no_check, structured, has_kernel = info if info is not None else (True, False, False)
+    if no_check or not has_kernel:
+        # TensorIterator: outputs first, common = first non-CPU device
+        order = [(t, d, w) for (_, t, w), d in zip(targs, devs, strict=False) if w] + [
+            (t, d, w) for (_, t, w), d in zip(targs, devs, strict=False) if not w
+        ]
+        common = _CPU
+        for _t, d, _w in order:
+            if d.type != "cpu":
+                common = d
+                break
+        for t, d, w in order:
+            if d == common:
+                continue
+            if common.type != "cpu" and not w and _is_cpu_scalar(t, d):
+                continue
+            raise ti_error(common, d)
+        return common
+    common = first
+    for (argname, _t, _w), d in zip(targs, devs, strict=False):
+        if d != common:
+            accel = d if d.type != "cpu" else common
+            if structured:
+                wname = f"{name}_{overload}" if overload else name
+                wrapper = f"wrapper_{_backend(accel)}_{wname}"
+            else:
+                wrapper = f"wrapper_{_backend(accel)}_{overload}_{name}"
+            raise codegen_error(argname, d, common, wrapper)
+    return common
+
+
+class AtenDeviceChecker(TorchDispatchMode):
+    """Checks and tags every ATen operator of one mixed-device call."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
+        kwargs = kwargs or {}
+        dev = check_op(func, args, kwargs)
+        out = func(*args, **kwargs)
+        if dev.type != "cpu":
+            _tag_outputs(out, dev)
+        return out
+
+
+def _tag_outputs(out: Any, dev: torch.device) -> None:
+    if isinstance(out, torch.Tensor):
+        try:
+            _tags.tag(out, dev)
+        except (RuntimeError, NotImplementedError):
+            pass
+    elif isinstance(out, (list, tuple)):
+        for o in out:
+            _tag_outputs(o, dev)

@@ -1,0 +1,651 @@
+"""The TorchFunctionMode at the heart of the simulation.
+
+Hot path (every torch call inside ``simulate``): look up each tensor
+argument's storage tag in a dict, call the real CPU function, and tag a new
+output storage with the one device all inputs share.  Special functions
+(``.device``, ``.to``, ``.numpy``, ``.item``, printing, ...) have handlers in
+``HANDLERS``.  Calls that mix devices go to :mod:`torchferry.sim.aten_check`.
+"""
+
+from __future__ import annotations
+
+import warnings
+from typing import Any
+
+import torch
+from torch.overrides import TorchFunctionMode
+
+from torchferry.errors import FerryError
+from torchferry.sim import events as _events
+from torchferry.sim import tags as _tags
+from torchferry.sim.aten_check import AtenDeviceChecker, type_name
+
+Tensor = torch.Tensor
+TensorBase = torch._C.TensorBase
+_TAGS = _tags.TAGS
+_tag = _tags.tag
+_CPU = torch.device("cpu")
+_EMPTY: dict[str, Any] = {}
+_LISTENERS = _events.LISTENERS
+
+# set by session.simulate while active
+S: Any = None
+
+
+class UnsupportedFeatureError(FerryError, RuntimeError):
+    """A GPU feature the simulation cannot run (custom kernels, Triton, CUDA graphs, ...)."""
+
+
+def _numpy_error(dev: torch.device) -> TypeError:
+    return TypeError(
+        f"can't convert {dev} device type tensor to numpy. Use Tensor.cpu() to copy the tensor "
+        "to host memory first."
+    )
+
+
+MPS_F64 = (
+    "Cannot convert a MPS Tensor to float64 dtype as the MPS framework doesn't support float64. "
+    "Please use float32 instead."
+)
+
+
+def dev_of(t: Tensor) -> torch.device | None:
+    """The simulated device of ``t``, or None when it is a CPU tensor."""
+    try:
+        e = _TAGS.get(t.untyped_storage()._cdata)
+    except (RuntimeError, NotImplementedError):
+        return None
+    return None if e is None else e[1]
+
+
+def _site_tuple() -> tuple[str, int, str] | None:
+    s = _tags.site(3)
+    return None if s is None else (s[0].co_filename, s[1], s[0].co_name)
+
+
+# ------------------------------------------------------------------ syncs
+def sync(op: str, dev: torch.device) -> None:
+    """A host sync on ``dev``: honour set_sync_debug_mode, tell listeners."""
+    s = S
+    if s.quiet:
+        return
+    if s.sync_mode and dev.type == "cuda":
+        if s.sync_mode == 2:
+            raise RuntimeError("called a synchronizing CUDA operation")
+        warnings.warn("called a synchronizing CUDA operation", UserWarning, stacklevel=3)
+    if _LISTENERS:
+        _events.emit(_events.SimEvent("sync", op, str(dev), site=_site_tuple()))
+
+
+def transfer(op: str, src: torch.device, dst: torch.device, nbytes: int, blocking: bool) -> None:
+    s = S
+    if s.quiet:
+        return
+    if blocking and s.sync_mode and src.type == "cpu" and dst.type == "cuda":
+        if s.sync_mode == 2:
+            raise RuntimeError("called a synchronizing CUDA operation")
+        warnings.warn("called a synchronizing CUDA operation", UserWarning, stacklevel=3)
+    if _LISTENERS:
+        direction = "d2d" if src.type != "cpu" and dst.type != "cpu" else (
+            "h2d" if src.type == "cpu" else "d2h"
+        )
+        _events.emit(
+            _events.SimEvent(
+                "transfer", op, str(dst if dst.type != "cpu" else src), direction=direction,
+                nbytes=nbytes, site=_site_tuple(),
+            )
+        )
+
+
+# ------------------------------------------------------------------ the mode
+class SimMode(TorchFunctionMode):
+    """Tags outputs with their inputs' simulated device; see the module docstring."""
+
+    def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
+        h = HANDLERS.get(func)
+        if h is not None:
+            return h(func, args, kwargs or _EMPTY)
+        return _generic_call(func, args, kwargs or _EMPTY)
+
+
+def _generic_call(func: Any, args: tuple, kwargs: dict) -> Any:
+    """The hot path: read the inputs' tags, run on the CPU, tag the outputs."""
+    if kwargs and "device" in kwargs:
+        return _factory(func, args, kwargs)
+    get = _TAGS.get
+    common = None
+    cpu_seen = False
+    mixed = False
+    try:
+        for a in args:
+            if isinstance(a, Tensor):
+                e = get(a.untyped_storage()._cdata)
+                if e is None:
+                    if a.dim():
+                        cpu_seen = True
+                elif common is None:
+                    common = e[1]
+                elif e[1] is not common:
+                    mixed = True
+            elif type(a) is list or type(a) is tuple:
+                for b in a:
+                    if isinstance(b, Tensor):
+                        e = get(b.untyped_storage()._cdata)
+                        if e is None:
+                            if b.dim():
+                                cpu_seen = True
+                        elif common is None:
+                            common = e[1]
+                        elif e[1] is not common:
+                            mixed = True
+        if kwargs:
+            for a in kwargs.values():
+                if isinstance(a, Tensor):
+                    e = get(a.untyped_storage()._cdata)
+                    if e is None:
+                        if a.dim():
+                            cpu_seen = True
+                    elif common is None:
+                        common = e[1]
+                    elif e[1] is not common:
+                        mixed = True
+                elif type(a) is list or type(a) is tuple:
+                    for b in a:
+                        if isinstance(b, Tensor):
+                            e = get(b.untyped_storage()._cdata)
+                            if e is None:
+                                if b.dim():
+                                    cpu_seen = True
+                            elif common is None:
+                                common = e[1]
+                            elif e[1] is not common:
+                                mixed = True
+    except (RuntimeError, NotImplementedError):
+        # a tensor without storage (sparse, nested, ...): it has no tag to read
+        pass
+    if common is None:
+        return func(*args, **kwargs)
+    if type(func) in _OP_TYPES:
+        _custom_op_check(func)
+    if cpu_seen or mixed:
+        with AtenDeviceChecker():
+            return func(*args, **kwargs)
+    out = func(*args, **kwargs)
+    if isinstance(out, Tensor):
+        if common.type == "mps" and out.dtype is torch.float64:
+            raise TypeError(MPS_F64)
+        _tag(out, common)
+    elif isinstance(out, (tuple, list)):
+        for o in out:
+            if isinstance(o, Tensor):
+                _tag(o, common)
+    return out
+
+
+_OP_TYPES = (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
+_CPU_KEYS = ("CPU", "CompositeImplicitAutograd", "CompositeExplicitAutograd")
+
+
+def _custom_op_check(func: Any) -> None:
+    """A custom operator with a CUDA kernel and no CPU one cannot run in the simulation."""
+    if isinstance(func, torch._ops.OpOverloadPacket):
+        name = func._qualified_op_name
+    else:
+        name = func._name if not func._overloadname or func._overloadname == "default" else (
+            f"{func._name}.{func._overloadname}"
+        )
+    if name.startswith(("aten::", "prims::")):
+        return
+    has = torch._C._dispatch_has_kernel_for_dispatch_key
+    try:
+        if any(has(name, k) for k in _CPU_KEYS):
+            return
+        cuda_only = has(name, "CUDA") or has(name, S.kind.upper())
+    except RuntimeError:
+        return
+    if cuda_only:
+        raise UnsupportedFeatureError(
+            f"custom {S.kind.upper()} kernel '{name}' cannot run in the simulated GPU "
+            "(torchferry.simulate computes on the CPU and this operator has no CPU kernel); "
+            "test it on real hardware or register a CPU implementation"
+        )
+
+
+def _tag_out(out: Any, dev: torch.device | None) -> Any:
+    if dev is None:
+        return out
+    if isinstance(out, Tensor):
+        if dev.type == "mps" and out.dtype is torch.float64:
+            raise TypeError(MPS_F64)
+        _tag(out, dev)
+    elif isinstance(out, (tuple, list)):
+        for o in out:
+            _tag_out(o, dev)
+    return out
+
+
+# ------------------------------------------------------------------ devices
+def resolve(spec: Any) -> Any:
+    """A device argument -> simulated device, None (cpu), or NotImplemented (not ours)."""
+    s = S
+    if spec is None:
+        return None
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        d = torch.device(s.kind, spec)
+    elif isinstance(spec, torch.device):
+        d = spec
+    elif isinstance(spec, str):
+        d = torch.device(spec)
+    else:
+        return NotImplemented
+    if d.type == "cpu":
+        return None
+    if d.type != s.kind:
+        return NotImplemented
+    idx = s.current if d.index is None else d.index
+    if idx >= s.count or idx < 0:
+        raise s.ordinal_error()
+    return s.devices[idx]
+
+
+def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
+    """A call with ``device=``: run it on the CPU, then tag the result."""
+    dev = resolve(kwargs["device"])
+    if dev is NotImplemented:
+        return func(*args, **kwargs)
+    kw = dict(kwargs)
+    kw["device"] = _CPU
+    if dev is not None and dev.type == "mps" and kw.get("dtype") is torch.float64:
+        raise TypeError(MPS_F64)
+    out = func(*args, **kw)
+    if not isinstance(out, Tensor):
+        return _tag_out(out, dev)
+    key = out.untyped_storage()._cdata
+    e = _TAGS.get(key)
+    if e is not None and e[1] is dev:
+        return out  # as_tensor(x, device=x.device) returns x itself
+    shares = e is not None or (dev is not None and func in _MAY_SHARE) or any(
+        isinstance(a, Tensor) and a.untyped_storage()._cdata == key for a in args
+    )
+    if shares:
+        out = out.clone()
+    if dev is not None and func in _COPIES_IN:
+        transfer(getattr(func, "__name__", "tensor"), _CPU, dev, out.untyped_storage().nbytes(),
+                 False)
+    return _tag_out(out, dev)
+
+
+_MAY_SHARE = {torch.as_tensor, torch.asarray}
+_COPIES_IN = {torch.tensor, torch.as_tensor, torch.asarray}
+
+
+# ------------------------------------------------------------------ handlers
+HANDLERS: dict[Any, Any] = {}
+
+
+def handles(*funcs: Any):
+    def deco(fn):
+        for f in funcs:
+            HANDLERS[f] = fn
+        return fn
+
+    return deco
+
+
+@handles(TensorBase.device.__get__)
+def _h_device(func, args, kwargs):
+    d = dev_of(args[0])
+    return func(*args) if d is None else d
+
+
+def _flag(typ: str):
+    def h(func, args, kwargs):
+        d = dev_of(args[0])
+        if d is None:
+            return func(*args) if typ != "cpu" else True
+        return d.type == typ
+
+    return h
+
+
+HANDLERS[TensorBase.is_cuda.__get__] = _flag("cuda")
+HANDLERS[TensorBase.is_mps.__get__] = _flag("mps")
+HANDLERS[TensorBase.is_xpu.__get__] = _flag("xpu")
+HANDLERS[TensorBase.is_cpu.__get__] = lambda func, args, kwargs: (
+    func(*args) if dev_of(args[0]) is None else False
+)
+
+
+@handles(TensorBase.grad.__get__)
+def _h_grad(func, args, kwargs):
+    g = func(*args)
+    if g is not None:
+        d = dev_of(args[0])
+        if d is not None:
+            _tag(g, d)
+    return g
+
+
+@handles(TensorBase.data.__set__, TensorBase.grad.__set__, TensorBase.data.__get__)
+def _h_passthrough(func, args, kwargs):
+    return func(*args, **kwargs)
+
+
+@handles(Tensor.get_device)
+def _h_get_device(func, args, kwargs):
+    d = dev_of(args[0])
+    return func(*args) if d is None else d.index
+
+
+@handles(Tensor.type)
+def _h_type(func, args, kwargs):
+    d = dev_of(args[0])
+    if len(args) == 1 and not kwargs:
+        return type_name(args[0], d) if d is not None else func(*args)
+    out = func(*args, **kwargs)
+    return out if isinstance(out, str) else _tag_out(out, d)
+
+
+def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: str) -> Tensor:
+    kw: dict[str, Any] = {"copy": True}
+    if dtype is not None:
+        kw["dtype"] = dtype
+    if memory_format is not None:
+        kw["memory_format"] = memory_format
+    if dst is not None and dst.type == "mps" and (dtype or t.dtype) is torch.float64:
+        raise TypeError(MPS_F64)
+    blocking = not non_blocking
+    if src is not None and dst is None:
+        sync(op, src) if blocking else None
+    transfer(op, src or _CPU, dst or _CPU, t.untyped_storage().nbytes(), blocking)
+    out = TensorBase.to(t, **kw)
+    if dst is not None:
+        _tags.retag(out, dst)
+    return out
+
+
+@handles(Tensor.to)
+def _h_to(func, args, kwargs):
+    t = args[0]
+    rest = args[1:]
+    other = kwargs.get("other")
+    if rest and isinstance(rest[0], Tensor):
+        other = rest[0]
+    src = dev_of(t)
+    if other is not None:
+        dst = dev_of(other)
+        dtype = other.dtype
+        non_blocking = bool(rest[1] if len(rest) > 1 else kwargs.get("non_blocking", False))
+        memory_format = None
+        copy = bool(kwargs.get("copy", False))
+    else:
+        kw = {k: v for k, v in kwargs.items() if k != "copy"}
+        device, dtype, non_blocking, memory_format = torch._C._nn._parse_to(*rest, **kw)[:4]
+        copy = bool(kwargs.get("copy", False))
+        if device is None:
+            out = func(*args, **kwargs)
+            return _tag_out(out, src)
+        dst = resolve(device)
+        if dst is NotImplemented:
+            return func(*args, **kwargs)
+    if dst is src:
+        kw2: dict[str, Any] = {}
+        if dtype is not None:
+            kw2["dtype"] = dtype
+        if memory_format is not None:
+            kw2["memory_format"] = memory_format
+        if copy:
+            kw2["copy"] = True
+        out = TensorBase.to(t, **kw2)
+        return _tag_out(out, src)
+    return _copy_to(t, src, dst, dtype, non_blocking, memory_format, "to")
+
+
+def _mover(kind: str):
+    def h(func, args, kwargs):
+        t = args[0]
+        s = S
+        if kind != s.kind:
+            return func(*args, **kwargs)
+        spec = args[1] if len(args) > 1 else kwargs.get("device")
+        if spec is None:
+            spec = s.current
+        elif isinstance(spec, str) or isinstance(spec, torch.device):
+            d = torch.device(spec)
+            if d.type != kind:
+                raise RuntimeError(f"Invalid device, must be {kind} device")
+            spec = d.index if d.index is not None else s.current
+        dst = resolve(spec)
+        src = dev_of(t)
+        if dst is src:
+            return t
+        nb = bool(kwargs.get("non_blocking", args[2] if len(args) > 2 else False))
+        return _copy_to(t, src, dst, None, nb, kwargs.get("memory_format"), kind)
+
+    return h
+
+
+HANDLERS[Tensor.cuda] = _mover("cuda")
+HANDLERS[Tensor.xpu] = _mover("xpu")
+if hasattr(Tensor, "mps"):
+    HANDLERS[Tensor.mps] = _mover("mps")
+
+
+@handles(Tensor.cpu)
+def _h_cpu(func, args, kwargs):
+    t = args[0]
+    src = dev_of(t)
+    if src is None:
+        return func(*args, **kwargs)
+    return _copy_to(t, src, None, None, False, kwargs.get("memory_format"), "cpu")
+
+
+@handles(Tensor.numpy, Tensor.__array__)
+def _h_numpy(func, args, kwargs):
+    d = dev_of(args[0])
+    if d is not None:
+        raise _numpy_error(d)
+    return func(*args, **kwargs)
+
+
+def _syncing(op: str):
+    def h(func, args, kwargs):
+        d = dev_of(args[0])
+        if d is not None:
+            sync(op, d)
+        return func(*args, **kwargs)
+
+    return h
+
+
+HANDLERS[Tensor.item] = _syncing("item")
+HANDLERS[Tensor.tolist] = _syncing("tolist")
+HANDLERS[Tensor.__bool__] = _syncing("bool")
+HANDLERS[Tensor.__float__] = _syncing("float")
+HANDLERS[Tensor.__int__] = _syncing("int")
+HANDLERS[Tensor.__index__] = _syncing("index")
+HANDLERS[Tensor.__complex__] = _syncing("complex")
+
+
+def _syncing_generic(op: str):
+    def h(func, args, kwargs):
+        d = dev_of(args[0])
+        if d is not None:
+            sync(op, d)
+        return _generic_call(func, args, kwargs)
+
+    return h
+
+
+HANDLERS[torch.nonzero] = _syncing_generic("nonzero")
+HANDLERS[Tensor.nonzero] = _syncing_generic("nonzero")
+HANDLERS[torch.masked_select] = _syncing_generic("masked_select")
+HANDLERS[Tensor.masked_select] = _syncing_generic("masked_select")
+
+
+def _has_bool_index(idx: Any) -> bool:
+    if isinstance(idx, Tensor):
+        return idx.dtype is torch.bool
+    if isinstance(idx, (tuple, list)):
+        return any(isinstance(i, Tensor) and i.dtype is torch.bool for i in idx)
+    return False
+
+
+@handles(Tensor.__getitem__)
+def _h_getitem(func, args, kwargs):
+    d = dev_of(args[0])
+    if d is not None and len(args) > 1 and _has_bool_index(args[1]):
+        sync("masked_index", d)
+    return _generic_call(func, args, kwargs)
+
+
+@handles(Tensor.copy_)
+def _h_copy(func, args, kwargs):
+    dst, src_t = args[0], args[1]
+    ddev, sdev = dev_of(dst), dev_of(src_t)
+    if ddev is not sdev:
+        nb = bool(args[2] if len(args) > 2 else kwargs.get("non_blocking", False))
+        if sdev is not None and ddev is None and not nb:
+            sync("copy_", sdev)
+        transfer("copy_", sdev or _CPU, ddev or _CPU, src_t.untyped_storage().nbytes(), not nb)
+    return func(*args, **kwargs)
+
+
+@handles(Tensor.new_tensor)
+def _h_new_tensor(func, args, kwargs):
+    if "device" in kwargs:
+        return _factory(func, args, kwargs)
+    out = func(*args, **kwargs)
+    return _tag_out(out, dev_of(args[0]))
+
+
+@handles(Tensor.__deepcopy__)
+def _h_deepcopy(func, args, kwargs):
+    out = func(*args, **kwargs)
+    d = dev_of(args[0])
+    if d is not None and isinstance(out, Tensor):
+        _tags.retag(out, d)
+    return out
+
+
+@handles(Tensor.__repr__)
+def _h_repr(func, args, kwargs):
+    s = S
+    d = dev_of(args[0])
+    if d is not None and not s.quiet:
+        sync("print", d)
+    q = s.quiet
+    s.quiet = True
+    try:
+        # handlers run with the mode popped; printing must see simulated devices
+        with SimMode():
+            return torch._tensor_str._str(args[0], tensor_contents=kwargs.get("tensor_contents"))
+    finally:
+        s.quiet = q
+
+
+@handles(Tensor.__format__)
+def _h_format(func, args, kwargs):
+    t = args[0]
+    d = dev_of(t)
+    if d is not None and t.dim() == 0 and not t.is_meta:
+        sync("item", d)
+        q = S.quiet
+        S.quiet = True
+        try:
+            return t.item().__format__(*args[1:])
+        finally:
+            S.quiet = q
+    return func(*args, **kwargs)
+
+
+@handles(Tensor.pin_memory)
+def _h_pin(func, args, kwargs):
+    t = args[0]
+    d = dev_of(t)
+    if d is not None:
+        raise RuntimeError(
+            f"cannot pin '{type_name(t, d)}' only dense CPU tensors can be pinned"
+        )
+    out = t.clone()
+    S.pinned[out.untyped_storage()._cdata] = out.untyped_storage()._weak_ref()
+    return out
+
+
+@handles(Tensor.is_pinned)
+def _h_is_pinned(func, args, kwargs):
+    t = args[0]
+    if dev_of(t) is not None:
+        return False
+    w = S.pinned.get(t.untyped_storage()._cdata)
+    return w is not None and not _tags._expired(w)
+
+
+@handles(Tensor.register_hook)
+def _h_register_hook(func, args, kwargs):
+    t, hook = args[0], args[1]
+    d = dev_of(t)
+    if d is None:
+        return func(*args, **kwargs)
+
+    def tagged_hook(grad, _hook=hook, _d=d):
+        if grad is not None:
+            _tag(grad, _d)
+        return _hook(grad)
+
+    return func(t, tagged_hook)
+
+
+@handles(torch.autograd.grad)
+def _h_autograd_grad(func, args, kwargs):
+    inputs = args[1] if len(args) > 1 else kwargs.get("inputs")
+    out = func(*args, **kwargs)
+    ins = [inputs] if isinstance(inputs, Tensor) else list(inputs or [])
+    for i, g in zip(ins, out, strict=False):
+        if isinstance(g, Tensor) and isinstance(i, Tensor):
+            d = dev_of(i)
+            if d is not None:
+                _tag(g, d)
+    return out
+
+
+# RNNs: PyTorch checks input, hidden and parameter devices before running
+def _rnn_check(input_: Tensor, hx: Any, params: Any) -> None:
+    din = dev_of(input_) or _CPU
+    hs = [hx] if isinstance(hx, Tensor) else list(hx or [])
+    for h in hs:
+        dh = dev_of(h) or _CPU
+        if dh != din:
+            raise RuntimeError(
+                "Input and hidden tensors are not at the same device, found input tensor at "
+                f"{din} and hidden tensor at {dh}"
+            )
+    for p in params or []:
+        if isinstance(p, Tensor):
+            dp = dev_of(p) or _CPU
+            if dp != din:
+                raise RuntimeError(
+                    "Input and parameter tensors are not at the same device, found input tensor "
+                    f"at {din} and parameter tensor at {dp}"
+                )
+
+
+def _rnn_handler(func, args, kwargs):
+    # (input, hx, params, ...) or (data, batch_sizes, hx, params, ...)
+    if len(args) >= 4 and isinstance(args[1], Tensor) and not isinstance(args[2], Tensor) \
+            and isinstance(args[3], (list, tuple)) and args[1].dim() == 1 and args[1].dtype == torch.int64:
+        _rnn_check(args[0], args[2], args[3])
+    elif len(args) >= 3:
+        _rnn_check(args[0], args[1], args[2])
+    d = dev_of(args[0])
+    return _tag_out(func(*args, **kwargs), d)
+
+
+for _name in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
+    _f = getattr(torch._VF, _name, None)
+    if _f is not None:
+        HANDLERS[_f] = _rnn_handler
+    _f = getattr(torch, _name, None)
+    if _f is not None:
+        HANDLERS[_f] = _rnn_handler
+del _name, _f

@@ -1,0 +1,234 @@
+"""``torchferry.simulate``: enter and leave the simulated accelerator."""
+
+from __future__ import annotations
+
+import contextlib
+import importlib.abc
+import sys
+import threading
+from typing import Any
+
+import torch
+
+from torchferry.errors import FerryError
+from torchferry.sim import cuda_api, modes
+from torchferry.sim import tags as _tags
+
+KINDS = ("cuda", "mps", "xpu")
+
+_ORDINAL_CUDA = (
+    "CUDA error: invalid device ordinal\n"
+    "GPU device may be out of range, do you have enough GPUs?\n"
+    "CUDA kernel errors might be asynchronously reported at some other API call, so the "
+    "stacktrace below might be incorrect.\n"
+    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
+    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n"
+)
+
+
+class SimulationError(FerryError, RuntimeError):
+    """The simulation cannot start here (nested, or a real device of that kind exists)."""
+
+
+class _BlockTriton(importlib.abc.MetaPathFinder):
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname == "triton" or fullname.startswith("triton."):
+            raise ModuleNotFoundError(
+                "Triton kernels cannot run in the simulated GPU (torchferry.simulate computes on "
+                "the CPU); 'import triton' is refused inside the simulation",
+                name=fullname,
+            )
+        return None
+
+
+def _real_device_present(kind: str) -> bool:
+    if kind == "cuda":
+        return torch.cuda.is_available()
+    if kind == "mps":
+        return torch.backends.mps.is_available()
+    xpu = getattr(torch, "xpu", None)
+    return bool(xpu is not None and xpu.is_available())
+
+
+class simulate(contextlib.ContextDecorator):
+    """Run GPU code paths on this CPU-only machine with a simulated accelerator.
+
+    Inside the block ``torch.cuda.is_available()`` is True, tensors moved to
+    ``"cuda"`` report ``cuda:0`` and print as GPU tensors do, and every device
+    rule raises PyTorch's own error; the numbers are computed on the CPU.
+
+    >>> import torch, torchferry as tf
+    >>> with tf.simulate("cuda"):
+    ...     x = torch.ones(3).to("cuda")
+    ...     print(x + 1)
+    tensor([2., 2., 2.], device='cuda:0')
+
+    Also a decorator: ``@tf.simulate("cuda", count=2)``.
+    """
+
+    def __init__(self, kind: str = "cuda", count: int = 1) -> None:
+        if kind not in KINDS:
+            raise ValueError(f"simulate: kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        if isinstance(count, bool) or not isinstance(count, int) or count < 1:
+            raise ValueError(f"simulate: count must be a positive integer, not {count!r}")
+        if kind == "mps" and count != 1:
+            raise ValueError("simulate: a Mac has one MPS device; count must be 1 for 'mps'")
+        self.kind = kind
+        self.count = count
+        self._active = False
+
+    # state used by modes / cuda_api while active
+    def ordinal_error(self) -> Exception:
+        if self.kind == "cuda":
+            return torch.AcceleratorError(_ORDINAL_CUDA)
+        return RuntimeError(
+            f"{self.kind.upper()} error: invalid device ordinal (torchferry simulates "
+            f"{self.count} {self.kind} device{'s' if self.count > 1 else ''})"
+        )
+
+    def __repr__(self) -> str:
+        return f"simulate(kind={self.kind!r}, count={self.count})"
+
+    def __enter__(self) -> simulate:
+        if modes.S is not None:
+            raise SimulationError(
+                f"{self!r}: a simulation ({modes.S!r}) is already active; simulations cannot "
+                "be nested"
+            )
+        if _real_device_present(self.kind):
+            raise SimulationError(
+                f"{self!r}: this machine has a real {self.kind} device; run the code on it "
+                "instead of simulating one"
+            )
+        self.devices = [torch.device(self.kind, i) for i in range(self.count)]
+        self.current = 0
+        self.sync_mode = 0
+        self.quiet = False
+        self.pinned: dict[int, int] = {}
+        self.thread = threading.current_thread()
+        self._saved: list[tuple[Any, str, Any]] = []
+        self._patch(cuda_api.patches(self))
+        self._patch_more()
+        import torch.serialization as ser
+
+        self._registry_entry = (-1, self._tagger, self._deserializer)
+        ser._package_registry.insert(0, self._registry_entry)
+        self._finder = _BlockTriton()
+        sys.meta_path.insert(0, self._finder)
+        modes.S = self
+        self._mode = modes.SimMode()
+        self._mode.__enter__()
+        self._active = True
+        return self
+
+    def __exit__(self, *exc: Any) -> bool:
+        if not self._active:
+            return False
+        self._active = False
+        try:
+            self._mode.__exit__(None, None, None)
+        finally:
+            import torch.serialization as ser
+
+            with contextlib.suppress(ValueError):
+                ser._package_registry.remove(self._registry_entry)
+            with contextlib.suppress(ValueError):
+                sys.meta_path.remove(self._finder)
+            for mod, name, orig in reversed(self._saved):
+                if orig is _MISSING:
+                    with contextlib.suppress(AttributeError):
+                        delattr(mod, name)
+                else:
+                    setattr(mod, name, orig)
+            self._saved = []
+            for w in self.pinned.values():
+                _tags._free_weak_ref(w)
+            self.pinned = {}
+            _tags.clear()
+            modes.S = None
+        return False
+
+    # ------------------------------------------------------------- patching
+    def _patch(self, triples: list[tuple[Any, str, Any]]) -> None:
+        for mod, name, new in triples:
+            self._saved.append((mod, name, mod.__dict__.get(name, _MISSING)))
+            setattr(mod, name, new)
+
+    def _patch_more(self) -> None:
+        import torch.utils.data._utils.pin_memory as pm
+
+        orig_pin = pm.pin_memory
+        sim = self
+
+        def pin_memory(data: Any, device: Any = None) -> Any:
+            # the DataLoader's pin-memory thread does not inherit the function mode
+            if threading.current_thread() is sim.thread:
+                return orig_pin(data, device)
+            with modes.SimMode():
+                return orig_pin(data, device)
+
+        orig_compile = torch.compile
+
+        def compile(model: Any = None, *args: Any, backend: Any = "inductor", **kwargs: Any) -> Any:
+            if backend in ("eager",) or kwargs.get("disable"):
+                return orig_compile(model, *args, backend=backend, **kwargs)
+            raise modes.UnsupportedFeatureError(
+                f"torch.compile with the {backend!r} backend cannot run in the simulated GPU: it "
+                "would generate GPU (Triton) kernels, and torchferry.simulate computes on the "
+                "CPU; use backend='eager' to test the code path, and real hardware for the "
+                "compiled kernels"
+            )
+
+        self._patch([(pm, "pin_memory", pin_memory), (torch, "compile", compile)])
+
+    # --------------------------------------------------------- serialization
+    def _tagger(self, storage: Any) -> str | None:
+        d = _tags.storage_device(storage)
+        return None if d is None else str(d)
+
+    def _deserializer(self, obj: Any, location: str) -> Any:
+        if not location.startswith(self.kind):
+            return None
+        idx = self.current if location == self.kind else int(location.split(":", 1)[1])
+        if not 0 <= idx < self.count:
+            raise RuntimeError(
+                f"Attempting to deserialize object on {self.kind.upper()} device {idx} but "
+                f"torch.{self.kind}.device_count() is {self.count}. Please use torch.load with "
+                "map_location to map your storages to an existing device."
+            )
+        _tags.tag_storage(obj, self.devices[idx])
+        return obj
+
+
+_MISSING = object()
+
+
+def device_of(t: torch.Tensor) -> torch.device:
+    """The device ``t`` would be on: its simulated device if tagged, else its real one.
+
+    >>> import torch, torchferry as tf
+    >>> from torchferry.sim import device_of
+    >>> with tf.simulate("cuda"):
+    ...     x = torch.ones(2, device="cuda")
+    ...     str(device_of(x)), str(device_of(torch.ones(2)))
+    ('cuda:0', 'cpu')
+    """
+    d = modes.dev_of(t)
+    if d is not None:
+        return d
+    return torch._C.TensorBase.device.__get__(t)
+
+
+def created_at(t: torch.Tensor) -> tuple[str, int, str] | None:
+    """Where ``t``'s simulated-device storage was created or last moved: (path, line, function).
+
+    ``None`` for CPU tensors and when every frame was inside torch/torchferry.
+    """
+    try:
+        e = _tags.entry(t)
+    except (RuntimeError, NotImplementedError):
+        return None
+    if e is None or e[3] is None:
+        return None
+    code, line = e[3]
+    return (code.co_filename, line, code.co_name)
