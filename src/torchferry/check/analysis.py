@@ -808,7 +808,7 @@ class Model:
                 return f.but(whole=False)
             return None
         if how == "for":
-            return self._iter_item(b.value, b.path, b.ctx, depth)  # type: ignore[arg-type]
+            return self._iter_item(b.value, b.path, b.ctx, depth, b.stmt)  # type: ignore[arg-type]
         if how == "param":
             return self._param_fact(b)
         if how == "aug":
@@ -972,6 +972,9 @@ class Model:
     def _call_fact(self, node: ast.Call, ctx: Ctx, depth: int) -> Fact | None:
         func = node.func
         ft = type(func)
+        if tail(func) in ("tqdm", "iter") and node.args:  # ``pbar = tqdm(loader)``
+            f = self.fact(node.args[0], ctx, depth + 1)
+            return f if f is not None and f.kind == LOADER else None
         q = self.qualname(func)
         if q is not None:
             return self._qual_call_fact(q, node, ctx, depth)

@@ -9,10 +9,8 @@ ignored; a cache that cannot be written is skipped silently.
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
@@ -20,12 +18,17 @@ from torchferry.check.api import Edit, Fix
 
 __all__ = ["Cache", "content_hash", "settings_key"]
 
+try:  # the builtin module: hashlib would load OpenSSL first, slower to start
+    from _blake2 import blake2b as _blake2b
+except ImportError:  # pragma: no cover - other Python implementations
+    from hashlib import blake2b as _blake2b
+
 CACHE_DIR = ".ferry_cache"
 _FORMAT = 1
 
 
 def content_hash(data: bytes) -> str:
-    return hashlib.blake2b(data, digest_size=16).hexdigest()
+    return _blake2b(data, digest_size=16).hexdigest()
 
 
 def _code_fingerprint() -> str:
@@ -52,7 +55,7 @@ def settings_key(**settings: Any) -> str:
         sort_keys=True,
         default=str,
     )
-    return hashlib.blake2b(blob.encode(), digest_size=12).hexdigest()
+    return _blake2b(blob.encode(), digest_size=12).hexdigest()
 
 
 def fix_to_json(fix: Fix | None) -> Any:
@@ -106,6 +109,8 @@ class Cache:
             ignore = self.dir / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# Automatically created by ferry check.\n*\n")
+            import tempfile
+
             fd, tmp = tempfile.mkstemp(dir=self.dir, prefix=".tmp-", suffix=".json")
             try:
                 with os.fdopen(fd, "w", encoding="utf-8") as fh:

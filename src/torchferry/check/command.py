@@ -210,6 +210,9 @@ def run_check(args: argparse.Namespace) -> int:
                 enabled=enabled, ignore=sorted(ignore), per_file=cfg.per_file_ignores
             )
             cache = Cache(cfg.root, key)
+        import gc
+
+        gc.freeze()  # what startup created lives to the end: keep collections cheap
         outcomes = check_paths(files, opts, cache=cache, jobs=args.jobs)
         if cache is not None:
             cache.save()

@@ -13,9 +13,7 @@ printing live in the other modules of this package.  Nothing imports torch::
 from __future__ import annotations
 
 import ast
-import io
 import re
-import tokenize
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -217,6 +215,9 @@ def _run_rules(ctx: Context, rules: Sequence[ModuleType], noqa: bool) -> list[Fi
 
 def _comment_columns(source: str) -> dict[int, int] | None:
     """{line: column of the first comment's '#'} or None if tokenizing fails."""
+    import io
+    import tokenize
+
     cols: dict[int, int] = {}
     try:
         for tok in tokenize.generate_tokens(io.StringIO(source).readline):

@@ -10,12 +10,9 @@
 from __future__ import annotations
 
 import codecs
-import difflib
 import io
 import os
 import stat
-import tempfile
-import tokenize
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -146,6 +143,8 @@ def decode_source(data: bytes) -> tuple[str, str]:
     elif b"coding" not in data[:400]:
         encoding = "utf-8"
     else:
+        import tokenize
+
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         except SyntaxError as exc:
@@ -172,6 +171,8 @@ def decode_source(data: bytes) -> tuple[str, str]:
 def write_atomic(path: Path, data: bytes) -> None:
     """Replace ``path``'s content: a temporary file in the same directory, then ``os.replace``;
     the file's permission bits are kept and a symlink is followed, not replaced."""
+    import tempfile
+
     target = os.path.realpath(path)
     mode = stat.S_IMODE(os.stat(target).st_mode)
     directory = os.path.dirname(target)
@@ -192,6 +193,8 @@ def write_atomic(path: Path, data: bytes) -> None:
 
 
 def _unified(old: str, new: str, a: str, b: str) -> str:
+    import difflib
+
     return "".join(
         difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), a, b)
     )

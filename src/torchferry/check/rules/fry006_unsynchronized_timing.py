@@ -66,8 +66,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     by_scope: dict[int, list[Site]] = {}
     scopes: dict[int, Scope] = {}
-    for name in ("time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns",
-                 "monotonic_ns", "default_timer"):
+    names = {"time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns",
+             "monotonic_ns", "default_timer"}
+    names.update(alias for alias, q in m.imports.items() if q in _CLOCKS)
+    for name in sorted(names):
         for site in m.calls_by_tail.get(name, ()):
             if m.qualname(site.node.func) in _CLOCKS:  # type: ignore[attr-defined]
                 by_scope.setdefault(id(site.ctx.scope), []).append(site)
@@ -110,8 +112,9 @@ def _synced(m: Model, scope: Scope, lo: int, hi: int) -> bool:
         func = s.node.func  # type: ignore[attr-defined]
         if type(func) is ast.Attribute and func.attr in _SYNCS:
             return True
-        if type(func) is ast.Name and func.id in ("synchronize", "print"):
-            return func.id == "synchronize" or _prints_tensor(m, s)
+        if type(func) is ast.Name and (func.id == "synchronize" or (
+                func.id == "print" and _prints_tensor(m, s))):
+            return True
     return False
 
 

@@ -98,7 +98,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 if f is None or f.kind != "tensor" or f.cpu_new is None or id(f.cpu_new) not in targets:
                     continue
                 others = [b for b in meet[1] if b is not a]
-                partner = next((b for b in others if _dev(m.fact(b, meet[2]))), None)
+                partner = next((b for b in others if _is_param_name(b) or _dev(m.fact(b, meet[2]))), None)
                 if partner is not None and id(f.cpu_new) not in found:
                     found[id(f.cpu_new)] = (targets[id(f.cpu_new)], partner)
         for site, partner in sorted(found.values(), key=lambda x: x[0].pos):
@@ -114,10 +114,16 @@ def check(ctx: Context) -> Iterable[Finding]:
             yield ctx.finding(
                 CODE, call,
                 f"`{fname}(...)` without `device=` is built on the CPU but meets "
-                f"`{ctx.text(partner)[:40]}`, which may be on an accelerator; create it there: "
+                f"`{partner.id if type(partner) is ast.Name else ctx.text(partner)[:40]}`, which "
+                "may be on an accelerator; create it there: "
                 f"`device={shown}.device`",
                 fix,
             )
+
+
+def _is_param_name(node: ast.AST) -> bool:
+    return type(node) is ast.Name and node.col_offset == 0 and node.end_col_offset == len(node.id) \
+        and getattr(node, "_param", False)
 
 
 def _dev(f: Fact | None) -> bool:
@@ -158,8 +164,31 @@ def _meetings(m: Model, scope: Scope) -> Iterable[tuple[list[ast.AST], list[ast.
                 yield args, [func.value, *args], s.ctx
                 continue
         f = m.fact(func, s.ctx)
-        if f is not None and f.kind == MODULE and len(args) > 1:
-            yield args, args, s.ctx
+        if f is not None and f.kind == MODULE:
+            if len(args) > 1:
+                yield args, args, s.ctx
+            elif type(func) is ast.Attribute and type(func.value) is ast.Name and \
+                    func.value.id == scope.self_name and scope.cls is not None and scope.cls.is_module:
+                # a submodule of a module: its parameters live where the inputs do
+                yield args, [*args, *_tensor_params(m, scope)], s.ctx
+
+
+def _tensor_params(m: Model, scope: Scope) -> list[ast.AST]:
+    out: list[ast.AST] = []
+    fn = scope.node
+    for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:  # type: ignore[attr-defined]
+        if a.arg == scope.self_name:
+            continue
+        lst = scope.binds.get(a.arg)
+        if lst and lst[0][1].how == "param":
+            f = m.binding_fact(lst[0][1])
+            if f is not None and f.tensorlike:
+                name = ast.Name(a.arg, ast.Load(), lineno=fn.lineno, col_offset=0,
+                                end_lineno=fn.lineno, end_col_offset=len(a.arg))
+                name._param = True  # type: ignore[attr-defined]
+                out.append(name)
+                break
+    return out
 
 
 __all__ = ["check", "pos"]
