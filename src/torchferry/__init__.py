@@ -36,6 +36,7 @@ _LAZY: dict[str, str] = {
     "save": "torchferry.checkpoint",
     "measure": "torchferry.timing",
     "DeviceLoader": "torchferry.loader",
+    "simulate": "torchferry.sim.session",
 }
 
 __all__ = [
@@ -71,4 +72,5 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from torchferry.move import pyvalue as pyvalue
     from torchferry.move import to as to
     from torchferry.move import tree_map as tree_map
+    from torchferry.sim.session import simulate as simulate
     from torchferry.timing import measure as measure

@@ -23,7 +23,11 @@ from torchferry._version import __version__
 from torchferry.errors import FerryError, UsageError
 
 # Subcommand modules, in the order ``ferry --help`` lists them.
-COMMAND_MODULES: tuple[str, ...] = ("torchferry.bench.command", "torchferry.check.command")
+COMMAND_MODULES: tuple[str, ...] = (
+    "torchferry.bench.command",
+    "torchferry.check.command",
+    "torchferry.sim.command",
+)
 
 
 class Parser(argparse.ArgumentParser):

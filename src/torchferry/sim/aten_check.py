@@ -45,7 +45,11 @@ def _yaml_info() -> dict[str, tuple[bool, bool, bool]]:
         import torchgen
 
         path = os.path.join(
-            os.path.dirname(torchgen.__file__), "packaged", "ATen", "native", "native_functions.yaml"
+            os.path.dirname(torchgen.__file__),
+            "packaged",
+            "ATen",
+            "native",
+            "native_functions.yaml",
         )
         with open(path, encoding="utf-8") as fh:
             text = fh.read()
@@ -153,7 +157,7 @@ def check_op(func: Any, args: tuple, kwargs: dict) -> torch.device:
         return first
     if name in ("index", "_unsafe_index"):
         self_dev = first
-        for (argname, t, _), d in zip(targs, devs, strict=False):
+        for (argname, _t, _), d in zip(targs, devs, strict=False):
             if argname == "indices" and d.type != "cpu" and d != self_dev:
                 raise RuntimeError(
                     "indices should be either on cpu or on the same device as the indexed "
@@ -193,11 +197,16 @@ def check_op(func: Any, args: tuple, kwargs: dict) -> torch.device:
     named = {n: d for (n, _t, _w), d in zip(targs, devs, strict=False)}
     if name == "mv" and named.get("self") != named.get("vec"):
         # CUDA mv allocates its result like vec, then runs addmv_(result, mat, vec)
-        raise codegen_error("mat", named["self"], named["vec"],
-                            f"wrapper_{_backend(_accel(devs))}_addmv_")
+        raise codegen_error(
+            "mat", named["self"], named["vec"], f"wrapper_{_backend(_accel(devs))}_addmv_"
+        )
     if name == "embedding" and named.get("weight") != named.get("indices"):
-        raise codegen_error("index", named["indices"], named["weight"],
-                            f"wrapper_{_backend(_accel(devs))}__index_select")
+        raise codegen_error(
+            "index",
+            named["indices"],
+            named["weight"],
+            f"wrapper_{_backend(_accel(devs))}__index_select",
+        )
     if name == "stack":
         name, overload = "cat", ""
     info = _yaml_info().get(f"{name}.{overload}" if overload else name)
@@ -237,7 +246,11 @@ class AtenDeviceChecker(TorchDispatchMode):
 
     def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
         kwargs = kwargs or {}
-        dev = check_op(func, args, kwargs)
+        try:
+            dev = check_op(func, args, kwargs)
+        except Exception as exc:
+            exc._ferry_device_check = True  # type: ignore[attr-defined]
+            raise
         out = func(*args, **kwargs)
         if dev.type != "cpu":
             _tag_outputs(out, dev)

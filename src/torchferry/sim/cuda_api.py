@@ -415,7 +415,8 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         "reset_peak_memory_stats": reset_peak_memory_stats,
         "get_memory_info": mem_get_info,
         "get_device_capability": lambda device=None, /: {
-            "major": SIM_CAPABILITY[0], "minor": SIM_CAPABILITY[1]
+            "major": SIM_CAPABILITY[0],
+            "minor": SIM_CAPABILITY[1],
         },
     }
     for name, fn in acc.items():

@@ -86,13 +86,19 @@ def transfer(op: str, src: torch.device, dst: torch.device, nbytes: int, blockin
             raise RuntimeError("called a synchronizing CUDA operation")
         warnings.warn("called a synchronizing CUDA operation", UserWarning, stacklevel=3)
     if _LISTENERS:
-        direction = "d2d" if src.type != "cpu" and dst.type != "cpu" else (
-            "h2d" if src.type == "cpu" else "d2h"
+        direction = (
+            "d2d"
+            if src.type != "cpu" and dst.type != "cpu"
+            else ("h2d" if src.type == "cpu" else "d2h")
         )
         _events.emit(
             _events.SimEvent(
-                "transfer", op, str(dst if dst.type != "cpu" else src), direction=direction,
-                nbytes=nbytes, site=_site_tuple(),
+                "transfer",
+                op,
+                str(dst if dst.type != "cpu" else src),
+                direction=direction,
+                nbytes=nbytes,
+                site=_site_tuple(),
             )
         )
 
@@ -168,8 +174,14 @@ def _generic_call(func: Any, args: tuple, kwargs: dict) -> Any:
     if type(func) in _OP_TYPES:
         _custom_op_check(func)
     if cpu_seen or mixed:
-        with AtenDeviceChecker():
-            return func(*args, **kwargs)
+        try:
+            with AtenDeviceChecker():
+                return func(*args, **kwargs)
+        except Exception as exc:
+            if getattr(exc, "_ferry_device_check", False):
+                # as on a GPU: the error comes from the user's call, not our internals
+                raise exc.with_traceback(None) from None
+            raise
     out = func(*args, **kwargs)
     if isinstance(out, Tensor):
         if common.type == "mps" and out.dtype is torch.float64:
@@ -191,8 +203,10 @@ def _custom_op_check(func: Any) -> None:
     if isinstance(func, torch._ops.OpOverloadPacket):
         name = func._qualified_op_name
     else:
-        name = func._name if not func._overloadname or func._overloadname == "default" else (
-            f"{func._name}.{func._overloadname}"
+        name = (
+            func._name
+            if not func._overloadname or func._overloadname == "default"
+            else (f"{func._name}.{func._overloadname}")
         )
     if name.startswith(("aten::", "prims::")):
         return
@@ -264,14 +278,17 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
     e = _TAGS.get(key)
     if e is not None and e[1] is dev:
         return out  # as_tensor(x, device=x.device) returns x itself
-    shares = e is not None or (dev is not None and func in _MAY_SHARE) or any(
-        isinstance(a, Tensor) and a.untyped_storage()._cdata == key for a in args
+    shares = (
+        e is not None
+        or (dev is not None and func in _MAY_SHARE)
+        or any(isinstance(a, Tensor) and a.untyped_storage()._cdata == key for a in args)
     )
     if shares:
         out = out.clone()
     if dev is not None and func in _COPIES_IN:
-        transfer(getattr(func, "__name__", "tensor"), _CPU, dev, out.untyped_storage().nbytes(),
-                 False)
+        transfer(
+            getattr(func, "__name__", "tensor"), _CPU, dev, out.untyped_storage().nbytes(), False
+        )
     return _tag_out(out, dev)
 
 
@@ -564,9 +581,7 @@ def _h_pin(func, args, kwargs):
     t = args[0]
     d = dev_of(t)
     if d is not None:
-        raise RuntimeError(
-            f"cannot pin '{type_name(t, d)}' only dense CPU tensors can be pinned"
-        )
+        raise RuntimeError(f"cannot pin '{type_name(t, d)}' only dense CPU tensors can be pinned")
     out = t.clone()
     S.pinned[out.untyped_storage()._cdata] = out.untyped_storage()._weak_ref()
     return out
@@ -632,8 +647,14 @@ def _rnn_check(input_: Tensor, hx: Any, params: Any) -> None:
 
 def _rnn_handler(func, args, kwargs):
     # (input, hx, params, ...) or (data, batch_sizes, hx, params, ...)
-    if len(args) >= 4 and isinstance(args[1], Tensor) and not isinstance(args[2], Tensor) \
-            and isinstance(args[3], (list, tuple)) and args[1].dim() == 1 and args[1].dtype == torch.int64:
+    if (
+        len(args) >= 4
+        and isinstance(args[1], Tensor)
+        and not isinstance(args[2], Tensor)
+        and isinstance(args[3], (list, tuple))
+        and args[1].dim() == 1
+        and args[1].dtype == torch.int64
+    ):
         _rnn_check(args[0], args[2], args[3])
     elif len(args) >= 3:
         _rnn_check(args[0], args[1], args[2])

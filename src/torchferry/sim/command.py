@@ -1,0 +1,79 @@
+"""``ferry run``: run a script or module as python would, optionally on a simulated GPU.
+
+Does not import torch at import time.
+"""
+
+from __future__ import annotations
+
+import argparse
+from typing import Any
+
+from torchferry.errors import UsageError
+
+
+def _count(text: str) -> int:
+    try:
+        n = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {text!r}") from None
+    if n < 1:
+        raise argparse.ArgumentTypeError(f"must be at least 1, not {n}")
+    return n
+
+
+def register(sub: Any) -> None:
+    p = sub.add_parser(
+        "run",
+        help="run a script like python does, optionally on a simulated GPU",
+        description=(
+            "Run SCRIPT (or -m MODULE) as 'python SCRIPT ARGS' would: __name__ is '__main__', "
+            "sys.argv is [SCRIPT, *ARGS], the script's directory is first on sys.path. With "
+            "--simulate KIND it runs on a simulated accelerator: torch.cuda.is_available() is "
+            "True, tensors report and print their GPU device, and device mistakes raise "
+            "PyTorch's own errors; the numbers are computed on the CPU. Exit status: the "
+            "script's (1 after an uncaught exception); 2 for a missing script or a bad option."
+        ),
+    )
+    p.add_argument(
+        "--simulate",
+        choices=("cuda", "mps", "xpu"),
+        metavar="KIND",
+        help="simulate an accelerator of this kind: cuda, mps or xpu",
+    )
+    p.add_argument(
+        "--device-count",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="number of simulated devices (default 1; needs --simulate)",
+    )
+    p.add_argument(
+        "-m",
+        dest="module",
+        nargs=argparse.REMAINDER,
+        metavar="MODULE [ARGS]",
+        help="run a module, as python -m does (everything after it goes to the module)",
+    )
+    p.add_argument("target", nargs="?", metavar="SCRIPT", help="the script to run")
+    p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    p.set_defaults(handler=_run)
+
+
+def _run(args: argparse.Namespace) -> int:
+    from torchferry.sim.runner import run_path
+
+    if args.device_count is not None and args.simulate is None:
+        raise UsageError("--device-count needs --simulate KIND")
+    if args.module is not None:
+        if args.target is not None:
+            raise UsageError("give either SCRIPT or -m MODULE, not both")
+        if not args.module:
+            raise UsageError("-m needs a MODULE name")
+        target, module, argv = args.module[0], True, list(args.module[1:])
+    else:
+        if args.target is None:
+            raise UsageError("give a SCRIPT to run, or -m MODULE")
+        target, module, argv = args.target, False, list(args.args)
+    return run_path(
+        target, argv, module=module, simulate=args.simulate, count=args.device_count or 1
+    )

@@ -1,0 +1,95 @@
+"""pytest plugin: ``pytest --ferry-simulate cuda [--ferry-device-count 2]`` and ``simulated_gpu``.
+
+Registered through the ``pytest11`` entry point.  Importing it imports neither
+torch nor the simulation; nothing is patched unless ``--ferry-simulate`` is
+given or a test uses the ``simulated_gpu`` fixture.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+import pytest
+
+_KINDS = ("cuda", "mps", "xpu")
+_SESSION_KEY = "_torchferry_simulation"
+
+
+def pytest_addoption(parser: Any) -> None:
+    group = parser.getgroup("torchferry", "torchferry simulated GPU")
+    group.addoption(
+        "--ferry-simulate",
+        action="store",
+        choices=_KINDS,
+        default=None,
+        metavar="KIND",
+        help="run the whole test session on a simulated accelerator (cuda, mps or xpu)",
+    )
+    group.addoption(
+        "--ferry-device-count",
+        action="store",
+        type=int,
+        default=None,
+        metavar="N",
+        help="number of simulated devices for --ferry-simulate (default 1)",
+    )
+
+
+def pytest_configure(config: Any) -> None:
+    config.addinivalue_line(
+        "markers",
+        "ferry_simulate(kind='cuda', count=1): the simulated_gpu fixture's kind and device count",
+    )
+    kind = config.getoption("--ferry-simulate", default=None)
+    count = config.getoption("--ferry-device-count", default=None)
+    if count is not None and kind is None:
+        raise pytest.UsageError("--ferry-device-count needs --ferry-simulate KIND")
+    if count is not None and count < 1:
+        raise pytest.UsageError(f"--ferry-device-count must be at least 1, not {count}")
+    if kind is None:
+        return
+    from torchferry.sim.session import simulate
+
+    sim = simulate(kind, count or 1)
+    try:
+        sim.__enter__()
+    except Exception as exc:  # a real device present, or already simulating
+        raise pytest.UsageError(f"--ferry-simulate {kind}: {exc}") from None
+    setattr(config, _SESSION_KEY, sim)
+
+
+def pytest_report_header(config: Any) -> str | None:
+    sim = getattr(config, _SESSION_KEY, None)
+    if sim is None:
+        return None
+    return f"torchferry: simulated {sim.kind} x{sim.count} (computed on the CPU)"
+
+
+def pytest_unconfigure(config: Any) -> None:
+    sim = getattr(config, _SESSION_KEY, None)
+    if sim is not None:
+        sim.__exit__(None, None, None)
+        delattr(config, _SESSION_KEY)
+
+
+@pytest.fixture
+def simulated_gpu(request: Any) -> Iterator[Any]:
+    """A simulated accelerator for one test (``@pytest.mark.ferry_simulate("mps")`` to pick).
+
+    Yields the active :class:`torchferry.simulate` object; under
+    ``--ferry-simulate`` that is the session's simulation.
+    """
+    session_sim = getattr(request.config, _SESSION_KEY, None)
+    if session_sim is not None:
+        yield session_sim
+        return
+    from torchferry.sim.session import simulate
+
+    marker = request.node.get_closest_marker("ferry_simulate")
+    kind, count = "cuda", 1
+    if marker is not None:
+        kind = marker.kwargs.get("kind", marker.args[0] if marker.args else "cuda")
+        count = marker.kwargs.get("count", marker.args[1] if len(marker.args) > 1 else 1)
+    with simulate(kind, count) as sim:
+        yield sim
