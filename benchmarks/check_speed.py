@@ -1,0 +1,171 @@
+"""How fast is ``ferry check`` on a large real PyTorch code base, next to TorchFix?
+
+Downloads timm's source from the package index (``pip download --no-deps timm``)
+into ``.corpus/`` (gitignored) unless it is already there, unzips it, and then, in
+one run and on the same files, times as subprocesses (wall clock):
+
+* ``ferry check`` with all rules and a cold cache (``.ferry_cache`` deleted first),
+* ``ferry check`` again with the warm cache,
+* ``ferry check --no-cache --jobs 1`` (one process, for reference),
+* ``torchfix --select ALL`` (TorchFix checks with libcst; it takes over a minute here).
+
+Each timing is the median of ``--runs`` runs (TorchFix: ``--torchfix-runs``).  It prints
+a table with the ratios, then the findings per rule and the list of findings.
+
+    python benchmarks/check_speed.py                    # everything (about 2-3 minutes)
+    python benchmarks/check_speed.py --torchfix-runs 0  # ferry only
+
+The subprocesses run without PYTHONDONTWRITEBYTECODE, as Python normally runs (one
+untimed warm-up run of each tool writes the bytecode caches first).  A corpus
+``pyproject.toml`` with an empty ``[tool.torchferry]`` table makes the corpus its own
+project, so no configuration from a surrounding checkout applies.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import platform
+import shutil
+import statistics
+import subprocess
+import sys
+import time
+import zipfile
+from collections import Counter
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+CORPUS = REPO / ".corpus"
+BIN = Path(sys.executable).parent
+
+
+def fetch_timm() -> Path:
+    """The unzipped timm wheel (downloaded once)."""
+    CORPUS.mkdir(exist_ok=True)
+    wheels = sorted(CORPUS.glob("timm-*.whl"))
+    if not wheels:
+        subprocess.run(
+            [sys.executable, "-m", "pip", "download", "-q", "--no-deps", "timm", "-d", str(CORPUS)],
+            check=True,
+        )
+        wheels = sorted(CORPUS.glob("timm-*.whl"))
+    wheel = wheels[-1]
+    dest = CORPUS / wheel.name.removesuffix(".whl")
+    if not (dest / "timm").is_dir():
+        with zipfile.ZipFile(wheel) as zf:
+            zf.extractall(dest)
+    (dest / "pyproject.toml").write_text("# the benchmark's corpus root\n[tool.torchferry]\n")
+    return dest
+
+
+def lines_of(root: Path) -> tuple[int, int]:
+    files = sorted((root / "timm").rglob("*.py"))
+    return len(files), sum(p.read_bytes().count(b"\n") for p in files)
+
+
+def env() -> dict[str, str]:
+    e = dict(os.environ)
+    e.pop("PYTHONDONTWRITEBYTECODE", None)
+    e["NO_COLOR"] = "1"
+    return e
+
+
+def timed(cmd: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+    t0 = time.perf_counter()
+    proc = subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, text=True)
+    return time.perf_counter() - t0, proc
+
+
+def median_of(
+    cmd: list[str], cwd: Path, runs: int, before=None
+) -> tuple[list[float], subprocess.CompletedProcess[str]]:
+    times = []
+    proc = None
+    for _ in range(runs):
+        if before:
+            before()
+        t, proc = timed(cmd, cwd)
+        if proc.returncode not in (0, 1):
+            raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
+        times.append(t)
+    assert proc is not None
+    return times, proc
+
+
+def main() -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("--runs", type=int, default=5, help="runs of each ferry timing (median)")
+    ap.add_argument("--torchfix-runs", type=int, default=1, help="runs of torchfix (0: skip)")
+    ap.add_argument("--no-list", action="store_true", help="do not list the findings")
+    args = ap.parse_args()
+
+    root = fetch_timm()
+    nfiles, nlines = lines_of(root)
+    ferry = str(BIN / "ferry")
+    target = "timm"
+    cache = root / ".ferry_cache"
+
+    def clear_cache() -> None:
+        shutil.rmtree(cache, ignore_errors=True)
+
+    print(f"# ferry check speed on {root.name}: {nfiles} files, {nlines:,} lines")
+    print(
+        f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {platform.python_version()}, "
+        f"{os.cpu_count()} CPUs, load average before: {os.getloadavg()[0]:.2f}"
+    )
+    # warm-up (untimed): bytecode caches of ferry, and of torchfix when it runs
+    timed([ferry, "check", "--no-cache", "--exit-zero", target], root)
+
+    rows = []
+    cold, proc = median_of(
+        [ferry, "check", "--format", "json", target], root, args.runs, before=clear_cache
+    )
+    findings = json.loads(proc.stdout)
+    rows.append(("ferry check, cold cache (cache deleted)", cold))
+    warm, proc_warm = median_of([ferry, "check", "--format", "json", target], root, args.runs)
+    assert json.loads(proc_warm.stdout) == findings, "the warm run disagrees with the cold one"
+    rows.append(("ferry check, warm cache", warm))
+    one, _ = median_of(
+        [ferry, "check", "--no-cache", "--jobs", "1", "--format", "json", target], root, args.runs
+    )
+    rows.append(("ferry check --no-cache --jobs 1", one))
+    tf_count = None
+    if args.torchfix_runs:
+        torchfix = str(BIN / "torchfix")
+        tf, tf_proc = median_of([torchfix, "--select", "ALL", target], root, args.torchfix_runs)
+        rows.append(("torchfix --select ALL", tf))
+        tf_count = sum(
+            1 for line in tf_proc.stdout.splitlines() if ": TOR" in line and line.count(":") >= 3
+        )
+    ref = statistics.median(rows[-1][1]) if args.torchfix_runs else None
+
+    print()
+    print("| command | runs | median wall (s) | min (s) | TorchFix / this |")
+    print("|---|---|---|---|---|")
+    for name, times in rows:
+        med = statistics.median(times)
+        ratio = f"{ref / med:.0f}x" if ref else "-"
+        print(f"| `{name}` | {len(times)} | {med:.3f} | {min(times):.3f} | {ratio} |")
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
+
+    counts = Counter(f["code"] for f in findings)
+    print(f"\nferry check findings on {root.name}: {len(findings)}")
+    for code, n in sorted(counts.items()):
+        name = next(f["name"] for f in findings if f["code"] == code)
+        print(f"  {code} {name}: {n}")
+    if tf_count is not None:
+        print(f"torchfix --select ALL findings: {tf_count}")
+    if not args.no_list:
+        print()
+        for f in findings:
+            fix = (
+                "" if f["fix"] is None else (" [safe fix]" if f["fix"]["safe"] else " [unsafe fix]")
+            )
+            print(f"{f['path']}:{f['line']}:{f['column']}: {f['code']}{fix} {f['message']}")
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
