@@ -549,3 +549,13 @@ def test_force_exclude_applies_to_named_files(proj, capsys):
     assert {i["path"] for i in json.loads(out)} == {"b.py"}
     rc, out, err = run(capsys, "--force-exclude", "legacy/a.py")
     assert rc == 0 and "no Python files found" in err
+
+
+def test_summary_plurals(proj, capsys):
+    (proj / "a.py").write_text('import torch\nx.to(d)\ny.to(d)\na = "cuda"\nb = "cuda"\n')
+    out = run(capsys)[1]
+    assert out.splitlines()[-2:] == [
+        "Found 4 findings.",
+        "[*] 2 fixable with the `--fix` option "
+        "(2 hidden fixes can be enabled with the `--unsafe-fixes` option).",
+    ]

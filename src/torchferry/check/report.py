@@ -80,7 +80,9 @@ def text_report(
 
 
 def _plural(n: int, word: str) -> str:
-    return f"{n} {word}{'' if n == 1 else 's'}"
+    if n == 1:
+        return f"{n} {word}"
+    return f"{n} {word}{'es' if word.endswith(('x', 's')) else 's'}"
 
 
 def summary(
