@@ -1,0 +1,115 @@
+"""Overhead of the simulated GPU: training steps plain on the CPU vs inside torchferry.simulate.
+
+Run by hand: ``python benchmarks/sim_overhead.py [--steps N] [--rounds R] [--threads T]``.
+
+For each model it times full training steps (zero_grad, forward, loss,
+backward, optimizer step) in alternating rounds, plain and simulated, in one
+process, and prints the median time per step and the ratio.  The optimizer
+is SGD with momentum and ``foreach=False`` in both runs, so both execute the
+same kernels (a simulated CUDA device would otherwise make PyTorch pick its
+foreach path, which a CPU run does not); ``--default-optimizer`` times
+PyTorch's default choice instead.
+
+Targets (issue 3): (a) and (b) at most 1.3x, (c) at most 3x.
+"""
+
+from __future__ import annotations
+
+import argparse
+import platform
+import statistics
+import time
+from collections.abc import Callable
+
+import torch
+from torch import nn
+
+import torchferry as tf
+
+
+def _mlp() -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
+    m = nn.Sequential(
+        nn.Linear(784, 512), nn.ReLU(), nn.Linear(512, 512), nn.ReLU(), nn.Linear(512, 10)
+    )
+    return m, torch.randn(64, 784), torch.randint(0, 10, (64,))
+
+
+def _cnn() -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
+    m = nn.Sequential(
+        nn.Conv2d(3, 16, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Conv2d(16, 32, 3, padding=1), nn.ReLU(), nn.MaxPool2d(2),
+        nn.Flatten(), nn.Linear(32 * 8 * 8, 10),
+    )  # fmt: skip
+    return m, torch.randn(64, 3, 32, 32), torch.randint(0, 10, (64,))
+
+
+def _tiny() -> tuple[nn.Module, torch.Tensor, torch.Tensor]:
+    layers: list[nn.Module] = []
+    for _ in range(8):
+        layers += [nn.Linear(64, 64), nn.ReLU()]
+    return nn.Sequential(*layers), torch.randn(8, 64), torch.randint(0, 64, (8,))
+
+
+CASES: list[tuple[str, Callable[[], tuple[nn.Module, torch.Tensor, torch.Tensor]], float]] = [
+    ("(a) MLP 784-512-512-10, batch 64", _mlp, 1.3),
+    ("(b) CNN 3x32x32, batch 64", _cnn, 1.3),
+    ("(c) 8 x Linear(64,64), batch 8", _tiny, 3.0),
+]
+
+
+def _time_steps(build, device: str, steps: int, foreach: bool | None) -> float:
+    torch.manual_seed(0)
+    model, x, y = build()
+    model.to(device)
+    x, y = x.to(device), y.to(device)
+    opt = torch.optim.SGD(model.parameters(), lr=0.01, momentum=0.9, foreach=foreach)
+    loss_fn = nn.CrossEntropyLoss()
+
+    def step() -> None:
+        opt.zero_grad()
+        loss = loss_fn(model(x), y)
+        loss.backward()
+        opt.step()
+
+    for _ in range(3):
+        step()
+    t0 = time.perf_counter()
+    for _ in range(steps):
+        step()
+    return (time.perf_counter() - t0) / steps
+
+
+def main() -> None:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--steps", type=int, default=0, help="steps per round (default: per model)")
+    ap.add_argument("--rounds", type=int, default=5, help="alternating rounds (default 5)")
+    ap.add_argument("--threads", type=int, default=1, help="torch threads (default 1)")
+    ap.add_argument(
+        "--default-optimizer",
+        action="store_true",
+        help="let PyTorch pick foreach/for-loop SGD (differs between cpu and cuda)",
+    )
+    args = ap.parse_args()
+    torch.set_num_threads(args.threads)
+    foreach = None if args.default_optimizer else False
+    print(
+        f"torch {torch.__version__}, {platform.python_implementation()} "
+        f"{platform.python_version()}, {args.threads} thread(s), {args.rounds} rounds, "
+        f"SGD foreach={foreach}"
+    )
+    print("| model | plain CPU ms/step | simulated cuda ms/step | ratio | target |")
+    print("|---|---|---|---|---|")
+    for name, build, target in CASES:
+        steps = args.steps or {"(a)": 60, "(b)": 10, "(c)": 300}[name[:3]]
+        plain, sim = [], []
+        for _ in range(args.rounds):
+            plain.append(_time_steps(build, "cpu", steps, foreach))
+            with tf.simulate("cuda"):
+                sim.append(_time_steps(build, "cuda", steps, foreach))
+        p, s = statistics.median(plain), statistics.median(sim)
+        ok = "ok" if s / p <= target else "MISSED"
+        print(f"| {name} | {p * 1e3:.3f} | {s * 1e3:.3f} | {s / p:.2f}x | <= {target}x {ok} |")
+
+
+if __name__ == "__main__":
+    main()

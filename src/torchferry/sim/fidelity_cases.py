@@ -1,0 +1,951 @@
+"""The fidelity case table: snippets and what real PyTorch on a real GPU does with them.
+
+ONE table, used by the test suite (``tests/sim/test_fidelity.py``, each case run
+inside ``torchferry.simulate("cuda")`` on the CPU) and by
+``benchmarks/gpu/fidelity.py`` (each case run on a real CUDA GPU, printing any
+case whose real outcome differs from the one recorded here).
+
+Where the expected outcomes came from (``Case.source``):
+
+* ``H200``: run on an NVIDIA H200 with torch 2.11.0+cu130, Python 3.12, on
+  2026-11-30 (a probe script whose snippets are exactly these); every message
+  there also matches the strings in torch 2.13's ``libtorch_cpu.so`` and
+  ``torch/serialization.py`` where the research notes (shared/research/
+  simulating-a-gpu.md, section 5) list them.
+* ``lesson``: the lesson in shared/seeds ("Moving tensors between CPU and GPU").
+* ``rule``: not runnable on a one-GPU machine; derived from the TensorIterator
+  rule in aten/src/ATen/TensorIterator.cpp (common device = first non-CPU
+  operand) as quoted in the research notes.
+
+This module imports torch and numpy only: it runs on machines without torchferry's
+simulation (the real-GPU check).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import copy
+import io
+import warnings
+from dataclasses import dataclass, field
+
+import numpy as np
+import torch
+import torch.nn as nn
+import torch.nn.functional as F
+
+__all__ = ["Case", "Outcome", "CASES", "run_case", "mismatch"]
+
+
+@dataclass(frozen=True)
+class Case:
+    """One snippet and its real-GPU outcome: printed ``out``, or ``exc`` = (type name, message)."""
+
+    name: str
+    code: str
+    out: str | None = None
+    exc: tuple[str, str] | None = None
+    warns: str | None = None
+    source: str = "H200"
+    devices: int = 1
+    tags: tuple[str, ...] = field(default_factory=tuple)
+
+
+@dataclass
+class Outcome:
+    out: str
+    exc: tuple[str, str] | None
+    warnings: list[str]
+
+
+def run_case(case: Case) -> Outcome:
+    """Execute ``case.code`` (with torch, nn, F, np, io, copy in scope); capture what happened."""
+    g = {"torch": torch, "nn": nn, "F": F, "np": np, "io": io, "copy": copy}
+    buf = io.StringIO()
+    exc: tuple[str, str] | None = None
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        try:
+            with contextlib.redirect_stdout(buf):
+                exec(compile(case.code, f"<fidelity {case.name}>", "exec"), g)
+        except Exception as e:  # noqa: BLE001 - the outcome under test
+            exc = (type(e).__name__, str(e))
+        finally:
+            if torch.cuda.is_available():
+                torch.cuda.set_sync_debug_mode(0)
+    return Outcome(buf.getvalue(), exc, [str(w.message) for w in caught])
+
+
+def mismatch(case: Case, got: Outcome) -> str | None:
+    """None when ``got`` is what the table expects, else a one-paragraph description."""
+    problems = []
+    if case.exc is not None:
+        if got.exc != case.exc:
+            problems.append(
+                f"expected {case.exc[0]}: {case.exc[1]!r}, got "
+                + (f"{got.exc[0]}: {got.exc[1]!r}" if got.exc else "no exception")
+            )
+    elif got.exc is not None:
+        problems.append(f"expected no exception, got {got.exc[0]}: {got.exc[1]!r}")
+    if case.out is not None and got.out != case.out:
+        problems.append(f"expected output {case.out!r}, got {got.out!r}")
+    if case.exc is not None and case.out is None and got.out:
+        problems.append(f"expected no output, got {got.out!r}")
+    if case.warns is not None and not any(w.startswith(case.warns) for w in got.warnings):
+        problems.append(f"expected a warning starting {case.warns!r}, got {got.warnings!r}")
+    return "; ".join(problems) or None
+
+
+CASES: list[Case] = [
+    Case(
+        "add_cpu_cuda",
+        "a=torch.ones(3); b=torch.ones(3,device='cuda'); print(a+b)",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "add_cuda_cpu",
+        "a=torch.ones(3); b=torch.ones(3,device='cuda'); print(b+a)",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "add_cpu0dim",
+        "print(torch.ones(3,device='cuda')+torch.tensor(1.))",
+        out="tensor([2., 2., 2.], device='cuda:0')\n",
+    ),
+    Case(
+        "add_cuda0dim_cpu",
+        "print(torch.ones(3)+torch.tensor(1.,device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "iadd_cpu_cuda",
+        "a=torch.ones(3); a.add_(torch.ones(3,device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "iadd_cuda_cpu",
+        "a=torch.ones(3,device='cuda'); a.add_(torch.ones(3))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "add_out",
+        "c=torch.empty(3); torch.add(torch.ones(3,device='cuda'), torch.ones(3,device='cuda'), out=c)",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "mul_scalar_cpu2",
+        "print(torch.ones(3,device='cuda')*torch.ones(1))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "eq",
+        "print(torch.tensor([1,2],device='cuda')==torch.tensor([1,2]))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "ordinal_factory",
+        "torch.ones(3, device='cuda:5')",
+        exc=(
+            "AcceleratorError",
+            "CUDA error: invalid device ordinal\nGPU device may be out of range, do you have enough GPUs?\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
+        ),
+    ),
+    Case(
+        "ordinal_to",
+        "torch.ones(3).to('cuda:5')",
+        exc=(
+            "AcceleratorError",
+            "CUDA error: invalid device ordinal\nGPU device may be out of range, do you have enough GPUs?\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
+        ),
+    ),
+    Case(
+        "ordinal_cuda",
+        "torch.ones(3).cuda(5)",
+        exc=(
+            "AcceleratorError",
+            "CUDA error: invalid device ordinal\nGPU device may be out of range, do you have enough GPUs?\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
+        ),
+    ),
+    Case(
+        "ordinal_set_device",
+        "torch.cuda.set_device(5)",
+        exc=(
+            "AcceleratorError",
+            "CUDA error: invalid device ordinal\nGPU device may be out of range, do you have enough GPUs?\nCUDA kernel errors might be asynchronously reported at some other API call, so the stacktrace below might be incorrect.\nFor debugging consider passing CUDA_LAUNCH_BLOCKING=1\nCompile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n",
+        ),
+    ),
+    Case(
+        "ordinal_props",
+        "torch.cuda.get_device_properties(5)",
+        exc=("AssertionError", "Invalid device id"),
+    ),
+    Case(
+        "linear2d_xcpu",
+        "m=nn.Linear(4,2).cuda(); m(torch.ones(5,4))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)",
+        ),
+    ),
+    Case(
+        "linear2d_xcpu_nobias",
+        "m=nn.Linear(4,2,bias=False).cuda(); m(torch.ones(5,4))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat2 is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA_mm)",
+        ),
+    ),
+    Case(
+        "linear3d_xcpu",
+        "m=nn.Linear(4,2).cuda(); m(torch.ones(2,5,4))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)",
+        ),
+    ),
+    Case(
+        "linear1d_xcpu",
+        "m=nn.Linear(4,2).cuda(); m(torch.ones(4))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat1 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_addmm)",
+        ),
+    ),
+    Case(
+        "linear2d_wcpu",
+        "m=nn.Linear(4,2); m(torch.ones(5,4,device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat1 is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA_addmm)",
+        ),
+    ),
+    Case(
+        "linear3d_wcpu",
+        "m=nn.Linear(4,2); m(torch.ones(2,5,4,device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat1 is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA_addmm)",
+        ),
+    ),
+    Case(
+        "mm_cpu_cuda",
+        "torch.mm(torch.ones(2,2), torch.ones(2,2,device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat2 is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA_mm)",
+        ),
+    ),
+    Case(
+        "mm_cuda_cpu",
+        "torch.mm(torch.ones(2,2,device='cuda'), torch.ones(2,2))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat2 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_mm)",
+        ),
+    ),
+    Case(
+        "matmul_op",
+        "torch.ones(2,2,device='cuda') @ torch.ones(2,2)",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat2 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_mm)",
+        ),
+    ),
+    Case(
+        "matmul3d",
+        "torch.matmul(torch.ones(3,2,2,device='cuda'), torch.ones(3,2,2))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat2 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_bmm)",
+        ),
+    ),
+    Case(
+        "bmm",
+        "torch.bmm(torch.ones(3,2,2,device='cuda'), torch.ones(3,2,2))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat2 is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_bmm)",
+        ),
+    ),
+    Case(
+        "mv",
+        "torch.mv(torch.ones(2,2,device='cuda'), torch.ones(2))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA_addmv_)",
+        ),
+    ),
+    Case(
+        "dot",
+        "torch.dot(torch.ones(2,device='cuda'), torch.ones(2))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got tensor is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA__dot)",
+        ),
+    ),
+    Case(
+        "embedding_idxcpu",
+        "e=nn.Embedding(10,3).cuda(); print(e(torch.tensor([1,2])).device)",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)",
+        ),
+    ),
+    Case(
+        "embedding_wcpu",
+        "e=nn.Embedding(10,3); e(torch.tensor([1,2],device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got index is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA__index_select)",
+        ),
+    ),
+    Case(
+        "index_select_idxcpu",
+        "print(torch.ones(3,2,device='cuda').index_select(0, torch.tensor([0,1])).device)",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA__index_select)",
+        ),
+    ),
+    Case(
+        "index_select_selfcpu",
+        "torch.ones(3,2).index_select(0, torch.tensor([0,1],device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got index is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA__index_select)",
+        ),
+    ),
+    Case(
+        "cross_entropy",
+        "F.cross_entropy(torch.randn(4,3,device='cuda'), torch.tensor([0,1,2,0]))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got target is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_nll_loss_forward)",
+        ),
+    ),
+    Case(
+        "cross_entropy_rev",
+        "F.cross_entropy(torch.randn(4,3), torch.tensor([0,1,2,0],device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got target is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA_nll_loss_forward)",
+        ),
+    ),
+    Case(
+        "nll_loss",
+        "F.nll_loss(torch.randn(4,3,device='cuda'), torch.tensor([0,1,2,0]))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got target is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_nll_loss_forward)",
+        ),
+    ),
+    Case(
+        "mse_loss",
+        "F.mse_loss(torch.randn(4,device='cuda'), torch.randn(4))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "l1_loss",
+        "F.l1_loss(torch.randn(4,device='cuda'), torch.randn(4))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "bce_logits",
+        "F.binary_cross_entropy_with_logits(torch.randn(4,device='cuda'), torch.rand(4))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "cat",
+        "torch.cat([torch.ones(2,device='cuda'), torch.ones(2)])",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got tensors is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_cat)",
+        ),
+    ),
+    Case(
+        "cat_rev",
+        "torch.cat([torch.ones(2), torch.ones(2,device='cuda')])",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got tensors is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA_cat)",
+        ),
+    ),
+    Case(
+        "stack",
+        "torch.stack([torch.ones(2,device='cuda'), torch.ones(2)])",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got tensors is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_cat)",
+        ),
+    ),
+    Case(
+        "where",
+        "torch.where(torch.ones(2)>0, torch.ones(2,device='cuda'), torch.ones(2,device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "where_scalar",
+        "print(torch.where(torch.ones(2,device='cuda')>0, torch.ones(2,device='cuda'), torch.tensor(0.)))",
+        out="tensor([1., 1.], device='cuda:0')\n",
+    ),
+    Case(
+        "conv_xcpu",
+        "c=nn.Conv2d(3,4,3).cuda(); c(torch.ones(1,3,5,5))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)",
+        ),
+    ),
+    Case(
+        "conv_wcpu",
+        "c=nn.Conv2d(3,4,3); c(torch.ones(1,3,5,5,device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same",
+        ),
+    ),
+    Case(
+        "conv1d_xcpu",
+        "c=nn.Conv1d(3,4,3).cuda(); c(torch.ones(1,3,5))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got weight is on cuda:0, different from other tensors on cpu (when checking argument in method wrapper_CUDA___slow_conv2d_forward)",
+        ),
+    ),
+    Case(
+        "lstm_hcpu",
+        "m=nn.LSTM(3,4).cuda(); m(torch.ones(2,1,3,device='cuda'), (torch.zeros(1,1,4), torch.zeros(1,1,4)))",
+        exc=(
+            "RuntimeError",
+            "Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at cpu",
+        ),
+    ),
+    Case(
+        "lstm_xcpu",
+        "m=nn.LSTM(3,4).cuda(); m(torch.ones(2,1,3))",
+        exc=(
+            "RuntimeError",
+            "Input and parameter tensors are not at the same device, found input tensor at cpu and parameter tensor at cuda:0",
+        ),
+    ),
+    Case(
+        "lstm_xcpu_hcuda",
+        "m=nn.LSTM(3,4).cuda(); m(torch.ones(2,1,3), (torch.zeros(1,1,4,device='cuda'), torch.zeros(1,1,4,device='cuda')))",
+        exc=(
+            "RuntimeError",
+            "Input and hidden tensors are not at the same device, found input tensor at cpu and hidden tensor at cuda:0",
+        ),
+    ),
+    Case(
+        "gru_hcpu",
+        "m=nn.GRU(3,4).cuda(); m(torch.ones(2,1,3,device='cuda'), torch.zeros(1,1,4))",
+        exc=(
+            "RuntimeError",
+            "Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at cpu",
+        ),
+    ),
+    Case(
+        "rnn_hcpu",
+        "m=nn.RNN(3,4).cuda(); m(torch.ones(2,1,3,device='cuda'), torch.zeros(1,1,4))",
+        exc=(
+            "RuntimeError",
+            "Input and hidden tensors are not at the same device, found input tensor at cuda:0 and hidden tensor at cpu",
+        ),
+    ),
+    Case(
+        "lstm_wcpu",
+        "m=nn.LSTM(3,4); m(torch.ones(2,1,3,device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Input and parameter tensors are not at the same device, found input tensor at cuda:0 and parameter tensor at cpu",
+        ),
+    ),
+    Case(
+        "layer_norm",
+        "F.layer_norm(torch.ones(2,3,device='cuda'), (3,), torch.ones(3), torch.zeros(3))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got weight is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA__native_layer_norm)",
+        ),
+    ),
+    Case(
+        "batch_norm",
+        "bn=nn.BatchNorm1d(3); bn(torch.ones(2,3,device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got weight is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA__native_batch_norm)",
+        ),
+    ),
+    Case(
+        "gather",
+        "torch.gather(torch.ones(2,3,device='cuda'), 1, torch.tensor([[0],[1]]))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_gather)",
+        ),
+    ),
+    Case(
+        "scatter",
+        "torch.zeros(2,3,device='cuda').scatter_(1, torch.tensor([[0],[1]]), 1.0)",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_scatter__value)",
+        ),
+    ),
+    Case(
+        "idx_cpu_by_cuda",
+        "torch.arange(5)[torch.tensor([0,1],device='cuda')]",
+        exc=(
+            "RuntimeError",
+            "indices should be either on cpu or on the same device as the indexed tensor (cpu)",
+        ),
+    ),
+    Case(
+        "idx_cuda_by_cpu",
+        "print(torch.arange(5,device='cuda')[torch.tensor([0,1])])",
+        out="tensor([0, 1], device='cuda:0')\n",
+    ),
+    Case(
+        "mask_cpu_by_cuda",
+        "torch.arange(3)[torch.tensor([True,False,True],device='cuda')]",
+        exc=(
+            "RuntimeError",
+            "indices should be either on cpu or on the same device as the indexed tensor (cpu)",
+        ),
+    ),
+    Case(
+        "mask_cuda_by_cpu",
+        "print(torch.arange(3,device='cuda')[torch.tensor([True,False,True])])",
+        out="tensor([0, 2], device='cuda:0')\n",
+    ),
+    Case(
+        "setitem_cpu_by_cuda", "a=torch.arange(5); a[torch.tensor([0,1],device='cuda')]=0", out=""
+    ),
+    Case(
+        "setitem_cuda_val_cpu",
+        "a=torch.zeros(5,device='cuda'); a[torch.tensor([0,1])]=torch.ones(2); print(a)",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "setitem_cpu_val_cuda",
+        "a=torch.zeros(5); a[0:2]=torch.ones(2,device='cuda'); print(a)",
+        out="tensor([1., 1., 0., 0., 0.])\n",
+    ),
+    Case(
+        "masked_fill_cpu_mask",
+        "print(torch.zeros(3,device='cuda').masked_fill(torch.tensor([True,False,True]), 1.))",
+        exc=(
+            "RuntimeError",
+            "expected self and mask to be on the same device, but got mask on cpu and self on cuda:0",
+        ),
+    ),
+    Case(
+        "clamp_cpu",
+        "torch.clamp(torch.ones(3,device='cuda'), min=torch.zeros(3))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got min is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_clamp_Tensor)",
+        ),
+    ),
+    Case(
+        "numpy",
+        "torch.ones(3,device='cuda').numpy()",
+        exc=(
+            "TypeError",
+            "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+        ),
+    ),
+    Case(
+        "asarray",
+        "np.asarray(torch.ones(3,device='cuda'))",
+        exc=(
+            "TypeError",
+            "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+        ),
+    ),
+    Case(
+        "numpy_grad",
+        "torch.ones(3,device='cuda',requires_grad=True).numpy()",
+        exc=(
+            "TypeError",
+            "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host memory first.",
+        ),
+    ),
+    Case(
+        "print1",
+        "print(torch.ones(3,device='cuda')*2)",
+        out="tensor([2., 2., 2.], device='cuda:0')\n",
+    ),
+    Case(
+        "print_scalar",
+        "print(torch.tensor(1.5,device='cuda'))",
+        out="tensor(1.5000, device='cuda:0')\n",
+    ),
+    Case(
+        "print_f64",
+        "print(torch.ones(2,dtype=torch.float64,device='cuda'))",
+        out="tensor([1., 1.], device='cuda:0', dtype=torch.float64)\n",
+    ),
+    Case(
+        "print_int",
+        "print(torch.arange(3,device='cuda'))",
+        out="tensor([0, 1, 2], device='cuda:0')\n",
+    ),
+    Case(
+        "print_bool",
+        "print(torch.ones(2,device='cuda')>0)",
+        out="tensor([True, True], device='cuda:0')\n",
+    ),
+    Case(
+        "print_grad",
+        "print(torch.ones(2,device='cuda',requires_grad=True))",
+        out="tensor([1., 1.], device='cuda:0', requires_grad=True)\n",
+    ),
+    Case(
+        "print_gradfn",
+        "x=torch.ones(2,device='cuda',requires_grad=True); print(x*2)",
+        out="tensor([2., 2.], device='cuda:0', grad_fn=<MulBackward0>)\n",
+    ),
+    Case(
+        "print_2d",
+        "print(torch.zeros(2,3,device='cuda'))",
+        out="tensor([[0., 0., 0.],\n        [0., 0., 0.]], device='cuda:0')\n",
+    ),
+    Case(
+        "print_big",
+        "torch.manual_seed(0); print(torch.arange(2000,device='cuda').float())",
+        out="tensor([0.0000e+00, 1.0000e+00, 2.0000e+00,  ..., 1.9970e+03, 1.9980e+03,\n        1.9990e+03], device='cuda:0')\n",
+    ),
+    Case("print_empty", "print(torch.empty(0,device='cuda'))", out="tensor([], device='cuda:0')\n"),
+    Case(
+        "print_half",
+        "print(torch.ones(2,device='cuda').half())",
+        out="tensor([1., 1.], device='cuda:0', dtype=torch.float16)\n",
+    ),
+    Case(
+        "print_param",
+        "print(nn.Parameter(torch.ones(2,device='cuda')))",
+        out="Parameter containing:\ntensor([1., 1.], device='cuda:0', requires_grad=True)\n",
+    ),
+    Case(
+        "device_attrs",
+        "x=torch.ones(2).to('cuda'); print(x.device, x.is_cuda, x.get_device(), torch.ones(2).get_device(), x.device.index, x.is_cpu)",
+        out="cuda:0 True 0 -1 0 False\n",
+    ),
+    Case(
+        "to_same_is",
+        "x=torch.ones(2,device='cuda'); print(x.to('cuda') is x, x.cuda() is x, x.to('cuda:0') is x, x.cpu() is x)",
+        out="True True True False\n",
+    ),
+    Case(
+        "item_many",
+        "torch.ones(3,device='cuda').item()",
+        exc=("RuntimeError", "a Tensor with 3 elements cannot be converted to Scalar"),
+    ),
+    Case(
+        "float_many",
+        "float(torch.ones(3,device='cuda'))",
+        exc=("ValueError", "only one element tensors can be converted to Python scalars"),
+    ),
+    Case(
+        "bool_many",
+        "bool(torch.ones(3,device='cuda'))",
+        exc=("RuntimeError", "Boolean value of Tensor with more than one value is ambiguous"),
+    ),
+    Case(
+        "item",
+        "print(torch.ones(1,device='cuda').item(), torch.ones(2,device='cuda').tolist())",
+        out="1.0 [1.0, 1.0]\n",
+    ),
+    Case(
+        "sync_warn_item",
+        "torch.cuda.set_sync_debug_mode('warn'); torch.ones(1,device='cuda').item()",
+        out="",
+        warns="called a synchronizing CUDA operation",
+    ),
+    Case(
+        "sync_err_item",
+        "torch.cuda.set_sync_debug_mode('error'); torch.ones(1,device='cuda').item()",
+        exc=("RuntimeError", "called a synchronizing CUDA operation"),
+    ),
+    Case(
+        "sync_err_cpu",
+        "torch.cuda.set_sync_debug_mode('error'); torch.ones(1,device='cuda').cpu()",
+        exc=("RuntimeError", "called a synchronizing CUDA operation"),
+    ),
+    Case(
+        "sync_err_tolist",
+        "torch.cuda.set_sync_debug_mode('error'); torch.ones(1,device='cuda').tolist()",
+        exc=("RuntimeError", "called a synchronizing CUDA operation"),
+    ),
+    Case(
+        "sync_err_bool",
+        "x=torch.ones(1,device='cuda'); torch.cuda.set_sync_debug_mode('error'); bool(x)",
+        exc=("RuntimeError", "called a synchronizing CUDA operation"),
+    ),
+    Case(
+        "sync_err_nonzero",
+        "x=torch.ones(3,device='cuda'); torch.cuda.set_sync_debug_mode('error'); x.nonzero()",
+        exc=("RuntimeError", "called a synchronizing CUDA operation"),
+    ),
+    Case(
+        "sync_err_mask",
+        "x=torch.ones(3,device='cuda'); m=x>0; torch.cuda.set_sync_debug_mode('error'); x[m]",
+        exc=("RuntimeError", "called a synchronizing CUDA operation"),
+    ),
+    Case(
+        "sync_err_print",
+        "x=torch.ones(3,device='cuda'); torch.cuda.set_sync_debug_mode('error'); print(x)",
+        exc=("RuntimeError", "called a synchronizing CUDA operation"),
+    ),
+    Case(
+        "sync_err_to_cuda",
+        "x=torch.ones(3); torch.cuda.set_sync_debug_mode('error'); print(x.to('cuda').device)",
+        exc=("RuntimeError", "called a synchronizing CUDA operation"),
+    ),
+    Case(
+        "sync_err_sum",
+        "x=torch.ones(3,device='cuda'); torch.cuda.set_sync_debug_mode('error'); print(x.sum().device)",
+        out="cuda:0\n",
+    ),
+    Case(
+        "sync_err_numpy_cpu",
+        "x=torch.ones(3,device='cuda'); torch.cuda.set_sync_debug_mode('error'); x.cpu().numpy()",
+        exc=("RuntimeError", "called a synchronizing CUDA operation"),
+    ),
+    Case(
+        "sync_err_sync",
+        "torch.cuda.set_sync_debug_mode('error'); torch.cuda.synchronize(); print('ok')",
+        out="ok\n",
+    ),
+    Case(
+        "sync_err_cpu_nb",
+        "x=torch.ones(3,device='cuda'); torch.cuda.set_sync_debug_mode('error'); print(x.to('cpu', non_blocking=True).device)",
+        out="cpu\n",
+    ),
+    Case(
+        "sync_bad",
+        "torch.cuda.set_sync_debug_mode('loud')",
+        exc=(
+            "RuntimeError",
+            "invalid value of debug_mode, expected one of `default`, `warn`, `error`",
+        ),
+    ),
+    Case(
+        "pin",
+        "x=torch.ones(3).pin_memory(); print(x.is_pinned(), x.device, torch.ones(3).is_pinned())",
+        out="True cpu False\n",
+    ),
+    Case(
+        "pin_cuda",
+        "torch.ones(3,device='cuda').pin_memory()",
+        exc=(
+            "RuntimeError",
+            "cannot pin 'torch.cuda.FloatTensor' only dense CPU tensors can be pinned",
+        ),
+    ),
+    Case(
+        "grad_device",
+        "m=nn.Linear(2,2).cuda(); m(torch.ones(1,2,device='cuda')).sum().backward(); print(m.weight.grad.device)",
+        out="cuda:0\n",
+    ),
+    Case(
+        "optim_state",
+        "m=nn.Linear(2,2).cuda(); o=torch.optim.Adam(m.parameters()); m(torch.ones(1,2,device='cuda')).sum().backward(); o.step(); s=o.state[m.weight]; print(s['exp_avg'].device, s['step'].device)",
+        out="cuda:0 cpu\n",
+    ),
+    Case(
+        "tensor_type",
+        "print(torch.ones(2,device='cuda').type(), torch.ones(2).cuda().type())",
+        out="torch.cuda.FloatTensor torch.cuda.FloatTensor\n",
+    ),
+    Case(
+        "new_ones",
+        "x=torch.ones(2,device='cuda'); print(x.new_ones(2).device, torch.zeros_like(x).device, x.new_tensor([1]).device, torch.empty_like(x, device='cpu').device)",
+        out="cuda:0 cuda:0 cuda:0 cpu\n",
+    ),
+    Case(
+        "as_tensor_same",
+        "x=torch.ones(2,device='cuda'); print(torch.as_tensor(x, device='cuda') is x)",
+        out="True\n",
+    ),
+    Case(
+        "module_to",
+        "m=nn.Linear(2,2); w=m.weight; m.to('cuda'); print(m.weight is w, m.weight.device)",
+        out="True cuda:0\n",
+    ),
+    Case(
+        "lerp",
+        "torch.lerp(torch.ones(2,device='cuda'), torch.ones(2), 0.5)",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "addcmul",
+        "torch.addcmul(torch.ones(2,device='cuda'), torch.ones(2), torch.ones(2,device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "softmax_out",
+        "print(torch.softmax(torch.ones(2,device='cuda'), 0))",
+        out="tensor([0.5000, 0.5000], device='cuda:0')\n",
+    ),
+    Case(
+        "dropout_cpu_train",
+        "print(F.dropout(torch.ones(2,device='cuda'), 0.0))",
+        out="tensor([1., 1.], device='cuda:0')\n",
+    ),
+    Case("int_tensor_from_cuda", "print(int(torch.tensor(3,device='cuda')))", out="3\n"),
+    Case(
+        "foreach",
+        "torch._foreach_add_([torch.ones(2,device='cuda')], [torch.ones(2)])",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+        ),
+    ),
+    Case(
+        "sum_dim",
+        "print(torch.ones(2,3,device='cuda').sum(0))",
+        out="tensor([2., 2., 2.], device='cuda:0')\n",
+    ),
+    Case("tolist_mixed", "print(torch.tensor([1,2,3], device='cuda').tolist())", out="[1, 2, 3]\n"),
+    Case(
+        "index_add",
+        "torch.zeros(3,device='cuda').index_add_(0, torch.tensor([0]), torch.ones(1))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got index is on cpu, different from other tensors on cuda:0 (when checking argument in method wrapper_CUDA_index_add_)",
+        ),
+    ),
+    Case(
+        "one_hot", "print(F.one_hot(torch.tensor([0,1],device='cuda'), 3).device)", out="cuda:0\n"
+    ),
+    Case("randperm", "print(torch.randperm(3, device='cuda').device)", out="cuda:0\n"),
+    Case(
+        "stream",
+        "s=torch.cuda.Stream()\nwith torch.cuda.stream(s):\n    x=torch.ones(2,device='cuda')\nprint(torch.cuda.current_stream(), s.query())",
+        out="<torch.cuda.Stream device=cuda:0 cuda_stream=0x0> True\n",
+    ),
+    Case(
+        "acc",
+        "print(torch.accelerator.is_available(), torch.accelerator.current_accelerator(), torch.accelerator.device_count(), torch.accelerator.current_device_index())",
+        out="True cuda 1 0\n",
+    ),
+    Case(
+        "event",
+        "s=torch.cuda.Event(enable_timing=True); e=torch.cuda.Event(enable_timing=True); s.record(); e.record(); e.synchronize(); print(type(s.elapsed_time(e)))",
+        out="<class 'float'>\n",
+    ),
+    Case(
+        "event_notiming",
+        "s=torch.cuda.Event(); e=torch.cuda.Event(); s.record(); e.record(); e.synchronize(); s.elapsed_time(e)",
+        exc=("ValueError", "Both events must be created with argument 'enable_timing=True'."),
+    ),
+    Case(
+        "mem",
+        "torch.cuda.empty_cache(); a=torch.cuda.memory_allocated(); x=torch.ones(1024,device='cuda'); print(torch.cuda.memory_allocated()-a)",
+        out="4096\n",
+    ),
+    Case(
+        "sync_get",
+        "print(torch.cuda.get_sync_debug_mode()); torch.cuda.set_sync_debug_mode('warn'); print(torch.cuda.get_sync_debug_mode())",
+        out="0\n1\n",
+    ),
+    Case("str_format", "print(f'{torch.tensor(2.5,device=\"cuda\"):.2f}')", out="2.50\n"),
+    # the lesson, verbatim
+    Case(
+        "lesson_portable",
+        'device = "cuda" if torch.cuda.is_available() else "cpu"\n'
+        'print("using:", device)\n'
+        "x = torch.ones(3)\nprint(x.device)\nx = x.to(device)\nprint(x.device)\n"
+        "y = torch.ones(3, device=device)\nz = x + y\nprint(z)\n"
+        "back = z.cpu().numpy()\nprint(back)\n",
+        out="using: cuda\ncpu\ncuda:0\ntensor([2., 2., 2.], device='cuda:0')\n[2. 2. 2.]\n",
+        source="lesson",
+    ),
+    Case(
+        "lesson_mixing",
+        'a = torch.ones(3)\nb = torch.ones(3, device="cuda")\nprint(a + b)\n',
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            "cuda:0 and cpu!",
+        ),
+        source="lesson",
+    ),
+    # two devices: not runnable on the one-GPU reference machine
+    Case(
+        "add_cuda0_cuda1",
+        "torch.ones(3, device='cuda:0') + torch.ones(3, device='cuda:1')",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            "cuda:0 and cuda:1!",
+        ),
+        source="rule",
+        devices=2,
+    ),
+    Case(
+        "add_cuda1_cuda0",
+        "torch.ones(3, device='cuda:1') + torch.ones(3, device='cuda:0')",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            "cuda:1 and cuda:0!",
+        ),
+        source="rule",
+        devices=2,
+    ),
+    Case(
+        "print_cuda1",
+        "print(torch.ones(2, device='cuda:1'))",
+        out="tensor([1., 1.], device='cuda:1')\n",
+        source="rule",
+        devices=2,
+    ),
+]
