@@ -319,7 +319,7 @@ def model_errors(records: list[dict]) -> list[dict[str, Any]]:
     """Model vs measurement for every accelerator that has both (percent error of the model)."""
     out = []
     for r in records:
-        if r["kind"] != "measured" or r["device"] == "cpu" or r["seconds"] is None:
+        if r["kind"] != "measured" or r["mode"] == "compute" or r["seconds"] is None:
             continue
         pred = _seconds(records, r["size"], r["device"], r["mode"], "predicted")
         if pred is None:
