@@ -235,6 +235,28 @@ def test_sarif_format(proj, capsys):
     loc = res["locations"][0]["physicalLocation"]
     assert loc["artifactLocation"] == {"uri": "sub/a.py", "uriBaseId": "%SRCROOT%"}
     assert loc["region"] == {"startLine": 2, "startColumn": 1, "endLine": 2, "endColumn": 8}
+    # the limits GitHub code scanning documents for uploaded SARIF
+    assert run_["tool"]["driver"]["name"]
+    for r in rules:
+        assert len(r["shortDescription"]["text"]) <= 1024
+        assert len(r["fullDescription"]["text"]) <= 1024
+        assert len(r["properties"]["tags"]) <= 20
+    for res in run_["results"]:
+        assert res["message"]["text"] and len(res["locations"]) == 1
+        assert res["locations"][0]["physicalLocation"]["region"]["startLine"] >= 1
+
+
+def test_sarif_with_real_rules_has_their_docs(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "a.py").write_text('import torch\nstate = torch.load("m.pt")\n')
+    rc, out, _ = run(capsys, "--format", "sarif")
+    rules = {r["id"]: r for r in json.loads(out)["runs"][0]["tool"]["driver"]["rules"]}
+    from torchferry.check.rules import rule_by_code
+
+    fry004 = rule_by_code("FRY004")
+    assert rules["FRY004"]["name"] == fry004.NAME
+    assert "## What it does" in rules["FRY004"]["help"]["markdown"]
+    assert all(len(r["fullDescription"]["text"]) <= 1024 for r in rules.values())
 
 
 # ---------------------------------------------------------------- config
