@@ -109,15 +109,17 @@ class Options:
         return (*self.ignore, *extra) if extra else self.ignore
 
 
-_NAMES: dict[str, str] = {}
+_NAMES: tuple[object, dict[str, str]] = (None, {})
 
 
 def rule_name(code: str) -> str:
-    if not _NAMES:
-        _NAMES[SYNTAX_ERROR] = engine.SYNTAX_ERROR_NAME
-        for mod in engine._all_rules():
-            _NAMES[mod.CODE] = mod.NAME
-    return _NAMES.get(code, "")
+    global _NAMES
+    rules = engine._all_rules()
+    if _NAMES[0] is not rules:
+        names = {mod.CODE: mod.NAME for mod in rules}
+        names[SYNTAX_ERROR] = engine.SYNTAX_ERROR_NAME
+        _NAMES = (rules, names)
+    return _NAMES[1].get(code, "")
 
 
 def display_path(path: Path, cwd: Path | None = None) -> str:
