@@ -1,0 +1,46 @@
+"""Runtime diagnostics: name the tensor that missed the ferry, and count the ferry rides.
+
+* :class:`explain` (``torchferry.explain()``): after a device error inside the
+  block, print which operand of which line of your code is on the odd device,
+  where it was made, the fix and the ``ferry check`` rule.
+* :class:`trips` (``torchferry.trips()``): count host/device copies, host syncs
+  and module moves per line of your code, flagging those that run on every
+  iteration of a loop.
+* ``ferry run --report FILE`` / ``--trips`` and ``%load_ext torchferry`` use both.
+
+Importing this package imports neither torch nor anything that patches it.
+"""
+
+from __future__ import annotations
+
+import importlib
+from typing import TYPE_CHECKING, Any
+
+_LAZY = {
+    "explain": "torchferry.diagnose.explain",
+    "explain_exception": "torchferry.diagnose.explain",
+    "format_report": "torchferry.diagnose.explain",
+    "trips": "torchferry.diagnose.trips",
+    "load_ipython_extension": "torchferry.diagnose.ipython",
+    "unload_ipython_extension": "torchferry.diagnose.ipython",
+}
+
+__all__ = list(_LAZY)
+
+
+def __getattr__(name: str) -> Any:
+    module = _LAZY.get(name)
+    if module is None:
+        raise AttributeError(f"module 'torchferry.diagnose' has no attribute {name!r}")
+    value = getattr(importlib.import_module(module), name)
+    globals()[name] = value
+    return value
+
+
+if TYPE_CHECKING:  # pragma: no cover
+    from torchferry.diagnose.explain import explain, explain_exception, format_report  # noqa: F401
+    from torchferry.diagnose.ipython import (  # noqa: F401
+        load_ipython_extension,
+        unload_ipython_extension,
+    )
+    from torchferry.diagnose.trips import trips  # noqa: F401

@@ -1,0 +1,989 @@
+"""Name the tensor that missed the ferry: explain a device error in terms of the user's code.
+
+PyTorch's device errors name two devices, sometimes an argument slot, never the
+variable and never where that tensor was made.  :func:`explain_exception` reads
+the traceback of such an error and reports
+
+* the innermost line of the user's own code (not torch, not a library);
+* each tensor operand of that line as written (``labels``, ``self.scale``,
+  ``batch["mask"]``, ``model(x)``) with device, dtype and shape, read without
+  re-running anything (see :mod:`torchferry.diagnose.operands`);
+* which operand is on the odd device, and where it was created or last moved;
+* a one-line fix and the ``ferry check`` rule that finds the mistake statically.
+
+:class:`explain` is the context manager that does this for a block of code,
+printing the report on stderr after the normal traceback.
+
+>>> import torch, torchferry as tf
+>>> a, b = torch.ones(3), torch.ones(3, device="meta")
+>>> try:
+...     with tf.explain(file=None) as ex:
+...         c = a + b
+... except RuntimeError:
+...     pass
+>>> [(o["expr"], o["device"], o["culprit"]) for o in ex.report["operands"]]
+[('a', 'cpu', False), ('b', 'meta', True)]
+"""
+
+from __future__ import annotations
+
+import ast
+import contextlib
+import functools
+import linecache
+import re
+import sys
+import threading
+from collections.abc import Callable
+from dataclasses import dataclass
+from types import FrameType, TracebackType
+from typing import Any, TextIO
+
+from torchferry.diagnose import _frames
+from torchferry.diagnose import operands as ops
+
+__all__ = ["explain", "explain_exception", "format_report", "classify", "RULES"]
+
+# the ``ferry check`` rules (issue 4's table; codes are part of the interface)
+RULES = {
+    "FRY001": "hardcoded-accelerator",
+    "FRY003": "numpy-on-accelerator",
+    "FRY004": "load-without-map-location",
+    "FRY007": "sync-in-loop",
+    "FRY008": "move-in-loop",
+    "FRY010": "factory-without-device",
+    "FRY011": "unregistered-tensor-attribute",
+    "FRY013": "partial-batch-move",
+}
+
+
+# ------------------------------------------------------------------ kinds
+@dataclass(frozen=True)
+class ErrorKind:
+    """What a device error message says: its kind and the devices it names."""
+
+    name: str
+    title: str
+    devices: tuple[str, ...] = ()
+    odd: str | None = None  # the device of the odd tensor, when the message says it
+    arg: str | None = None  # the argument slot the message names (mat1, index, ...)
+
+
+_DEV = r"([A-Za-z_]+(?::\d+)?)"
+_PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], ErrorKind]]] = [
+    (
+        re.compile(
+            r"Expected all tensors to be on the same device, but got (\w+) is on "
+            + _DEV
+            + r", different from other tensors on "
+            + _DEV
+        ),
+        lambda m: ErrorKind(
+            "mixed_devices", "tensors on different devices", (m[3], m[2]), odd=m[2], arg=m[1]
+        ),
+    ),
+    (
+        re.compile(
+            r"Expected all tensors to be on the same device, but found at least two devices, "
+            + _DEV + " and " + _DEV + r"!(?: \(when checking arg\w* for argument (\w+))?"
+        ),
+        lambda m: ErrorKind("mixed_devices", "tensors on different devices", (m[1], m[2]), arg=m[3]),
+    ),
+    (
+        re.compile(r"Tensor on device " + _DEV + r" is not on the expected device " + _DEV + "!"),
+        lambda m: ErrorKind("mixed_devices", "tensors on different devices", (m[2], m[1])),
+    ),
+    (
+        re.compile(r"Placeholder storage has not been allocated on MPS device!"),
+        lambda m: ErrorKind("mixed_devices", "tensors on different devices", ("mps:0", "cpu"), odd="cpu"),
+    ),
+    (
+        re.compile(
+            r"indices should be either on cpu or on the same device as the indexed tensor \("
+            + _DEV + r"\)"
+        ),
+        lambda m: ErrorKind("index_device", "index on another device than the indexed tensor", (m[1],)),
+    ),
+    (
+        re.compile(
+            r"Input and hidden tensors are not at the same device, found input tensor at "
+            + _DEV + " and hidden tensor at " + _DEV
+        ),
+        lambda m: ErrorKind("rnn_hidden", "RNN input and hidden state on different devices", (m[1], m[2])),
+    ),
+    (
+        re.compile(r"can't convert " + _DEV + r" device type tensor to numpy"),
+        lambda m: ErrorKind("numpy_on_device", ".numpy() of a tensor on an accelerator", (m[1],), odd=m[1]),
+    ),
+    (
+        re.compile(
+            r"Attempting to deserialize object on (?:a )?(\w+) device(?: (\d+))? but "
+            r"torch\.\w+\.(?:is_available\(\) is False|device_count\(\) is (\d+))"
+        ),
+        lambda m: ErrorKind("checkpoint_map_location", "a GPU checkpoint loaded without map_location", (m[1].lower(),)),
+    ),
+    (
+        re.compile(r"Storage device not recognized: (\w+)"),
+        lambda m: ErrorKind("checkpoint_map_location", "a GPU checkpoint loaded without map_location", (m[1],)),
+    ),
+    (
+        re.compile(
+            r"Cannot convert a MPS Tensor to float64 dtype|Cannot convert a float64 Tensor to MPS"
+        ),
+        lambda m: ErrorKind("mps_float64", "float64 on mps (the MPS framework has no float64)", ("mps:0",)),
+    ),
+    (
+        re.compile(r"Torch not compiled with (\w+) enabled"),
+        lambda m: ErrorKind("no_device", f"{m[1]} used on a machine without it", (m[1].lower(),)),
+    ),
+    (
+        re.compile(r"Cannot access accelerator device when none is available"),
+        lambda m: ErrorKind("no_device", "an accelerator used on a machine without one"),
+    ),
+    (
+        re.compile(r"invalid device ordinal"),
+        lambda m: ErrorKind("invalid_ordinal", "a device index past the number of devices"),
+    ),
+]
+
+
+def classify(exc: BaseException) -> ErrorKind | None:
+    """The device-error kind of ``exc`` (by PyTorch's exact message), or None.
+
+    >>> classify(RuntimeError("Expected all tensors to be on the same device, but found "
+    ...                       "at least two devices, cuda:0 and cpu!")).devices
+    ('cuda:0', 'cpu')
+    """
+    if not isinstance(exc, (RuntimeError, TypeError, AssertionError, ValueError, NotImplementedError)):
+        return None
+    text = str(exc)
+    for pat, make in _PATTERNS:
+        m = pat.search(text)
+        if m:
+            return make(m)
+    return None
+
+
+def _device_error(exc: BaseException) -> tuple[BaseException, ErrorKind] | None:
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        k = classify(e)
+        if k is not None:
+            return e, k
+        e = e.__cause__ or e.__context__
+    return None
+
+
+# ------------------------------------------------------------ tensor facts
+def device_of(t: Any) -> Any:
+    """The device ``t`` is on: the simulated one inside ``torchferry.simulate``."""
+    modes = sys.modules.get("torchferry.sim.modes")
+    if modes is not None:
+        d = modes.dev_of(t)
+        if d is not None:
+            return d
+    import torch
+
+    return torch._C.TensorBase.device.__get__(t)
+
+
+def _module_device(m: Any) -> tuple[Any, Any] | None:
+    for t in m.parameters():
+        return device_of(t), t.dtype
+    for t in m.buffers():
+        return device_of(t), t.dtype
+    return None
+
+
+def _describe(op: ops.Operand, value: Any) -> None:
+    torch = sys.modules.get("torch")
+    if torch is None or value is ops.UNKNOWN:
+        return
+    op.value = value
+    if isinstance(value, ops._IndexedView):
+        t = value.base
+        op.kind, op.device, op.dtype = "tensor", str(device_of(t)), _dtype(t.dtype)
+        op.note = "indexed: device and dtype of the tensor indexed"
+        op.value = t
+        return
+    if isinstance(value, torch.Tensor):
+        op.kind = "tensor"
+        op.device, op.dtype, op.shape = str(device_of(value)), _dtype(value.dtype), list(value.shape)
+    elif isinstance(value, torch.nn.Module):
+        md = _module_device(value)
+        if md is not None:
+            op.kind = "module"
+            op.device, op.dtype = str(md[0]), _dtype(md[1])
+            op.note = f"{type(value).__name__}: its parameters"
+
+
+def _dtype(d: Any) -> str:
+    return str(d).replace("torch.", "")
+
+
+# ------------------------------------------------------------ creation sites
+class _Recorder:
+    """While active, torch's factory functions note where each new tensor was made.
+
+    Only the factories (``torch.zeros``, ``torch.randint``, ``torch.tensor``,
+    ``torch.stack`` as a DataLoader's collate uses it, ...) are wrapped: every
+    other op runs untouched, so the cost is one Python call per *creation*.
+    Keys are storages, so views and ``.detach()`` share their base's site.
+    """
+
+    NAMES = tuple(sorted(ops.FACTORIES | {"stack"}))
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.saved: dict[str, Any] = {}
+        self.sites: dict[int, tuple[Any, str, int, str]] = {}
+        self.lock = threading.Lock()
+        self._sweep_at = 4096
+
+    def enter(self) -> None:
+        with self.lock:
+            self.depth += 1
+            if self.depth > 1:
+                return
+            import torch
+
+            for name in self.NAMES:
+                orig = getattr(torch, name, None)
+                if orig is None or getattr(orig, "__ferry_site__", False):
+                    continue
+                self.saved[name] = orig
+                setattr(torch, name, self._wrap(name, orig))
+
+    def exit(self) -> None:
+        with self.lock:
+            self.depth -= 1
+            if self.depth > 0:
+                return
+            import torch
+
+            for name, orig in self.saved.items():
+                if getattr(getattr(torch, name, None), "__ferry_site__", False):
+                    setattr(torch, name, orig)
+            self.saved.clear()
+
+    def _wrap(self, name: str, orig: Callable[..., Any]) -> Callable[..., Any]:
+        record = self.record
+        is_factory = name in ops.FACTORIES
+        no_device = name in ("from_numpy",)
+
+        @functools.wraps(orig)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            out = orig(*args, **kwargs)
+            try:
+                if no_device:
+                    call = f"torch.{name}(...) (always on the CPU)"
+                elif is_factory and kwargs.get("device") is None:
+                    call = f"torch.{name}(...) without device="
+                else:
+                    call = f"torch.{name}(...)"
+                record(out, call)
+            except Exception:  # never let bookkeeping break the user's code
+                pass
+            return out
+
+        wrapper.__ferry_site__ = True  # type: ignore[attr-defined]
+        return wrapper
+
+    def record(self, out: Any, call: str) -> None:
+        import torch
+
+        if not isinstance(out, torch.Tensor) or torch.compiler.is_compiling():
+            return
+        f = _frames.user_frame(2)
+        if f is None:
+            return
+        st = out.untyped_storage()
+        key = st._cdata
+        old = self.sites.get(key)
+        if old is not None:
+            torch.UntypedStorage._free_weak_ref(old[0])
+        self.sites[key] = (st._weak_ref(), f.f_code.co_filename, f.f_lineno, call)
+        if len(self.sites) > self._sweep_at:
+            self.sweep()
+
+    def sweep(self) -> None:
+        import torch
+
+        expired = torch.UntypedStorage._expired
+        for k in [k for k, e in self.sites.items() if expired(e[0])]:
+            torch.UntypedStorage._free_weak_ref(self.sites.pop(k)[0])
+        self._sweep_at = max(4096, 2 * len(self.sites))
+
+    def site_of(self, t: Any) -> tuple[str, int, str] | None:
+        import torch
+
+        try:
+            st = t.untyped_storage()
+        except (RuntimeError, NotImplementedError):
+            return None
+        e = self.sites.get(st._cdata)
+        if e is None or torch.UntypedStorage._expired(e[0]):
+            return None
+        return e[1], e[2], e[3]
+
+
+RECORDER = _Recorder()
+
+
+def _sim_created_at(t: Any) -> tuple[str, int, str] | None:
+    session = sys.modules.get("torchferry.sim.session")
+    if session is None:
+        return None
+    try:
+        return session.created_at(t)
+    except Exception:
+        return None
+
+
+def _static_site(op: ops.Operand, frame: FrameType, tree: ast.Module | None,
+                 line: int, outer: list[tuple[FrameType, int]]) -> dict[str, Any] | None:
+    """Where the operand's name was last assigned before the failing line (no recording)."""
+    node = op.node
+    path = frame.f_code.co_filename
+    if node is None:
+        return None
+    # self.attr: the class's `self.attr = ...`
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        obj = frame.f_locals.get("self")
+        if obj is not None:
+            return _attr_assignment(type(obj), node.attr)
+    name = ops.root_name(node)
+    if name is None or tree is None:
+        return None
+    fn = _function_node(tree, frame.f_code.co_firstlineno) if frame.f_code.co_name != "<module>" else tree
+    if fn is None:
+        return None
+    code = frame.f_code
+    params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    best = None
+    for stmt in ast.walk(fn):
+        if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) and stmt is not fn:
+            continue
+        targets: list[ast.AST] = []
+        if isinstance(stmt, ast.Assign):
+            targets = list(stmt.targets)
+        elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
+            targets = [stmt.target]
+        elif isinstance(stmt, ast.withitem) and stmt.optional_vars is not None:
+            targets = [stmt.optional_vars]
+        for t in targets:
+            if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(t)):
+                ln = getattr(stmt, "lineno", None) or t.lineno  # type: ignore[attr-defined]
+                if ln <= line and (best is None or ln > best):
+                    best = ln
+    if best is None and fn is not tree and name not in frame.f_locals:
+        for stmt in tree.body:  # a global: its module-level assignment
+            for sub in ast.walk(stmt):
+                if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                    break
+                tg = sub.targets if isinstance(sub, ast.Assign) else (
+                    [sub.target] if isinstance(sub, (ast.AnnAssign, ast.For, ast.AugAssign)) else [])
+                if any(isinstance(n, ast.Name) and n.id == name for t in tg for n in ast.walk(t)):
+                    best = sub.lineno
+    if best is not None:
+        return {"path": path, "line": best, "call": _frames.source_line(path, best, frame.f_globals)}
+    if name in params and outer:
+        f, ln = outer[-1]
+        src = _frames.source_line(f.f_code.co_filename, ln, f.f_globals)
+        return {"path": f.f_code.co_filename, "line": ln, "call": f"{src} (passed in as {name!r})"}
+    return None
+
+
+def _function_node(tree: ast.Module, firstlineno: int) -> ast.AST | None:
+    for node in ast.walk(tree):
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            start = min([node.lineno] + [d.lineno for d in node.decorator_list])
+            if start == firstlineno or node.lineno == firstlineno:
+                return node
+    return None
+
+
+def _attr_assignment(cls: type, attr: str) -> dict[str, Any] | None:
+    import inspect
+    import linecache
+
+    for klass in cls.__mro__:
+        try:
+            path = inspect.getsourcefile(klass)
+            _, start = inspect.getsourcelines(klass)
+        except (OSError, TypeError):
+            continue
+        if path is None or not _frames.is_user_file(path):
+            continue
+        try:
+            tree = ast.parse("".join(linecache.getlines(path)))
+        except SyntaxError:
+            continue
+        for node in ast.walk(tree):
+            if isinstance(node, ast.ClassDef) and node.name == klass.__name__:
+                for sub in ast.walk(node):
+                    if isinstance(sub, (ast.Assign, ast.AnnAssign)):
+                        tg = sub.targets if isinstance(sub, ast.Assign) else [sub.target]
+                        for t in tg:
+                            if (isinstance(t, ast.Attribute) and t.attr == attr
+                                    and isinstance(t.value, ast.Name) and t.value.id == "self"):
+                                return {"path": path, "line": sub.lineno,
+                                        "call": _frames.source_line(path, sub.lineno)}
+    return None
+
+
+def _created_at(op: ops.Operand, frame: FrameType, tree: ast.Module | None, line: int,
+                outer: list[tuple[FrameType, int]]) -> dict[str, Any] | None:
+    torch = sys.modules.get("torch")
+    t = op.value
+    if torch is not None and isinstance(t, torch.nn.Module):
+        t = None
+    site = None
+    if torch is not None and isinstance(t, torch.Tensor):
+        rec = RECORDER.site_of(t)
+        sim = _sim_created_at(t)
+        if sim is not None and _frames.is_user_file(sim[0]):
+            call = _frames.source_line(sim[0], sim[1])
+            if rec is not None and (rec[0], rec[1]) == (sim[0], sim[1]):
+                call = rec[2]
+            site = {"path": sim[0], "line": sim[1], "call": call}
+        elif rec is not None:
+            site = {"path": rec[0], "line": rec[1], "call": rec[2]}
+    if site is None:
+        site = _static_site(op, frame, tree, line, outer)
+    return site
+
+
+# ------------------------------------------------------------ culprits, fixes
+def _is_accel(dev: str) -> bool:
+    return dev.split(":")[0] != "cpu"
+
+
+def _votes(cands: list[ops.Operand]) -> dict[str, int]:
+    v: dict[str, int] = {}
+    for o in cands:
+        assert o.device is not None
+        v[o.device] = v.get(o.device, 0) + 1
+    return v
+
+
+def _same_dev(a: str, b: str) -> bool:
+    if a == b:
+        return True
+    return a.split(":")[0] == b.split(":")[0] and (":" not in a or ":" not in b)
+
+
+def _pick_culprits(kind: ErrorKind, operands: list[ops.Operand]) -> tuple[str | None, str | None]:
+    """Mark the culprits; return (odd device, good device)."""
+    known = [o for o in operands if o.device is not None]
+    if kind.name == "numpy_on_device":
+        for o in known:
+            if o.kind == "tensor" and _is_accel(o.device or "cpu"):
+                o.culprit = True
+        return kind.odd, "cpu"
+    if kind.name == "mps_float64":
+        for o in known:
+            if o.kind == "tensor" and o.dtype == "float64":
+                o.culprit = True
+        return None, None
+    if kind.name not in ("mixed_devices", "index_device", "rnn_hidden"):
+        return None, None
+    # 0-dim cpu tensors mix with anything: never the culprit
+    cands = [o for o in known if not (o.kind == "tensor" and o.device == "cpu" and o.shape == [])]
+    devs = list(kind.devices)
+    for o in cands:
+        if not any(_same_dev(o.device or "", d) for d in devs) and o.device not in devs:
+            devs.append(o.device or "")
+    votes = _votes(cands)
+    present = [d for d in dict.fromkeys(devs) if votes.get(d)]
+    odd: str | None = None
+    if kind.odd is not None and votes.get(kind.odd):
+        odd = kind.odd
+    elif len(present) >= 2:
+        low = min(votes[d] for d in present)
+        lows = [d for d in present if votes[d] == low]
+        if len(lows) == 1:
+            odd = lows[0]
+        else:
+            if kind.name == "rnn_hidden" and len(kind.devices) == 2 and kind.devices[1] in lows:
+                odd = kind.devices[1]
+            else:
+                nonacc = [d for d in lows if not _is_accel(d)]
+                odd = nonacc[0] if nonacc else lows[-1]
+    elif kind.odd is not None:
+        odd = kind.odd
+    elif len(kind.devices) == 2:
+        odd = kind.devices[1] if kind.name != "mixed_devices" or _is_accel(kind.devices[0]) else kind.devices[0]
+    good = None
+    for d in present:
+        if d != odd:
+            good = d
+            break
+    if good is None:
+        good = next((d for d in kind.devices if d != odd), None)
+    if odd is not None:
+        for o in cands:
+            if o.device == odd:
+                o.culprit = True
+    # no operand as written is on the odd device: a factory call on the line made it
+    if odd is not None and not any(o.culprit for o in operands):
+        for o in operands:
+            if o.kind == "call" and o.device is None and isinstance(o.node, ast.Call):
+                if ops.is_factory_call(o.node) and not ops.has_device_kw(o.node) and odd == "cpu":
+                    o.device, o.culprit = "cpu", True
+                    o.note = "created on this line without device= (so on the CPU)"
+    return odd, good
+
+
+def _device_expr(good: str | None, frame: FrameType, operands: list[ops.Operand]) -> str:
+    """How the user's code names the good device: a variable, or another operand's .device."""
+    if good is None:
+        return "device"
+    torch = sys.modules.get("torch")
+    for scope in (frame.f_locals, frame.f_globals):
+        for name in ("device", "dev", "DEVICE", "torch_device", "target_device"):
+            v = scope.get(name)
+            if v is None:
+                continue
+            try:
+                if torch is not None and isinstance(v, (str, torch.device)) and _same_dev(str(torch.device(v)), good):
+                    return name
+            except (RuntimeError, TypeError):
+                continue
+    for o in operands:
+        if o.device == good and o.kind == "tensor" and isinstance(o.node, (ast.Name, ast.Attribute)):
+            return f"{o.expr}.device"
+    return repr(good)
+
+
+def _add_device_kw(source: str, dev: str) -> str | None:
+    """``labels = torch.randint(0, 10, (64,))`` -> ``... (64,), device=device)``."""
+    try:
+        tree = ast.parse(source.strip())
+    except SyntaxError:
+        return None
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and ops.is_factory_call(node) and not ops.has_device_kw(node):
+            if ops.call_name(node).endswith("from_numpy"):
+                return None
+            node.keywords.append(ast.keyword(arg="device", value=ast.parse(dev, mode="eval").body))
+            return ast.unparse(tree)
+    return None
+
+
+def _register_buffer_fix(source: str) -> str | None:
+    try:
+        tree = ast.parse(source.strip())
+    except SyntaxError:
+        return None
+    stmt = tree.body[0] if tree.body else None
+    if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
+        t = stmt.targets[0]
+        if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == "self":
+            return f"self.register_buffer({t.attr!r}, {ast.unparse(stmt.value)})"
+    return None
+
+
+def _unregistered_attr(op: ops.Operand, frame: FrameType) -> bool:
+    torch = sys.modules.get("torch")
+    node = op.node
+    if torch is None or not isinstance(node, ast.Attribute):
+        return False
+    owner = ops.resolve(node.value, frame)
+    if not isinstance(owner, torch.nn.Module):
+        return False
+    d = object.__getattribute__(owner, "__dict__")
+    return node.attr in d and isinstance(d[node.attr], torch.Tensor)
+
+
+def _fix(kind: ErrorKind, operands: list[ops.Operand], focus: ast.AST | None, frame: FrameType,
+         good: str | None, tree: ast.Module | None = None, line: int = 0) -> tuple[str | None, str | None]:
+    culprits = [o for o in operands if o.culprit]
+    c = culprits[0] if culprits else None
+    if kind.name == "numpy_on_device":
+        if c is None:
+            return "bring it to the host first: x.cpu().numpy() (or torchferry.numpy(x))", "FRY003"
+        torch = sys.modules.get("torch")
+        needs_grad = torch is not None and isinstance(c.value, torch.Tensor) and c.value.requires_grad
+        host = f"{c.expr}.detach().cpu()" if needs_grad else f"{c.expr}.cpu()"
+        if isinstance(focus, ast.Call) and isinstance(focus.func, ast.Attribute) and focus.func.attr == "numpy":
+            return f"{host}.numpy()  (or torchferry.numpy({c.expr}))", "FRY003"
+        return f"pass {host} instead of {c.expr}  (or torchferry.numpy({c.expr}))", "FRY003"
+    if kind.name == "checkpoint_map_location":
+        call = focus if isinstance(focus, ast.Call) else None
+        if call is not None and not any(k.arg == "map_location" for k in call.keywords):
+            new = ast.Call(func=call.func, args=call.args,
+                           keywords=[*call.keywords, ast.keyword("map_location", ast.Constant("cpu"))])
+            return f"{ast.unparse(new)}  (or torchferry.load(...), which maps to the CPU)", "FRY004"
+        return 'pass map_location="cpu" to torch.load (or use torchferry.load)', "FRY004"
+    if kind.name == "mps_float64":
+        if c is not None:
+            return f"{c.expr} = {c.expr}.float()  (before moving it: MPS has no float64; NumPy arrays are float64)", None
+        return "convert to float32 before moving to mps: .float(), or dtype=torch.float32", None
+    if kind.name in ("no_device", "invalid_ordinal"):
+        base = 'pick the device once: device = "cuda" if torch.cuda.is_available() else "cpu" (or torchferry.device()), then .to(device)'
+        if kind.name == "invalid_ordinal":
+            return "use a device index below torch.cuda.device_count(); " + base, "FRY001"
+        return base, "FRY001"
+    # device mismatches
+    if c is None:
+        return (f"move every operand of this line to one device ({good})" if good else None), None
+    dev = _device_expr(good, frame, operands)
+    created = c.created_at or {}
+    src = str(created.get("call", ""))
+    if c.kind == "module":
+        return f"{c.expr}.to({dev})  (modules move in place; do it once, before the loop)", None
+    if _unregistered_attr(c, frame):
+        stmt_src = _frames.source_line(created["path"], created["line"]) if created.get("path") else ""
+        fix = _register_buffer_fix(stmt_src) if stmt_src else None
+        if fix:
+            return f"{fix}  (in __init__: buffers move with model.to(device))", "FRY011"
+        attr = c.expr.rsplit(".", 1)[-1]
+        return f'self.register_buffer("{attr}", ...) in __init__, so model.to(device) moves it', "FRY011"
+    if c.kind == "call" and isinstance(c.node, ast.Call):  # made on this very line
+        new = _add_device_kw(ops.text_of(c.node), dev)
+        if new:
+            return new, "FRY010"
+    if created.get("path") and c.kind == "tensor":
+        stmt_src = _frames.source_line(created["path"], created["line"])
+        if ("without device=" in src or _from_factory_stmt(stmt_src)) and _fresh(created, frame, tree, line):
+            new = _add_device_kw(stmt_src, dev)
+            if new:
+                return f"{new}  (at {_frames.display_path(created['path'])}:{created['line']})", "FRY010"
+    node = c.node
+    if isinstance(node, ast.Subscript):
+        root = ops.root_name(node)
+        if root is not None and isinstance(ops.resolve(ast.Name(root), frame), dict):
+            return f"{root} = torchferry.to({root}, {dev})  (moves every tensor in it, {c.expr} included)", "FRY013"
+        return f"{c.expr}.to({dev})", "FRY013"
+    if isinstance(node, (ast.Name, ast.Attribute)):
+        return f"{c.expr} = {c.expr}.to({dev})  (move it with the others)", "FRY013"
+    return f"({c.expr}).to({dev})", "FRY013"
+
+
+def _enclosing(tree: ast.AST, line: int) -> tuple[ast.AST | None, ast.AST | None]:
+    """The innermost function and the innermost loop around ``line``."""
+    fn = loop = None
+    for node in ast.walk(tree):
+        if node is tree or not hasattr(node, "end_lineno"):
+            continue
+        if node.lineno <= line <= (node.end_lineno or node.lineno):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                if fn is None or node.lineno >= fn.lineno:
+                    fn = node
+            elif isinstance(node, (ast.For, ast.AsyncFor, ast.While)) and node.lineno != line:
+                if loop is None or node.lineno >= loop.lineno:
+                    loop = node
+    return fn, loop
+
+
+def _fresh(created: dict[str, Any], frame: FrameType, tree: ast.Module | None, line: int) -> bool:
+    """Was the culprit made close to its use: in the same function, or inside the same loop?"""
+    if tree is None or created.get("path") != frame.f_code.co_filename:
+        return False
+    cl = int(created["line"])
+    if cl == line:
+        return True
+    fn, loop = _enclosing(tree, line)
+    if fn is not None and fn.lineno <= cl <= (fn.end_lineno or fn.lineno):
+        return True
+    return loop is not None and loop.lineno <= cl <= (loop.end_lineno or loop.lineno)
+
+
+def _from_factory_stmt(src: str) -> bool:
+    try:
+        tree = ast.parse(src.strip())
+    except SyntaxError:
+        return False
+    return any(isinstance(n, ast.Call) and ops.is_factory_call(n) and not ops.has_device_kw(n)
+               for n in ast.walk(tree))
+
+
+# ------------------------------------------------------------ the report
+def explain_exception(exc: BaseException) -> dict[str, Any] | None:
+    """The explanation of a device error, as the JSON ``"error"`` object, or None.
+
+    Keys: ``type``, ``message``, ``path``, ``line``, ``source``, ``operands``
+    (each ``expr``, ``device``, ``dtype``, ``shape``, ``created_at``,
+    ``culprit``), ``fix``, ``rule``; plus ``kind`` (the error kind), ``title``
+    and ``via`` (the outer user lines) for the text report.  Call it while the
+    tensors are alive (the traceback keeps them) and, in a simulation, before
+    leaving it.
+    """
+    found = _device_error(exc)
+    if found is None:
+        return None
+    err, kind = found
+    entries = ops.traceback_entries(err.__traceback__)
+    user = [(i, e) for i, e in enumerate(entries) if _frames.is_user_code(e.tb_frame.f_code)]
+    report: dict[str, Any] = {
+        "type": type(err).__name__,
+        "message": str(err),
+        "path": None,
+        "line": None,
+        "source": None,
+        "operands": [],
+        "fix": None,
+        "rule": None,
+        "kind": kind.name,
+        "title": kind.title,
+        "via": [],
+    }
+    if not user:
+        fix, rule = _fix(kind, [], None, sys._getframe(), None) if kind.name in (
+            "checkpoint_map_location", "no_device", "invalid_ordinal", "numpy_on_device", "mps_float64"
+        ) else (None, None)
+        report["fix"], report["rule"] = fix, rule
+        return report
+    idx, tb = user[-1]
+    frame, line = tb.tb_frame, tb.tb_lineno
+    path = frame.f_code.co_filename
+    report["path"], report["line"] = path, line
+    report["source"] = _frames.source_line(path, line, frame.f_globals)
+    outer = [(e.tb_frame, e.tb_lineno) for _, e in user[:-1]]
+    report["via"] = [
+        {"path": f.f_code.co_filename, "line": ln, "source": _frames.source_line(f.f_code.co_filename, ln, f.f_globals)}
+        for f, ln in outer[-3:]
+    ]
+    focus, stmt, tree = ops.focus_node(frame, line, tb.tb_lasti)
+    source = "".join(linecache.getlines(path, frame.f_globals)) if tree is not None else ""
+    operands = _collect(focus, frame, entries[idx + 1].tb_frame if idx + 1 < len(entries) else None,
+                        source)
+    odd, good = _pick_culprits(kind, operands)
+    for o in operands:
+        if o.culprit:
+            o.created_at = _created_at(o, frame, tree, line, outer)
+    report["fix"], report["rule"] = _fix(kind, operands, focus, frame, good, tree, line)
+    report["odd_device"], report["good_device"] = odd, good
+    report["argument"] = kind.arg
+    report["operands"] = [
+        {"expr": o.expr, "device": o.device, "dtype": o.dtype, "shape": o.shape,
+         "created_at": _site_json(o.created_at) if o.culprit else None, "culprit": o.culprit}
+        for o in operands
+    ]
+    report["notes"] = {o.expr: o.note for o in operands if o.note}
+    return report
+
+
+def _site_json(site: dict[str, Any] | None) -> dict[str, Any] | None:
+    if site is None:
+        return None
+    return {"path": site["path"], "line": site["line"], "call": site.get("call")}
+
+
+def _collect(focus: ast.AST | None, frame: FrameType, callee: FrameType | None,
+             source: str = "") -> list[ops.Operand]:
+    if focus is None:
+        return []
+    torch = sys.modules.get("torch")
+    nodes = ops.operand_nodes(focus)
+    bound: dict[int, Any] = {}
+    if isinstance(focus, ast.Call) and callee is not None and callee.f_back is frame:
+        bound = ops.bind_call_args(focus, callee)
+    out: list[ops.Operand] = []
+    seen: set[str] = set()
+
+    def add(node: ast.expr, value: Any, note: str = "") -> None:
+        expr = ops.text_of(node, source)
+        if expr in seen:
+            return
+        op = ops.Operand(expr=expr, node=node)
+        if isinstance(value, (list, tuple)) and torch is not None and value and all(
+            isinstance(v, torch.Tensor) for v in value
+        ):
+            for i, v in enumerate(value[:8]):
+                sub = ast.Subscript(value=node, slice=ast.Constant(i))
+                add(sub, v)
+            seen.add(expr)
+            return
+        _describe(op, value)
+        if note and not op.note:
+            op.note = note
+        if op.kind in ("tensor", "module"):
+            seen.add(expr)
+            out.append(op)
+        elif isinstance(node, ast.Call) and value is ops.UNKNOWN:
+            seen.add(expr)
+            op.kind = "call"
+            fn = ops.resolve(node.func, frame)
+            if torch is not None and isinstance(fn, torch.nn.Module):
+                md = _module_device(fn)
+                if md is not None:
+                    op.device, op.dtype = str(md[0]), _dtype(md[1])
+                    op.note = "output of a module whose parameters are here"
+                    op.kind = "tensor"
+            if op.device is None:
+                op.note = op.note or "a call result (not re-run)"
+                if ops.is_factory_call(node):
+                    out.append(op)
+                    return
+                for a in [*node.args, *(k.value for k in node.keywords)]:
+                    for leaf in ops._flatten(a):
+                        add(leaf, ops.resolve(leaf, frame))
+                return
+            out.append(op)
+
+    for node in nodes:
+        if id(node) in bound:
+            add(node, bound[id(node)], "" if not isinstance(node, ast.Call) else "")
+        elif isinstance(node, ast.Call):
+            add(node, ops.UNKNOWN)
+        else:
+            add(node, ops.resolve(node, frame))
+    return out
+
+
+# ------------------------------------------------------------ formatting
+def format_report(report: dict[str, Any]) -> str:
+    """The text report printed after the traceback."""
+    lines = [f"torchferry explain: {report['title']} ({report['type']})"]
+    if report.get("path"):
+        lines.append(f"  at {_frames.display_path(report['path'])}:{report['line']}")
+        lines.append(f"    {report['source']}")
+        for v in reversed(report.get("via") or []):
+            lines.append(f"  called from {_frames.display_path(v['path'])}:{v['line']}: {v['source']}")
+    else:
+        lines.append("  (no line of your own code in the traceback)")
+    operands = report.get("operands") or []
+    notes = report.get("notes") or {}
+    if operands:
+        lines.append("  operands:")
+        w = max(len(o["expr"]) for o in operands)
+        others = sorted({o["device"] for o in operands if not o["culprit"] and o["device"]})
+        for o in operands:
+            shape = "" if o["shape"] is None else f"[{', '.join(map(str, o['shape']))}]"
+            mark = "> " if o["culprit"] else "  "
+            row = f"  {mark}{o['expr']:<{w}}  {o['device'] or '?':<7} {o['dtype'] or '':<8} {shape}"
+            extra = []
+            if o["culprit"] and report["kind"] in ("mixed_devices", "index_device", "rnn_hidden") and others:
+                extra.append(f"<- on {o['device']} while the others are on {', '.join(others)}")
+            elif o["culprit"] and report["kind"] == "numpy_on_device":
+                extra.append(f"<- on {o['device']}: NumPy reads host memory only")
+            elif o["culprit"] and report["kind"] == "mps_float64":
+                extra.append("<- float64: MPS has no float64")
+            if notes.get(o["expr"]):
+                extra.append(f"({notes[o['expr']]})")
+            lines.append((row + "  " + "  ".join(extra)).rstrip())
+        for o in operands:
+            if o["culprit"]:
+                site = o["created_at"]
+                if site:
+                    src = _frames.source_line(site["path"], site["line"])
+                    call = site.get("call") or ""
+                    what = src if not call or call == src or call in src else (
+                        f"{src}  ({call})" if src else call)
+                    lines.append(
+                        f"  {o['expr']} was created at {_frames.display_path(site['path'])}:{site['line']}: {what}"
+                    )
+                elif not o["expr"].endswith(")"):
+                    lines.append(f"  {o['expr']}: where it was created is not known")
+    elif report["kind"] in ("mixed_devices", "index_device", "rnn_hidden"):
+        lines.append("  (no tensor operand of this line could be read without re-running code)")
+    culprits = [o["expr"] for o in operands if o["culprit"]]
+    if report.get("argument") and len(culprits) == 1:
+        lines.append(f"  (PyTorch's message calls it `{report['argument']}`)")
+    if report.get("fix"):
+        lines.append(f"  fix: {report['fix']}")
+    if report.get("rule"):
+        r = report["rule"]
+        lines.append(f"  rule: {r} {RULES.get(r, '')}  (`ferry check` finds this before you run; `ferry rule {r}` explains)")
+    return "\n".join(lines)
+
+
+# ------------------------------------------------------------ excepthook
+_PENDING: dict[int, tuple[BaseException, dict[str, Any]]] = {}
+_HOOK_INSTALLED = False
+
+
+def _remember(exc: BaseException, report: dict[str, Any]) -> None:
+    _PENDING[id(exc)] = (exc, report)
+    while len(_PENDING) > 8:
+        _PENDING.pop(next(iter(_PENDING)))
+
+
+def pending_report(exc: BaseException) -> dict[str, Any] | None:
+    """The report made for ``exc`` (or an exception in its chain) by an ``explain`` block."""
+    seen: set[int] = set()
+    e: BaseException | None = exc
+    while e is not None and id(e) not in seen:
+        seen.add(id(e))
+        entry = _PENDING.get(id(e))
+        if entry is not None and entry[0] is e:
+            return entry[1]
+        e = e.__cause__ or e.__context__
+    return None
+
+
+def _install_excepthook() -> None:
+    global _HOOK_INSTALLED
+    if _HOOK_INSTALLED:
+        return
+    previous = sys.excepthook
+
+    def hook(typ: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+        previous(typ, value, tb)
+        report = pending_report(value)
+        if report is not None:
+            with contextlib.suppress(Exception):
+                print(format_report(report), file=sys.stderr)
+
+    sys.excepthook = hook
+    _HOOK_INSTALLED = True
+
+
+class explain(contextlib.ContextDecorator):
+    """Explain device errors raised inside the block, after the normal traceback.
+
+    The exception propagates unchanged (same object, type and message).  The
+    report is kept in ``.report`` (the JSON ``"error"`` object, None when no
+    device error happened) and printed on ``file`` (default stderr) after the
+    traceback: by ``sys.excepthook`` when the error ends the program, by
+    IPython's traceback handler in a notebook (``%load_ext torchferry``).  Pass
+    ``file=None`` to print nothing.
+
+    While active, torch's factory functions note where each tensor is made
+    (``record=False`` turns that off); every other op runs untouched.
+
+    >>> import torch, torchferry as tf
+    >>> with tf.explain() as ex:
+    ...     y = torch.ones(2) * 2
+    >>> ex.report is None
+    True
+    """
+
+    def __init__(self, *, record: bool = True, file: TextIO | None | str = "stderr") -> None:
+        self.record = record
+        self.file = file
+        self.report: dict[str, Any] | None = None
+        self._recording = False
+
+    def __enter__(self) -> explain:
+        self.report = None
+        if self.record:
+            RECORDER.enter()
+            self._recording = True
+        return self
+
+    def __exit__(self, typ: Any, exc: BaseException | None, tb: Any) -> bool:
+        try:
+            if exc is not None and not isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
+                try:
+                    self.report = explain_exception(exc)
+                except Exception as e:  # the explanation must never mask the user's error
+                    self.report = None
+                    if self.file is not None:
+                        print(f"torchferry explain: could not explain this error ({type(e).__name__}: {e})",
+                              file=sys.stderr)
+                if self.report is not None and self.file is not None:
+                    _remember(exc, self.report)
+                    if self.file == "stderr":
+                        _install_excepthook()
+                    else:
+                        print(format_report(self.report), file=self.file)  # type: ignore[arg-type]
+        finally:
+            if self._recording:
+                RECORDER.exit()
+                self._recording = False
+        return False
