@@ -101,7 +101,9 @@ DTYPES = frozenset(
     "uint8 bool complex64 complex128 cfloat cdouble short float8_e4m3fn float8_e5m2".split()
 )
 ACCEL_LITERAL = re.compile(r"^(cuda(:\d+)?|mps(:\d+)?|xpu(:\d+)?)$")
-MODEL_NAME = re.compile(r"^(model|net|network|module|.*_model|.*model|.*_net|ema)$", re.I)
+MODEL_NAME = re.compile(
+    r"^(model|net|network|module|.*_model|.*model|.*_net|ema|criterion|.*_criterion|loss_fn|"
+    r"loss_func|loss_function)$", re.I)
 LOADER_NAME = re.compile(r"(loader|^dl$|_dl$|^dl_)", re.I)
 DEVICE_NAME = re.compile(r"^(device|dev|.*_device|device_.*)$", re.I)
 OPTIM_NAME = re.compile(r"opt", re.I)

@@ -17,6 +17,8 @@ nothing; comparisons between CPU and GPU built on it are wrong.
 
 ## Example
 ```python
+a = torch.randn(4000, 4000, device=device)
+b = torch.randn(4000, 4000, device=device)
 start = time.perf_counter()
 c = a @ b
 elapsed = time.perf_counter() - start
@@ -24,6 +26,8 @@ elapsed = time.perf_counter() - start
 
 ## Use instead
 ```python
+a = torch.randn(4000, 4000, device=device)
+b = torch.randn(4000, 4000, device=device)
 start = time.perf_counter()
 c = a @ b
 if torch.cuda.is_available():

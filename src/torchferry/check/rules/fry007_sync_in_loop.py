@@ -76,7 +76,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 yield ctx.finding(
                     CODE, site.node,
                     f"`{short(ctx.text(site.node))}` waits for the accelerator on every iteration "
-                    f"of the training loop; {_HINT}",
+                    f"of the training/evaluation loop; {_HINT}",
                 )
     for name in ("float", "int", "bool", "print"):
         for site in m.calls_by_tail.get(name, ()):
@@ -98,7 +98,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             yield ctx.finding(
                 CODE, call,
                 f"{what} tensor `{short(ctx.text(hit), 40)}` waits for the accelerator on every "
-                f"iteration of the training loop; {_HINT}",
+                f"iteration of the training/evaluation loop; {_HINT}",
             )
 
 

@@ -63,7 +63,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             loop = site.ctx.loops[-1]
             if type(recv) is ast.Name:
                 b = m.binding(recv.id, site.ctx.scope, pos(recv))
-                if b is None or (b.pos >= pos(loop) and b.how != "param"):
+                if b is not None and b.pos >= pos(loop) and b.how != "param":
                     continue  # bound inside the loop: a different module each time
             elif not (type(recv) is ast.Attribute and type(recv.value) is ast.Name
                       and recv.value.id == site.ctx.scope.self_name):

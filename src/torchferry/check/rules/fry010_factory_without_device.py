@@ -16,24 +16,32 @@ ferry": masks, position indices, RNN initial states.
 
 ## Example
 ```python
-def forward(self, x):
-    positions = torch.arange(x.shape[1])
-    return x + self.embed(positions)
+class Tagger(nn.Module):
+    def __init__(self, vocab, dim):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.rnn = nn.GRU(dim, dim, batch_first=True)
 
-def init_hidden_and_run(self, x):
-    h0 = torch.zeros(1, x.size(0), self.hidden)
-    return self.rnn(x, h0)
+    def forward(self, tokens):
+        positions = torch.arange(tokens.shape[1])
+        x = self.embed(tokens) + self.embed(positions)
+        h0 = torch.zeros(1, tokens.size(0), x.size(-1))
+        return self.rnn(x, h0)
 ```
 
 ## Use instead
 ```python
-def forward(self, x):
-    positions = torch.arange(x.shape[1], device=x.device)
-    return x + self.embed(positions)
+class Tagger(nn.Module):
+    def __init__(self, vocab, dim):
+        super().__init__()
+        self.embed = nn.Embedding(vocab, dim)
+        self.rnn = nn.GRU(dim, dim, batch_first=True)
 
-def init_hidden_and_run(self, x):
-    h0 = torch.zeros(1, x.size(0), self.hidden, device=x.device)
-    return self.rnn(x, h0)
+    def forward(self, tokens):
+        positions = torch.arange(tokens.shape[1], device=tokens.device)
+        x = self.embed(tokens) + self.embed(positions)
+        h0 = torch.zeros(1, tokens.size(0), x.size(-1), device=tokens.device)
+        return self.rnn(x, h0)
 ```
 
 ## Fix safety

@@ -128,7 +128,8 @@ def _check_meeting(ctx: Context, m: Model, args: list[ast.AST], actx: object, lo
             continue
         reported.add(id(a))
         name = ctx.text(a)
-        move = moves[0]
+        # prefer a move whose result was kept (``x = x.to(device)``) as the model to follow
+        move = next((s for s in moves if type(s.stmt) is ast.Assign), moves[0])
         how = ctx.text(move.node)[len(ctx.text(move.node.func.value)):]  # type: ignore[attr-defined]
         yield ctx.finding(
             CODE, a,
