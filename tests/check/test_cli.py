@@ -581,3 +581,28 @@ def test_summary_plurals(proj, capsys):
         "[*] 2 fixable with the `--fix` option "
         "(2 hidden fixes can be enabled with the `--unsafe-fixes` option).",
     ]
+
+
+def test_unwritable_cache_is_skipped(proj, capsys):
+    (proj / "a.py").write_text(BAD)
+    (proj / ".ferry_cache").write_text("a file where the cache directory would go")
+    rc, out, err = run(capsys)
+    assert rc == 1 and "FRY901" in out and err == ""
+
+
+def test_cache_forgets_deleted_files_and_old_configurations(proj, capsys):
+    import torchferry.check.cache as cache_mod
+
+    (proj / "a.py").write_text(BAD)
+    (proj / "b.py").write_text(BAD)
+    run(capsys)
+    (proj / "b.py").unlink()
+    (proj / "a.py").write_text(BAD + "z.to(d)\n")
+    run(capsys)
+    (entries,) = [json.loads(p.read_text()) for p in (proj / ".ferry_cache").glob("*.json")]
+    assert list(entries) == [str(proj / "a.py")]
+    for k in range(cache_mod.KEEP + 3):
+        (proj / ".ferry_cache" / f"old{k}.json").write_text("{}")
+    (proj / "a.py").write_text(BAD)
+    run(capsys)
+    assert len(list((proj / ".ferry_cache").glob("*.json"))) == cache_mod.KEEP

@@ -75,6 +75,10 @@ def fix_from_json(data: Any) -> Fix | None:
     return Fix(tuple(Edit(*e) for e in edits), bool(safe), message)
 
 
+#: Cache files (one per configuration) kept in ``.ferry_cache/``.
+KEEP = 8
+
+
 class Cache:
     """``get``/``put`` diagnostics (as JSON-able lists) by path and content hash."""
 
@@ -102,10 +106,14 @@ class Cache:
         self.dirty = True
 
     def save(self) -> None:
+        """Write the cache (atomically), dropping entries of files that no longer exist and
+        all but the :data:`KEEP` most recent cache files of other configurations."""
         if not self.dirty:
             return
+        self.entries = {p: e for p, e in self.entries.items() if os.path.exists(p)}
         try:
             self.dir.mkdir(exist_ok=True)
+            self._prune()
             ignore = self.dir / ".gitignore"
             if not ignore.exists():
                 ignore.write_text("# Automatically created by ferry check.\n*\n")
@@ -122,3 +130,14 @@ class Cache:
         except OSError:
             pass  # a read-only project: run without a cache
         self.dirty = False
+
+    def _prune(self) -> None:
+        others = [p for p in self.dir.glob("*.json") if p != self.file]
+        if len(others) < KEEP:
+            return
+        others.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+        for old in others[KEEP - 1 :]:
+            try:
+                old.unlink()
+            except OSError:
+                pass
