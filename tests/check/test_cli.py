@@ -606,3 +606,21 @@ def test_cache_forgets_deleted_files_and_old_configurations(proj, capsys):
     (proj / "a.py").write_text(BAD)
     run(capsys)
     assert len(list((proj / ".ferry_cache").glob("*.json"))) == cache_mod.KEEP
+
+
+def test_stdin_undecodable_is_fry000(proj, capsys, monkeypatch):
+    import io
+
+    for name in ("x.py", "x.ipynb"):
+        monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(b"import torch\n\xff\xfe\n")))
+        rc, out, _ = run(capsys, "--stdin-filename", name, "--format", "json")
+        (item,) = json.loads(out)
+        assert rc == 1 and item["code"] == "FRY000"
+
+
+def test_summary_when_only_unsafe_fixes(proj, capsys):
+    (proj / "a.py").write_text('import torch\na = "cuda"\n')
+    out = run(capsys)[1]
+    assert out.splitlines()[-1] == (
+        "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)."
+    )

@@ -139,26 +139,16 @@ def run_rules(args: argparse.Namespace) -> int:
     return 0
 
 
-def _stdin(args: argparse.Namespace, opts) -> tuple[list, str | None, bool]:
-    """Check stdin; returns (outcomes, fixed text to print or None, changed)."""
-    from torchferry.check.runner import FileOutcome, _diag, _Undecodable, check_text, decode_source
+def _stdin(args: argparse.Namespace, opts) -> tuple[list, bytes | None]:
+    """Check stdin; returns (outcomes, the bytes to print on stdout with --fix)."""
+    from torchferry.check.runner import check_bytes
 
     name = args.stdin_filename
     data = sys.stdin.buffer.read()
-    path = Path(name)
-    try:
-        if path.suffix == ".ipynb":
-            text = data.decode("utf-8-sig")
-        else:
-            text, _enc = decode_source(data)
-    except UnicodeDecodeError as exc:
-        raise UsageError(f"{name}: stdin is not UTF-8 ({exc.reason} at byte {exc.start})") from None
-    except _Undecodable as exc:
-        out = FileOutcome(path, name)
-        out.diagnostics = [_diag(name, exc.finding, [])]
-        return [out], (data.decode("utf-8", "replace") if opts.fix else None), False
-    out, new = check_text(text, name, opts, path)
-    return [out], (new if opts.fix and not opts.diff else None), new != text
+    out, new = check_bytes(Path(name), data, opts, name)
+    if opts.fix and not opts.diff:
+        return [out], (new if new is not None else data)
+    return [out], None
 
 
 def run_check(args: argparse.Namespace) -> int:
@@ -188,10 +178,9 @@ def run_check(args: argparse.Namespace) -> int:
     )
     enabled = [m.CODE for m in resolve_rules(select, ignore)]
 
-    fixed_text = None
-    changed = False
+    fixed_bytes = None
     if args.stdin_filename is not None:
-        outcomes, fixed_text, changed = _stdin(args, opts)
+        outcomes, fixed_bytes = _stdin(args, opts)
     else:
         from torchferry.check.cache import Cache, settings_key
         from torchferry.check.files import discover
@@ -242,8 +231,10 @@ def run_check(args: argparse.Namespace) -> int:
         return 1 if would else 0
 
     out = sys.stdout
-    if fixed_text is not None:  # stdin --fix: the fixed source goes to stdout
-        sys.stdout.write(fixed_text)
+    if fixed_bytes is not None:  # stdin --fix: the fixed source goes to stdout
+        sys.stdout.flush()
+        sys.stdout.buffer.write(fixed_bytes)
+        sys.stdout.buffer.flush()
         out = sys.stderr
     if args.format == "json":
         out.write(report.json_report(diagnostics))

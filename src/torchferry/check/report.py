@@ -104,7 +104,10 @@ def summary(
     if unsafe and safe + hidden:
         lines.append(f"{s('[*]', '36')} {safe + hidden} fixable with `--fix --unsafe-fixes`.")
     elif safe or hidden:
-        line = f"{s('[*]', '36')} {safe} fixable with the `--fix` option"
+        if safe:
+            line = f"{s('[*]', '36')} {safe} fixable with the `--fix` option"
+        else:
+            line = "No fixes available"
         if hidden:
             line += (
                 f" ({_plural(hidden, 'hidden fix')} can be enabled with the "

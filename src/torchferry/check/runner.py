@@ -24,7 +24,15 @@ from torchferry.check.cache import Cache, content_hash, fix_from_json, fix_to_js
 from torchferry.check.engine import SYNTAX_ERROR, InternalError
 from torchferry.check.files import PatternSet
 
-__all__ = ["Diagnostic", "FileOutcome", "Options", "check_paths", "check_text", "display_path"]
+__all__ = [
+    "Diagnostic",
+    "FileOutcome",
+    "Options",
+    "check_bytes",
+    "check_paths",
+    "check_text",
+    "display_path",
+]
 
 #: Files whose bytes do not contain this are skipped without being parsed.
 PREFILTER = b"torch"
@@ -323,7 +331,11 @@ def check_text(
     return out, new
 
 
-def _check_file(path: Path, data: bytes, opts: Options, display: str) -> FileOutcome:
+def check_bytes(
+    path: Path, data: bytes, opts: Options, display: str
+) -> tuple[FileOutcome, bytes | None]:
+    """Decode, check and (per ``opts``) fix a file's bytes; returns the outcome and the
+    fixed bytes, or None when nothing changed.  Undecodable bytes are a FRY000."""
     if path.suffix == ".ipynb":
         try:
             text, encoding = data.decode("utf-8-sig"), "utf-8"
@@ -333,19 +345,31 @@ def _check_file(path: Path, data: bytes, opts: Options, display: str) -> FileOut
             out.diagnostics = [
                 Diagnostic(display, SYNTAX_ERROR, engine.SYNTAX_ERROR_NAME, msg, 1, 0, 1, 0)
             ]
-            return out
+            return out, None
     else:
         try:
             text, encoding = decode_source(data)
         except _Undecodable as exc:
             out = FileOutcome(path, display)
             out.diagnostics = [_diag(display, exc.finding, [])]
-            return out
+            return out, None
     out, new = check_text(text, display, opts, path)
-    if opts.fix and not opts.diff and out.error is None and new != text:
+    if out.error is not None or new == text:
+        return out, None
+    try:
+        return out, new.encode(encoding)
+    except UnicodeEncodeError as exc:
+        out.error = f"the fixed text cannot be encoded as {encoding}: {exc}; left it unchanged"
+        out.fixed = 0
+        return out, None
+
+
+def _check_file(path: Path, data: bytes, opts: Options, display: str) -> FileOutcome:
+    out, new = check_bytes(path, data, opts, display)
+    if opts.fix and not opts.diff and new is not None:
         try:
-            write_atomic(path, new.encode(encoding))
-        except (OSError, UnicodeEncodeError) as exc:
+            write_atomic(path, new)
+        except OSError as exc:
             out.error = f"could not write the fixes: {exc}"
             out.fixed = 0
     return out
