@@ -115,7 +115,8 @@ log "torchferry device checks, $(date -u +%Y-%m-%dT%H:%M:%SZ), quick=$QUICK, out
 if command -v nvidia-smi >/dev/null 2>&1; then
   run_step 30 - nvidia-smi --query-gpu=name,driver_version,memory.total,pcie.link.gen.max,pcie.link.width.max --format=csv
 fi
-run_step 60 - "$PY" -c "
+ENV_TXT="$(mktemp)"
+run_step 60 "$ENV_TXT" "$PY" -c "
 import torch, platform
 print('python', platform.python_version(), '| torch', torch.__version__, '| cuda build', torch.version.cuda)
 ok = torch.cuda.is_available()
@@ -126,14 +127,15 @@ if ok:
         print(f'cuda:{i}', p.name, f'{p.total_memory / 2**30:.0f} GiB', f'sm {p.major}.{p.minor}', f'{p.multi_processor_count} SMs')
 "
 GPU=0
-"$PY" -c "import torch, sys; sys.exit(0 if torch.cuda.is_available() else 1)" >/dev/null 2>&1 && GPU=1
+grep -q "^cuda available: True" "$ENV_TXT" && GPU=1
 if [ "$RC" != 0 ]; then
-  add_row "environment" "FAIL($RC)" "$ELAPSED" "python3 cannot import torch; see log.txt"
+  add_row "environment" "FAIL($RC)" "$ELAPSED" "python cannot import torch; see log.txt"
 elif [ "$GPU" = 1 ]; then
-  add_row "environment" "ok" "$ELAPSED" "$("$PY" -c 'import torch; print(torch.cuda.get_device_name(0))' 2>/dev/null)"
+  add_row "environment" "ok" "$ELAPSED" "$(grep -m1 '^cuda:0' "$ENV_TXT")"
 else
   add_row "environment" "ok" "$ELAPSED" "no CUDA GPU: GPU-only steps are skipped"
 fi
+rm -f "$ENV_TXT"
 
 # ------------------------------------------------------------------ 2. bench matmul
 run_step 240 - "$PY" -m torchferry bench $QFLAG --json "$OUT/bench.json" --plot "$OUT/bench.png"
