@@ -47,6 +47,20 @@ def register(sub: Any) -> None:
         metavar="N",
         help="number of simulated devices (default 1; needs --simulate)",
     )
+    # -- diagnostics (torchferry.diagnose, issue 5) --
+    p.add_argument(
+        "--report",
+        metavar="FILE",
+        default=None,
+        help="also write a JSON report: the explained device error (or null) and the trips",
+    )
+    p.add_argument(
+        "--trips",
+        action="store_true",
+        help="count host<->device copies, host syncs and module moves per line of the "
+        "script; print the table, most costly first, at the end",
+    )
+    # -- end diagnostics --
     p.add_argument(
         "-m",
         dest="module",
@@ -60,8 +74,6 @@ def register(sub: Any) -> None:
 
 
 def _run(args: argparse.Namespace) -> int:
-    from torchferry.sim.runner import run_path
-
     if args.device_count is not None and args.simulate is None:
         raise UsageError("--device-count needs --simulate KIND")
     if args.module is not None:
@@ -74,6 +86,16 @@ def _run(args: argparse.Namespace) -> int:
         if args.target is None:
             raise UsageError("give a SCRIPT to run, or -m MODULE")
         target, module, argv = args.target, False, list(args.args)
-    return run_path(
-        target, argv, module=module, simulate=args.simulate, count=args.device_count or 1
+    # diagnostics (torchferry.diagnose, issue 5): device errors are explained after the
+    # traceback; --trips / --report add the trip table and the JSON report
+    from torchferry.diagnose.run import run_diagnosed
+
+    return run_diagnosed(
+        target,
+        argv,
+        module=module,
+        simulate=args.simulate,
+        count=args.device_count or 1,
+        report=args.report,
+        show_trips=args.trips,
     )

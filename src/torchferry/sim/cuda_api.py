@@ -34,6 +34,7 @@ class SimulatedDeviceProperties:
     multi_processor_count: int
     is_integrated: bool = False
     is_multi_gpu_board: bool = False
+    has_fp64: bool = True
 
     def __repr__(self) -> str:
         return (

@@ -1,0 +1,37 @@
+"""Every case of the fidelity table behaves in the simulation as it does on a real GPU."""
+
+from __future__ import annotations
+
+import pytest
+
+from torchferry.sim.fidelity_cases import CASES, Case, Outcome, mismatch, run_case
+from torchferry.sim.session import simulate
+
+
+@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+def test_case_matches_real_gpu(case):
+    with simulate("cuda", count=case.devices):
+        got = run_case(case)
+    assert mismatch(case, got) is None
+
+
+def test_table_has_sources_and_unique_names():
+    assert len({c.name for c in CASES}) == len(CASES)
+    assert all(c.source in ("H200", "lesson", "rule") for c in CASES)
+    assert all((c.out is not None) or (c.exc is not None) or c.warns for c in CASES)
+
+
+def test_mismatch_reports_differences():
+    case = Case("x", "print(1)", out="1\n")
+    assert mismatch(case, Outcome("1\n", None, [])) is None
+    assert "expected output" in mismatch(case, Outcome("2\n", None, []))
+    err = Case("y", "", exc=("RuntimeError", "boom"))
+    assert "no exception" in mismatch(err, Outcome("", None, []))
+    assert mismatch(err, Outcome("", ("RuntimeError", "boom"), [])) is None
+    assert "TypeError" in mismatch(err, Outcome("", ("TypeError", "boom"), []))
+
+
+def test_cases_fail_without_the_simulation():
+    # the table is not vacuous: on this CPU-only machine, outside the simulation, it differs
+    lesson = next(c for c in CASES if c.name == "lesson_portable")
+    assert mismatch(lesson, run_case(lesson)) is not None

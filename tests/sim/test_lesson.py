@@ -1,0 +1,45 @@
+"""Acceptance: the lesson's programs under ``ferry run --simulate cuda`` print the GPU output."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+FERRY = [sys.executable, "-m", "torchferry"]
+
+GPU_OUTPUT = "using: cuda\ncpu\ncuda:0\ntensor([2., 2., 2.], device='cuda:0')\n[2. 2. 2.]\n"
+CPU_OUTPUT = "using: cpu\ncpu\ncpu\ntensor([2., 2., 2.])\n[2. 2. 2.]\n"
+MIXING = (
+    "RuntimeError: Expected all tensors to be on the same device, but found at least two "
+    "devices, cuda:0 and cpu!"
+)
+
+
+def _ferry(*args):
+    return subprocess.run(
+        [*FERRY, *args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+    )
+
+
+def test_lesson_program_prints_gpu_output():
+    r = _ferry("run", "--simulate", "cuda", "examples/lesson_portable.py")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == GPU_OUTPUT
+
+
+def test_lesson_program_without_simulation_prints_cpu_output():
+    r = _ferry("run", "examples/lesson_portable.py")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == CPU_OUTPUT
+
+
+def test_lesson_mixing_snippet_raises_the_lessons_error():
+    r = _ferry("run", "--simulate", "cuda", "examples/lesson_mixing.py")
+    assert r.returncode == 1
+    lines = r.stderr.strip().splitlines()
+    assert lines[0] == "Traceback (most recent call last):"
+    assert lines[-1] == MIXING
+    assert 'examples/lesson_mixing.py", line 5' in r.stderr
+    assert "torchferry" not in r.stderr  # the traceback reads as on a GPU

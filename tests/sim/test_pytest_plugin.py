@@ -1,0 +1,105 @@
+"""The pytest plugin: ``--ferry-simulate`` runs an existing suite on a simulated GPU."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+
+SUITE = textwrap.dedent(
+    """
+    import pytest
+    import torch
+
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+
+    def test_portable_pattern():
+        x = torch.ones(3).to(device)
+        print(repr(x + 1))
+        assert x.device.type == device
+
+    def test_labels_missed_the_ferry():
+        logits = torch.randn(4, 3, device=device)
+        labels = torch.tensor([0, 1, 2, 0])  # bug: never moved
+        torch.nn.functional.cross_entropy(logits, labels)
+
+    def test_count():
+        print("count", torch.cuda.device_count())
+    """
+)
+
+FIXTURE_SUITE = textwrap.dedent(
+    """
+    import pytest
+    import torch
+
+    def test_plain():
+        assert not torch.cuda.is_available()
+
+    def test_with_fixture(simulated_gpu):
+        assert torch.cuda.is_available()
+        assert str(torch.ones(1).cuda().device) == "cuda:0"
+
+    @pytest.mark.ferry_simulate("mps")
+    def test_with_mps(simulated_gpu):
+        assert torch.backends.mps.is_available() and simulated_gpu.kind == "mps"
+
+    def test_after():
+        assert not torch.cuda.is_available()
+    """
+)
+
+
+def _pytest(tmp_path, suite, *args):
+    (tmp_path / "test_suite.py").write_text(suite)
+    return subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "-q",
+            "-s",
+            "-p",
+            "no:cacheprovider",
+            *args,
+            "test_suite.py",
+        ],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+
+
+def test_suite_passes_on_cpu_and_fails_under_simulated_cuda(tmp_path):
+    plain = _pytest(tmp_path, SUITE)
+    assert plain.returncode == 0, plain.stdout + plain.stderr
+    assert "count 0" in plain.stdout
+    sim = _pytest(tmp_path, SUITE, "--ferry-simulate", "cuda", "--ferry-device-count", "2")
+    assert sim.returncode == 1, sim.stdout + sim.stderr
+    assert "tensor([2., 2., 2.], device='cuda:0')" in sim.stdout
+    assert "count 2" in sim.stdout
+    assert "1 failed, 2 passed" in sim.stdout
+    assert "but got target is on cpu, different from other tensors on cuda:0" in sim.stdout
+
+
+def test_fixture_gives_one_test_its_own_simulation(tmp_path):
+    r = _pytest(tmp_path, FIXTURE_SUITE)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "4 passed" in r.stdout
+
+
+def test_bad_plugin_options_are_usage_errors(tmp_path):
+    r = _pytest(tmp_path, SUITE, "--ferry-device-count", "2")
+    assert r.returncode == 4 and "--ferry-device-count needs --ferry-simulate" in r.stderr
+    r = _pytest(tmp_path, SUITE, "--ferry-simulate", "tpu")
+    assert r.returncode == 4 and "invalid choice" in r.stderr
+
+
+def test_plugin_import_is_cheap_and_patches_nothing():
+    code = (
+        "import sys, torchferry.sim.pytest_plugin as p; "
+        "assert 'torch' not in sys.modules, 'torch imported'; print('ok')"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert r.stdout == "ok\n", r.stderr
