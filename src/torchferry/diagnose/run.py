@@ -1,0 +1,131 @@
+"""``ferry run --report FILE`` and ``ferry run --trips``: the diagnostics around a run.
+
+The run itself is :func:`torchferry.sim.runner.run_path`'s (same ``__main__``,
+``sys.argv``, exit codes, traceback).  This module only adds: inside the
+simulation (when asked for) it enters :class:`~torchferry.diagnose.explain`'s
+creation-site recording and :class:`~torchferry.diagnose.trips`, explains a
+device error right after the runner printed its traceback (still inside the
+simulation, while the tensors' simulated devices are known), prints the trips
+table at the end, and writes the JSON report.  The exit code is the run's.
+
+Does not import torch at import time.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import sys
+import tempfile
+from collections.abc import Sequence
+from typing import Any
+
+from torchferry.errors import UsageError
+
+__all__ = ["run_diagnosed", "check_report_path", "ERROR_KEYS", "OPERAND_KEYS"]
+
+ERROR_KEYS = ("type", "message", "path", "line", "source", "operands", "fix", "rule", "kind")
+OPERAND_KEYS = ("expr", "device", "dtype", "shape", "created_at", "culprit")
+
+
+def check_report_path(path: str) -> str:
+    """Fail early (usage error, exit 2) when the report could not be written."""
+    if not path:
+        raise UsageError("--report needs a file name")
+    if os.path.isdir(path):
+        raise UsageError(f"--report {path}: is a directory; give a file name")
+    parent = os.path.dirname(os.path.abspath(path))
+    if not os.path.isdir(parent):
+        raise UsageError(f"--report {path}: directory {parent} does not exist")
+    if not os.access(parent, os.W_OK):
+        raise UsageError(f"--report {path}: directory {parent} is not writable")
+    return path
+
+
+def error_json(report: dict[str, Any] | None) -> dict[str, Any] | None:
+    """The ``"error"`` object of the JSON report (schema keys only, plus ``kind``)."""
+    if report is None:
+        return None
+    out = {k: report.get(k) for k in ERROR_KEYS}
+    out["operands"] = [{k: o.get(k) for k in OPERAND_KEYS} for o in report.get("operands") or []]
+    return out
+
+
+def _write_json(path: str, data: dict[str, Any]) -> None:
+    text = json.dumps(data, indent=2) + "\n"
+    parent = os.path.dirname(os.path.abspath(path))
+    fd, tmp = tempfile.mkstemp(prefix=".ferry-report-", dir=parent)
+    try:
+        with os.fdopen(fd, "w", encoding="utf-8") as f:
+            f.write(text)
+        os.replace(tmp, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(tmp)
+        raise
+
+
+def run_diagnosed(
+    target: str,
+    argv: Sequence[str] = (),
+    *,
+    module: bool = False,
+    simulate: str | None = None,
+    count: int = 1,
+    report: str | None = None,
+    show_trips: bool = False,
+) -> int:
+    """Run like ``run_path`` with the explanation, trip counting and JSON report added.
+
+    Trips are counted when ``show_trips`` or ``report`` is set (the report holds
+    them); the table is printed on stderr at the end only with ``show_trips``.
+    """
+    from torchferry.sim import runner
+
+    if report is not None:
+        check_report_path(report)
+    from torchferry.diagnose.explain import explain, explain_exception, format_report
+    from torchferry.diagnose.trips import trips
+
+    state: dict[str, Any] = {"error": None}
+    original = runner._print_traceback
+
+    def print_traceback(exc: BaseException, first_user_file: str | None) -> None:
+        original(exc, first_user_file)
+        try:
+            state["error"] = explain_exception(exc)
+        except Exception as e:  # never mask the script's own error
+            print(f"torchferry explain: could not explain this error ({type(e).__name__}: {e})",
+                  file=sys.stderr)
+            return
+        if state["error"] is not None:
+            print(format_report(state["error"]), file=sys.stderr)
+
+    sim_ctx: Any = contextlib.nullcontext()
+    if simulate is not None:
+        from torchferry.sim.session import simulate as _simulate
+
+        sim_ctx = _simulate(simulate, count)
+    counting = show_trips or report is not None
+    counter = trips() if counting else None
+    runner._print_traceback = print_traceback
+    try:
+        with sim_ctx:
+            with explain(file=None), counter if counter is not None else contextlib.nullcontext():
+                code = runner.run_path(target, argv, module=module, simulate=None)
+    finally:
+        runner._print_traceback = original
+    if counter is not None and show_trips:
+        print(counter.format(), file=sys.stderr)
+    if report is not None:
+        data = {
+            "error": error_json(state["error"]),
+            "trips": counter.rows if counter is not None else [],
+        }
+        try:
+            _write_json(report, data)
+        except OSError as e:
+            print(f"ferry run: could not write the report {report}: {e}", file=sys.stderr)
+            return code or 1
+    return code
