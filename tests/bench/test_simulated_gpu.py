@@ -1,0 +1,73 @@
+"""measure, ferry bench, ferry bench transfer and DeviceLoader inside the simulated GPU
+(torchferry.simulate("cuda")): their CUDA code paths (events, streams, pinned memory,
+device names) run here, on a CPU-only machine.  The simulation computes on the CPU, so
+the *numbers* mean nothing; what is checked is that the paths run and report a GPU."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+import torchferry
+from torchferry.bench import transfer
+from torchferry.cli import main
+
+pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="a real GPU is here")
+
+
+@pytest.fixture
+def sim():
+    with torchferry.simulate("cuda"):
+        yield
+
+
+def test_measure_uses_cuda_events_and_infers_the_device(sim):
+    a = torch.randn(64, 64, device="cuda")
+    t = torchferry.measure(torch.mm, a, a, repeat=3)
+    assert (t.device, t.method, t.n) == ("cuda:0", "cuda events", 3)
+    # a closure that only creates its tensor on the GPU: found by the probe call
+    t = torchferry.measure(lambda: torch.ones(8, device="cuda").sum(), repeat=3)
+    assert (t.device, t.method) == ("cuda:0", "cuda events")
+    t = torchferry.measure(lambda: torch.ones(8).sum(), repeat=3)  # CPU work in the simulation
+    assert (t.device, t.method) == ("cpu", "perf_counter")
+
+
+def test_bench_measures_the_simulated_gpu(sim, tmp_path, capsys):
+    j = tmp_path / "sim.json"
+    assert main(["bench", "--sizes", "32,64", "--min-time", "0.001", "--json", str(j)]) == 0
+    out = capsys.readouterr().out
+    doc = json.loads(j.read_text())
+    assert doc["predicted"] is False and "PREDICTED" not in out
+    gpu = [r for r in doc["records"] if r["device"] == "cuda:0"]
+    assert {(r["mode"], r["kind"]) for r in gpu} == {("resident", "measured"), ("rides", "measured")}
+    assert all(r["method"] == "cuda events" and r["seconds"] > 0 for r in gpu)
+    assert "simulated CUDA device 0" in gpu[0]["label"]
+    assert all(c["kind"] == "measured" for c in doc["crossovers"])
+    assert "No profile for" in out  # no datasheet for a simulated card: no model error
+
+
+def test_transfer_runs_its_cuda_path(sim):
+    doc = transfer.run_transfer([4096, 65536], min_time=0.001)
+    assert {(r["direction"], r["memory"]) for r in doc["records"]} == set(transfer.COLUMNS)
+    assert all(r["gb_per_s"] > 0 and r["method"] == "cuda events" for r in doc["records"])
+    assert doc["link"] == {}  # unknown card: no link limit claimed
+    assert any("unknown" in line for line in transfer.summary_lines(doc))
+
+
+def test_device_loader_synchronous_move_in_the_simulation(sim):
+    data = [{"x": torch.randn(4, 3), "y": torch.arange(4)} for _ in range(3)]
+    out = list(torchferry.DeviceLoader(data, "cuda", prefetch=0))
+    assert [b["x"].device.type for b in out] == ["cuda"] * 3
+    assert torch.equal(out[2]["y"].cpu(), data[2]["y"])
+
+
+@pytest.mark.xfail(strict=True, raises=RuntimeError,
+                   reason="the simulated GPU does not handle Tensor.record_stream(simulated "
+                          "stream) yet ('unknown parameter type'); the prefetch path is covered "
+                          "with faked streams in tests/test_loader.py")
+def test_device_loader_prefetch_in_the_simulation(sim):
+    data = [{"x": torch.randn(4, 3), "y": torch.arange(4)} for _ in range(3)]
+    out = list(torchferry.DeviceLoader(data, "cuda", prefetch=2))
+    assert [b["x"].device.type for b in out] == ["cuda"] * 3
