@@ -209,3 +209,10 @@ def test_command_module_does_not_import_torch():
             "print('torch' in sys.modules)")
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert r.stdout.strip() == "False", r.stderr
+
+
+def test_busy_machine_warning():
+    busy = command._busy_warning(3.1, {"logical_cpus": 2, "loadavg_1_5_15min": [0.4, 0, 0]})
+    assert busy.startswith("warning: this machine was busy (1-minute load 3.1 on 2 CPUs)")
+    assert command._busy_warning(0.2, {"logical_cpus": 2, "loadavg_1_5_15min": [0.9]}) is None
+    assert command._busy_warning(None, {"logical_cpus": 2}) is None

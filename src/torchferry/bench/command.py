@@ -179,6 +179,7 @@ def _matmul(args: argparse.Namespace) -> int:
     from torchferry.bench import matmul, report
     from torchferry.bench.model import predict_matmul  # noqa: F401
 
+    load_before = _load()
     accels = matmul.accelerator_devices()
     profile = PROFILES[predict_key]
     progress = report.Progress(len(sizes) * (1 + 2 * len(accels)))
@@ -197,6 +198,7 @@ def _matmul(args: argparse.Namespace) -> int:
         "timing": "median of >= 3 timed runs after 1 warm-up, each case timed for at least "
                   "min_time seconds (torchferry.measure: cuda events / synchronize / perf_counter)",
         "machine": report.machine_info(),
+        "loadavg_1min_before": load_before,
         "predicted": predicted,
         "model": {
             "compute": "launch_latency + max(2 n^3 / peak_flops[dtype], 3 n^2 bytes / mem_bandwidth)",
@@ -209,9 +211,28 @@ def _matmul(args: argparse.Namespace) -> int:
     }
     doc["crossover_sentences"] = matmul.crossover_sentence(doc["crossovers"], max(sizes))
     doc["model_error_median_abs_pct"] = report._median_abs(doc["model_error"])
+    doc["busy_warning"] = _busy_warning(load_before, doc["machine"])
     _print_matmul(doc, profile if predicted else None)
     _write(doc, args, report.write_matmul_csv, report.plot_matmul)
     return 0
+
+
+def _load() -> float | None:
+    try:
+        return round(os.getloadavg()[0], 2)
+    except (AttributeError, OSError):
+        return None
+
+
+def _busy_warning(load_before: float | None, machine: dict[str, Any]) -> str | None:
+    """A warning when other work competed for the CPUs while the CPU was timed."""
+    loads = [x for x in (load_before, (machine.get("loadavg_1_5_15min") or [None])[0])
+             if x is not None]
+    cpus = machine.get("logical_cpus") or 1
+    if not loads or max(loads) <= cpus * 0.75:
+        return None
+    return (f"warning: this machine was busy (1-minute load {max(loads):.1f} on {cpus} CPUs): "
+            "the CPU times include waiting for a processor; rerun when it is idle")
 
 
 def _print_matmul(doc: dict[str, Any], profile: Any) -> None:
@@ -233,6 +254,8 @@ def _print_matmul(doc: dict[str, Any], profile: Any) -> None:
               f"{profile.mem_bandwidth / 1e9:g} GB/s); rides add bytes / "
               f"{profile.link_bandwidth / 1e9:.2f} GB/s ({profile.link_name}) + "
               f"{profile.sync_latency * 1e6:.0f} µs per copy.")
+    if doc.get("busy_warning"):
+        print(doc["busy_warning"])
     errors = report.model_error_table(doc)
     if errors:
         print()
