@@ -100,3 +100,39 @@ def test_ferry_check_never_imports_torch(tmp_path):
     imported = {line.split("|")[-1].strip() for line in proc.stderr.splitlines() if "|" in line}
     assert "torchferry.check.engine" in imported
     assert "torch" not in imported and "numpy" not in imported
+
+
+def _run_in_tty(argv, env):
+    import os
+    import pty
+
+    master, slave = pty.openpty()
+    try:
+        proc = subprocess.run(argv, stdout=slave, stderr=slave, env=env, timeout=60)
+    finally:
+        os.close(slave)
+    chunks = []
+    while True:
+        try:
+            chunk = os.read(master, 65536)
+        except OSError:  # EIO once the other side is closed and drained
+            break
+        if not chunk:
+            break
+        chunks.append(chunk)
+    os.close(master)
+    return proc.returncode, b"".join(chunks)
+
+
+def test_colour_on_a_terminal_unless_no_color(tmp_path):
+    import os
+
+    f = tmp_path / "t.py"
+    f.write_text('import torch\nstate = torch.load("m.pt")\n')
+    env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
+    env["TERM"] = "xterm"
+    argv = [str(BIN / "ferry"), "check", "--no-cache", str(f)]
+    rc, data = _run_in_tty(argv, env)
+    assert rc == 1 and b"FRY004" in data and b"\x1b[" in data
+    rc, data = _run_in_tty(argv, {**env, "NO_COLOR": "1"})
+    assert rc == 1 and b"FRY004" in data and b"\x1b[" not in data
