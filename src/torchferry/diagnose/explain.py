@@ -34,6 +34,7 @@ import linecache
 import re
 import sys
 import threading
+import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType, TracebackType
@@ -555,7 +556,10 @@ def _device_expr(good: str | None, frame: FrameType, operands: list[ops.Operand]
     for o in operands:
         if o.device == good and o.kind == "tensor" and isinstance(o.node, (ast.Name, ast.Attribute)):
             return f"{o.expr}.device"
-    return repr(good)
+    for o in operands:
+        if o.device == good and o.kind == "module" and isinstance(o.node, (ast.Name, ast.Attribute)):
+            return f"next({o.expr}.parameters()).device"
+    return "device"
 
 
 def _add_device_kw(source: str, dev: str) -> str | None:
@@ -767,6 +771,31 @@ def explain_exception(exc: BaseException) -> dict[str, Any] | None:
     return report
 
 
+def _callee_is(fn: Any, code: Any) -> bool:
+    """Is ``code`` the code object that calling ``fn`` runs first?"""
+    if fn is ops.UNKNOWN or fn is None:
+        return False
+    seen = 0
+    while seen < 8:
+        seen += 1
+        if getattr(fn, "__code__", None) is code:
+            return True
+        inner = getattr(fn, "__func__", None)
+        if inner is not None and getattr(inner, "__code__", None) is code:
+            return True
+        wrapped = getattr(fn, "__wrapped__", None)
+        if wrapped is None:
+            break
+        fn = wrapped
+    call = type(fn).__dict__.get("__call__") or getattr(type(fn), "__call__", None)  # noqa: B004
+    if getattr(call, "__code__", None) is code:
+        return True
+    if isinstance(fn, type):
+        init = getattr(fn, "__init__", None)
+        return getattr(init, "__code__", None) is code
+    return False
+
+
 def _site_json(site: dict[str, Any] | None) -> dict[str, Any] | None:
     if site is None:
         return None
@@ -780,7 +809,9 @@ def _collect(focus: ast.AST | None, frame: FrameType, callee: FrameType | None,
     torch = sys.modules.get("torch")
     nodes = ops.operand_nodes(focus)
     bound: dict[int, Any] = {}
-    if isinstance(focus, ast.Call) and callee is not None and callee.f_back is frame:
+    focus_func = focus.func if isinstance(focus, ast.Call) else None
+    if (isinstance(focus, ast.Call) and callee is not None and callee.f_back is frame
+            and _callee_is(ops.resolve(focus.func, frame), callee.f_code)):
         bound = ops.bind_call_args(focus, callee)
     out: list[ops.Operand] = []
     seen: set[str] = set()
@@ -826,6 +857,16 @@ def _collect(focus: ast.AST | None, frame: FrameType, callee: FrameType | None,
             out.append(op)
 
     for node in nodes:
+        if node is focus_func:
+            fv = ops.resolve(node, frame)
+            if torch is not None and isinstance(fv, torch.nn.Module):
+                add(node, fv)
+            elif isinstance(node, ast.Attribute):  # a method: its receiver is an operand
+                recv = node.value
+                rv = ops.resolve(recv, frame)
+                if not isinstance(rv, types.ModuleType):
+                    add(recv, rv)
+            continue
         if id(node) in bound:
             add(node, bound[id(node)], "" if not isinstance(node, ast.Call) else "")
         elif isinstance(node, ast.Call):

@@ -52,6 +52,25 @@ def error_json(report: dict[str, Any] | None) -> dict[str, Any] | None:
     return out
 
 
+def plain_error(exc: BaseException) -> dict[str, Any]:
+    """The report's ``"error"`` for an exception that is not a device error (kind null)."""
+    from torchferry.diagnose import _frames
+
+    out: dict[str, Any] = {k: None for k in ERROR_KEYS}
+    out.update(type=type(exc).__name__, message=str(exc), operands=[])
+    tb = exc.__traceback__
+    last = None
+    while tb is not None:
+        if _frames.is_user_code(tb.tb_frame.f_code):
+            last = tb
+        tb = tb.tb_next
+    if last is not None:
+        path = last.tb_frame.f_code.co_filename
+        out.update(path=path, line=last.tb_lineno,
+                   source=_frames.source_line(path, last.tb_lineno, last.tb_frame.f_globals))
+    return out
+
+
 def _write_json(path: str, data: dict[str, Any]) -> None:
     text = json.dumps(data, indent=2) + "\n"
     parent = os.path.dirname(os.path.abspath(path))
@@ -101,6 +120,8 @@ def run_diagnosed(
             return
         if state["error"] is not None:
             print(format_report(state["error"]), file=sys.stderr)
+        else:
+            state["error"] = plain_error(exc)
 
     sim_ctx: Any = contextlib.nullcontext()
     if simulate is not None:
