@@ -54,6 +54,9 @@ def test_inference_probe_counts_as_a_warmup_call():
     calls.clear()
     measure(closure, warmup=0, repeat=4)
     assert len(calls) == 5  # warmup=0: the probe is the one extra untimed call
+    calls.clear()
+    measure(lambda t: closure(), torch.ones(2), warmup=0, repeat=4)
+    assert len(calls) == 5  # host tensors in args: fn is still watched once
 
 
 def test_adaptive_repeat_reaches_min_time_and_at_least_three_runs():
@@ -192,7 +195,7 @@ def test_cpu_median_agrees_with_torch_benchmark_timer(one_thread):
     measure(torch.mm, a, b, warmup=1, repeat=1)
     ours, theirs = [], []
     for _ in range(41):
-        ours.append(measure(torch.mm, a, b, warmup=0, repeat=1).median)
+        ours.append(measure(torch.mm, a, b, device="cpu", warmup=0, repeat=1).median)
         theirs.append(timer.timeit(1).median)
     ratio = statistics.median(ours) / statistics.median(theirs)
     assert 0.9 <= ratio <= 1.1, (ratio, ours, theirs)

@@ -226,10 +226,14 @@ def _infer_devices(
         return [d], False
     seen: list[torch.device] = []
     _tensor_devices(args, seen)
-    if seen:
-        return _pick(seen), False
+    picked = _pick(seen)
+    if picked[0].type != "cpu":
+        return picked, False
+    # Only host tensors (or none) in args: fn may still ship them to a GPU and work
+    # there (``measure(lambda x: model(x.cuda()), x)``); timing that with a bare
+    # perf_counter would measure the queueing.  Watch one (warm-up) call to know.
     found, _ = _probe(fn, args)
-    return _pick(found), True
+    return _pick(seen + found), True
 
 
 # ---------------------------------------------------------------------- timers
@@ -316,14 +320,15 @@ def measure(
 
     Args:
         fn: the work to time; called as ``fn(*args)``, its result is discarded.
-        device: the device to wait for.  By default it is inferred: the devices of
-            the tensors in ``args`` (any nesting); if ``args`` hold none, from every
-            tensor ``fn`` touches during its first (warm-up) call, and what it
-            returns.  An accelerator wins over the CPU.  Touching no tensor at all
-            means ``cpu``.
+        device: the device to wait for.  By default it is inferred: an accelerator
+            holding a tensor in ``args`` (any nesting, modules by their parameters);
+            else every tensor ``fn`` touches during its first (warm-up) call, inputs
+            and outputs of each operation, and what it returns, so work shipped to a
+            GPU inside ``fn`` is waited for too.  An accelerator wins over the CPU;
+            touching no tensor at all means ``cpu``.
         warmup: untimed calls first (lazy initialisation, caches, autotuning);
             their times are discarded.  Device inference may cost one extra untimed
-            call when ``warmup`` is 0 and ``args`` hold no tensor.
+            call when ``warmup`` is 0 and ``args`` hold no accelerator tensor.
         repeat: the exact number of timed runs.  When ``None`` (default), runs
             repeat until they add up to ``min_time`` seconds, at least 3 and at
             most ``max_repeat`` runs.

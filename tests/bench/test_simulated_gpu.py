@@ -30,6 +30,10 @@ def test_measure_uses_cuda_events_and_infers_the_device(sim):
     # a closure that only creates its tensor on the GPU: found by the probe call
     t = torchferry.measure(lambda: torch.ones(8, device="cuda").sum(), repeat=3)
     assert (t.device, t.method) == ("cuda:0", "cuda events")
+    # host tensors in, GPU work inside: still waited for
+    x = torch.randn(16, 16)
+    t = torchferry.measure(lambda h: h.to("cuda") @ h.to("cuda"), x, repeat=3)
+    assert (t.device, t.method) == ("cuda:0", "cuda events")
     t = torchferry.measure(lambda: torch.ones(8).sum(), repeat=3)  # CPU work in the simulation
     assert (t.device, t.method) == ("cpu", "perf_counter")
 
