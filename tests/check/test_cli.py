@@ -624,3 +624,11 @@ def test_summary_when_only_unsafe_fixes(proj, capsys):
     assert out.splitlines()[-1] == (
         "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)."
     )
+
+
+def test_coding_cookie_on_line_two_after_a_long_first_line(proj, capsys):
+    src = "#" + "x" * 600 + "\n# -*- coding: latin-1 -*-\nimport torch\ns = 'é'\nx.to(d)\n"
+    (proj / "a.py").write_bytes(src.encode("latin-1"))
+    rc, out, _ = run(capsys, "--fix")
+    assert rc == 0, out
+    assert (proj / "a.py").read_bytes() == src.replace("x.to(d)", "x = x.to(d)").encode("latin-1")

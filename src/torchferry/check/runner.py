@@ -144,13 +144,19 @@ class _Undecodable(Exception):
         self.finding = finding
 
 
+def _first_two_lines(data: bytes) -> bytes:
+    first = data.find(b"\n")
+    second = data.find(b"\n", first + 1) if first >= 0 else -1
+    return data if second < 0 else data[:second]
+
+
 def decode_source(data: bytes) -> tuple[str, str]:
     """(text, encoding) of Python source bytes, as Python reads them (BOM, PEP 263 cookie).
 
     Raises _Undecodable carrying a FRY000 finding at the offending position."""
     if data.startswith(codecs.BOM_UTF8):
         encoding = "utf-8-sig"
-    elif b"coding" not in data[:400]:
+    elif b"coding" not in _first_two_lines(data):  # PEP 263: a cookie on line 1 or 2
         encoding = "utf-8"
     else:
         import tokenize
