@@ -5,6 +5,7 @@ from __future__ import annotations
 import json
 import os
 import stat
+from pathlib import Path
 
 import pytest
 
@@ -632,3 +633,18 @@ def test_coding_cookie_on_line_two_after_a_long_first_line(proj, capsys):
     rc, out, _ = run(capsys, "--fix")
     assert rc == 0, out
     assert (proj / "a.py").read_bytes() == src.replace("x.to(d)", "x = x.to(d)").encode("latin-1")
+
+
+def test_real_multiline_fix_keeps_crlf_and_tabs(tmp_path, monkeypatch, capsys):
+    """FRY006's fix inserts lines: in a CRLF file they get CRLF too, nothing else moves."""
+    monkeypatch.chdir(tmp_path)
+    fixture = Path(__file__).parent / "rules" / "fixtures" / "fixes" / "FRY006_unsafe.in.py"
+    expected = fixture.with_name("FRY006_unsafe.out.py").read_text()
+    src = fixture.read_text()
+    f = tmp_path / "t.py"
+    f.write_bytes(src.replace("\n", "\r\n").encode())
+    rc, out, err = run(capsys, "--fix", "--unsafe-fixes", "--select", "FRY006")
+    assert rc == 0, (out, err)
+    data = f.read_bytes()
+    assert b"\n" not in data.replace(b"\r\n", b"")
+    assert data.decode() == expected.replace("\n", "\r\n")
