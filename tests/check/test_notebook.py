@@ -164,3 +164,25 @@ def test_string_source_and_indent_2_layout_kept(tmp_path, monkeypatch, capsys, f
     path.write_text(text)
     run(capsys, "--fix")
     assert path.read_text() == text.replace("x.to(d)", "x = x.to(d)")
+
+
+def test_real_rules_on_a_notebook(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "lesson.ipynb"
+    nbformat.write(
+        make_nb(
+            ("markdown", "# Loading"),
+            ("code", "!pip install torch\nimport torch"),
+            ("code", "%%time\nstate = torch.load('ckpt.pt')"),
+        ),
+        path,
+    )
+    rc, out, _ = run(capsys, "--format", "json", "--select", "FRY004")
+    (item,) = json.loads(out)
+    assert (item["code"], item["cell"], item["line"], item["column"]) == ("FRY004", 3, 2, 9)
+    rc, out, _ = run(capsys, "--fix", "--select", "FRY004")
+    assert rc == 0, out
+    nb = nbformat.read(path, as_version=4)
+    nbformat.validate(nb)
+    assert nb.cells[2].source == "%%time\nstate = torch.load('ckpt.pt', map_location=\"cpu\")"
+    assert nb.cells[2].outputs[0]["text"] == "hi\n"
