@@ -98,17 +98,7 @@ run_step() {
   log "-> exit code $RC after ${ELAPSED}s"
 }
 
-# jq-free JSON field extraction with python (never fails the script)
-pyget() { # FILE PYTHON_EXPRESSION_ON_d
-  "$PY" - "$1" "$2" <<'EOF' 2>/dev/null || echo "?"
-import json, sys
-try:
-    d = json.load(open(sys.argv[1]))
-    print(eval(sys.argv[2], {"d": d}))
-except Exception as exc:
-    print(f"(unreadable: {type(exc).__name__})")
-EOF
-}
+summarize() { "$PY" "$ROOT/benchmarks/gpu/summarize.py" "$@" 2>/dev/null || echo "(no summary)"; }
 
 # ------------------------------------------------------------------ 1. environment
 log "torchferry device checks, $(date -u +%Y-%m-%dT%H:%M:%SZ), quick=$QUICK, out=$OUT"
@@ -140,12 +130,7 @@ rm -f "$ENV_TXT"
 # ------------------------------------------------------------------ 2. bench matmul
 run_step 240 - "$PY" -m torchferry bench $QFLAG --json "$OUT/bench.json" --plot "$OUT/bench.png"
 if [ "$RC" = 0 ]; then
-  if [ "$GPU" = 1 ]; then
-    detail=$(pyget "$OUT/bench.json" "' '.join(d['crossover_sentences']) + ' Model median |error|: ' + (', '.join(f'{m} {v:.0f}%' for m, v in d['model_error_median_abs_pct'].items()) or 'n/a (no profile for this card)')")
-  else
-    detail="CPU measured, GPU predicted: $(pyget "$OUT/bench.json" "' '.join(d['crossover_sentences'])")"
-  fi
-  add_row "bench matmul" "ok" "$ELAPSED" "$detail"
+  add_row "bench matmul" "ok" "$ELAPSED" "$(summarize bench "$OUT/bench.json")"
 else
   add_row "bench matmul" "FAIL($RC)" "$ELAPSED" "ferry bench exited $RC; see log.txt"
 fi
@@ -153,7 +138,7 @@ fi
 # ------------------------------------------------------------------ 3. bench transfer
 run_step 180 - "$PY" -m torchferry bench transfer $QFLAG --json "$OUT/transfer.json"
 if [ "$RC" = 0 ] && [ "$GPU" = 1 ]; then
-  add_row "bench transfer" "ok" "$ELAPSED" "$(pyget "$OUT/transfer.json" "', '.join(f'{k} {v:.1f} GB/s' for k, v in d['peak_gb_per_s'].items() if v) + (f\" (link {d['link']['gb_per_s']:.1f} GB/s)\" if d['link'] else ' (link limit unknown)')")"
+  add_row "bench transfer" "ok" "$ELAPSED" "$(summarize transfer "$OUT/transfer.json")"
 elif [ "$RC" = 3 ] && [ "$GPU" = 0 ]; then
   add_row "bench transfer" "skipped" "$ELAPSED" "no CUDA GPU: 'ferry bench transfer' declined with exit code 3, as documented"
 else
@@ -163,11 +148,10 @@ fi
 # ------------------------------------------------------------------ 4. loader overlap
 run_step 150 - "$PY" benchmarks/gpu/loader_overlap.py $QFLAG --json "$OUT/loader.json"
 if [ "$RC" = 0 ] || [ "$RC" = 1 ]; then
-  status=$(pyget "$OUT/loader.json" "d['status']")
-  detail=$(pyget "$OUT/loader.json" "f\"DeviceLoader {d['wrapped_step_s']*1e3:.2f} ms/step vs bound {d['bound_s']*1e3:.2f} ms (1.1 x max(copy {d['copy_s']*1e3:.2f}, compute {d['compute_s']*1e3:.2f})); plain loop {d['plain_step_s']*1e3:.2f} ms\"")
-  case "$status" in
-    pass) add_row "loader overlap" "PASS" "$ELAPSED" "$detail" ;;
-    skipped) add_row "loader overlap" "skipped" "$ELAPSED" "no CUDA GPU (code exercised on the CPU)" ;;
+  detail=$(summarize loader "$OUT/loader.json")
+  case "$detail" in
+    pass\ *) add_row "loader overlap" "PASS" "$ELAPSED" "${detail#pass }" ;;
+    skipped\ *) add_row "loader overlap" "skipped" "$ELAPSED" "no CUDA GPU (code exercised on the CPU)" ;;
     *) add_row "loader overlap" "FAIL" "$ELAPSED" "$detail" ;;
   esac
 else
