@@ -277,3 +277,23 @@ def test_real_cuda_ops_pin_only_host_tensors_that_need_it():
     host = torch.ones(2)
     pinned = ops.pin(host)  # pins where a GPU exists; stays pageable (no error) where not
     assert torch.equal(pinned, host)
+
+
+class Packed:
+    """Stands in for PackedSequence/TensorDict: an object with its own .to()."""
+
+    def __init__(self, data, log=None):
+        self.data, self.log = data, log
+
+    def to(self, device, non_blocking=False):
+        self.log.append(("packed.to", str(device)))
+        return Packed(self.data.to(device), self.log)
+
+
+def test_batches_with_opaque_objects_move_on_the_consumer_stream(fake_ops):
+    data = [{"p": Packed(torch.ones(2), fake_ops.log), "x": torch.zeros(2)} for _ in range(3)]
+    out = list(DeviceLoader(data, "meta", prefetch=2))
+    assert [o["p"].data.device.type for o in out] == ["meta"] * 3
+    assert [o["x"].device.type for o in out] == ["meta"] * 3
+    assert not any(e[0] in ("record", "wait") for e in fake_ops.log)  # no side-stream copy
+    assert sum(e[0] == "packed.to" for e in fake_ops.log) == 3

@@ -30,6 +30,9 @@ pattern, with their lifetime hazards closed):
   copies need no care from us: the pinned-memory allocator records an event for
   every non-blocking copy that reads a pinned block and does not reuse the block
   before that event completes;
+* a batch holding objects with their own ``.to()`` (``PackedSequence``,
+  ``TensorDict``), whose tensors we cannot reach to ``record_stream`` them, is
+  moved on the consumer's stream when handed out instead: correct, not overlapped;
 * exceptions raised by the wrapped loader (or while moving a batch) are raised
   unchanged (the very same exception object), at the point where the plain loop
   would have raised them: the batches fetched before it are handed out first;
@@ -223,7 +226,15 @@ class DeviceLoader:
                 failure.append(exc)
                 return False
             try:
-                host = tree_map(ops.pin, batch)
+                opaque: list[Any] = []
+                host = tree_map(ops.pin, batch, opaque=lambda o: opaque.append(o) or o)
+                if opaque:
+                    # Objects with their own .to() (PackedSequence, TensorDict...) hide
+                    # their tensors from us, so we could not record_stream them: such a
+                    # batch is moved on the consumer's stream when handed out (correct,
+                    # just not overlapped).
+                    queue.append((host, None))
+                    return True
                 with ops.on(side):
                     moved = to(host, dev, non_blocking=self.non_blocking)
                     event = ops.record(side)
@@ -249,14 +260,22 @@ class DeviceLoader:
                     break
             while queue:
                 moved, event = queue.popleft()
-                current = ops.current_stream(dev)
-                ops.wait(current, event)
-                tree_map(keep_alive_for(current), moved)
+                if event is None:
+                    try:
+                        moved = to(moved, dev, non_blocking=self.non_blocking)
+                    except Exception as exc:
+                        failure.insert(0, exc)  # it comes before any failure queued later
+                        break
+                else:
+                    current = ops.current_stream(dev)
+                    ops.wait(current, event)
+                    tree_map(keep_alive_for(current), moved)
                 if more:
                     more = load_one()  # start the next copy before the consumer queues compute
                 yield moved
             if failure:
-                exc = failure.pop()
+                exc = failure[0]
+                failure.clear()
                 raise exc
         finally:
             queue.clear()
