@@ -366,3 +366,23 @@ def test_numpy_interop_after_cpu():
         buf = io.StringIO()
         print(f"{x.sum():.1f}", file=buf)
         assert buf.getvalue() == "3.0\n"
+
+
+def test_autocast_on_the_simulated_device_produces_gpu_dtypes():
+    # on a GPU, autocast("cuda") runs linear in float16 (torch/amp/autocast_mode.py docs)
+    with simulate("cuda"):
+        m = nn.Linear(4, 4).cuda()
+        with torch.autocast("cuda"):
+            y = m(torch.ones(2, 4, device="cuda"))
+        assert y.dtype == torch.float16 and str(y.device) == "cuda:0"
+        assert m(torch.ones(2, 4, device="cuda")).dtype == torch.float32
+
+
+def test_generator_stand_in_keeps_isinstance():
+    with simulate("cuda"):
+        g = torch.Generator(device="cuda")
+        assert isinstance(g, torch.Generator) and isinstance(
+            torch.default_generator, torch.Generator
+        )
+        assert g.device == torch.device("cuda")
+    assert torch.Generator is torch._C.Generator

@@ -356,6 +356,10 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         )
 
     out: list[tuple[Any, str, Any]] = []
+    out.append((torch, "Generator", _generator_class(s)))
+    autocast = _autocast_class(s)
+    out.append((torch, "autocast", autocast))
+    out.append((torch.amp, "autocast", autocast))
     if kind in ("cuda", "xpu"):
         mod = getattr(torch, kind)
         for name, fn in api.items():
@@ -424,3 +428,57 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         if hasattr(torch.accelerator, name):
             out.append((torch.accelerator, name, fn))
     return out
+
+
+def _generator_class(s: Any) -> type:
+    """``torch.Generator(device="cuda")``: a CPU generator that reports the simulated device."""
+    base = torch._C.Generator
+
+    class _Meta(type(base)):  # type: ignore[misc]
+        def __instancecheck__(cls, obj: Any) -> bool:
+            return isinstance(obj, base)
+
+        def __subclasscheck__(cls, sub: type) -> bool:
+            return issubclass(sub, base)
+
+    class Generator(base, metaclass=_Meta):  # type: ignore[misc]
+        def __new__(cls, device: Any = "cpu") -> Any:
+            d = _modes.resolve(device)
+            self = super().__new__(cls, "cpu" if d is not NotImplemented else device)
+            self._ferry_device = d if d is not None and d is not NotImplemented else None
+            return self
+
+        def __init__(self, device: Any = "cpu") -> None:
+            pass
+
+        @property
+        def device(self) -> torch.device:  # type: ignore[override]
+            d = self._ferry_device
+            return torch.device(d.type) if d is not None else base.device.__get__(self)
+
+    Generator.__name__ = Generator.__qualname__ = "Generator"
+    Generator.__module__ = "torch"
+    return Generator
+
+
+def _autocast_class(s: Any) -> type:
+    """``torch.autocast(simulated kind)`` runs as CPU autocast with the GPU's default dtype,
+    so the dtypes a GPU would produce (float16 matmuls) appear; the op lists are the CPU's."""
+    base = torch.amp.autocast_mode.autocast
+
+    class autocast(base):  # type: ignore[misc, valid-type]
+        def __init__(
+            self,
+            device_type: str,
+            dtype: torch.dtype | None = None,
+            enabled: bool = True,
+            cache_enabled: bool | None = None,
+        ) -> None:
+            if device_type == s.kind:
+                if dtype is None:
+                    dtype = torch.bfloat16 if s.kind == "xpu" else torch.float16
+                device_type = "cpu"
+            super().__init__(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+    autocast.__module__ = base.__module__
+    return autocast

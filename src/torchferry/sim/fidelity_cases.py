@@ -897,6 +897,17 @@ CASES: list[Case] = [
         out="0\n1\n",
     ),
     Case("str_format", "print(f'{torch.tensor(2.5,device=\"cuda\"):.2f}')", out="2.50\n"),
+    Case(
+        "generator",
+        "g=torch.Generator(device='cuda'); g.manual_seed(0); "
+        "print(torch.randn(2, device='cuda', generator=g).device, g.device)",
+        out="cuda:0 cuda\n",
+    ),
+    Case(
+        "generator_cpu_with_cuda",
+        "g=torch.Generator(); torch.randn(2, device='cuda', generator=g)",
+        exc=("RuntimeError", "Expected a 'cuda' device type for generator but found 'cpu'"),
+    ),
     # the lesson, verbatim
     Case(
         "lesson_portable",

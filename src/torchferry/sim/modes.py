@@ -184,6 +184,8 @@ def _generic_call(func: Any, args: tuple, kwargs: dict) -> Any:
             raise
     out = func(*args, **kwargs)
     if isinstance(out, Tensor):
+        if args and out is args[0]:
+            return out  # in-place: already on its device
         if common.type == "mps" and out.dtype is torch.float64:
             raise TypeError(MPS_F64)
         _tag(out, common)
@@ -269,6 +271,13 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
         return func(*args, **kwargs)
     kw = dict(kwargs)
     kw["device"] = _CPU
+    gen = kw.get("generator")
+    if gen is not None:
+        gdev = getattr(gen, "_ferry_device", None)
+        gtype = gdev.type if gdev is not None else "cpu"
+        want = dev.type if dev is not None else "cpu"
+        if gtype != want:
+            raise RuntimeError(f"Expected a '{want}' device type for generator but found '{gtype}'")
     if dev is not None and dev.type == "mps" and kw.get("dtype") is torch.float64:
         raise TypeError(MPS_F64)
     out = func(*args, **kw)
@@ -336,7 +345,8 @@ HANDLERS[TensorBase.is_cpu.__get__] = lambda func, args, kwargs: (
 @handles(TensorBase.grad.__get__)
 def _h_grad(func, args, kwargs):
     g = func(*args)
-    if g is not None:
+    if g is not None and _TAGS.get(g.untyped_storage()._cdata) is None:
+        # gradients are made by the autograd engine: they land on the parameter's device
         d = dev_of(args[0])
         if d is not None:
             _tag(g, d)

@@ -33,26 +33,28 @@ PEAK: dict[torch.device, int] = {}
 
 _TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
 _FERRY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-_internal_code: dict[CodeType, bool] = {}
+# id(code) -> (code, is internal); keyed by id because hashing a code object hashes its
+# bytecode (slow), and holding the code object keeps its id from being reused
+_internal_code: dict[int, tuple[CodeType, bool]] = {}
 
 
 def _is_internal(code: CodeType) -> bool:
-    r = _internal_code.get(code)
-    if r is None:
-        fn = code.co_filename
-        r = fn.startswith(_TORCH_DIR) or fn.startswith(_FERRY_DIR) or fn.startswith("<frozen")
-        _internal_code[code] = r
+    fn = code.co_filename
+    r = fn.startswith(_TORCH_DIR) or fn.startswith(_FERRY_DIR) or fn.startswith("<frozen")
+    _internal_code[id(code)] = (code, r)
     return r
 
 
 def site(depth: int = 2) -> tuple[CodeType, int] | None:
     """The innermost frame outside torch and torchferry, as (code, line)."""
     f = sys._getframe(depth)
-    internal = _internal_code
+    get = _internal_code.get
     while f is not None:
         code = f.f_code
-        r = internal.get(code)
-        if r is None:
+        e = get(id(code))
+        if e is not None and e[0] is code:
+            r = e[1]
+        else:
             r = _is_internal(code)
         if not r:
             return (code, f.f_lineno)
