@@ -60,6 +60,19 @@ def test_transfer_runs_its_cuda_path(sim):
     assert any("unknown" in line for line in transfer.summary_lines(doc))
 
 
+def test_transfer_outputs(sim, tmp_path):
+    from torchferry.bench import report
+
+    doc = transfer.run_transfer([4096, 65536], min_time=0.001)
+    table = report.transfer_table(doc)
+    assert "h2d pinned GB/s" in table and "64 KiB" in table
+    report.write_transfer_csv(doc, tmp_path / "t.csv")
+    rows = (tmp_path / "t.csv").read_text().splitlines()
+    assert rows[0].startswith("bytes,direction,memory,kind") and len(rows) == 1 + 8
+    report.plot_transfer(doc, tmp_path / "t.png")
+    assert (tmp_path / "t.png").read_bytes()[:4] == b"\x89PNG"
+
+
 def test_device_loader_synchronous_move_in_the_simulation(sim):
     data = [{"x": torch.randn(4, 3), "y": torch.arange(4)} for _ in range(3)]
     out = list(torchferry.DeviceLoader(data, "cuda", prefetch=0))
