@@ -325,9 +325,12 @@ def plot_matmul(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     title = f"matmul {doc['dtype']}: CPU measured"
     if any(c["kind"] == "predicted" for c in doc["contenders"]):
         title += "; accelerator predicted (dashed)"
+    elif doc["contenders"]:
+        title = (f"matmul {doc['dtype']}: CPU and accelerator measured (solid); "
+                 "datasheet model (dashed)")
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
-    ax.legend(fontsize=7, loc="lower right")
+    ax.legend(fontsize=7, loc="best")
     fig.savefig(path)
 
 
