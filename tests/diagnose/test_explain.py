@@ -379,22 +379,30 @@ def test_explain_exception_outside_a_block_and_text_report():
     assert "rule: FRY010 factory-without-device" in text
 
 
-def test_report_printed_after_the_traceback_by_excepthook(tmp_path):
-    import subprocess
+def test_report_printed_after_the_traceback_by_excepthook(capsys, monkeypatch):
     import sys
+    import traceback
 
-    script = tmp_path / "s.py"
-    script.write_text(
-        "import torch, torchferry as tf\n"
-        "x = torch.ones(3).to('meta')\n"
-        "with tf.explain():\n"
-        "    bias = torch.ones(3)\n"
-        "    y = x + bias\n"
-    )
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=60)
-    assert r.returncode == 1
-    err = r.stderr
-    tb_end = err.index("RuntimeError: Tensor on device cpu is not on the expected device meta!")
-    rep = err.index("torchferry explain:")
-    assert err.startswith("Traceback (most recent call last):") and rep > tb_end
-    assert "> bias" in err and "bias was created at" in err and "s.py:4" in err
+    # the hook chains to whatever excepthook was there (here: Python's default printer)
+    monkeypatch.setattr(sys, "excepthook", sys.__excepthook__)
+    monkeypatch.setattr("torchferry.diagnose.explain._HOOK_INSTALLED", False)
+    x = torch.ones(3).to("meta")
+    try:
+        with tf.explain():
+            bias = torch.ones(3)
+            y = x + bias  # noqa: F841
+    except RuntimeError as e:
+        err = e
+    assert sys.excepthook is not sys.__excepthook__  # installed on the first explained error
+    capsys.readouterr()
+    sys.excepthook(type(err), err, err.__traceback__)  # what Python does at the top level
+    out = capsys.readouterr().err
+    expected_tb = "".join(traceback.format_exception(type(err), err, err.__traceback__))
+    assert out.startswith(expected_tb)  # the normal traceback, unchanged, comes first
+    rep = out[len(expected_tb):]
+    assert rep.startswith("torchferry explain: tensors on different devices (RuntimeError)")
+    assert "> bias" in rep and "bias was created at" in rep
+    # an unrelated exception through the same hook prints only its traceback
+    other = ValueError("x")
+    sys.excepthook(ValueError, other, None)
+    assert "torchferry explain" not in capsys.readouterr().err

@@ -16,11 +16,11 @@ from __future__ import annotations
 import importlib
 from typing import TYPE_CHECKING, Any
 
+# (``explain`` and ``trips`` are exported as ``torchferry.explain`` / ``torchferry.trips``:
+# here those names are the submodules ``torchferry.diagnose.explain`` / ``.trips``)
 _LAZY = {
-    "explain": "torchferry.diagnose.explain",
     "explain_exception": "torchferry.diagnose.explain",
     "format_report": "torchferry.diagnose.explain",
-    "trips": "torchferry.diagnose.trips",
     "load_ipython_extension": "torchferry.diagnose.ipython",
     "unload_ipython_extension": "torchferry.diagnose.ipython",
 }
@@ -38,9 +38,8 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from torchferry.diagnose.explain import explain, explain_exception, format_report  # noqa: F401
+    from torchferry.diagnose.explain import explain_exception, format_report  # noqa: F401
     from torchferry.diagnose.ipython import (  # noqa: F401
         load_ipython_extension,
         unload_ipython_extension,
     )
-    from torchferry.diagnose.trips import trips  # noqa: F401

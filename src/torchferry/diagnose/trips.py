@@ -186,7 +186,7 @@ def _nbytes(t: Any) -> int:
 
 
 def _accel(d: Any) -> bool:
-    return d.type not in ("cpu", "meta")
+    return d.type != "cpu"  # any device but host memory (meta included: a real second device)
 
 
 def _direction(src: Any, dst: Any) -> str | None:
