@@ -183,7 +183,7 @@ class Scope:
     """A module, class body or function: its bindings and what happens inside it."""
 
     __slots__ = ("kind", "node", "parent", "cls", "binds", "comps", "calls", "ops",
-                 "tensorish", "_sorted", "self_name")
+                 "tensorish", "_sorted", "self_name", "_call_keys", "_op_keys")
 
     def __init__(self, kind: str, node: ast.AST, parent: Scope | None,
                  cls: ClassInfo | None = None) -> None:
@@ -207,16 +207,20 @@ class Scope:
         if not self._sorted:
             self.calls.sort(key=lambda s: s.pos)
             self.ops.sort(key=lambda s: s.pos)
+            self._call_keys = [s.pos for s in self.calls]
+            self._op_keys = [s.pos for s in self.ops]
             self._sorted = True
 
     def calls_between(self, start: int, end: int) -> list[Site]:
+        """The calls that start between two positions (inclusive), in source order."""
         self.sort()
-        keys = [s.pos for s in self.calls]
+        keys = self._call_keys
         return self.calls[bisect_right(keys, start - 1):bisect_right(keys, end)]
 
     def ops_between(self, start: int, end: int) -> list[Site]:
+        """The BinOp/Compare nodes that start between two positions, in source order."""
         self.sort()
-        keys = [s.pos for s in self.ops]
+        keys = self._op_keys
         return self.ops[bisect_right(keys, start - 1):bisect_right(keys, end)]
 
 
@@ -331,6 +335,9 @@ class Model:
         self._busy: set[int] = set()
         self._training: dict[int, bool] = {}
         self._nograd_fn: dict[int, bool] = {}
+        self._parents: dict[int, dict[int, ast.AST]] = {}
+        self._device_names: dict[int, list[str]] = {}
+        self._avail_checks: dict[int, list[Site]] | None = None
         self.module_scope = Scope("module", tree, None)
         self._walk_body(tree.body, Ctx(self.module_scope), None)
         self._resolve_classes()
@@ -568,10 +575,12 @@ class Model:
         push = stack.append
         Call, Attribute, Constant, Name = ast.Call, ast.Attribute, ast.Constant, ast.Name
         BinOp, Compare = ast.BinOp, ast.Compare
+        extend = stack.extend
+        fields = _FIELDS
         while stack:
             n = pop()
             t = type(n)
-            if t is Name:
+            if t is Name or n is None:
                 continue
             if t is Call:
                 site = Site(n, ctx, st)
@@ -614,13 +623,14 @@ class Model:
             elif t is ast.NamedExpr:
                 tg = n.target  # type: ignore[attr-defined]
                 self._bind(scope, tg.id, Binding("expr", n.value, (), ctx, st, tg.id, end_pos(n)))  # type: ignore[attr-defined]
-            for f in _fields(t):
+            fl = fields.get(t)
+            if fl is None:
+                fl = _fields(t)
+            for f in fl:
                 v = getattr(n, f)
-                if type(v) is list:
-                    for x in v:
-                        if x is not None:
-                            push(x)
-                elif v is not None and not isinstance(v, (str, int, float, bytes)):
+                if v.__class__ is list:
+                    extend(v)  # may hold None (``{**d}`` keys, kw_defaults): skipped on pop
+                elif v is not None:
                     push(v)
 
     # ----------------------------------------------------------------- classes
@@ -1221,9 +1231,10 @@ class Model:
             if s.kind == "class" and not first:
                 s = s.parent
                 continue
-            for name in sorted(s.binds):
-                if not DEVICE_NAME.match(name):
-                    continue
+            names = self._device_names.get(id(s))
+            if names is None:
+                names = self._device_names[id(s)] = sorted(n for n in s.binds if DEVICE_NAME.match(n))
+            for name in names:
                 lst = s.binds[name]
                 b = self._before(lst, at) if (first or s.kind == "function") else lst[-1][1]
                 if b is None or b.stmt is exclude_stmt:
@@ -1239,6 +1250,36 @@ class Model:
 
     def function_scopes(self) -> list[Scope]:
         return self.functions
+
+    def text(self, node: ast.AST) -> str:
+        """The source text of ``node`` (like ``Context.text``, without re-splitting the file
+        on every call)."""
+        ctx = self.source_ctx
+        lines = ctx.lines  # type: ignore[attr-defined]
+        line, col, end_line, end_col = ctx.span(node)  # type: ignore[attr-defined]
+        if line == end_line:
+            return lines[line - 1][col:end_col] if line <= len(lines) else ""
+        parts = [lines[line - 1][col:], *lines[line:end_line - 1], lines[end_line - 1][:end_col]]
+        return "\n".join(parts)
+
+    def parents(self, stmt: ast.AST) -> dict[int, ast.AST]:
+        """:func:`header_parents` of a statement, memoised (big statements hold many literals)."""
+        p = self._parents.get(id(stmt))
+        if p is None:
+            p = self._parents[id(stmt)] = header_parents(stmt)
+        return p
+
+    def availability_checks(self, scope: Scope) -> list[Site]:
+        """``is_available()`` / ``device_count()`` calls in a scope's ``assert``/``if`` tests."""
+        if self._avail_checks is None:
+            self._avail_checks = {}
+            for name in ("is_available", "device_count"):
+                for s in self.calls_by_tail.get(name, ()):
+                    test = getattr(s.stmt, "test", None)
+                    if type(s.stmt) in (ast.Assert, ast.If) and test is not None and \
+                            pos(test) <= s.pos <= end_pos(test):
+                        self._avail_checks.setdefault(id(s.ctx.scope), []).append(s)
+        return self._avail_checks.get(id(scope), [])
 
 
 GUARD_NAME = re.compile(r"log|print|verbose|interval|freq|every|debug|display|report", re.I)

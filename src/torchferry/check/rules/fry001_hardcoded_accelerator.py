@@ -55,7 +55,6 @@ from torchferry.check.analysis import (
     DEVICE_NAME,
     Model,
     Site,
-    header_parents,
     pos,
     tail,
 )
@@ -78,11 +77,11 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         if site.ctx.scope.name == "cuda":
             continue  # implementing a ``cuda()`` method of one's own
-        recv = ctx.text(call.func.value)  # type: ignore[attr-defined]
+        recv = m.text(call.func.value)  # type: ignore[attr-defined]
         fix = None
         var = m.device_var(site.ctx.scope, site.pos)
         if var is not None and not call.args:  # type: ignore[attr-defined]
-            rest = ", ".join(ctx.text(k) for k in call.keywords)  # type: ignore[attr-defined]
+            rest = ", ".join(m.text(k) for k in call.keywords)  # type: ignore[attr-defined]
             _, _, el, ec = ctx.span(call.func.value)  # type: ignore[attr-defined]
             _, _, cl, cc = ctx.span(call)
             new = f".to({var}{', ' + rest if rest else ''})"
@@ -103,7 +102,7 @@ def _short(text: str) -> str:
 
 def _literal(ctx: Context, m: Model, site: Site) -> Iterable[Finding]:
     const = site.node
-    parents = header_parents(site.stmt)
+    parents = m.parents(site.stmt)
     parent = parents.get(id(const))
     if parent is None:
         return
@@ -154,7 +153,7 @@ def _literal(ctx: Context, m: Model, site: Site) -> Iterable[Finding]:
             node = call_wrapper if call_wrapper is not None and len(call_wrapper.args) == 1 \
                 and not call_wrapper.keywords else const
             fix = Fix((ctx.edit(node, var),), False, f"Use the device variable `{var}`")
-    shown = ctx.text(call_wrapper) if call_wrapper is not None else repr(value).replace("'", '"')
+    shown = m.text(call_wrapper) if call_wrapper is not None else repr(value).replace("'", '"')
     yield ctx.finding(
         CODE, const,
         f"hard-coded accelerator `{shown}` crashes on machines without one; pick the device once "
@@ -181,11 +180,9 @@ def _guarded(m: Model, site: Site) -> bool:
     for loop in site.ctx.loops:
         if type(loop) is ast.While and m.mentions_availability(loop.test):  # type: ignore[attr-defined]
             return True
-    for name in ("is_available", "device_count"):
-        for s in m.calls_by_tail.get(name, ()):
-            if s.ctx.scope is site.ctx.scope and s.pos < site.pos and \
-                    type(s.stmt) in (ast.Assert, ast.If) and _in_test(s):
-                return True
+    for s in m.availability_checks(site.ctx.scope):
+        if s.pos < site.pos:
+            return True
     # the literal sits in an ``if`` test itself, e.g. ``if x.is_cuda or "cuda" ...``
     return type(site.stmt) in (ast.If, ast.While) and _in_test(site)
 

@@ -66,7 +66,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         f = m.fact(func.value, site.ctx)
         if f is None or not f.sure_tensor:
             continue
-        text = short(ctx.text(call))
+        text = short(m.text(call))
         recv = func.value
         fix = None
         if type(recv) is ast.Name:
@@ -74,7 +74,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                       f"Assign the result: `{recv.id} = {text}`")
             hint = f"assign it: `{recv.id} = {text}`"
         else:
-            hint = f"assign it: `{short(ctx.text(recv))} = {text}`"
+            hint = f"assign it: `{short(m.text(recv))} = {text}`"
         what = "copied, not moved" if func.attr in ("to", "cuda", "cpu") else "converted into a new tensor"
         yield ctx.finding(
             CODE, call,

@@ -62,7 +62,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue  # ``.numpy(force=True)`` copies to the CPU itself
         f = m.fact(func.value, site.ctx)
         if _on_device(f):
-            yield _finding(ctx, site, func.value, f, f"`{short(ctx.text(call))}`")  # type: ignore[arg-type]
+            yield _finding(ctx, m, site, func.value, f, f"`{short(m.text(call))}`")  # type: ignore[arg-type]
     for site in m.calls:
         call = site.node
         if not call.args:  # type: ignore[attr-defined]
@@ -73,18 +73,18 @@ def check(ctx: Context) -> Iterable[Finding]:
         for arg in call.args:  # type: ignore[attr-defined]
             f = m.fact(arg, site.ctx)
             if _on_device(f):
-                fn = short(ctx.text(call.func), 30)  # type: ignore[attr-defined]
-                yield _finding(ctx, site, arg, f, f"`{fn}(...)` on `{short(ctx.text(arg), 40)}`")  # type: ignore[arg-type]
+                fn = short(m.text(call.func), 30)  # type: ignore[attr-defined]
+                yield _finding(ctx, m, site, arg, f, f"`{fn}(...)` on `{short(m.text(arg), 40)}`")  # type: ignore[arg-type]
 
 
 def _on_device(f: Fact | None) -> bool:
     return f is not None and f.sure_tensor and f.dev
 
 
-def _finding(ctx: Context, site: Site, tensor: ast.expr, f: Fact, what: str) -> Finding:
+def _finding(ctx: Context, m: Model, site: Site, tensor: ast.expr, f: Fact, what: str) -> Finding:
     add = ".detach().cpu()" if f.grad else ".cpu()"
     if needs_parens(tensor):
-        edits = (ctx.edit(tensor, f"({ctx.text(tensor)}){add}"),)
+        edits = (ctx.edit(tensor, f"({m.text(tensor)}){add}"),)
     else:
         edits = (insert_after(ctx, tensor, add),)
     fix = Fix(edits, True, f"Insert `{add}`")  # type: ignore[arg-type]

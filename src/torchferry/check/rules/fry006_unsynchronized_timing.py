@@ -89,7 +89,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 continue
             yield ctx.finding(
                 CODE, second.node,
-                f"`{ctx.text(second.node)}` is read while accelerator work may still be queued: "
+                f"`{m.text(second.node)}` is read while accelerator work may still be queued: "
                 "the interval measures the launch, not the work; call `torch.cuda.synchronize()` "
                 "(or `torch.mps.synchronize()`) before reading the clock",
                 _fix(ctx, m, second),

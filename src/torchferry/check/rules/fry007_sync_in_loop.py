@@ -75,7 +75,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             if _dev(m.fact(func.value, site.ctx)):
                 yield ctx.finding(
                     CODE, site.node,
-                    f"`{short(ctx.text(site.node))}` waits for the accelerator on every iteration "
+                    f"`{short(m.text(site.node))}` waits for the accelerator on every iteration "
                     f"of the training/evaluation loop; {_HINT}",
                 )
     for name in ("float", "int", "bool", "print"):
@@ -97,7 +97,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             what = "printing" if name == "print" else f"`{name}()` of"
             yield ctx.finding(
                 CODE, call,
-                f"{what} tensor `{short(ctx.text(hit), 40)}` waits for the accelerator on every "
+                f"{what} tensor `{short(m.text(hit), 40)}` waits for the accelerator on every "
                 f"iteration of the training/evaluation loop; {_HINT}",
             )
 

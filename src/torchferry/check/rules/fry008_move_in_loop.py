@@ -70,6 +70,6 @@ def check(ctx: Context) -> Iterable[Finding]:
                 continue
             yield ctx.finding(
                 CODE, site.node,
-                f"`{short(ctx.text(site.node))}` moves the module on every iteration of the loop; "
+                f"`{short(m.text(site.node))}` moves the module on every iteration of the loop; "
                 "move it once, before the loop",
             )

@@ -119,7 +119,7 @@ def _split_to(ctx: Context, m: Model, call: ast.Call, site: object) -> tuple[str
         return None, None, False
     if _kind(m, dev, site) != "device":
         return None, None, False
-    return ctx.text(dev), ctx.text(dtype) if dtype is not None else None, not extra
+    return m.text(dev), m.text(dtype) if dtype is not None else None, not extra
 
 
 def _kind(m: Model, e: ast.AST, site: object) -> str | None:

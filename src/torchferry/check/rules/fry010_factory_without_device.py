@@ -122,7 +122,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             yield ctx.finding(
                 CODE, call,
                 f"`{fname}(...)` without `device=` is built on the CPU but meets "
-                f"`{partner.id if type(partner) is ast.Name else ctx.text(partner)[:40]}`, which "
+                f"`{partner.id if type(partner) is ast.Name else m.text(partner)[:40]}`, which "
                 "may be on an accelerator; create it there: "
                 f"`device={shown}.device`",
                 fix,

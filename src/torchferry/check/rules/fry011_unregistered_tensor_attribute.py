@@ -77,12 +77,12 @@ def check(ctx: Context) -> Iterable[Finding]:
         fix = None
         if type(stmt) is ast.Assign and len(stmt.targets) == 1:
             self_name = sctx.scope.self_name
-            fix = Fix((ctx.edit(stmt, f'{self_name}.register_buffer("{attr}", {ctx.text(value)}, '
+            fix = Fix((ctx.edit(stmt, f'{self_name}.register_buffer("{attr}", {m.text(value)}, '
                                       'persistent=False)'),), False,
                       f'Register it: `self.register_buffer("{attr}", ...)`')
         yield ctx.finding(
             CODE, stmt,
-            f"`self.{attr} = {short(ctx.text(value), 40)}` is a plain tensor attribute: "
+            f"`self.{attr} = {short(m.text(value), 40)}` is a plain tensor attribute: "
             f"`model.to(device)` leaves it behind on the CPU and `state_dict()` omits it; "
             f'register it: `self.register_buffer("{attr}", ...)` (or make it an `nn.Parameter`)',
             fix,

@@ -48,7 +48,6 @@ from torchferry.check.analysis import (
     Model,
     Site,
     end_pos,
-    header_parents,
     kwarg,
     pos,
     short,
@@ -79,7 +78,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         if _read_before_sync(m, site):
             yield ctx.finding(
                 CODE, call,
-                f"`{short(ctx.text(call))}` returns before the data has arrived; its result is "
+                f"`{short(m.text(call))}` returns before the data has arrived; its result is "
                 "read before any synchronize and may hold garbage; call `torch.cuda.synchronize()` "
                 "(or an event's `.synchronize()`) before reading it, or use a blocking `.cpu()`",
             )
@@ -99,7 +98,7 @@ def _is_cpu(m: Model, e: ast.AST, site: Site) -> bool:
 
 def _read_before_sync(m: Model, site: Site) -> bool:
     st = site.stmt
-    parent = header_parents(st).get(id(site.node))
+    parent = m.parents(st).get(id(site.node))
     if type(parent) is ast.Expr:
         return False  # a discarded copy is FRY002's business
     if type(parent) is ast.Return:

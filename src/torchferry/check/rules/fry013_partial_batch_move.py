@@ -127,14 +127,14 @@ def _check_meeting(ctx: Context, m: Model, args: list[ast.AST], actx: object, lo
         if not _unmoved_item(f, loop) or id(a) in reported:
             continue
         reported.add(id(a))
-        name = ctx.text(a)
+        name = m.text(a)
         # prefer a move whose result was kept (``x = x.to(device)``) as the model to follow
         move = next((s for s in moves if type(s.stmt) is ast.Assign), moves[0])
-        how = ctx.text(move.node)[len(ctx.text(move.node.func.value)):]  # type: ignore[attr-defined]
+        how = m.text(move.node)[len(m.text(move.node.func.value)):]  # type: ignore[attr-defined]
         yield ctx.finding(
             CODE, a,
             f"`{name}` is used unmoved next to tensors that went to the device (the batch's "
-            f"other items were moved: `{ctx.text(move.node)}`); it missed the ferry: move it "
+            f"other items were moved: `{m.text(move.node)}`); it missed the ferry: move it "
             f"with the others: `{name}{how}`",
             _fix(ctx, m, a, name, how, move, actx),
         )
