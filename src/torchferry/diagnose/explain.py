@@ -650,7 +650,7 @@ def _fix(kind: ErrorKind, operands: list[ops.Operand], focus: ast.AST | None, fr
         new = _add_device_kw(ops.text_of(c.node), dev)
         if new:
             return new, "FRY010"
-    if created.get("path") and c.kind == "tensor":
+    if created.get("path") and c.kind == "tensor" and c.device == "cpu":  # a factory's default
         stmt_src = _frames.source_line(created["path"], created["line"])
         if ("without device=" in src or _from_factory_stmt(stmt_src)) and _fresh(created, frame, tree, line):
             new = _add_device_kw(stmt_src, dev)

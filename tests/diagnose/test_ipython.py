@@ -1,0 +1,91 @@
+"""``%load_ext torchferry`` in a real IPython shell: explanations per cell, ``%ferry_check``."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+import torch
+
+IPython = pytest.importorskip("IPython", reason="IPython is in the dev extra")
+
+
+@pytest.fixture
+def shell():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "torchferry")
+    yield ip
+    ip.run_line_magic("unload_ext", "torchferry")
+    InteractiveShell.clear_instance()
+
+
+def test_device_error_in_a_cell_is_explained_after_ipythons_traceback(shell, capsys):
+    shell.run_cell("import torch\nx = torch.ones(3).to('meta')", store_history=True)
+    shell.run_cell("scale = torch.full((3,), 2.0)", store_history=True)
+    capsys.readouterr()
+    result = shell.run_cell("y = x * scale", store_history=True)
+    assert type(result.error_in_exec) is RuntimeError  # the error is the user's, unchanged
+    captured = capsys.readouterr()
+    text = captured.out + captured.err
+    tb = text.index("Tensor on device cpu is not on the expected device meta!")
+    rep = text.index("torchferry explain: tensors on different devices")
+    assert rep > tb
+    report = text[rep:]
+    assert "> scale" in report and "on cpu while the others are on meta" in report
+    # recorded while the cell ran: the site of the cell that made it
+    assert "scale was created at" in report and "torch.full(...) without device=" in report
+
+
+def test_cells_without_device_errors_are_left_alone(shell, capsys):
+    result = shell.run_cell("z = 1 / 0", store_history=True)
+    assert type(result.error_in_exec) is ZeroDivisionError
+    out = capsys.readouterr()
+    assert "torchferry explain" not in out.out + out.err
+    assert shell.run_cell("w = 2 + 2", store_history=True).result is None
+
+
+def test_ferry_check_shows_findings_of_this_sessions_cells(shell, capsys):
+    shell.run_cell("import torch", store_history=True)
+    shell.run_cell("state = None  # torch.load would go here", store_history=True)
+    shell.run_cell("def f(p):\n    return torch.load(p)", store_history=True)
+    capsys.readouterr()
+    shell.run_line_magic("ferry_check", "")
+    out = capsys.readouterr().out
+    assert "FRY004" in out and "In [3] line 2:" in out
+    assert "cell(s) of this session" in out
+
+
+def test_ferry_check_on_a_notebook_file(shell, tmp_path, capsys):
+    nb = {"cells": [{"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+                     "source": "import torch\nx = torch.ones(2).cuda()\n"}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "lesson.ipynb"
+    path.write_text(json.dumps(nb))
+    shell.run_line_magic("ferry_check", str(path))
+    out = capsys.readouterr().out
+    assert "lesson.ipynb:cell 1:2" in out and "FRY001" in out
+
+
+def test_unload_restores_everything():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    orig = torch.full
+    try:
+        ip.run_line_magic("load_ext", "torchferry")
+        ip.run_cell("pass")
+        ip.run_line_magic("unload_ext", "torchferry")
+        assert "ferry_check" not in ip.magics_manager.magics["line"]
+        assert torch.full is orig
+        assert ip.custom_exceptions == ()
+    finally:
+        InteractiveShell.clear_instance()
+
+
+def test_extension_entry_points_live_in_the_package_namespace():
+    import torchferry
+
+    assert callable(torchferry.load_ipython_extension)
+    assert callable(torchferry.unload_ipython_extension)
