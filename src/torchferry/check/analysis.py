@@ -1170,6 +1170,8 @@ class Model:
         if r is None:
             r = False
             k = self.loop_iter_kind(loop, ctx)
+            if k is not None and k != "loader" and self._has_inner_batch_loop(loop, ctx):
+                k = None  # an epoch loop around a batch loop: its own body runs once per epoch
             if k is not None:
                 for s in self.direct_calls(loop, ctx):
                     call = s.node
@@ -1188,6 +1190,14 @@ class Model:
                         break
             self._training[key] = r
         return r
+
+    def _has_inner_batch_loop(self, loop: ast.AST, ctx: Ctx) -> bool:
+        lo, hi = pos(loop), end_pos(loop)
+        for other, octx in self.loops:
+            if other is not loop and lo < pos(other) <= hi and loop in octx.loops and \
+                    self.loop_iter_kind(other, octx) == "loader":
+                return True
+        return False
 
     def _callable_module(self, func: ast.AST) -> bool:
         return type(func) is ast.Attribute and type(func.value) is ast.Name and \

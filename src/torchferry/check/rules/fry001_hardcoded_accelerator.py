@@ -106,6 +106,11 @@ def _literal(ctx: Context, m: Model, site: Site) -> Iterable[Finding]:
     parent = parents.get(id(const))
     if parent is None:
         return
+    up = parent
+    while up is not None and up is not site.stmt:
+        if type(up) is ast.IfExp:
+            return  # ``"cuda" if ... else "cpu"``: a choice, made consciously
+        up = parents.get(id(up))
     pt = type(parent)
     target_stmt = None  # the device variable's own definition, when that is the context
     call_wrapper = None  # torch.device("cuda")
