@@ -10,6 +10,10 @@ same kernels (a simulated CUDA device would otherwise make PyTorch pick its
 foreach path, which a CPU run does not); ``--default-optimizer`` times
 PyTorch's default choice instead.
 
+A third column times the plain CPU run under an empty pass-through
+TorchFunctionMode: the floor any design built on a function mode pays, which
+shows how much of the overhead is the simulation's own work.
+
 Targets (issue 3): (a) and (b) at most 1.3x, (c) at most 3x.
 """
 
@@ -23,6 +27,7 @@ from collections.abc import Callable
 
 import torch
 from torch import nn
+from torch.overrides import TorchFunctionMode
 
 import torchferry as tf
 
@@ -55,6 +60,11 @@ CASES: list[tuple[str, Callable[[], tuple[nn.Module, torch.Tensor, torch.Tensor]
     ("(b) CNN 3x32x32, batch 64", _cnn, 1.3),
     ("(c) 8 x Linear(64,64), batch 8", _tiny, 3.0),
 ]
+
+
+class _PassThrough(TorchFunctionMode):
+    def __torch_function__(self, func, types, args=(), kwargs=None):
+        return func(*args, **(kwargs or {}))
 
 
 def _time_steps(build, device: str, steps: int, foreach: bool | None) -> float:
@@ -97,18 +107,26 @@ def main() -> None:
         f"{platform.python_version()}, {args.threads} thread(s), {args.rounds} rounds, "
         f"SGD foreach={foreach}"
     )
-    print("| model | plain CPU ms/step | simulated cuda ms/step | ratio | target |")
-    print("|---|---|---|---|---|")
+    print(
+        "| model | plain CPU ms/step | simulated cuda ms/step | ratio | target "
+        "| empty function mode (floor) |"
+    )
+    print("|---|---|---|---|---|---|")
     for name, build, target in CASES:
         steps = args.steps or {"(a)": 60, "(b)": 10, "(c)": 300}[name[:3]]
-        plain, sim = [], []
+        plain, sim, floor = [], [], []
         for _ in range(args.rounds):
             plain.append(_time_steps(build, "cpu", steps, foreach))
             with tf.simulate("cuda"):
                 sim.append(_time_steps(build, "cuda", steps, foreach))
-        p, s = statistics.median(plain), statistics.median(sim)
+            with _PassThrough():
+                floor.append(_time_steps(build, "cpu", steps, foreach))
+        p, s, f = statistics.median(plain), statistics.median(sim), statistics.median(floor)
         ok = "ok" if s / p <= target else "MISSED"
-        print(f"| {name} | {p * 1e3:.3f} | {s * 1e3:.3f} | {s / p:.2f}x | <= {target}x {ok} |")
+        print(
+            f"| {name} | {p * 1e3:.3f} | {s * 1e3:.3f} | {s / p:.2f}x | <= {target}x {ok} "
+            f"| {f / p:.2f}x |"
+        )
 
 
 if __name__ == "__main__":
