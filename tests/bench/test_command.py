@@ -216,3 +216,16 @@ def test_busy_machine_warning():
     assert busy.startswith("warning: this machine was busy (1-minute load 3.1 on 2 CPUs)")
     assert command._busy_warning(0.2, {"logical_cpus": 2, "loadavg_1_5_15min": [0.9]}) is None
     assert command._busy_warning(None, {"logical_cpus": 2}) is None
+
+
+def test_sizes_the_host_cannot_hold_are_not_attempted(capsys, tmp_path, monkeypatch,
+                                                      no_accelerator):
+    monkeypatch.setattr(matmul, "host_bytes_available", lambda: 1_000_000)
+    j = tmp_path / "big.json"
+    run_ok(capsys, "--sizes", "50,300", *FAST, "--json", str(j))
+    cpu = {r["size"]: r for r in json.loads(j.read_text())["records"] if r["device"] == "cpu"}
+    assert cpu[50]["seconds"] > 0
+    assert cpu[300]["error"].startswith("out of memory: MemoryError: host: 300 x 300 needs about")
+    monkeypatch.undo()  # the real one reads /proc/meminfo here
+    avail = matmul.host_bytes_available()
+    assert avail is not None and avail > 100_000_000

@@ -42,6 +42,23 @@ def _first_line(exc: BaseException) -> str:
     return f"{type(exc).__name__}: {text[0] if text else ''}".strip()
 
 
+def host_bytes_available() -> int | None:
+    """MemAvailable from /proc/meminfo (Linux), or None where unknown.
+
+    Asked before allocating the host inputs: on Linux a too-large allocation may
+    "succeed" (overcommit) and the process is then killed while the pages are
+    touched, which no ``except`` can report.
+    """
+    try:
+        with open("/proc/meminfo", encoding="ascii") as fh:
+            for line in fh:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return None
+
+
 def _free(dev: Any) -> None:
     import torch
 
@@ -151,7 +168,13 @@ def run_matmul(
 
     for n in sizes:
         step(f"{n}x{n} cpu")
+        # a, b, their float32 originals and the result, with some room to spare
+        need = n * n * (3 * tdtype.itemsize + 8) * 1.25
+        avail = host_bytes_available()
         try:
+            if avail is not None and need > avail:
+                raise MemoryError(f"host: {n} x {n} needs about {need / 1e9:.1f} GB, "
+                                  f"{avail / 1e9:.1f} GB available; not attempted")
             a = torch.randn(n, n, generator=gen).to(tdtype)
             b = torch.randn(n, n, generator=gen).to(tdtype)
         except Exception as exc:  # the host cannot even hold the inputs
