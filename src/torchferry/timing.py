@@ -35,7 +35,7 @@ import math
 import statistics
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 import torch
@@ -81,7 +81,6 @@ class Timing:
     device: str
     method: str
     warmup: int = 0
-    extra: dict[str, Any] = field(default_factory=dict, compare=False)
 
     @property
     def n(self) -> int:
