@@ -407,3 +407,24 @@ def test_docstring_examples_run():
     for mod in (torchferry.sim.session, torchferry.sim.events, torchferry.sim.runner):
         result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0, mod.__name__
+
+
+def test_set_default_device_to_the_simulated_device():
+    before = torch.get_default_device()
+    with simulate("cuda"):
+        torch.set_default_device("cuda")
+        assert str(torch.ones(1).device) == "cuda:0"
+        assert str(nn.Linear(2, 2).weight.device) == "cuda:0"  # factories with device=None
+        assert str(torch.get_default_device()) == "cuda:0"
+        torch.set_default_device("cpu")
+        assert torch.ones(1).device.type == "cpu"
+        torch.set_default_device("cuda")  # left set: undone on exit
+    assert torch.get_default_device() == before
+    assert torch.ones(1).device.type == "cpu"
+
+
+def test_data_parallel_fails_clearly():
+    with simulate("cuda"):
+        m = nn.DataParallel(nn.Linear(2, 2).cuda())
+        with pytest.raises(UnsupportedFeatureError, match="nn.DataParallel"):
+            m(torch.ones(1, 2, device="cuda"))

@@ -170,6 +170,8 @@ def _generic_call(func: Any, args: tuple, kwargs: dict) -> Any:
         # a tensor without storage (sparse, nested, ...): it has no tag to read
         pass
     if common is None:
+        if S.default_device is not None and func in _constructors():
+            return _factory(func, args, {**kwargs, "device": S.default_device})
         return func(*args, **kwargs)
     if type(func) in _OP_TYPES:
         _custom_op_check(func)
@@ -197,6 +199,14 @@ def _generic_call(func: Any, args: tuple, kwargs: dict) -> Any:
 
 
 _OP_TYPES = (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
+
+
+def _constructors() -> Any:
+    from torch.utils._device import _device_constructors
+
+    return _device_constructors()
+
+
 _CPU_KEYS = ("CPU", "CompositeImplicitAutograd", "CompositeExplicitAutograd")
 
 
@@ -266,7 +276,10 @@ def resolve(spec: Any) -> Any:
 
 def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
     """A call with ``device=``: run it on the CPU, then tag the result."""
-    dev = resolve(kwargs["device"])
+    spec = kwargs["device"]
+    if spec is None and S.default_device is not None and func in _constructors():
+        spec = S.default_device  # as torch.set_default_device's mode does
+    dev = resolve(spec)
     if dev is NotImplemented:
         return func(*args, **kwargs)
     kw = dict(kwargs)

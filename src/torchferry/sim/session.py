@@ -104,6 +104,7 @@ class simulate(contextlib.ContextDecorator):
         self.current = 0
         self.sync_mode = 0
         self.quiet = False
+        self.default_device: torch.device | None = None
         self.pinned: dict[int, int] = {}
         self.thread = threading.current_thread()
         self._saved: list[tuple[Any, str, Any]] = []
@@ -141,6 +142,9 @@ class simulate(contextlib.ContextDecorator):
                 else:
                     setattr(mod, name, orig)
             self._saved = []
+            if self.default_device is not None:
+                torch.set_default_device(None)  # the real one, restored above
+                self.default_device = None
             for w in self.pinned.values():
                 _tags._free_weak_ref(w)
             self.pinned = {}
@@ -179,7 +183,48 @@ class simulate(contextlib.ContextDecorator):
                 "compiled kernels"
             )
 
-        self._patch([(pm, "pin_memory", pin_memory), (torch, "compile", compile)])
+        orig_set_default = torch.set_default_device
+        orig_get_default = torch.get_default_device
+
+        def set_default_device(device: Any) -> None:
+            d = modes.resolve(device) if device is not None else None
+            if d is None or d is NotImplemented:
+                sim.default_device = None
+                orig_set_default(device)
+            else:
+                sim.default_device = d  # factories without device= land on d
+                orig_set_default(None)
+
+        def get_default_device() -> torch.device:
+            d = sim.default_device
+            return d if d is not None else orig_get_default()
+
+        import torch.nn.parallel.comm as comm
+
+        multi = (
+            "multi-GPU communication (nn.DataParallel, torch.cuda.comm scatter/gather/broadcast)"
+        )
+        comm_patches = [
+            (comm, name, cuda_api._unsupported(multi))
+            for name in (
+                "scatter",
+                "gather",
+                "broadcast",
+                "broadcast_coalesced",
+                "reduce_add",
+                "reduce_add_coalesced",
+            )
+            if hasattr(comm, name)
+        ]
+        self._patch(comm_patches)
+        self._patch(
+            [
+                (pm, "pin_memory", pin_memory),
+                (torch, "compile", compile),
+                (torch, "set_default_device", set_default_device),
+                (torch, "get_default_device", get_default_device),
+            ]
+        )
 
     # --------------------------------------------------------- serialization
     def _tagger(self, storage: Any) -> str | None:
