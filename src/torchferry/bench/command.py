@@ -254,6 +254,11 @@ def _print_matmul(doc: dict[str, Any], profile: Any) -> None:
               f"{profile.mem_bandwidth / 1e9:g} GB/s); rides add bytes / "
               f"{profile.link_bandwidth / 1e9:.2f} GB/s ({profile.link_name}) + "
               f"{profile.sync_latency * 1e6:.0f} µs per copy.")
+    if doc["accelerators"] and doc["dtype"] == "float32" and m.get(
+            "float32_matmul_precision", "highest") != "highest":
+        print(f"note: torch.get_float32_matmul_precision() is "
+              f"'{m['float32_matmul_precision']}': float32 products may run on TF32 tensor "
+              "cores, faster than the FP32 rate the model assumes")
     if doc.get("busy_warning"):
         print(doc["busy_warning"])
     errors = report.model_error_table(doc)

@@ -95,6 +95,8 @@ def machine_info() -> dict[str, Any]:
         "torch": torch.__version__,
         "torch_threads": torch.get_num_threads(),
         "torch_cuda": torch.version.cuda,
+        # float32 matmuls use TF32 tensor cores (much faster) unless this is "highest"
+        "float32_matmul_precision": torch.get_float32_matmul_precision(),
         "torchferry": __version__,
         "accelerators": accels,
         "loadavg_1_5_15min": load,
