@@ -124,7 +124,8 @@ class FakeOps:
     def __init__(self):
         self.log = []
         self.active = None
-        self.events = 0
+        self.events = 0  # copy events, numbered like the batches
+        self.marks = 0
 
     def new_stream(self, device):
         self.log.append(("new_stream", str(device)))
@@ -144,6 +145,16 @@ class FakeOps:
         self.events += 1
         self.log.append(("record", ev.n))
         return ev
+
+    def mark(self, stream):
+        assert stream == "compute"
+        self.marks += 1
+        ev = FakeEvent(("mark", self.marks))
+        self.log.append(("mark", ev.n))
+        return ev
+
+    def sync(self, event):
+        self.log.append(("sync", event.n))
 
     def current_stream(self, device):
         return "compute"
@@ -297,3 +308,14 @@ def test_batches_with_opaque_objects_move_on_the_consumer_stream(fake_ops):
     assert [o["x"].device.type for o in out] == ["meta"] * 3
     assert not any(e[0] in ("record", "wait") for e in fake_ops.log)  # no side-stream copy
     assert sum(e[0] == "packed.to" for e in fake_ops.log) == 3
+
+
+def test_host_stays_at_most_prefetch_plus_one_batches_ahead(fake_ops):
+    src = CountingSource(8)
+    for k, _ in enumerate(DeviceLoader(src, "meta", prefetch=2)):
+        marks = [e[1] for e in fake_ops.log if e[0] == "mark"]
+        synced = [e[1] for e in fake_ops.log if e[0] == "sync"]
+        assert len(marks) == k  # one mark per batch handed out before this one
+        # the host waited for the oldest marks: never more than prefetch + 1 outstanding
+        assert len(marks) - len(synced) <= 3 and synced == marks[: len(synced)]
+    assert len([e for e in fake_ops.log if e[0] == "sync"]) == 7 - 3

@@ -26,7 +26,10 @@ pattern, with their lifetime hazards closed):
   because we cannot know when the consumer is done with a batch (it may keep it
   for several steps, or store it); ``record_stream`` is correct whenever the
   consumer frees it.  Its cost, memory held until the compute stream catches up
-  (pytorch#147168), is bounded here by the ``prefetch`` depth.  The pinned host
+  (pytorch#147168), is bounded here: the host never runs more than ``prefetch + 1``
+  batches ahead of the compute stream (beyond that it waits on an event recorded on
+  the compute stream at each hand-out), so at most about ``2 * prefetch + 2``
+  batches are on the device at once.  The pinned host
   copies need no care from us: the pinned-memory allocator records an event for
   every non-blocking copy that reads a pinned block and does not reuse the block
   before that event completes;
@@ -76,6 +79,15 @@ class _CudaStreamOps:
         event = torch.cuda.Event()
         event.record(stream)
         return event
+
+    def mark(self, stream: Any) -> Any:
+        """An event on the consumer's stream: everything queued there so far."""
+        event = torch.cuda.Event()
+        event.record(stream)
+        return event
+
+    def sync(self, event: Any) -> None:
+        event.synchronize()
 
     def current_stream(self, device: torch.device) -> Any:
         return torch.cuda.current_stream(device)
@@ -252,14 +264,26 @@ class DeviceLoader:
 
             return record
 
+        marks: collections.deque[Any] = collections.deque()
         try:
             more = True
             for _ in range(self.prefetch):
                 if not load_one():
                     more = False
                     break
+            first = True
             while queue:
                 moved, event = queue.popleft()
+                current = ops.current_stream(dev)
+                if not first:
+                    # The consumer has queued its work on the previous batch by now.  Keep
+                    # the host at most prefetch + 1 batches ahead of the compute stream:
+                    # record_stream'ed blocks are reusable only once the compute stream
+                    # is past them, so an unbounded lead would keep allocating new ones.
+                    marks.append(ops.mark(current))
+                    while len(marks) > self.prefetch + 1:
+                        ops.sync(marks.popleft())
+                first = False
                 if event is None:
                     try:
                         moved = to(moved, dev, non_blocking=self.non_blocking)
@@ -267,7 +291,6 @@ class DeviceLoader:
                         failure.insert(0, exc)  # it comes before any failure queued later
                         break
                 else:
-                    current = ops.current_stream(dev)
                     ops.wait(current, event)
                     tree_map(keep_alive_for(current), moved)
                 if more:
@@ -279,4 +302,5 @@ class DeviceLoader:
                 raise exc
         finally:
             queue.clear()
+            marks.clear()
             it = None  # drop the wrapped loader's iterator (a DataLoader's workers) now
