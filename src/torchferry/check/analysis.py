@@ -741,7 +741,8 @@ class Model:
             ts = [f for f in fs if f is not None and f.tensorlike]
             if not ts:
                 return None
-            return Fact(TENSOR, dev=any(f.dev for f in ts), inp=any(f.inp for f in ts))
+            return Fact(TENSOR, dev=any(f.dev for f in ts), inp=any(f.inp for f in ts),
+                        weak=all(f.weak for f in ts))
         if t is ast.Subscript:
             f = self.fact(node.value, ctx, depth + 1)  # type: ignore[attr-defined]
             if f is None:

@@ -171,7 +171,7 @@ def _device_target(stmt: ast.AST) -> bool:
     targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target]  # type: ignore[attr-defined]
     for t in targets:
         name = t.id if type(t) is ast.Name else t.attr if type(t) is ast.Attribute else None
-        if name is not None and DEVICE_NAME.match(name):
+        if name is not None and DEVICE_NAME.match(name) and not name.lower().endswith("type"):
             return True
     return False
 

@@ -51,6 +51,9 @@ NAME = "numpy-on-accelerator"
 FIX = "safe"
 
 _LIBS = ("numpy.", "matplotlib.", "sklearn.", "seaborn.")
+# numpy functions that look at an object's type or shape, never its memory
+_NO_DATA = frozenset({"isscalar", "ndim", "shape", "size", "iscomplexobj", "isrealobj",
+                      "result_type", "dtype", "can_cast", "issubdtype", "isinstance"})
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -68,7 +71,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         if not call.args:  # type: ignore[attr-defined]
             continue
         q = m.qualname(call.func)  # type: ignore[attr-defined]
-        if q is None or not q.startswith(_LIBS):
+        if q is None or not q.startswith(_LIBS) or q.rsplit(".", 1)[-1] in _NO_DATA:
             continue
         for arg in call.args:  # type: ignore[attr-defined]
             f = m.fact(arg, site.ctx)

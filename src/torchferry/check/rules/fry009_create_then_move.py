@@ -33,7 +33,8 @@ change, not its distribution). The fix is not offered when `.to` has other argum
 a comment sits inside the chain.
 
 ## Known limits
-Only a `.to` whose argument is clearly a device (a device variable, `torch.device`, a
+Factories given a `generator=` are not flagged (the generator fixes the device the
+numbers are drawn on). Only a `.to` whose argument is clearly a device (a device variable, `torch.device`, a
 string, `x.device`) is flagged; `.to(other_tensor)` and dtype-only `.to` are not.
 """
 
@@ -62,8 +63,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             q = m.qualname(fac.func) or ""
             if not q.startswith("torch.") or q[6:] not in DEVICE_FACTORIES:
                 continue
-            if kwarg(fac, "device") is not None:
-                continue
+            if kwarg(fac, "device") is not None or kwarg(fac, "generator") is not None:
+                continue  # a generator lives on one device: creating elsewhere would fail
             dev_text, dtype_text, clean = _split_to(ctx, m, call, site)  # type: ignore[arg-type]
             if dev_text is None:
                 continue

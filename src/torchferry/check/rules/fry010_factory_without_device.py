@@ -1,8 +1,8 @@
 """Tensor factory without `device=` where it meets tensors that may be on the device.
 
 ## What it does
-Inside a function that receives tensors -- `forward`, a loss, any function whose tensor
-parameters are annotated `Tensor` or used as `x.shape` / `x.device` -- flags a factory
+Inside a function that receives tensors -- the `forward` of an `nn.Module`, or any function
+whose parameters are annotated `Tensor` -- flags a factory
 (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye`, `linspace`, ...) called
 without `device=`, when its result (directly or through a local name) meets those tensors:
 in arithmetic or a comparison, or as an argument next to them in a call
@@ -52,7 +52,8 @@ where the tensor lives for every caller.
 ## Known limits
 Indexing (`x[torch.arange(n)]`) is not a meeting: CPU index tensors work on any device.
 A result that leaves the function (returned, stored on `self`) and meets tensors elsewhere
-is not followed. Zero-dimensional tensors (which mix with any device) are not
+is not followed. Parameters of other functions are not assumed to be tensors, even when
+used as `x.shape` (NumPy arrays look the same). Zero-dimensional tensors (which mix with any device) are not
 distinguished from others.
 """
 
@@ -135,7 +136,7 @@ def _is_param_name(node: ast.AST) -> bool:
 
 
 def _dev(f: Fact | None) -> bool:
-    return f is not None and f.tensorlike and f.dev and f.cpu_new is None
+    return f is not None and f.sure_tensor and f.dev and f.cpu_new is None
 
 
 def _meetings(m: Model, scope: Scope) -> Iterable[tuple[list[ast.AST], list[ast.AST], object]]:

@@ -2,9 +2,10 @@
 
 ## What it does
 Flags `t.to("cpu", non_blocking=True)` (also `device="cpu"`, `torch.device("cpu")` or a
-CPU device variable) whose result is read -- used in an expression, returned, or read
-through the name it was assigned to -- before any `synchronize()` or event `wait()` /
-`synchronize()` in the same function.
+CPU device variable) whose data is read -- a method or attribute of it, arithmetic,
+indexing, printing, `float()`, a NumPy or torch function, directly or through the name it
+was assigned to -- before any `synchronize()` or event `wait()` / `synchronize()` in the
+same function.
 
 ## Why is this bad
 A non-blocking device-to-host copy returns immediately, before the data has arrived. Until
@@ -32,7 +33,9 @@ No fix: where to synchronise (right away, or after more work has been queued to 
 with the copy) is a performance decision.
 
 ## Known limits
-Only literal CPU targets and device variables known to be the CPU are recognised. Reads are
+Only literal CPU targets and device variables known to be the CPU are recognised. A copy
+that is returned, stored in a container or passed to another function is not followed
+(a pipeline that synchronises later is the usual reason to write it). Reads are
 ordered by their position in the source, so a read in an earlier line of a loop body is
 not connected to a later iteration's copy.
 """
@@ -84,6 +87,24 @@ def check(ctx: Context) -> Iterable[Finding]:
             )
 
 
+_CONSUMERS = frozenset({"print", "float", "int", "bool", "str", "repr", "len", "list"})
+
+
+def _consumes(parent: ast.AST | None, child: ast.AST) -> bool:
+    """Does ``parent`` read the data of ``child`` (rather than pass the tensor along)?"""
+    t = type(parent)
+    if t in (ast.Attribute, ast.Subscript):
+        return parent.value is child  # type: ignore[union-attr]
+    if t in (ast.BinOp, ast.Compare, ast.UnaryOp, ast.FormattedValue, ast.If, ast.While):
+        return True
+    if t is ast.Call:
+        fn = parent.func  # type: ignore[union-attr]
+        name = fn.id if type(fn) is ast.Name else fn.attr if type(fn) is ast.Attribute else ""
+        return name in _CONSUMERS or (type(fn) is ast.Attribute and type(fn.value) is ast.Name
+                                      and fn.value.id in ("np", "numpy", "torch"))
+    return False
+
+
 def _is_cpu(m: Model, e: ast.AST, site: Site) -> bool:
     if type(e) is ast.Constant:
         return e.value == "cpu"
@@ -101,10 +122,10 @@ def _read_before_sync(m: Model, site: Site) -> bool:
     parent = m.parents(st).get(id(site.node))
     if type(parent) is ast.Expr:
         return False  # a discarded copy is FRY002's business
-    if type(parent) is ast.Return:
-        return True
+    if type(parent) in (ast.Return, ast.Yield):
+        return False  # handed to the caller: not followed
     if not (type(parent) in (ast.Assign, ast.AnnAssign) and parent is st):
-        return True  # used right away: ``.to("cpu", non_blocking=True).numpy()``
+        return _consumes(parent, site.node)  # ``.to("cpu", non_blocking=True).numpy()``
     targets = st.targets if type(st) is ast.Assign else [st.target]  # type: ignore[attr-defined]
     if len(targets) != 1 or type(targets[0]) is not ast.Name:
         return False
@@ -118,14 +139,16 @@ def _read_before_sync(m: Model, site: Site) -> bool:
             first_sync = s.pos
             break
     first_read = None
-    body = scope.node.body if scope.kind != "module" else scope.node.body  # type: ignore[attr-defined]
+    body = scope.node.body  # type: ignore[attr-defined]
     for top in body:
         if end_pos(top) < after:
             continue
         for n in ast.walk(top):
-            if type(n) is ast.Name and n.id == name and type(n.ctx) is ast.Load and pos(n) > after:
-                if first_read is None or pos(n) < first_read:
-                    first_read = pos(n)
+            for c in ast.iter_child_nodes(n):
+                if type(c) is ast.Name and c.id == name and type(c.ctx) is ast.Load and \
+                        pos(c) > after and _consumes(n, c):
+                    if first_read is None or pos(c) < first_read:
+                        first_read = pos(c)
     if first_read is None:
         return False
     return first_sync is None or first_read < first_sync
