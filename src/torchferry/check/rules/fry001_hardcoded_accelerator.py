@@ -9,7 +9,8 @@ accelerator is available.
 The portable line `device = "cuda" if torch.cuda.is_available() else "cpu"`, literals
 under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) guard, code
 after an `assert torch.cuda.is_available()` and comparisons such as
-`x.device.type == "cuda"` are fine.
+`x.device.type == "cuda"` are fine, and so is code in a function or class decorated with a
+check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`).
 
 ## Why is this bad
 "Code with a literal `"cuda"` inside crashes on every machine without one -- including your
@@ -188,6 +189,15 @@ def _guarded(m: Model, site: Site) -> bool:
     for s in m.availability_checks(site.ctx.scope):
         if s.pos < site.pos:
             return True
+    scope = site.ctx.scope  # a test decorated ``@skipIf(not torch.cuda.is_available(), ...)``
+    while scope is not None:
+        decorated = [scope.node] if scope.kind == "function" else []
+        if scope.cls is not None:
+            decorated.append(scope.cls.node)
+        for node in decorated:
+            if any(m.mentions_availability(d) for d in node.decorator_list):  # type: ignore[attr-defined]
+                return True
+        scope = scope.parent
     # the literal sits in an ``if`` test itself, e.g. ``if x.is_cuda or "cuda" ...``
     return type(site.stmt) in (ast.If, ast.While) and _in_test(site)
 
