@@ -428,3 +428,16 @@ def test_data_parallel_fails_clearly():
         m = nn.DataParallel(nn.Linear(2, 2).cuda())
         with pytest.raises(UnsupportedFeatureError, match="nn.DataParallel"):
             m(torch.ones(1, 2, device="cuda"))
+
+
+def test_mps_module_functions_and_buffers_follow_module_to():
+    with simulate("mps"):
+        assert torch.mps.device_count() == 1
+        torch.mps.manual_seed(1)
+        a = torch.rand(2, device="mps")
+        torch.mps.manual_seed(1)
+        assert torch.equal(a.cpu(), torch.rand(2, device="mps").cpu())
+        torch.mps.synchronize()
+        bn = nn.BatchNorm1d(3).to("mps")
+        assert {str(b.device) for b in bn.buffers()} == {"mps:0"}
+        assert torch.mps.current_allocated_memory() > 0
