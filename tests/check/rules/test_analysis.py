@@ -1,0 +1,157 @@
+"""The shared analysis (``torchferry.check.analysis.Model``): names, classes, facts, loops."""
+
+from __future__ import annotations
+
+import ast
+import os
+import subprocess
+import sys
+
+from torchferry.check.analysis import BATCH, DEVICE, LOADER, MODULE, TENSOR, Model
+from torchferry.check.api import Context
+
+
+def model_of(src: str) -> Model:
+    return Context("<test>", src, ast.parse(src)).model
+
+
+def fact_of(m: Model, name: str, line: int):
+    """The fact of the last load of ``name`` on ``line``."""
+    site_ctx = None
+    for s in m.calls + m.expr_stmts:
+        if s.node.lineno == line:
+            site_ctx = s.ctx
+            break
+    assert site_ctx is not None, f"no call on line {line}"
+    node = next(n for n in ast.walk(m.tree) if type(n) is ast.Name and n.id == name
+                and n.lineno == line and type(n.ctx) is ast.Load)
+    return m.fact(node, site_ctx)
+
+
+def test_import_aliases_and_qualified_names() -> None:
+    m = model_of(
+        "import torch as T\n"
+        "from torch import nn\n"
+        "from torch.nn import Linear as L\n"
+        "import numpy as np, matplotlib.pyplot as plt\n"
+        "import torch.nn.functional as F\n"
+        "from sklearn.metrics import accuracy_score\n"
+        "from time import perf_counter\n"
+        "import os.path\n"
+    )
+    q = m.qualname
+    expr = lambda s: ast.parse(s, mode="eval").body  # noqa: E731
+    assert q(expr("T.zeros")) == "torch.zeros"
+    assert q(expr("nn.Linear")) == "torch.nn.Linear"
+    assert q(expr("L")) == "torch.nn.Linear"
+    assert q(expr("np.asarray")) == "numpy.asarray"
+    assert q(expr("plt.plot")) == "matplotlib.pyplot.plot"
+    assert q(expr("F.relu")) == "torch.nn.functional.relu"
+    assert q(expr("accuracy_score")) == "sklearn.metrics.accuracy_score"
+    assert q(expr("perf_counter")) == "time.perf_counter"
+    assert q(expr("os.path.join")) == "os.path.join"
+    assert q(expr("unknown.thing")) is None
+    assert m.alias_of("torch") == "T"
+
+
+def test_try_except_fallback_resolves_to_the_first_import_whatever_the_hash_seed() -> None:
+    src = (
+        "try:\n    from torch import vmap\nexcept ImportError:\n    from functorch import vmap\n"
+    )
+    code = (
+        "import ast\nfrom torchferry.check.api import Context\n"
+        f"src = {src!r}\n"
+        "m = Context('<t>', src, ast.parse(src)).model\n"
+        "print(m.qualname(ast.parse('vmap', mode='eval').body))\n"
+    )
+    seen = set()
+    for seed in ("0", "1", "2", "3"):
+        out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONHASHSEED": seed}, check=True)
+        seen.add(out.stdout.strip())
+    assert seen == {"torch.vmap"}
+
+
+def test_module_subclasses_are_found_transitively() -> None:
+    m = model_of(
+        "import torch.nn as nn\n"
+        "from torch.nn import Module\n"
+        "class C(B): pass\n"  # defined before its base: order must not matter
+        "class A(nn.Module): pass\n"
+        "class B(A): pass\n"
+        "class S(nn.Sequential): pass\n"
+        "class R(Module): pass\n"
+        "class Plain: pass\n"
+        "class D(dict): pass\n"
+    )
+    assert {n for n, c in m.classes.items() if c.is_module} == {"A", "B", "C", "S", "R"}
+
+
+def test_facts_in_a_training_function() -> None:
+    src = (
+        "import torch\n"                                                  # 1
+        "import torch.nn as nn\n"                                         # 2
+        "from torch.utils.data import DataLoader\n"                       # 3
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"       # 4
+        "def train(loader: DataLoader):\n"                                # 5
+        "    net = nn.Sequential(nn.Linear(2, 2)).to(device)\n"           # 6
+        "    for x, y in loader:\n"                                       # 7
+        "        x = x.to(device)\n"                                      # 8
+        "        out = net(x)\n"                                          # 9
+        "        print(out, y, x, net)\n"                                 # 10
+        "        with torch.no_grad():\n"                                 # 11
+        "            ev = net(x)\n"                                       # 12
+        "            print(ev)\n"                                         # 13
+        "    cpu = torch.zeros(3)\n"                                      # 14
+        "    print(cpu.sum(), torch.ones(2, device=device), device)\n"    # 15
+    )
+    m = model_of(src)
+    assert fact_of(m, "net", 10).kind == MODULE
+    out = fact_of(m, "out", 10)
+    assert out.kind == TENSOR and out.dev and out.grad
+    y = fact_of(m, "y", 10)
+    assert y.kind == BATCH and not y.whole and not y.dev
+    x = fact_of(m, "x", 10)
+    assert x.tensorlike and x.dev and x.moved
+    ev = fact_of(m, "ev", 13)
+    assert ev.dev and not ev.grad
+    cpu = fact_of(m, "cpu", 15)
+    assert cpu.kind == TENSOR and not cpu.dev and cpu.made and cpu.cpu_new is not None
+    assert fact_of(m, "device", 15).kind == DEVICE
+    loop = next(n for n in ast.walk(m.tree) if type(n) is ast.For)
+    loop_ctx = next(c for lp, c in m.loops if lp is loop)
+    assert m.loop_iter_kind(loop, loop_ctx) == "loader"
+    assert m.is_training_loop(loop, loop_ctx)
+
+
+def test_unknown_stays_unknown() -> None:
+    m = model_of(
+        "import torch\n"
+        "def f(thing, data):\n"
+        "    a = thing.compute(data)\n"
+        "    print(a, thing)\n"
+    )
+    assert fact_of(m, "a", 4) is None
+    assert fact_of(m, "thing", 4) is None
+
+
+def test_loader_from_a_name_and_tqdm() -> None:
+    m = model_of(
+        "from tqdm import tqdm\n"
+        "def f(train_loader):\n"
+        "    for batch in tqdm(train_loader):\n"
+        "        print(batch)\n"
+    )
+    f = fact_of(m, "batch", 4)
+    assert f.kind == BATCH and f.whole
+    assert fact_of(m, "train_loader", 3).kind == LOADER
+
+
+def test_a_model_given_cpu_inputs_returns_cpu_outputs() -> None:
+    m = model_of(
+        "import torch\nimport torch.nn as nn\n"
+        "net = nn.Linear(2, 2)\n"
+        "out = net(torch.ones(2))\n"
+        "print(out)\n"
+    )
+    assert not fact_of(m, "out", 5).dev
