@@ -105,47 +105,28 @@ def transfer(op: str, src: torch.device, dst: torch.device, nbytes: int, blockin
 
 # ------------------------------------------------------------------ the mode
 class SimMode(TorchFunctionMode):
-    """Tags outputs with their inputs' simulated device; see the module docstring."""
+    """Tags outputs with their inputs' simulated device; see the module docstring.
+
+    The hot path is this one method: look up each tensor argument's storage
+    tag, run the CPU function, tag a new output storage with the inputs' device.
+    """
 
     def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
-        h = HANDLERS.get(func)
-        if h is not None:
-            return h(func, args, kwargs or _EMPTY)
-        return _generic_call(func, args, kwargs or _EMPTY)
-
-
-def _generic_call(func: Any, args: tuple, kwargs: dict) -> Any:
-    """The hot path: read the inputs' tags, run on the CPU, tag the outputs."""
-    if kwargs and "device" in kwargs:
-        return _factory(func, args, kwargs)
-    get = _TAGS.get
-    common = None
-    cpu_seen = False
-    mixed = False
-    try:
-        for a in args:
-            if isinstance(a, Tensor):
-                e = get(a.untyped_storage()._cdata)
-                if e is None:
-                    if a.dim():
-                        cpu_seen = True
-                elif common is None:
-                    common = e[1]
-                elif e[1] is not common:
-                    mixed = True
-            elif type(a) is list or type(a) is tuple:
-                for b in a:
-                    if isinstance(b, Tensor):
-                        e = get(b.untyped_storage()._cdata)
-                        if e is None:
-                            if b.dim():
-                                cpu_seen = True
-                        elif common is None:
-                            common = e[1]
-                        elif e[1] is not common:
-                            mixed = True
+        if types is not _RAW:
+            h = HANDLERS.get(func)
+            if h is not None:
+                return h(func, args, kwargs or _EMPTY)
         if kwargs:
-            for a in kwargs.values():
+            if "device" in kwargs:
+                return _factory(func, args, kwargs)
+        else:
+            kwargs = _EMPTY
+        get = _TAGS.get
+        common = None
+        cpu_seen = False
+        mixed = False
+        try:
+            for a in args:
                 if isinstance(a, Tensor):
                     e = get(a.untyped_storage()._cdata)
                     if e is None:
@@ -166,36 +147,79 @@ def _generic_call(func: Any, args: tuple, kwargs: dict) -> Any:
                                 common = e[1]
                             elif e[1] is not common:
                                 mixed = True
-    except (RuntimeError, NotImplementedError):
-        # a tensor without storage (sparse, nested, ...): it has no tag to read
-        pass
-    if common is None:
-        if S.default_device is not None and func in _constructors():
-            return _factory(func, args, {**kwargs, "device": S.default_device})
-        return func(*args, **kwargs)
-    if type(func) in _OP_TYPES:
-        _custom_op_check(func)
-    if cpu_seen or mixed:
-        try:
-            with AtenDeviceChecker():
-                return func(*args, **kwargs)
-        except Exception as exc:
-            if getattr(exc, "_ferry_device_check", False):
-                # as on a GPU: the error comes from the user's call, not our internals
-                raise exc.with_traceback(None) from None
-            raise
-    out = func(*args, **kwargs)
-    if isinstance(out, Tensor):
-        if args and out is args[0]:
-            return out  # in-place: already on its device
-        if common.type == "mps" and out.dtype is torch.float64:
-            raise TypeError(MPS_F64)
-        _tag(out, common)
-    elif isinstance(out, (tuple, list)):
-        for o in out:
-            if isinstance(o, Tensor):
-                _tag(o, common)
-    return out
+            if kwargs:
+                for a in kwargs.values():
+                    if isinstance(a, Tensor):
+                        e = get(a.untyped_storage()._cdata)
+                        if e is None:
+                            if a.dim():
+                                cpu_seen = True
+                        elif common is None:
+                            common = e[1]
+                        elif e[1] is not common:
+                            mixed = True
+                    elif type(a) is list or type(a) is tuple:
+                        for b in a:
+                            if isinstance(b, Tensor):
+                                e = get(b.untyped_storage()._cdata)
+                                if e is None:
+                                    if b.dim():
+                                        cpu_seen = True
+                                elif common is None:
+                                    common = e[1]
+                                elif e[1] is not common:
+                                    mixed = True
+        except (RuntimeError, NotImplementedError):
+            # a tensor without storage (sparse, nested, ...): it has no tag to read
+            pass
+        if common is None:
+            if S.default_device is not None and func in _constructors():
+                return _factory(func, args, {**kwargs, "device": S.default_device})
+            return func(*args, **kwargs)
+        if type(func) in _OP_TYPES:
+            _custom_op_check(func)
+        if cpu_seen or mixed:
+            return _checked(func, args, kwargs)
+        out = func(*args, **kwargs)
+        if isinstance(out, Tensor):
+            if args and out is args[0]:
+                return out  # in-place: already on its device
+            st = out.untyped_storage()
+            key = st._cdata
+            if key not in _TAGS:
+                if MPS_ACTIVE and out.dtype is torch.float64:
+                    raise TypeError(MPS_F64)
+                _TAGS[key] = [st._weak_ref(), common, st.nbytes(), _site(2)]
+                if len(_TAGS) > _tags.sweep_at:
+                    _tags.sweep()
+        elif isinstance(out, (tuple, list)):
+            for o in out:
+                if isinstance(o, Tensor):
+                    _tag(o, common)
+        return out
+
+
+_RAW = object()  # ``types`` value that skips the handler lookup
+_MODE = SimMode()
+MPS_ACTIVE = False  # set by the session: float64 outputs are refused on mps
+_site = _tags.site
+
+
+def _generic_call(func: Any, args: tuple, kwargs: dict) -> Any:
+    """The hot path without the handler lookup (for handlers that add to it)."""
+    return SimMode.__torch_function__(_MODE, func, _RAW, args, kwargs)
+
+
+def _checked(func: Any, args: tuple, kwargs: dict) -> Any:
+    """A call that mixes devices: run it under the per-ATen-operator checker."""
+    try:
+        with AtenDeviceChecker():
+            return func(*args, **kwargs)
+    except Exception as exc:
+        if getattr(exc, "_ferry_device_check", False):
+            # as on a GPU: the error comes from the user's call, not our internals
+            raise exc.with_traceback(None) from None
+        raise
 
 
 _OP_TYPES = (torch._ops.OpOverload, torch._ops.OpOverloadPacket)

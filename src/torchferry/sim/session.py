@@ -117,6 +117,7 @@ class simulate(contextlib.ContextDecorator):
         self._finder = _BlockTriton()
         sys.meta_path.insert(0, self._finder)
         modes.S = self
+        modes.MPS_ACTIVE = self.kind == "mps"
         self._mode = modes.SimMode()
         self._mode.__enter__()
         self._active = True
@@ -150,6 +151,7 @@ class simulate(contextlib.ContextDecorator):
             self.pinned = {}
             _tags.clear()
             modes.S = None
+            modes.MPS_ACTIVE = False
         return False
 
     # ------------------------------------------------------------- patching

@@ -27,7 +27,7 @@ _WREF, _DEV, _NBYTES, _SITE = 0, 1, 2, 3
 _expired = torch.UntypedStorage._expired
 _free_weak_ref = torch.UntypedStorage._free_weak_ref
 
-_sweep_at = 4096
+sweep_at = 4096
 # per-device peak bytes observed at sweeps and statistic reads
 PEAK: dict[torch.device, int] = {}
 
@@ -68,7 +68,7 @@ def tag(t: torch.Tensor, dev: torch.device) -> None:
     key = st._cdata
     if key not in TAGS:
         TAGS[key] = [st._weak_ref(), dev, st.nbytes(), site(2)]
-        if len(TAGS) > _sweep_at:
+        if len(TAGS) > sweep_at:
             sweep()
 
 
@@ -107,14 +107,14 @@ def entry(t: torch.Tensor) -> list[Any] | None:
 
 def sweep() -> None:
     """Drop entries whose storage has died; update the peaks."""
-    global _sweep_at
+    global sweep_at
     dead = [k for k, e in TAGS.items() if _expired(e[_WREF])]
     for k in dead:
         _free_weak_ref(TAGS.pop(k)[_WREF])
     for dev, n in live_bytes().items():
         if n > PEAK.get(dev, 0):
             PEAK[dev] = n
-    _sweep_at = max(4096, 2 * len(TAGS))
+    sweep_at = max(4096, 2 * len(TAGS))
 
 
 def live_bytes() -> dict[torch.device, int]:
