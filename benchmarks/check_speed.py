@@ -27,6 +27,7 @@ import argparse
 import json
 import os
 import platform
+import resource
 import shutil
 import statistics
 import subprocess
@@ -72,24 +73,31 @@ def env() -> dict[str, str]:
     return e
 
 
-def timed(cmd: list[str], cwd: Path) -> tuple[float, subprocess.CompletedProcess[str]]:
+def _children_cpu() -> float:
+    ru = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return ru.ru_utime + ru.ru_stime
+
+
+def timed(cmd: list[str], cwd: Path) -> tuple[float, float, subprocess.CompletedProcess[str]]:
+    """(wall seconds, CPU seconds of the process and its workers, the result)."""
+    c0 = _children_cpu()
     t0 = time.perf_counter()
     proc = subprocess.run(cmd, cwd=cwd, env=env(), capture_output=True, text=True)
-    return time.perf_counter() - t0, proc
+    return time.perf_counter() - t0, _children_cpu() - c0, proc
 
 
 def median_of(
     cmd: list[str], cwd: Path, runs: int, before=None
-) -> tuple[list[float], subprocess.CompletedProcess[str]]:
+) -> tuple[list[tuple[float, float]], subprocess.CompletedProcess[str]]:
     times = []
     proc = None
     for _ in range(runs):
         if before:
             before()
-        t, proc = timed(cmd, cwd)
+        wall, cpu, proc = timed(cmd, cwd)
         if proc.returncode not in (0, 1):
             raise SystemExit(f"{' '.join(cmd)} failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
-        times.append(t)
+        times.append((wall, cpu))
     assert proc is not None
     return times, proc
 
@@ -139,15 +147,28 @@ def main() -> int:
         tf_count = sum(
             1 for line in tf_proc.stdout.splitlines() if ": TOR" in line and line.count(":") >= 3
         )
-    ref = statistics.median(rows[-1][1]) if args.torchfix_runs else None
+    if args.torchfix_runs:  # ferry once more after TorchFix: the load may have changed
+        cold2, _ = median_of(
+            [ferry, "check", "--format", "json", target], root, args.runs, before=clear_cache
+        )
+        rows.append(("ferry check, cold cache, after TorchFix", cold2))
 
+    def med(times, k):
+        return statistics.median(t[k] for t in times)
+
+    ref = rows[3][1] if args.torchfix_runs else None
     print()
-    print("| command | runs | median wall (s) | min (s) | TorchFix / this |")
-    print("|---|---|---|---|---|")
+    print(
+        "| command | runs | median wall (s) | min wall (s) | median CPU (s) "
+        "| TorchFix / this (wall) | TorchFix / this (CPU) |"
+    )
+    print("|---|---|---|---|---|---|---|")
     for name, times in rows:
-        med = statistics.median(times)
-        ratio = f"{ref / med:.0f}x" if ref else "-"
-        print(f"| `{name}` | {len(times)} | {med:.3f} | {min(times):.3f} | {ratio} |")
+        w, c = med(times, 0), med(times, 1)
+        rw = f"{med(ref, 0) / w:.0f}x" if ref else "-"
+        rc = f"{med(ref, 1) / c:.0f}x" if ref else "-"
+        mn = min(t[0] for t in times)
+        print(f"| `{name}` | {len(times)} | {w:.3f} | {mn:.3f} | {c:.3f} | {rw} | {rc} |")
     print(f"\nload average after: {os.getloadavg()[0]:.2f}")
 
     counts = Counter(f["code"] for f in findings)
