@@ -148,10 +148,11 @@ def _fix(ctx: Context, m: Model, use: ast.AST, name: str, how: str, move: Site,
         b = m.binding(use.id, actx.scope, pos(use))  # type: ignore[attr-defined]
         line = ctx.lines[st.lineno - 1]
         ind = indent_of(line)
+        end_line = st.end_lineno or st.lineno
+        rest = ctx.lines[end_line - 1][ctx.char_col(end_line, st.end_col_offset or 0):].strip()
         if b is not None and b.pos <= pos(st) and ctx.char_col(st.lineno, st.col_offset) == len(ind) \
-                and st.end_lineno is not None and len(ctx.lines[st.end_lineno - 1]) == \
-                ctx.char_col(st.end_lineno, st.end_col_offset or 0):
+                and (not rest or rest.startswith("#")) and end_line < len(ctx.lines):
             text = f"{ind}{name} = {name}{how}\n"
-            at = st.end_lineno + 1
+            at = end_line + 1
             return Fix((Edit(at, 0, at, 0, text),), False, f"Move `{name}` with the others")
     return Fix((ctx.edit(use, f"{name}{how}"),), False, f"Move `{name}` with the others")
