@@ -135,6 +135,38 @@ def main() -> None:
         goal = f"<= {target}x {'ok' if b / a <= target else 'MISSED'}" if target else (
             f"none measurable (round-to-round spread without: {spread:.0%})")
         print(f"| {label} | {tool} | {a * 1e3:.3f} | {b * 1e3:.3f} | {b / a:.3f}x | {goal} |")
+    micro(args.rounds)
+
+
+def _per_call(fn: Callable[[], object], tool: str, n: int) -> float:
+    ctx: contextlib.AbstractContextManager = tf.explain() if tool == "explain" else (
+        contextlib.nullcontext())
+    with ctx:
+        for _ in range(100):
+            fn()
+        t0 = time.perf_counter()
+        for _ in range(n):
+            fn()
+        return (time.perf_counter() - t0) / n
+
+
+def micro(rounds: int) -> None:
+    """Per-call cost of explain's recorder: a wrapped factory, and an op it never touches."""
+    a, b = torch.ones(64), torch.ones(64)
+    calls = [
+        ("torch.randint(0, 10, (64,))  (a wrapped factory)", lambda: torch.randint(0, 10, (64,))),
+        ("a + b  (any other op: untouched)", lambda: a + b),
+    ]
+    print()
+    print("| call | without µs | with explain µs | difference µs |")
+    print("|---|---|---|---|")
+    for label, fn in calls:
+        without, with_ = [], []
+        for _ in range(rounds):
+            without.append(_per_call(fn, "none", 20000))
+            with_.append(_per_call(fn, "explain", 20000))
+        x, y = statistics.median(without), statistics.median(with_)
+        print(f"| {label} | {x * 1e6:.2f} | {y * 1e6:.2f} | {(y - x) * 1e6:+.2f} |")
 
 
 if __name__ == "__main__":

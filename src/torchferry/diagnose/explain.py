@@ -270,44 +270,55 @@ class _Recorder:
             self.saved.clear()
 
     def _wrap(self, name: str, orig: Callable[..., Any]) -> Callable[..., Any]:
-        record = self.record
-        is_factory = name in ops.FACTORIES
-        no_device = name in ("from_numpy",)
+        import torch
+
+        # everything the hot path needs, bound once (a wrapped factory call costs a few µs)
+        sites = self.sites
+        tensor_type = torch.Tensor
+        is_compiling = torch.compiler.is_compiling
+        free = torch.UntypedStorage._free_weak_ref
+        getframe = sys._getframe
+        user_cache = _frames._USER_CODE
+        is_user = _frames.is_user_code
+        plain = f"torch.{name}(...)"
+        no_device = f"torch.{name}(...) (always on the CPU)" if name == "from_numpy" else None
+        without = f"torch.{name}(...) without device=" if name in ops.FACTORIES else plain
+        recorder = self
 
         @functools.wraps(orig)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
             out = orig(*args, **kwargs)
-            try:
-                if no_device:
-                    call = f"torch.{name}(...) (always on the CPU)"
-                elif is_factory and kwargs.get("device") is None:
-                    call = f"torch.{name}(...) without device="
-                else:
-                    call = f"torch.{name}(...)"
-                record(out, call)
-            except Exception:  # never let bookkeeping break the user's code
+            if not isinstance(out, tensor_type):
+                return out
+            try:  # never let bookkeeping break the user's code
+                if is_compiling():
+                    return out
+                f = getframe(1)
+                while f is not None:
+                    code = f.f_code
+                    r = user_cache.get(code)
+                    if r is None:
+                        r = is_user(code)
+                    if r:
+                        break
+                    f = f.f_back
+                if f is None:
+                    return out
+                call = no_device or (without if kwargs.get("device") is None else plain)
+                st = out.untyped_storage()
+                key = st._cdata
+                old = sites.get(key)
+                if old is not None:
+                    free(old[0])
+                sites[key] = (st._weak_ref(), f.f_code.co_filename, f.f_lineno, call)
+                if len(sites) > recorder._sweep_at:
+                    recorder.sweep()
+            except Exception:
                 pass
             return out
 
         wrapper.__ferry_site__ = True  # type: ignore[attr-defined]
         return wrapper
-
-    def record(self, out: Any, call: str) -> None:
-        import torch
-
-        if not isinstance(out, torch.Tensor) or torch.compiler.is_compiling():
-            return
-        f = _frames.user_frame(2)
-        if f is None:
-            return
-        st = out.untyped_storage()
-        key = st._cdata
-        old = self.sites.get(key)
-        if old is not None:
-            torch.UntypedStorage._free_weak_ref(old[0])
-        self.sites[key] = (st._weak_ref(), f.f_code.co_filename, f.f_lineno, call)
-        if len(self.sites) > self._sweep_at:
-            self.sweep()
 
     def sweep(self) -> None:
         import torch
