@@ -81,6 +81,13 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
 
     Raises :class:`UsageError` for invalid TOML, an unknown key or a value of the
     wrong type, or a code in ``select``/``ignore`` that names no rule.
+
+    >>> import pathlib, tempfile
+    >>> d = pathlib.Path(tempfile.mkdtemp())
+    >>> _ = (d / "pyproject.toml").write_text('[tool.torchferry]\\nignore = ["FRY007"]\\n')
+    >>> cfg = load_config(d)
+    >>> cfg.ignore, cfg.root == d.resolve()
+    (['FRY007'], True)
     """
     from torchferry.check.engine import validate_selectors
 

@@ -75,7 +75,11 @@ def _anchor(mod: ModuleType) -> str:
 
 
 def rules_markdown(rules: tuple[ModuleType, ...] | None = None) -> str:
-    """The whole ``docs/rules.md``: a table of every rule, then each rule's documentation."""
+    """The whole ``docs/rules.md``: a table of every rule, then each rule's documentation.
+
+    >>> rules_markdown().splitlines()[0]
+    '# `ferry check` rules'
+    """
     if rules is None:
         from torchferry.check.engine import _all_rules
 

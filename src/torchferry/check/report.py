@@ -272,7 +272,12 @@ def _escape_prop(s: str) -> str:
 
 
 def github_report(diagnostics: Sequence[Diagnostic]) -> str:
-    """GitHub Actions workflow commands: ``::error file=...,line=...::message``."""
+    """GitHub Actions workflow commands: ``::error file=...,line=...::message``.
+
+    >>> d = Diagnostic("t.py", "FRY004", "load-without-map-location", "no map_location", 2, 8, 2, 30)
+    >>> print(github_report([d]), end="")
+    ::error title=ferry (FRY004),file=t.py,line=2,col=9,endLine=2,endColumn=31::t.py:2:9: FRY004 no map_location
+    """
     out = []
     for d in diagnostics:
         props = [f"title={_escape_prop(f'ferry ({d.code})')}", f"file={_escape_prop(d.path)}"]
