@@ -648,3 +648,25 @@ def test_real_multiline_fix_keeps_crlf_and_tabs(tmp_path, monkeypatch, capsys):
     data = f.read_bytes()
     assert b"\n" not in data.replace(b"\r\n", b"")
     assert data.decode() == expected.replace("\n", "\r\n")
+
+
+def test_an_unexpected_bug_on_one_file_does_not_stop_the_others(proj, capsys, monkeypatch):
+    import torchferry.check.runner as runner
+
+    (proj / "a.py").write_text(BAD)
+    (proj / "b.py").write_text(BAD)
+    real = runner._python
+
+    def buggy(out, text, opts, ignore):
+        if out.display == "a.py":
+            raise KeyError("oops")
+        return real(out, text, opts, ignore)
+
+    monkeypatch.setattr(runner, "_python", buggy)
+    rc, out, err = run(capsys, "--no-cache")
+    assert rc == 2
+    assert (
+        err.strip()
+        == "ferry check: error: a.py: internal error: KeyError: 'oops' (please report it)"
+    )
+    assert "b.py:2:1: FRY901" in out

@@ -334,6 +334,10 @@ def check_text(
     except InternalError as exc:
         out.error = str(exc)
         return out, text
+    except Exception as exc:  # a bug of ours: report it for this file, check the others
+        out.error = f"internal error: {type(exc).__name__}: {exc} (please report it)"
+        out.diagnostics = []
+        return out, text
     return out, new
 
 
