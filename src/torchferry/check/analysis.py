@@ -1108,13 +1108,13 @@ class Model:
                     if type(a) in (ast.List, ast.Tuple):
                         fs.extend(self.fact(x, ctx, depth + 1) for x in a.elts)  # type: ignore[attr-defined]
                 ts = [f for f in fs if f is not None and f.tensorlike]
-                if not ts:
-                    return Fact(TENSOR) if "." not in rest else None
+                if not ts:  # a torch function returns a tensor: where it lives is unknown
+                    return Fact(TENSOR)
+                # the result is a tensor for sure, even if the inputs were only guessed to be
                 return Fact(TENSOR, dev=any(f.dev for f in ts),
                             grad=any(f.grad for f in ts) and not self.nograd(ctx)
                             and not rest.startswith(("argmax", "argmin", "nn.functional.one_hot")),
-                            inp=any(f.inp for f in ts), made=all(f.made for f in ts),
-                            weak=all(f.weak for f in ts))
+                            inp=any(f.inp for f in ts), made=all(f.made for f in ts))
             return None
         if q.startswith(("numpy.",)):
             return Fact(ARRAY)
