@@ -91,6 +91,7 @@ def test_predict_profile_and_dtype(capsys, no_accelerator, tmp_path):
     (["--dtype", "int8"], "unknown dtype"),
     (["--predict", "v100"], "unknown device profile"),
     (["--min-time", "-1"], "--min-time"),
+    (["--threads", "0"], "--threads"),
     (["--json", "/no/such/folder/x.json"], "does not exist"),
     (["transfer", "--sizes", "4"], "applies to 'ferry bench matmul'"),
     (["nonsense"], "invalid choice"),
@@ -229,3 +230,13 @@ def test_sizes_the_host_cannot_hold_are_not_attempted(capsys, tmp_path, monkeypa
     monkeypatch.undo()  # the real one reads /proc/meminfo here
     avail = matmul.host_bytes_available()
     assert avail is not None and avail > 100_000_000
+
+
+def test_threads_option_is_applied_and_recorded(capsys, tmp_path, no_accelerator):
+    before = torch.get_num_threads()
+    try:
+        j = tmp_path / "t.json"
+        run_ok(capsys, "--sizes", "50", *FAST, "--threads", "1", "--json", str(j))
+        assert json.loads(j.read_text())["machine"]["torch_threads"] == 1
+    finally:
+        torch.set_num_threads(before)

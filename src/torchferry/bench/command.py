@@ -82,6 +82,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     p.add_argument("--min-time", type=float, metavar="SECONDS",
                    help=f"time each case at least this long, in >= 3 runs (default "
                         f"{DEFAULT_MIN_TIME}, --quick {QUICK_MIN_TIME})")
+    p.add_argument("--threads", type=int, metavar="N",
+                   help="CPU threads torch may use while timing (default: torch's own choice)")
     p.add_argument("--json", metavar="FILE", help="write every figure, the machine and crossovers")
     p.add_argument("--csv", metavar="FILE", help="write one row per size, device and mode")
     p.add_argument("--plot", metavar="FILE.png", help="write a log-log plot (needs matplotlib)")
@@ -152,9 +154,15 @@ def _check_plot(path: str | None) -> None:
 def _handle(args: argparse.Namespace) -> int:
     if args.min_time is not None and not (args.min_time >= 0 and args.min_time < 1e4):
         raise UsageError(f"--min-time {args.min_time}: give a number of seconds >= 0")
+    if args.threads is not None and args.threads < 1:
+        raise UsageError(f"--threads {args.threads}: give a number of threads >= 1")
     for flag in ("json", "csv"):
         _check_output(getattr(args, flag), f"--{flag}")
     _check_plot(args.plot)
+    if args.threads is not None:
+        import torch
+
+        torch.set_num_threads(args.threads)
     if args.experiment == "transfer":
         for flag in ("sizes", "dtype", "predict"):
             if getattr(args, flag) is not None:
