@@ -86,11 +86,14 @@ def check(ctx: Context) -> Iterable[Finding]:
             args = list(call.args)  # type: ignore[attr-defined]
             if name != "print" and len(args) != 1:
                 continue
-            if name == "print":
-                args = [v.value for a in args for v in (a.values if type(a) is ast.JoinedStr else [a])
-                        if type(v) is not ast.Constant] if any(type(a) is ast.JoinedStr for a in args) \
-                    else args + []
-                args = [a.value if type(a) is ast.FormattedValue else a for a in args]
+            if name == "print":  # look inside f-strings: ``print(f"loss {loss}")``
+                flat: list[ast.expr] = []
+                for a in args:
+                    if type(a) is ast.JoinedStr:
+                        flat.extend(v.value for v in a.values if type(v) is ast.FormattedValue)
+                    else:
+                        flat.append(a)
+                args = flat
             hit = next((a for a in args if _dev(m.fact(a, site.ctx))), None)
             if hit is None or not _in_hot_loop(m, site):
                 continue
