@@ -441,3 +441,18 @@ def test_mps_module_functions_and_buffers_follow_module_to():
         bn = nn.BatchNorm1d(3).to("mps")
         assert {str(b.device) for b in bn.buffers()} == {"mps:0"}
         assert torch.mps.current_allocated_memory() > 0
+
+
+def test_functorch_transforms_keep_the_device():
+    with simulate("cuda"):
+        x = torch.ones(3, 2, device="cuda")
+        assert str(torch.vmap(lambda r: r * 2)(x).device) == "cuda:0"
+        g = torch.func.grad(lambda r: (r * r).sum())(torch.ones(2, device="cuda"))
+        assert repr(g) == "tensor([2., 2.], device='cuda:0')"
+        with pytest.raises(RuntimeError, match="found at least two devices, cuda:0 and cpu!"):
+            torch.vmap(lambda r: r + torch.ones(2))(x)
+
+
+def test_sparse_tensors_cannot_go_to_the_simulated_device():
+    with simulate("cuda"), pytest.raises(UnsupportedFeatureError, match="sparse_coo tensors"):
+        torch.ones(2, 2).to_sparse().to("cuda")

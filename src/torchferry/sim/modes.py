@@ -54,7 +54,8 @@ def dev_of(t: Tensor) -> torch.device | None:
     try:
         e = _TAGS.get(t.untyped_storage()._cdata)
     except (RuntimeError, NotImplementedError):
-        return None
+        k = _storage_key(t)
+        e = _TAGS.get(k) if k is not None else None
     return None if e is None else e[1]
 
 
@@ -170,8 +171,8 @@ class SimMode(TorchFunctionMode):
                                 elif e[1] is not common:
                                     mixed = True
         except (RuntimeError, NotImplementedError):
-            # a tensor without storage (sparse, nested, ...): it has no tag to read
-            pass
+            # a functorch wrapper (vmap, grad) or a tensor without storage (sparse, nested)
+            return _robust_call(func, args, kwargs)
         if common is None:
             if S.default_device is not None and func in _constructors():
                 return _factory(func, args, {**kwargs, "device": S.default_device})
@@ -208,6 +209,56 @@ _site = _tags.site
 def _generic_call(func: Any, args: tuple, kwargs: dict) -> Any:
     """The hot path without the handler lookup (for handlers that add to it)."""
     return SimMode.__torch_function__(_MODE, func, _RAW, args, kwargs)
+
+
+_is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+_unwrap = torch._C._functorch.get_unwrapped
+
+
+def _storage_key(t: Tensor) -> int | None:
+    """The storage key of ``t``, looking through functorch wrappers; None without storage."""
+    while _is_wrapped(t):
+        t = _unwrap(t)
+    try:
+        return t.untyped_storage()._cdata
+    except (RuntimeError, NotImplementedError):
+        return None
+
+
+def _robust_call(func: Any, args: tuple, kwargs: dict) -> Any:
+    """The hot path's logic for calls with functorch-wrapped or storage-less tensors."""
+    tensors: list[Tensor] = []
+    for a in (*args, *kwargs.values()):
+        if isinstance(a, Tensor):
+            tensors.append(a)
+        elif type(a) is list or type(a) is tuple:
+            tensors.extend(b for b in a if isinstance(b, Tensor))
+    common = None
+    cpu_seen = mixed = False
+    for t in tensors:
+        k = _storage_key(t)
+        e = _TAGS.get(k) if k is not None else None
+        if e is None:
+            if k is not None and t.dim():
+                cpu_seen = True
+        elif common is None:
+            common = e[1]
+        elif e[1] is not common:
+            mixed = True
+    if common is None:
+        return func(*args, **kwargs)
+    if cpu_seen or mixed:
+        return _checked(func, args, kwargs)
+    out = func(*args, **kwargs)
+    for o in out if isinstance(out, (tuple, list)) else (out,):
+        if isinstance(o, Tensor):
+            while _is_wrapped(o):
+                o = _unwrap(o)
+            try:
+                _tag(o, common)
+            except (RuntimeError, NotImplementedError):
+                pass
+    return out
 
 
 def _checked(func: Any, args: tuple, kwargs: dict) -> Any:
@@ -418,6 +469,12 @@ def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: 
         kw["memory_format"] = memory_format
     if dst is not None and dst.type == "mps" and (dtype or t.dtype) is torch.float64:
         raise TypeError(MPS_F64)
+    if dst is not None and (t.layout is not torch.strided or t.is_nested):
+        raise UnsupportedFeatureError(
+            f"{'nested' if t.is_nested else str(t.layout).replace('torch.', '')} tensors cannot "
+            "be placed on the simulated GPU (torchferry.simulate tags storages, and these have "
+            "none); test this part on real hardware"
+        )
     blocking = not non_blocking
     if src is not None and dst is None:
         sync(op, src) if blocking else None

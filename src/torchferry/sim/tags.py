@@ -62,9 +62,25 @@ def site(depth: int = 2) -> tuple[CodeType, int] | None:
     return None
 
 
+_is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
+_unwrap = torch._C._functorch.get_unwrapped
+
+
 def tag(t: torch.Tensor, dev: torch.device) -> None:
-    """Mark ``t``'s storage as living on ``dev`` unless it already has a tag."""
-    st = t.untyped_storage()
+    """Mark ``t``'s storage as living on ``dev`` unless it already has a tag.
+
+    Looks through functorch wrappers; a tensor without storage (sparse, nested)
+    is left alone.
+    """
+    try:
+        st = t.untyped_storage()
+    except (RuntimeError, NotImplementedError):
+        while _is_wrapped(t):
+            t = _unwrap(t)
+        try:
+            st = t.untyped_storage()
+        except (RuntimeError, NotImplementedError):
+            return
     key = st._cdata
     if key not in TAGS:
         TAGS[key] = [st._weak_ref(), dev, st.nbytes(), site(2)]
