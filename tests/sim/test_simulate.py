@@ -456,3 +456,13 @@ def test_functorch_transforms_keep_the_device():
 def test_sparse_tensors_cannot_go_to_the_simulated_device():
     with simulate("cuda"), pytest.raises(UnsupportedFeatureError, match="sparse_coo tensors"):
         torch.ones(2, 2).to_sparse().to("cuda")
+
+
+def test_pickle_round_trip_is_a_gpu_pickle():
+    import pickle
+
+    with simulate("cuda"):
+        blob = pickle.dumps(torch.ones(2, device="cuda"))
+        assert str(pickle.loads(blob).device) == "cuda:0"
+    with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
+        pickle.loads(blob)
