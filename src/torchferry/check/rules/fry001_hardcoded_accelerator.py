@@ -87,18 +87,16 @@ def check(ctx: Context) -> Iterable[Finding]:
             _, _, cl, cc = ctx.span(call)
             new = f".to({var}{', ' + rest if rest else ''})"
             fix = Fix((Edit(el, ec, cl, cc, new),), False, f"Replace `.cuda()` with `.to({var})`")
-        yield ctx.finding(
-            CODE, call,
-            f"`{_short(recv)}.cuda()` hard-codes CUDA and crashes on machines without a GPU; "
+        shown = f"{recv}.cuda()" if len(recv) <= 30 and "\n" not in recv else ".cuda()"
+        _, _, rl, rc = ctx.span(call.func.value)  # type: ignore[attr-defined]
+        _, _, el, ec = ctx.span(call)
+        yield Finding(
+            CODE,
+            f"`{shown}` hard-codes CUDA and crashes on machines without a GPU; "
             "pick the device once (`device = \"cuda\" if torch.cuda.is_available() else \"cpu\"`) "
             "and use `.to(device)`",
-            fix,
+            rl, rc, el, ec, fix,
         )
-
-
-def _short(text: str) -> str:
-    text = " ".join(text.split())
-    return text if len(text) <= 40 else text[:37] + "..."
 
 
 def _literal(ctx: Context, m: Model, site: Site) -> Iterable[Finding]:
