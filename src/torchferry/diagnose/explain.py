@@ -15,14 +15,17 @@ the traceback of such an error and reports
 printing the report on stderr after the normal traceback.
 
 >>> import torch, torchferry as tf
->>> a, b = torch.ones(3), torch.ones(3, device="meta")
+>>> x, w = torch.ones(3, device="meta"), torch.ones(3, device="meta")  # meta: a second device
+>>> labels = torch.ones(3)
 >>> try:
 ...     with tf.explain(file=None) as ex:
-...         c = a + b
+...         y = x * w + labels
 ... except RuntimeError:
 ...     pass
 >>> [(o["expr"], o["device"], o["culprit"]) for o in ex.report["operands"]]
-[('a', 'cpu', False), ('b', 'meta', True)]
+[('x', 'meta', False), ('w', 'meta', False), ('labels', 'cpu', True)]
+>>> ex.report["fix"], ex.report["rule"]
+('labels = labels.to(x.device)  (move it with the others)', 'FRY013')
 """
 
 from __future__ import annotations

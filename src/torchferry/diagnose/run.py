@@ -85,6 +85,10 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
         raise
 
 
+def _no_hook(exc: BaseException, first_user_file: str | None) -> None:  # pragma: no cover
+    raise AssertionError("never called")
+
+
 def run_diagnosed(
     target: str,
     argv: Sequence[str] = (),
@@ -108,7 +112,14 @@ def run_diagnosed(
     from torchferry.diagnose.trips import trips
 
     state: dict[str, Any] = {"error": None}
-    original = runner._print_traceback
+    # The runner prints an uncaught exception's traceback through this function, inside the
+    # simulation; wrapping it for the run is how the explanation follows the traceback while
+    # the tensors' simulated devices are still known.
+    original = getattr(runner, "_print_traceback", None)
+    if original is None:  # the runner changed: run without the explanation rather than fail
+        print("ferry run: note: device errors cannot be explained with this runner",
+              file=sys.stderr)
+        original = _no_hook
 
     def print_traceback(exc: BaseException, first_user_file: str | None) -> None:
         original(exc, first_user_file)
@@ -130,13 +141,15 @@ def run_diagnosed(
         sim_ctx = _simulate(simulate, count)
     counting = show_trips or report is not None
     counter = trips() if counting else None
-    runner._print_traceback = print_traceback
+    if original is not _no_hook:
+        runner._print_traceback = print_traceback
     try:
         with sim_ctx:
             with explain(file=None), counter if counter is not None else contextlib.nullcontext():
                 code = runner.run_path(target, argv, module=module, simulate=None)
     finally:
-        runner._print_traceback = original
+        if original is not _no_hook:
+            runner._print_traceback = original
     if counter is not None and show_trips:
         print(counter.format(), file=sys.stderr)
     if report is not None:
