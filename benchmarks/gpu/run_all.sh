@@ -52,6 +52,25 @@ SKIPPED=0
 
 log() { printf '%s\n' "$*" | tee -a "$LOG"; }
 
+# summary.txt is rewritten after every step, so a run cut short still leaves one
+write_summary() { # "final" or "partial"
+  local total=$(($(date +%s) - START))
+  {
+    echo ""
+    echo "==== torchferry device checks: summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), ${total}s, quick=$QUICK) ===="
+    printf '%-16s %-9s %7s  %s\n' "step" "status" "seconds" "detail"
+    for row in "${SUMMARY_ROWS[@]}"; do echo "$row"; done
+    if [ "$1" = partial ]; then
+      echo "overall: INCOMPLETE (the run was still going, or was cut short, after the steps above)"
+    elif [ "$FAILED" = 0 ]; then
+      echo "overall: OK ($PASSED passed, 0 failed, $SKIPPED skipped)"
+    else
+      echo "overall: FAILED ($PASSED passed, $FAILED failed, $SKIPPED skipped)"
+    fi
+    echo "files in $OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
+  } >"$OUT/summary.txt"
+}
+
 add_row() { # step status seconds detail
   SUMMARY_ROWS+=("$(printf '%-16s %-9s %7s  %s' "$1" "$2" "$3" "$4")")
   case "$2" in
@@ -59,6 +78,7 @@ add_row() { # step status seconds detail
     skipped*) SKIPPED=$((SKIPPED + 1)) ;;
     *) PASSED=$((PASSED + 1)) ;;
   esac
+  write_summary partial
 }
 
 # run_step LIMIT_S OUTFILE CMD...: runs CMD (output to the log, and to OUTFILE if not
@@ -202,19 +222,7 @@ else
 fi
 
 # ------------------------------------------------------------------ summary (last)
-TOTAL=$(($(date +%s) - START))
-{
-  echo ""
-  echo "==== torchferry device checks: summary ($(date -u +%Y-%m-%dT%H:%M:%SZ), ${TOTAL}s, quick=$QUICK) ===="
-  printf '%-16s %-9s %7s  %s\n' "step" "status" "seconds" "detail"
-  for row in "${SUMMARY_ROWS[@]}"; do echo "$row"; done
-  if [ "$FAILED" = 0 ]; then
-    echo "overall: OK ($PASSED passed, 0 failed, $SKIPPED skipped)"
-  else
-    echo "overall: FAILED ($PASSED passed, $FAILED failed, $SKIPPED skipped)"
-  fi
-  echo "files in $OUT: $(cd "$OUT" && ls | tr '\n' ' ')"
-} >"$OUT/summary.txt"
+write_summary final
 cat "$OUT/summary.txt" >>"$LOG"
 cat "$OUT/summary.txt"
 [ "$FAILED" = 0 ]
