@@ -33,12 +33,12 @@ def test_warmup_calls_are_made_and_discarded():
     def fn(x):
         calls.append(1)
         if len(calls) <= 2:  # the two warm-up calls are slow
-            time.sleep(0.05)
+            time.sleep(0.25)
         return x
 
     t = measure(fn, torch.ones(1), warmup=2, repeat=5)
     assert len(calls) == 7 and t.n == 5 and t.warmup == 2
-    assert t.max < 0.04  # neither slow call is in the times
+    assert t.max < 0.2  # neither slow call is in the times
 
 
 def test_inference_probe_counts_as_a_warmup_call():
