@@ -221,3 +221,12 @@ def test_real_rules_are_discovered():
     for mod in all_rules():
         assert mod.CODE.startswith("FRY") and mod.FIX in {"safe", "unsafe", "none"}
     assert [r.CODE for r in resolve_rules()] == [m.CODE for m in all_rules()]
+
+
+def test_parser_warnings_about_checked_code_are_not_errors_nor_printed(fake_rules):
+    import warnings
+
+    src = 'import torch\ny = "\\d"\nx.to(d)\n'
+    with warnings.catch_warnings():
+        warnings.simplefilter("error")
+        assert codes(check_source(src)) == ["FRY901"]

@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import ast
 import re
+import warnings
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -152,6 +153,15 @@ def syntax_error_finding(source: str, exc: BaseException) -> Finding:
     return Finding(SYNTAX_ERROR, message, line, col, line, col)
 
 
+def _parse(source: str, path: str) -> ast.Module:
+    """``ast.parse`` without the warnings the parser may emit about the checked code
+    (invalid escape sequences: a SyntaxWarning printed on stderr since Python 3.12, or
+    a SyntaxError under ``-W error``)."""
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source, filename=path)
+
+
 def check_source(
     source: str,
     path: str = "<stdin>",
@@ -173,7 +183,7 @@ end_line=2, end_column=4, fix=None)
     sel = _normalise(select)
     ign = _normalise(ignore) or ()
     try:
-        tree = ast.parse(source, filename=path)
+        tree = _parse(source, path)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         if _reports_syntax_errors(ign):
             return [syntax_error_finding(source, exc)]
