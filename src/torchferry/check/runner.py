@@ -13,6 +13,7 @@ import codecs
 import io
 import os
 import stat
+import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -467,8 +468,9 @@ def _parallel(todo, opts: Options, workers: int) -> list[FileOutcome]:
 
     engine.resolve_rules(opts.select, opts.ignore)  # import the rules before forking
     rule_name(SYNTAX_ERROR)
-    methods = multiprocessing.get_all_start_methods()
-    ctx = multiprocessing.get_context("fork" if "fork" in methods else None)
+    # fork on Linux (workers inherit the imported rules); the platform default elsewhere
+    linux = sys.platform.startswith("linux")
+    ctx = multiprocessing.get_context("fork" if linux else None)
     # biggest first, so no worker is left with one huge file at the end
     order = sorted(range(len(todo)), key=lambda k: -len(todo[k][2]))
     items = [(todo[k][1], todo[k][2], todo[k][3]) for k in order]
