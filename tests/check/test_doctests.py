@@ -8,6 +8,7 @@ import importlib
 import pytest
 
 MODULES = [
+    "torchferry.check.api",
     "torchferry.check.engine",
     "torchferry.check.files",
     "torchferry.check.notebook",

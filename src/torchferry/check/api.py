@@ -26,6 +26,26 @@ from functools import cached_property
 from typing import Any, Protocol
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+_OTHER_BREAKS = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
+
+
+def split_lines(source: str) -> list[str]:
+    """The lines of ``source`` as Python counts them: only ``\\r\\n``, ``\\r`` and ``\\n``
+    end a line (``str.splitlines`` also splits on form feeds, ``\\x1c``-``\\x1e``, ``\\x85``
+    and ``\\u2028``/``\\u2029``, which would shift every line after them).
+
+    >>> split_lines("a\\r\\nb\\x0cc\\n")
+    ['a', 'b\\x0cc']
+    """
+    if source.isascii():
+        if not any(c in source for c in "\x0b\x0c\x1c\x1d\x1e"):
+            return source.splitlines()  # the fast path: no other separator occurs
+    elif _OTHER_BREAKS.search(source) is None:
+        return source.splitlines()
+    lines = _LINE_BREAK.split(source)
+    if lines and lines[-1] == "":
+        lines.pop()
+    return lines
 
 
 @dataclass(frozen=True, order=True)
@@ -78,11 +98,7 @@ class Context:
     lines: list[str] = field(init=False)
 
     def __post_init__(self) -> None:
-        # Only \r\n, \r and \n end a line for Python; ``str.splitlines`` would
-        # also split on form feeds, \x1c..\x1e, \x85 and \u2028/\u2029.
-        self.lines = _LINE_BREAK.split(self.source)
-        if self.lines and self.lines[-1] == "":
-            self.lines.pop()
+        self.lines = split_lines(self.source)
 
     # -- positions --------------------------------------------------------
     def char_col(self, line: int, byte_col: int) -> int:

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from functools import lru_cache
 from types import ModuleType
 
-from torchferry.check.api import Context, Finding, Fix
+from torchferry.check.api import Context, Finding, Fix, split_lines
 from torchferry.errors import FerryError, UsageError
 
 __all__ = [
@@ -135,7 +135,7 @@ def _reports_syntax_errors(ignore: tuple[str, ...] | None) -> bool:
 # ---------------------------------------------------------------- checking
 def syntax_error_finding(source: str, exc: BaseException) -> Finding:
     """FRY000 for a source that does not parse, at the position Python reports."""
-    lines = _LINE_BREAK.split(source)
+    lines = split_lines(source)
     if isinstance(exc, SyntaxError):
         line = exc.lineno or 1
         col = (exc.offset or 1) - 1

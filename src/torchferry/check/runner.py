@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import Any
 
 from torchferry.check import engine
-from torchferry.check.api import Finding, Fix
+from torchferry.check.api import Finding, Fix, split_lines
 from torchferry.check.cache import Cache, content_hash, fix_from_json, fix_to_json
 from torchferry.check.engine import SYNTAX_ERROR, InternalError
 from torchferry.check.files import PatternSet
@@ -243,7 +243,7 @@ def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...])
             text = res.source
     else:
         findings = engine.check_source(text, display, select=opts.select, ignore=ignore)
-    lines = engine._LINE_BREAK.split(text)
+    lines = split_lines(text) if findings else []
     out.diagnostics = [_diag(display, f, lines) for f in findings]
     return text
 
