@@ -113,7 +113,7 @@ class Options:
                 (PatternSet.from_lines([pat]), tuple(codes))
                 for pat, codes in self.per_file_ignores.items()
             ]
-        rel = os.path.relpath(path, self.root).replace(os.sep, "/")
+        rel = os.path.relpath(path.resolve(), self.root).replace(os.sep, "/")
         extra = [c for ps, codes in self._pfi if ps.match_path_or_parent(rel) for c in codes]
         return (*self.ignore, *extra) if extra else self.ignore
 
@@ -326,7 +326,7 @@ def check_text(
     """Check (and fix, per ``opts``) source text; returns the outcome and the (fixed) text."""
     path = path or Path(display)
     out = FileOutcome(path, display)
-    ignore = opts.ignore_for(path.resolve())
+    ignore = opts.ignore_for(path)
     try:
         if path.suffix == ".ipynb":
             new = _notebook(out, text, opts, ignore)
