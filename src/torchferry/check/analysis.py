@@ -1037,7 +1037,7 @@ class Model:
             if meth in ("chunk", "split", "unbind", "tensor_split"):
                 return recv.but(cpu_new=None, made=False)
             grad = recv.grad and meth not in NO_GRAD_METHODS and not self.nograd(ctx)
-            return recv.but(grad=grad, cpu_new=recv.cpu_new if meth in ("float", "half", "double", "long", "int", "bool", "view", "reshape", "unsqueeze", "expand", "repeat", "t", "transpose", "permute", "flatten", "squeeze", "triu", "tril", "bfloat16", "contiguous", "clone") else None)
+            return recv.but(grad=grad)  # a tensor method keeps the device (moves are above)
         if kind == LOAD:
             return recv if meth in ("get", "pop") else None
         if kind == LOADER:
@@ -1114,7 +1114,8 @@ class Model:
                 return Fact(TENSOR, dev=any(f.dev for f in ts),
                             grad=any(f.grad for f in ts) and not self.nograd(ctx)
                             and not rest.startswith(("argmax", "argmin", "nn.functional.one_hot")),
-                            inp=any(f.inp for f in ts), made=all(f.made for f in ts))
+                            inp=any(f.inp for f in ts), made=all(f.made for f in ts),
+                            cpu_new=ts[0].cpu_new if len(ts) == 1 else None)
             return None
         if q.startswith(("numpy.",)):
             return Fact(ARRAY)

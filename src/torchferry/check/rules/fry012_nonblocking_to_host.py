@@ -87,13 +87,19 @@ def check(ctx: Context) -> Iterable[Finding]:
             )
 
 
+# reading these does not wait for the data
+_METADATA = frozenset({"device", "dtype", "shape", "ndim", "is_cuda", "requires_grad", "layout",
+                       "size", "dim", "numel", "element_size", "nbytes", "itemsize",
+                       "is_pinned", "untyped_storage", "data_ptr", "is_contiguous"})
 _CONSUMERS = frozenset({"print", "float", "int", "bool", "str", "repr", "len", "list"})
 
 
 def _consumes(parent: ast.AST | None, child: ast.AST) -> bool:
     """Does ``parent`` read the data of ``child`` (rather than pass the tensor along)?"""
     t = type(parent)
-    if t in (ast.Attribute, ast.Subscript):
+    if t is ast.Attribute:
+        return parent.value is child and parent.attr not in _METADATA  # type: ignore[union-attr]
+    if t is ast.Subscript:
         return parent.value is child  # type: ignore[union-attr]
     if t in (ast.BinOp, ast.Compare, ast.UnaryOp, ast.FormattedValue, ast.If, ast.While):
         return True
@@ -139,16 +145,20 @@ def _read_before_sync(m: Model, site: Site) -> bool:
             first_sync = s.pos
             break
     first_read = None
+    rebound = None  # reads after the name is assigned again concern another tensor
     body = scope.node.body  # type: ignore[attr-defined]
     for top in body:
         if end_pos(top) < after:
             continue
         for n in ast.walk(top):
             for c in ast.iter_child_nodes(n):
-                if type(c) is ast.Name and c.id == name and type(c.ctx) is ast.Load and \
-                        pos(c) > after and _consumes(n, c):
-                    if first_read is None or pos(c) < first_read:
-                        first_read = pos(c)
-    if first_read is None:
+                if type(c) is not ast.Name or c.id != name or pos(c) <= after:
+                    continue
+                if type(c.ctx) is ast.Store:
+                    if rebound is None or pos(c) < rebound:
+                        rebound = pos(c)
+                elif _consumes(n, c) and (first_read is None or pos(c) < first_read):
+                    first_read = pos(c)
+    if first_read is None or (rebound is not None and rebound < first_read):
         return False
     return first_sync is None or first_read < first_sync
