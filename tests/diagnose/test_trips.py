@@ -149,3 +149,37 @@ def test_short_loops_are_not_flagged(n):
                 x.sum().item()
     (r,) = _by(t.rows, op="item")
     assert r["count"] == 2 and r["rule"] is None
+
+
+def test_real_device_path_wraps_only_rides_and_restores_them(monkeypatch):
+    from torch.overrides import TorchFunctionMode
+
+    monkeypatch.setattr(trips_mod, "_accel", lambda d: True)
+    before = {n: torch.Tensor.__dict__.get(n) for n in ("item", "__getitem__", "__repr__", "to")}
+    add = torch.Tensor.__add__
+
+    class Seen(TorchFunctionMode):  # a user's own mode still works, and sees each call once
+        calls = 0
+
+        def __torch_function__(self, func, types, args=(), kwargs=None):
+            if getattr(func, "__name__", "") == "item":
+                Seen.calls += 1
+            return func(*args, **(kwargs or {}))
+
+    x = torch.ones(3)
+    with tf.trips() as t:
+        assert torch.Tensor.__add__ is add  # ops that never ride are not wrapped
+        with Seen():
+            assert x.sum().item() == 3.0
+    assert Seen.calls == 1
+    assert [r["count"] for r in _by(t.rows, op="item")] == [1]  # counted once, not per layer
+    after = {n: torch.Tensor.__dict__.get(n) for n in before}
+    assert after == before and torch.tensor(1.0).item() == 1.0
+
+
+def test_trips_before_simulate_is_a_clear_error():
+    with tf.trips():
+        with pytest.raises(RuntimeError, match="enter the simulation first"):
+            with tf.simulate("cuda"):
+                torch.ones(2).to("cuda")
+    assert torch.ones(2).to("cpu").device.type == "cpu"

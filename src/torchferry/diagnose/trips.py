@@ -10,12 +10,15 @@ back every step, bring one number back per epoch -- is invisible at run time.
 
 Inside ``torchferry.simulate`` it listens to the simulation's transfer and sync
 events (counting what a GPU run would do; nothing is timed).  On a real
-accelerator it installs a TorchFunctionMode for the duration of the block that
-looks at the few calls that copy or synchronise (``.to``, ``.cuda``, ``.cpu``,
-``copy_``, ``.item``, ``.tolist``, ``bool()``, ``nonzero``, masked indexing,
-printing) and measures the time spent blocked in each sync with
-``time.perf_counter``; every other op passes straight through.  Module moves
-(``model.to`` / ``.cuda()``) are counted in both cases.
+accelerator it wraps, for the duration of the block, only the few calls that
+copy or synchronise (``Tensor.to``/``.cuda``/``.cpu``/``copy_``, ``.item``,
+``.tolist``, ``bool()``/``float()``/``int()``, ``nonzero``, ``masked_select``,
+``__getitem__`` for masked indexing, ``__repr__``/``__format__`` for printing,
+``torch.tensor``/``as_tensor`` with ``device=``) and measures the time spent
+blocked in each sync with ``time.perf_counter``; every other op runs untouched
+(no function mode: a mode would add its dispatch cost to every op).  Module
+moves (``model.to`` / ``.cuda()``) are counted in both cases.  Enter the
+simulation first when combining the two (``with simulate(): with trips():``).
 
 Rows: ``{"path", "line", "source", "kind", "op", "count", "bytes", "rule"}`` with
 ``kind`` one of ``h2d``, ``d2h``, ``d2d``, ``sync``, ``module_move``, plus
@@ -202,9 +205,8 @@ def _direction(src: Any, dst: Any) -> str | None:
     return None
 
 
-def _build_mode() -> Any:
+def _build_plan() -> list[tuple[Any, str, Any]]:
     import torch
-    from torch.overrides import TorchFunctionMode
 
     T = torch.Tensor
     perf = time.perf_counter
@@ -259,53 +261,103 @@ def _build_mode() -> Any:
         _record("sync", "masked_index", 0, perf() - t0, 3)
         return out
 
-    def h_factory(func, args, kwargs):
-        out = func(*args, **kwargs)
-        dev = kwargs.get("device")
-        if dev is not None and isinstance(out, T) and _accel(_dev(out)):
-            data = args[0] if args else kwargs.get("data")
-            if not isinstance(data, T) or not _accel(_dev(data)):
-                _record("h2d", func.__name__, _nbytes(out), None, 3)
-        return out
+    def h_factory(op: str):
+        def h(func, args, kwargs):
+            out = func(*args, **kwargs)
+            dev = kwargs.get("device")
+            if dev is not None and isinstance(out, T) and _accel(_dev(out)):
+                data = args[0] if args else kwargs.get("data")
+                if not isinstance(data, T) or not _accel(_dev(data)):
+                    _record("h2d", op, _nbytes(out), None, 3)
+            return out
 
-    handlers: dict[Any, Any] = {
-        T.to: h_move("to"),
-        T.cuda: h_move("cuda"),
-        T.cpu: h_move("cpu"),
-        T.copy_: h_copy,
-        T.item: h_sync("item"),
-        T.tolist: h_sync("tolist"),
-        T.__bool__: h_sync("bool"),
-        T.__float__: h_sync("float"),
-        T.__int__: h_sync("int"),
-        T.__index__: h_sync("index"),
-        T.__complex__: h_sync("complex"),
-        T.nonzero: h_sync("nonzero"),
-        torch.nonzero: h_sync("nonzero"),
-        T.masked_select: h_sync("masked_select"),
-        torch.masked_select: h_sync("masked_select"),
-        T.__repr__: h_sync("print"),
-        T.__format__: h_sync("item", only_0d=True),
-        T.__getitem__: h_getitem,
-        torch.tensor: h_factory,
-        torch.as_tensor: h_factory,
-    }
+        return h
+
+    # (owner, attribute, handler): only these calls are wrapped; every other op is untouched
+    plan: list[tuple[Any, str, Any]] = [
+        (T, "to", h_move("to")),
+        (T, "cuda", h_move("cuda")),
+        (T, "cpu", h_move("cpu")),
+        (T, "copy_", h_copy),
+        (T, "item", h_sync("item")),
+        (T, "tolist", h_sync("tolist")),
+        (T, "__bool__", h_sync("bool")),
+        (T, "__float__", h_sync("float")),
+        (T, "__int__", h_sync("int")),
+        (T, "__index__", h_sync("index")),
+        (T, "__complex__", h_sync("complex")),
+        (T, "nonzero", h_sync("nonzero")),
+        (torch, "nonzero", h_sync("nonzero")),
+        (T, "masked_select", h_sync("masked_select")),
+        (torch, "masked_select", h_sync("masked_select")),
+        (T, "__repr__", h_sync("print")),
+        (T, "__format__", h_sync("item", only_0d=True)),
+        (T, "__getitem__", h_getitem),
+        (torch, "tensor", h_factory("tensor")),
+        (torch, "as_tensor", h_factory("as_tensor")),
+    ]
     for name in ("xpu", "mps"):
         if hasattr(T, name):
-            handlers[getattr(T, name)] = h_move(name)
-    get = handlers.get
-
-    class TripMode(TorchFunctionMode):
-        def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
-            h = get(func)
-            if h is None:
-                return func(*args, **(kwargs or {}))
-            return h(func, args, kwargs or {})
-
-    return TripMode
+            plan.append((T, name, h_move(name)))
+    return plan
 
 
-_MODE_CLASS: Any = None
+_ORDER = (
+    "torchferry.trips() was entered before torchferry.simulate(): enter the simulation first "
+    "(with tf.simulate(...): with tf.trips(): ...), so that trips counts the simulation's events"
+)
+_BUSY = threading.local()
+_PATCHES: dict[str, Any] = {"depth": 0, "saved": []}
+_MISSING = object()
+
+
+def _wrapper(orig: Any, handler: Any) -> Any:
+    def wrapper(*args: Any, **kwargs: Any) -> Any:
+        if not _ACTIVE or getattr(_BUSY, "on", False):
+            return orig(*args, **kwargs)
+        if _sim_active():
+            raise RuntimeError(_ORDER)
+        _BUSY.on = True
+        try:
+            return handler(orig, args, kwargs)
+        finally:
+            _BUSY.on = False
+
+    for attr in ("__name__", "__qualname__", "__doc__"):
+        with contextlib.suppress(AttributeError, TypeError):
+            setattr(wrapper, attr, getattr(orig, attr))
+    wrapper.__wrapped__ = orig  # type: ignore[attr-defined]
+    wrapper.__ferry_trips__ = True  # type: ignore[attr-defined]
+    return wrapper
+
+
+def _patch_calls() -> None:
+    with _LOCK:
+        _PATCHES["depth"] += 1
+        if _PATCHES["depth"] > 1:
+            return
+        saved = []
+        for owner, name, handler in _build_plan():
+            orig = getattr(owner, name)
+            saved.append((owner, name, owner.__dict__.get(name, _MISSING)))
+            setattr(owner, name, _wrapper(orig, handler))
+        _PATCHES["saved"] = saved
+
+
+def _unpatch_calls() -> None:
+    with _LOCK:
+        _PATCHES["depth"] -= 1
+        if _PATCHES["depth"] > 0:
+            return
+        for owner, name, orig in reversed(_PATCHES["saved"]):
+            if not getattr(owner.__dict__.get(name), "__ferry_trips__", False):
+                continue  # someone patched over us: leave theirs alone
+            if orig is _MISSING:
+                delattr(owner, name)
+            else:
+                setattr(owner, name, orig)
+        _PATCHES["saved"] = []
+
 
 
 # ---------------------------------------------------------------- simulation
@@ -402,7 +454,7 @@ class trips(contextlib.ContextDecorator):
         self.file = file
         self.loop_min = loop_min
         self._rows: dict[tuple[str, int, str, str], _Row] = {}
-        self._mode: Any = None
+        self._patched = False
         self._unsubscribe: Any = None
         self.simulated = False
         self._active = False
@@ -425,7 +477,6 @@ class trips(contextlib.ContextDecorator):
             row.timed = True
 
     def __enter__(self) -> trips:
-        global _MODE_CLASS
         self._rows.clear()
         with _LOCK:
             _ACTIVE.append(self)
@@ -437,10 +488,8 @@ class trips(contextlib.ContextDecorator):
             self.simulated = True
             self._unsubscribe = subscribe(_sim_listener)
         else:
-            if _MODE_CLASS is None:
-                _MODE_CLASS = _build_mode()
-            self._mode = _MODE_CLASS()
-            self._mode.__enter__()
+            _patch_calls()
+            self._patched = True
         return self
 
     def __exit__(self, *exc: Any) -> bool:
@@ -448,9 +497,9 @@ class trips(contextlib.ContextDecorator):
             return False
         self._active = False
         try:
-            if self._mode is not None:
-                self._mode.__exit__(None, None, None)
-                self._mode = None
+            if self._patched:
+                _unpatch_calls()
+                self._patched = False
             if self._unsubscribe is not None:
                 self._unsubscribe()
                 self._unsubscribe = None
