@@ -569,50 +569,85 @@ class Model:
         self._walk_body(fn.body, inner, None)
 
     def _expr(self, node: ast.AST, ctx: Ctx, st: ast.stmt) -> None:
+        """Record the calls, operators and accelerator literals of one expression.
+
+        The hot loop of the whole checker: the commonest node types get their children
+        pushed directly instead of through the generic field loop."""
         scope = ctx.scope
         stack = [node]
         pop = stack.pop
         push = stack.append
-        Call, Attribute, Constant, Name = ast.Call, ast.Attribute, ast.Constant, ast.Name
-        BinOp, Compare = ast.BinOp, ast.Compare
         extend = stack.extend
+        Call, Attribute, Constant, Name = ast.Call, ast.Attribute, ast.Constant, ast.Name
+        BinOp, Compare, Subscript, Tuple, List = ast.BinOp, ast.Compare, ast.Subscript, ast.Tuple, ast.List
+        keyword = ast.keyword
         fields = _FIELDS
+        calls, scope_calls, by_tail = self.calls, scope.calls, self.calls_by_tail
         while stack:
             n = pop()
             t = type(n)
             if t is Name or n is None:
                 continue
+            if t is Attribute:
+                v = n.value  # type: ignore[attr-defined]
+                if type(v) is Name:
+                    if n.attr in TENSORISH_USES:  # type: ignore[attr-defined]
+                        scope.tensorish.add(v.id)  # type: ignore[attr-defined]
+                else:
+                    push(v)
+                continue
             if t is Call:
                 site = Site(n, ctx, st)
-                self.calls.append(site)
-                scope.calls.append(site)
+                calls.append(site)
+                scope_calls.append(site)
                 func = n.func  # type: ignore[attr-defined]
                 ft = type(func)
                 if ft is Attribute:
                     key = func.attr
                     if key in MOVE_METHODS or key == "type_as":
                         self.move_receivers.add(id(func.value))
+                    push(func)
                 elif ft is Name:
                     key = func.id
                 else:
                     key = None
+                    push(func)
                 if key is not None:
-                    lst = self.calls_by_tail.get(key)
+                    lst = by_tail.get(key)
                     if lst is None:
-                        self.calls_by_tail[key] = [site]
+                        by_tail[key] = [site]
                     else:
                         lst.append(site)
-            elif t is Attribute:
-                if n.attr in TENSORISH_USES and type(n.value) is Name:  # type: ignore[attr-defined]
-                    scope.tensorish.add(n.value.id)  # type: ignore[attr-defined]
-            elif t is Constant:
+                extend(n.args)  # type: ignore[attr-defined]
+                for k in n.keywords:  # type: ignore[attr-defined]
+                    push(k.value)
+                continue
+            if t is Constant:
                 v = n.value  # type: ignore[attr-defined]
                 if type(v) is str and v[:1] in "cmx" and ACCEL_LITERAL.match(v):
                     self.accel_consts.append(Site(n, ctx, st))
                 continue
-            elif t is BinOp or t is Compare:
+            if t is Subscript:
+                push(n.value)  # type: ignore[attr-defined]
+                push(n.slice)  # type: ignore[attr-defined]
+                continue
+            if t is Tuple or t is List:
+                extend(n.elts)  # type: ignore[attr-defined]
+                continue
+            if t is BinOp:
                 scope.ops.append(Site(n, ctx, st))
-            elif t is ast.ListComp or t is ast.SetComp or t is ast.GeneratorExp or t is ast.DictComp:
+                push(n.left)  # type: ignore[attr-defined]
+                push(n.right)  # type: ignore[attr-defined]
+                continue
+            if t is Compare:
+                scope.ops.append(Site(n, ctx, st))
+                push(n.left)  # type: ignore[attr-defined]
+                extend(n.comparators)  # type: ignore[attr-defined]
+                continue
+            if t is keyword:
+                push(n.value)  # type: ignore[attr-defined]
+                continue
+            if t is ast.ListComp or t is ast.SetComp or t is ast.GeneratorExp or t is ast.DictComp:
                 for g in n.generators:  # type: ignore[attr-defined]
                     names = frozenset(x.id for x in ast.walk(g.target) if type(x) is Name)
                     scope.comps.append((pos(n), end_pos(n), names, g.iter, ctx))
