@@ -74,21 +74,21 @@ def check(ctx: Context) -> Iterable[Finding]:
         yield from _literal(ctx, m, site)
     for site in m.calls_by_tail.get("cuda", ()):
         call = site.node
-        if type(call.func) is not ast.Attribute or _guarded(m, site):  # type: ignore[attr-defined]
+        if type(call.func) is not ast.Attribute or _guarded(m, site):
             continue
         if site.ctx.scope.name == "cuda":
             continue  # implementing a ``cuda()`` method of one's own
-        recv = m.text(call.func.value)  # type: ignore[attr-defined]
+        recv = m.text(call.func.value)
         fix = None
         var = m.device_var(site.ctx.scope, site.pos)
-        if var is not None and not call.args:  # type: ignore[attr-defined]
-            rest = ", ".join(m.text(k) for k in call.keywords)  # type: ignore[attr-defined]
-            _, _, el, ec = ctx.span(call.func.value)  # type: ignore[attr-defined]
+        if var is not None and not call.args:
+            rest = ", ".join(m.text(k) for k in call.keywords)
+            _, _, el, ec = ctx.span(call.func.value)
             _, _, cl, cc = ctx.span(call)
             new = f".to({var}{', ' + rest if rest else ''})"
             fix = Fix((Edit(el, ec, cl, cc, new),), False, f"Replace `.cuda()` with `.to({var})`")
         shown = f"{recv}.cuda()" if len(recv) <= 30 and "\n" not in recv else ".cuda()"
-        _, _, rl, rc = ctx.span(call.func.value)  # type: ignore[attr-defined]
+        _, _, rl, rc = ctx.span(call.func.value)
         _, _, el, ec = ctx.span(call)
         yield Finding(
             CODE,
@@ -114,23 +114,23 @@ def _literal(ctx: Context, m: Model, site: Site) -> Iterable[Finding]:
     target_stmt = None  # the device variable's own definition, when that is the context
     call_wrapper = None  # torch.device("cuda")
     if pt is ast.keyword:
-        if parent.arg not in _DEVICE_KWARGS:  # type: ignore[attr-defined]
+        if parent.arg not in _DEVICE_KWARGS:
             return
     elif pt is ast.Call:
-        if const not in parent.args:  # type: ignore[attr-defined]
+        if const not in parent.args:
             return
-        q = m.qualname(parent.func) or ""  # type: ignore[attr-defined]
-        if q == "torch.device" and parent.args[0] is const:  # type: ignore[attr-defined]
+        q = m.qualname(parent.func) or ""
+        if q == "torch.device" and parent.args[0] is const:
             call_wrapper = parent
             gp = parents.get(id(parent))
             if type(gp) in (ast.Assign, ast.AnnAssign) and _device_target(gp):
                 target_stmt = gp
-            elif type(gp) is ast.keyword and gp.arg not in _DEVICE_KWARGS:  # type: ignore[union-attr]
+            elif type(gp) is ast.keyword and gp.arg not in _DEVICE_KWARGS:
                 return
             elif type(gp) is ast.arguments:
                 return  # a parameter default: the caller chooses
         elif tail(parent.func) == "to" and type(parent.func) is ast.Attribute and \
-                parent.args[0] is const:  # type: ignore[attr-defined]
+                parent.args[0] is const:
             pass
         else:
             return
@@ -142,7 +142,7 @@ def _literal(ctx: Context, m: Model, site: Site) -> Iterable[Finding]:
         return  # comparisons, IfExp branches, f-strings, containers, defaults...
     if _guarded(m, site):
         return
-    value = const.value  # type: ignore[attr-defined]
+    value = const.value
     fix = None
     torch_alias = m.alias_of("torch")
     if target_stmt is not None and torch_alias is not None:
@@ -167,7 +167,7 @@ def _literal(ctx: Context, m: Model, site: Site) -> Iterable[Finding]:
 
 
 def _device_target(stmt: ast.AST) -> bool:
-    targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target]  # type: ignore[attr-defined]
+    targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target]
     for t in targets:
         name = t.id if type(t) is ast.Name else t.attr if type(t) is ast.Attribute else None
         if name is not None and DEVICE_NAME.match(name) and not name.lower().endswith("type"):
@@ -182,7 +182,7 @@ def _guarded(m: Model, site: Site) -> bool:
         if m.mentions_availability(ifnode.test):
             return True
     for loop in site.ctx.loops:
-        if type(loop) is ast.While and m.mentions_availability(loop.test):  # type: ignore[attr-defined]
+        if type(loop) is ast.While and m.mentions_availability(loop.test):
             return True
     for s in m.availability_checks(site.ctx.scope):
         if s.pos < site.pos:
@@ -193,7 +193,7 @@ def _guarded(m: Model, site: Site) -> bool:
         if scope.cls is not None:
             decorated.append(scope.cls.node)
         for node in decorated:
-            if any(m.mentions_availability(d) for d in node.decorator_list):  # type: ignore[attr-defined]
+            if any(m.mentions_availability(d) for d in node.decorator_list):
                 return True
         scope = scope.parent
     # the literal sits in an ``if`` test itself, e.g. ``if x.is_cuda or "cuda" ...``

@@ -58,10 +58,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     for site in m.expr_stmts:
         call = site.node
-        func = call.func  # type: ignore[attr-defined]
+        func = call.func
         if type(func) is not ast.Attribute or func.attr not in MOVE_METHODS:
             continue
-        if func.attr == "type" and not call.args and not call.keywords:  # type: ignore[attr-defined]
+        if func.attr == "type" and not call.args and not call.keywords:
             continue  # ``x.type()`` returns the type name: pointless, but not a move
         f = m.fact(func.value, site.ctx)
         if f is None or not f.sure_tensor:

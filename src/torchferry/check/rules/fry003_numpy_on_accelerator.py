@@ -60,24 +60,24 @@ def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     for site in m.calls_by_tail.get("numpy", ()):
         call = site.node
-        func = call.func  # type: ignore[attr-defined]
-        if type(func) is not ast.Attribute or call.keywords or call.args:  # type: ignore[attr-defined]
+        func = call.func
+        if type(func) is not ast.Attribute or call.keywords or call.args:
             continue  # ``.numpy(force=True)`` copies to the CPU itself
         f = m.fact(func.value, site.ctx)
         if _on_device(f):
-            yield _finding(ctx, m, site, func.value, f, f"`{short(m.text(call))}`")  # type: ignore[arg-type]
+            yield _finding(ctx, m, site, func.value, f, f"`{short(m.text(call))}`")
     for site in m.calls:
         call = site.node
-        if not call.args:  # type: ignore[attr-defined]
+        if not call.args:
             continue
-        q = m.qualname(call.func)  # type: ignore[attr-defined]
+        q = m.qualname(call.func)
         if q is None or not q.startswith(_LIBS) or q.rsplit(".", 1)[-1] in _NO_DATA:
             continue
-        for arg in call.args:  # type: ignore[attr-defined]
+        for arg in call.args:
             f = m.fact(arg, site.ctx)
             if _on_device(f):
-                fn = short(m.text(call.func), 30)  # type: ignore[attr-defined]
-                yield _finding(ctx, m, site, arg, f, f"`{fn}(...)` on `{short(m.text(arg), 40)}`")  # type: ignore[arg-type]
+                fn = short(m.text(call.func), 30)
+                yield _finding(ctx, m, site, arg, f, f"`{fn}(...)` on `{short(m.text(arg), 40)}`")
 
 
 def _on_device(f: Fact | None) -> bool:
@@ -90,7 +90,7 @@ def _finding(ctx: Context, m: Model, site: Site, tensor: ast.expr, f: Fact, what
         edits = (ctx.edit(tensor, f"({m.text(tensor)}){add}"),)
     else:
         edits = (insert_after(ctx, tensor, add),)
-    fix = Fix(edits, True, f"Insert `{add}`")  # type: ignore[arg-type]
+    fix = Fix(edits, True, f"Insert `{add}`")
     origin = "may still be on the accelerator"
     return ctx.finding(
         CODE, site.node,

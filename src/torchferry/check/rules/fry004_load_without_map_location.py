@@ -49,11 +49,11 @@ def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     for site in m.calls_by_tail.get("load", ()):
         call = site.node
-        if m.qualname(call.func) != "torch.load" or has_star_kwargs(call):  # type: ignore[attr-defined]
+        if m.qualname(call.func) != "torch.load" or has_star_kwargs(call):
             continue
-        if len(call.args) >= 2 or kwarg(call, "map_location") is not None:  # type: ignore[attr-defined]
+        if len(call.args) >= 2 or kwarg(call, "map_location") is not None:
             continue
-        edit = add_keyword(ctx, call, 'map_location="cpu"')  # type: ignore[arg-type]
+        edit = add_keyword(ctx, call, 'map_location="cpu"')
         fix = Fix((edit,), True, 'Add `map_location="cpu"`') if edit is not None else None
         yield ctx.finding(
             CODE, call,

@@ -47,14 +47,14 @@ def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     for site in m.calls_by_tail.get("load", ()):
         call = site.node
-        if m.qualname(call.func) != "torch.load" or has_star_kwargs(call):  # type: ignore[attr-defined]
+        if m.qualname(call.func) != "torch.load" or has_star_kwargs(call):
             continue
         if kwarg(call, "weights_only") is not None or kwarg(call, "pickle_module") is not None \
-                or len(call.args) >= 3:  # type: ignore[attr-defined]
+                or len(call.args) >= 3:
             continue
         if "weights_only" in site.ctx.scope.binds:
             continue  # the code decides ``weights_only`` itself (e.g. a fallback for old torch)
-        edit = add_keyword(ctx, call, "weights_only=True")  # type: ignore[arg-type]
+        edit = add_keyword(ctx, call, "weights_only=True")
         fix = Fix((edit,), False, "Add `weights_only=True`") if edit is not None else None
         yield ctx.finding(
             CODE, call,

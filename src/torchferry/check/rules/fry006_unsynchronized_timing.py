@@ -75,7 +75,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     names.update(alias for alias, q in m.imports.items() if q in _CLOCKS)
     for name in sorted(names):
         for site in m.calls_by_tail.get(name, ()):
-            if m.qualname(site.node.func) in _CLOCKS:  # type: ignore[attr-defined]
+            if m.qualname(site.node.func) in _CLOCKS:
                 by_scope.setdefault(id(site.ctx.scope), []).append(site)
                 scopes[id(site.ctx.scope)] = site.ctx.scope
     for key, reads in by_scope.items():
@@ -105,7 +105,7 @@ def _is_interval_end(site: Site) -> bool:
         if type(n) is ast.BinOp and type(n.op) is ast.Sub and n.left is site.node:
             return True
     if type(st) in (ast.While, ast.If):
-        for n in ast.walk(st.test):  # type: ignore[attr-defined]
+        for n in ast.walk(st.test):
             if type(n) is ast.BinOp and type(n.op) is ast.Sub and n.left is site.node:
                 return True
     return False
@@ -113,7 +113,7 @@ def _is_interval_end(site: Site) -> bool:
 
 def _synced(m: Model, scope: Scope, lo: int, hi: int) -> bool:
     for s in scope.calls_between(lo, hi):
-        func = s.node.func  # type: ignore[attr-defined]
+        func = s.node.func
         if type(func) is ast.Attribute and func.attr in _SYNCS:
             return True
         if type(func) is ast.Name and (func.id == "synchronize" or (
@@ -123,7 +123,7 @@ def _synced(m: Model, scope: Scope, lo: int, hi: int) -> bool:
 
 
 def _prints_tensor(m: Model, s: Site) -> bool:
-    for a in s.node.args:  # type: ignore[attr-defined]
+    for a in s.node.args:
         f = m.fact(a, s.ctx)
         if f is not None and f.sure_tensor and f.dev:
             return True
@@ -132,7 +132,7 @@ def _prints_tensor(m: Model, s: Site) -> bool:
 
 def _device_work(m: Model, scope: Scope, lo: int, hi: int) -> bool:
     for s in scope.calls_between(lo, hi):
-        f = m.fact(s.node.func, s.ctx)  # type: ignore[attr-defined]
+        f = m.fact(s.node.func, s.ctx)
         if f is not None and f.kind == MODULE:
             return True
         r = m.fact(s.node, s.ctx)

@@ -69,7 +69,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     for meth in ("item", "tolist", "cpu"):
         for site in m.calls_by_tail.get(meth, ()):
-            func = site.node.func  # type: ignore[attr-defined]
+            func = site.node.func
             if type(func) is not ast.Attribute or not _in_hot_loop(m, site):
                 continue
             if _dev(m.fact(func.value, site.ctx)):
@@ -81,9 +81,9 @@ def check(ctx: Context) -> Iterable[Finding]:
     for name in ("float", "int", "bool", "print"):
         for site in m.calls_by_tail.get(name, ()):
             call = site.node
-            if type(call.func) is not ast.Name or name in site.ctx.scope.binds:  # type: ignore[attr-defined]
+            if type(call.func) is not ast.Name or name in site.ctx.scope.binds:
                 continue
-            args = list(call.args)  # type: ignore[attr-defined]
+            args = list(call.args)
             if name != "print" and len(args) != 1:
                 continue
             if name == "print":  # look inside f-strings: ``print(f"loss {loss}")``

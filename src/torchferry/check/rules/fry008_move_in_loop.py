@@ -53,7 +53,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         for site in m.calls_by_tail.get(meth, ()):
             if not site.ctx.loops:
                 continue
-            func = site.node.func  # type: ignore[attr-defined]
+            func = site.node.func
             if type(func) is not ast.Attribute:
                 continue
             recv = func.value

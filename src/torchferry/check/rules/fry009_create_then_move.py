@@ -43,7 +43,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import DEVICE_FACTORIES, Model, add_keyword, kwarg
+from torchferry.check.analysis import DEVICE, DEVICE_FACTORIES, DTYPES, Model, add_keyword, kwarg
 from torchferry.check.api import Context, Edit, Finding, Fix
 
 CODE = "FRY009"
@@ -56,7 +56,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     for meth in ("to", "cuda"):
         for site in m.calls_by_tail.get(meth, ()):
             call = site.node
-            func = call.func  # type: ignore[attr-defined]
+            func = call.func
             if type(func) is not ast.Attribute or type(func.value) is not ast.Call:
                 continue
             fac = func.value
@@ -65,12 +65,12 @@ def check(ctx: Context) -> Iterable[Finding]:
                 continue
             if kwarg(fac, "device") is not None or kwarg(fac, "generator") is not None:
                 continue  # a generator lives on one device: creating elsewhere would fail
-            dev_text, dtype_text, clean = _split_to(ctx, m, call, site)  # type: ignore[arg-type]
+            dev_text, dtype_text, clean = _split_to(ctx, m, call, site)
             if dev_text is None:
                 continue
             fix = None
             if clean and not (dtype_text and kwarg(fac, "dtype") is not None):
-                fix = _fix(ctx, fac, call, dev_text, dtype_text)  # type: ignore[arg-type]
+                fix = _fix(ctx, fac, call, dev_text, dtype_text)
             name = q[6:]
             yield ctx.finding(
                 CODE, call,
@@ -83,7 +83,7 @@ def check(ctx: Context) -> Iterable[Finding]:
 def _split_to(ctx: Context, m: Model, call: ast.Call, site: object) -> tuple[str | None, str | None, bool]:
     """(device text, dtype text, whether .to has nothing else) for a ``.to``/``.cuda`` call."""
     func = call.func
-    if func.attr == "cuda":  # type: ignore[attr-defined]
+    if func.attr == "cuda":
         if call.args:
             return None, None, False
         return '"cuda"', None, not call.keywords
@@ -124,12 +124,13 @@ def _split_to(ctx: Context, m: Model, call: ast.Call, site: object) -> tuple[str
 
 
 def _kind(m: Model, e: ast.AST, site: object) -> str | None:
+    """Whether an argument of ``.to()`` is a "device", a "dtype", or unclear (None)."""
     if type(e) is ast.Constant and type(e.value) is str:
         return "device"
     q = m.qualname(e) or ""
-    if q.startswith("torch.") and q[6:] in __import__("torchferry.check.analysis", fromlist=["DTYPES"]).DTYPES:
+    if q.startswith("torch.") and q[6:] in DTYPES:
         return "dtype"
-    if type(e) is ast.Call and q.endswith("device") or (type(e) is ast.Call and (m.qualname(e.func) or "") == "torch.device"):  # type: ignore[attr-defined]
+    if type(e) is ast.Call and m.qualname(e.func) == "torch.device":
         return "device"
     text = ast.unparse(e) if type(e) in (ast.Name, ast.Attribute) else ""
     last = text.rsplit(".", 1)[-1]
@@ -138,8 +139,8 @@ def _kind(m: Model, e: ast.AST, site: object) -> str | None:
     if last == "device" or last.endswith("_device") or last in ("dev", "device") or \
             last.startswith("device"):
         return "device"
-    f = m.fact(e, site.ctx)  # type: ignore[attr-defined]
-    if f is not None and f.kind == "device":
+    f = m.fact(e, site.ctx)
+    if f is not None and f.kind == DEVICE:
         return "device"
     return None
 
@@ -154,4 +155,4 @@ def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | Non
     ins = add_keyword(ctx, fac, add)
     if ins is None:
         return None
-    return Fix((ins, Edit(fl, fc, cl, cc, "")), True, f"Pass `{add}` to the factory")  # type: ignore[arg-type]
+    return Fix((ins, Edit(fl, fc, cl, cc, "")), True, f"Pass `{add}` to the factory")

@@ -90,10 +90,10 @@ def check(ctx: Context) -> Iterable[Finding]:
             if scope.kind != "function":
                 continue
             call = site.node
-            q = m.qualname(call.func)  # type: ignore[attr-defined]
-            if q != "torch." + name or kwarg(call, "device") is not None:  # type: ignore[arg-type]
+            q = m.qualname(call.func)
+            if q != "torch." + name or kwarg(call, "device") is not None:
                 continue
-            if id(call) in m.move_receivers or any(k.arg is None for k in call.keywords):  # type: ignore[attr-defined]
+            if id(call) in m.move_receivers or any(k.arg is None for k in call.keywords):
                 continue
             cands.setdefault(id(scope), []).append(site)
             scopes[id(scope)] = scope
@@ -116,10 +116,10 @@ def check(ctx: Context) -> Iterable[Finding]:
             shown = "x"
             if type(partner) is ast.Name:
                 shown = partner.id
-                edit = add_keyword(ctx, call, f"device={partner.id}.device")  # type: ignore[arg-type]
+                edit = add_keyword(ctx, call, f"device={partner.id}.device")
                 if edit is not None:
-                    fix = Fix((edit,), False, f"Pass `device={partner.id}.device`")  # type: ignore[arg-type]
-            fname = m.qualname(call.func)  # type: ignore[attr-defined]
+                    fix = Fix((edit,), False, f"Pass `device={partner.id}.device`")
+            fname = m.qualname(call.func)
             yield ctx.finding(
                 CODE, call,
                 f"`{fname}(...)` without `device=` is built on the CPU but meets "
@@ -145,22 +145,22 @@ def _meetings(m: Model, scope: Scope) -> Iterable[tuple[list[ast.AST], list[ast.
     for s in scope.ops:
         n = s.node
         if type(n) is ast.BinOp:
-            ops = [n.left, n.right]  # type: ignore[attr-defined]
+            ops = [n.left, n.right]
         else:
-            ops = [n.left, *n.comparators]  # type: ignore[attr-defined]
+            ops = [n.left, *n.comparators]
         yield ops, ops, s.ctx
     for s in scope.calls:
         call = s.node
         args: list[ast.AST] = []
-        for a in call.args:  # type: ignore[attr-defined]
+        for a in call.args:
             if type(a) in (ast.List, ast.Tuple):
-                args.extend(a.elts)  # type: ignore[attr-defined]
+                args.extend(a.elts)
             elif type(a) is not ast.Starred:
                 args.append(a)
-        args.extend(k.value for k in call.keywords if k.arg is not None)  # type: ignore[attr-defined]
+        args.extend(k.value for k in call.keywords if k.arg is not None)
         if not args:
             continue
-        func = call.func  # type: ignore[attr-defined]
+        func = call.func
         q = m.qualname(func) or ""
         if q.startswith("torch."):
             if q[6:] in DEVICE_FACTORIES or q[6:] in ("tensor", "as_tensor", "device", "load", "save"):
@@ -185,7 +185,7 @@ def _meetings(m: Model, scope: Scope) -> Iterable[tuple[list[ast.AST], list[ast.
 def _tensor_params(m: Model, scope: Scope) -> list[ast.AST]:
     out: list[ast.AST] = []
     fn = scope.node
-    for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:  # type: ignore[attr-defined]
+    for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:
         if a.arg == scope.self_name:
             continue
         lst = scope.binds.get(a.arg)
@@ -194,7 +194,7 @@ def _tensor_params(m: Model, scope: Scope) -> list[ast.AST]:
             if f is not None and f.tensorlike:
                 name = ast.Name(a.arg, ast.Load(), lineno=fn.lineno, col_offset=0,
                                 end_lineno=fn.lineno, end_col_offset=len(a.arg))
-                name._param = True  # type: ignore[attr-defined]
+                name._param = True
                 out.append(name)
                 break
     return out

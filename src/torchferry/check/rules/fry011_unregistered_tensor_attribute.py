@@ -95,6 +95,6 @@ def _registered_names(m: Model, cls: ast.ClassDef) -> set[str]:
     for meth in ("register_buffer", "register_parameter"):
         for s in m.calls_by_tail.get(meth, ()):
             call = s.node
-            if call.args and type(call.args[0]) is ast.Constant:  # type: ignore[attr-defined]
-                names.add(str(call.args[0].value))  # type: ignore[attr-defined]
+            if call.args and type(call.args[0]) is ast.Constant:
+                names.add(str(call.args[0].value))
     return names

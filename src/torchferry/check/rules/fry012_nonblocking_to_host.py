@@ -66,13 +66,13 @@ def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     for site in m.calls_by_tail.get("to", ()):
         call = site.node
-        nb = kwarg(call, "non_blocking")  # type: ignore[arg-type]
+        nb = kwarg(call, "non_blocking")
         if not (type(nb) is ast.Constant and nb.value is True):
             continue
-        func = call.func  # type: ignore[attr-defined]
+        func = call.func
         if type(func) is not ast.Attribute:
             continue
-        target = call.args[0] if call.args else kwarg(call, "device")  # type: ignore[attr-defined,arg-type]
+        target = call.args[0] if call.args else kwarg(call, "device")
         if target is None or not _is_cpu(m, target, site):
             continue
         recv = m.fact(func.value, site.ctx)
@@ -98,13 +98,13 @@ def _consumes(parent: ast.AST | None, child: ast.AST) -> bool:
     """Does ``parent`` read the data of ``child`` (rather than pass the tensor along)?"""
     t = type(parent)
     if t is ast.Attribute:
-        return parent.value is child and parent.attr not in _METADATA  # type: ignore[union-attr]
+        return parent.value is child and parent.attr not in _METADATA
     if t is ast.Subscript:
-        return parent.value is child  # type: ignore[union-attr]
+        return parent.value is child
     if t in (ast.BinOp, ast.Compare, ast.UnaryOp, ast.FormattedValue, ast.If, ast.While):
         return True
     if t is ast.Call:
-        fn = parent.func  # type: ignore[union-attr]
+        fn = parent.func
         name = fn.id if type(fn) is ast.Name else fn.attr if type(fn) is ast.Attribute else ""
         return name in _CONSUMERS or (type(fn) is ast.Attribute and type(fn.value) is ast.Name
                                       and fn.value.id in ("np", "numpy", "torch"))
@@ -132,7 +132,7 @@ def _read_before_sync(m: Model, site: Site) -> bool:
         return False  # handed to the caller: not followed
     if not (type(parent) in (ast.Assign, ast.AnnAssign) and parent is st):
         return _consumes(parent, site.node)  # ``.to("cpu", non_blocking=True).numpy()``
-    targets = st.targets if type(st) is ast.Assign else [st.target]  # type: ignore[attr-defined]
+    targets = st.targets if type(st) is ast.Assign else [st.target]
     if len(targets) != 1 or type(targets[0]) is not ast.Name:
         return False
     name = targets[0].id
@@ -140,13 +140,13 @@ def _read_before_sync(m: Model, site: Site) -> bool:
     scope = site.ctx.scope
     first_sync = None
     for s in scope.calls_between(after, 1 << 62):
-        fn = s.node.func  # type: ignore[attr-defined]
+        fn = s.node.func
         if type(fn) is ast.Attribute and fn.attr in ("synchronize", "wait"):
             first_sync = s.pos
             break
     first_read = None
     rebound = None  # reads after the name is assigned again concern another tensor
-    body = scope.node.body  # type: ignore[attr-defined]
+    body = scope.node.body
     for top in body:
         if end_pos(top) < after:
             continue

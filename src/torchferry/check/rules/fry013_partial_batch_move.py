@@ -66,7 +66,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     moves: dict[int, list[Site]] = {}  # loop id -> moves of its batch items
     for meth in ("to", "cuda"):
         for site in m.calls_by_tail.get(meth, ()):
-            func = site.node.func  # type: ignore[attr-defined]
+            func = site.node.func
             if type(func) is not ast.Attribute:
                 continue
             f = m.fact(func.value, site.ctx)
@@ -92,15 +92,15 @@ def check(ctx: Context) -> Iterable[Finding]:
             yield from _check_meeting(ctx, m, args, s.ctx, loop, sites, reported)
         for s in scope.ops_between(lo, hi):
             n = s.node
-            ops = [n.left, n.right] if type(n) is ast.BinOp else [n.left, *n.comparators]  # type: ignore[attr-defined]
+            ops = [n.left, n.right] if type(n) is ast.BinOp else [n.left, *n.comparators]
             yield from _check_meeting(ctx, m, ops, s.ctx, loop, sites, reported)
 
 
 def _meeting_args(m: Model, s: Site) -> list[ast.AST] | None:
     call = s.node
-    func = call.func  # type: ignore[attr-defined]
-    args = [a for a in call.args if type(a) is not ast.Starred]  # type: ignore[attr-defined]
-    args += [k.value for k in call.keywords if k.arg is not None]  # type: ignore[attr-defined]
+    func = call.func
+    args = [a for a in call.args if type(a) is not ast.Starred]
+    args += [k.value for k in call.keywords if k.arg is not None]
     if len(args) < 2:
         return None
     q = m.qualname(func) or ""
@@ -120,7 +120,7 @@ def _unmoved_item(f: Fact | None, loop: ast.AST) -> bool:
 
 def _check_meeting(ctx: Context, m: Model, args: list[ast.AST], actx: object, loop: ast.AST,
                    moves: list[Site], reported: set[int]) -> Iterable[Finding]:
-    facts = [m.fact(a, actx) for a in args]  # type: ignore[arg-type]
+    facts = [m.fact(a, actx) for a in args]
     if not any(f is not None and f.sure_tensor and f.dev for f in facts):
         return
     for a, f in zip(args, facts, strict=True):
@@ -130,7 +130,7 @@ def _check_meeting(ctx: Context, m: Model, args: list[ast.AST], actx: object, lo
         name = m.text(a)
         # prefer a move whose result was kept (``x = x.to(device)``) as the model to follow
         move = next((s for s in moves if type(s.stmt) is ast.Assign), moves[0])
-        how = m.text(move.node)[len(m.text(move.node.func.value)):]  # type: ignore[attr-defined]
+        how = m.text(move.node)[len(m.text(move.node.func.value)):]
         yield ctx.finding(
             CODE, a,
             f"`{name}` is used unmoved next to tensors that went to the device (the batch's "
@@ -145,7 +145,7 @@ def _fix(ctx: Context, m: Model, use: ast.AST, name: str, how: str, move: Site,
     st = move.stmt
     if type(use) is ast.Name and type(st) is ast.Assign and len(st.targets) == 1 \
             and st.value is move.node and type(st.targets[0]) is ast.Name:
-        b = m.binding(use.id, actx.scope, pos(use))  # type: ignore[attr-defined]
+        b = m.binding(use.id, actx.scope, pos(use))
         line = ctx.lines[st.lineno - 1]
         ind = indent_of(line)
         end_line = st.end_lineno or st.lineno
