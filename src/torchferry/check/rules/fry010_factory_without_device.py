@@ -45,8 +45,8 @@ class Tagger(nn.Module):
 ```
 
 ## Fix safety
-Unsafe: the fix adds `device=<input>.device`, naming the input the factory's result meets
-(only when that input is a plain name). That is almost always the intent, but it changes
+Unsafe: the fix adds `device=<input>.device`, naming the tensor the factory's result meets
+when that is a plain name, else the function's first tensor parameter. That is almost always the intent, but it changes
 where the tensor lives for every caller.
 
 ## Known limits
@@ -61,17 +61,19 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
+from typing import NamedTuple
 
 from torchferry.check.analysis import (
     DEVICE_FACTORIES,
     MODULE,
+    TENSOR,
+    Ctx,
     Fact,
     Model,
     Scope,
     Site,
     add_keyword,
     kwarg,
-    pos,
 )
 from torchferry.check.api import Context, Finding, Fix
 
@@ -79,81 +81,90 @@ CODE = "FRY010"
 NAME = "factory-without-device"
 FIX = "unsafe"
 
+_NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
+
+
+class Meeting(NamedTuple):
+    """A place where tensors meet: an operator, or a call taking several tensors."""
+
+    operands: list[ast.AST]  # where a CPU-built tensor may appear
+    partners: list[ast.AST]  # what it meets there
+    ctx: Ctx
+    module: ast.AST | None = None  # a submodule it is passed to (``self.embed(pos)``)
+
 
 def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
-    cands: dict[int, list[Site]] = {}
+    # 1. device-less factories inside functions, not immediately moved
+    candidates: dict[int, dict[int, Site]] = {}
     scopes: dict[int, Scope] = {}
     for name in DEVICE_FACTORIES:
         for site in m.calls_by_tail.get(name, ()):
             scope = site.ctx.scope
-            if scope.kind != "function":
-                continue
             call = site.node
-            q = m.qualname(call.func)
-            if q != "torch." + name or kwarg(call, "device") is not None:
+            if scope.kind != "function" or m.qualname(call.func) != "torch." + name:
                 continue
-            if id(call) in m.move_receivers or any(k.arg is None for k in call.keywords):
+            if kwarg(call, "device") is not None or any(k.arg is None for k in call.keywords):
                 continue
-            cands.setdefault(id(scope), []).append(site)
+            if id(call) in m.move_receivers:  # ``torch.zeros(n).to(x.device)``: FRY009's
+                continue
+            candidates.setdefault(id(scope), {})[id(call)] = site
             scopes[id(scope)] = scope
-    for key, sites in cands.items():
+    # 2. where their results meet tensors that may be on the device
+    for key, sites in candidates.items():
         scope = scopes[key]
-        found: dict[int, tuple[Site, ast.AST]] = {}
-        targets = {id(s.node): s for s in sites}
+        found: dict[int, tuple[Site, ast.AST, str | None]] = {}
         for meet in _meetings(m, scope):
-            for a in meet[0]:
-                f = m.fact(a, meet[2])
-                if f is None or f.kind != "tensor" or f.cpu_new is None or id(f.cpu_new) not in targets:
+            for a in meet.operands:
+                f = m.fact(a, meet.ctx)
+                if f is None or f.kind != TENSOR or f.cpu_new is None:
                     continue
-                others = [b for b in meet[1] if b is not a]
-                partner = next((b for b in others if _is_param_name(b) or _dev(m.fact(b, meet[2]))), None)
-                if partner is not None and id(f.cpu_new) not in found:
-                    found[id(f.cpu_new)] = (targets[id(f.cpu_new)], partner)
-        for site, partner in sorted(found.values(), key=lambda x: x[0].pos):
-            call = site.node
-            fix = None
-            shown = "x"
-            if type(partner) is ast.Name:
-                shown = partner.id
-                edit = add_keyword(ctx, call, f"device={partner.id}.device")
-                if edit is not None:
-                    fix = Fix((edit,), False, f"Pass `device={partner.id}.device`")
-            fname = m.qualname(call.func)
-            yield ctx.finding(
-                CODE, call,
-                f"`{fname}(...)` without `device=` is built on the CPU but meets "
-                f"`{partner.id if type(partner) is ast.Name else m.text(partner)[:40]}`, which "
-                "may be on an accelerator; create it there: "
-                f"`device={shown}.device`",
-                fix,
-            )
+                site = sites.get(id(f.cpu_new))
+                if site is None or id(f.cpu_new) in found:
+                    continue
+                partner = next((b for b in meet.partners if b is not a and _dev(m.fact(b, meet.ctx))),
+                               None)
+                if partner is not None:
+                    name = partner.id if type(partner) is ast.Name else _tensor_input(m, scope)
+                    found[id(f.cpu_new)] = (site, partner, name)
+                elif meet.module is not None:
+                    found[id(f.cpu_new)] = (site, meet.module, _tensor_input(m, scope))
+        for site, partner, input_name in sorted(found.values(), key=lambda x: x[0].pos):
+            yield _finding(ctx, m, site.node, partner, input_name)
 
 
-def _is_param_name(node: ast.AST) -> bool:
-    return type(node) is ast.Name and node.col_offset == 0 and node.end_col_offset == len(node.id) \
-        and getattr(node, "_param", False)
+def _finding(ctx: Context, m: Model, call: ast.Call, partner: ast.AST,
+             input_name: str | None) -> Finding:
+    fname = m.qualname(call.func)
+    fix = None
+    if input_name is not None:
+        edit = add_keyword(ctx, call, f"device={input_name}.device")
+        if edit is not None:
+            fix = Fix((edit,), False, f"Pass `device={input_name}.device`")
+    where = f"device={input_name or 'x'}.device"
+    return ctx.finding(
+        CODE, call,
+        f"`{fname}(...)` without `device=` is built on the CPU but meets "
+        f"`{m.text(partner)[:40]}`, which may be on an accelerator; create it there: `{where}`",
+        fix,
+    )
 
 
 def _dev(f: Fact | None) -> bool:
     return f is not None and f.sure_tensor and f.dev and f.cpu_new is None
 
 
-def _meetings(m: Model, scope: Scope) -> Iterable[tuple[list[ast.AST], list[ast.AST], object]]:
-    """(operands to test, all operands, ctx) for each place where tensors meet."""
+def _meetings(m: Model, scope: Scope) -> Iterable[Meeting]:
     scope.sort()
     for s in scope.ops:
         n = s.node
-        if type(n) is ast.BinOp:
-            ops = [n.left, n.right]
-        else:
-            ops = [n.left, *n.comparators]
-        yield ops, ops, s.ctx
+        ops = [n.left, n.right] if type(n) is ast.BinOp else [n.left, *n.comparators]
+        yield Meeting(ops, ops, s.ctx)
     for s in scope.calls:
         call = s.node
         args: list[ast.AST] = []
         for a in call.args:
-            if type(a) in (ast.List, ast.Tuple):
+            if type(a) in (ast.List, ast.Tuple):  # torch.cat([x, pad])
                 args.extend(a.elts)
             elif type(a) is not ast.Starred:
                 args.append(a)
@@ -162,28 +173,28 @@ def _meetings(m: Model, scope: Scope) -> Iterable[tuple[list[ast.AST], list[ast.
             continue
         func = call.func
         q = m.qualname(func) or ""
-        if q.startswith("torch."):
-            if q[6:] in DEVICE_FACTORIES or q[6:] in ("tensor", "as_tensor", "device", "load", "save"):
-                continue
-            yield args, args, s.ctx
+        if q.startswith("torch."):  # torch.where(mask, x, y), F.cross_entropy(p, t, weight=w)
+            if q[6:] not in DEVICE_FACTORIES and q[6:] not in _NOT_MEETINGS:
+                yield Meeting(args, args, s.ctx)
             continue
-        if type(func) is ast.Attribute:
+        if type(func) is ast.Attribute:  # x.masked_fill(mask, 0)
             recv = m.fact(func.value, s.ctx)
             if recv is not None and recv.tensorlike:
-                yield args, [func.value, *args], s.ctx
+                yield Meeting(args, [func.value, *args], s.ctx)
                 continue
         f = m.fact(func, s.ctx)
-        if f is not None and f.kind == MODULE:
-            if len(args) > 1:
-                yield args, args, s.ctx
-            elif type(func) is ast.Attribute and type(func.value) is ast.Name and \
-                    func.value.id == scope.self_name and scope.cls is not None and scope.cls.is_module:
-                # a submodule of a module: its parameters live where the inputs do
-                yield args, [*args, *_tensor_params(m, scope)], s.ctx
+        if f is None or f.kind != MODULE:
+            continue
+        if len(args) > 1:  # self.rnn(x, h0)
+            yield Meeting(args, args, s.ctx)
+        elif type(func) is ast.Attribute and type(func.value) is ast.Name and \
+                func.value.id == scope.self_name and scope.cls is not None and scope.cls.is_module:
+            # self.embed(positions): a submodule's parameters live where the model does
+            yield Meeting(args, [], s.ctx, module=func)
 
 
-def _tensor_params(m: Model, scope: Scope) -> list[ast.AST]:
-    out: list[ast.AST] = []
+def _tensor_input(m: Model, scope: Scope) -> str | None:
+    """The first tensor parameter of a method (for the fix's ``device=<input>.device``)."""
     fn = scope.node
     for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:
         if a.arg == scope.self_name:
@@ -192,12 +203,5 @@ def _tensor_params(m: Model, scope: Scope) -> list[ast.AST]:
         if lst and lst[0][1].how == "param":
             f = m.binding_fact(lst[0][1])
             if f is not None and f.tensorlike:
-                name = ast.Name(a.arg, ast.Load(), lineno=fn.lineno, col_offset=0,
-                                end_lineno=fn.lineno, end_col_offset=len(a.arg))
-                name._param = True
-                out.append(name)
-                break
-    return out
-
-
-__all__ = ["check", "pos"]
+                return a.arg
+    return None
