@@ -107,7 +107,7 @@ def run_diagnosed(
     from torchferry.sim import runner
 
     if report is not None:
-        check_report_path(report)
+        report = os.path.abspath(check_report_path(report))  # the script may chdir
     from torchferry.diagnose.explain import explain, explain_exception, format_report
     from torchferry.diagnose.trips import trips
 
