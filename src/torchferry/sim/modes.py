@@ -52,7 +52,7 @@ MPS_F64 = (
 def dev_of(t: Tensor) -> torch.device | None:
     """The simulated device of ``t``, or None when it is a CPU tensor."""
     try:
-        e = _TAGS.get(t.untyped_storage()._cdata)
+        e = _TAGS.get(_sid(t))
     except (RuntimeError, NotImplementedError):
         k = _storage_key(t)
         e = _TAGS.get(k) if k is not None else None
@@ -129,7 +129,7 @@ class SimMode(TorchFunctionMode):
         try:
             for a in args:
                 if isinstance(a, Tensor):
-                    e = get(a.untyped_storage()._cdata)
+                    e = get(_sid(a))
                     if e is None:
                         if a.dim():
                             cpu_seen = True
@@ -140,7 +140,7 @@ class SimMode(TorchFunctionMode):
                 elif type(a) is list or type(a) is tuple:
                     for b in a:
                         if isinstance(b, Tensor):
-                            e = get(b.untyped_storage()._cdata)
+                            e = get(_sid(b))
                             if e is None:
                                 if b.dim():
                                     cpu_seen = True
@@ -151,7 +151,7 @@ class SimMode(TorchFunctionMode):
             if kwargs:
                 for a in kwargs.values():
                     if isinstance(a, Tensor):
-                        e = get(a.untyped_storage()._cdata)
+                        e = get(_sid(a))
                         if e is None:
                             if a.dim():
                                 cpu_seen = True
@@ -162,7 +162,7 @@ class SimMode(TorchFunctionMode):
                     elif type(a) is list or type(a) is tuple:
                         for b in a:
                             if isinstance(b, Tensor):
-                                e = get(b.untyped_storage()._cdata)
+                                e = get(_sid(b))
                                 if e is None:
                                     if b.dim():
                                         cpu_seen = True
@@ -185,11 +185,11 @@ class SimMode(TorchFunctionMode):
         if isinstance(out, Tensor):
             if args and out is args[0]:
                 return out  # in-place: already on its device
-            st = out.untyped_storage()
-            key = st._cdata
+            key = _sid(out)
             if key not in _TAGS:
                 if MPS_ACTIVE and out.dtype is torch.float64:
                     raise TypeError(MPS_F64)
+                st = out.untyped_storage()
                 _TAGS[key] = [st._weak_ref(), common, st.nbytes(), _site(2)]
                 if len(_TAGS) > _tags.sweep_at:
                     _tags.sweep()
@@ -201,6 +201,9 @@ class SimMode(TorchFunctionMode):
 
 
 _RAW = object()  # ``types`` value that skips the handler lookup
+# the storage's address without making a Python storage object (which would then live as
+# long as the storage and slow later frees); equal to ``t.untyped_storage()._cdata``
+_sid = torch._C._storage_id
 _MODE = SimMode()
 MPS_ACTIVE = False  # set by the session: float64 outputs are refused on mps
 _site = _tags.site
@@ -433,7 +436,7 @@ HANDLERS[TensorBase.is_cpu.__get__] = lambda func, args, kwargs: (
 @handles(TensorBase.grad.__get__)
 def _h_grad(func, args, kwargs):
     g = func(*args)
-    if g is not None and _TAGS.get(g.untyped_storage()._cdata) is None:
+    if g is not None and _TAGS.get(_sid(g)) is None:
         # gradients are made by the autograd engine: they land on the parameter's device
         d = dev_of(args[0])
         if d is not None:

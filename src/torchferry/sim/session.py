@@ -173,11 +173,10 @@ class simulate(contextlib.ContextDecorator):
             with modes.SimMode():
                 return orig_pin(data, device)
 
-        orig_compile = torch.compile
-
         def compile(model: Any = None, *args: Any, backend: Any = "inductor", **kwargs: Any) -> Any:
-            if backend in ("eager",) or kwargs.get("disable"):
-                return orig_compile(model, *args, backend=backend, **kwargs)
+            if backend == "eager" or kwargs.get("disable"):
+                # eager runs the captured graph as it is: run the callable itself
+                return model if model is not None else (lambda m: m)
             raise modes.UnsupportedFeatureError(
                 f"torch.compile with the {backend!r} backend cannot run in the simulated GPU: it "
                 "would generate GPU (Triton) kernels, and torchferry.simulate computes on the "

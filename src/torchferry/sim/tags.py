@@ -66,6 +66,9 @@ _is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 _unwrap = torch._C._functorch.get_unwrapped
 
 
+_sid = torch._C._storage_id  # the storage address, without making a Python storage object
+
+
 def tag(t: torch.Tensor, dev: torch.device) -> None:
     """Mark ``t``'s storage as living on ``dev`` unless it already has a tag.
 
@@ -73,16 +76,16 @@ def tag(t: torch.Tensor, dev: torch.device) -> None:
     is left alone.
     """
     try:
-        st = t.untyped_storage()
+        key = _sid(t)
     except (RuntimeError, NotImplementedError):
         while _is_wrapped(t):
             t = _unwrap(t)
         try:
-            st = t.untyped_storage()
+            key = _sid(t)
         except (RuntimeError, NotImplementedError):
             return
-    key = st._cdata
     if key not in TAGS:
+        st = t.untyped_storage()
         TAGS[key] = [st._weak_ref(), dev, st.nbytes(), site(2)]
         if len(TAGS) > sweep_at:
             sweep()
@@ -113,12 +116,12 @@ def storage_device(st: Any) -> torch.device | None:
 
 
 def device_or_none(t: torch.Tensor) -> torch.device | None:
-    e = TAGS.get(t.untyped_storage()._cdata)
+    e = TAGS.get(_sid(t))
     return None if e is None else e[_DEV]
 
 
 def entry(t: torch.Tensor) -> list[Any] | None:
-    return TAGS.get(t.untyped_storage()._cdata)
+    return TAGS.get(_sid(t))
 
 
 def sweep() -> None:
