@@ -60,6 +60,12 @@ def register(sub: Any) -> None:
         help="count host<->device copies, host syncs and module moves per line of the "
         "script; print the table, most costly first, at the end",
     )
+    p.epilog = (
+        "A device error (tensors on different devices, .numpy() of a GPU tensor, a GPU "
+        "checkpoint without map_location, ...) is followed, after the traceback, by an "
+        "explanation: the operand of your line on the odd device, where it was created, the "
+        "fix and the 'ferry check' rule."
+    )
     # -- end diagnostics --
     p.add_argument(
         "-m",
