@@ -3,7 +3,8 @@
 ## What it does
 Flags `model.to(...)` and `model.cuda()` on a module inside a `for` or `while` loop, when
 the module was created (or received) outside the loop. Loops over several models
-(`for m in models: m.to(device)`) are fine.
+(`for m in models: m.to(device)`) are fine, and so is a move under a guard on the loop
+counter or an interval (`if epoch == 0:`, `if step % 100 == 0:`).
 
 ## Why is this bad
 "Moving inside the hot loop unnecessarily. Shipping the model every batch ... drowns the
@@ -61,6 +62,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             if f is None or f.kind != MODULE:
                 continue
             loop = site.ctx.loops[-1]
+            if m.guarded(site.ctx, loop):
+                continue  # ``if epoch == 0:`` / ``if step % 100 == 0:``: not every iteration
             if type(recv) is ast.Name:
                 b = m.binding(recv.id, site.ctx.scope, pos(recv))
                 if b is not None and b.pos >= pos(loop) and b.how != "param":
