@@ -11,8 +11,8 @@ measurement least disturbed by other processes.
 
 * ``sim``: inside ``torchferry.simulate("cuda")``; trips listens to the
   simulation's events (what ``ferry run --simulate cuda --trips`` does).
-* ``cpu``: no simulation; trips installs its TorchFunctionMode (the code path a
-  real GPU run takes; on the CPU no ride is counted, so this is the mode's cost).
+* ``cpu``: no simulation; trips wraps the calls that copy or sync (the code path
+  a real GPU run takes; on the CPU no ride is counted, so this is the wrappers' cost).
 * ``+ rides``: the step also moves its batch with ``.to(device)`` and reads
   ``loss.item()``, so trips has events to count on every step (3 per step).
 * ``explain``: the step also makes its labels with ``torch.randint`` (a
@@ -91,8 +91,8 @@ def _time(sim: bool, tool: str, rides: bool, factory: bool, steps: int) -> float
             return (time.perf_counter() - t0) / steps
 
 
-# on a machine with a real GPU: the same steps on the GPU itself (trips' TorchFunctionMode
-# path, syncs timed), no simulation
+# on a machine with a real GPU: the same steps on the GPU itself (trips' real-device path,
+# syncs timed), no simulation
 GPU_ROWS = [
     ("cuda: MLP step", True, "trips", False, False, 1.3),
     ("cuda: MLP step + rides (to, to, item)", True, "trips", True, False, 1.3),
