@@ -334,7 +334,6 @@ class Model:
         self._memo: dict[int, Fact | None] = {}
         self._busy: set[int] = set()
         self._training: dict[int, bool] = {}
-        self._nograd_fn: dict[int, bool] = {}
         self._parents: dict[int, dict[int, ast.AST]] = {}
         self._device_names: dict[int, list[str]] = {}
         self._avail_checks: dict[int, list[Site]] | None = None
@@ -444,11 +443,9 @@ class Model:
             else:
                 self._expr(tg, ctx, st)
         elif t is ast.AnnAssign:
-            if st.value is not None:  # type: ignore[attr-defined]
+            if st.value is not None:  # a bare ``x: int`` binds nothing
                 self._expr(st.value, ctx, st)  # type: ignore[attr-defined]
                 self._bind_target(st.target, "expr", st.value, ctx, st)  # type: ignore[attr-defined]
-            elif type(st.target) is ast.Name and scope.kind == "function":  # type: ignore[attr-defined]
-                pass
         elif t is ast.FunctionDef or t is ast.AsyncFunctionDef:
             self._walk_function(st, ctx, cls)  # type: ignore[arg-type]
         elif t is ast.ClassDef:
@@ -694,10 +691,6 @@ class Model:
         info = self.classes.get(name)
         return info is not None and info.is_module
 
-    def class_of(self, scope: Scope) -> ClassInfo | None:
-        """The class a function scope is a method of."""
-        return scope.cls
-
     # ----------------------------------------------------------------- lookups
     def binding(self, name: str, scope: Scope, at: int) -> Binding | None:
         """The binding of ``name`` visible at position ``at`` (the last one before it)."""
@@ -891,9 +884,6 @@ class Model:
             return f.but(cpu_new=None, made=False)
         return None
 
-    def loop_of_binding(self, b: Binding) -> ast.AST | None:
-        return b.stmt if b.how == "for" else None
-
     def _param_fact(self, b: Binding) -> Fact | None:
         arg: ast.arg = b.value  # type: ignore[assignment]
         scope = b.ctx.scope
@@ -1041,8 +1031,6 @@ class Model:
         meth = func.attr  # type: ignore[attr-defined]
         recv = self.fact(func.value, ctx, depth + 1)  # type: ignore[attr-defined]
         if recv is None:
-            if meth == "from_pretrained":
-                return None
             return None
         kind = recv.kind
         if kind == MODULE:
@@ -1218,11 +1206,9 @@ class Model:
                     elif fn == "step" and type(call.func) is ast.Attribute and \
                             OPTIM_NAME.search(dotted(call.func.value) or ""):  # type: ignore[attr-defined]
                         r = True
-                    elif k in ("loader", "range"):
+                    elif k in ("loader", "range"):  # a model called on the batch
                         f = self.fact(call.func, s.ctx)  # type: ignore[attr-defined]
-                        if f is not None and f.kind == MODULE and type(call.func) is not ast.Attribute or (
-                                f is not None and f.kind == MODULE and self._callable_module(call.func)):  # type: ignore[attr-defined]
-                            r = True
+                        r = f is not None and f.kind == MODULE
                     if r:
                         break
             self._training[key] = r
@@ -1235,10 +1221,6 @@ class Model:
                     self.loop_iter_kind(other, octx) == "loader":
                 return True
         return False
-
-    def _callable_module(self, func: ast.AST) -> bool:
-        return type(func) is ast.Attribute and type(func.value) is ast.Name and \
-            func.value.id in ("self",)  # type: ignore[attr-defined]
 
     def guarded(self, site_ctx: Ctx, loop: ast.AST) -> bool:
         """Is a node inside ``loop`` under an ``if`` that looks like a logging interval?"""
@@ -1294,9 +1276,6 @@ class Model:
             first = False
             s = s.parent
         return None
-
-    def function_scopes(self) -> list[Scope]:
-        return self.functions
 
     def text(self, node: ast.AST) -> str:
         """The source text of ``node`` (like ``Context.text``, without re-splitting the file
