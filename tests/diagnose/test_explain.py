@@ -266,8 +266,8 @@ def test_operands_are_read_without_side_effects():
     assert _Prop.reads == 1 and _Dyn.calls == 1  # only the user's own line read them
     # their values are the arguments the called function received: no re-evaluation needed
     assert [o["expr"] for o in report["operands"]] == ["p.value", "d.thing", "a"]
-    # two cpu operands against one on meta: the odd one out is `a`
-    assert [o["culprit"] for o in report["operands"]] == [False, False, True]
+    # the CPU against one other device: the CPU side missed the ferry
+    assert [o["culprit"] for o in report["operands"]] == [True, True, False]
 
 
 def test_operands_as_written_attribute_subscript_and_call_results():

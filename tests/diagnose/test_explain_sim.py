@@ -124,3 +124,16 @@ def test_gpu_checkpoint_loaded_on_a_cpu_machine():
     assert "torch.cuda.is_available() is False" in str(info.value)
     assert ex.report["rule"] == "FRY004"
     assert ex.report["fix"].startswith("torch.load(buf, map_location='cpu')")
+
+
+def test_model_left_behind_is_blamed_even_when_the_message_names_the_input():
+    def step():
+        model = nn.Linear(4, 2)  # never moved
+        x = torch.randn(3, 4).to("cuda")
+        return model(x)
+
+    exc, report = _explain_in_sim(step)
+    assert "but got mat1 is on cuda:0, different from other tensors on cpu" in str(exc)
+    (c,) = _culprits(report).values()
+    assert c["expr"] == "model" and c["device"] == "cpu"
+    assert report["fix"].startswith("model.to(x.device)  (modules move in place")

@@ -490,7 +490,27 @@ def _same_dev(a: str, b: str) -> bool:
     return a.split(":")[0] == b.split(":")[0] and (":" not in a or ":" not in b)
 
 
-def _pick_culprits(kind: ErrorKind, operands: list[ops.Operand]) -> tuple[str | None, str | None]:
+def _intended_device(frame: FrameType) -> str | None:
+    """The device the code means to use: a ``device``-like variable in scope, if any."""
+    torch = sys.modules.get("torch")
+    if torch is None:
+        return None
+    for scope in (frame.f_locals, frame.f_globals):
+        for name in _DEVICE_NAMES:
+            v = scope.get(name)
+            if isinstance(v, (str, torch.device)):
+                try:
+                    return str(torch.device(v))
+                except (RuntimeError, TypeError, ValueError):
+                    continue
+    return None
+
+
+_DEVICE_NAMES = ("device", "dev", "DEVICE", "torch_device", "target_device")
+
+
+def _pick_culprits(kind: ErrorKind, operands: list[ops.Operand],
+                   frame: FrameType | None = None) -> tuple[str | None, str | None]:
     """Mark the culprits; return (odd device, good device)."""
     known = [o for o in operands if o.device is not None]
     if kind.name == "numpy_on_device":
@@ -514,7 +534,17 @@ def _pick_culprits(kind: ErrorKind, operands: list[ops.Operand]) -> tuple[str | 
     votes = _votes(cands)
     present = [d for d in dict.fromkeys(devs) if votes.get(d)]
     odd: str | None = None
-    if kind.odd is not None and votes.get(kind.odd):
+    intent = _intended_device(frame) if frame is not None else None
+    wanted = [d for d in present if intent is not None and _same_dev(d, intent)]
+    others = [d for d in present if d not in wanted]
+    if len(present) >= 2 and len(wanted) == 1 and len(others) == 1:
+        # the code names its device (device = "cuda" if ... else "cpu"): off it is the culprit
+        odd = others[0]
+    elif len(present) == 2 and sum(not _is_accel(d) for d in present) == 1:
+        # the CPU against one accelerator: the CPU side missed the ferry, whichever argument
+        # PyTorch's message happens to name (it reports against the first tensor's device)
+        odd = next(d for d in present if not _is_accel(d))
+    elif kind.odd is not None and votes.get(kind.odd):
         odd = kind.odd
     elif len(present) >= 2:
         low = min(votes[d] for d in present)
@@ -558,7 +588,7 @@ def _device_expr(good: str | None, frame: FrameType, operands: list[ops.Operand]
         return "device"
     torch = sys.modules.get("torch")
     for scope in (frame.f_locals, frame.f_globals):
-        for name in ("device", "dev", "DEVICE", "torch_device", "target_device"):
+        for name in _DEVICE_NAMES:
             v = scope.get(name)
             if v is None:
                 continue
@@ -769,7 +799,7 @@ def explain_exception(exc: BaseException) -> dict[str, Any] | None:
     source = "".join(linecache.getlines(path, frame.f_globals)) if tree is not None else ""
     operands = _collect(focus, frame, entries[idx + 1].tb_frame if idx + 1 < len(entries) else None,
                         source)
-    odd, good = _pick_culprits(kind, operands)
+    odd, good = _pick_culprits(kind, operands, frame)
     for o in operands:
         if o.culprit:
             o.created_at = _created_at(o, frame, tree, line, outer)
