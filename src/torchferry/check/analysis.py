@@ -808,13 +808,14 @@ class Model:
             return None  # assigned from something we do not understand
         if MODEL_NAME.match(name):
             return _MODULE
-        if LOADER_NAME.search(name) and not self._graph_lib():
+        if LOADER_NAME.search(name) and not self.graph_lib():
             return Fact(LOADER)
         if DEVICE_NAME.match(name):
             return Fact(DEVICE, dev=True)
         return None
 
-    def _graph_lib(self) -> bool:
+    def graph_lib(self) -> bool:
+        """Does the file use PyTorch Geometric or DGL, whose batches move in place?"""
         return any(q.startswith(("torch_geometric", "dgl")) for q in self.imports.values())
 
     def binding_fact(self, b: Binding, depth: int = 0) -> Fact | None:
@@ -941,7 +942,7 @@ class Model:
                         return f.but(cpu_new=None)
                 if MODEL_NAME.match(node.attr) or node.attr.endswith(("_net", "Net", "encoder", "decoder")):
                     return _MODULE
-                if LOADER_NAME.search(node.attr) and not self._graph_lib():
+                if LOADER_NAME.search(node.attr) and not self.graph_lib():
                     return Fact(LOADER)
                 return None
         q = self.qualname(node)

@@ -5,7 +5,8 @@ Flags a tensor's `.to(...)`, `.cuda()`, `.cpu()`, `.float()`, `.half()`, `.doubl
 `.bfloat16()` or `.type(...)` written as a bare statement, so that its result is thrown away.
 The receiver must be known to be a tensor: something created by a tensor factory, returned
 by a model or a torch function, an item of a DataLoader batch, a parameter annotated
-`Tensor`, or a `forward` input. Modules (`model.to(device)` is in place) and objects whose
+`Tensor`, a `forward` input, or a name that is later passed as is to a model or loss
+(`inputs.to(device)` ... `model(inputs)`). Modules (`model.to(device)` is in place) and objects whose
 `.to` works in place (a tokenizer's `BatchEncoding`, a PyG `Data`) are not flagged.
 
 ## Why is this bad
@@ -46,7 +47,16 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import MOVE_METHODS, Model, insert_before, short
+from torchferry.check.analysis import (
+    MODEL_NAME,
+    MODULE,
+    MOVE_METHODS,
+    Model,
+    Site,
+    end_pos,
+    insert_before,
+    short,
+)
 from torchferry.check.api import Context, Finding, Fix
 
 CODE = "FRY002"
@@ -64,7 +74,10 @@ def check(ctx: Context) -> Iterable[Finding]:
         if func.attr == "type" and not call.args and not call.keywords:
             continue  # ``x.type()`` returns the type name: pointless, but not a move
         f = m.fact(func.value, site.ctx)
-        if f is None or not f.sure_tensor:
+        if f is None:
+            if not _fed_to_a_model(m, site, func.value):
+                continue
+        elif not f.sure_tensor:
             continue
         text = short(m.text(call))
         recv = func.value
@@ -81,3 +94,20 @@ def check(ctx: Context) -> Iterable[Finding]:
             f"`{text}` result is discarded: tensors are {what}; {hint}",
             fix,
         )
+
+
+def _fed_to_a_model(m: Model, site: Site, recv: ast.expr) -> bool:
+    """An unknown name that is later passed, as is, to a model or loss call in the same
+    function is data, not a module (``inputs.to(device)`` ... ``model(inputs)``)."""
+    if type(recv) is not ast.Name or MODEL_NAME.match(recv.id) or m.graph_lib():
+        return False
+    b = m.binding(recv.id, site.ctx.scope, site.pos)
+    for s in site.ctx.scope.calls_between(end_pos(site.stmt), 1 << 62):
+        if not any(type(a) is ast.Name and a.id == recv.id for a in s.node.args):
+            continue
+        if m.binding(recv.id, s.ctx.scope, s.pos) is not b:
+            return False  # rebound in between: a different value
+        f = m.fact(s.node.func, s.ctx)
+        if f is not None and f.kind == MODULE:
+            return True
+    return False
