@@ -779,7 +779,7 @@ class Model:
                 return f.but(cpu_new=None)
             if f.kind == BATCH:
                 return f.but(whole=False)
-            if f.kind == LOAD:
+            if f.kind in (LOAD, LOADER):  # ``checkpoint["model"]``, ``dataloaders["train"]``
                 return f
             return None
         if t is ast.Constant:
