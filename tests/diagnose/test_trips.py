@@ -140,6 +140,25 @@ def test_report_prints_and_empty_table(capsys):
     assert out.startswith("torchferry trips: no host<->device copies")
 
 
+def test_one_read_per_epoch_is_the_fix_not_a_finding():
+    """The lesson's advice (accumulate on the device, read one number per epoch) must not
+    be flagged: a sync in a loop that holds the batch loop runs once per epoch."""
+    with tf.simulate("cuda"):
+        x = torch.ones(2, device="cuda")
+        with tf.trips() as t:
+            for _epoch in range(5):
+                total = torch.zeros((), device="cuda")
+                for _step in range(4):
+                    total += x.sum()
+                    last = x.sum().item()  # noqa: F841 - once per step: flagged
+                epoch_mean = total.item() / 4  # noqa: F841 - once per epoch: fine
+    (per_step,) = _by(t.rows, op="item", source="last = x.sum().item()  # noqa: F841 - once per step: flagged")
+    assert per_step["count"] == 20 and per_step["rule"] == "FRY007"
+    (per_epoch,) = [r for r in t.rows if r["source"].startswith("epoch_mean")]
+    assert per_epoch["count"] == 5 and per_epoch["rule"] is None
+    assert "epoch_mean" not in t.format().split("rides repeated")[-1]
+
+
 @pytest.mark.parametrize("n", [2])
 def test_short_loops_are_not_flagged(n):
     with tf.simulate("cuda"):

@@ -72,6 +72,7 @@ class _Row:
     timed: bool = False
     loop: int | None = None
     guarded: bool = False
+    per_epoch: bool = False  # the loop holds another loop: one ride per epoch is fine
     sites: set[int] | None = None  # instruction offsets in the loop's frame: rides per iteration
 
     def per_iteration(self) -> int:
@@ -98,12 +99,13 @@ def _tree(path: str) -> ast.Module | None:
     return _TREES[path]
 
 
-def _loop_of(path: str, line: int) -> tuple[int, bool] | None:
-    """(line of the innermost loop around ``line`` in its function, guarded by an ``if``?)."""
+def _loop_of(path: str, line: int) -> tuple[int, bool, bool] | None:
+    """(line of the innermost loop around ``line`` in its function, guarded by an ``if``?,
+    an outer (epoch) loop, i.e. one whose body holds another loop?)."""
     key = (path, line)
     if key in _LOOPS:
         return _LOOPS[key]
-    result: tuple[int, bool] | None = None
+    result: tuple[int, bool, bool] | None = None
     tree = _tree(path)
     if tree is not None:
         result = _find_loop(tree, line)
@@ -111,7 +113,7 @@ def _loop_of(path: str, line: int) -> tuple[int, bool] | None:
     return result
 
 
-def _find_loop(tree: ast.AST, line: int) -> tuple[int, bool] | None:
+def _find_loop(tree: ast.AST, line: int) -> tuple[int, bool, bool] | None:
     chain: list[ast.AST] = []
 
     def visit(node: ast.AST) -> bool:
@@ -134,7 +136,15 @@ def _find_loop(tree: ast.AST, line: int) -> tuple[int, bool] | None:
             loop, guarded = node, False
         elif isinstance(node, ast.If) and loop is not None and node.lineno != line:
             guarded = True
-    return None if loop is None else (loop.lineno, guarded)
+    if loop is None:
+        return None
+    # A loop around another loop is an epoch loop: reading one number per epoch there is
+    # the lesson's advice, not a sync in the hot loop.
+    _loops = (ast.For, ast.AsyncFor, ast.While)
+    outer = any(
+        isinstance(n, _loops) for stmt in loop.body for n in ast.walk(stmt)  # type: ignore[attr-defined]
+    )
+    return loop.lineno, guarded, outer
 
 
 # ---------------------------------------------------------------- counting
@@ -160,7 +170,7 @@ def _record(kind: str, op: str, nbytes: int, blocked: float | None, depth: int =
         t._add(path, line, kind, op, nbytes, blocked, loop)
 
 
-def _loop_context(f: FrameType | None) -> tuple[int, bool, int] | None:
+def _loop_context(f: FrameType | None) -> tuple[int, bool, int, bool] | None:
     """The loop the ride repeats in: its own line's loop, else a calling line's (user frames)."""
     hops = 0
     while f is not None and hops < 8:
@@ -168,7 +178,7 @@ def _loop_context(f: FrameType | None) -> tuple[int, bool, int] | None:
         if _frames.is_user_code(code):
             lp = _loop_of(code.co_filename, f.f_lineno)
             if lp is not None:
-                return lp[0], lp[1], f.f_lasti
+                return lp[0], lp[1], f.f_lasti, lp[2]
             hops += 1
         f = f.f_back
     return None
@@ -461,13 +471,14 @@ class trips(contextlib.ContextDecorator):
 
     # counting
     def _add(self, path: str, line: int, kind: str, op: str, nbytes: int,
-             blocked: float | None, loop: tuple[int, bool, int] | None) -> None:
+             blocked: float | None, loop: tuple[int, bool, int, bool] | None) -> None:
         key = (path, line, kind, op)
         row = self._rows.get(key)
         if row is None:
             row = self._rows[key] = _Row(path, line, kind, op)
             if loop is not None:
                 row.loop, row.guarded, row.sites = loop[0], loop[1], set()
+                row.per_epoch = loop[3]
         if loop is not None and row.sites is not None and len(row.sites) < 16:
             row.sites.add(loop[2])
         row.count += 1
@@ -517,7 +528,7 @@ class trips(contextlib.ContextDecorator):
         if row.loop is None or row.guarded or row.count // row.per_iteration() < self.loop_min:
             return None
         if row.kind in ("sync", "d2h"):
-            return "FRY007"
+            return None if row.per_epoch else "FRY007"
         if row.kind == "module_move":
             return "FRY008"
         return None
