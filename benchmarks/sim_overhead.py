@@ -130,7 +130,7 @@ def main() -> None:
     )
     print("|---|---|---|---|---|---|")
     for name, build, target in CASES:
-        steps = args.steps or {"(a)": 60, "(b)": 10, "(c)": 300}[name[:3]]
+        steps = args.steps or {"(a)": 150, "(b)": 20, "(c)": 500}[name[:3]]
         plain, sim, floor = [], [], []
         for r in range(args.rounds):
             # alternate the order so neither run always goes first; pair adjacent runs
