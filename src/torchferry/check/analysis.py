@@ -126,11 +126,12 @@ class Fact:
     """
 
     __slots__ = ("kind", "dev", "grad", "made", "cpu_new", "inp", "moved", "loop", "whole",
-                 "weak")
+                 "weak", "guessed")
 
     def __init__(self, kind: str, dev: bool = False, grad: bool = False, made: bool = False,
                  cpu_new: ast.Call | None = None, inp: bool = False, moved: bool = False,
-                 loop: ast.AST | None = None, whole: bool = False, weak: bool = False) -> None:
+                 loop: ast.AST | None = None, whole: bool = False, weak: bool = False,
+                 guessed: bool = False) -> None:
         self.kind = kind
         self.dev = dev
         self.grad = grad
@@ -141,10 +142,12 @@ class Fact:
         self.loop = loop
         self.whole = whole
         self.weak = weak  # only guessed (a parameter used as ``x.shape``): could be an ndarray
+        # ``dev`` only because a model was called on inputs of unknown origin
+        self.guessed = guessed
 
     def but(self, **kw: object) -> Fact:
         f = Fact(self.kind, self.dev, self.grad, self.made, self.cpu_new, self.inp, self.moved,
-                 self.loop, self.whole, self.weak)
+                 self.loop, self.whole, self.weak, self.guessed)
         for k, v in kw.items():
             setattr(f, k, v)
         return f
@@ -770,6 +773,7 @@ class Model:
             if not ts:
                 return None
             return Fact(TENSOR, dev=any(f.dev for f in ts), inp=any(f.inp for f in ts),
+                        guessed=_guessed(ts),
                         weak=all(f.weak for f in ts))
         if t is ast.Subscript:
             f = self.fact(node.value, ctx, depth + 1)  # type: ignore[attr-defined]
@@ -925,7 +929,7 @@ class Model:
             cpu_new = fs[0].cpu_new
         return Fact(TENSOR, dev=any(f.dev for f in fs), grad=any(f.grad for f in fs),
                     made=all(f.made for f in fs), inp=any(f.inp for f in fs), cpu_new=cpu_new,
-                    weak=all(f.weak for f in fs))
+                    weak=all(f.weak for f in fs), guessed=_guessed(fs))
 
     def _attr_fact(self, node: ast.Attribute, ctx: Ctx, depth: int) -> Fact | None:
         v = node.value
@@ -1073,16 +1077,17 @@ class Model:
     def _model_output(self, node: ast.Call, ctx: Ctx, depth: int) -> Fact:
         """A model's output: on the model's device, which is the inputs' device when those
         are known (a model on the GPU given CPU tensors would have crashed)."""
-        dev = True
         fs = [self.fact(a, ctx, depth + 1) for a in node.args]
         ts = [f for f in fs if f is not None and f.sure_tensor]
-        if ts and not any(f.dev for f in ts):
-            dev = False
-        return Fact(TENSOR, dev=dev, grad=not self.nograd(ctx))
+        if not ts:  # inputs of unknown origin: the model may be anywhere
+            return Fact(TENSOR, dev=True, grad=not self.nograd(ctx), guessed=True)
+        return Fact(TENSOR, dev=any(f.dev for f in ts), grad=not self.nograd(ctx),
+                    guessed=_guessed(ts))
 
     def _moved(self, recv: Fact, meth: str, node: ast.Call, ctx: Ctx, depth: int) -> Fact:
         if meth in ("cuda", "xpu", "mps"):
-            return recv.but(kind=TENSOR, dev=True, moved=True, cpu_new=None, whole=False)
+            return recv.but(kind=TENSOR, dev=True, moved=True, cpu_new=None, whole=False,
+                            guessed=False)
         if meth == "cpu":
             return recv.but(kind=TENSOR, dev=False, moved=True, cpu_new=None, whole=False)
         target = node.args[0] if node.args else kwarg(node, "device") or kwarg(node, "other")
@@ -1093,7 +1098,7 @@ class Model:
         d = self._device_arg_dev(target, ctx, depth)
         if d is None:  # a dtype: same device as before
             return recv.but(kind=TENSOR, whole=False)
-        return recv.but(kind=TENSOR, dev=d, moved=True, cpu_new=None, whole=False)
+        return recv.but(kind=TENSOR, dev=d, moved=True, cpu_new=None, whole=False, guessed=False)
 
     def _qual_call_fact(self, q: str, node: ast.Call, ctx: Ctx, depth: int) -> Fact | None:
         if q.startswith("torch."):
@@ -1139,7 +1144,7 @@ class Model:
                             grad=any(f.grad for f in ts) and not self.nograd(ctx)
                             and not rest.startswith(("argmax", "argmin", "nn.functional.one_hot")),
                             inp=any(f.inp for f in ts), made=all(f.made for f in ts),
-                            cpu_new=ts[0].cpu_new if len(ts) == 1 else None)
+                            cpu_new=ts[0].cpu_new if len(ts) == 1 else None, guessed=_guessed(ts))
             return None
         if q.startswith(("numpy.",)):
             return Fact(ARRAY)
@@ -1311,6 +1316,13 @@ class Model:
 
 GUARD_NAME = re.compile(r"log|print|verbose|interval|freq|every|debug|display|report", re.I)
 AVAIL_NAME = re.compile(r"cuda|gpu|device|accel|mps|xpu", re.I)
+
+
+def _guessed(facts: list[Fact]) -> bool:
+    """Combined facts are "dev only by guess" when every operand that may be on the
+    device is so only by guess."""
+    devs = [f for f in facts if f.dev]
+    return bool(devs) and all(f.guessed for f in devs)
 
 
 def _is_accel_literal(node: ast.AST | None) -> bool:

@@ -141,7 +141,7 @@ def _finding(ctx: Context, m: Model, call: ast.Call, partner: ast.AST,
         edit = add_keyword(ctx, call, f"device={input_name}.device")
         if edit is not None:
             fix = Fix((edit,), False, f"Pass `device={input_name}.device`")
-    where = f"device={input_name or 'x'}.device"
+    where = f"device={input_name or '<input>'}.device"
     return ctx.finding(
         CODE, call,
         f"`{fname}(...)` without `device=` is built on the CPU but meets "
@@ -151,7 +151,8 @@ def _finding(ctx: Context, m: Model, call: ast.Call, partner: ast.AST,
 
 
 def _dev(f: Fact | None) -> bool:
-    return f is not None and f.sure_tensor and f.dev and f.cpu_new is None
+    """On the device for a reason we can see (not only "a model returned it")."""
+    return f is not None and f.sure_tensor and f.dev and not f.guessed and f.cpu_new is None
 
 
 def _meetings(m: Model, scope: Scope) -> Iterable[Meeting]:
