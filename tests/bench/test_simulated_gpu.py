@@ -88,3 +88,23 @@ def test_device_loader_prefetch_in_the_simulation(sim):
     data = [{"x": torch.randn(4, 3), "y": torch.arange(4)} for _ in range(3)]
     out = list(torchferry.DeviceLoader(data, "cuda", prefetch=2))
     assert [b["x"].device.type for b in out] == ["cuda"] * 3
+
+
+def test_device_loader_stream_operations_in_the_simulation(sim):
+    """The real CUDA stream operations DeviceLoader uses, called as it calls them."""
+    from torchferry.loader import _CudaStreamOps, _stream_ops
+
+    dev = torchferry.DeviceLoader([], "cuda").device
+    ops = _stream_ops(dev)
+    assert isinstance(ops, _CudaStreamOps)
+    side = ops.new_stream(dev)
+    host = ops.pin(torch.ones(4))
+    assert host.is_pinned()
+    with ops.on(side):
+        moved = torchferry.to(host, dev)
+        event = ops.record(side)
+    current = ops.current_stream(dev)
+    assert current != side
+    ops.wait(current, event)
+    ops.sync(ops.mark(current))
+    assert moved.device.type == "cuda" and torch.equal(moved.cpu(), torch.ones(4))
