@@ -718,6 +718,15 @@ def _h_register_hook(func, args, kwargs):
     return func(t, tagged_hook)
 
 
+@handles(Tensor.backward, torch.autograd.backward)
+def _h_backward(func, args, kwargs):
+    out = func(*args, **kwargs)
+    # backward frees the saved activations: drop their tags now, so their StorageImpl
+    # shells do not linger and fragment the heap for the next forward pass
+    _tags.sweep()
+    return out
+
+
 @handles(torch.autograd.grad)
 def _h_autograd_grad(func, args, kwargs):
     inputs = args[1] if len(args) > 1 else kwargs.get("inputs")
