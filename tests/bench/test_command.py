@@ -75,8 +75,10 @@ def test_predict_profile_and_dtype(capsys, no_accelerator, tmp_path):
     assert doc["dtype"] == "bfloat16" and doc["model"]["profile"]["key"] == "h100"
     assert "H100 resident" in out
     # the T4 has no bf16 datasheet rate: nothing is predicted, and the table says so
-    run_ok(capsys, "--sizes", "64", "--dtype", "bfloat16", "--predict", "t4", *FAST, "--json",
-           str(j))
+    out, _ = run_ok(capsys, "--sizes", "64", "--dtype", "bfloat16", "--predict", "t4", *FAST,
+                    "--json", str(j))
+    row = next(line for line in out.splitlines() if line.strip().startswith("64 "))
+    assert row.count("~n/a") == 3
     doc = json.loads(j.read_text())
     t4 = [r for r in doc["records"] if r["device"] == "t4"]
     assert all(r["seconds"] is None and "no datasheet bfloat16 rate" in r["error"] for r in t4)
@@ -240,3 +242,10 @@ def test_threads_option_is_applied_and_recorded(capsys, tmp_path, no_accelerator
         assert json.loads(j.read_text())["machine"]["torch_threads"] == 1
     finally:
         torch.set_num_threads(before)
+
+
+def test_predicted_out_of_memory_is_labelled(capsys, no_accelerator, monkeypatch):
+    monkeypatch.setattr(matmul, "host_bytes_available", lambda: 1_000_000)  # CPU: not attempted
+    out, _ = run_ok(capsys, "--sizes", "70000", *FAST)
+    row = next(line for line in out.splitlines() if line.strip().startswith("70000"))
+    assert row.split()[1:3] == ["OOM", "OOM"] and row.count("~OOM") == 3  # 3 x 19.6 GB > 16 GB

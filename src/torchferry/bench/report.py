@@ -117,7 +117,13 @@ def _cell(rec: dict[str, Any] | None, what: str = "seconds") -> str:
     if rec is None:
         return "-"
     if rec.get("error"):
-        return "OOM" if "out of memory" in rec["error"] else "error"
+        if "out of memory" in rec["error"]:
+            text = "OOM"
+        elif rec["error"].startswith("no datasheet"):
+            text = "n/a"
+        else:
+            text = "error"
+        return ("~" + text) if rec["kind"] == "predicted" else text
     value = rec.get(what)
     if value is None:
         return "-"
