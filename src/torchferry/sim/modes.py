@@ -720,9 +720,11 @@ def _h_register_hook(func, args, kwargs):
 
 @handles(Tensor.backward, torch.autograd.backward)
 def _h_backward(func, args, kwargs):
+    # Drop dead tags before (gradients freed by zero_grad) and after (activations freed
+    # by backward), so their StorageImpl shells do not linger and fragment the heap for
+    # the allocations that follow.
+    _tags.sweep()
     out = func(*args, **kwargs)
-    # backward frees the saved activations: drop their tags now, so their StorageImpl
-    # shells do not linger and fragment the heap for the next forward pass
     _tags.sweep()
     return out
 
