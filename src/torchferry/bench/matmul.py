@@ -59,6 +59,26 @@ def host_bytes_available() -> int | None:
     return None
 
 
+def warm_up(dev: Any, seconds: float = 0.3) -> None:
+    """Keep an accelerator busy for a moment before timing it: an idle GPU runs at a low
+    clock and ramps up under load, and the first products pay for library handles."""
+    import time
+
+    import torch
+
+    from torchferry.timing import _sync
+
+    try:
+        x = torch.randn(1024, 1024, device=dev)
+        t0 = time.perf_counter()
+        while time.perf_counter() - t0 < seconds:
+            for _ in range(8):
+                x @ x
+            _sync(dev)
+    except Exception:  # best effort: timing proceeds (and reports errors) regardless
+        pass
+
+
 def _free(dev: Any) -> None:
     import torch
 
@@ -165,6 +185,9 @@ def run_matmul(
         if prof is None and predict_explicit:
             prof = predict
         profiles[dev_name] = {"label": label, "profile": prof.key if prof else None}
+
+    for dev_name in accels:
+        warm_up(torch.device(dev_name), 0.05 if min_time < 0.1 else 0.3)
 
     for n in sizes:
         step(f"{n}x{n} cpu")
