@@ -170,9 +170,7 @@ def run_matmul(
     """
     import torch
 
-    from torchferry.bench.model import DTYPE_BYTES  # noqa: F401  (dtype names checked upstream)
-
-    tdtype = getattr(torch, dtype)
+    tdtype = getattr(torch, dtype)  # a name parse_dtype accepted
     accels = list(accelerator_devices() if accelerators is None else accelerators)
     step = progress or (lambda _msg: None)
     records: list[dict[str, Any]] = []
@@ -234,7 +232,6 @@ def run_matmul(
                                      min_time)
                     else:
                         ad = bd = None
-                        _free(dev)
                         rec = _timed(n, dev_name, label, mode, _ride, (a, b, dev), dev,
                                      min_time)
                 except Exception as exc:
