@@ -185,7 +185,6 @@ def _matmul(args: argparse.Namespace) -> int:
     min_time = _min_time(args)
 
     from torchferry.bench import matmul, report
-    from torchferry.bench.model import predict_matmul  # noqa: F401
 
     load_before = _load()
     accels = matmul.accelerator_devices()

@@ -95,10 +95,10 @@ def run_transfer(
             host = bufs[memory]
             nb = memory == "pinned"
             if direction == "h2d":
-                def fn(dst=bufs["dev"], src=host, nb=nb):  # noqa: B008
+                def fn(dst=bufs["dev"], src=host, nb=nb):
                     dst.copy_(src, non_blocking=nb)
             else:
-                def fn(dst=host, src=bufs["dev"], nb=nb):  # noqa: B008
+                def fn(dst=host, src=bufs["dev"], nb=nb):
                     dst.copy_(src, non_blocking=nb)
             try:
                 t = measure(fn, device=dev, warmup=1, min_time=min_time)
