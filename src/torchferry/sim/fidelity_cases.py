@@ -908,6 +908,11 @@ CASES: list[Case] = [
         "g=torch.Generator(); torch.randn(2, device='cuda', generator=g)",
         exc=("RuntimeError", "Expected a 'cuda' device type for generator but found 'cpu'"),
     ),
+    Case(
+        "backward_gradient_on_cpu",
+        "x=torch.ones(2,device='cuda',requires_grad=True); (x*2).backward(torch.ones(2))",
+        exc=("RuntimeError", "invalid gradient at index 0 - expected device cuda:0 but got cpu"),
+    ),
     # the lesson, verbatim
     Case(
         "lesson_portable",

@@ -720,6 +720,22 @@ def _h_register_hook(func, args, kwargs):
 
 @handles(Tensor.backward, torch.autograd.backward)
 def _h_backward(func, args, kwargs):
+    if func is Tensor.backward:
+        roots = [args[0]]
+        grads = [args[1] if len(args) > 1 else kwargs.get("gradient")]
+    else:
+        t = args[0] if args else kwargs.get("tensors")
+        g = args[1] if len(args) > 1 else kwargs.get("grad_tensors")
+        roots = [t] if isinstance(t, Tensor) else list(t or [])
+        grads = [g] if isinstance(g, Tensor) else list(g or [None] * len(roots))
+    for i, (r, g) in enumerate(zip(roots, grads, strict=False)):
+        if isinstance(r, Tensor) and isinstance(g, Tensor):
+            dr, dg = dev_of(r) or _CPU, dev_of(g) or _CPU
+            if dr != dg:
+                # the autograd engine's check of the root gradients (validate_outputs)
+                raise RuntimeError(
+                    f"invalid gradient at index {i} - expected device {dr} but got {dg}"
+                )
     # Drop dead tags before (gradients freed by zero_grad) and after (activations freed
     # by backward), so their StorageImpl shells do not linger and fragment the heap for
     # the allocations that follow.

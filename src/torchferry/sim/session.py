@@ -269,6 +269,16 @@ def created_at(t: torch.Tensor) -> tuple[str, int, str] | None:
     """Where ``t``'s simulated-device storage was created or last moved: (path, line, function).
 
     ``None`` for CPU tensors and when every frame was inside torch/torchferry.
+
+    >>> import torch, torchferry as tf
+    >>> from torchferry.sim import created_at
+    >>> with tf.simulate("cuda"):
+    ...     x = torch.ones(2).to("cuda")
+    ...     path, line, function = created_at(x)
+    ...     created_at(torch.ones(2)) is None
+    True
+    >>> function
+    '<module>'
     """
     try:
         e = _tags.entry(t)
