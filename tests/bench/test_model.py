@@ -16,7 +16,7 @@ def test_compute_bound_prediction_is_flops_over_peak_plus_launch():
     p = predict_matmul(4000, "float32", t4)
     assert p["resident"] == pytest.approx(t4.launch_latency + 2 * 4000**3 / 8.1e12)
     one = 4000 * 4000 * 4
-    rides = 3 * (one / t4.link_bandwidth + t4.sync_latency)
+    rides = 3 * (one / (t4.link_bandwidth * t4.pageable_fraction) + t4.sync_latency)
     assert p["rides"] == pytest.approx(p["resident"] + rides)
 
 
@@ -119,3 +119,21 @@ def test_is_oom_recognises_every_flavour():
                                       "can't allocate memory: you tried to allocate 1 bytes"))
     assert matmul.is_oom(MemoryError())
     assert not matmul.is_oom(RuntimeError("mat1 and mat2 shapes cannot be multiplied"))
+
+
+def test_the_non_datasheet_numbers_are_the_h200_measurement():
+    """Launch 16.9 us, 13 us per copy, pageable at 14.2-15.7 of 63 GB/s (run_all.sh on an H200,
+    docs/measured/h200-2026-11-30): the NVIDIA profiles carry them and say so."""
+    for key in ("t4", "a100", "h100", "h200", "rtx4090"):
+        prof = PROFILES[key]
+        assert prof.launch_latency == pytest.approx(17e-6)
+        assert prof.sync_latency == pytest.approx(13e-6)
+        assert 14.2 / 63 <= prof.pageable_fraction <= 15.7 / 63
+        assert "H200" in prof.sources["latency"]
+    assert PROFILES["m2"].pageable_fraction == 1.0
+    from torchferry.bench.model import predict_copy
+
+    h200 = PROFILES["h200"]
+    one_second = h200.link_bandwidth  # bytes the link moves in a second, pinned
+    assert predict_copy(one_second, h200, pageable=False) == pytest.approx(1 + h200.sync_latency)
+    assert predict_copy(one_second, h200) == pytest.approx(1 / 0.24 + h200.sync_latency)

@@ -210,7 +210,7 @@ def _matmul(args: argparse.Namespace) -> int:
         "model": {
             "compute": "launch_latency + max(2 n^3 / peak_flops[dtype], 3 n^2 bytes / mem_bandwidth)",
             "rides": "compute + sum over 3 copies (a, b to the device; result back) of "
-                     "(bytes / link_bandwidth + sync_latency)",
+                     "(bytes / (link_bandwidth * pageable_fraction) + sync_latency)",
             "profile": profile.to_dict() if predicted else None,
             "profiles_used": sorted({a["profile"] for a in result["accelerators"] if a["profile"]}),
         },
@@ -258,8 +258,9 @@ def _print_matmul(doc: dict[str, Any], profile: Any) -> None:
     if profile is not None:
         print(f"~ predicted: launch {profile.launch_latency * 1e6:.0f} µs + max(flops / "
               f"{profile.peak_flops.get(doc['dtype'], 0) / 1e12:g} TFLOP/s, bytes / "
-              f"{profile.mem_bandwidth / 1e9:g} GB/s); rides add bytes / "
-              f"{profile.link_bandwidth / 1e9:.2f} GB/s ({profile.link_name}) + "
+              f"{profile.mem_bandwidth / 1e9:g} GB/s); rides add bytes / ("
+              f"{profile.link_bandwidth / 1e9:.2f} GB/s {profile.link_name} x "
+              f"{profile.pageable_fraction:g} for pageable memory) + "
               f"{profile.sync_latency * 1e6:.0f} µs per copy.")
     if doc["accelerators"] and doc["dtype"] == "float32" and m.get(
             "float32_matmul_precision", "highest") != "highest":

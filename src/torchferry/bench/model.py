@@ -10,7 +10,12 @@ For an ``n x n`` by ``n x n`` matrix product in a dtype of ``e`` bytes:
   writing the result once);
 * with the ferry rides (inputs shipped host-to-device, result shipped back)::
 
-      compute + sum over the three copies of (bytes / link_bandwidth + sync_latency)
+      compute + sum over the three copies of
+                (bytes / (link_bandwidth * pageable_fraction) + sync_latency)
+
+  (the inputs and the result live in ordinary pageable host memory, which the
+  driver stages through a pinned buffer: such copies reach only a fraction of
+  the link's datasheet bandwidth; see ``profiles.py`` for where it comes from)
 
 A dtype the profile has no datasheet rate for gives ``None`` (not predicted), and
 so does a problem whose three matrices do not fit in the card's memory (``"oom"``).
@@ -36,9 +41,11 @@ def matmul_bytes(n: int, dtype: str) -> float:
     return 3.0 * n * n * DTYPE_BYTES[dtype]
 
 
-def predict_copy(nbytes: float, profile: DeviceProfile) -> float:
-    """Seconds for one blocking host<->device copy of ``nbytes``."""
-    return nbytes / profile.link_bandwidth + profile.sync_latency
+def predict_copy(nbytes: float, profile: DeviceProfile, *, pageable: bool = True) -> float:
+    """Seconds for one blocking host<->device copy of ``nbytes`` (from pageable memory
+    by default; ``pageable=False``: pinned, at the link's full datasheet rate)."""
+    bandwidth = profile.link_bandwidth * (profile.pageable_fraction if pageable else 1.0)
+    return nbytes / bandwidth + profile.sync_latency
 
 
 def predict_matmul(n: int, dtype: str, profile: DeviceProfile) -> dict[str, float | str | None]:
@@ -46,8 +53,8 @@ def predict_matmul(n: int, dtype: str, profile: DeviceProfile) -> dict[str, floa
 
     >>> from torchferry.bench.profiles import PROFILES
     >>> p = predict_matmul(4000, "float32", PROFILES["t4"])
-    >>> round(p["resident"] * 1e3, 1)  # 128 GFLOP at 8.1 TFLOP/s, plus the launch
-    15.8
+    >>> round(p["resident"] * 1e3, 2)  # 128 GFLOP at 8.1 TFLOP/s, plus the launch
+    15.82
     """
     if n * n * DTYPE_BYTES[dtype] * 3 > profile.memory:
         return {"resident": "oom", "rides": "oom"}

@@ -12,12 +12,22 @@ standard: Gen3 8 GT/s, Gen4 16 GT/s, Gen5 32 GT/s per lane, 128b/130b encoding,
 16 lanes: 15.75, 31.5 and 63.0 GB/s.  NVIDIA datasheets print the bidirectional
 sum (32, 64, 128 GB/s).
 
-The two latencies are NOT datasheet figures (no vendor publishes them): they are
-assumptions, typical of what a Python call into PyTorch costs on such a device
-(``launch_latency``: one op from Python to a finished kernel on an idle GPU;
-``sync_latency``: the fixed cost of one blocking copy).  ``ferry bench`` on a
-machine with the card prints the model's error against measurement, which is
-how these assumptions get checked.
+Three numbers are NOT datasheet figures (no vendor publishes them):
+``launch_latency`` (one op from Python to a finished kernel on an idle GPU),
+``sync_latency`` (the fixed cost of one blocking copy) and ``pageable_fraction``
+(the share of the link's bandwidth that a copy from/to ordinary pageable host
+memory reaches: the driver stages it through a pinned buffer with CPU memcpys,
+so it depends on the host more than on the link).  For NVIDIA cards they come
+from one measurement with this tool, on an NVIDIA H200 (PCIe Gen5 x16, torch
+2.11.0+cu130, 2026-11-30, ``benchmarks/gpu/run_all.sh``, results in
+``docs/measured/h200-2026-11-30/``): a resident 50 x 50 product took 16.9 µs;
+each of the three few-KB blocking copies of the 50 x 50 ride added 13 µs
+((56.2 - 16.9) / 3); pageable copies peaked at 14.2 GB/s host-to-device and
+15.7 GB/s device-to-host, 23-25% of the 63 GB/s link.  They are assumed for the
+other NVIDIA cards (the first version of the model assumed 8-10 µs, 12-15 µs and
+pinned-memory bandwidth, and was off by a median 53% (resident) and 73% (rides)
+on the H200).  ``ferry bench`` on a machine with the card prints the model's
+error against measurement, which is how these assumptions get checked.
 
 This module imports nothing heavy: the CLI validates ``--predict`` with it.
 """
@@ -30,6 +40,11 @@ __all__ = ["DeviceProfile", "PROFILES", "DEFAULT_PROFILE", "profile_for_device_n
 
 GB = 1e9
 TFLOPS = 1e12
+
+# Not datasheet figures: measured once on an NVIDIA H200 with this tool (see above).
+NVIDIA_LAUNCH = 17e-6  # s, resident 50 x 50 product, call to finished kernel
+NVIDIA_SYNC = 13e-6  # s, fixed cost of one blocking host<->device copy
+PAGEABLE_FRACTION = 0.24  # pageable copies reached 14.2-15.7 GB/s of a 63 GB/s link
 
 # PCIe x16, per direction, in bytes/s (PCI-SIG base specifications; 128b/130b encoding).
 PCIE3_X16 = 8e9 * 16 * 128 / 130 / 8  # 15.75 GB/s
@@ -57,6 +72,8 @@ class DeviceProfile:
     sync_latency: float
     link_name: str
     sources: dict[str, str] = field(default_factory=dict)
+    #: share of link_bandwidth a copy from/to pageable host memory reaches (assumption)
+    pageable_fraction: float = PAGEABLE_FRACTION
 
     def to_dict(self) -> dict[str, object]:
         return {
@@ -69,13 +86,16 @@ class DeviceProfile:
             "memory": self.memory,
             "launch_latency": self.launch_latency,
             "sync_latency": self.sync_latency,
+            "pageable_fraction": self.pageable_fraction,
             "sources": dict(self.sources),
         }
 
 
 _LATENCY_NOTE = (
-    "assumption, not on any datasheet: typical cost of one PyTorch op / one blocking copy "
-    "from Python on this class of device; checked by 'ferry bench' on a machine with the card"
+    "assumption, not on any datasheet: launch 17 us, 13 us per blocking copy and pageable "
+    "copies at 24% of the link, as measured with 'ferry bench' / 'ferry bench transfer' on an "
+    "NVIDIA H200 (torch 2.11.0+cu130, 2026-11-30, docs/measured/h200-2026-11-30/); checked by "
+    "'ferry bench' on a machine with the card"
 )
 
 PROFILES: dict[str, DeviceProfile] = {
@@ -89,8 +109,8 @@ PROFILES: dict[str, DeviceProfile] = {
         mem_bandwidth=320 * GB,
         link_bandwidth=PCIE3_X16,
         memory=16 * GB,
-        launch_latency=10e-6,
-        sync_latency=15e-6,
+        launch_latency=NVIDIA_LAUNCH,
+        sync_latency=NVIDIA_SYNC,
         link_name="PCIe Gen3 x16",
         sources={
             "peak_flops": (
@@ -125,8 +145,8 @@ PROFILES: dict[str, DeviceProfile] = {
         mem_bandwidth=2039 * GB,
         link_bandwidth=PCIE4_X16,
         memory=80 * GB,
-        launch_latency=8e-6,
-        sync_latency=12e-6,
+        launch_latency=NVIDIA_LAUNCH,
+        sync_latency=NVIDIA_SYNC,
         link_name="PCIe Gen4 x16",
         sources={
             "peak_flops": (
@@ -157,8 +177,8 @@ PROFILES: dict[str, DeviceProfile] = {
         mem_bandwidth=3.35e12,
         link_bandwidth=PCIE5_X16,
         memory=80 * GB,
-        launch_latency=8e-6,
-        sync_latency=12e-6,
+        launch_latency=NVIDIA_LAUNCH,
+        sync_latency=NVIDIA_SYNC,
         link_name="PCIe Gen5 x16",
         sources={
             "peak_flops": (
@@ -187,8 +207,8 @@ PROFILES: dict[str, DeviceProfile] = {
         mem_bandwidth=4.8e12,
         link_bandwidth=PCIE5_X16,
         memory=141 * GB,
-        launch_latency=8e-6,
-        sync_latency=12e-6,
+        launch_latency=NVIDIA_LAUNCH,
+        sync_latency=NVIDIA_SYNC,
         link_name="PCIe Gen5 x16",
         sources={
             "peak_flops": (
@@ -216,8 +236,8 @@ PROFILES: dict[str, DeviceProfile] = {
         mem_bandwidth=1008 * GB,
         link_bandwidth=PCIE4_X16,
         memory=24 * GB,
-        launch_latency=8e-6,
-        sync_latency=12e-6,
+        launch_latency=NVIDIA_LAUNCH,
+        sync_latency=NVIDIA_SYNC,
         link_name="PCIe Gen4 x16",
         sources={
             "peak_flops": (
@@ -244,6 +264,7 @@ PROFILES: dict[str, DeviceProfile] = {
         memory=8 * GB,
         launch_latency=40e-6,
         sync_latency=40e-6,
+        pageable_fraction=1.0,
         link_name="unified memory (a copy reads and writes it)",
         sources={
             "peak_flops": (
@@ -256,9 +277,13 @@ PROFILES: dict[str, DeviceProfile] = {
             "mem_bandwidth": "same newsroom page: '100GB/s of unified memory bandwidth'.",
             "link_bandwidth": (
                 "derived, not a datasheet figure: .to('mps') copies within unified memory, "
-                "reading and writing it, so at most half of 100 GB/s."
+                "reading and writing it, so at most half of 100 GB/s (already a memcpy figure: "
+                "pageable_fraction 1)."
             ),
-            "latency": _LATENCY_NOTE,
+            "latency": (
+                "assumption, not on any datasheet and not measured here: 40 us per op and per "
+                "copy (MPS commits a command buffer and waits for it)"
+            ),
         },
     ),
 }
