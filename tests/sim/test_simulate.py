@@ -466,3 +466,15 @@ def test_pickle_round_trip_is_a_gpu_pickle():
         assert str(pickle.loads(blob).device) == "cuda:0"
     with pytest.raises(RuntimeError, match="Attempting to deserialize object on a CUDA device"):
         pickle.loads(blob)
+
+
+def test_as_tensor_onto_the_device_copies_like_a_gpu():
+    with simulate("cuda"):
+        x = torch.ones(2)
+        y = torch.as_tensor(x, device="cuda")
+        y.add_(1)
+        a = np.ones(2, dtype=np.float32)
+        z = torch.as_tensor(a, device="cuda")
+        z.add_(1)
+        assert x.tolist() == [1.0, 1.0] and a.tolist() == [1.0, 1.0]  # no shared memory
+        assert y.is_cuda and z.is_cuda and torch.as_tensor(y, device="cuda") is y

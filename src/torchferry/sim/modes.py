@@ -223,7 +223,7 @@ def _storage_key(t: Tensor) -> int | None:
     while _is_wrapped(t):
         t = _unwrap(t)
     try:
-        return t.untyped_storage()._cdata
+        return _sid(t)
     except (RuntimeError, NotImplementedError):
         return None
 
@@ -374,14 +374,23 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
     out = func(*args, **kw)
     if not isinstance(out, Tensor):
         return _tag_out(out, dev)
-    key = out.untyped_storage()._cdata
+    try:
+        key = _sid(out)
+    except (RuntimeError, NotImplementedError):
+        if dev is None:
+            return out
+        raise UnsupportedFeatureError(
+            f"{str(out.layout).replace('torch.', '')} tensors cannot be placed on the simulated "
+            "GPU (torchferry.simulate tags storages, and these have none); test this part on "
+            "real hardware"
+        ) from None
     e = _TAGS.get(key)
     if e is not None and e[1] is dev:
         return out  # as_tensor(x, device=x.device) returns x itself
     shares = (
         e is not None
         or (dev is not None and func in _MAY_SHARE)
-        or any(isinstance(a, Tensor) and a.untyped_storage()._cdata == key for a in args)
+        or any(isinstance(a, Tensor) and _storage_key(a) == key for a in args)
     )
     if shares:
         out = out.clone()
