@@ -396,7 +396,11 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
         out = out.clone()
     if dev is not None and func in _COPIES_IN:
         transfer(
-            getattr(func, "__name__", "tensor"), _CPU, dev, out.untyped_storage().nbytes(), False
+            getattr(func, "__name__", "tensor"),
+            _CPU,
+            dev,
+            out.nelement() * out.element_size(),
+            False,
         )
     return _tag_out(out, dev)
 
@@ -490,7 +494,7 @@ def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: 
     blocking = not non_blocking
     if src is not None and dst is None:
         sync(op, src) if blocking else None
-    transfer(op, src or _CPU, dst or _CPU, t.untyped_storage().nbytes(), blocking)
+    transfer(op, src or _CPU, dst or _CPU, t.nelement() * t.element_size(), blocking)
     out = TensorBase.to(t, **kw)
     if dst is not None:
         _tags.retag(out, dst)
@@ -640,7 +644,9 @@ def _h_copy(func, args, kwargs):
         nb = bool(args[2] if len(args) > 2 else kwargs.get("non_blocking", False))
         if sdev is not None and ddev is None and not nb:
             sync("copy_", sdev)
-        transfer("copy_", sdev or _CPU, ddev or _CPU, src_t.untyped_storage().nbytes(), not nb)
+        transfer(
+            "copy_", sdev or _CPU, ddev or _CPU, src_t.nelement() * src_t.element_size(), not nb
+        )
     return func(*args, **kwargs)
 
 
