@@ -913,6 +913,36 @@ CASES: list[Case] = [
         "x=torch.ones(2,device='cuda',requires_grad=True); (x*2).backward(torch.ones(2))",
         exc=("RuntimeError", "invalid gradient at index 0 - expected device cuda:0 but got cpu"),
     ),
+    Case(
+        "cross_entropy_0dim_cpu_target",
+        "F.cross_entropy(torch.randn(3, device='cuda'), torch.tensor(1))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got target is on cpu, different "
+            "from other tensors on cuda:0 (when checking argument in method "
+            "wrapper_CUDA_nll_loss_forward)",
+        ),
+    ),
+    Case(
+        "index_select_0dim_cpu_index",
+        "torch.ones(3, 2, device='cuda').index_select(0, torch.tensor(1))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got index is on cpu, different "
+            "from other tensors on cuda:0 (when checking argument in method "
+            "wrapper_CUDA__index_select)",
+        ),
+    ),
+    Case(
+        "getitem_0dim_cpu_index",
+        "print(torch.arange(3.0, device='cuda')[torch.tensor(1)])",
+        out="tensor(1., device='cuda:0')\n",
+    ),
+    Case(
+        "where_cpu_0dim_condition",
+        "print(torch.where(torch.tensor(True), torch.ones(2, device='cuda'), 0.0))",
+        out="tensor([1., 1.], device='cuda:0')\n",
+    ),
     # the lesson, verbatim
     Case(
         "lesson_portable",

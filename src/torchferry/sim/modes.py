@@ -131,8 +131,7 @@ class SimMode(TorchFunctionMode):
                 if isinstance(a, Tensor):
                     e = get(_sid(a))
                     if e is None:
-                        if a.dim():
-                            cpu_seen = True
+                        cpu_seen = True
                     elif common is None:
                         common = e[1]
                     elif e[1] is not common:
@@ -142,8 +141,7 @@ class SimMode(TorchFunctionMode):
                         if isinstance(b, Tensor):
                             e = get(_sid(b))
                             if e is None:
-                                if b.dim():
-                                    cpu_seen = True
+                                cpu_seen = True
                             elif common is None:
                                 common = e[1]
                             elif e[1] is not common:
@@ -153,8 +151,7 @@ class SimMode(TorchFunctionMode):
                     if isinstance(a, Tensor):
                         e = get(_sid(a))
                         if e is None:
-                            if a.dim():
-                                cpu_seen = True
+                            cpu_seen = True
                         elif common is None:
                             common = e[1]
                         elif e[1] is not common:
@@ -164,8 +161,7 @@ class SimMode(TorchFunctionMode):
                             if isinstance(b, Tensor):
                                 e = get(_sid(b))
                                 if e is None:
-                                    if b.dim():
-                                        cpu_seen = True
+                                    cpu_seen = True
                                 elif common is None:
                                     common = e[1]
                                 elif e[1] is not common:
@@ -242,7 +238,7 @@ def _robust_call(func: Any, args: tuple, kwargs: dict) -> Any:
         k = _storage_key(t)
         e = _TAGS.get(k) if k is not None else None
         if e is None:
-            if k is not None and t.dim():
+            if k is not None:
                 cpu_seen = True
         elif common is None:
             common = e[1]
