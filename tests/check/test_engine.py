@@ -230,3 +230,21 @@ def test_parser_warnings_about_checked_code_are_not_errors_nor_printed(fake_rule
     with warnings.catch_warnings():
         warnings.simplefilter("error")
         assert codes(check_source(src)) == ["FRY901"]
+
+
+def test_manage_gc_frees_trees_and_changes_no_result(fake_rules):
+    import gc
+
+    src = 'import torch\nx.to(d)\n' + "y = [f(i) for i in range(3)]\n" * 2000
+    plain = check_source(src)
+    engine.manage_gc()
+    try:
+        check_source("x = 1\n")  # the first freeze takes whatever is alive already
+        base = gc.get_freeze_count()
+        for _ in range(5):
+            assert check_source(src) == plain
+        check_source("x = 1\n")  # the last big tree is freed once the next file starts
+        assert gc.get_freeze_count() - base < 1000
+    finally:
+        engine.manage_gc(False)
+    assert gc.isenabled()

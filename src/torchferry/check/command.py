@@ -201,8 +201,14 @@ def run_check(args: argparse.Namespace) -> int:
             cache = Cache(cfg.root, key)
         import gc
 
+        from torchferry.check.engine import manage_gc
+
         gc.freeze()  # what startup created lives to the end: keep collections cheap
-        outcomes = check_paths(files, opts, cache=cache, jobs=args.jobs)
+        manage_gc()
+        try:
+            outcomes = check_paths(files, opts, cache=cache, jobs=args.jobs)
+        finally:
+            manage_gc(False)
         if cache is not None:
             cache.save()
 

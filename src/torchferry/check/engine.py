@@ -153,13 +153,61 @@ def syntax_error_finding(source: str, exc: BaseException) -> Finding:
     return Finding(SYNTAX_ERROR, message, line, col, line, col)
 
 
+#: Set by the command line (:func:`manage_gc`): freeze each parsed tree.
+_MANAGE_GC = False
+#: Above this many frozen objects something keeps trees alive: thaw and collect.
+_FREEZE_LIMIT = 3_000_000
+_frozen_base = 0
+
+
+def manage_gc(enable: bool = True) -> None:
+    """Make the cyclic garbage collector skip the syntax trees (for a command-line run).
+
+    A tree is hundreds of thousands of objects that hold no reference cycles: the
+    collector would traverse them again and again while the per-file analysis runs
+    (about a sixth of a cold run's CPU time on timm).  With this on, each parse is
+    preceded by a collection (so no garbage gets frozen) and followed by
+    ``gc.freeze()``; a tree is still freed by reference counting once the file is
+    done.  If frozen objects pile up anyway, they are thawed and collected.
+    """
+    import gc
+
+    global _MANAGE_GC, _frozen_base
+    _MANAGE_GC = enable
+    _frozen_base = gc.get_freeze_count()
+    if not enable:
+        gc.unfreeze()
+
+
 def _parse(source: str, path: str) -> ast.Module:
     """``ast.parse`` without the warnings the parser may emit about the checked code
     (invalid escape sequences: a SyntaxWarning printed on stderr since Python 3.12, or
     a SyntaxError under ``-W error``)."""
+    if _MANAGE_GC:
+        return _parse_frozen(source, path)
     with warnings.catch_warnings():
         warnings.simplefilter("ignore")
         return ast.parse(source, filename=path)
+
+
+def _parse_frozen(source: str, path: str) -> ast.Module:
+    import gc
+
+    if gc.get_freeze_count() - _frozen_base > _FREEZE_LIMIT:  # pragma: no cover - safety valve
+        gc.unfreeze()
+        gc.collect()
+        gc.freeze()
+    gc.collect()  # the previous file's analysis (it holds cycles), before freezing
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            return ast.parse(source, filename=path)
+    finally:
+        gc.freeze()
+        if enabled:
+            gc.enable()
 
 
 def check_source(
