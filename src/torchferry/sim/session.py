@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import contextlib
+import functools
 import importlib.abc
 import sys
 import threading
@@ -177,12 +178,24 @@ class simulate(contextlib.ContextDecorator):
             if backend == "eager" or kwargs.get("disable"):
                 # eager runs the captured graph as it is: run the callable itself
                 return model if model is not None else (lambda m: m)
-            raise modes.UnsupportedFeatureError(
+            error = modes.UnsupportedFeatureError(
                 f"torch.compile with the {backend!r} backend cannot run in the simulated GPU: it "
                 "would generate GPU (Triton) kernels, and torchferry.simulate computes on the "
                 "CPU; use backend='eager' to test the code path, and real hardware for the "
                 "compiled kernels"
             )
+            if model is None or (callable(model) and not isinstance(model, torch.nn.Module)):
+                # a decorator (often applied at import time): fail when it is called, as the
+                # real compile would only then build kernels
+                def lazy(fn: Any) -> Any:
+                    @functools.wraps(fn)
+                    def refuse(*a: Any, **k: Any) -> Any:
+                        raise error
+
+                    return refuse
+
+                return lazy if model is None else lazy(model)
+            raise error
 
         orig_set_default = torch.set_default_device
         orig_get_default = torch.get_default_device
