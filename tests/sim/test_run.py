@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import subprocess
 import sys
 import textwrap
 
@@ -97,6 +98,19 @@ def test_module_mode_passes_everything_after_m(tmp_path, capsys, monkeypatch):
     monkeypatch.syspath_prepend(str(tmp_path))
     assert main(["run", "-m", "ferrypkg_run", "--help", "x"]) == 0
     assert capsys.readouterr().out == "__main__ ['--help', 'x']\n"
+
+
+def test_module_in_the_current_directory_is_found_like_python_m(tmp_path):
+    """`ferry run -m mod` finds mod.py in the current directory, as `python -m mod` does, even
+    when nothing else put that directory on sys.path (the `ferry` console script does not)."""
+    (tmp_path / "ferry_here_mod.py").write_text("import sys\nprint(__name__, sys.argv[1:])\n")
+    # -P: don't let python itself prepend the current directory (as the console script)
+    cmd = [sys.executable, "-P", "-m", "torchferry", "run", "-m", "ferry_here_mod", "a"]
+    if sys.version_info < (3, 11):
+        pytest.skip("python -P needs 3.11")
+    r = subprocess.run(cmd, cwd=tmp_path, capture_output=True, text=True)
+    assert r.returncode == 0, r.stderr
+    assert r.stdout == "__main__ ['a']\n"
 
 
 def test_simulate_option_runs_under_the_simulation(tmp_path, capsys):

@@ -4,8 +4,9 @@ The run itself is :func:`torchferry.sim.runner.run_path`'s (same ``__main__``,
 ``sys.argv``, exit codes, traceback).  This module only adds: inside the
 simulation (when asked for) it enters :class:`~torchferry.diagnose.explain`'s
 creation-site recording and :class:`~torchferry.diagnose.trips`, explains a
-device error right after the runner printed its traceback (still inside the
-simulation, while the tensors' simulated devices are known), prints the trips
+device error right after the runner printed its traceback (through ``run_path``'s
+``on_exception`` hook: still inside the simulation, while the tensors' simulated
+devices are known), prints the trips
 table at the end, and writes the JSON report.  The exit code is the run's.
 
 Does not import torch at import time.
@@ -85,10 +86,6 @@ def _write_json(path: str, data: dict[str, Any]) -> None:
         raise
 
 
-def _no_hook(exc: BaseException, first_user_file: str | None) -> None:  # pragma: no cover
-    raise AssertionError("never called")
-
-
 def run_diagnosed(
     target: str,
     argv: Sequence[str] = (),
@@ -112,17 +109,10 @@ def run_diagnosed(
     from torchferry.diagnose.trips import trips
 
     state: dict[str, Any] = {"error": None}
-    # The runner prints an uncaught exception's traceback through this function, inside the
-    # simulation; wrapping it for the run is how the explanation follows the traceback while
-    # the tensors' simulated devices are still known.
-    original = getattr(runner, "_print_traceback", None)
-    if original is None:  # the runner changed: run without the explanation rather than fail
-        print("ferry run: note: device errors cannot be explained with this runner",
-              file=sys.stderr)
-        original = _no_hook
 
-    def print_traceback(exc: BaseException, first_user_file: str | None) -> None:
-        original(exc, first_user_file)
+    def explain_after_traceback(exc: BaseException) -> None:
+        # Called by the runner right after it printed the traceback, still inside the
+        # simulation, while the tensors' simulated devices are known.
         try:
             state["error"] = explain_exception(exc)
         except Exception as e:  # never mask the script's own error
@@ -141,15 +131,10 @@ def run_diagnosed(
         sim_ctx = _simulate(simulate, count)
     counting = show_trips or report is not None
     counter = trips() if counting else None
-    if original is not _no_hook:
-        runner._print_traceback = print_traceback
-    try:
-        with sim_ctx:
-            with explain(file=None), counter if counter is not None else contextlib.nullcontext():
-                code = runner.run_path(target, argv, module=module, simulate=None)
-    finally:
-        if original is not _no_hook:
-            runner._print_traceback = original
+    with sim_ctx:
+        with explain(file=None), counter if counter is not None else contextlib.nullcontext():
+            code = runner.run_path(target, argv, module=module, simulate=None,
+                                   on_exception=explain_after_traceback)
     if counter is not None and show_trips:
         print(counter.format(), file=sys.stderr)
     if report is not None:

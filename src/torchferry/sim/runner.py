@@ -9,7 +9,7 @@ import os
 import runpy
 import sys
 import traceback
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from torchferry.errors import UsageError
@@ -66,6 +66,7 @@ def run_path(
     module: bool = False,
     simulate: str | None = None,
     count: int = 1,
+    on_exception: Callable[[BaseException], None] | None = None,
 ) -> int:
     """Run ``target`` (a script path, or a module name when ``module=True``) as ``__main__``.
 
@@ -74,7 +75,9 @@ def run_path(
     ``python``.  With ``simulate="cuda"`` (or ``"mps"``, ``"xpu"``) it runs
     inside :func:`torchferry.simulate` with ``count`` devices.  Returns the exit
     code: 0, ``n`` for ``sys.exit(n)``, 1 after printing the traceback of an
-    uncaught exception.  A missing script or module raises
+    uncaught exception.  ``on_exception(exc)``, if given, is called right after
+    that traceback is printed, still inside the simulation (``ferry run`` explains
+    device errors there).  A missing script or module raises
     :class:`~torchferry.errors.UsageError`.
 
     >>> from torchferry.sim.runner import run_path
@@ -85,10 +88,16 @@ def run_path(
     """
     first_user_file: str | None
     if module:
+        # python -m puts the current directory first on sys.path *before* looking the
+        # module up; so must we, or a module next to the user is not found.
+        looked_up_with = sys.path[:]
+        sys.path.insert(0, os.getcwd())
         try:
             spec = importlib.util.find_spec(target)
         except (ImportError, ValueError) as exc:
             raise UsageError(f"no module named {target!r} ({exc})") from None
+        finally:
+            sys.path[:] = looked_up_with
         if spec is None:
             raise UsageError(f"no module named {target!r}")
         origin = spec.origin if spec.origin not in (None, "built-in", "frozen") else None
@@ -132,6 +141,8 @@ def run_path(
                 raise
             except BaseException as exc:  # noqa: BLE001 - print it as python would
                 _print_traceback(exc, first_user_file)
+                if on_exception is not None:
+                    on_exception(exc)
                 return 1
         return 0
     finally:
