@@ -98,7 +98,8 @@ run_step() {
   fi
   log ""
   log "\$ $* (limit ${limit}s)"
-  local t0=$(date +%s)
+  local t0
+  t0=$(date +%s)
   if [ "$HAVE_TIMEOUT" = 1 ]; then
     if [ "$outfile" = "-" ]; then
       timeout --kill-after=10 "$limit" "$@" 2>&1 | tee -a "$LOG"
