@@ -94,7 +94,7 @@ def _free(dev: Any) -> None:
 def _record(n: int, device: str, label: str, mode: str, kind: str, **kw: Any) -> dict[str, Any]:
     rec: dict[str, Any] = {
         "size": n, "device": device, "label": label, "mode": mode, "kind": kind,
-        "seconds": None, "iqr": None, "min": None, "runs": None, "method": None,
+        "seconds": None, "iqr": None, "min": None, "max": None, "runs": None, "method": None,
         "gflops": None, "error": None,
     }
     rec.update(kw)
@@ -114,7 +114,7 @@ def _timed(n: int, device: str, label: str, mode: str, fn: Callable[..., Any],
 
     t = measure(fn, *args, device=dev, warmup=1, min_time=min_time)
     return _record(n, device, label, mode, "measured", seconds=t.median, iqr=t.iqr,
-                   min=t.min, runs=t.n, method=t.method)
+                   min=t.min, max=t.max, runs=t.n, method=t.method)
 
 
 def accelerator_devices() -> list[str]:

@@ -249,8 +249,8 @@ def write_json(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     Path(path).write_text(json.dumps(doc, indent=2, default=str) + "\n", encoding="utf-8")
 
 
-MATMUL_CSV_FIELDS = ["size", "device", "label", "mode", "kind", "seconds", "iqr", "min", "runs",
-                     "method", "gflops", "error"]
+MATMUL_CSV_FIELDS = ["size", "device", "label", "mode", "kind", "seconds", "iqr", "min", "max",
+                     "runs", "method", "gflops", "error"]
 
 
 def write_matmul_csv(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
