@@ -80,10 +80,6 @@ def test_device_loader_synchronous_move_in_the_simulation(sim):
     assert torch.equal(out[2]["y"].cpu(), data[2]["y"])
 
 
-@pytest.mark.xfail(strict=True, raises=RuntimeError,
-                   reason="the simulated GPU does not handle Tensor.record_stream(simulated "
-                          "stream) yet ('unknown parameter type'); the prefetch path is covered "
-                          "with faked streams in tests/test_loader.py")
 def test_device_loader_prefetch_in_the_simulation(sim):
     data = [{"x": torch.randn(4, 3), "y": torch.arange(4)} for _ in range(3)]
     out = list(torchferry.DeviceLoader(data, "cuda", prefetch=2))

@@ -231,8 +231,19 @@ class simulate(contextlib.ContextDecorator):
             if hasattr(comm, name)
         ]
         self._patch(comm_patches)
+        orig_record_stream = torch.Tensor.record_stream
+
+        def record_stream(tensor: torch.Tensor, stream: Any) -> None:
+            # A simulated tensor's memory is the CPU's, freed with its last reference: no
+            # caching allocator needs telling (and the real method's argument parser rejects
+            # the simulated Stream before any torch function mode could see the call).
+            if modes.dev_of(tensor) is not None:
+                return None
+            return orig_record_stream(tensor, stream)
+
         self._patch(
             [
+                (torch.Tensor, "record_stream", record_stream),
                 (pm, "pin_memory", pin_memory),
                 (torch, "compile", compile),
                 (torch, "set_default_device", set_default_device),
