@@ -106,6 +106,9 @@ MODEL_NAME = re.compile(
     r"loss_func|loss_function)$", re.I)
 LOADER_NAME = re.compile(r"(loader|^dl$|_dl$|^dl_)", re.I)
 DEVICE_NAME = re.compile(r"^(device|dev|.*_device|device_.*)$", re.I)
+# an argument of ``.to(x)`` that the analysis cannot place is a device only when named so
+DEVICE_ARG_NAME = re.compile(
+    r"device|^(dev|devs|.*_dev|dev_.*|rank|.*_rank|gpu|gpus|.*_gpu|gpu_.*|.*_gpu_.*|cuda)$", re.I)
 OPTIM_NAME = re.compile(r"opt", re.I)
 EPOCHISH = re.compile(r"epoch|step|iter|batch", re.I)
 _SKIP_FIELDS = frozenset(
@@ -968,9 +971,15 @@ class Model:
             return Fact(DTYPE)
         return None
 
-    def _device_arg_dev(self, e: ast.AST, ctx: Ctx, depth: int) -> bool | None:
-        """For the argument of ``.to(e)``: True/False when it names a device that may be /
-        is not an accelerator, None when it is a dtype (or unknown and dtype-looking)."""
+    def _device_arg_dev(self, e: ast.AST, ctx: Ctx, depth: int, sure: bool = True) -> bool | None:
+        """For a device argument: True/False when it names a device that may be / is not an
+        accelerator, None when it is a dtype (or unknown and dtype-looking).
+
+        ``sure`` says the argument can only be a device (``device=e``).  For ``.to(e)``,
+        which also casts (``.to(torch.float32)``, ``.to(target)`` with ``target`` a dtype
+        computed elsewhere), an argument the analysis cannot place is a device only when
+        its name says so (``device``, ``dev``, ``*_device``, ``x.device``, ``rank``,
+        ``gpu``...); otherwise it is None: the tensor stays where it was."""
         f = self.fact(e, ctx, depth + 1)
         if f is not None:
             if f.kind == DTYPE:
@@ -979,14 +988,31 @@ class Model:
                 return f.dev
             if f.tensorlike:
                 return f.dev
-        text = dotted(e) or ""
-        if "dtype" in text or "type" in text.rsplit(".", 1)[-1]:
+        te = type(e)
+        if te is ast.Call:
+            name = tail(e.func) or ""  # type: ignore[attr-defined]
+            if (self.qualname(e.func) or "").endswith("device"):  # type: ignore[attr-defined]
+                a = e.args[0] if e.args else kwarg(e, "type")  # type: ignore[attr-defined]
+                if type(a) is ast.Constant and a.value == "cpu":
+                    return False
+        elif te is ast.Subscript:  # ``devices[i]``
+            v = e.value  # type: ignore[attr-defined]
+            name = (dotted(v) or "").rsplit(".", 1)[-1] if type(v) is not ast.Call else tail(v.func) or ""  # type: ignore[attr-defined]
+        else:
+            name = (dotted(e) or "").rsplit(".", 1)[-1]
+        if "dtype" in name or "type" in name:
             return None
-        if type(e) is ast.Call and (self.qualname(e.func) or "").endswith("device"):  # type: ignore[attr-defined]
-            a = e.args[0] if e.args else kwarg(e, "type")  # type: ignore[attr-defined]
-            if type(a) is ast.Constant and a.value == "cpu":
-                return False
-        return True
+        if sure:
+            return True
+        return True if DEVICE_ARG_NAME.search(name) else None
+
+    def _is_dtype(self, e: ast.AST, ctx: Ctx, depth: int) -> bool:
+        """Is ``e`` known to be a dtype (``torch.float16``, ``x.dtype``, ``target_dtype``)?"""
+        f = self.fact(e, ctx, depth + 1)
+        if f is not None:
+            return f.kind == DTYPE
+        name = (dotted(e) or "").rsplit(".", 1)[-1] if type(e) is not ast.Call else tail(e.func) or ""  # type: ignore[attr-defined]
+        return "dtype" in name or "type" in name
 
     def is_module_ctor(self, call: ast.Call, ctx: Ctx) -> bool:
         func = call.func
@@ -1092,11 +1118,17 @@ class Model:
             return recv.but(kind=TENSOR, dev=False, moved=True, cpu_new=None, whole=False)
         target = node.args[0] if node.args else kwarg(node, "device") or kwarg(node, "other")
         if meth == "type_as" or target is None:
-            dev = recv.dev if target is None else (self._device_arg_dev(target, ctx, depth) or recv.dev)
+            dev = recv.dev if target is None else (
+                self._device_arg_dev(target, ctx, depth, sure=False) or recv.dev)
             return recv.but(kind=TENSOR, dev=dev, moved=target is not None, whole=False,
                             cpu_new=recv.cpu_new if target is None else None)
-        d = self._device_arg_dev(target, ctx, depth)
-        if d is None:  # a dtype: same device as before
+        # ``.to(x)`` casts or moves; ``.to(x, dtype=...)`` / ``.to(x, non_blocking=True)``
+        # / ``.to(device=x)`` only move
+        sure = not node.args or any(k.arg in ("dtype", "non_blocking") for k in node.keywords)
+        d = self._device_arg_dev(target, ctx, depth, sure=sure)
+        if d is None:  # a dtype, or unknown: same device as before
+            if not sure and not self._is_dtype(target, ctx, depth):
+                return recv.but(kind=TENSOR, cpu_new=None, whole=False)  # may have moved
             return recv.but(kind=TENSOR, whole=False)
         return recv.but(kind=TENSOR, dev=d, moved=True, cpu_new=None, whole=False, guessed=False)
 
