@@ -81,9 +81,16 @@ def test_device_loader_synchronous_move_in_the_simulation(sim):
 
 
 def test_device_loader_prefetch_in_the_simulation(sim):
-    data = [{"x": torch.randn(4, 3), "y": torch.arange(4)} for _ in range(3)]
-    out = list(torchferry.DeviceLoader(data, "cuda", prefetch=2))
-    assert [b["x"].device.type for b in out] == ["cuda"] * 3
+    data = [{"x": torch.randn(4, 3), "y": torch.arange(4) + i} for i in range(5)]
+    loader = torchferry.DeviceLoader(data, "cuda", prefetch=2)
+    for _epoch in range(2):  # re-iterable, the real CUDA operations throughout
+        out = list(loader)
+        assert [b["x"].device.type for b in out] == ["cuda"] * 5
+        assert all(torch.equal(b["y"].cpu(), d["y"]) for b, d in zip(out, data, strict=True))
+    it = iter(loader)
+    next(it)
+    del it  # an abandoned epoch
+    assert len(list(loader)) == 5
 
 
 def test_device_loader_stream_operations_in_the_simulation(sim):
