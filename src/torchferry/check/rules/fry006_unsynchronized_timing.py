@@ -7,7 +7,10 @@ happens between the two reads -- a model call, or an operation on a tensor that 
 an accelerator -- and nothing waits for the device before the second read: no
 `torch.cuda.synchronize()` (or `torch.mps` / `torch.accelerator` / `torch.xpu`), no
 `event.synchronize()` / `.wait()`, and no implicit sync such as `.item()`, `.cpu()` or
-`.tolist()`.
+`.tolist()`. A call to a function defined in the same file whose body synchronizes
+(`_sync(dev)` calling `torch.cuda.synchronize()`) counts as a synchronize, and so does a
+call to a function from elsewhere whose name says it synchronizes (`sync_all()`,
+`xm.sync()`, not `run_async()`).
 
 ## Why is this bad
 "GPU work runs asynchronously -- Python queues the work and races ahead. Timing with
@@ -42,16 +45,19 @@ read. That is right for CUDA; on Apple silicon use `torch.mps.synchronize()` ins
 offered when that statement starts its own line.
 
 ## Known limits
-Work hidden inside helper functions is not seen, and neither is a synchronize inside them;
-the two clock reads must be in the same function. Intervals are paired by source order.
+Work hidden inside helper functions is not seen; a synchronize inside them is seen only
+when the helper is defined in the same file (it is followed through that file's other
+helpers). The two clock reads must be in the same function. Intervals are paired by
+source order.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 
-from torchferry.check.analysis import MODULE, Model, Scope, Site, end_pos, indent_of, pos
+from torchferry.check.analysis import MODULE, Model, Scope, Site, end_pos, indent_of, pos, tail
 from torchferry.check.api import Context, Edit, Finding, Fix
 
 CODE = "FRY006"
@@ -64,6 +70,8 @@ _CLOCKS = frozenset({
 })
 _SYNCS = frozenset({"synchronize", "item", "cpu", "tolist", "numpy", "wait", "elapsed_time",
                     "query"})
+# a function from elsewhere named like this is taken to wait for the device (not ``*async*``)
+_SYNC_NAME = re.compile(r"(?<!a)sync", re.I)
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -78,6 +86,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             if m.qualname(site.node.func) in _CLOCKS:
                 by_scope.setdefault(id(site.ctx.scope), []).append(site)
                 scopes[id(site.ctx.scope)] = site.ctx.scope
+    helpers = _Helpers(m)
     for key, reads in by_scope.items():
         reads.sort(key=lambda s: s.pos)
         scope = scopes[key]
@@ -85,7 +94,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             if not _is_interval_end(second):
                 continue
             lo, hi = end_pos(first.node), second.pos
-            if _synced(m, scope, lo, hi) or not _device_work(m, scope, lo, hi):
+            if _synced(m, scope, lo, hi, helpers) or not _device_work(m, scope, lo, hi):
                 continue
             yield ctx.finding(
                 CODE, second.node,
@@ -111,15 +120,49 @@ def _is_interval_end(site: Site) -> bool:
     return False
 
 
-def _synced(m: Model, scope: Scope, lo: int, hi: int) -> bool:
-    for s in scope.calls_between(lo, hi):
-        func = s.node.func
-        if type(func) is ast.Attribute and func.attr in _SYNCS:
-            return True
-        if type(func) is ast.Name and (func.id == "synchronize" or (
-                func.id == "print" and _prints_tensor(m, s))):
-            return True
-    return False
+class _Helpers:
+    """The file's own functions by name, and whether each one's body waits for the device."""
+
+    def __init__(self, m: Model) -> None:
+        self.m = m
+        self._by_name: dict[str, list[Scope]] | None = None
+        self._syncs: dict[int, bool] = {}
+
+    def named(self, name: str) -> list[Scope]:
+        if self._by_name is None:
+            self._by_name = {}
+            for fs in self.m.functions:
+                self._by_name.setdefault(fs.name, []).append(fs)
+        return self._by_name.get(name, [])
+
+    def syncs(self, fs: Scope) -> bool:
+        key = id(fs)
+        r = self._syncs.get(key)
+        if r is None:
+            self._syncs[key] = False  # a recursive helper does not sync through itself
+            r = self._syncs[key] = any(_syncs(self.m, s, self) for s in fs.calls)
+        return r
+
+
+def _syncs(m: Model, s: Site, helpers: _Helpers) -> bool:
+    """Does this call wait for the device?"""
+    func = s.node.func
+    if type(func) is ast.Attribute and func.attr in _SYNCS:
+        return True
+    if type(func) is ast.Name and (func.id == "synchronize" or (
+            func.id == "print" and _prints_tensor(m, s))):
+        return True
+    name = tail(func)
+    if name is None:
+        return False
+    own = helpers.named(name)
+    if own:  # defined in this file: its body decides
+        return any(helpers.syncs(fs) for fs in own)
+    return bool(_SYNC_NAME.search(name))
+
+
+def _synced(m: Model, scope: Scope, lo: int, hi: int, helpers: _Helpers) -> bool:
+    return any(_syncs(m, s, helpers) for s in scope.calls_between(lo, hi))
 
 
 def _prints_tensor(m: Model, s: Site) -> bool:
