@@ -9,8 +9,8 @@ an accelerator -- and nothing waits for the device before the second read: no
 `event.synchronize()` / `.wait()`, and no implicit sync such as `.item()`, `.cpu()` or
 `.tolist()`. A call to a function defined in the same file whose body synchronizes
 (`_sync(dev)` calling `torch.cuda.synchronize()`) counts as a synchronize, and so does a
-call to a function from elsewhere whose name says it synchronizes (`sync_all()`,
-`xm.sync()`, not `run_async()`).
+call to a function whose name says it synchronizes (`sync_all()`, `xm.sync()`, not
+`run_async()`).
 
 ## Why is this bad
 "GPU work runs asynchronously -- Python queues the work and races ahead. Timing with
@@ -70,7 +70,7 @@ _CLOCKS = frozenset({
 })
 _SYNCS = frozenset({"synchronize", "item", "cpu", "tolist", "numpy", "wait", "elapsed_time",
                     "query"})
-# a function from elsewhere named like this is taken to wait for the device (not ``*async*``)
+# a function named like this is taken to wait for the device (not ``*async*``)
 _SYNC_NAME = re.compile(r"(?<!a)sync", re.I)
 
 
@@ -155,9 +155,9 @@ def _syncs(m: Model, s: Site, helpers: _Helpers) -> bool:
     name = tail(func)
     if name is None:
         return False
-    own = helpers.named(name)
-    if own:  # defined in this file: its body decides
-        return any(helpers.syncs(fs) for fs in own)
+    if any(helpers.syncs(fs) for fs in helpers.named(name)):  # defined in this file
+        return True
+    # named so (even when defined here: its body may wait through calls we cannot follow)
     return bool(_SYNC_NAME.search(name))
 
 
