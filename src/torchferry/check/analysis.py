@@ -801,6 +801,8 @@ class Model:
             a = self.fact(node.body, ctx, depth + 1)  # type: ignore[attr-defined]
             b = self.fact(node.orelse, ctx, depth + 1)  # type: ignore[attr-defined]
             if a is not None and b is not None and a.kind == b.kind:
+                if a.kind == TENSOR and a.dev != b.dev and _home_either_way(node):  # type: ignore[arg-type]
+                    return a if not a.dev else b
                 return a.but(dev=a.dev or b.dev)
             return None
         if t is ast.NamedExpr:
@@ -1355,6 +1357,32 @@ def _guessed(facts: list[Fact]) -> bool:
     device is so only by guess."""
     devs = [f for f in facts if f.dev]
     return bool(devs) and all(f.guessed for f in devs)
+
+
+def _home_either_way(node: ast.IfExp) -> bool:
+    """``x.cpu() if x.is_cuda else x`` (or the mirror image): one branch brings ``x`` home,
+    the other keeps it where it is, and the test asks where ``x`` lives."""
+    body, orelse = node.body, node.orelse
+    for moved, kept in ((body, orelse), (orelse, body)):
+        if type(moved) is ast.Call and type(moved.func) is ast.Attribute and \
+                moved.func.attr == "cpu" and not moved.args and \
+                _same(moved.func.value, kept):
+            break
+    else:
+        return False
+    for x in ast.walk(node.test):
+        if type(x) is ast.Attribute and x.attr in ("is_cuda", "device", "is_mps", "is_xpu"):
+            return True
+        if type(x) is ast.Call and tail(x.func) == "get_device":
+            return True
+    return False
+
+
+def _same(a: ast.AST, b: ast.AST) -> bool:
+    da = dotted(a)
+    if da is not None:
+        return da == dotted(b)
+    return type(a) is type(b) and ast.dump(a) == ast.dump(b)
 
 
 def _is_accel_literal(node: ast.AST | None) -> bool:
