@@ -69,7 +69,8 @@ def run_transfer(
 
     dev = torch.device(device)
     if dev.index is None:
-        dev = torch.device("cuda", torch.cuda.current_device())
+        # CUDA-only measurement: the command refuses to run without a CUDA GPU (exit 3)
+        dev = torch.device("cuda", torch.cuda.current_device())  # noqa: FRY001
     name = torch.cuda.get_device_name(dev)
     prof = profile_for_device_name(name)
     step = progress or (lambda _msg: None)
