@@ -126,6 +126,9 @@ class SimMode(TorchFunctionMode):
         common = None
         cpu_seen = False
         mixed = False
+        # The same tag test is written out four times (positional / keyword arguments, each
+        # plain or in a list): this loop runs for every op, and a helper call or an
+        # itertools.chain per op is measurable on small-op models (benchmarks/sim_overhead.py (c)).
         try:
             for a in args:
                 if isinstance(a, Tensor):
