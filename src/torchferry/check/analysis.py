@@ -1237,6 +1237,20 @@ class Model:
             k = self.loop_iter_kind(loop, ctx)
             if k is not None and k != "loader" and self._has_inner_batch_loop(loop, ctx):
                 k = None  # an epoch loop around a batch loop: its own body runs once per epoch
+            if k is None and type(loop) in (ast.For, ast.AsyncFor):
+                # Any other iterable (a list of batches, a generator): a body that both
+                # back-propagates and steps an optimizer is a training loop whatever it
+                # iterates.  Both are required: either alone is not evidence enough here.
+                backward = step = False
+                for s in self.direct_calls(loop, ctx):
+                    call = s.node
+                    fn = tail(call.func)  # type: ignore[attr-defined]
+                    if fn == "backward":
+                        backward = True
+                    elif fn == "step" and type(call.func) is ast.Attribute and \
+                            OPTIM_NAME.search(dotted(call.func.value) or ""):  # type: ignore[attr-defined]
+                        step = True
+                r = backward and step
             if k is not None:
                 for s in self.direct_calls(loop, ctx):
                     call = s.node
