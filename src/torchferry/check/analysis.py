@@ -1241,24 +1241,12 @@ class Model:
                 # Any other iterable (a list of batches, a generator): a body that both
                 # back-propagates and steps an optimizer is a training loop whatever it
                 # iterates.  Both are required: either alone is not evidence enough here.
-                backward = step = False
-                for s in self.direct_calls(loop, ctx):
-                    call = s.node
-                    fn = tail(call.func)  # type: ignore[attr-defined]
-                    if fn == "backward":
-                        backward = True
-                    elif fn == "step" and type(call.func) is ast.Attribute and \
-                            OPTIM_NAME.search(dotted(call.func.value) or ""):  # type: ignore[attr-defined]
-                        step = True
-                r = backward and step
+                seen = {_learning_step(s.node) for s in self.direct_calls(loop, ctx)}
+                r = "backward" in seen and "step" in seen
             if k is not None:
                 for s in self.direct_calls(loop, ctx):
                     call = s.node
-                    fn = tail(call.func)  # type: ignore[attr-defined]
-                    if fn == "backward":
-                        r = True
-                    elif fn == "step" and type(call.func) is ast.Attribute and \
-                            OPTIM_NAME.search(dotted(call.func.value) or ""):  # type: ignore[attr-defined]
+                    if _learning_step(call) is not None:
                         r = True
                     elif k in ("loader", "range"):  # a model called on the batch
                         f = self.fact(call.func, s.ctx)  # type: ignore[attr-defined]
@@ -1479,3 +1467,14 @@ def short(text: str, limit: int = 60) -> str:
     """``text`` on one line, cut to ``limit`` characters for messages."""
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def _learning_step(call: ast.AST) -> str | None:
+    """``"backward"`` for ``x.backward()``, ``"step"`` for ``optimizer.step()``, else None."""
+    fn = tail(call.func)  # type: ignore[attr-defined]
+    if fn == "backward":
+        return "backward"
+    if fn == "step" and type(call.func) is ast.Attribute and \
+            OPTIM_NAME.search(dotted(call.func.value) or ""):  # type: ignore[attr-defined]
+        return "step"
+    return None
