@@ -10,6 +10,10 @@ __all__ = [
     "CheckpointError",
     "UnsafeCheckpointError",
     "UsageError",
+    "UnsupportedFeatureError",
+    "SimulationError",
+    "NotebookError",
+    "InternalError",
 ]
 
 
@@ -32,3 +36,19 @@ class UnsafeCheckpointError(CheckpointError, pickle.UnpicklingError):
 
 class UsageError(FerryError, ValueError):
     """Bad input to a command: reported by the CLI as one line with exit code 2."""
+
+
+class UnsupportedFeatureError(FerryError, RuntimeError):
+    """A GPU feature the simulation cannot run (custom kernels, Triton, CUDA graphs, ...)."""
+
+
+class SimulationError(FerryError, RuntimeError):
+    """The simulation cannot start here (nested, or a real device of that kind exists)."""
+
+
+class NotebookError(FerryError, ValueError):
+    """Not a readable notebook (invalid JSON or not nbformat 4)."""
+
+
+class InternalError(FerryError):
+    """A rule crashed on a file: a bug in ferry, reported with the rule and the file."""

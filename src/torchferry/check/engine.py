@@ -21,7 +21,7 @@ from functools import lru_cache
 from types import ModuleType
 
 from torchferry.check.api import Context, Finding, Fix, split_lines
-from torchferry.errors import FerryError, UsageError
+from torchferry.errors import InternalError, UsageError
 
 __all__ = [
     "SYNTAX_ERROR",
@@ -45,9 +45,6 @@ _NOQA = re.compile(
 )
 _CODE = re.compile(r"[A-Z]+[0-9]+", re.IGNORECASE)
 
-
-class InternalError(FerryError):
-    """A rule crashed on a file: a bug in ferry, reported with the rule and the file."""
 
 
 # ---------------------------------------------------------------- selection

@@ -24,6 +24,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from torchferry.check.api import Edit, Finding
+from torchferry.errors import NotebookError
 
 __all__ = ["NotebookError", "Notebook", "parse_notebook"]
 
@@ -31,9 +32,6 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_MAGIC = re.compile(r"^(\s*)(?:%|!|[\w.]+\s*=\s*[%!]|\?+[\w.]|[\w.]+\?+\s*$)")
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
 
-
-class NotebookError(ValueError):
-    """Not a readable notebook (invalid JSON or not nbformat 4)."""
 
 
 def _cell_text(cell: dict[str, Any], number: int) -> str:

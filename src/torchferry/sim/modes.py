@@ -15,7 +15,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
-from torchferry.errors import FerryError
+from torchferry.errors import UnsupportedFeatureError
 from torchferry.sim import events as _events
 from torchferry.sim import tags as _tags
 from torchferry.sim.aten_check import AtenDeviceChecker, type_name
@@ -31,9 +31,6 @@ _LISTENERS = _events.LISTENERS
 # set by session.simulate while active
 S: Any = None
 
-
-class UnsupportedFeatureError(FerryError, RuntimeError):
-    """A GPU feature the simulation cannot run (custom kernels, Triton, CUDA graphs, ...)."""
 
 
 def _numpy_error(dev: torch.device) -> TypeError:

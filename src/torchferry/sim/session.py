@@ -11,7 +11,7 @@ from typing import Any
 
 import torch
 
-from torchferry.errors import FerryError
+from torchferry.errors import SimulationError
 from torchferry.sim import cuda_api, modes
 from torchferry.sim import tags as _tags
 
@@ -26,9 +26,6 @@ _ORDINAL_CUDA = (
     "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n"
 )
 
-
-class SimulationError(FerryError, RuntimeError):
-    """The simulation cannot start here (nested, or a real device of that kind exists)."""
 
 
 class _BlockTriton(importlib.abc.MetaPathFinder):
