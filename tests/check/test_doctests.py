@@ -9,6 +9,7 @@ import pytest
 
 MODULES = [
     "torchferry.check.api",
+    "torchferry.check.analysis",
     "torchferry.check.engine",
     "torchferry.check.files",
     "torchferry.check.notebook",

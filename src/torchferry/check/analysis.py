@@ -1431,38 +1431,6 @@ def needs_parens(node: ast.AST) -> bool:
                               ast.List, ast.Tuple, ast.Dict, ast.ListComp)
 
 
-# --------------------------------------------------------------------------- fix helpers
-def insert_after(ctx: object, node: ast.AST, text: str) -> object:
-    """An ``Edit`` inserting ``text`` right after ``node``."""
-    from torchferry.check.api import Edit
-
-    _, _, el, ec = ctx.span(node)  # type: ignore[attr-defined]
-    return Edit(el, ec, el, ec, text)
-
-
-def insert_before(ctx: object, node: ast.AST, text: str) -> object:
-    """An ``Edit`` inserting ``text`` right before ``node``."""
-    from torchferry.check.api import Edit
-
-    line, col, _, _ = ctx.span(node)  # type: ignore[attr-defined]
-    return Edit(line, col, line, col, text)
-
-
-def add_keyword(ctx: object, call: ast.Call, text: str) -> object | None:
-    """An ``Edit`` adding ``name=value`` (``text``) as the last argument of ``call``."""
-    from torchferry.check.api import Edit
-
-    items = [*call.args, *call.keywords]
-    if not items:
-        _, _, el, ec = ctx.span(call)  # type: ignore[attr-defined]
-        src = ctx.lines[el - 1]  # type: ignore[attr-defined]
-        if ec < 1 or src[ec - 1] != ")":
-            return None
-        return Edit(el, ec - 1, el, ec - 1, text)
-    last = max(items, key=end_pos)
-    return insert_after(ctx, last, ", " + text)
-
-
 def short(text: str, limit: int = 60) -> str:
     """``text`` on one line, cut to ``limit`` characters for messages."""
     text = " ".join(text.split())

@@ -23,7 +23,10 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 from functools import cached_property
-from typing import Any, Protocol
+from typing import TYPE_CHECKING, Protocol
+
+if TYPE_CHECKING:  # the analysis never imports this module: no cycle
+    from torchferry.check.analysis import Model
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -112,9 +115,9 @@ class Context:
 
     def span(self, node: ast.AST) -> tuple[int, int, int, int]:
         """(line, column, end_line, end_column) of a node, in characters."""
-        line = node.lineno  # type: ignore[attr-defined]
+        line: int = getattr(node, "lineno", 1)
         end_line = getattr(node, "end_lineno", None) or line
-        col = self.char_col(line, node.col_offset)  # type: ignore[attr-defined]
+        col = self.char_col(line, getattr(node, "col_offset", 0))
         end_col = getattr(node, "end_col_offset", None)
         end_col = self.char_col(end_line, end_col) if end_col is not None else col
         return line, col, end_line, end_col
@@ -129,6 +132,37 @@ class Context:
     def edit(self, node: ast.AST, content: str) -> Edit:
         """An edit replacing the whole of ``node``."""
         return Edit(*self.span(node), content)
+
+    def insert_after(self, node: ast.AST, text: str) -> Edit:
+        """An edit inserting ``text`` right after ``node``."""
+        _, _, end_line, end_col = self.span(node)
+        return Edit(end_line, end_col, end_line, end_col, text)
+
+    def insert_before(self, node: ast.AST, text: str) -> Edit:
+        """An edit inserting ``text`` right before ``node``."""
+        line, col, _, _ = self.span(node)
+        return Edit(line, col, line, col, text)
+
+    def add_keyword(self, call: ast.Call, text: str) -> Edit | None:
+        """An edit adding ``name=value`` (``text``) as the last argument of ``call``, or
+        None when the call's text does not end with the ``)`` to insert before.
+
+        >>> src = "f(a)\\ng()\\n"
+        >>> ctx = Context("<ex>", src, ast.parse(src))
+        >>> calls = [n.value for n in ctx.tree.body if isinstance(n, ast.Expr)]
+        >>> [ctx.add_keyword(c, "k=1") for c in calls]  # doctest: +NORMALIZE_WHITESPACE
+        [Edit(line=1, column=3, end_line=1, end_column=3, content=', k=1'),
+         Edit(line=2, column=2, end_line=2, end_column=2, content='k=1')]
+        """
+        items: list[ast.AST] = [*call.args, *call.keywords]
+        if not items:
+            _, _, end_line, end_col = self.span(call)
+            text_line = self.lines[end_line - 1] if 0 < end_line <= len(self.lines) else ""
+            if end_col < 1 or text_line[end_col - 1:end_col] != ")":
+                return None
+            return Edit(end_line, end_col - 1, end_line, end_col - 1, text)
+        last = max(items, key=lambda n: (getattr(n, "end_lineno", 0), getattr(n, "end_col_offset", 0)))
+        return self.insert_after(last, ", " + text)
 
     # -- one shared traversal ----------------------------------------------
     @cached_property
@@ -147,7 +181,8 @@ class Context:
 
     # -- shared analysis, built once per file on first use by any rule -----
     @cached_property
-    def model(self) -> Any:
+    def model(self) -> Model:
+        """The shared analysis of this file (:class:`torchferry.check.analysis.Model`)."""
         from torchferry.check.analysis import Model
 
         return Model(self)

@@ -29,6 +29,8 @@ __all__ = [
     "FixResult",
     "check_source",
     "check_tree",
+    "check_cells",
+    "CellFinding",
     "apply_fixes",
     "fix_source",
     "resolve_rules",
@@ -248,6 +250,50 @@ def check_tree(
     """Like :func:`check_source` for a tree already parsed from ``source`` (flake8 has one)."""
     rules = _resolve(_normalise(select), _normalise(ignore) or ())
     return _run_rules(Context(path, source, tree), rules, noqa)
+
+
+@dataclass(frozen=True)
+class CellFinding:
+    """A finding in one of the cells given to :func:`check_cells`."""
+
+    cell: int  #: index of the cell in the sequence given (0-based)
+    finding: Finding  #: lines counted from 1 within that cell, columns 0-based; fix edits too
+
+
+def check_cells(
+    cells: Sequence[str],
+    *,
+    select: Sequence[str] | None = None,
+    ignore: Sequence[str] | None = None,
+    noqa: bool = True,
+    path: str = "<cells>",
+) -> list[CellFinding]:
+    """Check notebook code cells, in the order a kernel ran them, as one program.
+
+    Names flow from cell to cell, and IPython syntax (``%magic``, ``!shell``,
+    ``x = !ls``, ``obj?``, cell magics other than ``%%time``/``%%timeit``/
+    ``%%capture``/``%%prun``) is blanked first, exactly as ``ferry check`` reads a
+    ``.ipynb``.  Each finding is located by the index of its cell in ``cells`` and
+    the line within that cell; its fix, when it has one, edits that cell only.
+    ``select``/``ignore``/``noqa`` mean what they mean for :func:`check_source`; a
+    syntax error is one FRY000 finding.  Never raises for bad input.
+
+    >>> found = check_cells(["import torch", "%matplotlib inline",
+    ...                      "x = torch.ones(2)\\nx.to('cpu')"])
+    >>> [(c.cell, c.finding.line, c.finding.code) for c in found]
+    [(2, 2, 'FRY002')]
+    >>> found[0].finding.fix.edits[0]
+    Edit(line=2, column=0, end_line=2, end_column=0, content='x = ')
+    """
+    from torchferry.check.notebook import from_cells, relocate
+
+    nb = from_cells(list(cells))
+    findings = check_source(nb.source, path, select=select, ignore=ignore, noqa=noqa)
+    out = []
+    for f in findings:
+        number, g = relocate(nb, f)
+        out.append(CellFinding(number - 1, g))
+    return out
 
 
 def _run_rules(ctx: Context, rules: Sequence[ModuleType], noqa: bool) -> list[Finding]:

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from torchferry.check.api import Edit, Finding
 from torchferry.errors import NotebookError
 
-__all__ = ["NotebookError", "Notebook", "parse_notebook"]
+__all__ = ["NotebookError", "Notebook", "parse_notebook", "from_cells"]
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_MAGIC = re.compile(r"^(\s*)(?:%|!|[\w.]+\s*=\s*[%!]|\?+[\w.]|[\w.]+\?+\s*$)")
@@ -209,6 +210,15 @@ def parse_notebook(text: str) -> Notebook:
     except ValueError as exc:
         raise NotebookError(f"invalid notebook JSON: {exc}") from None
     return _from_data(data)
+
+
+def from_cells(sources: Sequence[str]) -> Notebook:
+    """A notebook of code cells (numbered from 1) holding ``sources``, as a kernel ran them.
+
+    >>> from_cells(["%time x = 1", "y = x"]).source
+    'pass\\ny = x\\n'
+    """
+    return _from_data({"cells": [{"cell_type": "code", "source": s} for s in sources]})
 
 
 def relocate(nb: Notebook, f: Finding) -> tuple[int, Finding]:

@@ -54,7 +54,6 @@ from torchferry.check.analysis import (
     Model,
     Site,
     end_pos,
-    insert_before,
     short,
 )
 from torchferry.check.api import Context, Finding, Fix
@@ -83,7 +82,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         recv = func.value
         fix = None
         if type(recv) is ast.Name:
-            fix = Fix((insert_before(ctx, site.stmt, f"{recv.id} = "),), True,
+            fix = Fix((ctx.insert_before(site.stmt, f"{recv.id} = "),), True,
                       f"Assign the result: `{recv.id} = {text}`")
             hint = f"assign it: `{recv.id} = {text}`"
         else:

@@ -43,7 +43,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import Fact, Model, Site, insert_after, needs_parens, short
+from torchferry.check.analysis import Fact, Model, Site, needs_parens, short
 from torchferry.check.api import Context, Finding, Fix
 
 CODE = "FRY003"
@@ -89,7 +89,7 @@ def _finding(ctx: Context, m: Model, site: Site, tensor: ast.expr, f: Fact, what
     if needs_parens(tensor):
         edits = (ctx.edit(tensor, f"({m.text(tensor)}){add}"),)
     else:
-        edits = (insert_after(ctx, tensor, add),)
+        edits = (ctx.insert_after(tensor, add),)
     fix = Fix(edits, True, f"Insert `{add}`")
     origin = "may still be on the accelerator"
     return ctx.finding(

@@ -37,7 +37,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from torchferry.check.analysis import Model, add_keyword, has_star_kwargs, kwarg
+from torchferry.check.analysis import Model, has_star_kwargs, kwarg
 from torchferry.check.api import Context, Finding, Fix
 
 CODE = "FRY004"
@@ -53,7 +53,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         if len(call.args) >= 2 or kwarg(call, "map_location") is not None:
             continue
-        edit = add_keyword(ctx, call, 'map_location="cpu"')
+        edit = ctx.add_keyword(call, 'map_location="cpu"')
         fix = Fix((edit,), True, 'Add `map_location="cpu"`') if edit is not None else None
         yield ctx.finding(
             CODE, call,

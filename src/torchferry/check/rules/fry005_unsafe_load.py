@@ -35,7 +35,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from torchferry.check.analysis import Model, add_keyword, has_star_kwargs, kwarg
+from torchferry.check.analysis import Model, has_star_kwargs, kwarg
 from torchferry.check.api import Context, Finding, Fix
 
 CODE = "FRY005"
@@ -54,7 +54,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         if "weights_only" in site.ctx.scope.binds:
             continue  # the code decides ``weights_only`` itself (e.g. a fallback for old torch)
-        edit = add_keyword(ctx, call, "weights_only=True")
+        edit = ctx.add_keyword(call, "weights_only=True")
         fix = Fix((edit,), False, "Add `weights_only=True`") if edit is not None else None
         yield ctx.finding(
             CODE, call,

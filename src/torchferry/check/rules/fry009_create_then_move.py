@@ -43,7 +43,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import DEVICE, DEVICE_FACTORIES, DTYPES, Model, add_keyword, kwarg
+from torchferry.check.analysis import DEVICE, DEVICE_FACTORIES, DTYPES, Model, kwarg
 from torchferry.check.api import Context, Edit, Finding, Fix
 
 CODE = "FRY009"
@@ -152,7 +152,7 @@ def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | Non
     if "#" in between[fc:]:
         return None
     add = f"device={dev}" + (f", dtype={dtype}" if dtype else "")
-    ins = add_keyword(ctx, fac, add)
+    ins = ctx.add_keyword(fac, add)
     if ins is None:
         return None
     return Fix((ins, Edit(fl, fc, cl, cc, "")), True, f"Pass `{add}` to the factory")

@@ -72,7 +72,6 @@ from torchferry.check.analysis import (
     Model,
     Scope,
     Site,
-    add_keyword,
     kwarg,
 )
 from torchferry.check.api import Context, Finding, Fix
@@ -138,7 +137,7 @@ def _finding(ctx: Context, m: Model, call: ast.Call, partner: ast.AST,
     fname = m.qualname(call.func)
     fix = None
     if input_name is not None:
-        edit = add_keyword(ctx, call, f"device={input_name}.device")
+        edit = ctx.add_keyword(call, f"device={input_name}.device")
         if edit is not None:
             fix = Fix((edit,), False, f"Pass `device={input_name}.device`")
     where = f"device={input_name or '<input>'}.device"
