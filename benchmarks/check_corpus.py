@@ -1,0 +1,658 @@
+"""How good are ``ferry check``'s findings on real code?  An ecosystem evaluation, as ruff keeps one.
+
+The corpus is a PINNED list of released packages (``CORPUS`` below), fetched once with
+``pip download --no-deps NAME==VERSION`` and unpacked into a cache directory
+(``--corpus``, default ``.corpus/ecosystem`` in the checkout, gitignored).  Every package
+is its own project: a wheel carries no ``pyproject.toml``, so one is written from the
+wheel's ``METADATA`` (its ``Requires-Dist`` lines become ``[project] dependencies`` and
+``optional-dependencies``: the torch requirement the authors declared), with an empty
+``[tool.torchferry]`` table so that no configuration of a surrounding checkout applies.
+An sdist (openai-whisper has no wheel) keeps its own files.
+
+Then ``ferry check --format json --select ALL`` runs on each package (a subprocess, the
+command users run; its cache makes a re-run after an unrelated change fast) and the
+findings are joined with the labels file (``benchmarks/check_labels.toml``): one
+``[[label]]`` per finding, keyed by package, path, code and an *excerpt* (the finding's
+source line, whitespace collapsed), so that a label survives small line shifts; the
+line is a tie-breaker.  Each label says ``verdict = "real" | "debatable" | "false"``
+with a one-line ``reason`` written after reading the code in context.
+
+It prints, per rule and overall: findings, labelled, real, debatable, false and the
+strict precision real / (real + false); then the findings with no label yet and the
+labels whose finding vanished (a rule change silenced it, for better or worse).
+
+    python benchmarks/check_corpus.py                  # fetch (once), check, join, print
+    python benchmarks/check_corpus.py --unlabelled 50  # list up to 50 unlabelled findings
+    python benchmarks/check_corpus.py --template new.toml   # write [[label]] stubs for them
+    python benchmarks/check_corpus.py --fix            # --fix on a copy: parses? idempotent?
+    python benchmarks/check_corpus.py --select FRY014,FRY015 --package timm
+
+``--fix`` copies the corpus to a temporary directory, runs ``ferry check --fix`` there
+(``--unsafe-fixes`` too with ``--unsafe``), verifies that every Python file still parses
+(every notebook: valid JSON whose joined code cells parse), and that a second
+``--fix`` run changes no byte; it reports the files and findings fixed.
+
+Exit status: 0, or 1 when ``--check`` is given and a finding is unlabelled, a label is
+stale, or (with ``--fix``) a fixed file does not parse or the second run changed
+something; 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import re
+import shutil
+import subprocess
+import sys
+import tarfile
+import tempfile
+import time
+import zipfile
+from collections import Counter, defaultdict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass
+from email.parser import Parser
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+DEFAULT_CORPUS = REPO / ".corpus" / "ecosystem"
+DEFAULT_LABELS = REPO / "benchmarks" / "check_labels.toml"
+VERDICTS = ("real", "debatable", "false")
+
+#: (distribution name, pinned version): the corpus.  Changing a version re-fetches that
+#: package; labels whose excerpt no longer occurs then show up as stale.
+CORPUS: tuple[tuple[str, str], ...] = (
+    ("diffusers", "0.42.1"),
+    ("litgpt", "0.5.13"),
+    ("timm", "1.0.31"),
+    ("torchvision", "0.29.1"),
+    ("lightning", "2.6.6"),
+    ("torchtune", "0.6.1"),
+    ("x-transformers", "2.31.10"),
+    ("vit-pytorch", "1.26.14"),
+    ("denoising-diffusion-pytorch", "2.3.4"),
+    ("openai-whisper", "20250625"),
+    ("ultralytics", "8.4.190"),
+    ("d2l", "1.0.3"),
+)
+
+
+# -- fetching ------------------------------------------------------------------------
+
+
+def _norm(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _archive(downloads: Path, name: str, version: str) -> Path | None:
+    stem = re.sub(r"[-_.]+", "_", name).lower()
+    for p in sorted(downloads.iterdir()) if downloads.is_dir() else []:
+        low = p.name.lower().replace("-", "_")
+        if low.startswith(f"{stem}_{version}") and (
+            low.endswith(".whl") or low.endswith(".tar.gz") or low.endswith(".zip")
+        ):
+            return p
+    return None
+
+
+def _pyproject_from_metadata(metadata: str, name: str, version: str) -> str:
+    """A pyproject.toml declaring what the wheel's METADATA declares (Requires-Dist)."""
+    msg = Parser().parsestr(metadata)
+    deps: list[str] = []
+    extras: dict[str, list[str]] = defaultdict(list)
+    for req in msg.get_all("Requires-Dist") or []:
+        m = re.search(r";\s*(.*)$", req)
+        marker = m.group(1) if m else ""
+        spec = req[: m.start()].strip() if m else req.strip()
+        extra = re.search(r"extra\s*==\s*['\"]([^'\"]+)['\"]", marker)
+        if extra:
+            extras[extra.group(1)].append(spec)
+        else:
+            deps.append(spec)
+
+    def arr(items: Sequence[str]) -> str:
+        return "[" + ", ".join(json.dumps(i) for i in items) + "]"
+
+    out = [
+        "# written by benchmarks/check_corpus.py from the wheel's METADATA (Requires-Dist)",
+        "[project]",
+        f"name = {json.dumps(name)}",
+        f"version = {json.dumps(version)}",
+        f"dependencies = {arr(deps)}",
+    ]
+    if extras:
+        out.append("[project.optional-dependencies]")
+        out += [f"{json.dumps(k)} = {arr(v)}" for k, v in extras.items()]
+    out += ["", "[tool.torchferry]", ""]
+    return "\n".join(out)
+
+
+def fetch(corpus: Path, only: Iterable[str] = (), quiet: bool = False) -> list[Path]:
+    """Download (once) and unpack (once) the pinned packages (all, or those named in
+    ``only``); their directories."""
+    downloads = corpus / "_downloads"
+    downloads.mkdir(parents=True, exist_ok=True)
+    wanted = set(only)
+    dirs = []
+    for name, version in CORPUS:
+        if wanted and _norm(name) not in wanted:
+            continue
+        dest = corpus / f"{_norm(name)}-{version}"
+        dirs.append(dest)
+        if (dest / ".complete").exists():
+            continue
+        archive = _archive(downloads, name, version)
+        if archive is None:
+            if not quiet:
+                print(f"fetching {name}=={version} ...", file=sys.stderr)
+            subprocess.run(
+                [
+                    sys.executable,
+                    "-m",
+                    "pip",
+                    "download",
+                    "-q",
+                    "--no-deps",
+                    f"{name}=={version}",
+                    "-d",
+                    str(downloads),
+                ],
+                check=True,
+            )
+            archive = _archive(downloads, name, version)
+            if archive is None:
+                raise SystemExit(
+                    f"check_corpus: pip download gave no archive for {name}=={version}"
+                )
+        if dest.exists():
+            shutil.rmtree(dest)
+        dest.mkdir(parents=True)
+        if archive.name.endswith(".whl") or archive.name.endswith(".zip"):
+            with zipfile.ZipFile(archive) as zf:
+                metadata = ""
+                for info in zf.infolist():
+                    if info.filename.endswith(".dist-info/METADATA"):
+                        metadata = zf.read(info).decode("utf-8", "replace")
+                    elif info.filename.endswith((".py", ".ipynb")):
+                        zf.extract(info, dest)
+            (dest / "pyproject.toml").write_text(_pyproject_from_metadata(metadata, name, version))
+        else:
+            with tarfile.open(archive) as tf:
+                top = None
+                for member in tf.getmembers():
+                    if not member.isfile():
+                        continue
+                    parts = member.name.split("/", 1)
+                    if len(parts) < 2 or ".." in member.name.split("/"):
+                        continue
+                    top = parts[0]
+                    rel = parts[1]
+                    keep = rel.endswith((".py", ".ipynb", ".cfg", ".toml")) or re.search(
+                        r"(^|/)requirements[^/]*\.txt$", rel
+                    )
+                    if keep:
+                        target = dest / rel
+                        target.parent.mkdir(parents=True, exist_ok=True)
+                        fh = tf.extractfile(member)
+                        assert fh is not None
+                        target.write_bytes(fh.read())
+                del top
+            pp = dest / "pyproject.toml"
+            text = pp.read_text(encoding="utf-8") if pp.exists() else ""
+            if "[tool.torchferry]" not in text:
+                pp.write_text(
+                    text + "\n\n# added by benchmarks/check_corpus.py\n[tool.torchferry]\n"
+                )
+        (dest / ".complete").write_text(f"{name}=={version}\n")
+    return dirs
+
+
+# -- findings ------------------------------------------------------------------------
+
+
+def _collapse(text: str) -> str:
+    return " ".join(text.split())
+
+
+@dataclass
+class Finding:
+    package: str
+    path: str  #: relative to the package directory, '/'-separated
+    line: int  #: for a notebook: the line within the cell
+    code: str
+    message: str
+    excerpt: str
+    cell: int | None = None
+    fix: str = ""  #: "safe", "unsafe" or ""
+
+    @property
+    def where(self) -> str:
+        cell = f":cell {self.cell}" if self.cell else ""
+        return f"{self.package}/{self.path}{cell}:{self.line}"
+
+
+def _source_lines(pkg_dir: Path, rel: str, cell: int | None, memo: dict) -> list[str]:
+    key = (rel, cell)
+    if key not in memo:
+        raw = (pkg_dir / rel).read_bytes()
+        if cell is not None:
+            nb = json.loads(raw)
+            src = nb["cells"][cell - 1].get("source", "")
+            text = "".join(src) if isinstance(src, list) else src
+        else:
+            text = raw.decode("utf-8", "replace")
+        memo[key] = text.splitlines()
+    lines: list[str] = memo[key]
+    return lines
+
+
+def ferry_cmd() -> list[str]:
+    return [sys.executable, "-m", "torchferry"]
+
+
+def run_check(pkg_dir: Path, select: str, extra: Sequence[str] = ()) -> tuple[list[dict], str]:
+    """``ferry check --format json`` on one package (cwd = the package); (findings, stderr)."""
+    env = dict(__import__("os").environ)
+    src = REPO / "src"
+    env["PYTHONPATH"] = str(src) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    proc = subprocess.run(
+        [*ferry_cmd(), "check", ".", "--format", "json", "--exit-zero", "--select", select, *extra],
+        cwd=pkg_dir,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    if proc.returncode not in (0, 1, 2) or not proc.stdout.strip().startswith("["):
+        raise SystemExit(
+            f"check_corpus: ferry check failed in {pkg_dir} (exit {proc.returncode}):\n"
+            f"{proc.stderr[-2000:]}"
+        )
+    return json.loads(proc.stdout), proc.stderr
+
+
+def collect(
+    dirs: Iterable[Path], select: str, no_cache: bool = False
+) -> tuple[list[Finding], list[str]]:
+    findings: list[Finding] = []
+    errors: list[str] = []
+    for d in dirs:
+        package = d.name.rsplit("-", 1)[0]
+        items, stderr = run_check(d, select, ["--no-cache"] if no_cache else [])
+        errors += [f"{package}: {line}" for line in stderr.splitlines() if "error" in line]
+        memo: dict = {}
+        for it in items:
+            rel = it["path"].replace("\\", "/")
+            lines = _source_lines(d, rel, it.get("cell"), memo)
+            line = it["line"]
+            excerpt = _collapse(lines[line - 1]) if 1 <= line <= len(lines) else ""
+            fix = it.get("fix") or {}
+            findings.append(
+                Finding(
+                    package,
+                    rel,
+                    line,
+                    it["code"],
+                    it["message"],
+                    excerpt,
+                    it.get("cell"),
+                    ("safe" if fix.get("safe") else "unsafe") if fix else "",
+                )
+            )
+    return findings, errors
+
+
+# -- labels --------------------------------------------------------------------------
+
+
+@dataclass
+class Label:
+    package: str
+    path: str
+    line: int
+    code: str
+    excerpt: str
+    verdict: str
+    reason: str
+    cell: int | None = None
+    index: int = 0  #: position in the labels file (for messages)
+
+
+def load_labels(path: Path) -> list[Label]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+
+    if not path.exists():
+        return []
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"check_corpus: {path}: {exc}") from None
+    out = []
+    for i, item in enumerate(data.get("label", []), 1):
+        missing = [
+            k
+            for k in ("package", "path", "line", "code", "excerpt", "verdict", "reason")
+            if k not in item
+        ]
+        if missing:
+            raise SystemExit(f"check_corpus: {path}: label {i} lacks {', '.join(missing)}")
+        if item["verdict"] not in VERDICTS:
+            raise SystemExit(
+                f"check_corpus: {path}: label {i} ({item['path']}:{item['line']}) has verdict "
+                f"{item['verdict']!r}; use one of {', '.join(VERDICTS)}"
+            )
+        if not str(item["reason"]).strip():
+            raise SystemExit(f"check_corpus: {path}: label {i} has an empty reason")
+        out.append(
+            Label(
+                item["package"],
+                item["path"],
+                int(item["line"]),
+                item["code"],
+                _collapse(item["excerpt"]),
+                item["verdict"],
+                item["reason"],
+                item.get("cell"),
+                i,
+            )
+        )
+    return out
+
+
+def join(findings: list[Finding], labels: list[Label]) -> tuple[dict[int, Label], list[Label]]:
+    """Match each finding to a label with the same package, path, cell, code and excerpt
+    (the nearest line first); returns ({finding index: label}, unmatched labels)."""
+    pool: dict[tuple, list[Label]] = defaultdict(list)
+    for lab in labels:
+        pool[(lab.package, lab.path, lab.cell, lab.code, lab.excerpt)].append(lab)
+    matched: dict[int, Label] = {}
+    # exact lines first, so that a shifted twin does not steal a label
+    order = sorted(
+        range(len(findings)),
+        key=lambda i: (findings[i].package, findings[i].path, findings[i].line),
+    )
+    pending = []
+    for i in order:
+        f = findings[i]
+        cands = pool.get((f.package, f.path, f.cell, f.code, f.excerpt), [])
+        exact = next((lab for lab in cands if lab.line == f.line), None)
+        if exact is not None:
+            cands.remove(exact)
+            matched[i] = exact
+        else:
+            pending.append(i)
+    for i in pending:
+        f = findings[i]
+        cands = pool.get((f.package, f.path, f.cell, f.code, f.excerpt), [])
+        if cands:
+            best = min(cands, key=lambda lab: abs(lab.line - f.line))
+            cands.remove(best)
+            matched[i] = best
+    stale = sorted((lab for v in pool.values() for lab in v), key=lambda lab: lab.index)
+    return matched, stale
+
+
+def _toml_str(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
+def label_stub(f: Finding) -> str:
+    lines = [
+        "[[label]]",
+        f"package = {_toml_str(f.package)}",
+        f"path = {_toml_str(f.path)}",
+    ]
+    if f.cell is not None:
+        lines.append(f"cell = {f.cell}")
+    lines += [
+        f"line = {f.line}",
+        f"code = {_toml_str(f.code)}",
+        f"excerpt = {_toml_str(f.excerpt)}",
+        'verdict = ""',
+        'reason = ""',
+        f"# message: {f.message[:200]}",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+# -- report --------------------------------------------------------------------------
+
+
+def precision(real: int, false: int) -> str:
+    return f"{100 * real / (real + false):.0f}%" if real + false else "-"
+
+
+def table(findings: list[Finding], matched: dict[int, Label]) -> str:
+    per: dict[str, Counter] = defaultdict(Counter)
+    for i, f in enumerate(findings):
+        c = per[f.code]
+        c["findings"] += 1
+        lab = matched.get(i)
+        if lab is not None:
+            c["labelled"] += 1
+            c[lab.verdict] += 1
+    total: Counter = Counter()
+    rows = [
+        "| rule | findings | labelled | real | debatable | false | strict precision |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    for code in sorted(per):
+        c = per[code]
+        total.update(c)
+        rows.append(
+            f"| {code} | {c['findings']} | {c['labelled']} | {c['real']} | "
+            f"{c['debatable']} | {c['false']} | {precision(c['real'], c['false'])} |"
+        )
+    rows.append(
+        f"| all | {total['findings']} | {total['labelled']} | {total['real']} | "
+        f"{total['debatable']} | {total['false']} | "
+        f"{precision(total['real'], total['false'])} |"
+    )
+    return "\n".join(rows)
+
+
+def corpus_table(dirs: Sequence[Path]) -> str:
+    rows = ["| package | version | .py files | .ipynb files | lines |", "|---|---|---|---|---|"]
+    tf = tn = tl = 0
+    for (name, version), d in zip(CORPUS, dirs, strict=True):
+        py = [p for p in d.rglob("*.py")]
+        nb = [p for p in d.rglob("*.ipynb")]
+        lines = sum(p.read_bytes().count(b"\n") for p in py)
+        tf += len(py)
+        tn += len(nb)
+        tl += lines
+        rows.append(f"| {name} | {version} | {len(py)} | {len(nb)} | {lines:,} |")
+    rows.append(f"| all | | {tf} | {tn} | {tl:,} |")
+    return "\n".join(rows)
+
+
+# -- --fix ---------------------------------------------------------------------------
+
+
+def _digests(root: Path) -> dict[str, str]:
+    out = {}
+    for p in sorted(root.rglob("*")):
+        if p.is_file() and p.suffix in (".py", ".ipynb") and ".ferry_cache" not in p.parts:
+            out[str(p.relative_to(root))] = hashlib.blake2b(p.read_bytes()).hexdigest()
+    return out
+
+
+def _parses(path: Path) -> str | None:
+    """None if the file parses (a notebook: its joined code cells), else why not."""
+    data = path.read_bytes()
+    try:
+        if path.suffix == ".ipynb":
+            from torchferry.check.notebook import parse_notebook
+
+            ast.parse(parse_notebook(data.decode("utf-8")).source)
+        else:
+            ast.parse(data)
+    except (SyntaxError, ValueError) as exc:
+        return f"{type(exc).__name__}: {exc}"
+    except Exception as exc:  # NotebookError and friends: report, do not crash
+        return f"{type(exc).__name__}: {exc}"
+    return None
+
+
+def fix_mode(dirs: Sequence[Path], select: str, unsafe: bool) -> int:
+    sys.path.insert(0, str(REPO / "src"))
+    extra = ["--fix"] + (["--unsafe-fixes"] if unsafe else [])  # --fix always checks afresh
+    problems = 0
+    rows = [
+        "| package | fixes applied | files changed | do not parse after | changed by a 2nd run | errors |",
+        "|---|---|---|---|---|---|",
+    ]
+    with tempfile.TemporaryDirectory(prefix="ferry-corpus-fix-") as tmp:
+        for d in dirs:
+            package = d.name.rsplit("-", 1)[0]
+            copy = Path(tmp) / d.name
+            shutil.copytree(d, copy, ignore=shutil.ignore_patterns(".ferry_cache"))
+            before_parse = {rel for rel in _digests(copy) if _parses(copy / rel) is not None}
+            before = _digests(copy)
+            first, err1 = run_check(copy, select, extra)
+            after = _digests(copy)
+            changed = [rel for rel in after if after[rel] != before.get(rel)]
+            broken = [
+                (rel, why)
+                for rel in changed
+                if rel not in before_parse and (why := _parses(copy / rel)) is not None
+            ]
+            second, err2 = run_check(copy, select, extra)
+            again = _digests(copy)
+            moved = [rel for rel in again if again[rel] != after.get(rel)]
+            errors = [line for line in (err1 + err2).splitlines() if "error" in line]
+            before_count = len(run_check(d, select)[0])  # the original corpus (cached)
+            applied = before_count - len(first)
+            rows.append(
+                f"| {package} | {applied} | {len(changed)} | {len(broken)} | "
+                f"{len(moved)} | {len(errors)} |"
+            )
+            for rel, why in broken:
+                print(f"  {package}/{rel}: does not parse after --fix: {why}")
+            for rel in moved:
+                print(f"  {package}/{rel}: a second --fix run changed it")
+            for line in errors:
+                print(f"  {package}: {line}")
+            problems += len(broken) + len(moved) + len(errors)
+            del second
+    print("\n".join(rows))
+    print(
+        f"\n--fix{' --unsafe-fixes' if unsafe else ''}: "
+        f"{'no problem found' if not problems else f'{problems} problem(s)'}"
+    )
+    return 1 if problems else 0
+
+
+# -- main ----------------------------------------------------------------------------
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    ap.add_argument(
+        "--corpus",
+        type=Path,
+        default=DEFAULT_CORPUS,
+        help=f"cache directory for the corpus (default: {DEFAULT_CORPUS})",
+    )
+    ap.add_argument("--labels", type=Path, default=DEFAULT_LABELS, help="the labels file")
+    ap.add_argument("--select", default="ALL", help="rules to run (ferry check --select)")
+    ap.add_argument("--package", action="append", default=[], help="only this package (repeatable)")
+    ap.add_argument(
+        "--unlabelled",
+        type=int,
+        default=20,
+        metavar="N",
+        help="list at most N unlabelled findings (default 20; -1: all)",
+    )
+    ap.add_argument(
+        "--template",
+        type=Path,
+        metavar="FILE",
+        help="write [[label]] stubs for the unlabelled findings to FILE",
+    )
+    ap.add_argument("--no-cache", action="store_true", help="pass --no-cache to ferry check")
+    ap.add_argument(
+        "--fix", action="store_true", help="apply --fix to a copy of the corpus and verify it"
+    )
+    ap.add_argument("--unsafe", action="store_true", help="with --fix: also the unsafe fixes")
+    ap.add_argument(
+        "--check", action="store_true", help="exit 1 if a finding is unlabelled or a label is stale"
+    )
+    ap.add_argument("--json", type=Path, metavar="FILE", help="write the joined findings as JSON")
+    args = ap.parse_args(argv)
+
+    unknown = set(args.package) - {_norm(n) for n, _ in CORPUS}
+    if unknown:
+        ap.error(
+            f"unknown package(s) {', '.join(sorted(unknown))}; "
+            f"known: {', '.join(_norm(n) for n, _ in CORPUS)}"
+        )
+    try:
+        dirs = fetch(args.corpus, args.package)
+    except subprocess.CalledProcessError as exc:
+        print(f"check_corpus: download failed: {exc}", file=sys.stderr)
+        return 2
+
+    if args.fix:
+        return fix_mode(dirs, args.select, args.unsafe)
+
+    t0 = time.perf_counter()
+    findings, errors = collect(dirs, args.select, args.no_cache)
+    elapsed = time.perf_counter() - t0
+    labels = load_labels(args.labels)
+    if args.package:
+        labels = [lab for lab in labels if lab.package in set(args.package)]
+    if args.select != "ALL":
+        codes = tuple(c.strip() for c in args.select.split(","))
+        labels = [lab for lab in labels if lab.code.startswith(codes)]
+    matched, stale = join(findings, labels)
+
+    print(f"corpus: {args.corpus}\n")
+    print(corpus_table(dirs) if not args.package else "(a subset of the corpus)")
+    print(
+        f"\nferry check --select {args.select}: {len(findings)} findings in {elapsed:.1f} s; "
+        f"{len(labels)} labels, {len(matched)} matched\n"
+    )
+    print(table(findings, matched))
+    for e in errors:
+        print(f"error: {e}")
+
+    unl = [f for i, f in enumerate(findings) if i not in matched]
+    print(f"\nunlabelled findings: {len(unl)}")
+    limit = len(unl) if args.unlabelled < 0 else args.unlabelled
+    for f in unl[:limit]:
+        print(f"  {f.where}: {f.code} {f.excerpt[:110]}")
+    if len(unl) > limit:
+        print(f"  ... and {len(unl) - limit} more (--unlabelled -1 lists all)")
+    print(f"\nlabels whose finding vanished: {len(stale)}")
+    for lab in stale:
+        print(
+            f"  {lab.package}/{lab.path}:{lab.line}: {lab.code} [{lab.verdict}] {lab.excerpt[:90]}"
+        )
+    if args.template:
+        args.template.write_text("".join(label_stub(f) + "\n" for f in unl), encoding="utf-8")
+        print(f"\nwrote {len(unl)} stubs to {args.template}")
+    if args.json:
+        out = []
+        for i, f in enumerate(findings):
+            got = matched.get(i)
+            out.append(
+                {
+                    **f.__dict__,
+                    "verdict": got.verdict if got else None,
+                    "reason": got.reason if got else None,
+                }
+            )
+        args.json.write_text(json.dumps(out, indent=1, ensure_ascii=False), encoding="utf-8")
+    if args.check and (unl or stale):
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

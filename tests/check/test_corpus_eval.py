@@ -1,0 +1,115 @@
+"""benchmarks/check_corpus.py: the join of findings with labels, the labels file itself,
+the pyproject written from a wheel's METADATA, and one real ``ferry check`` run."""
+
+from __future__ import annotations
+
+import importlib.util
+import sys
+from pathlib import Path
+
+import pytest
+
+from torchferry.check.config import _toml_loads
+
+REPO = Path(__file__).resolve().parents[2]
+
+
+def _load():
+    spec = importlib.util.spec_from_file_location(
+        "check_corpus", REPO / "benchmarks" / "check_corpus.py"
+    )
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules["check_corpus"] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+cc = _load()
+
+
+def _f(line: int, excerpt: str = "x = torch.zeros(3).to(d)", code: str = "FRY009"):
+    return cc.Finding("pkg", "a/b.py", line, code, "msg", excerpt)
+
+
+def _l(line: int, excerpt: str = "x = torch.zeros(3).to(d)", code: str = "FRY009", v="real"):
+    return cc.Label("pkg", "a/b.py", line, code, excerpt, v, "why")
+
+
+def test_a_label_survives_a_line_shift_and_twins_go_to_the_nearest() -> None:
+    findings = [_f(12), _f(40)]  # the same line of code twice, shifted by 2
+    labels = [_l(38, v="false"), _l(10, v="real")]
+    matched, stale = cc.join(findings, labels)
+    assert matched[0].verdict == "real" and matched[1].verdict == "false"
+    assert stale == []
+
+
+def test_an_exact_line_wins_over_a_nearer_shifted_twin() -> None:
+    findings = [_f(10), _f(11)]
+    labels = [_l(11, v="false"), _l(30, v="real")]
+    matched, _ = cc.join(findings, labels)
+    assert matched[1].verdict == "false" and matched[0].verdict == "real"
+
+
+def test_changed_excerpt_or_code_leaves_the_finding_unlabelled_and_the_label_stale() -> None:
+    findings = [_f(10, excerpt="y = 1"), _f(20, code="FRY001")]
+    labels = [_l(10), _l(20)]
+    matched, stale = cc.join(findings, labels)
+    assert matched == {} and len(stale) == 2
+
+
+def test_precision_table_counts_strictly() -> None:
+    findings = [_f(1), _f(2), _f(3), _f(4)]
+    labels = [_l(1, v="real"), _l(2, v="false"), _l(3, v="debatable")]
+    matched, _ = cc.join(findings, labels)
+    row = next(r for r in cc.table(findings, matched).splitlines() if r.startswith("| FRY009"))
+    assert row == "| FRY009 | 4 | 3 | 1 | 1 | 1 | 50% |"
+
+
+def test_bad_labels_are_rejected_with_one_line(tmp_path: Path) -> None:
+    p = tmp_path / "labels.toml"
+    p.write_text(
+        '[[label]]\npackage = "p"\npath = "a.py"\nline = 1\ncode = "FRY001"\n'
+        'excerpt = "x"\nverdict = "maybe"\nreason = "r"\n'
+    )
+    with pytest.raises(SystemExit, match="verdict 'maybe'"):
+        cc.load_labels(p)
+    p.write_text('[[label]]\npackage = "p"\n')
+    with pytest.raises(SystemExit, match="lacks"):
+        cc.load_labels(p)
+
+
+def test_the_committed_labels_file_is_valid_and_has_no_duplicates() -> None:
+    labels = cc.load_labels(cc.DEFAULT_LABELS)
+    assert labels, "no labels committed"
+    keys = [(lab.package, lab.path, lab.cell, lab.line, lab.code) for lab in labels]
+    assert len(keys) == len(set(keys))
+    packages = {cc._norm(n) for n, _ in cc.CORPUS}
+    assert {lab.package for lab in labels} <= packages
+    assert all(len(lab.reason) > 15 for lab in labels), "a reason says why, in a sentence"
+
+
+def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
+    metadata = (
+        "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
+        "Requires-Dist: numpy\nRequires-Dist: torch (>=2.14.0)\n"
+        "Requires-Dist: scipy ; extra == 'scipy'\n\nlong description\n"
+    )
+    data = _toml_loads(cc._pyproject_from_metadata(metadata, "torchvision", "0.29.1"))
+    assert data["project"]["dependencies"] == ["numpy", "torch (>=2.14.0)"]
+    assert data["project"]["optional-dependencies"] == {"scipy": ["scipy"]}
+    assert data["tool"]["torchferry"] == {}
+
+
+def test_collect_runs_ferry_check_and_keeps_the_source_line(tmp_path: Path) -> None:
+    pkg = tmp_path / "demo-1.0"
+    (pkg / "demo").mkdir(parents=True)
+    (pkg / "pyproject.toml").write_text("[tool.torchferry]\n")
+    (pkg / "demo" / "m.py").write_text(
+        "import torch\n\n\ndef f(device):\n    x = torch.zeros(3)\n    x.to(device)\n    return x\n"
+    )
+    findings, errors = cc.collect([pkg], "FRY002", no_cache=True)
+    assert errors == []
+    assert [(f.package, f.path, f.line, f.code, f.excerpt) for f in findings] == [
+        ("demo", "demo/m.py", 6, "FRY002", "x.to(device)")
+    ]
