@@ -10,6 +10,10 @@ import pytest
 MODULES = [
     "torchferry.check.api",
     "torchferry.check.analysis",
+    "torchferry.check.names",
+    "torchferry.check.scopes",
+    "torchferry.check.facts",
+    "torchferry.check.loops",
     "torchferry.check.engine",
     "torchferry.check.files",
     "torchferry.check.notebook",

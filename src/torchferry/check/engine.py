@@ -344,7 +344,8 @@ def noqa_codes(text: str, start: int = 0) -> frozenset[str] | None:
 
 def _drop_noqa(findings: list[Finding], ctx: Context) -> list[Finding]:
     lines = ctx.lines
-    comment_cols: dict[int, int] | None | bool = False  # False: not computed yet
+    comment_cols: dict[int, int] | None = None
+    computed = False  # comment_cols is computed on the first line that mentions noqa
     per_line: dict[int, frozenset[str] | None] = {}
     kept = []
     for f in findings:
@@ -353,8 +354,8 @@ def _drop_noqa(findings: list[Finding], ctx: Context) -> list[Finding]:
             if "noqa" not in text.lower():
                 per_line[f.line] = None
             else:
-                if comment_cols is False:
-                    comment_cols = _comment_columns(ctx.source)
+                if not computed:
+                    comment_cols, computed = _comment_columns(ctx.source), True
                 if comment_cols is None:  # could not tokenize: trust the text
                     per_line[f.line] = noqa_codes(text)
                 elif f.line in comment_cols:
@@ -403,7 +404,7 @@ def choose_fixes(
     first); a later pass picks it up."""
     starts, lengths = _line_starts(source)
     newline = _newline_of(source)
-    candidates = []
+    candidates: list[tuple[int, int, Fix, list[tuple[int, int, str]]]] = []
     for f in findings:
         fix = f.fix
         if fix is None or not fix.edits or not (fix.safe or unsafe):
@@ -422,7 +423,7 @@ def choose_fixes(
             if all(a[1] <= b[0] and a[:2] != b[:2] for a, b in pairs):
                 candidates.append((spans[0][0], max(s[1] for s in spans), fix, spans))
     candidates.sort(key=lambda c: (c[0], c[1]))
-    chosen = []
+    chosen: list[tuple[Fix, list[tuple[int, int, str]]]] = []
     last_end = -1
     for lo, hi, fix, spans in candidates:
         if lo > last_end or not chosen:

@@ -435,7 +435,7 @@ def check_paths(
             outcomes[i] = FileOutcome(path, display, skipped=True)
             continue
         digest = content_hash(data) if cache is not None else ""
-        if use_cache:
+        if use_cache and cache is not None:
             hit = cache.get(str(path), digest)
             if hit is not None:
                 diags = [Diagnostic.from_json(display, d) for d in hit]

@@ -55,7 +55,9 @@ from collections.abc import Iterable
 from torchferry.check.analysis import (
     DEVICE_NAME,
     Model,
+    Scope,
     Site,
+    end_pos,
     pos,
     tail,
 )
@@ -70,11 +72,11 @@ _DEVICE_KWARGS = frozenset({"device", "map_location"})
 
 def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
-    for site in m.accel_consts:
-        yield from _literal(ctx, m, site)
+    for const in m.accel_consts:
+        yield from _literal(ctx, m, const)
     for site in m.calls_by_tail.get("cuda", ()):
         call = site.node
-        if type(call.func) is not ast.Attribute or _guarded(m, site):
+        if not isinstance(call.func, ast.Attribute) or _guarded(m, site):
             continue
         if site.ctx.scope.name == "cuda":
             continue  # implementing a ``cuda()`` method of one's own
@@ -99,42 +101,41 @@ def check(ctx: Context) -> Iterable[Finding]:
         )
 
 
-def _literal(ctx: Context, m: Model, site: Site) -> Iterable[Finding]:
+def _literal(ctx: Context, m: Model, site: Site[ast.Constant]) -> Iterable[Finding]:
     const = site.node
     parents = m.parents(site.stmt)
     parent = parents.get(id(const))
     if parent is None:
         return
-    up = parent
+    up: ast.AST | None = parent
     while up is not None and up is not site.stmt:
-        if type(up) is ast.IfExp:
+        if isinstance(up, ast.IfExp):
             return  # ``"cuda" if ... else "cpu"``: a choice, made consciously
         up = parents.get(id(up))
-    pt = type(parent)
     target_stmt = None  # the device variable's own definition, when that is the context
     call_wrapper = None  # torch.device("cuda")
-    if pt is ast.keyword:
+    if isinstance(parent, ast.keyword):
         if parent.arg not in _DEVICE_KWARGS:
             return
-    elif pt is ast.Call:
+    elif isinstance(parent, ast.Call):
         if const not in parent.args:
             return
         q = m.qualname(parent.func) or ""
         if q == "torch.device" and parent.args[0] is const:
             call_wrapper = parent
             gp = parents.get(id(parent))
-            if type(gp) in (ast.Assign, ast.AnnAssign) and _device_target(gp):
+            if isinstance(gp, (ast.Assign, ast.AnnAssign)) and _device_target(gp):
                 target_stmt = gp
-            elif type(gp) is ast.keyword and gp.arg not in _DEVICE_KWARGS:
+            elif isinstance(gp, ast.keyword) and gp.arg not in _DEVICE_KWARGS:
                 return
-            elif type(gp) is ast.arguments:
+            elif isinstance(gp, ast.arguments):
                 return  # a parameter default: the caller chooses
-        elif tail(parent.func) == "to" and type(parent.func) is ast.Attribute and \
+        elif tail(parent.func) == "to" and isinstance(parent.func, ast.Attribute) and \
                 parent.args[0] is const:
             pass
         else:
             return
-    elif pt in (ast.Assign, ast.AnnAssign):
+    elif isinstance(parent, (ast.Assign, ast.AnnAssign)):
         if not _device_target(parent):
             return
         target_stmt = parent
@@ -142,7 +143,7 @@ def _literal(ctx: Context, m: Model, site: Site) -> Iterable[Finding]:
         return  # comparisons, IfExp branches, f-strings, containers, defaults...
     if _guarded(m, site):
         return
-    value = const.value
+    value = str(const.value)
     fix = None
     torch_alias = m.alias_of("torch")
     if target_stmt is not None and torch_alias is not None:
@@ -166,30 +167,32 @@ def _literal(ctx: Context, m: Model, site: Site) -> Iterable[Finding]:
     )
 
 
-def _device_target(stmt: ast.AST) -> bool:
-    targets = stmt.targets if type(stmt) is ast.Assign else [stmt.target]
+def _device_target(stmt: ast.Assign | ast.AnnAssign) -> bool:
+    targets = stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target]
     for t in targets:
-        name = t.id if type(t) is ast.Name else t.attr if type(t) is ast.Attribute else None
+        name = t.id if isinstance(t, ast.Name) else t.attr if isinstance(t, ast.Attribute) else None
         if name is not None and DEVICE_NAME.match(name) and not name.lower().endswith("type"):
             return True
     return False
 
 
-def _guarded(m: Model, site: Site) -> bool:
+def _guarded(m: Model, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
     """Availability is checked: an enclosing ``if``/``while`` test, or an ``assert`` /
     ``if`` on availability earlier in the same scope."""
     for ifnode, _ in site.ctx.ifs:
         if m.mentions_availability(ifnode.test):
             return True
     for loop in site.ctx.loops:
-        if type(loop) is ast.While and m.mentions_availability(loop.test):
+        if isinstance(loop, ast.While) and m.mentions_availability(loop.test):
             return True
     for s in m.availability_checks(site.ctx.scope):
         if s.pos < site.pos:
             return True
-    scope = site.ctx.scope  # a test decorated ``@skipIf(not torch.cuda.is_available(), ...)``
+    scope: Scope | None = site.ctx.scope  # ``@skipIf(not torch.cuda.is_available(), ...)``
     while scope is not None:
-        decorated = [scope.node] if scope.kind == "function" else []
+        decorated: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = []
+        if scope.function is not None:
+            decorated.append(scope.function)
         if scope.cls is not None:
             decorated.append(scope.cls.node)
         for node in decorated:
@@ -197,11 +200,11 @@ def _guarded(m: Model, site: Site) -> bool:
                 return True
         scope = scope.parent
     # the literal sits in an ``if`` test itself, e.g. ``if x.is_cuda or "cuda" ...``
-    return type(site.stmt) in (ast.If, ast.While) and _in_test(site)
+    return isinstance(site.stmt, (ast.If, ast.While)) and _in_test(site)
 
 
-def _in_test(s: Site) -> bool:
+def _in_test(s: Site[ast.Call] | Site[ast.Constant]) -> bool:
     test = getattr(s.stmt, "test", None)
     if test is None:
         return False
-    return pos(test) <= s.pos <= (test.end_lineno << 20 | test.end_col_offset)
+    return pos(test) <= s.pos <= end_pos(test)

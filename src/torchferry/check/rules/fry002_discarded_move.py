@@ -68,7 +68,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     for site in m.expr_stmts:
         call = site.node
         func = call.func
-        if type(func) is not ast.Attribute or func.attr not in MOVE_METHODS:
+        if not isinstance(func, ast.Attribute) or func.attr not in MOVE_METHODS:
             continue
         if func.attr == "type" and not call.args and not call.keywords:
             continue  # ``x.type()`` returns the type name: pointless, but not a move
@@ -81,7 +81,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         text = short(m.text(call))
         recv = func.value
         fix = None
-        if type(recv) is ast.Name:
+        if isinstance(recv, ast.Name):
             fix = Fix((ctx.insert_before(site.stmt, f"{recv.id} = "),), True,
                       f"Assign the result: `{recv.id} = {text}`")
             hint = f"assign it: `{recv.id} = {text}`"
@@ -98,11 +98,11 @@ def check(ctx: Context) -> Iterable[Finding]:
 def _fed_to_a_model(m: Model, site: Site, recv: ast.expr) -> bool:
     """An unknown name that is later passed, as is, to a model or loss call in the same
     function is data, not a module (``inputs.to(device)`` ... ``model(inputs)``)."""
-    if type(recv) is not ast.Name or MODEL_NAME.match(recv.id) or m.graph_lib():
+    if not isinstance(recv, ast.Name) or MODEL_NAME.match(recv.id) or m.graph_lib():
         return False
     b = m.binding(recv.id, site.ctx.scope, site.pos)
     for s in site.ctx.scope.calls_between(end_pos(site.stmt), 1 << 62):
-        if not any(type(a) is ast.Name and a.id == recv.id for a in s.node.args):
+        if not any(isinstance(a, ast.Name) and a.id == recv.id for a in s.node.args):
             continue
         if m.binding(recv.id, s.ctx.scope, s.pos) is not b:
             return False  # rebound in between: a different value

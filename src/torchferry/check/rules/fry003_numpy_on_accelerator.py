@@ -61,10 +61,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     for site in m.calls_by_tail.get("numpy", ()):
         call = site.node
         func = call.func
-        if type(func) is not ast.Attribute or call.keywords or call.args:
+        if not isinstance(func, ast.Attribute) or call.keywords or call.args:
             continue  # ``.numpy(force=True)`` copies to the CPU itself
         f = m.fact(func.value, site.ctx)
-        if _on_device(f):
+        if f is not None and f.on_device:
             yield _finding(ctx, m, site, func.value, f, f"`{short(m.text(call))}`")
     for site in m.calls:
         call = site.node
@@ -75,13 +75,9 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         for arg in call.args:
             f = m.fact(arg, site.ctx)
-            if _on_device(f):
+            if f is not None and f.on_device:
                 fn = short(m.text(call.func), 30)
                 yield _finding(ctx, m, site, arg, f, f"`{fn}(...)` on `{short(m.text(arg), 40)}`")
-
-
-def _on_device(f: Fact | None) -> bool:
-    return f is not None and f.sure_tensor and f.dev
 
 
 def _finding(ctx: Context, m: Model, site: Site, tensor: ast.expr, f: Fact, what: str) -> Finding:

@@ -108,14 +108,14 @@ def check(ctx: Context) -> Iterable[Finding]:
 def _is_interval_end(site: Site) -> bool:
     """The read is subtracted from (``time() - t0``) or assigned (``t1 = time()``)."""
     st = site.stmt
-    if type(st) in (ast.Assign, ast.AnnAssign) and getattr(st, "value", None) is site.node:
+    if isinstance(st, (ast.Assign, ast.AnnAssign)) and getattr(st, "value", None) is site.node:
         return True
-    for n in ast.walk(st) if type(st) not in (ast.For, ast.While, ast.If, ast.With) else ():
-        if type(n) is ast.BinOp and type(n.op) is ast.Sub and n.left is site.node:
+    for n in ast.walk(st) if not isinstance(st, (ast.For, ast.While, ast.If, ast.With)) else ():
+        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and n.left is site.node:
             return True
-    if type(st) in (ast.While, ast.If):
+    if isinstance(st, (ast.While, ast.If)):
         for n in ast.walk(st.test):
-            if type(n) is ast.BinOp and type(n.op) is ast.Sub and n.left is site.node:
+            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and n.left is site.node:
                 return True
     return False
 
@@ -147,9 +147,9 @@ class _Helpers:
 def _syncs(m: Model, s: Site, helpers: _Helpers) -> bool:
     """Does this call wait for the device?"""
     func = s.node.func
-    if type(func) is ast.Attribute and func.attr in _SYNCS:
+    if isinstance(func, ast.Attribute) and func.attr in _SYNCS:
         return True
-    if type(func) is ast.Name and (func.id == "synchronize" or (
+    if isinstance(func, ast.Name) and (func.id == "synchronize" or (
             func.id == "print" and _prints_tensor(m, s))):
         return True
     name = tail(func)
@@ -181,9 +181,9 @@ def _device_work(m: Model, scope: Scope, lo: int, hi: int) -> bool:
         r = m.fact(s.node, s.ctx)
         if r is not None and r.sure_tensor and r.dev:
             return True
-    for s in scope.ops_between(lo, hi):
-        if type(s.node) is ast.BinOp:
-            r = m.fact(s.node, s.ctx)
+    for op in scope.ops_between(lo, hi):
+        if isinstance(op.node, ast.BinOp):
+            r = m.fact(op.node, op.ctx)
             if r is not None and r.sure_tensor and r.dev:
                 return True
     return False
@@ -191,7 +191,7 @@ def _device_work(m: Model, scope: Scope, lo: int, hi: int) -> bool:
 
 def _fix(ctx: Context, m: Model, site: Site) -> Fix | None:
     st = site.stmt
-    if type(st) in (ast.If, ast.While, ast.For, ast.With, ast.Try):
+    if isinstance(st, (ast.If, ast.While, ast.For, ast.With, ast.Try)):
         return None
     torch = m.alias_of("torch")
     if torch is None:

@@ -70,7 +70,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     for meth in ("item", "tolist", "cpu"):
         for site in m.calls_by_tail.get(meth, ()):
             func = site.node.func
-            if type(func) is not ast.Attribute or not _in_hot_loop(m, site):
+            if not isinstance(func, ast.Attribute) or not _in_hot_loop(m, site):
                 continue
             if _dev(m.fact(func.value, site.ctx)):
                 yield ctx.finding(
@@ -81,7 +81,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     for name in ("float", "int", "bool", "print"):
         for site in m.calls_by_tail.get(name, ()):
             call = site.node
-            if type(call.func) is not ast.Name or name in site.ctx.scope.binds:
+            if not isinstance(call.func, ast.Name) or name in site.ctx.scope.binds:
                 continue
             args = list(call.args)
             if name != "print" and len(args) != 1:
@@ -89,8 +89,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             if name == "print":  # look inside f-strings: ``print(f"loss {loss}")``
                 flat: list[ast.expr] = []
                 for a in args:
-                    if type(a) is ast.JoinedStr:
-                        flat.extend(v.value for v in a.values if type(v) is ast.FormattedValue)
+                    if isinstance(a, ast.JoinedStr):
+                        flat.extend(v.value for v in a.values if isinstance(v, ast.FormattedValue))
                     else:
                         flat.append(a)
                 args = flat

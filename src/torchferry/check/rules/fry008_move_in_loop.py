@@ -55,7 +55,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             if not site.ctx.loops:
                 continue
             func = site.node.func
-            if type(func) is not ast.Attribute:
+            if not isinstance(func, ast.Attribute):
                 continue
             recv = func.value
             f = m.fact(recv, site.ctx)
@@ -64,11 +64,11 @@ def check(ctx: Context) -> Iterable[Finding]:
             loop = site.ctx.loops[-1]
             if m.guarded(site.ctx, loop):
                 continue  # ``if epoch == 0:`` / ``if step % 100 == 0:``: not every iteration
-            if type(recv) is ast.Name:
+            if isinstance(recv, ast.Name):
                 b = m.binding(recv.id, site.ctx.scope, pos(recv))
                 if b is not None and b.pos >= pos(loop) and b.how != "param":
                     continue  # bound inside the loop: a different module each time
-            elif not (type(recv) is ast.Attribute and type(recv.value) is ast.Name
+            elif not (isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name)
                       and recv.value.id == site.ctx.scope.self_name):
                 continue
             yield ctx.finding(

@@ -43,7 +43,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import DEVICE, DEVICE_FACTORIES, DTYPES, Model, kwarg
+from torchferry.check.analysis import DEVICE, DEVICE_FACTORIES, DTYPES, Model, Site, kwarg
 from torchferry.check.api import Context, Edit, Finding, Fix
 
 CODE = "FRY009"
@@ -57,7 +57,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         for site in m.calls_by_tail.get(meth, ()):
             call = site.node
             func = call.func
-            if type(func) is not ast.Attribute or type(func.value) is not ast.Call:
+            if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call):
                 continue
             fac = func.value
             q = m.qualname(fac.func) or ""
@@ -80,10 +80,10 @@ def check(ctx: Context) -> Iterable[Finding]:
             )
 
 
-def _split_to(ctx: Context, m: Model, call: ast.Call, site: object) -> tuple[str | None, str | None, bool]:
+def _split_to(ctx: Context, m: Model, call: ast.Call, site: Site[ast.Call]) -> tuple[str | None, str | None, bool]:
     """(device text, dtype text, whether .to has nothing else) for a ``.to``/``.cuda`` call."""
     func = call.func
-    if func.attr == "cuda":
+    if isinstance(func, ast.Attribute) and func.attr == "cuda":
         if call.args:
             return None, None, False
         return '"cuda"', None, not call.keywords
@@ -123,16 +123,16 @@ def _split_to(ctx: Context, m: Model, call: ast.Call, site: object) -> tuple[str
     return m.text(dev), m.text(dtype) if dtype is not None else None, not extra
 
 
-def _kind(m: Model, e: ast.AST, site: object) -> str | None:
+def _kind(m: Model, e: ast.AST, site: Site[ast.Call]) -> str | None:
     """Whether an argument of ``.to()`` is a "device", a "dtype", or unclear (None)."""
-    if type(e) is ast.Constant and type(e.value) is str:
+    if isinstance(e, ast.Constant) and type(e.value) is str:
         return "device"
     q = m.qualname(e) or ""
     if q.startswith("torch.") and q[6:] in DTYPES:
         return "dtype"
-    if type(e) is ast.Call and m.qualname(e.func) == "torch.device":
+    if isinstance(e, ast.Call) and m.qualname(e.func) == "torch.device":
         return "device"
-    text = ast.unparse(e) if type(e) in (ast.Name, ast.Attribute) else ""
+    text = ast.unparse(e) if isinstance(e, (ast.Name, ast.Attribute)) else ""
     last = text.rsplit(".", 1)[-1]
     if "dtype" in last:
         return "dtype"

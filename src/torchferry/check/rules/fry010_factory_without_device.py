@@ -60,7 +60,7 @@ distinguished from others.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import NamedTuple
 
 from torchferry.check.analysis import (
@@ -86,8 +86,8 @@ _NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
 class Meeting(NamedTuple):
     """A place where tensors meet: an operator, or a call taking several tensors."""
 
-    operands: list[ast.AST]  # where a CPU-built tensor may appear
-    partners: list[ast.AST]  # what it meets there
+    operands: Sequence[ast.AST]  # where a CPU-built tensor may appear
+    partners: Sequence[ast.AST]  # what it meets there
     ctx: Ctx
     module: ast.AST | None = None  # a submodule it is passed to (``self.embed(pos)``)
 
@@ -95,7 +95,7 @@ class Meeting(NamedTuple):
 def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     # 1. device-less factories inside functions, not immediately moved
-    candidates: dict[int, dict[int, Site]] = {}
+    candidates: dict[int, dict[int, Site[ast.Call]]] = {}
     scopes: dict[int, Scope] = {}
     for name in DEVICE_FACTORIES:
         for site in m.calls_by_tail.get(name, ()):
@@ -112,22 +112,22 @@ def check(ctx: Context) -> Iterable[Finding]:
     # 2. where their results meet tensors that may be on the device
     for key, sites in candidates.items():
         scope = scopes[key]
-        found: dict[int, tuple[Site, ast.AST, str | None]] = {}
+        found: dict[int, tuple[Site[ast.Call], ast.AST, str | None]] = {}
         for meet in _meetings(m, scope):
             for a in meet.operands:
                 f = m.fact(a, meet.ctx)
                 if f is None or f.kind != TENSOR or f.cpu_new is None:
                     continue
-                site = sites.get(id(f.cpu_new))
-                if site is None or id(f.cpu_new) in found:
+                made = sites.get(id(f.cpu_new))
+                if made is None or id(f.cpu_new) in found:
                     continue
                 partner = next((b for b in meet.partners if b is not a and _dev(m.fact(b, meet.ctx))),
                                None)
                 if partner is not None:
-                    name = partner.id if type(partner) is ast.Name else _tensor_input(m, scope)
-                    found[id(f.cpu_new)] = (site, partner, name)
+                    input_name = partner.id if isinstance(partner, ast.Name) else _tensor_input(m, scope)
+                    found[id(f.cpu_new)] = (made, partner, input_name)
                 elif meet.module is not None:
-                    found[id(f.cpu_new)] = (site, meet.module, _tensor_input(m, scope))
+                    found[id(f.cpu_new)] = (made, meet.module, _tensor_input(m, scope))
         for site, partner, input_name in sorted(found.values(), key=lambda x: x[0].pos):
             yield _finding(ctx, m, site.node, partner, input_name)
 
@@ -156,17 +156,17 @@ def _dev(f: Fact | None) -> bool:
 
 def _meetings(m: Model, scope: Scope) -> Iterable[Meeting]:
     scope.sort()
-    for s in scope.ops:
-        n = s.node
-        ops = [n.left, n.right] if type(n) is ast.BinOp else [n.left, *n.comparators]
-        yield Meeting(ops, ops, s.ctx)
+    for op in scope.ops:
+        n = op.node
+        ops = [n.left, n.right] if isinstance(n, ast.BinOp) else [n.left, *n.comparators]
+        yield Meeting(ops, ops, op.ctx)
     for s in scope.calls:
         call = s.node
         args: list[ast.AST] = []
         for a in call.args:
-            if type(a) in (ast.List, ast.Tuple):  # torch.cat([x, pad])
+            if isinstance(a, (ast.List, ast.Tuple)):  # torch.cat([x, pad])
                 args.extend(a.elts)
-            elif type(a) is not ast.Starred:
+            elif not isinstance(a, ast.Starred):
                 args.append(a)
         args.extend(k.value for k in call.keywords if k.arg is not None)
         if not args:
@@ -177,7 +177,7 @@ def _meetings(m: Model, scope: Scope) -> Iterable[Meeting]:
             if q[6:] not in DEVICE_FACTORIES and q[6:] not in _NOT_MEETINGS:
                 yield Meeting(args, args, s.ctx)
             continue
-        if type(func) is ast.Attribute:  # x.masked_fill(mask, 0)
+        if isinstance(func, ast.Attribute):  # x.masked_fill(mask, 0)
             recv = m.fact(func.value, s.ctx)
             if recv is not None and recv.tensorlike:
                 yield Meeting(args, [func.value, *args], s.ctx)
@@ -187,7 +187,7 @@ def _meetings(m: Model, scope: Scope) -> Iterable[Meeting]:
             continue
         if len(args) > 1:  # self.rnn(x, h0)
             yield Meeting(args, args, s.ctx)
-        elif type(func) is ast.Attribute and type(func.value) is ast.Name and \
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
                 func.value.id == scope.self_name and scope.cls is not None and scope.cls.is_module:
             # self.embed(positions): a submodule's parameters live where the model does
             yield Meeting(args, [], s.ctx, module=func)
@@ -195,7 +195,9 @@ def _meetings(m: Model, scope: Scope) -> Iterable[Meeting]:
 
 def _tensor_input(m: Model, scope: Scope) -> str | None:
     """The first tensor parameter of a method (for the fix's ``device=<input>.device``)."""
-    fn = scope.node
+    fn = scope.function
+    if fn is None:
+        return None
     for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:
         if a.arg == scope.self_name:
             continue

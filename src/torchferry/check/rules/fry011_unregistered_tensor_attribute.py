@@ -67,7 +67,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         f = m.fact(value, sctx)
         if f is None or f.kind != TENSOR or not f.made:
             continue
-        if type(value) is ast.Call and any(k.arg is None for k in value.keywords):
+        if isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
             continue  # ``**factory_kwargs`` may carry the device
         regs = registered.get(id(cls))
         if regs is None:
@@ -75,7 +75,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         if attr in regs:
             continue
         fix = None
-        if type(stmt) is ast.Assign and len(stmt.targets) == 1:
+        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             self_name = sctx.scope.self_name
             fix = Fix((ctx.edit(stmt, f'{self_name}.register_buffer("{attr}", {m.text(value)}, '
                                       'persistent=False)'),), False,
@@ -95,6 +95,6 @@ def _registered_names(m: Model, cls: ast.ClassDef) -> set[str]:
     for meth in ("register_buffer", "register_parameter"):
         for s in m.calls_by_tail.get(meth, ()):
             call = s.node
-            if call.args and type(call.args[0]) is ast.Constant:
+            if call.args and isinstance(call.args[0], ast.Constant):
                 names.add(str(call.args[0].value))
     return names

@@ -67,10 +67,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     for site in m.calls_by_tail.get("to", ()):
         call = site.node
         nb = kwarg(call, "non_blocking")
-        if not (type(nb) is ast.Constant and nb.value is True):
+        if not (isinstance(nb, ast.Constant) and nb.value is True):
             continue
         func = call.func
-        if type(func) is not ast.Attribute:
+        if not isinstance(func, ast.Attribute):
             continue
         target = call.args[0] if call.args else kwarg(call, "device")
         if target is None or not _is_cpu(m, target, site):
@@ -96,28 +96,27 @@ _CONSUMERS = frozenset({"print", "float", "int", "bool", "str", "repr", "len", "
 
 def _consumes(parent: ast.AST | None, child: ast.AST) -> bool:
     """Does ``parent`` read the data of ``child`` (rather than pass the tensor along)?"""
-    t = type(parent)
-    if t is ast.Attribute:
+    if isinstance(parent, ast.Attribute):
         return parent.value is child and parent.attr not in _METADATA
-    if t is ast.Subscript:
+    if isinstance(parent, ast.Subscript):
         return parent.value is child
-    if t in (ast.BinOp, ast.Compare, ast.UnaryOp, ast.FormattedValue, ast.If, ast.While):
+    if isinstance(parent, (ast.BinOp, ast.Compare, ast.UnaryOp, ast.FormattedValue, ast.If, ast.While)):
         return True
-    if t is ast.Call:
+    if isinstance(parent, ast.Call):
         fn = parent.func
-        name = fn.id if type(fn) is ast.Name else fn.attr if type(fn) is ast.Attribute else ""
-        return name in _CONSUMERS or (type(fn) is ast.Attribute and type(fn.value) is ast.Name
+        name = fn.id if isinstance(fn, ast.Name) else fn.attr if isinstance(fn, ast.Attribute) else ""
+        return name in _CONSUMERS or (isinstance(fn, ast.Attribute) and isinstance(fn.value, ast.Name)
                                       and fn.value.id in ("np", "numpy", "torch"))
     return False
 
 
 def _is_cpu(m: Model, e: ast.AST, site: Site) -> bool:
-    if type(e) is ast.Constant:
+    if isinstance(e, ast.Constant):
         return e.value == "cpu"
-    if type(e) is ast.Call and m.qualname(e.func) == "torch.device":
+    if isinstance(e, ast.Call) and m.qualname(e.func) == "torch.device":
         a = e.args[0] if e.args else kwarg(e, "type")
-        return type(a) is ast.Constant and a.value == "cpu"
-    if type(e) is ast.Name:
+        return isinstance(a, ast.Constant) and a.value == "cpu"
+    if isinstance(e, ast.Name):
         f = m.fact(e, site.ctx)
         return f is not None and f.kind == DEVICE and not f.dev
     return False
@@ -126,14 +125,14 @@ def _is_cpu(m: Model, e: ast.AST, site: Site) -> bool:
 def _read_before_sync(m: Model, site: Site) -> bool:
     st = site.stmt
     parent = m.parents(st).get(id(site.node))
-    if type(parent) is ast.Expr:
+    if isinstance(parent, ast.Expr):
         return False  # a discarded copy is FRY002's business
-    if type(parent) in (ast.Return, ast.Yield):
+    if isinstance(parent, (ast.Return, ast.Yield)):
         return False  # handed to the caller: not followed
-    if not (type(parent) in (ast.Assign, ast.AnnAssign) and parent is st):
+    if not (isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent is st):
         return _consumes(parent, site.node)  # ``.to("cpu", non_blocking=True).numpy()``
-    targets = st.targets if type(st) is ast.Assign else [st.target]
-    if len(targets) != 1 or type(targets[0]) is not ast.Name:
+    targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+    if len(targets) != 1 or not isinstance(targets[0], ast.Name):
         return False
     name = targets[0].id
     after = end_pos(st)
@@ -141,20 +140,21 @@ def _read_before_sync(m: Model, site: Site) -> bool:
     first_sync = None
     for s in scope.calls_between(after, 1 << 62):
         fn = s.node.func
-        if type(fn) is ast.Attribute and fn.attr in ("synchronize", "wait"):
+        if isinstance(fn, ast.Attribute) and fn.attr in ("synchronize", "wait"):
             first_sync = s.pos
             break
     first_read = None
     rebound = None  # reads after the name is assigned again concern another tensor
-    body = scope.node.body
+    func = scope.function
+    body = func.body if func is not None else getattr(scope.node, "body", [])
     for top in body:
         if end_pos(top) < after:
             continue
         for n in ast.walk(top):
             for c in ast.iter_child_nodes(n):
-                if type(c) is not ast.Name or c.id != name or pos(c) <= after:
+                if not isinstance(c, ast.Name) or c.id != name or pos(c) <= after:
                     continue
-                if type(c.ctx) is ast.Store:
+                if isinstance(c.ctx, ast.Store):
                     if rebound is None or pos(c) < rebound:
                         rebound = pos(c)
                 elif _consumes(n, c) and (first_read is None or pos(c) < first_read):

@@ -47,6 +47,7 @@ from collections.abc import Iterable
 from torchferry.check.analysis import (
     BATCH,
     MODULE,
+    Ctx,
     Fact,
     Model,
     Site,
@@ -67,7 +68,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     for meth in ("to", "cuda"):
         for site in m.calls_by_tail.get(meth, ()):
             func = site.node.func
-            if type(func) is not ast.Attribute:
+            if not isinstance(func, ast.Attribute):
                 continue
             f = m.fact(func.value, site.ctx)
             if f is None or f.kind != BATCH or f.loop is None:
@@ -90,16 +91,16 @@ def check(ctx: Context) -> Iterable[Finding]:
             if args is None:
                 continue
             yield from _check_meeting(ctx, m, args, s.ctx, loop, sites, reported)
-        for s in scope.ops_between(lo, hi):
-            n = s.node
-            ops = [n.left, n.right] if type(n) is ast.BinOp else [n.left, *n.comparators]
-            yield from _check_meeting(ctx, m, ops, s.ctx, loop, sites, reported)
+        for op in scope.ops_between(lo, hi):
+            n = op.node
+            ops: list[ast.AST] = [n.left, n.right] if isinstance(n, ast.BinOp) else [n.left, *n.comparators]
+            yield from _check_meeting(ctx, m, ops, op.ctx, loop, sites, reported)
 
 
 def _meeting_args(m: Model, s: Site) -> list[ast.AST] | None:
     call = s.node
     func = call.func
-    args = [a for a in call.args if type(a) is not ast.Starred]
+    args = [a for a in call.args if not isinstance(a, ast.Starred)]
     args += [k.value for k in call.keywords if k.arg is not None]
     if len(args) < 2:
         return None
@@ -118,7 +119,7 @@ def _unmoved_item(f: Fact | None, loop: ast.AST) -> bool:
     return f is not None and f.kind == BATCH and not f.whole and f.loop is loop
 
 
-def _check_meeting(ctx: Context, m: Model, args: list[ast.AST], actx: object, loop: ast.AST,
+def _check_meeting(ctx: Context, m: Model, args: list[ast.AST], actx: Ctx, loop: ast.AST,
                    moves: list[Site], reported: set[int]) -> Iterable[Finding]:
     facts = [m.fact(a, actx) for a in args]
     if not any(f is not None and f.sure_tensor and f.dev for f in facts):
@@ -129,7 +130,7 @@ def _check_meeting(ctx: Context, m: Model, args: list[ast.AST], actx: object, lo
         reported.add(id(a))
         name = m.text(a)
         # prefer a move whose result was kept (``x = x.to(device)``) as the model to follow
-        move = next((s for s in moves if type(s.stmt) is ast.Assign), moves[0])
+        move = next((s for s in moves if isinstance(s.stmt, ast.Assign)), moves[0])
         how = m.text(move.node)[len(m.text(move.node.func.value)):]
         yield ctx.finding(
             CODE, a,
@@ -141,10 +142,10 @@ def _check_meeting(ctx: Context, m: Model, args: list[ast.AST], actx: object, lo
 
 
 def _fix(ctx: Context, m: Model, use: ast.AST, name: str, how: str, move: Site,
-         actx: object) -> Fix | None:
+         actx: Ctx) -> Fix | None:
     st = move.stmt
-    if type(use) is ast.Name and type(st) is ast.Assign and len(st.targets) == 1 \
-            and st.value is move.node and type(st.targets[0]) is ast.Name:
+    if isinstance(use, ast.Name) and isinstance(st, ast.Assign) and len(st.targets) == 1 \
+            and st.value is move.node and isinstance(st.targets[0], ast.Name):
         b = m.binding(use.id, actx.scope, pos(use))
         line = ctx.lines[st.lineno - 1]
         ind = indent_of(line)

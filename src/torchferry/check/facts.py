@@ -1,0 +1,592 @@
+"""Facts: what an expression is, as far as the analysis can tell.
+
+:class:`Facts` extends the :class:`~torchferry.check.scopes.Walker` with
+:meth:`Facts.fact`, which evaluates lazily (memoised per binding) what an expression
+inside a scope is -- a :class:`Fact` such as "tensor that may be on an accelerator and
+needs grad", "module", "DataLoader", "item of a batch from loop L", "device" -- from the
+last binding of each name before that point.  Whatever it cannot place is ``None``.
+
+>>> import ast
+>>> src = "import torch\\nx = torch.ones(2).cuda()\\ny = x + 1\\n"
+>>> f = Facts(ast.parse(src))
+>>> site = f.calls_by_tail["cuda"][0]
+>>> f.fact(site.node, site.ctx)
+Fact(tensor, dev, made, moved)
+"""
+
+from __future__ import annotations
+
+import ast
+
+from torchferry.check.names import (
+    ACCEL_LITERAL,
+    ARRAY,
+    AVAIL,
+    BATCH,
+    DEVICE,
+    DEVICE_ARG_NAME,
+    DEVICE_FACTORIES,
+    DEVICE_NAME,
+    DTYPE,
+    DTYPES,
+    FACTORIES,
+    LOAD,
+    LOADER,
+    LOADER_NAME,
+    MAKERS,
+    MODEL_NAME,
+    MODULE,
+    MODULE_SELF_METHODS,
+    NO_GRAD_METHODS,
+    NON_TENSOR_METHODS,
+    NON_TENSOR_TORCH,
+    OTHER,
+    PARAMETER,
+    TENSOR,
+    TENSOR_ATTRS,
+    dotted,
+    kwarg,
+    pos,
+    same_expr,
+    tail,
+)
+from torchferry.check.scopes import Binding, Ctx, Scope, Walker
+
+
+class Fact:
+    """What an expression is, as far as the analysis can tell.
+
+    ``kind`` is one of the kinds in :mod:`torchferry.check.names` (``"tensor"``,
+    ``"module"``...).  For tensors: ``dev`` -- may live on an accelerator; ``grad`` -- may
+    require grad; ``made`` -- created here by a factory or from data; ``cpu_new`` -- the
+    device-less factory call it comes from, unmoved; ``inp`` -- derived from a function's
+    tensor parameter; ``moved`` -- result of an explicit move; ``weak`` -- only guessed (a
+    parameter used as ``x.shape``: could be an ndarray); ``guessed`` -- ``dev`` only because a
+    model was called on inputs of unknown origin.  For batch items: ``loop`` is the loop they
+    came from and ``whole`` says it is the whole batch object.
+    """
+
+    __slots__ = ("kind", "dev", "grad", "made", "cpu_new", "inp", "moved", "loop", "whole",
+                 "weak", "guessed")
+
+    def __init__(self, kind: str, dev: bool = False, grad: bool = False, made: bool = False,
+                 cpu_new: ast.Call | None = None, inp: bool = False, moved: bool = False,
+                 loop: ast.AST | None = None, whole: bool = False, weak: bool = False,
+                 guessed: bool = False) -> None:
+        self.kind = kind
+        self.dev = dev
+        self.grad = grad
+        self.made = made
+        self.cpu_new = cpu_new
+        self.inp = inp
+        self.moved = moved
+        self.loop = loop
+        self.whole = whole
+        self.weak = weak
+        self.guessed = guessed
+
+    def but(self, **kw: object) -> Fact:
+        """A copy with some fields changed."""
+        f = Fact(self.kind, self.dev, self.grad, self.made, self.cpu_new, self.inp, self.moved,
+                 self.loop, self.whole, self.weak, self.guessed)
+        for k, v in kw.items():
+            setattr(f, k, v)
+        return f
+
+    @property
+    def sure_tensor(self) -> bool:
+        """Tensor-like and not merely guessed from how a parameter is used."""
+        return self.tensorlike and not self.weak
+
+    @property
+    def tensorlike(self) -> bool:
+        """A tensor, or an item unpacked from a batch (not the whole batch object)."""
+        return self.kind == TENSOR or (self.kind == BATCH and not self.whole)
+
+    @property
+    def on_device(self) -> bool:
+        """Surely a tensor, and it may live on an accelerator."""
+        return self.sure_tensor and self.dev
+
+    def __repr__(self) -> str:
+        flags = [k for k in ("dev", "grad", "made", "inp", "moved", "whole") if getattr(self, k)]
+        return f"Fact({self.kind}{', ' + ', '.join(flags) if flags else ''})"
+
+
+_MODULE = Fact(MODULE)
+_OTHER = Fact(OTHER)
+
+
+def guessed(facts: list[Fact]) -> bool:
+    """Combined facts are "dev only by guess" when every operand that may be on the
+    device is so only by guess."""
+    devs = [f for f in facts if f.dev]
+    return bool(devs) and all(f.guessed for f in devs)
+
+
+def _home_either_way(node: ast.IfExp) -> bool:
+    """``x.cpu() if x.is_cuda else x`` (or the mirror image): one branch brings ``x`` home,
+    the other keeps it where it is, and the test asks where ``x`` lives."""
+    body, orelse = node.body, node.orelse
+    for moved, kept in ((body, orelse), (orelse, body)):
+        if isinstance(moved, ast.Call) and isinstance(moved.func, ast.Attribute) and \
+                moved.func.attr == "cpu" and not moved.args and same_expr(moved.func.value, kept):
+            break
+    else:
+        return False
+    for x in ast.walk(node.test):
+        if isinstance(x, ast.Attribute) and x.attr in ("is_cuda", "device", "is_mps", "is_xpu"):
+            return True
+        if isinstance(x, ast.Call) and tail(x.func) == "get_device":
+            return True
+    return False
+
+
+def _requires_grad(call: ast.Call) -> bool:
+    v = kwarg(call, "requires_grad")
+    return isinstance(v, ast.Constant) and v.value is True
+
+
+class Facts(Walker):
+    """The walker plus fact evaluation (see the module docstring)."""
+
+    def __init__(self, tree: ast.Module) -> None:
+        self._memo: dict[int, Fact | None] = {}
+        self._busy: set[int] = set()
+        super().__init__(tree)
+
+    # ----------------------------------------------------------------- entry points
+    def fact(self, node: ast.AST, ctx: Ctx, depth: int = 0) -> Fact | None:
+        """What ``node`` (an expression inside ``ctx``) is, or None when unknown."""
+        if depth > 40:
+            return None
+        if isinstance(node, ast.Name):
+            b = self.binding(node.id, ctx.scope, pos(node))
+            f = self.binding_fact(b, depth) if b is not None else None
+            if f is None:
+                return self._by_name(node.id, b)
+            return f
+        if isinstance(node, ast.Call):
+            return self._call_fact(node, ctx, depth)
+        if isinstance(node, ast.Attribute):
+            return self._attr_fact(node, ctx, depth)
+        if isinstance(node, ast.BinOp):
+            return self._combine(self.fact(node.left, ctx, depth + 1),
+                                 self.fact(node.right, ctx, depth + 1))
+        if isinstance(node, ast.UnaryOp):
+            f = self.fact(node.operand, ctx, depth + 1)
+            return f if f is not None and f.tensorlike else None
+        if isinstance(node, ast.Compare):
+            fs = [self.fact(x, ctx, depth + 1) for x in [node.left, *node.comparators]]
+            ts = [f for f in fs if f is not None and f.tensorlike]
+            if not ts:
+                return None
+            return Fact(TENSOR, dev=any(f.dev for f in ts), inp=any(f.inp for f in ts),
+                        guessed=guessed(ts), weak=all(f.weak for f in ts))
+        if isinstance(node, ast.Subscript):
+            f = self.fact(node.value, ctx, depth + 1)
+            if f is None:
+                return None
+            if f.kind == TENSOR:
+                return f.but(cpu_new=None)
+            if f.kind == BATCH:
+                return f.but(whole=False)
+            if f.kind in (LOAD, LOADER):  # ``checkpoint["model"]``, ``dataloaders["train"]``
+                return f
+            return None
+        if isinstance(node, ast.Constant):
+            v = node.value
+            if isinstance(v, str):
+                if v == "cpu":
+                    return Fact(DEVICE, dev=False)
+                if ACCEL_LITERAL.match(v):
+                    return Fact(DEVICE, dev=True)
+            return None
+        if isinstance(node, ast.IfExp):
+            fa = self.fact(node.body, ctx, depth + 1)
+            fb = self.fact(node.orelse, ctx, depth + 1)
+            if fa is not None and fb is not None and fa.kind == fb.kind:
+                if fa.kind == TENSOR and fa.dev != fb.dev and _home_either_way(node):
+                    return fa if not fa.dev else fb
+                return fa.but(dev=fa.dev or fb.dev)
+            return None
+        if isinstance(node, ast.NamedExpr):
+            return self.fact(node.value, ctx, depth + 1)
+        return None
+
+    def binding_fact(self, b: Binding, depth: int = 0) -> Fact | None:
+        """What the value bound by ``b`` is (memoised)."""
+        key = id(b)
+        if key in self._memo:
+            return self._memo[key]
+        if key in self._busy:
+            return None
+        self._busy.add(key)
+        try:
+            f = self._binding_fact(b, depth)
+        finally:
+            self._busy.discard(key)
+        self._memo[key] = f
+        return f
+
+    def graph_lib(self) -> bool:
+        """Does the file use PyTorch Geometric or DGL, whose batches move in place?"""
+        return any(q.startswith(("torch_geometric", "dgl")) for q in self.imports.values())
+
+    # ----------------------------------------------------------------- names and bindings
+    def _by_name(self, name: str, b: Binding | None) -> Fact | None:
+        """Last-resort guesses from a name that is not otherwise known."""
+        if b is not None and b.how not in ("param", "opaque", "with"):
+            return None  # assigned from something we do not understand
+        if MODEL_NAME.match(name):
+            return _MODULE
+        if LOADER_NAME.search(name) and not self.graph_lib():
+            return Fact(LOADER)
+        if DEVICE_NAME.match(name):
+            return Fact(DEVICE, dev=True)
+        return None
+
+    def _binding_fact(self, b: Binding, depth: int) -> Fact | None:
+        how = b.how
+        v = b.value
+        if how == "expr" and v is not None:
+            return self.fact(v, b.ctx, depth + 1)
+        if how == "unpack" and v is not None:
+            if isinstance(v, (ast.Tuple, ast.List)) and len(v.elts) > b.path[0]:
+                el = v.elts[b.path[0]]
+                return None if isinstance(el, ast.Starred) else self.fact(el, b.ctx, depth + 1)
+            f = self.fact(v, b.ctx, depth + 1)
+            if f is None:
+                return None
+            if f.kind == TENSOR:
+                return f.but(cpu_new=None)
+            if f.kind == BATCH:
+                return f.but(whole=False)
+            return None
+        if how == "for" and v is not None:
+            return self._iter_item(v, b.path, b.ctx, depth, b.stmt)
+        if how == "param" and isinstance(v, ast.arg):
+            return self._param_fact(v, b.ctx.scope)
+        if how == "aug" and isinstance(v, ast.AugAssign):
+            prev = self.fact(v.target, b.ctx, depth + 1)
+            return self._combine(prev, self.fact(v.value, b.ctx, depth + 1))
+        return None
+
+    def _iter_item(self, it: ast.AST, path: tuple[int, ...], ctx: Ctx, depth: int,
+                   loop: ast.AST | None = None) -> Fact | None:
+        if loop is None:
+            loop = it
+        while isinstance(it, ast.Call):
+            fn = tail(it.func)
+            if fn == "enumerate" and it.args:
+                if not path:
+                    return None
+                if path[0] == 0:
+                    return _OTHER
+                path = path[1:]
+                it = it.args[0]
+            elif fn in ("tqdm", "iter", "trange") and it.args:
+                it = it.args[0]
+            else:
+                break
+        f = self.fact(it, ctx, depth + 1)
+        if f is None:
+            return None
+        if f.kind == LOADER:
+            return Fact(BATCH, loop=loop, whole=not path)
+        if f.kind == TENSOR:
+            return f.but(cpu_new=None, made=False)
+        return None
+
+    def _param_fact(self, arg: ast.arg, scope: Scope) -> Fact | None:
+        cls = scope.cls
+        if arg.arg == scope.self_name:
+            if cls is not None and cls.is_module:
+                return _MODULE
+            return None
+        ann = arg.annotation
+        if ann is not None:
+            text = dotted(ann) or ""
+            if isinstance(ann, ast.Subscript):  # Optional[Tensor] and the like
+                text = dotted(ann.slice) or ""
+            if isinstance(ann, ast.Constant) and isinstance(ann.value, str):
+                text = ann.value
+            last = text.rsplit(".", 1)[-1]
+            if last == "Tensor":
+                return Fact(TENSOR, dev=True, inp=True)
+            if last == "Module" or self.is_module_class(last):
+                return _MODULE
+            if last == "device":
+                return Fact(DEVICE, dev=True)
+        if cls is not None and cls.is_module and scope.name == "forward":
+            return Fact(TENSOR, dev=True, inp=True)
+        if arg.arg in scope.tensorish and not DEVICE_NAME.match(arg.arg):
+            return Fact(TENSOR, dev=True, inp=True, weak=True)
+        return None
+
+    @staticmethod
+    def _combine(a: Fact | None, b: Fact | None) -> Fact | None:
+        fs = [f for f in (a, b) if f is not None and f.tensorlike]
+        if not fs:
+            return None
+        cpu_new = fs[0].cpu_new if len(fs) == 1 else None
+        return Fact(TENSOR, dev=any(f.dev for f in fs), grad=any(f.grad for f in fs),
+                    made=all(f.made for f in fs), inp=any(f.inp for f in fs), cpu_new=cpu_new,
+                    weak=all(f.weak for f in fs), guessed=guessed(fs))
+
+    # ----------------------------------------------------------------- attributes
+    def self_scope(self, scope: Scope, name: str) -> Scope | None:
+        """The method scope in which ``name`` is ``self`` (a closure inside a method still
+        sees it), or None."""
+        s: Scope | None = scope
+        while s is not None and s.kind == "function" and s.self_name is None:
+            s = s.parent
+        if s is not None and s.self_name == name and s.cls is not None:
+            return s
+        return None
+
+    def _attr_fact(self, node: ast.Attribute, ctx: Ctx, depth: int) -> Fact | None:
+        v = node.value
+        if isinstance(v, ast.Name):
+            s = self.self_scope(ctx.scope, v.id)
+            if s is not None and s.cls is not None:
+                lst = s.cls.attrs.get(node.attr)
+                if lst:
+                    f = self.binding_fact(lst[-1][1], depth + 1)
+                    if f is not None:
+                        return f.but(cpu_new=None)
+                if MODEL_NAME.match(node.attr) or node.attr.endswith(("_net", "Net", "encoder", "decoder")):
+                    return _MODULE
+                if LOADER_NAME.search(node.attr) and not self.graph_lib():
+                    return Fact(LOADER)
+                return None
+        q = self.qualname(node)
+        if q is not None:
+            if q.startswith("torch.") and q[6:] in DTYPES:
+                return Fact(DTYPE)
+            return None
+        if node.attr in TENSOR_ATTRS:
+            f = self.fact(v, ctx, depth + 1)
+            if f is not None and f.tensorlike:
+                return f.but(kind=TENSOR, grad=f.grad and node.attr != "data", cpu_new=None, whole=False)
+            return None
+        if node.attr == "device":
+            f = self.fact(v, ctx, depth + 1)
+            if f is not None and f.tensorlike:
+                return Fact(DEVICE, dev=f.dev)
+            return Fact(DEVICE, dev=True)
+        if node.attr == "dtype":
+            return Fact(DTYPE)
+        return None
+
+    # ----------------------------------------------------------------- devices and dtypes
+    def _device_arg_dev(self, e: ast.AST, ctx: Ctx, depth: int, sure: bool = True) -> bool | None:
+        """For a device argument: True/False when it names a device that may be / is not an
+        accelerator, None when it is a dtype (or unknown and dtype-looking).
+
+        ``sure`` says the argument can only be a device (``device=e``).  For ``.to(e)``,
+        which also casts (``.to(torch.float32)``, ``.to(target)`` with ``target`` a dtype
+        computed elsewhere), an argument the analysis cannot place is a device only when
+        its name says so (``device``, ``dev``, ``*_device``, ``x.device``, ``rank``,
+        ``gpu``...); otherwise it is None: the tensor stays where it was."""
+        f = self.fact(e, ctx, depth + 1)
+        if f is not None:
+            if f.kind == DTYPE:
+                return None
+            if f.kind == DEVICE:
+                return f.dev
+            if f.tensorlike:
+                return f.dev
+        if isinstance(e, ast.Call):
+            name = tail(e.func) or ""
+            if (self.qualname(e.func) or "").endswith("device"):
+                a = e.args[0] if e.args else kwarg(e, "type")
+                if isinstance(a, ast.Constant) and a.value == "cpu":
+                    return False
+        elif isinstance(e, ast.Subscript):  # ``devices[i]``
+            v = e.value
+            name = tail(v.func) or "" if isinstance(v, ast.Call) else (dotted(v) or "").rsplit(".", 1)[-1]
+        else:
+            name = (dotted(e) or "").rsplit(".", 1)[-1]
+        if "dtype" in name or "type" in name:
+            return None
+        if sure:
+            return True
+        return True if DEVICE_ARG_NAME.search(name) else None
+
+    def _is_dtype(self, e: ast.AST, ctx: Ctx, depth: int) -> bool:
+        """Is ``e`` known to be a dtype (``torch.float16``, ``x.dtype``, ``target_dtype``)?"""
+        f = self.fact(e, ctx, depth + 1)
+        if f is not None:
+            return f.kind == DTYPE
+        name = tail(e.func) or "" if isinstance(e, ast.Call) else (dotted(e) or "").rsplit(".", 1)[-1]
+        return "dtype" in name or "type" in name
+
+    # ----------------------------------------------------------------- calls
+    def is_module_ctor(self, call: ast.Call) -> bool:
+        """Does ``call`` construct an ``nn.Module`` (a torch.nn layer, a torchvision/timm/
+        transformers model, a module class of this file)?"""
+        func = call.func
+        q = self.qualname(func)
+        if q is not None:
+            last = q.rsplit(".", 1)[-1]
+            if q.startswith("torch.nn.") and last[:1].isupper():
+                parts = q.split(".")
+                return parts[2] not in ("functional", "init", "utils", "parameter") and last not in (
+                    "Parameter", "Buffer", "UninitializedParameter", "UninitializedBuffer")
+            if q.startswith("torchvision.models.") and last[:1].islower() and last not in (
+                    "get_weight", "list_models", "get_model_weights"):
+                return True
+            if q in ("timm.create_model", "torchvision.models.get_model", "torch.hub.load"):
+                return True
+            if q.startswith("transformers.") and last == "from_pretrained":
+                return "Tokenizer" not in q and "Processor" not in q and "Config" not in q
+            if q.startswith("transformers.") and (last.endswith(("Model", "LMHeadModel")) or "For" in last):
+                return True
+            return False
+        if isinstance(func, ast.Name):
+            return self.is_module_class(func.id)
+        return False
+
+    def _call_fact(self, node: ast.Call, ctx: Ctx, depth: int) -> Fact | None:
+        func = node.func
+        if tail(func) in ("tqdm", "iter") and node.args:  # ``pbar = tqdm(loader)``
+            f = self.fact(node.args[0], ctx, depth + 1)
+            return f if f is not None and f.kind == LOADER else None
+        q = self.qualname(func)
+        if q is not None:
+            return self._qual_call_fact(q, node, ctx, depth)
+        if isinstance(func, ast.Name):
+            name = func.id
+            if self.is_module_class(name):
+                return _MODULE
+            if name in ("float", "int", "bool", "len", "str", "list", "range", "enumerate"):
+                return _OTHER
+            f = self.fact(func, ctx, depth + 1)
+            if f is not None and f.kind == MODULE:
+                return self._model_output(node, ctx, depth)
+            return None
+        if not isinstance(func, ast.Attribute):
+            return None
+        meth = func.attr
+        recv = self.fact(func.value, ctx, depth + 1)
+        if recv is None:
+            return None
+        kind = recv.kind
+        if kind == MODULE:
+            if meth in MODULE_SELF_METHODS:
+                return recv
+            if meth == "forward":
+                return self._model_output(node, ctx, depth)
+            # a submodule attribute called (``model.fc(x)``) or another method: unknown
+            sub = self._attr_fact(func, ctx, depth + 1)
+            if sub is not None and sub.kind == MODULE:
+                return self._model_output(node, ctx, depth)
+            return None
+        if kind == BATCH:
+            if recv.whole:
+                return None  # the batch object's own methods: unknown (could be anything)
+            recv = recv.but(kind=TENSOR)
+            kind = TENSOR
+        if kind == TENSOR:
+            if meth in NON_TENSOR_METHODS:
+                if meth == "numpy":
+                    return Fact(ARRAY)
+                return _OTHER
+            if meth == "type" and not node.args and not node.keywords:
+                return _OTHER
+            if meth in ("to", "cuda", "cpu", "type_as", "xpu", "mps"):
+                return self._moved(recv, meth, node, ctx, depth)
+            if meth in ("chunk", "split", "unbind", "tensor_split"):
+                return recv.but(cpu_new=None, made=False)
+            grad = recv.grad and meth not in NO_GRAD_METHODS and not self.nograd(ctx)
+            return recv.but(grad=grad)  # a tensor method keeps the device (moves are above)
+        if kind == LOAD:
+            return recv if meth in ("get", "pop") else None
+        if kind == ARRAY:
+            return Fact(ARRAY) if meth in ("astype", "reshape", "copy", "transpose") else None
+        return None
+
+    def _model_output(self, node: ast.Call, ctx: Ctx, depth: int) -> Fact:
+        """A model's output: on the model's device, which is the inputs' device when those
+        are known (a model on the GPU given CPU tensors would have crashed)."""
+        fs = [self.fact(a, ctx, depth + 1) for a in node.args]
+        ts = [f for f in fs if f is not None and f.sure_tensor]
+        if not ts:  # inputs of unknown origin: the model may be anywhere
+            return Fact(TENSOR, dev=True, grad=not self.nograd(ctx), guessed=True)
+        return Fact(TENSOR, dev=any(f.dev for f in ts), grad=not self.nograd(ctx),
+                    guessed=guessed(ts))
+
+    def _moved(self, recv: Fact, meth: str, node: ast.Call, ctx: Ctx, depth: int) -> Fact:
+        if meth in ("cuda", "xpu", "mps"):
+            return recv.but(kind=TENSOR, dev=True, moved=True, cpu_new=None, whole=False,
+                            guessed=False)
+        if meth == "cpu":
+            return recv.but(kind=TENSOR, dev=False, moved=True, cpu_new=None, whole=False)
+        target = node.args[0] if node.args else kwarg(node, "device") or kwarg(node, "other")
+        if meth == "type_as" or target is None:
+            dev = recv.dev if target is None else (
+                self._device_arg_dev(target, ctx, depth, sure=False) or recv.dev)
+            return recv.but(kind=TENSOR, dev=dev, moved=target is not None, whole=False,
+                            cpu_new=recv.cpu_new if target is None else None)
+        # ``.to(x)`` casts or moves; ``.to(x, dtype=...)`` / ``.to(x, non_blocking=True)``
+        # / ``.to(device=x)`` only move
+        sure = not node.args or any(k.arg in ("dtype", "non_blocking") for k in node.keywords)
+        d = self._device_arg_dev(target, ctx, depth, sure=sure)
+        if d is None:  # a dtype, or unknown: same device as before
+            if not sure and not self._is_dtype(target, ctx, depth):
+                return recv.but(kind=TENSOR, cpu_new=None, whole=False)  # may have moved
+            return recv.but(kind=TENSOR, whole=False)
+        return recv.but(kind=TENSOR, dev=d, moved=True, cpu_new=None, whole=False, guessed=False)
+
+    def _qual_call_fact(self, q: str, node: ast.Call, ctx: Ctx, depth: int) -> Fact | None:
+        if q.startswith("torch."):
+            rest = q[6:]
+            if rest in FACTORIES:
+                dv = kwarg(node, "device")
+                if dv is None:
+                    if rest in DEVICE_FACTORIES:
+                        return Fact(TENSOR, made=True, cpu_new=node, grad=_requires_grad(node))
+                    return Fact(TENSOR, made=True)
+                d = self._device_arg_dev(dv, ctx, depth)
+                return Fact(TENSOR, made=True, dev=bool(d), grad=_requires_grad(node))
+            if rest in MAKERS:
+                dv = kwarg(node, "device")
+                d = bool(self._device_arg_dev(dv, ctx, depth)) if dv is not None else False
+                return Fact(TENSOR, made=True, dev=d)
+            if rest == "load":
+                return Fact(LOAD)
+            if rest == "device":
+                a = node.args[0] if node.args else kwarg(node, "type")
+                if isinstance(a, ast.Constant) and a.value == "cpu":
+                    return Fact(DEVICE, dev=False)
+                return Fact(DEVICE, dev=True)
+            if rest.endswith("is_available") or rest.endswith("device_count"):
+                return Fact(AVAIL)
+            if rest in ("nn.Parameter", "nn.parameter.Parameter", "nn.Buffer"):
+                return Fact(PARAMETER)
+            if rest.startswith("utils.data") and rest.endswith("DataLoader"):
+                return Fact(LOADER)
+            if self.is_module_ctor(node):
+                return _MODULE
+            if rest.startswith(("nn.functional.", "fft.", "linalg.", "special.")) or (
+                    "." not in rest and rest[:1].islower() and rest not in NON_TENSOR_TORCH):
+                fs = [self.fact(a, ctx, depth + 1) for a in node.args]
+                for a in node.args:
+                    if isinstance(a, (ast.List, ast.Tuple)):
+                        fs.extend(self.fact(x, ctx, depth + 1) for x in a.elts)
+                ts = [f for f in fs if f is not None and f.tensorlike]
+                if not ts:  # a torch function returns a tensor: where it lives is unknown
+                    return Fact(TENSOR)
+                # the result is a tensor for sure, even if the inputs were only guessed to be
+                return Fact(TENSOR, dev=any(f.dev for f in ts),
+                            grad=any(f.grad for f in ts) and not self.nograd(ctx)
+                            and not rest.startswith(("argmax", "argmin", "nn.functional.one_hot")),
+                            inp=any(f.inp for f in ts), made=all(f.made for f in ts),
+                            cpu_new=ts[0].cpu_new if len(ts) == 1 else None, guessed=guessed(ts))
+            return None
+        if q.startswith("numpy."):
+            return Fact(ARRAY)
+        if self.is_module_ctor(node):
+            return _MODULE
+        return None

@@ -1,0 +1,218 @@
+"""The checker's vocabulary: which torch names create, move or cast tensors, how
+variables are named, and small helpers to read names and positions off ``ast`` nodes.
+
+Nothing here looks at more than one node; :mod:`torchferry.check.scopes` records what
+happens where, :mod:`torchferry.check.facts` says what an expression is.
+
+>>> import ast
+>>> tail(ast.parse("x.to(d)", mode="eval").body.func), dotted(ast.parse("a.b.c", mode="eval").body)
+('to', 'a.b.c')
+>>> bool(ACCEL_LITERAL.match("cuda:1")), bool(ACCEL_LITERAL.match("cudax"))
+(True, False)
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+
+# --------------------------------------------------------------------------- kinds
+TENSOR = "tensor"
+MODULE = "module"
+LOADER = "loader"
+BATCH = "batch"  # an item (or the whole) of a batch from a DataLoader loop
+LOAD = "load"  # what torch.load returned
+DEVICE = "device"
+DTYPE = "dtype"
+AVAIL = "avail"  # a bool from torch.cuda.is_available() & co.
+ARRAY = "array"
+PARAMETER = "parameter"  # nn.Parameter(...)
+OTHER = "other"
+
+SHIFT = 20  # positions are encoded as (line << SHIFT) | column
+
+# --------------------------------------------------------------------------- torch names
+FACTORIES = frozenset(
+    "zeros ones empty full arange rand randn randint randperm rand_like eye linspace logspace".split()
+)
+# the ones whose result gets a device only from ``device=`` (``*_like`` copy their input's)
+DEVICE_FACTORIES = FACTORIES - {"rand_like"}
+MAKERS = frozenset("tensor as_tensor from_numpy asarray".split())  # tensors from data
+MOVE_METHODS = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "type"})
+MODULE_SELF_METHODS = frozenset(
+    "to cuda cpu float half double bfloat16 train eval requires_grad_ apply type "
+    "share_memory xpu mps to_empty".split()
+)
+NON_TENSOR_METHODS = frozenset(
+    "item tolist numpy size dim ndimension numel nelement element_size data_ptr get_device "
+    "stride storage untyped_storage is_contiguous is_floating_point is_complex equal "
+    "storage_offset register_hook backward is_pinned is_shared is_set_to __len__ "
+    "allclose".split()
+)
+NO_GRAD_METHODS = frozenset(
+    "detach argmax argmin eq ne lt le gt ge isnan isinf isfinite sign long int bool "
+    "nonzero argsort topk_indices".split()
+)
+NON_TENSOR_TORCH = frozenset(
+    "device dtype is_tensor is_floating_point is_complex numel get_default_dtype "
+    "set_default_dtype manual_seed seed load save no_grad enable_grad inference_mode "
+    "set_grad_enabled compile Size Generator finfo iinfo is_grad_enabled equal allclose "
+    "result_type promote_types can_cast typename is_nonzero use_deterministic_algorithms "
+    "get_rng_state set_rng_state set_printoptions set_num_threads get_num_threads "
+    "autocast is_storage is_inference_mode_enabled set_float32_matmul_precision "
+    "get_device_module Tensor is_autocast_enabled get_autocast_dtype".split()
+)
+TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
+TENSORISH_USES = frozenset({"shape", "device", "dtype", "size", "dim", "ndim", "is_cuda"})
+DTYPES = frozenset(
+    "float float32 float64 double float16 half bfloat16 int int8 int16 int32 int64 long "
+    "uint8 bool complex64 complex128 cfloat cdouble short float8_e4m3fn float8_e5m2".split()
+)
+ACCEL_LITERAL = re.compile(r"^(cuda(:\d+)?|mps(:\d+)?|xpu(:\d+)?)$")
+
+# --------------------------------------------------------------------------- variable names
+MODEL_NAME = re.compile(
+    r"^(model|net|network|module|.*_model|.*model|.*_net|ema|criterion|.*_criterion|loss_fn|"
+    r"loss_func|loss_function)$", re.I)
+LOADER_NAME = re.compile(r"(loader|^dl$|_dl$|^dl_)", re.I)
+DEVICE_NAME = re.compile(r"^(device|dev|.*_device|device_.*)$", re.I)
+# an argument of ``.to(x)`` that the analysis cannot place is a device only when named so
+DEVICE_ARG_NAME = re.compile(
+    r"device|^(dev|devs|.*_dev|dev_.*|rank|.*_rank|gpu|gpus|.*_gpu|gpu_.*|.*_gpu_.*|cuda)$", re.I)
+OPTIM_NAME = re.compile(r"opt", re.I)
+EPOCHISH = re.compile(r"epoch|step|iter|batch", re.I)
+GUARD_NAME = re.compile(r"log|print|verbose|interval|freq|every|debug|display|report", re.I)
+AVAIL_NAME = re.compile(r"cuda|gpu|device|accel|mps|xpu", re.I)
+
+_SKIP_FIELDS = frozenset(
+    {"ctx", "op", "ops", "id", "attr", "arg", "n", "s", "kind", "type_comment", "names",
+     "level", "module", "conversion", "is_async", "name", "asname", "type_params"}
+)
+FIELDS: dict[type, tuple[str, ...]] = {}
+
+
+def fields_of(t: type[ast.AST]) -> tuple[str, ...]:
+    """The child fields of a node type worth visiting (names, operators... skipped)."""
+    f = FIELDS.get(t)
+    if f is None:
+        f = FIELDS[t] = tuple(x for x in t._fields if x not in _SKIP_FIELDS)
+    return f
+
+
+# --------------------------------------------------------------------------- node helpers
+def pos(node: ast.AST) -> int:
+    """A node's start as one sortable int: ``(line << SHIFT) | column``."""
+    return (getattr(node, "lineno", 0) << SHIFT) | getattr(node, "col_offset", 0)
+
+
+def end_pos(node: ast.AST) -> int:
+    """A node's end as one sortable int (see :func:`pos`)."""
+    return ((getattr(node, "end_lineno", None) or 0) << SHIFT) | (
+        getattr(node, "end_col_offset", None) or 0)
+
+
+def dotted(node: ast.AST) -> str | None:
+    """``a.b.c`` for a chain of names and attributes, else None."""
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return None
+
+
+def tail(func: ast.AST) -> str | None:
+    """The last name of a call's function: ``f`` for ``f(...)`` and ``x.f(...)``."""
+    if isinstance(func, ast.Attribute):
+        return func.attr
+    if isinstance(func, ast.Name):
+        return func.id
+    return None
+
+
+def kwarg(call: ast.Call, name: str) -> ast.expr | None:
+    """The value of keyword argument ``name`` of ``call``, or None."""
+    for k in call.keywords:
+        if k.arg == name:
+            return k.value
+    return None
+
+
+def has_star_kwargs(call: ast.Call) -> bool:
+    """Does the call pass ``*args`` or ``**kwargs`` (so any argument may be there)?"""
+    return any(k.arg is None for k in call.keywords) or any(
+        isinstance(a, ast.Starred) for a in call.args
+    )
+
+
+def is_accel_literal(node: ast.AST | None) -> bool:
+    """``"cuda"``, ``"mps:0"``... or ``torch.device("cuda")``."""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return bool(ACCEL_LITERAL.match(node.value))
+    if isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant):
+        v = node.args[0].value
+        return isinstance(v, str) and bool(ACCEL_LITERAL.match(v))
+    return False
+
+
+def same_expr(a: ast.AST, b: ast.AST) -> bool:
+    """The same name chain, or structurally equal expressions."""
+    da = dotted(a)
+    if da is not None:
+        return da == dotted(b)
+    return type(a) is type(b) and ast.dump(a) == ast.dump(b)
+
+
+def indent_of(line: str) -> str:
+    """The leading whitespace of a line."""
+    return line[: len(line) - len(line.lstrip())]
+
+
+def needs_parens(node: ast.AST) -> bool:
+    """Whether ``node`` must be parenthesised before appending ``.method()`` to it."""
+    return type(node) not in (ast.Name, ast.Attribute, ast.Call, ast.Subscript, ast.Constant,
+                              ast.List, ast.Tuple, ast.Dict, ast.ListComp)
+
+
+def short(text: str, limit: int = 60) -> str:
+    """``text`` on one line, cut to ``limit`` characters for messages.
+
+    >>> short("a  +\\n b", 5)
+    'a + b'
+    """
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 3] + "..."
+
+
+def learning_step(call: ast.Call) -> str | None:
+    """``"backward"`` for ``x.backward()``, ``"step"`` for ``optimizer.step()``, else None."""
+    func = call.func
+    fn = tail(func)
+    if fn == "backward":
+        return "backward"
+    if fn == "step" and isinstance(func, ast.Attribute) and OPTIM_NAME.search(dotted(func.value) or ""):
+        return "step"
+    return None
+
+
+def header_parents(stmt: ast.AST) -> dict[int, ast.AST]:
+    """Parent map (by ``id``) of a statement's own expressions (not the bodies of compound
+    statements)."""
+    parents: dict[int, ast.AST] = {}
+    roots: list[ast.AST] = []
+    for f in fields_of(type(stmt)):
+        if f in ("body", "orelse", "finalbody", "handlers", "cases"):
+            continue
+        v = getattr(stmt, f, None)
+        if isinstance(v, ast.AST):
+            roots.append(v)
+        elif type(v) is list:
+            roots.extend(x for x in v if isinstance(x, ast.AST))
+    for r in roots:
+        parents[id(r)] = stmt
+        for n in ast.walk(r):
+            for c in ast.iter_child_nodes(n):
+                parents[id(c)] = n
+    return parents
