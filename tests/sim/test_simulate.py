@@ -412,11 +412,14 @@ def test_deepcopy_keeps_the_device():
 def test_docstring_examples_run():
     import doctest
 
+    import torchferry.sim
     import torchferry.sim.events
     import torchferry.sim.runner
     import torchferry.sim.session
+    import torchferry.sim.tags
 
-    for mod in (torchferry.sim.session, torchferry.sim.events, torchferry.sim.runner):
+    for mod in (torchferry.sim, torchferry.sim.session, torchferry.sim.events,
+                torchferry.sim.runner, torchferry.sim.tags):
         result = doctest.testmod(mod, optionflags=doctest.ELLIPSIS)
         assert result.attempted > 0 and result.failed == 0, mod.__name__
 

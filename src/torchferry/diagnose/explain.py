@@ -36,14 +36,15 @@ import functools
 import linecache
 import re
 import sys
-import threading
 import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Any, TextIO
 
-from torchferry.diagnose import _frames
+from torchferry import sim
+from torchferry._internal import frames as _frames
+from torchferry._internal.patcher import Patch
 from torchferry.diagnose import operands as ops
 
 __all__ = ["explain", "explain_exception", "format_report", "classify", "RULES"]
@@ -183,14 +184,7 @@ def _device_error(exc: BaseException) -> tuple[BaseException, ErrorKind] | None:
 # ------------------------------------------------------------ tensor facts
 def device_of(t: Any) -> Any:
     """The device ``t`` is on: the simulated one inside ``torchferry.simulate``."""
-    modes = sys.modules.get("torchferry.sim.modes")
-    if modes is not None:
-        d = modes.dev_of(t)
-        if d is not None:
-            return d
-    import torch
-
-    return torch._C.TensorBase.device.__get__(t)
+    return sim.device_of(t)
 
 
 def _module_device(m: Any) -> tuple[Any, Any] | None:
@@ -240,37 +234,30 @@ class _Recorder:
     NAMES = tuple(sorted(ops.FACTORIES | {"stack"}))
 
     def __init__(self) -> None:
-        self.depth = 0
-        self.saved: dict[str, Any] = {}
         self.sites: dict[int, tuple[Any, str, int, str]] = {}
-        self.lock = threading.Lock()
         self._sweep_at = 4096
+        self.patch = Patch("explain", self._plan)
+
+    @property
+    def depth(self) -> int:
+        return self.patch.depth
+
+    def _plan(self) -> list[tuple[Any, str, Any]]:
+        import torch
+
+        out = []
+        for name in self.NAMES:
+            orig = getattr(torch, name, None)
+            if orig is None or getattr(orig, "__ferry_site__", False):
+                continue
+            out.append((torch, name, self._wrap(name, orig)))
+        return out
 
     def enter(self) -> None:
-        with self.lock:
-            self.depth += 1
-            if self.depth > 1:
-                return
-            import torch
-
-            for name in self.NAMES:
-                orig = getattr(torch, name, None)
-                if orig is None or getattr(orig, "__ferry_site__", False):
-                    continue
-                self.saved[name] = orig
-                setattr(torch, name, self._wrap(name, orig))
+        self.patch.acquire()
 
     def exit(self) -> None:
-        with self.lock:
-            self.depth -= 1
-            if self.depth > 0:
-                return
-            import torch
-
-            for name, orig in self.saved.items():
-                if getattr(getattr(torch, name, None), "__ferry_site__", False):
-                    setattr(torch, name, orig)
-            self.saved.clear()
+        self.patch.release()
 
     def _wrap(self, name: str, orig: Callable[..., Any]) -> Callable[..., Any]:
         import torch
@@ -280,13 +267,12 @@ class _Recorder:
         tensor_type = torch.Tensor
         is_compiling = torch.compiler.is_compiling
         free = torch.UntypedStorage._free_weak_ref
-        getframe = sys._getframe
-        user_cache = _frames._USER_CODE
-        is_user = _frames.is_user_code
+        user_frame = _frames.user_frame
         plain = f"torch.{name}(...)"
         no_device = f"torch.{name}(...) (always on the CPU)" if name == "from_numpy" else None
         without = f"torch.{name}(...) without device=" if name in ops.FACTORIES else plain
         recorder = self
+        patch = self.patch
 
         @functools.wraps(orig)
         def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -294,17 +280,9 @@ class _Recorder:
             if not isinstance(out, tensor_type):
                 return out
             try:  # never let bookkeeping break the user's code
-                if is_compiling():
+                if not patch.active or is_compiling():
                     return out
-                f = getframe(1)
-                while f is not None:
-                    code = f.f_code
-                    r = user_cache.get(code)
-                    if r is None:
-                        r = is_user(code)
-                    if r:
-                        break
-                    f = f.f_back
+                f = user_frame(1)
                 if f is None:
                     return out
                 call = no_device or (without if kwargs.get("device") is None else plain)
@@ -348,11 +326,10 @@ RECORDER = _Recorder()
 
 
 def _sim_created_at(t: Any) -> tuple[str, int, str] | None:
-    session = sys.modules.get("torchferry.sim.session")
-    if session is None:
+    if not sim.is_active():
         return None
     try:
-        return session.created_at(t)
+        return sim.created_at(t)
     except Exception:
         return None
 

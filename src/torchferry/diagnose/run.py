@@ -1,6 +1,6 @@
 """``ferry run --report FILE`` and ``ferry run --trips``: the diagnostics around a run.
 
-The run itself is :func:`torchferry.sim.runner.run_path`'s (same ``__main__``,
+The run itself is :func:`torchferry.sim.run_path`'s (same ``__main__``,
 ``sys.argv``, exit codes, traceback).  This module only adds: inside the
 simulation (when asked for) it enters :class:`~torchferry.diagnose.explain`'s
 creation-site recording and :class:`~torchferry.diagnose.trips`, explains a
@@ -22,6 +22,8 @@ import tempfile
 from collections.abc import Sequence
 from typing import Any
 
+from torchferry import sim
+from torchferry._internal import frames as _frames
 from torchferry.errors import UsageError
 
 __all__ = ["run_diagnosed", "check_report_path", "ERROR_KEYS", "OPERAND_KEYS"]
@@ -55,8 +57,6 @@ def error_json(report: dict[str, Any] | None) -> dict[str, Any] | None:
 
 def plain_error(exc: BaseException) -> dict[str, Any]:
     """The report's ``"error"`` for an exception that is not a device error (kind null)."""
-    from torchferry.diagnose import _frames
-
     out: dict[str, Any] = {k: None for k in ERROR_KEYS}
     out.update(type=type(exc).__name__, message=str(exc), operands=[])
     tb = exc.__traceback__
@@ -101,8 +101,6 @@ def run_diagnosed(
     Trips are counted when ``show_trips`` or ``report`` is set (the report holds
     them); the table is printed on stderr at the end only with ``show_trips``.
     """
-    from torchferry.sim import runner
-
     if report is not None:
         report = os.path.abspath(check_report_path(report))  # the script may chdir
     from torchferry.diagnose.explain import explain, explain_exception, format_report
@@ -126,14 +124,12 @@ def run_diagnosed(
 
     sim_ctx: Any = contextlib.nullcontext()
     if simulate is not None:
-        from torchferry.sim.session import simulate as _simulate
-
-        sim_ctx = _simulate(simulate, count)
+        sim_ctx = sim.simulate(simulate, count)
     counting = show_trips or report is not None
     counter = trips() if counting else None
     with sim_ctx:
         with explain(file=None), counter if counter is not None else contextlib.nullcontext():
-            code = runner.run_path(target, argv, module=module, simulate=None,
+            code = sim.run_path(target, argv, module=module, simulate=None,
                                    on_exception=explain_after_traceback)
     if counter is not None and show_trips:
         print(counter.format(), file=sys.stderr)

@@ -39,7 +39,9 @@ from dataclasses import dataclass
 from types import FrameType
 from typing import Any, TextIO
 
-from torchferry.diagnose import _frames
+from torchferry import sim
+from torchferry._internal import frames as _frames
+from torchferry._internal.patcher import Patch
 
 __all__ = ["trips", "KINDS"]
 
@@ -186,9 +188,7 @@ def _loop_context(f: FrameType | None) -> tuple[int, bool, int, bool] | None:
 
 # ---------------------------------------------------------------- real devices
 def _dev(t: Any) -> Any:
-    import torch
-
-    return torch._C.TensorBase.device.__get__(t)
+    return sim.device_of(t)
 
 
 def _nbytes(t: Any) -> int:
@@ -317,10 +317,6 @@ _ORDER = (
     "(with tf.simulate(...): with tf.trips(): ...), so that trips counts the simulation's events"
 )
 _BUSY = threading.local()
-_PATCHES: dict[str, Any] = {"depth": 0, "saved": []}
-_MISSING = object()
-
-
 def _wrapper(orig: Any, handler: Any) -> Any:
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         if not _ACTIVE or getattr(_BUSY, "on", False):
@@ -337,37 +333,16 @@ def _wrapper(orig: Any, handler: Any) -> Any:
         with contextlib.suppress(AttributeError, TypeError):
             setattr(wrapper, attr, getattr(orig, attr))
     wrapper.__wrapped__ = orig  # type: ignore[attr-defined]
-    wrapper.__ferry_trips__ = True  # type: ignore[attr-defined]
     return wrapper
 
 
-def _patch_calls() -> None:
-    with _LOCK:
-        _PATCHES["depth"] += 1
-        if _PATCHES["depth"] > 1:
-            return
-        saved = []
-        for owner, name, handler in _build_plan():
-            orig = getattr(owner, name)
-            saved.append((owner, name, owner.__dict__.get(name, _MISSING)))
-            setattr(owner, name, _wrapper(orig, handler))
-        _PATCHES["saved"] = saved
+def _call_plan() -> list[tuple[Any, str, Any]]:
+    return [(owner, name, _wrapper(getattr(owner, name), handler))
+            for owner, name, handler in _build_plan()]
 
 
-def _unpatch_calls() -> None:
-    with _LOCK:
-        _PATCHES["depth"] -= 1
-        if _PATCHES["depth"] > 0:
-            return
-        for owner, name, orig in reversed(_PATCHES["saved"]):
-            if not getattr(owner.__dict__.get(name), "__ferry_trips__", False):
-                continue  # someone patched over us: leave theirs alone
-            if orig is _MISSING:
-                delattr(owner, name)
-            else:
-                setattr(owner, name, orig)
-        _PATCHES["saved"] = []
-
+# the calls that copy or sync, wrapped while a trips block runs outside a simulation
+_CALL_PATCH = Patch("trips", _call_plan)
 
 
 # ---------------------------------------------------------------- simulation
@@ -381,44 +356,20 @@ def _sim_listener(event: Any) -> None:
         _record("sync", event.op, 0, None, 4)
 
 
-def _sim_active() -> bool:
-    modes = sys.modules.get("torchferry.sim.modes")
-    return modes is not None and getattr(modes, "S", None) is not None
+_sim_active = sim.is_active
 
 
 # ---------------------------------------------------------------- module moves
-_MODULE_PATCH = {"depth": 0, "saved": {}}
-
-
-def _patch_modules() -> None:
+def _module_plan() -> list[tuple[Any, str, Any]]:
     import torch
 
-    with _LOCK:
-        _MODULE_PATCH["depth"] += 1
-        if _MODULE_PATCH["depth"] > 1:
-            return
-        M = torch.nn.Module
-        saved: dict[str, Any] = {}
-        for name in ("to", "cuda", "cpu", "xpu"):
-            orig = M.__dict__.get(name)
-            if orig is None:
-                continue
-            saved[name] = orig
-            setattr(M, name, _module_wrapper(name, orig))
-        _MODULE_PATCH["saved"] = saved
+    M = torch.nn.Module
+    return [(M, name, _module_wrapper(name, M.__dict__[name]))
+            for name in ("to", "cuda", "cpu", "xpu") if name in M.__dict__]
 
 
-def _unpatch_modules() -> None:
-    import torch
-
-    with _LOCK:
-        _MODULE_PATCH["depth"] -= 1
-        if _MODULE_PATCH["depth"] > 0:
-            return
-        for name, orig in _MODULE_PATCH["saved"].items():
-            if getattr(torch.nn.Module.__dict__.get(name), "__ferry_trips__", False):
-                setattr(torch.nn.Module, name, orig)
-        _MODULE_PATCH["saved"] = {}
+# nn.Module's moves, wrapped while any trips block runs (simulated or not)
+_MODULE_PATCH = Patch("trips", _module_plan)
 
 
 def _module_wrapper(name: str, orig: Any) -> Any:
@@ -435,7 +386,6 @@ def _module_wrapper(name: str, orig: Any) -> Any:
             state["moving"], state["bytes"] = False, 0
             _record("module_move", f"Module.{name}", nbytes, None, 2)
 
-    wrapper.__ferry_trips__ = True  # type: ignore[attr-defined]
     return wrapper
 
 
@@ -492,14 +442,12 @@ class trips(contextlib.ContextDecorator):
         with _LOCK:
             _ACTIVE.append(self)
         self._active = True
-        _patch_modules()
+        _MODULE_PATCH.acquire()
         if _sim_active():
-            from torchferry.sim.events import subscribe
-
             self.simulated = True
-            self._unsubscribe = subscribe(_sim_listener)
+            self._unsubscribe = sim.subscribe(_sim_listener)
         else:
-            _patch_calls()
+            _CALL_PATCH.acquire()
             self._patched = True
         return self
 
@@ -509,7 +457,7 @@ class trips(contextlib.ContextDecorator):
         self._active = False
         try:
             if self._patched:
-                _unpatch_calls()
+                _CALL_PATCH.release()
                 self._patched = False
             if self._unsubscribe is not None:
                 self._unsubscribe()
@@ -518,7 +466,7 @@ class trips(contextlib.ContextDecorator):
             with _LOCK:
                 if self in _ACTIVE:
                     _ACTIVE.remove(self)
-            _unpatch_modules()
+            _MODULE_PATCH.release()
         if self.file is not None:
             print(self.format(), file=self.file)
         return False

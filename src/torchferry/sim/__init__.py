@@ -13,39 +13,63 @@ reads the tags of each call's inputs, runs the CPU kernel and tags the output.
 Calls that mix devices are re-run under a dispatch-level checker
 (``sim/aten_check.py``) that raises PyTorch's own error for that operator.
 
-Hooks for tools built on the simulation (issue 5: ``ferry run --report``):
+The public surface (what ``torchferry.diagnose`` and other tools may use; the
+modules behind it are private):
 
-* ``device_of(tensor) -> torch.device``: the simulated device if tagged, else the real one.
+* ``simulate(kind="cuda", count=1)``: the context manager / decorator.
+* ``is_active() -> bool``: whether a simulation is running now (imports nothing).
+* ``device_of(tensor) -> torch.device``: the simulated device if tagged, else the
+  real one; torchferry's one "device of a tensor" (correct outside simulations too).
 * ``created_at(tensor) -> (path, line, function) | None``: where the tensor's
-  simulated-device storage was created or last moved (innermost frame outside
-  torch and torchferry; recorded for every tagged storage).
-* ``torchferry.sim.events.subscribe(listener) -> unsubscribe``: ``listener``
-  receives a :class:`~torchferry.sim.events.SimEvent` for every transfer
-  (``kind="transfer"``, ``direction`` h2d/d2h/d2d, ``nbytes``) and host sync
-  (``kind="sync"``, ``op`` item/tolist/cpu/bool/float/int/nonzero/
-  masked_select/masked_index/print/copy_).  With no listener the cost is a
-  truth test of an empty list at those points only.
-* ``torchferry.sim.runner.run_path(target, argv, *, module=False, simulate=None,
-  count=1) -> int``: run a script or module as ``python`` would.
+  simulated-device storage was created or last moved (the innermost frame of
+  user code, :mod:`torchferry._internal.frames`; recorded for every tagged storage).
+* ``subscribe(listener) -> unsubscribe``: ``listener`` receives a
+  :class:`SimEvent` for every transfer (``kind="transfer"``, ``direction``
+  h2d/d2h/d2d, ``nbytes``) and host sync (``kind="sync"``, ``op``
+  item/tolist/cpu/bool/float/int/nonzero/masked_select/masked_index/print/copy_).
+  With no listener the cost is a truth test of an empty list at those points only.
+  ``with subscribed(listener): ...`` does the same for a block.
+* ``run_path(target, argv, *, module=False, simulate=None, count=1,
+  on_exception=None) -> int``: run a script or module as ``python`` would.
+* ``SimulationError``, ``UnsupportedFeatureError`` (also in :mod:`torchferry.errors`).
 """
 
 from __future__ import annotations
 
 import importlib
+import sys
 from typing import TYPE_CHECKING, Any
 
 _LAZY = {
     "simulate": "torchferry.sim.session",
-    "SimulationError": "torchferry.sim.session",
-    "device_of": "torchferry.sim.session",
-    "created_at": "torchferry.sim.session",
-    "UnsupportedFeatureError": "torchferry.sim.modes",
+    "SimulationError": "torchferry.errors",
+    "device_of": "torchferry.sim.tags",
+    "created_at": "torchferry.sim.tags",
+    "UnsupportedFeatureError": "torchferry.errors",
     "subscribe": "torchferry.sim.events",
+    "subscribed": "torchferry.sim.events",
     "SimEvent": "torchferry.sim.events",
     "run_path": "torchferry.sim.runner",
 }
 
-__all__ = list(_LAZY)
+__all__ = ["is_active", *_LAZY]
+
+
+def is_active() -> bool:
+    """True while a simulation (``torchferry.simulate``) is running.
+
+    Imports nothing: when the simulation's modules were never imported, none ran.
+
+    >>> import torchferry as tf
+    >>> from torchferry import sim
+    >>> sim.is_active()
+    False
+    >>> with tf.simulate("cuda"):
+    ...     sim.is_active()
+    True
+    """
+    modes = sys.modules.get("torchferry.sim.modes")
+    return modes is not None and getattr(modes, "S", None) is not None
 
 
 def __getattr__(name: str) -> Any:
@@ -58,7 +82,8 @@ def __getattr__(name: str) -> Any:
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from torchferry.sim.events import SimEvent, subscribe  # noqa: F401
-    from torchferry.sim.modes import UnsupportedFeatureError  # noqa: F401
+    from torchferry.errors import SimulationError, UnsupportedFeatureError  # noqa: F401
+    from torchferry.sim.events import SimEvent, subscribe, subscribed  # noqa: F401
     from torchferry.sim.runner import run_path  # noqa: F401
-    from torchferry.sim.session import SimulationError, created_at, device_of, simulate  # noqa: F401
+    from torchferry.sim.session import simulate  # noqa: F401
+    from torchferry.sim.tags import created_at, device_of  # noqa: F401

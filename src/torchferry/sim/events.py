@@ -7,11 +7,12 @@ happen, and nothing on any other op.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+import contextlib
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-__all__ = ["SimEvent", "subscribe", "LISTENERS"]
+__all__ = ["SimEvent", "subscribe", "subscribed", "LISTENERS"]
 
 
 @dataclass(frozen=True)
@@ -22,8 +23,8 @@ class SimEvent:
     ``"h2d"``, ``"d2h"`` or ``"d2d"`` and ``nbytes`` the bytes copied; for syncs
     ``op`` names the operation (``"item"``, ``"tolist"``, ``"cpu"``, ``"bool"``,
     ``"nonzero"``, ``"masked_index"``, ``"print"``, ...).  ``site`` is
-    ``(path, line, function)`` of the innermost frame outside torch and
-    torchferry, or ``None``.
+    ``(path, line, function)`` of the innermost frame of user code
+    (:mod:`torchferry._internal.frames`), or ``None``.
     """
 
     kind: str
@@ -62,6 +63,25 @@ def subscribe(listener: Callable[[SimEvent], None]) -> Callable[[], None]:
             pass
 
     return unsubscribe
+
+
+@contextlib.contextmanager
+def subscribed(listener: Callable[[SimEvent], None]) -> Iterator[None]:
+    """``listener`` receives the events of the block (:func:`subscribe` for a ``with``).
+
+    >>> import torch, torchferry as tf
+    >>> from torchferry.sim import subscribed
+    >>> seen = []
+    >>> with tf.simulate("cuda"), subscribed(seen.append):
+    ...     _ = torch.ones(4, device="cuda").sum().item()
+    >>> [(e.kind, e.op) for e in seen]
+    [('sync', 'item')]
+    """
+    unsubscribe = subscribe(listener)
+    try:
+        yield
+    finally:
+        unsubscribe()
 
 
 def emit(event: SimEvent) -> None:

@@ -46,14 +46,8 @@ MPS_F64 = (
 )
 
 
-def dev_of(t: Tensor) -> torch.device | None:
-    """The simulated device of ``t``, or None when it is a CPU tensor."""
-    try:
-        e = _TAGS.get(_sid(t))
-    except (RuntimeError, NotImplementedError):
-        k = _storage_key(t)
-        e = _TAGS.get(k) if k is not None else None
-    return None if e is None else e[1]
+# the simulated device of a tensor, or None when it is a CPU tensor
+dev_of = _tags.sim_device
 
 
 def _site_tuple() -> tuple[str, int, str] | None:
@@ -214,14 +208,7 @@ _is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 _unwrap = torch._C._functorch.get_unwrapped
 
 
-def _storage_key(t: Tensor) -> int | None:
-    """The storage key of ``t``, looking through functorch wrappers; None without storage."""
-    while _is_wrapped(t):
-        t = _unwrap(t)
-    try:
-        return _sid(t)
-    except (RuntimeError, NotImplementedError):
-        return None
+_storage_key = _tags.storage_key
 
 
 def _robust_call(func: Any, args: tuple, kwargs: dict) -> Any:

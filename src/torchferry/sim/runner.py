@@ -12,6 +12,7 @@ import traceback
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from torchferry._internal import frames as _frames
 from torchferry.errors import UsageError
 
 __all__ = ["run_path"]
@@ -109,6 +110,14 @@ def run_path(
         argv0 = origin or target
         path0 = os.getcwd()
         first_user_file = os.path.abspath(origin) if origin else None
+        top_name = target.split(".")[0]
+        if (origin and top_name not in ("torch", "torchferry")
+                and set(os.path.abspath(origin).split(os.sep)) & {"site-packages", "dist-packages"}):
+            # the program itself is installed in site-packages: it is still the user's code
+            top = importlib.util.find_spec(top_name)
+            roots = list(top.submodule_search_locations or ()) if top is not None else []
+            for root in roots or [origin]:
+                _frames.add_user_root(root)
     else:
         if not os.path.exists(target):
             raise UsageError(f"no such script: {target}")

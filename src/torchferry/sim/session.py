@@ -11,6 +11,7 @@ from typing import Any
 
 import torch
 
+from torchferry._internal.patcher import Patch
 from torchferry.errors import SimulationError
 from torchferry.sim import cuda_api, modes
 from torchferry.sim import tags as _tags
@@ -105,9 +106,8 @@ class simulate(contextlib.ContextDecorator):
         self.default_device: torch.device | None = None
         self.pinned: dict[int, int] = {}
         self.thread = threading.current_thread()
-        self._saved: list[tuple[Any, str, Any]] = []
-        self._patch(cuda_api.patches(self))
-        self._patch_more()
+        self._patches = Patch(repr(self), lambda: [*cuda_api.patches(self), *self._more_patches()])
+        self._patches.acquire()
         import torch.serialization as ser
 
         self._registry_entry = (-1, self._tagger, self._deserializer)
@@ -134,13 +134,7 @@ class simulate(contextlib.ContextDecorator):
                 ser._package_registry.remove(self._registry_entry)
             with contextlib.suppress(ValueError):
                 sys.meta_path.remove(self._finder)
-            for mod, name, orig in reversed(self._saved):
-                if orig is _MISSING:
-                    with contextlib.suppress(AttributeError):
-                        delattr(mod, name)
-                else:
-                    setattr(mod, name, orig)
-            self._saved = []
+            self._patches.release()
             if self.default_device is not None:
                 torch.set_default_device(None)  # the real one, restored above
                 self.default_device = None
@@ -153,12 +147,8 @@ class simulate(contextlib.ContextDecorator):
         return False
 
     # ------------------------------------------------------------- patching
-    def _patch(self, triples: list[tuple[Any, str, Any]]) -> None:
-        for mod, name, new in triples:
-            self._saved.append((mod, name, mod.__dict__.get(name, _MISSING)))
-            setattr(mod, name, new)
-
-    def _patch_more(self) -> None:
+    def _more_patches(self) -> list[tuple[Any, str, Any]]:
+        """The patches beyond ``torch.cuda``'s stand-ins (installed with them, see ``Patch``)."""
         import torch.utils.data._utils.pin_memory as pm
 
         orig_pin = pm.pin_memory
@@ -227,26 +217,24 @@ class simulate(contextlib.ContextDecorator):
             )
             if hasattr(comm, name)
         ]
-        self._patch(comm_patches)
         orig_record_stream = torch.Tensor.record_stream
 
         def record_stream(tensor: torch.Tensor, stream: Any) -> None:
             # A simulated tensor's memory is the CPU's, freed with its last reference: no
             # caching allocator needs telling (and the real method's argument parser rejects
             # the simulated Stream before any torch function mode could see the call).
-            if modes.dev_of(tensor) is not None:
+            if _tags.sim_device(tensor) is not None:
                 return None
             return orig_record_stream(tensor, stream)
 
-        self._patch(
-            [
-                (torch.Tensor, "record_stream", record_stream),
-                (pm, "pin_memory", pin_memory),
-                (torch, "compile", compile),
-                (torch, "set_default_device", set_default_device),
-                (torch, "get_default_device", get_default_device),
-            ]
-        )
+        return [
+            *comm_patches,
+            (torch.Tensor, "record_stream", record_stream),
+            (pm, "pin_memory", pin_memory),
+            (torch, "compile", compile),
+            (torch, "set_default_device", set_default_device),
+            (torch, "get_default_device", get_default_device),
+        ]
 
     # --------------------------------------------------------- serialization
     def _tagger(self, storage: Any) -> str | None:
@@ -265,47 +253,3 @@ class simulate(contextlib.ContextDecorator):
             )
         _tags.tag_storage(obj, self.devices[idx])
         return obj
-
-
-_MISSING = object()
-
-
-def device_of(t: torch.Tensor) -> torch.device:
-    """The device ``t`` would be on: its simulated device if tagged, else its real one.
-
-    >>> import torch, torchferry as tf
-    >>> from torchferry.sim import device_of
-    >>> with tf.simulate("cuda"):
-    ...     x = torch.ones(2, device="cuda")
-    ...     str(device_of(x)), str(device_of(torch.ones(2)))
-    ('cuda:0', 'cpu')
-    """
-    d = modes.dev_of(t)
-    if d is not None:
-        return d
-    return torch._C.TensorBase.device.__get__(t)
-
-
-def created_at(t: torch.Tensor) -> tuple[str, int, str] | None:
-    """Where ``t``'s simulated-device storage was created or last moved: (path, line, function).
-
-    ``None`` for CPU tensors and when every frame was inside torch/torchferry.
-
-    >>> import torch, torchferry as tf
-    >>> from torchferry.sim import created_at
-    >>> with tf.simulate("cuda"):
-    ...     x = torch.ones(2).to("cuda")
-    ...     path, line, function = created_at(x)
-    ...     created_at(torch.ones(2)) is None
-    True
-    >>> function
-    '<module>'
-    """
-    try:
-        e = _tags.entry(t)
-    except (RuntimeError, NotImplementedError):
-        return None
-    if e is None or e[3] is None:
-        return None
-    code, line = e[3]
-    return (code.co_filename, line, code.co_name)

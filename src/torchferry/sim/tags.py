@@ -13,12 +13,11 @@ An untagged storage is a CPU storage.  Dead entries are swept from time to time
 
 from __future__ import annotations
 
-import os
-import sys
-from types import CodeType
 from typing import Any
 
 import torch
+
+from torchferry._internal import frames as _frames
 
 # key -> [weak_ref, device, nbytes, (code, lineno) | None]
 TAGS: dict[int, list[Any]] = {}
@@ -37,35 +36,9 @@ sweep_at = _SWEEP_EVERY
 # per-device peak bytes observed at sweeps and statistic reads
 PEAK: dict[torch.device, int] = {}
 
-_TORCH_DIR = os.path.dirname(torch.__file__) + os.sep
-_FERRY_DIR = os.path.dirname(os.path.dirname(os.path.abspath(__file__))) + os.sep
-# id(code) -> (code, is internal); keyed by id because hashing a code object hashes its
-# bytecode (slow), and holding the code object keeps its id from being reused
-_internal_code: dict[int, tuple[CodeType, bool]] = {}
-
-
-def _is_internal(code: CodeType) -> bool:
-    fn = code.co_filename
-    r = fn.startswith(_TORCH_DIR) or fn.startswith(_FERRY_DIR) or fn.startswith("<frozen")
-    _internal_code[id(code)] = (code, r)
-    return r
-
-
-def site(depth: int = 2) -> tuple[CodeType, int] | None:
-    """The innermost frame outside torch and torchferry, as (code, line)."""
-    f = sys._getframe(depth)
-    get = _internal_code.get
-    while f is not None:
-        code = f.f_code
-        e = get(id(code))
-        if e is not None and e[0] is code:
-            r = e[1]
-        else:
-            r = _is_internal(code)
-        if not r:
-            return (code, f.f_lineno)
-        f = f.f_back
-    return None
+# The innermost frame of user code (torchferry._internal.frames), as (code, line): where a
+# storage was created.  Called on the hot path with sys._getframe's depth.
+site = _frames.user_site
 
 
 _is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
@@ -121,13 +94,81 @@ def storage_device(st: Any) -> torch.device | None:
     return None if e is None else e[_DEV]
 
 
-def device_or_none(t: torch.Tensor) -> torch.device | None:
-    e = TAGS.get(_sid(t))
-    return None if e is None else e[_DEV]
+def storage_key(t: torch.Tensor) -> int | None:
+    """The storage key of ``t``, looking through functorch wrappers; None without storage."""
+    while _is_wrapped(t):
+        t = _unwrap(t)
+    try:
+        return _sid(t)
+    except (RuntimeError, NotImplementedError):
+        return None
 
 
 def entry(t: torch.Tensor) -> list[Any] | None:
-    return TAGS.get(_sid(t))
+    """The tag entry of ``t``'s storage (None: a CPU tensor, or one without storage)."""
+    try:
+        return TAGS.get(_sid(t))
+    except (RuntimeError, NotImplementedError):
+        k = storage_key(t)
+        return TAGS.get(k) if k is not None else None
+
+
+def sim_device(t: torch.Tensor) -> torch.device | None:
+    """The simulated device of ``t``, or None when it is a CPU tensor."""
+    try:
+        e = TAGS.get(_sid(t))
+    except (RuntimeError, NotImplementedError):
+        k = storage_key(t)
+        e = TAGS.get(k) if k is not None else None
+    return None if e is None else e[_DEV]
+
+
+_real_device = torch._C.TensorBase.device.__get__
+
+
+def device_of(t: torch.Tensor) -> torch.device:
+    """The device ``t`` is on: its simulated device if tagged, else its real one.
+
+    The one "device of a tensor" of torchferry: outside a simulation (no tags)
+    it is the real device, read without dispatching through function modes.
+
+    >>> import torch, torchferry as tf
+    >>> from torchferry.sim import device_of
+    >>> with tf.simulate("cuda"):
+    ...     x = torch.ones(2, device="cuda")
+    ...     str(device_of(x)), str(device_of(torch.ones(2)))
+    ('cuda:0', 'cpu')
+    >>> str(device_of(torch.ones(2, device="meta")))
+    'meta'
+    """
+    if TAGS:
+        d = sim_device(t)
+        if d is not None:
+            return d
+    return _real_device(t)
+
+
+def created_at(t: torch.Tensor) -> tuple[str, int, str] | None:
+    """Where ``t``'s simulated-device storage was created or last moved: (path, line, function).
+
+    The innermost frame of user code (:mod:`torchferry._internal.frames`) at
+    that moment.  ``None`` for CPU tensors and when no frame was user code.
+
+    >>> import torch, torchferry as tf
+    >>> from torchferry.sim import created_at
+    >>> with tf.simulate("cuda"):
+    ...     x = torch.ones(2).to("cuda")
+    ...     path, line, function = created_at(x)
+    ...     created_at(torch.ones(2)) is None
+    True
+    >>> function
+    '<module>'
+    """
+    e = entry(t)
+    if e is None or e[_SITE] is None:
+        return None
+    code, line = e[_SITE]
+    return (code.co_filename, line, code.co_name)
 
 
 def sweep() -> None:

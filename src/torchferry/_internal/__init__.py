@@ -1,0 +1,1 @@
+"""Torch-free pieces shared by the rest of torchferry (standard library only)."""
