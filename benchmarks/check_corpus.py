@@ -25,12 +25,17 @@ labels whose finding vanished (a rule change silenced it, for better or worse).
     python benchmarks/check_corpus.py --unlabelled 50  # list up to 50 unlabelled findings
     python benchmarks/check_corpus.py --template new.toml   # write [[label]] stubs for them
     python benchmarks/check_corpus.py --fix            # --fix on a copy: parses? idempotent?
+    python benchmarks/check_corpus.py --recall         # recall on bug-report reproductions
     python benchmarks/check_corpus.py --select FRY014,FRY015 --package timm
 
 ``--fix`` copies the corpus to a temporary directory, runs ``ferry check --fix`` there
 (``--unsafe-fixes`` too with ``--unsafe``), verifies that every Python file still parses
 (every notebook: valid JSON whose joined code cells parse), and that a second
 ``--fix`` run changes no byte; it reports the files and findings fixed.
+
+``--recall`` checks the reproductions of public bug reports in
+``tests/check/recall/fixtures/`` (one file per report, citing it; each line that must be
+reported ends with ``# FRY0NN``) and prints recall per rule and the misses.
 
 Exit status: 0, or 1 when ``--check`` is given and a finding is unlabelled, a label is
 stale, or (with ``--fix``) a fixed file does not parse or the second run changed
@@ -548,6 +553,80 @@ def fix_mode(dirs: Sequence[Path], select: str, unsafe: bool) -> int:
     return 1 if problems else 0
 
 
+# -- recall on reproductions of public bug reports ------------------------------------
+
+RECALL_FIXTURES = REPO / "tests" / "check" / "recall" / "fixtures"
+_MARKER = re.compile(r"#\s*(FRY\d{3}(?:\s*,\s*FRY\d{3})*)\s*$")
+
+
+@dataclass
+class RecallCase:
+    path: Path
+    expected: set[tuple[int, str]]  #: (line, code) from the inline markers
+    found: set[tuple[int, str]]  #: (line, code) that ferry check reported
+
+    @property
+    def source(self) -> str:
+        """The first ``# Source:`` line of the header: the report reproduced."""
+        for line in self.path.read_text(encoding="utf-8").splitlines():
+            if line.startswith("# Source:"):
+                return line.split(":", 1)[1].strip()
+        return ""
+
+
+def recall_cases(fixtures: Path = RECALL_FIXTURES) -> list[RecallCase]:
+    """Check every reproduction (all rules, in this process) against its markers: a line
+    ending in ``# FRY003`` must get that finding."""
+    if str(REPO / "src") not in sys.path:
+        sys.path.insert(0, str(REPO / "src"))
+    from torchferry.check.engine import check_source
+
+    cases = []
+    for path in sorted(fixtures.glob("*.py")):
+        source = path.read_text(encoding="utf-8")
+        expected = set()
+        for lineno, text in enumerate(source.splitlines(), 1):
+            m = _MARKER.search(text)
+            if m:
+                expected.update((lineno, c.strip()) for c in m.group(1).split(","))
+        found = {(f.line, f.code) for f in check_source(source, str(path))}
+        cases.append(RecallCase(path, expected, found))
+    return cases
+
+
+def recall_table(cases: Sequence[RecallCase]) -> tuple[str, int, int]:
+    """A per-rule table of expected findings caught; (table, caught, expected)."""
+    per: dict[str, Counter] = defaultdict(Counter)
+    for case in cases:
+        for line, code in case.expected:
+            per[code]["expected"] += 1
+            per[code]["caught"] += (line, code) in case.found
+    rows = ["| rule | expected | caught | recall |", "|---|---|---|---|"]
+    caught = total = 0
+    for code in sorted(per):
+        c = per[code]
+        caught += c["caught"]
+        total += c["expected"]
+        rows.append(
+            f"| {code} | {c['expected']} | {c['caught']} | {100 * c['caught'] / c['expected']:.0f}% |"
+        )
+    rows.append(f"| all | {total} | {caught} | {100 * caught / total:.0f}% |" if total else "")
+    return "\n".join(rows), caught, total
+
+
+def recall_mode() -> int:
+    cases = recall_cases()
+    text, caught, total = recall_table(cases)
+    print(f"recall on {len(cases)} reproductions of public bug reports ({RECALL_FIXTURES}):\n")
+    print(text)
+    misses = [(c, m) for c in cases for m in sorted(c.expected - c.found)]
+    if misses:
+        print("\nmissed:")
+        for case, (line, code) in misses:
+            print(f"  {case.path.name}:{line}: {code}  ({case.source})")
+    return 0
+
+
 # -- main ----------------------------------------------------------------------------
 
 
@@ -581,11 +660,18 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--unsafe", action="store_true", help="with --fix: also the unsafe fixes")
     ap.add_argument(
+        "--recall",
+        action="store_true",
+        help="print recall per rule on tests/check/recall/fixtures (bug-report reproductions)",
+    )
+    ap.add_argument(
         "--check", action="store_true", help="exit 1 if a finding is unlabelled or a label is stale"
     )
     ap.add_argument("--json", type=Path, metavar="FILE", help="write the joined findings as JSON")
     args = ap.parse_args(argv)
 
+    if args.recall:
+        return recall_mode()
     unknown = set(args.package) - {_norm(n) for n, _ in CORPUS}
     if unknown:
         ap.error(
