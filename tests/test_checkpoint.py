@@ -156,6 +156,7 @@ def test_save_is_atomic_when_writing_fails(tmp_path, monkeypatch):
     assert [x.name for x in tmp_path.iterdir()] == ["ckpt.pt"]  # no temp file left behind
 
 
+@pytest.mark.slow
 def test_save_crash_mid_write_leaves_old_file(tmp_path):
     """Kill the process while it writes: the old checkpoint must survive intact."""
     p = tmp_path / "ckpt.pt"

@@ -28,6 +28,7 @@ def test_version_matches_package(capsys):
     assert capsys.readouterr().out.strip() == f"torchferry {torchferry.__version__}"
 
 
+@pytest.mark.slow
 def test_python_dash_m_is_the_same_command():
     r = run("--version")
     assert r.returncode == 0 and r.stdout.strip() == f"torchferry {torchferry.__version__}"
@@ -46,6 +47,7 @@ def test_unknown_option_is_one_line_exit_2():
     assert r.stderr.count("\n") == 1 and "unrecognized arguments: --nope" in r.stderr
 
 
+@pytest.mark.slow
 def test_doctor_text_and_exit_code():
     r = run("doctor")
     report = json.loads(run("doctor", "--json").stdout)
@@ -53,6 +55,7 @@ def test_doctor_text_and_exit_code():
     assert "torch" in r.stdout and "selected" in r.stdout
 
 
+@pytest.mark.slow
 def test_doctor_json_keys():
     r = run("doctor", "--json")
     report = json.loads(r.stdout)
@@ -61,6 +64,7 @@ def test_doctor_json_keys():
     assert isinstance(report["problems"], list)
 
 
+@pytest.mark.slow
 def test_doctor_exit_1_on_problem():
     r = run("doctor", "--json", env={"TORCHFERRY_DEVICE": "gpu0"})
     assert r.returncode == 1
@@ -68,17 +72,18 @@ def test_doctor_exit_1_on_problem():
 
 
 def test_internal_error_is_one_line(monkeypatch, capsys):
-    import torchferry.devices as d
+    import torchferry.doctor as d
 
     def boom():
         raise KeyError("oops")
 
-    monkeypatch.setattr(d, "diagnose", boom)
+    monkeypatch.setattr(d, "examine", boom)
     assert main(["doctor"]) == 2
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "internal error: KeyError" in err
 
 
+@pytest.mark.slow
 def test_import_is_lazy_and_patches_nothing():
     code = (
         "import sys, torchferry\n"
@@ -97,3 +102,30 @@ def test_import_is_lazy_and_patches_nothing():
 def test_unknown_attribute():
     with pytest.raises(AttributeError, match="no attribute 'nope'"):
         torchferry.nope  # noqa: B018
+
+
+@pytest.mark.slow
+def test_without_torch_check_works_and_the_rest_say_what_to_install(tmp_path):
+    """The lint-only install: `ferry check` needs no torch; other commands say so in one line."""
+    script = tmp_path / "s.py"
+    script.write_text("import torch\nx = torch.zeros(2).cuda()\n")
+    code = (
+        "import sys; sys.modules['torch'] = None; sys.modules['numpy'] = None\n"
+        "import contextlib, io\n"
+        "from torchferry.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as found:\n"
+        f"    code = main(['check', {str(script)!r}])\n"
+        "print('check', code, 'FRY' in found.getvalue())\n"
+        f"print('run', main(['run', {str(script)!r}]))\n"
+        "print('doctor', main(['doctor']))\n"
+        "import torchferry as tf\n"
+        "try:\n    tf.to\nexcept ModuleNotFoundError as e:\n"
+        "    print(type(e).__name__, e.name, e)\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert out.returncode == 0, out.stderr
+    lines = out.stdout.splitlines()
+    assert lines[:3] == ["check 1 True", "run 2", "doctor 2"]
+    assert lines[3].startswith("TorchMissingError numpy torchferry.to needs NumPy")
+    errors = out.stderr.splitlines()
+    assert len(errors) == 2 and all("needs" in e and "pip install" in e for e in errors)

@@ -8,7 +8,7 @@ import pytest
 import torch
 
 import torchferry as tf
-from torchferry import devices
+from torchferry import devices, doctor
 
 
 @pytest.fixture(autouse=True)
@@ -153,17 +153,17 @@ def facts(**changes):
 
 
 def ids(f):
-    return [p["id"] for p in devices.analyze(f)]
+    return [p["id"] for p in doctor.analyze(f)]
 
 
 def test_healthy_gpu_machine_has_no_problems():
-    assert devices.analyze(facts()) == []
+    assert doctor.analyze(facts()) == []
 
 
 def test_cpu_only_wheel_on_gpu_machine():
     f = facts(build={"kind": "cpu-only", "cuda": None, "arch_list": []}, cuda_available=False,
               accelerators=[], selected_device="cpu")
-    problems = devices.analyze(f)
+    problems = doctor.analyze(f)
     assert [p["id"] for p in problems] == ["cpu-only-wheel"]
     assert "CPU-only build" in problems[0]["problem"] and "580.159.03" in problems[0]["problem"]
     assert "whl/cu130" in problems[0]["fix"]
@@ -171,7 +171,7 @@ def test_cpu_only_wheel_on_gpu_machine():
 
 def test_driver_older_than_wheel():
     f = facts(driver={"cuda": "12.4", "version": "550.54"}, cuda_available=False, accelerators=[])
-    problems = devices.analyze(f)
+    problems = doctor.analyze(f)
     assert [p["id"] for p in problems] == ["driver-too-old"]
     assert "CUDA 13.0" in problems[0]["problem"] and "12.4" in problems[0]["problem"]
     assert "whl/cu124" in problems[0]["fix"]
@@ -180,7 +180,7 @@ def test_driver_older_than_wheel():
 @pytest.mark.parametrize("cvd", ["", "-1", "7"])
 def test_cuda_visible_devices_hiding_every_gpu(cvd):
     f = facts(cuda_visible_devices=cvd, cuda_available=False, accelerators=[])
-    problems = devices.analyze(f)
+    problems = doctor.analyze(f)
     assert [p["id"] for p in problems] == ["cuda-visible-devices"]
     assert repr(cvd) in problems[0]["problem"] and "unset CUDA_VISIBLE_DEVICES" in problems[0]["fix"]
 
@@ -192,7 +192,7 @@ def test_visible_devices_that_show_a_gpu_are_fine():
 def test_cuda_init_failure_reports_torchs_reason():
     f = facts(cuda_available=False, accelerators=[],
               cuda_init_warnings=["CUDA initialization: CUDA driver initialization failed"])
-    problems = devices.analyze(f)
+    problems = doctor.analyze(f)
     assert [p["id"] for p in problems] == ["cuda-init-failed"]
     assert "CUDA driver initialization failed" in problems[0]["problem"]
 
@@ -214,13 +214,13 @@ def test_cpu_machine_without_driver_is_consistent():
 
 def test_bad_override_is_a_problem(monkeypatch):
     monkeypatch.setenv("TORCHFERRY_DEVICE", "gpu0")
-    report = devices.diagnose()
+    report = doctor.examine()
     assert [p["id"] for p in report["problems"]][-1] == "device-override"
 
 
 def test_real_diagnosis_has_the_contract_keys():
-    report = devices.diagnose()
+    report = doctor.examine()
     for key in ("python", "torch", "build", "accelerators", "driver", "selected_device", "problems"):
         assert key in report
-    text = devices.format_diagnosis(report)
+    text = doctor.format_report(report)
     assert "torch" in text and "selected" in text

@@ -254,6 +254,7 @@ def test_pipeline_defers_a_move_error_too(fake_ops, monkeypatch):
         next(it)
 
 
+@pytest.mark.slow
 def test_partial_epoch_then_new_iter_frees_the_old_one(fake_ops):
     src = CountingSource(8)
     wrapped = DeviceLoader(src, "meta", prefetch=2)
@@ -265,6 +266,7 @@ def test_partial_epoch_then_new_iter_frees_the_old_one(fake_ops):
     assert [b["id"] for b in wrapped] == list(range(8))  # the next epoch is whole
 
 
+@pytest.mark.slow
 def test_partial_epoch_with_worker_processes(fake_ops):
     ds = TensorDataset(torch.arange(24.0))
     dl = DataLoader(ds, batch_size=4, num_workers=2)

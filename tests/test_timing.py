@@ -176,6 +176,7 @@ def one_thread():
     torch.set_num_threads(before)
 
 
+@pytest.mark.slow
 def test_cpu_median_agrees_with_torch_benchmark_timer(one_thread):
     """Same op, same thread count, same statistic, interleaved call by call.
 

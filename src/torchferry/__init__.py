@@ -14,9 +14,9 @@ does not import torch and patches nothing::
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from torchferry._internal.lazy import exports
 from torchferry._version import __version__
 from torchferry.errors import (
     CheckpointError,
@@ -52,18 +52,7 @@ __all__ = [
     *_LAZY,
 ]
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'torchferry' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value  # later lookups skip __getattr__
-    return value
-
-
-def __dir__() -> list[str]:
-    return sorted(set(globals()) | set(__all__))
+__getattr__, __dir__ = exports("torchferry", _LAZY, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only

@@ -14,6 +14,7 @@ __all__ = [
     "SimulationError",
     "NotebookError",
     "InternalError",
+    "TorchMissingError",
 ]
 
 
@@ -52,3 +53,19 @@ class NotebookError(FerryError, ValueError):
 
 class InternalError(FerryError):
     """A rule crashed on a file: a bug in ferry, reported with the rule and the file."""
+
+
+class TorchMissingError(FerryError, ModuleNotFoundError):
+    """A part of torchferry that needs PyTorch was used where PyTorch is not installed.
+
+    ``ferry check`` needs no torch (``pip install torchferry`` alone is enough for it);
+    the library, the simulation, ``ferry run``, ``ferry bench`` and ``ferry doctor`` do.
+    """
+
+    def __init__(self, what: str, missing: str = "torch") -> None:
+        package = {"torch": "PyTorch", "numpy": "NumPy"}.get(missing, missing)
+        super().__init__(
+            f"{what} needs {package}, which is not installed here: install it "
+            f"(pip install {missing}, or pip install 'torchferry[torch]')",
+            name=missing,
+        )

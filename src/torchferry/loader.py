@@ -239,7 +239,12 @@ class DeviceLoader:
                 return False
             try:
                 opaque: list[Any] = []
-                host = tree_map(ops.pin, batch, opaque=lambda o: opaque.append(o) or o)
+
+                def keep(o: Any) -> Any:
+                    opaque.append(o)
+                    return o
+
+                host = tree_map(ops.pin, batch, opaque=keep)
                 if opaque:
                     # Objects with their own .to() (PackedSequence, TensorDict...) hide
                     # their tensors from us, so we could not record_stream them: such a
@@ -297,9 +302,9 @@ class DeviceLoader:
                     more = load_one()  # start the next copy before the consumer queues compute
                 yield moved
             if failure:
-                exc = failure[0]
+                pending = failure[0]
                 failure.clear()
-                raise exc
+                raise pending
         finally:
             queue.clear()
             marks.clear()

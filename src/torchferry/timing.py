@@ -147,11 +147,11 @@ def _tensor_devices(obj: Any, found: list[torch.device]) -> None:
         return t
 
     if isinstance(obj, torch.nn.Module):
-        for t in obj.parameters():
-            found.append(t.device)
+        for param in obj.parameters():
+            found.append(param.device)
             break
-        for t in obj.buffers():
-            found.append(t.device)
+        for buf in obj.buffers():
+            found.append(buf.device)
             break
         return
     try:
@@ -195,7 +195,7 @@ def _probe(fn: Callable[..., Any], args: tuple[Any, ...]) -> tuple[list[torch.de
 
     if TorchDispatchMode is not None:
 
-        class _DeviceSpy(TorchDispatchMode):  # type: ignore[misc,valid-type]
+        class _DeviceSpy(TorchDispatchMode):
             def __torch_dispatch__(self, func, types, f_args=(), kwargs=None):  # noqa: ANN001
                 out = func(*f_args, **(kwargs or {}))
                 _tensor_devices((f_args, kwargs or {}, out), found)

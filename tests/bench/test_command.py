@@ -10,9 +10,10 @@ import json
 import pytest
 import torch
 
-from torchferry.bench import command, matmul, report
+from torchferry.bench import matmul, report
 from torchferry.bench.model import predict_matmul
 from torchferry.bench.profiles import PROFILES
+from torchferry.cli import bench as command
 from torchferry.cli import main
 
 FAST = ["--min-time", "0.002"]
@@ -30,6 +31,7 @@ def run_ok(capsys, *args):
     return out, err
 
 
+@pytest.mark.slow
 def test_bench_writes_table_json_csv_png_with_predictions_labelled(tmp_path, capsys,
                                                                   no_accelerator):
     j, c, p = tmp_path / "b.json", tmp_path / "b.csv", tmp_path / "b.png"

@@ -19,7 +19,10 @@ SCRIPT = ROOT / "benchmarks" / "gpu" / "run_all.sh"
 ALLOWED = {"summary.txt", "log.txt", "bench.json", "bench.png", "transfer.json", "loader.json",
            "fidelity.txt", "trips.txt"}
 
-pytestmark = pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU-only path")
+pytestmark = [
+    pytest.mark.skipif(torch.cuda.is_available(), reason="checks the CPU-only path"),
+    pytest.mark.slow,
+]
 
 
 def run_all(out: Path, python: str = sys.executable) -> subprocess.CompletedProcess:

@@ -23,6 +23,7 @@ def sim():
         yield
 
 
+@pytest.mark.slow
 def test_measure_uses_cuda_events_and_infers_the_device(sim):
     a = torch.randn(64, 64, device="cuda")
     t = torchferry.measure(torch.mm, a, a, repeat=3)
@@ -60,6 +61,7 @@ def test_transfer_runs_its_cuda_path(sim):
     assert any("unknown" in line for line in transfer.summary_lines(doc))
 
 
+@pytest.mark.slow
 def test_transfer_outputs(sim, tmp_path):
     from torchferry.bench import report
 

@@ -549,6 +549,7 @@ def test_no_cache_writes_no_cache(proj, capsys):
 
 
 # ---------------------------------------------------------------- jobs
+@pytest.mark.slow
 def test_jobs_gives_the_same_result(proj, capsys, monkeypatch):
     import torchferry.check.runner as runner
 

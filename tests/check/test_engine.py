@@ -232,6 +232,7 @@ def test_parser_warnings_about_checked_code_are_not_errors_nor_printed(fake_rule
         assert codes(check_source(src)) == ["FRY901"]
 
 
+@pytest.mark.slow
 def test_manage_gc_frees_trees_and_changes_no_result(fake_rules):
     import gc
 

@@ -6,9 +6,12 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
 import yaml
 
 from torchferry.check.flake8_plugin import Plugin
+
+pytestmark = pytest.mark.slow  # starts processes / runs whole programs
 
 REPO = Path(__file__).resolve().parents[2]
 BIN = Path(sys.executable).parent

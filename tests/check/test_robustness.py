@@ -29,6 +29,7 @@ def parses(src: str) -> bool:
     return True
 
 
+@pytest.mark.slow
 @SETTINGS
 @given(hypothesmith.from_grammar())
 def test_never_raises_on_generated_source(src):
@@ -107,6 +108,7 @@ def programs(draw):
     return "\n".join(lines) + "\n"
 
 
+@pytest.mark.slow
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(programs())
 def test_torch_programs_fix_safely_and_idempotently(src):
@@ -123,6 +125,7 @@ def test_torch_programs_fix_safely_and_idempotently(src):
 TORCH = Path(__import__("importlib.util").util.find_spec("torch").origin).parent
 
 
+@pytest.mark.slow
 @pytest.mark.parametrize("sub", ["nn", "optim", "distributions"])
 def test_real_code_base_that_is_right_gets_no_findings(sub, tmp_path):
     files = sorted((TORCH / sub).rglob("*.py"))

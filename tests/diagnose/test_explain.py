@@ -49,6 +49,7 @@ def _ops(report):
 
 
 # ---------------------------------------------------------------- kinds, no simulation
+@pytest.mark.slow
 def test_mixed_devices_real_meta_error_names_the_operand_left_behind():
     inputs = torch.randn(4, 3).to("meta")
     weights = torch.randn(4, 3).to("meta")

@@ -21,6 +21,7 @@ def shell():
     InteractiveShell.clear_instance()
 
 
+@pytest.mark.slow
 def test_device_error_in_a_cell_is_explained_after_ipythons_traceback(shell, capsys):
     shell.run_cell("import torch\nx = torch.ones(3).to('meta')", store_history=True)
     shell.run_cell("scale = torch.full((3,), 2.0)", store_history=True)

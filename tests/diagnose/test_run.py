@@ -14,6 +14,8 @@ import pytest
 
 from torchferry.cli import main
 
+pytestmark = pytest.mark.slow  # starts processes / runs whole programs
+
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
 FERRY = [sys.executable, "-m", "torchferry"]
 LABELS = "examples/labels_left_behind.py"

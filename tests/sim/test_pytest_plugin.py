@@ -6,6 +6,10 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
+
+pytestmark = pytest.mark.slow  # starts processes / runs whole programs
+
 SUITE = textwrap.dedent(
     """
     import pytest

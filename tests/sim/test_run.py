@@ -12,6 +12,8 @@ from torchferry.cli import main
 from torchferry.errors import UsageError
 from torchferry.sim.runner import run_path
 
+pytestmark = pytest.mark.slow  # starts processes / runs whole programs
+
 
 def _script(tmp_path, body, name="script.py"):
     p = tmp_path / name

@@ -253,6 +253,7 @@ def test_xpu_basics():
         assert x.is_xpu and not x.is_cuda
 
 
+@pytest.mark.slow
 def test_checkpoint_from_simulation_is_a_real_gpu_checkpoint(tmp_path):
     path = tmp_path / "ckpt.pt"
     with simulate("cuda"):

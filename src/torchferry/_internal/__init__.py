@@ -1,1 +1,1 @@
-"""Torch-free pieces shared by the rest of torchferry (standard library only)."""
+"""Torch-free pieces shared by every layer of torchferry: nothing here imports torch or patches anything."""

@@ -3,6 +3,6 @@
 Modules: :mod:`~torchferry.bench.profiles` (datasheet figures, cited),
 :mod:`~torchferry.bench.model` (the prediction model), :mod:`~torchferry.bench.matmul`
 and :mod:`~torchferry.bench.transfer` (the experiments), :mod:`~torchferry.bench.report`
-(tables, JSON, CSV, plots), :mod:`~torchferry.bench.command` (the CLI).  Importing this
+(tables, JSON, CSV, plots); the CLI is :mod:`torchferry.cli.bench`.  Importing this
 package imports no torch.
 """

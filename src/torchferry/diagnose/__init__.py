@@ -13,8 +13,9 @@ Importing this package imports neither torch nor anything that patches it.
 
 from __future__ import annotations
 
-import importlib
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from torchferry._internal.lazy import exports
 
 # (``explain`` and ``trips`` are exported as ``torchferry.explain`` / ``torchferry.trips``:
 # here those names are the submodules ``torchferry.diagnose.explain`` / ``.trips``)
@@ -27,14 +28,7 @@ _LAZY = {
 
 __all__ = list(_LAZY)
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'torchferry.diagnose' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = exports("torchferry.diagnose", _LAZY, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover

@@ -36,9 +36,10 @@ modules behind it are private):
 
 from __future__ import annotations
 
-import importlib
 import sys
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
+
+from torchferry._internal.lazy import exports
 
 _LAZY = {
     "simulate": "torchferry.sim.session",
@@ -71,14 +72,7 @@ def is_active() -> bool:
     modes = sys.modules.get("torchferry.sim.modes")
     return modes is not None and getattr(modes, "S", None) is not None
 
-
-def __getattr__(name: str) -> Any:
-    module = _LAZY.get(name)
-    if module is None:
-        raise AttributeError(f"module 'torchferry.sim' has no attribute {name!r}")
-    value = getattr(importlib.import_module(module), name)
-    globals()[name] = value
-    return value
+__getattr__, __dir__ = exports("torchferry.sim", _LAZY, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover

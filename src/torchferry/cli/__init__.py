@@ -1,20 +1,26 @@
 """The ``ferry`` command: parse, call the library, print.
 
+Every piece of argparse code of torchferry lives in this package, and nothing
+else in torchferry imports it (tests/test_architecture.py enforces both).  It is
+the top layer: a subcommand composes the packages below it (``ferry run`` puts
+:mod:`torchferry.sim` and :mod:`torchferry.diagnose` together).
+
 Kept thin and torch-free at import time: ``ferry check`` must start in far less
 time than ``import torch`` takes, so every subcommand imports what it needs
 inside its handler.
 
-Subcommands live next to the code they drive.  Each module named in
-``COMMAND_MODULES`` defines ``register(subparsers)``, which adds its parser and
-sets ``handler=`` to a function ``(args) -> exit code``.  Those modules must not
-import torch at module level either.
+Each module named in ``COMMAND_MODULES`` defines ``register(subparsers)``, which
+adds its parser and sets ``handler=`` to a function ``(args) -> exit code``.
+Those modules must not import torch at module level either.
+
+>>> build_parser().parse_args(["doctor", "--json"]).json
+True
 """
 
 from __future__ import annotations
 
 import argparse
 import importlib
-import json
 import os
 import sys
 from collections.abc import Sequence
@@ -24,9 +30,10 @@ from torchferry.errors import FerryError, UsageError
 
 # Subcommand modules, in the order ``ferry --help`` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
-    "torchferry.bench.command",
-    "torchferry.check.command",
-    "torchferry.sim.command",
+    "torchferry.cli.doctor",
+    "torchferry.cli.bench",
+    "torchferry.cli.check",
+    "torchferry.cli.run",
 )
 
 
@@ -45,7 +52,6 @@ def build_parser() -> Parser:
     )
     parser.add_argument("--version", action="version", version=f"torchferry {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    _register_doctor(sub)
     for name in COMMAND_MODULES:
         importlib.import_module(name).register(sub)
     return parser
@@ -66,46 +72,35 @@ def main(argv: Sequence[str] | None = None) -> int:
     except FerryError as exc:
         print(f"ferry {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
+    except ModuleNotFoundError as exc:
+        if (exc.name or "").split(".")[0] not in ("torch", "numpy"):
+            return _internal_error(args.command, exc)
+        what = "PyTorch" if exc.name and exc.name.startswith("torch") else "NumPy"
+        print(
+            f"ferry {args.command}: needs {what}, which is not installed here: install it "
+            "(pip install torch numpy, or pip install 'torchferry[torch]'); "
+            "only 'ferry check' works without it",
+            file=sys.stderr,
+        )
+        return 2
     except KeyboardInterrupt:
         print(f"ferry {args.command}: interrupted", file=sys.stderr)
         return 130
     except BrokenPipeError:  # `ferry ... | head`
         return 0
     except Exception as exc:  # a bug of ours: one line, unless asked for the traceback
-        if os.environ.get("FERRY_DEBUG"):
-            raise
-        print(
-            f"ferry {args.command}: internal error: {type(exc).__name__}: {exc} "
-            "(rerun with FERRY_DEBUG=1 for the traceback, and please report it)",
-            file=sys.stderr,
-        )
-        return 2
+        return _internal_error(args.command, exc)
 
 
-# --------------------------------------------------------------------- doctor
-def _register_doctor(sub: argparse._SubParsersAction) -> None:
-    p = sub.add_parser(
-        "doctor",
-        help="explain why torch.cuda.is_available() agrees or disagrees with the hardware",
-        description=(
-            "Report Python, torch and its build, the accelerators torch sees, the NVIDIA "
-            "driver, CUDA_VISIBLE_DEVICES and MPS; diagnose mismatches with their fixes. "
-            "Exit 0 when nothing is wrong, 1 when a problem was found."
-        ),
+def _internal_error(command: str, exc: Exception) -> int:
+    if os.environ.get("FERRY_DEBUG"):
+        raise exc
+    print(
+        f"ferry {command}: internal error: {type(exc).__name__}: {exc} "
+        "(rerun with FERRY_DEBUG=1 for the traceback, and please report it)",
+        file=sys.stderr,
     )
-    p.add_argument("--json", action="store_true", help="print one JSON object instead of text")
-    p.set_defaults(handler=_doctor)
-
-
-def _doctor(args: argparse.Namespace) -> int:
-    from torchferry.devices import diagnose, format_diagnosis
-
-    report = diagnose()
-    if args.json:
-        print(json.dumps(report, indent=2))
-    else:
-        print(format_diagnosis(report))
-    return 1 if report["problems"] else 0
+    return 2
 
 
 if __name__ == "__main__":  # pragma: no cover

@@ -1,0 +1,76 @@
+"""PyTorch's names that torchferry's layers must agree on, written once.
+
+The static checker (``check``, which never imports torch) and the runtime
+diagnostics (``diagnose``) both need to know which ``torch.*`` calls create a
+tensor, which methods move one, and which device kinds exist.  They read them
+here; ``tests/test_vocabulary.py`` checks every name against the installed torch.
+
+>>> "zeros" in FACTORIES and "zeros_like" in LIKE_FACTORIES
+True
+>>> sorted(RANDOM_FACTORIES & SHAPE_FACTORIES)
+['rand', 'randint', 'randn', 'randperm']
+>>> ACCELERATOR_KINDS
+('cuda', 'xpu', 'mps')
+"""
+
+from __future__ import annotations
+
+import re
+
+__all__ = [
+    "ACCELERATOR_KINDS",
+    "SIMULATED_KINDS",
+    "ACCELERATOR_LITERAL",
+    "SHAPE_FACTORIES",
+    "LIKE_FACTORIES",
+    "DATA_FACTORIES",
+    "RANDOM_FACTORIES",
+    "SAMPLING_FUNCTIONS",
+    "FACTORIES",
+    "LEGACY_CONSTRUCTORS",
+    "DEVICE_MOVE_METHODS",
+    "CAST_METHODS",
+    "MOVE_METHODS",
+]
+
+# Accelerator device types, in the order torchferry.device() prefers them.
+ACCELERATOR_KINDS: tuple[str, ...] = ("cuda", "xpu", "mps")
+# The kinds the simulated GPU can stand in for (``ferry run --simulate KIND``).
+SIMULATED_KINDS: tuple[str, ...] = ("cuda", "mps", "xpu")
+# A device string naming an accelerator: "cuda", "cuda:1", "mps", "xpu:0".
+ACCELERATOR_LITERAL = re.compile(r"^(cuda|mps|xpu)(:\d+)?$")
+
+# torch.<name>(*shape/range, device=...): the result's device comes only from ``device=``
+# (or the default device).
+SHAPE_FACTORIES = frozenset(
+    "zeros ones empty full arange rand randn randint randperm eye linspace logspace".split()
+)
+# torch.<name>(t): same device as ``t`` unless ``device=`` says otherwise.
+LIKE_FACTORIES = frozenset(
+    "zeros_like ones_like empty_like full_like rand_like randn_like randint_like".split()
+)
+# torch.<name>(data): a tensor made from Python or NumPy data (on the CPU unless ``device=``;
+# ``as_tensor``/``asarray`` keep a tensor's device; ``from_numpy`` has no ``device=``).
+DATA_FACTORIES = frozenset("tensor as_tensor asarray from_numpy".split())
+# Factories whose values come from the random generator of the device they run on: moving
+# them to another device (``device=``) changes the numbers drawn under the same seed.
+RANDOM_FACTORIES = frozenset(
+    "rand randn randint randperm rand_like randn_like randint_like".split()
+)
+# Sampling functions that also create a tensor (and draw from the generator).
+SAMPLING_FUNCTIONS = frozenset("normal bernoulli multinomial".split())
+# Everything that makes a new tensor.
+FACTORIES = SHAPE_FACTORIES | LIKE_FACTORIES | DATA_FACTORIES | SAMPLING_FUNCTIONS
+
+# torch.FloatTensor(...) and friends: legacy constructors, always on the CPU; the
+# torch.cuda.<name> variants are hard-coded to the GPU.
+LEGACY_CONSTRUCTORS = frozenset(
+    "FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor "
+    "IntTensor LongTensor BoolTensor".split()
+)
+
+# Tensor/module methods that change the device.
+DEVICE_MOVE_METHODS = frozenset({"to", "cuda", "cpu", "xpu"})  # there is no .mps(): .to("mps")
+# Methods that change only the dtype (``type`` may also change the device: "torch.cuda.FloatTensor").
+CAST_METHODS = frozenset({"float", "half", "double", "bfloat16", "type"})
+MOVE_METHODS = DEVICE_MOVE_METHODS | CAST_METHODS

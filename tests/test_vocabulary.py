@@ -1,0 +1,49 @@
+"""Every torch name in the shared vocabulary exists in the installed torch, with the meaning given."""
+
+from __future__ import annotations
+
+import torch
+
+from torchferry._internal import vocabulary as v
+
+
+def test_every_factory_exists_and_makes_a_tensor():
+    for name in sorted(v.FACTORIES):
+        assert callable(getattr(torch, name, None)), f"torch.{name} does not exist"
+    probe = torch.ones(2)
+    for name in sorted(v.SHAPE_FACTORIES):
+        args = {"full": ((2,), 1.0), "arange": (2,), "randint": (3, (2,)), "randperm": (2,),
+                "eye": (2,), "linspace": (0, 1, 2), "logspace": (0, 1, 2)}.get(name, ((2,),))
+        assert isinstance(getattr(torch, name)(*args), torch.Tensor), name
+    for name in sorted(v.LIKE_FACTORIES):
+        args = {"full_like": (probe, 1.0), "randint_like": (probe, 3)}.get(name, (probe,))
+        out = getattr(torch, name)(*args)
+        assert isinstance(out, torch.Tensor) and out.device == probe.device, name
+
+
+def test_random_factories_draw_from_the_generator():
+    probe = torch.ones(3)
+    for name in sorted(v.RANDOM_FACTORIES):
+        args = {"randint": (9, (3,)), "randperm": (9,), "randint_like": (probe, 9)}.get(
+            name, (probe,) if name.endswith("_like") else ((3,),))
+        torch.manual_seed(0)
+        getattr(torch, name)(*args)
+        after = torch.rand(1)
+        torch.manual_seed(0)
+        assert not torch.equal(after, torch.rand(1)), f"torch.{name} did not draw"
+
+
+def test_legacy_constructors_and_moves_exist():
+    for name in sorted(v.LEGACY_CONSTRUCTORS):
+        assert isinstance(getattr(torch, name)(2), torch.Tensor), name
+    t = torch.ones(1)
+    for name in sorted(v.MOVE_METHODS):
+        assert callable(getattr(t, name, None)), name
+        assert callable(getattr(torch.nn.Linear(1, 1), name, None)), name
+
+
+def test_device_kinds_are_torch_device_types():
+    for kind in v.ACCELERATOR_KINDS + v.SIMULATED_KINDS:
+        assert torch.device(kind).type == kind
+        assert v.ACCELERATOR_LITERAL.match(f"{kind}:1")
+    assert not v.ACCELERATOR_LITERAL.match("cpu")
