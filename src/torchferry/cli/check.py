@@ -222,11 +222,7 @@ def run_check(args: argparse.Namespace) -> int:
     fixed = sum(o.fixed for o in outcomes)
 
     if args.diff:
-        diffs = "".join(o.diff for o in outcomes)
-        if args.stdin_filename is None:
-            sys.stdout.write(diffs)
-        else:  # stdin: the diff of the one source
-            sys.stdout.write(diffs or "")
+        sys.stdout.write("".join(o.diff for o in outcomes))
         would = sum(o.fixed for o in outcomes if o.diff)
         if would:
             print(f"Would fix {would} finding{'s' if would != 1 else ''}.", file=sys.stderr)
