@@ -429,15 +429,14 @@ def test_fix_preserves_permissions_and_symlinks(proj, capsys):
     assert not [p for p in os.listdir(proj) if p.endswith(".tmp")]
 
 
-def test_fix_that_would_break_the_file_is_not_written(proj, capsys):
+def test_fix_that_would_break_the_file_is_not_offered(proj, capsys):
     f = proj / "a.py"
     src = "import torch\nx.to(d)\nBROKEN\n"
     f.write_text(src)
     rc, out, err = run(capsys, "--fix")
-    assert rc == 2
-    assert f.read_text() == src
-    assert "a.py: fixes by FRY901, FRY903 would make the file invalid" in err
-    assert "left it unchanged" in err
+    assert rc == 1 and err == ""
+    assert f.read_text() == "import torch\nx = x.to(d)\nBROKEN\n"
+    assert "FRY903" in out
 
 
 def test_fix_write_failure_is_reported_and_file_intact(proj, capsys, monkeypatch):

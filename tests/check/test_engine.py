@@ -153,9 +153,28 @@ def test_fix_source_keeps_unfixable_findings(fake_rules):
     assert codes(res.findings) == ["FRY902"]
 
 
-def test_fix_that_breaks_syntax_is_abandoned(fake_rules):
+def test_fix_that_breaks_syntax_is_not_advertised(fake_rules):
     src = "x.to(d)\nBROKEN\n"
+    found = check_source(src)
+    assert codes(found) == ["FRY901", "FRY903"]
+    assert found[0].fix is not None and found[1].fix is None
     res = fix_source(src)
+    assert res.source == "x = x.to(d)\nBROKEN\n" and res.fixed == 1 and res.error is None
+
+
+def test_fix_that_breaks_syntax_is_abandoned_by_the_safety_net(fake_rules):
+    import ast
+
+    from torchferry.check.engine import check_tree, syntax_error_finding
+
+    def unvalidated(text):  # the rules' own fixes, not filtered as check_source does
+        try:
+            return check_tree(ast.parse(text), text)
+        except SyntaxError as exc:
+            return [syntax_error_finding(text, exc)]
+
+    src = "x.to(d)\nBROKEN\n"
+    res = fix_source(src, check=unvalidated)
     assert res.source == src and res.fixed == 0
     assert "FRY903" in res.error and "invalid" in res.error
     assert codes(res.findings) == ["FRY901", "FRY903"]

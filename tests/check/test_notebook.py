@@ -173,7 +173,7 @@ def test_real_rules_on_a_notebook(tmp_path, monkeypatch, capsys):
         make_nb(
             ("markdown", "# Loading"),
             ("code", "!pip install torch\nimport torch"),
-            ("code", "%%time\nstate = torch.load('ckpt.pt')"),
+            ("code", "%%time\nstate = torch.load('ckpt.pt')\nmodel.load_state_dict(state)"),
         ),
         path,
     )
@@ -184,5 +184,7 @@ def test_real_rules_on_a_notebook(tmp_path, monkeypatch, capsys):
     assert rc == 0, out
     nb = nbformat.read(path, as_version=4)
     nbformat.validate(nb)
-    assert nb.cells[2].source == "%%time\nstate = torch.load('ckpt.pt', map_location=\"cpu\")"
+    assert nb.cells[2].source == (
+        "%%time\nstate = torch.load('ckpt.pt', map_location=\"cpu\")\nmodel.load_state_dict(state)"
+    )
     assert nb.cells[2].outputs[0]["text"] == "hi\n"

@@ -147,12 +147,13 @@ class Context:
         """An edit adding ``name=value`` (``text``) as the last argument of ``call``, or
         None when the call's text does not end with the ``)`` to insert before.
 
-        >>> src = "f(a)\\ng()\\n"
+        >>> src = "f(a)\\ng()\\nh((n))\\n"
         >>> ctx = Context("<ex>", src, ast.parse(src))
         >>> calls = [n.value for n in ctx.tree.body if isinstance(n, ast.Expr)]
         >>> [ctx.add_keyword(c, "k=1") for c in calls]  # doctest: +NORMALIZE_WHITESPACE
         [Edit(line=1, column=3, end_line=1, end_column=3, content=', k=1'),
-         Edit(line=2, column=2, end_line=2, end_column=2, content='k=1')]
+         Edit(line=2, column=2, end_line=2, end_column=2, content='k=1'),
+         Edit(line=3, column=5, end_line=3, end_column=5, content=', k=1')]
         """
         items: list[ast.AST] = [*call.args, *call.keywords]
         if not items:
@@ -162,7 +163,14 @@ class Context:
                 return None
             return Edit(end_line, end_col - 1, end_line, end_col - 1, text)
         last = max(items, key=lambda n: (getattr(n, "end_lineno", 0), getattr(n, "end_col_offset", 0)))
-        return self.insert_after(last, ", " + text)
+        _, _, el, ec = self.span(last)
+        _, _, cl, cc = self.span(call)
+        if el == cl and 0 < el <= len(self.lines):
+            # a parenthesised last argument, ``f((n))``: insert after its own brackets
+            between = self.lines[el - 1][ec:cc - 1]
+            if between.strip() and set(between.strip()) == {")"}:
+                ec += between.rindex(")") + 1
+        return Edit(el, ec, el, ec, ", " + text)
 
     # -- one shared traversal ----------------------------------------------
     @cached_property

@@ -235,7 +235,29 @@ end_line=2, end_column=4, fix=None)
         if _reports_syntax_errors(ign):
             return [syntax_error_finding(source, exc)]
         return []
-    return _run_rules(Context(path, source, tree), _resolve(sel, ign), noqa)
+    return _applicable(source, path, _run_rules(Context(path, source, tree), _resolve(sel, ign), noqa))
+
+
+def _applicable(source: str, path: str, findings: list[Finding]) -> list[Finding]:
+    """The findings, without the fixes that would leave ``source`` unparsable: a fix that
+    cannot be applied is not advertised (and cannot make ``--fix`` drop the file's other
+    fixes).  All fixes are tried together first; only if that fails, one by one."""
+    fixable = [f for f in findings if f.fix is not None]
+    if not fixable:
+        return findings
+
+    def parses(text: str) -> bool:
+        try:
+            _parse(text, path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return False
+        return True
+
+    if parses(_apply(source, fixable, True)[0]):
+        return findings
+    return [f if f.fix is None or parses(_apply(source, [f], True)[0]) else
+            Finding(f.code, f.message, f.line, f.column, f.end_line, f.end_column, None)
+            for f in findings]
 
 
 def check_tree(

@@ -30,7 +30,8 @@ plt.plot(out[0].detach().cpu())
 ```
 
 ## Fix safety
-Safe: `.cpu()` is a no-op for a tensor that is already on the CPU, and `.detach()` (added
+Offered only where the value is known to be a tensor (not a batch item, not the output of
+a model called on inputs of unknown origin, which may be a list or a PIL image). Safe: `.cpu()` is a no-op for a tensor that is already on the CPU, and `.detach()` (added
 when the tensor may require grad) only drops the graph that NumPy cannot use anyway.
 
 ## Known limits
@@ -43,7 +44,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import Fact, Model, Site, needs_parens, short
+from torchferry.check.analysis import TENSOR, Fact, Model, Site, needs_parens, short
 from torchferry.check.api import Context, Finding, Fix
 
 CODE = "FRY003"
@@ -86,7 +87,9 @@ def _finding(ctx: Context, m: Model, site: Site, tensor: ast.expr, f: Fact, what
         edits = (ctx.edit(tensor, f"({m.text(tensor)}){add}"),)
     else:
         edits = (ctx.insert_after(tensor, add),)
-    fix = Fix(edits, True, f"Insert `{add}`")
+    # ``.cpu()`` only on a value known to be a tensor: a batch item or the output of a
+    # model called on inputs of unknown origin may be a list, a dict or a PIL image
+    fix = Fix(edits, True, f"Insert `{add}`") if f.kind == TENSOR and not f.guessed else None
     origin = "may still be on the accelerator"
     return ctx.finding(
         CODE, site.node,

@@ -24,9 +24,12 @@ model.to(device)
 ```
 
 ## Fix safety
-Safe: `map_location="cpu"` loads every tensor to host memory, which works on every machine;
-`load_state_dict` then copies the values into the parameters wherever the model lives.
-Code that relied on the loaded tensors being on the GPU needs a `.to(device)` afterwards.
+Safe only where the loaded object goes straight into `load_state_dict(...)` (the fix adds
+`map_location="cpu"`) -- as its argument, or through a name used for nothing else:
+`load_state_dict` copies the values into the parameters wherever the model lives, so the
+result is exactly the same. Anywhere else it is unsafe: a whole pickled model, cached
+embeddings or a tensor used directly would come back on the CPU, and the next GPU
+operation would fail ("Expected all tensors to be on the same device").
 
 ## Known limits
 Calls that pass `**kwargs` are not flagged (the keyword may be inside). Wrappers around
@@ -35,9 +38,10 @@ Calls that pass `**kwargs` are not flagged (the keyword may be inside). Wrappers
 
 from __future__ import annotations
 
+import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import Model, has_star_kwargs, kwarg
+from torchferry.check.analysis import Model, Site, has_star_kwargs, kwarg
 from torchferry.check.api import Context, Finding, Fix
 
 CODE = "FRY004"
@@ -54,7 +58,9 @@ def check(ctx: Context) -> Iterable[Finding]:
         if len(call.args) >= 2 or kwarg(call, "map_location") is not None:
             continue
         edit = ctx.add_keyword(call, 'map_location="cpu"')
-        fix = Fix((edit,), True, 'Add `map_location="cpu"`') if edit is not None else None
+        fix = None
+        if edit is not None:
+            fix = Fix((edit,), _feeds_load_state_dict(m, site), 'Add `map_location="cpu"`')
         yield ctx.finding(
             CODE, call,
             "`torch.load` without `map_location` restores tensors to the device they were saved "
@@ -62,3 +68,33 @@ def check(ctx: Context) -> Iterable[Finding]:
             "`device`)",
             fix,
         )
+
+
+def _is_lsd_arg(m: Model, node: ast.AST, stmt: ast.AST) -> bool:
+    parent = m.parents(stmt).get(id(node))
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and \
+        parent.func.attr == "load_state_dict" and bool(parent.args) and parent.args[0] is node
+
+
+def _feeds_load_state_dict(m: Model, site: Site[ast.Call]) -> bool:
+    """Does the loaded object go straight into ``load_state_dict`` (and nowhere else)?"""
+    call, stmt = site.node, site.stmt
+    if _is_lsd_arg(m, call, stmt):
+        return True
+    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)):
+        return False
+    name = stmt.targets[0].id
+    scope = site.ctx.scope
+    if name not in scope.binds or len(scope.binds[name]) != 1:
+        return False  # rebound somewhere: its other values are not followed
+    uses = 0
+    for site2 in m.calls_by_tail.get("load_state_dict", ()):
+        if site2.ctx.scope is scope and site2.node.args and isinstance(site2.node.args[0], ast.Name) \
+                and site2.node.args[0].id == name:
+            uses += 1
+    if uses == 0:
+        return False
+    loads = sum(1 for n in ast.walk(scope.node) if isinstance(n, ast.Name) and n.id == name
+                and isinstance(n.ctx, ast.Load))
+    return loads == uses

@@ -21,16 +21,19 @@ steps = torch.arange(10).to(device, torch.float32)
 ## Use instead
 ```python
 noise = torch.randn(64, 100, device=device)
-steps = torch.arange(10, device=device, dtype=torch.float32)
+steps = torch.arange(10, device=device).to(torch.float32)
 ```
 
 ## Fix safety
-Safe: the fix passes the device (and a dtype given to `.to`) to the factory and drops the
-`.to(...)`. The values are the same; random factories draw from the device's generator,
-so the *random numbers* differ from the CPU-then-copy version (a seeded run's numbers
-change, not its distribution). The fix is not offered when `.to` has other arguments
-(`non_blocking`, `copy`, `memory_format`), when the factory already has `device=`, or when
-a comment sits inside the chain.
+Safe for `zeros`, `ones`, `empty`, `full` and `eye`: the fix passes the device to the
+factory and drops the move; the values are the same on every device. A dtype given to
+`.to` is never folded into the factory (a float32 `linspace` cast to bfloat16 differs from
+a bfloat16 `linspace` by up to 4.0 at 1000): it stays as `.to(dtype)`. Unsafe for the
+random factories (`rand`, `randn`, `randint`, `randperm` draw from the device's own
+generator, so a seeded run gets other numbers) and for `arange`, `linspace` and `logspace`
+(another kernel computes the floating-point steps). The fix is not offered when `.to` has
+other arguments (`non_blocking`, `copy`, `memory_format`), when the factory already has
+`device=`, or when a comment sits inside the chain.
 
 ## Known limits
 Factories given a `generator=` are not flagged (the generator fixes the device the
@@ -68,10 +71,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             dev_text, dtype_text, clean = _split_to(ctx, m, call, site)
             if dev_text is None:
                 continue
-            fix = None
-            if clean and not (dtype_text and kwarg(fac, "dtype") is not None):
-                fix = _fix(ctx, fac, call, dev_text, dtype_text)
             name = q[6:]
+            fix = _fix(ctx, fac, call, dev_text, dtype_text, name) if clean else None
             yield ctx.finding(
                 CODE, call,
                 f"`torch.{name}(...)` builds the tensor on the CPU and `.{meth}(...)` copies it; "
@@ -145,14 +146,26 @@ def _kind(m: Model, e: ast.AST, site: Site[ast.Call]) -> str | None:
     return None
 
 
-def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | None) -> Fix | None:
+# factories whose values are the same whichever device builds them; the others either draw
+# from the device's own random generator (a seeded run gets other numbers) or compute
+# floating-point steps with another kernel (``linspace``/``logspace``/``arange``)
+_SAME_VALUES = frozenset({"zeros", "ones", "empty", "full", "eye"})
+
+
+def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | None,
+         name: str) -> Fix | None:
+    """Pass the device to the factory; a dtype stays in a ``.to(dtype)`` (folding it would
+    change the values: a float32 ``linspace`` cast to bf16 is not a bf16 ``linspace``)."""
     _, _, fl, fc = ctx.span(fac)
     _, _, cl, cc = ctx.span(call)
     between = "\n".join(ctx.lines[fl - 1:cl])
     if "#" in between[fc:]:
         return None
-    add = f"device={dev}" + (f", dtype={dtype}" if dtype else "")
+    add = f"device={dev}"
     ins = ctx.add_keyword(fac, add)
     if ins is None:
         return None
-    return Fix((ins, Edit(fl, fc, cl, cc, "")), True, f"Pass `{add}` to the factory")
+    rest = f".to({dtype})" if dtype else ""
+    safe = name in _SAME_VALUES
+    msg = f"Pass `{add}` to the factory" + (f", keep `{rest}`" if rest else "")
+    return Fix((ins, Edit(fl, fc, cl, cc, rest)), safe, msg)

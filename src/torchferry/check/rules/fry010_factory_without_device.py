@@ -46,7 +46,8 @@ class Tagger(nn.Module):
 
 ## Fix safety
 Unsafe: the fix adds `device=<input>.device`, naming the tensor the factory's result meets
-when that is a plain name, else the function's first tensor parameter. That is almost always the intent, but it changes
+when that is a plain name already bound where the factory is called (never one bound
+later in the function), else the function's first tensor parameter. That is almost always the intent, but it changes
 where the tensor lives for every caller.
 
 ## Known limits
@@ -129,6 +130,9 @@ def check(ctx: Context) -> Iterable[Finding]:
                 elif meet.module is not None:
                     found[id(f.cpu_new)] = (made, meet.module, _tensor_input(m, scope))
         for site, partner, input_name in sorted(found.values(), key=lambda x: x[0].pos):
+            if input_name is not None and m.binding(input_name, scope, site.pos) is None:
+                # bound only later (``input_t`` of a loop below): name a parameter instead
+                input_name = _tensor_input(m, scope)
             yield _finding(ctx, m, site.node, partner, input_name)
 
 
