@@ -37,8 +37,8 @@ _LAZY: dict[str, str] = {
     "measure": "torchferry.timing",
     "DeviceLoader": "torchferry.loader",
     "simulate": "torchferry.sim.session",
-    "explain": "torchferry.diagnose.explain",
-    "trips": "torchferry.diagnose.trips",
+    "explain": "torchferry.diagnose.explanation",
+    "trips": "torchferry.diagnose.tripcount",
     "load_ipython_extension": "torchferry.diagnose.ipython",
     "unload_ipython_extension": "torchferry.diagnose.ipython",
 }
@@ -60,10 +60,10 @@ if TYPE_CHECKING:  # pragma: no cover - for type checkers and IDEs only
     from torchferry.checkpoint import load as load
     from torchferry.checkpoint import save as save
     from torchferry.devices import device as device
-    from torchferry.diagnose.explain import explain as explain
+    from torchferry.diagnose.explanation import explain as explain
     from torchferry.diagnose.ipython import load_ipython_extension as load_ipython_extension
     from torchferry.diagnose.ipython import unload_ipython_extension as unload_ipython_extension
-    from torchferry.diagnose.trips import trips as trips
+    from torchferry.diagnose.tripcount import trips as trips
     from torchferry.loader import DeviceLoader as DeviceLoader
     from torchferry.move import numpy as numpy
     from torchferry.move import pyvalue as pyvalue

@@ -20,7 +20,7 @@ import torch
 from torch import nn
 
 import torchferry as tf
-from torchferry.diagnose.explain import RECORDER, classify, explain_exception, format_report
+from torchferry.diagnose.explanation import RECORDER, classify, explain_exception, format_report
 
 MIXED = "Expected all tensors to be on the same device, but found at least two devices, {} and {}!"
 CODEGEN = (
@@ -386,7 +386,6 @@ def test_report_printed_after_the_traceback_by_excepthook(capsys, monkeypatch):
 
     # the hook chains to whatever excepthook was there (here: Python's default printer)
     monkeypatch.setattr(sys, "excepthook", sys.__excepthook__)
-    monkeypatch.setattr("torchferry.diagnose.explain._HOOK_INSTALLED", False)
     x = torch.ones(3).to("meta")
     try:
         with tf.explain():
@@ -403,7 +402,48 @@ def test_report_printed_after_the_traceback_by_excepthook(capsys, monkeypatch):
     rep = out[len(expected_tb):]
     assert rep.startswith("torchferry explain: tensors on different devices (RuntimeError)")
     assert "> bias" in rep and "bias was created at" in rep
-    # an unrelated exception through the same hook prints only its traceback
+    # used once: the previous hook is back
+    assert sys.excepthook is sys.__excepthook__
+
+
+def test_excepthook_is_restored_and_chains_to_the_previous_one(capsys, monkeypatch):
+    import sys
+
+    from torchferry.diagnose.explanation import restore_excepthook
+
+    seen = []
+
+    def previous(typ, value, tb):
+        seen.append(value)
+
+    monkeypatch.setattr(sys, "excepthook", previous)
+    x = torch.ones(3).to("meta")
+
+    def explained_error():
+        try:
+            with tf.explain():
+                bias = torch.ones(3)
+                y = x + bias  # noqa: F841
+        except RuntimeError as e:
+            return e
+        raise AssertionError("no error")
+
+    # the error was caught: the undo handle puts the previous hook back
+    explained_error()
+    assert sys.excepthook is not previous
+    restore_excepthook()
+    assert sys.excepthook is previous
+    restore_excepthook()  # nothing installed: nothing happens
+    assert sys.excepthook is previous
+
+    # an unrelated uncaught error reaching a stale hook: printed normally, hook removed
+    explained_error()
     other = ValueError("x")
     sys.excepthook(ValueError, other, None)
-    assert "torchferry explain" not in capsys.readouterr().err
+    assert seen == [other] and "torchferry explain" not in capsys.readouterr().err
+    assert sys.excepthook is previous
+
+    # a block without an error installs nothing
+    with tf.explain():
+        pass
+    assert sys.excepthook is previous

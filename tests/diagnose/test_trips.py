@@ -11,7 +11,7 @@ from torch import nn
 
 import torchferry as tf
 
-trips_mod = importlib.import_module("torchferry.diagnose.trips")
+trips_mod = importlib.import_module("torchferry.diagnose.tripcount")
 
 KEYS = {"path", "line", "source", "kind", "op", "count", "bytes", "rule", "blocked_s", "loop"}
 

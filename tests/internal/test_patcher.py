@@ -123,7 +123,7 @@ def test_explain_recorder_is_inert_after_being_patched_over():
     import torch
 
     import torchferry as tf
-    from torchferry.diagnose.explain import RECORDER
+    from torchferry.diagnose.explanation import RECORDER
 
     orig = torch.zeros
     try:

@@ -17,11 +17,14 @@ from typing import TYPE_CHECKING
 
 from torchferry._internal.lazy import exports
 
-# (``explain`` and ``trips`` are exported as ``torchferry.explain`` / ``torchferry.trips``:
-# here those names are the submodules ``torchferry.diagnose.explain`` / ``.trips``)
+# the classes live in ``explanation`` and ``tripcount`` (module names that do not collide
+# with ``torchferry.explain`` / ``torchferry.trips``, the public names of the classes)
 _LAZY = {
-    "explain_exception": "torchferry.diagnose.explain",
-    "format_report": "torchferry.diagnose.explain",
+    "explain": "torchferry.diagnose.explanation",
+    "trips": "torchferry.diagnose.tripcount",
+    "restore_excepthook": "torchferry.diagnose.explanation",
+    "explain_exception": "torchferry.diagnose.explanation",
+    "format_report": "torchferry.diagnose.explanation",
     "load_ipython_extension": "torchferry.diagnose.ipython",
     "unload_ipython_extension": "torchferry.diagnose.ipython",
 }
@@ -32,8 +35,14 @@ __getattr__, __dir__ = exports("torchferry.diagnose", _LAZY, globals())
 
 
 if TYPE_CHECKING:  # pragma: no cover
-    from torchferry.diagnose.explain import explain_exception, format_report  # noqa: F401
+    from torchferry.diagnose.explanation import (  # noqa: F401
+        explain,
+        explain_exception,
+        format_report,
+        restore_excepthook,
+    )
     from torchferry.diagnose.ipython import (  # noqa: F401
         load_ipython_extension,
         unload_ipython_extension,
     )
+    from torchferry.diagnose.tripcount import trips  # noqa: F401

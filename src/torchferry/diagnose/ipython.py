@@ -1,6 +1,6 @@
 """The IPython / Jupyter / Colab extension: ``%load_ext torchferry``.
 
-* Every cell runs with :class:`~torchferry.diagnose.explain.explain` active: a
+* Every cell runs with :class:`~torchferry.diagnose.explanation.explain` active: a
   device error is followed, under IPython's own traceback, by the report that
   names the tensor that missed the ferry.
 * ``%ferry_check`` runs ``ferry check`` on the notebook's code cells and shows
@@ -51,7 +51,7 @@ def load_ipython_extension(ipython: Any) -> None:
     key = id(ipython)
     if key in _STATE:
         return
-    from torchferry.diagnose.explain import explain
+    from torchferry.diagnose.explanation import explain
 
     state: dict[str, Any] = {"ctx": None}
 
@@ -71,7 +71,7 @@ def load_ipython_extension(ipython: Any) -> None:
         # IPython's own traceback first, then the report
         shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
         try:
-            from torchferry.diagnose.explain import explain_exception, format_report
+            from torchferry.diagnose.explanation import explain_exception, format_report
 
             report = explain_exception(value)
         except Exception as e:  # never hide the user's error behind ours

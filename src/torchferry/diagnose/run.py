@@ -2,8 +2,8 @@
 
 The run itself is :func:`torchferry.sim.run_path`'s (same ``__main__``,
 ``sys.argv``, exit codes, traceback).  This module only adds: inside the
-simulation (when asked for) it enters :class:`~torchferry.diagnose.explain`'s
-creation-site recording and :class:`~torchferry.diagnose.trips`, explains a
+simulation (when asked for) it enters :class:`~torchferry.diagnose.explanation.explain`'s
+creation-site recording and :class:`~torchferry.diagnose.tripcount.trips`, explains a
 device error right after the runner printed its traceback (through ``run_path``'s
 ``on_exception`` hook: still inside the simulation, while the tensors' simulated
 devices are known), prints the trips
@@ -103,8 +103,8 @@ def run_diagnosed(
     """
     if report is not None:
         report = os.path.abspath(check_report_path(report))  # the script may chdir
-    from torchferry.diagnose.explain import explain, explain_exception, format_report
-    from torchferry.diagnose.trips import trips
+    from torchferry.diagnose.explanation import explain, explain_exception, format_report
+    from torchferry.diagnose.tripcount import trips
 
     state: dict[str, Any] = {"error": None}
 

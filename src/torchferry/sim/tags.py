@@ -1,7 +1,8 @@
 """Per-storage device tags: which simulated device each storage lives on.
 
 The data of a simulated-device tensor stays in CPU memory.  What makes it a
-"cuda:0" tensor is an entry in ``TAGS``, keyed by the storage's ``_cdata``
+"cuda:0" tensor is an entry in ``TAGS`` (the dict of a
+:class:`~torchferry._internal.registry.StorageRegistry`), keyed by the storage's ``_cdata``
 (the StorageImpl address), so views, ``.data``, ``nn.Parameter`` wrapping and
 ``.detach()`` share the tag for free.  Each entry holds a weak reference to the
 StorageImpl (so its address cannot be reused while the entry exists), the
@@ -18,13 +19,16 @@ from typing import Any
 import torch
 
 from torchferry._internal import frames as _frames
-
-# key -> [weak_ref, device, nbytes, (code, lineno) | None]
-TAGS: dict[int, list[Any]] = {}
-_WREF, _DEV, _NBYTES, _SITE = 0, 1, 2, 3
+from torchferry._internal.registry import StorageRegistry
 
 _expired = torch.UntypedStorage._expired
 _free_weak_ref = torch.UntypedStorage._free_weak_ref
+
+# key -> [weak_ref, device, nbytes, (code, lineno) | None]; TAGS is the registry's dict,
+# read and written directly on the hot path (sim/modes.py)
+REGISTRY = StorageRegistry(_expired, _free_weak_ref)
+TAGS: dict[int, list[Any]] = REGISTRY.entries
+_WREF, _DEV, _NBYTES, _SITE = 0, 1, 2, 3
 
 # Sweep soon after storages die: a weak reference keeps the dead StorageImpl object
 # allocated, and many such shells fragment the heap so that freed tensor memory is not
@@ -73,12 +77,10 @@ def tag(t: torch.Tensor, dev: torch.device) -> None:
 def retag(t: torch.Tensor, dev: torch.device | None) -> None:
     """Force ``t``'s storage onto ``dev`` (``None``: CPU, i.e. untagged)."""
     st = t.untyped_storage()
-    key = st._cdata
-    old = TAGS.pop(key, None)
-    if old is not None:
-        _free_weak_ref(old[_WREF])
-    if dev is not None:
-        TAGS[key] = [st._weak_ref(), dev, st.nbytes(), site(2)]
+    if dev is None:
+        REGISTRY.pop(st._cdata)
+    else:
+        REGISTRY.put(st._cdata, st._weak_ref(), dev, st.nbytes(), site(2))
 
 
 def tag_storage(st: Any, dev: torch.device) -> None:
@@ -175,14 +177,8 @@ def sweep() -> None:
     """Drop entries whose storage has died; update the peaks (one pass)."""
     global sweep_at
     live: dict[torch.device, int] = {}
-    dead = []
-    for k, e in TAGS.items():
-        if _expired(e[_WREF]):
-            dead.append(k)
-        else:
-            live[e[_DEV]] = live.get(e[_DEV], 0) + e[_NBYTES]
-    for k in dead:
-        _free_weak_ref(TAGS.pop(k)[_WREF])
+    for e in REGISTRY.sweep():
+        live[e[_DEV]] = live.get(e[_DEV], 0) + e[_NBYTES]
     for dev, n in live.items():
         if n > PEAK.get(dev, 0):
             PEAK[dev] = n
@@ -192,14 +188,12 @@ def sweep() -> None:
 def live_bytes() -> dict[torch.device, int]:
     out: dict[torch.device, int] = {}
     for e in TAGS.values():
-        if not _expired(e[_WREF]):
+        if REGISTRY.is_alive(e):
             out[e[_DEV]] = out.get(e[_DEV], 0) + e[_NBYTES]
     return out
 
 
 def clear() -> None:
     """Forget every tag (on leaving the simulation)."""
-    for e in TAGS.values():
-        _free_weak_ref(e[_WREF])
-    TAGS.clear()
+    REGISTRY.clear()
     PEAK.clear()

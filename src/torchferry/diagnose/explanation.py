@@ -45,22 +45,11 @@ from typing import Any, TextIO
 from torchferry import sim
 from torchferry._internal import frames as _frames
 from torchferry._internal.patcher import Patch
+from torchferry._internal.registry import StorageRegistry
 from torchferry.diagnose import operands as ops
+from torchferry.diagnose._rules import rule_name
 
-__all__ = ["explain", "explain_exception", "format_report", "classify", "RULES"]
-
-# the ``ferry check`` rules (issue 4's table; codes are part of the interface)
-RULES = {
-    "FRY001": "hardcoded-accelerator",
-    "FRY003": "numpy-on-accelerator",
-    "FRY004": "load-without-map-location",
-    "FRY007": "sync-in-loop",
-    "FRY008": "move-in-loop",
-    "FRY010": "factory-without-device",
-    "FRY011": "unregistered-tensor-attribute",
-    "FRY013": "partial-batch-move",
-}
-
+__all__ = ["explain", "explain_exception", "format_report", "classify", "restore_excepthook"]
 
 # ------------------------------------------------------------------ kinds
 @dataclass(frozen=True)
@@ -234,9 +223,22 @@ class _Recorder:
     NAMES = tuple(sorted(ops.FACTORIES | {"stack"}))
 
     def __init__(self) -> None:
-        self.sites: dict[int, tuple[Any, str, int, str]] = {}
+        self._registry: StorageRegistry | None = None  # made with the first wrapper (torch loaded)
         self._sweep_at = 4096
         self.patch = Patch("explain", self._plan)
+
+    @property
+    def sites(self) -> dict[int, list[Any]]:
+        """storage key -> [weak ref, path, line, call]."""
+        return self.registry().entries
+
+    def registry(self) -> StorageRegistry:
+        if self._registry is None:
+            import torch
+
+            self._registry = StorageRegistry(torch.UntypedStorage._expired,
+                                             torch.UntypedStorage._free_weak_ref)
+        return self._registry
 
     @property
     def depth(self) -> int:
@@ -263,10 +265,10 @@ class _Recorder:
         import torch
 
         # everything the hot path needs, bound once (a wrapped factory call costs a few µs)
-        sites = self.sites
+        registry = self.registry()
+        put = registry.put
         tensor_type = torch.Tensor
         is_compiling = torch.compiler.is_compiling
-        free = torch.UntypedStorage._free_weak_ref
         user_frame = _frames.user_frame
         plain = f"torch.{name}(...)"
         no_device = f"torch.{name}(...) (always on the CPU)" if name == "from_numpy" else None
@@ -287,12 +289,8 @@ class _Recorder:
                     return out
                 call = no_device or (without if kwargs.get("device") is None else plain)
                 st = out.untyped_storage()
-                key = st._cdata
-                old = sites.get(key)
-                if old is not None:
-                    free(old[0])
-                sites[key] = (st._weak_ref(), f.f_code.co_filename, f.f_lineno, call)
-                if len(sites) > recorder._sweep_at:
+                put(st._cdata, st._weak_ref(), f.f_code.co_filename, f.f_lineno, call)
+                if len(registry) > recorder._sweep_at:
                     recorder.sweep()
             except Exception:
                 pass
@@ -302,22 +300,16 @@ class _Recorder:
         return wrapper
 
     def sweep(self) -> None:
-        import torch
-
-        expired = torch.UntypedStorage._expired
-        for k in [k for k, e in self.sites.items() if expired(e[0])]:
-            torch.UntypedStorage._free_weak_ref(self.sites.pop(k)[0])
-        self._sweep_at = max(4096, 2 * len(self.sites))
+        live = self.registry().sweep()
+        self._sweep_at = max(4096, 2 * len(live))
 
     def site_of(self, t: Any) -> tuple[str, int, str] | None:
-        import torch
-
         try:
             st = t.untyped_storage()
         except (RuntimeError, NotImplementedError):
             return None
-        e = self.sites.get(st._cdata)
-        if e is None or torch.UntypedStorage._expired(e[0]):
+        e = self.registry().live(st._cdata)
+        if e is None:
             return None
         return e[1], e[2], e[3]
 
@@ -950,13 +942,12 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"  fix: {report['fix']}")
     if report.get("rule"):
         r = report["rule"]
-        lines.append(f"  rule: {r} {RULES.get(r, '')}  (`ferry check` finds this before you run; `ferry rule {r}` explains)")
+        lines.append(f"  rule: {r} {rule_name(r)}  (`ferry check` finds this before you run; `ferry rule {r}` explains)")
     return "\n".join(lines)
 
 
 # ------------------------------------------------------------ excepthook
 _PENDING: dict[int, tuple[BaseException, dict[str, Any]]] = {}
-_HOOK_INSTALLED = False
 
 
 def _remember(exc: BaseException, report: dict[str, Any]) -> None:
@@ -978,21 +969,38 @@ def pending_report(exc: BaseException) -> dict[str, Any] | None:
     return None
 
 
-def _install_excepthook() -> None:
-    global _HOOK_INSTALLED
-    if _HOOK_INSTALLED:
-        return
-    previous = sys.excepthook
-
-    def hook(typ: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+def _excepthook(typ: type[BaseException], value: BaseException, tb: TracebackType | None) -> None:
+    """Python's top-level error printer while an explained error propagates, then not any more."""
+    previous = _EXCEPTHOOK.original(sys, "excepthook") if _EXCEPTHOOK.active else sys.__excepthook__
+    try:
         previous(typ, value, tb)
         report = pending_report(value)
         if report is not None:
             with contextlib.suppress(Exception):
                 print(format_report(report), file=sys.stderr)
+    finally:
+        restore_excepthook()  # used once: the error it was installed for has reached the top
 
-    sys.excepthook = hook
-    _HOOK_INSTALLED = True
+
+_EXCEPTHOOK = Patch("explain", lambda: [(sys, "excepthook", _excepthook)])
+
+
+def _install_excepthook() -> None:
+    if not _EXCEPTHOOK.active:
+        _EXCEPTHOOK.acquire()
+
+
+def restore_excepthook() -> None:
+    """Put back the ``sys.excepthook`` that was there before an ``explain`` block replaced it.
+
+    An ``explain`` block whose device error propagates installs a hook that
+    prints the report after Python's traceback; the hook removes itself once it
+    has run.  Call this when the error was caught instead (the hook would
+    otherwise wait for the next uncaught error, print it normally and then
+    remove itself).  Nothing happens when no hook is installed.
+    """
+    while _EXCEPTHOOK.active:
+        _EXCEPTHOOK.release()
 
 
 class explain(contextlib.ContextDecorator):
@@ -1001,7 +1009,9 @@ class explain(contextlib.ContextDecorator):
     The exception propagates unchanged (same object, type and message).  The
     report is kept in ``.report`` (the JSON ``"error"`` object, None when no
     device error happened) and printed on ``file`` (default stderr) after the
-    traceback: by ``sys.excepthook`` when the error ends the program, by
+    traceback: by ``sys.excepthook`` when the error ends the program (a hook
+    installed as the error leaves the block, which puts the previous hook back
+    once it has run; :func:`restore_excepthook` does that at once), by
     IPython's traceback handler in a notebook (``%load_ext torchferry``).  Pass
     ``file=None`` to print nothing.
 

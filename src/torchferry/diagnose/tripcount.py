@@ -42,6 +42,7 @@ from typing import Any, TextIO
 from torchferry import sim
 from torchferry._internal import frames as _frames
 from torchferry._internal.patcher import Patch
+from torchferry.diagnose._rules import rule_name
 
 __all__ = ["trips", "KINDS"]
 
@@ -534,7 +535,7 @@ class trips(contextlib.ContextDecorator):
                 notes.append(
                     f"  {_frames.display_path(r.path)}:{r.line}: {what} ({r.op}) {per} per iteration of "
                     f"the loop at line {r.loop} ({loop_src}), {r.count // k} iterations.\n"
-                    f"    {rule} {'sync-in-loop' if rule == 'FRY007' else 'move-in-loop'}; fix: {_FIX[rule]}"
+                    f"    {rule} {rule_name(rule)}; fix: {_FIX[rule]}"
                 )
         widths = [max(len(head[i]), *(len(c[i]) for c in table)) for i in range(len(head))]
         lines = [f"torchferry trips ({where}), most costly first:"]

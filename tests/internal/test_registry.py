@@ -1,0 +1,51 @@
+"""torchferry._internal.registry: one storage-keyed weak registry (sim tags, explain's sites)."""
+
+from __future__ import annotations
+
+import doctest
+import gc
+
+import torch
+
+import torchferry._internal.registry as registry_mod
+from torchferry._internal.registry import StorageRegistry
+
+
+def _registry():
+    return StorageRegistry(torch.UntypedStorage._expired, torch.UntypedStorage._free_weak_ref)
+
+
+def test_records_follow_the_storage_and_die_with_it():
+    reg = _registry()
+    t = torch.ones(4)
+    st = t.untyped_storage()
+    reg.put(st._cdata, st._weak_ref(), "fact")
+    view = t[1:]
+    assert reg.live(view.untyped_storage()._cdata)[1] == "fact"  # a view shares the record
+    del t, view, st
+    gc.collect()
+    assert reg.sweep() == [] and len(reg) == 0
+
+
+def test_put_replaces_and_pop_forgets():
+    reg = _registry()
+    t = torch.ones(2)
+    st = t.untyped_storage()
+    reg.put(st._cdata, st._weak_ref(), "a")
+    reg.put(st._cdata, st._weak_ref(), "b")
+    assert reg.get(st._cdata)[1:] == ["b"] and len(reg) == 1
+    assert reg.pop(st._cdata)[1] == "b" and reg.get(st._cdata) is None
+    assert reg.pop(st._cdata) is None
+
+
+def test_sim_tags_and_explain_sites_use_it():
+    from torchferry.diagnose.explanation import RECORDER
+    from torchferry.sim import tags
+
+    assert tags.TAGS is tags.REGISTRY.entries and isinstance(tags.REGISTRY, StorageRegistry)
+    assert isinstance(RECORDER.registry(), StorageRegistry)
+
+
+def test_docstring_examples_run():
+    result = doctest.testmod(registry_mod)
+    assert result.attempted > 0 and result.failed == 0
