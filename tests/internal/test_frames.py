@@ -9,6 +9,7 @@ import subprocess
 import sys
 import textwrap
 
+import pytest
 import torch
 
 import torchferry
@@ -74,6 +75,7 @@ def test_sim_creation_site_skips_the_stdlib_like_explain_does():
     assert frames.is_user_file(path)
 
 
+@pytest.mark.slow
 def test_ferry_run_m_of_a_package_installed_in_site_packages_explains_its_lines(tmp_path):
     site = tmp_path / "env" / "site-packages"
     pkg = site / "trainer"

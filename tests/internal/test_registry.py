@@ -2,12 +2,10 @@
 
 from __future__ import annotations
 
-import doctest
 import gc
 
 import torch
 
-import torchferry._internal.registry as registry_mod
 from torchferry._internal.registry import StorageRegistry
 
 
@@ -45,7 +43,3 @@ def test_sim_tags_and_explain_sites_use_it():
     assert tags.TAGS is tags.REGISTRY.entries and isinstance(tags.REGISTRY, StorageRegistry)
     assert isinstance(RECORDER.registry(), StorageRegistry)
 
-
-def test_docstring_examples_run():
-    result = doctest.testmod(registry_mod)
-    assert result.attempted > 0 and result.failed == 0

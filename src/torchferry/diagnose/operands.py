@@ -25,19 +25,15 @@ from dataclasses import dataclass, field
 from types import FrameType, TracebackType
 from typing import Any
 
+from torchferry._internal import vocabulary
+
 UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "<unknown>"})()
 
 # tensor attributes that are plain reads (no side effects, no user code)
 _TENSOR_ATTRS = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
 
-FACTORIES = frozenset(
-    {
-        "tensor", "as_tensor", "asarray", "from_numpy", "zeros", "ones", "empty", "full",
-        "rand", "randn", "randint", "randperm", "arange", "linspace", "logspace", "eye",
-        "zeros_like", "ones_like", "empty_like", "full_like", "rand_like", "randn_like",
-        "randint_like", "normal", "bernoulli", "multinomial",
-    }
-)  # fmt: skip
+# torch's tensor-making functions (shared with ``ferry check``)
+FACTORIES = vocabulary.FACTORIES
 
 
 @dataclass
