@@ -202,3 +202,18 @@ def test_trips_before_simulate_is_a_clear_error():
             with tf.simulate("cuda"):
                 torch.ones(2).to("cuda")
     assert torch.ones(2).to("cpu").device.type == "cpu"
+
+
+def test_ride_costs_come_from_the_bench_copy_model():
+    # one cost model of a host/device copy: ferry bench's (datasheet profile + measured latency)
+    from torchferry.bench.model import predict_copy
+    from torchferry.bench.profiles import DEFAULT_PROFILE, PROFILES
+
+    p = PROFILES[DEFAULT_PROFILE]
+    row = trips_mod._Row("train.py", 1, "h2d", "to", count=3, nbytes=3 * 4096)
+    assert row.cost() == pytest.approx(3 * predict_copy(4096, p))
+    sync = trips_mod._Row("train.py", 2, "sync", "item", count=5)
+    assert sync.cost() == pytest.approx(5 * p.sync_latency)
+    timed = trips_mod._Row("train.py", 3, "d2h", "cpu", count=2, nbytes=8000, blocked=1e-3,
+                           timed=True)
+    assert timed.cost() == pytest.approx(1e-3 + predict_copy(8000, p) - p.sync_latency)

@@ -51,11 +51,28 @@ KINDS = ("h2d", "d2h", "d2d", "sync", "module_move")
 # a line that rides this many times inside a loop is flagged
 LOOP_MIN = 3
 
-# estimated cost when nothing was measured (the simulation): a latency per ride plus
-# bandwidth; a sync (or blocking copy back) also drains the device's queue, so it weighs more
-_LATENCY_S = 10e-6
-_SYNC_LATENCY_S = 50e-6
-_BANDWIDTH = 10e9  # bytes/s, PCIe-class
+
+
+@functools.cache
+def _profile() -> Any:
+    """The GPU whose copy costs rank the rows: ``ferry bench``'s default (a free Colab T4)."""
+    from torchferry.bench.profiles import DEFAULT_PROFILE, PROFILES
+
+    return PROFILES[DEFAULT_PROFILE]
+
+
+def _ride_cost(count: int, nbytes: int) -> float:
+    """Seconds for ``count`` rides moving ``nbytes`` in all, by ``ferry bench``'s copy model.
+
+    Each ride is one blocking host<->device copy from pageable memory
+    (:func:`torchferry.bench.model.predict_copy`: the fixed cost of a blocking copy
+    plus the bytes at the link's pageable rate); a sync is such a copy of a few bytes.
+    """
+    from torchferry.bench.model import predict_copy
+
+    if count <= 0:
+        return 0.0
+    return count * predict_copy(nbytes / count, _profile())
 
 _FIX = {
     "FRY007": "accumulate on the device (total += loss.detach()) and read one number per epoch",
@@ -82,10 +99,9 @@ class _Row:
         return max(1, len(self.sites or ()))
 
     def cost(self) -> float:
-        if self.timed:
-            return self.blocked + self.nbytes / _BANDWIDTH
-        latency = _SYNC_LATENCY_S if self.kind in ("sync", "d2h") else _LATENCY_S
-        return self.count * latency + self.nbytes / _BANDWIDTH
+        if self.timed:  # measured on a real device: the time blocked, plus the bytes' transfer
+            return self.blocked + _ride_cost(self.count, self.nbytes) - _ride_cost(self.count, 0)
+        return _ride_cost(self.count, self.nbytes)
 
 
 # ---------------------------------------------------------------- loops
