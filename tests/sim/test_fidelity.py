@@ -2,10 +2,29 @@
 
 from __future__ import annotations
 
+import importlib.util
+import pathlib
+import sys
+
 import pytest
 
-from torchferry.sim.fidelity_cases import CASES, Case, Outcome, mismatch, run_case
 from torchferry.sim.session import simulate
+
+
+def _load_cases():
+    # test data next to this file, not a package module: load it by its path
+    path = pathlib.Path(__file__).with_name("fidelity_cases.py")
+    spec = importlib.util.spec_from_file_location("ferry_fidelity_cases", path)
+    assert spec is not None and spec.loader is not None
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod  # dataclasses look their module up while the class is made
+    spec.loader.exec_module(mod)
+    return mod
+
+
+_cases = _load_cases()
+CASES, Case, Outcome, mismatch, run_case = (
+    _cases.CASES, _cases.Case, _cases.Outcome, _cases.mismatch, _cases.run_case)
 
 
 @pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])

@@ -9,14 +9,16 @@ Where the expected outcomes came from (``Case.source``):
 
 * ``H200``: run on an NVIDIA H200 with torch 2.11.0+cu130, Python 3.12, on
   2026-11-30 (a probe script whose snippets are exactly these); every message
-  there also matches the strings in torch 2.13's ``libtorch_cpu.so`` and
-  ``torch/serialization.py`` where the research notes (shared/research/
-  simulating-a-gpu.md, section 5) list them.
-* ``lesson``: the lesson in shared/seeds ("Moving tensors between CPU and GPU").
+  there also matches the strings in torch 2.13's ``torch/lib/libtorch_cpu.so``
+  and ``torch/serialization.py``.
+* ``lesson``: the examples of the lesson this project started from ("Moving
+  tensors between CPU and GPU"; the lesson itself is not part of this repository).
 * ``rule``: not runnable on a one-GPU machine; derived from the TensorIterator
-  rule in aten/src/ATen/TensorIterator.cpp (common device = first non-CPU
-  operand) as quoted in the research notes.
+  rule in PyTorch's ``aten/src/ATen/TensorIterator.cpp`` (the common device is
+  the first non-CPU operand).
 
+Test data, not part of the package: ``tests/sim/test_fidelity.py`` and
+``benchmarks/gpu/fidelity.py`` (run from the repository root) load it by its path.
 This module imports torch and numpy only: it runs on machines without torchferry's
 simulation (the real-GPU check).
 """
