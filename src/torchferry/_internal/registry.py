@@ -37,7 +37,7 @@ __all__ = ["StorageRegistry"]
 class StorageRegistry:
     """``storage key -> [weak_ref, *facts]``; see the module docstring."""
 
-    def __init__(self, expired: Callable[[Any], bool], free: Callable[[Any], None]) -> None:
+    def __init__(self, expired: Callable[[Any], object], free: Callable[[Any], object]) -> None:
         self.entries: dict[int, list[Any]] = {}
         self._expired = expired
         self._free = free

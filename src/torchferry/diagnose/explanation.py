@@ -40,7 +40,7 @@ import types
 from collections.abc import Callable
 from dataclasses import dataclass
 from types import FrameType, TracebackType
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from torchferry import sim
 from torchferry._internal import frames as _frames
@@ -350,7 +350,7 @@ def _static_site(op: ops.Operand, frame: FrameType, tree: ast.Module | None,
     for stmt in ast.walk(fn):
         if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)) and stmt is not fn:
             continue
-        targets: list[ast.AST] = []
+        targets: list[ast.expr] = []
         if isinstance(stmt, ast.Assign):
             targets = list(stmt.targets)
         elif isinstance(stmt, (ast.AnnAssign, ast.AugAssign, ast.For, ast.AsyncFor)):
@@ -359,7 +359,7 @@ def _static_site(op: ops.Operand, frame: FrameType, tree: ast.Module | None,
             targets = [stmt.optional_vars]
         for t in targets:
             if any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(t)):
-                ln = getattr(stmt, "lineno", None) or t.lineno  # type: ignore[attr-defined]
+                ln = getattr(stmt, "lineno", None) or t.lineno
                 if ln <= line and (best is None or ln > best):
                     best = ln
     if best is None and fn is not tree and name not in frame.f_locals:
@@ -367,8 +367,13 @@ def _static_site(op: ops.Operand, frame: FrameType, tree: ast.Module | None,
             for sub in ast.walk(stmt):
                 if isinstance(sub, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
                     break
-                tg = sub.targets if isinstance(sub, ast.Assign) else (
-                    [sub.target] if isinstance(sub, (ast.AnnAssign, ast.For, ast.AugAssign)) else [])
+                tg: list[ast.expr]
+                if isinstance(sub, ast.Assign):
+                    tg = sub.targets
+                elif isinstance(sub, (ast.AnnAssign, ast.For, ast.AugAssign)):
+                    tg = [sub.target]
+                else:
+                    continue
                 if any(isinstance(n, ast.Name) and n.id == name for t in tg for n in ast.walk(t)):
                     best = sub.lineno
     if best is not None:
@@ -631,9 +636,9 @@ def _fix(kind: ErrorKind, operands: list[ops.Operand], focus: ast.AST | None, fr
     if kind.name == "checkpoint_map_location":
         call = focus if isinstance(focus, ast.Call) else None
         if call is not None and not any(k.arg == "map_location" for k in call.keywords):
-            new = ast.Call(func=call.func, args=call.args,
-                           keywords=[*call.keywords, ast.keyword("map_location", ast.Constant("cpu"))])
-            return f"{ast.unparse(new)}  (or torchferry.load(...), which maps to the CPU)", "FRY004"
+            mapped = ast.Call(func=call.func, args=call.args,
+                              keywords=[*call.keywords, ast.keyword("map_location", ast.Constant("cpu"))])
+            return f"{ast.unparse(mapped)}  (or torchferry.load(...), which maps to the CPU)", "FRY004"
         return 'pass map_location="cpu" to torch.load (or use torchferry.load)', "FRY004"
     if kind.name == "mps_float64":
         if c is not None:
@@ -680,11 +685,16 @@ def _fix(kind: ErrorKind, operands: list[ops.Operand], focus: ast.AST | None, fr
     return f"({c.expr}).to({dev})", "FRY013"
 
 
-def _enclosing(tree: ast.AST, line: int) -> tuple[ast.AST | None, ast.AST | None]:
+_Function = ast.FunctionDef | ast.AsyncFunctionDef
+_Loop = ast.For | ast.AsyncFor | ast.While
+
+
+def _enclosing(tree: ast.AST, line: int) -> tuple[_Function | None, _Loop | None]:
     """The innermost function and the innermost loop around ``line``."""
-    fn = loop = None
+    fn: _Function | None = None
+    loop: _Loop | None = None
     for node in ast.walk(tree):
-        if node is tree or not hasattr(node, "end_lineno"):
+        if node is tree or not isinstance(node, ast.stmt):  # functions and loops are statements
             continue
         if node.lineno <= line <= (node.end_lineno or node.lineno):
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -1038,7 +1048,7 @@ class explain(contextlib.ContextDecorator):
             self._recording = True
         return self
 
-    def __exit__(self, typ: Any, exc: BaseException | None, tb: Any) -> bool:
+    def __exit__(self, typ: Any, exc: BaseException | None, tb: Any) -> Literal[False]:
         try:
             if exc is not None and not isinstance(exc, (KeyboardInterrupt, SystemExit, GeneratorExit)):
                 try:
@@ -1050,10 +1060,10 @@ class explain(contextlib.ContextDecorator):
                               file=sys.stderr)
                 if self.report is not None and self.file is not None:
                     _remember(exc, self.report)
-                    if self.file == "stderr":
+                    if isinstance(self.file, str):  # "stderr": after the traceback (excepthook)
                         _install_excepthook()
                     else:
-                        print(format_report(self.report), file=self.file)  # type: ignore[arg-type]
+                        print(format_report(self.report), file=self.file)
         finally:
             if self._recording:
                 RECORDER.exit()

@@ -72,9 +72,10 @@ def _positions(frame: FrameType, lasti: int) -> tuple[int, int, int, int] | None
         pos = list(co_positions())[lasti // 2]
     except (IndexError, ValueError):
         return None
-    if None in pos:
+    start, end, col, end_col = pos
+    if start is None or end is None or col is None or end_col is None:
         return None
-    return pos  # type: ignore[return-value]
+    return start, end, col, end_col
 
 
 def _statement_at(tree: ast.AST, line: int) -> ast.stmt | None:
@@ -200,7 +201,8 @@ def operand_nodes(focus: ast.AST) -> list[ast.expr]:
     # a whole statement: every maximal reference and call in it
     out = []
     parts = _header_expr(focus) if isinstance(focus, ast.stmt) else [focus]
-    for part in parts:
+    for node in parts:
+        part: ast.AST | None = node
         if isinstance(part, ast.Assign):
             part = part.value
         elif isinstance(part, (ast.AugAssign, ast.AnnAssign)):
@@ -282,16 +284,16 @@ def _is_data_descriptor(x: Any) -> bool:
 def safe_getattr(obj: Any, name: str) -> Any:
     """``obj.name`` when reading it runs no user code; else UNKNOWN."""
     if isinstance(obj, types.ModuleType):
-        d = obj.__dict__
-        return d[name] if name in d else UNKNOWN
+        namespace = obj.__dict__
+        return namespace[name] if name in namespace else UNKNOWN
     torch = sys.modules.get("torch")
     if torch is not None:
         if isinstance(obj, torch.Tensor):
             return getattr(obj, name) if name in _TENSOR_ATTRS else UNKNOWN
         if isinstance(obj, torch.nn.Module):
-            d = object.__getattribute__(obj, "__dict__")
+            mod_dict = object.__getattribute__(obj, "__dict__")
             for store in ("_parameters", "_buffers", "_modules"):
-                s = d.get(store)
+                s = mod_dict.get(store)
                 if isinstance(s, dict) and name in s:
                     return s[name]
     try:
@@ -307,6 +309,7 @@ def safe_getattr(obj: Any, name: str) -> Any:
             except AttributeError:
                 return UNKNOWN
         return UNKNOWN  # a property or other descriptor: would run code
+    d: Any  # the instance dict, if a plain one
     try:
         d = object.__getattribute__(obj, "__dict__")
     except AttributeError:
@@ -350,10 +353,12 @@ def safe_getitem(base: Any, key: Any) -> Any:
             return data[key]
         return UNKNOWN
     if isinstance(base, (list, tuple)) and isinstance(key, int) and not isinstance(key, bool):
-        getter = list.__getitem__ if isinstance(base, list) else tuple.__getitem__
-        if type(base).__getitem__ is getter:
+        # only the builtin item lookup: a subclass's own __getitem__ would run user code
+        getter: Any = list.__getitem__ if isinstance(base, list) else tuple.__getitem__
+        cls: Any = type(base)
+        if cls.__getitem__ is getter:
             try:
-                return getter(base, key)  # type: ignore[operator]
+                return getter(base, key)
             except IndexError:
                 return UNKNOWN
     return UNKNOWN

@@ -37,7 +37,7 @@ import threading
 import time
 from dataclasses import dataclass
 from types import FrameType
-from typing import Any, TextIO
+from typing import Any, Literal, TextIO
 
 from torchferry import sim
 from torchferry._internal import frames as _frames
@@ -106,7 +106,7 @@ class _Row:
 
 # ---------------------------------------------------------------- loops
 _TREES: dict[str, ast.Module | None] = {}
-_LOOPS: dict[tuple[str, int], tuple[int, bool] | None] = {}
+_LOOPS: dict[tuple[str, int], tuple[int, bool, bool] | None] = {}
 
 
 def _tree(path: str) -> ast.Module | None:
@@ -146,7 +146,7 @@ def _find_loop(tree: ast.AST, line: int) -> tuple[int, bool, bool] | None:
         return False
 
     visit(tree)
-    loop: ast.AST | None = None
+    loop: ast.For | ast.AsyncFor | ast.While | None = None
     guarded = False
     for node in chain:
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
@@ -161,7 +161,7 @@ def _find_loop(tree: ast.AST, line: int) -> tuple[int, bool, bool] | None:
     # the lesson's advice, not a sync in the hot loop.
     _loops = (ast.For, ast.AsyncFor, ast.While)
     outer = any(
-        isinstance(n, _loops) for stmt in loop.body for n in ast.walk(stmt)  # type: ignore[attr-defined]
+        isinstance(n, _loops) for stmt in loop.body for n in ast.walk(stmt)
     )
     return loop.lineno, guarded, outer
 
@@ -468,7 +468,7 @@ class trips(contextlib.ContextDecorator):
             self._patched = True
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> Literal[False]:
         if not self._active:
             return False
         self._active = False

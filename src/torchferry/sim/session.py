@@ -7,7 +7,7 @@ import functools
 import importlib.abc
 import sys
 import threading
-from typing import Any
+from typing import Any, Literal
 
 import torch
 
@@ -121,7 +121,7 @@ class simulate(contextlib.ContextDecorator):
         self._active = True
         return self
 
-    def __exit__(self, *exc: Any) -> bool:
+    def __exit__(self, *exc: Any) -> Literal[False]:
         if not self._active:
             return False
         self._active = False

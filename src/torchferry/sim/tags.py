@@ -14,6 +14,7 @@ An untagged storage is a CPU storage.  Dead entries are swept from time to time
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 import torch
@@ -49,7 +50,8 @@ _is_wrapped = torch._C._functorch.is_functorch_wrapped_tensor
 _unwrap = torch._C._functorch.get_unwrapped
 
 
-_sid = torch._C._storage_id  # the storage address, without making a Python storage object
+# the storage address, without making a Python storage object (not in torch's type stubs)
+_sid: Callable[[torch.Tensor], int] = torch._C._storage_id  # type: ignore[attr-defined]
 
 
 def tag(t: torch.Tensor, dev: torch.device) -> None:
