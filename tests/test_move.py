@@ -8,6 +8,8 @@ from collections import OrderedDict, UserDict, defaultdict, namedtuple
 from types import MappingProxyType
 
 import numpy as np
+from collections.abc import MutableMapping
+
 import pytest
 import torch
 
@@ -170,10 +172,124 @@ def test_module_inside_batch_is_an_error():
 
 
 def test_bad_device_and_bad_non_blocking():
-    with pytest.raises(ValueError, match="is not a device"):
+    with pytest.raises(tf.DeviceUnavailableError, match="not a device name"):
         tf.to(torch.ones(1), "gpu0")
     with pytest.raises(ValueError, match="non_blocking"):
         tf.to(torch.ones(1), "cpu", non_blocking="yes")
+
+
+@pytest.mark.parametrize("obj", [torch.ones(1), {"x": torch.ones(1)}])
+def test_bad_device_name_errs_like_torchferry_device(obj):
+    """issue 11: to() raised ValueError where device() raises DeviceUnavailableError."""
+    with pytest.raises(tf.DeviceUnavailableError) as via_device:
+        tf.device("gpu0")
+    with pytest.raises(tf.DeviceUnavailableError) as via_to:
+        tf.to(obj, "gpu0")
+    assert "that is not a device name" in str(via_to.value)
+    assert str(via_device.value).split(" but ")[1] == str(via_to.value).split(" but ")[1]
+
+
+@pytest.mark.parametrize("bad", [[1], {"a": 1}, "yes", 1, None])
+def test_bad_non_blocking_is_one_clear_error(bad):
+    """issue 11: an unhashable non_blocking raised "TypeError: unhashable type: 'list'"."""
+    with pytest.raises(ValueError, match=r"non_blocking must be True, False or 'auto', not "):
+        tf.to(torch.ones(1), "cpu", non_blocking=bad)
+    with pytest.raises(ValueError, match=r"non_blocking must be True, False or 'auto', not "):
+        tf.to([torch.ones(1)], "cpu", non_blocking=bad)
+
+
+class AttrStore(MutableMapping):
+    """A mapping that keeps its data in an attribute (no __copy__)."""
+
+    def __init__(self, data=None):
+        self._data = dict(data or {})
+        self.tag = "kept"
+
+    def __getitem__(self, k):
+        return self._data[k]
+
+    def __setitem__(self, k, v):
+        self._data[k] = v
+
+    def __delitem__(self, k):
+        del self._data[k]
+
+    def __iter__(self):
+        return iter(self._data)
+
+    def __len__(self):
+        return len(self._data)
+
+
+class SlotStore(AttrStore):
+    __slots__ = ("_extra",)
+
+
+def test_mapping_with_data_in_an_attribute_is_never_mutated():
+    """issue 10 item 11: the shallow copy shared ``_data`` and the caller's mapping changed."""
+    for cls in (AttrStore, SlotStore):
+        x = torch.ones(1)
+        store = cls({"x": x, "n": 1})
+        out = tf.to(store, META)
+        assert store["x"] is x and store["x"].device.type == "cpu"  # input untouched
+        assert type(out) is cls and out.tag == "kept" and out["x"].device.type == "meta"
+        assert out["n"] == 1
+
+
+def test_mapping_whose_copy_cannot_be_unshared_is_rebuilt_and_restored():
+    shared = {}
+
+    class Global(AttrStore):  # all instances write into one module-level dict
+        def __init__(self, data=None):
+            self._data = shared
+            self._data.update(data or {})
+            self.tag = "kept"
+
+    x = torch.ones(1)
+    g = Global({"x": x})
+    out = tf.to(g, META)
+    assert g["x"] is x  # the write into the shared dict was undone
+    assert out["x"].device.type == "meta"
+
+
+def test_cycle_is_named_with_its_path():
+    d = {"a": [torch.ones(1)]}
+    d["a"].append(d)
+    with pytest.raises(tf.errors.NestingError, match=r"cyclic or too deeply nested structure at \['a'\]\[1\]"):
+        tf.to(d, META)
+    with pytest.raises(ValueError, match="cyclic"):  # a builtin base too
+        tf.numpy(d)
+
+
+def test_too_deep_nesting_is_named():
+    x: object = torch.ones(1)
+    for _ in range(600):
+        x = {"k": [x]}
+    with pytest.raises(tf.errors.NestingError, match=r"cyclic or too deeply nested structure at \['k'\]\[0\]") as info:
+        tf.to(x, META)
+    assert "levels" in str(info.value)
+
+
+def test_moderate_nesting_still_moves():
+    x: object = torch.ones(1)
+    for _ in range(100):
+        x = {"k": [x]}
+    out = tf.to(x, META)
+    for _ in range(100):
+        out = out["k"][0]
+    assert out.device.type == "meta"
+
+
+def test_recursion_elsewhere_is_not_blamed_on_the_structure():
+    class Deep:
+        def to(self, device, **k):
+            def f(n):
+                return f(n + 1)
+            return f(0)
+
+    with pytest.raises(RecursionError) as info:
+        tf.to({"o": Deep()}, META)
+    assert not isinstance(info.value, tf.errors.NestingError)
 
 
 def test_non_blocking_auto_is_false_for_host(monkeypatch):

@@ -10,17 +10,18 @@ mid-write never leaves half a checkpoint over a good one.  Paths ending in
 
 from __future__ import annotations
 
+import errno
 import os
 import pickle
 import re
 import struct
-import tempfile
 import zipfile
 from pathlib import Path
 from typing import IO, Any, BinaryIO, Union
 
 import torch
 
+from torchferry._internal.atomic import write_atomic
 from torchferry.errors import CheckpointError, UnsafeCheckpointError
 from torchferry.move import to as _to
 
@@ -39,6 +40,8 @@ _CORRUPT_MARKERS = (
     "Ran out of input",
     "unexpected EOF",
     "file_size",
+    "record",
+    "negative seek value",
 )
 
 
@@ -67,21 +70,190 @@ def _safetensors_module(what: str):
     return st
 
 
+_BLOCKED = re.compile(r"GLOBAL (\S+) whose module (\S+) is blocked")
+_NOT_ALLOWED = re.compile(r"GLOBAL (\S+) was not an allowed global")
+_UNRECOGNIZED = re.compile(r"unrecognized function `?([^`\s]+)`?")
+_HEAD = 4096
+_LEGACY_MAGIC = pickle.dumps(0x1950A86A20F9469CFC6C, protocol=2)
+
+
 def _unsafe_globals(f: Any, message: str) -> list[str]:
+    """The globals a checkpoint wants that ``weights_only=True`` refuses, found without
+    running anything: torch's message, then a static scan of the pickle(s)."""
     names: list[str] = []
+    for pattern in (_BLOCKED, _NOT_ALLOWED, _UNRECOGNIZED):
+        for m in pattern.finditer(message):
+            if m.group(1) not in names:
+                names.append(m.group(1))
     try:
         if hasattr(f, "seek"):
             f.seek(0)
-        names = list(torch.serialization.get_unsafe_globals_in_checkpoint(f))
-    except Exception:
-        pass
-    for m in re.finditer(r"GLOBAL (\S+) was not an allowed global", message):
-        if m.group(1) not in names:
-            names.append(m.group(1))
-    for m in re.finditer(r"unrecognized function `?([^`\s]+)`?", message):
-        if m.group(1) not in names:
-            names.append(m.group(1))
+        found = list(torch.serialization.get_unsafe_globals_in_checkpoint(f))
+    except Exception:  # not a zip checkpoint: a legacy-format file or a raw pickle
+        found = _scan_pickles(f)
+    names += [n for n in found if n not in names]
     return names
+
+
+def _read_all(f: Any, limit: int | None = None) -> bytes:
+    if isinstance(f, (str, os.PathLike)):
+        with open(f, "rb") as fh:
+            return fh.read() if limit is None else fh.read(limit)
+    if hasattr(f, "seek") and hasattr(f, "read"):
+        f.seek(0)
+        data = f.read() if limit is None else f.read(limit)
+        return bytes(data)
+    return b""
+
+
+def _scan_pickles(f: Any) -> list[str]:
+    """Every global the pickles at the start of ``f`` would import that the weights-only
+    unpickler does not allow (a static walk over the opcodes: nothing is imported or run).
+    A legacy-format checkpoint is several pickles in a row, a raw pickle one."""
+    import io
+    import pickletools
+
+    from torch import _weights_only_unpickler as wou
+
+    try:
+        data = _read_all(f)
+    except OSError:
+        return []
+    allowed = set(wou._get_allowed_globals()) | set(wou._get_user_allowed_globals())
+    found: list[str] = []
+    stream = io.BytesIO(data)
+    for _ in range(8):  # a legacy file: magic, protocol, sys info, the object (then storages)
+        if stream.tell() >= len(data):
+            break
+        pushed: list[Any] = []
+        memo: dict[Any, Any] = {}
+        try:
+            for op, arg, _pos in pickletools.genops(stream):
+                name = op.name
+                if name == "GLOBAL" and isinstance(arg, str):
+                    full = arg.replace(" ", ".", 1)
+                elif name == "STACK_GLOBAL":
+                    if len(pushed) < 2 or not all(isinstance(x, str) for x in pushed[-2:]):
+                        continue
+                    full = f"{pushed[-2]}.{pushed[-1]}"
+                elif name in ("MEMOIZE",):
+                    memo[len(memo)] = pushed[-1] if pushed else None
+                    continue
+                elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
+                    memo[arg] = pushed[-1] if pushed else None
+                    continue
+                elif name in ("GET", "BINGET", "LONG_BINGET"):
+                    pushed.append(memo.get(arg))
+                    continue
+                else:
+                    is_str = isinstance(arg, str) and ("UNICODE" in name or name.endswith("STRING"))
+                    pushed.append(arg if is_str else None)
+                    continue
+                if full not in allowed and full not in found:
+                    found.append(full)
+        except Exception:
+            break
+    return found
+
+
+def _sniff(head: bytes) -> str | None:
+    """What a file that is not a checkpoint is, when that can be told from its first bytes."""
+    text = head.lstrip(b"\xef\xbb\xbf \t\r\n")
+    if text.startswith(b"version https://git-lfs.github.com/spec/"):
+        return (
+            "a git-lfs pointer file, not the checkpoint itself: run `git lfs pull` "
+            "(or download the file through git-lfs) to fetch its content"
+        )
+    low = text[:512].lower()
+    if low.startswith((b"<!doctype html", b"<html", b"<head", b"<?xml")) or b"<html" in low:
+        return (
+            "an HTML page, not a checkpoint: the download returned a web page (a login, "
+            "consent or error page); download the file itself (for a hosted file, its raw/resolve URL)"
+        )
+    if text[:1] in (b"{", b"["):
+        return "JSON, not a checkpoint: load it with json.load, or point at the weights file"
+    if text and b"\x00" not in head:
+        try:
+            head.decode("utf-8")
+        except UnicodeDecodeError:
+            return None
+        return "a text file, not a checkpoint"
+    return None
+
+
+def _diagnose(f: Any, name: str, exc: BaseException, weights_only: bool) -> BaseException | None:
+    """The error to raise instead of ``exc`` from ``torch.load``, or None to let it through."""
+    msg = str(exc)
+    try:
+        head = _read_all(f, _HEAD)
+    except OSError:
+        head = b""
+    if not head:
+        return CheckpointError(f"{name} is empty, not a checkpoint")
+    kind = _sniff(head)
+    if kind is not None:
+        return CheckpointError(f"{name} is {kind}")
+    if weights_only and isinstance(exc, pickle.UnpicklingError) or "legacy .tar" in msg:
+        names = _unsafe_globals(f, msg) if weights_only else []
+        if names:
+            return _unsafe(name, names)
+    if "legacy .tar format" in msg:
+        return CheckpointError(
+            f"{name} was saved in torch's legacy .tar format (PyTorch 0.3 or older), which "
+            "cannot be loaded without running its pickles; if you made it yourself, re-save its "
+            "contents with a current torch.save"
+        )
+    if isinstance(exc, pickle.UnpicklingError) and head.startswith(b"\x80") and not head.startswith(_LEGACY_MAGIC):
+        return CheckpointError(
+            f"{name} is a plain pickle, not a torch.save checkpoint ({_first_line(exc)})"
+        )
+    if isinstance(exc, (RuntimeError, ValueError)) and not any(m in msg for m in _CORRUPT_MARKERS):
+        if not head.startswith(b"PK") or _zip_is_sound(f):
+            return None  # not about the file (e.g. map_location): torch's error stands
+    if isinstance(exc, OSError) and exc.errno not in (None, errno.EINVAL):
+        return None
+    return _corrupt(name, exc)
+
+
+def _zip_is_sound(f: Any) -> bool:
+    try:
+        if hasattr(f, "seek"):
+            f.seek(0)
+        with zipfile.ZipFile(f) as z:
+            return z.testzip() is None
+    except Exception:
+        return False
+
+
+def _unsafe(name: str, names: list[str]) -> UnsafeCheckpointError:
+    blocked = [n for n in names if n.split(".", 1)[0] in ("os", "posix", "nt", "sys", "subprocess")]
+    what = ", ".join(names)
+    if blocked:
+        module = blocked[0].split(".", 1)[0]
+        advice = (
+            f"GLOBAL {blocked[0]} whose module {module} is blocked (it runs commands or "
+            "reaches into the system): this file tries to run code when loaded; do not load "
+            "it, and tell whoever gave it to you"
+        )
+    else:
+        advice = (
+            "weights_only=True loads only tensors and plain data, and this file needs more (a "
+            "pickle can run code). If the file is your own and these are your own classes, allow "
+            "just them: with torch.serialization.safe_globals([...]): torchferry.load(path); "
+            "otherwise do not load it"
+        )
+    return UnsafeCheckpointError(f"{name}: refused to unpickle {what}: {advice}")
+
+
+def _first_line(exc: BaseException) -> str:
+    text = str(exc).strip()
+    if not text:
+        return type(exc).__name__
+    line = text.splitlines()[0]
+    if "weights_only" in line:  # torch's advice to turn the safety off: never repeated
+        parts = [p for p in text.splitlines()[1:] if p.strip() and "weights_only" not in p]
+        line = parts[0].strip() if parts else "the unpickler refused it"
+    return line
 
 
 def load(
@@ -96,11 +268,14 @@ def load(
     any GPU loads anywhere (move it afterwards with :func:`torchferry.to`); any
     value ``torch.load`` accepts can be passed instead.  Only tensors and plain
     data are unpickled (``weights_only=True``): a file that needs anything else
-    raises :class:`torchferry.UnsafeCheckpointError` naming what it wanted.  Load
-    such a file only if you trust it, by passing ``weights_only=False``.
+    raises :class:`torchferry.UnsafeCheckpointError` naming what it wanted (found
+    without running it, in zip, legacy-format and raw-pickle files alike).
+    ``weights_only=False`` unpickles anything, running whatever code the file holds.
 
     Raises ``FileNotFoundError`` for a missing path and
-    :class:`torchferry.CheckpointError` for a truncated or corrupt file.
+    :class:`torchferry.CheckpointError` naming the path for anything that is not a
+    whole checkpoint: truncated or corrupt, empty, a git-lfs pointer, an HTML page,
+    JSON or other text, a plain pickle, torch's legacy ``.tar`` format.
 
     >>> import io, torch, torchferry
     >>> buf = io.BytesIO(); torch.save({"w": torch.ones(2)}, buf); _ = buf.seek(0)
@@ -111,41 +286,28 @@ def load(
     if isinstance(f, (str, os.PathLike)):
         path = Path(f)
         if not path.exists():
-            raise FileNotFoundError(2, f"no checkpoint at {name!r}", name)
+            raise FileNotFoundError(errno.ENOENT, "no checkpoint at this path", name)
         if path.is_dir():
-            raise IsADirectoryError(21, f"{name!r} is a directory, not a checkpoint file", name)
+            raise IsADirectoryError(errno.EISDIR, "a directory, not a checkpoint file", name)
     if _is_safetensors(f):
         return _load_safetensors(f, map_location)
     location = _map_location(map_location)
     try:
         return torch.load(f, map_location=location, weights_only=weights_only)
-    except pickle.UnpicklingError as exc:
-        msg = str(exc)
-        if weights_only and "Weights only load failed" in msg:
-            names = _unsafe_globals(f, msg)
-            if names:
-                what = ", ".join(names)
-                raise UnsafeCheckpointError(
-                    f"{name}: refused to unpickle {what}: weights_only=True loads only "
-                    "tensors and plain data, and this checkpoint needs more (a pickle can run "
-                    "code). If you trust the file, load it knowingly with "
-                    "torchferry.load(path, weights_only=False), or allow just these with "
-                    "torch.serialization.safe_globals([...])."
-                ) from None
-        raise _corrupt(name, exc) from None
-    except (EOFError, IndexError, UnicodeDecodeError, struct.error, zipfile.BadZipFile) as exc:
-        # what the unpickler raises on a garbled stream
-        raise _corrupt(name, exc) from None
-    except (RuntimeError, ValueError) as exc:
-        if any(marker in str(exc) for marker in _CORRUPT_MARKERS):
-            raise _corrupt(name, exc) from None
-        raise
+    except (pickle.UnpicklingError, EOFError, IndexError, KeyError, UnicodeDecodeError,
+            struct.error, zipfile.BadZipFile, RuntimeError, ValueError, OSError,
+            MemoryError, OverflowError) as exc:
+        if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+            raise
+        err = _diagnose(f, name, exc, weights_only)
+        if err is None:
+            raise
+        raise err from None
 
 
 def _corrupt(name: str, exc: BaseException) -> CheckpointError:
-    detail = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
     return CheckpointError(
-        f"{name} is truncated or corrupt, not a whole checkpoint ({detail}). "
+        f"{name} is truncated or corrupt, not a whole checkpoint ({_first_line(exc)}). "
         "Re-save it, or copy it again if it came over the network."
     )
 
@@ -169,10 +331,17 @@ def save(obj: Any, f: PathOrFile) -> None:
     """Save a checkpoint that loads on any machine, atomically.
 
     Every tensor inside ``obj`` is moved to the CPU first (the file then loads
-    without ``map_location`` anywhere).  A path is written to a temporary file
-    next to it and renamed into place, so a crash mid-write never leaves a
-    half-written checkpoint over a good one.  Paths ending in ``.safetensors``
-    take a flat ``{name: tensor}`` dict and go through ``safetensors``.
+    without ``map_location`` anywhere).  A path is written as ``torch.save`` would
+    write it, but atomically (see :mod:`torchferry._internal.atomic`): the bytes go
+    to a temporary file next to it, which is synced and renamed into place, so a
+    crash, a kill or a full disk never leaves a half-written checkpoint over a good
+    one.  A symlink's target is written (the link stays), ``/dev/null`` and other
+    devices or pipes are written into directly, a read-only file or a path ending
+    in ``/`` is refused with the error ``open()`` gives, the file's mode is kept, a
+    hard-linked file is updated in place so every link sees it, and temporary
+    files left by a killed earlier save to the same path are removed.  Paths
+    ending in ``.safetensors`` take a flat ``{name: tensor}`` dict and go through
+    ``safetensors``.
 
     Save ``model.state_dict()``, not the module itself: whole-module pickles
     cannot be loaded with ``weights_only=True``.
@@ -192,8 +361,7 @@ def save(obj: Any, f: PathOrFile) -> None:
     if not isinstance(f, (str, os.PathLike)):
         torch.save(portable, f)
         return
-    path = Path(f)
-    if _is_safetensors(path):
+    if _is_safetensors(f):
         st = _safetensors_module("saving")
         if not (isinstance(portable, dict) and all(
             isinstance(k, str) and isinstance(v, torch.Tensor) for k, v in portable.items()
@@ -203,35 +371,6 @@ def save(obj: Any, f: PathOrFile) -> None:
                 "to a .pt path"
             )
         tensors = {k: v.detach().contiguous() for k, v in portable.items()}
-        _atomic_write(path, lambda tmp: st.save_file(tensors, tmp))
+        write_atomic(f, lambda fh: fh.write(st.save(tensors)))
     else:
-        _atomic_write(path, lambda tmp: torch.save(portable, tmp))
-
-
-def _atomic_write(path: Path, write) -> None:
-    directory = path.parent if str(path.parent) else Path(".")
-    if not directory.is_dir():
-        raise FileNotFoundError(2, f"directory {str(directory)!r} does not exist", str(directory))
-    fd, tmp = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=directory)
-    os.close(fd)
-    try:
-        write(tmp)
-        with open(tmp, "rb") as fh:
-            os.fsync(fh.fileno())
-        # mkstemp makes the file private (0600); give it the mode a plain open() would,
-        # or the mode of the file it replaces.
-        try:
-            mode = path.stat().st_mode & 0o7777
-        except FileNotFoundError:
-            umask = os.umask(0)
-            os.umask(umask)
-            mode = 0o666 & ~umask
-        os.chmod(tmp, mode)
-        os.replace(tmp, path)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except FileNotFoundError:
-            pass
-        raise
-
+        write_atomic(f, lambda fh: torch.save(portable, fh))

@@ -15,6 +15,7 @@ __all__ = [
     "NotebookError",
     "InternalError",
     "TorchMissingError",
+    "NestingError",
 ]
 
 
@@ -69,3 +70,8 @@ class TorchMissingError(FerryError, ModuleNotFoundError):
             f"(pip install {missing}, or pip install 'torchferry[torch]')",
             name=missing,
         )
+
+
+class NestingError(FerryError, ValueError):
+    """A structure given to :func:`torchferry.to` (or another tree walker) contains itself,
+    or is nested deeper than Python's recursion limit lets it be walked."""

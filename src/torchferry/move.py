@@ -28,12 +28,15 @@ from __future__ import annotations
 
 import copy
 import dataclasses
-from collections.abc import Callable, Iterable, Mapping
+import sys
+from collections.abc import Callable, Iterable, Mapping, MutableMapping
 from typing import Any, TypeVar
 
 import numpy as np
 import torch
 from torch import Tensor
+
+from torchferry.errors import NestingError
 
 __all__ = ["tree_map", "to", "numpy", "pyvalue"]
 
@@ -78,7 +81,13 @@ def tree_map(
         skip = frozenset((skip_keys,))
     else:
         skip = frozenset(skip_keys)
-    return _walk(obj, fn, skip, opaque or _no_opaque)
+    try:
+        return _walk(obj, fn, skip, opaque or _no_opaque)
+    except RecursionError:
+        err = nesting_error(obj)
+        if err is None:
+            raise
+        raise err from None
 
 
 def _walk(obj: Any, fn: Callable, skip: frozenset, opaque: Callable) -> Any:
@@ -131,21 +140,68 @@ def _walk_other(obj: Any, cls: type, fn: Callable, skip: frozenset, opaque: Call
 
 
 def _rebuild_mapping(obj: Mapping, cls: type, fn: Callable, skip: frozenset, opaque: Callable):
-    items = {k: (v if k in skip else _walk(v, fn, skip, opaque)) for k, v in obj.items()}
+    pairs = list(obj.items())
+    items = {k: (v if k in skip else _walk(v, fn, skip, opaque)) for k, v in pairs}
+    trusted = isinstance(obj, dict) or getattr(cls, "__copy__", None) is not None
     try:
         # copy.copy keeps the type, its attributes and a defaultdict's factory; assigning
         # the new values into the copy leaves the input untouched (torch's pin_memory does
-        # the same).
-        new = copy.copy(obj)
+        # the same).  A dict subclass's copy has its own storage and a class with its own
+        # __copy__ (UserDict, BatchEncoding) says how; any other mapping may keep its data
+        # in an attribute the shallow copy shares, so those containers are copied too and
+        # the input is checked afterwards.
+        new = copy.copy(obj) if trusted else _unshared_copy(obj)
         for k, v in items.items():
             new[k] = v  # type: ignore[index]
-        return new
     except Exception:  # read-only or exotic mappings
         pass
+    else:
+        if trusted or _unchanged(obj, pairs):
+            return new
     try:
         return cls(items)
     except Exception:
         return items
+
+
+def _unshared_copy(obj: Any) -> Any:
+    """``copy.copy(obj)`` whose mutable containers held in attributes are copies too."""
+    new = copy.copy(obj)
+    state = getattr(new, "__dict__", None)
+    old_state = getattr(obj, "__dict__", None)
+    if isinstance(state, dict) and isinstance(old_state, dict) and state is not old_state:
+        for name, value in list(state.items()):
+            if _mutable_container(value) and old_state.get(name) is value:
+                state[name] = copy.copy(value)
+    for klass in type(obj).__mro__:
+        slots = klass.__dict__.get("__slots__", ())
+        for name in (slots,) if isinstance(slots, str) else slots:
+            if name in ("__dict__", "__weakref__"):
+                continue
+            value = getattr(obj, name, None)
+            if _mutable_container(value) and getattr(new, name, None) is value:
+                object.__setattr__(new, name, copy.copy(value))
+    return new
+
+
+def _mutable_container(value: Any) -> bool:
+    return isinstance(value, (dict, list, set, bytearray, MutableMapping))
+
+
+def _unchanged(obj: Mapping, pairs: list) -> bool:
+    """Whether ``obj`` still holds ``pairs``; if filling its copy wrote into it, put the
+    old values back (best effort) and say so."""
+    try:
+        if all(obj[k] is v for k, v in pairs):
+            return True
+    except Exception:
+        pass
+    try:
+        for k, v in pairs:
+            obj[k] = v  # type: ignore[index]
+    except Exception:
+        pass
+    return False
 
 
 def _rebuild_sequence(obj: Any, cls: type, values: list) -> Any:
@@ -187,33 +243,37 @@ def _as_device(device: Any) -> torch.device:
         pass
     try:
         dev = torch.device(device)
-    except (RuntimeError, TypeError) as exc:
-        raise ValueError(
-            f"{device!r} is not a device: use a torch.device, 'cpu', 'cuda', 'cuda:1', 'mps' "
-            "or 'xpu' (torchferry.device() picks one for you)"
-        ) from exc
+    except (RuntimeError, TypeError, ValueError):
+        # the error torchferry.device() gives for the same name
+        from torchferry.devices import _unavailable
+
+        raise _unavailable(
+            str(device), "device argument of torchferry.to",
+            "that is not a device name (use cpu, cuda, cuda:1, mps or xpu)",
+        ) from None
     if isinstance(device, str) and len(_DEVICES) < 64:
         _DEVICES[device] = dev
     return dev
 
 
-_MOVERS: dict[tuple[torch.device, Any], tuple[bool, Callable, Callable]] = {}
+# Keyed by (device, non_blocking, its class): 1 == True, but non_blocking=1 is an error.
+_MOVERS: dict[tuple[torch.device, Any, type], tuple[bool, Callable, Callable]] = {}
 
 
 def _movers(dev: torch.device, non_blocking: Any) -> tuple[bool, Callable, Callable]:
     """(non_blocking, leaf mover, opaque-object mover) for one device and non_blocking
     argument, built once: ``to`` is called every step, so its fixed cost matters."""
-    key = (dev, non_blocking)
+    if non_blocking is True or non_blocking is False:
+        nb = non_blocking
+    elif isinstance(non_blocking, str) and non_blocking == "auto":
+        nb = auto_non_blocking(dev)
+    else:  # a list, a number, "yes": one error for every wrong value, hashable or not
+        raise ValueError(f"non_blocking must be True, False or 'auto', not {non_blocking!r}")
+    key = (dev, non_blocking, non_blocking.__class__)
     try:
         return _MOVERS[key]
     except KeyError:
         pass
-    if non_blocking == "auto":
-        nb = auto_non_blocking(dev)
-    elif non_blocking is True or non_blocking is False:
-        nb = non_blocking
-    else:
-        raise ValueError(f"non_blocking must be True, False or 'auto', not {non_blocking!r}")
 
     if nb:
         def leaf(t: Tensor) -> Tensor:
@@ -261,15 +321,82 @@ def to(
     """
     dev = device if device.__class__ is torch.device else _as_device(device)
     try:
-        nb, leaf, opaque = _MOVERS[dev, non_blocking]
+        nb, leaf, opaque = _MOVERS[dev, non_blocking, non_blocking.__class__]
     except (KeyError, TypeError):
         nb, leaf, opaque = _movers(dev, non_blocking)  # validates non_blocking
     if isinstance(obj, Tensor):  # the common single-tensor call, without the walker
         return obj.to(dev, non_blocking=True) if nb else obj.to(dev)  # type: ignore[return-value]
-    return _walk(obj, leaf, _skip_set(skip_keys) if skip_keys else _NO_SKIP, opaque)
+    try:
+        return _walk(obj, leaf, _skip_set(skip_keys) if skip_keys else _NO_SKIP, opaque)
+    except RecursionError:
+        err = nesting_error(obj)
+        if err is None:
+            raise
+        raise err from None
 
 
 _NO_SKIP: frozenset = frozenset()
+
+
+def _children(obj: Any) -> list[tuple[str, Any]] | None:
+    """The parts the walker would look inside ``obj``, each with its step of a path."""
+    if isinstance(obj, Tensor) or obj.__class__ in _ATOMS or isinstance(obj, torch.nn.Module):
+        return None
+    if isinstance(obj, Mapping):
+        try:
+            return [(f"[{k!r}]", v) for k, v in obj.items()]
+        except Exception:
+            return None
+    if isinstance(obj, (list, tuple)):
+        return [(f"[{i}]", v) for i, v in enumerate(obj)]
+    if dataclasses.is_dataclass(obj) and not isinstance(obj, type):
+        return [(f".{f.name}", getattr(obj, f.name)) for f in dataclasses.fields(obj)
+                if hasattr(obj, f.name)]
+    return None
+
+
+def _show_path(path: tuple[str, ...]) -> str:
+    if not path:
+        return "the top level"
+    if len(path) > 12:
+        return "".join(path[:5]) + "..." + "".join(path[-5:]) + f" ({len(path)} levels down)"
+    return "".join(path)
+
+
+def nesting_error(obj: Any) -> NestingError | None:
+    """Why walking ``obj`` ran out of stack: a cycle, or nesting deeper than a third of the
+    recursion limit (the walker uses two frames a level), with the path of keys to it;
+    None when neither (the recursion was somewhere else).
+
+    >>> d = {"a": [1]}; d["a"].append(d)
+    >>> print(nesting_error(d))
+    cyclic or too deeply nested structure at ['a'][1]: that is the structure containing it again (a cycle), which cannot be copied
+    """
+    limit = sys.getrecursionlimit() // 3
+    stack: list[tuple[Any, tuple[str, ...], bool]] = [(obj, (), False)]
+    on_path: set[int] = set()
+    while stack:
+        node, path, leaving = stack.pop()
+        if leaving:
+            on_path.discard(id(node))
+            continue
+        children = _children(node)
+        if children is None:
+            continue
+        if id(node) in on_path:
+            why = "that is the structure containing it again (a cycle), which cannot be copied"
+            return NestingError(f"cyclic or too deeply nested structure at {_show_path(path)}: {why}")
+        if len(path) >= limit:
+            why = (
+                f"it is nested more than {limit} levels deep, more than the recursion limit "
+                f"({sys.getrecursionlimit()}) lets torchferry walk; flatten it"
+            )
+            return NestingError(f"cyclic or too deeply nested structure at {_show_path(path)}: {why}")
+        on_path.add(id(node))
+        stack.append((node, path, True))
+        for step, child in reversed(children):
+            stack.append((child, path + (step,), False))
+    return None
 
 
 def _skip_set(skip_keys: str | Iterable[str] | None) -> frozenset:

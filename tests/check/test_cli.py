@@ -600,13 +600,20 @@ def test_cache_forgets_deleted_files_and_old_configurations(proj, capsys):
     (proj / "b.py").unlink()
     (proj / "a.py").write_text(BAD + "z.to(d)\n")
     run(capsys)
-    (entries,) = [json.loads(p.read_text()) for p in (proj / ".ferry_cache").glob("*.json")]
+    (entries,) = [
+        json.loads(p.read_bytes().partition(b"\n")[2])  # after the ferry-cache header line
+        for p in (proj / ".ferry_cache").glob("*.json")
+    ]
     assert list(entries) == [str(proj / "a.py")]
-    for k in range(cache_mod.KEEP + 3):
-        (proj / ".ferry_cache" / f"old{k}.json").write_text("{}")
+    for k in range(cache_mod.KEEP + 3):  # other configurations' cache files, written by us
+        old = cache_mod.Cache(proj, f"{k:024x}")
+        old.put(str(proj / "a.py"), "0", [])
+        old.save()
+    (proj / ".ferry_cache" / "notes.json").write_text("{}")  # not ours: never pruned
     (proj / "a.py").write_text(BAD)
     run(capsys)
-    assert len(list((proj / ".ferry_cache").glob("*.json"))) == cache_mod.KEEP
+    assert len(list((proj / ".ferry_cache").glob("[0-9a-f]*.json"))) == cache_mod.KEEP
+    assert (proj / ".ferry_cache" / "notes.json").read_text() == "{}"
 
 
 def test_stdin_undecodable_is_fry000(proj, capsys, monkeypatch):

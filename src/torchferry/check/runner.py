@@ -12,7 +12,6 @@ from __future__ import annotations
 import codecs
 import io
 import os
-import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
@@ -186,27 +185,12 @@ def decode_source(data: bytes) -> tuple[str, str]:
 
 # ------------------------------------------------------------------ writing
 def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path``'s content: a temporary file in the same directory, then ``os.replace``;
-    the file's permission bits are kept and a symlink is followed, not replaced."""
-    import tempfile
+    """Replace ``path``'s content atomically with the one helper
+    (:func:`torchferry._internal.atomic.write_bytes`): a symlink is followed, the
+    mode and hard links are kept, a read-only file is refused as ``open()`` would."""
+    from torchferry._internal.atomic import write_bytes
 
-    target = os.path.realpath(path)
-    mode = stat.S_IMODE(os.stat(target).st_mode)
-    directory = os.path.dirname(target)
-    fd, tmp = tempfile.mkstemp(dir=directory, prefix=f".{os.path.basename(target)}.", suffix=".tmp")
-    try:
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.chmod(tmp, mode)
-        os.replace(tmp, target)
-    except BaseException:
-        try:
-            os.unlink(tmp)
-        except OSError:
-            pass
-        raise
+    write_bytes(path, data)
 
 
 def _unified(old: str, new: str, a: str, b: str) -> str:

@@ -18,7 +18,6 @@ import contextlib
 import json
 import os
 import sys
-import tempfile
 from collections.abc import Sequence
 from typing import Any
 
@@ -38,6 +37,10 @@ def check_report_path(path: str) -> str:
         raise UsageError("--report needs a file name")
     if os.path.isdir(path):
         raise UsageError(f"--report {path}: is a directory; give a file name")
+    if os.path.exists(path):  # a file, a symlink to one, /dev/stdout: written into
+        if not os.access(path, os.W_OK):
+            raise UsageError(f"--report {path}: the file is not writable")
+        return path
     parent = os.path.dirname(os.path.abspath(path))
     if not os.path.isdir(parent):
         raise UsageError(f"--report {path}: directory {parent} does not exist")
@@ -73,17 +76,9 @@ def plain_error(exc: BaseException) -> dict[str, Any]:
 
 
 def _write_json(path: str, data: dict[str, Any]) -> None:
-    text = json.dumps(data, indent=2) + "\n"
-    parent = os.path.dirname(os.path.abspath(path))
-    fd, tmp = tempfile.mkstemp(prefix=".ferry-report-", dir=parent)
-    try:
-        with os.fdopen(fd, "w", encoding="utf-8") as f:
-            f.write(text)
-        os.replace(tmp, path)
-    except BaseException:
-        with contextlib.suppress(OSError):
-            os.unlink(tmp)
-        raise
+    from torchferry._internal.atomic import write_text
+
+    write_text(path, json.dumps(data, indent=2) + "\n")
 
 
 def run_diagnosed(

@@ -1,0 +1,303 @@
+"""The one way torchferry writes a file: complete or not at all, like ``open(path, "wb")`` otherwise.
+
+:func:`write_atomic` (and :func:`write_bytes`, :func:`write_text`) write the new
+content into a temporary file next to the target, ``fsync`` it, and rename it over
+the target, then ``fsync`` the directory: a crash, a ``kill -9`` or a full disk
+never leaves a half-written file where a good one was.  Everything else behaves
+as ``open(path, "wb")`` would, which is what ``torch.save`` does:
+
+* a symlink is followed: its target gets the new content, the link stays a link;
+* character devices, FIFOs, sockets and anything reached through ``/proc`` (``/dev/null``,
+  ``/dev/stdout``, ``/dev/fd/1``) are written directly, with no temporary file and
+  no rename (renaming over ``/dev/null`` as root would replace the device node);
+* what the OS refuses is refused with the error ``open()`` gives: a read-only file
+  (``PermissionError``; root may write one, as with ``open()``), a path with a
+  trailing slash (``IsADirectoryError`` / ``NotADirectoryError``), a directory, a
+  missing parent directory (``FileNotFoundError``);
+* the file's permission bits (and, when run as root, its owner) are kept; a new
+  file gets ``0o666`` minus the umask, as ``open()`` gives it;
+* a file with several hard links is rewritten in place once the new content is
+  complete in the temporary file, so every link sees it (as with ``open()``; a
+  rename would silently detach this name from the others).  Only a crash during
+  that final copy can leave such a file partly written;
+* in a directory where no file may be created but the existing file is writable,
+  the file is rewritten in place (not atomic), as ``open()`` would.
+
+Temporary files are named ``.<name>.<random>.ferry-tmp`` and are locked
+(``flock``) while being written.  A write that was killed leaves its temporary
+file behind; the next write to the same path deletes such leftovers, and only
+those (unlocked, and older than a few seconds; the ``.<name>.<8 chars>.tmp`` files
+of earlier torchferry versions once they are an hour old).
+
+Stdlib only, and never imports torch.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import secrets
+import stat
+import time
+from collections.abc import Callable
+from typing import IO, Any, Union
+
+try:
+    import fcntl
+except ImportError:  # pragma: no cover - Windows: no flock, so no stale-file cleaning
+    fcntl = None  # type: ignore[assignment]
+
+__all__ = ["write_atomic", "write_bytes", "write_text", "TMP_SUFFIX"]
+
+PathLike = Union[str, "os.PathLike[str]"]
+Writer = Callable[[IO[bytes]], Any]
+
+#: The suffix of every temporary file :func:`write_atomic` creates.
+TMP_SUFFIX = ".ferry-tmp"
+#: A leftover temporary file is deleted only when it is unlocked and at least this old (s).
+STALE_AFTER = 10.0
+#: The same for the ``.<name>.<8 chars>.tmp`` files of torchferry versions before this module.
+LEGACY_STALE_AFTER = 3600.0
+_MAX_BASE = 120  # keeps the temporary name under NAME_MAX for long file names
+_MAX_LINKS = 40  # symlinks followed before ELOOP, as Linux does
+_COPY_CHUNK = 1 << 20
+
+
+def write_bytes(path: PathLike, data: bytes) -> None:
+    """Write ``data`` to ``path`` atomically (see the module docstring)."""
+    write_atomic(path, lambda fh: fh.write(data))
+
+
+def write_text(path: PathLike, text: str, encoding: str = "utf-8") -> None:
+    """Write ``text`` to ``path`` atomically (see the module docstring).
+
+    >>> import os, tempfile
+    >>> p = os.path.join(tempfile.mkdtemp(), "a.txt")
+    >>> write_text(p, "hello\\n"); open(p).read()
+    'hello\\n'
+    """
+    write_bytes(path, text.encode(encoding))
+
+
+def write_atomic(path: PathLike, write: Writer) -> None:
+    """Call ``write(fh)`` with a binary file and make what it wrote ``path``'s content.
+
+    ``write`` must only write (no ``seek`` back is needed; a device or a FIFO
+    gets the bytes as they come).  If it raises, the target is left as it was
+    and the exception propagates.
+    """
+    spath = os.fspath(path)
+    if not spath or spath.endswith(("/", os.sep)) or (os.altsep and spath.endswith(os.altsep)):
+        _write_direct(spath, write)  # the OS's own error (or its own behaviour)
+        return
+    try:
+        target, via_proc = _resolve(spath)
+    except OSError:
+        _write_direct(spath, write)  # ELOOP, ENOTDIR, EACCES on a parent: open() says which
+        return
+    try:
+        st: os.stat_result | None = os.stat(target)
+    except FileNotFoundError:
+        st = None
+    except OSError:
+        _write_direct(spath, write)
+        return
+    if via_proc or (st is not None and not stat.S_ISREG(st.st_mode)):
+        # /dev/null, /dev/stdout, a FIFO, a directory (open() raises IsADirectoryError)
+        _write_direct(spath, write)
+        return
+    if st is not None:
+        # Refuse what open(path, "wb") would refuse (a read-only file unless root, a read-only
+        # file system, a busy executable), without truncating anything.
+        try:
+            os.close(os.open(target, os.O_WRONLY | getattr(os, "O_CLOEXEC", 0)))
+        except OSError as exc:
+            raise _as_open_error(exc, spath) from None
+    directory = os.path.dirname(target) or "."
+    _clean_stale(directory, os.path.basename(target))
+    try:
+        fd, tmp = _create_temp(directory, os.path.basename(target))
+    except FileNotFoundError as exc:
+        raise _as_open_error(exc, spath) from None
+    except OSError as exc:
+        if st is not None and exc.errno in (errno.EACCES, errno.EPERM):
+            # The directory is closed to new files, but the file itself is writable.
+            _write_in_place(target, write)
+            return
+        raise _as_open_error(exc, spath) from None
+    try:
+        if st is not None:
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+            if hasattr(os, "geteuid") and os.geteuid() == 0 and (
+                st.st_uid != 0 or st.st_gid != os.getegid()
+            ):
+                try:
+                    os.fchown(fd, st.st_uid, st.st_gid)
+                except OSError:
+                    pass
+        with os.fdopen(fd, "wb", closefd=False) as fh:
+            write(fh)
+            fh.flush()
+        os.fsync(fd)
+        if st is not None and st.st_nlink > 1:
+            _copy_into(fd, target)  # every hard link sees the new content
+            os.unlink(tmp)
+        else:
+            os.replace(tmp, target)
+            _fsync_dir(directory)
+    except BaseException:
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
+        raise
+    finally:
+        os.close(fd)  # releases the lock
+
+
+def _as_open_error(exc: OSError, path: str) -> OSError:
+    """``exc`` as ``open(path)`` would have raised it: same type and errno, the user's path."""
+    if exc.errno is None:
+        return exc
+    return OSError(exc.errno, os.strerror(exc.errno), path)  # OSError() picks the subclass
+
+
+def _write_direct(path: str, write: Writer) -> None:
+    with open(path, "wb") as fh:
+        write(fh)
+
+
+def _write_in_place(target: str, write: Writer) -> None:
+    with open(target, "wb") as fh:
+        write(fh)
+        fh.flush()
+        os.fsync(fh.fileno())
+
+
+def _resolve(path: str) -> tuple[str, bool]:
+    """The file ``path`` names after following every symlink, and whether the way there
+    went through ``/proc`` (``/dev/stdout`` -> ``/proc/self/fd/1`` -> wherever fd 1 points:
+    a file a shell opened, which must be written into, not replaced)."""
+    p = os.path.abspath(path)
+    via_proc = False
+    for _ in range(_MAX_LINKS):
+        head, name = os.path.split(p)
+        real_head = os.path.realpath(head)
+        if _under_proc(head) or _under_proc(real_head):
+            via_proc = True
+        p = os.path.join(real_head, name)
+        try:
+            link = os.readlink(p)
+        except OSError as exc:
+            if exc.errno in (errno.EINVAL, errno.ENOENT):  # not a link / does not exist
+                return p, via_proc
+            raise
+        p = os.path.normpath(os.path.join(real_head, link))
+    raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
+
+
+def _under_proc(p: str) -> bool:
+    return p == "/proc" or p.startswith("/proc/")
+
+
+def _temp_prefix(name: str) -> str:
+    return f".{name[:_MAX_BASE]}."
+
+
+def _create_temp(directory: str, name: str) -> tuple[int, str]:
+    flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
+    flags |= getattr(os, "O_NOFOLLOW", 0)
+    prefix = _temp_prefix(name)
+    for _ in range(100):
+        tmp = os.path.join(directory, f"{prefix}{secrets.token_hex(6)}{TMP_SUFFIX}")
+        try:
+            fd = os.open(tmp, flags, 0o666)  # the umask applies, as for open()
+        except FileExistsError:
+            continue
+        if fcntl is not None:
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                pass  # a file system without locks: the age test alone protects it
+        return fd, tmp
+    raise FileExistsError(errno.EEXIST, "no free temporary file name", directory)
+
+
+def _stale_pattern(name: str) -> re.Pattern[str]:
+    return re.compile(re.escape(_temp_prefix(name)) + r"[0-9a-f]{12}" + re.escape(TMP_SUFFIX) + "$")
+
+
+def _legacy_pattern(name: str) -> re.Pattern[str]:
+    # what torchferry.save named its temporary files before this module (tempfile.mkstemp)
+    return re.compile(re.escape(f".{name}.") + r"[a-z0-9_]{8}\.tmp$")
+
+
+def _clean_stale(directory: str, name: str) -> None:
+    """Delete temporary files a killed earlier write to ``directory/name`` left behind."""
+    if fcntl is None:  # pragma: no cover
+        return
+    pattern, legacy = _stale_pattern(name), _legacy_pattern(name)
+    prefix = _temp_prefix(name)
+    try:
+        entries = [e.name for e in os.scandir(directory) if e.name.startswith(prefix)]
+    except OSError:
+        return
+    now = time.time()
+    for entry in entries:
+        if pattern.match(entry):
+            min_age = STALE_AFTER
+        elif legacy.match(entry):
+            min_age = LEGACY_STALE_AFTER  # its writer took no lock: wait much longer
+        else:
+            continue
+        full = os.path.join(directory, entry)
+        try:
+            fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+        except OSError:
+            continue
+        try:
+            st = os.fstat(fd)
+            if not stat.S_ISREG(st.st_mode) or now - st.st_mtime < min_age:
+                continue
+            try:
+                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            except OSError:
+                continue  # a write in progress holds it
+            try:
+                now_st = os.lstat(full)
+            except OSError:
+                continue
+            if (now_st.st_dev, now_st.st_ino) == (st.st_dev, st.st_ino):
+                try:
+                    os.unlink(full)
+                except OSError:
+                    pass
+        finally:
+            os.close(fd)
+
+
+def _copy_into(src_fd: int, target: str) -> None:
+    os.lseek(src_fd, 0, os.SEEK_SET)
+    with open(target, "r+b") as out:
+        out.truncate(0)
+        while True:
+            chunk = os.read(src_fd, _COPY_CHUNK)
+            if not chunk:
+                break
+            out.write(chunk)
+        out.flush()
+        os.fsync(out.fileno())
+
+
+def _fsync_dir(directory: str) -> None:
+    try:
+        fd = os.open(directory, os.O_RDONLY | getattr(os, "O_DIRECTORY", 0))
+    except OSError:
+        return
+    try:
+        os.fsync(fd)
+    except OSError:
+        pass  # some file systems cannot sync a directory
+    finally:
+        os.close(fd)
