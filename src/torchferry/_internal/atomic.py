@@ -10,6 +10,9 @@ as ``open(path, "wb")`` would, which is what ``torch.save`` does:
 * character devices, FIFOs, sockets and anything reached through ``/proc`` (``/dev/null``,
   ``/dev/stdout``, ``/dev/fd/1``) are written directly, with no temporary file and
   no rename (renaming over ``/dev/null`` as root would replace the device node);
+  ``/dev/stdout``, ``/dev/fd/N`` and ``/proc/self/fd/N`` are written through the
+  process's own descriptor, like ``>&N`` in a shell, so when it is a file the shell
+  redirected to, what the program printed before is neither truncated nor overwritten;
 * what the OS refuses is refused with the error ``open()`` gives: a read-only file
   (``PermissionError``; root may write one, as with ``open()``), a path with a
   trailing slash (``IsADirectoryError`` / ``NotADirectoryError``), a directory, a
@@ -92,7 +95,7 @@ def write_atomic(path: PathLike, write: Writer) -> None:
         _write_direct(spath, write)  # the OS's own error (or its own behaviour)
         return
     try:
-        target, via_proc = _resolve(spath)
+        target, via_proc, own_fd = _resolve(spath)
     except OSError:
         _write_direct(spath, write)  # ELOOP, ENOTDIR, EACCES on a parent: open() says which
         return
@@ -102,6 +105,12 @@ def write_atomic(path: PathLike, write: Writer) -> None:
         st = None
     except OSError:
         _write_direct(spath, write)
+        return
+    if own_fd is not None:
+        # /dev/stdout, /dev/fd/2, /proc/self/fd/N: one of this process's own open files
+        # (maybe a file the shell redirected to): written through that descriptor, at its
+        # offset, as `>&N` would, so nothing printed before is truncated or overwritten
+        _write_fd(own_fd, write)
         return
     if via_proc or (st is not None and not stat.S_ISREG(st.st_mode)):
         # /dev/null, /dev/stdout, a FIFO, a directory (open() raises IsADirectoryError)
@@ -168,6 +177,11 @@ def _write_direct(path: str, write: Writer) -> None:
         write(fh)
 
 
+def _write_fd(fd: int, write: Writer) -> None:
+    with os.fdopen(os.dup(fd), "wb") as fh:
+        write(fh)
+
+
 def _write_in_place(target: str, write: Writer) -> None:
     with open(target, "wb") as fh:
         write(fh)
@@ -175,10 +189,14 @@ def _write_in_place(target: str, write: Writer) -> None:
         os.fsync(fh.fileno())
 
 
-def _resolve(path: str) -> tuple[str, bool]:
-    """The file ``path`` names after following every symlink, and whether the way there
-    went through ``/proc`` (``/dev/stdout`` -> ``/proc/self/fd/1`` -> wherever fd 1 points:
-    a file a shell opened, which must be written into, not replaced)."""
+_OWN_FD = re.compile(r"/proc/(?:self|thread-self|(\d+)(?:/task/\d+)?)/fd/(\d+)")
+
+
+def _resolve(path: str) -> tuple[str, bool, int | None]:
+    """The file ``path`` names after following every symlink; whether the way there went
+    through ``/proc``; and, when it went through one of this process's own descriptors
+    (``/dev/stdout`` -> ``/proc/self/fd/1``), that descriptor: a file a shell opened
+    must be written through it, not replaced."""
     p = os.path.abspath(path)
     via_proc = False
     for _ in range(_MAX_LINKS):
@@ -187,11 +205,14 @@ def _resolve(path: str) -> tuple[str, bool]:
         if _under_proc(head) or _under_proc(real_head):
             via_proc = True
         p = os.path.join(real_head, name)
+        m = _OWN_FD.fullmatch(p)
+        if m and (m.group(1) is None or int(m.group(1)) == os.getpid()):
+            return p, True, int(m.group(2))
         try:
             link = os.readlink(p)
         except OSError as exc:
             if exc.errno in (errno.EINVAL, errno.ENOENT):  # not a link / does not exist
-                return p, via_proc
+                return p, via_proc, None
             raise
         p = os.path.normpath(os.path.join(real_head, link))
     raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
