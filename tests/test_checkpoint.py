@@ -225,3 +225,282 @@ def test_checkpoint_survives_path_types(tmp_path):
     p = str(tmp_path / "s.pt")
     tf.save([torch.ones(1)], p)
     assert isinstance(tf.load(Path(p)), list)
+
+
+# ------------------------------------------------------------- issue 10: files saved like torch.save
+ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
+
+
+@pytest.mark.skipif(ROOT, reason="as root a regression would replace the real /dev/null for "
+                    "every process: the device node made by the next test covers root")
+def test_save_to_dev_null_keeps_the_device():
+    """Item 1: save() renamed a regular file over /dev/null (as root: for every process)."""
+    before = os.stat("/dev/null")
+    tf.save({"w": torch.ones(10)}, "/dev/null")
+    after = os.stat("/dev/null")
+    assert stat.S_ISCHR(after.st_mode) and after.st_rdev == before.st_rdev
+
+
+@pytest.mark.skipif(not ROOT, reason="creating a device node needs root")
+def test_save_to_a_character_device_writes_into_it(tmp_path):
+    dev = tmp_path / "null"
+    os.mknod(dev, 0o666 | stat.S_IFCHR, os.makedev(1, 3))
+    tf.save({"w": torch.ones(10)}, dev)
+    assert stat.S_ISCHR(os.lstat(dev).st_mode)
+    assert sorted(p.name for p in tmp_path.iterdir()) == ["null"]
+
+
+def test_save_into_a_fifo_streams_a_loadable_checkpoint(tmp_path):
+    import threading
+
+    fifo = tmp_path / "pipe"
+    os.mkfifo(fifo)
+    got = []
+    t = _fifo_reader(fifo, got)
+    tf.save({"w": torch.arange(3.0)}, fifo)
+    _finish(t, fifo)
+    assert torch.equal(tf.load(io.BytesIO(got[0]))["w"], torch.arange(3.0))
+
+
+def test_save_through_a_symlink_updates_the_shared_target(tmp_path):
+    """Item 3: the link was replaced by a local file and the shared target left stale."""
+    shared = tmp_path / "shared"
+    shared.mkdir()
+    tf.save({"w": torch.zeros(2)}, shared / "model.pt")
+    link = tmp_path / "model.pt"
+    link.symlink_to(shared / "model.pt")
+    tf.save({"w": torch.ones(2)}, link)
+    assert link.is_symlink()
+    assert torch.equal(tf.load(shared / "model.pt")["w"], torch.ones(2))
+
+
+def test_save_keeps_hard_links(tmp_path):
+    a = tmp_path / "a.pt"
+    tf.save({"w": torch.zeros(2)}, a)
+    os.link(a, tmp_path / "b.pt")
+    tf.save({"w": torch.ones(2)}, a)
+    assert torch.equal(tf.load(tmp_path / "b.pt")["w"], torch.ones(2))
+
+
+def test_save_over_a_write_protected_file_is_refused_like_torch(tmp_path, monkeypatch):
+    """Item 3: the rename bypassed a 0444 file's protection; torch.save raises PermissionError.
+    As root open() may write it, so the refusal the OS gives a user is simulated."""
+    import errno
+
+    p = tmp_path / "ro.pt"
+    tf.save({"w": torch.zeros(2)}, p)
+    os.chmod(p, 0o444)
+    before = p.read_bytes()
+    if not ROOT:
+        with pytest.raises(PermissionError):
+            torch.save({"w": torch.ones(2)}, p)
+    real = os.open
+
+    def as_a_user(path, flags, *a):
+        if os.fspath(path) == str(p) and flags & (os.O_WRONLY | os.O_RDWR):
+            raise PermissionError(errno.EACCES, "Permission denied", os.fspath(path))
+        return real(path, flags, *a)
+
+    monkeypatch.setattr(os, "open", as_a_user)
+    with pytest.raises(PermissionError) as info:
+        tf.save({"w": torch.ones(2)}, p)
+    assert info.value.filename == str(p) and p.read_bytes() == before
+    assert stat.S_IMODE(p.stat().st_mode) == 0o444
+
+
+@pytest.mark.parametrize("existing", [None, "dir", "file"])
+def test_save_to_a_trailing_slash_is_the_os_error(tmp_path, existing):
+    """Item 3: save(x, "foo/") wrote a file named foo."""
+    foo = tmp_path / "foo"
+    if existing == "dir":
+        foo.mkdir()
+    elif existing == "file":
+        foo.write_bytes(b"keep")
+    try:
+        open(str(foo) + "/", "wb")
+    except OSError as exc:
+        expected = exc
+    with pytest.raises(type(expected)):
+        tf.save({"w": torch.ones(1)}, str(foo) + "/")
+    assert (not foo.exists()) if existing is None else (foo.is_dir() or foo.read_bytes() == b"keep")
+
+
+def test_killed_save_leaves_no_temp_after_the_next_save(tmp_path, monkeypatch):
+    """Item 3: each killed save left its temporary file forever."""
+    import torchferry._internal.atomic as atomic
+
+    p = tmp_path / "ckpt.pt"
+    code = (
+        "import os, torch, torchferry\n"
+        "def dying(obj, f, *a, **k):\n"
+        "    f.write(b'partial' * 1000); f.flush(); os._exit(9)\n"
+        "torch.save = dying\n"
+        f"torchferry.save({{'w': torch.zeros(3)}}, {str(p)!r})\n"
+    )
+    assert subprocess.run([sys.executable, "-c", code]).returncode == 9
+    left = [x for x in tmp_path.iterdir() if x.name != "ckpt.pt"]
+    assert len(left) == 1 and left[0].name.endswith(".ferry-tmp")
+    monkeypatch.setattr(atomic, "STALE_AFTER", 0.0)
+    tf.save({"w": torch.ones(3)}, p)
+    assert [x.name for x in tmp_path.iterdir()] == ["ckpt.pt"]
+
+
+# ------------------------------------------------------------- issue 10: load errors (items 5, 6, 14)
+class Payload:
+    def __init__(self, target):
+        self.target = target
+
+    def __reduce__(self):
+        return (os.system, (f"touch {self.target}",))
+
+
+def _no_unsafe_advice(exc):
+    assert "weights_only=False" not in str(exc)
+
+
+@pytest.mark.parametrize("fmt", ["legacy", "raw", "raw-protocol-2", "nested-raw"])
+def test_malicious_legacy_and_raw_pickles_are_unsafe_not_corrupt(tmp_path, fmt):
+    """Item 5: legacy-format and raw pickles were 'truncated or corrupt ... Re-save it'."""
+    marker = tmp_path / "pwned"
+    p = tmp_path / "evil.pt"
+    if fmt == "legacy":
+        torch.save({"x": Payload(marker)}, p, _use_new_zipfile_serialization=False)
+    elif fmt == "raw":
+        p.write_bytes(pickle.dumps(Payload(marker)))
+    elif fmt == "raw-protocol-2":
+        p.write_bytes(pickle.dumps({"a": [Payload(marker)]}, protocol=2))
+    else:
+        p.write_bytes(pickle.dumps({"w": [1, 2], "x": (Payload(marker),)}, protocol=4))
+    with pytest.raises(tf.UnsafeCheckpointError) as info:
+        tf.load(p)
+    msg = str(info.value)
+    assert str(p) in msg and "posix.system" in msg and "whose module posix is blocked" in msg
+    _no_unsafe_advice(info.value)
+    assert not marker.exists()
+
+
+def test_unsafe_checkpoint_advice_never_turns_the_safety_off(tmp_path):
+    import fractions
+
+    p = tmp_path / "c.pt"
+    torch.save({"c": fractions.Fraction(1, 3)}, p)
+    with pytest.raises(tf.UnsafeCheckpointError, match="fractions.Fraction") as info:
+        tf.load(p)
+    _no_unsafe_advice(info.value)
+    assert "safe_globals" in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "content, says",
+    [
+        (b"version https://git-lfs.github.com/spec/v1\noid sha256:4d7a\nsize 1234\n",
+         "git-lfs pointer.*git lfs pull"),
+        (b"<!DOCTYPE html>\n<html><head><title>Sign in</title></head></html>\n", "HTML"),
+        (b"\n  <html lang='en'><body>404</body></html>", "HTML"),
+        (b'{"w": [1, 2, 3]}\n', "JSON"),
+        (b"hello world, not a checkpoint\n", "text file"),
+        (b"", "empty"),
+    ],
+)
+def test_files_that_are_not_checkpoints_say_what_they_are(tmp_path, content, says):
+    """Items 5, 6: an LFS pointer, an HTML page or JSON got torch's weights_only=False advice;
+    a text file starting with 'h' raised KeyError: 104."""
+    p = tmp_path / "model.pt"
+    p.write_bytes(content)
+    with pytest.raises(tf.CheckpointError, match=says) as info:
+        tf.load(p)
+    assert str(p) in str(info.value)
+    assert not isinstance(info.value, tf.UnsafeCheckpointError)
+    _no_unsafe_advice(info.value)
+
+
+def test_truncated_zip_mid_record_names_the_path(tmp_path):
+    """Item 6: a zip cut inside a record gave a bare OSError: [Errno 22] Invalid argument."""
+    good = io.BytesIO()
+    torch.save({"w": torch.ones(1000)}, good)
+    data = good.getvalue()
+    p = tmp_path / "cut.pt"
+    p.write_bytes(data[: len(data) - 700])
+    with pytest.raises(tf.CheckpointError, match="truncated or corrupt") as info:
+        tf.load(p)
+    assert str(p) in str(info.value)
+
+
+def test_every_truncation_is_a_checkpoint_error(tmp_path):
+    good = io.BytesIO()
+    torch.save({"w": torch.ones(300), "b": torch.zeros(3)}, good)
+    data = good.getvalue()
+    p = tmp_path / "cut.pt"
+    for n in range(1, len(data), 97):
+        p.write_bytes(data[:n])
+        with pytest.raises(tf.CheckpointError) as info:
+            tf.load(p)
+        assert str(p) in str(info.value)
+        _no_unsafe_advice(info.value)
+
+
+def test_legacy_tar_checkpoint_is_a_checkpoint_error(tmp_path):
+    """Item 6: torch's legacy .tar format raised a RuntimeError advising weights_only=False."""
+    import tarfile
+
+    p = tmp_path / "old.pt"
+    with tarfile.open(p, "w") as t:
+        for name in ("sys_info", "pickle", "storages", "tensors"):
+            info = tarfile.TarInfo(name)
+            info.size = 1
+            t.addfile(info, io.BytesIO(b"x"))
+    with pytest.raises(tf.CheckpointError, match="legacy .tar format") as info:
+        tf.load(p)
+    assert str(p) in str(info.value)
+    _no_unsafe_advice(info.value)
+
+
+def test_record_of_the_wrong_size_is_a_checkpoint_error(tmp_path):
+    """Item 6: a storage record shorter than its tensor gave a bare
+    RuntimeError: record size (8 bytes) does not match expected size ..."""
+    import zipfile
+
+    good = io.BytesIO()
+    torch.save({"w": torch.ones(10)}, good)
+    src = zipfile.ZipFile(io.BytesIO(good.getvalue()))
+    p = tmp_path / "rec.pt"
+    with zipfile.ZipFile(p, "w", zipfile.ZIP_STORED) as out:
+        for info in src.infolist():
+            data = src.read(info.filename)
+            out.writestr(info.filename, data[:8] if info.filename.endswith("data/0") else data)
+    with pytest.raises(RuntimeError, match="record size"):
+        torch.load(p, weights_only=True)
+    with pytest.raises(tf.CheckpointError, match="record size") as info:
+        tf.load(p)
+    assert str(p) in str(info.value)
+
+
+def test_missing_checkpoint_names_the_path_once(tmp_path):
+    """Item 14: FileNotFoundError ... no checkpoint at 'nope.pt': 'nope.pt'."""
+    with pytest.raises(FileNotFoundError) as info:
+        tf.load("nope.pt")
+    assert str(info.value).count("nope.pt") == 1
+    assert info.value.filename == "nope.pt"
+
+
+def test_non_file_errors_are_not_called_corrupt(tmp_path):
+    p = tmp_path / "c.pt"
+    tf.save({"w": torch.ones(1)}, p)
+    with pytest.raises(RuntimeError) as info:
+        tf.load(p, map_location="nonsense-device")
+    assert not isinstance(info.value, tf.CheckpointError)
+
+
+def _fifo_reader(fifo, got):
+    import threading
+
+    t = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
+    t.start()
+    return t
+
+
+def _finish(t, fifo):
+    t.join(10)
+    if t.is_alive():  # nothing wrote into the FIFO: release the reader
+        os.close(os.open(fifo, os.O_WRONLY | os.O_NONBLOCK))
+        t.join(5)
