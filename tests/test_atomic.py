@@ -352,7 +352,6 @@ def test_long_names_fit(tmp_path):
 
 
 def _fifo_reader(fifo, got):
-    import threading
 
     t = threading.Thread(target=lambda: got.append(open(fifo, "rb").read()), daemon=True)
     t.start()

@@ -251,7 +251,6 @@ def test_save_to_a_character_device_writes_into_it(tmp_path):
 
 
 def test_save_into_a_fifo_streams_a_loadable_checkpoint(tmp_path):
-    import threading
 
     fifo = tmp_path / "pipe"
     os.mkfifo(fifo)

@@ -5,11 +5,10 @@ from __future__ import annotations
 import collections
 import dataclasses
 from collections import OrderedDict, UserDict, defaultdict, namedtuple
+from collections.abc import MutableMapping
 from types import MappingProxyType
 
 import numpy as np
-from collections.abc import MutableMapping
-
 import pytest
 import torch
 
