@@ -54,8 +54,9 @@ def test_ferry_check_shows_findings_of_this_sessions_cells(shell, capsys):
     capsys.readouterr()
     shell.run_line_magic("ferry_check", "")
     out = capsys.readouterr().out
-    assert "FRY004" in out and "In [3] line 2:" in out
-    assert "cell(s) of this session" in out
+    assert "In [3], line 2:12: FRY004" in out
+    assert "    return torch.load(p)" in out
+    assert out.rstrip().endswith("ferry check: 2 findings in 3 cells of this session")
 
 
 def test_ferry_check_on_a_notebook_file(shell, tmp_path, capsys):
@@ -66,7 +67,8 @@ def test_ferry_check_on_a_notebook_file(shell, tmp_path, capsys):
     path.write_text(json.dumps(nb))
     shell.run_line_magic("ferry_check", str(path))
     out = capsys.readouterr().out
-    assert "lesson.ipynb:cell 1:2" in out and "FRY001" in out
+    assert f"{path}, cell 1, line 2:" in out and "FRY001" in out
+    assert out.rstrip().endswith("ferry check: 2 findings in 1 file")
 
 
 def test_unload_restores_everything():
@@ -90,3 +92,68 @@ def test_extension_entry_points_live_in_the_package_namespace():
 
     assert callable(torchferry.load_ipython_extension)
     assert callable(torchferry.unload_ipython_extension)
+
+
+def test_ferry_check_of_a_missing_path_is_a_one_line_usage_error(shell, tmp_path):
+    from IPython.core.error import UsageError
+
+    with pytest.raises(UsageError, match=r"^%ferry_check: .*nope\.ipynb: no such file or directory$"):
+        shell.run_line_magic("ferry_check", str(tmp_path / "nope.ipynb"))
+
+
+def test_ferry_simulate_in_a_terminal_shell_holds_across_cells(shell, capsys):
+    from IPython.core.error import UsageError
+
+    shell.run_line_magic("ferry_simulate", "cuda --count 2")
+    assert "simulated cuda on for this session (2 devices: cuda:0 to cuda:1)" in capsys.readouterr().out
+    try:
+        shell.run_cell("import torch\nx = torch.ones(3).to('cuda:1')", store_history=True)
+        shell.run_cell("y = torch.ones(3, device='cuda')", store_history=True)
+        capsys.readouterr()
+        result = shell.run_cell("z = x + y", store_history=True)
+        assert type(result.error_in_exec) is RuntimeError
+        captured = capsys.readouterr()
+        assert "found at least two devices, cuda:1 and cuda:0!" in captured.out  # IPython's traceback
+        # explained while the simulation is on: the simulated devices, as plain text on stderr
+        report = captured.err[captured.err.index("torchferry explain"):]
+        assert "x  cuda:1" in report and "y  cuda:0" in report
+        with pytest.raises(UsageError, match="--count must be a positive integer, not '0'"):
+            shell.run_line_magic("ferry_simulate", "cuda --count 0")
+        with pytest.raises(UsageError, match="one MPS device"):
+            shell.run_line_magic("ferry_simulate", "mps --count 2")
+    finally:
+        shell.run_line_magic("ferry_simulate", "off")
+    assert shell.run_cell("torch.cuda.is_available()").result is False
+
+
+def test_ferry_trips_cell_magic_in_a_terminal_shell_prints_the_table(shell, capsys):
+    shell.run_line_magic("ferry_simulate", "cuda")
+    try:
+        shell.run_cell("import torch", store_history=True)
+        capsys.readouterr()
+        result = shell.run_cell(
+            "%%ferry_trips\nt = torch.ones(4, device='cuda')\nfor _ in range(4):\n    v = t.sum().item()\nv",
+            store_history=True,
+        )
+        assert result.result == 4.0  # the last expression is the cell's value
+        out = capsys.readouterr().out
+        assert "torchferry trips (simulated accelerator" in out
+        assert "FRY007 sync-in-loop" in out
+        assert ":4: a host sync (item) once per iteration of the loop at line 3" in out
+    finally:
+        shell.run_line_magic("ferry_simulate", "off")
+
+
+def test_unload_ends_the_session_simulation():
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    try:
+        ip.run_line_magic("load_ext", "torchferry")
+        ip.run_line_magic("ferry_simulate", "cuda")
+        assert torch.cuda.is_available()
+        ip.run_line_magic("unload_ext", "torchferry")
+        assert not torch.cuda.is_available()
+        assert "ferry_trips" not in ip.magics_manager.magics["cell"]
+    finally:
+        InteractiveShell.clear_instance()

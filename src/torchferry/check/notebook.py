@@ -4,7 +4,7 @@ The code cells are joined into one source so that names flow between cells as
 they do in a kernel.  Lines that are IPython rather than Python (``%magic``,
 ``!shell``, ``x = !ls``, ``obj?``) become ``pass`` at the same indentation, and a
 cell that starts with a cell magic (``%%bash``) is blanked whole, except
-``%%time``/``%%timeit``/``%%capture``/``%%prun``, whose body is Python.  Line
+``%%time``/``%%timeit``/``%%capture``/``%%prun``/``%%ferry_trips``, whose body is Python.  Line
 numbers are kept, so a finding maps back to (cell, line), with cells counted
 from 1 over *all* cells, as Jupyter shows them::
 
@@ -31,7 +31,7 @@ __all__ = ["NotebookError", "Notebook", "parse_notebook", "from_cells"]
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _LINE_MAGIC = re.compile(r"^(\s*)(?:%|!|[\w.]+\s*=\s*[%!]|\?+[\w.]|[\w.]+\?+\s*$)")
-_PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun"}
+_PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "ferry_trips"}
 
 
 

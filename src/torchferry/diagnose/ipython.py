@@ -2,20 +2,35 @@
 
 * Every cell runs with :class:`~torchferry.diagnose.explanation.explain` active: a
   device error is followed, under IPython's own traceback, by the report that
-  names the tensor that missed the ferry.
+  names the tensor that missed the ferry.  In Jupyter and Colab the report is
+  shown as HTML (a table of the operands with the culprit marked); in a
+  terminal it is the plain-text report on stderr.
+* ``%ferry_simulate cuda [--count N]`` / ``mps`` / ``xpu``: the rest of the
+  session runs on a simulated accelerator (:class:`torchferry.simulate`), across
+  cells, until ``%ferry_simulate off``; ``%ferry_simulate`` alone says what is
+  active.  Explanations are made while the simulation is still on, so they see
+  the simulated devices.  On a runtime with a real device of that kind nothing
+  is simulated: the session uses the real one.
+* ``%%ferry_trips`` (first line of a cell): the cell runs, then the table of
+  its host/device copies, host syncs and module moves per line
+  (:class:`torchferry.trips`), with the ``ferry check`` rules and fixes of the
+  rides repeated in a loop.  ``%ferry_trips on`` / ``off``: the same table after
+  every cell that rode; ``%ferry_trips`` alone says which.
 * ``%ferry_check`` runs ``ferry check`` on the notebook's code cells and shows
-  the findings inline.  Which cells: ``%ferry_check PATH`` checks that file or
-  notebook; without a path, the notebook file the kernel belongs to when
-  Jupyter says (``JPY_SESSION_NAME``, VS Code's ``__vsc_ipynb_file__``), else
-  the cells run so far in this session (``In``), numbered as IPython shows them.
-* ``%unload_ext torchferry`` removes both.
+  the findings inline, each naming its cell and line.  Which cells:
+  ``%ferry_check PATH`` checks that file or notebook; without a path, the
+  notebook file the kernel belongs to when Jupyter says (``JPY_SESSION_NAME``,
+  VS Code's ``__vsc_ipynb_file__``), else the cells run so far in this session
+  (``In``), numbered as IPython shows them.
+* ``%unload_ext torchferry`` ends the simulation and removes all of it.
 
+Bad arguments to a magic raise IPython's ``UsageError``: one line, no traceback.
 Importing this module imports neither torch nor IPython.
 """
 
 from __future__ import annotations
 
-import json
+import ast
 import os
 import re
 import shlex
@@ -23,90 +38,519 @@ import sys
 from pathlib import Path
 from typing import Any
 
+from torchferry.diagnose.html import Rich
+
 __all__ = ["load_ipython_extension", "unload_ipython_extension", "check_cells"]
 
-_STATE: dict[int, dict[str, Any]] = {}
+_STATE: dict[int, _Session] = {}
+
+_ACCEL = re.compile(r"\b(cuda|mps|xpu)(?::\d+)?\b")
 
 
 def _device_exception_types() -> tuple[type[BaseException], ...]:
     return (RuntimeError, TypeError, AssertionError, ValueError, NotImplementedError)
 
 
+def _usage_error(message: str) -> BaseException:
+    try:
+        from IPython.core.error import UsageError
+    except ImportError:  # pragma: no cover - only ever called from an IPython shell
+        return ValueError(message)
+    return UsageError(message)
+
+
+# ------------------------------------------------------------------ trips counters
+class _Counter:
+    """A :class:`torchferry.trips` for one cell, in segments.
+
+    The simulation starting or stopping in the middle of a cell changes how rides
+    are counted (simulation events vs wrapped calls), so the counter closes its
+    segment before the switch and opens a new one after it.
+    """
+
+    def __init__(self, always: bool) -> None:
+        self.always = always  # show the table even when nothing rode (%%ferry_trips)
+        self.segments: list[Any] = []
+        self.current: Any = None
+
+    def open(self) -> None:
+        from torchferry.diagnose.tripcount import trips
+
+        t = trips()
+        t.__enter__()
+        self.current = t
+
+    def close(self) -> None:
+        t, self.current = self.current, None
+        if t is not None:
+            t.__exit__(None, None, None)
+            self.segments.append(t)
+
+    def views(self, session: _Session, title: str) -> list[Rich]:
+        from torchferry.diagnose.html import trips_view
+
+        shown = [t for t in self.segments if t.rows]
+        if not shown and self.always and self.segments:
+            shown = self.segments[-1:]
+        return [trips_view(t, session.where, title=title) for t in shown]
+
+
+# ------------------------------------------------------------------ the session
+class _Session:
+    """What the extension keeps for one shell: the cell's explain block, the
+    session's simulation, the trips counters, and what to show after the cell."""
+
+    def __init__(self, shell: Any) -> None:
+        self.shell = shell
+        self.depth = 0  # run_cell nesting (a magic may run cells)
+        self.ctx: Any = None  # the explain block of the running cell
+        self.sim: Any = None  # the session's simulation (%ferry_simulate)
+        self.sim_since: int | None = None
+        self.trips_on = False
+        self.session_counter: _Counter | None = None
+        self.counters: list[_Counter] = []  # every open counter (session's, %%ferry_trips')
+        self.pending: list[Rich] = []  # shown after the cell
+
+    # -------------------------------------------------------------- output
+    @property
+    def rich(self) -> bool:
+        """A front end that renders HTML: a Jupyter kernel (Jupyter, Colab, VS Code)."""
+        return getattr(self.shell, "kernel", None) is not None
+
+    def show(self, view: Rich, *, stream: Any = None) -> None:
+        if self.rich:
+            from IPython.display import display
+
+            display(view)
+        else:
+            print(view.text, file=stream or sys.stdout)
+
+    def cell_number(self) -> int:
+        """The number IPython shows for the running cell (``In [5]``).
+
+        The highest number IPython has compiled a cell under: the running cell
+        was compiled last (``execution_count`` itself is already the next one
+        while a cell runs, in IPython 9).
+        """
+        numbers = getattr(getattr(self.shell, "compile", None), "_filename_map", None)
+        if numbers:
+            return max(n for n in numbers.values() if isinstance(n, int))
+        return int(getattr(self.shell, "execution_count", 0) or 0)
+
+    def where(self, path: str, line: int) -> str:
+        """A place in the code as the reader knows it: ``In [5], line 3`` for a cell."""
+        compiler = getattr(self.shell, "compile", None)
+        number = getattr(compiler, "_filename_map", {}).get(path)
+        if isinstance(number, int):
+            return f"In [{number}], line {line}"
+        from torchferry.diagnose.html import default_where
+
+        return default_where(path, line)
+
+    # -------------------------------------------------------------- cell hooks
+    def pre_run_cell(self, *_: Any) -> None:
+        self.depth += 1
+        if self.depth > 1:
+            return
+        from torchferry.diagnose.explanation import explain
+
+        if self.ctx is None:
+            ctx = explain(file=None)
+            ctx.__enter__()
+            self.ctx = ctx
+        if self.trips_on:
+            self._open_session_counter(always=False)
+
+    def post_run_cell(self, *_: Any) -> None:
+        self.depth = max(0, self.depth - 1)
+        if self.depth > 0:
+            return
+        try:
+            counter = self.session_counter
+            if counter is not None:
+                self.session_counter = None
+                counter.close()
+                if counter in self.counters:
+                    self.counters.remove(counter)
+                self.pending.extend(counter.views(self, "this cell"))
+            pending, self.pending = self.pending, []
+            for view in pending:
+                self.show(view)
+        finally:
+            ctx, self.ctx = self.ctx, None
+            if ctx is not None:
+                ctx.__exit__(None, None, None)
+
+    def _open_session_counter(self, always: bool) -> None:
+        if self.session_counter is None:
+            c = _Counter(always)
+            c.open()
+            self.session_counter = c
+            self.counters.append(c)
+        else:
+            self.session_counter.always = self.session_counter.always or always
+
+    # -------------------------------------------------------------- errors
+    def custom_exc(self, shell: Any, etype: type, value: BaseException, tb: Any,
+                   tb_offset: Any = None) -> Any:
+        # IPython's own traceback first, then the report
+        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
+        try:
+            from torchferry.diagnose.explanation import explain_exception, format_report
+            from torchferry.diagnose.html import explanation_view
+
+            report = explain_exception(value)
+            if report is None:
+                return None
+            # the line that ran a cell magic (%%ferry_trips) is IPython's, not the reader's
+            report["via"] = [v for v in report.get("via") or []
+                             if not str(v.get("source") or "").startswith("get_ipython().")]
+            notes = self._ended_simulation_notes(report)
+            report["notebook_notes"] = notes
+            text = format_report(report)
+            if notes:
+                text += "".join(f"\n  note: {n}" for n in notes)
+            self.show(explanation_view(report, text, self.where), stream=sys.stderr)
+        except Exception as e:  # never hide the user's error behind ours
+            print(f"torchferry explain: could not explain this error ({type(e).__name__}: {e})",
+                  file=sys.stderr)
+        return None
+
+    def _ended_simulation_notes(self, report: dict[str, Any]) -> list[str]:
+        """A device error from a simulation that ended before the report was made.
+
+        A cell's ``with torchferry.simulate(...)`` block is left as the error
+        propagates, before IPython's handler runs: the tensors made inside report
+        ``cpu`` again, so the operands disagree with PyTorch's message.
+        """
+        if self.sim is not None or "torchferry.sim.session" not in sys.modules:
+            return []
+        if _simulation_active():
+            return []
+        named = {m[1] for m in _ACCEL.finditer(str(report.get("message") or ""))}
+        seen = {str(o.get("device") or "").split(":")[0] for o in report.get("operands") or []}
+        if not named or named & seen:
+            return []
+        kind = sorted(named)[0]
+        return [
+            f"the devices above were read after the simulation ended: this cell's "
+            f"`with torchferry.simulate(...)` block closed before the report was made, and its "
+            f"tensors report cpu again. Run `%ferry_simulate {kind}` in a cell of its own (the "
+            f"simulation then stays on across cells), or put `with torchferry.explain():` inside "
+            f"the `with` block."
+        ]
+
+    # -------------------------------------------------------------- simulation
+    def set_simulation(self, new: Any) -> None:
+        """Leave the session's simulation (if any) and enter ``new`` (or none).
+
+        Open trips counters are closed around the switch and reopened after it,
+        so each counts the way that matches the simulation's state.
+        """
+        for c in self.counters:
+            c.close()
+        try:
+            old, self.sim = self.sim, None
+            if old is not None:
+                old.__exit__(None, None, None)
+            if new is not None:
+                new.__enter__()  # may raise: then no simulation is on
+                self.sim = new
+                self.sim_since = self.cell_number()
+        finally:
+            for c in self.counters:
+                c.open()
+
+    def close(self) -> None:
+        """Everything off: what ``%unload_ext torchferry`` does."""
+        for c in self.counters:
+            c.close()
+        self.counters.clear()
+        self.session_counter = None
+        self.trips_on = False
+        if self.sim is not None:
+            sim, self.sim = self.sim, None
+            sim.__exit__(None, None, None)
+        ctx, self.ctx = self.ctx, None
+        if ctx is not None:
+            ctx.__exit__(None, None, None)
+
+
+def _simulation_active() -> bool:
+    modes = sys.modules.get("torchferry.sim.modes")
+    return modes is not None and getattr(modes, "S", None) is not None
+
+
+# ------------------------------------------------------------------ load / unload
+_LINE_MAGICS = ("ferry_check", "ferry_simulate", "ferry_trips")
+
+
 def load_ipython_extension(ipython: Any) -> None:
-    """Install the explanation for every cell and the ``%ferry_check`` magic.
+    """Install the explanation for every cell and the ``%ferry_*`` magics.
 
     >>> class Shell:  # any object with IPython's InteractiveShell methods used here
     ...     def __init__(self): self.events, self.magics = Events(), {}
     ...     def set_custom_exc(self, types, handler): self.custom = (types, handler)
-    ...     def register_magic_function(self, fn, magic_kind, magic_name): self.magics[magic_name] = fn
+    ...     def register_magic_function(self, fn, magic_kind, magic_name):
+    ...         self.magics[magic_name] = magic_kind
     >>> class Events:
     ...     def __init__(self): self.cbs = []
     ...     def register(self, name, cb): self.cbs.append((name, cb))
     ...     def unregister(self, name, cb): self.cbs.remove((name, cb))
     >>> shell = Shell(); load_ipython_extension(shell)
-    >>> sorted(shell.magics), [n for n, _ in shell.events.cbs]
-    (['ferry_check'], ['pre_run_cell', 'post_run_cell'])
+    >>> shell.magics, [n for n, _ in shell.events.cbs]
+    ({'ferry_check': 'line', 'ferry_simulate': 'line', 'ferry_trips': 'line_cell'}, ['pre_run_cell', 'post_run_cell'])
     >>> unload_ipython_extension(shell)
     """
     key = id(ipython)
     if key in _STATE:
         return
-    from torchferry.diagnose.explanation import explain
-
-    state: dict[str, Any] = {"ctx": None}
-
-    def pre_run_cell(*_: Any) -> None:
-        if state["ctx"] is None:
-            ctx = explain(file=None)
-            ctx.__enter__()
-            state["ctx"] = ctx
-
-    def post_run_cell(*_: Any) -> None:
-        ctx = state["ctx"]
-        if ctx is not None:
-            state["ctx"] = None
-            ctx.__exit__(None, None, None)
-
-    def custom_exc(shell: Any, etype: type, value: BaseException, tb: Any, tb_offset: Any = None) -> Any:
-        # IPython's own traceback first, then the report
-        shell.showtraceback((etype, value, tb), tb_offset=tb_offset)
-        try:
-            from torchferry.diagnose.explanation import explain_exception, format_report
-
-            report = explain_exception(value)
-        except Exception as e:  # never hide the user's error behind ours
-            print(f"torchferry explain: could not explain this error ({type(e).__name__}: {e})",
-                  file=sys.stderr)
-            return None
-        if report is not None:
-            print(format_report(report), file=sys.stderr)
-        return None
-
-    state["pre"], state["post"], state["exc"] = pre_run_cell, post_run_cell, custom_exc
-    ipython.events.register("pre_run_cell", pre_run_cell)
-    ipython.events.register("post_run_cell", post_run_cell)
-    ipython.set_custom_exc(_device_exception_types(), custom_exc)
+    session = _Session(ipython)
+    ipython.events.register("pre_run_cell", session.pre_run_cell)
+    ipython.events.register("post_run_cell", session.post_run_cell)
+    ipython.set_custom_exc(_device_exception_types(), session.custom_exc)
     ipython.register_magic_function(
-        _make_ferry_check(ipython), magic_kind="line", magic_name="ferry_check"
+        _make_ferry_check(session), magic_kind="line", magic_name="ferry_check"
     )
-    _STATE[key] = state
+    ipython.register_magic_function(
+        _make_ferry_simulate(session), magic_kind="line", magic_name="ferry_simulate"
+    )
+    ipython.register_magic_function(
+        _make_ferry_trips(session), magic_kind="line_cell", magic_name="ferry_trips"
+    )
+    _STATE[key] = session
 
 
 def unload_ipython_extension(ipython: Any) -> None:
-    """Remove what :func:`load_ipython_extension` installed."""
-    state = _STATE.pop(id(ipython), None)
-    if state is None:
+    """Remove what :func:`load_ipython_extension` installed (and end the simulation)."""
+    session = _STATE.pop(id(ipython), None)
+    if session is None:
         return
-    state["post"]()  # leave an explain block a failed cell may have left open
-    for name in ("pre_run_cell", "post_run_cell"):
+    try:
+        session.close()
+    finally:
+        for name, cb in (("pre_run_cell", session.pre_run_cell),
+                         ("post_run_cell", session.post_run_cell)):
+            try:
+                ipython.events.unregister(name, cb)
+            except ValueError:
+                pass
+        ipython.set_custom_exc((), None)
+        magics = getattr(getattr(ipython, "magics_manager", None), "magics", None)
+        if isinstance(magics, dict):
+            for name in _LINE_MAGICS:
+                magics.get("line", {}).pop(name, None)
+            magics.get("cell", {}).pop("ferry_trips", None)
+
+
+# ------------------------------------------------------------------ %ferry_simulate
+_SIMULATE_USAGE = "usage: %ferry_simulate [cuda [--count N] | mps | xpu | off]"
+
+
+def _parse_simulate(line: str) -> tuple[str | None, int]:
+    """``(kind or "off" or None, count)`` from the magic's line, or a UsageError.
+
+    >>> _parse_simulate("cuda --count 2"), _parse_simulate("--count=2 cuda"), _parse_simulate("")
+    (('cuda', 2), ('cuda', 2), (None, 1))
+    """
+    try:
+        args = shlex.split(line)
+    except ValueError as e:
+        raise _usage_error(f"%ferry_simulate: {e}") from None
+    kind: str | None = None
+    count: int | None = None
+    i = 0
+    while i < len(args):
+        a = args[i]
+        if a == "--count" or a.startswith("--count="):
+            if a == "--count":
+                if i + 1 >= len(args):
+                    raise _usage_error(f"%ferry_simulate: --count needs a number; {_SIMULATE_USAGE}")
+                value = args[i + 1]
+                i += 1
+            else:
+                value = a.split("=", 1)[1]
+            try:
+                count = int(value)
+            except ValueError:
+                raise _usage_error(
+                    f"%ferry_simulate: --count must be a positive integer, not {value!r}"
+                ) from None
+            if count < 1:
+                raise _usage_error(f"%ferry_simulate: --count must be a positive integer, not {value!r}")
+        elif a.startswith("-"):
+            raise _usage_error(f"%ferry_simulate: unknown option {a!r}; {_SIMULATE_USAGE}")
+        elif kind is None:
+            kind = a.lower()
+        else:
+            raise _usage_error(f"%ferry_simulate: one device kind at a time; {_SIMULATE_USAGE}")
+        i += 1
+    from torchferry.sim.session import KINDS
+
+    if kind is not None and kind != "off" and kind not in KINDS:
+        raise _usage_error(
+            f"%ferry_simulate: unknown device kind {kind!r} (simulated kinds: {', '.join(KINDS)}; "
+            "or off)"
+        )
+    if count is not None and kind in (None, "off"):
+        raise _usage_error(f"%ferry_simulate: --count goes with a device kind; {_SIMULATE_USAGE}")
+    if count is not None and count > 1 and kind == "mps":
+        raise _usage_error("%ferry_simulate: a Mac has one MPS device; --count must be 1 for mps")
+    return kind, count or 1
+
+
+def _real_device(kind: str) -> str | None:
+    """The name of a real device of this kind, when the runtime has one (no simulation on)."""
+    import torch
+
+    if kind == "cuda" and torch.cuda.is_available():
+        return str(torch.cuda.get_device_name(0))
+    if kind == "mps" and torch.backends.mps.is_available():
+        return "Apple MPS"
+    xpu = getattr(torch, "xpu", None)
+    if kind == "xpu" and xpu is not None and xpu.is_available():
+        return str(xpu.get_device_name(0))
+    return None
+
+
+def _plural(n: int, word: str) -> str:
+    return f"{n} {word}" + ("" if n == 1 else "s")
+
+
+def _make_ferry_simulate(session: _Session) -> Any:
+    def ferry_simulate(line: str = "") -> None:
+        """%ferry_simulate [cuda [--count N] | mps | xpu | off]: a simulated GPU for the whole session."""
+        kind, count = _parse_simulate(line)
+        sim = session.sim
+        if kind is None:
+            if sim is not None:
+                since = f" since In [{session.sim_since}]" if session.sim_since else ""
+                print(f"torchferry: simulating {sim.kind} ({_plural(sim.count, 'device')}){since}: "
+                      f"the numbers are computed on the CPU; `%ferry_simulate off` ends it")
+            elif _simulation_active():
+                print("torchferry: a simulation is active, entered by the code "
+                      "(`with torchferry.simulate(...)`), not by %ferry_simulate")
+            else:
+                import torch
+
+                print(f"torchferry: no simulated device; this session runs on the real devices "
+                      f"(torch.cuda.is_available() is {torch.cuda.is_available()})")
+            return None
+        if kind == "off":
+            if sim is None:
+                print("torchferry: no simulation was on")
+                return None
+            session.set_simulation(None)
+            print(f"torchferry: simulated {sim.kind} off; tensors made under it now report cpu "
+                  "(their data always was on the CPU)")
+            return None
+        if sim is not None and sim.kind == kind and sim.count == count:
+            print(f"torchferry: simulated {kind} ({_plural(count, 'device')}) is already on")
+            return None
+        if sim is None and _simulation_active():
+            raise _usage_error(
+                "%ferry_simulate: a simulation entered by the code (`with torchferry.simulate(...)`) "
+                "is active; leave it first"
+            )
+        if sim is None:
+            real = _real_device(kind)
+            if real is not None:
+                print(f"torchferry: this runtime has a real {kind} device ({real}): the session runs "
+                      "on it; nothing is simulated")
+                return None
+        from torchferry.errors import SimulationError
+        from torchferry.sim.session import simulate
+
         try:
-            ipython.events.unregister(name, state["pre" if name == "pre_run_cell" else "post"])
-        except ValueError:
-            pass
-    ipython.set_custom_exc((), None)
-    magics = getattr(getattr(ipython, "magics_manager", None), "magics", None)
-    if isinstance(magics, dict):
-        magics.get("line", {}).pop("ferry_check", None)
+            session.set_simulation(simulate(kind, count))
+        except (SimulationError, ValueError) as e:
+            raise _usage_error(f"%ferry_simulate: {e}") from None
+        switched = (f" (simulated {sim.kind} is off: tensors made under it now report cpu)"
+                    if sim is not None else "")
+        first = f"{kind}:0" if count == 1 else f"{kind}:0 to {kind}:{count - 1}"
+        avail = {"cuda": "torch.cuda.is_available()", "mps": "torch.backends.mps.is_available()",
+                 "xpu": "torch.xpu.is_available()"}[kind]
+        print(f"torchferry: simulated {kind} on for this session ({_plural(count, 'device')}: {first})"
+              f"{switched}: {avail} is True, tensors moved there report {kind}:0 and every device rule "
+              "is checked; the numbers are computed on the CPU. `%ferry_simulate off` ends it.")
+        return None
+
+    return ferry_simulate
+
+
+# ------------------------------------------------------------------ %ferry_trips / %%ferry_trips
+def _run_cell_body(session: _Session, cell: str) -> Any:
+    """Run a cell magic's body as IPython runs a cell: same namespace, magics
+    allowed, its lines numbered as the cell shows them, the value of a last
+    expression returned (and shown as the cell's output).  Errors propagate, so
+    the cell fails as it would without the magic."""
+    shell = session.shell
+    # line 1 is the %%ferry_trips line: keep the cell's line numbers (and show it in tracebacks)
+    source = "# %%ferry_trips\n" + shell.transform_cell(cell)
+    compiler = shell.compile
+    filename = compiler.cache(source, session.cell_number(), raw_code="%%ferry_trips\n" + cell)
+    tree = ast.parse(source, filename=filename)
+    last: ast.Expression | None = None
+    if tree.body and isinstance(tree.body[-1], ast.Expr):
+        last = ast.Expression(tree.body.pop().value)
+    ns_globals, ns_locals = shell.user_global_ns, shell.user_ns
+    exec(compiler(tree, filename, "exec"), ns_globals, ns_locals)
+    if last is not None:
+        return eval(compiler(last, filename, "eval"), ns_globals, ns_locals)
+    return None
+
+
+def _make_ferry_trips(session: _Session) -> Any:
+    def ferry_trips(line: str = "", cell: str | None = None) -> Any:
+        """%%ferry_trips: the cell's ferry rides after it; %ferry_trips on|off: after every cell."""
+        arg = line.strip().lower()
+        if cell is not None:
+            if arg:
+                raise _usage_error("%%ferry_trips takes no arguments (the cell below it is counted)")
+            if session.trips_on and session.session_counter is not None:
+                session.session_counter.always = True  # the session's table is this cell's
+                return _run_cell_body(session, cell)
+            counter = _Counter(always=True)
+            counter.open()
+            session.counters.append(counter)
+            try:
+                return _run_cell_body(session, cell)
+            finally:
+                counter.close()
+                session.counters.remove(counter)
+                session.pending.extend(counter.views(session, "%%ferry_trips"))
+        if arg == "":
+            state = "on: the table follows every cell that rode" if session.trips_on else (
+                "off (`%ferry_trips on` shows the table after every cell; `%%ferry_trips` "
+                "as a cell's first line, after that cell)")
+            print(f"torchferry trips: {state}")
+            return None
+        if arg == "on":
+            if session.trips_on:
+                print("torchferry trips: already on")
+                return None
+            session.trips_on = True
+            if session.depth > 0:
+                session._open_session_counter(always=False)  # the rest of this cell counts too
+            print("torchferry trips: on; the table of host/device copies, syncs and module moves "
+                  "follows every cell that rode (`%ferry_trips off` ends it)")
+            return None
+        if arg == "off":
+            if not session.trips_on:
+                print("torchferry trips: already off")
+                return None
+            session.trips_on = False
+            running = session.session_counter
+            if running is not None:
+                session.session_counter = None
+                running.close()
+                session.counters.remove(running)
+                session.pending.extend(running.views(session, "this cell"))
+            print("torchferry trips: off")
+            return None
+        raise _usage_error(f"%ferry_trips: expected on or off, not {line.strip()!r}")
+
+    return ferry_trips
 
 
 # ------------------------------------------------------------------ %ferry_check
@@ -118,16 +562,23 @@ def _notebook_path(ipython: Any) -> Path | None:
     return None
 
 
-def check_cells(cells: list[tuple[int, str]], display: str = "<notebook>") -> list[Any]:
+def check_cells(cells: list[tuple[int, str]], display: str = "<notebook>", opts: Any = None) -> list[Any]:
     """Run ``ferry check`` over code cells given as (cell number, source); findings by cell.
+
+    The cells are checked as one notebook (names flow between them; IPython
+    syntax is blanked), with the configuration of the working directory unless
+    ``opts`` (:class:`torchferry.check.runner.Options`) is given.
 
     >>> ds = check_cells([(1, "import torch"), (2, "x = torch.load('m.pt')")])
     >>> [(d.cell, d.line, d.code) for d in ds if d.code == "FRY004"]
     [(2, 1, 'FRY004')]
     """
-    from torchferry.check.config import load_config
-    from torchferry.check.runner import Options, check_text
+    import json
 
+    from torchferry.check.runner import check_text
+
+    if opts is None:
+        opts = _check_options(Path.cwd())[1]
     numbered: list[dict[str, Any]] = []
     for number, source in cells:
         while len(numbered) < number - 1:
@@ -135,53 +586,96 @@ def check_cells(cells: list[tuple[int, str]], display: str = "<notebook>") -> li
         numbered.append({"cell_type": "code", "metadata": {}, "source": source,
                          "outputs": [], "execution_count": None})
     nb = {"cells": numbered, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    cfg = load_config(Path.cwd())
-    opts = Options(root=cfg.root, select=tuple(cfg.select) if cfg.select else None,
-                   ignore=tuple(cfg.ignore), prefilter=False)
     outcome, _ = check_text(json.dumps(nb), display if display.endswith(".ipynb") else display + ".ipynb", opts)
     if outcome.error:
         raise ValueError(outcome.error)
     return list(outcome.diagnostics)
 
 
-def _make_ferry_check(ipython: Any) -> Any:
+def _check_options(start: Path) -> Any:
+    """The ``ferry check`` options for ``start``: its project's ``[tool.torchferry]``."""
+    from torchferry.check.config import load_config
+    from torchferry.check.runner import Options
+    from torchferry.errors import UsageError
+
+    try:
+        cfg = load_config(start)
+    except UsageError as e:
+        raise _usage_error(f"%ferry_check: {e}") from None
+    opts = Options(root=cfg.root, select=tuple(cfg.select) if cfg.select else None,
+                   ignore=tuple(cfg.ignore), per_file_ignores=cfg.per_file_ignores,
+                   prefilter=False)
+    return cfg, opts
+
+
+def _session_cells(ipython: Any) -> list[tuple[int, str]]:
+    """The cells run so far, as typed (IPython syntax and all), by execution count."""
+    hist = getattr(getattr(ipython, "history_manager", None), "input_hist_raw", None)
+    if hist is None:
+        hist = (getattr(ipython, "user_ns", {}) or {}).get("In", [])
+    return [(i, src) for i, src in enumerate(list(hist or [])) if i > 0 and src and src.strip()]
+
+
+def _findings_text(diags: list[Any], place: Any, summary: str) -> str:
+    out = []
+    for d in diags:
+        out.append(f"{place(d)}:{d.column + 1}: {d.code} {d.message}")
+        if d.source_line.strip():
+            out.append(f"    {d.source_line.rstrip()}")
+    out.append(summary)
+    return "\n".join(out)
+
+
+def _make_ferry_check(session: _Session) -> Any:
+    ipython = session.shell
+
     def ferry_check(line: str = "") -> None:
         """%ferry_check [PATH]: run `ferry check` on this notebook's code cells (or PATH)."""
-        from torchferry.check.report import text_report
+        from torchferry.diagnose.html import findings_view
 
         try:
             args = shlex.split(line)
         except ValueError as e:
-            print(f"%ferry_check: {e}", file=sys.stderr)
-            return None
+            raise _usage_error(f"%ferry_check: {e}") from None
         if len(args) > 1:
-            print("%ferry_check: give at most one PATH", file=sys.stderr)
-            return None
-        if args:
-            from torchferry.cli import main
+            raise _usage_error("%ferry_check: give at most one PATH (a .py file, a notebook or a directory)")
+        target = Path(args[0]) if args else _notebook_path(ipython)
+        if target is None:
+            cells = _session_cells(ipython)
+            _cfg, opts = _check_options(Path.cwd())
+            try:
+                diags = check_cells(cells, "this session", opts)
+            except ValueError as e:
+                print(f"%ferry_check: {e}", file=sys.stderr)
+                return None
+            checked = f"{_plural(len(cells), 'cell')} of this session"
 
-            main(["check", args[0]])
-            return None
-        path = _notebook_path(ipython)
-        if path is not None:
-            from torchferry.cli import main
+            def place(d: Any) -> str:
+                return f"In [{d.cell}], line {d.line}"
+        else:
+            if not target.exists():
+                raise _usage_error(f"%ferry_check: {target}: no such file or directory")
+            from torchferry.check.files import discover
+            from torchferry.check.runner import check_paths
 
-            main(["check", str(path)])
-            return None
-        hist = list((getattr(ipython, "user_ns", {}) or {}).get("In", []) or [])
-        cells = [(i, src) for i, src in enumerate(hist) if i > 0 and src and src.strip()]
-        try:
-            diags = check_cells(cells, "this session")
-        except ValueError as e:
-            print(f"%ferry_check: {e}", file=sys.stderr)
-            return None
-        if not diags:
-            print(f"ferry check: {len(cells)} cell(s) of this session checked: no device mistakes found")
-            return None
-        text = re.sub(r"this session\.ipynb:cell (\d+):(\d+):(\d+):", r"In [\1] line \2:\3:",
-                      text_report(diags))
-        print(text.rstrip())
-        print(f"ferry check: {len(diags)} finding(s) in {len(cells)} cell(s) of this session")
+            cfg, opts = _check_options(target)
+            files = discover([str(target)], cfg.root, cfg.exclude)
+            outcomes = check_paths(files, opts)
+            for o in outcomes:
+                if o.error:
+                    print(f"ferry check: error: {o.display}: {o.error}", file=sys.stderr)
+            diags = sorted((d for o in outcomes for d in o.diagnostics),
+                           key=lambda d: (d.path, d.cell or 0, d.line, d.column, d.code))
+            checked = _plural(len(outcomes), "file")
+
+            def place(d: Any) -> str:
+                cell = f", cell {d.cell}" if d.cell is not None else ""
+                return f"{d.path}{cell}, line {d.line}"
+        if diags:
+            summary = f"ferry check: {_plural(len(diags), 'finding')} in {checked}"
+        else:
+            summary = f"ferry check: {checked} checked: no device mistakes found"
+        session.show(findings_view(diags, _findings_text(diags, place, summary), place, summary))
         return None
 
     return ferry_check
