@@ -117,9 +117,9 @@ def test_ferry_simulate_in_a_terminal_shell_holds_across_cells(shell, capsys):
         # explained while the simulation is on: the simulated devices, as plain text on stderr
         report = captured.err[captured.err.index("torchferry explain"):]
         assert "x  cuda:1" in report and "y  cuda:0" in report
-        with pytest.raises(UsageError, match="--count must be a positive integer, not '0'"):
+        with pytest.raises(UsageError, match="^%ferry_simulate: --count must be a positive integer, not '0'$"):
             shell.run_line_magic("ferry_simulate", "cuda --count 0")
-        with pytest.raises(UsageError, match="one MPS device"):
+        with pytest.raises(UsageError, match="^%ferry_simulate: a Mac has one MPS device; count must be 1"):
             shell.run_line_magic("ferry_simulate", "mps --count 2")
     finally:
         shell.run_line_magic("ferry_simulate", "off")

@@ -345,8 +345,8 @@ def test_a_with_simulate_block_inside_the_cell_is_explained_with_what_remains(mi
 
 def test_bad_magic_arguments_are_one_line_usage_errors(mistakes):
     err = stream(mistakes[16], "stderr")
-    assert err.strip() == ("UsageError: %ferry_simulate: unknown device kind 'gpu' "
-                           "(simulated kinds: cuda, mps, xpu; or off)")
+    assert err.strip() == ("UsageError: %ferry_simulate: kind must be one of cuda, mps, xpu, not 'gpu' "
+                           "(or off, to end the simulation)")
     assert stream(mistakes[17], "stderr").strip() == (
         "UsageError: %ferry_trips: expected on or off, not 'sometimes'")
 

@@ -35,12 +35,13 @@ import os
 import re
 import shlex
 import sys
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from torchferry.diagnose.html import Rich
 
-__all__ = ["load_ipython_extension", "unload_ipython_extension", "check_cells"]
+__all__ = ["load_ipython_extension", "unload_ipython_extension"]
 
 _STATE: dict[int, _Session] = {}
 
@@ -224,12 +225,12 @@ class _Session:
         ``cpu`` again, so the operands disagree with PyTorch's message.
         """
         if self.sim is not None or "torchferry.sim.session" not in sys.modules:
-            return []
+            return []  # the session's simulation is on, or no simulation ever ran
         if _simulation_active():
             return []
         named = {m[1] for m in _ACCEL.finditer(str(report.get("message") or ""))}
         seen = {str(o.get("device") or "").split(":")[0] for o in report.get("operands") or []}
-        if not named or named & seen:
+        if not named or not seen or named & seen:
             return []
         kind = sorted(named)[0]
         return [
@@ -277,8 +278,9 @@ class _Session:
 
 
 def _simulation_active() -> bool:
-    modes = sys.modules.get("torchferry.sim.modes")
-    return modes is not None and getattr(modes, "S", None) is not None
+    from torchferry.sim import is_active
+
+    return is_active()
 
 
 # ------------------------------------------------------------------ load / unload
@@ -385,17 +387,18 @@ def _parse_simulate(line: str) -> tuple[str | None, int]:
         else:
             raise _usage_error(f"%ferry_simulate: one device kind at a time; {_SIMULATE_USAGE}")
         i += 1
-    from torchferry.sim.session import KINDS
-
-    if kind is not None and kind != "off" and kind not in KINDS:
-        raise _usage_error(
-            f"%ferry_simulate: unknown device kind {kind!r} (simulated kinds: {', '.join(KINDS)}; "
-            "or off)"
-        )
     if count is not None and kind in (None, "off"):
         raise _usage_error(f"%ferry_simulate: --count goes with a device kind; {_SIMULATE_USAGE}")
-    if count is not None and count > 1 and kind == "mps":
-        raise _usage_error("%ferry_simulate: a Mac has one MPS device; --count must be 1 for mps")
+    if kind is not None and kind != "off":
+        from torchferry.sim import simulate
+
+        try:
+            simulate(kind, count or 1)  # checks the kind and the count; enters nothing
+        except ValueError as e:
+            why = str(e).removeprefix("simulate: ")
+            if why.startswith("kind "):
+                why += " (or off, to end the simulation)"
+            raise _usage_error(f"%ferry_simulate: {why}") from None
     return kind, count or 1
 
 
@@ -562,34 +565,36 @@ def _notebook_path(ipython: Any) -> Path | None:
     return None
 
 
-def check_cells(cells: list[tuple[int, str]], display: str = "<notebook>", opts: Any = None) -> list[Any]:
-    """Run ``ferry check`` over code cells given as (cell number, source); findings by cell.
+@dataclass(frozen=True)
+class _Found:
+    """A ``ferry check`` finding in a cell of this session (what the view shows)."""
 
-    The cells are checked as one notebook (names flow between them; IPython
-    syntax is blanked), with the configuration of the working directory unless
-    ``opts`` (:class:`torchferry.check.runner.Options`) is given.
+    cell: int  #: the execution count (``In [N]``)
+    line: int
+    column: int
+    code: str
+    name: str
+    message: str
+    fix: Any
+    source_line: str
 
-    >>> ds = check_cells([(1, "import torch"), (2, "x = torch.load('m.pt')")])
-    >>> [(d.cell, d.line, d.code) for d in ds if d.code == "FRY004"]
-    [(2, 1, 'FRY004')]
-    """
-    import json
 
-    from torchferry.check.runner import check_text
+def _check_session(cells: list[tuple[int, str]], opts: Any) -> list[_Found]:
+    """``ferry check`` on the session's cells (as one program), by execution count."""
+    from torchferry.check import check_cells
+    from torchferry.check.rules import rule_by_code
 
-    if opts is None:
-        opts = _check_options(Path.cwd())[1]
-    numbered: list[dict[str, Any]] = []
-    for number, source in cells:
-        while len(numbered) < number - 1:
-            numbered.append({"cell_type": "markdown", "metadata": {}, "source": ""})
-        numbered.append({"cell_type": "code", "metadata": {}, "source": source,
-                         "outputs": [], "execution_count": None})
-    nb = {"cells": numbered, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
-    outcome, _ = check_text(json.dumps(nb), display if display.endswith(".ipynb") else display + ".ipynb", opts)
-    if outcome.error:
-        raise ValueError(outcome.error)
-    return list(outcome.diagnostics)
+    found = check_cells([src for _, src in cells], select=opts.select, ignore=opts.ignore,
+                        path="this session")
+    out = []
+    for hit in found:
+        number, text = cells[hit.cell]
+        f = hit.finding
+        lines = text.splitlines()
+        rule = rule_by_code(f.code)
+        out.append(_Found(number, f.line, f.column, f.code, str(getattr(rule, "NAME", "")), f.message,
+                          f.fix, lines[f.line - 1] if 0 < f.line <= len(lines) else ""))
+    return out
 
 
 def _check_options(start: Path) -> Any:
@@ -643,11 +648,7 @@ def _make_ferry_check(session: _Session) -> Any:
         if target is None:
             cells = _session_cells(ipython)
             _cfg, opts = _check_options(Path.cwd())
-            try:
-                diags = check_cells(cells, "this session", opts)
-            except ValueError as e:
-                print(f"%ferry_check: {e}", file=sys.stderr)
-                return None
+            diags: list[Any] = _check_session(cells, opts)
             checked = f"{_plural(len(cells), 'cell')} of this session"
 
             def place(d: Any) -> str:
