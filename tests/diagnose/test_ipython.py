@@ -157,3 +157,16 @@ def test_unload_ends_the_session_simulation():
         assert "ferry_trips" not in ip.magics_manager.magics["cell"]
     finally:
         InteractiveShell.clear_instance()
+
+
+def test_ferry_simulate_on_a_runtime_with_that_device_uses_it(shell, capsys, monkeypatch):
+    # a Colab GPU runtime: the same notebook runs on the real GPU, nothing is simulated
+    monkeypatch.setattr(torch.cuda, "is_available", lambda: True)
+    monkeypatch.setattr(torch.cuda, "get_device_name", lambda i=0: "Tesla T4")
+    shell.run_line_magic("ferry_simulate", "cuda")
+    out = capsys.readouterr().out
+    assert out.strip() == ("torchferry: this runtime has a real cuda device (Tesla T4): the session "
+                           "runs on it; nothing is simulated")
+    from torchferry.sim import is_active
+
+    assert not is_active()
