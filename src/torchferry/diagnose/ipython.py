@@ -224,10 +224,8 @@ class _Session:
         propagates, before IPython's handler runs: the tensors made inside report
         ``cpu`` again, so the operands disagree with PyTorch's message.
         """
-        if self.sim is not None or "torchferry.sim.session" not in sys.modules:
-            return []  # the session's simulation is on, or no simulation ever ran
-        if _simulation_active():
-            return []
+        if self.sim is not None or _simulation_active():
+            return []  # a simulation is on: the devices read are the simulated ones
         named = {m[1] for m in _ACCEL.finditer(str(report.get("message") or ""))}
         seen = {str(o.get("device") or "").split(":")[0] for o in report.get("operands") or []}
         if not named or not seen or named & seen:
@@ -462,7 +460,7 @@ def _make_ferry_simulate(session: _Session) -> Any:
                       "on it; nothing is simulated")
                 return None
         from torchferry.errors import SimulationError
-        from torchferry.sim.session import simulate
+        from torchferry.sim import simulate
 
         try:
             session.set_simulation(simulate(kind, count))
