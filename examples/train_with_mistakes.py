@@ -11,7 +11,7 @@ import torch
 from torch import nn
 from torch.utils.data import DataLoader, TensorDataset
 
-
+# Each mistake below is one the lessons warn about; `ferry check` names it.
 
 class Classifier(nn.Module):
     def __init__(self):
