@@ -402,6 +402,17 @@ def join(findings: list[Finding], labels: list[Label]) -> tuple[dict[int, Label]
     return matched, stale
 
 
+def drop_labels(path: Path, indices: set[int]) -> int:
+    """Rewrite the labels file without the ``[[label]]`` blocks numbered ``indices``
+    (1-based, in file order); comments and the other blocks are kept byte for byte."""
+    text = path.read_text(encoding="utf-8")
+    parts = re.split(r"(?m)^(?=\[\[label\]\]\s*$)", text)
+    head, blocks = parts[0], parts[1:]
+    kept = [b for i, b in enumerate(blocks, 1) if i not in indices]
+    path.write_text(head + "".join(kept), encoding="utf-8")
+    return len(blocks) - len(kept)
+
+
 def _toml_str(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
@@ -660,6 +671,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--unsafe", action="store_true", help="with --fix: also the unsafe fixes")
     ap.add_argument(
+        "--drop-stale",
+        action="store_true",
+        help="remove the labels whose finding vanished from the labels file",
+    )
+    ap.add_argument(
         "--recall",
         action="store_true",
         help="print recall per rule on tests/check/recall/fixtures (bug-report reproductions)",
@@ -720,6 +736,11 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(
             f"  {lab.package}/{lab.path}:{lab.line}: {lab.code} [{lab.verdict}] {lab.excerpt[:90]}"
         )
+    if args.drop_stale and stale:
+        if args.package or args.select != "ALL":
+            ap.error("--drop-stale needs the whole corpus and all rules")
+        n = drop_labels(args.labels, {lab.index for lab in stale})
+        print(f"\ndropped {n} stale labels from {args.labels}")
     if args.template:
         args.template.write_text("".join(label_stub(f) + "\n" for f in unl), encoding="utf-8")
         print(f"\nwrote {len(unl)} stubs to {args.template}")

@@ -113,3 +113,12 @@ def test_collect_runs_ferry_check_and_keeps_the_source_line(tmp_path: Path) -> N
     assert [(f.package, f.path, f.line, f.code, f.excerpt) for f in findings] == [
         ("demo", "demo/m.py", 6, "FRY002", "x.to(device)")
     ]
+
+
+def test_drop_labels_keeps_the_header_and_the_other_blocks(tmp_path: Path) -> None:
+    p = tmp_path / "labels.toml"
+    block = '[[label]]\npackage = "p"\npath = "a.py"\nline = {n}\ncode = "FRY001"\nexcerpt = "x"\nverdict = "real"\nreason = "a reason long enough"\n\n'
+    p.write_text("# header\n\n" + "".join(block.format(n=n) for n in (1, 2, 3)))
+    assert cc.drop_labels(p, {2}) == 1
+    assert [lab.line for lab in cc.load_labels(p)] == [1, 3]
+    assert p.read_text().startswith("# header\n\n[[label]]")

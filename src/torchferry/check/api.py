@@ -99,6 +99,9 @@ class Context:
     source: str
     tree: ast.Module
     lines: list[str] = field(init=False)
+    #: the oldest torch the project supports (``target-torch-version``, given or inferred
+    #: from its declared requirement; see :mod:`torchferry.check.torch_version`), or None
+    target_torch_version: tuple[int, int, int] | None = None
 
     def __post_init__(self) -> None:
         self.lines = split_lines(self.source)

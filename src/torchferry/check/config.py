@@ -11,6 +11,7 @@ usage error (exit 2) naming the file and key::
     ignore = ["FRY007"]
     exclude = ["legacy/", "*_pb2.py"]
     per-file-ignores = {"tests/**" = ["FRY001"]}
+    target-torch-version = "2.6"   # else inferred from the declared torch requirement
 """
 
 from __future__ import annotations
@@ -23,7 +24,7 @@ from torchferry.errors import UsageError
 
 __all__ = ["Config", "find_project", "load_config"]
 
-KEYS = ("select", "ignore", "per-file-ignores", "exclude")
+KEYS = ("select", "ignore", "per-file-ignores", "exclude", "target-torch-version")
 
 
 @dataclass
@@ -36,6 +37,8 @@ class Config:
     ignore: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     exclude: list[str] = field(default_factory=list)
+    #: ``target-torch-version`` as given (inferred when absent: see check/torch_version.py)
+    target_torch_version: tuple[int, int, int] | None = None
 
 
 def _toml_loads(text: str):
@@ -122,6 +125,12 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
     if "ignore" in section:
         cfg.ignore = _str_list(section["ignore"], f"{where} ignore")
         validate_selectors(cfg.ignore, f"{where} ignore")
+    if "target-torch-version" in section:
+        from torchferry.check.torch_version import validate
+
+        cfg.target_torch_version = validate(
+            section["target-torch-version"], f"{where} target-torch-version"
+        )
     if "exclude" in section:
         cfg.exclude = _str_list(section["exclude"], f"{where} exclude")
     if "per-file-ignores" in section:

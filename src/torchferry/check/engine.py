@@ -216,6 +216,7 @@ def check_source(
     select: Sequence[str] | None = None,
     ignore: Sequence[str] | None = None,
     noqa: bool = True,
+    target_torch_version: tuple[int, int, int] | None = None,
 ) -> list[Finding]:
     """Check Python source text and return its findings, sorted by position.
 
@@ -235,7 +236,8 @@ end_line=2, end_column=4, fix=None)
         if _reports_syntax_errors(ign):
             return [syntax_error_finding(source, exc)]
         return []
-    return _applicable(source, path, _run_rules(Context(path, source, tree), _resolve(sel, ign), noqa))
+    ctx = Context(path, source, tree, target_torch_version=target_torch_version)
+    return _applicable(source, path, _run_rules(ctx, _resolve(sel, ign), noqa))
 
 
 def _applicable(source: str, path: str, findings: list[Finding]) -> list[Finding]:
@@ -268,10 +270,12 @@ def check_tree(
     select: Sequence[str] | None = None,
     ignore: Sequence[str] | None = None,
     noqa: bool = True,
+    target_torch_version: tuple[int, int, int] | None = None,
 ) -> list[Finding]:
     """Like :func:`check_source` for a tree already parsed from ``source`` (flake8 has one)."""
     rules = _resolve(_normalise(select), _normalise(ignore) or ())
-    return _run_rules(Context(path, source, tree), rules, noqa)
+    ctx = Context(path, source, tree, target_torch_version=target_torch_version)
+    return _run_rules(ctx, rules, noqa)
 
 
 @dataclass(frozen=True)
@@ -289,6 +293,7 @@ def check_cells(
     ignore: Sequence[str] | None = None,
     noqa: bool = True,
     path: str = "<cells>",
+    target_torch_version: tuple[int, int, int] | None = None,
 ) -> list[CellFinding]:
     """Check notebook code cells, in the order a kernel ran them, as one program.
 
@@ -310,7 +315,14 @@ def check_cells(
     from torchferry.check.notebook import from_cells, relocate
 
     nb = from_cells(list(cells))
-    findings = check_source(nb.source, path, select=select, ignore=ignore, noqa=noqa)
+    findings = check_source(
+        nb.source,
+        path,
+        select=select,
+        ignore=ignore,
+        noqa=noqa,
+        target_torch_version=target_torch_version,
+    )
     out = []
     for f in findings:
         number, g = relocate(nb, f)
@@ -510,6 +522,7 @@ def fix_source(
     unsafe: bool = False,
     max_passes: int = 10,
     check=None,
+    target_torch_version: tuple[int, int, int] | None = None,
 ) -> FixResult:
     """Check and fix ``source`` until nothing more can be fixed (at most ``max_passes``).
 
@@ -523,7 +536,9 @@ def fix_source(
     if check is None:
 
         def check(text: str) -> list[Finding]:
-            return check_source(text, path, select=select, ignore=ignore)
+            return check_source(
+                text, path, select=select, ignore=ignore, target_torch_version=target_torch_version
+            )
 
     current = source
     findings = check(current)

@@ -102,7 +102,21 @@ class Options:
     unsafe: bool = False
     diff: bool = False
     prefilter: bool = True
+    #: ``target-torch-version`` (``[tool.torchferry]`` of the root's pyproject.toml, or
+    #: inferred from the project's torch requirement) unless given
+    target_torch_version: tuple[int, int, int] | None | str = "infer"
     _pfi: list[tuple[PatternSet, tuple[str, ...]]] | None = field(default=None, repr=False)
+
+    def __post_init__(self) -> None:
+        if self.target_torch_version == "infer":
+            from torchferry.check.torch_version import resolve
+
+            self.target_torch_version = resolve(self.root)
+
+    @property
+    def torch_version(self) -> tuple[int, int, int] | None:
+        v = self.target_torch_version
+        return v if isinstance(v, tuple) else None
 
     def ignore_for(self, path: Path) -> tuple[str, ...]:
         if not self.per_file_ignores:
@@ -215,7 +229,12 @@ def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...])
     display = out.display
     if opts.fix or opts.diff:
         res = engine.fix_source(
-            text, display, select=opts.select, ignore=ignore, unsafe=opts.unsafe
+            text,
+            display,
+            select=opts.select,
+            ignore=ignore,
+            unsafe=opts.unsafe,
+            target_torch_version=opts.torch_version,
         )
         if res.error:
             out.error = res.error
@@ -226,7 +245,13 @@ def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...])
                 out.diff = _unified(text, res.source, f"a/{display}", f"b/{display}")
             text = res.source
     else:
-        findings = engine.check_source(text, display, select=opts.select, ignore=ignore)
+        findings = engine.check_source(
+            text,
+            display,
+            select=opts.select,
+            ignore=ignore,
+            target_torch_version=opts.torch_version,
+        )
     lines = split_lines(text) if findings else []
     out.diagnostics = [_diag(display, f, lines) for f in findings]
     return text
@@ -236,7 +261,9 @@ def _notebook_fix(nb, opts: Options, ignore: tuple[str, ...], display: str):
     """Fix a notebook cell by cell until nothing more applies; (notebook, fixes, error)."""
 
     def check(src: str) -> list[Finding]:
-        return engine.check_source(src, display, select=opts.select, ignore=ignore)
+        return engine.check_source(
+            src, display, select=opts.select, ignore=ignore, target_torch_version=opts.torch_version
+        )
 
     findings = check(nb.source)
     fixed = 0
@@ -295,7 +322,13 @@ def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...
                     if original.texts[c] != nb.texts[c]
                 )
             text = nb.dumps(text)
-    findings = engine.check_source(nb.source, display, select=opts.select, ignore=ignore)
+    findings = engine.check_source(
+        nb.source,
+        display,
+        select=opts.select,
+        ignore=ignore,
+        target_torch_version=opts.torch_version,
+    )
     diags = []
     for f in findings:
         cell, g = relocate(nb, f)
@@ -407,6 +440,8 @@ def check_paths(
     outcomes: list[FileOutcome | None] = [None] * len(paths)
     todo: list[tuple[int, Path, bytes, str, str]] = []
     use_cache = cache is not None and not (opts.fix or opts.diff)
+    # the target torch version changes findings: part of each entry's key
+    salt = ".".join(map(str, opts.torch_version or ()))
     for i, path in enumerate(paths):
         display = display_path(path, cwd)
         try:
@@ -418,7 +453,7 @@ def check_paths(
         if opts.prefilter and PREFILTER not in data:
             outcomes[i] = FileOutcome(path, display, skipped=True)
             continue
-        digest = content_hash(data) if cache is not None else ""
+        digest = content_hash(data) + salt if cache is not None else ""
         if use_cache and cache is not None:
             hit = cache.get(str(path), digest)
             if hit is not None:
@@ -439,7 +474,7 @@ def check_paths(
         if cache is not None and out.error is None and not opts.diff:
             if opts.fix and out.fixed:
                 try:
-                    digest = content_hash(path.read_bytes())
+                    digest = content_hash(path.read_bytes()) + salt
                 except OSError:
                     continue
             cache.put(str(path), digest, [d.to_json() for d in out.diagnostics])

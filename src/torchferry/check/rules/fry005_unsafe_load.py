@@ -25,6 +25,10 @@ Unsafe: checkpoints that pickle whole objects (a full `nn.Module`, an optimizer 
 classes, `argparse.Namespace`) fail to load with `weights_only=True` and need
 `torch.serialization.add_safe_globals` or an explicit, reviewed `weights_only=False`.
 
+Quiet when the project's oldest torch is 2.6 or newer (`target-torch-version`, given in
+`[tool.torchferry]` or inferred from the declared torch requirement, see
+[check.md](check.md#configuration)): there the default is already `weights_only=True`.
+
 ## Known limits
 An explicit `weights_only=False` is a deliberate choice and is not flagged; neither are calls
 that pass `pickle_module` (incompatible with `weights_only=True`) or `**kwargs`, nor calls in
@@ -43,7 +47,14 @@ NAME = "unsafe-load"
 FIX = "unsafe"
 
 
+#: from this torch on, ``torch.load`` defaults to ``weights_only=True``
+WEIGHTS_ONLY_DEFAULT = (2, 6, 0)
+
+
 def check(ctx: Context) -> Iterable[Finding]:
+    target = ctx.target_torch_version
+    if target is not None and target >= WEIGHTS_ONLY_DEFAULT:
+        return  # the default is already weights_only=True: the argument changes nothing
     m: Model = ctx.model
     for site in m.calls_by_tail.get("load", ()):
         call = site.node
