@@ -37,6 +37,7 @@ from __future__ import annotations
 import ast
 import configparser
 import re
+import sys
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -116,10 +117,12 @@ def _add(out: list[Declaration], where: str, req: str, core: bool) -> None:
 
 
 def _toml(path: Path) -> dict:
-    from torchferry.check.config import _toml_loads
-
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
-        data = _toml_loads(path.read_text(encoding="utf-8"))
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return {}
     return data if isinstance(data, dict) else {}
