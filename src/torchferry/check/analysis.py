@@ -100,6 +100,8 @@ class Model(Loops):
         self._parents: dict[int, dict[int, ast.AST]] = {}
         self._device_names: dict[int, list[str]] = {}
         self._avail_checks: dict[int, list[Site[ast.Call]]] | None = None
+        #: per-file caches a rule may keep its own answers in, keyed by the rule's code
+        self.rule_memo: dict[str, dict[int, bool]] = {}
         super().__init__(source.tree)
 
     def text(self, node: ast.AST) -> str:
@@ -132,6 +134,8 @@ class Model(Loops):
                 return True
             if isinstance(x, ast.Attribute) and AVAIL_NAME.search(x.attr):
                 return True
+            if isinstance(x, ast.keyword) and x.arg and AVAIL_NAME.search(x.arg):
+                return True  # ``@RunIf(min_cuda_gpus=1)``
         return False
 
     def device_var(self, scope: Scope, at: int, exclude_stmt: ast.AST | None = None) -> str | None:

@@ -10,7 +10,12 @@ The portable line `device = "cuda" if torch.cuda.is_available() else "cpu"`, lit
 under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) guard, code
 after an `assert torch.cuda.is_available()` and comparisons such as
 `x.device.type == "cuda"` are fine, and so is code in a function or class decorated with a
-check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`).
+check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`,
+`@RunIf(min_cuda_gpus=1)`), a test module with such a `pytestmark`, a device string
+handed to a mock, and code that is CUDA-only by design: in a function or class named for
+an accelerator (`CUDAAccelerator`, `_probe_gpus`), in a file that uses a CUDA-only library
+(bitsandbytes, triton, apex...), or next to CUDA streams, `torch.cuda.set_device(local_rank)`
+or an NCCL process group (in the same function or class).
 
 ## Why is this bad
 "Code with a literal `"cuda"` inside crashes on every machine without one -- including your
@@ -50,6 +55,7 @@ availability counts as a guard, even if it tests something else.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 
 from torchferry.check.analysis import (
@@ -57,6 +63,7 @@ from torchferry.check.analysis import (
     Model,
     Scope,
     Site,
+    dotted,
     end_pos,
     pos,
     tail,
@@ -141,6 +148,10 @@ def _literal(ctx: Context, m: Model, site: Site[ast.Constant]) -> Iterable[Findi
         target_stmt = parent
     else:
         return  # comparisons, IfExp branches, f-strings, containers, defaults...
+    if isinstance(parent, ast.keyword):
+        call = parents.get(id(parent))
+        if isinstance(call, ast.Call) and "mock" in (dotted(call.func) or "").lower():
+            return  # a device string handed to a mock: nothing runs on it
     if _guarded(m, site):
         return
     value = str(const.value)
@@ -176,9 +187,71 @@ def _device_target(stmt: ast.Assign | ast.AnnAssign) -> bool:
     return False
 
 
+# libraries that only run on an NVIDIA GPU: a file using them is CUDA-only by design
+_CUDA_ONLY_LIBS = ("bitsandbytes", "triton", "apex", "pynvml", "cupy", "flash_attn",
+                   "transformer_engine", "nvidia")
+# names of functions and classes that say the code is for one accelerator
+_ACCEL_SCOPE = re.compile(r"cuda|gpu|mps|xpu|nccl|triton", re.I)
+# torch.cuda APIs that only make sense with a GPU
+_CUDA_ONLY_CALLS = frozenset({"Stream", "stream", "set_device", "current_stream", "Event",
+                              "CUDAGraph", "graph", "nvtx"})
+
+
+def _cuda_only_by_design(m: Model, scope: Scope) -> bool:
+    """The scope (or an enclosing function/class, or the file) is written for an accelerator:
+    its name says so (``CUDAAccelerator``, ``_probe_gpus``), the file uses a CUDA-only
+    library (bitsandbytes, triton...), or it (or its class) drives CUDA streams,
+    ``torch.cuda.set_device(local_rank)`` or an NCCL process group."""
+    memo = m.rule_memo.setdefault(CODE, {})
+    r = memo.get(id(scope))
+    if r is None:
+        r = memo[id(scope)] = _by_design(m, scope)
+    return r
+
+
+def _by_design(m: Model, scope: Scope) -> bool:
+    if any(q.split(".")[0] in _CUDA_ONLY_LIBS for q in m.imports.values()):
+        return True
+    s: Scope | None = scope
+    while s is not None:
+        if s.kind != "module" and _accel_named(s.name):
+            return True
+        if s.cls is not None and _accel_named(s.cls.name):
+            return True
+        scopes = list(s.cls.methods.values()) if s.cls is not None else [s]
+        for sc in scopes:
+            for c in sc.calls:
+                q = m.qualname(c.node.func) or ""
+                if q.startswith("torch.cuda.") and q.rsplit(".", 1)[-1] in _CUDA_ONLY_CALLS:
+                    return True
+                if q.endswith("init_process_group") and any(
+                        isinstance(a, ast.Constant) and a.value == "nccl"
+                        for a in [*c.node.args, *(k.value for k in c.node.keywords)]):
+                    return True
+        s = s.parent
+    return False
+
+
+def _accel_named(name: str) -> bool:
+    """Named for an accelerator, and not a test (``CudaTests.test_x`` still needs a guard)."""
+    low = name.lower()
+    return bool(_ACCEL_SCOPE.search(name)) and not (low.startswith("test") or low.endswith(("test", "tests")))
+
+
+def _pytestmark_checks(m: Model) -> bool:
+    """A module-level ``pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), ...)``."""
+    for _, b in m.module_scope.binds.get("pytestmark", ()):
+        if b.value is not None and m.mentions_availability(b.value):
+            return True
+    return False
+
+
 def _guarded(m: Model, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
-    """Availability is checked: an enclosing ``if``/``while`` test, or an ``assert`` /
-    ``if`` on availability earlier in the same scope."""
+    """Availability is checked: an enclosing ``if``/``while`` test, an ``assert`` /
+    ``if`` on availability earlier in the same scope, a skip marker or decorator, or the
+    code is CUDA-only by design."""
+    if _pytestmark_checks(m) or _cuda_only_by_design(m, site.ctx.scope):
+        return True
     for ifnode, _ in site.ctx.ifs:
         if m.mentions_availability(ifnode.test):
             return True

@@ -47,8 +47,9 @@ offered when that statement starts its own line.
 ## Known limits
 Work hidden inside helper functions is not seen; a synchronize inside them is seen only
 when the helper is defined in the same file (it is followed through that file's other
-helpers). The two clock reads must be in the same function. Intervals are paired by
-source order.
+helpers). The two clock reads must be in the same function, and an interval is only seen
+where they are subtracted (`time.time() - t0`, or `t1 - t0` with both names bound to
+clock reads); reads compared with an attribute (`self.last`) are not paired.
 """
 
 from __future__ import annotations
@@ -88,11 +89,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                 scopes[id(site.ctx.scope)] = site.ctx.scope
     helpers = _Helpers(m)
     for key, reads in by_scope.items():
-        reads.sort(key=lambda s: s.pos)
         scope = scopes[key]
-        for first, second in zip(reads, reads[1:], strict=False):
-            if not _is_interval_end(second):
-                continue
+        for first, second in _intervals(m, scope, reads):
             lo, hi = end_pos(first.node), second.pos
             if _synced(m, scope, lo, hi, helpers) or not _device_work(m, scope, lo, hi):
                 continue
@@ -105,19 +103,32 @@ def check(ctx: Context) -> Iterable[Finding]:
             )
 
 
-def _is_interval_end(site: Site) -> bool:
-    """The read is subtracted from (``time() - t0``) or assigned (``t1 = time()``)."""
-    st = site.stmt
-    if isinstance(st, (ast.Assign, ast.AnnAssign)) and getattr(st, "value", None) is site.node:
-        return True
-    for n in ast.walk(st) if not isinstance(st, (ast.For, ast.While, ast.If, ast.With)) else ():
-        if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and n.left is site.node:
-            return True
-    if isinstance(st, (ast.While, ast.If)):
-        for n in ast.walk(st.test):
-            if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and n.left is site.node:
-                return True
-    return False
+def _intervals(m: Model, scope: Scope, reads: list[Site[ast.Call]]
+               ) -> list[tuple[Site[ast.Call], Site[ast.Call]]]:
+    """(start read, end read) of each interval, paired by what is subtracted:
+    ``time() - t0`` or ``t1 - t0`` with ``t0``/``t1`` bound to clock reads.  Reads that are
+    never subtracted from one another (a rate limit against ``self.last``) pair nothing."""
+    by_node = {id(s.node): s for s in reads}
+
+    def read_of(e: ast.AST) -> Site[ast.Call] | None:
+        if isinstance(e, ast.Call):
+            return by_node.get(id(e))
+        if isinstance(e, ast.Name):
+            b = m.binding(e.id, scope, pos(e))
+            if b is not None and b.how == "expr" and b.value is not None:
+                return by_node.get(id(b.value))
+        return None
+
+    pairs: dict[int, tuple[Site[ast.Call], Site[ast.Call]]] = {}
+    for op in scope.ops:
+        n = op.node
+        if not (isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub)):
+            continue
+        end, start = read_of(n.left), read_of(n.right)
+        if end is None or start is None or start.pos >= end.pos:
+            continue
+        pairs.setdefault(id(end.node), (start, end))
+    return sorted(pairs.values(), key=lambda p: p[1].pos)
 
 
 class _Helpers:

@@ -34,6 +34,9 @@ checkpoints still load (it does not enter `state_dict`; drop `persistent=False` 
 be saved). It fails if the statement runs before `super().__init__()`, and later
 assignments to the attribute must then be tensors (or `None`).
 
+An attribute that the class itself moves where it uses it (`self.alpha.to(x.device)`,
+`self.feats.type_as(x)`) is carried by hand on purpose and not flagged.
+
 ## Known limits
 Only tensors created in `__init__` are checked, and an attribute registered as a buffer
 anywhere in the file (e.g. by a base class) is accepted; a tensor passed in as an argument and
@@ -47,7 +50,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import TENSOR, Model, short
+from torchferry.check.analysis import TENSOR, ClassInfo, Model, short
 from torchferry.check.api import Context, Finding, Fix
 
 CODE = "FRY011"
@@ -72,7 +75,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         regs = registered.get(id(cls))
         if regs is None:
             regs = registered[id(cls)] = _registered_names(m, cls.node)
-        if attr in regs:
+        if attr in regs or attr in _moved_where_used(m, cls):
             continue
         fix = None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
@@ -87,6 +90,22 @@ def check(ctx: Context) -> Iterable[Finding]:
             f'register it: `self.register_buffer("{attr}", ...)` (or make it an `nn.Parameter`)',
             fix,
         )
+
+
+def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
+    """Attributes the class itself moves where it uses them: ``self.alpha.to(x.device)``,
+    ``self.feats.type_as(x)``, ``self.t.cuda()`` -- the author chose to carry them by hand."""
+    names: set[str] = set()
+    for meth in ("to", "type_as", "cuda"):
+        for s in m.calls_by_tail.get(meth, ()):
+            func = s.node.func
+            if s.ctx.scope.cls is not cls or not isinstance(func, ast.Attribute):
+                continue
+            recv = func.value
+            if isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) and \
+                    recv.value.id == s.ctx.scope.self_name:
+                names.add(recv.attr)
+    return names
 
 
 def _registered_names(m: Model, cls: ast.ClassDef) -> set[str]:
