@@ -11,11 +11,21 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Sequence
-from typing import Any, TextIO
+from typing import TYPE_CHECKING, Any, TextIO
 
-from torchferry.check.runner import Diagnostic
+if TYPE_CHECKING:
+    from torchferry.check.runner import Diagnostic
 
-__all__ = ["use_color", "text_report", "summary", "json_report", "sarif_report", "github_report"]
+__all__ = [
+    "use_color", "excerpt", "text_report", "summary", "json_report", "sarif_report",
+    "github_report",
+]  # fmt: skip
+
+#: Characters of a long line shown before a finding's column, and at most in all
+#: (like ruff, a long line is shown as a window around the finding, cut with "…").
+EXCERPT_BEFORE = 40
+EXCERPT_WIDTH = 120
+ELLIPSIS = "\u2026"
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
 
@@ -40,6 +50,34 @@ class _Style:
         return f"\x1b[{code}m{text}\x1b[0m" if self.color else text
 
 
+def excerpt(line: str, column: int, end_column: int, offset: int = 0) -> tuple[str, int]:
+    """A window of ``line`` around ``column``..``end_column``: (text, offset).
+
+    ``offset`` is the column (in the whole line) of the text's first character, so
+    a column ``c`` of the line is at ``c - offset`` in the text; a cut is marked
+    with "…" (one column, counted in ``offset``).  Short lines come back whole.
+    ``line`` may itself be a window at ``offset``.
+
+    >>> excerpt("x = 1", 4, 5)
+    ('x = 1', 0)
+    >>> text, off = excerpt("a" * 200 + "BAD" + "b" * 200, 200, 203)
+    >>> len(text), text[200 - off : 203 - off], text[0], text[-1]
+    (122, 'BAD', '…', '…')
+    """
+    if len(line) <= EXCERPT_WIDTH + 2:  # short, or already a window (two "…" added)
+        return line, offset
+    start = max(0, column - offset - EXCERPT_BEFORE)
+    stop = min(len(line), start + EXCERPT_WIDTH)
+    text = line[start:stop]
+    new_offset = offset + start
+    if start > 0:
+        text = ELLIPSIS + text
+        new_offset -= 1
+    if stop < len(line):
+        text += ELLIPSIS
+    return text, new_offset
+
+
 def fixable(d: Diagnostic, unsafe: bool) -> bool:
     return d.fix is not None and (d.fix.safe or unsafe)
 
@@ -61,10 +99,12 @@ def text_report(
         mark = s("[*] ", "36") if fixable(d, unsafe) else ""
         out.append(f"{s(location(d), '1')}: {s(d.code, '1;31')} {mark}{d.message}")
         if show_source and d.source_line.strip():
-            text = d.source_line.replace("\t", "    ")
-            start = len(d.source_line[: d.column].replace("\t", "    "))
+            line, offset = excerpt(d.source_line, d.column, d.end_column, d.source_offset)
+            column = min(max(d.column - offset, 0), len(line))
+            text = line.replace("\t", "    ")
+            start = len(line[:column].replace("\t", "    "))
             if d.end_line == d.line and d.end_column > d.column:
-                stop = len(d.source_line[: d.end_column].replace("\t", "    "))
+                stop = len(line[: max(d.end_column - offset, column)].replace("\t", "    "))
             else:
                 stop = len(text.rstrip())
             width = max(1, stop - start)
@@ -274,6 +314,7 @@ def _escape_prop(s: str) -> str:
 def github_report(diagnostics: Sequence[Diagnostic]) -> str:
     """GitHub Actions workflow commands: ``::error file=...,line=...::message``.
 
+    >>> from torchferry.check.runner import Diagnostic
     >>> d = Diagnostic("t.py", "FRY004", "load-without-map-location", "no map_location", 2, 8, 2, 30)
     >>> print(github_report([d]), end="")
     ::error title=ferry (FRY004),file=t.py,line=2,col=9,endLine=2,endColumn=31::t.py:2:9: FRY004 no map_location

@@ -23,6 +23,7 @@ from torchferry.check.api import Finding, Fix, split_lines
 from torchferry.check.cache import Cache, content_hash, fix_from_json, fix_to_json
 from torchferry.check.engine import SYNTAX_ERROR, InternalError
 from torchferry.check.files import PatternSet
+from torchferry.check.report import excerpt
 
 __all__ = [
     "Diagnostic",
@@ -54,7 +55,9 @@ class Diagnostic:
     end_column: int
     fix: Fix | None = None
     cell: int | None = None
+    #: the finding's line, or for a long one a window of it (see report.excerpt)
     source_line: str = ""
+    source_offset: int = 0  #: the column in the line of ``source_line``'s first character
 
     def to_json(self) -> list[Any]:
         return [
@@ -67,14 +70,16 @@ class Diagnostic:
             fix_to_json(self.fix),
             self.cell,
             self.source_line,
+            self.source_offset,
         ]
 
     @classmethod
     def from_json(cls, path: str, data: list[Any]) -> Diagnostic:
-        code, message, line, col, end_line, end_col, fix, cell, text = data
+        code, message, line, col, end_line, end_col, fix, cell, text, *rest = data
+        offset = rest[0] if rest else 0
         return cls(
             path, code, rule_name(code), message, line, col, end_line, end_col,
-            fix_from_json(fix), cell, text,
+            fix_from_json(fix), cell, text, offset,
         )  # fmt: skip
 
 
@@ -218,9 +223,10 @@ def _unified(old: str, new: str, a: str, b: str) -> str:
 # ------------------------------------------------------------------ checking one source
 def _diag(display: str, f: Finding, lines: Sequence[str], cell: int | None = None) -> Diagnostic:
     text = lines[f.line - 1] if 0 < f.line <= len(lines) else ""
+    text, offset = excerpt(text, f.column, f.end_column)  # a 100 KB line is not kept whole
     return Diagnostic(
         display, f.code, rule_name(f.code), f.message, f.line, f.column,
-        f.end_line, f.end_column, f.fix, cell, text,
+        f.end_line, f.end_column, f.fix, cell, text, offset,
     )  # fmt: skip
 
 
