@@ -144,14 +144,16 @@ def test_declared_encoding_is_honoured(proj, capsys):
 def test_unreadable_file_is_an_error_exit_2_any_user(proj, capsys, monkeypatch):
     (proj / "a.py").write_text(BAD)
     (proj / "b.py").write_text(BAD)
-    real_open = open
+    from torchferry.check import runner
 
-    def fake_open(path, *args, **kwargs):
+    real_read = runner.read_bytes
+
+    def fake_read(path, *args, **kwargs):
         if str(path).endswith("a.py"):
             raise PermissionError(13, "Permission denied")
-        return real_open(path, *args, **kwargs)
+        return real_read(path, *args, **kwargs)
 
-    monkeypatch.setattr("builtins.open", fake_open)
+    monkeypatch.setattr(runner, "read_bytes", fake_read)
     rc, out, err = run(capsys, "--no-cache")
     assert rc == 2
     assert err.strip() == "ferry check: error: a.py: cannot read: Permission denied"

@@ -56,3 +56,184 @@ def test_a_window_survives_the_cache(proj, capsys):
     assert first == second and first[0] == 1
     cache = b"".join(p.read_bytes() for p in (proj / ".ferry_cache").rglob("*.json"))
     assert len(cache) < 1000 * 600  # windows, not 600 copies of the 7 KB line (4.3 MB)
+
+
+def test_the_size_limit_is_a_fry000_and_configurable(proj, capsys):
+    body = "import torch\n" + "x = torch.zeros(1)\n" * 300_000  # 5.7 MB
+    (proj / "big.py").write_text(body)
+    rc, out, _ = run(capsys, "big.py")
+    assert rc == 1
+    assert "big.py:1:1: FRY000 the file (5.7 MB) is larger than max-file-size (5.0 MB)" in out
+    assert "not checked" in out and "--max-file-size" in out
+    from torchferry.check.config import load_config
+    from torchferry.check.runner import Options, check_paths
+
+    def again(limit_line):
+        (proj / "pyproject.toml").write_text(f"[tool.torchferry]\n{limit_line}\n")
+        cfg = load_config(proj)
+        opts = Options(root=cfg.root, max_file_size=cfg.max_file_size)
+        return check_paths([proj / "big.py"], opts, jobs=1)[0].diagnostics
+
+    assert again('max-file-size = "6MB"') == []
+    (d,) = again("max-file-size = 1000")
+    assert d.code == "FRY000" and "max-file-size (1,000 bytes)" in d.message
+    assert again("max-file-size = 0") == []
+
+
+def test_a_large_file_without_torch_is_skipped_like_any_other(proj, capsys):
+    (proj / "data.py").write_text("x = 1\n" * 1_000_000)
+    rc, out, _ = run(capsys, "data.py")
+    assert rc == 0 and "FRY000" not in out
+
+
+def test_the_size_limit_holds_for_notebook_code_and_stdin(proj):
+    from torchferry.check.runner import Options, check_bytes, check_paths
+
+    cell = {"cell_type": "code", "source": "import torch\n" + "x = 1\n" * 200,
+            "metadata": {}, "outputs": [], "execution_count": None}  # fmt: skip
+    nb = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (proj / "n.ipynb").write_text(json.dumps(nb))
+    opts = Options(root=proj, max_file_size=1000)
+    (d,) = check_paths([proj / "n.ipynb"], opts, jobs=1)[0].diagnostics
+    assert d.code == "FRY000" and "the notebook's code (1,213 bytes) is larger" in d.message
+    out, _ = check_bytes(Path("s.py"), b"import torch\n" * 100, opts, "s.py")
+    (d,) = out.diagnostics
+    assert d.code == "FRY000" and "the source (1,300 bytes) is larger" in d.message
+    opts = Options(root=proj, max_file_size=1000, ignore=("FRY000",))
+    assert check_paths([proj / "n.ipynb"], opts, jobs=1)[0].diagnostics == []
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ("max-file-size = -1", "max-file-size must be 0 (no limit) or more"),
+        ('max-file-size = "big"', "cannot read 'big' as a size"),
+        ("max-file-size = true", "max-file-size must be a number of bytes"),
+    ],
+)
+def test_a_bad_size_limit_is_a_usage_error(proj, capsys, body, needle):
+    (proj / "a.py").write_text("import torch\n")
+    (proj / "pyproject.toml").write_text(f"[tool.torchferry]\n{body}\n")
+    rc, out, err = run(capsys, "a.py")
+    assert rc == 2 and needle in err and len(err.splitlines()) == 1
+
+
+def test_dev_zero_ends(proj, capsys):
+    rc, out, _ = run(capsys, "/dev/zero")
+    assert rc == 1 and "/dev/zero:1:1: FRY000 the input is larger than max-file-size" in out
+
+
+# ----------------------------------------------------------- item 7: patterns, config, pipes
+@pytest.mark.parametrize(
+    ("pattern", "ignored", "kept"),
+    [
+        # each row as `git check-ignore --no-index` 2.39 answers it
+        ("[z-a].py", ["z.py"], ["a.py", "m.py"]),
+        ("[!z-a].py", ["a.py", "m.py"], []),
+        ("[a-c-e].py", ["b.py", "e.py", "-.py"], ["d.py"]),
+        ("[z-a-c].py", ["c.py", "-.py"], ["b.py"]),
+        ("[[:alpha:]].py", ["a.py"], ["5.py"]),
+        ("[[:bogus:]].py", [], ["a.py", "b.py"]),
+        ("[]a].py", ["a.py", "].py"], ["b.py"]),
+        ("[!]a].py", ["b.py"], ["a.py", "].py"]),
+        ("ab[c.py", [], ["abc.py", "ab[c.py"]),
+        ("[.-0]x.py", [".x.py", "0x.py"], []),
+        ("[[:alpha].py", ["a.py", "[.py", "l.py"], ["x.py"]),
+    ],
+)
+def test_gitignore_brackets_as_git_reads_them(proj, capsys, pattern, ignored, kept):
+    (proj / ".git").mkdir()
+    for name in ignored + kept:
+        (proj / name).write_text("import torch\nx = torch.zeros(1).cuda()\n")
+    (proj / ".gitignore").write_text(pattern + "\n")
+    rc, out, err = run(capsys, "--select", "FRY001", ".")
+    assert "internal error" not in err and rc in (0, 1), err
+    for name in ignored:
+        assert f"{name}:" not in out
+    for name in kept:
+        assert f"{name}:2:" in out
+
+
+def test_git_agrees_with_the_bracket_table(tmp_path):
+    import shutil
+    import subprocess
+
+    git = shutil.which("git")
+    if git is None:
+        pytest.skip("git not installed")
+    subprocess.run([git, "init", "-q", str(tmp_path)], check=True)
+    from torchferry.check.files import PatternSet
+
+    for pattern, names in [
+        ("[z-a]", "a m z -"), ("[a-c-e]", "b d e -"), ("[z-a-c]", "b c -"),
+        ("[[:alpha:]]", "a 5"), ("[[:bogus:]]", "a b"), ("ab[c", "abc ab[c"),
+        ("[!]a]", "] a b"), ("[^a]", "a b"), ("[a-\\]]", "a b ] \\"), ("foo\\", "foo"),
+    ]:  # fmt: skip
+        (tmp_path / ".gitignore").write_text(pattern + "\n")
+        ps = PatternSet.from_lines([pattern])
+        for name in names.split():
+            res = subprocess.run([git, "-C", str(tmp_path), "check-ignore", "-q", "--no-index",
+                                  "--", name], check=False)  # fmt: skip
+            assert (res.returncode == 0) == bool(ps.match(name, False)), (pattern, name)
+
+
+@pytest.mark.parametrize(
+    ("body", "needle"),
+    [
+        ('exclude = ["[z-a]"]', None),
+        ('exclude = ["build["]', "exclude: pattern 'build[' can never match (unclosed '['"),
+        ('per-file-ignores = {"[[:nope:]]" = ["FRY001"]}', "unknown character class"),
+        ('ignore = "FRY007"', "ignore must be a list of strings, got 'FRY007' (write ['FRY007'])"),
+        ('select = "FRY"', "select must be a list of strings"),
+        ('per-file-ignores = {"x.py" = "FRY001"}', "per-file-ignores 'x.py' must be a list"),
+        ("[tool]\ntorchferry = 5  # tool.torchferry", "[tool.torchferry] must be a table"),
+    ],
+)
+def test_config_values_are_checked(proj, capsys, body, needle):
+    (proj / "a.py").write_text("import torch\n")
+    (proj / "pyproject.toml").write_text(f"[tool.torchferry]\n{body}\n" if "[tool]" not in body
+                                         else body + "\n")  # fmt: skip
+    rc, out, err = run(capsys, "a.py")
+    if needle is None:
+        assert rc == 0 and err == "", err
+    else:
+        assert rc == 2 and needle in err and len(err.splitlines()) == 1, err
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "tool = 5\n# tool.torchferry\n",
+        "[tool.torchferry]\nx = " + "[" * 5000 + "]" * 5000 + "\n",
+    ],
+)
+def test_a_strange_pyproject_is_a_usage_error(proj, capsys, text):
+    (proj / "a.py").write_text("import torch\n")
+    (proj / "pyproject.toml").write_text(text)
+    rc, out, err = run(capsys, "a.py")
+    assert rc == 2 and "internal error" not in err and len(err.splitlines()) == 1, err
+    assert "pyproject.toml" in err
+
+
+def test_a_notebook_nested_100000_deep_is_fry000(proj, capsys):
+    deep = "[" * 100_000 + "]" * 100_000
+    (proj / "deep.ipynb").write_text('{"metadata": {"x": "torch"}, "cells": ' + deep + "}")
+    rc, out, err = run(capsys, "deep.ipynb")
+    assert "internal error" not in err
+    assert rc == 1 and "deep.ipynb:1:1: FRY000 invalid notebook: JSON nested too deeply" in out
+
+
+def test_a_named_pipe_does_not_hang(proj, capsys):
+    import os
+    import subprocess
+    import sys
+
+    os.mkfifo(proj / "pipe.py")
+    res = subprocess.run([sys.executable, "-m", "torchferry", "check", "--no-cache", "pipe.py"],
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert res.returncode == 0, res.stderr
+    # and a pipe with a writer, as bash's <(cmd) gives, is read to its end
+    res = subprocess.run(["bash", "-c", f"{sys.executable} -m torchferry check --no-cache "
+                          "<(printf 'import torch\\nx = torch.zeros(1).cuda()\\n')"],
+                         capture_output=True, text=True, timeout=60)  # fmt: skip
+    assert res.returncode == 1 and "/dev/fd/" in res.stdout and "FRY001" in res.stdout, res

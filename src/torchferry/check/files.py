@@ -17,13 +17,16 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from torchferry.errors import UsageError
 
-__all__ = ["DEFAULT_EXCLUDE", "PatternSet", "discover", "find_git_root"]
+__all__ = [
+    "DEFAULT_EXCLUDE", "PatternSet", "check_pattern", "discover", "find_git_root", "read_bytes",
+]  # fmt: skip
 
 #: Directories never searched (the list ruff uses, plus ferry's cache).  Explicitly
 #: named files are always checked.
@@ -57,10 +60,97 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
 )
 
 SOURCE_SUFFIXES = (".py", ".ipynb")
+#: A ``.gitignore`` is read up to this size (git itself gives up at 100 MB).
+IGNORE_FILE_LIMIT = 100 * 1024 * 1024
+
+
+_ASCII_CLASSES = {
+    "alnum": "a-zA-Z0-9",
+    "alpha": "a-zA-Z",
+    "blank": " \\t",
+    "cntrl": "\\x00-\\x1f\\x7f",
+    "digit": "0-9",
+    "graph": "\\x21-\\x7e",
+    "lower": "a-z",
+    "print": "\\x20-\\x7e",
+    "punct": "!-/:-@\\[-`{-~",
+    "space": " \\t\\n\\r\\x0b\\x0c",
+    "upper": "A-Z",
+    "xdigit": "0-9A-Fa-f",
+}
+
+
+def _class_char(c: str) -> str:
+    return "\\" + c if c in "\\]^-[" else re.escape(c)
+
+
+def _bracket(pattern: str, i: int) -> tuple[str, int]:
+    """The regex for the bracket expression at ``pattern[i] == "["`` and the index just
+    past its ``]``, as git's wildmatch reads it: ``!``/``^`` negate, a ``]`` first is
+    literal, ``\\`` escapes, ``[:alpha:]`` classes, a range runs from the previous
+    character (``[z-a]`` matches only ``z``: the ``z`` itself, then an empty range), and
+    no bracket ever matches ``/``."""
+    n = len(pattern)
+    j = i + 1
+    negated = j < n and pattern[j] in "!^"
+    if negated:
+        j += 1
+    items: list[str] = []
+    prev: str | None = None
+    first = True
+    while True:
+        if j >= n:
+            raise ValueError("unclosed '['")
+        c = pattern[j]
+        if c == "]" and not first:
+            break
+        first = False
+        if c == "\\":
+            j += 1
+            if j >= n:
+                raise ValueError("unclosed '['")
+            items.append(_class_char(pattern[j]))
+            prev = pattern[j]
+        elif c == "-" and prev is not None and j + 1 < n and pattern[j + 1] != "]":
+            j += 1
+            hi = pattern[j]
+            if hi == "\\":
+                j += 1
+                if j >= n:
+                    raise ValueError("unclosed '['")
+                hi = pattern[j]
+            if prev <= hi:
+                items.append(f"{_class_char(prev)}-{_class_char(hi)}")
+            prev = None
+        elif c == "[" and pattern.startswith(":", j + 1):
+            k = pattern.find("]", j + 2)
+            if k < 0:
+                raise ValueError("unclosed '['")
+            name = pattern[j + 2 : k - 1] if pattern[k - 1] == ":" and k - 1 >= j + 2 else None
+            if name is None:  # no ":]": the "[" is an ordinary character
+                items.append(_class_char("["))
+                prev = "["
+            else:
+                if name not in _ASCII_CLASSES:
+                    raise ValueError(f"unknown character class [:{name}:]")
+                items.append(_ASCII_CLASSES[name])
+                prev = None
+                j = k
+        else:
+            items.append(_class_char(c))
+            prev = c
+        j += 1
+    body = "".join(items)
+    if negated:
+        return f"[^/{body}]", j + 1
+    return (f"(?!/)[{body}]" if body else "(?!)"), j + 1
 
 
 def _translate(pattern: str) -> str:
-    """The regular expression (without anchors) for a gitignore glob."""
+    """The regular expression (without anchors) for a gitignore glob.
+
+    Raises ValueError for a pattern git's wildmatch aborts on (an unclosed ``[``, an
+    unknown ``[:class:]``, a trailing backslash): git accepts it and it matches nothing."""
     out: list[str] = []
     i, n = 0, len(pattern)
     while i < n:
@@ -84,30 +174,36 @@ def _translate(pattern: str) -> str:
         elif c == "?":
             out.append("[^/]")
         elif c == "[":
-            j = i + 1
-            if j < n and pattern[j] in "!^":
-                j += 1
-            if j < n and pattern[j] == "]":
-                j += 1
-            while j < n and pattern[j] != "]":
-                j += 1
-            if j >= n:  # no closing bracket: a literal "["
-                out.append(re.escape(c))
-            else:
-                body = pattern[i + 1 : j]
-                neg = body[:1] in ("!", "^")
-                if neg:
-                    body = body[1:]
-                body = body.replace("\\", "\\\\")
-                out.append(f"[{'^' if neg else ''}{body}]" if body else "(?!)")
-                i = j
-        elif c == "\\" and i + 1 < n:
+            regex, i = _bracket(pattern, i)
+            out.append(regex)
+            continue
+        elif c == "\\":
+            if i + 1 >= n:
+                raise ValueError("a trailing '\\'")
             i += 1
             out.append(re.escape(pattern[i]))
         else:
             out.append(re.escape(c))
         i += 1
     return "".join(out)
+
+
+def check_pattern(pattern: str, where: str) -> None:
+    """:class:`UsageError` for an ``exclude`` pattern that can never match (git accepts
+    it silently in a ``.gitignore``, but in the configuration it is surely a typo).
+
+    >>> check_pattern("[z-a]*.py", "exclude")
+    >>> check_pattern("build[", "exclude")
+    Traceback (most recent call last):
+    ...
+    torchferry.errors.UsageError: exclude: pattern 'build[' can never match (unclosed '['; git reads it so too)
+    """
+    try:
+        _translate(pattern.lstrip("!").rstrip("/").lstrip("/"))
+    except ValueError as exc:
+        raise UsageError(
+            f"{where}: pattern {pattern!r} can never match ({exc}; git reads it so too)"
+        ) from None
 
 
 @dataclass(frozen=True)
@@ -135,7 +231,10 @@ def _compile(line: str) -> _Pattern | None:
         return None
     anchored = "/" in line
     line = line.lstrip("/")
-    body = _translate(line)
+    try:
+        body = _translate(line)
+    except ValueError:
+        body = "(?!)"
     prefix = "" if anchored else "(?:.*/)?"
     return _Pattern(re.compile(f"^{prefix}{body}$", re.DOTALL), negate, dir_only)
 
@@ -169,6 +268,34 @@ class PatternSet:
         return bool(self.match(relpath, is_dir))
 
 
+def read_bytes(path: str | os.PathLike[str], limit: int | None = None) -> bytes:
+    """A file's bytes, read so that nothing hangs or floods: a named pipe without a
+    writer reads as empty (``open`` would block for ever), a pipe with one (``<(cmd)``)
+    is read to its end, and at most ``limit + 1`` bytes are read (``/dev/zero`` ends),
+    so ``len(result) > limit`` means "larger than ``limit``".  Raises :class:`OSError`.
+    """
+    nonblock: int = getattr(os, "O_NONBLOCK", 0)
+    cloexec: int = getattr(os, "O_CLOEXEC", 0)
+    fd = os.open(path, os.O_RDONLY | nonblock | cloexec)  # a FIFO: do not wait for a writer
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) and nonblock:
+            os.set_blocking(fd, True)  # a FIFO without a writer now reads EOF at once
+        want = -1 if limit is None else limit + 1
+        chunks: list[bytes] = []
+        got = 0
+        while want < 0 or got < want:
+            size = 1 << 20 if want < 0 else min(1 << 20, want - got)
+            chunk = os.read(fd, size)
+            if not chunk:
+                break
+            chunks.append(chunk)
+            got += len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
 def find_git_root(start: Path) -> Path | None:
     for d in (start, *start.parents):
         if (d / ".git").exists():
@@ -178,7 +305,7 @@ def find_git_root(start: Path) -> Path | None:
 
 def _read_ignore_file(path: Path, base: str) -> PatternSet | None:
     try:
-        text = path.read_text(encoding="utf-8", errors="replace")
+        text = read_bytes(path, IGNORE_FILE_LIMIT).decode("utf-8", errors="replace")
     except OSError:
         return None
     ps = PatternSet.from_lines(text.splitlines(), base)
@@ -306,10 +433,11 @@ def discover(
             raise UsageError(f"{raw}: no such file or directory")
         if is_dir:
             files = walker.walk(p)
-        elif force_exclude and walker.excluded_file(p.resolve()):
-            files = []
         else:
-            files = [p.resolve()]
+            resolved = p.resolve()
+            if not resolved.exists():  # /dev/fd/63 of <(cmd) resolves to "pipe:[...]"
+                resolved = Path(os.path.abspath(p))
+            files = [] if force_exclude and walker.excluded_file(resolved) else [resolved]
         for f in files:
             if f not in seen:
                 seen.add(f)

@@ -209,6 +209,8 @@ def parse_notebook(text: str) -> Notebook:
         data = json.loads(text)
     except ValueError as exc:
         raise NotebookError(f"invalid notebook JSON: {exc}") from None
+    except RecursionError:  # json recurses once per nested array or object
+        raise NotebookError("invalid notebook: JSON nested too deeply") from None
     return _from_data(data)
 
 

@@ -21,8 +21,9 @@ from typing import Any
 from torchferry.check import engine
 from torchferry.check.api import Finding, Fix, split_lines
 from torchferry.check.cache import Cache, content_hash, fix_from_json, fix_to_json
+from torchferry.check.config import DEFAULT_MAX_FILE_SIZE
 from torchferry.check.engine import SYNTAX_ERROR, InternalError
-from torchferry.check.files import PatternSet
+from torchferry.check.files import PatternSet, read_bytes
 from torchferry.check.report import excerpt
 
 __all__ = [
@@ -110,6 +111,8 @@ class Options:
     #: ``target-torch-version`` (``[tool.torchferry]`` of the root's pyproject.toml, or
     #: inferred from the project's torch requirement) unless given
     target_torch_version: tuple[int, int, int] | None | str = "infer"
+    #: bytes; a larger file is a FRY000 "not checked" (notebooks: their code cells); None: no limit
+    max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
     _pfi: list[tuple[PatternSet, tuple[str, ...]]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -310,6 +313,12 @@ def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...
             Diagnostic(display, SYNTAX_ERROR, engine.SYNTAX_ERROR_NAME, str(exc), 1, 0, 1, 0)
         ]
         return text
+    limit = opts.max_file_size
+    if limit is not None and len(nb.source) > limit:
+        if SYNTAX_ERROR not in ignore:
+            what = f"the notebook's code ({_size(len(nb.source))}) is"
+            out.diagnostics = [_too_large_diag(display, what, limit)]
+        return text
     if opts.fix or opts.diff:
         original = nb
         nb, fixed, error = _notebook_fix(nb, opts, ignore, display)
@@ -381,6 +390,12 @@ def check_bytes(
             ]
             return out, None
     else:
+        limit = opts.max_file_size
+        if limit is not None and len(data) > limit:
+            out = FileOutcome(path, display)
+            if SYNTAX_ERROR not in opts.ignore_for(path):
+                out.diagnostics = [_too_large_diag(display, f"the source ({_size(len(data))}) is", limit)]
+            return out, None
         try:
             text, encoding = decode_source(data)
         except _Undecodable as exc:
@@ -450,11 +465,16 @@ def check_paths(
     salt = ".".join(map(str, opts.torch_version or ()))
     for i, path in enumerate(paths):
         display = display_path(path, cwd)
+        limit = opts.max_file_size
+        if limit is not None and path.suffix == ".ipynb":
+            limit *= NOTEBOOK_SIZE_FACTOR  # outputs and images; the code is limited below
         try:
-            with open(path, "rb") as fh:
-                data = fh.read()
+            data = read_bytes(path, limit)  # a FIFO does not hang, /dev/zero ends
         except OSError as exc:
             outcomes[i] = FileOutcome(path, display, error=f"cannot read: {exc.strerror or exc}")
+            continue
+        if limit is not None and len(data) > limit:
+            outcomes[i] = _too_large(path, display, opts, limit)
             continue
         if opts.prefilter and PREFILTER not in data:
             outcomes[i] = FileOutcome(path, display, skipped=True)
@@ -485,6 +505,52 @@ def check_paths(
                     continue
             cache.put(str(path), digest, [d.to_json() for d in out.diagnostics])
     return [o for o in outcomes if o is not None]
+
+
+#: A notebook file may be this many times ``max_file_size`` (outputs, images);
+#: its code cells are held to ``max_file_size``.
+NOTEBOOK_SIZE_FACTOR = 20
+
+
+def _size(n: int) -> str:
+    return f"{n / 1e6:.1f} MB" if n >= 100_000 else f"{n:,} bytes"
+
+
+def _too_large_diag(display: str, what: str, limit: int) -> Diagnostic:
+    message = (
+        f"{what} larger than max-file-size ({_size(limit)}): not checked; raise it with "
+        "--max-file-size or max-file-size in [tool.torchferry] (0: no limit)"
+    )
+    return Diagnostic(display, SYNTAX_ERROR, engine.SYNTAX_ERROR_NAME, message, 1, 0, 1, 0)
+
+
+def _too_large(path: Path, display: str, opts: Options, limit: int) -> FileOutcome:
+    """A file over the size limit: FRY000 (unless ignored by name), or skipped
+    like any file without "torch" in it."""
+    try:
+        st = os.stat(path)
+        size = st.st_size if stat.S_ISREG(st.st_mode) else None
+    except OSError:
+        size = None
+    if opts.prefilter and size is not None and not _contains(path, PREFILTER):
+        return FileOutcome(path, display, skipped=True)
+    if SYNTAX_ERROR in opts.ignore_for(path):
+        return FileOutcome(path, display)
+    what = f"the file ({_size(size)}) is" if size is not None else "the input is"
+    return FileOutcome(path, display, [_too_large_diag(display, what, limit)])
+
+
+def _contains(path: Path, needle: bytes) -> bool:
+    try:
+        with open(path, "rb") as fh:
+            tail = b""
+            while chunk := fh.read(1 << 20):
+                if needle in tail + chunk:
+                    return True
+                tail = chunk[-len(needle) + 1 :]
+    except OSError:
+        return True
+    return False
 
 
 def _parallel(todo, opts: Options, workers: int) -> list[FileOutcome]:
