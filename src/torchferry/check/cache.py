@@ -165,14 +165,17 @@ def valid_diagnostic(d: Any) -> bool:
     True
     >>> valid_diagnostic(["FRY001", "m", "1", 0, 1, 4, None, None, "x"])
     False
+    >>> valid_diagnostic(["FRY001", "m", 1, 0, 1, 4, None, None, "x", 0])  # with source_offset
+    True
     """
     return (
-        isinstance(d, list) and len(d) == 9
+        isinstance(d, list) and len(d) in (9, 10)
         and isinstance(d[0], str) and isinstance(d[1], str)
         and all(_is_int(x) for x in d[2:6])
         and _valid_fix(d[6])
         and (d[7] is None or _is_int(d[7]))
         and isinstance(d[8], str)
+        and (len(d) == 9 or _is_int(d[9]))
     )
 
 
