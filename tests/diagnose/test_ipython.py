@@ -170,3 +170,26 @@ def test_ferry_simulate_on_a_runtime_with_that_device_uses_it(shell, capsys, mon
     from torchferry.sim import is_active
 
     assert not is_active()
+
+
+def test_places_in_cells_are_named_as_ipython_numbers_them(shell):
+    from torchferry.diagnose.ipython import _STATE
+
+    session = _STATE[id(shell)]
+    shell.run_cell("import torch\nx = 1", store_history=True)
+    [(name, number)] = [(n, k) for n, k in shell.compile._filename_map.items()
+                        if "x = 1" in "".join(__import__("linecache").getlines(n))]
+    assert session.where(name, 2) == f"In [{number}], line 2"
+    assert session.where("<ipython-input-7-0123abcd>", 3) == "In [7], line 3"  # IPython 7 (Colab)
+    assert session.where(__file__, 5).endswith("test_ipython.py:5")
+
+
+def test_the_example_notebook_is_clean_for_ferry_check():
+    from pathlib import Path
+
+    from torchferry.check import check_cells
+
+    nb = json.loads((Path(__file__).parents[2] / "examples" / "lesson_portable.ipynb").read_text())
+    cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
+    assert any(c.startswith("%%ferry_trips") for c in cells)
+    assert check_cells(cells) == []

@@ -46,6 +46,7 @@ __all__ = ["load_ipython_extension", "unload_ipython_extension"]
 _STATE: dict[int, _Session] = {}
 
 _ACCEL = re.compile(r"\b(cuda|mps|xpu)(?::\d+)?\b")
+_INPUT_NAME = re.compile(r"<ipython-input-(\d+)-")
 
 
 def _device_exception_types() -> tuple[type[BaseException], ...]:
@@ -142,6 +143,9 @@ class _Session:
         """A place in the code as the reader knows it: ``In [5], line 3`` for a cell."""
         compiler = getattr(self.shell, "compile", None)
         number = getattr(compiler, "_filename_map", {}).get(path)
+        if not isinstance(number, int):  # IPython 7 (Colab) names cells <ipython-input-N-hash>
+            m = _INPUT_NAME.match(path)
+            number = int(m[1]) if m else None
         if isinstance(number, int):
             return f"In [{number}], line {line}"
         from torchferry.diagnose.html import default_where
@@ -489,7 +493,10 @@ def _run_cell_body(session: _Session, cell: str) -> Any:
     # line 1 is the %%ferry_trips line: keep the cell's line numbers (and show it in tracebacks)
     source = "# %%ferry_trips\n" + shell.transform_cell(cell)
     compiler = shell.compile
-    filename = compiler.cache(source, session.cell_number(), raw_code="%%ferry_trips\n" + cell)
+    try:
+        filename = compiler.cache(source, session.cell_number(), raw_code="%%ferry_trips\n" + cell)
+    except TypeError:  # IPython < 7.23: no raw_code
+        filename = compiler.cache(source, session.cell_number())
     tree = ast.parse(source, filename=filename)
     last: ast.Expression | None = None
     if tree.body and isinstance(tree.body[-1], ast.Expr):
