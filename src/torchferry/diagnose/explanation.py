@@ -131,6 +131,11 @@ _PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], ErrorKind]]] = 
         lambda m: ErrorKind("no_device", f"{m[1]} used on a machine without it", (m[1].lower(),)),
     ),
     (
+        # the CUDA wheel's text for the same mistake (c10/cuda, in libc10_cuda.so)
+        re.compile(r"Found no NVIDIA driver on your system"),
+        lambda m: ErrorKind("no_device", "cuda used on a machine without it", ("cuda",)),
+    ),
+    (
         re.compile(r"Cannot access accelerator device when none is available"),
         lambda m: ErrorKind("no_device", "an accelerator used on a machine without one"),
     ),

@@ -114,6 +114,11 @@ class simulate(contextlib.ContextDecorator):
         ser._package_registry.insert(0, self._registry_entry)
         self._finder = _BlockTriton()
         sys.meta_path.insert(0, self._finder)
+        # a CUDA wheel's torch._dynamo may have imported triton already: hide it, or
+        # `import triton` would return the cached module without asking the finder
+        self._triton = {
+            k: sys.modules.pop(k) for k in list(sys.modules) if k == "triton" or k.startswith("triton.")
+        }
         modes.S = self
         modes.MPS_ACTIVE = self.kind == "mps"
         self._mode = modes.SimMode()
@@ -134,6 +139,7 @@ class simulate(contextlib.ContextDecorator):
                 ser._package_registry.remove(self._registry_entry)
             with contextlib.suppress(ValueError):
                 sys.meta_path.remove(self._finder)
+            sys.modules.update(self._triton)
             self._patches.release()
             if self.default_device is not None:
                 torch.set_default_device(None)  # the real one, restored above
