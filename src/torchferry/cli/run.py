@@ -45,7 +45,18 @@ def register(sub: Any) -> None:
         type=_count,
         default=None,
         metavar="N",
-        help="number of simulated devices (default 1; needs --simulate)",
+        help="number of simulated devices (default 1, LOCAL_WORLD_SIZE under torchrun; "
+        "needs --simulate)",
+    )
+    p.add_argument(
+        "--nproc-per-node",
+        type=_count,
+        default=None,
+        metavar="N",
+        help="start N ranks through torch's own launcher (torchrun --standalone), each "
+        "running the script; with --simulate each rank has its own simulated devices, "
+        "N per node unless --device-count (under torchrun, ferry run --simulate defaults "
+        "to LOCAL_WORLD_SIZE devices)",
     )
     # -- diagnostics (torchferry.diagnose, issue 5) --
     p.add_argument(
@@ -92,6 +103,14 @@ def _run(args: argparse.Namespace) -> int:
         if args.target is None:
             raise UsageError("give a SCRIPT to run, or -m MODULE")
         target, module, argv = args.target, False, list(args.args)
+    from torchferry.sim.launcher import default_count, launch
+
+    if args.nproc_per_node is not None:
+        if args.report is not None:
+            raise UsageError("--report cannot be combined with --nproc-per-node (one file, N ranks)")
+        return launch(target, argv, module=module, simulate=args.simulate,
+                      count=args.device_count, nproc_per_node=args.nproc_per_node,
+                      trips=args.trips)
     # diagnostics (torchferry.diagnose, issue 5): device errors are explained after the
     # traceback; --trips / --report add the trip table and the JSON report
     from torchferry.diagnose.run import run_diagnosed
@@ -101,7 +120,7 @@ def _run(args: argparse.Namespace) -> int:
         argv,
         module=module,
         simulate=args.simulate,
-        count=args.device_count or 1,
+        count=args.device_count or (default_count() if args.simulate else 1),
         report=args.report,
         show_trips=args.trips,
     )

@@ -744,6 +744,11 @@ def explain_exception(exc: BaseException) -> dict[str, Any] | None:
     tensors are alive (the traceback keeps them) and, in a simulation, before
     leaving it.
     """
+    from torchferry.diagnose.distributed import explain_distributed
+
+    special = explain_distributed(exc)  # torchrun / DDP / NCCL mistakes (issue 13)
+    if special is not None:
+        return special
     found = _device_error(exc)
     if found is None:
         return None

@@ -13,7 +13,7 @@ import torch
 
 from torchferry._internal.patcher import Patch
 from torchferry.errors import SimulationError
-from torchferry.sim import cuda_api, modes
+from torchferry.sim import cuda_api, distributed, modes
 from torchferry.sim import tags as _tags
 
 KINDS = ("cuda", "mps", "xpu")
@@ -106,7 +106,10 @@ class simulate(contextlib.ContextDecorator):
         self.default_device: torch.device | None = None
         self.pinned: dict[int, int] = {}
         self.thread = threading.current_thread()
-        self._patches = Patch(repr(self), lambda: [*cuda_api.patches(self), *self._more_patches()])
+        self._patches = Patch(
+            repr(self),
+            lambda: [*cuda_api.patches(self), *distributed.patches(self), *self._more_patches()],
+        )
         self._patches.acquire()
         import torch.serialization as ser
 

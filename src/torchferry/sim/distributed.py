@@ -1,0 +1,427 @@
+"""``torch.distributed`` inside the simulated GPU: NCCL process groups on gloo, NCCL's device rules.
+
+On a CPU-only machine ``init_process_group("nccl")`` fails (the CPU wheel has no
+NCCL).  Inside ``torchferry.simulate("cuda")`` it creates a real **gloo** process
+group (the data is on the CPU, so every collective really runs and gives the real
+result) that answers ``get_backend() == "nccl"``, and each collective first
+applies the device rules ProcessGroupNCCL and NCCL apply on a GPU machine, with
+their own texts:
+
+* a CPU tensor on a group whose only backend is NCCL:
+  ``RuntimeError: No backend type associated with device type cpu``
+  (``ProcessGroup::getBackend`` in c10d; the same text this CPU wheel gives for a
+  ``"cuda:gloo"`` group);
+* the tensors of one call on different GPUs, or some on the CPU: ``ValueError:
+  Tensors must be on the same device`` / ``Tensors must be CUDA and dense``
+  (ProcessGroupNCCL's ``check_gpu_tensors_same_device`` / ``check_gpu_single_tensor``;
+  both strings are in torch 2.13.0's ``libtorch_cuda.so``);
+* two ranks of one host on the same GPU (nobody called
+  ``torch.cuda.set_device(local_rank)``, or a tensor on another rank's device):
+  the first collective on that device creates an NCCL communicator, and NCCL's
+  ``initTransportsRank`` (``src/init.cc``) refuses it with ``Duplicate GPU detected
+  : rank 1 and rank 0 both on CUDA device 1000``, which torch raises as
+  ``torch.distributed.DistBackendError: NCCL error in:
+  .../NCCLUtils.cpp:92, invalid usage (run with NCCL_DEBUG=WARN for details), NCCL
+  version 2.29.7`` + ``ncclInvalidUsage: ...`` + ``Last error:`` + NCCL's line
+  (``C10D_NCCL_CHECK`` in ``NCCLComm::create``; the line number 92 was read from the
+  2.13.0 CUDA wheel's machine code, the NCCL version is the one that wheel pins);
+  the simulated bus id of device *i* is ``(i + 1) * 0x1000``;
+* a collective on another device than ``init_process_group(device_id=...)``:
+  ``Tensor found on device cuda:0 but backend constrained to cuda:1``.
+
+Which device a communicator is made on follows ProcessGroupNCCL: the tensor's
+device; for ``barrier()`` the order its docstring gives (``device_ids``, the bound
+``device_id``, the device first used with the group, global rank mod device
+count); for object collectives the current device (``_get_object_coll_device`` is
+``"cuda"`` for an NCCL group, so the objects go to ``torch.cuda.current_device()``).
+The devices are compared across the group at every checked collective (one small
+all-gather on gloo): NCCL compares them when it creates a communicator, and where
+only some ranks would create one (a rank moves to another rank's GPU after the
+first collective) a GPU waits for the others until the timeout; the simulation
+reports the duplicate at once.
+
+``DistributedDataParallel`` needs nothing of its own: its device checks are
+Python code that sees the simulated devices, and its first collective
+(``_verify_param_shape_across_processes``) gets the communicator check.  The
+reducer's own all-reduces run on gloo unchecked (they use the parameters'
+device, already checked).  FSDP cannot run here: ``FullyShardedDataParallel`` and
+``fully_shard`` make their parameters with collectives and DTensor code that the
+simulation's device tags do not follow (tried on torch 2.13: the first forward
+fails with a cuda/cpu mismatch), so both raise
+:class:`~torchferry.errors.UnsupportedFeatureError` naming FSDP.  (``fully_shard``
+runs on the CPU with gloo without the simulation; ``FullyShardedDataParallel``
+refuses the CPU: "FSDP needs a non-CPU accelerator device".)
+"""
+
+from __future__ import annotations
+
+import functools
+import inspect
+import os
+from collections.abc import Callable, Iterator
+from typing import Any
+
+import torch
+
+from torchferry.errors import UnsupportedFeatureError
+from torchferry.sim import modes as _modes
+
+__all__ = ["patches", "NCCL_VERSION", "bus_id", "FIX"]
+
+# nvidia-nccl-cu13==2.29.7 is what torch 2.13.0's CUDA wheel requires (its METADATA)
+NCCL_VERSION = "2.29.7"
+# C10D_NCCL_CHECK in NCCLComm::create(numRanks, rank, id, dev, config): __FILE__ as
+# built, __LINE__ 92 (``mov $0x5c,%esi`` before std::to_string in the 2.13.0 wheel)
+_NCCL_SITE = "/__w/pytorch/pytorch/torch/csrc/distributed/c10d/NCCLUtils.cpp:92"
+
+FIX = (
+    'call torch.cuda.set_device(int(os.environ["LOCAL_RANK"])) before init_process_group '
+    "and use device = torch.device(\"cuda\", local_rank) for the model and the data "
+    "(torchferry.device() does both under torchrun)"
+)
+
+
+def bus_id(index: int) -> str:
+    """The PCI bus id (hex, as NCCL prints it) of simulated CUDA device ``index``."""
+    return f"{(index + 1) * 0x1000:x}"
+
+
+def _duplicate_gpu(rank: int, other: int, index: int) -> Exception:
+    from torch.distributed import DistBackendError
+
+    return DistBackendError(
+        f"NCCL error in: {_NCCL_SITE}, invalid usage (run with NCCL_DEBUG=WARN for details), "
+        f"NCCL version {NCCL_VERSION}\n"
+        "ncclInvalidUsage: This usually reflects invalid usage of NCCL library.\n"
+        "Last error:\n"
+        f"Duplicate GPU detected : rank {rank} and rank {other} both on CUDA device "
+        f"{bus_id(index)}"
+    )
+
+
+class _Group:
+    """What the user asked of one process group (the real one is gloo)."""
+
+    def __init__(self, backend: str, nccl_types: set[str], other_types: set[str],
+                 bound: torch.device | None) -> None:
+        self.backend = backend  # what get_backend() answers
+        self.nccl_types = nccl_types  # device types NCCL serves ({"cuda"})
+        self.other_types = other_types  # device types another backend (gloo) serves
+        self.bound = bound
+        self.comms: list[int] = []  # device indexes with a communicator, first used first
+
+
+def _parse_backend(backend: Any, device_id: torch.device | None) -> tuple[str, set[str], set[str]] | None:
+    """(get_backend's answer, NCCL device types, other device types), or None: not NCCL."""
+    if backend is None:
+        if device_id is not None and device_id.type != "cuda":
+            return None
+        # BackendConfig: no backend -> the accelerator's default backend only
+        return "undefined", {"cuda"}, set()
+    text = str(backend).lower()
+    if text == "nccl":
+        return "nccl", {"cuda"}, set()
+    if ":" in text:
+        nccl: set[str] = set()
+        other: set[str] = set()
+        for pair in text.split(","):
+            dev, _, name = pair.partition(":")
+            (nccl if name == "nccl" else other).add(dev)
+        if not nccl:
+            return None
+        return text, nccl, other
+    return None
+
+
+def _gloo_backend(nccl_types: set[str], other_types: set[str], text: str) -> str:
+    if text in ("nccl", "undefined"):
+        return "gloo"
+    pairs = [p for p in text.split(",") if not p.endswith(":nccl")]
+    return ",".join(pairs) if pairs else "gloo"
+
+
+def patches(s: Any) -> list[tuple[Any, str, Any]]:
+    """(module, attribute, replacement) triples for a simulation of kind ``cuda``."""
+    if s.kind != "cuda" or not torch.distributed.is_available():
+        return []
+    import torch.distributed as dist
+    import torch.distributed.distributed_c10d as c10d
+    import torch.nn.parallel.distributed as ddp_mod
+
+    groups: dict[Any, _Group] = {}
+    real_all_gather = c10d.all_gather
+    real_init = c10d.init_process_group
+    real_new_group = c10d.new_group
+    real_get_backend = c10d.get_backend
+    real_destroy = c10d.destroy_process_group
+
+    def group_of(group: Any) -> tuple[Any, _Group] | None:
+        if not groups:
+            return None
+        pg = group if group is not None else c10d._get_default_group()
+        g = groups.get(pg)
+        return None if g is None else (pg, g)
+
+    def host() -> int:
+        # NCCL compares hostHash; one simulated node per torchrun node (GROUP_RANK)
+        try:
+            return int(os.environ.get("GROUP_RANK", "0"))
+        except ValueError:
+            return 0
+
+    def communicator(pg: Any, g: _Group, index: int) -> None:
+        """ProcessGroupNCCL::getNCCLComm for device ``index``: bound-device check, then
+        NCCL's communicator creation (every rank of the group takes part)."""
+        if g.bound is not None and g.bound.index != index:
+            from torch.distributed import DistBackendError
+
+            raise DistBackendError(
+                f"Tensor found on device cuda:{index} but backend constrained to {g.bound}"
+            )
+        # Every checked collective compares devices across the group first (a 2-int
+        # all-gather on the gloo group): NCCL compares them when it creates a
+        # communicator; when only some ranks need a new one (a rank moves to another
+        # rank's GPU late), a GPU waits for the others until the timeout, and the
+        # simulation reports the duplicate at once instead.
+        mine = torch.tensor([host(), index], dtype=torch.int64)
+        everyone = [torch.empty_like(mine) for _ in range(pg.size())]
+        real_all_gather(everyone, mine, group=pg)
+        if index not in g.comms:
+            g.comms.append(index)
+        rank = pg.rank()
+        for i, other in enumerate(everyone):
+            if i != rank and int(other[0]) == host() and int(other[1]) == index:
+                raise _duplicate_gpu(rank, i, index)
+
+    def tensors_in(value: Any) -> Iterator[torch.Tensor]:
+        if isinstance(value, torch.Tensor):
+            yield value
+        elif isinstance(value, (list, tuple)):
+            for v in value:
+                yield from tensors_in(v)
+
+    def check(pg: Any, g: _Group, tensors: list[torch.Tensor]) -> None:
+        devs = [_modes.dev_of(t) for t in tensors]
+        if not tensors:
+            return
+        cuda = [d for d in devs if d is not None and d.type in g.nccl_types]
+        if not cuda:
+            kinds = {("cpu" if d is None else d.type) for d in devs}
+            for kind in sorted(kinds):
+                if kind not in g.other_types and kind not in g.nccl_types:
+                    raise RuntimeError(f"No backend type associated with device type {kind}")
+            return
+        if len(cuda) != len(devs):
+            raise ValueError("Tensors must be CUDA and dense")
+        if any(d is not cuda[0] for d in cuda):
+            raise ValueError("Tensors must be on the same device")
+        communicator(pg, g, cuda[0].index)
+
+    def collective(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(real)
+
+        @functools.wraps(real)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError:
+                return real(*args, **kwargs)  # let torch word the argument error
+            args_ = bound.arguments
+            found = group_of(args_.get("group"))
+            if found is not None:
+                ts: list[torch.Tensor] = []
+                for key, value in args_.items():
+                    if key != "group":
+                        ts.extend(tensors_in(value))
+                check(found[0], found[1], ts)
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    def object_collective(name: str, real: Callable[..., Any]) -> Callable[..., Any]:
+        sig = inspect.signature(real)
+
+        @functools.wraps(real)
+        def wrapper(*args: Any, **kwargs: Any) -> Any:
+            try:
+                bound = sig.bind(*args, **kwargs)
+            except TypeError:
+                return real(*args, **kwargs)
+            found = group_of(bound.arguments.get("group"))
+            if found is not None and "cuda" in found[1].nccl_types and not found[1].other_types:
+                # _get_object_coll_device is "cuda": the pickled objects go to the current device
+                device = bound.arguments.get("device")
+                index = s.current
+                if device is not None:
+                    d = torch.device(device)
+                    index = s.current if d.index is None else d.index
+                communicator(found[0], found[1], index)
+            return real(*args, **kwargs)
+
+        return wrapper
+
+    def barrier(group: Any = None, async_op: bool = False, device_ids: Any = None,
+                timeout: Any = None) -> Any:
+        found = group_of(group)
+        if found is not None and "cuda" in found[1].nccl_types:
+            pg, g = found
+            if isinstance(device_ids, list) and device_ids:
+                index = int(device_ids[0])
+            elif g.bound is not None:
+                index = int(g.bound.index or 0)
+            elif g.comms:
+                index = g.comms[0]
+            else:
+                index = c10d.get_rank() % s.count  # "Guessing device ID based on global rank"
+            communicator(pg, g, index)
+            device_ids = None  # the gloo group underneath has no devices to pick
+        return real_barrier(group=group, async_op=async_op, device_ids=device_ids, timeout=timeout)
+
+    real_barrier = c10d.barrier
+
+    def init_process_group(backend: Any = None, init_method: Any = None, timeout: Any = None,
+                           world_size: int = -1, rank: int = -1, store: Any = None,
+                           group_name: str = "", pg_options: Any = None,
+                           device_id: Any = None, **kwargs: Any) -> None:
+        dev = device_id
+        if isinstance(dev, int) and not isinstance(dev, bool):
+            dev = torch.device("cuda", dev)
+        if dev is not None and dev.type == "cuda":
+            # init_process_group's own sanity checks, against the simulated devices
+            if dev.index is None:
+                raise ValueError("Please use a device_id with index.")
+            if dev.index >= s.count:
+                raise ValueError(
+                    f"device_id {dev} is out of range. Please use a device index less than "
+                    f"the number of accelerators available: {s.count}."
+                )
+        parsed = _parse_backend(backend, dev)
+        if parsed is None:
+            return real_init(backend, init_method, timeout, world_size, rank, store,
+                             group_name, pg_options, device_id, **kwargs)
+        text, nccl_types, other_types = parsed
+        real_init(_gloo_backend(nccl_types, other_types, text), init_method, timeout,
+                  world_size, rank, store, group_name, pg_options, None, **kwargs)
+        pg = c10d._get_default_group()
+        g = _Group(text, nccl_types, other_types, dev if dev is not None and dev.type == "cuda" else None)
+        groups[pg] = g
+        if g.bound is not None:
+            # device_id: ProcessGroupNCCL connects eagerly (eager_connect_single_device)
+            communicator(pg, g, int(g.bound.index or 0))
+
+    def new_group(*args: Any, **kwargs: Any) -> Any:
+        sig = inspect.signature(real_new_group)
+        bound = sig.bind(*args, **kwargs)
+        backend = bound.arguments.get("backend")
+        default = groups.get(c10d._get_default_group()) if c10d.is_initialized() else None
+        if backend is None and default is not None:
+            parsed: tuple[str, set[str], set[str]] | None = (
+                default.backend, default.nccl_types, default.other_types)
+        else:
+            parsed = _parse_backend(backend, None) if backend is not None else None
+        if parsed is None:
+            return real_new_group(*args, **kwargs)
+        text, nccl_types, other_types = parsed
+        bound.arguments["backend"] = _gloo_backend(nccl_types, other_types, text)
+        dev = bound.arguments.get("device_id")
+        bound.arguments["device_id"] = None
+        pg = real_new_group(*bound.args, **bound.kwargs)
+        if pg is not None and pg is not c10d.GroupMember.NON_GROUP_MEMBER:
+            b = dev if dev is not None else (default.bound if default is not None else None)
+            groups[pg] = _Group(text if backend is not None else default.backend,  # type: ignore[union-attr]
+                                nccl_types, other_types, b)
+        return pg
+
+    def get_backend(group: Any = None) -> Any:
+        found = group_of(group)
+        if found is None:
+            return real_get_backend(group)
+        return c10d.Backend(found[1].backend)
+
+    def destroy_process_group(group: Any = None) -> None:
+        if group is None:
+            groups.clear()
+        else:
+            groups.pop(group, None)
+        real_destroy(group)
+
+    def is_nccl_available() -> bool:
+        return True
+
+    real_verify = ddp_mod._verify_param_shape_across_processes
+
+    def _verify_param_shape_across_processes(process_group: Any, tensors: Any,
+                                             logger: Any = None) -> Any:
+        # DDP's first collective: an all-gather on the parameters' device (C++, unseen by
+        # the wrappers above), where a GPU machine creates the NCCL communicator
+        found = group_of(process_group)
+        if found is not None and tensors:
+            check(found[0], found[1], [tensors[0]])
+        return real_verify(process_group, tensors, logger)
+
+    out: list[tuple[Any, str, Any]] = []
+    for name in ("all_reduce", "broadcast", "all_gather", "all_gather_into_tensor", "reduce",
+                 "reduce_scatter", "reduce_scatter_tensor", "all_to_all", "all_to_all_single",
+                 "gather", "scatter", "send", "recv", "isend", "irecv", "all_reduce_coalesced",
+                 "all_gather_coalesced", "_all_gather_base", "_reduce_scatter_base"):
+        real = getattr(dist, name, None)
+        if real is not None:
+            out.append((dist, name, collective(name, real)))
+    for name in ("all_gather_object", "broadcast_object_list", "gather_object",
+                 "scatter_object_list", "send_object_list", "recv_object_list"):
+        real = getattr(dist, name, None)
+        if real is not None:
+            out.append((dist, name, object_collective(name, real)))
+    out += [
+        (dist, "barrier", barrier),
+        (dist, "init_process_group", init_process_group),
+        (c10d, "init_process_group", init_process_group),
+        (dist, "new_group", new_group),
+        (c10d, "new_group", new_group),
+        (dist, "get_backend", get_backend),
+        (dist, "destroy_process_group", destroy_process_group),
+        (c10d, "destroy_process_group", destroy_process_group),
+        (dist, "is_nccl_available", is_nccl_available),
+        (c10d, "is_nccl_available", is_nccl_available),
+        (ddp_mod, "_verify_param_shape_across_processes", _verify_param_shape_across_processes),
+    ]
+    out += _fsdp_patches()
+    return out
+
+
+def _fsdp_patches() -> list[tuple[Any, str, Any]]:
+    """FSDP refuses, naming itself (see the module docstring)."""
+    out: list[tuple[Any, str, Any]] = []
+    message = (
+        "{} cannot run in the simulated GPU: its {} are made by collectives and DTensor "
+        "code outside the simulation's device tracking, so they would report the CPU; use "
+        "DistributedDataParallel in the simulation, and test FSDP on real GPUs{}"
+    )
+    try:
+        import torch.distributed.fsdp as fsdp
+    except ImportError:  # pragma: no cover - a build without distributed
+        return out
+
+    def refuse(text: str) -> Any:
+        class Refused:
+            def __new__(cls, *args: Any, **kwargs: Any) -> Any:
+                raise UnsupportedFeatureError(text)
+
+        Refused.__name__ = Refused.__qualname__ = "FullyShardedDataParallel"
+        return Refused
+
+    def refuse_fn(text: str) -> Any:
+        def fully_shard(*args: Any, **kwargs: Any) -> Any:
+            raise UnsupportedFeatureError(text)
+
+        return fully_shard
+
+    if hasattr(fsdp, "FullyShardedDataParallel"):
+        out.append((fsdp, "FullyShardedDataParallel", refuse(message.format(
+            "FSDP (torch.distributed.fsdp.FullyShardedDataParallel)", "flat parameters", ""))))
+    if hasattr(fsdp, "fully_shard"):
+        out.append((fsdp, "fully_shard", refuse_fn(message.format(
+            "FSDP2 (torch.distributed.fsdp.fully_shard)", "sharded parameters",
+            " (fully_shard also runs on the CPU with the gloo backend, without the "
+            "simulation)"))))
+    return out

@@ -1,0 +1,96 @@
+"""A tiny DDP training run, written like pytorch/examples'
+distributed/ddp-tutorial-series/multigpu_torchrun.py: torchrun sets LOCAL_RANK, the
+script picks the GPU (or the CPU with gloo), wraps the model in DDP and trains.
+
+``python train.py [MISTAKE]``: MISTAKE makes one of the classic DDP mistakes on a
+GPU machine (the tests expect each to fail there, and under the simulated GPU):
+
+* ``no-set-device``: nobody calls torch.cuda.set_device(local_rank); the model goes
+  to "cuda" (device 0) on every rank.
+* ``cpu-tensor``: an all_reduce of a CPU tensor on the NCCL group.
+* ``device-ids``: DDP(model, device_ids=[0]) while the model is on cuda:LOCAL_RANK.
+* ``cpu-model``: DDP(model, device_ids=[LOCAL_RANK]) with the model left on the CPU.
+* ``other-rank-device``: a tensor made on "cuda:0" on every rank, all-reduced.
+
+``ferry-device`` is not a mistake: ``device = torchferry.device()`` instead of
+set_device by hand (it makes LOCAL_RANK's GPU current under torchrun).
+"""
+
+import os
+import sys
+
+import torch
+import torch.distributed as dist
+import torch.nn.functional as F
+from torch.distributed import destroy_process_group, init_process_group
+from torch.nn.parallel import DistributedDataParallel as DDP
+from torch.utils.data import DataLoader, TensorDataset
+from torch.utils.data.distributed import DistributedSampler
+
+MISTAKE = sys.argv[1] if len(sys.argv) > 1 else ""
+
+
+def ddp_setup() -> torch.device:
+    local_rank = int(os.environ["LOCAL_RANK"])
+    if MISTAKE == "ferry-device":
+        import torchferry
+
+        device = torchferry.device()
+        init_process_group(backend="nccl" if device.type == "cuda" else "gloo")
+        return device
+    if torch.cuda.is_available():
+        if MISTAKE == "no-set-device":
+            init_process_group(backend="nccl")
+            return torch.device("cuda")
+        torch.cuda.set_device(local_rank)
+        init_process_group(backend="nccl")
+        return torch.device("cuda", local_rank)
+    init_process_group(backend="gloo")
+    return torch.device("cpu")
+
+
+def main() -> None:
+    device = ddp_setup()
+    rank = dist.get_rank()
+    torch.manual_seed(0)
+    data = TensorDataset(torch.randn(64, 20), torch.randn(64, 1))
+    loader = DataLoader(data, batch_size=8, sampler=DistributedSampler(data, shuffle=False))
+    model = torch.nn.Sequential(torch.nn.Linear(20, 16), torch.nn.ReLU(), torch.nn.Linear(16, 1))
+    if MISTAKE == "cpu-model":
+        model = DDP(model, device_ids=[int(os.environ["LOCAL_RANK"])])
+    elif MISTAKE == "device-ids":
+        model = DDP(model.to(device), device_ids=[0])
+    elif device.type == "cuda":
+        model = DDP(model.to(device), device_ids=[device.index])
+    else:
+        model = DDP(model)
+    optimizer = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    for epoch in range(2):
+        loader.sampler.set_epoch(epoch)
+        for step, (x, y) in enumerate(loader):
+            x, y = x.to(device), y.to(device)
+            optimizer.zero_grad()
+            loss = F.mse_loss(model(x), y)
+            loss.backward()
+            optimizer.step()
+            print(f"rank {rank} epoch {epoch} step {step} loss {loss.item()!r}", flush=True)
+    total = loss.detach().clone()
+    if MISTAKE == "cpu-tensor":
+        total = total.cpu()
+    if MISTAKE == "other-rank-device":
+        total = torch.tensor([loss.item()], device="cuda:0")
+    dist.all_reduce(total)
+    gathered = [torch.zeros(1, device=device) for _ in range(dist.get_world_size())]
+    dist.all_gather(gathered, torch.tensor([float(rank)], device=device))
+    flag = torch.tensor([rank + 10.0], device=device)
+    dist.broadcast(flag, src=1)
+    dist.barrier()
+    weight = next(model.parameters())
+    print(f"rank {rank} all_reduce {total.item()!r} all_gather {[g.item() for g in gathered]} "
+          f"broadcast {flag.item()!r} weight_sum {weight.sum().item()!r}", flush=True)
+    print(f"rank {rank} backend {dist.get_backend()} device {weight.device}", flush=True)
+    destroy_process_group()
+
+
+if __name__ == "__main__":
+    main()
