@@ -439,13 +439,6 @@ def test_set_default_device_to_the_simulated_device():
     assert torch.ones(1).device.type == "cpu"
 
 
-def test_data_parallel_fails_clearly():
-    with simulate("cuda"):
-        m = nn.DataParallel(nn.Linear(2, 2).cuda())
-        with pytest.raises(UnsupportedFeatureError, match="nn.DataParallel"):
-            m(torch.ones(1, 2, device="cuda"))
-
-
 def test_mps_module_functions_and_buffers_follow_module_to():
     with simulate("mps"):
         assert torch.mps.device_count() == 1

@@ -251,7 +251,11 @@ class _Recorder:
 
     def _plan(self) -> list[tuple[Any, str, Any]]:
         import torch
+        from torch.utils._device import _device_constructors
 
+        # torch caches torch.<factory> objects on first use (set_default_device,
+        # `with torch.device(...)`): fill it with the builtins, not our wrappers
+        _device_constructors()
         out = []
         for name in self.NAMES:
             orig = getattr(torch, name, None)

@@ -188,12 +188,14 @@ def check_op(func: Any, args: tuple, kwargs: dict) -> torch.device:
             if dp == din:
                 continue
             if din.type != "cpu":
+                depthwise = _cuda_depthwise_kernel(args, named)
+                if depthwise is not None:
+                    raise codegen_error(pname, dp, din, depthwise.format(B=_backend(din)))
                 raise RuntimeError(
                     f"Input type ({type_name(inp, din)}) and {pname} type ({type_name(p, dp)}) "
                     "should be the same"
                 )
-            kernel = "__slow_conv2d_forward" if inp.dim() <= 4 else "_slow_conv3d_forward"
-            raise codegen_error(pname, dp, din, f"wrapper_{_backend(dp)}_{kernel}")
+            raise _conv_cpu_input_error(func, args, kwargs, named, pname, dp, din)
     named = {n: d for (n, _t, _w), d in zip(targs, devs, strict=False)}
     if name == "mv" and named.get("self") != named.get("vec"):
         # CUDA mv allocates its result like vec, then runs addmv_(result, mat, vec)
@@ -239,6 +241,88 @@ def check_op(func: Any, args: tuple, kwargs: dict) -> torch.device:
                 wrapper = f"wrapper_{_backend(accel)}_{overload}_{name}"
             raise codegen_error(argname, d, common, wrapper)
     return common
+
+
+# Backends _convolution may pick for a CPU input (aten/src/ATen/native/Convolution.cpp,
+# _select_conv_backend) -> the operator it then calls, whose generated CUDA wrapper
+# checks devices (the weight's CUDA dispatch key wins); wrapper names per torchgen.
+_CONV_KERNELS = {
+    "Slow2d": "wrapper_{B}___slow_conv2d_forward",
+    "SlowDilated2d": "wrapper_{B}__slow_conv_dilated2d",
+    "SlowDilated3d": "wrapper_{B}__slow_conv_dilated3d",
+    "Slow3d": "wrapper_{B}__slow_conv3d_forward",
+    "SlowTranspose2d": "wrapper_{B}_slow_conv_transpose2d",
+    "SlowTranspose3d": "wrapper_{B}__slow_conv_transpose3d",
+}
+
+
+def _conv_cpu_input_error(
+    func: Any,
+    args: tuple,
+    kwargs: dict,
+    named: dict[str, tuple[torch.Tensor, torch.device]],
+    pname: str,
+    dp: torch.device,
+    din: torch.device,
+) -> RuntimeError:
+    """A CPU input into a convolution whose weight/bias is on the device.
+
+    The real CUDA build picks the backend from the (CPU) input exactly as the CPU build
+    does, so asking this build's ``torch._C._select_conv_backend`` with the same tensors
+    gives the same answer: oneDNN (Mkldnn) for most real shapes (batch >= 2, kernels
+    larger than 1x1), whose type check says "... or input should be a MKLDNN tensor ..."
+    (``check_input_same_type_as_parameters`` in Convolution.cpp); the slow kernels'
+    generated wrappers otherwise.
+    """
+    inp = named["input"][0]
+    p = named[pname][0]
+    backend = None
+    if name_of(func) in ("convolution", "_convolution"):
+        a = list(args) + [None] * 9
+        weight, bias = named["weight"][0], named.get("bias", (None,))[0]
+        stride, padding, dilation, transposed, output_padding, groups = a[3:9]
+        try:
+            backend = torch._C._select_conv_backend(
+                inp, weight, bias, stride, padding, dilation, transposed, output_padding, groups
+            ).name
+        except (RuntimeError, TypeError, AttributeError):  # pragma: no cover - older torch
+            backend = None
+    if backend in ("Mkldnn", "MkldnnTranspose"):
+        return RuntimeError(
+            f"Input type ({type_name(inp, din)}) and {pname} type ({type_name(p, dp)}) should be "
+            f"the same or input should be a MKLDNN tensor and {pname} is a dense tensor"
+        )
+    wrapper = _CONV_KERNELS.get(
+        backend or "", "wrapper_{B}___slow_conv2d_forward" if inp.dim() <= 4 else _CONV_KERNELS["Slow3d"]
+    )
+    return codegen_error(pname, dp, din, wrapper.format(B=_backend(dp)))
+
+
+def _cuda_depthwise_kernel(
+    args: tuple, named: dict[str, tuple[torch.Tensor, torch.device]]
+) -> str | None:
+    """The native depthwise kernel a GPU input selects (no cuDNN type check before it).
+
+    Convolution.cpp: ``is_depthwise`` (device input, not transposed, 4-d/5-d, channels ==
+    groups > 1, out channels a multiple) and not ``use_cudnn_depthwise`` (which, for
+    contiguous float32/float64 input, is false) -> CudaDepthwise2d/3d, calling
+    ``_conv_depthwise2d`` / ``conv_depthwise3d`` whose generated wrapper checks devices.
+    """
+    if "weight" not in named or len(args) < 9:
+        return None
+    inp, weight = named["input"][0], named["weight"][0]
+    transposed, groups = args[6], args[8]
+    if transposed or inp.dim() not in (4, 5) or not isinstance(groups, int) or groups <= 1:
+        return None
+    if inp.size(1) != groups or weight.size(0) % inp.size(1) != 0:
+        return None
+    if inp.dtype not in (torch.float32, torch.float64) or not inp.is_contiguous():
+        return None  # half / channels-last: cuDNN depthwise, whose type check is the generic one
+    return "wrapper_{B}___conv_depthwise2d" if inp.dim() == 4 else "wrapper_{B}__conv_depthwise3d"
+
+
+def name_of(func: Any) -> str:
+    return _op_key(func)[0]
 
 
 class AtenDeviceChecker(TorchDispatchMode):

@@ -9,7 +9,10 @@ from __future__ import annotations
 
 import contextlib
 import itertools
+import os
+import sys
 import time
+import warnings
 from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
@@ -21,6 +24,9 @@ from torchferry.sim import tags as _tags
 
 SIM_TOTAL_MEMORY = 80 * 1024**3
 SIM_CAPABILITY = (9, 0)
+# what ``torch.cuda.get_arch_list()`` answers: architectures of a current CUDA wheel, the
+# simulated device's (sm_90) among them
+SIM_ARCH_LIST = ("sm_75", "sm_80", "sm_86", "sm_90", "sm_100", "sm_120")
 
 
 @dataclass(frozen=True)
@@ -132,27 +138,52 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
     def empty_cache() -> None:
         return None
 
+    generator_class = _generator_class(s)
+    s.generators = [generator_class._for(torch.device(kind, i)) for i in range(s.count)]
+    s.autocast_stack = []
+    # Each simulated device has its own generator (a CPU generator, so the numbers are the
+    # CPU's), independent of the CPU one as on a GPU: seeding or drawing on the device
+    # leaves the CPU stream alone (modes.py runs random ops on a device tensor with the
+    # device's generator).
+    gens = s.generators
+
     def manual_seed(seed: int) -> None:
-        torch.default_generator.manual_seed(int(seed))
+        gens[s.current].manual_seed(int(seed))
+
+    def manual_seed_all(seed: int) -> None:
+        for g in gens:
+            g.manual_seed(int(seed))
 
     def seed() -> None:
-        torch.default_generator.seed()
+        gens[s.current].seed()
+
+    def seed_all() -> None:
+        # torch.cuda.seed_all: one random seed for every device
+        first = gens[0].seed()
+        for g in gens[1:]:
+            g.manual_seed(first)
 
     def initial_seed() -> int:
-        return torch.default_generator.initial_seed()
+        return gens[s.current].initial_seed()
+
+    def _gen_of(device: Any) -> Any:
+        if isinstance(device, str):
+            device = torch.device(device)
+        idx = device if isinstance(device, int) else device.index
+        return gens[check_index(s.current if idx is None else idx)]
 
     def get_rng_state(device: Any = kind) -> torch.Tensor:
-        return torch.default_generator.get_state()
+        return _gen_of(device).get_state()
 
     def set_rng_state(new_state: torch.Tensor, device: Any = kind) -> None:
-        torch.default_generator.set_state(new_state)
+        _gen_of(device).set_state(new_state)
 
     def get_rng_state_all() -> list[torch.Tensor]:
-        return [get_rng_state() for _ in range(s.count)]
+        return [g.get_state() for g in gens]
 
     def set_rng_state_all(new_states: Any) -> None:
-        for st in list(new_states)[:1]:
-            set_rng_state(st)
+        for i, st in enumerate(new_states):
+            set_rng_state(st, i)
 
     def set_sync_debug_mode(debug_mode: Any) -> None:
         if isinstance(debug_mode, str):
@@ -202,8 +233,27 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
             self.device_index = idx
             self.device_type = kind
 
+        _ferry_simulated = True
+
         def query(self) -> bool:
             return True
+
+        def __enter__(self) -> Stream:
+            # ``with stream:`` makes it current on its device, as torch.Stream does
+            idx = self.device.index
+            self._prev = (current.get(idx), s.current)
+            current[idx] = self
+            s.current = idx
+            return self
+
+        def __exit__(self, *exc: Any) -> None:
+            prev, prev_dev = self._prev
+            idx = self.device.index
+            s.current = prev_dev
+            if prev is None:
+                current.pop(idx, None)
+            else:
+                current[idx] = prev
 
         def is_capturing(self) -> bool:
             return False
@@ -300,6 +350,62 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
                 raise ValueError("Both events must be recorded before calculating elapsed time.")
             return (end_event._t - self._t) * 1000.0
 
+    fractions: dict[int, float] = {}
+
+    def set_per_process_memory_fraction(fraction: Any, device: Any = None) -> None:
+        # torch/cuda/memory.py: the same checks and texts; the simulation has no allocator
+        # to limit, so the fraction is only remembered
+        idx = check_index(index_of(device))
+        if not isinstance(fraction, float):
+            raise TypeError("Invalid type for fraction argument, must be `float`")
+        if fraction < 0 or fraction > 1:
+            raise ValueError(f"Invalid fraction value: {fraction}. Allowed range: 0~1")
+        fractions[idx] = fraction
+
+    def get_per_process_memory_fraction(device: Any = None) -> float:
+        return fractions.get(check_index(index_of(device)), 1.0)
+
+    def memory_stats_as_nested_dict(device: Any = None) -> dict[str, Any]:
+        """The allocator statistics ``torch.cuda.memory_stats``/``memory_summary`` read.
+
+        Byte counts come from the simulated device's live storages (current) and the
+        observed peak; the allocation counters are not tracked and read 0.
+        """
+        idx = check_index(index_of(device))
+        cur = memory_allocated(idx)
+        peak = max_memory_allocated(idx)
+
+        def stat(current: int, pk: int) -> dict[str, int]:
+            return {"current": current, "peak": pk, "allocated": pk, "freed": pk - current}
+
+        def pools(current: int, pk: int) -> dict[str, dict[str, int]]:
+            zero = stat(0, 0)
+            return {"all": stat(current, pk), "large_pool": stat(current, pk), "small_pool": zero}
+
+        out: dict[str, Any] = {
+            name: pools(cur, peak)
+            for name in (
+                "allocated_bytes",
+                "reserved_bytes",
+                "active_bytes",
+                "requested_bytes",
+            )
+        }
+        for name in ("allocation", "segment", "active", "inactive_split", "inactive_split_bytes"):
+            out[name] = pools(0, 0)
+        out["oversize_allocations"] = stat(0, 0)
+        out["oversize_segments"] = stat(0, 0)
+        for name in (
+            "num_alloc_retries",
+            "num_ooms",
+            "num_sync_all_streams",
+            "num_device_alloc",
+            "num_device_free",
+        ):
+            out[name] = 0
+        out["max_split_size"] = -1
+        return out
+
     def is_bf16_supported(including_emulation: bool = True) -> bool:
         return True
 
@@ -335,9 +441,14 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         "mem_get_info": mem_get_info,
         "empty_cache": empty_cache,
         "manual_seed": manual_seed,
-        "manual_seed_all": manual_seed,
+        "manual_seed_all": manual_seed_all,
         "seed": seed,
-        "seed_all": seed,
+        "seed_all": seed_all,
+        "default_generators": tuple(gens),
+        "ipc_collect": noop,
+        "set_per_process_memory_fraction": set_per_process_memory_fraction,
+        "get_per_process_memory_fraction": get_per_process_memory_fraction,
+        "get_arch_list": lambda: list(SIM_ARCH_LIST),
         "initial_seed": initial_seed,
         "get_rng_state": get_rng_state,
         "set_rng_state": set_rng_state,
@@ -356,10 +467,26 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         )
 
     out: list[tuple[Any, str, Any]] = []
-    out.append((torch, "Generator", _generator_class(s)))
+    out.append((torch, "Generator", generator_class))
     autocast = _autocast_class(s)
     out.append((torch, "autocast", autocast))
     out.append((torch.amp, "autocast", autocast))
+    out.extend(_autocast_queries(s))
+    if kind == "cuda":
+        amp_autocast = _cuda_amp_autocast_class(autocast)
+        out.append((torch.cuda.amp, "autocast", amp_autocast))
+        out.append((torch.cuda.amp.autocast_mode, "autocast", amp_autocast))
+        import torch.cuda.memory as cuda_memory
+        import torch.cuda.nvtx as nvtx
+
+        out.append((cuda_memory, "memory_stats_as_nested_dict", memory_stats_as_nested_dict))
+        out.append((nvtx, "_nvtx", _NvtxStub()))
+    out.extend(_legacy_tensor_types(kind))
+    if kind != "mps":
+        from torchferry.sim import parallel
+
+        out.extend(parallel.patches(s))
+    out.extend(_device_and_storage_patches(s))
     if kind in ("cuda", "xpu"):
         mod = getattr(torch, kind)
         for name, fn in api.items():
@@ -451,10 +578,22 @@ def _generator_class(s: Any) -> type:
         def __init__(self, device: Any = "cpu") -> None:
             pass
 
+        @classmethod
+        def _for(cls, device: torch.device) -> Any:
+            """A simulated device's default generator (seeded as torch seeds a GPU's)."""
+            self = super().__new__(cls, "cpu")
+            self._ferry_device = device
+            self._ferry_default = True
+            return self
+
         @property
         def device(self) -> torch.device:  # type: ignore[override]
             d = self._ferry_device
-            return torch.device(d.type) if d is not None else base.device.__get__(self)
+            if d is None:
+                return base.device.__get__(self)
+            # torch.Generator(device="cuda") reports "cuda"; a device's default generator
+            # (torch.cuda.default_generators[i]) reports "cuda:i"
+            return d if getattr(self, "_ferry_default", False) else torch.device(d.type)
 
     Generator.__name__ = Generator.__qualname__ = "Generator"
     Generator.__module__ = "torch"
@@ -467,6 +606,8 @@ def _autocast_class(s: Any) -> type:
     base = torch.amp.autocast_mode.autocast
 
     class autocast(base):  # type: ignore[misc, valid-type]
+        _ferry_state: tuple[bool, torch.dtype] | None = None
+
         def __init__(
             self,
             device_type: str,
@@ -477,8 +618,257 @@ def _autocast_class(s: Any) -> type:
             if device_type == s.kind:
                 if dtype is None:
                     dtype = torch.bfloat16 if s.kind == "xpu" else torch.float16
+                self._ferry_state = (bool(enabled), dtype)
                 device_type = "cpu"
+                if dtype not in (torch.float16, torch.bfloat16):
+                    # GPU autocast accepts float32 (ops run in float32); CPU autocast would
+                    # warn and disable itself.  Float32 inputs compute the same without it.
+                    enabled = False
             super().__init__(device_type, dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+        def __enter__(self) -> Any:
+            if self._ferry_state is not None:
+                s.autocast_stack.append(self._ferry_state)
+            return super().__enter__()
+
+        def __exit__(self, *exc: Any) -> Any:
+            try:
+                return super().__exit__(*exc)
+            finally:
+                if self._ferry_state is not None and s.autocast_stack:
+                    s.autocast_stack.pop()
 
     autocast.__module__ = base.__module__
     return autocast
+
+
+def _autocast_queries(s: Any) -> list[tuple[Any, str, Any]]:
+    """``torch.is_autocast_enabled(kind)`` / ``get_autocast_dtype(kind)`` inside ``autocast(kind)``."""
+    orig_enabled = torch.is_autocast_enabled
+    orig_dtype = torch.get_autocast_dtype
+
+    def is_autocast_enabled(device_type: str | None = None) -> bool:
+        if device_type is None:  # the deprecated no-argument form asks about CUDA
+            if s.kind != "cuda":
+                return orig_enabled()
+            device_type = "cuda"
+        if device_type == s.kind:
+            return bool(s.autocast_stack) and s.autocast_stack[-1][0]
+        return orig_enabled(device_type)
+
+    def get_autocast_dtype(device_type: str) -> torch.dtype:
+        if device_type == s.kind and s.autocast_stack:
+            return s.autocast_stack[-1][1]
+        return orig_dtype(device_type)
+
+    return [
+        (torch, "is_autocast_enabled", is_autocast_enabled),
+        (torch, "get_autocast_dtype", get_autocast_dtype),
+    ]
+
+
+def _cuda_amp_autocast_class(autocast: type) -> type:
+    """``torch.cuda.amp.autocast`` (deprecated): the simulated ``autocast("cuda")``."""
+
+    class cuda_amp_autocast(autocast):  # type: ignore[misc, valid-type]
+        def __init__(
+            self, enabled: bool = True, dtype: torch.dtype = torch.float16, cache_enabled: bool = True
+        ) -> None:
+            # torch/cuda/amp/autocast_mode.py: @deprecated(..., category=FutureWarning)
+            warnings.warn(
+                "`torch.cuda.amp.autocast(args...)` is deprecated. Please use "
+                "`torch.amp.autocast('cuda', args...)` instead.",
+                FutureWarning,
+                stacklevel=2,
+            )
+            super().__init__("cuda", dtype=dtype, enabled=enabled, cache_enabled=cache_enabled)
+
+    cuda_amp_autocast.__name__ = cuda_amp_autocast.__qualname__ = "autocast"
+    cuda_amp_autocast.__module__ = "torch.cuda.amp.autocast_mode"
+    return cuda_amp_autocast
+
+
+class _NvtxStub:
+    """``torch.cuda.nvtx``'s native calls: ranges are counted, nothing is recorded."""
+
+    def __init__(self) -> None:
+        self.depth = 0
+        self.ids = itertools.count(1)
+
+    def rangePushA(self, msg: str) -> int:
+        self.depth += 1
+        return self.depth - 1
+
+    def rangePop(self) -> int:
+        if self.depth == 0:
+            return -1
+        self.depth -= 1
+        return self.depth
+
+    def rangeStartA(self, msg: str) -> int:
+        return next(self.ids)
+
+    def rangeEnd(self, range_id: int) -> None:
+        return None
+
+    def markA(self, msg: str) -> None:
+        return None
+
+    def deviceRangeStart(self, msg: str, stream: int = 0) -> object:
+        return object()
+
+    def deviceRangeEnd(self, handle: object, stream: int = 0) -> None:
+        return None
+
+
+_LEGACY_DTYPES = {
+    "DoubleTensor": torch.float64,
+    "FloatTensor": torch.float32,
+    "HalfTensor": torch.float16,
+    "BFloat16Tensor": torch.bfloat16,
+    "LongTensor": torch.int64,
+    "IntTensor": torch.int32,
+    "ShortTensor": torch.int16,
+    "CharTensor": torch.int8,
+    "ByteTensor": torch.uint8,
+    "BoolTensor": torch.bool,
+}
+
+
+def _legacy_tensor_types(kind: str) -> list[tuple[Any, str, Any]]:
+    """``isinstance(x, torch.cuda.FloatTensor)`` true for a simulated float32 cuda tensor (and
+    ``isinstance(x, torch.FloatTensor)`` false); calling the types stays PyTorch's own."""
+    out: list[tuple[Any, str, Any]] = []
+    kmod = getattr(torch, kind, None)
+    for name, dtype in _LEGACY_DTYPES.items():
+        for mod, dev_type in ((torch, None), (kmod, kind)):
+            orig = getattr(mod, name, None) if mod is not None else None
+            if orig is None:
+                continue
+            out.append((mod, name, _legacy_type(name, dtype, dev_type, orig)))
+    return out
+
+
+def _legacy_type(name: str, dtype: torch.dtype, dev_type: str | None, orig: Any) -> Any:
+    class _LegacyTypeMeta(type):
+        def __instancecheck__(cls, obj: Any) -> bool:
+            if isinstance(obj, torch.Tensor):
+                d = _modes.dev_of(obj)
+                if d is not None:
+                    return d.type == dev_type and obj.dtype is dtype and not obj.is_sparse
+            return isinstance(obj, orig)
+
+        def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            return orig(*args, **kwargs)
+
+        def __repr__(cls) -> str:
+            return repr(orig)
+
+    t = _LegacyTypeMeta(name, (), {"_ferry_orig": orig, "_ferry_dtype": dtype, "_ferry_dev": dev_type})
+    t.__module__ = orig.__module__
+    return t
+
+
+def _device_and_storage_patches(s: Any) -> list[tuple[Any, str, Any]]:
+    """An int means the accelerator (``torch.device(0)``, ``x.to(0)``, ``model.to(rank)``),
+    storages report their simulated device, and cuDNN is never asked about simulated tensors."""
+    kind = s.kind
+    real_device = torch.device
+
+    class _DeviceMeta(type):
+        def __instancecheck__(cls, obj: Any) -> bool:
+            return isinstance(obj, real_device)
+
+        def __subclasscheck__(cls, sub: type) -> bool:
+            return issubclass(sub, real_device)
+
+        def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            if len(args) == 1 and not kwargs and type(args[0]) is int:
+                # torch.device(0): the current accelerator's device 0 (on a GPU build: cuda:0)
+                return real_device(kind, args[0])
+            return real_device(*args, **kwargs)
+
+    class device(metaclass=_DeviceMeta):
+        pass
+
+    device.__name__ = device.__qualname__ = "device"
+    device.__module__ = "torch"
+    device.__doc__ = real_device.__doc__
+
+    orig_parse_to = torch._C._nn._parse_to
+
+    def _parse_to(*args: Any, **kwargs: Any) -> Any:
+        if args and type(args[0]) is int:
+            args = (real_device(kind, args[0]), *args[1:])
+        if type(kwargs.get("device")) is int:
+            kwargs = {**kwargs, "device": real_device(kind, kwargs["device"])}
+        return orig_parse_to(*args, **kwargs)
+
+    real_storage_device = torch._C.StorageBase.device
+
+    torch_dir = os.path.dirname(torch.__file__) + os.sep
+
+    def _storage_device(self: Any) -> torch.device:
+        # torch's own storage code (clone, copies, pickling) builds new storages on
+        # ``self.device``: it must keep seeing the real one
+        if not sys._getframe(1).f_code.co_filename.startswith(torch_dir):
+            d = _tags.storage_device(self)
+            if d is not None:
+                return d
+        return real_storage_device.__get__(self)  # type: ignore[no-any-return]
+
+    import torch.backends.cudnn as cudnn
+
+    orig_acceptable = cudnn.is_acceptable
+
+    def is_acceptable(tensor: torch.Tensor) -> bool:
+        # A simulated tensor is computed by CPU kernels, never by cuDNN: RNN modules then skip
+        # flattening their weights for cuDNN (no warning on a CPU wheel, and no call into
+        # aten::_cudnn_rnn_flatten_weight on a CUDA wheel).  The numbers do not change.
+        if _modes.dev_of(tensor) is not None:
+            return False
+        return bool(orig_acceptable(tensor))
+
+    orig_group = torch._C._group_tensors_by_device_and_dtype
+
+    def _group_tensors_by_device_and_dtype(tensorlistlist: Any, with_indices: bool = False) -> Any:
+        # torch's C++ grouping keys by the real (CPU) device; fused optimizers, GradScaler
+        # and clip_grad_norm_ then move found_inf / norms to "cpu".  Key by the simulated one.
+        first = tensorlistlist[0] if tensorlistlist else []
+        if not any(t is not None and _modes.dev_of(t) is not None for t in first):
+            return orig_group(tensorlistlist, with_indices)
+        res: dict[Any, Any] = {}
+        for (dev, dtype), (lists, idxs) in orig_group(tensorlistlist, True).items():
+            for j, i in enumerate(idxs):
+                t = lists[0][j]
+                d = _modes.dev_of(t) if t is not None else None
+                lists_out, idx_out = res.setdefault(
+                    (d if d is not None else dev, dtype), ([[] for _ in lists], [])
+                )
+                for k, lst in enumerate(lists):
+                    if j < len(lst):  # an empty list (e.g. no amsgrad state) stays empty
+                        lists_out[k].append(lst[j])
+                idx_out.append(i)
+        if not with_indices:
+            for _lists, idx_out in res.values():
+                idx_out.clear()
+        return res
+
+    orig_script_fn_call = torch._C.ScriptFunction.__call__
+    orig_script_method_call = torch._C.ScriptMethod.__call__
+
+    def script_function_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return _modes.script_call(orig_script_fn_call, self, args, kwargs)
+
+    def script_method_call(self: Any, *args: Any, **kwargs: Any) -> Any:
+        return _modes.script_call(orig_script_method_call, self, args, kwargs)
+
+    return [
+        (torch._C, "_group_tensors_by_device_and_dtype", _group_tensors_by_device_and_dtype),
+        (torch._C.ScriptFunction, "__call__", script_function_call),
+        (torch._C.ScriptMethod, "__call__", script_method_call),
+        (torch, "device", device),
+        (torch._C._nn, "_parse_to", _parse_to),
+        (torch.UntypedStorage, "device", property(_storage_device)),
+        (cudnn, "is_acceptable", is_acceptable),
+    ]

@@ -9,6 +9,7 @@ output storage with the one device all inputs share.  Special functions
 
 from __future__ import annotations
 
+import functools
 import warnings
 from typing import Any
 
@@ -262,10 +263,19 @@ def _checked(func: Any, args: tuple, kwargs: dict) -> Any:
 _OP_TYPES = (torch._ops.OpOverload, torch._ops.OpOverloadPacket)
 
 
-def _constructors() -> Any:
+@functools.lru_cache(maxsize=1)
+def _constructors() -> frozenset[Any]:
+    """The factory functions ``torch.set_default_device`` applies to, as the builtins.
+
+    torch's own ``_device_constructors()`` collects ``torch.<name>`` once and caches it:
+    filled while something wraps those names (``torchferry.explain`` records factories),
+    it holds the wrappers, never the builtins this mode sees.  Look the builtins up.
+    """
     from torch.utils._device import _device_constructors
 
-    return _device_constructors()
+    names = {getattr(f, "__name__", None) for f in _device_constructors.__wrapped__()}
+    vf = torch._C._VariableFunctions
+    return frozenset(getattr(vf, n) for n in names if n and hasattr(vf, n))
 
 
 _CPU_KEYS = ("CPU", "CompositeImplicitAutograd", "CompositeExplicitAutograd")
@@ -794,11 +804,156 @@ def _rnn_handler(func, args, kwargs):
     return _tag_out(func(*args, **kwargs), d)
 
 
+
+
+# ------------------------------------------------------------------ random numbers
+# On a GPU, random ops on device tensors draw from the device's generator, a stream
+# independent of the CPU one.  These functions (the ATen operators that take a
+# ``Generator?`` in native_functions.yaml, and the composites that call them without one)
+# run with the simulated device's generator swapped in as the CPU default generator, so a
+# CPU-side shuffle or augmentation sees the same numbers as on a GPU machine, and GPU
+# draws stay deterministic per ``torch.cuda.manual_seed``.
+_RANDOM_OPS = (
+    "_fused_dropout _sample_dirichlet _standard_gamma bernoulli bernoulli_ binomial cauchy_ "
+    "exponential_ geometric_ log_normal_ multinomial normal normal_ poisson rand rand_like "
+    "randint randint_like randn randn_like random_ randperm rrelu rrelu_ rrelu_with_noise "
+    "rrelu_with_noise_ uniform_ dropout dropout_ feature_dropout feature_dropout_ "
+    "alpha_dropout alpha_dropout_ feature_alpha_dropout feature_alpha_dropout_ native_dropout"
+).split()
+
+
+def _random_funcs() -> list[Any]:
+    import torch.nn.functional as F
+    import torch.nn.init as init
+
+    out: list[Any] = []
+    for name in _RANDOM_OPS:
+        for owner in (torch, Tensor, torch._C._nn, torch._C._VariableFunctions):
+            f = getattr(owner, name, None)
+            if f is not None and f not in out:
+                out.append(f)
+    for name in (
+        "dropout dropout1d dropout2d dropout3d alpha_dropout feature_alpha_dropout rrelu "
+        "rrelu_ gumbel_softmax scaled_dot_product_attention"
+    ).split():
+        f = getattr(F, name, None)
+        if f is not None and f not in out:
+            out.append(f)
+    for name in (
+        "uniform_ normal_ trunc_normal_ kaiming_uniform_ kaiming_normal_ xavier_uniform_ "
+        "xavier_normal_ orthogonal_ sparse_"
+    ).split():
+        f = getattr(init, name, None)
+        if f is not None:
+            out.append(f)
+    return out
+
+
+def _random_device(func: Any, args: tuple, kwargs: dict) -> torch.device | None:
+    if "device" in kwargs:
+        d = resolve(kwargs["device"])
+        if d is None or d is NotImplemented:
+            return None
+        return d  # type: ignore[no-any-return]
+    for a in args:
+        if isinstance(a, Tensor):
+            return dev_of(a)
+    for a in kwargs.values():
+        if isinstance(a, Tensor):
+            return dev_of(a)
+    if S.default_device is not None and func in _constructors():
+        return S.default_device  # type: ignore[no-any-return]
+    return None
+
+
+def _h_random(func, args, kwargs):
+    dev = _random_device(func, args, kwargs) if kwargs.get("generator") is None else None
+    run = _factory if "device" in kwargs else _generic_call
+    if dev is None:
+        return run(func, args, kwargs)
+    g = S.generators[dev.index]
+    cpu = torch.default_generator
+    saved = cpu.get_state()
+    cpu.set_state(g.get_state())
+    try:
+        return run(func, args, kwargs)
+    finally:
+        g.set_state(cpu.get_state())
+        cpu.set_state(saved)
+
+
+for _f in _random_funcs():
+    HANDLERS.setdefault(_f, _h_random)
+del _f
+
+
+def _rnn_random(func, args, kwargs):
+    d = dev_of(args[0]) if args and isinstance(args[0], Tensor) else None
+    if d is None:
+        return _rnn_handler(func, args, kwargs)
+    g = S.generators[d.index]
+    cpu = torch.default_generator
+    saved = cpu.get_state()
+    cpu.set_state(g.get_state())
+    try:
+        return _rnn_handler(func, args, kwargs)
+    finally:
+        g.set_state(cpu.get_state())
+        cpu.set_state(saved)
+
+
 for _name in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
-    _f = getattr(torch._VF, _name, None)
-    if _f is not None:
-        HANDLERS[_f] = _rnn_handler
-    _f = getattr(torch, _name, None)
-    if _f is not None:
-        HANDLERS[_f] = _rnn_handler
-del _name, _f
+    for _owner in (torch._VF, torch):
+        _f = getattr(_owner, _name, None)
+        if _f is not None:
+            HANDLERS[_f] = _rnn_random  # dropout between layers draws on the device
+del _name, _owner, _f
+
+
+# ------------------------------------------------------------------ TorchScript
+def script_call(orig: Any, fn: Any, args: tuple, kwargs: dict) -> Any:
+    """A TorchScript function or method call: the interpreter bypasses the function mode,
+    so tag its results here with the device its tensor arguments share (a call that mixes
+    devices runs under the per-operator checker, which sees the interpreter's operators)."""
+    s = S
+    if s is None or s.thread is not _current_thread():
+        return orig(fn, *args, **kwargs)
+    common = None
+    cpu_seen = mixed = False
+    for a in (*args, *kwargs.values()):
+        items = a if type(a) is list or type(a) is tuple else (a,)
+        for b in items:
+            if isinstance(b, Tensor):
+                d = dev_of(b)
+                if d is None:
+                    cpu_seen = True
+                elif common is None:
+                    common = d
+                elif d is not common:
+                    mixed = True
+    if common is None:
+        return orig(fn, *args, **kwargs)
+    if cpu_seen or mixed:
+        return _checked(orig, (fn, *args), kwargs)
+    return _tag_tree(orig(fn, *args, **kwargs), common)
+
+
+def _tag_tree(out: Any, dev: torch.device) -> Any:
+    if isinstance(out, Tensor):
+        try:
+            _tag(out, dev)
+        except (RuntimeError, NotImplementedError):
+            pass
+    elif isinstance(out, (tuple, list)):
+        for o in out:
+            _tag_tree(o, dev)
+    elif isinstance(out, dict):
+        for o in out.values():
+            _tag_tree(o, dev)
+    return out
+
+
+def _current_thread() -> Any:
+    import threading
+
+    return threading.current_thread()

@@ -209,35 +209,17 @@ class simulate(contextlib.ContextDecorator):
             d = sim.default_device
             return d if d is not None else orig_get_default()
 
-        import torch.nn.parallel.comm as comm
-
-        multi = (
-            "multi-GPU communication (nn.DataParallel, torch.cuda.comm scatter/gather/broadcast)"
-        )
-        comm_patches = [
-            (comm, name, cuda_api._unsupported(multi))
-            for name in (
-                "scatter",
-                "gather",
-                "broadcast",
-                "broadcast_coalesced",
-                "reduce_add",
-                "reduce_add_coalesced",
-            )
-            if hasattr(comm, name)
-        ]
         orig_record_stream = torch.Tensor.record_stream
 
         def record_stream(tensor: torch.Tensor, stream: Any) -> None:
             # A simulated tensor's memory is the CPU's, freed with its last reference: no
             # caching allocator needs telling (and the real method's argument parser rejects
             # the simulated Stream before any torch function mode could see the call).
-            if _tags.sim_device(tensor) is not None:
+            if _tags.sim_device(tensor) is not None or getattr(stream, "_ferry_simulated", False):
                 return None
             return orig_record_stream(tensor, stream)
 
         return [
-            *comm_patches,
             (torch.Tensor, "record_stream", record_stream),
             (pm, "pin_memory", pin_memory),
             (torch, "compile", compile),

@@ -1,0 +1,331 @@
+"""Gaps real programs hit in the simulated GPU (issue 13), each reproduced in a few lines.
+
+Every test here failed before its fix (see the commit that added it).
+"""
+
+from __future__ import annotations
+
+import warnings
+
+import pytest
+import torch
+import torch.nn as nn
+
+from torchferry.sim import events as sim_events
+from torchferry.sim.session import simulate
+
+
+# ---------------------------------------------------------------- 1. grouping by device
+def _amp_step(fused: bool) -> nn.Module:
+    m = nn.Linear(4, 4).cuda()
+    opt = torch.optim.AdamW(m.parameters(), lr=1e-3, fused=fused)
+    scaler = torch.amp.GradScaler("cuda")
+    with torch.autocast("cuda", dtype=torch.float16):
+        loss = m(torch.randn(2, 4, device="cuda")).float().sum()
+    scaler.scale(loss).backward()
+    scaler.unscale_(opt)
+    torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+    scaler.step(opt)
+    scaler.update()
+    return m
+
+
+def test_fp16_grad_scaler_with_fused_adamw_runs():
+    with simulate("cuda"):
+        m = _amp_step(fused=True)
+        assert str(m.weight.device) == "cuda:0"
+
+
+def test_fused_adamw_matches_cpu_numbers():
+    torch.manual_seed(0)
+    ref = nn.Linear(4, 3)
+    x = torch.randn(5, 4)
+    cpu_model = nn.Linear(4, 3)
+    cpu_model.load_state_dict(ref.state_dict())
+    opt = torch.optim.AdamW(cpu_model.parameters(), lr=0.1, fused=True)
+    cpu_model(x).sum().backward()
+    opt.step()
+    with simulate("cuda"):
+        m = nn.Linear(4, 3)
+        m.load_state_dict(ref.state_dict())
+        m.cuda()
+        opt = torch.optim.AdamW(m.parameters(), lr=0.1, fused=True)
+        m(x.cuda()).sum().backward()
+        opt.step()
+        assert torch.equal(m.weight.detach().cpu(), cpu_model.weight.detach())
+
+
+def test_clip_grad_norm_makes_no_device_to_host_copy():
+    with simulate("cuda"):
+        m = nn.Linear(4, 4).cuda()
+        m(torch.randn(2, 4, device="cuda")).sum().backward()
+        seen: list = []
+        stop = sim_events.subscribe(seen.append)
+        try:
+            torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0)
+        finally:
+            stop()
+    assert [e for e in seen if e.kind == "transfer" and e.direction == "d2h"] == []
+
+
+# ---------------------------------------------------------------- 2. conv backend
+def test_conv_cpu_input_at_realistic_shape_says_mkldnn():
+    assert torch.backends.mkldnn.is_available()
+    with simulate("cuda"):
+        c = nn.Conv2d(3, 8, 3).cuda()
+        with pytest.raises(RuntimeError) as info:
+            c(torch.randn(2, 3, 32, 32))
+    assert str(info.value) == (
+        "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the "
+        "same or input should be a MKLDNN tensor and weight is a dense tensor"
+    )
+
+
+def test_conv_cpu_input_batch_one_small_kernel_still_slow_conv2d():
+    with simulate("cuda"):
+        c = nn.Conv2d(3, 4, 3).cuda()
+        with pytest.raises(RuntimeError, match="wrapper_CUDA___slow_conv2d_forward"):
+            c(torch.ones(1, 3, 5, 5))
+
+
+def test_depthwise_conv_with_cpu_weight_uses_the_native_depthwise_kernel_text():
+    with simulate("cuda"):
+        c = nn.Conv2d(4, 4, 3, groups=4)
+        with pytest.raises(RuntimeError) as info:
+            c(torch.ones(2, 4, 8, 8, device="cuda"))
+    assert str(info.value) == (
+        "Expected all tensors to be on the same device, but got weight is on cpu, different "
+        "from other tensors on cuda:0 (when checking argument in method "
+        "wrapper_CUDA___conv_depthwise2d)"
+    )
+
+
+# ---------------------------------------------------------------- 3. tags lost
+def test_torchscript_function_results_keep_the_device():
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+
+        @torch.jit.script
+        def softclamp(t: torch.Tensor, value: float) -> torch.Tensor:
+            return (t / value).tanh() * value
+
+    with simulate("cuda"):
+        x = torch.randn(3, device="cuda")
+        y = softclamp(x, 5.0)
+        assert str(y.device) == "cuda:0"
+        assert str((y + x).device) == "cuda:0"
+        with pytest.raises(RuntimeError, match="cuda:0 and cpu"):
+            softclamp(x, 5.0) + torch.ones(3)
+
+
+def test_default_device_under_ferry_run(tmp_path, capsys):
+    # `ferry run` explains errors: its factory recorder wraps torch.ones & co., and torch's
+    # cache of factory functions, filled then, held the wrappers
+    from torchferry.diagnose.run import run_diagnosed
+
+    script = tmp_path / "s.py"
+    script.write_text(
+        "import torch\n"
+        "torch.set_default_device('cuda')\n"
+        "print(torch.ones(2).device, torch.nn.Linear(2, 2).weight.device)\n"
+        "torch.set_default_device(None)\n"
+        "with torch.device('cuda'):\n"
+        "    print(torch.zeros(1).device)\n"
+    )
+    assert run_diagnosed(str(script), [], simulate="cuda") == 0
+    assert capsys.readouterr().out == "cuda:0 cuda:0\ncuda:0\n"
+
+
+# ---------------------------------------------------------------- 6. ints as devices
+def test_int_devices_mean_the_accelerator():
+    with simulate("cuda", count=2):
+        assert str(torch.device(0)) == "cuda:0"
+        assert str(torch.ones(2).to(1).device) == "cuda:1"
+        assert str(nn.Linear(2, 2).to(0).weight.device) == "cuda:0"
+        assert str(torch.ones(2).to(torch.cuda.current_device()).device) == "cuda:0"
+        assert isinstance(torch.device("cpu"), torch.device)
+        assert str(torch.ones(2, device=1).device) == "cuda:1"
+
+
+# ---------------------------------------------------------------- 7. output a GPU would not print
+def test_lstm_and_gru_print_no_cudnn_warning():
+    with simulate("cuda"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        for cls in (nn.LSTM, nn.GRU, nn.RNN):
+            m = cls(4, 4, num_layers=2).cuda()
+            out = m(torch.randn(3, 2, 4, device="cuda"))[0]
+            assert str(out.device) == "cuda:0"
+    assert [str(w.message) for w in caught] == []
+
+
+def test_rnn_cuda_does_not_depend_on_the_wheel_having_cudnn(monkeypatch):
+    # The CUDA wheel has cuDNN: is_acceptable() then says yes and RNN.flatten_parameters
+    # calls aten::_cudnn_rnn_flatten_weight, which has no CPU kernel.  Pretend to be it.
+    import torch.backends.cudnn as cudnn
+
+    monkeypatch.setattr(cudnn, "is_available", lambda: True)
+    monkeypatch.setattr(cudnn, "_init", lambda: True)
+    with simulate("cuda"):
+        m = nn.LSTM(4, 4).cuda()
+        assert str(m(torch.randn(3, 2, 4, device="cuda"))[0].device) == "cuda:0"
+
+
+def test_autocast_float32_is_enabled_without_a_cpu_autocast_warning():
+    with simulate("cuda"), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with torch.autocast("cuda", dtype=torch.float32):
+            assert torch.is_autocast_enabled("cuda")
+            y = nn.Linear(2, 2).cuda()(torch.ones(1, 2, device="cuda"))
+            assert y.dtype is torch.float32
+    assert [str(w.message) for w in caught] == []
+
+
+# ---------------------------------------------------------------- 8. random numbers
+def test_cuda_seed_and_draws_leave_the_cpu_generator_alone():
+    torch.manual_seed(1)
+    expected = torch.rand(4)
+    with simulate("cuda"):
+        torch.manual_seed(1)
+        torch.cuda.manual_seed(5)
+        torch.rand(3, device="cuda")
+        torch.randn(2, 2, device="cuda").uniform_()
+        nn.functional.dropout(torch.ones(8, device="cuda"), 0.5)
+        assert torch.equal(torch.rand(4), expected)
+
+
+def test_gpu_draws_are_deterministic_per_seed_and_differ_from_cpu_stream():
+    with simulate("cuda", count=2):
+        torch.cuda.manual_seed(3)
+        a = torch.rand(5, device="cuda").cpu()
+        torch.cuda.manual_seed(3)
+        b = torch.rand(5, device="cuda").cpu()
+        assert torch.equal(a, b)
+        torch.cuda.manual_seed_all(3)
+        c = torch.rand(5, device="cuda:1").cpu()
+        assert torch.equal(a, c)  # each device's generator seeded alike
+        state = torch.cuda.get_rng_state()
+        d = torch.rand(5, device="cuda").cpu()
+        torch.cuda.set_rng_state(state)
+        assert torch.equal(torch.rand(5, device="cuda").cpu(), d)
+        assert len(torch.cuda.default_generators) == 2
+        assert str(torch.cuda.default_generators[1].device) == "cuda:1"
+
+
+def test_torch_manual_seed_also_seeds_the_device():
+    with simulate("cuda"):
+        torch.manual_seed(7)
+        a = torch.randn(3, device="cuda").cpu()
+        torch.manual_seed(7)
+        b = torch.randn(3, device="cuda").cpu()
+    assert torch.equal(a, b)
+
+
+# ---------------------------------------------------------------- 9. GPU APIs
+def test_cuda_apis_that_raised_or_answered_wrongly():
+    with simulate("cuda"):
+        torch.cuda.ipc_collect()
+        torch.cuda.set_per_process_memory_fraction(0.5)
+        assert torch.cuda.get_per_process_memory_fraction() == 0.5
+        with pytest.raises(ValueError, match="Allowed range: 0~1"):
+            torch.cuda.set_per_process_memory_fraction(1.5)
+        x = torch.ones(256, device="cuda")
+        stats = torch.cuda.memory_stats()
+        assert stats["allocated_bytes.all.current"] == torch.cuda.memory_allocated() >= 1024
+        assert "Allocated memory" in torch.cuda.memory_summary()
+        assert isinstance(torch.cuda.default_generators[0], torch.Generator)
+        assert torch.cuda.nvtx.range_push("step") == 0
+        assert torch.cuda.nvtx.range_pop() == 0
+        assert isinstance(x, torch.cuda.FloatTensor)
+        assert not isinstance(x, torch.FloatTensor)
+        assert isinstance(torch.ones(2), torch.FloatTensor)
+        assert str(x.untyped_storage().device) == "cuda:0"
+        assert "sm_90" in torch.cuda.get_arch_list()
+        with torch.autocast("cuda"):
+            assert torch.is_autocast_enabled("cuda")
+            assert torch.get_autocast_dtype("cuda") is torch.float16
+        assert not torch.is_autocast_enabled("cuda")
+
+
+def test_cuda_amp_autocast_casts_like_torch_autocast():
+    with simulate("cuda"):
+        m = nn.Linear(2, 2).cuda()
+        with pytest.warns(FutureWarning, match=r"torch.cuda.amp.autocast\(args...\)"):
+            ctx = torch.cuda.amp.autocast()
+        with ctx:
+            assert m(torch.ones(1, 2, device="cuda")).dtype is torch.float16
+
+
+# ---------------------------------------------------------------- 5. DataParallel
+def _train(model: nn.Module, x: torch.Tensor, y: torch.Tensor, steps: int = 3) -> list[float]:
+    opt = torch.optim.SGD(model.parameters(), lr=0.1, momentum=0.9)
+    losses = []
+    for _ in range(steps):
+        opt.zero_grad()
+        out = model(x)
+        loss = nn.functional.cross_entropy(out, y.to(out.device))
+        loss.backward()
+        opt.step()
+        losses.append(loss.item())
+    return losses
+
+
+def _mlp() -> nn.Module:
+    torch.manual_seed(0)
+    return nn.Sequential(nn.Linear(6, 8), nn.ReLU(), nn.Linear(8, 3))
+
+
+@pytest.mark.parametrize("count", [1, 2, 3])
+def test_data_parallel_trains_as_on_the_cpu(count):
+    torch.manual_seed(1)
+    x, y = torch.randn(10, 6), torch.randint(0, 3, (10,))
+    expected = _train(_mlp(), x, y)
+    with simulate("cuda", count=count):
+        model = nn.DataParallel(_mlp().cuda())
+        got = _train(model, x, y)  # CPU input: DataParallel scatters it
+        assert str(model(x).device) == "cuda:0"
+        assert all(str(p.grad.device) == "cuda:0" for p in model.parameters())
+    assert got == pytest.approx(expected, rel=1e-5, abs=1e-6)
+
+
+def test_data_parallel_module_on_the_wrong_device_fails_with_torch_text():
+    with simulate("cuda", count=2):
+        model = nn.DataParallel(nn.Linear(2, 2))  # left on the CPU
+        with pytest.raises(RuntimeError) as info:
+            model(torch.ones(4, 2))
+    assert str(info.value) == (
+        "module must have its parameters and buffers on device cuda:0 (device_ids[0]) but "
+        "found one of them on device: cpu"
+    )
+
+
+def test_data_parallel_replica_error_is_wrapped_as_on_gpus():
+    class Bad(nn.Module):
+        def __init__(self) -> None:
+            super().__init__()
+            self.lin = nn.Linear(2, 2)
+
+        def forward(self, x):
+            return self.lin(x) + torch.ones(2)  # a CPU tensor in every replica
+
+    with simulate("cuda", count=2):
+        model = nn.DataParallel(Bad().cuda())
+        with pytest.raises(RuntimeError) as info:
+            model(torch.ones(4, 2))
+    assert str(info.value).startswith("Caught RuntimeError in replica 0 on device 0.")
+    assert "cuda:0 and cpu!" in str(info.value)
+
+
+def test_comm_scatter_gather_broadcast_reduce():
+    from torch.nn.parallel import comm
+
+    with simulate("cuda", count=2):
+        t = torch.arange(6.0, device="cuda:0")
+        parts = comm.scatter(t, [0, 1])
+        assert [str(p.device) for p in parts] == ["cuda:0", "cuda:1"]
+        back = comm.gather(parts, destination=1)
+        assert str(back.device) == "cuda:1" and back.tolist() == t.tolist()
+        copies = comm.broadcast(t, [0, 1])
+        assert copies[0] is t and str(copies[1].device) == "cuda:1"
+        total = comm.reduce_add(copies, destination=0)
+        assert str(total.device) == "cuda:0" and total.tolist() == (2 * t).tolist()
+        assert str(comm.gather(parts, destination="cpu").device) == "cpu"
