@@ -42,7 +42,7 @@ def _yaml_info() -> dict[str, tuple[bool, bool, bool]]:
     """name.overload -> (no_check, structured, has a CUDA kernel), from native_functions.yaml."""
     info: dict[str, tuple[bool, bool, bool]] = {}
     try:
-        import torchgen
+        import torchgen  # type: ignore[import-untyped]
 
         path = os.path.join(
             os.path.dirname(torchgen.__file__),
@@ -196,17 +196,17 @@ def check_op(func: Any, args: tuple, kwargs: dict) -> torch.device:
                     "should be the same"
                 )
             raise _conv_cpu_input_error(func, args, kwargs, named, pname, dp, din)
-    named = {n: d for (n, _t, _w), d in zip(targs, devs, strict=False)}
-    if name == "mv" and named.get("self") != named.get("vec"):
+    by_name = {n: d for (n, _t, _w), d in zip(targs, devs, strict=False)}
+    if name == "mv" and by_name.get("self") != by_name.get("vec"):
         # CUDA mv allocates its result like vec, then runs addmv_(result, mat, vec)
         raise codegen_error(
-            "mat", named["self"], named["vec"], f"wrapper_{_backend(_accel(devs))}_addmv_"
+            "mat", by_name["self"], by_name["vec"], f"wrapper_{_backend(_accel(devs))}_addmv_"
         )
-    if name == "embedding" and named.get("weight") != named.get("indices"):
+    if name == "embedding" and by_name.get("weight") != by_name.get("indices"):
         raise codegen_error(
             "index",
-            named["indices"],
-            named["weight"],
+            by_name["indices"],
+            by_name["weight"],
             f"wrapper_{_backend(_accel(devs))}__index_select",
         )
     if name == "stack":
@@ -328,12 +328,12 @@ def name_of(func: Any) -> str:
 class AtenDeviceChecker(TorchDispatchMode):
     """Checks and tags every ATen operator of one mixed-device call."""
 
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
         kwargs = kwargs or {}
         try:
             dev = check_op(func, args, kwargs)
         except Exception as exc:
-            exc._ferry_device_check = True  # type: ignore[attr-defined]
+            exc._ferry_device_check = True
             raise
         out = func(*args, **kwargs)
         if dev.type != "cpu":

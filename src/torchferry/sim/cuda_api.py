@@ -138,7 +138,7 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
     def empty_cache() -> None:
         return None
 
-    generator_class = _generator_class(s)
+    generator_class: Any = _generator_class(s)
     s.generators = [generator_class._for(torch.device(kind, i)) for i in range(s.count)]
     s.autocast_stack = []
     # Each simulated device has its own generator (a CPU generator, so the numbers are the
@@ -210,9 +210,8 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
             if self.idx >= 0:
                 s.current = check_index(self.idx)
 
-        def __exit__(self, *exc: Any) -> bool:
+        def __exit__(self, *exc: Any) -> None:
             s.current = self.prev
-            return False
 
     class device_of(device):
         def __init__(self, obj: Any) -> None:
@@ -522,8 +521,8 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         def __enter__(self) -> None:
             self.inner.__enter__()
 
-        def __exit__(self, *exc: Any) -> bool:
-            return self.inner.__exit__(*exc)
+        def __exit__(self, *exc: Any) -> None:
+            self.inner.__exit__(*exc)
 
     _modes_device = device
 
@@ -568,7 +567,7 @@ def _generator_class(s: Any) -> type:
         def __subclasscheck__(cls, sub: type) -> bool:
             return issubclass(sub, base)
 
-    class Generator(base, metaclass=_Meta):  # type: ignore[misc]
+    class Generator(base, metaclass=_Meta):  # type: ignore[misc, valid-type]
         def __new__(cls, device: Any = "cpu") -> Any:
             d = _modes.resolve(device)
             self = super().__new__(cls, "cpu" if d is not NotImplemented else device)
@@ -587,7 +586,7 @@ def _generator_class(s: Any) -> type:
             return self
 
         @property
-        def device(self) -> torch.device:  # type: ignore[override]
+        def device(self) -> torch.device:
             d = self._ferry_device
             if d is None:
                 return base.device.__get__(self)
@@ -670,7 +669,7 @@ def _autocast_queries(s: Any) -> list[tuple[Any, str, Any]]:
 def _cuda_amp_autocast_class(autocast: type) -> type:
     """``torch.cuda.amp.autocast`` (deprecated): the simulated ``autocast("cuda")``."""
 
-    class cuda_amp_autocast(autocast):  # type: ignore[misc, valid-type]
+    class cuda_amp_autocast(autocast):
         def __init__(
             self, enabled: bool = True, dtype: torch.dtype = torch.float16, cache_enabled: bool = True
         ) -> None:
@@ -804,7 +803,7 @@ def _device_and_storage_patches(s: Any) -> list[tuple[Any, str, Any]]:
             kwargs = {**kwargs, "device": real_device(kind, kwargs["device"])}
         return orig_parse_to(*args, **kwargs)
 
-    real_storage_device = torch._C.StorageBase.device
+    real_storage_device = torch._C.StorageBase.device  # type: ignore[attr-defined]
 
     torch_dir = os.path.dirname(torch.__file__) + os.sep
 
@@ -815,7 +814,7 @@ def _device_and_storage_patches(s: Any) -> list[tuple[Any, str, Any]]:
             d = _tags.storage_device(self)
             if d is not None:
                 return d
-        return real_storage_device.__get__(self)  # type: ignore[no-any-return]
+        return real_storage_device.__get__(self)
 
     import torch.backends.cudnn as cudnn
 

@@ -104,7 +104,7 @@ class SimMode(TorchFunctionMode):
     tag, run the CPU function, tag a new output storage with the inputs' device.
     """
 
-    def __torch_function__(self, func, types, args=(), kwargs=None):  # type: ignore[override]
+    def __torch_function__(self, func, types, args=(), kwargs=None):
         if types is not _RAW:
             h = HANDLERS.get(func)
             if h is not None:
@@ -194,7 +194,7 @@ class SimMode(TorchFunctionMode):
 _RAW = object()  # ``types`` value that skips the handler lookup
 # the storage's address without making a Python storage object (which would then live as
 # long as the storage and slow later frees); equal to ``t.untyped_storage()._cdata``
-_sid = torch._C._storage_id
+_sid = torch._C._storage_id  # type: ignore[attr-defined]
 _MODE = SimMode()
 MPS_ACTIVE = False  # set by the session: float64 outputs are refused on mps
 _site = _tags.site
@@ -431,15 +431,24 @@ def _flag(typ: str):
     return h
 
 
-HANDLERS[TensorBase.is_cuda.__get__] = _flag("cuda")
-HANDLERS[TensorBase.is_mps.__get__] = _flag("mps")
-HANDLERS[TensorBase.is_xpu.__get__] = _flag("xpu")
-HANDLERS[TensorBase.is_cpu.__get__] = lambda func, args, kwargs: (
+def _getter(name: str) -> Any:
+    """The C getter of ``TensorBase.name`` (what the mode receives for the attribute)."""
+    return getattr(TensorBase, name).__get__
+
+
+def _setter(name: str) -> Any:
+    return getattr(TensorBase, name).__set__
+
+
+HANDLERS[_getter("is_cuda")] = _flag("cuda")
+HANDLERS[_getter("is_mps")] = _flag("mps")
+HANDLERS[_getter("is_xpu")] = _flag("xpu")
+HANDLERS[_getter("is_cpu")] = lambda func, args, kwargs: (
     func(*args) if dev_of(args[0]) is None else False
 )
 
 
-@handles(TensorBase.grad.__get__)
+@handles(_getter("grad"))
 def _h_grad(func, args, kwargs):
     g = func(*args)
     if g is not None and _TAGS.get(_sid(g)) is None:
@@ -450,7 +459,7 @@ def _h_grad(func, args, kwargs):
     return g
 
 
-@handles(TensorBase.data.__set__, TensorBase.grad.__set__, TensorBase.data.__get__)
+@handles(_setter("data"), _setter("grad"), _getter("data"))
 def _h_passthrough(func, args, kwargs):
     return func(*args, **kwargs)
 
@@ -558,7 +567,7 @@ def _mover(kind: str):
 HANDLERS[Tensor.cuda] = _mover("cuda")
 HANDLERS[Tensor.xpu] = _mover("xpu")
 if hasattr(Tensor, "mps"):
-    HANDLERS[Tensor.mps] = _mover("mps")
+    HANDLERS[Tensor.mps] = _mover("mps")  # type: ignore[attr-defined]
 
 
 @handles(Tensor.cpu)
@@ -854,7 +863,7 @@ def _random_device(func: Any, args: tuple, kwargs: dict) -> torch.device | None:
         d = resolve(kwargs["device"])
         if d is None or d is NotImplemented:
             return None
-        return d  # type: ignore[no-any-return]
+        return d
     for a in args:
         if isinstance(a, Tensor):
             return dev_of(a)
@@ -862,7 +871,7 @@ def _random_device(func: Any, args: tuple, kwargs: dict) -> torch.device | None:
         if isinstance(a, Tensor):
             return dev_of(a)
     if S.default_device is not None and func in _constructors():
-        return S.default_device  # type: ignore[no-any-return]
+        return S.default_device
     return None
 
 

@@ -54,7 +54,7 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
     def dev(idx: int) -> torch.device:
         if not 0 <= idx < s.count:
             raise s.ordinal_error()
-        return s.devices[idx]  # type: ignore[no-any-return]
+        return s.devices[idx]
 
     def copy_to(t: torch.Tensor, idx: int, op: str) -> torch.Tensor:
         """``t`` on device ``idx`` (-1: the CPU): ``t`` itself when already there."""
