@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import stat
 import sys
 from collections.abc import Sequence
 from dataclasses import dataclass, field
