@@ -85,6 +85,20 @@ CORPUS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: source snapshots checked with ``--extra DIR`` (each unpacked as ``DIR/OWNER-NAME@COMMIT``):
+#: tutorials, examples and notebooks, the code where users make the mistakes the new rules
+#: look for; not on the package index, so they are optional.  Their labels cover FRY014,
+#: FRY015 and FRY000 (``--select FRY014,FRY015``).
+EXTRA: tuple[tuple[str, str], ...] = (
+    ("pytorch/examples", "77f55b912142e11fcfdf5b530231fb9c52f181e8"),
+    ("yunjey/pytorch-tutorial", "0500d3df5a2a8080ccfccbc00aca0eacc21818db"),
+    ("karpathy/nanoGPT", "3adf61e154c3fe3fca428ad6bc3818b27a3b8291"),
+    ("rasbt/LLMs-from-scratch", "28c65cdfbc3338e2e040016eea4b7fdf556e4d57"),
+    ("bentrevett/pytorch-seq2seq", "b3cd54c72cd6e4e63f672d334c795b4fe744ef92"),
+    ("mrdbourke/pytorch-deep-learning", "baa27b691617461c173ecf3439793cd8cde74e13"),
+)
+
+
 # -- fetching ------------------------------------------------------------------------
 
 
@@ -284,7 +298,7 @@ def collect(
     findings: list[Finding] = []
     errors: list[str] = []
     for d in dirs:
-        package = d.name.rsplit("-", 1)[0]
+        package = package_of(d)
         items, stderr = run_check(d, select, ["--no-cache"] if no_cache else [])
         errors += [f"{package}: {line}" for line in stderr.splitlines() if "error" in line]
         memo: dict = {}
@@ -472,17 +486,44 @@ def table(findings: list[Finding], matched: dict[int, Label]) -> str:
     return "\n".join(rows)
 
 
+def package_of(d: Path) -> str:
+    """The package a corpus directory holds: ``timm-1.0.31`` -> ``timm``; an extra project
+    ``owner-name@commit`` -> ``owner-name``."""
+    return d.name.split("@", 1)[0] if "@" in d.name else d.name.rsplit("-", 1)[0]
+
+
+def version_of(d: Path) -> str:
+    return d.name.split("@", 1)[1] if "@" in d.name else d.name.rsplit("-", 1)[1]
+
+
+def _notebook_code_lines(path: Path) -> int:
+    try:
+        nb = json.loads(path.read_bytes())
+        cells = [c for c in nb.get("cells", []) if c.get("cell_type") == "code"]
+    except (ValueError, AttributeError):
+        return 0
+    n = 0
+    for c in cells:
+        src = c.get("source", "")
+        n += len(("".join(src) if isinstance(src, list) else str(src)).splitlines())
+    return n
+
+
 def corpus_table(dirs: Sequence[Path]) -> str:
-    rows = ["| package | version | .py files | .ipynb files | lines |", "|---|---|---|---|---|"]
+    rows = [
+        "| package | version | .py files | .ipynb files | lines (notebooks: code cells) |",
+        "|---|---|---|---|---|",
+    ]
     tf = tn = tl = 0
-    for (name, version), d in zip(CORPUS, dirs, strict=True):
-        py = [p for p in d.rglob("*.py")]
-        nb = [p for p in d.rglob("*.ipynb")]
+    for d in dirs:
+        py = sorted(d.rglob("*.py"))
+        nb = sorted(d.rglob("*.ipynb"))
         lines = sum(p.read_bytes().count(b"\n") for p in py)
+        lines += sum(_notebook_code_lines(p) for p in nb)
         tf += len(py)
         tn += len(nb)
         tl += lines
-        rows.append(f"| {name} | {version} | {len(py)} | {len(nb)} | {lines:,} |")
+        rows.append(f"| {package_of(d)} | {version_of(d)} | {len(py)} | {len(nb)} | {lines:,} |")
     rows.append(f"| all | | {tf} | {tn} | {tl:,} |")
     return "\n".join(rows)
 
@@ -525,7 +566,7 @@ def fix_mode(dirs: Sequence[Path], select: str, unsafe: bool) -> int:
     ]
     with tempfile.TemporaryDirectory(prefix="ferry-corpus-fix-") as tmp:
         for d in dirs:
-            package = d.name.rsplit("-", 1)[0]
+            package = package_of(d)
             copy = Path(tmp) / d.name
             shutil.copytree(d, copy, ignore=shutil.ignore_patterns(".ferry_cache"))
             before_parse = {rel for rel in _digests(copy) if _parses(copy / rel) is not None}
@@ -649,6 +690,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         default=DEFAULT_CORPUS,
         help=f"cache directory for the corpus (default: {DEFAULT_CORPUS})",
     )
+    ap.add_argument(
+        "--extra",
+        type=Path,
+        metavar="DIR",
+        help="also check each project directory in DIR, named OWNER-NAME@COMMIT "
+        "(source snapshots that are not on the package index)",
+    )
     ap.add_argument("--labels", type=Path, default=DEFAULT_LABELS, help="the labels file")
     ap.add_argument("--select", default="ALL", help="rules to run (ferry check --select)")
     ap.add_argument("--package", action="append", default=[], help="only this package (repeatable)")
@@ -689,17 +737,28 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.recall:
         return recall_mode()
     unknown = set(args.package) - {_norm(n) for n, _ in CORPUS}
+    if args.extra is not None and args.extra.is_dir():
+        unknown -= {package_of(p) for p in args.extra.iterdir() if "@" in p.name}
     if unknown:
         ap.error(
             f"unknown package(s) {', '.join(sorted(unknown))}; "
             f"known: {', '.join(_norm(n) for n, _ in CORPUS)}"
         )
     try:
-        dirs = fetch(args.corpus, args.package)
+        known = {_norm(n) for n, _ in CORPUS}
+        only = [p for p in args.package if p in known]
+        dirs = [] if args.package and not only else fetch(args.corpus, only)
     except subprocess.CalledProcessError as exc:
         print(f"check_corpus: download failed: {exc}", file=sys.stderr)
         return 2
 
+    if args.extra is not None:
+        if not args.extra.is_dir():
+            ap.error(f"--extra {args.extra}: not a directory")
+        extra = sorted(p for p in args.extra.iterdir() if p.is_dir() and "@" in p.name)
+        if args.package:
+            extra = [p for p in extra if package_of(p) in set(args.package)]
+        dirs = [*dirs, *extra]
     if args.fix:
         return fix_mode(dirs, args.select, args.unsafe)
 
@@ -707,15 +766,15 @@ def main(argv: Sequence[str] | None = None) -> int:
     findings, errors = collect(dirs, args.select, args.no_cache)
     elapsed = time.perf_counter() - t0
     labels = load_labels(args.labels)
-    if args.package:
-        labels = [lab for lab in labels if lab.package in set(args.package)]
+    checked = {package_of(d) for d in dirs}
+    labels = [lab for lab in labels if lab.package in checked]  # e.g. --extra not given
     if args.select != "ALL":
-        codes = tuple(c.strip() for c in args.select.split(","))
+        codes = (*(c.strip() for c in args.select.split(",")), "FRY000")  # always reported
         labels = [lab for lab in labels if lab.code.startswith(codes)]
     matched, stale = join(findings, labels)
 
     print(f"corpus: {args.corpus}\n")
-    print(corpus_table(dirs) if not args.package else "(a subset of the corpus)")
+    print(corpus_table(dirs))
     print(
         f"\nferry check --select {args.select}: {len(findings)} findings in {elapsed:.1f} s; "
         f"{len(labels)} labels, {len(matched)} matched\n"

@@ -1,0 +1,156 @@
+"""A layer with parameters constructed inside `forward` (or a Lightning `*_step`).
+
+## What it does
+Flags the construction of an `nn.Module` layer that has parameters or buffers
+(`nn.Linear`, `nn.Conv2d`, `nn.BatchNorm2d`, `nn.LayerNorm`, `nn.Embedding`, `nn.LSTM`,
+`nn.MultiheadAttention`..., or a module class of the same file whose `__init__` creates
+such layers or an `nn.Parameter`) inside the `forward` method of an `nn.Module`
+subclass, or inside `training_step` / `validation_step` / `test_step` / `predict_step`
+of a `LightningModule`.
+
+## Why is this bad
+The layer is made anew on every call: its weights are fresh random numbers each time, the
+optimizer (built from `model.parameters()` before the first call) never sees them, so they
+never learn, and they are created on the CPU, so `model.to(device)` cannot move them -- on
+a GPU the call fails with "Input type (torch.cuda.FloatTensor) and weight type
+(torch.FloatTensor) should be the same", or, with `.to(x.device)` added, silently trains
+nothing and pays an allocation and a host-to-device copy per call.
+
+## Example
+```python
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 32, 3)
+
+    def forward(self, x):
+        head = nn.Linear(32, 10)
+        return head(self.conv1(x).mean((2, 3)))
+```
+
+## Use instead
+```python
+class Net(nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(3, 32, 3)
+        self.head = nn.Linear(32, 10)
+
+    def forward(self, x):
+        return self.head(self.conv1(x).mean((2, 3)))
+```
+
+## Fix safety
+No fix: where the layer belongs (and how big it is) needs the author.
+
+## Known limits
+Layers without parameters (`nn.ReLU()`, `nn.Dropout()`, `nn.MaxPool2d()`, `nn.Flatten()`,
+`nn.Upsample()`...) are not flagged: making them per call is wasteful but harmless. A
+construction under an `if` that tests for `None`, `hasattr`/`getattr` or an attribute of
+`self` (a lazy, once-only initialisation such as `if self.proj is None:`) is not flagged,
+nor are modules built by functions (`make_layer(...)`) or by classes from other files.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Iterable
+
+from torchferry.check.analysis import ClassInfo, Model, Site
+from torchferry.check.api import Context, Finding
+
+CODE = "FRY015"
+NAME = "module-in-forward"
+FIX = "none"
+
+#: ``torch.nn`` layers that own parameters or buffers by default
+PARAM_LAYERS = frozenset(
+    """Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d
+    ConvTranspose3d LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d LazyConvTranspose2d
+    LazyConvTranspose3d BatchNorm1d BatchNorm2d BatchNorm3d LazyBatchNorm1d LazyBatchNorm2d
+    LazyBatchNorm3d SyncBatchNorm LayerNorm GroupNorm RMSNorm LocalResponseNorm Embedding
+    EmbeddingBag RNN LSTM GRU RNNCell LSTMCell GRUCell MultiheadAttention Transformer
+    TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer
+    PReLU""".split()
+) - {"LocalResponseNorm"}  # LocalResponseNorm has no parameters
+
+STEP_METHODS = ("forward", "training_step", "validation_step", "test_step", "predict_step")
+
+
+def _layer_name(m: Model, call: ast.Call) -> str | None:
+    q = m.qualname(call.func)
+    if q is not None and q.startswith("torch.nn.") and q.rsplit(".", 1)[1] in PARAM_LAYERS:
+        return q.rsplit(".", 1)[1]
+    return None
+
+
+def _has_parameters(m: Model, cls: ClassInfo, seen: set[str]) -> bool:
+    """Does a module class of the file create parameter-owning layers or an
+    ``nn.Parameter`` in its ``__init__`` (its own or, one class deep, its file bases')?"""
+    if cls.name in seen:
+        return False
+    seen.add(cls.name)
+    init = cls.methods.get("__init__")
+    if init is not None:
+        for site in init.calls:
+            call = site.node
+            if _layer_name(m, call) is not None:
+                return True
+            q = m.qualname(call.func)
+            if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                return True
+            if isinstance(call.func, ast.Name) and call.func.id in m.classes:
+                other = m.classes[call.func.id]
+                if other.is_module and _has_parameters(m, other, seen):
+                    return True
+    return any(
+        b in m.classes and m.classes[b].is_module and _has_parameters(m, m.classes[b], seen)
+        for b in cls.bases
+    )
+
+
+def _lazy_guard(site: Site[ast.Call], self_name: str | None) -> bool:
+    """Is the construction under an ``if`` that makes it a once-only initialisation?"""
+    for if_stmt, _in_body in site.ctx.ifs:
+        for node in ast.walk(if_stmt.test):
+            if isinstance(node, ast.Constant) and node.value is None:
+                return True
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and \
+                    node.func.id in ("hasattr", "getattr", "isinstance"):
+                return True
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                    node.value.id == (self_name or "self"):
+                return True
+    return False
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    for cls in m.class_list:
+        if not cls.is_module:
+            continue
+        for method in STEP_METHODS:
+            scope = cls.methods.get(method)
+            if scope is None:
+                continue
+            fn = scope.function
+            self_name = fn.args.args[0].arg if fn is not None and fn.args.args else None
+            for site in scope.calls:
+                call = site.node
+                if site.ctx.scope is not scope:
+                    continue  # a nested function or class: it may run once
+                layer = _layer_name(m, call)
+                if layer is None and isinstance(call.func, ast.Name):
+                    other = m.classes.get(call.func.id)
+                    if other is not None and other.is_module and _has_parameters(m, other, set()):
+                        layer = other.name
+                if layer is None or _lazy_guard(site, self_name):
+                    continue
+                yield ctx.finding(
+                    CODE,
+                    call,
+                    f"`{layer}(...)` is constructed inside `{method}`: every call makes new, "
+                    "untrained parameters on the CPU that the optimizer never sees and "
+                    "`model.to(device)` cannot move; create it once in `__init__` "
+                    f"(`self.{layer.lower()} = {layer}(...)`) and use it here",
+                )
