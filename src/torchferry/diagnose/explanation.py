@@ -176,16 +176,11 @@ def _device_error(exc: BaseException) -> tuple[BaseException, ErrorKind] | None:
 
 
 # ------------------------------------------------------------ tensor facts
-def device_of(t: Any) -> Any:
-    """The device ``t`` is on: the simulated one inside ``torchferry.simulate``."""
-    return sim.device_of(t)
-
-
 def _module_device(m: Any) -> tuple[Any, Any] | None:
     for t in m.parameters():
-        return device_of(t), t.dtype
+        return sim.device_of(t), t.dtype
     for t in m.buffers():
-        return device_of(t), t.dtype
+        return sim.device_of(t), t.dtype
     return None
 
 
@@ -196,13 +191,13 @@ def _describe(op: ops.Operand, value: Any) -> None:
     op.value = value
     if isinstance(value, ops._IndexedView):
         t = value.base
-        op.kind, op.device, op.dtype = "tensor", str(device_of(t)), _dtype(t.dtype)
+        op.kind, op.device, op.dtype = "tensor", str(sim.device_of(t)), _dtype(t.dtype)
         op.note = "indexed: device and dtype of the tensor indexed"
         op.value = t
         return
     if isinstance(value, torch.Tensor):
         op.kind = "tensor"
-        op.device, op.dtype, op.shape = str(device_of(value)), _dtype(value.dtype), list(value.shape)
+        op.device, op.dtype, op.shape = str(sim.device_of(value)), _dtype(value.dtype), list(value.shape)
     elif isinstance(value, torch.nn.Module):
         md = _module_device(value)
         if md is not None:

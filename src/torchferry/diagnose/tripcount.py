@@ -205,7 +205,7 @@ def _loop_context(f: FrameType | None) -> tuple[int, bool, int, bool] | None:
 
 # ---------------------------------------------------------------- real devices
 def _dev(t: Any) -> Any:
-    return sim.device_of(t)
+    return sim.device_of(t)  # (imported on first use: importing this module imports no torch)
 
 
 def _nbytes(t: Any) -> int:

@@ -76,12 +76,7 @@ def _backend(dev: torch.device) -> str:
     return {"cuda": "CUDA", "mps": "MPS", "xpu": "XPU"}.get(dev.type, dev.type.upper())
 
 
-def _dev(t: torch.Tensor) -> torch.device:
-    try:
-        e = _tags.TAGS.get(t.untyped_storage()._cdata)
-    except (RuntimeError, NotImplementedError):
-        return t.device
-    return t.device if e is None else e[1]
+_dev = _tags.device_of  # the simulated device if tagged, else the real one
 
 
 def _is_cpu_scalar(t: torch.Tensor, d: torch.device) -> bool:
