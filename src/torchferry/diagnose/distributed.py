@@ -99,11 +99,11 @@ def _ddp_mismatch(exc: BaseException) -> tuple[str, str] | None:
     while tb is not None:
         me = tb.tb_frame.f_locals.get("self")
         if isinstance(me, ddp_type) and me.device_ids:
-            from torchferry.diagnose.explanation import device_of
+            from torchferry import sim
 
             params = list(me.module.parameters())
             if params:
-                where = device_of(params[0])
+                where = sim.device_of(params[0])
                 want = me.device_ids[0]
                 if where.type != "cpu" and where.index != want:
                     return (
