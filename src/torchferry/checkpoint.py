@@ -373,4 +373,33 @@ def save(obj: Any, f: PathOrFile) -> None:
         tensors = {k: v.detach().contiguous() for k, v in portable.items()}
         write_atomic(f, lambda fh: fh.write(st.save(tensors)))
     else:
-        write_atomic(f, lambda fh: torch.save(portable, fh))
+        write_atomic(f, lambda fh: _torch_save_into(portable, fh))
+
+
+class _Recording:
+    """A file that remembers the OSError its ``write`` raised: torch's zip writer reports a
+    failed write (a full disk) as its own ``RuntimeError: ... unexpected pos``."""
+
+    def __init__(self, fh: IO[bytes]) -> None:
+        self.fh = fh
+        self.error: OSError | None = None
+
+    def write(self, data: Any) -> int:
+        try:
+            return self.fh.write(data)
+        except OSError as exc:
+            self.error = self.error or exc
+            raise
+
+    def flush(self) -> None:
+        self.fh.flush()
+
+
+def _torch_save_into(obj: Any, fh: IO[bytes]) -> None:
+    out = _Recording(fh)
+    try:
+        torch.save(obj, out)  # type: ignore[arg-type]
+    except RuntimeError:
+        if out.error is not None:
+            raise out.error from None  # ENOSPC, EIO: what open().write would say
+        raise
