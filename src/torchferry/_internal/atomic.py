@@ -137,18 +137,11 @@ def write_atomic(path: PathLike, write: Writer) -> None:
         raise _as_open_error(exc, spath) from None
     try:
         if st is not None:
-            os.fchmod(fd, stat.S_IMODE(st.st_mode))
-            if hasattr(os, "geteuid") and os.geteuid() == 0 and (
-                st.st_uid != 0 or st.st_gid != os.getegid()
-            ):
-                try:
-                    os.fchown(fd, st.st_uid, st.st_gid)
-                except OSError:
-                    pass
+            _keep_mode_and_owner(fd, tmp, st)
         with os.fdopen(fd, "wb", closefd=False) as fh:
             write(fh)
             fh.flush()
-        os.fsync(fd)
+        _fsync(fd)
         if st is not None and st.st_nlink > 1:
             _copy_into(fd, target)  # every hard link sees the new content
             os.unlink(tmp)
@@ -163,6 +156,34 @@ def write_atomic(path: PathLike, write: Writer) -> None:
         raise
     finally:
         os.close(fd)  # releases the lock
+
+
+def _keep_mode_and_owner(fd: int, tmp: str, st: os.stat_result) -> None:
+    """Give the temporary file the replaced file's mode (and owner, when root), where the
+    file system can (vfat cannot: a save there still succeeds, as with open())."""
+    try:
+        if hasattr(os, "fchmod"):
+            os.fchmod(fd, stat.S_IMODE(st.st_mode))
+        else:  # pragma: no cover - Windows before 3.13
+            os.chmod(tmp, stat.S_IMODE(st.st_mode))
+    except OSError:
+        pass
+    if hasattr(os, "geteuid") and os.geteuid() == 0 and (
+        st.st_uid != 0 or st.st_gid != os.getegid()
+    ):
+        try:
+            os.fchown(fd, st.st_uid, st.st_gid)
+        except OSError:
+            pass
+
+
+def _fsync(fd: int) -> None:
+    """fsync, where the file system supports it; a full disk or an I/O error still raises."""
+    try:
+        os.fsync(fd)
+    except OSError as exc:
+        if exc.errno not in (errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP):
+            raise
 
 
 def _as_open_error(exc: OSError, path: str) -> OSError:
@@ -186,7 +207,7 @@ def _write_in_place(target: str, write: Writer) -> None:
     with open(target, "wb") as fh:
         write(fh)
         fh.flush()
-        os.fsync(fh.fileno())
+        _fsync(fh.fileno())
 
 
 _OWN_FD = re.compile(r"/proc/(?:self|thread-self|(\d+)(?:/task/\d+)?)/fd/(\d+)")
@@ -308,7 +329,7 @@ def _copy_into(src_fd: int, target: str) -> None:
                 break
             out.write(chunk)
         out.flush()
-        os.fsync(out.fileno())
+        _fsync(out.fileno())
 
 
 def _fsync_dir(directory: str) -> None:
