@@ -121,6 +121,9 @@ def test_ferry_simulate_in_a_terminal_shell_holds_across_cells(shell, capsys):
             shell.run_line_magic("ferry_simulate", "cuda --count 0")
         with pytest.raises(UsageError, match="^%ferry_simulate: a Mac has one MPS device; count must be 1"):
             shell.run_line_magic("ferry_simulate", "mps --count 2")
+        with pytest.raises(UsageError, match="^%ferry_simulate: kind must be one of cuda, mps, xpu, not 'gpu'"):
+            shell.run_line_magic("ferry_simulate", "gpu")
+        assert torch.cuda.device_count() == 2  # a typo leaves the simulation on
     finally:
         shell.run_line_magic("ferry_simulate", "off")
     assert shell.run_cell("torch.cuda.is_available()").result is False
@@ -193,3 +196,29 @@ def test_the_example_notebook_is_clean_for_ferry_check():
     cells = ["".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code"]
     assert any(c.startswith("%%ferry_trips") for c in cells)
     assert check_cells(cells) == []
+
+
+def test_switching_the_simulation_mid_cell_keeps_counting_trips(shell, capsys):
+    shell.run_line_magic("ferry_trips", "on")
+    try:
+        shell.run_cell("import torch", store_history=True)
+        capsys.readouterr()
+        # the session's counter is open when the simulation starts: it is closed and
+        # reopened around the switch (trips must enter after the simulation)
+        result = shell.run_cell(
+            "%ferry_simulate cuda\nu = torch.ones(2).to('cuda')\nfor _ in range(3):\n    v = u.sum().item()",
+            store_history=True,
+        )
+        assert result.error_in_exec is None
+        out = capsys.readouterr().out
+        assert "simulated accelerator" in out and "FRY007 sync-in-loop" in out
+        assert out.count("torchferry trips (") == 1
+        # %%ferry_trips while the session's trips are on: one table, not two
+        shell.run_cell("%%ferry_trips\nw = u.sum().item()", store_history=True)
+        assert capsys.readouterr().out.count("torchferry trips (") == 1
+        shell.run_line_magic("ferry_simulate", "off")
+        shell.run_cell("z = torch.ones(2) * 2", store_history=True)  # no ride: no table
+        assert "torchferry trips (" not in capsys.readouterr().out
+    finally:
+        shell.run_line_magic("ferry_trips", "off")
+        shell.run_line_magic("ferry_simulate", "off")

@@ -35,6 +35,7 @@ import os
 import re
 import shlex
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -76,7 +77,12 @@ class _Counter:
         self.current: Any = None
 
     def open(self) -> None:
+        # The simulation's module reads torch.Tensor's methods when it is imported; off
+        # the simulation, trips replaces some of them while counting.  Import it before
+        # counting, so that a simulation started during a counted cell (by the code or by
+        # %ferry_simulate) reads torch's own methods.
         from torchferry.diagnose.tripcount import trips
+        from torchferry.sim import simulate  # noqa: F401
 
         t = trips()
         t.__enter__()
@@ -244,15 +250,18 @@ class _Session:
         ]
 
     # -------------------------------------------------------------- simulation
-    def set_simulation(self, new: Any) -> None:
-        """Leave the session's simulation (if any) and enter ``new`` (or none).
+    def set_simulation(self, make: Callable[[], Any] | None) -> None:
+        """Leave the session's simulation (if any) for ``make()`` (or none).
 
-        Open trips counters are closed around the switch and reopened after it,
-        so each counts the way that matches the simulation's state.
+        ``make`` builds the new simulation (and may raise for a bad kind or count:
+        then the old one stays on).  Open trips counters are closed around the
+        switch and reopened after it, so each counts the way that matches the
+        simulation's state.
         """
         for c in self.counters:
             c.close()
         try:
+            new = make() if make is not None else None
             old, self.sim = self.sim, None
             if old is not None:
                 old.__exit__(None, None, None)
@@ -391,17 +400,20 @@ def _parse_simulate(line: str) -> tuple[str | None, int]:
         i += 1
     if count is not None and kind in (None, "off"):
         raise _usage_error(f"%ferry_simulate: --count goes with a device kind; {_SIMULATE_USAGE}")
-    if kind is not None and kind != "off":
-        from torchferry.sim import simulate
-
-        try:
-            simulate(kind, count or 1)  # checks the kind and the count; enters nothing
-        except ValueError as e:
-            why = str(e).removeprefix("simulate: ")
-            if why.startswith("kind "):
-                why += " (or off, to end the simulation)"
-            raise _usage_error(f"%ferry_simulate: {why}") from None
     return kind, count or 1
+
+
+def _new_simulation(kind: str, count: int) -> Any:
+    """``simulate(kind, count)``, not entered; a bad kind or count is a UsageError."""
+    from torchferry.sim import simulate
+
+    try:
+        return simulate(kind, count)
+    except ValueError as e:
+        why = str(e).removeprefix("simulate: ")
+        if why.startswith("kind "):
+            why += " (or off, to end the simulation)"
+        raise _usage_error(f"%ferry_simulate: {why}") from None
 
 
 def _real_device(kind: str) -> str | None:
@@ -464,11 +476,10 @@ def _make_ferry_simulate(session: _Session) -> Any:
                       "on it; nothing is simulated")
                 return None
         from torchferry.errors import SimulationError
-        from torchferry.sim import simulate
 
         try:
-            session.set_simulation(simulate(kind, count))
-        except (SimulationError, ValueError) as e:
+            session.set_simulation(lambda: _new_simulation(kind, count))
+        except SimulationError as e:
             raise _usage_error(f"%ferry_simulate: {e}") from None
         switched = (f" (simulated {sim.kind} is off: tensors made under it now report cpu)"
                     if sim is not None else "")
