@@ -31,7 +31,8 @@ KERNEL = "torchferry-test"
 
 @pytest.fixture(scope="module")
 def kernel_env(tmp_path_factory):
-    """A kernelspec for this interpreter, found through JUPYTER_PATH; its own IPYTHONDIR."""
+    """A kernelspec for this interpreter, found through JUPYTER_PATH; Jupyter's and IPython's
+    directories in a temporary folder (nothing read from or written to the home directory)."""
     base = tmp_path_factory.mktemp("jupyter")
     spec = base / "kernels" / KERNEL
     spec.mkdir(parents=True)
@@ -43,6 +44,8 @@ def kernel_env(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("JUPYTER_PATH", str(base))
     mp.setenv("IPYTHONDIR", str(base / "ipython"))
+    mp.setenv("JUPYTER_RUNTIME_DIR", str(base / "runtime"))  # connection files
+    mp.setenv("JUPYTER_CONFIG_DIR", str(base / "config"))  # no user configuration
     mp.delenv("JPY_SESSION_NAME", raising=False)
     yield base
     mp.undo()
