@@ -107,3 +107,43 @@ def test_plugin_import_is_cheap_and_patches_nothing():
     )
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert r.stdout == "ok\n", r.stderr
+
+
+CONFTEST = textwrap.dedent(
+    """
+    import torch
+
+    DEVICE = "cuda" if torch.cuda.is_available() else "cpu"
+    """
+)
+
+CONFTEST_SUITE = textwrap.dedent(
+    """
+    import pytest
+    import torch
+    from conftest import DEVICE
+
+    def test_conftest_saw_the_simulation():
+        print("conftest device", DEVICE)
+        assert DEVICE == "cuda"
+
+    @pytest.mark.ferry_simulate("mps")
+    def test_marker_that_the_session_cannot_give(simulated_gpu):
+        pass
+
+    @pytest.mark.ferry_simulate(count=2)
+    def test_marker_that_matches(simulated_gpu):
+        assert torch.cuda.device_count() == 2
+    """
+)
+
+
+def test_conftest_module_code_runs_inside_the_session_simulation(tmp_path):
+    (tmp_path / "conftest.py").write_text(CONFTEST)
+    r = _pytest(tmp_path, CONFTEST_SUITE, "--ferry-simulate", "cuda", "--ferry-device-count", "2")
+    assert "conftest device cuda" in r.stdout, r.stdout + r.stderr
+    assert "2 passed, 1 error" in r.stdout, r.stdout + r.stderr
+    assert (
+        "@pytest.mark.ferry_simulate('mps', count=1) asks for a simulation the session's "
+        "--ferry-simulate cuda (count=2) cannot give this test" in r.stdout
+    )

@@ -36,18 +36,12 @@ def pytest_addoption(parser: Any) -> None:
     )
 
 
-def pytest_configure(config: Any) -> None:
-    config.addinivalue_line(
-        "markers",
-        "ferry_simulate(kind='cuda', count=1): the simulated_gpu fixture's kind and device count",
-    )
-    kind = config.getoption("--ferry-simulate", default=None)
-    count = config.getoption("--ferry-device-count", default=None)
+def _start(config: Any, kind: str | None, count: int | None) -> None:
     if count is not None and kind is None:
         raise pytest.UsageError("--ferry-device-count needs --ferry-simulate KIND")
     if count is not None and count < 1:
         raise pytest.UsageError(f"--ferry-device-count must be at least 1, not {count}")
-    if kind is None:
+    if kind is None or getattr(config, _SESSION_KEY, None) is not None:
         return
     from torchferry.sim.session import simulate
 
@@ -57,6 +51,30 @@ def pytest_configure(config: Any) -> None:
     except Exception as exc:  # a real device present, or already simulating
         raise pytest.UsageError(f"--ferry-simulate {kind}: {exc}") from None
     setattr(config, _SESSION_KEY, sim)
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> None:
+    """Start the session's simulation before the first ``conftest.py`` is imported.
+
+    Module-level code in a conftest (``DEVICE = "cuda" if torch.cuda.is_available()
+    else "cpu"``) runs while conftests load, before ``pytest_configure``: started any
+    later, the suite would silently test on the CPU.
+    """
+    ns = early_config.known_args_namespace
+    _start(early_config, getattr(ns, "ferry_simulate", None), getattr(ns, "ferry_device_count", None))
+
+
+def pytest_configure(config: Any) -> None:
+    config.addinivalue_line(
+        "markers",
+        "ferry_simulate(kind='cuda', count=1): the simulated_gpu fixture's kind and device count",
+    )
+    _start(
+        config,
+        config.getoption("--ferry-simulate", default=None),
+        config.getoption("--ferry-device-count", default=None),
+    )
 
 
 def pytest_report_header(config: Any) -> str | None:
@@ -80,16 +98,26 @@ def simulated_gpu(request: Any) -> Iterator[Any]:
     Yields the active :class:`torchferry.simulate` object; under
     ``--ferry-simulate`` that is the session's simulation.
     """
-    session_sim = getattr(request.config, _SESSION_KEY, None)
-    if session_sim is not None:
-        yield session_sim
-        return
-    from torchferry.sim.session import simulate
-
     marker = request.node.get_closest_marker("ferry_simulate")
     kind, count = "cuda", 1
     if marker is not None:
         kind = marker.kwargs.get("kind", marker.args[0] if marker.args else "cuda")
         count = marker.kwargs.get("count", marker.args[1] if len(marker.args) > 1 else 1)
+    session_sim = getattr(request.config, _SESSION_KEY, None)
+    if session_sim is not None:
+        if marker is not None and (kind, count) != (session_sim.kind, session_sim.count):
+            # simulations cannot be nested, and leaving the session's would turn every
+            # tensor it made (fixtures, module globals) back into a CPU tensor
+            pytest.fail(
+                f"@pytest.mark.ferry_simulate({kind!r}, count={count}) asks for a simulation "
+                f"the session's --ferry-simulate {session_sim.kind} (count={session_sim.count}) "
+                "cannot give this test; run it without --ferry-simulate, or with "
+                f"--ferry-simulate {kind} --ferry-device-count {count}",
+                pytrace=False,
+            )
+        yield session_sim
+        return
+    from torchferry.sim.session import simulate
+
     with simulate(kind, count) as sim:
         yield sim
