@@ -13,6 +13,10 @@ Where the expected outcomes came from (``Case.source``):
   and ``torch/serialization.py``.
 * ``lesson``: the examples of the lesson this project started from ("Moving
   tensors between CPU and GPU"; the lesson itself is not part of this repository).
+* ``torch-source``: NOT YET CHECKED ON HARDWARE (no GPU in the session that added
+  them, issue 13): the expected outcome is read from torch's source, named in
+  ``Case.cite``; ``benchmarks/gpu/fidelity.py`` checks them with the rest on the
+  next GPU run.
 * ``rule``: not runnable on a one-GPU machine; derived from the TensorIterator
   rule in PyTorch's ``aten/src/ATen/TensorIterator.cpp`` (the common device is
   the first non-CPU operand).
@@ -51,6 +55,13 @@ class Case:
     source: str = "H200"
     devices: int = 1
     tags: tuple[str, ...] = field(default_factory=tuple)
+    cite: str = ""  # for source="torch-source": the torch source the expected outcome is read from
+    quiet: bool = False  # a GPU prints no warning for this snippet
+
+    @property
+    def checked_on_hardware(self) -> bool:
+        """False until ``benchmarks/gpu/fidelity.py`` has confirmed the case on a real GPU."""
+        return self.source == "H200"
 
 
 @dataclass
@@ -93,6 +104,8 @@ def mismatch(case: Case, got: Outcome) -> str | None:
         problems.append(f"expected output {case.out!r}, got {got.out!r}")
     if case.exc is not None and case.out is None and got.out:
         problems.append(f"expected no output, got {got.out!r}")
+    if case.quiet and got.warnings:
+        problems.append(f"expected no warning, got {got.warnings!r}")
     if case.warns is not None and not any(w.startswith(case.warns) for w in got.warnings):
         problems.append(f"expected a warning starting {case.warns!r}, got {got.warnings!r}")
     return "; ".join(problems) or None
@@ -995,5 +1008,170 @@ CASES: list[Case] = [
         out="tensor([1., 1.], device='cuda:1')\n",
         source="rule",
         devices=2,
+    ),
+    # ---- issue 13: real programs' paths.  source="torch-source": not yet checked on hardware.
+    Case(
+        "fused_adamw_grad_scaler",
+        "m=nn.Linear(4,4).cuda(); opt=torch.optim.AdamW(m.parameters(), fused=True)\n"
+        "sc=torch.amp.GradScaler('cuda')\n"
+        "with torch.autocast('cuda', dtype=torch.float16):\n"
+        "    loss=m(torch.ones(2,4,device='cuda')).float().sum()\n"
+        "sc.scale(loss).backward(); sc.unscale_(opt)\n"
+        "torch.nn.utils.clip_grad_norm_(m.parameters(), 1.0); sc.step(opt); sc.update()\n"
+        "print(m.weight.device)",
+        out="cuda:0\n",
+        source="torch-source",
+        cite="torch/optim/adam.py _fused_adam: found_inf goes to each group's device, the key "
+        "torch._C._group_tensors_by_device_and_dtype gives (the tensors' CUDA device)",
+    ),
+    Case(
+        "conv_xcpu_batch2",
+        "c=nn.Conv2d(3,8,3).cuda(); c(torch.ones(2,3,32,32))",
+        exc=(
+            "RuntimeError",
+            "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the "
+            "same or input should be a MKLDNN tensor and weight is a dense tensor",
+        ),
+        source="torch-source",
+        cite="aten/src/ATen/native/Convolution.cpp: _select_conv_backend -> Mkldnn for a CPU "
+        "float input with batch > 1 (use_mkldnn); the Mkldnn branch of _convolution calls "
+        "check_input_same_type_as_parameters(input, weight, bias, backend)",
+    ),
+    Case(
+        "conv1d_xcpu_batch2",
+        "c=nn.Conv1d(3,4,3).cuda(); c(torch.ones(2,3,16))",
+        exc=(
+            "RuntimeError",
+            "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the "
+            "same or input should be a MKLDNN tensor and weight is a dense tensor",
+        ),
+        source="torch-source",
+        cite="aten/src/ATen/native/Convolution.cpp: as conv_xcpu_batch2 (1-d viewed as 2-d)",
+    ),
+    Case(
+        "conv_depthwise_wcpu",
+        "c=nn.Conv2d(4,4,3,groups=4); c(torch.ones(2,4,8,8,device='cuda'))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got weight is on cpu, different "
+            "from other tensors on cuda:0 (when checking argument in method "
+            "wrapper_CUDA___conv_depthwise2d)",
+        ),
+        source="torch-source",
+        cite="aten/src/ATen/native/Convolution.cpp: is_depthwise and not use_cudnn_depthwise "
+        "(float32) -> CudaDepthwise2d -> at::_conv_depthwise2d, no type check before its "
+        "generated CUDA wrapper's device check",
+    ),
+    Case(
+        "traced_function_device",
+        "__name__='fidelity'\n"
+        "f=torch.jit.trace(lambda x: x*2, torch.ones(2,device='cuda'))\n"
+        "print(f(torch.ones(2,device='cuda')).device)",
+        out="cuda:0\n",
+        source="torch-source",
+        cite="torch/jit: a ScriptFunction's kernels run on its inputs' device",
+    ),
+    Case(
+        "device_context_manager",
+        "with torch.device('cuda'):\n    print(torch.zeros(1).device)",
+        out="cuda:0\n",
+        source="torch-source",
+        cite="torch/utils/_device.py DeviceContext: factories get device=",
+    ),
+    Case(
+        "int_device",
+        "print(torch.device(0), torch.ones(2).to(0).device, nn.Linear(2,2).to(0).weight.device)",
+        out="cuda:0 cuda:0 cuda:0\n",
+        source="torch-source",
+        cite="torch/csrc/Device.cpp / python_arg_parser: an int is an index of the current "
+        "accelerator (CUDA on a CUDA build)",
+    ),
+    Case(
+        "data_parallel_one_device",
+        "m=nn.DataParallel(nn.Linear(2,2)); print(m(torch.ones(3,2)).device, m.module.weight.device)",
+        out="cuda:0 cuda:0\n",
+        source="torch-source",
+        cite="torch/nn/parallel/data_parallel.py: with one device __init__ moves the module to "
+        "device_ids[0] and forward scatters the input there",
+    ),
+    Case(
+        "data_parallel_two_devices",
+        "torch.manual_seed(0); m=nn.DataParallel(nn.Linear(2,1).cuda())\n"
+        "out=m(torch.ones(4,2)); out.sum().backward()\n"
+        "print(out.device, out.shape, m.module.weight.grad.device)",
+        out="cuda:0 torch.Size([4, 1]) cuda:0\n",
+        source="torch-source",
+        devices=2,
+        cite="torch/nn/parallel/data_parallel.py: scatter, replicate, parallel_apply, gather to "
+        "output_device=device_ids[0]",
+    ),
+    Case(
+        "data_parallel_module_on_cpu",
+        "m=nn.DataParallel(nn.Linear(2,2)); m(torch.ones(4,2))",
+        exc=(
+            "RuntimeError",
+            "module must have its parameters and buffers on device cuda:0 (device_ids[0]) but "
+            "found one of them on device: cpu",
+        ),
+        source="torch-source",
+        devices=2,
+        cite="torch/nn/parallel/data_parallel.py DataParallel.forward",
+    ),
+    Case(
+        "lstm_no_warning",
+        "m=nn.GRU(3,4,num_layers=2).cuda(); print(m(torch.ones(2,1,3,device='cuda'))[0].device)",
+        out="cuda:0\n",
+        quiet=True,
+        source="torch-source",
+        cite="torch/backends/cudnn/__init__.py is_acceptable: warns only without cuDNN",
+    ),
+    Case(
+        "autocast_float32",
+        "with torch.autocast('cuda', dtype=torch.float32):\n"
+        "    print(torch.is_autocast_enabled('cuda'))",
+        out="True\n",
+        quiet=True,
+        source="torch-source",
+        cite="torch/amp/autocast_mode.py: the 'not supported, disabling' check is CPU autocast's",
+    ),
+    Case(
+        "cuda_seed_leaves_cpu_generator",
+        "torch.manual_seed(0); a=torch.rand(3)\n"
+        "torch.manual_seed(0); torch.cuda.manual_seed(1); torch.rand(4,device='cuda')\n"
+        "print(torch.equal(a, torch.rand(3)))",
+        out="True\n",
+        source="torch-source",
+        cite="torch/cuda/random.py manual_seed: seeds torch.cuda.default_generators[idx] only",
+    ),
+    Case(
+        "cuda_api_answers",
+        "x=torch.ones(256,device='cuda'); torch.cuda.ipc_collect()\n"
+        "torch.cuda.set_per_process_memory_fraction(0.5)\n"
+        "print('allocated_bytes.all.current' in torch.cuda.memory_stats(),\n"
+        "      isinstance(x, torch.cuda.FloatTensor), isinstance(x, torch.FloatTensor),\n"
+        "      x.untyped_storage().device, torch.cuda.get_per_process_memory_fraction(),\n"
+        "      torch.cuda.nvtx.range_push('a'), torch.cuda.nvtx.range_pop(),\n"
+        "      torch.cuda.default_generators[0].device)",
+        out="True True False cuda:0 0.5 0 0 cuda:0\n",
+        source="torch-source",
+        cite="torch/cuda/__init__.py, memory.py, nvtx.py; torch/csrc/tensor/python_tensor.cpp "
+        "(legacy type instance checks)",
+    ),
+    Case(
+        "autocast_queries",
+        "with torch.autocast('cuda', dtype=torch.bfloat16):\n"
+        "    print(torch.is_autocast_enabled('cuda'), torch.get_autocast_dtype('cuda'))",
+        out="True torch.bfloat16\n",
+        source="torch-source",
+        cite="torch/amp/autocast_mode.py __enter__: torch.set_autocast_enabled(device, True)",
+    ),
+    Case(
+        "cuda_amp_autocast",
+        "with torch.cuda.amp.autocast():\n"
+        "    print(nn.Linear(2,2).cuda()(torch.ones(1,2,device='cuda')).dtype)",
+        out="torch.float16\n",
+        warns="`torch.cuda.amp.autocast(args...)` is deprecated.",
+        source="torch-source",
+        cite="torch/cuda/amp/autocast_mode.py: autocast('cuda', float16), deprecated",
     ),
 ]
