@@ -377,3 +377,23 @@ def test_file_system_without_chmod_or_fsync_still_works(tmp_path, monkeypatch):
     monkeypatch.setattr(os, "fsync", no)
     write_bytes(p, b"new")
     assert p.read_bytes() == b"new"
+
+
+def test_bind_mounted_file_is_written_in_place(tmp_path, monkeypatch):
+    """A file bind-mounted on its own cannot be renamed over (EBUSY); open() writes it."""
+    p = tmp_path / "model.pt"
+    p.write_bytes(b"old")
+    ino = p.stat().st_ino
+
+    def busy(src, dst):
+        raise OSError(errno.EBUSY, os.strerror(errno.EBUSY), src, None, dst)
+
+    monkeypatch.setattr(os, "replace", busy)
+    write_bytes(p, b"new content")
+    assert p.read_bytes() == b"new content" and p.stat().st_ino == ino
+    assert _leftovers(tmp_path) == []
+    monkeypatch.setattr(os, "replace", lambda s, d: (_ for _ in ()).throw(
+        OSError(errno.EIO, os.strerror(errno.EIO))))
+    with pytest.raises(OSError, match="Input/output"):
+        write_bytes(p, b"x")
+    assert p.read_bytes() == b"new content" and _leftovers(tmp_path) == []

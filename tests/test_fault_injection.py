@@ -310,3 +310,23 @@ def test_concurrent_check_runs_share_one_cache(tmp_path):
     warm = subprocess.run(cmd, cwd=proj, capture_output=True, text=True, env=env)
     assert (warm.returncode, warm.stdout) == (first.returncode, first.stdout)
     assert [p.name for p in (proj / ".ferry_cache").iterdir() if p.name.endswith(TMP_SUFFIX)] == []
+
+
+def test_bind_mounted_checkpoint_real(tmp_path):
+    """docker -v host/model.pt:/app/model.pt: renaming over the mount point is EBUSY, and
+    torch.save writes it; so does save(), into the host's file."""
+    if not ROOT:
+        pytest.skip("bind mounts need root")
+    host = tmp_path / "host.pt"
+    tf.save({"w": torch.zeros(2)}, host)
+    inside = tmp_path / "model.pt"
+    inside.write_bytes(b"")
+    r = subprocess.run(["mount", "--bind", str(host), str(inside)], capture_output=True)
+    if r.returncode != 0:
+        pytest.skip(f"cannot bind-mount here: {r.stderr.decode().strip()}")
+    try:
+        tf.save({"w": torch.ones(2)}, inside)
+    finally:
+        subprocess.run(["umount", "-l", str(inside)], check=False)
+    assert torch.equal(tf.load(host)["w"], torch.ones(2))
+    assert _temps(tmp_path) == []

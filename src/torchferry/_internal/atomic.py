@@ -24,7 +24,10 @@ as ``open(path, "wb")`` would, which is what ``torch.save`` does:
   rename would silently detach this name from the others).  Only a crash during
   that final copy can leave such a file partly written;
 * in a directory where no file may be created but the existing file is writable,
-  the file is rewritten in place (not atomic), as ``open()`` would.
+  and for a file bind-mounted on its own (``docker -v model.pt:/app/model.pt``: a
+  rename over it fails with ``EBUSY``), the file is rewritten in place (the new
+  content is complete in the temporary file first when it can be), as ``open()``
+  would write it.
 
 Temporary files are named ``.<name>.<random>.ferry-tmp`` and are locked
 (``flock``) while being written.  A write that was killed leaves its temporary
@@ -146,8 +149,17 @@ def write_atomic(path: PathLike, write: Writer) -> None:
             _copy_into(fd, target)  # every hard link sees the new content
             os.unlink(tmp)
         else:
-            os.replace(tmp, target)
-            _fsync_dir(directory)
+            try:
+                os.replace(tmp, target)
+            except OSError as exc:
+                # A file bind-mounted on its own (docker -v model.pt:/app/model.pt) cannot be
+                # renamed over (EBUSY/EXDEV); open() can write it, so write it in place.
+                if st is None or exc.errno not in (errno.EBUSY, errno.EXDEV):
+                    raise
+                _copy_into(fd, target)
+                os.unlink(tmp)
+            else:
+                _fsync_dir(directory)
     except BaseException:
         try:
             os.unlink(tmp)
