@@ -357,7 +357,7 @@ def _no_unsafe_advice(exc):
     assert "weights_only=False" not in str(exc)
 
 
-@pytest.mark.parametrize("fmt", ["legacy", "raw", "raw-protocol-2", "nested-raw"])
+@pytest.mark.parametrize("fmt", ["legacy", "raw", "raw-protocol-2", "nested-raw", "raw-protocol-0"])
 def test_malicious_legacy_and_raw_pickles_are_unsafe_not_corrupt(tmp_path, fmt):
     """Item 5: legacy-format and raw pickles were 'truncated or corrupt ... Re-save it'."""
     marker = tmp_path / "pwned"
@@ -366,6 +366,8 @@ def test_malicious_legacy_and_raw_pickles_are_unsafe_not_corrupt(tmp_path, fmt):
         torch.save({"x": Payload(marker)}, p, _use_new_zipfile_serialization=False)
     elif fmt == "raw":
         p.write_bytes(pickle.dumps(Payload(marker)))
+    elif fmt == "raw-protocol-0":  # ASCII: must not pass for "a text file"
+        p.write_bytes(pickle.dumps(Payload(marker), protocol=0))
     elif fmt == "raw-protocol-2":
         p.write_bytes(pickle.dumps({"a": [Payload(marker)]}, protocol=2))
     else:

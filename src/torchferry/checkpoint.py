@@ -190,13 +190,14 @@ def _diagnose(f: Any, name: str, exc: BaseException, weights_only: bool) -> Base
         head = b""
     if not head:
         return CheckpointError(f"{name} is empty, not a checkpoint")
+    # Unsafe first: a protocol-0 pickle is ASCII and would pass for "a text file".
+    if weights_only and (isinstance(exc, pickle.UnpicklingError) or "legacy .tar" in msg):
+        names = _unsafe_globals(f, msg)
+        if names:
+            return _unsafe(name, names)
     kind = _sniff(head)
     if kind is not None:
         return CheckpointError(f"{name} is {kind}")
-    if weights_only and isinstance(exc, pickle.UnpicklingError) or "legacy .tar" in msg:
-        names = _unsafe_globals(f, msg) if weights_only else []
-        if names:
-            return _unsafe(name, names)
     if "legacy .tar format" in msg:
         return CheckpointError(
             f"{name} was saved in torch's legacy .tar format (PyTorch 0.3 or older), which "
