@@ -68,13 +68,17 @@ def test_the_size_limit_is_a_fry000_and_configurable(proj, capsys):
     from torchferry.check.config import load_config
     from torchferry.check.runner import Options, check_paths
 
+    # the configured limit, on a file small enough to check quickly (checking all of
+    # big.py under a 6 MB limit took two minutes: that path is the same for any size)
+    (proj / "mid.py").write_text("import torch\n" + "x = torch.zeros(1)\n" * 3000)  # 57 KB
+
     def again(limit_line):
         (proj / "pyproject.toml").write_text(f"[tool.torchferry]\n{limit_line}\n")
         cfg = load_config(proj)
         opts = Options(root=cfg.root, max_file_size=cfg.max_file_size)
-        return check_paths([proj / "big.py"], opts, jobs=1)[0].diagnostics
+        return check_paths([proj / "mid.py"], opts, jobs=1)[0].diagnostics
 
-    assert again('max-file-size = "6MB"') == []
+    assert again('max-file-size = "0.06MB"') == []
     (d,) = again("max-file-size = 1000")
     assert d.code == "FRY000" and "max-file-size (1,000 bytes)" in d.message
     assert again("max-file-size = 0") == []
