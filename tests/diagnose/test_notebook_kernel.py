@@ -228,6 +228,9 @@ def mistakes(kernel_env, tmp_path_factory):
         INSIDE_WITH,  # 15
         Raises("%ferry_simulate gpu"),  # 16
         Raises("%ferry_trips sometimes"),  # 17
+        "%ferry_simulate cuda\nmodel.to('cuda')\ntorch.save(model.state_dict(), 'ckpt.pt')  # a GPU checkpoint",  # 18
+        "%ferry_simulate off",  # 19
+        Raises("state = torch.load('ckpt.pt')  # on a CPU box"),  # 20
     )
     return execute(nb, tmp_path_factory.mktemp("mistakes")).cells
 
@@ -359,3 +362,14 @@ def test_visible_reads_html_as_a_browser_shows_it():
     assert visible(page).strip().splitlines() == ["a < b", " | x | y"]
     assert rows(page) == [(False, ["x", "y"])]
     assert html.escape("<") == "&lt;"
+
+
+def test_a_gpu_checkpoint_loaded_on_the_cpu_is_explained(mistakes):
+    cell = mistakes[20]
+    [(ename, evalue)] = errors(cell)
+    assert ename == "RuntimeError"
+    assert evalue.startswith("Attempting to deserialize object on a CUDA device but "
+                             "torch.cuda.is_available() is False.")
+    shown = visible(html_of(cell, "torchferry-explain")[0])
+    assert "at In [21], line 1: state = torch.load('ckpt.pt') # on a CPU box" in shown
+    assert "map_location='cpu'" in shown and "rule: FRY004 load-without-map-location" in shown
