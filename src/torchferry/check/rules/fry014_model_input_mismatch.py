@@ -247,20 +247,30 @@ def _global_model(m: Model, name: str, site: Site[ast.Call]):
     return b if known else None
 
 
-def _never_moved(m: Model, name: str, binding_stmt: ast.AST) -> bool:
+class _Uses:
+    """Every load of each name in the file with its parent node, and whether a
+    ``with torch.device(...)`` block exists (built once per file, on first need)."""
+
+    def __init__(self, m: Model) -> None:
+        self.loads: dict[str, list[tuple[ast.Name, ast.AST | None]]] = {}
+        self.device_block = False
+        for node in ast.walk(m.tree):
+            if isinstance(node, ast.With) and any(
+                isinstance(i.context_expr, ast.Call)
+                and m.qualname(i.context_expr.func) == "torch.device"
+                for i in node.items
+            ):
+                self.device_block = True
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+                    self.loads.setdefault(child.id, []).append((child, node))
+
+
+def _never_moved(uses: _Uses, name: str) -> bool:
     """Every use of ``name`` in the file is a call of it or a harmless method of it."""
-    if any(isinstance(w, ast.With) and any(
-        isinstance(i.context_expr, ast.Call) and m.qualname(i.context_expr.func) == "torch.device"
-        for i in w.items) for w in ast.walk(m.tree)):
+    if uses.device_block:
         return False
-    parents: dict[int, ast.AST] = {}
-    for node in ast.walk(m.tree):
-        for child in ast.iter_child_nodes(node):
-            parents[id(child)] = node
-    for node in ast.walk(m.tree):
-        if not (isinstance(node, ast.Name) and node.id == name and isinstance(node.ctx, ast.Load)):
-            continue
-        parent = parents.get(id(node))
+    for node, parent in uses.loads.get(name, ()):
         if isinstance(parent, ast.Call) and parent.func is node:
             continue  # model(x)
         if isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES:
@@ -281,6 +291,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     if _sets_default_device(m):
         return
+    uses: _Uses | None = None
     for site in m.calls:
         call = site.node
         func = call.func
@@ -309,7 +320,9 @@ def check(ctx: Context) -> Iterable[Finding]:
         b = _global_model(m, name, site)
         if b is None or pos(b.stmt) > site.pos and b.ctx.scope is site.ctx.scope:
             continue
-        if not _never_moved(m, name, b.stmt):
+        if uses is None:
+            uses = _Uses(m)
+        if not _never_moved(uses, name):
             continue
         x = m.text(moved)
         yield ctx.finding(
