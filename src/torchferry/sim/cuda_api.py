@@ -550,9 +550,10 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
             "minor": SIM_CAPABILITY[1],
         },
     }
+    accelerator = getattr(torch, "accelerator", None)  # torch >= 2.6
     for name, fn in acc.items():
-        if hasattr(torch.accelerator, name):
-            out.append((torch.accelerator, name, fn))
+        if accelerator is not None and hasattr(accelerator, name):
+            out.append((accelerator, name, fn))
     return out
 
 

@@ -79,7 +79,9 @@ class simulate(contextlib.ContextDecorator):
     # state used by modes / cuda_api while active
     def ordinal_error(self) -> Exception:
         if self.kind == "cuda":
-            return torch.AcceleratorError(_ORDINAL_CUDA)
+            # torch.AcceleratorError (a RuntimeError) is what torch >= 2.8 raises; older
+            # releases raise a plain RuntimeError with the same text
+            return getattr(torch, "AcceleratorError", RuntimeError)(_ORDINAL_CUDA)
         return RuntimeError(
             f"{self.kind.upper()} error: invalid device ordinal (torchferry simulates "
             f"{self.count} {self.kind} device{'s' if self.count > 1 else ''})"
