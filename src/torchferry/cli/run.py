@@ -120,7 +120,7 @@ def _run(args: argparse.Namespace) -> int:
         argv,
         module=module,
         simulate=args.simulate,
-        count=args.device_count or (default_count() if args.simulate else 1),
+        count=args.device_count or (default_count() if args.simulate in ("cuda", "xpu") else 1),
         report=args.report,
         show_trips=args.trips,
     )

@@ -58,7 +58,9 @@ def rank_argv(
     cmd = ["--standalone", "--nproc-per-node", str(nproc_per_node), "-m", "torchferry", "run"]
     if simulate is not None:
         cmd += ["--simulate", simulate]
-        cmd += ["--device-count", str(count if count is not None else nproc_per_node)]
+        if count is None:  # one GPU per rank; a Mac has one MPS device
+            count = nproc_per_node if simulate != "mps" else 1
+        cmd += ["--device-count", str(count)]
     if trips:
         cmd.append("--trips")
     cmd += ["-m", target] if module else [target]
