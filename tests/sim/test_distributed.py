@@ -175,7 +175,7 @@ def _losses(out: str) -> list[str]:
 
 def _torchrun(*args, cwd):
     cmd = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2", *args]
-    return subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=600)
+    return subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=300)
 
 
 @pytest.fixture(scope="module")
@@ -195,7 +195,7 @@ def test_ddp_training_under_the_launcher_equals_gloo_cpu(gloo_cpu_run, tmp_path)
     # ferry run --simulate cuda --nproc-per-node 2 train.py
     cmd = [sys.executable, "-m", "torchferry", "run", "--simulate", "cuda", "--nproc-per-node",
            "2", str(TRAIN)]
-    r = subprocess.run(cmd, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=600)
+    r = subprocess.run(cmd, cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
     assert r.returncode == 0, r.stderr[-3000:]
     sim = _losses(r.stdout)
     assert len(sim) == 2 * 8 + 2 * 2

@@ -55,6 +55,7 @@ refuses the CPU: "FSDP needs a non-CPU accelerator device".)
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import inspect
 import os
@@ -109,6 +110,8 @@ class _Group:
         self.other_types = other_types  # device types another backend (gloo) serves
         self.bound = bound
         self.comms: list[int] = []  # device indexes with a communicator, first used first
+        self.name = ""  # the group's name (the same on every rank): the store keys' prefix
+        self.seq = 0  # device exchanges so far
 
 
 def _parse_backend(backend: Any, device_id: torch.device | None) -> tuple[str, set[str], set[str]] | None:
@@ -149,7 +152,6 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
     import torch.nn.parallel.distributed as ddp_mod
 
     groups: dict[Any, _Group] = {}
-    real_all_gather = c10d.all_gather
     real_init = c10d.init_process_group
     real_new_group = c10d.new_group
     real_get_backend = c10d.get_backend
@@ -178,20 +180,33 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
             raise DistBackendError(
                 f"Tensor found on device cuda:{index} but backend constrained to {g.bound}"
             )
-        # Every checked collective compares devices across the group first (a 2-int
-        # all-gather on the gloo group): NCCL compares them when it creates a
-        # communicator; when only some ranks need a new one (a rank moves to another
-        # rank's GPU late), a GPU waits for the others until the timeout, and the
-        # simulation reports the duplicate at once instead.
-        mine = torch.tensor([host(), index], dtype=torch.int64)
-        everyone = [torch.empty_like(mine) for _ in range(pg.size())]
-        real_all_gather(everyone, mine, group=pg)
+        # Every checked collective compares devices across the group first: NCCL
+        # compares them when it creates a communicator; when only some ranks need a new
+        # one (a rank moves to another rank's GPU late), a GPU waits for the others
+        # until the timeout, and the simulation reports the duplicate at once instead.
+        # The exchange goes through the group's store, not a gloo collective: a gloo
+        # work holding Python tensors can deadlock torch's shutdown (its runloop thread
+        # needs the GIL while the main thread joins it in ~ProcessGroupGloo).
+        everyone = exchange(pg, g, f"{host()},{index}")
         if index not in g.comms:
             g.comms.append(index)
         rank = pg.rank()
         for i, other in enumerate(everyone):
-            if i != rank and int(other[0]) == host() and int(other[1]) == index:
+            if i != rank and other == f"{host()},{index}":
                 raise _duplicate_gpu(rank, i, index)
+
+    def exchange(pg: Any, g: _Group, value: str) -> list[str]:
+        """Every rank's ``value``, in group-rank order, through the default store."""
+        store = c10d._get_default_store()
+        g.seq += 1
+        rank = pg.rank()
+        prefix = f"torchferry/nccl/{g.name}/"
+        store.set(f"{prefix}{g.seq}/{rank}", value)
+        out = [store.get(f"{prefix}{g.seq}/{i}").decode() for i in range(pg.size())]
+        if g.seq > 2:  # everyone has read round seq-2 once anyone has read round seq
+            with contextlib.suppress(Exception):
+                store.delete_key(f"{prefix}{g.seq - 2}/{rank}")
+        return out
 
     def tensors_in(value: Any) -> Iterator[torch.Tensor]:
         if isinstance(value, torch.Tensor):
@@ -304,6 +319,7 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
                   world_size, rank, store, group_name, pg_options, None, **kwargs)
         pg = c10d._get_default_group()
         g = _Group(text, nccl_types, other_types, dev if dev is not None and dev.type == "cuda" else None)
+        g.name = c10d._get_process_group_name(pg)
         groups[pg] = g
         if g.bound is not None:
             # device_id: ProcessGroupNCCL connects eagerly (eager_connect_single_device)
@@ -328,8 +344,10 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         pg = real_new_group(*bound.args, **bound.kwargs)
         if pg is not None and pg is not c10d.GroupMember.NON_GROUP_MEMBER:
             b = dev if dev is not None else (default.bound if default is not None else None)
-            groups[pg] = _Group(text if backend is not None else default.backend,  # type: ignore[union-attr]
-                                nccl_types, other_types, b)
+            ng = _Group(text if backend is not None else default.backend,  # type: ignore[union-attr]
+                        nccl_types, other_types, b)
+            ng.name = c10d._get_process_group_name(pg)
+            groups[pg] = ng
         return pg
 
     def get_backend(group: Any = None) -> Any:
