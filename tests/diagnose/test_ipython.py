@@ -222,3 +222,16 @@ def test_switching_the_simulation_mid_cell_keeps_counting_trips(shell, capsys):
     finally:
         shell.run_line_magic("ferry_trips", "off")
         shell.run_line_magic("ferry_simulate", "off")
+
+
+def test_ferry_check_checks_the_notebook_jupyter_names(shell, tmp_path, capsys, monkeypatch):
+    nb = {"cells": [{"cell_type": "markdown", "metadata": {}, "source": "# lesson"},
+                    {"cell_type": "code", "metadata": {}, "outputs": [], "execution_count": 1,
+                     "source": "import torch\nstate = torch.load('m.pt', map_location='cpu')\n"}],
+          "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    path = tmp_path / "lesson.ipynb"
+    path.write_text(json.dumps(nb))
+    monkeypatch.setenv("JPY_SESSION_NAME", str(path))  # what Jupyter Server tells its kernels
+    shell.run_line_magic("ferry_check", "")
+    out = capsys.readouterr().out
+    assert f"{path}, cell 2, line 2:" in out and "FRY005" in out  # cells counted as Jupyter shows them
