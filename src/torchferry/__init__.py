@@ -22,6 +22,7 @@ from torchferry.errors import (
     CheckpointError,
     DeviceUnavailableError,
     FerryError,
+    NestingError,
     UnsafeCheckpointError,
 )
 
@@ -49,6 +50,7 @@ __all__ = [
     "DeviceUnavailableError",
     "CheckpointError",
     "UnsafeCheckpointError",
+    "NestingError",
     *_LAZY,
 ]
 
