@@ -51,6 +51,7 @@ from torchferry.check.names import (
     DTYPE,
     DTYPES,
     FACTORIES,
+    LEGACY_CONSTRUCTORS,
     LOAD,
     LOADER,
     MODEL_NAME,
@@ -73,7 +74,7 @@ from torchferry.check.scopes import Binding, ClassInfo, Ctx, Scope, Site, _befor
 
 __all__ = [
     "ACCEL_LITERAL", "BATCH", "DEVICE", "DEVICE_FACTORIES", "DEVICE_NAME", "DTYPE", "DTYPES",
-    "FACTORIES", "LOAD", "LOADER", "MODEL_NAME", "MODULE", "MOVE_METHODS", "TENSOR",
+    "FACTORIES", "LEGACY_CONSTRUCTORS", "LOAD", "LOADER", "MODEL_NAME", "MODULE", "MOVE_METHODS", "TENSOR",
     "Binding", "ClassInfo", "Ctx", "Fact", "Model", "Scope", "Site", "SourceFile",
     "dotted", "end_pos", "has_star_kwargs", "indent_of", "kwarg", "needs_parens", "pos",
     "short", "tail",

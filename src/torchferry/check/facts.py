@@ -30,6 +30,7 @@ from torchferry.check.names import (
     DTYPE,
     DTYPES,
     FACTORIES,
+    LEGACY_CONSTRUCTORS,
     LOAD,
     LOADER,
     LOADER_NAME,
@@ -50,7 +51,7 @@ from torchferry.check.names import (
     same_expr,
     tail,
 )
-from torchferry.check.scopes import Binding, Ctx, Scope, Walker
+from torchferry.check.scopes import Binding, ClassInfo, Ctx, Scope, Walker
 
 
 class Fact:
@@ -142,6 +143,24 @@ def _home_either_way(node: ast.IfExp) -> bool:
     return False
 
 
+# methods that, on something also called, show it is a module
+_MODULE_EVIDENCE = frozenset(
+    "eval train parameters named_parameters state_dict load_state_dict cuda to modules "
+    "children zero_grad apply requires_grad_ half float bfloat16".split()
+)
+
+
+_DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
+
+
+def _is_self(node: ast.AST, scope: Scope) -> bool:
+    return isinstance(node, ast.Name) and scope.self_name is not None and node.id == scope.self_name
+
+
+#: Lightning's step methods: called with a batch already on the module's device
+STEP_METHODS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})
+
+
 def _requires_grad(call: ast.Call) -> bool:
     v = kwarg(call, "requires_grad")
     return isinstance(v, ast.Constant) and v.value is True
@@ -153,6 +172,8 @@ class Facts(Walker):
     def __init__(self, tree: ast.Module) -> None:
         self._memo: dict[int, Fact | None] = {}
         self._busy: set[int] = set()
+        self._module_uses: dict[int, frozenset[str]] = {}
+        self._following: set[int] = set()  # helper methods being followed (no recursion)
         super().__init__(tree)
 
     # ----------------------------------------------------------------- entry points
@@ -164,7 +185,11 @@ class Facts(Walker):
             b = self.binding(node.id, ctx.scope, pos(node))
             f = self.binding_fact(b, depth) if b is not None else None
             if f is None:
-                return self._by_name(node.id, b)
+                if node.id in self.used_as_module(ctx.scope):
+                    return _MODULE
+                f = self._by_name(node.id, b)
+            if f is not None and f.tensorlike and ctx.ifs and self._not_a_tensor_here(node.id, ctx):
+                return None
             return f
         if isinstance(node, ast.Call):
             return self._call_fact(node, ctx, depth)
@@ -229,6 +254,85 @@ class Facts(Walker):
         self._memo[key] = f
         return f
 
+    def used_as_module(self, scope: Scope) -> frozenset[str]:
+        """Names of ``scope`` used as modules are: both called (``net(x)``) and given a
+        method only modules have or that a tensor cannot be called after (``net.eval()``,
+        ``net.parameters()``, ``net.to(device)``, ``net.cuda()``...).  A tensor is never
+        called; a function has no ``.to()``."""
+        key = id(scope)
+        r = self._module_uses.get(key)
+        if r is None:
+            called: set[str] = set()
+            methods: set[str] = set()
+            for s in scope.calls:
+                func = s.node.func
+                if isinstance(func, ast.Name):
+                    called.add(func.id)
+                elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                        func.attr in _MODULE_EVIDENCE:
+                    methods.add(func.value.id)
+            r = self._module_uses[key] = frozenset(called & methods)
+        return r
+
+    def self_attrs_used_as_module(self, cls: ClassInfo) -> frozenset[str]:
+        """``self.x`` attributes of a class used as modules (called and moved, as above)."""
+        key = id(cls)
+        r = self._module_uses.get(key)
+        if r is None:
+            called: set[str] = set()
+            methods: set[str] = set()
+            for scope in cls.methods.values():
+                for s in scope.calls:
+                    func = s.node.func
+                    if not isinstance(func, ast.Attribute):
+                        continue
+                    if _is_self(func.value, scope):  # self.x(...)
+                        called.add(func.attr)
+                    elif func.attr in _MODULE_EVIDENCE and isinstance(func.value, ast.Attribute) \
+                            and _is_self(func.value.value, scope):  # self.x.eval()
+                        methods.add(func.value.attr)
+            r = self._module_uses[key] = frozenset(called & methods)
+        return r
+
+    def _not_a_tensor_here(self, name: str, ctx: Ctx) -> bool:
+        """Branch-aware type facts: in the ``else`` of ``if torch.is_tensor(x)`` /
+        ``isinstance(x, torch.Tensor)`` (or the body of their negation), and in the body of
+        ``isinstance(x, np.ndarray)`` / ``type(x) is Image``, ``x`` is not a tensor."""
+        for ifnode, in_body in ctx.ifs:
+            test = ifnode.test
+            negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
+            if negated and isinstance(test, ast.UnaryOp):
+                test = test.operand
+            verdict = self._type_test(test, name)  # True: tensor, False: something else
+            if verdict is None:
+                continue
+            if verdict != (in_body != negated):
+                return True
+        return False
+
+    def _type_test(self, test: ast.expr, name: str) -> bool | None:
+        """Does ``test`` say ``name`` is a tensor (True), something else (False), or neither?"""
+        if isinstance(test, ast.Call) and test.args and isinstance(test.args[0], ast.Name) \
+                and test.args[0].id == name:
+            q = self.qualname(test.func) or tail(test.func) or ""
+            if q.endswith("is_tensor"):
+                return True
+            if q == "isinstance" and len(test.args) == 2:
+                return self._names_tensor(test.args[1])
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
+                isinstance(test.ops[0], (ast.Is, ast.Eq)) and isinstance(test.left, ast.Call) and \
+                tail(test.left.func) == "type" and test.left.args and \
+                isinstance(test.left.args[0], ast.Name) and test.left.args[0].id == name:
+            return self._names_tensor(test.comparators[0])
+        return None
+
+    def _names_tensor(self, e: ast.expr) -> bool | None:
+        """``torch.Tensor`` -> True, another class -> False; a tuple mixing both -> None."""
+        parts = e.elts if isinstance(e, ast.Tuple) else [e]
+        kinds = {((self.qualname(p) or dotted(p) or "").rsplit(".", 1)[-1] in
+                  ("Tensor", "Parameter")) for p in parts}
+        return kinds.pop() if len(kinds) == 1 else None
+
     def graph_lib(self) -> bool:
         """Does the file use PyTorch Geometric or DGL, whose batches move in place?"""
         return any(q.startswith(("torch_geometric", "dgl")) for q in self.imports.values())
@@ -238,7 +342,10 @@ class Facts(Walker):
         """Last-resort guesses from a name that is not otherwise known."""
         if b is not None and b.how not in ("param", "opaque", "with"):
             return None  # assigned from something we do not understand
-        if MODEL_NAME.match(name):
+        if MODEL_NAME.match(name) and not name[:1].isupper() and not (
+                b is not None and b.how == "opaque" and isinstance(b.stmt, _DEFINITIONS)):
+            # (a function or class named ``unwrap_model`` / ``TransformerModel`` is not a
+            # model: calling it is no forward pass)
             return _MODULE
         if LOADER_NAME.search(name) and not self.graph_lib():
             return Fact(LOADER)
@@ -318,7 +425,10 @@ class Facts(Walker):
                 return _MODULE
             if last == "device":
                 return Fact(DEVICE, dev=True)
-        if cls is not None and cls.is_module and scope.name == "forward":
+        if cls is not None and cls.is_module and (scope.name == "forward" or (
+                scope.name in STEP_METHODS and not arg.arg.endswith("idx"))):
+            # ``forward`` inputs, and the batch of Lightning's ``training_step`` & co.
+            # (Lightning moves it to the module's device before the call)
             return Fact(TENSOR, dev=True, inp=True)
         if arg.arg in scope.tensorish and not DEVICE_NAME.match(arg.arg):
             return Fact(TENSOR, dev=True, inp=True, weak=True)
@@ -356,6 +466,8 @@ class Facts(Walker):
                     if f is not None:
                         return f.but(cpu_new=None)
                 if MODEL_NAME.match(node.attr) or node.attr.endswith(("_net", "Net", "encoder", "decoder")):
+                    return _MODULE
+                if node.attr in self.self_attrs_used_as_module(s.cls):
                     return _MODULE
                 if LOADER_NAME.search(node.attr) and not self.graph_lib():
                     return Fact(LOADER)
@@ -469,8 +581,18 @@ class Facts(Walker):
         if not isinstance(func, ast.Attribute):
             return None
         meth = func.attr
+        helper = self._helper_fact(func, ctx, depth)
+        if helper is not None:
+            return helper
         recv = self.fact(func.value, ctx, depth + 1)
         if recv is None:
+            # ``self.model(x)`` in a class that is not itself a module, when the class also
+            # moves or evaluates ``self.model`` (a name alone is not evidence enough here)
+            if isinstance(func.value, ast.Name):
+                s = self.self_scope(ctx.scope, func.value.id)
+                if s is not None and s.cls is not None and \
+                        func.attr in self.self_attrs_used_as_module(s.cls):
+                    return self._model_output(node, ctx, depth)
             return None
         kind = recv.kind
         if kind == MODULE:
@@ -506,6 +628,30 @@ class Facts(Walker):
         if kind == ARRAY:
             return Fact(ARRAY) if meth in ("astype", "reshape", "copy", "transpose") else None
         return None
+
+    def _helper_fact(self, func: ast.Attribute, ctx: Ctx, depth: int) -> Fact | None:
+        """``self.helper(...)``: what a method of the same class returns, followed one level
+        (its ``return`` expressions, evaluated in the helper; all must agree on a tensor)."""
+        if not isinstance(func.value, ast.Name):
+            return None
+        s = self.self_scope(ctx.scope, func.value.id)
+        if s is None or s.cls is None or func.attr == "forward":
+            return None
+        helper = s.cls.methods.get(func.attr)
+        if helper is None or not helper.returns or id(helper) in self._following:
+            return None
+        self._following.add(id(helper))
+        try:
+            fs = [self.fact(r.node.value, r.ctx, depth + 1) if r.node.value is not None else None
+                  for r in helper.returns]
+        finally:
+            self._following.discard(id(helper))
+        if not fs or any(f is None or f.kind != TENSOR or f.inp for f in fs):
+            return None  # (computed from the helper's parameters: the caller's values decide)
+        ts = [f for f in fs if f is not None]
+        return Fact(TENSOR, dev=any(f.dev for f in ts), grad=any(f.grad for f in ts),
+                    made=all(f.made for f in ts), inp=any(f.inp for f in ts),
+                    cpu_new=ts[0].cpu_new if len(ts) == 1 else None, guessed=guessed(ts))
 
     def _model_output(self, node: ast.Call, ctx: Ctx, depth: int) -> Fact:
         """A model's output: on the model's device, which is the inputs' device when those
@@ -547,13 +693,24 @@ class Facts(Walker):
                 if dv is None:
                     if rest in DEVICE_FACTORIES:
                         return Fact(TENSOR, made=True, cpu_new=node, grad=_requires_grad(node))
-                    return Fact(TENSOR, made=True)
+                    # ``*_like``: where its input is
+                    src = self.fact(node.args[0], ctx, depth + 1) if node.args else None
+                    dev = src is not None and src.tensorlike and src.dev
+                    return Fact(TENSOR, made=True, dev=dev, grad=_requires_grad(node))
                 d = self._device_arg_dev(dv, ctx, depth)
                 return Fact(TENSOR, made=True, dev=bool(d), grad=_requires_grad(node))
             if rest in MAKERS:
                 dv = kwarg(node, "device")
+                if dv is None and rest in ("tensor", "as_tensor") and node.args and \
+                        isinstance(node.args[0], (ast.List, ast.Tuple, ast.ListComp)):
+                    # ``torch.tensor([...])``: built on the CPU from Python data
+                    return Fact(TENSOR, made=True, cpu_new=node)
                 d = bool(self._device_arg_dev(dv, ctx, depth)) if dv is not None else False
                 return Fact(TENSOR, made=True, dev=d)
+            if rest in LEGACY_CONSTRUCTORS:
+                return Fact(TENSOR, made=True)
+            if rest.startswith("cuda.") and rest[5:] in LEGACY_CONSTRUCTORS:
+                return Fact(TENSOR, made=True, dev=True)
             if rest == "load":
                 return Fact(LOAD)
             if rest == "device":

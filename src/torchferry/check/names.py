@@ -16,6 +16,8 @@ from __future__ import annotations
 import ast
 import re
 
+from torchferry._internal import vocabulary
+
 # --------------------------------------------------------------------------- kinds
 TENSOR = "tensor"
 MODULE = "module"
@@ -32,13 +34,19 @@ OTHER = "other"
 SHIFT = 20  # positions are encoded as (line << SHIFT) | column
 
 # --------------------------------------------------------------------------- torch names
-FACTORIES = frozenset(
-    "zeros ones empty full arange rand randn randint randperm rand_like eye linspace logspace".split()
-)
-# the ones whose result gets a device only from ``device=`` (``*_like`` copy their input's)
-DEVICE_FACTORIES = FACTORIES - {"rand_like"}
-MAKERS = frozenset("tensor as_tensor from_numpy asarray".split())  # tensors from data
-MOVE_METHODS = frozenset({"to", "cuda", "cpu", "float", "half", "double", "bfloat16", "type"})
+# (the torch names themselves come from torchferry._internal.vocabulary, shared with
+# diagnose and checked against the installed torch by tests/test_vocabulary.py)
+#: ``torch.<name>(*shape, device=...)``: the result's device comes only from ``device=``
+DEVICE_FACTORIES = vocabulary.SHAPE_FACTORIES
+#: ``torch.<name>(t)``: on ``t``'s device unless ``device=`` says otherwise
+LIKE_FACTORIES = vocabulary.LIKE_FACTORIES
+FACTORIES = DEVICE_FACTORIES | LIKE_FACTORIES
+#: tensors from data (``torch.tensor([...])``): on the CPU unless ``device=``
+MAKERS = vocabulary.DATA_FACTORIES
+#: ``torch.FloatTensor(...)``: always on the CPU; ``torch.cuda.FloatTensor(...)``: on the GPU
+LEGACY_CONSTRUCTORS = vocabulary.LEGACY_CONSTRUCTORS
+RANDOM_FACTORIES = vocabulary.RANDOM_FACTORIES
+MOVE_METHODS = vocabulary.MOVE_METHODS
 MODULE_SELF_METHODS = frozenset(
     "to cuda cpu float half double bfloat16 train eval requires_grad_ apply type "
     "share_memory xpu mps to_empty".split()
@@ -68,7 +76,7 @@ DTYPES = frozenset(
     "float float32 float64 double float16 half bfloat16 int int8 int16 int32 int64 long "
     "uint8 bool complex64 complex128 cfloat cdouble short float8_e4m3fn float8_e5m2".split()
 )
-ACCEL_LITERAL = re.compile(r"^(cuda(:\d+)?|mps(:\d+)?|xpu(:\d+)?)$")
+ACCEL_LITERAL = vocabulary.ACCELERATOR_LITERAL
 
 # --------------------------------------------------------------------------- variable names
 MODEL_NAME = re.compile(

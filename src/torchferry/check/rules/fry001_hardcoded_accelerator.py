@@ -3,8 +3,10 @@
 ## What it does
 Flags a literal accelerator device -- `"cuda"`, `"cuda:0"`, `"mps"`, `"xpu"` -- used as a
 device (`torch.device("cuda")`, `device="cuda"`, `.to("cuda")`, `map_location="cuda"`,
-`device = "cuda"`) and every `.cuda()` call, where the code does not check that the
-accelerator is available.
+`device = "cuda"`, `torch.set_default_device("cuda")`), every `.cuda()` call, the legacy
+CUDA constructors (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`...) and
+`torch.set_default_tensor_type("torch.cuda.FloatTensor")`, where the code does not check
+that the accelerator is available.
 
 The portable line `device = "cuda" if torch.cuda.is_available() else "cpu"`, literals
 under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) guard, code
@@ -60,6 +62,7 @@ from collections.abc import Iterable
 
 from torchferry.check.analysis import (
     DEVICE_NAME,
+    LEGACY_CONSTRUCTORS,
     Model,
     Scope,
     Site,
@@ -81,6 +84,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     for const in m.accel_consts:
         yield from _literal(ctx, m, const)
+    yield from _legacy(ctx, m)
     for site in m.calls_by_tail.get("cuda", ()):
         call = site.node
         if not isinstance(call.func, ast.Attribute) or _guarded(m, site):
@@ -106,6 +110,32 @@ def check(ctx: Context) -> Iterable[Finding]:
             "and use `.to(device)`",
             rl, rc, el, ec, fix,
         )
+
+
+def _legacy(ctx: Context, m: Model) -> Iterable[Finding]:
+    """``torch.cuda.FloatTensor(...)`` and ``torch.set_default_tensor_type("torch.cuda....")``."""
+    for name in sorted(LEGACY_CONSTRUCTORS) + ["set_default_tensor_type"]:
+        for site in m.calls_by_tail.get(name, ()):
+            call = site.node
+            q = m.qualname(call.func) or ""
+            if q == "torch.set_default_tensor_type":
+                a = call.args[0] if call.args else None
+                if not (isinstance(a, ast.Constant) and isinstance(a.value, str)
+                        and a.value.startswith("torch.cuda.")):
+                    continue
+                shown = f"torch.set_default_tensor_type({a.value!r})"
+            elif q == f"torch.cuda.{name}":
+                shown = f"torch.cuda.{name}(...)"
+            else:
+                continue
+            if _guarded(m, site):
+                continue
+            yield ctx.finding(
+                CODE, call,
+                f"`{shown}` hard-codes CUDA (a legacy constructor) and crashes on machines "
+                "without a GPU; pick the device once and create tensors there: "
+                "`torch.tensor(data, device=device)` / `torch.zeros(..., device=device)`",
+            )
 
 
 def _literal(ctx: Context, m: Model, site: Site[ast.Constant]) -> Iterable[Finding]:
@@ -140,6 +170,8 @@ def _literal(ctx: Context, m: Model, site: Site[ast.Constant]) -> Iterable[Findi
         elif tail(parent.func) == "to" and isinstance(parent.func, ast.Attribute) and \
                 parent.args[0] is const:
             pass
+        elif q == "torch.set_default_device" and parent.args[0] is const:
+            pass  # every tensor created afterwards goes there
         else:
             return
     elif isinstance(parent, (ast.Assign, ast.AnnAssign)):

@@ -43,6 +43,10 @@ print("epoch loss:", total_loss.item() / len(loader))
 No fix: the rewrite (an on-device accumulator, a logging interval) changes what is printed
 and when.
 
+A read that decides what the loop does (in an `if` or `while` test: `if bool(done.all()):
+break`, a distributed stop flag) or that follows an explicit `synchronize()` in the same
+iteration is not flagged: it cannot be deferred, or it costs no extra wait.
+
 ## Known limits
 Reads hidden in helper functions are not seen. Collecting per-batch predictions with
 `.cpu()` for a metric computed after the loop is flagged too; when that is what you want,
@@ -54,7 +58,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import Fact, Model, Site, short
+from torchferry.check.analysis import Fact, Model, Site, end_pos, pos, short
 from torchferry.check.api import Context, Finding
 
 CODE = "FRY007"
@@ -109,8 +113,29 @@ def _dev(f: Fact | None) -> bool:
     return f is not None and f.sure_tensor and f.dev
 
 
-def _in_hot_loop(m: Model, site: Site) -> bool:
+def _in_hot_loop(m: Model, site: Site[ast.Call]) -> bool:
     if not site.ctx.loops:
         return False
     loop = site.ctx.loops[-1]
-    return m.is_training_loop(loop, site.ctx) and not m.guarded(site.ctx, loop)
+    return m.is_training_loop(loop, site.ctx) and not m.guarded(site.ctx, loop) and \
+        not _decides_control_flow(site) and not _after_synchronize(site, loop)
+
+
+def _decides_control_flow(site: Site[ast.Call]) -> bool:
+    """The value is needed now: it is read in an ``if``/``while`` test (``if bool(done.all()):
+    break``, a distributed stop flag); deferring it would change what the loop does."""
+    st = site.stmt
+    if isinstance(st, (ast.If, ast.While)):
+        return pos(st.test) <= site.pos <= end_pos(st.test)
+    return False
+
+
+def _after_synchronize(site: Site[ast.Call], loop: ast.AST) -> bool:
+    """An explicit ``synchronize()`` earlier in the same iteration already waited: the read
+    costs no extra wait."""
+    for s in site.ctx.scope.calls_between(pos(loop), site.pos - 1):
+        func = s.node.func
+        if isinstance(func, ast.Attribute) and func.attr == "synchronize" and \
+                s.ctx.loops and s.ctx.loops[-1] is loop:
+            return True
+    return False

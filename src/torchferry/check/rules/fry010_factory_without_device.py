@@ -96,9 +96,9 @@ class Meeting(NamedTuple):
 def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     # 1. device-less factories inside functions, not immediately moved
-    candidates: dict[int, dict[int, Site[ast.Call]]] = {}
-    scopes: dict[int, Scope] = {}
-    for name in DEVICE_FACTORIES:
+    sites: dict[int, Site[ast.Call]] = {}
+    scopes: dict[int, Scope] = {}  # where to look for meetings
+    for name in sorted(DEVICE_FACTORIES | {"tensor", "as_tensor"}):
         for site in m.calls_by_tail.get(name, ()):
             scope = site.ctx.scope
             call = site.node
@@ -108,12 +108,19 @@ def check(ctx: Context) -> Iterable[Finding]:
                 continue
             if id(call) in m.move_receivers:  # ``torch.zeros(n).to(x.device)``: FRY009's
                 continue
-            candidates.setdefault(id(scope), {})[id(call)] = site
+            if name in ("tensor", "as_tensor") and not (
+                    call.args and isinstance(call.args[0], (ast.List, ast.Tuple, ast.ListComp))):
+                continue  # only data written out here (a scalar mixes with any device)
+            sites[id(call)] = site
             scopes[id(scope)] = scope
+            if scope.cls is not None:  # a helper method's result meets tensors in ``forward``
+                for sibling in scope.cls.methods.values():
+                    scopes[id(sibling)] = sibling
+    if not sites:
+        return
     # 2. where their results meet tensors that may be on the device
-    for key, sites in candidates.items():
-        scope = scopes[key]
-        found: dict[int, tuple[Site[ast.Call], ast.AST, str | None]] = {}
+    found: dict[int, tuple[Site[ast.Call], ast.AST, str | None]] = {}
+    for scope in scopes.values():
         for meet in _meetings(m, scope):
             for a in meet.operands:
                 f = m.fact(a, meet.ctx)
@@ -122,18 +129,21 @@ def check(ctx: Context) -> Iterable[Finding]:
                 made = sites.get(id(f.cpu_new))
                 if made is None or id(f.cpu_new) in found:
                     continue
+                home = made.ctx.scope  # the fix edits the factory there
                 partner = next((b for b in meet.partners if b is not a and _dev(m.fact(b, meet.ctx))),
                                None)
                 if partner is not None:
-                    input_name = partner.id if isinstance(partner, ast.Name) else _tensor_input(m, scope)
+                    input_name = partner.id if isinstance(partner, ast.Name) and home is scope \
+                        else _tensor_input(m, home)
                     found[id(f.cpu_new)] = (made, partner, input_name)
                 elif meet.module is not None:
-                    found[id(f.cpu_new)] = (made, meet.module, _tensor_input(m, scope))
-        for site, partner, input_name in sorted(found.values(), key=lambda x: x[0].pos):
-            if input_name is not None and m.binding(input_name, scope, site.pos) is None:
-                # bound only later (``input_t`` of a loop below): name a parameter instead
-                input_name = _tensor_input(m, scope)
-            yield _finding(ctx, m, site.node, partner, input_name)
+                    found[id(f.cpu_new)] = (made, meet.module, _tensor_input(m, home))
+    for site, partner, input_name in sorted(found.values(), key=lambda x: x[0].pos):
+        home = site.ctx.scope
+        if input_name is not None and m.binding(input_name, home, site.pos) is None:
+            # bound only later (``input_t`` of a loop below): name a parameter instead
+            input_name = _tensor_input(m, home)
+        yield _finding(ctx, m, site.node, partner, input_name)
 
 
 def _finding(ctx: Context, m: Model, call: ast.Call, partner: ast.AST,
