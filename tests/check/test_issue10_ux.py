@@ -241,3 +241,127 @@ def test_a_named_pipe_does_not_hang(proj, capsys):
                           "<(printf 'import torch\\nx = torch.zeros(1).cuda()\\n')"],
                          capture_output=True, text=True, timeout=60)  # fmt: skip
     assert res.returncode == 1 and "/dev/fd/" in res.stdout and "FRY001" in res.stdout, res
+
+
+# ----------------------------------------------------------- item 14
+def test_the_json_example_in_docs_is_real_output(proj, capsys):
+    import re
+
+    doc = (Path(__file__).parents[2] / "docs" / "check.md").read_text(encoding="utf-8")
+    part = doc[doc.index("* `json`: a list of objects") :]
+    source = re.search(r"```python\n(.*?)```", part, re.S).group(1)
+    expected = re.search(r"```json\n(.*?)```", part, re.S).group(1)
+    (proj / "train.py").write_text("\n".join(line[2:] for line in source.splitlines()) + "\n")
+    rc, out, _ = run(capsys, "--format", "json", "train.py")
+    assert rc == 1
+    assert json.loads(out) == json.loads(expected)
+
+
+def test_select_empty_is_a_usage_error(proj, capsys):
+    (proj / "a.py").write_text("import torch\nx = torch.zeros(1).cuda()\n")
+    for option in ("--select", "--ignore"):
+        with pytest.raises(SystemExit) as exc:
+            main(["check", option, "", "a.py"])
+        assert exc.value.code == 2
+        err = capsys.readouterr().err
+        assert "'' names no rule" in err and len(err.splitlines()) == 1
+
+
+def test_help_says_names_work_in_select(capsys):
+    with pytest.raises(SystemExit):
+        main(["check", "--help"])
+    out = " ".join(capsys.readouterr().out.split())
+    assert "names (discarded-move)" in out and "--max-file-size SIZE" in out
+
+
+def test_select_by_name_works(proj, capsys):
+    (proj / "a.py").write_text("import torch\nx = torch.zeros(1).cuda()\n")
+    rc, out, _ = run(capsys, "--select", "hardcoded-accelerator", "a.py")
+    assert rc == 1 and "FRY001" in out and "FRY009" not in out
+
+
+def test_max_file_size_option(proj, capsys):
+    (proj / "a.py").write_text("import torch\nx = torch.zeros(1).cuda()\n" * 100)
+    rc, out, _ = run(capsys, "--max-file-size", "1KB", "a.py")
+    assert rc == 1 and "FRY000 the file (3,900 bytes) is larger than max-file-size (1,000" in out
+    (proj / "pyproject.toml").write_text("[tool.torchferry]\nmax-file-size = 1000\n")
+    rc, out, _ = run(capsys, "--max-file-size", "0", "--select", "FRY001", "a.py")
+    assert rc == 1 and "FRY000" not in out and out.count("FRY001") == 100
+    rc, out, _ = run(capsys, "a.py")
+    assert "FRY000" in out  # the configuration's limit
+
+
+def test_diff_says_when_only_unsafe_fixes_exist(proj, capsys):
+    (proj / "a.py").write_text('import torch\ndevice = torch.device("cuda")\n')  # FRY001: unsafe fix
+    rc, out, err = run(capsys, "--diff", "a.py")
+    assert rc == 0 and out == ""
+    assert err.strip() == (
+        "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)."
+    )
+    rc, out, err = run(capsys, "--diff", "--unsafe-fixes", "a.py")
+    assert rc == 1 and err.strip() == "Would fix 1 finding."
+
+
+def test_sarif_and_github_levels_by_rule_kind(proj, capsys):
+    src = (
+        "import torch\n"
+        "model = torch.nn.Linear(2, 2)\n"
+        "for batch in [torch.zeros(2)]:\n"
+        "    loss = model(batch).sum()\n"
+        "    loss.backward()\n"
+        "    print(loss.item())\n"
+        "x = torch.zeros(1).cuda()\n"
+    )
+    (proj / "a.py").write_text(src)
+    rc, out, _ = run(capsys, "--format", "sarif", "a.py")
+    doc = json.loads(out)
+    levels = {r["ruleId"]: r["level"] for r in doc["runs"][0]["results"]}
+    assert levels["FRY001"] == "error" and levels["FRY009"] == "note", levels
+    rules = {r["id"]: r["defaultConfiguration"]["level"] for r in doc["runs"][0]["tool"]["driver"]["rules"]}
+    assert rules["FRY007"] == "warning" and rules["FRY008"] == "warning"
+    rc, out, _ = run(capsys, "--format", "github", "a.py")
+    kinds = {line.split(" ", 1)[0] for line in out.splitlines()}
+    assert {"::error", "::notice"} <= kinds
+
+
+def test_progress_line_only_on_a_terminal_and_a_long_run():
+    import io
+
+    from torchferry.check.report import Progress
+
+    class Tty(io.StringIO):
+        def isatty(self):
+            return True
+
+    now = [0.0]
+    tty = Tty()
+    p = Progress(tty, clock=lambda: now[0])
+    p(1, 100)
+    assert tty.getvalue() == ""  # a quick run prints nothing
+    now[0] = 1.5
+    p(40, 100)
+    now[0] = 1.55
+    p(41, 100)  # at most ten redraws a second
+    now[0] = 1.7
+    p(100, 100)
+    p.close()
+    assert tty.getvalue() == (
+        "\rferry check: 40/100 files\rferry check: 100/100 files\r\x1b[2K"
+    )
+    pipe = io.StringIO()
+    p = Progress(pipe, clock=lambda: now[0] + 10)
+    p(5, 10)
+    p.close()
+    assert pipe.getvalue() == ""
+
+
+def test_check_paths_reports_progress(proj):
+    from torchferry.check.runner import Options, check_paths
+
+    for i in range(3):
+        (proj / f"m{i}.py").write_text("import torch\n")
+    (proj / "plain.py").write_text("x = 1\n")
+    seen = []
+    check_paths(sorted(proj.glob("*.py")), Options(root=proj), jobs=1,
+                progress=lambda done, total: seen.append((done, total)))  # fmt: skip
+    assert seen == [(1, 3), (2, 3), (3, 3)]

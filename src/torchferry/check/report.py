@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from torchferry.check.runner import Diagnostic
 
 __all__ = [
-    "use_color", "excerpt", "text_report", "summary", "json_report", "sarif_report",
+    "Progress", "use_color", "excerpt", "text_report", "summary", "json_report", "sarif_report",
     "github_report",
 ]  # fmt: skip
 
@@ -28,6 +28,36 @@ EXCERPT_WIDTH = 120
 ELLIPSIS = "\u2026"
 
 SARIF_SCHEMA = "https://json.schemastore.org/sarif-2.1.0.json"
+
+#: The SARIF level (and GitHub annotation kind) by what a rule's finding costs:
+#: "error" for code that crashes or computes wrong results on some device (the
+#: default), "warning" for slow loops, misleading timings and unsafe loading,
+#: "note" for a one-off cost.  A rule module may set ``LEVEL`` itself.
+LEVELS: dict[str, str] = {
+    "FRY005": "warning",  # unsafe-load: a security risk, not a device bug
+    "FRY006": "warning",  # unsynchronized-timing: a wrong measurement
+    "FRY007": "warning",  # sync-in-loop: performance
+    "FRY008": "warning",  # move-in-loop: performance
+    "FRY009": "note",  # create-then-move: a one-off copy
+}
+_GITHUB_KIND = {"error": "error", "warning": "warning", "note": "notice"}
+
+
+def level(code: str) -> str:
+    """``error``, ``warning`` or ``note`` for a rule code.
+
+    >>> level("FRY001"), level("FRY007"), level("FRY009")
+    ('error', 'warning', 'note')
+    """
+    from torchferry.check.engine import _all_rules
+
+    for mod in _all_rules():
+        if mod.CODE == code:
+            own = getattr(mod, "LEVEL", None)
+            if own in _GITHUB_KIND:
+                return str(own)
+            break
+    return LEVELS.get(code, "error")
 
 
 def use_color(stream: TextIO) -> bool:
@@ -78,6 +108,47 @@ def excerpt(line: str, column: int, end_column: int, offset: int = 0) -> tuple[s
     return text, new_offset
 
 
+class Progress:
+    """``ferry check: 120/4031 files`` on one line of ``stream``, redrawn at most ten
+    times a second, shown only when ``stream`` is a terminal and once the run has
+    taken ``after`` seconds (a quick check prints nothing); :meth:`close` erases it."""
+
+    def __init__(
+        self, stream: TextIO, *, after: float = 1.0, clock: Any = None, enabled: bool | None = None
+    ) -> None:
+        import time
+
+        self.stream = stream
+        self.clock = clock or time.monotonic
+        self.start = self.clock()
+        self.after = after
+        self.last = -1.0
+        self.shown = False
+        if enabled is None:
+            try:
+                enabled = stream.isatty() and os.environ.get("TERM") != "dumb"
+            except (AttributeError, ValueError):
+                enabled = False
+        self.enabled = enabled
+
+    def __call__(self, done: int, total: int) -> None:
+        if not self.enabled:
+            return
+        now = self.clock()
+        if now - self.start < self.after or (now - self.last < 0.1 and done < total):
+            return
+        self.last = now
+        self.stream.write(f"\rferry check: {done}/{total} files")
+        self.stream.flush()
+        self.shown = True
+
+    def close(self) -> None:
+        if self.shown:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+            self.shown = False
+
+
 def fixable(d: Diagnostic, unsafe: bool) -> bool:
     return d.fix is not None and (d.fix.safe or unsafe)
 
@@ -119,7 +190,7 @@ def text_report(
     return "\n".join(out) + ("\n" if out else "")
 
 
-def _plural(n: int, word: str) -> str:
+def plural(n: int, word: str) -> str:
     if n == 1:
         return f"{n} {word}"
     return f"{n} {word}{'es' if word.endswith(('x', 's')) else 's'}"
@@ -134,9 +205,9 @@ def summary(
     n = len(diagnostics)
     if n == 0:
         if fixed:
-            return f"Found {_plural(fixed, 'finding')} ({fixed} fixed, 0 remaining).\n"
+            return f"Found {plural(fixed, 'finding')} ({fixed} fixed, 0 remaining).\n"
         return s("All checks passed!", "1;32") + "\n"
-    head = f"Found {_plural(n + fixed, 'finding')}"
+    head = f"Found {plural(n + fixed, 'finding')}"
     head += f" ({fixed} fixed, {n} remaining)." if fixed else "."
     lines = [head]
     safe = sum(1 for d in diagnostics if d.fix is not None and d.fix.safe)
@@ -150,7 +221,7 @@ def summary(
             line = "No fixes available"
         if hidden:
             line += (
-                f" ({_plural(hidden, 'hidden fix')} can be enabled with the "
+                f" ({plural(hidden, 'hidden fix')} can be enabled with the "
                 "`--unsafe-fixes` option)"
             )
         lines.append(line + ".")
@@ -224,7 +295,7 @@ def _rule_entries(codes: Sequence[str]) -> list[dict[str, Any]]:
                 "shortDescription": {"text": text},
                 "fullDescription": {"text": text},
                 "help": {"text": full, "markdown": help_md},
-                "defaultConfiguration": {"level": "error"},
+                "defaultConfiguration": {"level": level(code)},
                 "properties": {"tags": ["torchferry", "pytorch", "device"]},
             }
         )
@@ -257,7 +328,7 @@ def sarif_report(diagnostics: Sequence[Diagnostic], *, root: str, enabled: Seque
             {
                 "ruleId": d.code,
                 "ruleIndex": index[d.code],
-                "level": "error",
+                "level": level(d.code),
                 "message": {"text": f"{d.code} {text}"},
                 "locations": [
                     {
@@ -312,7 +383,8 @@ def _escape_prop(s: str) -> str:
 
 
 def github_report(diagnostics: Sequence[Diagnostic]) -> str:
-    """GitHub Actions workflow commands: ``::error file=...,line=...::message``.
+    """GitHub Actions workflow commands: ``::error file=...,line=...::message``
+    (``::warning``/``::notice`` for the rules whose :func:`level` says so).
 
     >>> from torchferry.check.runner import Diagnostic
     >>> d = Diagnostic("t.py", "FRY004", "load-without-map-location", "no map_location", 2, 8, 2, 30)
@@ -330,5 +402,5 @@ def github_report(diagnostics: Sequence[Diagnostic]) -> str:
                 f"endColumn={d.end_column + 1}",
             ]
         msg = f"{location(d)}: {d.code} {d.message}"
-        out.append(f"::error {','.join(props)}::{_escape_data(msg)}")
+        out.append(f"::{_GITHUB_KIND[level(d.code)]} {','.join(props)}::{_escape_data(msg)}")
     return "\n".join(out) + ("\n" if out else "")

@@ -14,7 +14,7 @@ import io
 import os
 import stat
 import sys
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -395,7 +395,8 @@ def check_bytes(
         if limit is not None and len(data) > limit:
             out = FileOutcome(path, display)
             if SYNTAX_ERROR not in opts.ignore_for(path):
-                out.diagnostics = [_too_large_diag(display, f"the source ({_size(len(data))}) is", limit)]
+                size = "" if len(data) == limit + 1 else f" ({_size(len(data))})"  # read cut
+                out.diagnostics = [_too_large_diag(display, f"the source{size} is", limit)]
             return out, None
         try:
             text, encoding = decode_source(data)
@@ -453,11 +454,13 @@ def check_paths(
     *,
     cache: Cache | None = None,
     jobs: int | None = None,
+    progress: Callable[[int, int], None] | None = None,
 ) -> list[FileOutcome]:
     """Check files (already discovered), in order; reuse and update ``cache``.
 
     ``jobs``: worker processes for a large set of files still to check (None:
-    one per CPU); small sets are checked in this process."""
+    one per CPU); small sets are checked in this process.  ``progress(done, total)``
+    is called as the files still to check (not cached or skipped) are done."""
     cwd = Path.cwd()
     outcomes: list[FileOutcome | None] = [None] * len(paths)
     todo: list[tuple[int, Path, bytes, str, str]] = []
@@ -492,9 +495,13 @@ def check_paths(
     workers = default_jobs() if jobs is None or jobs <= 0 else jobs
     total = sum(len(t[2]) for t in todo)
     if workers > 1 and len(todo) > 1 and total >= PARALLEL_MIN_BYTES:
-        results = _parallel(todo, opts, min(workers, len(todo)))
+        results = _parallel(todo, opts, min(workers, len(todo)), progress)
     else:
-        results = [_check_file(p, data, opts, display) for _i, p, data, display, _d in todo]
+        results = []
+        for _i, p, data, display, _d in todo:
+            results.append(_check_file(p, data, opts, display))
+            if progress is not None:
+                progress(len(results), len(todo))
 
     for (i, path, _data, _display, digest), out in zip(todo, results, strict=True):
         outcomes[i] = out
@@ -554,7 +561,9 @@ def _contains(path: Path, needle: bytes) -> bool:
     return False
 
 
-def _parallel(todo, opts: Options, workers: int) -> list[FileOutcome]:
+def _parallel(
+    todo, opts: Options, workers: int, progress: Callable[[int, int], None] | None = None
+) -> list[FileOutcome]:
     import multiprocessing
     from concurrent.futures import ProcessPoolExecutor
 
@@ -569,7 +578,11 @@ def _parallel(todo, opts: Options, workers: int) -> list[FileOutcome]:
     with ProcessPoolExecutor(
         workers, mp_context=ctx, initializer=_init_worker, initargs=(opts,)
     ) as ex:
-        done = list(ex.map(_work, items, chunksize=max(1, len(items) // (workers * 4))))
+        done = []
+        for out in ex.map(_work, items, chunksize=max(1, len(items) // (workers * 4))):
+            done.append(out)
+            if progress is not None:
+                progress(len(done), len(items))
     results: list[FileOutcome] = [None] * len(todo)  # type: ignore[list-item]
     for k, out in zip(order, done, strict=True):
         results[k] = out

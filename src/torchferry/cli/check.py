@@ -25,7 +25,24 @@ only by naming it exactly (`--ignore FRY000`, or in per-file-ignores).
 
 
 def _codes(value: str) -> list[str]:
-    return [c.strip() for c in value.split(",") if c.strip()]
+    codes = [c.strip() for c in value.split(",") if c.strip()]
+    if not codes:  # `--select ''` must not quietly mean every rule
+        raise argparse.ArgumentTypeError(
+            f"{value!r} names no rule: give codes (FRY002), prefixes (FRY00), names "
+            "(discarded-move) or ALL"
+        )
+    return codes
+
+
+def _size(value: str) -> int | None:
+    from torchferry.check.config import parse_size
+
+    try:
+        return parse_size(int(value) if value.strip().isdigit() else value, "--max-file-size")
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(
+            str(exc).removeprefix("--max-file-size").lstrip(": ")
+        ) from None
 
 
 def _jobs(value: str) -> int:
@@ -52,11 +69,12 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
     p.add_argument(
         "--select", type=_codes, action="extend", metavar="CODES",
-        help="only these rules: codes, prefixes (FRY00) or ALL, comma-separated",
+        help="only these rules: codes (FRY002), prefixes (FRY00), names (discarded-move) or "
+        "ALL, comma-separated or repeated",
     )  # fmt: skip
     p.add_argument(
         "--ignore", type=_codes, action="extend", default=[], metavar="CODES",
-        help="skip these rules (codes or prefixes), added to the configuration's ignore",
+        help="skip these rules (codes, prefixes or names), added to the configuration's ignore",
     )  # fmt: skip
     p.add_argument("--fix", action="store_true", help="apply safe fixes, in place")
     p.add_argument(
@@ -80,6 +98,11 @@ def register(sub: argparse._SubParsersAction) -> None:
     p.add_argument(
         "--jobs", "-j", type=_jobs, default=0, metavar="N",
         help="worker processes for large file sets (default 0: one per CPU; 1: none)",
+    )  # fmt: skip
+    p.add_argument(
+        "--max-file-size", type=_size, default=False, metavar="SIZE",
+        help="do not check larger files (bytes, or e.g. 20MB; 0: no limit; default "
+        "max-file-size of [tool.torchferry], else 5MB): they are reported as FRY000",
     )  # fmt: skip
     p.add_argument(
         "--stdin-filename", metavar="NAME",
@@ -144,7 +167,8 @@ def _stdin(args: argparse.Namespace, opts) -> tuple[list, bytes | None]:
     from torchferry.check.runner import check_bytes
 
     name = args.stdin_filename
-    data = sys.stdin.buffer.read()
+    limit = opts.max_file_size
+    data = sys.stdin.buffer.read(-1 if limit is None else limit + 1)  # `< /dev/zero` ends
     out, new = check_bytes(Path(name), data, opts, name)
     if opts.fix and not opts.diff:
         return [out], (new if new is not None else data)
@@ -175,6 +199,7 @@ def run_check(args: argparse.Namespace) -> int:
         fix=args.fix,
         unsafe=args.unsafe_fixes,
         diff=args.diff,
+        max_file_size=cfg.max_file_size if args.max_file_size is False else args.max_file_size,
     )
     enabled = [m.CODE for m in resolve_rules(select, ignore)]
 
@@ -196,8 +221,9 @@ def run_check(args: argparse.Namespace) -> int:
         cache = None
         if not args.no_cache:
             key = settings_key(
-                enabled=enabled, ignore=sorted(ignore), per_file=cfg.per_file_ignores
-            )
+                enabled=enabled, ignore=sorted(ignore), per_file=cfg.per_file_ignores,
+                max_file_size=opts.max_file_size,
+            )  # fmt: skip
             cache = Cache(cfg.root, key)
         import gc
 
@@ -205,9 +231,11 @@ def run_check(args: argparse.Namespace) -> int:
 
         gc.freeze()  # what startup created lives to the end: keep collections cheap
         manage_gc()
+        progress = report.Progress(sys.stderr)  # a terminal and a long run only
         try:
-            outcomes = check_paths(files, opts, cache=cache, jobs=args.jobs)
+            outcomes = check_paths(files, opts, cache=cache, jobs=args.jobs, progress=progress)
         finally:
+            progress.close()
             manage_gc(False)
         if cache is not None:
             cache.save()
@@ -224,10 +252,17 @@ def run_check(args: argparse.Namespace) -> int:
     if args.diff:
         sys.stdout.write("".join(o.diff for o in outcomes))
         would = sum(o.fixed for o in outcomes if o.diff)
+        hidden = 0 if args.unsafe_fixes else sum(
+            1 for d in diagnostics if d.fix is not None and not d.fix.safe
+        )
+        hint = (
+            f" ({report.plural(hidden, 'hidden fix')} can be enabled with the "
+            "`--unsafe-fixes` option)" if hidden else ""
+        )
         if would:
-            print(f"Would fix {would} finding{'s' if would != 1 else ''}.", file=sys.stderr)
+            print(f"Would fix {report.plural(would, 'finding')}{hint}.", file=sys.stderr)
         else:
-            print("No fixes available.", file=sys.stderr)
+            print(f"No fixes available{hint}.", file=sys.stderr)
         if errors:
             return 2
         return 1 if would else 0
