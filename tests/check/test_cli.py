@@ -466,7 +466,7 @@ def test_diff_writes_nothing_exit_1(proj, capsys):
         "--- a/a.py\n+++ b/a.py\n@@ -1,3 +1,3 @@\n import torch\n-x.to(d)\n+x = x.to(d)\n"
         ' dev = "cuda"\n'
     )
-    assert "Would fix 1 finding." in err
+    assert "Would fix 1 finding (1 additional fix available with `--unsafe-fixes`)." in err
     rc, out, err = run(capsys, "--diff", "--unsafe-fixes")
     assert "+dev = device" in out and "Would fix 2 findings." in err
 
@@ -474,7 +474,8 @@ def test_diff_writes_nothing_exit_1(proj, capsys):
 def test_diff_without_changes_exit_0(proj, capsys):
     (proj / "a.py").write_text('import torch\ndev = "cuda"\n')
     rc, out, err = run(capsys, "--diff")
-    assert (rc, out) == (0, "") and "No fixes available." in err
+    assert (rc, out) == (0, "")
+    assert "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)." in err
 
 
 # ---------------------------------------------------------------- stdin

@@ -255,14 +255,20 @@ def run_check(args: argparse.Namespace) -> int:
         hidden = 0 if args.unsafe_fixes else sum(
             1 for d in diagnostics if d.fix is not None and not d.fix.safe
         )
-        hint = (
-            f" ({report.plural(hidden, 'hidden fix')} can be enabled with the "
-            "`--unsafe-fixes` option)" if hidden else ""
-        )
         if would:
-            print(f"Would fix {report.plural(would, 'finding')}{hint}.", file=sys.stderr)
+            extra = ""
+            if hidden:
+                fixes = "fix" if hidden == 1 else "fixes"
+                extra = f" ({hidden} additional {fixes} available with `--unsafe-fixes`)"
+            print(f"Would fix {report.plural(would, 'finding')}{extra}.", file=sys.stderr)
+        elif hidden:
+            print(
+                f"No fixes available ({report.plural(hidden, 'hidden fix')} can be enabled "
+                "with the `--unsafe-fixes` option).",
+                file=sys.stderr,
+            )
         else:
-            print(f"No fixes available{hint}.", file=sys.stderr)
+            print("No fixes available.", file=sys.stderr)
         if errors:
             return 2
         return 1 if would else 0
