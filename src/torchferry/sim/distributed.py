@@ -300,7 +300,7 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
                            device_id: Any = None, **kwargs: Any) -> None:
         dev = device_id
         if isinstance(dev, int) and not isinstance(dev, bool):
-            dev = torch.device("cuda", dev)
+            dev = torch.device("cuda", dev)  # noqa: FRY001 (torch reads an int device_id as a CUDA index)
         if dev is not None and dev.type == "cuda":
             # init_process_group's own sanity checks, against the simulated devices
             if dev.index is None:
