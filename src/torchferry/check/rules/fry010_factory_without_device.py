@@ -50,6 +50,9 @@ when that is a plain name already bound where the factory is called (never one b
 later in the function), else the function's first tensor parameter. That is almost always the intent, but it changes
 where the tensor lives for every caller.
 
+A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devices
+(`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
+
 ## Known limits
 Indexing (`x[torch.arange(n)]`) is not a meeting: CPU index tensors work on any device.
 A result that leaves the function (returned, stored on `self`) and meets tensors elsewhere
@@ -81,6 +84,7 @@ CODE = "FRY010"
 NAME = "factory-without-device"
 FIX = "unsafe"
 
+_CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "new_tensor"})
 _NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
 
 
@@ -106,6 +110,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                 continue
             if kwarg(call, "device") is not None or any(k.arg is None for k in call.keywords):
                 continue
+            if kwarg(call, "pin_memory") is not None:
+                continue  # a pinned host staging buffer lives on the CPU on purpose
             if id(call) in m.move_receivers:  # ``torch.zeros(n).to(x.device)``: FRY009's
                 continue
             if name in ("tensor", "as_tensor") and not (
@@ -191,6 +197,8 @@ def _meetings(m: Model, scope: Scope) -> Iterable[Meeting]:
             if q[6:] not in DEVICE_FACTORIES and q[6:] not in _NOT_MEETINGS:
                 yield Meeting(args, args, s.ctx)
             continue
+        if isinstance(func, ast.Attribute) and func.attr in _CROSS_DEVICE_METHODS:
+            continue  # ``gpu_buf.copy_(cpu_buf, non_blocking=True)`` copies across devices
         if isinstance(func, ast.Attribute):  # x.masked_fill(mask, 0)
             recv = m.fact(func.value, s.ctx)
             if recv is not None and recv.tensorlike:

@@ -35,7 +35,8 @@ be saved). It fails if the statement runs before `super().__init__()`, and later
 assignments to the attribute must then be tensors (or `None`).
 
 An attribute that the class itself moves where it uses it (`self.alpha.to(x.device)`,
-`self.feats.type_as(x)`) is carried by hand on purpose and not flagged.
+`self.bbox.view(...).to(x.device)`, `(self.feats if f is None else f).type_as(x)`) is
+carried by hand on purpose and not flagged.
 
 ## Known limits
 Only tensors created in `__init__` are checked, and an attribute registered as a buffer
@@ -101,10 +102,13 @@ def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
             func = s.node.func
             if s.ctx.scope.cls is not cls or not isinstance(func, ast.Attribute):
                 continue
-            recv = func.value
-            if isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name) and \
-                    recv.value.id == s.ctx.scope.self_name:
-                names.add(recv.attr)
+            self_name = s.ctx.scope.self_name
+            # ``self.t.to(...)``, ``self.bbox.view(...).to(...)``,
+            # ``(self.feats if feats is None else feats).type_as(x)``
+            for n in ast.walk(func.value):
+                if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and \
+                        n.value.id == self_name:
+                    names.add(n.attr)
     return names
 
 
