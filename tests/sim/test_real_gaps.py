@@ -329,3 +329,25 @@ def test_comm_scatter_gather_broadcast_reduce():
         total = comm.reduce_add(copies, destination=0)
         assert str(total.device) == "cuda:0" and total.tolist() == (2 * t).tolist()
         assert str(comm.gather(parts, destination="cpu").device) == "cpu"
+
+
+def test_torch_warnings_are_shown_at_the_users_line():
+    import torch.nn.functional as F
+
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with simulate("cuda"):
+            x = torch.ones(3, 2, device="cuda")
+            F.softmax(x)  # Python warning inside torch
+            torch.tensor(x)  # C++ warning
+    assert [w.filename for w in caught] == [__file__, __file__]
+
+
+def test_profiler_with_cuda_activity_prints_no_cpp_warnings(capfd):
+    with simulate("cuda"):
+        x = torch.ones(4, device="cuda")
+        acts = [torch.profiler.ProfilerActivity.CPU, torch.profiler.ProfilerActivity.CUDA]
+        with torch.profiler.profile(activities=acts) as prof:
+            (x * 2).sum()
+        assert len(prof.key_averages()) > 0
+    assert "CUDA used in profiler but not enabled" not in capfd.readouterr().err

@@ -481,6 +481,7 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         out.append((cuda_memory, "memory_stats_as_nested_dict", memory_stats_as_nested_dict))
         out.append((nvtx, "_nvtx", _NvtxStub()))
     out.extend(_legacy_tensor_types(kind))
+    out.extend(_output_patches(s))
     if kind != "mps":
         from torchferry.sim import parallel
 
@@ -872,3 +873,52 @@ def _device_and_storage_patches(s: Any) -> list[tuple[Any, str, Any]]:
         (torch.UntypedStorage, "device", property(_storage_device)),
         (cudnn, "is_acceptable", is_acceptable),
     ]
+
+
+_SIM_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+
+
+def _output_patches(s: Any) -> list[tuple[Any, str, Any]]:
+    """No output a GPU would not print: warnings shown at the user's line, not ours, and
+    the profiler not asked for CUDA activity it cannot record."""
+    from torchferry._internal.frames import user_frame
+
+    orig_show = warnings.showwarning
+
+    def showwarning(
+        message: Any, category: Any, filename: str, lineno: int, file: Any = None, line: Any = None
+    ) -> None:
+        # A warning raised in torch (Python or C++) during a call the simulation's function
+        # mode made is attributed to the mode's frame: show it at the user's line instead,
+        # as it is shown without the simulation.
+        if os.path.abspath(filename).startswith(_SIM_DIR):
+            f = user_frame(1)
+            if f is not None:
+                filename, lineno, line = f.f_code.co_filename, f.f_lineno, None
+        orig_show(message, category, filename, lineno, file, line)
+
+    out: list[tuple[Any, str, Any]] = [(warnings, "showwarning", showwarning)]
+    if s.kind != "cuda":
+        return out
+    import torch.profiler as tprof
+    import torch.profiler.profiler as tprof_mod
+
+    base = tprof_mod.profile
+    cuda_activity = torch.profiler.ProfilerActivity.CUDA
+
+    class profile(base):  # type: ignore[misc, valid-type]
+        """``torch.profiler.profile``: CUDA activity is dropped (no CUDA kernel runs; asking
+        for it makes the CPU build print a C++ warning on every op)."""
+
+        def __init__(self, *args: Any, activities: Any = None, **kwargs: Any) -> None:
+            if activities is not None:
+                activities = [a for a in activities if a != cuda_activity] or [
+                    torch.profiler.ProfilerActivity.CPU
+                ]
+            super().__init__(*args, activities=activities, **kwargs)
+
+    profile.__name__ = profile.__qualname__ = "profile"
+    profile.__module__ = base.__module__
+    out.append((tprof, "profile", profile))
+    out.append((tprof_mod, "profile", profile))
+    return out
