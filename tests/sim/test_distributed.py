@@ -276,3 +276,28 @@ def test_each_ddp_mistake_fails_with_the_real_text_and_is_explained(mistake, tmp
     assert text in r.stderr, r.stderr[-4000:]
     assert explained in r.stderr, r.stderr[-4000:]
     assert "torchferry/sim" not in r.stderr.split("Traceback", 2)[1]  # the user's traceback
+
+
+@pytest.mark.slow
+def test_fsdp_imported_inside_the_simulation_is_refused_and_restored():
+    # torch.distributed.fsdp is heavy, so the simulation patches it when it is imported
+    code = (
+        "import sys, torch, torchferry as tf\nfrom torchferry.errors import UnsupportedFeatureError\n"
+        "assert 'torch.distributed.fsdp' not in sys.modules\n"
+        "finders = list(sys.meta_path)\n"
+        "with tf.simulate('cuda'):\n"
+        "    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n"
+        "    try:\n"
+        "        FSDP(torch.nn.Linear(2, 2).to('cuda'))\n"
+        "    except UnsupportedFeatureError as e:\n"
+        "        print(str(e).split(':')[0])\n"
+        "import torch.distributed.fsdp as fsdp\n"
+        "print(fsdp.FullyShardedDataParallel.__module__, sys.meta_path == finders)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], env=_env(), capture_output=True, text=True,
+                       timeout=300)
+    assert r.returncode == 0, r.stderr[-2000:]
+    assert r.stdout.splitlines() == [
+        "FSDP (torch.distributed.fsdp.FullyShardedDataParallel) cannot run in the simulated GPU",
+        "torch.distributed.fsdp.fully_sharded_data_parallel True",
+    ]

@@ -57,8 +57,11 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib.abc
+import importlib.util
 import inspect
 import os
+import sys
 from collections.abc import Callable, Iterator
 from typing import Any
 
@@ -403,30 +406,23 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         (c10d, "is_nccl_available", is_nccl_available),
         (ddp_mod, "_verify_param_shape_across_processes", _verify_param_shape_across_processes),
     ]
-    out += _fsdp_patches()
     return out
 
 
-def _fsdp_patches() -> list[tuple[Any, str, Any]]:
-    """FSDP refuses, naming itself (see the module docstring)."""
-    out: list[tuple[Any, str, Any]] = []
-    message = (
-        "{} cannot run in the simulated GPU: its {} are made by collectives and DTensor "
-        "code outside the simulation's device tracking, so they would report the CPU; use "
-        "DistributedDataParallel in the simulation, and test FSDP on real GPUs{}"
-    )
-    try:
-        import torch.distributed.fsdp as fsdp
-    except ImportError:  # pragma: no cover - a build without distributed
-        return out
+_FSDP_MESSAGE = (
+    "{} cannot run in the simulated GPU: its {} are made by collectives and DTensor "
+    "code outside the simulation's device tracking, so they would report the CPU; use "
+    "DistributedDataParallel in the simulation, and test FSDP on real GPUs{}"
+)
 
+
+def _fsdp_replacements() -> dict[str, Any]:
     def refuse(text: str) -> Any:
-        class Refused:
+        class FullyShardedDataParallel:
             def __new__(cls, *args: Any, **kwargs: Any) -> Any:
                 raise UnsupportedFeatureError(text)
 
-        Refused.__name__ = Refused.__qualname__ = "FullyShardedDataParallel"
-        return Refused
+        return FullyShardedDataParallel
 
     def refuse_fn(text: str) -> Any:
         def fully_shard(*args: Any, **kwargs: Any) -> Any:
@@ -434,12 +430,69 @@ def _fsdp_patches() -> list[tuple[Any, str, Any]]:
 
         return fully_shard
 
-    if hasattr(fsdp, "FullyShardedDataParallel"):
-        out.append((fsdp, "FullyShardedDataParallel", refuse(message.format(
-            "FSDP (torch.distributed.fsdp.FullyShardedDataParallel)", "flat parameters", ""))))
-    if hasattr(fsdp, "fully_shard"):
-        out.append((fsdp, "fully_shard", refuse_fn(message.format(
+    return {
+        "FullyShardedDataParallel": refuse(_FSDP_MESSAGE.format(
+            "FSDP (torch.distributed.fsdp.FullyShardedDataParallel)", "flat parameters", "")),
+        "fully_shard": refuse_fn(_FSDP_MESSAGE.format(
             "FSDP2 (torch.distributed.fsdp.fully_shard)", "sharded parameters",
-            " (fully_shard also runs on the CPU with the gloo backend, without the "
-            "simulation)"))))
-    return out
+            " (fully_shard also runs on the CPU with the gloo backend, without the simulation)")),
+    }
+
+
+class FsdpRefusal(importlib.abc.MetaPathFinder):
+    """FSDP refuses, naming itself, inside a CUDA simulation (see the module docstring).
+
+    ``torch.distributed.fsdp`` is heavy (about 600 modules, 2 s here) and usually
+    not imported yet when the simulation starts: it is patched when the script
+    imports it (this finder wraps its loader), or at once if it already was.
+    ``uninstall()`` removes the finder and puts the real names back.
+    """
+
+    NAME = "torch.distributed.fsdp"
+
+    def __init__(self) -> None:
+        self.saved: list[tuple[Any, str, Any]] = []
+
+    def install(self) -> None:
+        mod = sys.modules.get(self.NAME)
+        if mod is not None:
+            self.patch(mod)
+        else:
+            sys.meta_path.insert(0, self)
+
+    def uninstall(self) -> None:
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)
+        for mod, name, orig in reversed(self.saved):
+            setattr(mod, name, orig)
+        self.saved = []
+
+    def patch(self, mod: Any) -> None:
+        for name, new in _fsdp_replacements().items():
+            if hasattr(mod, name):
+                self.saved.append((mod, name, getattr(mod, name)))
+                setattr(mod, name, new)
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if fullname != self.NAME:
+            return None
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)  # once: the real finders do the finding
+        spec = importlib.util.find_spec(fullname)
+        if spec is None or spec.loader is None:
+            return spec
+        spec.loader = _PatchAfterExec(spec.loader, self)
+        return spec
+
+
+class _PatchAfterExec(importlib.abc.Loader):
+    def __init__(self, loader: Any, refusal: FsdpRefusal) -> None:
+        self.loader = loader
+        self.refusal = refusal
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        self.loader.exec_module(module)
+        self.refusal.patch(module)

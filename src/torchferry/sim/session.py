@@ -124,6 +124,9 @@ class simulate(contextlib.ContextDecorator):
         self._triton = {
             k: sys.modules.pop(k) for k in list(sys.modules) if k == "triton" or k.startswith("triton.")
         }
+        self._fsdp = distributed.FsdpRefusal() if self.kind == "cuda" else None
+        if self._fsdp is not None:
+            self._fsdp.install()
         modes.S = self
         modes.MPS_ACTIVE = self.kind == "mps"
         self._mode = modes.SimMode()
@@ -145,6 +148,8 @@ class simulate(contextlib.ContextDecorator):
             with contextlib.suppress(ValueError):
                 sys.meta_path.remove(self._finder)
             sys.modules.update(self._triton)
+            if self._fsdp is not None:
+                self._fsdp.uninstall()
             self._patches.release()
             if self.default_device is not None:
                 torch.set_default_device(None)  # the real one, restored above
