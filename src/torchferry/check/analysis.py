@@ -96,14 +96,14 @@ class SourceFile(Protocol):
 class Model(Loops):
     """The per-file program model (see the module docstring)."""
 
-    def __init__(self, source: SourceFile) -> None:
+    def __init__(self, source: SourceFile, module_classes: frozenset[str] = frozenset()) -> None:
         self.source = source
         self._parents: dict[int, dict[int, ast.AST]] = {}
         self._device_names: dict[int, list[str]] = {}
         self._avail_checks: dict[int, list[Site[ast.Call]]] | None = None
         #: per-file caches a rule may keep its own answers in, keyed by the rule's code
         self.rule_memo: dict[str, dict[int, bool]] = {}
-        super().__init__(source.tree)
+        super().__init__(source.tree, module_classes)
 
     def text(self, node: ast.AST) -> str:
         """The source text of ``node`` (like ``Context.text``, without re-splitting the file

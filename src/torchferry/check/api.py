@@ -102,6 +102,9 @@ class Context:
     #: the oldest torch the project supports (``target-torch-version``, given or inferred
     #: from its declared requirement; see :mod:`torchferry.check.torch_version`), or None
     target_torch_version: tuple[int, int, int] | None = None
+    #: names of ``nn.Module`` subclasses defined in the other files checked in the same run
+    #: (see :func:`torchferry.check.runner.module_classes`)
+    module_classes: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self.lines = split_lines(self.source)
@@ -196,4 +199,4 @@ class Context:
         """The shared analysis of this file (:class:`torchferry.check.analysis.Model`)."""
         from torchferry.check.analysis import Model
 
-        return Model(self)
+        return Model(self, self.module_classes)

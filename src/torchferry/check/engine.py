@@ -217,6 +217,7 @@ def check_source(
     ignore: Sequence[str] | None = None,
     noqa: bool = True,
     target_torch_version: tuple[int, int, int] | None = None,
+    module_classes: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Check Python source text and return its findings, sorted by position.
 
@@ -236,7 +237,8 @@ end_line=2, end_column=4, fix=None)
         if _reports_syntax_errors(ign):
             return [syntax_error_finding(source, exc)]
         return []
-    ctx = Context(path, source, tree, target_torch_version=target_torch_version)
+    ctx = Context(path, source, tree, target_torch_version=target_torch_version,
+                  module_classes=module_classes)
     return _applicable(source, path, _run_rules(ctx, _resolve(sel, ign), noqa))
 
 
@@ -271,10 +273,12 @@ def check_tree(
     ignore: Sequence[str] | None = None,
     noqa: bool = True,
     target_torch_version: tuple[int, int, int] | None = None,
+    module_classes: frozenset[str] = frozenset(),
 ) -> list[Finding]:
     """Like :func:`check_source` for a tree already parsed from ``source`` (flake8 has one)."""
     rules = _resolve(_normalise(select), _normalise(ignore) or ())
-    ctx = Context(path, source, tree, target_torch_version=target_torch_version)
+    ctx = Context(path, source, tree, target_torch_version=target_torch_version,
+                  module_classes=module_classes)
     return _run_rules(ctx, rules, noqa)
 
 
@@ -523,6 +527,7 @@ def fix_source(
     max_passes: int = 10,
     check=None,
     target_torch_version: tuple[int, int, int] | None = None,
+    module_classes: frozenset[str] = frozenset(),
 ) -> FixResult:
     """Check and fix ``source`` until nothing more can be fixed (at most ``max_passes``).
 
@@ -537,7 +542,8 @@ def fix_source(
 
         def check(text: str) -> list[Finding]:
             return check_source(
-                text, path, select=select, ignore=ignore, target_torch_version=target_torch_version
+                text, path, select=select, ignore=ignore, target_torch_version=target_torch_version,
+                module_classes=module_classes,
             )
 
     current = source

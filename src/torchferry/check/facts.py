@@ -169,12 +169,12 @@ def _requires_grad(call: ast.Call) -> bool:
 class Facts(Walker):
     """The walker plus fact evaluation (see the module docstring)."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, module_classes: frozenset[str] = frozenset()) -> None:
         self._memo: dict[int, Fact | None] = {}
         self._busy: set[int] = set()
         self._module_uses: dict[int, frozenset[str]] = {}
         self._following: set[int] = set()  # helper methods being followed (no recursion)
-        super().__init__(tree)
+        super().__init__(tree, module_classes)
 
     # ----------------------------------------------------------------- entry points
     def fact(self, node: ast.AST, ctx: Ctx, depth: int = 0) -> Fact | None:
@@ -465,6 +465,8 @@ class Facts(Walker):
                     f = self.binding_fact(lst[-1][1], depth + 1)
                     if f is not None:
                         return f.but(cpu_new=None)
+                if node.attr in s.cls.methods:
+                    return None  # ``self._prompt_embedding_model()``: a method, not a submodule
                 if MODEL_NAME.match(node.attr) or node.attr.endswith(("_net", "Net", "encoder", "decoder")):
                     return _MODULE
                 if node.attr in self.self_attrs_used_as_module(s.cls):
@@ -555,7 +557,8 @@ class Facts(Walker):
                 return "Tokenizer" not in q and "Processor" not in q and "Config" not in q
             if q.startswith("transformers.") and (last.endswith(("Model", "LMHeadModel")) or "For" in last):
                 return True
-            return False
+            # a module class of another file of the run, imported here
+            return not q.startswith(("torch.", "numpy.")) and last in self.module_classes
         if isinstance(func, ast.Name):
             return self.is_module_class(func.id)
         return False

@@ -41,9 +41,9 @@ LoopNode = ast.For | ast.AsyncFor | ast.While
 class Loops(Facts):
     """Facts plus the loop queries (see the module docstring)."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, module_classes: frozenset[str] = frozenset()) -> None:
         self._training: dict[int, bool] = {}
-        super().__init__(tree)
+        super().__init__(tree, module_classes)
 
     def loop_iter_kind(self, loop: ast.AST, ctx: Ctx) -> str | None:
         """``"loader"`` for loops over a DataLoader (possibly through enumerate/tqdm),

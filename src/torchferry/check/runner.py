@@ -15,7 +15,7 @@ import os
 import stat
 import sys
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -114,6 +114,8 @@ class Options:
     target_torch_version: tuple[int, int, int] | None | str = "infer"
     #: bytes; a larger file is a FRY000 "not checked" (notebooks: their code cells); None: no limit
     max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
+    #: ``nn.Module`` classes defined by the files of the run (set by :func:`check_paths`)
+    module_classes: frozenset[str] = frozenset()
     _pfi: list[tuple[PatternSet, tuple[str, ...]]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -245,6 +247,7 @@ def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...])
             ignore=ignore,
             unsafe=opts.unsafe,
             target_torch_version=opts.torch_version,
+            module_classes=opts.module_classes,
         )
         if res.error:
             out.error = res.error
@@ -261,6 +264,7 @@ def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...])
             select=opts.select,
             ignore=ignore,
             target_torch_version=opts.torch_version,
+            module_classes=opts.module_classes,
         )
     lines = split_lines(text) if findings else []
     out.diagnostics = [_diag(display, f, lines) for f in findings]
@@ -272,7 +276,12 @@ def _notebook_fix(nb, opts: Options, ignore: tuple[str, ...], display: str):
 
     def check(src: str) -> list[Finding]:
         return engine.check_source(
-            src, display, select=opts.select, ignore=ignore, target_torch_version=opts.torch_version
+            src,
+            display,
+            select=opts.select,
+            ignore=ignore,
+            target_torch_version=opts.torch_version,
+            module_classes=opts.module_classes,
         )
 
     findings = check(nb.source)
@@ -344,6 +353,7 @@ def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...
         select=opts.select,
         ignore=ignore,
         target_torch_version=opts.torch_version,
+        module_classes=opts.module_classes,
     )
     diags = []
     for f in findings:
@@ -467,6 +477,7 @@ def check_paths(
     use_cache = cache is not None and not (opts.fix or opts.diff)
     # the target torch version changes findings: part of each entry's key
     salt = ".".join(map(str, opts.torch_version or ()))
+    readable: list[tuple[int, Path, bytes, str]] = []
     for i, path in enumerate(paths):
         display = display_path(path, cwd)
         limit = opts.max_file_size
@@ -483,6 +494,15 @@ def check_paths(
         if opts.prefilter and PREFILTER not in data:
             outcomes[i] = FileOutcome(path, display, skipped=True)
             continue
+        readable.append((i, path, data, display))
+    # the nn.Module classes the files of this run define, known to every file's checks
+    from torchferry.check.project import fingerprint, module_classes
+
+    classes = module_classes(data for _, _, data, _ in readable)
+    if classes:
+        opts = replace(opts, module_classes=classes)
+        salt += "/" + fingerprint(classes)
+    for i, path, data, display in readable:
         digest = content_hash(data) + salt if cache is not None else ""
         if use_cache and cache is not None:
             hit = cache.get(str(path), digest)

@@ -161,8 +161,10 @@ def _before(lst: list[tuple[int, Binding]], at: int) -> Binding | None:
 class Walker:
     """The structural part of the per-file analysis: imports, scopes, bindings, sites."""
 
-    def __init__(self, tree: ast.Module) -> None:
+    def __init__(self, tree: ast.Module, module_classes: frozenset[str] = frozenset()) -> None:
         self.tree = tree
+        #: ``nn.Module`` subclasses defined in the other files of the same run
+        self.module_classes = module_classes
         self.imports: dict[str, str] = {}
         self.classes: dict[str, ClassInfo] = {}
         self.class_list: list[ClassInfo] = []
@@ -387,7 +389,9 @@ class Walker:
             if kd is not None:
                 self._expr(kd, ctx, fn)
         self._bind(outer, fn.name, Binding("opaque", None, (), ctx, fn, fn.name, pos(fn)))
-        is_static = any(dotted(d) == "staticmethod" for d in fn.decorator_list)
+        # (a classmethod's first parameter is the class, not an instance: ``cls(...)``
+        # constructs, it is no forward pass)
+        is_static = any(dotted(d) in ("staticmethod", "classmethod") for d in fn.decorator_list)
         scope = Scope("function", fn, outer, cls if outer.kind == "class" else None)
         if scope.cls is not None:
             scope.cls.methods.setdefault(fn.name, scope)
@@ -513,7 +517,8 @@ class Walker:
                 q = self.qualname(b) or dotted(b) or ""
                 info.bases.append(q)
                 last = q.rsplit(".", 1)[-1]
-                if (q.startswith("torch.nn.") and last[:1].isupper()) or last.endswith("Module"):
+                if (q.startswith("torch.nn.") and last[:1].isupper()) or last.endswith("Module") \
+                        or last in self.module_classes:
                     info.is_module = True
         changed = True
         while changed:  # transitively: subclasses of the file's own modules
@@ -531,7 +536,9 @@ class Walker:
     def is_module_class(self, name: str) -> bool:
         """Is ``name`` a class of this file that subclasses ``nn.Module`` (transitively)?"""
         info = self.classes.get(name)
-        return info is not None and info.is_module
+        if info is not None:
+            return info.is_module
+        return name in self.module_classes
 
     # ----------------------------------------------------------------- lookups
     def binding(self, name: str, scope: Scope, at: int) -> Binding | None:
