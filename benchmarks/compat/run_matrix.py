@@ -36,11 +36,12 @@ DEFAULT_PYTHON = ["3.11"]
 
 def find_python(version: str) -> str | None:
     """An interpreter for ``version`` (e.g. 3.10): on PATH, or under ~/.pyenv/versions."""
-    exe = shutil.which(f"python{version}")
-    if exe:
-        return exe
+    # pyenv's installs first: its shims on PATH fail for a version that is not selected
     for cand in sorted(glob.glob(os.path.expanduser(f"~/.pyenv/versions/{version}.*/bin/python"))):
         return cand
+    exe = shutil.which(f"python{version}")
+    if exe and "/.pyenv/shims/" not in exe:
+        return exe
     return None
 
 
@@ -63,7 +64,8 @@ _COUNT = re.compile(r"(\d+) (passed|failed|errors?|skipped|xfailed|xpassed)")
 
 
 def run_tests(py: Path, pytest_args: list[str], log) -> dict[str, Any]:
-    cmd = [str(py), "-m", "pytest", "-q", "-p", "no:cacheprovider", *pytest_args]
+    # the project's addopts already say -q; -qq would drop the final counts line
+    cmd = [str(py), "-m", "pytest", "-p", "no:cacheprovider", *pytest_args]
     r = subprocess.run(cmd, cwd=ROOT, capture_output=True, text=True)
     log.write(r.stdout + r.stderr)
     counts: dict[str, Any] = {"passed": 0, "failed": 0, "error": 0, "skipped": 0}

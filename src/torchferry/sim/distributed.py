@@ -293,7 +293,8 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
                 index = c10d.get_rank() % s.count  # "Guessing device ID based on global rank"
             communicator(pg, g, index)
             device_ids = None  # the gloo group underneath has no devices to pick
-        return real_barrier(group=group, async_op=async_op, device_ids=device_ids, timeout=timeout)
+        extra = {} if timeout is None else {"timeout": timeout}  # barrier(timeout=) is 2.9+
+        return real_barrier(group=group, async_op=async_op, device_ids=device_ids, **extra)
 
     real_barrier = c10d.barrier
 
