@@ -30,6 +30,13 @@ from torch.utils.data.distributed import DistributedSampler
 MISTAKE = sys.argv[1] if len(sys.argv) > 1 else ""
 
 
+def say(line: str) -> None:
+    """One line in one write: the ranks share one stdout pipe, and print()'s separate
+    writes of the text and its newline let the other rank's line land in between."""
+    sys.stdout.write(line + "\n")
+    sys.stdout.flush()
+
+
 def ddp_setup() -> torch.device:
     local_rank = int(os.environ["LOCAL_RANK"])
     if MISTAKE == "ferry-device":
@@ -73,7 +80,7 @@ def main() -> None:
             loss = F.mse_loss(model(x), y)
             loss.backward()
             optimizer.step()
-            print(f"rank {rank} epoch {epoch} step {step} loss {loss.item()!r}", flush=True)
+            say(f"rank {rank} epoch {epoch} step {step} loss {loss.item()!r}")
     total = loss.detach().clone()
     if MISTAKE == "cpu-tensor":
         total = total.cpu()
@@ -86,9 +93,9 @@ def main() -> None:
     dist.broadcast(flag, src=1)
     dist.barrier()
     weight = next(model.parameters())
-    print(f"rank {rank} all_reduce {total.item()!r} all_gather {[g.item() for g in gathered]} "
-          f"broadcast {flag.item()!r} weight_sum {weight.sum().item()!r}", flush=True)
-    print(f"rank {rank} backend {dist.get_backend()} device {weight.device}", flush=True)
+    say(f"rank {rank} all_reduce {total.item()!r} all_gather {[g.item() for g in gathered]} "
+        f"broadcast {flag.item()!r} weight_sum {weight.sum().item()!r}")
+    say(f"rank {rank} backend {dist.get_backend()} device {weight.device}")
     destroy_process_group()
 
 
