@@ -365,3 +365,49 @@ def test_check_paths_reports_progress(proj):
     check_paths(sorted(proj.glob("*.py")), Options(root=proj), jobs=1,
                 progress=lambda done, total: seen.append((done, total)))  # fmt: skip
     assert seen == [(1, 3), (2, 3), (3, 3)]
+
+
+# ----------------------------------------------------------- item 8: --diff for patch
+def _patch(cwd, diff: str) -> None:
+    import shutil
+    import subprocess
+
+    tool = shutil.which("patch")
+    if tool is None:
+        pytest.skip("patch not installed (apt-get install patch)")
+    res = subprocess.run([tool, "-p1", "--batch"], input=diff, cwd=cwd, text=True,
+                         capture_output=True, check=False)  # fmt: skip
+    assert res.returncode == 0, (res.stdout, res.stderr, diff)
+
+
+def test_diff_of_a_file_without_final_newline_applies_with_patch(proj, capsys):
+    src = 'import torch\nx = torch.zeros(2)\n\x0cy = 1\nx.to("cpu")'  # no final newline
+    (proj / "a.py").write_text(src, newline="")
+    rc, diff, _ = run(capsys, "--diff", "a.py")
+    assert rc == 1 and diff.endswith('+x = x.to("cpu")\n\\ No newline at end of file\n')
+    _patch(proj, diff)
+    patched = (proj / "a.py").read_bytes()
+    (proj / "b.py").write_text(src, newline="")
+    rc, _, _ = run(capsys, "--fix", "b.py")
+    assert patched == (proj / "b.py").read_bytes() != src.encode()
+
+
+def test_notebook_cell_diffs_are_well_formed(proj, capsys):
+    cells = [
+        {"cell_type": "markdown", "metadata": {}, "source": ["# t"]},
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+         "source": ["import torch\n", "x = torch.zeros(2)\n", 'x.to("cpu")']},
+        {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+         "source": ["y = torch.ones(2)\n", 'y.to("cpu")']},
+    ]  # fmt: skip
+    nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    (proj / "n.ipynb").write_text(json.dumps(nb, indent=1))
+    rc, diff, _ = run(capsys, "--diff", "n.ipynb")
+    assert rc == 1
+    # patch cuts file names at a space: give each cell a plain name, then apply
+    for k in (2, 3):
+        (proj / f"cell{k}").write_text("".join(cells[k - 1]["source"]))
+        diff = diff.replace(f"n.ipynb:cell {k}", f"cell{k}")
+    _patch(proj, diff)
+    assert (proj / "cell2").read_text().endswith('x = x.to("cpu")')
+    assert (proj / "cell3").read_text() == 'y = torch.ones(2)\ny = y.to("cpu")'

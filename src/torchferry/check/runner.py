@@ -12,6 +12,7 @@ from __future__ import annotations
 import codecs
 import io
 import os
+import re
 import stat
 import sys
 from collections.abc import Callable, Sequence
@@ -218,12 +219,19 @@ def write_atomic(path: Path, data: bytes) -> None:
     write_bytes(path, data)
 
 
+_DIFF_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
+
+
 def _unified(old: str, new: str, a: str, b: str) -> str:
+    """A unified diff ``patch`` applies: lines split at line feeds only (as patch reads
+    them; ``str.splitlines`` also splits at form feeds and carriage returns), and a
+    last line without a line feed followed by the "No newline at end of file" marker."""
     import difflib
 
-    return "".join(
-        difflib.unified_diff(old.splitlines(keepends=True), new.splitlines(keepends=True), a, b)
-    )
+    out = []
+    for line in difflib.unified_diff(_DIFF_LINE.findall(old), _DIFF_LINE.findall(new), a, b):
+        out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
+    return "".join(out)
 
 
 # ------------------------------------------------------------------ checking one source
