@@ -59,7 +59,18 @@ def build_parser() -> Parser:
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv = list(sys.argv[1:] if argv is None else argv)
+    script_args = None
+    if argv[:1] == ["run"]:  # SCRIPT's arguments go to it verbatim, "--" included
+        from torchferry.cli.run import split_script_args
+
+        argv, script_args = split_script_args(argv)
     args = parser.parse_args(argv)
+    if script_args is not None:
+        if getattr(args, "module", None) is not None:
+            args.module = [*args.module, *script_args]
+        else:
+            args.args = script_args
     handler = getattr(args, "handler", None)
     if handler is None:
         parser.print_help(sys.stderr)

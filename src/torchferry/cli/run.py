@@ -21,7 +21,61 @@ def _count(text: str) -> int:
     return n
 
 
+_PARSER: Any = None  # the `ferry run` parser, for split_script_args
+
+
+def split_script_args(argv: list[str]) -> tuple[list[str], list[str] | None]:
+    """Split ``ferry run`` arguments (``argv[0] == "run"``) after SCRIPT: (what ferry
+    parses, up to and including SCRIPT; the script's own arguments, verbatim), or
+    ``(argv, None)`` when there is none (``--help``, an error).  With ``-m MODULE``
+    the split is after MODULE.
+
+    argparse would drop the first ``--`` after SCRIPT (``ferry run s.py -- --x`` gave
+    the script ``['--x']``); python passes it on, so must we.
+    """
+    actions = _PARSER._option_string_actions if _PARSER is not None else {}
+    i = 1
+    while i < len(argv):
+        token = argv[i]
+        if token == "--":
+            i += 1
+            break
+        if token.startswith("-") and token != "-":
+            if token.startswith("-m"):  # -m MODULE [ARGS], or -mMODULE [ARGS]
+                end = i + 1 if len(token) > 2 else i + 2
+                return (argv[:end], argv[end:]) if end <= len(argv) else (argv, None)
+            action = actions.get(token.split("=", 1)[0])
+            if action is None:
+                return argv, None  # an unknown option: let argparse say so
+            takes_value = action.nargs != 0 and "=" not in token
+            i += 2 if takes_value else 1
+            continue
+        break
+    if i >= len(argv):
+        return argv, None
+    return argv[: i + 1], argv[i + 1 :]
+
+
+def _die_by_sigint() -> None:
+    """End the process as python does after an uncaught KeyboardInterrupt: killed by
+    SIGINT (exit status -2 to a parent, 130 in a shell), not a plain exit."""
+    import os
+    import signal
+    import sys
+
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except Exception:  # noqa: BLE001 - dying anyway
+            pass
+    if hasattr(signal, "SIGINT") and hasattr(os, "kill"):
+        signal.signal(signal.SIGINT, signal.SIG_DFL)
+        os.kill(os.getpid(), signal.SIGINT)
+    raise SystemExit(130)  # pragma: no cover - where signals cannot be raised
+
+
 def register(sub: Any) -> None:
+    global _PARSER
     p = sub.add_parser(
         "run",
         help="run a script like python does, optionally on a simulated GPU",
@@ -87,6 +141,7 @@ def register(sub: Any) -> None:
     )
     p.add_argument("target", nargs="?", metavar="SCRIPT", help="the script to run")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
+    _PARSER = p
     p.set_defaults(handler=_run)
 
 
@@ -115,12 +170,16 @@ def _run(args: argparse.Namespace) -> int:
     # traceback; --trips / --report add the trip table and the JSON report
     from torchferry.diagnose.run import run_diagnosed
 
-    return run_diagnosed(
-        target,
-        argv,
-        module=module,
-        simulate=args.simulate,
-        count=args.device_count or (default_count() if args.simulate in ("cuda", "xpu") else 1),
-        report=args.report,
-        show_trips=args.trips,
-    )
+    try:
+        return run_diagnosed(
+            target,
+            argv,
+            module=module,
+            simulate=args.simulate,
+            count=args.device_count or (default_count() if args.simulate in ("cuda", "xpu") else 1),
+            report=args.report,
+            show_trips=args.trips,
+        )
+    except KeyboardInterrupt:  # the traceback is printed, the simulation and report closed
+        _die_by_sigint()
+        raise

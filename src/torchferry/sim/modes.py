@@ -105,6 +105,7 @@ class SimMode(TorchFunctionMode):
     """
 
     def __torch_function__(self, func, types, args=(), kwargs=None):
+        __tracebackhide__ = True  # noqa: F841 - pytest and IPython leave this frame out
         if types is not _RAW:
             h = HANDLERS.get(func)
             if h is not None:
@@ -250,6 +251,7 @@ def _robust_call(func: Any, args: tuple, kwargs: dict) -> Any:
 
 def _checked(func: Any, args: tuple, kwargs: dict) -> Any:
     """A call that mixes devices: run it under the per-ATen-operator checker."""
+    __tracebackhide__ = True  # noqa: F841 - pytest and IPython leave this frame out
     try:
         with AtenDeviceChecker():
             return func(*args, **kwargs)

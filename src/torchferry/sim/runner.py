@@ -31,16 +31,29 @@ def _exit_code(exc: SystemExit) -> int:
 
 
 _SIM_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+_RUNPY = os.path.abspath(runpy.__file__)
+
+
+def _foreign(f: traceback.FrameSummary) -> bool:
+    """A frame python's own traceback would not show: the simulation's, runpy's (the
+    ``<frozen runpy>`` frames a syntax error in the script starts with), and torch's
+    ``handle_torch_function``, which is only on the stack because the simulation's
+    torch-function mode is (a GPU run calls the operator directly)."""
+    name = f.filename
+    if name.startswith("<frozen runpy>"):
+        return True
+    path = os.path.abspath(name)
+    if path.startswith(_SIM_DIR) or path == _RUNPY:
+        return True
+    return f.name == "handle_torch_function" and path.endswith(os.path.join("torch", "overrides.py"))
 
 
 def _filter(te: traceback.TracebackException, seen: set[int]) -> None:
-    """Drop the simulation's own frames: the traceback reads as it would on a GPU."""
+    """Drop the frames of :func:`_foreign`: the traceback reads as it would on a GPU."""
     if id(te) in seen:
         return
     seen.add(id(te))
-    te.stack = traceback.StackSummary.from_list(
-        [f for f in te.stack if not os.path.abspath(f.filename).startswith(_SIM_DIR)]
-    )
+    te.stack = traceback.StackSummary.from_list([f for f in te.stack if not _foreign(f)])
     for nxt in (te.__cause__, te.__context__):
         if nxt is not None:
             _filter(nxt, seen)
@@ -58,6 +71,40 @@ def _print_traceback(exc: BaseException, first_user_file: str | None) -> None:
     te = traceback.TracebackException(type(exc), exc, tb)
     _filter(te, set())
     print("".join(te.format()), end="", file=sys.stderr)
+
+
+def zipfile_like(path: str) -> bool:
+    """Whether ``path`` is a regular file that is a zip archive (python runs its
+    ``__main__.py``); a pipe is never tested (that would read it dry)."""
+    import zipfile
+
+    return os.path.isfile(path) and zipfile.is_zipfile(path)
+
+
+def _run_file(path: str) -> None:
+    """Run the script at ``path`` (absolute) as ``__main__`` as ``python SCRIPT`` does:
+    read once (``/dev/stdin`` and ``<(cmd)`` pipes work: ``runpy.run_path`` first tries
+    a path as a zip archive, which reads a pipe dry, and then runs nothing), compiled
+    under its absolute name, ``__file__`` absolute, ``sys.argv[0]`` left as given."""
+    import importlib.machinery
+    import types
+
+    with open(path, "rb") as fh:
+        source = fh.read()
+    code = compile(source, path, "exec", dont_inherit=True)
+    loader = (
+        importlib.machinery.SourceFileLoader("__main__", path) if os.path.isfile(path) else None
+    )
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __cached__=None, __loader__=loader, __package__=None,
+                         __spec__=None, __builtins__=__builtins__)  # fmt: skip
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        exec(code, main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
 
 
 def run_path(
@@ -123,10 +170,11 @@ def run_path(
             raise UsageError(f"no such script: {target}")
         if os.path.isdir(target) and not os.path.exists(os.path.join(target, "__main__.py")):
             raise UsageError(f"{target} is a directory without a __main__.py")
-        argv0 = target
+        argv0 = target  # sys.argv[0] as given; __file__ absolute, as python makes them
         path0 = os.path.dirname(os.path.abspath(target))
         main_file = os.path.join(target, "__main__.py") if os.path.isdir(target) else target
         first_user_file = os.path.abspath(main_file)
+        plain = not os.path.isdir(target) and not zipfile_like(target)
 
     saved_argv = sys.argv[:]
     saved_path = sys.path[:]
@@ -142,11 +190,14 @@ def run_path(
             try:
                 if module:
                     runpy.run_module(target, run_name="__main__", alter_sys=True)
-                else:
+                elif plain:  # a script file, /dev/stdin, <(cmd): as python runs it
+                    _run_file(os.path.abspath(target))
+                else:  # a directory or zip archive with a __main__.py
                     runpy.run_path(target, run_name="__main__")
             except SystemExit as exc:
                 return _exit_code(exc)
-            except KeyboardInterrupt:
+            except KeyboardInterrupt as exc:  # python prints it, then dies by SIGINT:
+                _print_traceback(exc, first_user_file)  # the caller re-raises the signal
                 raise
             except BaseException as exc:  # noqa: BLE001 - print it as python would
                 _print_traceback(exc, first_user_file)

@@ -1,0 +1,118 @@
+"""Issue 10 item 10 and the traceback part of 14: ``ferry run`` treats the script's
+arguments, its path, pipes and Ctrl-C exactly as ``python SCRIPT`` does."""
+
+from __future__ import annotations
+
+import signal
+import subprocess
+import sys
+
+import pytest
+
+FERRY = [sys.executable, "-m", "torchferry", "run"]
+SHOW = "import sys; print(repr(sys.argv)); print(__file__)\n"
+
+
+def _both(tmp_path, ferry_args, python_args, **kw):
+    ours = subprocess.run(FERRY + ferry_args, cwd=tmp_path, capture_output=True, text=True,
+                          timeout=120, **kw)  # fmt: skip
+    theirs = subprocess.run([sys.executable, *python_args], cwd=tmp_path, capture_output=True,
+                            text=True, timeout=120, **kw)  # fmt: skip
+    return ours, theirs
+
+
+@pytest.mark.parametrize(
+    "args",
+    [["s.py", "--", "--x"], ["s.py", "a", "--", "b"], ["s.py", "--help"], ["s.py"]],
+)
+def test_arguments_and_file_as_python_gives_them(tmp_path, args):
+    (tmp_path / "s.py").write_text(SHOW)
+    ours, theirs = _both(tmp_path, args, args)
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout  # argv[0] as given, __file__ absolute
+    assert str(tmp_path / "s.py") in ours.stdout
+
+
+def test_module_arguments_keep_the_double_dash(tmp_path):
+    (tmp_path / "s.py").write_text(SHOW)
+    ours, theirs = _both(tmp_path, ["-m", "s", "--", "--q"], ["-m", "s", "--", "--q"])
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout
+
+
+def test_ferry_options_before_the_script_still_work(tmp_path):
+    (tmp_path / "s.py").write_text(SHOW)
+    ours = subprocess.run(FERRY + ["--simulate", "cuda", "s.py", "--trips"], cwd=tmp_path,
+                          capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert ours.returncode == 0 and "'--trips'" in ours.stdout, ours.stderr
+
+
+def test_dev_stdin_runs_the_script(tmp_path):
+    code = "import sys; print('ran', __file__, sys.argv[1:])\n"
+    ours, theirs = _both(tmp_path, ["/dev/stdin", "x"], ["/dev/stdin", "x"], input=code)
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout == "ran /dev/stdin ['x']\n"
+
+
+def test_process_substitution_runs_the_script(tmp_path):
+    cmd = " ".join(FERRY) + " <(printf 'print(\"ran\")\\n')"
+    res = subprocess.run(["bash", "-c", cmd], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    assert res.returncode == 0 and res.stdout == "ran\n", res.stderr
+
+
+def test_a_syntax_error_shows_no_runpy_frames(tmp_path):
+    (tmp_path / "syn.py").write_text("x = (\n")
+    ours, theirs = _both(tmp_path, ["syn.py"], ["syn.py"])
+    assert ours.returncode == theirs.returncode == 1
+    assert "runpy" not in ours.stderr and "torchferry" not in ours.stderr
+    assert ours.stderr == theirs.stderr
+
+
+@pytest.mark.parametrize("simulate", [[], ["--simulate", "cuda"]])
+def test_keyboard_interrupt_dies_by_sigint_like_python(tmp_path, simulate):
+    (tmp_path / "sl.py").write_text("import time\nprint('go', flush=True)\ntime.sleep(60)\n")
+
+    def run(cmd):
+        p = subprocess.Popen(cmd, cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                             text=True,  # fmt: skip
+                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+        assert p.stdout.readline() == "go\n"
+        p.send_signal(signal.SIGINT)
+        _, err = p.communicate(timeout=120)
+        return p.returncode, err
+
+    rc, err = run(FERRY + simulate + ["sl.py"])
+    prc, perr = run([sys.executable, "sl.py"])
+    assert rc == prc == -signal.SIGINT
+    for text in (err, perr):  # python's traceback (the line hit may differ), nothing of ours
+        assert text.startswith("Traceback (most recent call last):\n")
+        assert f'File "{tmp_path / "sl.py"}"' in text and text.endswith("KeyboardInterrupt\n")
+    assert "torchferry" not in err and "interrupted" not in err
+
+
+def test_simulated_traceback_has_no_handle_torch_function_frame(tmp_path):
+    pytest.importorskip("torch")
+    (tmp_path / "ln.py").write_text(
+        "import torch\nimport torch.nn.functional as F\n"
+        "F.layer_norm(torch.zeros(1, 2).cuda(), (2,), weight=torch.ones(2))\n"
+    )
+    res = subprocess.run(FERRY + ["--simulate", "cuda", "ln.py"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert res.returncode == 1
+    assert "Expected all tensors to be on the same device" in res.stderr
+    assert "overrides.py" not in res.stderr and "torchferry" not in res.stderr.split(
+        "torchferry explain")[0]  # fmt: skip
+
+
+def test_pytest_hides_the_simulation_frames(tmp_path):
+    pytest.importorskip("torch")
+    (tmp_path / "test_mix.py").write_text(
+        "import torch\n\ndef test_mix():\n"
+        "    x = torch.zeros(2, device='cuda')\n    y = torch.zeros(2)\n    x + y\n"
+    )
+    res = subprocess.run([sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider",
+                          "--ferry-simulate", "cuda", "test_mix.py"], cwd=tmp_path,
+                         capture_output=True, text=True, timeout=300)  # fmt: skip
+    assert res.returncode == 1 and "Expected all tensors to be on the same device" in res.stdout
+    assert "modes.py" not in res.stdout and "with_traceback" not in res.stdout, res.stdout
