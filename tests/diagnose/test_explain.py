@@ -68,7 +68,8 @@ def test_mixed_devices_real_meta_error_names_the_operand_left_behind():
     assert not ops["inputs"]["culprit"] and ops["inputs"]["device"] == "meta"
     assert report["source"] == "return inputs * weights + labels"
     assert report["line"] == step.__code__.co_firstlineno + 1
-    assert report["rule"] == "FRY013"
+    # `ferry check` does not report FRY013 partial-batch-move here: no rule is claimed
+    assert report["rule"] is None
     assert report["fix"].startswith("labels = labels.to(")
 
 

@@ -84,6 +84,27 @@ _PATTERNS: list[tuple[re.Pattern[str], Callable[[re.Match[str]], ErrorKind]]] = 
         lambda m: ErrorKind("mixed_devices", "tensors on different devices", (m[1], m[2]), arg=m[3]),
     ),
     (
+        # convolution (aten/src/ATen/native/Convolution.cpp, check_input_same_type_as_parameters)
+        re.compile(
+            r"Input type \(torch\.(?:(\w+)\.)?\w+\) and (weight|bias) type \(torch\.(?:(\w+)\.)?\w+\) "
+            r"should be the same"
+        ),
+        # the odd one is whichever side is on the CPU: the input, or the module's weights
+        lambda m: ErrorKind(
+            "mixed_devices", "tensors on different devices", (m[3] or "cpu", m[1] or "cpu"),
+            odd="cpu", arg="input" if not m[1] else m[2],
+        ),
+    ),
+    (
+        re.compile(
+            r"expected self and mask to be on the same device, but got mask on " + _DEV
+            + " and self on " + _DEV
+        ),
+        lambda m: ErrorKind(
+            "mixed_devices", "tensors on different devices", (m[2], m[1]), odd=m[1], arg="mask"
+        ),
+    ),
+    (
         re.compile(r"Tensor on device " + _DEV + r" is not on the expected device " + _DEV + "!"),
         lambda m: ErrorKind("mixed_devices", "tensors on different devices", (m[2], m[1])),
     ),
@@ -630,6 +651,10 @@ def _fix(kind: ErrorKind, operands: list[ops.Operand], focus: ast.AST | None, fr
     c = culprits[0] if culprits else None
     if kind.name == "numpy_on_device":
         if c is None:
+            if (isinstance(focus, ast.Call) and isinstance(focus.func, ast.Attribute)
+                    and focus.func.attr == "numpy" and not focus.args):
+                recv = ast.unparse(focus.func.value)
+                return f"{recv}.cpu().numpy()  (or torchferry.numpy({recv}))", "FRY003"
             return "bring it to the host first: x.cpu().numpy() (or torchferry.numpy(x))", "FRY003"
         torch = sys.modules.get("torch")
         needs_grad = torch is not None and isinstance(c.value, torch.Tensor) and c.value.requires_grad
@@ -787,11 +812,21 @@ def explain_exception(exc: BaseException) -> dict[str, Any] | None:
     source = "".join(linecache.getlines(path, frame.f_globals)) if tree is not None else ""
     operands = _collect(focus, frame, entries[idx + 1].tb_frame if idx + 1 < len(entries) else None,
                         source)
+    if (isinstance(stmt, (ast.Assign, ast.AugAssign)) and isinstance(focus, ast.Subscript)
+            and focus in (stmt.targets if isinstance(stmt, ast.Assign) else [stmt.target])):
+        # x[idx] = values: the values are an operand of the store too
+        known = {o.expr for o in operands}
+        operands += [o for o in _collect(stmt.value, frame, None, source) if o.expr not in known]
     odd, good = _pick_culprits(kind, operands, frame)
     for o in operands:
         if o.culprit:
             o.created_at = _created_at(o, frame, tree, line, outer)
     report["fix"], report["rule"] = _fix(kind, operands, focus, frame, good, tree, line)
+    report["rule"], report["found_statically"], discarded = _static_rule(
+        report["rule"], source, path, line, [o.expr for o in operands if o.culprit])
+    if discarded is not None:
+        report["fix"] = (f"{report['fix']}  (line {discarded[0]} computes "
+                         f"{discarded[1]} and discards the result: .to() is not in place)")
     report["odd_device"], report["good_device"] = odd, good
     report["argument"] = kind.arg
     report["operands"] = [
@@ -801,6 +836,37 @@ def explain_exception(exc: BaseException) -> dict[str, Any] | None:
     ]
     report["notes"] = {o.expr: o.note for o in operands if o.note}
     return report
+
+
+def _static_rule(rule: str | None, source: str, path: str, line: int,
+                 culprits: list[str]) -> tuple[str | None, bool, tuple[int, str] | None]:
+    """Name the rule ``ferry check`` really reports for this mistake, and whether it does.
+
+    Returns (rule, found by ``ferry check``, (line, text) of a discarded move of a culprit).
+    A discarded ``x.to(device)`` earlier in the file is FRY002 (found statically), not
+    FRY013; FRY013 (partial batch move) is named only where ``ferry check`` reports it
+    on this line; other rules keep their name without claiming a static finding.
+    """
+    if rule is None or not source:
+        return rule, False, None
+    try:
+        from torchferry.check.engine import check_source
+
+        findings = check_source(source, path)
+    except Exception:  # the explanation never fails because of the checker
+        return (None if rule == "FRY013" else rule), False, None
+    lines = source.splitlines()
+    if rule == "FRY013":
+        for f in findings:
+            if f.code != "FRY002" or f.line > line or not (0 < f.line <= len(lines)):
+                continue
+            text = lines[f.line - 1].strip()
+            if any(text.startswith(c + ".to(") or text.startswith(c + ".cuda(") for c in culprits):
+                return "FRY002", True, (f.line, text)
+    found = any(f.code == rule and f.line == line for f in findings)
+    if rule == "FRY013" and not found:
+        return None, False, None
+    return rule, found, None
 
 
 def _callee_is(fn: Any, code: Any) -> bool:
@@ -859,6 +925,8 @@ def _collect(focus: ast.AST | None, frame: FrameType, callee: FrameType | None,
             for i, v in enumerate(value[:8]):
                 sub = ast.Subscript(value=node, slice=ast.Constant(i))
                 add(sub, v)
+            if len(value) > 8 and out and out[-1].expr.startswith(expr + "["):
+                out[-1].note = f"and {len(value) - 8} more in {expr}, not listed"
             seen.add(expr)
             return
         _describe(op, value)
@@ -939,10 +1007,14 @@ def format_report(report: dict[str, Any]) -> str:
             if notes.get(o["expr"]):
                 extra.append(f"({notes[o['expr']]})")
             lines.append((row + "  " + "  ".join(extra)).rstrip())
+        shown_sites: set[tuple[str, int]] = set()
         for o in operands:
             if o["culprit"]:
                 site = o["created_at"]
+                if site and (site["path"], site["line"]) in shown_sites:
+                    continue
                 if site:
+                    shown_sites.add((site["path"], site["line"]))
                     src = _frames.source_line(site["path"], site["line"])
                     call = site.get("call") or ""
                     what = src if not call or call == src or call in src else (
@@ -961,7 +1033,10 @@ def format_report(report: dict[str, Any]) -> str:
         lines.append(f"  fix: {report['fix']}")
     if report.get("rule"):
         r = report["rule"]
-        lines.append(f"  rule: {r} {rule_name(r)}  (`ferry check` finds this before you run; `ferry rule {r}` explains)")
+        if report.get("found_statically", True):
+            lines.append(f"  rule: {r} {rule_name(r)}  (`ferry check` finds this before you run; `ferry rule {r}` explains)")
+        else:
+            lines.append(f"  rule: {r} {rule_name(r)}  (`ferry rule {r}` explains)")
     return "\n".join(lines)
 
 
