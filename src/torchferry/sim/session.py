@@ -153,12 +153,13 @@ class simulate(contextlib.ContextDecorator):
             self._patches.release()
             if self.default_device is not None:
                 torch.set_default_device(None)  # the real one, restored above
-                # torch 2.4-2.8 leave device_context = None there, and get_default_device()
-                # then raises AttributeError; no context at all means "cpu" in every release
-                ctx = getattr(torch, "_GLOBAL_DEVICE_CONTEXT", None)
-                if ctx is not None and getattr(ctx, "device_context", 0) is None:
-                    del ctx.device_context
                 self.default_device = None
+            # torch 2.4-2.8's set_default_device(None) (ours above, or the script's through
+            # the stand-in) leaves device_context = None, and get_default_device() then
+            # raises AttributeError; no context at all means "cpu" in every release
+            ctx = getattr(torch, "_GLOBAL_DEVICE_CONTEXT", None)
+            if ctx is not None and getattr(ctx, "device_context", 0) is None:
+                del ctx.device_context
             for w in self.pinned.values():
                 _tags._free_weak_ref(w)
             self.pinned = {}
