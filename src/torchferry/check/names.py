@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+from typing import Any
 
 from torchferry._internal import vocabulary
 
@@ -108,15 +109,16 @@ def fields_of(t: type[ast.AST]) -> tuple[str, ...]:
 
 
 # --------------------------------------------------------------------------- node helpers
-def pos(node: ast.AST) -> int:
-    """A node's start as one sortable int: ``(line << SHIFT) | column``."""
-    return (getattr(node, "lineno", 0) << SHIFT) | getattr(node, "col_offset", 0)
+def pos(node: Any) -> int:
+    """A node's start as one sortable int: ``(line << SHIFT) | column`` (any node with a
+    position: expressions, statements, handlers, arguments; ``Any`` because ``ast.AST``
+    itself declares none, and this runs for every recorded node)."""
+    return (node.lineno << SHIFT) | node.col_offset
 
 
-def end_pos(node: ast.AST) -> int:
+def end_pos(node: Any) -> int:
     """A node's end as one sortable int (see :func:`pos`)."""
-    return ((getattr(node, "end_lineno", None) or 0) << SHIFT) | (
-        getattr(node, "end_col_offset", None) or 0)
+    return (node.end_lineno << SHIFT) | node.end_col_offset
 
 
 def dotted(node: ast.AST) -> str | None:

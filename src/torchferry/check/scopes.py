@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_right
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
 from torchferry.check.names import (
@@ -261,99 +261,125 @@ class Walker:
             self._walk_stmt(st, ctx, cls)
 
     def _walk_stmt(self, st: ast.stmt, ctx: Ctx, cls: ClassInfo | None) -> None:
+        """One statement: dispatched on its type (one dict lookup; this runs for every
+        statement of every file)."""
+        handler = _STMT.get(type(st))
+        if handler is not None:
+            handler(self, st, ctx, cls)
+        else:
+            self._other_stmt(st, ctx)
+
+    def _s_expr(self, st: ast.Expr, ctx: Ctx, cls: ClassInfo | None) -> None:
+        v = st.value
+        if type(v) is ast.Call:
+            self.expr_stmts.append(Site(v, ctx, st))
+        self._expr(v, ctx, st)
+
+    def _s_assign(self, st: ast.Assign, ctx: Ctx, cls: ClassInfo | None) -> None:
+        self._expr(st.value, ctx, st)
+        for tg in st.targets:
+            if type(tg) is not ast.Name:
+                self._expr_targets(tg, ctx, st)
+            self._bind_target(tg, "expr", st.value, ctx, st)
+
+    def _s_augassign(self, st: ast.AugAssign, ctx: Ctx, cls: ClassInfo | None) -> None:
+        self._expr(st.value, ctx, st)
+        tg = st.target
+        if isinstance(tg, ast.Name):
+            self._bind(ctx.scope, tg.id, Binding("aug", st, (), ctx, st, tg.id, end_pos(st)))
+        else:
+            self._expr(tg, ctx, st)
+
+    def _s_annassign(self, st: ast.AnnAssign, ctx: Ctx, cls: ClassInfo | None) -> None:
+        if st.value is not None:  # a bare ``x: int`` binds nothing
+            self._expr(st.value, ctx, st)
+            self._bind_target(st.target, "expr", st.value, ctx, st)
+
+    def _s_function(self, st: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Ctx,
+                    cls: ClassInfo | None) -> None:
+        self._walk_function(st, ctx, cls)
+
+    def _s_class(self, st: ast.ClassDef, ctx: Ctx, cls: ClassInfo | None) -> None:
+        for d in st.decorator_list:
+            self._expr(d, ctx, st)
+        for b in st.bases:
+            self._expr(b, ctx, st)
+        info = ClassInfo(st)
+        self.class_list.append(info)
+        self.classes.setdefault(st.name, info)
+        self._bind(ctx.scope, st.name, Binding("opaque", None, (), ctx, st, st.name, pos(st)))
+        cscope = Scope("class", st, ctx.scope)
+        self._walk_body(st.body, Ctx(cscope), info)
+
+    def _s_for(self, st: ast.For | ast.AsyncFor, ctx: Ctx, cls: ClassInfo | None) -> None:
+        self._expr(st.iter, ctx, st)
+        self.loops.append((st, ctx))
+        inner = Ctx(ctx.scope, ctx.loops + (st,), ctx.ifs, ctx.withs)
+        self._bind_for(st.target, st.iter, inner, st)
+        self._walk_body(st.body, inner, cls)
+        self._walk_body(st.orelse, ctx, cls)
+
+    def _s_while(self, st: ast.While, ctx: Ctx, cls: ClassInfo | None) -> None:
+        self._expr(st.test, ctx, st)
+        self.loops.append((st, ctx))
+        self._walk_body(st.body, Ctx(ctx.scope, ctx.loops + (st,), ctx.ifs, ctx.withs), cls)
+        self._walk_body(st.orelse, ctx, cls)
+
+    def _s_if(self, st: ast.If, ctx: Ctx, cls: ClassInfo | None) -> None:
+        self._expr(st.test, ctx, st)
         scope = ctx.scope
-        if isinstance(st, ast.Expr):
-            v = st.value
-            if isinstance(v, ast.Call):
-                self.expr_stmts.append(Site(v, ctx, st))
-            self._expr(v, ctx, st)
-        elif isinstance(st, ast.Assign):
+        self._walk_body(st.body, Ctx(scope, ctx.loops, ctx.ifs + ((st, True),), ctx.withs), cls)
+        if st.orelse:
+            self._walk_body(st.orelse, Ctx(scope, ctx.loops, ctx.ifs + ((st, False),), ctx.withs), cls)
+
+    def _s_with(self, st: ast.With | ast.AsyncWith, ctx: Ctx, cls: ClassInfo | None) -> None:
+        for item in st.items:
+            self._expr(item.context_expr, ctx, st)
+            if item.optional_vars is not None:
+                self._bind_target(item.optional_vars, "with", item.context_expr, ctx, st)
+        self._walk_body(st.body, Ctx(ctx.scope, ctx.loops, ctx.ifs, ctx.withs + (st,)), cls)
+
+    def _s_try(self, st: ast.Try, ctx: Ctx, cls: ClassInfo | None) -> None:  # also TryStar
+        self._walk_body(st.body, ctx, cls)
+        for h in st.handlers:
+            if h.type is not None:
+                self._expr(h.type, ctx, st)
+            if h.name:
+                self._bind(ctx.scope, h.name, Binding("opaque", None, (), ctx, h, h.name, pos(h)))
+            self._walk_body(h.body, ctx, cls)
+        self._walk_body(st.orelse, ctx, cls)
+        self._walk_body(st.finalbody, ctx, cls)
+
+    def _s_import(self, st: ast.Import | ast.ImportFrom, ctx: Ctx, cls: ClassInfo | None) -> None:
+        self._add_import(st)
+        scope = ctx.scope
+        if scope.kind != "module":
+            for a in st.names:
+                n = a.asname or a.name.split(".")[0]
+                self._bind(scope, n, Binding("opaque", None, (), ctx, st, n, end_pos(st)))
+
+    def _s_match(self, st: ast.Match, ctx: Ctx, cls: ClassInfo | None) -> None:
+        self._expr(st.subject, ctx, st)
+        for case in st.cases:
+            if case.guard is not None:
+                self._expr(case.guard, ctx, st)
+            self._walk_body(case.body, ctx, cls)
+
+    def _s_return(self, st: ast.Return, ctx: Ctx, cls: ClassInfo | None) -> None:
+        ctx.scope.returns.append(Site(st, ctx, st))
+        if st.value is not None:
             self._expr(st.value, ctx, st)
-            for tg in st.targets:
-                if not isinstance(tg, ast.Name):
-                    self._expr_targets(tg, ctx, st)
-                self._bind_target(tg, "expr", st.value, ctx, st)
-        elif isinstance(st, ast.AugAssign):
-            self._expr(st.value, ctx, st)
-            tg = st.target
-            if isinstance(tg, ast.Name):
-                self._bind(scope, tg.id, Binding("aug", st, (), ctx, st, tg.id, end_pos(st)))
-            else:
-                self._expr(tg, ctx, st)
-        elif isinstance(st, ast.AnnAssign):
-            if st.value is not None:  # a bare ``x: int`` binds nothing
-                self._expr(st.value, ctx, st)
-                self._bind_target(st.target, "expr", st.value, ctx, st)
-        elif isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            self._walk_function(st, ctx, cls)
-        elif isinstance(st, ast.ClassDef):
-            for d in st.decorator_list:
-                self._expr(d, ctx, st)
-            for b in st.bases:
-                self._expr(b, ctx, st)
-            info = ClassInfo(st)
-            self.class_list.append(info)
-            self.classes.setdefault(st.name, info)
-            self._bind(scope, st.name, Binding("opaque", None, (), ctx, st, st.name, pos(st)))
-            cscope = Scope("class", st, scope)
-            self._walk_body(st.body, Ctx(cscope), info)
-        elif isinstance(st, (ast.For, ast.AsyncFor)):
-            self._expr(st.iter, ctx, st)
-            self.loops.append((st, ctx))
-            inner = Ctx(scope, ctx.loops + (st,), ctx.ifs, ctx.withs)
-            self._bind_for(st.target, st.iter, inner, st)
-            self._walk_body(st.body, inner, cls)
-            self._walk_body(st.orelse, ctx, cls)
-        elif isinstance(st, ast.While):
-            self._expr(st.test, ctx, st)
-            self.loops.append((st, ctx))
-            self._walk_body(st.body, Ctx(scope, ctx.loops + (st,), ctx.ifs, ctx.withs), cls)
-            self._walk_body(st.orelse, ctx, cls)
-        elif isinstance(st, ast.If):
-            self._expr(st.test, ctx, st)
-            self._walk_body(st.body, Ctx(scope, ctx.loops, ctx.ifs + ((st, True),), ctx.withs), cls)
-            if st.orelse:
-                self._walk_body(st.orelse, Ctx(scope, ctx.loops, ctx.ifs + ((st, False),), ctx.withs), cls)
-        elif isinstance(st, (ast.With, ast.AsyncWith)):
-            for item in st.items:
-                self._expr(item.context_expr, ctx, st)
-                if item.optional_vars is not None:
-                    self._bind_target(item.optional_vars, "with", item.context_expr, ctx, st)
-            self._walk_body(st.body, Ctx(scope, ctx.loops, ctx.ifs, ctx.withs + (st,)), cls)
-        elif isinstance(st, ast.Try) or type(st).__name__ == "TryStar":
-            t: Any = st
-            self._walk_body(t.body, ctx, cls)
-            for h in t.handlers:
-                if h.type is not None:
-                    self._expr(h.type, ctx, st)
-                if h.name:
-                    self._bind(scope, h.name, Binding("opaque", None, (), ctx, h, h.name, pos(h)))
-                self._walk_body(h.body, ctx, cls)
-            self._walk_body(t.orelse, ctx, cls)
-            self._walk_body(t.finalbody, ctx, cls)
-        elif isinstance(st, (ast.Import, ast.ImportFrom)):
-            self._add_import(st)
-            if scope.kind != "module":
-                for a in st.names:
-                    n = a.asname or a.name.split(".")[0]
-                    self._bind(scope, n, Binding("opaque", None, (), ctx, st, n, end_pos(st)))
-        elif isinstance(st, ast.Match):
-            self._expr(st.subject, ctx, st)
-            for case in st.cases:
-                if case.guard is not None:
-                    self._expr(case.guard, ctx, st)
-                self._walk_body(case.body, ctx, cls)
-        else:  # Return, Raise, Assert, Delete, Global, Pass...
-            if isinstance(st, ast.Return):
-                scope.returns.append(Site(st, ctx, st))
-            for f in fields_of(type(st)):
-                field = getattr(st, f, None)
-                if isinstance(field, ast.AST):
-                    self._expr(field, ctx, st)
-                elif type(field) is list:
-                    for x in field:
-                        if isinstance(x, ast.AST):
-                            self._expr(x, ctx, st)
+
+    def _other_stmt(self, st: ast.stmt, ctx: Ctx) -> None:
+        """Raise, Assert, Delete, Global, Pass...: their expressions."""
+        for f in fields_of(type(st)):
+            field = getattr(st, f, None)
+            if isinstance(field, ast.AST):
+                self._expr(field, ctx, st)
+            elif type(field) is list:
+                for x in field:
+                    if isinstance(x, ast.AST):
+                        self._expr(x, ctx, st)
 
     def _expr_targets(self, tg: ast.AST, ctx: Ctx, st: ast.stmt) -> None:
         if isinstance(tg, (ast.Tuple, ast.List)):
@@ -588,3 +614,27 @@ class Walker:
             ctx._nograd = ng
         return ctx._nograd
 
+
+_Handler = Callable[[Walker, Any, Ctx, "ClassInfo | None"], None]
+_STMT: dict[type, _Handler] = {
+    ast.Expr: Walker._s_expr,
+    ast.Assign: Walker._s_assign,
+    ast.AugAssign: Walker._s_augassign,
+    ast.AnnAssign: Walker._s_annassign,
+    ast.FunctionDef: Walker._s_function,
+    ast.AsyncFunctionDef: Walker._s_function,
+    ast.ClassDef: Walker._s_class,
+    ast.For: Walker._s_for,
+    ast.AsyncFor: Walker._s_for,
+    ast.While: Walker._s_while,
+    ast.If: Walker._s_if,
+    ast.With: Walker._s_with,
+    ast.AsyncWith: Walker._s_with,
+    ast.Try: Walker._s_try,
+    ast.Import: Walker._s_import,
+    ast.ImportFrom: Walker._s_import,
+    ast.Match: Walker._s_match,
+    ast.Return: Walker._s_return,
+}
+if hasattr(ast, "TryStar"):  # Python 3.11+
+    _STMT[ast.TryStar] = Walker._s_try
