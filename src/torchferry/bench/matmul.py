@@ -251,7 +251,7 @@ def run_matmul(
 
                 records += _predicted(n, dtype, PROFILES[prof_key], dev_name,
                                       f"{label} model")
-        a = b = None  # free the host inputs before the next size
+        del a, b  # free the host inputs before the next size
 
     if not accels and predict is not None:
         for n in sizes:
@@ -328,16 +328,17 @@ def crossovers(records: list[dict], sizes: Sequence[int],
     ordered = sorted(sizes)
     for device, label, kind in contenders:
         for mode in MODES:
-            ratios = []  # accelerator time / cpu time
+            ratios: list[float | None] = []  # accelerator time / cpu time
             for n in ordered:
                 cpu = _seconds(records, n, "cpu", "compute", "measured")
                 acc = _seconds(records, n, device, mode, kind)
                 ratios.append(acc / cpu if (cpu and acc) else None)
             from_idx = None
             for i in range(len(ordered) - 1, -1, -1):
-                if ratios[i] is None:  # not measured there (out of memory, say): look past it
+                ratio = ratios[i]
+                if ratio is None:  # not measured there (out of memory, say): look past it
                     continue
-                if ratios[i] < 1:
+                if ratio < 1:
                     from_idx = i
                 else:
                     break
@@ -351,7 +352,9 @@ def crossovers(records: list[dict], sizes: Sequence[int],
                     entry["below_smallest"] = True
                 elif prev is not None and prev >= 1:
                     s0, s1 = ordered[from_idx - 1], ordered[from_idx]
-                    r0, r1 = math.log(prev), math.log(ratios[from_idx])
+                    won = ratios[from_idx]
+                    assert won is not None  # from_idx is a measured size
+                    r0, r1 = math.log(prev), math.log(won)
                     frac = r0 / (r0 - r1) if r0 != r1 else 1.0
                     entry["estimate"] = math.exp(math.log(s0) + frac * (math.log(s1) - math.log(s0)))
             out.append(entry)
@@ -376,8 +379,8 @@ def model_errors(records: list[dict]) -> list[dict[str, Any]]:
 def crossover_sentence(cross: list[dict[str, Any]], largest: int) -> list[str]:
     """'The NVIDIA T4 (predicted) wins from 200 x 200 when data already lives there, ...'"""
     by_acc: dict[str, dict[str, dict[str, Any]]] = {}
-    for c in cross:
-        by_acc.setdefault(c["label"], {})[c["mode"]] = c
+    for entry in cross:
+        by_acc.setdefault(entry["label"], {})[entry["mode"]] = entry
     lines = []
     for label, modes in by_acc.items():
         parts = []
