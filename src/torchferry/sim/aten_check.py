@@ -32,6 +32,7 @@ from typing import Any
 import torch
 from torch.utils._python_dispatch import TorchDispatchMode
 
+from torchferry.sim import kinds as _kinds
 from torchferry.sim import tags as _tags
 
 _CPU = torch.device("cpu")
@@ -73,7 +74,7 @@ def _op_key(func: Any) -> tuple[str, str]:
 
 
 def _backend(dev: torch.device) -> str:
-    return {"cuda": "CUDA", "mps": "MPS", "xpu": "XPU"}.get(dev.type, dev.type.upper())
+    return _kinds.backend_of(dev.type)
 
 
 _dev = _tags.device_of  # the simulated device if tagged, else the real one

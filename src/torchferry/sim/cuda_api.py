@@ -458,7 +458,8 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         "is_bf16_supported": is_bf16_supported,
         "is_current_stream_capturing": lambda: False,
     }
-    if kind == "cuda":
+    spec = s.spec
+    if spec.graphs:
         api["CUDAGraph"] = _unsupported("CUDA graphs (torch.cuda.CUDAGraph)")
         api["graph"] = _unsupported("CUDA graphs (torch.cuda.graph)")
         api["make_graphed_callables"] = _unsupported(
@@ -471,7 +472,7 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
     out.append((torch, "autocast", autocast))
     out.append((torch.amp, "autocast", autocast))
     out.extend(_autocast_queries(s))
-    if kind == "cuda":
+    if spec.api_module == "cuda":  # torch.cuda's own submodules: amp, memory, nvtx
         amp_autocast = _cuda_amp_autocast_class(autocast)
         out.append((torch.cuda.amp, "autocast", amp_autocast))
         out.append((torch.cuda.amp.autocast_mode, "autocast", amp_autocast))
@@ -482,20 +483,21 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         out.append((nvtx, "_nvtx", _NvtxStub()))
     out.extend(_legacy_tensor_types(kind))
     out.extend(_output_patches(s))
-    if kind != "mps":
+    if spec.data_parallel:
         from torchferry.sim import parallel
 
         out.extend(parallel.patches(s))
     out.extend(_device_and_storage_patches(s))
-    if kind in ("cuda", "xpu"):
-        mod = getattr(torch, kind)
+    if spec.api_module is not None:
+        mod = getattr(torch, spec.api_module)
         for name, fn in api.items():
-            if kind == "xpu" and name in ("set_sync_debug_mode", "get_sync_debug_mode"):
+            if not spec.sync_debug and name in ("set_sync_debug_mode", "get_sync_debug_mode"):
                 continue
             out.append((mod, name, fn))
-        if kind == "cuda":
-            out.append((torch.backends.cuda, "is_built", is_available))
-    else:  # mps
+        backend_mod = getattr(torch.backends, spec.api_module, None)
+        if backend_mod is not None and hasattr(backend_mod, "is_built"):
+            out.append((backend_mod, "is_built", is_available))
+    else:  # mps: torch.backends.mps and its own small torch.mps API
         out.append((torch.backends.mps, "is_available", is_available))
         out.append((torch.backends.mps, "is_built", is_available))
         mps_api = {
@@ -618,7 +620,7 @@ def _autocast_class(s: Any) -> type:
         ) -> None:
             if device_type == s.kind:
                 if dtype is None:
-                    dtype = torch.bfloat16 if s.kind == "xpu" else torch.float16
+                    dtype = s.spec.autocast_torch_dtype()
                 self._ferry_state = (bool(enabled), dtype)
                 device_type = "cpu"
                 if dtype not in (torch.float16, torch.bfloat16):
@@ -650,7 +652,7 @@ def _autocast_queries(s: Any) -> list[tuple[Any, str, Any]]:
 
     def is_autocast_enabled(device_type: str | None = None) -> bool:
         if device_type is None:  # the deprecated no-argument form asks about CUDA
-            if s.kind != "cuda":
+            if s.spec.api_module != "cuda":  # only the cuda kind answers for torch.cuda
                 return orig_enabled()
             device_type = "cuda"
         if device_type == s.kind:
@@ -898,7 +900,7 @@ def _output_patches(s: Any) -> list[tuple[Any, str, Any]]:
         orig_show(message, category, filename, lineno, file, line)
 
     out: list[tuple[Any, str, Any]] = [(warnings, "showwarning", showwarning)]
-    if s.kind != "cuda":
+    if not s.spec.sync_debug:  # CUDA activity: only the cuda kind has a profiler for it
         return out
     import torch.profiler as tprof
     import torch.profiler.profiler as tprof_mod

@@ -148,7 +148,7 @@ def _gloo_backend(nccl_types: set[str], other_types: set[str], text: str) -> str
 
 def patches(s: Any) -> list[tuple[Any, str, Any]]:
     """(module, attribute, replacement) triples for a simulation of kind ``cuda``."""
-    if s.kind != "cuda" or not torch.distributed.is_available():
+    if not s.spec.distributed or not torch.distributed.is_available():
         return []
     import torch.distributed as dist
     import torch.distributed.distributed_c10d as c10d

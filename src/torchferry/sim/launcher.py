@@ -22,6 +22,7 @@ import sys
 from collections.abc import Sequence
 
 from torchferry.errors import UsageError
+from torchferry.sim import kinds as _kinds
 
 __all__ = ["launch", "default_count", "rank_argv"]
 
@@ -59,7 +60,7 @@ def rank_argv(
     if simulate is not None:
         cmd += ["--simulate", simulate]
         if count is None:  # one GPU per rank; a Mac has one MPS device
-            count = nproc_per_node if simulate != "mps" else 1
+            count = min(nproc_per_node, _kinds.spec(simulate).max_count or nproc_per_node)
         cmd += ["--device-count", str(count)]
     if trips:
         cmd.append("--trips")

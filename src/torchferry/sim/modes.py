@@ -18,6 +18,7 @@ from torch.overrides import TorchFunctionMode
 
 from torchferry.errors import UnsupportedFeatureError
 from torchferry.sim import events as _events
+from torchferry.sim import kinds as _kinds
 from torchferry.sim import tags as _tags
 from torchferry.sim.aten_check import AtenDeviceChecker, type_name
 
@@ -197,7 +198,9 @@ _RAW = object()  # ``types`` value that skips the handler lookup
 # long as the storage and slow later frees); equal to ``t.untyped_storage()._cdata``
 _sid = torch._C._storage_id  # type: ignore[attr-defined]
 _MODE = SimMode()
-MPS_ACTIVE = False  # set by the session: float64 outputs are refused on mps
+MPS_ACTIVE = False  # set by the session from its kind's spec: float64 outputs refused
+# device types whose simulation refuses float64 tensors (sim/kinds.py)
+_F64_REFUSED = frozenset(k.name for k in _kinds.KINDS.values() if k.refuses_float64)
 _site = _tags.site
 
 
@@ -314,7 +317,7 @@ def _tag_out(out: Any, dev: torch.device | None) -> Any:
     if dev is None:
         return out
     if isinstance(out, Tensor):
-        if dev.type == "mps" and out.dtype is torch.float64:
+        if dev.type in _F64_REFUSED and out.dtype is torch.float64:
             raise TypeError(MPS_F64)
         _tag(out, dev)
     elif isinstance(out, (tuple, list)):
@@ -364,7 +367,7 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
         want = dev.type if dev is not None else "cpu"
         if gtype != want:
             raise RuntimeError(f"Expected a '{want}' device type for generator but found '{gtype}'")
-    if dev is not None and dev.type == "mps" and kw.get("dtype") is torch.float64:
+    if dev is not None and dev.type in _F64_REFUSED and kw.get("dtype") is torch.float64:
         raise TypeError(MPS_F64)
     out = func(*args, **kw)
     if not isinstance(out, Tensor):
@@ -487,7 +490,7 @@ def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: 
         kw["dtype"] = dtype
     if memory_format is not None:
         kw["memory_format"] = memory_format
-    if dst is not None and dst.type == "mps" and (dtype or t.dtype) is torch.float64:
+    if dst is not None and dst.type in _F64_REFUSED and (dtype or t.dtype) is torch.float64:
         raise TypeError(MPS_F64)
     if dst is not None and (t.layout is not torch.strided or t.is_nested):
         raise UnsupportedFeatureError(

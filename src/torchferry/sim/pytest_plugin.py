@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-_KINDS = ("cuda", "mps", "xpu")
+from torchferry.sim.kinds import NAMES as _KINDS  # torch-free
+
 _SESSION_KEY = "_torchferry_simulation"
 
 

@@ -14,18 +14,10 @@ import torch
 from torchferry._internal.patcher import Patch
 from torchferry.errors import SimulationError
 from torchferry.sim import cuda_api, distributed, modes
+from torchferry.sim import kinds as _kinds
 from torchferry.sim import tags as _tags
 
-KINDS = ("cuda", "mps", "xpu")
-
-_ORDINAL_CUDA = (
-    "CUDA error: invalid device ordinal\n"
-    "GPU device may be out of range, do you have enough GPUs?\n"
-    "CUDA kernel errors might be asynchronously reported at some other API call, so the "
-    "stacktrace below might be incorrect.\n"
-    "For debugging consider passing CUDA_LAUNCH_BLOCKING=1\n"
-    "Compile with `TORCH_USE_CUDA_DSA` to enable device-side assertions.\n"
-)
+KINDS = _kinds.NAMES
 
 
 
@@ -38,15 +30,6 @@ class _BlockTriton(importlib.abc.MetaPathFinder):
                 name=fullname,
             )
         return None
-
-
-def _real_device_present(kind: str) -> bool:
-    if kind == "cuda":
-        return torch.cuda.is_available()
-    if kind == "mps":
-        return torch.backends.mps.is_available()
-    xpu = getattr(torch, "xpu", None)
-    return bool(xpu is not None and xpu.is_available())
 
 
 class simulate(contextlib.ContextDecorator):
@@ -70,22 +53,15 @@ class simulate(contextlib.ContextDecorator):
             raise ValueError(f"simulate: kind must be one of {', '.join(KINDS)}, not {kind!r}")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise ValueError(f"simulate: count must be a positive integer, not {count!r}")
-        if kind == "mps" and count != 1:
-            raise ValueError("simulate: a Mac has one MPS device; count must be 1 for 'mps'")
+        self.spec = _kinds.spec(kind)
+        self.spec.check_count(count)
         self.kind = kind
         self.count = count
         self._active = False
 
     # state used by modes / cuda_api while active
     def ordinal_error(self) -> Exception:
-        if self.kind == "cuda":
-            # torch.AcceleratorError (a RuntimeError) is what torch >= 2.8 raises; older
-            # releases raise a plain RuntimeError with the same text
-            return getattr(torch, "AcceleratorError", RuntimeError)(_ORDINAL_CUDA)
-        return RuntimeError(
-            f"{self.kind.upper()} error: invalid device ordinal (torchferry simulates "
-            f"{self.count} {self.kind} device{'s' if self.count > 1 else ''})"
-        )
+        return self.spec.ordinal_error(self.count)
 
     def __repr__(self) -> str:
         return f"simulate(kind={self.kind!r}, count={self.count})"
@@ -96,7 +72,7 @@ class simulate(contextlib.ContextDecorator):
                 f"{self!r}: a simulation ({modes.S!r}) is already active; simulations cannot "
                 "be nested"
             )
-        if _real_device_present(self.kind):
+        if self.spec.present():
             raise SimulationError(
                 f"{self!r}: this machine has a real {self.kind} device; run the code on it "
                 "instead of simulating one"
@@ -124,11 +100,11 @@ class simulate(contextlib.ContextDecorator):
         self._triton = {
             k: sys.modules.pop(k) for k in list(sys.modules) if k == "triton" or k.startswith("triton.")
         }
-        self._fsdp = distributed.FsdpRefusal() if self.kind == "cuda" else None
+        self._fsdp = distributed.FsdpRefusal() if self.spec.distributed else None
         if self._fsdp is not None:
             self._fsdp.install()
         modes.S = self
-        modes.MPS_ACTIVE = self.kind == "mps"
+        modes.MPS_ACTIVE = self.spec.refuses_float64
         self._mode = modes.SimMode()
         self._mode.__enter__()
         self._active = True
