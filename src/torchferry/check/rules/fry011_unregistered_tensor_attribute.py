@@ -38,6 +38,8 @@ An attribute that the class itself moves where it uses it (`self.alpha.to(x.devi
 `self.bbox.view(...).to(x.device)`, `(self.feats if f is None else f).type_as(x)`) is
 carried by hand on purpose and not flagged.
 
+Neither is a tensor created with an explicit `device=` (placed where the author chose).
+
 ## Known limits
 Only tensors created in `__init__` are checked, and an attribute registered as a buffer
 anywhere in the file (e.g. by a base class) is accepted; a tensor passed in as an argument and
@@ -51,7 +53,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import TENSOR, ClassInfo, Model, short
+from torchferry.check.analysis import TENSOR, ClassInfo, Model, kwarg, short
 from torchferry.check.api import Context, Finding, Fix
 
 CODE = "FRY011"
@@ -78,6 +80,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             regs = registered[id(cls)] = _registered_names(m, cls.node)
         if attr in regs or attr in _moved_where_used(m, cls):
             continue
+        if isinstance(value, ast.Call) and kwarg(value, "device") is not None:
+            continue  # created where the author chose (``device=next(model.parameters()).device``)
         fix = None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             self_name = sctx.scope.self_name
