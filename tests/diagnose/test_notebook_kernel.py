@@ -300,7 +300,7 @@ def test_ferry_trips_cell_shows_the_per_line_rides_of_a_training_cell(mistakes):
     shown = visible(page)
     assert ("In [7], line 13: a host sync (item) once per iteration of the loop at line 7 "
             "(for step in range(20):), 20 iterations.") in shown
-    assert "fix: accumulate on the device (total += loss.detach()) and read one number per epoch" in shown
+    assert "fix: accumulate on the device (`total += loss.detach()`) and read once per epoch" in shown
 
 
 def test_a_failing_ferry_trips_cell_fails_with_explanation_and_table(mistakes):

@@ -42,7 +42,7 @@ from typing import Any, Literal, TextIO
 from torchferry import sim
 from torchferry._internal import frames as _frames
 from torchferry._internal.patcher import Patch
-from torchferry.diagnose._rules import rule_name
+from torchferry.diagnose._rules import rule_hint, rule_name
 
 __all__ = ["trips", "KINDS"]
 
@@ -73,12 +73,6 @@ def _ride_cost(count: int, nbytes: int) -> float:
     if count <= 0:
         return 0.0
     return count * predict_copy(nbytes / count, _profile())
-
-_FIX = {
-    "FRY007": "accumulate on the device (total += loss.detach()) and read one number per epoch",
-    "FRY008": "move the model once, before the loop",
-}
-
 
 @dataclass
 class _Row:
@@ -551,7 +545,7 @@ class trips(contextlib.ContextDecorator):
                 notes.append(
                     f"  {_frames.display_path(r.path)}:{r.line}: {what} ({r.op}) {per} per iteration of "
                     f"the loop at line {r.loop} ({loop_src}), {r.count // k} iterations.\n"
-                    f"    {rule} {rule_name(rule)}; fix: {_FIX[rule]}"
+                    f"    {rule} {rule_name(rule)}; fix: {rule_hint(rule)}"
                 )
         widths = [max(len(head[i]), *(len(c[i]) for c in table)) for i in range(len(head))]
         lines = [f"torchferry trips ({where}), most costly first:"]

@@ -65,7 +65,8 @@ CODE = "FRY007"
 NAME = "sync-in-loop"
 FIX = "none"
 
-_HINT = ("accumulate on the device (`total += loss.detach()`) and read once per epoch, or "
+# the fix in one line: also what `ferry run --trips` says for a read on every step
+HINT = ("accumulate on the device (`total += loss.detach()`) and read once per epoch, or "
          "guard it with a logging interval (`if step % 100 == 0:`)")
 
 
@@ -80,7 +81,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 yield ctx.finding(
                     CODE, site.node,
                     f"`{short(m.text(site.node))}` waits for the accelerator on every iteration "
-                    f"of the training/evaluation loop; {_HINT}",
+                    f"of the training/evaluation loop; {HINT}",
                 )
     for name in ("float", "int", "bool", "print"):
         for site in m.calls_by_tail.get(name, ()):
@@ -105,7 +106,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             yield ctx.finding(
                 CODE, call,
                 f"{what} tensor `{short(m.text(hit), 40)}` waits for the accelerator on every "
-                f"iteration of the training/evaluation loop; {_HINT}",
+                f"iteration of the training/evaluation loop; {HINT}",
             )
 
 

@@ -45,6 +45,8 @@ from torchferry.check.api import Context, Finding
 
 CODE = "FRY008"
 NAME = "move-in-loop"
+# the fix in one line: also what `ferry run --trips` says for a module moved on every step
+HINT = "move the model once, before the loop"
 FIX = "none"
 
 
@@ -74,5 +76,5 @@ def check(ctx: Context) -> Iterable[Finding]:
             yield ctx.finding(
                 CODE, site.node,
                 f"`{short(m.text(site.node))}` moves the module on every iteration of the loop; "
-                "move it once, before the loop",
+                + HINT,
             )
