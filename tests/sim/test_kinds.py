@@ -45,3 +45,16 @@ def test_max_count_comes_from_the_spec():
     with pytest.raises(ValueError, match="a Mac has one MPS device"):
         simulate("mps", count=2)
     assert kinds.spec("cuda").max_count is None
+
+
+def test_every_tag_is_one_record_type():
+    from torchferry.sim import tags
+
+    with simulate("cuda", count=2):
+        x = torch.ones(4, device="cuda")
+        y = (x + 1).to("cuda:1")
+        z = torch.ones(2).cuda()
+        assert all(type(e) is tags.Tag for e in tags.TAGS.values())
+        e = tags.entry(y)
+        assert str(e.device) == "cuda:1" and e.nbytes == 16 and e.site[0].co_filename == __file__
+        assert str(tags.entry(z).device) == "cuda:0"

@@ -25,6 +25,7 @@ from torchferry.sim.aten_check import AtenDeviceChecker, type_name
 Tensor = torch.Tensor
 TensorBase = torch._C.TensorBase
 _TAGS = _tags.TAGS
+_Tag = _tags.Tag
 _tag = _tags.tag
 _CPU = torch.device("cpu")
 _EMPTY: dict[str, Any] = {}
@@ -130,8 +131,8 @@ class SimMode(TorchFunctionMode):
                     if e is None:
                         cpu_seen = True
                     elif common is None:
-                        common = e[1]
-                    elif e[1] is not common:
+                        common = e.device
+                    elif e.device is not common:
                         mixed = True
                 elif type(a) is list or type(a) is tuple:
                     for b in a:
@@ -140,8 +141,8 @@ class SimMode(TorchFunctionMode):
                             if e is None:
                                 cpu_seen = True
                             elif common is None:
-                                common = e[1]
-                            elif e[1] is not common:
+                                common = e.device
+                            elif e.device is not common:
                                 mixed = True
             if kwargs:
                 for a in kwargs.values():
@@ -150,8 +151,8 @@ class SimMode(TorchFunctionMode):
                         if e is None:
                             cpu_seen = True
                         elif common is None:
-                            common = e[1]
-                        elif e[1] is not common:
+                            common = e.device
+                        elif e.device is not common:
                             mixed = True
                     elif type(a) is list or type(a) is tuple:
                         for b in a:
@@ -160,8 +161,8 @@ class SimMode(TorchFunctionMode):
                                 if e is None:
                                     cpu_seen = True
                                 elif common is None:
-                                    common = e[1]
-                                elif e[1] is not common:
+                                    common = e.device
+                                elif e.device is not common:
                                     mixed = True
         except (RuntimeError, NotImplementedError):
             # a functorch wrapper (vmap, grad) or a tensor without storage (sparse, nested)
@@ -183,7 +184,7 @@ class SimMode(TorchFunctionMode):
                 if MPS_ACTIVE and out.dtype is torch.float64:
                     raise TypeError(MPS_F64)
                 st = out.untyped_storage()
-                _TAGS[key] = [st._weak_ref(), common, st.nbytes(), _site(2)]
+                _TAGS[key] = _Tag(st._weak_ref(), common, st.nbytes(), _site(2))
                 if len(_TAGS) > _tags.sweep_at:
                     _tags.sweep()
         elif isinstance(out, (tuple, list)):
@@ -233,8 +234,8 @@ def _robust_call(func: Any, args: tuple, kwargs: dict) -> Any:
             if k is not None:
                 cpu_seen = True
         elif common is None:
-            common = e[1]
-        elif e[1] is not common:
+            common = e.device
+        elif e.device is not common:
             mixed = True
     if common is None:
         return func(*args, **kwargs)
@@ -383,7 +384,7 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
             "real hardware"
         ) from None
     e = _TAGS.get(key)
-    if e is not None and e[1] is dev:
+    if e is not None and e.device is dev:
         return out  # as_tensor(x, device=x.device) returns x itself
     shares = (
         e is not None

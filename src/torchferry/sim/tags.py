@@ -25,11 +25,36 @@ from torchferry._internal.registry import StorageRegistry
 _expired = torch.UntypedStorage._expired
 _free_weak_ref = torch.UntypedStorage._free_weak_ref
 
-# key -> [weak_ref, device, nbytes, (code, lineno) | None]; TAGS is the registry's dict,
-# read and written directly on the hot path (sim/modes.py)
+class Tag:
+    """One storage's tag: ``ref`` (weak reference to the StorageImpl), ``device`` (the
+    simulated device), ``nbytes`` and ``site`` (``(code, line)`` of the user code that made
+    or last moved it, or None).
+
+    The one record type of the simulation's tags; the registry reads item 0 (its record
+    protocol: the weak reference first), everything else reads the attributes.
+    """
+
+    __slots__ = ("ref", "device", "nbytes", "site")
+
+    def __init__(self, ref: Any, device: torch.device, nbytes: int, site: Any) -> None:
+        self.ref = ref
+        self.device = device
+        self.nbytes = nbytes
+        self.site = site
+
+    def __getitem__(self, i: int) -> Any:  # StorageRegistry's protocol: item 0 is the ref
+        if i != 0:
+            raise IndexError(i)
+        return self.ref
+
+    def __repr__(self) -> str:
+        return f"Tag(device={self.device}, nbytes={self.nbytes})"
+
+
+# key -> Tag; TAGS is the registry's dict, read and written directly on the hot path
+# (sim/modes.py)
 REGISTRY = StorageRegistry(_expired, _free_weak_ref)
-TAGS: dict[int, list[Any]] = REGISTRY.entries
-_WREF, _DEV, _NBYTES, _SITE = 0, 1, 2, 3
+TAGS: dict[int, Tag] = REGISTRY.entries  # type: ignore[assignment]
 
 # Sweep soon after storages die: a weak reference keeps the dead StorageImpl object
 # allocated, and many such shells fragment the heap so that freed tensor memory is not
@@ -71,7 +96,7 @@ def tag(t: torch.Tensor, dev: torch.device) -> None:
             return
     if key not in TAGS:
         st = t.untyped_storage()
-        TAGS[key] = [st._weak_ref(), dev, st.nbytes(), site(2)]
+        TAGS[key] = Tag(st._weak_ref(), dev, st.nbytes(), site(2))
         if len(TAGS) > sweep_at:
             sweep()
 
@@ -79,23 +104,22 @@ def tag(t: torch.Tensor, dev: torch.device) -> None:
 def retag(t: torch.Tensor, dev: torch.device | None) -> None:
     """Force ``t``'s storage onto ``dev`` (``None``: CPU, i.e. untagged)."""
     st = t.untyped_storage()
-    if dev is None:
-        REGISTRY.pop(st._cdata)
-    else:
-        REGISTRY.put(st._cdata, st._weak_ref(), dev, st.nbytes(), site(2))
+    REGISTRY.pop(st._cdata)
+    if dev is not None:
+        TAGS[st._cdata] = Tag(st._weak_ref(), dev, st.nbytes(), site(2))
 
 
 def tag_storage(st: Any, dev: torch.device) -> None:
     st = getattr(st, "_untyped_storage", st)  # TypedStorage -> UntypedStorage
     key = st._cdata
     if key not in TAGS:
-        TAGS[key] = [st._weak_ref(), dev, st.nbytes(), site(2)]
+        TAGS[key] = Tag(st._weak_ref(), dev, st.nbytes(), site(2))
 
 
 def storage_device(st: Any) -> torch.device | None:
     st = getattr(st, "_untyped_storage", st)
     e = TAGS.get(st._cdata)
-    return None if e is None else e[_DEV]
+    return None if e is None else e.device
 
 
 def storage_key(t: torch.Tensor) -> int | None:
@@ -108,7 +132,7 @@ def storage_key(t: torch.Tensor) -> int | None:
         return None
 
 
-def entry(t: torch.Tensor) -> list[Any] | None:
+def entry(t: torch.Tensor) -> Tag | None:
     """The tag entry of ``t``'s storage (None: a CPU tensor, or one without storage)."""
     try:
         return TAGS.get(_sid(t))
@@ -124,7 +148,7 @@ def sim_device(t: torch.Tensor) -> torch.device | None:
     except (RuntimeError, NotImplementedError):
         k = storage_key(t)
         e = TAGS.get(k) if k is not None else None
-    return None if e is None else e[_DEV]
+    return None if e is None else e.device
 
 
 _real_device = torch._C.TensorBase.device.__get__
@@ -169,9 +193,9 @@ def created_at(t: torch.Tensor) -> tuple[str, int, str] | None:
     '<module>'
     """
     e = entry(t)
-    if e is None or e[_SITE] is None:
+    if e is None or e.site is None:
         return None
-    code, line = e[_SITE]
+    code, line = e.site
     return (code.co_filename, line, code.co_name)
 
 
@@ -180,7 +204,7 @@ def sweep() -> None:
     global sweep_at
     live: dict[torch.device, int] = {}
     for e in REGISTRY.sweep():
-        live[e[_DEV]] = live.get(e[_DEV], 0) + e[_NBYTES]
+        live[e.device] = live.get(e.device, 0) + e.nbytes  # type: ignore[attr-defined]
     for dev, n in live.items():
         if n > PEAK.get(dev, 0):
             PEAK[dev] = n
@@ -190,8 +214,8 @@ def sweep() -> None:
 def live_bytes() -> dict[torch.device, int]:
     out: dict[torch.device, int] = {}
     for e in TAGS.values():
-        if REGISTRY.is_alive(e):
-            out[e[_DEV]] = out.get(e[_DEV], 0) + e[_NBYTES]
+        if REGISTRY.is_alive(e):  # type: ignore[arg-type]
+            out[e.device] = out.get(e.device, 0) + e.nbytes
     return out
 
 
