@@ -270,11 +270,10 @@ def analyze(facts: dict[str, Any]) -> list[dict[str, str]]:
             })
 
     if facts["selected_device"] is None:
-        problems.append({
-            "id": "device-override",
-            "problem": facts["selected_because"],
-            "fix": f"fix or unset {ENV_VAR}",
-        })
+        # the error names its own fix ("... Fix: unset ..."): say it once, as the fix
+        problem, _, fix = facts["selected_because"].partition(" Fix: ")
+        fix = fix.split("; 'ferry doctor'")[0].rstrip(".") or f"fix or unset {ENV_VAR}"
+        problems.append({"id": "device-override", "problem": problem, "fix": fix})
     return problems
 
 
@@ -337,7 +336,7 @@ def format_report(report: dict[str, Any]) -> str:
     sel = report["selected_device"]
     lines.append(
         f"selected      {sel} ({report['selected_because']})" if sel
-        else "selected      (error) " + report["selected_because"]
+        else "selected      none: the device asked for cannot be used (see the problem below)"
     )
     lines.append("")
     if report["problems"]:
