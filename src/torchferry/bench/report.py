@@ -275,6 +275,19 @@ def write_transfer_csv(doc: dict[str, Any], path: str | os.PathLike[str]) -> Non
 
 
 # ------------------------------------------------------------------- plots
+def plot_format(path: str | os.PathLike[str]) -> str:
+    """The image format for ``path``: its suffix when matplotlib knows it, else PNG, written
+    under exactly that name (``savefig("noext")`` alone would write ``noext.png``).
+
+    >>> plot_format("a.svg"), plot_format("noext"), plot_format("a.b/c")
+    ('svg', 'png', 'png')
+    """
+    suffix = Path(path).suffix.lower().lstrip(".")
+    known = {"png", "pdf", "svg", "svgz", "eps", "ps", "jpg", "jpeg", "tif", "tiff", "webp",
+             "pgf", "raw", "rgba"}  # fmt: skip
+    return suffix if suffix in known else "png"
+
+
 def _figure(width: float = 8.0, height: float = 5.5) -> Any:
     # The object API with the Agg canvas: no pyplot, no global backend switch.
     from matplotlib.backends.backend_agg import FigureCanvasAgg
@@ -339,7 +352,7 @@ def plot_matmul(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="best")
-    fig.savefig(path)
+    fig.savefig(path, format=plot_format(path))
 
 
 def plot_transfer(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
@@ -370,4 +383,4 @@ def plot_transfer(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     ax.set_title(f"host<->device copies: {doc.get('device_label', '')}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.savefig(path)
+    fig.savefig(path, format=plot_format(path))

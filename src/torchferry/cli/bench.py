@@ -246,6 +246,8 @@ def _print_matmul(doc: dict[str, Any], profile: Any) -> None:
     from torchferry.bench import report
 
     m = doc["machine"]
+    if doc.get("busy_warning"):  # first: it qualifies every number and sentence below
+        print(doc["busy_warning"])
     print(f"ferry bench matmul: {doc['dtype']}, n x n @ n x n; CPU: {m['cpu']} "
           f"({m['torch_threads']} torch threads), torch {m['torch']}")
     if profile is not None:
@@ -255,7 +257,10 @@ def _print_matmul(doc: dict[str, Any], profile: Any) -> None:
     print()
     for line in doc["crossover_sentences"]:
         print(line)
-    if profile is not None:
+    if profile is not None and not profile.peak_flops.get(doc["dtype"]):
+        print(f"~n/a: the {profile.name} profile has no {doc['dtype']} rate (its datasheet "
+              "gives none), so nothing is predicted for it.")
+    elif profile is not None:
         print(f"~ predicted: launch {profile.launch_latency * 1e6:.0f} µs + max(flops / "
               f"{profile.peak_flops.get(doc['dtype'], 0) / 1e12:g} TFLOP/s, bytes / "
               f"{profile.mem_bandwidth / 1e9:g} GB/s); rides add bytes / ("
@@ -267,8 +272,6 @@ def _print_matmul(doc: dict[str, Any], profile: Any) -> None:
         print(f"note: torch.get_float32_matmul_precision() is "
               f"'{m['float32_matmul_precision']}': float32 products may run on TF32 tensor "
               "cores, faster than the FP32 rate the model assumes")
-    if doc.get("busy_warning"):
-        print(doc["busy_warning"])
     errors = report.model_error_table(doc)
     if errors:
         print()
