@@ -411,3 +411,47 @@ def test_notebook_cell_diffs_are_well_formed(proj, capsys):
     _patch(proj, diff)
     assert (proj / "cell2").read_text().endswith('x = x.to("cpu")')
     assert (proj / "cell3").read_text() == 'y = torch.ones(2)\ny = y.to("cpu")'
+
+
+# ----------------------------------------------------------- item 9: notebook fixes keep the file
+def _nb_text(layout: str) -> str:
+    cell = {"cell_type": "code", "execution_count": None, "metadata": {"scale": 0},
+            "outputs": [], "source": ["import torch\n", "x = torch.zeros(2)\n", 'x.to("cpu")']}
+    md = {"cell_type": "markdown", "metadata": {}, "source": ["# é title"]}
+    nb = {"cells": [md, cell], "metadata": {"lr": 0, "eps": 0}, "nbformat": 4,
+          "nbformat_minor": 5}  # fmt: skip
+    if layout == "one-line":
+        text = json.dumps(nb)
+    elif layout == "compact":
+        text = json.dumps(nb, separators=(",", ":"), ensure_ascii=False)
+    elif layout == "tab":
+        text = json.dumps(nb, indent="\t", ensure_ascii=False)
+    else:
+        text = json.dumps(nb, indent=1, ensure_ascii=False) + "\n"
+    # numbers spelled as people and other tools write them
+    return text.replace('"lr": 0', '"lr": 1.10').replace('"lr":0', '"lr":1.10').replace(
+        '"eps": 0', '"eps": 1E-5').replace('"eps":0', '"eps":1E-5')  # fmt: skip
+
+
+@pytest.mark.parametrize("layout", ["indent-1", "one-line", "compact", "tab"])
+@pytest.mark.parametrize("bom", [False, True])
+def test_notebook_fix_touches_only_the_edited_source(proj, capsys, layout, bom):
+    text = _nb_text(layout)
+    data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
+    (proj / "n.ipynb").write_bytes(data)
+    rc, out, err = run(capsys, "--fix", "n.ipynb")
+    assert "internal error" not in err
+    new = (proj / "n.ipynb").read_bytes()
+    expected = data.replace(b'x.to(\\"cpu\\")', b'x = x.to(\\"cpu\\")')
+    assert new == expected and new != data
+    assert json.loads(new.decode("utf-8-sig"))["cells"][1]["source"][-1] == 'x = x.to("cpu")'
+
+
+def test_notebook_fix_of_a_one_line_source_string(proj, capsys):
+    nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                     "source": 'import torch\nx = torch.zeros(2)\nx.to("cpu")'}],
+          "metadata": {"v": 1.10}, "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
+    text = json.dumps(nb, indent=2).replace("1.1", "1.10")
+    (proj / "n.ipynb").write_text(text)
+    run(capsys, "--fix", "n.ipynb")
+    assert (proj / "n.ipynb").read_text() == text.replace('x.to(\\"cpu\\")', 'x = x.to(\\"cpu\\")')

@@ -363,7 +363,7 @@ def crossovers(records: list[dict], sizes: Sequence[int],
                                      "kind": kind, "from_size": None, "estimate": None,
                                      "below_smallest": False,
                                      # the largest size with both times; None: no data
-                                     "compared_up_to": max((n for n, r in zip(ordered, ratios)
+                                     "compared_up_to": max((n for n, r in zip(ordered, ratios, strict=True)
                                                             if r is not None), default=None)}
             if from_idx is not None:
                 entry["from_size"] = ordered[from_idx]

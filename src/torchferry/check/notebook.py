@@ -163,6 +163,23 @@ class Notebook:
         data["cells"] = cells
         return _from_data(data)
 
+    def patched(self, original: str, texts: dict[int, str]) -> str:
+        """``original`` (this notebook's JSON text) with the source of the cells ``texts``
+        (by number) replaced, and nothing else touched: indentation, key order, number
+        spelling (``1.10``, ``1E-5``), escapes and line endings outside those values stay
+        byte for byte.  A new source keeps the old one's form (a string, or a list of
+        lines laid out as the old list was)."""
+        spans = _source_spans(original)
+        ensure_ascii = original.isascii() and "\\u" in original
+        out, last = [], 0
+        for number in sorted(texts):
+            start, end = spans[number]
+            out.append(original[last:start])
+            out.append(_encode_source(original[start:end], texts[number], ensure_ascii))
+            last = end
+        out.append(original[last:])
+        return "".join(out)
+
     def dumps(self, original: str) -> str:
         """The notebook as JSON in the layout of ``original`` (indent, escaping, final newline)."""
         indent = 1
@@ -176,6 +193,78 @@ class Notebook:
         if "\r\n" in original:
             text = text.replace("\n", "\r\n")
         return text
+
+
+_WS = re.compile(r"[ \t\n\r]*")
+_DECODER = json.JSONDecoder()
+
+
+def _ws(text: str, i: int) -> int:
+    """The index of the first non-whitespace character at or after ``i``."""
+    m = _WS.match(text, i)
+    return m.end() if m else i
+
+
+def _members(text: str, i: int, close: str) -> Any:
+    """(key or index, value start, value end) of the object or array whose opening
+    bracket is at ``text[i]``; ``close`` is ``}`` or ``]``."""
+    i = _ws(text, i + 1)
+    if text[i] == close:
+        return
+    index = 0
+    while True:
+        key: Any = index
+        if close == "}":
+            key, i = _DECODER.raw_decode(text, i)
+            i = _ws(text, _ws(text, i) + 1)  # past the colon
+        _, end = _DECODER.raw_decode(text, i)
+        yield key, i, end
+        i = _ws(text, end)
+        if text[i] != ",":
+            return
+        i = _ws(text, i + 1)
+        index += 1
+
+
+def _source_spans(text: str) -> dict[int, tuple[int, int]]:
+    """Cell number -> (start, end) of its ``source`` value in the notebook's JSON text."""
+    start = _ws(text, 0)
+    spans: dict[int, tuple[int, int]] = {}
+    for key, vstart, _ in _members(text, start, "}"):
+        if key != "cells":
+            continue
+        for index, cstart, _ in _members(text, vstart, "]"):
+            if text[cstart] != "{":
+                continue
+            for ckey, sstart, send in _members(text, cstart, "}"):
+                if ckey == "source":
+                    spans[index + 1] = (sstart, send)
+    return spans
+
+
+def _encode_source(old: str, new: str, ensure_ascii: bool) -> str:
+    """``new`` cell text as JSON in the form of ``old`` (its JSON text)."""
+    if not old.startswith("["):
+        return json.dumps(new, ensure_ascii=ensure_ascii)
+    items = [(s, e) for _, s, e in _members(old, 0, "]")]
+    if items:
+        opening = old[1 : items[0][0]]
+        closing = old[items[-1][1] : -1]
+    else:
+        opening = closing = ""
+    if len(items) >= 2:
+        sep = old[items[0][1] : items[1][0]]
+    elif "\n" in opening:
+        sep = "," + opening
+    else:
+        sep = "," if opening == "" else ", "
+    lines = new.splitlines(keepends=True)
+    if not lines:
+        return "[]"
+    if not items and lines:  # was empty: lay it out as JSON would on one line
+        return "[" + ", ".join(json.dumps(x, ensure_ascii=ensure_ascii) for x in lines) + "]"
+    body = sep.join(json.dumps(x, ensure_ascii=ensure_ascii) for x in lines)
+    return "[" + opening + body + closing + "]"
 
 
 def _from_data(data: Any) -> Notebook:

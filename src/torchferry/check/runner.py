@@ -354,7 +354,8 @@ def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...
                     for c in original.texts
                     if original.texts[c] != nb.texts[c]
                 )
-            text = nb.dumps(text)
+            changed = {c: nb.texts[c] for c in original.texts if original.texts[c] != nb.texts[c]}
+            text = original.patched(text, changed)  # the rest of the file byte for byte
     findings = engine.check_source(
         nb.source,
         display,
@@ -400,7 +401,8 @@ def check_bytes(
     fixed bytes, or None when nothing changed.  Undecodable bytes are a FRY000."""
     if path.suffix == ".ipynb":
         try:
-            text, encoding = data.decode("utf-8-sig"), "utf-8"
+            text = data.decode("utf-8-sig")
+            encoding = "utf-8-sig" if data.startswith(codecs.BOM_UTF8) else "utf-8"  # keep a BOM
         except UnicodeDecodeError as exc:
             out = FileOutcome(path, display)
             msg = f"invalid notebook: not UTF-8 ({exc.reason} at byte {exc.start})"
