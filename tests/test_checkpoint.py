@@ -324,6 +324,7 @@ def test_save_to_a_trailing_slash_is_the_os_error(tmp_path, existing):
     assert (not foo.exists()) if existing is None else (foo.is_dir() or foo.read_bytes() == b"keep")
 
 
+@pytest.mark.slow
 def test_killed_save_leaves_no_temp_after_the_next_save(tmp_path, monkeypatch):
     """Item 3: each killed save left its temporary file forever."""
     import torchferry._internal.atomic as atomic

@@ -5,7 +5,10 @@ from __future__ import annotations
 import subprocess
 import sys
 
+import pytest
 
+
+@pytest.mark.slow
 def test_doctor_prints_the_override_fix_once(monkeypatch):
     env = {"TORCHFERRY_DEVICE": "cudaa", "PATH": "/usr/bin:/bin"}
     import os

@@ -44,6 +44,7 @@ def test_never_names_the_largest_size_compared():
     assert "never up to 50 x 50" in text and "100 x 100" not in text
 
 
+@pytest.mark.slow
 def test_plot_without_a_suffix_writes_exactly_that_name(tmp_path, capsys, no_accelerator):
     pytest.importorskip("matplotlib")
     target = tmp_path / "noext"

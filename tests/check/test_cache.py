@@ -35,6 +35,7 @@ def cache_files(proj):
 
 
 # ------------------------------------------------------------- item 2: only our own files
+@pytest.mark.slow
 def test_symlinked_cache_dir_is_never_pruned_or_written(proj, tmp_path, capsys):
     """A committed .ferry_cache -> elsewhere: pruning deleted 13 of 20 unrelated *.json files."""
     elsewhere = tmp_path / "elsewhere"

@@ -275,6 +275,7 @@ def test_operands_are_read_without_side_effects():
     assert [o["culprit"] for o in report["operands"]] == [True, True, False]
 
 
+@pytest.mark.slow
 def test_operands_as_written_attribute_subscript_and_call_results():
     class Net(nn.Module):
         def __init__(self):

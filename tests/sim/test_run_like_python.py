@@ -12,6 +12,8 @@ import pytest
 
 import torchferry
 
+pytestmark = pytest.mark.slow  # every test starts python and ferry run processes
+
 FERRY = [sys.executable, "-m", "torchferry", "run"]
 # our own frames would name files in the torchferry package (a venv path may contain
 # the word "torchferry" itself, so look for the package's directory)
