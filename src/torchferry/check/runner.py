@@ -130,6 +130,16 @@ class Options:
         v = self.target_torch_version
         return v if isinstance(v, tuple) else None
 
+    def engine_args(self, ignore: tuple[str, ...]) -> dict[str, Any]:
+        """What every engine call for one file takes: the rule selection (``ignore`` is the
+        file's, per-file ignores included) and the facts of the project."""
+        return {
+            "select": self.select,
+            "ignore": ignore,
+            "target_torch_version": self.torch_version,
+            "module_classes": self.module_classes,
+        }
+
     def ignore_for(self, path: Path) -> tuple[str, ...]:
         if not self.per_file_ignores:
             return self.ignore
@@ -251,11 +261,8 @@ def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...])
         res = engine.fix_source(
             text,
             display,
-            select=opts.select,
-            ignore=ignore,
             unsafe=opts.unsafe,
-            target_torch_version=opts.torch_version,
-            module_classes=opts.module_classes,
+            **opts.engine_args(ignore),
         )
         if res.error:
             out.error = res.error
@@ -269,10 +276,7 @@ def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...])
         findings = engine.check_source(
             text,
             display,
-            select=opts.select,
-            ignore=ignore,
-            target_torch_version=opts.torch_version,
-            module_classes=opts.module_classes,
+            **opts.engine_args(ignore),
         )
     lines = split_lines(text) if findings else []
     out.diagnostics = [_diag(display, f, lines) for f in findings]
@@ -286,10 +290,7 @@ def _notebook_fix(nb, opts: Options, ignore: tuple[str, ...], display: str):
         return engine.check_source(
             src,
             display,
-            select=opts.select,
-            ignore=ignore,
-            target_torch_version=opts.torch_version,
-            module_classes=opts.module_classes,
+            **opts.engine_args(ignore),
         )
 
     findings = check(nb.source)
@@ -359,10 +360,7 @@ def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...
     findings = engine.check_source(
         nb.source,
         display,
-        select=opts.select,
-        ignore=ignore,
-        target_torch_version=opts.torch_version,
-        module_classes=opts.module_classes,
+        **opts.engine_args(ignore),
     )
     diags = []
     for f in findings:
