@@ -881,12 +881,11 @@ def _random_device(func: Any, args: tuple, kwargs: dict) -> torch.device | None:
     return None
 
 
-def _h_random(func, args, kwargs):
-    dev = _random_device(func, args, kwargs) if kwargs.get("generator") is None else None
-    run = _factory if "device" in kwargs else _generic_call
-    if dev is None:
-        return run(func, args, kwargs)
-    g = S.generators[dev.index]
+def _on_device_generator(index, run, func, args, kwargs):
+    """``run(func, args, kwargs)`` drawing from simulated device ``index``'s generator: the
+    CPU kernel draws from torch's default generator, so that one holds the device's state
+    for the call and gets its own back after it (a GPU's stream is separate from the CPU's)."""
+    g = S.generators[index]
     cpu = torch.default_generator
     saved = cpu.get_state()
     cpu.set_state(g.get_state())
@@ -895,6 +894,14 @@ def _h_random(func, args, kwargs):
     finally:
         g.set_state(cpu.get_state())
         cpu.set_state(saved)
+
+
+def _h_random(func, args, kwargs):
+    dev = _random_device(func, args, kwargs) if kwargs.get("generator") is None else None
+    run = _factory if "device" in kwargs else _generic_call
+    if dev is None:
+        return run(func, args, kwargs)
+    return _on_device_generator(dev.index, run, func, args, kwargs)
 
 
 for _f in _random_funcs():
@@ -906,15 +913,7 @@ def _rnn_random(func, args, kwargs):
     d = dev_of(args[0]) if args and isinstance(args[0], Tensor) else None
     if d is None:
         return _rnn_handler(func, args, kwargs)
-    g = S.generators[d.index]
-    cpu = torch.default_generator
-    saved = cpu.get_state()
-    cpu.set_state(g.get_state())
-    try:
-        return _rnn_handler(func, args, kwargs)
-    finally:
-        g.set_state(cpu.get_state())
-        cpu.set_state(saved)
+    return _on_device_generator(d.index, _rnn_handler, func, args, kwargs)
 
 
 for _name in ("lstm", "gru", "rnn_tanh", "rnn_relu"):
