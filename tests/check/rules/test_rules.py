@@ -1,9 +1,10 @@
 """The rules of ``ferry check`` against their fixtures (flake8-bugbear style).
 
 * ``fixtures/FRY0NN.py``: bad and good code for one rule; each line that must be
-  reported ends with a comment naming the code(s): ``# FRY002`` or ``# FRY009, FRY001``.
-  The rule alone is run (``select=[code]``) and the set of (line, code) must equal the
-  markers: a missing *or* an extra finding fails.
+  reported ends with a comment naming each finding's code and 1-based column, as
+  ``ferry check`` prints it: ``# FRY002:1`` or ``# FRY009:5, FRY001:20``.
+  The rule alone is run (``select=[code]``) and the set of (line, column, code) must
+  equal the markers: a missing, an extra *or* a misplaced finding fails.
 * every other fixture (the lessons' own programs, good training loops) is checked
   with all rules, against its markers (often none).
 * ``fixtures/fixes/FRY0NN[_name].in.py`` -> ``.out.py``: the fixes applied (safe ones, or
@@ -25,16 +26,24 @@ from torchferry.check.rules import all_rules
 HERE = Path(__file__).parent
 FIXTURES = HERE / "fixtures"
 FIXES = FIXTURES / "fixes"
-MARKER = re.compile(r"#\s*(FRY\d{3}(?:\s*,\s*FRY\d{3})*)\s*$")
+ONE = r"FRY\d{3}:\d+"
+MARKER = re.compile(rf"#\s*({ONE}(?:\s*,\s*{ONE})*)\s*$")
+#: A marker written without its column (the old form): refused, so none is skipped.
+BARE = re.compile(r"#\s*FRY\d{3}\b(?!:)")
 CODE_FILE = re.compile(r"^(FRY\d{3})")
 
 
-def expected_markers(source: str) -> set[tuple[int, str]]:
+def expected_markers(source: str) -> set[tuple[int, int, str]]:
+    """(line, 1-based column, code) of every marker; a marker without a column fails."""
     out = set()
     for lineno, line in enumerate(source.splitlines(), 1):
         m = MARKER.search(line)
         if m:
-            out.update((lineno, c.strip()) for c in m.group(1).split(","))
+            for item in m.group(1).split(","):
+                code, column = item.strip().split(":")
+                out.add((lineno, int(column), code))
+        elif BARE.search(line):
+            raise AssertionError(f"line {lineno}: marker without a column: {line.strip()}")
     return out
 
 
@@ -58,12 +67,14 @@ def test_fixture(path: Path) -> None:
     select = [m.group(1)] if m else None
     expected = expected_markers(source)
     if select:
-        assert all(code == select[0] for _, code in expected), "markers of other rules"
+        assert all(code == select[0] for _, _, code in expected), "markers of other rules"
     findings = check_source(source, str(path), select=select)
-    got = {(f.line, f.code) for f in findings}
+    got = {(f.line, f.column + 1, f.code) for f in findings}
     missing = sorted(expected - got)
     extra = sorted(
-        (f.line, f.code, f.message) for f in findings if (f.line, f.code) not in expected
+        (f.line, f.column + 1, f.code, f.message)
+        for f in findings
+        if (f.line, f.column + 1, f.code) not in expected
     )
     assert not missing and not extra, f"missing: {missing}\nextra: {extra}"
     lines = source.splitlines()
@@ -95,5 +106,10 @@ def test_fix_pair(path: Path) -> None:
 
 
 def test_markers_parser() -> None:
-    src = "x = 1  # FRY009, FRY001\ny = 2\nz = 3  # FRY002\n"
-    assert expected_markers(src) == {(1, "FRY009"), (1, "FRY001"), (3, "FRY002")}
+    src = "x = 1  # FRY009:5, FRY001:1\ny = 2\nz = 3  # FRY002:12\n"
+    assert expected_markers(src) == {(1, 5, "FRY009"), (1, 1, "FRY001"), (3, 12, "FRY002")}
+
+
+def test_a_marker_without_its_column_is_refused() -> None:
+    with pytest.raises(AssertionError, match="line 2: marker without a column"):
+        expected_markers("x = 1\ny = x.numpy()  # FRY003\n")
