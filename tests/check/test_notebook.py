@@ -7,7 +7,8 @@ import json
 import nbformat
 import pytest
 
-from torchferry.check.notebook import NotebookError, parse_notebook
+from torchferry.check.engine import check_cells
+from torchferry.check.notebook import NotebookError, from_cells, parse_notebook
 from torchferry.cli import main
 
 
@@ -188,3 +189,66 @@ def test_real_rules_on_a_notebook(tmp_path, monkeypatch, capsys):
         "%%time\nstate = torch.load('ckpt.pt', map_location=\"cpu\")\nmodel.load_state_dict(state)"
     )
     assert nb.cells[2].outputs[0]["text"] == "hi\n"
+
+
+# IPython runs a cell after its cleanup transforms; ``ferry check`` reads it the same way
+# (IPython/core/inputtransformer2.py: ``leading_indent`` dedents the whole cell, and a
+# ``!``/``%`` line ending in a backslash continues on the next line)
+IPYTHON_CELLS = [
+    "!pip install a \\\n    b \\\n    c\nimport torch\n",
+    "x = !ls \\\n  -la\nprint(x)\n",
+    "%time f(1, \\\n  2)\n",
+    "  x = 1\n    y = 2\n",
+    "    x = 1\n  y = 2\n",
+    "\tx = 1\n\tif x:\n\t\ty = 2\n",
+    "  x = '''\nabc'''\n",
+    "  %matplotlib inline\n  import torch\n",
+    "   \n  x = 1\n  \n  y = 2",
+    "  !pip install \\\n  foo\n  x = 1\n",
+    "for i in range(2):\n    !echo \\\n    hi\n    x = i\n",
+    "  %%time\n  x = 1\n",
+    " num_params = 85,800,963\n print(num_params)\n",
+]
+
+
+@pytest.mark.parametrize("cell", IPYTHON_CELLS)
+def test_cell_parses_exactly_when_ipython_runs_it(cell):
+    import ast
+
+    ipt = pytest.importorskip("IPython.core.inputtransformer2")
+    try:
+        ast.parse(ipt.TransformerManager().transform_cell(cell))
+        ipython_runs = True
+    except SyntaxError:
+        ipython_runs = False
+    try:
+        ast.parse(from_cells([cell]).source)
+        we_parse = True
+    except SyntaxError:
+        we_parse = False
+    assert we_parse == ipython_runs
+
+
+def test_continued_shell_line_is_blanked_to_its_end():
+    nb = from_cells(["!pip install torch \\\n    torchvision \\\n    tqdm\nimport torch\n"])
+    assert nb.source == "pass\n\n\nimport torch\n"
+    assert nb.blanked == {1, 2, 3}
+
+
+def test_indented_cell_is_dedented_and_findings_point_into_the_cell():
+    cells = ["import torch\n", "  x = torch.ones(2)\n  \n  y = x.to('cuda')\n"]
+    nb = from_cells(cells)
+    assert nb.source.splitlines()[1:] == ["x = torch.ones(2)", "", "y = x.to('cuda')"]
+    (found,) = check_cells(cells, select=["FRY001"])
+    f = found.finding
+    assert (found.cell, f.line, f.column, f.end_column) == (1, 3, 11, 17)
+    assert cells[1].splitlines()[2][f.column:f.end_column] == "'cuda'"
+
+
+def test_fix_in_a_dedented_cell_edits_the_cell_at_its_own_columns(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    path = tmp_path / "ind.ipynb"
+    nbformat.write(make_nb(("code", " import torch\n x = torch.ones(2)\n x.to('cpu')\n y = 1")), path)
+    rc, out, _ = run(capsys, "--fix", "--select", "FRY002")
+    nb = nbformat.read(path, as_version=4)
+    assert nb.cells[0].source == " import torch\n x = torch.ones(2)\n x = x.to('cpu')\n y = 1"

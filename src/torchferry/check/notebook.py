@@ -4,9 +4,12 @@ The code cells are joined into one source so that names flow between cells as
 they do in a kernel.  Lines that are IPython rather than Python (``%magic``,
 ``!shell``, ``x = !ls``, ``obj?``) become ``pass`` at the same indentation, and a
 cell that starts with a cell magic (``%%bash``) is blanked whole, except
-``%%time``/``%%timeit``/``%%capture``/``%%prun``/``%%ferry_trips``, whose body is Python.  Line
-numbers are kept, so a finding maps back to (cell, line), with cells counted
-from 1 over *all* cells, as Jupyter shows them::
+``%%time``/``%%timeit``/``%%capture``/``%%prun``/``%%ferry_trips``, whose body is Python.  A
+magic or shell line continued with a trailing backslash (``!pip install a \\`` over
+several lines) is blanked to its end, as IPython reads it.  A cell whose every line
+shares a leading indent is dedented first, as IPython's ``leading_indent`` transformer
+does (``textwrap.dedent`` of the cell).  Line numbers are kept, so a finding maps back
+to (cell, line), with cells counted from 1 over *all* cells, as Jupyter shows them::
 
     >>> nb = parse_notebook('{"cells": [{"cell_type": "code", "source": ["%pip install x\\\\n", '
     ...                     '"import torch"]}], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}')
@@ -65,18 +68,54 @@ def _blank(lines: list[str]) -> tuple[list[str], set[int]]:
             blanked.add(i)
     # a line is IPython only where a statement may start: not inside brackets,
     # a string or after a backslash (``% x`` continuing a formatting expression)
-    depth, quote, backslash = 0, "", False
+    depth, quote, backslash, continued = 0, "", False, False
     for i, text in enumerate(out):
         if i in blanked:
+            continue
+        if continued:  # a magic or shell line continued with a backslash
+            out[i] = ""
+            blanked.add(i)
+            continued = text.endswith("\\")
             continue
         if depth == 0 and not quote and not backslash:
             m = _LINE_MAGIC.match(text)
             if m:
                 out[i] = f"{m.group(1)}pass"
                 blanked.add(i)
+                # IPython reads the command on to the first line without a trailing
+                # backslash (``find_end_of_continued_line``)
+                continued = text.endswith("\\")
                 continue
         depth, quote, backslash = _scan(text, depth, quote)
     return out, blanked
+
+
+def _margin(lines: list[str]) -> str:
+    """The whitespace every non-blank line starts with, which IPython's ``leading_indent``
+    cleanup (``textwrap.dedent`` of the cell) removes before running the cell.
+
+    >>> _margin(["  x = 1", "", "  if x:", "      y = 2"])
+    '  '
+    >>> _margin(["x = 1", "  y = 2"])
+    ''
+    """
+    margin: str | None = None
+    for text in lines:
+        if not text.strip(" \t"):
+            continue  # whitespace-only lines do not count (dedent empties them)
+        indent = text[: len(text) - len(text.lstrip(" \t"))]
+        if margin is None or indent.startswith(margin):
+            margin = indent if margin is None else margin
+        elif margin.startswith(indent):
+            margin = indent
+        else:
+            n = 0
+            while n < min(len(margin), len(indent)) and margin[n] == indent[n]:
+                n += 1
+            margin = margin[:n]
+        if not margin:
+            return ""
+    return margin or ""
 
 
 def _scan(text: str, depth: int, quote: str) -> tuple[int, str, bool]:
@@ -117,6 +156,8 @@ class Notebook:
     blanked: set[int] = field(default_factory=set)  #: joined lines (1-based) replaced
     texts: dict[int, str] = field(default_factory=dict)  #: cell number -> original text
     starts: dict[int, int] = field(default_factory=dict)  #: cell number -> first joined line
+    #: cell number -> the common leading indent (characters) removed from its lines
+    margins: dict[int, int] = field(default_factory=dict)
 
     def locate(self, line: int) -> tuple[int, int]:
         """(cell number, line within the cell) for a line of the joined source."""
@@ -135,6 +176,15 @@ class Notebook:
         lines = self.cell_lines(cell)
         return lines[line - 1] if 0 < line <= len(lines) else ""
 
+    def cell_column(self, cell: int, line: int, column: int) -> int:
+        """A column of the joined source's line as a column of the cell's own line (they
+        differ by the indent removed from a dedented cell; whitespace-only lines were
+        emptied, so nothing is added there)."""
+        margin = self.margins.get(cell, 0)
+        if margin and self.cell_line_text(cell, line).strip(" \t"):
+            return column + margin
+        return column
+
     def edits_by_cell(self, edits: list[Edit]) -> dict[int, list[Edit]] | None:
         """Map edits of the joined source to edits of cells; None if one crosses a cell
         boundary or touches a blanked line."""
@@ -148,7 +198,11 @@ class Notebook:
             end_cell, end_line = self.line_map[e.end_line - 1]
             if cell != end_cell:
                 return None
-            out.setdefault(cell, []).append(Edit(line, e.column, end_line, e.end_column, e.content))
+            if cell in self.margins and "\n" in e.content:
+                return None  # new lines would carry the dedented cell's indentation
+            column = self.cell_column(cell, line, e.column)
+            end_column = self.cell_column(cell, end_line, e.end_column)
+            out.setdefault(cell, []).append(Edit(line, column, end_line, end_column, e.content))
         return out
 
     def with_cells(self, texts: dict[int, str]) -> Notebook:
@@ -281,7 +335,12 @@ def _from_data(data: Any) -> Notebook:
             continue
         text = _cell_text(cell, number)
         nb.texts[number] = text
-        lines, blanked = _blank(_split(text))
+        lines = _split(text)
+        margin = _margin(lines)
+        if margin:  # IPython's ``leading_indent``: the cell runs dedented
+            nb.margins[number] = len(margin)
+            lines = [line[len(margin):] if line.strip(" \t") else "" for line in lines]
+        lines, blanked = _blank(lines)
         nb.starts[number] = len(joined) + 1
         for i, line in enumerate(lines):
             joined.append(line)
@@ -318,10 +377,11 @@ def relocate(nb: Notebook, f: Finding) -> tuple[int, Finding]:
 
     cell, line = nb.locate(f.line)
     end_cell, end_line = nb.locate(f.end_line)
-    end_column = f.end_column
+    column = nb.cell_column(cell, line, f.column)
+    end_column = nb.cell_column(end_cell, end_line, f.end_column)
     if end_cell != cell:  # a span running into the next cell: cut at the end of the line
         end_line = line
-        end_column = max(len(nb.cell_line_text(cell, line)), f.column)
+        end_column = max(len(nb.cell_line_text(cell, line)), column)
     fix = f.fix
     if fix is not None:
         per_cell = nb.edits_by_cell(list(fix.edits))
@@ -329,4 +389,4 @@ def relocate(nb: Notebook, f: Finding) -> tuple[int, Finding]:
             fix = Fix(tuple(per_cell[cell]), fix.safe, fix.message)
         else:
             fix = None
-    return cell, Finding(f.code, f.message, line, f.column, end_line, end_column, fix)
+    return cell, Finding(f.code, f.message, line, column, end_line, end_column, fix)
