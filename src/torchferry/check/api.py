@@ -105,6 +105,9 @@ class Context:
     #: names of ``nn.Module`` subclasses defined in the other files checked in the same run
     #: (see :func:`torchferry.check.runner.module_classes`)
     module_classes: frozenset[str] = frozenset()
+    #: for a notebook, the line of the joined source on which each code cell starts
+    #: (ascending); empty for a Python file.  The last expression of a cell is displayed.
+    cell_starts: tuple[int, ...] = ()
 
     def __post_init__(self) -> None:
         self.lines = split_lines(self.source)

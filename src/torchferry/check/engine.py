@@ -218,12 +218,14 @@ def check_source(
     noqa: bool = True,
     target_torch_version: tuple[int, int, int] | None = None,
     module_classes: frozenset[str] = frozenset(),
+    cell_starts: tuple[int, ...] = (),
 ) -> list[Finding]:
     """Check Python source text and return its findings, sorted by position.
 
     A syntax error becomes one FRY000 finding; findings on a line with ``# noqa``
     (or ``# noqa: FRY001,FRY002`` naming their code) are dropped unless
     ``noqa=False``.  Raises :class:`InternalError` only if a rule itself crashes.
+    ``cell_starts``: for a notebook's joined code cells, the line each cell starts on.
 
     >>> check_source("import torch\\nx = (\\n")[0]
     Finding(code='FRY000', message="SyntaxError: '(' was never closed", line=2, column=4, \
@@ -238,7 +240,7 @@ end_line=2, end_column=4, fix=None)
             return [syntax_error_finding(source, exc)]
         return []
     ctx = Context(path, source, tree, target_torch_version=target_torch_version,
-                  module_classes=module_classes)
+                  module_classes=module_classes, cell_starts=cell_starts)
     return _applicable(source, path, _run_rules(ctx, _resolve(sel, ign), noqa))
 
 
@@ -310,7 +312,7 @@ def check_cells(
     syntax error is one FRY000 finding.  Never raises for bad input.
 
     >>> found = check_cells(["import torch", "%matplotlib inline",
-    ...                      "x = torch.ones(2)\\nx.to('cpu')"])
+    ...                      "x = torch.ones(2)\\nx.to('cpu')\\nprint(x)"])
     >>> [(c.cell, c.finding.line, c.finding.code) for c in found]
     [(2, 2, 'FRY002')]
     >>> found[0].finding.fix.edits[0]
@@ -326,6 +328,7 @@ def check_cells(
         ignore=ignore,
         noqa=noqa,
         target_torch_version=target_torch_version,
+        cell_starts=nb.cell_starts,
     )
     out = []
     for f in findings:

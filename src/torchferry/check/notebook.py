@@ -169,6 +169,11 @@ class Notebook:
             cell_line += line - len(self.line_map)
         return cell, cell_line
 
+    @property
+    def cell_starts(self) -> tuple[int, ...]:
+        """The joined source's line on which each code cell starts, ascending."""
+        return tuple(sorted(self.starts.values()))
+
     def cell_lines(self, cell: int) -> list[str]:
         return _split(self.texts.get(cell, ""))
 

@@ -286,14 +286,15 @@ def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...])
 def _notebook_fix(nb, opts: Options, ignore: tuple[str, ...], display: str):
     """Fix a notebook cell by cell until nothing more applies; (notebook, fixes, error)."""
 
-    def check(src: str) -> list[Finding]:
+    def check(src: str, starts: tuple[int, ...]) -> list[Finding]:
         return engine.check_source(
             src,
             display,
             **opts.engine_args(ignore),
+            cell_starts=starts,
         )
 
-    findings = check(nb.source)
+    findings = check(nb.source, nb.cell_starts)
     fixed = 0
     for _ in range(10):
         chosen = engine.choose_fixes(nb.source, findings, unsafe=opts.unsafe)
@@ -311,7 +312,7 @@ def _notebook_fix(nb, opts: Options, ignore: tuple[str, ...], display: str):
             break
         texts = {c: engine.apply_fixes(nb.texts[c], fs) for c, fs in per_cell.items()}
         new_nb = nb.with_cells(texts)
-        new_findings = check(new_nb.source)
+        new_findings = check(new_nb.source, new_nb.cell_starts)
         had = any(f.code == SYNTAX_ERROR for f in findings)
         if not had and any(f.code == SYNTAX_ERROR for f in new_findings):
             return nb, 0, "fixes would make a cell invalid Python; left the notebook unchanged"
@@ -361,6 +362,7 @@ def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...
         nb.source,
         display,
         **opts.engine_args(ignore),
+        cell_starts=nb.cell_starts,
     )
     diags = []
     for f in findings:
