@@ -7,7 +7,9 @@ The receiver must be known to be a tensor: something created by a tensor factory
 by a model or a torch function, an item of a DataLoader batch, a parameter annotated
 `Tensor`, a `forward` input, or a name that is later passed as is to a model or loss
 (`inputs.to(device)` ... `model(inputs)`). Modules (`model.to(device)` is in place) and objects whose
-`.to` works in place (a tokenizer's `BatchEncoding`, a PyG `Data`) are not flagged.
+`.to` works in place (a tokenizer's `BatchEncoding`, a PyG `Data`) are not flagged. Neither is
+the last expression of a notebook cell: IPython displays its value (`y_preds.cpu()` shows the
+CPU copy), unless a trailing `;` silences it.
 
 ## Why is this bad
 "`.to()` returns a new tensor on the target device; it does not move the original.
@@ -39,12 +41,15 @@ receivers (`batch["x"].to(device)`) are reported without a fix.
 
 ## Known limits
 A receiver whose origin the analysis cannot see (a function parameter without a `Tensor`
-annotation, an attribute of an unknown object) is not flagged.
+annotation, an attribute of an unknown object) is not flagged. A notebook cell that ends with
+`x.to(device)`, meant as a move, only displays the copy and is not flagged either: the
+displayed value counts as used.
 """
 
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterable
 
 from torchferry.check.analysis import (
@@ -65,7 +70,10 @@ FIX = "safe"
 
 def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
+    last_in_cell = _last_in_cell(ctx)
     for site in m.expr_stmts:
+        if id(site.stmt) in last_in_cell:
+            continue  # a notebook cell's last expression is displayed: its value is used
         call = site.node
         func = call.func
         if not isinstance(func, ast.Attribute) or func.attr not in MOVE_METHODS:
@@ -93,6 +101,31 @@ def check(ctx: Context) -> Iterable[Finding]:
             f"`{text}` result is discarded: tensors are {what}; {hint}",
             fix,
         )
+
+
+def _last_in_cell(ctx: Context) -> set[int]:
+    """For a notebook, the ``id`` of each cell's last statement when it is an expression
+    that IPython displays (``ast_node_interactivity="last_expr"``): the cell's last
+    top-level statement, not followed by a ``;``, which silences the display."""
+    starts = ctx.cell_starts
+    if not starts:
+        return set()
+    out: set[int] = set()
+    body = ctx.tree.body
+    for i, stmt in enumerate(body):
+        if not isinstance(stmt, ast.Expr):
+            continue
+        end = stmt.end_lineno or stmt.lineno
+        k = bisect.bisect_right(starts, end)  # the cells starting after this line
+        next_cell = starts[k] if k < len(starts) else 1 << 62
+        if i + 1 < len(body) and body[i + 1].lineno < next_cell:
+            continue  # more code follows in the same cell
+        line = ctx.lines[end - 1] if 0 < end <= len(ctx.lines) else ""
+        _, _, _, end_col = ctx.span(stmt)
+        if line[end_col:].lstrip().startswith(";"):
+            continue  # ``x.cpu();``: computed, not displayed
+        out.add(id(stmt))
+    return out
 
 
 def _fed_to_a_model(m: Model, site: Site, recv: ast.expr) -> bool:
