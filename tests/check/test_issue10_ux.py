@@ -393,12 +393,13 @@ def test_diff_of_a_file_without_final_newline_applies_with_patch(proj, capsys):
 
 
 def test_notebook_cell_diffs_are_well_formed(proj, capsys):
+    # (each cell ends with a ``;``: a cell's last expression is otherwise displayed, not discarded)
     cells = [
         {"cell_type": "markdown", "metadata": {}, "source": ["# t"]},
         {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-         "source": ["import torch\n", "x = torch.zeros(2)\n", 'x.to("cpu")']},
+         "source": ["import torch\n", "x = torch.zeros(2)\n", 'x.to("cpu");']},
         {"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-         "source": ["y = torch.ones(2)\n", 'y.to("cpu")']},
+         "source": ["y = torch.ones(2)\n", 'y.to("cpu");']},
     ]  # fmt: skip
     nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (proj / "n.ipynb").write_text(json.dumps(nb, indent=1))
@@ -409,14 +410,14 @@ def test_notebook_cell_diffs_are_well_formed(proj, capsys):
         (proj / f"cell{k}").write_text("".join(cells[k - 1]["source"]))
         diff = diff.replace(f"n.ipynb:cell {k}", f"cell{k}")
     _patch(proj, diff)
-    assert (proj / "cell2").read_text().endswith('x = x.to("cpu")')
-    assert (proj / "cell3").read_text() == 'y = torch.ones(2)\ny = y.to("cpu")'
+    assert (proj / "cell2").read_text().endswith('x = x.to("cpu");')
+    assert (proj / "cell3").read_text() == 'y = torch.ones(2)\ny = y.to("cpu");'
 
 
 # ----------------------------------------------------------- item 9: notebook fixes keep the file
 def _nb_text(layout: str) -> str:
     cell = {"cell_type": "code", "execution_count": None, "metadata": {"scale": 0},
-            "outputs": [], "source": ["import torch\n", "x = torch.zeros(2)\n", 'x.to("cpu")']}
+            "outputs": [], "source": ["import torch\n", "x = torch.zeros(2)\n", 'x.to("cpu");']}
     md = {"cell_type": "markdown", "metadata": {}, "source": ["# é title"]}
     nb = {"cells": [md, cell], "metadata": {"lr": 0, "eps": 0}, "nbformat": 4,
           "nbformat_minor": 5}  # fmt: skip
@@ -444,12 +445,12 @@ def test_notebook_fix_touches_only_the_edited_source(proj, capsys, layout, bom):
     new = (proj / "n.ipynb").read_bytes()
     expected = data.replace(b'x.to(\\"cpu\\")', b'x = x.to(\\"cpu\\")')
     assert new == expected and new != data
-    assert json.loads(new.decode("utf-8-sig"))["cells"][1]["source"][-1] == 'x = x.to("cpu")'
+    assert json.loads(new.decode("utf-8-sig"))["cells"][1]["source"][-1] == 'x = x.to("cpu");'
 
 
 def test_notebook_fix_of_a_one_line_source_string(proj, capsys):
     nb = {"cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
-                     "source": 'import torch\nx = torch.zeros(2)\nx.to("cpu")'}],
+                     "source": 'import torch\nx = torch.zeros(2)\nx.to("cpu");'}],
           "metadata": {"v": 1.10}, "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
     text = json.dumps(nb, indent=2).replace("1.1", "1.10")
     (proj / "n.ipynb").write_text(text)
