@@ -57,7 +57,10 @@ from torchferry.check.names import (
     MODEL_NAME,
     MODULE,
     MOVE_METHODS,
+    NON_TENSOR_METHODS,
+    PARAMETER,
     TENSOR,
+    TENSOR_ATTRS,
     dotted,
     end_pos,
     has_star_kwargs,
@@ -74,7 +77,8 @@ from torchferry.check.scopes import Binding, ClassInfo, Ctx, Scope, Site, _befor
 
 __all__ = [
     "ACCEL_LITERAL", "BATCH", "DEVICE", "DEVICE_FACTORIES", "DEVICE_NAME", "DTYPE", "DTYPES",
-    "FACTORIES", "LEGACY_CONSTRUCTORS", "LOAD", "LOADER", "MODEL_NAME", "MODULE", "MOVE_METHODS", "TENSOR",
+    "FACTORIES", "LEGACY_CONSTRUCTORS", "LOAD", "LOADER", "MODEL_NAME", "MODULE", "MOVE_METHODS",
+    "NON_TENSOR_METHODS", "PARAMETER", "TENSOR", "TENSOR_ATTRS",
     "Binding", "ClassInfo", "Ctx", "Fact", "Model", "Scope", "Site", "SourceFile",
     "dotted", "end_pos", "has_star_kwargs", "indent_of", "kwarg", "needs_parens", "pos",
     "short", "tail",
