@@ -3,8 +3,13 @@
 ## What it does
 Flags `self.x = <tensor>` in the `__init__` of an `nn.Module` subclass, where the value is
 a tensor the module creates (`torch.zeros(...)`, `torch.tensor(...)`, `torch.arange(...)`,
-`torch.from_numpy(...)` or an expression on those) and is neither an `nn.Parameter` nor
-registered with `self.register_buffer`.
+`torch.from_numpy(...)` or an expression on those), is neither an `nn.Parameter` nor
+registered with `self.register_buffer`, and another method of the class (`forward`, a
+helper, a closure inside one) combines it, unmoved, with a tensor that follows the model
+to its device: a `forward` input, a submodule's output, an `nn.Parameter` -- in an
+operator (`x * self.scale`, `self.mask[:t, :t] == 0` fed to `x.masked_fill`), a torch
+function (`torch.cat([x, self.extra])`) or a tensor method (`x.matmul(self.table)`),
+directly or through a local name computed from it.
 
 ## Why is this bad
 `model.to(device)` moves parameters and buffers -- and nothing else. A plain tensor
@@ -18,6 +23,9 @@ class Net(nn.Module):
     def __init__(self):
         super().__init__()
         self.mask = torch.tril(torch.ones(8, 8))
+
+    def forward(self, x):
+        return x.masked_fill(self.mask == 0, 0.0)
 ```
 
 ## Use instead
@@ -26,26 +34,39 @@ class Net(nn.Module):
     def __init__(self):
         super().__init__()
         self.register_buffer("mask", torch.tril(torch.ones(8, 8)), persistent=False)
+
+    def forward(self, x):
+        return x.masked_fill(self.mask == 0, 0.0)
 ```
 
 ## Fix safety
 Unsafe: the fix registers a non-persistent buffer, so `model.to()` moves it and existing
 checkpoints still load (it does not enter `state_dict`; drop `persistent=False` if it should
-be saved). It fails if the statement runs before `super().__init__()`, and later
-assignments to the attribute must then be tensors (or `None`).
+be saved). It changes what the program computes where the model is cast: `model.half()`
+or `model.to(torch.float64)` now casts a floating-point buffer too. It fails if the
+statement runs before `super().__init__()`, and later assignments to the attribute must
+then be tensors (or `None`).
 
-An attribute that the class itself moves where it uses it (`self.alpha.to(x.device)`,
-`self.bbox.view(...).to(x.device)`, `(self.feats if f is None else f).type_as(x)`) is
-carried by hand on purpose and not flagged.
-
-Neither is a tensor created with an explicit `device=` (placed where the author chose).
+Not flagged, because nothing can go wrong or the author already handles it:
+* an attribute the class itself moves where it uses it (`self.alpha.to(x.device)`,
+  `self.bbox.view(...).to(x.device)`, `(self.feats if f is None else f).type_as(x)`);
+* an attribute that an `_apply` override in the file moves with the module
+  (`def _apply(self, fn): ...; self.head.stride = fn(self.head.stride)`: `.to()` and
+  `.cuda()` go through `_apply`);
+* a tensor created with an explicit `device=` (placed where the author chose);
+* an attribute the class never combines with the model's tensors: unused, used only with
+  CPU tensors and Python numbers (`torch.empty(1).uniform_(self.log_ratio[0], ...)`), or only
+  to build another attribute that is moved where used.
 
 ## Known limits
 Only tensors created in `__init__` are checked, and an attribute registered as a buffer
 anywhere in the file (e.g. by a base class) is accepted; a tensor passed in as an argument and
-stored is not flagged, nor are attributes set in other methods. Base classes defined in
-other files are recognised only when their name ends in `Module` or they come from
-`torch.nn`.
+stored is not flagged, nor are attributes set in other methods. Uses are looked for in the
+class's own methods only: an attribute read by other code (`volume.bbox_min` in a free
+function, a subclass in another file), or combined with a tensor the analysis cannot place
+(a parameter of a helper method that is never used as a tensor), is not flagged. An
+`_apply` override in another file is not seen. Base classes defined in other files are
+recognised only when their name ends in `Module` or they come from `torch.nn`.
 """
 
 from __future__ import annotations
@@ -53,17 +74,35 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import TENSOR, ClassInfo, Model, kwarg, short
+from torchferry.check.analysis import (
+    NON_TENSOR_METHODS,
+    PARAMETER,
+    TENSOR,
+    TENSOR_ATTRS,
+    ClassInfo,
+    Ctx,
+    Model,
+    Scope,
+    Site,
+    kwarg,
+    pos,
+    short,
+)
 from torchferry.check.api import Context, Finding, Fix
 
 CODE = "FRY011"
 NAME = "unregistered-tensor-attribute"
 FIX = "unsafe"
 
+# methods that move a tensor (the author carries the attribute by hand)
+_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "type", "type_as"})
+# tensor methods that read only the other tensor's shape or copy onto its device: no mix
+_SHAPE_ONLY = frozenset({"expand_as", "view_as", "reshape_as", "size", "copy_", "set_"})
+
 
 def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
-    registered: dict[int, set[str]] = {}
+    per_class: dict[int, _Class] = {}
     for stmt, sctx, cls, attr in m.self_assigns:
         if not cls.is_module:
             continue
@@ -75,13 +114,16 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         if isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
             continue  # ``**factory_kwargs`` may carry the device
-        regs = registered.get(id(cls))
-        if regs is None:
-            regs = registered[id(cls)] = _registered_names(m, cls.node)
-        if attr in regs or attr in _moved_where_used(m, cls):
-            continue
         if isinstance(value, ast.Call) and kwarg(value, "device") is not None:
             continue  # created where the author chose (``device=next(model.parameters()).device``)
+        info = per_class.get(id(cls))
+        if info is None:
+            info = per_class[id(cls)] = _Class(m, cls)
+        if attr in info.registered or attr in info.moved:
+            continue
+        use = info.mixed_use(attr)
+        if use is None:
+            continue  # never meets a tensor that moves with the model: nothing can go wrong
         fix = None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             self_name = sctx.scope.self_name
@@ -91,10 +133,127 @@ def check(ctx: Context) -> Iterable[Finding]:
         yield ctx.finding(
             CODE, stmt,
             f"`self.{attr} = {short(m.text(value), 40)}` is a plain tensor attribute: "
-            f"`model.to(device)` leaves it behind on the CPU and `state_dict()` omits it; "
+            f"`model.to(device)` leaves it behind on the CPU, and `{use.ctx.scope.name}` "
+            f"(line {use.node.lineno}) combines it with a tensor that moves with the model; "
             f'register it: `self.register_buffer("{attr}", ...)` (or make it an `nn.Parameter`)',
             fix,
         )
+
+
+class _Class:
+    """What one ``nn.Module`` class does with its attributes outside ``__init__``."""
+
+    def __init__(self, m: Model, cls: ClassInfo) -> None:
+        self.m = m
+        self.cls = cls
+        self.registered = _registered_names(m)
+        self.moved = _moved_where_used(m, cls) | _moved_by_apply(m)
+        self._scopes: list[tuple[Scope, str]] | None = None
+
+    def scopes(self) -> list[tuple[Scope, str]]:
+        """The class's methods other than ``__init__`` and ``_apply`` (with the functions
+        nested in them), each with the name ``self`` has there."""
+        if self._scopes is None:
+            self._scopes = []
+            for fs in self.m.functions:
+                s: Scope | None = fs
+                while s is not None and s.kind == "function" and s.self_name is None:
+                    s = s.parent
+                if s is not None and s.cls is self.cls and s.self_name is not None and \
+                        s.name not in ("__init__", "_apply"):
+                    self._scopes.append((fs, s.self_name))
+        return self._scopes
+
+    def mixed_use(self, attr: str) -> Site | None:
+        """The first place where ``self.<attr>`` (or a value computed from it without a
+        move) meets, in one operation, a tensor that may be on the accelerator: a
+        ``forward`` input, a submodule's output, an ``nn.Parameter``.  None when there is
+        no such place (used only with CPU tensors or Python numbers, or not used here)."""
+        for scope, self_name in self.scopes():
+            for op in scope.ops:
+                n = op.node
+                operands = [n.left, n.right] if isinstance(n, ast.BinOp) else \
+                    [n.left, *n.comparators]
+                if self._mixes(operands, attr, self_name, op.ctx):
+                    return op
+            for call in scope.calls:
+                operands = self._call_operands(call.node)
+                if operands and self._mixes(operands, attr, self_name, call.ctx):
+                    return call
+        return None
+
+    def _call_operands(self, call: ast.Call) -> list[ast.expr]:
+        """The tensors a call combines: a torch function's arguments, or a tensor method's
+        receiver and arguments (``x.masked_fill(mask, v)``, ``torch.cat([x, y])``)."""
+        func = call.func
+        args: list[ast.expr] = []
+        for a in [*call.args, *(k.value for k in call.keywords)]:
+            if isinstance(a, (ast.List, ast.Tuple)):
+                args.extend(a.elts)
+            elif not isinstance(a, ast.Starred):
+                args.append(a)
+        q = self.m.qualname(func)
+        if q is not None:
+            return args if q.startswith("torch.") else []
+        if isinstance(func, ast.Attribute):
+            meth = func.attr
+            if meth in _MOVES or meth in _SHAPE_ONLY or meth in NON_TENSOR_METHODS or \
+                    meth.startswith("new_"):
+                return []
+            return [func.value, *args]
+        return []
+
+    def _mixes(self, operands: list[ast.expr], attr: str, self_name: str, ctx: Ctx) -> bool:
+        carried = [self._carries(e, attr, self_name, ctx.scope, 0) for e in operands]
+        if not any(carried):
+            return False
+        for e, c in zip(operands, carried, strict=True):
+            if c:
+                continue
+            f = self.m.fact(e, ctx)
+            if f is not None and ((f.tensorlike and f.dev) or f.kind == PARAMETER):
+                return True
+        return False
+
+    def _carries(self, e: ast.AST, attr: str, self_name: str, scope: Scope, depth: int) -> bool:
+        """Is ``e`` ``self.<attr>``, or a tensor computed from it without a move
+        (``self.mask[:t, :t] == 0``, ``self.tem.sum()``, a local name bound to one)?"""
+        if depth > 8:
+            return False
+        d = depth + 1
+        if isinstance(e, ast.Attribute):
+            if isinstance(e.value, ast.Name) and e.value.id == self_name:
+                return e.attr == attr
+            return e.attr in TENSOR_ATTRS and self._carries(e.value, attr, self_name, scope, d)
+        if isinstance(e, ast.Subscript):
+            return self._carries(e.value, attr, self_name, scope, d)
+        if isinstance(e, ast.BinOp):
+            return self._carries(e.left, attr, self_name, scope, d) or \
+                self._carries(e.right, attr, self_name, scope, d)
+        if isinstance(e, ast.UnaryOp):
+            return self._carries(e.operand, attr, self_name, scope, d)
+        if isinstance(e, ast.Compare):
+            return any(self._carries(x, attr, self_name, scope, d)
+                       for x in [e.left, *e.comparators])
+        if isinstance(e, ast.IfExp):
+            return self._carries(e.body, attr, self_name, scope, d) or \
+                self._carries(e.orelse, attr, self_name, scope, d)
+        if isinstance(e, ast.Call):
+            func = e.func
+            q = self.m.qualname(func)
+            if q is not None:
+                return q.startswith("torch.") and any(
+                    self._carries(a, attr, self_name, scope, d) for a in e.args)
+            if isinstance(func, ast.Attribute):
+                if func.attr in _MOVES or func.attr in NON_TENSOR_METHODS:
+                    return False
+                return self._carries(func.value, attr, self_name, scope, d)
+            return False
+        if isinstance(e, ast.Name):
+            b = self.m.binding(e.id, scope, pos(e))
+            if b is not None and b.how == "expr" and b.value is not None and b.ctx.scope is scope:
+                return self._carries(b.value, attr, self_name, scope, d)
+        return False
 
 
 def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
@@ -116,7 +275,26 @@ def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
     return names
 
 
-def _registered_names(m: Model, cls: ast.ClassDef) -> set[str]:
+def _moved_by_apply(m: Model) -> set[str]:
+    """Attributes an ``_apply`` override of this file moves with the module:
+    ``def _apply(self, fn): ...; m.stride = fn(m.stride)`` -- ``.to()`` and ``.cuda()`` go
+    through ``_apply``, so the attribute follows the model."""
+    names: set[str] = set()
+    for fs in m.functions:
+        fn = fs.function
+        if fn is None or fn.name != "_apply" or fs.cls is None:
+            continue
+        params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+        if len(params) < 2:
+            continue
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Assign) and isinstance(n.value, ast.Call) and \
+                    isinstance(n.value.func, ast.Name) and n.value.func.id == params[1]:
+                names.update(t.attr for t in n.targets if isinstance(t, ast.Attribute))
+    return names
+
+
+def _registered_names(m: Model) -> set[str]:
     names: set[str] = set()
     # anywhere in the file: a base class may register the buffer a subclass assigns
     for meth in ("register_buffer", "register_parameter"):
