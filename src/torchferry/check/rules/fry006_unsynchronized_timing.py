@@ -6,11 +6,16 @@ Flags the second clock read of a wall-clock interval (`time.time()`,
 happens between the two reads -- a model call, or an operation on a tensor that may live on
 an accelerator -- and nothing waits for the device before the second read: no
 `torch.cuda.synchronize()` (or `torch.mps` / `torch.accelerator` / `torch.xpu`), no
-`event.synchronize()` / `.wait()`, and no implicit sync such as `.item()`, `.cpu()` or
-`.tolist()`. A call to a function defined in the same file whose body synchronizes
+`event.synchronize()` / `.wait()`, and no implicit sync such as `.item()`, `.cpu()`,
+`.tolist()` or `float(t)` / `int(t)` / `bool(t)` of a tensor. A call to a function defined in the same file whose body synchronizes
 (`_sync(dev)` calling `torch.cuda.synchronize()`) counts as a synchronize, and so does a
 call to a function whose name says it synchronizes (`sync_all()`, `xm.sync()`, not
 `run_async()`).
+
+The two reads are paired by what is subtracted (`time.perf_counter() - t0`, `t1 - t0`),
+never by source order. An interval that is only compared against a limit (`if time.time()
+- t0 > time_limit: break`, or `elapsed = ...` used only in such tests) is a wall-clock
+budget for control flow, not a measurement of the work, and is not flagged.
 
 ## Why is this bad
 "GPU work runs asynchronously -- Python queues the work and races ahead. Timing with
@@ -49,7 +54,10 @@ Work hidden inside helper functions is not seen; a synchronize inside them is se
 when the helper is defined in the same file (it is followed through that file's other
 helpers). The two clock reads must be in the same function, and an interval is only seen
 where they are subtracted (`time.time() - t0`, or `t1 - t0` with both names bound to
-clock reads); reads compared with an attribute (`self.last`) are not paired.
+clock reads); reads compared with an attribute (`self.last`) are not paired. Work is looked for between the
+two reads in source order: an interval that spans loop iterations (`end = time.time()` at
+the bottom of a loop, read at the top of the next one) is judged by the code between its
+first binding and the read, so a data-loading timer is not flagged.
 """
 
 from __future__ import annotations
@@ -71,6 +79,8 @@ _CLOCKS = frozenset({
 })
 _SYNCS = frozenset({"synchronize", "item", "cpu", "tolist", "numpy", "wait", "elapsed_time",
                     "query"})
+# builtins that read a tensor's value on the host (and so wait for it)
+_HOST_READS = frozenset({"print", "float", "int", "bool", "complex"})
 # a function named like this is taken to wait for the device (not ``*async*``)
 _SYNC_NAME = re.compile(r"(?<!a)sync", re.I)
 
@@ -127,8 +137,40 @@ def _intervals(m: Model, scope: Scope, reads: list[Site[ast.Call]]
         end, start = read_of(n.left), read_of(n.right)
         if end is None or start is None or start.pos >= end.pos:
             continue
+        if _budget_check(m, scope, op):
+            continue
         pairs.setdefault(id(end.node), (start, end))
     return sorted(pairs.values(), key=lambda p: p[1].pos)
+
+
+def _budget_check(m: Model, scope: Scope, op: Site) -> bool:
+    """Is the interval ``op`` (a subtraction) only compared against a limit -- a wall-clock
+    budget for control flow (``if time.time() - t0 > time_limit: break``), where the
+    host's own time is what counts and a synchronize would only slow the loop down?
+    True when the subtraction is an operand of a comparison, or is the whole value bound
+    to a name whose every later use in the function is one."""
+    n = op.node
+    parent = m.parents(op.stmt).get(id(n))
+    if isinstance(parent, ast.Compare):
+        return True
+    st = op.stmt
+    if not (isinstance(st, ast.Assign) and st.value is n and len(st.targets) == 1
+            and isinstance(st.targets[0], ast.Name)):
+        return False
+    name = st.targets[0].id
+    uses = [u for u in _name_loads(scope, name) if pos(u[0]) > end_pos(st)]
+    return bool(uses) and all(isinstance(p, ast.Compare) for _, p in uses)
+
+
+def _name_loads(scope: Scope, name: str) -> list[tuple[ast.Name, ast.AST]]:
+    """Each load of ``name`` in the function ``scope`` (nested functions included), with its
+    parent node."""
+    out: list[tuple[ast.Name, ast.AST]] = []
+    for parent in ast.walk(scope.node):
+        for child in ast.iter_child_nodes(parent):
+            if isinstance(child, ast.Name) and child.id == name and isinstance(child.ctx, ast.Load):
+                out.append((child, parent))
+    return out
 
 
 class _Helpers:
@@ -161,7 +203,7 @@ def _syncs(m: Model, s: Site, helpers: _Helpers) -> bool:
     if isinstance(func, ast.Attribute) and func.attr in _SYNCS:
         return True
     if isinstance(func, ast.Name) and (func.id == "synchronize" or (
-            func.id == "print" and _prints_tensor(m, s))):
+            func.id in _HOST_READS and _reads_tensor(m, s, func.id == "print"))):
         return True
     name = tail(func)
     if name is None:
@@ -176,10 +218,13 @@ def _synced(m: Model, scope: Scope, lo: int, hi: int, helpers: _Helpers) -> bool
     return any(_syncs(m, s, helpers) for s in scope.calls_between(lo, hi))
 
 
-def _prints_tensor(m: Model, s: Site) -> bool:
+def _reads_tensor(m: Model, s: Site, printed: bool) -> bool:
+    """``print(t)`` / ``float(t)`` / ``int(t)`` / ``bool(t)`` of a tensor: the value is copied
+    to the host, which waits for the work that produces it.  (A printed tensor counts
+    only when it may be on the device: ``print`` takes anything.)"""
     for a in s.node.args:
         f = m.fact(a, s.ctx)
-        if f is not None and f.sure_tensor and f.dev:
+        if f is not None and f.sure_tensor and (f.dev or not printed):
             return True
     return False
 
