@@ -154,3 +154,74 @@ def test_fry010_fix_names_only_a_tensor_bound_there() -> None:
         assert f.fix is not None
         assert "input_t" not in f.fix.edits[0].content
         assert "xs.device" in f.fix.edits[0].content
+
+
+FRY011_CASE = (
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "class Net(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.scale = torch.tensor([0.1, 0.25, 3.0])\n"
+    "    def forward(self, x):\n"
+    "        return x * self.scale\n"
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+    "model = Net().to(device)\n"
+    "RESULT = model(torch.ones(2, 3, device=device))\n"
+)
+
+
+def test_fry011_fix_is_offered_only_as_unsafe_and_fixes_the_device_mistake(tmp_path) -> None:
+    found = check_source(FRY011_CASE, "<case>", select=["FRY011"])
+    assert len(found) == 1 and found[0].fix is not None and not found[0].fix.safe
+    assert fixed(FRY011_CASE, "FRY011") == FRY011_CASE  # plain --fix leaves it alone
+    after = fixed(FRY011_CASE, "FRY011", unsafe=True)
+    assert 'register_buffer("scale"' in after
+    # on the CPU the fixed program computes exactly what it did
+    assert run(after, tmp_path) == run(FRY011_CASE, tmp_path)
+    # on the (simulated) GPU the original fails -- the attribute stayed behind -- and the
+    # fixed one runs there and gives the CPU's values
+    with pytest.raises(RuntimeError, match="device"):
+        run(FRY011_CASE, tmp_path, simulate=True)
+    assert run(after, tmp_path, simulate=True)[1:] == run(FRY011_CASE, tmp_path)[1:]
+
+
+def test_fry011_fix_is_unsafe_because_a_cast_now_reaches_the_attribute(tmp_path) -> None:
+    # why the fix is not safe: ``model.half()`` casts buffers, not plain attributes, so the
+    # product is computed in float16 after the fix and in float32 before
+    code = FRY011_CASE.replace("model = Net().to(device)", "model = Net().half()").replace(
+        "torch.ones(2, 3, device=device)", "torch.ones(2, 3, dtype=torch.float16)")
+    after = fixed(code, "FRY011", unsafe=True)
+    before_result, after_result = run(code, tmp_path), run(after, tmp_path)
+    assert before_result[1] == torch.float32 and after_result[1] == torch.float16
+    assert before_result != after_result
+
+
+FRY006_CASE = (
+    "import time\n"
+    "import torch\n"
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+    "model = torch.nn.Linear(3, 2).to(device)\n"
+    "with torch.no_grad():\n"
+    "    torch.nn.init.constant_(model.weight, 0.5)\n"
+    "    torch.nn.init.zeros_(model.bias)\n"
+    "def timed(x):\n"
+    "    t0 = time.perf_counter()\n"
+    "    y = model(x)\n"
+    "    t1 = time.perf_counter()\n"
+    "    return y, t1 - t0\n"
+    "out, elapsed = timed(torch.ones(4, 3, device=device))\n"
+    "RESULT = out\n"
+)
+
+
+@pytest.mark.parametrize("simulate", [False, True], ids=["cpu", "simulated-gpu"])
+def test_fry006_fix_keeps_the_result_and_is_unsafe(simulate, tmp_path) -> None:
+    found = check_source(FRY006_CASE, "<case>", select=["FRY006"])
+    assert len(found) == 1 and found[0].fix is not None and not found[0].fix.safe
+    assert fixed(FRY006_CASE, "FRY006") == FRY006_CASE  # plain --fix leaves it alone
+    after = fixed(FRY006_CASE, "FRY006", unsafe=True)
+    assert "torch.cuda.synchronize()" in after
+    # the synchronize changes the time measured (the point), never the values computed;
+    # it is unsafe because it names CUDA only (on Apple silicon the wait is torch.mps's)
+    assert run(after, tmp_path, simulate) == run(FRY006_CASE, tmp_path, simulate)
