@@ -16,8 +16,11 @@ check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`,
 `@RunIf(min_cuda_gpus=1)`), a test module with such a `pytestmark`, a device string
 handed to a mock, and code that is CUDA-only by design: in a function or class named for
 an accelerator (`CUDAAccelerator`, `_probe_gpus`), in a file that uses a CUDA-only library
-(bitsandbytes, triton, apex...), or next to CUDA streams, `torch.cuda.set_device(local_rank)`
-or an NCCL process group (in the same function or class).
+(bitsandbytes, triton, apex...), or next to CUDA streams, `torch.cuda.set_device(local_rank)`,
+an NCCL process group or CUDA memory statistics (`torch.cuda.max_memory_allocated()`...)
+called without testing for a GPU, in the same function or class, an enclosing one, or a
+function of the same file that one of those calls (`ddp_setup(rank, world_size)`,
+`print_memory_usage()`).
 
 ## Why is this bad
 "Code with a literal `"cuda"` inside crashes on every machine without one -- including your
@@ -51,7 +54,9 @@ deliberate "this needs a GPU" turns into a silent slow run, so review it.
 Parameter defaults (`def f(device="cuda")`), device strings built at run time
 (`f"cuda:{rank}"`) and `device_type=` arguments (`torch.autocast("cuda")` only warns on a
 CPU machine) are not flagged. Any `if` whose test mentions the device, cuda, gpu or
-availability counts as a guard, even if it tests something else.
+availability counts as a guard, even if it tests something else. "CUDA-only by design" is
+read from the code around the literal; a module-level call of a setup function that pins the
+GPU quiets the whole file, including a library function in it that was meant to be portable.
 """
 
 from __future__ import annotations
@@ -224,9 +229,13 @@ _CUDA_ONLY_LIBS = ("bitsandbytes", "triton", "apex", "pynvml", "cupy", "flash_at
                    "transformer_engine", "nvidia")
 # names of functions and classes that say the code is for one accelerator
 _ACCEL_SCOPE = re.compile(r"cuda|gpu|mps|xpu|nccl|triton", re.I)
-# torch.cuda APIs that only make sense with a GPU
+# torch.cuda APIs that only make sense with a GPU, among them the memory statistics
+# (they read 0 without one: code measuring GPU memory is written for a GPU)
 _CUDA_ONLY_CALLS = frozenset({"Stream", "stream", "set_device", "current_stream", "Event",
-                              "CUDAGraph", "graph", "nvtx"})
+                              "CUDAGraph", "graph", "nvtx",
+                              "max_memory_allocated", "memory_allocated", "max_memory_reserved",
+                              "memory_reserved", "reset_peak_memory_stats", "memory_stats",
+                              "reset_max_memory_allocated", "max_memory_cached", "memory_cached"})
 
 
 def _cuda_only_by_design(m: Model, scope: Scope) -> bool:
@@ -244,6 +253,7 @@ def _cuda_only_by_design(m: Model, scope: Scope) -> bool:
 def _by_design(m: Model, scope: Scope) -> bool:
     if any(q.split(".")[0] in _CUDA_ONLY_LIBS for q in m.imports.values()):
         return True
+    helpers = {f.name: f for f in m.functions if f.parent is m.module_scope}
     s: Scope | None = scope
     while s is not None:
         if s.kind != "module" and _accel_named(s.name):
@@ -252,15 +262,32 @@ def _by_design(m: Model, scope: Scope) -> bool:
             return True
         scopes = list(s.cls.methods.values()) if s.cls is not None else [s]
         for sc in scopes:
+            if _drives_cuda(m, sc):
+                return True
+            # a same-file function it calls (``ddp_setup(rank, world_size)``,
+            # ``print_memory_usage()``), followed one level
             for c in sc.calls:
-                q = m.qualname(c.node.func) or ""
-                if q.startswith("torch.cuda.") and q.rsplit(".", 1)[-1] in _CUDA_ONLY_CALLS:
-                    return True
-                if q.endswith("init_process_group") and any(
-                        isinstance(a, ast.Constant) and a.value == "nccl"
-                        for a in [*c.node.args, *(k.value for k in c.node.keywords)]):
+                func = c.node.func
+                helper = helpers.get(func.id) if isinstance(func, ast.Name) else None
+                if helper is not None and helper is not sc and _drives_cuda(m, helper):
                     return True
         s = s.parent
+    return False
+
+
+def _drives_cuda(m: Model, scope: Scope) -> bool:
+    """The scope itself (not a nested function) calls a CUDA-only ``torch.cuda`` API or
+    starts an NCCL process group, without testing for a GPU first."""
+    for c in scope.calls:
+        if c.ctx.scope is not scope or any(m.mentions_availability(i.test) for i, _ in c.ctx.ifs):
+            continue
+        q = m.qualname(c.node.func) or ""
+        if q.startswith("torch.cuda.") and q.rsplit(".", 1)[-1] in _CUDA_ONLY_CALLS:
+            return True
+        if q.endswith("init_process_group") and any(
+                isinstance(a, ast.Constant) and a.value == "nccl"
+                for a in [*c.node.args, *(k.value for k in c.node.keywords)]):
+            return True
     return False
 
 
