@@ -150,6 +150,25 @@ _MODULE_EVIDENCE = frozenset(
 )
 
 
+# module methods returning the module on the device it was on
+_KEEPS_DEVICE = frozenset({"eval", "train", "float", "half", "double", "bfloat16",
+                           "requires_grad_"})
+# torch.nn layers that hold parameters by default (their output is where those are)
+_PARAMETER_LAYERS = frozenset(
+    "Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d "
+    "Embedding EmbeddingBag BatchNorm1d BatchNorm2d BatchNorm3d LayerNorm GroupNorm RMSNorm "
+    "RNN LSTM GRU RNNCell LSTMCell GRUCell MultiheadAttention Transformer "
+    "TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer "
+    "PReLU".split()
+)
+# builtins that only look at an object
+_LOOKS_AT = frozenset({"print", "repr", "str", "type", "isinstance", "id", "display",
+                       "hasattr", "getattr"})
+# module attributes that move (or may move) its parameters
+_MOVES_MODULE = frozenset({"to", "cuda", "xpu", "mps", "ipu", "to_empty", "apply", "_apply",
+                           "type", "share_memory"})
+
+
 _DEFINITIONS = (ast.Import, ast.ImportFrom, ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)
 
 
@@ -174,6 +193,7 @@ class Facts(Walker):
         self._busy: set[int] = set()
         self._module_uses: dict[int, frozenset[str]] = {}
         self._following: set[int] = set()  # helper methods being followed (no recursion)
+        self._escaping: frozenset[str] | None = None
         super().__init__(tree, module_classes)
 
     # ----------------------------------------------------------------- entry points
@@ -579,6 +599,8 @@ class Facts(Walker):
                 return _OTHER
             f = self.fact(func, ctx, depth + 1)
             if f is not None and f.kind == MODULE:
+                if self._unmoved_module(func, ctx):  # its parameters, so its output, on the CPU
+                    return Fact(TENSOR, grad=not self.nograd(ctx))
                 return self._model_output(node, ctx, depth)
             return None
         if not isinstance(func, ast.Attribute):
@@ -655,6 +677,78 @@ class Facts(Walker):
         return Fact(TENSOR, dev=any(f.dev for f in ts), grad=any(f.grad for f in ts),
                     made=all(f.made for f in ts), inp=any(f.inp for f in ts),
                     cpu_new=ts[0].cpu_new if len(ts) == 1 else None, guessed=guessed(ts))
+
+    def _unmoved_module(self, name: ast.Name, ctx: Ctx) -> bool:
+        """Is ``name`` (at this point) a module constructed here without a device
+        (``conv = nn.Conv2d(3, 8, 3)``, ``net = Net().eval()``) and never moved, passed on
+        or stored anywhere in the file, with no default device set?  Its parameters are
+        then on the CPU, and so is its output (other inputs would have crashed it)."""
+        b = self.binding(name.id, ctx.scope, pos(name))
+        if b is None or b.how != "expr" or b.ctx.withs:  # (``with torch.device("cuda"):``)
+            return False
+        v = b.value
+        while isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and \
+                v.func.attr in _KEEPS_DEVICE:
+            v = v.func.value  # ``Net().eval()``
+        if not isinstance(v, ast.Call) or not self._has_parameters(v) or any(
+                k.arg is None or "device" in k.arg for k in v.keywords):
+            return False  # (a loss or an activation computes where its inputs are)
+        if "set_default_device" in self.calls_by_tail:
+            return False
+        return name.id not in self._escaping_names()
+
+    def _has_parameters(self, call: ast.Call, depth: int = 0) -> bool:
+        """Does ``call`` construct a module known to hold parameters: a torch.nn layer with
+        weights, a torchvision/timm/transformers model, a ``Sequential`` of such layers, a
+        module class of this file whose ``self.x`` include one (one level)?"""
+        if depth > 2 or not self.is_module_ctor(call):
+            return False
+        q = self.qualname(call.func) or ""
+        last = q.rsplit(".", 1)[-1]
+        if q.startswith("torch.nn."):
+            if last in ("Sequential", "ModuleList", "ModuleDict"):
+                items = [x for a in call.args for x in
+                         (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])]
+                return any(isinstance(x, ast.Call) and self._has_parameters(x, depth + 1)
+                           for x in items)
+            return last in _PARAMETER_LAYERS
+        if q.startswith(("torchvision.models.", "timm.", "transformers.")):
+            return True
+        cls = self.classes.get(call.func.id) if isinstance(call.func, ast.Name) else None
+        if cls is None:
+            return False  # a class of another file: unknown
+        for binds in cls.attrs.values():
+            for _, b in binds:
+                v = b.value
+                if isinstance(v, ast.Call) and (
+                        (self.qualname(v.func) or "").endswith("Parameter") or
+                        self._has_parameters(v, depth + 1)):
+                    return True
+        return False
+
+    def _escaping_names(self) -> frozenset[str]:
+        """Names read anywhere in the file other than as ``name(...)`` or ``name.attr``
+        for an attribute that cannot move a module: moved (``.to``, ``.cuda``, ``.apply``),
+        passed to a call (which may move it), stored, returned...  Computed once."""
+        if self._escaping is None:
+            out: set[str] = set()
+            allowed: set[int] = set()
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+                    allowed.add(id(node.func))
+                    if node.func.id in _LOOKS_AT:  # ``print(model)``
+                        allowed.update(id(a) for a in node.args)
+                elif isinstance(node, ast.Expr):  # ``model`` alone (a notebook shows it)
+                    allowed.add(id(node.value))
+                elif isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+                        node.attr not in _MOVES_MODULE:
+                    allowed.add(id(node.value))
+            for node in ast.walk(self.tree):
+                if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Load) and \
+                        id(node) not in allowed:
+                    out.add(node.id)
+            self._escaping = frozenset(out)
+        return self._escaping
 
     def _model_output(self, node: ast.Call, ctx: Ctx, depth: int) -> Fact:
         """A model's output: on the model's device, which is the inputs' device when those
