@@ -53,7 +53,8 @@ Not flagged, because nothing can go wrong or the author already handles it:
 * an attribute that an `_apply` override in the file moves with the module
   (`def _apply(self, fn): ...; self.head.stride = fn(self.head.stride)`: `.to()` and
   `.cuda()` go through `_apply`);
-* a tensor created with an explicit `device=` (placed where the author chose);
+* a tensor created with an explicit `device=`, or moved to a device in `__init__`
+  (`torch.tensor([0.5]).to(device)`): placed where the author chose;
 * an attribute the class never combines with the model's tensors: unused, used only with
   CPU tensors and Python numbers (`torch.empty(1).uniform_(self.log_ratio[0], ...)`), or only
   to build another attribute that is moved where used.
@@ -65,7 +66,9 @@ stored is not flagged, nor are attributes set in other methods. Uses are looked 
 class's own methods only: an attribute read by other code (`volume.bbox_min` in a free
 function, a subclass in another file), or combined with a tensor the analysis cannot place
 (a parameter of a helper method that is never used as a tensor), is not flagged. An
-`_apply` override in another file is not seen. Base classes defined in other files are
+`_apply` override in another file is not seen. An attribute placed on a device in
+`__init__` is left behind when the model later moves to another device (`model.cpu()`
+for inference, `DataParallel` replicas); that is not flagged. Base classes defined in other files are
 recognised only when their name ends in `Module` or they come from `torch.nn`.
 """
 
@@ -114,8 +117,12 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         if isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
             continue  # ``**factory_kwargs`` may carry the device
-        if isinstance(value, ast.Call) and kwarg(value, "device") is not None:
-            continue  # created where the author chose (``device=next(model.parameters()).device``)
+        if (isinstance(value, ast.Call) and kwarg(value, "device") is not None) or \
+                (f.moved and f.dev):
+            # placed where the author chose (``device=next(model.parameters()).device``,
+            # ``torch.tensor(...).to(device)``): only a later move to another device would
+            # leave it behind, and that is not seen here
+            continue
         info = per_class.get(id(cls))
         if info is None:
             info = per_class[id(cls)] = _Class(m, cls)
