@@ -3,8 +3,9 @@
 ## What it does
 Flags the second clock read of a wall-clock interval (`time.time()`,
 `time.perf_counter()`, `time.monotonic()`, `timeit.default_timer()`) when accelerator work
-happens between the two reads -- a model call, or an operation on a tensor that may live on
-an accelerator -- and nothing waits for the device before the second read: no
+happens between the two reads -- a model call, an operation on a tensor that may live on
+an accelerator, or work hidden in a call that is handed such a tensor together with a model
+(`vae.decode(z)`, `denoise(model, x, steps)`) -- and nothing waits for the device before the second read: no
 `torch.cuda.synchronize()` (or `torch.mps` / `torch.accelerator` / `torch.xpu`), no
 `event.synchronize()` / `.wait()`, and no implicit sync such as `.item()`, `.cpu()`,
 `.tolist()` or `float(t)` / `int(t)` / `bool(t)` of a tensor. A call to a function defined in the same file whose body synchronizes
@@ -50,14 +51,18 @@ read. That is right for CUDA; on Apple silicon use `torch.mps.synchronize()` ins
 offered when that statement starts its own line.
 
 ## Known limits
-Work hidden inside helper functions is not seen; a synchronize inside them is seen only
-when the helper is defined in the same file (it is followed through that file's other
-helpers). The two clock reads must be in the same function, and an interval is only seen
+Work hidden inside helper functions is seen only when the call is handed a model and a
+tensor that may be on the device (or is a model's own method given such a tensor); a
+synchronize inside them is seen only when the helper is defined in the same file (it is
+followed through that file's other helpers), so a library call that reads results back
+on the host every step (a generation loop testing for the end token) can still be
+reported. The two clock reads must be in the same function, and an interval is only seen
 where they are subtracted (`time.time() - t0`, or `t1 - t0` with both names bound to
-clock reads); reads compared with an attribute (`self.last`) are not paired. Work is looked for between the
-two reads in source order: an interval that spans loop iterations (`end = time.time()` at
-the bottom of a loop, read at the top of the next one) is judged by the code between its
-first binding and the read, so a data-loading timer is not flagged.
+clock reads); reads compared with an attribute (`self.last`) are not paired. Work is
+looked for between the two reads in source order: an interval that spans loop iterations
+(`end = time.time()` at the bottom of a loop, read at the top of the next one) is judged
+by the code between its first binding and the read, so a data-loading timer is not
+flagged.
 """
 
 from __future__ import annotations
@@ -66,7 +71,17 @@ import ast
 import re
 from collections.abc import Iterable
 
-from torchferry.check.analysis import MODULE, Model, Scope, Site, end_pos, indent_of, pos, tail
+from torchferry.check.analysis import (
+    MODULE,
+    Ctx,
+    Model,
+    Scope,
+    Site,
+    end_pos,
+    indent_of,
+    pos,
+    tail,
+)
 from torchferry.check.api import Context, Edit, Finding, Fix
 
 CODE = "FRY006"
@@ -77,6 +92,14 @@ _CLOCKS = frozenset({
     "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
     "time.monotonic_ns", "timeit.default_timer",
 })
+# module methods that queue no device work of their own
+_MODULE_BOOKKEEPING = frozenset(
+    "to cuda cpu xpu float half double bfloat16 type train eval requires_grad_ apply "
+    "zero_grad parameters named_parameters buffers named_buffers modules named_modules "
+    "children named_children state_dict load_state_dict register_buffer register_parameter "
+    "register_forward_hook register_forward_pre_hook register_full_backward_hook "
+    "add_module get_submodule share_memory to_empty".split()
+)
 _SYNCS = frozenset({"synchronize", "item", "cpu", "tolist", "numpy", "wait", "elapsed_time",
                     "query"})
 # builtins that read a tensor's value on the host (and so wait for it)
@@ -237,12 +260,37 @@ def _device_work(m: Model, scope: Scope, lo: int, hi: int) -> bool:
         r = m.fact(s.node, s.ctx)
         if r is not None and r.sure_tensor and r.dev:
             return True
+        if _hidden_work(m, s):
+            return True
     for op in scope.ops_between(lo, hi):
         if isinstance(op.node, ast.BinOp):
             r = m.fact(op.node, op.ctx)
             if r is not None and r.sure_tensor and r.dev:
                 return True
     return False
+
+
+def _hidden_work(m: Model, s: Site[ast.Call]) -> bool:
+    """Work hidden in a call the analysis cannot enter: a module's own method given a
+    tensor that may be on the device (``vae.decode(z)``, ``model.generate(ids)``), or a
+    function given both a module and such a tensor (``denoise(model, x, steps)``)."""
+    call = s.node
+    func = call.func
+    args = [*call.args, *(k.value for k in call.keywords)]
+    if not any(_on_device(m, a, s.ctx) for a in args):
+        return False
+    if isinstance(func, ast.Attribute):
+        recv = m.fact(func.value, s.ctx)
+        if recv is not None and recv.kind == MODULE:
+            return func.attr not in _MODULE_BOOKKEEPING
+    if m.qualname(func) is not None:
+        return False  # a library function: known ones are facts already
+    return any((f := m.fact(a, s.ctx)) is not None and f.kind == MODULE for a in args)
+
+
+def _on_device(m: Model, e: ast.AST, ctx: Ctx) -> bool:
+    f = m.fact(e, ctx)
+    return f is not None and f.sure_tensor and f.dev
 
 
 def _fix(ctx: Context, m: Model, site: Site) -> Fix | None:
