@@ -39,10 +39,12 @@ Calls that pass `**kwargs` are not flagged (the keyword may be inside). Wrappers
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
 
-from torchferry.check.analysis import Model, Site, has_star_kwargs, kwarg
+from torchferry.check.analysis import MODEL_NAME, MODULE, Ctx, Model, Site, dotted, has_star_kwargs, kwarg
 from torchferry.check.api import Context, Finding, Fix
+from torchferry.check.loads import dataset_method, host_data_file, in_memory, saved_here, xla_only
 
 CODE = "FRY004"
 NAME = "load-without-map-location"
@@ -57,6 +59,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         if len(call.args) >= 2 or kwarg(call, "map_location") is not None:
             continue
+        if _not_a_foreign_checkpoint(m, site):
+            continue
         edit = ctx.add_keyword(call, 'map_location="cpu"')
         fix = None
         if edit is not None:
@@ -70,16 +74,68 @@ def check(ctx: Context) -> Iterable[Finding]:
         )
 
 
-def _is_lsd_arg(m: Model, node: ast.AST, stmt: ast.AST) -> bool:
-    parent = m.parents(stmt).get(id(node))
-    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Attribute) and \
-        parent.func.attr == "load_state_dict" and bool(parent.args) and parent.args[0] is node
+def _not_a_foreign_checkpoint(m: Model, site: Site[ast.Call]) -> bool:
+    """What the load reads cannot have been saved on a device this machine lacks: bytes or
+    a file this very function has just written, an in-memory buffer, a data file the
+    file's own code writes from host data, a dataset's files, an XLA-only path's
+    checkpoints (see :mod:`torchferry.check.loads`)."""
+    return saved_here(m, site) or in_memory(m, site) or host_data_file(m, site) \
+        or dataset_method(m, site) or xla_only(m, site)
+
+
+# receivers whose ``load_state_dict`` keeps the loaded tensors as they come (an optimizer
+# keeps ``state["step"]`` where it was loaded; a scheduler or scaler stores what it gets)
+_NOT_A_MODULE = re.compile(r"optim|sched|scaler|ema", re.I)
+
+
+def _module_lsd(m: Model, node: ast.AST | None, ctx: Ctx) -> bool:
+    """``x.load_state_dict(sd)`` on an ``nn.Module`` (known as one, or named like a model),
+    without ``assign=`` (which keeps the loaded tensors, on their device, as parameters)."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            and node.func.attr == "load_state_dict" and 1 <= len(node.args) <= 2):
+        return False
+    if any(k.arg in ("assign", None) for k in node.keywords):
+        return False
+    if _custom_loading(m):
+        return False
+    recv = node.func.value
+    name = dotted(recv)
+    last = name.rsplit(".", 1)[-1] if name is not None else ""
+    if _NOT_A_MODULE.search(last):
+        return False
+    f = m.fact(recv, ctx)
+    return (f is not None and f.kind == MODULE) or bool(MODEL_NAME.match(last))
+
+
+def _custom_loading(m: Model) -> bool:
+    """Does the file define its own ``load_state_dict`` / ``_load_from_state_dict`` (a
+    class that may keep the loaded tensors instead of copying them)?"""
+    memo = m.rule_memo.setdefault(CODE, {})
+    r = memo.get(0)
+    if r is None:
+        r = memo[0] = any(
+            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and n.name in ("load_state_dict", "_load_from_state_dict")
+            for info in m.class_list for n in info.node.body)
+    return r
+
+
+def _fed_to_lsd(m: Model, node: ast.AST, stmt: ast.AST, ctx: Ctx) -> bool:
+    """Is ``node`` -- or ``node[key]``, ``node[key][key2]`` -- the state dict argument of a
+    module's ``load_state_dict``?"""
+    parents = m.parents(stmt)
+    parent = parents.get(id(node))
+    while isinstance(parent, ast.Subscript) and parent.value is node:
+        node, parent = parent, parents.get(id(parent))
+    return _module_lsd(m, parent, ctx) and isinstance(parent, ast.Call) and parent.args[0] is node
 
 
 def _feeds_load_state_dict(m: Model, site: Site[ast.Call]) -> bool:
-    """Does the loaded object go straight into ``load_state_dict`` (and nowhere else)?"""
+    """Does the loaded object go straight into a module's ``load_state_dict`` (and nowhere
+    else)?  Then ``map_location="cpu"`` changes nothing: the values are copied into the
+    parameters wherever they live."""
     call, stmt = site.node, site.stmt
-    if _is_lsd_arg(m, call, stmt):
+    if _fed_to_lsd(m, call, stmt, site.ctx):
         return True
     if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)):
@@ -90,8 +146,13 @@ def _feeds_load_state_dict(m: Model, site: Site[ast.Call]) -> bool:
         return False  # rebound somewhere: its other values are not followed
     uses = 0
     for site2 in m.calls_by_tail.get("load_state_dict", ()):
-        if site2.ctx.scope is scope and site2.node.args and isinstance(site2.node.args[0], ast.Name) \
-                and site2.node.args[0].id == name:
+        if site2.ctx.scope is not scope or not site2.node.args:
+            continue
+        root = site2.node.args[0]
+        while isinstance(root, ast.Subscript):
+            root = root.value
+        if isinstance(root, ast.Name) and root.id == name and \
+                _fed_to_lsd(m, site2.node.args[0], site2.stmt, site2.ctx):
             uses += 1
     if uses == 0:
         return False

@@ -41,6 +41,7 @@ from collections.abc import Iterable
 
 from torchferry.check.analysis import Model, has_star_kwargs, kwarg
 from torchferry.check.api import Context, Finding, Fix
+from torchferry.check.loads import saved_here
 
 CODE = "FRY005"
 NAME = "unsafe-load"
@@ -65,6 +66,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         if "weights_only" in site.ctx.scope.binds:
             continue  # the code decides ``weights_only`` itself (e.g. a fallback for old torch)
+        if saved_here(m, site):
+            continue  # bytes this function has just serialized itself: nothing foreign
         edit = ctx.add_keyword(call, "weights_only=True")
         fix = Fix((edit,), False, "Add `weights_only=True`") if edit is not None else None
         yield ctx.finding(

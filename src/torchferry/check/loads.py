@@ -1,0 +1,313 @@
+"""What a ``torch.load`` call reads: the facts FRY004 (``map_location``) and FRY005
+(``weights_only``) share.
+
+Both rules are about checkpoints that come from elsewhere: FRY004 about one saved on a
+GPU and loaded where that GPU is absent, FRY005 about a file someone else may have
+crafted.  Many ``torch.load`` calls read something else -- bytes the same program has
+just serialized, a data file the same code wrote from CPU values -- and there both
+rules are noise.  The questions here tell those apart; each answers True only on
+evidence in the code, so an unknown source stays a checkpoint (the rule still fires).
+
+>>> import ast
+>>> from torchferry.check.api import Context
+>>> src = (
+...     "import io, torch\\n"
+...     "def broadcast(obj):\\n"
+...     "    buf = io.BytesIO()\\n"
+...     "    torch.save(obj, buf)\\n"
+...     "    buf = io.BytesIO(send(buf.getvalue()))\\n"
+...     "    return torch.load(buf)\\n"
+... )
+>>> m = Context("<ex>", src, ast.parse(src)).model
+>>> site = [s for s in m.calls_by_tail["load"]][0]
+>>> saved_here(m, site), in_memory(m, site)
+(True, True)
+"""
+
+from __future__ import annotations
+
+import ast
+
+from torchferry.check.analysis import MODULE, Binding, ClassInfo, Ctx, Model, Scope, Site, dotted, end_pos, kwarg, pos, tail
+from torchferry.check.names import same_expr
+
+__all__ = ["dataset_method", "host_data_file", "in_memory", "load_source", "save_target",
+           "saved_here", "torch_saves", "xla_only"]
+
+# calls whose result holds a module's tensors, or tensors moved to a device
+_DEVICE_EVIDENCE = frozenset({"state_dict", "parameters", "named_parameters", "buffers",
+                              "named_buffers", "to", "cuda", "xpu", "mps", "type"})
+
+
+def load_source(call: ast.Call) -> ast.expr | None:
+    """What ``torch.load(f, ...)`` reads: its ``f`` argument."""
+    if call.args and not isinstance(call.args[0], ast.Starred):
+        return call.args[0]
+    return kwarg(call, "f")
+
+
+def save_target(call: ast.Call) -> tuple[ast.expr | None, ast.expr | None]:
+    """``(obj, f)`` of ``torch.save(obj, f, ...)`` (either may be None)."""
+    args = [a for a in call.args if not isinstance(a, ast.Starred)]
+    obj = args[0] if args else kwarg(call, "obj")
+    f = args[1] if len(args) > 1 else kwarg(call, "f")
+    return obj, f
+
+
+def torch_saves(m: Model) -> list[Site[ast.Call]]:
+    """Every ``torch.save(...)`` call of the file."""
+    return [s for s in m.calls_by_tail.get("save", ()) if m.qualname(s.node.func) == "torch.save"]
+
+
+def _is_open(node: ast.AST) -> ast.expr | None:
+    """The path an ``open(path, mode)`` / ``fs.open(path)`` / ``path.open(mode)`` call opens."""
+    if not (isinstance(node, ast.Call) and tail(node.func) == "open"):
+        return None
+    first = node.args[0] if node.args and not isinstance(node.args[0], ast.Starred) else None
+    if isinstance(node.func, ast.Attribute) and (
+            first is None or (isinstance(first, ast.Constant) and isinstance(first.value, str)
+                              and set(first.value) <= set("rwabxt+"))):
+        return node.func.value  # ``Path(p).open("rb")``
+    return first
+
+
+def _file(m: Model, node: ast.expr, ctx: Ctx) -> tuple[ast.expr, Binding | None]:
+    """The file expression behind ``node``: ``f`` of ``with open(P) as f`` is ``P``, and so
+    is ``open(P)`` itself; with the binding of ``node`` when it is a plain name."""
+    opened = _is_open(node)
+    if opened is not None:
+        return opened, None
+    if isinstance(node, ast.Name):
+        b = _binding(m, node.id, ctx, pos(node))
+        if b is not None and b.how == "with" and b.value is not None:
+            opened = _is_open(b.value)
+            if opened is not None:
+                return opened, None
+        return node, b
+    return node, None
+
+
+def _binding(m: Model, name: str, ctx: Ctx, at: int) -> Binding | None:
+    """The binding of ``name`` visible at ``at``; inside a ``with ... as name:`` block that
+    is the ``with`` (the walker dates a ``with`` binding at the end of its statement)."""
+    b = m.binding(name, ctx.scope, at)
+    for _, wb in ctx.scope.binds.get(name, ()):
+        if wb.how == "with" and pos(wb.stmt) <= at <= end_pos(wb.stmt) and (b is None or b.pos < pos(wb.stmt)):
+            return wb
+    return b
+
+
+def _is_buffer(m: Model, node: ast.AST | None) -> bool:
+    """``io.BytesIO(...)`` (or ``BytesIO(...)``)."""
+    return isinstance(node, ast.Call) and (
+        m.qualname(node.func) == "io.BytesIO" or tail(node.func) == "BytesIO")
+
+
+def in_memory(m: Model, site: Site[ast.Call]) -> bool:
+    """Does the load read an in-memory buffer (``io.BytesIO(...)``, directly or through a
+    name bound to one), not a file?  Such bytes were serialized by this program or a peer
+    process of it (a broadcast, a worker's result) -- or fetched from a server."""
+    src = load_source(site.node)
+    if src is None:
+        return False
+    if _is_buffer(m, src):
+        return True
+    if isinstance(src, ast.Name):
+        b = _binding(m, src.id, site.ctx, site.pos)
+        return b is not None and b.how in ("expr", "with") and _is_buffer(m, b.value)
+    return False
+
+
+def saved_here(m: Model, site: Site[ast.Call]) -> bool:
+    """Was what the load reads written by a ``torch.save`` earlier in the same function
+    (the same buffer or path expression)?  Then the load runs in the process that just
+    serialized it: its devices exist, and the bytes are its own.  A name rebound in between
+    counts only when it is rebound to an in-memory buffer (the bytes that came back from a
+    broadcast of what was saved)."""
+    src = load_source(site.node)
+    if src is None:
+        return False
+    ctx = site.ctx
+    path, b_load = _file(m, src, ctx)
+    for s in ctx.scope.calls:
+        if s.pos >= site.pos or m.qualname(s.node.func) != "torch.save":
+            continue
+        _, target = save_target(s.node)
+        if target is None:
+            continue
+        tpath, b_save = _file(m, target, s.ctx)
+        if not same_expr(tpath, path):
+            continue
+        if b_load is not None and b_load is not b_save and not (
+                b_load.how == "expr" and _is_buffer(m, b_load.value)):
+            continue  # ``path`` was rebound to something else between the save and the load
+        return True
+    return False
+
+
+# ------------------------------------------------------------- files the code writes itself
+def _pathlike(value: str) -> bool:
+    """A string literal that names a file, not a bare suffix (``".pt"``) or a mode."""
+    v = value.strip()
+    if v.startswith("./"):
+        v = v[2:]
+    return len(v) >= 2 and not v.startswith(".") and any(c.isalnum() for c in v)
+
+
+def _module_constant(m: Model, name: str) -> str | None:
+    """The value of a module-level name bound once, to a string literal."""
+    binds = m.module_scope.binds.get(name, ())
+    if len(binds) != 1:
+        return None
+    b = binds[0][1]
+    v = b.value
+    if b.how == "expr" and isinstance(v, ast.Constant) and isinstance(v.value, str):
+        return v.value
+    return None
+
+
+def _file_names(m: Model, node: ast.AST | None, ctx: Ctx, seen: set[int]) -> set[tuple[object, ...]]:
+    """What names the file a path expression points to: the last component of the path
+    (``os.path.join(root, X)``, ``root / X``, ``root + X``) as a string literal, a
+    module-level constant or a ``self.attribute`` of the class; names bound in the same
+    function are followed.  Empty when unknown (an f-string, a parameter)."""
+    out: set[tuple[object, ...]] = set()
+    if node is None or id(node) in seen:
+        return out
+    seen.add(id(node))
+    opened = _is_open(node)
+    if opened is not None:
+        return _file_names(m, opened, ctx, seen)
+    if isinstance(node, ast.Constant):
+        if isinstance(node.value, str) and _pathlike(node.value):
+            out.add(("str", node.value))
+    elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add)):
+        out |= _file_names(m, node.right, ctx, seen)
+    elif isinstance(node, ast.Call):
+        t = tail(node.func)
+        args = [a for a in node.args if not isinstance(a, ast.Starred)]
+        if t == "join" and args:
+            out |= _file_names(m, args[-1], ctx, seen)
+        elif t in ("str", "Path", "fspath", "abspath", "expanduser", "realpath") and len(args) == 1:
+            out |= _file_names(m, args[0], ctx, seen)
+    elif isinstance(node, ast.Attribute):
+        d = dotted(node)
+        scope = ctx.scope
+        cls = _class_of(scope)
+        if d is not None and cls is not None and scope.self_name is not None \
+                and d.startswith(scope.self_name + ".") and d.count(".") == 1:
+            out.add(("attr", id(cls), node.attr))
+    elif isinstance(node, ast.Name):
+        const = _module_constant(m, node.id)
+        if const is not None:
+            out.add(("const", node.id))
+            if _pathlike(const):
+                out.add(("str", const))
+        elif ctx.scope.kind == "function":
+            for _, b in ctx.scope.binds.get(node.id, ()):
+                if b.how in ("expr", "with") and b.value is not None:
+                    out |= _file_names(m, b.value, b.ctx, seen)
+    return out
+
+
+def _class_of(scope: Scope | None) -> ClassInfo | None:
+    while scope is not None:
+        if scope.cls is not None:
+            return scope.cls
+        scope = scope.parent
+    return None
+
+
+def _host_value(m: Model, node: ast.AST, ctx: Ctx, seen: set[int]) -> bool:
+    """Is the saved value, as far as the code shows, host data: no module, state dict,
+    parameters or optimizer, nothing moved to a device, no tensor that may be on one, and
+    no value of unknown origin (a parameter)?  Names bound in the same scope are followed."""
+    if id(node) in seen:
+        return True
+    seen.add(id(node))
+    funcs: set[int] = set()
+    for x in ast.walk(node):
+        if isinstance(x, ast.Call):
+            if tail(x.func) in _DEVICE_EVIDENCE:
+                return False
+            f: ast.AST = x.func
+            while isinstance(f, ast.Attribute):
+                funcs.add(id(f))
+                f = f.value
+            funcs.add(id(f))
+    for x in ast.walk(node):
+        if id(x) in funcs or not isinstance(x, (ast.Name, ast.Attribute)):
+            continue
+        if isinstance(x, ast.Name) and (x.id in m.imports or x.id in m.classes):
+            continue
+        fact = m.fact(x, ctx)
+        if fact is not None and (fact.kind == MODULE or fact.dev):
+            return False
+        if isinstance(x, ast.Name):
+            if "opt" in x.id.lower() or "model" in x.id.lower():
+                return False  # an optimizer or a model, by its name
+            b = _binding(m, x.id, ctx, pos(x))
+            if b is None or b.how in ("param", "opaque"):
+                return False  # of unknown origin
+            if b.value is not None and not _host_value(m, b.value, b.ctx, seen):
+                return False
+    return True
+
+
+def host_data_file(m: Model, site: Site[ast.Call]) -> bool:
+    """Does the load read a file that this file's own code writes with ``torch.save``, from
+    host data (see :func:`_host_value`)?  The file is recognised by its name: the same
+    string literal, module-level constant or ``self`` attribute (of the same class) as the
+    last component of both paths.  A dataset's processed cache or metadata file is one; a
+    state dict, or anything that may hold a device tensor, is not."""
+    src = load_source(site.node)
+    if src is None:
+        return False
+    names = _file_names(m, src, site.ctx, set())
+    if not names:
+        return False
+    for s in torch_saves(m):
+        obj, target = save_target(s.node)
+        if obj is None or target is None:
+            continue
+        if names & _file_names(m, target, s.ctx, set()) and _host_value(m, obj, s.ctx, set()):
+            return True
+    return False
+
+
+# ------------------------------------------------------------- where the load runs
+def dataset_method(m: Model, site: Site[ast.Call]) -> bool:
+    """Is the load in a method of a ``Dataset`` class (a base named ``...Dataset``, directly
+    or through the file's own classes)?  A dataset's files hold samples, which a dataset
+    keeps on the CPU (DataLoader workers and ``pin_memory`` expect host tensors)."""
+    cls = _class_of(site.ctx.scope)
+    seen: set[str] = set()
+    while cls is not None and cls.name not in seen:
+        seen.add(cls.name)
+        nxt = None
+        for q in cls.bases:
+            last = q.rsplit(".", 1)[-1]
+            if last.endswith("Dataset"):
+                return True
+            nxt = nxt or m.classes.get(q)
+        cls = nxt
+    return False
+
+
+def xla_only(m: Model, site: Site[ast.Call]) -> bool:
+    """Is the load in a function that cannot run without torch_xla (a top-level statement of
+    its body imports it)?  There the checkpoints are XLA's own: written from XLA tensors (by
+    ``xm.save``, which moves them to the CPU first, or restored to the XLA device this host
+    has), not from a CUDA device."""
+    s: Scope | None = site.ctx.scope
+    while s is not None:
+        fn = s.function
+        if fn is not None:
+            for st in fn.body:
+                if isinstance(st, ast.Import) and any(a.name.split(".")[0] == "torch_xla" for a in st.names):
+                    return True
+                if isinstance(st, ast.ImportFrom) and st.level == 0 and \
+                        (st.module or "").split(".")[0] == "torch_xla":
+                    return True
+        s = s.parent
+    return False
