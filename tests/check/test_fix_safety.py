@@ -61,8 +61,10 @@ SAFE_CASES = {
         "import os, torch\n"
         "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
         "torch.manual_seed(0)\n"
-        "src = torch.nn.Linear(2, 2).to(device)\n"
-        "torch.save(src.state_dict(), os.path.join(TMP, 'm.pt'))\n"
+        "def train():  # a checkpoint written elsewhere, from the device\n"
+        "    src = torch.nn.Linear(2, 2).to(device)\n"
+        "    torch.save(src.state_dict(), os.path.join(TMP, 'm.pt'))\n"
+        "train()\n"
         "dst = torch.nn.Linear(2, 2).to(device)\n"
         "state = torch.load(os.path.join(TMP, 'm.pt'))\n"
         "dst.load_state_dict(state)\n"
@@ -96,16 +98,118 @@ def test_safe_fix_keeps_the_result(code, simulate, tmp_path) -> None:
     assert run(after, tmp_path, simulate) == expected
 
 
-def test_fry004_load_used_directly_is_not_fixed_safely(tmp_path) -> None:
-    code = (
-        "import os, torch\n"
-        "torch.save(torch.ones(2).to('cuda'), os.path.join(TMP, 'e.pt'))\n"
-        "emb = torch.load(os.path.join(TMP, 'e.pt'))\n"
-        "RESULT = emb\n"
-    )
+# a checkpoint written from the (simulated) GPU by another function, as a training run does
+_FRY004_TRAIN = (
+    "import os, torch\n"
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+    "torch.manual_seed(0)\n"
+    "def train():\n"
+    "    net = torch.nn.Linear(2, 2).to(device)\n"
+    "    torch.save({'model': net.state_dict(), 'emb': torch.ones(2, device=device)},\n"
+    "               os.path.join(TMP, 'ckpt.pt'))\n"
+    "    torch.save(net.state_dict(), os.path.join(TMP, 'sd.pt'))\n"
+    "train()\n"
+    "model = torch.nn.Linear(2, 2).to(device)\n"
+    "x = torch.ones(1, 2, device=device)\n"
+)
+
+FRY004_SAFE_SHAPES = {
+    "argument": "model.load_state_dict(torch.load(os.path.join(TMP, 'sd.pt')))\n",
+    "subscripted": "model.load_state_dict(torch.load(os.path.join(TMP, 'ckpt.pt'))['model'])\n",
+    "name-subscripted": (
+        "ckpt = torch.load(os.path.join(TMP, 'ckpt.pt'))\n"
+        "model.load_state_dict(ckpt['model'], strict=True)\n"
+    ),
+    "self-in-a-module": (
+        "class Net(torch.nn.Linear):\n"
+        "    def restore(self, path):\n"
+        "        self.load_state_dict(torch.load(path))\n"
+        "model = Net(2, 2).to(device)\n"
+        "model.restore(os.path.join(TMP, 'sd.pt'))\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("shape", sorted(FRY004_SAFE_SHAPES))
+@pytest.mark.parametrize("simulate", [False, True], ids=["cpu", "simulated-gpu"])
+def test_fry004_safe_fix_keeps_the_result(shape, simulate, tmp_path) -> None:
+    """Every shape FRY004 marks safe runs identically before and after ``--fix``."""
+    before = _FRY004_TRAIN + FRY004_SAFE_SHAPES[shape] + "RESULT = model(x)\n"
+    found = check_source(before, "<case>", select=["FRY004"])
+    assert len(found) == 1 and found[0].fix is not None and found[0].fix.safe
+    after = fixed(before, "FRY004")
+    assert 'map_location="cpu"' in after
+    assert run(after, tmp_path, simulate) == run(before, tmp_path, simulate)
+
+
+FRY004_UNSAFE_SHAPES = {
+    # the loaded tensor is used directly: on the GPU it came back there, after the fix it is
+    # on the CPU and ``emb + x`` mixes devices
+    "used-directly": (
+        "emb = torch.load(os.path.join(TMP, 'ckpt.pt'))['emb']\n"
+        "RESULT = emb + x\n"
+    ),
+    # ``assign=True`` makes the loaded tensors the parameters: after the fix they are on
+    # the CPU while the input is on the GPU
+    "assign": (
+        "model.load_state_dict(torch.load(os.path.join(TMP, 'sd.pt')), assign=True)\n"
+        "RESULT = (str(model.weight.device), model(x).tolist())\n"
+    ),
+    # the same checkpoint also feeds something else than a module's load_state_dict
+    "name-also-used": (
+        "ckpt = torch.load(os.path.join(TMP, 'ckpt.pt'))\n"
+        "model.load_state_dict(ckpt['model'])\n"
+        "RESULT = ckpt['emb'] + x\n"
+    ),
+}
+
+
+def _outcome(code: str, tmp_path, simulate: bool) -> object:
+    try:
+        return run(code, tmp_path, simulate)
+    except RuntimeError as exc:
+        return f"RuntimeError: {str(exc).splitlines()[0]}"
+
+
+@pytest.mark.parametrize("shape", sorted(FRY004_UNSAFE_SHAPES))
+def test_fry004_unsafe_fix_is_not_applied_and_would_change_the_result(shape, tmp_path) -> None:
+    """Where the loaded object is not only copied into a module, ``--fix`` leaves the code
+    alone, and the unsafe fix indeed changes what runs on the (simulated) GPU -- while on
+    the CPU it changes nothing, which is why a CPU-only test would not catch it."""
+    code = _FRY004_TRAIN + FRY004_UNSAFE_SHAPES[shape]
+    found = check_source(code, "<case>", select=["FRY004"])
+    assert len(found) == 1 and found[0].fix is not None and not found[0].fix.safe
     assert fixed(code, "FRY004") == code
     unsafe = fixed(code, "FRY004", unsafe=True)
-    assert 'map_location="cpu"' in unsafe  # on a real GPU ``emb`` would come back on the CPU
+    assert 'map_location="cpu"' in unsafe
+    assert run(unsafe, tmp_path) == run(code, tmp_path)
+    assert _outcome(unsafe, tmp_path, True) != _outcome(code, tmp_path, True)
+
+
+@pytest.mark.parametrize("receiver", ["optimizer", "scheduler", "scaler", "ema"])
+def test_fry004_fix_into_other_load_state_dicts_is_unsafe(receiver) -> None:
+    """Only an ``nn.Module``'s ``load_state_dict`` copies into tensors where they live; an
+    optimizer keeps ``state["step"]`` as loaded, schedulers/scalers/EMA helpers keep what
+    they get: unsure, so not safe."""
+    code = (
+        "import torch\n"
+        f"{receiver}.load_state_dict(torch.load('state.pt'))\n"
+    )
+    found = check_source(code, "<case>", select=["FRY004"])
+    assert len(found) == 1 and found[0].fix is not None and not found[0].fix.safe
+
+
+def test_fry004_fix_is_unsafe_where_the_file_defines_its_own_loading() -> None:
+    code = (
+        "import torch\n"
+        "class Shadow(torch.nn.Module):\n"
+        "    def load_state_dict(self, sd, strict=True):\n"
+        "        self.shadow = sd\n"
+        "model = Shadow()\n"
+        "model.load_state_dict(torch.load('state.pt'))\n"
+    )
+    found = check_source(code, "<case>", select=["FRY004"])
+    assert len(found) == 1 and found[0].fix is not None and not found[0].fix.safe
 
 
 @pytest.mark.parametrize("factory", ["torch.randn(4)", "torch.linspace(0, 1000, 777)"])

@@ -28,7 +28,20 @@ from __future__ import annotations
 
 import ast
 
-from torchferry.check.analysis import MODULE, Binding, ClassInfo, Ctx, Model, Scope, Site, dotted, end_pos, kwarg, pos, tail
+from torchferry.check.analysis import (
+    MODULE,
+    Binding,
+    ClassInfo,
+    Ctx,
+    Model,
+    Scope,
+    Site,
+    dotted,
+    end_pos,
+    kwarg,
+    pos,
+    tail,
+)
 from torchferry.check.names import same_expr
 
 __all__ = ["dataset_method", "host_data_file", "in_memory", "load_source", "save_target",
@@ -221,11 +234,14 @@ def _class_of(scope: Scope | None) -> ClassInfo | None:
 def _host_value(m: Model, node: ast.AST, ctx: Ctx, seen: set[int]) -> bool:
     """Is the saved value, as far as the code shows, host data: no module, state dict,
     parameters or optimizer, nothing moved to a device, no tensor that may be on one, and
-    no value of unknown origin (a parameter)?  Names bound in the same scope are followed."""
+    not itself a value of unknown origin (a parameter; one only passed to a call that
+    builds the value, such as a directory to read, is fine)?  Names bound in the same
+    scope are followed."""
     if id(node) in seen:
         return True
     seen.add(id(node))
     funcs: set[int] = set()
+    in_args: set[int] = set()
     for x in ast.walk(node):
         if isinstance(x, ast.Call):
             if tail(x.func) in _DEVICE_EVIDENCE:
@@ -235,6 +251,10 @@ def _host_value(m: Model, node: ast.AST, ctx: Ctx, seen: set[int]) -> bool:
                 funcs.add(id(f))
                 f = f.value
             funcs.add(id(f))
+            if (m.qualname(x.func) or "").split(".")[0] in ("torch", "numpy"):
+                continue  # ``torch.stack(xs)``: its arguments are the data itself
+            for a in [*x.args, *(k.value for k in x.keywords)]:
+                in_args.update(id(y) for y in ast.walk(a))
     for x in ast.walk(node):
         if id(x) in funcs or not isinstance(x, (ast.Name, ast.Attribute)):
             continue
@@ -248,7 +268,9 @@ def _host_value(m: Model, node: ast.AST, ctx: Ctx, seen: set[int]) -> bool:
                 return False  # an optimizer or a model, by its name
             b = _binding(m, x.id, ctx, pos(x))
             if b is None or b.how in ("param", "opaque"):
-                return False  # of unknown origin
+                if id(x) in in_args:
+                    continue  # an input the value is built from (a path, a size)
+                return False  # the value itself, of unknown origin
             if b.value is not None and not _host_value(m, b.value, b.ctx, seen):
                 return False
     return True

@@ -2,38 +2,65 @@
 
 ## What it does
 Flags `torch.load(...)` calls that pass no `map_location` (neither as keyword nor as the
-second positional argument).
+second positional argument) and read what may be a checkpoint from elsewhere.
+
+Quiet where what is read cannot hold tensors of a device this machine lacks:
+
+* bytes or a file the same function (or script, or notebook) has just written with
+  `torch.save` -- the same buffer or path expression, earlier in the same scope: the load
+  runs in the process that saved them, so their devices exist;
+* an in-memory buffer (`io.BytesIO(...)`, directly or through a name bound to one): bytes
+  of this program or a peer process of it (a broadcast, a worker's result);
+* a file the file's own code writes with `torch.save` from host data -- the same string
+  literal, module-level constant or `self` attribute names it in both places, and the
+  saved value holds no module, state dict, optimizer, moved or device tensor, nor a
+  value of unknown origin (a dataset's processed cache or metadata file);
+* a method of a `Dataset` class (a base named `...Dataset`): a dataset's files hold
+  samples, which datasets keep on the CPU (DataLoader workers, `pin_memory`);
+* a function that cannot run without torch_xla (it imports it at the top of its body):
+  its checkpoints are XLA's own, written through `xm.save`, which moves tensors to the CPU.
 
 ## Why is this bad
 "`torch.load(path)` tries to restore tensors to their original device and fails on
 machines without one." A checkpoint saved on a GPU box cannot be loaded on a CPU-only
 machine (or a Mac) without `map_location`: torch raises "Attempting to deserialize object
-on a CUDA device but torch.cuda.is_available() is False".
+on a CUDA device but torch.cuda.is_available() is False". Checkpoints loaded from a path
+the user gives (`args.checkpoint`, `--resume`) are the usual case.
 
 ## Example
 ```python
-state = torch.load("checkpoint.pt")
+state = torch.load(args.checkpoint)
 model.load_state_dict(state)
 ```
 
 ## Use instead
 ```python
-state = torch.load("checkpoint.pt", map_location="cpu")
+state = torch.load(args.checkpoint, map_location="cpu")
 model.load_state_dict(state)
 model.to(device)
 ```
 
 ## Fix safety
-Safe only where the loaded object goes straight into `load_state_dict(...)` (the fix adds
-`map_location="cpu"`) -- as its argument, or through a name used for nothing else:
-`load_state_dict` copies the values into the parameters wherever the model lives, so the
-result is exactly the same. Anywhere else it is unsafe: a whole pickled model, cached
-embeddings or a tensor used directly would come back on the CPU, and the next GPU
-operation would fail ("Expected all tensors to be on the same device").
+Safe only where the loaded object goes straight into an `nn.Module`'s
+`load_state_dict(...)` (the fix adds `map_location="cpu"`): as its argument, subscripted
+(`torch.load(p)["model"]`), or through a name used for nothing else. `load_state_dict`
+copies the values into the parameters wherever the model lives, so the result is exactly
+the same. Anywhere else it is unsafe: a whole pickled model, cached embeddings or a tensor
+used directly would come back on the CPU, and the next GPU operation would fail ("Expected
+all tensors to be on the same device"); `load_state_dict(..., assign=True)` keeps the
+loaded tensors as the parameters; an optimizer keeps `state["step"]` where it was loaded,
+and schedulers, scalers and EMA helpers keep what they get; a file that defines its own
+`load_state_dict` / `_load_from_state_dict` may keep the tensors too. The receiver must be
+known as a module or named like one (`model`, `net`, `*_model`, `self` in an `nn.Module`).
 
 ## Known limits
 Calls that pass `**kwargs` are not flagged (the keyword may be inside). Wrappers around
-`torch.load` are not followed.
+`torch.load` are not followed. A file another script of the project writes is not
+recognised (each file is checked on its own), so loading it is still flagged. Quiet in a
+`Dataset` method and on an XLA-only path even if the file there came from a GPU (features
+computed on a GPU and saved without `.cpu()`, a CUDA checkpoint handed to an XLA
+strategy). A `load_state_dict` of a module class defined in another file that keeps the
+tensors (a custom `_load_from_state_dict`) is not seen, and the fix is marked safe there.
 """
 
 from __future__ import annotations
@@ -42,7 +69,16 @@ import ast
 import re
 from collections.abc import Iterable
 
-from torchferry.check.analysis import MODEL_NAME, MODULE, Ctx, Model, Site, dotted, has_star_kwargs, kwarg
+from torchferry.check.analysis import (
+    MODEL_NAME,
+    MODULE,
+    Ctx,
+    Model,
+    Site,
+    dotted,
+    has_star_kwargs,
+    kwarg,
+)
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.loads import dataset_method, host_data_file, in_memory, saved_here, xla_only
 

@@ -3,6 +3,15 @@
 ## What it does
 Flags `torch.load(...)` calls that do not pass `weights_only` at all.
 
+Quiet when the project's oldest torch is 2.6 or newer (`target-torch-version`, given in
+`[tool.torchferry]` or inferred from the declared torch requirement, see
+[check.md](check.md#configuration)): there the default is already `weights_only=True`.
+
+Also quiet where the bytes are the program's own: a buffer or path the same function (or
+script, or notebook) wrote with `torch.save` earlier in the same scope -- an object
+serialized and read back, or broadcast to the other processes of the same job
+(`torch.save(obj, buffer)` ... `torch.load(io.BytesIO(received))`).
+
 ## Why is this bad
 A checkpoint is a pickle, and unpickling can run arbitrary code: loading a file downloaded
 from the internet with `weights_only=False` hands it your machine. `weights_only=True`
@@ -25,14 +34,12 @@ Unsafe: checkpoints that pickle whole objects (a full `nn.Module`, an optimizer 
 classes, `argparse.Namespace`) fail to load with `weights_only=True` and need
 `torch.serialization.add_safe_globals` or an explicit, reviewed `weights_only=False`.
 
-Quiet when the project's oldest torch is 2.6 or newer (`target-torch-version`, given in
-`[tool.torchferry]` or inferred from the declared torch requirement, see
-[check.md](check.md#configuration)): there the default is already `weights_only=True`.
-
 ## Known limits
 An explicit `weights_only=False` is a deliberate choice and is not flagged; neither are calls
 that pass `pickle_module` (incompatible with `weights_only=True`) or `**kwargs`, nor calls in
 a function that has its own `weights_only` variable (a compatibility path for old torch).
+Bytes received from elsewhere (`torch.load(io.BytesIO(response.content))`) are flagged: a
+server can send a crafted pickle.
 """
 
 from __future__ import annotations
