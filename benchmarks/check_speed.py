@@ -14,6 +14,7 @@ a table with the ratios, then the findings per rule and the list of findings.
 
     python benchmarks/check_speed.py                    # everything (about 2-3 minutes)
     python benchmarks/check_speed.py --torchfix-runs 0  # ferry only
+    python benchmarks/check_speed.py --torchfix /path/to/venv/bin/torchfix
 
 The subprocesses run without PYTHONDONTWRITEBYTECODE, as Python normally runs (one
 untimed warm-up run of each tool writes the bytecode caches first).  A corpus
@@ -106,8 +107,24 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--runs", type=int, default=5, help="runs of each ferry timing (median)")
     ap.add_argument("--torchfix-runs", type=int, default=1, help="runs of torchfix (0: skip)")
+    ap.add_argument(
+        "--torchfix",
+        default=None,
+        help="the torchfix executable (default: next to this Python, else on PATH); "
+        "TorchFix needs only libcst, so a small venv of its own will do",
+    )
     ap.add_argument("--no-list", action="store_true", help="do not list the findings")
     args = ap.parse_args()
+    torchfix = args.torchfix or (
+        str(BIN / "torchfix") if (BIN / "torchfix").exists() else shutil.which("torchfix")
+    )
+    if args.torchfix_runs and not (torchfix and os.access(torchfix, os.X_OK)):
+        print(
+            "check_speed.py: error: torchfix not found; `pip install torchfix` (in any venv) "
+            "and pass --torchfix PATH, or --torchfix-runs 0 for ferry alone",
+            file=sys.stderr,
+        )
+        return 2
 
     root = fetch_timm()
     nfiles, nlines = lines_of(root)
@@ -141,7 +158,7 @@ def main() -> int:
     rows.append(("ferry check --no-cache --jobs 1", one))
     tf_count = None
     if args.torchfix_runs:
-        torchfix = str(BIN / "torchfix")
+        assert torchfix is not None
         tf, tf_proc = median_of([torchfix, "--select", "ALL", target], root, args.torchfix_runs)
         rows.append(("torchfix --select ALL", tf))
         tf_count = sum(

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import csv
 import datetime as _dt
+import io
 import json
 import os
 import platform
@@ -17,6 +18,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any, TextIO
 
+from torchferry._internal import atomic
 from torchferry.timing import format_seconds
 
 __all__ = [
@@ -246,7 +248,16 @@ def transfer_table(doc: dict[str, Any]) -> str:
 
 # ------------------------------------------------------------------- files
 def write_json(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    Path(path).write_text(json.dumps(doc, indent=2, default=str) + "\n", encoding="utf-8")
+    """Write ``doc`` as JSON, atomically (a failed or killed run leaves the old file)."""
+    atomic.write_text(path, json.dumps(doc, indent=2, default=str) + "\n")
+
+
+def _write_csv(path: str | os.PathLike[str], fields: list[str], rows: list[dict[str, Any]]) -> None:
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=fields, extrasaction="ignore")
+    w.writeheader()
+    w.writerows(rows)
+    atomic.write_text(path, buf.getvalue())
 
 
 MATMUL_CSV_FIELDS = ["size", "device", "label", "mode", "kind", "seconds", "iqr", "min", "max",
@@ -254,11 +265,8 @@ MATMUL_CSV_FIELDS = ["size", "device", "label", "mode", "kind", "seconds", "iqr"
 
 
 def write_matmul_csv(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=MATMUL_CSV_FIELDS + ["dtype"], extrasaction="ignore")
-        w.writeheader()
-        for r in doc["records"]:
-            w.writerow({**r, "dtype": doc["dtype"]})
+    rows = [{**r, "dtype": doc["dtype"]} for r in doc["records"]]
+    _write_csv(path, MATMUL_CSV_FIELDS + ["dtype"], rows)
 
 
 TRANSFER_CSV_FIELDS = ["bytes", "direction", "memory", "kind", "seconds", "iqr", "runs",
@@ -267,14 +275,17 @@ TRANSFER_CSV_FIELDS = ["bytes", "direction", "memory", "kind", "seconds", "iqr",
 
 def write_transfer_csv(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     link = doc.get("link", {}).get("gb_per_s")
-    with open(path, "w", newline="", encoding="utf-8") as fh:
-        w = csv.DictWriter(fh, fieldnames=TRANSFER_CSV_FIELDS, extrasaction="ignore")
-        w.writeheader()
-        for r in doc["records"]:
-            w.writerow({**r, "link_gb_per_s": link})
+    rows = [{**r, "link_gb_per_s": link} for r in doc["records"]]
+    _write_csv(path, TRANSFER_CSV_FIELDS, rows)
 
 
 # ------------------------------------------------------------------- plots
+def _save_figure(fig: Any, path: str | os.PathLike[str]) -> None:
+    """``fig.savefig`` into ``path`` atomically, in the format :func:`plot_format` picks."""
+    fmt = plot_format(path)
+    atomic.write_atomic(path, lambda fh: fig.savefig(fh, format=fmt))
+
+
 def plot_format(path: str | os.PathLike[str]) -> str:
     """The image format for ``path``: its suffix when matplotlib knows it, else PNG, written
     under exactly that name (``savefig("noext")`` alone would write ``noext.png``).
@@ -352,7 +363,7 @@ def plot_matmul(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     ax.set_title(title, fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=7, loc="best")
-    fig.savefig(path, format=plot_format(path))
+    _save_figure(fig, path)
 
 
 def plot_transfer(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
@@ -383,4 +394,4 @@ def plot_transfer(doc: dict[str, Any], path: str | os.PathLike[str]) -> None:
     ax.set_title(f"host<->device copies: {doc.get('device_label', '')}", fontsize=10)
     ax.grid(True, which="both", alpha=0.3)
     ax.legend(fontsize=8)
-    fig.savefig(path, format=plot_format(path))
+    _save_figure(fig, path)
