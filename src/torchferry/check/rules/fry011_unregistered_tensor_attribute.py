@@ -249,7 +249,8 @@ class _Class:
             func = e.func
             q = self.m.qualname(func)
             if q is not None:
-                return q.startswith("torch.") and any(
+                # (``torch.as_tensor(self.mean, device=x.device)`` moves it)
+                return q.startswith("torch.") and kwarg(e, "device") is None and any(
                     self._carries(a, attr, self_name, scope, d) for a in e.args)
             if isinstance(func, ast.Attribute):
                 if func.attr in _MOVES or func.attr in NON_TENSOR_METHODS:
