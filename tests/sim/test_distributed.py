@@ -301,3 +301,20 @@ def test_fsdp_imported_inside_the_simulation_is_refused_and_restored():
         "FSDP (torch.distributed.fsdp.FullyShardedDataParallel) cannot run in the simulated GPU",
         "torch.distributed.fsdp.fully_sharded_data_parallel True",
     ]
+
+
+def test_a_failed_launch_is_named_after_the_users_script_as_torchrun_names_it(
+    monkeypatch, capsys
+):
+    import torch.distributed.run as torchrun
+    from torch.distributed.elastic.multiprocessing.errors import ChildFailedError, ProcessFailure
+
+    def fail(args):
+        failure = ProcessFailure(local_rank=1, pid=4242, exitcode=1, error_file="")
+        raise ChildFailedError("torchferry", {1: failure})  # what -m torchferry gives
+
+    monkeypatch.setattr(torchrun, "run", fail)
+    assert launch(str(TRAIN), nproc_per_node=2) == 1
+    err = capsys.readouterr().err
+    assert f"{TRAIN} FAILED" in err and "torchferry FAILED" not in err
+    assert "local_rank: 1" in err and "exitcode  : 1" in err

@@ -113,6 +113,9 @@ def launch(
     try:
         torchrun.run(args)
     except ChildFailedError as exc:
+        # torchrun names the failure after its entry point, which here is
+        # ``-m torchferry``; ``torchrun train.py`` would say "train.py FAILED".
+        exc.name = target
         sys.stderr.flush()
         print(exc.format_msg(), file=sys.stderr)
         return 1
