@@ -44,8 +44,8 @@ from torchferry.check.analysis import (
 )
 from torchferry.check.names import same_expr
 
-__all__ = ["dataset_method", "host_data_file", "in_memory", "load_source", "save_target",
-           "saved_here", "torch_saves", "xla_only"]
+__all__ = ["dataset_method", "host_data_file", "in_memory", "load_source", "ndarray_only",
+           "save_target", "saved_here", "torch_saves", "xla_only"]
 
 # calls whose result holds a module's tensors, or tensors moved to a device
 _DEVICE_EVIDENCE = frozenset({"state_dict", "parameters", "named_parameters", "buffers",
@@ -295,6 +295,35 @@ def host_data_file(m: Model, site: Site[ast.Call]) -> bool:
         if names & _file_names(m, target, s.ctx, set()) and _host_value(m, obj, s.ctx, set()):
             return True
     return False
+
+
+def ndarray_only(m: Model, site: Site[ast.Call]) -> bool:
+    """Is the loaded object a NumPy array: bound to a name whose every use (in the same
+    scope) is ``torch.from_numpy(name)`` or ``torch.from_numpy(name[...])``?  A pickled
+    ndarray holds no torch storage, so there is no device to restore."""
+    call, stmt = site.node, site.stmt
+    if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0], ast.Name)):
+        return False
+    name = stmt.targets[0].id
+    scope = site.ctx.scope
+    if len(scope.binds.get(name, ())) != 1:
+        return False
+    uses = [n for n in ast.walk(scope.node) if isinstance(n, ast.Name) and n.id == name
+            and isinstance(n.ctx, ast.Load)]
+    if not uses:
+        return False
+    ok: set[int] = set()
+    for s in m.calls_by_tail.get("from_numpy", ()):
+        if s.ctx.scope is not scope or m.qualname(s.node.func) != "torch.from_numpy" \
+                or len(s.node.args) != 1:
+            continue
+        arg = s.node.args[0]
+        while isinstance(arg, ast.Subscript):
+            arg = arg.value
+        if isinstance(arg, ast.Name) and arg.id == name:
+            ok.add(id(arg))
+    return all(id(u) in ok for u in uses)
 
 
 # ------------------------------------------------------------- where the load runs

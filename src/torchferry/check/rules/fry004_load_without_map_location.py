@@ -15,6 +15,8 @@ Quiet where what is read cannot hold tensors of a device this machine lacks:
   literal, module-level constant or `self` attribute names it in both places, and the
   saved value holds no module, state dict, optimizer, moved or device tensor, nor a
   value of unknown origin (a dataset's processed cache or metadata file);
+* a NumPy array: the loaded name is only ever passed to `torch.from_numpy` (a pickled
+  ndarray holds no torch storage, so there is no device to restore);
 * a method of a `Dataset` class (a base named `...Dataset`): a dataset's files hold
   samples, which datasets keep on the CPU (DataLoader workers, `pin_memory`);
 * a function that cannot run without torch_xla (it imports it at the top of its body):
@@ -56,7 +58,8 @@ known as a module or named like one (`model`, `net`, `*_model`, `self` in an `nn
 ## Known limits
 Calls that pass `**kwargs` are not flagged (the keyword may be inside). Wrappers around
 `torch.load` are not followed. A file another script of the project writes is not
-recognised (each file is checked on its own), so loading it is still flagged. Quiet in a
+recognised (each file is checked on its own), so loading it is still flagged unless
+its use shows what it is (an ndarray). Quiet in a
 `Dataset` method and on an XLA-only path even if the file there came from a GPU (features
 computed on a GPU and saved without `.cpu()`, a CUDA checkpoint handed to an XLA
 strategy). A `load_state_dict` of a module class defined in another file that keeps the
@@ -80,7 +83,14 @@ from torchferry.check.analysis import (
     kwarg,
 )
 from torchferry.check.api import Context, Finding, Fix
-from torchferry.check.loads import dataset_method, host_data_file, in_memory, saved_here, xla_only
+from torchferry.check.loads import (
+    dataset_method,
+    host_data_file,
+    in_memory,
+    ndarray_only,
+    saved_here,
+    xla_only,
+)
 
 CODE = "FRY004"
 NAME = "load-without-map-location"
@@ -114,9 +124,9 @@ def _not_a_foreign_checkpoint(m: Model, site: Site[ast.Call]) -> bool:
     """What the load reads cannot have been saved on a device this machine lacks: bytes or
     a file this very function has just written, an in-memory buffer, a data file the
     file's own code writes from host data, a dataset's files, an XLA-only path's
-    checkpoints (see :mod:`torchferry.check.loads`)."""
+    checkpoints, a NumPy array (see :mod:`torchferry.check.loads`)."""
     return saved_here(m, site) or in_memory(m, site) or host_data_file(m, site) \
-        or dataset_method(m, site) or xla_only(m, site)
+        or ndarray_only(m, site) or dataset_method(m, site) or xla_only(m, site)
 
 
 # receivers whose ``load_state_dict`` keeps the loaded tensors as they come (an optimizer
