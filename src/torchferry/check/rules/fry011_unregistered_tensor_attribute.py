@@ -141,7 +141,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             CODE, stmt,
             f"`self.{attr} = {short(m.text(value), 40)}` is a plain tensor attribute: "
             f"`model.to(device)` leaves it behind on the CPU, and `{use.ctx.scope.name}` "
-            f"(line {use.node.lineno}) combines it with a tensor that moves with the model; "
+            f"combines it with a tensor that moves with the model "
+            f"(`{short(' '.join(m.text(use.node).split()), 60)}`); "
             f'register it: `self.register_buffer("{attr}", ...)` (or make it an `nn.Parameter`)',
             fix,
         )
@@ -175,19 +176,27 @@ class _Class:
         """The first place where ``self.<attr>`` (or a value computed from it without a
         move) meets, in one operation, a tensor that may be on the accelerator: a
         ``forward`` input, a submodule's output, an ``nn.Parameter``.  None when there is
-        no such place (used only with CPU tensors or Python numbers, or not used here)."""
+        no such place (used only with CPU tensors or Python numbers, or not used here).
+        Of several, the message quotes the shortest that names the attribute."""
+        found: list[Site] = []
         for scope, self_name in self.scopes():
             for op in scope.ops:
                 n = op.node
                 operands = [n.left, n.right] if isinstance(n, ast.BinOp) else \
                     [n.left, *n.comparators]
                 if self._mixes(operands, attr, self_name, op.ctx):
-                    return op
+                    found.append(op)
             for call in scope.calls:
                 operands = self._call_operands(call.node)
                 if operands and self._mixes(operands, attr, self_name, call.ctx):
-                    return call
-        return None
+                    found.append(call)
+            if found:
+                break
+        def key(s: Site) -> tuple[bool, int, int]:
+            text = self.m.text(s.node)
+            return f".{attr}" not in text, len(text), s.pos
+
+        return min(found, key=key, default=None)
 
     def _call_operands(self, call: ast.Call) -> list[ast.expr]:
         """The tensors a call combines: a torch function's arguments, or a tensor method's
