@@ -229,6 +229,29 @@ def test_fry009_random_and_float_step_factories_are_not_fixed_safely(factory, tm
     assert run(unsafe, tmp_path) == run(code, tmp_path)
 
 
+def test_fry009_type_as_fix_is_unsafe_and_keeps_eager_results(tmp_path) -> None:
+    # gpytorch PR 467: ``torch.zeros(m, n).type_as(T)``; the unsafe fix creates it on T's
+    # device in T's dtype.  Eager code computes the same; traced code would not (device=
+    # becomes a constant of the trace), so plain --fix leaves it alone.  (CPU only: the
+    # simulated GPU does not follow ``type_as``, a native call, as a move.)
+    simulate = False
+    code = (
+        "import torch\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "T = torch.full((2, 3), 0.3, dtype=torch.float64, device=device)\n"
+        "a = torch.zeros(2, 3).type_as(T)\n"
+        "b = torch.full((2, 3), 0.1).type_as(T)\n"
+        "c = torch.arange(3).type_as(T)\n"
+        "RESULT = [(str(t.device), str(t.dtype), t.cpu().tolist()) for t in (a, b, c)]\n"
+    )
+    assert len(check_source(code, "<case>", select=["FRY009"])) == 3
+    assert fixed(code, "FRY009") == code
+    unsafe = fixed(code, "FRY009", unsafe=True)
+    assert "torch.zeros(2, 3, device=T.device, dtype=T.dtype)" in unsafe
+    assert "torch.full((2, 3), 0.1, device=T.device).to(T.dtype)" in unsafe
+    assert run(unsafe, tmp_path, simulate) == run(code, tmp_path, simulate)
+
+
 def test_fry003_fix_only_on_a_known_tensor() -> None:
     code = (
         "import numpy as np, torch\n"

@@ -2,8 +2,9 @@
 
 ## What it does
 Flags a tensor factory -- `torch.randn`, `rand`, `randint`, `randperm`, `zeros`, `ones`,
-`empty`, `full`, `arange`, `eye`, `linspace`, `logspace` -- with `.to(device)` or `.cuda()`
-chained onto it: `torch.randn(64, 100).to(device)`.
+`empty`, `full`, `arange`, `eye`, `linspace`, `logspace` -- with `.to(device)`, `.cuda()` or
+`.type_as(t)` chained onto it: `torch.randn(64, 100).to(device)`,
+`torch.zeros(m, n).type_as(t)` (`type_as` copies to `t`'s device and casts to its dtype).
 
 ## Why is this bad
 The tensor is built in host memory, then copied to the device: two allocations, a transfer
@@ -33,12 +34,19 @@ random factories (`rand`, `randn`, `randint`, `randperm` draw from the device's 
 generator, so a seeded run gets other numbers) and for `arange`, `linspace` and `logspace`
 (another kernel computes the floating-point steps). The fix is not offered when `.to` has
 other arguments (`non_blocking`, `copy`, `memory_format`), when the factory already has
-`device=`, or when a comment sits inside the chain.
+`device=`, or when a comment sits inside the chain. The fix of `.type_as(t)` (for a plain
+name or attribute `t`, and no `requires_grad=`) is always unsafe:
+`torch.zeros(m, n, device=t.device, dtype=t.dtype)` for zeros, ones, empty and eye (the same
+values in every dtype), `torch.arange(n, device=t.device).to(t.dtype)` for the others. Eager
+code computes the same, but code traced with `torch.jit.trace` or exported to ONNX records
+`device=t.device` as a constant, where `type_as` follows `t` at run time.
 
 ## Known limits
 Factories given a `generator=` are not flagged (the generator fixes the device the
 numbers are drawn on). Only a `.to` whose argument is clearly a device (a device variable, `torch.device`, a
 string, `x.device`) is flagged; `.to(other_tensor)` and dtype-only `.to` are not.
+`type_as` is sometimes chosen on purpose in export code (for the tracing reason above):
+silence those lines with `# noqa: FRY009`.
 """
 
 from __future__ import annotations
@@ -46,7 +54,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import DEVICE, DEVICE_FACTORIES, DTYPES, Model, Site, kwarg
+from torchferry.check.analysis import DEVICE, DEVICE_FACTORIES, DTYPES, Model, Site, kwarg, short
 from torchferry.check.api import Context, Edit, Finding, Fix
 
 CODE = "FRY009"
@@ -79,6 +87,59 @@ def check(ctx: Context) -> Iterable[Finding]:
                 f"create it on the device: `torch.{name}(..., device={dev_text})`",
                 fix,
             )
+    yield from _type_as(ctx, m)
+
+
+def _type_as(ctx: Context, m: Model) -> Iterable[Finding]:
+    """``torch.zeros(m, n).type_as(t)``: built on the CPU, then copied to ``t``'s device
+    and cast to its dtype (``type_as`` is ``.to(t.options())``: device and dtype)."""
+    for site in m.calls_by_tail.get("type_as", ()):
+        call = site.node
+        func = call.func
+        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call) or \
+                len(call.args) != 1 or call.keywords:
+            continue
+        fac = func.value
+        q = m.qualname(fac.func) or ""
+        if not q.startswith("torch.") or q[6:] not in DEVICE_FACTORIES:
+            continue
+        if kwarg(fac, "device") is not None or kwarg(fac, "generator") is not None:
+            continue
+        name = q[6:]
+        other = call.args[0]
+        pure = isinstance(other, (ast.Name, ast.Attribute)) and all(
+            isinstance(n, (ast.Name, ast.Attribute, ast.Load)) for n in ast.walk(other))
+        t = m.text(other)
+        fix = None
+        if pure and kwarg(fac, "requires_grad") is None:
+            if name in _EXACT_IN_ANY_DTYPE and kwarg(fac, "dtype") is None:
+                fix = _fold_both(ctx, fac, call, t)
+            else:
+                fix = _fix(ctx, fac, call, f"{t}.device", f"{t}.dtype", name)
+            if fix is not None:  # never safe: traced code (torch.jit.trace, ONNX export)
+                # records ``device=t.device`` as a constant, where ``type_as`` follows ``t``
+                fix = Fix(fix.edits, False, fix.message)
+        yield ctx.finding(
+            CODE, call,
+            f"`torch.{name}(...)` builds the tensor on the CPU and `.type_as({short(t)})` copies "
+            f"it to that tensor's device; create it there: "
+            f"`torch.{name}(..., device={short(t)}.device, dtype={short(t)}.dtype)`",
+            fix,
+        )
+
+
+def _fold_both(ctx: Context, fac: ast.Call, call: ast.Call, t: str) -> Fix | None:
+    """``torch.zeros(m, n).type_as(t)`` -> ``torch.zeros(m, n, device=t.device, dtype=t.dtype)``
+    (zeros, ones, identity and uninitialised memory are the same in every dtype)."""
+    _, _, fl, fc = ctx.span(fac)
+    _, _, cl, cc = ctx.span(call)
+    if "#" in "\n".join(ctx.lines[fl - 1:cl])[fc:]:
+        return None
+    add = f"device={t}.device, dtype={t}.dtype"
+    ins = ctx.add_keyword(fac, add)
+    if ins is None:
+        return None
+    return Fix((ins, Edit(fl, fc, cl, cc, "")), False, f"Pass `{add}` to the factory")
 
 
 def _split_to(ctx: Context, m: Model, call: ast.Call, site: Site[ast.Call]) -> tuple[str | None, str | None, bool]:
@@ -150,6 +211,9 @@ def _kind(m: Model, e: ast.AST, site: Site[ast.Call]) -> str | None:
 # from the device's own random generator (a seeded run gets other numbers) or compute
 # floating-point steps with another kernel (``linspace``/``logspace``/``arange``)
 _SAME_VALUES = frozenset({"zeros", "ones", "empty", "full", "eye"})
+# factories whose values are also the same in every dtype (``full``'s fill value is not:
+# 0.1 made in float32, then cast to float64, is not 0.1 made in float64)
+_EXACT_IN_ANY_DTYPE = frozenset({"zeros", "ones", "empty", "eye"})
 
 
 def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | None,
