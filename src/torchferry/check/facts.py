@@ -317,7 +317,8 @@ class Facts(Walker):
     def _not_a_tensor_here(self, name: str, ctx: Ctx) -> bool:
         """Branch-aware type facts: in the ``else`` of ``if torch.is_tensor(x)`` /
         ``isinstance(x, torch.Tensor)`` (or the body of their negation), and in the body of
-        ``isinstance(x, np.ndarray)`` / ``type(x) is Image``, ``x`` is not a tensor."""
+        ``isinstance(x, np.ndarray)`` / ``type(x) is Image`` / ``np.isscalar(x)``, ``x`` is
+        not a tensor."""
         for ifnode, in_body in ctx.ifs:
             test = ifnode.test
             negated = isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not)
@@ -337,6 +338,8 @@ class Facts(Walker):
             q = self.qualname(test.func) or tail(test.func) or ""
             if q.endswith("is_tensor"):
                 return True
+            if q == "numpy.isscalar":  # true for Python and NumPy scalars, never a tensor
+                return False
             if q == "isinstance" and len(test.args) == 2:
                 return self._names_tensor(test.args[1])
         if isinstance(test, ast.Compare) and len(test.ops) == 1 and \
