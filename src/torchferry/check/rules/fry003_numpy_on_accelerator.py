@@ -7,7 +7,9 @@ without a `.cpu()` first. "May live on an accelerator" means the tensor came out
 model, or was moved with `.to(device)` / `.cuda()`, or was created with `device=device`
 -- or was computed from such a tensor. A layer with weights built here without a device
 (`conv = nn.Conv2d(3, 8, 3)`) and never moved, passed on or stored anywhere in the file
-computes on the CPU: its output is not flagged.
+computes on the CPU: its output is not flagged. A list or tuple of such tensors handed to
+NumPy (`np.sum(final, 0)` where `final = [x]` and `final.append(...)` added more, in the same
+scope) is flagged too: NumPy converts each item.
 
 ## Why is this bad
 "NumPy only understands CPU memory." `.numpy()` on a CUDA tensor raises "can't convert
@@ -34,7 +36,8 @@ plt.plot(out[0].detach().cpu())
 ## Fix safety
 Offered only where the value is known to be a tensor (not a batch item, not the output of
 a model called on inputs of unknown origin, which may be a list or a PIL image). Safe: `.cpu()` is a no-op for a tensor that is already on the CPU, and `.detach()` (added
-when the tensor may require grad) only drops the graph that NumPy cannot use anyway.
+when the tensor may require grad) only drops the graph that NumPy cannot use anyway. A list
+of tensors gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
 Tensors whose origin the analysis cannot see (function parameters, attributes of unknown
@@ -46,7 +49,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import TENSOR, Fact, Model, Site, needs_parens, short
+from torchferry.check.analysis import TENSOR, Ctx, Fact, Model, Site, needs_parens, short
 from torchferry.check.api import Context, Finding, Fix
 
 CODE = "FRY003"
@@ -78,9 +81,47 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         for arg in call.args:
             f = m.fact(arg, site.ctx)
+            fn = short(m.text(call.func), 30)
             if f is not None and f.on_device:
-                fn = short(m.text(call.func), 30)
                 yield _finding(ctx, m, site, arg, f, f"`{fn}(...)` on `{short(m.text(arg), 40)}`")
+            elif f is None and _list_of_device_tensors(m, arg, site):
+                what = short(m.text(arg), 40)
+                yield ctx.finding(
+                    CODE, call,
+                    f"`{fn}(...)` on `{what}`, a list of tensors that may still be on the "
+                    "accelerator: NumPy converts each one and only reads CPU memory; combine "
+                    f"them with torch first (`torch.stack({what})`) or bring each home "
+                    f"(`[t.cpu() for t in {what}]`)",
+                )
+
+
+def _list_of_device_tensors(m: Model, arg: ast.expr, site: Site) -> bool:
+    """A list or tuple display holding a tensor that may be on the accelerator, or a name
+    bound to one in this scope (``final = [x]``), counting the tensors ``final.append(...)``
+    added to it before this point (DHCN's ``np.sum(final, 0)``).  Guessed facts do not count."""
+
+    def device_tensor(e: ast.expr, ctx: Ctx) -> bool:
+        f = m.fact(e, ctx)
+        return f is not None and f.on_device and not f.guessed
+
+    if isinstance(arg, (ast.List, ast.Tuple)):
+        return any(not isinstance(e, ast.Starred) and device_tensor(e, site.ctx) for e in arg.elts)
+    if not isinstance(arg, ast.Name):
+        return False
+    scope = site.ctx.scope
+    b = m.binding(arg.id, scope, site.pos)
+    if b is None or b.how != "expr" or not isinstance(b.value, (ast.List, ast.Tuple)):
+        return False
+    if any(not isinstance(e, ast.Starred) and device_tensor(e, b.ctx) for e in b.value.elts):
+        return True
+    for s in m.calls_by_tail.get("append", ()):
+        func = s.node.func
+        if s.ctx.scope is scope and s.pos < site.pos and isinstance(func, ast.Attribute) and \
+                isinstance(func.value, ast.Name) and func.value.id == arg.id and \
+                len(s.node.args) == 1 and m.binding(arg.id, scope, s.pos) is b and \
+                device_tensor(s.node.args[0], s.ctx):
+            return True
+    return False
 
 
 def _finding(ctx: Context, m: Model, site: Site, tensor: ast.expr, f: Fact, what: str) -> Finding:
