@@ -116,25 +116,44 @@ def _is_buffer(m: Model, node: ast.AST | None) -> bool:
         m.qualname(node.func) == "io.BytesIO" or tail(node.func) == "BytesIO")
 
 
-def in_memory(m: Model, site: Site[ast.Call]) -> bool:
-    """Does the load read an in-memory buffer (``io.BytesIO(...)``, directly or through a
-    name bound to one), not a file?  Such bytes were serialized by this program or a peer
-    process of it (a broadcast, a worker's result) -- or fetched from a server."""
-    src = load_source(site.node)
-    if src is None:
+def _to_memory(m: Model, s: Site[ast.Call]) -> bool:
+    """Does this ``torch.save`` write into an in-memory buffer?"""
+    _, target = save_target(s.node)
+    if target is None:
         return False
-    if _is_buffer(m, src):
+    if _is_buffer(m, target):
         return True
-    if isinstance(src, ast.Name):
-        b = _binding(m, src.id, site.ctx, site.pos)
+    if isinstance(target, ast.Name):
+        b = _binding(m, target.id, s.ctx, pos(target))
         return b is not None and b.how in ("expr", "with") and _is_buffer(m, b.value)
     return False
 
 
+def in_memory(m: Model, site: Site[ast.Call]) -> bool:
+    """Does the load read an in-memory buffer (``io.BytesIO(...)``, directly or through a
+    name bound to one) in a file whose own code also serializes into memory with
+    ``torch.save``?  Both ends of that protocol are then this program's: the bytes were
+    serialized by it or a peer process of it (a broadcast, a worker's result).  Bytes
+    fetched from elsewhere (``io.BytesIO(response.content)``) do not count."""
+    src = load_source(site.node)
+    if src is None:
+        return False
+    if _is_buffer(m, src):
+        pass
+    elif isinstance(src, ast.Name):
+        b = _binding(m, src.id, site.ctx, site.pos)
+        if not (b is not None and b.how in ("expr", "with") and _is_buffer(m, b.value)):
+            return False
+    else:
+        return False
+    return any(_to_memory(m, s) for s in torch_saves(m))
+
+
 def saved_here(m: Model, site: Site[ast.Call]) -> bool:
     """Was what the load reads written by a ``torch.save`` earlier in the same function
-    (the same buffer or path expression)?  Then the load runs in the process that just
-    serialized it: its devices exist, and the bytes are its own.  A name rebound in between
+    (the same buffer or path expression), not in the other branch of an ``if`` that holds
+    the load?  Then the load runs in the process that just serialized it: its devices
+    exist, and the bytes are its own.  A name rebound in between
     counts only when it is rebound to an in-memory buffer (the bytes that came back from a
     broadcast of what was saved)."""
     src = load_source(site.node)
@@ -142,9 +161,12 @@ def saved_here(m: Model, site: Site[ast.Call]) -> bool:
         return False
     ctx = site.ctx
     path, b_load = _file(m, src, ctx)
+    branches = dict(ctx.ifs)
     for s in ctx.scope.calls:
         if s.pos >= site.pos or m.qualname(s.node.func) != "torch.save":
             continue
+        if any(branches.get(node, flag) != flag for node, flag in s.ctx.ifs):
+            continue  # the other branch of an ``if`` (train / evaluate): another run's file
         _, target = save_target(s.node)
         if target is None:
             continue

@@ -7,10 +7,13 @@ second positional argument) and read what may be a checkpoint from elsewhere.
 Quiet where what is read cannot hold tensors of a device this machine lacks:
 
 * bytes or a file the same function (or script, or notebook) has just written with
-  `torch.save` -- the same buffer or path expression, earlier in the same scope: the load
-  runs in the process that saved them, so their devices exist;
-* an in-memory buffer (`io.BytesIO(...)`, directly or through a name bound to one): bytes
-  of this program or a peer process of it (a broadcast, a worker's result);
+  `torch.save` -- the same buffer or path expression, earlier in the same scope and not
+  in the other branch of an `if` that holds the load: the load runs in the process that
+  saved them, so their devices exist;
+* an in-memory buffer (`io.BytesIO(...)`, directly or through a name bound to one) in a
+  file whose own code also serializes into memory with `torch.save`: both ends of that
+  protocol are this program's (a broadcast, a worker's result); bytes fetched from a
+  server are still flagged;
 * a file the file's own code writes with `torch.save` from host data -- the same string
   literal, module-level constant or `self` attribute names it in both places, and the
   saved value holds no module, state dict, optimizer, moved or device tensor, nor a
