@@ -8,7 +8,8 @@ an accelerator, or work hidden in a call that is handed such a tensor together w
 (`vae.decode(z)`, `denoise(model, x, steps)`) -- and nothing waits for the device before the second read: no
 `torch.cuda.synchronize()` (or `torch.mps` / `torch.accelerator` / `torch.xpu`), no
 `event.synchronize()` / `.wait()`, and no implicit sync such as `.item()`, `.cpu()`,
-`.tolist()` or `float(t)` / `int(t)` / `bool(t)` of a tensor. A call to a function defined in the same file whose body synchronizes
+`.tolist()`, `float(t)` / `int(t)` / `bool(t)` of a tensor, or a tensor used as a condition
+(`if (x > 0).any(): break`, `while loss > eps:`). A call to a function defined in the same file whose body synchronizes
 (`_sync(dev)` calling `torch.cuda.synchronize()`) counts as a synchronize, and so does a
 call to a function whose name says it synchronizes (`sync_all()`, `xm.sync()`, not
 `run_async()`).
@@ -238,7 +239,38 @@ def _syncs(m: Model, s: Site, helpers: _Helpers) -> bool:
 
 
 def _synced(m: Model, scope: Scope, lo: int, hi: int, helpers: _Helpers) -> bool:
-    return any(_syncs(m, s, helpers) for s in scope.calls_between(lo, hi))
+    return any(_syncs(m, s, helpers) for s in scope.calls_between(lo, hi)) or \
+        _tested(m, scope, lo, hi)
+
+
+def _tested(m: Model, scope: Scope, lo: int, hi: int) -> bool:
+    """Is a tensor used as a condition between the reads (``if (x > 0).any(): break``,
+    ``while loss > eps:``, ``assert torch.isfinite(loss)``)?  Python then calls
+    ``Tensor.__bool__``, which reads the value on the host and so waits for the work."""
+    seen: set[int] = set()
+    sites: list[Site] = [*scope.calls_between(lo, hi), *scope.ops_between(lo, hi)]
+    for s in sites:
+        st = s.stmt
+        if not isinstance(st, (ast.If, ast.While, ast.Assert)) or id(st) in seen:
+            continue
+        seen.add(id(st))
+        for cond in _conditions(st.test):
+            if lo <= pos(cond) <= hi:
+                f = m.fact(cond, s.ctx)
+                if f is not None and f.sure_tensor:
+                    return True
+    return False
+
+
+def _conditions(e: ast.expr) -> Iterable[ast.expr]:
+    """The operands Python turns into ``bool``: the test itself, through ``and``/``or``/``not``."""
+    if isinstance(e, ast.BoolOp):
+        for v in e.values:
+            yield from _conditions(v)
+    elif isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.Not):
+        yield from _conditions(e.operand)
+    else:
+        yield e
 
 
 def _reads_tensor(m: Model, s: Site, printed: bool) -> bool:
