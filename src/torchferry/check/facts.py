@@ -387,6 +387,8 @@ class Facts(Walker):
                 return None if isinstance(el, ast.Starred) else self.fact(el, b.ctx, depth + 1)
             f = self.fact(v, b.ctx, depth + 1)
             if f is None:
+                if isinstance(v, ast.Call) and len(b.path) == 1:
+                    return self._unpacked_return(v, b.path[0], b.ctx, depth)
                 return None
             if f.kind == TENSOR:
                 return f.but(cpu_new=None)
@@ -752,6 +754,54 @@ class Facts(Walker):
                     out.add(node.id)
             self._escaping = frozenset(out)
         return self._escaping
+
+    def _callee(self, call: ast.Call, ctx: Ctx) -> Scope | None:
+        """The function of this file a call runs, when that is certain enough: a
+        module-level function called by name (``make_batch(...)``), ``self.helper(...)``, or
+        ``obj.method(...)`` on an object the analysis cannot place when exactly one class of
+        the file defines ``method`` and no module-level function shares the name."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            b = self.binding(func.id, self.module_scope, 1 << 62)
+            if b is None or b.how != "opaque" or \
+                    not isinstance(b.stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                return None
+            return next((f for f in self.functions if f.node is b.stmt), None)
+        if not isinstance(func, ast.Attribute) or func.attr.startswith("__"):
+            return None
+        if isinstance(func.value, ast.Name):
+            s = self.self_scope(ctx.scope, func.value.id)
+            if s is not None and s.cls is not None:
+                return s.cls.methods.get(func.attr)
+        if self.fact(func.value, ctx) is not None or func.attr in self.module_scope.binds:
+            return None
+        found = [c.methods[func.attr] for c in self.class_list if func.attr in c.methods]
+        return found[0] if len(found) == 1 else None
+
+    def _unpacked_return(self, call: ast.Call, index: int, ctx: Ctx, depth: int) -> Fact | None:
+        """Item ``index`` of the tuple a same-file function returns (``t, w = f(...)``),
+        followed one level: every ``return`` must be a tuple whose item there is surely a
+        tensor not computed from the function's parameters (the caller's values decide
+        those)."""
+        callee = self._callee(call, ctx)
+        if callee is None or not callee.returns or id(callee) in self._following:
+            return None
+        self._following.add(id(callee))
+        try:
+            fs: list[Fact | None] = []
+            for r in callee.returns:
+                v = r.node.value
+                if not isinstance(v, ast.Tuple) or len(v.elts) <= index or \
+                        isinstance(v.elts[index], ast.Starred):
+                    return None
+                fs.append(self.fact(v.elts[index], r.ctx, depth + 1))
+        finally:
+            self._following.discard(id(callee))
+        if any(f is None or f.kind != TENSOR or not f.sure_tensor or f.inp for f in fs):
+            return None
+        ts = [f for f in fs if f is not None]
+        return Fact(TENSOR, dev=any(f.dev for f in ts), grad=any(f.grad for f in ts),
+                    made=all(f.made for f in ts), guessed=guessed(ts))
 
     def _model_output(self, node: ast.Call, ctx: Ctx, depth: int) -> Fact:
         """A model's output: on the model's device, which is the inputs' device when those
