@@ -5,7 +5,9 @@ Flags a tensor's `.to(...)`, `.cuda()`, `.cpu()`, `.float()`, `.half()`, `.doubl
 `.bfloat16()` or `.type(...)` written as a bare statement, so that its result is thrown away.
 The receiver must be known to be a tensor: something created by a tensor factory, returned
 by a model or a torch function, an item of a DataLoader batch, a parameter annotated
-`Tensor`, a `forward` input, or a name that is later passed as is to a model or loss
+`Tensor`, a `forward` input, an item of the tuple a function of the same file returns
+(`t, weights = sampler.sample(n)` where the file's one `sample` method returns two tensors
+it made), or a name that is later passed as is to a model or loss
 (`inputs.to(device)` ... `model(inputs)`). Modules (`model.to(device)` is in place) and objects whose
 `.to` works in place (a tokenizer's `BatchEncoding`, a PyG `Data`) are not flagged. Neither is
 the last expression of a notebook cell: IPython displays its value (`y_preds.cpu()` shows the
@@ -43,7 +45,10 @@ receivers (`batch["x"].to(device)`) are reported without a fix.
 A receiver whose origin the analysis cannot see (a function parameter without a `Tensor`
 annotation, an attribute of an unknown object) is not flagged. A notebook cell that ends with
 `x.to(device)`, meant as a move, only displays the copy and is not flagged either: the
-displayed value counts as used.
+displayed value counts as used. `obj.sample(...)` on an object the analysis cannot place is
+taken for the file's own `sample` method when exactly one class of the file defines it; a
+library object with a method of the same name returning tensors the same way would be read
+the same (a module returned there is never flagged: its item must surely be a tensor).
 """
 
 from __future__ import annotations
