@@ -43,6 +43,7 @@ from torchferry.check.names import (
     NON_TENSOR_TORCH,
     OTHER,
     PARAMETER,
+    STATE,
     TENSOR,
     TENSOR_ATTRS,
     dotted,
@@ -238,6 +239,8 @@ class Facts(Walker):
                 return f.but(whole=False)
             if f.kind in (LOAD, LOADER):  # ``checkpoint["model"]``, ``dataloaders["train"]``
                 return f
+            if f.kind == STATE:  # ``model.state_dict()[k]``: a parameter's or buffer's data
+                return Fact(TENSOR, dev=f.dev)
             return None
         if isinstance(node, ast.Constant):
             v = node.value
@@ -628,6 +631,9 @@ class Facts(Walker):
         if kind == MODULE:
             if meth in MODULE_SELF_METHODS:
                 return recv
+            if meth == "state_dict" and not node.args and not node.keywords:
+                # its values share the parameters' memory: on the device when the module is
+                return Fact(STATE, dev=self._module_moved(func.value, ctx, depth))
             if meth == "forward":
                 return self._model_output(node, ctx, depth)
             # a submodule attribute called (``model.fc(x)``) or another method: unknown
@@ -655,6 +661,8 @@ class Facts(Walker):
             return recv.but(grad=grad)  # a tensor method keeps the device (moves are above)
         if kind == LOAD:
             return recv if meth in ("get", "pop") else None
+        if kind == STATE:
+            return Fact(TENSOR, dev=recv.dev) if meth in ("get", "pop") and node.args else None
         if kind == ARRAY:
             return Fact(ARRAY) if meth in ("astype", "reshape", "copy", "transpose") else None
         return None
@@ -754,6 +762,46 @@ class Facts(Walker):
                     out.add(node.id)
             self._escaping = frozenset(out)
         return self._escaping
+
+    def _module_moved(self, recv: ast.expr, ctx: Ctx, depth: int) -> bool:
+        """Is the module named ``recv`` known to have been moved to an accelerator: bound to
+        ``Net().cuda()`` / ``....to(device)``, or given ``recv.cuda()`` / ``recv.to(device)``
+        earlier in the same scope (the same binding)?"""
+        if not isinstance(recv, ast.Name):
+            return False
+        at = pos(recv)
+        b = self.binding(recv.id, ctx.scope, at)
+        if b is None:
+            return False
+        v = b.value if b.how == "expr" else None
+        while isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute):
+            if self._moves_to_device(v, ctx, depth):
+                return True
+            if v.func.attr not in _KEEPS_DEVICE:
+                break
+            v = v.func.value
+        for meth in ("cuda", "to", "xpu", "mps"):
+            for s in self.calls_by_tail.get(meth, ()):
+                func = s.node.func
+                if s.ctx.scope is ctx.scope and s.pos < at and isinstance(func, ast.Attribute) \
+                        and isinstance(func.value, ast.Name) and func.value.id == recv.id and \
+                        self.binding(recv.id, ctx.scope, s.pos) is b and \
+                        self._moves_to_device(s.node, s.ctx, depth):
+                    return True
+        return False
+
+    def _moves_to_device(self, call: ast.Call, ctx: Ctx, depth: int) -> bool:
+        """``m.cuda()`` or ``m.to(x)`` with ``x`` a device that may be an accelerator."""
+        func = call.func
+        if not isinstance(func, ast.Attribute):
+            return False
+        if func.attr in ("cuda", "xpu", "mps"):
+            return True
+        if func.attr != "to":
+            return False
+        target = call.args[0] if call.args else kwarg(call, "device")
+        return target is not None and bool(
+            self._device_arg_dev(target, ctx, depth, sure=not call.args))
 
     def _callee(self, call: ast.Call, ctx: Ctx) -> Scope | None:
         """The function of this file a call runs, when that is certain enough: a

@@ -30,6 +30,7 @@ DTYPE = "dtype"
 AVAIL = "avail"  # a bool from torch.cuda.is_available() & co.
 ARRAY = "array"
 PARAMETER = "parameter"  # nn.Parameter(...)
+STATE = "state"  # a module's state_dict(): its values are the module's tensors, where it is
 OTHER = "other"
 
 SHIFT = 20  # positions are encoded as (line << SHIFT) | column
