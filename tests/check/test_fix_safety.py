@@ -252,6 +252,54 @@ def test_fry009_type_as_fix_is_unsafe_and_keeps_eager_results(tmp_path) -> None:
     assert run(unsafe, tmp_path, simulate) == run(code, tmp_path, simulate)
 
 
+FRY003_FORMS = (
+    "import numpy as np, torch\n"
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+    "torch.manual_seed(0)\n"
+    "model = torch.nn.Linear(3, 2).to(device)\n"
+    "x = torch.ones(4, 3).to(device)\n"
+    "out = model(x)\n"
+    "a = out.detach().numpy()\n"  # a model output that needs no detach added
+    "b = np.asarray(x + 1)\n"  # an expression: wrapped in parentheses
+    "with torch.no_grad():\n"
+    "    c = model(x).numpy()\n"
+    "sd = model.state_dict()\n"
+    "d = [sd[k].numpy().tolist() for k in sorted(sd)]\n"  # a state dict's values
+    "RESULT = [a.tolist(), b.tolist(), c.tolist(), d]\n"
+)
+
+
+@pytest.mark.parametrize("simulate", [False, True], ids=["cpu", "simulated-gpu"])
+def test_fry003_fixes_run_identically_before_and_after(simulate, tmp_path) -> None:
+    found = check_source(FRY003_FORMS, "<case>", select=["FRY003"])
+    assert len(found) == 4 and all(f.fix is not None and f.fix.safe for f in found)
+    after = fixed(FRY003_FORMS, "FRY003")
+    assert "model(x).cpu().numpy()" in after and "np.asarray((x + 1).cpu())" in after
+    assert "sd[k].cpu().numpy()" in after
+    if simulate:  # on the (simulated) GPU the original fails; the fix gives the CPU's values
+        with pytest.raises(TypeError, match="numpy"):
+            run(FRY003_FORMS, tmp_path, simulate=True)
+        assert run(after, tmp_path, simulate=True) == run(FRY003_FORMS, tmp_path)
+    else:
+        assert run(after, tmp_path) == run(FRY003_FORMS, tmp_path)
+
+
+def test_fry003_list_of_tensors_is_reported_without_a_fix(tmp_path) -> None:
+    # ``.cpu()`` on a list would raise AttributeError: no fix is offered (DHCN issue 14)
+    code = (
+        "import numpy as np, torch\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "final = [torch.ones(2).to(device)]\n"
+        "final.append(torch.zeros(2).to(device))\n"
+        "RESULT = np.sum(final, 0).tolist()\n"
+    )
+    (found,) = check_source(code, "<case>", select=["FRY003"])
+    assert found.fix is None and "torch.stack(final)" in found.message
+    assert run(code, tmp_path) == [1.0, 1.0]
+    with pytest.raises(TypeError, match="numpy"):
+        run(code, tmp_path, simulate=True)
+
+
 def test_fry003_fix_only_on_a_known_tensor() -> None:
     code = (
         "import numpy as np, torch\n"

@@ -4,8 +4,9 @@
 Flags `.numpy()`, `np.array(t)` / `np.asarray(t)` (any `numpy` function given the tensor),
 and matplotlib or scikit-learn calls given a tensor that may live on an accelerator
 without a `.cpu()` first. "May live on an accelerator" means the tensor came out of a
-model, or was moved with `.to(device)` / `.cuda()`, or was created with `device=device`
--- or was computed from such a tensor. A layer with weights built here without a device
+model, or was moved with `.to(device)` / `.cuda()`, or was created with `device=device`,
+or is a value of the `state_dict()` of a module moved to the device (`model.cuda()`,
+`model = Net().to(device)`) -- or was computed from such a tensor. A layer with weights built here without a device
 (`conv = nn.Conv2d(3, 8, 3)`) and never moved, passed on or stored anywhere in the file
 computes on the CPU: its output is not flagged. A list or tuple of such tensors handed to
 NumPy (`np.sum(final, 0)` where `final = [x]` and `final.append(...)` added more, in the same
