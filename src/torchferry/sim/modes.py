@@ -24,6 +24,8 @@ from torchferry.sim.aten_check import AtenDeviceChecker, type_name
 
 Tensor = torch.Tensor
 TensorBase = torch._C.TensorBase
+_VF = torch._C._VariableFunctions
+_TENSOR_PY = torch._tensor.__file__
 _TAGS = _tags.TAGS
 _Tag = _tags.Tag
 _tag = _tags.tag
@@ -404,12 +406,64 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
     return _tag_out(out, dev)
 
 
-_MAY_SHARE = {torch.as_tensor, torch.asarray}
-_COPIES_IN = {torch.tensor, torch.as_tensor, torch.asarray}
+# the builtins the mode receives (torch.<name> may be a wrapper: explain, trips)
+_MAY_SHARE = {_VF.as_tensor, _VF.asarray}
+_COPIES_IN = {_VF.tensor, _VF.as_tensor, _VF.asarray}
 
 
 # ------------------------------------------------------------------ handlers
 HANDLERS: dict[Any, Any] = {}
+# name -> torch's own Tensor method, for each Tensor method a handler is keyed on
+OWN_METHODS: dict[str, Any] = {}
+
+
+def _own(name: str) -> Any:
+    """torch's own ``Tensor.<name>``, even while something has replaced it on the class.
+
+    The mode receives the method as ``torch.Tensor`` holds it at call time (for a C method,
+    ``handle_torch_function`` looks the name up on the class; a Python one in
+    ``torch/_tensor.py`` passes ``Tensor.<name>``), so a handler is keyed on torch's own
+    object: read ``Tensor.<name>`` instead, and an import of this module while ``trips`` or a
+    user has wrapped the method would key the handler on their wrapper, which the mode never
+    sees again once they restore the method.  A wrapper that keeps ``__wrapped__`` (trips',
+    ``functools.wraps``) is looked through; a C method is read on ``TensorBase``, which
+    nobody patches by assigning ``torch.Tensor.<name>``.
+    """
+    f = vars(Tensor).get(name)
+    while f is not None and getattr(getattr(f, "__code__", None), "co_filename", None) != _TENSOR_PY:
+        f = getattr(f, "__wrapped__", None)
+    if f is None:
+        f = vars(TensorBase).get(name)
+    if f is None:
+        f = getattr(Tensor, name)  # replaced without a way back to torch's own: the best we know
+    OWN_METHODS[name] = f
+    return f
+
+
+def alias_replaced_methods() -> list[Any]:
+    """Key the handlers also on the Tensor methods replaced on the class right now.
+
+    Called when a simulation starts: while a user's (or a test's) replacement of, say,
+    ``Tensor.to`` is in place, the mode receives *it* when the replacement calls torch's
+    method; its handler then runs with torch's own method, so the replacement runs once,
+    as without the simulation.  Returns the keys added, for :func:`drop_aliases`.
+    """
+    added = []
+    for name, own in OWN_METHODS.items():
+        now = getattr(Tensor, name, None)
+        if now is None or now is own or now in HANDLERS:
+            continue
+        h = HANDLERS[own]
+        HANDLERS[now] = lambda func, args, kwargs, _h=h, _own=own: _h(_own, args, kwargs)
+        added.append(now)
+    return added
+
+
+def drop_aliases(keys: list[Any]) -> None:
+    """Remove the keys :func:`alias_replaced_methods` added."""
+    for k in keys:
+        HANDLERS.pop(k, None)
+
 
 
 def handles(*funcs: Any):
@@ -470,13 +524,13 @@ def _h_passthrough(func, args, kwargs):
     return func(*args, **kwargs)
 
 
-@handles(Tensor.get_device)
+@handles(_own("get_device"))
 def _h_get_device(func, args, kwargs):
     d = dev_of(args[0])
     return func(*args) if d is None else d.index
 
 
-@handles(Tensor.type)
+@handles(_own("type"))
 def _h_type(func, args, kwargs):
     d = dev_of(args[0])
     if len(args) == 1 and not kwargs:
@@ -509,7 +563,7 @@ def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: 
     return out
 
 
-@handles(Tensor.to)
+@handles(_own("to"))
 def _h_to(func, args, kwargs):
     t = args[0]
     rest = args[1:]
@@ -570,13 +624,13 @@ def _mover(kind: str):
     return h
 
 
-HANDLERS[Tensor.cuda] = _mover("cuda")
-HANDLERS[Tensor.xpu] = _mover("xpu")
+HANDLERS[_own("cuda")] = _mover("cuda")
+HANDLERS[_own("xpu")] = _mover("xpu")
 if hasattr(Tensor, "mps"):
-    HANDLERS[Tensor.mps] = _mover("mps")  # type: ignore[attr-defined]
+    HANDLERS[_own("mps")] = _mover("mps")
 
 
-@handles(Tensor.cpu)
+@handles(_own("cpu"))
 def _h_cpu(func, args, kwargs):
     t = args[0]
     src = dev_of(t)
@@ -585,7 +639,7 @@ def _h_cpu(func, args, kwargs):
     return _copy_to(t, src, None, None, False, kwargs.get("memory_format"), "cpu")
 
 
-@handles(Tensor.numpy, Tensor.__array__)
+@handles(_own("numpy"), _own("__array__"))
 def _h_numpy(func, args, kwargs):
     d = dev_of(args[0])
     if d is not None:
@@ -603,13 +657,13 @@ def _syncing(op: str):
     return h
 
 
-HANDLERS[Tensor.item] = _syncing("item")
-HANDLERS[Tensor.tolist] = _syncing("tolist")
-HANDLERS[Tensor.__bool__] = _syncing("bool")
-HANDLERS[Tensor.__float__] = _syncing("float")
-HANDLERS[Tensor.__int__] = _syncing("int")
-HANDLERS[Tensor.__index__] = _syncing("index")
-HANDLERS[Tensor.__complex__] = _syncing("complex")
+HANDLERS[_own("item")] = _syncing("item")
+HANDLERS[_own("tolist")] = _syncing("tolist")
+HANDLERS[_own("__bool__")] = _syncing("bool")
+HANDLERS[_own("__float__")] = _syncing("float")
+HANDLERS[_own("__int__")] = _syncing("int")
+HANDLERS[_own("__index__")] = _syncing("index")
+HANDLERS[_own("__complex__")] = _syncing("complex")
 
 
 def _syncing_generic(op: str):
@@ -622,10 +676,10 @@ def _syncing_generic(op: str):
     return h
 
 
-HANDLERS[torch.nonzero] = _syncing_generic("nonzero")
-HANDLERS[Tensor.nonzero] = _syncing_generic("nonzero")
-HANDLERS[torch.masked_select] = _syncing_generic("masked_select")
-HANDLERS[Tensor.masked_select] = _syncing_generic("masked_select")
+HANDLERS[_VF.nonzero] = _syncing_generic("nonzero")
+HANDLERS[_own("nonzero")] = _syncing_generic("nonzero")
+HANDLERS[_VF.masked_select] = _syncing_generic("masked_select")
+HANDLERS[_own("masked_select")] = _syncing_generic("masked_select")
 
 
 def _has_bool_index(idx: Any) -> bool:
@@ -636,7 +690,7 @@ def _has_bool_index(idx: Any) -> bool:
     return False
 
 
-@handles(Tensor.__getitem__)
+@handles(_own("__getitem__"))
 def _h_getitem(func, args, kwargs):
     d = dev_of(args[0])
     if d is not None and len(args) > 1 and _has_bool_index(args[1]):
@@ -644,7 +698,7 @@ def _h_getitem(func, args, kwargs):
     return _generic_call(func, args, kwargs)
 
 
-@handles(Tensor.copy_)
+@handles(_own("copy_"))
 def _h_copy(func, args, kwargs):
     dst, src_t = args[0], args[1]
     ddev, sdev = dev_of(dst), dev_of(src_t)
@@ -658,7 +712,7 @@ def _h_copy(func, args, kwargs):
     return func(*args, **kwargs)
 
 
-@handles(Tensor.new_tensor)
+@handles(_own("new_tensor"))
 def _h_new_tensor(func, args, kwargs):
     if "device" in kwargs:
         return _factory(func, args, kwargs)
@@ -666,7 +720,7 @@ def _h_new_tensor(func, args, kwargs):
     return _tag_out(out, dev_of(args[0]))
 
 
-@handles(Tensor.__deepcopy__)
+@handles(_own("__deepcopy__"))
 def _h_deepcopy(func, args, kwargs):
     out = func(*args, **kwargs)
     d = dev_of(args[0])
@@ -675,7 +729,7 @@ def _h_deepcopy(func, args, kwargs):
     return out
 
 
-@handles(Tensor.__repr__)
+@handles(_own("__repr__"))
 def _h_repr(func, args, kwargs):
     s = S
     d = dev_of(args[0])
@@ -691,7 +745,7 @@ def _h_repr(func, args, kwargs):
         s.quiet = q
 
 
-@handles(Tensor.__format__)
+@handles(_own("__format__"))
 def _h_format(func, args, kwargs):
     t = args[0]
     d = dev_of(t)
@@ -706,7 +760,7 @@ def _h_format(func, args, kwargs):
     return func(*args, **kwargs)
 
 
-@handles(Tensor.pin_memory)
+@handles(_own("pin_memory"))
 def _h_pin(func, args, kwargs):
     t = args[0]
     d = dev_of(t)
@@ -717,7 +771,7 @@ def _h_pin(func, args, kwargs):
     return out
 
 
-@handles(Tensor.is_pinned)
+@handles(_own("is_pinned"))
 def _h_is_pinned(func, args, kwargs):
     t = args[0]
     if dev_of(t) is not None:
@@ -726,7 +780,7 @@ def _h_is_pinned(func, args, kwargs):
     return w is not None and not _tags._expired(w)
 
 
-@handles(Tensor.register_hook)
+@handles(_own("register_hook"))
 def _h_register_hook(func, args, kwargs):
     t, hook = args[0], args[1]
     d = dev_of(t)
@@ -741,7 +795,7 @@ def _h_register_hook(func, args, kwargs):
     return func(t, tagged_hook)
 
 
-@handles(Tensor.backward, torch.autograd.backward)
+@handles(_own("backward"), torch.autograd.backward)
 def _h_backward(func, args, kwargs):
     if func is Tensor.backward:
         roots = [args[0]]
@@ -843,8 +897,9 @@ def _random_funcs() -> list[Any]:
 
     out: list[Any] = []
     for name in _RANDOM_OPS:
-        for owner in (torch, Tensor, torch._C._nn, torch._C._VariableFunctions):
-            f = getattr(owner, name, None)
+        # the builtins the mode receives (torch.<name> is _VF's unless wrapped, e.g. by explain)
+        own = _own(name) if hasattr(Tensor, name) else None
+        for f in (own, getattr(torch._C._nn, name, None), getattr(_VF, name, None)):
             if f is not None and f not in out:
                 out.append(f)
     for name in (

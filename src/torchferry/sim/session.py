@@ -105,6 +105,7 @@ class simulate(contextlib.ContextDecorator):
             self._fsdp.install()
         modes.S = self
         modes.MPS_ACTIVE = self.spec.refuses_float64
+        self._aliases = modes.alias_replaced_methods()
         self._mode = modes.SimMode()
         self._mode.__enter__()
         self._active = True
@@ -140,6 +141,7 @@ class simulate(contextlib.ContextDecorator):
                 _tags._free_weak_ref(w)
             self.pinned = {}
             _tags.clear()
+            modes.drop_aliases(self._aliases)
             modes.S = None
             modes.MPS_ACTIVE = False
         return False
