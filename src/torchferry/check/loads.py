@@ -37,7 +37,6 @@ from torchferry.check.analysis import (
     Scope,
     Site,
     dotted,
-    end_pos,
     kwarg,
     pos,
     tail,
@@ -101,13 +100,9 @@ def _file(m: Model, node: ast.expr, ctx: Ctx) -> tuple[ast.expr, Binding | None]
 
 
 def _binding(m: Model, name: str, ctx: Ctx, at: int) -> Binding | None:
-    """The binding of ``name`` visible at ``at``; inside a ``with ... as name:`` block that
-    is the ``with`` (the walker dates a ``with`` binding at the end of its statement)."""
-    b = m.binding(name, ctx.scope, at)
-    for _, wb in ctx.scope.binds.get(name, ()):
-        if wb.how == "with" and pos(wb.stmt) <= at <= end_pos(wb.stmt) and (b is None or b.pos < pos(wb.stmt)):
-            return wb
-    return b
+    """The binding of ``name`` visible at ``at`` (inside ``with ... as name:`` that is
+    the ``with``)."""
+    return m.binding(name, ctx.scope, at)
 
 
 def _is_buffer(m: Model, node: ast.AST | None) -> bool:

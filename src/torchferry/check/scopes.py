@@ -231,19 +231,23 @@ class Walker:
             lst.append((b.pos, b))
 
     def _bind_target(self, target: ast.AST, how: str, value: ast.AST | None, ctx: Ctx,
-                     stmt: ast.stmt, path: tuple[int, ...] = ()) -> None:
+                     stmt: ast.stmt, path: tuple[int, ...] = (), at: int | None = None) -> None:
+        """Bind ``target``; the binding is visible from ``at`` (default: the end of
+        ``stmt``; a ``with`` passes the end of its ``as`` target, so the name is bound
+        inside the block)."""
         if isinstance(target, ast.Name):
+            where = end_pos(stmt) if at is None else at
             self._bind(ctx.scope, target.id,
-                       Binding(how, value, path, ctx, stmt, target.id, end_pos(stmt)))
+                       Binding(how, value, path, ctx, stmt, target.id, where))
         elif isinstance(target, (ast.Tuple, ast.List)):
             how2 = "unpack" if how == "expr" else how
             for i, el in enumerate(target.elts):
                 if isinstance(el, ast.Starred):
-                    self._bind_target(el.value, "opaque", None, ctx, stmt)
+                    self._bind_target(el.value, "opaque", None, ctx, stmt, at=at)
                 else:
-                    self._bind_target(el, how2, value, ctx, stmt, path + (i,))
+                    self._bind_target(el, how2, value, ctx, stmt, path + (i,), at=at)
         elif isinstance(target, ast.Starred):
-            self._bind_target(target.value, "opaque", None, ctx, stmt)
+            self._bind_target(target.value, "opaque", None, ctx, stmt, at=at)
         elif isinstance(target, ast.Attribute):
             scope = ctx.scope
             cls = scope.cls
@@ -336,7 +340,8 @@ class Walker:
         for item in st.items:
             self._expr(item.context_expr, ctx, st)
             if item.optional_vars is not None:
-                self._bind_target(item.optional_vars, "with", item.context_expr, ctx, st)
+                self._bind_target(item.optional_vars, "with", item.context_expr, ctx, st,
+                                  at=end_pos(item.optional_vars))
         self._walk_body(st.body, Ctx(ctx.scope, ctx.loops, ctx.ifs, ctx.withs + (st,)), cls)
 
     def _s_try(self, st: ast.Try, ctx: Ctx, cls: ClassInfo | None) -> None:  # also TryStar

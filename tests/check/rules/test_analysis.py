@@ -9,6 +9,7 @@ import sys
 
 from torchferry.check.analysis import BATCH, DEVICE, LOADER, MODULE, TENSOR, Model
 from torchferry.check.api import Context
+from torchferry.check.names import pos
 
 
 def model_of(src: str) -> Model:
@@ -155,3 +156,23 @@ def test_a_model_given_cpu_inputs_returns_cpu_outputs() -> None:
         "print(out)\n"
     )
     assert not fact_of(m, "out", 5).dev
+
+
+def test_a_with_target_is_bound_inside_its_block() -> None:
+    src = (
+        "import torch\n"
+        "x = torch.zeros(2)\n"
+        "with torch.device('cuda') as x:\n"
+        "    print(x)\n"
+        "with open('a') as (f, g):\n"
+        "    print(f, g)\n"
+    )
+    m = model_of(src)
+    scope = m.module_scope
+    tree = ast.parse(src)
+    b = m.binding("x", scope, pos(tree.body[2].body[0]))
+    assert b is not None and b.how == "with" and b.stmt.lineno == 3
+    before = m.binding("x", scope, pos(tree.body[2]))
+    assert before is not None and before.how == "expr"
+    f = m.binding("f", scope, pos(tree.body[3].body[0]))
+    assert f is not None and f.how == "with" and f.path == (0,)
