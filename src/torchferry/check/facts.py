@@ -706,8 +706,8 @@ class Facts(Walker):
         if not isinstance(v, ast.Call) or not self._has_parameters(v) or any(
                 k.arg is None or "device" in k.arg for k in v.keywords):
             return False  # (a loss or an activation computes where its inputs are)
-        if "set_default_device" in self.calls_by_tail:
-            return False
+        if "set_default_device" in self.calls_by_tail or "set_default_tensor_type" in self.calls_by_tail:
+            return False  # (new parameters may be made on an accelerator)
         return name.id not in self._escaping_names()
 
     def _has_parameters(self, call: ast.Call, depth: int = 0) -> bool:

@@ -8,7 +8,8 @@ model, or was moved with `.to(device)` / `.cuda()`, or was created with `device=
 or is a value of the `state_dict()` of a module moved to the device (`model.cuda()`,
 `model = Net().to(device)`) -- or was computed from such a tensor. A layer with weights built here without a device
 (`conv = nn.Conv2d(3, 8, 3)`) and never moved, passed on or stored anywhere in the file
-computes on the CPU: its output is not flagged. A list or tuple of such tensors handed to
+computes on the CPU (unless the file sets a default device or a CUDA default tensor type):
+its output is not flagged. A list or tuple of such tensors handed to
 NumPy (`np.sum(final, 0)` where `final = [x]` and `final.append(...)` added more, in the same
 scope) is flagged too: NumPy converts each item.
 
