@@ -44,7 +44,9 @@ No fix: the rewrite (an on-device accumulator, a logging interval) changes what 
 and when.
 
 A read that decides what the loop does (in an `if` or `while` test: `if bool(done.all()):
-break`, a distributed stop flag) or that follows an explicit `synchronize()` in the same
+break`, a distributed stop flag; or bound to a name that the loop's `while` test or a later
+`if` that leaves the loop with `break`/`return`/`raise` tests: `cur = loss.item()` ...
+`if abs(cur - prev) < tol: break`) or that follows an explicit `synchronize()` in the same
 iteration is not flagged: it cannot be deferred, or it costs no extra wait.
 
 ## Known limits
@@ -119,15 +121,35 @@ def _in_hot_loop(m: Model, site: Site[ast.Call]) -> bool:
         return False
     loop = site.ctx.loops[-1]
     return m.is_training_loop(loop, site.ctx) and not m.guarded(site.ctx, loop) and \
-        not _decides_control_flow(site) and not _after_synchronize(site, loop)
+        not _decides_control_flow(site, loop) and not _after_synchronize(site, loop)
 
 
-def _decides_control_flow(site: Site[ast.Call]) -> bool:
+_EXITS = (ast.Break, ast.Return, ast.Raise)
+
+
+def _decides_control_flow(site: Site[ast.Call], loop: ast.AST) -> bool:
     """The value is needed now: it is read in an ``if``/``while`` test (``if bool(done.all()):
-    break``, a distributed stop flag); deferring it would change what the loop does."""
+    break``, a distributed stop flag), or bound to a name that the loop's ``while`` test or a
+    later ``if`` that leaves the loop tests (``cur = loss.item()`` ... ``if abs(cur - prev)
+    < tol: break``, an early stop); deferring it would change what the loop does."""
     st = site.stmt
     if isinstance(st, (ast.If, ast.While)):
         return pos(st.test) <= site.pos <= end_pos(st.test)
+    if not isinstance(st, ast.Assign) or not pos(st.value) <= site.pos <= end_pos(st.value):
+        return False
+    names = {t.id for t in st.targets if isinstance(t, ast.Name)}
+    if not names:
+        return False
+
+    def tests_names(test: ast.expr) -> bool:
+        return any(isinstance(x, ast.Name) and x.id in names for x in ast.walk(test))
+
+    if isinstance(loop, ast.While) and tests_names(loop.test):
+        return True
+    for node in ast.walk(loop):
+        if isinstance(node, ast.If) and pos(node) > pos(st) and tests_names(node.test) and \
+                any(isinstance(b, _EXITS) for b in node.body):
+            return True
     return False
 
 

@@ -4,7 +4,9 @@
 Flags `model.to(...)` and `model.cuda()` on a module inside a `for` or `while` loop, when
 the module was created (or received) outside the loop. Loops over several models
 (`for m in models: m.to(device)`) are fine, and so is a move under a guard on the loop
-counter or an interval (`if epoch == 0:`, `if step % 100 == 0:`).
+counter or an interval (`if epoch == 0:`, `if step % 100 == 0:`), a loop over devices that
+moves the model to each one on purpose (`for device in ["cpu", "cuda"]: model.to(device)`),
+and a move followed by `break`, `return` or `raise` in the same iteration (it runs once).
 
 ## Why is this bad
 "Moving inside the hot loop unnecessarily. Shipping the model every batch ... drowns the
@@ -40,7 +42,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import MODULE, Model, pos, short
+from torchferry.check.analysis import MODULE, Model, end_pos, pos, short
 from torchferry.check.api import Context, Finding
 
 CODE = "FRY008"
@@ -66,6 +68,10 @@ def check(ctx: Context) -> Iterable[Finding]:
             loop = site.ctx.loops[-1]
             if m.guarded(site.ctx, loop):
                 continue  # ``if epoch == 0:`` / ``if step % 100 == 0:``: not every iteration
+            if _moves_to_loop_target(site.node, loop):
+                continue  # ``for device in ["cpu", "cuda"]: model.to(device)``: on purpose
+            if _leaves_loop_after(loop.body, site.stmt):
+                continue  # ``model.to(p.device); break``: runs once, not on every iteration
             if isinstance(recv, ast.Name):
                 b = m.binding(recv.id, site.ctx.scope, pos(recv))
                 if b is not None and b.pos >= pos(loop) and b.how != "param":
@@ -78,3 +84,39 @@ def check(ctx: Context) -> Iterable[Finding]:
                 f"`{short(m.text(site.node))}` moves the module on every iteration of the loop; "
                 + HINT,
             )
+
+
+def _moves_to_loop_target(call: ast.Call, loop: ast.AST) -> bool:
+    """Does the move's destination name the loop's own variable?  Then every iteration
+    moves to another device: the loop is over devices, not a hot loop with a stray move."""
+    if not isinstance(loop, (ast.For, ast.AsyncFor)):
+        return False
+    targets = {x.id for x in ast.walk(loop.target) if isinstance(x, ast.Name)}
+    args = [*call.args, *(k.value for k in call.keywords)]
+    return any(isinstance(x, ast.Name) and x.id in targets for a in args for x in ast.walk(a))
+
+
+_EXITS = (ast.Break, ast.Return, ast.Raise)
+
+
+def _leaves_loop_after(block: list[ast.stmt], stmt: ast.stmt) -> bool:
+    """Is ``stmt`` (somewhere in ``block``, a loop's body, outside any nested loop) followed
+    in its own block or an enclosing one by an unconditional ``break``/``return``/``raise``?
+    Then the loop ends right after it runs: it runs at most once per entry into the loop."""
+    at = pos(stmt)
+    for i, st in enumerate(block):
+        if not pos(st) <= at <= end_pos(st):
+            continue
+        if any(isinstance(later, _EXITS) for later in block[i + 1:]):
+            return True
+        if st is stmt:
+            return False
+        subs: list[list[ast.stmt]] = []
+        if isinstance(st, (ast.If, ast.With, ast.AsyncWith)):
+            subs = [st.body, getattr(st, "orelse", [])]
+        elif isinstance(st, ast.Try) or (hasattr(ast, "TryStar") and isinstance(st, ast.TryStar)):
+            subs = [st.body, st.orelse, st.finalbody, *(h.body for h in st.handlers)]
+        elif isinstance(st, ast.Match):
+            subs = [c.body for c in st.cases]
+        return any(_leaves_loop_after(b, stmt) for b in subs)
+    return False
