@@ -90,6 +90,9 @@ CORPUS: tuple[tuple[str, str], ...] = (
     ("open-clip-torch", "3.3.0"),
     ("accelerate", "1.15.0"),
     ("pytorch-tabnet", "4.1.0"),
+    # a second held-out batch (same day, labelled before any rule change made after it)
+    ("sentence-transformers", "6.2.0"),
+    ("lightly", "1.6.0"),
 )
 
 
@@ -110,6 +113,9 @@ EXTRA: tuple[tuple[str, str], ...] = (
     # notebooks/automatic_mask_generator_example.ipynb, udacity's cycle-gan/CycleGAN_Solution.ipynb
     ("facebookresearch/segment-anything", "dca509fe793f601edb92606367a655c15ac00fdf"),
     ("udacity/deep-learning-v2-pytorch", "c9404fc86181fc3f0906b368697268257f348535"),
+    # a second held-out batch, as for CORPUS
+    ("Atcold/NYU-DLSP20", "3049c83260ba05700e2ab9b7ed13cdbe5ddba0fd"),
+    ("sgrvinod/a-PyTorch-Tutorial-to-Object-Detection", "5d5b75968c3cf1ffd2718bf828a7560b7ee8e8b5"),
 )
 
 
