@@ -11,7 +11,11 @@ or is a value of the `state_dict()` of a module moved to the device (`model.cuda
 computes on the CPU (unless the file sets a default device or a CUDA default tensor type):
 its output is not flagged. A list or tuple of such tensors handed to
 NumPy (`np.sum(final, 0)` where `final = [x]` and `final.append(...)` added more, in the same
-scope) is flagged too: NumPy converts each item.
+scope) is flagged too: NumPy converts each item. Quiet where the author handled the device:
+in one branch of a test on the accelerator whose other branch calls `.cpu()`
+(`t.numpy() if not train_on_gpu else t.cpu().numpy()`), and, for the output of a model called
+on inputs of unknown origin, in a file that never names an accelerator or a device and calls
+nothing that could move a model there (`.to`, `torch.load`, `prepare`, `from_pretrained`...).
 
 ## Why is this bad
 "NumPy only understands CPU memory." `.numpy()` on a CUDA tensor raises "can't convert
@@ -53,6 +57,7 @@ from collections.abc import Iterable
 
 from torchferry.check.analysis import TENSOR, Ctx, Fact, Model, Site, needs_parens, short
 from torchferry.check.api import Context, Finding, Fix
+from torchferry.check.names import AVAIL_NAME
 
 CODE = "FRY003"
 NAME = "numpy-on-accelerator"
@@ -72,7 +77,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         if not isinstance(func, ast.Attribute) or call.keywords or call.args:
             continue  # ``.numpy(force=True)`` copies to the CPU itself
         f = m.fact(func.value, site.ctx)
-        if f is not None and f.on_device:
+        if f is not None and f.on_device and not _quiet(ctx, m, site, f):
             yield _finding(ctx, m, site, func.value, f, f"`{short(m.text(call))}`")
     for site in m.calls:
         call = site.node
@@ -84,6 +89,8 @@ def check(ctx: Context) -> Iterable[Finding]:
         for arg in call.args:
             f = m.fact(arg, site.ctx)
             fn = short(m.text(call.func), 30)
+            if f is not None and f.on_device and _quiet(ctx, m, site, f):
+                continue
             if f is not None and f.on_device:
                 yield _finding(ctx, m, site, arg, f, f"`{fn}(...)` on `{short(m.text(arg), 40)}`")
             elif f is None and _list_of_device_tensors(m, arg, site):
@@ -95,6 +102,60 @@ def check(ctx: Context) -> Iterable[Finding]:
                     f"them with torch first (`torch.stack({what})`) or bring each home "
                     f"(`[t.cpu() for t in {what}]`)",
                 )
+
+
+def _quiet(ctx: Context, m: Model, site: Site, f: Fact) -> bool:
+    """The author handled the device here, or nothing in the file can reach one."""
+    return _home_in_other_branch(m, site) or (f.guessed and _no_accelerator_in_file(ctx, m))
+
+
+def _home_in_other_branch(m: Model, site: Site) -> bool:
+    """``np.squeeze(t.numpy()) if not train_on_gpu else np.squeeze(t.cpu().numpy())``, or the
+    same as an ``if`` statement: one branch of a test on the accelerator brings the tensor
+    home with ``.cpu()``, so this branch is the one taken on the CPU."""
+    parents = m.parents(site.stmt)
+    child: ast.AST = site.node
+    up = parents.get(id(child))
+    while up is not None and up is not site.stmt:
+        if isinstance(up, ast.IfExp) and child is not up.test:
+            other = up.orelse if child is up.body else up.body
+            if m.mentions_availability(up.test) and _calls_cpu(other):
+                return True
+        child, up = up, parents.get(id(up))
+    for ifnode, in_body in site.ctx.ifs:
+        other_branch = ifnode.orelse if in_body else ifnode.body
+        if m.mentions_availability(ifnode.test) and any(_calls_cpu(st) for st in other_branch):
+            return True
+    return False
+
+
+def _calls_cpu(node: ast.AST) -> bool:
+    return any(isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and
+               x.func.attr == "cpu" for x in ast.walk(node))
+
+
+# calls that may put a model or its inputs on an accelerator without naming one
+_MAY_MOVE = ("to", "load", "prepare", "from_pretrained", "to_empty", "set_default_device",
+             "set_default_tensor_type", "DataParallel", "DistributedDataParallel")
+
+
+def _no_accelerator_in_file(ctx: Context, m: Model) -> bool:
+    """Nothing in the file names an accelerator or a device (no ``cuda``/``gpu``/``device``/
+    ``mps``/``xpu`` identifier, keyword or literal) or calls what may move a model there
+    (``.to``, ``torch.load``, ``accelerator.prepare``...): a model called on inputs of
+    unknown origin is then on the CPU (the udacity exercise notebooks)."""
+    memo = m.rule_memo.setdefault(CODE, {})
+    key = id(m)
+    r = memo.get(key)
+    if r is None:
+        words = [n.id for n in ctx.nodes.get(ast.Name, ()) if isinstance(n, ast.Name)]
+        words += [n.attr for n in ctx.nodes.get(ast.Attribute, ()) if isinstance(n, ast.Attribute)]
+        words += [n.arg for n in ctx.nodes.get(ast.keyword, ())
+                  if isinstance(n, ast.keyword) and n.arg]
+        r = not m.accel_consts and not any(m.calls_by_tail.get(n) for n in _MAY_MOVE) and \
+            not any(AVAIL_NAME.search(w) for w in words)
+        memo[key] = r
+    return r
 
 
 def _list_of_device_tensors(m: Model, arg: ast.expr, site: Site) -> bool:
