@@ -16,7 +16,7 @@ check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`,
 `@RunIf(min_cuda_gpus=1)`), a test module with such a `pytestmark`, a device string
 handed to a mock, and code that is CUDA-only by design: in a function or class named for
 an accelerator (`CUDAAccelerator`, `_probe_gpus`), in a file that uses a CUDA-only library
-(bitsandbytes, triton, apex...), or next to CUDA streams, `torch.cuda.set_device(local_rank)`,
+(bitsandbytes, triton, apex, Megatron-LM...), or next to CUDA streams, `torch.cuda.set_device(local_rank)`,
 an NCCL process group or CUDA memory statistics (`torch.cuda.max_memory_allocated()`...)
 called without testing for a GPU, in the same function or class, an enclosing one, or a
 function of the same file that one of those calls (`ddp_setup(rank, world_size)`,
@@ -226,7 +226,7 @@ def _device_target(stmt: ast.Assign | ast.AnnAssign) -> bool:
 
 # libraries that only run on an NVIDIA GPU: a file using them is CUDA-only by design
 _CUDA_ONLY_LIBS = ("bitsandbytes", "triton", "apex", "pynvml", "cupy", "flash_attn",
-                   "transformer_engine", "nvidia")
+                   "transformer_engine", "nvidia", "megatron")
 # names of functions and classes that say the code is for one accelerator
 _ACCEL_SCOPE = re.compile(r"cuda|gpu|mps|xpu|nccl|triton", re.I)
 # torch.cuda APIs that only make sense with a GPU, among them the memory statistics
