@@ -41,6 +41,11 @@ values in every dtype), `torch.arange(n, device=t.device).to(t.dtype)` for the o
 code computes the same, but code traced with `torch.jit.trace` or exported to ONNX records
 `device=t.device` as a constant, where `type_as` follows `t` at run time.
 
+Quiet for `.type_as(self.x)` while the module is being built -- in `__init__`, or in a
+method of the class that this file calls only from `__init__` -- when `__init__` made
+`self.x` just before with a factory that takes no `device=` (`self.register_buffer("x",
+torch.empty(n))`): both tensors are on the default device, so nothing is copied.
+
 ## Known limits
 Factories given a `generator=` are not flagged (the generator fixes the device the
 numbers are drawn on). Only a `.to` whose argument is clearly a device (a device variable, `torch.device`, a
@@ -54,7 +59,17 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import DEVICE, DEVICE_FACTORIES, DTYPES, Model, Site, kwarg, short
+from torchferry.check.analysis import (
+    DEVICE,
+    DEVICE_FACTORIES,
+    DTYPES,
+    Model,
+    Site,
+    end_pos,
+    kwarg,
+    pos,
+    short,
+)
 from torchferry.check.api import Context, Edit, Finding, Fix
 
 CODE = "FRY009"
@@ -107,6 +122,8 @@ def _type_as(ctx: Context, m: Model) -> Iterable[Finding]:
             continue
         name = q[6:]
         other = call.args[0]
+        if _made_alike_in_init(m, site, other):
+            continue
         pure = isinstance(other, (ast.Name, ast.Attribute)) and all(
             isinstance(n, (ast.Name, ast.Attribute, ast.Load)) for n in ast.walk(other))
         t = m.text(other)
@@ -233,3 +250,52 @@ def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | Non
     safe = name in _SAME_VALUES
     msg = f"Pass `{add}` to the factory" + (f", keep `{rest}`" if rest else "")
     return Fix((ins, Edit(fl, fc, cl, cc, rest)), safe, msg)
+
+
+def _made_alike_in_init(m: Model, site: Site[ast.Call], target: ast.AST) -> bool:
+    """Is ``target`` a ``self.x`` that ``__init__`` last made with a device-less factory
+    before ``site`` runs, with ``site`` in ``__init__`` or in a method this file calls only
+    from ``__init__``?  Then the factory at ``site`` and ``self.x`` are both on the default
+    device (the CPU, or what ``torch.device(...)``/``set_default_device`` made it): no copy.
+    (lightly's MemoryBankModule._init_memory_bank)"""
+    scope = site.ctx.scope
+    fn, owner = scope.function, scope.parent
+    if fn is None or owner is None or owner.kind != "class" or scope.self_name is None:
+        return False
+    if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
+            and target.value.id == scope.self_name):
+        return False
+    init = next((f for f in getattr(owner.node, "body", ())
+                 if isinstance(f, ast.FunctionDef) and f.name == "__init__"), None)
+    if init is None:
+        return False
+    lo, hi = pos(init), end_pos(init)
+    if fn is init:
+        cutoff = site.pos
+    else:
+        uses = [pos(n) for n in ast.walk(m.tree) if isinstance(n, ast.Attribute) and n.attr == fn.name]
+        if not uses or not all(lo <= u <= hi for u in uses):
+            return False  # called (or passed around) outside __init__: runs after .to() too
+        cutoff = min(uses)
+    made: ast.expr | None = None  # the value of the last assignment before ``cutoff``
+    made_at = -1
+    for node in ast.walk(init):
+        if not isinstance(node, (ast.Assign, ast.Call)) or end_pos(node) >= cutoff or \
+                pos(node) <= made_at:
+            continue
+        value: ast.expr | None = None
+        if isinstance(node, ast.Assign):
+            if any(isinstance(t, ast.Attribute) and t.attr == target.attr and
+                   isinstance(t.value, ast.Name) and t.value.id == scope.self_name
+                   for t in node.targets):
+                value = node.value
+        elif isinstance(node.func, ast.Attribute) and node.func.attr == "register_buffer" and \
+                node.args and isinstance(node.args[0], ast.Constant) and \
+                node.args[0].value == target.attr:
+            value = node.args[1] if len(node.args) > 1 else kwarg(node, "tensor")
+        if value is not None:
+            made, made_at = value, pos(node)
+    if not isinstance(made, ast.Call):
+        return False
+    q = m.qualname(made.func) or ""
+    return q.startswith("torch.") and q[6:] in DEVICE_FACTORIES and kwarg(made, "device") is None
