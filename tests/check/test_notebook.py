@@ -208,6 +208,8 @@ IPYTHON_CELLS = [
     "for i in range(2):\n    !echo \\\n    hi\n    x = i\n",
     "  %%time\n  x = 1\n",
     " num_params = 85,800,963\n print(num_params)\n",
+    "# IPython's wildcard help (%psearch), Atcold/NYU-DLSP20 01-tensor_tutorial\ntorch.*Tensor?\n",
+    "?torch.*Tensor\nx = 1\n",
 ]
 
 

@@ -33,7 +33,7 @@ from torchferry.errors import NotebookError
 __all__ = ["NotebookError", "Notebook", "parse_notebook", "from_cells"]
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_LINE_MAGIC = re.compile(r"^(\s*)(?:%|!|[\w.]+\s*=\s*[%!]|\?+[\w.]|[\w.]+\?+\s*$)")
+_LINE_MAGIC = re.compile(r"^(\s*)(?:%|!|[\w.]+\s*=\s*[%!]|\?+[\w.*]|[\w.*]+\?+\s*$)")
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "ferry_trips"}
 
 
