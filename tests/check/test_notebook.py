@@ -210,6 +210,9 @@ IPYTHON_CELLS = [
     " num_params = 85,800,963\n print(num_params)\n",
     "# IPython's wildcard help (%psearch), Atcold/NYU-DLSP20 01-tensor_tutorial\ntorch.*Tensor?\n",
     "?torch.*Tensor\nx = 1\n",
+    "import torch\ntorch.*Tensor?\n",
+    "x = [1]\nx[0]?\nx.append??\n",
+    "x = 1 if y else 2?\n",
 ]
 
 

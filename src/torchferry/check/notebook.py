@@ -33,7 +33,11 @@ from torchferry.errors import NotebookError
 __all__ = ["NotebookError", "Notebook", "parse_notebook", "from_cells"]
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-_LINE_MAGIC = re.compile(r"^(\s*)(?:%|!|[\w.]+\s*=\s*[%!]|\?+[\w.*]|[\w.*]+\?+\s*$)")
+# a line magic, a shell escape (alone or assigned), or help: ``?obj``, and ``obj?`` /
+# ``obj??`` with IPython's own name pattern (``torch.*Tensor?`` searches, ``a[0]?``)
+_LINE_MAGIC = re.compile(
+    r"^(\s*)(?:%|!|[\w.]+\s*=\s*[%!]|\?+[\w.*]|[\w*]+(?:\.[\w*]+|\[-?[0-9]+\])*\?\??\s*$)"
+)
 _PYTHON_CELL_MAGICS = {"time", "timeit", "capture", "prun", "ferry_trips"}
 
 
