@@ -20,8 +20,8 @@ def test_names_flow_between_cells_and_findings_are_located_by_cell() -> None:
 def test_fix_edits_its_own_cell_and_the_fixed_cell_runs() -> None:
     cells = ["import torch\nx = torch.ones(3)", "print(1)\nx.to('cpu')\nprint(x)\n"]
     (hit,) = check_cells(cells)
-    assert hit.cell == 1 and hit.finding.fix is not None and hit.finding.fix.safe
-    fixed = apply_fixes(cells[1], [hit.finding])
+    assert hit.cell == 1 and hit.finding.fix is not None and not hit.finding.fix.safe
+    fixed = apply_fixes(cells[1], [hit.finding], unsafe=True)
     assert fixed == "print(1)\nx = x.to('cpu')\nprint(x)\n"
     ast.parse(fixed)
 

@@ -40,13 +40,6 @@ def fixed(code: str, select: str, unsafe: bool = False) -> str:
 
 
 SAFE_CASES = {
-    "FRY002": (
-        "import torch\n"
-        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
-        "x = torch.arange(6.0).reshape(2, 3)\n"
-        "x.to(device)\n"
-        "RESULT = x * 2\n"
-    ),
     "FRY003": (
         "import torch\n"
         "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
@@ -210,6 +203,37 @@ def test_fry004_fix_is_unsafe_where_the_file_defines_its_own_loading() -> None:
     )
     found = check_source(code, "<case>", select=["FRY004"])
     assert len(found) == 1 and found[0].fix is not None and not found[0].fix.safe
+
+
+# udacity deep-learning-v2-pytorch, project-face-generation/problem_unittests.py: the
+# discarded ``x.cuda()`` is a real mistake, but assigning it changes what runs where
+FRY002_CASE = (
+    "import torch\n"
+    "torch.manual_seed(0)\n"
+    "D = torch.nn.Linear(3, 1)\n"
+    "x = torch.ones(4, 3)\n"
+    "train_on_gpu = torch.cuda.is_available()\n"
+    "if train_on_gpu:\n"
+    "    x.cuda()\n"
+    "x.half()\n"
+    "RESULT = D(x).detach()\n"
+)
+
+
+def test_fry002_fix_is_unsafe_because_the_moved_or_cast_tensor_is_then_used(tmp_path) -> None:
+    found = check_source(FRY002_CASE, "<case>", select=["FRY002"])
+    assert len(found) == 2 and all(f.fix is not None and not f.fix.safe for f in found)
+    assert fixed(FRY002_CASE, "FRY002") == FRY002_CASE  # plain --fix leaves it alone
+    after = fixed(FRY002_CASE, "FRY002", unsafe=True)
+    assert "    x = x.cuda()" in after and "x = x.half()" in after
+    # before: the program runs, in float32, on the CPU and on the (simulated) GPU alike
+    assert run(FRY002_CASE, tmp_path) == run(FRY002_CASE, tmp_path, simulate=True)
+    # after: the cast now reaches the model (float16 input, float32 weights) on the CPU, and
+    # on the GPU the input moves while the model D stays on the CPU
+    with pytest.raises(RuntimeError):
+        run(after, tmp_path)
+    with pytest.raises(RuntimeError):
+        run(after.replace("x = x.half()", "pass"), tmp_path, simulate=True)
 
 
 @pytest.mark.parametrize("factory", ["torch.randn(4)", "torch.linspace(0, 1000, 777)"])

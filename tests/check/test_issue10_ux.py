@@ -383,12 +383,12 @@ def _patch(cwd, diff: str) -> None:
 def test_diff_of_a_file_without_final_newline_applies_with_patch(proj, capsys):
     src = 'import torch\nx = torch.zeros(2)\n\x0cy = 1\nx.to("cpu")'  # no final newline
     (proj / "a.py").write_text(src, newline="")
-    rc, diff, _ = run(capsys, "--diff", "a.py")
+    rc, diff, _ = run(capsys, "--diff", "--unsafe-fixes", "a.py")
     assert rc == 1 and diff.endswith('+x = x.to("cpu")\n\\ No newline at end of file\n')
     _patch(proj, diff)
     patched = (proj / "a.py").read_bytes()
     (proj / "b.py").write_text(src, newline="")
-    rc, _, _ = run(capsys, "--fix", "b.py")
+    rc, _, _ = run(capsys, "--fix", "--unsafe-fixes", "b.py")
     assert patched == (proj / "b.py").read_bytes() != src.encode()
 
 
@@ -403,7 +403,7 @@ def test_notebook_cell_diffs_are_well_formed(proj, capsys):
     ]  # fmt: skip
     nb = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     (proj / "n.ipynb").write_text(json.dumps(nb, indent=1))
-    rc, diff, _ = run(capsys, "--diff", "n.ipynb")
+    rc, diff, _ = run(capsys, "--diff", "--unsafe-fixes", "n.ipynb")
     assert rc == 1
     # patch cuts file names at a space: give each cell a plain name, then apply
     for k in (2, 3):
@@ -440,7 +440,7 @@ def test_notebook_fix_touches_only_the_edited_source(proj, capsys, layout, bom):
     text = _nb_text(layout)
     data = (b"\xef\xbb\xbf" if bom else b"") + text.encode("utf-8")
     (proj / "n.ipynb").write_bytes(data)
-    rc, out, err = run(capsys, "--fix", "n.ipynb")
+    rc, out, err = run(capsys, "--fix", "--unsafe-fixes", "n.ipynb")
     assert "internal error" not in err
     new = (proj / "n.ipynb").read_bytes()
     expected = data.replace(b'x.to(\\"cpu\\")', b'x = x.to(\\"cpu\\")')
@@ -454,5 +454,5 @@ def test_notebook_fix_of_a_one_line_source_string(proj, capsys):
           "metadata": {"v": 1.10}, "nbformat": 4, "nbformat_minor": 5}  # fmt: skip
     text = json.dumps(nb, indent=2).replace("1.1", "1.10")
     (proj / "n.ipynb").write_text(text)
-    run(capsys, "--fix", "n.ipynb")
+    run(capsys, "--fix", "--unsafe-fixes", "n.ipynb")
     assert (proj / "n.ipynb").read_text() == text.replace('x.to(\\"cpu\\")', 'x = x.to(\\"cpu\\")')

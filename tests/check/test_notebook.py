@@ -254,6 +254,6 @@ def test_fix_in_a_dedented_cell_edits_the_cell_at_its_own_columns(tmp_path, monk
     monkeypatch.chdir(tmp_path)
     path = tmp_path / "ind.ipynb"
     nbformat.write(make_nb(("code", " import torch\n x = torch.ones(2)\n x.to('cpu')\n y = 1")), path)
-    rc, out, _ = run(capsys, "--fix", "--select", "FRY002")
+    rc, out, _ = run(capsys, "--fix", "--unsafe-fixes", "--select", "FRY002")
     nb = nbformat.read(path, as_version=4)
     assert nb.cells[0].source == " import torch\n x = torch.ones(2)\n x = x.to('cpu')\n y = 1"

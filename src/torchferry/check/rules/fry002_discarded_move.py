@@ -37,9 +37,13 @@ for inputs, labels in loader:
 ```
 
 ## Fix safety
-Safe when the receiver is a plain name: the fix assigns the result back
-(`x = x.to(device)`), which is what the statement was meant to do. Attribute and subscript
-receivers (`batch["x"].to(device)`) are reported without a fix.
+Unsafe. When the receiver is a plain name the fix assigns the result back
+(`x = x.to(device)`), which is what the statement was meant to do -- but it changes what
+the program computes: the tensor now lives on the device (or has the new dtype), so the
+code after it runs there, and a model that was never moved either now fails on a GPU
+(udacity's `problem_unittests.py`: `if train_on_gpu: x.cuda()` then `D(x)` with `D` on the
+CPU), and a discarded `.half()` assigned back computes in float16. Review it.
+Attribute and subscript receivers (`batch["x"].to(device)`) are reported without a fix.
 
 ## Known limits
 A receiver whose origin the analysis cannot see (a function parameter without a `Tensor`
@@ -70,7 +74,7 @@ from torchferry.check.api import Context, Finding, Fix
 
 CODE = "FRY002"
 NAME = "discarded-move"
-FIX = "safe"
+FIX = "unsafe"
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -95,7 +99,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         recv = func.value
         fix = None
         if isinstance(recv, ast.Name):
-            fix = Fix((ctx.insert_before(site.stmt, f"{recv.id} = "),), True,
+            fix = Fix((ctx.insert_before(site.stmt, f"{recv.id} = "),), False,
                       f"Assign the result: `{recv.id} = {text}`")
             hint = f"assign it: `{recv.id} = {text}`"
         else:
