@@ -93,6 +93,8 @@ CORPUS: tuple[tuple[str, str], ...] = (
     # a second held-out batch (same day, labelled before any rule change made after it)
     ("sentence-transformers", "6.2.0"),
     ("lightly", "1.6.0"),
+    # a third held-out batch (same day, labelled before any rule change made after it)
+    ("torch-geometric", "2.8.1"),
 )
 
 
@@ -116,6 +118,8 @@ EXTRA: tuple[tuple[str, str], ...] = (
     # a second held-out batch, as for CORPUS
     ("Atcold/NYU-DLSP20", "3049c83260ba05700e2ab9b7ed13cdbe5ddba0fd"),
     ("sgrvinod/a-PyTorch-Tutorial-to-Object-Detection", "5d5b75968c3cf1ffd2718bf828a7560b7ee8e8b5"),
+    # a third held-out batch, as for CORPUS
+    ("patrickloeber/pytorchTutorial", "69637721ed9fa2ccf81a1093a928a52bbb591439"),
 )
 
 
@@ -465,7 +469,7 @@ def label_stub(f: Finding) -> str:
         f"excerpt = {_toml_str(f.excerpt)}",
         'verdict = ""',
         'reason = ""',
-        f"# message: {f.message[:200]}",
+        f"# message: {_collapse(f.message)[:200]}",  # one line: a message may hold a newline
     ]
     return "\n".join(lines) + "\n"
 
