@@ -231,6 +231,12 @@ class Facts(Walker):
                         guessed=guessed(ts), weak=all(f.weak for f in ts))
         if isinstance(node, ast.Subscript):
             f = self.fact(node.value, ctx, depth + 1)
+            if f is None and isinstance(node.value, ast.Name) and self._a_sequence_here(node.value.id, ctx):
+                # ``outputs[0]`` under ``if isinstance(outputs, tuple):``: an item of what a
+                # model returned is where the model is
+                b = self.binding(node.value.id, ctx.scope, pos(node.value))
+                f = self.binding_fact(b, depth) if b is not None else None
+                return f.but(cpu_new=None) if f is not None and f.kind == TENSOR else None
             if f is None:
                 return None
             if f.kind == TENSOR:
@@ -332,6 +338,18 @@ class Facts(Walker):
                 continue
             if verdict != (in_body != negated):
                 return True
+        return False
+
+    def _a_sequence_here(self, name: str, ctx: Ctx) -> bool:
+        """In the body of ``if isinstance(name, tuple)`` (or ``list``, or both)."""
+        for ifnode, in_body in ctx.ifs:
+            t = ifnode.test
+            if in_body and isinstance(t, ast.Call) and tail(t.func) == "isinstance" and \
+                    len(t.args) == 2 and isinstance(t.args[0], ast.Name) and t.args[0].id == name:
+                kinds = t.args[1].elts if isinstance(t.args[1], ast.Tuple) else [t.args[1]]
+                if kinds and all(isinstance(k, ast.Name) and k.id in ("tuple", "list")
+                                 for k in kinds):
+                    return True
         return False
 
     def _type_test(self, test: ast.expr, name: str) -> bool | None:
