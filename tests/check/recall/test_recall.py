@@ -26,8 +26,9 @@ FIXTURES = Path(__file__).parent / "fixtures"
 #: improvements (see docs/check.md); 39/39 after FRY009 type_as (r30), FRY003 lists (r03) and
 #: state dicts (r34), FRY002 on tuple items of a same-file function (r08). 61/71 once the
 #: held-out reproductions h01-h24 were added (23 reports found after the tuning, markers
-#: written before any run, no rule changed for them: 22/32 caught on those alone)
-RECALL_FLOOR = 61 / 71
+#: written before any run, no rule changed for them: 22/32 caught on those alone); 62/71 after
+#: rules-c's facts change for h15 (an item of a model's tuple output under isinstance(x, tuple))
+RECALL_FLOOR = 62 / 71
 
 
 def _load():
