@@ -154,8 +154,17 @@ class Binding:
 
 
 def _before(lst: list[tuple[int, Binding]], at: int) -> Binding | None:
+    """The last binding before ``at`` that can reach it: one made in the body of an
+    ``if`` does not reach that ``if``'s ``else``/``elif`` (the branches exclude each
+    other), so the search goes on to the binding before it."""
     i = bisect_right(lst, at, key=lambda x: x[0]) - 1
-    return lst[i][1] if i >= 0 else None
+    while i >= 0:
+        b = lst[i][1]
+        if not any(in_body and st.orelse and pos(st.orelse[0]) <= at <= end_pos(st.orelse[-1])
+                   for st, in_body in b.ctx.ifs):
+            return b
+        i -= 1
+    return None
 
 
 class Walker:

@@ -27,8 +27,11 @@ FIXTURES = Path(__file__).parent / "fixtures"
 #: state dicts (r34), FRY002 on tuple items of a same-file function (r08). 61/71 once the
 #: held-out reproductions h01-h24 were added (23 reports found after the tuning, markers
 #: written before any run, no rule changed for them: 22/32 caught on those alone); 62/71 after
-#: rules-c's facts change for h15 (an item of a model's tuple output under isinstance(x, tuple))
-RECALL_FLOOR = 62 / 71
+#: rules-c's facts change for h15 (an item of a model's tuple output under isinstance(x, tuple)).
+#: 60/71 once a binding made in an ``if`` body no longer reaches its ``else``: h04's two
+#: discarded moves of a parameter were caught only through the other branch's tensor (the
+#: same error made h04's line 21 a false FRY003 with a breaking "safe" fix)
+RECALL_FLOOR = 60 / 71
 
 
 def _load():

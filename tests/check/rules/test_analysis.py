@@ -176,3 +176,46 @@ def test_a_with_target_is_bound_inside_its_block() -> None:
     assert before is not None and before.how == "expr"
     f = m.binding("f", scope, pos(tree.body[3].body[0]))
     assert f is not None and f.how == "with" and f.path == (0,)
+
+
+def test_a_binding_in_an_if_body_does_not_reach_its_else() -> None:
+    src = (
+        "import torch\n"
+        "def f(d, device):\n"
+        "    if d is None:\n"
+        "        d = torch.zeros(3).to(device)\n"
+        "    elif len(d) > 3:\n"
+        "        print(d)\n"
+        "    else:\n"
+        "        print(d)\n"
+        "    print(d)\n"
+    )
+    m = model_of(src)
+    fn = ast.parse(src).body[1]
+    scope = next(s for s in m.functions if s.name == "f")
+    elif_read = fn.body[0].orelse[0].body[0]
+    else_read = fn.body[0].orelse[0].orelse[0]
+    after = fn.body[1]
+    for stmt in (elif_read, else_read):
+        b = m.binding("d", scope, pos(stmt))
+        assert b is not None and b.how == "param", stmt.lineno
+    b = m.binding("d", scope, pos(after))
+    assert b is not None and b.how == "expr" and b.stmt.lineno == 4
+
+
+def test_fry003_is_quiet_in_the_else_of_the_branch_that_made_a_tensor() -> None:
+    from torchferry.check.engine import check_source
+
+    src = (
+        "import numpy as np\n"
+        "import torch\n"
+        "def f(d, device):\n"
+        "    if d is None:\n"
+        "        d = torch.zeros(3).to(device)\n"
+        "    else:\n"
+        "        return np.array(d)\n"  # d is the caller's list here: .cpu() would break it
+        "    return np.array(d)\n"
+    )
+    assert [(f.line, f.code) for f in check_source(src, "t.py", select=["FRY003"])] == [
+        (8, "FRY003")
+    ]
