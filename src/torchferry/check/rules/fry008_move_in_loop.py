@@ -6,7 +6,8 @@ the module was created (or received) outside the loop. Loops over several models
 (`for m in models: m.to(device)`) are fine, and so is a move under a guard on the loop
 counter or an interval (`if epoch == 0:`, `if step % 100 == 0:`), a loop over devices that
 moves the model to each one on purpose (`for device in ["cpu", "cuda"]: model.to(device)`),
-and a move followed by `break`, `return` or `raise` in the same iteration (it runs once).
+a move followed by `break`, `return` or `raise` in the same iteration (it runs once), and
+a move in an `except` handler (a fallback that runs only for the iterations that failed).
 
 ## Why is this bad
 "Moving inside the hot loop unnecessarily. Shipping the model every batch ... drowns the
@@ -72,6 +73,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                 continue  # ``for device in ["cpu", "cuda"]: model.to(device)``: on purpose
             if _leaves_loop_after(loop.body, site.stmt):
                 continue  # ``model.to(p.device); break``: runs once, not on every iteration
+            if _in_handler(loop, site.stmt):
+                continue  # ``except OutOfMemoryError: model.to("cpu")``: only when it failed
             if isinstance(recv, ast.Name):
                 b = m.binding(recv.id, site.ctx.scope, pos(recv))
                 if b is not None and b.pos >= pos(loop) and b.how != "param":
@@ -119,4 +122,15 @@ def _leaves_loop_after(block: list[ast.stmt], stmt: ast.stmt) -> bool:
         elif isinstance(st, ast.Match):
             subs = [c.body for c in st.cases]
         return any(_leaves_loop_after(b, stmt) for b in subs)
+    return False
+
+
+def _in_handler(loop: ast.AST, stmt: ast.stmt) -> bool:
+    """Is ``stmt`` inside an ``except`` handler of a ``try`` in ``loop``'s body?  It runs only
+    for the iterations whose ``try`` body raised (torch_geometric's SentenceTransformer:
+    the CPU fallback for a batch that ran out of GPU memory)."""
+    at = pos(stmt)
+    for node in ast.walk(loop):
+        if isinstance(node, ast.ExceptHandler) and pos(node) <= at <= end_pos(node):
+            return True
     return False

@@ -5,7 +5,8 @@ Flags `t.to("cpu", non_blocking=True)` (also `device="cpu"`, `torch.device("cpu"
 CPU device variable) whose data is read -- a method or attribute of it, arithmetic,
 indexing, printing, `float()`, a NumPy or torch function, directly or through the name it
 was assigned to -- before any `synchronize()` or event `wait()` / `synchronize()` in the
-same function.
+same function. A blocking copy to the host in between (`u.cpu()`, `u.to("cpu")`) counts as
+a synchronize: it waits for the stream, and so for the earlier copy queued on it.
 
 ## Why is this bad
 A non-blocking device-to-host copy returns immediately, before the data has arrived. Until
@@ -33,7 +34,9 @@ No fix: where to synchronise (right away, or after more work has been queued to 
 with the copy) is a performance decision.
 
 ## Known limits
-Only literal CPU targets and device variables known to be the CPU are recognised. A copy
+A blocking copy in between is taken to wait for the non-blocking one; it does not if it
+runs on another stream, or if its tensor is already on the CPU (a no-op that waits for
+nothing). Only literal CPU targets and device variables known to be the CPU are recognised. A copy
 that is returned, stored in a container or passed to another function is not followed
 (a pipeline that synchronises later is the usual reason to write it). Reads are
 ordered by their position in the source, so a read in an earlier line of a loop body is
@@ -122,6 +125,23 @@ def _is_cpu(m: Model, e: ast.AST, site: Site) -> bool:
     return False
 
 
+def _blocking_to_host(m: Model, s: Site[ast.Call]) -> bool:
+    """``t.cpu()`` or ``t.to("cpu")`` without ``non_blocking=True``: a blocking copy to the
+    host, which synchronises the current stream and so completes every copy queued on it
+    before (gpse.py: ``batch_ptr.to('cpu', non_blocking=False)`` right after the
+    non-blocking copy of ``batch_out``)."""
+    call, fn = s.node, s.node.func
+    if not isinstance(fn, ast.Attribute) or (call.args and fn.attr == "cpu"):
+        return False
+    nb = kwarg(call, "non_blocking")
+    if nb is not None and not (isinstance(nb, ast.Constant) and nb.value is False):
+        return False
+    if fn.attr == "cpu":
+        return True
+    target = call.args[0] if call.args else kwarg(call, "device")
+    return fn.attr == "to" and target is not None and _is_cpu(m, target, s)
+
+
 def _read_before_sync(m: Model, site: Site) -> bool:
     st = site.stmt
     parent = m.parents(st).get(id(site.node))
@@ -142,6 +162,9 @@ def _read_before_sync(m: Model, site: Site) -> bool:
         fn = s.node.func
         if isinstance(fn, ast.Attribute) and fn.attr in ("synchronize", "wait"):
             first_sync = s.pos
+            break
+        if _blocking_to_host(m, s):
+            first_sync = s.pos  # waits for the stream, the earlier copy included
             break
     first_read = None
     rebound = None  # reads after the name is assigned again concern another tensor
