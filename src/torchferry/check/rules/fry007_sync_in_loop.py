@@ -49,6 +49,10 @@ break`, a distributed stop flag; or bound to a name that the loop's `while` test
 `if abs(cur - prev) < tol: break`) or that follows an explicit `synchronize()` in the same
 iteration is not flagged: it cannot be deferred, or it costs no extra wait.
 
+Quiet in a file that never names an accelerator or a device and calls nothing that could
+move a model there (`.to`, `torch.load`, `prepare`, ...), as FRY003 is: its tensors are on
+the CPU, and reading them waits for nothing.
+
 ## Known limits
 Reads hidden in helper functions are not seen. Collecting per-batch predictions with
 `.cpu()` for a metric computed after the loop is flagged too; when that is what you want,
@@ -62,6 +66,7 @@ from collections.abc import Iterable
 
 from torchferry.check.analysis import Fact, Model, Site, end_pos, pos, short
 from torchferry.check.api import Context, Finding
+from torchferry.check.rules.fry003_numpy_on_accelerator import _no_accelerator_in_file
 
 CODE = "FRY007"
 NAME = "sync-in-loop"
@@ -74,6 +79,8 @@ HINT = ("accumulate on the device (`total += loss.detach()`) and read once per e
 
 def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
+    if _no_accelerator_in_file(ctx, m):
+        return  # nothing can be on an accelerator: the reads wait for nothing (as FRY003)
     for meth in ("item", "tolist", "cpu"):
         for site in m.calls_by_tail.get(meth, ()):
             func = site.node.func
