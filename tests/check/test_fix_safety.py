@@ -24,9 +24,12 @@ def run(code: str, tmp_path, simulate: bool = False) -> object:
     if simulate:
         with tf.simulate("cuda"):
             exec(compile(code, "<case>", "exec"), ns)
-    else:
-        exec(compile(code, "<case>", "exec"), ns)
-    result = ns["RESULT"]
+            return _described(ns["RESULT"])  # the device as the simulation reports it
+    exec(compile(code, "<case>", "exec"), ns)
+    return _described(ns["RESULT"])
+
+
+def _described(result: object) -> object:
     if isinstance(result, torch.Tensor):
         return (str(result.device), result.dtype, result.cpu().tolist())
     return result
