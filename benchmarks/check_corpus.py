@@ -95,6 +95,10 @@ CORPUS: tuple[tuple[str, str], ...] = (
     ("lightly", "1.6.0"),
     # a third held-out batch (same day, labelled before any rule change made after it)
     ("torch-geometric", "2.8.1"),
+    # a fourth held-out batch (same day, labelled before any rule change made after it)
+    ("pytorch-ignite", "0.5.5"),
+    ("skorch", "1.4.0"),
+    ("pytorch-metric-learning", "2.9.0"),
 )
 
 
