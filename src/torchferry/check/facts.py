@@ -604,7 +604,12 @@ class Facts(Walker):
             if q.startswith("transformers.") and (last.endswith(("Model", "LMHeadModel")) or "For" in last):
                 return True
             # a module class of another file of the run, imported here
-            return not q.startswith(("torch.", "numpy.")) and last in self.module_classes
+            if q.startswith(("torch.", "numpy.")):
+                return False
+            # a module class of another file of the run, imported here; or a loss class
+            # (``losses.CharbonnierLoss()``: losses are modules by PyTorch's convention)
+            return last in self.module_classes or (
+                last.endswith("Loss") and last[:1].isupper())
         if isinstance(func, ast.Name):
             return self.is_module_class(func.id)
         return False
