@@ -11,7 +11,7 @@ or is a value of the `state_dict()` of a module moved to the device (`model.cuda
 computes on the CPU (unless the file sets a default device or a CUDA default tensor type):
 its output is not flagged. A list or tuple of such tensors handed to
 NumPy (`np.sum(final, 0)` where `final = [x]` and `final.append(...)` added more, in the same
-scope) is flagged too: NumPy converts each item. Quiet where the author handled the device:
+scope, or a list comprehension of such tensors) is flagged too: NumPy converts each item. Quiet where the author handled the device:
 in one branch of a test on the accelerator whose other branch calls `.cpu()`
 (`t.numpy() if not train_on_gpu else t.cpu().numpy()`), and, for the output of a model called
 on inputs of unknown origin, in a file that never names an accelerator or a device and calls
@@ -169,6 +169,8 @@ def _list_of_device_tensors(m: Model, arg: ast.expr, site: Site) -> bool:
 
     if isinstance(arg, (ast.List, ast.Tuple)):
         return any(not isinstance(e, ast.Starred) and device_tensor(e, site.ctx) for e in arg.elts)
+    if isinstance(arg, ast.ListComp):  # ``[criterion(out[j], target) for j in ...]``
+        return device_tensor(arg.elt, site.ctx)
     if not isinstance(arg, ast.Name):
         return False
     scope = site.ctx.scope
