@@ -124,6 +124,10 @@ EXTRA: tuple[tuple[str, str], ...] = (
     ("sgrvinod/a-PyTorch-Tutorial-to-Object-Detection", "5d5b75968c3cf1ffd2718bf828a7560b7ee8e8b5"),
     # a third held-out batch, as for CORPUS
     ("patrickloeber/pytorchTutorial", "69637721ed9fa2ccf81a1093a928a52bbb591439"),
+    # a fifth held-out batch (notebooks and beginner scripts), measured on the rules as they
+    # stood; jeffheaton's t81_558_class_05_3_generators.ipynb was not available (large)
+    ("hunkim/PyTorchZeroToAll", "e5a260fac0b4ff1e2ec434fc6f0d962ac97fc289"),
+    ("jeffheaton/app_deep_learning", "c8d1e529bda98281b5889524d759ac80a0310665"),
 )
 
 
