@@ -8,7 +8,9 @@ by a model or a torch function, an item of a DataLoader batch, a parameter annot
 `Tensor`, a `forward` input, an item of the tuple a function of the same file returns
 (`t, weights = sampler.sample(n)` where the file's one `sample` method returns two tensors
 it made), or a name that is later passed as is to a model or loss
-(`inputs.to(device)` ... `model(inputs)`). Modules (`model.to(device)` is in place) and objects whose
+(`inputs.to(device)` ... `model(inputs)`), or a name in the `else` of an `if`/`elif` chain
+whose other branches turn it into a tensor (`if isinstance(eye, np.ndarray): eye =
+torch.from_numpy(eye).to(device)` ... `else: eye.to(device)`). Modules (`model.to(device)` is in place) and objects whose
 `.to` works in place (a tokenizer's `BatchEncoding`, a PyG `Data`) are not flagged. Neither is
 the last expression of a notebook cell: IPython displays its value (`y_preds.cpu()` shows the
 CPU copy), unless a trailing `;` silences it.
@@ -91,10 +93,14 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue  # ``x.type()`` returns the type name: pointless, but not a move
         f = m.fact(func.value, site.ctx)
         if f is None:
-            if not _fed_to_a_model(m, site, func.value):
+            if not _fed_to_a_model(m, site, func.value) and \
+                    not _tensor_in_the_other_branches(m, site, func.value):
                 continue
         elif not f.sure_tensor:
-            continue
+            # a parameter only guessed to be a tensor (used as ``x.shape``) counts where the
+            # other branches of its if/elif chain make it one
+            if not (f.tensorlike and _tensor_in_the_other_branches(m, site, func.value)):
+                continue
         text = short(m.text(call))
         recv = func.value
         fix = None
@@ -135,6 +141,26 @@ def _last_in_cell(ctx: Context) -> set[int]:
             continue  # ``x.cpu();``: computed, not displayed
         out.add(id(stmt))
     return out
+
+
+def _tensor_in_the_other_branches(m: Model, site: Site, recv: ast.expr) -> bool:
+    """In the ``else`` of an ``if``/``elif`` chain whose other branches turn the same name
+    into a tensor (``if isinstance(eye, np.ndarray): eye = torch.from_numpy(eye).to(device)``
+    ... ``else: eye.to(device)``): the chain normalises the value into a tensor, and this
+    branch is the one where it already is one (neural_renderer PR 52)."""
+    if not isinstance(recv, ast.Name) or MODEL_NAME.match(recv.id) or m.graph_lib():
+        return False
+    for ifnode, in_body in site.ctx.ifs:
+        if in_body:
+            continue
+        for st in ifnode.body:
+            if isinstance(st, ast.Assign) and any(
+                    isinstance(t, ast.Name) and t.id == recv.id for t in st.targets):
+                b = m.binding(recv.id, site.ctx.scope, end_pos(st))
+                f = m.binding_fact(b) if b is not None and b.stmt is st else None
+                if f is not None and f.sure_tensor:
+                    return True
+    return False
 
 
 def _fed_to_a_model(m: Model, site: Site, recv: ast.expr) -> bool:
