@@ -14,8 +14,10 @@ NumPy (`np.sum(final, 0)` where `final = [x]` and `final.append(...)` added more
 scope, or a list comprehension of such tensors) is flagged too: NumPy converts each item. Quiet where the author handled the device:
 in one branch of a test on the accelerator whose other branch calls `.cpu()`
 (`t.numpy() if not train_on_gpu else t.cpu().numpy()`), and, for the output of a model called
-on inputs of unknown origin, in a file that never names an accelerator or a device and calls
-nothing that could move a model there (`.to`, `torch.load`, `prepare`, `from_pretrained`...).
+on inputs of unknown origin, in a notebook (or the module-level code of a script) that never
+names an accelerator or a device and calls nothing that could move a model there (`.to`,
+`torch.load`, `prepare`, `from_pretrained`...); a function of a Python file may be handed a
+model its caller moved, so it is still flagged there.
 
 ## Why is this bad
 "NumPy only understands CPU memory." `.numpy()` on a CUDA tensor raises "can't convert
@@ -106,7 +108,13 @@ def check(ctx: Context) -> Iterable[Finding]:
 
 def _quiet(ctx: Context, m: Model, site: Site, f: Fact) -> bool:
     """The author handled the device here, or nothing in the file can reach one."""
-    return _home_in_other_branch(m, site) or (f.guessed and _no_accelerator_in_file(ctx, m))
+    if _home_in_other_branch(m, site):
+        return True
+    # a notebook, or a script's module-level code, is the whole program: where it never
+    # names a device, nothing it runs is on one (a library function may be handed a model
+    # its caller moved, so function bodies of a Python file still count)
+    whole_program = bool(ctx.cell_starts) or site.ctx.scope.kind == "module"
+    return f.guessed and whole_program and _no_accelerator_in_file(ctx, m)
 
 
 def _home_in_other_branch(m: Model, site: Site) -> bool:
