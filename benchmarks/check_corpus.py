@@ -128,6 +128,10 @@ EXTRA: tuple[tuple[str, str], ...] = (
     # stood; jeffheaton's t81_558_class_05_3_generators.ipynb was not available (large)
     ("hunkim/PyTorchZeroToAll", "e5a260fac0b4ff1e2ec434fc6f0d962ac97fc289"),
     ("jeffheaton/app_deep_learning", "c8d1e529bda98281b5889524d759ac80a0310665"),
+    # a sixth held-out batch, as the fifth; rasbt's pytorch_ipynb/gan/dcgan-cats-and-dogs.ipynb
+    # was not available (large)
+    ("eriklindernoren/PyTorch-GAN", "36d3c77e5ff20ebe0aeefd322326a134a279b93e"),
+    ("rasbt/deeplearning-models", "18e046926551378cd691fd871dda0f21dcd272ab"),
 )
 
 
