@@ -256,6 +256,25 @@ def test_fry009_random_and_float_step_factories_are_not_fixed_safely(factory, tm
     assert run(unsafe, tmp_path) == run(code, tmp_path)
 
 
+def test_fry009_fix_with_requires_grad_is_unsafe_because_the_leaf_changes(tmp_path) -> None:
+    code = (
+        "import torch\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "w = torch.zeros(3, requires_grad=True).to(device)\n"
+        "(w * 2).sum().backward()\n"
+        "RESULT = (w.is_leaf, None if w.grad is None else w.grad.tolist())\n"
+    )
+    (found,) = check_source(code, "<case>", select=["FRY009"])
+    assert found.fix is not None and not found.fix.safe
+    assert fixed(code, "FRY009") == code
+    after = fixed(code, "FRY009", unsafe=True)
+    assert "torch.zeros(3, requires_grad=True, device=device)" in after
+    assert run(after, tmp_path) == run(code, tmp_path) == (True, [2.0, 2.0, 2.0])
+    # on the (simulated) GPU the original's w is a non-leaf copy without a gradient
+    assert run(code, tmp_path, simulate=True) == (False, None)
+    assert run(after, tmp_path, simulate=True) == (True, [2.0, 2.0, 2.0])
+
+
 def test_fry009_type_as_fix_is_unsafe_and_keeps_eager_results(tmp_path) -> None:
     # gpytorch PR 467: ``torch.zeros(m, n).type_as(T)``; the unsafe fix creates it on T's
     # device in T's dtype.  Eager code computes the same; traced code would not (device=

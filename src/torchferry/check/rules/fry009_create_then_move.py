@@ -34,7 +34,9 @@ random factories (`rand`, `randn`, `randint`, `randperm` draw from the device's 
 generator, so a seeded run gets other numbers) and for `arange`, `linspace` and `logspace`
 (another kernel computes the floating-point steps). The fix is not offered when `.to` has
 other arguments (`non_blocking`, `copy`, `memory_format`), when the factory already has
-`device=`, or when a comment sits inside the chain. The fix of `.type_as(t)` (for a plain
+`device=`, or when a comment sits inside the chain. With `requires_grad=` on the factory the
+fix is unsafe: the moved copy is a non-leaf whose `.grad` stays None, the tensor made on the
+device is the leaf that receives the gradient. The fix of `.type_as(t)` (for a plain
 name or attribute `t`, and no `requires_grad=`) is always unsafe:
 `torch.zeros(m, n, device=t.device, dtype=t.dtype)` for zeros, ones, empty and eye (the same
 values in every dtype), `torch.arange(n, device=t.device).to(t.dtype)` for the others. Eager
@@ -247,7 +249,9 @@ def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | Non
     if ins is None:
         return None
     rest = f".to({dtype})" if dtype else ""
-    safe = name in _SAME_VALUES
+    # ``requires_grad=True``: the moved copy is a non-leaf (its ``.grad`` stays None, the CPU
+    # original gets the gradient); made on the device it is the leaf: gradients go elsewhere
+    safe = name in _SAME_VALUES and kwarg(fac, "requires_grad") is None
     msg = f"Pass `{add}` to the factory" + (f", keep `{rest}`" if rest else "")
     return Fix((ins, Edit(fl, fc, cl, cc, rest)), safe, msg)
 
