@@ -1174,4 +1174,21 @@ CASES: list[Case] = [
         source="torch-source",
         cite="torch/cuda/amp/autocast_mode.py: autocast('cuda', float16), deprecated",
     ),
+    Case(
+        "fstring_of_device_tensors",
+        "x=torch.ones(2,device='cuda'); p=nn.Parameter(torch.tensor(2.,device='cuda'))\n"
+        "print(f'{x}'); print(f'{x.sum():.1f}'); print(f'{p}')",
+        out="tensor([1., 1.], device='cuda:0')\n2.0\n"
+        "Parameter containing:\ntensor(2., device='cuda:0', requires_grad=True)\n",
+        source="torch-source",
+        cite="torch/_tensor.py Tensor.__format__: a plain 0-dim tensor formats .item(), anything "
+        "else (a Parameter too) object.__format__, i.e. str(self) = repr",
+    ),
+    Case(
+        "format_spec_on_a_device_vector",
+        "x=torch.ones(2,device='cuda'); f'{x:.2f}'",
+        exc=("TypeError", "unsupported format string passed to Tensor.__format__"),
+        source="torch-source",
+        cite="torch/_tensor.py Tensor.__format__ -> object.__format__ with a non-empty spec",
+    ),
 ]

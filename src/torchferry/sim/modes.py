@@ -747,17 +747,23 @@ def _h_repr(func, args, kwargs):
 
 @handles(_own("__format__"))
 def _h_format(func, args, kwargs):
+    # torch's Tensor.__format__: a plain 0-dim tensor formats its item, anything else
+    # goes through object.__format__, i.e. str(t) (printed as the GPU prints it: with the
+    # mode back on, as in _h_repr) or the TypeError a format spec gets
     t = args[0]
     d = dev_of(t)
-    if d is not None and t.dim() == 0 and not t.is_meta:
+    if d is None:
+        return func(*args, **kwargs)
+    if t.dim() == 0 and not t.is_meta and type(t) is Tensor:
         sync("item", d)
         q = S.quiet
         S.quiet = True
         try:
-            return t.item().__format__(*args[1:])
+            return t.detach().item().__format__(*args[1:])
         finally:
             S.quiet = q
-    return func(*args, **kwargs)
+    with SimMode():
+        return object.__format__(t, *args[1:], **kwargs)
 
 
 @handles(_own("pin_memory"))
