@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import contextlib
 import functools
+import importlib
 import importlib.abc
 import sys
 import threading
@@ -30,6 +31,34 @@ class _BlockTriton(importlib.abc.MetaPathFinder):
                 name=fullname,
             )
         return None
+
+
+class InSimulation:
+    """The function of a process that ``torch.multiprocessing.spawn`` starts inside a simulation.
+
+    A spawned (or forkserver) process is a fresh interpreter: without this, the workers of
+    ``mp.spawn(main_worker, nprocs=ngpus)`` (pytorch/examples imagenet's
+    ``--multiprocessing-distributed``, the DDP tutorials) would see no GPU at all.  Unpickled
+    in the new process (in its main thread, before torch's ``_wrap`` calls it), it starts a
+    simulation of the parent's kind and device count there, as every process on a GPU
+    machine sees all its GPUs, and becomes ``fn`` itself: the worker's traceback, which torch
+    sends to the parent, shows no frame of ours.  That simulation lasts as long as the process.
+    """
+
+    def __init__(self, fn: Any, kind: str, count: int) -> None:
+        self.fn, self.kind, self.count = fn, kind, count
+
+    def __reduce__(self) -> tuple[Any, tuple[Any, str, int]]:
+        return (_start_in_spawned_process, (self.fn, self.kind, self.count))
+
+    def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        return self.fn(*args, **kwargs)
+
+
+def _start_in_spawned_process(fn: Any, kind: str, count: int) -> Any:
+    if modes.S is None:
+        simulate(kind, count).__enter__()
+    return fn
 
 
 class simulate(contextlib.ContextDecorator):
@@ -210,7 +239,27 @@ class simulate(contextlib.ContextDecorator):
                 return None
             return orig_record_stream(tensor, stream)
 
+        # the module (torch.multiprocessing.spawn the attribute is the function)
+        spawn_module = importlib.import_module("torch.multiprocessing.spawn")
+        orig_start = spawn_module.start_processes
+
+        def start_processes(
+            fn: Any,
+            args: Any = (),
+            nprocs: int = 1,
+            join: bool = True,
+            daemon: bool = False,
+            start_method: str = "spawn",
+        ) -> Any:
+            # a forked child inherits the simulation; a spawned one gets its own (InSimulation)
+            if start_method != "fork":
+                fn = InSimulation(fn, sim.kind, sim.count)
+            return orig_start(fn, args, nprocs, join, daemon, start_method)
+
+        tmp = importlib.import_module("torch.multiprocessing")
         return [
+            (spawn_module, "start_processes", start_processes),
+            (tmp, "start_processes", start_processes),
             (torch.Tensor, "record_stream", record_stream),
             (pm, "pin_memory", pin_memory),
             (torch, "compile", compile),
