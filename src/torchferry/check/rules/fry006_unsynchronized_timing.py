@@ -8,7 +8,10 @@ an accelerator, or work hidden in a call that is handed such a tensor together w
 (`vae.decode(z)`, `denoise(model, x, steps)`) -- and nothing waits for the device before the second read: no
 `torch.cuda.synchronize()` (or `torch.mps` / `torch.accelerator` / `torch.xpu`), no
 `event.synchronize()` / `.wait()`, and no implicit sync such as `.item()`, `.cpu()`,
-`.tolist()`, `float(t)` / `int(t)` / `bool(t)` of a tensor, or a tensor used as a condition
+`.tolist()`, `float(t)` / `int(t)` / `bool(t)` of a tensor, a printed message that formats
+one (`print("loss %.4f" % (epoch, loss))`, `f"{acc:.2f}"`) or formats the result of a call
+handed a model (`compute_accuracy(model, loader)`: it returns a device value or has read
+one), or a tensor used as a condition
 (`if (x > 0).any(): break`, `while loss > eps:`). A call to a function defined in the same file whose body synchronizes
 (`_sync(dev)` calling `torch.cuda.synchronize()`) counts as a synchronize, and so does a
 call to a function whose name says it synchronizes (`sync_all()`, `xm.sync()`, not
@@ -276,12 +279,49 @@ def _conditions(e: ast.expr) -> Iterable[ast.expr]:
 def _reads_tensor(m: Model, s: Site, printed: bool) -> bool:
     """``print(t)`` / ``float(t)`` / ``int(t)`` / ``bool(t)`` of a tensor: the value is copied
     to the host, which waits for the work that produces it.  (A printed tensor counts
-    only when it may be on the device: ``print`` takes anything.)"""
+    only when it may be on the device: ``print`` takes anything.)  A printed message that
+    formats such a value (``"%.4f" % (epoch, loss)``, ``f"{acc:.2f}"``, ``"{}".format(t)``)
+    reads it too, and so does one that formats the result of a call handed a model
+    (``compute_accuracy(model, loader)``, directly or through the name bound to it): the
+    helper either returns a device tensor, read here, or has already read its result."""
     for a in s.node.args:
         f = m.fact(a, s.ctx)
         if f is not None and f.sure_tensor and (f.dev or not printed):
             return True
+        if printed and any(_read_when_formatted(m, v, s) for v in _formatted(a)):
+            return True
     return False
+
+
+def _formatted(e: ast.expr) -> list[ast.expr]:
+    """The values a message expression formats: ``"..." % (a, b)``, f-string fields,
+    ``"...".format(a, b)``."""
+    if isinstance(e, ast.BinOp) and isinstance(e.op, ast.Mod) and isinstance(e.left, ast.Constant) \
+            and isinstance(e.left.value, str):
+        return list(e.right.elts) if isinstance(e.right, ast.Tuple) else [e.right]
+    if isinstance(e, ast.JoinedStr):
+        return [v.value for v in e.values if isinstance(v, ast.FormattedValue)]
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "format" \
+            and isinstance(e.func.value, ast.Constant) and isinstance(e.func.value.value, str):
+        return [*e.args, *(k.value for k in e.keywords)]
+    return []
+
+
+def _read_when_formatted(m: Model, v: ast.expr, s: Site) -> bool:
+    """Does formatting ``v`` read a value the device computed?  A tensor that may be on the
+    device, or the result of a call handed a model (rasbt's ``compute_accuracy(model,
+    train_loader, device=DEVICE)``), also through a name bound to one in this scope."""
+    f = m.fact(v, s.ctx)
+    if f is not None and f.sure_tensor and f.dev:
+        return True
+    made: ast.AST | None = v
+    if isinstance(v, ast.Name):
+        b = m.binding(v.id, s.ctx.scope, s.pos)
+        made = b.value if b is not None and b.how == "expr" else None
+    if not isinstance(made, ast.Call):
+        return False
+    args = [*made.args, *(k.value for k in made.keywords)]
+    return any((fa := m.fact(a, s.ctx)) is not None and fa.kind == MODULE for a in args)
 
 
 def _device_work(m: Model, scope: Scope, lo: int, hi: int) -> bool:
