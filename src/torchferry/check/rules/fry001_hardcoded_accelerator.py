@@ -16,7 +16,8 @@ check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`,
 `@RunIf(min_cuda_gpus=1)`), a test module with such a `pytestmark`, a device string
 handed to a mock, and code that is CUDA-only by design: in a function or class named for
 an accelerator (`CUDAAccelerator`, `_probe_gpus`), in a file that uses a CUDA-only library
-(bitsandbytes, triton, apex, Megatron-LM...), or next to CUDA streams, `torch.cuda.set_device(local_rank)`,
+(bitsandbytes, triton, apex, Megatron-LM...) or places parts on two or more numbered GPUs
+(`.cuda(0)` and `.cuda(2)`: pipeline or model parallelism), or next to CUDA streams, `torch.cuda.set_device(local_rank)`,
 an NCCL process group or CUDA memory statistics (`torch.cuda.max_memory_allocated()`...)
 called without testing for a GPU, in the same function or class, an enclosing one, or a
 function of the same file that one of those calls (`ddp_setup(rank, world_size)`,
@@ -253,6 +254,8 @@ def _cuda_only_by_design(m: Model, scope: Scope) -> bool:
 def _by_design(m: Model, scope: Scope) -> bool:
     if any(q.split(".")[0] in _CUDA_ONLY_LIBS for q in m.imports.values()):
         return True
+    if len(_gpu_indices(m)) >= 2:
+        return True  # model parallelism over several numbered GPUs (``.cuda(0)``, ``.cuda(2)``)
     helpers = {f.name: f for f in m.functions if f.parent is m.module_scope}
     s: Scope | None = scope
     while s is not None:
@@ -273,6 +276,20 @@ def _by_design(m: Model, scope: Scope) -> bool:
                     return True
         s = s.parent
     return False
+
+
+def _gpu_indices(m: Model) -> set[int]:
+    """The GPU numbers the file places things on with ``.cuda(N)``.  Two or more mean the
+    code spreads a model over several GPUs on purpose (pipeline or model parallelism:
+    ``block_1.cuda(0)`` ... ``block_3.cuda(2)``): it cannot fall back to one CPU.  (Device
+    strings such as ``"cuda:1"`` do not count: a checkpoint mapped from one GPU to another
+    is no model parallelism.)"""
+    out: set[int] = set()
+    for site in m.calls_by_tail.get("cuda", ()):
+        args = site.node.args
+        if args and isinstance(args[0], ast.Constant) and type(args[0].value) is int:
+            out.add(args[0].value)
+    return out
 
 
 def _drives_cuda(m: Model, scope: Scope) -> bool:
