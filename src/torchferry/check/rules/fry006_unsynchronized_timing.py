@@ -11,8 +11,8 @@ an accelerator, or work hidden in a call that is handed such a tensor together w
 `.tolist()`, `float(t)` / `int(t)` / `bool(t)` of a tensor, a printed message that formats
 one (`print("loss %.4f" % (epoch, loss))`, `f"{acc:.2f}"`) or formats the result of a call
 handed a model (`compute_accuracy(model, loader)`: it returns a device value or has read
-one), or a tensor used as a condition
-(`if (x > 0).any(): break`, `while loss > eps:`). A call to a function defined in the same file whose body synchronizes
+one), `torch.save(model.state_dict(), ...)` (it copies the parameters to the host), or a
+tensor used as a condition (`if (x > 0).any(): break`, `while loss > eps:`). A call to a function defined in the same file whose body synchronizes
 (`_sync(dev)` calling `torch.cuda.synchronize()`) counts as a synchronize, and so does a
 call to a function whose name says it synchronizes (`sync_all()`, `xm.sync()`, not
 `run_async()`).
@@ -66,7 +66,11 @@ clock reads); reads compared with an attribute (`self.last`) are not paired. Wor
 looked for between the two reads in source order: an interval that spans loop iterations
 (`end = time.time()` at the bottom of a loop, read at the top of the next one) is judged
 by the code between its first binding and the read, so a data-loading timer is not
-flagged.
+flagged. An end read inside a loop is not flagged when its interval spans earlier
+iterations that wait: the start was taken before the loop and the body waits somewhere
+(`.item()` in the log line), or the start is taken again later in the body and a wait
+follows it there (an ETA: `left = n * (time.time() - prev)`, `prev = time.time()`, then
+`loss.item()`).
 """
 
 from __future__ import annotations
@@ -131,6 +135,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             lo, hi = end_pos(first.node), second.pos
             if _synced(m, scope, lo, hi, helpers) or not _device_work(m, scope, lo, hi):
                 continue
+            if _restarted_after_a_sync(m, scope, first, second, helpers):
+                continue
             yield ctx.finding(
                 CODE, second.node,
                 f"`{m.text(second.node)}` is read while accelerator work may still be queued: "
@@ -138,6 +144,34 @@ def check(ctx: Context) -> Iterable[Finding]:
                 "(or `torch.mps.synchronize()`) before reading the clock",
                 _fix(ctx, m, second),
             )
+
+
+def _restarted_after_a_sync(m: Model, scope: Scope, first: Site[ast.Call],
+                            second: Site[ast.Call], helpers: _Helpers) -> bool:
+    """An end read inside a loop whose interval spans earlier iterations that wait: the start
+    was taken before the loop and the loop body waits somewhere (PyTorch-GAN's stargan ETA,
+    ``(time.time() - start_time) / (batches_done + 1)``), or the start is taken again after
+    the end read, later in the same body, with a wait between that restart and the end of
+    the body (PyTorch-GAN's ETA: ``time_left = ... (time.time() - prev_time)``, ``prev_time
+    = time.time()``, then ``loss.item()`` in the log line).  From the second iteration on the
+    interval holds the earlier batches' waits: it measures work, not a launch."""
+    if not second.ctx.loops or not isinstance(first.stmt, ast.Assign):
+        return False
+    loop = second.ctx.loops[-1]
+    if first.pos < pos(loop) and _synced(m, scope, pos(loop), end_pos(loop), helpers):
+        return True  # started before the loop: it spans the earlier iterations and their waits
+    names = {t.id for t in first.stmt.targets if isinstance(t, ast.Name)}
+    for name in names:
+        for _, b in scope.binds.get(name, ()):
+            if b.how != "expr" or not isinstance(b.value, ast.Call) or \
+                    m.qualname(b.value.func) not in _CLOCKS:
+                continue
+            at = end_pos(b.stmt)
+            if second.pos < pos(b.stmt) and at <= end_pos(loop) and \
+                    b.ctx.loops and b.ctx.loops[-1] is loop and \
+                    _synced(m, scope, at, end_pos(loop), helpers):
+                return True
+    return False
 
 
 def _intervals(m: Model, scope: Scope, reads: list[Site[ast.Call]]
@@ -229,6 +263,8 @@ def _syncs(m: Model, s: Site, helpers: _Helpers) -> bool:
     func = s.node.func
     if isinstance(func, ast.Attribute) and func.attr in _SYNCS:
         return True
+    if m.qualname(func) == "torch.save" and s.node.args and _module_state(m, s.node.args[0], s):
+        return True  # the state dict of a module is copied to the host, after its work
     if isinstance(func, ast.Name) and (func.id == "synchronize" or (
             func.id in _HOST_READS and _reads_tensor(m, s, func.id == "print"))):
         return True
@@ -239,6 +275,15 @@ def _syncs(m: Model, s: Site, helpers: _Helpers) -> bool:
         return True
     # named so (even when defined here: its body may wait through calls we cannot follow)
     return bool(_SYNC_NAME.search(name))
+
+
+def _module_state(m: Model, e: ast.expr, s: Site) -> bool:
+    """``model.state_dict()`` of a module."""
+    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
+            and e.func.attr == "state_dict"):
+        return False
+    f = m.fact(e.func.value, s.ctx)
+    return f is not None and f.kind == MODULE
 
 
 def _synced(m: Model, scope: Scope, lo: int, hi: int, helpers: _Helpers) -> bool:
