@@ -52,6 +52,8 @@ line. The program then runs on the CPU where it used to crash -- usually what yo
 deliberate "this needs a GPU" turns into a silent slow run, so review it.
 
 ## Known limits
+A `torch.device("cuda")` only compared with (`x.device == torch.device("cuda")`,
+`torch.device("cuda").type`) is not flagged: building the descriptor needs no GPU.
 Parameter defaults (`def f(device="cuda")`), device strings built at run time
 (`f"cuda:{rank}"`) and `device_type=` arguments (`torch.autocast("cuda")` only warns on a
 CPU machine) are not flagged. Any `if` whose test mentions the device, cuda, gpu or
@@ -173,6 +175,10 @@ def _literal(ctx: Context, m: Model, site: Site[ast.Constant]) -> Iterable[Findi
                 return
             elif isinstance(gp, ast.arguments):
                 return  # a parameter default: the caller chooses
+            elif isinstance(gp, (ast.Attribute, ast.Compare)):
+                # ``torch.device("cuda").type``, ``x.device == torch.device("cuda")``: a
+                # descriptor built to compare with, nothing is placed there (stable-baselines3)
+                return
         elif tail(parent.func) == "to" and isinstance(parent.func, ast.Attribute) and \
                 parent.args[0] is const:
             pass
