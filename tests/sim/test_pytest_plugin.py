@@ -147,3 +147,27 @@ def test_conftest_module_code_runs_inside_the_session_simulation(tmp_path):
         "@pytest.mark.ferry_simulate('mps', count=1) asks for a simulation the session's "
         "--ferry-simulate cuda (count=2) cannot give this test" in r.stdout
     )
+
+
+WARNING_SUITE = '''
+import warnings
+
+import torch
+
+
+def test_warns_at_its_line():
+    x = torch.ones(2, device="cuda")
+    warnings.warn("from the test", UserWarning)
+    assert str(x.device) == "cuda:0"
+'''
+
+
+def test_a_simulated_session_ends_without_a_warning_of_its_own(tmp_path):
+    # pytest's warnings plugin runs pytest_load_initial_conftests inside catch_warnings():
+    # the simulation started there lost its warnings.showwarning when that block ended,
+    # and every `pytest --ferry-simulate` run ended with torchferry's RuntimeWarning that
+    # "warnings.showwarning was replaced by other code"
+    r = _pytest(tmp_path, WARNING_SUITE, "--ferry-simulate", "cuda")
+    assert "1 passed, 1 warning" in r.stdout, r.stdout + r.stderr
+    assert "test_suite.py:9: UserWarning: from the test" in r.stdout, r.stdout
+    assert "RuntimeWarning" not in r.stdout + r.stderr, r.stdout + r.stderr

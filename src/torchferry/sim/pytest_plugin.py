@@ -54,16 +54,20 @@ def _start(config: Any, kind: str | None, count: int | None) -> None:
     setattr(config, _SESSION_KEY, sim)
 
 
-@pytest.hookimpl(tryfirst=True)
-def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> None:
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> Iterator[None]:
     """Start the session's simulation before the first ``conftest.py`` is imported.
 
     Module-level code in a conftest (``DEVICE = "cuda" if torch.cuda.is_available()
     else "cpu"``) runs while conftests load, before ``pytest_configure``: started any
-    later, the suite would silently test on the CPU.
+    later, the suite would silently test on the CPU.  A wrapper outside pytest's own
+    (its warnings plugin runs this hook inside ``warnings.catch_warnings()``, whose exit
+    would undo the simulation's ``warnings.showwarning`` and leave it to warn, at the
+    session's end, that someone replaced it).
     """
     ns = early_config.known_args_namespace
     _start(early_config, getattr(ns, "ferry_simulate", None), getattr(ns, "ferry_device_count", None))
+    return (yield)
 
 
 def pytest_configure(config: Any) -> None:
