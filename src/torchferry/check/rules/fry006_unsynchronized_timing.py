@@ -55,7 +55,9 @@ read. That is right for CUDA; on Apple silicon use `torch.mps.synchronize()` ins
 offered when that statement starts its own line.
 
 ## Known limits
-Work hidden inside helper functions is seen only when the call is handed a model and a
+A printed message that formats the result of a call handed a model is taken to wait even
+when the helper computes nothing on the device (`"%d" % count_parameters(model)`). Work
+hidden inside helper functions is seen only when the call is handed a model and a
 tensor that may be on the device (or is a model's own method given such a tensor); a
 synchronize inside them is seen only when the helper is defined in the same file (it is
 followed through that file's other helpers), so a library call that reads results back
