@@ -43,7 +43,9 @@ values in every dtype), `torch.arange(n, device=t.device).to(t.dtype)` for the o
 code computes the same, but code traced with `torch.jit.trace` or exported to ONNX records
 `device=t.device` as a constant, where `type_as` follows `t` at run time.
 
-Quiet for `.type_as(self.x)` while the module is being built -- in `__init__`, or in a
+Quiet for `.type_as(t)` where `t` is a local variable made in the same code without a device
+(`ends = torch.cumsum(torch.tensor(dims), 0)`; `torch.zeros(1).type_as(ends)`): both are
+on the default device, nothing is copied. Quiet for `.type_as(self.x)` while the module is being built -- in `__init__`, or in a
 method of the class that this file calls only from `__init__` -- when `__init__` made
 `self.x` just before with a factory that takes no `device=` (`self.register_buffer("x",
 torch.empty(n))`): both tensors are on the default device, so nothing is copied.
@@ -126,6 +128,9 @@ def _type_as(ctx: Context, m: Model) -> Iterable[Finding]:
         other = call.args[0]
         if _made_alike_in_init(m, site, other):
             continue
+        tf = m.fact(other, site.ctx) if isinstance(other, ast.Name) else None
+        if tf is not None and tf.sure_tensor and tf.made and not tf.dev:
+            continue  # a local ``t`` made here without a device: both on the default device
         pure = isinstance(other, (ast.Name, ast.Attribute)) and all(
             isinstance(n, (ast.Name, ast.Attribute, ast.Load)) for n in ast.walk(other))
         t = m.text(other)
