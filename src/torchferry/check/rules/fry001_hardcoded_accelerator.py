@@ -9,7 +9,8 @@ CUDA constructors (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`..
 that the accelerator is available.
 
 The portable line `device = "cuda" if torch.cuda.is_available() else "cpu"`, literals
-under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) guard, code
+under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) guard or in a
+conditional expression testing one (`x.cuda() if self.use_cuda else x`), code
 after an `assert torch.cuda.is_available()` and comparisons such as
 `x.device.type == "cuda"` are fine, and so is code in a function or class decorated with a
 check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`,
@@ -334,6 +335,13 @@ def _guarded(m: Model, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
     code is CUDA-only by design."""
     if _pytestmark_checks(m) or _cuda_only_by_design(m, site.ctx.scope):
         return True
+    parents = m.parents(site.stmt)  # ``x.cuda() if use_cuda else x``: a conditional expression
+    child: ast.AST = site.node
+    up = parents.get(id(child))
+    while up is not None and up is not site.stmt:
+        if isinstance(up, ast.IfExp) and child is not up.test and m.mentions_availability(up.test):
+            return True
+        child, up = up, parents.get(id(up))
     for ifnode, _ in site.ctx.ifs:
         if m.mentions_availability(ifnode.test):
             return True
