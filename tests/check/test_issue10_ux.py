@@ -227,6 +227,7 @@ def test_a_notebook_nested_100000_deep_is_fry000(proj, capsys):
     assert rc == 1 and "deep.ipynb:1:1: FRY000 invalid notebook: JSON nested too deeply" in out
 
 
+@pytest.mark.slow  # starts processes
 def test_a_named_pipe_does_not_hang(proj, capsys):
     import os
     import subprocess

@@ -7,6 +7,8 @@ import os
 import subprocess
 import sys
 
+import pytest
+
 from torchferry.check.analysis import BATCH, DEVICE, LOADER, MODULE, TENSOR, Model
 from torchferry.check.api import Context
 from torchferry.check.names import pos
@@ -55,6 +57,7 @@ def test_import_aliases_and_qualified_names() -> None:
     assert m.alias_of("torch") == "T"
 
 
+@pytest.mark.slow  # starts processes
 def test_try_except_fallback_resolves_to_the_first_import_whatever_the_hash_seed() -> None:
     src = (
         "try:\n    from torch import vmap\nexcept ImportError:\n    from functorch import vmap\n"
