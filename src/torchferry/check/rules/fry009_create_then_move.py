@@ -86,19 +86,13 @@ def check(ctx: Context) -> Iterable[Finding]:
     for meth in ("to", "cuda"):
         for site in m.calls_by_tail.get(meth, ()):
             call = site.node
-            func = call.func
-            if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call):
+            found = _factory_receiver(m, call)
+            if found is None:
                 continue
-            fac = func.value
-            q = m.qualname(fac.func) or ""
-            if not q.startswith("torch.") or q[6:] not in DEVICE_FACTORIES:
-                continue
-            if kwarg(fac, "device") is not None or kwarg(fac, "generator") is not None:
-                continue  # a generator lives on one device: creating elsewhere would fail
+            fac, name = found
             dev_text, dtype_text, clean = _split_to(ctx, m, call, site)
             if dev_text is None:
                 continue
-            name = q[6:]
             fix = _fix(ctx, fac, call, dev_text, dtype_text, name) if clean else None
             yield ctx.finding(
                 CODE, call,
@@ -109,22 +103,31 @@ def check(ctx: Context) -> Iterable[Finding]:
     yield from _type_as(ctx, m)
 
 
+def _factory_receiver(m: Model, call: ast.Call) -> tuple[ast.Call, str] | None:
+    """``torch.<factory>(...)`` and its name when ``call`` is a method called on such a
+    factory call made without ``device=`` or ``generator=`` (a generator lives on one
+    device: creating the tensor elsewhere would fail)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call):
+        return None
+    fac = func.value
+    q = m.qualname(fac.func) or ""
+    if not q.startswith("torch.") or q[6:] not in DEVICE_FACTORIES:
+        return None
+    if kwarg(fac, "device") is not None or kwarg(fac, "generator") is not None:
+        return None
+    return fac, q[6:]
+
+
 def _type_as(ctx: Context, m: Model) -> Iterable[Finding]:
     """``torch.zeros(m, n).type_as(t)``: built on the CPU, then copied to ``t``'s device
     and cast to its dtype (``type_as`` is ``.to(t.options())``: device and dtype)."""
     for site in m.calls_by_tail.get("type_as", ()):
         call = site.node
-        func = call.func
-        if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call) or \
-                len(call.args) != 1 or call.keywords:
+        found = _factory_receiver(m, call) if len(call.args) == 1 and not call.keywords else None
+        if found is None:
             continue
-        fac = func.value
-        q = m.qualname(fac.func) or ""
-        if not q.startswith("torch.") or q[6:] not in DEVICE_FACTORIES:
-            continue
-        if kwarg(fac, "device") is not None or kwarg(fac, "generator") is not None:
-            continue
-        name = q[6:]
+        fac, name = found
         other = call.args[0]
         if _made_alike_in_init(m, site, other):
             continue
