@@ -1191,4 +1191,104 @@ CASES: list[Case] = [
         source="torch-source",
         cite="torch/_tensor.py Tensor.__format__ -> object.__format__ with a non-empty spec",
     ),
+    Case(
+        "legacy_float_tensor_of_a_cuda_tensor",
+        "x=torch.ones(2,device='cuda'); torch.FloatTensor(x)",
+        exc=(
+            "TypeError",
+            "expected TensorOptions(dtype=float, device=cpu, layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)) "
+            "(got TensorOptions(dtype=float, device=cuda:0, layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)))",
+        ),
+        source="torch-source",
+        cite="torch/csrc/utils/tensor_new.cpp legacy_tensor_generic_ctor_new, new(Tensor other): "
+        "TORCH_CHECK_TYPE(other.options().type_equal(options), 'expected ', options, ' (got ', "
+        "other.options(), ')'); the text is the CPU build's for a meta tensor with device=cuda:0",
+    ),
+    Case(
+        "legacy_long_tensor_of_a_cuda_tensor",
+        "torch.LongTensor(torch.ones(2,device='cuda',dtype=torch.int64))",
+        exc=(
+            "TypeError",
+            "expected TensorOptions(dtype=long int, device=cpu, layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)) "
+            "(got TensorOptions(dtype=long int, device=cuda:0, layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)))",
+        ),
+        source="torch-source",
+        cite="torch/csrc/utils/tensor_new.cpp legacy_tensor_generic_ctor_new (as above)",
+    ),
+    Case(
+        "legacy_constructor_of_a_cuda_storage",
+        "torch.FloatTensor(torch.ones(2,device='cuda').untyped_storage())",
+        exc=(
+            "RuntimeError",
+            'Attempted to set the storage of a tensor on device "cpu" to a storage on different '
+            'device "cuda:0".  This is no longer allowed; the devices must match.',
+        ),
+        source="torch-source",
+        cite="tensor_new.cpp new_with_storage: at::empty({}, cpu options).set_(storage); "
+        "aten/src/ATen/native/Resize.h checkSetStorage",
+    ),
+    Case(
+        "legacy_constructor_forms_that_work",
+        "x=torch.ones(2,device='cuda'); p=torch.ones(2)\n"
+        "print(torch.FloatTensor(p).device, torch.DoubleTensor(2,3).shape, "
+        "torch.LongTensor([1,2]).tolist(), torch.Tensor(x).device)",
+        out="cpu torch.Size([2, 3]) [1, 2] cuda:0\n",
+        source="torch-source",
+        cite="tensor_new.cpp: BASE_CTOR (torch.Tensor) skips the type check and returns "
+        "other.alias(); sizes and sequences make CPU tensors",
+    ),
+    Case(
+        "tensor_new_of_a_cpu_tensor",
+        "torch.ones(2,device='cuda').new(torch.ones(2))",
+        exc=(
+            "TypeError",
+            "expected TensorOptions(dtype=float, device=cuda, layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)) "
+            "(got TensorOptions(dtype=float, device=cpu, layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)))",
+        ),
+        source="torch-source",
+        cite="tensor_new.cpp legacy_tensor_generic_ctor_new (NEW): options = "
+        "dispatchKeyToTensorOptions(CUDA), a device type without index",
+    ),
+    Case(
+        "tensor_new_with_another_device_type",
+        "torch.ones(2).new(2, device='cuda')",
+        exc=(
+            "RuntimeError",
+            "legacy constructor expects device type: cpu but device type: cuda was passed",
+        ),
+        source="torch-source",
+        cite="tensor_new.cpp check_legacy_ctor_device",
+    ),
+    Case(
+        "type_as_a_cuda_tensor_moves",
+        "a=torch.ones(2); b=torch.ones(2,device='cuda',dtype=torch.float64); y=a.type_as(b)\n"
+        "print(y.device, y.dtype, (y+b).device, y.type_as(b) is y); y+a",
+        out="cuda:0 torch.float64 cuda:0 True\n",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but found at least two devices, "
+            "cuda:0 and cpu!",
+        ),
+        source="torch-source",
+        cite="aten/src/ATen/native/TypeProperties.cpp type_as: self.to(other.options())",
+    ),
+    Case(
+        "type_with_cuda_and_cpu_type_names",
+        "a=torch.ones(2); x=torch.ones(2,device='cuda')\n"
+        "print(a.type(torch.cuda.FloatTensor).device, a.type('torch.cuda.DoubleTensor').type(), "
+        "x.type('torch.FloatTensor').device, x.type(torch.DoubleTensor).type(), x.type())",
+        out="cuda:0 torch.cuda.DoubleTensor cpu torch.DoubleTensor torch.cuda.FloatTensor\n",
+        source="torch-source",
+        cite="torch/csrc/autograd/python_variable_methods.cpp THPVariable_type: "
+        "options_from_string(name), device = Device(type) when the type differs, dispatch_to",
+    ),
+    Case(
+        "new_factories_of_a_cuda_tensor",
+        "x=torch.ones(2,device='cuda')\n"
+        "print(x.new_tensor([1]).device, x.new_zeros(2).device, x.new_ones(1).device, "
+        "x.new_empty(1).device, x.new_full((1,),2.).device, x.new(2).device)",
+        out="cuda:0 cuda:0 cuda:0 cuda:0 cuda:0 cuda:0\n",
+        source="torch-source",
+        cite="THPVariable_new_*: OptionalDeviceGuard(device_of(self)) and the options of self",
+    ),
 ]

@@ -5,12 +5,15 @@ Every test here failed before its fix (see the commit that added it).
 
 from __future__ import annotations
 
+import sys
 import warnings
 
 import pytest
 import torch
 import torch.nn as nn
 
+from torchferry.diagnose.tripcount import trips
+from torchferry.sim import created_at
 from torchferry.sim import events as sim_events
 from torchferry.sim.session import simulate
 
@@ -351,3 +354,172 @@ def test_profiler_with_cuda_activity_prints_no_cpp_warnings(capfd):
             (x * 2).sum()
         assert len(prof.key_averages()) > 0
     assert "CUDA used in profiler but not enabled" not in capfd.readouterr().err
+
+
+# ---------------------------------------------------------------- 8. legacy constructors
+# torch/csrc/utils/tensor_new.cpp legacy_tensor_generic_ctor_new: a legacy type accepts a
+# tensor only of its own device type and dtype (TypeError "expected <options> (got
+# <options>)"), a storage only on its device.  The CPU build aliased a simulated tensor, so
+# torch.FloatTensor(cuda_tensor) returned a cuda tensor where a GPU build raises.
+_CPU_LEGACY = ("FloatTensor", "DoubleTensor", "HalfTensor", "BFloat16Tensor", "LongTensor",
+               "IntTensor", "ShortTensor", "CharTensor", "ByteTensor", "BoolTensor")
+
+
+def _text_for(ctor, t: torch.Tensor, device: str) -> str:
+    """torch's own message for ``ctor`` given a meta tensor like ``t``, on ``device`` instead."""
+    with pytest.raises(TypeError) as info:
+        ctor(torch.empty(0, dtype=t.dtype, device="meta"))
+    return str(info.value).replace("device=meta,", f"device={device},")
+
+
+def test_legacy_cpu_constructors_refuse_a_cuda_tensor_as_a_gpu_build():
+    expected = {n: _text_for(getattr(torch, n), torch.ones(1), "cuda:1") for n in _CPU_LEGACY}
+    assert "dtype=long int, device=cpu," in expected["LongTensor"]
+    with simulate("cuda", count=2):
+        x = torch.ones(2, device="cuda:1")
+        for name in _CPU_LEGACY:
+            with pytest.raises(TypeError) as info:
+                getattr(torch, name)(x)
+            assert str(info.value) == expected[name], name
+
+
+def test_legacy_cpu_constructor_refuses_a_cuda_storage():
+    text = ('Attempted to set the storage of a tensor on device "cpu" to a storage on different '
+            'device "cuda:0".  This is no longer allowed; the devices must match.')
+    with simulate("cuda"):
+        x = torch.ones(2, device="cuda")
+        for st in (x.untyped_storage(), x.double().untyped_storage()):
+            with pytest.raises(RuntimeError) as info:
+                torch.FloatTensor(st)
+            assert str(info.value) == text
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")  # TypedStorage is deprecated
+            # a typed storage of another dtype: torch's dtype check comes first
+            with pytest.raises(RuntimeError, match="^Expected a Storage of type Float"):
+                torch.FloatTensor(x.double().storage())
+
+
+def test_legacy_constructor_forms_that_work_on_a_gpu_keep_working():
+    with simulate("cuda"):
+        p = torch.ones(2)
+        x = torch.ones(2, device="cuda")
+        assert torch.FloatTensor(p).data_ptr() == p.data_ptr()  # an alias, as on the CPU
+        assert torch.DoubleTensor(2, 3).shape == (2, 3)
+        assert torch.LongTensor([1, 2]).tolist() == [1, 2]
+        assert str(torch.FloatTensor(p.untyped_storage()).device) == "cpu"
+        # torch.Tensor (BASE_CTOR) accepts any device and dtype: the GPU tensor's alias
+        assert str(torch.Tensor(x).device) == "cuda:0"
+        assert isinstance(x, torch.cuda.FloatTensor) and isinstance(p, torch.FloatTensor)
+        with pytest.raises(RuntimeError, match="^legacy constructor expects device type: cpu "
+                           "but device type: cuda was passed$"):
+            torch.FloatTensor(2, device="cuda")
+
+
+def test_tensor_new_checks_device_type_dtype_storage_and_device_as_a_gpu_build():
+    opts = ", layout=Strided, requires_grad=false (default), pinned_memory=false (default), " \
+        "memory_format=(nullopt))"
+    with simulate("cuda", count=2):
+        p = torch.ones(2)
+        x = torch.ones(2, device="cuda")
+        x1 = torch.ones(2, device="cuda:1")
+        cases = [
+            (lambda: x.new(p), TypeError, "expected TensorOptions(dtype=float, device=cuda" + opts
+             + " (got TensorOptions(dtype=float, device=cpu" + opts + ")"),
+            (lambda: p.new(x), TypeError, "expected TensorOptions(dtype=float, device=cpu" + opts
+             + " (got TensorOptions(dtype=float, device=cuda:0" + opts + ")"),
+            (lambda: x.new(x.double()), TypeError, "expected TensorOptions(dtype=float, "
+             "device=cuda" + opts + " (got TensorOptions(dtype=double, device=cuda:0" + opts + ")"),
+            (lambda: x.new(2, device="cpu"), RuntimeError,
+             "legacy constructor expects device type: cuda but device type: cpu was passed"),
+            (lambda: p.new([1.0], device="cuda"), RuntimeError,
+             "legacy constructor expects device type: cpu but device type: cuda was passed"),
+            (lambda: x.new(p.untyped_storage()), RuntimeError,
+             'Attempted to set the storage of a tensor on device "cuda:0" to a storage on '
+             'different device "cpu".  This is no longer allowed; the devices must match.'),
+            (lambda: x.new(x1.untyped_storage()), RuntimeError,
+             'Attempted to set the storage of a tensor on device "cuda:0" to a storage on '
+             'different device "cuda:1".  This is no longer allowed; the devices must match.'),
+        ]
+        for call, exc, text in cases:
+            with pytest.raises(exc) as info:
+                call()
+            assert str(info.value) == text
+        assert str(p.device) == "cpu"  # x.new(p's storage) once tagged p's storage as cuda
+        assert str(x.new(x1).device) == "cuda:1"  # an alias: same device type and dtype
+        assert str(x.new(2, device="cuda:1").device) == "cuda:1"
+        assert str(x.new([1.0]).device) == "cuda:0" and str(x.new().device) == "cuda:0"
+        assert str(x.new(x.untyped_storage()).device) == "cuda:0"
+
+
+# ---------------------------------------------------------------- 9. type_as, .type(...)
+def test_type_as_a_cuda_tensor_is_a_tracked_move():
+    with simulate("cuda", count=2):
+        b = torch.ones(3, device="cuda:1", dtype=torch.float64)
+        a = torch.ones(3)
+        seen: list = []
+        stop = sim_events.subscribe(seen.append)
+        try:
+            y = a.type_as(b); line = sys._getframe().f_lineno  # noqa: E702
+        finally:
+            stop()
+        assert (str(y.device), y.dtype) == ("cuda:1", torch.float64)  # self.to(other.options())
+        assert str((y + b).device) == "cuda:1"
+        with pytest.raises(RuntimeError, match="found at least two devices, cuda:1 and cpu!"):
+            y + a
+        assert created_at(y)[:2] == (__file__, line)
+        assert [(e.kind, e.direction, e.nbytes) for e in seen] == [("transfer", "h2d", 12)]
+        assert y.type_as(b) is y  # nothing to change: the tensor itself, as ATen's to()
+        back = y.type_as(a)
+        assert str(back.device) == "cpu" and back.dtype is torch.float32
+
+
+def test_type_as_counts_as_a_ride_in_trips():
+    with simulate("cuda"):
+        b = torch.ones(4, device="cuda")
+        with trips() as t:
+            y = a_on_cpu = torch.ones(4)
+            y = a_on_cpu.type_as(b)
+        assert str(y.device) == "cuda:0"
+    assert [(r["kind"], r["count"], r["bytes"]) for r in t.rows] == [("h2d", 1, 16)]
+
+
+def test_type_with_accelerator_and_cpu_type_names_moves_as_on_a_gpu():
+    with simulate("cuda", count=2):
+        p = torch.ones(2)
+        x1 = torch.ones(2, device="cuda:1")
+        for spec in (torch.cuda.FloatTensor, "torch.cuda.FloatTensor"):
+            y = p.type(spec)
+            assert (str(y.device), y.type()) == ("cuda:0", "torch.cuda.FloatTensor")
+        y = p.type("torch.cuda.DoubleTensor")
+        assert (str(y.device), y.dtype) == ("cuda:0", torch.float64)
+        # already on an accelerator: stays on its device (THPVariable_type keeps the index)
+        assert str(x1.type(torch.cuda.DoubleTensor).device) == "cuda:1"
+        assert x1.type(torch.cuda.FloatTensor) is x1 and x1.type() == "torch.cuda.FloatTensor"
+        for spec in ("torch.FloatTensor", torch.DoubleTensor, torch.Tensor):
+            h = x1.type(spec)
+            assert str(h.device) == "cpu", spec
+        assert x1.type(torch.DoubleTensor).type() == "torch.DoubleTensor"
+        assert p.type(torch.DoubleTensor).dtype is torch.float64  # a ValueError before
+        assert p.type(torch.FloatTensor) is p
+        assert str(x1.type(torch.float16).device) == "cuda:1"
+        with pytest.raises(ValueError, match=r"^invalid type: 'torch\.cuda\.Nope'$"):
+            p.type("torch.cuda.Nope")
+        with pytest.raises(ValueError, match=r"^invalid type: 'torch\.Nope'$"):
+            x1.type("torch.Nope")
+
+
+def test_new_factories_of_a_cuda_tensor_stay_on_its_device():
+    with simulate("cuda", count=2):
+        x = torch.ones(2, device="cuda:1")
+        for y in (x.new_tensor([1, 2]), x.new_zeros(2), x.new_ones(2), x.new_empty(2),
+                  x.new_full((2,), 3.0), x.new(2)):
+            assert str(y.device) == "cuda:1"
+
+
+def test_type_names_of_other_kinds_follow_their_builds():
+    with simulate("xpu"):
+        y = torch.ones(2).type("torch.xpu.DoubleTensor")
+        assert (str(y.device), y.dtype) == ("xpu:0", torch.float64)
+    with simulate("mps"):  # options_from_string has no "torch.mps." prefix: a CPU name lookup
+        with pytest.raises(ValueError, match=r"^invalid type: 'torch\.mps\.FloatTensor'$"):
+            torch.ones(2, device="mps").type("torch.mps.FloatTensor")

@@ -740,7 +740,9 @@ _LEGACY_DTYPES = {
 
 def _legacy_tensor_types(kind: str) -> list[tuple[Any, str, Any]]:
     """``isinstance(x, torch.cuda.FloatTensor)`` true for a simulated float32 cuda tensor (and
-    ``isinstance(x, torch.FloatTensor)`` false); calling the types stays PyTorch's own."""
+    ``isinstance(x, torch.FloatTensor)`` false).  Calling a CPU type refuses a simulated
+    tensor or storage as a GPU build does (``modes.legacy_ctor``); calling an accelerator type
+    stays PyTorch's own (the CPU build's error)."""
     out: list[tuple[Any, str, Any]] = []
     kmod = getattr(torch, kind, None)
     for name, dtype in _LEGACY_DTYPES.items():
@@ -762,6 +764,8 @@ def _legacy_type(name: str, dtype: torch.dtype, dev_type: str | None, orig: Any)
             return isinstance(obj, orig)
 
         def __call__(cls, *args: Any, **kwargs: Any) -> Any:
+            if dev_type is None:  # torch.FloatTensor(...): refuses simulated tensors as a GPU build
+                return _modes.legacy_ctor(orig, dtype, args, kwargs)
             return orig(*args, **kwargs)
 
         def __repr__(cls) -> str:

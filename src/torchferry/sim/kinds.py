@@ -80,6 +80,9 @@ class DeviceKind:
     * ``data_parallel``: ``nn.DataParallel`` / ``torch.cuda.comm`` run over its devices.
     * ``ordinal_error(count)``: the exception a device index past ``count`` raises.
     * ``present()``: is a real device of this kind here (the simulation then refuses)?
+    * ``type_names``: ``Tensor.type("torch.<name>.FloatTensor")`` names this device type
+      (``options_from_string`` in torch/csrc/utils/tensor_types.cpp knows the
+      ``torch.cuda.`` and ``torch.xpu.`` prefixes; other names are looked up as CPU types).
     """
 
     name: str
@@ -95,6 +98,7 @@ class DeviceKind:
     ordinal_error: Callable[[int], Exception]
     present: Callable[[], bool]
     availability: str  # the expression a user would test
+    type_names: bool
 
     def check_count(self, count: int) -> None:
         if self.max_count is not None and count > self.max_count:
@@ -125,6 +129,7 @@ KINDS: dict[str, DeviceKind] = {
         ordinal_error=_cuda_ordinal_error,
         present=_cuda_present,
         availability="torch.cuda.is_available()",
+        type_names=True,
     ),
     "mps": DeviceKind(
         name="mps",
@@ -140,6 +145,7 @@ KINDS: dict[str, DeviceKind] = {
         ordinal_error=_own_ordinal_error("mps"),
         present=_mps_present,
         availability="torch.backends.mps.is_available()",
+        type_names=False,
     ),
     "xpu": DeviceKind(
         name="xpu",
@@ -155,6 +161,7 @@ KINDS: dict[str, DeviceKind] = {
         ordinal_error=_own_ordinal_error("xpu"),
         present=_xpu_present,
         availability="torch.xpu.is_available()",
+        type_names=True,
     ),
 }
 

@@ -10,6 +10,7 @@ output storage with the one device all inputs share.  Special functions
 from __future__ import annotations
 
 import functools
+import re
 import warnings
 from typing import Any
 
@@ -530,15 +531,6 @@ def _h_get_device(func, args, kwargs):
     return func(*args) if d is None else d.index
 
 
-@handles(_own("type"))
-def _h_type(func, args, kwargs):
-    d = dev_of(args[0])
-    if len(args) == 1 and not kwargs:
-        return type_name(args[0], d) if d is not None else func(*args)
-    out = func(*args, **kwargs)
-    return out if isinstance(out, str) else _tag_out(out, d)
-
-
 def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: str) -> Tensor:
     kw: dict[str, Any] = {"copy": True}
     if dtype is not None:
@@ -598,6 +590,194 @@ def _h_to(func, args, kwargs):
         out = TensorBase.to(t, **kw2)
         return _tag_out(out, src)
     return _copy_to(t, src, dst, dtype, non_blocking, memory_format, "to")
+
+
+@handles(_own("type_as"))
+def _h_type_as(func, args, kwargs):
+    # ATen's type_as is ``self.to(other.options())``: the device (with its index) and the
+    # dtype of ``other``; a tracked move like ``.to(other)``
+    t = args[0]
+    other = args[1] if len(args) > 1 else kwargs.get("other")
+    if not isinstance(other, Tensor) or (dev_of(t) is None and dev_of(other) is None):
+        return func(*args, **kwargs)
+    return _h_to(func, (t, other), _EMPTY)
+
+
+# the class of torch's legacy tensor types (torch.FloatTensor, torch.cuda.FloatTensor, ...)
+_TENSORTYPE: Any = type(getattr(torch.FloatTensor, "_ferry_orig", torch.FloatTensor))
+# what ``UnsupportedFeatureError`` says for a layout the simulation cannot tag
+_NO_STORAGE = (
+    "{} tensors cannot be placed on the simulated GPU (torchferry.simulate tags storages, "
+    "and these have none); test this part on real hardware"
+)
+
+
+def _legacy_type_name(spec: Any) -> str | None:
+    """The name ``Tensor.type(spec)`` looks up (torch's THPVariable_type), None for a dtype."""
+    spec = getattr(spec, "_ferry_orig", spec)  # the simulation's stand-in (sim/cuda_api.py)
+    if isinstance(spec, str):
+        return spec
+    if spec is Tensor:
+        return "torch.Tensor"
+    if isinstance(spec, _TENSORTYPE):  # its C type's tp_name: "torch.cuda.FloatTensor"
+        return f"{spec.__module__}.{spec.__name__}"
+    return None
+
+
+@handles(_own("type"))
+def _h_type(func, args, kwargs):
+    t = args[0]
+    d = dev_of(t)
+    spec = args[1] if len(args) > 1 else kwargs.get("dtype")
+    if spec is None:
+        return type_name(t, d) if d is not None else func(*args, **kwargs)
+    name = _legacy_type_name(spec)
+    if name is None:  # a dtype (or what torch refuses): the device stays
+        out = func(*args, **kwargs)
+        return out if isinstance(out, str) else _tag_out(out, d)
+    non_blocking = bool(args[2] if len(args) > 2 else kwargs.get("non_blocking", False))
+    memory_format = kwargs.get("memory_format")
+    s = S
+    prefix = f"torch.{s.kind}."
+    # torch/csrc/utils/tensor_types.cpp options_from_string: "torch.cuda.*" ("torch.xpu.*")
+    # names that device type (the kind's spec says whether its names are known); the move
+    # keeps a tensor already there on its device, else goes to the current one
+    if s.spec.type_names and name.startswith(prefix):
+        try:
+            probe = TensorBase.type(torch.empty(0), "torch." + name[len(prefix):])
+        except ValueError:
+            raise ValueError(f"invalid type: '{name}'") from None
+        if probe.layout is not torch.strided:
+            raise UnsupportedFeatureError(_NO_STORAGE.format(str(probe.layout)[6:]))
+        dst = d if d is not None and d.type == s.kind else resolve(s.kind)
+    elif d is None:
+        return func(t, name, *args[2:], **{k: v for k, v in kwargs.items() if k != "dtype"})
+    else:  # a CPU type's name on a simulated tensor: to the host, as on a GPU
+        probe = TensorBase.type(torch.empty(0), name)  # torch's own error for a bad name
+        if probe.layout is not torch.strided:
+            host = _copy_to(t, d, None, None, non_blocking, None, "to")
+            return TensorBase.type(host, name)
+        dst = None
+    if dst is d:
+        if probe.dtype is t.dtype and memory_format is None:
+            return t
+        kw = {"dtype": probe.dtype}
+        if memory_format is not None:
+            kw["memory_format"] = memory_format
+        return _tag_out(TensorBase.to(t, **kw), d)
+    return _copy_to(t, d, dst, probe.dtype, non_blocking, memory_format, "to")
+
+
+# ------------------------------------------------------------------ legacy constructors
+# torch/csrc/utils/tensor_new.cpp legacy_tensor_generic_ctor_new: torch.FloatTensor(...)
+# (and the other legacy types) and Tensor.new(...) accept a tensor only of their own
+# device type and dtype, a storage only on their device, and a device= only of their type.
+_OPTIONS_TAIL = (
+    ", layout=Strided, requires_grad=false (default), pinned_memory=false (default), "
+    "memory_format=(nullopt))"
+)
+
+
+@functools.cache
+def _cpp_dtype(dtype: torch.dtype) -> str:
+    """The name torch prints for ``dtype`` in a TensorOptions (``float``, ``long int``,
+    ``c10::Half``), read from torch's own message about a meta tensor of that dtype."""
+    ctor = getattr(torch.FloatTensor, "_ferry_orig", torch.FloatTensor)
+    try:
+        ctor(torch.empty(0, dtype=dtype, device="meta"))
+    except TypeError as e:
+        m = re.search(r"\(got TensorOptions\(dtype=(.*?), device=meta,", str(e))
+        if m:
+            return m.group(1)
+    return str(dtype).removeprefix("torch.")  # pragma: no cover - torch changed its text
+
+
+def _options_text(dtype: torch.dtype, device: str) -> str:
+    return f"TensorOptions(dtype={_cpp_dtype(dtype)}, device={device}{_OPTIONS_TAIL}"
+
+
+def _options_error(want_dtype: torch.dtype, want_dev: str, other: Tensor) -> TypeError:
+    got = str(dev_of(other) or _CPU)
+    return TypeError(
+        f"expected {_options_text(want_dtype, want_dev)} (got {_options_text(other.dtype, got)})"
+    )
+
+
+def _storage_error(tensor_dev: Any, storage_dev: Any) -> RuntimeError:
+    return RuntimeError(
+        f'Attempted to set the storage of a tensor on device "{tensor_dev or _CPU}" to a storage '
+        f'on different device "{storage_dev or _CPU}".  This is no longer allowed; the devices '
+        "must match."
+    )
+
+
+def _is_storage(a: Any) -> bool:
+    return isinstance(a, (torch.UntypedStorage, torch.TypedStorage))
+
+
+def _dtype_refused(st: Any, dtype: torch.dtype) -> bool:
+    """A typed storage of another dtype: torch refuses it before looking at its device."""
+    return isinstance(st, torch.TypedStorage) and st.dtype is not dtype
+
+
+def legacy_ctor(orig: Any, dtype: torch.dtype, args: tuple, kwargs: dict) -> Any:
+    """``torch.FloatTensor(...)`` (a CPU legacy type ``orig`` of ``dtype``) while simulating.
+
+    The CPU build aliases a simulated tensor or storage (its data is on the CPU); a GPU build
+    refuses a GPU tensor (``TypeError: expected TensorOptions(... device=cpu ...) (got
+    ... device=cuda:0 ...)``) and a GPU storage (``RuntimeError: Attempted to set the
+    storage of a tensor on device "cpu" ...``).  Sizes, sequences and CPU tensors go to torch.
+    """
+    if len(args) == 1 and not kwargs:
+        a = args[0]
+        if isinstance(a, Tensor):
+            if dev_of(a) is not None:
+                raise _options_error(dtype, "cpu", a)
+        elif _is_storage(a):
+            sd = _tags.storage_device(a)
+            if sd is not None and not _dtype_refused(a, dtype):
+                raise _storage_error(None, sd)
+    return orig(*args, **kwargs)
+
+
+@handles(_own("new"))
+def _h_new(func, args, kwargs):
+    t = args[0]
+    d = dev_of(t)
+    rest = args[1:]
+    spec = kwargs.get("device")
+    if len(rest) == 1 and not kwargs:
+        a = rest[0]
+        if isinstance(a, Tensor):  # new(Tensor other): an alias of a tensor of t's type
+            od = dev_of(a)
+            if (d is not None or od is not None) and (
+                (d.type if d is not None else "cpu") != (od.type if od is not None else "cpu")
+                or a.dtype is not t.dtype
+            ):
+                raise _options_error(t.dtype, d.type if d is not None else "cpu", a)
+            return func(*args, **kwargs)
+        if _is_storage(a):  # new(Storage): an empty tensor on t's device, set_ to it
+            sd = _tags.storage_device(a)
+            if sd is not d and not _dtype_refused(a, t.dtype):
+                raise _storage_error(d, sd)
+            return func(*args, **kwargs)
+    if spec is not None and not (len(rest) == 1 and isinstance(rest[0], Tensor)):
+        want = d.type if d is not None else "cpu"
+        if isinstance(spec, int) and not isinstance(spec, bool):
+            got = S.kind
+        else:
+            got = torch.device(spec).type
+        if got != want:
+            raise RuntimeError(
+                f"legacy constructor expects device type: {want} but device type: {got} was "
+                "passed"
+            )
+        if d is None:
+            return func(*args, **kwargs)
+        dst = resolve(spec)
+        kw = {k: v for k, v in kwargs.items() if k != "device"}
+        return _tag_out(func(*args, **kw), dst)
+    return _generic_call(func, args, kwargs)
 
 
 def _mover(kind: str):
