@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import json
+import subprocess
+import sys
 
 import pytest
 import torch
@@ -238,3 +240,35 @@ def test_ferry_check_checks_the_notebook_jupyter_names(shell, tmp_path, capsys, 
     shell.run_line_magic("ferry_check", "")
     out = capsys.readouterr().out
     assert "lesson.ipynb, cell 2, line 2:" in out and "FRY005" in out  # cells as Jupyter counts
+
+
+@pytest.mark.slow
+def test_simulation_first_imported_while_the_notebook_counts_trips(tmp_path):
+    # %ferry_trips on: each cell's counter wraps Tensor.to & co. while the cell runs.  A cell
+    # that imports the simulation then imports it under those wrappers; its handlers are keyed
+    # on torch's own methods (sim/modes.py _own), so %ferry_simulate in a later cell works.
+    # (The counter used to import the simulation before counting, a workaround for the time
+    # sim/modes.py keyed its handlers on what Tensor held at import.)
+    script = tmp_path / "session.py"
+    script.write_text(
+        "import sys\n"
+        "from IPython.core.interactiveshell import InteractiveShell\n"
+        "ip = InteractiveShell.instance()\n"
+        "ip.run_line_magic('load_ext', 'torchferry')\n"
+        "ip.run_line_magic('ferry_trips', 'on')\n"
+        "ip.run_cell('import torch', store_history=True)\n"
+        "assert 'torchferry.sim.modes' not in sys.modules, 'counting imported the simulation'\n"
+        "ip.run_cell('from torchferry import simulate', store_history=True)\n"
+        "assert 'torchferry.sim.modes' in sys.modules\n"
+        "r = ip.run_cell(\"%ferry_simulate cuda\\nu = torch.ones(2).to('cuda')\\n"
+        "for _ in range(3):\\n    v = u.sum().item()\\nprint('result:', u + 1, v)\", "
+        "store_history=True)\n"
+        "assert r.error_in_exec is None, r.error_in_exec\n"
+        "ip.run_line_magic('ferry_trips', 'off')\n"
+        "ip.run_line_magic('ferry_simulate', 'off')\n"
+    )
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    assert r.returncode == 0, r.stdout + r.stderr
+    assert "result: tensor([2., 2.], device='cuda:0') 2.0" in r.stdout
+    assert "torchferry trips (simulated accelerator" in r.stdout
+    assert "FRY007 sync-in-loop" in r.stdout

@@ -77,12 +77,7 @@ class _Counter:
         self.current: Any = None
 
     def open(self) -> None:
-        # The simulation's module reads torch.Tensor's methods when it is imported; off
-        # the simulation, trips replaces some of them while counting.  Import it before
-        # counting, so that a simulation started during a counted cell (by the code or by
-        # %ferry_simulate) reads torch's own methods.
         from torchferry.diagnose.tripcount import trips
-        from torchferry.sim import simulate  # noqa: F401
 
         t = trips()
         t.__enter__()
