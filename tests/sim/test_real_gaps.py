@@ -523,3 +523,20 @@ def test_type_names_of_other_kinds_follow_their_builds():
     with simulate("mps"):  # options_from_string has no "torch.mps." prefix: a CPU name lookup
         with pytest.raises(ValueError, match=r"^invalid type: 'torch\.mps\.FloatTensor'$"):
             torch.ones(2, device="mps").type("torch.mps.FloatTensor")
+
+
+def test_set_default_tensor_type_takes_the_legacy_types_inside_the_simulation():
+    # the isinstance stand-ins for torch.DoubleTensor & co. were refused by torch's C check
+    # ("invalid type object: only floating-point types are supported as the default type")
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")  # set_default_tensor_type is deprecated
+        try:
+            with simulate("cuda"):
+                torch.set_default_tensor_type(torch.DoubleTensor)
+                assert torch.ones(1).dtype is torch.float64
+                torch.set_default_tensor_type("torch.FloatTensor")
+                assert torch.ones(1).dtype is torch.float32
+                with pytest.raises(TypeError, match="^type torch.cuda.FloatTensor not available"):
+                    torch.set_default_tensor_type(torch.cuda.FloatTensor)  # not simulated
+        finally:
+            torch.set_default_dtype(torch.float32)

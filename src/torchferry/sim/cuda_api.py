@@ -751,6 +751,18 @@ def _legacy_tensor_types(kind: str) -> list[tuple[Any, str, Any]]:
             if orig is None:
                 continue
             out.append((mod, name, _legacy_type(name, dtype, dev_type, orig)))
+    real_set_default = getattr(torch, "set_default_tensor_type", None)
+    if real_set_default is not None:
+
+        def set_default_tensor_type(t: Any) -> None:
+            # torch's own type, not the stand-in (which torch's C check refuses); an
+            # accelerator type still gets the CPU build's error, as its constructor does
+            if isinstance(t, str):
+                t = torch._utils._import_dotted_name(t)
+            real_set_default(getattr(t, "_ferry_orig", t))
+
+        set_default_tensor_type.__doc__ = real_set_default.__doc__
+        out.append((torch, "set_default_tensor_type", set_default_tensor_type))
     return out
 
 
