@@ -216,3 +216,118 @@ def test_the_checker_and_the_facade_import_no_torch():
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
     assert out.stdout.strip() == "[]", out.stdout
+
+
+def _lazy_table(package: Path) -> dict[str, str]:
+    """A package's ``_LAZY`` table (public name -> defining module), read from its ``__init__``."""
+    for node in _parse(package / "__init__.py").body:
+        target: ast.expr
+        if isinstance(node, ast.AnnAssign) and node.value is not None:
+            target, value = node.target, node.value
+        elif isinstance(node, ast.Assign):
+            target, value = node.targets[0], node.value
+        else:
+            continue
+        if isinstance(target, ast.Name) and target.id == "_LAZY":
+            table: dict[str, str] = ast.literal_eval(value)
+            return table
+    return {}
+
+
+SIM = SRC / "sim"
+# what diagnose may use: the sim package's lazy names and the functions its __init__ defines
+SIM_PUBLIC = set(_lazy_table(SIM)) | {
+    n.name for n in _parse(SIM / "__init__.py").body
+    if isinstance(n, ast.FunctionDef) and not n.name.startswith("_")}
+SIM_MODULES = {p.stem for p in SIM.glob("*.py")} - {"__init__"}
+# the words that can start an import the statements do not show
+_DYNAMIC = ("import_module", "__import__", "cli", "sim", "from torchferry import", "from .")
+
+
+def _reach_around(path: Path, unit: str, package: str) -> list[tuple[int, str]]:
+    """(line, imported unit or rule) for imports the statement walk cannot see.
+
+    ``importlib.import_module("torch")`` / ``__import__``; ``torchferry.cli`` reached as an
+    attribute; ``from torchferry import to`` (a lazy name: its module is imported); and, in
+    ``diagnose``, ``from torchferry.sim import modes`` or ``sim.modes`` / ``sys.modules[
+    "torchferry.sim"].modes`` (a private module reached through the public package).
+    """
+    text = path.read_text(encoding="utf-8")
+    if not any(word in text for word in _DYNAMIC):
+        return []
+    out: list[tuple[int, str]] = []
+    tree = _parse(path)
+    top_lazy = _lazy_table(SRC)
+    pkg_names = {"torchferry"}  # local names bound to the torchferry package
+    sim_names: set[str] = set()  # ... and to torchferry.sim
+    def absolute(node: ast.ImportFrom) -> str:
+        if not node.level:
+            return node.module or ""
+        anchor = package.split(".")[: len(package.split(".")) - node.level + 1]
+        return ".".join([*anchor, node.module] if node.module else anchor)
+
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                if a.name == "torchferry" and a.asname:
+                    pkg_names.add(a.asname)
+                elif a.name == "torchferry.sim" and a.asname:
+                    sim_names.add(a.asname)
+        elif isinstance(node, ast.ImportFrom) and absolute(node) == "torchferry":
+            for a in node.names:
+                if a.name == "sim":
+                    sim_names.add(a.asname or a.name)
+                if a.name in top_lazy:
+                    out.append((node.lineno, _unit(top_lazy[a.name])))
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Call) and node.args and isinstance(node.args[0], ast.Constant)
+                and isinstance(node.args[0].value, str)
+                and getattr(node.func, "attr", getattr(node.func, "id", "")) in (
+                    "import_module", "__import__")):
+            name = node.args[0].value
+            top = name.split(".")[0]
+            out.append((node.lineno, top if top != "torchferry" else _unit(name)))
+            if unit == "diagnose" and name.startswith("torchferry.sim."):
+                out.append((node.lineno, "sim-private"))
+        elif isinstance(node, ast.Attribute):
+            value = node.value
+            if node.attr == "cli" and isinstance(value, ast.Name) and value.id in pkg_names:
+                out.append((node.lineno, "cli"))
+            if unit != "diagnose" or node.attr not in SIM_MODULES:
+                continue
+            if ((isinstance(value, ast.Name) and value.id in sim_names)
+                    or (isinstance(value, ast.Attribute) and value.attr == "sim")
+                    or (isinstance(value, ast.Subscript) and isinstance(value.slice, ast.Constant)
+                        and value.slice.value == "torchferry.sim")):
+                out.append((node.lineno, "sim-private"))
+        elif (unit == "diagnose" and isinstance(node, ast.ImportFrom)
+              and absolute(node) == "torchferry.sim"
+              and any(a.name not in SIM_PUBLIC for a in node.names)):
+            out.append((node.lineno, "sim-private"))
+    return out
+
+
+def test_no_import_reaches_around_the_contract():
+    """Dynamic imports, lazy names and private modules reached as attributes count too."""
+    bad = []
+    for path in sorted(SRC.rglob("*.py")):
+        name = _module_name(path)
+        unit = "__main__" if name == "torchferry.__main__" else _unit(name)
+        package = name if path.name == "__init__.py" else name.rpartition(".")[0]
+        for line, target in _reach_around(path, unit, package):
+            heavy = target in HEAVY and unit in TORCH_FREE
+            layered = target in ALLOWED and target != unit and target not in ALLOWED.get(unit, ())
+            if heavy or layered or target == "sim-private":
+                bad.append(f"  {path.relative_to(SRC.parent)}:{line}: {unit} -> {target}")
+    assert not bad, "imports against docs/architecture.md:\n" + "\n".join(bad)
+
+
+def test_the_reach_around_walker_sees_planted_imports(tmp_path):
+    planted = tmp_path / "planted.py"
+    planted.write_text(
+        "import importlib, sys\nimport torchferry as tf\nfrom torchferry import sim, to\n"
+        "from ..sim import modes\nimportlib.import_module('torch')\ntf.cli.main([])\n"
+        "sim.tags.device_of\nsys.modules['torchferry.sim'].modes.S\n", encoding="utf-8")
+    found = sorted(_reach_around(planted, "diagnose", "torchferry.diagnose"))
+    assert found == [(3, "move"), (4, "sim-private"), (5, "torch"), (6, "cli"),
+                     (7, "sim-private"), (8, "sim-private")]
