@@ -52,7 +52,7 @@ class NotebookError(FerryError, ValueError):
     """Not a readable notebook (invalid JSON or not nbformat 4)."""
 
 
-class InternalError(FerryError):
+class InternalError(FerryError, RuntimeError):
     """A rule crashed on a file: a bug in ferry, reported with the rule and the file."""
 
 

@@ -175,21 +175,21 @@ def display_path(path: Path, cwd: Path | None = None) -> str:
 
 
 # ------------------------------------------------------------------ decoding
-class _Undecodable(Exception):
-    def __init__(self, finding: Finding) -> None:
-        self.finding = finding
-
-
 def _first_two_lines(data: bytes) -> bytes:
     first = data.find(b"\n")
     second = data.find(b"\n", first + 1) if first >= 0 else -1
     return data if second < 0 else data[:second]
 
 
-def decode_source(data: bytes) -> tuple[str, str]:
-    """(text, encoding) of Python source bytes, as Python reads them (BOM, PEP 263 cookie).
+def decode_source(data: bytes) -> tuple[str, str] | Finding:
+    """(text, encoding) of Python source bytes, as Python reads them (BOM, PEP 263 cookie),
+    or, when Python could not read them, a FRY000 finding at the offending position.
 
-    Raises _Undecodable carrying a FRY000 finding at the offending position."""
+    >>> decode_source(b"x = 1")
+    ('x = 1', 'utf-8')
+    >>> print(decode_source(bytes([0x78, 0x3D, 0xE9])).message.split(" on ")[0])
+    SyntaxError: Non-UTF-8 code starting with '\\xe9'
+    """
     if data.startswith(codecs.BOM_UTF8):
         encoding = "utf-8-sig"
     elif b"coding" not in _first_two_lines(data):  # PEP 263: a cookie on line 1 or 2
@@ -200,7 +200,7 @@ def decode_source(data: bytes) -> tuple[str, str]:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         except SyntaxError as exc:
-            raise _Undecodable(Finding(SYNTAX_ERROR, f"SyntaxError: {exc}", 1, 0, 1, 0)) from None
+            return Finding(SYNTAX_ERROR, f"SyntaxError: {exc}", 1, 0, 1, 0)
     try:
         return data.decode(encoding), encoding
     except (UnicodeDecodeError, LookupError) as exc:
@@ -216,7 +216,7 @@ def decode_source(data: bytes) -> tuple[str, str]:
             )
         else:
             message = f"SyntaxError: cannot decode the file as {encoding}: {exc}"
-        raise _Undecodable(Finding(SYNTAX_ERROR, message, line, col, line, col)) from None
+        return Finding(SYNTAX_ERROR, message, line, col, line, col)
 
 
 # ------------------------------------------------------------------ writing
@@ -418,12 +418,12 @@ def check_bytes(
                 size = "" if len(data) == limit + 1 else f" ({_size(len(data))})"  # read cut
                 out.diagnostics = [_too_large_diag(display, f"the source{size} is", limit)]
             return out, None
-        try:
-            text, encoding = decode_source(data)
-        except _Undecodable as exc:
+        decoded = decode_source(data)
+        if isinstance(decoded, Finding):
             out = FileOutcome(path, display)
-            out.diagnostics = [_diag(display, exc.finding, [])]
+            out.diagnostics = [_diag(display, decoded, [])]
             return out, None
+        text, encoding = decoded
     out, new = check_text(text, display, opts, path)
     if out.error is not None or new == text:
         return out, None
