@@ -47,3 +47,17 @@ def test_device_kinds_are_torch_device_types():
         assert torch.device(kind).type == kind
         assert v.ACCELERATOR_LITERAL.match(f"{kind}:1")
     assert not v.ACCELERATOR_LITERAL.match("cpu")
+
+
+def test_device_kinds_are_written_once():
+    """The library's preference order, the simulation's kinds and ``ferry run --simulate``'s
+    choices are the vocabulary's tuples, not copies that can drift apart."""
+    from torchferry import devices
+    from torchferry.cli import build_parser
+    from torchferry.sim import kinds
+
+    assert devices.PREFERENCE is v.ACCELERATOR_KINDS
+    assert kinds.NAMES == v.SIMULATED_KINDS
+    run = build_parser()._subparsers._group_actions[0].choices["run"]
+    (simulate,) = [a for a in run._actions if a.dest == "simulate"]
+    assert simulate.choices is v.SIMULATED_KINDS

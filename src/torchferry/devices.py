@@ -14,13 +14,14 @@ from typing import Any
 
 import torch
 
+from torchferry._internal.vocabulary import ACCELERATOR_KINDS
 from torchferry.errors import DeviceUnavailableError
 
 __all__ = ["device", "available_devices"]
 
 ENV_VAR = "TORCHFERRY_DEVICE"
 # The order in which an accelerator is preferred when nothing is asked for.
-PREFERENCE = ("cuda", "xpu", "mps")
+PREFERENCE = ACCELERATOR_KINDS
 
 
 # ----------------------------------------------------------------- selection

@@ -8,6 +8,7 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
+from torchferry._internal.vocabulary import SIMULATED_KINDS
 from torchferry.errors import UsageError
 
 
@@ -90,9 +91,9 @@ def register(sub: Any) -> None:
     )
     p.add_argument(
         "--simulate",
-        choices=("cuda", "mps", "xpu"),
+        choices=SIMULATED_KINDS,
         metavar="KIND",
-        help="simulate an accelerator of this kind: cuda, mps or xpu",
+        help=f"simulate an accelerator of this kind: {', '.join(SIMULATED_KINDS)}",
     )
     p.add_argument(
         "--device-count",
