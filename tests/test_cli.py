@@ -126,6 +126,7 @@ def test_without_torch_check_works_and_the_rest_say_what_to_install(tmp_path):
     assert out.returncode == 0, out.stderr
     lines = out.stdout.splitlines()
     assert lines[:3] == ["check 1 True", "run 2", "doctor 2"]
-    assert lines[3].startswith("TorchMissingError numpy torchferry.to needs NumPy")
+    assert lines[3].startswith("TorchMissingError torch torchferry.to needs PyTorch and NumPy")
     errors = out.stderr.splitlines()
-    assert len(errors) == 2 and all("needs" in e and "pip install" in e for e in errors)
+    assert len(errors) == 2 and all(
+        "needs PyTorch and NumPy" in e and "pip install torch numpy" in e for e in errors)

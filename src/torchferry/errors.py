@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import pickle
+from collections.abc import Sequence
 
 __all__ = [
     "FerryError",
@@ -63,12 +64,14 @@ class TorchMissingError(FerryError, ModuleNotFoundError):
     the library, the simulation, ``ferry run``, ``ferry bench`` and ``ferry doctor`` do.
     """
 
-    def __init__(self, what: str, missing: str = "torch") -> None:
-        package = {"torch": "PyTorch", "numpy": "NumPy"}.get(missing, missing)
+    def __init__(self, what: str, missing: str | Sequence[str] = "torch") -> None:
+        names = [missing] if isinstance(missing, str) else list(missing)
+        packages = " and ".join({"torch": "PyTorch", "numpy": "NumPy"}.get(m, m) for m in names)
+        are, them = ("is", "it") if len(names) == 1 else ("are", "them")
         super().__init__(
-            f"{what} needs {package}, which is not installed here: install it "
-            f"(pip install {missing}, or pip install 'torchferry[torch]')",
-            name=missing,
+            f"{what} needs {packages}, which {are} not installed here: install {them} "
+            f"(pip install {' '.join(names)}, or pip install 'torchferry[torch]')",
+            name=names[0],
         )
 
 

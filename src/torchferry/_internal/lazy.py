@@ -23,13 +23,15 @@ AttributeError: module 'demo' has no attribute 'nope'
 from __future__ import annotations
 
 import importlib
+import importlib.util
+import sys
 from collections.abc import Callable, Mapping, MutableMapping
 from types import ModuleType
 from typing import Any
 
 from torchferry.errors import TorchMissingError
 
-__all__ = ["exports", "import_module"]
+__all__ = ["exports", "import_module", "missing_heavy"]
 
 
 def import_module(name: str, *, needed_for: str | None = None) -> ModuleType:
@@ -43,8 +45,28 @@ def import_module(name: str, *, needed_for: str | None = None) -> ModuleType:
     except ModuleNotFoundError as exc:
         missing = (exc.name or "").split(".")[0]
         if missing in ("torch", "numpy"):
-            raise TorchMissingError(needed_for or name, missing) from None
+            raise TorchMissingError(needed_for or name, missing_heavy(missing)) from None
         raise
+
+
+def missing_heavy(found: str) -> list[str]:
+    """Which of torch and numpy are not installed, ``found`` (``"torch"`` or ``"numpy"``, the
+    one an import just missed) included: a module that imports numpy first must not send a
+    user who has neither to install numpy alone.
+
+    >>> missing_heavy("numpy")  # where torch is installed
+    ['numpy']
+    """
+    absent = []
+    for name in ("torch", "numpy"):
+        try:
+            gone = sys.modules[name] is None if name in sys.modules else (
+                importlib.util.find_spec(name) is None)
+        except (ImportError, ValueError):
+            gone = True
+        if gone or name == found:
+            absent.append(name)
+    return absent
 
 
 def exports(

@@ -26,7 +26,7 @@ import sys
 from collections.abc import Sequence
 
 from torchferry._version import __version__
-from torchferry.errors import FerryError, UsageError
+from torchferry.errors import FerryError, TorchMissingError, UsageError
 
 # Subcommand modules, in the order ``ferry --help`` lists them.
 COMMAND_MODULES: tuple[str, ...] = (
@@ -80,20 +80,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except UsageError as exc:
         print(f"ferry {args.command}: error: {exc}", file=sys.stderr)
         return 2
+    except ModuleNotFoundError as exc:  # TorchMissingError too (before FerryError: exit 2)
+        missing = (exc.name or "").split(".")[0]
+        if missing not in ("torch", "numpy"):
+            return _internal_error(args.command, exc)
+        from torchferry._internal.lazy import missing_heavy
+
+        why = TorchMissingError("this command", missing_heavy(missing))
+        print(f"ferry {args.command}: {why}; only 'ferry check' works without it",
+              file=sys.stderr)
+        return 2
     except FerryError as exc:
         print(f"ferry {args.command}: {type(exc).__name__}: {exc}", file=sys.stderr)
         return 1
-    except ModuleNotFoundError as exc:
-        if (exc.name or "").split(".")[0] not in ("torch", "numpy"):
-            return _internal_error(args.command, exc)
-        what = "PyTorch" if exc.name and exc.name.startswith("torch") else "NumPy"
-        print(
-            f"ferry {args.command}: needs {what}, which is not installed here: install it "
-            "(pip install torch numpy, or pip install 'torchferry[torch]'); "
-            "only 'ferry check' works without it",
-            file=sys.stderr,
-        )
-        return 2
     except KeyboardInterrupt:
         print(f"ferry {args.command}: interrupted", file=sys.stderr)
         return 130
