@@ -188,6 +188,19 @@ def test_bad_device_name_errs_like_torchferry_device(obj):
     assert str(via_device.value).split(" but ")[1] == str(via_to.value).split(" but ")[1]
 
 
+@pytest.mark.skipif(torch.accelerator.is_available(), reason="needs a machine without one")
+def test_a_bare_index_without_an_accelerator_is_not_called_a_bad_name():
+    """``torch.device(0)`` is accelerator device 0: on a CPU-only machine the error says
+    that, not "that is not a device name" (what it said before), in to() and device() alike."""
+    with pytest.raises(tf.DeviceUnavailableError) as via_to:
+        tf.to(torch.ones(1), 0)
+    with pytest.raises(tf.DeviceUnavailableError) as via_device:
+        tf.device(0)
+    for err in (via_to.value, via_device.value):
+        assert "not a device name" not in str(err)
+        assert "a bare index means accelerator device 0, and torch sees no accelerator" in str(err)
+
+
 @pytest.mark.parametrize("bad", [[1], {"a": 1}, "yes", 1, None])
 def test_bad_non_blocking_is_one_clear_error(bad):
     """issue 11: an unhashable non_blocking raised "TypeError: unhashable type: 'list'"."""

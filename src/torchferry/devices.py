@@ -84,6 +84,16 @@ def _unavailable(asked: str, by: str, why: str) -> DeviceUnavailableError:
     )
 
 
+def _not_a_device(asked: Any, by: str) -> DeviceUnavailableError:
+    """The error for a value ``torch.device()`` refused (also :func:`torchferry.to`'s)."""
+    if isinstance(asked, int) and not isinstance(asked, bool):
+        # torch.device(0) means "the accelerator's device 0": refused where there is none
+        why = f"a bare index means accelerator device {asked}, and torch sees no accelerator here"
+    else:
+        why = "that is not a device name (use cpu, cuda, cuda:1, mps or xpu)"
+    return _unavailable(str(asked), by, why)
+
+
 def _resolve(asked: Any, by: str) -> torch.device:
     if isinstance(asked, torch.device):
         dev = asked
@@ -92,9 +102,7 @@ def _resolve(asked: Any, by: str) -> torch.device:
         try:
             dev = torch.device(text)
         except (RuntimeError, TypeError, ValueError):
-            raise _unavailable(
-                str(asked), by, "that is not a device name (use cpu, cuda, cuda:1, mps or xpu)"
-            ) from None
+            raise _not_a_device(asked, by) from None
     kind = dev.type
     if kind in ("cpu", "meta"):
         return dev

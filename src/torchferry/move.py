@@ -244,13 +244,10 @@ def _as_device(device: Any) -> torch.device:
     try:
         dev = torch.device(device)
     except (RuntimeError, TypeError, ValueError):
-        # the error torchferry.device() gives for the same name
-        from torchferry.devices import _unavailable
+        # the error torchferry.device() gives for the same value
+        from torchferry.devices import _not_a_device
 
-        raise _unavailable(
-            str(device), "device argument of torchferry.to",
-            "that is not a device name (use cpu, cuda, cuda:1, mps or xpu)",
-        ) from None
+        raise _not_a_device(device, "device argument of torchferry.to") from None
     if isinstance(device, str) and len(_DEVICES) < 64:
         _DEVICES[device] = dev
     return dev
