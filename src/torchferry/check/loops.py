@@ -35,8 +35,6 @@ from torchferry.check.names import (
 )
 from torchferry.check.scopes import Ctx, Site
 
-LoopNode = ast.For | ast.AsyncFor | ast.While
-
 
 class Loops(Facts):
     """Facts plus the loop queries (see the module docstring)."""

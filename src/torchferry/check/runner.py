@@ -613,7 +613,5 @@ def _parallel(
             done.append(out)
             if progress is not None:
                 progress(len(done), len(items))
-    results: list[FileOutcome] = [None] * len(todo)  # type: ignore[list-item]
-    for k, out in zip(order, done, strict=True):
-        results[k] = out
-    return results
+    by_index = dict(zip(order, done, strict=True))
+    return [by_index[k] for k in range(len(todo))]

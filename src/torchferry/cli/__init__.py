@@ -24,6 +24,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
+from typing import NoReturn
 
 from torchferry._version import __version__
 from torchferry.errors import FerryError, TorchMissingError, UsageError
@@ -40,7 +41,7 @@ COMMAND_MODULES: tuple[str, ...] = (
 class Parser(argparse.ArgumentParser):
     """An ArgumentParser whose errors are one line: ``ferry run: error: ... (see --help)``."""
 
-    def error(self, message: str) -> None:  # type: ignore[override]
+    def error(self, message: str) -> NoReturn:
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
