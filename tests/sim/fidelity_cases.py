@@ -1291,4 +1291,37 @@ CASES: list[Case] = [
         source="torch-source",
         cite="THPVariable_new_*: OptionalDeviceGuard(device_of(self)) and the options of self",
     ),
+    Case(
+        "legacy_cuda_constructors",
+        "x=torch.cuda.FloatTensor(2,3); y=torch.cuda.LongTensor([1,2]); "
+        "z=torch.cuda.FloatTensor(np.ones(2))\n"
+        "print(x.device, x.shape, y.device, y.tolist(), z.device, z.dtype, "
+        "torch.cuda.FloatTensor(x).device, torch.cuda.FloatTensor(2, device='cuda:0').device)",
+        out="cuda:0 torch.Size([2, 3]) cuda:0 [1, 2] cuda:0 torch.float32 cuda:0 cuda:0\n",
+        source="torch-source",
+        cite="torch/csrc/tensor/python_tensor.cpp Tensor_new -> tensor_new.cpp "
+        "legacy_tensor_ctor(CUDA key): sizes / sequences on the current device or device=",
+    ),
+    Case(
+        "legacy_cuda_constructor_of_a_cpu_tensor",
+        "torch.cuda.FloatTensor(torch.ones(2))",
+        exc=(
+            "TypeError",
+            "expected TensorOptions(dtype=float, device=cuda, layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)) "
+            "(got TensorOptions(dtype=float, device=cpu, layout=Strided, requires_grad=false (default), pinned_memory=false (default), memory_format=(nullopt)))",
+        ),
+        source="torch-source",
+        cite="tensor_new.cpp legacy_tensor_generic_ctor_new, new(Tensor other): options = "
+        "dispatchKeyToTensorOptions(CUDA), a device type without index",
+    ),
+    Case(
+        "legacy_cuda_constructor_with_device_cpu",
+        "torch.cuda.FloatTensor(2, device='cpu')",
+        exc=(
+            "RuntimeError",
+            "legacy constructor expects device type: cuda but device type: cpu was passed",
+        ),
+        source="torch-source",
+        cite="tensor_new.cpp check_legacy_ctor_device",
+    ),
 ]

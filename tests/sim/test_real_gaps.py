@@ -540,3 +540,40 @@ def test_set_default_tensor_type_takes_the_legacy_types_inside_the_simulation():
                     torch.set_default_tensor_type(torch.cuda.FloatTensor)  # not simulated
         finally:
             torch.set_default_dtype(torch.float32)
+
+
+def test_legacy_cuda_constructors_make_tensors_on_the_device(monkeypatch):
+    # python_tensor.cpp Tensor_new on a GPU build; the CPU build said "type
+    # torch.cuda.FloatTensor not available. Torch not compiled with CUDA enabled."
+    import numpy as np
+
+    from torchferry.sim import modes
+
+    monkeypatch.setattr(modes, "_accel_ctor_warned", False)  # TORCH_WARN_ONCE: once a process
+    opts = ", layout=Strided, requires_grad=false (default), pinned_memory=false (default), " \
+        "memory_format=(nullopt))"
+    with simulate("cuda", count=2), warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        T = torch.cuda.FloatTensor
+        x = T(2, 3)
+        assert (str(x.device), x.shape) == ("cuda:0", (2, 3))
+        data = np.ones(2)
+        y = T(data)
+        data[0] = 5.0  # a copy on the device, not a view of the array
+        assert (str(y.device), y.dtype, y.tolist()) == ("cuda:0", torch.float32, [1.0, 1.0])
+        assert torch.cuda.LongTensor([1, 2]).tolist() == [1, 2]
+        assert str(T(2, device="cuda:1").device) == "cuda:1"
+        assert str(T(x).device) == "cuda:0" and T(x).data_ptr() == x.data_ptr()
+        assert str(torch.ones(2).type(T).device) == "cuda:0"
+        with pytest.raises(TypeError) as info:
+            T(torch.ones(2))
+        assert str(info.value) == ("expected TensorOptions(dtype=float, device=cuda" + opts
+                                   + " (got TensorOptions(dtype=float, device=cpu" + opts + ")")
+        with pytest.raises(RuntimeError, match="^legacy constructor expects device type: cuda "
+                           "but device type: cpu was passed$"):
+            T(2, device="cpu")
+        with pytest.raises(RuntimeError, match='^Attempted to set the storage of a tensor on '
+                           'device "cuda:0" to a storage on different device "cpu"'):
+            T(torch.ones(2).untyped_storage())
+    assert [str(w.message) for w in caught] == [modes._ACCEL_CTOR_WARNING]
+    assert caught[0].filename == __file__

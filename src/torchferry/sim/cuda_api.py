@@ -742,21 +742,25 @@ def _legacy_tensor_types(kind: str) -> list[tuple[Any, str, Any]]:
     """``isinstance(x, torch.cuda.FloatTensor)`` true for a simulated float32 cuda tensor (and
     ``isinstance(x, torch.FloatTensor)`` false).  Calling a CPU type refuses a simulated
     tensor or storage as a GPU build does (``modes.legacy_ctor``); calling an accelerator type
-    stays PyTorch's own (the CPU build's error)."""
+    (``torch.cuda.FloatTensor(2, 3)``) makes a tensor on the simulated device
+    (``modes.legacy_ctor_device``)."""
     out: list[tuple[Any, str, Any]] = []
     kmod = getattr(torch, kind, None)
     for name, dtype in _LEGACY_DTYPES.items():
+        cpu_orig = getattr(torch, name, None)
+        cpu_orig = getattr(cpu_orig, "_ferry_orig", cpu_orig)
         for mod, dev_type in ((torch, None), (kmod, kind)):
             orig = getattr(mod, name, None) if mod is not None else None
-            if orig is None:
+            if orig is None or cpu_orig is None:
                 continue
-            out.append((mod, name, _legacy_type(name, dtype, dev_type, orig)))
+            out.append((mod, name, _legacy_type(name, dtype, dev_type, orig, cpu_orig)))
     real_set_default = getattr(torch, "set_default_tensor_type", None)
     if real_set_default is not None:
 
         def set_default_tensor_type(t: Any) -> None:
             # torch's own type, not the stand-in (which torch's C check refuses); an
-            # accelerator type still gets the CPU build's error, as its constructor does
+            # accelerator type still gets the CPU build's error (a default accelerator
+            # tensor type is not simulated)
             if isinstance(t, str):
                 t = torch._utils._import_dotted_name(t)
             real_set_default(getattr(t, "_ferry_orig", t))
@@ -766,7 +770,9 @@ def _legacy_tensor_types(kind: str) -> list[tuple[Any, str, Any]]:
     return out
 
 
-def _legacy_type(name: str, dtype: torch.dtype, dev_type: str | None, orig: Any) -> Any:
+def _legacy_type(
+    name: str, dtype: torch.dtype, dev_type: str | None, orig: Any, cpu_orig: Any
+) -> Any:
     class _LegacyTypeMeta(type):
         def __instancecheck__(cls, obj: Any) -> bool:
             if isinstance(obj, torch.Tensor):
@@ -778,7 +784,8 @@ def _legacy_type(name: str, dtype: torch.dtype, dev_type: str | None, orig: Any)
         def __call__(cls, *args: Any, **kwargs: Any) -> Any:
             if dev_type is None:  # torch.FloatTensor(...): refuses simulated tensors as a GPU build
                 return _modes.legacy_ctor(orig, dtype, args, kwargs)
-            return orig(*args, **kwargs)
+            # torch.cuda.FloatTensor(...): made by the CPU type, on the simulated device
+            return _modes.legacy_ctor_device(cpu_orig, dtype, dev_type, args, kwargs)
 
         def __repr__(cls) -> str:
             return repr(orig)

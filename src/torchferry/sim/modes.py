@@ -740,6 +740,69 @@ def legacy_ctor(orig: Any, dtype: torch.dtype, args: tuple, kwargs: dict) -> Any
     return orig(*args, **kwargs)
 
 
+# python_tensor.cpp Tensor_new: TORCH_WARN_ONCE for the accelerator types
+_ACCEL_CTOR_WARNING = (
+    "The torch.cuda.*DtypeTensor constructors are no longer recommended. It's best to use "
+    "methods such as torch.tensor(data, dtype=*, device='cuda') to create tensors."
+)
+_accel_ctor_warned = False
+
+
+def _device_arg_type(spec: Any) -> str:
+    if isinstance(spec, int) and not isinstance(spec, bool):
+        return str(S.kind)  # an int is the accelerator, as on a GPU build
+    return torch.device(spec).type
+
+
+def _ctor_device_error(want: str, got: str) -> RuntimeError:
+    return RuntimeError(
+        f"legacy constructor expects device type: {want} but device type: {got} was passed"
+    )
+
+
+def legacy_ctor_device(
+    cpu_ctor: Any, dtype: torch.dtype, dev_type: str, args: tuple, kwargs: dict
+) -> Any:
+    """``torch.cuda.FloatTensor(...)`` while simulating, as a GPU build makes it.
+
+    ``cpu_ctor`` (``torch.FloatTensor``) computes it; the result is tagged with the device:
+    ``device=`` (of the accelerator's type only) or the current device.  A tensor argument
+    must already be an accelerator tensor of the type's dtype (its alias is returned), a
+    storage must be on the current device; torch's texts for the rest.
+    """
+    global _accel_ctor_warned
+    if not _accel_ctor_warned:
+        _accel_ctor_warned = True
+        warnings.warn(_ACCEL_CTOR_WARNING, UserWarning, stacklevel=3)
+    a = args[0] if len(args) == 1 else None
+    if isinstance(a, Tensor) or _is_storage(a):
+        if kwargs:
+            return cpu_ctor(*args, **kwargs)  # torch's refusal of (tensor, device=...)
+        if isinstance(a, Tensor):
+            od = dev_of(a)
+            if od is None or od.type != dev_type or a.dtype is not dtype:
+                raise _options_error(dtype, dev_type, a)
+            return cpu_ctor(a)  # an alias: its storage keeps its tag
+        if not _dtype_refused(a, dtype):
+            cur, sd = resolve(dev_type), _tags.storage_device(a)
+            if sd is not cur:  # at::empty({}) on the current device, then set_(storage)
+                raise _storage_error(cur, sd)
+        return cpu_ctor(a)
+    spec = kwargs.get("device")
+    if spec is not None:
+        got = _device_arg_type(spec)
+        if got != dev_type:
+            raise _ctor_device_error(dev_type, got)
+    dst = resolve(spec if spec is not None else dev_type)
+    out = cpu_ctor(*args, **{k: v for k, v in kwargs.items() if k != "device"})
+    if a is not None and not isinstance(a, (int, torch.Size)):
+        # from data (a sequence, an array): a copy to the device, never a view of the data
+        if not isinstance(a, (list, tuple)):
+            out = out.clone()
+        transfer("tensor", _CPU, dst, out.nelement() * out.element_size(), False)
+    return _tag_out(out, dst)
+
+
 @handles(_own("new"))
 def _h_new(func, args, kwargs):
     t = args[0]
@@ -763,15 +826,9 @@ def _h_new(func, args, kwargs):
             return func(*args, **kwargs)
     if spec is not None and not (len(rest) == 1 and isinstance(rest[0], Tensor)):
         want = d.type if d is not None else "cpu"
-        if isinstance(spec, int) and not isinstance(spec, bool):
-            got = S.kind
-        else:
-            got = torch.device(spec).type
+        got = _device_arg_type(spec)
         if got != want:
-            raise RuntimeError(
-                f"legacy constructor expects device type: {want} but device type: {got} was "
-                "passed"
-            )
+            raise _ctor_device_error(want, got)
         if d is None:
             return func(*args, **kwargs)
         dst = resolve(spec)
