@@ -970,7 +970,7 @@ def _collect(focus: ast.AST | None, frame: FrameType, callee: FrameType | None,
                     add(recv, rv)
             continue
         if id(node) in bound:
-            add(node, bound[id(node)], "" if not isinstance(node, ast.Call) else "")
+            add(node, bound[id(node)])
         elif isinstance(node, ast.Call):
             add(node, ops.UNKNOWN)
         else:
