@@ -61,3 +61,11 @@ def test_device_kinds_are_written_once():
     run = build_parser()._subparsers._group_actions[0].choices["run"]
     (simulate,) = [a for a in run._actions if a.dest == "simulate"]
     assert simulate.choices is v.SIMULATED_KINDS
+
+
+def test_the_simulated_legacy_types_are_the_vocabularys():
+    """The simulation's legacy tensor types (``torch.cuda.FloatTensor`` and friends) cover
+    exactly the vocabulary's legacy constructors, which ``ferry check`` knows."""
+    from torchferry.sim import cuda_api
+
+    assert set(cuda_api._LEGACY_DTYPES) == v.LEGACY_CONSTRUCTORS
