@@ -20,6 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
+from torchferry._internal.atomic import write_bytes
 from torchferry.check import engine
 from torchferry.check.api import Finding, Fix, split_lines
 from torchferry.check.cache import Cache, content_hash, fix_from_json, fix_to_json
@@ -217,16 +218,6 @@ def decode_source(data: bytes) -> tuple[str, str] | Finding:
         else:
             message = f"SyntaxError: cannot decode the file as {encoding}: {exc}"
         return Finding(SYNTAX_ERROR, message, line, col, line, col)
-
-
-# ------------------------------------------------------------------ writing
-def write_atomic(path: Path, data: bytes) -> None:
-    """Replace ``path``'s content atomically with the one helper
-    (:func:`torchferry._internal.atomic.write_bytes`): a symlink is followed, the
-    mode and hard links are kept, a read-only file is refused as ``open()`` would."""
-    from torchferry._internal.atomic import write_bytes
-
-    write_bytes(path, data)
 
 
 _DIFF_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
@@ -439,7 +430,9 @@ def _check_file(path: Path, data: bytes, opts: Options, display: str) -> FileOut
     out, new = check_bytes(path, data, opts, display)
     if opts.fix and not opts.diff and new is not None:
         try:
-            write_atomic(path, new)
+            # the one file writer: a symlink is followed, the mode and hard links are kept,
+            # a read-only file is refused as open() would
+            write_bytes(path, new)
         except OSError as exc:
             out.error = f"could not write the fixes: {exc}"
             out.fixed = 0
