@@ -73,12 +73,19 @@ def _is_type_checking(test: ast.expr) -> bool:
     )
 
 
+# the nodes that hold statements, and the statements
+_BLOCKS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
 def _imports(tree: ast.AST, package: str) -> list[tuple[int, str, list[str]]]:
     """(line, imported module, names) for each import outside ``if TYPE_CHECKING:``."""
     found: list[tuple[int, str, list[str]]] = []
 
     def visit(node: ast.AST) -> None:
         for child in ast.iter_child_nodes(node):
+            # imports are statements: expressions (which hold no statement) are skipped
+            if not isinstance(child, _BLOCKS):
+                continue
             if isinstance(child, ast.If) and _is_type_checking(child.test):
                 for stmt in child.orelse:
                     visit(stmt)
@@ -97,6 +104,12 @@ def _imports(tree: ast.AST, package: str) -> list[tuple[int, str, list[str]]]:
     return found
 
 
+@functools.cache
+def _file_imports(path: Path, package: str) -> list[tuple[int, str, list[str]]]:
+    return _imports(_parse(path), package)
+
+
+@functools.cache
 def _violations() -> list[tuple[str, str, str]]:
     """(where, importer unit, imported unit or rule) for every import against the contract."""
     out: list[tuple[str, str, str]] = []
@@ -108,7 +121,7 @@ def _violations() -> list[tuple[str, str, str]]:
         if unit.endswith(".py"):
             unit = unit[:-3]
         tree = _parse(path)
-        for line, module, names in _imports(tree, package):
+        for line, module, names in _file_imports(path, package):
             where = f"{path.relative_to(SRC.parent)}:{line}"
             top = module.split(".")[0]
             if top in HEAVY and unit in TORCH_FREE:
@@ -153,7 +166,7 @@ def _cycles() -> set[frozenset[str]]:
         name = _module_name(path)
         package = name if path.name == "__init__.py" else name.rpartition(".")[0]
         deps: set[str] = set()
-        for _, module, names in _imports(_parse(path), package):
+        for _, module, names in _file_imports(path, package):
             deps.update([module, *(f"{module}.{n}" for n in names)])
         graph[name] = deps
     graph = {a: {d for d in ds if d in graph and d != a} for a, ds in graph.items()}
