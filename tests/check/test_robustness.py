@@ -1,23 +1,21 @@
 """The checker never crashes: generated source (hypothesmith), random torch-flavoured
-programs, and a real code base (torch's own Python sources, which are right)."""
+programs, and a real code base (torch's own Python sources, which are right).
+
+hypothesis and hypothesmith are imported inside the (slow) tests that use them:
+hypothesmith builds its grammar on import (~2.5 s), and pytest rewrites the asserts of
+hypothesis's 83 modules on import when bytecode is not written, which the fast loop
+(``-m "not slow"``) should not pay for tests it does not run."""
 
 from __future__ import annotations
 
 import ast
 from pathlib import Path
+from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, given, settings
-from hypothesis import strategies as st
 
 from torchferry.check.engine import check_source, fix_source
 from torchferry.check.runner import Options, check_paths
-
-SETTINGS = settings(
-    max_examples=25,
-    deadline=None,
-    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
-)
 
 
 def parses(src: str) -> bool:
@@ -29,17 +27,22 @@ def parses(src: str) -> bool:
 
 
 @pytest.mark.slow
-@SETTINGS
-# hypothesmith builds its grammar on import (~2.5 s): deferred, so that collecting this
-# file (the fast loop deselects this test) does not pay for it.
-@given(st.deferred(lambda: __import__("hypothesmith").from_grammar()))
-def test_never_raises_on_generated_source(src):
-    for text in (src, "import torch\n" + src):
-        findings = check_source(text, "gen.py")
-        assert all(f.line >= 1 and f.column >= 0 for f in findings)
-        res = fix_source(text, "gen.py", unsafe=True)
-        if parses(text):
-            assert parses(res.source)
+def test_never_raises_on_generated_source():
+    import hypothesmith
+    from hypothesis import HealthCheck, given, settings
+
+    @settings(max_examples=25, deadline=None,
+              suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+    @given(hypothesmith.from_grammar())
+    def never_raises(src: str) -> None:
+        for text in (src, "import torch\n" + src):
+            findings = check_source(text, "gen.py")
+            assert all(f.line >= 1 and f.column >= 0 for f in findings)
+            res = fix_source(text, "gen.py", unsafe=True)
+            if parses(text):
+                assert parses(res.source)
+
+    never_raises()
 
 
 # Statements from the lessons and common training loops, right and wrong.
@@ -89,38 +92,49 @@ HEADERS = [
 ]
 
 
-@st.composite
-def programs(draw):
-    lines = ["import time", "import numpy as np", "import torch", "import torch.nn as nn", ""]
-    depth = 0
-    for _ in range(draw(st.integers(1, 14))):
-        if draw(st.booleans()) and depth < 3:
-            header = draw(st.sampled_from(HEADERS))
-            for h in header.split("\n"):
-                lines.append("    " * depth + h)
-            depth = depth + header.count("\n") + 1  # the body of the last header line
-            body = draw(st.sampled_from(SNIPPETS))
-            lines.append("    " * depth + body.replace("\n", "\n" + "    " * depth))
-        else:
-            snippet = draw(st.sampled_from(SNIPPETS))
-            lines.append("    " * depth + snippet.replace("\n", "\n" + "    " * depth))
-            if depth and draw(st.integers(0, 3)) == 0:
-                depth = draw(st.integers(0, depth - 1))
-    return "\n".join(lines) + "\n"
+def programs() -> Any:
+    """A hypothesis strategy: programs built from SNIPPETS under HEADERS."""
+    from hypothesis import strategies as st
+
+    @st.composite
+    def build(draw: Any) -> str:
+        lines = ["import time", "import numpy as np", "import torch", "import torch.nn as nn", ""]
+        depth = 0
+        for _ in range(draw(st.integers(1, 14))):
+            if draw(st.booleans()) and depth < 3:
+                header = draw(st.sampled_from(HEADERS))
+                for h in header.split("\n"):
+                    lines.append("    " * depth + h)
+                depth = depth + header.count("\n") + 1  # the body of the last header line
+                body = draw(st.sampled_from(SNIPPETS))
+                lines.append("    " * depth + body.replace("\n", "\n" + "    " * depth))
+            else:
+                snippet = draw(st.sampled_from(SNIPPETS))
+                lines.append("    " * depth + snippet.replace("\n", "\n" + "    " * depth))
+                if depth and draw(st.integers(0, 3)) == 0:
+                    depth = draw(st.integers(0, depth - 1))
+        return "\n".join(lines) + "\n"
+
+    return build()
 
 
 @pytest.mark.slow
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
-@given(programs())
-def test_torch_programs_fix_safely_and_idempotently(src):
-    assert parses(src), src
-    check_source(src, "prog.py")
-    for unsafe in (False, True):
-        res = fix_source(src, "prog.py", unsafe=unsafe)
-        assert res.error is None, (res.error, src)
-        assert parses(res.source), src
-        again = fix_source(res.source, "prog.py", unsafe=unsafe)
-        assert again.fixed == 0 and again.source == res.source, (src, res.source)
+def test_torch_programs_fix_safely_and_idempotently():
+    from hypothesis import HealthCheck, given, settings
+
+    @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+    @given(programs())
+    def fix_safely(src: str) -> None:
+        assert parses(src), src
+        check_source(src, "prog.py")
+        for unsafe in (False, True):
+            res = fix_source(src, "prog.py", unsafe=unsafe)
+            assert res.error is None, (res.error, src)
+            assert parses(res.source), src
+            again = fix_source(res.source, "prog.py", unsafe=unsafe)
+            assert again.fixed == 0 and again.source == res.source, (src, res.source)
+
+    fix_safely()
 
 
 TORCH = Path(__import__("importlib.util").util.find_spec("torch").origin).parent
