@@ -30,6 +30,8 @@ import re
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from torchferry.diagnose._rules import rule_name
+
 __all__ = ["Rich", "Where", "explanation_view", "trips_view", "findings_view", "default_where"]
 
 #: ``where(path, line)``: how a place in the code is named for the reader.
@@ -95,15 +97,6 @@ def _code(text: str) -> str:
 
 def _source(path: str, line: int) -> str:
     return linecache.getline(path, line).strip()
-
-
-def _rule_name(code: str) -> str:
-    try:
-        from torchferry.check.rules import rule_by_code
-    except ImportError:  # pragma: no cover - check is part of the package
-        return ""
-    mod = rule_by_code(code)
-    return str(getattr(mod, "NAME", "")) if mod is not None else ""
 
 
 _FIX = re.compile(r"^(?P<code>.*?)\s{2,}\((?P<why>.*)\)$")
@@ -205,7 +198,7 @@ def explanation_view(report: dict[str, Any], text: str, where: Where | None = No
     if report.get("rule"):
         r = report["rule"]
         parts.append(
-            f"<div><b>rule:</b> {_e(r)} {_e(_rule_name(r))} (<code>ferry check</code> finds this before "
+            f"<div><b>rule:</b> {_e(r)} {_e(rule_name(r))} (<code>ferry check</code> finds this before "
             f"you run; <code>ferry rule {_e(r)}</code> explains)</div>"
         )
     for note in report.get("notebook_notes") or []:
@@ -258,7 +251,7 @@ def trips_view(t: Any, where: Where | None = None, *, title: str = "") -> Rich:
             if timed:
                 b = r.get("blocked_s")
                 cells.append("" if b is None else _e(f"{b * 1e3:.2f} ms"))
-            cells.append(f"<b>{_e(rule)}</b> {_e(_rule_name(rule))}" if rule else "")
+            cells.append(f"<b>{_e(rule)}</b> {_e(rule_name(rule))}" if rule else "")
             style = f' style="{_HILITE}"' if rule else ""
             out.append(f"<tr{style}>" + "".join(f'<td style="{_CELL}">{c}</td>' for c in cells) + "</tr>")
         parts.append('<table style="border-collapse:collapse;margin:4px 0">' + "".join(out) + "</table>")
