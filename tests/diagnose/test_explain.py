@@ -411,6 +411,40 @@ def test_report_printed_after_the_traceback_by_excepthook(capsys, monkeypatch):
     assert sys.excepthook is sys.__excepthook__
 
 
+def _meta_mix_in_explain():
+    x = torch.ones(3).to("meta")
+    try:
+        with tf.explain():
+            bias = torch.ones(3)
+            y = x + bias  # noqa: F841
+    except RuntimeError as e:
+        return e
+    raise AssertionError("no error")
+
+
+def test_in_ipython_without_the_extension_the_report_is_printed_at_once(capsys, monkeypatch):
+    """IPython shows a cell's error itself and never calls sys.excepthook: a hook would print
+    nothing and stay installed.  Without ``%load_ext torchferry`` the report comes at once."""
+    import sys
+    import types
+
+    shell = object()
+    monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
+    monkeypatch.setattr(sys, "excepthook", sys.__excepthook__)
+    _meta_mix_in_explain()
+    err = capsys.readouterr().err
+    assert err.startswith("torchferry explain: tensors on different devices (RuntimeError)")
+    assert "> bias" in err
+    assert sys.excepthook is sys.__excepthook__  # nothing installed
+
+    # with the extension loaded, its traceback handler explains the error: nothing here
+    from torchferry.diagnose import ipython as ext
+
+    monkeypatch.setitem(ext._STATE, id(shell), object())
+    _meta_mix_in_explain()
+    assert capsys.readouterr().err == "" and sys.excepthook is sys.__excepthook__
+
+
 def test_excepthook_is_restored_and_chains_to_the_previous_one(capsys, monkeypatch):
     import sys
 

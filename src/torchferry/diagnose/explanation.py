@@ -1081,6 +1081,18 @@ def _excepthook(typ: type[BaseException], value: BaseException, tb: TracebackTyp
 _EXCEPTHOOK = Patch("explain", lambda: [(sys, "excepthook", _excepthook)])
 
 
+def _ipython_shell() -> str | None:
+    """``"extension"`` inside an IPython shell where ``%load_ext torchferry`` is loaded,
+    ``"bare"`` inside one where it is not, None outside IPython (imports nothing)."""
+    ipython = sys.modules.get("IPython")
+    get = getattr(ipython, "get_ipython", None)
+    shell = get() if get is not None else None
+    if shell is None:
+        return None
+    ext = sys.modules.get("torchferry.diagnose.ipython")
+    return "extension" if id(shell) in getattr(ext, "_STATE", {}) else "bare"
+
+
 def _install_excepthook() -> None:
     if not _EXCEPTHOOK.active:
         _EXCEPTHOOK.acquire()
@@ -1108,7 +1120,9 @@ class explain(contextlib.ContextDecorator):
     traceback: by ``sys.excepthook`` when the error ends the program (a hook
     installed as the error leaves the block, which puts the previous hook back
     once it has run; :func:`restore_excepthook` does that at once), by
-    IPython's traceback handler in a notebook (``%load_ext torchferry``).  Pass
+    IPython's traceback handler in a notebook (``%load_ext torchferry``).  In
+    IPython without the extension (which never calls ``sys.excepthook`` for a
+    cell's error) it is printed at once, before IPython's traceback.  Pass
     ``file=None`` to print nothing.
 
     While active, torch's factory functions note where each tensor is made
@@ -1146,10 +1160,15 @@ class explain(contextlib.ContextDecorator):
                               file=sys.stderr)
                 if self.report is not None and self.file is not None:
                     _remember(exc, self.report)
-                    if isinstance(self.file, str):  # "stderr": after the traceback (excepthook)
+                    shell = _ipython_shell() if isinstance(self.file, str) else None
+                    if shell == "extension":
+                        pass  # %load_ext torchferry explains it after IPython's traceback
+                    elif shell == "bare" or not isinstance(self.file, str):
+                        # IPython never calls sys.excepthook for a cell's error: now or never
+                        print(format_report(self.report),
+                              file=sys.stderr if isinstance(self.file, str) else self.file)
+                    else:  # "stderr": after the traceback (excepthook)
                         _install_excepthook()
-                    else:
-                        print(format_report(self.report), file=self.file)
         finally:
             if self._recording:
                 RECORDER.exit()
