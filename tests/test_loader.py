@@ -321,3 +321,11 @@ def test_host_stays_at_most_prefetch_plus_one_batches_ahead(fake_ops):
         # the host waited for the oldest marks: never more than prefetch + 1 outstanding
         assert len(marks) - len(synced) <= 3 and synced == marks[: len(synced)]
     assert len([e for e in fake_ops.log if e[0] == "sync"]) == 7 - 3
+
+
+def test_a_bad_device_is_named_as_the_loaders_argument():
+    """The error said "asked for by the prefer argument" (torchferry.device()'s parameter)."""
+    with pytest.raises(DeviceUnavailableError,
+                       match=r"^'gpu0' was asked for by the device argument of DeviceLoader, "
+                             r"but that is not a device name"):
+        DeviceLoader([torch.ones(1)], "gpu0")

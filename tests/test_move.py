@@ -201,6 +201,13 @@ def test_a_bare_index_without_an_accelerator_is_not_called_a_bad_name():
         assert "a bare index means accelerator device 0, and torch sees no accelerator" in str(err)
 
 
+@pytest.mark.parametrize("bad", [5, [[1]], 1.5])
+def test_bad_skip_keys_is_one_clear_error(bad):
+    """It was "TypeError: 'int' object is not iterable" from inside the walker."""
+    with pytest.raises(TypeError, match=r"^skip_keys must be a key or an iterable of keys "):
+        tf.to({"a": torch.ones(1)}, "cpu", skip_keys=bad)
+
+
 @pytest.mark.parametrize("bad", [[1], {"a": 1}, "yes", 1, None])
 def test_bad_non_blocking_is_one_clear_error(bad):
     """issue 11: an unhashable non_blocking raised "TypeError: unhashable type: 'list'"."""

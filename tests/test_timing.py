@@ -200,3 +200,12 @@ def test_cpu_median_agrees_with_torch_benchmark_timer(one_thread):
         theirs.append(timer.timeit(1).median)
     ratio = statistics.median(ours) / statistics.median(theirs)
     assert 0.9 <= ratio <= 1.1, (ratio, ours, theirs)
+
+
+def test_a_bad_device_gets_torchferry_devices_error():
+    """measure(device="gpu0") raised torch's bare "Invalid device string"; device() and to()
+    raise DeviceUnavailableError for the same value, and now so does measure()."""
+    with pytest.raises(torchferry.DeviceUnavailableError,
+                       match=r"^'gpu0' was asked for by the device argument of "
+                             r"torchferry.measure, but that is not a device name"):
+        measure(lambda: None, device="gpu0")

@@ -152,6 +152,7 @@ class DeviceLoader:
         prefetch: int = 2,
         non_blocking: bool | str = "auto",
     ) -> None:
+        from torchferry.devices import _resolve
         from torchferry.devices import device as pick_device
 
         if isinstance(prefetch, bool) or not isinstance(prefetch, int) or prefetch < 0:
@@ -161,7 +162,9 @@ class DeviceLoader:
         if not hasattr(loader, "__iter__"):
             raise TypeError(f"DeviceLoader needs an iterable of batches, got {type(loader).__name__}")
         self.loader = loader
-        self.device: torch.device = pick_device(device)
+        self.device: torch.device = (
+            pick_device() if device is None else _resolve(device, "device argument of DeviceLoader")
+        )
         self.prefetch = prefetch
         self.non_blocking = non_blocking
 

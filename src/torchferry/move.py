@@ -401,7 +401,13 @@ def _skip_set(skip_keys: str | Iterable[str] | None) -> frozenset:
         return frozenset()
     if isinstance(skip_keys, str):
         return frozenset((skip_keys,))
-    return frozenset(skip_keys)
+    try:
+        return frozenset(skip_keys)
+    except TypeError:  # 5, or an iterable of unhashable things: one clear line
+        raise TypeError(
+            f"skip_keys must be a key or an iterable of keys (skip_keys=\"labels\" or "
+            f"skip_keys=(\"labels\", \"ids\")), not {skip_keys!r}"
+        ) from None
 
 
 # dtypes NumPy has no equivalent for, and what they become on the way home.

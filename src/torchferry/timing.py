@@ -218,7 +218,12 @@ def _infer_devices(
 ) -> tuple[list[torch.device], bool]:
     """The devices to synchronize, and whether a (discardable) call was spent finding them."""
     if device is not None:
-        d = torch.device(device)
+        try:
+            d = torch.device(device)
+        except (RuntimeError, TypeError, ValueError):
+            from torchferry.devices import _not_a_device  # the error to() gives for it
+
+            raise _not_a_device(device, "device argument of torchferry.measure") from None
         if d.type in ("cuda", "xpu") and d.index is None:
             mod = getattr(torch, d.type)
             d = torch.device(d.type, mod.current_device())
