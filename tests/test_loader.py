@@ -329,3 +329,11 @@ def test_a_bad_device_is_named_as_the_loaders_argument():
                        match=r"^'gpu0' was asked for by the device argument of DeviceLoader, "
                              r"but that is not a device name"):
         DeviceLoader([torch.ones(1)], "gpu0")
+
+
+@pytest.mark.parametrize("bad", [1, 0, 1.0, "yes", [1]])
+def test_non_blocking_takes_what_to_takes(bad):
+    """``non_blocking=1`` passed the loader's check (1 == True) and failed only at the first
+    batch on an accelerator, in torchferry.to."""
+    with pytest.raises(ValueError, match=r"^non_blocking must be True, False or 'auto', not "):
+        DeviceLoader([torch.ones(1)], "cpu", non_blocking=bad)

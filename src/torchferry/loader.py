@@ -157,7 +157,10 @@ class DeviceLoader:
 
         if isinstance(prefetch, bool) or not isinstance(prefetch, int) or prefetch < 0:
             raise ValueError(f"prefetch must be an int >= 0, got {prefetch!r}")
-        if non_blocking not in (True, False, "auto"):
+        # what torchferry.to accepts (1 == True, but to(..., non_blocking=1) is an error: refused
+        # here, not at the first batch on an accelerator)
+        if not (non_blocking is True or non_blocking is False
+                or (isinstance(non_blocking, str) and non_blocking == "auto")):
             raise ValueError(f"non_blocking must be True, False or 'auto', not {non_blocking!r}")
         if not hasattr(loader, "__iter__"):
             raise TypeError(f"DeviceLoader needs an iterable of batches, got {type(loader).__name__}")
