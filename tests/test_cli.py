@@ -47,6 +47,18 @@ def test_unknown_option_is_one_line_exit_2():
     assert r.stderr.count("\n") == 1 and "unrecognized arguments: --nope" in r.stderr
 
 
+@pytest.mark.parametrize("argv", [["doctor", "--nope"], ["check", "--nope", "x.py"],
+                                  ["run", "--nope", "x.py"], ["rules", "--nope"]])
+def test_an_unknown_option_is_reported_by_its_command(argv, capsys):
+    """argparse reports a subcommand's unknown option as the top parser's ("ferry: error: ...
+    see 'ferry --help'", whose help does not list the subcommand's options)."""
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    assert capsys.readouterr().err == (
+        f"ferry {argv[0]}: error: unrecognized arguments: --nope (see 'ferry {argv[0]} --help')\n")
+
+
 @pytest.mark.slow
 def test_doctor_text_and_exit_code():
     r = run("doctor")

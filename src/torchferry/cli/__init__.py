@@ -58,6 +58,16 @@ def build_parser() -> Parser:
     return parser
 
 
+def _command_parser(parser: Parser, command: str | None) -> argparse.ArgumentParser:
+    """The parser of ``ferry COMMAND`` (``parser`` itself when there is none)."""
+    for action in parser._subparsers._group_actions if parser._subparsers else ():
+        choices = action.choices
+        if isinstance(choices, dict) and command in choices:
+            sub: argparse.ArgumentParser = choices[command]
+            return sub
+    return parser
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
     argv = list(sys.argv[1:] if argv is None else argv)
@@ -66,7 +76,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         from torchferry.cli.run import split_script_args
 
         argv, script_args = split_script_args(argv)
-    args = parser.parse_args(argv)
+    args, extra = parser.parse_known_args(argv)
+    if extra:  # the subcommand's own error ("ferry doctor: ... see 'ferry doctor --help'")
+        _command_parser(parser, getattr(args, "command", None)).error(
+            f"unrecognized arguments: {' '.join(extra)}")
     if script_args is not None:
         if getattr(args, "module", None) is not None:
             args.module = [*args.module, *script_args]
