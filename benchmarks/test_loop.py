@@ -77,7 +77,7 @@ def _load() -> float:
 def one_run(env: dict[str, str], probe_dir: str, out: Path) -> dict[str, float]:
     env = {**env, "PYTHONPATH": os.pathsep.join(filter(None, [probe_dir, env.get("PYTHONPATH")])),
            "FERRY_LOOP_PROBE_OUT": str(out)}
-    cmd = [sys.executable, "-m", "pytest", "-q", "-p", "no:cacheprovider", "-p", "ferry_loop_probe",
+    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "ferry_loop_probe",
            "-m", "not slow"]
     load0 = _load()
     before = os.times()
