@@ -35,6 +35,30 @@ def _doctest_environment(request: pytest.FixtureRequest) -> None:
         monkeypatch.delenv("TORCHFERRY_DEVICE", raising=False)
 
 
+@pytest.hookimpl(wrapper=True)
+def pytest_collection(session: pytest.Session) -> object:
+    """Collect with the cyclic collector off, then freeze what collection imported.
+
+    Importing the test modules and ``src/`` (torch, IPython, ...) leaves a heap of
+    objects that live to the end of the run; every automatic full collection walked all
+    of them again (22 collections, 4.1 s of a 25 s run, measured with ``gc.callbacks``).
+    One collection after collecting frees import-time garbage; ``gc.freeze()`` then puts
+    the survivors where later collections do not look.  Objects the tests create are
+    collected as before.
+    """
+    import gc
+
+    enabled = gc.isenabled()
+    gc.disable()
+    try:
+        return (yield)
+    finally:
+        gc.collect()
+        gc.freeze()
+        if enabled:
+            gc.enable()
+
+
 def pytest_unconfigure(config: pytest.Config) -> None:
     """Let the finished test process exit without CPython's shutdown collections.
 

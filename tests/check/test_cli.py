@@ -680,3 +680,16 @@ def test_an_unexpected_bug_on_one_file_does_not_stop_the_others(proj, capsys, mo
         == "ferry check: error: a.py: internal error: KeyError: 'oops' (please report it)"
     )
     assert "b.py:2:1: FRY901" in out
+
+
+def test_in_process_main_leaves_the_hosts_collector_as_it_was(proj, capsys):
+    """main([...]) inside another program (a test runner, a service that froze its objects
+    with gc.freeze() before forking) must not thaw them: only a `ferry` process tunes the
+    collector.  It used to freeze everything alive and then unfreeze everything."""
+    import gc
+
+    gc.freeze()  # the host's own frozen objects
+    before = gc.get_freeze_count()
+    (proj / "a.py").write_text(BAD)
+    assert run(capsys, "a.py")[0] == 1
+    assert gc.get_freeze_count() == before and gc.isenabled()

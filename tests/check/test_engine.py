@@ -268,3 +268,36 @@ def test_manage_gc_frees_trees_and_changes_no_result(fake_rules):
     finally:
         engine.manage_gc(False)
     assert gc.isenabled()
+
+
+def test_manage_gc_off_keeps_what_the_host_froze(fake_rules):
+    """Turning it off thaws only a permanent generation that was empty when it was turned
+    on; a host's frozen objects stay frozen (it used to unfreeze everything)."""
+    import gc
+
+    gc.freeze()
+    before = gc.get_freeze_count()
+    engine.manage_gc()
+    try:
+        assert check_source("import torch\nx.to(d)\n")
+    finally:
+        engine.manage_gc(False)
+    assert gc.get_freeze_count() >= before and gc.isenabled()
+
+
+@pytest.mark.slow
+def test_manage_gc_off_thaws_what_it_froze_in_a_fresh_process():
+    import subprocess
+    import sys
+
+    code = (
+        "import gc\n"
+        "from torchferry.check import engine\n"
+        "engine.manage_gc()\n"
+        "engine.check_source('import torch\\nx = torch.ones(1).cuda()\\n')\n"
+        "assert gc.get_freeze_count() > 0\n"
+        "engine.manage_gc(False)\n"
+        "print(gc.get_freeze_count())\n"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "0"

@@ -162,6 +162,8 @@ _FREEZE_LIMIT = 3_000_000
 _FREEZE_CHECK_EVERY = 64
 _frozen_base: int | None = None
 _parses = 0
+#: Whether the permanent generation held objects before :func:`manage_gc` was turned on.
+_host_froze = False
 
 
 def manage_gc(enable: bool = True) -> None:
@@ -173,14 +175,20 @@ def manage_gc(enable: bool = True) -> None:
     preceded by a collection (so no garbage gets frozen) and followed by
     ``gc.freeze()``; a tree is still freed by reference counting once the file is
     done.  If frozen objects pile up anyway, they are thawed and collected.
+
+    Turning it off thaws the frozen objects only if nothing was frozen when it was
+    turned on: a host process that froze its own objects (``gc.freeze()`` before
+    forking workers, a test runner) keeps them frozen.
     """
     import gc
 
-    global _MANAGE_GC, _frozen_base
+    global _MANAGE_GC, _frozen_base, _host_froze
+    if enable and not _MANAGE_GC:
+        _host_froze = gc.get_freeze_count() > 0
+    elif not enable and _MANAGE_GC and not _host_froze:
+        gc.unfreeze()
     _MANAGE_GC = enable
     _frozen_base = None  # measured at the first look of the safety valve
-    if not enable:
-        gc.unfreeze()
 
 
 def _parse(source: str, path: str) -> ast.Module:

@@ -70,6 +70,7 @@ def _command_parser(parser: Parser, command: str | None) -> argparse.ArgumentPar
 
 def main(argv: Sequence[str] | None = None) -> int:
     parser = build_parser()
+    argv_given = argv
     argv = list(sys.argv[1:] if argv is None else argv)
     script_args = None
     if argv[:1] == ["run"]:  # SCRIPT's arguments go to it verbatim, "--" included
@@ -89,6 +90,9 @@ def main(argv: Sequence[str] | None = None) -> int:
     if handler is None:
         parser.print_help(sys.stderr)
         return 2
+    # argv None: this process is the `ferry` command (console script, python -m
+    # torchferry) and ends after the handler; process-wide tuning is ours to do.
+    args.whole_process = argv_given is None
     try:
         return int(handler(args) or 0)
     except UsageError as exc:

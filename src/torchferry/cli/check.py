@@ -229,14 +229,19 @@ def run_check(args: argparse.Namespace) -> int:
 
         from torchferry.check.engine import manage_gc
 
-        gc.freeze()  # what startup created lives to the end: keep collections cheap
-        manage_gc()
+        # Only a process that is `ferry check` tunes the collector; called as
+        # main([...]) inside another program, the host's collector is left as it is.
+        tune_gc = getattr(args, "whole_process", False)
+        if tune_gc:
+            gc.freeze()  # what startup created lives to the end: keep collections cheap
+            manage_gc()
         progress = report.Progress(sys.stderr)  # a terminal and a long run only
         try:
             outcomes = check_paths(files, opts, cache=cache, jobs=args.jobs, progress=progress)
         finally:
             progress.close()
-            manage_gc(False)
+            if tune_gc:
+                manage_gc(False)
         if cache is not None:
             cache.save()
 
