@@ -428,7 +428,7 @@ def test_in_ipython_without_the_extension_the_report_is_printed_at_once(capsys, 
     import sys
     import types
 
-    shell = object()
+    shell = types.SimpleNamespace(custom_exceptions=())
     monkeypatch.setitem(sys.modules, "IPython", types.SimpleNamespace(get_ipython=lambda: shell))
     monkeypatch.setattr(sys, "excepthook", sys.__excepthook__)
     _meta_mix_in_explain()
@@ -437,12 +437,17 @@ def test_in_ipython_without_the_extension_the_report_is_printed_at_once(capsys, 
     assert "> bias" in err
     assert sys.excepthook is sys.__excepthook__  # nothing installed
 
-    # with the extension loaded, its traceback handler explains the error: nothing here
+    # with the extension loaded, its handler explains the errors it is given: nothing here
     from torchferry.diagnose import ipython as ext
 
     monkeypatch.setitem(ext._STATE, id(shell), object())
+    shell.custom_exceptions = (RuntimeError,)
     _meta_mix_in_explain()
     assert capsys.readouterr().err == "" and sys.excepthook is sys.__excepthook__
+    # ... and only those: another type (a wrapper raised from the device error) is printed here
+    shell.custom_exceptions = (KeyError,)
+    _meta_mix_in_explain()
+    assert capsys.readouterr().err.startswith("torchferry explain: tensors on different devices")
 
 
 def test_excepthook_is_restored_and_chains_to_the_previous_one(capsys, monkeypatch):

@@ -1081,16 +1081,19 @@ def _excepthook(typ: type[BaseException], value: BaseException, tb: TracebackTyp
 _EXCEPTHOOK = Patch("explain", lambda: [(sys, "excepthook", _excepthook)])
 
 
-def _ipython_shell() -> str | None:
-    """``"extension"`` inside an IPython shell where ``%load_ext torchferry`` is loaded,
-    ``"bare"`` inside one where it is not, None outside IPython (imports nothing)."""
+def _ipython_shell(exc: BaseException) -> str | None:
+    """``"extension"`` inside an IPython shell where ``%load_ext torchferry`` is loaded and
+    will be handed ``exc``, ``"bare"`` inside any other, None outside IPython (imports nothing)."""
     ipython = sys.modules.get("IPython")
     get = getattr(ipython, "get_ipython", None)
     shell = get() if get is not None else None
     if shell is None:
         return None
     ext = sys.modules.get("torchferry.diagnose.ipython")
-    return "extension" if id(shell) in getattr(ext, "_STATE", {}) else "bare"
+    handled = tuple(getattr(shell, "custom_exceptions", ()) or ())
+    if id(shell) in getattr(ext, "_STATE", {}) and handled and isinstance(exc, handled):
+        return "extension"
+    return "bare"
 
 
 def _install_excepthook() -> None:
@@ -1160,7 +1163,7 @@ class explain(contextlib.ContextDecorator):
                               file=sys.stderr)
                 if self.report is not None and self.file is not None:
                     _remember(exc, self.report)
-                    shell = _ipython_shell() if isinstance(self.file, str) else None
+                    shell = _ipython_shell(exc) if isinstance(self.file, str) else None
                     if shell == "extension":
                         pass  # %load_ext torchferry explains it after IPython's traceback
                     elif shell == "bare" or not isinstance(self.file, str):
