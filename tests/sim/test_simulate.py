@@ -95,8 +95,13 @@ def test_real_device_present_is_refused(monkeypatch):
 
 @pytest.mark.parametrize("kind, count", [("tpu", 1), ("cuda", 0), ("cuda", True), ("mps", 2)])
 def test_bad_arguments(kind, count):
-    with pytest.raises(ValueError):
+    """A bad kind or count is a UsageError: a FerryError, and a ValueError as before."""
+    from torchferry.errors import FerryError, UsageError
+
+    with pytest.raises(UsageError) as info:
         simulate(kind, count)
+    assert isinstance(info.value, FerryError) and isinstance(info.value, ValueError)
+    assert str(info.value).startswith("simulate: ")
 
 
 def test_device_api_stand_ins():

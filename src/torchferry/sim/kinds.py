@@ -13,6 +13,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from torchferry.errors import UsageError
+
 __all__ = ["DeviceKind", "KINDS", "NAMES", "spec"]
 
 _ORDINAL_CUDA = (
@@ -102,7 +104,7 @@ class DeviceKind:
 
     def check_count(self, count: int) -> None:
         if self.max_count is not None and count > self.max_count:
-            raise ValueError(
+            raise UsageError(
                 f"simulate: a Mac has one MPS device; count must be 1 for {self.name!r}"
                 if self.name == "mps"
                 else f"simulate: at most {self.max_count} {self.name} devices, not {count}"

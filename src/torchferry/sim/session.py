@@ -13,7 +13,7 @@ from typing import Any, Literal
 import torch
 
 from torchferry._internal.patcher import Patch
-from torchferry.errors import SimulationError
+from torchferry.errors import SimulationError, UsageError
 from torchferry.sim import cuda_api, distributed, modes
 from torchferry.sim import kinds as _kinds
 from torchferry.sim import tags as _tags
@@ -79,9 +79,9 @@ class simulate(contextlib.ContextDecorator):
 
     def __init__(self, kind: str = "cuda", count: int = 1) -> None:
         if kind not in KINDS:
-            raise ValueError(f"simulate: kind must be one of {', '.join(KINDS)}, not {kind!r}")
+            raise UsageError(f"simulate: kind must be one of {', '.join(KINDS)}, not {kind!r}")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
-            raise ValueError(f"simulate: count must be a positive integer, not {count!r}")
+            raise UsageError(f"simulate: count must be a positive integer, not {count!r}")
         self.spec = _kinds.spec(kind)
         self.spec.check_count(count)
         self.kind = kind
