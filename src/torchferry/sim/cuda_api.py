@@ -19,6 +19,7 @@ from typing import Any
 
 import torch
 
+from torchferry._internal.vocabulary import LEGACY_CONSTRUCTORS
 from torchferry.sim import modes as _modes
 from torchferry.sim import tags as _tags
 
@@ -724,18 +725,13 @@ class _NvtxStub:
         return None
 
 
-_LEGACY_DTYPES = {
-    "DoubleTensor": torch.float64,
-    "FloatTensor": torch.float32,
-    "HalfTensor": torch.float16,
-    "BFloat16Tensor": torch.bfloat16,
-    "LongTensor": torch.int64,
-    "IntTensor": torch.int32,
-    "ShortTensor": torch.int16,
-    "CharTensor": torch.int8,
-    "ByteTensor": torch.uint8,
-    "BoolTensor": torch.bool,
-}
+def _legacy_dtype(name: str) -> Any:
+    t = getattr(torch, name)
+    return getattr(t, "_ferry_orig", t).dtype  # torch.FloatTensor.dtype is torch.float32
+
+
+# The legacy type names come from the vocabulary; each type knows its dtype.
+_LEGACY_DTYPES = {name: _legacy_dtype(name) for name in sorted(LEGACY_CONSTRUCTORS)}
 
 
 def _legacy_tensor_types(kind: str) -> list[tuple[Any, str, Any]]:

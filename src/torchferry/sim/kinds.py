@@ -13,6 +13,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from torchferry._internal.vocabulary import SIMULATED_KINDS
 from torchferry.errors import UsageError
 
 __all__ = ["DeviceKind", "KINDS", "NAMES", "spec"]
@@ -99,7 +100,6 @@ class DeviceKind:
     data_parallel: bool
     ordinal_error: Callable[[int], Exception]
     present: Callable[[], bool]
-    availability: str  # the expression a user would test
     type_names: bool
 
     def check_count(self, count: int) -> None:
@@ -130,7 +130,6 @@ KINDS: dict[str, DeviceKind] = {
         data_parallel=True,
         ordinal_error=_cuda_ordinal_error,
         present=_cuda_present,
-        availability="torch.cuda.is_available()",
         type_names=True,
     ),
     "mps": DeviceKind(
@@ -146,7 +145,6 @@ KINDS: dict[str, DeviceKind] = {
         data_parallel=False,
         ordinal_error=_own_ordinal_error("mps"),
         present=_mps_present,
-        availability="torch.backends.mps.is_available()",
         type_names=False,
     ),
     "xpu": DeviceKind(
@@ -162,12 +160,15 @@ KINDS: dict[str, DeviceKind] = {
         data_parallel=True,
         ordinal_error=_own_ordinal_error("xpu"),
         present=_xpu_present,
-        availability="torch.xpu.is_available()",
         type_names=True,
     ),
 }
 
-NAMES: tuple[str, ...] = tuple(KINDS)
+# The names come from the vocabulary (the CLI's --simulate choices use the same tuple);
+# a spec for each name, and none for another.
+NAMES: tuple[str, ...] = SIMULATED_KINDS
+if set(KINDS) != set(NAMES):  # pragma: no cover - a programming error, caught on import
+    raise AssertionError(f"sim/kinds.py: specs {sorted(KINDS)} != vocabulary {sorted(NAMES)}")
 
 
 def spec(name: str) -> DeviceKind:
