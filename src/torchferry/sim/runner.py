@@ -158,9 +158,9 @@ def run_path(
         path0 = os.getcwd()
         first_user_file = os.path.abspath(origin) if origin else None
         top_name = target.split(".")[0]
-        if (origin and top_name not in ("torch", "torchferry")
-                and set(os.path.abspath(origin).split(os.sep)) & {"site-packages", "dist-packages"}):
-            # the program itself is installed in site-packages: it is still the user's code
+        if origin and top_name not in ("torch", "torchferry") and _frames.is_library_file(origin):
+            # the program itself is installed (site-packages, or the stdlib's `-m json.tool`):
+            # it is still the user's code
             top = importlib.util.find_spec(top_name)
             roots = list(top.submodule_search_locations or ()) if top is not None else []
             for root in roots or [origin]:
