@@ -36,17 +36,12 @@ def test_no_rule_name_is_spelled_out_in_diagnose():
         assert quoted == set(), f"{path.name} spells out rule names {quoted}: use rule_name()"
 
 
-# diagnose modules that still look rules up themselves (owned elsewhere this session: see
-# /work/notes/audit.md); the list can only shrink
-_OWN_LOOKUP = {"ipython.py"}
-
-
 def test_rule_modules_are_looked_up_in_one_place():
-    """``_rules.py`` is diagnose's one way to a rule (its name, its hint); html.py had a copy."""
+    """``_rules.py`` is diagnose's one way to a rule (its name, its hint); html.py and
+    ipython.py had their own lookups."""
     lookups = {p.name for p in DIAGNOSE.glob("*.py")
                if "rule_by_code" in p.read_text(encoding="utf-8")} - {"_rules.py"}
-    assert lookups - _OWN_LOOKUP == set(), f"use diagnose._rules, not check.rules, in {lookups}"
-    assert _OWN_LOOKUP <= lookups, f"fixed: remove {_OWN_LOOKUP - lookups} from _OWN_LOOKUP"
+    assert lookups == set(), f"use diagnose._rules, not check.rules, in {lookups}"
 
 
 def test_names_come_from_check_rules():

@@ -593,7 +593,7 @@ class _Found:
 def _check_session(cells: list[tuple[int, str]], opts: Any) -> list[_Found]:
     """``ferry check`` on the session's cells (as one program), by execution count."""
     from torchferry.check import check_cells
-    from torchferry.check.rules import rule_by_code
+    from torchferry.diagnose._rules import rule_name
 
     found = check_cells([src for _, src in cells], select=opts.select, ignore=opts.ignore,
                         path="this session")
@@ -602,8 +602,7 @@ def _check_session(cells: list[tuple[int, str]], opts: Any) -> list[_Found]:
         number, text = cells[hit.cell]
         f = hit.finding
         lines = text.splitlines()
-        rule = rule_by_code(f.code)
-        out.append(_Found(number, f.line, f.column, f.code, str(getattr(rule, "NAME", "")), f.message,
+        out.append(_Found(number, f.line, f.column, f.code, rule_name(f.code), f.message,
                           f.fix, lines[f.line - 1] if 0 < f.line <= len(lines) else ""))
     return out
 
