@@ -43,3 +43,18 @@ def test_sim_tags_and_explain_sites_use_it():
     assert tags.TAGS is tags.REGISTRY.entries and isinstance(tags.REGISTRY, StorageRegistry)
     assert isinstance(RECORDER.registry(), StorageRegistry)
 
+
+
+def test_the_registry_is_generic_in_its_record_type():
+    # sim's tags are a StorageRegistry[Tag] (typed attributes through sweep() and entries,
+    # no type: ignore); explain's sites and sim's pinned table a StorageRegistry[list[Any]]
+    from torchferry.sim import tags
+
+    reg: StorageRegistry[tags.Tag] = StorageRegistry[tags.Tag](
+        torch.UntypedStorage._expired, torch.UntypedStorage._free_weak_ref
+    )
+    t = torch.ones(2)
+    st = t.untyped_storage()
+    reg.entries[st._cdata] = tags.Tag(st._weak_ref(), torch.device("cuda", 0), st.nbytes(), None)
+    assert [e.nbytes for e in reg.sweep()] == [8]
+    reg.clear()

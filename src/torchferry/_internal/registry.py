@@ -15,6 +15,13 @@ may read and write :attr:`StorageRegistry.entries` (a plain dict) directly,
 as long as each value's first item is a weak reference made by
 ``storage._weak_ref()``.
 
+The registry is generic in its record type: a record is anything whose item 0
+is the weak reference (:class:`Record`).  ``StorageRegistry[list[Any]]`` holds
+``[weak_ref, *facts]`` lists made by :meth:`StorageRegistry.put`; the
+simulation's tags keep their own record class (``StorageRegistry[Tag]``), so
+its attributes stay typed through :meth:`~StorageRegistry.sweep` and
+:attr:`~StorageRegistry.entries`.
+
 >>> alive = {1: True, 2: False}
 >>> freed = []
 >>> reg = StorageRegistry(expired=lambda w: not alive[w], free=freed.append)
@@ -29,52 +36,61 @@ as long as each value's first item is a weak reference made by
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Generic, Protocol, TypeVar
 
-__all__ = ["StorageRegistry"]
+__all__ = ["Record", "StorageRegistry"]
 
 
-class StorageRegistry:
-    """``storage key -> [weak_ref, *facts]``; see the module docstring."""
+class Record(Protocol):
+    """A registry record: item 0 is the storage's weak reference (``storage._weak_ref()``)."""
+
+    def __getitem__(self, i: int, /) -> Any: ...
+
+
+R = TypeVar("R", bound=Record)
+
+
+class StorageRegistry(Generic[R]):
+    """``storage key -> record`` (item 0 the weak reference); see the module docstring."""
 
     def __init__(self, expired: Callable[[Any], object], free: Callable[[Any], object]) -> None:
-        self.entries: dict[int, list[Any]] = {}
+        self.entries: dict[int, R] = {}
         self._expired = expired
         self._free = free
 
     def __len__(self) -> int:
         return len(self.entries)
 
-    def put(self, key: int, weak_ref: Any, *facts: Any) -> None:
+    def put(self: StorageRegistry[list[Any]], key: int, weak_ref: Any, *facts: Any) -> None:
         """Record ``facts`` for the storage ``key`` (replacing, and freeing, an older record)."""
         old = self.entries.get(key)
         if old is not None:
             self._free(old[0])
         self.entries[key] = [weak_ref, *facts]
 
-    def get(self, key: int) -> list[Any] | None:
+    def get(self, key: int) -> R | None:
         """The record of ``key``, dead or alive."""
         return self.entries.get(key)
 
-    def live(self, key: int) -> list[Any] | None:
+    def live(self, key: int) -> R | None:
         """The record of ``key`` if its storage is still alive."""
         e = self.entries.get(key)
         return None if e is None or self._expired(e[0]) else e
 
-    def is_alive(self, entry: list[Any]) -> bool:
+    def is_alive(self, entry: R) -> bool:
         return not self._expired(entry[0])
 
-    def pop(self, key: int) -> list[Any] | None:
+    def pop(self, key: int) -> R | None:
         """Forget ``key`` (freeing its weak reference); its record, or None."""
         e = self.entries.pop(key, None)
         if e is not None:
             self._free(e[0])
         return e
 
-    def sweep(self) -> list[list[Any]]:
+    def sweep(self) -> list[R]:
         """Forget the records of dead storages; the live records, in one pass."""
         expired = self._expired
-        live: list[list[Any]] = []
+        live: list[R] = []
         dead: list[int] = []
         for k, e in self.entries.items():
             if expired(e[0]):

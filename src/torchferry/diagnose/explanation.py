@@ -246,7 +246,8 @@ class _Recorder:
     NAMES = tuple(sorted(ops.FACTORIES | {"stack"}))
 
     def __init__(self) -> None:
-        self._registry: StorageRegistry | None = None  # made with the first wrapper (torch loaded)
+        # made with the first wrapper (torch loaded)
+        self._registry: StorageRegistry[list[Any]] | None = None
         self._sweep_at = 4096
         self.patch = Patch("explain", self._plan)
 
@@ -255,7 +256,7 @@ class _Recorder:
         """storage key -> [weak ref, path, line, call]."""
         return self.registry().entries
 
-    def registry(self) -> StorageRegistry:
+    def registry(self) -> StorageRegistry[list[Any]]:
         if self._registry is None:
             import torch
 

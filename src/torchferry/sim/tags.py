@@ -53,8 +53,8 @@ class Tag:
 
 # key -> Tag; TAGS is the registry's dict, read and written directly on the hot path
 # (sim/modes.py)
-REGISTRY = StorageRegistry(_expired, _free_weak_ref)
-TAGS: dict[int, Tag] = REGISTRY.entries  # type: ignore[assignment]
+REGISTRY: StorageRegistry[Tag] = StorageRegistry(_expired, _free_weak_ref)
+TAGS = REGISTRY.entries
 
 # Sweep soon after storages die: a weak reference keeps the dead StorageImpl object
 # allocated, and many such shells fragment the heap so that freed tensor memory is not
@@ -204,7 +204,7 @@ def sweep() -> None:
     global sweep_at
     live: dict[torch.device, int] = {}
     for e in REGISTRY.sweep():
-        live[e.device] = live.get(e.device, 0) + e.nbytes  # type: ignore[attr-defined]
+        live[e.device] = live.get(e.device, 0) + e.nbytes
     for dev, n in live.items():
         if n > PEAK.get(dev, 0):
             PEAK[dev] = n
@@ -214,7 +214,7 @@ def sweep() -> None:
 def live_bytes() -> dict[torch.device, int]:
     out: dict[torch.device, int] = {}
     for e in TAGS.values():
-        if REGISTRY.is_alive(e):  # type: ignore[arg-type]
+        if REGISTRY.is_alive(e):
             out[e.device] = out.get(e.device, 0) + e.nbytes
     return out
 
