@@ -1,4 +1,5 @@
-"""torchferry._internal.registry: one storage-keyed weak registry (sim tags, explain's sites)."""
+"""torchferry._internal.registry: one storage-keyed weak registry (sim tags and pinned
+storages, explain's sites)."""
 
 from __future__ import annotations
 
@@ -41,6 +42,7 @@ def test_sim_tags_and_explain_sites_use_it():
     from torchferry.sim import tags
 
     assert tags.TAGS is tags.REGISTRY.entries and isinstance(tags.REGISTRY, StorageRegistry)
+    assert isinstance(tags.PINNED, StorageRegistry)  # the simulation's pinned host storages
     assert isinstance(RECORDER.registry(), StorageRegistry)
 
 

@@ -211,6 +211,27 @@ def test_pin_memory_and_non_blocking():
         assert y.is_cuda and y.cpu(memory_format=torch.contiguous_format).device.type == "cpu"
 
 
+def test_pinned_storages_are_forgotten_when_they_die():
+    # a loop that pins every batch (DataLoader(pin_memory=True)) used to leave one record per
+    # pin_memory() call in the simulation's own table, never swept: 2,000 after 2,000 batches
+    from torchferry.sim import tags
+
+    with simulate("cuda"):
+        keep = torch.ones(4).pin_memory()
+        for _ in range(2000):
+            batch = torch.ones(4).pin_memory()
+            assert batch.is_pinned()
+            batch.to("cuda", non_blocking=True)
+        del batch
+        assert len(tags.PINNED) <= 2 + 16  # the live ones and at most one sweep's worth
+        assert keep.is_pinned() and keep[1:].is_pinned() and keep.view(2, 2).is_pinned()
+        assert keep.detach().is_pinned() and not keep.clone().is_pinned()
+        assert not keep.to("cuda", non_blocking=True).is_pinned()
+        assert keep.is_pinned()  # still, after its non-blocking copy
+    assert len(tags.PINNED) == 0  # nothing outlives the simulation
+    assert not keep.is_pinned()  # a CPU wheel's tensor, outside the simulation
+
+
 class _Squares(torch.utils.data.Dataset):
     def __len__(self):
         return 8

@@ -1010,7 +1010,7 @@ def _h_pin(func, args, kwargs):
     if d is not None:
         raise RuntimeError(f"cannot pin '{type_name(t, d)}' only dense CPU tensors can be pinned")
     out = t.clone()
-    S.pinned[out.untyped_storage()._cdata] = out.untyped_storage()._weak_ref()
+    _tags.pin(out)
     return out
 
 
@@ -1019,8 +1019,7 @@ def _h_is_pinned(func, args, kwargs):
     t = args[0]
     if dev_of(t) is not None:
         return False
-    w = S.pinned.get(t.untyped_storage()._cdata)
-    return w is not None and not _tags._expired(w)
+    return _tags.is_pinned(t)
 
 
 @handles(_own("register_hook"))

@@ -111,7 +111,6 @@ class simulate(contextlib.ContextDecorator):
         self.sync_mode = 0
         self.quiet = False
         self.default_device: torch.device | None = None
-        self.pinned: dict[int, int] = {}
         self.thread = threading.current_thread()
         self._patches = Patch(
             repr(self),
@@ -166,10 +165,7 @@ class simulate(contextlib.ContextDecorator):
             ctx = getattr(torch, "_GLOBAL_DEVICE_CONTEXT", None)
             if ctx is not None and getattr(ctx, "device_context", 0) is None:
                 del ctx.device_context
-            for w in self.pinned.values():
-                _tags._free_weak_ref(w)
-            self.pinned = {}
-            _tags.clear()
+            _tags.clear()  # the device tags and the pinned storages
             modes.drop_aliases(self._aliases)
             modes.S = None
             modes.MPS_ACTIVE = False

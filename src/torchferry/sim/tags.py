@@ -10,10 +10,16 @@ device, the byte size and where the storage was created (code object, line).
 
 An untagged storage is a CPU storage.  Dead entries are swept from time to time
 (amortised), and whenever memory statistics are read.
+
+Pinned (page-locked) host memory is a fact about a storage too: ``PINNED``, a
+second registry of the same kind, holds the CPU storages that ``pin_memory()``
+made inside the simulation (:func:`pin`, :func:`is_pinned`), swept the same way,
+so a loop that pins every batch keeps only the live ones.
 """
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from typing import Any
 
@@ -199,6 +205,28 @@ def created_at(t: torch.Tensor) -> tuple[str, int, str] | None:
     return (code.co_filename, line, code.co_name)
 
 
+# Pinned host storages: key -> [weak_ref].  Written from the DataLoader's pin-memory thread
+# too, so pin() holds a lock (the sweep iterates the dict).
+PINNED: StorageRegistry[list[Any]] = StorageRegistry(_expired, _free_weak_ref)
+_pinned_sweep_at = _SWEEP_EVERY
+_pinned_lock = threading.Lock()
+
+
+def pin(t: torch.Tensor) -> None:
+    """Record ``t``'s storage (a CPU tensor's) as pinned host memory, until the storage dies."""
+    global _pinned_sweep_at
+    st = t.untyped_storage()
+    with _pinned_lock:
+        PINNED.put(st._cdata, st._weak_ref())
+        if len(PINNED) > _pinned_sweep_at:
+            _pinned_sweep_at = len(PINNED.sweep()) + _SWEEP_EVERY
+
+
+def is_pinned(t: torch.Tensor) -> bool:
+    """True when ``t``'s storage was pinned by :func:`pin` and is alive (views share it)."""
+    return PINNED.live(t.untyped_storage()._cdata) is not None
+
+
 def sweep() -> None:
     """Drop entries whose storage has died; update the peaks (one pass)."""
     global sweep_at
@@ -220,6 +248,10 @@ def live_bytes() -> dict[torch.device, int]:
 
 
 def clear() -> None:
-    """Forget every tag (on leaving the simulation)."""
+    """Forget every tag and every pinned storage (on leaving the simulation)."""
+    global _pinned_sweep_at
     REGISTRY.clear()
     PEAK.clear()
+    with _pinned_lock:
+        PINNED.clear()
+        _pinned_sweep_at = _SWEEP_EVERY
