@@ -100,6 +100,7 @@ def test_importing_the_internal_package_imports_no_torch():
 
 
 # ---- the four users, patched over while active: theirs stays, ours does nothing any more
+# (the simulation's FSDP refusal: tests/sim/test_distributed.py, where FSDP is imported)
 def test_trips_wrappers_are_inert_after_being_patched_over():
     import torch
 

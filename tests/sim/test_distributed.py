@@ -128,6 +128,35 @@ def test_fsdp_is_refused_naming_it():
     assert fsdp.FullyShardedDataParallel is FullyShardedDataParallel and fsdp.fully_shard is fully_shard
 
 
+def test_fsdp_patched_over_in_the_simulation_is_left_to_its_owner_with_a_warning():
+    # the refusal goes through Patch: a name someone replaced on top of ours survives the exit
+    # (theirs to undo; the old refusal put the original back over it), the rest is restored,
+    # one RuntimeWarning names it, and our stale refusal underneath calls the original
+    from torch.distributed import fsdp
+
+    orig_fsdp, orig_shard = fsdp.FullyShardedDataParallel, fsdp.fully_shard
+    try:
+        with pytest.warns(RuntimeWarning, match=r"torch\.distributed\.fsdp\.FullyShardedDataParallel was "
+                          r"replaced by other code") as record:
+            with tf.simulate("cuda"):
+                ours = fsdp.FullyShardedDataParallel
+                assert ours is not orig_fsdp
+                fsdp.FullyShardedDataParallel = lambda *a, **k: ours(*a, **k)  # never undone
+                theirs = fsdp.FullyShardedDataParallel
+                with pytest.raises(UnsupportedFeatureError, match=r"^FSDP \(torch"):
+                    theirs(torch.nn.Linear(2, 2).to("cuda"))
+        assert [w.filename for w in record if "fsdp" in str(w.message)] == [__file__]
+        assert fsdp.FullyShardedDataParallel is theirs and fsdp.fully_shard is orig_shard
+        with pytest.raises(RuntimeError, match="FSDP needs a non-CPU accelerator"):
+            theirs(torch.nn.Linear(2, 2))  # the real FSDP's own refusal of this CPU machine
+        with tf.simulate("cuda"):  # and the next simulation refuses FSDP again
+            with pytest.raises(UnsupportedFeatureError, match=r"^FSDP \(torch"):
+                fsdp.FullyShardedDataParallel(torch.nn.Linear(2, 2).to("cuda"))
+        assert fsdp.FullyShardedDataParallel is theirs  # what was there when it began
+    finally:
+        fsdp.FullyShardedDataParallel = orig_fsdp
+
+
 def test_explanations_by_text():
     dup = RuntimeError(
         "NCCL error in: x.cpp:1, invalid usage\nLast error:\n"

@@ -67,6 +67,7 @@ from typing import Any
 
 import torch
 
+from torchferry._internal.patcher import Patch
 from torchferry.errors import UnsupportedFeatureError
 from torchferry.sim import modes as _modes
 
@@ -417,27 +418,42 @@ _FSDP_MESSAGE = (
 )
 
 
-def _fsdp_replacements() -> dict[str, Any]:
-    def refuse(text: str) -> Any:
+def _fsdp_replacements(active: Callable[[], bool], originals: dict[str, Any]) -> dict[str, Any]:
+    """The refusing stand-ins; once ``active()`` is False they call the originals.
+
+    A stand-in can outlive the simulation when someone patched over it (a wrapper that
+    calls it, left in place on exit as ``Patch``'s policy says): it then does nothing of
+    its own.
+    """
+
+    def refuse(text: str, orig: Any) -> Any:
         class FullyShardedDataParallel:
             def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-                raise UnsupportedFeatureError(text)
+                if active():
+                    raise UnsupportedFeatureError(text)
+                return orig(*args, **kwargs)  # not an instance of cls: no __init__ of ours
 
         return FullyShardedDataParallel
 
-    def refuse_fn(text: str) -> Any:
+    def refuse_fn(text: str, orig: Any) -> Any:
         def fully_shard(*args: Any, **kwargs: Any) -> Any:
-            raise UnsupportedFeatureError(text)
+            if active():
+                raise UnsupportedFeatureError(text)
+            return orig(*args, **kwargs)
 
         return fully_shard
 
-    return {
-        "FullyShardedDataParallel": refuse(_FSDP_MESSAGE.format(
-            "FSDP (torch.distributed.fsdp.FullyShardedDataParallel)", "flat parameters", "")),
-        "fully_shard": refuse_fn(_FSDP_MESSAGE.format(
+    out = {}
+    if "FullyShardedDataParallel" in originals:
+        out["FullyShardedDataParallel"] = refuse(_FSDP_MESSAGE.format(
+            "FSDP (torch.distributed.fsdp.FullyShardedDataParallel)", "flat parameters", ""),
+            originals["FullyShardedDataParallel"])
+    if "fully_shard" in originals:
+        out["fully_shard"] = refuse_fn(_FSDP_MESSAGE.format(
             "FSDP2 (torch.distributed.fsdp.fully_shard)", "sharded parameters",
-            " (fully_shard also runs on the CPU with the gloo backend, without the simulation)")),
-    }
+            " (fully_shard also runs on the CPU with the gloo backend, without the simulation)"),
+            originals["fully_shard"])
+    return out
 
 
 class FsdpRefusal(importlib.abc.MetaPathFinder):
@@ -446,33 +462,45 @@ class FsdpRefusal(importlib.abc.MetaPathFinder):
     ``torch.distributed.fsdp`` is heavy (about 600 modules, 2 s here) and usually
     not imported yet when the simulation starts: it is patched when the script
     imports it (this finder wraps its loader), or at once if it already was.
-    ``uninstall()`` removes the finder and puts the real names back.
+    The names are replaced and put back by :attr:`patch`, a
+    :class:`~torchferry._internal.patcher.Patch` (so a name someone replaced
+    after us is left to them, with a warning).  ``uninstall()`` removes the
+    finder; the owner then releases :attr:`patch` (``simulate.__exit__`` does, so
+    that the warning names the user's line).
     """
 
     NAME = "torch.distributed.fsdp"
 
-    def __init__(self) -> None:
-        self.saved: list[tuple[Any, str, Any]] = []
+    def __init__(self, name: str = "simulate") -> None:
+        self._module: Any = None
+        self.patch = Patch(f"{name}: FSDP refusal", self._plan)
+
+    def _plan(self) -> list[tuple[Any, str, Any]]:
+        mod = self._module
+        originals = {n: getattr(mod, n) for n in ("FullyShardedDataParallel", "fully_shard")
+                     if hasattr(mod, n)}
+        patch = self.patch
+        new = _fsdp_replacements(lambda: patch.active, originals)
+        return [(mod, name, obj) for name, obj in new.items()]
 
     def install(self) -> None:
         mod = sys.modules.get(self.NAME)
         if mod is not None:
-            self.patch(mod)
+            self.patch_module(mod)
         else:
             sys.meta_path.insert(0, self)
 
     def uninstall(self) -> None:
+        """Remove the finder (the names go back with ``patch.release()``)."""
         with contextlib.suppress(ValueError):
             sys.meta_path.remove(self)
-        for mod, name, orig in reversed(self.saved):
-            setattr(mod, name, orig)
-        self.saved = []
 
-    def patch(self, mod: Any) -> None:
-        for name, new in _fsdp_replacements().items():
-            if hasattr(mod, name):
-                self.saved.append((mod, name, getattr(mod, name)))
-                setattr(mod, name, new)
+    def patch_module(self, mod: Any) -> None:
+        """Replace the FSDP names of ``mod`` (once)."""
+        if self.patch.active:
+            return
+        self._module = mod
+        self.patch.acquire()
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if fullname != self.NAME:
@@ -496,4 +524,4 @@ class _PatchAfterExec(importlib.abc.Loader):
 
     def exec_module(self, module: Any) -> None:
         self.loader.exec_module(module)
-        self.refusal.patch(module)
+        self.refusal.patch_module(module)

@@ -128,7 +128,7 @@ class simulate(contextlib.ContextDecorator):
         self._triton = {
             k: sys.modules.pop(k) for k in list(sys.modules) if k == "triton" or k.startswith("triton.")
         }
-        self._fsdp = distributed.FsdpRefusal() if self.spec.distributed else None
+        self._fsdp = distributed.FsdpRefusal(repr(self)) if self.spec.distributed else None
         if self._fsdp is not None:
             self._fsdp.install()
         modes.S = self
@@ -155,6 +155,8 @@ class simulate(contextlib.ContextDecorator):
             sys.modules.update(self._triton)
             if self._fsdp is not None:
                 self._fsdp.uninstall()
+                # released here, so that a "patched over" warning names the user's line
+                self._fsdp.patch.release()
             self._patches.release()
             if self.default_device is not None:
                 torch.set_default_device(None)  # the real one, restored above
