@@ -1,6 +1,7 @@
 """How long does the fast test loop (``pytest -m "not slow"``) take, and where does it go?
 
-Runs the fast loop ``--runs`` times as subprocesses from the repository root and prints
+Runs ``python -m pytest -m "not slow"`` (what a developer types; pyproject's addopts
+apply) ``--runs`` times as subprocesses from the repository root and prints
 one row per run: wall clock, CPU time (user + system of the pytest process), and the
 wall clock split into its phases, read by a small probe plugin:
 
@@ -77,7 +78,7 @@ def _load() -> float:
 def one_run(env: dict[str, str], probe_dir: str, out: Path) -> dict[str, float]:
     env = {**env, "PYTHONPATH": os.pathsep.join(filter(None, [probe_dir, env.get("PYTHONPATH")])),
            "FERRY_LOOP_PROBE_OUT": str(out)}
-    cmd = [sys.executable, "-m", "pytest", "-p", "no:cacheprovider", "-p", "ferry_loop_probe",
+    cmd = [sys.executable, "-m", "pytest", "-p", "ferry_loop_probe",
            "-m", "not slow"]
     load0 = _load()
     before = os.times()
