@@ -7,6 +7,7 @@ other data files there are programs with mistakes on purpose, not modules to imp
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -35,8 +36,8 @@ def _doctest_environment(request: pytest.FixtureRequest) -> None:
         monkeypatch.delenv("TORCHFERRY_DEVICE", raising=False)
 
 
-@pytest.hookimpl(wrapper=True)
-def pytest_collection(session: pytest.Session) -> object:
+@pytest.hookimpl(hookwrapper=True)
+def pytest_collection(session: pytest.Session) -> Iterator[None]:
     """Collect with the cyclic collector off, then freeze what collection imported.
 
     Importing the test modules and ``src/`` (torch, IPython, ...) leaves a heap of
@@ -51,7 +52,7 @@ def pytest_collection(session: pytest.Session) -> object:
     enabled = gc.isenabled()
     gc.disable()
     try:
-        return (yield)
+        yield
     finally:
         gc.collect()
         gc.freeze()
