@@ -1324,4 +1324,14 @@ CASES: list[Case] = [
         source="torch-source",
         cite="tensor_new.cpp check_legacy_ctor_device",
     ),
+    Case(
+        "pin_memory_of_pinned_memory_is_itself",
+        "p=torch.ones(4).pin_memory(); v=p[1:]\n"
+        "print(p.pin_memory() is p, v.pin_memory() is v, v.is_pinned(), "
+        "torch.ones(2).pin_memory() is torch.ones(2))",
+        out="True True True False\n",
+        source="torch-source",
+        cite="aten/src/ATen/native/Memory.cpp pin_memory: if (self.is_pinned(device)) "
+        "return self; before at::_pin_memory",
+    ),
 ]

@@ -1009,6 +1009,8 @@ def _h_pin(func, args, kwargs):
     d = dev_of(t)
     if d is not None:
         raise RuntimeError(f"cannot pin '{type_name(t, d)}' only dense CPU tensors can be pinned")
+    if _tags.is_pinned(t):  # at::native::pin_memory: already pinned -> the tensor itself
+        return t
     out = t.clone()
     _tags.pin(out)
     return out
