@@ -110,11 +110,19 @@ def main(argv: list[str] | None = None) -> int:
     ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     ap.add_argument("--runs", type=int, default=3)
     ap.add_argument("--bytecode", choices=("as-is", "written"), default="as-is")
+    ap.add_argument("--clean-bytecode", action="store_true",
+                    help="as-is: delete src/ and tests/ __pycache__ files first (a fresh clone "
+                    "has none; Python reads them even when it may not write them)")
     args = ap.parse_args(argv)
 
     env = dict(os.environ)
     if args.bytecode == "written":
         env.pop("PYTHONDONTWRITEBYTECODE", None)
+    stale = [p for d in ("src", "tests") for p in (ROOT / d).rglob("__pycache__/*.pyc")]
+    if args.bytecode == "as-is" and args.clean_bytecode:
+        for p in stale:
+            p.unlink()
+        stale = []
     with tempfile.TemporaryDirectory() as tmp:
         (Path(tmp) / "ferry_loop_probe.py").write_text(PROBE)
         out = Path(tmp) / "marks.json"
@@ -136,6 +144,9 @@ def main(argv: list[str] | None = None) -> int:
     print(f"{'med':>4} {med['wall']:7.1f} {med['cpu']:6.1f} {med['collect']:13.1f} "
           f"{med['tests']:6.1f} {med['finish']:6.1f} {med['exit']:5.1f}")
     print(f"{rows[0]['selected']} tests selected; pytest said: {rows[-1]['summary']}")
+    if stale and args.bytecode == "as-is":
+        print(f"note: {len(stale)} bytecode files under src/ and tests/ were read (not a fresh "
+              "clone); --clean-bytecode deletes them first")
     return 0
 
 
