@@ -88,6 +88,7 @@ def test_select_and_ignore_options(proj, capsys):
         (["--jobs", "-3"], "invalid job count -3"),
         (["--bogus"], "unrecognized arguments: --bogus"),
         (["--stdin-filename", "x.py", "a.py"], "give no PATH with it"),
+        (["-", "a.py"], "'-' (the source from stdin) cannot be combined with other paths"),
     ],
 )
 def test_usage_errors_are_one_line_exit_2(proj, capsys, argv, needle):
@@ -494,6 +495,19 @@ def test_stdin_fix_prints_fixed_source(proj, capsys, monkeypatch):
     rc, out, err = run(capsys, "--stdin-filename", "x.py", "--fix")
     assert out == 'import torch\nx = x.to(d)\ndev = "cuda"\n'
     assert "x.py:3:7: FRY902" in err and rc == 1
+
+
+def test_a_dash_path_reads_stdin(proj, capsys, monkeypatch):
+    """`ferry check -` reads the source from stdin and reports it as "-", as ruff and flake8
+    do; with --stdin-filename the name is that one (it used to be "-: no such file")."""
+    import io
+
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(BAD.encode())))
+    rc, out, _ = run(capsys, "-")
+    assert rc == 1 and out.startswith("-:2:1: FRY901")
+    monkeypatch.setattr("sys.stdin", io.TextIOWrapper(io.BytesIO(BAD.encode())))
+    rc, out, _ = run(capsys, "--stdin-filename", "pkg/x.py", "-")
+    assert rc == 1 and out.startswith("pkg/x.py:2:1: FRY901")
 
 
 def test_stdin_uses_per_file_ignores(proj, capsys, monkeypatch):

@@ -66,7 +66,7 @@ def register(sub: argparse._SubParsersAction) -> None:
             "remain, 2 on a usage or internal error.  'ferry rules' lists the rules."
         ),
     )
-    p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .)")
+    p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .); - reads stdin")
     p.add_argument(
         "--select", type=_codes, action="extend", metavar="CODES",
         help="only these rules: codes (FRY002), prefixes (FRY00), names (discarded-move) or "
@@ -183,6 +183,12 @@ def run_check(args: argparse.Namespace) -> int:
 
     validate_selectors(args.select, "--select")
     validate_selectors(args.ignore, "--ignore")
+    if "-" in args.paths:  # `ferry check -` reads stdin, as ruff, flake8 and black do
+        if args.paths != ["-"]:
+            raise UsageError("'-' (the source from stdin) cannot be combined with other paths")
+        args.paths = []
+        if args.stdin_filename is None:
+            args.stdin_filename = "-"
     if args.stdin_filename is not None and args.paths:
         raise UsageError("--stdin-filename reads the source from stdin; give no PATH with it")
     start = Path(args.paths[0]) if args.paths else Path.cwd()
