@@ -461,19 +461,9 @@ def test_excepthook_is_restored_and_chains_to_the_previous_one(capsys, monkeypat
         seen.append(value)
 
     monkeypatch.setattr(sys, "excepthook", previous)
-    x = torch.ones(3).to("meta")
-
-    def explained_error():
-        try:
-            with tf.explain():
-                bias = torch.ones(3)
-                y = x + bias  # noqa: F841
-        except RuntimeError as e:
-            return e
-        raise AssertionError("no error")
 
     # the error was caught: the undo handle puts the previous hook back
-    explained_error()
+    _meta_mix_in_explain()
     assert sys.excepthook is not previous
     restore_excepthook()
     assert sys.excepthook is previous
@@ -481,7 +471,7 @@ def test_excepthook_is_restored_and_chains_to_the_previous_one(capsys, monkeypat
     assert sys.excepthook is previous
 
     # an unrelated uncaught error reaching a stale hook: printed normally, hook removed
-    explained_error()
+    _meta_mix_in_explain()
     other = ValueError("x")
     sys.excepthook(ValueError, other, None)
     assert seen == [other] and "torchferry explain" not in capsys.readouterr().err
