@@ -385,19 +385,24 @@ def test_explain_exception_outside_a_block_and_text_report():
     assert "rule: FRY010 factory-without-device" in text
 
 
-def test_report_printed_after_the_traceback_by_excepthook(capsys, monkeypatch):
-    import sys
-    import traceback
-
-    # the hook chains to whatever excepthook was there (here: Python's default printer)
-    monkeypatch.setattr(sys, "excepthook", sys.__excepthook__)
+def _meta_mix_in_explain():
     x = torch.ones(3).to("meta")
     try:
         with tf.explain():
             bias = torch.ones(3)
             y = x + bias  # noqa: F841
     except RuntimeError as e:
-        err = e
+        return e
+    raise AssertionError("no error")
+
+
+def test_report_printed_after_the_traceback_by_excepthook(capsys, monkeypatch):
+    import sys
+    import traceback
+
+    # the hook chains to whatever excepthook was there (here: Python's default printer)
+    monkeypatch.setattr(sys, "excepthook", sys.__excepthook__)
+    err = _meta_mix_in_explain()
     assert sys.excepthook is not sys.__excepthook__  # installed on the first explained error
     capsys.readouterr()
     sys.excepthook(type(err), err, err.__traceback__)  # what Python does at the top level
@@ -409,17 +414,6 @@ def test_report_printed_after_the_traceback_by_excepthook(capsys, monkeypatch):
     assert "> bias" in rep and "bias was created at" in rep
     # used once: the previous hook is back
     assert sys.excepthook is sys.__excepthook__
-
-
-def _meta_mix_in_explain():
-    x = torch.ones(3).to("meta")
-    try:
-        with tf.explain():
-            bias = torch.ones(3)
-            y = x + bias  # noqa: F841
-    except RuntimeError as e:
-        return e
-    raise AssertionError("no error")
 
 
 def test_in_ipython_without_the_extension_the_report_is_printed_at_once(capsys, monkeypatch):
