@@ -13,6 +13,7 @@ import torch
 import torch.nn as nn
 
 from torchferry.diagnose.tripcount import trips
+from torchferry.errors import UnsupportedFeatureError
 from torchferry.sim import created_at
 from torchferry.sim import events as sim_events
 from torchferry.sim.session import simulate
@@ -536,8 +537,14 @@ def test_set_default_tensor_type_takes_the_legacy_types_inside_the_simulation():
                 assert torch.ones(1).dtype is torch.float64
                 torch.set_default_tensor_type("torch.FloatTensor")
                 assert torch.ones(1).dtype is torch.float32
-                with pytest.raises(TypeError, match="^type torch.cuda.FloatTensor not available"):
-                    torch.set_default_tensor_type(torch.cuda.FloatTensor)  # not simulated
+                # not simulated: refused on every build, the default left as it was (on a
+                # CUDA wheel without a GPU the real call made every later tensor a CUDA one)
+                for cuda_type in (torch.cuda.FloatTensor, "torch.cuda.DoubleTensor"):
+                    with pytest.raises(UnsupportedFeatureError, match=(
+                            r"^torch\.set_default_tensor_type\(torch\.cuda\.(Float|Double)Tensor\) "
+                            r"is not simulated: use torch\.set_default_device\('cuda'\)")):
+                        torch.set_default_tensor_type(cuda_type)
+                    assert torch.ones(1).device.type == "cpu" and torch.ones(1).dtype is torch.float32
         finally:
             torch.set_default_dtype(torch.float32)
 

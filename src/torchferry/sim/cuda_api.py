@@ -754,12 +754,22 @@ def _legacy_tensor_types(kind: str) -> list[tuple[Any, str, Any]]:
     if real_set_default is not None:
 
         def set_default_tensor_type(t: Any) -> None:
-            # torch's own type, not the stand-in (which torch's C check refuses); an
-            # accelerator type still gets the CPU build's error (a default accelerator
-            # tensor type is not simulated)
+            # torch's own type, not the stand-in (which torch's C check refuses)
             if isinstance(t, str):
                 t = torch._utils._import_dotted_name(t)
-            real_set_default(getattr(t, "_ferry_orig", t))
+            real = getattr(t, "_ferry_orig", t)
+            if getattr(real, "__module__", "torch") != "torch":
+                # an accelerator type (torch.cuda.FloatTensor): not simulated, and refused on
+                # every build (a CUDA wheel without a GPU would otherwise make every later
+                # tensor a real CUDA one and fail with "Found no NVIDIA driver")
+                name = f"{real.__module__}.{getattr(real, '__name__', real)}"
+                raise _modes.UnsupportedFeatureError(
+                    f"torch.set_default_tensor_type({name}) is not simulated: use "
+                    f"torch.set_default_device({real.__module__.split('.')[-1]!r}) and "
+                    "torch.set_default_dtype(...), which PyTorch recommends instead and the "
+                    "simulation runs"
+                )
+            real_set_default(real)
 
         set_default_tensor_type.__doc__ = real_set_default.__doc__
         out.append((torch, "set_default_tensor_type", set_default_tensor_type))
