@@ -111,6 +111,22 @@ def test_real_device_mode_counts_copies_to_another_device():
     assert w.device.type == "meta"
 
 
+def test_real_device_mode_counts_type_as_and_type_moves():
+    """type_as(other) is ATen's self.to(other.options()): a copy that never calls Tensor.to,
+    so it went uncounted on real devices.  Casts that stay on the device are not rides."""
+    other = torch.ones(2, device="meta")
+    with tf.trips() as t:
+        a = torch.ones(10).type_as(other)  # a copy to another device (meta)
+        b = torch.ones(10).type_as(torch.ones(2, dtype=torch.float64))  # a cast on the host
+        c = torch.ones(10).type(torch.float64)
+        name = torch.ones(1).type()
+    (h2d,) = _by(t.rows, kind="h2d")
+    assert (h2d["op"], h2d["bytes"], h2d["count"]) == ("type_as", 40, 1)
+    assert len(t.rows) == 1
+    assert a.device.type == "meta" and b.dtype is c.dtype is torch.float64
+    assert name == "torch.FloatTensor"
+
+
 def test_real_device_mode_times_syncs(monkeypatch):
     # treat the CPU as the accelerator, so the real-device handlers see syncs on this machine
     monkeypatch.setattr(trips_mod, "_accel", lambda d: True)

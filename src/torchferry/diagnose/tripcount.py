@@ -299,6 +299,10 @@ def _build_plan() -> list[tuple[Any, str, Any]]:
         (T, "to", h_move("to")),
         (T, "cuda", h_move("cuda")),
         (T, "cpu", h_move("cpu")),
+        # ATen's type_as is self.to(other.options()) and .type("torch.cuda.FloatTensor") moves
+        # too: both copy in C++ without calling Tensor.to, so each is wrapped itself
+        (T, "type_as", h_move("type_as")),
+        (T, "type", h_move("type")),
         (T, "copy_", h_copy),
         (T, "item", h_sync("item")),
         (T, "tolist", h_sync("tolist")),
