@@ -513,3 +513,28 @@ def test_as_tensor_onto_the_device_copies_like_a_gpu():
         z.add_(1)
         assert x.tolist() == [1.0, 1.0] and a.tolist() == [1.0, 1.0]  # no shared memory
         assert y.is_cuda and z.is_cuda and torch.as_tensor(y, device="cuda") is y
+
+
+def test_a_stand_in_left_behind_by_a_users_patch_calls_the_real_function():
+    """A test's monkeypatch made inside the block is left in place at exit (theirs to
+    undo, with a warning); its teardown then restores what it saved: the stand-in.  That
+    stand-in used to go on answering True with no simulation; now it calls what it replaced
+    (the patcher's rule for replacements that outlive their patch)."""
+    import warnings
+
+    real = torch.cuda.is_available
+    with warnings.catch_warnings(record=True) as caught:
+        warnings.simplefilter("always")
+        with simulate("cuda"):
+            standin = torch.cuda.is_available
+            assert standin() is True
+            torch.cuda.is_available = lambda: "the user's"
+    assert torch.cuda.is_available() == "the user's"  # theirs, left in place
+    assert any("torch.cuda.is_available was replaced" in str(w.message) for w in caught)
+    try:
+        torch.cuda.is_available = standin  # the user's teardown puts back what it saved
+        assert torch.cuda.is_available() is real()  # the real answer, not the simulation's
+        with simulate("cuda"):  # a later simulation installs its own stand-in again
+            assert torch.cuda.is_available() is True
+    finally:
+        torch.cuda.is_available = real

@@ -6,6 +6,7 @@ import contextlib
 import functools
 import importlib
 import importlib.abc
+import inspect
 import sys
 import threading
 from typing import Any, Literal
@@ -87,6 +88,7 @@ class simulate(contextlib.ContextDecorator):
         self.kind = kind
         self.count = count
         self._active = False
+        self._live = False  # the stand-ins act (see _calls_through_when_released)
 
     # state used by modes / cuda_api while active
     def ordinal_error(self) -> Exception:
@@ -114,8 +116,14 @@ class simulate(contextlib.ContextDecorator):
         self.thread = threading.current_thread()
         self._patches = Patch(
             repr(self),
-            lambda: [*cuda_api.patches(self), *distributed.patches(self), *self._more_patches()],
+            lambda: [
+                (owner, attr, self._calls_through_when_released(owner, attr, new))
+                for owner, attr, new in (
+                    *cuda_api.patches(self), *distributed.patches(self), *self._more_patches()
+                )
+            ],
         )
+        self._live = True
         self._patches.acquire()
         import torch.serialization as ser
 
@@ -158,6 +166,7 @@ class simulate(contextlib.ContextDecorator):
                 # released here, so that a "patched over" warning names the user's line
                 self._fsdp.patch.release()
             self._patches.release()
+            self._live = False
             if self.default_device is not None:
                 torch.set_default_device(None)  # the real one, restored above
                 self.default_device = None
@@ -174,6 +183,29 @@ class simulate(contextlib.ContextDecorator):
         return False
 
     # ------------------------------------------------------------- patching
+    def _calls_through_when_released(self, owner: Any, attr: str, new: Any) -> Any:
+        """``new``, made to do nothing of its own once the simulation has ended.
+
+        The patcher's rule for a replacement that outlives its patch
+        (``_internal/patcher.py``): a test's ``monkeypatch`` of ``torch.cuda.is_available``
+        made inside ``with simulate()`` is left in place at exit, and its teardown then
+        restores what it saved -- our stand-in -- which went on saying True with no
+        simulation.  Module functions only (methods, classes and properties are returned
+        as they are); the stand-in calls what it replaced once the simulation is over.
+        """
+        real = vars(owner).get(attr) if hasattr(owner, "__dict__") else None
+        if isinstance(owner, type) or not inspect.isfunction(new) or not callable(real):
+            return new
+        sim = self
+
+        @functools.wraps(new)
+        def standin(*args: Any, **kwargs: Any) -> Any:
+            if sim._live:
+                return new(*args, **kwargs)
+            return real(*args, **kwargs)
+
+        return standin
+
     def _more_patches(self) -> list[tuple[Any, str, Any]]:
         """The patches beyond ``torch.cuda``'s stand-ins (installed with them, see ``Patch``)."""
         import torch.utils.data._utils.pin_memory as pm
