@@ -5,6 +5,7 @@ from __future__ import annotations
 import atexit
 import contextlib
 import json
+import os
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -280,7 +281,9 @@ def test_simulation_first_imported_while_the_notebook_counts_trips(tmp_path):
         "ip.run_line_magic('ferry_trips', 'off')\n"
         "ip.run_line_magic('ferry_simulate', 'off')\n"
     )
-    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300)
+    env = {**os.environ, "IPYTHONDIR": str(tmp_path / "ipython")}  # not the user's history
+    r = subprocess.run([sys.executable, str(script)], capture_output=True, text=True, timeout=300,
+                       env=env)
     assert r.returncode == 0, r.stdout + r.stderr
     assert "result: tensor([2., 2.], device='cuda:0') 2.0" in r.stdout
     assert "torchferry trips (simulated accelerator" in r.stdout
