@@ -88,6 +88,7 @@ class simulate(contextlib.ContextDecorator):
         self.kind = kind
         self.count = count
         self._active = False
+        self._live = False  # the stand-ins act (see _calls_through_when_released)
 
     # state used by modes / cuda_api while active
     def ordinal_error(self) -> Exception:
@@ -122,6 +123,7 @@ class simulate(contextlib.ContextDecorator):
                 )
             ],
         )
+        self._live = True
         self._patches.acquire()
         import torch.serialization as ser
 
@@ -164,6 +166,7 @@ class simulate(contextlib.ContextDecorator):
                 # released here, so that a "patched over" warning names the user's line
                 self._fsdp.patch.release()
             self._patches.release()
+            self._live = False
             if self.default_device is not None:
                 torch.set_default_device(None)  # the real one, restored above
                 self.default_device = None
@@ -197,7 +200,7 @@ class simulate(contextlib.ContextDecorator):
 
         @functools.wraps(new)
         def standin(*args: Any, **kwargs: Any) -> Any:
-            if sim._patches.active:  # installed: this simulation's own behaviour
+            if sim._live:
                 return new(*args, **kwargs)
             return real(*args, **kwargs)
 
