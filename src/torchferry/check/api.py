@@ -72,6 +72,23 @@ class Fix:
 
 
 @dataclass(frozen=True)
+class Evidence:
+    """One step of the chain that supports a finding: where a value was made, moved or met.
+
+    ``path`` is None for the finding's own file.  Lines are 1-based, columns 0-based
+    characters, as for findings.
+
+    >>> Evidence("`labels` comes from the batch here and is never moved", 40, 4)
+    Evidence(message='`labels` comes from the batch here and is never moved', line=40, column=4, path=None)
+    """
+
+    message: str
+    line: int
+    column: int
+    path: str | None = None
+
+
+@dataclass(frozen=True)
 class Finding:
     code: str
     message: str
@@ -80,6 +97,7 @@ class Finding:
     end_line: int
     end_column: int
     fix: Fix | None = None
+    evidence: tuple[Evidence, ...] = ()
 
 
 class Rule(Protocol):
