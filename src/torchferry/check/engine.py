@@ -248,7 +248,7 @@ def check_source(
 
     >>> check_source("import torch\\nx = (\\n")[0]
     Finding(code='FRY000', message="SyntaxError: '(' was never closed", line=2, column=4, \
-end_line=2, end_column=4, fix=None)
+end_line=2, end_column=4, fix=None, evidence=())
     """
     sel = _normalise(select)
     ign = _normalise(ignore) or ()
