@@ -76,16 +76,18 @@ class Evidence:
     """One step of the chain that supports a finding: where a value was made, moved or met.
 
     ``path`` is None for the finding's own file.  Lines are 1-based, columns 0-based
-    characters, as for findings.
+    characters, as for findings; in a notebook ``cell`` is set (1-based) and ``line``
+    counts within that cell, as for a notebook's findings.
 
     >>> Evidence("`labels` comes from the batch here and is never moved", 40, 4)
-    Evidence(message='`labels` comes from the batch here and is never moved', line=40, column=4, path=None)
+    Evidence(message='`labels` comes from the batch here and is never moved', line=40, column=4, path=None, cell=None)
     """
 
     message: str
     line: int
     column: int
     path: str | None = None
+    cell: int | None = None
 
 
 @dataclass(frozen=True)

@@ -167,16 +167,30 @@ def valid_diagnostic(d: Any) -> bool:
     False
     >>> valid_diagnostic(["FRY001", "m", 1, 0, 1, 4, None, None, "x", 0])  # with source_offset
     True
+    >>> valid_diagnostic(["FRY013", "m", 3, 0, 3, 4, None, None, "x", 0, [["made", 1, 0, None, None]]])
+    True
+    >>> valid_diagnostic(["FRY013", "m", 3, 0, 3, 4, None, None, "x", 0, [["made", "1", 0, None, None]]])
+    False
     """
     return (
-        isinstance(d, list) and len(d) in (9, 10)
+        isinstance(d, list) and len(d) in (9, 10, 11)
         and isinstance(d[0], str) and isinstance(d[1], str)
         and all(_is_int(x) for x in d[2:6])
         and _valid_fix(d[6])
         and (d[7] is None or _is_int(d[7]))
         and isinstance(d[8], str)
         and (len(d) == 9 or _is_int(d[9]))
+        and (len(d) < 11 or _valid_evidence(d[10]))
     )
+
+
+def _valid_evidence(items: Any) -> bool:
+    return isinstance(items, list) and all(
+        isinstance(e, list) and len(e) == 5 and isinstance(e[0], str)
+        and _is_int(e[1]) and _is_int(e[2])
+        and (e[3] is None or isinstance(e[3], str)) and (e[4] is None or _is_int(e[4]))
+        for e in items
+    )  # fmt: skip
 
 
 #: Cache files (one per configuration) kept in ``.ferry_cache/``.

@@ -16,7 +16,7 @@ import ast
 import re
 import warnings
 from collections.abc import Iterable, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from types import ModuleType
 
@@ -281,7 +281,7 @@ def _applicable(source: str, path: str, findings: list[Finding]) -> list[Finding
     if parses(_apply(source, fixable, True)[0]):
         return findings
     return [f if f.fix is None or parses(_apply(source, [f], True)[0]) else
-            Finding(f.code, f.message, f.line, f.column, f.end_line, f.end_column, None)
+            replace(f, fix=None)
             for f in findings]
 
 

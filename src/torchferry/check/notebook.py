@@ -27,7 +27,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from torchferry.check.api import Edit, Finding
+from torchferry.check.api import Edit, Evidence, Finding
 from torchferry.errors import NotebookError
 
 __all__ = ["NotebookError", "Notebook", "parse_notebook", "from_cells"]
@@ -398,4 +398,13 @@ def relocate(nb: Notebook, f: Finding) -> tuple[int, Finding]:
             fix = Fix(tuple(per_cell[cell]), fix.safe, fix.message)
         else:
             fix = None
-    return cell, Finding(f.code, f.message, line, column, end_line, end_column, fix)
+    evidence = tuple(_relocate_evidence(nb, e) for e in f.evidence)
+    return cell, Finding(f.code, f.message, line, column, end_line, end_column, fix, evidence)
+
+
+def _relocate_evidence(nb: Notebook, e: Evidence) -> Evidence:
+    """``e`` with its line counted within its cell (evidence in other files is kept)."""
+    if e.path is not None or e.cell is not None:
+        return e
+    cell, line = nb.locate(e.line)
+    return Evidence(e.message, line, nb.cell_column(cell, line, e.column), None, cell)

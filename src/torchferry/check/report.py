@@ -14,6 +14,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
+    from torchferry.check.api import Evidence
     from torchferry.check.runner import Diagnostic
 
 __all__ = [
@@ -159,6 +160,21 @@ def location(d: Diagnostic) -> str:
     return f"{d.path}:{d.line}:{d.column + 1}"
 
 
+def evidence_location(d: Diagnostic, e: Evidence) -> str:
+    """Where a step of ``d``'s evidence is, as :func:`location` writes a finding's place.
+
+    >>> from torchferry.check.api import Evidence
+    >>> from torchferry.check.runner import Diagnostic
+    >>> d = Diagnostic("t.py", "FRY013", "partial-batch-move", "m", 9, 4, 9, 10)
+    >>> evidence_location(d, Evidence("made", 3, 0)), evidence_location(d, Evidence("x", 2, 4, "u.py"))
+    ('t.py:3:1', 'u.py:2:5')
+    """
+    path = e.path if e.path is not None else d.path
+    if e.cell is not None:
+        return f"{path}:cell {e.cell}:{e.line}:{e.column + 1}"
+    return f"{path}:{e.line}:{e.column + 1}"
+
+
 def text_report(
     diagnostics: Sequence[Diagnostic], *, color: bool = False, unsafe: bool = False,
     show_source: bool = True,
@@ -183,6 +199,8 @@ def text_report(
             pad = " " * len(gutter)
             out.append(f"  {s(gutter, '34')} {s('|', '34')} {text.rstrip()}")
             out.append(f"  {pad} {s('|', '34')} {' ' * start}{s('^' * width, '1;31')}")
+            for e in d.evidence:
+                out.append(f"  {pad} {s('=', '34')} note: {evidence_location(d, e)}: {e.message}")
             if d.fix is not None:
                 kind = "safe fix" if d.fix.safe else "unsafe fix"
                 out.append(f"  {pad} {s('=', '34')} {kind}: {d.fix.message}")
@@ -251,6 +269,14 @@ def _fix_json(d: Diagnostic) -> Any:
     }
 
 
+def _evidence_json(d: Diagnostic, e: Evidence) -> dict[str, Any]:
+    item: dict[str, Any] = {"message": e.message, "path": e.path if e.path is not None else d.path}
+    if e.cell is not None:
+        item["cell"] = e.cell
+    item.update(line=e.line, column=_col(e.column))
+    return item
+
+
 def json_report(diagnostics: Sequence[Diagnostic]) -> str:
     """A JSON list, one object per finding."""
     items = []
@@ -270,6 +296,8 @@ def json_report(diagnostics: Sequence[Diagnostic]) -> str:
             end_column=_col(d.end_column),
             fix=_fix_json(d),
         )
+        if d.evidence:
+            item["evidence"] = [_evidence_json(d, e) for e in d.evidence]
         items.append(item)
     return json.dumps(items, indent=2, ensure_ascii=False) + "\n"
 
@@ -324,22 +352,24 @@ def sarif_report(diagnostics: Sequence[Diagnostic], *, root: str, enabled: Seque
                 "endLine": d.end_line,
                 "endColumn": max(d.end_column, d.column) + 1,
             }
-        results.append(
-            {
-                "ruleId": d.code,
-                "ruleIndex": index[d.code],
-                "level": level(d.code),
-                "message": {"text": f"{d.code} {text}"},
-                "locations": [
-                    {
-                        "physicalLocation": {
-                            "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
-                            "region": region,
-                        }
-                    }
-                ],
+        here = {
+            "physicalLocation": {
+                "artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"},
+                "region": region,
             }
-        )
+        }
+        result: dict[str, Any] = {
+            "ruleId": d.code,
+            "ruleIndex": index[d.code],
+            "level": level(d.code),
+            "message": {"text": f"{d.code} {text}"},
+            "locations": [here],
+        }
+        if d.evidence:
+            links = ", ".join(f"[{i}]({i})" for i in range(1, len(d.evidence) + 1))
+            result["message"]["text"] += f" (evidence: {links})"
+            result.update(_sarif_evidence(d, root, here))
+        results.append(result)
     doc = {
         "$schema": SARIF_SCHEMA,
         "version": "2.1.0",
@@ -360,6 +390,36 @@ def sarif_report(diagnostics: Sequence[Diagnostic], *, root: str, enabled: Seque
         ],
     }
     return json.dumps(doc, indent=2, ensure_ascii=False) + "\n"
+
+
+def _sarif_place(d: Diagnostic, e: Evidence, root: str) -> tuple[dict[str, Any], str]:
+    """The physical location of one evidence step, and its message (a notebook's cell and
+    line go in the message: SARIF regions address the lines of the JSON file)."""
+    uri = _relative_uri(e.path if e.path is not None else d.path, root)
+    if e.cell is not None:
+        region: dict[str, Any] = {"startLine": 1}
+        text = f"cell {e.cell}, line {e.line}, column {e.column + 1}: {e.message}"
+    else:
+        region = {"startLine": e.line, "startColumn": e.column + 1}
+        text = e.message
+    where = {"artifactLocation": {"uri": uri, "uriBaseId": "%SRCROOT%"}, "region": region}
+    return where, text
+
+
+def _sarif_evidence(d: Diagnostic, root: str, here: dict[str, Any]) -> dict[str, Any]:
+    """``relatedLocations`` (one per evidence step, linked from the message) and one
+    ``codeFlow`` through the steps in order, ending at the finding itself."""
+    related, steps = [], []
+    for i, e in enumerate(d.evidence, start=1):
+        where, text = _sarif_place(d, e, root)
+        related.append({"id": i, "message": {"text": text}, "physicalLocation": where})
+        steps.append({"location": {"physicalLocation": where, "message": {"text": text}},
+                      "importance": "essential"})  # fmt: skip
+    steps.append({"location": {**here, "message": {"text": d.message}}, "importance": "essential"})
+    return {
+        "relatedLocations": related,
+        "codeFlows": [{"threadFlows": [{"locations": steps}]}],
+    }
 
 
 def _relative_uri(path: str, root: str) -> str:
@@ -402,5 +462,6 @@ def github_report(diagnostics: Sequence[Diagnostic]) -> str:
                 f"endColumn={d.end_column + 1}",
             ]
         msg = f"{location(d)}: {d.code} {d.message}"
+        msg += "".join(f"\n  note: {evidence_location(d, e)}: {e.message}" for e in d.evidence)
         out.append(f"::{_GITHUB_KIND[level(d.code)]} {','.join(props)}::{_escape_data(msg)}")
     return "\n".join(out) + ("\n" if out else "")

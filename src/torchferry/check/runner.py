@@ -22,7 +22,7 @@ from typing import Any
 
 from torchferry._internal.atomic import write_bytes
 from torchferry.check import engine
-from torchferry.check.api import Finding, Fix, split_lines
+from torchferry.check.api import Evidence, Finding, Fix, split_lines
 from torchferry.check.cache import Cache, content_hash, fix_from_json, fix_to_json
 from torchferry.check.config import DEFAULT_MAX_FILE_SIZE
 from torchferry.check.engine import SYNTAX_ERROR, InternalError
@@ -62,6 +62,8 @@ class Diagnostic:
     #: the finding's line, or for a long one a window of it (see report.excerpt)
     source_line: str = ""
     source_offset: int = 0  #: the column in the line of ``source_line``'s first character
+    #: the steps that support the finding (made, moved, met); a None path is this file
+    evidence: tuple[Evidence, ...] = ()
 
     def to_json(self) -> list[Any]:
         return [
@@ -75,15 +77,17 @@ class Diagnostic:
             self.cell,
             self.source_line,
             self.source_offset,
+            [[e.message, e.line, e.column, e.path, e.cell] for e in self.evidence],
         ]
 
     @classmethod
     def from_json(cls, path: str, data: list[Any]) -> Diagnostic:
         code, message, line, col, end_line, end_col, fix, cell, text, *rest = data
         offset = rest[0] if rest else 0
+        evidence = tuple(Evidence(*e) for e in rest[1]) if len(rest) > 1 else ()
         return cls(
             path, code, rule_name(code), message, line, col, end_line, end_col,
-            fix_from_json(fix), cell, text, offset,
+            fix_from_json(fix), cell, text, offset, evidence,
         )  # fmt: skip
 
 
@@ -241,7 +245,7 @@ def _diag(display: str, f: Finding, lines: Sequence[str], cell: int | None = Non
     text, offset = excerpt(text, f.column, f.end_column)  # a 100 KB line is not kept whole
     return Diagnostic(
         display, f.code, rule_name(f.code), f.message, f.line, f.column,
-        f.end_line, f.end_column, f.fix, cell, text, offset,
+        f.end_line, f.end_column, f.fix, cell, text, offset, f.evidence,
     )  # fmt: skip
 
 
