@@ -687,7 +687,7 @@ def recall_cases(fixtures: Path = RECALL_FIXTURES) -> list[RecallCase]:
             m = _MARKER.search(text)
             if m:
                 expected.update((lineno, c.strip()) for c in m.group(1).split(","))
-        found = {(f.line, f.code) for f in check_source(source, str(path))}
+        found = {(f.line, f.code) for f in check_source(source, str(path), select=["ALL"])}
         cases.append(RecallCase(path, expected, found))
     return cases
 

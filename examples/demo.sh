@@ -23,9 +23,9 @@ step "examples/portable.py: the lessons' portable pattern with torchferry's API"
 must "$PY" examples/portable.py
 
 step "ferry check: the lessons' mistakes, found statically (exit 1: findings)"
-expect 1 ferry check --no-cache examples/train_with_mistakes.py
+expect 1 ferry check --no-cache --select ALL examples/train_with_mistakes.py  # every rule, the opt-in ones too
 step "ferry check --diff: what the safe fixes would change"
-expect 1 ferry check --no-cache --diff examples/train_with_mistakes.py
+expect 1 ferry check --no-cache --select ALL --diff examples/train_with_mistakes.py
 
 step "ferry run --simulate cuda: the lesson's program prints its GPU output on this machine"
 must ferry run --simulate cuda examples/lesson_portable.py

@@ -126,7 +126,7 @@ def test_without_torch_check_works_and_the_rest_say_what_to_install(tmp_path):
         "import contextlib, io\n"
         "from torchferry.cli import main\n"
         "with contextlib.redirect_stdout(io.StringIO()) as found:\n"
-        f"    code = main(['check', {str(script)!r}])\n"
+        f"    code = main(['check', '--select', 'ALL', {str(script)!r}])\n"
         "print('check', code, 'FRY' in found.getvalue())\n"
         f"print('run', main(['run', {str(script)!r}]))\n"
         "print('doctor', main(['doctor']))\n"

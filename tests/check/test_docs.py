@@ -62,12 +62,12 @@ def test_ferry_rule_fry000_and_unknown(capsys):
     assert err == "ferry rule: error: unknown rule 'FRY999' (see 'ferry rules')\n"
 
 
-def test_ferry_rules_lists_code_name_fix_summary(capsys):
+def test_ferry_rules_lists_code_name_default_fix_summary(capsys):
     assert main(["rules"]) == 0
     lines = capsys.readouterr().out.splitlines()
     assert len(lines) == len(_all_rules())
     first = _all_rules()[0]
-    assert lines[0].split()[:3] == [first.CODE, first.NAME, first.FIX]
+    assert lines[0].split()[:4] == [first.CODE, first.NAME, "opt-in", first.FIX]
     assert main(["rules", "--format", "json"]) == 0
     items = json.loads(capsys.readouterr().out)
     assert [i["code"] for i in items] == [m.CODE for m in _all_rules()]

@@ -239,7 +239,11 @@ def test_real_rules_are_discovered():
     engine._resolve.cache_clear()
     for mod in all_rules():
         assert mod.CODE.startswith("FRY") and mod.FIX in {"safe", "unsafe", "none"}
-    assert [r.CODE for r in resolve_rules()] == [m.CODE for m in all_rules()]
+    assert [r.CODE for r in resolve_rules(["ALL"])] == [m.CODE for m in all_rules()]
+    from torchferry.check.rules import OPT_IN
+
+    assert set(OPT_IN) <= {m.CODE for m in all_rules()}
+    assert [r.CODE for r in resolve_rules()] == [m.CODE for m in all_rules() if m.CODE not in OPT_IN]
 
 
 def test_parser_warnings_about_checked_code_are_not_errors_nor_printed(fake_rules):

@@ -134,7 +134,7 @@ def test_colour_on_a_terminal_unless_no_color(tmp_path):
     f.write_text('import torch\nstate = torch.load("m.pt")\n')
     env = {k: v for k, v in os.environ.items() if k not in ("NO_COLOR", "FORCE_COLOR")}
     env["TERM"] = "xterm"
-    argv = [str(BIN / "ferry"), "check", "--no-cache", str(f)]
+    argv = [str(BIN / "ferry"), "check", "--no-cache", "--select", "ALL", str(f)]
     rc, data = _run_in_tty(argv, env)
     assert rc == 1 and b"FRY004" in data and b"\x1b[" in data
     rc, data = _run_in_tty(argv, {**env, "NO_COLOR": "1"})

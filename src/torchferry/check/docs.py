@@ -51,10 +51,28 @@ def rule_summary(mod: ModuleType) -> str:
     return text
 
 
+def default_words(mod: ModuleType) -> str:
+    """Whether ``mod`` is in the default rule set, and if not, why.
+
+    >>> from torchferry.check.rules import rule_by_code
+    >>> default_words(rule_by_code("FRY013"))
+    'on by default'
+    >>> default_words(rule_by_code("FRY007")).split(":")[0]
+    'opt-in (`extend-select = ["FRY007"]`)'
+    """
+    from torchferry.check.rules import OPT_IN
+
+    why = OPT_IN.get(mod.CODE)
+    if why is None:
+        return "on by default"
+    return f'opt-in (`extend-select = ["{mod.CODE}"]`): {why}'
+
+
 def rule_doc(mod: ModuleType) -> str:
     """The documentation of one rule as printed by ``ferry rule CODE``."""
     head = f"{mod.CODE} ({mod.NAME})"
-    return f"# {head}\n\nFix: {FIX_WORDS.get(mod.FIX, mod.FIX)}\n\n{_doc(mod)}\n"
+    fix = FIX_WORDS.get(mod.FIX, mod.FIX)
+    return f"# {head}\n\nFix: {fix}\n\nDefault: {default_words(mod)}\n\n{_doc(mod)}\n"
 
 
 def _demote(markdown: str) -> str:
@@ -92,17 +110,25 @@ def rules_markdown(rules: tuple[ModuleType, ...] | None = None) -> str:
         "",
         'Select or ignore them by code or prefix (`--select FRY00`, `ignore = ["FRY007"]`),',
         "silence one line with `# noqa: FRY001`.  `ferry rule CODE` prints the same text.",
+        "The rules marked *default* are on when nothing selects rules: their findings are",
+        "mistakes (a crash or wrong results on some machine).  The others are opt-in",
+        '(`extend-select = ["FRY001"]`, `--extend-select FRY001`, or `--select ALL`), each',
+        "for the reason its section gives.",
         "FRY000 reports a file that cannot be parsed (a syntax error, undecodable bytes, a",
         "broken notebook).",
         "",
-        "| code | name | fix | summary |",
-        "|---|---|---|---|",
+        "| code | name | default | fix | summary |",
+        "|---|---|---|---|---|",
     ]
     for mod in rules:
         summary = rule_summary(mod).replace("|", "\\|")
-        out.append(f"| [{mod.CODE}](#{_anchor(mod)}) | {mod.NAME} | {mod.FIX} | {summary} |")
+        on = "default" if default_words(mod) == "on by default" else "opt-in"
+        out.append(
+            f"| [{mod.CODE}](#{_anchor(mod)}) | {mod.NAME} | {on} | {mod.FIX} | {summary} |"
+        )
     for mod in rules:
         out += ["", f"## {mod.CODE} {mod.NAME}", "", f"Fix: {FIX_WORDS.get(mod.FIX, mod.FIX)}."]
+        out += ["", f"Default: {default_words(mod)}."]
         out += ["", _demote(_doc(mod))]
     return "\n".join(out).rstrip() + "\n"
 

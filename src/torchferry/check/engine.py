@@ -104,9 +104,20 @@ def validate_selectors(selectors: Iterable[str] | None, origin: str = "--select"
             )
 
 
+def default_selection() -> tuple[str, ...]:
+    """The codes selected when nothing selects rules: the default rule set.
+
+    >>> "FRY013" in default_selection(), "FRY001" in default_selection()
+    (True, False)
+    """
+    from torchferry.check.rules import is_default
+
+    return tuple(r.CODE for r in _all_rules() if is_default(r.CODE))
+
+
 @lru_cache(maxsize=64)
 def _resolve(select: tuple[str, ...] | None, ignore: tuple[str, ...]) -> tuple[ModuleType, ...]:
-    selectors = ("ALL",) if select is None else select
+    selectors = default_selection() if select is None else select
     chosen = []
     for rule in _all_rules():
         best_select = max((_specificity(s, rule) for s in selectors), default=-1)
@@ -122,7 +133,8 @@ def resolve_rules(
 ) -> tuple[ModuleType, ...]:
     """The rule modules that ``select``/``ignore`` enable, sorted by code.
 
-    ``select=None`` means every rule.  When a code matches both lists, the more
+    ``select=None`` means the default rule set (:func:`default_selection`), ``["ALL"]``
+    every rule.  When a code matches both lists, the more
     specific selector wins (``ignore=["FRY00"], select=["FRY001"]`` keeps FRY001)."""
     return _resolve(_normalise(select), _normalise(ignore) or ())
 

@@ -9,7 +9,10 @@ one (the same column ``ferry check`` prints)::
     train.py:12:5: FRY002 ...
 
 Files that do not mention torch are skipped, as ``ferry check`` does.  Fixes are
-only available through ``ferry check --fix``.
+only available through ``ferry check --fix``.  Without a ``select``/``extend-select``
+naming FRY codes, the plugin runs ``ferry check``'s default rule set; naming them
+(``--select FRY``, ``--extend-select FRY001``) runs every rule, and flake8 keeps the
+selected ones.
 """
 
 from __future__ import annotations
@@ -29,6 +32,16 @@ class Plugin:
     name = "torchferry"
     version = __version__
 
+    #: whether flake8's select or extend-select names FRY codes (then every rule runs)
+    every_rule = False
+
+    @classmethod
+    def parse_options(cls, options: Any) -> None:
+        """Read flake8's selection (flake8 calls this once, before checking files)."""
+        chosen = [*(getattr(options, "select", None) or ()),
+                  *(getattr(options, "extend_select", None) or ())]  # fmt: skip
+        cls.every_rule = any(str(c).strip().upper().startswith("FRY") for c in chosen)
+
     def __init__(self, tree: ast.Module, filename: str, lines: Sequence[str]) -> None:
         self.tree = tree
         self.filename = filename
@@ -41,5 +54,6 @@ class Plugin:
         from torchferry.check.engine import check_tree
 
         # flake8 applies noqa comments itself (and honours --disable-noqa)
-        for f in check_tree(self.tree, source, self.filename, noqa=False):
+        select = ["ALL"] if self.every_rule else None
+        for f in check_tree(self.tree, source, self.filename, select=select, noqa=False):
             yield f.line, f.column, f"{f.code} {f.message}", type(self)

@@ -147,18 +147,21 @@ def run_rules(args: argparse.Namespace) -> int:
 
     from torchferry.check.docs import rule_summary
     from torchferry.check.engine import _all_rules
+    from torchferry.check.rules import is_default
 
     rules = _all_rules()
     if args.format == "json":
         items = [
-            {"code": m.CODE, "name": m.NAME, "fix": m.FIX, "summary": rule_summary(m)}
+            {"code": m.CODE, "name": m.NAME, "fix": m.FIX, "default": is_default(m.CODE),
+             "summary": rule_summary(m)}
             for m in rules
-        ]
+        ]  # fmt: skip
         print(json.dumps(items, indent=2))
         return 0
     width = max((len(m.NAME) for m in rules), default=4)
     for m in rules:
-        print(f"{m.CODE}  {m.NAME:<{width}}  {m.FIX:<6}  {rule_summary(m)}")
+        on = "default" if is_default(m.CODE) else "opt-in"
+        print(f"{m.CODE}  {m.NAME:<{width}}  {on:<7}  {m.FIX:<6}  {rule_summary(m)}")
     return 0
 
 

@@ -68,7 +68,7 @@ def test_fixture(path: Path) -> None:
     expected = expected_markers(source)
     if select:
         assert all(code == select[0] for _, _, code in expected), "markers of other rules"
-    findings = check_source(source, str(path), select=select)
+    findings = check_source(source, str(path), select=select or ["ALL"])
     got = {(f.line, f.column + 1, f.code) for f in findings}
     missing = sorted(expected - got)
     extra = sorted(

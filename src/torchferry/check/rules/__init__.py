@@ -1,4 +1,11 @@
-"""The rules of ``ferry check``: one module per rule, named ``fryNNN_<name>.py``."""
+"""The rules of ``ferry check``: one module per rule, named ``fryNNN_<name>.py``.
+
+The default rule set, as ruff has one: on unless configured otherwise are the rules whose
+findings are mistakes, code that crashes or computes wrong results on some machine.  The
+rules below are opt-in (``extend-select``, ``--select ALL`` or naming them), each for the
+reason given, which ``docs/rules.md``, ``ferry rule`` and ``ferry rules`` show: on real
+code most of their findings are deliberate (measured in docs/check.md).
+"""
 
 from __future__ import annotations
 
@@ -6,6 +13,35 @@ import importlib
 import pkgutil
 from functools import cache
 from types import ModuleType
+
+#: code -> why the rule is not in the default set
+OPT_IN: dict[str, str] = {
+    "FRY001": (
+        "most hard-coded accelerators in real code are in code that is CUDA-only by design "
+        "(a GPU kernel wrapper, a benchmark, a multi-GPU launcher) and says so elsewhere"
+    ),
+    "FRY004": (
+        "most loads without map_location in real code read back a checkpoint the same "
+        "program saved on the same machine; it crashes only when the file moves to a "
+        "machine without that device"
+    ),
+    "FRY005": (
+        "a hardening advice rather than a mistake: torch >= 2.6 loads weights only by "
+        "default, and most explicit weights_only=False loads read the program's own files"
+    ),
+    "FRY007": "a performance advice (a host sync per step), not a mistake",
+    "FRY008": "a performance advice (a copy per step), not a mistake",
+    "FRY009": "a performance advice (a one-off extra copy), not a mistake",
+}
+
+
+def is_default(code: str) -> bool:
+    """Whether the rule ``code`` is on when nothing selects rules.
+
+    >>> is_default("FRY013"), is_default("FRY001")
+    (True, False)
+    """
+    return code not in OPT_IN
 
 
 @cache

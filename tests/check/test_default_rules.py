@@ -1,0 +1,48 @@
+"""The default rule set: which rules run when nothing selects rules, and where it shows."""
+
+from __future__ import annotations
+
+import json
+
+from torchferry.check import check_source
+from torchferry.check.docs import rule_doc, rules_markdown
+from torchferry.check.rules import OPT_IN, all_rules, rule_by_code
+from torchferry.cli import main
+
+HARDCODED_AND_PARTIAL = """\
+import torch
+model = torch.nn.Linear(2, 2).cuda()
+x = torch.zeros(2)
+print(model(x).detach().numpy())
+"""
+
+
+def test_opt_in_rules_run_only_when_selected() -> None:
+    default = {f.code for f in check_source(HARDCODED_AND_PARTIAL)}
+    every = {f.code for f in check_source(HARDCODED_AND_PARTIAL, select=["ALL"])}
+    assert "FRY001" in every and "FRY001" not in default
+    assert default and default <= every
+    assert not default & set(OPT_IN)
+
+
+def test_every_rule_says_in_its_doc_whether_it_is_on_by_default() -> None:
+    for mod in all_rules():
+        doc = rule_doc(mod)
+        line = next(ln for ln in doc.splitlines() if ln.startswith("Default: "))
+        if mod.CODE in OPT_IN:
+            assert OPT_IN[mod.CODE] in line and "extend-select" in line
+        else:
+            assert line == "Default: on by default"
+    table = rules_markdown()
+    assert "| [FRY001](#fry001-hardcoded-accelerator) | hardcoded-accelerator | opt-in |" in table
+    assert "| [FRY013](#fry013-partial-batch-move) | partial-batch-move | default |" in table
+
+
+def test_ferry_rules_shows_the_default_set(capsys) -> None:
+    assert main(["rules", "--format", "json"]) == 0
+    items = {i["code"]: i["default"] for i in json.loads(capsys.readouterr().out)}
+    assert items == {m.CODE: m.CODE not in OPT_IN for m in all_rules()}
+    assert main(["rules"]) == 0
+    rows = {ln.split()[0]: ln.split()[2] for ln in capsys.readouterr().out.splitlines()}
+    assert rows["FRY001"] == "opt-in" and rows["FRY002"] == "default"
+    assert rule_by_code("FRY013") is not None
