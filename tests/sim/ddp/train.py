@@ -21,6 +21,19 @@ import sys
 
 import torch
 import torch.distributed as dist
+
+# Imported before the process group exists, on purpose.  DDP imports this module on first
+# use, and its functions take ``group=group.WORLD`` as a default argument, evaluated at
+# import: imported after init_process_group, they keep the gloo group alive after
+# destroy_process_group(), until the interpreter's own teardown.  The group's destructor
+# then joins its worker threads during finalization, and a worker that still drops its
+# last collective's tensors needs the GIL for it (torch decrefs a tensor's PyObject when
+# its C++ refcount goes from 2 to 1, c10/util/intrusive_ptr.h); a thread that takes the
+# GIL while Python finalizes is ended by pthread_exit, whose unwinding through a noexcept
+# frame is std::terminate: "terminate called without an active exception", SIGABRT,
+# now and then, at exit.  Imported first, the defaults are None, and the group dies with
+# the model at the end of main(), its threads joined while Python is alive.
+import torch.distributed.nn  # noqa: F401
 import torch.nn.functional as F
 from torch.distributed import destroy_process_group, init_process_group
 from torch.nn.parallel import DistributedDataParallel as DDP
