@@ -161,8 +161,35 @@ def test_target_version_newer_than_the_parser_says_so(proj, capsys):
 
 def test_a_symlink_loop_is_reported_as_such(proj, capsys):
     os.symlink("loop", proj / "loop")
-    rc, _, err = run(capsys, "loop")
-    assert rc == 2 and "symbolic links" in err and "no such file" not in err
+    for argv in (["loop"], ["a.py", "loop"]):
+        rc, _, err = run(capsys, *argv)
+        assert rc == 2 and "loop: too many levels of symbolic links" in err, err
+        assert "no such file" not in err
+
+
+def _notebook(language):
+    import json
+
+    cell = {"cell_type": "code", "source": 'x = torch.zeros(3).cuda()\n', "metadata": {},
+            "outputs": [], "execution_count": None}
+    meta = {"kernelspec": {"name": "k", "language": language, "display_name": language},
+            "language_info": {"name": language}}
+    return json.dumps({"cells": [cell], "metadata": meta, "nbformat": 4, "nbformat_minor": 5})
+
+
+@pytest.mark.parametrize("cache", [[], ["--no-cache"]])
+def test_a_notebook_of_another_language_is_skipped_and_said_so(proj, capsys, cache):
+    (proj / "a.py").unlink()
+    (proj / "r.ipynb").write_text(_notebook("R"))
+    (proj / "py.ipynb").write_text(_notebook("python"))
+    for _ in range(2):  # a second run (from the cache, if any) says it again
+        rc = main(["check", *cache, "--output-format", "concise"])
+        out, err = capsys.readouterr()
+        assert rc == 1 and "py.ipynb:cell 1:1:" in out and "r.ipynb" not in out
+        assert "ferry check: note: r.ipynb: skipped: not a Python notebook (its language is R)" \
+            in err
+    rc = main(["check", *cache, "-q", "r.ipynb"])
+    assert rc == 0 and capsys.readouterr().err == ""
 
 
 def test_python_m_torchferry_names_itself_in_usage():

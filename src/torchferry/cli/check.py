@@ -242,7 +242,9 @@ def _configure(args: argparse.Namespace):
                          f"--output-format {args.output_format}")
     start = Path(args.paths[0]) if args.paths else Path.cwd()
     if not start.exists():
-        raise UsageError(f"{args.paths[0]}: {_missing(start)}")
+        from torchferry.check.files import missing_reason
+
+        raise UsageError(f"{args.paths[0]}: {missing_reason(start)}")
     explicit = None
     if args.config is not None:
         explicit = Path(args.config)
@@ -265,21 +267,6 @@ def _configure(args: argparse.Namespace):
         max_file_size=cfg.max_file_size if args.max_file_size is False else args.max_file_size,
     )
     return cfg, opts, [m.CODE for m in resolve_rules(select, ignore)]
-
-
-def _missing(path: Path) -> str:
-    """Why a path does not exist: a symlink loop (ELOOP) is not a missing file."""
-    import errno
-    import os
-
-    try:
-        os.stat(path)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            return "too many levels of symbolic links (a symlink loop)"
-        if exc.errno != errno.ENOENT:
-            return exc.strerror or str(exc)
-    return "no such file or directory"
 
 
 def _check_files(args: argparse.Namespace, cfg, opts, enabled: list[str]):
