@@ -46,3 +46,21 @@ def test_ferry_rules_shows_the_default_set(capsys) -> None:
     rows = {ln.split()[0]: ln.split()[2] for ln in capsys.readouterr().out.splitlines()}
     assert rows["FRY001"] == "opt-in" and rows["FRY002"] == "default"
     assert rule_by_code("FRY013") is not None
+
+
+def test_extend_select_adds_to_the_default_set(tmp_path, monkeypatch, capsys) -> None:
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (tmp_path / "t.py").write_text(HARDCODED_AND_PARTIAL)
+
+    def codes(*argv: str) -> set[str]:
+        main(["check", "--no-cache", "--output-format", "json", *argv, "t.py"])
+        return {f["code"] for f in json.loads(capsys.readouterr().out)}
+
+    default, every = codes(), codes("--select", "ALL")
+    assert "FRY001" not in default and "FRY001" in every
+    assert codes("--extend-select", "FRY001") == default | {"FRY001"}
+    (tmp_path / "pyproject.toml").write_text(
+        '[project]\nname = "p"\n[tool.torchferry]\nextend-select = ["FRY001"]\n'
+    )
+    assert codes() == default | {"FRY001"}

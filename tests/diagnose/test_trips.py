@@ -85,6 +85,22 @@ def test_sync_every_step_is_flagged_once_per_iteration_with_rule_and_fix():
     assert rows[0]["kind"] == "sync"  # most costly first: the syncs outrank the free move
 
 
+@pytest.mark.parametrize("n", [3, 10, 40])
+def test_print_in_a_long_loop_is_one_ride_per_iteration(n):
+    # CPython rewrites a call site after its first runs: the count must not split
+    with tf.simulate("cuda"):
+        x = torch.ones(3, device="cuda")
+        with tf.trips() as t:
+            for _ in range(n):
+                print(x)
+                print(x); print(x)  # noqa: E702 - two calls on one line: two sites
+    text = t.format()
+    assert "a host sync (print) once per iteration of the loop at line" in text
+    assert f"{n} iterations" in text
+    assert "a host sync (print) 2 times per iteration" in text
+    assert text.count(f"{n} iterations") == 2, text
+
+
 def test_nothing_counted_on_the_cpu_and_patches_removed():
     orig_to = nn.Module.to
     with tf.trips() as t:

@@ -48,6 +48,24 @@ def test_module_arguments_keep_the_double_dash(tmp_path):
     assert ours.stdout == theirs.stdout
 
 
+@pytest.mark.parametrize("name", ["pkg", "pkg.sub"])
+def test_a_package_in_the_current_directory_runs_as_with_python_m(tmp_path, name):
+    main = "import sys; print(repr(sys.argv[1:]), sys.path[0] == __import__('os').getcwd())\n"
+    for d in ("pkg", "pkg/sub"):
+        (tmp_path / d).mkdir()
+        (tmp_path / d / "__init__.py").write_text("")
+        (tmp_path / d / "__main__.py").write_text(main)
+    # the console script: `python -m torchferry` itself puts the current directory on sys.path
+    ferry = [os.path.join(os.path.dirname(sys.executable), "ferry"), "run"]
+    ours = subprocess.run([*ferry, "-m", name, "a"], cwd=tmp_path, capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+    theirs = subprocess.run([sys.executable, "-m", name, "a"], cwd=tmp_path,
+                            capture_output=True, text=True, timeout=120)  # fmt: skip
+    assert theirs.returncode == 0, theirs.stderr
+    assert ours.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout == "['a'] True\n"
+
+
 def test_ferry_options_before_the_script_still_work(tmp_path):
     (tmp_path / "s.py").write_text(SHOW)
     ours = subprocess.run(FERRY + ["--simulate", "cuda", "s.py", "--trips"], cwd=tmp_path,

@@ -1,20 +1,28 @@
 """``[tool.torchferry]`` in the nearest ``pyproject.toml``.
 
-Keys: ``select``, ``ignore`` (lists of codes, prefixes or ``ALL``),
-``per-file-ignores`` (a table of path patterns to lists of codes), ``exclude``
-(a list of gitignore-style patterns, relative to the project root, added to the
-default excludes) and ``max-file-size`` (bytes, or a string such as ``"20MB"``;
+Keys: ``select`` (the rules to run, replacing the default; ``[]`` runs none, as
+in ruff), ``extend-select`` (added to the selection), ``ignore`` (lists of codes,
+prefixes or ``ALL``), ``per-file-ignores`` (a table of path patterns to lists of
+codes), ``exclude`` and ``extend-exclude`` (lists of gitignore-style patterns,
+relative to the project root, both added to the default excludes),
+``target-version`` (``"py311"``: the Python the code is written for; else read from
+``requires-python``) and ``max-file-size`` (bytes, or a string such as ``"20MB"``;
 ``0`` for no limit).  Any other plain key, or a value of the wrong type (a
 string where a list is expected, too), is a usage error (exit 2) naming the file
 and key::
 
     [tool.torchferry]
     select = ["FRY"]
+    extend-select = ["FRY016"]
     ignore = ["FRY007"]
     exclude = ["legacy/", "*_pb2.py"]
     per-file-ignores = {"tests/**" = ["FRY001"]}
     target-torch-version = "2.6"   # else inferred from the declared torch requirement
+    target-version = "py312"       # else inferred from requires-python
     max-file-size = "20MB"
+
+``--config FILE`` reads FILE instead: a ``pyproject.toml`` (its
+``[tool.torchferry]``) or a TOML file holding those keys at the top level.
 """
 
 from __future__ import annotations
@@ -27,11 +35,20 @@ from pathlib import Path
 from torchferry.check.files import check_pattern, read_bytes
 from torchferry.errors import UsageError
 
-__all__ = ["DEFAULT_MAX_FILE_SIZE", "Config", "find_project", "load_config", "parse_size"]
+__all__ = [
+    "DEFAULT_MAX_FILE_SIZE", "Config", "find_project", "load_config",
+    "parse_size", "parse_target_version",
+]  # fmt: skip
 
 KEYS = (
-    "select", "ignore", "per-file-ignores", "exclude", "target-torch-version", "max-file-size",
+    "select", "extend-select", "ignore", "per-file-ignores", "exclude", "extend-exclude",
+    "target-torch-version", "target-version", "max-file-size",
 )  # fmt: skip
+
+#: The selection when neither the command line nor the configuration gives ``select``.
+
+_TARGET = re.compile(r"py3(\d{1,2})")
+_REQUIRES = re.compile(r"\s*(?:>=|~=|==)\s*3\.(\d{1,2})")
 
 #: Python files larger than this (bytes) are not checked but reported as FRY000:
 #: checking takes about 0.8 s and 50 MB of memory per MB of ordinary code, and
@@ -69,13 +86,33 @@ class Config:
 
     root: Path  #: the project root: the pyproject.toml's directory, else the cwd
     path: Path | None = None  #: the pyproject.toml read, if any
-    select: list[str] | None = None
+    select: list[str] | None = None  #: None: not given (the default selection)
+    extend_select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     exclude: list[str] = field(default_factory=list)
     #: ``target-torch-version`` as given (inferred when absent: see check/torch_version.py)
     target_torch_version: tuple[int, int, int] | None = None
     max_file_size: int | None = DEFAULT_MAX_FILE_SIZE  #: None: no limit
+    #: the Python (3, minor) the code targets: ``target-version``, else ``requires-python``
+    target_version: tuple[int, int] | None = None
+
+    def selection(self, select: list[str] | None = None,
+                  extend_select: list[str] | None = None) -> tuple[str, ...]:
+        """The selectors to run, as ruff combines them: the command line's ``select``
+        replaces the configuration's (and its ``extend-select``), which replaces the
+        default rule set; ``extend-select`` adds.  An empty result selects no rule.
+
+        >>> cfg = Config(root=Path("."), select=["FRY001"], extend_select=["FRY002"])
+        >>> cfg.selection(), cfg.selection(["FRY003"]), Config(Path("."), select=[]).selection()
+        (('FRY001', 'FRY002'), ('FRY003',), ())
+        """
+        if select is not None:
+            return (*select, *(extend_select or ()))
+        from torchferry.check.engine import default_selection
+
+        base = default_selection() if self.select is None else tuple(self.select)
+        return (*base, *self.extend_select, *(extend_select or ()))
 
 
 def _toml_loads(text: str) -> dict:
@@ -120,6 +157,26 @@ def _str_list(value: object, where: str) -> list[str]:
     return list(value)
 
 
+def parse_target_version(value: object, where: str) -> tuple[int, int]:
+    """``"py312"`` -> ``(3, 12)``, as ruff spells target versions.
+
+    >>> parse_target_version("py312", "x")
+    (3, 12)
+    """
+    m = _TARGET.fullmatch(value) if isinstance(value, str) else None
+    if m is None:
+        raise UsageError(f"{where} must be a Python version such as 'py311', got {value!r}")
+    return 3, int(m.group(1))
+
+
+def _requires_python(data: dict) -> tuple[int, int] | None:
+    """The lowest Python 3 minor version ``[project] requires-python`` allows, if it says."""
+    project = data.get("project")
+    spec = project.get("requires-python") if isinstance(project, dict) else None
+    m = _REQUIRES.match(spec) if isinstance(spec, str) else None
+    return (3, int(m.group(1))) if m else None
+
+
 def load_config(start: Path, explicit: Path | None = None) -> Config:
     """Read the configuration that applies to ``start`` (a file or directory).
 
@@ -152,11 +209,13 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
         raise UsageError(f"{found}: invalid TOML: {exc}") from None
     except RecursionError:  # tomllib recurses once per nested array or inline table
         raise UsageError(f"{found}: invalid TOML: arrays or tables nested too deeply") from None
-    cfg = Config(root=found.parent.resolve(), path=found)
+    cfg = Config(root=found.parent.resolve(), path=found, target_version=_requires_python(data))
     tool = data.get("tool", {})
     if not isinstance(tool, dict):
         raise UsageError(f"{found}: 'tool' must be a table ([tool.torchferry]), got {tool!r}")
     section = tool.get("torchferry")
+    if section is None and explicit is not None and found.name != "pyproject.toml":
+        section = {k: v for k, v in data.items() if k not in ("tool", "project")}
     if section is None:
         return cfg
     if not isinstance(section, dict):
@@ -170,6 +229,12 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
     if "select" in section:
         cfg.select = _str_list(section["select"], f"{where} select")
         validate_selectors(cfg.select, f"{where} select")
+    if "extend-select" in section:
+        cfg.extend_select = _str_list(section["extend-select"], f"{where} extend-select")
+        validate_selectors(cfg.extend_select, f"{where} extend-select")
+    if "target-version" in section:
+        cfg.target_version = parse_target_version(
+            section["target-version"], f"{where} target-version")
     if "ignore" in section:
         cfg.ignore = _str_list(section["ignore"], f"{where} ignore")
         validate_selectors(cfg.ignore, f"{where} ignore")
@@ -179,10 +244,12 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
         cfg.target_torch_version = validate(
             section["target-torch-version"], f"{where} target-torch-version"
         )
-    if "exclude" in section:
-        cfg.exclude = _str_list(section["exclude"], f"{where} exclude")
-        for pattern in cfg.exclude:
-            check_pattern(pattern, f"{where} exclude")
+    for key in ("exclude", "extend-exclude"):
+        if key in section:
+            patterns = _str_list(section[key], f"{where} {key}")
+            for pattern in patterns:
+                check_pattern(pattern, f"{where} {key}")
+            cfg.exclude.extend(patterns)
     if "max-file-size" in section:
         cfg.max_file_size = parse_size(section["max-file-size"], f"{where} max-file-size")
     if "per-file-ignores" in section:

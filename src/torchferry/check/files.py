@@ -25,7 +25,8 @@ from pathlib import Path
 from torchferry.errors import UsageError
 
 __all__ = [
-    "DEFAULT_EXCLUDE", "PatternSet", "check_pattern", "discover", "find_git_root", "read_bytes",
+    "DEFAULT_EXCLUDE", "PatternSet", "check_pattern", "discover", "find_git_root", "missing_reason",
+    "read_bytes",
 ]  # fmt: skip
 
 #: Directories never searched (the list ruff uses, plus ferry's cache).  Explicitly
@@ -402,6 +403,24 @@ class Walker:
             stack.pop()
 
 
+def missing_reason(path: Path) -> str:
+    """Why ``path`` cannot be found: a symlink loop (ELOOP) is not a missing file.
+
+    >>> missing_reason(Path("/no/such/file"))
+    'no such file or directory'
+    """
+    import errno
+
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "too many levels of symbolic links (a symlink loop)"
+        if exc.errno != errno.ENOENT:
+            return exc.strerror or str(exc)
+    return "no such file or directory"
+
+
 def discover(
     paths: Sequence[str],
     root: Path,
@@ -430,7 +449,7 @@ def discover(
         except OSError as exc:
             raise UsageError(f"{raw}: {exc.strerror or exc}") from None
         if not exists:
-            raise UsageError(f"{raw}: no such file or directory")
+            raise UsageError(f"{raw}: {missing_reason(p)}")
         if is_dir:
             files = walker.walk(p)
         else:

@@ -30,7 +30,7 @@ from typing import Any
 from torchferry.check.api import Edit, Evidence, Finding
 from torchferry.errors import NotebookError
 
-__all__ = ["NotebookError", "Notebook", "parse_notebook", "from_cells"]
+__all__ = ["NotebookError", "Notebook", "parse_notebook", "from_cells", "language"]
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 # a line magic, a shell escape (alone or assigned), or help: ``?obj``, and ``obj?`` /
@@ -369,6 +369,25 @@ def parse_notebook(text: str) -> Notebook:
     except RecursionError:  # json recurses once per nested array or object
         raise NotebookError("invalid notebook: JSON nested too deeply") from None
     return _from_data(data)
+
+
+def language(nb: Notebook) -> str | None:
+    """The notebook's language when its metadata names one other than Python
+    (``language_info.name``, else the kernelspec's ``language``): such a notebook (an R or
+    Julia kernel's) is skipped, as ruff skips it.  None for Python or when unsaid.
+
+    >>> language(parse_notebook('{"cells": [], "metadata": {"language_info": {"name": "R"}}}'))
+    'R'
+    """
+    meta = nb.data.get("metadata")
+    if not isinstance(meta, dict):
+        return None
+    for key, field_name in (("language_info", "name"), ("kernelspec", "language")):
+        info = meta.get(key)
+        name = info.get(field_name) if isinstance(info, dict) else None
+        if isinstance(name, str) and name.strip():
+            return None if name.strip().lower() in ("python", "python3") else name.strip()
+    return None
 
 
 def from_cells(sources: Sequence[str]) -> Notebook:

@@ -18,8 +18,8 @@ if TYPE_CHECKING:
     from torchferry.check.runner import Diagnostic
 
 __all__ = [
-    "Progress", "use_color", "excerpt", "text_report", "summary", "json_report", "sarif_report",
-    "github_report",
+    "Progress", "use_color", "excerpt", "text_report", "summary", "statistics", "json_report",
+    "sarif_report", "github_report",
 ]  # fmt: skip
 
 #: Characters of a long line shown before a finding's column, and at most in all
@@ -244,6 +244,29 @@ def summary(
             )
         lines.append(line + ".")
     return "\n".join(lines) + "\n"
+
+
+def statistics(diagnostics: Sequence[Diagnostic], *, unsafe: bool = False,
+               color: bool = False) -> str:
+    """``--statistics``: one line per rule, most findings first, as ruff prints them:
+    the count, the code, ``[*]`` when every finding of it has a fix ``--fix`` applies.
+
+    >>> from torchferry.check.runner import Diagnostic
+    >>> d = Diagnostic("t.py", "FRY004", "load-without-map-location", "no map_location", 2, 8, 2, 30)
+    >>> print(statistics([d, d]), end="")
+    2\tFRY004\t[ ] load-without-map-location
+    """
+    s = _Style(color)
+    by_code: dict[str, list[Diagnostic]] = {}
+    for d in diagnostics:
+        by_code.setdefault(d.code, []).append(d)
+    rows = sorted(by_code.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    width = max((len(str(len(ds))) for _, ds in rows), default=1)
+    out = []
+    for code, ds in rows:
+        mark = "[*]" if all(fixable(d, unsafe) for d in ds) else "[ ]"
+        out.append(f"{len(ds):>{width}}\t{s(code, '1;31')}\t{mark} {ds[0].name}")
+    return "\n".join(out) + ("\n" if out else "")
 
 
 def _col(c: int) -> int:

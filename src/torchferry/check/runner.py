@@ -101,6 +101,7 @@ class FileOutcome:
     diff: str = ""  #: the unified diff of the fixes (``diff`` mode)
     skipped: bool = False  #: no "torch" in it: not parsed
     cached: bool = False
+    note: str | None = None  #: why it was not checked, for the user (a non-Python notebook)
 
 
 @dataclass
@@ -318,7 +319,7 @@ def _notebook_fix(nb, opts: Options, ignore: tuple[str, ...], display: str):
 
 
 def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...]) -> str:
-    from torchferry.check.notebook import NotebookError, parse_notebook, relocate
+    from torchferry.check.notebook import NotebookError, language, parse_notebook, relocate
 
     display = out.display
     try:
@@ -327,6 +328,10 @@ def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...
         out.diagnostics = [
             Diagnostic(display, SYNTAX_ERROR, engine.SYNTAX_ERROR_NAME, str(exc), 1, 0, 1, 0)
         ]
+        return text
+    lang = language(nb)
+    if lang is not None:
+        out.skipped, out.note = True, f"skipped: not a Python notebook (its language is {lang})"
         return text
     limit = opts.max_file_size
     if limit is not None and len(nb.source) > limit:
@@ -532,7 +537,7 @@ def check_paths(
 
     for (i, path, _data, _display, digest), out in zip(todo, results, strict=True):
         outcomes[i] = out
-        if cache is not None and out.error is None and not opts.diff:
+        if cache is not None and out.error is None and out.note is None and not opts.diff:
             if opts.fix and out.fixed:
                 try:
                     digest = content_hash(path.read_bytes()) + salt

@@ -45,9 +45,9 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser() -> Parser:
+def build_parser(prog: str = "ferry") -> Parser:
     parser = Parser(
-        prog="ferry",
+        prog=prog,
         description="Make PyTorch code device-portable, and prove it.",
         epilog="Run 'ferry COMMAND --help' for a command's options.",
     )
@@ -68,8 +68,9 @@ def _command_parser(parser: Parser, command: str | None) -> argparse.ArgumentPar
     return parser
 
 
-def main(argv: Sequence[str] | None = None) -> int:
-    parser = build_parser()
+def main(argv: Sequence[str] | None = None, *, prog: str = "ferry") -> int:
+    """Run the ``ferry`` command line (``prog``: the name usage lines give it)."""
+    parser = build_parser(prog)
     argv_given = argv
     argv = list(sys.argv[1:] if argv is None else argv)
     script_args = None

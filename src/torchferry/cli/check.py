@@ -9,6 +9,7 @@ from __future__ import annotations
 import argparse
 import sys
 from pathlib import Path
+from typing import Any
 
 from torchferry.errors import UsageError
 
@@ -26,12 +27,25 @@ only by naming it exactly (`--ignore FRY000`, or in per-file-ignores).
 
 def _codes(value: str) -> list[str]:
     codes = [c.strip() for c in value.split(",") if c.strip()]
-    if not codes:  # `--select ''` must not quietly mean every rule
+    if not codes:  # as in ruff: `--select ''` is an error, not quietly every rule or none
         raise argparse.ArgumentTypeError(
             f"{value!r} names no rule: give codes (FRY002), prefixes (FRY00), names "
-            "(discarded-move) or ALL"
+            "(discarded-move) or ALL (to run none, write select = [] in [tool.torchferry])"
         )
     return codes
+
+
+def _target(value: str) -> tuple[int, int]:
+    from torchferry.check.config import parse_target_version
+
+    try:
+        return parse_target_version(value, "--target-version")
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc).removeprefix("--target-version ")) from None
+
+
+#: ``--output-format`` values; ``text`` is the name ``--format`` always had for ``full``.
+FORMATS = ("full", "concise", "json", "sarif", "github", "text")
 
 
 def _size(value: str) -> int | None:
@@ -86,8 +100,44 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="print the fixes as a unified diff and write nothing (exit 1 if there are any)",
     )  # fmt: skip
     p.add_argument(
-        "--format", choices=("text", "json", "sarif", "github"), default="text",
-        help="output format (default: text)",
+        "--output-format", "--format", dest="output_format", choices=FORMATS, default=None,
+        metavar="FORMAT",
+        help="full (the default: each finding with its source line), concise (one line "
+        "each), json, sarif or github",
+    )  # fmt: skip
+    p.add_argument("--statistics", action="store_true",
+                   help="print the number of findings per rule, not the findings")
+    p.add_argument("-q", "--quiet", action="store_true",
+                   help="print the findings, but no summary or notes")
+    p.add_argument("-s", "--silent", action="store_true",
+                   help="print nothing; only the exit status tells")
+    p.add_argument("-o", "--output-file", metavar="FILE",
+                   help="write the report to FILE instead of stdout")
+    p.add_argument(
+        "--color", choices=("auto", "always", "never"), default="auto",
+        help="colour the text report: auto (on a terminal, unless NO_COLOR; FORCE_COLOR "
+        "forces it), always or never",
+    )  # fmt: skip
+    p.add_argument(
+        "--config", metavar="FILE",
+        help="read the configuration from FILE (a pyproject.toml, or a TOML file with the "
+        "[tool.torchferry] keys at the top level) instead of the nearest pyproject.toml",
+    )  # fmt: skip
+    p.add_argument(
+        "--extend-select", type=_codes, action="extend", metavar="CODES",
+        help="add these rules to the selection (the configuration's, or --select)",
+    )  # fmt: skip
+    p.add_argument(
+        "--exclude", "--extend-exclude", dest="exclude", action="append", default=[],
+        metavar="PATTERN",
+        help="also skip files matching this gitignore-style pattern (repeatable; added to "
+        "the configuration's exclude and the defaults)",
+    )  # fmt: skip
+    p.add_argument(
+        "--target-version", type=_target, metavar="pyXY",
+        help="the Python the code is written for (py310, py312, ...; default target-version "
+        "of [tool.torchferry], else requires-python): syntax errors under an older running "
+        "Python say so",
     )  # fmt: skip
     p.add_argument(
         "--force-exclude", action="store_true",
@@ -123,7 +173,8 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="list the checker's rules",
         description="List every rule of 'ferry check': code, name, fix safety, summary.",
     )
-    rs.add_argument("--format", choices=("text", "json"), default="text")
+    rs.add_argument("--output-format", "--format", dest="output_format",
+                    choices=("text", "json"), default="text")
     rs.set_defaults(handler=run_rules)
 
 
@@ -146,22 +197,21 @@ def run_rules(args: argparse.Namespace) -> int:
     import json
 
     from torchferry.check.docs import rule_summary
-    from torchferry.check.engine import _all_rules
+    from torchferry.check.engine import SYNTAX_ERROR, SYNTAX_ERROR_NAME, _all_rules
     from torchferry.check.rules import is_default
 
-    rules = _all_rules()
-    if args.format == "json":
-        items = [
-            {"code": m.CODE, "name": m.NAME, "fix": m.FIX, "default": is_default(m.CODE),
-             "summary": rule_summary(m)}
-            for m in rules
-        ]  # fmt: skip
+    rows = [(SYNTAX_ERROR, SYNTAX_ERROR_NAME, True, "none",
+             "A file Python cannot read: a syntax error, undecodable bytes, a broken notebook")]
+    rows += [(m.CODE, m.NAME, is_default(m.CODE), m.FIX, rule_summary(m)) for m in _all_rules()]
+    if args.output_format == "json":
+        items = [{"code": c, "name": n, "fix": f, "default": d, "summary": t}
+                 for c, n, d, f, t in rows]  # fmt: skip
         print(json.dumps(items, indent=2))
         return 0
-    width = max((len(m.NAME) for m in rules), default=4)
-    for m in rules:
-        on = "default" if is_default(m.CODE) else "opt-in"
-        print(f"{m.CODE}  {m.NAME:<{width}}  {on:<7}  {m.FIX:<6}  {rule_summary(m)}")
+    width = max(len(n) for _, n, _, _, _ in rows)
+    for code, name, default, fix, summary in rows:
+        on = "default" if default else "opt-in"
+        print(f"{code}  {name:<{width}}  {on:<7}  {fix:<6}  {summary}")
     return 0
 
 
@@ -178,27 +228,36 @@ def _stdin(args: argparse.Namespace, opts) -> tuple[list, bytes | None]:
     return [out], None
 
 
-def run_check(args: argparse.Namespace) -> int:
-    from torchferry.check import report
+def _configure(args: argparse.Namespace):
+    """(config, Options, the enabled codes) from the command line and the configuration."""
     from torchferry.check.config import load_config
     from torchferry.check.engine import resolve_rules, validate_selectors
+    from torchferry.check.files import check_pattern
     from torchferry.check.runner import Options
 
     validate_selectors(args.select, "--select")
+    validate_selectors(args.extend_select, "--extend-select")
     validate_selectors(args.ignore, "--ignore")
-    if "-" in args.paths:  # `ferry check -` reads stdin, as ruff, flake8 and black do
-        if args.paths != ["-"]:
-            raise UsageError("'-' (the source from stdin) cannot be combined with other paths")
-        args.paths = []
-        if args.stdin_filename is None:
-            args.stdin_filename = "-"
-    if args.stdin_filename is not None and args.paths:
-        raise UsageError("--stdin-filename reads the source from stdin; give no PATH with it")
+    for pattern in args.exclude:
+        check_pattern(pattern, "--exclude")
+    if args.diff and args.output_format not in (None, "full", "text"):
+        raise UsageError(f"--diff prints a unified diff; it cannot be combined with "
+                         f"--output-format {args.output_format}")
     start = Path(args.paths[0]) if args.paths else Path.cwd()
     if not start.exists():
-        raise UsageError(f"{args.paths[0]}: no such file or directory")
-    cfg = load_config(start)
-    select = tuple(args.select) if args.select else (tuple(cfg.select) if cfg.select else None)
+        from torchferry.check.files import missing_reason
+
+        raise UsageError(f"{args.paths[0]}: {missing_reason(start)}")
+    explicit = None
+    if args.config is not None:
+        explicit = Path(args.config)
+        if not explicit.is_file():
+            raise UsageError(f"--config {args.config}: no such file")
+    cfg = load_config(start, explicit)
+    cfg.exclude = [*cfg.exclude, *args.exclude]
+    if args.target_version is not None:
+        cfg.target_version = args.target_version
+    select = cfg.selection(args.select, args.extend_select)
     ignore = (*cfg.ignore, *args.ignore)
     opts = Options(
         root=cfg.root,
@@ -210,101 +269,177 @@ def run_check(args: argparse.Namespace) -> int:
         diff=args.diff,
         max_file_size=cfg.max_file_size if args.max_file_size is False else args.max_file_size,
     )
-    enabled = [m.CODE for m in resolve_rules(select, ignore)]
+    return cfg, opts, [m.CODE for m in resolve_rules(select, ignore)]
 
+
+def _check_files(args: argparse.Namespace, cfg, opts, enabled: list[str]):
+    """The outcomes of checking the files the paths name (None: no file found)."""
+    import gc
+
+    from torchferry.check import report
+    from torchferry.check.cache import Cache, settings_key
+    from torchferry.check.engine import manage_gc
+    from torchferry.check.files import discover
+    from torchferry.check.runner import check_paths
+
+    files = discover(args.paths or ["."], cfg.root, cfg.exclude, force_exclude=args.force_exclude)
+    if not files:
+        return None
+    cache = None
+    if not args.no_cache:
+        key = settings_key(
+            enabled=enabled, ignore=sorted(opts.ignore), per_file=cfg.per_file_ignores,
+            max_file_size=opts.max_file_size,
+        )  # fmt: skip
+        cache = Cache(cfg.root, key)
+    # Only a process that is `ferry check` tunes the collector; called as
+    # main([...]) inside another program, the host's collector is left as it is.
+    tune_gc = getattr(args, "whole_process", False)
+    if tune_gc:
+        gc.freeze()  # what startup created lives to the end: keep collections cheap
+        manage_gc()
+    progress = report.Progress(sys.stderr, enabled=False if args.quiet or args.silent else None)
+    try:
+        outcomes = check_paths(files, opts, cache=cache, jobs=args.jobs, progress=progress)
+    finally:
+        progress.close()
+        if tune_gc:
+            manage_gc(False)
+    if cache is not None:
+        cache.save()
+    return outcomes
+
+
+def run_check(args: argparse.Namespace) -> int:
+    if "-" in args.paths:  # `ferry check -` reads stdin, as ruff, flake8 and black do
+        if args.paths != ["-"]:
+            raise UsageError("'-' (the source from stdin) cannot be combined with other paths")
+        args.paths = []
+        if args.stdin_filename is None:
+            args.stdin_filename = "-"
+    if args.stdin_filename is not None and args.paths:
+        raise UsageError("--stdin-filename reads the source from stdin; give no PATH with it")
+    args.quiet = args.quiet or args.silent
+    cfg, opts, enabled = _configure(args)
     fixed_bytes = None
     if args.stdin_filename is not None:
         outcomes, fixed_bytes = _stdin(args, opts)
     else:
-        from torchferry.check.cache import Cache, settings_key
-        from torchferry.check.files import discover
-        from torchferry.check.runner import check_paths
-
-        files = discover(
-            args.paths or ["."], cfg.root, cfg.exclude, force_exclude=args.force_exclude
-        )
-        if not files:
-            where = ", ".join(args.paths or ["."])
-            print(f"ferry check: warning: no Python files found under {where}", file=sys.stderr)
+        found = _check_files(args, cfg, opts, enabled)
+        if found is None:
+            if not args.silent:
+                where = ", ".join(args.paths or ["."])
+                print(f"ferry check: warning: no Python files found under {where}",
+                      file=sys.stderr)
             return 0
-        cache = None
-        if not args.no_cache:
-            key = settings_key(
-                enabled=enabled, ignore=sorted(ignore), per_file=cfg.per_file_ignores,
-                max_file_size=opts.max_file_size,
-            )  # fmt: skip
-            cache = Cache(cfg.root, key)
-        import gc
-
-        from torchferry.check.engine import manage_gc
-
-        # Only a process that is `ferry check` tunes the collector; called as
-        # main([...]) inside another program, the host's collector is left as it is.
-        tune_gc = getattr(args, "whole_process", False)
-        if tune_gc:
-            gc.freeze()  # what startup created lives to the end: keep collections cheap
-            manage_gc()
-        progress = report.Progress(sys.stderr)  # a terminal and a long run only
-        try:
-            outcomes = check_paths(files, opts, cache=cache, jobs=args.jobs, progress=progress)
-        finally:
-            progress.close()
-            if tune_gc:
-                manage_gc(False)
-        if cache is not None:
-            cache.save()
-
+        outcomes = found
     errors = [o for o in outcomes if o.error]
     for o in errors:
-        print(f"ferry check: error: {o.display}: {o.error}", file=sys.stderr)
+        if not args.silent:
+            print(f"ferry check: error: {o.display}: {o.error}", file=sys.stderr)
+    if not args.quiet:
+        _notes(outcomes, cfg)
     diagnostics = sorted(
         (d for o in outcomes for d in o.diagnostics),
         key=lambda d: (d.path, d.cell or 0, d.line, d.column, d.code),
     )
-    fixed = sum(o.fixed for o in outcomes)
-
     if args.diff:
-        sys.stdout.write("".join(o.diff for o in outcomes))
-        would = sum(o.fixed for o in outcomes if o.diff)
-        hidden = 0 if args.unsafe_fixes else sum(
-            1 for d in diagnostics if d.fix is not None and not d.fix.safe
-        )
-        if would:
-            extra = ""
-            if hidden:
-                fixes = "fix" if hidden == 1 else "fixes"
-                extra = f" ({hidden} additional {fixes} available with `--unsafe-fixes`)"
-            print(f"Would fix {report.plural(would, 'finding')}{extra}.", file=sys.stderr)
-        elif hidden:
-            print(
-                f"No fixes available ({report.plural(hidden, 'hidden fix')} can be enabled "
-                "with the `--unsafe-fixes` option).",
-                file=sys.stderr,
-            )
-        else:
-            print("No fixes available.", file=sys.stderr)
-        if errors:
-            return 2
-        return 1 if would else 0
-
-    out = sys.stdout
+        return _diff(args, outcomes, diagnostics, errors)
     if fixed_bytes is not None:  # stdin --fix: the fixed source goes to stdout
         sys.stdout.flush()
         sys.stdout.buffer.write(fixed_bytes)
         sys.stdout.buffer.flush()
-        out = sys.stderr
-    if args.format == "json":
-        out.write(report.json_report(diagnostics))
-    elif args.format == "sarif":
-        out.write(report.sarif_report(diagnostics, root=str(cfg.root), enabled=enabled))
-    elif args.format == "github":
-        out.write(report.github_report(diagnostics))
-    else:
-        color = report.use_color(out)
-        out.write(report.text_report(diagnostics, color=color, unsafe=args.unsafe_fixes))
-        out.write(report.summary(diagnostics, fixed=fixed, unsafe=args.unsafe_fixes, color=color))
+    _write_report(args, diagnostics, sum(o.fixed for o in outcomes), cfg, enabled,
+                  to_stderr=fixed_bytes is not None)
     if errors:
         return 2
     if diagnostics and not args.exit_zero:
         return 1
     return 0
+
+
+def _notes(outcomes, cfg) -> None:
+    """What the run skipped and why, and a parser older than the code's target."""
+    for o in outcomes:
+        note = getattr(o, "note", None)
+        if note:
+            print(f"ferry check: note: {o.display}: {note}", file=sys.stderr)
+    target = cfg.target_version
+    if target is not None and sys.version_info[:2] < target and any(
+        d.code == "FRY000" and d.message.startswith("SyntaxError")
+        for o in outcomes for d in o.diagnostics
+    ):
+        running = f"{sys.version_info[0]}.{sys.version_info[1]}"
+        print(
+            f"ferry check: note: syntax errors are found by the running Python {running}'s "
+            f"parser, older than the target Python {target[0]}.{target[1]}: syntax newer than "
+            f"{running} reads as FRY000; run ferry check under Python {target[0]}.{target[1]}",
+            file=sys.stderr,
+        )
+
+
+def _diff(args: argparse.Namespace, outcomes, diagnostics, errors) -> int:
+    from torchferry.check import report
+
+    sys.stdout.write("".join(o.diff for o in outcomes))
+    would = sum(o.fixed for o in outcomes if o.diff)
+    hidden = 0 if args.unsafe_fixes else sum(
+        1 for d in diagnostics if d.fix is not None and not d.fix.safe
+    )
+    if args.quiet:
+        pass
+    elif would:
+        extra = ""
+        if hidden:
+            fixes = "fix" if hidden == 1 else "fixes"
+            extra = f" ({hidden} additional {fixes} available with `--unsafe-fixes`)"
+        print(f"Would fix {report.plural(would, 'finding')}{extra}.", file=sys.stderr)
+    elif hidden:
+        print(
+            f"No fixes available ({report.plural(hidden, 'hidden fix')} can be enabled "
+            "with the `--unsafe-fixes` option).",
+            file=sys.stderr,
+        )
+    else:
+        print("No fixes available.", file=sys.stderr)
+    if errors:
+        return 2
+    return 1 if would else 0
+
+
+def _write_report(args: argparse.Namespace, diagnostics, fixed: int, cfg, enabled,
+                  *, to_stderr: bool) -> None:
+    """The report in the asked format, on stdout (stderr after stdin --fix) or --output-file."""
+    from torchferry.check import report
+
+    if args.silent:
+        return
+    fmt = args.output_format or "full"
+    if args.output_file is not None:
+        import io
+
+        out: Any = io.StringIO()
+    else:
+        out = sys.stderr if to_stderr else sys.stdout
+    color = (args.color == "always" or (args.color == "auto" and report.use_color(out))) \
+        and args.output_file is None and fmt in ("full", "text", "concise")
+    if args.statistics:
+        out.write(report.statistics(diagnostics, unsafe=args.unsafe_fixes, color=color))
+    elif fmt == "json":
+        out.write(report.json_report(diagnostics))
+    elif fmt == "sarif":
+        out.write(report.sarif_report(diagnostics, root=str(cfg.root), enabled=enabled))
+    elif fmt == "github":
+        out.write(report.github_report(diagnostics))
+    else:
+        out.write(report.text_report(diagnostics, color=color, unsafe=args.unsafe_fixes,
+                                     show_source=fmt != "concise"))
+    if not args.quiet and (args.statistics or fmt in ("full", "text", "concise")):
+        out.write(report.summary(diagnostics, fixed=fixed, unsafe=args.unsafe_fixes, color=color))
+    if args.output_file is not None:
+        from torchferry._internal.atomic import write_text
+
+        try:
+            write_text(args.output_file, out.getvalue())
+        except OSError as exc:
+            raise UsageError(f"--output-file {args.output_file}: {exc.strerror or exc}") from None

@@ -608,6 +608,27 @@ def _device_expr(good: str | None, frame: FrameType, operands: list[ops.Operand]
     return "device"
 
 
+def _argument_device(good: str | None, frame: FrameType, operands: list[ops.Operand]) -> str | None:
+    """``x.device`` for a tensor made in a function that receives tensors on ``good``, as
+    FRY010 fixes it: another operand of the line when it is a plain local name, else
+    the function's first tensor argument (never a global ``device``, which ties the
+    function to it)."""
+    torch = sys.modules.get("torch")
+    code = frame.f_code
+    if torch is None or good is None or code.co_name == "<module>":
+        return None
+    params = code.co_varnames[: code.co_argcount + code.co_kwonlyargcount]
+    first = next((p for p in params if isinstance(v := frame.f_locals.get(p), torch.Tensor)
+                  and _same_dev(str(sim.device_of(v)), good)), None)
+    if first is None:
+        return None
+    for o in operands:
+        if (o.device == good and o.kind == "tensor" and isinstance(o.node, ast.Name)
+                and o.node.id in frame.f_locals):
+            return f"{o.expr}.device"
+    return f"{first}.device"
+
+
 def _add_device_kw(source: str, dev: str) -> str | None:
     """``labels = torch.randint(0, 10, (64,))`` -> ``... (64,), device=device)``."""
     try:
@@ -696,14 +717,15 @@ def _fix(kind: ErrorKind, operands: list[ops.Operand], focus: ast.AST | None, fr
             return f"{fix}  (in __init__: buffers move with model.to(device))", "FRY011"
         attr = c.expr.rsplit(".", 1)[-1]
         return f'self.register_buffer("{attr}", ...) in __init__, so model.to(device) moves it', "FRY011"
+    made_dev = _argument_device(good, frame, operands) or dev  # where FRY010's fix puts it
     if c.kind == "call" and isinstance(c.node, ast.Call):  # made on this very line
-        new = _add_device_kw(ops.text_of(c.node), dev)
+        new = _add_device_kw(ops.text_of(c.node), made_dev)
         if new:
             return new, "FRY010"
     if created.get("path") and c.kind == "tensor" and c.device == "cpu":  # a factory's default
         stmt_src = _frames.source_line(created["path"], created["line"])
         if ("without device=" in src or _from_factory_stmt(stmt_src)) and _fresh(created, frame, tree, line):
-            new = _add_device_kw(stmt_src, dev)
+            new = _add_device_kw(stmt_src, made_dev)
             if new:
                 return f"{new}  (at {_frames.display_path(created['path'])}:{created['line']})", "FRY010"
     node = c.node

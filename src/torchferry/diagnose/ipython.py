@@ -617,7 +617,7 @@ def _check_options(start: Path) -> Any:
         cfg = load_config(start)
     except UsageError as e:
         raise _usage_error(f"%ferry_check: {e}") from None
-    opts = Options(root=cfg.root, select=tuple(cfg.select) if cfg.select else None,
+    opts = Options(root=cfg.root, select=cfg.selection(),
                    ignore=tuple(cfg.ignore), per_file_ignores=cfg.per_file_ignores,
                    prefilter=False)
     return cfg, opts

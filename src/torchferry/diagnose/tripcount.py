@@ -31,6 +31,7 @@ from __future__ import annotations
 import ast
 import contextlib
 import functools
+import itertools
 import linecache
 import sys
 import threading
@@ -87,7 +88,7 @@ class _Row:
     loop: int | None = None
     guarded: bool = False
     per_epoch: bool = False  # the loop holds another loop: one ride per epoch is fine
-    sites: set[int] | None = None  # instruction offsets in the loop's frame: rides per iteration
+    sites: set[object] | None = None  # call sites (source spans) in the loop's frame: rides per iteration
 
     def per_iteration(self) -> int:
         return max(1, len(self.sites or ()))
@@ -183,7 +184,21 @@ def _record(kind: str, op: str, nbytes: int, blocked: float | None, depth: int =
         t._add(path, line, kind, op, nbytes, blocked, loop)
 
 
-def _loop_context(f: FrameType | None) -> tuple[int, bool, int, bool] | None:
+def _site(f: FrameType) -> object:
+    """The call a frame is at, as its source span: one site per call written in the loop.
+
+    Not ``f_lasti`` alone: the interpreter rewrites a call site after a few runs
+    (CPython 3.11 makes ``print(x)`` end at another instruction from its ninth call
+    on), so one ``print`` in a loop would count as two sites.
+    """
+    try:
+        span = next(itertools.islice(f.f_code.co_positions(), f.f_lasti // 2, None))
+    except (AttributeError, StopIteration, ValueError):  # pragma: no cover - no positions
+        return f.f_lasti
+    return span if span[2] is not None else f.f_lasti  # (python -X no_debug_ranges)
+
+
+def _loop_context(f: FrameType | None) -> tuple[int, bool, object, bool] | None:
     """The loop the ride repeats in: its own line's loop, else a calling line's (user frames)."""
     hops = 0
     while f is not None and hops < 8:
@@ -191,7 +206,7 @@ def _loop_context(f: FrameType | None) -> tuple[int, bool, int, bool] | None:
         if _frames.is_user_code(code):
             lp = _loop_of(code.co_filename, f.f_lineno)
             if lp is not None:
-                return lp[0], lp[1], f.f_lasti, lp[2]
+                return lp[0], lp[1], _site(f), lp[2]
             hops += 1
         f = f.f_back
     return None
@@ -436,7 +451,7 @@ class trips(contextlib.ContextDecorator):
 
     # counting
     def _add(self, path: str, line: int, kind: str, op: str, nbytes: int,
-             blocked: float | None, loop: tuple[int, bool, int, bool] | None) -> None:
+             blocked: float | None, loop: tuple[int, bool, object, bool] | None) -> None:
         key = (path, line, kind, op)
         row = self._rows.get(key)
         if row is None:

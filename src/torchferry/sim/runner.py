@@ -142,18 +142,19 @@ def run_path(
         sys.path.insert(0, os.getcwd())
         try:
             spec = importlib.util.find_spec(target)
+            if spec is None:
+                raise UsageError(f"no module named {target!r}")
+            origin = spec.origin if spec.origin not in (None, "built-in", "frozen") else None
+            if spec.submodule_search_locations is not None:  # a package: run its __main__
+                # (looking it up imports the package, from the current directory too)
+                main_spec = importlib.util.find_spec(f"{target}.__main__")
+                if main_spec is None:
+                    raise UsageError(f"{target!r} is a package and cannot be directly executed")
+                origin = main_spec.origin
         except (ImportError, ValueError) as exc:
             raise UsageError(f"no module named {target!r} ({exc})") from None
         finally:
             sys.path[:] = looked_up_with
-        if spec is None:
-            raise UsageError(f"no module named {target!r}")
-        origin = spec.origin if spec.origin not in (None, "built-in", "frozen") else None
-        if spec.submodule_search_locations is not None:  # a package: run its __main__
-            main_spec = importlib.util.find_spec(f"{target}.__main__")
-            if main_spec is None:
-                raise UsageError(f"{target!r} is a package and cannot be directly executed")
-            origin = main_spec.origin
         argv0 = origin or target
         path0 = os.getcwd()
         first_user_file = os.path.abspath(origin) if origin else None
