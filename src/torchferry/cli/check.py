@@ -168,7 +168,12 @@ def _stdin(args: argparse.Namespace, opts) -> tuple[list, bytes | None]:
 
     name = args.stdin_filename
     limit = opts.max_file_size
-    data = sys.stdin.buffer.read(-1 if limit is None else limit + 1)  # `< /dev/zero` ends
+    if sys.stdin is None:  # `ferry check - <&-`: python has no stdin at all
+        raise UsageError("cannot read the source from stdin: it is closed")
+    try:
+        data = sys.stdin.buffer.read(-1 if limit is None else limit + 1)  # `< /dev/zero` ends
+    except OSError as exc:  # `< /` (EISDIR), a closed descriptor (EBADF)
+        raise UsageError(f"cannot read the source from stdin: {exc.strerror or exc}") from None
     out, new = check_bytes(Path(name), data, opts, name)
     if opts.fix and not opts.diff:
         return [out], (new if new is not None else data)
@@ -299,7 +304,9 @@ def run_check(args: argparse.Namespace) -> int:
     else:
         color = report.use_color(out)
         out.write(report.text_report(diagnostics, color=color, unsafe=args.unsafe_fixes))
-        out.write(report.summary(diagnostics, fixed=fixed, unsafe=args.unsafe_fixes, color=color))
+        if diagnostics or fixed or not errors:  # "All checks passed!" only when they did
+            out.write(report.summary(diagnostics, fixed=fixed, unsafe=args.unsafe_fixes,
+                                     color=color))
     if errors:
         return 2
     if diagnostics and not args.exit_zero:
