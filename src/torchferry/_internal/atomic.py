@@ -65,6 +65,8 @@ import time
 from collections.abc import Callable, Iterable
 from typing import IO, Any, Union
 
+from torchferry.errors import ChangedSinceRead
+
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no flock, so no stale-file cleaning
@@ -87,14 +89,6 @@ LEGACY_STALE_AFTER = 3600.0
 _MAX_BASE = 120  # bytes: keeps the temporary name under NAME_MAX for long file names
 _MAX_LINKS = 40  # symlinks followed before ELOOP, as Linux does
 _COPY_CHUNK = 1 << 20
-
-
-class ChangedSinceRead(Exception):
-    """The file no longer holds what the caller read from it: it was not written."""
-
-    def __init__(self, path: str) -> None:
-        super().__init__(f"{path}: changed since it was read; not written")
-        self.path = path
 
 
 def write_bytes(path: PathLike, data: bytes, *, unchanged: bytes | None = None) -> None:
