@@ -330,3 +330,171 @@ def test_bind_mounted_checkpoint_real(tmp_path):
         subprocess.run(["umount", "-l", str(inside)], check=False)
     assert torch.equal(tf.load(host)["w"], torch.ones(2))
     assert _temps(tmp_path) == []
+
+
+# ----------------------------------------------------------------- paths, permissions, users
+def _acl(*entries: tuple[int, int, int]) -> bytes:
+    """A POSIX access ACL in the kernel's xattr format (what setfacl writes)."""
+    import struct
+
+    return struct.pack("<I", 2) + b"".join(struct.pack("<HHI", *e) for e in entries)
+
+
+_ANY = 0xFFFFFFFF
+#: u::rw-, u:4321:rw-, g::---, m::rw-, o::---  (a file shared with one user only)
+_SHARED_WITH_ONE = _acl((1, 6, _ANY), (2, 6, 4321), (4, 0, _ANY), (0x10, 6, _ANY), (0x20, 0, _ANY))
+
+
+def _set_acl(p: Path) -> None:
+    try:
+        os.setxattr(p, "system.posix_acl_access", _SHARED_WITH_ONE)
+    except (AttributeError, OSError) as exc:
+        pytest.skip(f"no POSIX ACLs here: {exc}")
+
+
+def _as_user(fn, uid: int = 65533, gid: int = 65533) -> str:
+    """Call ``fn()`` in a forked child that dropped root for ``uid``/``gid`` (a fork, not a
+    new interpreter: the interpreter may live where only root can reach it); returns the
+    child's error text, "" when ``fn`` returned."""
+    if not ROOT or not hasattr(os, "fork"):
+        pytest.skip("needs root (to become another user) and fork")
+    r, w = os.pipe()
+    pid = os.fork()
+    if pid == 0:  # pragma: no cover - the child
+        code = 0
+        try:
+            os.close(r)
+            os.setgroups([])
+            os.setgid(gid)
+            os.setuid(uid)
+            fn()
+        except BaseException as exc:  # noqa: BLE001 - reported to the parent
+            os.write(w, f"{type(exc).__name__}: {exc}".encode())
+            code = 1
+        os._exit(code)
+    os.close(w)
+    with os.fdopen(r, "rb") as fh:
+        err = fh.read().decode()
+    _, status = os.waitpid(pid, 0)
+    assert os.waitstatus_to_exitcode(status) in (0, 1), status
+    return err
+
+
+@pytest.fixture
+def shared_dir():
+    """A directory every user can reach (pytest's tmp_path is root's, mode 0700)."""
+    import shutil
+    import tempfile
+
+    d = Path(tempfile.mkdtemp(prefix="ferry-shared-"))
+    os.chmod(d, 0o755)
+    yield d
+    shutil.rmtree(d, ignore_errors=True)
+
+
+def test_dotdot_after_a_symlink_is_resolved_as_the_kernel_does(tmp_path, monkeypatch):
+    """latest -> runs/7: latest/../model.pt is runs/model.pt for open() and torch.save,
+    not the model.pt next to the link (a lexical normpath overwrote that one)."""
+    (tmp_path / "runs" / "7").mkdir(parents=True)
+    (tmp_path / "latest").symlink_to("runs/7")
+    (tmp_path / "model.pt").write_bytes(b"unrelated")
+    monkeypatch.chdir(tmp_path)
+    tf.save({"w": torch.ones(2)}, "latest/../model.pt")
+    assert (tmp_path / "model.pt").read_bytes() == b"unrelated"
+    assert torch.equal(tf.load(tmp_path / "runs" / "model.pt")["w"], torch.ones(2))
+    # a link whose target text holds "..": the same rule, after the link
+    (tmp_path / "lnk").symlink_to("latest/../other.pt")
+    write_bytes("lnk", b"new")
+    assert (tmp_path / "runs" / "other.pt").read_bytes() == b"new"
+    assert not (tmp_path / "other.pt").exists() and (tmp_path / "lnk").is_symlink()
+
+
+def test_posix_acl_and_xattrs_are_kept(tmp_path):
+    """A rename would give the new file the mode bits only: with an ACL, the group bits are
+    the ACL's mask, so the group would get what only one named user had."""
+    p = tmp_path / "ckpt.pt"
+    tf.save({"w": torch.zeros(1)}, p)
+    os.chmod(p, 0o600)
+    _set_acl(p)
+    os.setxattr(p, "user.origin", b"run 7")
+    mode = os.stat(p).st_mode
+    tf.save({"w": torch.ones(1)}, p)
+    write_bytes(p, p.read_bytes())  # the writer --fix and the cache use
+    assert os.getxattr(p, "system.posix_acl_access") == _SHARED_WITH_ONE
+    assert os.getxattr(p, "user.origin") == b"run 7"
+    assert os.stat(p).st_mode == mode
+    assert torch.equal(tf.load(p)["w"], torch.ones(1))
+
+
+def test_an_attribute_that_cannot_be_copied_means_writing_in_place(tmp_path, monkeypatch):
+    p = tmp_path / "ckpt.pt"
+    p.write_bytes(b"old")
+    os.setxattr(p, "user.k", b"v")
+    inode = os.stat(p).st_ino
+
+    def refuse(*a, **k):
+        raise PermissionError(errno.EPERM, "Operation not permitted")
+
+    monkeypatch.setattr(os, "setxattr", refuse)
+    write_bytes(p, b"new")
+    assert p.read_bytes() == b"new" and os.stat(p).st_ino == inode
+    assert os.getxattr(p, "user.k") == b"v" and _temps(tmp_path) == []
+
+
+def test_long_non_ascii_name_fits(tmp_path):
+    """243 bytes, 123 characters: the temporary name is cut by bytes (NAME_MAX is 255 bytes)."""
+    name = "é" * 120 + ".pt"
+    assert len(name.encode()) == 243
+    tf.save({"w": torch.ones(1)}, tmp_path / name)
+    write_bytes(tmp_path / name, b"x")
+    assert (tmp_path / name).read_bytes() == b"x" and _temps(tmp_path) == []
+
+
+def test_sticky_directory_other_users_writable_file(shared_dir):
+    """In a 1777 directory a rename over another user's file is refused (EPERM); open()
+    and torch.save write it, so the writer writes it in place: content new, owner kept."""
+    os.chmod(shared_dir, 0o1777)
+    p = shared_dir / "shared.bin"
+    p.write_bytes(b"old")
+    os.chown(p, 65534, 65534)
+    os.chmod(p, 0o666)
+    assert _as_user(lambda: write_bytes(p, b"new")) == ""
+    st = os.stat(p)
+    assert p.read_bytes() == b"new" and (st.st_uid, st.st_gid) == (65534, 65534)
+    assert _temps(shared_dir) == []
+
+
+def test_a_user_rewriting_another_users_file_keeps_its_owner(shared_dir):
+    """A user may write a group- or world-writable file of someone else (open() keeps its
+    owner); a rename would make it the writer's file."""
+    os.chmod(shared_dir, 0o777)
+    p = shared_dir / "a.py"
+    p.write_bytes(b"old")
+    os.chown(p, 65534, 65534)
+    os.chmod(p, 0o666)
+    assert _as_user(lambda: write_bytes(p, b"new")) == ""
+    assert p.read_bytes() == b"new" and os.stat(p).st_uid == 65534
+
+
+def test_unchanged_guard_refuses_a_file_edited_since_it_was_read(tmp_path):
+    p = tmp_path / "a.py"
+    p.write_bytes(b"as read")
+    write_bytes(p, b"fixed", unchanged=b"as read")
+    assert p.read_bytes() == b"fixed"
+    p.write_bytes(b"the user's edit")
+    with pytest.raises(atomic.ChangedSinceRead):
+        write_bytes(p, b"fixed again", unchanged=b"fixed")
+    assert p.read_bytes() == b"the user's edit" and _temps(tmp_path) == []
+
+
+def test_stale_temps_are_cleaned_for_files_not_written(tmp_path):
+    """A leftover of a killed write to a.py is removed by clean_stale_temps (what --fix
+    calls for every file it checks), a lookalike of another name is not."""
+    old = time.time() - 60
+    mine = tmp_path / f".a.py.0123456789ab{TMP_SUFFIX}"
+    other = tmp_path / f".b.py.0123456789ab{TMP_SUFFIX}"
+    for t in (mine, other):
+        t.write_bytes(b"half")
+        os.utime(t, (old, old))
+    assert atomic.clean_stale_temps(str(tmp_path), ["a.py"]) == 1
+    assert not mine.exists() and other.exists()

@@ -17,6 +17,7 @@ __all__ = [
     "InternalError",
     "TorchMissingError",
     "NestingError",
+    "ChangedSinceRead",
 ]
 
 
@@ -78,3 +79,12 @@ class TorchMissingError(FerryError, ModuleNotFoundError):
 class NestingError(FerryError, ValueError):
     """A structure given to :func:`torchferry.to` (or another tree walker) contains itself,
     or is nested deeper than Python's recursion limit lets it be walked."""
+
+
+class ChangedSinceRead(FerryError, OSError):
+    """A file no longer holds what was read from it, so it was not written (``ferry check
+    --fix`` never overwrites an edit saved while it ran)."""
+
+    def __init__(self, path: str) -> None:
+        super().__init__(f"{path}: changed since it was read; not written")
+        self.path = path

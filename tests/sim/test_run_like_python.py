@@ -142,3 +142,55 @@ def test_pytest_hides_the_simulation_frames(tmp_path):
                          capture_output=True, text=True, timeout=300)  # fmt: skip
     assert res.returncode == 1 and "Expected all tensors to be on the same device" in res.stdout
     assert "modes.py" not in res.stdout and "with_traceback" not in res.stdout, res.stdout
+
+
+def test_dotdot_after_a_symlinked_directory_runs_the_script_python_runs(tmp_path):
+    """lnk -> runs/7: python runs runs/train.py for lnk/../train.py (the kernel resolves
+    ".." after the link), with that directory first on sys.path."""
+    (tmp_path / "runs" / "7").mkdir(parents=True)
+    (tmp_path / "lnk").symlink_to("runs/7")
+    show = "import sys; print('{}', __file__, sys.path[0], sys.argv[0])\n"
+    (tmp_path / "runs" / "train.py").write_text(show.format("runs/train.py"))
+    (tmp_path / "train.py").write_text(show.format("the other train.py"))
+    ours, theirs = _both(tmp_path, ["lnk/../train.py"], ["lnk/../train.py"])
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout
+    assert ours.stdout.startswith("runs/train.py ")
+
+
+def test_the_scripts_excepthook_is_called(tmp_path):
+    (tmp_path / "s.py").write_text(
+        "import sys\n"
+        "sys.excepthook = lambda t, v, tb: print('hook:', t.__name__, v, file=sys.stderr)\n"
+        "raise ValueError('boom')\n"
+    )
+    ours, theirs = _both(tmp_path, ["s.py"], ["s.py"])
+    assert ours.returncode == theirs.returncode == 1
+    assert ours.stderr == theirs.stderr == "hook: ValueError boom\n"
+
+
+def test_a_failing_excepthook_is_reported_as_python_does(tmp_path):
+    (tmp_path / "s.py").write_text(
+        "import sys\n"
+        "def hook(t, v, tb):\n    raise RuntimeError('hook broke')\n"
+        "sys.excepthook = hook\n"
+        "raise ValueError('boom')\n"
+    )
+    ours, theirs = _both(tmp_path, ["s.py"], ["s.py"])
+    assert ours.returncode == theirs.returncode == 1
+    for text in (ours.stderr, theirs.stderr):
+        assert text.startswith("Error in sys.excepthook:")
+        assert "RuntimeError: hook broke" in text and "\nOriginal exception was:\n" in text
+        assert text.rstrip().endswith("ValueError: boom")
+
+
+def test_builtins_is_the_module_under_main(tmp_path):
+    """The `__builtins__.profile = ...` shim scripts use for line_profiler."""
+    (tmp_path / "s.py").write_text(
+        "__builtins__.profile = lambda f: f\n"
+        "@profile\ndef f():\n    return 1\n"
+        "print(type(__builtins__).__name__, f())\n"
+    )
+    ours, theirs = _both(tmp_path, ["s.py"], ["s.py"])
+    assert ours.returncode == theirs.returncode == 0, ours.stderr
+    assert ours.stdout == theirs.stdout == "module 1\n"

@@ -17,8 +17,18 @@ as ``open(path, "wb")`` would, which is what ``torch.save`` does:
   (``PermissionError``; root may write one, as with ``open()``), a path with a
   trailing slash (``IsADirectoryError`` / ``NotADirectoryError``), a directory, a
   missing parent directory (``FileNotFoundError``);
-* the file's permission bits (and, when run as root, its owner) are kept; a new
-  file gets ``0o666`` minus the umask, as ``open()`` gives it;
+* the path is resolved as the kernel resolves it, once: symlinks first, then ``..``
+  (``latest/../model.pt`` with ``latest`` a symlink names the ``model.pt`` next to
+  the link's target, as for ``open()``; no lexical ``normpath``);
+* the file's permission bits, its extended attributes (POSIX ACLs, ``user.*``,
+  SELinux labels) and, when run as root, its owner are kept; where they cannot be
+  copied to the temporary file (another user's file, an attribute this user may not
+  set), the complete new content is copied into the file in place instead, so
+  nothing the file carried is lost, as with ``open()``; a new file gets ``0o666``
+  minus the umask, as ``open()`` gives it;
+* in a sticky directory (mode ``1777``, as ``/tmp``), where a rename over another
+  user's file is refused, that file is written in place when it is writable, as
+  ``open()`` writes it;
 * a file with several hard links is rewritten in place once the new content is
   complete in the temporary file, so every link sees it (as with ``open()``; a
   rename would silently detach this name from the others).  Only a crash during
@@ -29,7 +39,13 @@ as ``open(path, "wb")`` would, which is what ``torch.save`` does:
   content is complete in the temporary file first when it can be), as ``open()``
   would write it.
 
-Temporary files are named ``.<name>.<random>.ferry-tmp`` and are locked
+With ``unchanged=`` (what ``ferry check --fix`` passes: the bytes it read), the
+target is replaced only if it still holds exactly those bytes right before the rename;
+otherwise :class:`ChangedSinceRead` is raised and the file is left alone, so an edit
+saved meanwhile is never overwritten.
+
+Temporary files are named ``.<name>.<random>.ferry-tmp`` (the name cut to 120 bytes,
+not characters, so a long non-ASCII name still fits ``NAME_MAX``) and are locked
 (``flock``) while being written.  A write that was killed leaves its temporary
 file behind; the next write to the same path deletes such leftovers, and only
 those (unlocked, and older than a few seconds; the ``.<name>.<8 chars>.tmp`` files
@@ -46,15 +62,20 @@ import re
 import secrets
 import stat
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable
 from typing import IO, Any, Union
+
+from torchferry.errors import ChangedSinceRead
 
 try:
     import fcntl
 except ImportError:  # pragma: no cover - Windows: no flock, so no stale-file cleaning
     fcntl = None  # type: ignore[assignment]
 
-__all__ = ["write_atomic", "write_bytes", "write_text", "TMP_SUFFIX"]
+__all__ = [
+    "write_atomic", "write_bytes", "write_text", "TMP_SUFFIX", "ChangedSinceRead",
+    "clean_stale_temps",
+]
 
 PathLike = Union[str, "os.PathLike[str]"]
 Writer = Callable[[IO[bytes]], Any]
@@ -65,14 +86,17 @@ TMP_SUFFIX = ".ferry-tmp"
 STALE_AFTER = 10.0
 #: The same for the ``.<name>.<8 chars>.tmp`` files of torchferry versions before this module.
 LEGACY_STALE_AFTER = 3600.0
-_MAX_BASE = 120  # keeps the temporary name under NAME_MAX for long file names
+_MAX_BASE = 120  # bytes: keeps the temporary name under NAME_MAX for long file names
 _MAX_LINKS = 40  # symlinks followed before ELOOP, as Linux does
 _COPY_CHUNK = 1 << 20
 
 
-def write_bytes(path: PathLike, data: bytes) -> None:
-    """Write ``data`` to ``path`` atomically (see the module docstring)."""
-    write_atomic(path, lambda fh: fh.write(data))
+def write_bytes(path: PathLike, data: bytes, *, unchanged: bytes | None = None) -> None:
+    """Write ``data`` to ``path`` atomically (see the module docstring).
+
+    With ``unchanged``, write only if the file still holds exactly those bytes (checked
+    right before the rename), else raise :class:`ChangedSinceRead`."""
+    write_atomic(path, lambda fh: fh.write(data), unchanged=unchanged)
 
 
 def write_text(path: PathLike, text: str, encoding: str = "utf-8") -> None:
@@ -86,12 +110,12 @@ def write_text(path: PathLike, text: str, encoding: str = "utf-8") -> None:
     write_bytes(path, text.encode(encoding))
 
 
-def write_atomic(path: PathLike, write: Writer) -> None:
+def write_atomic(path: PathLike, write: Writer, *, unchanged: bytes | None = None) -> None:
     """Call ``write(fh)`` with a binary file and make what it wrote ``path``'s content.
 
     ``write`` must only write (no ``seek`` back is needed; a device or a FIFO
     gets the bytes as they come).  If it raises, the target is left as it was
-    and the exception propagates.
+    and the exception propagates.  ``unchanged``: see :func:`write_bytes`.
     """
     spath = os.fspath(path)
     if not spath or spath.endswith(("/", os.sep)) or (os.altsep and spath.endswith(os.altsep)):
@@ -135,26 +159,31 @@ def write_atomic(path: PathLike, write: Writer) -> None:
     except OSError as exc:
         if st is not None and exc.errno in (errno.EACCES, errno.EPERM):
             # The directory is closed to new files, but the file itself is writable.
+            _check_unchanged(target, unchanged, spath)
             _write_in_place(target, write)
             return
         raise _as_open_error(exc, spath) from None
     try:
-        if st is not None:
-            _keep_mode_and_owner(fd, tmp, st)
+        in_place = st is not None and st.st_nlink > 1  # every hard link sees the new content
+        if st is not None and not _keep_attributes(fd, tmp, target, st):
+            in_place = True  # what the file carries cannot be copied: keep the file itself
         with os.fdopen(fd, "wb", closefd=False) as fh:
             write(fh)
             fh.flush()
         _fsync(fd)
-        if st is not None and st.st_nlink > 1:
-            _copy_into(fd, target)  # every hard link sees the new content
+        _check_unchanged(target, unchanged, spath)
+        if in_place:
+            _copy_into(fd, target)
             os.unlink(tmp)
         else:
             try:
                 os.replace(tmp, target)
             except OSError as exc:
                 # A file bind-mounted on its own (docker -v model.pt:/app/model.pt) cannot be
-                # renamed over (EBUSY/EXDEV); open() can write it, so write it in place.
-                if st is None or exc.errno not in (errno.EBUSY, errno.EXDEV):
+                # renamed over (EBUSY/EXDEV), nor another user's file in a sticky directory
+                # (EPERM); open() can write them, so write them in place.
+                if st is None or exc.errno not in (errno.EBUSY, errno.EXDEV, errno.EPERM,
+                                                   errno.EACCES):
                     raise
                 _copy_into(fd, target)
                 os.unlink(tmp)
@@ -170,9 +199,25 @@ def write_atomic(path: PathLike, write: Writer) -> None:
         os.close(fd)  # releases the lock
 
 
-def _keep_mode_and_owner(fd: int, tmp: str, st: os.stat_result) -> None:
-    """Give the temporary file the replaced file's mode (and owner, when root), where the
-    file system can (vfat cannot: a save there still succeeds, as with open())."""
+def _keep_attributes(fd: int, tmp: str, target: str, st: os.stat_result) -> bool:
+    """Give the temporary file the replaced file's owner (when root), mode and extended
+    attributes (ACLs included); False when the rename would lose any of them (another
+    user's file, an attribute this user may not set): then the file is written in place.
+    A file system that cannot chmod (vfat) or has no xattrs is no reason: open() writes there.
+    """
+    root = hasattr(os, "geteuid") and os.geteuid() == 0
+    if hasattr(os, "geteuid") and not root and st.st_uid != os.geteuid():
+        return False  # only root can give the new file another owner
+    if root and (st.st_uid != 0 or st.st_gid != os.getegid()):
+        try:
+            os.fchown(fd, st.st_uid, st.st_gid)
+        except OSError:
+            return False
+    elif not root and st.st_gid != os.fstat(fd).st_gid:
+        try:
+            os.fchown(fd, -1, st.st_gid)  # one of the user's groups (else: in place)
+        except OSError:
+            return False
     try:
         if hasattr(os, "fchmod"):
             os.fchmod(fd, stat.S_IMODE(st.st_mode))
@@ -180,13 +225,24 @@ def _keep_mode_and_owner(fd: int, tmp: str, st: os.stat_result) -> None:
             os.chmod(tmp, stat.S_IMODE(st.st_mode))
     except OSError:
         pass
-    if hasattr(os, "geteuid") and os.geteuid() == 0 and (
-        st.st_uid != 0 or st.st_gid != os.getegid()
-    ):
+    return _copy_xattrs(target, fd)
+
+
+def _copy_xattrs(target: str, fd: int) -> bool:
+    """Copy every extended attribute of ``target`` to ``fd`` (after the mode: a POSIX ACL
+    sets the group bits); False when one cannot be copied."""
+    if not hasattr(os, "listxattr"):  # pragma: no cover - not Linux
+        return True
+    try:
+        names = os.listxattr(target)
+    except OSError as exc:
+        return exc.errno in (errno.ENOTSUP, errno.EOPNOTSUPP)
+    for name in names:
         try:
-            os.fchown(fd, st.st_uid, st.st_gid)
+            os.setxattr(fd, name, os.getxattr(target, name))
         except OSError:
-            pass
+            return False
+    return True
 
 
 def _fsync(fd: int) -> None:
@@ -196,6 +252,19 @@ def _fsync(fd: int) -> None:
     except OSError as exc:
         if exc.errno not in (errno.EINVAL, errno.EOPNOTSUPP, errno.ENOTSUP):
             raise
+
+
+def _check_unchanged(target: str, expected: bytes | None, path: str) -> None:
+    """Raise :class:`ChangedSinceRead` unless ``target`` holds exactly ``expected``."""
+    if expected is None:
+        return
+    try:
+        with open(target, "rb") as fh:
+            same = os.fstat(fh.fileno()).st_size == len(expected) and fh.read() == expected
+    except FileNotFoundError:
+        same = False
+    if not same:
+        raise ChangedSinceRead(path)
 
 
 def _as_open_error(exc: OSError, path: str) -> OSError:
@@ -230,7 +299,8 @@ def _resolve(path: str) -> tuple[str, bool, int | None]:
     through ``/proc``; and, when it went through one of this process's own descriptors
     (``/dev/stdout`` -> ``/proc/self/fd/1``), that descriptor: a file a shell opened
     must be written through it, not replaced."""
-    p = os.path.abspath(path)
+    # No normpath: "link/../x" is the x next to the link's target, as the kernel reads it.
+    p = path if os.path.isabs(path) else os.path.join(os.getcwd(), path)
     via_proc = False
     for _ in range(_MAX_LINKS):
         head, name = os.path.split(p)
@@ -247,7 +317,7 @@ def _resolve(path: str) -> tuple[str, bool, int | None]:
             if exc.errno in (errno.EINVAL, errno.ENOENT):  # not a link / does not exist
                 return p, via_proc, None
             raise
-        p = os.path.normpath(os.path.join(real_head, link))
+        p = os.path.join(real_head, link)  # its ".." is resolved by realpath, after links
     raise OSError(errno.ELOOP, os.strerror(errno.ELOOP), path)
 
 
@@ -256,7 +326,8 @@ def _under_proc(p: str) -> bool:
 
 
 def _temp_prefix(name: str) -> str:
-    return f".{name[:_MAX_BASE]}."
+    """``.<name>.``, the name cut to :data:`_MAX_BASE` bytes (``NAME_MAX`` counts bytes)."""
+    return f".{os.fsdecode(os.fsencode(name)[:_MAX_BASE])}."
 
 
 def _create_temp(directory: str, name: str) -> tuple[int, str]:
@@ -289,46 +360,65 @@ def _legacy_pattern(name: str) -> re.Pattern[str]:
 
 def _clean_stale(directory: str, name: str) -> None:
     """Delete temporary files a killed earlier write to ``directory/name`` left behind."""
+    clean_stale_temps(directory, [name])
+
+
+def clean_stale_temps(directory: str, names: Iterable[str]) -> int:
+    """Delete the temporary files killed earlier writes to ``directory/<name>`` (for each
+    of ``names``) left behind: unlocked and older than :data:`STALE_AFTER`.  ``ferry check
+    --fix`` calls it for the files it checks, fixed or not.  Returns how many it deleted."""
     if fcntl is None:  # pragma: no cover
-        return
-    pattern, legacy = _stale_pattern(name), _legacy_pattern(name)
-    prefix = _temp_prefix(name)
+        return 0
+    prefixes = {_temp_prefix(n): n for n in names}
+    patterns = [(_stale_pattern(n), _legacy_pattern(n)) for n in prefixes.values()]
     try:
-        entries = [e.name for e in os.scandir(directory) if e.name.startswith(prefix)]
+        entries = [e.name for e in os.scandir(directory)
+                   if e.name.startswith(".") and e.name.endswith((TMP_SUFFIX, ".tmp"))]
     except OSError:
-        return
+        return 0
+    removed = 0
     now = time.time()
     for entry in entries:
-        if pattern.match(entry):
-            min_age = STALE_AFTER
-        elif legacy.match(entry):
-            min_age = LEGACY_STALE_AFTER  # its writer took no lock: wait much longer
-        else:
-            continue
-        full = os.path.join(directory, entry)
+        min_age = None
+        for pattern, legacy in patterns:
+            if pattern.match(entry):
+                min_age = STALE_AFTER
+            elif legacy.match(entry):
+                min_age = LEGACY_STALE_AFTER  # its writer took no lock: wait much longer
+            if min_age is not None:
+                break
+        if min_age is not None and _remove_if_stale(os.path.join(directory, entry), now, min_age):
+            removed += 1
+    return removed
+
+
+def _remove_if_stale(full: str, now: float, min_age: float) -> bool:
+    assert fcntl is not None
+    try:
+        fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        st = os.fstat(fd)
+        if not stat.S_ISREG(st.st_mode) or now - st.st_mtime < min_age:
+            return False
         try:
-            fd = os.open(full, os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | os.O_NONBLOCK)
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
         except OSError:
-            continue
+            return False  # a write in progress holds it
         try:
-            st = os.fstat(fd)
-            if not stat.S_ISREG(st.st_mode) or now - st.st_mtime < min_age:
-                continue
-            try:
-                fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            except OSError:
-                continue  # a write in progress holds it
-            try:
-                now_st = os.lstat(full)
-            except OSError:
-                continue
-            if (now_st.st_dev, now_st.st_ino) == (st.st_dev, st.st_ino):
-                try:
-                    os.unlink(full)
-                except OSError:
-                    pass
-        finally:
-            os.close(fd)
+            now_st = os.lstat(full)
+        except OSError:
+            return False
+        if (now_st.st_dev, now_st.st_ino) != (st.st_dev, st.st_ino):
+            return False
+        try:
+            os.unlink(full)
+        except OSError:
+            return False
+        return True
+    finally:
+        os.close(fd)
 
 
 def _copy_into(src_fd: int, target: str) -> None:

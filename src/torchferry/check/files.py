@@ -18,7 +18,7 @@ from __future__ import annotations
 import os
 import re
 import stat
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -368,20 +368,21 @@ class Walker:
         self._walk(directory, anchor, stack, found)
         return found
 
-    def _walk(self, d: Path, anchor: Path, stack: list[PatternSet], found: list[Path]) -> None:
-        rel_d = os.path.relpath(d, anchor).replace(os.sep, "/")
-        rel_d = "" if rel_d == "." else rel_d
-        pushed = False
-        if self.respect_gitignore:
-            ps = _read_ignore_file(d / ".gitignore", rel_d)
-            if ps:
-                stack.append(ps)
-                pushed = True
-        try:
-            entries = sorted(os.scandir(d), key=lambda e: e.name)
-        except OSError:
-            entries = []
-        for entry in entries:
+    def _walk(self, top: Path, anchor: Path, stack: list[PatternSet], found: list[Path]) -> None:
+        """Depth first, entries sorted by name; a loop, not recursion (a 1000-level tree is
+        a legal path).  A directory that cannot be listed goes into ``found`` itself: the
+        runner reports it as unreadable (it is not silently skipped)."""
+        # one frame per open directory: (its relative path, its entries left, pushed .gitignore)
+        frames: list[tuple[str, Iterator[os.DirEntry[str]], bool]] = []
+        self._enter(top, anchor, stack, found, frames)
+        while frames:
+            rel_d, entries, pushed = frames[-1]
+            entry = next(entries, None)
+            if entry is None:
+                frames.pop()
+                if pushed:
+                    stack.pop()
+                continue
             try:
                 is_dir = entry.is_dir(follow_symlinks=False)
                 is_file = not is_dir and entry.is_file()
@@ -396,11 +397,26 @@ class Walker:
             if self.respect_gitignore and stack and _ignored(stack, rel, is_dir):
                 continue
             if is_dir:
-                self._walk(path, anchor, stack, found)
+                self._enter(path, anchor, stack, found, frames)
             else:
                 found.append(path)
-        if pushed:
-            stack.pop()
+
+    def _enter(self, d: Path, anchor: Path, stack: list[PatternSet], found: list[Path],
+               frames: list[tuple[str, Iterator[os.DirEntry[str]], bool]]) -> None:
+        rel_d = os.path.relpath(d, anchor).replace(os.sep, "/")
+        rel_d = "" if rel_d == "." else rel_d
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError:
+            found.append(d)  # unreadable: reported, not skipped
+            return
+        pushed = False
+        if self.respect_gitignore:
+            ps = _read_ignore_file(d / ".gitignore", rel_d)
+            if ps:
+                stack.append(ps)
+                pushed = True
+        frames.append((rel_d, iter(entries), pushed))
 
 
 def missing_reason(path: Path) -> str:

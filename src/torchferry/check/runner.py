@@ -20,7 +20,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from torchferry._internal.atomic import write_bytes
+from torchferry._internal.atomic import ChangedSinceRead, clean_stale_temps, write_bytes
 from torchferry.check import engine
 from torchferry.check.api import Evidence, Finding, Fix, split_lines
 from torchferry.check.cache import Cache, content_hash, fix_from_json, fix_to_json
@@ -439,13 +439,30 @@ def _check_file(path: Path, data: bytes, opts: Options, display: str) -> FileOut
     out, new = check_bytes(path, data, opts, display)
     if opts.fix and not opts.diff and new is not None:
         try:
-            # the one file writer: a symlink is followed, the mode and hard links are kept,
-            # a read-only file is refused as open() would
-            write_bytes(path, new)
+            # the one file writer: a symlink is followed, the mode, ACLs and hard links are
+            # kept, a read-only file is refused as open() would; and the file is replaced
+            # only if it still holds the bytes that were checked (an edit saved meanwhile wins)
+            write_bytes(path, new, unchanged=data)
+        except ChangedSinceRead:
+            error = "changed on disk while it was checked: fixes not written; run again"
         except OSError as exc:
-            out.error = f"could not write the fixes: {exc}"
-            out.fixed = 0
+            error = f"could not write the fixes: {exc}"
+        else:
+            return out
+        # nothing was fixed: report the findings of the file as it was read
+        out, _ = check_bytes(path, data, replace(opts, fix=False), display)
+        out.error = error
     return out
+
+
+def _clean_leftovers(paths: Sequence[Path]) -> None:
+    """Remove what a ``--fix`` killed earlier (``kill -9``) left next to these files:
+    unlocked temporary files older than a few seconds (see ``_internal.atomic``)."""
+    by_dir: dict[str, list[str]] = {}
+    for p in paths:
+        by_dir.setdefault(os.path.dirname(p) or ".", []).append(os.path.basename(p))
+    for directory, names in by_dir.items():
+        clean_stale_temps(directory, names)
 
 
 # ------------------------------------------------------------------ many files
@@ -498,7 +515,7 @@ def check_paths(
         try:
             data = read_bytes(path, limit)  # a FIFO does not hang, /dev/zero ends
         except OSError as exc:
-            outcomes[i] = FileOutcome(path, display, error=f"cannot read: {exc.strerror or exc}")
+            outcomes[i] = FileOutcome(path, display, error=_unreadable(path, exc))
             continue
         if limit is not None and len(data) > limit:
             outcomes[i] = _too_large(path, display, opts, limit)
@@ -524,6 +541,8 @@ def check_paths(
                 continue
         todo.append((i, path, data, display, digest))
 
+    if opts.fix and not opts.diff:
+        _clean_leftovers([p for _, p, _, _ in readable])
     workers = default_jobs() if jobs is None or jobs <= 0 else jobs
     total = sum(len(t[2]) for t in todo)
     if workers > 1 and len(todo) > 1 and total >= PARALLEL_MIN_BYTES:
@@ -550,6 +569,18 @@ def check_paths(
 #: A notebook file may be this many times ``max_file_size`` (outputs, images);
 #: its code cells are held to ``max_file_size``.
 NOTEBOOK_SIZE_FACTOR = 20
+
+
+def _unreadable(path: Path, exc: OSError) -> str:
+    """Why ``path`` cannot be read; a directory the walker could not list (it hands
+    those over so they are reported, never skipped in silence) says so."""
+    if os.path.isdir(path):
+        try:
+            os.scandir(path).close()
+        except OSError as err:
+            exc = err
+        return f"cannot read the directory, its files were not checked: {exc.strerror or exc}"
+    return f"cannot read: {exc.strerror or exc}"
 
 
 def _size(n: int) -> str:

@@ -221,7 +221,12 @@ def _stdin(args: argparse.Namespace, opts) -> tuple[list, bytes | None]:
 
     name = args.stdin_filename
     limit = opts.max_file_size
-    data = sys.stdin.buffer.read(-1 if limit is None else limit + 1)  # `< /dev/zero` ends
+    if sys.stdin is None:  # `ferry check - <&-`: python has no stdin at all
+        raise UsageError("cannot read the source from stdin: it is closed")
+    try:
+        data = sys.stdin.buffer.read(-1 if limit is None else limit + 1)  # `< /dev/zero` ends
+    except OSError as exc:  # `< /` (EISDIR), a closed descriptor (EBADF)
+        raise UsageError(f"cannot read the source from stdin: {exc.strerror or exc}") from None
     out, new = check_bytes(Path(name), data, opts, name)
     if opts.fix and not opts.diff:
         return [out], (new if new is not None else data)
@@ -350,7 +355,7 @@ def run_check(args: argparse.Namespace) -> int:
         sys.stdout.buffer.write(fixed_bytes)
         sys.stdout.buffer.flush()
     _write_report(args, diagnostics, sum(o.fixed for o in outcomes), cfg, enabled,
-                  to_stderr=fixed_bytes is not None)
+                  to_stderr=fixed_bytes is not None, errors=bool(errors))
     if errors:
         return 2
     if diagnostics and not args.exit_zero:
@@ -408,7 +413,7 @@ def _diff(args: argparse.Namespace, outcomes, diagnostics, errors) -> int:
 
 
 def _write_report(args: argparse.Namespace, diagnostics, fixed: int, cfg, enabled,
-                  *, to_stderr: bool) -> None:
+                  *, to_stderr: bool, errors: bool = False) -> None:
     """The report in the asked format, on stdout (stderr after stdin --fix) or --output-file."""
     from torchferry.check import report
 
@@ -434,7 +439,10 @@ def _write_report(args: argparse.Namespace, diagnostics, fixed: int, cfg, enable
     else:
         out.write(report.text_report(diagnostics, color=color, unsafe=args.unsafe_fixes,
                                      show_source=fmt != "concise"))
-    if not args.quiet and (args.statistics or fmt in ("full", "text", "concise")):
+    # "All checks passed!" only when they did: not next to a file that could not be checked
+    passed = not diagnostics and not fixed
+    if not args.quiet and (args.statistics or fmt in ("full", "text", "concise")) \
+            and not (passed and errors):
         out.write(report.summary(diagnostics, fixed=fixed, unsafe=args.unsafe_fixes, color=color))
     if args.output_file is not None:
         from torchferry._internal.atomic import write_text

@@ -73,6 +73,29 @@ def _print_traceback(exc: BaseException, first_user_file: str | None) -> None:
     print("".join(te.format()), end="", file=sys.stderr)
 
 
+def _report_uncaught(exc: BaseException, first_user_file: str | None, hook: Any) -> None:
+    """What python does with an uncaught exception: call ``sys.excepthook`` when the
+    script installed its own (``hook`` is the one there before it ran), else print the
+    traceback.  A hook that fails is reported as python reports it."""
+    current = sys.excepthook
+    if current is hook or current is sys.__excepthook__:
+        _print_traceback(exc, first_user_file)
+        return
+    try:
+        current(type(exc), exc, exc.__traceback__)
+    except BaseException as err:  # noqa: BLE001 - python's own wording
+        print("Error in sys.excepthook:", file=sys.stderr)
+        _print_traceback(err, None)
+        print("\nOriginal exception was:", file=sys.stderr)
+        _print_traceback(exc, first_user_file)
+
+
+def _script_path(target: str) -> str:
+    """The script's ``__file__`` as python makes it: absolute, but not normalised
+    (``lnk/../train.py`` stays so: the kernel resolves ``..`` after the symlink)."""
+    return target if os.path.isabs(target) else os.path.join(os.getcwd(), target)
+
+
 def zipfile_like(path: str) -> bool:
     """Whether ``path`` is a regular file that is a zip archive (python runs its
     ``__main__.py``); a pipe is never tested (that would read it dry)."""
@@ -95,9 +118,12 @@ def _run_file(path: str) -> None:
     loader = (
         importlib.machinery.SourceFileLoader("__main__", path) if os.path.isfile(path) else None
     )
+    import builtins
+
     main = types.ModuleType("__main__")
+    # __builtins__ is the module in __main__, as python gives it (a dict elsewhere)
     main.__dict__.update(__file__=path, __cached__=None, __loader__=loader, __package__=None,
-                         __spec__=None, __builtins__=__builtins__)  # fmt: skip
+                         __spec__=None, __builtins__=builtins)  # fmt: skip
     saved = sys.modules.get("__main__")
     sys.modules["__main__"] = main
     try:
@@ -172,13 +198,17 @@ def run_path(
         if os.path.isdir(target) and not os.path.exists(os.path.join(target, "__main__.py")):
             raise UsageError(f"{target} is a directory without a __main__.py")
         argv0 = target  # sys.argv[0] as given; __file__ absolute, as python makes them
-        path0 = os.path.dirname(os.path.abspath(target))
+        plain = not os.path.isdir(target) and not zipfile_like(target)
+        # sys.path[0]: the directory of the script with its symlinks resolved, as python
+        # puts it there ("lnk/../train.py" is the train.py next to the link's target)
+        real = os.path.realpath(target)
+        path0 = os.path.dirname(real if plain and os.path.exists(real) else os.path.abspath(target))
         main_file = os.path.join(target, "__main__.py") if os.path.isdir(target) else target
         first_user_file = os.path.abspath(main_file)
-        plain = not os.path.isdir(target) and not zipfile_like(target)
 
     saved_argv = sys.argv[:]
     saved_path = sys.path[:]
+    saved_hook = sys.excepthook
     sys.argv = [argv0, *argv]
     sys.path.insert(0, path0)
     ctx: Any = contextlib.nullcontext()
@@ -192,16 +222,16 @@ def run_path(
                 if module:
                     runpy.run_module(target, run_name="__main__", alter_sys=True)
                 elif plain:  # a script file, /dev/stdin, <(cmd): as python runs it
-                    _run_file(os.path.abspath(target))
+                    _run_file(_script_path(target))
                 else:  # a directory or zip archive with a __main__.py
                     runpy.run_path(target, run_name="__main__")
             except SystemExit as exc:
                 return _exit_code(exc)
             except KeyboardInterrupt as exc:  # python prints it, then dies by SIGINT:
-                _print_traceback(exc, first_user_file)  # the caller re-raises the signal
+                _report_uncaught(exc, first_user_file, saved_hook)  # the caller re-raises
                 raise
             except BaseException as exc:  # noqa: BLE001 - print it as python would
-                _print_traceback(exc, first_user_file)
+                _report_uncaught(exc, first_user_file, saved_hook)
                 if on_exception is not None:
                     on_exception(exc)
                 return 1
@@ -211,3 +241,4 @@ def run_path(
             sys.stdout.flush()
         sys.argv = saved_argv
         sys.path[:] = saved_path
+        sys.excepthook = saved_hook
