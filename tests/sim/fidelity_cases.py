@@ -1334,4 +1334,13 @@ CASES: list[Case] = [
         cite="aten/src/ATen/native/Memory.cpp pin_memory: if (self.is_pinned(device)) "
         "return self; before at::_pin_memory",
     ),
+    Case(
+        "module_to_device_keyword",
+        "m=nn.Linear(2,2); m.to(device='cuda'); x=torch.ones(2).to(device='cuda')\n"
+        "print(m.weight.device, m.bias.device, x.device, torch._C._nn._parse_to(device='cuda')[0])",
+        out="cuda:0 cuda:0 cuda:0 cuda\n",
+        source="torch-source",
+        cite="torch/nn/modules/module.py Module.to: torch._C._nn._parse_to(*args, **kwargs), "
+        "the same parser for positional and keyword device",
+    ),
 ]

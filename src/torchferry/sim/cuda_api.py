@@ -834,7 +834,10 @@ def _device_and_storage_patches(s: Any) -> list[tuple[Any, str, Any]]:
             args = (real_device(kind, args[0]), *args[1:])
         if type(kwargs.get("device")) is int:
             kwargs = {**kwargs, "device": real_device(kind, kwargs["device"])}
-        return orig_parse_to(*args, **kwargs)
+        # Without torch functions: the simulation's mode would see ``device=`` and treat the
+        # parser as a factory (``Module.to(device="cuda")`` then parsed to the CPU).
+        with torch._C.DisableTorchFunction():
+            return orig_parse_to(*args, **kwargs)
 
     real_storage_device = torch._C.StorageBase.device  # type: ignore[attr-defined]
 

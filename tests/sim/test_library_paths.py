@@ -1,0 +1,29 @@
+"""What widely used libraries do with a GPU, each reproduced in a few lines.
+
+Each test fails on a simulation that differs from a real GPU in that behaviour.
+"""
+
+from __future__ import annotations
+
+import torch
+import torch.nn as nn
+
+from torchferry.sim.session import simulate
+
+
+# ---------------------------------------------------------------- Module.to(device=...)
+def test_module_to_device_keyword_moves_parameters():
+    with simulate("cuda"):
+        m = nn.Linear(2, 2)
+        assert m.to(device="cuda") is m
+        assert str(m.weight.device) == "cuda:0"
+        m.to(device=torch.device("cpu"))
+        assert str(m.weight.device) == "cpu"
+
+
+def test_parse_to_device_keyword_reads_the_device():
+    with simulate("cuda"):
+        assert torch._C._nn._parse_to(device="cuda")[0] == torch.device("cuda")
+        assert torch._C._nn._parse_to(device=0)[0] == torch.device("cuda", 0)
+        assert torch._C._nn._parse_to("cuda", torch.float16)[:2] == (
+            torch.device("cuda"), torch.float16)
