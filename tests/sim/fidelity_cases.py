@@ -1343,4 +1343,12 @@ CASES: list[Case] = [
         cite="torch/nn/modules/module.py Module.to: torch._C._nn._parse_to(*args, **kwargs), "
         "the same parser for positional and keyword device",
     ),
+    Case(
+        "cuda_graph_is_a_class",
+        "print(isinstance(torch.cuda.CUDAGraph, type), isinstance(torch.cuda.graph, type), "
+        "type(None) in (torch.cuda.CUDAGraph | None).__args__)",
+        out="True True True\n",
+        source="torch-source",
+        cite="torch/cuda/graphs.py: class CUDAGraph(torch._C._CUDAGraph), class graph",
+    ),
 ]

@@ -5,9 +5,11 @@ Each test fails on a simulation that differs from a real GPU in that behaviour.
 
 from __future__ import annotations
 
+import pytest
 import torch
 import torch.nn as nn
 
+from torchferry.errors import UnsupportedFeatureError
 from torchferry.sim.session import simulate
 
 
@@ -27,3 +29,16 @@ def test_parse_to_device_keyword_reads_the_device():
         assert torch._C._nn._parse_to(device=0)[0] == torch.device("cuda", 0)
         assert torch._C._nn._parse_to("cuda", torch.float16)[:2] == (
             torch.device("cuda"), torch.float16)
+
+
+# ---------------------------------------------------------------- CUDA graph classes
+def test_cuda_graph_classes_work_in_annotations_and_refuse_when_made():
+    with simulate("cuda"):
+        assert isinstance(torch.cuda.CUDAGraph, type) and isinstance(torch.cuda.graph, type)
+        hint = torch.cuda.CUDAGraph | None  # transformers' generation utils annotate this way
+        assert type(None) in hint.__args__
+        assert not isinstance(object(), torch.cuda.CUDAGraph)
+        with pytest.raises(UnsupportedFeatureError, match=r"CUDA graphs \(torch.cuda.CUDAGraph\)"):
+            torch.cuda.CUDAGraph()
+        with pytest.raises(UnsupportedFeatureError, match=r"CUDA graphs \(torch.cuda.graph\)"):
+            torch.cuda.graph(None)
