@@ -1351,4 +1351,14 @@ CASES: list[Case] = [
         source="torch-source",
         cite="torch/cuda/graphs.py: class CUDAGraph(torch._C._CUDAGraph), class graph",
     ),
+    Case(
+        "find_spec_triton_without_triton",
+        "import importlib.util\n"
+        "print(importlib.util.find_spec('triton') is None or torch.version.cuda is not None)",
+        out="True\n",
+        source="torch-source",
+        cite="importlib.util.find_spec returns None for a module no finder finds; torch's "
+        "torch/utils/_triton.py has_triton_package probes the same way (a CUDA wheel has "
+        "Triton: then the case holds by the second operand)",
+    ),
 ]

@@ -42,3 +42,14 @@ def test_cuda_graph_classes_work_in_annotations_and_refuse_when_made():
             torch.cuda.CUDAGraph()
         with pytest.raises(UnsupportedFeatureError, match=r"CUDA graphs \(torch.cuda.graph\)"):
             torch.cuda.graph(None)
+
+
+# ---------------------------------------------------------------- probing for Triton
+def test_find_spec_triton_answers_none_and_import_is_refused():
+    import importlib.util
+
+    with simulate("cuda"):
+        assert importlib.util.find_spec("triton") is None
+        with pytest.raises(ModuleNotFoundError, match="Triton kernels cannot run") as info:
+            import triton  # noqa: F401
+        assert info.value.name == "triton"

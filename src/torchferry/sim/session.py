@@ -6,6 +6,7 @@ import contextlib
 import functools
 import importlib
 import importlib.abc
+import importlib.util
 import inspect
 import sys
 import threading
@@ -24,8 +25,15 @@ KINDS = _kinds.NAMES
 
 
 class _BlockTriton(importlib.abc.MetaPathFinder):
+    """``import triton`` is refused in the simulation, naming why; a probe for it
+    (``importlib.util.find_spec("triton")``, how libraries decide whether Triton is there)
+    answers None, as on a machine without Triton, so they take their other path."""
+
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if fullname == "triton" or fullname.startswith("triton."):
+            # util.find_spec -> importlib._bootstrap._find_spec -> here
+            if sys._getframe(2).f_code is importlib.util.find_spec.__code__:
+                return None
             raise ModuleNotFoundError(
                 "Triton kernels cannot run in the simulated GPU (torchferry.simulate computes on "
                 "the CPU); 'import triton' is refused inside the simulation",
