@@ -1361,4 +1361,14 @@ CASES: list[Case] = [
         "torch/utils/_triton.py has_triton_package probes the same way (a CUDA wheel has "
         "Triton: then the case holds by the second operand)",
     ),
+    Case(
+        "compile_wraps_and_runs",
+        "m=torch.compile(nn.Linear(2,2).cuda(), mode='max-autotune-no-cudagraphs', dynamic=False)\n"
+        "print(type(m).__name__, type(m._orig_mod).__name__, list(m.state_dict()), "
+        "m(torch.ones(1,2,device='cuda')).device)",
+        out="OptimizedModule Linear ['_orig_mod.weight', '_orig_mod.bias'] cuda:0\n",
+        source="torch-source",
+        cite="torch/__init__.py compile -> torch._dynamo.optimize(...)(model): "
+        "eval_frame.OptimizedModule(mod, ctx) registers the module as _orig_mod",
+    ),
 ]

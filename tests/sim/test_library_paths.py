@@ -53,3 +53,54 @@ def test_find_spec_triton_answers_none_and_import_is_refused():
         with pytest.raises(ModuleNotFoundError, match="Triton kernels cannot run") as info:
             import triton  # noqa: F401
         assert info.value.name == "triton"
+
+
+# ---------------------------------------------------------------- torch.compile
+def test_compile_wraps_as_on_a_gpu_and_runs_at_the_first_call(capsys):
+    from torch._dynamo.eval_frame import OptimizedModule
+
+    with simulate("cuda"):
+        cpu_model = torch.compile(nn.Linear(2, 2))  # never called: only wrapped
+        assert isinstance(cpu_model, OptimizedModule)
+        assert isinstance(cpu_model._orig_mod, nn.Linear)
+        assert list(cpu_model.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+        assert capsys.readouterr().err == ""
+        m = torch.compile(nn.Linear(2, 2).cuda(), mode="max-autotune", fullgraph=True,
+                          dynamic=True)
+        out = m(torch.ones(3, 2, device="cuda"))
+        assert str(out.device) == "cuda:0"
+        m(torch.ones(3, 2, device="cuda"))
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "compiled kernels are not what runs" in err
+
+
+def test_compiled_functions_and_methods_run_their_code():
+    with simulate("cuda"):
+
+        @torch.compile
+        def double(t):
+            return t * 2
+
+        @torch.compile(mode="reduce-overhead")
+        def triple(t):
+            return t * 3
+
+        x = torch.ones(2, device="cuda")
+        assert double(x).tolist() == [2.0, 2.0] and str(triple(x).device) == "cuda:0"
+        assert double._torchdynamo_orig_callable.__name__ == "double"
+        m = nn.Linear(2, 2).cuda()
+        m.compile()  # Module.compile: torch.compile of its _call_impl
+        assert str(m(torch.ones(1, 2, device="cuda")).device) == "cuda:0"
+        assert torch.compile(double, disable=True) is double
+        f = torch.compile(lambda t: t * 2, backend="eager")
+        assert str(f(x).device) == "cuda:0"
+
+
+def test_compile_refuses_what_torch_refuses_when_wrapping():
+    with simulate("cuda"):
+        with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
+            torch.compile(nn.Linear(2, 2), mode="default", options={})
+        with pytest.raises(RuntimeError, match="Unrecognized mode=fastest"):
+            torch.compile(nn.Linear(2, 2), mode="fastest")
+        with pytest.raises(Exception, match="no-such-backend"):
+            torch.compile(nn.Linear(2, 2), backend="no-such-backend")
