@@ -1371,4 +1371,19 @@ CASES: list[Case] = [
         cite="torch/__init__.py compile -> torch._dynamo.optimize(...)(model): "
         "eval_frame.OptimizedModule(mod, ctx) registers the module as _orig_mod",
     ),
+    Case(
+        "wrapper_class_torch_function_results",
+        "class W:\n"
+        "    def __init__(self, t): self.t = t\n"
+        "    @classmethod\n"
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
+        "        un = lambda a: a.t if isinstance(a, W) else a\n"
+        "        return W(func(*[un(a) for a in args], **{k: un(v) for k, v in (kwargs or {}).items()}))\n"
+        "w=W(torch.ones(2,device='cuda'))\n"
+        "print(torch.add(w,1).t.device, torch.mul(w, torch.ones(2,device='cuda')).t.device)",
+        out="cuda:0 cuda:0\n",
+        source="torch-source",
+        cite="torch/overrides.py handle_torch_function: a non-Tensor argument's "
+        "__torch_function__ computes the result with real tensors (here on the GPU)",
+    ),
 ]

@@ -104,3 +104,31 @@ def test_compile_refuses_what_torch_refuses_when_wrapping():
             torch.compile(nn.Linear(2, 2), mode="fastest")
         with pytest.raises(Exception, match="no-such-backend"):
             torch.compile(nn.Linear(2, 2), backend="no-such-backend")
+
+
+# ---------------------------------------------------------------- tensor wrapper classes
+class _Wrapper:
+    """A non-Tensor class with ``__torch_function__``, as tensor wrapper libraries write it."""
+
+    def __init__(self, t):
+        self.t = t
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        def un(a):
+            return a.t if isinstance(a, _Wrapper) else a
+
+        out = func(*map(un, args), **{k: un(v) for k, v in (kwargs or {}).items()})
+        return cls(out) if isinstance(out, torch.Tensor) else out
+
+
+def test_results_inside_a_wrapper_class_torch_function_are_on_the_device():
+    with simulate("cuda"):
+        w = _Wrapper(torch.ones(2, device="cuda"))
+        assert str(torch.add(w, 1).t.device) == "cuda:0"
+        assert str(torch.mul(w, torch.ones(2, device="cuda")).t.device) == "cuda:0"
+        assert str(torch.nn.functional.relu(w).t.device) == "cuda:0"
+        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+            torch.add(w, torch.ones(2))
+        # a CPU tensor wrapped stays on the CPU
+        assert str(torch.add(_Wrapper(torch.ones(2)), 1).t.device) == "cpu"

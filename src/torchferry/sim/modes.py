@@ -112,6 +112,11 @@ class SimMode(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         __tracebackhide__ = True  # noqa: F841 - pytest and IPython leave this frame out
         if types is not _RAW:
+            for t in types:
+                if t not in _TENSOR_TYPES:
+                    if not issubclass(t, Tensor):
+                        return _foreign_call(func, types, args, kwargs or _EMPTY)
+                    _TENSOR_TYPES.add(t)
             h = HANDLERS.get(func)
             if h is not None:
                 return h(func, args, kwargs or _EMPTY)
@@ -206,6 +211,27 @@ MPS_ACTIVE = False  # set by the session from its kind's spec: float64 outputs r
 # device types whose simulation refuses float64 tensors (sim/kinds.py)
 _F64_REFUSED = frozenset(k.name for k in _kinds.KINDS.values() if k.refuses_float64)
 _site = _tags.site
+
+
+# Tensor and the Tensor subclasses seen in ``types`` (the test for a foreign class is one
+# set lookup per type)
+_TENSOR_TYPES: set[type] = {Tensor, torch.nn.Parameter}
+
+
+def _foreign_call(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
+    """A call with an argument of a non-Tensor class that has ``__torch_function__`` (a tensor
+    wrapper): its handler runs with the simulation's mode on, as torch runs it after the mode
+    returns, so the torch calls it makes on the tensors it wraps are simulated."""
+    if not torch._C._is_torch_function_enabled():  # DisableTorchFunctionSubclass: not called
+        return _generic_call(func, args, kwargs)
+    for t in types:
+        if issubclass(t, Tensor):
+            continue
+        with SimMode():
+            out = t.__torch_function__(func, types, args, dict(kwargs))
+        if out is not NotImplemented:
+            return out
+    return func(*args, **kwargs)
 
 
 def _generic_call(func: Any, args: tuple, kwargs: dict) -> Any:
