@@ -1386,4 +1386,15 @@ CASES: list[Case] = [
         cite="torch/overrides.py handle_torch_function: a non-Tensor argument's "
         "__torch_function__ computes the result with real tensors (here on the GPU)",
     ),
+    Case(
+        "dcp_get_model_state_dict_plain_model",
+        "from torch.distributed.checkpoint.state_dict import get_model_state_dict\n"
+        "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n"
+        "m=nn.Linear(2,2).cuda(); sd=get_model_state_dict(m)\n"
+        "print(FSDP.fsdp_modules(m), sorted(sd), sd['weight'].device)",
+        out="[] ['bias', 'weight'] cuda:0\n",
+        source="torch-source",
+        cite="torch/distributed/checkpoint/state_dict.py _verify_options: "
+        "FSDP.fsdp_modules(model), empty for a model without FSDP; the state dict's tensors are the parameters",
+    ),
 ]

@@ -132,3 +132,17 @@ def test_results_inside_a_wrapper_class_torch_function_are_on_the_device():
             torch.add(w, torch.ones(2))
         # a CPU tensor wrapped stays on the CPU
         assert str(torch.add(_Wrapper(torch.ones(2)), 1).t.device) == "cpu"
+
+
+# ---------------------------------------------------------------- FSDP's static methods
+def test_distributed_checkpoint_state_dict_of_a_plain_model():
+    with simulate("cuda"):
+        from torch.distributed.checkpoint.state_dict import get_model_state_dict
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+        m = nn.Linear(2, 2).cuda()
+        assert FSDP.fsdp_modules(m) == []
+        sd = get_model_state_dict(m)
+        assert sorted(sd) == ["bias", "weight"] and str(sd["weight"].device) == "cuda:0"
+        with pytest.raises(UnsupportedFeatureError, match="FullyShardedDataParallel"):
+            FSDP(m)
