@@ -57,6 +57,9 @@ class Case:
     tags: tuple[str, ...] = field(default_factory=tuple)
     cite: str = ""  # for source="torch-source": the torch source the expected outcome is read from
     quiet: bool = False  # a GPU prints no warning for this snippet
+    # the simulation cannot do what the GPU does here and refuses instead: the start of its
+    # UnsupportedFeatureError message (the test suite expects that; the GPU run the outcome)
+    refused: str | None = None
 
     @property
     def checked_on_hardware(self) -> bool:
@@ -1396,5 +1399,15 @@ CASES: list[Case] = [
         source="torch-source",
         cite="torch/distributed/checkpoint/state_dict.py _verify_options: "
         "FSDP.fsdp_modules(model), empty for a model without FSDP; the state dict's tensors are the parameters",
+    ),
+    Case(
+        "sparse_coo_tensor_of_device_tensors",
+        "i=torch.tensor([[0,1],[1,0]],device='cuda'); v=torch.ones(2,device='cuda')\n"
+        "s=torch.sparse_coo_tensor(i,v,(2,2)); print(s.device, s.layout, s.to_dense().sum().item())",
+        out="cuda:0 torch.sparse_coo 2.0\n",
+        source="torch-source",
+        cite="aten/src/ATen/native/sparse/SparseTensor.cpp sparse_coo_tensor: the options of "
+        "values (its device); a GPU makes a CUDA sparse tensor",
+        refused="sparse_coo tensors cannot be placed on the simulated GPU",
     ),
 ]

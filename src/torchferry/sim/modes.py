@@ -55,6 +55,18 @@ MPS_F64 = (
 # the simulated device of a tensor, or None when it is a CPU tensor
 dev_of = _tags.sim_device
 
+# what ``UnsupportedFeatureError`` says for a layout the simulation cannot tag
+_NO_STORAGE = (
+    "{} tensors cannot be placed on the simulated GPU (torchferry.simulate tags storages, "
+    "and these have none); test this part on real hardware"
+)
+
+
+def no_storage_error(t: Tensor) -> UnsupportedFeatureError:
+    """The refusal of a tensor without a storage (sparse, nested) on a simulated device."""
+    return UnsupportedFeatureError(_NO_STORAGE.format(
+        "nested" if t.is_nested else str(t.layout).replace("torch.", "")))
+
 
 def _site_tuple() -> tuple[str, int, str] | None:
     s = _tags.site(3)
@@ -187,7 +199,10 @@ class SimMode(TorchFunctionMode):
         if isinstance(out, Tensor):
             if args and out is args[0]:
                 return out  # in-place: already on its device
-            key = _sid(out)
+            try:
+                key = _sid(out)
+            except NotImplementedError:  # a sparse result of device tensors
+                raise no_storage_error(out) from None
             if key not in _TAGS:
                 if MPS_ACTIVE and out.dtype is torch.float64:
                     raise TypeError(MPS_F64)
@@ -407,11 +422,7 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
     except (RuntimeError, NotImplementedError):
         if dev is None:
             return out
-        raise UnsupportedFeatureError(
-            f"{str(out.layout).replace('torch.', '')} tensors cannot be placed on the simulated "
-            "GPU (torchferry.simulate tags storages, and these have none); test this part on "
-            "real hardware"
-        ) from None
+        raise no_storage_error(out) from None
     e = _TAGS.get(key)
     if e is not None and e.device is dev:
         return out  # as_tensor(x, device=x.device) returns x itself
@@ -566,11 +577,7 @@ def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: 
     if dst is not None and dst.type in _F64_REFUSED and (dtype or t.dtype) is torch.float64:
         raise TypeError(MPS_F64)
     if dst is not None and (t.layout is not torch.strided or t.is_nested):
-        raise UnsupportedFeatureError(
-            f"{'nested' if t.is_nested else str(t.layout).replace('torch.', '')} tensors cannot "
-            "be placed on the simulated GPU (torchferry.simulate tags storages, and these have "
-            "none); test this part on real hardware"
-        )
+        raise no_storage_error(t)
     blocking = not non_blocking
     if src is not None and dst is None:
         sync(op, src) if blocking else None
@@ -631,11 +638,6 @@ def _h_type_as(func, args, kwargs):
 
 # the class of torch's legacy tensor types (torch.FloatTensor, torch.cuda.FloatTensor, ...)
 _TENSORTYPE: Any = type(getattr(torch.FloatTensor, "_ferry_orig", torch.FloatTensor))
-# what ``UnsupportedFeatureError`` says for a layout the simulation cannot tag
-_NO_STORAGE = (
-    "{} tensors cannot be placed on the simulated GPU (torchferry.simulate tags storages, "
-    "and these have none); test this part on real hardware"
-)
 
 
 def _legacy_type_name(spec: Any) -> str | None:
