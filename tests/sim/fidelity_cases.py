@@ -1410,4 +1410,16 @@ CASES: list[Case] = [
         "values (its device); a GPU makes a CUDA sparse tensor",
         refused="sparse_coo tensors cannot be placed on the simulated GPU",
     ),
+    Case(
+        "sync_debug_error_flags_bincount",
+        "x=torch.tensor([0,1,1],device='cuda'); torch.cuda.set_sync_debug_mode('error')\n"
+        "try:\n"
+        "    torch.bincount(x)\n"
+        "finally:\n"
+        "    torch.cuda.set_sync_debug_mode(0)",
+        exc=("RuntimeError", "called a synchronizing CUDA operation"),
+        source="torch-source",
+        cite="aten/src/ATen/native/cuda/SummaryOps.cu _bincount_cuda_template: "
+        "self.min().item() / self.max().item() size the output (a device-to-host copy)",
+    ),
 ]

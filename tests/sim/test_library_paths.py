@@ -159,3 +159,20 @@ def test_sparse_tensors_of_device_tensors_are_refused_naming_the_layout():
             v.to_sparse()
         # CPU sparse tensors work as before
         assert torch.sparse_coo_tensor(i.cpu(), v.cpu(), (2, 2)).to_dense().sum().item() == 2.0
+
+
+# ---------------------------------------------------------------- sync debug mode
+def test_sync_debug_mode_flags_bincount():
+    with simulate("cuda"):
+        x = torch.tensor([0, 1, 1], device="cuda")
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            with pytest.raises(RuntimeError, match="called a synchronizing CUDA operation"):
+                torch.bincount(x)
+            with pytest.raises(RuntimeError, match="called a synchronizing CUDA operation"):
+                x.bincount(minlength=4)
+            empty = torch.bincount(torch.zeros(0, dtype=torch.long, device="cuda"), minlength=2)
+        finally:
+            torch.cuda.set_sync_debug_mode(0)
+        assert empty.tolist() == [0, 0]
+        assert torch.bincount(x).tolist() == [1, 2] and str(torch.bincount(x).device) == "cuda:0"

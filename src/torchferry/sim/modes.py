@@ -947,6 +947,19 @@ HANDLERS[_VF.masked_select] = _syncing_generic("masked_select")
 HANDLERS[_own("masked_select")] = _syncing_generic("masked_select")
 
 
+def _h_bincount(func, args, kwargs):
+    # CUDA's bincount (aten/src/ATen/native/cuda/SummaryOps.cu _bincount_cuda_template) reads
+    # the input's min and max on the host to size its output; an empty input returns early
+    d = dev_of(args[0])
+    if d is not None and args[0].numel() > 0:
+        sync("bincount", d)
+    return _generic_call(func, args, kwargs)
+
+
+HANDLERS[_VF.bincount] = _h_bincount
+HANDLERS[_own("bincount")] = _h_bincount
+
+
 def _has_bool_index(idx: Any) -> bool:
     if isinstance(idx, Tensor):
         return idx.dtype is torch.bool
