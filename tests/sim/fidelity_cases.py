@@ -57,6 +57,9 @@ class Case:
     tags: tuple[str, ...] = field(default_factory=tuple)
     cite: str = ""  # for source="torch-source": the torch source the expected outcome is read from
     quiet: bool = False  # a GPU prints no warning for this snippet
+    # the simulation cannot do what the GPU does here and refuses instead: the start of its
+    # UnsupportedFeatureError message (the test suite expects that; the GPU run the outcome)
+    refused: str | None = None
 
     @property
     def checked_on_hardware(self) -> bool:
@@ -1333,5 +1336,90 @@ CASES: list[Case] = [
         source="torch-source",
         cite="aten/src/ATen/native/Memory.cpp pin_memory: if (self.is_pinned(device)) "
         "return self; before at::_pin_memory",
+    ),
+    Case(
+        "module_to_device_keyword",
+        "m=nn.Linear(2,2); m.to(device='cuda'); x=torch.ones(2).to(device='cuda')\n"
+        "print(m.weight.device, m.bias.device, x.device, torch._C._nn._parse_to(device='cuda')[0])",
+        out="cuda:0 cuda:0 cuda:0 cuda\n",
+        source="torch-source",
+        cite="torch/nn/modules/module.py Module.to: torch._C._nn._parse_to(*args, **kwargs), "
+        "the same parser for positional and keyword device",
+    ),
+    Case(
+        "cuda_graph_is_a_class",
+        "print(isinstance(torch.cuda.CUDAGraph, type), isinstance(torch.cuda.graph, type), "
+        "type(None) in (torch.cuda.CUDAGraph | None).__args__)",
+        out="True True True\n",
+        source="torch-source",
+        cite="torch/cuda/graphs.py: class CUDAGraph(torch._C._CUDAGraph), class graph",
+    ),
+    Case(
+        "find_spec_triton_without_triton",
+        "import importlib.util\n"
+        "print(importlib.util.find_spec('triton') is None or torch.version.cuda is not None)",
+        out="True\n",
+        source="torch-source",
+        cite="importlib.util.find_spec returns None for a module no finder finds; torch's "
+        "torch/utils/_triton.py has_triton_package probes the same way (a CUDA wheel has "
+        "Triton: then the case holds by the second operand)",
+    ),
+    Case(
+        "compile_wraps_and_runs",
+        "m=torch.compile(nn.Linear(2,2).cuda(), mode='max-autotune-no-cudagraphs', dynamic=False)\n"
+        "print(type(m).__name__, type(m._orig_mod).__name__, list(m.state_dict()), "
+        "m(torch.ones(1,2,device='cuda')).device)",
+        out="OptimizedModule Linear ['_orig_mod.weight', '_orig_mod.bias'] cuda:0\n",
+        source="torch-source",
+        cite="torch/__init__.py compile -> torch._dynamo.optimize(...)(model): "
+        "eval_frame.OptimizedModule(mod, ctx) registers the module as _orig_mod",
+    ),
+    Case(
+        "wrapper_class_torch_function_results",
+        "class W:\n"
+        "    def __init__(self, t): self.t = t\n"
+        "    @classmethod\n"
+        "    def __torch_function__(cls, func, types, args=(), kwargs=None):\n"
+        "        un = lambda a: a.t if isinstance(a, W) else a\n"
+        "        return W(func(*[un(a) for a in args], **{k: un(v) for k, v in (kwargs or {}).items()}))\n"
+        "w=W(torch.ones(2,device='cuda'))\n"
+        "print(torch.add(w,1).t.device, torch.mul(w, torch.ones(2,device='cuda')).t.device)",
+        out="cuda:0 cuda:0\n",
+        source="torch-source",
+        cite="torch/overrides.py handle_torch_function: a non-Tensor argument's "
+        "__torch_function__ computes the result with real tensors (here on the GPU)",
+    ),
+    Case(
+        "dcp_get_model_state_dict_plain_model",
+        "from torch.distributed.checkpoint.state_dict import get_model_state_dict\n"
+        "from torch.distributed.fsdp import FullyShardedDataParallel as FSDP\n"
+        "m=nn.Linear(2,2).cuda(); sd=get_model_state_dict(m)\n"
+        "print(FSDP.fsdp_modules(m), sorted(sd), sd['weight'].device)",
+        out="[] ['bias', 'weight'] cuda:0\n",
+        source="torch-source",
+        cite="torch/distributed/checkpoint/state_dict.py _verify_options: "
+        "FSDP.fsdp_modules(model), empty for a model without FSDP; the state dict's tensors are the parameters",
+    ),
+    Case(
+        "sparse_coo_tensor_of_device_tensors",
+        "i=torch.tensor([[0,1],[1,0]],device='cuda'); v=torch.ones(2,device='cuda')\n"
+        "s=torch.sparse_coo_tensor(i,v,(2,2)); print(s.device, s.layout, s.to_dense().sum().item())",
+        out="cuda:0 torch.sparse_coo 2.0\n",
+        source="torch-source",
+        cite="aten/src/ATen/native/sparse/SparseTensor.cpp sparse_coo_tensor: the options of "
+        "values (its device); a GPU makes a CUDA sparse tensor",
+        refused="sparse_coo tensors cannot be placed on the simulated GPU",
+    ),
+    Case(
+        "sync_debug_error_flags_bincount",
+        "x=torch.tensor([0,1,1],device='cuda'); torch.cuda.set_sync_debug_mode('error')\n"
+        "try:\n"
+        "    torch.bincount(x)\n"
+        "finally:\n"
+        "    torch.cuda.set_sync_debug_mode(0)",
+        exc=("RuntimeError", "called a synchronizing CUDA operation"),
+        source="torch-source",
+        cite="aten/src/ATen/native/cuda/SummaryOps.cu _bincount_cuda_template: "
+        "self.min().item() / self.max().item() size the output (a device-to-host copy)",
     ),
 ]

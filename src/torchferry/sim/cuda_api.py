@@ -61,6 +61,18 @@ def _unsupported(feature: str):
     return raiser
 
 
+def _unsupported_class(feature: str, name: str) -> type:
+    """A class standing in for a torch class the simulation cannot run: usable in annotations
+    (``torch.cuda.CUDAGraph | None``), ``isinstance`` checks and subclassing, as on a GPU;
+    making one raises :class:`UnsupportedFeatureError` naming ``feature``."""
+    refuse = _unsupported(feature)
+
+    def __init__(self: Any, *args: Any, **kwargs: Any) -> None:
+        refuse()
+
+    return type(name, (), {"__init__": __init__, "__module__": "torch.cuda"})
+
+
 def patches(s: Any) -> list[tuple[Any, str, Any]]:
     kind = s.kind
     K = kind.upper()
@@ -461,8 +473,9 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
     }
     spec = s.spec
     if spec.graphs:
-        api["CUDAGraph"] = _unsupported("CUDA graphs (torch.cuda.CUDAGraph)")
-        api["graph"] = _unsupported("CUDA graphs (torch.cuda.graph)")
+        # classes in torch: libraries annotate with them (transformers: ``CUDAGraph | None``)
+        api["CUDAGraph"] = _unsupported_class("CUDA graphs (torch.cuda.CUDAGraph)", "CUDAGraph")
+        api["graph"] = _unsupported_class("CUDA graphs (torch.cuda.graph)", "graph")
         api["make_graphed_callables"] = _unsupported(
             "CUDA graphs (torch.cuda.make_graphed_callables)"
         )
@@ -834,7 +847,10 @@ def _device_and_storage_patches(s: Any) -> list[tuple[Any, str, Any]]:
             args = (real_device(kind, args[0]), *args[1:])
         if type(kwargs.get("device")) is int:
             kwargs = {**kwargs, "device": real_device(kind, kwargs["device"])}
-        return orig_parse_to(*args, **kwargs)
+        # Without torch functions: the simulation's mode would see ``device=`` and treat the
+        # parser as a factory (``Module.to(device="cuda")`` then parsed to the CPU).
+        with torch._C.DisableTorchFunction():
+            return orig_parse_to(*args, **kwargs)
 
     real_storage_device = torch._C.StorageBase.device  # type: ignore[attr-defined]
 

@@ -427,12 +427,18 @@ def _fsdp_replacements(active: Callable[[], bool], originals: dict[str, Any]) ->
     """
 
     def refuse(text: str, orig: Any) -> Any:
-        class FullyShardedDataParallel:
+        # a subclass: FSDP's static methods, which code that never wraps a model calls
+        # (torch.distributed.checkpoint.state_dict: FSDP.fsdp_modules(model)), stay torch's
+        # (unless what is there is not a class: someone's wrapper function)
+        base: tuple[type, ...] = (orig,) if isinstance(orig, type) else ()
+
+        class FullyShardedDataParallel(*base):  # type: ignore[misc]
             def __new__(cls, *args: Any, **kwargs: Any) -> Any:
                 if active():
                     raise UnsupportedFeatureError(text)
                 return orig(*args, **kwargs)  # not an instance of cls: no __init__ of ours
 
+        FullyShardedDataParallel.__module__ = getattr(orig, "__module__", __name__)
         return FullyShardedDataParallel
 
     def refuse_fn(text: str, orig: Any) -> Any:

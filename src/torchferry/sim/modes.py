@@ -55,6 +55,18 @@ MPS_F64 = (
 # the simulated device of a tensor, or None when it is a CPU tensor
 dev_of = _tags.sim_device
 
+# what ``UnsupportedFeatureError`` says for a layout the simulation cannot tag
+_NO_STORAGE = (
+    "{} tensors cannot be placed on the simulated GPU (torchferry.simulate tags storages, "
+    "and these have none); test this part on real hardware"
+)
+
+
+def no_storage_error(t: Tensor) -> UnsupportedFeatureError:
+    """The refusal of a tensor without a storage (sparse, nested) on a simulated device."""
+    return UnsupportedFeatureError(_NO_STORAGE.format(
+        "nested" if t.is_nested else str(t.layout).replace("torch.", "")))
+
 
 def _site_tuple() -> tuple[str, int, str] | None:
     s = _tags.site(3)
@@ -112,6 +124,11 @@ class SimMode(TorchFunctionMode):
     def __torch_function__(self, func, types, args=(), kwargs=None):
         __tracebackhide__ = True  # noqa: F841 - pytest and IPython leave this frame out
         if types is not _RAW:
+            for t in types:
+                if t not in _TENSOR_TYPES:
+                    if not issubclass(t, Tensor):
+                        return _foreign_call(func, types, args, kwargs or _EMPTY)
+                    _TENSOR_TYPES.add(t)
             h = HANDLERS.get(func)
             if h is not None:
                 return h(func, args, kwargs or _EMPTY)
@@ -182,7 +199,10 @@ class SimMode(TorchFunctionMode):
         if isinstance(out, Tensor):
             if args and out is args[0]:
                 return out  # in-place: already on its device
-            key = _sid(out)
+            try:
+                key = _sid(out)
+            except NotImplementedError:  # a sparse result of device tensors
+                raise no_storage_error(out) from None
             if key not in _TAGS:
                 if MPS_ACTIVE and out.dtype is torch.float64:
                     raise TypeError(MPS_F64)
@@ -206,6 +226,27 @@ MPS_ACTIVE = False  # set by the session from its kind's spec: float64 outputs r
 # device types whose simulation refuses float64 tensors (sim/kinds.py)
 _F64_REFUSED = frozenset(k.name for k in _kinds.KINDS.values() if k.refuses_float64)
 _site = _tags.site
+
+
+# Tensor and the Tensor subclasses seen in ``types`` (the test for a foreign class is one
+# set lookup per type)
+_TENSOR_TYPES: set[type] = {Tensor, torch.nn.Parameter}
+
+
+def _foreign_call(func: Any, types: tuple, args: tuple, kwargs: dict) -> Any:
+    """A call with an argument of a non-Tensor class that has ``__torch_function__`` (a tensor
+    wrapper): its handler runs with the simulation's mode on, as torch runs it after the mode
+    returns, so the torch calls it makes on the tensors it wraps are simulated."""
+    if not torch._C._is_torch_function_enabled():  # DisableTorchFunctionSubclass: not called
+        return _generic_call(func, args, kwargs)
+    for t in types:
+        if issubclass(t, Tensor):
+            continue
+        with SimMode():
+            out = t.__torch_function__(func, types, args, dict(kwargs))
+        if out is not NotImplemented:
+            return out
+    return func(*args, **kwargs)
 
 
 def _generic_call(func: Any, args: tuple, kwargs: dict) -> Any:
@@ -381,11 +422,7 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
     except (RuntimeError, NotImplementedError):
         if dev is None:
             return out
-        raise UnsupportedFeatureError(
-            f"{str(out.layout).replace('torch.', '')} tensors cannot be placed on the simulated "
-            "GPU (torchferry.simulate tags storages, and these have none); test this part on "
-            "real hardware"
-        ) from None
+        raise no_storage_error(out) from None
     e = _TAGS.get(key)
     if e is not None and e.device is dev:
         return out  # as_tensor(x, device=x.device) returns x itself
@@ -540,11 +577,7 @@ def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: 
     if dst is not None and dst.type in _F64_REFUSED and (dtype or t.dtype) is torch.float64:
         raise TypeError(MPS_F64)
     if dst is not None and (t.layout is not torch.strided or t.is_nested):
-        raise UnsupportedFeatureError(
-            f"{'nested' if t.is_nested else str(t.layout).replace('torch.', '')} tensors cannot "
-            "be placed on the simulated GPU (torchferry.simulate tags storages, and these have "
-            "none); test this part on real hardware"
-        )
+        raise no_storage_error(t)
     blocking = not non_blocking
     if src is not None and dst is None:
         sync(op, src) if blocking else None
@@ -605,11 +638,6 @@ def _h_type_as(func, args, kwargs):
 
 # the class of torch's legacy tensor types (torch.FloatTensor, torch.cuda.FloatTensor, ...)
 _TENSORTYPE: Any = type(getattr(torch.FloatTensor, "_ferry_orig", torch.FloatTensor))
-# what ``UnsupportedFeatureError`` says for a layout the simulation cannot tag
-_NO_STORAGE = (
-    "{} tensors cannot be placed on the simulated GPU (torchferry.simulate tags storages, "
-    "and these have none); test this part on real hardware"
-)
 
 
 def _legacy_type_name(spec: Any) -> str | None:
@@ -917,6 +945,19 @@ HANDLERS[_VF.nonzero] = _syncing_generic("nonzero")
 HANDLERS[_own("nonzero")] = _syncing_generic("nonzero")
 HANDLERS[_VF.masked_select] = _syncing_generic("masked_select")
 HANDLERS[_own("masked_select")] = _syncing_generic("masked_select")
+
+
+def _h_bincount(func, args, kwargs):
+    # CUDA's bincount (aten/src/ATen/native/cuda/SummaryOps.cu _bincount_cuda_template) reads
+    # the input's min and max on the host to size its output; an empty input returns early
+    d = dev_of(args[0])
+    if d is not None and args[0].numel() > 0:
+        sync("bincount", d)
+    return _generic_call(func, args, kwargs)
+
+
+HANDLERS[_VF.bincount] = _h_bincount
+HANDLERS[_own("bincount")] = _h_bincount
 
 
 def _has_bool_index(idx: Any) -> bool:

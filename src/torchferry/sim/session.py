@@ -6,6 +6,7 @@ import contextlib
 import functools
 import importlib
 import importlib.abc
+import importlib.util
 import inspect
 import sys
 import threading
@@ -15,7 +16,7 @@ import torch
 
 from torchferry._internal.patcher import Patch
 from torchferry.errors import SimulationError, UsageError
-from torchferry.sim import cuda_api, distributed, modes
+from torchferry.sim import compiling, cuda_api, distributed, modes
 from torchferry.sim import kinds as _kinds
 from torchferry.sim import tags as _tags
 
@@ -24,8 +25,15 @@ KINDS = _kinds.NAMES
 
 
 class _BlockTriton(importlib.abc.MetaPathFinder):
+    """``import triton`` is refused in the simulation, naming why; a probe for it
+    (``importlib.util.find_spec("triton")``, how libraries decide whether Triton is there)
+    answers None, as on a machine without Triton, so they take their other path."""
+
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if fullname == "triton" or fullname.startswith("triton."):
+            # util.find_spec -> importlib._bootstrap._find_spec -> here
+            if sys._getframe(2).f_code is importlib.util.find_spec.__code__:
+                return None
             raise ModuleNotFoundError(
                 "Triton kernels cannot run in the simulated GPU (torchferry.simulate computes on "
                 "the CPU); 'import triton' is refused inside the simulation",
@@ -114,6 +122,7 @@ class simulate(contextlib.ContextDecorator):
         self.quiet = False
         self.default_device: torch.device | None = None
         self.thread = threading.current_thread()
+        self.compiler = compiling.CompileStandIn()
         self._patches = Patch(
             repr(self),
             lambda: [
@@ -220,29 +229,6 @@ class simulate(contextlib.ContextDecorator):
             with modes.SimMode():
                 return orig_pin(data, device)
 
-        def compile(model: Any = None, *args: Any, backend: Any = "inductor", **kwargs: Any) -> Any:
-            if backend == "eager" or kwargs.get("disable"):
-                # eager runs the captured graph as it is: run the callable itself
-                return model if model is not None else (lambda m: m)
-            error = modes.UnsupportedFeatureError(
-                f"torch.compile with the {backend!r} backend cannot run in the simulated GPU: it "
-                "would generate GPU (Triton) kernels, and torchferry.simulate computes on the "
-                "CPU; use backend='eager' to test the code path, and real hardware for the "
-                "compiled kernels"
-            )
-            if model is None or (callable(model) and not isinstance(model, torch.nn.Module)):
-                # a decorator (often applied at import time): fail when it is called, as the
-                # real compile would only then build kernels
-                def lazy(fn: Any) -> Any:
-                    @functools.wraps(fn)
-                    def refuse(*a: Any, **k: Any) -> Any:
-                        raise error
-
-                    return refuse
-
-                return lazy if model is None else lazy(model)
-            raise error
-
         orig_set_default = torch.set_default_device
         orig_get_default = torch.get_default_device
 
@@ -292,7 +278,7 @@ class simulate(contextlib.ContextDecorator):
             (tmp, "start_processes", start_processes),
             (torch.Tensor, "record_stream", record_stream),
             (pm, "pin_memory", pin_memory),
-            (torch, "compile", compile),
+            (torch, "compile", self.compiler),
             (torch, "set_default_device", set_default_device),
             (torch, "get_default_device", get_default_device),
         ]

@@ -1,0 +1,178 @@
+"""What widely used libraries do with a GPU, each reproduced in a few lines.
+
+Each test fails on a simulation that differs from a real GPU in that behaviour.
+"""
+
+from __future__ import annotations
+
+import pytest
+import torch
+import torch.nn as nn
+
+from torchferry.errors import UnsupportedFeatureError
+from torchferry.sim.session import simulate
+
+
+# ---------------------------------------------------------------- Module.to(device=...)
+def test_module_to_device_keyword_moves_parameters():
+    with simulate("cuda"):
+        m = nn.Linear(2, 2)
+        assert m.to(device="cuda") is m
+        assert str(m.weight.device) == "cuda:0"
+        m.to(device=torch.device("cpu"))
+        assert str(m.weight.device) == "cpu"
+
+
+def test_parse_to_device_keyword_reads_the_device():
+    with simulate("cuda"):
+        assert torch._C._nn._parse_to(device="cuda")[0] == torch.device("cuda")
+        assert torch._C._nn._parse_to(device=0)[0] == torch.device("cuda", 0)
+        assert torch._C._nn._parse_to("cuda", torch.float16)[:2] == (
+            torch.device("cuda"), torch.float16)
+
+
+# ---------------------------------------------------------------- CUDA graph classes
+def test_cuda_graph_classes_work_in_annotations_and_refuse_when_made():
+    with simulate("cuda"):
+        assert isinstance(torch.cuda.CUDAGraph, type) and isinstance(torch.cuda.graph, type)
+        hint = torch.cuda.CUDAGraph | None  # transformers' generation utils annotate this way
+        assert type(None) in hint.__args__
+        assert not isinstance(object(), torch.cuda.CUDAGraph)
+        with pytest.raises(UnsupportedFeatureError, match=r"CUDA graphs \(torch.cuda.CUDAGraph\)"):
+            torch.cuda.CUDAGraph()
+        with pytest.raises(UnsupportedFeatureError, match=r"CUDA graphs \(torch.cuda.graph\)"):
+            torch.cuda.graph(None)
+
+
+# ---------------------------------------------------------------- probing for Triton
+def test_find_spec_triton_answers_none_and_import_is_refused():
+    import importlib.util
+
+    with simulate("cuda"):
+        assert importlib.util.find_spec("triton") is None
+        with pytest.raises(ModuleNotFoundError, match="Triton kernels cannot run") as info:
+            import triton  # noqa: F401
+        assert info.value.name == "triton"
+
+
+# ---------------------------------------------------------------- torch.compile
+def test_compile_wraps_as_on_a_gpu_and_runs_at_the_first_call(capsys):
+    from torch._dynamo.eval_frame import OptimizedModule
+
+    with simulate("cuda"):
+        cpu_model = torch.compile(nn.Linear(2, 2))  # never called: only wrapped
+        assert isinstance(cpu_model, OptimizedModule)
+        assert isinstance(cpu_model._orig_mod, nn.Linear)
+        assert list(cpu_model.state_dict()) == ["_orig_mod.weight", "_orig_mod.bias"]
+        assert capsys.readouterr().err == ""
+        m = torch.compile(nn.Linear(2, 2).cuda(), mode="max-autotune", fullgraph=True,
+                          dynamic=True)
+        out = m(torch.ones(3, 2, device="cuda"))
+        assert str(out.device) == "cuda:0"
+        m(torch.ones(3, 2, device="cuda"))
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and "compiled kernels are not what runs" in err
+
+
+def test_compiled_functions_and_methods_run_their_code():
+    with simulate("cuda"):
+
+        @torch.compile
+        def double(t):
+            return t * 2
+
+        @torch.compile(mode="reduce-overhead")
+        def triple(t):
+            return t * 3
+
+        x = torch.ones(2, device="cuda")
+        assert double(x).tolist() == [2.0, 2.0] and str(triple(x).device) == "cuda:0"
+        assert double._torchdynamo_orig_callable.__name__ == "double"
+        m = nn.Linear(2, 2).cuda()
+        m.compile()  # Module.compile: torch.compile of its _call_impl
+        assert str(m(torch.ones(1, 2, device="cuda")).device) == "cuda:0"
+        assert torch.compile(double, disable=True) is double
+        f = torch.compile(lambda t: t * 2, backend="eager")
+        assert str(f(x).device) == "cuda:0"
+
+
+def test_compile_refuses_what_torch_refuses_when_wrapping():
+    with simulate("cuda"):
+        with pytest.raises(RuntimeError, match="Either mode or options can be specified"):
+            torch.compile(nn.Linear(2, 2), mode="default", options={})
+        with pytest.raises(RuntimeError, match="Unrecognized mode=fastest"):
+            torch.compile(nn.Linear(2, 2), mode="fastest")
+        with pytest.raises(Exception, match="no-such-backend"):
+            torch.compile(nn.Linear(2, 2), backend="no-such-backend")
+
+
+# ---------------------------------------------------------------- tensor wrapper classes
+class _Wrapper:
+    """A non-Tensor class with ``__torch_function__``, as tensor wrapper libraries write it."""
+
+    def __init__(self, t):
+        self.t = t
+
+    @classmethod
+    def __torch_function__(cls, func, types, args=(), kwargs=None):
+        def un(a):
+            return a.t if isinstance(a, _Wrapper) else a
+
+        out = func(*map(un, args), **{k: un(v) for k, v in (kwargs or {}).items()})
+        return cls(out) if isinstance(out, torch.Tensor) else out
+
+
+def test_results_inside_a_wrapper_class_torch_function_are_on_the_device():
+    with simulate("cuda"):
+        w = _Wrapper(torch.ones(2, device="cuda"))
+        assert str(torch.add(w, 1).t.device) == "cuda:0"
+        assert str(torch.mul(w, torch.ones(2, device="cuda")).t.device) == "cuda:0"
+        assert str(torch.nn.functional.relu(w).t.device) == "cuda:0"
+        with pytest.raises(RuntimeError, match="Expected all tensors to be on the same device"):
+            torch.add(w, torch.ones(2))
+        # a CPU tensor wrapped stays on the CPU
+        assert str(torch.add(_Wrapper(torch.ones(2)), 1).t.device) == "cpu"
+
+
+# ---------------------------------------------------------------- FSDP's static methods
+def test_distributed_checkpoint_state_dict_of_a_plain_model():
+    with simulate("cuda"):
+        from torch.distributed.checkpoint.state_dict import get_model_state_dict
+        from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+
+        m = nn.Linear(2, 2).cuda()
+        assert FSDP.fsdp_modules(m) == []
+        sd = get_model_state_dict(m)
+        assert sorted(sd) == ["bias", "weight"] and str(sd["weight"].device) == "cuda:0"
+        with pytest.raises(UnsupportedFeatureError, match="FullyShardedDataParallel"):
+            FSDP(m)
+
+
+# ---------------------------------------------------------------- sparse tensors
+def test_sparse_tensors_of_device_tensors_are_refused_naming_the_layout():
+    with simulate("cuda"):
+        i = torch.tensor([[0, 1], [1, 0]], device="cuda")
+        v = torch.ones(2, device="cuda")
+        with pytest.raises(UnsupportedFeatureError, match="^sparse_coo tensors cannot be placed"):
+            torch.sparse_coo_tensor(i, v, (2, 2))
+        with pytest.raises(UnsupportedFeatureError, match="^sparse_coo tensors cannot be placed"):
+            v.to_sparse()
+        # CPU sparse tensors work as before
+        assert torch.sparse_coo_tensor(i.cpu(), v.cpu(), (2, 2)).to_dense().sum().item() == 2.0
+
+
+# ---------------------------------------------------------------- sync debug mode
+def test_sync_debug_mode_flags_bincount():
+    with simulate("cuda"):
+        x = torch.tensor([0, 1, 1], device="cuda")
+        torch.cuda.set_sync_debug_mode("error")
+        try:
+            with pytest.raises(RuntimeError, match="called a synchronizing CUDA operation"):
+                torch.bincount(x)
+            with pytest.raises(RuntimeError, match="called a synchronizing CUDA operation"):
+                x.bincount(minlength=4)
+            empty = torch.bincount(torch.zeros(0, dtype=torch.long, device="cuda"), minlength=2)
+        finally:
+            torch.cuda.set_sync_debug_mode(0)
+        assert empty.tolist() == [0, 0]
+        assert torch.bincount(x).tolist() == [1, 2] and str(torch.bincount(x).device) == "cuda:0"
