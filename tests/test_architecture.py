@@ -37,12 +37,14 @@ ALLOWED: dict[str, set[str]] = {
     "sim": BASE | LIBRARY | {"check"},
     "bench": BASE | LIBRARY | {"sim"},
     "diagnose": BASE | LIBRARY | {"check", "sim", "bench"},
-    "cli": BASE | LIBRARY | {"check", "sim", "bench", "diagnose"},
+    # the language server: the checker behind the protocol, as torch-free as the checker
+    "server": BASE | {"check"},
+    "cli": BASE | LIBRARY | {"check", "sim", "bench", "diagnose", "server"},
     "__main__": {"cli"},
     # the facade: its lazy table names modules as strings; it imports only these
     "__init__": BASE,
 }
-TORCH_FREE = {"check", "_internal", "errors", "_version"}
+TORCH_FREE = {"check", "_internal", "errors", "_version", "server"}
 HEAVY = {"torch", "numpy"}
 
 # Back-edges that exist today and are being removed (issue 11).  Each entry must still be
@@ -219,7 +221,8 @@ def test_the_walker_sees_a_back_edge(tmp_path):
 def test_the_checker_and_the_facade_import_no_torch():
     code = (
         "import sys, pkgutil, importlib, torchferry, torchferry.check, torchferry._internal\n"
-        "for pkg in (torchferry.check, torchferry._internal):\n"
+        "import torchferry.server\n"
+        "for pkg in (torchferry.check, torchferry._internal, torchferry.server):\n"
         "    for m in pkgutil.walk_packages(pkg.__path__, pkg.__name__ + '.'):\n"
         "        if not m.name.endswith('flake8_plugin'):\n"
         "            importlib.import_module(m.name)\n"

@@ -35,6 +35,7 @@ COMMAND_MODULES: tuple[str, ...] = (
     "torchferry.cli.bench",
     "torchferry.cli.check",
     "torchferry.cli.run",
+    "torchferry.cli.server",
 )
 
 

@@ -1,0 +1,392 @@
+"""What the language server knows, without the protocol: settings, each file's
+configuration, the workspace's ``nn.Module`` classes, and the findings of one document.
+
+Everything here is plain ``torchferry.check``: a document is checked exactly as
+``ferry check`` checks the file (the same ``[tool.torchferry]``, per-file ignores,
+exclude, size limit and "torch" pre-filter), with the unsaved text instead of the
+file's bytes::
+
+    >>> import pathlib, tempfile
+    >>> root = pathlib.Path(tempfile.mkdtemp())
+    >>> projects = Projects(Settings())
+    >>> items = check_python("import torch\\nx = torch.ones(2)\\nx.to('cpu')\\n",
+    ...                      root / "a.py", projects.get(root / "a.py"), frozenset())
+    >>> [(i.finding.code, i.finding.line) for i in items]
+    [('FRY002', 3)]
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from torchferry.check import engine
+from torchferry.check.api import Finding, split_lines
+from torchferry.check.config import Config, load_config
+from torchferry.check.engine import SYNTAX_ERROR, InternalError
+from torchferry.check.files import Walker
+from torchferry.check.project import _CLASS, module_classes
+from torchferry.check.runner import PREFILTER, Options, _notebook_fix, _too_large_diag
+from torchferry.errors import UsageError
+
+__all__ = [
+    "CellText",
+    "ClassIndex",
+    "Item",
+    "Place",
+    "Project",
+    "Projects",
+    "Settings",
+    "check_cells",
+    "check_python",
+    "fix_cells",
+    "fix_python",
+    "kernel_language",
+]
+
+
+# ---------------------------------------------------------------- settings
+@dataclass(frozen=True)
+class Settings:
+    """The client's settings (``initializationOptions``, ``workspace/didChangeConfiguration``).
+
+    ``select`` replaces the configuration's ``select`` and ``ignore`` is added to its
+    ``ignore``, as ``ferry check --select/--ignore`` do.
+
+    >>> Settings.parse({"ferry": {"select": ["FRY00"], "debounceMs": 5}}, print)
+    Settings(select=('FRY00',), ignore=(), check_workspace=False, debounce_ms=5, rule_docs_url=None)
+    >>> Settings.parse({"select": "FRY999"}, print).select is None
+    settings: select: unknown rule selector 'FRY999' in settings select (use a code, a prefix \
+of codes or ALL; known: ...; see 'ferry rules'); ignored
+    True
+    """
+
+    select: tuple[str, ...] | None = None
+    ignore: tuple[str, ...] = ()
+    check_workspace: bool = False  #: publish the findings of every workspace file
+    debounce_ms: int = 25  #: wait this long after a change before checking
+    rule_docs_url: str | None = None  #: a link template with {code} and {name}
+
+    @classmethod
+    def parse(cls, raw: object, warn: Callable[[str], None]) -> Settings:
+        """Settings from the client's JSON; a bad value is reported with ``warn`` and dropped."""
+        if isinstance(raw, Mapping) and isinstance(raw.get("ferry"), Mapping):
+            raw = raw["ferry"]
+        if not isinstance(raw, Mapping):
+            return cls()
+        out: dict[str, Any] = {}
+        for key, attr in (("select", "select"), ("ignore", "ignore")):
+            if key in raw and raw[key] is not None:
+                value = raw[key]
+                codes = [value] if isinstance(value, str) else value
+                try:
+                    if not isinstance(codes, list) or not all(isinstance(c, str) for c in codes):
+                        raise UsageError(f"must be a list of rule codes, got {value!r}")
+                    engine.validate_selectors(codes, f"settings {key}")
+                except UsageError as exc:
+                    warn(f"settings: {key}: {exc}; ignored")
+                    continue
+                out[attr] = tuple(codes)
+        for key, attr, kind in (
+            ("checkWorkspace", "check_workspace", bool),
+            ("debounceMs", "debounce_ms", int),
+            ("ruleDocsUrl", "rule_docs_url", str),
+        ):
+            if key in raw and raw[key] is not None:
+                value = raw[key]
+                if not isinstance(value, kind) or (kind is int and isinstance(value, bool)):
+                    warn(f"settings: {key} must be a {kind.__name__}, got {value!r}; ignored")
+                    continue
+                out[attr] = max(value, 0) if kind is int else value
+        return replace(cls(), **out)
+
+
+# ---------------------------------------------------------------- configuration
+@dataclass
+class Project:
+    """The configuration that applies to one directory's files, as ``ferry check`` reads it."""
+
+    config: Config
+    options: Options
+    walker: Walker
+    error: str | None = None  #: the configuration could not be read: defaults are used
+
+    def excluded(self, path: Path) -> bool:
+        """Whether ``exclude`` (or a default exclude) skips the file, as ``ferry check .`` does."""
+        try:
+            path.resolve().relative_to(self.config.root)
+        except (ValueError, OSError):
+            return False  # outside the project: nothing of its exclude applies
+        return self.walker.excluded_file(path.resolve())
+
+    def engine_args(self, path: Path, classes: frozenset[str]) -> dict[str, Any]:
+        return dict(self.options.engine_args(self.options.ignore_for(path)), module_classes=classes)
+
+
+class Projects:
+    """Configurations by directory, read on first use and dropped when a ``pyproject.toml``
+    or the settings change (:meth:`clear`).  Safe to use from several threads."""
+
+    def __init__(self, settings: Settings) -> None:
+        self.settings = settings
+        self._by_dir: dict[Path, Project] = {}
+        self._lock = threading.Lock()
+
+    def clear(self, settings: Settings | None = None) -> None:
+        with self._lock:
+            self._by_dir.clear()
+            if settings is not None:
+                self.settings = settings
+
+    def get(self, path: Path) -> Project:
+        directory = path.parent
+        with self._lock:
+            project = self._by_dir.get(directory)
+            if project is None:
+                project = self._by_dir[directory] = self._load(directory)
+            return project
+
+    def _load(self, directory: Path) -> Project:
+        error = None
+        try:
+            cfg = load_config(directory if directory.exists() else Path.cwd())
+        except UsageError as exc:
+            error = f"{exc}; checking with the default settings"
+            cfg = Config(root=directory.resolve() if directory.exists() else Path.cwd())
+        s = self.settings
+        select = s.select if s.select is not None else (tuple(cfg.select) if cfg.select else None)
+        options = Options(
+            root=cfg.root,
+            select=select,
+            ignore=(*cfg.ignore, *s.ignore),
+            per_file_ignores=cfg.per_file_ignores,
+            max_file_size=cfg.max_file_size,
+        )
+        return Project(cfg, options, Walker(cfg.root, cfg.exclude), error)
+
+
+# ---------------------------------------------------------------- the workspace's classes
+class ClassIndex:
+    """The ``nn.Module`` classes the workspace's files define (see :mod:`torchferry.check.project`),
+    kept per file: one file's change re-reads that file only.
+
+    >>> ix = ClassIndex()
+    >>> ix.update("a.py", b"class Net(nn.Module): pass\\n"), ix.update("b.py", b"class Big(Net): pass\\n")
+    (True, True)
+    >>> sorted(ix.classes()), ix.update("b.py", b"class Big(Net): pass\\nx = 1\\n")
+    (['Big', 'Net'], False)
+    """
+
+    def __init__(self) -> None:
+        self._headers: dict[str, bytes] = {}
+        self._classes: frozenset[str] | None = frozenset()
+        self._lock = threading.Lock()
+
+    def update(self, key: str, data: bytes) -> bool:
+        """Record a file's class headers; True when they changed."""
+        headers = b"\n".join(m.group(0) for m in _CLASS.finditer(data)) if b"class" in data else b""
+        with self._lock:
+            if self._headers.get(key, b"") == headers:
+                self._headers.setdefault(key, headers)
+                return False
+            self._headers[key] = headers
+            self._classes = None
+            return True
+
+    def remove(self, key: str) -> bool:
+        with self._lock:
+            if self._headers.pop(key, b""):
+                self._classes = None
+                return True
+            return False
+
+    def __len__(self) -> int:
+        return len(self._headers)
+
+    def classes(self) -> frozenset[str]:
+        with self._lock:
+            if self._classes is None:
+                self._classes = module_classes(h for h in self._headers.values() if h)
+            return self._classes
+
+
+# ---------------------------------------------------------------- findings
+@dataclass(frozen=True)
+class Place:
+    """One step of a finding's evidence: in the same document, another cell, or another file."""
+
+    message: str
+    line: int  #: 1-based, within its document (its cell for a notebook)
+    column: int  #: 0-based characters
+    cell: int | None = None  #: index in the cells checked, for a notebook
+    path: str | None = None  #: another file
+
+
+@dataclass(frozen=True)
+class Item:
+    """A finding located in one document: a file, or (``cell``) one of a notebook's cells."""
+
+    finding: Finding  #: positions (and fix edits) within that document
+    cell: int | None = None
+    related: tuple[Place, ...] = ()
+
+
+@dataclass(frozen=True)
+class CellText:
+    """A code cell of a notebook as the client holds it."""
+
+    text: str
+    language: str = "python"
+
+
+def _fry000(message: str) -> Finding:
+    return Finding(SYNTAX_ERROR, message, 1, 0, 1, 0)
+
+
+def _precheck(text: str, path: Path, project: Project, what: str) -> list[Finding] | None:
+    """Findings that stand for the whole document (too large), [] to skip it (excluded, no
+    "torch" in it), None to check it."""
+    opts = project.options
+    if project.excluded(path):
+        return []
+    if opts.prefilter and PREFILTER.decode() not in text:
+        return []
+    limit = opts.max_file_size
+    if limit is not None and len(text) > limit and len(text.encode("utf-8", "replace")) > limit:
+        if SYNTAX_ERROR in opts.ignore_for(path):
+            return []
+        return [_fry000(_too_large_diag(str(path), what, limit).message)]
+    return None
+
+
+def check_python(text: str, path: Path, project: Project, classes: frozenset[str]) -> list[Item]:
+    """The findings of a Python document; raises :class:`InternalError` if a rule crashes."""
+    early = _precheck(text, path, project, "the file is")
+    if early is not None:
+        return [Item(f) for f in early]
+    findings = engine.check_source(text, str(path), **project.engine_args(path, classes))
+    return [
+        Item(f, None, tuple(Place(e.message, e.line, e.column, None, e.path) for e in f.evidence))
+        for f in findings
+    ]
+
+
+def check_cells(
+    cells: Sequence[CellText], path: Path, project: Project, classes: frozenset[str]
+) -> list[Item]:
+    """The findings of a notebook's code cells (in order), each in its cell; cells of another
+    language are left out of the program."""
+    from torchferry.check.notebook import from_cells, relocate
+
+    index = [i for i, c in enumerate(cells) if c.language == "python"]
+    nb = from_cells([cells[i].text for i in index])
+    early = _precheck(nb.source, path, project, "the notebook's code is")
+    if early is not None:
+        return [Item(f, index[0] if index else None) for f in early]
+    findings = engine.check_source(
+        nb.source, str(path), **project.engine_args(path, classes), cell_starts=nb.cell_starts
+    )
+    items = []
+    for f in findings:
+        number, g = relocate(nb, f)
+        related = []
+        for e in f.evidence:
+            if e.path is not None:
+                related.append(Place(e.message, e.line, e.column, None, e.path))
+                continue
+            c, line = nb.locate(e.line)
+            related.append(Place(e.message, line, nb.cell_column(c, line, e.column), index[c - 1]))
+        items.append(Item(g, index[number - 1], tuple(related)))
+    return items
+
+
+def fix_python(text: str, path: Path, project: Project, classes: frozenset[str]) -> str | None:
+    """The document with every safe fix applied (as ``ferry check --fix``), or None."""
+    if _precheck(text, path, project, "the file is") is not None:
+        return None
+    res = engine.fix_source(text, str(path), **project.engine_args(path, classes))
+    return None if res.error or res.source == text else res.source
+
+
+def fix_cells(
+    cells: Sequence[CellText], path: Path, project: Project, classes: frozenset[str]
+) -> dict[int, str]:
+    """{cell index: new text} for the cells that every safe fix of the notebook changes."""
+    from torchferry.check.notebook import from_cells
+
+    index = [i for i, c in enumerate(cells) if c.language == "python"]
+    nb = from_cells([cells[i].text for i in index])
+    if _precheck(nb.source, path, project, "the notebook's code is") is not None:
+        return {}
+    opts = replace(project.options, module_classes=classes, unsafe=False)
+    new, fixed, error = _notebook_fix(nb, opts, opts.ignore_for(path), str(path))
+    if error or not fixed:
+        return {}
+    return {index[n - 1]: new.texts[n] for n in nb.texts if new.texts[n] != nb.texts[n]}
+
+
+def kernel_language(metadata: object, depth: int = 0) -> str | None:
+    """The notebook's kernel language from its metadata (``language_info.name`` or
+    ``kernelspec.language``, at any depth: clients nest the notebook's metadata), or None.
+
+    >>> kernel_language({"custom": {"metadata": {"kernelspec": {"language": "R"}}}})
+    'R'
+    """
+    if not isinstance(metadata, Mapping) or depth > 4:
+        return None
+    info = metadata.get("language_info")
+    if isinstance(info, Mapping) and isinstance(info.get("name"), str):
+        return str(info["name"])
+    spec = metadata.get("kernelspec")
+    if isinstance(spec, Mapping) and isinstance(spec.get("language"), str):
+        return str(spec["language"])
+    for value in metadata.values():
+        found = kernel_language(value, depth + 1)
+        if found is not None:
+            return found
+    return None
+
+
+def safe_run(check: Callable[[], list[Item]], path: Path, log: Callable[[str], None]) -> list[Item]:
+    """Run a check; a crash of a rule (or of ours) is logged and gives no findings."""
+    try:
+        return check()
+    except InternalError as exc:
+        log(f"ferry: {exc}")
+    except Exception as exc:  # a bug of ours: the editor keeps working
+        log(f"ferry: internal error on {path}: {type(exc).__name__}: {exc} (please report it)")
+    return []
+
+
+def lines_of(text: str) -> list[str]:
+    return split_lines(text)
+
+
+def read_source(path: Path, limit: int | None) -> bytes | None:
+    """A workspace file's bytes (at most ``limit`` + 1), or None when it cannot be read."""
+    from torchferry.check.files import read_bytes
+
+    try:
+        return read_bytes(path, None if limit is None else limit + 1)
+    except OSError:
+        return None
+
+
+def changed(a: Iterable[Item], b: Iterable[Item]) -> bool:
+    return list(a) != list(b)
+
+
+@dataclass
+class Snapshot:
+    """What one check reads, taken on the event loop so the worker never sees a text change."""
+
+    key: str  #: the document's (or notebook's) URI
+    version: int | None
+    path: Path
+    text: str = ""
+    cells: list[CellText] = field(default_factory=list)
+    cell_uris: list[str] = field(default_factory=list)
+    notebook: bool = False
