@@ -145,6 +145,106 @@ EXTRA: tuple[tuple[str, str], ...] = (
 )
 
 
+# -- development and test halves -------------------------------------------------------
+
+DEFAULT_SPLIT = REPO / "benchmarks" / "check_split.toml"
+HALVES = ("dev", "test", "all")
+
+
+def repo_key(url: str) -> str:
+    """The repository a bug report belongs to: ``owner/name`` (lower case) of a GitHub
+    address, else the host (``discuss.pytorch.org``).
+
+    >>> repo_key("https://github.com/Lightning-AI/pytorch-lightning/issues/2400")
+    'lightning-ai/pytorch-lightning'
+    """
+    m = re.match(r"https?://github\.com/([^/\s]+)/([^/#?\s]+)", url)
+    if m:
+        return f"{m.group(1)}/{m.group(2)}".lower()
+    m = re.match(r"https?://([^/\s]+)", url)
+    return m.group(1).lower() if m else url.strip().lower()
+
+
+def split_by_hash(weights: dict[str, int]) -> set[str]:
+    """The keys of the test half: keys in the order of their SHA-256 digest, taken into
+    the test half until it holds at least half the total weight (files per repository,
+    or one per code base).  Deterministic, and blind to what the keys contain."""
+    order = sorted(weights, key=lambda k: hashlib.sha256(k.encode()).hexdigest())
+    total = sum(weights.values())
+    test: set[str] = set()
+    held = 0
+    for key in order:
+        if 2 * held >= total:
+            break
+        test.add(key)
+        held += weights[key]
+    return test
+
+
+def corpus_keys() -> list[str]:
+    """The keys of the corpus code bases: a package's normalised name, an extra
+    project's ``owner-name`` (as the labels file names them)."""
+    return [_norm(n) for n, _ in CORPUS] + [r.replace("/", "-") for r, _ in EXTRA]
+
+
+def computed_split(fixtures: Path | None = None) -> dict[str, set[str]]:
+    """The test half as the rule computes it: ``{"recall": repos, "corpus": code bases}``;
+    the corpus packages and the extra projects are split separately."""
+    weights: Counter = Counter()
+    for path in sorted((fixtures or RECALL_FIXTURES).glob("*.py")):
+        weights[repo_key(_source_of(path))] += 1
+    packages = {_norm(n): 1 for n, _ in CORPUS}
+    extras = {r.replace("/", "-"): 1 for r, _ in EXTRA}
+    return {
+        "recall": split_by_hash(dict(weights)),
+        "corpus": split_by_hash(packages) | split_by_hash(extras),
+    }
+
+
+def load_split(path: Path = DEFAULT_SPLIT) -> dict[str, set[str]]:
+    """The committed split: ``{"recall": test repositories, "corpus": test code bases}``."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"check_corpus: {path}: {exc}") from None
+    return {k: set(data.get(k, {}).get("test", [])) for k in ("recall", "corpus")}
+
+
+def in_half(key: str, test: set[str], half: str) -> bool:
+    return half == "all" or (key in test) == (half == "test")
+
+
+def write_split(path: Path) -> None:
+    """Write the split the hash rule computes as ``path`` (the committed data)."""
+    split = computed_split()
+    head = [
+        "# The development and test halves of the recall reproductions and the corpus.",
+        "# Written by `python benchmarks/check_corpus.py --write-split`; the rule",
+        "# (check_corpus.split_by_hash): order the keys by the SHA-256 digest of the key,",
+        "# take them into the test half until it holds at least half the weight.  Keys:",
+        "# a reproduction's repository (owner/name of its '# Source:' GitHub address, else",
+        "# the host), weighted by its number of reproductions; a corpus package (CORPUS) or",
+        "# an extra project (EXTRA), one each, the two lists split separately.",
+        "# Rules are developed on the dev half; the test half is measured, not tuned on.",
+        "",
+    ]
+    body = []
+    for section in ("recall", "corpus"):
+        body.append(f"[{section}]")
+        body.append("test = [")
+        body += [f"    {_toml_key(k)}," for k in sorted(split[section])]
+        body += ["]", ""]
+    path.write_text("\n".join(head + body), encoding="utf-8")
+
+
+def _toml_key(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
+
+
 # -- fetching ------------------------------------------------------------------------
 
 
@@ -666,21 +766,35 @@ class RecallCase:
     @property
     def source(self) -> str:
         """The first ``# Source:`` line of the header: the report reproduced."""
-        for line in self.path.read_text(encoding="utf-8").splitlines():
-            if line.startswith("# Source:"):
-                return line.split(":", 1)[1].strip()
-        return ""
+        return _source_of(self.path)
 
 
-def recall_cases(fixtures: Path = RECALL_FIXTURES) -> list[RecallCase]:
+def _source_of(path: Path) -> str:
+    """The address on a reproduction's first ``# Source:`` line ('' if none)."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# Source:"):
+            rest = line.split(":", 1)[1].strip()
+            return rest.split()[0] if rest else ""
+    return ""
+
+
+def recall_cases(
+    fixtures: Path = RECALL_FIXTURES, half: str = "all", test: set[str] | None = None
+) -> list[RecallCase]:
     """Check every reproduction (all rules, in this process) against its markers: a line
-    ending in ``# FRY003`` must get that finding."""
+    ending in ``# FRY003`` must get that finding.  ``half`` keeps the reproductions of
+    the development or test half (``test``: the test repositories, by default those of
+    the committed split)."""
     if str(REPO / "src") not in sys.path:
         sys.path.insert(0, str(REPO / "src"))
     from torchferry.check.engine import check_source
 
+    if half != "all" and test is None:
+        test = load_split()["recall"]
     cases = []
     for path in sorted(fixtures.glob("*.py")):
+        if not in_half(repo_key(_source_of(path)), test or set(), half):
+            continue
         source = path.read_text(encoding="utf-8")
         expected = set()
         for lineno, text in enumerate(source.splitlines(), 1):
@@ -712,10 +826,11 @@ def recall_table(cases: Sequence[RecallCase]) -> tuple[str, int, int]:
     return "\n".join(rows), caught, total
 
 
-def recall_mode() -> int:
-    cases = recall_cases()
+def recall_mode(fixtures: Path = RECALL_FIXTURES, half: str = "all") -> int:
+    cases = recall_cases(fixtures, half)
     text, caught, total = recall_table(cases)
-    print(f"recall on {len(cases)} reproductions of public bug reports ({RECALL_FIXTURES}):\n")
+    which = "" if half == "all" else f", {half} half"
+    print(f"recall on {len(cases)} reproductions of public bug reports ({fixtures}{which}):\n")
     print(text)
     misses = [(c, m) for c in cases for m in sorted(c.expected - c.found)]
     if misses:
@@ -775,13 +890,37 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="print recall per rule on tests/check/recall/fixtures (bug-report reproductions)",
     )
     ap.add_argument(
+        "--fixtures",
+        type=Path,
+        default=RECALL_FIXTURES,
+        help=f"with --recall: the reproductions to check (default: {RECALL_FIXTURES})",
+    )
+    ap.add_argument(
+        "--half",
+        choices=HALVES,
+        default="all",
+        help="only the development or the test half of the code bases and reproductions, "
+        f"as {DEFAULT_SPLIT.name} lists them (default: all)",
+    )
+    ap.add_argument(
+        "--write-split",
+        action="store_true",
+        help=f"write {DEFAULT_SPLIT.name} from the hash rule and exit",
+    )
+    ap.add_argument(
         "--check", action="store_true", help="exit 1 if a finding is unlabelled or a label is stale"
     )
     ap.add_argument("--json", type=Path, metavar="FILE", help="write the joined findings as JSON")
     args = ap.parse_args(argv)
 
+    if args.write_split:
+        write_split(DEFAULT_SPLIT)
+        print(f"wrote {DEFAULT_SPLIT}")
+        return 0
     if args.recall:
-        return recall_mode()
+        if not args.fixtures.is_dir():
+            ap.error(f"--fixtures {args.fixtures}: not a directory")
+        return recall_mode(args.fixtures, args.half)
     unknown = set(args.package) - {_norm(n) for n, _ in CORPUS}
     if args.extra is not None and args.extra.is_dir():
         unknown -= {package_of(p) for p in args.extra.iterdir() if "@" in p.name}
@@ -805,6 +944,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.package:
             extra = [p for p in extra if package_of(p) in set(args.package)]
         dirs = [*dirs, *extra]
+    if args.half != "all":
+        test = load_split()["corpus"]
+        dirs = [d for d in dirs if in_half(package_of(d), test, args.half)]
     if args.fix:
         return fix_mode(dirs, args.select, args.unsafe)
 

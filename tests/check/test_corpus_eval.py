@@ -125,3 +125,35 @@ def test_drop_labels_keeps_the_header_and_the_other_blocks(tmp_path: Path) -> No
     assert cc.drop_labels(p, {2}) == 1
     assert [lab.line for lab in cc.load_labels(p)] == [1, 3]
     assert p.read_text().startswith("# header\n\n[[label]]")
+
+
+def test_the_committed_split_is_the_hash_rule_and_halves_partition() -> None:
+    committed = cc.load_split()
+    assert committed == cc.computed_split(), "rerun benchmarks/check_corpus.py --write-split"
+    keys = set(cc.corpus_keys())
+    assert committed["corpus"] <= keys
+    dev = {k for k in keys if cc.in_half(k, committed["corpus"], "dev")}
+    test = {k for k in keys if cc.in_half(k, committed["corpus"], "test")}
+    assert dev and test and not dev & test and dev | test == keys
+
+
+def test_split_by_hash_is_deterministic_balanced_and_ignores_order() -> None:
+    weights = {f"owner{i}/repo": 1 + i % 3 for i in range(20)}
+    test = cc.split_by_hash(weights)
+    assert test == cc.split_by_hash(dict(reversed(list(weights.items()))))
+    held = sum(weights[k] for k in test)
+    assert 2 * held >= sum(weights.values()) > 2 * (held - max(weights.values()))
+
+
+def test_recall_halves_partition_the_reproductions_by_repository(tmp_path: Path) -> None:
+    for i, url in enumerate(
+        ["https://github.com/A/b/issues/1", "https://github.com/a/B/pull/2", "https://x.org/t/3"]
+    ):
+        (tmp_path / f"r{i}.py").write_text(f"# Source: {url}\n# Report: x\ny = 1  # FRY002\n")
+    assert cc.repo_key("https://github.com/A/b/issues/1 (comment)") == "a/b"
+    test = {"a/b"}
+    dev = cc.recall_cases(tmp_path, "dev", test)
+    held = cc.recall_cases(tmp_path, "test", test)
+    assert [c.path.name for c in held] == ["r0.py", "r1.py"]
+    assert [c.path.name for c in dev] == ["r2.py"]
+    assert len(cc.recall_cases(tmp_path, "all", test)) == 3
