@@ -832,6 +832,8 @@ def recall_mode(fixtures: Path = RECALL_FIXTURES, half: str = "all") -> int:
     which = "" if half == "all" else f", {half} half"
     print(f"recall on {len(cases)} reproductions of public bug reports ({fixtures}{which}):\n")
     print(text)
+    full = sum(1 for c in cases if c.expected <= c.found)
+    print(f"\nreports with every expected finding caught: {full} of {len(cases)}")
     misses = [(c, m) for c in cases for m in sorted(c.expected - c.found)]
     if misses:
         print("\nmissed:")
