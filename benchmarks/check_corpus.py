@@ -108,6 +108,28 @@ CORPUS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: held-out code bases, measured and never tuned on: released packages added after the
+#: development/test split, labelled in ``benchmarks/check_labels_fresh.toml`` on the rules
+#: as they stood when first checked (``--fresh``; cache ``.corpus/fresh``).
+FRESH: tuple[tuple[str, str], ...] = (
+    ("pytorch-widedeep", "1.7.0"),
+    ("captum", "0.9.0"),
+    ("lpips", "0.1.4"),
+    ("torchdiffeq", "0.2.5"),
+    ("segmentation-models-pytorch", "0.6.0"),
+)
+#: held-out source snapshots (research code with training and sampling scripts), checked
+#: with ``--fresh --extra DIR``; ``--export GIT_DIR`` writes one into DIR.
+FRESH_EXTRA: tuple[tuple[str, str], ...] = (
+    ("karpathy/minGPT", "37baab71b9abea1b76ab957409a1cc2fbfba8a26"),
+    ("facebookresearch/DiT", "ed81ce2229091fd4ecc9a223645f95cf379d582b"),
+    ("openai/CLIP", "d05afc436d78f1c48dc0dbf8e5980a9d471f35f6"),
+    ("facebookresearch/dino", "7c446df5b9f45747937fb0d72314eb9f7b66930a"),
+)
+DEFAULT_FRESH_CORPUS = REPO / ".corpus" / "fresh"
+DEFAULT_FRESH_LABELS = REPO / "benchmarks" / "check_labels_fresh.toml"
+
+
 #: source snapshots checked with ``--extra DIR`` (each unpacked as ``DIR/OWNER-NAME@COMMIT``):
 #: tutorials, examples and notebooks, the code where users make the mistakes the new rules
 #: look for; not on the package index, so they are optional.  Their labels cover FRY014,
@@ -241,6 +263,15 @@ def write_split(path: Path) -> None:
     path.write_text("\n".join(head + body), encoding="utf-8")
 
 
+def _git_dir(path: Path) -> Path | None:
+    """The git directory of a clone (``path/.git``), of a mirror (``path/repo`` or
+    ``path`` itself), or None."""
+    for cand in (path / ".git", path / "repo" / ".git", path / "repo", path):
+        if (cand / "HEAD").is_file() and (cand / "objects").is_dir():
+            return cand
+    return None
+
+
 def _toml_key(s: str) -> str:
     return json.dumps(s, ensure_ascii=False)
 
@@ -295,14 +326,19 @@ def _pyproject_from_metadata(metadata: str, name: str, version: str) -> str:
     return "\n".join(out)
 
 
-def fetch(corpus: Path, only: Iterable[str] = (), quiet: bool = False) -> list[Path]:
-    """Download (once) and unpack (once) the pinned packages (all, or those named in
+def fetch(
+    corpus: Path,
+    only: Iterable[str] = (),
+    quiet: bool = False,
+    packages: Sequence[tuple[str, str]] = CORPUS,
+) -> list[Path]:
+    """Download (once) and unpack (once) the pinned ``packages`` (all, or those named in
     ``only``); their directories."""
     downloads = corpus / "_downloads"
     downloads.mkdir(parents=True, exist_ok=True)
     wanted = set(only)
     dirs = []
-    for name, version in CORPUS:
+    for name, version in packages:
         if wanted and _norm(name) not in wanted:
             continue
         dest = corpus / f"{_norm(name)}-{version}"
@@ -355,10 +391,7 @@ def fetch(corpus: Path, only: Iterable[str] = (), quiet: bool = False) -> list[P
                         continue
                     top = parts[0]
                     rel = parts[1]
-                    keep = rel.endswith((".py", ".ipynb", ".cfg", ".toml")) or re.search(
-                        r"(^|/)requirements[^/]*\.txt$", rel
-                    )
-                    if keep:
+                    if _kept(rel):
                         target = dest / rel
                         target.parent.mkdir(parents=True, exist_ok=True)
                         fh = tf.extractfile(member)
@@ -373,6 +406,41 @@ def fetch(corpus: Path, only: Iterable[str] = (), quiet: bool = False) -> list[P
                 )
         (dest / ".complete").write_text(f"{name}=={version}\n")
     return dirs
+
+
+def _kept(rel: str) -> bool:
+    """The files a corpus copy keeps: sources, notebooks, configuration, requirements."""
+    return rel.endswith((".py", ".ipynb", ".cfg", ".toml")) or bool(
+        re.search(r"(^|/)requirements[^/]*\.txt$", rel)
+    )
+
+
+def export_snapshot(git_dir: Path, repo: str, commit: str, out: Path) -> tuple[Path, list[str]]:
+    """Copy the kept files of ``commit`` from a git directory (a clone or a bare mirror) to
+    ``out/OWNER-NAME@COMMIT`` (what ``--extra`` reads); (the directory, the paths whose
+    blob is not in that git directory, e.g. large files left out of a partial clone)."""
+
+    def git(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True)
+
+    dest = out / f"{repo.replace('/', '-')}@{commit}"
+    listing = git("ls-tree", "-r", "-z", commit)
+    if listing.returncode:
+        raise SystemExit(f"check_corpus: {git_dir}: no commit {commit}")
+    missing = []
+    for entry in filter(None, listing.stdout.decode("utf-8", "replace").split("\0")):
+        meta, rel = entry.split("\t", 1)
+        _mode, kind, sha = meta.split()
+        if kind != "blob" or not _kept(rel):
+            continue
+        blob = git("cat-file", "blob", sha)
+        if blob.returncode:
+            missing.append(rel)
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blob.stdout)
+    return dest, missing
 
 
 # -- findings ------------------------------------------------------------------------
@@ -603,6 +671,11 @@ def precision(real: int, false: int) -> str:
     return f"{100 * real / (real + false):.0f}%" if real + false else "-"
 
 
+def actionable(real: int, labelled: int) -> str:
+    """The share of labelled findings that are real: what a user acts on."""
+    return f"{100 * real / labelled:.0f}%" if labelled else "-"
+
+
 def table(findings: list[Finding], matched: dict[int, Label]) -> str:
     per: dict[str, Counter] = defaultdict(Counter)
     for i, f in enumerate(findings):
@@ -614,21 +687,22 @@ def table(findings: list[Finding], matched: dict[int, Label]) -> str:
             c[lab.verdict] += 1
     total: Counter = Counter()
     rows = [
-        "| rule | findings | labelled | real | debatable | false | strict precision |",
-        "|---|---|---|---|---|---|---|",
+        "| rule | findings | labelled | real | debatable | false | strict precision "
+        "| actionable share |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for code in sorted(per):
-        c = per[code]
-        total.update(c)
-        rows.append(
-            f"| {code} | {c['findings']} | {c['labelled']} | {c['real']} | "
-            f"{c['debatable']} | {c['false']} | {precision(c['real'], c['false'])} |"
+
+    def row(name: str, c: Counter) -> str:
+        return (
+            f"| {name} | {c['findings']} | {c['labelled']} | {c['real']} | "
+            f"{c['debatable']} | {c['false']} | {precision(c['real'], c['false'])} | "
+            f"{actionable(c['real'], c['labelled'])} |"
         )
-    rows.append(
-        f"| all | {total['findings']} | {total['labelled']} | {total['real']} | "
-        f"{total['debatable']} | {total['false']} | "
-        f"{precision(total['real'], total['false'])} |"
-    )
+
+    for code in sorted(per):
+        total.update(per[code])
+        rows.append(row(code, per[code]))
+    rows.append(row("all", total))
     return "\n".join(rows)
 
 
@@ -905,6 +979,19 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"as {DEFAULT_SPLIT.name} lists them (default: all)",
     )
     ap.add_argument(
+        "--fresh",
+        action="store_true",
+        help="check the held-out packages (FRESH) instead of CORPUS, joined with "
+        f"{DEFAULT_FRESH_LABELS.name} (cache {DEFAULT_FRESH_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
+        "--export",
+        type=Path,
+        metavar="GIT_DIR",
+        help="write the snapshot of each EXTRA (with --fresh: FRESH_EXTRA) project found in "
+        "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
+    )
+    ap.add_argument(
         "--write-split",
         action="store_true",
         help=f"write {DEFAULT_SPLIT.name} from the hash rule and exit",
@@ -923,18 +1010,39 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.fixtures.is_dir():
             ap.error(f"--fixtures {args.fixtures}: not a directory")
         return recall_mode(args.fixtures, args.half)
-    unknown = set(args.package) - {_norm(n) for n, _ in CORPUS}
+    packages = FRESH if args.fresh else CORPUS
+    if args.fresh:
+        if args.half != "all":
+            ap.error("--fresh is held out as a whole: no --half")
+        if args.corpus == DEFAULT_CORPUS:
+            args.corpus = DEFAULT_FRESH_CORPUS
+        if args.labels == DEFAULT_LABELS:
+            args.labels = DEFAULT_FRESH_LABELS
+    if args.export is not None:
+        if args.extra is None:
+            ap.error("--export needs --extra DIR (where the snapshots go)")
+        for repo, commit in FRESH_EXTRA if args.fresh else EXTRA:
+            git_dir = _git_dir(args.export / repo.replace("/", "+"))
+            if git_dir is None:
+                print(f"check_corpus: no clone of {repo} under {args.export}", file=sys.stderr)
+                continue
+            dest, missing = export_snapshot(git_dir, repo, commit, args.extra)
+            print(f"{dest}: written" + (f", {len(missing)} blobs missing" if missing else ""))
+            for rel in missing:
+                print(f"  missing: {rel}")
+        return 0
+    unknown = set(args.package) - {_norm(n) for n, _ in packages}
     if args.extra is not None and args.extra.is_dir():
         unknown -= {package_of(p) for p in args.extra.iterdir() if "@" in p.name}
     if unknown:
         ap.error(
             f"unknown package(s) {', '.join(sorted(unknown))}; "
-            f"known: {', '.join(_norm(n) for n, _ in CORPUS)}"
+            f"known: {', '.join(_norm(n) for n, _ in packages)}"
         )
     try:
-        known = {_norm(n) for n, _ in CORPUS}
+        known = {_norm(n) for n, _ in packages}
         only = [p for p in args.package if p in known]
-        dirs = [] if args.package and not only else fetch(args.corpus, only)
+        dirs = [] if args.package and not only else fetch(args.corpus, only, packages=packages)
     except subprocess.CalledProcessError as exc:
         print(f"check_corpus: download failed: {exc}", file=sys.stderr)
         return 2
