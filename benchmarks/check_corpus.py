@@ -108,6 +108,28 @@ CORPUS: tuple[tuple[str, str], ...] = (
 )
 
 
+#: held-out code bases, measured and never tuned on: released packages added after the
+#: development/test split, labelled in ``benchmarks/check_labels_fresh.toml`` on the rules
+#: as they stood when first checked (``--fresh``; cache ``.corpus/fresh``).
+FRESH: tuple[tuple[str, str], ...] = (
+    ("pytorch-widedeep", "1.7.0"),
+    ("captum", "0.9.0"),
+    ("lpips", "0.1.4"),
+    ("torchdiffeq", "0.2.5"),
+    ("segmentation-models-pytorch", "0.6.0"),
+)
+#: held-out source snapshots (research code with training and sampling scripts), checked
+#: with ``--fresh --extra DIR``; ``--export GIT_DIR`` writes one into DIR.
+FRESH_EXTRA: tuple[tuple[str, str], ...] = (
+    ("karpathy/minGPT", "37baab71b9abea1b76ab957409a1cc2fbfba8a26"),
+    ("facebookresearch/DiT", "ed81ce2229091fd4ecc9a223645f95cf379d582b"),
+    ("openai/CLIP", "d05afc436d78f1c48dc0dbf8e5980a9d471f35f6"),
+    ("facebookresearch/dino", "7c446df5b9f45747937fb0d72314eb9f7b66930a"),
+)
+DEFAULT_FRESH_CORPUS = REPO / ".corpus" / "fresh"
+DEFAULT_FRESH_LABELS = REPO / "benchmarks" / "check_labels_fresh.toml"
+
+
 #: source snapshots checked with ``--extra DIR`` (each unpacked as ``DIR/OWNER-NAME@COMMIT``):
 #: tutorials, examples and notebooks, the code where users make the mistakes the new rules
 #: look for; not on the package index, so they are optional.  Their labels cover FRY014,
@@ -143,6 +165,115 @@ EXTRA: tuple[tuple[str, str], ...] = (
     # an eighth held-out batch, as for CORPUS
     ("spro/practical-pytorch", "c520c52e68e945d88fff563dba1c028b6ec0197b"),
 )
+
+
+# -- development and test halves -------------------------------------------------------
+
+DEFAULT_SPLIT = REPO / "benchmarks" / "check_split.toml"
+HALVES = ("dev", "test", "all")
+
+
+def repo_key(url: str) -> str:
+    """The repository a bug report belongs to: ``owner/name`` (lower case) of a GitHub
+    address, else the host (``discuss.pytorch.org``).
+
+    >>> repo_key("https://github.com/Lightning-AI/pytorch-lightning/issues/2400")
+    'lightning-ai/pytorch-lightning'
+    """
+    m = re.match(r"https?://github\.com/([^/\s]+)/([^/#?\s]+)", url)
+    if m:
+        return f"{m.group(1)}/{m.group(2)}".lower()
+    m = re.match(r"https?://([^/\s]+)", url)
+    return m.group(1).lower() if m else url.strip().lower()
+
+
+def split_by_hash(weights: dict[str, int]) -> set[str]:
+    """The keys of the test half: keys in the order of their SHA-256 digest, taken into
+    the test half until it holds at least half the total weight (files per repository,
+    or one per code base).  Deterministic, and blind to what the keys contain."""
+    order = sorted(weights, key=lambda k: hashlib.sha256(k.encode()).hexdigest())
+    total = sum(weights.values())
+    test: set[str] = set()
+    held = 0
+    for key in order:
+        if 2 * held >= total:
+            break
+        test.add(key)
+        held += weights[key]
+    return test
+
+
+def corpus_keys() -> list[str]:
+    """The keys of the corpus code bases: a package's normalised name, an extra
+    project's ``owner-name`` (as the labels file names them)."""
+    return [_norm(n) for n, _ in CORPUS] + [r.replace("/", "-") for r, _ in EXTRA]
+
+
+def computed_split(fixtures: Path | None = None) -> dict[str, set[str]]:
+    """The test half as the rule computes it: ``{"recall": repos, "corpus": code bases}``;
+    the corpus packages and the extra projects are split separately."""
+    weights: Counter = Counter()
+    for path in sorted((fixtures or RECALL_FIXTURES).glob("*.py")):
+        weights[repo_key(_source_of(path))] += 1
+    packages = {_norm(n): 1 for n, _ in CORPUS}
+    extras = {r.replace("/", "-"): 1 for r, _ in EXTRA}
+    return {
+        "recall": split_by_hash(dict(weights)),
+        "corpus": split_by_hash(packages) | split_by_hash(extras),
+    }
+
+
+def load_split(path: Path = DEFAULT_SPLIT) -> dict[str, set[str]]:
+    """The committed split: ``{"recall": test repositories, "corpus": test code bases}``."""
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError) as exc:
+        raise SystemExit(f"check_corpus: {path}: {exc}") from None
+    return {k: set(data.get(k, {}).get("test", [])) for k in ("recall", "corpus")}
+
+
+def in_half(key: str, test: set[str], half: str) -> bool:
+    return half == "all" or (key in test) == (half == "test")
+
+
+def write_split(path: Path) -> None:
+    """Write the split the hash rule computes as ``path`` (the committed data)."""
+    split = computed_split()
+    head = [
+        "# The development and test halves of the recall reproductions and the corpus.",
+        "# Written by `python benchmarks/check_corpus.py --write-split`; the rule",
+        "# (check_corpus.split_by_hash): order the keys by the SHA-256 digest of the key,",
+        "# take them into the test half until it holds at least half the weight.  Keys:",
+        "# a reproduction's repository (owner/name of its '# Source:' GitHub address, else",
+        "# the host), weighted by its number of reproductions; a corpus package (CORPUS) or",
+        "# an extra project (EXTRA), one each, the two lists split separately.",
+        "# Rules are developed on the dev half; the test half is measured, not tuned on.",
+        "",
+    ]
+    body = []
+    for section in ("recall", "corpus"):
+        body.append(f"[{section}]")
+        body.append("test = [")
+        body += [f"    {_toml_key(k)}," for k in sorted(split[section])]
+        body += ["]", ""]
+    path.write_text("\n".join(head + body), encoding="utf-8")
+
+
+def _git_dir(path: Path) -> Path | None:
+    """The git directory of a clone (``path/.git``), of a mirror (``path/repo`` or
+    ``path`` itself), or None."""
+    for cand in (path / ".git", path / "repo" / ".git", path / "repo", path):
+        if (cand / "HEAD").is_file() and (cand / "objects").is_dir():
+            return cand
+    return None
+
+
+def _toml_key(s: str) -> str:
+    return json.dumps(s, ensure_ascii=False)
 
 
 # -- fetching ------------------------------------------------------------------------
@@ -195,14 +326,19 @@ def _pyproject_from_metadata(metadata: str, name: str, version: str) -> str:
     return "\n".join(out)
 
 
-def fetch(corpus: Path, only: Iterable[str] = (), quiet: bool = False) -> list[Path]:
-    """Download (once) and unpack (once) the pinned packages (all, or those named in
+def fetch(
+    corpus: Path,
+    only: Iterable[str] = (),
+    quiet: bool = False,
+    packages: Sequence[tuple[str, str]] = CORPUS,
+) -> list[Path]:
+    """Download (once) and unpack (once) the pinned ``packages`` (all, or those named in
     ``only``); their directories."""
     downloads = corpus / "_downloads"
     downloads.mkdir(parents=True, exist_ok=True)
     wanted = set(only)
     dirs = []
-    for name, version in CORPUS:
+    for name, version in packages:
         if wanted and _norm(name) not in wanted:
             continue
         dest = corpus / f"{_norm(name)}-{version}"
@@ -255,10 +391,7 @@ def fetch(corpus: Path, only: Iterable[str] = (), quiet: bool = False) -> list[P
                         continue
                     top = parts[0]
                     rel = parts[1]
-                    keep = rel.endswith((".py", ".ipynb", ".cfg", ".toml")) or re.search(
-                        r"(^|/)requirements[^/]*\.txt$", rel
-                    )
-                    if keep:
+                    if _kept(rel):
                         target = dest / rel
                         target.parent.mkdir(parents=True, exist_ok=True)
                         fh = tf.extractfile(member)
@@ -273,6 +406,41 @@ def fetch(corpus: Path, only: Iterable[str] = (), quiet: bool = False) -> list[P
                 )
         (dest / ".complete").write_text(f"{name}=={version}\n")
     return dirs
+
+
+def _kept(rel: str) -> bool:
+    """The files a corpus copy keeps: sources, notebooks, configuration, requirements."""
+    return rel.endswith((".py", ".ipynb", ".cfg", ".toml")) or bool(
+        re.search(r"(^|/)requirements[^/]*\.txt$", rel)
+    )
+
+
+def export_snapshot(git_dir: Path, repo: str, commit: str, out: Path) -> tuple[Path, list[str]]:
+    """Copy the kept files of ``commit`` from a git directory (a clone or a bare mirror) to
+    ``out/OWNER-NAME@COMMIT`` (what ``--extra`` reads); (the directory, the paths whose
+    blob is not in that git directory, e.g. large files left out of a partial clone)."""
+
+    def git(*args: str) -> subprocess.CompletedProcess[bytes]:
+        return subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True)
+
+    dest = out / f"{repo.replace('/', '-')}@{commit}"
+    listing = git("ls-tree", "-r", "-z", commit)
+    if listing.returncode:
+        raise SystemExit(f"check_corpus: {git_dir}: no commit {commit}")
+    missing = []
+    for entry in filter(None, listing.stdout.decode("utf-8", "replace").split("\0")):
+        meta, rel = entry.split("\t", 1)
+        _mode, kind, sha = meta.split()
+        if kind != "blob" or not _kept(rel):
+            continue
+        blob = git("cat-file", "blob", sha)
+        if blob.returncode:
+            missing.append(rel)
+            continue
+        target = dest / rel
+        target.parent.mkdir(parents=True, exist_ok=True)
+        target.write_bytes(blob.stdout)
+    return dest, missing
 
 
 # -- findings ------------------------------------------------------------------------
@@ -503,6 +671,11 @@ def precision(real: int, false: int) -> str:
     return f"{100 * real / (real + false):.0f}%" if real + false else "-"
 
 
+def actionable(real: int, labelled: int) -> str:
+    """The share of labelled findings that are real: what a user acts on."""
+    return f"{100 * real / labelled:.0f}%" if labelled else "-"
+
+
 def table(findings: list[Finding], matched: dict[int, Label]) -> str:
     per: dict[str, Counter] = defaultdict(Counter)
     for i, f in enumerate(findings):
@@ -514,21 +687,22 @@ def table(findings: list[Finding], matched: dict[int, Label]) -> str:
             c[lab.verdict] += 1
     total: Counter = Counter()
     rows = [
-        "| rule | findings | labelled | real | debatable | false | strict precision |",
-        "|---|---|---|---|---|---|---|",
+        "| rule | findings | labelled | real | debatable | false | strict precision "
+        "| actionable share |",
+        "|---|---|---|---|---|---|---|---|",
     ]
-    for code in sorted(per):
-        c = per[code]
-        total.update(c)
-        rows.append(
-            f"| {code} | {c['findings']} | {c['labelled']} | {c['real']} | "
-            f"{c['debatable']} | {c['false']} | {precision(c['real'], c['false'])} |"
+
+    def row(name: str, c: Counter) -> str:
+        return (
+            f"| {name} | {c['findings']} | {c['labelled']} | {c['real']} | "
+            f"{c['debatable']} | {c['false']} | {precision(c['real'], c['false'])} | "
+            f"{actionable(c['real'], c['labelled'])} |"
         )
-    rows.append(
-        f"| all | {total['findings']} | {total['labelled']} | {total['real']} | "
-        f"{total['debatable']} | {total['false']} | "
-        f"{precision(total['real'], total['false'])} |"
-    )
+
+    for code in sorted(per):
+        total.update(per[code])
+        rows.append(row(code, per[code]))
+    rows.append(row("all", total))
     return "\n".join(rows)
 
 
@@ -666,21 +840,35 @@ class RecallCase:
     @property
     def source(self) -> str:
         """The first ``# Source:`` line of the header: the report reproduced."""
-        for line in self.path.read_text(encoding="utf-8").splitlines():
-            if line.startswith("# Source:"):
-                return line.split(":", 1)[1].strip()
-        return ""
+        return _source_of(self.path)
 
 
-def recall_cases(fixtures: Path = RECALL_FIXTURES) -> list[RecallCase]:
+def _source_of(path: Path) -> str:
+    """The address on a reproduction's first ``# Source:`` line ('' if none)."""
+    for line in path.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# Source:"):
+            rest = line.split(":", 1)[1].strip()
+            return rest.split()[0] if rest else ""
+    return ""
+
+
+def recall_cases(
+    fixtures: Path = RECALL_FIXTURES, half: str = "all", test: set[str] | None = None
+) -> list[RecallCase]:
     """Check every reproduction (all rules, in this process) against its markers: a line
-    ending in ``# FRY003`` must get that finding."""
+    ending in ``# FRY003`` must get that finding.  ``half`` keeps the reproductions of
+    the development or test half (``test``: the test repositories, by default those of
+    the committed split)."""
     if str(REPO / "src") not in sys.path:
         sys.path.insert(0, str(REPO / "src"))
     from torchferry.check.engine import check_source
 
+    if half != "all" and test is None:
+        test = load_split()["recall"]
     cases = []
     for path in sorted(fixtures.glob("*.py")):
+        if not in_half(repo_key(_source_of(path)), test or set(), half):
+            continue
         source = path.read_text(encoding="utf-8")
         expected = set()
         for lineno, text in enumerate(source.splitlines(), 1):
@@ -712,11 +900,14 @@ def recall_table(cases: Sequence[RecallCase]) -> tuple[str, int, int]:
     return "\n".join(rows), caught, total
 
 
-def recall_mode() -> int:
-    cases = recall_cases()
+def recall_mode(fixtures: Path = RECALL_FIXTURES, half: str = "all") -> int:
+    cases = recall_cases(fixtures, half)
     text, caught, total = recall_table(cases)
-    print(f"recall on {len(cases)} reproductions of public bug reports ({RECALL_FIXTURES}):\n")
+    which = "" if half == "all" else f", {half} half"
+    print(f"recall on {len(cases)} reproductions of public bug reports ({fixtures}{which}):\n")
     print(text)
+    full = sum(1 for c in cases if c.expected <= c.found)
+    print(f"\nreports with every expected finding caught: {full} of {len(cases)}")
     misses = [(c, m) for c in cases for m in sorted(c.expected - c.found)]
     if misses:
         print("\nmissed:")
@@ -775,25 +966,83 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="print recall per rule on tests/check/recall/fixtures (bug-report reproductions)",
     )
     ap.add_argument(
+        "--fixtures",
+        type=Path,
+        default=RECALL_FIXTURES,
+        help=f"with --recall: the reproductions to check (default: {RECALL_FIXTURES})",
+    )
+    ap.add_argument(
+        "--half",
+        choices=HALVES,
+        default="all",
+        help="only the development or the test half of the code bases and reproductions, "
+        f"as {DEFAULT_SPLIT.name} lists them (default: all)",
+    )
+    ap.add_argument(
+        "--fresh",
+        action="store_true",
+        help="check the held-out packages (FRESH) instead of CORPUS, joined with "
+        f"{DEFAULT_FRESH_LABELS.name} (cache {DEFAULT_FRESH_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
+        "--export",
+        type=Path,
+        metavar="GIT_DIR",
+        help="write the snapshot of each EXTRA (with --fresh: FRESH_EXTRA) project found in "
+        "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
+    )
+    ap.add_argument(
+        "--write-split",
+        action="store_true",
+        help=f"write {DEFAULT_SPLIT.name} from the hash rule and exit",
+    )
+    ap.add_argument(
         "--check", action="store_true", help="exit 1 if a finding is unlabelled or a label is stale"
     )
     ap.add_argument("--json", type=Path, metavar="FILE", help="write the joined findings as JSON")
     args = ap.parse_args(argv)
 
+    if args.write_split:
+        write_split(DEFAULT_SPLIT)
+        print(f"wrote {DEFAULT_SPLIT}")
+        return 0
     if args.recall:
-        return recall_mode()
-    unknown = set(args.package) - {_norm(n) for n, _ in CORPUS}
+        if not args.fixtures.is_dir():
+            ap.error(f"--fixtures {args.fixtures}: not a directory")
+        return recall_mode(args.fixtures, args.half)
+    packages = FRESH if args.fresh else CORPUS
+    if args.fresh:
+        if args.half != "all":
+            ap.error("--fresh is held out as a whole: no --half")
+        if args.corpus == DEFAULT_CORPUS:
+            args.corpus = DEFAULT_FRESH_CORPUS
+        if args.labels == DEFAULT_LABELS:
+            args.labels = DEFAULT_FRESH_LABELS
+    if args.export is not None:
+        if args.extra is None:
+            ap.error("--export needs --extra DIR (where the snapshots go)")
+        for repo, commit in FRESH_EXTRA if args.fresh else EXTRA:
+            git_dir = _git_dir(args.export / repo.replace("/", "+"))
+            if git_dir is None:
+                print(f"check_corpus: no clone of {repo} under {args.export}", file=sys.stderr)
+                continue
+            dest, missing = export_snapshot(git_dir, repo, commit, args.extra)
+            print(f"{dest}: written" + (f", {len(missing)} blobs missing" if missing else ""))
+            for rel in missing:
+                print(f"  missing: {rel}")
+        return 0
+    unknown = set(args.package) - {_norm(n) for n, _ in packages}
     if args.extra is not None and args.extra.is_dir():
         unknown -= {package_of(p) for p in args.extra.iterdir() if "@" in p.name}
     if unknown:
         ap.error(
             f"unknown package(s) {', '.join(sorted(unknown))}; "
-            f"known: {', '.join(_norm(n) for n, _ in CORPUS)}"
+            f"known: {', '.join(_norm(n) for n, _ in packages)}"
         )
     try:
-        known = {_norm(n) for n, _ in CORPUS}
+        known = {_norm(n) for n, _ in packages}
         only = [p for p in args.package if p in known]
-        dirs = [] if args.package and not only else fetch(args.corpus, only)
+        dirs = [] if args.package and not only else fetch(args.corpus, only, packages=packages)
     except subprocess.CalledProcessError as exc:
         print(f"check_corpus: download failed: {exc}", file=sys.stderr)
         return 2
@@ -805,6 +1054,9 @@ def main(argv: Sequence[str] | None = None) -> int:
         if args.package:
             extra = [p for p in extra if package_of(p) in set(args.package)]
         dirs = [*dirs, *extra]
+    if args.half != "all":
+        test = load_split()["corpus"]
+        dirs = [d for d in dirs if in_half(package_of(d), test, args.half)]
     if args.fix:
         return fix_mode(dirs, args.select, args.unsafe)
 

@@ -63,7 +63,7 @@ def test_precision_table_counts_strictly() -> None:
     labels = [_l(1, v="real"), _l(2, v="false"), _l(3, v="debatable")]
     matched, _ = cc.join(findings, labels)
     row = next(r for r in cc.table(findings, matched).splitlines() if r.startswith("| FRY009"))
-    assert row == "| FRY009 | 4 | 3 | 1 | 1 | 1 | 50% |"
+    assert row == "| FRY009 | 4 | 3 | 1 | 1 | 1 | 50% | 33% |"
 
 
 def test_bad_labels_are_rejected_with_one_line(tmp_path: Path) -> None:
@@ -79,16 +79,26 @@ def test_bad_labels_are_rejected_with_one_line(tmp_path: Path) -> None:
         cc.load_labels(p)
 
 
-def test_the_committed_labels_file_is_valid_and_consistent() -> None:
-    labels = cc.load_labels(cc.DEFAULT_LABELS)
+@pytest.mark.parametrize(
+    ("path", "packages", "extras"),
+    [
+        (cc.DEFAULT_LABELS, cc.CORPUS, cc.EXTRA),
+        (cc.DEFAULT_FRESH_LABELS, cc.FRESH, cc.FRESH_EXTRA),
+    ],
+    ids=["corpus", "fresh"],
+)
+def test_the_committed_labels_file_is_valid_and_consistent(
+    path: Path, packages: tuple, extras: tuple
+) -> None:
+    labels = cc.load_labels(path)
     assert labels, "no labels committed"
     verdicts: dict[tuple, set[str]] = {}
     for lab in labels:  # two findings of one rule on one line get two labels; they agree
         key = (lab.package, lab.path, lab.cell, lab.line, lab.code)
         verdicts.setdefault(key, set()).add(lab.verdict)
     assert all(len(v) == 1 for v in verdicts.values())
-    packages = {cc._norm(n) for n, _ in cc.CORPUS} | {r.replace("/", "-") for r, _ in cc.EXTRA}
-    assert {lab.package for lab in labels} <= packages
+    known = {cc._norm(n) for n, _ in packages} | {r.replace("/", "-") for r, _ in extras}
+    assert {lab.package for lab in labels} <= known
     assert all(len(lab.reason) > 15 for lab in labels), "a reason says why, in a sentence"
 
 
@@ -125,3 +135,64 @@ def test_drop_labels_keeps_the_header_and_the_other_blocks(tmp_path: Path) -> No
     assert cc.drop_labels(p, {2}) == 1
     assert [lab.line for lab in cc.load_labels(p)] == [1, 3]
     assert p.read_text().startswith("# header\n\n[[label]]")
+
+
+def test_the_committed_split_is_the_hash_rule_and_halves_partition() -> None:
+    committed = cc.load_split()
+    assert committed == cc.computed_split(), "rerun benchmarks/check_corpus.py --write-split"
+    keys = set(cc.corpus_keys())
+    assert committed["corpus"] <= keys
+    dev = {k for k in keys if cc.in_half(k, committed["corpus"], "dev")}
+    test = {k for k in keys if cc.in_half(k, committed["corpus"], "test")}
+    assert dev and test and not dev & test and dev | test == keys
+
+
+def test_split_by_hash_is_deterministic_balanced_and_ignores_order() -> None:
+    weights = {f"owner{i}/repo": 1 + i % 3 for i in range(20)}
+    test = cc.split_by_hash(weights)
+    assert test == cc.split_by_hash(dict(reversed(list(weights.items()))))
+    held = sum(weights[k] for k in test)
+    assert 2 * held >= sum(weights.values()) > 2 * (held - max(weights.values()))
+
+
+def test_recall_halves_partition_the_reproductions_by_repository(tmp_path: Path) -> None:
+    for i, url in enumerate(
+        ["https://github.com/A/b/issues/1", "https://github.com/a/B/pull/2", "https://x.org/t/3"]
+    ):
+        (tmp_path / f"r{i}.py").write_text(f"# Source: {url}\n# Report: x\ny = 1  # FRY002\n")
+    assert cc.repo_key("https://github.com/A/b/issues/1 (comment)") == "a/b"
+    test = {"a/b"}
+    dev = cc.recall_cases(tmp_path, "dev", test)
+    held = cc.recall_cases(tmp_path, "test", test)
+    assert [c.path.name for c in held] == ["r0.py", "r1.py"]
+    assert [c.path.name for c in dev] == ["r2.py"]
+    assert len(cc.recall_cases(tmp_path, "all", test)) == 3
+
+
+def test_the_held_out_code_bases_are_not_in_the_corpus() -> None:
+    corpus = {cc._norm(n) for n, _ in cc.CORPUS} | {r.lower() for r, _ in cc.EXTRA}
+    fresh = {cc._norm(n) for n, _ in cc.FRESH} | {r.lower() for r, _ in cc.FRESH_EXTRA}
+    assert not corpus & fresh
+
+
+def test_export_snapshot_keeps_sources_and_reports_missing_blobs(tmp_path: Path) -> None:
+    import subprocess
+
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "train.py").write_text("import torch\n")
+    (src / "requirements.txt").write_text("torch\n")
+    (src / "data.bin").write_bytes(b"\0" * 10)
+
+    def git(*a: str) -> None:
+        subprocess.run(["git", "-C", str(src), *a], check=True, capture_output=True)
+
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    commit = subprocess.run(
+        ["git", "-C", str(src), "rev-parse", "HEAD"], capture_output=True, text=True
+    ).stdout.strip()
+    dest, missing = cc.export_snapshot(src / ".git", "o/n", commit, tmp_path / "out")
+    assert dest.name == f"o-n@{commit}" and missing == []
+    assert sorted(p.name for p in dest.iterdir()) == ["requirements.txt", "train.py"]
