@@ -33,7 +33,7 @@ def proj(tmp_path, monkeypatch):
 
 
 def _fix(capsys, *paths):
-    rc = main(["check", "--fix", "--no-cache", *paths])
+    rc = main(["check", "--fix", "--no-cache", "--select", "ALL", *paths])
     out, err = capsys.readouterr()
     return rc, out, err
 

@@ -12,8 +12,9 @@ import pytest
 
 from torchferry.cli import main
 
-# FRY001 (line 2) and FRY004 + FRY005 (line 3)
+# FRY001 (line 2) and FRY004 + FRY005 (line 3): opt-in rules, selected by the project
 SOURCE = 'import torch\ndev = "cuda"\nm = torch.load("m.pt")\n'
+EVERY_RULE = '[project]\nname = "p"\n[tool.torchferry]\nselect = ["ALL"]\n'
 
 
 @pytest.fixture
@@ -21,7 +22,7 @@ def proj(tmp_path, monkeypatch):
     monkeypatch.chdir(tmp_path)
     for var in ("NO_COLOR", "FORCE_COLOR"):
         monkeypatch.delenv(var, raising=False)
-    (tmp_path / "pyproject.toml").write_text('[project]\nname = "p"\n')
+    (tmp_path / "pyproject.toml").write_text(EVERY_RULE)
     (tmp_path / "a.py").write_text(SOURCE)
     return tmp_path
 
@@ -132,7 +133,7 @@ def test_exclude_on_the_command_line_and_extend_exclude_in_the_configuration(pro
     assert "legacy/old.py" in out and "gen_pb2.py" in out
     out = run(capsys, "--exclude", "legacy/", "--extend-exclude", "*_pb2.py")[1]
     assert "legacy" not in out and "pb2" not in out and "a.py:" in out
-    (proj / "pyproject.toml").write_text('[tool.torchferry]\nextend-exclude = ["legacy/"]\n')
+    (proj / "pyproject.toml").write_text(EVERY_RULE + 'extend-exclude = ["legacy/"]\n')
     out = run(capsys, "--output-format", "concise")[1]
     assert "legacy" not in out and "gen_pb2.py" in out
 
