@@ -73,7 +73,12 @@ def test_cells_without_device_errors_are_left_alone(shell, capsys):
     assert shell.run_cell("w = 2 + 2", store_history=True).result is None
 
 
-def test_ferry_check_shows_findings_of_this_sessions_cells(shell, capsys):
+EVERY_RULE = '[project]\nname = "lesson"\n[tool.torchferry]\nselect = ["ALL"]\n'
+
+
+def test_ferry_check_shows_findings_of_this_sessions_cells(shell, capsys, tmp_path, monkeypatch):
+    (tmp_path / "pyproject.toml").write_text(EVERY_RULE)  # FRY004 is opt-in
+    monkeypatch.chdir(tmp_path)
     shell.run_cell("import torch", store_history=True)
     shell.run_cell("state = None  # torch.load would go here", store_history=True)
     shell.run_cell("def f(p):\n    return torch.load(p)", store_history=True)
@@ -91,6 +96,7 @@ def test_ferry_check_on_a_notebook_file(shell, tmp_path, capsys):
           "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     path = tmp_path / "lesson.ipynb"
     path.write_text(json.dumps(nb))
+    (tmp_path / "pyproject.toml").write_text(EVERY_RULE)  # FRY001 and FRY009 are opt-in
     shell.run_line_magic("ferry_check", str(path))
     out = capsys.readouterr().out
     assert f"{path}, cell 1, line 2:" in out and "FRY001" in out
@@ -251,6 +257,7 @@ def test_ferry_check_checks_the_notebook_jupyter_names(shell, tmp_path, capsys, 
     # a kernel runs in the notebook's folder; without this the repository's own pyproject
     # (torch>=2.8: weights_only=True is the default there) would be the project, FRY005 quiet
     monkeypatch.chdir(tmp_path)
+    (tmp_path / "pyproject.toml").write_text(EVERY_RULE)  # FRY005 is opt-in
     shell.run_line_magic("ferry_check", "")
     out = capsys.readouterr().out
     assert "lesson.ipynb, cell 2, line 2:" in out and "FRY005" in out  # cells as Jupyter counts
