@@ -232,7 +232,10 @@ def mistakes(kernel_env, tmp_path_factory):
         "%ferry_simulate off",  # 19
         Raises("state = torch.load('ckpt.pt')  # on a CPU box"),  # 20
     )
-    return execute(nb, tmp_path_factory.mktemp("mistakes")).cells
+    cwd = tmp_path_factory.mktemp("mistakes")
+    # the lesson's project selects every rule: FRY001, FRY007 and FRY008 are opt-in
+    (cwd / "pyproject.toml").write_text('[project]\nname = "lesson"\n[tool.torchferry]\nselect = ["ALL"]\n')
+    return execute(nb, cwd).cells
 
 
 def test_labels_left_behind_shows_the_html_explanation_naming_labels(mistakes):

@@ -194,3 +194,21 @@ def test_builtins_is_the_module_under_main(tmp_path):
     ours, theirs = _both(tmp_path, ["s.py"], ["s.py"])
     assert ours.returncode == theirs.returncode == 0, ours.stderr
     assert ours.stdout == theirs.stdout == "module 1\n"
+
+
+def test_the_scripts_excepthook_sees_the_traceback_python_would_give_it(tmp_path):
+    """torch.distributed installs such a hook (it prefixes [rankN]:); under the simulation
+    it must print the user's frames only, with the chained exception's too."""
+    (tmp_path / "s.py").write_text(
+        "import sys, traceback\n"
+        "sys.excepthook = lambda t, v, tb: traceback.print_exception(t, v, tb)\n"
+        "import torch\n"
+        "def f():\n"
+        "    try:\n        {}['k']\n"
+        "    except KeyError as e:\n"
+        "        raise ValueError('boom') from e\n"
+        "f()\n"
+    )
+    ours, theirs = _both(tmp_path, ["--simulate", "cuda", "s.py"], ["s.py"])
+    assert ours.returncode == theirs.returncode == 1
+    assert ours.stderr == theirs.stderr, ours.stderr

@@ -9,6 +9,7 @@ import os
 import runpy
 import sys
 import traceback
+import types
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -73,16 +74,63 @@ def _print_traceback(exc: BaseException, first_user_file: str | None) -> None:
     print("".join(te.format()), end="", file=sys.stderr)
 
 
+def _user_traceback(tb: types.TracebackType | None, first_user_file: str | None):
+    """``tb`` as python would have made it: from the script's frame down, without the
+    frames of :func:`_foreign` (a new chain of traceback objects; ``tb`` is not changed)."""
+    if first_user_file is not None:
+        t = tb
+        while t is not None and os.path.abspath(t.tb_frame.f_code.co_filename) != first_user_file:
+            t = t.tb_next
+        if t is not None:
+            tb = t
+    kept = []
+    while tb is not None:
+        f = tb.tb_frame
+        summary = traceback.FrameSummary(f.f_code.co_filename, tb.tb_lineno, f.f_code.co_name,
+                                         lookup_line=False)  # fmt: skip
+        if not _foreign(summary):
+            kept.append(tb)
+        tb = tb.tb_next
+    out = None
+    for t in reversed(kept):
+        out = types.TracebackType(out, t.tb_frame, t.tb_lasti, t.tb_lineno)
+    return out
+
+
+@contextlib.contextmanager
+def _as_python_made_them(exc: BaseException, first_user_file: str | None):
+    """The tracebacks of ``exc`` and the exceptions chained to it as python would have
+    made them, for a hook of the script's to read; restored afterwards."""
+    saved: list[tuple[BaseException, Any]] = []
+    todo, seen = [exc], set()
+    while todo:
+        e = todo.pop()
+        if id(e) in seen:
+            continue
+        seen.add(id(e))
+        saved.append((e, e.__traceback__))
+        e.__traceback__ = _user_traceback(e.__traceback__, first_user_file if e is exc else None)
+        todo += [c for c in (e.__cause__, e.__context__) if c is not None]
+    try:
+        yield
+    finally:
+        for e, tb in saved:
+            e.__traceback__ = tb
+
+
 def _report_uncaught(exc: BaseException, first_user_file: str | None, hook: Any) -> None:
     """What python does with an uncaught exception: call ``sys.excepthook`` when the
     script installed its own (``hook`` is the one there before it ran), else print the
-    traceback.  A hook that fails is reported as python reports it."""
+    traceback.  The hook sees the traceback python would give it (torch.distributed's
+    hook, which prefixes ``[rankN]:``, prints no frame of the simulation).  A hook that
+    fails is reported as python reports it."""
     current = sys.excepthook
     if current is hook or current is sys.__excepthook__:
         _print_traceback(exc, first_user_file)
         return
     try:
-        current(type(exc), exc, exc.__traceback__)
+        with _as_python_made_them(exc, first_user_file):
+            current(type(exc), exc, exc.__traceback__)
     except BaseException as err:  # noqa: BLE001 - python's own wording
         print("Error in sys.excepthook:", file=sys.stderr)
         _print_traceback(err, None)
@@ -110,7 +158,6 @@ def _run_file(path: str) -> None:
     a path as a zip archive, which reads a pipe dry, and then runs nothing), compiled
     under its absolute name, ``__file__`` absolute, ``sys.argv[0]`` left as given."""
     import importlib.machinery
-    import types
 
     with open(path, "rb") as fh:
         source = fh.read()
