@@ -18,13 +18,13 @@ file's bytes::
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from torchferry.check import engine
-from torchferry.check.api import Finding, split_lines
+from torchferry.check.api import Finding
 from torchferry.check.config import Config, load_config
 from torchferry.check.engine import SYNTAX_ERROR, InternalError
 from torchferry.check.files import Walker
@@ -361,10 +361,6 @@ def safe_run(check: Callable[[], list[Item]], path: Path, log: Callable[[str], N
     return []
 
 
-def lines_of(text: str) -> list[str]:
-    return split_lines(text)
-
-
 def read_source(path: Path, limit: int | None) -> bytes | None:
     """A workspace file's bytes (at most ``limit`` + 1), or None when it cannot be read."""
     from torchferry.check.files import read_bytes
@@ -373,10 +369,6 @@ def read_source(path: Path, limit: int | None) -> bytes | None:
         return read_bytes(path, None if limit is None else limit + 1)
     except OSError:
         return None
-
-
-def changed(a: Iterable[Item], b: Iterable[Item]) -> bool:
-    return list(a) != list(b)
 
 
 @dataclass

@@ -271,9 +271,8 @@ class FerryServer(LanguageServer):
             lines = cells[snap.cell_uris.index(uri)][1] if snap.notebook else convert.Lines.of(
                 snap.text, enc)
             diags = [convert.diagnostic(i, lines, cells, uri, root, template) for i in items]
-            if diags or uri in t.published:
-                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diags))
-            (t.published.add if diags else t.published.discard)(uri)
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diags))
+            t.published.add(uri)
         for uri in t.published - set(result):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
         t.published &= set(result)
