@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import itertools
 import queue
 import sys
@@ -66,10 +67,15 @@ class Worker:
             _, _, fn, fut = self._jobs.get()
             if fut.cancelled():
                 continue
+            # the collector would walk each fresh syntax tree (no cycles in it) again and
+            # again during the check: off while it runs, as ``ferry check`` does
+            gc.disable()
             try:
                 result, error = fn(), None
             except BaseException as exc:  # handed to the awaiting coroutine
                 result, error = None, exc
+            finally:
+                gc.enable()
             try:
                 self._loop.call_soon_threadsafe(_settle, fut, result, error)
             except RuntimeError:  # the loop is closed: the server is gone
