@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from torchferry.check import engine
-from torchferry.check.api import Finding
+from torchferry.check.api import Finding, Fix
 from torchferry.check.config import Config, load_config
 from torchferry.check.engine import SYNTAX_ERROR, InternalError
 from torchferry.check.files import Walker
@@ -267,7 +267,9 @@ def check_python(text: str, path: Path, project: Project, classes: frozenset[str
     early = _precheck(text, path, project, "the file is")
     if early is not None:
         return [Item(f) for f in early]
-    findings = engine.check_source(text, str(path), **project.engine_args(path, classes))
+    findings = engine.check_source(
+        text, str(path), **project.engine_args(path, classes), verify_fixes=False
+    )
     return [
         Item(f, None, tuple(Place(e.message, e.line, e.column, None, e.path) for e in f.evidence))
         for f in findings
@@ -287,7 +289,8 @@ def check_cells(
     if early is not None:
         return [Item(f, index[0] if index else None) for f in early]
     findings = engine.check_source(
-        nb.source, str(path), **project.engine_args(path, classes), cell_starts=nb.cell_starts
+        nb.source, str(path), **project.engine_args(path, classes), cell_starts=nb.cell_starts,
+        verify_fixes=False,
     )
     items = []
     for f in findings:
@@ -301,6 +304,29 @@ def check_cells(
             related.append(Place(e.message, line, nb.cell_column(c, line, e.column), index[c - 1]))
         items.append(Item(g, index[number - 1], tuple(related)))
     return items
+
+
+def fix_parses(text: str, fix: Fix) -> bool:
+    """Whether ``text`` (a file's or a cell's) still parses with ``fix`` applied; findings
+    come without that check (:func:`check_python`), so a fix is checked when it is offered.
+
+    >>> from torchferry.check.api import Edit
+    >>> [fix_parses("x = 1\\n", Fix((Edit(1, 0, 1, 1, t),), True, "")) for t in "y("]
+    [True, False]
+    """
+    import ast
+    import warnings
+
+    from torchferry.check.notebook import from_cells
+
+    new = engine.apply_fixes(text, [Finding("", "", 1, 0, 1, 0, fix)], unsafe=True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(from_cells([new]).source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def fix_python(text: str, path: Path, project: Project, classes: frozenset[str]) -> str | None:

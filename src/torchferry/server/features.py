@@ -10,7 +10,7 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from torchferry.server import convert
-from torchferry.server.analysis import Settings, fix_cells, fix_python
+from torchferry.server.analysis import Settings, fix_cells, fix_parses, fix_python
 from torchferry.server.protocol import PYTHON_SUFFIXES, URGENT, FerryServer, Tracked
 
 __all__ = ["register"]
@@ -173,7 +173,7 @@ def quick_fixes(
         if not _overlaps(rng, f.line, f.end_line):
             continue
         diag = convert.diagnostic(item, lines, None, uri, root, ls.settings.rule_docs_url)
-        if f.fix is not None and f.fix.edits:
+        if f.fix is not None and f.fix.edits and fix_parses(text, f.fix):
             title = f"ferry ({f.code}): {f.fix.message}"
             out.append(types.CodeAction(
                 title=title if f.fix.safe else f"{title} (unsafe fix)",
