@@ -100,11 +100,17 @@ class Tracked:
     timer: asyncio.TimerHandle | None = None
     running: bool = False
     again: bool = False
+    #: the configuration or the workspace's classes changed since the last check
+    stale: bool = False
     #: the last published check: the version it read, its snapshot, items by target URI
     version: int | None = -1
     snapshot: Snapshot | None = None
     items: dict[str, list[Item]] = field(default_factory=dict)
     published: set[str] = field(default_factory=set)
+
+
+def _same_text(a: Snapshot, b: Snapshot) -> bool:
+    return (a.text, a.cells, a.cell_uris, a.path) == (b.text, b.cells, b.cell_uris, b.path)
 
 
 def _path(uri: str) -> Path:
@@ -238,6 +244,7 @@ class FerryServer(LanguageServer):
         changed), except ``changed_key``, whose own check is already under way."""
         for key, t in list(self.tracked.items()):
             if key != changed_key:
+                t.stale = True
                 self.schedule(key, t.notebook)
 
     async def run_check(self, t: Tracked, priority: int = OPEN) -> None:
@@ -248,6 +255,10 @@ class FerryServer(LanguageServer):
         snap = self.snapshot(t.key, t.notebook)
         if snap is None:
             return
+        if not t.stale and t.snapshot is not None and _same_text(t.snapshot, snap):
+            t.version = snap.version  # saved, or undone back: the findings stand
+            return
+        t.stale = False
         t.running = True
         try:
             result = await self.worker.submit(priority, lambda: self.check(snap))
