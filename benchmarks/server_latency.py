@@ -6,7 +6,9 @@ server process driven over stdio by pytest-lsp's client:
    sending ``didChange`` to receiving the ``publishDiagnostics`` that reflects it (what
    the user waits for).  Median and 90th percentile of ``--edits`` edits, with the
    default debounce (25 ms) and with ``debounceMs = 0``, beside the check alone timed
-   in-process (``check_python`` on the same text).
+   in-process (``check_python`` on the same text), in wall time and in the CPU time of
+   its thread (on a loaded machine the wall time is mostly waiting for a core), and the
+   server process's own CPU time per change (``/proc/PID/stat``).
 2. **Opening a 1,000-file workspace** with ``checkWorkspace`` on: the time to the
    ``initialize`` answer, to the first findings of a file opened right after it, the
    median answer time of hover requests sent while the workspace is read in the
@@ -24,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import os
 import statistics
 import sys
 import tempfile
@@ -102,7 +105,18 @@ def count(client, uri: str, code: str) -> int:
     return sum(1 for d in client.diagnostics.get(uri, ()) if d.code == code)
 
 
-async def edits(root: Path, text: str, n: int, debounce: int | None) -> list[float]:
+def cpu_seconds(pid: int) -> float:
+    """User + system CPU time of a process (Linux /proc; 0 elsewhere)."""
+    try:
+        fields = Path(f"/proc/{pid}/stat").read_text().rsplit(")", 1)[1].split()
+    except OSError:
+        return 0.0
+    return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
+
+
+async def edits(
+    root: Path, text: str, n: int, debounce: int | None
+) -> tuple[list[float], list[float]]:
     options = {} if debounce is None else {"debounceMs": debounce}
     client, _ = await session(root, options)
     uri = (root / "big.py").as_uri()
@@ -110,33 +124,36 @@ async def edits(root: Path, text: str, n: int, debounce: int | None) -> list[flo
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         types.TextDocumentItem(uri, "python", 1, text)))
     await until(client, lambda: count(client, uri, "FRY002") == 1)
-    times = []
+    times, cpu = [], []
+    pid = client._server.pid
     for k in range(n):
         fixed = k % 2 == 0  # insert or remove "x = " at the start of the last line
         change = types.TextDocumentContentChangePartial(
             types.Range(types.Position(last, 0), types.Position(last, 0 if fixed else 4)),
             "x = " if fixed else "")
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), cpu_seconds(pid)
         client.text_document_did_change(types.DidChangeTextDocumentParams(
             types.VersionedTextDocumentIdentifier(k + 2, uri), [change]))
         want = 0 if fixed else 1
         await until(client, lambda want=want: count(client, uri, "FRY002") == want)
         times.append(time.perf_counter() - t0)
+        cpu.append(cpu_seconds(pid) - c0)
     await client.shutdown_session()
     await client.stop()
-    return times
+    return times, cpu
 
 
-def check_alone(root: Path, text: str, n: int) -> list[float]:
+def check_alone(root: Path, text: str, n: int) -> tuple[list[float], list[float]]:
     from torchferry.server.analysis import Projects, Settings, check_python
 
     project = Projects(Settings()).get(root / "big.py")
-    out = []
+    wall, cpu = [], []
     for _ in range(n):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.thread_time()
         check_python(text, root / "big.py", project, frozenset())
-        out.append(time.perf_counter() - t0)
-    return out
+        wall.append(time.perf_counter() - t0)
+        cpu.append(time.thread_time() - c0)
+    return wall, cpu
 
 
 async def workspace(root: Path, files: int, hovers: int) -> dict[str, float]:
@@ -187,16 +204,22 @@ async def main_async(args) -> None:
         root = Path(tmp)
         (root / "pyproject.toml").write_text("[tool.torchferry]\n")
         (root / "big.py").write_text(text)
-        alone = check_alone(root, text, args.edits)
-        default = await edits(root, text, args.edits, None)
-        zero = await edits(root, text, args.edits, 0)
+        alone, alone_cpu = check_alone(root, text, args.edits)
+        default, _ = await edits(root, text, args.edits, None)
+        zero, zero_cpu = await edits(root, text, args.edits, 0)
+    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
+    print(f"machine: {os.cpu_count()} CPUs, load average {load:.1f} at the start\n")
     print(f"## a change in a {text.count(chr(10))}-line file ({args.edits} edits)\n")
     print("| what | median | p90 |\n|---|---|---|")
-    print(f"| the check alone (in-process) | {ms(statistics.median(alone))} | {ms(p90(alone))} |")
+    print(f"| the check alone (in-process), wall | {ms(statistics.median(alone))} | {ms(p90(alone))} |")
+    print(f"| the check alone (in-process), CPU time of its thread | "
+          f"{ms(statistics.median(alone_cpu))} | {ms(p90(alone_cpu))} |")
     print(f"| change -> diagnostics, debounceMs 25 (default) | {ms(statistics.median(default))} "
           f"| {ms(p90(default))} |")
     print(f"| change -> diagnostics, debounceMs 0 | {ms(statistics.median(zero))} "
           f"| {ms(p90(zero))} |")
+    print(f"| the server process's CPU time per change (debounceMs 0; 1/{os.sysconf('SC_CLK_TCK')} "
+          f"s ticks) | {ms(statistics.median(zero_cpu))} | {ms(p90(zero_cpu))} |")
     with tempfile.TemporaryDirectory() as tmp:
         ws = await workspace(Path(tmp), args.files, args.hovers)
     print(f"\n## opening a {args.files}-file workspace (checkWorkspace on)\n")
