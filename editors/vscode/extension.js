@@ -9,6 +9,7 @@ function settings() {
   return {
     ferry: {
       select: c.get("select"),
+      extendSelect: c.get("extendSelect"),
       ignore: c.get("ignore"),
       checkWorkspace: c.get("checkWorkspace"),
       debounceMs: c.get("debounceMs"),

@@ -30,6 +30,7 @@ def test_neovim_shows_the_findings_and_applies_a_quick_fix(tmp_path: Path) -> No
         if os.environ.get("FERRY_REQUIRE_NVIM"):
             pytest.fail("nvim is not installed (apt-get install neovim)")
         pytest.skip("nvim is not installed (apt-get install neovim)")
+    (tmp_path / "pyproject.toml").write_text('[tool.torchferry]\nselect = ["ALL"]\n')
     script = tmp_path / "train.py"
     script.write_text(SAFE)
     out = tmp_path / "out.txt"

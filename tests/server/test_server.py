@@ -26,17 +26,18 @@ TRAIN = (
     "out = net(torch.ones(2, 2).to(device))\n"
     "print(out.numpy())\n"
 )
+#: every rule, the opt-in ones too (FRY001, FRY007, FRY009 are used below)
+ALL = '[tool.torchferry]\nselect = ["ALL"]\n'
 MODEL = "import torch.nn as nn\n\nclass Base(nn.Module):\n    pass\n\nclass Net(Base):\n    pass\n"
 
 
 @pytest.fixture(scope="module")
 def root(tmp_path_factory) -> Path:
     root = tmp_path_factory.mktemp("ws")
+    (root / "pyproject.toml").write_text(ALL)
     (root / "model.py").write_text(MODEL)
     (root / "configured").mkdir()
-    (root / "configured" / "pyproject.toml").write_text(
-        '[tool.torchferry]\nignore = ["FRY001"]\nmax-file-size = 2000\n'
-    )
+    (root / "configured" / "pyproject.toml").write_text(ALL + 'ignore = ["FRY001"]\n')
     return root
 
 
@@ -145,11 +146,11 @@ async def test_quick_fix_and_noqa(client, root):
     assert "unsafe" not in fix.title
     fixed = apply(SAFE, fix.edit.changes[uri])
     assert fixed.splitlines()[2] == "z = torch.zeros(3, device=device)"
-    assert engine.check_source(fixed) == []
+    assert engine.check_source(fixed, select=["ALL"]) == []
     noqa = next(a for a in found if "noqa" in a.title)
     silenced = apply(SAFE, noqa.edit.changes[uri])
     assert silenced.splitlines()[2] == "z = torch.zeros(3).to(device)  # noqa: FRY009"
-    assert engine.check_source(silenced) == []
+    assert engine.check_source(silenced, select=["ALL"]) == []
 
 
 async def test_unsafe_fix_is_marked(client, root):
@@ -169,8 +170,8 @@ async def test_fix_all(client, root):
     found = await actions(client, uri, 1, only=[types.CodeActionKind.SourceFixAll])
     assert [a.kind for a in found] == ["source.fixAll.ferry"]
     fixed = apply(text, found[0].edit.changes[uri])
-    assert fixed == engine.fix_source(text).source != text
-    assert [f.code for f in engine.check_source(fixed)] == ["FRY002"]  # unsafe: not applied
+    assert fixed == engine.fix_source(text, select=["ALL"]).source != text
+    assert [f.code for f in engine.check_source(fixed, select=["ALL"])] == ["FRY002"]  # unsafe
     assert await actions(client, uri, 1, only=["source.organizeImports"]) == []
 
 
@@ -189,7 +190,7 @@ async def test_configuration_and_its_reload(client, root):
     project = root / "configured"
     uri = open_doc(client, project / "a.py", SCRIPT)
     assert codes(await diagnostics(client, uri)) == [("FRY002", 3)]  # FRY001 ignored there
-    (project / "pyproject.toml").write_text('[tool.torchferry]\nignore = ["FRY002"]\n')
+    (project / "pyproject.toml").write_text(ALL + 'ignore = ["FRY002"]\n')
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams([
         types.FileEvent((project / "pyproject.toml").as_uri(), types.FileChangeType.Changed)]))
     assert codes(await diagnostics(client, uri, lambda d: codes(d) == [("FRY001", 4)]))
@@ -199,7 +200,7 @@ async def test_configuration_and_its_reload(client, root):
 
 async def test_a_file_over_the_size_limit(client, root):
     (root / "configured" / "pyproject.toml").write_text(
-        "[tool.torchferry]\nmax-file-size = 2000\n")
+        ALL + "max-file-size = 2000\n")
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams([
         types.FileEvent((root / "configured" / "pyproject.toml").as_uri(),
                         types.FileChangeType.Changed)]))

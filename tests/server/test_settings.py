@@ -30,3 +30,7 @@ async def test_settings_select_and_ignore(client, tmp_path):
     client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
         {"ferry": {"ignore": ["FRY001"]}}))
     assert codes(await diagnostics(client, uri, lambda d: codes(d) == [("FRY002", 3)]))
+    # FRY001 is opt-in: the default rule set leaves it out, extendSelect adds it
+    client.workspace_did_change_configuration(types.DidChangeConfigurationParams(
+        {"ferry": {"extendSelect": ["FRY001"]}}))
+    await diagnostics(client, uri, lambda d: codes(d) == [("FRY002", 3), ("FRY001", 4)])

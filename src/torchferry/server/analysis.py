@@ -53,11 +53,14 @@ __all__ = [
 class Settings:
     """The client's settings (``initializationOptions``, ``workspace/didChangeConfiguration``).
 
-    ``select`` replaces the configuration's ``select`` and ``ignore`` is added to its
-    ``ignore``, as ``ferry check --select/--ignore`` do.
+    ``select`` replaces the configuration's selection (its ``select`` and
+    ``extend-select``, else the default rule set), ``extendSelect`` adds to the selection
+    and ``ignore`` to the configuration's ``ignore``, as ``ferry check --select``,
+    ``--extend-select`` and ``--ignore`` do.
 
     >>> Settings.parse({"ferry": {"select": ["FRY00"], "debounceMs": 5}}, print)
-    Settings(select=('FRY00',), ignore=(), check_workspace=False, debounce_ms=5, rule_docs_url=None)
+    Settings(select=('FRY00',), extend_select=(), ignore=(), check_workspace=False, \
+debounce_ms=5, rule_docs_url=None)
     >>> Settings.parse({"select": "FRY999"}, print).select is None
     settings: select: unknown rule selector 'FRY999' in settings select (use a code, a prefix \
 of codes or ALL; known: ...; see 'ferry rules'); ignored
@@ -65,6 +68,7 @@ of codes or ALL; known: ...; see 'ferry rules'); ignored
     """
 
     select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     check_workspace: bool = False  #: publish the findings of every workspace file
     debounce_ms: int = 25  #: wait this long after a change before checking
@@ -78,7 +82,8 @@ of codes or ALL; known: ...; see 'ferry rules'); ignored
         if not isinstance(raw, Mapping):
             return cls()
         out: dict[str, Any] = {}
-        for key, attr in (("select", "select"), ("ignore", "ignore")):
+        for key, attr in (("select", "select"), ("extendSelect", "extend_select"),
+                          ("ignore", "ignore")):
             if key in raw and raw[key] is not None:
                 value = raw[key]
                 codes = [value] if isinstance(value, str) else value
@@ -157,7 +162,9 @@ class Projects:
             error = f"{exc}; checking with the default settings"
             cfg = Config(root=directory.resolve() if directory.exists() else Path.cwd())
         s = self.settings
-        select = s.select if s.select is not None else (tuple(cfg.select) if cfg.select else None)
+        select = cfg.selection(
+            list(s.select) if s.select is not None else None, list(s.extend_select)
+        )
         options = Options(
             root=cfg.root,
             select=select,
@@ -294,15 +301,13 @@ def check_cells(
     )
     items = []
     for f in findings:
-        number, g = relocate(nb, f)
-        related = []
-        for e in f.evidence:
-            if e.path is not None:
-                related.append(Place(e.message, e.line, e.column, None, e.path))
-                continue
-            c, line = nb.locate(e.line)
-            related.append(Place(e.message, line, nb.cell_column(c, line, e.column), index[c - 1]))
-        items.append(Item(g, index[number - 1], tuple(related)))
+        number, g = relocate(nb, f)  # its evidence too: each step in its own cell
+        related = tuple(
+            Place(e.message, e.line, e.column, None if e.cell is None else index[e.cell - 1],
+                  e.path)
+            for e in g.evidence
+        )
+        items.append(Item(g, index[number - 1], related))
     return items
 
 
@@ -355,20 +360,21 @@ def fix_cells(
 
 
 def kernel_language(metadata: object, depth: int = 0) -> str | None:
-    """The notebook's kernel language from its metadata (``language_info.name`` or
-    ``kernelspec.language``, at any depth: clients nest the notebook's metadata), or None.
+    """The notebook's language when its metadata names one other than Python, as ``ferry
+    check`` reads it (:func:`torchferry.check.notebook.language`), looked for at any depth:
+    clients nest the notebook's own metadata in theirs.  None for Python or when unsaid.
 
     >>> kernel_language({"custom": {"metadata": {"kernelspec": {"language": "R"}}}})
     'R'
+    >>> kernel_language({"language_info": {"name": "python"}}) is None
+    True
     """
+    from torchferry.check.notebook import Notebook, language
+
     if not isinstance(metadata, Mapping) or depth > 4:
         return None
-    info = metadata.get("language_info")
-    if isinstance(info, Mapping) and isinstance(info.get("name"), str):
-        return str(info["name"])
-    spec = metadata.get("kernelspec")
-    if isinstance(spec, Mapping) and isinstance(spec.get("language"), str):
-        return str(spec["language"])
+    if "language_info" in metadata or "kernelspec" in metadata:
+        return language(Notebook(data={"metadata": dict(metadata)}, source=""))
     for value in metadata.values():
         found = kernel_language(value, depth + 1)
         if found is not None:

@@ -173,7 +173,7 @@ class FerryServer(LanguageServer):
             return None
         snap = Snapshot(key, nb.version, _path(key).with_suffix(".ipynb"), notebook=True)
         language = kernel_language(nb.metadata)
-        if language is not None and language.lower() != "python":
+        if language is not None:
             self.log_once(f"ferry: {key}: the kernel's language is {language}, not Python; "
                           "not checked")
             return snap  # no cells: nothing to check, old findings are cleared
