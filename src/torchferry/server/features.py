@@ -120,8 +120,8 @@ def register(ls: FerryServer) -> None:
         t, uri = found
         only = params.context.only
         actions: list[types.CodeAction] = []
-        if _wanted(types.CodeActionKind.QuickFix, only):
-            actions += quick_fixes(ls, t, uri, params.range)
+        if _wanted(types.CodeActionKind.QuickFix, only):  # parses: on the worker, as checks do
+            actions += await ls.worker.submit(URGENT, lambda: quick_fixes(ls, t, uri, params.range))
         if _wanted(convert.FIX_ALL, only):
             fix_all = await _fix_all(ls, t)
             if fix_all is not None:
