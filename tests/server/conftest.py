@@ -1,4 +1,10 @@
-"""A ``ferry server`` process driven over stdio by pytest-lsp's client, shared by a module."""
+"""A ``ferry server`` process driven over stdio by pytest-lsp's client.
+
+Nothing heavy is imported here or at the top of the test modules: ``lsprotocol`` costs
+about half a second of CPU to import, and the fast loop imports every test module.
+``types`` stands for ``lsprotocol.types``, imported on first use; pytest-lsp's pytest
+plugin is off (``-p no:pytest-lsp`` in pyproject.toml), its client is used directly.
+"""
 
 from __future__ import annotations
 
@@ -6,42 +12,56 @@ import asyncio
 import sys
 from collections.abc import Callable, Sequence
 from pathlib import Path
-
-import pytest
-from lsprotocol import types
-
-pytest_lsp = pytest.importorskip("pytest_lsp")
+from typing import Any
 
 #: A guard against a hang, not a timing assertion: the server answers in milliseconds.
 PATIENCE = 60.0
+COMMAND = (sys.executable, "-m", "torchferry", "server")
 
-SERVER = pytest_lsp.ClientServerConfig(server_command=[sys.executable, "-m", "torchferry", "server"])
+
+class _Types:
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # pytest probes module attributes (``_mock_name``, ...)
+            raise AttributeError(name)
+        from lsprotocol import types as real
+
+        return getattr(real, name)
 
 
-async def start(client, root: Path, options: dict | None = None, spec: str = "visual-studio-code"):
-    """Initialize a session rooted at ``root``, as VS Code's capabilities say (file watchers
-    registered dynamically: this client accepts the registration)."""
+types: Any = _Types()
+
+
+async def connect(root: Path, options: dict | None = None, spec: str = "visual-studio-code"):
+    """A client attached to a new server process, its session initialized at ``root`` with
+    VS Code's capabilities (file watchers registered dynamically: this client accepts)."""
+    from pytest_lsp import client_capabilities, make_test_lsp_client
+
+    client = make_test_lsp_client()
     client.registrations = []
 
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
-    def register(params: types.RegistrationParams) -> None:
+    def register(params) -> None:
         client.registrations.extend(params.registrations)
 
-    params = types.InitializeParams(
-        capabilities=pytest_lsp.client_capabilities(spec),
+    await client.start_io(*COMMAND)
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(spec),
         root_uri=root.as_uri(),
         workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
         initialization_options=options,
-    )
-    return await client.initialize_session(params)
+    ))  # fmt: skip
+    return client
 
 
-async def diagnostics(
-    client, uri: str, ok: Callable[[Sequence[types.Diagnostic]], bool] = lambda d: True
-) -> Sequence[types.Diagnostic]:
+async def disconnect(client) -> None:
+    await client.shutdown_session()
+    await client.stop()
+
+
+async def diagnostics(client, uri: str, ok: Callable[[Sequence[Any]], bool] = lambda d: True):
     """The diagnostics published for ``uri``, once ``ok`` accepts them."""
 
-    async def wait() -> Sequence[types.Diagnostic]:
+    async def wait() -> Sequence[Any]:
         while uri not in client.diagnostics or not ok(client.diagnostics[uri]):
             await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
         return client.diagnostics[uri]
@@ -54,11 +74,11 @@ async def log_matching(client, text: str) -> str:
         while True:
             for m in client.log_messages:
                 if text in m.message:
-                    return m.message
+                    return str(m.message)
             await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
 
     return await asyncio.wait_for(wait(), PATIENCE)
 
 
-def codes(diags: Sequence[types.Diagnostic]) -> list[tuple[str, int]]:
+def codes(diags: Sequence[Any]) -> list[tuple[str, int]]:
     return [(str(d.code), d.range.start.line + 1) for d in diags]

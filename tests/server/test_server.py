@@ -7,9 +7,9 @@ import sys
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
+import pytest_asyncio
 
-from tests.server.conftest import SERVER, codes, diagnostics, log_matching, pytest_lsp, start
+from tests.server.conftest import codes, connect, diagnostics, disconnect, log_matching, types
 from torchferry.check import engine
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
@@ -41,11 +41,11 @@ def root(tmp_path_factory) -> Path:
     return root
 
 
-@pytest_lsp.fixture(config=SERVER, scope="module")
-async def client(lsp_client: pytest_lsp.LanguageClient, root: Path):
-    await start(lsp_client, root)
-    yield
-    await lsp_client.shutdown_session()
+@pytest_asyncio.fixture(scope="module", loop_scope="module")
+async def client(root: Path):
+    client = await connect(root)
+    yield client
+    await disconnect(client)
 
 
 def open_doc(client, path: Path, text: str, language: str = "python") -> str:

@@ -5,20 +5,20 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-from lsprotocol import types
+import pytest_asyncio
 
-from tests.server.conftest import SERVER, codes, diagnostics, log_matching, pytest_lsp, start
+from tests.server.conftest import codes, connect, diagnostics, disconnect, log_matching, types
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio]
 
 SCRIPT = "import torch\nx = torch.ones(2)\nx.to('cpu')\ny = x.cuda()\n"
 
 
-@pytest_lsp.fixture(config=SERVER)
-async def client(lsp_client: pytest_lsp.LanguageClient, tmp_path: Path):
-    await start(lsp_client, tmp_path, {"ferry": {"select": ["FRY001"], "ignore": ["FRY999"]}})
-    yield
-    await lsp_client.shutdown_session()
+@pytest_asyncio.fixture
+async def client(tmp_path: Path):
+    client = await connect(tmp_path, {"ferry": {"select": ["FRY001"], "ignore": ["FRY999"]}})
+    yield client
+    await disconnect(client)
 
 
 async def test_settings_select_and_ignore(client, tmp_path):
