@@ -74,7 +74,10 @@ def test_severity_by_rule_kind() -> None:
 
 
 def test_the_modules_left_out_of_doctest_collection_hold_no_examples() -> None:
-    import tomllib
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python 3.10
+        import tomli as tomllib
 
     root = Path(__file__).resolve().parents[2]
     addopts = tomllib.loads((root / "pyproject.toml").read_text())["tool"]["pytest"][
