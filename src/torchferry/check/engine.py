@@ -250,6 +250,7 @@ def check_source(
     target_torch_version: tuple[int, int, int] | None = None,
     module_classes: frozenset[str] = frozenset(),
     cell_starts: tuple[int, ...] = (),
+    verify_fixes: bool = True,
 ) -> list[Finding]:
     """Check Python source text and return its findings, sorted by position.
 
@@ -257,6 +258,8 @@ def check_source(
     (or ``# noqa: FRY001,FRY002`` naming their code) are dropped unless
     ``noqa=False``.  Raises :class:`InternalError` only if a rule itself crashes.
     ``cell_starts``: for a notebook's joined code cells, the line each cell starts on.
+    ``verify_fixes=False`` keeps fixes without checking that the fixed text still parses
+    (a second parse; the language server verifies a fix when it is asked for one).
 
     >>> check_source("import torch\\nx = (\\n")[0]
     Finding(code='FRY000', message="SyntaxError: '(' was never closed", line=2, column=4, \
@@ -272,7 +275,8 @@ end_line=2, end_column=4, fix=None, evidence=())
         return []
     ctx = Context(path, source, tree, target_torch_version=target_torch_version,
                   module_classes=module_classes, cell_starts=cell_starts)
-    return _applicable(source, path, _run_rules(ctx, _resolve(sel, ign), noqa))
+    findings = _run_rules(ctx, _resolve(sel, ign), noqa)
+    return _applicable(source, path, findings) if verify_fixes else findings
 
 
 def _applicable(source: str, path: str, findings: list[Finding]) -> list[Finding]:

@@ -18,13 +18,13 @@ file's bytes::
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
 from torchferry.check import engine
-from torchferry.check.api import Finding, split_lines
+from torchferry.check.api import Finding, Fix
 from torchferry.check.config import Config, load_config
 from torchferry.check.engine import SYNTAX_ERROR, InternalError
 from torchferry.check.files import Walker
@@ -53,11 +53,14 @@ __all__ = [
 class Settings:
     """The client's settings (``initializationOptions``, ``workspace/didChangeConfiguration``).
 
-    ``select`` replaces the configuration's ``select`` and ``ignore`` is added to its
-    ``ignore``, as ``ferry check --select/--ignore`` do.
+    ``select`` replaces the configuration's selection (its ``select`` and
+    ``extend-select``, else the default rule set), ``extendSelect`` adds to the selection
+    and ``ignore`` to the configuration's ``ignore``, as ``ferry check --select``,
+    ``--extend-select`` and ``--ignore`` do.
 
     >>> Settings.parse({"ferry": {"select": ["FRY00"], "debounceMs": 5}}, print)
-    Settings(select=('FRY00',), ignore=(), check_workspace=False, debounce_ms=5, rule_docs_url=None)
+    Settings(select=('FRY00',), extend_select=(), ignore=(), check_workspace=False, \
+debounce_ms=5, rule_docs_url=None)
     >>> Settings.parse({"select": "FRY999"}, print).select is None
     settings: select: unknown rule selector 'FRY999' in settings select (use a code, a prefix \
 of codes or ALL; known: ...; see 'ferry rules'); ignored
@@ -65,6 +68,7 @@ of codes or ALL; known: ...; see 'ferry rules'); ignored
     """
 
     select: tuple[str, ...] | None = None
+    extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     check_workspace: bool = False  #: publish the findings of every workspace file
     debounce_ms: int = 25  #: wait this long after a change before checking
@@ -78,7 +82,8 @@ of codes or ALL; known: ...; see 'ferry rules'); ignored
         if not isinstance(raw, Mapping):
             return cls()
         out: dict[str, Any] = {}
-        for key, attr in (("select", "select"), ("ignore", "ignore")):
+        for key, attr in (("select", "select"), ("extendSelect", "extend_select"),
+                          ("ignore", "ignore")):
             if key in raw and raw[key] is not None:
                 value = raw[key]
                 codes = [value] if isinstance(value, str) else value
@@ -157,7 +162,9 @@ class Projects:
             error = f"{exc}; checking with the default settings"
             cfg = Config(root=directory.resolve() if directory.exists() else Path.cwd())
         s = self.settings
-        select = s.select if s.select is not None else (tuple(cfg.select) if cfg.select else None)
+        select = cfg.selection(
+            list(s.select) if s.select is not None else None, list(s.extend_select)
+        )
         options = Options(
             root=cfg.root,
             select=select,
@@ -267,7 +274,9 @@ def check_python(text: str, path: Path, project: Project, classes: frozenset[str
     early = _precheck(text, path, project, "the file is")
     if early is not None:
         return [Item(f) for f in early]
-    findings = engine.check_source(text, str(path), **project.engine_args(path, classes))
+    findings = engine.check_source(
+        text, str(path), **project.engine_args(path, classes), verify_fixes=False
+    )
     return [
         Item(f, None, tuple(Place(e.message, e.line, e.column, None, e.path) for e in f.evidence))
         for f in findings
@@ -287,20 +296,42 @@ def check_cells(
     if early is not None:
         return [Item(f, index[0] if index else None) for f in early]
     findings = engine.check_source(
-        nb.source, str(path), **project.engine_args(path, classes), cell_starts=nb.cell_starts
+        nb.source, str(path), **project.engine_args(path, classes), cell_starts=nb.cell_starts,
+        verify_fixes=False,
     )
     items = []
     for f in findings:
-        number, g = relocate(nb, f)
-        related = []
-        for e in f.evidence:
-            if e.path is not None:
-                related.append(Place(e.message, e.line, e.column, None, e.path))
-                continue
-            c, line = nb.locate(e.line)
-            related.append(Place(e.message, line, nb.cell_column(c, line, e.column), index[c - 1]))
-        items.append(Item(g, index[number - 1], tuple(related)))
+        number, g = relocate(nb, f)  # its evidence too: each step in its own cell
+        related = tuple(
+            Place(e.message, e.line, e.column, None if e.cell is None else index[e.cell - 1],
+                  e.path)
+            for e in g.evidence
+        )
+        items.append(Item(g, index[number - 1], related))
     return items
+
+
+def fix_parses(text: str, fix: Fix) -> bool:
+    """Whether ``text`` (a file's or a cell's) still parses with ``fix`` applied; findings
+    come without that check (:func:`check_python`), so a fix is checked when it is offered.
+
+    >>> from torchferry.check.api import Edit
+    >>> [fix_parses("x = 1\\n", Fix((Edit(1, 0, 1, 1, t),), True, "")) for t in "y("]
+    [True, False]
+    """
+    import ast
+    import warnings
+
+    from torchferry.check.notebook import from_cells
+
+    new = engine.apply_fixes(text, [Finding("", "", 1, 0, 1, 0, fix)], unsafe=True)
+    try:
+        with warnings.catch_warnings():
+            warnings.simplefilter("ignore")
+            ast.parse(from_cells([new]).source)
+    except (SyntaxError, ValueError, RecursionError, MemoryError):
+        return False
+    return True
 
 
 def fix_python(text: str, path: Path, project: Project, classes: frozenset[str]) -> str | None:
@@ -329,20 +360,21 @@ def fix_cells(
 
 
 def kernel_language(metadata: object, depth: int = 0) -> str | None:
-    """The notebook's kernel language from its metadata (``language_info.name`` or
-    ``kernelspec.language``, at any depth: clients nest the notebook's metadata), or None.
+    """The notebook's language when its metadata names one other than Python, as ``ferry
+    check`` reads it (:func:`torchferry.check.notebook.language`), looked for at any depth:
+    clients nest the notebook's own metadata in theirs.  None for Python or when unsaid.
 
     >>> kernel_language({"custom": {"metadata": {"kernelspec": {"language": "R"}}}})
     'R'
+    >>> kernel_language({"language_info": {"name": "python"}}) is None
+    True
     """
+    from torchferry.check.notebook import Notebook, language
+
     if not isinstance(metadata, Mapping) or depth > 4:
         return None
-    info = metadata.get("language_info")
-    if isinstance(info, Mapping) and isinstance(info.get("name"), str):
-        return str(info["name"])
-    spec = metadata.get("kernelspec")
-    if isinstance(spec, Mapping) and isinstance(spec.get("language"), str):
-        return str(spec["language"])
+    if "language_info" in metadata or "kernelspec" in metadata:
+        return language(Notebook(data={"metadata": dict(metadata)}, source=""))
     for value in metadata.values():
         found = kernel_language(value, depth + 1)
         if found is not None:
@@ -361,10 +393,6 @@ def safe_run(check: Callable[[], list[Item]], path: Path, log: Callable[[str], N
     return []
 
 
-def lines_of(text: str) -> list[str]:
-    return split_lines(text)
-
-
 def read_source(path: Path, limit: int | None) -> bytes | None:
     """A workspace file's bytes (at most ``limit`` + 1), or None when it cannot be read."""
     from torchferry.check.files import read_bytes
@@ -373,10 +401,6 @@ def read_source(path: Path, limit: int | None) -> bytes | None:
         return read_bytes(path, None if limit is None else limit + 1)
     except OSError:
         return None
-
-
-def changed(a: Iterable[Item], b: Iterable[Item]) -> bool:
-    return list(a) != list(b)
 
 
 @dataclass

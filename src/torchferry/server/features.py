@@ -10,8 +10,9 @@ from lsprotocol import types
 from pygls.uris import to_fs_path
 
 from torchferry.server import convert
-from torchferry.server.analysis import Settings, fix_cells, fix_python
+from torchferry.server.analysis import Settings, fix_cells, fix_parses, fix_python
 from torchferry.server.protocol import PYTHON_SUFFIXES, URGENT, FerryServer, Tracked
+from torchferry.server.text import noqa_code_at, noqa_edit, rule_markdown
 
 __all__ = ["register"]
 
@@ -120,8 +121,8 @@ def register(ls: FerryServer) -> None:
         t, uri = found
         only = params.context.only
         actions: list[types.CodeAction] = []
-        if _wanted(types.CodeActionKind.QuickFix, only):
-            actions += quick_fixes(ls, t, uri, params.range)
+        if _wanted(types.CodeActionKind.QuickFix, only):  # parses: on the worker, as checks do
+            actions += await ls.worker.submit(URGENT, lambda: quick_fixes(ls, t, uri, params.range))
         if _wanted(convert.FIX_ALL, only):
             fix_all = await _fix_all(ls, t)
             if fix_all is not None:
@@ -137,8 +138,8 @@ def register(ls: FerryServer) -> None:
         lines = convert.Lines(doc.lines, ls.encoding())
         line, column = lines.column(params.position)
         text = doc.lines[line - 1].rstrip("\r\n") if 0 < line <= len(doc.lines) else ""
-        code = convert.noqa_code_at(text, column)
-        markdown = convert.rule_markdown(code) if code else None
+        code = noqa_code_at(text, column)
+        markdown = rule_markdown(code) if code else None
         if markdown is None:
             return None
         return types.Hover(types.MarkupContent(types.MarkupKind.Markdown, markdown))
@@ -173,7 +174,7 @@ def quick_fixes(
         if not _overlaps(rng, f.line, f.end_line):
             continue
         diag = convert.diagnostic(item, lines, None, uri, root, ls.settings.rule_docs_url)
-        if f.fix is not None and f.fix.edits:
+        if f.fix is not None and f.fix.edits and fix_parses(text, f.fix):
             title = f"ferry ({f.code}): {f.fix.message}"
             out.append(types.CodeAction(
                 title=title if f.fix.safe else f"{title} (unsafe fix)",
@@ -182,7 +183,7 @@ def quick_fixes(
                 is_preferred=f.fix.safe,
                 edit=types.WorkspaceEdit(changes={uri: [lines.text_edit(e) for e in f.fix.edits]}),
             ))
-        edit = convert.noqa_edit(text, f.line, f.code)
+        edit = noqa_edit(text, f.line, f.code)
         if edit is not None:
             out.append(types.CodeAction(
                 title=f"ferry ({f.code}): disable for this line (# noqa: {f.code})",

@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import asyncio
 import functools
+import gc
 import itertools
 import queue
 import sys
@@ -66,10 +67,15 @@ class Worker:
             _, _, fn, fut = self._jobs.get()
             if fut.cancelled():
                 continue
+            # the collector would walk each fresh syntax tree (no cycles in it) again and
+            # again during the check: off while it runs, as ``ferry check`` does
+            gc.disable()
             try:
                 result, error = fn(), None
             except BaseException as exc:  # handed to the awaiting coroutine
                 result, error = None, exc
+            finally:
+                gc.enable()
             try:
                 self._loop.call_soon_threadsafe(_settle, fut, result, error)
             except RuntimeError:  # the loop is closed: the server is gone
@@ -94,11 +100,17 @@ class Tracked:
     timer: asyncio.TimerHandle | None = None
     running: bool = False
     again: bool = False
+    #: the configuration or the workspace's classes changed since the last check
+    stale: bool = False
     #: the last published check: the version it read, its snapshot, items by target URI
     version: int | None = -1
     snapshot: Snapshot | None = None
     items: dict[str, list[Item]] = field(default_factory=dict)
     published: set[str] = field(default_factory=set)
+
+
+def _same_text(a: Snapshot, b: Snapshot) -> bool:
+    return (a.text, a.cells, a.cell_uris, a.path) == (b.text, b.cells, b.cell_uris, b.path)
 
 
 def _path(uri: str) -> Path:
@@ -161,7 +173,7 @@ class FerryServer(LanguageServer):
             return None
         snap = Snapshot(key, nb.version, _path(key).with_suffix(".ipynb"), notebook=True)
         language = kernel_language(nb.metadata)
-        if language is not None and language.lower() != "python":
+        if language is not None:
             self.log_once(f"ferry: {key}: the kernel's language is {language}, not Python; "
                           "not checked")
             return snap  # no cells: nothing to check, old findings are cleared
@@ -232,6 +244,7 @@ class FerryServer(LanguageServer):
         changed), except ``changed_key``, whose own check is already under way."""
         for key, t in list(self.tracked.items()):
             if key != changed_key:
+                t.stale = True
                 self.schedule(key, t.notebook)
 
     async def run_check(self, t: Tracked, priority: int = OPEN) -> None:
@@ -242,6 +255,10 @@ class FerryServer(LanguageServer):
         snap = self.snapshot(t.key, t.notebook)
         if snap is None:
             return
+        if not t.stale and t.snapshot is not None and _same_text(t.snapshot, snap):
+            t.version = snap.version  # saved, or undone back: the findings stand
+            return
+        t.stale = False
         t.running = True
         try:
             result = await self.worker.submit(priority, lambda: self.check(snap))
@@ -271,9 +288,8 @@ class FerryServer(LanguageServer):
             lines = cells[snap.cell_uris.index(uri)][1] if snap.notebook else convert.Lines.of(
                 snap.text, enc)
             diags = [convert.diagnostic(i, lines, cells, uri, root, template) for i in items]
-            if diags or uri in t.published:
-                self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diags))
-            (t.published.add if diags else t.published.discard)(uri)
+            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diags))
+            t.published.add(uri)
         for uri in t.published - set(result):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
         t.published &= set(result)

@@ -1,0 +1,84 @@
+"""A ``ferry server`` process driven over stdio by pytest-lsp's client.
+
+Nothing heavy is imported here or at the top of the test modules: ``lsprotocol`` costs
+about half a second of CPU to import, and the fast loop imports every test module.
+``types`` stands for ``lsprotocol.types``, imported on first use; pytest-lsp's pytest
+plugin is off (``-p no:pytest-lsp`` in pyproject.toml), its client is used directly.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import Any
+
+#: A guard against a hang, not a timing assertion: the server answers in milliseconds.
+PATIENCE = 60.0
+COMMAND = (sys.executable, "-m", "torchferry", "server")
+
+
+class _Types:
+    def __getattr__(self, name: str) -> Any:
+        if name.startswith("_"):  # pytest probes module attributes (``_mock_name``, ...)
+            raise AttributeError(name)
+        from lsprotocol import types as real
+
+        return getattr(real, name)
+
+
+types: Any = _Types()
+
+
+async def connect(root: Path, options: dict | None = None, spec: str = "visual-studio-code"):
+    """A client attached to a new server process, its session initialized at ``root`` with
+    VS Code's capabilities (file watchers registered dynamically: this client accepts)."""
+    from pytest_lsp import client_capabilities, make_test_lsp_client
+
+    client = make_test_lsp_client()
+    client.registrations = []
+
+    @client.feature(types.CLIENT_REGISTER_CAPABILITY)
+    def register(params) -> None:
+        client.registrations.extend(params.registrations)
+
+    await client.start_io(*COMMAND)
+    await client.initialize_session(types.InitializeParams(
+        capabilities=client_capabilities(spec),
+        root_uri=root.as_uri(),
+        workspace_folders=[types.WorkspaceFolder(root.as_uri(), root.name)],
+        initialization_options=options,
+    ))  # fmt: skip
+    return client
+
+
+async def disconnect(client) -> None:
+    await client.shutdown_session()
+    await client.stop()
+
+
+async def diagnostics(client, uri: str, ok: Callable[[Sequence[Any]], bool] = lambda d: True):
+    """The diagnostics published for ``uri``, once ``ok`` accepts them."""
+
+    async def wait() -> Sequence[Any]:
+        while uri not in client.diagnostics or not ok(client.diagnostics[uri]):
+            await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+        return client.diagnostics[uri]
+
+    return await asyncio.wait_for(wait(), PATIENCE)
+
+
+async def log_matching(client, text: str) -> str:
+    async def wait() -> str:
+        while True:
+            for m in client.log_messages:
+                if text in m.message:
+                    return str(m.message)
+            await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+
+    return await asyncio.wait_for(wait(), PATIENCE)
+
+
+def codes(diags: Sequence[Any]) -> list[tuple[str, int]]:
+    return [(str(d.code), d.range.start.line + 1) for d in diags]
