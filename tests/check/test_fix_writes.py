@@ -151,3 +151,49 @@ def test_stdin_closed_is_a_one_line_error(proj, capsys, monkeypatch):
     rc, out, err = run(capsys, "-")
     assert rc == 2
     assert err.strip() == "ferry check: error: cannot read the source from stdin: it is closed"
+
+
+# ------------------------------------------------------------- fixes and notebooks, real rules
+def _nb(source) -> str:
+    import json as _json
+
+    return _json.dumps({
+        "cells": [{"cell_type": "code", "execution_count": None, "metadata": {}, "outputs": [],
+                   "source": source}],
+        "metadata": {"kernelspec": {"name": "python3", "language": "python", "display_name": "P"}},
+        "nbformat": 4, "nbformat_minor": 5,
+    }, indent=1)
+
+
+def test_fry009_safe_fix_is_offered_with_a_comment_after_the_call():
+    from torchferry.check import engine
+
+    src = 'import torch\nx = torch.zeros(3).to("cuda")  # on the GPU\n'
+    res = engine.fix_source(src, "a.py", unsafe=False)
+    assert res.source == 'import torch\nx = torch.zeros(3, device="cuda")  # on the GPU\n'
+    kept = 'import torch\nx = torch.zeros(3).to(  # why\n    "cuda")\n'  # inside: not deleted
+    assert engine.fix_source(kept, "a.py", unsafe=False).source == kept
+
+
+@pytest.mark.parametrize("source, fixed", [
+    (["import torch\nx = torch.zeros(3).to(\"cuda\")\n", "y = 1\nz = 2\n", "w = 3"],
+     ["import torch\nx = torch.zeros(3, device=\"cuda\")\n", "y = 1\nz = 2\n", "w = 3"]),
+    (["import torch\n", "x = torch.zeros(3).to(\"cuda\")\ny = 1\n", "z = 2\n", "w = 3"],
+     ["import torch\n", "x = torch.zeros(3, device=\"cuda\")\ny = 1\n", "z = 2\n", "w = 3"]),
+])
+def test_notebook_fix_keeps_the_source_list_layout_beyond_the_edit(tmp_path, monkeypatch, source, fixed):
+    import json as _json
+
+    monkeypatch.chdir(tmp_path)
+    (tmp_path / "n.ipynb").write_text(_nb(source))
+    assert main(["check", "--no-cache", "--fix", "--select", "FRY009", "n.ipynb"]) == 0
+    assert _json.loads((tmp_path / "n.ipynb").read_text())["cells"][0]["source"] == fixed
+
+
+def test_a_notebook_spelling_torch_with_json_escapes_is_checked(tmp_path, monkeypatch, capsys):
+    monkeypatch.chdir(tmp_path)
+    text = _nb(["import T\n", "x = T.zeros(3).to(\"cuda\")\n"]).replace("T", "\\u0074orch")
+    assert b"torch" not in text.encode()
+    (tmp_path / "n.ipynb").write_text(text)
+    rc = main(["check", "--no-cache", "--select", "FRY009", "n.ipynb"])
+    assert rc == 1 and "FRY009" in capsys.readouterr().out

@@ -326,8 +326,37 @@ def _encode_source(old: str, new: str, ensure_ascii: bool) -> str:
         return "[]"
     if not items and lines:  # was empty: lay it out as JSON would on one line
         return "[" + ", ".join(json.dumps(x, ensure_ascii=ensure_ascii) for x in lines) + "]"
-    body = sep.join(json.dumps(x, ensure_ascii=ensure_ascii) for x in lines)
+    body = sep.join(_relaid([old[s:e] for s, e in items], new, ensure_ascii))
     return "[" + opening + body + closing + "]"
+
+
+def _relaid(old_items: list[str], new: str, ensure_ascii: bool) -> list[str]:
+    """The JSON items of a list source for ``new``: the old items (their JSON text, byte for
+    byte) before and after the edited part stay as they were; an edited item stays one
+    item, an edit across several is split into lines anew."""
+    values = [json.loads(x) for x in old_items]
+    old = "".join(values)
+    prefix = 0
+    limit = min(len(old), len(new))
+    while prefix < limit and old[prefix] == new[prefix]:
+        prefix += 1
+    suffix = 0
+    while suffix < limit - prefix and old[-1 - suffix] == new[-1 - suffix]:
+        suffix += 1
+    head, pos = 0, 0  # old items wholly inside the common prefix
+    while head < len(values) and pos + len(values[head]) <= prefix:
+        pos += len(values[head])
+        head += 1
+    kept_start = pos
+    tail, end = len(values), len(old)  # old items wholly inside the common suffix
+    while tail > head and end - len(values[tail - 1]) >= len(old) - suffix:
+        end -= len(values[tail - 1])
+        tail -= 1
+    middle = new[kept_start: len(new) - (len(old) - end)]
+    # one old item edited stays one item; several are laid out one line per item
+    parts = [middle] if tail - head == 1 and middle else middle.splitlines(keepends=True)
+    made = [json.dumps(x, ensure_ascii=ensure_ascii) for x in parts]
+    return [*old_items[:head], *made, *old_items[tail:]]
 
 
 def _from_data(data: Any) -> Notebook:

@@ -520,7 +520,7 @@ def check_paths(
         if limit is not None and len(data) > limit:
             outcomes[i] = _too_large(path, display, opts, limit)
             continue
-        if opts.prefilter and PREFILTER not in data:
+        if opts.prefilter and not _mentions_torch(path, data):
             outcomes[i] = FileOutcome(path, display, skipped=True)
             continue
         readable.append((i, path, data, display))
@@ -569,6 +569,22 @@ def check_paths(
 #: A notebook file may be this many times ``max_file_size`` (outputs, images);
 #: its code cells are held to ``max_file_size``.
 NOTEBOOK_SIZE_FACTOR = 20
+
+
+def _mentions_torch(path: Path, data: bytes) -> bool:
+    """The pre-filter: whether the file can use torch at all.  A notebook's JSON may spell
+    the name with escapes (``\\u0074orch``): its text is decoded when it has any."""
+    if PREFILTER in data:
+        return True
+    if path.suffix != ".ipynb" or b"\\u" not in data:
+        return False
+    import json
+
+    try:
+        text = json.dumps(json.loads(data), ensure_ascii=False)
+    except (ValueError, RecursionError):
+        return True  # not JSON we can read: checking it reports what is wrong
+    return PREFILTER.decode() in text
 
 
 def _unreadable(path: Path, exc: OSError) -> str:

@@ -160,13 +160,22 @@ def _fold_both(ctx: Context, fac: ast.Call, call: ast.Call, t: str) -> Fix | Non
     (zeros, ones, identity and uninitialised memory are the same in every dtype)."""
     _, _, fl, fc = ctx.span(fac)
     _, _, cl, cc = ctx.span(call)
-    if "#" in "\n".join(ctx.lines[fl - 1:cl])[fc:]:
+    if _comment_inside(ctx, fl, fc, cl, cc):
         return None
     add = f"device={t}.device, dtype={t}.dtype"
     ins = ctx.add_keyword(fac, add)
     if ins is None:
         return None
     return Fix((ins, Edit(fl, fc, cl, cc, "")), False, f"Pass `{add}` to the factory")
+
+
+def _comment_inside(ctx: Context, fl: int, fc: int, cl: int, cc: int) -> bool:
+    """Whether a ``#`` sits between the factory's end and the call's end (a comment the
+    edit would delete); a comment after the call, on the same line, stays and is fine."""
+    if fl == cl:
+        return "#" in ctx.lines[fl - 1][fc:cc]
+    text = "\n".join([ctx.lines[fl - 1][fc:], *ctx.lines[fl:cl - 1], ctx.lines[cl - 1][:cc]])
+    return "#" in text
 
 
 def _split_to(ctx: Context, m: Model, call: ast.Call, site: Site[ast.Call]) -> tuple[str | None, str | None, bool]:
@@ -249,8 +258,7 @@ def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | Non
     change the values: a float32 ``linspace`` cast to bf16 is not a bf16 ``linspace``)."""
     _, _, fl, fc = ctx.span(fac)
     _, _, cl, cc = ctx.span(call)
-    between = "\n".join(ctx.lines[fl - 1:cl])
-    if "#" in between[fc:]:
+    if _comment_inside(ctx, fl, fc, cl, cc):
         return None
     add = f"device={dev}"
     ins = ctx.add_keyword(fac, add)
