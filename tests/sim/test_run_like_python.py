@@ -184,14 +184,19 @@ def test_a_failing_excepthook_is_reported_as_python_does(tmp_path):
         assert text.rstrip().endswith("ValueError: boom")
 
 
-def test_builtins_is_the_module_under_main(tmp_path):
-    """The `__builtins__.profile = ...` shim scripts use for line_profiler."""
-    (tmp_path / "s.py").write_text(
+@pytest.mark.parametrize("how", [["s.py"], ["-m", "s"], ["pkg"]])
+def test_builtins_is_the_module_under_main(tmp_path, how):
+    """The `__builtins__.profile = ...` shim scripts use for line_profiler (a script, a
+    module, a directory with a __main__.py)."""
+    code = (
         "__builtins__.profile = lambda f: f\n"
         "@profile\ndef f():\n    return 1\n"
         "print(type(__builtins__).__name__, f())\n"
     )
-    ours, theirs = _both(tmp_path, ["s.py"], ["s.py"])
+    (tmp_path / "s.py").write_text(code)
+    (tmp_path / "pkg").mkdir()
+    (tmp_path / "pkg" / "__main__.py").write_text(code)
+    ours, theirs = _both(tmp_path, how, how)
     assert ours.returncode == theirs.returncode == 0, ours.stderr
     assert ours.stdout == theirs.stdout == "module 1\n"
 

@@ -3,6 +3,7 @@ optionally inside a simulated accelerator.  The building block of ``ferry run``.
 
 from __future__ import annotations
 
+import builtins
 import contextlib
 import importlib.util
 import os
@@ -165,8 +166,6 @@ def _run_file(path: str) -> None:
     loader = (
         importlib.machinery.SourceFileLoader("__main__", path) if os.path.isfile(path) else None
     )
-    import builtins
-
     main = types.ModuleType("__main__")
     # __builtins__ is the module in __main__, as python gives it (a dict elsewhere)
     main.__dict__.update(__file__=path, __cached__=None, __loader__=loader, __package__=None,
@@ -266,12 +265,15 @@ def run_path(
     try:
         with ctx:
             try:
+                # __builtins__ is the module in __main__, as python gives it (a dict elsewhere)
                 if module:
-                    runpy.run_module(target, run_name="__main__", alter_sys=True)
+                    runpy.run_module(target, run_name="__main__", alter_sys=True,
+                                     init_globals={"__builtins__": builtins})
                 elif plain:  # a script file, /dev/stdin, <(cmd): as python runs it
                     _run_file(_script_path(target))
                 else:  # a directory or zip archive with a __main__.py
-                    runpy.run_path(target, run_name="__main__")
+                    runpy.run_path(target, run_name="__main__",
+                                   init_globals={"__builtins__": builtins})
             except SystemExit as exc:
                 return _exit_code(exc)
             except KeyboardInterrupt as exc:  # python prints it, then dies by SIGINT:
