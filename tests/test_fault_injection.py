@@ -15,6 +15,7 @@ import errno
 import os
 import random
 import signal
+import stat
 import subprocess
 import sys
 import time
@@ -498,3 +499,20 @@ def test_stale_temps_are_cleaned_for_files_not_written(tmp_path):
         os.utime(t, (old, old))
     assert atomic.clean_stale_temps(str(tmp_path), ["a.py"]) == 1
     assert not mine.exists() and other.exists()
+
+
+def test_a_default_acl_of_the_directory_is_not_added_to_a_file_without_one(tmp_path):
+    """The temporary file inherits the directory's default ACL; the file it replaces had
+    none, so the new one has none either (as open() leaves it)."""
+    d = tmp_path / "d"
+    d.mkdir()
+    p = d / "ckpt.pt"
+    p.write_bytes(b"old")
+    os.chmod(p, 0o600)
+    try:
+        os.setxattr(d, "system.posix_acl_default", _SHARED_WITH_ONE)
+    except OSError as exc:
+        pytest.skip(f"no default ACLs here: {exc}")
+    write_bytes(p, b"new")
+    assert "system.posix_acl_access" not in os.listxattr(p)
+    assert stat.S_IMODE(os.stat(p).st_mode) == 0o600

@@ -242,6 +242,15 @@ def _copy_xattrs(target: str, fd: int) -> bool:
             os.setxattr(fd, name, os.getxattr(target, name))
         except OSError:
             return False
+    try:  # what the new file got from the directory (a default ACL) but the old one lacks
+        extra = [n for n in os.listxattr(fd) if n not in names]
+    except OSError:
+        return True
+    for name in extra:
+        try:
+            os.removexattr(fd, name)
+        except OSError:
+            return False
     return True
 
 
