@@ -169,10 +169,10 @@ def test_fry009_safe_fix_is_offered_with_a_comment_after_the_call():
     from torchferry.check import engine
 
     src = 'import torch\nx = torch.zeros(3).to("cuda")  # on the GPU\n'
-    res = engine.fix_source(src, "a.py", unsafe=False)
+    res = engine.fix_source(src, "a.py", unsafe=False, select=("FRY009",))
     assert res.source == 'import torch\nx = torch.zeros(3, device="cuda")  # on the GPU\n'
     kept = 'import torch\nx = torch.zeros(3).to(  # why\n    "cuda")\n'  # inside: not deleted
-    assert engine.fix_source(kept, "a.py", unsafe=False).source == kept
+    assert engine.fix_source(kept, "a.py", unsafe=False, select=("FRY009",)).source == kept
 
 
 @pytest.mark.parametrize("source, fixed", [
