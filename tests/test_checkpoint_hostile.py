@@ -275,3 +275,19 @@ def test_a_plain_pickle_is_said_so_without_torchs_warning(tmp_path):
     with pytest.raises(tf.CheckpointError, match="not a checkpoint") as info:
         tf.load(tmp_path / "x.bin")
     assert "Unsupported operand" not in str(info.value)
+
+
+def test_a_checkpoint_pickled_with_protocol_4_says_so(tmp_path):
+    """torch's weights-only loader stops at FRAME (opcode 149) of such a file; the error
+    says how the file was made and how to re-save it, and torch's protocol warning is not
+    let through."""
+    p = tmp_path / "p4.pt"
+    torch.save({"w": torch.ones(2)}, p, pickle_protocol=4)
+    with warnings.catch_warnings(record=True) as seen:
+        warnings.simplefilter("always")
+        with pytest.raises(tf.CheckpointError) as info:
+            tf.load(p)
+    assert [str(w.message) for w in seen] == []
+    msg = str(info.value)
+    assert str(p) in msg and "pickle protocol 4" in msg and "Unsupported operand" not in msg
+    assert "weights_only=False" not in msg

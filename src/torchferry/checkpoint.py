@@ -343,6 +343,14 @@ def load(
         device = _device_error(exc, name)
         if device is not None:
             raise device from None
+        if weights_only and "Unsupported operand" in str(exc) and head.startswith(_ZIP_MAGIC):
+            protocol = _pickle_protocol(source)
+            if protocol is not None and protocol > 2:
+                raise CheckpointError(
+                    f"{name} was saved with pickle protocol {protocol} (torch.save(..., "
+                    f"pickle_protocol={protocol})), whose opcodes torch's weights-only loader "
+                    "cannot read: re-save it with torch.save's default protocol (2)"
+                ) from None
         err = _diagnose(source, name, exc, weights_only)
         if err is None:
             if isinstance(exc, OSError):
@@ -355,6 +363,25 @@ def load(
 
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")
+
+
+def _pickle_protocol(f: Any) -> int | None:
+    """The pickle protocol of a zip checkpoint's ``data.pkl`` (its PROTO opcode)."""
+    start = None if isinstance(f, (str, os.PathLike)) else f.tell()
+    try:
+        with zipfile.ZipFile(f) as z:
+            pkl = next((n for n in z.namelist() if n.endswith("data.pkl") and n.count("/") == 1),
+                       None)
+            if pkl is None:
+                return None
+            with z.open(pkl) as fh:
+                first = fh.read(2)
+    except Exception:  # noqa: BLE001 - not a zip we can read
+        return None
+    finally:
+        if start is not None:
+            f.seek(start)
+    return first[1] if len(first) == 2 and first[0] == 0x80 else None
 
 
 def _open(f: Any, name: str) -> IO[bytes]:
