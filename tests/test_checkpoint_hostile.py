@@ -291,3 +291,20 @@ def test_a_checkpoint_pickled_with_protocol_4_says_so(tmp_path):
     msg = str(info.value)
     assert str(p) in msg and "pickle protocol 4" in msg and "Unsupported operand" not in msg
     assert "weights_only=False" not in msg
+
+
+def test_a_legacy_format_file_claiming_gigabytes_is_refused(tmp_path):
+    """The pre-1.6 format: torch allocates each storage while unpickling, from the element
+    count its pickle states; 2**29 floats (2 GiB) claimed by a file of a few hundred bytes."""
+    buf = io.BytesIO()
+    torch.save({"w": torch.ones(2)}, buf, _use_new_zipfile_serialization=False)
+    data = buf.getvalue()
+    numel = b"X\x03\x00\x00\x00cpuq\x06K\x02N"
+    assert numel in data
+    p = tmp_path / "old.pt"
+    p.write_bytes(data.replace(numel, b"X\x03\x00\x00\x00cpuq\x06\x8a\x04\x00\x00\x00\x20N", 1))
+    with pytest.raises(tf.CheckpointError, match=r"2\.0 GiB.*max_bytes=N") as info:
+        tf.load(p)
+    assert str(p) in str(info.value)
+    (tmp_path / "ok.pt").write_bytes(data)
+    assert tf.load(tmp_path / "ok.pt")["w"].tolist() == [1.0, 1.0]

@@ -10,6 +10,7 @@ mid-write never leaves half a checkpoint over a good one.  Paths ending in
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import os
 import pickle
@@ -331,6 +332,8 @@ def load(
     try:
         if head.startswith(_ZIP_MAGIC):
             _inspect_zip(source, name, size, limit)
+        elif _is_legacy(head):
+            _inspect_legacy(source, name, size, limit)
         with warnings.catch_warnings():
             # torch's note on a pickle protocol other than 2 is about itself, not the file
             warnings.filterwarnings("ignore", message="Detected pickle protocol")
@@ -604,8 +607,9 @@ class _StorageLister(pickle.Unpickler):
         return allocate
 
     def persistent_load(self, pid: Any) -> Any:
-        # ('storage', storage type, key, location, numel), as torch.save writes it
-        if isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage":
+        # ('storage', storage type, key, location, numel), as torch.save writes it; the
+        # legacy format adds view metadata
+        if isinstance(pid, tuple) and len(pid) in (5, 6) and pid[0] == "storage":
             self.storages[str(pid[2])] = (str(pid[1]), int(pid[4]))
         return _Inert()
 
@@ -646,10 +650,7 @@ def _inspect_zip(f: Any, name: str, size: int, limit: int | None) -> None:
             f.seek(start)
     _within(name, records + lister.claimed, "its records and the objects its pickle makes",
             size, limit)
-    # the legacy storage class names torch.save writes, e.g. FloatStorage (no deprecated
-    # TypedStorage attribute is touched)
-    dtypes = {name: dtype for dtype, name in torch.storage._dtype_to_storage_type_map().items()}
-    dtypes["UntypedStorage"] = torch.uint8
+    dtypes = _storage_dtypes()
     for key, (storage_type, numel) in lister.storages.items():
         info = infos.get(f"{prefix}data/{key}")
         dtype = dtypes.get(storage_type)
@@ -661,6 +662,40 @@ def _inspect_zip(f: Any, name: str, size: int, limit: int | None) -> None:
                 f"record size ({info.file_size} bytes) does not match expected size ({nbytes} "
                 f"bytes = {nbytes} elements * 1 bytes/element) for dtype Byte"
             )
+
+
+def _storage_dtypes() -> dict[str, torch.dtype]:
+    """The legacy storage class names torch.save writes (e.g. FloatStorage), with their
+    dtypes (no deprecated TypedStorage attribute is touched)."""
+    dtypes = {name: dtype for dtype, name in torch.storage._dtype_to_storage_type_map().items()}
+    dtypes["UntypedStorage"] = torch.uint8
+    return dtypes
+
+
+def _inspect_legacy(f: Any, name: str, size: int, limit: int | None) -> None:
+    """Refuse a legacy-format checkpoint (PyTorch before 1.6) whose storages claim more
+    than ``limit``: torch allocates each storage while unpickling, before reading its bytes.
+    Only the pickles at the start are read, and nothing is imported or run."""
+    if limit is None:
+        return
+    start = None if isinstance(f, (str, os.PathLike)) else f.tell()
+    try:
+        with open(f, "rb") if start is None else contextlib.nullcontext(f) as fh:
+            for _ in range(3):  # the magic number, the protocol version, the system info
+                _NoGlobals(fh).load()
+            lister = _StorageLister(fh)
+            lister.load()
+    except Exception:  # noqa: BLE001 - torch.load says what is wrong with it
+        return
+    finally:
+        if start is not None:
+            f.seek(start)
+    dtypes = _storage_dtypes()
+    claimed = lister.claimed + sum(
+        numel * torch._utils._element_size(dtypes.get(kind, torch.uint8))
+        for kind, numel in lister.storages.values()
+    )
+    _within(name, claimed, "its storages and the objects its pickle makes", size, limit)
 
 
 def _within(name: str, claimed: int, what: str, size: int, limit: int | None) -> None:
