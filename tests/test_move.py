@@ -189,6 +189,20 @@ def test_bad_device_name_errs_like_torchferry_device(obj):
 
 
 @pytest.mark.skipif(torch.accelerator.is_available(), reason="needs a machine without one")
+@pytest.mark.parametrize("obj", [torch.ones(1), {"x": [torch.ones(1)]}])
+@pytest.mark.parametrize("asked", ["cuda", "cuda:1", torch.device("mps")])
+def test_an_absent_accelerator_errs_like_torchferry_device(obj, asked):
+    """torch says "Torch not compiled with CUDA enabled" (an AssertionError); to() says
+    what device() says: what was asked, what is available, and what to do."""
+    with pytest.raises(tf.DeviceUnavailableError) as via_to:
+        tf.to(obj, asked)
+    with pytest.raises(tf.DeviceUnavailableError) as via_device:
+        tf.device(asked)
+    assert via_to.value.__suppress_context__
+    assert str(via_device.value).split(" but ")[1] == str(via_to.value).split(" but ")[1]
+
+
+@pytest.mark.skipif(torch.accelerator.is_available(), reason="needs a machine without one")
 def test_a_bare_index_without_an_accelerator_is_not_called_a_bad_name():
     """``torch.device(0)`` is accelerator device 0: on a CPU-only machine the error says
     that, not "that is not a device name" (what it said before), in to() and device() alike."""

@@ -321,15 +321,34 @@ def to(
         nb, leaf, opaque = _MOVERS[dev, non_blocking, non_blocking.__class__]
     except (KeyError, TypeError):
         nb, leaf, opaque = _movers(dev, non_blocking)  # validates non_blocking
-    if isinstance(obj, Tensor):  # the common single-tensor call, without the walker
-        return obj.to(dev, non_blocking=True) if nb else obj.to(dev)  # type: ignore[return-value]
     try:
+        if isinstance(obj, Tensor):  # the common single-tensor call, without the walker
+            return obj.to(dev, non_blocking=True) if nb else obj.to(dev)  # type: ignore[return-value]
         return _walk(obj, leaf, _skip_set(skip_keys) if skip_keys else _NO_SKIP, opaque)
     except RecursionError:
         err = nesting_error(obj)
         if err is None:
             raise
         raise err from None
+    except (AssertionError, RuntimeError):  # torch's "Torch not compiled with CUDA enabled"
+        unavailable = _unavailable(dev, device)
+        if unavailable is None:
+            raise
+        raise unavailable from None
+
+
+def _unavailable(dev: torch.device, asked: Any) -> Exception | None:
+    """:func:`torchferry.device`'s error for ``dev`` if torch cannot use it here, else None."""
+    if dev.type in ("cpu", "meta"):
+        return None
+    from torchferry.devices import _resolve
+    from torchferry.errors import DeviceUnavailableError
+
+    try:
+        _resolve(dev if isinstance(asked, int) else asked, "device argument of torchferry.to")
+    except DeviceUnavailableError as err:
+        return err
+    return None
 
 
 _NO_SKIP: frozenset = frozenset()
