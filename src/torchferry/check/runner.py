@@ -10,9 +10,11 @@
 from __future__ import annotations
 
 import codecs
+import contextlib
 import io
 import os
 import re
+import signal
 import stat
 import sys
 from collections.abc import Callable, Sequence
@@ -472,12 +474,27 @@ _WORKER_OPTS: Options | None = None
 def _init_worker(opts: Options) -> None:
     global _WORKER_OPTS
     _WORKER_OPTS = opts
+    # Ctrl-C reaches the whole process group: the main process stops the workers
+    # (a worker's own KeyboardInterrupt would only print a traceback per worker)
+    signal.signal(signal.SIGINT, signal.SIG_IGN)
 
 
-def _work(item: tuple[Path, bytes, str]) -> FileOutcome:
-    path, data, display = item
+def _work(items: list[tuple[Path, bytes, str]]) -> list[FileOutcome]:
     assert _WORKER_OPTS is not None
-    return _check_file(path, data, _WORKER_OPTS, display)
+    return [_check_file(path, data, _WORKER_OPTS, display) for path, data, display in items]
+
+
+def _stop(ex: Any) -> None:
+    """End a process pool now: drop the queued work and terminate the workers (an
+    interrupt must not wait for every file already handed to them)."""
+    procs = list((getattr(ex, "_processes", None) or {}).values())  # shutdown forgets them
+    ex.shutdown(wait=False, cancel_futures=True)
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.terminate()
+    for proc in procs:
+        with contextlib.suppress(Exception):
+            proc.join(5)
 
 
 def default_jobs() -> int:
@@ -644,23 +661,33 @@ def _parallel(
     todo, opts: Options, workers: int, progress: Callable[[int, int], None] | None = None
 ) -> list[FileOutcome]:
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor
+    from concurrent.futures import ProcessPoolExecutor, as_completed
 
     engine.resolve_rules(opts.select, opts.ignore)  # import the rules before forking
     rule_name(SYNTAX_ERROR)
     # fork on Linux (workers inherit the imported rules); the platform default elsewhere
     linux = sys.platform.startswith("linux")
     ctx = multiprocessing.get_context("fork" if linux else None)
-    # biggest first, so no worker is left with one huge file at the end
+    # biggest first, so no worker is left with one huge file at the end; in small
+    # batches, collected as they finish, so the progress line moves as files are done
     order = sorted(range(len(todo)), key=lambda k: -len(todo[k][2]))
     items = [(todo[k][1], todo[k][2], todo[k][3]) for k in order]
-    with ProcessPoolExecutor(
-        workers, mp_context=ctx, initializer=_init_worker, initargs=(opts,)
-    ) as ex:
-        done = []
-        for out in ex.map(_work, items, chunksize=max(1, len(items) // (workers * 4))):
-            done.append(out)
+    size = max(1, min(64, len(items) // (workers * 8)))
+    batches = [items[i : i + size] for i in range(0, len(items), size)]
+    results: list[list[FileOutcome] | None] = [None] * len(batches)
+    ex = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(opts,))
+    try:
+        futures = {ex.submit(_work, batch): b for b, batch in enumerate(batches)}
+        finished = 0
+        for fut in as_completed(futures):
+            results[futures[fut]] = fut.result()
+            finished += len(batches[futures[fut]])
             if progress is not None:
-                progress(len(done), len(items))
+                progress(finished, len(items))
+    except BaseException:
+        _stop(ex)
+        raise
+    ex.shutdown()
+    done = [out for batch in results if batch is not None for out in batch]
     by_index = dict(zip(order, done, strict=True))
     return [by_index[k] for k in range(len(todo))]

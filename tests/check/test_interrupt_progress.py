@@ -1,0 +1,119 @@
+"""`ferry check` with worker processes, as a terminal and a CI runner see it: the
+progress line moves as files finish, and SIGINT to the main process ends the run
+at once (worker processes included), as it does without workers."""
+
+from __future__ import annotations
+
+import os
+import re
+import select
+import signal
+import subprocess
+import sys
+import time
+
+import pytest
+
+pytestmark = pytest.mark.slow  # starts `ferry check` with worker processes
+
+BLOCK = '''
+def step_{i}(model, x, device):
+    y = torch.zeros(3).cuda()
+    z = model(x.to(device)) + y
+    print(z.sum().item())
+    return z.cpu().numpy()
+'''
+FERRY = [sys.executable, "-m", "torchferry", "check", "--no-cache", "-j", "2"]
+
+
+def _source(blocks: int) -> str:
+    return "import torch\n" + "".join(BLOCK.format(i=i) for i in range(blocks))
+
+
+def _children(pid: int) -> list[int]:
+    try:
+        with open(f"/proc/{pid}/task/{pid}/children") as fh:
+            return [int(p) for p in fh.read().split()]
+    except OSError:
+        return []
+
+
+def _alive(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat") as fh:
+            return fh.read().split(")")[-1].split()[0] != "Z"
+    except OSError:
+        return False
+
+
+@pytest.mark.skipif(not os.path.exists("/proc/self/task"), reason="reads /proc")
+def test_sigint_to_the_main_process_stops_the_workers_at_once(tmp_path):
+    # about a minute of checking for two workers: an interrupt must not wait for it
+    (tmp_path / "big0.py").write_text(_source(20_000))  # ~3 MB
+    for n in range(1, 24):
+        os.link(tmp_path / "big0.py", tmp_path / f"big{n}.py")
+    # (a shell starts a background job with SIGINT ignored: give the command the default)
+    proc = subprocess.Popen([*FERRY, "."], cwd=tmp_path, stdout=subprocess.PIPE,
+                            stderr=subprocess.PIPE, text=True,
+                            preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    try:
+        deadline = time.monotonic() + 120
+        while len(_children(proc.pid)) < 2 and time.monotonic() < deadline:
+            assert proc.poll() is None, proc.communicate()
+            time.sleep(0.05)
+        workers = _children(proc.pid)
+        assert len(workers) >= 2
+        time.sleep(0.5)  # the workers are checking their first files
+        os.kill(proc.pid, signal.SIGINT)
+        _, err = proc.communicate(timeout=20)
+    finally:
+        if proc.poll() is None:
+            for pid in _children(proc.pid):
+                os.kill(pid, signal.SIGKILL)
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 130, err
+    assert err.strip().splitlines()[-1] == "ferry check: interrupted"
+    assert "Traceback" not in err
+    assert not [w for w in workers if _alive(w)]  # no worker left running
+
+
+def test_progress_line_advances_as_files_finish_with_workers(tmp_path):
+    # one slow file and many quick ones (seconds of them): they finish while it runs
+    (tmp_path / "a_big.py").write_text(_source(3_000))
+    for n in range(40):
+        (tmp_path / f"small{n:02}.py").write_text(_source(40))
+    import pty
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "TERM": "xterm"}
+    env.pop("NO_COLOR", None)
+    proc = subprocess.Popen([*FERRY, "--statistics", "."], cwd=tmp_path, stdin=slave,
+                            stdout=slave, stderr=slave, env=env)
+    os.close(slave)
+    seen = b""
+    try:
+        while True:
+            ready, _, _ = select.select([master], [], [], 120)
+            if not ready:
+                break
+            try:
+                chunk = os.read(master, 4096)
+            except OSError:  # the child closed the terminal
+                break
+            if not chunk:
+                break
+            seen += chunk
+        proc.wait(timeout=120)
+    finally:
+        os.close(master)
+        if proc.poll() is None:
+            for pid in _children(proc.pid):
+                os.kill(pid, signal.SIGKILL)
+            proc.kill()
+            proc.wait()
+    assert proc.returncode == 1, seen
+    counts = [int(m) for m in re.findall(rb"ferry check: (\d+)/41 files", seen)]
+    assert counts, seen
+    assert any(1 < c < 41 for c in counts), counts  # not 1/41 then 41/41
+    assert counts == sorted(counts)
