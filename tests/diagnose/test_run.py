@@ -135,3 +135,35 @@ def test_missing_script_with_report_is_usage_error(tmp_path, capsys):
     assert main(["run", "--report", str(tmp_path / "r.json"), str(tmp_path / "nope.py")]) == 2
     assert "no such script" in capsys.readouterr().err
     assert not (tmp_path / "r.json").exists()
+
+
+def test_ctrl_c_still_prints_the_trips_and_writes_the_report(tmp_path):
+    import signal
+
+    (tmp_path / "loop.py").write_text(
+        "import torch\nx = torch.ones(3, device='cuda')\nstep = 0\n"
+        "while True:\n    x.sum().item()\n    step += 1\n"
+        "    if step == 5:\n        print('looping', flush=True)\n"
+    )
+    report = tmp_path / "r.json"
+    # (a shell starts a background job with SIGINT ignored: give the command the default)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "torchferry", "run", "--simulate", "cuda", "--trips",
+         "--report", str(report), "loop.py"],
+        cwd=tmp_path, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL),
+    )  # fmt: skip
+    try:
+        assert proc.stdout is not None and proc.stdout.readline() == "looping\n"
+        proc.send_signal(signal.SIGINT)
+        _, err = proc.communicate(timeout=120)
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+    assert proc.returncode == -signal.SIGINT, err  # dies by the signal, as python does
+    assert "KeyboardInterrupt" in err and "torchferry trips" in err
+    assert "loop.py:5" in err and "FRY007" in err
+    data = json.loads(report.read_text())
+    assert data["error"]["type"] == "KeyboardInterrupt"
+    (row,) = [r for r in data["trips"] if r["line"] == 5]
+    assert row["kind"] == "sync" and row["count"] >= 5

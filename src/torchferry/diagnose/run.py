@@ -122,10 +122,16 @@ def run_diagnosed(
         sim_ctx = sim.simulate(simulate, count)
     counting = show_trips or report is not None
     counter = trips() if counting else None
-    with sim_ctx:
-        with explain(file=None), counter if counter is not None else contextlib.nullcontext():
-            code = sim.run_path(target, argv, module=module, simulate=None,
-                                   on_exception=explain_after_traceback)
+    interrupted: KeyboardInterrupt | None = None
+    code = 130
+    try:
+        with sim_ctx:
+            with explain(file=None), counter if counter is not None else contextlib.nullcontext():
+                code = sim.run_path(target, argv, module=module, simulate=None,
+                                    on_exception=explain_after_traceback)
+    except KeyboardInterrupt as exc:  # Ctrl-C: what was counted is still shown and written,
+        interrupted = exc  # as pytest prints its summary when interrupted
+        state["error"] = plain_error(exc)
     if counter is not None and show_trips:
         print(counter.format(), file=sys.stderr)
     if report is not None:
@@ -137,5 +143,7 @@ def run_diagnosed(
             _write_json(report, data)
         except OSError as e:
             print(f"ferry run: could not write the report {report}: {e}", file=sys.stderr)
-            return code or 1
+            code = code or 1
+    if interrupted is not None:
+        raise interrupted
     return code
