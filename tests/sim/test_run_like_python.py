@@ -217,3 +217,37 @@ def test_the_scripts_excepthook_sees_the_traceback_python_would_give_it(tmp_path
     ours, theirs = _both(tmp_path, ["--simulate", "cuda", "s.py"], ["s.py"])
     assert ours.returncode == theirs.returncode == 1
     assert ours.stderr == theirs.stderr, ours.stderr
+
+
+def _notebook(*cells, language="python"):
+    import json
+
+    code = [{"cell_type": "code", "source": c, "metadata": {}, "outputs": [],
+             "execution_count": None} for c in cells]  # fmt: skip
+    return json.dumps({"cells": [*code, {"cell_type": "markdown", "source": "# x", "metadata": {}}],
+                       "metadata": {"language_info": {"name": language}},
+                       "nbformat": 4, "nbformat_minor": 5})  # fmt: skip
+
+
+def test_a_notebook_runs_its_code_cells_in_order(tmp_path):
+    (tmp_path / "nb.ipynb").write_text(_notebook(
+        "import sys\nx = 40\n", "print(x + 2, sys.argv[1:], __name__)\n", "raise ValueError('c3')\n"))
+    res = subprocess.run(FERRY + ["nb.ipynb", "a"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    assert res.returncode == 1
+    assert res.stdout == "42 ['a'] __main__\n"
+    assert f'File "{tmp_path / "nb.ipynb"}:cell 3", line 1' in res.stderr
+    assert "raise ValueError('c3')" in res.stderr and res.stderr.endswith("ValueError: c3\n")
+
+
+@pytest.mark.parametrize(("cells", "language", "needle"), [
+    (["%pip install x\n"], "python", "cell 1, line 1 is IPython syntax (%pip install x)"),
+    (["print(1)\n"], "R", "the notebook's language is R"),
+])
+def test_a_notebook_python_cannot_run_is_refused_in_one_line(tmp_path, cells, language, needle):
+    (tmp_path / "nb.ipynb").write_text(_notebook(*cells, language=language))
+    res = subprocess.run(FERRY + ["nb.ipynb"], cwd=tmp_path, capture_output=True, text=True,
+                         timeout=120)  # fmt: skip
+    assert res.returncode == 2 and res.stdout == ""
+    assert res.stderr.startswith("ferry run: error: nb.ipynb: ") and needle in res.stderr
+    assert len(res.stderr.splitlines()) == 1

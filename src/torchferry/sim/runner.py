@@ -179,6 +179,55 @@ def _run_file(path: str) -> None:
             sys.modules["__main__"] = saved
 
 
+def notebook_cells(path: str) -> list[tuple[str, str]]:
+    """The code cells of the notebook at ``path`` as ``ferry run`` runs them: (a file
+    name for tracebacks, ``x.ipynb:cell 3``; the cell's source).
+
+    A notebook that is not valid, not Python, or holds IPython syntax (``%pip``,
+    ``!ls``) that plain Python cannot run is a :class:`UsageError` naming the cell.
+    """
+    from torchferry.check.notebook import NotebookError, language, parse_notebook
+
+    try:
+        with open(path, encoding="utf-8") as fh:
+            nb = parse_notebook(fh.read())
+    except (OSError, UnicodeDecodeError, NotebookError) as exc:
+        raise UsageError(f"{path}: cannot run it as a notebook: {exc}") from None
+    lang = language(nb)
+    if lang is not None:
+        raise UsageError(f"{path}: the notebook's language is {lang}; ferry run runs Python")
+    if nb.blanked:
+        cell, line = nb.locate(min(nb.blanked))
+        text = nb.texts[cell].splitlines()[line - 1].strip()
+        raise UsageError(
+            f"{path}: cell {cell}, line {line} is IPython syntax ({text[:40]}), which python "
+            "cannot run; run the notebook in Jupyter with '%load_ext torchferry', or convert "
+            "it first: jupyter nbconvert --to script"
+        )
+    name = os.path.abspath(path)
+    return [(f"{name}:cell {c}", nb.texts[c]) for c in sorted(nb.texts)]
+
+
+def _run_cells(path: str, cells: list[tuple[str, str]]) -> None:
+    """Run a notebook's code cells in order in one ``__main__``, as a kernel would."""
+    import linecache
+    import types
+
+    main = types.ModuleType("__main__")
+    main.__dict__.update(__file__=path, __cached__=None, __loader__=None, __package__=None,
+                         __spec__=None, __builtins__=builtins)  # fmt: skip
+    saved = sys.modules.get("__main__")
+    sys.modules["__main__"] = main
+    try:
+        for name, source in cells:
+            lines = source.splitlines(keepends=True)
+            linecache.cache[name] = (len(source), None, lines, name)  # tracebacks show it
+            exec(compile(source, name, "exec", dont_inherit=True), main.__dict__)
+    finally:
+        if saved is not None:
+            sys.modules["__main__"] = saved
+
+
 def run_path(
     target: str,
     argv: Sequence[str] = (),
@@ -207,6 +256,7 @@ def run_path(
     torchferry.errors.UsageError: no such script: no_such_script.py
     """
     first_user_file: str | None
+    cells = None
     if module:
         # python -m puts the current directory first on sys.path *before* looking the
         # module up; so must we, or a module next to the user is not found.
@@ -251,6 +301,7 @@ def run_path(
         path0 = os.path.dirname(real if plain and os.path.exists(real) else os.path.abspath(target))
         main_file = os.path.join(target, "__main__.py") if os.path.isdir(target) else target
         first_user_file = os.path.abspath(main_file)
+        cells = notebook_cells(target) if plain and target.endswith(".ipynb") else None
 
     saved_argv = sys.argv[:]
     saved_path = sys.path[:]
@@ -269,6 +320,8 @@ def run_path(
                 if module:
                     runpy.run_module(target, run_name="__main__", alter_sys=True,
                                      init_globals={"__builtins__": builtins})
+                elif cells is not None:  # a notebook: its code cells, in order
+                    _run_cells(os.path.abspath(target), cells)
                 elif plain:  # a script file, /dev/stdin, <(cmd): as python runs it
                     _run_file(_script_path(target))
                 else:  # a directory or zip archive with a __main__.py
