@@ -87,6 +87,25 @@ def test_suite_passes_on_cpu_and_fails_under_simulated_cuda(tmp_path):
     assert "but got target is on cpu, different from other tensors on cuda:0" in sim.stdout
 
 
+def test_a_failure_carries_the_explanation_and_no_simulation_frames(tmp_path):
+    sim = _pytest(tmp_path, SUITE, "--ferry-simulate", "cuda", "-k", "ferry")
+    out = sim.stdout
+    assert sim.returncode == 1, out + sim.stderr
+    # the explanation ferry run prints, as a report section after the traceback
+    section = out.split("- torchferry explain -", 1)[1].split("short test summary", 1)[0]
+    assert "tensors on different devices (RuntimeError)" in section
+    assert "> labels  cpu" in section and "labels was created at test_suite.py:" in section
+    assert "rule: FRY010" in section
+    # the traceback reads as on a GPU: no simulation frame, no torch docstring
+    traceback = out.split("- torchferry explain -", 1)[0]
+    assert "sim/modes.py" not in traceback and "torchferry/sim" not in traceback
+    assert "def handle_torch_function" not in traceback and "Arguments\n" not in traceback
+    assert len(traceback.splitlines()) < 40
+    hidden = _pytest(tmp_path, SUITE, "--ferry-simulate", "cuda", "-k", "ferry",
+                     "--show-capture=no")
+    assert hidden.returncode == 1 and "torchferry explain" not in hidden.stdout
+
+
 def test_fixture_gives_one_test_its_own_simulation(tmp_path):
     r = _pytest(tmp_path, FIXTURE_SUITE)
     assert r.returncode == 0, r.stdout + r.stderr

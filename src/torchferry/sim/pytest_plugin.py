@@ -82,6 +82,36 @@ def pytest_configure(config: Any) -> None:
     )
 
 
+@pytest.hookimpl(wrapper=True, tryfirst=True)
+def pytest_runtest_makereport(item: Any, call: Any) -> Iterator[Any]:
+    """A failure inside the simulation reads as on a GPU: without the simulation's frames
+    and torch's ``handle_torch_function`` (only on the stack because of the simulation;
+    pytest would print its whole docstring), as ``ferry run`` prints it."""
+    excinfo = call.excinfo
+    own = getattr(item, "_traceback_filter", None)  # pytest's (cuts at the test function)
+    if excinfo is None or not _simulating() or own is None:
+        return (yield)
+    from torchferry.sim.runner import foreign_frame
+
+    def hide_simulation(info: Any) -> Any:
+        tb = own(info)
+        kept = tb.filter(lambda e: not foreign_frame(str(e.path), e.name))
+        return kept if len(kept) else tb
+
+    item._traceback_filter = hide_simulation  # this report only
+    try:
+        return (yield)
+    finally:
+        del item._traceback_filter
+
+
+def _simulating() -> bool:
+    import sys
+
+    sim = sys.modules.get("torchferry.sim")  # never imported: nothing simulated
+    return sim is not None and bool(sim.is_active())
+
+
 def pytest_report_header(config: Any) -> str | None:
     sim = getattr(config, _SESSION_KEY, None)
     if sim is None:

@@ -41,13 +41,19 @@ def _foreign(f: traceback.FrameSummary) -> bool:
     ``<frozen runpy>`` frames a syntax error in the script starts with), and torch's
     ``handle_torch_function``, which is only on the stack because the simulation's
     torch-function mode is (a GPU run calls the operator directly)."""
-    name = f.filename
-    if name.startswith("<frozen runpy>"):
+    return foreign_frame(f.filename, f.name)
+
+
+def foreign_frame(filename: str, function: str) -> bool:
+    """:func:`_foreign` for a frame's file name and function name (the pytest plugin's
+    tracebacks drop the same frames)."""
+    if filename.startswith("<frozen runpy>"):
         return True
-    path = os.path.abspath(name)
+    path = os.path.abspath(filename)
     if path.startswith(_SIM_DIR) or path == _RUNPY:
         return True
-    return f.name == "handle_torch_function" and path.endswith(os.path.join("torch", "overrides.py"))
+    return function == "handle_torch_function" and path.endswith(
+        os.path.join("torch", "overrides.py"))
 
 
 def _filter(te: traceback.TracebackException, seen: set[int]) -> None:
