@@ -209,3 +209,15 @@ def test_a_bad_device_gets_torchferry_devices_error():
                        match=r"^'gpu0' was asked for by the device argument of "
                              r"torchferry.measure, but that is not a device name"):
         measure(lambda: None, device="gpu0")
+
+
+def test_measure_inside_the_simulation_says_it_timed_the_cpu():
+    import torchferry as tf
+
+    with tf.simulate("cuda"):
+        x = torch.randn(16, 16, device="cuda")
+        t = tf.measure(lambda: x @ x, min_time=0.0)
+    assert t.method == "simulated cuda events (CPU time)" and t.device == "cuda:0"
+    assert str(t).endswith("on cuda:0 via simulated cuda events (CPU time)")
+    t = tf.measure(lambda: x.cpu() @ x.cpu(), device="cpu", min_time=0.0)
+    assert t.method == "perf_counter"  # the CPU's own work is the CPU's

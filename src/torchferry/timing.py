@@ -33,6 +33,7 @@ from __future__ import annotations
 
 import math
 import statistics
+import sys
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
@@ -302,6 +303,15 @@ class _CudaEventTimer(_PerfCounterTimer):
         return self.start.elapsed_time(self.end) / 1e3  # ms -> s
 
 
+def _simulated(d: torch.device) -> bool:
+    """An accelerator of ``torchferry.simulate``, whose work runs on the CPU, at once
+    (the simulation is looked up, never imported: none ran when it is not loaded)."""
+    if d.type == "cpu":
+        return False
+    sim = sys.modules.get("torchferry.sim")
+    return sim is not None and bool(sim.is_active())
+
+
 def _timer_for(devices: list[torch.device]) -> _PerfCounterTimer:
     if len(devices) == 1 and devices[0].type == "cpu":
         return _PerfCounterTimer(devices)
@@ -381,4 +391,7 @@ def measure(
             times.append(t)
             total += t
     dev_name = ",".join(str(d) for d in devices)
-    return Timing(times=tuple(times), device=dev_name, method=timer.method, warmup=warmup)
+    method = timer.method
+    if any(_simulated(d) for d in devices):  # say what was timed: the CPU's work
+        method = f"simulated {method} (CPU time)"
+    return Timing(times=tuple(times), device=dev_name, method=method, warmup=warmup)

@@ -27,14 +27,14 @@ def sim():
 def test_measure_uses_cuda_events_and_infers_the_device(sim):
     a = torch.randn(64, 64, device="cuda")
     t = torchferry.measure(torch.mm, a, a, repeat=3)
-    assert (t.device, t.method, t.n) == ("cuda:0", "cuda events", 3)
+    assert (t.device, t.method, t.n) == ("cuda:0", "simulated cuda events (CPU time)", 3)
     # a closure that only creates its tensor on the GPU: found by the probe call
     t = torchferry.measure(lambda: torch.ones(8, device="cuda").sum(), repeat=3)
-    assert (t.device, t.method) == ("cuda:0", "cuda events")
+    assert (t.device, t.method) == ("cuda:0", "simulated cuda events (CPU time)")
     # host tensors in, GPU work inside: still waited for
     x = torch.randn(16, 16)
     t = torchferry.measure(lambda h: h.to("cuda") @ h.to("cuda"), x, repeat=3)
-    assert (t.device, t.method) == ("cuda:0", "cuda events")
+    assert (t.device, t.method) == ("cuda:0", "simulated cuda events (CPU time)")
     t = torchferry.measure(lambda: torch.ones(8).sum(), repeat=3)  # CPU work in the simulation
     assert (t.device, t.method) == ("cpu", "perf_counter")
 
@@ -47,7 +47,7 @@ def test_bench_measures_the_simulated_gpu(sim, tmp_path, capsys):
     assert doc["predicted"] is False and "PREDICTED" not in out
     gpu = [r for r in doc["records"] if r["device"] == "cuda:0"]
     assert {(r["mode"], r["kind"]) for r in gpu} == {("resident", "measured"), ("rides", "measured")}
-    assert all(r["method"] == "cuda events" and r["seconds"] > 0 for r in gpu)
+    assert all(r["method"] == "simulated cuda events (CPU time)" and r["seconds"] > 0 for r in gpu)
     assert "simulated CUDA device 0" in gpu[0]["label"]
     assert all(c["kind"] == "measured" for c in doc["crossovers"])
     assert "No profile for" in out  # no datasheet for a simulated card: no model error
@@ -56,7 +56,8 @@ def test_bench_measures_the_simulated_gpu(sim, tmp_path, capsys):
 def test_transfer_runs_its_cuda_path(sim):
     doc = transfer.run_transfer([4096, 65536], min_time=0.001)
     assert {(r["direction"], r["memory"]) for r in doc["records"]} == set(transfer.COLUMNS)
-    assert all(r["gb_per_s"] > 0 and r["method"] == "cuda events" for r in doc["records"])
+    assert all(r["gb_per_s"] > 0 and r["method"] == "simulated cuda events (CPU time)"
+               for r in doc["records"])
     assert doc["link"] == {}  # unknown card: no link limit claimed
     assert any("unknown" in line for line in transfer.summary_lines(doc))
 
