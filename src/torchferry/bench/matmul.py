@@ -10,6 +10,7 @@ accelerator those two columns are predicted from a device profile.
 from __future__ import annotations
 
 import math
+import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -114,24 +115,105 @@ def _ride(a: Any, b: Any, dev: Any) -> Any:
     return (a.to(dev) @ b.to(dev)).cpu()
 
 
-def _timed(n: int, device: str, label: str, mode: str, fn: Callable[..., Any],
-           args: tuple[Any, ...], dev: Any, min_time: float) -> dict[str, Any]:
+def cpu_time_measure(fn: Callable[..., Any], *args: Any, min_time: float = 0.1,
+                     warmup: int = 1) -> Any:
+    """Time ``fn(*args)`` on the CPU by this thread's CPU time, not the wall clock.
+
+    With one torch thread the work runs in the calling thread, so its CPU time is the
+    work's own time whatever else the machine runs: a busy machine makes the wall
+    clock count the waits for a processor (a 50 x 50 product read 16 ms instead of
+    4 us), the thread's CPU clock does not.  Same runs rule as :func:`measure`.
+    """
+    from torchferry.timing import MIN_RUNS, Timing
+
+    for _ in range(warmup):
+        fn(*args)
+    times: list[float] = []
+    total = 0.0
+    while len(times) < 10_000 and (len(times) < MIN_RUNS or total < min_time):
+        t0 = time.thread_time()
+        fn(*args)
+        times.append(time.thread_time() - t0)
+        total += times[-1]
+    return Timing(times=tuple(times), device="cpu", method="thread CPU time", warmup=warmup)
+
+
+def _measure(fn: Callable[..., Any], args: tuple[Any, ...], dev: Any, warmup: int,
+             min_time: float) -> Any:
+    """One timing: the thread's CPU time for the CPU with one torch thread, else measure's."""
+    import torch
+
     from torchferry.timing import measure
 
-    t = measure(fn, *args, device=dev, warmup=1, min_time=min_time)
+    if getattr(dev, "type", None) == "cpu" and torch.get_num_threads() == 1:
+        return cpu_time_measure(fn, *args, min_time=min_time, warmup=warmup)
+    return measure(fn, *args, device=dev, warmup=warmup, min_time=min_time)
+
+
+def _timed(n: int, device: str, label: str, mode: str, fn: Callable[..., Any],
+           args: tuple[Any, ...], dev: Any, min_time: float) -> dict[str, Any]:
+    t = _measure(fn, args, dev, 1, min_time)
     if t.median >= SMALL_CASE_SECONDS:
         return _record(n, device, label, mode, "measured", seconds=t.median, iqr=t.iqr,
                        min=t.min, max=t.max, runs=t.n, method=t.method)
     # a small case: a burst of other work shifts one median a lot (on a busy machine a
     # 50 x 50 CPU product measured 10x its idle time); the least of a few medians,
     # each over its own runs, is what the machine can do
-    rounds = [t] + [measure(fn, *args, device=dev, warmup=0, min_time=min_time)
-                    for _ in range(SMALL_CASE_ROUNDS - 1)]
+    rounds = [t] + [_measure(fn, args, dev, 0, min_time) for _ in range(SMALL_CASE_ROUNDS - 1)]
     best = min(rounds, key=lambda r: r.median)
     return _record(n, device, label, mode, "measured", seconds=best.median, iqr=best.iqr,
                    min=min(r.min for r in rounds), max=max(r.max for r in rounds),
                    runs=sum(r.n for r in rounds), method=best.method,
                    rounds=SMALL_CASE_ROUNDS)
+
+
+#: A cell whose interquartile range is more than this fraction of its median is noise.
+NOISY_SPREAD = 0.5
+#: Doubling n multiplies a product's work by 8; a CPU time that grows less than this
+#: factor over such a step does not follow the work (waits, not compute).
+MIN_GROWTH = 1.5
+
+
+def flag_unreliable(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """Mark each measured cell that cannot be trusted, with the reason in ``unreliable``
+    (None for a sound one), and return the flagged ones.
+
+    Two symptoms: a spread (IQR over median) above :data:`NOISY_SPREAD`; and, for the
+    CPU, a time that does not grow with the work: at least 8x the work (n doubled) in
+    less than :data:`MIN_GROWTH` x the time, which is what waiting for a processor on a
+    busy machine looks like (an accelerator's small cases are legitimately flat: launch
+    latency).
+
+    >>> recs = [_record(n, "cpu", "CPU", "compute", "measured", seconds=0.016, iqr=0.001)
+    ...         for n in (50, 100, 500)]
+    >>> [r["size"] for r in flag_unreliable(recs)]
+    [50, 100, 500]
+    """
+    flagged = []
+    series: dict[tuple[str, str], list[dict[str, Any]]] = {}
+    for r in records:
+        r.setdefault("unreliable", None)
+        if r["kind"] == "measured" and r["seconds"]:
+            series.setdefault((r["device"], r["mode"]), []).append(r)
+            if r["iqr"] is not None and r["iqr"] > NOISY_SPREAD * r["seconds"]:
+                r["unreliable"] = (f"noisy: the runs spread over {r['iqr'] / r['seconds']:.0%} "
+                                   "of the median")
+    for (device, _mode), rs in series.items():
+        if device != "cpu":
+            continue
+        rs.sort(key=lambda r: r["size"])
+        for small, big in zip(rs, rs[1:], strict=False):
+            work = (big["size"] / small["size"]) ** 3
+            if work >= 8 and big["seconds"] < MIN_GROWTH * small["seconds"]:
+                why = (f"flat: {big['size']} x {big['size']} ({work:.0f}x the work of "
+                       f"{small['size']} x {small['size']}) took {big['seconds'] / small['seconds']:.1f}x "
+                       "the time: the timer counted waiting, not work")
+                for r in (small, big):
+                    r["unreliable"] = r["unreliable"] or why
+    for r in records:
+        if r.get("unreliable"):
+            flagged.append(r)
+    return flagged
 
 
 def accelerator_devices() -> list[str]:
@@ -281,6 +363,7 @@ def run_matmul(
         contenders = [(predict.key, f"{predict.name} (predicted)", "predicted")]
     else:
         contenders = []
+    flag_unreliable(records)
     return {
         "records": records,
         "contenders": [{"device": d, "label": lab, "kind": kind,

@@ -133,6 +133,8 @@ def _cell(rec: dict[str, Any] | None, what: str = "seconds") -> str:
         text = format_seconds(value)
     else:
         text = f"{value:,.0f}" if value >= 100 else f"{value:.1f}"
+    if rec.get("unreliable"):
+        text += "?"  # listed, with the reason, under the table
     return ("~" + text) if rec["kind"] == "predicted" else text
 
 

@@ -23,7 +23,7 @@ from typing import Any
 from torchferry.bench.profiles import DEFAULT_PROFILE, PROFILES
 from torchferry.errors import UsageError
 
-__all__ = ["register", "parse_sizes", "parse_dtype"]
+__all__ = ["register", "parse_sizes", "parse_dtype", "cpu_threads"]
 
 DEFAULT_SIZES = (50, 100, 200, 500, 1000, 2000, 4000)
 QUICK_SIZES = (50, 100, 200, 500, 1000)
@@ -159,16 +159,55 @@ def _handle(args: argparse.Namespace) -> int:
     for flag in ("json", "csv"):
         _check_output(getattr(args, flag), f"--{flag}")
     _check_plot(args.plot)
-    if args.threads is not None:
-        import torch
+    import torch
 
+    before = torch.get_num_threads()
+    try:
+        return _run(args)
+    finally:  # main([...]) inside another program leaves its thread pool as it was
+        torch.set_num_threads(before)
+
+
+def _run(args: argparse.Namespace) -> int:
+    import torch
+
+    args.threads_why = None
+    if args.threads is not None:
         torch.set_num_threads(args.threads)
+    elif args.experiment == "matmul":
+        threads, why = cpu_threads(_busy_cpus(), os.cpu_count() or 1, torch.get_num_threads())
+        if why is not None:
+            torch.set_num_threads(threads)
+            args.threads_why = why
     if args.experiment == "transfer":
         for flag in ("sizes", "dtype", "predict"):
             if getattr(args, flag) is not None:
                 raise UsageError(f"--{flag} applies to 'ferry bench matmul', not to 'transfer'")
         return _transfer(args)
     return _matmul(args)
+
+
+def cpu_threads(load: float | None, cpus: int, default: int) -> tuple[int, str | None]:
+    """The torch threads to time the CPU with, and why when it is fewer than ``default``.
+
+    torch's pool has a thread per core and each product waits for its slowest thread:
+    when other work holds cores (the load average before the run), a thread that waits
+    for a core stalls the whole product (a 50 x 50 product read 16 ms, flat up to
+    500 x 500, on 2 cores under load 1.6).  So the CPU is timed with the cores that are
+    free, at least one; with one thread, by its own CPU time.
+
+    >>> cpu_threads(2.0, 2, 2)[0], cpu_threads(0.1, 8, 8)
+    (1, (8, None))
+    """
+    if load is None:
+        return default, None
+    free = max(1, int(cpus - load + 0.5))
+    if free >= default:
+        return default, None
+    return free, (f"the machine is busy (1-minute load {load:.1f} on {cpus} CPUs): the CPU is "
+                  f"timed with {free} of torch's {default} threads"
+                  + (", by the thread's CPU time (waits for a processor not counted)"
+                     if free == 1 else "") + "; --threads N overrides")
 
 
 def _min_time(args: argparse.Namespace) -> float:
@@ -218,10 +257,22 @@ def _matmul(args: argparse.Namespace) -> int:
     }
     doc["crossover_sentences"] = matmul.crossover_sentence(doc["crossovers"], max(sizes))
     doc["model_error_median_abs_pct"] = report._median_abs(doc["model_error"])
-    doc["busy_warning"] = _busy_warning(load_before, doc["machine"])
+    doc["busy_warning"] = None if torch_threads() == 1 else _busy_warning(load_before,
+                                                                           doc["machine"])
+    doc["cpu_threads_note"] = getattr(args, "threads_why", None)
+    doc["unreliable"] = [
+        {"size": r["size"], "device": r["device"], "mode": r["mode"], "why": r["unreliable"]}
+        for r in doc["records"] if r.get("unreliable")
+    ]
     _print_matmul(doc, profile if predicted else None)
     _write(doc, args, report.write_matmul_csv, report.plot_matmul)
     return 0
+
+
+def torch_threads() -> int:
+    import torch
+
+    return int(torch.get_num_threads())
 
 
 def _load() -> float | None:
@@ -229,6 +280,33 @@ def _load() -> float | None:
         return round(os.getloadavg()[0], 2)
     except (AttributeError, OSError):
         return None
+
+
+def _busy_cpus(window: float = 0.3) -> float | None:
+    """How many CPUs other work keeps busy now: the larger of the 1-minute load average
+    (slow to rise) and the busy share of /proc/stat over ``window`` seconds while this
+    process sleeps (Linux); None where neither can be read."""
+    import time
+
+    def sample() -> tuple[int, int] | None:
+        try:
+            with open("/proc/stat") as fh:
+                fields = [int(x) for x in fh.readline().split()[1:]]
+        except (OSError, ValueError):
+            return None
+        idle = fields[3] + (fields[4] if len(fields) > 4 else 0)  # idle + iowait
+        return sum(fields) - idle, sum(fields)
+
+    load = _load()
+    first = sample()
+    if first is None:
+        return load
+    time.sleep(window)
+    second = sample()
+    if second is None or second[1] <= first[1]:
+        return load
+    busy = (second[0] - first[0]) / (second[1] - first[1]) * (os.cpu_count() or 1)
+    return round(max(busy, load or 0.0), 2)
 
 
 def _busy_warning(load_before: float | None, machine: dict[str, Any]) -> str | None:
@@ -253,7 +331,15 @@ def _print_matmul(doc: dict[str, Any], profile: Any) -> None:
     if profile is not None:
         print(f"No accelerator here: the {profile.key.upper()} columns are PREDICTED (~) from the "
               f"{profile.name} profile (vendor datasheet figures), not measured.")
+    if doc.get("cpu_threads_note"):
+        print(f"note: {doc['cpu_threads_note']}")
     print(report.matmul_table(doc))
+    if doc["unreliable"]:
+        print("? unreliable (do not trust these cells, nor a winner or crossover that rests on "
+              "them; rerun on an idle machine, or with --threads 1):")
+        for u in doc["unreliable"]:
+            where = "CPU" if u["device"] == "cpu" else f"{u['device']} {u['mode']}"
+            print(f"  {u['size']} x {u['size']} {where}: {u['why']}")
     print()
     for line in doc["crossover_sentences"]:
         print(line)
