@@ -45,8 +45,6 @@ KEYS = (
     "target-torch-version", "target-version", "max-file-size",
 )  # fmt: skip
 
-#: The selection when neither the command line nor the configuration gives ``select``.
-
 _TARGET = re.compile(r"py3(\d{1,2})")
 _REQUIRES = re.compile(r"\s*(?:>=|~=|==)\s*3\.(\d{1,2})")
 
