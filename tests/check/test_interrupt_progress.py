@@ -53,7 +53,7 @@ def test_sigint_to_the_main_process_stops_the_workers_at_once(tmp_path):
     for n in range(1, 24):
         os.link(tmp_path / "big0.py", tmp_path / f"big{n}.py")
     # (a shell starts a background job with SIGINT ignored: give the command the default)
-    proc = subprocess.Popen([*FERRY, "."], cwd=tmp_path, stdout=subprocess.PIPE,
+    proc = subprocess.Popen([*FERRY, "--select", "ALL", "."], cwd=tmp_path, stdout=subprocess.PIPE,
                             stderr=subprocess.PIPE, text=True,
                             preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
     try:
@@ -88,7 +88,7 @@ def test_progress_line_advances_as_files_finish_with_workers(tmp_path):
     master, slave = pty.openpty()
     env = {**os.environ, "TERM": "xterm"}
     env.pop("NO_COLOR", None)
-    proc = subprocess.Popen([*FERRY, "--statistics", "."], cwd=tmp_path, stdin=slave,
+    proc = subprocess.Popen([*FERRY, "--select", "ALL", "--statistics", "."], cwd=tmp_path, stdin=slave,
                             stdout=slave, stderr=slave, env=env)
     os.close(slave)
     seen = b""
