@@ -58,6 +58,13 @@ def test_statistics_counts_per_rule(proj, capsys):
                     ["2", "FRY005", "[ ] unsafe-load"],
                     ["1", "FRY001", "[ ] hardcoded-accelerator"]]
     assert out.splitlines()[3] == "Found 5 findings."
+    rc, out, _ = run(capsys, "--statistics", "--output-format", "json")
+    import json
+
+    assert rc == 1 and json.loads(out)[0] == {
+        "code": "FRY004", "name": "load-without-map-location", "count": 2, "fixable": False}
+    rc, _, err = run(capsys, "--statistics", "--output-format", "sarif")
+    assert rc == 2 and "--statistics" in err
 
 
 def test_quiet_prints_findings_only_and_silent_nothing(proj, capsys):

@@ -247,7 +247,7 @@ def summary(
 
 
 def statistics(diagnostics: Sequence[Diagnostic], *, unsafe: bool = False,
-               color: bool = False) -> str:
+               color: bool = False, as_json: bool = False) -> str:
     """``--statistics``: one line per rule, most findings first, as ruff prints them:
     the count, the code, ``[*]`` when every finding of it has a fix ``--fix`` applies.
 
@@ -261,6 +261,10 @@ def statistics(diagnostics: Sequence[Diagnostic], *, unsafe: bool = False,
     for d in diagnostics:
         by_code.setdefault(d.code, []).append(d)
     rows = sorted(by_code.items(), key=lambda kv: (-len(kv[1]), kv[0]))
+    if as_json:  # as ruff's --statistics --output-format json
+        return json.dumps([{"code": code, "name": ds[0].name, "count": len(ds),
+                            "fixable": all(fixable(d, unsafe) for d in ds)}
+                           for code, ds in rows], indent=2) + "\n"
     width = max((len(str(len(ds))) for _, ds in rows), default=1)
     out = []
     for code, ds in rows:

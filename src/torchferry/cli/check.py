@@ -245,6 +245,9 @@ def _configure(args: argparse.Namespace):
     validate_selectors(args.ignore, "--ignore")
     for pattern in args.exclude:
         check_pattern(pattern, "--exclude")
+    if args.statistics and args.output_format in ("sarif", "github"):
+        raise UsageError(f"--statistics prints counts per rule: as text or json, not "
+                         f"--output-format {args.output_format}")
     if args.diff and args.output_format not in (None, "full", "text"):
         raise UsageError(f"--diff prints a unified diff; it cannot be combined with "
                          f"--output-format {args.output_format}")
@@ -429,7 +432,8 @@ def _write_report(args: argparse.Namespace, diagnostics, fixed: int, cfg, enable
     color = (args.color == "always" or (args.color == "auto" and report.use_color(out))) \
         and args.output_file is None and fmt in ("full", "text", "concise")
     if args.statistics:
-        out.write(report.statistics(diagnostics, unsafe=args.unsafe_fixes, color=color))
+        out.write(report.statistics(diagnostics, unsafe=args.unsafe_fixes, color=color,
+                                    as_json=fmt == "json"))
     elif fmt == "json":
         out.write(report.json_report(diagnostics))
     elif fmt == "sarif":
@@ -441,7 +445,7 @@ def _write_report(args: argparse.Namespace, diagnostics, fixed: int, cfg, enable
                                      show_source=fmt != "concise"))
     # "All checks passed!" only when they did: not next to a file that could not be checked
     passed = not diagnostics and not fixed
-    if not args.quiet and (args.statistics or fmt in ("full", "text", "concise")) \
+    if not args.quiet and fmt in ("full", "text", "concise") \
             and not (passed and errors):
         out.write(report.summary(diagnostics, fixed=fixed, unsafe=args.unsafe_fixes, color=color))
     if args.output_file is not None:
