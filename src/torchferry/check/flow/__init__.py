@@ -45,9 +45,11 @@ __all__ = [
 
 
 def analyze(tree: ast.Module, path: str, project: Project | None = None,
-            module_classes: frozenset[str] = frozenset()) -> FileFlow:
-    """The analysis of one file (scopes are interpreted when first asked for)."""
-    ff = FileFlow(tree, path, project, module_classes)
+            module_classes: frozenset[str] = frozenset(),
+            lines: list[str] | None = None) -> FileFlow:
+    """The analysis of one file (scopes are interpreted when first asked for; with the
+    source ``lines``, :meth:`FileFlow.results` skips those that cannot matter)."""
+    ff = FileFlow(tree, path, project, module_classes, lines)
     if project is not None:
         project.add(ff)
     return ff

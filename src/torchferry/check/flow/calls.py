@@ -11,13 +11,13 @@ unknown, with the reason recorded.
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from torchferry.check.flow import vocab
+import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee, CallEvent
 from torchferry.check.flow.lattice import (
-    ACCEL,
     CPU,
     UNKNOWN,
     Basis,
@@ -27,7 +27,6 @@ from torchferry.check.flow.lattice import (
     Place,
     Reason,
     Value,
-    Where,
     container,
     element,
     join,
@@ -35,11 +34,13 @@ from torchferry.check.flow.lattice import (
     part_of,
     unknown,
 )
+from torchferry.check.flow.places import tensor_places
 
 if TYPE_CHECKING:
     from torchferry.check.flow.interp import Interp
 
 _TENSOR = frozenset((Kind.TENSOR,))
+_TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
 _SCALAR = Value.of(Kind.SCALAR)
 _OTHER = Value.of(Kind.OTHER)
 _PASS_THROUGH = frozenset({"enumerate", "iter", "tqdm", "zip", "reversed", "sorted", "list",
@@ -48,19 +49,6 @@ _PASS_THROUGH = frozenset({"enumerate", "iter", "tqdm", "zip", "reversed", "sort
 
 def _origin(op: Op, node: ast.AST, text: str) -> Origin:
     return Origin(op, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text, node=node)
-
-
-def tensor_places(values: list[Value]) -> frozenset[Place] | None:
-    """The join of the places of the tensors among ``values`` (None: one is unknown)."""
-    out: set[Place] = set()
-    for v in values:
-        if v.kinds is not None and Kind.TENSOR not in v.kinds and v.item is None:
-            continue
-        src = v.item if v.item is not None and v.places == frozenset() else v
-        if src.places is None:
-            return None
-        out |= src.places
-    return frozenset(out)
 
 
 class Evaluator:
@@ -86,7 +74,7 @@ class Evaluator:
     # -- atoms -------------------------------------------------------------------
     def constant(self, node: ast.Constant) -> Value:
         if isinstance(node.value, str):
-            where = vocab.literal_where(node.value)
+            where = vocab.literal_where(node.value) if len(node.value) <= 8 else None
             if where is not None:
                 return Value.of(Kind.DEVICE, Place(where), _origin(Op.MADE, node, repr(node.value)),
                                 Basis.CONSTRUCTED)
@@ -114,6 +102,8 @@ class Evaluator:
         head, _, last = q.rpartition(".")
         if head == "torch" and last in vocab.DTYPES:
             return _OTHER
+        if head in ("math", "numpy") and last in vocab.NUMBER_CONSTANTS:
+            return _SCALAR
         return UNKNOWN
 
     def self_attr(self, attr: str, node: ast.AST) -> Value:
@@ -158,6 +148,10 @@ class Evaluator:
             index = key.value
         if base.elts is not None or base.keys is not None or base.item is not None:
             return element(base, index)
+        if _one_dimensional(base) and not isinstance(key, (ast.Slice, ast.Tuple)):
+            # ``schedule[epoch]`` of ``torch.linspace(...)``: 0-dimensional, it mixes with
+            # tensors on any device
+            return Value(base.kinds, frozenset(), base.origins, base.basis)
         return part_of(base)
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> Value:
@@ -176,14 +170,19 @@ class Evaluator:
             for cond in g.ifs:
                 self.eval(cond)
 
-    def iterate(self, it: Value, node: ast.AST) -> Value:
-        """What iterating over ``it`` yields (a loader: a batch, on the CPU)."""
+    def iterate(self, it: Value, node: ast.AST, source: ast.expr | None = None) -> Value:
+        """What iterating over ``it`` (the expression ``source``) yields: for a loader, a
+        batch on the CPU (its origin is ``node``, the loop)."""
+        if source is None and isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            source = node.iter
         if it.is_(Kind.LOADER):
             return Value.of(Kind.BATCH, CPU, _origin(Op.BATCH, node, "batch"), it.basis)
         if it.elts is not None or it.item is not None or it.keys is not None:
             return element(it, None)
         if it.is_(Kind.TENSOR):
             return it
+        if it.kinds is None and source is not None and _names_a_loader(source):
+            return Value.of(Kind.BATCH, CPU, _origin(Op.BATCH, node, "batch"), Basis.HINT)
         return part_of(it)
 
     # -- operators ------------------------------------------------------------------
@@ -209,8 +208,9 @@ class Evaluator:
         if any(v.is_(Kind.NDARRAY) for v in values) and not any(v.kinds is None for v in values):
             return Value.of(Kind.NDARRAY)
         places = [v.places for v in values if v.places]
-        if len(places) == 1:  # an operand of unknown kind with a place: keep the place
-            return Value(None, places[0], _origins(values))
+        if places and all(v.places is not None for v in values if v.kinds is None):
+            # operands of unknown kind with places: the result is where they are
+            return Value(None, frozenset().union(*places), _origins(values))
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and all(
                 v.item is not None for v in values):
             return container(item=join_all(v.item for v in values if v.item is not None))
@@ -280,27 +280,25 @@ def _attr_of(base: Value, attr: str) -> Value:
     return part_of(base)
 
 
-def move_target(ev: Evaluator, call: ast.Call, recv: Value) -> tuple[frozenset[Place] | None, bool]:
-    """Where ``recv.to(...)`` puts its receiver, and whether it is a move at all (a dtype
-    alone is a cast)."""
-    target: ast.expr | None = call.args[0] if call.args else None
-    for k in call.keywords:
-        if k.arg in ("device", "other"):
-            target = k.value
-    if target is None:
-        return recv.places, False
-    v = ev.values.get(id(target), UNKNOWN)
-    if isinstance(target, ast.Constant) and isinstance(target.value, str):
-        where = vocab.literal_where(target.value)
-        return (frozenset((Place(where),)) if where else None), True
-    if v.is_(Kind.OTHER) or ev.ff.is_dtype(target, ev.i):
-        return recv.places, False  # ``x.to(torch.float16)``
-    if v.may_be(Kind.DEVICE) or v.may_be(Kind.TENSOR):
-        if v.places and all(p.where in (Where.CPU, Where.ACCEL) for p in v.places):
-            return v.places, True
-        if v.kinds is not None and Kind.TENSOR in v.kinds:
-            return v.places, True  # ``x.to(other)``: wherever ``other`` is
-    return frozenset((ACCEL,)), True  # a device the code chose: it may be an accelerator
+_ONE_DIMENSIONAL = ("torch.arange(", "torch.linspace(", "torch.logspace(", "torch.randperm(")
+
+
+def _one_dimensional(v: Value) -> bool:
+    """A tensor just made by a factory that makes vectors."""
+    return v.is_(Kind.TENSOR) and bool(v.origins) and v.origins[0].op is Op.MADE \
+        and v.origins[0].text.startswith(_ONE_DIMENSIONAL)
+
+
+_LOADER_NAME = re.compile(r"(loader|^dl$|_dl$|^dl_)", re.I)
+
+
+def _names_a_loader(node: ast.expr) -> bool:
+    """``train_loader``, ``get_dataloaders(cfg)["train"]``, ``tqdm(self.val_loader)``."""
+    for n in ast.walk(node):
+        name = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
+        if name and _LOADER_NAME.search(name):
+            return True
+    return False
 
 
 _EXPRESSIONS: dict[type, Callable[[Evaluator, Any], Value]] = {
@@ -328,4 +326,4 @@ _EXPRESSIONS: dict[type, Callable[[Evaluator, Any], Value]] = {
     ast.Call: Evaluator.call,
 }
 
-__all__ = ["Evaluator", "move_target", "tensor_places", "unknown", "Reason"]
+__all__ = ["Evaluator", "tensor_places", "unknown", "Reason"]

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import enum
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from torchferry.check.flow.lattice import BOTTOM, Kind, Value, Where
 
@@ -25,8 +26,7 @@ class Callee(enum.Enum):
     UNRESOLVED = "unresolved"
 
 
-@dataclass(frozen=True)
-class CallEvent:
+class CallEvent(NamedTuple):
     """One call, with the values of its parts as they were at that point."""
 
     node: ast.Call
@@ -45,8 +45,7 @@ class CallEvent:
         return None
 
 
-@dataclass(frozen=True)
-class MeetEvent:
+class MeetEvent(NamedTuple):
     """Values that meet in an operator (``a + b``, ``a < b``)."""
 
     node: ast.expr
@@ -68,6 +67,8 @@ class ScopeResult:
     returns: Value = BOTTOM
     stores: dict[str, Value] = field(default_factory=dict)
     param_uses: dict[int, Kind] = field(default_factory=dict)
+    #: what the annotations (or a module's ``forward``) suggest parameter ``k`` is
+    param_hints: dict[int, Kind] = field(default_factory=dict)
     #: names handed to a call the analysis could not follow (it may have moved them)
     escapes: set[str] = field(default_factory=set)
     #: in-place moves of modules bound outside this scope: name -> the value after the move
@@ -77,13 +78,31 @@ class ScopeResult:
         """The value an expression of this scope had (None: not evaluated)."""
         return self.values.get(id(node))
 
+    def tensor_param(self, k: int) -> bool:
+        """Is parameter ``k`` used as (or said to be) a tensor or a module, or ``self``?"""
+        use = self.param_uses.get(k) or self.param_hints.get(k)
+        return use in (Kind.TENSOR, Kind.MODULE, Kind.BATCH)
+
+    def may_be_on_device(self, v: Value) -> bool:
+        """Could ``v`` be on an accelerator for a reason the analysis sees: moved there, or
+        wherever a tensor parameter, ``self`` (the model) or a ``self`` attribute is?
+        A parameter of unknown kind (``dim // 4``) does not count."""
+        if not v.places:
+            return False
+        for p in v.places:
+            if p.where == Where.ACCEL or p.where == Where.ATTR:
+                return True
+            if p.where == Where.PARAM and self.tensor_param(int(p.ref)):
+                return True
+        return False
+
     def kind_of(self, v: Value) -> frozenset[Kind] | None:
         """``v``'s kinds, refined by the uses of the parameter it is (``x.size(0)``)."""
-        if v.kinds is not None or not v.places or len(v.places) != 1:
+        if v.kinds is not None or not v.places:
             return v.kinds
-        (p,) = v.places
-        if p.where == Where.PARAM:
-            use = self.param_uses.get(int(p.ref))
-            if use is not None:
-                return frozenset((use,))
+        uses = {self.param_uses.get(int(p.ref)) for p in v.places if p.where == Where.PARAM}
+        if Kind.TENSOR in uses:
+            return frozenset((Kind.TENSOR,))  # a tensor, maybe combined with other values
+        if len(uses) == 1 and None not in uses and len(v.places) == 1:
+            return frozenset(uses)  # type: ignore[arg-type]
         return None

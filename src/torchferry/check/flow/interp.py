@@ -21,6 +21,7 @@ from torchferry.check.flow.lattice import (
     Kind,
     Op,
     Origin,
+    Reason,
     Value,
     container,
     element,
@@ -35,9 +36,12 @@ if TYPE_CHECKING:
 
 #: rounds of a loop body before what still changes becomes unknown
 LOOP_ROUNDS = 3
+#: an assignment of a literal (or a call) longer than this many lines is not evaluated
+LARGE_LITERAL = 40
 
 Env = dict[str, Value]
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "npu"})
 
 
 def join_env(a: Env | None, b: Env | None) -> Env | None:
@@ -96,16 +100,22 @@ class Interp:
             names.append(a.kwarg.arg)
         self.res.params = tuple(names)
         method = self.cls is not None and not any(
-            isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+            isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+            for d in fn.decorator_list)
         annotations = {x.arg: x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs}
+        forward = method and fn.name == "forward" and self.cls is not None and self.cls.is_module
         for k, name in enumerate(names):
             self.param_index[name] = k
             origin = Origin(Op.PARAM, fn.lineno, fn.col_offset, name)
             kinds = self.ff.hint_kinds(name, annotations.get(name))
+            if kinds is None and forward and k > 0:
+                kinds = frozenset((Kind.TENSOR,))  # what a module's forward is given
             if k == 0 and method and self.cls is not None:
                 self.self_name = name
                 kinds = frozenset((Kind.MODULE,)) if self.cls.is_module else frozenset((Kind.OTHER,))
             self.env[name] = Value(kinds, frozenset((param(k),)), (origin,), Basis.HINT)
+            if kinds is not None and len(kinds) == 1:
+                self.res.param_hints[k] = next(iter(kinds))
 
     # -- statements --------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> bool:
@@ -126,9 +136,22 @@ class Interp:
         return self.env if self.block(body) else None
 
     def st_expr(self, st: ast.Expr) -> None:
-        self.ev.eval(st.value)
+        v = self.ev.eval(st.value)
+        call = st.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                call.func.attr in _MOVES and v.kinds is None:
+            # ``net.cuda()`` as a statement on a value of unknown kind: a tensor's copy would be
+            # discarded (another rule's finding); a module moves in place
+            from torchferry.check.flow.resolve import move_in_place
+
+            move_in_place(self.ev, call.func, v)
 
     def st_assign(self, st: ast.Assign) -> None:
+        if (st.end_lineno or st.lineno) - st.lineno > LARGE_LITERAL and isinstance(
+                st.value, (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Call)):
+            for t in st.targets:  # a table of configurations: not followed
+                self.bind(t, unknown(Reason.WIDTH))
+            return
         v = self.ev.eval(st.value)
         for t in st.targets:
             self.bind(t, v)
@@ -192,7 +215,8 @@ class Interp:
 
     def st_def(self, st: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.env[st.name] = Value.of(Kind.OTHER)
-        self.ff.nested_scope(st, self.cls if self.self_name else None, self.env)
+        if not isinstance(self.node, ast.Module):  # a module's functions read its final globals
+            self.ff.nested_scope(st, self.cls if self.self_name else None, self.env)
 
     def st_class(self, st: ast.ClassDef) -> None:
         self.env[st.name] = Value.of(Kind.OTHER)

@@ -14,10 +14,12 @@ the function is interpreted again until its result stops changing, at most
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.interp import Env, Interp
 from torchferry.check.flow.lattice import (
@@ -74,9 +76,13 @@ class FileFlow:
     """The analysis of one file (see the module docstring)."""
 
     def __init__(self, tree: ast.Module, path: str, project: Project | None = None,
-                 module_classes: frozenset[str] = frozenset()) -> None:
+                 module_classes: frozenset[str] = frozenset(),
+                 lines: list[str] | None = None) -> None:
         self.tree = tree
         self.path = path
+        self.lines = lines
+        self._relevant: set[int] | None = None
+        self._scope_ids: set[int] | None = None
         self.project = project
         self.module_classes = module_classes
         self.imports: dict[str, str] = {}
@@ -188,11 +194,15 @@ class FileFlow:
 
     def hint_kinds(self, name: str, annotation: ast.expr | None) -> frozenset[Kind] | None:
         """What an annotation or a name suggests (a hint, never proof)."""
-        text = ast.unparse(annotation) if annotation is not None else ""
+        text = _annotation_name(annotation) if annotation is not None else ""
         if text in _TENSOR_ANNOTATIONS:
             return frozenset((Kind.TENSOR,))
         if text in _MODULE_ANNOTATIONS:
             return frozenset((Kind.MODULE,))
+        if text in vocab.SCALAR_ANNOTATIONS:
+            return frozenset((Kind.SCALAR,))
+        if text == "str":
+            return frozenset((Kind.OTHER,))
         if "loader" in name.lower():
             return frozenset((Kind.LOADER,))
         if name in ("device", "dev") or name.endswith("_device"):
@@ -243,15 +253,45 @@ class FileFlow:
 
     # -- scopes and summaries -------------------------------------------------------------
     def results(self) -> Iterator[ScopeResult]:
-        """Every scope of the file, interpreted: the module's code first, then each
-        function and method (nested ones as they are found)."""
+        """The scopes of the file the rules need, interpreted: the module's code first, then
+        each function and method (nested ones as they are found) that can hold a device
+        mistake (see :meth:`relevant`); the functions they call are interpreted too, as
+        their summaries are needed."""
         self.module_result()
         k = 0
         while k < len(self._scopes):
             node, cls, outer = self._scopes[k]
             k += 1
-            yield self.result(node, cls, outer)
+            if self.relevant(node):
+                yield self.result(node, cls, outer)
         yield self._results[id(self.tree)]
+
+    def skipped(self) -> Iterator[ast.AST]:
+        """The scopes :meth:`results` left out (nothing in them makes or moves a tensor)."""
+        return (n for n, _, _ in self._scopes if not self.relevant(n))
+
+    def relevant(self, node: ast.AST) -> bool:
+        """Can a device mistake show in this scope?  Only where a tensor is made or moved,
+        a loader is iterated, or a function that does so is called: its text mentions a
+        factory, a move or a loader, or calls such a function of this file (found by
+        name, to a fixed point).  Without the source lines, every scope is."""
+        if self.lines is None:
+            return True
+        if self._relevant is None:
+            self._relevant = _relevant_scopes(self.lines, [n for n, _, _ in self._scopes])
+        return id(node) in self._relevant or id(node) not in self._known_scopes()
+
+    def _stores_on_self(self, fn: ast.AST) -> bool:
+        """Does a method's text assign a ``self`` attribute (or register a buffer)?"""
+        if self.lines is None:
+            return True
+        text = "\n".join(self.lines[fn.lineno - 1: fn.end_lineno or fn.lineno])  # type: ignore[attr-defined]
+        return _STORES.search(text) is not None
+
+    def _known_scopes(self) -> set[int]:
+        if self._scope_ids is None or len(self._scope_ids) != len(self._scopes):
+            self._scope_ids = {id(n) for n, _, _ in self._scopes}
+        return self._scope_ids
 
     def module_result(self) -> ScopeResult:
         res = self._results.get(id(self.tree))
@@ -342,8 +382,8 @@ class FileFlow:
         for c in _mro(cls):
             table = c.ff._table(c)
             v = table.get(attr)
-            if v is not None:
-                return v
+            if v is not None:  # a mixin's submodule follows the module it is mixed into
+                return _as_attribute(v, cls.is_module)
         return UNKNOWN
 
     def _table(self, cls: ClassInfo) -> dict[str, Value]:
@@ -352,14 +392,76 @@ class FileFlow:
         cls.table = {}
         order = sorted(cls.methods.values(), key=lambda f: f.name != "__init__")
         for fn in order:
-            if id(fn) in self._pending:
-                continue  # the method asking: it has its own view of self
+            if id(fn) in self._pending or not self._stores_on_self(fn):
+                continue  # the method asking has its own view of self; others store nothing
             res = self.result(fn, cls)
             for name, v in res.stores.items():
                 v = _as_attribute(v, cls.is_module)
                 old = cls.table.get(name)
                 cls.table[name] = v if old is None else join(old, v)
         return cls.table
+
+
+#: what a scope's text must mention for a device mistake to show in it (plain substrings:
+#: ``in`` is much faster than a regular expression with alternatives)
+_NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(", ".type_as(",
+            "zeros(", "ones(", "empty(", "full(", "arange(", "rand", "eye(", "linspace(",
+            "logspace(", "tensor(", "asarray(", "from_numpy(", "normal(", "bernoulli(",
+            "multinomial(", "Tensor(", "oader", "device", "synchronize", "non_blocking")
+_CALLED = re.compile(r"(\w+)\(")
+_STORES = re.compile(r"self\.\w+\s*[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu)\(|register_|setattr")
+
+
+def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:
+    """The scopes whose text mentions one of :data:`_NEEDLES` or calls (by name) one that
+    does, to a fixed point."""
+    texts = {id(n): "\n".join(lines[n.lineno - 1: n.end_lineno or n.lineno]) for n in scopes
+             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    names = {id(n): n.name for n in scopes if id(n) in texts}  # type: ignore[attr-defined]
+    relevant = {k for k, t in texts.items() if any(x in t for x in _NEEDLES)}
+    calls = {k: set(_CALLED.findall(t)) for k, t in texts.items() if k not in relevant}
+    called = {names[k] for k in relevant}
+    while True:
+        more = {k for k, c in calls.items() if c & called}
+        if not more:
+            return relevant
+        relevant |= more
+        called |= {names[k] for k in more}
+        for k in more:
+            del calls[k]
+
+
+def _annotation_name(node: ast.expr) -> str:
+    """``torch.Tensor`` for ``torch.Tensor``, ``Optional[Tensor]``, ``"Tensor"``; else ""."""
+    if isinstance(node, ast.Subscript):  # Optional[X]
+        node = node.slice
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def holds_parameters(cls: ClassInfo) -> bool:
+    """Does a module class (or a base in the run) own weights: a submodule that is not a
+    parameter-free ``torch.nn`` layer, or a registered ``nn.Parameter``?"""
+    import torchferry.check.flow.vocab as vocab
+
+    for c in _mro(cls):
+        for v in c.ff._table(c).values():
+            made = v.origins[-1].text if v.origins else ""
+            if v.is_(Kind.MODULE):
+                layer = made[len("torch.nn."):].split("(")[0] if made.startswith("torch.nn.") else ""
+                if not layer or layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS:
+                    return True
+            elif v.is_(Kind.TENSOR) and made.startswith("torch.nn.Parameter"):
+                return True
+    return False
 
 
 def _mro(cls: ClassInfo) -> Iterator[ClassInfo]:

@@ -26,7 +26,7 @@ import os
 import re
 import warnings
 from collections import OrderedDict
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 
 from torchferry.check.flow.lattice import Value
 from torchferry.check.flow.program import SUMMARY_BUDGET, FileFlow
@@ -36,6 +36,12 @@ _IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 #: other files' analyses a worker keeps (each holds its syntax tree)
 KEEP_FILES = 48
+
+
+def _parse(source: str, path: str) -> ast.Module:
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore")
+        return ast.parse(source, filename=path)
 
 
 class Budget:
@@ -58,8 +64,12 @@ class Project:
     for the directories of ``files``)."""
 
     def __init__(self, files: Mapping[str, bytes], packages: Iterable[str] | None = None,
-                 module_classes: frozenset[str] = frozenset()) -> None:
+                 module_classes: frozenset[str] = frozenset(),
+                 parse: Callable[[str, str], ast.Module] | None = None) -> None:
         self.files = dict(files)
+        #: how another file is parsed (``ferry check`` passes its own parser, which keeps
+        #: the trees out of the garbage collector's way)
+        self._parse = parse or _parse
         self.module_classes = module_classes
         self._packages = set(packages) if packages is not None else None
         self._dir_cache: dict[str, bool] = {}
@@ -130,9 +140,7 @@ class Project:
         if data is None or not self.budget.take():
             return None
         try:
-            with warnings.catch_warnings():
-                warnings.simplefilter("ignore")
-                tree = ast.parse(data, filename=path)
+            tree = self._parse(data.decode("utf-8", "surrogateescape"), path)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         ff = FileFlow(tree, path, self, self.module_classes)

@@ -4,10 +4,9 @@ summaries of the functions of the checked files (see :mod:`torchferry.check.flow
 from __future__ import annotations
 
 import ast
-from dataclasses import replace
 from typing import TYPE_CHECKING
 
-from torchferry.check.flow import vocab
+import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee
 from torchferry.check.flow.lattice import (
     ACCEL,
@@ -25,8 +24,8 @@ from torchferry.check.flow.lattice import (
     join_all,
     param,
     substitute,
-    unknown,
 )
+from torchferry.check.flow.places import move_target, tensor_places
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
@@ -37,6 +36,9 @@ Kws = list[tuple[str, Value]]
 _TENSOR = frozenset((Kind.TENSOR,))
 _MODULE = frozenset((Kind.MODULE,))
 _DEVICE_KEYWORDS = frozenset({"device", "device_map", "map_location"})
+#: methods every module has: ``self.to(d)``, ``self.eval()``, ``self.parameters()``
+_MOVE_NAMES = frozenset({"to", *vocab.MOVES})
+_MODULE_OWN = vocab.MODULE_SELF | vocab.MODULE_METHODS | {"to", *vocab.MOVES}
 
 
 def call_value(ev: Evaluator, node: ast.Call) -> Value:
@@ -76,18 +78,46 @@ def _note_use(ev: Evaluator, func: ast.Attribute) -> None:
         ev.i.res.param_uses.setdefault(k, Kind.MODULE)
 
 
-def _made(node: ast.AST, text: str, op: Op = Op.MADE) -> Origin:
-    return Origin(op, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text, node=node)
+def _note_tensor_arguments(ev: Evaluator, node: ast.Call, qual: str) -> None:
+    """``F.cross_entropy(logits, target)``: parameters handed to a torch function that
+    computes on tensors are tensors."""
+    last = qual.rsplit(".", 1)[-1]
+    if last in vocab.TORCH_NON_TENSOR or last in vocab.DATA_FACTORIES or last in vocab.SHAPE_FACTORIES \
+            or last[:1].isupper():
+        return
+    parts = qual.split(".")
+    if not _returns_tensor(parts):
+        return
+    for a in node.args:
+        if isinstance(a, ast.Name):
+            k = ev.i.param_index.get(a.id)
+            if k is not None and a.id != ev.i.self_name:
+                ev.i.res.param_uses.setdefault(k, Kind.TENSOR)
+
+
+def _made(node: ast.AST, text: str, op: Op = Op.MADE, to: frozenset[Place] | None = None) -> Origin:
+    return Origin(op, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text, to=to,
+                  node=node)
 
 
 # -- names of torch and NumPy ------------------------------------------------------------
 def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     if qual == "torch" or qual.startswith("torch."):
+        _note_tensor_arguments(ev, node, qual)
         v = torch_call(node, qual, args, kws)
         return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
+    if qual.startswith("math."):
+        return ev.record(node, Callee.BUILTIN, qual, UNKNOWN, None, args, kws, Value.of(Kind.SCALAR))
     if qual.startswith("numpy."):
         v = Value.of(Kind.NDARRAY, None, _made(node, qual), Basis.CONSTRUCTED)
         return ev.record(node, Callee.NUMPY, qual, UNKNOWN, None, args, kws, v)
+    if qual in vocab.MODEL_BUILDERS:
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
+                         torch_call(node, qual, args, kws))
+    if qual.startswith(vocab.MODEL_ZOOS):
+        places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
+        v = Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     if qual.rsplit(".", 1)[-1] == "DataLoader":
         v = Value.of(Kind.LOADER, None, _made(node, "DataLoader(...)"), Basis.CONSTRUCTED)
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
@@ -136,21 +166,31 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         return Value.of(Kind.LOADER, None, _made(node, text), Basis.CONSTRUCTED)
     if qual == "torch.load":
         return Value(None, None, (_made(node, text, Op.LOADED),))
+    if qual in vocab.MODEL_BUILDERS:
+        return Value(_MODULE, _device_from(kws, frozenset((CPU,))), (_made(node, text),),
+                     Basis.CONSTRUCTED)
+    if last == "Variable" and args:  # the old autograd wrapper: the tensor itself
+        return args[0]
     if last in vocab.TORCH_NON_TENSOR or parts[1] in ("cuda", "backends", "distributed", "utils"):
         return Value.of(Kind.OTHER)
+    if not _returns_tensor(parts):
+        return Value(None, None, (_made(node, text, Op.RETURNED),), Basis.HINT,
+                     reason=Reason.UNRESOLVED)
     values = [*args, *(v for _, v in kws)]
-    return _tensor(_tensor_places(values), (), Basis.INFERRED)
+    origins = tuple(dict.fromkeys(o for v in values for o in v.origins))[:4]
+    return Value(_TENSOR, tensor_places(values), origins, Basis.INFERRED)
+
+
+def _returns_tensor(parts: list[str]) -> bool:
+    """``torch.cat``, ``F.relu``, ``torch.linalg.norm``: functions that compute tensors."""
+    if len(parts) == 2:
+        return parts[1][:1].islower()
+    return parts[1] in vocab.TENSOR_SUBMODULES or parts[1:3] == ["nn", "functional"]
 
 
 def _tensor(places: frozenset[Place] | None, origin: Origin | tuple[()], basis: Basis) -> Value:
     origins = (origin,) if isinstance(origin, Origin) else ()
     return Value(_TENSOR, places, origins, basis)
-
-
-def _tensor_places(values: Args) -> frozenset[Place] | None:
-    from torchferry.check.flow.calls import tensor_places
-
-    return tensor_places(values)
 
 
 def _device_value(node: ast.Call, args: Args) -> Value:
@@ -182,44 +222,54 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
     if recv.is_(Kind.LOADER) or recv.is_(Kind.OTHER) and attr not in vocab.MOVES:
         return _unresolved(ev, node, attr, UNKNOWN, args, kws, Reason.UNRESOLVED, recv)
+    if recv.kinds is None and attr not in _MOVE_NAMES and attr not in vocab.TENSOR_METHODS:
+        return _unknown_method(ev, node, attr, recv, args, kws)
     v = tensor_method(ev, node, attr, recv)
-    if recv.kinds is None and v.kinds == _TENSOR and attr not in ("to", *vocab.MOVES):
-        v = replace(v, kinds=None)  # a method of something unknown: maybe no tensor
-    if recv.kinds is None and attr not in ("to", *vocab.MOVES, *vocab.TENSOR_METHODS):
-        _escape(ev, node)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _unknown_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
+                    kws: Kws) -> Value:
+    """A method of a value of unknown kind: ``model.eval()`` returns it, a method of
+    something with a known place computes there (``model.generate(...)``); anything else
+    is unknown."""
+    if attr in vocab.MODULE_SELF:
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, recv)
+    if recv.known_places:
+        v = Value(None, recv.places, recv.origins, Basis.INFERRED)
+        _escape(ev, node)
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+    return _unresolved(ev, node, attr, UNKNOWN, args, kws, Reason.UNRESOLVED, recv)
 
 
 def tensor_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value) -> Value:
     """What a method of a tensor (or of a batch) returns."""
-    from torchferry.check.flow.calls import move_target
-
     kinds = recv.kinds if recv.is_(Kind.BATCH) or recv.kinds is None else _TENSOR
     if attr == "to":
         places, moved = move_target(ev, node, recv)
         if not moved:
             return Value(kinds, recv.places, recv.origins, recv.basis)
-        return Value(kinds, places, (_made(node, "to(...)", Op.MOVED), *recv.origins)[:4], recv.basis)
+        return Value(kinds, places, (_made(node, "to(...)", Op.MOVED, places), *recv.origins)[:4],
+                     recv.basis)
     where = vocab.MOVES.get(attr)
     if where is not None:
         place = CPU if where == CPU.where else ACCEL
-        return Value(kinds, frozenset((place,)), (_made(node, f"{attr}()", Op.MOVED),
+        return Value(kinds, frozenset((place,)), (_made(node, f"{attr}()", Op.MOVED, frozenset((place,))),
                                                   *recv.origins)[:4], recv.basis)
     if attr in vocab.TO_SCALAR:
         return Value.of(Kind.SCALAR)
     if attr in vocab.TO_NDARRAY:
         return Value.of(Kind.NDARRAY, None, _made(node, "numpy()"), Basis.INFERRED)
-    if attr == "type_as" and node.args:
+    if attr == "type_as" and node.args:  # a cast to the other's type, and its device
         other = ev.values.get(id(node.args[0]), UNKNOWN)
-        return Value(kinds, other.places, recv.origins, recv.basis)
+        return Value(kinds, other.places, (_made(node, "type_as(...)", Op.MOVED, other.places),
+                                           *recv.origins)[:4], recv.basis)
     return Value(kinds, recv.places, recv.origins, recv.basis)
 
 
 def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
                   kws: Kws) -> Value:
     """A method of a module: ``.to(d)`` and ``.cuda()`` move it in place."""
-    from torchferry.check.flow.calls import move_target
-
     if attr == "to" or attr in vocab.MOVES:
         if attr == "to":
             places, moved = move_target(ev, node, recv)
@@ -227,8 +277,9 @@ def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: A
             places, moved = frozenset((CPU if attr == "cpu" else ACCEL,)), True
         v = recv
         if moved:
-            v = recv.at(places, _made(node, f"{attr}(...)" if attr == "to" else f"{attr}()", Op.MOVED))
-            _move_in_place(ev, node.func, v)
+            text = f"{attr}(...)" if attr == "to" else f"{attr}()"
+            v = recv.at(places, _made(node, text, Op.MOVED, places))
+            move_in_place(ev, node.func, v)
     elif attr in vocab.MODULE_SELF:
         v = recv
     elif attr in ("state_dict", "parameters", "buffers"):
@@ -240,7 +291,7 @@ def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: A
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
 
 
-def _move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
+def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
     if not isinstance(func, ast.Attribute):
         return
     base = func.value
@@ -254,10 +305,21 @@ def _move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
         i._bind_attr(base, v)
 
 
-def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: Kws) -> Value:
-    """``model(x)``: the output is where the module's parameters are."""
-    v = Value(_TENSOR, module.places, (_made(node, "output", Op.OUTPUT), *module.origins)[:4],
-              Basis.INFERRED)
+def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: Kws,
+                follow_inputs: bool = False) -> Value:
+    """``model(x)``: the output is where the module's parameters are (``follow_inputs``:
+    where the tensor inputs are, when those are known)."""
+    places = module.places
+    kinds: frozenset[Kind] | None = _TENSOR
+    if follow_inputs:
+        inputs = [a for a in args if a.kinds is not None and (a.may_be(Kind.TENSOR) or a.may_be(Kind.BATCH))]
+        known = tensor_places(inputs) if inputs else None
+        if known:
+            places = known
+        else:
+            kinds = None  # (maybe no model at all)
+    v = Value(kinds, places, (_made(node, "output", Op.OUTPUT), *module.origins)[:4],
+              Basis.HINT if follow_inputs else Basis.INFERRED)
     return ev.record(node, Callee.MODULE, None, module, None, args, kws, v)
 
 
@@ -278,8 +340,12 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
     if method is not None:
         owner, fn = method
         return project_call(ev, node, owner.ff, fn, [selfv, *args], kws, bound=True)
-    if selfv.is_(Kind.MODULE):
+    if selfv.is_(Kind.MODULE) and attr in _MODULE_OWN:
         return module_method(ev, node, attr, selfv, args, kws)
+    if selfv.is_(Kind.MODULE) and fv.kinds is None and fv.places is None:
+        # ``self.net(x)``, an attribute the class's methods do not assign (a base's, or
+        # set dynamically): a submodule, on the model's device
+        return module_call(ev, node, Value(_MODULE, selfv.places, ()), args, kws)
     return _unresolved(ev, node, attr, fv, args, kws, Reason.UNRESOLVED, selfv)
 
 
@@ -292,6 +358,10 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         ev.i.res.param_uses.setdefault(k, Kind.MODULE)
     if local is not None and _callable_module(local):
         return module_call(ev, node, local, args, kws)
+    if k is not None and local is not None and local.kinds is None:
+        # ``model(x)`` for a parameter ``model``: its output is where its inputs are (had
+        # they not been where its weights are, the call would have failed)
+        return module_call(ev, node, local, args, kws, follow_inputs=True)
     target = ff.definition(name)
     if target is not None:
         return project_call(ev, node, ff, target, args, kws)
@@ -303,6 +373,10 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     star = ff.star_definition(name)
     if star is not None:
         return project_call(ev, node, star[0], star[1], args, kws)
+    if name[:1].islower() and vocab.MODEL_NAME.match(name) and (g is None or g.kinds is None):
+        # ``net(images)``, ``criterion(out, y)`` of something the analysis cannot see into,
+        # named as a model or a loss is (a hint): its output is where its inputs are
+        return module_call(ev, node, g or UNKNOWN, args, kws, follow_inputs=True)
     return _unresolved(ev, node, name, g or UNKNOWN, args, kws, Reason.UNRESOLVED)
 
 
@@ -324,7 +398,7 @@ def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws)
             and args[0].item.is_(Kind.TENSOR):
         v = args[0].item
     elif name in _ITERATING:
-        items = [ev.iterate(a, node) for a in args]
+        items = [ev.iterate(a, node, x) for a, x in zip(args, node.args, strict=False)]
         if name == "enumerate":
             v = container(item=container((Value.of(Kind.SCALAR), items[0] if items else UNKNOWN)))
         elif name == "zip":
@@ -372,8 +446,8 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
 
 def _relocate(v: Value, path: str) -> Value:
     """Origins made in another file say which."""
-    origins = tuple(o if o.path else replace(o, path=path) for o in v.origins)
-    return replace(v, origins=origins)
+    origins = tuple(o if o.path else o._replace(path=path) for o in v.origins)
+    return v._replace(origins=origins)
 
 
 def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.ClassDef,
@@ -397,8 +471,12 @@ def _escape(ev: Evaluator, node: ast.Call) -> None:
 
 def _unresolved(ev: Evaluator, node: ast.Call, qual: str | None, fv: Value, args: Args,
                 kws: Kws, reason: Reason, recv: Value | None = None) -> Value:
+    """A call the analysis cannot follow: unknown, with the reason, and its origin (the
+    call) kept for the rules that explain what they could not see."""
     _escape(ev, node)
-    return ev.record(node, Callee.UNRESOLVED, qual, fv, recv, args, kws, unknown(reason))
+    v = Value(None, None, (_made(node, f"{qual or '?'}(...)", Op.RETURNED),), Basis.HINT,
+              reason=reason)
+    return ev.record(node, Callee.UNRESOLVED, qual, fv, recv, args, kws, v)
 
 
 __all__ = ["call_value", "join", "join_all"]

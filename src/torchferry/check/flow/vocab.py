@@ -12,6 +12,8 @@ True
 
 from __future__ import annotations
 
+import re
+
 from torchferry._internal import vocabulary
 from torchferry.check.flow.lattice import Where
 
@@ -53,6 +55,24 @@ MODULE_METHODS = frozenset("eval train parameters named_parameters modules named
                            "register_buffer buffers".split())
 #: ``torch.nn`` names that are no modules with weights to move
 NN_NOT_MODULES = frozenset({"Parameter", "Buffer", "functional", "init", "utils", "parallel"})
+#: ``torch.nn`` layers that own parameters (a model of them must be moved with its inputs)
+PARAM_LAYERS = frozenset(
+    """Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d
+    ConvTranspose3d LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d LazyConvTranspose2d
+    LazyConvTranspose3d BatchNorm1d BatchNorm2d BatchNorm3d LazyBatchNorm1d LazyBatchNorm2d
+    LazyBatchNorm3d SyncBatchNorm LayerNorm GroupNorm RMSNorm Embedding
+    EmbeddingBag RNN LSTM GRU RNNCell LSTMCell GRUCell MultiheadAttention Transformer
+    TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer
+    PReLU""".split()
+)
+#: ``torch.nn`` containers (they own what they hold)
+CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
+#: model zoos whose constructors build a model on the CPU
+MODEL_ZOOS = ("torchvision.models.",)
+#: functions that build (or load) a model on the CPU unless told otherwise
+MODEL_BUILDERS = frozenset({"torch.hub.load", "timm.create_model", "torchvision.models.get_model"})
+#: submodules of torch whose functions compute tensors
+TENSOR_SUBMODULES = frozenset({"fft", "linalg", "special", "autograd"})
 #: wrappers that hand inputs to the right device themselves (their place is left unknown)
 WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "FullyShardedDataParallel"})
 #: functions of torch that make no tensor
@@ -71,6 +91,14 @@ DTYPES = frozenset(
 #: builtins whose result is a number, a string or a flag
 SCALAR_BUILTINS = frozenset("len int float bool str round abs sum min max repr isinstance "
                             "hasattr range print".split())
+#: ``math.pi``, ``np.inf``: numbers
+NUMBER_CONSTANTS = frozenset({"pi", "e", "inf", "nan", "tau"})
+#: annotations of numbers and strings (a hint, as every annotation)
+SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "complex"})
+#: names of models and losses (a hint for a callable the analysis cannot see into)
+MODEL_NAME = re.compile(
+    r"^(model|net|network|module|.*_model|.*model|.*_net|ema|criterion|.*_criterion|loss_fn|"
+    r"loss_func|loss_function)$", re.I)
 ACCEL_KINDS = frozenset({"cuda", "mps", "xpu", "npu", "hpu", "xla"})
 
 
