@@ -149,3 +149,36 @@ def test_dependency_salt_changes_with_a_dependency_only():
 
 def test_depth_cap_is_small():
     assert 2 <= program.MAX_DEPTH <= 8 and program.RECURSION_ROUNDS <= 3
+
+
+def test_scopes_that_cannot_matter_are_skipped_but_nested_ones_are_found():
+    import ast
+    import textwrap
+
+    from torchferry.check.flow import analyze
+
+    src = textwrap.dedent("""
+        import torch
+        def plain(a, b):
+            return a + b
+        def helper(n):
+            return torch.zeros(n)
+        def caller(x):
+            return x * helper(3)
+        def outer():
+            class Local(torch.nn.Module):
+                def forward(self, x):
+                    return x + torch.ones(2)
+            return Local
+    """)
+    tree = ast.parse(src)
+    ff = analyze(tree, "/p/m.py", lines=src.splitlines())
+    names = [getattr(r.node, "name", "<module>") for r in ff.results()]
+    assert "plain" not in names and {"helper", "caller", "outer", "forward"} <= set(names)
+    assert [getattr(n, "name", "") for n in ff.skipped()] == ["plain"]
+
+
+def test_the_cache_key_covers_the_analysis_sources():
+    from torchferry.check.cache import _code_fingerprint
+
+    assert any(part.startswith("flow/lattice.py:") for part in _code_fingerprint().split("|"))

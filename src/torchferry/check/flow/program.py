@@ -82,7 +82,7 @@ class FileFlow:
         self.path = path
         self.lines = lines
         self._relevant: set[int] | None = None
-        self._scope_ids: set[int] | None = None
+        self._relevant_of: set[int] = set()
         self.project = project
         self.module_classes = module_classes
         self.imports: dict[str, str] = {}
@@ -279,7 +279,14 @@ class FileFlow:
             return True
         if self._relevant is None:
             self._relevant = _relevant_scopes(self.lines, [n for n, _, _ in self._scopes])
-        return id(node) in self._relevant or id(node) not in self._known_scopes()
+            self._relevant_of = {id(n) for n, _, _ in self._scopes}
+        key = id(node)
+        if key not in self._relevant_of:  # found later: a function or class inside a function
+            self._relevant_of.add(key)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    _relevant_scopes(self.lines, [node]):
+                self._relevant.add(key)
+        return key in self._relevant
 
     def _stores_on_self(self, fn: ast.AST) -> bool:
         """Does a method's text assign a ``self`` attribute (or register a buffer)?"""
@@ -287,11 +294,6 @@ class FileFlow:
             return True
         text = "\n".join(self.lines[fn.lineno - 1: fn.end_lineno or fn.lineno])  # type: ignore[attr-defined]
         return _STORES.search(text) is not None
-
-    def _known_scopes(self) -> set[int]:
-        if self._scope_ids is None or len(self._scope_ids) != len(self._scopes):
-            self._scope_ids = {id(n) for n, _, _ in self._scopes}
-        return self._scope_ids
 
     def module_result(self) -> ScopeResult:
         res = self._results.get(id(self.tree))
