@@ -16,6 +16,7 @@ import re
 
 from torchferry._internal import vocabulary
 from torchferry.check.flow.lattice import Where
+from torchferry.check.names import NON_TENSOR_METHODS
 
 #: ``torch.<name>(*shape, device=...)``: on the CPU unless ``device=`` says otherwise
 SHAPE_FACTORIES = vocabulary.SHAPE_FACTORIES | vocabulary.SAMPLING_FUNCTIONS
@@ -28,10 +29,8 @@ LEGACY_CONSTRUCTORS = vocabulary.LEGACY_CONSTRUCTORS
 MOVES: dict[str, Where] = {"cuda": Where.ACCEL, "xpu": Where.ACCEL, "mps": Where.ACCEL,
                            "npu": Where.ACCEL, "cpu": Where.CPU}
 CASTS = vocabulary.CAST_METHODS | {"long", "int", "bool", "short", "byte", "char"}
-#: tensor methods whose result is not a tensor
-TO_SCALAR = frozenset("item tolist size dim ndimension numel nelement element_size data_ptr "
-                      "get_device stride is_contiguous is_floating_point equal allclose "
-                      "__len__ is_pinned".split())
+#: tensor methods whose result is not a tensor (``x.size()``, ``x.storage_offset()``)
+TO_SCALAR = frozenset(NON_TENSOR_METHODS - {"numpy", "backward", "register_hook"})
 TO_NDARRAY = frozenset({"numpy"})
 #: module methods that return the module itself (its place unchanged)
 MODULE_SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_memory "

@@ -97,7 +97,7 @@ NAME = "factory-without-device"
 FIX = "unsafe"
 
 _FACTORIES = vocabulary.SHAPE_FACTORIES | {"tensor", "as_tensor"}
-_CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "new_tensor"})
+_CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "new_tensor", "set_"})
 _NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
 
 
