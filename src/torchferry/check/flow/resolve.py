@@ -121,6 +121,13 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
     if qual.rsplit(".", 1)[-1] == "DataLoader":
         v = Value.of(Kind.LOADER, None, _made(node, "DataLoader(...)"), Basis.CONSTRUCTED)
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
+    last = qual.rsplit(".", 1)[-1]
+    if last in ev.ff.module_classes and last[:1].isupper():
+        # an nn.Module class of another checked file (the run's pre-pass says so): built on
+        # the CPU, known without parsing that file
+        places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
+        v = Value(_MODULE, places, (_made(node, f"{last}(...)"),), Basis.CONSTRUCTED)
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     target = ev.ff.resolve(qual)
     if target is not None:
         return project_call(ev, node, target[0], target[1], args, kws)
