@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the analysis never imports this module: no cycle
     from torchferry.check.analysis import Model
+    from torchferry.check.flow import FileFlow, Project
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -128,6 +129,9 @@ class Context:
     #: for a notebook, the line of the joined source on which each code cell starts
     #: (ascending); empty for a Python file.  The last expression of a cell is displayed.
     cell_starts: tuple[int, ...] = ()
+    #: the files checked in the same run, for the analysis to follow calls into (None: this
+    #: file alone); see :mod:`torchferry.check.flow.project`
+    project: Project | None = None
 
     def __post_init__(self) -> None:
         self.lines = split_lines(self.source)
@@ -223,3 +227,13 @@ class Context:
         from torchferry.check.analysis import Model
 
         return Model(self, self.module_classes)
+
+    @cached_property
+    def flow(self) -> FileFlow:
+        """The device-flow analysis of this file (:mod:`torchferry.check.flow`)."""
+        import os
+
+        from torchferry.check.flow import analyze
+
+        path = os.path.abspath(self.path) if self.project is not None else self.path
+        return analyze(self.tree, path, self.project, self.module_classes, self.lines)

@@ -60,7 +60,7 @@ def _code_fingerprint() -> str:
     """Sizes and mtimes of the checker's own modules, so an edited rule invalidates the cache."""
     here = Path(__file__).parent
     parts = []
-    for d in (here, here / "rules"):
+    for d in (here, here / "rules", here / "flow"):
         try:
             entries = sorted(os.scandir(d), key=lambda e: e.name)
         except OSError:

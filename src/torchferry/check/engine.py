@@ -19,9 +19,13 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from functools import lru_cache
 from types import ModuleType
+from typing import TYPE_CHECKING
 
 from torchferry.check.api import Context, Finding, Fix, split_lines
 from torchferry.errors import InternalError, UsageError
+
+if TYPE_CHECKING:
+    from torchferry.check.flow import Project
 
 __all__ = [
     "SYNTAX_ERROR",
@@ -251,6 +255,7 @@ def check_source(
     module_classes: frozenset[str] = frozenset(),
     cell_starts: tuple[int, ...] = (),
     verify_fixes: bool = True,
+    project: Project | None = None,
 ) -> list[Finding]:
     """Check Python source text and return its findings, sorted by position.
 
@@ -274,7 +279,7 @@ end_line=2, end_column=4, fix=None, evidence=())
             return [syntax_error_finding(source, exc)]
         return []
     ctx = Context(path, source, tree, target_torch_version=target_torch_version,
-                  module_classes=module_classes, cell_starts=cell_starts)
+                  module_classes=module_classes, cell_starts=cell_starts, project=project)
     findings = _run_rules(ctx, _resolve(sel, ign), noqa)
     return _applicable(source, path, findings) if verify_fixes else findings
 
@@ -566,6 +571,7 @@ def fix_source(
     check=None,
     target_torch_version: tuple[int, int, int] | None = None,
     module_classes: frozenset[str] = frozenset(),
+    project: Project | None = None,
 ) -> FixResult:
     """Check and fix ``source`` until nothing more can be fixed (at most ``max_passes``).
 
@@ -581,7 +587,7 @@ def fix_source(
         def check(text: str) -> list[Finding]:
             return check_source(
                 text, path, select=select, ignore=ignore, target_torch_version=target_torch_version,
-                module_classes=module_classes,
+                module_classes=module_classes, project=project,
             )
 
     current = source

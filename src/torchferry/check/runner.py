@@ -125,6 +125,9 @@ class Options:
     max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
     #: ``nn.Module`` classes defined by the files of the run (set by :func:`check_paths`)
     module_classes: frozenset[str] = frozenset()
+    #: the files of the run, for the analysis to follow calls between them (set by
+    #: :func:`check_paths`)
+    project: Any = None
     _pfi: list[tuple[PatternSet, tuple[str, ...]]] | None = field(default=None, repr=False)
 
     def __post_init__(self) -> None:
@@ -146,6 +149,7 @@ class Options:
             "ignore": ignore,
             "target_torch_version": self.torch_version,
             "module_classes": self.module_classes,
+            "project": self.project,
         }
 
     def ignore_for(self, path: Path) -> tuple[str, ...]:
@@ -548,8 +552,16 @@ def check_paths(
     if classes:
         opts = replace(opts, module_classes=classes)
         salt += "/" + fingerprint(classes)
+    # the analysis follows calls into the run's other files: a file's findings depend on
+    # the bytes of the files it imports, transitively
+    from torchferry.check.flow import Project
+
+    project = Project({os.path.abspath(p): d for _, p, d, _ in readable}, module_classes=classes,
+                      parse=engine._parse)
+    opts = replace(opts, project=project)
     for i, path, data, display in readable:
-        digest = content_hash(data) + salt if cache is not None else ""
+        deps = project.dependency_salt(os.path.abspath(path)) if cache is not None else ""
+        digest = content_hash(data) + salt + deps if cache is not None else ""
         if use_cache and cache is not None:
             hit = cache.get(str(path), digest)
             if hit is not None:
@@ -576,7 +588,8 @@ def check_paths(
         if cache is not None and out.error is None and out.note is None and not opts.diff:
             if opts.fix and out.fixed:
                 try:
-                    digest = content_hash(path.read_bytes()) + salt
+                    digest = content_hash(path.read_bytes()) + salt + \
+                        project.dependency_salt(os.path.abspath(path))
                 except OSError:
                     continue
             cache.put(str(path), digest, [d.to_json() for d in out.diagnostics])

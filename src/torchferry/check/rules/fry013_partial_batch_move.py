@@ -2,10 +2,15 @@
 
 ## What it does
 In a loop over a DataLoader, flags an item of the batch (a loop target such as `labels`
-in `for inputs, labels in loader`, or `batch[1]`, `batch["y"]`) that is used unmoved in a
-model or loss call, a loss function, arithmetic or a comparison together with tensors that
-are on the device -- while other items of the same batch were moved with `.to(device)` /
-`.cuda()` in that loop.
+in `for inputs, labels in loader`, or `batch[1]`, `batch["labels"]` of a tokenizer's batch)
+that is used unmoved in a model or loss call (positional or keyword: `model(ids,
+labels=labels)`), a torch function, arithmetic or a comparison together with tensors that
+may be on the device -- while other items of the same batch were moved with `.to(device)` /
+`.cuda()` in that loop (in any arm of an `if`/`elif`: the analysis joins the arms, so an
+item moved on every path counts as moved and one moved on none does not).
+
+The finding's evidence names the loop the item comes from, the move of another item, and
+where they meet.
 
 ## Why is this bad
 "It nearly always means one tensor missed the ferry -- often the labels while the inputs
@@ -34,126 +39,168 @@ on the CPU (sequence lengths for `pack_padded_sequence`, file names) would be wr
 such items are rarely passed to a loss, but check.
 
 ## Known limits
-Only loops over a DataLoader (or a name such as `train_loader`) are checked. Items used in
-indexing or passed to functions other than modules, losses and torch functions are not
-considered meetings.
+Only loops over a DataLoader (constructed in the file, a parameter named like one, or an
+iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)["train"]`,
+`tqdm(self.val_loader)`) are checked. Items used in indexing or passed to functions other
+than modules, losses and torch functions are not considered meetings, and an item moved on
+one arm of an `if` only is not flagged (it may be on either device there).
 """
-
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
-from torchferry.check.analysis import (
-    BATCH,
-    MODULE,
-    Ctx,
-    Fact,
-    Model,
-    Site,
-    end_pos,
-    indent_of,
-    pos,
-)
 from torchferry.check.api import Context, Edit, Finding, Fix
+from torchferry.check.flow import (
+    CPU,
+    Callee,
+    CallEvent,
+    Kind,
+    Op,
+    Origin,
+    ScopeResult,
+    Value,
+    Where,
+)
+from torchferry.check.flow.evidence import at, step, where
 
 CODE = "FRY013"
 NAME = "partial-batch-move"
 FIX = "unsafe"
 
+_MOVES = frozenset({"to", "cuda"})
+
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
-    moves: dict[int, list[Site]] = {}  # loop id -> moves of its batch items
-    for meth in ("to", "cuda"):
-        for site in m.calls_by_tail.get(meth, ()):
-            func = site.node.func
-            if not isinstance(func, ast.Attribute):
-                continue
-            f = m.fact(func.value, site.ctx)
-            if f is None or f.kind != BATCH or f.loop is None:
-                continue
-            res = m.fact(site.node, site.ctx)
-            if res is None or not res.dev:
-                continue
-            moves.setdefault(id(f.loop), []).append(site)
-    if not moves:
-        return
     reported: set[int] = set()
-    for loop, lctx in m.loops:
-        sites = moves.get(id(loop))
-        if not sites:
+    for res in ctx.flow.results():
+        moves = _batch_moves(res)
+        if not moves:
             continue
-        scope = lctx.scope
-        lo, hi = pos(loop), end_pos(loop)
-        for s in scope.calls_between(lo, hi):
-            args = _meeting_args(m, s)
-            if args is None:
+        for node, operands in _meetings(res):
+            if not any(_on_device(res, v) for _, v in operands):
                 continue
-            yield from _check_meeting(ctx, m, args, s.ctx, loop, sites, reported)
-        for op in scope.ops_between(lo, hi):
-            n = op.node
-            ops: list[ast.AST] = [n.left, n.right] if isinstance(n, ast.BinOp) else [n.left, *n.comparators]
-            yield from _check_meeting(ctx, m, ops, op.ctx, loop, sites, reported)
+            for a, v in operands:
+                loop = _unmoved_item(v)
+                if loop is None or id(loop) not in moves or id(a) in reported or _whole(a, loop):
+                    continue
+                reported.add(id(a))
+                yield _finding(ctx, a, v, loop, moves[id(loop)], node)
 
 
-def _meeting_args(m: Model, s: Site) -> list[ast.AST] | None:
-    call = s.node
-    func = call.func
-    args = [a for a in call.args if not isinstance(a, ast.Starred)]
-    args += [k.value for k in call.keywords if k.arg is not None]
-    if len(args) < 2:
+def _on_device(res: ScopeResult, v: Value) -> bool:
+    kinds = res.kind_of(v)
+    return kinds is not None and bool(kinds & {Kind.TENSOR, Kind.BATCH}) and res.may_be_on_device(v)
+
+
+def _batch_moves(res: ScopeResult) -> dict[int, list[CallEvent]]:
+    """Moves to a device of items of each loop's batch (keyed by the loop)."""
+    out: dict[int, list[CallEvent]] = {}
+    for c in res.calls.values():
+        recv = c.receiver
+        if c.callee is not Callee.METHOD or c.qualname not in _MOVES or recv is None:
+            continue
+        loop = _loop_of(recv)
+        if loop is not None and recv.is_(Kind.BATCH) and c.result.may_live(Where.ACCEL):
+            out.setdefault(id(loop), []).append(c)
+    for moves in out.values():
+        moves.sort(key=lambda c: (c.node.lineno, c.node.col_offset))
+    return out
+
+
+def _loop_of(v: Value) -> ast.AST | None:
+    o = next((o for o in v.origins if o.op is Op.BATCH), None)
+    return o.node if o is not None else None
+
+
+def _unmoved_item(v: Value) -> ast.AST | None:
+    """The loop whose batch ``v`` is an item of, if it is still on the CPU."""
+    if not v.is_(Kind.BATCH) or v.places != {CPU} or any(o.op is Op.MOVED for o in v.origins):
         return None
-    q = m.qualname(func) or ""
-    if q.startswith("torch.nn.functional.") or (q.startswith("torch.") and q.count(".") == 1):
-        if "pack" in q:
-            return None
-        return args
-    f = m.fact(func, s.ctx)
-    if f is not None and f.kind == MODULE:
-        return args
+    return _loop_of(v)
+
+
+def _whole(a: ast.AST, loop: ast.AST) -> bool:
+    """The whole batch of ``for batch in loader`` (not one of its items)."""
+    target = getattr(loop, "target", None)
+    return isinstance(target, ast.Name) and isinstance(a, ast.Name) and a.id == target.id
+
+
+def _meetings(res: ScopeResult) -> Iterator[tuple[ast.AST, list[tuple[ast.AST, Value]]]]:
+    for m in res.meets.values():
+        yield m.node, list(m.operands)
+    for c in res.calls.values():
+        if c.callee is Callee.TORCH and c.qualname is not None:
+            q = c.qualname
+            if "pack" in q or not (q.startswith("torch.nn.functional.") or q.count(".") == 1):
+                continue
+        elif c.callee is not Callee.MODULE:
+            continue
+        nodes = [a for a in c.node.args if not isinstance(a, ast.Starred)]
+        nodes += [k.value for k in c.node.keywords if k.arg is not None]
+        ops: list[tuple[ast.AST, Value]] = [(a, v) for a in nodes if (v := res.value(a)) is not None]
+        if len(ops) >= 2:
+            yield c.node, ops
+
+
+def _finding(ctx: Context, use: ast.AST, v: Value, loop: ast.AST, moves: list[CallEvent],
+             meet: ast.AST) -> Finding:
+    name = ctx.text(use)
+    # prefer a move whose result was kept (``x = x.to(device)``) as the one to follow
+    move = next((c for c in moves if _statement_of(loop, c.node) is not None), moves[0])
+    recv = move.node.func.value  # type: ignore[attr-defined]
+    how = ctx.text(move.node)[len(ctx.text(recv)):]
+    f = ctx.finding(
+        CODE, use,
+        f"`{name}` is used unmoved next to tensors that went to the device (the batch's "
+        f"other items were moved: `{ctx.text(move.node)}`); it missed the ferry: move it "
+        f"with the others: `{name}{how}`",
+        _fix(ctx, use, name, how, loop, move),
+    )
+    batch = next(o for o in v.origins if o.op is Op.BATCH)
+    moved = Origin(Op.MOVED, move.node.lineno, move.node.col_offset, "")
+    return replace(f, evidence=(
+        step(ctx, batch, f"`{name}` comes from the batch at {where(batch)} and is never moved"),
+        step(ctx, moved, f"`{ctx.text(recv)}`, another item of that batch, is moved here"),
+        at(ctx, meet, "they meet here"),
+    ))
+
+
+def _statement_of(loop: ast.AST, call: ast.Call) -> ast.Assign | None:
+    """The ``x = x.to(device)`` statement (directly in the loop's body) of a move."""
+    for st in getattr(loop, "body", ()):
+        if isinstance(st, ast.Assign) and st.value is call and len(st.targets) == 1 \
+                and isinstance(st.targets[0], ast.Name):
+            return st
     return None
 
 
-def _unmoved_item(f: Fact | None, loop: ast.AST) -> bool:
-    return f is not None and f.kind == BATCH and not f.whole and f.loop is loop
+def _bound_before(loop: ast.AST, name: str, st: ast.stmt) -> bool:
+    """Is ``name`` a loop target, or bound by a statement of the body before ``st``?"""
+    target = getattr(loop, "target", None)
+    if target is not None and any(isinstance(n, ast.Name) and n.id == name for n in ast.walk(target)):
+        return True
+    for s in getattr(loop, "body", ()):
+        if s is st:
+            return False
+        if isinstance(s, ast.Assign) and any(isinstance(n, ast.Name) and n.id == name
+                                             for t in s.targets for n in ast.walk(t)):
+            return True
+    return False
 
 
-def _check_meeting(ctx: Context, m: Model, args: list[ast.AST], actx: Ctx, loop: ast.AST,
-                   moves: list[Site], reported: set[int]) -> Iterable[Finding]:
-    facts = [m.fact(a, actx) for a in args]
-    if not any(f is not None and f.sure_tensor and f.dev for f in facts):
-        return
-    for a, f in zip(args, facts, strict=True):
-        if not _unmoved_item(f, loop) or id(a) in reported:
-            continue
-        reported.add(id(a))
-        name = m.text(a)
-        # prefer a move whose result was kept (``x = x.to(device)``) as the model to follow
-        move = next((s for s in moves if isinstance(s.stmt, ast.Assign)), moves[0])
-        how = m.text(move.node)[len(m.text(move.node.func.value)):]
-        yield ctx.finding(
-            CODE, a,
-            f"`{name}` is used unmoved next to tensors that went to the device (the batch's "
-            f"other items were moved: `{m.text(move.node)}`); it missed the ferry: move it "
-            f"with the others: `{name}{how}`",
-            _fix(ctx, m, a, name, how, move, actx),
-        )
-
-
-def _fix(ctx: Context, m: Model, use: ast.AST, name: str, how: str, move: Site,
-         actx: Ctx) -> Fix | None:
-    st = move.stmt
-    if isinstance(use, ast.Name) and isinstance(st, ast.Assign) and len(st.targets) == 1 \
-            and st.value is move.node and isinstance(st.targets[0], ast.Name):
-        b = m.binding(use.id, actx.scope, pos(use))
+def _fix(ctx: Context, use: ast.AST, name: str, how: str, loop: ast.AST,
+         move: CallEvent) -> Fix | None:
+    st = _statement_of(loop, move.node)
+    if isinstance(use, ast.Name) and st is not None and _bound_before(loop, use.id, st):
         line = ctx.lines[st.lineno - 1]
-        ind = indent_of(line)
+        ind = line[: len(line) - len(line.lstrip())]
         end_line = st.end_lineno or st.lineno
         rest = ctx.lines[end_line - 1][ctx.char_col(end_line, st.end_col_offset or 0):].strip()
-        if b is not None and b.pos <= pos(st) and ctx.char_col(st.lineno, st.col_offset) == len(ind) \
+        if ctx.char_col(st.lineno, st.col_offset) == len(ind) \
                 and (not rest or rest.startswith("#")) and end_line < len(ctx.lines):
             text = f"{ind}{name} = {name}{how}\n"
-            at = end_line + 1
-            return Fix((Edit(at, 0, at, 0, text),), False, f"Move `{name}` with the others")
+            return Fix((Edit(end_line + 1, 0, end_line + 1, 0, text),), False,
+                       f"Move `{name}` with the others")
     return Fix((ctx.edit(use, f"{name}{how}"),), False, f"Move `{name}` with the others")

@@ -58,21 +58,14 @@ from collections.abc import Iterable
 
 from torchferry.check.analysis import ClassInfo, Model, Site
 from torchferry.check.api import Context, Finding
+from torchferry.check.flow import vocab
 
 CODE = "FRY015"
 NAME = "module-in-forward"
 FIX = "none"
 
 #: ``torch.nn`` layers that own parameters or buffers by default
-PARAM_LAYERS = frozenset(
-    """Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d
-    ConvTranspose3d LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d LazyConvTranspose2d
-    LazyConvTranspose3d BatchNorm1d BatchNorm2d BatchNorm3d LazyBatchNorm1d LazyBatchNorm2d
-    LazyBatchNorm3d SyncBatchNorm LayerNorm GroupNorm RMSNorm LocalResponseNorm Embedding
-    EmbeddingBag RNN LSTM GRU RNNCell LSTMCell GRUCell MultiheadAttention Transformer
-    TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer
-    PReLU""".split()
-) - {"LocalResponseNorm"}  # LocalResponseNorm has no parameters
+PARAM_LAYERS = vocab.PARAM_LAYERS
 
 STEP_METHODS = ("forward", "training_step", "validation_step", "test_step", "predict_step")
 

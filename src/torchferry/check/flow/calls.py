@@ -1,0 +1,329 @@
+"""Expressions: what each one evaluates to, and the calls and meetings they record.
+
+Calls are resolved in this order: a name of torch or NumPy (through the file's imports),
+a module value (``model(x)``, ``self.encoder(x)``: the output lives where the module
+does), a method of a tensor, module or batch value (``.to(d)``, ``.cuda()``,
+``.numpy()``), a function or class of the checked files (its summary, with the
+arguments' places substituted for its parameters'), a builtin.  Anything else is
+unknown, with the reason recorded.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+import torchferry.check.flow.vocab as vocab
+from torchferry.check.flow.events import Callee, CallEvent
+from torchferry.check.flow.lattice import (
+    CPU,
+    UNKNOWN,
+    Basis,
+    Kind,
+    Op,
+    Origin,
+    Place,
+    Reason,
+    Value,
+    container,
+    element,
+    join,
+    join_all,
+    part_of,
+    unknown,
+)
+from torchferry.check.flow.places import tensor_places
+
+if TYPE_CHECKING:
+    from torchferry.check.flow.interp import Interp
+
+_TENSOR = frozenset((Kind.TENSOR,))
+_TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
+_SCALAR = Value.of(Kind.SCALAR)
+_OTHER = Value.of(Kind.OTHER)
+_PASS_THROUGH = frozenset({"enumerate", "iter", "tqdm", "zip", "reversed", "sorted", "list",
+                           "tuple", "next"})
+
+
+def _origin(op: Op, node: ast.AST, text: str) -> Origin:
+    return Origin(op, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text, node=node)
+
+
+class Evaluator:
+    """Evaluates the expressions of one :class:`~torchferry.check.flow.interp.Interp`."""
+
+    def __init__(self, interp: Interp) -> None:
+        self.i = interp
+        self.ff = interp.ff
+        self.values = interp.res.values
+
+    def eval(self, node: ast.expr) -> Value:
+        handler = _EXPRESSIONS.get(type(node))
+        v = handler(self, node) if handler is not None else self._children(node)
+        self.values[id(node)] = v
+        return v
+
+    def _children(self, node: ast.AST) -> Value:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.expr):
+                self.eval(child)
+        return UNKNOWN
+
+    # -- atoms -------------------------------------------------------------------
+    def constant(self, node: ast.Constant) -> Value:
+        if isinstance(node.value, str):
+            where = vocab.literal_where(node.value) if len(node.value) <= 8 else None
+            if where is not None:
+                return Value.of(Kind.DEVICE, Place(where), _origin(Op.MADE, node, repr(node.value)),
+                                Basis.CONSTRUCTED)
+            return _OTHER
+        if isinstance(node.value, (int, float, bool, complex)):
+            return _SCALAR
+        return _OTHER
+
+    def name(self, node: ast.Name) -> Value:
+        v = self.i.lookup(node.id)
+        if v is not None:
+            return v
+        return UNKNOWN
+
+    def attribute(self, node: ast.Attribute) -> Value:
+        q = self.ff.qualname(node, self.i)
+        if q is not None:
+            return self._qualified_attr(q)
+        base = self.eval(node.value)
+        if isinstance(node.value, ast.Name) and node.value.id == self.i.self_name:
+            return self.self_attr(node.attr, node)
+        return _attr_of(base, node.attr)
+
+    def _qualified_attr(self, q: str) -> Value:
+        head, _, last = q.rpartition(".")
+        if head == "torch" and last in vocab.DTYPES:
+            return _OTHER
+        if head in ("math", "numpy") and last in vocab.NUMBER_CONSTANTS:
+            return _SCALAR
+        return UNKNOWN
+
+    def self_attr(self, attr: str, node: ast.AST) -> Value:
+        v = self.i.self_env.get(attr)
+        if v is not None:
+            return v
+        cls = self.i.cls
+        if cls is None:
+            return UNKNOWN
+        return self.ff.class_attr(cls, attr)
+
+    # -- containers ------------------------------------------------------------------
+    def tuple_(self, node: ast.Tuple) -> Value:
+        return container(tuple(self.eval(e) for e in node.elts))
+
+    def list_(self, node: ast.List | ast.Set) -> Value:
+        return container(item=join_all(self.eval(e) for e in node.elts))
+
+    def dict_(self, node: ast.Dict) -> Value:
+        keys = []
+        literal = True
+        for k, v in zip(node.keys, node.values, strict=True):
+            if k is not None:
+                self.eval(k)
+            val = self.eval(v)
+            if isinstance(k, ast.Constant) and isinstance(k.value, str):
+                keys.append((k.value, val))
+            else:
+                literal = False
+                keys.append(("", val))
+        if literal:
+            return container(keys=tuple(keys))
+        return container(item=join_all(v for _, v in keys))
+
+    def subscript(self, node: ast.Subscript) -> Value:
+        base = self.eval(node.value)
+        key = node.slice
+        self.eval(key)
+        index: int | str | None = None
+        if isinstance(key, ast.Constant) and isinstance(key.value, (int, str)) \
+                and not isinstance(key.value, bool):
+            index = key.value
+        if base.elts is not None or base.keys is not None or base.item is not None:
+            return element(base, index)
+        if _one_dimensional(base) and not isinstance(key, (ast.Slice, ast.Tuple)):
+            # ``schedule[epoch]`` of ``torch.linspace(...)``: 0-dimensional, it mixes with
+            # tensors on any device
+            return Value(base.kinds, frozenset(), base.origins, base.basis)
+        return part_of(base)
+
+    def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> Value:
+        self._comp_targets(node.generators)
+        return container(item=self.eval(node.elt))
+
+    def dictcomp(self, node: ast.DictComp) -> Value:
+        self._comp_targets(node.generators)
+        self.eval(node.key)
+        return container(item=self.eval(node.value))
+
+    def _comp_targets(self, generators: list[ast.comprehension]) -> None:
+        for g in generators:
+            item = self.iterate(self.eval(g.iter), g)
+            self.i.bind(g.target, item)
+            for cond in g.ifs:
+                self.eval(cond)
+
+    def iterate(self, it: Value, node: ast.AST, source: ast.expr | None = None) -> Value:
+        """What iterating over ``it`` (the expression ``source``) yields: for a loader, a
+        batch on the CPU (its origin is ``node``, the loop)."""
+        if source is None and isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            source = node.iter
+        if it.is_(Kind.LOADER):
+            return Value.of(Kind.BATCH, CPU, _origin(Op.BATCH, node, "batch"), it.basis)
+        if it.elts is not None or it.item is not None or it.keys is not None:
+            return element(it, None)
+        if it.is_(Kind.TENSOR):
+            return it
+        if it.kinds is None and source is not None and _names_a_loader(source):
+            return Value.of(Kind.BATCH, CPU, _origin(Op.BATCH, node, "batch"), Basis.HINT)
+        return part_of(it)
+
+    # -- operators ------------------------------------------------------------------
+    def binop(self, node: ast.BinOp) -> Value:
+        ops = [(node.left, self.eval(node.left)), (node.right, self.eval(node.right))]
+        return self.arith(node, ops)
+
+    def compare(self, node: ast.Compare) -> Value:
+        ops = [(node.left, self.eval(node.left))]
+        ops += [(c, self.eval(c)) for c in node.comparators]
+        if any(v.may_be(Kind.TENSOR) and v.kinds is not None for _, v in ops):
+            return self.arith(node, ops)
+        return _SCALAR
+
+    def arith(self, node: ast.AST, ops: list[tuple[ast.expr, Value]]) -> Value:
+        """Arithmetic: a tensor where any operand is one, on their joined places."""
+        self.i.meet(node, ops)  # type: ignore[arg-type]
+        values = [v for _, v in ops]
+        if any(v.is_(Kind.TENSOR) for v in values):
+            return Value(_TENSOR, tensor_places(values), _origins(values), Basis.INFERRED)
+        if all(v.is_(Kind.SCALAR) for v in values):
+            return _SCALAR
+        if any(v.is_(Kind.NDARRAY) for v in values) and not any(v.kinds is None for v in values):
+            return Value.of(Kind.NDARRAY)
+        places = [v.places for v in values if v.places]
+        if places and all(v.places is not None for v in values if v.kinds is None):
+            # operands of unknown kind with places: the result is where they are
+            return Value(None, frozenset().union(*places), _origins(values))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and all(
+                v.item is not None for v in values):
+            return container(item=join_all(v.item for v in values if v.item is not None))
+        return UNKNOWN
+
+    def unary(self, node: ast.UnaryOp) -> Value:
+        v = self.eval(node.operand)
+        if isinstance(node.op, ast.Not):
+            return _SCALAR
+        return v
+
+    def boolop(self, node: ast.BoolOp) -> Value:
+        return join_all(self.eval(v) for v in node.values)
+
+    def ifexp(self, node: ast.IfExp) -> Value:
+        self.eval(node.test)
+        return join(self.eval(node.body), self.eval(node.orelse))
+
+    def named(self, node: ast.NamedExpr) -> Value:
+        v = self.eval(node.value)
+        self.i.bind(node.target, v)
+        return v
+
+    def starred(self, node: ast.Starred) -> Value:
+        return self.eval(node.value)
+
+    def lambda_(self, node: ast.Lambda) -> Value:
+        return _OTHER
+
+    def fstring(self, node: ast.AST) -> Value:
+        self._children(node)
+        return _OTHER
+
+    # -- calls --------------------------------------------------------------------------
+    def call(self, node: ast.Call) -> Value:
+        from torchferry.check.flow.resolve import call_value
+
+        return call_value(self, node)
+
+    def record(self, node: ast.Call, callee: Callee, qual: str | None, func: Value,
+               recv: Value | None, args: list[Value], kws: list[tuple[str, Value]],
+               result: Value) -> Value:
+        self.i.res.calls[id(node)] = CallEvent(node, callee, qual, func, recv, tuple(args),
+                                               tuple(kws), result)
+        return result
+
+
+def _origins(values: list[Value]) -> tuple[Origin, ...]:
+    out: list[Origin] = []
+    for v in values:
+        out.extend(v.origins)
+    return tuple(dict.fromkeys(out))[:4]
+
+
+def _attr_of(base: Value, attr: str) -> Value:
+    """``base.attr`` for a value that is not ``self``."""
+    if attr == "device" and base.places is not None and (base.may_be(Kind.TENSOR) or base.may_be(Kind.MODULE)):
+        return Value(frozenset((Kind.DEVICE,)), base.places, base.origins, base.basis)
+    if base.is_(Kind.TENSOR):
+        if attr in ("shape", "dtype", "ndim", "is_cuda", "requires_grad"):
+            return _OTHER
+        return Value(_TENSOR, base.places, base.origins, base.basis)
+    if base.is_(Kind.NDARRAY):
+        return Value.of(Kind.NDARRAY) if attr == "T" else _OTHER
+    if base.is_(Kind.MODULE) and attr in ("weight", "bias"):
+        return Value(_TENSOR, base.places, base.origins, Basis.INFERRED)
+    return part_of(base)
+
+
+_ONE_DIMENSIONAL = ("torch.arange(", "torch.linspace(", "torch.logspace(", "torch.randperm(")
+
+
+def _one_dimensional(v: Value) -> bool:
+    """A tensor just made by a factory that makes vectors."""
+    return v.is_(Kind.TENSOR) and bool(v.origins) and v.origins[0].op is Op.MADE \
+        and v.origins[0].text.startswith(_ONE_DIMENSIONAL)
+
+
+_LOADER_NAME = re.compile(r"(loader|^dl$|_dl$|^dl_)", re.I)
+
+
+def _names_a_loader(node: ast.expr) -> bool:
+    """``train_loader``, ``get_dataloaders(cfg)["train"]``, ``tqdm(self.val_loader)``."""
+    for n in ast.walk(node):
+        name = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
+        if name and _LOADER_NAME.search(name):
+            return True
+    return False
+
+
+_EXPRESSIONS: dict[type, Callable[[Evaluator, Any], Value]] = {
+    ast.Constant: Evaluator.constant,
+    ast.Name: Evaluator.name,
+    ast.Attribute: Evaluator.attribute,
+    ast.Tuple: Evaluator.tuple_,
+    ast.List: Evaluator.list_,
+    ast.Set: Evaluator.list_,
+    ast.Dict: Evaluator.dict_,
+    ast.Subscript: Evaluator.subscript,
+    ast.ListComp: Evaluator.comprehension,
+    ast.SetComp: Evaluator.comprehension,
+    ast.GeneratorExp: Evaluator.comprehension,
+    ast.DictComp: Evaluator.dictcomp,
+    ast.BinOp: Evaluator.binop,
+    ast.Compare: Evaluator.compare,
+    ast.UnaryOp: Evaluator.unary,
+    ast.BoolOp: Evaluator.boolop,
+    ast.IfExp: Evaluator.ifexp,
+    ast.NamedExpr: Evaluator.named,
+    ast.Starred: Evaluator.starred,
+    ast.Lambda: Evaluator.lambda_,
+    ast.JoinedStr: Evaluator.fstring,
+    ast.Call: Evaluator.call,
+}
+
+__all__ = ["Evaluator", "tensor_places", "unknown", "Reason"]

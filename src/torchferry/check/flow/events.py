@@ -1,0 +1,108 @@
+"""What the interpretation of one scope records: the calls and the meetings of values,
+the values of its expressions, what it returns and stores on ``self``.
+
+Rules read these records; they never walk the tree again to find what a value is.
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from dataclasses import dataclass, field
+from typing import NamedTuple
+
+from torchferry.check.flow.lattice import BOTTOM, Kind, Value, Where
+
+
+class Callee(enum.Enum):
+    """What a call was resolved to."""
+
+    TORCH = "torch"  # a function of torch (``torch.zeros``, ``F.relu``)
+    NUMPY = "numpy"
+    MODULE = "module"  # a call of a module value: ``model(x)``, ``self.encoder(x)``
+    METHOD = "method"  # a method of a value: ``x.to(d)``, ``loss.item()``
+    FUNCTION = "function"  # a function or class of the checked files
+    BUILTIN = "builtin"
+    UNRESOLVED = "unresolved"
+
+
+class CallEvent(NamedTuple):
+    """One call, with the values of its parts as they were at that point."""
+
+    node: ast.Call
+    callee: Callee
+    qualname: str | None  # torch.zeros, numpy.array, the attribute name of a method
+    func: Value  # the called value (the module, for ``model(x)``)
+    receiver: Value | None  # the value before the dot of a method call
+    args: tuple[Value, ...]
+    keywords: tuple[tuple[str, Value], ...]
+    result: Value
+
+    def keyword(self, name: str) -> Value | None:
+        for k, v in self.keywords:
+            if k == name:
+                return v
+        return None
+
+
+class MeetEvent(NamedTuple):
+    """Values that meet in an operator (``a + b``, ``a < b``)."""
+
+    node: ast.expr
+    operands: tuple[tuple[ast.expr, Value], ...]
+
+
+@dataclass
+class ScopeResult:
+    """The interpretation of one function (or of a module's top-level code).
+
+    ``param_uses[k]``: what parameter ``k`` is used as (``x.unsqueeze(0)`` -> a tensor),
+    ``stores``: the values assigned to ``self.<name>``, joined over the method."""
+
+    node: ast.AST
+    params: tuple[str, ...] = ()
+    calls: dict[int, CallEvent] = field(default_factory=dict)
+    meets: dict[int, MeetEvent] = field(default_factory=dict)
+    values: dict[int, Value] = field(default_factory=dict)
+    returns: Value = BOTTOM
+    stores: dict[str, Value] = field(default_factory=dict)
+    param_uses: dict[int, Kind] = field(default_factory=dict)
+    #: what the annotations (or a module's ``forward``) suggest parameter ``k`` is
+    param_hints: dict[int, Kind] = field(default_factory=dict)
+    #: names handed to a call the analysis could not follow (it may have moved them)
+    escapes: set[str] = field(default_factory=set)
+    #: in-place moves of modules bound outside this scope: name -> the value after the move
+    outer_moves: dict[str, Value] = field(default_factory=dict)
+
+    def value(self, node: ast.AST) -> Value | None:
+        """The value an expression of this scope had (None: not evaluated)."""
+        return self.values.get(id(node))
+
+    def tensor_param(self, k: int) -> bool:
+        """Is parameter ``k`` used as (or said to be) a tensor or a module, or ``self``?"""
+        use = self.param_uses.get(k) or self.param_hints.get(k)
+        return use in (Kind.TENSOR, Kind.MODULE, Kind.BATCH)
+
+    def may_be_on_device(self, v: Value) -> bool:
+        """Could ``v`` be on an accelerator for a reason the analysis sees: moved there, or
+        wherever a tensor parameter, ``self`` (the model) or a ``self`` attribute is?
+        A parameter of unknown kind (``dim // 4``) does not count."""
+        if not v.places:
+            return False
+        for p in v.places:
+            if p.where == Where.ACCEL or p.where == Where.ATTR:
+                return True
+            if p.where == Where.PARAM and self.tensor_param(int(p.ref)):
+                return True
+        return False
+
+    def kind_of(self, v: Value) -> frozenset[Kind] | None:
+        """``v``'s kinds, refined by the uses of the parameter it is (``x.size(0)``)."""
+        if v.kinds is not None or not v.places:
+            return v.kinds
+        uses = {self.param_uses.get(int(p.ref)) for p in v.places if p.where == Where.PARAM}
+        if Kind.TENSOR in uses:
+            return frozenset((Kind.TENSOR,))  # a tensor, maybe combined with other values
+        if len(uses) == 1 and None not in uses and len(v.places) == 1:
+            return frozenset(uses)  # type: ignore[arg-type]
+        return None

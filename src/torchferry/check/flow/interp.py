@@ -1,0 +1,353 @@
+"""The abstract interpretation of one scope (a function, a method, a module's top level).
+
+Statements update an environment (name -> :class:`Value`) in order; ``if``/``else``,
+``try`` and ``match`` arms are interpreted from the same state and joined; a loop's body
+is run until its entry state stops changing (at most :data:`LOOP_ROUNDS` rounds, then
+whatever still changes is widened to unknown).  Expressions are evaluated by
+:mod:`torchferry.check.flow.calls`; this module handles binding, containers and control.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
+
+from torchferry.check.flow.events import MeetEvent, ScopeResult
+from torchferry.check.flow.lattice import (
+    BOTTOM,
+    UNKNOWN,
+    Basis,
+    Kind,
+    Op,
+    Origin,
+    Reason,
+    Value,
+    container,
+    element,
+    join,
+    join_all,
+    param,
+    unknown,
+)
+
+if TYPE_CHECKING:
+    from torchferry.check.flow.program import ClassInfo, FileFlow
+
+#: rounds of a loop body before what still changes becomes unknown
+LOOP_ROUNDS = 3
+#: an assignment of a literal (or a call) longer than this many lines is not evaluated
+LARGE_LITERAL = 40
+
+Env = dict[str, Value]
+_ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "npu"})
+
+
+def join_env(a: Env | None, b: Env | None) -> Env | None:
+    """Join two environments; a name bound on one side only keeps its value (it may be
+    unbound on the other, which is an error at run time, not a value)."""
+    if a is None:
+        return b
+    if b is None:
+        return a
+    out = dict(a)
+    for k, v in b.items():
+        w = out.get(k)
+        out[k] = v if w is None else join(w, v)
+    return out
+
+
+class Interp:
+    """Interprets one scope; :meth:`run` returns its :class:`ScopeResult`."""
+
+    def __init__(self, ff: FileFlow, node: ast.AST, cls: ClassInfo | None = None,
+                 outer: Env | None = None) -> None:
+        self.ff = ff
+        self.node = node
+        self.cls = cls
+        self.outer = outer or {}
+        self.res = ScopeResult(node)
+        self.env: Env = {}
+        self.self_name: str | None = None
+        self.self_env: Env = {}
+        self.param_index: dict[str, int] = {}
+        from torchferry.check.flow.calls import Evaluator
+
+        self.ev = Evaluator(self)
+
+    # -- entry -----------------------------------------------------------------
+    def run(self) -> ScopeResult:
+        node = self.node
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            self._bind_params(node)
+            body = node.body
+        elif isinstance(node, ast.Module):
+            body = node.body
+            self.ff.live_globals = self.env
+        else:
+            body = []
+        self.block(body)
+        return self.res
+
+    def _bind_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        a = fn.args
+        names = [x.arg for x in a.posonlyargs + a.args]
+        if a.vararg:
+            names.append(a.vararg.arg)
+        names += [x.arg for x in a.kwonlyargs]
+        if a.kwarg:
+            names.append(a.kwarg.arg)
+        self.res.params = tuple(names)
+        method = self.cls is not None and not any(
+            isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+            for d in fn.decorator_list)
+        annotations = {x.arg: x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs}
+        forward = method and fn.name == "forward" and self.cls is not None and self.cls.is_module
+        for k, name in enumerate(names):
+            self.param_index[name] = k
+            origin = Origin(Op.PARAM, fn.lineno, fn.col_offset, name)
+            kinds = self.ff.hint_kinds(name, annotations.get(name))
+            if kinds is None and forward and k > 0:
+                kinds = frozenset((Kind.TENSOR,))  # what a module's forward is given
+            if k == 0 and method and self.cls is not None:
+                self.self_name = name
+                kinds = frozenset((Kind.MODULE,)) if self.cls.is_module else frozenset((Kind.OTHER,))
+            self.env[name] = Value(kinds, frozenset((param(k),)), (origin,), Basis.HINT)
+            if kinds is not None and len(kinds) == 1:
+                self.res.param_hints[k] = next(iter(kinds))
+
+    # -- statements --------------------------------------------------------------
+    def block(self, body: list[ast.stmt]) -> bool:
+        """Interpret statements in order; False when the block surely ends (return, raise)."""
+        for st in body:
+            handler = _STATEMENTS.get(type(st))
+            if handler is not None:
+                if handler(self, st) is False:
+                    return False
+            elif isinstance(st, _ENDS):
+                if isinstance(st, ast.Raise) and st.exc is not None:
+                    self.ev.eval(st.exc)
+                return False
+        return True
+
+    def _branch(self, body: list[ast.stmt], start: Env) -> Env | None:
+        self.env = dict(start)
+        return self.env if self.block(body) else None
+
+    def st_expr(self, st: ast.Expr) -> None:
+        v = self.ev.eval(st.value)
+        call = st.value
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                call.func.attr in _MOVES and v.kinds is None:
+            # ``net.cuda()`` as a statement on a value of unknown kind: a tensor's copy would be
+            # discarded (another rule's finding); a module moves in place
+            from torchferry.check.flow.resolve import move_in_place
+
+            move_in_place(self.ev, call.func, v)
+
+    def st_assign(self, st: ast.Assign) -> None:
+        if (st.end_lineno or st.lineno) - st.lineno > LARGE_LITERAL and isinstance(
+                st.value, (ast.Dict, ast.List, ast.Tuple, ast.Set, ast.Call)):
+            for t in st.targets:  # a table of configurations: not followed
+                self.bind(t, unknown(Reason.WIDTH))
+            return
+        v = self.ev.eval(st.value)
+        for t in st.targets:
+            self.bind(t, v)
+
+    def st_annassign(self, st: ast.AnnAssign) -> None:
+        if st.value is not None:
+            self.bind(st.target, self.ev.eval(st.value))
+
+    def st_augassign(self, st: ast.AugAssign) -> None:
+        left = self.ev.eval(st.target)
+        right = self.ev.eval(st.value)
+        self.bind(st.target, self.ev.arith(st, [(st.target, left), (st.value, right)]))
+
+    def st_return(self, st: ast.Return) -> bool:
+        v = self.ev.eval(st.value) if st.value is not None else Value.of(Kind.OTHER)
+        self.res.returns = join(self.res.returns, v)
+        return False
+
+    def st_if(self, st: ast.If) -> bool:
+        self.ev.eval(st.test)
+        start = self.env
+        a = self._branch(st.body, start)
+        b = self._branch(st.orelse, start)
+        merged = join_env(a, b)
+        self.env = merged if merged is not None else start
+        return merged is not None
+
+    def st_try(self, st: ast.Try) -> bool:
+        start = self.env
+        body = self._branch(st.body + st.orelse, start)
+        ends = [body]
+        for h in st.handlers:
+            henv = join_env(start, body) or start
+            self.env = dict(henv)
+            if h.name:
+                self.env[h.name] = Value.of(Kind.OTHER)
+            ends.append(self.env if self.block(h.body) else None)
+        merged: Env | None = None
+        for e in ends:
+            merged = join_env(merged, e)
+        self.env = merged if merged is not None else dict(start)
+        if st.finalbody:
+            return self.block(st.finalbody) and merged is not None
+        return merged is not None
+
+    def st_with(self, st: ast.With | ast.AsyncWith) -> bool:
+        for item in st.items:
+            v = self.ev.eval(item.context_expr)
+            if item.optional_vars is not None:
+                self.bind(item.optional_vars, v if v.is_(Kind.TENSOR) else UNKNOWN)
+        return self.block(st.body)
+
+    def st_match(self, st: ast.Match) -> bool:
+        self.ev.eval(st.subject)
+        start = self.env
+        merged: Env | None = None
+        for case in st.cases:
+            merged = join_env(merged, self._branch(case.body, start))
+        self.env = join_env(start, merged) or start
+        return True
+
+    def st_def(self, st: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
+        self.env[st.name] = Value.of(Kind.OTHER)
+        if not isinstance(self.node, ast.Module):  # a module's functions read its final globals
+            self.ff.nested_scope(st, self.cls if self.self_name else None, self.env)
+
+    def st_class(self, st: ast.ClassDef) -> None:
+        self.env[st.name] = Value.of(Kind.OTHER)
+        if not isinstance(self.node, ast.Module):
+            self.ff.local_class(st)
+
+    def st_delete(self, st: ast.Delete) -> None:
+        for t in st.targets:
+            if isinstance(t, ast.Name):
+                self.env.pop(t.id, None)
+
+    # -- loops ---------------------------------------------------------------------
+    def st_for(self, st: ast.For | ast.AsyncFor) -> bool:
+        it = self.ev.eval(st.iter)
+        item = self.ev.iterate(it, st)
+        return self._loop(st, lambda: self.bind(st.target, item))
+
+    def st_while(self, st: ast.While) -> bool:
+        return self._loop(st, lambda: self.ev.eval(st.test))
+
+    def _loop(self, st: ast.For | ast.AsyncFor | ast.While, head: Callable[[], object]) -> bool:
+        entry = self.env
+        for _ in range(LOOP_ROUNDS):
+            self.env = dict(entry)
+            head()
+            self.block(st.body)
+            nxt = join_env(entry, self.env) or entry
+            if nxt == entry:
+                break
+            entry = nxt
+        else:
+            entry = _widen(entry, self.env)
+            self.env = dict(entry)
+            head()
+            self.block(st.body)
+        self.env = join_env(entry, self.env) or entry
+        if st.orelse:
+            return self.block(st.orelse)
+        return True
+
+    # -- binding --------------------------------------------------------------------
+    def bind(self, target: ast.expr, v: Value) -> None:
+        if isinstance(target, ast.Name):
+            self.env[target.id] = v
+        elif isinstance(target, (ast.Tuple, ast.List)):
+            self._unpack(target.elts, v)
+        elif isinstance(target, ast.Starred):
+            self.bind(target.value, container(item=element(v, None)))
+        elif isinstance(target, ast.Attribute):
+            self._bind_attr(target, v)
+        elif isinstance(target, ast.Subscript):
+            self._bind_item(target, v)
+
+    def _unpack(self, elts: list[ast.expr], v: Value) -> None:
+        star = next((i for i, e in enumerate(elts) if isinstance(e, ast.Starred)), None)
+        if v.elts is not None and star is None and len(v.elts) == len(elts):
+            for e, x in zip(elts, v.elts, strict=True):
+                self.bind(e, x)
+            return
+        for i, e in enumerate(elts):
+            index = i if star is None or i < star else i - len(elts)
+            self.bind(e, element(v, index if v.elts is not None else None))
+
+    def _bind_attr(self, target: ast.Attribute, v: Value) -> None:
+        base = target.value
+        if isinstance(base, ast.Name) and base.id == self.self_name:
+            self.self_env[target.attr] = v
+            old = self.res.stores.get(target.attr)
+            self.res.stores[target.attr] = v if old is None else join(old, v)
+
+    def _bind_item(self, target: ast.Subscript, v: Value) -> None:
+        base = target.value
+        if not isinstance(base, ast.Name):
+            return
+        d = self.env.get(base.id)
+        key = target.slice
+        if d is None or d.keys is None or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
+            if d is not None and d.item is not None:
+                self.env[base.id] = container(item=join(d.item, v))
+            return
+        keys = dict(d.keys)
+        keys[key.value] = v
+        self.env[base.id] = container(keys=tuple(keys.items()))
+
+    # -- lookups -------------------------------------------------------------------
+    def lookup(self, name: str) -> Value | None:
+        v = self.env.get(name)
+        if v is not None:
+            return v
+        v = self.outer.get(name)
+        if v is not None:
+            return v
+        return self.ff.global_value(name)
+
+    def meet(self, node: ast.expr, operands: list[tuple[ast.expr, Value]]) -> None:
+        self.res.meets[id(node)] = MeetEvent(node, tuple(operands))
+
+    def reason_unknown(self, node: ast.AST) -> Value:
+        self.res.values[id(node)] = unknown(self.ff.last_reason)
+        return self.res.values[id(node)]
+
+
+def _widen(entry: Env, last: Env) -> Env:
+    """Names whose value still changes after the last round become unknown."""
+    out = dict(entry)
+    for k, v in last.items():
+        if entry.get(k) != v:
+            out[k] = UNKNOWN
+    return out
+
+
+_STATEMENTS: dict[type, Callable[[Interp, Any], object]] = {
+    ast.Expr: Interp.st_expr,
+    ast.Assign: Interp.st_assign,
+    ast.AnnAssign: Interp.st_annassign,
+    ast.AugAssign: Interp.st_augassign,
+    ast.Return: Interp.st_return,
+    ast.If: Interp.st_if,
+    ast.Try: Interp.st_try,
+    ast.With: Interp.st_with,
+    ast.AsyncWith: Interp.st_with,
+    ast.Match: Interp.st_match,
+    ast.For: Interp.st_for,
+    ast.AsyncFor: Interp.st_for,
+    ast.While: Interp.st_while,
+    ast.FunctionDef: Interp.st_def,
+    ast.AsyncFunctionDef: Interp.st_def,
+    ast.ClassDef: Interp.st_class,
+    ast.Delete: Interp.st_delete,
+}
+if hasattr(ast, "TryStar"):
+    _STATEMENTS[ast.TryStar] = Interp.st_try
+
+__all__ = ["BOTTOM", "Interp", "join_all"]

@@ -1,0 +1,324 @@
+"""The abstract values of the device-flow analysis: what a value is, where it lives, and
+what made or moved it.
+
+A :class:`Value` is an element of a small lattice (a product of three capped sets and the
+container slots).  ``None`` in :attr:`Value.kinds` or :attr:`Value.places` is the top
+element, *unknown*; :data:`BOTTOM` (no kinds, no places) is the value of code that is
+never reached.  The join is a union, so "on the CPU on one branch, on the GPU on the
+other" stays visible; a set that grows past its cap becomes unknown.
+
+>>> cpu = Value.of(Kind.TENSOR, CPU)
+>>> gpu = Value.of(Kind.TENSOR, ACCEL)
+>>> sorted(p.where for p in join(cpu, gpu).places)
+[<Where.CPU: 1>, <Where.ACCEL: 2>]
+>>> join(cpu, UNKNOWN).places is None
+True
+"""
+
+from __future__ import annotations
+
+import ast
+import enum
+from collections.abc import Iterable
+from typing import NamedTuple
+
+#: at most this many kinds, places and origins in one value; more becomes unknown
+KIND_CAP = 3
+PLACE_CAP = 4
+ORIGIN_CAP = 4
+#: tuples and dicts keep this many slots, one per element or literal key
+SLOT_CAP = 8
+
+
+class Kind(enum.IntEnum):
+    """What a value is (an ``IntEnum``: hashed as fast as an int)."""
+
+    TENSOR = 1
+    MODULE = 2
+    NDARRAY = 3
+    LOADER = 4
+    BATCH = 5  # an item (or the whole) of what a data loader yields
+    DEVICE = 6
+    SCALAR = 7  # a Python number, bool or 0-dimensional result (``.item()``)
+    OTHER = 8  # known not to be any of the above (a string, a shape, None)
+
+
+class Where(enum.IntEnum):
+    """The kinds of place a tensor, a module or a device value stands for."""
+
+    CPU = 1
+    ACCEL = 2
+    PARAM = 3  # wherever the function's parameter ``ref`` lives
+    ATTR = 4  # wherever ``self.<ref>`` lives
+
+
+class Place(NamedTuple):
+    """One place: the CPU, an accelerator, or the place of a parameter / ``self`` attribute.
+
+    ``ref`` is the parameter's index for :attr:`Where.PARAM`, the attribute's name for
+    :attr:`Where.ATTR`, else ``""``."""
+
+    where: Where
+    ref: str = ""
+
+    @property
+    def symbolic(self) -> bool:
+        return self.where in (Where.PARAM, Where.ATTR)
+
+
+CPU = Place(Where.CPU)
+ACCEL = Place(Where.ACCEL)
+
+
+def param(k: int) -> Place:
+    """The place of parameter ``k`` (``self`` is parameter 0 of a method)."""
+    p = _PARAMS.get(k)
+    if p is None:
+        p = _PARAMS[k] = Place(Where.PARAM, str(k))
+    return p
+
+
+_PARAMS: dict[int, Place] = {}
+
+
+class Op(enum.Enum):
+    """What an origin did to the value."""
+
+    MADE = "made"  # a factory, a constructor, a literal
+    MOVED = "moved"  # .to(...), .cuda(), .cpu()
+    PARAM = "parameter"  # came in as a parameter
+    RETURNED = "returned"  # the result of a call to a function of the run
+    BATCH = "batch"  # taken from what a loader yields
+    OUTPUT = "output"  # the output of a module call
+    LOADED = "loaded"  # torch.load, from_pretrained
+
+
+class Basis(enum.IntEnum):
+    """How a value's kind is known, weakest first: a fix may rely only on CONSTRUCTED."""
+
+    HINT = 1  # an annotation or a name
+    INFERRED = 2  # its uses, a callee's summary, an operation on other values
+    CONSTRUCTED = 3  # made by a known constructor in the same function
+
+
+class Reason(enum.Enum):
+    """Why a value is unknown (kept for explanation and counting)."""
+
+    UNRESOLVED = "unresolved call"
+    OUTSIDE = "outside the checked files"
+    RECURSION = "recursion"
+    BUDGET = "budget"
+    WIDTH = "too many possibilities"
+    DYNAMIC = "dynamic attribute"
+
+
+class Origin(NamedTuple):
+    """Where an operation made or moved a value (``path`` None: the file being checked)."""
+
+    op: Op
+    line: int
+    column: int
+    text: str
+    path: str | None = None
+    #: for a move: the places it moved the value to (None: unknown)
+    to: frozenset[Place] | None = None
+    #: the node that did it (in the file it was read from)
+    node: ast.AST | None = None
+
+
+class Value(NamedTuple):
+    """An abstract value (see the module docstring).
+
+    The records of the lattice are named tuples, not dataclasses: the analysis makes
+    millions of them, and a tuple is made about ten times faster than a frozen dataclass.
+
+    ``elts``: a tuple's elements; ``item``: the joined element of a list, set, dict or of
+    a tuple past :data:`SLOT_CAP`; ``keys``: a dict's values per literal key."""
+
+    kinds: frozenset[Kind] | None = None
+    places: frozenset[Place] | None = None
+    origins: tuple[Origin, ...] = ()
+    basis: Basis = Basis.INFERRED
+    elts: tuple[Value, ...] | None = None
+    item: Value | None = None
+    keys: tuple[tuple[str, Value], ...] | None = None
+    reason: Reason | None = None
+
+    @staticmethod
+    def of(kind: Kind, place: Place | None = None, origin: Origin | None = None,
+           basis: Basis = Basis.INFERRED) -> Value:
+        """A value of one kind, at one place (None: no place, e.g. for a scalar)."""
+        places = frozenset((place,)) if place is not None else frozenset()
+        return Value(frozenset((kind,)), places, (origin,) if origin else (), basis)
+
+    # -- queries ------------------------------------------------------------
+    def is_(self, kind: Kind) -> bool:
+        """Is it surely (and only) this kind?"""
+        kinds = self.kinds
+        return kinds is not None and len(kinds) == 1 and kind in kinds
+
+    def may_be(self, kind: Kind) -> bool:
+        return self.kinds is None or kind in self.kinds
+
+    @property
+    def known_places(self) -> bool:
+        return self.places is not None and bool(self.places)
+
+    def only(self, where: Where) -> bool:
+        """Is every place it may be of this kind (and at least one known)?"""
+        return self.known_places and all(p.where == where for p in self.places or ())
+
+    def may_live(self, where: Where) -> bool:
+        return self.places is not None and any(p.where == where for p in self.places)
+
+    def with_origin(self, origin: Origin) -> Value:
+        return self._replace(origins=_cap_origins((origin, *self.origins)))
+
+    def at(self, places: Iterable[Place] | None, origin: Origin | None = None) -> Value:
+        """The same value at other places (a move)."""
+        ps = None if places is None else _cap_places(frozenset(places))
+        origins = self.origins if origin is None else _cap_origins((origin, *self.origins))
+        return self._replace(places=ps, origins=origins, elts=None, item=None, keys=None)
+
+
+UNKNOWN = Value()
+_SELF_PARTS = frozenset((Kind.TENSOR, Kind.BATCH, Kind.NDARRAY))
+BOTTOM = Value(frozenset(), frozenset())
+
+
+def unknown(reason: Reason) -> Value:
+    return Value(reason=reason)
+
+
+def _cap_places(ps: frozenset[Place]) -> frozenset[Place] | None:
+    return ps if len(ps) <= PLACE_CAP else None
+
+
+def _cap_origins(os_: tuple[Origin, ...]) -> tuple[Origin, ...]:
+    return tuple(dict.fromkeys(os_))[:ORIGIN_CAP]
+
+
+def _union(a: frozenset | None, b: frozenset | None, cap: int) -> frozenset | None:
+    if a is None or b is None:
+        return None
+    u = a | b
+    return u if len(u) <= cap else None
+
+
+def join(a: Value, b: Value) -> Value:
+    """The least upper bound of two values."""
+    if a is b or a == b:
+        return a
+    if a == BOTTOM:
+        return b
+    if b == BOTTOM:
+        return a
+    elts = None
+    item = _join_opt(a.item, b.item)
+    if a.elts is not None and b.elts is not None and len(a.elts) == len(b.elts):
+        elts = tuple(join(x, y) for x, y in zip(a.elts, b.elts, strict=True))
+    elif a.elts is not None or b.elts is not None:
+        item = _join_opt(item, join_all([*(a.elts or ()), *(b.elts or ())]))
+    return Value(
+        _union(a.kinds, b.kinds, KIND_CAP),
+        _union(a.places, b.places, PLACE_CAP),
+        _cap_origins(a.origins + b.origins),
+        min(a.basis, b.basis),
+        elts,
+        item,
+        _join_keys(a.keys, b.keys),
+        a.reason or b.reason,
+    )
+
+
+def _join_opt(a: Value | None, b: Value | None) -> Value | None:
+    if a is None:
+        return b
+    if b is None:
+        return a
+    return join(a, b)
+
+
+def _join_keys(a: tuple[tuple[str, Value], ...] | None,
+               b: tuple[tuple[str, Value], ...] | None) -> tuple[tuple[str, Value], ...] | None:
+    if a is None or b is None:
+        return None
+    da, db = dict(a), dict(b)
+    if da.keys() != db.keys():
+        return None  # a key on one path only: its value is unknown after the join
+    return tuple((k, join(v, db[k])) for k, v in da.items())
+
+
+def join_all(values: Iterable[Value]) -> Value:
+    """The join of many values (:data:`BOTTOM` for none)."""
+    out = BOTTOM
+    for v in values:
+        out = join(out, v)
+    return out
+
+
+def container(kind_elts: tuple[Value, ...] | None = None, item: Value | None = None,
+              keys: tuple[tuple[str, Value], ...] | None = None,
+              origin: Origin | None = None) -> Value:
+    """A tuple (``kind_elts``), list/set (``item``) or dict (``keys``) of values."""
+    if kind_elts is not None and len(kind_elts) > SLOT_CAP:
+        item, kind_elts = join_all(kind_elts), None
+    if keys is not None and len(keys) > SLOT_CAP:
+        item, keys = join_all(v for _, v in keys), None
+    return Value(frozenset((Kind.OTHER,)), frozenset(), (origin,) if origin else (),
+                 Basis.CONSTRUCTED, kind_elts, item, keys)
+
+
+def element(v: Value, index: int | str | None) -> Value:
+    """What subscripting (or unpacking) ``v`` at ``index`` gives (None: an unknown index)."""
+    if isinstance(index, int) and v.elts is not None:
+        if -len(v.elts) <= index < len(v.elts):
+            return v.elts[index]
+        return UNKNOWN
+    if isinstance(index, str) and v.keys is not None:
+        return dict(v.keys).get(index, v.item or UNKNOWN)
+    if v.item is not None:
+        return v.item
+    if v.elts:
+        return join_all(v.elts)
+    if v.keys:
+        return join_all(x for _, x in v.keys)
+    return part_of(v)
+
+
+def part_of(v: Value) -> Value:
+    """A part of a value whose structure is not known (``out.logits``, ``batch[0]``, one of
+    ``a, b = model(x)``): a tensor's, a batch's or an array's parts are of its kind and
+    place; a part of a value of unknown kind keeps its place."""
+    if v.kinds is not None and len(v.kinds) == 1 and next(iter(v.kinds)) in _SELF_PARTS:
+        return v
+    if v.places and (v.kinds is None or Kind.MODULE in v.kinds):
+        return Value(None, v.places, v.origins, min(v.basis, Basis.INFERRED))
+    return UNKNOWN
+
+
+def substitute(v: Value, args: dict[str, Value]) -> Value:
+    """Replace each :attr:`Where.PARAM` place of ``v`` (a summary's value) by the places of
+    the argument bound to that parameter; an unbound parameter makes the place unknown."""
+    if v.places is None or not any(p.where == Where.PARAM for p in v.places):
+        return _substitute_slots(v, args)
+    places: set[Place] = set()
+    for p in v.places:
+        if p.where != Where.PARAM:
+            places.add(p)
+            continue
+        arg = args.get(p.ref)
+        if arg is None or arg.places is None:
+            return _substitute_slots(v._replace(places=None), args)
+        places |= arg.places
+    return _substitute_slots(v._replace(places=_cap_places(frozenset(places))), args)
+
+
+def _substitute_slots(v: Value, args: dict[str, Value]) -> Value:
+    if v.elts is None and v.item is None and v.keys is None:
+        return v
+    return v._replace(
+        elts=None if v.elts is None else tuple(substitute(e, args) for e in v.elts),
+        item=None if v.item is None else substitute(v.item, args),
+        keys=None if v.keys is None else tuple((k, substitute(x, args)) for k, x in v.keys),
+    )

@@ -1,0 +1,54 @@
+"""Where an operation puts its result: the joined places of tensor operands, the target
+of ``.to(...)``."""
+
+from __future__ import annotations
+
+import ast
+from typing import Any
+
+import torchferry.check.flow.vocab as vocab
+from torchferry.check.flow.lattice import ACCEL, UNKNOWN, Kind, Place, Value, Where
+
+_TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
+
+
+def tensor_places(values: list[Value]) -> frozenset[Place] | None:
+    """The join of the places of the tensors among ``values`` (None: one is unknown)."""
+    out: set[Place] = set()
+    for v in values:
+        if v.kinds is not None and not v.kinds & _TENSORISH and v.item is None:
+            continue
+        src = v.item if v.item is not None and v.places == frozenset() else v
+        if src.places is None:
+            return None
+        out |= src.places
+    return frozenset(out)
+
+
+def move_target(ev: Any, call: ast.Call, recv: Value) -> tuple[frozenset[Place] | None, bool]:
+    """Where ``recv.to(...)`` puts its receiver, and whether it is a move at all (a dtype
+    alone is a cast)."""
+    target: ast.expr | None = call.args[0] if call.args else None
+    for k in call.keywords:
+        if k.arg in ("device", "other"):
+            target = k.value
+    if target is None:
+        return recv.places, False
+    v = ev.values.get(id(target), UNKNOWN)
+    if isinstance(target, ast.Constant) and isinstance(target.value, str):
+        where = vocab.literal_where(target.value)
+        return (frozenset((Place(where),)) if where else None), True
+    if v.is_(Kind.OTHER) or ev.ff.is_dtype(target, ev.i) or named_dtype(target):
+        return recv.places, False  # ``x.to(torch.float16)``, ``x.to(w.dtype)``
+    if v.may_be(Kind.DEVICE) or v.may_be(Kind.TENSOR):
+        if v.places and all(p.where in (Where.CPU, Where.ACCEL) for p in v.places):
+            return v.places, True
+        if v.kinds is not None and Kind.TENSOR in v.kinds:
+            return v.places, True  # ``x.to(other)``: wherever ``other`` is
+    return frozenset((ACCEL,)), True  # a device the code chose: it may be an accelerator
+
+
+def named_dtype(node: ast.expr) -> bool:
+    """``w.dtype``, ``dtype``, ``self.torch_dtype``: a dtype by its name."""
+    name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
+    return "dtype" in name

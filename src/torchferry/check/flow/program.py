@@ -1,0 +1,501 @@
+"""One file of the run as the analysis sees it: its imports, definitions and classes, the
+interpretation of each of its scopes (memoised), and the files it reaches.
+
+Every scope is interpreted at most once, on demand (a rule asks for the file's scopes, a
+call asks for a callee's summary).  A function's summary *is* its interpretation, with
+its parameters as symbolic places (:func:`torchferry.check.flow.lattice.param`), so one
+interpretation serves the rules and every caller.  A call that reaches a function already
+being interpreted (recursion, a cycle) sees the approximation so far (first nothing), and
+the function is interpreted again until its result stops changing, at most
+:data:`RECURSION_ROUNDS` times; then its result is unknown.  A file's callees cost at most
+:data:`SUMMARY_BUDGET` interpretations; past that, calls are unknown.
+"""
+
+from __future__ import annotations
+
+import ast
+import re
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+import torchferry.check.flow.vocab as vocab
+from torchferry.check.flow.events import ScopeResult
+from torchferry.check.flow.interp import Env, Interp
+from torchferry.check.flow.lattice import (
+    BOTTOM,
+    UNKNOWN,
+    Basis,
+    Kind,
+    Place,
+    Reason,
+    Value,
+    Where,
+    join,
+    param,
+)
+
+if TYPE_CHECKING:
+    from torchferry.check.flow.project import Project
+
+RECURSION_ROUNDS = 3
+SUMMARY_BUDGET = 400
+#: calls nested deeper than this (callee of a callee ...) are not followed
+MAX_DEPTH = 6
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_TENSOR_ANNOTATIONS = frozenset({"Tensor", "torch.Tensor", "FloatTensor", "LongTensor"})
+_MODULE_ANNOTATIONS = frozenset({"nn.Module", "torch.nn.Module", "Module"})
+
+
+@dataclass
+class ClassInfo:
+    """A class of the run: its methods, bases and whether it is an ``nn.Module``."""
+
+    ff: FileFlow
+    node: ast.ClassDef
+    methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
+    bases: list[ClassInfo] = field(default_factory=list)
+    is_module: bool = False
+    table: dict[str, Value] | None = None  # attributes joined over every method
+
+    def method(self, name: str, depth: int = 0) -> tuple[ClassInfo, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        """The method ``name`` of this class or of a base in the run (in MRO-ish order)."""
+        fn = self.methods.get(name)
+        if fn is not None:
+            return self, fn
+        if depth > 8:
+            return None
+        for b in self.bases:
+            found = b.method(name, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+
+class FileFlow:
+    """The analysis of one file (see the module docstring)."""
+
+    def __init__(self, tree: ast.Module, path: str, project: Project | None = None,
+                 module_classes: frozenset[str] = frozenset(),
+                 lines: list[str] | None = None) -> None:
+        self.tree = tree
+        self.path = path
+        self.lines = lines
+        self._relevant: set[int] | None = None
+        self._relevant_of: set[int] = set()
+        self.project = project
+        self.module_classes = module_classes
+        self.imports: dict[str, str] = {}
+        self.stars: list[str] = []
+        self.defs: dict[str, ast.AST] = {}
+        self.classes: dict[int, ClassInfo] = {}
+        self.method_of: dict[int, ClassInfo] = {}
+        self.live_globals: Env = {}
+        self.globals: Env | None = None
+        self.last_reason = Reason.UNRESOLVED
+        self._results: dict[int, ScopeResult] = {}
+        self._pending: dict[int, ScopeResult] = {}
+        self._reentered: set[int] = set()
+        self._scopes: list[tuple[ast.AST, ClassInfo | None, Env | None]] = []
+        self._depth = 0
+        self._index(tree.body)
+
+    # -- the file's names ---------------------------------------------------------------
+    def _index(self, body: list[ast.stmt]) -> None:
+        for st in body:
+            if isinstance(st, ast.Import):
+                for a in st.names:
+                    if a.asname:
+                        self.imports[a.asname] = a.name
+                    else:
+                        top = a.name.split(".")[0]
+                        self.imports.setdefault(top, top)
+            elif isinstance(st, ast.ImportFrom):
+                base = "." * st.level + (st.module or "")
+                for a in st.names:
+                    if a.name == "*":
+                        self.stars.append(base)
+                    else:
+                        sep = "." if st.module else ""
+                        self.imports[a.asname or a.name] = f"{base}{sep}{a.name}"
+            elif isinstance(st, (*_FUNCS, ast.ClassDef)):
+                self.defs[st.name] = st
+                if isinstance(st, ast.ClassDef):
+                    self._class(st)
+            elif isinstance(st, (ast.If, ast.Try)):  # ``try: import x except: ...``
+                self._index(st.body)
+                for h in getattr(st, "handlers", ()):
+                    self._index(h.body)
+                self._index(st.orelse)
+
+    def _class(self, st: ast.ClassDef) -> ClassInfo:
+        info = ClassInfo(self, st)
+        for item in st.body:
+            if isinstance(item, _FUNCS):
+                info.methods[item.name] = item
+                self.method_of[id(item)] = info
+        self.classes[id(st)] = info
+        return info
+
+    def local_class(self, st: ast.ClassDef) -> None:
+        if id(st) not in self.classes:
+            info = self._class(st)
+            self._resolve_bases(info)
+            for fn in info.methods.values():
+                self._scopes.append((fn, info, None))
+
+    def class_info(self, st: ast.ClassDef) -> ClassInfo:
+        info = self.classes.get(id(st)) or self._class(st)
+        if not info.bases and not info.is_module:
+            self._resolve_bases(info)
+        return info
+
+    def _resolve_bases(self, info: ClassInfo) -> None:
+        for b in info.node.bases:
+            q = self.qualname(b) or (b.id if isinstance(b, ast.Name) else "")
+            last = q.rsplit(".", 1)[-1]
+            if (q.startswith("torch.nn.") and last[:1].isupper()) or last.endswith("Module") \
+                    or last in self.module_classes:
+                info.is_module = True
+            target = self._class_node(b)
+            if target is not None and target[1] is not info.node:
+                base = target[0].class_info(target[1])
+                info.bases.append(base)
+                info.is_module = info.is_module or base.is_module
+
+    def _class_node(self, b: ast.expr) -> tuple[FileFlow, ast.ClassDef] | None:
+        if isinstance(b, ast.Name) and isinstance(self.defs.get(b.id), ast.ClassDef):
+            return self, self.defs[b.id]  # type: ignore[return-value]
+        q = self.qualname(b)
+        found = self.resolve(q) if q else None
+        if found is not None and isinstance(found[1], ast.ClassDef):
+            return found  # type: ignore[return-value]
+        return None
+
+    def qualname(self, node: ast.AST, interp: Interp | None = None) -> str | None:
+        """``torch.nn.Linear`` for ``nn.Linear`` after ``import torch.nn as nn``; None when
+        the head is a local name or not imported."""
+        parts: list[str] = []
+        while isinstance(node, ast.Attribute):
+            parts.append(node.attr)
+            node = node.value
+        if not isinstance(node, ast.Name):
+            return None
+        if interp is not None and (node.id in interp.env or node.id in interp.outer):
+            return None
+        root = self.imports.get(node.id)
+        if root is None:
+            return None
+        return ".".join([root, *reversed(parts)]) if parts else root
+
+    def is_dtype(self, node: ast.AST, interp: Interp) -> bool:
+        q = self.qualname(node, interp)
+        return q is not None and q.startswith("torch.") and q.rsplit(".", 1)[1] in _DTYPE_NAMES
+
+    def hint_kinds(self, name: str, annotation: ast.expr | None) -> frozenset[Kind] | None:
+        """What an annotation or a name suggests (a hint, never proof)."""
+        text = _annotation_name(annotation) if annotation is not None else ""
+        if text in _TENSOR_ANNOTATIONS:
+            return frozenset((Kind.TENSOR,))
+        if text in _MODULE_ANNOTATIONS:
+            return frozenset((Kind.MODULE,))
+        if text in vocab.SCALAR_ANNOTATIONS:
+            return frozenset((Kind.SCALAR,))
+        if text == "str":
+            return frozenset((Kind.OTHER,))
+        if "loader" in name.lower():
+            return frozenset((Kind.LOADER,))
+        if name in ("device", "dev") or name.endswith("_device"):
+            return frozenset((Kind.DEVICE,))
+        return None
+
+    # -- definitions and imports ---------------------------------------------------------
+    def definition(self, name: str) -> ast.AST | None:
+        return self.defs.get(name)
+
+    def is_method(self, fn: ast.AST) -> bool:
+        return id(fn) in self.method_of
+
+    def resolve(self, qual: str) -> tuple[FileFlow, ast.AST] | None:
+        """The function or class a qualified name names in a file of the run."""
+        if self.project is None:
+            return None
+        return self.project.resolve(self, qual)
+
+    def star_definition(self, name: str) -> tuple[FileFlow, ast.AST] | None:
+        if self.project is None:
+            return None
+        for mod in self.stars:
+            found = self.project.resolve(self, f"{mod}.{name}" if mod.strip(".") else mod + name)
+            if found is not None:
+                return found
+        return None
+
+    def global_value(self, name: str) -> Value | None:
+        """A module-level name's value, seen from a function (the module's state as it
+        stands while the module's code runs, its final state afterwards)."""
+        env = self.globals if self.globals is not None else self.live_globals
+        v = env.get(name)
+        if v is not None:
+            return v
+        if name in self.defs:
+            return Value.of(Kind.OTHER)
+        if self.project is None:
+            return None
+        q = self.imports.get(name)
+        if q is not None:
+            return self.project.imported_value(self, q)
+        for mod in self.stars:
+            v = self.project.imported_value(self, f"{mod}.{name}" if mod.strip(".") else mod + name)
+            if v is not None:
+                return v
+        return None
+
+    # -- scopes and summaries -------------------------------------------------------------
+    def results(self) -> Iterator[ScopeResult]:
+        """The scopes of the file the rules need, interpreted: the module's code first, then
+        each function and method (nested ones as they are found) that can hold a device
+        mistake (see :meth:`relevant`); the functions they call are interpreted too, as
+        their summaries are needed."""
+        self.module_result()
+        k = 0
+        while k < len(self._scopes):
+            node, cls, outer = self._scopes[k]
+            k += 1
+            if self.relevant(node):
+                yield self.result(node, cls, outer)
+        yield self._results[id(self.tree)]
+
+    def skipped(self) -> Iterator[ast.AST]:
+        """The scopes :meth:`results` left out (nothing in them makes or moves a tensor)."""
+        return (n for n, _, _ in self._scopes if not self.relevant(n))
+
+    def relevant(self, node: ast.AST) -> bool:
+        """Can a device mistake show in this scope?  Only where a tensor is made or moved,
+        a loader is iterated, or a function that does so is called: its text mentions a
+        factory, a move or a loader, or calls such a function of this file (found by
+        name, to a fixed point).  Without the source lines, every scope is."""
+        if self.lines is None:
+            return True
+        if self._relevant is None:
+            self._relevant = _relevant_scopes(self.lines, [n for n, _, _ in self._scopes])
+            self._relevant_of = {id(n) for n, _, _ in self._scopes}
+        key = id(node)
+        if key not in self._relevant_of:  # found later: a function or class inside a function
+            self._relevant_of.add(key)
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
+                    _relevant_scopes(self.lines, [node]):
+                self._relevant.add(key)
+        return key in self._relevant
+
+    def _stores_on_self(self, fn: ast.AST) -> bool:
+        """Does a method's text assign a ``self`` attribute (or register a buffer)?"""
+        if self.lines is None:
+            return True
+        text = "\n".join(self.lines[fn.lineno - 1: fn.end_lineno or fn.lineno])  # type: ignore[attr-defined]
+        return _STORES.search(text) is not None
+
+    def module_result(self) -> ScopeResult:
+        res = self._results.get(id(self.tree))
+        if res is None:
+            self._results[id(self.tree)] = res = ScopeResult(self.tree)  # reentry: nothing yet
+            interp = Interp(self, self.tree)
+            res = interp.run()
+            self._results[id(self.tree)] = res
+            self.globals = interp.env
+            self._collect_scopes(self.tree.body)
+        return res
+
+    def _collect_scopes(self, body: list[ast.stmt]) -> None:
+        for st in body:
+            if isinstance(st, _FUNCS):
+                self._scopes.append((st, None, None))
+            elif isinstance(st, ast.ClassDef):
+                info = self.class_info(st)
+                for fn in info.methods.values():
+                    self._scopes.append((fn, info, None))
+            elif isinstance(st, (ast.If, ast.Try, ast.With)):
+                self._collect_scopes(st.body)
+                self._collect_scopes(getattr(st, "orelse", []))
+
+    def nested_scope(self, fn: ast.AST, cls: ClassInfo | None, env: Env) -> None:
+        if id(fn) not in self._results and not any(n is fn for n, _, _ in self._scopes):
+            self._scopes.append((fn, cls, dict(env)))
+
+    def result(self, fn: ast.AST, cls: ClassInfo | None = None,
+               outer: Env | None = None) -> ScopeResult:
+        """The interpretation of one function (memoised)."""
+        done = self._results.get(id(fn))
+        if done is not None:
+            return done
+        if cls is None:
+            cls = self.method_of.get(id(fn))
+            if cls is not None:
+                self.class_info(cls.node)
+        if cls is not None and cls.table is None:
+            self._table(cls)  # every method in order, __init__ first, each seeing the table so far
+            done = self._results.get(id(fn))
+            if done is not None:
+                return done
+        return self._fixpoint(fn, cls, outer)
+
+    def _fixpoint(self, fn: ast.AST, cls: ClassInfo | None, outer: Env | None) -> ScopeResult:
+        key = id(fn)
+        self._pending[key] = ScopeResult(fn)
+        res = self._pending[key]
+        for _ in range(RECURSION_ROUNDS):
+            self._reentered.discard(key)
+            res = Interp(self, fn, cls, outer).run()
+            if key not in self._reentered or res.returns == self._pending[key].returns:
+                break
+            self._pending[key] = res
+        else:
+            res.returns = Value(reason=Reason.RECURSION)
+        del self._pending[key]
+        self._results[key] = res
+        return res
+
+    def summary(self, fn: ast.AST, caller: FileFlow) -> ScopeResult | None:
+        """``fn``'s interpretation for a call from ``caller`` (None: over the budget)."""
+        key = id(fn)
+        pending = self._pending.get(key)
+        if pending is not None:
+            self._reentered.add(key)
+            return pending
+        done = self._results.get(key)
+        if done is not None:
+            return done
+        budget = caller.project.budget if caller.project is not None else None
+        if budget is not None and not budget.take():
+            caller.last_reason = Reason.BUDGET
+            return None
+        if self._depth >= MAX_DEPTH:
+            caller.last_reason = Reason.BUDGET
+            return None
+        self._depth += 1
+        try:
+            return self.result(fn)
+        finally:
+            self._depth -= 1
+
+    # -- classes ---------------------------------------------------------------------------
+    def class_attr(self, cls: ClassInfo, attr: str) -> Value:
+        """``self.<attr>`` as every method of the class (and its bases in the run) leaves it."""
+        for c in _mro(cls):
+            table = c.ff._table(c)
+            v = table.get(attr)
+            if v is not None:  # a mixin's submodule follows the module it is mixed into
+                return _as_attribute(v, cls.is_module)
+        return UNKNOWN
+
+    def _table(self, cls: ClassInfo) -> dict[str, Value]:
+        if cls.table is not None:
+            return cls.table
+        cls.table = {}
+        order = sorted(cls.methods.values(), key=lambda f: f.name != "__init__")
+        for fn in order:
+            if id(fn) in self._pending or not self._stores_on_self(fn):
+                continue  # the method asking has its own view of self; others store nothing
+            res = self.result(fn, cls)
+            for name, v in res.stores.items():
+                v = _as_attribute(v, cls.is_module)
+                old = cls.table.get(name)
+                cls.table[name] = v if old is None else join(old, v)
+        return cls.table
+
+
+#: what a scope's text must mention for a device mistake to show in it (plain substrings:
+#: ``in`` is much faster than a regular expression with alternatives)
+_NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(", ".type_as(",
+            "zeros(", "ones(", "empty(", "full(", "arange(", "rand", "eye(", "linspace(",
+            "logspace(", "tensor(", "asarray(", "from_numpy(", "normal(", "bernoulli(",
+            "multinomial(", "Tensor(", "oader", "device", "synchronize", "non_blocking")
+_CALLED = re.compile(r"(\w+)\(")
+_STORES = re.compile(r"self\.\w+\s*[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu)\(|register_|setattr")
+
+
+def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:
+    """The scopes whose text mentions one of :data:`_NEEDLES` or calls (by name) one that
+    does, to a fixed point."""
+    texts = {id(n): "\n".join(lines[n.lineno - 1: n.end_lineno or n.lineno]) for n in scopes
+             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    names = {id(n): n.name for n in scopes if id(n) in texts}  # type: ignore[attr-defined]
+    relevant = {k for k, t in texts.items() if any(x in t for x in _NEEDLES)}
+    calls = {k: set(_CALLED.findall(t)) for k, t in texts.items() if k not in relevant}
+    called = {names[k] for k in relevant}
+    while True:
+        more = {k for k, c in calls.items() if c & called}
+        if not more:
+            return relevant
+        relevant |= more
+        called |= {names[k] for k in more}
+        for k in more:
+            del calls[k]
+
+
+def _annotation_name(node: ast.expr) -> str:
+    """``torch.Tensor`` for ``torch.Tensor``, ``Optional[Tensor]``, ``"Tensor"``; else ""."""
+    if isinstance(node, ast.Subscript):  # Optional[X]
+        node = node.slice
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        return node.value
+    parts = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if isinstance(node, ast.Name):
+        parts.append(node.id)
+        return ".".join(reversed(parts))
+    return ""
+
+
+def holds_parameters(cls: ClassInfo) -> bool:
+    """Does a module class (or a base in the run) own weights: a submodule that is not a
+    parameter-free ``torch.nn`` layer, or a registered ``nn.Parameter``?"""
+    import torchferry.check.flow.vocab as vocab
+
+    for c in _mro(cls):
+        for v in c.ff._table(c).values():
+            made = v.origins[-1].text if v.origins else ""
+            if v.is_(Kind.MODULE):
+                layer = made[len("torch.nn."):].split("(")[0] if made.startswith("torch.nn.") else ""
+                if not layer or layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS:
+                    return True
+            elif v.is_(Kind.TENSOR) and made.startswith("torch.nn.Parameter"):
+                return True
+    return False
+
+
+def _mro(cls: ClassInfo) -> Iterator[ClassInfo]:
+    seen: set[int] = set()
+    todo = [cls]
+    while todo:
+        c = todo.pop(0)
+        if id(c) in seen:
+            continue
+        seen.add(id(c))
+        yield c
+        todo.extend(c.bases)
+
+
+def _as_attribute(v: Value, module: bool) -> Value:
+    """A stored value as the class table keeps it: in an ``nn.Module``, submodules and
+    parameters follow the model (their place is ``self``'s); another method's parameters
+    mean nothing in the table."""
+    registered = v.is_(Kind.TENSOR) and (v.places == {param(0)} or bool(v.origins) and v.origins[0]
+                                         .text.startswith(("torch.nn.Parameter", "torch.nn.Buffer")))
+    if module and (v.is_(Kind.MODULE) or registered):
+        return Value(v.kinds, frozenset((param(0),)), v.origins, v.basis)
+    if v.places is None:
+        return v
+    if any(p.where == Where.PARAM and p.ref != "0" for p in v.places):
+        return Value(v.kinds, None, v.origins, min(v.basis, Basis.INFERRED))
+    return v
+
+
+_DTYPE_NAMES = frozenset(
+    "float float32 float64 double float16 half bfloat16 int int8 int16 int32 int64 long "
+    "uint8 bool complex64 complex128 cfloat cdouble short".split()
+)
+
+__all__ = ["BOTTOM", "ClassInfo", "FileFlow", "Place"]

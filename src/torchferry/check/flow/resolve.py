@@ -1,0 +1,489 @@
+"""Calls: what a call returns, resolved through the file's imports, its values and the
+summaries of the functions of the checked files (see :mod:`torchferry.check.flow.calls`)."""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+import torchferry.check.flow.vocab as vocab
+from torchferry.check.flow.events import Callee
+from torchferry.check.flow.lattice import (
+    ACCEL,
+    CPU,
+    UNKNOWN,
+    Basis,
+    Kind,
+    Op,
+    Origin,
+    Place,
+    Reason,
+    Value,
+    container,
+    join,
+    join_all,
+    param,
+    substitute,
+)
+from torchferry.check.flow.places import move_target, tensor_places
+
+if TYPE_CHECKING:
+    from torchferry.check.flow.calls import Evaluator
+    from torchferry.check.flow.program import ClassInfo, FileFlow
+
+Args = list[Value]
+Kws = list[tuple[str, Value]]
+_TENSOR = frozenset((Kind.TENSOR,))
+_MODULE = frozenset((Kind.MODULE,))
+_DEVICE_KEYWORDS = frozenset({"device", "device_map", "map_location"})
+#: methods every module has: ``self.to(d)``, ``self.eval()``, ``self.parameters()``
+_MOVE_NAMES = frozenset({"to", *vocab.MOVES})
+_MODULE_OWN = vocab.MODULE_SELF | vocab.MODULE_METHODS | {"to", *vocab.MOVES}
+
+
+def call_value(ev: Evaluator, node: ast.Call) -> Value:
+    """Evaluate a call (its parts first) and record it."""
+    func = node.func
+    args = [ev.eval(a) for a in node.args]
+    kws = [(k.arg or "**", ev.eval(k.value)) for k in node.keywords]
+    qual = ev.ff.qualname(func, ev.i)
+    if qual is not None:
+        ev.values[id(func)] = UNKNOWN
+        return qualified_call(ev, node, qual, args, kws)
+    if isinstance(func, ast.Attribute):
+        recv = ev.eval(func.value)
+        _note_use(ev, func)
+        if isinstance(func.value, ast.Name) and func.value.id == ev.i.self_name:
+            return self_call(ev, node, func.attr, recv, args, kws)
+        return method_call(ev, node, func.attr, recv, args, kws)
+    if isinstance(func, ast.Name):
+        return name_call(ev, node, func.id, args, kws)
+    fv = ev.eval(func)
+    if fv.is_(Kind.MODULE):
+        return module_call(ev, node, fv, args, kws)
+    return _unresolved(ev, node, None, fv, args, kws, Reason.DYNAMIC)
+
+
+def _note_use(ev: Evaluator, func: ast.Attribute) -> None:
+    """``p.unsqueeze(0)`` shows that parameter ``p`` is a tensor (``p.eval()``: a module)."""
+    base = func.value
+    if not isinstance(base, ast.Name):
+        return
+    k = ev.i.param_index.get(base.id)
+    if k is None or base.id == ev.i.self_name:
+        return
+    if func.attr in vocab.TENSOR_METHODS:
+        ev.i.res.param_uses.setdefault(k, Kind.TENSOR)
+    elif func.attr in vocab.MODULE_METHODS:
+        ev.i.res.param_uses.setdefault(k, Kind.MODULE)
+
+
+def _note_tensor_arguments(ev: Evaluator, node: ast.Call, qual: str) -> None:
+    """``F.cross_entropy(logits, target)``: parameters handed to a torch function that
+    computes on tensors are tensors."""
+    last = qual.rsplit(".", 1)[-1]
+    if last in vocab.TORCH_NON_TENSOR or last in vocab.DATA_FACTORIES or last in vocab.SHAPE_FACTORIES \
+            or last[:1].isupper():
+        return
+    parts = qual.split(".")
+    if not _returns_tensor(parts):
+        return
+    for a in node.args:
+        if isinstance(a, ast.Name):
+            k = ev.i.param_index.get(a.id)
+            if k is not None and a.id != ev.i.self_name:
+                ev.i.res.param_uses.setdefault(k, Kind.TENSOR)
+
+
+def _made(node: ast.AST, text: str, op: Op = Op.MADE, to: frozenset[Place] | None = None) -> Origin:
+    return Origin(op, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text, to=to,
+                  node=node)
+
+
+# -- names of torch and NumPy ------------------------------------------------------------
+def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
+    if qual == "torch" or qual.startswith("torch."):
+        _note_tensor_arguments(ev, node, qual)
+        v = torch_call(node, qual, args, kws)
+        return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
+    if qual.startswith("math."):
+        return ev.record(node, Callee.BUILTIN, qual, UNKNOWN, None, args, kws, Value.of(Kind.SCALAR))
+    if qual.startswith("numpy."):
+        v = Value.of(Kind.NDARRAY, None, _made(node, qual), Basis.CONSTRUCTED)
+        return ev.record(node, Callee.NUMPY, qual, UNKNOWN, None, args, kws, v)
+    if qual in vocab.MODEL_BUILDERS:
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
+                         torch_call(node, qual, args, kws))
+    if qual.startswith(vocab.MODEL_ZOOS):
+        places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
+        v = Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
+    if qual.rsplit(".", 1)[-1] == "DataLoader":
+        v = Value.of(Kind.LOADER, None, _made(node, "DataLoader(...)"), Basis.CONSTRUCTED)
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
+    last = qual.rsplit(".", 1)[-1]
+    if last in ev.ff.module_classes and last[:1].isupper():
+        # an nn.Module class of another checked file (the run's pre-pass says so): built on
+        # the CPU, known without parsing that file
+        places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
+        v = Value(_MODULE, places, (_made(node, f"{last}(...)"),), Basis.CONSTRUCTED)
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
+    target = ev.ff.resolve(qual)
+    if target is not None:
+        return project_call(ev, node, target[0], target[1], args, kws)
+    project = ev.ff.project
+    reason = Reason.BUDGET if project is not None and project.budget.left <= 0 else Reason.OUTSIDE
+    return _unresolved(ev, node, qual, UNKNOWN, args, kws, reason)
+
+
+def _device_from(kws: Kws, default: frozenset[Place] | None) -> frozenset[Place] | None:
+    for k, v in kws:
+        if k == "**":
+            return None
+        if k == "device":
+            if v.places and v.may_be(Kind.DEVICE) and all(not p.symbolic for p in v.places):
+                return v.places
+            if v.places and v.may_be(Kind.TENSOR):
+                return v.places
+            return frozenset((ACCEL,)) if v.kinds is None or Kind.DEVICE in v.kinds else None
+    return default
+
+
+def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
+    """What a function of torch returns."""
+    parts = qual.split(".")
+    last = parts[-1]
+    text = f"{qual}(...)"
+    if qual == "torch.device":
+        return _device_value(node, args)
+    if len(parts) == 2 and last in vocab.SHAPE_FACTORIES | vocab.DATA_FACTORIES:
+        default: frozenset[Place] | None = frozenset((CPU,))
+        if last in ("as_tensor", "asarray") and args and args[0].is_(Kind.TENSOR):
+            default = args[0].places
+        return _tensor(_device_from(kws, default), _made(node, text), Basis.CONSTRUCTED)
+    if len(parts) == 2 and last in vocab.LIKE_FACTORIES:
+        default = args[0].places if args else None
+        return _tensor(_device_from(kws, default), _made(node, text), Basis.CONSTRUCTED)
+    if last in vocab.LEGACY_CONSTRUCTORS or qual == "torch.Tensor":
+        place = ACCEL if "cuda" in parts else CPU
+        return _tensor(frozenset((place,)), _made(node, text), Basis.CONSTRUCTED)
+    if len(parts) >= 3 and parts[1] == "nn" and last[:1].isupper():
+        return _nn_call(node, last, text, args, kws)
+    if last == "DataLoader":
+        return Value.of(Kind.LOADER, None, _made(node, text), Basis.CONSTRUCTED)
+    if qual == "torch.load":
+        return Value(None, None, (_made(node, text, Op.LOADED),))
+    if qual in vocab.MODEL_BUILDERS:
+        return Value(_MODULE, _device_from(kws, frozenset((CPU,))), (_made(node, text),),
+                     Basis.CONSTRUCTED)
+    if last == "Variable" and args:  # the old autograd wrapper: the tensor itself
+        return args[0]
+    if last in vocab.TORCH_NON_TENSOR or parts[1] in ("cuda", "backends", "distributed", "utils"):
+        return Value.of(Kind.OTHER)
+    if not _returns_tensor(parts):
+        return Value(None, None, (_made(node, text, Op.RETURNED),), Basis.HINT,
+                     reason=Reason.UNRESOLVED)
+    values = [*args, *(v for _, v in kws)]
+    origins = tuple(dict.fromkeys(o for v in values for o in v.origins))[:4]
+    return Value(_TENSOR, tensor_places(values), origins, Basis.INFERRED)
+
+
+def _returns_tensor(parts: list[str]) -> bool:
+    """``torch.cat``, ``F.relu``, ``torch.linalg.norm``: functions that compute tensors."""
+    if len(parts) == 2:
+        return parts[1][:1].islower()
+    return parts[1] in vocab.TENSOR_SUBMODULES or parts[1:3] == ["nn", "functional"]
+
+
+def _tensor(places: frozenset[Place] | None, origin: Origin | tuple[()], basis: Basis) -> Value:
+    origins = (origin,) if isinstance(origin, Origin) else ()
+    return Value(_TENSOR, places, origins, basis)
+
+
+def _device_value(node: ast.Call, args: Args) -> Value:
+    origin = _made(node, "torch.device(...)")
+    if args and args[0].is_(Kind.DEVICE) and args[0].places:
+        return Value(frozenset((Kind.DEVICE,)), args[0].places, (origin,), args[0].basis)
+    return Value.of(Kind.DEVICE, ACCEL, origin, Basis.INFERRED)
+
+
+def _nn_call(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Value:
+    if last in ("Parameter", "Buffer"):
+        places = args[0].places if args else None
+        return _tensor(places, _made(node, text), Basis.CONSTRUCTED)
+    if last in vocab.NN_NOT_MODULES:
+        return UNKNOWN
+    if last in vocab.WRAPPERS:
+        return Value(_MODULE, None, (_made(node, text),), Basis.CONSTRUCTED)
+    return Value(_MODULE, _device_from(kws, frozenset((CPU,))), (_made(node, text),),
+                 Basis.CONSTRUCTED)
+
+
+# -- values with methods -----------------------------------------------------------------
+def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
+                kws: Kws) -> Value:
+    if recv.is_(Kind.MODULE):
+        return module_method(ev, node, attr, recv, args, kws)
+    if recv.is_(Kind.NDARRAY):
+        v = Value.of(Kind.SCALAR) if attr in ("item", "tolist") else Value.of(Kind.NDARRAY)
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+    if recv.is_(Kind.LOADER) or recv.is_(Kind.OTHER) and attr not in vocab.MOVES:
+        return _unresolved(ev, node, attr, UNKNOWN, args, kws, Reason.UNRESOLVED, recv)
+    if recv.kinds is None and attr not in _MOVE_NAMES and attr not in vocab.TENSOR_METHODS:
+        return _unknown_method(ev, node, attr, recv, args, kws)
+    v = tensor_method(ev, node, attr, recv)
+    return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _unknown_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
+                    kws: Kws) -> Value:
+    """A method of a value of unknown kind: ``model.eval()`` returns it, a method of
+    something with a known place computes there (``model.generate(...)``); anything else
+    is unknown."""
+    if attr in vocab.MODULE_SELF:
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, recv)
+    if recv.known_places:
+        v = Value(None, recv.places, recv.origins, Basis.INFERRED)
+        _escape(ev, node)
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+    return _unresolved(ev, node, attr, UNKNOWN, args, kws, Reason.UNRESOLVED, recv)
+
+
+def tensor_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value) -> Value:
+    """What a method of a tensor (or of a batch) returns."""
+    kinds = recv.kinds if recv.is_(Kind.BATCH) or recv.kinds is None else _TENSOR
+    if attr == "to":
+        places, moved = move_target(ev, node, recv)
+        if not moved:
+            return Value(kinds, recv.places, recv.origins, recv.basis)
+        return Value(kinds, places, (_made(node, "to(...)", Op.MOVED, places), *recv.origins)[:4],
+                     recv.basis)
+    where = vocab.MOVES.get(attr)
+    if where is not None:
+        place = CPU if where == CPU.where else ACCEL
+        return Value(kinds, frozenset((place,)), (_made(node, f"{attr}()", Op.MOVED, frozenset((place,))),
+                                                  *recv.origins)[:4], recv.basis)
+    if attr in vocab.TO_SCALAR:
+        return Value.of(Kind.SCALAR)
+    if attr in vocab.TO_NDARRAY:
+        return Value.of(Kind.NDARRAY, None, _made(node, "numpy()"), Basis.INFERRED)
+    if attr == "type_as" and node.args:  # a cast to the other's type, and its device
+        other = ev.values.get(id(node.args[0]), UNKNOWN)
+        return Value(kinds, other.places, (_made(node, "type_as(...)", Op.MOVED, other.places),
+                                           *recv.origins)[:4], recv.basis)
+    return Value(kinds, recv.places, recv.origins, recv.basis)
+
+
+def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
+                  kws: Kws) -> Value:
+    """A method of a module: ``.to(d)`` and ``.cuda()`` move it in place."""
+    if attr == "to" or attr in vocab.MOVES:
+        if attr == "to":
+            places, moved = move_target(ev, node, recv)
+        else:
+            places, moved = frozenset((CPU if attr == "cpu" else ACCEL,)), True
+        v = recv
+        if moved:
+            text = f"{attr}(...)" if attr == "to" else f"{attr}()"
+            v = recv.at(places, _made(node, text, Op.MOVED, places))
+            move_in_place(ev, node.func, v)
+    elif attr in vocab.MODULE_SELF:
+        v = recv
+    elif attr in ("state_dict", "parameters", "buffers"):
+        v = container(item=Value(_TENSOR, recv.places, recv.origins))
+    elif attr in vocab.MODULE_METHODS:
+        v = Value.of(Kind.OTHER)
+    else:  # vae.inference(x), model.generate(...): on the module's device
+        v = Value(None, recv.places, recv.origins, Basis.INFERRED)
+    return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
+    if not isinstance(func, ast.Attribute):
+        return
+    base = func.value
+    i = ev.i
+    if isinstance(base, ast.Name):
+        if base.id not in i.env and not isinstance(i.node, ast.Module):
+            i.res.outer_moves[base.id] = v
+        i.env[base.id] = v
+    elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
+            and base.value.id == i.self_name:
+        i._bind_attr(base, v)
+
+
+def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: Kws,
+                follow_inputs: bool = False) -> Value:
+    """``model(x)``: the output is where the module's parameters are (``follow_inputs``:
+    where the tensor inputs are, when those are known)."""
+    places = module.places
+    kinds: frozenset[Kind] | None = _TENSOR
+    if follow_inputs:
+        inputs = [a for a in args if a.kinds is not None and (a.may_be(Kind.TENSOR) or a.may_be(Kind.BATCH))]
+        known = tensor_places(inputs) if inputs else None
+        if known:
+            places = known
+        else:
+            kinds = None  # (maybe no model at all)
+    v = Value(kinds, places, (_made(node, "output", Op.OUTPUT), *module.origins)[:4],
+              Basis.HINT if follow_inputs else Basis.INFERRED)
+    return ev.record(node, Callee.MODULE, None, module, None, args, kws, v)
+
+
+def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args,
+              kws: Kws) -> Value:
+    """``self.encoder(x)`` (a submodule), ``self.helper(x)`` (a method), ``self.to(d)``."""
+    cls = ev.i.cls
+    if attr in ("register_buffer", "register_parameter") and node.args:
+        key = node.args[0]
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            ev.i.self_env[key.value] = Value(_TENSOR, frozenset((param(0),)))
+            ev.i.res.stores[key.value] = ev.i.self_env[key.value]
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, selfv, args, kws, Value.of(Kind.OTHER))
+    fv = ev.self_attr(attr, node.func)
+    if _callable_module(fv):
+        return module_call(ev, node, fv, args, kws)
+    method = cls.method(attr) if cls is not None else None
+    if method is not None:
+        owner, fn = method
+        return project_call(ev, node, owner.ff, fn, [selfv, *args], kws, bound=True)
+    if selfv.is_(Kind.MODULE) and attr in _MODULE_OWN:
+        return module_method(ev, node, attr, selfv, args, kws)
+    if selfv.is_(Kind.MODULE) and fv.kinds is None and fv.places is None:
+        # ``self.net(x)``, an attribute the class's methods do not assign (a base's, or
+        # set dynamically): a submodule, on the model's device
+        return module_call(ev, node, Value(_MODULE, selfv.places, ()), args, kws)
+    return _unresolved(ev, node, attr, fv, args, kws, Reason.UNRESOLVED, selfv)
+
+
+# -- functions and classes of the checked files --------------------------------------------
+def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value:
+    ff = ev.ff
+    local = ev.i.env.get(name) or ev.i.outer.get(name)
+    k = ev.i.param_index.get(name)
+    if k is not None:
+        ev.i.res.param_uses.setdefault(k, Kind.MODULE)
+    if local is not None and _callable_module(local):
+        return module_call(ev, node, local, args, kws)
+    if k is not None and local is not None and local.kinds is None:
+        # ``model(x)`` for a parameter ``model``: its output is where its inputs are (had
+        # they not been where its weights are, the call would have failed)
+        return module_call(ev, node, local, args, kws, follow_inputs=True)
+    target = ff.definition(name)
+    if target is not None:
+        return project_call(ev, node, ff, target, args, kws)
+    g = ev.i.lookup(name)
+    if g is not None and _callable_module(g):
+        return module_call(ev, node, g, args, kws)
+    if name in vocab.SCALAR_BUILTINS or name in _ITERATING:
+        return builtin_call(ev, node, name, args, kws)
+    star = ff.star_definition(name)
+    if star is not None:
+        return project_call(ev, node, star[0], star[1], args, kws)
+    if name[:1].islower() and vocab.MODEL_NAME.match(name) and (g is None or g.kinds is None):
+        # ``net(images)``, ``criterion(out, y)`` of something the analysis cannot see into,
+        # named as a model or a loss is (a hint): its output is where its inputs are
+        return module_call(ev, node, g or UNKNOWN, args, kws, follow_inputs=True)
+    return _unresolved(ev, node, name, g or UNKNOWN, args, kws, Reason.UNRESOLVED)
+
+
+_ITERATING = frozenset({"enumerate", "iter", "zip", "reversed", "sorted", "list", "tuple",
+                        "next", "tqdm", "set"})
+
+
+def _callable_module(v: Value) -> bool:
+    """A called value that is a module, or of unknown kind with a known concrete place
+    (``self.model = model.to(device)``: something with a device that is called)."""
+    if v.is_(Kind.MODULE):
+        return True
+    return v.kinds is None and v.known_places and not any(p.symbolic for p in v.places or ())
+
+
+def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value:
+    v: Value
+    if name in ("sum", "max", "min") and args and args[0].item is not None \
+            and args[0].item.is_(Kind.TENSOR):
+        v = args[0].item
+    elif name in _ITERATING:
+        items = [ev.iterate(a, node, x) for a, x in zip(args, node.args, strict=False)]
+        if name == "enumerate":
+            v = container(item=container((Value.of(Kind.SCALAR), items[0] if items else UNKNOWN)))
+        elif name == "zip":
+            v = container(item=container(tuple(items)))
+        elif name == "next":
+            v = items[0] if items else UNKNOWN
+        elif name == "tqdm":
+            v = args[0] if args else UNKNOWN
+        else:
+            v = container(item=items[0] if items else UNKNOWN)
+    elif name == "range":
+        v = container(item=Value.of(Kind.SCALAR))
+    else:
+        v = Value.of(Kind.SCALAR if name not in ("print", "str", "repr") else Kind.OTHER)
+    return ev.record(node, Callee.BUILTIN, name, UNKNOWN, None, args, kws, v)
+
+
+def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST, args: Args,
+                 kws: Kws, bound: bool = False) -> Value:
+    """A call of a function or class defined in the checked files: its summary, the
+    arguments substituted for the parameters."""
+    if isinstance(target, ast.ClassDef):
+        return _construct(ev, node, owner, target, args, kws)
+    if not isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return _unresolved(ev, node, None, UNKNOWN, args, kws, Reason.UNRESOLVED)
+    result = owner.summary(target, ev.ff)
+    if result is None:
+        return _unresolved(ev, node, target.name, UNKNOWN, args, kws, ev.ff.last_reason)
+    params = result.params
+    offset = 1 if owner.is_method(target) and not bound else 0
+    bound_args: dict[str, Value] = {}
+    for k, a in enumerate(args):
+        if k + offset < len(params):
+            bound_args[str(k + offset)] = a
+    for name, v in kws:
+        if name in params:
+            bound_args[str(params.index(name))] = v
+    v = substitute(result.returns, bound_args)
+    if owner is not ev.ff:
+        v = _relocate(v, owner.path)
+    if v.places is None and v.kinds is None:
+        _escape(ev, node)
+    return ev.record(node, Callee.FUNCTION, target.name, UNKNOWN, None, args, kws, v)
+
+
+def _relocate(v: Value, path: str) -> Value:
+    """Origins made in another file say which."""
+    origins = tuple(o if o.path else o._replace(path=path) for o in v.origins)
+    return v._replace(origins=origins)
+
+
+def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.ClassDef,
+               args: Args, kws: Kws) -> Value:
+    info: ClassInfo = owner.class_info(cls_node)
+    text = f"{cls_node.name}(...)"
+    if not info.is_module:
+        v = Value.of(Kind.OTHER, None, _made(node, text))
+    elif any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws):
+        v = Value(_MODULE, None, (_made(node, text),), Basis.CONSTRUCTED)
+    else:
+        v = Value(_MODULE, frozenset((CPU,)), (_made(node, text),), Basis.CONSTRUCTED)
+    return ev.record(node, Callee.FUNCTION, cls_node.name, UNKNOWN, None, args, kws, v)
+
+
+def _escape(ev: Evaluator, node: ast.Call) -> None:
+    for a in [*node.args, *(k.value for k in node.keywords)]:
+        if isinstance(a, ast.Name):
+            ev.i.res.escapes.add(a.id)
+
+
+def _unresolved(ev: Evaluator, node: ast.Call, qual: str | None, fv: Value, args: Args,
+                kws: Kws, reason: Reason, recv: Value | None = None) -> Value:
+    """A call the analysis cannot follow: unknown, with the reason, and its origin (the
+    call) kept for the rules that explain what they could not see."""
+    _escape(ev, node)
+    v = Value(None, None, (_made(node, f"{qual or '?'}(...)", Op.RETURNED),), Basis.HINT,
+              reason=reason)
+    return ev.record(node, Callee.UNRESOLVED, qual, fv, recv, args, kws, v)
+
+
+__all__ = ["call_value", "join", "join_all"]

@@ -1,0 +1,115 @@
+"""What the analysis knows of torch's and NumPy's names: which calls make tensors and
+where, which methods move them, which uses show that a value is a tensor or a module.
+
+The torch names themselves come from :mod:`torchferry._internal.vocabulary` (checked
+against the installed torch); this module only sorts them by what they do to a value.
+
+>>> MOVES["cuda"], MOVES["cpu"]
+(<Where.ACCEL: 2>, <Where.CPU: 1>)
+>>> "unsqueeze" in TENSOR_METHODS and "eval" in MODULE_METHODS
+True
+"""
+
+from __future__ import annotations
+
+import re
+
+from torchferry._internal import vocabulary
+from torchferry.check.flow.lattice import Where
+from torchferry.check.names import NON_TENSOR_METHODS
+
+#: ``torch.<name>(*shape, device=...)``: on the CPU unless ``device=`` says otherwise
+SHAPE_FACTORIES = vocabulary.SHAPE_FACTORIES | vocabulary.SAMPLING_FUNCTIONS
+#: ``torch.<name>(t)``: where ``t`` is unless ``device=`` says otherwise
+LIKE_FACTORIES = vocabulary.LIKE_FACTORIES
+#: ``torch.tensor([...])``: on the CPU unless ``device=``
+DATA_FACTORIES = vocabulary.DATA_FACTORIES
+LEGACY_CONSTRUCTORS = vocabulary.LEGACY_CONSTRUCTORS
+#: tensor methods that put the result somewhere: ``.cuda()`` on an accelerator, ``.cpu()``
+MOVES: dict[str, Where] = {"cuda": Where.ACCEL, "xpu": Where.ACCEL, "mps": Where.ACCEL,
+                           "npu": Where.ACCEL, "cpu": Where.CPU}
+CASTS = vocabulary.CAST_METHODS | {"long", "int", "bool", "short", "byte", "char"}
+#: tensor methods whose result is not a tensor (``x.size()``, ``x.storage_offset()``)
+TO_SCALAR = frozenset(NON_TENSOR_METHODS - {"numpy", "backward", "register_hook"})
+TO_NDARRAY = frozenset({"numpy"})
+#: module methods that return the module itself (its place unchanged)
+MODULE_SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_memory "
+                        "apply zero_grad".split())
+#: uses that show a value is a tensor (``x.unsqueeze(0)``, ``x.size(1)``; not ``.to()`` or
+#: ``.float()``, which modules have too)
+TENSOR_METHODS = frozenset(
+    "unsqueeze squeeze view view_as reshape permute transpose contiguous size dim numel "
+    "masked_fill masked_fill_ index_select gather scatter scatter_ expand expand_as repeat "
+    "chunk split narrow flatten unflatten detach clone long int bool "
+    "numpy item tolist softmax log_softmax argmax argmin sum mean max min matmul mm bmm "
+    "clamp clamp_ fill_ zero_ copy_ new_zeros new_ones new_empty new_full new_tensor "
+    "type_as masked_select nonzero topk sort cumsum abs exp log sqrt pow norm t "
+    "backward".split()
+)
+#: attributes only tensors (or arrays) have; ``shape`` and ``dtype`` NumPy has too
+TENSOR_ATTRS = frozenset({"is_cuda", "grad", "data", "device", "T", "mT"})
+#: uses that show a value is a module
+MODULE_METHODS = frozenset("eval train parameters named_parameters modules named_modules "
+                           "children state_dict load_state_dict zero_grad forward "
+                           "register_buffer buffers".split())
+#: ``torch.nn`` names that are no modules with weights to move
+NN_NOT_MODULES = frozenset({"Parameter", "Buffer", "functional", "init", "utils", "parallel"})
+#: ``torch.nn`` layers that own parameters (a model of them must be moved with its inputs)
+PARAM_LAYERS = frozenset(
+    """Linear Bilinear LazyLinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d
+    ConvTranspose3d LazyConv1d LazyConv2d LazyConv3d LazyConvTranspose1d LazyConvTranspose2d
+    LazyConvTranspose3d BatchNorm1d BatchNorm2d BatchNorm3d LazyBatchNorm1d LazyBatchNorm2d
+    LazyBatchNorm3d SyncBatchNorm LayerNorm GroupNorm RMSNorm Embedding
+    EmbeddingBag RNN LSTM GRU RNNCell LSTMCell GRUCell MultiheadAttention Transformer
+    TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer
+    PReLU""".split()
+)
+#: ``torch.nn`` containers (they own what they hold)
+CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
+#: model zoos whose constructors build a model on the CPU
+MODEL_ZOOS = ("torchvision.models.",)
+#: functions that build (or load) a model on the CPU unless told otherwise
+MODEL_BUILDERS = frozenset({"torch.hub.load", "timm.create_model", "torchvision.models.get_model"})
+#: submodules of torch whose functions compute tensors
+TENSOR_SUBMODULES = frozenset({"fft", "linalg", "special", "autograd"})
+#: wrappers that hand inputs to the right device themselves (their place is left unknown)
+WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "FullyShardedDataParallel"})
+#: functions of torch that make no tensor
+TORCH_NON_TENSOR = frozenset(
+    "device dtype is_tensor is_floating_point is_complex numel get_default_dtype "
+    "set_default_dtype manual_seed seed load save no_grad enable_grad inference_mode "
+    "set_grad_enabled compile Size Generator finfo iinfo is_grad_enabled equal allclose "
+    "result_type promote_types can_cast typename is_nonzero use_deterministic_algorithms "
+    "get_rng_state set_rng_state set_printoptions set_num_threads get_num_threads "
+    "autocast is_storage set_float32_matmul_precision get_device_module".split()
+)
+DTYPES = frozenset(
+    "float float32 float64 double float16 half bfloat16 int int8 int16 int32 int64 long "
+    "uint8 bool complex64 complex128 cfloat cdouble short".split()
+)
+#: builtins whose result is a number, a string or a flag
+SCALAR_BUILTINS = frozenset("len int float bool str round abs sum min max repr isinstance "
+                            "hasattr range print".split())
+#: ``math.pi``, ``np.inf``: numbers
+NUMBER_CONSTANTS = frozenset({"pi", "e", "inf", "nan", "tau"})
+#: annotations of numbers and strings (a hint, as every annotation)
+SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "complex"})
+#: names of models and losses (a hint for a callable the analysis cannot see into)
+MODEL_NAME = re.compile(
+    r"^(model|net|network|module|.*_model|.*model|.*_net|ema|criterion|.*_criterion|loss_fn|"
+    r"loss_func|loss_function)$", re.I)
+ACCEL_KINDS = frozenset({"cuda", "mps", "xpu", "npu", "hpu", "xla"})
+
+
+def literal_where(text: str) -> Where | None:
+    """The place a device string names: ``"cuda:1"`` an accelerator, ``"cpu"`` the CPU.
+
+    >>> literal_where("cuda:1"), literal_where("cpu"), literal_where("meta")
+    (<Where.ACCEL: 2>, <Where.CPU: 1>, None)
+    """
+    kind = text.split(":", 1)[0]
+    if kind == "cpu":
+        return Where.CPU
+    if kind in ACCEL_KINDS:
+        return Where.ACCEL
+    return None

@@ -1,0 +1,131 @@
+from torchferry.check.flow import Kind, Op, Reason
+
+
+def test_factories_moves_and_device_values(snippet):
+    s = snippet("""
+        import torch
+        device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+        a = torch.zeros(3)
+        b = torch.zeros(3, device=device)
+        c = a.to(device)
+        d = a.cuda().cpu()
+        e = a.to(torch.float16)
+        f = torch.zeros_like(c)
+        print(a, b, c, d, e, f)
+    """)
+    assert s.wheres(s.value_at(9, "a")) == {"CPU"}
+    assert s.wheres(s.value_at(9, "b")) == {"CPU", "ACCEL"}
+    assert s.wheres(s.value_at(9, "c")) == {"CPU", "ACCEL"}
+    assert s.wheres(s.value_at(9, "d")) == {"CPU"}
+    assert s.wheres(s.value_at(9, "e")) == {"CPU"}  # a cast, not a move
+    assert s.wheres(s.value_at(9, "f")) == {"CPU", "ACCEL"}
+    assert s.value_at(9, "c").origins[0].op is Op.MOVED
+
+
+def test_branches_join_and_a_move_in_one_arm_stays_visible(snippet):
+    s = snippet("""
+        import torch
+        x = torch.ones(2)
+        if flag:
+            x = x.cuda()
+        print(x)
+    """)
+    assert s.wheres(s.value_at(5, "x")) == {"CPU", "ACCEL"}
+
+
+def test_try_and_returning_branch(snippet):
+    s = snippet("""
+        import torch
+        def f(flag):
+            x = torch.ones(2)
+            if flag:
+                return x
+            else:
+                x = x.cuda()
+            try:
+                y = x.cpu()
+            except RuntimeError:
+                y = x
+            return y
+    """)
+    # the returning arm does not flow on: after the if, x is on the accelerator
+    assert s.wheres(s.value_at(11, "x")) == {"ACCEL"}
+    assert s.wheres(s.value_at(12, "y")) == {"CPU", "ACCEL"}
+    assert s.wheres(s.function("f").returns) == {"CPU", "ACCEL"}
+
+
+def test_loop_reaches_a_fixed_point(snippet):
+    s = snippet("""
+        import torch
+        h = torch.zeros(2)
+        for _ in range(3):
+            print(h)
+            h = h.cuda()
+        print(h)
+    """)
+    assert s.wheres(s.value_at(4, "h")) == {"CPU", "ACCEL"}  # the second round sees the move
+    assert s.wheres(s.value_at(6, "h")) == {"CPU", "ACCEL"}
+
+
+def test_loop_widens_what_keeps_changing(snippet):
+    s = snippet("""
+        t = ()
+        for i in range(9):
+            t = (t,)
+        print(t)
+    """)
+    assert s.value_at(4, "t").kinds is None
+
+
+def test_containers_unpacking_subscripts_comprehensions(snippet):
+    s = snippet("""
+        import torch
+        h, c = torch.zeros(1), torch.zeros(1).cuda()
+        pair = (h, c)
+        first = pair[0]
+        d = {"x": c, "n": 3}
+        xs = [torch.ones(1) for _ in range(3)]
+        head, *rest = xs
+        print(h, c, first, d["x"], d["n"], head, rest)
+    """)
+    assert s.wheres(s.value_at(8, "h")) == {"CPU"} and s.wheres(s.value_at(8, "c")) == {"ACCEL"}
+    assert s.wheres(s.value_at(8, "first")) == {"CPU"}
+    call = s.call_at(8)
+    assert s.wheres(call.args[3]) == {"ACCEL"} and call.args[4].is_(Kind.SCALAR)
+    assert s.wheres(call.args[5]) == {"CPU"} and s.wheres(call.args[6].item) == {"CPU"}
+
+
+def test_loader_yields_cpu_batches(snippet):
+    s = snippet("""
+        from torch.utils.data import DataLoader
+        loader = DataLoader(ds)
+        for step, (x, y) in enumerate(loader):
+            x = x.to("cuda")
+            print(x, y)
+    """)
+    assert s.value_at(5, "y").is_(Kind.BATCH) and s.wheres(s.value_at(5, "y")) == {"CPU"}
+    assert s.wheres(s.value_at(5, "x")) == {"ACCEL"}
+    assert s.value_at(5, "y").origins[0].op is Op.BATCH
+
+
+def test_annotation_is_only_a_hint(snippet):
+    from torchferry.check.flow import Basis
+
+    s = snippet("""
+        import torch
+        def f(x: torch.Tensor, y):
+            y.unsqueeze(0)
+            return x
+    """)
+    r = s.function("f")
+    assert r.returns.is_(Kind.TENSOR) and r.returns.basis is Basis.HINT
+    assert r.param_uses == {1: Kind.TENSOR}  # inferred from its use
+
+
+def test_unresolved_calls_are_unknown_with_a_reason(snippet):
+    s = snippet("""
+        import somelib
+        x = somelib.make()
+        print(x)
+    """)
+    assert s.value_at(3, "x").kinds is None and s.value_at(3, "x").reason is Reason.OUTSIDE

@@ -1,0 +1,184 @@
+"""Summaries across functions, classes and files, and the budgets that bound them."""
+
+import textwrap
+
+from torchferry.check.flow import Kind, Project, Reason, program
+
+
+def test_return_in_terms_of_parameters(snippet):
+    s = snippet("""
+        import torch
+        def prep(x, flag):
+            return x.float()
+        def init_hidden(n):
+            return torch.zeros(1, n), torch.zeros(1, n)
+        h, c = init_hidden(4)
+        y = prep(torch.ones(2).cuda(), True)
+        print(h, c, y)
+    """)
+    assert s.wheres(s.function("prep").returns) == {"PARAM0"}
+    assert s.wheres(s.value_at(8, "h")) == {"CPU"} and s.wheres(s.value_at(8, "c")) == {"CPU"}
+    assert s.wheres(s.value_at(8, "y")) == {"ACCEL"}
+    assert s.value_at(8, "h").origins[0].line == 5  # made in the helper
+
+
+def test_class_attributes_joined_over_methods_and_submodules(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.encoder = nn.Linear(2, 2)
+                self.register_buffer("mask", torch.ones(2))
+                self.table = torch.zeros(2)
+            def reset(self):
+                self.table = torch.zeros(2).cuda()
+            def forward(self, x):
+                out = self.encoder(x)
+                return out + self.mask + self.table
+    """)
+    fwd = s.function("forward")
+    assert s.wheres(s.value_at(13, "out")) == {"PARAM0"}  # where the model is
+    mask = [m for m in fwd.meets.values()][0].operands
+    assert s.wheres(mask[1][1]) == {"PARAM0"}  # a buffer follows the model
+    table = [m for m in fwd.meets.values()][1].operands[1][1]
+    assert s.wheres(table) == {"CPU", "ACCEL"}  # a plain attribute, joined over both methods
+
+
+def test_wrapper_method_and_helper_factory(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        class Trainer:
+            def __init__(self, model, device):
+                self.model = model.to(device)
+            def _forward_step(self, x):
+                return self.model(x)
+            def _mask(self, n):
+                return torch.ones(n, n)
+            def run(self, x):
+                return self._forward_step(x) * self._mask(3)
+    """)
+    run = s.function("run")
+    (meet,) = run.meets.values()
+    assert s.wheres(meet.operands[0][1]) == {"ACCEL"}  # the model moved in __init__
+    assert s.wheres(meet.operands[1][1]) == {"CPU"} and meet.operands[1][1].origins[0].line == 9
+
+
+def test_in_place_module_moves_and_escapes(snippet):
+    s = snippet("""
+        import torch.nn as nn
+        net = nn.Linear(2, 2)
+        net.cuda()
+        other = nn.Linear(2, 2)
+        wrap(other)
+        print(net, other)
+    """)
+    assert s.wheres(s.value_at(6, "net")) == {"ACCEL"}
+    assert "other" in s.ff.module_result().escapes
+
+
+def test_recursion_reaches_a_fixed_point(snippet):
+    s = snippet("""
+        import torch
+        def build(n):
+            if n == 0:
+                return torch.zeros(2)
+            return build(n - 1)
+        def spin(n):
+            return (spin(n),)
+    """)
+    assert s.wheres(s.function("build").returns) == {"CPU"}
+    assert s.function("spin").returns.reason is Reason.RECURSION
+
+
+def test_budget_makes_calls_unknown(snippet, monkeypatch):
+    from torchferry.check.flow import project as project_module
+
+    monkeypatch.setattr(project_module, "SUMMARY_BUDGET", 2)  # a parse and a summary
+    proj = Project({"/p/main.py": b"", "/p/a.py": b"import torch\ndef f():\n    return torch.zeros(1)\n",
+                    "/p/b.py": b"import torch\ndef g():\n    return torch.zeros(1)\n"}, packages=())
+    s = snippet("""
+        from a import f
+        from b import g
+        x, y = f(), g()
+        print(x, y)
+    """, project=proj)
+    assert s.wheres(s.value_at(4, "x")) == {"CPU"}
+    assert s.value_at(4, "y").reason is Reason.BUDGET
+
+
+def test_cross_file_through_imports_and_star_imports(snippet):
+    files = {
+        "/r/pkg/__init__.py": b"from .models import *\n",
+        "/r/pkg/models.py": b"import torch.nn as nn\nclass Net(nn.Module):\n    pass\n"
+                            b"def build(cfg):\n    return Net().cuda()\n",
+        "/r/pkg/util.py": b"import torch\ndevice = torch.device('cuda')\n"
+                          b"def zeros(n):\n    return torch.zeros(n)\n",
+    }
+    train = """
+        from .util import *
+        from . import models
+        from pkg import build
+        from .models import Net
+        m, n = build(None), Net()
+        z = zeros(3)
+        print(m, n, z, device)
+    """
+    files["/r/pkg/train.py"] = textwrap.dedent(train).encode()
+    proj = Project(files, packages={"/r/pkg"})
+    s = snippet(train, path="/r/pkg/train.py", project=proj)
+    assert s.wheres(s.value_at(7, "m")) == {"ACCEL"} and s.value_at(7, "m").is_(Kind.MODULE)
+    assert s.wheres(s.value_at(7, "n")) == {"CPU"}
+    z = s.value_at(7, "z")
+    assert s.wheres(z) == {"CPU"} and z.origins[0].path == "/r/pkg/util.py"
+    assert s.wheres(s.value_at(7, "device")) == {"ACCEL"}
+    assert proj.dependencies("/r/pkg/train.py") == {
+        "/r/pkg/__init__.py", "/r/pkg/models.py", "/r/pkg/util.py"}
+
+
+def test_dependency_salt_changes_with_a_dependency_only():
+    a = {"/r/a.py": b"from b import f\n", "/r/b.py": b"def f(): pass\n", "/r/c.py": b"x = 1\n"}
+    before = Project(a, packages=()).dependency_salt("/r/a.py")
+    after = Project({**a, "/r/c.py": b"x = 2\n"}, packages=()).dependency_salt("/r/a.py")
+    changed = Project({**a, "/r/b.py": b"def f(): return 1\n"}, packages=()).dependency_salt("/r/a.py")
+    assert before == after and before != changed
+    assert Project(a, packages=()).dependency_salt("/r/c.py") == ""
+
+
+def test_depth_cap_is_small():
+    assert 2 <= program.MAX_DEPTH <= 8 and program.RECURSION_ROUNDS <= 3
+
+
+def test_scopes_that_cannot_matter_are_skipped_but_nested_ones_are_found():
+    import ast
+    import textwrap
+
+    from torchferry.check.flow import analyze
+
+    src = textwrap.dedent("""
+        import torch
+        def plain(a, b):
+            return a + b
+        def helper(n):
+            return torch.zeros(n)
+        def caller(x):
+            return x * helper(3)
+        def outer():
+            class Local(torch.nn.Module):
+                def forward(self, x):
+                    return x + torch.ones(2)
+            return Local
+    """)
+    tree = ast.parse(src)
+    ff = analyze(tree, "/p/m.py", lines=src.splitlines())
+    names = [getattr(r.node, "name", "<module>") for r in ff.results()]
+    assert "plain" not in names and {"helper", "caller", "outer", "forward"} <= set(names)
+    assert [getattr(n, "name", "") for n in ff.skipped()] == ["plain"]
+
+
+def test_the_cache_key_covers_the_analysis_sources():
+    from torchferry.check.cache import _code_fingerprint
+
+    assert any(part.startswith("flow/lattice.py:") for part in _code_fingerprint().split("|"))
