@@ -291,12 +291,15 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
              partner: ast.AST, res: ScopeResult) -> Finding:
     fname = call.qualname
     input_name = _input_name(home, partner, res)
+    # a module has no .device (only its parameters have one)
+    weights = meet.module is not None and partner is meet.module
+    device_of = f"next({input_name}.parameters()).device" if weights else f"{input_name}.device"
     fix = None
     if input_name is not None:
-        edit = ctx.add_keyword(call.node, f"device={input_name}.device")
+        edit = ctx.add_keyword(call.node, f"device={device_of}")
         if edit is not None:
-            fix = Fix((edit,), False, f"Pass `device={input_name}.device`")
-    where = f"device={input_name or '<input>'}.device"
+            fix = Fix((edit,), False, f"Pass `device={device_of}`")
+    where = f"device={device_of}" if input_name is not None else "device=<input>.device"
     text = ctx.text(partner)[:40]
     f = ctx.finding(
         CODE, call.node,
