@@ -292,7 +292,8 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     fname = call.qualname
     input_name = _input_name(home, partner, res)
     # a module has no .device (only its parameters have one)
-    weights = meet.module is not None and partner is meet.module
+    weights = (meet.module is not None and partner is meet.module
+               and isinstance(partner, ast.Name) and partner.id == input_name)
     device_of = f"next({input_name}.parameters()).device" if weights else f"{input_name}.device"
     fix = None
     if input_name is not None:
