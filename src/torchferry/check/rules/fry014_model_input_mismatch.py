@@ -1,21 +1,14 @@
 """A model called on inputs that are not where the model is.
 
 ## What it does
-Flags a call `model(x)` (also `self.model(x)`, a model reached through a helper method or a
-function of another checked file) when the device-flow analysis establishes that
+Flags a call `model(x)` when, in one scope,
 
-* the model may be on an accelerator (it was moved: `model = Net().to(device)`,
-  `model.cuda()`, `self.model = model.to(device)` in `__init__`, a builder that returns
-  `Net().cuda()`) and `x` is a tensor made on the CPU (`torch.from_numpy(...)`,
-  `torch.tensor([...])`, a factory without `device=`, in this function or a helper it
-  calls) and never moved; or
-* `x` was moved to a device (`x = x.to(device)`, `img.cuda()`) and the model, a name bound
-  to a model built on the CPU (`Net(...)` of a class with weights,
-  `torchvision.models.resnet50(...)`, a `torch.nn` layer with weights), is never moved,
+* the model was moved to a device (`model = Net().to(device)`, `model.cuda()`) and `x` is a
+  tensor built right there on the CPU (`torch.from_numpy(...)`, `torch.tensor(...)`, a
+  factory without `device=`) and never moved; or
+* `x` was moved to a device (`x = x.to(device)`, `img.cuda()`) and the model, constructed
+  in the same file (`Net(...)`, `torchvision.models.resnet50(...)`), is never moved,
   wrapped or handed to anything that could move it anywhere in the file.
-
-The finding's evidence names where the model was moved (or built), where the input was
-made (or moved), and where they meet.
 
 ## Why is this bad
 This is the most common device error on the forums: "Input type (torch.FloatTensor) and
@@ -45,215 +38,297 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
-A model or input that comes in as a parameter is not placed: its place is its caller's,
-and the analysis does not specialise a function for its call sites. A model built outside
-the checked files (`from_pretrained(...)`, a library's builder), given a
-`device`/`device_map`, loaded with `torch.load`, or wrapped (`DataParallel`) has an unknown
-place and is not checked; the second form also skips a model handed to any call the
-analysis cannot follow (`accelerator.prepare(model)`, `trainer.fit(model)`), since that
-call may move it. A file that sets a default device (`torch.set_default_device`,
-`with torch.device(...)`) is not checked. Inputs that are 0-dimensional tensors
-(`torch.tensor(1.0)`) are not flagged.
+Only calls of a plain name (`model(x)`, not `self.model(x)`) are checked, with the model and
+the CPU input bound in the calling scope (for the second form, the model may be a global).
+A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
+`device`/`device_map`), loaded with `torch.load`, passed to another call (`DataParallel`,
+`accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
+in a file that sets a default device (`torch.set_default_device`, `with torch.device(...)`).
 """
+
 from __future__ import annotations
 
 import ast
 import re
 from collections.abc import Iterable
 
-from torchferry.check.api import Context, Finding
-from torchferry.check.flow import (
-    Callee,
-    CallEvent,
-    FileFlow,
-    Kind,
-    Op,
-    Origin,
-    ScopeResult,
-    Value,
-    Where,
-    vocab,
+from torchferry.check.analysis import (
+    DEVICE,
+    DEVICE_NAME,
+    DTYPES,
+    TENSOR,
+    Ctx,
+    Model,
+    Scope,
+    Site,
+    kwarg,
+    pos,
 )
-from torchferry.check.flow.evidence import at, first, latest, step, where
-from torchferry.check.flow.program import holds_parameters
+from torchferry.check.api import Context, Finding
+from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
 
 CODE = "FRY014"
 NAME = "model-input-mismatch"
 FIX = "none"
 
+#: methods that return the module itself (a chain through them keeps "moved")
+_SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_memory".split())
+_ACCEL_METHODS = frozenset({"cuda", "xpu", "mps", "npu"})
 #: callees that build a model somewhere else, possibly already on a device
 _BUILDER = re.compile(r"(build|create|load|get|make|from_|init|setup|prepare|instantiate|wrap)", re.I)
 _LOSSY = re.compile(r"(loss|criterion|metric|accuracy|softmax|relu|sigmoid|tanh|dropout|pool|"
                     r"flatten|identity|upsample)", re.I)
-_DEFAULT_DEVICE = ("set_default_device", "set_default_tensor_type", "with torch.device(")
+_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
+_SAFE_USES = frozenset({"eval", "train", "load_state_dict", "state_dict", "parameters",
+                        "named_parameters", "modules", "named_modules", "children",
+                        "zero_grad", "requires_grad_", "forward", "float", "half", "double"})
 
 
-def check(ctx: Context) -> Iterable[Finding]:
-    if any(s in ctx.source for s in _DEFAULT_DEVICE):
-        return
-    ff: FileFlow = ctx.flow
-    results = list(ff.results())
-    touched = _moved_or_handed_on(results)
-    for res in results:
-        for call in res.calls.values():
-            if call.callee not in (Callee.MODULE, Callee.UNRESOLVED) or not call.node.args:
-                continue  # (an unresolved call may be of a model the analysis cannot see into)
-            found = _model_moved(ctx, call) or _input_moved(ctx, ff, call, touched)
-            if found is not None:
-                yield found
-
-
-def _moved_or_handed_on(results: list[ScopeResult]) -> set[str]:
-    """Names some scope moves in place from outside or hands to a call not followed."""
-    names: set[str] = set()
-    for r in results:
-        names |= r.escapes
-        names |= set(r.outer_moves)
-    return names
-
-
-def _concrete(v: Value) -> bool:
-    return v.known_places and all(p.where in (Where.CPU, Where.ACCEL) for p in v.places or ())
-
-
-def _args(call: CallEvent) -> list[tuple[ast.expr, Value]]:
-    return [(a, v) for a, v in zip(call.node.args, call.args, strict=False)
-            if not isinstance(a, ast.Starred)]
-
-
-def _model_moved(ctx: Context, call: CallEvent) -> Finding | None:
-    """The model may be on the accelerator, an input was made on the CPU right here."""
-    model = call.func
-    moved = _moved_to_accelerator(model)
-    if moved is None:
-        return None
-    for node, v in _args(call):
-        made = latest(v, Op.MADE, Op.MOVED)
-        if not (v.is_(Kind.TENSOR) and v.places == {_CPU} and made is not None
-                and made.op is Op.MADE and made.path is None and _built_with_data(made)):
-            continue
-        name, x = ctx.text(call.node.func), ctx.text(node)
-        f = ctx.finding(
-            CODE, call.node,
-            f"`{name}` was moved to the device but `{x}` was built on the CPU and never moved: "
-            "on a GPU machine this call fails with \"Input type (torch.FloatTensor) and weight "
-            f"type (torch.cuda.FloatTensor) should be the same\"; move it too (`{x}.to(device)`)")
-        return _with(f, (
-            step(ctx, moved, f"`{name}` is moved to the device at {where(moved)}"),
-            step(ctx, made, f"`{x}` is made on the CPU at {where(made)} and never moved"),
-            at(ctx, call.node, f"they meet in `{name}(...)` here"),
-        ))
-    return None
-
-
-def _moved_to_accelerator(model: Value) -> Origin | None:
-    """The move that may have put the model on an accelerator: its place is known and may
-    be one, or unknown only because a branch left it where an unknown call put it, while
-    every move of it went to an accelerator."""
-    moved = latest(model, Op.MOVED)
-    if moved is None:
-        return None
-    if _concrete(model):
-        return moved if model.may_live(Where.ACCEL) else None
-    if model.places is not None:
-        return None
-    moves = [o for o in model.origins if o.op is Op.MOVED]
-    if all(o.to and all(p.where is Where.ACCEL for p in o.to) for o in moves):
-        return moved
-    return None
-
-
-def _built_with_data(made) -> bool:
-    """A tensor from data or a shape (not a 0-dimensional ``torch.tensor(1.0)``)."""
-    node = made.node
-    if not isinstance(node, ast.Call):
-        return False
-    if made.text.startswith(("torch.tensor", "torch.as_tensor")):
-        data = node.args[0] if node.args else None
-        while isinstance(data, ast.UnaryOp):
-            data = data.operand
-        return data is not None and not isinstance(data, ast.Constant)
-    return True
-
-
-def _input_moved(ctx: Context, ff: FileFlow, call: CallEvent, touched: set[str]) -> Finding | None:
-    """An input is on the device, the model was built here on the CPU and is never moved."""
-    func = call.node.func
-    if not isinstance(func, ast.Name) or func.id in touched:
-        return None
-    made = _cpu_model(ff, call.func)
-    if made is None:
-        return None
-    for node, v in _args(call):
-        moved = latest(v, Op.MOVED, Op.MADE)
-        if moved is None or moved.op is not Op.MOVED or not _concrete(v) \
-                or not v.may_live(Where.ACCEL):
-            continue
-        name, x = func.id, ctx.text(node)
-        f = ctx.finding(
-            CODE, call.node,
-            f"`{x}` is moved to the device but `{name}` never is: on a GPU machine this call "
-            "fails with \"Input type (torch.cuda.FloatTensor) and weight type "
-            f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)")
-        return _with(f, (
-            step(ctx, made, f"`{name}` is built on the CPU at {where(made)} and never moved"),
-            step(ctx, moved, f"`{x}` is moved to the device at {where(moved)}"),
-            at(ctx, call.node, f"they meet in `{name}(...)` here"),
-        ))
-    return None
-
-
-def _cpu_model(ff: FileFlow, model: Value) -> Origin | None:
-    """Where a model known to be on the CPU, never moved, was built: by a constructor the
-    analysis knows to own weights, or by a class it cannot see into (imported from outside
-    the checked files) whose name says it is one."""
-    if latest(model, Op.MOVED) is not None:
-        return None
-    if model.places == {_CPU}:
-        made = first(model, Op.MADE)
-        return made if made is not None and _has_weights(ff, made) else None
-    if model.places is None and len(model.origins) == 1 and model.origins[0].op is Op.RETURNED:
-        made = model.origins[0]
-        node = made.node
-        if isinstance(node, ast.Call) and _class_like(node):
-            return made
-    return None
-
-
-def _class_like(call: ast.Call) -> bool:
-    """``Encoder(...)``, ``models.Net(...)``: a capitalised class, not a builder or a loss,
-    given no device."""
-    func = call.func
-    name = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
-    zoo = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
-        and func.value.id == "models"  # ``models.vgg16()`` of a local package
-    if not (name[:1].isupper() or zoo) or _BUILDER.search(name) or _LOSSY.search(name):
-        return False
-    if any(k.arg is None or k.arg in ("device", "device_map", "map_location") for k in call.keywords):
-        return False
-    return not any(isinstance(a, ast.Starred) for a in call.args)
-
-
-def _has_weights(ff: FileFlow, made) -> bool:
-    """Was the model built by something known to own parameters?"""
-    text: str = made.text
-    if text.startswith("torch.nn."):
-        layer = text[len("torch.nn."):].split("(")[0]
-        return layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS
-    if text.startswith(vocab.MODEL_ZOOS) and text.split("(")[0] not in vocab.MODEL_BUILDERS:
-        return True
-    node = made.node
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
-        cls = ff.definition(node.func.id)
-        if isinstance(cls, ast.ClassDef):
-            return holds_parameters(ff.class_info(cls))
+def _device_like(m: Model, node: ast.AST, ctx: Ctx) -> bool:
+    """Is ``node`` (the argument of ``.to(...)``) a device other than the CPU?"""
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and \
+            node.value.split(":")[0] in ("cuda", "mps", "xpu", "npu", "hpu", "xla")
+    if isinstance(node, ast.Attribute):
+        return node.attr == "device" and node.attr not in DTYPES
+    if isinstance(node, ast.Call):
+        if m.qualname(node.func) != "torch.device" or not node.args:
+            return False
+        first = node.args[0]
+        return _device_like(m, first, ctx) if isinstance(first, ast.Constant) else True
+    if isinstance(node, ast.Name):
+        if DEVICE_NAME.match(node.id):
+            return True
+        f = m.fact(node, ctx)
+        return f is not None and f.kind == DEVICE
     return False
 
 
-def _with(f: Finding, evidence: tuple) -> Finding:
-    from dataclasses import replace
+def _move(m: Model, call: ast.AST, ctx: Ctx) -> bool:
+    """Is ``call`` a move to an accelerator (``.cuda()``, ``.to(device)``)?"""
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
+        return False
+    attr = call.func.attr
+    if attr in _ACCEL_METHODS:
+        return not (call.args and isinstance(call.args[0], ast.Constant)
+                    and call.args[0].value == "cpu")
+    if attr == "to":
+        target = call.args[0] if call.args else kwarg(call, "device")
+        return target is not None and _device_like(m, target, ctx)
+    return False
 
-    return replace(f, evidence=evidence)
+
+def _moved_chain(m: Model, node: ast.AST, ctx: Ctx) -> bool:
+    """Does an expression end in a move, possibly followed by ``.eval()`` and the like?"""
+    while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        if _move(m, node, ctx):
+            return True
+        if node.func.attr not in _SELF and node.func.attr not in (
+            "unsqueeze", "float", "view", "reshape", "permute", "contiguous", "squeeze",
+        ):
+            return False
+        node = node.func.value
+    return False
 
 
-from torchferry.check.flow import CPU as _CPU  # noqa: E402
+def _local_binding(m: Model, name: str, scope: Scope, at: int):
+    lst = scope.binds.get(name)
+    if not lst:
+        return None
+    return m.binding(name, scope, at) if any(p <= at for p, _ in lst) else None
+
+
+def _bare_moves(m: Model, name: str, scope: Scope, start: int, end: int) -> list[bool]:
+    """Moves (True) and ``.cpu()`` calls (False) of ``name`` as statements in a range."""
+    out = []
+    for site in scope.calls_between(start, end):
+        call = site.node
+        if not (isinstance(call.func, ast.Attribute) and isinstance(call.func.value, ast.Name)
+                and call.func.value.id == name):
+            continue
+        if call.func.attr == "cpu" or (call.func.attr == "to" and call.args and
+                                       isinstance(call.args[0], ast.Constant) and
+                                       call.args[0].value == "cpu"):
+            out.append(False)
+        elif _move(m, call, site.ctx):
+            out.append(True)
+    return out
+
+
+def _model_moved_here(m: Model, name: str, site: Site[ast.Call]) -> bool:
+    scope, at = site.ctx.scope, site.pos
+    b = _local_binding(m, name, scope, at)
+    if b is None or b.how != "expr" or b.value is None:
+        return False
+    moved = _moved_chain(m, b.value, b.ctx)
+    for step in _bare_moves(m, name, scope, b.pos + 1, at):
+        moved = step
+    return moved
+
+
+def _mentions_a_device(node: ast.AST) -> bool:
+    """Does an expression pass a device anywhere (``device=``, ``.to(...)``, ``.cuda()``)?"""
+    for x in ast.walk(node):
+        if isinstance(x, ast.Call):
+            if any(k.arg in ("device", "pin_memory") or k.arg is None for k in x.keywords):
+                return True
+            if isinstance(x.func, ast.Attribute) and x.func.attr in ("to", "cuda", "xpu", "mps",
+                                                                     "npu", "type_as", "new_tensor",
+                                                                     "new_zeros", "new_ones"):
+                return True
+    return False
+
+
+def _cpu_tensor(m: Model, arg: ast.AST, site: Site[ast.Call]) -> bool:
+    """A tensor built in this scope on the CPU (by a factory, ``torch.tensor``,
+    ``from_numpy``... with no device anywhere in its making) and not moved since."""
+    f = m.fact(arg, site.ctx)
+    if f is None or f.kind != TENSOR or f.dev or f.weak or f.inp or f.guessed or not f.made:
+        return False
+    if _mentions_a_device(arg):
+        return False
+    if isinstance(arg, ast.Name):
+        b = _local_binding(m, arg.id, site.ctx.scope, site.pos)
+        if b is None or b.how != "expr" or b.value is None or _mentions_a_device(b.value):
+            return False
+        if not isinstance(b.value, ast.Call):
+            return False  # built from other names: their making is not checked here
+        if any(_bare_moves(m, arg.id, site.ctx.scope, b.pos + 1, site.pos)):
+            return False
+    return True
+
+
+def _moved_input(m: Model, arg: ast.AST, site: Site[ast.Call]) -> bool:
+    scope, at = site.ctx.scope, site.pos
+    if _moved_chain(m, arg, site.ctx):
+        return True
+    if isinstance(arg, ast.Name):
+        b = _local_binding(m, arg.id, scope, at)
+        if b is not None and b.how == "expr" and b.value is not None:
+            return _moved_chain(m, b.value, b.ctx)
+    return False
+
+
+def _global_model(m: Model, name: str, site: Site[ast.Call]):
+    """The one binding of a model built in this file, if nothing could move it."""
+    s: Scope | None = site.ctx.scope
+    while s is not None and name not in s.binds:
+        s = s.parent
+    if s is None or s.kind == "class" or len(s.binds[name]) != 1:
+        return None
+    b = s.binds[name][0][1]
+    if b.how != "expr" or not isinstance(b.value, ast.Call):
+        return None
+    call = b.value
+    if any(k.arg in ("device", "device_map", "map_location") or k.arg is None
+           for k in call.keywords):
+        return None
+    if any(_device_like(m, a, b.ctx) for a in call.args):
+        return None
+    func = call.func
+    q = m.qualname(func) or ""
+    callee = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
+    if not callee or _BUILDER.search(callee):
+        return None
+    if _LOSSY.search(name) or _LOSSY.search(callee):
+        return None  # losses and metrics rarely hold parameters
+    if q.startswith("torch.nn."):
+        known = q.rsplit(".", 1)[1] in PARAM_LAYERS or q.rsplit(".", 1)[1] in _CONTAINERS
+    elif isinstance(func, ast.Name) and func.id in m.classes:
+        cls = m.classes[func.id]
+        known = cls.is_module and _has_parameters(m, cls, set())
+    else:
+        known = (
+            q.startswith("torchvision.models.")
+            or callee[:1].isupper()
+            or (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)
+                and func.value.id == "models")
+        )
+    return b if known else None
+
+
+class _Uses:
+    """Every load of each name in the file with its parent node, and whether a
+    ``with torch.device(...)`` block exists (built once per file, on first need)."""
+
+    def __init__(self, m: Model) -> None:
+        self.loads: dict[str, list[tuple[ast.Name, ast.AST | None]]] = {}
+        self.device_block = False
+        for node in ast.walk(m.tree):
+            if isinstance(node, ast.With) and any(
+                isinstance(i.context_expr, ast.Call)
+                and m.qualname(i.context_expr.func) == "torch.device"
+                for i in node.items
+            ):
+                self.device_block = True
+            for child in ast.iter_child_nodes(node):
+                if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
+                    self.loads.setdefault(child.id, []).append((child, node))
+
+
+def _never_moved(uses: _Uses, name: str) -> bool:
+    """Every use of ``name`` in the file is a call of it or a harmless method of it."""
+    if uses.device_block:
+        return False
+    for node, parent in uses.loads.get(name, ()):
+        if isinstance(parent, ast.Call) and parent.func is node:
+            continue  # model(x)
+        if isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES:
+            continue  # model.eval(), model.load_state_dict(...), model.parameters()
+        return False
+    return True
+
+
+def _sets_default_device(m: Model) -> bool:
+    return any(
+        m.qualname(s.node.func) in ("torch.set_default_device", "torch.set_default_tensor_type")
+        for name in ("set_default_device", "set_default_tensor_type")
+        for s in m.calls_by_tail.get(name, ())
+    )
+
+
+def check(ctx: Context) -> Iterable[Finding]:
+    m: Model = ctx.model
+    if _sets_default_device(m):
+        return
+    uses: _Uses | None = None
+    for site in m.calls:
+        call = site.node
+        func = call.func
+        if not isinstance(func, ast.Name) or func.id in ("self", "cls") or not call.args:
+            continue
+        name = func.id
+        if name in m.classes or m.qualname(func) is not None:
+            continue  # a class being constructed, or an imported function
+        args = [a for a in call.args if not isinstance(a, ast.Starred)]
+        if _model_moved_here(m, name, site):
+            cpu = next((a for a in args if _cpu_tensor(m, a, site)), None)
+            if cpu is not None:
+                x = m.text(cpu)
+                yield ctx.finding(
+                    CODE,
+                    call,
+                    f"`{name}` was moved to the device but `{x}` was built on the CPU and "
+                    "never moved: on a GPU machine this call fails with \"Input type "
+                    "(torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be "
+                    f"the same\"; move it too (`{x}.to(device)`)",
+                )
+            continue
+        moved = next((a for a in args if _moved_input(m, a, site)), None)
+        if moved is None:
+            continue
+        b = _global_model(m, name, site)
+        if b is None or pos(b.stmt) > site.pos and b.ctx.scope is site.ctx.scope:
+            continue
+        if uses is None:
+            uses = _Uses(m)
+        if not _never_moved(uses, name):
+            continue
+        x = m.text(moved)
+        yield ctx.finding(
+            CODE,
+            call,
+            f"`{x}` is moved to the device but `{name}` never is: on a GPU machine this call "
+            "fails with \"Input type (torch.cuda.FloatTensor) and weight type "
+            f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)",
+        )
