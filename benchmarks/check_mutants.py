@@ -1,0 +1,837 @@
+"""Does ``ferry check`` catch the device mistakes that bite on a GPU?  A mutation benchmark
+with the simulated GPU as the oracle.
+
+Working programs (``tests/check/mutants/fixtures/programs``: pytorch/examples scripts,
+BSD-3-Clause, copied unchanged from pytorch/examples@77f55b9, see ``LICENSE`` and
+``SOURCE.md`` there) run on synthetic data: ``tests/check/mutants/fixtures/stubs`` holds a
+minimal ``torchvision`` stand-in (synthetic MNIST, no downloads) and the word language model
+gets a generated corpus.  Each lesson's mistake
+is applied as a source mutation at every applicable site of the program's script (one
+mutation per mutant; the rest of the file is byte for byte the original):
+
+* ``drop-move``: drop the ``.to(device)`` / ``.cuda()`` of a tensor (a batch element, a
+  factory's result);
+* ``drop-model-move``: drop the ``.to(device)`` of a model;
+* ``drop-assign``: keep the move but drop its assignment (``x.to(device)`` alone);
+* ``drop-device-kw``: drop ``device=`` from a tensor factory;
+* ``drop-cpu-numpy``: drop the ``.cpu()`` before ``.numpy()``;
+* ``add-numpy``: add ``.detach().numpy()`` of a model's output;
+* ``drop-map-location``: drop ``map_location=`` from ``torch.load``;
+* ``add-item``: add a ``.item()`` of the loss on every step of a training loop.
+
+The original must pass under ``ferry run --simulate cuda``.  A mutant is *confirmed* when
+the mistake bites on a GPU: under the simulation it ends with an explained device error
+(``--report``); for ``drop-map-location``, loading the checkpoint a simulated-GPU run wrote
+fails on the plain CPU (PyTorch's "Attempting to deserialize object on a CUDA device");
+for ``add-item``, the simulation counts a host sync at the added line on every step (at
+least 2, ``--trips``).  A confirmed mutant is *caught* when ``ferry check --format json``
+(the default rule set; ``--select`` to change it) reports one of the operator's rules at
+the mutated line or at a line of the error's traceback in the script; the table also shows
+mutants caught by any rule at those lines.
+
+    python benchmarks/check_mutants.py                      # all programs, cached
+    python benchmarks/check_mutants.py --program mnist --op drop-move --max-mutants 3
+    python benchmarks/check_mutants.py --list               # the mutants, not run
+
+Oracle results are cached in ``.corpus/mutants-cache.json`` (keyed by the mutant's source,
+its arguments, the simulation's source and the torch version), so that a re-run after a
+rule change only runs ``ferry check``.  Exit status 0; 2 on a usage error.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import hashlib
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+import tempfile
+from collections import Counter, defaultdict
+from collections.abc import Callable, Iterator, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+
+REPO = Path(__file__).resolve().parents[1]
+HERE = REPO / "tests" / "check" / "mutants" / "fixtures"
+PROGRAMS_DIR = HERE / "programs"
+STUBS = HERE / "stubs"
+DEFAULT_CACHE = REPO / ".corpus" / "mutants-cache.json"
+TIMEOUT_S = 300
+
+
+@dataclass(frozen=True)
+class Operator:
+    name: str
+    what: str
+    rules: frozenset[str]  #: the rules that report this mistake
+
+
+OPERATORS = {
+    op.name: op
+    for op in (
+        Operator(
+            "drop-move",
+            "drop the .to(device) of a tensor",
+            frozenset({"FRY013", "FRY014", "FRY010"}),
+        ),
+        Operator("drop-model-move", "drop the .to(device) of a model", frozenset({"FRY014"})),
+        Operator("drop-assign", "drop the assignment of a move", frozenset({"FRY002"})),
+        Operator("drop-device-kw", "drop device= from a factory", frozenset({"FRY010"})),
+        Operator("drop-cpu-numpy", "drop .cpu() before .numpy()", frozenset({"FRY003"})),
+        Operator("add-numpy", "add .numpy() of a model output", frozenset({"FRY003"})),
+        Operator("drop-map-location", "drop map_location from torch.load", frozenset({"FRY004"})),
+        Operator("add-item", "add a per-step .item()", frozenset({"FRY007"})),
+    )
+}
+
+
+@dataclass(frozen=True)
+class Program:
+    name: str
+    directory: str  #: under programs/
+    script: str
+    args: tuple[str, ...]
+    #: arguments for a run on the plain CPU (the drop-map-location oracle); None: not run
+    plain_args: tuple[str, ...] | None = None
+    #: (script, args) run once under the simulation before the program, e.g. to write the
+    #: checkpoint it loads
+    setup: tuple[tuple[str, tuple[str, ...]], ...] = ()
+    corpus: bool = False  #: write a synthetic text corpus to ./corpus
+
+
+_WLM_TRAIN = (
+    "--accel", "--epochs", "1", "--data", "corpus", "--emsize", "16", "--nhid",
+    "16", "--nlayers", "1", "--bptt", "8", "--batch_size", "4", "--save", "model.pt",
+)  # fmt: skip
+_WLM_GENERATE = (
+    "--data",
+    "corpus",
+    "--checkpoint",
+    "model.pt",
+    "--words",
+    "6",
+    "--outf",
+    "gen.txt",
+)
+
+PROGRAMS: tuple[Program, ...] = (
+    Program("mnist", "mnist", "main.py", ("--epochs", "1", "--batch-size", "16", "--test-batch-size", "16")),
+    Program("mnist_rnn", "mnist_rnn", "main.py", ("--accel", "--epochs", "1", "--batch-size", "16", "--test-batch-size", "16")),
+    Program("vae", "vae", "main.py", ("--epochs", "1", "--batch-size", "16", "--log-interval", "2")),
+    Program("mnist_forward_forward", "mnist_forward_forward", "main.py", ("--epochs", "2", "--train_size", "32", "--test_size", "16")),
+    Program("word_language_model", "word_language_model", "main.py", _WLM_TRAIN, corpus=True),
+    Program(
+        "word_language_model/generate", "word_language_model", "generate.py",
+        ("--accel", *_WLM_GENERATE), plain_args=_WLM_GENERATE,
+        setup=(("main.py", _WLM_TRAIN),), corpus=True,
+    ),
+)  # fmt: skip
+
+
+# -- mutation sites -------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Mutant:
+    program: Program
+    op: str
+    line: int  #: the mutated line of the original script (1-based)
+    col: int  #: the mutated node's column (tells two sites of one line apart)
+    source: str  #: the whole mutated script
+    before: str  #: the original line, for the report
+
+    @property
+    def key(self) -> str:
+        return f"{self.program.name}:{self.line}:{self.col}:{self.op}"
+
+
+class _Source:
+    """The script's text with line/column <-> offset conversion for span edits."""
+
+    def __init__(self, text: str) -> None:
+        self.text = text
+        self.starts = [0]
+        for line in text.splitlines(keepends=True):
+            self.starts.append(self.starts[-1] + len(line))
+
+    def offset(self, line: int, col: int) -> int:
+        # ast columns are UTF-8 byte offsets; the programs are ASCII where they are mutated
+        return self.starts[line - 1] + col
+
+    def span(self, node: ast.AST) -> tuple[int, int]:
+        return (
+            self.offset(node.lineno, node.col_offset),  # type: ignore[attr-defined]
+            self.offset(node.end_lineno, node.end_col_offset),  # type: ignore[attr-defined]
+        )
+
+    def seg(self, node: ast.AST) -> str:
+        a, b = self.span(node)
+        return self.text[a:b]
+
+    def replace(self, a: int, b: int, new: str) -> str:
+        return self.text[:a] + new + self.text[b:]
+
+
+_MODELISH = re.compile(r"(model|net|encoder|decoder|classifier|rnn|vae)$", re.IGNORECASE)
+_DTYPES = {"float", "float16", "float32", "float64", "half", "double", "bfloat16", "long",
+           "int", "int8", "int16", "int32", "int64", "uint8", "bool", "complex64"}  # fmt: skip
+_FACTORIES = {"zeros", "ones", "empty", "full", "rand", "randn", "randint", "randperm", "arange",
+              "linspace", "logspace", "eye", "tensor", "as_tensor"}  # fmt: skip
+
+
+def _is_move(node: ast.AST) -> bool:
+    """``E.cuda(...)`` or ``E.to(<not a dtype>)``."""
+    if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return False
+    if node.func.attr == "cuda":
+        return True
+    if node.func.attr != "to" or not (node.args or node.keywords):
+        return False
+    first = node.args[0] if node.args else None
+    if isinstance(first, ast.Attribute) and first.attr in _DTYPES:
+        return False
+    return first is not None or any(k.arg == "device" for k in node.keywords)
+
+
+def _terminal_name(node: ast.AST) -> str:
+    while isinstance(node, ast.Call):
+        node = node.func
+    if isinstance(node, ast.Attribute):
+        return node.attr
+    return node.id if isinstance(node, ast.Name) else ""
+
+
+def _is_model(node: ast.AST) -> bool:
+    """A module by construction (``Net(...)``) or by name (``model``, ``net``)."""
+    if isinstance(node, ast.Call):
+        name = _terminal_name(node.func)
+        return name[:1].isupper() and not name.endswith("Tensor")  # torch.LongTensor(...)
+    return bool(_MODELISH.search(_terminal_name(node)))
+
+
+def _drop_keyword(src: _Source, call: ast.Call, name: str) -> str | None:
+    """The source with keyword ``name`` removed from ``call`` (with its comma)."""
+    items: list[ast.AST] = [*call.args, *call.keywords]
+    items.sort(key=lambda n: (n.lineno, n.col_offset))  # type: ignore[attr-defined]
+    for i, kw in enumerate(items):
+        if isinstance(kw, ast.keyword) and kw.arg == name:
+            a, b = src.span(kw)
+            if i > 0:
+                a = src.span(items[i - 1])[1]
+            elif i + 1 < len(items):
+                b = src.span(items[i + 1])[0]
+            return src.replace(a, b, "")
+    return None
+
+
+def _loops_with_backward(tree: ast.AST) -> Iterator[ast.For | ast.While]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.For | ast.While):
+            if any(
+                isinstance(n, ast.Call)
+                and isinstance(n.func, ast.Attribute)
+                and n.func.attr == "backward"
+                for n in ast.walk(node)
+            ):
+                yield node
+
+
+def _one_line(node: ast.stmt) -> bool:
+    return node.lineno == node.end_lineno
+
+
+def _append_to_line(src: _Source, stmt: ast.stmt, code: str) -> str:
+    end = src.offset(stmt.end_lineno, stmt.end_col_offset)  # type: ignore[arg-type]
+    return src.text[:end] + f"; {code}" + src.text[end:]
+
+
+def _move_sites(src: _Source, tree: ast.AST) -> Iterator[tuple[str, ast.AST, str]]:
+    for node in ast.walk(tree):
+        if _is_move(node):
+            assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
+            receiver = node.func.value
+            op = "drop-model-move" if _is_model(receiver) else "drop-move"
+            a, b = src.span(node)
+            yield op, node, src.replace(a, b, src.seg(receiver))
+
+
+def _assign_sites(src: _Source, tree: ast.AST) -> Iterator[tuple[str, ast.AST, str]]:
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and len(node.targets) == 1 and _one_line(node)):
+            continue
+        target, value = node.targets[0], node.value
+        pairs = (
+            list(zip(target.elts, value.elts, strict=True))
+            if isinstance(target, ast.Tuple)
+            and isinstance(value, ast.Tuple)
+            and len(target.elts) == len(value.elts)
+            else [(target, value)]
+        )
+        for i, (t, v) in enumerate(pairs):
+            if not (isinstance(t, ast.Name) and _is_move(v)):
+                continue
+            recv = v.func.value  # type: ignore[attr-defined]
+            if not (isinstance(recv, ast.Name) and recv.id == t.id):
+                continue
+            rest = [p for j, p in enumerate(pairs) if j != i]
+            new = src.seg(v)
+            if rest:
+                lhs = ", ".join(src.seg(p[0]) for p in rest)
+                rhs = ", ".join(src.seg(p[1]) for p in rest)
+                new += f"; {lhs} = {rhs}"
+            a, b = src.span(node)
+            yield "drop-assign", v, src.replace(a, b, new)
+
+
+def _keyword_sites(src: _Source, tree: ast.AST) -> Iterator[tuple[str, ast.AST, str]]:
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        base = node.func.value
+        if not (isinstance(base, ast.Name) and base.id == "torch"):
+            continue
+        if node.func.attr in _FACTORIES:
+            new = _drop_keyword(src, node, "device")
+            if new is not None:
+                yield "drop-device-kw", node, new
+        if node.func.attr == "load":
+            new = _drop_keyword(src, node, "map_location")
+            if new is not None:
+                yield "drop-map-location", node, new
+
+
+def _numpy_sites(src: _Source, tree: ast.AST) -> Iterator[tuple[str, ast.AST, str]]:
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and _terminal_name(node.func) == "numpy":
+            for inner in ast.walk(node.func):
+                if (
+                    isinstance(inner, ast.Call)
+                    and isinstance(inner.func, ast.Attribute)
+                    and inner.func.attr == "cpu"
+                ):
+                    a, b = src.span(inner)
+                    yield "drop-cpu-numpy", inner, src.replace(a, b, src.seg(inner.func.value))
+    for node in ast.walk(tree):
+        if not (isinstance(node, ast.Assign) and _one_line(node)):
+            continue
+        call = node.value
+        constructor = isinstance(call, ast.Call) and _terminal_name(call.func)[:1].isupper()
+        if isinstance(call, ast.Call) and not constructor and _is_model(call.func):
+            target = node.targets[0]
+            first = target.elts[0] if isinstance(target, ast.Tuple) else target
+            if isinstance(first, ast.Name):
+                code = f"_probe = {first.id}.detach().numpy()"
+                yield "add-numpy", node, _append_to_line(src, node, code)
+
+
+def _item_sites(src: _Source, tree: ast.AST) -> Iterator[tuple[str, ast.AST, str]]:
+    seen: set[int] = set()
+    for loop in _loops_with_backward(tree):
+        for node in ast.walk(loop):
+            if (
+                isinstance(node, ast.Assign)
+                and _one_line(node)
+                and len(node.targets) == 1
+                and isinstance(node.targets[0], ast.Name)
+                and "loss" in node.targets[0].id
+                and isinstance(node.value, ast.Call)
+                and node.lineno not in seen
+            ):
+                seen.add(node.lineno)
+                code = f"_probe = {node.targets[0].id}.item()"
+                yield "add-item", node, _append_to_line(src, node, code)
+
+
+SITE_FINDERS: tuple[Callable[[_Source, ast.AST], Iterator[tuple[str, ast.AST, str]]], ...] = (
+    _move_sites,
+    _assign_sites,
+    _keyword_sites,
+    _numpy_sites,
+    _item_sites,
+)
+
+
+def mutants(program: Program) -> list[Mutant]:
+    """Every mutant of ``program``'s script, in the order of its lines."""
+    path = PROGRAMS_DIR / program.directory / program.script
+    text = path.read_text(encoding="utf-8")
+    src, tree = _Source(text), ast.parse(text)
+    lines = text.splitlines()
+    out: dict[str, Mutant] = {}
+    for finder in SITE_FINDERS:
+        for op, node, new in finder(src, tree):
+            if op == "drop-map-location" and program.plain_args is None:
+                continue
+            line, col = node.lineno, node.col_offset  # type: ignore[attr-defined]
+            if new != text and new not in out:
+                out[new] = Mutant(program, op, line, col, new, lines[line - 1])
+    return sorted(out.values(), key=lambda m: (m.line, m.col, m.op))
+
+
+# -- running ---------------------------------------------------------------------------
+
+
+@dataclass
+class Run:
+    rc: int
+    stderr: str
+    report: dict = field(default_factory=dict)
+
+
+def _env() -> dict[str, str]:
+    env = dict(os.environ)
+    parts = [str(REPO / "src"), str(STUBS)]
+    if env.get("PYTHONPATH"):
+        parts.append(env["PYTHONPATH"])
+    env["PYTHONPATH"] = os.pathsep.join(parts)
+    env.pop("TORCHFERRY_DEVICE", None)
+    return env
+
+
+def _run(
+    workdir: Path, script: str, args: Sequence[str], simulate: bool, trips: bool = False
+) -> Run:
+    report = workdir / ".ferry-report.json"
+    report.unlink(missing_ok=True)
+    cmd = [sys.executable, "-m", "torchferry", "run"]
+    if simulate:
+        cmd += ["--simulate", "cuda", "--report", str(report)] + (["--trips"] if trips else [])
+    cmd += [script, *args]
+    try:
+        proc = subprocess.run(
+            cmd, cwd=workdir, capture_output=True, text=True, env=_env(), timeout=TIMEOUT_S
+        )
+    except subprocess.TimeoutExpired:
+        return Run(124, f"timed out after {TIMEOUT_S} s")
+    data = json.loads(report.read_text()) if report.exists() else {}
+    return Run(proc.returncode, proc.stderr, data)
+
+
+def _write_corpus(root: Path) -> None:
+    words = [f"w{i}" for i in range(40)]
+    for name, n in (("train.txt", 60), ("valid.txt", 12), ("test.txt", 12)):
+        lines = [" ".join(words[(i * 7 + j * 3) % 40] for j in range(8)) for i in range(n)]
+        (root / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+class Workspace:
+    """A prepared copy of each program's directory (data and setup run once), copied
+    again for every run so that no run sees another's files."""
+
+    def __init__(self, root: Path) -> None:
+        self.root = root
+        self.seeds: dict[str, Path] = {}
+
+    def seed(self, program: Program) -> Path:
+        if program.name not in self.seeds:
+            seed = self.root / "seed" / program.name.replace("/", "_")
+            shutil.copytree(PROGRAMS_DIR / program.directory, seed)
+            if program.corpus:
+                (seed / "corpus").mkdir()
+                _write_corpus(seed / "corpus")
+            for script, args in program.setup:
+                run = _run(seed, script, args, simulate=True)
+                if run.rc != 0:
+                    raise SystemExit(
+                        f"check_mutants: setup {script} of {program.name} failed:\n{run.stderr[-2000:]}"
+                    )
+            self.seeds[program.name] = seed
+        return self.seeds[program.name]
+
+    def copy(self, program: Program, tag: str, source: str | None = None) -> Path:
+        dest = self.root / "runs" / tag
+        if dest.exists():
+            shutil.rmtree(dest)
+        shutil.copytree(self.seed(program), dest)
+        if source is not None:
+            (dest / program.script).write_text(source, encoding="utf-8")
+        return dest
+
+
+def _digest(*parts: str) -> str:
+    h = hashlib.sha256()
+    for p in parts:
+        h.update(p.encode())
+        h.update(b"\0")
+    return h.hexdigest()[:32]
+
+
+def sim_digest() -> str:
+    """What the oracle depends on besides the mutant: the library outside ``check`` and
+    the torch version."""
+    h = hashlib.sha256()
+    for p in sorted((REPO / "src" / "torchferry").rglob("*.py")):
+        if "check" not in p.relative_to(REPO / "src" / "torchferry").parts[:1]:
+            h.update(p.read_bytes())
+    try:
+        import torch
+
+        h.update(torch.__version__.encode())
+    except ImportError:  # pragma: no cover - the benchmark needs torch anyway
+        pass
+    return h.hexdigest()[:16]
+
+
+@dataclass
+class Verdict:
+    confirmed: bool
+    why: str  #: the error, the sync count, or why it is not confirmed
+    frames: list[int]  #: lines of the script in the failing traceback
+
+
+_FRAME = re.compile(r'File "([^"]+)", line (\d+)')
+
+
+def _frames(stderr: str, script: Path) -> list[int]:
+    return [int(n) for p, n in _FRAME.findall(stderr) if Path(p).name == script.name]
+
+
+def oracle(ws: Workspace, m: Mutant) -> Verdict:
+    """Does the mistake bite on a GPU?"""
+    tag = _digest(m.key, m.source)
+    work = ws.copy(m.program, tag, m.source)
+    script = work / m.program.script
+    try:
+        if m.op == "drop-map-location":
+            assert m.program.plain_args is not None
+            run = _run(work, m.program.script, m.program.plain_args, simulate=False)
+            bites = (
+                run.rc != 0 and "Attempting to deserialize object on a CUDA device" in run.stderr
+            )
+            return Verdict(
+                bites,
+                "deserialize error on the CPU" if bites else f"exit {run.rc}",
+                _frames(run.stderr, script),
+            )
+        if m.op == "add-item":
+            run = _run(work, m.program.script, m.program.args, simulate=True, trips=True)
+            syncs = sum(
+                t.get("count", 0)
+                for t in run.report.get("trips", [])
+                if Path(t.get("path", "")).name == script.name
+                and t.get("line") == m.line
+                and "sync" in str(t.get("kind", ""))
+            )
+            ok = run.rc == 0 and syncs >= 2
+            return Verdict(
+                ok, f"{syncs} host syncs at the line" if run.rc == 0 else f"exit {run.rc}", []
+            )
+        run = _run(work, m.program.script, m.program.args, simulate=True)
+        err = run.report.get("error")
+        if run.rc != 0 and err:
+            return Verdict(
+                True,
+                f"{err.get('type')}: {str(err.get('message'))[:90]}",
+                _frames(run.stderr, script),
+            )
+        return Verdict(False, "passes" if run.rc == 0 else f"exit {run.rc}, no device error", [])
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def baseline_ok(ws: Workspace, program: Program) -> str | None:
+    """None when the original passes under the simulation (and on the CPU with
+    ``plain_args``), else why not."""
+    work = ws.copy(program, "original-" + program.name.replace("/", "_"))
+    try:
+        run = _run(work, program.script, program.args, simulate=True)
+        if run.rc != 0:
+            return f"fails under the simulation (exit {run.rc}):\n{run.stderr[-1500:]}"
+        if program.plain_args is not None:
+            run = _run(work, program.script, program.plain_args, simulate=False)
+            if run.rc != 0:
+                return f"fails on the CPU (exit {run.rc}):\n{run.stderr[-1500:]}"
+        return None
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+def findings(ws: Workspace, m: Mutant, select: str | None) -> list[dict]:
+    """``ferry check --format json`` on the program's directory with the mutant in place."""
+    work = ws.copy(m.program, "check-" + _digest(m.key, m.source), m.source)
+    try:
+        cmd = [sys.executable, "-m", "torchferry", "check", ".", "--format", "json"]
+        cmd += ["--exit-zero", "--no-cache"] + (["--select", select] if select else [])
+        proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=_env())
+        if not proc.stdout.strip().startswith("["):
+            raise SystemExit(
+                f"check_mutants: ferry check failed for {m.key}:\n{proc.stderr[-1500:]}"
+            )
+        return [f for f in json.loads(proc.stdout) if Path(f["path"]).name == m.program.script]
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# -- the reverse direction: findings on lines the simulation ran without an error -------
+
+#: rules whose findings claim a device error on some machine (not performance advice)
+ERROR_RULES = frozenset({"FRY002", "FRY003", "FRY010", "FRY011", "FRY013", "FRY014"})
+
+_TRACE = """
+import json, sys, threading
+script, out = sys.argv[1], sys.argv[2]
+hits = set()
+def tracer(frame, event, arg):
+    if frame.f_code.co_filename.endswith(script):
+        if event == "line":
+            hits.add(frame.f_lineno)
+        return tracer
+    return None
+sys.settrace(tracer)
+threading.settrace(tracer)
+from torchferry.cli import main
+try:
+    rc = main(["run", "--simulate", "cuda", script, *sys.argv[3:]])
+except SystemExit as e:
+    rc = e.code
+finally:
+    sys.settrace(None)
+    json.dump(sorted(hits), open(out, "w"))
+sys.exit(rc or 0)
+"""
+
+
+@dataclass
+class Reverse:
+    program: Program
+    executed: set[int]
+    findings: list[dict]  #: the error-rule findings of the original script
+
+    @property
+    def refuted(self) -> list[dict]:
+        """Findings on lines the simulation executed without a device error: false for
+        the path this run took (another path, other arguments, may still bite)."""
+        return [f for f in self.findings if f["line"] in self.executed]
+
+
+def reverse(ws: Workspace, program: Program, select: str | None) -> Reverse:
+    work = ws.copy(program, "reverse-" + program.name.replace("/", "_"))
+    try:
+        out = work / ".ferry-lines.json"
+        cmd = [sys.executable, "-c", _TRACE, program.script, str(out), *program.args]
+        proc = subprocess.run(
+            cmd, cwd=work, capture_output=True, text=True, env=_env(), timeout=TIMEOUT_S
+        )
+        if proc.returncode != 0:
+            raise SystemExit(
+                f"check_mutants: {program.name} fails when traced:\n{proc.stderr[-1500:]}"
+            )
+        executed = set(json.loads(out.read_text()))
+        cmd = [sys.executable, "-m", "torchferry", "check", ".", "--format", "json", "--exit-zero"]
+        cmd += ["--no-cache"] + (["--select", select] if select else [])
+        proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=_env())
+        found = [
+            f
+            for f in json.loads(proc.stdout)
+            if Path(f["path"]).name == program.script and f["code"] in ERROR_RULES
+        ]
+        return Reverse(program, executed, found)
+    finally:
+        shutil.rmtree(work, ignore_errors=True)
+
+
+# -- report ------------------------------------------------------------------------------
+
+
+@dataclass
+class Result:
+    mutant: Mutant
+    verdict: Verdict
+    caught: bool = False  #: a finding of the operator's rules at the site or a frame
+    caught_any: bool = False  #: any finding there
+    codes: tuple[str, ...] = ()
+
+
+def _pct(a: int, b: int) -> str:
+    return f"{100 * a / b:.0f}%" if b else "-"
+
+
+def table(results: Sequence[Result]) -> str:
+    per: dict[str, Counter] = defaultdict(Counter)
+    for r in results:
+        c = per[r.mutant.op]
+        c["mutants"] += 1
+        if r.verdict.confirmed:
+            c["confirmed"] += 1
+            c["caught"] += r.caught
+            c["any"] += r.caught_any
+    rows = [
+        "| mistake (mutation) | rules | mutants | bite on a GPU | caught | share | caught by any rule |",
+        "|---|---|---|---|---|---|---|",
+    ]
+    total: Counter = Counter()
+    for name, op in OPERATORS.items():
+        if name not in per:
+            continue
+        c = per[name]
+        total.update(c)
+        rules = ", ".join(sorted(op.rules))
+        rows.append(
+            f"| {op.what} | {rules} | {c['mutants']} | {c['confirmed']} | {c['caught']} | "
+            f"{_pct(c['caught'], c['confirmed'])} | {_pct(c['any'], c['confirmed'])} |"
+        )
+    rows.append(
+        f"| all | | {total['mutants']} | {total['confirmed']} | {total['caught']} | "
+        f"{_pct(total['caught'], total['confirmed'])} | {_pct(total['any'], total['confirmed'])} |"
+    )
+    return "\n".join(rows)
+
+
+def _load_cache(path: Path) -> dict:
+    try:
+        return json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+
+
+def evaluate(
+    programs: Sequence[Program],
+    ops: set[str],
+    max_mutants: int | None,
+    select: str | None,
+    cache_path: Path | None,
+    jobs: int,
+) -> list[Result]:
+    cache = _load_cache(cache_path) if cache_path else {}
+    digest = sim_digest()
+    results: list[Result] = []
+    with tempfile.TemporaryDirectory(prefix="ferry-mutants-") as tmp:
+        ws = Workspace(Path(tmp))
+        todo: list[Mutant] = []
+        for program in programs:
+            original = (PROGRAMS_DIR / program.directory / program.script).read_text()
+            key = _digest(digest, program.name, "original", original, *program.args)
+            if cache.get(key) != "passes":
+                why = baseline_ok(ws, program)
+                if why is not None:
+                    raise SystemExit(f"check_mutants: the original {program.name} {why}")
+                cache[key] = "passes"
+            ms = [m for m in mutants(program) if m.op in ops]
+            todo += ms[:max_mutants] if max_mutants is not None else ms
+
+        def judge(m: Mutant) -> Result:
+            key = _digest(digest, m.program.name, m.op, m.source, *m.program.args)
+            hit = cache.get(key)
+            verdict = Verdict(**hit) if hit else oracle(ws, m)
+            cache[key] = verdict.__dict__
+            result = Result(m, verdict)
+            if verdict.confirmed:
+                lines = {m.line, *verdict.frames}
+                at = [f for f in findings(ws, m, select) if f["line"] in lines]
+                result.codes = tuple(sorted({f["code"] for f in at}))
+                result.caught = bool(OPERATORS[m.op].rules & set(result.codes))
+                result.caught_any = bool(at)
+            return result
+
+        for program in programs:  # seeds (setup runs) once, before the threads
+            ws.seed(program)
+        with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
+            results = list(pool.map(judge, todo))
+    if cache_path:
+        cache_path.parent.mkdir(parents=True, exist_ok=True)
+        cache_path.write_text(json.dumps(cache, indent=0, sort_keys=True), encoding="utf-8")
+    return results
+
+
+def reverse_mode(programs: Sequence[Program], select: str | None) -> int:
+    rows = ["| program | lines executed | error-rule findings | on executed lines (refuted) |"]
+    rows.append("|---|---|---|---|")
+    refuted: list[tuple[Program, dict]] = []
+    with tempfile.TemporaryDirectory(prefix="ferry-mutants-") as tmp:
+        ws = Workspace(Path(tmp))
+        for program in programs:
+            r = reverse(ws, program, select)
+            rows.append(
+                f"| {program.name} | {len(r.executed)} | {len(r.findings)} | {len(r.refuted)} |"
+            )
+            refuted += [(program, f) for f in r.refuted]
+    print("\n".join(rows))
+    for program, f in refuted:
+        print(f"  refuted: {program.name}:{f['line']}: {f['code']} {f['message'][:90]}")
+    return 0
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0] if __doc__ else None)
+    names = [p.name for p in PROGRAMS]
+    ap.add_argument(
+        "--program", action="append", choices=names, help="only this program (repeatable)"
+    )
+    ap.add_argument(
+        "--op", action="append", choices=list(OPERATORS), help="only this mutation (repeatable)"
+    )
+    ap.add_argument("--max-mutants", type=int, metavar="N", help="at most N mutants per program")
+    ap.add_argument("--select", help="rules for ferry check (default: its default rule set)")
+    ap.add_argument("--jobs", "-j", type=int, default=2, help="runs in parallel (default 2)")
+    ap.add_argument(
+        "--cache", type=Path, default=DEFAULT_CACHE, help=f"oracle cache (default {DEFAULT_CACHE})"
+    )
+    ap.add_argument("--no-cache", action="store_true", help="run every oracle afresh, keep nothing")
+    ap.add_argument("--list", action="store_true", help="list the mutants and exit")
+    ap.add_argument(
+        "--reverse",
+        action="store_true",
+        help="instead: run each original program under the simulation with a line tracer and "
+        "list the error-claiming findings on lines it executed without a device error",
+    )
+    ap.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+    args = ap.parse_args(argv)
+    if args.max_mutants is not None and args.max_mutants < 1:
+        ap.error("--max-mutants must be at least 1")
+    programs = [p for p in PROGRAMS if not args.program or p.name in args.program]
+    ops = set(args.op or OPERATORS)
+    if args.list:
+        for p in programs:
+            for m in mutants(p):
+                if m.op in ops:
+                    print(f"{m.key}: {m.before.strip()}")
+        return 0
+    if args.reverse:
+        return reverse_mode(programs, args.select)
+    results = evaluate(
+        programs,
+        ops,
+        args.max_mutants,
+        args.select,
+        None if args.no_cache else args.cache,
+        args.jobs,
+    )
+    select = args.select or "the default rule set"
+    print(f"mutation benchmark: {len(programs)} programs, ferry check with {select}\n")
+    print(table(results))
+    missed = [r for r in results if r.verdict.confirmed and not r.caught]
+    if missed:
+        print("\nconfirmed and missed:")
+        for r in missed:
+            got = f" (reported there: {', '.join(r.codes)})" if r.codes else ""
+            print(f"  {r.mutant.key}: {r.mutant.before.strip()[:80]}  [{r.verdict.why}]{got}")
+    unconfirmed = Counter(r.mutant.op for r in results if not r.verdict.confirmed)
+    if unconfirmed:
+        print("\nnot confirmed by the simulation (the mistake does not bite there): "
+              + ", ".join(f"{op} {n}" for op, n in sorted(unconfirmed.items())))  # fmt: skip
+    if args.json:
+        out = [
+            {
+                "mutant": r.mutant.key,
+                "op": r.mutant.op,
+                "line": r.mutant.line,
+                "before": r.mutant.before,
+                "confirmed": r.verdict.confirmed,
+                "why": r.verdict.why,
+                "caught": r.caught,
+                "caught_any": r.caught_any,
+                "codes": list(r.codes),
+            }
+            for r in results
+        ]
+        args.json.write_text(json.dumps(out, indent=1), encoding="utf-8")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
