@@ -573,11 +573,12 @@ def findings(ws: Workspace, m: Mutant, select: str | None) -> list[dict]:
 ERROR_RULES = frozenset({"FRY002", "FRY003", "FRY010", "FRY011", "FRY013", "FRY014"})
 
 _TRACE = """
-import json, sys, threading
+import json, os, sys, threading
 script, out = sys.argv[1], sys.argv[2]
+target = os.path.realpath(script)
 hits = set()
 def tracer(frame, event, arg):
-    if frame.f_code.co_filename.endswith(script):
+    if os.path.realpath(frame.f_code.co_filename) == target:
         if event == "line":
             hits.add(frame.f_lineno)
         return tracer
