@@ -853,7 +853,10 @@ def _source_of(path: Path) -> str:
 
 
 def recall_cases(
-    fixtures: Path = RECALL_FIXTURES, half: str = "all", test: set[str] | None = None
+    fixtures: Path = RECALL_FIXTURES,
+    half: str = "all",
+    test: set[str] | None = None,
+    select: Sequence[str] = ("ALL",),
 ) -> list[RecallCase]:
     """Check every reproduction (all rules, in this process) against its markers: a line
     ending in ``# FRY003`` must get that finding.  ``half`` keeps the reproductions of
@@ -875,7 +878,9 @@ def recall_cases(
             m = _MARKER.search(text)
             if m:
                 expected.update((lineno, c.strip()) for c in m.group(1).split(","))
-        found = {(f.line, f.code) for f in check_source(source, str(path), select=["ALL"])}
+        found = {
+            (f.line, f.code) for f in check_source(source, str(path), select=list(select) or None)
+        }
         cases.append(RecallCase(path, expected, found))
     return cases
 
@@ -900,8 +905,12 @@ def recall_table(cases: Sequence[RecallCase]) -> tuple[str, int, int]:
     return "\n".join(rows), caught, total
 
 
-def recall_mode(fixtures: Path = RECALL_FIXTURES, half: str = "all") -> int:
-    cases = recall_cases(fixtures, half)
+def recall_mode(
+    fixtures: Path = RECALL_FIXTURES, half: str = "all", select: Sequence[str] = ("ALL",)
+) -> int:
+    """Print recall per rule on the reproductions in ``fixtures`` (``select``: the rules
+    run; ``()`` is the default rule set)."""
+    cases = recall_cases(fixtures, half, select=select)
     text, caught, total = recall_table(cases)
     which = "" if half == "all" else f", {half} half"
     print(f"recall on {len(cases)} reproductions of public bug reports ({fixtures}{which}):\n")
@@ -935,7 +944,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         "(source snapshots that are not on the package index)",
     )
     ap.add_argument("--labels", type=Path, default=DEFAULT_LABELS, help="the labels file")
-    ap.add_argument("--select", default="ALL", help="rules to run (ferry check --select)")
+    ap.add_argument(
+        "--select",
+        default="ALL",
+        help="rules to run (ferry check --select; default ALL); with --recall, DEFAULT runs "
+        "the default rule set",
+    )
     ap.add_argument("--package", action="append", default=[], help="only this package (repeatable)")
     ap.add_argument(
         "--unlabelled",
@@ -1009,7 +1023,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if args.recall:
         if not args.fixtures.is_dir():
             ap.error(f"--fixtures {args.fixtures}: not a directory")
-        return recall_mode(args.fixtures, args.half)
+        select = () if args.select == "DEFAULT" else [c.strip() for c in args.select.split(",")]
+        return recall_mode(args.fixtures, args.half, select)
     packages = FRESH if args.fresh else CORPUS
     if args.fresh:
         if args.half != "all":

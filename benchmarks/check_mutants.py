@@ -383,9 +383,14 @@ class Run:
     report: dict = field(default_factory=dict)
 
 
-def _env() -> dict[str, str]:
+#: the ``src`` directory whose ``ferry check`` is measured (``--check-src``); the oracle
+#: always runs this checkout's library
+CHECK_SRC = REPO / "src"
+
+
+def _env(src: Path | None = None) -> dict[str, str]:
     env = dict(os.environ)
-    parts = [str(REPO / "src"), str(STUBS)]
+    parts = [str(src or REPO / "src"), str(STUBS)]
     if env.get("PYTHONPATH"):
         parts.append(env["PYTHONPATH"])
     env["PYTHONPATH"] = os.pathsep.join(parts)
@@ -557,7 +562,7 @@ def findings(ws: Workspace, m: Mutant, select: str | None) -> list[dict]:
     try:
         cmd = [sys.executable, "-m", "torchferry", "check", ".", "--format", "json"]
         cmd += ["--exit-zero", "--no-cache"] + (["--select", select] if select else [])
-        proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=_env())
+        proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=_env(CHECK_SRC))
         if not proc.stdout.strip().startswith("["):
             raise SystemExit(
                 f"check_mutants: ferry check failed for {m.key}:\n{proc.stderr[-1500:]}"
@@ -625,7 +630,7 @@ def reverse(ws: Workspace, program: Program, select: str | None) -> Reverse:
         executed = set(json.loads(out.read_text()))
         cmd = [sys.executable, "-m", "torchferry", "check", ".", "--format", "json", "--exit-zero"]
         cmd += ["--no-cache"] + (["--select", select] if select else [])
-        proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=_env())
+        proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=_env(CHECK_SRC))
         found = [
             f
             for f in json.loads(proc.stdout)
@@ -773,6 +778,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--cache", type=Path, default=DEFAULT_CACHE, help=f"oracle cache (default {DEFAULT_CACHE})"
     )
     ap.add_argument("--no-cache", action="store_true", help="run every oracle afresh, keep nothing")
+    ap.add_argument(
+        "--check-src",
+        type=Path,
+        metavar="DIR",
+        help="measure the ferry check of another checkout's src directory (e.g. a worktree of "
+        "a branch); the oracle runs this checkout's library",
+    )
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument(
         "--reverse",
@@ -784,6 +796,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = ap.parse_args(argv)
     if args.max_mutants is not None and args.max_mutants < 1:
         ap.error("--max-mutants must be at least 1")
+    if args.check_src is not None:
+        if not (args.check_src / "torchferry" / "check").is_dir():
+            ap.error(f"--check-src {args.check_src}: no torchferry/check package there")
+        global CHECK_SRC
+        CHECK_SRC = args.check_src.resolve()
     programs = [p for p in PROGRAMS if not args.program or p.name in args.program]
     ops = set(args.op or OPERATORS)
     if args.list:
@@ -803,7 +820,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.jobs,
     )
     select = args.select or "the default rule set"
-    print(f"mutation benchmark: {len(programs)} programs, ferry check with {select}\n")
+    where = f" of {CHECK_SRC}" if CHECK_SRC != REPO / "src" else ""
+    print(f"mutation benchmark: {len(programs)} programs, ferry check{where} with {select}\n")
     print(table(results))
     missed = [r for r in results if r.verdict.confirmed and not r.caught]
     if missed:

@@ -196,3 +196,14 @@ def test_export_snapshot_keeps_sources_and_reports_missing_blobs(tmp_path: Path)
     dest, missing = cc.export_snapshot(src / ".git", "o/n", commit, tmp_path / "out")
     assert dest.name == f"o-n@{commit}" and missing == []
     assert sorted(p.name for p in dest.iterdir()) == ["requirements.txt", "train.py"]
+
+
+def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> None:
+    (tmp_path / "r.py").write_text(
+        "# Source: https://example.org/1\n# Report: x\nimport torch\n"
+        'device = torch.device("cuda")  # FRY001\n'
+    )
+    assert [c.found for c in cc.recall_cases(tmp_path)] == [{(4, "FRY001")}]
+    assert [c.found for c in cc.recall_cases(tmp_path, select=())] == [set()], (
+        "FRY001 is opt-in: the default rule set does not run it"
+    )
