@@ -491,8 +491,9 @@ def run_check(pkg_dir: Path, select: str, extra: Sequence[str] = ()) -> tuple[li
     env = dict(__import__("os").environ)
     src = REPO / "src"
     env["PYTHONPATH"] = str(src) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
+    chosen = [] if select == "DEFAULT" else ["--select", select]  # DEFAULT: ferry's own set
     proc = subprocess.run(
-        [*ferry_cmd(), "check", ".", "--format", "json", "--exit-zero", "--select", select, *extra],
+        [*ferry_cmd(), "check", ".", "--format", "json", "--exit-zero", *chosen, *extra],
         cwd=pkg_dir,
         capture_output=True,
         text=True,
@@ -947,8 +948,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument(
         "--select",
         default="ALL",
-        help="rules to run (ferry check --select; default ALL); with --recall, DEFAULT runs "
-        "the default rule set",
+        help="rules to run (ferry check --select; default ALL); DEFAULT runs ferry check's "
+        "default rule set (and keeps the labels of its rules)",
     )
     ap.add_argument("--package", action="append", default=[], help="only this package (repeatable)")
     ap.add_argument(
@@ -1081,7 +1082,13 @@ def main(argv: Sequence[str] | None = None) -> int:
     labels = load_labels(args.labels)
     checked = {package_of(d) for d in dirs}
     labels = [lab for lab in labels if lab.package in checked]  # e.g. --extra not given
-    if args.select != "ALL":
+    if args.select == "DEFAULT":
+        if str(REPO / "src") not in sys.path:
+            sys.path.insert(0, str(REPO / "src"))
+        from torchferry.check.rules import is_default
+
+        labels = [lab for lab in labels if is_default(lab.code)]
+    elif args.select != "ALL":
         codes = (*(c.strip() for c in args.select.split(",")), "FRY000")  # always reported
         labels = [lab for lab in labels if lab.code.startswith(codes)]
     matched, stale = join(findings, labels)
