@@ -874,7 +874,7 @@ def recall_cases(
         if not in_half(repo_key(_source_of(path)), test or set(), half):
             continue
         source = path.read_text(encoding="utf-8")
-        expected = set()
+        expected: set[tuple[int, str]] = set()
         for lineno, text in enumerate(source.splitlines(), 1):
             m = _MARKER.search(text)
             if m:
