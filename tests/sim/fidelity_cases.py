@@ -1422,4 +1422,18 @@ CASES: list[Case] = [
         cite="aten/src/ATen/native/cuda/SummaryOps.cu _bincount_cuda_template: "
         "self.min().item() / self.max().item() size the output (a device-to-host copy)",
     ),
+    Case(
+        "warning_module_filter_matches_the_callers_module",
+        "import warnings\n"
+        "with warnings.catch_warnings(record=True) as w:\n"
+        "    warnings.simplefilter('always'); warnings.filterwarnings('ignore', module='torch')\n"
+        "    torch.nn.functional.softmax(torch.ones(3,device='cuda'))\n"
+        "    torch.tensor(torch.ones(2,device='cuda'))\n"
+        "print(len(w), sorted(x.filename.startswith('<fidelity') for x in w))",
+        out="2 [True, True]\n",
+        source="torch-source",
+        cite="torch/nn/functional.py _get_softmax_dim: warnings.warn(..., stacklevel=3) and "
+        "torch/csrc/utils/tensor_new.cpp TORCH_WARN (PyErr_WarnEx, stacklevel 1): both "
+        "attributed to the calling frame, whose module the filter does not match",
+    ),
 ]

@@ -176,3 +176,47 @@ def test_sync_debug_mode_flags_bincount():
             torch.cuda.set_sync_debug_mode(0)
         assert empty.tolist() == [0, 0]
         assert torch.bincount(x).tolist() == [1, 2] and str(torch.bincount(x).device) == "cuda:0"
+
+
+# ---------------------------------------------------------------- warnings' frames
+def _caught(fn):
+    import warnings
+
+    with warnings.catch_warnings(record=True) as got:
+        warnings.simplefilter("always")
+        fn()
+    return got
+
+
+def test_a_cpp_warning_is_attributed_to_the_frame_that_called_torch(tmp_path, monkeypatch):
+    import warnings
+
+    (tmp_path / "ferrywarnpkg").mkdir()
+    (tmp_path / "ferrywarnpkg" / "__init__.py").write_text("")
+    (tmp_path / "ferrywarnpkg" / "inner.py").write_text(
+        "import torch\n\ndef copy(t):\n    return torch.tensor(t)\n")
+    monkeypatch.syspath_prepend(str(tmp_path))
+    from ferrywarnpkg import inner
+
+    with simulate("cuda"):
+        got = _caught(lambda: inner.copy(torch.ones(2)))
+        assert [(w.filename, w.lineno) for w in got] == [(inner.__file__, 4)]
+        with warnings.catch_warnings(record=True) as kept:
+            warnings.simplefilter("always")
+            warnings.filterwarnings("ignore", module="ferrywarnpkg")
+            inner.copy(torch.ones(2))
+        assert kept == []
+
+
+def test_a_python_warning_with_stacklevel_names_the_callers_line():
+    import warnings
+
+    with simulate("cuda"):
+        got = _caught(lambda: torch.nn.functional.softmax(torch.ones(3)))
+        assert len(got) == 1 and got[0].filename == __file__
+        with warnings.catch_warnings(record=True) as kept:
+            warnings.simplefilter("always")
+            warnings.filterwarnings("ignore", module="torch")  # not the caller's module
+            torch.nn.functional.softmax(torch.ones(3))
+        assert len(kept) == 1
+

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import functools
 import re
+import sys
+import types
 import warnings
 from typing import Any
 
@@ -190,12 +192,12 @@ class SimMode(TorchFunctionMode):
         if common is None:
             if S.default_device is not None and func in _constructors():
                 return _factory(func, args, {**kwargs, "device": S.default_device})
-            return func(*args, **kwargs)
+            return _as_caller(_getframe(1))(func, args, kwargs)
         if type(func) in _OP_TYPES:
             _custom_op_check(func)
         if cpu_seen or mixed:
             return _checked(func, args, kwargs)
-        out = func(*args, **kwargs)
+        out = _as_caller(_getframe(1))(func, args, kwargs)
         if isinstance(out, Tensor):
             if args and out is args[0]:
                 return out  # in-place: already on its device
@@ -218,6 +220,43 @@ class SimMode(TorchFunctionMode):
 
 
 _RAW = object()  # ``types`` value that skips the handler lookup
+_getframe = sys._getframe
+
+
+# ------------------------------------------------------------------ warnings' frame
+# Without the simulation, a warning torch raises in C++ during a call is attributed to the
+# Python frame that made the call (torch's own code, or the user's), and ``warnings.warn(...,
+# stacklevel=2)`` in a Python torch function to that function's caller: that frame's module
+# is what ``warnings.filterwarnings(module=...)`` matches, its file and line what is shown,
+# its ``__warningregistry__`` what "default"/"once" remember.  The mode calls the function
+# itself, so the frame would be the mode's.  It calls it through a one-line function made
+# for the calling frame instead: that frame's globals, file and line.
+_TRAMPOLINE_SRC = (
+    "def _torchferry_call(func, args, kwargs): "
+    "__tracebackhide__ = True; return func(*args, **kwargs)\n"
+)
+_TRAMPOLINES: dict[tuple[Any, int], Any] = {}
+_HTF_CODE = torch.overrides.handle_torch_function.__code__
+
+
+def _as_caller(f: Any) -> Any:
+    """The function that calls ``func(*args, **kwargs)`` as if from frame ``f``.
+
+    ``f`` is the frame that called the mode: the caller of a C function, or torch's
+    ``handle_torch_function`` for a Python one, whose caller's caller is then the frame.
+    """
+    if f.f_code is _HTF_CODE and f.f_back is not None and f.f_back.f_back is not None:
+        f = f.f_back.f_back
+    code = f.f_code
+    key = (code, f.f_lineno or 1)
+    fn = _TRAMPOLINES.get(key)
+    if fn is None or fn.__globals__ is not f.f_globals:
+        if len(_TRAMPOLINES) > 4096:
+            _TRAMPOLINES.clear()
+        mod = compile("\n" * (key[1] - 1) + _TRAMPOLINE_SRC, code.co_filename, "exec")
+        body = next(c for c in mod.co_consts if isinstance(c, types.CodeType))
+        fn = _TRAMPOLINES[key] = types.FunctionType(body, f.f_globals)
+    return fn
 # the storage's address without making a Python storage object (which would then live as
 # long as the storage and slow later frees); equal to ``t.untyped_storage()._cdata``
 _sid = torch._C._storage_id  # type: ignore[attr-defined]
