@@ -220,3 +220,38 @@ def test_a_python_warning_with_stacklevel_names_the_callers_line():
             torch.nn.functional.softmax(torch.ones(3))
         assert len(kept) == 1
 
+
+# ---------------------------------------------------------------- memory size
+def test_memory_reported_is_the_simulated_size_less_live_storages():
+    with simulate("cuda") as default:
+        assert default.memory == 80 * 1024**3
+        assert torch.cuda.mem_get_info() == (80 * 1024**3, 80 * 1024**3)
+    with simulate("cuda", count=2, memory=2 * 1024**3):
+        x = torch.ones(1024, device="cuda:1")
+        assert torch.cuda.mem_get_info(1) == (2 * 1024**3 - x.nbytes, 2 * 1024**3)
+        assert torch.cuda.mem_get_info(0) == (2 * 1024**3, 2 * 1024**3)
+        assert torch.cuda.get_device_properties(0).total_memory == 2 * 1024**3
+
+
+def test_memory_must_be_a_positive_number_of_bytes():
+    from torchferry.errors import UsageError
+
+    for bad in (0, -1, 1.5, True, "1G"):
+        with pytest.raises(UsageError, match="memory must be a positive number of bytes"):
+            simulate("cuda", memory=bad)
+
+
+def test_ferry_run_memory_option(tmp_path, capsys):
+    from torchferry.cli import main
+
+    script = tmp_path / "m.py"
+    script.write_text("import torch\nprint(torch.cuda.mem_get_info())\n")
+    assert main(["run", "--simulate", "cuda", "--memory", "24GiB", str(script)]) == 0
+    assert capsys.readouterr().out == f"({24 * 1024**3}, {24 * 1024**3})\n"
+    for argv, text in ((["--memory", "24GiB"], "--memory needs --simulate KIND"),
+                       (["--simulate", "cuda", "--memory", "lots"], "invalid memory size 'lots'")):
+        try:
+            code = main(["run", *argv, str(script)])
+        except SystemExit as exc:  # argparse's own errors
+            code = exc.code
+        assert code == 2 and text in capsys.readouterr().err

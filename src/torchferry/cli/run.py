@@ -22,6 +22,15 @@ def _count(text: str) -> int:
     return n
 
 
+def _memory(text: str) -> int:
+    from torchferry._internal.sizes import parse_size
+
+    try:
+        return parse_size(text)
+    except UsageError as exc:
+        raise argparse.ArgumentTypeError(str(exc)) from None
+
+
 _PARSER: Any = None  # the `ferry run` parser, for split_script_args
 
 
@@ -104,6 +113,15 @@ def register(sub: Any) -> None:
         "needs --simulate)",
     )
     p.add_argument(
+        "--memory",
+        type=_memory,
+        default=None,
+        metavar="SIZE",
+        help="memory of each simulated device, e.g. 24GiB, 16G, 80GB (default 80 GiB): what "
+        "torch.cuda.mem_get_info() and get_device_properties().total_memory report; needs "
+        "--simulate",
+    )
+    p.add_argument(
         "--nproc-per-node",
         type=_count,
         default=None,
@@ -149,6 +167,8 @@ def register(sub: Any) -> None:
 def _run(args: argparse.Namespace) -> int:
     if args.device_count is not None and args.simulate is None:
         raise UsageError("--device-count needs --simulate KIND")
+    if args.memory is not None and args.simulate is None:
+        raise UsageError("--memory needs --simulate KIND")
     if args.module is not None:
         if args.target is not None:
             raise UsageError("give either SCRIPT or -m MODULE, not both")
@@ -166,7 +186,7 @@ def _run(args: argparse.Namespace) -> int:
             raise UsageError("--report cannot be combined with --nproc-per-node (one file, N ranks)")
         return launch(target, argv, module=module, simulate=args.simulate,
                       count=args.device_count, nproc_per_node=args.nproc_per_node,
-                      trips=args.trips)
+                      trips=args.trips, memory=args.memory)
     # diagnostics (torchferry.diagnose, issue 5): device errors are explained after the
     # traceback; --trips / --report add the trip table and the JSON report
     from torchferry.diagnose.run import run_diagnosed
@@ -180,6 +200,7 @@ def _run(args: argparse.Namespace) -> int:
             count=args.device_count or (default_count() if args.simulate in ("cuda", "xpu") else 1),
             report=args.report,
             show_trips=args.trips,
+            memory=args.memory,
         )
     except KeyboardInterrupt:  # the traceback is printed, the simulation and report closed
         _die_by_sigint()

@@ -90,6 +90,7 @@ def run_diagnosed(
     count: int = 1,
     report: str | None = None,
     show_trips: bool = False,
+    memory: int | None = None,
 ) -> int:
     """Run like ``run_path`` with the explanation, trip counting and JSON report added.
 
@@ -119,7 +120,7 @@ def run_diagnosed(
 
     sim_ctx: Any = contextlib.nullcontext()
     if simulate is not None:
-        sim_ctx = sim.simulate(simulate, count)
+        sim_ctx = sim.simulate(simulate, count, memory=memory)
     counting = show_trips or report is not None
     counter = trips() if counting else None
     interrupted: KeyboardInterrupt | None = None

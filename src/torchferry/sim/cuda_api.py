@@ -120,7 +120,7 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         if not 0 <= idx < s.count:
             raise AssertionError("Invalid device id")
         return SimulatedDeviceProperties(
-            get_device_name(idx), SIM_CAPABILITY[0], SIM_CAPABILITY[1], SIM_TOTAL_MEMORY, 132
+            get_device_name(idx), SIM_CAPABILITY[0], SIM_CAPABILITY[1], s.memory, 132
         )
 
     def get_device_capability(device: Any = None) -> tuple[int, int]:
@@ -146,7 +146,9 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
         _tags.PEAK[s.devices[idx]] = _tags.live_bytes().get(s.devices[idx], 0)
 
     def mem_get_info(device: Any = None) -> tuple[int, int]:
-        return (SIM_TOTAL_MEMORY - memory_allocated(device), SIM_TOTAL_MEMORY)
+        # the simulated device's size less its live storages (the CPU's own free memory is
+        # not consulted: simulate(memory=...) / --memory sets the size)
+        return (max(s.memory - memory_allocated(device), 0), s.memory)
 
     def empty_cache() -> None:
         return None
@@ -524,7 +526,7 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
             "set_rng_state": lambda new_state, device="mps": set_rng_state(new_state),
             "current_allocated_memory": lambda: memory_allocated(0),
             "driver_allocated_memory": lambda: memory_allocated(0),
-            "recommended_max_memory": lambda: SIM_TOTAL_MEMORY,
+            "recommended_max_memory": lambda: s.memory,
             "empty_cache": empty_cache,
             "Event": Event,
         }

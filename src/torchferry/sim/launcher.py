@@ -50,6 +50,7 @@ def rank_argv(
     count: int | None = None,
     nproc_per_node: int = 1,
     trips: bool = False,
+    memory: int | None = None,
 ) -> list[str]:
     """The arguments torch.distributed.run gets: its options, then each rank's command.
 
@@ -62,6 +63,8 @@ def rank_argv(
         if count is None:  # one GPU per rank; a Mac has one MPS device
             count = min(nproc_per_node, _kinds.spec(simulate).max_count or nproc_per_node)
         cmd += ["--device-count", str(count)]
+        if memory is not None:
+            cmd += ["--memory", str(memory)]
     if trips:
         cmd.append("--trips")
     cmd += ["-m", target] if module else [target]
@@ -77,6 +80,7 @@ def launch(
     count: int | None = None,
     nproc_per_node: int = 1,
     trips: bool = False,
+    memory: int | None = None,
 ) -> int:
     """Run ``target`` as ``nproc_per_node`` ranks under ``torch.distributed.run``.
 
@@ -108,7 +112,7 @@ def launch(
 
     args = torchrun.parse_args(
         rank_argv(target, argv, module=module, simulate=simulate, count=count,
-                  nproc_per_node=nproc_per_node, trips=trips)
+                  nproc_per_node=nproc_per_node, trips=trips, memory=memory)
     )
     try:
         torchrun.run(args)

@@ -54,19 +54,19 @@ class InSimulation:
     sends to the parent, shows no frame of ours.  That simulation lasts as long as the process.
     """
 
-    def __init__(self, fn: Any, kind: str, count: int) -> None:
-        self.fn, self.kind, self.count = fn, kind, count
+    def __init__(self, fn: Any, kind: str, count: int, memory: int | None = None) -> None:
+        self.fn, self.kind, self.count, self.memory = fn, kind, count, memory
 
-    def __reduce__(self) -> tuple[Any, tuple[Any, str, int]]:
-        return (_start_in_spawned_process, (self.fn, self.kind, self.count))
+    def __reduce__(self) -> tuple[Any, tuple[Any, str, int, int | None]]:
+        return (_start_in_spawned_process, (self.fn, self.kind, self.count, self.memory))
 
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return self.fn(*args, **kwargs)
 
 
-def _start_in_spawned_process(fn: Any, kind: str, count: int) -> Any:
+def _start_in_spawned_process(fn: Any, kind: str, count: int, memory: int | None = None) -> Any:
     if modes.S is None:
-        simulate(kind, count).__enter__()
+        simulate(kind, count, memory=memory).__enter__()
     return fn
 
 
@@ -86,11 +86,18 @@ class simulate(contextlib.ContextDecorator):
     Also a decorator: ``@tf.simulate("cuda", count=2)``.
     """
 
-    def __init__(self, kind: str = "cuda", count: int = 1) -> None:
+    def __init__(self, kind: str = "cuda", count: int = 1, *, memory: int | None = None) -> None:
         if kind not in KINDS:
             raise UsageError(f"simulate: kind must be one of {', '.join(KINDS)}, not {kind!r}")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise UsageError(f"simulate: count must be a positive integer, not {count!r}")
+        if memory is not None and (
+            isinstance(memory, bool) or not isinstance(memory, int) or memory < 1
+        ):
+            raise UsageError(f"simulate: memory must be a positive number of bytes, not {memory!r}")
+        # each device's memory: what get_device_properties().total_memory and
+        # mem_get_info() report (nothing is allocated or limited)
+        self.memory = cuda_api.SIM_TOTAL_MEMORY if memory is None else memory
         self.spec = _kinds.spec(kind)
         self.spec.check_count(count)
         self.kind = kind
@@ -103,7 +110,8 @@ class simulate(contextlib.ContextDecorator):
         return self.spec.ordinal_error(self.count)
 
     def __repr__(self) -> str:
-        return f"simulate(kind={self.kind!r}, count={self.count})"
+        extra = "" if self.memory == cuda_api.SIM_TOTAL_MEMORY else f", memory={self.memory}"
+        return f"simulate(kind={self.kind!r}, count={self.count}{extra})"
 
     def __enter__(self) -> simulate:
         if modes.S is not None:
@@ -269,7 +277,7 @@ class simulate(contextlib.ContextDecorator):
         ) -> Any:
             # a forked child inherits the simulation; a spawned one gets its own (InSimulation)
             if start_method != "fork":
-                fn = InSimulation(fn, sim.kind, sim.count)
+                fn = InSimulation(fn, sim.kind, sim.count, sim.memory)
             return orig_start(fn, args, nprocs, join, daemon, start_method)
 
         tmp = importlib.import_module("torch.multiprocessing")
