@@ -35,18 +35,32 @@ def pytest_addoption(parser: Any) -> None:
         metavar="N",
         help="number of simulated devices for --ferry-simulate (default 1)",
     )
+    group.addoption(
+        "--ferry-memory",
+        action="store",
+        default=None,
+        metavar="SIZE",
+        help="memory of each simulated device (e.g. 24GiB; default 80 GiB), what mem_get_info() "
+        "reports",
+    )
 
 
-def _start(config: Any, kind: str | None, count: int | None) -> None:
+def _start(config: Any, kind: str | None, count: int | None, memory: str | None = None) -> None:
     if count is not None and kind is None:
         raise pytest.UsageError("--ferry-device-count needs --ferry-simulate KIND")
     if count is not None and count < 1:
         raise pytest.UsageError(f"--ferry-device-count must be at least 1, not {count}")
     if kind is None or getattr(config, _SESSION_KEY, None) is not None:
         return
+    from torchferry._internal.sizes import parse_size
+    from torchferry.errors import UsageError
     from torchferry.sim.session import simulate
 
-    sim = simulate(kind, count or 1)
+    try:
+        size = parse_size(memory) if memory is not None else None
+    except UsageError as exc:
+        raise pytest.UsageError(f"--ferry-memory: {exc}") from None
+    sim = simulate(kind, count or 1, memory=size)
     try:
         sim.__enter__()
     except Exception as exc:  # a real device present, or already simulating
@@ -66,7 +80,8 @@ def pytest_load_initial_conftests(early_config: Any, parser: Any, args: Any) -> 
     session's end, that someone replaced it).
     """
     ns = early_config.known_args_namespace
-    _start(early_config, getattr(ns, "ferry_simulate", None), getattr(ns, "ferry_device_count", None))
+    _start(early_config, getattr(ns, "ferry_simulate", None), getattr(ns, "ferry_device_count", None),
+           getattr(ns, "ferry_memory", None))
     return (yield)
 
 
@@ -79,6 +94,7 @@ def pytest_configure(config: Any) -> None:
         config,
         config.getoption("--ferry-simulate", default=None),
         config.getoption("--ferry-device-count", default=None),
+        config.getoption("--ferry-memory", default=None),
     )
 
 
