@@ -1436,4 +1436,14 @@ CASES: list[Case] = [
         "torch/csrc/utils/tensor_new.cpp TORCH_WARN (PyErr_WarnEx, stacklevel 1): both "
         "attributed to the calling frame, whose module the filter does not match",
     ),
+    Case(
+        "mem_get_info_total_is_the_device_size",
+        "free, total = torch.cuda.mem_get_info(); x = torch.ones(1024, device='cuda')\n"
+        "print(total == torch.cuda.get_device_properties(0).total_memory, 0 < free <= total, "
+        "torch.cuda.mem_get_info()[0] <= free)",
+        out="True True True\n",
+        source="torch-source",
+        cite="torch/cuda/memory.py mem_get_info: cudaMemGetInfo (free, total); total is the "
+        "device's memory, cudaDeviceProp.totalGlobalMem",
+    ),
 ]
