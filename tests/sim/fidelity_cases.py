@@ -1446,4 +1446,17 @@ CASES: list[Case] = [
         cite="torch/cuda/memory.py mem_get_info: cudaMemGetInfo (free, total); total is the "
         "device's memory, cudaDeviceProp.totalGlobalMem",
     ),
+    Case(
+        "python_child_process_sees_the_gpus",
+        "import subprocess, sys\n"
+        "r=subprocess.run([sys.executable,'-c','import torch; "
+        "print(torch.cuda.is_available(), torch.cuda.device_count()==%d, torch.ones(1).cuda().device)'"
+        " % torch.cuda.device_count()], capture_output=True, text=True)\n"
+        "print(r.stdout, end='')",
+        out="True True cuda:0\n",
+        source="torch-source",
+        tags=("process",),
+        cite="a child process inherits the parent's environment and sees the machine's GPUs "
+        "(torch/cuda/__init__.py device_count: the driver's count, CUDA_VISIBLE_DEVICES unset)",
+    ),
 ]

@@ -27,7 +27,10 @@ CASES, Case, Outcome, mismatch, run_case = (
     _cases.CASES, _cases.Case, _cases.Outcome, _cases.mismatch, _cases.run_case)
 
 
-@pytest.mark.parametrize("case", CASES, ids=[c.name for c in CASES])
+@pytest.mark.parametrize("case", [
+    # a case that starts a Python process is slow (the fast loop leaves it out)
+    pytest.param(c, marks=pytest.mark.slow) if "process" in c.tags else c for c in CASES
+], ids=[c.name for c in CASES])
 def test_case_matches_real_gpu(case):
     with simulate("cuda", count=case.devices):
         got = run_case(case)

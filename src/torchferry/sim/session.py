@@ -8,6 +8,7 @@ import importlib
 import importlib.abc
 import importlib.util
 import inspect
+import os
 import sys
 import threading
 from typing import Any, Literal
@@ -16,7 +17,7 @@ import torch
 
 from torchferry._internal.patcher import Patch
 from torchferry.errors import SimulationError, UsageError
-from torchferry.sim import compiling, cuda_api, distributed, modes
+from torchferry.sim import childenv, compiling, cuda_api, distributed, modes
 from torchferry.sim import kinds as _kinds
 from torchferry.sim import tags as _tags
 
@@ -104,6 +105,7 @@ class simulate(contextlib.ContextDecorator):
         self.count = count
         self._active = False
         self._live = False  # the stand-ins act (see _calls_through_when_released)
+        self.inherited = False  # started in a child process by sim/inherit.py
 
     # state used by modes / cuda_api while active
     def ordinal_error(self) -> Exception:
@@ -114,6 +116,10 @@ class simulate(contextlib.ContextDecorator):
         return f"simulate(kind={self.kind!r}, count={self.count}{extra})"
 
     def __enter__(self) -> simulate:
+        if modes.S is not None and modes.S.inherited and modes.S is not self:
+            # a simulation this process inherited from its parent (sim/inherit.py): the one
+            # the program asks for itself replaces it
+            modes.S.__exit__(None, None, None)
         if modes.S is not None:
             raise SimulationError(
                 f"{self!r}: a simulation ({modes.S!r}) is already active; simulations cannot "
@@ -158,6 +164,9 @@ class simulate(contextlib.ContextDecorator):
             self._fsdp.install()
         modes.S = self
         modes.MPS_ACTIVE = self.spec.refuses_float64
+        # Python processes the program starts get the same simulation (sim/inherit.py)
+        self._child_env = childenv.child_environment(
+            os.environ, childenv.encode(self.kind, self.count, self.memory))
         self._aliases = modes.alias_replaced_methods()
         self._mode = modes.SimMode()
         self._mode.__enter__()
@@ -178,6 +187,7 @@ class simulate(contextlib.ContextDecorator):
             with contextlib.suppress(ValueError):
                 sys.meta_path.remove(self._finder)
             sys.modules.update(self._triton)
+            childenv.restore(os.environ, self._child_env)
             if self._fsdp is not None:
                 self._fsdp.uninstall()
                 # released here, so that a "patched over" warning names the user's line
