@@ -1459,4 +1459,21 @@ CASES: list[Case] = [
         cite="a child process inherits the parent's environment and sees the machine's GPUs "
         "(torch/cuda/__init__.py device_count: the driver's count, CUDA_VISIBLE_DEVICES unset)",
     ),
+    Case(
+        "factory_pin_memory_true",
+        "t=torch.empty(4, pin_memory=True); z=torch.zeros(2, device='cpu', pin_memory=True)\n"
+        "print(t.is_pinned(), t.device, z.is_pinned(), t.to('cuda', non_blocking=True).device)",
+        out="True cpu True cuda:0\n",
+        source="torch-source",
+        cite="aten/src/ATen/native/TensorFactories.cpp empty_cpu: pin_memory=True allocates "
+        "with the accelerator's pinned host allocator (found running safetensors' load_file(device='cuda:0'))",
+    ),
+    Case(
+        "meta_tensor_to_cpu",
+        "torch.zeros(2, device='meta').to('cpu')",
+        exc=("NotImplementedError", "Cannot copy out of meta tensor; no data!"),
+        source="torch-source",
+        cite="aten/src/ATen/native/Copy.cpp copy_impl: TORCH_CHECK_NOT_IMPLEMENTED(!self.is_meta()...), "
+        "the same on every build",
+    ),
 ]

@@ -255,3 +255,22 @@ def test_ferry_run_memory_option(tmp_path, capsys):
         except SystemExit as exc:  # argparse's own errors
             code = exc.code
         assert code == 2 and text in capsys.readouterr().err
+
+
+# ---------------------------------------------------------------- found by third-party suites
+def test_factories_with_pin_memory_make_pinned_host_tensors():
+    with simulate("cuda"):
+        t = torch.empty(4, pin_memory=True)
+        assert t.is_pinned() and str(t.device) == "cpu"
+        z = torch.zeros(2, 2, device="cpu", pin_memory=True)
+        assert z.is_pinned() and z.sum().item() == 0.0
+        assert str(t.to("cuda", non_blocking=True).device) == "cuda:0"
+        assert not torch.empty(2).is_pinned()
+
+
+def test_a_meta_tensor_to_the_cpu_is_refused_as_torch_refuses():
+    with simulate("cuda"):
+        meta = torch.zeros(2, device="meta")
+        with pytest.raises(NotImplementedError, match="Cannot copy out of meta tensor"):
+            meta.to("cpu")
+        assert meta.to("meta") is meta

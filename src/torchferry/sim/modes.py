@@ -135,7 +135,7 @@ class SimMode(TorchFunctionMode):
             if h is not None:
                 return h(func, args, kwargs or _EMPTY)
         if kwargs:
-            if "device" in kwargs:
+            if "device" in kwargs or kwargs.get("pin_memory"):
                 return _factory(func, args, kwargs)
         else:
             kwargs = _EMPTY
@@ -436,7 +436,7 @@ def resolve(spec: Any) -> Any:
 
 def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
     """A call with ``device=``: run it on the CPU, then tag the result."""
-    spec = kwargs["device"]
+    spec = kwargs.get("device")
     if spec is None and S.default_device is not None and func in _constructors():
         spec = S.default_device  # as torch.set_default_device's mode does
     dev = resolve(spec)
@@ -444,6 +444,11 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
         return func(*args, **kwargs)
     kw = dict(kwargs)
     kw["device"] = _CPU
+    # pinned host memory (pin_memory=True), which a GPU build allocates: the CPU build has
+    # no allocator for it, so the tensor is made and then recorded as pinned, as .pin_memory()
+    pinned = dev is None and bool(kw.get("pin_memory"))
+    if pinned:
+        kw["pin_memory"] = False
     gen = kw.get("generator")
     if gen is not None:
         gdev = getattr(gen, "_ferry_device", None)
@@ -454,6 +459,9 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
     if dev is not None and dev.type in _F64_REFUSED and kw.get("dtype") is torch.float64:
         raise TypeError(MPS_F64)
     out = func(*args, **kw)
+    if pinned and isinstance(out, Tensor):
+        _tags.pin(out)
+        return out
     if not isinstance(out, Tensor):
         return _tag_out(out, dev)
     try:
@@ -649,7 +657,9 @@ def _h_to(func, args, kwargs):
             out = func(*args, **kwargs)
             return _tag_out(out, src)
         dst = resolve(device)
-        if dst is NotImplemented:
+        if dst is NotImplemented or (dst is None and src is None and not t.is_cpu):
+            # not ours: a device the simulation does not make, or a real non-CPU tensor
+            # (meta) going to the CPU, which torch itself copies (or refuses)
             return func(*args, **kwargs)
     if dst is src:
         kw2: dict[str, Any] = {}
