@@ -1476,4 +1476,14 @@ CASES: list[Case] = [
         cite="aten/src/ATen/native/Copy.cpp copy_impl: TORCH_CHECK_NOT_IMPLEMENTED(!self.is_meta()...), "
         "the same on every build",
     ),
+    Case(
+        "lazy_linear_to_device",
+        "m=nn.LazyLinear(4).to('cuda'); n=nn.LazyLinear(4).to('cuda'); n.load_state_dict(m.state_dict())\n"
+        "print(m(torch.ones(2,3,device='cuda')).device, m.weight.device, m.weight.shape)",
+        out="cuda:0 cuda:0 torch.Size([4, 3])\n",
+        source="torch-source",
+        cite="torch/nn/parameter.py UninitializedTensorMixin._allowed_methods (to, copy_); "
+        "materialize: torch.empty(shape, device=self.data.device) (found in torch_geometric's "
+        "test_linear.py)",
+    ),
 ]

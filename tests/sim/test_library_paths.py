@@ -274,3 +274,12 @@ def test_a_meta_tensor_to_the_cpu_is_refused_as_torch_refuses():
         with pytest.raises(NotImplementedError, match="Cannot copy out of meta tensor"):
             meta.to("cpu")
         assert meta.to("meta") is meta
+
+
+def test_lazy_modules_move_load_and_materialize_on_the_device():
+    with simulate("cuda"):
+        lazy = nn.LazyLinear(4).to("cuda")
+        other = nn.LazyLinear(4).to("cuda")
+        other.load_state_dict(lazy.state_dict())  # copy_ of uninitialized parameters
+        out = lazy(torch.ones(2, 3, device="cuda"))
+        assert str(out.device) == "cuda:0" and str(lazy.weight.device) == "cuda:0"

@@ -628,11 +628,20 @@ def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: 
     blocking = not non_blocking
     if src is not None and dst is None:
         sync(op, src) if blocking else None
-    transfer(op, src or _CPU, dst or _CPU, t.nelement() * t.element_size(), blocking)
+    transfer(op, src or _CPU, dst or _CPU, _nbytes(t), blocking)
     out = TensorBase.to(t, **kw)
     if dst is not None:
         _tags.retag(out, dst)
     return out
+
+
+def _nbytes(t: Tensor) -> int:
+    """The bytes a move of ``t`` copies; read without a subclass's ``__torch_function__``
+    (a lazy module's ``UninitializedParameter`` refuses ``numel`` but may be moved)."""
+    if type(t) is Tensor:
+        return t.nelement() * t.element_size()
+    with torch._C.DisableTorchFunctionSubclass():
+        return t.nelement() * t.element_size()
 
 
 @handles(_own("to"))
@@ -1034,7 +1043,7 @@ def _h_copy(func, args, kwargs):
         if sdev is not None and ddev is None and not nb:
             sync("copy_", sdev)
         transfer(
-            "copy_", sdev or _CPU, ddev or _CPU, src_t.nelement() * src_t.element_size(), not nb
+            "copy_", sdev or _CPU, ddev or _CPU, _nbytes(src_t), not nb
         )
     return func(*args, **kwargs)
 
