@@ -1486,4 +1486,17 @@ CASES: list[Case] = [
         "materialize: torch.empty(shape, device=self.data.device) (found in torch_geometric's "
         "test_linear.py)",
     ),
+    Case(
+        "script_calls_a_torch_builtin_replaced_by_the_simulation",
+        "import tempfile, importlib.util, os  # TorchScript reads the source of a file\n"
+        "p = os.path.join(tempfile.mkdtemp(), 'ferry_script_case.py')\n"
+        "open(p, 'w').write('import torch\\ndef f(t: torch.Tensor) -> bool:\\n    return torch.is_autocast_enabled()\\n')\n"
+        "spec = importlib.util.spec_from_file_location('ferry_script_case', p); mod = importlib.util.module_from_spec(spec); spec.loader.exec_module(mod)\n"
+        "print(torch.jit.script(mod.f)(torch.ones(1, device='cuda')))",
+        out="False\n",
+        source="torch-source",
+        cite="torch/jit/_builtins.py: torch.is_autocast_enabled is aten::is_autocast_enabled "
+        "(False outside autocast); nn.MultiheadAttention.forward calls it (found scripting it "
+        "in torch_geometric's test_aggr_utils.py)",
+    ),
 ]

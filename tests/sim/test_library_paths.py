@@ -283,3 +283,17 @@ def test_lazy_modules_move_load_and_materialize_on_the_device():
         other.load_state_dict(lazy.state_dict())  # copy_ of uninitialized parameters
         out = lazy(torch.ones(2, 3, device="cuda"))
         assert str(out.device) == "cuda:0" and str(lazy.weight.device) == "cuda:0"
+
+
+def test_torchscript_compiles_the_stand_ins_of_torch_builtins():
+    with simulate("cuda"):
+        mha = torch.jit.script(nn.MultiheadAttention(4, 2).cuda())
+        x = torch.ones(3, 1, 4, device="cuda")
+        out, _ = mha(x, x, x)
+        assert str(out.device) == "cuda:0"
+        scripted = torch.jit.script(_autocast_on)
+        assert scripted(x) is False
+
+
+def _autocast_on(t: torch.Tensor) -> bool:
+    return torch.is_autocast_enabled()

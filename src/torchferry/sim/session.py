@@ -71,6 +71,21 @@ def _start_in_spawned_process(fn: Any, kind: str, count: int, memory: int | None
     return fn
 
 
+def _script_as_builtins(before: dict[str, Any]) -> list[int]:
+    """TorchScript compiles a call of ``torch.<name>`` as its ATen operator when the name is a
+    builtin; a stand-in that replaced one (``torch.is_autocast_enabled``) would be compiled
+    as Python instead (``nn.MultiheadAttention`` scripted inside the simulation failed).
+    Register each stand-in as its builtin's operator; returns the keys, removed on exit."""
+    table = torch.jit._builtins._get_builtin_table()
+    added = []
+    for name, new in vars(torch).items():
+        old = before.get(name)
+        if old is not None and new is not old and id(old) in table and id(new) not in table:
+            table[id(new)] = table[id(old)]
+            added.append(id(new))
+    return added
+
+
 class simulate(contextlib.ContextDecorator):
     """Run GPU code paths on this CPU-only machine with a simulated accelerator.
 
@@ -147,7 +162,9 @@ class simulate(contextlib.ContextDecorator):
             ],
         )
         self._live = True
+        before = dict(vars(torch))
         self._patches.acquire()
+        self._script_builtins = _script_as_builtins(before)
         import torch.serialization as ser
 
         self._registry_entry = (-1, self._tagger, self._deserializer)
@@ -192,6 +209,8 @@ class simulate(contextlib.ContextDecorator):
                 self._fsdp.uninstall()
                 # released here, so that a "patched over" warning names the user's line
                 self._fsdp.patch.release()
+            for key in self._script_builtins:
+                torch.jit._builtins._get_builtin_table().pop(key, None)
             self._patches.release()
             self._live = False
             if self.default_device is not None:
