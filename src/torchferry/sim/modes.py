@@ -235,7 +235,7 @@ _TRAMPOLINE_SRC = (
     "def _torchferry_call(func, args, kwargs): "
     "__tracebackhide__ = True; return func(*args, **kwargs)\n"
 )
-_TRAMPOLINES: dict[tuple[Any, int], Any] = {}
+_TRAMPOLINES: dict[tuple[Any, int], Any] = {}  # (code, instruction offset) -> function
 _HTF_CODE = torch.overrides.handle_torch_function.__code__
 
 
@@ -248,15 +248,18 @@ def _as_caller(f: Any) -> Any:
     if f.f_code is _HTF_CODE and f.f_back is not None and f.f_back.f_back is not None:
         f = f.f_back.f_back
     code = f.f_code
-    key = (code, f.f_lineno or 1)
+    key = (code, f.f_lasti)  # the call's instruction: cheaper to read than its line
     fn = _TRAMPOLINES.get(key)
     if fn is None or fn.__globals__ is not f.f_globals:
         if len(_TRAMPOLINES) > 4096:
             _TRAMPOLINES.clear()
-        mod = compile("\n" * (key[1] - 1) + _TRAMPOLINE_SRC, code.co_filename, "exec")
+        line = f.f_lineno or 1
+        mod = compile("\n" * (line - 1) + _TRAMPOLINE_SRC, code.co_filename, "exec")
         body = next(c for c in mod.co_consts if isinstance(c, types.CodeType))
         fn = _TRAMPOLINES[key] = types.FunctionType(body, f.f_globals)
     return fn
+
+
 # the storage's address without making a Python storage object (which would then live as
 # long as the storage and slow later frees); equal to ``t.untyped_storage()._cdata``
 _sid = torch._C._storage_id  # type: ignore[attr-defined]
