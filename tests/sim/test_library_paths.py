@@ -297,3 +297,23 @@ def test_torchscript_compiles_the_stand_ins_of_torch_builtins():
 
 def _autocast_on(t: torch.Tensor) -> bool:
     return torch.is_autocast_enabled()
+
+
+def test_the_calling_frame_function_is_not_user_code():
+    import sys
+
+    from torchferry._internal import frames
+
+    seen = []
+
+    class Probe(torch.Tensor):
+        @classmethod
+        def __torch_function__(cls, func, types, args=(), kwargs=None):
+            seen.append(sys._getframe(1).f_code)
+            return super().__torch_function__(func, types, args, kwargs or {})
+
+    with simulate("cuda"):
+        torch.add(torch.ones(1).as_subclass(Probe), 1)
+    calls = [c for c in seen if c.co_name == frames.SIMULATION_CALL]
+    assert calls and calls[0].co_filename == __file__
+    assert not any(frames.is_user_code(c) for c in calls)

@@ -128,12 +128,18 @@ def is_user_file(filename: str) -> bool:
     return not is_library_file(filename)
 
 
+# The name of the one-line function the simulation's function mode calls an operator
+# through, made with the calling frame's file and line (sim/modes.py): not user code,
+# although its file is the user's.
+SIMULATION_CALL = "_torchferry_call"
+
+
 def is_user_code(code: CodeType) -> bool:
     """:func:`is_user_file` of ``code.co_filename``, cached per code object."""
     e = _USER_CODE.get(id(code))
     if e is not None and e[0] is code:
         return e[1]
-    r = is_user_file(code.co_filename)
+    r = code.co_name != SIMULATION_CALL and is_user_file(code.co_filename)
     _USER_CODE[id(code)] = (code, r)
     return r
 

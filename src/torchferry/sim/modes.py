@@ -19,6 +19,7 @@ from typing import Any
 import torch
 from torch.overrides import TorchFunctionMode
 
+from torchferry._internal import frames as _frames
 from torchferry.errors import UnsupportedFeatureError
 from torchferry.sim import events as _events
 from torchferry.sim import kinds as _kinds
@@ -232,7 +233,7 @@ _getframe = sys._getframe
 # itself, so the frame would be the mode's.  It calls it through a one-line function made
 # for the calling frame instead: that frame's globals, file and line.
 _TRAMPOLINE_SRC = (
-    "def _torchferry_call(func, args, kwargs): "
+    f"def {_frames.SIMULATION_CALL}(func, args, kwargs): "
     "__tracebackhide__ = True; return func(*args, **kwargs)\n"
 )
 _TRAMPOLINES: dict[tuple[Any, int], Any] = {}  # (code, instruction offset) -> function

@@ -50,8 +50,8 @@ def foreign_frame(filename: str, function: str) -> bool:
     if filename.startswith("<frozen runpy>"):
         return True
     path = os.path.abspath(filename)
-    if path.startswith(_SIM_DIR) or path == _RUNPY or function == "_torchferry_call":
-        return True  # _torchferry_call: the mode's call made as from its caller's frame
+    if path.startswith(_SIM_DIR) or path == _RUNPY or function == _frames.SIMULATION_CALL:
+        return True  # the mode's call made as from its caller's frame (sim/modes.py)
     return function == "handle_torch_function" and path.endswith(
         os.path.join("torch", "overrides.py"))
 
