@@ -1,6 +1,7 @@
 """Real programs under ``ferry run --simulate cuda`` next to their CPU run.
 
-``python benchmarks/sim_programs.py [--steps 20]`` (needs ``pip install transformers``)
+``python benchmarks/sim_programs.py [--steps 20]`` (needs ``pip install transformers==5.24.0``,
+the version measured with torch 2.13.0)
 runs, each as its own process:
 
 1. a tiny GPT-2 (transformers' ``GPT2LMHeadModel``, a config built locally) trained for
