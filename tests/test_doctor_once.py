@@ -1,4 +1,4 @@
-"""Issue 10 item 14: ``ferry doctor`` says a device override's fix once."""
+"""``ferry doctor`` says a device override's fix once."""
 
 from __future__ import annotations
 

@@ -29,7 +29,7 @@ def run(capsys, *argv):
 def test_a_long_line_is_shown_as_a_window_around_each_finding(proj, capsys):
     stmt = "x=torch.zeros(1).cuda();"
     (proj / "long.py").write_text("import torch;" + stmt * 400)  # 9.6 KB, one line
-    rc, out, _ = run(capsys, "long.py")
+    rc, out, _ = run(capsys, "--select", "ALL", "long.py")
     assert rc == 1
     n = out.count("long.py:1:")
     assert n == 800
@@ -51,8 +51,8 @@ def test_a_long_line_is_shown_as_a_window_around_each_finding(proj, capsys):
 def test_a_window_survives_the_cache(proj, capsys):
     stmt = "x=torch.zeros(1).cuda();"
     (proj / "long.py").write_text("import torch;" + stmt * 300)
-    first = main(["check", "long.py"]), capsys.readouterr().out
-    second = main(["check", "long.py"]), capsys.readouterr().out
+    first = main(["check", "--select", "ALL", "long.py"]), capsys.readouterr().out
+    second = main(["check", "--select", "ALL", "long.py"]), capsys.readouterr().out
     assert first == second and first[0] == 1
     cache = b"".join(p.read_bytes() for p in (proj / ".ferry_cache").rglob("*.json"))
     assert len(cache) < 1000 * 600  # windows, not 600 copies of the 7 KB line (4.3 MB)
@@ -239,7 +239,7 @@ def test_a_named_pipe_does_not_hang(proj, capsys):
     assert res.returncode == 0, res.stderr
     # and a pipe with a writer, as bash's <(cmd) gives, is read to its end
     res = subprocess.run(["bash", "-c", f"{sys.executable} -m torchferry check --no-cache "
-                          "<(printf 'import torch\\nx = torch.zeros(1).cuda()\\n')"],
+                          "--select ALL <(printf 'import torch\\nx = torch.zeros(1).cuda()\\n')"],
                          capture_output=True, text=True, timeout=60)  # fmt: skip
     assert res.returncode == 1 and "/dev/fd/" in res.stdout and "FRY001" in res.stdout, res
 
@@ -294,12 +294,12 @@ def test_max_file_size_option(proj, capsys):
 
 def test_diff_says_when_only_unsafe_fixes_exist(proj, capsys):
     (proj / "a.py").write_text('import torch\ndevice = torch.device("cuda")\n')  # FRY001: unsafe fix
-    rc, out, err = run(capsys, "--diff", "a.py")
+    rc, out, err = run(capsys, "--diff", "--select", "ALL", "a.py")
     assert rc == 0 and out == ""
     assert err.strip() == (
         "No fixes available (1 hidden fix can be enabled with the `--unsafe-fixes` option)."
     )
-    rc, out, err = run(capsys, "--diff", "--unsafe-fixes", "a.py")
+    rc, out, err = run(capsys, "--diff", "--unsafe-fixes", "--select", "ALL", "a.py")
     assert rc == 1 and err.strip() == "Would fix 1 finding."
 
 
@@ -314,13 +314,13 @@ def test_sarif_and_github_levels_by_rule_kind(proj, capsys):
         "x = torch.zeros(1).cuda()\n"
     )
     (proj / "a.py").write_text(src)
-    rc, out, _ = run(capsys, "--format", "sarif", "a.py")
+    rc, out, _ = run(capsys, "--format", "sarif", "--select", "ALL", "a.py")
     doc = json.loads(out)
     levels = {r["ruleId"]: r["level"] for r in doc["runs"][0]["results"]}
     assert levels["FRY001"] == "error" and levels["FRY009"] == "note", levels
     rules = {r["id"]: r["defaultConfiguration"]["level"] for r in doc["runs"][0]["tool"]["driver"]["rules"]}
     assert rules["FRY007"] == "warning" and rules["FRY008"] == "warning"
-    rc, out, _ = run(capsys, "--format", "github", "a.py")
+    rc, out, _ = run(capsys, "--format", "github", "--select", "ALL", "a.py")
     kinds = {line.split(" ", 1)[0] for line in out.splitlines()}
     assert {"::error", "::notice"} <= kinds
 

@@ -1,4 +1,4 @@
-"""Explanations of the mistakes real programs make (issue 13 item 10), under the simulation.
+"""Explanations of the mistakes real programs make, under the simulation.
 
 Each test failed before its fix: no culprit, a missing operand, a generic fix, or a rule
 claimed that ``ferry check`` does not report.

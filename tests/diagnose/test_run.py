@@ -1,6 +1,6 @@
 """``ferry run``: device errors explained after the traceback, ``--trips``, ``--report FILE``.
 
-The acceptance runs of issue 5 on the bundled examples, through the real CLI.
+The bundled examples' runs, through the real CLI.
 """
 
 from __future__ import annotations

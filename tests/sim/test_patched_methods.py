@@ -51,7 +51,7 @@ def test_handlers_imported_while_trips_wraps_tensor_methods_are_keyed_on_torchs_
 
 @pytest.mark.slow
 def test_simulation_first_imported_inside_trips_works_after_trips_ends(tmp_path):
-    # the repro from the notebook engineer's report, in a fresh interpreter
+    # the reproduction from a notebook's failure, in a fresh interpreter
     script = tmp_path / "repro.py"
     script.write_text(textwrap.dedent("""
         import sys, torch, torchferry as tf

@@ -1,5 +1,5 @@
-"""Issue 10 item 10 and the traceback part of 14: ``ferry run`` treats the script's
-arguments, its path, pipes and Ctrl-C exactly as ``python SCRIPT`` does."""
+"""``ferry run`` treats the script's arguments, its path, pipes and Ctrl-C exactly as
+``python SCRIPT`` does."""
 
 from __future__ import annotations
 
