@@ -95,7 +95,7 @@ def test_report_to_stdout_goes_after_the_scripts_output(tmp_path):
     with open(out, "w") as fh:
         r = subprocess.run([sys.executable, "-m", "torchferry", "run", "--report", str(link),
                             str(_script(tmp_path))], stdout=fh, stderr=subprocess.PIPE,
-                           text=True, env=ENV, timeout=120)
+                           text=True, env=ENV, timeout=600)
     assert r.returncode == 0, r.stderr
     text = out.read_text()
     assert text.startswith("from the script\n")

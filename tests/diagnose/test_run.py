@@ -24,7 +24,7 @@ ITEMS = "examples/item_every_step.py"
 
 def _ferry(*args):
     return subprocess.run([*FERRY, *args], cwd=ROOT, capture_output=True, text=True,
-                          timeout=120, check=False)
+                          timeout=600, check=False)
 
 
 def _line_of(path, needle):
