@@ -156,7 +156,7 @@ def test_ctrl_c_still_prints_the_trips_and_writes_the_report(tmp_path):
     try:
         assert proc.stdout is not None and proc.stdout.readline() == "looping\n"
         proc.send_signal(signal.SIGINT)
-        _, err = proc.communicate(timeout=120)
+        _, err = proc.communicate(timeout=600)
     finally:
         if proc.poll() is None:
             proc.kill()

@@ -233,7 +233,7 @@ def test_a_notebook_runs_its_code_cells_in_order(tmp_path):
     (tmp_path / "nb.ipynb").write_text(_notebook(
         "import sys\nx = 40\n", "print(x + 2, sys.argv[1:], __name__)\n", "raise ValueError('c3')\n"))
     res = subprocess.run(FERRY + ["nb.ipynb", "a"], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120)  # fmt: skip
+                         timeout=600)  # fmt: skip
     assert res.returncode == 1
     assert res.stdout == "42 ['a'] __main__\n"
     assert f'File "{tmp_path / "nb.ipynb"}:cell 3", line 1' in res.stderr
@@ -247,7 +247,7 @@ def test_a_notebook_runs_its_code_cells_in_order(tmp_path):
 def test_a_notebook_python_cannot_run_is_refused_in_one_line(tmp_path, cells, language, needle):
     (tmp_path / "nb.ipynb").write_text(_notebook(*cells, language=language))
     res = subprocess.run(FERRY + ["nb.ipynb"], cwd=tmp_path, capture_output=True, text=True,
-                         timeout=120)  # fmt: skip
+                         timeout=600)  # fmt: skip
     assert res.returncode == 2 and res.stdout == ""
     assert res.stderr.startswith("ferry run: error: nb.ipynb: ") and needle in res.stderr
     assert len(res.stderr.splitlines()) == 1
