@@ -20,7 +20,7 @@ of this single-threaded process, which other jobs on a shared machine disturb
 far less than the wall clock; ``--clock wall`` reads ``time.perf_counter()``.
 On an idle machine with one torch thread the two agree.
 
-Targets (issue 3): (a) and (b) at most 1.3x, (c) at most 3x.
+Targets: (a) and (b) at most 1.3x, (c) at most 3x.
 """
 
 from __future__ import annotations

@@ -20,7 +20,7 @@ measurement least disturbed by other processes.
 * On a machine with a CUDA GPU the rows are the same steps on the GPU itself
   (no simulation; ``torch.cuda.synchronize()`` before each clock read).
 
-Targets (issue 5): trips at most 1.3x; explaining costs nothing measurable.
+Targets: trips at most 1.3x; explaining costs nothing measurable.
 """
 
 from __future__ import annotations

@@ -7,7 +7,9 @@ set -u
 cd "$(dirname "$0")/.."
 PY="${PYTHON:-python3}"
 ferry() { "$PY" -m torchferry "$@"; }
-step() { printf '\n\033[1m==> %s\033[0m\n' "$*"; }
+# Bold headings on a terminal only: a pipe or a file gets plain text (NO_COLOR turns it off too).
+if [ -t 1 ] && [ -z "${NO_COLOR:-}" ]; then bold=$'\033[1m'; plain=$'\033[0m'; else bold=; plain=; fi
+step() { printf '\n%s==> %s%s\n' "$bold" "$*" "$plain"; }
 failed=0
 must() { "$@" || { echo "!! demo step failed: $*" >&2; failed=1; }; }
 expect() { # expect CODE CMD...: the step must exit with CODE (e.g. 1: findings, an error)
@@ -40,8 +42,8 @@ step "ferry bench --quick: the lesson's CPU-vs-GPU crossover (measured, or predi
 must ferry bench --quick
 
 if [ "$failed" = 0 ]; then
-  printf '\n\033[1mdemo: every step behaved as expected\033[0m\n'
+  printf '\n%sdemo: every step behaved as expected%s\n' "$bold" "$plain"
 else
-  printf '\n\033[1mdemo: some steps did not behave as expected (see !! above)\033[0m\n'
+  printf '\n%sdemo: some steps did not behave as expected (see !! above)%s\n' "$bold" "$plain"
 fi
 exit "$failed"

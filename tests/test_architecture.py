@@ -47,7 +47,7 @@ ALLOWED: dict[str, set[str]] = {
 TORCH_FREE = {"check", "_internal", "errors", "_version", "server"}
 HEAVY = {"torch", "numpy"}
 
-# Back-edges that exist today and are being removed (issue 11).  Each entry must still be
+# Back-edges that exist today and are being removed.  Each entry must still be
 # a violation (test_known_violations_are_still_real), so the list can only shrink.
 KNOWN: set[tuple[str, str]] = set()
 # Import cycles between modules (any depth) that are being removed.

@@ -227,7 +227,7 @@ def test_checkpoint_survives_path_types(tmp_path):
     assert isinstance(tf.load(Path(p)), list)
 
 
-# ------------------------------------------------------------- issue 10: files saved like torch.save
+# ------------------------------------------------------------- files saved like torch.save
 ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 
 
@@ -345,7 +345,7 @@ def test_killed_save_leaves_no_temp_after_the_next_save(tmp_path, monkeypatch):
     assert [x.name for x in tmp_path.iterdir()] == ["ckpt.pt"]
 
 
-# ------------------------------------------------------------- issue 10: load errors (items 5, 6, 14)
+# ------------------------------------------------------------- load errors
 class Payload:
     def __init__(self, target):
         self.target = target

@@ -1,5 +1,5 @@
 """Fault injection for everything torchferry writes: kill -9 mid-save, a full disk, read-only
-directories and file systems, concurrent writers of the same path (issue 10).
+directories and file systems, concurrent writers of the same path.
 
 The invariant under every fault: the target is either the complete old content or the
 complete new one, the error is the one ``open()``/``torch.save`` would give, and no

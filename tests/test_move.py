@@ -179,7 +179,7 @@ def test_bad_device_and_bad_non_blocking():
 
 @pytest.mark.parametrize("obj", [torch.ones(1), {"x": torch.ones(1)}])
 def test_bad_device_name_errs_like_torchferry_device(obj):
-    """issue 11: to() raised ValueError where device() raises DeviceUnavailableError."""
+    """to() raised ValueError where device() raises DeviceUnavailableError."""
     with pytest.raises(tf.DeviceUnavailableError) as via_device:
         tf.device("gpu0")
     with pytest.raises(tf.DeviceUnavailableError) as via_to:
@@ -224,7 +224,7 @@ def test_bad_skip_keys_is_one_clear_error(bad):
 
 @pytest.mark.parametrize("bad", [[1], {"a": 1}, "yes", 1, None])
 def test_bad_non_blocking_is_one_clear_error(bad):
-    """issue 11: an unhashable non_blocking raised "TypeError: unhashable type: 'list'"."""
+    """An unhashable non_blocking raised "TypeError: unhashable type: 'list'"."""
     with pytest.raises(ValueError, match=r"non_blocking must be True, False or 'auto', not "):
         tf.to(torch.ones(1), "cpu", non_blocking=bad)
     with pytest.raises(ValueError, match=r"non_blocking must be True, False or 'auto', not "):
@@ -259,7 +259,7 @@ class SlotStore(AttrStore):
 
 
 def test_mapping_with_data_in_an_attribute_is_never_mutated():
-    """issue 10 item 11: the shallow copy shared ``_data`` and the caller's mapping changed."""
+    """The shallow copy shared ``_data`` and the caller's mapping changed."""
     for cls in (AttrStore, SlotStore):
         x = torch.ones(1)
         store = cls({"x": x, "n": 1})

@@ -1,4 +1,4 @@
-"""The ``ferry check`` cache trusts only what it wrote and touches only its own files (issue 10, items 2 and 7)."""
+"""The ``ferry check`` cache trusts only what it wrote and touches only its own files."""
 
 from __future__ import annotations
 

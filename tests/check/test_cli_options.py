@@ -202,5 +202,5 @@ def test_a_notebook_of_another_language_is_skipped_and_said_so(proj, capsys, cac
 
 def test_python_m_torchferry_names_itself_in_usage():
     proc = subprocess.run([sys.executable, "-m", "torchferry", "--help"], capture_output=True,
-                          text=True, timeout=60)
+                          text=True, timeout=600)
     assert proc.returncode == 0 and proc.stdout.startswith("usage: python -m torchferry ")

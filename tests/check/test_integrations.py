@@ -111,7 +111,7 @@ def _run_in_tty(argv, env):
 
     master, slave = pty.openpty()
     try:
-        proc = subprocess.run(argv, stdout=slave, stderr=slave, env=env, timeout=60)
+        proc = subprocess.run(argv, stdout=slave, stderr=slave, env=env, timeout=600)
     finally:
         os.close(slave)
     chunks = []

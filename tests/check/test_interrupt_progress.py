@@ -104,7 +104,7 @@ def test_progress_line_advances_as_files_finish_with_workers(tmp_path):
             if not chunk:
                 break
             seen += chunk
-        proc.wait(timeout=120)
+        proc.wait(timeout=600)
     finally:
         os.close(master)
         if proc.poll() is None:

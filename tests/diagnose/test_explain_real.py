@@ -1,4 +1,4 @@
-"""Explanations of the mistakes real programs make (issue 13 item 10), under the simulation.
+"""Explanations of the mistakes real programs make, under the simulation.
 
 Each test failed before its fix: no culprit, a missing operand, a generic fix, or a rule
 claimed that ``ferry check`` does not report.
@@ -21,7 +21,7 @@ def _explain(tmp_path, code: str, count: int = 1) -> str:
     r = subprocess.run(
         [sys.executable, "-m", "torchferry", "run", "--simulate", "cuda", "--device-count",
          str(count), str(script)],
-        capture_output=True, text=True, timeout=120, cwd=tmp_path,
+        capture_output=True, text=True, timeout=600, cwd=tmp_path,
     )
     assert r.returncode == 1, r.stderr
     return r.stderr[r.stderr.index("torchferry explain:"):]

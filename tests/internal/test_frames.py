@@ -91,7 +91,7 @@ def test_ferry_run_m_of_a_package_installed_in_site_packages_explains_its_lines(
     r = subprocess.run(
         [sys.executable, "-m", "torchferry", "run", "--simulate", "cuda", "--report",
          str(tmp_path / "r.json"), "-m", "trainer"],
-        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=120,
+        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=600,
     )
     assert r.returncode == 1, r.stderr
     data = json.loads((tmp_path / "r.json").read_text())

@@ -90,7 +90,7 @@ def test_jupyter_lsp_relays_the_findings(tmp_path: Path) -> None:
                     ws.close()
                     return msg["params"]["diagnostics"]
 
-        diags = IOLoop.current().run_sync(talk, timeout=120)
+        diags = IOLoop.current().run_sync(talk, timeout=600)
         assert sorted(d["code"] for d in diags) == ["FRY001", "FRY009"]
     finally:
         server.terminate()

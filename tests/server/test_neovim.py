@@ -39,7 +39,7 @@ def test_neovim_shows_the_findings_and_applies_a_quick_fix(tmp_path: Path) -> No
                XDG_DATA_HOME=str(tmp_path / "data"))
     lua = Path(__file__).with_name("nvim") / "attach.lua"
     subprocess.run([nvim, "--headless", "--clean", "-c", f"luafile {lua}"], env=env,
-                   timeout=120, check=False, capture_output=True, stdin=subprocess.DEVNULL)
+                   timeout=600, check=False, capture_output=True, stdin=subprocess.DEVNULL)
     lines = out.read_text().splitlines()
     assert lines[-1] == "done", lines
     assert [x for x in lines if x.startswith("diagnostic")] == [

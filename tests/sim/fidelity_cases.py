@@ -13,8 +13,7 @@ Where the expected outcomes came from (``Case.source``):
   and ``torch/serialization.py``.
 * ``lesson``: the examples of the lesson this project started from ("Moving
   tensors between CPU and GPU"; the lesson itself is not part of this repository).
-* ``torch-source``: NOT YET CHECKED ON HARDWARE (no GPU in the session that added
-  them, issue 13): the expected outcome is read from torch's source, named in
+* ``torch-source``: NOT YET CHECKED ON HARDWARE: the expected outcome is read from torch's source, named in
   ``Case.cite``; ``benchmarks/gpu/fidelity.py`` checks them with the rest on the
   next GPU run.
 * ``rule``: not runnable on a one-GPU machine; derived from the TensorIterator
@@ -1012,7 +1011,7 @@ CASES: list[Case] = [
         source="rule",
         devices=2,
     ),
-    # ---- issue 13: real programs' paths.  source="torch-source": not yet checked on hardware.
+    # ---- real programs' paths.  source="torch-source": not yet checked on hardware.
     Case(
         "fused_adamw_grad_scaler",
         "m=nn.Linear(4,4).cuda(); opt=torch.optim.AdamW(m.parameters(), fused=True)\n"

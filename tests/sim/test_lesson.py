@@ -27,7 +27,7 @@ MIXING = (
 
 def _ferry(*args):
     return subprocess.run(
-        [*FERRY, *args], cwd=ROOT, capture_output=True, text=True, timeout=120, check=False
+        [*FERRY, *args], cwd=ROOT, capture_output=True, text=True, timeout=600, check=False
     )
 
 

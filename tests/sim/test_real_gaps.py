@@ -1,4 +1,4 @@
-"""Gaps real programs hit in the simulated GPU (issue 13), each reproduced in a few lines.
+"""Gaps real programs hit in the simulated GPU, each reproduced in a few lines.
 
 Every test here failed before its fix (see the commit that added it).
 """

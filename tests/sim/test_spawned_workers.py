@@ -1,4 +1,5 @@
-"""Gaps that running whole programs revealed (session 2026-12-01, sim-programs)."""
+"""Gaps that running whole programs revealed: f-strings of device tensors, and the workers
+a simulated program spawns."""
 
 from __future__ import annotations
 

@@ -131,7 +131,7 @@ def register(sub: Any) -> None:
         "N per node unless --device-count (under torchrun, ferry run --simulate defaults "
         "to LOCAL_WORLD_SIZE devices)",
     )
-    # -- diagnostics (torchferry.diagnose, issue 5) --
+    # -- diagnostics (torchferry.diagnose) --
     p.add_argument(
         "--report",
         metavar="FILE",
@@ -187,7 +187,7 @@ def _run(args: argparse.Namespace) -> int:
         return launch(target, argv, module=module, simulate=args.simulate,
                       count=args.device_count, nproc_per_node=args.nproc_per_node,
                       trips=args.trips, memory=args.memory)
-    # diagnostics (torchferry.diagnose, issue 5): device errors are explained after the
+    # diagnostics (torchferry.diagnose): device errors are explained after the
     # traceback; --trips / --report add the trip table and the JSON report
     from torchferry.diagnose.run import run_diagnosed
 

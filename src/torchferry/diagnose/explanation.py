@@ -795,7 +795,7 @@ def explain_exception(exc: BaseException) -> dict[str, Any] | None:
     """
     from torchferry.diagnose.distributed import explain_distributed
 
-    special = explain_distributed(exc)  # torchrun / DDP / NCCL mistakes (issue 13)
+    special = explain_distributed(exc)  # torchrun / DDP / NCCL mistakes
     if special is not None:
         return special
     found = _device_error(exc)

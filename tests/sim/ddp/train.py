@@ -16,23 +16,17 @@ GPU machine (the tests expect each to fail there, and under the simulated GPU):
 set_device by hand (it makes LOCAL_RANK's GPU current under torchrun).
 """
 
+import gc
 import os
 import sys
 
 import torch
 import torch.distributed as dist
 
-# Imported before the process group exists, on purpose.  DDP imports this module on first
-# use, and its functions take ``group=group.WORLD`` as a default argument, evaluated at
-# import: imported after init_process_group, they keep the gloo group alive after
-# destroy_process_group(), until the interpreter's own teardown.  The group's destructor
-# then joins its worker threads during finalization, and a worker that still drops its
-# last collective's tensors needs the GIL for it (torch decrefs a tensor's PyObject when
-# its C++ refcount goes from 2 to 1, c10/util/intrusive_ptr.h); a thread that takes the
-# GIL while Python finalizes is ended by pthread_exit, whose unwinding through a noexcept
-# frame is std::terminate: "terminate called without an active exception", SIGABRT,
-# now and then, at exit.  Imported first, the defaults are None, and the group dies with
-# the model at the end of main(), its threads joined while Python is alive.
+# Imported before the process group exists, on purpose (see ``teardown``): DDP imports
+# this module on first use, and its functions take ``group=group.WORLD`` as a default
+# argument, evaluated at import; imported later, they would keep the group alive until
+# the interpreter's own teardown.
 import torch.distributed.nn  # noqa: F401
 import torch.nn.functional as F
 from torch.distributed import destroy_process_group, init_process_group
@@ -71,6 +65,11 @@ def ddp_setup() -> torch.device:
 
 def main() -> None:
     device = ddp_setup()
+    train(device)
+    teardown()
+
+
+def train(device: torch.device) -> None:
     rank = dist.get_rank()
     torch.manual_seed(0)
     data = TensorDataset(torch.randn(64, 20), torch.randn(64, 1))
@@ -109,7 +108,33 @@ def main() -> None:
     say(f"rank {rank} all_reduce {total.item()!r} all_gather {[g.item() for g in gathered]} "
         f"broadcast {flag.item()!r} weight_sum {weight.sum().item()!r}")
     say(f"rank {rank} backend {dist.get_backend()} device {weight.device}")
+
+
+def teardown() -> None:
+    """destroy_process_group(), then the group's end while Python is fully alive, with
+    the GIL free.
+
+    destroy_process_group() drops torch.distributed's references, but the gloo group
+    lives on in DDP's reducer; its destructor joins the group's worker threads, and a
+    worker may still be dropping its last collective's tensors, which takes the GIL
+    (torch decrefs a tensor's PyObject when its C++ refcount goes from 2 to 1,
+    c10/util/intrusive_ptr.h).  Two ways to get that wrong, both seen:
+
+    * the group destroyed during interpreter finalization (the last reference in a
+      module global): the worker's GIL take ends the thread with pthread_exit, whose
+      unwinding through a noexcept frame is std::terminate: "terminate called without
+      an active exception", SIGABRT, now and then, at exit;
+    * the last reference dropped by the reducer's destructor, which runs with the GIL
+      held: the destructor waits for the worker, the worker for the GIL, forever.
+
+    So the reducer goes first (with train()'s locals, and any cycle by gc.collect()), and
+    the last reference is the Python ProcessGroup object, whose destructor releases the
+    GIL before it joins the workers.
+    """
+    group = dist.group.WORLD
     destroy_process_group()
+    gc.collect()
+    del group  # the last reference: the group's threads are joined here
 
 
 if __name__ == "__main__":

@@ -1,4 +1,4 @@
-"""Issue 10 item 13: ``ferry bench`` draws no conclusion from n/a cells, prints no
+"""``ferry bench`` draws no conclusion from n/a cells, prints no
 ``0 TFLOP/s`` legend, writes ``--plot NAME`` under exactly that name, measures small
 cases robustly and puts the busy-machine warning first."""
 
