@@ -45,9 +45,26 @@ def test_cuda_graph_classes_work_in_annotations_and_refuse_when_made():
 
 
 # ---------------------------------------------------------------- probing for Triton
-def test_find_spec_triton_answers_none_and_import_is_refused():
+def test_find_spec_triton_answers_none_and_import_is_refused(monkeypatch):
+    import importlib.machinery
     import importlib.util
+    import sys
 
+    class Installed(importlib.abc.MetaPathFinder):  # triton as a CUDA wheel installs it
+        def find_spec(self, name, path=None, target=None):
+            if name == "triton":
+                return importlib.machinery.ModuleSpec("triton", None)
+            return None
+
+    for installed in (False, True):
+        if installed:
+            monkeypatch.setattr(sys, "meta_path", [*sys.meta_path, Installed()])
+        with simulate("cuda"):
+            assert importlib.util.find_spec("triton") is None
+            with pytest.raises(ModuleNotFoundError, match="Triton kernels cannot run") as info:
+                import triton  # noqa: F401
+            assert info.value.name == "triton"
+        assert importlib.util.find_spec("triton") is not None or not installed
     with simulate("cuda"):
         assert importlib.util.find_spec("triton") is None
         with pytest.raises(ModuleNotFoundError, match="Triton kernels cannot run") as info:

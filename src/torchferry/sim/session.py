@@ -25,6 +25,18 @@ KINDS = _kinds.NAMES
 
 
 
+_FIND_SPEC = importlib.util.find_spec  # the real one, also while the simulation replaces it
+
+
+def _find_spec_without_triton(name: str, package: str | None = None) -> Any:
+    """``importlib.util.find_spec`` in the simulation: Triton is not there, as on a machine
+    without it, even where the wheel installed it (a CUDA build's triton cannot run on the
+    simulated GPU), so libraries that probe for it take their other path."""
+    if name == "triton" or name.startswith("triton."):
+        return None
+    return _FIND_SPEC(name, package)
+
+
 class _BlockTriton(importlib.abc.MetaPathFinder):
     """``import triton`` is refused in the simulation, naming why; a probe for it
     (``importlib.util.find_spec("triton")``, how libraries decide whether Triton is there)
@@ -33,7 +45,7 @@ class _BlockTriton(importlib.abc.MetaPathFinder):
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
         if fullname == "triton" or fullname.startswith("triton."):
             # util.find_spec -> importlib._bootstrap._find_spec -> here
-            if sys._getframe(2).f_code is importlib.util.find_spec.__code__:
+            if sys._getframe(2).f_code is _FIND_SPEC.__code__:
                 return None
             raise ModuleNotFoundError(
                 "Triton kernels cannot run in the simulated GPU (torchferry.simulate computes on "
@@ -171,6 +183,7 @@ class simulate(contextlib.ContextDecorator):
         ser._package_registry.insert(0, self._registry_entry)
         self._finder = _BlockTriton()
         sys.meta_path.insert(0, self._finder)
+        importlib.util.find_spec = _find_spec_without_triton
         # a CUDA wheel's torch._dynamo may have imported triton already: hide it, or
         # `import triton` would return the cached module without asking the finder
         self._triton = {
@@ -203,6 +216,8 @@ class simulate(contextlib.ContextDecorator):
                 ser._package_registry.remove(self._registry_entry)
             with contextlib.suppress(ValueError):
                 sys.meta_path.remove(self._finder)
+            if importlib.util.find_spec is _find_spec_without_triton:  # else a user's, kept
+                importlib.util.find_spec = _FIND_SPEC
             sys.modules.update(self._triton)
             childenv.restore(os.environ, self._child_env)
             if self._fsdp is not None:
