@@ -499,6 +499,13 @@ def _stop(ex: Any) -> None:
     for proc in procs:
         with contextlib.suppress(Exception):
             proc.join(5)
+    # and let the pool's manager thread see them die: if it is still closing its wakeup
+    # pipe when the interpreter exits, concurrent.futures' exit hook writes to the closed
+    # pipe and prints "OSError: [Errno 9] Bad file descriptor" after our last line
+    manager = getattr(ex, "_executor_manager_thread", None)
+    if manager is not None:
+        with contextlib.suppress(Exception):
+            manager.join(5)
 
 
 def default_jobs() -> int:
