@@ -67,16 +67,20 @@ def _filter(te: traceback.TracebackException, seen: set[int]) -> None:
             _filter(nxt, seen)
 
 
-def _print_traceback(exc: BaseException, first_user_file: str | None) -> None:
-    """Print the traceback as python would: from the script's frame down."""
-    tb = exc.__traceback__
+def _from_script(tb: types.TracebackType | None, first_user_file: str | None):
+    """``tb`` from the script's own frame down (all of it when that frame is not in it)."""
     if first_user_file is not None:
         t = tb
         while t is not None and os.path.abspath(t.tb_frame.f_code.co_filename) != first_user_file:
             t = t.tb_next
         if t is not None:
-            tb = t
-    te = traceback.TracebackException(type(exc), exc, tb)
+            return t
+    return tb
+
+
+def _print_traceback(exc: BaseException, first_user_file: str | None) -> None:
+    """Print the traceback as python would: from the script's frame down."""
+    te = traceback.TracebackException(type(exc), exc, _from_script(exc.__traceback__, first_user_file))
     _filter(te, set())
     print("".join(te.format()), end="", file=sys.stderr)
 
@@ -84,12 +88,7 @@ def _print_traceback(exc: BaseException, first_user_file: str | None) -> None:
 def _user_traceback(tb: types.TracebackType | None, first_user_file: str | None):
     """``tb`` as python would have made it: from the script's frame down, without the
     frames of :func:`_foreign` (a new chain of traceback objects; ``tb`` is not changed)."""
-    if first_user_file is not None:
-        t = tb
-        while t is not None and os.path.abspath(t.tb_frame.f_code.co_filename) != first_user_file:
-            t = t.tb_next
-        if t is not None:
-            tb = t
+    tb = _from_script(tb, first_user_file)
     kept = []
     while tb is not None:
         f = tb.tb_frame
