@@ -129,6 +129,21 @@ FRESH_EXTRA: tuple[tuple[str, str], ...] = (
 DEFAULT_FRESH_CORPUS = REPO / ".corpus" / "fresh"
 DEFAULT_FRESH_LABELS = REPO / "benchmarks" / "check_labels_fresh.toml"
 
+#: a second held-out set, gathered after the first held-out sets had all been measured and
+#: read: code bases no rule was ever developed or measured on before, labelled in
+#: ``benchmarks/check_labels_unseen.toml`` (``--unseen``; cache ``.corpus/unseen``).
+UNSEEN: tuple[tuple[str, str], ...] = (
+    ("botorch", "0.18.1"),
+    ("torchgeo", "0.8.1"),
+    ("flair", "0.15.1"),
+    ("monai", "1.6.1"),
+    ("torchrl", "0.14.1"),
+)
+#: its source snapshots, checked with ``--unseen --extra DIR``.
+UNSEEN_EXTRA: tuple[tuple[str, str], ...] = ()
+DEFAULT_UNSEEN_CORPUS = REPO / ".corpus" / "unseen"
+DEFAULT_UNSEEN_LABELS = REPO / "benchmarks" / "check_labels_unseen.toml"
+
 
 #: source snapshots checked with ``--extra DIR`` (each unpacked as ``DIR/OWNER-NAME@COMMIT``):
 #: tutorials, examples and notebooks, the code where users make the mistakes the new rules
@@ -1000,10 +1015,16 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{DEFAULT_FRESH_LABELS.name} (cache {DEFAULT_FRESH_CORPUS.relative_to(REPO)})",
     )
     ap.add_argument(
+        "--unseen",
+        action="store_true",
+        help="check the second held-out set (UNSEEN) instead of CORPUS, joined with "
+        f"{DEFAULT_UNSEEN_LABELS.name} (cache {DEFAULT_UNSEEN_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
         "--export",
         type=Path,
         metavar="GIT_DIR",
-        help="write the snapshot of each EXTRA (with --fresh: FRESH_EXTRA) project found in "
+        help="write the snapshot of each EXTRA (--fresh: FRESH_EXTRA, --unseen: UNSEEN_EXTRA) project found in "
         "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
     )
     ap.add_argument(
@@ -1026,18 +1047,33 @@ def main(argv: Sequence[str] | None = None) -> int:
             ap.error(f"--fixtures {args.fixtures}: not a directory")
         select = () if args.select == "DEFAULT" else [c.strip() for c in args.select.split(",")]
         return recall_mode(args.fixtures, args.half, select)
-    packages = FRESH if args.fresh else CORPUS
-    if args.fresh:
+    if args.fresh and args.unseen:
+        ap.error("--fresh and --unseen are two sets: give one")
+    packages, snapshots = CORPUS, EXTRA
+    for held_out, flag, pkgs, snaps, corpus, labels in (
+        (args.fresh, "--fresh", FRESH, FRESH_EXTRA, DEFAULT_FRESH_CORPUS, DEFAULT_FRESH_LABELS),
+        (
+            args.unseen,
+            "--unseen",
+            UNSEEN,
+            UNSEEN_EXTRA,
+            DEFAULT_UNSEEN_CORPUS,
+            DEFAULT_UNSEEN_LABELS,
+        ),
+    ):
+        if not held_out:
+            continue
         if args.half != "all":
-            ap.error("--fresh is held out as a whole: no --half")
+            ap.error(f"{flag} is held out as a whole: no --half")
+        packages, snapshots = pkgs, snaps
         if args.corpus == DEFAULT_CORPUS:
-            args.corpus = DEFAULT_FRESH_CORPUS
+            args.corpus = corpus
         if args.labels == DEFAULT_LABELS:
-            args.labels = DEFAULT_FRESH_LABELS
+            args.labels = labels
     if args.export is not None:
         if args.extra is None:
             ap.error("--export needs --extra DIR (where the snapshots go)")
-        for repo, commit in FRESH_EXTRA if args.fresh else EXTRA:
+        for repo, commit in snapshots:
             git_dir = _git_dir(args.export / repo.replace("/", "+"))
             if git_dir is None:
                 print(f"check_corpus: no clone of {repo} under {args.export}", file=sys.stderr)

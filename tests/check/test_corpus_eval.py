@@ -172,7 +172,22 @@ def test_recall_halves_partition_the_reproductions_by_repository(tmp_path: Path)
 def test_the_held_out_code_bases_are_not_in_the_corpus() -> None:
     corpus = {cc._norm(n) for n, _ in cc.CORPUS} | {r.lower() for r, _ in cc.EXTRA}
     fresh = {cc._norm(n) for n, _ in cc.FRESH} | {r.lower() for r, _ in cc.FRESH_EXTRA}
+    unseen = {cc._norm(n) for n, _ in cc.UNSEEN} | {r.lower() for r, _ in cc.UNSEEN_EXTRA}
     assert not corpus & fresh
+    assert not (corpus | fresh) & unseen
+
+
+def test_the_unseen_code_bases_share_no_repository_with_a_bug_report() -> None:
+    """A package whose repository gave a reproduction has been read: not held out."""
+    reports = Path(__file__).parent / "recall"
+    sources = {
+        cc.repo_key(cc._source_of(p)).split("/")[-1].lower()
+        for p in reports.glob("**/fixtures/*.py")
+    }
+    unseen = {cc._norm(n) for n, _ in cc.UNSEEN} | {
+        r.split("/")[-1].lower() for r, _ in cc.UNSEEN_EXTRA
+    }
+    assert not unseen & sources, sorted(unseen & sources)
 
 
 def test_export_snapshot_keeps_sources_and_reports_missing_blobs(tmp_path: Path) -> None:
