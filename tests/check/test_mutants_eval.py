@@ -113,6 +113,27 @@ def test_the_program_list_has_sites_and_licensed_sources() -> None:
             compile(m.source, m.key, "exec")
 
 
+def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    held_out = [p for p in cm.PROGRAMS if p.held_out]
+    assert len(held_out) >= 3 and len(held_out) < len(cm.PROGRAMS)
+    source = (cm.PROGRAMS_DIR / "SOURCE.md").read_text()
+    for program in held_out:
+        assert f"`{program.directory}/" in source, f"{program.name}: its origin is not recorded"
+    chosen: list[list[str]] = []
+
+    def fake_evaluate(programs, *args, **kwargs):  # type: ignore[no-untyped-def]
+        chosen.append([p.name for p in programs])
+        return []
+
+    monkeypatch.setattr(cm, "evaluate", fake_evaluate)
+    cm.main([])
+    cm.main(["--held-out"])
+    assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
+    assert chosen[1] == [p.name for p in held_out]
+
+
 def test_the_table_counts_only_confirmed_mutants() -> None:
     program = cm.PROGRAMS[0]
     m = cm.mutants(program)[0]
