@@ -139,8 +139,13 @@ UNSEEN: tuple[tuple[str, str], ...] = (
     ("monai", "1.6.1"),
     ("torchrl", "0.14.1"),
 )
-#: its source snapshots, checked with ``--unseen --extra DIR``.
-UNSEEN_EXTRA: tuple[tuple[str, str], ...] = ()
+#: its source snapshots (research code with training scripts), checked with ``--unseen
+#: --extra DIR``; ``--unseen --export GIT_DIR --extra DIR`` writes them into DIR.
+UNSEEN_EXTRA: tuple[tuple[str, str], ...] = (
+    ("kuangliu/pytorch-cifar", "49b7aa97b0c12fe0d4054e670403a16b6b834ddd"),
+    ("yunjey/stargan", "94dd002e93a2863d9b987a937b85925b80f7a19f"),
+    ("openai/improved-diffusion", "1bc7bbbdc414d83d4abf2ad8cc1446dc36c4e4d5"),
+)
 DEFAULT_UNSEEN_CORPUS = REPO / ".corpus" / "unseen"
 DEFAULT_UNSEEN_LABELS = REPO / "benchmarks" / "check_labels_unseen.toml"
 
