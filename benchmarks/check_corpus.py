@@ -150,6 +150,26 @@ DEFAULT_UNSEEN_CORPUS = REPO / ".corpus" / "unseen"
 DEFAULT_UNSEEN_LABELS = REPO / "benchmarks" / "check_labels_unseen.toml"
 
 
+@dataclass(frozen=True)
+class HeldOutSet:
+    """A set of code bases measured apart from the corpus: its packages, snapshots, cache
+    directory and labels file (``--fresh``, ``--unseen``)."""
+
+    flag: str
+    packages: tuple[tuple[str, str], ...]
+    snapshots: tuple[tuple[str, str], ...]
+    cache: Path
+    labels: Path
+
+
+HELD_OUT_SETS: dict[str, HeldOutSet] = {
+    "fresh": HeldOutSet("--fresh", FRESH, FRESH_EXTRA, DEFAULT_FRESH_CORPUS, DEFAULT_FRESH_LABELS),
+    "unseen": HeldOutSet(
+        "--unseen", UNSEEN, UNSEEN_EXTRA, DEFAULT_UNSEEN_CORPUS, DEFAULT_UNSEEN_LABELS
+    ),
+}
+
+
 #: source snapshots checked with ``--extra DIR`` (each unpacked as ``DIR/OWNER-NAME@COMMIT``):
 #: tutorials, examples and notebooks, the code where users make the mistakes the new rules
 #: look for; not on the package index, so they are optional.  Their labels cover FRY014,
@@ -1052,29 +1072,18 @@ def main(argv: Sequence[str] | None = None) -> int:
             ap.error(f"--fixtures {args.fixtures}: not a directory")
         select = () if args.select == "DEFAULT" else [c.strip() for c in args.select.split(",")]
         return recall_mode(args.fixtures, args.half, select)
-    if args.fresh and args.unseen:
+    chosen = [held for name, held in HELD_OUT_SETS.items() if getattr(args, name)]
+    if len(chosen) > 1:
         ap.error("--fresh and --unseen are two sets: give one")
     packages, snapshots = CORPUS, EXTRA
-    for held_out, flag, pkgs, snaps, corpus, labels in (
-        (args.fresh, "--fresh", FRESH, FRESH_EXTRA, DEFAULT_FRESH_CORPUS, DEFAULT_FRESH_LABELS),
-        (
-            args.unseen,
-            "--unseen",
-            UNSEEN,
-            UNSEEN_EXTRA,
-            DEFAULT_UNSEEN_CORPUS,
-            DEFAULT_UNSEEN_LABELS,
-        ),
-    ):
-        if not held_out:
-            continue
+    for held in chosen:
         if args.half != "all":
-            ap.error(f"{flag} is held out as a whole: no --half")
-        packages, snapshots = pkgs, snaps
+            ap.error(f"{held.flag} is held out as a whole: no --half")
+        packages, snapshots = held.packages, held.snapshots
         if args.corpus == DEFAULT_CORPUS:
-            args.corpus = corpus
+            args.corpus = held.cache
         if args.labels == DEFAULT_LABELS:
-            args.labels = labels
+            args.labels = held.labels
     if args.export is not None:
         if args.extra is None:
             ap.error("--export needs --extra DIR (where the snapshots go)")

@@ -223,3 +223,18 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
     assert [c.found for c in cc.recall_cases(tmp_path, select=())] == [set()], (
         "FRY001 is opt-in: the default rule set does not run it"
     )
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [["--fresh", "--unseen"], ["--unseen", "--half", "test"]],
+    ids=["two-sets", "unseen-half"],
+)
+def test_held_out_sets_are_one_at_a_time_and_whole(
+    argv: list[str], capsys: pytest.CaptureFixture[str]
+) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cc.main(argv)
+    assert exc.value.code == 2
+    last = capsys.readouterr().err.strip().splitlines()[-1]
+    assert ": error: --" in last and ("two sets" in last or "held out as a whole" in last)
