@@ -670,7 +670,7 @@ def _make_ferry_check(session: _Session) -> Any:
             from torchferry.check.runner import check_paths
 
             cfg, opts = _check_options(target)
-            files = discover([str(target)], cfg.root, cfg.exclude)
+            files = discover([str(target)], cfg.root, cfg.excludes)
             outcomes = check_paths(files, opts)
             for o in outcomes:
                 if o.error:

@@ -172,7 +172,7 @@ class Projects:
             per_file_ignores=cfg.per_file_ignores,
             max_file_size=cfg.max_file_size,
         )
-        return Project(cfg, options, Walker(cfg.root, cfg.exclude), error)
+        return Project(cfg, options, Walker(cfg.root, cfg.excludes), error)
 
 
 # ---------------------------------------------------------------- the workspace's classes
