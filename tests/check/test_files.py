@@ -84,6 +84,7 @@ def test_default_excludes_and_config_exclude(tmp_path):
         ".venv/a.py",
         "node_modules/b.py",
         ".ipynb_checkpoints/c.ipynb",
+        "build/lib/f.py",  # ruff's defaults skip build/ and dist/ too
         "gen/d.py",
         "e.py",
     ):

@@ -54,6 +54,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     "__pypackages__",
     "_build",
     "buck-out",
+    "build",
     "dist",
     "node_modules",
     "site-packages",
