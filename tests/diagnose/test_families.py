@@ -30,7 +30,9 @@ import torch
 
 import torchferry as tf
 from torchferry.diagnose.explanation import explain_exception, format_report
+from torchferry.diagnose.families import HANDLERS, handler_for, identify
 from torchferry.diagnose.html import explanation_view
+from torchferry.diagnose.record import Explanation, Family
 from torchferry.diagnose.run import error_json
 
 GOLDEN = Path(__file__).parent / "golden" / "families"
@@ -282,7 +284,7 @@ CASES = [
 ]
 
 
-def _run(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[BaseException, object]:
+def _run(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> tuple[BaseException, Explanation | None]:
     path = tmp_path / "prog.py"
     path.write_text(textwrap.dedent(case.program))
     monkeypatch.chdir(tmp_path)
@@ -318,11 +320,11 @@ def _launcher():
 _LAUNCH = _launcher()
 
 
-def _outputs(report: object, tmp_path: Path) -> dict[str, str]:
-    text = format_report(report)  # type: ignore[arg-type]
-    data = json.dumps(error_json(report), indent=2) + "\n"  # type: ignore[arg-type]
-    page = explanation_view(report, text).html + "\n"  # type: ignore[arg-type]
-    full = json.dumps(report, indent=2) + "\n"
+def _outputs(report: Explanation, tmp_path: Path) -> dict[str, str]:
+    text = format_report(report)
+    data = json.dumps(error_json(report), indent=2) + "\n"
+    page = explanation_view(report, text).html + "\n"
+    full = json.dumps(report.to_dict(), indent=2) + "\n"
     return {"txt": text + "\n", "json": data.replace(str(tmp_path), "<tmp>"), "html": page,
             "dict.json": full.replace(str(tmp_path), "<tmp>")}
 
@@ -345,21 +347,27 @@ def test_family(case: Case, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> 
     _compare(case.name, _outputs(report, tmp_path))
 
 
-@pytest.mark.parametrize("message", [
-    "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
-    "If you are running on a CPU-only machine, please use torch.load with "
-    "map_location=torch.device('cpu') to map your storages to the CPU.",
-    "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
-    "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
-    "memory first.",
-    "NCCL error in: x.cpp:1, invalid usage\nLast error:\n"
-    "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
-], ids=["checkpoint_map_location", "mixed_devices", "numpy_on_device", "nccl_duplicate_gpu"])
-def test_without_a_line_of_user_code(message: str, tmp_path: Path) -> None:
+WITHOUT_USER_CODE = {
+    "checkpoint_map_location":
+        "Attempting to deserialize object on a CUDA device but torch.cuda.is_available() is False. "
+        "If you are running on a CPU-only machine, please use torch.load with "
+        "map_location=torch.device('cpu') to map your storages to the CPU.",
+    "mixed_devices":
+        "Expected all tensors to be on the same device, but found at least two devices, cuda:0 and cpu!",
+    "numpy_on_device":
+        "can't convert cuda:0 device type tensor to numpy. Use Tensor.cpu() to copy the tensor to host "
+        "memory first.",
+    "nccl_duplicate_gpu":
+        "NCCL error in: x.cpp:1, invalid usage\nLast error:\n"
+        "Duplicate GPU detected : rank 1 and rank 0 both on CUDA device 1000",
+}
+
+
+@pytest.mark.parametrize("kind", sorted(WITHOUT_USER_CODE))
+def test_without_a_line_of_user_code(kind: str, tmp_path: Path) -> None:
     """An exception with no traceback (re-raised elsewhere, or made by hand): no line to read."""
-    report = explain_exception(RuntimeError(message))
-    assert report is not None
-    kind = json.loads(_outputs(report, tmp_path)["json"])["kind"]
+    report = explain_exception(RuntimeError(WITHOUT_USER_CODE[kind]))
+    assert report is not None and report.family is Family(kind)
     _compare(f"{kind}-no_user_code", _outputs(report, tmp_path))
 
 
@@ -368,10 +376,29 @@ def test_not_a_device_error() -> None:
     assert explain_exception(KeyError("cuda:0")) is None
 
 
+def test_every_family_has_one_handler_and_a_fixture() -> None:
+    families = [h.family for h in HANDLERS]
+    assert len(families) == len(set(families)) and set(families) == set(Family)
+    assert all(handler_for(f).family is f for f in Family)
+    fixtures = {c.name.split("-")[0] for c in CASES} | set(WITHOUT_USER_CODE)
+    assert fixtures == {f.value for f in Family}
+
+
+def test_the_first_form_in_the_table_wins() -> None:
+    """A text is read by the first handler whose form matches, whatever the exception's chain."""
+    inner = RuntimeError(WITHOUT_USER_CODE["numpy_on_device"])
+    outer = RuntimeError(WITHOUT_USER_CODE["mixed_devices"])
+    outer.__cause__ = inner
+    found = identify(outer)
+    assert found is not None and found[0].family is Family.MIXED_DEVICES and found[1] is outer
+    wrapper = KeyError("while loading")  # not a type PyTorch raises these as: its cause is read
+    wrapper.__cause__ = inner
+    found = identify(wrapper)
+    assert found is not None and found[0].family is Family.NUMPY_ON_DEVICE and found[1] is inner
+
+
 def test_every_golden_file_has_its_case() -> None:
-    names = {c.name for c in CASES} | {
-        f"{k}-no_user_code" for k in
-        ("checkpoint_map_location", "mixed_devices", "numpy_on_device", "nccl_duplicate_gpu")}
+    names = {c.name for c in CASES} | {f"{k}-no_user_code" for k in WITHOUT_USER_CODE}
     on_disk = {p.name.split(".", 1)[0] for p in GOLDEN.iterdir()}
     assert on_disk == names
 

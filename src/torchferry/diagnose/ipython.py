@@ -31,6 +31,7 @@ Importing this module imports neither torch nor IPython.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import re
 import shlex
@@ -209,10 +210,9 @@ class _Session:
             if report is None:
                 return None
             # the line that ran a cell magic (%%ferry_trips) is IPython's, not the reader's
-            report["via"] = [v for v in report.get("via") or []
-                             if not str(v.get("source") or "").startswith("get_ipython().")]
-            notes = self._ended_simulation_notes(report)
-            report["notebook_notes"] = notes
+            via = tuple(v for v in report.via if not v.source.startswith("get_ipython()."))
+            notes = self._ended_simulation_notes(report.to_dict())
+            report = dataclasses.replace(report, via=via, notebook_notes=tuple(notes))
             text = format_report(report)
             if notes:
                 text += "".join(f"\n  note: {n}" for n in notes)
