@@ -202,18 +202,26 @@ def _static_rule(rule: str | None, source: str, path: str, line: int,
         findings = check_source(source, path)
     except Exception:  # the explanation never fails because of the checker
         return (None if rule == "FRY013" else rule), False, None
-    lines = source.splitlines()
     if rule == "FRY013":
-        for f in findings:
-            if f.code != "FRY002" or f.line > line or not (0 < f.line <= len(lines)):
-                continue
-            text = lines[f.line - 1].strip()
-            if any(text.startswith(c + ".to(") or text.startswith(c + ".cuda(") for c in culprits):
-                return "FRY002", True, (f.line, text)
+        discarded = _discarded_move(findings, source.splitlines(), line, culprits)
+        if discarded is not None:
+            return "FRY002", True, discarded
     found = any(f.code == rule and f.line == line for f in findings)
     if rule == "FRY013" and not found:
         return None, False, None
     return rule, found, None
+
+
+def _discarded_move(findings: list[Any], lines: list[str], line: int,
+                    culprits: list[str]) -> tuple[int, str] | None:
+    """A FRY002 finding before ``line`` that moves a culprit and discards the result."""
+    for f in findings:
+        if f.code != "FRY002" or f.line > line or not (0 < f.line <= len(lines)):
+            continue
+        text = lines[f.line - 1].strip()
+        if any(text.startswith(c + ".to(") or text.startswith(c + ".cuda(") for c in culprits):
+            return f.line, text
+    return None
 
 
 def _callee_is(fn: Any, code: Any) -> bool:
@@ -249,78 +257,95 @@ def _site(site: dict[str, Any] | None) -> Site | None:
 
 def _collect(focus: ast.AST | None, frame: FrameType, callee: FrameType | None,
              source: str = "") -> list[ops.Operand]:
+    """The operands of ``focus`` as written, each once, with what can be read of them."""
     if focus is None:
         return []
-    torch = sys.modules.get("torch")
-    nodes = ops.operand_nodes(focus)
+    c = _Collector(frame, source)
     bound: dict[int, Any] = {}
     focus_func = focus.func if isinstance(focus, ast.Call) else None
     if (isinstance(focus, ast.Call) and callee is not None and callee.f_back is frame
             and _callee_is(ops.resolve(focus.func, frame), callee.f_code)):
-        bound = ops.bind_call_args(focus, callee)
-    out: list[ops.Operand] = []
-    seen: set[str] = set()
+        bound = ops.bind_call_args(focus, callee)  # the values the called function received
+    for node in ops.operand_nodes(focus):
+        if node is focus_func:
+            c.add_function(node)
+        elif id(node) in bound:
+            c.add(node, bound[id(node)])
+        elif isinstance(node, ast.Call):
+            c.add(node, ops.UNKNOWN)
+        else:
+            c.add(node, ops.resolve(node, frame))
+    return c.out
 
-    def add(node: ast.expr, value: Any, note: str = "") -> None:
-        expr = ops.text_of(node, source)
-        if expr in seen:
+
+class _Collector:
+    """The operands of one expression, in order, each listed once."""
+
+    MAX_LISTED = 8  # tensors listed of a list or tuple of them
+
+    def __init__(self, frame: FrameType, source: str) -> None:
+        self.frame, self.source = frame, source
+        self.torch = sys.modules.get("torch")
+        self.out: list[ops.Operand] = []
+        self.seen: set[str] = set()
+
+    def add(self, node: ast.expr, value: Any) -> None:
+        expr = ops.text_of(node, self.source)
+        if expr in self.seen:
+            return
+        if self._tensors(value):
+            self._add_sequence(node, expr, value)
             return
         op = ops.Operand(expr=expr, node=node)
-        if isinstance(value, (list, tuple)) and torch is not None and value and all(
-            isinstance(v, torch.Tensor) for v in value
-        ):
-            for i, v in enumerate(value[:8]):
-                sub = ast.Subscript(value=node, slice=ast.Constant(i))
-                add(sub, v)
-            if len(value) > 8 and out and out[-1].expr.startswith(expr + "["):
-                out[-1].note = f"and {len(value) - 8} more in {expr}, not listed"
-            seen.add(expr)
-            return
         _describe(op, value)
-        if note and not op.note:
-            op.note = note
         if op.kind in ("tensor", "module"):
-            seen.add(expr)
-            out.append(op)
+            self.seen.add(expr)
+            self.out.append(op)
         elif isinstance(node, ast.Call) and value is ops.UNKNOWN:
-            seen.add(expr)
-            op.kind = "call"
-            fn = ops.resolve(node.func, frame)
-            if torch is not None and isinstance(fn, torch.nn.Module):
-                md = _module_device(fn)
-                if md is not None:
-                    op.device, op.dtype = str(md[0]), _dtype(md[1])
-                    op.note = "output of a module whose parameters are here"
-                    op.kind = "tensor"
-            if op.device is None:
-                op.note = op.note or "a call result (not re-run)"
-                if ops.is_factory_call(node):
-                    out.append(op)
-                    return
-                for a in [*node.args, *(k.value for k in node.keywords)]:
-                    for leaf in ops._flatten(a):
-                        add(leaf, ops.resolve(leaf, frame))
-                return
-            out.append(op)
+            self.seen.add(expr)
+            self._add_call(node, op)
 
-    for node in nodes:
-        if node is focus_func:
-            fv = ops.resolve(node, frame)
-            if torch is not None and isinstance(fv, torch.nn.Module):
-                add(node, fv)
-            elif isinstance(node, ast.Attribute):  # a method: its receiver is an operand
-                recv = node.value
-                rv = ops.resolve(recv, frame)
-                if not isinstance(rv, types.ModuleType):
-                    add(recv, rv)
-            continue
-        if id(node) in bound:
-            add(node, bound[id(node)])
-        elif isinstance(node, ast.Call):
-            add(node, ops.UNKNOWN)
-        else:
-            add(node, ops.resolve(node, frame))
-    return out
+    def add_function(self, node: ast.expr) -> None:
+        """The called expression: a module is an operand; a method's receiver is one."""
+        fv = ops.resolve(node, self.frame)
+        if self.torch is not None and isinstance(fv, self.torch.nn.Module):
+            self.add(node, fv)
+        elif isinstance(node, ast.Attribute):
+            rv = ops.resolve(node.value, self.frame)
+            if not isinstance(rv, types.ModuleType):
+                self.add(node.value, rv)
+
+    def _tensors(self, value: Any) -> bool:
+        torch = self.torch
+        return (isinstance(value, (list, tuple)) and torch is not None and bool(value)
+                and all(isinstance(v, torch.Tensor) for v in value))
+
+    def _add_sequence(self, node: ast.expr, expr: str, value: list[Any] | tuple[Any, ...]) -> None:
+        for i, v in enumerate(value[: self.MAX_LISTED]):
+            self.add(ast.Subscript(value=node, slice=ast.Constant(i)), v)
+        more = len(value) - self.MAX_LISTED
+        if more > 0 and self.out and self.out[-1].expr.startswith(expr + "["):
+            self.out[-1].note = f"and {more} more in {expr}, not listed"
+        self.seen.add(expr)
+
+    def _add_call(self, node: ast.Call, op: ops.Operand) -> None:
+        """A call's result (never re-run): a module's output is where its parameters are; a
+        factory's is listed; otherwise its arguments are the operands."""
+        op.kind = "call"
+        fn = ops.resolve(node.func, self.frame)
+        md = _module_device(fn) if self.torch is not None and isinstance(fn, self.torch.nn.Module) else None
+        if md is not None:
+            op.device, op.dtype = str(md[0]), _dtype(md[1])
+            op.note, op.kind = "output of a module whose parameters are here", "tensor"
+            self.out.append(op)
+            return
+        op.note = op.note or "a call result (not re-run)"
+        if ops.is_factory_call(node):
+            self.out.append(op)
+            return
+        for a in [*node.args, *(k.value for k in node.keywords)]:
+            for leaf in ops._flatten(a):
+                self.add(leaf, ops.resolve(leaf, self.frame))
 
 
 # ------------------------------------------------------------ formatting
