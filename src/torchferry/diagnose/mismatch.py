@@ -186,7 +186,9 @@ def _device_variable(good: str, frame: FrameType) -> str | None:
 
 
 def _operand_device(good: str, operands: list[ops.Operand]) -> str | None:
-    named = [o for o in operands if o.device == good and isinstance(o.node, (ast.Name, ast.Attribute))]
+    # ``good`` may be a device type (conv's message says ``torch.cuda.FloatTensor``)
+    named = [o for o in operands if o.device is not None and same_dev(o.device, good)
+             and isinstance(o.node, (ast.Name, ast.Attribute))]
     for o in named:
         if o.kind == "tensor":
             return f"{o.expr}.device"
