@@ -141,9 +141,9 @@ def explanation_view(report: Explanation, text: str, where: Where | None = None)
         parts.append(f"<div><b>fix:</b> {_fix_html(report.fix)}</div>")
     if report.rule:
         r = report.rule
+        found = "<code>ferry check</code> finds this before you run; " if report.found_statically else ""
         parts.append(
-            f"<div><b>rule:</b> {_e(r)} {_e(rule_name(r))} (<code>ferry check</code> finds this before "
-            f"you run; <code>ferry rule {_e(r)}</code> explains)</div>"
+            f"<div><b>rule:</b> {_e(r)} {_e(rule_name(r))} ({found}<code>ferry rule {_e(r)}</code> explains)</div>"
         )
     for note in report.notebook_notes:
         parts.append(f"<div><i>{_e(note)}</i></div>")
