@@ -11,7 +11,9 @@ the traceback of such an error and reports
 * which operand is on the odd device, and where it was created or last moved;
 * a one-line fix and the ``ferry check`` rule that finds the mistake statically.
 
-:class:`explain` is the context manager that does this for a block of code,
+The report is an :class:`~torchferry.diagnose.record.Explanation`; which family the
+error belongs to, its culprits and its fix are its handler's
+(:mod:`torchferry.diagnose.families`).  :class:`explain` is the context manager that does this for a block of code,
 printing the report on stderr after the normal traceback.
 
 >>> import torch, torchferry as tf
@@ -489,7 +491,7 @@ class explain(contextlib.ContextDecorator):
     """Explain device errors raised inside the block, after the normal traceback.
 
     The exception propagates unchanged (same object, type and message).  The
-    report is kept in ``.report`` (the JSON ``"error"`` object, None when no
+    report is kept in ``.report`` (an :class:`Explanation`, None when no
     device error happened) and printed on ``file`` (default stderr) after the
     traceback: by ``sys.excepthook`` when the error ends the program (a hook
     installed as the error leaves the block, which puts the previous hook back
