@@ -71,17 +71,17 @@ def _describe(op: ops.Operand, value: Any) -> None:
     op.value = value
     if isinstance(value, ops._IndexedView):
         t = value.base
-        op.kind, op.device, op.dtype = "tensor", str(sim.device_of(t)), _dtype(t.dtype)
+        op.kind, op.device, op.dtype = ops.OperandKind.TENSOR, str(sim.device_of(t)), _dtype(t.dtype)
         op.note = "indexed: device and dtype of the tensor indexed"
         op.value = t
         return
     if isinstance(value, torch.Tensor):
-        op.kind = "tensor"
+        op.kind = ops.OperandKind.TENSOR
         op.device, op.dtype, op.shape = str(sim.device_of(value)), _dtype(value.dtype), list(value.shape)
     elif isinstance(value, torch.nn.Module):
         md = _module_device(value)
         if md is not None:
-            op.kind = "module"
+            op.kind = ops.OperandKind.MODULE
             op.device, op.dtype = str(md[0]), _dtype(md[1])
             op.note = f"{type(value).__name__}: its parameters"
 
@@ -300,7 +300,7 @@ class _Collector:
             return
         op = ops.Operand(expr=expr, node=node)
         _describe(op, value)
-        if op.kind in ("tensor", "module"):
+        if op.kind in (ops.OperandKind.TENSOR, ops.OperandKind.MODULE):
             self.seen.add(expr)
             self.out.append(op)
         elif isinstance(node, ast.Call) and value is ops.UNKNOWN:
@@ -333,12 +333,12 @@ class _Collector:
     def _add_call(self, node: ast.Call, op: ops.Operand) -> None:
         """A call's result (never re-run): a module's output is where its parameters are; a
         factory's is listed; otherwise its arguments are the operands."""
-        op.kind = "call"
+        op.kind = ops.OperandKind.CALL
         fn = ops.resolve(node.func, self.frame)
         md = _module_device(fn) if self.torch is not None and isinstance(fn, self.torch.nn.Module) else None
         if md is not None:
             op.device, op.dtype = str(md[0]), _dtype(md[1])
-            op.note, op.kind = "output of a module whose parameters are here", "tensor"
+            op.note, op.kind = "output of a module whose parameters are here", ops.OperandKind.TENSOR
             self.out.append(op)
             return
         op.note = op.note or "a call result (not re-run)"

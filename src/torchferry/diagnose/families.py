@@ -167,7 +167,7 @@ class NumpyOnDevice(Handler):
     def culprits(self, kind: ErrorKind, operands: list[ops.Operand],
                  frame: FrameType | None) -> tuple[str | None, str | None]:
         for o in operands:
-            if o.device is not None and o.kind == "tensor" and mismatch.is_accel(o.device):
+            if o.device is not None and o.kind == ops.OperandKind.TENSOR and mismatch.is_accel(o.device):
                 o.culprit = True
         return kind.odd, "cpu"
 
@@ -222,7 +222,7 @@ class MpsFloat64(Handler):
     def culprits(self, kind: ErrorKind, operands: list[ops.Operand],
                  frame: FrameType | None) -> tuple[str | None, str | None]:
         for o in operands:
-            if o.device is not None and o.kind == "tensor" and o.dtype == "float64":
+            if o.device is not None and o.kind == ops.OperandKind.TENSOR and o.dtype == "float64":
                 o.culprit = True
         return None, None
 

@@ -136,7 +136,7 @@ def _factory_on_the_line(operands: list[ops.Operand], odd: str) -> None:
     if odd != "cpu" or any(o.culprit for o in operands):
         return
     for o in operands:
-        if (o.kind == "call" and o.device is None and isinstance(o.node, ast.Call)
+        if (o.kind == ops.OperandKind.CALL and o.device is None and isinstance(o.node, ast.Call)
                 and ops.is_factory_call(o.node) and not ops.has_device_kw(o.node)):
             o.device, o.culprit = "cpu", True
             o.note = "created on this line without device= (so on the CPU)"
@@ -148,7 +148,7 @@ def culprits(kind: ErrorKind, operands: list[ops.Operand], frame: FrameType | No
     """Mark the operands on the odd device; return (odd device, good device)."""
     # 0-dim cpu tensors mix with anything: never the culprit
     cands = [o for o in operands if o.device is not None
-             and not (o.kind == "tensor" and o.device == "cpu" and o.shape == [])]
+             and not (o.kind == ops.OperandKind.TENSOR and o.device == "cpu" and o.shape == [])]
     vote = _vote(kind, cands, frame, tie_break, fallback)
     odd = next((d for rule in ODD_DEVICE_RULES if (d := rule(vote)) is not None), None)
     good = next((d for d in vote.present if d != odd), None)
@@ -190,10 +190,10 @@ def _operand_device(good: str, operands: list[ops.Operand]) -> str | None:
     named = [o for o in operands if o.device is not None and same_dev(o.device, good)
              and isinstance(o.node, (ast.Name, ast.Attribute))]
     for o in named:
-        if o.kind == "tensor":
+        if o.kind == ops.OperandKind.TENSOR:
             return f"{o.expr}.device"
     for o in named:
-        if o.kind == "module":
+        if o.kind == ops.OperandKind.MODULE:
             return f"next({o.expr}.parameters()).device"
     return None
 
@@ -213,7 +213,7 @@ def _argument_device(good: str | None, frame: FrameType, operands: list[ops.Oper
     if first is None:
         return None
     for o in operands:
-        if (o.device == good and o.kind == "tensor" and isinstance(o.node, ast.Name)
+        if (o.device == good and o.kind == ops.OperandKind.TENSOR and isinstance(o.node, ast.Name)
                 and o.node.id in frame.f_locals):
             return f"{o.expr}.device"
     return f"{first}.device"
@@ -306,7 +306,7 @@ def _from_factory_stmt(src: str) -> bool:
 
 
 def _move_module(ctx: FixContext, c: ops.Operand, frame: FrameType, dev: str) -> Fix | None:
-    if c.kind != "module":
+    if c.kind is not ops.OperandKind.MODULE:
         return None
     return f"{c.expr}.to({dev})  (modules move in place; do it once, before the loop)", None
 
@@ -325,7 +325,7 @@ def _register_buffer(ctx: FixContext, c: ops.Operand, frame: FrameType, dev: str
 
 def _device_kw_here(ctx: FixContext, c: ops.Operand, frame: FrameType, dev: str) -> Fix | None:
     """Made on this very line by a factory without ``device=``."""
-    if c.kind != "call" or not isinstance(c.node, ast.Call):
+    if c.kind is not ops.OperandKind.CALL or not isinstance(c.node, ast.Call):
         return None
     new = _add_device_kw(ops.text_of(c.node), _argument_device(ctx.good, frame, ctx.operands) or dev)
     return (new, "FRY010") if new else None
@@ -334,7 +334,7 @@ def _device_kw_here(ctx: FixContext, c: ops.Operand, frame: FrameType, dev: str)
 def _device_kw_at_site(ctx: FixContext, c: ops.Operand, frame: FrameType, dev: str) -> Fix | None:
     """Made nearby (same function or loop) by a factory that defaulted to the CPU."""
     created = c.created_at or {}
-    if not created.get("path") or c.kind != "tensor" or c.device != "cpu":
+    if not created.get("path") or c.kind is not ops.OperandKind.TENSOR or c.device != "cpu":
         return None
     stmt_src = _frames.source_line(created["path"], created["line"])
     made_by_factory = "without device=" in str(created.get("call", "")) or _from_factory_stmt(stmt_src)
