@@ -26,6 +26,7 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+import collections
 import os
 import statistics
 import sys
@@ -78,8 +79,21 @@ def big_file(lines: int) -> str:
     return text + "x.to(device)\n"  # line `lines`: FRY002
 
 
+class Published(dict):
+    """The client's diagnostics by URI, counting the publications (``sets``) of each."""
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.sets: collections.Counter[str] = collections.Counter()
+
+    def __setitem__(self, uri, diagnostics) -> None:
+        self.sets[uri] += 1
+        super().__setitem__(uri, diagnostics)
+
+
 async def session(root: Path, options: dict):
     client = SERVER.client_factory()
+    client.diagnostics = Published()
     await client.start_io(*SERVER.server_command)
 
     @client.feature(types.CLIENT_REGISTER_CAPABILITY)
@@ -114,33 +128,55 @@ def cpu_seconds(pid: int) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-async def edits(
-    root: Path, text: str, n: int, debounce: int | None
-) -> tuple[list[float], list[float]]:
-    options = {} if debounce is None else {"debounceMs": debounce}
+def flip(uri: str, last: int, version: int) -> types.DidChangeTextDocumentParams:
+    """Insert (even versions) or remove (odd) ``x = `` at the start of the last line."""
+    fixed = version % 2 == 0
+    change = types.TextDocumentContentChangePartial(
+        types.Range(types.Position(last, 0), types.Position(last, 0 if fixed else 4)),
+        "x = " if fixed else "")
+    return types.DidChangeTextDocumentParams(
+        types.VersionedTextDocumentIdentifier(version, uri), [change])
+
+
+async def edits(root: Path, text: str, args, options: dict) -> dict[str, list[float]]:
+    """Single edits (``args.pause`` apart, as typing pauses) and bursts of ``args.burst``
+    changes 5 ms apart: the times to the diagnostics of each edit and of each burst's last
+    change, the server's CPU time per edit, and the publications per burst."""
     client, _ = await session(root, options)
     uri = (root / "big.py").as_uri()
     last = text.count("\n") - 1  # 0-based line of the final `x.to(device)`
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         types.TextDocumentItem(uri, "python", 1, text)))
     await until(client, lambda: count(client, uri, "FRY002") == 1)
-    times, cpu = [], []
+    out: dict[str, list[float]] = {"edit": [], "cpu": [], "burst": [], "published": []}
     pid = client._server.pid
-    for k in range(n):
-        fixed = k % 2 == 0  # insert or remove "x = " at the start of the last line
-        change = types.TextDocumentContentChangePartial(
-            types.Range(types.Position(last, 0), types.Position(last, 0 if fixed else 4)),
-            "x = " if fixed else "")
+    version = 1
+    for _ in range(args.edits):
+        await asyncio.sleep(args.pause)
+        version += 1
         t0, c0 = time.perf_counter(), cpu_seconds(pid)
-        client.text_document_did_change(types.DidChangeTextDocumentParams(
-            types.VersionedTextDocumentIdentifier(k + 2, uri), [change]))
-        want = 0 if fixed else 1
+        client.text_document_did_change(flip(uri, last, version))
+        want = 0 if version % 2 == 0 else 1
         await until(client, lambda want=want: count(client, uri, "FRY002") == want)
-        times.append(time.perf_counter() - t0)
-        cpu.append(cpu_seconds(pid) - c0)
+        out["edit"].append(time.perf_counter() - t0)
+        out["cpu"].append(cpu_seconds(pid) - c0)
+    for _ in range(args.bursts):
+        await asyncio.sleep(args.pause)
+        n0 = client.diagnostics.sets[uri]
+        for k in range(args.burst):
+            version += 1
+            client.text_document_did_change(flip(uri, last, version))
+            if k < args.burst - 1:
+                await asyncio.sleep(0.005)
+        t0 = time.perf_counter()
+        want = 0 if version % 2 == 0 else 1
+        await until(client, lambda want=want: count(client, uri, "FRY002") == want)
+        out["burst"].append(time.perf_counter() - t0)
+        await asyncio.sleep(args.pause)  # anything still coming for this burst
+        out["published"].append(client.diagnostics.sets[uri] - n0)
     await client.shutdown_session()
     await client.stop()
-    return times, cpu
+    return out
 
 
 def check_alone(root: Path, text: str, n: int) -> tuple[list[float], list[float]]:
@@ -198,28 +234,48 @@ def p90(xs: list[float]) -> float:
     return sorted(xs)[max(int(len(xs) * 0.9) - 1, 0)]
 
 
+#: the scheduling variants compared: (label, client settings)
+VARIANTS = (
+    ("at once after a pause, bursts coalesced (default: debounceMs 25)", {}),
+    ("every change waits debounceMs 25 (checkAtOnce false)", {"checkAtOnce": False}),
+    ("debounceMs 0", {"debounceMs": 0}),
+)
+
+
 async def main_async(args) -> None:
     text = big_file(2000)
+    load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    runs = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "pyproject.toml").write_text("[tool.torchferry]\n")
         (root / "big.py").write_text(text)
         alone, alone_cpu = check_alone(root, text, args.edits)
-        default, _ = await edits(root, text, args.edits, None)
-        zero, zero_cpu = await edits(root, text, args.edits, 0)
-    load = os.getloadavg()[0] if hasattr(os, "getloadavg") else float("nan")
-    print(f"machine: {os.cpu_count()} CPUs, load average {load:.1f} at the start\n")
-    print(f"## a change in a {text.count(chr(10))}-line file ({args.edits} edits)\n")
+        for label, options in VARIANTS:
+            runs[label] = await edits(root, text, args, options)
+    end = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
+    print(f"machine: {os.cpu_count()} CPUs; load average (1, 5, 15 min) "
+          f"{' '.join(f'{x:.2f}' for x in load)} at the start, "
+          f"{' '.join(f'{x:.2f}' for x in end)} after the edits\n")
+    print(f"## a change in a {text.count(chr(10))}-line file ({args.edits} edits "
+          f"{args.pause * 1000:.0f} ms apart; {args.bursts} bursts of {args.burst} changes "
+          "5 ms apart)\n")
     print("| what | median | p90 |\n|---|---|---|")
     print(f"| the check alone (in-process), wall | {ms(statistics.median(alone))} | {ms(p90(alone))} |")
     print(f"| the check alone (in-process), CPU time of its thread | "
           f"{ms(statistics.median(alone_cpu))} | {ms(p90(alone_cpu))} |")
-    print(f"| change -> diagnostics, debounceMs 25 (default) | {ms(statistics.median(default))} "
-          f"| {ms(p90(default))} |")
-    print(f"| change -> diagnostics, debounceMs 0 | {ms(statistics.median(zero))} "
-          f"| {ms(p90(zero))} |")
-    print(f"| the server process's CPU time per change (debounceMs 0; 1/{os.sysconf('SC_CLK_TCK')} "
-          f"s ticks) | {ms(statistics.median(zero_cpu))} | {ms(p90(zero_cpu))} |")
+    for label, run in runs.items():
+        print(f"| change -> diagnostics, {label} | {ms(statistics.median(run['edit']))} "
+              f"| {ms(p90(run['edit']))} |")
+    for label, run in runs.items():
+        print(f"| a burst's last change -> its diagnostics, {label} | "
+              f"{ms(statistics.median(run['burst']))} | {ms(p90(run['burst']))} |")
+    for label, run in runs.items():
+        print(f"| publications per burst, {label} | {statistics.median(run['published']):.0f} "
+              f"| {p90(run['published']):.0f} |")
+    cpu = runs[VARIANTS[0][0]]["cpu"]
+    print(f"| the server process's CPU time per change (default; 1/{os.sysconf('SC_CLK_TCK')} "
+          f"s ticks) | {ms(statistics.median(cpu))} | {ms(p90(cpu))} |")
     with tempfile.TemporaryDirectory() as tmp:
         ws = await workspace(Path(tmp), args.files, args.hovers)
     print(f"\n## opening a {args.files}-file workspace (checkWorkspace on)\n")
@@ -234,9 +290,17 @@ async def main_async(args) -> None:
 def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     ap.add_argument("--edits", type=int, default=30)
+    ap.add_argument("--pause", type=float, default=0.2, help="seconds between edits")
+    ap.add_argument("--bursts", type=int, default=10)
+    ap.add_argument("--burst", type=int, default=9, help="changes per burst (odd: the last "
+                    "text differs from the first)")
     ap.add_argument("--files", type=int, default=1000)
     ap.add_argument("--hovers", type=int, default=20)
-    asyncio.run(main_async(ap.parse_args()))
+    args = ap.parse_args()
+    if args.burst % 2 == 0:
+        ap.error("--burst must be odd (each change flips the line: an even burst ends where "
+                 "it started)")
+    asyncio.run(main_async(args))
     return 0
 
 

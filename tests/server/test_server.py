@@ -122,6 +122,19 @@ async def test_a_burst_of_changes_ends_on_the_last_text(client, root):
     assert await actions(client, uri, 43) and codes(final) == [("FRY001", 43)]
 
 
+async def test_a_change_after_a_pause_is_checked_at_once(root):
+    """Only the later changes of a burst wait ``debounceMs``: with an hour's debounce, a
+    single change still gets its findings (it would wait the hour otherwise)."""
+    client = await connect(root, {"debounceMs": 3_600_000})
+    try:
+        uri = open_doc(client, root / "pause.py", SCRIPT)
+        await diagnostics(client, uri, lambda d: len(d) == 2)
+        replace_all(client, uri, 2, "import torch\n")
+        assert list(await diagnostics(client, uri, lambda d: len(d) == 0)) == []
+    finally:
+        await disconnect(client)
+
+
 async def test_close_clears(client, root):
     uri = open_doc(client, root / "close.py", SCRIPT)
     await diagnostics(client, uri, lambda d: len(d) == 2)

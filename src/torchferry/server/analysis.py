@@ -60,7 +60,7 @@ class Settings:
 
     >>> Settings.parse({"ferry": {"select": ["FRY00"], "debounceMs": 5}}, print)
     Settings(select=('FRY00',), extend_select=(), ignore=(), check_workspace=False, \
-debounce_ms=5, rule_docs_url=None)
+debounce_ms=5, check_at_once=True, rule_docs_url=None)
     >>> Settings.parse({"select": "FRY999"}, print).select is None
     settings: select: unknown rule selector 'FRY999' in settings select (use a code, a prefix \
 of codes or ALL; known: ...; see 'ferry rules'); ignored
@@ -71,7 +71,10 @@ of codes or ALL; known: ...; see 'ferry rules'); ignored
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     check_workspace: bool = False  #: publish the findings of every workspace file
-    debounce_ms: int = 25  #: wait this long after a change before checking
+    #: a change that follows another within this many milliseconds waits this long
+    debounce_ms: int = 25
+    #: a change after a pause is checked at once (False: every change waits ``debounce_ms``)
+    check_at_once: bool = True
     rule_docs_url: str | None = None  #: a link template with {code} and {name}
 
     @classmethod
@@ -98,6 +101,7 @@ of codes or ALL; known: ...; see 'ferry rules'); ignored
         for key, attr, kind in (
             ("checkWorkspace", "check_workspace", bool),
             ("debounceMs", "debounce_ms", int),
+            ("checkAtOnce", "check_at_once", bool),
             ("ruleDocsUrl", "rule_docs_url", str),
         ):
             if key in raw and raw[key] is not None:

@@ -1,9 +1,11 @@
 """``ferry server``: the Language Server (pygls) that publishes ``ferry check``'s findings.
 
 The event loop only takes snapshots and talks to the client; every check runs on one
-worker thread, newest request first (:class:`Worker`), so a long check never delays a
-hover, and a burst of changes costs one check of the last text (``debounceMs``).  A
-result whose document changed or closed meanwhile is dropped, and a new check follows.
+worker thread, by priority (:class:`Worker`), so a long check never delays a hover.  A
+change after a pause is checked at once; the later changes of a burst (each within
+``debounceMs`` of the one before), and those that come while the document's check runs,
+cost one check of the last text.  A result whose document changed or closed meanwhile
+is dropped, and a new check follows.
 """
 
 from __future__ import annotations
@@ -98,6 +100,9 @@ class Tracked:
     key: str
     notebook: bool
     timer: asyncio.TimerHandle | None = None
+    #: the loop's time of the last change, and when the check of it is due
+    changed_at: float = float("-inf")
+    due: float = float("-inf")
     running: bool = False
     again: bool = False
     #: the configuration or the workspace's classes changed since the last check
@@ -228,16 +233,27 @@ class FerryServer(LanguageServer):
 
     # -- scheduling (on the loop) --------------------------------------------
     def schedule(self, key: str, notebook: bool, delay: float | None = None) -> None:
+        """Check a document after ``delay`` seconds; None: it changed (:meth:`change_delay`)."""
         t = self.tracked.get(key)
         if t is None:
             t = self.tracked[key] = Tracked(key, notebook)
+        loop = asyncio.get_running_loop()
+        if delay is None:
+            delay = self.change_delay(t, loop.time())
         if t.timer is not None:
             t.timer.cancel()
-        if delay is None:
-            delay = self.settings.debounce_ms / 1000
-        loop = asyncio.get_running_loop()
         self.worker  # noqa: B018 - started on the loop's thread
         t.timer = loop.call_later(delay, lambda: asyncio.ensure_future(self.run_check(t)))
+
+    def change_delay(self, t: Tracked, now: float) -> float:
+        """0 for a change after a pause (the last change more than ``debounceMs`` ago),
+        else ``debounceMs``: the rest of a burst waits for its end.  With ``checkAtOnce``
+        off, always ``debounceMs``.  A check under way is followed by one of the last text."""
+        wait = self.settings.debounce_ms / 1000
+        pause = now - t.changed_at >= wait
+        t.changed_at = now
+        t.due = now if pause and self.settings.check_at_once else now + wait
+        return t.due - now
 
     def recheck_open(self, changed_key: str | None = None) -> None:
         """Check every open document again (the configuration or the workspace's classes
@@ -245,7 +261,7 @@ class FerryServer(LanguageServer):
         for key, t in list(self.tracked.items()):
             if key != changed_key:
                 t.stale = True
-                self.schedule(key, t.notebook)
+                self.schedule(key, t.notebook, self.settings.debounce_ms / 1000)
 
     async def run_check(self, t: Tracked, priority: int = OPEN) -> None:
         t.timer = None
@@ -268,8 +284,8 @@ class FerryServer(LanguageServer):
             return  # closed meanwhile: its findings were cleared
         current = self.snapshot(t.key, t.notebook)
         if t.again or current is None or current.version != snap.version:
-            t.again = False
-            self.schedule(t.key, t.notebook, 0)
+            t.again = False  # the burst that came meanwhile: checked once it ends
+            self.schedule(t.key, t.notebook, max(t.due - asyncio.get_running_loop().time(), 0))
             return
         self.publish(t, snap, result)
 
@@ -288,7 +304,9 @@ class FerryServer(LanguageServer):
             lines = cells[snap.cell_uris.index(uri)][1] if snap.notebook else convert.Lines.of(
                 snap.text, enc)
             diags = [convert.diagnostic(i, lines, cells, uri, root, template) for i in items]
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diags))
+            version = None if snap.notebook else snap.version  # the text these are of
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri, diags, version))
             t.published.add(uri)
         for uri in t.published - set(result):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
