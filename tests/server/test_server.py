@@ -220,6 +220,7 @@ async def test_a_file_over_the_size_limit(client, root):
     uri = open_doc(client, root / "configured" / "huge.py", SCRIPT + "x = 1\n" * 1000)
     diags = await diagnostics(client, uri)
     assert codes(diags) == [("FRY000", 1)] and "max-file-size" in diags[0].message
+    assert "not checked" in await log_matching(client, "huge.py")
 
 
 async def test_classes_of_other_workspace_files(client, root):

@@ -45,6 +45,7 @@ __all__ = [
     "fix_cells",
     "fix_python",
     "kernel_language",
+    "refused_for_size",
 ]
 
 
@@ -271,6 +272,12 @@ def _precheck(text: str, path: Path, project: Project, what: str) -> list[Findin
             return []
         return [_fry000(_too_large_diag(str(path), what, limit).message)]
     return None
+
+
+def refused_for_size(items: Sequence[Item]) -> bool:
+    """Whether a check's findings are the one FRY000 of a document over ``max-file-size``."""
+    return (len(items) == 1 and items[0].finding.code == SYNTAX_ERROR
+            and "max-file-size" in items[0].finding.message and items[0].finding.line == 1)
 
 
 def check_python(text: str, path: Path, project: Project, classes: frozenset[str]) -> list[Item]:

@@ -39,6 +39,7 @@ from torchferry.server.analysis import (
     check_cells,
     check_python,
     kernel_language,
+    refused_for_size,
     safe_run,
 )
 
@@ -47,6 +48,9 @@ __all__ = ["FerryServer", "Worker"]
 #: The worker's priorities: a request waiting on a result, an open document, the workspace.
 URGENT, OPEN, BACKGROUND = 0, 1, 2
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: open documents are checked again this long after another file's classes change: while
+#: a workspace is read, its classes change file after file, and each recheck costs a check
+CLASS_RECHECK_S = 0.25
 
 
 class Worker:
@@ -205,6 +209,8 @@ class FerryServer(LanguageServer):
             self._note_classes(snap.key, text)
             items = safe_run(lambda: check_cells(snap.cells, snap.path, project,
                                                  self.classes.classes()), snap.path, self.log_soon)
+            if refused_for_size(items):
+                self.call_soon(self.log_once, f"ferry: {snap.path}: {items[0].finding.message}")
             out: dict[str, list[Item]] = {u: [] for u in snap.cell_uris}
             for item in items:
                 out[snap.cell_uris[item.cell or 0]].append(item)
@@ -212,11 +218,13 @@ class FerryServer(LanguageServer):
         self._note_classes(snap.key, snap.text)
         items = safe_run(lambda: check_python(snap.text, snap.path, project,
                                               self.classes.classes()), snap.path, self.log_soon)
+        if refused_for_size(items):
+            self.call_soon(self.log_once, f"ferry: {snap.path}: {items[0].finding.message}")
         return {snap.key: items}
 
     def _note_classes(self, key: str, text: str) -> None:
         if self.classes.update(key, text.encode("utf-8", "replace")):
-            self.call_soon(self.recheck_open, key)
+            self.call_soon(self.recheck_open, key, CLASS_RECHECK_S)
 
     def call_soon(self, fn: Callable[..., Any], *args: Any) -> None:
         try:
@@ -233,13 +241,16 @@ class FerryServer(LanguageServer):
 
     # -- scheduling (on the loop) --------------------------------------------
     def schedule(self, key: str, notebook: bool, delay: float | None = None) -> None:
-        """Check a document after ``delay`` seconds; None: it changed (:meth:`change_delay`)."""
+        """Check a document after ``delay`` seconds, or sooner where a check of it is due
+        sooner; None: it changed (:meth:`change_delay`: a burst pushes its check later)."""
         t = self.tracked.get(key)
         if t is None:
             t = self.tracked[key] = Tracked(key, notebook)
         loop = asyncio.get_running_loop()
         if delay is None:
             delay = self.change_delay(t, loop.time())
+        elif t.timer is not None and t.timer.when() <= loop.time() + delay:
+            return  # a recheck never postpones a due check (a workspace read would starve it)
         if t.timer is not None:
             t.timer.cancel()
         self.worker  # noqa: B018 - started on the loop's thread
@@ -255,13 +266,15 @@ class FerryServer(LanguageServer):
         t.due = now if pause and self.settings.check_at_once else now + wait
         return t.due - now
 
-    def recheck_open(self, changed_key: str | None = None) -> None:
-        """Check every open document again (the configuration or the workspace's classes
-        changed), except ``changed_key``, whose own check is already under way."""
+    def recheck_open(self, changed_key: str | None = None, delay: float | None = None) -> None:
+        """Check every open document again after ``delay`` seconds (default ``debounceMs``):
+        the configuration or the workspace's classes changed; except ``changed_key``, whose
+        own check is already under way."""
         for key, t in list(self.tracked.items()):
             if key != changed_key:
                 t.stale = True
-                self.schedule(key, t.notebook, self.settings.debounce_ms / 1000)
+                self.schedule(key, t.notebook,
+                              self.settings.debounce_ms / 1000 if delay is None else delay)
 
     async def run_check(self, t: Tracked, priority: int = OPEN) -> None:
         t.timer = None
@@ -383,7 +396,7 @@ class FerryServer(LanguageServer):
             self.classes.remove(uri)
             return
         if self.classes.update(uri, data):
-            self.call_soon(self.recheck_open)
+            self.call_soon(self.recheck_open, None, CLASS_RECHECK_S)
         if self.settings.check_workspace:
             try:
                 text = data.decode("utf-8-sig")
