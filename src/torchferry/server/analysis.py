@@ -78,6 +78,17 @@ of codes or ALL; known: ...; see 'ferry rules'); ignored
     check_at_once: bool = True
     rule_docs_url: str | None = None  #: a link template with {code} and {name}
 
+    @staticmethod
+    def present(raw: object) -> bool:
+        """Whether the client's JSON holds settings of ours: clients send
+        ``didChangeConfiguration`` with nothing (``{}``, ``null``: Eglot does, right after
+        ``initialize``) or with other servers' settings, which must not reset ours.
+
+        >>> [Settings.present(x) for x in ({}, None, {"pylsp": {}}, {"ferry": {}}, {"ignore": []})]
+        [False, False, False, True, True]
+        """
+        return isinstance(raw, Mapping) and any(k in raw for k in ("ferry", *_SETTING_KEYS))
+
     @classmethod
     def parse(cls, raw: object, warn: Callable[[str], None]) -> Settings:
         """Settings from the client's JSON; a bad value is reported with ``warn`` and dropped."""
@@ -112,6 +123,11 @@ of codes or ALL; known: ...; see 'ferry rules'); ignored
                     continue
                 out[attr] = max(value, 0) if kind is int else value
         return replace(cls(), **out)
+
+
+#: the client's names of the settings (:meth:`Settings.parse`)
+_SETTING_KEYS = ("select", "extendSelect", "ignore", "checkWorkspace", "debounceMs",
+                 "checkAtOnce", "ruleDocsUrl")
 
 
 # ---------------------------------------------------------------- configuration

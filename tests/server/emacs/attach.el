@@ -26,7 +26,8 @@
     (funcall pred)))
 
 (setq eglot-server-programs
-      `((python-mode ,(getenv "FERRY_EMACS_PYTHON") "-m" "torchferry" "server")))
+      `((python-mode ,(getenv "FERRY_EMACS_PYTHON") "-m" "torchferry" "server"
+                     :initializationOptions (:ferry (:extendSelect ["FRY001" "FRY009"])))))
 ;; the file's folder is the project (no version control there)
 (add-hook 'project-find-functions
           (lambda (_dir) (cons 'transient (file-name-directory (getenv "FERRY_EMACS_FILE")))))
