@@ -4,18 +4,22 @@ server process driven over stdio by pytest-lsp's client:
 1. **A change in a 2,000-line file**: the file is open; each edit flips one line between
    a discarded ``x.to(device)`` (FRY002) and its fixed form, and the time is taken from
    sending ``didChange`` to receiving the ``publishDiagnostics`` that reflects it (what
-   the user waits for).  Median and 90th percentile of ``--edits`` edits, with the
-   default debounce (25 ms) and with ``debounceMs = 0``, beside the check alone timed
-   in-process (``check_python`` on the same text), in wall time and in the CPU time of
-   its thread (on a loaded machine the wall time is mostly waiting for a core), and the
-   server process's own CPU time per change (``/proc/PID/stat``).
+   the user waits for).  Median and 90th percentile of ``--edits`` single edits
+   (``--pause`` apart, as typing pauses) and of ``--bursts`` bursts of ``--burst``
+   changes 5 ms apart (timed from the burst's last change), for three schedulings side
+   by side (the default: a change after a pause checked at once; ``checkAtOnce`` off:
+   every change waits ``debounceMs``; ``debounceMs`` 0), each its own server process,
+   edited in turn so that the machine's load weighs on them alike.  Beside them: the
+   check alone timed in-process (``check_python`` on the same text), in wall time and
+   in the CPU time of its thread (on a loaded machine the wall time is mostly waiting
+   for a core), and the server process's own CPU time per change (``/proc/PID/stat``).
 2. **Opening a 1,000-file workspace** with ``checkWorkspace`` on: the time to the
    ``initialize`` answer, to the first findings of a file opened right after it, the
    median answer time of hover requests sent while the workspace is read in the
    background (the editor is not blocked), and the time until every file's findings have
    arrived (they come as each file is done).
 
-    python benchmarks/server_latency.py            # about a minute
+    python benchmarks/server_latency.py            # two minutes on a loaded machine
     python benchmarks/server_latency.py --edits 50
 
 The files are generated (realistic training-script code: models, loops, moves), in a
@@ -27,12 +31,15 @@ from __future__ import annotations
 import argparse
 import asyncio
 import collections
+import math
 import os
 import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from lsprotocol import types
 from pytest_lsp import ClientServerConfig, client_capabilities
@@ -138,45 +145,72 @@ def flip(uri: str, last: int, version: int) -> types.DidChangeTextDocumentParams
         types.VersionedTextDocumentIdentifier(version, uri), [change])
 
 
-async def edits(root: Path, text: str, args, options: dict) -> dict[str, list[float]]:
-    """Single edits (``args.pause`` apart, as typing pauses) and bursts of ``args.burst``
-    changes 5 ms apart: the times to the diagnostics of each edit and of each burst's last
-    change, the server's CPU time per edit, and the publications per burst."""
+@dataclass
+class Editing:
+    """One server process with the big file open, and what was measured on it."""
+
+    client: Any
+    uri: str
+    last: int  #: the 0-based line that the edits flip
+    version: int = 1
+    out: dict[str, list[float]] = field(default_factory=lambda: collections.defaultdict(list))
+
+    async def edit(self) -> None:
+        """One change; the time to its diagnostics and the server's CPU time meanwhile."""
+        pid = self.client._server.pid
+        self.version += 1
+        t0, c0 = time.perf_counter(), cpu_seconds(pid)
+        self.client.text_document_did_change(flip(self.uri, self.last, self.version))
+        await self.reflected()
+        self.out["edit"].append(time.perf_counter() - t0)
+        self.out["cpu"].append(cpu_seconds(pid) - c0)
+
+    async def burst(self, changes: int, pause: float) -> None:
+        """``changes`` changes 5 ms apart: the time from the last to its diagnostics, and
+        how many publications the burst caused."""
+        n0 = self.client.diagnostics.sets[self.uri]
+        for k in range(changes):
+            self.version += 1
+            self.client.text_document_did_change(flip(self.uri, self.last, self.version))
+            if k < changes - 1:
+                await asyncio.sleep(0.005)
+        t0 = time.perf_counter()
+        await self.reflected()
+        self.out["burst"].append(time.perf_counter() - t0)
+        await asyncio.sleep(pause)  # anything still coming for this burst
+        self.out["published"].append(self.client.diagnostics.sets[self.uri] - n0)
+
+    async def reflected(self) -> None:
+        want = 0 if self.version % 2 == 0 else 1
+        await until(self.client, lambda: count(self.client, self.uri, "FRY002") == want)
+
+
+async def editing(root: Path, text: str, options: dict) -> Editing:
     client, _ = await session(root, options)
     uri = (root / "big.py").as_uri()
-    last = text.count("\n") - 1  # 0-based line of the final `x.to(device)`
     client.text_document_did_open(types.DidOpenTextDocumentParams(
         types.TextDocumentItem(uri, "python", 1, text)))
     await until(client, lambda: count(client, uri, "FRY002") == 1)
-    out: dict[str, list[float]] = {"edit": [], "cpu": [], "burst": [], "published": []}
-    pid = client._server.pid
-    version = 1
+    return Editing(client, uri, text.count("\n") - 1)  # the final `x.to(device)`
+
+
+async def edits(root: Path, text: str, args) -> dict[str, dict[str, list[float]]]:
+    """Each variant's server, edited in turn (edit k of every variant, then edit k + 1),
+    so that a change of the machine's load affects them alike: single edits
+    ``args.pause`` apart (typing pauses), then bursts of ``args.burst`` changes."""
+    servers = [await editing(root, text, options) for _, options in VARIANTS]
     for _ in range(args.edits):
-        await asyncio.sleep(args.pause)
-        version += 1
-        t0, c0 = time.perf_counter(), cpu_seconds(pid)
-        client.text_document_did_change(flip(uri, last, version))
-        want = 0 if version % 2 == 0 else 1
-        await until(client, lambda want=want: count(client, uri, "FRY002") == want)
-        out["edit"].append(time.perf_counter() - t0)
-        out["cpu"].append(cpu_seconds(pid) - c0)
+        for server in servers:
+            await asyncio.sleep(args.pause)
+            await server.edit()
     for _ in range(args.bursts):
-        await asyncio.sleep(args.pause)
-        n0 = client.diagnostics.sets[uri]
-        for k in range(args.burst):
-            version += 1
-            client.text_document_did_change(flip(uri, last, version))
-            if k < args.burst - 1:
-                await asyncio.sleep(0.005)
-        t0 = time.perf_counter()
-        want = 0 if version % 2 == 0 else 1
-        await until(client, lambda want=want: count(client, uri, "FRY002") == want)
-        out["burst"].append(time.perf_counter() - t0)
-        await asyncio.sleep(args.pause)  # anything still coming for this burst
-        out["published"].append(client.diagnostics.sets[uri] - n0)
-    await client.shutdown_session()
-    await client.stop()
-    return out
+        for server in servers:
+            await asyncio.sleep(args.pause)
+            await server.burst(args.burst, args.pause)
+    for server in servers:
+        await server.client.shutdown_session()
+        await server.client.stop()
+    return {label: server.out for (label, _), server in zip(VARIANTS, servers, strict=True)}
 
 
 def check_alone(root: Path, text: str, n: int) -> tuple[list[float], list[float]]:
@@ -231,7 +265,8 @@ def ms(x: float) -> str:
 
 
 def p90(xs: list[float]) -> float:
-    return sorted(xs)[max(int(len(xs) * 0.9) - 1, 0)]
+    """The 90th percentile, nearest rank (of 30 values: the 27th)."""
+    return sorted(xs)[max(math.ceil(len(xs) * 0.9) - 1, 0)]
 
 
 #: the scheduling variants compared: (label, client settings)
@@ -245,14 +280,12 @@ VARIANTS = (
 async def main_async(args) -> None:
     text = big_file(2000)
     load = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
-    runs = {}
     with tempfile.TemporaryDirectory() as tmp:
         root = Path(tmp)
         (root / "pyproject.toml").write_text("[tool.torchferry]\n")
         (root / "big.py").write_text(text)
         alone, alone_cpu = check_alone(root, text, args.edits)
-        for label, options in VARIANTS:
-            runs[label] = await edits(root, text, args, options)
+        runs = await edits(root, text, args)
     end = os.getloadavg() if hasattr(os, "getloadavg") else (float("nan"),) * 3
     print(f"machine: {os.cpu_count()} CPUs; load average (1, 5, 15 min) "
           f"{' '.join(f'{x:.2f}' for x in load)} at the start, "
