@@ -50,3 +50,4 @@ async def test_a_configuration_change_without_our_settings_keeps_them(client, tm
         [types.TextDocumentContentChangeWholeDocument(SCRIPT + "z = x.cuda()\n")]))
     assert codes(await diagnostics(client, uri, lambda d: len(d) > 1)) == [
         ("FRY001", 4), ("FRY001", 5)]
+
