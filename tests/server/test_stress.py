@@ -51,7 +51,11 @@ async def test_a_1000_file_workspace_does_not_block_the_editor(tmp_path: Path) -
         def published() -> int:
             return sum(1 for u in uris if u in client.diagnostics)
 
-        await diagnostics(client, uris[0])  # the background work is under way
+        async def started() -> None:  # the first workspace file is published
+            while published() == 0:
+                await client.wait_for_notification(types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS)
+
+        await asyncio.wait_for(started(), PATIENCE)
         uri = (tmp_path / "editing.py").as_uri()
         client.text_document_did_open(types.DidOpenTextDocumentParams(
             types.TextDocumentItem(uri, "python", 1, "import torch\nx = torch.ones(2)\n")))
