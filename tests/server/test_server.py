@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from tests.server.conftest import codes, connect, diagnostics, disconnect, log_matching, types
+from tests.server.conftest import (
+    codes,
+    connect,
+    diagnostics,
+    disconnect,
+    log_matching,
+    record_versions,
+    types,
+)
 from torchferry.check import engine
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
@@ -113,11 +121,14 @@ async def test_change_updates_and_clears(client, root):
 
 
 async def test_a_burst_of_changes_ends_on_the_last_text(client, root):
+    versions = record_versions(client)
     uri = open_doc(client, root / "burst.py", "import torch\n")
     await diagnostics(client, uri)
     for version in range(2, 42):  # faster than any analysis: no await between them
         replace_all(client, uri, version, "import torch\n" + "x = 1\n" * version + "y.cuda()\n")
     final = await diagnostics(client, uri, lambda d: codes(d) == [("FRY001", 43)])
+    # each publication is of a newer text than the one before, the last of the last text
+    assert versions[uri][-1] == 41 and versions[uri] == sorted(set(versions[uri]))
     # a request that needs fresh results agrees: nothing stale is kept
     assert await actions(client, uri, 43) and codes(final) == [("FRY001", 43)]
 
