@@ -25,6 +25,13 @@ MODULE = (
     "import torch\nimport torch.nn as nn\n\n\nclass Net{i}(nn.Module):\n"
     "    def forward(self, x):\n        return x\n\n\nx = torch.ones(2)\nx.to('cpu')\n"
 )
+#: work that every workspace file adds to the check (functions that make and move
+#: tensors), so that reading 1,000 of them takes far longer than the editor's requests
+#: even when the test's own process is starved of CPU for seconds on a loaded machine
+FILLER = "".join(
+    f"\n\ndef step{k}(x):\n    y = torch.zeros(4) + x.to('cpu')\n    return y.sum().item()\n"
+    for k in range(40)
+)
 EDITED = "import torch\nx = torch.ones(2)\nx.to('cpu')  # noqa: FRY002\ny = x.cuda()\n"
 
 
@@ -33,7 +40,7 @@ def _workspace(root: Path, files: int) -> list[str]:
     for i in range(files):
         path = root / f"pkg{i // 100}" / f"mod{i}.py"
         path.parent.mkdir(exist_ok=True)
-        path.write_text(MODULE.format(i=i))
+        path.write_text(MODULE.format(i=i) + FILLER)
         uris.append(path.as_uri())
     return uris
 
