@@ -182,3 +182,25 @@ def test_the_cache_key_covers_the_analysis_sources():
     from torchferry.check.cache import _code_fingerprint
 
     assert any(part.startswith("flow/lattice.py:") for part in _code_fingerprint().split("|"))
+
+
+def test_call_sites_in_the_file_say_what_a_parameter_is_given(snippet):
+    s = snippet("""
+        import torch
+        def helper(w, n):
+            return w * n
+        def caller(x: torch.Tensor):
+            a = helper(torch.ones(2), 3)
+            b = helper(x.cuda(), n=4)
+            return a, b
+        def spread(args):
+            return helper(*args)
+    """)
+    fn = s.function("helper").node
+    given = s.ff.arguments(fn, 0)
+    assert given is None  # helper(*args) may pass anything
+    del s.ff.call_sites[id(fn)][id(s.call_at(9).node)]
+    given = s.ff.arguments(fn, 0)
+    assert [s.wheres(v) for _, v in given] == [{"CPU"}, {"ACCEL"}]
+    assert {getattr(caller.node, "name", "") for caller, _ in given} == {"caller"}
+    assert [v.kinds for _, v in s.ff.arguments(fn, 1)] == [{Kind.SCALAR}, {Kind.SCALAR}]

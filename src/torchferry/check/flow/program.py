@@ -98,6 +98,9 @@ class FileFlow:
         self._reentered: set[int] = set()
         self._scopes: list[tuple[ast.AST, ClassInfo | None, Env | None]] = []
         self._depth = 0
+        #: the calls of each function of this file made from this file: id(function) ->
+        #: id(call) -> (the calling scope, parameter index as a string -> argument value)
+        self.call_sites: dict[int, dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
         self._index(tree.body)
 
     # -- the file's names ---------------------------------------------------------------
@@ -377,6 +380,20 @@ class FileFlow:
             return self.result(fn)
         finally:
             self._depth -= 1
+
+    def arguments(self, fn: ast.AST, k: int) -> list[tuple[ScopeResult, Value]] | None:
+        """What this file's calls of ``fn`` pass for its parameter ``k``: (the calling scope,
+        the argument's value) per call; None when a call leaves it unbound or spreads
+        ``*args``.  Only calls from this file count, so the answer depends on this file's
+        bytes alone; it is complete once :meth:`results` has been consumed (a function
+        passed around as a value may still be called elsewhere)."""
+        out = []
+        for caller, bound in self.call_sites.get(id(fn), {}).values():
+            v = bound.get(str(k))
+            if v is None:
+                return None
+            out.append((caller, v))
+        return out
 
     # -- classes ---------------------------------------------------------------------------
     def class_attr(self, cls: ClassInfo, attr: str) -> Value:

@@ -25,7 +25,7 @@ from torchferry.check.flow.lattice import (
     param,
     substitute,
 )
-from torchferry.check.flow.places import move_target, tensor_places
+from torchferry.check.flow.places import move_target, named_dtype, tensor_places
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
@@ -263,6 +263,15 @@ def tensor_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value) -> Valu
         place = CPU if where == CPU.where else ACCEL
         return Value(kinds, frozenset((place,)), (_made(node, f"{attr}()", Op.MOVED, frozenset((place,))),
                                                   *recv.origins)[:4], recv.basis)
+    if attr == "type" and (node.args or node.keywords):
+        places = _type_target(ev, node, recv)
+        if places == recv.places:
+            return Value(kinds, recv.places, recv.origins, recv.basis)
+        return Value(kinds, places, (_made(node, "type(...)", Op.MOVED, places), *recv.origins)[:4],
+                     recv.basis)
+    if attr in vocab.REDUCTIONS and not node.args and not node.keywords and recv.places == {CPU}:
+        # ``mask.sum()``: 0-dimensional on the CPU, it mixes with tensors on any device
+        return Value(kinds, frozenset(), recv.origins, recv.basis)
     if attr in vocab.TO_SCALAR:
         return Value.of(Kind.SCALAR)
     if attr in vocab.TO_NDARRAY:
@@ -272,6 +281,28 @@ def tensor_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value) -> Valu
         return Value(kinds, other.places, (_made(node, "type_as(...)", Op.MOVED, other.places),
                                            *recv.origins)[:4], recv.basis)
     return Value(kinds, recv.places, recv.origins, recv.basis)
+
+
+def _type_target(ev: Evaluator, node: ast.Call, recv: Value) -> frozenset[Place] | None:
+    """Where ``x.type(T)`` puts ``x``: ``torch.cuda.FloatTensor`` an accelerator,
+    ``torch.FloatTensor`` the CPU, a dtype where it was; a type the code chose
+    (``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``) anywhere."""
+    target = node.args[0] if node.args else next(
+        (k.value for k in node.keywords if k.arg == "dtype"), None)
+    if target is None:
+        return None
+    text = target.value if isinstance(target, ast.Constant) and isinstance(target.value, str) \
+        else ev.ff.qualname(target, ev.i)
+    if text is None:
+        return recv.places if named_dtype(target) else None
+    parts = text.split(".")
+    if parts[0] != "torch":
+        return None
+    if parts[-1] in vocab.DTYPES:
+        return recv.places
+    if parts[-1] in vocab.LEGACY_CONSTRUCTORS or parts[-1] == "Tensor":
+        return frozenset((ACCEL if "cuda" in parts else CPU,))
+    return None
 
 
 def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
@@ -443,6 +474,9 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     for name, v in kws:
         if name in params:
             bound_args[str(params.index(name))] = v
+    if owner is ev.ff:  # the call sites of a function, for the rules that ask what it is given
+        spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
+        owner.call_sites.setdefault(id(target), {})[id(node)] = (ev.i.res, {} if spread else bound_args)
     v = substitute(result.returns, bound_args)
     if owner is not ev.ff:
         v = _relocate(v, owner.path)

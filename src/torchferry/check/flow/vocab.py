@@ -46,6 +46,12 @@ TENSOR_METHODS = frozenset(
     "type_as masked_select nonzero topk sort cumsum abs exp log sqrt pow norm t "
     "backward".split()
 )
+#: functions and losses that take some tensor arguments on the CPU by design: the lengths
+#: of ``pack_padded_sequence`` must be there, ``ctc_loss`` moves its targets and lengths
+CPU_ARGUMENTS = frozenset({"pack_padded_sequence", "ctc_loss", "CTCLoss"})
+#: methods that, called without arguments, reduce a tensor to a 0-dimensional one
+REDUCTIONS = frozenset("sum mean prod max min amax amin norm std var all any median "
+                       "logsumexp count_nonzero".split())
 #: attributes only tensors (or arrays) have; ``shape`` and ``dtype`` NumPy has too
 TENSOR_ATTRS = frozenset({"is_cuda", "grad", "data", "device", "T", "mT"})
 #: uses that show a value is a module
