@@ -446,3 +446,29 @@ def test_fry006_fix_keeps_the_result_and_is_unsafe(simulate, tmp_path) -> None:
     # the synchronize changes the time measured (the point), never the values computed;
     # it is unsafe because it names CUDA only (on Apple silicon the wait is torch.mps's)
     assert run(after, tmp_path, simulate) == run(FRY006_CASE, tmp_path, simulate)
+
+
+EXPORT_A_MODEL = """
+import torch
+
+def export(model: torch.nn.Module, batch_size: int = 2):
+    model.eval()
+    example = torch.randn(batch_size, 3)
+    with torch.inference_mode():
+        return model(example)
+
+torch.manual_seed(0)
+net = torch.nn.Linear(3, 2)
+RESULT = export(net.to("cuda")).shape[0] if torch.cuda.is_available() else export(net).shape[0]
+"""
+
+
+def test_fry010_fix_for_a_model_names_its_parameters_device(tmp_path):
+    """A module has no ``.device``: the fix reads its parameters' device, and runs."""
+    (finding,) = [f for f in check_source(EXPORT_A_MODEL, select=["FRY010"])]
+    assert "device=next(model.parameters()).device" in finding.message
+    new = fixed(EXPORT_A_MODEL, "FRY010", unsafe=True)
+    assert "torch.randn(batch_size, 3, device=next(model.parameters()).device)" in new
+    assert run(new, tmp_path, simulate=True) == run(EXPORT_A_MODEL, tmp_path) == 2
+    with pytest.raises(RuntimeError, match="same device|Expected all tensors"):
+        run(EXPORT_A_MODEL, tmp_path, simulate=True)  # why the finding is real
