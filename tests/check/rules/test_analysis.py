@@ -21,7 +21,7 @@ def model_of(src: str) -> Model:
 def fact_of(m: Model, name: str, line: int):
     """The fact of the last load of ``name`` on ``line``."""
     site_ctx = None
-    for s in m.calls + m.expr_stmts:
+    for s in m.calls:
         if s.node.lineno == line:
             site_ctx = s.ctx
             break
