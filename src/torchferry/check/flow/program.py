@@ -27,6 +27,7 @@ from torchferry.check.flow.lattice import (
     UNKNOWN,
     Basis,
     Kind,
+    Op,
     Place,
     Reason,
     Value,
@@ -394,6 +395,26 @@ class FileFlow:
                 return None
             out.append((caller, v))
         return out
+
+    def forward_of(self, module: Value) -> ScopeResult | None:
+        """The interpretation of ``forward`` of the class of the run that built ``module``
+        in this file (``DecoderRNN(...)``, imported or not), or None when not known."""
+        made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
+        if made is None or made.path is not None or not isinstance(made.node, ast.Call):
+            return None
+        func = made.node.func
+        local = self.defs.get(func.id) if isinstance(func, ast.Name) else None
+        if isinstance(local, ast.ClassDef):
+            found: tuple[FileFlow, ast.AST] | None = (self, local)
+        else:
+            q = self.qualname(func)
+            found = self.resolve(q) if q else None
+        if found is None or not isinstance(found[1], ast.ClassDef):
+            return None
+        method = found[0].class_info(found[1]).method("forward")
+        if method is None:
+            return None
+        return method[0].ff.summary(method[1], self)
 
     # -- classes ---------------------------------------------------------------------------
     def class_attr(self, cls: ClassInfo, attr: str) -> Value:

@@ -95,6 +95,20 @@ def _note_tensor_arguments(ev: Evaluator, node: ast.Call, qual: str) -> None:
                 ev.i.res.param_uses.setdefault(k, Kind.TENSOR)
 
 
+def _note_cpu_arguments(ev: Evaluator, node: ast.Call, qual: str) -> None:
+    """``pack_padded_sequence(x, lengths)``: parameter ``lengths`` is wanted on the CPU."""
+    wanted = vocab.CPU_ARGUMENTS.get(qual.rsplit(".", 1)[-1])
+    if wanted is None:
+        return
+    positions, names = wanted
+    given = [a for i, a in enumerate(node.args) if i in positions]
+    given += [k.value for k in node.keywords if k.arg in names]
+    for a in given:
+        k = ev.i.param_index.get(a.id) if isinstance(a, ast.Name) else None
+        if k is not None:
+            ev.i.res.cpu_params.add(k)
+
+
 def _made(node: ast.AST, text: str, op: Op = Op.MADE, to: frozenset[Place] | None = None) -> Origin:
     return Origin(op, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text, to=to,
                   node=node)
@@ -104,6 +118,7 @@ def _made(node: ast.AST, text: str, op: Op = Op.MADE, to: frozenset[Place] | Non
 def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     if qual == "torch" or qual.startswith("torch."):
         _note_tensor_arguments(ev, node, qual)
+        _note_cpu_arguments(ev, node, qual)
         v = torch_call(node, qual, args, kws)
         return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
     if qual.startswith("math."):
@@ -474,6 +489,12 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     for name, v in kws:
         if name in params:
             bound_args[str(params.index(name))] = v
+    if result.cpu_params:  # handed on to a function that gives it to torch on the CPU
+        first = 1 if bound else offset  # (``self.f(x)``: node.args start at parameter 1)
+        for k, x in enumerate(node.args):
+            p = ev.i.param_index.get(x.id) if isinstance(x, ast.Name) else None
+            if p is not None and k + first in result.cpu_params:
+                ev.i.res.cpu_params.add(p)
     if owner is ev.ff:  # the call sites of a function, for the rules that ask what it is given
         spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
         owner.call_sites.setdefault(id(target), {})[id(node)] = (ev.i.res, {} if spread else bound_args)

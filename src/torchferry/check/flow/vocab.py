@@ -46,9 +46,14 @@ TENSOR_METHODS = frozenset(
     "type_as masked_select nonzero topk sort cumsum abs exp log sqrt pow norm t "
     "backward".split()
 )
-#: functions and losses that take some tensor arguments on the CPU by design: the lengths
-#: of ``pack_padded_sequence`` must be there, ``ctc_loss`` moves its targets and lengths
-CPU_ARGUMENTS = frozenset({"pack_padded_sequence", "ctc_loss", "CTCLoss"})
+#: functions and losses that take some tensor arguments on the CPU by design (name ->
+#: those arguments' positions and keywords): the lengths of ``pack_padded_sequence`` must
+#: be there, ``ctc_loss`` moves its targets and lengths itself
+CPU_ARGUMENTS: dict[str, tuple[frozenset[int], frozenset[str]]] = {
+    "pack_padded_sequence": (frozenset({1}), frozenset({"lengths"})),
+    "ctc_loss": (frozenset({1, 2, 3}), frozenset({"targets", "input_lengths", "target_lengths"})),
+    "CTCLoss": (frozenset({1, 2, 3}), frozenset({"targets", "input_lengths", "target_lengths"})),
+}
 #: methods that, called without arguments, reduce a tensor to a 0-dimensional one
 REDUCTIONS = frozenset("sum mean prod max min amax amin norm std var all any median "
                        "logsumexp count_nonzero".split())

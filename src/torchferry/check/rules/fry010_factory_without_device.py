@@ -22,7 +22,8 @@ be.
 
 Not meetings: indexing, a copy across devices (`copy_`, `to`, `type_as`), the calls that
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
-and lengths of `ctc_loss` / `nn.CTCLoss`), and a module's `__init__` and the methods only it
+and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
+hands to them in its `forward`), and a module's `__init__` and the methods only it
 calls (everything is on the CPU there). 0-dimensional results (`torch.zeros(())`,
 `torch.tensor(<scalar>)`, an item of a vector factory, a full reduction such as
 `torch.ones(n).sum()`) mix with any device and are not flagged.
@@ -105,6 +106,7 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.program import FileFlow, holds_parameters
+from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
 CODE = "FRY010"
 NAME = "factory-without-device"
@@ -286,10 +288,18 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
             if made is not None and made.text.split("(")[0].rsplit(".", 1)[-1] in vocab.CPU_ARGUMENTS:
                 continue  # nn.CTCLoss()(log_probs, targets, lengths, ...)
+            kept = {id(a) for a in _not_wanted_on_the_cpu(ff, c, [*c.node.args, *(
+                k.value for k in c.node.keywords)])}
+            ops = tuple(o for o in ops if id(o[0]) in kept or not _top_level(c.node, o[0]))
             if len(ops) > 1:
                 yield Meeting(c.node, ops)
             if _weights_may_be_on_device(ff, res, c.func):
                 yield Meeting(c.node, ops, module=c.node.func)
+
+
+def _top_level(call: ast.Call, node: ast.AST) -> bool:
+    """Is ``node`` an argument of ``call`` itself (not an item of a list written in it)?"""
+    return any(a is node for a in call.args) or any(k.value is node for k in call.keywords)
 
 
 def _call_operands(res: ScopeResult, c: CallEvent) -> tuple[tuple[ast.AST, Value], ...]:
