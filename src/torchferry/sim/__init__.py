@@ -70,7 +70,7 @@ def is_active() -> bool:
     True
     """
     modes = sys.modules.get("torchferry.sim.modes")
-    return modes is not None and getattr(modes, "S", None) is not None
+    return modes is not None and modes.ACTIVE is not None
 
 
 __getattr__, __dir__ = exports("torchferry.sim", _LAZY, globals())
