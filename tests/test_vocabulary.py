@@ -66,6 +66,6 @@ def test_device_kinds_are_written_once():
 def test_the_simulated_legacy_types_are_the_vocabularys():
     """The simulation's legacy tensor types (``torch.cuda.FloatTensor`` and friends) cover
     exactly the vocabulary's legacy constructors, which ``ferry check`` knows."""
-    from torchferry.sim import cuda_api
+    from torchferry.sim.standins import legacy
 
-    assert set(cuda_api._LEGACY_DTYPES) == v.LEGACY_CONSTRUCTORS
+    assert set(legacy.LEGACY_DTYPES) == v.LEGACY_CONSTRUCTORS

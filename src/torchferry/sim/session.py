@@ -263,10 +263,14 @@ class simulate(contextlib.ContextDecorator):
         made inside ``with simulate()`` is left in place at exit, and its teardown then
         restores what it saved -- our stand-in -- which went on saying True with no
         simulation.  Module functions only (methods, classes and properties are returned
-        as they are); the stand-in calls what it replaced once the simulation is over.
+        as they are; module functions include the bound methods and partials
+        ``sim/standins``' ``bind`` makes); the stand-in calls what it replaced once the
+        simulation is over.
         """
         real = vars(owner).get(attr) if hasattr(owner, "__dict__") else None
-        if isinstance(owner, type) or not inspect.isfunction(new) or not callable(real):
+        function = inspect.isfunction(new) or inspect.ismethod(new)
+        partial = isinstance(new, functools.partial)
+        if isinstance(owner, type) or not (function or partial) or not callable(real):
             return new
         sim = self
 
@@ -276,6 +280,9 @@ class simulate(contextlib.ContextDecorator):
                 return new(*args, **kwargs)
             return real(*args, **kwargs)
 
+        if partial:  # a stand-in given its state and originals (sim/standins bind)
+            for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+                setattr(standin, name, getattr(new.func, name))
         return standin
 
     def _more_patches(self, state: SimState) -> list[tuple[Any, str, Any]]:

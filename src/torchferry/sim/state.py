@@ -48,7 +48,8 @@ class SimState:
     * ``generators``: each device's default generator; ``autocast_stack``: the
       ``(enabled, dtype)`` of each ``torch.autocast(kind)`` block entered.
     * ``current_streams`` / ``default_streams``: per device index; ``memory_fractions``:
-      ``set_per_process_memory_fraction``'s per device.
+      ``set_per_process_memory_fraction``'s per device; ``stream_ids`` numbers new
+      streams; ``stream_class`` is the simulation's ``torch.<kind>.Stream``.
     """
 
     spec: DeviceKind
@@ -66,6 +67,7 @@ class SimState:
     default_streams: dict[int, Any] = field(default_factory=dict)
     memory_fractions: dict[int, float] = field(default_factory=dict)
     stream_ids: Iterator[int] = field(default_factory=lambda: itertools.count(0x1000, 0x10))
+    stream_class: type | None = None  # torch.<kind>.Stream while simulating (standins/streams.py)
 
     @classmethod
     def new(cls, spec: DeviceKind, count: int, memory: int) -> SimState:
