@@ -1,4 +1,4 @@
-"""Each simulated device kind is described once (sim/kinds.py), and read from there."""
+"""Each simulated device kind is described once (its module in sim/kinds/), and read from there."""
 
 from __future__ import annotations
 
@@ -11,7 +11,7 @@ import torch
 from torchferry.sim import kinds
 from torchferry.sim.session import simulate
 
-SIM = Path(kinds.__file__).parent
+SIM = Path(kinds.__file__).parent.parent
 
 
 def test_no_kind_name_branches_left_in_the_simulation():

@@ -51,6 +51,11 @@ _LAZY = {
     "subscribed": "torchferry.sim.events",
     "SimEvent": "torchferry.sim.events",
     "run_path": "torchferry.sim.runner",
+    "DeviceKind": "torchferry.sim.kinds",
+    "device_kind": "torchferry.sim.kinds",
+    "kind_names": "torchferry.sim.kinds",
+    "register_kind": "torchferry.sim.kinds",
+    "unregister_kind": "torchferry.sim.kinds",
 }
 
 __all__ = ["is_active", *_LAZY]

@@ -1,5 +1,6 @@
-"""Stand-ins for ``torch.cuda``, ``torch.xpu``, ``torch.mps``/``torch.backends.mps``
-and ``torch.accelerator`` while a simulation is active: which stand-in goes where.
+"""Stand-ins for ``torch.<kind>`` (``torch.cuda``, ``torch.xpu``: the kind's ``api_module``)
+and ``torch.accelerator`` while a simulation is active: which stand-in goes where (a kind's
+own further API, such as ``torch.mps``'s, is its ``own_api`` in ``sim/kinds/<name>.py``).
 
 ``patches(state)`` returns (module, attribute, replacement) triples; the session swaps
 them in on entry and puts the exact original objects back on exit.  The stand-ins
@@ -84,21 +85,6 @@ _STATELESS = {
     "Event": streams.Event,
 }
 _SYNC_DEBUG = ("set_sync_debug_mode", "get_sync_debug_mode")
-# torch.mps's own small API: name -> (stand-in, takes the state)
-_MPS = {
-    "is_available": (devices.is_available, False),
-    "device_count": (devices.device_count, True),
-    "synchronize": (devices.noop, False),
-    "manual_seed": (rng.manual_seed, True),
-    "seed": (rng.seed, True),
-    "get_rng_state": (rng.mps_get_rng_state, True),
-    "set_rng_state": (rng.mps_set_rng_state, True),
-    "current_allocated_memory": (memory.first_device_allocated, True),
-    "driver_allocated_memory": (memory.first_device_allocated, True),
-    "recommended_max_memory": (memory.recommended_max_memory, True),
-    "empty_cache": (memory.empty_cache, False),
-    "Event": (streams.Event, False),
-}
 # torch.accelerator (torch >= 2.6): name -> the torch.cuda-style name it is
 _ACCELERATOR = {
     "is_available": "is_available",
@@ -142,16 +128,6 @@ def module_api(s: SimState) -> dict[str, Any]:
     return api
 
 
-def _mps_patches(s: SimState) -> Patches:
-    out: Patches = [
-        (torch.backends.mps, "is_available", devices.is_available),
-        (torch.backends.mps, "is_built", devices.is_available),
-    ]
-    for name, (fn, stateful) in _MPS.items():
-        out.append((torch.mps, name, bind(fn, s) if stateful else fn))
-    return out
-
-
 def _accelerator_patches(s: SimState, api: dict[str, Any]) -> Patches:
     accelerator = getattr(torch, "accelerator", None)  # torch >= 2.6
     if accelerator is None:
@@ -165,25 +141,13 @@ def _accelerator_patches(s: SimState, api: dict[str, Any]) -> Patches:
 
 
 def _autocast_patches(s: SimState) -> Patches:
-    ac = bound_class(autocast.Autocast, s)
-    out: Patches = [
+    ac = autocast.autocast_class(s)
+    return [
         (torch, "autocast", ac),
         (torch.amp, "autocast", ac),
         (torch, "is_autocast_enabled", bind(autocast.is_autocast_enabled, s, torch.is_autocast_enabled)),
         (torch, "get_autocast_dtype", bind(autocast.get_autocast_dtype, s, torch.get_autocast_dtype)),
     ]
-    if s.spec.api_module == "cuda":  # torch.cuda's own submodules: amp, memory, nvtx
-        amp = bound_class(autocast.CudaAmpAutocast, s, ac)
-        import torch.cuda.memory as cuda_memory
-        import torch.cuda.nvtx as nvtx
-
-        out += [
-            (torch.cuda.amp, "autocast", amp),
-            (torch.cuda.amp.autocast_mode, "autocast", amp),
-            (cuda_memory, "memory_stats_as_nested_dict", bind(memory.memory_stats_as_nested_dict, s)),
-            (nvtx, "_nvtx", seams.NvtxStub()),
-        ]
-    return out
 
 
 def _seam_patches(s: SimState) -> Patches:
@@ -226,6 +190,8 @@ def patches(s: SimState) -> Patches:
     api = module_api(s)
     out: Patches = [(torch, "Generator", rng.Generator)]
     out += _autocast_patches(s)
+    if spec.own_api is not None:  # the kind's own API (sim/kinds/<name>.py)
+        out += spec.own_api(s)
     out += legacy.patches(s)
     out += _output_patches(s)
     if spec.data_parallel:
@@ -233,13 +199,11 @@ def patches(s: SimState) -> Patches:
 
         out += parallel.patches(s)
     out += _seam_patches(s)
-    if spec.api_module is not None:
-        mod = getattr(torch, spec.api_module)
+    mod = getattr(torch, spec.api_module, None) if spec.api_module is not None else None
+    if mod is not None:
         out += [(mod, name, fn) for name, fn in api.items()]
-        backend_mod = getattr(torch.backends, spec.api_module, None)
+        backend_mod = getattr(torch.backends, spec.api_module or "", None)
         if backend_mod is not None and hasattr(backend_mod, "is_built"):
             out.append((backend_mod, "is_built", devices.is_available))
-    else:  # mps: torch.backends.mps and its own small torch.mps API
-        out += _mps_patches(s)
     out += _accelerator_patches(s, api)
     return out

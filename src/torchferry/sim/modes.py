@@ -24,7 +24,6 @@ from torch.overrides import TorchFunctionMode
 from torchferry._internal import frames as _frames
 from torchferry.errors import UnsupportedFeatureError
 from torchferry.sim import events as _events
-from torchferry.sim import kinds as _kinds
 from torchferry.sim import tags as _tags
 from torchferry.sim.aten_check import AtenDeviceChecker, type_name
 from torchferry.sim.state import SimState
@@ -106,7 +105,7 @@ def sync(op: str, dev: torch.device) -> None:
     assert s is not None
     if s.quiet:
         return
-    if s.sync_mode and dev.type == "cuda":
+    if s.sync_mode and s.spec.sync_debug:
         if s.sync_mode == 2:
             raise RuntimeError("called a synchronizing CUDA operation")
         warnings.warn("called a synchronizing CUDA operation", UserWarning, stacklevel=3)
@@ -119,7 +118,7 @@ def transfer(op: str, src: torch.device, dst: torch.device, nbytes: int, blockin
     assert s is not None
     if s.quiet:
         return
-    if blocking and s.sync_mode and src.type == "cpu" and dst.type == "cuda":
+    if blocking and s.sync_mode and s.spec.sync_debug and src.type == "cpu" and dst.type != "cpu":
         if s.sync_mode == 2:
             raise RuntimeError("called a synchronizing CUDA operation")
         warnings.warn("called a synchronizing CUDA operation", UserWarning, stacklevel=3)
@@ -292,8 +291,12 @@ def _as_caller(f: Any) -> Any:
 _sid = torch._C._storage_id  # type: ignore[attr-defined]
 _MODE = SimMode()
 _F64 = torch.float64
-# device types whose simulation refuses float64 tensors (sim/kinds.py)
-_F64_REFUSED = frozenset(k.name for k in _kinds.KINDS.values() if k.refuses_float64)
+
+
+def _refuses_f64(dev: torch.device) -> bool:
+    """Float64 tensors cannot live on ``dev`` (a simulated device of a kind that refuses them)."""
+    s = ACTIVE
+    return s is not None and s.spec.refuses_float64 and dev.type == s.kind
 _site = _tags.site
 
 
@@ -431,7 +434,7 @@ def _tag_out(out: Any, dev: torch.device | None) -> Any:
     if dev is None:
         return out
     if isinstance(out, Tensor):
-        if dev.type in _F64_REFUSED and out.dtype is torch.float64:
+        if out.dtype is torch.float64 and _refuses_f64(dev):
             raise TypeError(MPS_F64)
         _tag(out, dev)
     elif isinstance(out, (tuple, list)):
@@ -487,7 +490,7 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
         want = dev.type if dev is not None else "cpu"
         if gtype != want:
             raise RuntimeError(f"Expected a '{want}' device type for generator but found '{gtype}'")
-    if dev is not None and dev.type in _F64_REFUSED and kw.get("dtype") is torch.float64:
+    if dev is not None and kw.get("dtype") is torch.float64 and _refuses_f64(dev):
         raise TypeError(MPS_F64)
     out = func(*args, **kw)
     if pinned and isinstance(out, Tensor):
@@ -569,7 +572,9 @@ def alias_replaced_methods() -> list[Any]:
         now = getattr(Tensor, name, None)
         if now is None or now is own or now in HANDLERS:
             continue
-        h = HANDLERS[own]
+        h = HANDLERS.get(own)
+        if h is None:  # a method only another kind's simulation handles (kind_handlers)
+            continue
         HANDLERS[now] = lambda func, args, kwargs, _h=h, _own=own: _h(_own, args, kwargs)
         added.append(now)
     return added
@@ -616,9 +621,6 @@ def _setter(name: str) -> Any:
     return getattr(TensorBase, name).__set__
 
 
-HANDLERS[_getter("is_cuda")] = _flag("cuda")
-HANDLERS[_getter("is_mps")] = _flag("mps")
-HANDLERS[_getter("is_xpu")] = _flag("xpu")
 HANDLERS[_getter("is_cpu")] = lambda func, args, kwargs: (
     func(*args) if dev_of(args[0]) is None else False
 )
@@ -652,7 +654,7 @@ def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: 
         kw["dtype"] = dtype
     if memory_format is not None:
         kw["memory_format"] = memory_format
-    if dst is not None and dst.type in _F64_REFUSED and (dtype or t.dtype) is torch.float64:
+    if dst is not None and (dtype or t.dtype) is torch.float64 and _refuses_f64(dst):
         raise TypeError(MPS_F64)
     if dst is not None and (t.layout is not torch.strided or t.is_nested):
         raise no_storage_error(t)
@@ -978,10 +980,18 @@ def _mover(kind: str):
     return h
 
 
-HANDLERS[_own("cuda")] = _mover("cuda")
-HANDLERS[_own("xpu")] = _mover("xpu")
-if hasattr(Tensor, "mps"):
-    HANDLERS[_own("mps")] = _mover("mps")
+def kind_handlers(kind: str) -> list[Any]:
+    """Key the handlers of the simulated kind's own tensor API: ``Tensor.is_<kind>`` and the
+    ``Tensor.<kind>()`` move, where torch has them (``is_cuda``, ``.cuda()``; ``is_mps``).
+    Called when a simulation starts; returns the keys, removed on exit (:func:`drop_aliases`)."""
+    added = []
+    if hasattr(TensorBase, f"is_{kind}"):
+        added.append(_getter(f"is_{kind}"))
+        HANDLERS[added[-1]] = _flag(kind)
+    if hasattr(Tensor, kind):
+        added.append(_own(kind))
+        HANDLERS[added[-1]] = _mover(kind)
+    return added
 
 
 @handles(_own("cpu"))

@@ -22,10 +22,6 @@ from torchferry.sim import kinds as _kinds
 from torchferry.sim import tags as _tags
 from torchferry.sim.state import SimState
 
-KINDS = _kinds.NAMES
-
-
-
 _FIND_SPEC = importlib.util.find_spec  # the real one, also while the simulation replaces it
 
 
@@ -116,8 +112,9 @@ class simulate(contextlib.ContextDecorator):
     """
 
     def __init__(self, kind: str = "cuda", count: int = 1, *, memory: int | None = None) -> None:
-        if kind not in KINDS:
-            raise UsageError(f"simulate: kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        if kind not in _kinds.KINDS:
+            raise UsageError(
+                f"simulate: kind must be one of {', '.join(_kinds.kind_names())}, not {kind!r}")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise UsageError(f"simulate: count must be a positive integer, not {count!r}")
         if memory is not None and (
@@ -206,6 +203,7 @@ class simulate(contextlib.ContextDecorator):
         # Python processes the program starts get the same simulation (sim/inherit.py)
         self._child_env = childenv.child_environment(
             os.environ, childenv.encode(self.kind, self.count, self.memory))
+        self._kind_keys = modes.kind_handlers(self.kind)
         self._aliases = modes.alias_replaced_methods()
         self._mode = modes.SimMode()
         self._mode.__enter__()
@@ -250,6 +248,7 @@ class simulate(contextlib.ContextDecorator):
                 del ctx.device_context
             _tags.clear()  # the device tags and the pinned storages
             modes.drop_aliases(self._aliases)
+            modes.drop_aliases(self._kind_keys)
             self._activation.__exit__(None, None, None)
             simulate._running = None
         return False

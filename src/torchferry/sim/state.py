@@ -49,7 +49,8 @@ class SimState:
       ``(enabled, dtype)`` of each ``torch.autocast(kind)`` block entered.
     * ``current_streams`` / ``default_streams``: per device index; ``memory_fractions``:
       ``set_per_process_memory_fraction``'s per device; ``stream_ids`` numbers new
-      streams; ``stream_class`` is the simulation's ``torch.<kind>.Stream``.
+      streams; ``stream_class`` is the simulation's ``torch.<kind>.Stream``,
+      ``autocast_class`` its ``torch.autocast``.
     """
 
     spec: DeviceKind
@@ -68,6 +69,7 @@ class SimState:
     memory_fractions: dict[int, float] = field(default_factory=dict)
     stream_ids: Iterator[int] = field(default_factory=lambda: itertools.count(0x1000, 0x10))
     stream_class: type | None = None  # torch.<kind>.Stream while simulating (standins/streams.py)
+    autocast_class: type | None = None  # torch.autocast while simulating (standins/autocast.py)
 
     @classmethod
     def new(cls, spec: DeviceKind, count: int, memory: int) -> SimState:

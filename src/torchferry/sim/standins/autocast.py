@@ -78,6 +78,15 @@ CudaAmpAutocast.__name__ = CudaAmpAutocast.__qualname__ = "autocast"
 CudaAmpAutocast.__module__ = "torch.cuda.amp.autocast_mode"
 
 
+def autocast_class(s: SimState) -> type[Autocast]:
+    """The simulation's ``torch.autocast``: made once per simulation, kept in its state."""
+    if s.autocast_class is None:
+        from torchferry.sim.standins import bound_class
+
+        s.autocast_class = bound_class(Autocast, s)
+    return s.autocast_class
+
+
 def is_autocast_enabled(s: SimState, orig: Any, device_type: str | None = None) -> bool:
     """``torch.is_autocast_enabled(kind)`` inside ``autocast(kind)`` (``orig``: torch's)."""
     if device_type is None:  # the deprecated no-argument form asks about CUDA
