@@ -353,7 +353,11 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 # ------------------------------------------------------------------ %ferry_simulate
 def _simulate_usage() -> str:
-    """The magic's usage line, one entry per simulated kind (torchferry.sim.kinds)."""
+    """The magic's usage line, one entry per simulated kind (torchferry.sim.kinds).
+
+    >>> _simulate_usage()
+    'usage: %ferry_simulate [cuda [--count N] | mps | xpu [--count N] | off]'
+    """
     from torchferry.sim import device_kind, kind_names
 
     entries = [k if getattr(device_kind(k), "max_count", None) == 1 else f"{k} [--count N]"
