@@ -31,6 +31,7 @@ from torchferry.check.flow.lattice import (
     element,
     join,
     join_all,
+    outside,
     part_of,
     unknown,
 )
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 _TENSOR = frozenset((Kind.TENSOR,))
 _TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
 _SCALAR = Value.of(Kind.SCALAR)
+#: a number written in the code
+_NUMBER = Value.of(Kind.SCALAR, basis=Basis.CONSTRUCTED)
 _OTHER = Value.of(Kind.OTHER)
 _PASS_THROUGH = frozenset({"enumerate", "iter", "tqdm", "zip", "reversed", "sorted", "list",
                            "tuple", "next"})
@@ -80,7 +83,7 @@ class Evaluator:
                                 Basis.CONSTRUCTED)
             return _OTHER
         if isinstance(node.value, (int, float, bool, complex)):
-            return _SCALAR
+            return _NUMBER
         return _OTHER
 
     def name(self, node: ast.Name) -> Value:
@@ -113,7 +116,7 @@ class Evaluator:
         cls = self.i.cls
         if cls is None:
             return UNKNOWN
-        return self.ff.class_attr(cls, attr)
+        return outside(self.ff.class_attr(cls, attr))
 
     # -- containers ------------------------------------------------------------------
     def tuple_(self, node: ast.Tuple) -> Value:
@@ -202,7 +205,11 @@ class Evaluator:
         self.i.meet(node, ops)  # type: ignore[arg-type]
         values = [v for _, v in ops]
         if any(v.is_(Kind.TENSOR) for v in values):
-            return Value(_TENSOR, tensor_places(values), _origins(values), Basis.INFERRED)
+            # a tensor by construction where every operand is one or a number written here
+            made = all(v.basis is Basis.CONSTRUCTED and (v.is_(Kind.TENSOR) or v.is_(Kind.SCALAR))
+                       for v in values)
+            return Value(_TENSOR, tensor_places(values), _origins(values),
+                         Basis.CONSTRUCTED if made else Basis.INFERRED)
         if all(v.is_(Kind.SCALAR) for v in values):
             return _SCALAR
         if any(v.is_(Kind.NDARRAY) for v in values) and not any(v.kinds is None for v in values):
@@ -272,7 +279,8 @@ def _attr_of(base: Value, attr: str) -> Value:
     if base.is_(Kind.TENSOR):
         if attr in ("shape", "dtype", "ndim", "is_cuda", "requires_grad"):
             return _OTHER
-        return Value(_TENSOR, base.places, base.origins, base.basis)
+        basis = base.basis if attr in vocab.TENSOR_VALUED_ATTRS else min(base.basis, Basis.INFERRED)
+        return Value(_TENSOR, base.places, base.origins, basis)
     if base.is_(Kind.NDARRAY):
         return Value.of(Kind.NDARRAY) if attr == "T" else _OTHER
     if base.is_(Kind.MODULE) and attr in ("weight", "bias"):

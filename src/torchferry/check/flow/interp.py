@@ -27,6 +27,7 @@ from torchferry.check.flow.lattice import (
     element,
     join,
     join_all,
+    outside,
     param,
     unknown,
 )
@@ -307,9 +308,9 @@ class Interp:
         if v is not None:
             return v
         v = self.outer.get(name)
-        if v is not None:
-            return v
-        return self.ff.global_value(name)
+        if v is None:
+            v = self.ff.global_value(name)
+        return None if v is None else outside(v)
 
     def meet(self, node: ast.expr, operands: list[tuple[ast.expr, Value]]) -> None:
         self.res.meets[id(node)] = MeetEvent(node, tuple(operands))

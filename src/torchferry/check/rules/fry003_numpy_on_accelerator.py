@@ -42,10 +42,19 @@ plt.plot(out[0].detach().cpu())
 ```
 
 ## Fix safety
-Offered only where the value is known to be a tensor (not a batch item, not the output of
-a model called on inputs of unknown origin, which may be a list or a PIL image). Safe: `.cpu()` is a no-op for a tensor that is already on the CPU, and `.detach()` (added
-when the tensor may require grad) only drops the graph that NumPy cannot use anyway. A list
-of tensors gets no fix (`torch.stack` would change what NumPy returns for ragged items).
+Offered only where the value is taken for a tensor (not a batch item, not the output of
+a model called on inputs of unknown origin, which may be a list or a PIL image). Safe only
+where it is a tensor by construction in the same scope: made there by a torch factory
+(`torch.ones`, `torch.tensor`, ...) or a value of the `state_dict()` of a `torch.nn` layer
+built there, and changed since only by operations that always return a tensor
+(arithmetic with tensors or numbers written there, `.to()`, `.detach()`, `.argmax()`...);
+for the receiver of `.numpy()` (which fails on anything else anyway) also the output of a
+`torch.nn` layer built there. Then `.cpu()` is a no-op for a tensor already on the CPU,
+and `.detach()` (added when the tensor may require grad) only drops the graph that NumPy
+cannot use anyway. Everywhere else the fix is unsafe: a parameter (annotated
+`torch.Tensor` or not), a global, an attribute or a function's return may be a NumPy
+array, on which `.cpu()` raises AttributeError. A list of tensors gets no fix
+(`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
 Tensors whose origin the analysis cannot see (function parameters, attributes of unknown
@@ -59,11 +68,12 @@ from collections.abc import Iterable
 
 from torchferry.check.analysis import TENSOR, Ctx, Fact, Model, Site, needs_parens, short
 from torchferry.check.api import Context, Finding, Fix
+from torchferry.check.flow.safety import tensor_by_construction
 from torchferry.check.names import AVAIL_NAME
 
 CODE = "FRY003"
 NAME = "numpy-on-accelerator"
-FIX = "safe"
+FIX = "safe"  # only on tensors made in the same scope, else unsafe
 
 _LIBS = ("numpy.", "matplotlib.", "sklearn.", "seaborn.")
 # numpy functions that look at an object's type or shape, never its memory
@@ -80,7 +90,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue  # ``.numpy(force=True)`` copies to the CPU itself
         f = m.fact(func.value, site.ctx)
         if f is not None and f.on_device and not _quiet(ctx, m, site, f):
-            yield _finding(ctx, m, site, func.value, f, f"`{short(m.text(call))}`")
+            yield _finding(ctx, m, site, func.value, f, f"`{short(m.text(call))}`", True)
     for site in m.calls:
         call = site.node
         if not call.args:
@@ -197,15 +207,21 @@ def _list_of_device_tensors(m: Model, arg: ast.expr, site: Site) -> bool:
     return False
 
 
-def _finding(ctx: Context, m: Model, site: Site, tensor: ast.expr, f: Fact, what: str) -> Finding:
+def _finding(ctx: Context, m: Model, site: Site, tensor: ast.expr, f: Fact, what: str,
+             numpy_receiver: bool = False) -> Finding:
     add = ".detach().cpu()" if f.grad else ".cpu()"
     if needs_parens(tensor):
         edits = (ctx.edit(tensor, f"({m.text(tensor)}){add}"),)
     else:
         edits = (ctx.insert_after(tensor, add),)
-    # ``.cpu()`` only on a value known to be a tensor: a batch item or the output of a
-    # model called on inputs of unknown origin may be a list, a dict or a PIL image
-    fix = Fix(edits, True, f"Insert `{add}`") if f.kind == TENSOR and not f.guessed else None
+    # ``.cpu()`` only on a value taken for a tensor: a batch item or the output of a model
+    # called on inputs of unknown origin may be a list, a dict or a PIL image; and safe
+    # only on a tensor by construction in this scope (an annotated parameter may be handed
+    # NumPy arrays by every caller: ``.cpu()`` would raise AttributeError there)
+    fix = None
+    if f.kind == TENSOR and not f.guessed:
+        safe = tensor_by_construction(ctx.flow, tensor, numpy_receiver)
+        fix = Fix(edits, safe, f"Insert `{add}`")
     origin = "may still be on the accelerator"
     return ctx.finding(
         CODE, site.node,
