@@ -359,6 +359,43 @@ def test_fry003_fix_only_on_a_known_tensor() -> None:
     assert all(f.fix is None for f in found)
 
 
+def test_fry003_moved_parameter_is_reported_without_a_safe_fix() -> None:
+    # moved here, so it may be on the device; but that it is a tensor rests on the
+    # annotation and the ``.to`` call alone: no safe fix
+    code = (
+        "import numpy as np, torch\n"
+        "def show(x: torch.Tensor, device):\n"
+        "    y = x.to(device)\n"
+        "    return np.asarray(y), y.numpy()\n"
+    )
+    found = check_source(code, "<case>", select=["FRY003"])
+    assert len(found) == 2 and all(f.fix is None or not f.fix.safe for f in found)
+    assert fixed(code, "FRY003") == code
+    assert found[0].evidence and found[0].evidence[0].line == 3
+
+
+@pytest.mark.parametrize("simulate", [False, True], ids=["cpu", "simulated-gpu"])
+def test_fry003_fix_on_a_tensor_made_in_the_same_scope(simulate, tmp_path) -> None:
+    code = (
+        "import numpy as np, torch\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "def stats(n):\n"
+        "    t = torch.arange(n).to(device) * 2\n"
+        "    return np.asarray(t).tolist(), (t + 1).numpy().tolist()\n"
+        "RESULT = stats(3)\n"
+    )
+    found = check_source(code, "<case>", select=["FRY003"])
+    assert len(found) == 2 and all(f.fix is not None and f.fix.safe for f in found)
+    after = fixed(code, "FRY003")
+    assert "np.asarray(t.cpu())" in after and "((t + 1).cpu()).numpy()" in after
+    if simulate:
+        with pytest.raises(TypeError, match="numpy"):
+            run(code, tmp_path, simulate=True)
+        assert run(after, tmp_path, simulate=True) == run(code, tmp_path)
+    else:
+        assert run(after, tmp_path) == run(code, tmp_path)
+
+
 def test_fry010_fix_names_only_a_tensor_bound_there() -> None:
     code = (
         "import torch\n"
@@ -492,17 +529,16 @@ FRY003_ANNOTATED_DECODER = (
 
 
 def test_fry003_fix_on_an_annotated_parameter_is_not_safe(tmp_path) -> None:
-    """An annotation is no proof: the fix is offered as unsafe, plain ``--fix`` leaves the
-    decoder alone, and the unsafe fix would break it on the CPU already."""
+    """An annotation is no proof: no safe fix, plain ``--fix`` leaves the decoder alone
+    (the ``.cpu()`` the old safe fix inserted breaks it on the CPU already)."""
     found = check_source(FRY003_ANNOTATED_DECODER, "<case>", select=["FRY003"])
-    fixes = [f.fix for f in found if f.fix is not None]
-    assert fixes and not any(fx.safe for fx in fixes)
+    assert not any(f.fix is not None and f.fix.safe for f in found)
     assert fixed(FRY003_ANNOTATED_DECODER, "FRY003") == FRY003_ANNOTATED_DECODER
-    unsafe = fixed(FRY003_ANNOTATED_DECODER, "FRY003", unsafe=True)
-    assert ".cpu()" in unsafe
     assert run(FRY003_ANNOTATED_DECODER, tmp_path) == ([[1.0] * 4] * 2, [0.7, 0.9])
+    # what the old safe fix wrote
+    broken = FRY003_ANNOTATED_DECODER.replace("np.asarray(boxes[keep])", "np.asarray(boxes[keep].cpu())")
     with pytest.raises(AttributeError, match="cpu"):
-        run(unsafe, tmp_path)
+        run(broken, tmp_path)
 
 
 @pytest.mark.parametrize("made", [

@@ -274,6 +274,8 @@ def _origins(values: list[Value]) -> tuple[Origin, ...]:
 
 def _attr_of(base: Value, attr: str) -> Value:
     """``base.attr`` for a value that is not ``self``."""
+    if attr in _SHAPE_ATTRS and not base.is_(Kind.MODULE):
+        return _OTHER  # ``x.shape[0]``: ints, wherever ``x`` lives (a tensor's, an array's)
     if attr == "device" and base.places is not None and (base.may_be(Kind.TENSOR) or base.may_be(Kind.MODULE)):
         return Value(frozenset((Kind.DEVICE,)), base.places, base.origins, base.basis)
     if base.is_(Kind.TENSOR):
@@ -288,6 +290,7 @@ def _attr_of(base: Value, attr: str) -> Value:
     return part_of(base)
 
 
+_SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "is_cuda", "requires_grad"})
 _ONE_DIMENSIONAL = ("torch.arange(", "torch.linspace(", "torch.logspace(", "torch.randperm(")
 
 

@@ -273,6 +273,10 @@ class FileFlow:
     def scope_of(self, node: ast.AST) -> ScopeResult | None:
         """The scope that evaluated the expression ``node``, interpreted now if it was not
         (relevant or not; None: no scope evaluated it)."""
+        key = id(node)
+        for done in self._results.values():  # an expression is evaluated by one scope only
+            if key in done.values:
+                return done
         line = getattr(node, "lineno", 0)
         module = self.module_result()
         found = module if id(node) in module.values else None

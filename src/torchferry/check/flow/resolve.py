@@ -381,6 +381,14 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
     where the tensor inputs are, when those are known)."""
     places = module.places
     kinds: frozenset[Kind] | None = _TENSOR
+    if not follow_inputs and _weightless(module):
+        # ``criterion(out, y)``, ``nn.Dropout()(x)``: no weights to compute where they are,
+        # so the output is where the tensor inputs are (a loss module is never moved)
+        inputs = [a for a in args if a.places and (a.kinds is None or Kind.TENSOR in a.kinds
+                                                   or Kind.BATCH in a.kinds)]
+        known = tensor_places(inputs) if inputs else None
+        if known:
+            places = known
     if follow_inputs:
         inputs = [a for a in args if a.kinds is not None and (a.may_be(Kind.TENSOR) or a.may_be(Kind.BATCH))]
         known = tensor_places(inputs) if inputs else None
@@ -391,6 +399,18 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
     v = Value(kinds, places, (_made(node, "output", Op.OUTPUT), *module.origins)[:4],
               Basis.HINT if follow_inputs else Basis.INFERRED)
     return ev.record(node, Callee.MODULE, None, module, None, args, kws, v)
+
+
+def _weightless(module: Value) -> bool:
+    """A module built by a ``torch.nn`` constructor that owns no weights (a loss, an
+    activation, dropout, pooling): not a layer of :data:`vocab.PARAM_LAYERS`, a container
+    or a wrapper."""
+    made = [o for o in module.origins if o.op is Op.MADE]
+    if len(made) != 1 or not made[0].text.startswith("torch.nn."):
+        return False
+    name = made[0].text.split("(", 1)[0].rsplit(".", 1)[-1]
+    return name not in vocab.PARAM_LAYERS and name not in vocab.CONTAINERS and \
+        name not in vocab.WRAPPERS and name not in ("Module", "Identity") and name[:1].isupper()
 
 
 def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args,

@@ -95,7 +95,7 @@ MODEL_ZOOS = ("torchvision.models.",)
 #: functions that build (or load) a model on the CPU unless told otherwise
 MODEL_BUILDERS = frozenset({"torch.hub.load", "timm.create_model", "torchvision.models.get_model"})
 #: submodules of torch whose functions compute tensors
-TENSOR_SUBMODULES = frozenset({"fft", "linalg", "special", "autograd"})
+TENSOR_SUBMODULES = frozenset({"fft", "linalg", "special", "autograd", "sparse"})
 #: wrappers that hand inputs to the right device themselves (their place is left unknown)
 WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "FullyShardedDataParallel"})
 #: functions of torch that make no tensor

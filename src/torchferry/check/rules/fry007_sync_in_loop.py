@@ -66,7 +66,7 @@ from collections.abc import Iterable
 
 from torchferry.check.analysis import Fact, Model, Site, end_pos, pos, short
 from torchferry.check.api import Context, Finding
-from torchferry.check.rules.fry003_numpy_on_accelerator import _no_accelerator_in_file
+from torchferry.check.names import AVAIL_NAME
 
 CODE = "FRY007"
 NAME = "sync-in-loop"
@@ -169,3 +169,27 @@ def _after_synchronize(site: Site[ast.Call], loop: ast.AST) -> bool:
                 s.ctx.loops and s.ctx.loops[-1] is loop:
             return True
     return False
+
+
+# calls that may put a model or its inputs on an accelerator without naming one
+_MAY_MOVE = ("to", "load", "prepare", "from_pretrained", "to_empty", "set_default_device",
+             "set_default_tensor_type", "DataParallel", "DistributedDataParallel")
+
+
+def _no_accelerator_in_file(ctx: Context, m: Model) -> bool:
+    """Nothing in the file names an accelerator or a device (no ``cuda``/``gpu``/``device``/
+    ``mps``/``xpu`` identifier, keyword or literal) or calls what may move a model there
+    (``.to``, ``torch.load``, ``accelerator.prepare``...): a model called on inputs of
+    unknown origin is then on the CPU (the udacity exercise notebooks)."""
+    memo = m.rule_memo.setdefault("no-accelerator", {})
+    key = id(m)
+    r = memo.get(key)
+    if r is None:
+        words = [n.id for n in ctx.nodes.get(ast.Name, ()) if isinstance(n, ast.Name)]
+        words += [n.attr for n in ctx.nodes.get(ast.Attribute, ()) if isinstance(n, ast.Attribute)]
+        words += [n.arg for n in ctx.nodes.get(ast.keyword, ())
+                  if isinstance(n, ast.keyword) and n.arg]
+        r = not m.accel_consts and not any(m.calls_by_tail.get(n) for n in _MAY_MOVE) and \
+            not any(AVAIL_NAME.search(w) for w in words)
+        memo[key] = r
+    return r
