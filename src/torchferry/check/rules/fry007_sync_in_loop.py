@@ -2,7 +2,10 @@
 
 ## What it does
 Flags `.item()`, `.tolist()`, `.cpu()`, `float(t)` / `int(t)` / `bool(t)` and `print(t)`
-(also inside an f-string) of a tensor that may live on an accelerator, directly in the body
+(also inside an f-string) of a tensor that the device-flow analysis establishes may live
+on an accelerator (moved or made there, the output of a module there, a loss of such
+tensors, also where it comes from a helper or a method of the checked files:
+`loss = self.compute_loss(x, y)`; `float(loss)`), directly in the body
 of a training or evaluation loop: a loop over a DataLoader (also through `enumerate` or
 `tqdm`), over `range(epochs)`-style ranges or a `while`, whose own body calls a model,
 `loss.backward()` or `optimizer.step()`. It stays quiet when the read sits under a logging
@@ -54,7 +57,10 @@ move a model there (`.to`, `torch.load`, `prepare`, ...), as FRY003 is: its tens
 the CPU, and reading them waits for nothing.
 
 ## Known limits
-Reads hidden in helper functions are not seen. Collecting per-batch predictions with
+Reads hidden in helper functions are not seen (values computed there are followed). A
+tensor that comes in as a parameter counts as possibly on the accelerator only where the
+function uses it as a tensor; a value the analysis cannot place (a call it cannot follow)
+is not flagged. Collecting per-batch predictions with
 `.cpu()` for a metric computed after the loop is flagged too; when that is what you want,
 silence the line with `# noqa: FRY007`.
 """
@@ -64,14 +70,17 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import Fact, Model, Site, end_pos, pos, short
+from torchferry.check.analysis import Model, Site, end_pos, pos, short
 from torchferry.check.api import Context, Finding
+from torchferry.check.flow import Kind
 from torchferry.check.names import AVAIL_NAME
 
 CODE = "FRY007"
 NAME = "sync-in-loop"
 FIX = "none"
 
+#: a tensor, or an item of a batch (moved, or not)
+_TENSORS = frozenset({Kind.TENSOR, Kind.BATCH})
 # the fix in one line: also what `ferry run --trips` says for a read on every step
 HINT = ("accumulate on the device (`total += loss.detach()`) and read once per epoch, or "
          "guard it with a logging interval (`if step % 100 == 0:`)")
@@ -86,7 +95,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             func = site.node.func
             if not isinstance(func, ast.Attribute) or not _in_hot_loop(m, site):
                 continue
-            if _dev(m.fact(func.value, site.ctx)):
+            if _dev(ctx, func.value):
                 yield ctx.finding(
                     CODE, site.node,
                     f"`{short(m.text(site.node))}` waits for the accelerator on every iteration "
@@ -108,8 +117,10 @@ def check(ctx: Context) -> Iterable[Finding]:
                     else:
                         flat.append(a)
                 args = flat
-            hit = next((a for a in args if _dev(m.fact(a, site.ctx))), None)
-            if hit is None or not _in_hot_loop(m, site):
+            if not args or not _in_hot_loop(m, site):
+                continue
+            hit = next((a for a in args if _dev(ctx, a)), None)
+            if hit is None:
                 continue
             what = "printing" if name == "print" else f"`{name}()` of"
             yield ctx.finding(
@@ -119,8 +130,16 @@ def check(ctx: Context) -> Iterable[Finding]:
             )
 
 
-def _dev(f: Fact | None) -> bool:
-    return f is not None and f.sure_tensor and f.dev
+def _dev(ctx: Context, node: ast.AST) -> bool:
+    """Does the device-flow analysis establish that ``node`` is a tensor that may be on an
+    accelerator (moved or made there, the output of a module there or of a loss given such
+    tensors, through helpers and methods of the checked files)?"""
+    res = ctx.flow.scope_of(node)
+    v = None if res is None else res.value(node)
+    if res is None or v is None:
+        return False
+    kinds = res.kind_of(v)
+    return kinds is not None and bool(kinds & _TENSORS) and res.may_be_on_device(v)
 
 
 def _in_hot_loop(m: Model, site: Site[ast.Call]) -> bool:
