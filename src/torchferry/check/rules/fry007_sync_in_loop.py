@@ -60,7 +60,8 @@ the CPU, and reading them waits for nothing.
 Reads hidden in helper functions are not seen (values computed there are followed). A
 tensor that comes in as a parameter counts as possibly on the accelerator only where the
 function uses it as a tensor; a value the analysis cannot place (a call it cannot follow)
-is not flagged. Collecting per-batch predictions with
+is not flagged; a function sees a module-level name as the module leaves it, so a model
+rebound later in the module (`model = torch.load(f)` after training) is unknown there. Collecting per-batch predictions with
 `.cpu()` for a metric computed after the loop is flagged too; when that is what you want,
 silence the line with `# noqa: FRY007`.
 """
