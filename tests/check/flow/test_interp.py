@@ -164,3 +164,31 @@ def test_a_full_reduction_of_a_cpu_tensor_is_zero_dimensional(snippet):
     assert s.value_at(6, "a").is_(Kind.TENSOR)
     assert s.wheres(s.value_at(6, "b")) == {"CPU"}
     assert s.wheres(s.value_at(6, "c")) == {"ACCEL"}  # (.numpy() of it would still fail)
+
+
+def test_a_weightless_module_computes_where_its_inputs_are(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        crit = nn.CrossEntropyLoss()
+        layer = nn.Linear(2, 2)
+        def f(out, y):
+            out, y = out.cuda(), y.cuda()
+            loss = crit(out, y)
+            z = layer(out)
+            return loss, z
+    """)
+    assert s.wheres(s.value_at(9, "loss")) == {"ACCEL"}  # a loss is never moved itself
+    assert s.wheres(s.value_at(9, "z")) == {"CPU"}  # a layer's weights decide
+
+
+def test_shape_of_a_value_of_unknown_kind_is_no_tensor(snippet):
+    s = snippet("""
+        import numpy as np
+        def f(model, x):
+            y = model.generate(x.cuda())
+            shape = (y.shape[0], 1)
+            return shape
+    """)
+    v = s.value_at(5, "shape")
+    assert v.elts is not None and not v.elts[0].places

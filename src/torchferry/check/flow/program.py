@@ -270,6 +270,26 @@ class FileFlow:
                 yield self.result(node, cls, outer)
         yield self._results[id(self.tree)]
 
+    def scope_of(self, node: ast.AST) -> ScopeResult | None:
+        """The scope that evaluated the expression ``node``, interpreted now if it was not
+        (relevant or not; None: no scope evaluated it)."""
+        key = id(node)
+        for done in self._results.values():  # an expression is evaluated by one scope only
+            if key in done.values:
+                return done
+        line = getattr(node, "lineno", 0)
+        module = self.module_result()
+        found = module if id(node) in module.values else None
+        k = 0
+        while k < len(self._scopes):  # outer scopes first: they add their nested ones
+            fn, cls, outer = self._scopes[k]
+            k += 1
+            if fn.lineno <= line <= (getattr(fn, "end_lineno", None) or fn.lineno):  # type: ignore[attr-defined]
+                res = self.result(fn, cls, outer)
+                if id(node) in res.values:
+                    found = res
+        return found
+
     def skipped(self) -> Iterator[ast.AST]:
         """The scopes :meth:`results` left out (nothing in them makes or moves a tensor)."""
         return (n for n, _, _ in self._scopes if not self.relevant(n))

@@ -216,10 +216,10 @@ def _tensor(places: frozenset[Place] | None, origin: Origin | tuple[()], basis: 
 
 
 def _device_value(node: ast.Call, args: Args) -> Value:
-    origin = _made(node, "torch.device(...)")
+    origin = _made(node, "torch.device(...)")  # a device by construction, wherever it is
     if args and args[0].is_(Kind.DEVICE) and args[0].places:
-        return Value(frozenset((Kind.DEVICE,)), args[0].places, (origin,), args[0].basis)
-    return Value.of(Kind.DEVICE, ACCEL, origin, Basis.INFERRED)
+        return Value(frozenset((Kind.DEVICE,)), args[0].places, (origin,), Basis.CONSTRUCTED)
+    return Value.of(Kind.DEVICE, ACCEL, origin, Basis.CONSTRUCTED)
 
 
 def _nn_call(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Value:
@@ -295,7 +295,15 @@ def tensor_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value) -> Valu
         other = ev.values.get(id(node.args[0]), UNKNOWN)
         return Value(kinds, other.places, (_made(node, "type_as(...)", Op.MOVED, other.places),
                                            *recv.origins)[:4], recv.basis)
-    return Value(kinds, recv.places, recv.origins, recv.basis)
+    return Value(kinds, recv.places, recv.origins, _kept(recv.basis, attr))
+
+
+def _kept(basis: Basis, attr: str) -> Basis:
+    """A method's result is a tensor by construction only if its receiver is and the
+    method always returns a tensor (``t.split(2)`` is a tuple, ``t.max(0)`` a pair)."""
+    if basis is Basis.CONSTRUCTED and attr not in vocab.TENSOR_KEEPING:
+        return Basis.INFERRED
+    return basis
 
 
 def _type_target(ev: Evaluator, node: ast.Call, recv: Value) -> frozenset[Place] | None:
@@ -336,12 +344,21 @@ def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: A
     elif attr in vocab.MODULE_SELF:
         v = recv
     elif attr in ("state_dict", "parameters", "buffers"):
-        v = container(item=Value(_TENSOR, recv.places, recv.origins))
+        v = container(item=Value(_TENSOR, recv.places, recv.origins, _layer_basis(recv)))
     elif attr in vocab.MODULE_METHODS:
         v = Value.of(Kind.OTHER)
     else:  # vae.inference(x), model.generate(...): on the module's device
         v = Value(None, recv.places, recv.origins, Basis.INFERRED)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _layer_basis(module: Value) -> Basis:
+    """CONSTRUCTED for a module built here by a ``torch.nn`` layer's constructor (whose
+    ``state_dict()`` and parameters are tensors: no class of the code overrides them)."""
+    if module.basis is Basis.CONSTRUCTED and module.is_(Kind.MODULE) and any(
+            o.op is Op.MADE and o.text.startswith("torch.nn.") for o in module.origins):
+        return Basis.CONSTRUCTED
+    return Basis.INFERRED
 
 
 def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
@@ -364,6 +381,14 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
     where the tensor inputs are, when those are known)."""
     places = module.places
     kinds: frozenset[Kind] | None = _TENSOR
+    if not follow_inputs and _weightless(module):
+        # ``criterion(out, y)``, ``nn.Dropout()(x)``: no weights to compute where they are,
+        # so the output is where the tensor inputs are (a loss module is never moved)
+        inputs = [a for a in args if a.places and (a.kinds is None or Kind.TENSOR in a.kinds
+                                                   or Kind.BATCH in a.kinds)]
+        known = tensor_places(inputs) if inputs else None
+        if known:
+            places = known
     if follow_inputs:
         inputs = [a for a in args if a.kinds is not None and (a.may_be(Kind.TENSOR) or a.may_be(Kind.BATCH))]
         known = tensor_places(inputs) if inputs else None
@@ -374,6 +399,18 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
     v = Value(kinds, places, (_made(node, "output", Op.OUTPUT), *module.origins)[:4],
               Basis.HINT if follow_inputs else Basis.INFERRED)
     return ev.record(node, Callee.MODULE, None, module, None, args, kws, v)
+
+
+def _weightless(module: Value) -> bool:
+    """A module built by a ``torch.nn`` constructor that owns no weights (a loss, an
+    activation, dropout, pooling): not a layer of :data:`vocab.PARAM_LAYERS`, a container
+    or a wrapper."""
+    made = [o for o in module.origins if o.op is Op.MADE]
+    if len(made) != 1 or not made[0].text.startswith("torch.nn."):
+        return False
+    name = made[0].text.split("(", 1)[0].rsplit(".", 1)[-1]
+    return name not in vocab.PARAM_LAYERS and name not in vocab.CONTAINERS and \
+        name not in vocab.WRAPPERS and name not in ("Module", "Identity") and name[:1].isupper()
 
 
 def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args,
@@ -499,6 +536,8 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
         spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
         owner.call_sites.setdefault(id(target), {})[id(node)] = (ev.i.res, {} if spread else bound_args)
     v = substitute(result.returns, bound_args)
+    if v.basis is Basis.CONSTRUCTED:  # made in the callee, not in this scope
+        v = v._replace(basis=Basis.INFERRED)
     if owner is not ev.ff:
         v = _relocate(v, owner.path)
     if v.places is None and v.kinds is None:
