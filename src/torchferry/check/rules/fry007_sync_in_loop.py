@@ -69,7 +69,7 @@ silence the line with `# noqa: FRY007`.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from torchferry.check.analysis import Model, Site, end_pos, pos, short
 from torchferry.check.api import Context, Finding
@@ -196,6 +196,13 @@ _MAY_MOVE = ("to", "load", "prepare", "from_pretrained", "to_empty", "set_defaul
              "set_default_tensor_type", "DataParallel", "DistributedDataParallel")
 
 
+def _identifiers(ctx: Context) -> Iterator[str]:
+    """The names, attribute names and keyword names of the file."""
+    yield from (n.id for n in ctx.nodes.get(ast.Name, ()) if isinstance(n, ast.Name))
+    yield from (n.attr for n in ctx.nodes.get(ast.Attribute, ()) if isinstance(n, ast.Attribute))
+    yield from (n.arg for n in ctx.nodes.get(ast.keyword, ()) if isinstance(n, ast.keyword) and n.arg)
+
+
 def _no_accelerator_in_file(ctx: Context, m: Model) -> bool:
     """Nothing in the file names an accelerator or a device (no ``cuda``/``gpu``/``device``/
     ``mps``/``xpu`` identifier, keyword or literal) or calls what may move a model there
@@ -205,11 +212,8 @@ def _no_accelerator_in_file(ctx: Context, m: Model) -> bool:
     key = id(m)
     r = memo.get(key)
     if r is None:
-        words = [n.id for n in ctx.nodes.get(ast.Name, ()) if isinstance(n, ast.Name)]
-        words += [n.attr for n in ctx.nodes.get(ast.Attribute, ()) if isinstance(n, ast.Attribute)]
-        words += [n.arg for n in ctx.nodes.get(ast.keyword, ())
-                  if isinstance(n, ast.keyword) and n.arg]
+        # the cheap tests first: the walk over every node is most of this rule's time
         r = not m.accel_consts and not any(m.calls_by_tail.get(n) for n in _MAY_MOVE) and \
-            not any(AVAIL_NAME.search(w) for w in words)
+            not any(AVAIL_NAME.search(w) for w in _identifiers(ctx))
         memo[key] = r
     return r
