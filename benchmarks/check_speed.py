@@ -15,6 +15,12 @@ a table with the ratios, then the findings per rule and the list of findings.
     python benchmarks/check_speed.py                    # everything (about 2-3 minutes)
     python benchmarks/check_speed.py --torchfix-runs 0  # ferry only
     python benchmarks/check_speed.py --torchfix /path/to/venv/bin/torchfix
+    python benchmarks/check_speed.py --beside-ruff DIR  # ferry next to `ruff check --select ALL`
+
+``--beside-ruff DIR`` times, alternating run by run on DIR (e.g. an unpacked diffusers
+source), ``ferry check --no-cache`` (the default rule set, and ``--select ALL``) and
+``ruff check --no-cache --select ALL`` (ruff next to this Python, else on PATH), and prints
+their medians and ratios instead of the timm table.
 
 The subprocesses run without PYTHONDONTWRITEBYTECODE, as Python normally runs (one
 untimed warm-up run of each tool writes the bytecode caches first).  A corpus
@@ -114,7 +120,11 @@ def main() -> int:
         "TorchFix needs only libcst, so a small venv of its own will do",
     )
     ap.add_argument("--no-list", action="store_true", help="do not list the findings")
+    ap.add_argument("--beside-ruff", metavar="DIR", type=Path, default=None,
+                    help="time ferry check next to ruff check --select ALL on DIR, and exit")
     args = ap.parse_args()
+    if args.beside_ruff is not None:
+        return beside_ruff(args.beside_ruff, args.runs)
     torchfix = args.torchfix or (
         str(BIN / "torchfix") if (BIN / "torchfix").exists() else shutil.which("torchfix")
     )
@@ -202,6 +212,47 @@ def main() -> int:
                 "" if f["fix"] is None else (" [safe fix]" if f["fix"]["safe"] else " [unsafe fix]")
             )
             print(f"{f['path']}:{f['line']}:{f['column']}: {f['code']}{fix} {f['message']}")
+    return 0
+
+
+def beside_ruff(tree: Path, runs: int) -> int:
+    """ferry check and ruff check on ``tree``, alternating, medians and ratios."""
+    ruff = str(BIN / "ruff") if (BIN / "ruff").exists() else shutil.which("ruff")
+    if not tree.is_dir() or ruff is None:
+        what = f"{tree}: not a directory" if not tree.is_dir() else "ruff not found"
+        print(f"check_speed.py: error: {what}", file=sys.stderr)
+        return 2
+    ferry = str(BIN / "ferry")
+    cmds = {
+        "ferry check --no-cache (default rules)": [ferry, "check", "--no-cache", "--exit-zero",
+                                                    "-q", "."],
+        "ferry check --no-cache --select ALL": [ferry, "check", "--no-cache", "--exit-zero",
+                                                "-q", "--select", "ALL", "."],
+        "ruff check --no-cache --select ALL": [ruff, "check", "--no-cache", "--exit-zero", "-q",
+                                               "--select", "ALL", "."],
+    }
+    nfiles = sum(1 for _ in tree.rglob("*.py"))
+    print(f"# ferry check beside ruff on {tree.name}: {nfiles} Python files")
+    print(f"# {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}, {os.cpu_count()} CPUs, "
+          f"load average before: {os.getloadavg()[0]:.2f}")
+    for cmd in cmds.values():  # warm-up: bytecode caches
+        timed(cmd, tree)
+    times: dict[str, list[tuple[float, float]]] = {name: [] for name in cmds}
+    for _ in range(runs):
+        for name, cmd in cmds.items():
+            wall, cpu, _ = timed(cmd, tree)
+            times[name].append((wall, cpu))
+    ref = times["ruff check --no-cache --select ALL"]
+    rw = statistics.median(t[0] for t in ref)
+    rc = statistics.median(t[1] for t in ref)
+    print("\n| command | runs | median wall (s) | median CPU (s) | this / ruff (wall) "
+          "| this / ruff (CPU) |")
+    print("|---|---|---|---|---|---|")
+    for name, ts in times.items():
+        w = statistics.median(t[0] for t in ts)
+        c = statistics.median(t[1] for t in ts)
+        print(f"| `{name}` | {len(ts)} | {w:.2f} | {c:.2f} | {w / rw:.2f}x | {c / rc:.2f}x |")
+    print(f"\nload average after: {os.getloadavg()[0]:.2f}")
     return 0
 
 

@@ -43,29 +43,30 @@ def test_legacy_constructors_and_moves_exist():
 
 
 def test_device_kinds_are_torch_device_types():
-    for kind in v.ACCELERATOR_KINDS + v.SIMULATED_KINDS:
+    for kind in (*v.ACCELERATOR_KINDS, *v.ASYNC_COPY_KINDS):
         assert torch.device(kind).type == kind
         assert v.ACCELERATOR_LITERAL.match(f"{kind}:1")
     assert not v.ACCELERATOR_LITERAL.match("cpu")
 
 
 def test_device_kinds_are_written_once():
-    """The library's preference order, the simulation's kinds and ``ferry run --simulate``'s
-    choices are the vocabulary's tuples, not copies that can drift apart."""
+    """The library's preference order is the vocabulary's tuple; the simulation's kinds are
+    its registry's (one module each), which ``ferry run --simulate`` offers, and each is
+    one of the vocabulary's accelerator device types."""
     from torchferry import devices
     from torchferry.cli import build_parser
     from torchferry.sim import kinds
 
     assert devices.PREFERENCE is v.ACCELERATOR_KINDS
-    assert kinds.NAMES == v.SIMULATED_KINDS
+    assert set(kinds.NAMES) == set(v.ACCELERATOR_KINDS)
     run = build_parser()._subparsers._group_actions[0].choices["run"]
     (simulate,) = [a for a in run._actions if a.dest == "simulate"]
-    assert simulate.choices is v.SIMULATED_KINDS
+    assert simulate.choices == kinds.kind_names()
 
 
 def test_the_simulated_legacy_types_are_the_vocabularys():
     """The simulation's legacy tensor types (``torch.cuda.FloatTensor`` and friends) cover
     exactly the vocabulary's legacy constructors, which ``ferry check`` knows."""
-    from torchferry.sim import cuda_api
+    from torchferry.sim.standins import legacy
 
-    assert set(cuda_api._LEGACY_DTYPES) == v.LEGACY_CONSTRUCTORS
+    assert set(legacy.LEGACY_DTYPES) == v.LEGACY_CONSTRUCTORS

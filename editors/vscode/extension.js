@@ -13,6 +13,7 @@ function settings() {
       ignore: c.get("ignore"),
       checkWorkspace: c.get("checkWorkspace"),
       debounceMs: c.get("debounceMs"),
+      checkAtOnce: c.get("checkAtOnce"),
       ruleDocsUrl: c.get("ruleDocsUrl"),
     },
   };

@@ -36,6 +36,7 @@ import numpy as np
 import torch
 from torch import Tensor
 
+from torchferry._internal.vocabulary import ASYNC_COPY_KINDS
 from torchferry.errors import NestingError
 
 __all__ = ["tree_map", "to", "numpy", "pyvalue"]
@@ -43,9 +44,8 @@ __all__ = ["tree_map", "to", "numpy", "pyvalue"]
 T = TypeVar("T")
 
 _ATOMS = frozenset({str, int, float, bool, complex, bytes, type(None), np.ndarray, range, slice})
-# Copies that may overlap compute: host-to-device copies to these.  A non-blocking copy to
-# the host (cpu) or to mps can be read before it has landed, so those stay blocking.
-_ASYNC_TARGETS = frozenset({"cuda", "xpu"})
+# Copies that may overlap compute: host-to-device copies to these (the vocabulary's).
+_ASYNC_TARGETS = ASYNC_COPY_KINDS
 
 
 def auto_non_blocking(device: torch.device) -> bool:

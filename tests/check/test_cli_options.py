@@ -145,6 +145,40 @@ def test_exclude_on_the_command_line_and_extend_exclude_in_the_configuration(pro
     assert "legacy" not in out and "gen_pb2.py" in out
 
 
+def test_exclude_replaces_the_defaults_and_extend_exclude_adds_to_them(proj, capsys):
+    # ruff: `exclude` replaces the default list (.git, .venv, dist, ...), `extend-exclude` adds
+    (proj / "dist").mkdir()
+    (proj / "dist" / "gen.py").write_text(SOURCE)
+    (proj / "legacy").mkdir()
+    (proj / "legacy" / "old.py").write_text(SOURCE)
+    out = run(capsys, "--output-format", "concise")[1]
+    assert "dist/" not in out and "legacy/old.py" in out
+    out = run(capsys, "--output-format", "concise", "--exclude", "legacy/")[1]
+    assert "dist/gen.py" in out and "legacy" not in out
+    (proj / "pyproject.toml").write_text(EVERY_RULE + 'exclude = ["legacy/"]\n')
+    out = run(capsys, "--output-format", "concise")[1]
+    assert "dist/gen.py" in out and "legacy" not in out
+    out = run(capsys, "--output-format", "concise", "--extend-exclude", "dist/")[1]
+    assert "dist" not in out and "legacy" not in out and "a.py:" in out
+
+
+def test_config_takes_key_value_overrides_as_ruff_does(proj, capsys):
+    rc, out, _ = run(capsys, "--config", "select = ['FRY004']", "--output-format", "concise")
+    assert rc == 1 and codes(out) == ["FRY004"]
+    (proj / "lint.toml").write_text('select = ["FRY001", "FRY004"]\n')
+    out = run(capsys, "--config", "lint.toml", "--config", 'ignore = ["FRY001"]',
+              "--output-format", "concise")[1]
+    assert codes(out) == ["FRY004"]
+    rc, _, err = run(capsys, "--config", "selekt = ['FRY001']")
+    assert rc == 2 and "one of the [tool.torchferry] keys" in err
+    rc, _, err = run(capsys, "--config", "select = [")
+    assert rc == 2 and "not a TOML 'KEY = VALUE' pair" in err
+    rc, _, err = run(capsys, "--config", "select = 'FRY001'")
+    assert rc == 2 and "must be a list of strings" in err
+    rc, _, err = run(capsys, "--config", "lint.toml", "--config", "pyproject.toml")
+    assert rc == 2 and "one configuration file at most" in err
+
+
 def test_diff_with_another_format_is_a_usage_error(proj, capsys):
     rc, out, err = run(capsys, "--diff", "--output-format", "json")
     assert rc == 2 and out == ""

@@ -274,6 +274,24 @@ def test_manage_gc_frees_trees_and_changes_no_result(fake_rules):
     assert gc.isenabled()
 
 
+def test_the_safety_valve_thaws_and_collects_when_the_process_has_grown(monkeypatch):
+    """Frozen cycles (another file's analysis, frozen while it was alive) are collected once
+    the resident size has grown by the limit since the last look, and only then."""
+    import gc
+
+    sizes = iter([100, 100 + engine._GROWTH_LIMIT, 101 + engine._GROWTH_LIMIT, 50])
+    monkeypatch.setattr(engine, "_resident", lambda: next(sizes))
+    thawed: list[str] = []
+    for name in ("unfreeze", "collect", "freeze"):
+        monkeypatch.setattr(gc, name, lambda name=name: thawed.append(name))
+    monkeypatch.setattr(engine, "_rss_base", None)
+    engine._safety_valve()  # the first look sets the base
+    engine._safety_valve()  # grown by the limit exactly: nothing yet
+    assert thawed == []
+    engine._safety_valve()  # grown by more: thaw, collect, freeze; the base is read again
+    assert thawed == ["unfreeze", "collect", "freeze"] and engine._rss_base == 50
+
+
 def test_manage_gc_off_keeps_what_the_host_froze(fake_rules):
     """Turning it off thaws only a permanent generation that was empty when it was turned
     on; a host's frozen objects stay frozen (it used to unfreeze everything)."""

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import pytest
 
-from torchferry.check.files import PatternSet, discover
+from torchferry.check.files import DEFAULT_EXCLUDE, PatternSet, discover
 from torchferry.errors import UsageError
 
 
@@ -84,12 +84,13 @@ def test_default_excludes_and_config_exclude(tmp_path):
         ".venv/a.py",
         "node_modules/b.py",
         ".ipynb_checkpoints/c.ipynb",
+        "build/lib/f.py",  # ruff's defaults skip build/ and dist/ too
         "gen/d.py",
         "e.py",
     ):
         (tmp_path / rel).parent.mkdir(parents=True, exist_ok=True)
         (tmp_path / rel).write_text("")
-    found = discover([str(tmp_path)], tmp_path, ["gen/"])
+    found = discover([str(tmp_path)], tmp_path, [*DEFAULT_EXCLUDE, "gen/"])
     assert [p.name for p in found] == ["e.py"]
 
 

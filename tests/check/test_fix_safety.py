@@ -359,6 +359,43 @@ def test_fry003_fix_only_on_a_known_tensor() -> None:
     assert all(f.fix is None for f in found)
 
 
+def test_fry003_moved_parameter_is_reported_without_a_safe_fix() -> None:
+    # moved here, so it may be on the device; but that it is a tensor rests on the
+    # annotation and the ``.to`` call alone: no safe fix
+    code = (
+        "import numpy as np, torch\n"
+        "def show(x: torch.Tensor, device):\n"
+        "    y = x.to(device)\n"
+        "    return np.asarray(y), y.numpy()\n"
+    )
+    found = check_source(code, "<case>", select=["FRY003"])
+    assert len(found) == 2 and all(f.fix is None or not f.fix.safe for f in found)
+    assert fixed(code, "FRY003") == code
+    assert found[0].evidence and found[0].evidence[0].line == 3
+
+
+@pytest.mark.parametrize("simulate", [False, True], ids=["cpu", "simulated-gpu"])
+def test_fry003_fix_on_a_tensor_made_in_the_same_scope(simulate, tmp_path) -> None:
+    code = (
+        "import numpy as np, torch\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "def stats(n):\n"
+        "    t = torch.arange(n).to(device) * 2\n"
+        "    return np.asarray(t).tolist(), (t + 1).numpy().tolist()\n"
+        "RESULT = stats(3)\n"
+    )
+    found = check_source(code, "<case>", select=["FRY003"])
+    assert len(found) == 2 and all(f.fix is not None and f.fix.safe for f in found)
+    after = fixed(code, "FRY003")
+    assert "np.asarray(t.cpu())" in after and "((t + 1).cpu()).numpy()" in after
+    if simulate:
+        with pytest.raises(TypeError, match="numpy"):
+            run(code, tmp_path, simulate=True)
+        assert run(after, tmp_path, simulate=True) == run(code, tmp_path)
+    else:
+        assert run(after, tmp_path) == run(code, tmp_path)
+
+
 def test_fry010_fix_names_only_a_tensor_bound_there() -> None:
     code = (
         "import torch\n"
@@ -446,3 +483,142 @@ def test_fry006_fix_keeps_the_result_and_is_unsafe(simulate, tmp_path) -> None:
     # the synchronize changes the time measured (the point), never the values computed;
     # it is unsafe because it names CUDA only (on Apple silicon the wait is torch.mps's)
     assert run(after, tmp_path, simulate) == run(FRY006_CASE, tmp_path, simulate)
+
+
+EXPORT_A_MODEL = """
+import torch
+
+def export(model: torch.nn.Module, batch_size: int = 2):
+    model.eval()
+    example = torch.randn(batch_size, 3)
+    with torch.inference_mode():
+        return model(example)
+
+torch.manual_seed(0)
+net = torch.nn.Linear(3, 2)
+RESULT = export(net.to("cuda")).shape[0] if torch.cuda.is_available() else export(net).shape[0]
+"""
+
+
+def test_fry010_fix_for_a_model_names_its_parameters_device(tmp_path):
+    """A module has no ``.device``: the fix reads its parameters' device, and runs."""
+    (finding,) = [f for f in check_source(EXPORT_A_MODEL, select=["FRY010"])]
+    assert "device=next(model.parameters()).device" in finding.message
+    new = fixed(EXPORT_A_MODEL, "FRY010", unsafe=True)
+    assert "torch.randn(batch_size, 3, device=next(model.parameters()).device)" in new
+    assert run(new, tmp_path, simulate=True) == run(EXPORT_A_MODEL, tmp_path) == 2
+    with pytest.raises(RuntimeError, match="same device|Expected all tensors"):
+        run(EXPORT_A_MODEL, tmp_path, simulate=True)  # why the finding is real
+
+
+# a released library's decoder: the parameters are annotated ``torch.Tensor``, every caller
+# passes NumPy arrays; ``np.asarray(boxes[keep].cpu())`` raises AttributeError on every device
+FRY003_ANNOTATED_DECODER = (
+    "import numpy as np\n"
+    "import torch\n"
+    "class BoxDecoder:\n"
+    "    def decode(self, boxes: torch.Tensor, scores: torch.Tensor, thresh: float = 0.5):\n"
+    "        keep = scores > thresh\n"
+    "        return np.asarray(boxes[keep]), np.array(scores[keep])\n"
+    "    def labels(self, logits: torch.Tensor):\n"
+    "        return logits.to(torch.float64).numpy().argmax(-1)\n"
+    "dec = BoxDecoder()\n"
+    "b, s = dec.decode(np.ones((3, 4)), np.array([0.2, 0.7, 0.9]))\n"
+    "RESULT = (b.tolist(), s.tolist())\n"
+)
+
+
+def test_fry003_fix_on_an_annotated_parameter_is_not_safe(tmp_path) -> None:
+    """An annotation is no proof: no safe fix, plain ``--fix`` leaves the decoder alone
+    (the ``.cpu()`` the old safe fix inserted breaks it on the CPU already)."""
+    found = check_source(FRY003_ANNOTATED_DECODER, "<case>", select=["FRY003"])
+    assert not any(f.fix is not None and f.fix.safe for f in found)
+    assert fixed(FRY003_ANNOTATED_DECODER, "FRY003") == FRY003_ANNOTATED_DECODER
+    assert run(FRY003_ANNOTATED_DECODER, tmp_path) == ([[1.0] * 4] * 2, [0.7, 0.9])
+    # what the old safe fix wrote
+    broken = FRY003_ANNOTATED_DECODER.replace("np.asarray(boxes[keep])", "np.asarray(boxes[keep].cpu())")
+    with pytest.raises(AttributeError, match="cpu"):
+        run(broken, tmp_path)
+
+
+@pytest.mark.parametrize("made", [
+    "t = x.to(device)",  # a parameter moved: still only what the caller passed
+    "t = GLOBAL + 1",  # a global, rebound anywhere
+    "t = helper()",  # a callee's return
+    "t = x.chunk(2)",  # a method that returns a tuple
+])
+def test_fry003_fix_is_safe_only_on_a_tensor_made_in_the_same_scope(made) -> None:
+    code = (
+        "import numpy as np, torch\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "GLOBAL = torch.ones(2).to(device)\n"
+        "def helper():\n"
+        "    return torch.ones(2).to(device)\n"
+        "def f(x: torch.Tensor):\n"
+        f"    {made}\n"
+        "    return np.asarray(t)\n"
+    )
+    for f in check_source(code, "<case>", select=["FRY003"]):
+        assert f.fix is None or not f.fix.safe
+
+
+def test_fry003_fix_stays_safe_on_a_tensor_made_and_computed_in_the_same_scope() -> None:
+    code = (
+        "import numpy as np, torch\n"
+        "def f(device):\n"
+        "    t = torch.zeros(2, 3).to(device)\n"
+        "    return np.asarray((t * 2 + 1)[0].T)\n"
+    )
+    (found,) = check_source(code, "<case>", select=["FRY003"])
+    assert found.fix is not None and found.fix.safe
+
+
+# ``device`` is a device only by its name: here a tensor, whose ``.to(t)`` also casts
+FRY009_NAMED_DEVICE = (
+    "import torch\n"
+    "def make(device):\n"
+    "    return torch.zeros(3).to(device)\n"
+    "RESULT = make(torch.ones(1, dtype=torch.float64))\n"
+)
+
+
+def test_fry009_fix_on_a_device_known_only_by_its_name_is_not_safe(tmp_path) -> None:
+    (found,) = check_source(FRY009_NAMED_DEVICE, "<case>", select=["FRY009"])
+    assert found.fix is not None and not found.fix.safe
+    assert fixed(FRY009_NAMED_DEVICE, "FRY009") == FRY009_NAMED_DEVICE
+    unsafe = fixed(FRY009_NAMED_DEVICE, "FRY009", unsafe=True)
+    assert "torch.zeros(3, device=device)" in unsafe
+    assert run(FRY009_NAMED_DEVICE, tmp_path) == ("cpu", torch.float64, [0.0, 0.0, 0.0])
+    with pytest.raises(TypeError):
+        run(unsafe, tmp_path)
+
+
+@pytest.mark.parametrize("device", ["'cuda'", "torch.device('cuda')", "dev",
+                                    "h.device"])
+def test_fry009_fix_on_a_device_made_in_the_same_scope_is_safe(device) -> None:
+    code = (
+        "import torch\n"
+        "def make():\n"
+        "    dev = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "    h = torch.ones(2, device=dev)\n"
+        f"    return torch.zeros(3).to({device})\n"
+    )
+    (found,) = check_source(code, "<case>", select=["FRY009"])
+    assert found.fix is not None and found.fix.safe
+
+
+def test_fry004_fix_into_a_receiver_named_like_a_model_is_not_safe(tmp_path) -> None:
+    """``model`` is a module only by its name: here an object whose ``load_state_dict``
+    keeps what it is given, so ``map_location="cpu"`` changes where the tensors are."""
+    code = _FRY004_TRAIN.replace("model = torch.nn.Linear(2, 2).to(device)\n", "") + (
+        "import types\n"
+        "kept = {}\n"
+        "model = types.SimpleNamespace(load_state_dict=kept.update)\n"
+        "model.load_state_dict(torch.load(os.path.join(TMP, 'ckpt.pt')))\n"
+        "RESULT = kept['emb'] + x\n"
+    )
+    (found,) = check_source(code, "<case>", select=["FRY004"])
+    assert found.fix is not None and not found.fix.safe
+    assert fixed(code, "FRY004") == code
+    unsafe = fixed(code, "FRY004", unsafe=True)
+    assert _outcome(unsafe, tmp_path, True) != _outcome(code, tmp_path, True)

@@ -173,7 +173,7 @@ def test_real_rules_on_a_notebook(tmp_path, monkeypatch, capsys):
     nbformat.write(
         make_nb(
             ("markdown", "# Loading"),
-            ("code", "!pip install torch\nimport torch"),
+            ("code", "!pip install torch\nimport torch\nmodel = torch.nn.Linear(2, 2)"),
             ("code", "%%time\nstate = torch.load('ckpt.pt')\nmodel.load_state_dict(state)"),
         ),
         path,

@@ -28,8 +28,12 @@ def test_module_class_of_another_file_is_known(tmp_path: Path) -> None:
     opts = Options(root=tmp_path, select=("FRY003",), target_torch_version=None)
     paths = [tmp_path / "model.py", tmp_path / "train.py"]
     assert codes(check_paths(paths, opts, jobs=1)) == [("train.py", 6, "FRY003")]
-    # alone, train.py cannot know what Net is: quiet
-    assert codes(check_paths([tmp_path / "train.py"], opts, jobs=1)) == []
+    # alone, Net is unknown: a callable given a tensor on the device is taken to return
+    # its result there too
+    assert codes(check_paths([tmp_path / "train.py"], opts, jobs=1)) == [("train.py", 6, "FRY003")]
+    # a class of the run that is no module: calling its instance gives nothing known
+    (tmp_path / "model.py").write_text(MODEL.replace("nn.Module", "object"))
+    assert codes(check_paths(paths, opts, jobs=1)) == []
 
 
 def test_cache_entries_depend_on_the_classes_of_the_run(tmp_path: Path) -> None:

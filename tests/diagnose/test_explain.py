@@ -45,7 +45,7 @@ def _explained(fn):
 
 
 def _ops(report):
-    return {o["expr"]: o for o in report["operands"]}
+    return {o.expr: o.to_dict() for o in report.operands}
 
 
 # ---------------------------------------------------------------- kinds, no simulation
@@ -60,17 +60,17 @@ def test_mixed_devices_real_meta_error_names_the_operand_left_behind():
 
     exc, report = _explained(step)
     assert type(exc) is RuntimeError and "not on the expected device" in str(exc)
-    assert report["kind"] == "mixed_devices"
+    assert report.family.value == "mixed_devices"
     ops = _ops(report)
     assert set(ops) == {"inputs", "weights", "labels"}
     assert ops["labels"]["culprit"] and ops["labels"]["device"] == "cpu"
     assert ops["labels"]["dtype"] == "float32" and ops["labels"]["shape"] == [4, 3]
     assert not ops["inputs"]["culprit"] and ops["inputs"]["device"] == "meta"
-    assert report["source"] == "return inputs * weights + labels"
-    assert report["line"] == step.__code__.co_firstlineno + 1
+    assert report.at.source == "return inputs * weights + labels"
+    assert report.at.line == step.__code__.co_firstlineno + 1
     # `ferry check` does not report FRY013 partial-batch-move here: no rule is claimed
-    assert report["rule"] is None
-    assert report["fix"].startswith("labels = labels.to(")
+    assert report.rule is None
+    assert report.fix.startswith("labels = labels.to(")
 
 
 def test_exception_propagates_unchanged_same_object():
@@ -97,7 +97,7 @@ def test_codegen_form_uses_the_argument_the_message_names():
     _, report = _explained(step)
     ops = _ops(report)
     assert [e for e, o in ops.items() if o["culprit"]] == ["x"]
-    assert report["message"].startswith("Expected all tensors")
+    assert report.message.startswith("Expected all tensors")
     assert "calls it `mat1`" in format_report(report)
 
 
@@ -106,7 +106,7 @@ def test_older_codegen_form_is_recognised():
         "Expected all tensors to be on the same device, but found at least two devices, cuda:0 "
         "and cpu! (when checking argument for argument mat1 in method wrapper_CUDA_addmm)"
     ))
-    assert k is not None and k.name == "mixed_devices" and k.arg == "mat1"
+    assert k is not None and k.family.value == "mixed_devices" and k.arg == "mat1"
     assert k.devices == ("cuda:0", "cpu")
 
 
@@ -121,15 +121,15 @@ def test_rnn_hidden_state_real_error_points_at_the_factory_without_device():
 
     exc, report = _explained(step)
     assert str(exc).startswith("Input and hidden tensors are not at the same device")
-    assert report["kind"] == "rnn_hidden"
+    assert report.family.value == "rnn_hidden"
     ops = _ops(report)
     assert ops["h0"]["culprit"] and ops["h0"]["device"] == "cpu"
     assert ops["gru"]["device"] == "meta" and not ops["gru"]["culprit"]
     site = ops["h0"]["created_at"]
     assert site["line"] == step.__code__.co_firstlineno + 1
     assert site["call"] == "torch.zeros(...) without device="
-    assert report["rule"] == "FRY010"
-    assert "torch.zeros(1, 1, 4, device=x.device)" in report["fix"]
+    assert report.rule == "FRY010"
+    assert "torch.zeros(1, 1, 4, device=x.device)" in report.fix
 
 
 def test_numpy_of_device_tensor_real_error():
@@ -140,9 +140,9 @@ def test_numpy_of_device_tensor_real_error():
 
     exc, report = _explained(show)
     assert type(exc) is TypeError
-    assert report["kind"] == "numpy_on_device" and report["rule"] == "FRY003"
+    assert report.family.value == "numpy_on_device" and report.rule == "FRY003"
     assert _ops(report)["x"]["culprit"]
-    assert report["fix"].startswith("x.detach().cpu().numpy()")
+    assert report.fix.startswith("x.detach().cpu().numpy()")
 
 
 def test_index_on_another_device():
@@ -154,7 +154,7 @@ def test_index_on_another_device():
         return index(table, idx)
 
     _, report = _explained(lookup)
-    assert report["kind"] == "index_device"
+    assert report.family.value == "index_device"
     assert {e for e, o in _ops(report).items() if o["culprit"]} == {"table"}
 
 
@@ -174,9 +174,9 @@ def test_checkpoint_without_map_location_real_error(tmp_path):
 
     exc, report = _explained(load)
     assert str(exc).startswith("Attempting to deserialize object on a CUDA device")
-    assert report["kind"] == "checkpoint_map_location" and report["rule"] == "FRY004"
-    assert report["fix"].startswith("torch.load(buf, weights_only=True, map_location='cpu')")
-    assert report["operands"] == []
+    assert report.family.value == "checkpoint_map_location" and report.rule == "FRY004"
+    assert report.fix.startswith("torch.load(buf, weights_only=True, map_location='cpu')")
+    assert report.operands == ()
 
 
 def test_mps_float64_message():
@@ -190,10 +190,10 @@ def test_mps_float64_message():
         return to_mps(t, w)
 
     _, report = _explained(move)
-    assert report["kind"] == "mps_float64"
+    assert report.family.value == "mps_float64"
     ops = _ops(report)
     assert ops["t"]["culprit"] and ops["t"]["dtype"] == "float64" and not ops["w"]["culprit"]
-    assert report["fix"].startswith("t = t.float()")
+    assert report.fix.startswith("t = t.float()")
 
 
 def test_cuda_on_a_cpu_build_real_error():
@@ -205,11 +205,11 @@ def test_cuda_on_a_cpu_build_real_error():
         assert type(exc) is AssertionError and "Torch not compiled with CUDA enabled" in str(exc)
     else:  # the CUDA wheel on a machine without a GPU
         assert type(exc) is RuntimeError and "Found no NVIDIA driver on your system" in str(exc)
-    assert report["kind"] == "no_device" and report["rule"] == "FRY001"
+    assert report.family.value == "no_device" and report.rule == "FRY001"
 
 
 def test_invalid_ordinal_and_not_device_errors():
-    assert classify(RuntimeError("CUDA error: invalid device ordinal\nGPU device may be out of range")).name == "invalid_ordinal"
+    assert classify(RuntimeError("CUDA error: invalid device ordinal\nGPU device may be out of range")).family.value == "invalid_ordinal"
     assert classify(ValueError("something else")) is None
     assert classify(KeyError("x")) is None
 
@@ -270,9 +270,9 @@ def test_operands_are_read_without_side_effects():
     _, report = _explained(step)
     assert _Prop.reads == 1 and _Dyn.calls == 1  # only the user's own line read them
     # their values are the arguments the called function received: no re-evaluation needed
-    assert [o["expr"] for o in report["operands"]] == ["p.value", "d.thing", "a"]
+    assert [o.expr for o in report.operands] == ["p.value", "d.thing", "a"]
     # the CPU against one other device: the CPU side missed the ferry
-    assert [o["culprit"] for o in report["operands"]] == [True, True, False]
+    assert [o.culprit for o in report.operands] == [True, True, False]
 
 
 @pytest.mark.slow
@@ -292,13 +292,13 @@ def test_operands_as_written_attribute_subscript_and_call_results():
 
     exc, report = _explained(lambda: net(batch["x"]))
     ops = _ops(report)
-    assert report["source"] == "return self.fc(x) * self.scale"
+    assert report.at.source == "return self.fc(x) * self.scale"
     assert ops["self.fc(x)"]["device"] == "meta" and not ops["self.fc(x)"]["culprit"]
     assert ops["self.scale"]["culprit"] and ops["self.scale"]["device"] == "cpu"
     site = ops["self.scale"]["created_at"]
     assert site["line"] == Net.__init__.__code__.co_firstlineno + 3
-    assert report["rule"] == "FRY011"
-    assert report["fix"].startswith("self.register_buffer('scale', torch.full((3,), 2.0))")
+    assert report.rule == "FRY011"
+    assert report.fix.startswith("self.register_buffer('scale', torch.full((3,), 2.0))")
     text = format_report(report)
     assert "self.scale" in text and "on cpu while the others are on meta" in text
 
@@ -312,7 +312,7 @@ def test_factory_on_the_failing_line_is_the_culprit():
     _, report = _explained(step)
     ops = _ops(report)
     assert ops["torch.ones(4)"]["culprit"] and ops["torch.ones(4)"]["device"] == "cpu"
-    assert report["rule"] == "FRY010" and report["fix"] == "torch.ones(4, device=x.device)"
+    assert report.rule == "FRY010" and report.fix == "torch.ones(4, device=x.device)"
 
 
 def test_zero_dim_cpu_tensors_are_never_the_culprit():

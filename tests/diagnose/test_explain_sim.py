@@ -21,7 +21,7 @@ def _explain_in_sim(fn, kind="cuda", count=1):
 
 
 def _culprits(report):
-    return {o["expr"]: o for o in report["operands"] if o["culprit"]}
+    return {o.expr: o.to_dict() for o in report.culprits}
 
 
 def test_codegen_form_module_on_gpu_input_left_on_cpu():
@@ -35,9 +35,9 @@ def test_codegen_form_module_on_gpu_input_left_on_cpu():
     (c,) = _culprits(report).values()
     assert c["expr"] == "x" and c["device"] == "cpu"
     assert c["created_at"]["call"] == "torch.randn(...) without device="
-    ops = {o["expr"]: o for o in report["operands"]}
+    ops = {o.expr: o.to_dict() for o in report.operands}
     assert ops["model"]["device"] == "cuda:0"
-    assert report["rule"] == "FRY010"
+    assert report.rule == "FRY010"
 
 
 def test_two_gpus():
@@ -53,7 +53,7 @@ def test_two_gpus():
     assert c["expr"] == "b" and c["device"] == "cuda:1"
     # the simulation knows where it was moved to cuda:1
     assert c["created_at"]["line"] == step.__code__.co_firstlineno + 2
-    assert report["fix"].startswith("b = b.to(a.device)")
+    assert report.fix.startswith("b = b.to(a.device)")
 
 
 def test_index_on_the_gpu_into_a_cpu_table():
@@ -64,9 +64,9 @@ def test_index_on_the_gpu_into_a_cpu_table():
 
     exc, report = _explain_in_sim(step)
     assert str(exc) == "indices should be either on cpu or on the same device as the indexed tensor (cpu)"
-    assert report["kind"] == "index_device"
+    assert report.family.value == "index_device"
     assert set(_culprits(report)) == {"table"}
-    assert "torch.randn(10, 3, device=idx.device)" in report["fix"]
+    assert "torch.randn(10, 3, device=idx.device)" in report.fix
 
 
 def test_rnn_hidden_state_left_on_cpu():
@@ -79,7 +79,7 @@ def test_rnn_hidden_state_left_on_cpu():
     exc, report = _explain_in_sim(step)  # no cuDNN notice: a GPU prints none
     assert str(exc).startswith("Input and hidden tensors are not at the same device, found input "
                                "tensor at cuda:0 and hidden tensor at cpu")
-    assert set(_culprits(report)) == {"h0"} and report["rule"] == "FRY010"
+    assert set(_culprits(report)) == {"h0"} and report.rule == "FRY010"
 
 
 @pytest.mark.parametrize("how", ["method", "asarray"])
@@ -93,7 +93,7 @@ def test_numpy_of_a_gpu_tensor(how):
     c = _culprits(report)["y"]
     assert c["device"] == "cuda:0"
     assert c["created_at"]["line"] == step.__code__.co_firstlineno + 1
-    assert report["rule"] == "FRY003" and "y.cpu()" in report["fix"]
+    assert report.rule == "FRY003" and "y.cpu()" in report.fix
 
 
 def test_float64_on_mps():
@@ -105,7 +105,7 @@ def test_float64_on_mps():
     assert str(exc).startswith("Cannot convert a MPS Tensor to float64 dtype")
     c = _culprits(report)["t"]
     assert c["dtype"] == "float64" and "from_numpy" in c["created_at"]["call"]
-    assert report["fix"].startswith("t = t.float()")
+    assert report.fix.startswith("t = t.float()")
 
 
 def test_gpu_checkpoint_loaded_on_a_cpu_machine():
@@ -121,8 +121,8 @@ def test_gpu_checkpoint_loaded_on_a_cpu_machine():
         with tf.explain(file=None) as ex:
             load()
     assert "torch.cuda.is_available() is False" in str(info.value)
-    assert ex.report["rule"] == "FRY004"
-    assert ex.report["fix"].startswith("torch.load(buf, map_location='cpu')")
+    assert ex.report.rule == "FRY004"
+    assert ex.report.fix.startswith("torch.load(buf, map_location='cpu')")
 
 
 def test_model_left_behind_is_blamed_even_when_the_message_names_the_input():
@@ -135,4 +135,4 @@ def test_model_left_behind_is_blamed_even_when_the_message_names_the_input():
     assert "but got mat1 is on cuda:0, different from other tensors on cpu" in str(exc)
     (c,) = _culprits(report).values()
     assert c["expr"] == "model" and c["device"] == "cpu"
-    assert report["fix"].startswith("model.to(x.device)  (modules move in place")
+    assert report.fix.startswith("model.to(x.device)  (modules move in place")

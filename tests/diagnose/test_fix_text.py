@@ -65,8 +65,8 @@ def test_checker_and_explanation_suggest_the_same_device_for_a_factory_in_forwar
             with tf.explain(file=None) as ex:
                 module.step()
     report = ex.report
-    assert report["rule"] == "FRY010"
-    assert report["fix"].startswith("bias = torch.zeros(4, device=x.device)")
+    assert report.rule == "FRY010"
+    assert report.fix.startswith("bias = torch.zeros(4, device=x.device)")
 
 
 def test_a_function_without_tensor_arguments_keeps_the_device_variable():
@@ -81,4 +81,4 @@ def test_a_function_without_tensor_arguments_keeps_the_device_variable():
         with tf.simulate("cuda"):
             with tf.explain(file=None) as ex:
                 step()
-    assert ex.report["fix"].startswith("b = torch.ones(3, device=device)")
+    assert ex.report.fix.startswith("b = torch.ones(3, device=device)")

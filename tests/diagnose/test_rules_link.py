@@ -59,7 +59,7 @@ def test_explain_and_trips_print_the_check_rule_name():
     except RuntimeError:
         pass
     assert ex.report is not None
-    code = ex.report["rule"]
+    code = ex.report.rule
     assert f"rule: {code} {rule_by_code(code).NAME} " in format_report(ex.report)
 
     with tf.simulate("cuda"):

@@ -82,3 +82,20 @@ async def log_matching(client, text: str) -> str:
 
 def codes(diags: Sequence[Any]) -> list[tuple[str, int]]:
     return [(str(d.code), d.range.start.line + 1) for d in diags]
+
+
+def record_versions(client) -> dict[str, list[int | None]]:
+    """The ``version`` of every ``publishDiagnostics`` the client receives, by URI, in
+    order (pytest-lsp's client keeps only the last diagnostics)."""
+    import collections
+
+    versions: dict[str, list[int | None]] = collections.defaultdict(list)
+    features = client.protocol.fm.features
+    keep = features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS]
+
+    def publish(params) -> None:
+        versions[params.uri].append(params.version)
+        keep(params)
+
+    features[types.TEXT_DOCUMENT_PUBLISH_DIAGNOSTICS] = publish
+    return versions

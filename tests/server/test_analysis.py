@@ -86,3 +86,18 @@ def test_the_modules_left_out_of_doctest_collection_hold_no_examples() -> None:
     assert ignored, "the server modules that import lsprotocol are left out"
     for rel in ignored:
         assert ">>>" not in (root / rel).read_text(), f"{rel} holds doctests that never run"
+
+
+def test_the_vscode_extension_passes_every_setting() -> None:
+    """editors/vscode declares and sends each of the server's settings (``ferry.path`` is
+    the extension's own: the command)."""
+    import json
+
+    from torchferry.server.analysis import _SETTING_KEYS
+
+    vscode = Path(__file__).resolve().parents[2] / "editors" / "vscode"
+    declared = json.loads((vscode / "package.json").read_text())["contributes"][
+        "configuration"]["properties"]
+    assert {k.removeprefix("ferry.") for k in declared} == {*_SETTING_KEYS, "path"}
+    extension = (vscode / "extension.js").read_text()
+    assert [k for k in _SETTING_KEYS if f'{k}: c.get("{k}")' not in extension] == []

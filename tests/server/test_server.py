@@ -9,7 +9,15 @@ from pathlib import Path
 import pytest
 import pytest_asyncio
 
-from tests.server.conftest import codes, connect, diagnostics, disconnect, log_matching, types
+from tests.server.conftest import (
+    codes,
+    connect,
+    diagnostics,
+    disconnect,
+    log_matching,
+    record_versions,
+    types,
+)
 from torchferry.check import engine
 
 pytestmark = [pytest.mark.slow, pytest.mark.asyncio(loop_scope="module")]
@@ -113,13 +121,29 @@ async def test_change_updates_and_clears(client, root):
 
 
 async def test_a_burst_of_changes_ends_on_the_last_text(client, root):
+    versions = record_versions(client)
     uri = open_doc(client, root / "burst.py", "import torch\n")
     await diagnostics(client, uri)
     for version in range(2, 42):  # faster than any analysis: no await between them
         replace_all(client, uri, version, "import torch\n" + "x = 1\n" * version + "y.cuda()\n")
     final = await diagnostics(client, uri, lambda d: codes(d) == [("FRY001", 43)])
+    # each publication is of a newer text than the one before, the last of the last text
+    assert versions[uri][-1] == 41 and versions[uri] == sorted(set(versions[uri]))
     # a request that needs fresh results agrees: nothing stale is kept
     assert await actions(client, uri, 43) and codes(final) == [("FRY001", 43)]
+
+
+async def test_a_change_after_a_pause_is_checked_at_once(root):
+    """Only the later changes of a burst wait ``debounceMs``: with an hour's debounce, a
+    single change still gets its findings (it would wait the hour otherwise)."""
+    client = await connect(root, {"debounceMs": 3_600_000})
+    try:
+        uri = open_doc(client, root / "pause.py", SCRIPT)
+        await diagnostics(client, uri, lambda d: len(d) == 2)
+        replace_all(client, uri, 2, "import torch\n")
+        assert list(await diagnostics(client, uri, lambda d: len(d) == 0)) == []
+    finally:
+        await disconnect(client)
 
 
 async def test_close_clears(client, root):
@@ -207,6 +231,7 @@ async def test_a_file_over_the_size_limit(client, root):
     uri = open_doc(client, root / "configured" / "huge.py", SCRIPT + "x = 1\n" * 1000)
     diags = await diagnostics(client, uri)
     assert codes(diags) == [("FRY000", 1)] and "max-file-size" in diags[0].message
+    assert "not checked" in await log_matching(client, "huge.py")
 
 
 async def test_classes_of_other_workspace_files(client, root):

@@ -1,4 +1,4 @@
-"""Each simulated device kind is described once (sim/kinds.py), and read from there."""
+"""Each simulated device kind is described once (its module in sim/kinds/), and read from there."""
 
 from __future__ import annotations
 
@@ -11,13 +11,15 @@ import torch
 from torchferry.sim import kinds
 from torchferry.sim.session import simulate
 
-SIM = Path(kinds.__file__).parent
+SIM = Path(kinds.__file__).parent.parent
 
 
 def test_no_kind_name_branches_left_in_the_simulation():
     # what differs between kinds is a DeviceKind field, not `if kind == "mps"` in eight files
     branch = re.compile(r"""\bkind\s*(==|!=|in)\s*[("']|\.type\s*==\s*["'](mps|xpu)["']""")
-    for name in ("session.py", "cuda_api.py", "modes.py", "aten_check.py", "parallel.py"):
+    files = ["session.py", "cuda_api.py", "modes.py", "aten_check.py", "parallel.py", "state.py"]
+    files += [f"standins/{p.name}" for p in (SIM / "standins").glob("*.py")]
+    for name in files:
         text = (SIM / name).read_text()
         assert not branch.search(text), f"{name}: {branch.search(text)[0]}"
 

@@ -19,7 +19,7 @@ import re
 
 __all__ = [
     "ACCELERATOR_KINDS",
-    "SIMULATED_KINDS",
+    "ASYNC_COPY_KINDS",
     "ACCELERATOR_LITERAL",
     "SHAPE_FACTORIES",
     "LIKE_FACTORIES",
@@ -35,8 +35,10 @@ __all__ = [
 
 # Accelerator device types, in the order torchferry.device() prefers them.
 ACCELERATOR_KINDS: tuple[str, ...] = ("cuda", "xpu", "mps")
-# The kinds the simulated GPU can stand in for (``ferry run --simulate KIND``).
-SIMULATED_KINDS: tuple[str, ...] = ("cuda", "mps", "xpu")
+# Accelerators a host-to-device copy can overlap compute on (``non_blocking=True`` is
+# safe to ask for); a non-blocking copy to the host or to mps can be read before it lands.
+# (The kinds the simulation stands in for are its registry's: torchferry.sim.kinds.)
+ASYNC_COPY_KINDS = frozenset({"cuda", "xpu"})
 # A device string naming an accelerator: "cuda", "cuda:1", "mps", "xpu:0".
 ACCELERATOR_LITERAL = re.compile(r"^(cuda|mps|xpu)(:\d+)?$")
 

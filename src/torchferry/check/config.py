@@ -3,8 +3,9 @@
 Keys: ``select`` (the rules to run, replacing the default; ``[]`` runs none, as
 in ruff), ``extend-select`` (added to the selection), ``ignore`` (lists of codes,
 prefixes or ``ALL``), ``per-file-ignores`` (a table of path patterns to lists of
-codes), ``exclude`` and ``extend-exclude`` (lists of gitignore-style patterns,
-relative to the project root, both added to the default excludes),
+codes), ``exclude`` (a list of gitignore-style patterns, relative to the project
+root, replacing the default excludes, as in ruff) and ``extend-exclude`` (added to
+them),
 ``target-version`` (``"py311"``: the Python the code is written for; else read from
 ``requires-python``) and ``max-file-size`` (bytes, or a string such as ``"20MB"``;
 ``0`` for no limit).  Any other plain key, or a value of the wrong type (a
@@ -23,6 +24,8 @@ and key::
 
 ``--config FILE`` reads FILE instead: a ``pyproject.toml`` (its
 ``[tool.torchferry]``) or a TOML file holding those keys at the top level.
+``--config 'KEY = VALUE'`` (a TOML pair, as ruff takes it) overrides one key of
+whatever file is read.
 """
 
 from __future__ import annotations
@@ -32,12 +35,12 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from torchferry.check.files import check_pattern, read_bytes
+from torchferry.check.files import DEFAULT_EXCLUDE, check_pattern, read_bytes
 from torchferry.errors import UsageError
 
 __all__ = [
     "DEFAULT_MAX_FILE_SIZE", "Config", "find_project", "load_config",
-    "parse_size", "parse_target_version",
+    "parse_override", "parse_size", "parse_target_version",
 ]  # fmt: skip
 
 KEYS = (
@@ -88,12 +91,26 @@ class Config:
     extend_select: list[str] = field(default_factory=list)
     ignore: list[str] = field(default_factory=list)
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
-    exclude: list[str] = field(default_factory=list)
+    exclude: list[str] | None = None  #: None: not given (the default excludes)
+    extend_exclude: list[str] = field(default_factory=list)
     #: ``target-torch-version`` as given (inferred when absent: see check/torch_version.py)
     target_torch_version: tuple[int, int, int] | None = None
     max_file_size: int | None = DEFAULT_MAX_FILE_SIZE  #: None: no limit
     #: the Python (3, minor) the code targets: ``target-version``, else ``requires-python``
     target_version: tuple[int, int] | None = None
+
+    @property
+    def excludes(self) -> tuple[str, ...]:
+        """The exclude patterns in force: ``exclude`` (else the defaults), then
+        ``extend-exclude``, as ruff combines them.
+
+        >>> Config(Path("."), exclude=["gen/"], extend_exclude=["*_pb2.py"]).excludes
+        ('gen/', '*_pb2.py')
+        >>> ".git" in Config(Path(".")).excludes
+        True
+        """
+        base = DEFAULT_EXCLUDE if self.exclude is None else tuple(self.exclude)
+        return (*base, *self.extend_exclude)
 
     def selection(self, select: list[str] | None = None,
                   extend_select: list[str] | None = None) -> tuple[str, ...]:
@@ -175,8 +192,10 @@ def _requires_python(data: dict) -> tuple[int, int] | None:
     return (3, int(m.group(1))) if m else None
 
 
-def load_config(start: Path, explicit: Path | None = None) -> Config:
-    """Read the configuration that applies to ``start`` (a file or directory).
+def load_config(start: Path, explicit: Path | None = None,
+                overrides: tuple[str, ...] = ()) -> Config:
+    """Read the configuration that applies to ``start`` (a file or directory), then
+    apply ``overrides`` (``--config 'KEY = VALUE'`` pairs) on top.
 
     Raises :class:`UsageError` for invalid TOML, an unknown key or a value of the
     wrong type, or a code in ``select``/``ignore`` that names no rule.
@@ -187,9 +206,40 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
     >>> cfg = load_config(d)
     >>> cfg.ignore, cfg.root == d.resolve()
     (['FRY007'], True)
+    >>> load_config(d, overrides=("ignore = ['FRY003']",)).ignore
+    ['FRY003']
     """
-    from torchferry.check.engine import validate_selectors
+    cfg, section, where = _read(start, explicit)
+    if section is not None:
+        _apply(cfg, section, where)
+    for text in overrides:
+        _apply(cfg, parse_override(text), f"--config {text!r}:")
+    return cfg
 
+
+def parse_override(text: str) -> dict:
+    """One ``--config`` TOML pair as a table of one key, checked against the known keys.
+
+    >>> parse_override("select = ['FRY001']")
+    {'select': ['FRY001']}
+    >>> parse_override("max-file-size = '20MB'")
+    {'max-file-size': '20MB'}
+    """
+    try:
+        table = _toml_loads(text)
+    except ValueError as exc:
+        raise UsageError(
+            f"--config {text!r}: not a file, and not a TOML 'KEY = VALUE' pair ({exc})"
+        ) from None
+    if len(table) != 1 or next(iter(table)) not in KEYS:
+        raise UsageError(
+            f"--config {text!r}: one of the [tool.torchferry] keys (known: {', '.join(KEYS)})"
+        )
+    return table
+
+
+def _read(start: Path, explicit: Path | None) -> tuple[Config, dict | None, str]:
+    """(the configuration of the file found, its ``[tool.torchferry]`` section, its name)."""
     found: Path | None
     first: Path | None
     if explicit is not None:
@@ -198,7 +248,7 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
         found, first = find_project(start)
     if found is None:
         root = first.parent if first is not None else Path.cwd()
-        return Config(root=root.resolve())
+        return Config(root=root.resolve()), None, ""
     try:
         data = _toml_loads(read_bytes(found, CONFIG_LIMIT).decode("utf-8"))
     except OSError as exc:
@@ -215,10 +265,16 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
     if section is None and explicit is not None and found.name != "pyproject.toml":
         section = {k: v for k, v in data.items() if k not in ("tool", "project")}
     if section is None:
-        return cfg
+        return cfg, None, ""
     if not isinstance(section, dict):
         raise UsageError(f"{found}: [tool.torchferry] must be a table")
-    where = f"{found}: [tool.torchferry]"
+    return cfg, section, f"{found}: [tool.torchferry]"
+
+
+def _apply(cfg: Config, section: dict, where: str) -> None:
+    """Set what ``section`` (a ``[tool.torchferry]`` table) says on ``cfg``."""
+    from torchferry.check.engine import validate_selectors
+
     for key, value in section.items():
         if isinstance(value, dict) and key not in KEYS:
             continue  # a sub-table, e.g. [tool.torchferry.<other command>]
@@ -247,7 +303,10 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
             patterns = _str_list(section[key], f"{where} {key}")
             for pattern in patterns:
                 check_pattern(pattern, f"{where} {key}")
-            cfg.exclude.extend(patterns)
+            if key == "exclude":
+                cfg.exclude = patterns
+            else:
+                cfg.extend_exclude.extend(patterns)
     if "max-file-size" in section:
         cfg.max_file_size = parse_size(section["max-file-size"], f"{where} max-file-size")
     if "per-file-ignores" in section:
@@ -259,4 +318,3 @@ def load_config(start: Path, explicit: Path | None = None) -> Config:
             check_pattern(pattern, f"{where} per-file-ignores")
             cfg.per_file_ignores[pattern] = _str_list(codes, key)
             validate_selectors(cfg.per_file_ignores[pattern], key)
-    return cfg

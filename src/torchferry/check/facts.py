@@ -60,26 +60,23 @@ class Fact:
 
     ``kind`` is one of the kinds in :mod:`torchferry.check.names` (``"tensor"``,
     ``"module"``...).  For tensors: ``dev`` -- may live on an accelerator; ``grad`` -- may
-    require grad; ``made`` -- created here by a factory or from data; ``cpu_new`` -- the
-    device-less factory call it comes from, unmoved; ``inp`` -- derived from a function's
-    tensor parameter; ``moved`` -- result of an explicit move; ``weak`` -- only guessed (a
-    parameter used as ``x.shape``: could be an ndarray); ``guessed`` -- ``dev`` only because a
-    model was called on inputs of unknown origin.  For batch items: ``loop`` is the loop they
+    require grad; ``made`` -- created here by a factory or from data; ``inp`` -- derived
+    from a function's tensor parameter; ``moved`` -- result of an explicit move; ``weak`` --
+    only guessed (a parameter used as ``x.shape``: could be an ndarray); ``guessed`` --
+    ``dev`` only because a model was called on inputs of unknown origin.  For batch items: ``loop`` is the loop they
     came from and ``whole`` says it is the whole batch object.
     """
 
-    __slots__ = ("kind", "dev", "grad", "made", "cpu_new", "inp", "moved", "loop", "whole",
-                 "weak", "guessed")
+    __slots__ = ("kind", "dev", "grad", "made", "inp", "moved", "loop", "whole", "weak",
+                 "guessed")
 
     def __init__(self, kind: str, dev: bool = False, grad: bool = False, made: bool = False,
-                 cpu_new: ast.Call | None = None, inp: bool = False, moved: bool = False,
-                 loop: ast.AST | None = None, whole: bool = False, weak: bool = False,
-                 guessed: bool = False) -> None:
+                 inp: bool = False, moved: bool = False, loop: ast.AST | None = None,
+                 whole: bool = False, weak: bool = False, guessed: bool = False) -> None:
         self.kind = kind
         self.dev = dev
         self.grad = grad
         self.made = made
-        self.cpu_new = cpu_new
         self.inp = inp
         self.moved = moved
         self.loop = loop
@@ -89,8 +86,8 @@ class Fact:
 
     def but(self, **kw: object) -> Fact:
         """A copy with some fields changed."""
-        f = Fact(self.kind, self.dev, self.grad, self.made, self.cpu_new, self.inp, self.moved,
-                 self.loop, self.whole, self.weak, self.guessed)
+        f = Fact(self.kind, self.dev, self.grad, self.made, self.inp, self.moved, self.loop,
+                 self.whole, self.weak, self.guessed)
         for k, v in kw.items():
             setattr(f, k, v)
         return f
@@ -236,11 +233,11 @@ class Facts(Walker):
                 # model returned is where the model is
                 b = self.binding(node.value.id, ctx.scope, pos(node.value))
                 f = self.binding_fact(b, depth) if b is not None else None
-                return f.but(cpu_new=None) if f is not None and f.kind == TENSOR else None
+                return f.but() if f is not None and f.kind == TENSOR else None
             if f is None:
                 return None
             if f.kind == TENSOR:
-                return f.but(cpu_new=None)
+                return f.but()
             if f.kind == BATCH:
                 return f.but(whole=False)
             if f.kind in (LOAD, LOADER):  # ``checkpoint["model"]``, ``dataloaders["train"]``
@@ -412,7 +409,7 @@ class Facts(Walker):
                     return self._unpacked_return(v, b.path[0], b.ctx, depth)
                 return None
             if f.kind == TENSOR:
-                return f.but(cpu_new=None)
+                return f.but()
             if f.kind == BATCH:
                 return f.but(whole=False)
             return None
@@ -448,7 +445,7 @@ class Facts(Walker):
         if f.kind == LOADER:
             return Fact(BATCH, loop=loop, whole=not path)
         if f.kind == TENSOR:
-            return f.but(cpu_new=None, made=False)
+            return f.but(made=False)
         return None
 
     def _param_fact(self, arg: ast.arg, scope: Scope) -> Fact | None:
@@ -485,9 +482,8 @@ class Facts(Walker):
         fs = [f for f in (a, b) if f is not None and f.tensorlike]
         if not fs:
             return None
-        cpu_new = fs[0].cpu_new if len(fs) == 1 else None
         return Fact(TENSOR, dev=any(f.dev for f in fs), grad=any(f.grad for f in fs),
-                    made=all(f.made for f in fs), inp=any(f.inp for f in fs), cpu_new=cpu_new,
+                    made=all(f.made for f in fs), inp=any(f.inp for f in fs),
                     weak=all(f.weak for f in fs), guessed=guessed(fs))
 
     # ----------------------------------------------------------------- attributes
@@ -510,7 +506,7 @@ class Facts(Walker):
                 if lst:
                     f = self.binding_fact(lst[-1][1], depth + 1)
                     if f is not None:
-                        return f.but(cpu_new=None)
+                        return f.but()
                 if node.attr in s.cls.methods:
                     return None  # ``self._prompt_embedding_model()``: a method, not a submodule
                 if MODEL_NAME.match(node.attr) or node.attr.endswith(("_net", "Net", "encoder", "decoder")):
@@ -528,7 +524,7 @@ class Facts(Walker):
         if node.attr in TENSOR_ATTRS:
             f = self.fact(v, ctx, depth + 1)
             if f is not None and f.tensorlike:
-                return f.but(kind=TENSOR, grad=f.grad and node.attr != "data", cpu_new=None, whole=False)
+                return f.but(kind=TENSOR, grad=f.grad and node.attr != "data", whole=False)
             return None
         if node.attr == "device":
             f = self.fact(v, ctx, depth + 1)
@@ -679,7 +675,7 @@ class Facts(Walker):
             if meth in ("to", "cuda", "cpu", "type_as", "xpu", "mps"):
                 return self._moved(recv, meth, node, ctx, depth)
             if meth in ("chunk", "split", "unbind", "tensor_split"):
-                return recv.but(cpu_new=None, made=False)
+                return recv.but(made=False)
             grad = recv.grad and meth not in NO_GRAD_METHODS and not self.nograd(ctx)
             return recv.but(grad=grad)  # a tensor method keeps the device (moves are above)
         if kind == LOAD:
@@ -711,8 +707,7 @@ class Facts(Walker):
             return None  # (computed from the helper's parameters: the caller's values decide)
         ts = [f for f in fs if f is not None]
         return Fact(TENSOR, dev=any(f.dev for f in ts), grad=any(f.grad for f in ts),
-                    made=all(f.made for f in ts), inp=any(f.inp for f in ts),
-                    cpu_new=ts[0].cpu_new if len(ts) == 1 else None, guessed=guessed(ts))
+                    made=all(f.made for f in ts), inp=any(f.inp for f in ts), guessed=guessed(ts))
 
     def _unmoved_module(self, name: ast.Name, ctx: Ctx) -> bool:
         """Is ``name`` (at this point) a module constructed here without a device
@@ -886,25 +881,24 @@ class Facts(Walker):
 
     def _moved(self, recv: Fact, meth: str, node: ast.Call, ctx: Ctx, depth: int) -> Fact:
         if meth in ("cuda", "xpu", "mps"):
-            return recv.but(kind=TENSOR, dev=True, moved=True, cpu_new=None, whole=False,
+            return recv.but(kind=TENSOR, dev=True, moved=True, whole=False,
                             guessed=False)
         if meth == "cpu":
-            return recv.but(kind=TENSOR, dev=False, moved=True, cpu_new=None, whole=False)
+            return recv.but(kind=TENSOR, dev=False, moved=True, whole=False)
         target = node.args[0] if node.args else kwarg(node, "device") or kwarg(node, "other")
         if meth == "type_as" or target is None:
             dev = recv.dev if target is None else (
                 self._device_arg_dev(target, ctx, depth, sure=False) or recv.dev)
-            return recv.but(kind=TENSOR, dev=dev, moved=target is not None, whole=False,
-                            cpu_new=recv.cpu_new if target is None else None)
+            return recv.but(kind=TENSOR, dev=dev, moved=target is not None, whole=False)
         # ``.to(x)`` casts or moves; ``.to(x, dtype=...)`` / ``.to(x, non_blocking=True)``
         # / ``.to(device=x)`` only move
         sure = not node.args or any(k.arg in ("dtype", "non_blocking") for k in node.keywords)
         d = self._device_arg_dev(target, ctx, depth, sure=sure)
         if d is None:  # a dtype, or unknown: same device as before
             if not sure and not self._is_dtype(target, ctx, depth):
-                return recv.but(kind=TENSOR, cpu_new=None, whole=False)  # may have moved
+                return recv.but(kind=TENSOR, whole=False)  # may have moved
             return recv.but(kind=TENSOR, whole=False)
-        return recv.but(kind=TENSOR, dev=d, moved=True, cpu_new=None, whole=False, guessed=False)
+        return recv.but(kind=TENSOR, dev=d, moved=True, whole=False, guessed=False)
 
     def _qual_call_fact(self, q: str, node: ast.Call, ctx: Ctx, depth: int) -> Fact | None:
         if q.startswith("torch."):
@@ -913,7 +907,7 @@ class Facts(Walker):
                 dv = kwarg(node, "device")
                 if dv is None:
                     if rest in DEVICE_FACTORIES:
-                        return Fact(TENSOR, made=True, cpu_new=node, grad=_requires_grad(node))
+                        return Fact(TENSOR, made=True, grad=_requires_grad(node))
                     # ``*_like``: where its input is
                     src = self.fact(node.args[0], ctx, depth + 1) if node.args else None
                     dev = src is not None and src.tensorlike and src.dev
@@ -925,7 +919,7 @@ class Facts(Walker):
                 if dv is None and rest in ("tensor", "as_tensor") and node.args and \
                         isinstance(node.args[0], (ast.List, ast.Tuple, ast.ListComp)):
                     # ``torch.tensor([...])``: built on the CPU from Python data
-                    return Fact(TENSOR, made=True, cpu_new=node)
+                    return Fact(TENSOR, made=True)
                 d = bool(self._device_arg_dev(dv, ctx, depth)) if dv is not None else False
                 return Fact(TENSOR, made=True, dev=d)
             if rest in LEGACY_CONSTRUCTORS:
@@ -960,8 +954,7 @@ class Facts(Walker):
                 return Fact(TENSOR, dev=any(f.dev for f in ts),
                             grad=any(f.grad for f in ts) and not self.nograd(ctx)
                             and not rest.startswith(("argmax", "argmin", "nn.functional.one_hot")),
-                            inp=any(f.inp for f in ts), made=all(f.made for f in ts),
-                            cpu_new=ts[0].cpu_new if len(ts) == 1 else None, guessed=guessed(ts))
+                            inp=any(f.inp for f in ts), made=all(f.made for f in ts), guessed=guessed(ts))
             return None
         if q.startswith("numpy."):
             return Fact(ARRAY)

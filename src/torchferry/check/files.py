@@ -54,6 +54,7 @@ DEFAULT_EXCLUDE: tuple[str, ...] = (
     "__pypackages__",
     "_build",
     "buck-out",
+    "build",
     "dist",
     "node_modules",
     "site-packages",
@@ -329,12 +330,12 @@ class Walker:
     def __init__(
         self,
         root: Path,
-        exclude: Sequence[str] = (),
+        exclude: Sequence[str] = DEFAULT_EXCLUDE,
         *,
         respect_gitignore: bool = True,
     ) -> None:
         self.root = root  # the project root: ``exclude`` is relative to it
-        self.exclude = PatternSet.from_lines([*DEFAULT_EXCLUDE, *exclude])
+        self.exclude = PatternSet.from_lines(exclude)  # the whole list: defaults included
         self.respect_gitignore = respect_gitignore
 
     def _excluded(self, path: Path, is_dir: bool) -> bool:
@@ -440,19 +441,20 @@ def missing_reason(path: Path) -> str:
 def discover(
     paths: Sequence[str],
     root: Path,
-    exclude: Sequence[str] = (),
+    exclude: Sequence[str] = DEFAULT_EXCLUDE,
     *,
     respect_gitignore: bool = True,
     force_exclude: bool = False,
 ) -> list[Path]:
     """The files to check for the command-line ``paths``, in a stable order.
 
+    ``exclude`` is the whole list of patterns (:data:`DEFAULT_EXCLUDE` unless the
+    configuration replaced it, as ruff's ``exclude`` does; ``Config.excludes``).
     Named files are included (whatever their suffix) unless ``force_exclude`` and
-    ``exclude`` or :data:`DEFAULT_EXCLUDE` matches them (pre-commit names every
-    staged file, so its hook passes ``--force-exclude``); directories are
-    searched for ``.py`` and ``.ipynb`` files, skipping what ``.gitignore``,
-    ``exclude`` and :data:`DEFAULT_EXCLUDE` exclude.  A path that does not exist
-    raises :class:`UsageError`.
+    ``exclude`` matches them (pre-commit names every staged file, so its hook
+    passes ``--force-exclude``); directories are searched for ``.py`` and
+    ``.ipynb`` files, skipping what ``.gitignore`` and ``exclude`` exclude.  A path
+    that does not exist raises :class:`UsageError`.
     """
     walker = Walker(root, exclude, respect_gitignore=respect_gitignore)
     seen: set[Path] = set()

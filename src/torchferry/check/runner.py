@@ -564,7 +564,7 @@ def check_paths(
     from torchferry.check.flow import Project
 
     project = Project({os.path.abspath(p): d for _, p, d, _ in readable}, module_classes=classes,
-                      parse=engine._parse)
+                      parse=engine.parse_nested)
     opts = replace(opts, project=project)
     for i, path, data, display in readable:
         deps = project.dependency_salt(os.path.abspath(path)) if cache is not None else ""

@@ -26,7 +26,6 @@ from typing import Any, Generic, TypeVar
 from torchferry.check.names import (
     ACCEL_LITERAL,
     FIELDS,
-    MOVE_METHODS,
     TENSORISH_USES,
     dotted,
     end_pos,
@@ -180,11 +179,9 @@ class Walker:
         self.calls: list[Site[ast.Call]] = []
         self.calls_by_tail: dict[str, list[Site[ast.Call]]] = {}
         self.accel_consts: list[Site[ast.Constant]] = []
-        self.expr_stmts: list[Site[ast.Call]] = []  # bare call statements
         self.self_assigns: list[tuple[ast.stmt, Ctx, ClassInfo, str]] = []
         self.loops: list[tuple[ast.For | ast.AsyncFor | ast.While, Ctx]] = []
         self.functions: list[Scope] = []
-        self.move_receivers: set[int] = set()  # id() of receivers of .to/.cuda/.type_as...
         self.module_scope = Scope("module", tree, None)
         self._walk_body(tree.body, Ctx(self.module_scope), None)
         self._resolve_classes()
@@ -283,10 +280,7 @@ class Walker:
             self._other_stmt(st, ctx)
 
     def _s_expr(self, st: ast.Expr, ctx: Ctx, cls: ClassInfo | None) -> None:
-        v = st.value
-        if type(v) is ast.Call:
-            self.expr_stmts.append(Site(v, ctx, st))
-        self._expr(v, ctx, st)
+        self._expr(st.value, ctx, st)
 
     def _s_assign(self, st: ast.Assign, ctx: Ctx, cls: ClassInfo | None) -> None:
         self._expr(st.value, ctx, st)
@@ -486,8 +480,6 @@ class Walker:
                 key: str | None
                 if ft is Attribute:
                     key = func.attr
-                    if key in MOVE_METHODS or key == "type_as":
-                        self.move_receivers.add(id(func.value))
                     push(func)
                 elif ft is Name:
                     key = func.id

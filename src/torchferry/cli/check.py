@@ -119,19 +119,23 @@ def register(sub: argparse._SubParsersAction) -> None:
         "forces it), always or never",
     )  # fmt: skip
     p.add_argument(
-        "--config", metavar="FILE",
+        "--config", metavar="FILE|KEY=VALUE", action="append", default=[],
         help="read the configuration from FILE (a pyproject.toml, or a TOML file with the "
-        "[tool.torchferry] keys at the top level) instead of the nearest pyproject.toml",
+        "[tool.torchferry] keys at the top level) instead of the nearest pyproject.toml; "
+        "or override one key with a TOML pair, e.g. \"select = ['FRY003']\" (repeatable)",
     )  # fmt: skip
     p.add_argument(
         "--extend-select", type=_codes, action="extend", metavar="CODES",
         help="add these rules to the selection (the configuration's, or --select)",
     )  # fmt: skip
     p.add_argument(
-        "--exclude", "--extend-exclude", dest="exclude", action="append", default=[],
-        metavar="PATTERN",
-        help="also skip files matching this gitignore-style pattern (repeatable; added to "
-        "the configuration's exclude and the defaults)",
+        "--exclude", action="append", default=None, metavar="PATTERN",
+        help="skip files matching this gitignore-style pattern (repeatable); replaces the "
+        "configuration's exclude and the default excludes, as in ruff",
+    )  # fmt: skip
+    p.add_argument(
+        "--extend-exclude", action="append", default=[], metavar="PATTERN",
+        help="like --exclude, but added to the excludes in force (repeatable)",
     )  # fmt: skip
     p.add_argument(
         "--target-version", type=_target, metavar="pyXY",
@@ -233,6 +237,19 @@ def _stdin(args: argparse.Namespace, opts) -> tuple[list, bytes | None]:
     return [out], None
 
 
+def _config_args(values: list[str]) -> tuple[Path | None, tuple[str, ...]]:
+    """(the configuration file, the ``KEY = VALUE`` overrides) of the ``--config`` options,
+    told apart as ruff does: a value naming a file is that file, else a TOML pair."""
+    files = [v for v in values if "=" not in v or Path(v).is_file()]
+    for value in files:
+        if not Path(value).is_file():
+            raise UsageError(f"--config {value}: no such file (or give a 'KEY = VALUE' pair)")
+    if len(files) > 1:
+        raise UsageError(f"--config: one configuration file at most, got {', '.join(files)}")
+    overrides = tuple(v for v in values if v not in files)
+    return (Path(files[0]) if files else None), overrides
+
+
 def _configure(args: argparse.Namespace):
     """(config, Options, the enabled codes) from the command line and the configuration."""
     from torchferry.check.config import load_config
@@ -243,8 +260,10 @@ def _configure(args: argparse.Namespace):
     validate_selectors(args.select, "--select")
     validate_selectors(args.extend_select, "--extend-select")
     validate_selectors(args.ignore, "--ignore")
-    for pattern in args.exclude:
-        check_pattern(pattern, "--exclude")
+    for option, patterns in (("--exclude", args.exclude or ()),
+                             ("--extend-exclude", args.extend_exclude)):
+        for pattern in patterns:
+            check_pattern(pattern, option)
     if args.statistics and args.output_format in ("sarif", "github"):
         raise UsageError(f"--statistics prints counts per rule: as text or json, not "
                          f"--output-format {args.output_format}")
@@ -256,13 +275,11 @@ def _configure(args: argparse.Namespace):
         from torchferry.check.files import missing_reason
 
         raise UsageError(f"{args.paths[0]}: {missing_reason(start)}")
-    explicit = None
-    if args.config is not None:
-        explicit = Path(args.config)
-        if not explicit.is_file():
-            raise UsageError(f"--config {args.config}: no such file")
-    cfg = load_config(start, explicit)
-    cfg.exclude = [*cfg.exclude, *args.exclude]
+    explicit, overrides = _config_args(args.config)
+    cfg = load_config(start, explicit, overrides)
+    if args.exclude is not None:
+        cfg.exclude = list(args.exclude)
+    cfg.extend_exclude = [*cfg.extend_exclude, *args.extend_exclude]
     if args.target_version is not None:
         cfg.target_version = args.target_version
     select = cfg.selection(args.select, args.extend_select)
@@ -290,7 +307,7 @@ def _check_files(args: argparse.Namespace, cfg, opts, enabled: list[str]):
     from torchferry.check.files import discover
     from torchferry.check.runner import check_paths
 
-    files = discover(args.paths or ["."], cfg.root, cfg.exclude, force_exclude=args.force_exclude)
+    files = discover(args.paths or ["."], cfg.root, cfg.excludes, force_exclude=args.force_exclude)
     if not files:
         return None
     cache = None

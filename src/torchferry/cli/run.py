@@ -8,8 +8,8 @@ from __future__ import annotations
 import argparse
 from typing import Any
 
-from torchferry._internal.vocabulary import SIMULATED_KINDS
 from torchferry.errors import UsageError
+from torchferry.sim import device_kind, kind_names
 
 
 def _count(text: str) -> int:
@@ -98,11 +98,12 @@ def register(sub: Any) -> None:
             "script's (1 after an uncaught exception); 2 for a missing script or a bad option."
         ),
     )
+    kinds = kind_names()  # the simulation's registry (torchferry.sim.kinds)
     p.add_argument(
         "--simulate",
-        choices=SIMULATED_KINDS,
+        choices=kinds,
         metavar="KIND",
-        help=f"simulate an accelerator of this kind: {', '.join(SIMULATED_KINDS)}",
+        help=f"simulate an accelerator of this kind: {', '.join(kinds)}",
     )
     p.add_argument(
         "--device-count",
@@ -197,7 +198,7 @@ def _run(args: argparse.Namespace) -> int:
             argv,
             module=module,
             simulate=args.simulate,
-            count=args.device_count or (default_count() if args.simulate in ("cuda", "xpu") else 1),
+            count=args.device_count or _default_count(args.simulate, default_count),
             report=args.report,
             show_trips=args.trips,
             memory=args.memory,
@@ -205,3 +206,12 @@ def _run(args: argparse.Namespace) -> int:
     except KeyboardInterrupt:  # the traceback is printed, the simulation and report closed
         _die_by_sigint()
         raise
+
+
+def _default_count(kind: str | None, per_rank: Any) -> int:
+    """Simulated devices without ``--device-count``: ``per_rank()`` (the launcher's, one per
+    torchrun rank) for a kind a machine can have several of, else 1."""
+    spec = device_kind(kind) if kind is not None else None
+    if spec is None or spec.max_count is not None:
+        return 1
+    return int(per_rank())

@@ -1,8 +1,10 @@
 """Explain the torchrun / DDP / NCCL device mistakes in terms of the user's code.
 
-:func:`explain_distributed` recognises, by PyTorch's and NCCL's own texts, the
-mistakes a multi-GPU script makes with devices, and says what happened and the
-fix.  :func:`torchferry.diagnose.explanation.explain_exception` asks it first.
+:data:`HANDLERS` recognise, by PyTorch's and NCCL's own texts, the mistakes a
+multi-GPU script makes with devices, and say what happened and the fix.  They come
+first in :data:`torchferry.diagnose.families.HANDLERS`, so
+:func:`torchferry.diagnose.explain_exception` asks them first (about the exception
+itself, not the ones it was raised from).
 
 * ``Duplicate GPU detected : rank 1 and rank 0 both on CUDA device ...`` (NCCL):
   two ranks use one GPU, almost always because nobody called
@@ -26,11 +28,13 @@ from __future__ import annotations
 import os
 import re
 import sys
+from dataclasses import dataclass
 from typing import Any
 
-from torchferry._internal import frames as _frames
+from torchferry.diagnose.handler import ErrorKind, Fix, FixContext, Handler, without_operands
+from torchferry.diagnose.record import Family
 
-__all__ = ["explain_distributed", "SET_DEVICE_FIX"]
+__all__ = ["explain_distributed", "HANDLERS", "SET_DEVICE_FIX"]
 
 SET_DEVICE_FIX = (
     'torch.cuda.set_device(int(os.environ["LOCAL_RANK"])) before init_process_group, and '
@@ -38,46 +42,56 @@ SET_DEVICE_FIX = (
     "(torchferry.device() does both under torchrun)"
 )
 
-_PATTERNS: list[tuple[re.Pattern[str], str, str, str]] = [
-    (
+@dataclass(frozen=True)
+class _Text:
+    """One distributed mistake known by its text: the title and fix, ``{0}``... its groups."""
+
+    family: Family
+    pattern: re.Pattern[str]
+    title: str
+    fix: str
+
+
+_TEXTS = (
+    _Text(
+        Family.NCCL_DUPLICATE_GPU,
         re.compile(r"Duplicate GPU detected : rank (\d+) and rank (\d+) both on CUDA device (\w+)"),
-        "nccl_duplicate_gpu",
         "two ranks on the same GPU (rank {0} and rank {1}): NCCL needs one GPU per rank",
         SET_DEVICE_FIX + '; not "cuda:0" written out: that is another rank\'s GPU',
     ),
-    (
+    _Text(
+        Family.COLLECTIVE_ON_CPU,
         re.compile(r"No backend type associated with device type cpu"),
-        "collective_on_cpu",
         "a collective on a CPU tensor, but the process group has only NCCL (GPU tensors)",
         "move the tensor to this rank's GPU first: t = t.to(device), device = "
         'torch.device("cuda", int(os.environ["LOCAL_RANK"])); or init_process_group('
         '"cpu:gloo,cuda:nccl") to reduce CPU tensors with gloo',
     ),
-    (
+    _Text(
+        Family.COLLECTIVE_DEVICES,
         re.compile(r"Tensors must be CUDA and dense|Tensors must be on the same device"),
-        "collective_devices",
         "one collective mixes tensors on different devices",
         "put every tensor of the collective on this rank's GPU (device = "
         'torch.device("cuda", int(os.environ["LOCAL_RANK"])))',
     ),
-    (
+    _Text(
+        Family.NCCL_BOUND_DEVICE,
         re.compile(r"Tensor found on device (\S+) but backend constrained to (\S+)"),
-        "nccl_bound_device",
         "a collective on {0}, but init_process_group(device_id=...) bound this rank to {1}",
         "make the tensor on the device given to init_process_group: t = t.to({1})",
     ),
-    (
+    _Text(
+        Family.DDP_CPU_MODULE,
         re.compile(
             r"DistributedDataParallel device_ids and output_device arguments only work with "
             r".*module parameters \{device\(type='cpu'\)\}",
             re.S,
         ),
-        "ddp_cpu_module",
         "DistributedDataParallel(device_ids=...) of a model still on the CPU",
         "model = model.to(device) before DistributedDataParallel(model, device_ids="
         '[local_rank]), device = torch.device("cuda", local_rank)',
     ),
-]
+)
 
 
 def _rank() -> str:
@@ -118,53 +132,56 @@ def _ddp_mismatch(exc: BaseException) -> tuple[str, str] | None:
     return None
 
 
-def _innermost_user(exc: BaseException) -> tuple[str, int, Any] | None:
-    tb = exc.__traceback__
-    last = None
-    while tb is not None:
-        if _frames.is_user_code(tb.tb_frame.f_code):
-            last = tb
-        tb = tb.tb_next
-    if last is None:
-        return None
-    return last.tb_frame.f_code.co_filename, last.tb_lineno, last.tb_frame.f_globals
+class _ByText(Handler):
+    """A distributed mistake known by its text; explained by its title and fix (no operands)."""
+
+    chain = False  # the error the collective raised, not what it was raised from
+    reads_operands = False
+
+    def __init__(self, text: _Text) -> None:
+        self.text = text
+        self.family = text.family  # type: ignore[misc]
+
+    def match(self, exc: BaseException) -> ErrorKind | None:
+        m = self.text.pattern.search(str(exc))
+        if m is None:
+            return None
+        return ErrorKind(self.family, self.text.title.format(*m.groups()) + _rank(), groups=m.groups())
+
+    def fix(self, ctx: FixContext) -> Fix:
+        return self.text.fix.format(*ctx.kind.groups), None
+
+
+class DdpDeviceIds(Handler):
+    """Any error inside ``DistributedDataParallel.forward`` whose ``device_ids[0]`` is not the
+    module's device: DDP moved the inputs there."""
+
+    family = Family.DDP_DEVICE_IDS
+    chain = False
+    reads_operands = False
+
+    def match(self, exc: BaseException) -> ErrorKind | None:
+        mismatch = _ddp_mismatch(exc)
+        if mismatch is None:
+            return None
+        return ErrorKind(self.family, mismatch[0] + _rank(), groups=(mismatch[1],))
+
+    def fix(self, ctx: FixContext) -> Fix:
+        return ctx.kind.groups[0], None
+
+
+HANDLERS: tuple[Handler, ...] = (*(_ByText(t) for t in _TEXTS), DdpDeviceIds())
 
 
 def explain_distributed(exc: BaseException) -> dict[str, Any] | None:
-    """The report (``explain_exception``'s keys) for a distributed device mistake, or None.
+    """The explanation of a distributed device mistake as a dict (``Explanation.to_dict()``), or None.
 
     >>> r = explain_distributed(RuntimeError("No backend type associated with device type cpu"))
     >>> r["kind"], r["fix"].split(":")[0]
     ('collective_on_cpu', "move the tensor to this rank's GPU first")
     """
-    found: tuple[str, str, str] | None = None
-    text = str(exc)
-    for pat, kind, title, fix in _PATTERNS:
-        m = pat.search(text)
-        if m:
-            found = (kind, title.format(*m.groups()), fix.format(*m.groups()))
-            break
-    if found is None:
-        mismatch = _ddp_mismatch(exc)
-        if mismatch is None:
-            return None
-        found = ("ddp_device_ids", mismatch[0], mismatch[1])
-    kind, title, fix = found
-    report: dict[str, Any] = {
-        "type": type(exc).__name__,
-        "message": text,
-        "path": None,
-        "line": None,
-        "source": None,
-        "operands": [],
-        "fix": fix,
-        "rule": None,
-        "kind": kind,
-        "title": title + _rank(),
-        "via": [],
-    }
-    user = _innermost_user(exc)
-    if user is not None:
-        path, line, globs = user
-        report.update(path=path, line=line, source=_frames.source_line(path, line, globs))
-    return report
+    for h in HANDLERS:
+        kind = h.match(exc)
+        if kind is not None:
+            return without_operands(h, exc, kind).to_dict()
+    return None

@@ -31,6 +31,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from torchferry.diagnose._rules import rule_name
+from torchferry.diagnose.record import ExplainedOperand, Explanation
 
 __all__ = ["Rich", "Where", "explanation_view", "trips_view", "findings_view", "default_where"]
 
@@ -111,100 +112,89 @@ def _fix_html(fix: str) -> str:
 
 
 # ------------------------------------------------------------------ explanations
-def explanation_view(report: dict[str, Any], text: str, where: Where | None = None) -> Rich:
+def explanation_view(report: Explanation, text: str, where: Where | None = None) -> Rich:
     """The explanation of a device error as HTML; ``text`` is its plain-text form.
 
-    ``report`` is :func:`~torchferry.diagnose.explanation.explain_exception`'s dict.
-
-    >>> report = {"title": "tensors on different devices", "type": "RuntimeError",
-    ...           "kind": "mixed_devices", "path": "<cell>", "line": 2, "source": "y = x + labels",
-    ...           "via": [], "argument": None, "fix": "labels = labels.to(x.device)  (move it)",
-    ...           "rule": "FRY013", "notes": {},
-    ...           "operands": [
-    ...     {"expr": "x", "device": "cuda:0", "dtype": "float32", "shape": [3],
-    ...      "culprit": False, "created_at": None},
-    ...     {"expr": "labels", "device": "cpu", "dtype": "int64", "shape": [3],
-    ...      "culprit": True, "created_at": None}]}
+    >>> from torchferry.diagnose.record import ExplainedOperand, Explanation, Family, CodeLine
+    >>> report = Explanation(
+    ...     Family.MIXED_DEVICES, "tensors on different devices", "RuntimeError", "...",
+    ...     at=CodeLine("<cell>", 2, "y = x + labels"),
+    ...     fix="labels = labels.to(x.device)  (move it)", rule="FRY013",
+    ...     operands=(ExplainedOperand("x", "cuda:0", "float32", (3,)),
+    ...               ExplainedOperand("labels", "cpu", "int64", (3,), culprit=True)))
     >>> page = explanation_view(report, "text").html
     >>> "<code style=\\"font-family:monospace\\">labels</code>" in page, "FRY013 partial-batch-move" in page
     (True, True)
     """
     where = where or default_where
     parts = [f'<div class="torchferry-explain" style="{_BOX.format(color=_RED)}">']
-    parts.append(
-        f"<div><b>torchferry explain:</b> {_e(report.get('title', ''))} ({_e(report.get('type', ''))})</div>"
-    )
-    if report.get("path"):
-        parts.append(
-            f"<div>at <b>{_e(where(report['path'], int(report['line'])))}</b>: "
-            f"{_code(report.get('source') or '')}</div>"
-        )
-        for v in reversed(report.get("via") or []):
-            parts.append(
-                f"<div>called from {_e(where(v['path'], int(v['line'])))}: {_code(v.get('source') or '')}</div>"
-            )
-    else:
-        parts.append("<div>(no line of your own code in the traceback)</div>")
-    operands = report.get("operands") or []
-    notes = report.get("notes") or {}
-    kind = report.get("kind")
-    if operands:
-        others = sorted({o["device"] for o in operands if not o["culprit"] and o["device"]})
-        rows = [
-            f'<tr><th style="{_CELL}"></th><th style="{_CELL}">operand</th><th style="{_CELL}">device</th>'
-            f'<th style="{_CELL}">dtype</th><th style="{_CELL}">shape</th><th style="{_CELL}"></th></tr>'
-        ]
-        for o in operands:
-            shape = "" if o.get("shape") is None else "[" + ", ".join(map(str, o["shape"])) + "]"
-            why = []
-            if o["culprit"] and kind in ("mixed_devices", "index_device", "rnn_hidden") and others:
-                why.append(f"on {o['device']} while the others are on {', '.join(others)}")
-            elif o["culprit"] and kind == "numpy_on_device":
-                why.append(f"on {o['device']}: NumPy reads host memory only")
-            elif o["culprit"] and kind == "mps_float64":
-                why.append("float64: MPS has no float64")
-            if notes.get(o["expr"]):
-                why.append(f"({notes[o['expr']]})")
-            style = f' style="{_HILITE}"' if o["culprit"] else ""
-            mark = "&#9654;" if o["culprit"] else ""
-            rows.append(
-                f"<tr{style}><td style=\"{_CELL}\">{mark}</td><td style=\"{_CELL}\">{_code(o['expr'])}</td>"
-                f"<td style=\"{_CELL}\"><b>{_e(o['device'] or '?')}</b></td>"
-                f"<td style=\"{_CELL}\">{_e(o.get('dtype') or '')}</td><td style=\"{_CELL}\">{_e(shape)}</td>"
-                f"<td style=\"{_CELL}\">{_e('  '.join(why))}</td></tr>"
-            )
-        parts.append('<table style="border-collapse:collapse;margin:4px 0">' + "".join(rows) + "</table>")
-        for o in operands:
-            if not o["culprit"]:
-                continue
-            site = o.get("created_at")
-            if site:
-                src = _source(site["path"], int(site["line"]))
-                call = site.get("call") or ""
-                extra = f" ({_e(call)})" if call and call != src and call not in src else ""
-                parts.append(
-                    f"<div>{_code(o['expr'])} was created at <b>{_e(where(site['path'], int(site['line'])))}</b>: "
-                    f"{_code(src) if src else ''}{extra}</div>"
-                )
-            elif not o["expr"].endswith(")"):
-                parts.append(f"<div>{_code(o['expr'])}: where it was created is not known</div>")
-    elif kind in ("mixed_devices", "index_device", "rnn_hidden"):
+    parts.append(f"<div><b>torchferry explain:</b> {_e(report.title)} ({_e(report.type)})</div>")
+    parts += _where_html(report, where)
+    if report.operands:
+        parts.append(_operand_table(report.operands))
+        parts += _sites_html(report.culprits, where)
+    elif report.operands_unread:
         parts.append("<div>(no tensor operand of this line could be read without re-running code)</div>")
-    culprits = [o["expr"] for o in operands if o["culprit"]]
-    if report.get("argument") and len(culprits) == 1:
-        parts.append(f"<div>(PyTorch's message calls it {_code(report['argument'])})</div>")
-    if report.get("fix"):
-        parts.append(f"<div><b>fix:</b> {_fix_html(report['fix'])}</div>")
-    if report.get("rule"):
-        r = report["rule"]
+    if report.argument and len(report.culprits) == 1:
+        parts.append(f"<div>(PyTorch's message calls it {_code(report.argument)})</div>")
+    if report.fix:
+        parts.append(f"<div><b>fix:</b> {_fix_html(report.fix)}</div>")
+    if report.rule:
+        r = report.rule
+        found = "<code>ferry check</code> finds this before you run; " if report.found_statically else ""
         parts.append(
-            f"<div><b>rule:</b> {_e(r)} {_e(rule_name(r))} (<code>ferry check</code> finds this before "
-            f"you run; <code>ferry rule {_e(r)}</code> explains)</div>"
+            f"<div><b>rule:</b> {_e(r)} {_e(rule_name(r))} ({found}<code>ferry rule {_e(r)}</code> explains)</div>"
         )
-    for note in report.get("notebook_notes") or []:
+    for note in report.notebook_notes:
         parts.append(f"<div><i>{_e(note)}</i></div>")
     parts.append("</div>")
     return Rich(text, "\n".join(parts))
+
+
+def _where_html(report: Explanation, where: Where) -> list[str]:
+    at = report.at
+    if at is None:
+        return ["<div>(no line of your own code in the traceback)</div>"]
+    parts = [f"<div>at <b>{_e(where(at.path, at.line))}</b>: {_code(at.source or '')}</div>"]
+    for v in reversed(report.via):
+        parts.append(f"<div>called from {_e(where(v.path, v.line))}: {_code(v.source or '')}</div>")
+    return parts
+
+
+def _operand_table(operands: tuple[ExplainedOperand, ...]) -> str:
+    heads = ("", "operand", "device", "dtype", "shape", "")
+    rows = ["<tr>" + "".join(f'<th style="{_CELL}">{h}</th>' for h in heads) + "</tr>"]
+    for o in operands:
+        shape = "" if o.shape is None else "[" + ", ".join(map(str, o.shape)) + "]"
+        why = [o.reason] if o.reason else []
+        if o.note:
+            why.append(f"({o.note})")
+        style = f' style="{_HILITE}"' if o.culprit else ""
+        mark = "&#9654;" if o.culprit else ""
+        rows.append(
+            f"<tr{style}><td style=\"{_CELL}\">{mark}</td><td style=\"{_CELL}\">{_code(o.expr)}</td>"
+            f"<td style=\"{_CELL}\"><b>{_e(o.device or '?')}</b></td>"
+            f"<td style=\"{_CELL}\">{_e(o.dtype or '')}</td><td style=\"{_CELL}\">{_e(shape)}</td>"
+            f"<td style=\"{_CELL}\">{_e('  '.join(why))}</td></tr>"
+        )
+    return '<table style="border-collapse:collapse;margin:4px 0">' + "".join(rows) + "</table>"
+
+
+def _sites_html(culprits: tuple[ExplainedOperand, ...], where: Where) -> list[str]:
+    parts = []
+    for o in culprits:
+        site = o.created_at
+        if site:
+            src = _source(site.path, site.line)
+            call = site.call or ""
+            extra = f" ({_e(call)})" if call and call != src and call not in src else ""
+            parts.append(
+                f"<div>{_code(o.expr)} was created at <b>{_e(where(site.path, site.line))}</b>: "
+                f"{_code(src) if src else ''}{extra}</div>"
+            )
+        elif not o.expr.endswith(")"):
+            parts.append(f"<div>{_code(o.expr)}: where it was created is not known</div>")
+    return parts
 
 
 # ------------------------------------------------------------------ trips

@@ -31,6 +31,7 @@ Importing this module imports neither torch nor IPython.
 from __future__ import annotations
 
 import ast
+import dataclasses
 import os
 import re
 import shlex
@@ -209,10 +210,9 @@ class _Session:
             if report is None:
                 return None
             # the line that ran a cell magic (%%ferry_trips) is IPython's, not the reader's
-            report["via"] = [v for v in report.get("via") or []
-                             if not str(v.get("source") or "").startswith("get_ipython().")]
-            notes = self._ended_simulation_notes(report)
-            report["notebook_notes"] = notes
+            via = tuple(v for v in report.via if not v.source.startswith("get_ipython()."))
+            notes = self._ended_simulation_notes(report.to_dict())
+            report = dataclasses.replace(report, via=via, notebook_notes=tuple(notes))
             text = format_report(report)
             if notes:
                 text += "".join(f"\n  note: {n}" for n in notes)
@@ -352,7 +352,17 @@ def unload_ipython_extension(ipython: Any) -> None:
 
 
 # ------------------------------------------------------------------ %ferry_simulate
-_SIMULATE_USAGE = "usage: %ferry_simulate [cuda [--count N] | mps | xpu | off]"
+def _simulate_usage() -> str:
+    """The magic's usage line, one entry per simulated kind (torchferry.sim.kinds).
+
+    >>> _simulate_usage()
+    'usage: %ferry_simulate [cuda [--count N] | mps | xpu [--count N] | off]'
+    """
+    from torchferry.sim import device_kind, kind_names
+
+    entries = [k if getattr(device_kind(k), "max_count", None) == 1 else f"{k} [--count N]"
+               for k in kind_names()]
+    return f"usage: %ferry_simulate [{' | '.join(entries)} | off]"
 
 
 def _parse_simulate(line: str) -> tuple[str | None, int]:
@@ -373,7 +383,7 @@ def _parse_simulate(line: str) -> tuple[str | None, int]:
         if a == "--count" or a.startswith("--count="):
             if a == "--count":
                 if i + 1 >= len(args):
-                    raise _usage_error(f"%ferry_simulate: --count needs a number; {_SIMULATE_USAGE}")
+                    raise _usage_error(f"%ferry_simulate: --count needs a number; {_simulate_usage()}")
                 value = args[i + 1]
                 i += 1
             else:
@@ -387,14 +397,14 @@ def _parse_simulate(line: str) -> tuple[str | None, int]:
             if count < 1:
                 raise _usage_error(f"%ferry_simulate: --count must be a positive integer, not {value!r}")
         elif a.startswith("-"):
-            raise _usage_error(f"%ferry_simulate: unknown option {a!r}; {_SIMULATE_USAGE}")
+            raise _usage_error(f"%ferry_simulate: unknown option {a!r}; {_simulate_usage()}")
         elif kind is None:
             kind = a.lower()
         else:
-            raise _usage_error(f"%ferry_simulate: one device kind at a time; {_SIMULATE_USAGE}")
+            raise _usage_error(f"%ferry_simulate: one device kind at a time; {_simulate_usage()}")
         i += 1
     if count is not None and kind in (None, "off"):
-        raise _usage_error(f"%ferry_simulate: --count goes with a device kind; {_SIMULATE_USAGE}")
+        raise _usage_error(f"%ferry_simulate: --count goes with a device kind; {_simulate_usage()}")
     return kind, count or 1
 
 
@@ -415,14 +425,14 @@ def _real_device(kind: str) -> str | None:
     """The name of a real device of this kind, when the runtime has one (no simulation on)."""
     import torch
 
-    if kind == "cuda" and torch.cuda.is_available():
-        return str(torch.cuda.get_device_name(0))
-    if kind == "mps" and torch.backends.mps.is_available():
-        return "Apple MPS"
-    xpu = getattr(torch, "xpu", None)
-    if kind == "xpu" and xpu is not None and xpu.is_available():
-        return str(xpu.get_device_name(0))
-    return None
+    from torchferry.sim import device_kind
+
+    spec = device_kind(kind)
+    if spec is None or not spec.present():
+        return None
+    api = getattr(torch, spec.api_module, None) if spec.api_module else None
+    name = getattr(api, "get_device_name", None)
+    return str(name(0)) if name is not None else f"{spec.backend} device"
 
 
 def _plural(n: int, word: str) -> str:
@@ -431,7 +441,8 @@ def _plural(n: int, word: str) -> str:
 
 def _make_ferry_simulate(session: _Session) -> Any:
     def ferry_simulate(line: str = "") -> None:
-        """%ferry_simulate [cuda [--count N] | mps | xpu | off]: a simulated GPU for the whole session."""
+        """%ferry_simulate [KIND [--count N] | off]: a simulated GPU for the whole session
+        (KIND: cuda, mps, xpu, ...: torchferry.sim.kinds)."""
         kind, count = _parse_simulate(line)
         sim = session.sim
         if kind is None:
@@ -479,8 +490,10 @@ def _make_ferry_simulate(session: _Session) -> Any:
         switched = (f" (simulated {sim.kind} is off: tensors made under it now report cpu)"
                     if sim is not None else "")
         first = f"{kind}:0" if count == 1 else f"{kind}:0 to {kind}:{count - 1}"
-        avail = {"cuda": "torch.cuda.is_available()", "mps": "torch.backends.mps.is_available()",
-                 "xpu": "torch.xpu.is_available()"}[kind]
+        from torchferry.sim import device_kind
+
+        spec = device_kind(kind)
+        avail = spec.availability if spec is not None else f"torch.{kind}.is_available()"
         print(f"torchferry: simulated {kind} on for this session ({_plural(count, 'device')}: {first})"
               f"{switched}: {avail} is True, tensors moved there report {kind}:0 and every device rule "
               "is checked; the numbers are computed on the CPU. `%ferry_simulate off` ends it.")
@@ -670,7 +683,7 @@ def _make_ferry_check(session: _Session) -> Any:
             from torchferry.check.runner import check_paths
 
             cfg, opts = _check_options(target)
-            files = discover([str(target)], cfg.root, cfg.exclude)
+            files = discover([str(target)], cfg.root, cfg.excludes)
             outcomes = check_paths(files, opts)
             for o in outcomes:
                 if o.error:

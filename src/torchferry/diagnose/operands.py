@@ -17,6 +17,7 @@ from __future__ import annotations
 import ast
 import builtins
 import collections
+import enum
 import inspect
 import linecache
 import sys
@@ -36,6 +37,15 @@ _TENSOR_ATTRS = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"}
 FACTORIES = vocabulary.FACTORIES
 
 
+class OperandKind(enum.Enum):
+    """What an operand's value was read as."""
+
+    UNKNOWN = "unknown"  # not read (a property, a custom __getitem__, ...)
+    TENSOR = "tensor"
+    MODULE = "module"  # an nn.Module: its parameters' device and dtype
+    CALL = "call"  # a call's result, never re-run
+
+
 @dataclass
 class Operand:
     """One operand of the failing expression, as written, with what is known of its value."""
@@ -43,7 +53,7 @@ class Operand:
     expr: str
     node: ast.expr | None = None
     value: Any = UNKNOWN
-    kind: str = "unknown"  # tensor | module | tensor-list | call | unknown
+    kind: OperandKind = OperandKind.UNKNOWN
     device: str | None = None
     dtype: str | None = None
     shape: list[int] | None = None

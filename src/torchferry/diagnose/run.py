@@ -23,6 +23,7 @@ from typing import Any
 
 from torchferry import sim
 from torchferry._internal import frames as _frames
+from torchferry.diagnose.record import Explanation
 from torchferry.errors import UsageError
 
 __all__ = ["run_diagnosed", "check_report_path", "ERROR_KEYS", "OPERAND_KEYS"]
@@ -49,12 +50,13 @@ def check_report_path(path: str) -> str:
     return path
 
 
-def error_json(report: dict[str, Any] | None) -> dict[str, Any] | None:
+def error_json(report: Explanation | None) -> dict[str, Any] | None:
     """The ``"error"`` object of the JSON report (schema keys only, plus ``kind``)."""
     if report is None:
         return None
-    out = {k: report.get(k) for k in ERROR_KEYS}
-    out["operands"] = [{k: o.get(k) for k in OPERAND_KEYS} for o in report.get("operands") or []]
+    full = report.to_dict()
+    out = {k: full[k] for k in ERROR_KEYS}
+    out["operands"] = [{k: o[k] for k in OPERAND_KEYS} for o in full["operands"]]
     return out
 
 
@@ -108,13 +110,14 @@ def run_diagnosed(
         # Called by the runner right after it printed the traceback, still inside the
         # simulation, while the tensors' simulated devices are known.
         try:
-            state["error"] = explain_exception(exc)
+            explained = explain_exception(exc)
         except Exception as e:  # never mask the script's own error
             print(f"torchferry explain: could not explain this error ({type(e).__name__}: {e})",
                   file=sys.stderr)
             return
-        if state["error"] is not None:
-            print(format_report(state["error"]), file=sys.stderr)
+        if explained is not None:
+            print(format_report(explained), file=sys.stderr)
+            state["error"] = error_json(explained)
         else:
             state["error"] = plain_error(exc)
 
@@ -137,7 +140,7 @@ def run_diagnosed(
         print(counter.format(), file=sys.stderr)
     if report is not None:
         data = {
-            "error": error_json(state["error"]),
+            "error": state["error"],
             "trips": counter.rows if counter is not None else [],
         }
         try:

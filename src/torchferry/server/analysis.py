@@ -45,6 +45,7 @@ __all__ = [
     "fix_cells",
     "fix_python",
     "kernel_language",
+    "refused_for_size",
 ]
 
 
@@ -60,7 +61,7 @@ class Settings:
 
     >>> Settings.parse({"ferry": {"select": ["FRY00"], "debounceMs": 5}}, print)
     Settings(select=('FRY00',), extend_select=(), ignore=(), check_workspace=False, \
-debounce_ms=5, rule_docs_url=None)
+debounce_ms=5, check_at_once=True, rule_docs_url=None)
     >>> Settings.parse({"select": "FRY999"}, print).select is None
     settings: select: unknown rule selector 'FRY999' in settings select (use a code, a prefix \
 of codes or ALL; known: ...; see 'ferry rules'); ignored
@@ -71,8 +72,22 @@ of codes or ALL; known: ...; see 'ferry rules'); ignored
     extend_select: tuple[str, ...] = ()
     ignore: tuple[str, ...] = ()
     check_workspace: bool = False  #: publish the findings of every workspace file
-    debounce_ms: int = 25  #: wait this long after a change before checking
+    #: a change that follows another within this many milliseconds waits this long
+    debounce_ms: int = 25
+    #: a change after a pause is checked at once (False: every change waits ``debounce_ms``)
+    check_at_once: bool = True
     rule_docs_url: str | None = None  #: a link template with {code} and {name}
+
+    @staticmethod
+    def present(raw: object) -> bool:
+        """Whether the client's JSON holds settings of ours: clients send
+        ``didChangeConfiguration`` with nothing (``{}``, ``null``: Eglot does, right after
+        ``initialize``) or with other servers' settings, which must not reset ours.
+
+        >>> [Settings.present(x) for x in ({}, None, {"pylsp": {}}, {"ferry": {}}, {"ignore": []})]
+        [False, False, False, True, True]
+        """
+        return isinstance(raw, Mapping) and any(k in raw for k in ("ferry", *_SETTING_KEYS))
 
     @classmethod
     def parse(cls, raw: object, warn: Callable[[str], None]) -> Settings:
@@ -98,6 +113,7 @@ of codes or ALL; known: ...; see 'ferry rules'); ignored
         for key, attr, kind in (
             ("checkWorkspace", "check_workspace", bool),
             ("debounceMs", "debounce_ms", int),
+            ("checkAtOnce", "check_at_once", bool),
             ("ruleDocsUrl", "rule_docs_url", str),
         ):
             if key in raw and raw[key] is not None:
@@ -107,6 +123,11 @@ of codes or ALL; known: ...; see 'ferry rules'); ignored
                     continue
                 out[attr] = max(value, 0) if kind is int else value
         return replace(cls(), **out)
+
+
+#: the client's names of the settings (:meth:`Settings.parse`)
+_SETTING_KEYS = ("select", "extendSelect", "ignore", "checkWorkspace", "debounceMs",
+                 "checkAtOnce", "ruleDocsUrl")
 
 
 # ---------------------------------------------------------------- configuration
@@ -172,7 +193,7 @@ class Projects:
             per_file_ignores=cfg.per_file_ignores,
             max_file_size=cfg.max_file_size,
         )
-        return Project(cfg, options, Walker(cfg.root, cfg.exclude), error)
+        return Project(cfg, options, Walker(cfg.root, cfg.excludes), error)
 
 
 # ---------------------------------------------------------------- the workspace's classes
@@ -267,6 +288,12 @@ def _precheck(text: str, path: Path, project: Project, what: str) -> list[Findin
             return []
         return [_fry000(_too_large_diag(str(path), what, limit).message)]
     return None
+
+
+def refused_for_size(items: Sequence[Item]) -> bool:
+    """Whether a check's findings are the one FRY000 of a document over ``max-file-size``."""
+    return (len(items) == 1 and items[0].finding.code == SYNTAX_ERROR
+            and "max-file-size" in items[0].finding.message and items[0].finding.line == 1)
 
 
 def check_python(text: str, path: Path, project: Project, classes: frozenset[str]) -> list[Item]:

@@ -87,6 +87,8 @@ def register(ls: FerryServer) -> None:
     def did_change_configuration(
         ls: FerryServer, params: types.DidChangeConfigurationParams
     ) -> None:
+        if not Settings.present(params.settings):
+            return  # nothing of ours: the settings stand
         ls.settings = Settings.parse(params.settings, ls.log)
         ls.projects.clear(ls.settings)
         ls.recheck_open()

@@ -1,9 +1,11 @@
 """``ferry server``: the Language Server (pygls) that publishes ``ferry check``'s findings.
 
 The event loop only takes snapshots and talks to the client; every check runs on one
-worker thread, newest request first (:class:`Worker`), so a long check never delays a
-hover, and a burst of changes costs one check of the last text (``debounceMs``).  A
-result whose document changed or closed meanwhile is dropped, and a new check follows.
+worker thread, by priority (:class:`Worker`), so a long check never delays a hover.  A
+change after a pause is checked at once; the later changes of a burst (each within
+``debounceMs`` of the one before), and those that come while the document's check runs,
+cost one check of the last text.  A result whose document changed or closed meanwhile
+is dropped, and a new check follows.
 """
 
 from __future__ import annotations
@@ -37,6 +39,7 @@ from torchferry.server.analysis import (
     check_cells,
     check_python,
     kernel_language,
+    refused_for_size,
     safe_run,
 )
 
@@ -45,6 +48,9 @@ __all__ = ["FerryServer", "Worker"]
 #: The worker's priorities: a request waiting on a result, an open document, the workspace.
 URGENT, OPEN, BACKGROUND = 0, 1, 2
 PYTHON_SUFFIXES = (".py", ".pyi")
+#: open documents are checked again this long after another file's classes change: while
+#: a workspace is read, its classes change file after file, and each recheck costs a check
+CLASS_RECHECK_S = 0.25
 
 
 class Worker:
@@ -98,6 +104,9 @@ class Tracked:
     key: str
     notebook: bool
     timer: asyncio.TimerHandle | None = None
+    #: the loop's time of the last change, and when the check of it is due
+    changed_at: float = float("-inf")
+    due: float = float("-inf")
     running: bool = False
     again: bool = False
     #: the configuration or the workspace's classes changed since the last check
@@ -200,6 +209,8 @@ class FerryServer(LanguageServer):
             self._note_classes(snap.key, text)
             items = safe_run(lambda: check_cells(snap.cells, snap.path, project,
                                                  self.classes.classes()), snap.path, self.log_soon)
+            if refused_for_size(items):
+                self.call_soon(self.log_once, f"ferry: {snap.path}: {items[0].finding.message}")
             out: dict[str, list[Item]] = {u: [] for u in snap.cell_uris}
             for item in items:
                 out[snap.cell_uris[item.cell or 0]].append(item)
@@ -207,11 +218,13 @@ class FerryServer(LanguageServer):
         self._note_classes(snap.key, snap.text)
         items = safe_run(lambda: check_python(snap.text, snap.path, project,
                                               self.classes.classes()), snap.path, self.log_soon)
+        if refused_for_size(items):
+            self.call_soon(self.log_once, f"ferry: {snap.path}: {items[0].finding.message}")
         return {snap.key: items}
 
     def _note_classes(self, key: str, text: str) -> None:
         if self.classes.update(key, text.encode("utf-8", "replace")):
-            self.call_soon(self.recheck_open, key)
+            self.call_soon(self.recheck_open, key, CLASS_RECHECK_S)
 
     def call_soon(self, fn: Callable[..., Any], *args: Any) -> None:
         try:
@@ -228,24 +241,40 @@ class FerryServer(LanguageServer):
 
     # -- scheduling (on the loop) --------------------------------------------
     def schedule(self, key: str, notebook: bool, delay: float | None = None) -> None:
+        """Check a document after ``delay`` seconds, or sooner where a check of it is due
+        sooner; None: it changed (:meth:`change_delay`: a burst pushes its check later)."""
         t = self.tracked.get(key)
         if t is None:
             t = self.tracked[key] = Tracked(key, notebook)
+        loop = asyncio.get_running_loop()
+        if delay is None:
+            delay = self.change_delay(t, loop.time())
+        elif t.timer is not None and t.timer.when() <= loop.time() + delay:
+            return  # a recheck never postpones a due check (a workspace read would starve it)
         if t.timer is not None:
             t.timer.cancel()
-        if delay is None:
-            delay = self.settings.debounce_ms / 1000
-        loop = asyncio.get_running_loop()
         self.worker  # noqa: B018 - started on the loop's thread
         t.timer = loop.call_later(delay, lambda: asyncio.ensure_future(self.run_check(t)))
 
-    def recheck_open(self, changed_key: str | None = None) -> None:
-        """Check every open document again (the configuration or the workspace's classes
-        changed), except ``changed_key``, whose own check is already under way."""
+    def change_delay(self, t: Tracked, now: float) -> float:
+        """0 for a change after a pause (the last change more than ``debounceMs`` ago),
+        else ``debounceMs``: the rest of a burst waits for its end.  With ``checkAtOnce``
+        off, always ``debounceMs``.  A check under way is followed by one of the last text."""
+        wait = self.settings.debounce_ms / 1000
+        pause = now - t.changed_at >= wait
+        t.changed_at = now
+        t.due = now if pause and self.settings.check_at_once else now + wait
+        return t.due - now
+
+    def recheck_open(self, changed_key: str | None = None, delay: float | None = None) -> None:
+        """Check every open document again after ``delay`` seconds (default ``debounceMs``):
+        the configuration or the workspace's classes changed; except ``changed_key``, whose
+        own check is already under way."""
         for key, t in list(self.tracked.items()):
             if key != changed_key:
                 t.stale = True
-                self.schedule(key, t.notebook)
+                self.schedule(key, t.notebook,
+                              self.settings.debounce_ms / 1000 if delay is None else delay)
 
     async def run_check(self, t: Tracked, priority: int = OPEN) -> None:
         t.timer = None
@@ -268,8 +297,8 @@ class FerryServer(LanguageServer):
             return  # closed meanwhile: its findings were cleared
         current = self.snapshot(t.key, t.notebook)
         if t.again or current is None or current.version != snap.version:
-            t.again = False
-            self.schedule(t.key, t.notebook, 0)
+            t.again = False  # the burst that came meanwhile: checked once it ends
+            self.schedule(t.key, t.notebook, max(t.due - asyncio.get_running_loop().time(), 0))
             return
         self.publish(t, snap, result)
 
@@ -288,7 +317,9 @@ class FerryServer(LanguageServer):
             lines = cells[snap.cell_uris.index(uri)][1] if snap.notebook else convert.Lines.of(
                 snap.text, enc)
             diags = [convert.diagnostic(i, lines, cells, uri, root, template) for i in items]
-            self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, diags))
+            version = None if snap.notebook else snap.version  # the text these are of
+            self.text_document_publish_diagnostics(
+                types.PublishDiagnosticsParams(uri, diags, version))
             t.published.add(uri)
         for uri in t.published - set(result):
             self.text_document_publish_diagnostics(types.PublishDiagnosticsParams(uri, []))
@@ -365,7 +396,7 @@ class FerryServer(LanguageServer):
             self.classes.remove(uri)
             return
         if self.classes.update(uri, data):
-            self.call_soon(self.recheck_open)
+            self.call_soon(self.recheck_open, None, CLASS_RECHECK_S)
         if self.settings.check_workspace:
             try:
                 text = data.decode("utf-8-sig")

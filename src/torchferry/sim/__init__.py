@@ -51,6 +51,11 @@ _LAZY = {
     "subscribed": "torchferry.sim.events",
     "SimEvent": "torchferry.sim.events",
     "run_path": "torchferry.sim.runner",
+    "DeviceKind": "torchferry.sim.kinds",
+    "device_kind": "torchferry.sim.kinds",
+    "kind_names": "torchferry.sim.kinds",
+    "register_kind": "torchferry.sim.kinds",
+    "unregister_kind": "torchferry.sim.kinds",
 }
 
 __all__ = ["is_active", *_LAZY]
@@ -70,7 +75,7 @@ def is_active() -> bool:
     True
     """
     modes = sys.modules.get("torchferry.sim.modes")
-    return modes is not None and getattr(modes, "S", None) is not None
+    return modes is not None and modes.ACTIVE is not None
 
 
 __getattr__, __dir__ = exports("torchferry.sim", _LAZY, globals())

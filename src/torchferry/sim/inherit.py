@@ -25,10 +25,9 @@ from torchferry.sim.childenv import decode
 
 
 def _start(kind: str, count: int, memory: int) -> None:
-    from torchferry.sim import modes
     from torchferry.sim.session import simulate
 
-    if modes.S is None:
+    if simulate.running() is None:
         sim = simulate(kind, count, memory=memory)
         sim.inherited = True
         sim.__enter__()

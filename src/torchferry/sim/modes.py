@@ -9,11 +9,13 @@ output storage with the one device all inputs share.  Special functions
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import re
 import sys
 import types
 import warnings
+from collections.abc import Iterator
 from typing import Any
 
 import torch
@@ -22,9 +24,9 @@ from torch.overrides import TorchFunctionMode
 from torchferry._internal import frames as _frames
 from torchferry.errors import UnsupportedFeatureError
 from torchferry.sim import events as _events
-from torchferry.sim import kinds as _kinds
 from torchferry.sim import tags as _tags
 from torchferry.sim.aten_check import AtenDeviceChecker, type_name
+from torchferry.sim.state import SimState
 
 Tensor = torch.Tensor
 TensorBase = torch._C.TensorBase
@@ -37,8 +39,28 @@ _CPU = torch.device("cpu")
 _EMPTY: dict[str, Any] = {}
 _LISTENERS = _events.LISTENERS
 
-# set by session.simulate while active
-S: Any = None
+# the running simulation's state (sim/state.py), set by ``activated`` while it runs
+ACTIVE: SimState | None = None
+
+
+def _active() -> SimState:
+    """The running simulation's state (only called while one runs)."""
+    s = ACTIVE
+    assert s is not None, "no simulation is running"
+    return s
+
+
+@contextlib.contextmanager
+def activated(state: SimState) -> Iterator[SimState]:
+    """``state`` is the one the mode and its handlers read inside the block; the previous
+    one (None outside any simulation) comes back after it."""
+    global ACTIVE
+    saved = ACTIVE
+    ACTIVE = state
+    try:
+        yield state
+    finally:
+        ACTIVE = saved
 
 
 
@@ -79,10 +101,11 @@ def _site_tuple() -> tuple[str, int, str] | None:
 # ------------------------------------------------------------------ syncs
 def sync(op: str, dev: torch.device) -> None:
     """A host sync on ``dev``: honour set_sync_debug_mode, tell listeners."""
-    s = S
+    s = ACTIVE
+    assert s is not None
     if s.quiet:
         return
-    if s.sync_mode and dev.type == "cuda":
+    if s.sync_mode and s.spec.sync_debug:
         if s.sync_mode == 2:
             raise RuntimeError("called a synchronizing CUDA operation")
         warnings.warn("called a synchronizing CUDA operation", UserWarning, stacklevel=3)
@@ -91,10 +114,11 @@ def sync(op: str, dev: torch.device) -> None:
 
 
 def transfer(op: str, src: torch.device, dst: torch.device, nbytes: int, blocking: bool) -> None:
-    s = S
+    s = ACTIVE
+    assert s is not None
     if s.quiet:
         return
-    if blocking and s.sync_mode and src.type == "cpu" and dst.type == "cuda":
+    if blocking and s.sync_mode and s.spec.sync_debug and src.type == "cpu" and dst.type != "cpu":
         if s.sync_mode == 2:
             raise RuntimeError("called a synchronizing CUDA operation")
         warnings.warn("called a synchronizing CUDA operation", UserWarning, stacklevel=3)
@@ -191,8 +215,9 @@ class SimMode(TorchFunctionMode):
             # a functorch wrapper (vmap, grad) or a tensor without storage (sparse, nested)
             return _robust_call(func, args, kwargs)
         if common is None:
-            if S.default_device is not None and func in _constructors():
-                return _factory(func, args, {**kwargs, "device": S.default_device})
+            dd = ACTIVE.default_device
+            if dd is not None and func in _constructors():
+                return _factory(func, args, {**kwargs, "device": dd})
             return _as_caller(_getframe(1))(func, args, kwargs)
         if type(func) in _OP_TYPES:
             _custom_op_check(func)
@@ -207,7 +232,7 @@ class SimMode(TorchFunctionMode):
             except NotImplementedError:  # a sparse result of device tensors
                 raise no_storage_error(out) from None
             if key not in _TAGS:
-                if MPS_ACTIVE and out.dtype is torch.float64:
+                if out.dtype is _F64 and ACTIVE.spec.refuses_float64:
                     raise TypeError(MPS_F64)
                 st = out.untyped_storage()
                 _TAGS[key] = _Tag(st._weak_ref(), common, st.nbytes(), _site(2))
@@ -265,9 +290,13 @@ def _as_caller(f: Any) -> Any:
 # long as the storage and slow later frees); equal to ``t.untyped_storage()._cdata``
 _sid = torch._C._storage_id  # type: ignore[attr-defined]
 _MODE = SimMode()
-MPS_ACTIVE = False  # set by the session from its kind's spec: float64 outputs refused
-# device types whose simulation refuses float64 tensors (sim/kinds.py)
-_F64_REFUSED = frozenset(k.name for k in _kinds.KINDS.values() if k.refuses_float64)
+_F64 = torch.float64
+
+
+def _refuses_f64(dev: torch.device) -> bool:
+    """Float64 tensors cannot live on ``dev`` (a simulated device of a kind that refuses them)."""
+    s = ACTIVE
+    return s is not None and s.spec.refuses_float64 and dev.type == s.kind
 _site = _tags.site
 
 
@@ -390,12 +419,12 @@ def _custom_op_check(func: Any) -> None:
     try:
         if any(has(name, k) for k in _CPU_KEYS):
             return
-        cuda_only = has(name, "CUDA") or has(name, S.kind.upper())
+        cuda_only = has(name, "CUDA") or has(name, _active().spec.backend)
     except RuntimeError:
         return
     if cuda_only:
         raise UnsupportedFeatureError(
-            f"custom {S.kind.upper()} kernel '{name}' cannot run in the simulated GPU "
+            f"custom {_active().kind.upper()} kernel '{name}' cannot run in the simulated GPU "
             "(torchferry.simulate computes on the CPU and this operator has no CPU kernel); "
             "test it on real hardware or register a CPU implementation"
         )
@@ -405,7 +434,7 @@ def _tag_out(out: Any, dev: torch.device | None) -> Any:
     if dev is None:
         return out
     if isinstance(out, Tensor):
-        if dev.type in _F64_REFUSED and out.dtype is torch.float64:
+        if out.dtype is torch.float64 and _refuses_f64(dev):
             raise TypeError(MPS_F64)
         _tag(out, dev)
     elif isinstance(out, (tuple, list)):
@@ -417,7 +446,7 @@ def _tag_out(out: Any, dev: torch.device | None) -> Any:
 # ------------------------------------------------------------------ devices
 def resolve(spec: Any) -> Any:
     """A device argument -> simulated device, None (cpu), or NotImplemented (not ours)."""
-    s = S
+    s = _active()
     if spec is None:
         return None
     if isinstance(spec, int) and not isinstance(spec, bool):
@@ -441,8 +470,9 @@ def resolve(spec: Any) -> Any:
 def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
     """A call with ``device=``: run it on the CPU, then tag the result."""
     spec = kwargs.get("device")
-    if spec is None and S.default_device is not None and func in _constructors():
-        spec = S.default_device  # as torch.set_default_device's mode does
+    dd = _active().default_device
+    if spec is None and dd is not None and func in _constructors():
+        spec = dd  # as torch.set_default_device's mode does
     dev = resolve(spec)
     if dev is NotImplemented:
         return func(*args, **kwargs)
@@ -460,7 +490,7 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
         want = dev.type if dev is not None else "cpu"
         if gtype != want:
             raise RuntimeError(f"Expected a '{want}' device type for generator but found '{gtype}'")
-    if dev is not None and dev.type in _F64_REFUSED and kw.get("dtype") is torch.float64:
+    if dev is not None and kw.get("dtype") is torch.float64 and _refuses_f64(dev):
         raise TypeError(MPS_F64)
     out = func(*args, **kw)
     if pinned and isinstance(out, Tensor):
@@ -542,7 +572,9 @@ def alias_replaced_methods() -> list[Any]:
         now = getattr(Tensor, name, None)
         if now is None or now is own or now in HANDLERS:
             continue
-        h = HANDLERS[own]
+        h = HANDLERS.get(own)
+        if h is None:  # a method only another kind's simulation handles (kind_handlers)
+            continue
         HANDLERS[now] = lambda func, args, kwargs, _h=h, _own=own: _h(_own, args, kwargs)
         added.append(now)
     return added
@@ -589,9 +621,6 @@ def _setter(name: str) -> Any:
     return getattr(TensorBase, name).__set__
 
 
-HANDLERS[_getter("is_cuda")] = _flag("cuda")
-HANDLERS[_getter("is_mps")] = _flag("mps")
-HANDLERS[_getter("is_xpu")] = _flag("xpu")
 HANDLERS[_getter("is_cpu")] = lambda func, args, kwargs: (
     func(*args) if dev_of(args[0]) is None else False
 )
@@ -625,7 +654,7 @@ def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: 
         kw["dtype"] = dtype
     if memory_format is not None:
         kw["memory_format"] = memory_format
-    if dst is not None and dst.type in _F64_REFUSED and (dtype or t.dtype) is torch.float64:
+    if dst is not None and (dtype or t.dtype) is torch.float64 and _refuses_f64(dst):
         raise TypeError(MPS_F64)
     if dst is not None and (t.layout is not torch.strided or t.is_nested):
         raise no_storage_error(t)
@@ -727,7 +756,7 @@ def _h_type(func, args, kwargs):
         return out if isinstance(out, str) else _tag_out(out, d)
     non_blocking = bool(args[2] if len(args) > 2 else kwargs.get("non_blocking", False))
     memory_format = kwargs.get("memory_format")
-    s = S
+    s = _active()
     prefix = f"torch.{s.kind}."
     # torch/csrc/utils/tensor_types.cpp options_from_string: "torch.cuda.*" ("torch.xpu.*")
     # names that device type (the kind's spec says whether its names are known); the move
@@ -840,7 +869,7 @@ _accel_ctor_warned = False
 
 def _device_arg_type(spec: Any) -> str:
     if isinstance(spec, int) and not isinstance(spec, bool):
-        return str(S.kind)  # an int is the accelerator, as on a GPU build
+        return _active().kind  # an int is the accelerator, as on a GPU build
     return torch.device(spec).type
 
 
@@ -930,7 +959,7 @@ def _h_new(func, args, kwargs):
 def _mover(kind: str):
     def h(func, args, kwargs):
         t = args[0]
-        s = S
+        s = _active()
         if kind != s.kind:
             return func(*args, **kwargs)
         spec = args[1] if len(args) > 1 else kwargs.get("device")
@@ -951,10 +980,18 @@ def _mover(kind: str):
     return h
 
 
-HANDLERS[_own("cuda")] = _mover("cuda")
-HANDLERS[_own("xpu")] = _mover("xpu")
-if hasattr(Tensor, "mps"):
-    HANDLERS[_own("mps")] = _mover("mps")
+def kind_handlers(kind: str) -> list[Any]:
+    """Key the handlers of the simulated kind's own tensor API: ``Tensor.is_<kind>`` and the
+    ``Tensor.<kind>()`` move, where torch has them (``is_cuda``, ``.cuda()``; ``is_mps``).
+    Called when a simulation starts; returns the keys, removed on exit (:func:`drop_aliases`)."""
+    added = []
+    if hasattr(TensorBase, f"is_{kind}"):
+        added.append(_getter(f"is_{kind}"))
+        HANDLERS[added[-1]] = _flag(kind)
+    if hasattr(Tensor, kind):
+        added.append(_own(kind))
+        HANDLERS[added[-1]] = _mover(kind)
+    return added
 
 
 @handles(_own("cpu"))
@@ -1071,18 +1108,13 @@ def _h_deepcopy(func, args, kwargs):
 
 @handles(_own("__repr__"))
 def _h_repr(func, args, kwargs):
-    s = S
+    s = _active()
     d = dev_of(args[0])
     if d is not None and not s.quiet:
         sync("print", d)
-    q = s.quiet
-    s.quiet = True
-    try:
-        # handlers run with the mode popped; printing must see simulated devices
-        with SimMode():
-            return torch._tensor_str._str(args[0], tensor_contents=kwargs.get("tensor_contents"))
-    finally:
-        s.quiet = q
+    # handlers run with the mode popped; printing must see simulated devices
+    with s.quieted(), SimMode():
+        return torch._tensor_str._str(args[0], tensor_contents=kwargs.get("tensor_contents"))
 
 
 @handles(_own("__format__"))
@@ -1096,12 +1128,8 @@ def _h_format(func, args, kwargs):
         return func(*args, **kwargs)
     if t.dim() == 0 and not t.is_meta and type(t) is Tensor:
         sync("item", d)
-        q = S.quiet
-        S.quiet = True
-        try:
+        with _active().quieted():
             return t.detach().item().__format__(*args[1:])
-        finally:
-            S.quiet = q
     with SimMode():
         return object.__format__(t, *args[1:], **kwargs)
 
@@ -1278,8 +1306,9 @@ def _random_device(func: Any, args: tuple, kwargs: dict) -> torch.device | None:
     for a in kwargs.values():
         if isinstance(a, Tensor):
             return dev_of(a)
-    if S.default_device is not None and func in _constructors():
-        return S.default_device
+    dd = _active().default_device
+    if dd is not None and func in _constructors():
+        return dd
     return None
 
 
@@ -1287,7 +1316,7 @@ def _on_device_generator(index, run, func, args, kwargs):
     """``run(func, args, kwargs)`` drawing from simulated device ``index``'s generator: the
     CPU kernel draws from torch's default generator, so that one holds the device's state
     for the call and gets its own back after it (a GPU's stream is separate from the CPU's)."""
-    g = S.generators[index]
+    g = _active().generators[index]
     cpu = torch.default_generator
     saved = cpu.get_state()
     cpu.set_state(g.get_state())
@@ -1331,7 +1360,7 @@ def script_call(orig: Any, fn: Any, args: tuple, kwargs: dict) -> Any:
     """A TorchScript function or method call: the interpreter bypasses the function mode,
     so tag its results here with the device its tensor arguments share (a call that mixes
     devices runs under the per-operator checker, which sees the interpreter's operators)."""
-    s = S
+    s = ACTIVE
     if s is None or s.thread is not _current_thread():
         return orig(fn, *args, **kwargs)
     common = None

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from torchferry.sim.kinds import NAMES as _KINDS  # torch-free
+from torchferry.sim.kinds import kind_names  # torch-free
 
 _SESSION_KEY = "_torchferry_simulation"
 
@@ -22,10 +22,10 @@ def pytest_addoption(parser: Any) -> None:
     group.addoption(
         "--ferry-simulate",
         action="store",
-        choices=_KINDS,
+        choices=kind_names(),
         default=None,
         metavar="KIND",
-        help="run the whole test session on a simulated accelerator (cuda, mps or xpu)",
+        help=f"run the whole test session on a simulated accelerator ({', '.join(kind_names())})",
     )
     group.addoption(
         "--ferry-device-count",

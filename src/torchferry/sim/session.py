@@ -11,7 +11,7 @@ import inspect
 import os
 import sys
 import threading
-from typing import Any, Literal
+from typing import Any, ClassVar, Literal
 
 import torch
 
@@ -20,10 +20,7 @@ from torchferry.errors import SimulationError, UsageError
 from torchferry.sim import childenv, compiling, cuda_api, distributed, modes
 from torchferry.sim import kinds as _kinds
 from torchferry.sim import tags as _tags
-
-KINDS = _kinds.NAMES
-
-
+from torchferry.sim.state import SimState
 
 _FIND_SPEC = importlib.util.find_spec  # the real one, also while the simulation replaces it
 
@@ -78,7 +75,7 @@ class InSimulation:
 
 
 def _start_in_spawned_process(fn: Any, kind: str, count: int, memory: int | None = None) -> Any:
-    if modes.S is None:
+    if simulate.running() is None:
         simulate(kind, count, memory=memory).__enter__()
     return fn
 
@@ -115,8 +112,9 @@ class simulate(contextlib.ContextDecorator):
     """
 
     def __init__(self, kind: str = "cuda", count: int = 1, *, memory: int | None = None) -> None:
-        if kind not in KINDS:
-            raise UsageError(f"simulate: kind must be one of {', '.join(KINDS)}, not {kind!r}")
+        if kind not in _kinds.KINDS:
+            raise UsageError(
+                f"simulate: kind must be one of {', '.join(_kinds.kind_names())}, not {kind!r}")
         if isinstance(count, bool) or not isinstance(count, int) or count < 1:
             raise UsageError(f"simulate: count must be a positive integer, not {count!r}")
         if memory is not None and (
@@ -131,25 +129,36 @@ class simulate(contextlib.ContextDecorator):
         self.kind = kind
         self.count = count
         self._active = False
+        self.state: SimState | None = None  # the running simulation's (sim/state.py)
         self._live = False  # the stand-ins act (see _calls_through_when_released)
         self.inherited = False  # started in a child process by sim/inherit.py
 
-    # state used by modes / cuda_api while active
-    def ordinal_error(self) -> Exception:
-        return self.spec.ordinal_error(self.count)
+    # the simulation running in this process, if any (torch's patches are process-wide)
+    _running: ClassVar[simulate | None] = None
+
+    @classmethod
+    def running(cls) -> simulate | None:
+        """The simulation running in this process, or None.
+
+        >>> simulate.running() is None
+        True
+        """
+        return cls._running
 
     def __repr__(self) -> str:
         extra = "" if self.memory == cuda_api.SIM_TOTAL_MEMORY else f", memory={self.memory}"
         return f"simulate(kind={self.kind!r}, count={self.count}{extra})"
 
     def __enter__(self) -> simulate:
-        if modes.S is not None and modes.S.inherited and modes.S is not self:
+        other = simulate._running
+        if other is not None and other.inherited and other is not self:
             # a simulation this process inherited from its parent (sim/inherit.py): the one
             # the program asks for itself replaces it
-            modes.S.__exit__(None, None, None)
-        if modes.S is not None:
+            other.__exit__(None, None, None)
+            other = simulate._running
+        if other is not None:
             raise SimulationError(
-                f"{self!r}: a simulation ({modes.S!r}) is already active; simulations cannot "
+                f"{self!r}: a simulation ({other!r}) is already active; simulations cannot "
                 "be nested"
             )
         if self.spec.present():
@@ -157,19 +166,15 @@ class simulate(contextlib.ContextDecorator):
                 f"{self!r}: this machine has a real {self.kind} device; run the code on it "
                 "instead of simulating one"
             )
-        self.devices = [torch.device(self.kind, i) for i in range(self.count)]
-        self.current = 0
-        self.sync_mode = 0
-        self.quiet = False
-        self.default_device: torch.device | None = None
-        self.thread = threading.current_thread()
+        state = self.state = SimState.new(self.spec, self.count, self.memory)
         self.compiler = compiling.CompileStandIn()
         self._patches = Patch(
             repr(self),
             lambda: [
                 (owner, attr, self._calls_through_when_released(owner, attr, new))
                 for owner, attr, new in (
-                    *cuda_api.patches(self), *distributed.patches(self), *self._more_patches()
+                    *cuda_api.patches(state), *distributed.patches(state),
+                    *self._more_patches(state),
                 )
             ],
         )
@@ -192,11 +197,13 @@ class simulate(contextlib.ContextDecorator):
         self._fsdp = distributed.FsdpRefusal(repr(self)) if self.spec.distributed else None
         if self._fsdp is not None:
             self._fsdp.install()
-        modes.S = self
-        modes.MPS_ACTIVE = self.spec.refuses_float64
+        self._activation = modes.activated(state)
+        self._activation.__enter__()
+        simulate._running = self
         # Python processes the program starts get the same simulation (sim/inherit.py)
         self._child_env = childenv.child_environment(
             os.environ, childenv.encode(self.kind, self.count, self.memory))
+        self._kind_keys = modes.kind_handlers(self.kind)
         self._aliases = modes.alias_replaced_methods()
         self._mode = modes.SimMode()
         self._mode.__enter__()
@@ -228,9 +235,11 @@ class simulate(contextlib.ContextDecorator):
                 torch.jit._builtins._get_builtin_table().pop(key, None)
             self._patches.release()
             self._live = False
-            if self.default_device is not None:
+            state = self.state
+            assert state is not None
+            if state.default_device is not None:
                 torch.set_default_device(None)  # the real one, restored above
-                self.default_device = None
+                state.default_device = None
             # torch 2.4-2.8's set_default_device(None) (ours above, or the script's through
             # the stand-in) leaves device_context = None, and get_default_device() then
             # raises AttributeError; no context at all means "cpu" in every release
@@ -239,8 +248,9 @@ class simulate(contextlib.ContextDecorator):
                 del ctx.device_context
             _tags.clear()  # the device tags and the pinned storages
             modes.drop_aliases(self._aliases)
-            modes.S = None
-            modes.MPS_ACTIVE = False
+            modes.drop_aliases(self._kind_keys)
+            self._activation.__exit__(None, None, None)
+            simulate._running = None
         return False
 
     # ------------------------------------------------------------- patching
@@ -252,10 +262,14 @@ class simulate(contextlib.ContextDecorator):
         made inside ``with simulate()`` is left in place at exit, and its teardown then
         restores what it saved -- our stand-in -- which went on saying True with no
         simulation.  Module functions only (methods, classes and properties are returned
-        as they are); the stand-in calls what it replaced once the simulation is over.
+        as they are; module functions include the bound methods and partials
+        ``sim/standins``' ``bind`` makes); the stand-in calls what it replaced once the
+        simulation is over.
         """
         real = vars(owner).get(attr) if hasattr(owner, "__dict__") else None
-        if isinstance(owner, type) or not inspect.isfunction(new) or not callable(real):
+        function = inspect.isfunction(new) or inspect.ismethod(new)
+        partial = isinstance(new, functools.partial)
+        if isinstance(owner, type) or not (function or partial) or not callable(real):
             return new
         sim = self
 
@@ -265,9 +279,12 @@ class simulate(contextlib.ContextDecorator):
                 return new(*args, **kwargs)
             return real(*args, **kwargs)
 
+        if partial:  # a stand-in given its state and originals (sim/standins bind)
+            for name in ("__module__", "__name__", "__qualname__", "__doc__"):
+                setattr(standin, name, getattr(new.func, name))
         return standin
 
-    def _more_patches(self) -> list[tuple[Any, str, Any]]:
+    def _more_patches(self, state: SimState) -> list[tuple[Any, str, Any]]:
         """The patches beyond ``torch.cuda``'s stand-ins (installed with them, see ``Patch``)."""
         import torch.utils.data._utils.pin_memory as pm
 
@@ -276,7 +293,7 @@ class simulate(contextlib.ContextDecorator):
 
         def pin_memory(data: Any, device: Any = None) -> Any:
             # the DataLoader's pin-memory thread does not inherit the function mode
-            if threading.current_thread() is sim.thread:
+            if threading.current_thread() is state.thread:
                 return orig_pin(data, device)
             with modes.SimMode():
                 return orig_pin(data, device)
@@ -287,14 +304,14 @@ class simulate(contextlib.ContextDecorator):
         def set_default_device(device: Any) -> None:
             d = modes.resolve(device) if device is not None else None
             if d is None or d is NotImplemented:
-                sim.default_device = None
+                state.default_device = None
                 orig_set_default(device)
             else:
-                sim.default_device = d  # factories without device= land on d
+                state.default_device = d  # factories without device= land on d
                 orig_set_default(None)
 
         def get_default_device() -> torch.device:
-            d = sim.default_device
+            d = state.default_device
             return d if d is not None else orig_get_default()
 
         orig_record_stream = torch.Tensor.record_stream
@@ -343,12 +360,14 @@ class simulate(contextlib.ContextDecorator):
     def _deserializer(self, obj: Any, location: str) -> Any:
         if not location.startswith(self.kind):
             return None
-        idx = self.current if location == self.kind else int(location.split(":", 1)[1])
+        st = self.state
+        assert st is not None  # torch.load runs the deserializer only while registered
+        idx = st.current if location == self.kind else int(location.split(":", 1)[1])
         if not 0 <= idx < self.count:
             raise RuntimeError(
                 f"Attempting to deserialize object on {self.kind.upper()} device {idx} but "
                 f"torch.{self.kind}.device_count() is {self.count}. Please use torch.load with "
                 "map_location to map your storages to an existing device."
             )
-        _tags.tag_storage(obj, self.devices[idx])
+        _tags.tag_storage(obj, st.devices[idx])
         return obj

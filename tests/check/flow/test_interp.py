@@ -129,3 +129,66 @@ def test_unresolved_calls_are_unknown_with_a_reason(snippet):
         print(x)
     """)
     assert s.value_at(3, "x").kinds is None and s.value_at(3, "x").reason is Reason.OUTSIDE
+
+
+def test_type_moves_by_the_type_it_names(snippet):
+    s = snippet("""
+        import torch
+        Tensor = torch.cuda.FloatTensor if torch.cuda.is_available() else torch.FloatTensor
+        x = torch.ones(2)
+        a = x.type(torch.cuda.FloatTensor)
+        b = a.type(torch.FloatTensor)
+        c = a.type(torch.float16)
+        d = x.type(Tensor)
+        e = x.type("torch.cuda.HalfTensor")
+        print(a, b, c, d, e)
+    """)
+    assert s.wheres(s.value_at(9, "a")) == {"ACCEL"}
+    assert s.wheres(s.value_at(9, "b")) == {"CPU"}
+    assert s.wheres(s.value_at(9, "c")) == {"ACCEL"}  # a dtype: a cast, not a move
+    assert s.wheres(s.value_at(9, "d")) is None  # a type the code chose: anywhere
+    assert s.value_at(9, "d").origins[0].op is Op.MOVED
+    assert s.wheres(s.value_at(9, "e")) == {"ACCEL"}
+
+
+def test_a_full_reduction_of_a_cpu_tensor_is_zero_dimensional(snippet):
+    s = snippet("""
+        import torch
+        m = torch.ones(3)
+        a = m.sum()
+        b = m.sum(0)
+        c = m.cuda().sum()
+        print(a, b, c)
+    """)
+    assert s.wheres(s.value_at(6, "a")) == set()  # no place: it mixes with any device
+    assert s.value_at(6, "a").is_(Kind.TENSOR)
+    assert s.wheres(s.value_at(6, "b")) == {"CPU"}
+    assert s.wheres(s.value_at(6, "c")) == {"ACCEL"}  # (.numpy() of it would still fail)
+
+
+def test_a_weightless_module_computes_where_its_inputs_are(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        crit = nn.CrossEntropyLoss()
+        layer = nn.Linear(2, 2)
+        def f(out, y):
+            out, y = out.cuda(), y.cuda()
+            loss = crit(out, y)
+            z = layer(out)
+            return loss, z
+    """)
+    assert s.wheres(s.value_at(9, "loss")) == {"ACCEL"}  # a loss is never moved itself
+    assert s.wheres(s.value_at(9, "z")) == {"CPU"}  # a layer's weights decide
+
+
+def test_shape_of_a_value_of_unknown_kind_is_no_tensor(snippet):
+    s = snippet("""
+        import numpy as np
+        def f(model, x):
+            y = model.generate(x.cuda())
+            shape = (y.shape[0], 1)
+            return shape
+    """)
+    v = s.value_at(5, "shape")
+    assert v.elts is not None and not v.elts[0].places

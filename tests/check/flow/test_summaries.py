@@ -2,7 +2,7 @@
 
 import textwrap
 
-from torchferry.check.flow import Kind, Project, Reason, program
+from torchferry.check.flow import Callee, Kind, Project, Reason, program
 
 
 def test_return_in_terms_of_parameters(snippet):
@@ -182,3 +182,48 @@ def test_the_cache_key_covers_the_analysis_sources():
     from torchferry.check.cache import _code_fingerprint
 
     assert any(part.startswith("flow/lattice.py:") for part in _code_fingerprint().split("|"))
+
+
+def test_call_sites_in_the_file_say_what_a_parameter_is_given(snippet):
+    s = snippet("""
+        import torch
+        def helper(w, n):
+            return w * n
+        def caller(x: torch.Tensor):
+            a = helper(torch.ones(2), 3)
+            b = helper(x.cuda(), n=4)
+            return a, b
+        def spread(args):
+            return helper(*args)
+    """)
+    fn = s.function("helper").node
+    given = s.ff.arguments(fn, 0)
+    assert given is None  # helper(*args) may pass anything
+    del s.ff.call_sites[id(fn)][id(s.call_at(9).node)]
+    given = s.ff.arguments(fn, 0)
+    assert [s.wheres(v) for _, v in given] == [{"CPU"}, {"ACCEL"}]
+    assert {getattr(caller.node, "name", "") for caller, _ in given} == {"caller"}
+    assert [v.kinds for _, v in s.ff.arguments(fn, 1)] == [{Kind.SCALAR}, {Kind.SCALAR}]
+
+
+def test_parameters_torch_takes_on_the_cpu_and_the_forward_of_a_module(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        from torch.nn.utils.rnn import pack_padded_sequence
+        class Decoder(nn.Module):
+            def forward(self, x, lengths, mask):
+                return self.pack(x * mask, lengths)
+            def pack(self, x, n):
+                return pack_padded_sequence(x, n)
+        def loss(lp, t, il, tl):
+            return torch.nn.functional.ctc_loss(lp, t, input_lengths=il, target_lengths=tl)
+        dec = Decoder()
+        y = dec(torch.ones(2), [2], 1)
+    """)
+    assert s.function("pack").cpu_params == {2}
+    assert s.function("forward").cpu_params == {2}  # through self.pack(x, lengths)
+    assert s.function("loss").cpu_params == {1, 2, 3}
+    (call,) = [c for r in s.results for c in r.calls.values() if c.callee is Callee.MODULE]
+    assert s.ff.forward_of(call.func) is s.function("forward")
+    assert s.ff.forward_of(s.call_at(12).func) is None  # (torch.ones: no class of the run)

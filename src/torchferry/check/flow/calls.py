@@ -31,6 +31,7 @@ from torchferry.check.flow.lattice import (
     element,
     join,
     join_all,
+    outside,
     part_of,
     unknown,
 )
@@ -42,6 +43,8 @@ if TYPE_CHECKING:
 _TENSOR = frozenset((Kind.TENSOR,))
 _TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
 _SCALAR = Value.of(Kind.SCALAR)
+#: a number written in the code
+_NUMBER = Value.of(Kind.SCALAR, basis=Basis.CONSTRUCTED)
 _OTHER = Value.of(Kind.OTHER)
 _PASS_THROUGH = frozenset({"enumerate", "iter", "tqdm", "zip", "reversed", "sorted", "list",
                            "tuple", "next"})
@@ -80,7 +83,7 @@ class Evaluator:
                                 Basis.CONSTRUCTED)
             return _OTHER
         if isinstance(node.value, (int, float, bool, complex)):
-            return _SCALAR
+            return _NUMBER
         return _OTHER
 
     def name(self, node: ast.Name) -> Value:
@@ -113,7 +116,7 @@ class Evaluator:
         cls = self.i.cls
         if cls is None:
             return UNKNOWN
-        return self.ff.class_attr(cls, attr)
+        return outside(self.ff.class_attr(cls, attr))
 
     # -- containers ------------------------------------------------------------------
     def tuple_(self, node: ast.Tuple) -> Value:
@@ -202,7 +205,11 @@ class Evaluator:
         self.i.meet(node, ops)  # type: ignore[arg-type]
         values = [v for _, v in ops]
         if any(v.is_(Kind.TENSOR) for v in values):
-            return Value(_TENSOR, tensor_places(values), _origins(values), Basis.INFERRED)
+            # a tensor by construction where every operand is one or a number written here
+            made = all(v.basis is Basis.CONSTRUCTED and (v.is_(Kind.TENSOR) or v.is_(Kind.SCALAR))
+                       for v in values)
+            return Value(_TENSOR, tensor_places(values), _origins(values),
+                         Basis.CONSTRUCTED if made else Basis.INFERRED)
         if all(v.is_(Kind.SCALAR) for v in values):
             return _SCALAR
         if any(v.is_(Kind.NDARRAY) for v in values) and not any(v.kinds is None for v in values):
@@ -267,12 +274,15 @@ def _origins(values: list[Value]) -> tuple[Origin, ...]:
 
 def _attr_of(base: Value, attr: str) -> Value:
     """``base.attr`` for a value that is not ``self``."""
+    if attr in _SHAPE_ATTRS and not base.is_(Kind.MODULE):
+        return _OTHER  # ``x.shape[0]``: ints, wherever ``x`` lives (a tensor's, an array's)
     if attr == "device" and base.places is not None and (base.may_be(Kind.TENSOR) or base.may_be(Kind.MODULE)):
         return Value(frozenset((Kind.DEVICE,)), base.places, base.origins, base.basis)
     if base.is_(Kind.TENSOR):
         if attr in ("shape", "dtype", "ndim", "is_cuda", "requires_grad"):
             return _OTHER
-        return Value(_TENSOR, base.places, base.origins, base.basis)
+        basis = base.basis if attr in vocab.TENSOR_VALUED_ATTRS else min(base.basis, Basis.INFERRED)
+        return Value(_TENSOR, base.places, base.origins, basis)
     if base.is_(Kind.NDARRAY):
         return Value.of(Kind.NDARRAY) if attr == "T" else _OTHER
     if base.is_(Kind.MODULE) and attr in ("weight", "bias"):
@@ -280,6 +290,7 @@ def _attr_of(base: Value, attr: str) -> Value:
     return part_of(base)
 
 
+_SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "is_cuda", "requires_grad"})
 _ONE_DIMENSIONAL = ("torch.arange(", "torch.linspace(", "torch.logspace(", "torch.randperm(")
 
 

@@ -67,6 +67,10 @@ class ScopeResult:
     returns: Value = BOTTOM
     stores: dict[str, Value] = field(default_factory=dict)
     param_uses: dict[int, Kind] = field(default_factory=dict)
+    #: parameters handed (as they are) to an argument torch takes on the CPU: the lengths of
+    #: ``pack_padded_sequence``, the targets and lengths of ``ctc_loss``, directly or
+    #: through a function of the run
+    cpu_params: set[int] = field(default_factory=set)
     #: what the annotations (or a module's ``forward``) suggest parameter ``k`` is
     param_hints: dict[int, Kind] = field(default_factory=dict)
     #: names handed to a call the analysis could not follow (it may have moved them)

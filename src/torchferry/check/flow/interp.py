@@ -27,6 +27,7 @@ from torchferry.check.flow.lattice import (
     element,
     join,
     join_all,
+    outside,
     param,
     unknown,
 )
@@ -232,12 +233,15 @@ class Interp:
     def st_for(self, st: ast.For | ast.AsyncFor) -> bool:
         it = self.ev.eval(st.iter)
         item = self.ev.iterate(it, st)
-        return self._loop(st, lambda: self.bind(st.target, item))
+        # a loader yields at least one batch: after the loop its target names hold what the
+        # last iteration left in them, not what they held before the loop
+        return self._loop(st, lambda: self.bind(st.target, item), _batch_names(st.target, item))
 
     def st_while(self, st: ast.While) -> bool:
         return self._loop(st, lambda: self.ev.eval(st.test))
 
-    def _loop(self, st: ast.For | ast.AsyncFor | ast.While, head: Callable[[], object]) -> bool:
+    def _loop(self, st: ast.For | ast.AsyncFor | ast.While, head: Callable[[], object],
+              kept: frozenset[str] = frozenset()) -> bool:
         entry = self.env
         for _ in range(LOOP_ROUNDS):
             self.env = dict(entry)
@@ -252,7 +256,12 @@ class Interp:
             self.env = dict(entry)
             head()
             self.block(st.body)
+        last = self.env
         self.env = join_env(entry, self.env) or entry
+        for name in kept:
+            v = last.get(name)
+            if v is not None:
+                self.env[name] = v
         if st.orelse:
             return self.block(st.orelse)
         return True
@@ -307,9 +316,9 @@ class Interp:
         if v is not None:
             return v
         v = self.outer.get(name)
-        if v is not None:
-            return v
-        return self.ff.global_value(name)
+        if v is None:
+            v = self.ff.global_value(name)
+        return None if v is None else outside(v)
 
     def meet(self, node: ast.expr, operands: list[tuple[ast.expr, Value]]) -> None:
         self.res.meets[id(node)] = MeetEvent(node, tuple(operands))
@@ -317,6 +326,20 @@ class Interp:
     def reason_unknown(self, node: ast.AST) -> Value:
         self.res.values[id(node)] = unknown(self.ff.last_reason)
         return self.res.values[id(node)]
+
+
+def _batch_names(target: ast.expr, item: Value) -> frozenset[str]:
+    """The names of a loop's target that are bound to (items of) a batch: ``x`` and ``y`` in
+    ``for step, (x, y) in enumerate(loader)``."""
+    if item.is_(Kind.BATCH):
+        return frozenset(n.id for n in ast.walk(target) if isinstance(n, ast.Name))
+    if isinstance(target, (ast.Tuple, ast.List)) and item.elts is not None and \
+            len(item.elts) == len(target.elts):
+        out: frozenset[str] = frozenset()
+        for t, v in zip(target.elts, item.elts, strict=True):
+            out |= _batch_names(t, v)
+        return out
+    return frozenset()
 
 
 def _widen(entry: Env, last: Env) -> Env:

@@ -157,6 +157,11 @@ class Value(NamedTuple):
         kinds = self.kinds
         return kinds is not None and len(kinds) == 1 and kind in kinds
 
+    def made_as(self, kind: Kind) -> bool:
+        """Is it surely this kind by construction in its scope (what a safe fix may rely
+        on), never by an annotation, a name or a callee?"""
+        return self.basis is Basis.CONSTRUCTED and self.is_(kind)
+
     def may_be(self, kind: Kind) -> bool:
         return self.kinds is None or kind in self.kinds
 
@@ -179,6 +184,13 @@ class Value(NamedTuple):
         ps = None if places is None else _cap_places(frozenset(places))
         origins = self.origins if origin is None else _cap_origins((origin, *self.origins))
         return self._replace(places=ps, origins=origins, elts=None, item=None, keys=None)
+
+
+def outside(v: Value) -> Value:
+    """``v`` as another scope sees it (a global, an enclosing function's name, a ``self``
+    attribute set by another method, a callee's return): whatever made it, it was not made
+    in this scope, and may have been replaced since, so it is at most INFERRED."""
+    return v._replace(basis=Basis.INFERRED) if v.basis is Basis.CONSTRUCTED else v
 
 
 UNKNOWN = Value()

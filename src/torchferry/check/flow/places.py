@@ -49,6 +49,6 @@ def move_target(ev: Any, call: ast.Call, recv: Value) -> tuple[frozenset[Place] 
 
 
 def named_dtype(node: ast.expr) -> bool:
-    """``w.dtype``, ``dtype``, ``self.torch_dtype``: a dtype by its name."""
+    """``w.dtype``, ``dtype``, ``self.torch_dtype``, ``args.precision``: a dtype by its name."""
     name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
-    return "dtype" in name
+    return "dtype" in name or "precision" in name

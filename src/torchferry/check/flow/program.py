@@ -27,6 +27,7 @@ from torchferry.check.flow.lattice import (
     UNKNOWN,
     Basis,
     Kind,
+    Op,
     Place,
     Reason,
     Value,
@@ -98,6 +99,9 @@ class FileFlow:
         self._reentered: set[int] = set()
         self._scopes: list[tuple[ast.AST, ClassInfo | None, Env | None]] = []
         self._depth = 0
+        #: the calls of each function of this file made from this file: id(function) ->
+        #: id(call) -> (the calling scope, parameter index as a string -> argument value)
+        self.call_sites: dict[int, dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
         self._index(tree.body)
 
     # -- the file's names ---------------------------------------------------------------
@@ -266,6 +270,26 @@ class FileFlow:
                 yield self.result(node, cls, outer)
         yield self._results[id(self.tree)]
 
+    def scope_of(self, node: ast.AST) -> ScopeResult | None:
+        """The scope that evaluated the expression ``node``, interpreted now if it was not
+        (relevant or not; None: no scope evaluated it)."""
+        key = id(node)
+        for done in self._results.values():  # an expression is evaluated by one scope only
+            if key in done.values:
+                return done
+        line = getattr(node, "lineno", 0)
+        module = self.module_result()
+        found = module if id(node) in module.values else None
+        k = 0
+        while k < len(self._scopes):  # outer scopes first: they add their nested ones
+            fn, cls, outer = self._scopes[k]
+            k += 1
+            if fn.lineno <= line <= (getattr(fn, "end_lineno", None) or fn.lineno):  # type: ignore[attr-defined]
+                res = self.result(fn, cls, outer)
+                if id(node) in res.values:
+                    found = res
+        return found
+
     def skipped(self) -> Iterator[ast.AST]:
         """The scopes :meth:`results` left out (nothing in them makes or moves a tensor)."""
         return (n for n, _, _ in self._scopes if not self.relevant(n))
@@ -377,6 +401,40 @@ class FileFlow:
             return self.result(fn)
         finally:
             self._depth -= 1
+
+    def arguments(self, fn: ast.AST, k: int) -> list[tuple[ScopeResult, Value]] | None:
+        """What this file's calls of ``fn`` pass for its parameter ``k``: (the calling scope,
+        the argument's value) per call; None when a call leaves it unbound or spreads
+        ``*args``.  Only calls from this file count, so the answer depends on this file's
+        bytes alone; it is complete once :meth:`results` has been consumed (a function
+        passed around as a value may still be called elsewhere)."""
+        out = []
+        for caller, bound in self.call_sites.get(id(fn), {}).values():
+            v = bound.get(str(k))
+            if v is None:
+                return None
+            out.append((caller, v))
+        return out
+
+    def forward_of(self, module: Value) -> ScopeResult | None:
+        """The interpretation of ``forward`` of the class of the run that built ``module``
+        in this file (``DecoderRNN(...)``, imported or not), or None when not known."""
+        made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
+        if made is None or made.path is not None or not isinstance(made.node, ast.Call):
+            return None
+        func = made.node.func
+        local = self.defs.get(func.id) if isinstance(func, ast.Name) else None
+        if isinstance(local, ast.ClassDef):
+            found: tuple[FileFlow, ast.AST] | None = (self, local)
+        else:
+            q = self.qualname(func)
+            found = self.resolve(q) if q else None
+        if found is None or not isinstance(found[1], ast.ClassDef):
+            return None
+        method = found[0].class_info(found[1]).method("forward")
+        if method is None:
+            return None
+        return method[0].ff.summary(method[1], self)
 
     # -- classes ---------------------------------------------------------------------------
     def class_attr(self, cls: ClassInfo, attr: str) -> Value:

@@ -25,7 +25,7 @@ from torchferry.check.flow.lattice import (
     param,
     substitute,
 )
-from torchferry.check.flow.places import move_target, tensor_places
+from torchferry.check.flow.places import move_target, named_dtype, tensor_places
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
@@ -95,6 +95,20 @@ def _note_tensor_arguments(ev: Evaluator, node: ast.Call, qual: str) -> None:
                 ev.i.res.param_uses.setdefault(k, Kind.TENSOR)
 
 
+def _note_cpu_arguments(ev: Evaluator, node: ast.Call, qual: str) -> None:
+    """``pack_padded_sequence(x, lengths)``: parameter ``lengths`` is wanted on the CPU."""
+    wanted = vocab.CPU_ARGUMENTS.get(qual.rsplit(".", 1)[-1])
+    if wanted is None:
+        return
+    positions, names = wanted
+    given = [a for i, a in enumerate(node.args) if i in positions]
+    given += [k.value for k in node.keywords if k.arg in names]
+    for a in given:
+        k = ev.i.param_index.get(a.id) if isinstance(a, ast.Name) else None
+        if k is not None:
+            ev.i.res.cpu_params.add(k)
+
+
 def _made(node: ast.AST, text: str, op: Op = Op.MADE, to: frozenset[Place] | None = None) -> Origin:
     return Origin(op, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text, to=to,
                   node=node)
@@ -104,6 +118,7 @@ def _made(node: ast.AST, text: str, op: Op = Op.MADE, to: frozenset[Place] | Non
 def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     if qual == "torch" or qual.startswith("torch."):
         _note_tensor_arguments(ev, node, qual)
+        _note_cpu_arguments(ev, node, qual)
         v = torch_call(node, qual, args, kws)
         return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
     if qual.startswith("math."):
@@ -201,10 +216,10 @@ def _tensor(places: frozenset[Place] | None, origin: Origin | tuple[()], basis: 
 
 
 def _device_value(node: ast.Call, args: Args) -> Value:
-    origin = _made(node, "torch.device(...)")
+    origin = _made(node, "torch.device(...)")  # a device by construction, wherever it is
     if args and args[0].is_(Kind.DEVICE) and args[0].places:
-        return Value(frozenset((Kind.DEVICE,)), args[0].places, (origin,), args[0].basis)
-    return Value.of(Kind.DEVICE, ACCEL, origin, Basis.INFERRED)
+        return Value(frozenset((Kind.DEVICE,)), args[0].places, (origin,), Basis.CONSTRUCTED)
+    return Value.of(Kind.DEVICE, ACCEL, origin, Basis.CONSTRUCTED)
 
 
 def _nn_call(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Value:
@@ -263,6 +278,15 @@ def tensor_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value) -> Valu
         place = CPU if where == CPU.where else ACCEL
         return Value(kinds, frozenset((place,)), (_made(node, f"{attr}()", Op.MOVED, frozenset((place,))),
                                                   *recv.origins)[:4], recv.basis)
+    if attr == "type" and (node.args or node.keywords):
+        places = _type_target(ev, node, recv)
+        if places == recv.places:
+            return Value(kinds, recv.places, recv.origins, recv.basis)
+        return Value(kinds, places, (_made(node, "type(...)", Op.MOVED, places), *recv.origins)[:4],
+                     recv.basis)
+    if attr in vocab.REDUCTIONS and not node.args and not node.keywords and recv.places == {CPU}:
+        # ``mask.sum()``: 0-dimensional on the CPU, it mixes with tensors on any device
+        return Value(kinds, frozenset(), recv.origins, recv.basis)
     if attr in vocab.TO_SCALAR:
         return Value.of(Kind.SCALAR)
     if attr in vocab.TO_NDARRAY:
@@ -271,7 +295,37 @@ def tensor_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value) -> Valu
         other = ev.values.get(id(node.args[0]), UNKNOWN)
         return Value(kinds, other.places, (_made(node, "type_as(...)", Op.MOVED, other.places),
                                            *recv.origins)[:4], recv.basis)
-    return Value(kinds, recv.places, recv.origins, recv.basis)
+    return Value(kinds, recv.places, recv.origins, _kept(recv.basis, attr))
+
+
+def _kept(basis: Basis, attr: str) -> Basis:
+    """A method's result is a tensor by construction only if its receiver is and the
+    method always returns a tensor (``t.split(2)`` is a tuple, ``t.max(0)`` a pair)."""
+    if basis is Basis.CONSTRUCTED and attr not in vocab.TENSOR_KEEPING:
+        return Basis.INFERRED
+    return basis
+
+
+def _type_target(ev: Evaluator, node: ast.Call, recv: Value) -> frozenset[Place] | None:
+    """Where ``x.type(T)`` puts ``x``: ``torch.cuda.FloatTensor`` an accelerator,
+    ``torch.FloatTensor`` the CPU, a dtype where it was; a type the code chose
+    (``Tensor = torch.cuda.FloatTensor if cuda else torch.FloatTensor``) anywhere."""
+    target = node.args[0] if node.args else next(
+        (k.value for k in node.keywords if k.arg == "dtype"), None)
+    if target is None:
+        return None
+    text = target.value if isinstance(target, ast.Constant) and isinstance(target.value, str) \
+        else ev.ff.qualname(target, ev.i)
+    if text is None:
+        return recv.places if named_dtype(target) else None
+    parts = text.split(".")
+    if parts[0] != "torch":
+        return None
+    if parts[-1] in vocab.DTYPES:
+        return recv.places
+    if parts[-1] in vocab.LEGACY_CONSTRUCTORS or parts[-1] == "Tensor":
+        return frozenset((ACCEL if "cuda" in parts else CPU,))
+    return None
 
 
 def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
@@ -290,12 +344,21 @@ def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: A
     elif attr in vocab.MODULE_SELF:
         v = recv
     elif attr in ("state_dict", "parameters", "buffers"):
-        v = container(item=Value(_TENSOR, recv.places, recv.origins))
+        v = container(item=Value(_TENSOR, recv.places, recv.origins, _layer_basis(recv)))
     elif attr in vocab.MODULE_METHODS:
         v = Value.of(Kind.OTHER)
     else:  # vae.inference(x), model.generate(...): on the module's device
         v = Value(None, recv.places, recv.origins, Basis.INFERRED)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _layer_basis(module: Value) -> Basis:
+    """CONSTRUCTED for a module built here by a ``torch.nn`` layer's constructor (whose
+    ``state_dict()`` and parameters are tensors: no class of the code overrides them)."""
+    if module.basis is Basis.CONSTRUCTED and module.is_(Kind.MODULE) and any(
+            o.op is Op.MADE and o.text.startswith("torch.nn.") for o in module.origins):
+        return Basis.CONSTRUCTED
+    return Basis.INFERRED
 
 
 def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
@@ -318,6 +381,14 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
     where the tensor inputs are, when those are known)."""
     places = module.places
     kinds: frozenset[Kind] | None = _TENSOR
+    if not follow_inputs and _weightless(module):
+        # ``criterion(out, y)``, ``nn.Dropout()(x)``: no weights to compute where they are,
+        # so the output is where the tensor inputs are (a loss module is never moved)
+        inputs = [a for a in args if a.places and (a.kinds is None or Kind.TENSOR in a.kinds
+                                                   or Kind.BATCH in a.kinds)]
+        known = tensor_places(inputs) if inputs else None
+        if known:
+            places = known
     if follow_inputs:
         inputs = [a for a in args if a.kinds is not None and (a.may_be(Kind.TENSOR) or a.may_be(Kind.BATCH))]
         known = tensor_places(inputs) if inputs else None
@@ -328,6 +399,18 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
     v = Value(kinds, places, (_made(node, "output", Op.OUTPUT), *module.origins)[:4],
               Basis.HINT if follow_inputs else Basis.INFERRED)
     return ev.record(node, Callee.MODULE, None, module, None, args, kws, v)
+
+
+def _weightless(module: Value) -> bool:
+    """A module built by a ``torch.nn`` constructor that owns no weights (a loss, an
+    activation, dropout, pooling): not a layer of :data:`vocab.PARAM_LAYERS`, a container
+    or a wrapper."""
+    made = [o for o in module.origins if o.op is Op.MADE]
+    if len(made) != 1 or not made[0].text.startswith("torch.nn."):
+        return False
+    name = made[0].text.split("(", 1)[0].rsplit(".", 1)[-1]
+    return name not in vocab.PARAM_LAYERS and name not in vocab.CONTAINERS and \
+        name not in vocab.WRAPPERS and name not in ("Module", "Identity") and name[:1].isupper()
 
 
 def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args,
@@ -443,7 +526,18 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     for name, v in kws:
         if name in params:
             bound_args[str(params.index(name))] = v
+    if result.cpu_params:  # handed on to a function that gives it to torch on the CPU
+        first = 1 if bound else offset  # (``self.f(x)``: node.args start at parameter 1)
+        for k, x in enumerate(node.args):
+            p = ev.i.param_index.get(x.id) if isinstance(x, ast.Name) else None
+            if p is not None and k + first in result.cpu_params:
+                ev.i.res.cpu_params.add(p)
+    if owner is ev.ff:  # the call sites of a function, for the rules that ask what it is given
+        spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
+        owner.call_sites.setdefault(id(target), {})[id(node)] = (ev.i.res, {} if spread else bound_args)
     v = substitute(result.returns, bound_args)
+    if v.basis is Basis.CONSTRUCTED:  # made in the callee, not in this scope
+        v = v._replace(basis=Basis.INFERRED)
     if owner is not ev.ff:
         v = _relocate(v, owner.path)
     if v.places is None and v.kinds is None:

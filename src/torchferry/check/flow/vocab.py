@@ -46,6 +46,30 @@ TENSOR_METHODS = frozenset(
     "type_as masked_select nonzero topk sort cumsum abs exp log sqrt pow norm t "
     "backward".split()
 )
+#: functions and losses that take some tensor arguments on the CPU by design (name ->
+#: those arguments' positions and keywords): the lengths of ``pack_padded_sequence`` must
+#: be there, ``ctc_loss`` moves its targets and lengths itself
+CPU_ARGUMENTS: dict[str, tuple[frozenset[int], frozenset[str]]] = {
+    "pack_padded_sequence": (frozenset({1}), frozenset({"lengths"})),
+    "ctc_loss": (frozenset({1, 2, 3}), frozenset({"targets", "input_lengths", "target_lengths"})),
+    "CTCLoss": (frozenset({1, 2, 3}), frozenset({"targets", "input_lengths", "target_lengths"})),
+}
+#: methods that, called without arguments, reduce a tensor to a 0-dimensional one
+REDUCTIONS = frozenset("sum mean prod max min amax amin norm std var all any median "
+                       "logsumexp count_nonzero".split())
+#: tensor methods whose result is a tensor whatever their arguments (so a tensor made here
+#: stays one by construction); ``max``/``sort``/``split`` are not: they may return tuples
+TENSOR_KEEPING = frozenset(
+    "to cuda cpu xpu mps detach clone contiguous float double half bfloat16 long int bool "
+    "short byte char view view_as reshape reshape_as permute transpose t squeeze unsqueeze "
+    "flatten unflatten expand expand_as repeat narrow index_select gather masked_fill "
+    "masked_select softmax log_softmax sigmoid tanh relu argmax argmin sum mean prod abs "
+    "exp log sqrt pow neg round floor ceil clamp add sub mul div matmul mm bmm eq ne lt le "
+    "gt ge isnan isinf isfinite cumsum type_as flip roll squeeze_ unsqueeze_ mul_ add_ "
+    "sub_ div_ clamp_ fill_ zero_ copy_ requires_grad_ pin_memory".split()
+)
+#: tensor attributes that are tensors themselves (``t.grad`` may be None)
+TENSOR_VALUED_ATTRS = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
 #: attributes only tensors (or arrays) have; ``shape`` and ``dtype`` NumPy has too
 TENSOR_ATTRS = frozenset({"is_cuda", "grad", "data", "device", "T", "mT"})
 #: uses that show a value is a module
@@ -71,7 +95,7 @@ MODEL_ZOOS = ("torchvision.models.",)
 #: functions that build (or load) a model on the CPU unless told otherwise
 MODEL_BUILDERS = frozenset({"torch.hub.load", "timm.create_model", "torchvision.models.get_model"})
 #: submodules of torch whose functions compute tensors
-TENSOR_SUBMODULES = frozenset({"fft", "linalg", "special", "autograd"})
+TENSOR_SUBMODULES = frozenset({"fft", "linalg", "special", "autograd", "sparse"})
 #: wrappers that hand inputs to the right device themselves (their place is left unknown)
 WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "FullyShardedDataParallel"})
 #: functions of torch that make no tensor

@@ -3,17 +3,23 @@
 ## What it does
 Flags a tensor's `.to(...)`, `.cuda()`, `.cpu()`, `.float()`, `.half()`, `.double()`,
 `.bfloat16()` or `.type(...)` written as a bare statement, so that its result is thrown away.
-The receiver must be known to be a tensor: something created by a tensor factory, returned
-by a model or a torch function, an item of a DataLoader batch, a parameter annotated
-`Tensor`, a `forward` input, an item of the tuple a function of the same file returns
-(`t, weights = sampler.sample(n)` where the file's one `sample` method returns two tensors
-it made), or a name that is later passed as is to a model or loss
-(`inputs.to(device)` ... `model(inputs)`), or a name in the `else` of an `if`/`elif` chain
-whose other branches turn it into a tensor (`if isinstance(eye, np.ndarray): eye =
-torch.from_numpy(eye).to(device)` ... `else: eye.to(device)`). Modules (`model.to(device)` is in place) and objects whose
-`.to` works in place (a tokenizer's `BatchEncoding`, a PyG `Data`) are not flagged. Neither is
-the last expression of a notebook cell: IPython displays its value (`y_preds.cpu()` shows the
-CPU copy), unless a trailing `;` silences it.
+The device-flow analysis must hold the receiver to be a tensor: made by a tensor factory,
+returned by a model or a torch function (in this function or through a helper of the checked
+files), an item of a DataLoader batch, a parameter annotated `Tensor` or an input of a
+module's `forward`, a parameter its function uses as a tensor (`H1.size(0)`, `H1.t()`,
+passed to `F.cross_entropy`) or one that a call in the same file gives a tensor (and none
+anything known not to be one), a name later passed unchanged to a model or loss call
+(`inputs.to(device)` ... `model(inputs)`), a name in the `else` of an `if`/`elif` chain
+whose other branches make it a tensor (`if isinstance(eye, np.ndarray): eye =
+torch.from_numpy(eye).to(device)` ... `else: eye.to(device)`), or an item of the tuple that
+the file's one method of that name returns (`t, weights = sampler.sample(n)`). Modules
+(`model.to(device)` is in place) and objects whose `.to` works in place (a whole batch
+object: a tokenizer's `BatchEncoding`, a PyG `Data`) are not flagged. Neither is the last
+expression of a notebook cell: IPython displays its value (`y_preds.cpu()` shows the CPU
+copy), unless a trailing `;` silences it.
+
+The finding's evidence says why the receiver is a tensor (where it was made, the call that
+gives it, the model call it is passed to).
 
 ## Why is this bad
 "`.to()` returns a new tensor on the target device; it does not move the original.
@@ -48,74 +54,63 @@ CPU), and a discarded `.half()` assigned back computes in float16. Review it.
 Attribute and subscript receivers (`batch["x"].to(device)`) are reported without a fix.
 
 ## Known limits
-A receiver whose origin the analysis cannot see (a function parameter without a `Tensor`
-annotation, an attribute of an unknown object) is not flagged. A notebook cell that ends with
-`x.to(device)`, meant as a move, only displays the copy and is not flagged either: the
-displayed value counts as used. `obj.sample(...)` on an object the analysis cannot place is
-taken for the file's own `sample` method when exactly one class of the file defines it; a
-library object with a method of the same name returning tensors the same way would be read
-the same (a module returned there is never flagged: its item must surely be a tensor).
+A receiver the analysis cannot place (a parameter neither annotated, used as a tensor nor
+given one by a call in the file; an attribute of an unknown object; an attribute assigned
+earlier in the same function, whose new value is not followed) is not flagged; calls from
+other files do not count. A notebook cell that ends with `x.to(device)`, meant as a move,
+only displays the copy and is not flagged either: the displayed value counts as used.
+`obj.sample(...)` on an object the analysis cannot place is taken for the file's own
+`sample` method when exactly one class of the file (not a module) defines it; a library
+object with a method of the same name returning tensors the same way would be read the
+same.
 """
 
 from __future__ import annotations
 
 import ast
 import bisect
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
+from typing import NamedTuple
 
-from torchferry.check.analysis import (
-    MODEL_NAME,
-    MODULE,
-    MOVE_METHODS,
-    Model,
-    Site,
-    end_pos,
-    short,
-)
 from torchferry.check.api import Context, Finding, Fix
+from torchferry.check.flow import Basis, Callee, FileFlow, Kind, Op, ScopeResult, Value, Where
+from torchferry.check.flow.evidence import at, first
+from torchferry.check.flow.vocab import MODEL_NAME
+from torchferry.check.names import MOVE_METHODS, short
 
 CODE = "FRY002"
 NAME = "discarded-move"
 FIX = "unsafe"
 
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
+
+
+class Why(NamedTuple):
+    """Why the receiver is a tensor: a sentence, and the node or line it points at."""
+
+    text: str
+    node: ast.AST | None = None
+
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
+    ff: FileFlow = ctx.flow
+    for _ in ff.results():  # every relevant scope interpreted: the file's call sites known
+        pass
     last_in_cell = _last_in_cell(ctx)
-    for site in m.expr_stmts:
-        if id(site.stmt) in last_in_cell:
+    graph = any(q.startswith(("torch_geometric", "dgl")) for q in ff.imports.values())
+    for scope, st in _discarded(ctx.tree):
+        if id(st) in last_in_cell:
             continue  # a notebook cell's last expression is displayed: its value is used
-        call = site.node
-        func = call.func
-        if not isinstance(func, ast.Attribute) or func.attr not in MOVE_METHODS:
-            continue
-        if func.attr == "type" and not call.args and not call.keywords:
+        call = st.value
+        assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+        if call.func.attr == "type" and not call.args and not call.keywords:
             continue  # ``x.type()`` returns the type name: pointless, but not a move
-        f = m.fact(func.value, site.ctx)
-        if f is None:
-            if not _fed_to_a_model(m, site, func.value) and \
-                    not _tensor_in_the_other_branches(m, site, func.value):
-                continue
-        elif not f.sure_tensor:
-            # a parameter only guessed to be a tensor (used as ``x.shape``) counts where the
-            # other branches of its if/elif chain make it one
-            if not (f.tensorlike and _tensor_in_the_other_branches(m, site, func.value)):
-                continue
-        text = short(m.text(call))
-        recv = func.value
-        fix = None
-        if isinstance(recv, ast.Name):
-            fix = Fix((ctx.insert_before(site.stmt, f"{recv.id} = "),), False,
-                      f"Assign the result: `{recv.id} = {text}`")
-            hint = f"assign it: `{recv.id} = {text}`"
-        else:
-            hint = f"assign it: `{short(m.text(recv))} = {text}`"
-        what = "copied, not moved" if func.attr in ("to", "cuda", "cpu") else "converted into a new tensor"
-        yield ctx.finding(
-            CODE, call,
-            f"`{text}` result is discarded: tensors are {what}; {hint}",
-            fix,
-        )
+        res = ff.module_result() if isinstance(scope, ast.Module) else ff.result(scope)
+        why = _tensor(ff, res, st, call.func.value, graph)
+        if why is not None:
+            yield _finding(ctx, call, st, why)
 
 
 def _last_in_cell(ctx: Context) -> set[int]:
@@ -143,38 +138,223 @@ def _last_in_cell(ctx: Context) -> set[int]:
     return out
 
 
-def _tensor_in_the_other_branches(m: Model, site: Site, recv: ast.expr) -> bool:
-    """In the ``else`` of an ``if``/``elif`` chain whose other branches turn the same name
-    into a tensor (``if isinstance(eye, np.ndarray): eye = torch.from_numpy(eye).to(device)``
-    ... ``else: eye.to(device)``): the chain normalises the value into a tensor, and this
-    branch is the one where it already is one (neural_renderer PR 52)."""
-    if not isinstance(recv, ast.Name) or MODEL_NAME.match(recv.id) or m.graph_lib():
+def _discarded(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.Expr]]:
+    """Each ``x.to(...)``-like call written as a statement, with its enclosing scope."""
+    todo: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
+    while todo:
+        scope, node = todo.pop()
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, _FUNCS):
+                todo.append((child, child))
+            elif isinstance(child, ast.Expr):
+                v = child.value
+                if isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) \
+                        and v.func.attr in MOVE_METHODS:
+                    yield scope, child
+            elif isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
+                todo.append((scope, child))
+
+
+def _tensor(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.expr,
+            graph: bool) -> Why | None:
+    """Why the analysis holds ``recv`` (the receiver of the discarded call) to be a tensor,
+    or None when it does not (a module, whose move is in place, or unknown)."""
+    v = res.value(recv)
+    if v is None or (v.kinds is not None and Kind.MODULE in v.kinds):
+        return None
+    if _reassigned(res.node, st, recv):
+        return None
+    if v.is_(Kind.TENSOR):
+        return _made(v, recv)
+    if v.is_(Kind.BATCH):
+        if _whole_batch(res.node, recv) or graph and isinstance(recv, ast.Name):
+            return None  # a batch object (BatchEncoding, PyG's Data) moves in place
+        loop = first(v, Op.BATCH)
+        return Why("an item of what the data loader here yields", loop.node if loop else None)
+    if v.kinds is not None or not isinstance(recv, ast.Name) or MODEL_NAME.match(recv.id):
+        return None
+    return (_parameter(ff, res, v) or _fed_to_a_model(res, st, recv, v)
+            or _tensor_in_the_other_branches(res, st, recv) or _unique_method_item(ff, res, st, recv, v))
+
+
+def _made(v: Value, recv: ast.expr) -> Why:
+    o = first(v, Op.MADE, Op.OUTPUT, Op.BATCH, Op.MOVED)
+    if o is not None and o.path is None and o.node is not None and v.basis is not Basis.HINT:
+        what = {Op.MADE: "made", Op.OUTPUT: "the output of a module call", Op.BATCH: "taken from a batch",
+                Op.MOVED: "moved"}[o.op]
+        return Why(f"a tensor, {what} here", o.node)
+    o = first(v, Op.PARAM)
+    if o is not None:
+        return Why("a tensor parameter (annotated so, or an input of a module's `forward`)")
+    return Why("a tensor (computed from tensors)")
+
+
+def _whole_batch(fn: ast.AST, recv: ast.expr) -> bool:
+    """``batch`` of ``for batch in loader`` (or ``for i, batch in enumerate(loader)``) in
+    the scope ``fn``: the batch object, not one of its items."""
+    if not isinstance(recv, ast.Name):
         return False
-    for ifnode, in_body in site.ctx.ifs:
-        if in_body:
+    for node in ast.walk(fn):
+        if not isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             continue
-        for st in ifnode.body:
-            if isinstance(st, ast.Assign) and any(
-                    isinstance(t, ast.Name) and t.id == recv.id for t in st.targets):
-                b = m.binding(recv.id, site.ctx.scope, end_pos(st))
-                f = m.binding_fact(b) if b is not None and b.stmt is st else None
-                if f is not None and f.sure_tensor:
+        target = node.target
+        if isinstance(target, ast.Name) and target.id == recv.id:
+            return True
+        it = node.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" \
+                and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+                and isinstance(target.elts[1], ast.Name) and target.elts[1].id == recv.id:
+            return True
+    return False
+
+
+def _reassigned(fn: ast.AST, st: ast.stmt, recv: ast.expr) -> bool:
+    """Is the attribute ``recv`` (``self.linear.weight``) assigned in ``fn`` before ``st``?
+    The analysis does not follow such stores, so what it holds there is not known."""
+    if not isinstance(recv, ast.Attribute):
+        return False
+    key = _shape(recv)
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.lineno < st.lineno:
+            targets = node.targets if isinstance(node, ast.Assign) else [node.target]
+            for t in targets:
+                if _shape(t) == key:
                     return True
     return False
 
 
-def _fed_to_a_model(m: Model, site: Site, recv: ast.expr) -> bool:
-    """An unknown name that is later passed, as is, to a model or loss call in the same
-    function is data, not a module (``inputs.to(device)`` ... ``model(inputs)``)."""
-    if not isinstance(recv, ast.Name) or MODEL_NAME.match(recv.id) or m.graph_lib():
-        return False
-    b = m.binding(recv.id, site.ctx.scope, site.pos)
-    for s in site.ctx.scope.calls_between(end_pos(site.stmt), 1 << 62):
-        if not any(isinstance(a, ast.Name) and a.id == recv.id for a in s.node.args):
+def _shape(node: ast.AST) -> str:
+    return ast.dump(node).replace("ctx=Load()", "").replace("ctx=Store()", "")
+
+
+def _parameter(ff: FileFlow, res: ScopeResult, v: Value) -> Why | None:
+    """A parameter used as a tensor in its function (``x.size(0)``, passed to
+    ``F.cross_entropy``), or given a tensor by a call in this file (and never anything
+    known not to be one)."""
+    if not v.places or len(v.places) != 1:
+        return None
+    p = next(iter(v.places))
+    if p.where is not Where.PARAM:
+        return None
+    k = int(p.ref)
+    if res.param_uses.get(k) is Kind.TENSOR:
+        return Why("a parameter its function uses as a tensor")
+    args = ff.arguments(res.node, k)
+    if not args:
+        return None
+    values = [a for _, a in args]
+    tensors = [a for a in values if a.is_(Kind.TENSOR) and a.basis is not Basis.HINT]
+    if not tensors or any(a.kinds is not None and not a.kinds & _TENSORISH for a in values):
+        return None
+    o = first(tensors[0], Op.MADE, Op.OUTPUT, Op.MOVED)
+    if o is None or o.path is not None or o.node is None:
+        return Why("a parameter the calls in this file give tensors")
+    return Why("a parameter the call here gives a tensor (made here)", o.node)
+
+
+def _fed_to_a_model(res: ScopeResult, st: ast.Expr, recv: ast.Name, v: Value) -> Why | None:
+    """A name of unknown kind later passed, unchanged, to a model or loss call of the same
+    scope is data, not a module (``inputs.to(device)`` ... ``model(inputs)``).  (The
+    analysis takes the statement for a module's move in place, so the name may hold the
+    call's result afterwards.)"""
+    end = (st.end_lineno or st.lineno, st.end_col_offset or 0)
+    after = res.value(st.value)
+    for c in res.calls.values():
+        if c.callee is not Callee.MODULE or (c.node.lineno, c.node.col_offset) < end:
             continue
-        if m.binding(recv.id, s.ctx.scope, s.pos) is not b:
-            return False  # rebound in between: a different value
-        f = m.fact(s.node.func, s.ctx)
-        if f is not None and f.kind == MODULE:
-            return True
-    return False
+        func = c.node.func
+        if not c.func.is_(Kind.MODULE) and not (isinstance(func, ast.Name) and MODEL_NAME.match(func.id)):
+            continue  # a callable parameter (``to_numpy(x)``) need not be a model
+        for a, av in zip(c.node.args, c.args, strict=False):
+            if isinstance(a, ast.Name) and a.id == recv.id and (av == v or av == after):
+                return Why("passed unchanged to this model or loss call, as data", c.node)
+    return None
+
+
+def _tensor_in_the_other_branches(res: ScopeResult, st: ast.Expr, recv: ast.Name) -> Why | None:
+    """In the ``else`` of an ``if``/``elif`` chain whose other branches each bind the same
+    name to a tensor made there (``if isinstance(eye, np.ndarray): eye =
+    torch.from_numpy(eye).to(device)`` ... ``else: eye.to(device)``): the chain normalises
+    the value into a tensor, and this branch is the one where it already is one."""
+    ifs = [n for n in ast.walk(res.node) if isinstance(n, ast.If)]
+    outer = {id(n.orelse[0]): n for n in ifs if len(n.orelse) == 1 and isinstance(n.orelse[0], ast.If)}
+    for node in ifs:
+        if not any(s is st for s in node.orelse):
+            continue
+        arms = [node.body]
+        up = outer.get(id(node))
+        while up is not None:
+            arms.append(up.body)
+            up = outer.get(id(up))
+        for body in arms:
+            for s in body:
+                if isinstance(s, ast.Assign) and any(
+                        isinstance(t, ast.Name) and t.id == recv.id for t in s.targets):
+                    w = res.value(s.value)
+                    if w is not None and w.is_(Kind.TENSOR) and w.basis is Basis.CONSTRUCTED:
+                        return Why("the other branches of this `if` make it a tensor (here)", s.value)
+    return None
+
+
+def _unique_method_item(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.Name,
+                        v: Value) -> Why | None:
+    """``t, w = sampler.sample(n)`` on an object the analysis cannot place, where exactly
+    one class of this file defines ``sample`` and its summary returns tensors it made."""
+    bind = _binding(res.node, st, recv.id)
+    if bind is None:
+        return None
+    target, value = bind
+    if not (isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute)):
+        return None
+    got = res.value(value)
+    if got is None or got.kinds is not None:
+        return None  # (a method of an object of unknown kind)
+    methods = [info.methods[value.func.attr] for info in ff.classes.values()
+               if value.func.attr in info.methods and not info.is_module]
+    if len(methods) != 1:
+        return None
+    out = ff.result(methods[0]).returns
+    if isinstance(target, ast.Tuple) and out.elts is not None and len(out.elts) == len(target.elts):
+        index = next(i for i, e in enumerate(target.elts) if isinstance(e, ast.Name) and e.id == recv.id)
+        out = out.elts[index]
+    elif isinstance(target, ast.Tuple) or out.elts is not None:
+        return None
+    if out.is_(Kind.TENSOR) and out.basis is Basis.CONSTRUCTED:
+        return Why(f"the tensor the file's one `{value.func.attr}` method makes and returns",
+                   methods[0])
+    return None
+
+
+def _binding(fn: ast.AST, st: ast.stmt, name: str) -> tuple[ast.expr, ast.expr] | None:
+    """The last assignment of ``name`` (as a name or an item of a tuple target) before
+    ``st`` in ``fn``, as (target, value)."""
+    best: ast.Assign | None = None
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and node.lineno < st.lineno:
+            t = node.targets[0]
+            names = t.elts if isinstance(t, ast.Tuple) else [t]
+            if any(isinstance(e, ast.Name) and e.id == name for e in names) \
+                    and (best is None or node.lineno > best.lineno):
+                best = node
+    return None if best is None else (best.targets[0], best.value)
+
+
+def _finding(ctx: Context, call: ast.Call, st: ast.Expr, why: Why) -> Finding:
+    func = call.func
+    assert isinstance(func, ast.Attribute)
+    text = short(ctx.text(call))
+    recv = func.value
+    fix = None
+    if isinstance(recv, ast.Name):
+        fix = Fix((ctx.insert_before(st, f"{recv.id} = "),), False,
+                  f"Assign the result: `{recv.id} = {text}`")
+        hint = f"assign it: `{recv.id} = {text}`"
+    else:
+        hint = f"assign it: `{short(ctx.text(recv))} = {text}`"
+    what = "copied, not moved" if func.attr in ("to", "cuda", "cpu") else "converted into a new tensor"
+    f = ctx.finding(CODE, call, f"`{text}` result is discarded: tensors are {what}; {hint}", fix)
+    name = short(ctx.text(recv))
+    where = why.node if why.node is not None and getattr(why.node, "lineno", None) else recv
+    steps = (at(ctx, where, f"`{name}`: {why.text}"),
+             at(ctx, call, "the new tensor is not kept here"))
+    return replace(f, evidence=steps)

@@ -2,22 +2,30 @@
 
 ## What it does
 Flags `.numpy()`, `np.array(t)` / `np.asarray(t)` (any `numpy` function given the tensor),
-and matplotlib or scikit-learn calls given a tensor that may live on an accelerator
-without a `.cpu()` first. "May live on an accelerator" means the tensor came out of a
-model, or was moved with `.to(device)` / `.cuda()`, or was created with `device=device`,
-or is a value of the `state_dict()` of a module moved to the device (`model.cuda()`,
-`model = Net().to(device)`) -- or was computed from such a tensor. A layer with weights built here without a device
-(`conv = nn.Conv2d(3, 8, 3)`) and never moved, passed on or stored anywhere in the file
-computes on the CPU (unless the file sets a default device or a CUDA default tensor type):
-its output is not flagged. A list or tuple of such tensors handed to
-NumPy (`np.sum(final, 0)` where `final = [x]` and `final.append(...)` added more, in the same
-scope, or a list comprehension of such tensors) is flagged too: NumPy converts each item. Quiet where the author handled the device:
-in one branch of a test on the accelerator whose other branch calls `.cpu()`
-(`t.numpy() if not train_on_gpu else t.cpu().numpy()`), and, for the output of a model called
-on inputs of unknown origin, in a notebook (or the module-level code of a script) that never
-names an accelerator or a device and calls nothing that could move a model there (`.to`,
-`torch.load`, `prepare`, `from_pretrained`...); a function of a Python file may be handed a
-model its caller moved, so it is still flagged there.
+and matplotlib, scikit-learn or seaborn calls given a tensor that the device-flow analysis
+establishes may live on an accelerator, with no `.cpu()` first: a tensor moved there
+(`.to(device)`, `.cuda()`, on some path), made there (`device=device`), the output of a
+module that was moved or built there (`model = Net().to(device)`, `self.model =
+self.model.cuda()`), a value of the `state_dict()` of such a module, or anything computed
+from these, followed through names, containers, branches and the functions of the checked
+files (a helper's return too). A list or tuple holding such a tensor handed to NumPy
+(`np.array([a, t * 100])`, `np.sum(final, 0)` where `final` got them through
+`final.append(...)`, a list comprehension of losses of such tensors) is flagged too: NumPy
+converts each item. Plotting methods of matplotlib axes bound in the same scope from a
+matplotlib call (`fig, ax = plt.subplots()`; `ax.imshow(t)`, `axes[1].plot(t)`) count as
+NumPy calls. In a file that sets a CUDA default device or tensor
+type (`torch.set_default_device("cuda")`, `set_default_tensor_type("torch.cuda.FloatTensor")`),
+tensors and layers made without a device are on the GPU. The finding's evidence
+names where the tensor (or its module) was moved or made, and where it reaches NumPy.
+
+Quiet where the analysis does not establish it: a parameter (annotated `torch.Tensor` or
+not: the callers decide where it lives, or whether it is a tensor at all), a model built on
+the CPU and never moved here, a value brought home under a test on its device or on
+the accelerator (`out = out.cpu() if out.is_cuda else out`, `if train_on_gpu: p = p.cpu()`),
+one arm of such a test whose other arm calls `.cpu()` (`t.numpy() if not train_on_gpu else
+t.cpu().numpy()`), the body of `if not isinstance(x, torch.Tensor)`. A loop over a data
+loader is taken to yield at least one batch: after `for x, y in loader: break` the names
+hold the loader's CPU batch, not what they held before the loop.
 
 ## Why is this bad
 "NumPy only understands CPU memory." `.numpy()` on a CUDA tensor raises "can't convert
@@ -29,6 +37,7 @@ grad").
 
 ## Example
 ```python
+model = nn.Linear(4, 3).to(device)
 out = model(x.to(device))
 preds = out.argmax(dim=1).numpy()
 plt.plot(out[0])
@@ -36,30 +45,61 @@ plt.plot(out[0])
 
 ## Use instead
 ```python
+model = nn.Linear(4, 3).to(device)
 out = model(x.to(device))
 preds = out.argmax(dim=1).cpu().numpy()
 plt.plot(out[0].detach().cpu())
 ```
 
 ## Fix safety
-Offered only where the value is known to be a tensor (not a batch item, not the output of
-a model called on inputs of unknown origin, which may be a list or a PIL image). Safe: `.cpu()` is a no-op for a tensor that is already on the CPU, and `.detach()` (added
-when the tensor may require grad) only drops the graph that NumPy cannot use anyway. A list
-of tensors gets no fix (`torch.stack` would change what NumPy returns for ragged items).
+Safe only where the value is a tensor by construction in the same scope: made there by a
+torch factory (`torch.ones`, `torch.tensor`, ...) or a value of the `state_dict()` of a
+`torch.nn` layer built there, and changed since only by operations that always return a
+tensor (arithmetic with tensors or numbers written there, `.to()`, `.detach()`,
+`.argmax()`...); for the receiver of `.numpy()` (which fails on anything else anyway) also
+the output of a `torch.nn` layer built there. Then `.cpu()` is a no-op for a tensor already
+on the CPU, and `.detach()` (added before it for a module output outside
+`torch.no_grad()`) only drops the graph that NumPy cannot use anyway. Elsewhere the fix is
+unsafe: a global, an attribute or a function's return may be a NumPy array, on which
+`.cpu()` raises AttributeError. A list of tensors, or a value not known to be a tensor,
+gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
-Tensors whose origin the analysis cannot see (function parameters, attributes of unknown
-objects) are not flagged; neither are pandas calls or `ax.plot(...)` on an axes object.
+A tensor that comes in as a parameter is never flagged, even where every caller passes a
+GPU tensor: the analysis does not specialise a function for its call sites. A model handed
+to a call the analysis cannot follow (`trainer.fit(model)`) is not taken as moved.  A function that mentions no device,
+move or factory is not interpreted (`np.array(model(x))` there, of a global moved model,
+is missed). What a module's method returns (`pipe.decode_latents(z)`, often a NumPy
+array) is not taken for a tensor when handed to a NumPy function, even where it is one.
+The first argument of `np.ones`/`np.zeros`/`np.full`/`np.arange`... is a shape or a count
+and is not checked. pandas calls, and axes that come in as a parameter or from another
+function, are not checked.
 """
 
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Iterable
+from dataclasses import replace
 
-from torchferry.check.analysis import TENSOR, Ctx, Fact, Model, Site, needs_parens, short
-from torchferry.check.api import Context, Finding, Fix
-from torchferry.check.names import AVAIL_NAME
+from torchferry.check.analysis import needs_parens, short
+from torchferry.check.api import Context, Evidence, Finding, Fix
+from torchferry.check.flow import (
+    ACCEL,
+    CPU,
+    Basis,
+    Callee,
+    CallEvent,
+    Kind,
+    Op,
+    Origin,
+    ScopeResult,
+    Value,
+)
+from torchferry.check.flow.evidence import at, step, where
+from torchferry.check.flow.lattice import element
+from torchferry.check.flow.safety import tensor_by_construction
 
 CODE = "FRY003"
 NAME = "numpy-on-accelerator"
@@ -69,147 +109,317 @@ _LIBS = ("numpy.", "matplotlib.", "sklearn.", "seaborn.")
 # numpy functions that look at an object's type or shape, never its memory
 _NO_DATA = frozenset({"isscalar", "ndim", "shape", "size", "iscomplexobj", "isrealobj",
                       "result_type", "dtype", "can_cast", "issubdtype", "isinstance"})
+#: numpy functions whose first argument is a shape or a count (read with ``__index__``,
+#: which works on a device scalar too)
+_SHAPE_FIRST = frozenset({"ones", "zeros", "empty", "full", "eye", "identity", "arange", "tri"})
+_CUDA_DEFAULT = re.compile(r"set_default_(tensor_type|device)\(\s*['\"](torch\.)?cuda")
+#: a test on where a value lives, or on whether an accelerator is used (``train_on_gpu``,
+#: ``torch.cuda.is_available()``, ``use_cuda``, ``args.device``)
+_DEVICE_TEST = re.compile(r"is_cuda|device|get_device|is_cpu|cuda|gpu|accel|mps|xpu", re.I)
+_LOSS = re.compile(r"loss|criterion", re.I)
+_NO_GRAD = ("no_grad", "inference_mode")
+#: methods whose result never requires grad (indices, comparisons, integer casts)
+_NO_GRAD_RESULT = frozenset({"argmax", "argmin", "eq", "ne", "lt", "le", "gt", "ge", "long",
+                             "int", "bool", "argsort", "isnan", "isinf", "isfinite"})
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
-    for site in m.calls_by_tail.get("numpy", ()):
-        call = site.node
-        func = call.func
-        if not isinstance(func, ast.Attribute) or call.keywords or call.args:
-            continue  # ``.numpy(force=True)`` copies to the CPU itself
-        f = m.fact(func.value, site.ctx)
-        if f is not None and f.on_device and not _quiet(ctx, m, site, f):
-            yield _finding(ctx, m, site, func.value, f, f"`{short(m.text(call))}`")
-    for site in m.calls:
-        call = site.node
-        if not call.args:
-            continue
-        q = m.qualname(call.func)
-        if q is None or not q.startswith(_LIBS) or q.rsplit(".", 1)[-1] in _NO_DATA:
-            continue
-        for arg in call.args:
-            f = m.fact(arg, site.ctx)
-            fn = short(m.text(call.func), 30)
-            if f is not None and f.on_device and _quiet(ctx, m, site, f):
-                continue
-            if f is not None and f.on_device:
-                yield _finding(ctx, m, site, arg, f, f"`{fn}(...)` on `{short(m.text(arg), 40)}`")
-            elif f is None and _list_of_device_tensors(m, arg, site):
-                what = short(m.text(arg), 40)
-                yield ctx.finding(
-                    CODE, call,
-                    f"`{fn}(...)` on `{what}`, a list of tensors that may still be on the "
-                    "accelerator: NumPy converts each one and only reads CPU memory; combine "
-                    f"them with torch first (`torch.stack({what})`) or bring each home "
-                    f"(`[t.cpu() for t in {what}]`)",
-                )
+    cuda_default = bool(_CUDA_DEFAULT.search(ctx.source))
+    for res in ctx.flow.results():
+        for call in res.calls.values():
+            for node, v, what in _handed_to_numpy(ctx, res, call):
+                found = _tensor_finding(ctx, res, call, node, v, what, cuda_default) or \
+                    _list_finding(ctx, res, call, node, v, what)
+                if found is not None:
+                    yield found
 
 
-def _quiet(ctx: Context, m: Model, site: Site, f: Fact) -> bool:
-    """The author handled the device here, or nothing in the file can reach one."""
-    if _home_in_other_branch(m, site):
-        return True
-    # a notebook, or a script's module-level code, is the whole program: where it never
-    # names a device, nothing it runs is on one (a library function may be handed a model
-    # its caller moved, so function bodies of a Python file still count)
-    whole_program = bool(ctx.cell_starts) or site.ctx.scope.kind == "module"
-    return f.guessed and whole_program and _no_accelerator_in_file(ctx, m)
+def _handed_to_numpy(ctx: Context, res: ScopeResult,
+                     call: CallEvent) -> Iterable[tuple[ast.expr, Value, str]]:
+    """The values a call hands to NumPy: the receiver of ``.numpy()`` (no ``force=True``),
+    the positional arguments of a NumPy, matplotlib, scikit-learn or seaborn function and
+    of a plotting method of matplotlib axes (``ax.imshow(t)``)."""
+    node = call.node
+    if _numpy_method(call):
+        if isinstance(node.func, ast.Attribute) and not node.args and not node.keywords \
+                and call.receiver is not None:
+            yield node.func.value, call.receiver, f"`{short(ctx.text(node))}`"
+        return
+    q = call.qualname or ""
+    if not q.startswith(_LIBS) and not _plot_on_axes(ctx, res, node) or \
+            q.rsplit(".", 1)[-1] in _NO_DATA:
+        return
+    fn = short(ctx.text(node.func), 30)
+    shape_first = q.rsplit(".", 1)[-1] in _SHAPE_FIRST
+    for k, (a, v) in enumerate(zip(node.args, call.args, strict=False)):
+        if k == 0 and shape_first:
+            continue  # ``np.ones((t.size(0), 1))``: a shape or a count, read as ints
+        if not isinstance(a, ast.Starred):
+            yield a, v, f"`{fn}(...)` on `{short(ctx.text(a), 40)}`"
 
 
-def _home_in_other_branch(m: Model, site: Site) -> bool:
-    """``np.squeeze(t.numpy()) if not train_on_gpu else np.squeeze(t.cpu().numpy())``, or the
-    same as an ``if`` statement: one branch of a test on the accelerator brings the tensor
-    home with ``.cpu()``, so this branch is the one taken on the CPU."""
-    parents = m.parents(site.stmt)
-    child: ast.AST = site.node
-    up = parents.get(id(child))
-    while up is not None and up is not site.stmt:
-        if isinstance(up, ast.IfExp) and child is not up.test:
-            other = up.orelse if child is up.body else up.body
-            if m.mentions_availability(up.test) and _calls_cpu(other):
+def _numpy_method(call: CallEvent) -> bool:
+    """``t.numpy()``."""
+    return call.callee is Callee.METHOD and call.qualname == "numpy"
+
+
+#: plotting methods of matplotlib axes that convert their data arguments with NumPy
+_PLOTS = frozenset({"imshow", "plot", "scatter", "hist", "bar", "barh", "matshow", "contour",
+                    "contourf", "pcolormesh", "errorbar", "fill_between", "step", "stem"})
+
+
+def _plot_on_axes(ctx: Context, res: ScopeResult, node: ast.Call) -> bool:
+    """``ax.imshow(t)``, ``axes[0, 1].plot(t)`` where ``ax`` (``axes``) was bound in this
+    scope from a call of matplotlib (``fig, ax = plt.subplots()``, ``plt.gca()``)."""
+    func = node.func
+    if not isinstance(func, ast.Attribute) or func.attr not in _PLOTS:
+        return False
+    base = func.value
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    return isinstance(base, ast.Name) and base.id in _axes_names(ctx, res)
+
+
+def _axes_names(ctx: Context, res: ScopeResult) -> set[str]:
+    """Names this scope binds from a call of matplotlib (asked only at a plotting call)."""
+    found: set[str] = set()
+    for st in ast.walk(res.node):
+        if isinstance(st, ast.Assign) and isinstance(st.value, ast.Call) and \
+                (ctx.flow.qualname(st.value.func) or "").startswith("matplotlib."):
+            for t in st.targets:
+                found.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+    return found
+
+
+def _on_device(res: ScopeResult, v: Value, cuda_default: bool = False,
+               tensor: bool = True) -> Origin | None:
+    """Where the analysis establishes that ``v`` may be on an accelerator (moved there, made
+    there, the output of a module that is there), or None: not established.  With
+    ``tensor`` (a value handed to a NumPy function, which takes arrays as well), only a
+    value shown to be a tensor counts: what a module's method returns (``pipe.decode(z)``,
+    a NumPy video) is of unknown kind."""
+    v = _through_get(res, v)
+    if v.kinds is None and tensor or v.kinds is not None and not v.kinds & {Kind.TENSOR, Kind.BATCH}:
+        return None
+    if not v.places:
+        return None  # unknown: not established
+    if ACCEL in v.places:
+        if CPU in v.places and _home_under_device_test(res, v):
+            return None
+        return _fed_from_device(res, v) or _device_origin(v)
+    fed = _fed_from_device(res, v)
+    if fed is not None:
+        return fed
+    if cuda_default and v.places == {CPU} and not any(o.op is Op.MOVED for o in v.origins):
+        return next((o for o in v.origins if o.op is Op.MADE), None) or \
+        next((o for o in v.origins if o.op is Op.OUTPUT), None)
+    return None
+
+
+def _fed_from_device(res: ScopeResult, v: Value) -> Origin | None:
+    """The output of a module call (its latest origin) given a tensor that may be on the
+    accelerator: the output is there too (or the call already fails, weights on the CPU)."""
+    if not v.origins or v.origins[0].op is not Op.OUTPUT:
+        return None
+    call = res.calls.get(id(v.origins[0].node))
+    if call is None or call.callee is not Callee.MODULE:
+        return None
+    for a in call.args:
+        if a.kinds == {Kind.TENSOR} and a.places and ACCEL in a.places:
+            return _device_origin(a)
+    return None
+
+
+def _device_origin(v: Value) -> Origin | None:
+    """The move to an accelerator, else the output or the construction that put it there."""
+    for o in v.origins:
+        if o.op is Op.MOVED and o.to is not None and ACCEL in o.to:
+            return o
+    return next((o for o in v.origins if o.op is Op.MADE), None) or \
+        next((o for o in v.origins if o.op is Op.OUTPUT), None)
+
+
+def _through_get(res: ScopeResult, v: Value) -> Value:
+    """An unknown result the analysis can still place: ``state_dict().get("bias")`` (an item
+    of the dict the call was made on), ``self.model(data)`` of a model of unknown class
+    that was moved to an accelerator (``self.model = self.model.cuda()``): its output."""
+    if v.kinds is not None or len(v.origins) != 1:
+        return v
+    node = v.origins[0].node
+    call = res.calls.get(id(node)) if isinstance(node, ast.Call) else None
+    if call is None:
+        return v
+    if isinstance(call.node.func, ast.Attribute) and call.node.func.attr in ("get", "pop") and \
+            call.receiver is not None:
+        return element(call.receiver, None)
+    moved = _device_origin(call.func) if call.callee is Callee.UNRESOLVED else None
+    if moved is not None and moved.op is Op.MOVED:
+        out = v.origins[0]._replace(op=Op.OUTPUT)
+        return Value(None, frozenset((ACCEL,)), (out, moved), Basis.INFERRED)
+    return v
+
+
+def _home_under_device_test(res: ScopeResult, v: Value) -> bool:
+    """``out = out.cpu() if out.is_cuda else out``: the value is brought home wherever a
+    test on its device says it is elsewhere (CPU on one arm, untouched on the other)."""
+    homes = {id(o.node) for o in v.origins if o.op is Op.MOVED and o.to == {CPU}}
+    if not homes:
+        return False
+    for n in ast.walk(res.node):
+        if isinstance(n, (ast.IfExp, ast.If)) and _DEVICE_TEST.search(ast.unparse(n.test)):
+            arms = [n.body, n.orelse] if isinstance(n, ast.IfExp) else [*n.body, *n.orelse]
+            if any(id(x) in homes for arm in arms for x in ast.walk(arm)):
                 return True
-        child, up = up, parents.get(id(up))
-    for ifnode, in_body in site.ctx.ifs:
-        other_branch = ifnode.orelse if in_body else ifnode.body
-        if m.mentions_availability(ifnode.test) and any(_calls_cpu(st) for st in other_branch):
+    return False
+
+
+def _cpu_in_other_arm(res: ScopeResult, node: ast.AST) -> bool:
+    """``np.squeeze(t.numpy()) if not train_on_gpu else np.squeeze(t.cpu().numpy())`` (or
+    the same as an ``if`` statement): the site is in one arm of a test on the device whose
+    other arm brings the tensor home with ``.cpu()``, so its arm is the one taken on the
+    CPU."""
+    for n in ast.walk(res.node):
+        if not isinstance(n, (ast.IfExp, ast.If)) or not _DEVICE_TEST.search(ast.unparse(n.test)):
+            continue
+        body = [n.body] if isinstance(n, ast.IfExp) else n.body
+        orelse = [n.orelse] if isinstance(n, ast.IfExp) else n.orelse
+        for here, other in ((body, orelse), (orelse, body)):
+            if any(x is node for arm in here for x in ast.walk(arm)) and any(
+                    isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and
+                    x.func.attr == "cpu" for arm in other for x in ast.walk(arm)):
+                return True
+    return False
+
+
+def _not_a_tensor_here(res: ScopeResult, node: ast.AST) -> bool:
+    """The site is in the body of ``if not isinstance(x, torch.Tensor):``."""
+    for n in ast.walk(res.node):
+        if isinstance(n, ast.If) and isinstance(n.test, ast.UnaryOp) and \
+                isinstance(n.test.op, ast.Not) and "isinstance" in ast.unparse(n.test) and \
+                "Tensor" in ast.unparse(n.test) and \
+                any(x is node for st in n.body for x in ast.walk(st)):
             return True
     return False
 
 
-def _calls_cpu(node: ast.AST) -> bool:
-    return any(isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and
-               x.func.attr == "cpu" for x in ast.walk(node))
-
-
-# calls that may put a model or its inputs on an accelerator without naming one
-_MAY_MOVE = ("to", "load", "prepare", "from_pretrained", "to_empty", "set_default_device",
-             "set_default_tensor_type", "DataParallel", "DistributedDataParallel")
-
-
-def _no_accelerator_in_file(ctx: Context, m: Model) -> bool:
-    """Nothing in the file names an accelerator or a device (no ``cuda``/``gpu``/``device``/
-    ``mps``/``xpu`` identifier, keyword or literal) or calls what may move a model there
-    (``.to``, ``torch.load``, ``accelerator.prepare``...): a model called on inputs of
-    unknown origin is then on the CPU (the udacity exercise notebooks)."""
-    memo = m.rule_memo.setdefault(CODE, {})
-    key = id(m)
-    r = memo.get(key)
-    if r is None:
-        words = [n.id for n in ctx.nodes.get(ast.Name, ()) if isinstance(n, ast.Name)]
-        words += [n.attr for n in ctx.nodes.get(ast.Attribute, ()) if isinstance(n, ast.Attribute)]
-        words += [n.arg for n in ctx.nodes.get(ast.keyword, ())
-                  if isinstance(n, ast.keyword) and n.arg]
-        r = not m.accel_consts and not any(m.calls_by_tail.get(n) for n in _MAY_MOVE) and \
-            not any(AVAIL_NAME.search(w) for w in words)
-        memo[key] = r
-    return r
-
-
-def _list_of_device_tensors(m: Model, arg: ast.expr, site: Site) -> bool:
-    """A list or tuple display holding a tensor that may be on the accelerator, or a name
-    bound to one in this scope (``final = [x]``), counting the tensors ``final.append(...)``
-    added to it before this point (DHCN's ``np.sum(final, 0)``).  Guessed facts do not count."""
-
-    def device_tensor(e: ast.expr, ctx: Ctx) -> bool:
-        f = m.fact(e, ctx)
-        return f is not None and f.on_device and not f.guessed
-
-    if isinstance(arg, (ast.List, ast.Tuple)):
-        return any(not isinstance(e, ast.Starred) and device_tensor(e, site.ctx) for e in arg.elts)
-    if isinstance(arg, ast.ListComp):  # ``[criterion(out[j], target) for j in ...]``
-        return device_tensor(arg.elt, site.ctx)
-    if not isinstance(arg, ast.Name):
-        return False
-    scope = site.ctx.scope
-    b = m.binding(arg.id, scope, site.pos)
-    if b is None or b.how != "expr" or not isinstance(b.value, (ast.List, ast.Tuple)):
-        return False
-    if any(not isinstance(e, ast.Starred) and device_tensor(e, b.ctx) for e in b.value.elts):
-        return True
-    for s in m.calls_by_tail.get("append", ()):
-        func = s.node.func
-        if s.ctx.scope is scope and s.pos < site.pos and isinstance(func, ast.Attribute) and \
-                isinstance(func.value, ast.Name) and func.value.id == arg.id and \
-                len(s.node.args) == 1 and m.binding(arg.id, scope, s.pos) is b and \
-                device_tensor(s.node.args[0], s.ctx):
-            return True
-    return False
-
-
-def _finding(ctx: Context, m: Model, site: Site, tensor: ast.expr, f: Fact, what: str) -> Finding:
-    add = ".detach().cpu()" if f.grad else ".cpu()"
-    if needs_parens(tensor):
-        edits = (ctx.edit(tensor, f"({m.text(tensor)}){add}"),)
-    else:
-        edits = (ctx.insert_after(tensor, add),)
-    # ``.cpu()`` only on a value known to be a tensor: a batch item or the output of a
-    # model called on inputs of unknown origin may be a list, a dict or a PIL image
-    fix = Fix(edits, True, f"Insert `{add}`") if f.kind == TENSOR and not f.guessed else None
-    origin = "may still be on the accelerator"
-    return ctx.finding(
-        CODE, site.node,
-        f"{what}: the tensor {origin} and NumPy only reads CPU memory; "
+def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr, v: Value,
+                    what: str, cuda_default: bool) -> Finding | None:
+    v = _through_get(res, v)
+    origin = _on_device(res, v, cuda_default, not _numpy_method(call))
+    if origin is None or _not_a_tensor_here(res, call.node) or _cpu_in_other_arm(res, call.node):
+        return None
+    add = ".detach().cpu()" if _may_require_grad(ctx, res, call, node, v) else ".cpu()"
+    f = ctx.finding(
+        CODE, call.node,
+        f"{what}: the tensor may still be on the accelerator and NumPy only reads CPU memory; "
         f"bring it home first with `{add}`",
-        fix,
-    )
+        _fix(ctx, res, call, node, v, add))
+    steps = _made_or_moved(ctx, v, origin, f"`{short(ctx.text(node), 40)}`")
+    return replace(f, evidence=(*steps, at(ctx, call.node, "it reaches NumPy here")))
+
+
+def _made_or_moved(ctx: Context, v: Value, origin: Origin, name: str) -> tuple[Evidence, ...]:
+    """The chain behind "may be on the accelerator": the module call it came out of and the
+    move of that module, or the move (or the construction) of the tensor itself."""
+    out = next((o for o in v.origins if o.op is Op.OUTPUT), None)
+    if out is not None and origin not in v.origins:  # an input of the call was on the device
+        return (step(ctx, out, f"{name} comes out of a module call at {where(out)}"),
+                step(ctx, origin, f"its input is moved to the device at {where(origin)}"))
+    if out is not None and v.origins.index(out) < v.origins.index(origin):
+        what = "moved to the device" if origin.op is Op.MOVED else \
+            "built on the device" if ACCEL in (v.places or ()) else \
+            "built while the default device is CUDA"
+        return (step(ctx, out, f"{name} comes out of a module call at {where(out)}"),
+                step(ctx, origin, f"the module is {what} at {where(origin)}"))
+    what = "moved to the device" if origin.op is Op.MOVED else \
+        "made on the device" if ACCEL in (v.places or ()) else \
+        "made while the default device is CUDA"
+    return (step(ctx, origin, f"{name} comes from a tensor {what} at {where(origin)}"),)
+
+
+def _may_require_grad(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr,
+                      v: Value) -> bool:
+    """A module's output, not detached, outside ``torch.no_grad()``: it may require grad."""
+    if not any(o.op is Op.OUTPUT for o in v.origins) or "detach(" in ctx.text(node) or \
+            isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
+            node.func.attr in _NO_GRAD_RESULT:
+        return False
+    line = call.node.lineno
+    for n in ast.walk(ctx.tree):
+        if isinstance(n, ast.With) and any(g in ctx.text(i.context_expr) for i in n.items
+                                           for g in _NO_GRAD) \
+                and n.lineno <= line <= (n.end_lineno or n.lineno):
+            return False
+    return True
+
+
+def _fix(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr, v: Value,
+         add: str) -> Fix | None:
+    """Safe only where the value is a tensor by construction in this scope (see
+    :func:`~torchferry.check.flow.safety.tensor_by_construction`); unsafe on anything else
+    the analysis takes for a tensor; none where it is not known to be one."""
+    method = _numpy_method(call)
+    if not v.is_(Kind.TENSOR) or not method and any(o.op is Op.OUTPUT for o in v.origins):
+        return None  # handed to a NumPy function, a module's output may be a tuple
+    safe = tensor_by_construction(ctx.flow, node, method)
+    if needs_parens(node):
+        edits = (ctx.edit(node, f"({ctx.text(node)}){add}"),)
+    else:
+        edits = (ctx.insert_after(node, add),)
+    return Fix(edits, safe, f"Insert `{add}`")
+
+
+def _list_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr, v: Value,
+                  what: str) -> Finding | None:
+    """A list or tuple holding a tensor that may be on the accelerator (NumPy converts each
+    item): no fix (``torch.stack`` would change what NumPy returns for ragged items)."""
+    if _numpy_method(call):
+        return None
+    items = [*(v.elts or ()), *((v.item,) if v.item is not None else ())]
+    if isinstance(node, (ast.List, ast.Tuple)):  # ``np.array([a, t * 100])``: each item
+        items += [x for e in node.elts if (x := res.value(e)) is not None]
+    items += _appended(res, node, call.node)
+    if isinstance(node, ast.ListComp):
+        items += _losses_of_device_tensors(res, node.elt)
+    origin = next((o for o in (_on_device(res, x) for x in items) if o is not None), None)
+    if origin is None:
+        return None
+    text = short(ctx.text(node), 40)
+    f = ctx.finding(
+        CODE, call.node,
+        f"{what}, a list of tensors that may still be on the accelerator: NumPy converts each "
+        f"one and only reads CPU memory; combine them with torch first (`torch.stack({text})`) "
+        f"or bring each home (`[t.cpu() for t in {text}]`)")
+    return replace(f, evidence=(
+        step(ctx, origin, f"an item of `{text}` is on the device since {where(origin)}"),
+        at(ctx, call.node, "the list reaches NumPy here"),
+    ))
+
+
+def _appended(res: ScopeResult, node: ast.expr, site: ast.Call) -> list[Value]:
+    """What ``name.append(...)`` added to the list ``name`` since it was last bound."""
+    if not isinstance(node, ast.Name):
+        return []
+    bound = max((n.lineno for n in ast.walk(res.node) if isinstance(n, ast.Assign)
+                 and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)
+                 and n.lineno <= site.lineno), default=0)
+    out = []
+    for c in res.calls.values():
+        func = c.node.func
+        if c.qualname == "append" and isinstance(func, ast.Attribute) and \
+                isinstance(func.value, ast.Name) and func.value.id == node.id and c.args and \
+                bound < c.node.lineno <= site.lineno:
+            out.append(c.args[0])
+    return out
+
+
+def _losses_of_device_tensors(res: ScopeResult, elt: ast.expr) -> list[Value]:
+    """``criterion(out[j], target)`` of a loss the analysis cannot see into: a loss of
+    tensors on the device is computed there."""
+    if not isinstance(elt, ast.Call):
+        return []
+    call = res.calls.get(id(elt))
+    if call is None or call.callee is not Callee.UNRESOLVED or \
+            not _LOSS.search(ast.unparse(elt.func)):
+        return []
+    return [a for a in call.args if a.kinds == {Kind.TENSOR} and ACCEL in (a.places or ())]

@@ -56,7 +56,11 @@ all tensors to be on the same device"); `load_state_dict(..., assign=True)` keep
 loaded tensors as the parameters; an optimizer keeps `state["step"]` where it was loaded,
 and schedulers, scalers and EMA helpers keep what they get; a file that defines its own
 `load_state_dict` / `_load_from_state_dict` may keep the tensors too. The receiver must be
-known as a module or named like one (`model`, `net`, `*_model`, `self` in an `nn.Module`).
+a module by construction: built in the same scope (`model = Net().to(device)` with `Net` an
+`nn.Module` class of the checked files, `torch.nn.Linear(...)`, `torchvision.models...`),
+or `self` in a method of an `nn.Module` class. A receiver that is a module only by its
+name (`model`, `net`) or an annotation gets the fix as unsafe: it may be a wrapper
+whose `load_state_dict` keeps what it is given.
 
 ## Known limits
 Calls that pass `**kwargs` are not flagged (the keyword may be inside). Wrappers around
@@ -76,9 +80,6 @@ import re
 from collections.abc import Iterable
 
 from torchferry.check.analysis import (
-    MODEL_NAME,
-    MODULE,
-    Ctx,
     Model,
     Site,
     dotted,
@@ -86,6 +87,8 @@ from torchferry.check.analysis import (
     kwarg,
 )
 from torchferry.check.api import Context, Finding, Fix
+from torchferry.check.flow import FileFlow
+from torchferry.check.flow.safety import module_by_construction, self_of_module
 from torchferry.check.loads import (
     dataset_method,
     host_data_file,
@@ -113,7 +116,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         edit = ctx.add_keyword(call, 'map_location="cpu"')
         fix = None
         if edit is not None:
-            fix = Fix((edit,), _feeds_load_state_dict(m, site), 'Add `map_location="cpu"`')
+            fix = Fix((edit,), _feeds_load_state_dict(ctx.flow, m, site), 'Add `map_location="cpu"`')
         yield ctx.finding(
             CODE, call,
             "`torch.load` without `map_location` restores tensors to the device they were saved "
@@ -137,7 +140,7 @@ def _not_a_foreign_checkpoint(m: Model, site: Site[ast.Call]) -> bool:
 _NOT_A_MODULE = re.compile(r"optim|sched|scaler|ema", re.I)
 
 
-def _module_lsd(m: Model, node: ast.AST | None, ctx: Ctx) -> bool:
+def _module_lsd(flow: FileFlow, m: Model, node: ast.AST | None) -> bool:
     """``x.load_state_dict(sd)`` on an ``nn.Module`` (known as one, or named like a model),
     without ``assign=`` (which keeps the loaded tensors, on their device, as parameters)."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
@@ -152,8 +155,9 @@ def _module_lsd(m: Model, node: ast.AST | None, ctx: Ctx) -> bool:
     last = name.rsplit(".", 1)[-1] if name is not None else ""
     if _NOT_A_MODULE.search(last):
         return False
-    f = m.fact(recv, ctx)
-    return (f is not None and f.kind == MODULE) or bool(MODEL_NAME.match(last))
+    # a module by construction (built in this scope, or ``self`` of a module class), never
+    # by its name or an annotation: ``model`` may be a wrapper that keeps what it is given
+    return module_by_construction(flow, recv) or self_of_module(flow, recv)
 
 
 def _custom_loading(m: Model) -> bool:
@@ -169,22 +173,22 @@ def _custom_loading(m: Model) -> bool:
     return r
 
 
-def _fed_to_lsd(m: Model, node: ast.AST, stmt: ast.AST, ctx: Ctx) -> bool:
+def _fed_to_lsd(flow: FileFlow, m: Model, node: ast.AST, stmt: ast.AST) -> bool:
     """Is ``node`` -- or ``node[key]``, ``node[key][key2]`` -- the state dict argument of a
     module's ``load_state_dict``?"""
     parents = m.parents(stmt)
     parent = parents.get(id(node))
     while isinstance(parent, ast.Subscript) and parent.value is node:
         node, parent = parent, parents.get(id(parent))
-    return _module_lsd(m, parent, ctx) and isinstance(parent, ast.Call) and parent.args[0] is node
+    return _module_lsd(flow, m, parent) and isinstance(parent, ast.Call) and parent.args[0] is node
 
 
-def _feeds_load_state_dict(m: Model, site: Site[ast.Call]) -> bool:
+def _feeds_load_state_dict(flow: FileFlow, m: Model, site: Site[ast.Call]) -> bool:
     """Does the loaded object go straight into a module's ``load_state_dict`` (and nowhere
     else)?  Then ``map_location="cpu"`` changes nothing: the values are copied into the
     parameters wherever they live."""
     call, stmt = site.node, site.stmt
-    if _fed_to_lsd(m, call, stmt, site.ctx):
+    if _fed_to_lsd(flow, m, call, stmt):
         return True
     if not (isinstance(stmt, ast.Assign) and stmt.value is call and len(stmt.targets) == 1
             and isinstance(stmt.targets[0], ast.Name)):
@@ -201,7 +205,7 @@ def _feeds_load_state_dict(m: Model, site: Site[ast.Call]) -> bool:
         while isinstance(root, ast.Subscript):
             root = root.value
         if isinstance(root, ast.Name) and root.id == name and \
-                _fed_to_lsd(m, site2.node.args[0], site2.stmt, site2.ctx):
+                _fed_to_lsd(flow, m, site2.node.args[0], site2.stmt):
             uses += 1
     if uses == 0:
         return False

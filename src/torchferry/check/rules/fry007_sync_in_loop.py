@@ -2,7 +2,10 @@
 
 ## What it does
 Flags `.item()`, `.tolist()`, `.cpu()`, `float(t)` / `int(t)` / `bool(t)` and `print(t)`
-(also inside an f-string) of a tensor that may live on an accelerator, directly in the body
+(also inside an f-string) of a tensor that the device-flow analysis establishes may live
+on an accelerator (moved or made there, the output of a module there, a loss of such
+tensors, also where it comes from a helper or a method of the checked files:
+`loss = self.compute_loss(x, y)`; `float(loss)`), directly in the body
 of a training or evaluation loop: a loop over a DataLoader (also through `enumerate` or
 `tqdm`), over `range(epochs)`-style ranges or a `while`, whose own body calls a model,
 `loss.backward()` or `optimizer.step()`. It stays quiet when the read sits under a logging
@@ -54,7 +57,11 @@ move a model there (`.to`, `torch.load`, `prepare`, ...), as FRY003 is: its tens
 the CPU, and reading them waits for nothing.
 
 ## Known limits
-Reads hidden in helper functions are not seen. Collecting per-batch predictions with
+Reads hidden in helper functions are not seen (values computed there are followed). A
+tensor that comes in as a parameter counts as possibly on the accelerator only where the
+function uses it as a tensor; a value the analysis cannot place (a call it cannot follow)
+is not flagged; a function sees a module-level name as the module leaves it, so a model
+rebound later in the module (`model = torch.load(f)` after training) is unknown there. Collecting per-batch predictions with
 `.cpu()` for a metric computed after the loop is flagged too; when that is what you want,
 silence the line with `# noqa: FRY007`.
 """
@@ -62,16 +69,19 @@ silence the line with `# noqa: FRY007`.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
-from torchferry.check.analysis import Fact, Model, Site, end_pos, pos, short
+from torchferry.check.analysis import Model, Site, end_pos, pos, short
 from torchferry.check.api import Context, Finding
-from torchferry.check.rules.fry003_numpy_on_accelerator import _no_accelerator_in_file
+from torchferry.check.flow import Kind
+from torchferry.check.names import AVAIL_NAME
 
 CODE = "FRY007"
 NAME = "sync-in-loop"
 FIX = "none"
 
+#: a tensor, or an item of a batch (moved, or not)
+_TENSORS = frozenset({Kind.TENSOR, Kind.BATCH})
 # the fix in one line: also what `ferry run --trips` says for a read on every step
 HINT = ("accumulate on the device (`total += loss.detach()`) and read once per epoch, or "
          "guard it with a logging interval (`if step % 100 == 0:`)")
@@ -86,7 +96,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             func = site.node.func
             if not isinstance(func, ast.Attribute) or not _in_hot_loop(m, site):
                 continue
-            if _dev(m.fact(func.value, site.ctx)):
+            if _dev(ctx, func.value):
                 yield ctx.finding(
                     CODE, site.node,
                     f"`{short(m.text(site.node))}` waits for the accelerator on every iteration "
@@ -108,8 +118,10 @@ def check(ctx: Context) -> Iterable[Finding]:
                     else:
                         flat.append(a)
                 args = flat
-            hit = next((a for a in args if _dev(m.fact(a, site.ctx))), None)
-            if hit is None or not _in_hot_loop(m, site):
+            if not args or not _in_hot_loop(m, site):
+                continue
+            hit = next((a for a in args if _dev(ctx, a)), None)
+            if hit is None:
                 continue
             what = "printing" if name == "print" else f"`{name}()` of"
             yield ctx.finding(
@@ -119,8 +131,16 @@ def check(ctx: Context) -> Iterable[Finding]:
             )
 
 
-def _dev(f: Fact | None) -> bool:
-    return f is not None and f.sure_tensor and f.dev
+def _dev(ctx: Context, node: ast.AST) -> bool:
+    """Does the device-flow analysis establish that ``node`` is a tensor that may be on an
+    accelerator (moved or made there, the output of a module there or of a loss given such
+    tensors, through helpers and methods of the checked files)?"""
+    res = ctx.flow.scope_of(node)
+    v = None if res is None else res.value(node)
+    if res is None or v is None:
+        return False
+    kinds = res.kind_of(v)
+    return kinds is not None and bool(kinds & _TENSORS) and res.may_be_on_device(v)
 
 
 def _in_hot_loop(m: Model, site: Site[ast.Call]) -> bool:
@@ -169,3 +189,31 @@ def _after_synchronize(site: Site[ast.Call], loop: ast.AST) -> bool:
                 s.ctx.loops and s.ctx.loops[-1] is loop:
             return True
     return False
+
+
+# calls that may put a model or its inputs on an accelerator without naming one
+_MAY_MOVE = ("to", "load", "prepare", "from_pretrained", "to_empty", "set_default_device",
+             "set_default_tensor_type", "DataParallel", "DistributedDataParallel")
+
+
+def _identifiers(ctx: Context) -> Iterator[str]:
+    """The names, attribute names and keyword names of the file."""
+    yield from (n.id for n in ctx.nodes.get(ast.Name, ()) if isinstance(n, ast.Name))
+    yield from (n.attr for n in ctx.nodes.get(ast.Attribute, ()) if isinstance(n, ast.Attribute))
+    yield from (n.arg for n in ctx.nodes.get(ast.keyword, ()) if isinstance(n, ast.keyword) and n.arg)
+
+
+def _no_accelerator_in_file(ctx: Context, m: Model) -> bool:
+    """Nothing in the file names an accelerator or a device (no ``cuda``/``gpu``/``device``/
+    ``mps``/``xpu`` identifier, keyword or literal) or calls what may move a model there
+    (``.to``, ``torch.load``, ``accelerator.prepare``...): a model called on inputs of
+    unknown origin is then on the CPU (the udacity exercise notebooks)."""
+    memo = m.rule_memo.setdefault("no-accelerator", {})
+    key = id(m)
+    r = memo.get(key)
+    if r is None:
+        # the cheap tests first: the walk over every node is most of this rule's time
+        r = not m.accel_consts and not any(m.calls_by_tail.get(n) for n in _MAY_MOVE) and \
+            not any(AVAIL_NAME.search(w) for w in _identifiers(ctx))
+        memo[key] = r
+    return r

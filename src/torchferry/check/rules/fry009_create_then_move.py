@@ -26,8 +26,13 @@ steps = torch.arange(10, device=device).to(torch.float32)
 ```
 
 ## Fix safety
-Safe for `zeros`, `ones`, `empty`, `full` and `eye`: the fix passes the device to the
-factory and drops the move; the values are the same on every device. A dtype given to
+Safe for `zeros`, `ones`, `empty`, `full` and `eye` where the target of the move is a
+device by construction (a string such as `"cuda"`, `torch.device(...)`, `.cuda()`, the
+`.device` of a tensor made in the same scope, or a name bound to one of these in that
+scope): the fix passes the device to the factory and drops the move; the values are the
+same on every device. Where the target is a device only by its name (a parameter
+`device`, `self.device`, a global), the fix is unsafe: such a value may be a tensor, whose
+`.to(t)` also casts to `t`'s dtype, and `device=t` raises. A dtype given to
 `.to` is never folded into the factory (a float32 `linspace` cast to bfloat16 differs from
 a bfloat16 `linspace` by up to 4.0 at 1000): it stays as `.to(dtype)`. Unsafe for the
 random factories (`rand`, `randn`, `randint`, `randperm` draw from the device's own
@@ -75,6 +80,7 @@ from torchferry.check.analysis import (
     short,
 )
 from torchferry.check.api import Context, Edit, Finding, Fix
+from torchferry.check.flow.safety import device_by_construction
 
 CODE = "FRY009"
 NAME = "create-then-move"
@@ -94,6 +100,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             if dev_text is None:
                 continue
             fix = _fix(ctx, fac, call, dev_text, dtype_text, name) if clean else None
+            if fix is not None and fix.safe and not _device_made_here(ctx, call):
+                fix = Fix(fix.edits, False, fix.message)
             yield ctx.finding(
                 CODE, call,
                 f"`torch.{name}(...)` builds the tensor on the CPU and `.{meth}(...)` copies it; "
@@ -167,6 +175,19 @@ def _fold_both(ctx: Context, fac: ast.Call, call: ast.Call, t: str) -> Fix | Non
     if ins is None:
         return None
     return Fix((ins, Edit(fl, fc, cl, cc, "")), False, f"Pass `{add}` to the factory")
+
+
+def _device_made_here(ctx: Context, call: ast.Call) -> bool:
+    """Is the target of ``.to(...)`` a device by construction (``"cuda"``, ``torch.device``,
+    a name bound to one in this scope, ``.cuda()``), not only by its name (``device``,
+    ``dev``, ``*_device`` may be a tensor, whose ``.to(t)`` also casts to its dtype)?"""
+    func = call.func
+    if isinstance(func, ast.Attribute) and func.attr == "cuda":
+        return True
+    dev = kwarg(call, "device")
+    if dev is None and call.args:
+        dev = call.args[0]
+    return dev is not None and device_by_construction(ctx.flow, dev)
 
 
 def _comment_inside(ctx: Context, fl: int, fc: int, cl: int, cc: int) -> bool:

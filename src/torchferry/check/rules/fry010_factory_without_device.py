@@ -1,12 +1,34 @@
 """Tensor factory without `device=` where it meets tensors that may be on the device.
 
 ## What it does
-Inside a function that receives tensors -- the `forward` of an `nn.Module`, or any function
-whose parameters are annotated `Tensor` -- flags a factory
-(`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye`, `linspace`, ...) called
-without `device=`, when its result (directly or through a local name) meets those tensors:
-in arithmetic or a comparison, or as an argument next to them in a call
-(`torch.cat([x, pad])`, `x.masked_fill(mask, 0)`, `self.rnn(x, h0)`).
+Flags a factory (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye`,
+`linspace`, ..., `torch.tensor([...])`) called inside a function without `device=`, when the
+device-flow analysis sees its result meet a tensor that may be on an accelerator: in
+arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
+`x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`), or as the
+input of a submodule with weights (`self.embed(positions)`). The result is followed through
+names, containers and calls: a factory in a helper method called from `forward`
+(`self._causal_mask(n)`), in a function that returns it (`init_hidden()`), or in a free
+loss function whose tensors come from a call in the file. A tensor "may be on an
+accelerator" when the analysis sees it there on some path: moved or made there (`.to(d)`,
+`.cuda()`, `.type(torch.cuda.FloatTensor)`), the model's (a submodule's output, `self` of a
+module), or a parameter that may be. For a parameter, the calls in the same file decide
+when they say where it is: if every one passes a tensor on the CPU (or a 0-dimensional
+one) it is not on a device, if one passes a tensor on the device it is (followed through
+the callers' own parameters). Without such calls, an input of a module's `forward` and a
+parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
+which the calls in the file override); a parameter merely used as a tensor is not known to
+be.
+
+Not meetings: indexing, a copy across devices (`copy_`, `to`, `type_as`), the calls that
+take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
+and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
+hands to them in its `forward`), and a module's `__init__` and the methods only it
+calls (everything is on the CPU there). 0-dimensional results (`torch.zeros(())`,
+`torch.tensor(<scalar>)`, an item of a vector factory, a full reduction such as
+`torch.ones(n).sum()`) mix with any device and are not flagged.
+
+The finding's evidence names where the tensor is built and where it meets the other one.
 
 ## Why is this bad
 The factory builds its tensor on the CPU, whatever device the inputs are on. The function
@@ -54,178 +76,329 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
-Indexing (`x[torch.arange(n)]`) is not a meeting: CPU index tensors work on any device.
-A result that leaves the function (returned, stored on `self`) and meets tensors elsewhere
-is not followed. Parameters of other functions are not assumed to be tensors, even when
-used as `x.shape` (NumPy arrays look the same). Zero-dimensional tensors (which mix with any device) are not
-distinguished from others.
+A result stored on `self` is followed only through the class's attribute table (joined over
+its methods); one that meets tensors in another file is not reported. Calls from other
+files do not count as a parameter's call sites, and a function passed around as a value
+(a callback) may be called with anything: its calls in the file are taken as all of them.
+A free function whose tensor parameters no call of the file places (a library's public
+helper) is not checked, nor is a parameter used only as `x.shape` (NumPy arrays look the
+same). Other 0-dimensional results (`x.sum(dim)` of a 1-D tensor) are not told apart.
 """
-
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Sequence
-from typing import NamedTuple
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass, replace
 
-from torchferry.check.analysis import (
-    DEVICE_FACTORIES,
-    MODULE,
-    TENSOR,
-    Ctx,
-    Fact,
-    Model,
-    Scope,
-    Site,
-    kwarg,
+from torchferry._internal import vocabulary
+from torchferry.check.api import Context, Evidence, Finding, Fix
+from torchferry.check.flow import (
+    CPU,
+    Callee,
+    CallEvent,
+    Kind,
+    Op,
+    Origin,
+    ScopeResult,
+    Value,
+    Where,
+    vocab,
 )
-from torchferry.check.api import Context, Finding, Fix
+from torchferry.check.flow.evidence import at, step
+from torchferry.check.flow.program import FileFlow, holds_parameters
+from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
 CODE = "FRY010"
 NAME = "factory-without-device"
 FIX = "unsafe"
 
-_CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "new_tensor"})
+_FACTORIES = vocabulary.SHAPE_FACTORIES | {"tensor", "as_tensor"}
+_CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "new_tensor", "set_"})
 _NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
 
 
-class Meeting(NamedTuple):
-    """A place where tensors meet: an operator, or a call taking several tensors."""
+@dataclass(frozen=True)
+class Meeting:
+    """Values that meet: an operator's operands, a call's tensors, a module and its input."""
 
-    operands: Sequence[ast.AST]  # where a CPU-built tensor may appear
-    partners: Sequence[ast.AST]  # what it meets there
-    ctx: Ctx
-    module: ast.AST | None = None  # a submodule it is passed to (``self.embed(pos)``)
+    node: ast.AST
+    operands: tuple[tuple[ast.AST, Value], ...]
+    module: ast.AST | None = None  # a module with weights that may be on the device
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
-    # 1. device-less factories inside functions, not immediately moved
-    sites: dict[int, Site[ast.Call]] = {}
-    scopes: dict[int, Scope] = {}  # where to look for meetings
-    for name in sorted(DEVICE_FACTORIES | {"tensor", "as_tensor"}):
-        for site in m.calls_by_tail.get(name, ()):
-            scope = site.ctx.scope
-            call = site.node
-            if scope.kind != "function" or m.qualname(call.func) != "torch." + name:
-                continue
-            if kwarg(call, "device") is not None or any(k.arg is None for k in call.keywords):
-                continue
-            if kwarg(call, "pin_memory") is not None:
-                continue  # a pinned host staging buffer lives on the CPU on purpose
-            if id(call) in m.move_receivers:  # ``torch.zeros(n).to(x.device)``: FRY009's
-                continue
-            if name in ("tensor", "as_tensor") and not (
-                    call.args and isinstance(call.args[0], (ast.List, ast.Tuple, ast.ListComp))):
-                continue  # only data written out here (a scalar mixes with any device)
-            sites[id(call)] = site
-            scopes[id(scope)] = scope
-            if scope.cls is not None:  # a helper method's result meets tensors in ``forward``
-                for sibling in scope.cls.methods.values():
-                    scopes[id(sibling)] = sibling
-    if not sites:
+    ff: FileFlow = ctx.flow
+    results = list(ff.results())
+    factories = {id(c.node): (r, c) for r in results if _in_function(r) and not _module_init(ff, r)
+                 for c in r.calls.values() if _candidate(c)}
+    if not factories:
         return
-    # 2. where their results meet tensors that may be on the device
-    found: dict[int, tuple[Site[ast.Call], ast.AST, str | None]] = {}
-    for scope in scopes.values():
-        for meet in _meetings(m, scope):
-            for a in meet.operands:
-                f = m.fact(a, meet.ctx)
-                if f is None or f.kind != TENSOR or f.cpu_new is None:
+    found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
+    construction = _construction_helpers(ff, results)
+    for res in results:
+        if _module_init(ff, res) or id(res.node) in construction:
+            continue
+        for meet in _meetings(ff, res):
+            for node, v in meet.operands:
+                made = _made_by(v, factories)
+                if made is None or id(made.node) in found:
                     continue
-                made = sites.get(id(f.cpu_new))
-                if made is None or id(f.cpu_new) in found:
-                    continue
-                home = made.ctx.scope  # the fix edits the factory there
-                partner = next((b for b in meet.partners if b is not a and _dev(m.fact(b, meet.ctx))),
-                               None)
+                partner = meet.module or next(
+                    (n for n, w in meet.operands if n is not node and _on_device(ff, res, w)), None)
                 if partner is not None:
-                    input_name = partner.id if isinstance(partner, ast.Name) and home is scope \
-                        else _tensor_input(m, home)
-                    found[id(f.cpu_new)] = (made, partner, input_name)
-                elif meet.module is not None:
-                    found[id(f.cpu_new)] = (made, meet.module, _tensor_input(m, home))
-    for site, partner, input_name in sorted(found.values(), key=lambda x: x[0].pos):
-        home = site.ctx.scope
-        if input_name is not None and m.binding(input_name, home, site.pos) is None:
-            # bound only later (``input_t`` of a loop below): name a parameter instead
-            input_name = _tensor_input(m, home)
-        yield _finding(ctx, m, site.node, partner, input_name)
+                    home, call = factories[id(made.node)]
+                    found[id(made.node)] = (home, call, meet, partner, res)
+    for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
+        yield _finding(ctx, home, call, meet, partner, res)
 
 
-def _finding(ctx: Context, m: Model, call: ast.Call, partner: ast.AST,
-             input_name: str | None) -> Finding:
-    fname = m.qualname(call.func)
+def _pos(node: ast.AST) -> tuple[int, int]:
+    return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+def _in_function(res: ScopeResult) -> bool:
+    return isinstance(res.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+
+
+def _module_init(ff: FileFlow, res: ScopeResult) -> bool:
+    """A module's ``__init__``: everything is still on the CPU there, and a tensor it
+    stores on ``self`` is FRY011's business."""
+    node = res.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != "__init__":
+        return False
+    cls = ff.method_of.get(id(node))
+    return cls is not None and cls.is_module
+
+
+def _construction_helpers(ff: FileFlow, results: list[ScopeResult]) -> set[int]:
+    """Methods called by a module's ``__init__`` and by no other method (``self._probe()``
+    runs while the model is still on the CPU)."""
+    from_init: dict[str, set[int]] = {}
+    elsewhere: set[str] = set()
+    for r in results:
+        init = _module_init(ff, r)
+        for c in r.calls.values():
+            func = c.node.func
+            if c.callee is Callee.FUNCTION and isinstance(func, ast.Attribute) \
+                    and isinstance(func.value, ast.Name) and func.value.id == "self":
+                if init:
+                    from_init.setdefault(func.attr, set()).add(id(r.node))
+                else:
+                    elsewhere.add(func.attr)
+    out: set[int] = set()
+    for r in results:
+        node = r.node
+        name = getattr(node, "name", None)
+        cls = ff.method_of.get(id(node))
+        if name in from_init and name not in elsewhere and cls is not None and cls.is_module:
+            out.add(id(node))
+    return out
+
+
+def _candidate(c: CallEvent) -> bool:
+    """``torch.zeros(n)`` with no ``device=`` (nor ``**kwargs``, nor a pinned buffer)."""
+    if c.callee is not Callee.TORCH or c.qualname is None:
+        return False
+    name = c.qualname[len("torch."):]
+    if name not in _FACTORIES:
+        return False
+    if any(k in ("device", "pin_memory", "**") for k, _ in c.keywords):
+        return False
+    if name in ("tensor", "as_tensor"):  # only data written out here (a scalar mixes anywhere)
+        return bool(c.node.args) and isinstance(c.node.args[0], (ast.List, ast.Tuple, ast.ListComp))
+    return not (name in ("zeros", "ones", "empty") and _no_shape(c.node))
+
+
+def _no_shape(call: ast.Call) -> bool:
+    """``torch.zeros(())``: 0-dimensional, it mixes with tensors on any device."""
+    return len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) \
+        and not call.args[0].elts
+
+
+def _made_by(v: Value, factories: dict) -> Origin | None:
+    """The candidate factory that made ``v``, if ``v`` may be that factory's CPU result (on
+    some path, the first round of a loop included) and was never moved."""
+    if not v.places or CPU not in v.places or not v.may_be(Kind.TENSOR):
+        return None
+    if any(o.op is Op.MOVED for o in v.origins):
+        return None
+    return next((o for o in v.origins if o.op is Op.MADE and o.path is None
+                 and o.node is not None and id(o.node) in factories), None)
+
+
+def _on_device(ff: FileFlow, res: ScopeResult, v: Value) -> bool:
+    """A tensor the analysis sees on an accelerator on some path: moved or made there, the
+    model's (``self`` of a module, a submodule's output), or a parameter that is."""
+    kinds = res.kind_of(v)
+    if kinds is None or not kinds & {Kind.TENSOR, Kind.BATCH}:
+        return False
+    return _places_on_device(ff, res, v, 0)
+
+
+def _places_on_device(ff: FileFlow, res: ScopeResult, v: Value, depth: int) -> bool:
+    for p in v.places or ():
+        if p.where is Where.ACCEL or p.where is Where.ATTR:
+            return True
+        if p.where is Where.PARAM and _param_on_device(ff, res, int(p.ref), depth):
+            return True
+    return False
+
+
+def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int) -> bool:
+    """May parameter ``k`` be on an accelerator?  The calls in this file decide when they
+    say where it is (all on the CPU: no; one on the device: yes, followed through the
+    callers' parameters); otherwise ``self`` of a module, an input of a module's
+    ``forward`` and a parameter annotated as a tensor or module may be (the model's and
+    its inputs' place), a parameter merely used as a tensor is not known to be."""
+    given = ff.arguments(res.node, k)
+    if given and depth < 3:
+        sure = True
+        for caller, v in given:
+            if v.places is None:
+                sure = False
+            elif _places_on_device(ff, caller, v, depth + 1):
+                return True
+            elif any(p.symbolic for p in v.places):
+                sure = False
+        if sure:
+            return False  # every call here passes a value on the CPU (or 0-dimensional)
+    return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE)  # (``self`` of a module: MODULE)
+
+
+def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
+    for m in res.meets.values():
+        yield Meeting(m.node, m.operands)
+    for c in res.calls.values():
+        ops = _call_operands(res, c)
+        if not ops:
+            continue
+        if c.callee is Callee.TORCH and c.qualname is not None:
+            last = c.qualname.rsplit(".", 1)[-1]
+            if c.qualname.count(".") == 1 and (last in _FACTORIES or last in _NOT_MEETINGS) \
+                    or last in vocab.CPU_ARGUMENTS:
+                continue
+            yield Meeting(c.node, ops)
+        elif c.callee is Callee.METHOD and c.receiver is not None:
+            func = c.node.func
+            if c.qualname in _CROSS_DEVICE_METHODS or not isinstance(func, ast.Attribute):
+                continue
+            if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
+                yield Meeting(c.node, ((func.value, c.receiver), *ops))
+        elif c.callee is Callee.MODULE:
+            made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
+            if made is not None and made.text.split("(")[0].rsplit(".", 1)[-1] in vocab.CPU_ARGUMENTS:
+                continue  # nn.CTCLoss()(log_probs, targets, lengths, ...)
+            kept = {id(a) for a in _not_wanted_on_the_cpu(ff, c, [*c.node.args, *(
+                k.value for k in c.node.keywords)])}
+            ops = tuple(o for o in ops if id(o[0]) in kept or not _top_level(c.node, o[0]))
+            if len(ops) > 1:
+                yield Meeting(c.node, ops)
+            if _weights_may_be_on_device(ff, res, c.func):
+                yield Meeting(c.node, ops, module=c.node.func)
+
+
+def _top_level(call: ast.Call, node: ast.AST) -> bool:
+    """Is ``node`` an argument of ``call`` itself (not an item of a list written in it)?"""
+    return any(a is node for a in call.args) or any(k.value is node for k in call.keywords)
+
+
+def _call_operands(res: ScopeResult, c: CallEvent) -> tuple[tuple[ast.AST, Value], ...]:
+    """The call's arguments, the items of a list or tuple written out in it one by one."""
+    out: list[tuple[ast.AST, Value]] = []
+    nodes = [*c.node.args, *(k.value for k in c.node.keywords if k.arg is not None)]
+    for a in nodes:
+        items = a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a]
+        for x in items:
+            v = res.value(x)
+            if v is not None and not isinstance(x, ast.Starred):
+                out.extend((x, e) for e in _members(v))
+    return tuple(out)
+
+
+def _members(v: Value) -> list[Value]:
+    """A value, or the items of a tuple or list of tensors (``self.lstm(x, (h0, c0))``)."""
+    if v.elts is not None:
+        return list(v.elts)
+    if v.item is not None:
+        return [v.item]
+    return [v]
+
+
+def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> bool:
+    """A module that follows the model (a submodule of ``self``) or was moved, and owns
+    weights: its input must be where they are."""
+    if not module.is_(Kind.MODULE) or not module.places:
+        return False
+    if not _places_on_device(ff, res, module, 0):
+        return False
+    made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
+    if made is None:
+        return True
+    if made.text.startswith("torch.nn."):
+        layer = made.text[len("torch.nn."):].split("(")[0]
+        return layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS
+    node = made.node
+    if made.path is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
+        cls = ff.definition(node.func.id)
+        if isinstance(cls, ast.ClassDef):
+            return holds_parameters(ff.class_info(cls))
+    return True
+
+
+def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
+             partner: ast.AST, res: ScopeResult) -> Finding:
+    fname = call.qualname
+    input_name = _input_name(home, partner, res)
+    # a module has no .device (only its parameters have one)
+    weights = (meet.module is not None and partner is meet.module
+               and isinstance(partner, ast.Name) and partner.id == input_name)
+    device_of = f"next({input_name}.parameters()).device" if weights else f"{input_name}.device"
     fix = None
     if input_name is not None:
-        edit = ctx.add_keyword(call, f"device={input_name}.device")
+        edit = ctx.add_keyword(call.node, f"device={device_of}")
         if edit is not None:
-            fix = Fix((edit,), False, f"Pass `device={input_name}.device`")
-    where = f"device={input_name or '<input>'}.device"
-    return ctx.finding(
-        CODE, call,
-        f"`{fname}(...)` without `device=` is built on the CPU but meets "
-        f"`{m.text(partner)[:40]}`, which may be on an accelerator; create it there: `{where}`",
+            fix = Fix((edit,), False, f"Pass `device={device_of}`")
+    where = f"device={device_of}" if input_name is not None else "device=<input>.device"
+    text = ctx.text(partner)[:40]
+    f = ctx.finding(
+        CODE, call.node,
+        f"`{fname}(...)` without `device=` is built on the CPU but meets `{text}`, which may "
+        f"be on an accelerator; create it there: `{where}`",
         fix,
     )
+    return replace(f, evidence=_evidence(ctx, call, meet, partner, text))
 
 
-def _dev(f: Fact | None) -> bool:
-    """On the device for a reason we can see (not only "a model returned it")."""
-    return f is not None and f.sure_tensor and f.dev and not f.guessed and f.cpu_new is None
+def _evidence(ctx: Context, call: CallEvent, meet: Meeting, partner: ast.AST,
+              text: str) -> tuple[Evidence, ...]:
+    made = Origin(Op.MADE, call.node.lineno, call.node.col_offset, "", node=call.node)
+    why = "the model's weights" if meet.module is not None else "a tensor that may be on an accelerator"
+    steps = [step(ctx, made, f"`{call.qualname}(...)` builds the tensor on the CPU here")]
+    steps.append(at(ctx, meet.node, f"it meets `{text}` ({why}) here"))
+    return tuple(steps)
 
 
-def _meetings(m: Model, scope: Scope) -> Iterable[Meeting]:
-    scope.sort()
-    for op in scope.ops:
-        n = op.node
-        ops = [n.left, n.right] if isinstance(n, ast.BinOp) else [n.left, *n.comparators]
-        yield Meeting(ops, ops, op.ctx)
-    for s in scope.calls:
-        call = s.node
-        args: list[ast.AST] = []
-        for a in call.args:
-            if isinstance(a, (ast.List, ast.Tuple)):  # torch.cat([x, pad])
-                args.extend(a.elts)
-            elif not isinstance(a, ast.Starred):
-                args.append(a)
-        args.extend(k.value for k in call.keywords if k.arg is not None)
-        if not args:
-            continue
-        func = call.func
-        q = m.qualname(func) or ""
-        if q.startswith("torch."):  # torch.where(mask, x, y), F.cross_entropy(p, t, weight=w)
-            if q[6:] not in DEVICE_FACTORIES and q[6:] not in _NOT_MEETINGS:
-                yield Meeting(args, args, s.ctx)
-            continue
-        if isinstance(func, ast.Attribute) and func.attr in _CROSS_DEVICE_METHODS:
-            continue  # ``gpu_buf.copy_(cpu_buf, non_blocking=True)`` copies across devices
-        if isinstance(func, ast.Attribute):  # x.masked_fill(mask, 0)
-            recv = m.fact(func.value, s.ctx)
-            if recv is not None and recv.tensorlike:
-                yield Meeting(args, [func.value, *args], s.ctx)
-                continue
-        f = m.fact(func, s.ctx)
-        if f is None or f.kind != MODULE:
-            continue
-        if len(args) > 1:  # self.rnn(x, h0)
-            yield Meeting(args, args, s.ctx)
-        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
-                func.value.id == scope.self_name and scope.cls is not None and scope.cls.is_module:
-            # self.embed(positions): a submodule's parameters live where the model does
-            yield Meeting(args, [], s.ctx, module=func)
-
-
-def _tensor_input(m: Model, scope: Scope) -> str | None:
-    """The first tensor parameter of a method (for the fix's ``device=<input>.device``)."""
-    fn = scope.function
-    if fn is None:
+def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult) -> str | None:
+    """The tensor whose device the fix names: the partner when it is a parameter of the
+    factory's own function, else that function's first tensor parameter."""
+    if res is home and isinstance(partner, ast.Name) and partner.id in home.params:
+        return partner.id
+    fn = home.node
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
-    for a in fn.args.posonlyargs + fn.args.args + fn.args.kwonlyargs:
-        if a.arg == scope.self_name:
+    for k, name in enumerate(home.params):
+        if name in ("self", "cls"):
             continue
-        lst = scope.binds.get(a.arg)
-        if lst and lst[0][1].how == "param":
-            f = m.binding_fact(lst[0][1])
-            if f is not None and f.tensorlike:
-                return a.arg
+        if home.param_uses.get(k) is Kind.TENSOR or _hinted_tensor(fn, name, home):
+            return name
     return None
+
+
+def _hinted_tensor(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, home: ScopeResult) -> bool:
+    from torchferry.check.flow.lattice import param
+
+    k = home.params.index(name)
+    for v in home.values.values():
+        if v.places == {param(k)} and v.is_(Kind.TENSOR):
+            return True
+    return False

@@ -39,6 +39,9 @@ on the CPU (sequence lengths for `pack_padded_sequence`, file names) would be wr
 such items are rarely passed to a loss, but check.
 
 ## Known limits
+An item that the called model's `forward` hands to torch on the CPU (the `lengths` of
+`pack_padded_sequence`, the targets and lengths of `ctc_loss`, directly or through its own
+helpers, for a model class of the checked files) is not flagged: it must stay there.
 Only loops over a DataLoader (constructed in the file, a parameter named like one, or an
 iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)["train"]`,
 `tqdm(self.val_loader)`) are checked. Items used in indexing or passed to functions other
@@ -56,6 +59,7 @@ from torchferry.check.flow import (
     CPU,
     Callee,
     CallEvent,
+    FileFlow,
     Kind,
     Op,
     Origin,
@@ -78,7 +82,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         moves = _batch_moves(res)
         if not moves:
             continue
-        for node, operands in _meetings(res):
+        for node, operands in _meetings(ctx.flow, res):
             if not any(_on_device(res, v) for _, v in operands):
                 continue
             for a, v in operands:
@@ -127,7 +131,7 @@ def _whole(a: ast.AST, loop: ast.AST) -> bool:
     return isinstance(target, ast.Name) and isinstance(a, ast.Name) and a.id == target.id
 
 
-def _meetings(res: ScopeResult) -> Iterator[tuple[ast.AST, list[tuple[ast.AST, Value]]]]:
+def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[tuple[ast.AST, list[tuple[ast.AST, Value]]]]:
     for m in res.meets.values():
         yield m.node, list(m.operands)
     for c in res.calls.values():
@@ -139,9 +143,23 @@ def _meetings(res: ScopeResult) -> Iterator[tuple[ast.AST, list[tuple[ast.AST, V
             continue
         nodes = [a for a in c.node.args if not isinstance(a, ast.Starred)]
         nodes += [k.value for k in c.node.keywords if k.arg is not None]
+        if c.callee is Callee.MODULE:
+            nodes = _not_wanted_on_the_cpu(ff, c, nodes)
         ops: list[tuple[ast.AST, Value]] = [(a, v) for a in nodes if (v := res.value(a)) is not None]
         if len(ops) >= 2:
             yield c.node, ops
+
+
+def _not_wanted_on_the_cpu(ff: FileFlow, c: CallEvent, nodes: list[ast.expr]) -> list[ast.expr]:
+    """The arguments of a module call less those its ``forward`` hands to torch on the
+    CPU (``decoder(features, captions, lengths)`` packs with ``lengths``)."""
+    fwd = ff.forward_of(c.func)
+    if fwd is None or not fwd.cpu_params:
+        return nodes
+    cpu = {id(a) for i, a in enumerate(c.node.args) if i + 1 in fwd.cpu_params}
+    cpu |= {id(k.value) for k in c.node.keywords
+            if k.arg in fwd.params and fwd.params.index(k.arg) in fwd.cpu_params}
+    return [a for a in nodes if id(a) not in cpu]
 
 
 def _finding(ctx: Context, use: ast.AST, v: Value, loop: ast.AST, moves: list[CallEvent],

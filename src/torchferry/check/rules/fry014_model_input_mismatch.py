@@ -8,7 +8,17 @@ Flags a call `model(x)` when, in one scope,
   factory without `device=`) and never moved; or
 * `x` was moved to a device (`x = x.to(device)`, `img.cuda()`) and the model, constructed
   in the same file (`Net(...)`, `torchvision.models.resnet50(...)`), is never moved,
-  wrapped or handed to anything that could move it anywhere in the file.
+  wrapped or handed to anything that could move it anywhere in the file; or
+* (from the device-flow analysis) the model is on a device the code chose -- moved in the
+  calling scope, or a parameter that every call of the file passes moved
+  (`train(model.to(device), loader)`), followed through the callers' own parameters --
+  and its first argument `x` is an item of a DataLoader's batch that is never moved, while
+  another item of the same batch is (`target = target.to(device)` ... `model(data)`); a
+  later argument may be wanted on the CPU (`decoder(features, captions, lengths)`, whose
+  `lengths` go to `pack_padded_sequence`) and is not checked.
+
+The findings of the third form carry their evidence: the model's move, the batch the item
+comes from, the other item's move and the call where they meet.
 
 ## Why is this bad
 This is the most common device error on the forums: "Input type (torch.FloatTensor) and
@@ -38,8 +48,10 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
-Only calls of a plain name (`model(x)`, not `self.model(x)`) are checked, with the model and
-the CPU input bound in the calling scope (for the second form, the model may be a global).
+The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
+the model and the CPU input bound in the calling scope (for the second form, the model may be
+a global); the third needs a call in the same file that moves the model (calls from other
+files do not count) and another item of the batch moved.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load`, passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
@@ -50,7 +62,8 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
+from dataclasses import replace
 
 from torchferry.check.analysis import (
     DEVICE,
@@ -65,6 +78,9 @@ from torchferry.check.analysis import (
     pos,
 )
 from torchferry.check.api import Context, Finding
+from torchferry.check.flow import Callee, CallEvent, FileFlow, Op, Origin, ScopeResult, Value, Where
+from torchferry.check.flow import evidence as ev
+from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
 from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
 
 CODE = "FRY014"
@@ -291,6 +307,14 @@ def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
     if _sets_default_device(m):
         return
+    found = list(_local(ctx, m))
+    seen = {(f.line, f.column) for f in found}
+    yield from found
+    yield from (f for f in _batch_item_on_the_cpu(ctx) if (f.line, f.column) not in seen)
+
+
+def _local(ctx: Context, m: Model) -> Iterator[Finding]:
+    """The model and its input bound in the calling scope (see the docstring)."""
     uses: _Uses | None = None
     for site in m.calls:
         call = site.node
@@ -332,3 +356,63 @@ def check(ctx: Context) -> Iterable[Finding]:
             "fails with \"Input type (torch.cuda.FloatTensor) and weight type "
             f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)",
         )
+
+
+def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
+    """A model the device-flow analysis places on an accelerator, called on an item of a
+    loader's batch that is never moved while another item of the same batch is."""
+    ff: FileFlow = ctx.flow
+    for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
+        moves = _batch_moves(res)
+        if not moves:
+            continue
+        for c in res.calls.values():
+            if c.callee is not Callee.MODULE or not c.args or isinstance(c.node.args[0], ast.Starred):
+                continue
+            moved = _model_on_device(ff, res, c.func)
+            if moved is None:
+                continue
+            # the model's input, its first argument (a later one may be wanted on the CPU:
+            # ``decoder(features, captions, lengths)`` packs with ``lengths``)
+            a, v = c.node.args[0], c.args[0]
+            loop = _unmoved_item(v)
+            if loop is not None and id(loop) in moves and not _whole(a, loop):
+                yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0])
+
+
+def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
+                     depth: int = 0) -> Origin | None:
+    """Why ``model`` is on an accelerator: its move (in this scope or one a call of this
+    file passes it through: ``train(model.to(device), ...)``), or None when not known."""
+    if not model.places:
+        return None
+    if all(not p.symbolic for p in model.places):  # moved to a device the code chose
+        return ev.latest(model, Op.MOVED) if model.may_live(Where.ACCEL) else None
+    if len(model.places) != 1 or depth >= 3:
+        return None
+    p = next(iter(model.places))
+    if p.where is not Where.PARAM:
+        return None
+    given = ff.arguments(res.node, int(p.ref))
+    if not given:
+        return None
+    found = [_model_on_device(ff, caller, v, depth + 1) for caller, v in given]
+    return found[0] if found and all(f is not None for f in found) else None
+
+
+def _item_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin,
+                  other: CallEvent) -> Finding:
+    name, x = ctx.text(c.node.func), ctx.text(a)
+    f = ctx.finding(
+        CODE, c.node,
+        f"`{name}` is on the device but `{x}`, an item of the loader's batch, is never moved "
+        f"(the batch's other items are: `{ctx.text(other.node)}`): on a GPU machine this call "
+        f"fails with \"Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
+        f"should be the same\"; move it too (`{x}.to(device)`)")
+    batch = ev.first(v, Op.BATCH)
+    steps = [ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}")]
+    if batch is not None:
+        steps.append(ev.step(ctx, batch, f"`{x}` comes from the batch at {ev.where(batch)} and is never moved"))
+    steps.append(ev.at(ctx, other.node, "another item of that batch is moved here"))
+    steps.append(ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
+    return replace(f, evidence=tuple(steps))
