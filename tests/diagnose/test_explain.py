@@ -475,3 +475,21 @@ def test_excepthook_is_restored_and_chains_to_the_previous_one(capsys, monkeypat
     with tf.explain():
         pass
     assert sys.excepthook is previous
+
+
+def _fill_like(x):
+    return torch.empty_like(x).fill_(2.0) + torch.zeros_like(x)
+
+
+def test_torchscript_compiles_the_factories_while_sites_are_recorded():
+    # TorchScript compiles torch.empty_like as its operator only when the object is in its
+    # builtin table; the recorder's wrapper was compiled as Python and failed in inspect
+    # ("module, class, method, function, ... was expected, got builtin_function_or_method")
+    torch.jit._builtins._get_builtin_table()  # built before, as a simulation builds it
+    real = torch.empty_like
+    with tf.explain():
+        assert torch.empty_like is not real
+        scripted = torch.jit.script(_fill_like)
+        assert scripted(torch.ones(2)).tolist() == [2.0, 2.0]
+    assert torch.empty_like is real and id(real) in torch.jit._builtins._get_builtin_table()
+    assert torch.jit.script(_fill_like)(torch.ones(1)).tolist() == [2.0]

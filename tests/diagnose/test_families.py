@@ -269,6 +269,13 @@ CASES = [
         finally:
             dist.destroy_process_group()
         """, simulate="cuda", count=2),
+    Case("global_rank_device", """\
+        import os
+        import torch
+
+        torch.cuda.set_device(int(os.environ["RANK"]))  # the global rank: 2 on the second node
+        """, simulate="cuda", count=2,
+        env=(("RANK", "2"), ("LOCAL_RANK", "0"), ("LOCAL_WORLD_SIZE", "2"), ("GROUP_RANK", "1"))),
     Case("ddp_cpu_module", """\
         import torch
         import torch.distributed as dist

@@ -353,3 +353,116 @@ def test_a_failed_launch_is_named_after_the_users_script_as_torchrun_names_it(
     err = capsys.readouterr().err
     assert f"{TRAIN} FAILED" in err and "torchferry FAILED" not in err
     assert "local_rank: 1" in err and "exitcode  : 1" in err
+
+
+# ------------------------------------------------------------------ 2 nodes x 2 ranks
+def _free_port() -> int:
+    import socket
+
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return s.getsockname()[1]
+
+
+def _two_nodes(*args, cwd, wait_for_both=True):
+    """Two torchrun launchers on this machine, one per node, joined by c10d rendezvous:
+    ``torchrun --nnodes 2 --nproc-per-node 2 --rdzv-backend c10d --rdzv-endpoint
+    127.0.0.1:PORT ARGS`` twice.  Returns (exit statuses, stdout, stderr) of both.
+
+    Without ``wait_for_both``, once one launcher has ended the other gets 120 s and is then
+    ended (with its ranks): a node whose peers died before ``init_process_group`` waits
+    for them until the group's timeout, on a GPU machine too.
+    """
+    import signal
+
+    port = _free_port()
+    cmd = [sys.executable, "-m", "torch.distributed.run", "--nnodes", "2", "--nproc-per-node", "2",
+           "--rdzv-backend", "c10d", "--rdzv-endpoint", f"127.0.0.1:{port}", *args]
+    procs = [subprocess.Popen(cmd, cwd=cwd, env=_env(), stdout=subprocess.PIPE,
+                              stderr=subprocess.PIPE, text=True, start_new_session=True)
+             for _ in range(2)]
+    import threading
+
+    results: list[tuple[str, str] | None] = [None, None]
+
+    def collect(i):
+        results[i] = procs[i].communicate()
+
+    threads = [threading.Thread(target=collect, args=(i,)) for i in range(2)]
+    for t in threads:
+        t.start()
+    try:
+        if wait_for_both:
+            for t in threads:
+                t.join(600)
+        else:
+            import time
+
+            deadline = time.monotonic() + 600
+            while all(p.poll() is None for p in procs) and time.monotonic() < deadline:
+                time.sleep(0.5)
+            for t in threads:
+                t.join(120)
+    finally:
+        for p in procs:
+            if p.poll() is None:
+                os.killpg(p.pid, signal.SIGKILL)
+        for t in threads:
+            t.join(60)
+    outs = [r or ("", "") for r in results]
+    return [p.returncode for p in procs], outs[0][0] + outs[1][0], outs[0][1] + outs[1][1]
+
+
+SIM_RUN = ("-m", "torchferry", "run", "--simulate", "cuda")
+
+
+@pytest.fixture(scope="module")
+def gloo_two_nodes(tmp_path_factory):
+    """The reference: the same script on 2 nodes x 2 processes, gloo on the CPU."""
+    codes, out, err = _two_nodes(str(TRAIN), cwd=tmp_path_factory.mktemp("gloo2"))
+    assert codes == [0, 0], err[-3000:]
+    return _losses(out)
+
+
+@pytest.mark.slow
+def test_two_nodes_of_two_simulated_gpus_give_gloos_losses(gloo_two_nodes, tmp_path):
+    codes, out, err = _two_nodes(*SIM_RUN, str(TRAIN), cwd=tmp_path)
+    assert codes == [0, 0], err[-3000:]
+    sim = _losses(out)
+    assert len(sim) == 4 * 4 + 4 * 2  # 4 ranks: 2 epochs x 2 steps, then 2 summary lines
+    assert _without_devices(sim) == _without_devices(gloo_two_nodes)
+    # each node has its own cuda:0 and cuda:1 (LOCAL_WORLD_SIZE devices per rank)
+    for rank, dev in ((0, 0), (1, 1), (2, 0), (3, 1)):
+        assert f"rank {rank} backend nccl device cuda:{dev}" in sim
+    assert "rank 3 all_reduce" in out and "all_gather [0.0, 1.0, 2.0, 3.0]" in out
+    assert "rank 2 backend gloo device cpu" in gloo_two_nodes
+
+
+def _unprefixed(stderr: str) -> str:
+    return re.sub(r"^\[rank\d+\]: ", "", stderr, flags=re.MULTILINE)
+
+
+@pytest.mark.slow
+def test_two_nodes_duplicate_gpus_are_per_node(tmp_path):
+    # no set_device: every rank on its node's cuda:0; NCCL compares bus ids per host only
+    codes, out, err = _two_nodes(*SIM_RUN, str(TRAIN), "no-set-device", cwd=tmp_path)
+    assert codes == [1, 1]
+    stderr = _unprefixed(err)
+    for a, b in ((0, 1), (1, 0), (2, 3), (3, 2)):
+        assert f"Duplicate GPU detected : rank {a} and rank {b} both on CUDA device 1000" in stderr
+    assert not re.search(r"rank [01] and rank [23]|rank [23] and rank [01]", stderr)
+    assert "torchferry explain: two ranks on the same GPU (rank 3 and rank 2)" in stderr
+
+
+@pytest.mark.slow
+def test_two_nodes_device_by_global_rank_fails_on_the_second_node(tmp_path):
+    # torch.cuda.set_device(RANK): cuda:2 and cuda:3 do not exist on a node of 2 GPUs
+    codes, out, err = _two_nodes(*SIM_RUN, str(TRAIN), "global-rank", cwd=tmp_path,
+                                 wait_for_both=False)
+    assert 1 in codes
+    stderr = _unprefixed(err)
+    assert stderr.count("torch.AcceleratorError: CUDA error: invalid device ordinal") == 2
+    for rank in (2, 3):
+        assert (f"torchferry explain: a device index past this node's GPUs (rank {rank} on node 1, "
+                f"LOCAL_RANK={rank - 2}): RANK is the global rank") in stderr
+    assert 'torch.cuda.set_device(int(os.environ["LOCAL_RANK"]))' in stderr

@@ -123,6 +123,74 @@ def test_compile_refuses_what_torch_refuses_when_wrapping():
             torch.compile(nn.Linear(2, 2), backend="no-such-backend")
 
 
+def _explained(fn, *args):
+    import torch._dynamo as dynamo
+
+    e = dynamo.explain(fn)(*args)
+    return e.graph_count, e.graph_break_count
+
+
+def _sin_cos(t):
+    return (t.sin() + 1).cos()
+
+
+def test_dynamo_explain_counts_the_graphs_of_the_program_not_of_the_simulation():
+    import torch._dynamo as dynamo
+
+    real = dynamo.explain
+    cpu = _explained(_sin_cos, torch.randn(3))
+    assert cpu == (1, 0)
+    with simulate("cuda"):
+        x = torch.randn(3, device="cuda")
+        assert _explained(_sin_cos, x) == cpu  # traced through the mode: (3, 2)
+        m = nn.Linear(2, 2).cuda()
+        assert _explained(m, torch.ones(1, 2, device="cuda")) == (1, 0)
+        assert str(m(torch.ones(1, 2, device="cuda")).device) == "cuda:0"  # the mode is back
+        with pytest.warns(FutureWarning, match=r"explain\(f, \*args, \*\*kwargs\) is deprecated") as w:
+            assert dynamo.explain(_sin_cos, x).graph_break_count == 0
+        assert w[0].filename == __file__
+    assert dynamo.explain is real
+
+
+def test_fx_generated_code_names_torch_device():
+    # torch.fx writes a device constant as device(type='cpu') and binds `device` to
+    # torch.device in the generated code's globals only when it is the class it registered
+    class AddOnes(nn.Module):
+        def forward(self, x):
+            return x.to(torch.device("cpu")) + 1
+
+    with simulate("cuda"):
+        assert torch.device == torch.device("cpu").__class__
+        gm = torch.fx.symbolic_trace(AddOnes())
+        assert "device(type='cpu')" in gm.code
+        assert gm(torch.zeros(2)).tolist() == [1.0, 1.0]
+        assert isinstance(torch.device("cuda"), torch.device) and {torch.device: 1}[torch.device] == 1
+
+
+@pytest.mark.slow
+def test_dynamo_imported_in_the_simulation_resets_and_explains():
+    # torch._dynamo.reset() imports torch._inductor.cudagraph_trees when CUDA is available;
+    # on the CPU wheel its CUDA branch (torch.backends.cuda.is_built()) cannot import
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, torch, torchferry as tf\n"
+        "assert 'torch._dynamo' not in sys.modules\n"
+        "with tf.simulate('cuda'):\n"
+        "    import torch._dynamo as dynamo\n"
+        "    dynamo.reset()\n"
+        "    e = dynamo.explain(lambda t: (t.sin() + 1).cos())(torch.ones(3, device='cuda'))\n"
+        "    print(e.graph_count, e.graph_break_count, torch.backends.cuda.is_built())\n"
+        "from torch._inductor import cudagraph_trees\n"
+        "from torch._dynamo.eval_frame import explain\n"
+        "print(cudagraph_trees.AllocatorState.__module__, dynamo.explain is explain)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.splitlines() == ["1 0 True", "torch._inductor.cudagraph_trees True"]
+
+
 # ---------------------------------------------------------------- tensor wrapper classes
 class _Wrapper:
     """A non-Tensor class with ``__torch_function__``, as tensor wrapper libraries write it."""

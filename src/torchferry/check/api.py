@@ -33,6 +33,9 @@ _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
 
 
+_PARSER_LINES = re.compile(r"[^\r\n]*(?:\r\n|\r|\n)|[^\r\n]+$")
+
+
 def split_lines(source: str) -> list[str]:
     """The lines of ``source`` as Python counts them: only ``\\r\\n``, ``\\r`` and ``\\n``
     end a line (``str.splitlines`` also splits on form feeds, ``\\x1c``-``\\x1e``, ``\\x85``
@@ -156,8 +159,27 @@ class Context:
         return line, col, end_line, end_col
 
     def text(self, node: ast.AST) -> str:
-        """The exact source text of a node."""
-        return ast.get_source_segment(self.source, node) or ""
+        """The exact source text of a node (what ``ast.get_source_segment`` gives, without
+        splitting the whole source again for every node)."""
+        end_line = getattr(node, "end_lineno", None)
+        end_col = getattr(node, "end_col_offset", None)
+        if end_line is None or end_col is None:
+            return ""
+        line, col = node.lineno - 1, node.col_offset  # type: ignore[attr-defined]
+        lines = self._source_lines
+        if end_line > len(lines):
+            return ast.get_source_segment(self.source, node) or ""
+        if line == end_line - 1:
+            return lines[line].encode()[col:end_col].decode()
+        first = lines[line].encode()[col:].decode()
+        last = lines[end_line - 1].encode()[:end_col].decode()
+        return "".join([first, *lines[line + 1:end_line - 1], last])
+
+    @cached_property
+    def _source_lines(self) -> list[str]:
+        """The source cut into lines as the parser counts them (at ``\\r\\n``, ``\\r`` and
+        ``\\n`` only), each with its line end."""
+        return _PARSER_LINES.findall(self.source)
 
     def finding(self, code: str, node: ast.AST, message: str, fix: Fix | None = None) -> Finding:
         return Finding(code, message, *self.span(node), fix=fix)

@@ -18,6 +18,10 @@ itself, not the ones it was raised from).
   collective away from ``init_process_group(device_id=...)``;
 * ``DistributedDataParallel device_ids and output_device arguments only work with
   ... module parameters {device(type='cpu')}``: DDP of a model still on the CPU;
+* ``invalid device ordinal`` in a rank whose global ``RANK`` is not its
+  ``LOCAL_RANK`` (a node after the first of a multi-node run) and is past the
+  node's ``LOCAL_WORLD_SIZE``: the device was picked by the global rank
+  (``torch.cuda.set_device(rank)``), which names a GPU of this node only on node 0;
 * any error raised inside ``DistributedDataParallel.forward`` whose
   ``device_ids[0]`` is not the module's device: DDP moved the inputs to
   ``device_ids[0]`` and the module is elsewhere.
@@ -132,6 +136,44 @@ def _ddp_mismatch(exc: BaseException) -> tuple[str, str] | None:
     return None
 
 
+def _global_rank_device(text: str, environ: Any = os.environ) -> str | None:
+    """The title for an invalid ordinal on a rank whose global RANK is past its node's GPUs.
+
+    >>> env = {"RANK": "2", "LOCAL_RANK": "0", "LOCAL_WORLD_SIZE": "2", "GROUP_RANK": "1"}
+    >>> _global_rank_device("CUDA error: invalid device ordinal", env).split(":")[0]
+    "a device index past this node's GPUs (rank 2 on node 1, LOCAL_RANK=0)"
+    """
+    if "invalid device ordinal" not in text:
+        return None
+    try:
+        rank, local = int(environ["RANK"]), int(environ["LOCAL_RANK"])
+        per_node = int(environ["LOCAL_WORLD_SIZE"])
+    except (KeyError, ValueError):
+        return None
+    if rank == local or rank < per_node:
+        return None
+    node = environ.get("GROUP_RANK", str(rank // per_node))
+    return (f"a device index past this node's GPUs (rank {rank} on node {node}, "
+            f"LOCAL_RANK={local}): RANK is the global rank; each node numbers its {per_node} "
+            "GPUs from 0")
+
+
+class GlobalRankDevice(Handler):
+    """``invalid device ordinal`` on a later node of a multi-node run, whose global ``RANK`` is
+    past the node's GPUs: the device was picked by ``RANK`` instead of ``LOCAL_RANK``."""
+
+    family = Family.GLOBAL_RANK_DEVICE
+    chain = False
+    reads_operands = False
+
+    def match(self, exc: BaseException) -> ErrorKind | None:
+        title = _global_rank_device(str(exc))
+        return None if title is None else ErrorKind(self.family, title)
+
+    def fix(self, ctx: FixContext) -> Fix:
+        return SET_DEVICE_FIX + "; not RANK, which names a GPU of this node only on the first node", None
+
+
 class _ByText(Handler):
     """A distributed mistake known by its text; explained by its title and fix (no operands)."""
 
@@ -170,7 +212,7 @@ class DdpDeviceIds(Handler):
         return ctx.kind.groups[0], None
 
 
-HANDLERS: tuple[Handler, ...] = (*(_ByText(t) for t in _TEXTS), DdpDeviceIds())
+HANDLERS: tuple[Handler, ...] = (*(_ByText(t) for t in _TEXTS), GlobalRankDevice(), DdpDeviceIds())
 
 
 def explain_distributed(exc: BaseException) -> dict[str, Any] | None:

@@ -42,6 +42,7 @@ class Family(enum.Enum):
     NCCL_BOUND_DEVICE = "nccl_bound_device"
     DDP_CPU_MODULE = "ddp_cpu_module"
     DDP_DEVICE_IDS = "ddp_device_ids"
+    GLOBAL_RANK_DEVICE = "global_rank_device"
 
 
 @dataclass(frozen=True)

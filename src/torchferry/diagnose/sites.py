@@ -42,6 +42,7 @@ class _Recorder:
         self._registry: StorageRegistry[list[Any]] | None = None
         self._sweep_at = 4096
         self.patch = Patch("explain", self._plan)
+        self._script_keys: list[int] = []  # the wrappers' entries in TorchScript's builtin table
 
     @property
     def sites(self) -> dict[int, list[Any]]:
@@ -76,10 +77,36 @@ class _Recorder:
         return out
 
     def enter(self) -> None:
+        import torch
+
+        # TorchScript compiles a call of torch.<factory> as its operator when the object is in
+        # its builtin table (keyed by id): built before the wrappers (so the originals are in
+        # it), then given the wrappers too, or scripting a module that calls torch.empty_like
+        # while sites are recorded tries to compile the factory as Python
+        table = torch.jit._builtins._get_builtin_table()
+        first = self.patch.depth == 0
         self.patch.acquire()
+        if first:
+            self._script_keys = []
+            for name in self.NAMES:
+                try:
+                    old = self.patch.original(torch, name)
+                except KeyError:  # not wrapped
+                    continue
+                new = getattr(torch, name, None)
+                if new is not old and id(old) in table and id(new) not in table:
+                    table[id(new)] = table[id(old)]
+                    self._script_keys.append(id(new))
 
     def exit(self) -> None:
         self.patch.release()
+        if self.patch.depth == 0:
+            import torch
+
+            table = torch.jit._builtins._get_builtin_table()
+            for key in self._script_keys:
+                table.pop(key, None)
+            self._script_keys = []
 
     def _wrap(self, name: str, orig: Callable[..., Any]) -> Callable[..., Any]:
         import torch

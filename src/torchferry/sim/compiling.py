@@ -18,11 +18,16 @@ OptimizedModule Linear
 
 from __future__ import annotations
 
+import contextlib
 import functools
+import importlib.abc
+import importlib.util
 import sys
 from typing import Any
 
 import torch
+
+from torchferry._internal.patcher import Patch
 
 NOTICE = (
     "torchferry: torch.compile: the simulated GPU runs the compiled model's Python code "
@@ -124,3 +129,145 @@ def _eager_class() -> type:
 
     return Eager
 
+
+
+class CompileImports(importlib.abc.MetaPathFinder):
+    """What the simulation does to torch's compiler modules when they are imported.
+
+    * ``torch._inductor.cudagraph_trees`` picks its CUDA half at import time by
+      ``torch.backends.cuda.is_built()`` (True in the simulation) and then imports the CUDA
+      allocator's C names, which the CPU wheel lacks (``ImportError: cannot import name
+      '_cuda_CUDAAllocator_AllocatorState'``); ``torch._dynamo.reset()`` (which
+      ``torch._dynamo.explain`` calls, and test suites call between tests) imports it
+      whenever ``torch.cuda.is_available()``.  Imported inside a simulation it runs with the
+      real ``is_built`` (False here) and takes the CPU build's branch, as it would have
+      without the simulation.  CUDA graphs, its only users of those names, are refused.
+    * ``torch._dynamo.explain`` is replaced (:func:`explain`) while the simulation runs,
+      patched when ``torch._dynamo`` is imported (at once if it already was: it is heavy,
+      and a simulation that never compiles should not import it).
+
+    ``install()`` at the simulation's start, ``uninstall()`` at its end (the finder goes,
+    ``explain`` is put back by :attr:`patch`, a :class:`~torchferry._internal.patcher.Patch`).
+    """
+
+    CPU_BUILD = frozenset({"torch._inductor.cudagraph_trees"})
+    DYNAMO = "torch._dynamo"
+
+    def __init__(self, name: str = "simulate") -> None:
+        self._busy = False
+        self.patch = Patch(f"{name}: torch._dynamo.explain", self._plan)
+
+    def _plan(self) -> list[tuple[Any, str, Any]]:
+        dynamo = sys.modules[self.DYNAMO]
+        return [(dynamo, "explain", _explain_standin(dynamo.explain))]
+
+    def install(self) -> None:
+        sys.meta_path.insert(0, self)
+        if self.DYNAMO in sys.modules:
+            self.patch.acquire()
+
+    def uninstall(self) -> None:
+        with contextlib.suppress(ValueError):
+            sys.meta_path.remove(self)
+        while self.patch.active:
+            self.patch.release()
+
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
+        if self._busy or (fullname not in self.CPU_BUILD and fullname != self.DYNAMO):
+            return None
+        self._busy = True  # the real finders do the finding
+        try:
+            spec = importlib.util.find_spec(fullname)
+        finally:
+            self._busy = False
+        if spec is not None and spec.loader is not None:
+            spec.loader = _Exec(spec.loader, self)
+        return spec
+
+
+class _Exec(importlib.abc.Loader):
+    def __init__(self, loader: Any, owner: CompileImports) -> None:
+        self.loader, self.owner = loader, owner
+
+    def create_module(self, spec: Any) -> Any:
+        return self.loader.create_module(spec)
+
+    def exec_module(self, module: Any) -> None:
+        if module.__name__ == CompileImports.DYNAMO:
+            self.loader.exec_module(module)
+            if not self.owner.patch.active:
+                self.owner.patch.acquire()
+            return
+        backend = torch.backends.cuda
+        standin = backend.is_built
+        backend.is_built = lambda: torch._C._has_cuda  # torch/backends/cuda/__init__.py's
+        try:
+            self.loader.exec_module(module)
+        finally:
+            backend.is_built = standin
+
+
+@contextlib.contextmanager
+def _without_simulation_mode() -> Any:
+    """The torch-function mode stack without the simulation's mode, for the block."""
+    from torchferry.sim.modes import SimMode
+
+    stack = [torch._C._pop_torch_function_stack()
+             for _ in range(torch._C._len_torch_function_stack())][::-1]
+    kept = [m for m in stack if not isinstance(m, SimMode)]
+    for m in kept:
+        torch._C._push_on_torch_function_stack(m)
+    try:
+        yield
+    finally:
+        for _ in range(torch._C._len_torch_function_stack()):
+            torch._C._pop_torch_function_stack()
+        for m in stack:
+            torch._C._push_on_torch_function_stack(m)
+
+
+_EXPLAIN_DEPRECATED = (
+    "explain(f, *args, **kwargs) is deprecated, use explain(f)(*args, **kwargs) instead.  "
+    "If you don't migrate, we may break your explain call in the future if your user defined "
+    "kwargs conflict with future kwargs added to explain(f)."
+)
+
+
+def _explain_standin(real: Any) -> Any:
+    """``torch._dynamo.explain`` in the simulation: dynamo's own analysis, of the call as the
+    CPU runs it.
+
+    Traced through the simulation's function mode, dynamo would break the graph in every
+    operation (the mode's storage lookup), so its graph and break counts would be the
+    simulation's, not the program's.  The call is analysed with the mode paused: the tensors
+    are the CPU tensors the simulation keeps, dynamo's graphs, graph breaks, break reasons
+    and guards are what it finds for them (so guards name ``cpu``, and code that branches on
+    the device is analysed on its CPU path), and ``torch.cuda.is_available()`` still answers
+    as the simulation does.  The explained call's own results are discarded, as dynamo does.
+    """
+
+    @functools.wraps(real)
+    def explain(f: Any, *extra_args: Any, **extra_kwargs: Any) -> Any:
+        inner = real(f)
+
+        @functools.wraps(inner)
+        def run(*args: Any, **kwargs: Any) -> Any:
+            with _without_simulation_mode():
+                out = inner(*args, **kwargs)
+            # Where in dynamo each guard was made (a CapturedTraceback, shown only when a
+            # guard fails to build) is dropped: freed at interpreter exit, such tracebacks
+            # deadlock torch (freeDeadCapturedTracebackFrames frees a traced function's code
+            # with its mutex held; the code's weak references free guards whose traceback
+            # takes the same mutex), seen for `e = explain(lambda t: ...)(x)` in a script.
+            for guard in out.out_guards or ():
+                guard.stack = None
+            return out
+
+        if extra_args or extra_kwargs:
+            import warnings
+
+            warnings.warn(_EXPLAIN_DEPRECATED, FutureWarning, stacklevel=2)
+            return run(*extra_args, **extra_kwargs)
+        return run
+
+    return explain

@@ -188,6 +188,8 @@ class simulate(contextlib.ContextDecorator):
         ser._package_registry.insert(0, self._registry_entry)
         self._finder = _BlockTriton()
         sys.meta_path.insert(0, self._finder)
+        self._compile_imports = compiling.CompileImports(repr(self))
+        self._compile_imports.install()
         importlib.util.find_spec = _find_spec_without_triton
         # a CUDA wheel's torch._dynamo may have imported triton already: hide it, or
         # `import triton` would return the cached module without asking the finder
@@ -223,6 +225,7 @@ class simulate(contextlib.ContextDecorator):
                 ser._package_registry.remove(self._registry_entry)
             with contextlib.suppress(ValueError):
                 sys.meta_path.remove(self._finder)
+            self._compile_imports.uninstall()
             if importlib.util.find_spec is _find_spec_without_triton:  # else a user's, kept
                 importlib.util.find_spec = _FIND_SPEC
             sys.modules.update(self._triton)

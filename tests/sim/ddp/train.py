@@ -11,6 +11,8 @@ GPU machine (the tests expect each to fail there, and under the simulated GPU):
 * ``device-ids``: DDP(model, device_ids=[0]) while the model is on cuda:LOCAL_RANK.
 * ``cpu-model``: DDP(model, device_ids=[LOCAL_RANK]) with the model left on the CPU.
 * ``other-rank-device``: a tensor made on "cuda:0" on every rank, all-reduced.
+* ``global-rank``: torch.cuda.set_device(RANK), the global rank: right on one node,
+  past the node's GPUs on the second node of a multi-node run.
 
 ``ferry-device`` is not a mistake: ``device = torchferry.device()`` instead of
 set_device by hand (it makes LOCAL_RANK's GPU current under torchrun).
@@ -56,6 +58,8 @@ def ddp_setup() -> torch.device:
         if MISTAKE == "no-set-device":
             init_process_group(backend="nccl")
             return torch.device("cuda")
+        if MISTAKE == "global-rank":
+            local_rank = int(os.environ["RANK"])
         torch.cuda.set_device(local_rank)
         init_process_group(backend="nccl")
         return torch.device("cuda", local_rank)

@@ -61,6 +61,13 @@ class DeviceMeta(type):
     def __subclasscheck__(cls, sub: type) -> bool:
         return issubclass(sub, _REAL_DEVICE)
 
+    # equal to the real class: torch.fx names it `device` in generated code only when
+    # `obj != torch.device` is False (torch/fx/graph.py add_global)
+    def __eq__(cls, other: object) -> bool:
+        return other is cls or other is _REAL_DEVICE
+
+    __hash__ = type.__hash__
+
     def __call__(cls, *args: Any, **kwargs: Any) -> Any:
         if len(args) == 1 and not kwargs and type(args[0]) is int:
             return _REAL_DEVICE(cls._kind, args[0])
