@@ -26,8 +26,8 @@ must "$PY" examples/portable.py
 
 step "ferry check: the lessons' mistakes, found statically (exit 1: findings)"
 expect 1 ferry check --no-cache --select ALL examples/train_with_mistakes.py  # every rule, the opt-in ones too
-step "ferry check --diff: what the safe fixes would change"
-expect 1 ferry check --no-cache --select ALL --diff examples/train_with_mistakes.py
+step "ferry check --unsafe-fixes --diff: what the fixes would change (each unsafe one is an edit to review)"
+expect 1 ferry check --no-cache --select ALL --unsafe-fixes --diff examples/train_with_mistakes.py
 
 step "ferry run --simulate cuda: the lesson's program prints its GPU output on this machine"
 must ferry run --simulate cuda examples/lesson_portable.py

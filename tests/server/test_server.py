@@ -30,9 +30,10 @@ TRAIN = (
     "import torch\n"
     "from model import Net\n"
     "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
-    "net = Net()\n"
-    "out = net(torch.ones(2, 2).to(device))\n"
-    "print(out.numpy())\n"
+    "\n\nclass Head(Net):\n"
+    "    def forward(self, x):\n"
+    "        return x * torch.ones(2)\n"
+    "\n\nout = Head().to(device)(torch.ones(2, 2, device=device))\n"
 )
 #: every rule, the opt-in ones too (FRY001, FRY007, FRY009 are used below)
 ALL = '[tool.torchferry]\nselect = ["ALL"]\n'
@@ -94,10 +95,11 @@ async def actions(client, uri: str, line: int, only=None) -> list[types.CodeActi
 
 
 async def test_findings_on_open_with_code_link_and_severity(client, root):
-    loop = "for batch in loader:\n    loss = model(batch)\n    print(loss.item())\n"
+    loop = ("model = torch.nn.Linear(2, 2).to(y.device)\n"
+            "for batch in loader:\n    loss = model(batch)\n    print(loss.item())\n")
     uri = open_doc(client, root / "open.py", SCRIPT + loop)
     diags = await diagnostics(client, uri)
-    assert codes(diags) == [("FRY002", 3), ("FRY001", 4), ("FRY007", 7)]
+    assert codes(diags) == [("FRY002", 3), ("FRY001", 4), ("FRY007", 8)]
     by_code = {d.code: d for d in diags}
     assert by_code["FRY002"].severity == types.DiagnosticSeverity.Error
     assert by_code["FRY007"].severity == types.DiagnosticSeverity.Warning
@@ -236,12 +238,13 @@ async def test_a_file_over_the_size_limit(client, root):
 
 async def test_classes_of_other_workspace_files(client, root):
     uri = open_doc(client, root / "train.py", TRAIN)
-    # model.py is read in the background: its Net is a module, so .numpy() is flagged
-    await diagnostics(client, uri, lambda d: ("FRY003", 6) in codes(d))
+    # model.py is read in the background: its Net is a module, so Head.forward's x is a
+    # module input and the factory it meets is flagged
+    await diagnostics(client, uri, lambda d: ("FRY010", 8) in codes(d))
     (root / "model.py").write_text(MODEL.replace("nn.Module", "object"))
     client.workspace_did_change_watched_files(types.DidChangeWatchedFilesParams([
         types.FileEvent((root / "model.py").as_uri(), types.FileChangeType.Changed)]))
-    await diagnostics(client, uri, lambda d: "FRY003" not in [c for c, _ in codes(d)])
+    await diagnostics(client, uri, lambda d: "FRY010" not in [c for c, _ in codes(d)])
 
 
 # ---------------------------------------------------------------- notebooks
