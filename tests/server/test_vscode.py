@@ -66,14 +66,18 @@ def _workspace(root: Path) -> Path:
     return ws
 
 
-def _command(pg: Any, query: str) -> None:
-    """Type ``query`` into the quick-input box (F1) and accept its first match."""
+def _command(pg: Any, query: str, first: str) -> None:
+    """Type ``query`` into the quick-input box (F1) and accept the first match once it
+    reads ``first`` (a file's name, a command's title)."""
     pg.keyboard.press("F1")
     box = pg.locator(".quick-input-widget input")
     box.wait_for(timeout=PATIENCE_MS)
     box.fill(query)
-    pg.locator(".quick-input-list .monaco-list-row").first.wait_for(timeout=PATIENCE_MS)
-    time.sleep(0.5)  # the list settles on the query's matches
+    row = pg.locator(".quick-input-list .monaco-list-row").first
+    deadline = time.monotonic() + PATIENCE_MS / 1000
+    while not (row.count() and first in text(row)):
+        assert time.monotonic() < deadline, f"no {first!r} for {query!r}"
+        time.sleep(0.2)
     box.press("Enter")
 
 
@@ -122,11 +126,11 @@ def test_vscode_shows_the_findings_and_applies_a_notebook_quick_fix(tmp_path: Pa
 def _drive(pg: Any, port: int, ws: Path) -> None:
     pg.goto(f"http://127.0.0.1:{port}/?folder={ws}")
     pg.locator(".monaco-workbench").wait_for(timeout=PATIENCE_MS)
-    _command(pg, "train.py")
-    _command(pg, ">View: Focus Problems")
+    _command(pg, "train.py", "train.py")
+    _command(pg, ">View: Focus Problems", "Focus Problems")
     seen = _problems(pg, "FRY009", 1)
     assert "FRY009" in seen and "FRY001" in seen, seen
-    _command(pg, "nb.ipynb")
+    _command(pg, "nb.ipynb", "nb.ipynb")
     pg.locator(".notebook-editor .cell-list-container").wait_for(timeout=PATIENCE_MS)
     seen = _problems(pg, "FRY009", 2)  # the script's and the notebook cell's
     assert seen.count("FRY009") == 2 and "nb.ipynb" in seen, seen
