@@ -52,7 +52,8 @@ construction under an `if` that tests for `None`, `hasattr`/`getattr` or an attr
 `self` (a lazy, once-only initialisation such as `if self.proj is None:`) is not flagged,
 nor are modules built by functions (`make_layer(...)`) or by classes from other files. A
 method is followed only through calls on `self` in the same file (not through a base
-class of another file, a nested function, or a call under such a guard).
+class of another file, a nested function, a call under such a guard, or into a decorated
+method, which may cache its result: `@singleton("projector")`).
 """
 
 from __future__ import annotations
@@ -169,7 +170,9 @@ def _reached(m: Model, cls: ClassInfo) -> list[tuple[Scope, str]]:
                     func.attr == "__init__" or _lazy_guard(site, self_name):
                 continue
             callee = _lookup(m, cls, func.attr)
-            if callee is not None and callee.function is not None:
+            fn = callee.function if callee is not None else None
+            if callee is not None and fn is not None and not fn.decorator_list:
+                # (a decorated method may run once: ``@singleton("projector")`` caches it)
                 todo.append((callee, step))
     return out
 
