@@ -227,3 +227,41 @@ def test_parameters_torch_takes_on_the_cpu_and_the_forward_of_a_module(snippet):
     (call,) = [c for r in s.results for c in r.calls.values() if c.callee is Callee.MODULE]
     assert s.ff.forward_of(call.func) is s.function("forward")
     assert s.ff.forward_of(s.call_at(12).func) is None  # (torch.ones: no class of the run)
+
+
+def test_a_method_stores_what_its_exits_leave_in_self(snippet):
+    s = snippet("""
+        import torch
+        from models import Net
+        class Runner:
+            def __init__(self, cfg, device):
+                self.model = Net(cfg)
+                self.model.to(device)
+                self.table = torch.zeros(2)
+                if cfg:
+                    self.table = self.table.cuda()
+            def run(self, x):
+                out = self.model(x)
+                return out, self.table
+    """)
+    init = s.function("__init__")
+    # the last store on every path wins: the model built elsewhere, then moved in place
+    assert s.wheres(init.stores["model"]) == {"ACCEL"}
+    # a store on one branch joins with the path that skips it
+    assert s.wheres(init.stores["table"]) == {"CPU", "ACCEL"}
+    assert s.wheres(s.value_at(12, "out")) == {"ACCEL"}  # the module's output, where it was moved
+
+
+def test_a_store_read_back_after_a_branch_is_the_join(snippet):
+    s = snippet("""
+        import torch
+        class Holder:
+            def make(self, flag):
+                if flag:
+                    self.t = torch.zeros(2).cuda()
+                else:
+                    self.t = torch.zeros(2)
+                y = self.t
+                return y
+    """)
+    assert s.wheres(s.function("make").returns) == {"CPU", "ACCEL"}

@@ -40,6 +40,9 @@ from torchferry.check.flow.places import tensor_places
 if TYPE_CHECKING:
     from torchferry.check.flow.interp import Interp
 
+#: the environment's key of ``self.<attr>`` (as :data:`torchferry.check.flow.interp.SELF_KEY`)
+SELF_KEY = "self."
+
 _TENSOR = frozenset((Kind.TENSOR,))
 _TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
 _SCALAR = Value.of(Kind.SCALAR)
@@ -110,7 +113,7 @@ class Evaluator:
         return UNKNOWN
 
     def self_attr(self, attr: str, node: ast.AST) -> Value:
-        v = self.i.self_env.get(attr)
+        v = self.i.env.get(SELF_KEY + attr) or self.i.self_env.get(attr)
         if v is not None:
             return v
         cls = self.i.cls
