@@ -15,10 +15,17 @@ Flags a call `model(x)` when, in one scope,
   and its first argument `x` is an item of a DataLoader's batch that is never moved, while
   another item of the same batch is (`target = target.to(device)` ... `model(data)`); a
   later argument may be wanted on the CPU (`decoder(features, captions, lengths)`, whose
-  `lengths` go to `pack_padded_sequence`) and is not checked.
+  `lengths` go to `pack_padded_sequence`) and is not checked; or
+* (from the device-flow analysis) the model is on a device the code chose, as above or
+  through the class it is an attribute of (`self.model.to(device)` in `__init__`, the
+  call `self.model(x)` in another method), and its input (the first argument, else the
+  first keyword argument: `model(input_ids=dummy)`) is a tensor this file made on the CPU
+  (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`) and never
+  moved.
 
-The findings of the third form carry their evidence: the model's move, the batch the item
-comes from, the other item's move and the call where they meet.
+The findings of the last two forms carry their evidence: the model's move, where the
+input comes from (the batch, or where it was made), the other item's move and the call
+where they meet.
 
 ## Why is this bad
 This is the most common device error on the forums: "Input type (torch.FloatTensor) and
@@ -50,8 +57,12 @@ author's choice.
 ## Known limits
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
 the model and the CPU input bound in the calling scope (for the second form, the model may be
-a global); the third needs a call in the same file that moves the model (calls from other
-files do not count) and another item of the batch moved.
+a global); the third and fourth need a move of the model the analysis sees in the file
+(calls from other files do not count), the third another item of the batch moved. The
+fourth form does not report a module without weights (a loss, an activation, or anything
+named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
+itself), an input computed by a call the analysis cannot see into (a transform, a
+tokenizer) or a module's output, nor a file with a `with torch.device(...)` block.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load`, passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
@@ -78,7 +89,20 @@ from torchferry.check.analysis import (
     pos,
 )
 from torchferry.check.api import Context, Finding
-from torchferry.check.flow import Callee, CallEvent, FileFlow, Op, Origin, ScopeResult, Value, Where
+from torchferry.check.flow import (
+    CPU,
+    Basis,
+    Callee,
+    CallEvent,
+    FileFlow,
+    Kind,
+    Op,
+    Origin,
+    ScopeResult,
+    Value,
+    Where,
+    vocab,
+)
 from torchferry.check.flow import evidence as ev
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
 from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
@@ -310,7 +334,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     found = list(_local(ctx, m))
     seen = {(f.line, f.column) for f in found}
     yield from found
-    yield from (f for f in _batch_item_on_the_cpu(ctx) if (f.line, f.column) not in seen)
+    for f in [*_batch_item_on_the_cpu(ctx), *_made_on_the_cpu(ctx, m)]:
+        if (f.line, f.column) not in seen:
+            seen.add((f.line, f.column))
+            yield f
 
 
 def _local(ctx: Context, m: Model) -> Iterator[Finding]:
@@ -378,6 +405,85 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
             loop = _unmoved_item(v)
             if loop is not None and id(loop) in moves and not _whole(a, loop):
                 yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0])
+
+
+def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
+    """A model the device-flow analysis places on an accelerator (a move it sees, in this
+    scope, in another method of the class, or in every caller), called on a tensor this
+    file made on the CPU (a factory, ``torch.tensor``, ``from_numpy``) and never moved."""
+    if any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
+            isinstance(i.context_expr, ast.Call) and m.qualname(i.context_expr.func) == "torch.device"
+            for i in n.items) for n in ast.walk(ctx.tree)):
+        return  # a default device for the factories of a block
+    ff: FileFlow = ctx.flow
+    for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
+        for c in res.calls.values():
+            if c.callee is not Callee.MODULE:
+                continue
+            arg = _input(c)
+            if arg is None:
+                continue
+            a, v = arg
+            made = _cpu_made(v)
+            if made is None or not _has_weights(ctx, c):
+                continue
+            moved = _model_on_device(ff, res, c.func)
+            if moved is not None:
+                yield _made_finding(ctx, c, a, moved, made)
+
+
+def _input(c: CallEvent) -> tuple[ast.expr, Value] | None:
+    """The model's input: its first positional argument, else its first keyword one."""
+    if c.node.args:
+        a = c.node.args[0]
+        return None if isinstance(a, ast.Starred) else (a, c.args[0])
+    for k, (name, v) in zip(c.node.keywords, c.keywords, strict=False):
+        if name != "**":
+            return k.value, v
+    return None
+
+
+def _cpu_made(v: Value) -> Origin | None:
+    """Where ``v`` was made, if it is surely a tensor this file built on the CPU and never
+    moved (not a batch, a parameter, a module's output or a loaded value)."""
+    if not v.is_(Kind.TENSOR) or v.places != {CPU} or v.basis is Basis.HINT:
+        return None
+    if any(o.op in _NOT_MADE_HERE for o in v.origins):
+        return None
+    made = ev.first(v, Op.MADE)
+    return made if made is not None and made.path is None else None
+
+
+_NOT_MADE_HERE = frozenset({Op.MOVED, Op.BATCH, Op.LOADED, Op.PARAM, Op.OUTPUT, Op.RETURNED})
+
+
+def _has_weights(ctx: Context, c: CallEvent) -> bool:
+    """Not a loss, an activation or another module without weights (moved or not, it
+    computes where its inputs are), nor a data-parallel wrapper (it scatters its inputs
+    to the devices itself)."""
+    model = c.func
+    if any(o.op is Op.MADE and o.text.split("(", 1)[0].rsplit(".", 1)[-1] in vocab.WRAPPERS
+           for o in model.origins):
+        return False
+    made = next((o for o in reversed(model.origins) if o.op is Op.MADE), None)
+    if made is not None and made.text.startswith("torch.nn."):
+        layer = made.text.split("(", 1)[0].rsplit(".", 1)[-1]
+        if layer not in PARAM_LAYERS and layer not in _CONTAINERS:
+            return False
+    return not _LOSSY.search(ctx.text(c.node.func))
+
+
+def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin) -> Finding:
+    name, x = ctx.text(c.node.func), ctx.text(a)
+    f = ctx.finding(
+        CODE, c.node,
+        f"`{name}` is on the device but `{x}` was made on the CPU and never moved: on a GPU "
+        "machine this call fails with \"Input type (torch.FloatTensor) and weight type "
+        f"(torch.cuda.FloatTensor) should be the same\"; move it too (`{x}.to(device)`)")
+    steps = (ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}"),
+             ev.step(ctx, made, f"`{x}` is made on the CPU at {ev.where(made)} and never moved"),
+             ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
+    return replace(f, evidence=steps)
 
 
 def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
