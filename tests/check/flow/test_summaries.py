@@ -265,3 +265,23 @@ def test_a_store_read_back_after_a_branch_is_the_join(snippet):
                 return y
     """)
     assert s.wheres(s.function("make").returns) == {"CPU", "ACCEL"}
+
+
+def test_a_loader_yields_what_its_collate_function_returns(snippet):
+    s = snippet("""
+        import torch
+        from torch.utils.data import DataLoader
+        def collate(batch):
+            return torch.tensor(batch, dtype=torch.long)
+        def pairs(batch):
+            return batch, batch
+        def run(ds):
+            for ids in DataLoader(ds, collate_fn=collate):
+                a = ids
+            for item in DataLoader(ds, collate_fn=pairs):
+                b = item
+            return a, b
+    """)
+    a, b = s.function("run").returns.elts
+    assert a.is_(Kind.TENSOR) and s.wheres(a) == {"CPU"}  # the collate's tensor
+    assert b.is_(Kind.BATCH)  # a pair: the batch as before

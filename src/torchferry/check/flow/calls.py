@@ -182,7 +182,10 @@ class Evaluator:
         if source is None and isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             source = node.iter
         if it.is_(Kind.LOADER):
-            return Value.of(Kind.BATCH, CPU, _origin(Op.BATCH, node, "batch"), it.basis)
+            batch = _origin(Op.BATCH, node, "batch")
+            if it.item is not None:  # the tensor its collate function returns
+                return it.item._replace(origins=(batch, *it.item.origins)[:4])
+            return Value.of(Kind.BATCH, CPU, batch, it.basis)
         if it.elts is not None or it.item is not None or it.keys is not None:
             return element(it, None)
         if it.is_(Kind.TENSOR):

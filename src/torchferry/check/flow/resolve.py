@@ -120,6 +120,8 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         _note_tensor_arguments(ev, node, qual)
         _note_cpu_arguments(ev, node, qual)
         v = torch_call(node, qual, args, kws)
+        if v.is_(Kind.LOADER):
+            v = _collated(ev, node, v)
         return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
     if qual.startswith("math."):
         return ev.record(node, Callee.BUILTIN, qual, UNKNOWN, None, args, kws, Value.of(Kind.SCALAR))
@@ -135,6 +137,7 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     if qual.rsplit(".", 1)[-1] == "DataLoader":
         v = Value.of(Kind.LOADER, None, _made(node, "DataLoader(...)"), Basis.CONSTRUCTED)
+        v = _collated(ev, node, v)
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     last = qual.rsplit(".", 1)[-1]
     if last in ev.ff.module_classes and last[:1].isupper():
@@ -149,6 +152,32 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
     project = ev.ff.project
     reason = Reason.BUDGET if project is not None and project.budget.left <= 0 else Reason.OUTSIDE
     return _unresolved(ev, node, qual, UNKNOWN, args, kws, reason)
+
+
+def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
+    """A loader whose ``collate_fn=`` is a function of the run that returns a tensor: what
+    it yields is that tensor (kept as the loader's :attr:`Value.item`).  A collate function
+    that returns anything else (a tuple, a dict) leaves the batch as it was: a batch."""
+    fn = next((k.value for k in node.keywords if k.arg == "collate_fn"), None)
+    if fn is None:
+        return loader
+    target: tuple[FileFlow, ast.AST] | None = None
+    if isinstance(fn, ast.Name) and isinstance(ev.ff.definition(fn.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
+        target = (ev.ff, ev.ff.defs[fn.id])
+    else:
+        q = ev.ff.qualname(fn, ev.i)
+        target = ev.ff.resolve(q) if q else None
+    if target is None or not isinstance(target[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return loader
+    result = target[0].summary(target[1], ev.ff)
+    if result is None:
+        return loader
+    out = result.returns
+    if not out.is_(Kind.TENSOR) or not out.places or any(p.symbolic for p in out.places):
+        return loader
+    if target[0] is not ev.ff:
+        out = _relocate(out, target[0].path)
+    return loader._replace(item=out._replace(basis=min(out.basis, Basis.INFERRED)))
 
 
 def _device_from(kws: Kws, default: frozenset[Place] | None) -> frozenset[Place] | None:
