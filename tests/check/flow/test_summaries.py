@@ -285,3 +285,24 @@ def test_a_loader_yields_what_its_collate_function_returns(snippet):
     a, b = s.function("run").returns.elts
     assert a.is_(Kind.TENSOR) and s.wheres(a) == {"CPU"}  # the collate's tensor
     assert b.is_(Kind.BATCH)  # a pair: the batch as before
+
+
+def test_torchvision_transforms_return_tensors_made_on_the_cpu(snippet):
+    s = snippet("""
+        import torchvision.transforms as T
+        from mylib import Jitter
+        class Loader:
+            def __init__(self):
+                self.tf = T.Compose([T.Resize(8), T.ToTensor(), T.Normalize((0.5,), (0.5,))])
+            def load(self, img):
+                a = self.tf(img)
+                to_tensor = T.ToTensor()
+                b = to_tensor(img).unsqueeze(0)
+                c = T.Compose([T.ToTensor(), T.Lambda(lambda t: t.cuda())])(img)
+                d = T.Compose([T.ToTensor(), Jitter()])
+                return a, b, c, d(img)
+    """)
+    a, b, c, d = s.function("load").returns.elts
+    assert a.is_(Kind.TENSOR) and s.wheres(a) == {"CPU"}
+    assert b.is_(Kind.TENSOR) and s.wheres(b) == {"CPU"}
+    assert c.kinds is None and d.kinds is None  # a Lambda, a transform not of torchvision

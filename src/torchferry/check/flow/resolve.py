@@ -131,6 +131,9 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
     if qual in vocab.MODEL_BUILDERS:
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
                          torch_call(node, qual, args, kws))
+    if qual.startswith(_TRANSFORMS):
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
+                         _transform(ev, node, qual))
     if qual.startswith(vocab.MODEL_ZOOS):
         places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
         v = Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
@@ -178,6 +181,39 @@ def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
     if target[0] is not ev.ff:
         out = _relocate(out, target[0].path)
     return loader._replace(item=out._replace(basis=min(out.basis, Basis.INFERRED)))
+
+
+_TRANSFORMS = "torchvision.transforms."
+#: torchvision transforms that turn an image into a tensor, made on the CPU
+_TO_TENSOR = frozenset({"ToTensor", "PILToTensor", "ToImage"})
+_OTHER = Value.of(Kind.OTHER)
+
+
+def _transform(ev: Evaluator, node: ast.Call, qual: str) -> Value:
+    """A torchvision transform: ``ToTensor()`` returns, when called, a tensor made on the
+    CPU; so does a ``Compose([...])`` of torchvision transforms that holds one (the others
+    compute where their input is), unless a ``Lambda`` may do anything."""
+    last = qual.rsplit(".", 1)[-1]
+    if last in _TO_TENSOR:
+        return _OTHER._replace(call=_tensor(frozenset((CPU,)), _made(node, f"{last}()"), Basis.INFERRED))
+    if last != "Compose" or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)):
+        return _OTHER
+    made: Value | None = None
+    for step in node.args[0].elts:
+        q = ev.ff.qualname(step.func, ev.i) if isinstance(step, ast.Call) else None
+        if q is None or not q.startswith(_TRANSFORMS) or q.endswith(".Lambda"):
+            return _OTHER
+        w = ev.values.get(id(step))
+        if w is not None and w.call is not None:
+            made = w.call
+    return _OTHER if made is None else _OTHER._replace(call=made)
+
+
+def _call_of(ev: Evaluator, node: ast.Call, name: str, fv: Value, args: Args, kws: Kws) -> Value:
+    """A call of a value that knows what it returns (a transform)."""
+    assert fv.call is not None
+    v = fv.call._replace(origins=(_made(node, f"{name}(...)"), *fv.call.origins)[:4])
+    return ev.record(node, Callee.FUNCTION, name, fv, None, args, kws, v)
 
 
 def _device_from(kws: Kws, default: frozenset[Place] | None) -> frozenset[Place] | None:
@@ -455,6 +491,8 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
     fv = ev.self_attr(attr, node.func)
     if _callable_module(fv):
         return module_call(ev, node, fv, args, kws)
+    if fv.call is not None:
+        return _call_of(ev, node, attr, fv, args, kws)
     method = cls.method(attr) if cls is not None else None
     if method is not None:
         owner, fn = method
@@ -477,6 +515,8 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         ev.i.res.param_uses.setdefault(k, Kind.MODULE)
     if local is not None and _callable_module(local):
         return module_call(ev, node, local, args, kws)
+    if local is not None and local.call is not None:
+        return _call_of(ev, node, name, local, args, kws)
     if k is not None and local is not None and local.kinds is None:
         # ``model(x)`` for a parameter ``model``: its output is where its inputs are (had
         # they not been where its weights are, the call would have failed)
@@ -487,6 +527,8 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     g = ev.i.lookup(name)
     if g is not None and _callable_module(g):
         return module_call(ev, node, g, args, kws)
+    if g is not None and g.call is not None:
+        return _call_of(ev, node, name, g, args, kws)
     if name in vocab.SCALAR_BUILTINS or name in _ITERATING:
         return builtin_call(ev, node, name, args, kws)
     star = ff.star_definition(name)

@@ -20,8 +20,8 @@ Flags a call `model(x)` when, in one scope,
   through the class it is an attribute of (`self.model.to(device)` in `__init__`, the
   call `self.model(x)` in another method), and its input (the first argument, else the
   first keyword argument: `model(input_ids=dummy)`) is a tensor this file made on the CPU
-  (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`) and never
-  moved.
+  (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
+  `ToTensor()` or a `Compose` of torchvision transforms holding one) and never moved.
 
 The findings of the last two forms carry their evidence: the model's move, where the
 input comes from (the batch, or where it was made), the other item's move and the call
@@ -62,7 +62,8 @@ a global); the third and fourth need a move of the model the analysis sees in th
 fourth form does not report a module without weights (a loss, an activation, or anything
 named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
 itself), an input computed by a call the analysis cannot see into (a transform, a
-tokenizer) or a module's output, nor a file with a `with torch.device(...)` block.
+tokenizer, a `Compose` with a `Lambda` or a transform not of torchvision) or a
+module's output, nor a file with a `with torch.device(...)` block.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load`, passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
@@ -481,7 +482,8 @@ def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: 
         "machine this call fails with \"Input type (torch.FloatTensor) and weight type "
         f"(torch.cuda.FloatTensor) should be the same\"; move it too (`{x}.to(device)`)")
     steps = (ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}"),
-             ev.step(ctx, made, f"`{x}` is made on the CPU at {ev.where(made)} and never moved"),
+             ev.step(ctx, made, f"`{x}` is made on the CPU (`{made.text}`) at {ev.where(made)} "
+                     "and never moved"),
              ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
     return replace(f, evidence=steps)
 
