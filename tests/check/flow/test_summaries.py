@@ -306,3 +306,25 @@ def test_torchvision_transforms_return_tensors_made_on_the_cpu(snippet):
     assert a.is_(Kind.TENSOR) and s.wheres(a) == {"CPU"}
     assert b.is_(Kind.TENSOR) and s.wheres(b) == {"CPU"}
     assert c.kinds is None and d.kinds is None  # a Lambda, a transform not of torchvision
+
+
+def test_a_parameter_moved_in_place_moves_the_callers_argument(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        def setup(m, device):
+            m.to(device)
+        def maybe(m, flag):
+            if flag:
+                m.cuda()
+        def run():
+            a = nn.Linear(2, 2)
+            b = nn.Linear(2, 2)
+            c = nn.Linear(2, 2)
+            setup(a, "cuda")
+            maybe(b, True)
+            print(a, b, c)
+    """)
+    assert s.wheres(s.value_at(14, "a")) == {"ACCEL"}
+    assert s.wheres(s.value_at(14, "b")) == {"CPU", "ACCEL"}  # moved on one path only
+    assert s.wheres(s.value_at(14, "c")) == {"CPU"}

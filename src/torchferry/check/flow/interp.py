@@ -103,7 +103,15 @@ class Interp:
         leaves a moved model); an attribute some exit does not store keeps the join of
         every value stored."""
         if not self.exits:
+            self.res.param_moves.clear()
             return
+        for k in list(self.res.param_moves):  # what a parameter moved in place is left as
+            name = self.res.params[k]
+            left = [e.get(name) for e in self.exits]
+            if all(v is not None for v in left):
+                self.res.param_moves[k] = join_all(v for v in left if v is not None)
+            else:
+                del self.res.param_moves[k]
         for attr in list(self.res.stores):
             key = SELF_KEY + attr
             values = [e.get(key) for e in self.exits]

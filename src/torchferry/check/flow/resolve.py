@@ -29,6 +29,7 @@ from torchferry.check.flow.places import move_target, named_dtype, tensor_places
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
+    from torchferry.check.flow.events import ScopeResult
     from torchferry.check.flow.program import ClassInfo, FileFlow
 
 Args = list[Value]
@@ -434,6 +435,10 @@ def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
     if isinstance(base, ast.Name):
         if base.id not in i.env and not isinstance(i.node, ast.Module):
             i.res.outer_moves[base.id] = v
+        k = i.param_index.get(base.id)
+        if k is not None and base.id != i.self_name:
+            old = i.res.param_moves.get(k)
+            i.res.param_moves[k] = v if old is None else join(old, v)
         i.env[base.id] = v
     elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
             and base.value.id == i.self_name:
@@ -606,6 +611,8 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if owner is ev.ff:  # the call sites of a function, for the rules that ask what it is given
         spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
         owner.call_sites.setdefault(id(target), {})[id(node)] = (ev.i.res, {} if spread else bound_args)
+    if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
+        _moved_by_callee(ev, node, result, 1 if bound else offset, bound_args)
     v = substitute(result.returns, bound_args)
     if v.basis is Basis.CONSTRUCTED:  # made in the callee, not in this scope
         v = v._replace(basis=Basis.INFERRED)
@@ -614,6 +621,28 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if v.places is None and v.kinds is None:
         _escape(ev, node)
     return ev.record(node, Callee.FUNCTION, target.name, UNKNOWN, None, args, kws, v)
+
+
+def _moved_by_callee(ev: Evaluator, node: ast.Call, result: ScopeResult, first: int,
+                     bound_args: dict[str, Value]) -> None:
+    """``setup(model)`` where ``setup`` moves its parameter in place (``m.cuda()``): after
+    the call, the caller's ``model`` is what the callee's exits leave in its parameter,
+    the argument's own places substituted for the parameter's (a move on one path only
+    keeps both).  ``first``: the parameter the call's first positional argument binds."""
+    for k, left in result.param_moves.items():
+        a = _argument_node(node, result.params, k, first)
+        if a is not None and ev.i.lookup(a.id) is not None:
+            ev.i.env[a.id] = substitute(left, bound_args)
+
+
+def _argument_node(node: ast.Call, params: tuple[str, ...], k: int, first: int) -> ast.Name | None:
+    """The name the call passes for parameter ``k`` (positionally or by keyword)."""
+    a: ast.expr | None = None
+    if 0 <= k - first < len(node.args):
+        a = node.args[k - first]
+    elif k < len(params):
+        a = next((kw.value for kw in node.keywords if kw.arg == params[k]), None)
+    return a if isinstance(a, ast.Name) else None
 
 
 def _relocate(v: Value, path: str) -> Value:
