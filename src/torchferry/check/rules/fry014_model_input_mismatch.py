@@ -21,9 +21,16 @@ Flags a call `model(x)` when, in one scope,
   call `self.model(x)` in another method), and its input (the first argument, else the
   first keyword argument: `model(input_ids=dummy)`) is a tensor this file made on the CPU
   (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
-  `ToTensor()` or a `Compose` of torchvision transforms holding one) and never moved.
+  `ToTensor()` or a `Compose` of torchvision transforms holding one) and never moved; or
+* (from the device-flow analysis) the input is moved to a device the code chose and the
+  model is on the CPU: built here, with weights (a `torch.nn` layer with parameters, a
+  torchvision model, a module class of the run that holds parameters), never moved --
+  neither here nor by a function of the run it was given to (`setup(model)` that calls
+  `model.cuda()` counts as a move) -- and never handed to a call the analysis cannot see
+  into; or a parameter every call of the file passes so (`train(model, ...)` with
+  `model = Net()` in `main`).
 
-The findings of the last two forms carry their evidence: the model's move, where the
+The findings of the last three forms carry their evidence: the model's move, where the
 input comes from (the batch, or where it was made), the other item's move and the call
 where they meet.
 
@@ -63,7 +70,9 @@ fourth form does not report a module without weights (a loss, an activation, or 
 named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
 itself), an input computed by a call the analysis cannot see into (a transform, a
 tokenizer, a `Compose` with a `Lambda` or a transform not of torchvision) or a
-module's output, nor a file with a `with torch.device(...)` block.
+module's output, nor a file with a `with torch.device(...)` block. The fifth form does
+not report a global model that a function of the file moves in place (it may run before
+the call), and a function called from other files may be given a moved model there.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load`, passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
@@ -91,6 +100,7 @@ from torchferry.check.analysis import (
 )
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow import (
+    ACCEL,
     CPU,
     Basis,
     Callee,
@@ -105,6 +115,7 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow import evidence as ev
+from torchferry.check.flow.program import holds_parameters
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
 from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
 
@@ -335,7 +346,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     found = list(_local(ctx, m))
     seen = {(f.line, f.column) for f in found}
     yield from found
-    for f in [*_batch_item_on_the_cpu(ctx), *_made_on_the_cpu(ctx, m)]:
+    for f in [*_batch_item_on_the_cpu(ctx), *_made_on_the_cpu(ctx, m), *_model_left_behind(ctx)]:
         if (f.line, f.column) not in seen:
             seen.add((f.line, f.column))
             yield f
@@ -431,6 +442,90 @@ def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
             moved = _model_on_device(ff, res, c.func)
             if moved is not None:
                 yield _made_finding(ctx, c, a, moved, made)
+
+
+def _model_left_behind(ctx: Context) -> Iterator[Finding]:
+    """A model the analysis holds on the CPU (built with weights, never moved, nor handed
+    to a call it cannot see into), called on an input moved to a device the code chose."""
+    ff: FileFlow = ctx.flow
+    scopes = list(ff.results())
+    # (a global some function moves in place may have been moved before any call)
+    moved_globals = {name for r in scopes for name in r.outer_moves}
+    for res in scopes:
+        for c in res.calls.values():
+            if c.callee is not Callee.MODULE:
+                continue
+            arg = _input(c)
+            if arg is None or isinstance(c.node.func, ast.Name) and c.node.func.id in moved_globals:
+                continue
+            a, v = arg
+            moved = ev.latest(v, Op.MOVED)  # (to the device the code chose: maybe the CPU)
+            if moved is None or moved.to is None or ACCEL not in moved.to or v.places != moved.to \
+                    or v.kinds is None or not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+                continue
+            func = c.node.func
+            if isinstance(func, ast.Name) and func.id in res.escapes or not _has_weights(ctx, c):
+                continue
+            built = _model_on_cpu(ff, res, c.func)
+            if built is not None:
+                yield _left_finding(ctx, c, a, moved, built)
+
+
+def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) -> Origin | None:
+    """Where ``model`` was built on the CPU, with weights, and never moved (in this scope,
+    or in every call of this file that passes it, by a name no unseen call was given)."""
+    if model.places == {CPU}:
+        made = ev.first(model, Op.MADE)
+        if not model.is_(Kind.MODULE) or made is None or made.path is not None or any(
+                o.op in (Op.MOVED, Op.LOADED, Op.RETURNED) for o in model.origins):
+            return None
+        return made if _built_with_weights(ff, model, made) else None
+    if not model.places or len(model.places) != 1 or depth >= 3:
+        return None
+    p = next(iter(model.places))
+    if p.where is not Where.PARAM:
+        return None
+    sites = ff.call_sites.get(id(res.node), {})
+    if not sites:
+        return None
+    found: list[Origin | None] = []
+    for call_id, (caller, bound) in sites.items():
+        given = bound.get(p.ref)
+        c = caller.calls.get(call_id)
+        if given is None or c is None:
+            return None
+        names = [x for x in [*c.node.args, *(k.value for k in c.node.keywords)]
+                 if isinstance(x, ast.Name) and caller.value(x) == given]
+        if any(n.id in caller.escapes for n in names):
+            return None
+        found.append(_model_on_cpu(ff, caller, given, depth + 1))
+    return found[0] if all(f is not None for f in found) else None
+
+
+def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
+    """A ``torch.nn`` layer with weights, a torchvision model, or a class of the run that
+    holds parameters."""
+    name = made.text.split("(", 1)[0]
+    if name.startswith("torch.nn."):
+        layer = name.rsplit(".", 1)[-1]
+        return layer in PARAM_LAYERS or layer in _CONTAINERS
+    if name.startswith(vocab.MODEL_ZOOS):
+        return True
+    info = ff.class_of(model)
+    return info is not None and info.is_module and holds_parameters(info)
+
+
+def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built: Origin) -> Finding:
+    name, x = ctx.text(c.node.func), ctx.text(a)
+    f = ctx.finding(
+        CODE, c.node,
+        f"`{x}` is moved to the device but `{name}` never is: on a GPU machine this call "
+        "fails with \"Input type (torch.cuda.FloatTensor) and weight type "
+        f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)")
+    steps = (ev.step(ctx, built, f"the model is built on the CPU at {ev.where(built)} and never moved"),
+             ev.step(ctx, moved, f"`{x}` is moved to the device at {ev.where(moved)}"),
+             ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
+    return replace(f, evidence=steps)
 
 
 def _input(c: CallEvent) -> tuple[ast.expr, Value] | None:
