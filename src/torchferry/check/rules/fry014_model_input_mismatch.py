@@ -25,10 +25,11 @@ Flags a call `model(x)` when, in one scope,
 * (from the device-flow analysis) the input is moved to a device the code chose and the
   model is on the CPU: built here, with weights (a `torch.nn` layer with parameters, a
   torchvision model, a module class of the run that holds parameters), never moved --
-  neither here nor by a function of the run it was given to (`setup(model)` that calls
-  `model.cuda()` counts as a move) -- and never handed to a call the analysis cannot see
-  into; or a parameter every call of the file passes so (`train(model, ...)` with
-  `model = Net()` in `main`).
+  neither here nor by a function of the file it was given to (`setup(model)` that calls
+  `model.cuda()` counts as a move) -- and never handed to anything but such functions and
+  builtins (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
+  `Trainer(model)`, that may move it with itself); or a parameter every call of the file
+  passes so (`train(model, ...)` with `model = Net()` in `main`).
 
 The findings of the last three forms carry their evidence: the model's move, where the
 input comes from (the batch, or where it was made), the other item's move and the call
@@ -464,7 +465,7 @@ def _model_left_behind(ctx: Context) -> Iterator[Finding]:
                     or v.kinds is None or not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
                 continue
             func = c.node.func
-            if isinstance(func, ast.Name) and func.id in res.escapes or not _has_weights(ctx, c):
+            if not isinstance(func, ast.Name) or _handed_on(ff, res, func.id) or not _has_weights(ctx, c):
                 continue
             built = _model_on_cpu(ff, res, c.func)
             if built is not None:
@@ -496,10 +497,33 @@ def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) 
             return None
         names = [x for x in [*c.node.args, *(k.value for k in c.node.keywords)]
                  if isinstance(x, ast.Name) and caller.value(x) == given]
-        if any(n.id in caller.escapes for n in names):
+        if any(_handed_on(ff, caller, n.id) for n in names):
             return None
         found.append(_model_on_cpu(ff, caller, given, depth + 1))
     return found[0] if all(f is not None for f in found) else None
+
+
+def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
+    """Is ``name`` given, in this scope, to a call other than a function of this file or a
+    builtin?  A wrapper or container moved later moves the module in it
+    (``nn.DataParallel(model).cuda()``), and so may a class that keeps it
+    (``Trainer(model)``) or anything the analysis cannot see into."""
+    if name in res.escapes:
+        return True
+    for c in res.calls.values():
+        given = [*c.node.args, *(k.value for k in c.node.keywords)]
+        if not any(isinstance(a, ast.Name) and a.id == name or
+                   isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == name
+                   for a in given):
+            continue
+        func = c.node.func
+        if c.callee is Callee.BUILTIN:
+            continue
+        if c.callee is Callee.FUNCTION and isinstance(func, ast.Name) and \
+                isinstance(ff.defs.get(func.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        return True
+    return False
 
 
 def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
