@@ -23,7 +23,8 @@ Flags a call `model(x)` when, in one scope,
   (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
   `ToTensor()` or a `Compose` of torchvision transforms holding one) and never moved; or
 * (from the device-flow analysis) the input is moved to a device the code chose and the
-  model is on the CPU: built here, with weights (a `torch.nn` layer with parameters, a
+  model, a plain name (not an attribute: `self.encoder` moves with the module that owns
+  it), is on the CPU: built here, with weights (a `torch.nn` layer with parameters, a
   torchvision model, a module class of the run that holds parameters), never moved --
   neither here nor by a function of the file it was given to (`setup(model)` that calls
   `model.cuda()` counts as a move) -- and never handed to anything but such functions and
@@ -464,7 +465,7 @@ def _model_left_behind(ctx: Context) -> Iterator[Finding]:
             if moved is None or moved.to is None or ACCEL not in moved.to or v.places != moved.to \
                     or v.kinds is None or not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
                 continue
-            func = c.node.func
+            func = c.node.func  # (an attribute moves with the module that owns it)
             if not isinstance(func, ast.Name) or _handed_on(ff, res, func.id) or not _has_weights(ctx, c):
                 continue
             built = _model_on_cpu(ff, res, c.func)
