@@ -60,10 +60,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
+from dataclasses import replace
 
 from torchferry.check.analysis import ClassInfo, Model, Scope, Site
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow import vocab
+from torchferry.check.flow.evidence import at
 
 CODE = "FRY015"
 NAME = "module-in-forward"
@@ -144,24 +146,24 @@ def _self_name(scope: Scope) -> str | None:
     return fn.args.args[0].arg if fn is not None and fn.args.args else None
 
 
-def _reached(m: Model, cls: ClassInfo) -> list[tuple[Scope, str]]:
+def _reached(m: Model, cls: ClassInfo) -> list[tuple[Scope, str, tuple[ast.Call, ...]]]:
     """The step methods of ``cls`` (its own or inherited) and every method of the class
     they call on ``self`` (``self.decode(x)``, to any depth, resolved on ``cls``: an
     override in a subclass is the one that runs), each with the step it runs in.  A call
     under a once-only guard (``if self.head is None: self._build()``) does not count."""
-    out: list[tuple[Scope, str]] = []
+    out: list[tuple[Scope, str, tuple[ast.Call, ...]]] = []
     seen: set[int] = set()
-    todo: list[tuple[Scope, str]] = []
+    todo: list[tuple[Scope, str, tuple[ast.Call, ...]]] = []
     for step in STEP_METHODS:
         scope = _lookup(m, cls, step)
         if scope is not None:
-            todo.append((scope, step))
+            todo.append((scope, step, ()))
     while todo:
-        scope, step = todo.pop(0)
+        scope, step, path = todo.pop(0)
         if id(scope) in seen:
             continue
         seen.add(id(scope))
-        out.append((scope, step))
+        out.append((scope, step, path))
         self_name = _self_name(scope)
         for site in scope.calls:
             func = site.node.func
@@ -173,7 +175,7 @@ def _reached(m: Model, cls: ClassInfo) -> list[tuple[Scope, str]]:
             fn = callee.function if callee is not None else None
             if callee is not None and fn is not None and not fn.decorator_list:
                 # (a decorated method may run once: ``@singleton("projector")`` caches it)
-                todo.append((callee, step))
+                todo.append((callee, step, (*path, site.node)))
     return out
 
 
@@ -183,7 +185,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     for cls in m.class_list:
         if not cls.is_module:
             continue
-        for scope, step in _reached(m, cls):
+        for scope, step, path in _reached(m, cls):
             fn = scope.function
             method = fn.name if fn is not None else step
             self_name = _self_name(scope)
@@ -200,7 +202,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                     continue
                 done.add(id(call))
                 where = f"`{method}`" if method == step else f"`{method}` (which `{step}` calls)"
-                yield ctx.finding(
+                f = ctx.finding(
                     CODE,
                     call,
                     f"`{layer}(...)` is constructed inside {where}: every call makes new, "
@@ -208,3 +210,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                     "`model.to(device)` cannot move; create it once in `__init__` "
                     f"(`self.{layer.lower()} = {layer}(...)`) and use it here",
                 )
+                if path:  # the calls from the step to this method
+                    steps = tuple(at(ctx, c, f"`{step}` reaches `{ctx.text(c.func)}(...)` here")
+                                  for c in path)
+                    f = replace(f, evidence=(*steps, at(ctx, call, f"`{layer}(...)` is built here")))
+                yield f
