@@ -425,11 +425,8 @@ def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
     """A model the device-flow analysis places on an accelerator (a move it sees, in this
     scope, in another method of the class, or in every caller), called on a tensor this
     file made on the CPU (a factory, ``torch.tensor``, ``from_numpy``) and never moved."""
-    if any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
-            isinstance(i.context_expr, ast.Call) and m.qualname(i.context_expr.func) == "torch.device"
-            for i in n.items) for n in ast.walk(ctx.tree)):
-        return  # a default device for the factories of a block
     ff: FileFlow = ctx.flow
+    found: list[Finding] = []
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
         for c in res.calls.values():
             if c.callee is not Callee.MODULE:
@@ -443,7 +440,11 @@ def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
                 continue
             moved = _model_on_device(ff, res, c.func)
             if moved is not None:
-                yield _made_finding(ctx, c, a, moved, made)
+                found.append(_made_finding(ctx, c, a, moved, made))
+    if found and not any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
+            isinstance(i.context_expr, ast.Call) and m.qualname(i.context_expr.func) == "torch.device"
+            for i in n.items) for n in ast.walk(ctx.tree)):  # (a block's default device)
+        yield from found
 
 
 def _model_left_behind(ctx: Context) -> Iterator[Finding]:
