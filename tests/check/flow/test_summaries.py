@@ -227,3 +227,104 @@ def test_parameters_torch_takes_on_the_cpu_and_the_forward_of_a_module(snippet):
     (call,) = [c for r in s.results for c in r.calls.values() if c.callee is Callee.MODULE]
     assert s.ff.forward_of(call.func) is s.function("forward")
     assert s.ff.forward_of(s.call_at(12).func) is None  # (torch.ones: no class of the run)
+
+
+def test_a_method_stores_what_its_exits_leave_in_self(snippet):
+    s = snippet("""
+        import torch
+        from models import Net
+        class Runner:
+            def __init__(self, cfg, device):
+                self.model = Net(cfg)
+                self.model.to(device)
+                self.table = torch.zeros(2)
+                if cfg:
+                    self.table = self.table.cuda()
+            def run(self, x):
+                out = self.model(x)
+                return out, self.table
+    """)
+    init = s.function("__init__")
+    # the last store on every path wins: the model built elsewhere, then moved in place
+    assert s.wheres(init.stores["model"]) == {"ACCEL"}
+    # a store on one branch joins with the path that skips it
+    assert s.wheres(init.stores["table"]) == {"CPU", "ACCEL"}
+    assert s.wheres(s.value_at(12, "out")) == {"ACCEL"}  # the module's output, where it was moved
+
+
+def test_a_store_read_back_after_a_branch_is_the_join(snippet):
+    s = snippet("""
+        import torch
+        class Holder:
+            def make(self, flag):
+                if flag:
+                    self.t = torch.zeros(2).cuda()
+                else:
+                    self.t = torch.zeros(2)
+                y = self.t
+                return y
+    """)
+    assert s.wheres(s.function("make").returns) == {"CPU", "ACCEL"}
+
+
+def test_a_loader_yields_what_its_collate_function_returns(snippet):
+    s = snippet("""
+        import torch
+        from torch.utils.data import DataLoader
+        def collate(batch):
+            return torch.tensor(batch, dtype=torch.long)
+        def pairs(batch):
+            return batch, batch
+        def run(ds):
+            for ids in DataLoader(ds, collate_fn=collate):
+                a = ids
+            for item in DataLoader(ds, collate_fn=pairs):
+                b = item
+            return a, b
+    """)
+    a, b = s.function("run").returns.elts
+    assert a.is_(Kind.TENSOR) and s.wheres(a) == {"CPU"}  # the collate's tensor
+    assert b.is_(Kind.BATCH)  # a pair: the batch as before
+
+
+def test_torchvision_transforms_return_tensors_made_on_the_cpu(snippet):
+    s = snippet("""
+        import torchvision.transforms as T
+        from mylib import Jitter
+        class Loader:
+            def __init__(self):
+                self.tf = T.Compose([T.Resize(8), T.ToTensor(), T.Normalize((0.5,), (0.5,))])
+            def load(self, img):
+                a = self.tf(img)
+                to_tensor = T.ToTensor()
+                b = to_tensor(img).unsqueeze(0)
+                c = T.Compose([T.ToTensor(), T.Lambda(lambda t: t.cuda())])(img)
+                d = T.Compose([T.ToTensor(), Jitter()])
+                return a, b, c, d(img)
+    """)
+    a, b, c, d = s.function("load").returns.elts
+    assert a.is_(Kind.TENSOR) and s.wheres(a) == {"CPU"}
+    assert b.is_(Kind.TENSOR) and s.wheres(b) == {"CPU"}
+    assert c.kinds is None and d.kinds is None  # a Lambda, a transform not of torchvision
+
+
+def test_a_parameter_moved_in_place_moves_the_callers_argument(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        def setup(m, device):
+            m.to(device)
+        def maybe(m, flag):
+            if flag:
+                m.cuda()
+        def run():
+            a = nn.Linear(2, 2)
+            b = nn.Linear(2, 2)
+            c = nn.Linear(2, 2)
+            setup(a, "cuda")
+            maybe(b, True)
+            print(a, b, c)
+    """)
+    assert s.wheres(s.value_at(14, "a")) == {"ACCEL"}
+    assert s.wheres(s.value_at(14, "b")) == {"CPU", "ACCEL"}  # moved on one path only
+    assert s.wheres(s.value_at(14, "c")) == {"CPU"}

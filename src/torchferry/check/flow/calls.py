@@ -40,6 +40,9 @@ from torchferry.check.flow.places import tensor_places
 if TYPE_CHECKING:
     from torchferry.check.flow.interp import Interp
 
+#: the environment's key of ``self.<attr>`` (as :data:`torchferry.check.flow.interp.SELF_KEY`)
+SELF_KEY = "self."
+
 _TENSOR = frozenset((Kind.TENSOR,))
 _TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
 _SCALAR = Value.of(Kind.SCALAR)
@@ -110,7 +113,7 @@ class Evaluator:
         return UNKNOWN
 
     def self_attr(self, attr: str, node: ast.AST) -> Value:
-        v = self.i.self_env.get(attr)
+        v = self.i.env.get(SELF_KEY + attr) or self.i.self_env.get(attr)
         if v is not None:
             return v
         cls = self.i.cls
@@ -179,7 +182,10 @@ class Evaluator:
         if source is None and isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             source = node.iter
         if it.is_(Kind.LOADER):
-            return Value.of(Kind.BATCH, CPU, _origin(Op.BATCH, node, "batch"), it.basis)
+            batch = _origin(Op.BATCH, node, "batch")
+            if it.item is not None:  # the tensor its collate function returns
+                return it.item._replace(origins=(batch, *it.item.origins)[:4])
+            return Value.of(Kind.BATCH, CPU, batch, it.basis)
         if it.elts is not None or it.item is not None or it.keys is not None:
             return element(it, None)
         if it.is_(Kind.TENSOR):

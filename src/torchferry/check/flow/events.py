@@ -77,6 +77,9 @@ class ScopeResult:
     escapes: set[str] = field(default_factory=set)
     #: in-place moves of modules bound outside this scope: name -> the value after the move
     outer_moves: dict[str, Value] = field(default_factory=dict)
+    #: parameters the function moves in place (``model.to(device)`` as a statement on a
+    #: parameter): index -> the places it moves them to (the join over its moves)
+    param_moves: dict[int, Value] = field(default_factory=dict)
 
     def value(self, node: ast.AST) -> Value | None:
         """The value an expression of this scope had (None: not evaluated)."""

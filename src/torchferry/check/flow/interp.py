@@ -43,6 +43,8 @@ LARGE_LITERAL = 40
 Env = dict[str, Value]
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "npu"})
+#: the environment's key of ``self.<attr>`` (not an identifier: no name can clash with it)
+SELF_KEY = "self."
 
 
 def join_env(a: Env | None, b: Env | None) -> Env | None:
@@ -72,6 +74,8 @@ class Interp:
         self.env: Env = {}
         self.self_name: str | None = None
         self.self_env: Env = {}
+        #: the environments at the scope's normal exits (a ``return``, the end of its body)
+        self.exits: list[Env] = []
         self.param_index: dict[str, int] = {}
         from torchferry.check.flow.calls import Evaluator
 
@@ -88,8 +92,31 @@ class Interp:
             self.ff.live_globals = self.env
         else:
             body = []
-        self.block(body)
+        if self.block(body):
+            self.exits.append(self.env)
+        self._exit_stores()
         return self.res
+
+    def _exit_stores(self) -> None:
+        """What a method leaves in each ``self`` attribute when it returns (the join over
+        its exits, each path's last store winning: ``self.model = Net(); self.model.to(d)``
+        leaves a moved model); an attribute some exit does not store keeps the join of
+        every value stored."""
+        if not self.exits:
+            self.res.param_moves.clear()
+            return
+        for k in list(self.res.param_moves):  # what a parameter moved in place is left as
+            name = self.res.params[k]
+            left = [e.get(name) for e in self.exits]
+            if all(v is not None for v in left):
+                self.res.param_moves[k] = join_all(v for v in left if v is not None)
+            else:
+                del self.res.param_moves[k]
+        for attr in list(self.res.stores):
+            key = SELF_KEY + attr
+            values = [e.get(key) for e in self.exits]
+            if all(v is not None for v in values):
+                self.res.stores[attr] = join_all(v for v in values if v is not None)
 
     def _bind_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         a = fn.args
@@ -169,6 +196,7 @@ class Interp:
     def st_return(self, st: ast.Return) -> bool:
         v = self.ev.eval(st.value) if st.value is not None else Value.of(Kind.OTHER)
         self.res.returns = join(self.res.returns, v)
+        self.exits.append(self.env)
         return False
 
     def st_if(self, st: ast.If) -> bool:
@@ -293,6 +321,7 @@ class Interp:
         base = target.value
         if isinstance(base, ast.Name) and base.id == self.self_name:
             self.self_env[target.attr] = v
+            self.env[SELF_KEY + target.attr] = v
             old = self.res.stores.get(target.attr)
             self.res.stores[target.attr] = v if old is None else join(old, v)
 

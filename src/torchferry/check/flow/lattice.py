@@ -143,6 +143,9 @@ class Value(NamedTuple):
     item: Value | None = None
     keys: tuple[tuple[str, Value], ...] | None = None
     reason: Reason | None = None
+    #: what calling the value returns, when known (``transforms.ToTensor()``: a tensor
+    #: made on the CPU)
+    call: Value | None = None
 
     @staticmethod
     def of(kind: Kind, place: Place | None = None, origin: Origin | None = None,
@@ -240,6 +243,7 @@ def join(a: Value, b: Value) -> Value:
         item,
         _join_keys(a.keys, b.keys),
         a.reason or b.reason,
+        a.call if a.call == b.call else None,
     )
 
 

@@ -419,6 +419,14 @@ class FileFlow:
     def forward_of(self, module: Value) -> ScopeResult | None:
         """The interpretation of ``forward`` of the class of the run that built ``module``
         in this file (``DecoderRNN(...)``, imported or not), or None when not known."""
+        info = self.class_of(module)
+        method = info.method("forward") if info is not None else None
+        if method is None:
+            return None
+        return method[0].ff.summary(method[1], self)
+
+    def class_of(self, module: Value) -> ClassInfo | None:
+        """The class of the run whose constructor, called in this file, built ``module``."""
         made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
         if made is None or made.path is not None or not isinstance(made.node, ast.Call):
             return None
@@ -431,10 +439,7 @@ class FileFlow:
             found = self.resolve(q) if q else None
         if found is None or not isinstance(found[1], ast.ClassDef):
             return None
-        method = found[0].class_info(found[1]).method("forward")
-        if method is None:
-            return None
-        return method[0].ff.summary(method[1], self)
+        return found[0].class_info(found[1])
 
     # -- classes ---------------------------------------------------------------------------
     def class_attr(self, cls: ClassInfo, attr: str) -> Value:
