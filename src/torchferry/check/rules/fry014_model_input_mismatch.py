@@ -19,7 +19,9 @@ Flags a call `model(x)` when, in one scope,
 * (from the device-flow analysis) the model is on a device the code chose, as above or
   through the class it is an attribute of (`self.model.to(device)` in `__init__`, the
   call `self.model(x)` in another method), and its input (the first argument, else the
-  first keyword argument: `model(input_ids=dummy)`) is a tensor this file made on the CPU
+  first keyword argument: `model(input_ids=dummy)`; or the first argument of a method of
+  a module class of the run that hands it unchanged to one of the module's layers,
+  `model.decode(z)`) is a tensor this file made on the CPU
   (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
   `ToTensor()` or a `Compose` of torchvision transforms holding one) and never moved; or
 * (from the device-flow analysis) the input is moved to a device the code chose and the
@@ -117,6 +119,7 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow import evidence as ev
+from torchferry.check.flow.lattice import param
 from torchferry.check.flow.program import holds_parameters
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
 from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
@@ -429,16 +432,17 @@ def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
     found: list[Finding] = []
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
         for c in res.calls.values():
-            if c.callee is not Callee.MODULE:
+            model = c.func if c.callee is Callee.MODULE else _feeding_method(ff, c)
+            if model is None:
                 continue
             arg = _input(c)
             if arg is None:
                 continue
             a, v = arg
             made = _cpu_made(v)
-            if made is None or not _has_weights(ctx, c):
+            if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
                 continue
-            moved = _model_on_device(ff, res, c.func)
+            moved = _model_on_device(ff, res, model)
             if moved is not None:
                 found.append(_made_finding(ctx, c, a, moved, made))
     if found and not any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
@@ -554,6 +558,27 @@ def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built:
     return replace(f, evidence=steps)
 
 
+def _feeding_method(ff: FileFlow, c: CallEvent) -> Value | None:
+    """The module whose method ``c`` calls (``model.decode(z)``), when the method, of a
+    class of the run, hands its first argument unchanged to one of the module's own layers
+    (``self.fc3(z)``): the argument meets the module's weights."""
+    recv = c.receiver
+    if c.callee is not Callee.METHOD or recv is None or not recv.is_(Kind.MODULE) or not c.qualname:
+        return None
+    info = ff.class_of(recv)
+    found = info.method(c.qualname) if info is not None else None
+    if found is None:
+        return None
+    summary = found[0].ff.summary(found[1], ff)
+    if summary is None:
+        return None
+    for inner in summary.calls.values():
+        if inner.callee is Callee.MODULE and inner.args and inner.func.places == {param(0)} \
+                and inner.args[0].places == {param(1)}:
+            return recv
+    return None
+
+
 def _input(c: CallEvent) -> tuple[ast.expr, Value] | None:
     """The model's input: its first positional argument, else its first keyword one."""
     if c.node.args:
@@ -596,7 +621,10 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
 
 
 def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin) -> Finding:
-    name, x = ctx.text(c.node.func), ctx.text(a)
+    func = c.node.func
+    name, x = ctx.text(func), ctx.text(a)
+    if c.callee is Callee.METHOD and isinstance(func, ast.Attribute):
+        name = ctx.text(func.value)  # the module of ``model.decode(z)``
     f = ctx.finding(
         CODE, c.node,
         f"`{name}` is on the device but `{x}` was made on the CPU and never moved: on a GPU "
@@ -605,7 +633,7 @@ def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: 
     steps = (ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}"),
              ev.step(ctx, made, f"`{x}` is made on the CPU (`{made.text}`) at {ev.where(made)} "
                      "and never moved"),
-             ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
+             ev.at(ctx, c.node, f"they meet in `{ctx.text(func)}(...)` here"))
     return replace(f, evidence=steps)
 
 
