@@ -13,6 +13,7 @@ import contextlib
 import functools
 import re
 import sys
+import threading
 import types
 import warnings
 from collections.abc import Iterator
@@ -221,7 +222,7 @@ class SimMode(TorchFunctionMode):
             return _as_caller(_getframe(1))(func, args, kwargs)
         if type(func) in _OP_TYPES:
             _custom_op_check(func)
-        if cpu_seen or mixed:
+        if mixed or (cpu_seen and not ACTIVE.in_backward):
             return _checked(func, args, kwargs)
         out = _as_caller(_getframe(1))(func, args, kwargs)
         if isinstance(out, Tensor):
@@ -1195,6 +1196,29 @@ def _h_backward(func, args, kwargs):
     out = func(*args, **kwargs)
     _tags.sweep()
     return out
+
+
+def backward_in_simulation(state: SimState, run: Any) -> Any:
+    """``torch.autograd``'s ``_engine_run_backward`` with the mode on during the pass.
+
+    ``backward()`` and ``autograd.grad()`` reach the engine from their handlers, where the
+    mode is popped: without it, the Python code the engine calls (tensor and module hooks,
+    custom ``autograd.Function.backward``, FSDP2's all-gathers and reduce-scatters) would
+    make CPU tensors where a GPU run makes device tensors.  The engine's own gradients are
+    untagged; while ``state.in_backward`` they take the device of the call they meet.
+    """
+
+    def engine_run_backward(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread() is not state.thread or state.in_backward:
+            return run(*args, **kwargs)
+        state.in_backward = True
+        try:
+            with SimMode():
+                return run(*args, **kwargs)
+        finally:
+            state.in_backward = False
+
+    return engine_run_backward
 
 
 @handles(torch.autograd.grad)

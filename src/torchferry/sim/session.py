@@ -196,9 +196,9 @@ class simulate(contextlib.ContextDecorator):
         self._triton = {
             k: sys.modules.pop(k) for k in list(sys.modules) if k == "triton" or k.startswith("triton.")
         }
-        self._fsdp = distributed.FsdpRefusal(repr(self)) if self.spec.distributed else None
-        if self._fsdp is not None:
-            self._fsdp.install()
+        self._imports = distributed.import_patches(repr(self)) if self.spec.distributed else []
+        for patch in self._imports:
+            patch.install()
         self._activation = modes.activated(state)
         self._activation.__enter__()
         simulate._running = self
@@ -230,10 +230,10 @@ class simulate(contextlib.ContextDecorator):
                 importlib.util.find_spec = _FIND_SPEC
             sys.modules.update(self._triton)
             childenv.restore(os.environ, self._child_env)
-            if self._fsdp is not None:
-                self._fsdp.uninstall()
+            for patch in self._imports:
+                patch.uninstall()
                 # released here, so that a "patched over" warning names the user's line
-                self._fsdp.patch.release()
+                patch.patch.release()
             for key in self._script_builtins:
                 torch.jit._builtins._get_builtin_table().pop(key, None)
             self._patches.release()
@@ -345,7 +345,10 @@ class simulate(contextlib.ContextDecorator):
             return orig_start(fn, args, nprocs, join, daemon, start_method)
 
         tmp = importlib.import_module("torch.multiprocessing")
+        autograd = importlib.import_module("torch.autograd")
         return [
+            (autograd, "_engine_run_backward",
+             modes.backward_in_simulation(state, autograd._engine_run_backward)),
             (spawn_module, "start_processes", start_processes),
             (tmp, "start_processes", start_processes),
             (torch.Tensor, "record_stream", record_stream),
