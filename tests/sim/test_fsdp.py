@@ -1,6 +1,5 @@
 """FSDP2 (``torch.distributed.fsdp.fully_shard``) in the simulated GPU: DTensor parameters
-on the simulated device, the backward pass's hooks run simulated, the same numbers as on
-the CPU.
+on the simulated device, the same numbers as on the CPU.
 
 In-process tests use a one-rank group on a HashStore; the 2-rank test starts real ranks
 through torch's launcher, as torchrun does (``tests/sim/fsdp/train.py``).
@@ -83,36 +82,6 @@ def test_torch_asks_for_the_accelerator_and_gets_the_simulated_one():
     with tf.simulate("xpu"):
         assert torch._C._get_accelerator() == torch.device("xpu")
     assert torch._C._get_accelerator().type == ("cuda" if torch.cuda.is_available() else "cpu")
-
-
-class _Scale(torch.autograd.Function):
-    """A custom function whose backward makes a device tensor, as GPU code does."""
-
-    @staticmethod
-    def forward(ctx, x):
-        return x * 2
-
-    @staticmethod
-    def backward(ctx, grad):
-        bias = torch.full(grad.shape, 0.5, device="cuda")
-        ctx.grad_device = str(grad.device)
-        ctx.out = grad * 2 + bias
-        return ctx.out
-
-
-def test_backward_hooks_and_custom_functions_run_in_the_simulation():
-    seen = []
-    with tf.simulate("cuda"):
-        x = torch.ones(3, device="cuda", requires_grad=True)
-        y = _Scale.apply(x)
-        y.register_hook(lambda g: seen.append((str(g.device), str(torch.zeros(1, device="cuda").device))))
-        y.sum().backward()
-        assert x.grad.tolist() == [2.5, 2.5, 2.5]
-        assert str(x.grad.device) == "cuda:0"
-        assert seen == [("cuda:0", "cuda:0")]
-        assert str(y.grad_fn.out.device) == "cuda:0" and y.grad_fn.grad_device == "cuda:0"
-        (g,) = torch.autograd.grad(_Scale.apply(x).sum(), x)
-        assert str(g.device) == "cuda:0"
 
 
 def _env() -> dict[str, str]:

@@ -1221,6 +1221,63 @@ def backward_in_simulation(state: SimState, run: Any) -> Any:
     return engine_run_backward
 
 
+def function_patches(state: SimState) -> list[tuple[Any, str, Any]]:
+    """A custom ``autograd.Function``'s backward gets its gradients on its outputs' devices.
+
+    The engine makes the gradients it passes to ``backward`` untagged; on a GPU each is on
+    the device of the output it belongs to (``nn.DataParallel``'s ``Broadcast`` gets one
+    per replica's device).  ``Function.apply`` notes its outputs' devices on the node,
+    the node's ``apply`` (what the engine calls) tags the gradients with them.
+    """
+    from torch.autograd import function as fn_mod
+
+    orig_apply = vars(fn_mod.Function)["apply"].__func__
+    backward = fn_mod.BackwardCFunction
+
+    def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        out = orig_apply(cls, *args, **kwargs)
+        if threading.current_thread() is state.thread:
+            _note_output_devices(cls, out)
+        return out
+
+    def node_apply(self: Any, *grads: Any) -> Any:
+        _tag_grads(self, grads)
+        return real_node_apply(self, *grads)
+
+    def node_apply_boxed(self: Any, *grads: Any) -> Any:
+        _tag_grads(self, grads[0] if len(grads) == 1 and type(grads[0]) is list else grads)
+        return real_apply_boxed(self, *grads)
+
+    real_node_apply = vars(backward)["apply"]
+    real_apply_boxed = vars(backward).get("apply_boxed")
+    out: list[tuple[Any, str, Any]] = [(fn_mod.Function, "apply", classmethod(apply)),
+                                       (backward, "apply", node_apply)]
+    if real_apply_boxed is not None:
+        out.append((backward, "apply_boxed", node_apply_boxed))
+    return out
+
+
+def _note_output_devices(cls: Any, out: Any) -> None:
+    outs = out if isinstance(out, tuple) else (out,)
+    devices = [dev_of(o) if isinstance(o, Tensor) else None for o in outs]
+    if not any(d is not None for d in devices):
+        return
+    for o in outs:
+        node = o.grad_fn if isinstance(o, Tensor) else None
+        if node is not None and getattr(node, "_forward_cls", None) is cls:
+            node._ferry_devices = devices
+            return
+
+
+def _tag_grads(node: Any, grads: Any) -> None:
+    devices = getattr(node, "_ferry_devices", None)
+    if devices is None:
+        return
+    for g, d in zip(grads, devices, strict=False):
+        if d is not None and isinstance(g, Tensor) and dev_of(g) is None:
+            _tag(g, d)
+
+
 @handles(torch.autograd.grad)
 def _h_autograd_grad(func, args, kwargs):
     inputs = args[1] if len(args) > 1 else kwargs.get("inputs")

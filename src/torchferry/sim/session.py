@@ -349,6 +349,7 @@ class simulate(contextlib.ContextDecorator):
         return [
             (autograd, "_engine_run_backward",
              modes.backward_in_simulation(state, autograd._engine_run_backward)),
+            *modes.function_patches(state),
             (spawn_module, "start_processes", start_processes),
             (tmp, "start_processes", start_processes),
             (torch.Tensor, "record_stream", record_stream),
