@@ -1248,8 +1248,8 @@ def function_patches(state: SimState) -> list[tuple[Any, str, Any]]:
         _tag_grads(self, grads[0] if len(grads) == 1 and type(grads[0]) is list else grads)
         return real_apply_boxed(self, *grads)
 
-    real_node_apply = vars(backward)["apply"]
-    real_apply_boxed = vars(backward).get("apply_boxed")
+    real_node_apply: Any = vars(backward)["apply"]
+    real_apply_boxed: Any = vars(backward).get("apply_boxed")
     out: list[tuple[Any, str, Any]] = [(fn_mod.Function, "apply", classmethod(apply)),
                                        (backward, "apply", node_apply)]
     if real_apply_boxed is not None:
@@ -1263,7 +1263,7 @@ def _note_output_devices(cls: Any, out: Any) -> None:
     if not any(d is not None for d in devices):
         return
     for o in outs:
-        node = o.grad_fn if isinstance(o, Tensor) else None
+        node: Any = o.grad_fn if isinstance(o, Tensor) else None
         if node is not None and getattr(node, "_forward_cls", None) is cls:
             node._ferry_devices = devices
             return
