@@ -112,3 +112,19 @@ def test_fsdp2_two_ranks_under_the_launcher_equal_gloo_on_the_cpu(tmp_path):
     for rank in (0, 1):
         assert f"rank {rank} backend nccl device cuda:{rank} local cuda:{rank} full cuda:{rank}" in sim_lines
         assert f"rank {rank} backend gloo device cpu local cpu full cpu" in cpu_lines
+
+
+def test_a_resized_storage_changes_the_devices_memory():
+    # FSDP2 frees its unsharded parameters with untyped_storage().resize_(0) and
+    # re-allocates them with resize_(nbytes)
+    with tf.simulate("cuda"):
+        x = torch.empty(1024, device="cuda")
+        base = torch.cuda.memory_allocated()
+        torch.cuda.reset_peak_memory_stats()
+        x.untyped_storage().resize_(0)
+        assert torch.cuda.memory_allocated() == base - 4096
+        assert torch.cuda.max_memory_allocated() == base
+        x.untyped_storage().resize_(8192)
+        assert torch.cuda.memory_allocated() == base + 4096
+        torch.ones(2).untyped_storage().resize_(0)  # a CPU storage: not the device's
+        assert torch.cuda.memory_allocated() == base + 4096

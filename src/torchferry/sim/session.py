@@ -327,6 +327,19 @@ class simulate(contextlib.ContextDecorator):
                 return None
             return orig_record_stream(tensor, stream)
 
+        real_resize = torch.UntypedStorage.resize_
+
+        def resize_(storage: Any, size: int) -> Any:
+            # FSDP2 frees and re-allocates its unsharded parameters by resizing their
+            # storages: the simulated device's memory follows (the peak keeps the larger)
+            tag = _tags.TAGS.get(storage._cdata)
+            if tag is not None and size < tag.nbytes:
+                _tags.sweep()  # the peak with the storage still at its old size
+            out = real_resize(storage, size)
+            if tag is not None:
+                tag.nbytes = storage.nbytes()
+            return out
+
         # the module (torch.multiprocessing.spawn the attribute is the function)
         spawn_module = importlib.import_module("torch.multiprocessing.spawn")
         orig_start = spawn_module.start_processes
@@ -353,6 +366,7 @@ class simulate(contextlib.ContextDecorator):
             (spawn_module, "start_processes", start_processes),
             (tmp, "start_processes", start_processes),
             (torch.Tensor, "record_stream", record_stream),
+            (torch.UntypedStorage, "resize_", resize_),
             (pm, "pin_memory", pin_memory),
             (torch, "compile", self.compiler),
             (torch, "set_default_device", set_default_device),
