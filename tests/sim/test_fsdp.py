@@ -24,7 +24,7 @@ TRAIN = Path(__file__).parent / "fsdp" / "train.py"
 SRC = str(Path(__file__).resolve().parents[2] / "src")
 
 
-def _train_one_rank(backend: str, device: str) -> tuple[list[float], list[str], list[str]]:
+def _train_one_rank(backend: str, device: str, **policy: object) -> tuple[list[float], list[str], list[str]]:
     """Three AdamW steps of a fully_shard-ed MLP on a one-rank group: the losses, the
     devices of the parameters and of their gradients."""
     from torch.distributed.fsdp import fully_shard
@@ -33,15 +33,16 @@ def _train_one_rank(backend: str, device: str) -> tuple[list[float], list[str], 
     try:
         torch.manual_seed(0)
         model = torch.nn.Sequential(torch.nn.Linear(6, 8), torch.nn.ReLU(), torch.nn.Linear(8, 1))
-        model.to(device)
-        fully_shard(model[0])
-        fully_shard(model)
+        if "offload_policy" not in policy:
+            model.to(device)
+        fully_shard(model[0], **policy)
+        fully_shard(model, **policy)
         opt = torch.optim.AdamW(model.parameters(), lr=0.05)
         gen = torch.Generator().manual_seed(1)
         losses = []
         for _ in range(3):
             x, y = torch.randn(4, 6, generator=gen).to(device), torch.randn(4, 1, generator=gen).to(device)
-            loss = torch.nn.functional.mse_loss(model(x), y)
+            loss = torch.nn.functional.mse_loss(model(x).float(), y)
             loss.backward()
             grads = [str(p.grad.device) for p in model.parameters()]
             opt.step()
@@ -63,6 +64,22 @@ def test_fully_shard_trains_on_the_simulated_device_with_the_cpu_numbers():
     assert losses == cpu_losses
     assert params == ["cuda:0"] * 9 and grads == ["cuda:0"] * 4
     assert cpu_params == ["cpu"] * 9
+
+
+def test_mixed_precision_and_cpu_offload_policies():
+    from torch.distributed.fsdp import CPUOffloadPolicy, MixedPrecisionPolicy
+
+    mixed = {"mp_policy": MixedPrecisionPolicy(param_dtype=torch.bfloat16)}
+    cpu_losses, _, _ = _train_one_rank("gloo", "cpu", **mixed)
+    with tf.simulate("cuda"):
+        losses, params, grads = _train_one_rank("nccl", "cuda", **mixed)
+    assert losses == cpu_losses and params == ["cuda:0"] * 9 and grads == ["cuda:0"] * 4
+    # offloaded: the sharded parameters and their gradients live on the CPU, as on a GPU
+    cpu_losses, _, _ = _train_one_rank("gloo", "cpu")
+    with tf.simulate("cuda"):
+        losses, params, grads = _train_one_rank("nccl", "cuda",
+                                                offload_policy=CPUOffloadPolicy(pin_memory=False))
+    assert losses == cpu_losses and params[:8] == ["cpu"] * 8 and grads == ["cpu"] * 4
 
 
 def test_fsdp1_is_still_refused_naming_what_runs_instead():
