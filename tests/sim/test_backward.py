@@ -59,3 +59,24 @@ def test_each_gradient_arrives_on_its_outputs_device():
         ((a * 2).sum() + (b * 3).sum().to("cuda:0")).backward()
         assert a.grad_fn.seen == ("cuda:0", "cuda:1")
         assert x.grad.tolist() == [5.0, 5.0] and str(x.grad.device) == "cuda:0"
+
+
+def _checkpointed_grads(device: str, reentrant: bool) -> tuple[list[float], str]:
+    from torch.utils.checkpoint import checkpoint
+
+    torch.manual_seed(0)
+    lin = torch.nn.Linear(3, 3).to(device)
+    x = torch.linspace(-1, 1, 6).reshape(2, 3).to(device).requires_grad_()
+    y = checkpoint(lambda t: torch.tanh(lin(t)) * 2, x, use_reentrant=reentrant)
+    y.sum().backward()
+    return x.grad.flatten().tolist() + lin.weight.grad.flatten().tolist(), str(lin.weight.grad.device)
+
+
+def test_activation_checkpointing_recomputes_on_the_simulated_device():
+    # the recomputation runs in the backward pass: its saved-tensor hooks see the same
+    # devices as the forward pass's (non-reentrant checkpointing compares them)
+    for reentrant in (False, True):
+        cpu, _ = _checkpointed_grads("cpu", reentrant)
+        with tf.simulate("cuda"):
+            sim, device = _checkpointed_grads("cuda", reentrant)
+        assert sim == cpu and device == "cuda:0"

@@ -1209,14 +1209,15 @@ def backward_in_simulation(state: SimState, run: Any) -> Any:
     """
 
     def engine_run_backward(*args: Any, **kwargs: Any) -> Any:
-        if threading.current_thread() is not state.thread or state.in_backward:
+        if threading.current_thread() is not state.thread:
             return run(*args, **kwargs)
+        saved = state.in_backward  # a backward inside a backward (reentrant checkpointing)
         state.in_backward = True
         try:
             with SimMode():
                 return run(*args, **kwargs)
         finally:
-            state.in_backward = False
+            state.in_backward = saved
 
     return engine_run_backward
 
@@ -1254,7 +1255,36 @@ def function_patches(state: SimState) -> list[tuple[Any, str, Any]]:
                                        (backward, "apply", node_apply)]
     if real_apply_boxed is not None:
         out.append((backward, "apply_boxed", node_apply_boxed))
+    out.append(_saved_tensors_hooks_patch(state))
     return out
+
+
+def _saved_tensors_hooks_patch(state: SimState) -> tuple[Any, str, Any]:
+    """Saved-tensor hooks run with the mode on, in the forward pass as in the backward.
+
+    The engine calls a pack hook from inside the operator that saves the tensor, where the
+    mode has popped itself, and the unpack hook from the backward pass, where the mode is
+    on (:func:`backward_in_simulation`): without this, non-reentrant checkpointing would
+    record ``cpu`` for a tensor at the forward pass and ``cuda:0`` at its recomputation, and
+    refuse the difference.
+    """
+    from torch.autograd import graph
+
+    real_init = graph.saved_tensors_hooks.__init__
+
+    def simulated(hook: Any) -> Any:
+        def run(x: Any) -> Any:
+            if threading.current_thread() is not state.thread:
+                return hook(x)
+            with SimMode():
+                return hook(x)
+
+        return run
+
+    def init(self: Any, pack_hook: Any, unpack_hook: Any) -> None:
+        real_init(self, simulated(pack_hook), simulated(unpack_hook))
+
+    return (graph.saved_tensors_hooks, "__init__", init)
 
 
 def _note_output_devices(cls: Any, out: Any) -> None:
