@@ -345,6 +345,8 @@ def test_progress_line_only_on_a_terminal_and_a_long_run():
     p(41, 100)  # at most ten redraws a second
     now[0] = 1.7
     p(100, 100)
+    now[0] = 1.9
+    p(100, 100)  # nothing new: not drawn again
     p.close()
     assert tty.getvalue() == (
         "\rferry check: 40/100 files\rferry check: 100/100 files\r\x1b[2K"
