@@ -192,3 +192,18 @@ def test_shape_of_a_value_of_unknown_kind_is_no_tensor(snippet):
     """)
     v = s.value_at(5, "shape")
     assert v.elts is not None and not v.elts[0].places
+
+
+def test_an_assigned_item_s_container_and_index_are_evaluated(snippet):
+    s = snippet("""
+        import torch
+        def f(x):
+            idx = x.cuda()
+            out = torch.zeros(4)
+            out[idx] = 1
+            out[pick(idx)] += 2
+            return out
+    """)
+    assert s.wheres(s.value_at(5, "out")) == {"CPU"}
+    assert s.wheres(s.value_at(5, "idx")) == {"ACCEL"}
+    assert s.call_at(6).node.func.id == "pick"  # a call in an assigned item's index is seen

@@ -298,6 +298,10 @@ class Interp:
 
     def _bind_item(self, target: ast.Subscript, v: Value) -> None:
         base = target.value
+        # ``x[idx] = v``: the container and the index are evaluated, as Python does (rules
+        # ask what they are: a tensor on the CPU indexed by one on the device)
+        self.ev.eval(base)
+        self.ev.eval(target.slice)
         if not isinstance(base, ast.Name):
             return
         d = self.env.get(base.id)
