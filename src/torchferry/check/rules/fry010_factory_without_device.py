@@ -124,6 +124,9 @@ class Meeting:
     node: ast.AST
     operands: tuple[tuple[ast.AST, Value], ...]
     module: ast.AST | None = None  # a module with weights that may be on the device
+    #: only the first operand can be the CPU tensor at fault (an indexed tensor: a tensor on
+    #: the device may be indexed by one on the CPU, not the other way round)
+    first_only: bool = False
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -139,7 +142,9 @@ def check(ctx: Context) -> Iterable[Finding]:
         if _module_init(ff, res) or id(res.node) in construction:
             continue
         for meet in _meetings(ff, res):
-            for node, v in meet.operands:
+            for i, (node, v) in enumerate(meet.operands):
+                if i and meet.first_only:
+                    break
                 made = _made_by(v, factories)
                 if made is None or id(made.node) in found:
                     continue
@@ -268,6 +273,7 @@ def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int) -> bool
 def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
     for m in res.meets.values():
         yield Meeting(m.node, m.operands)
+    yield from _index_meetings(res)
     for c in res.calls.values():
         ops = _call_operands(res, c)
         if not ops:
@@ -295,6 +301,33 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 yield Meeting(c.node, ops)
             if _weights_may_be_on_device(ff, res, c.func):
                 yield Meeting(c.node, ops, module=c.node.func)
+
+
+def _index_meetings(res: ScopeResult) -> Iterator[Meeting]:
+    """``cpu[idx]`` and ``cpu[idx] = v`` with tensor indices: a tensor is indexed only by
+    indices on the CPU or on its own device ("indices should be either on cpu or on the
+    same device as the indexed tensor")."""
+    for sub in ast.walk(res.node):
+        if not isinstance(sub, ast.Subscript):
+            continue
+        base = res.value(sub.value)
+        if base is None or not base.may_be(Kind.TENSOR):
+            continue
+        key = sub.slice
+        items = key.elts if isinstance(key, ast.Tuple) else [key]
+        index = [(x, _as_index(v)) for x in items if not isinstance(x, (ast.Slice, ast.Constant))
+                 and (v := res.value(x)) is not None]
+        index = [(x, v) for x, v in index if v.kinds is not None and v.kinds & {Kind.TENSOR, Kind.BATCH}]
+        if index:
+            yield Meeting(sub, ((sub.value, base), *index), first_only=True)
+
+
+def _as_index(v: Value) -> Value:
+    """An index of unknown kind that has a place (``labels.to(device)``) is a tensor: no
+    other value with a device indexes a tensor."""
+    if v.kinds is None and v.known_places:
+        return v._replace(kinds=frozenset((Kind.TENSOR,)))
+    return v
 
 
 def _top_level(call: ast.Call, node: ast.AST) -> bool:
