@@ -10,7 +10,11 @@ of a training or evaluation loop: a loop over a DataLoader (also through `enumer
 `tqdm`), over `range(epochs)`-style ranges or a `while`, whose own body calls a model,
 `loss.backward()` or `optimizer.step()`. It stays quiet when the read sits under a logging
 interval -- `if step % 100 == 0:`, `if i == 0:` on the loop counter, `if verbose:` or
-`if log_...` -- and for reads in an outer loop that run once per epoch.
+`if log_...` -- and for reads in an outer loop that run once per epoch. A read in a function
+that does one training step (it calls `.backward()` or `optimizer.step()`) counts as in the
+loop that calls it on every iteration: `return {"loss": loss.item()}` in `train_step`, called
+as `self.train_step(batch)` in `for batch in loader:` (in another method, in a base class for
+an override, or as a free function).
 
 ## Why is this bad
 Each of these waits for the accelerator to finish all queued work and copies the value to
@@ -57,7 +61,9 @@ move a model there (`.to`, `torch.load`, `prepare`, ...), as FRY003 is: its tens
 the CPU, and reading them waits for nothing.
 
 ## Known limits
-Reads hidden in helper functions are not seen (values computed there are followed). A
+Reads in helper functions are seen only in a step function (one that calls `.backward()` or
+`optimizer.step()` itself) called from the loop in the same file; a read in any other helper
+called per step is not (values computed there are followed). A
 tensor that comes in as a parameter counts as possibly on the accelerator only where the
 function uses it as a tensor; a value the analysis cannot place (a call it cannot follow)
 is not flagged; a function sees a module-level name as the module leaves it, so a model

@@ -5,8 +5,10 @@ Flags a factory (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye
 `linspace`, ..., `torch.tensor([...])`) called inside a function without `device=`, when the
 device-flow analysis sees its result meet a tensor that may be on an accelerator: in
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
-`x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`), or as the
-input of a submodule with weights (`self.embed(positions)`). The result is followed through
+`x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`), as the
+input of a submodule with weights (`self.embed(positions)`), or indexed by a tensor on the
+device (`torch.eye(n)[labels]`, `counts[labels] = 1`: a tensor is indexed only by indices on
+the CPU or on its own device). The result is followed through
 names, containers and calls: a factory in a helper method called from `forward`
 (`self._causal_mask(n)`), in a function that returns it (`init_hidden()`), or in a free
 loss function whose tensors come from a call in the file. A tensor "may be on an
@@ -20,7 +22,8 @@ parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is
 which the calls in the file override); a parameter merely used as a tensor is not known to
 be.
 
-Not meetings: indexing, a copy across devices (`copy_`, `to`, `type_as`), the calls that
+Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
+indices on the CPU), a copy across devices (`copy_`, `to`, `type_as`), the calls that
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
 hands to them in its `forward`), and a module's `__init__` and the methods only it
