@@ -227,3 +227,25 @@ def test_parameters_torch_takes_on_the_cpu_and_the_forward_of_a_module(snippet):
     (call,) = [c for r in s.results for c in r.calls.values() if c.callee is Callee.MODULE]
     assert s.ff.forward_of(call.func) is s.function("forward")
     assert s.ff.forward_of(s.call_at(12).func) is None  # (torch.ones: no class of the run)
+
+
+def test_a_parameter_returned_as_it_came_in_is_the_argument(snippet):
+    s = snippet("""
+        import torch
+        def fill(label):
+            label.fill_(-1)
+            return label
+        def first(x, flag):
+            if flag:
+                return x
+            return x.config
+        m = torch.zeros(3).cuda() > 0
+        a = fill(m)
+        b = first(m, True)
+        print(a, b)
+    """)
+    a = s.value_at(12, "a")
+    assert a.is_(Kind.TENSOR) and s.wheres(a) == {"ACCEL"}
+    assert s.function("fill").returned_params == {0} and not s.function("fill").returns_other
+    # a part of the parameter on another path: only its place is known, not its kind
+    assert s.function("first").returns_other and s.value_at(12, "b").kinds is None

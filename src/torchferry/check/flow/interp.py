@@ -73,6 +73,7 @@ class Interp:
         self.self_name: str | None = None
         self.self_env: Env = {}
         self.param_index: dict[str, int] = {}
+        self._entry: dict[str, Value] = {}  # each parameter's value on entry
         from torchferry.check.flow.calls import Evaluator
 
         self.ev = Evaluator(self)
@@ -114,7 +115,7 @@ class Interp:
             if k == 0 and method and self.cls is not None:
                 self.self_name = name
                 kinds = frozenset((Kind.MODULE,)) if self.cls.is_module else frozenset((Kind.OTHER,))
-            self.env[name] = Value(kinds, frozenset((param(k),)), (origin,), Basis.HINT)
+            self.env[name] = self._entry[name] = Value(kinds, frozenset((param(k),)), (origin,), Basis.HINT)
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
 
@@ -169,6 +170,11 @@ class Interp:
     def st_return(self, st: ast.Return) -> bool:
         v = self.ev.eval(st.value) if st.value is not None else Value.of(Kind.OTHER)
         self.res.returns = join(self.res.returns, v)
+        name = st.value.id if isinstance(st.value, ast.Name) else None
+        if name is not None and name in self._entry and v is self._entry[name]:
+            self.res.returned_params.add(self.param_index[name])
+        else:
+            self.res.returns_other = True
         return False
 
     def st_if(self, st: ast.If) -> bool:

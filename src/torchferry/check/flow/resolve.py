@@ -536,6 +536,9 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
         spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
         owner.call_sites.setdefault(id(target), {})[id(node)] = (ev.i.res, {} if spread else bound_args)
     v = substitute(result.returns, bound_args)
+    passed = [bound_args.get(str(k)) for k in result.returned_params]
+    if passed and not result.returns_other and all(a is not None for a in passed):
+        v = join_all(a for a in passed if a is not None)  # the arguments themselves
     if v.basis is Basis.CONSTRUCTED:  # made in the callee, not in this scope
         v = v._replace(basis=Basis.INFERRED)
     if owner is not ev.ff:
