@@ -16,7 +16,8 @@ accelerator" when the analysis sees it there on some path: moved or made there (
 `.cuda()`, `.type(torch.cuda.FloatTensor)`), the model's (a submodule's output, `self` of a
 module), or a parameter that may be. For a parameter, the calls in the same file decide
 when they say where it is: if every one passes a tensor on the CPU (or a 0-dimensional
-one) it is not on a device, if one passes a tensor on the device it is (followed through
+one; `self` and its buffers in a module's `__init__`, which runs before any move) it is
+not on a device, if one passes a tensor on the device it is (followed through
 the callers' own parameters). Without such calls, an input of a module's `forward` and a
 parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
 which the calls in the file override); a parameter merely used as a tensor is not known to
@@ -108,6 +109,7 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow.evidence import at, step
+from torchferry.check.flow.lattice import param
 from torchferry.check.flow.program import FileFlow, holds_parameters
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
@@ -244,7 +246,10 @@ def _on_device(ff: FileFlow, res: ScopeResult, v: Value) -> bool:
 
 
 def _places_on_device(ff: FileFlow, res: ScopeResult, v: Value, depth: int) -> bool:
+    constructing = _module_init(ff, res)
     for p in v.places or ():
+        if constructing and p == param(0):
+            continue  # ``self`` (and its buffers) while its ``__init__`` runs: on the CPU
         if p.where is Where.ACCEL or p.where is Where.ATTR:
             return True
         if p.where is Where.PARAM and _param_on_device(ff, res, int(p.ref), depth):
@@ -266,7 +271,8 @@ def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int) -> bool
                 sure = False
             elif _places_on_device(ff, caller, v, depth + 1):
                 return True
-            elif any(p.symbolic for p in v.places):
+            elif any(p.symbolic and not (p == param(0) and _module_init(ff, caller))
+                     for p in v.places):
                 sure = False
         if sure:
             return False  # every call here passes a value on the CPU (or 0-dimensional)
@@ -431,8 +437,6 @@ def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult) -> str | 
 
 
 def _hinted_tensor(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, home: ScopeResult) -> bool:
-    from torchferry.check.flow.lattice import param
-
     k = home.params.index(name)
     for v in home.values.values():
         if v.places == {param(k)} and v.is_(Kind.TENSOR):
