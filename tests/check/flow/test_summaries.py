@@ -1,5 +1,6 @@
 """Summaries across functions, classes and files, and the budgets that bound them."""
 
+import ast
 import textwrap
 
 from torchferry.check.flow import Callee, Kind, Project, Reason, program
@@ -249,3 +250,50 @@ def test_a_parameter_returned_as_it_came_in_is_the_argument(snippet):
     assert s.function("fill").returned_params == {0} and not s.function("fill").returns_other
     # a part of the parameter on another path: only its place is known, not its kind
     assert s.function("first").returns_other and s.value_at(12, "b").kinds is None
+
+
+def test_a_torch_function_named_as_a_value_is_called_as_that_function(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn.functional as F
+        from torch.nn.functional import l1_loss
+        class Trainer:
+            def __init__(self, net):
+                self.net = net.cuda()
+                self.loss_fn = F.mse_loss
+                self.other = l1_loss if net else None
+            def step(self, x, y):
+                act = torch.relu
+                h = act(x.cuda())
+                loss = self.loss_fn(self.net(x), y)
+                return loss, self.other(h, h), h
+    """)
+    h = s.value_at(13, "h")
+    assert h.is_(Kind.TENSOR) and s.wheres(h) == {"ACCEL"}
+    relu = [c for r in s.results for c in r.calls.values() if c.node.lineno == 11
+            and isinstance(c.node.func, ast.Name)]
+    assert relu[0].callee is Callee.TORCH and relu[0].qualname == "torch.relu"
+    loss = s.value_at(13, "loss")
+    assert loss.is_(Kind.TENSOR) and "ACCEL" in s.wheres(loss)
+    calls = {c.qualname for r in s.results for c in r.calls.values() if c.node.lineno in (12, 13)}
+    assert "torch.nn.functional.mse_loss" in calls
+    # a reference on one path, None on the other: still only that function can be called
+    assert "torch.nn.functional.l1_loss" in calls
+
+
+def test_annotated_self_attributes_enter_the_class_table_with_the_source_lines():
+    from torchferry.check.flow import analyze
+
+    src = textwrap.dedent("""
+        import torch
+        class Trainer:
+            def __init__(self, net):
+                self.net: torch.nn.Module = net.cuda()
+            def run(self, x):
+                out = self.net(x)
+                print(out.tolist())
+                return out
+    """).lstrip("\n")
+    ff = analyze(ast.parse(src), "/p/t.py", lines=src.splitlines())
+    run = next(r for r in ff.results() if getattr(r.node, "name", "") == "run")
+    assert any(p.where.name == "ACCEL" for p in run.returns.places or ())

@@ -91,6 +91,7 @@ class Op(enum.Enum):
     BATCH = "batch"  # taken from what a loader yields
     OUTPUT = "output"  # the output of a module call
     LOADED = "loaded"  # torch.load, from_pretrained
+    REFERENCE = "reference"  # a function of torch named as a value (``self.loss = F.mse_loss``)
 
 
 class Basis(enum.IntEnum):

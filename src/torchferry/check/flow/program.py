@@ -469,7 +469,7 @@ _NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(",
             "logspace(", "tensor(", "asarray(", "from_numpy(", "normal(", "bernoulli(",
             "multinomial(", "Tensor(", "oader", "device", "synchronize", "non_blocking")
 _CALLED = re.compile(r"(\w+)\(")
-_STORES = re.compile(r"self\.\w+\s*[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu)\(|register_|setattr")
+_STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu)\(|register_|setattr")
 
 
 def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:

@@ -424,6 +424,9 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
             ev.i.res.stores[key.value] = ev.i.self_env[key.value]
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, selfv, args, kws, Value.of(Kind.OTHER))
     fv = ev.self_attr(attr, node.func)
+    ref = referenced(fv)
+    if ref is not None:
+        return qualified_call(ev, node, ref, args, kws)
     if _callable_module(fv):
         return module_call(ev, node, fv, args, kws)
     method = cls.method(attr) if cls is not None else None
@@ -446,6 +449,9 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     k = ev.i.param_index.get(name)
     if k is not None:
         ev.i.res.param_uses.setdefault(k, Kind.MODULE)
+    ref = referenced(local) if local is not None else None
+    if ref is not None:
+        return qualified_call(ev, node, ref, args, kws)
     if local is not None and _callable_module(local):
         return module_call(ev, node, local, args, kws)
     if k is not None and local is not None and local.kinds is None:
@@ -472,6 +478,15 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
 
 _ITERATING = frozenset({"enumerate", "iter", "zip", "reversed", "sorted", "list", "tuple",
                         "next", "tqdm", "set"})
+
+
+def referenced(v: Value) -> str | None:
+    """The torch function ``v`` names on every path (``self.loss_fn = F.mse_loss``, maybe
+    None on another), else None."""
+    refs = {o.text for o in v.origins if o.op is Op.REFERENCE}
+    if len(refs) != 1 or v.kinds is None or v.kinds - {Kind.OTHER}:
+        return None
+    return next(iter(refs))
 
 
 def _callable_module(v: Value) -> bool:
