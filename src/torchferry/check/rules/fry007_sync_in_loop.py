@@ -11,8 +11,8 @@ of a training or evaluation loop: a loop over a DataLoader (also through `enumer
 `loss.backward()` or `optimizer.step()`. It stays quiet when the read sits under a logging
 interval -- `if step % 100 == 0:`, `if i == 0:` on the loop counter, `if verbose:` or
 `if log_...` -- and for reads in an outer loop that run once per epoch. A read in a function
-that does one training step (it calls `.backward()` or `optimizer.step()`) counts as in the
-loop that calls it on every iteration: `return {"loss": loss.item()}` in `train_step`, called
+that does one training step (it calls `.backward()` or `optimizer.step()`, not in a loop of
+its own) counts as in the loop that calls it on every iteration: `return {"loss": loss.item()}` in `train_step`, called
 as `self.train_step(batch)` in `for batch in loader:` (in another method, in a base class for
 an override, or as a free function).
 
@@ -161,15 +161,15 @@ def _in_hot_loop(m: Model, site: Site[ast.Call]) -> bool:
 
 def _in_step_function(m: Model, site: Site[ast.Call]) -> bool:
     """A read outside any loop of a function that does one training step (it calls
-    ``.backward()`` or ``optimizer.step()``) and that a training/evaluation loop of the
+    ``.backward()`` or ``optimizer.step()``, not in a loop of its own) and that a training/evaluation loop of the
     file calls on every iteration (``metrics = self.train_step(batch)`` in ``for batch in
     loader:``): the read runs once per step, as if it were written in that loop."""
     scope = site.ctx.scope
     fn = scope.function
     if fn is None or _logging_guard(site.ctx.ifs, set()) or _decides_control_flow(site, fn):
         return False
-    if not any(learning_step(c.node) is not None for c in scope.calls):
-        return False
+    if not any(learning_step(c.node) is not None and not c.ctx.loops for c in scope.calls):
+        return False  # (a function that steps in a loop of its own runs many steps per call)
     for call in _callers(m, scope, fn.name):
         if not call.ctx.loops:
             continue
