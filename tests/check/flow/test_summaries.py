@@ -297,3 +297,28 @@ def test_annotated_self_attributes_enter_the_class_table_with_the_source_lines()
     ff = analyze(ast.parse(src), "/p/t.py", lines=src.splitlines())
     run = next(r for r in ff.results() if getattr(r.node, "name", "") == "run")
     assert any(p.where.name == "ACCEL" for p in run.returns.places or ())
+
+
+def test_forward_called_by_name_is_a_call_of_the_module(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(2, 2)
+            def forward(self, x):
+                return self.enc.forward(x)
+        def extract(model, x):
+            logit = model.forward(torch.from_numpy(x).cuda())
+            return logit
+        def extract_cpu(model, x):
+            out = model.forward(x)
+            return out
+    """)
+    logit = s.value_at(11, "logit")
+    assert logit.is_(Kind.TENSOR) and s.wheres(logit) == {"ACCEL"}
+    assert s.function("extract").param_uses[0] is Kind.MODULE
+    assert s.function("forward").returns.is_(Kind.TENSOR)
+    # inputs of unknown kind: as ``model(x)`` of a parameter, nothing is claimed
+    assert s.value_at(14, "out").kinds is None

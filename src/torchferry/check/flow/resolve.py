@@ -237,6 +237,8 @@ def _nn_call(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Valu
 # -- values with methods -----------------------------------------------------------------
 def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
                 kws: Kws) -> Value:
+    if attr == "forward" and (recv.is_(Kind.MODULE) or recv.kinds is None):
+        return _forward(ev, node, recv, args, kws)
     if recv.is_(Kind.MODULE):
         return module_method(ev, node, attr, recv, args, kws)
     if recv.is_(Kind.NDARRAY):
@@ -248,6 +250,19 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         return _unknown_method(ev, node, attr, recv, args, kws)
     v = tensor_method(ev, node, attr, recv)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _forward(ev: Evaluator, node: ast.Call, recv: Value, args: Args, kws: Kws) -> Value:
+    """``net.forward(x)`` is ``net(x)`` (without the hooks): a module's output where its
+    weights are; for a receiver of unknown kind, as ``net(x)`` is read for a parameter,
+    where its tensor inputs are."""
+    if recv.is_(Kind.MODULE):
+        return module_call(ev, node, recv, args, kws)
+    base = node.func.value if isinstance(node.func, ast.Attribute) else None
+    k = ev.i.param_index.get(base.id) if isinstance(base, ast.Name) else None
+    if k is not None:
+        ev.i.res.param_uses.setdefault(k, Kind.MODULE)
+    return module_call(ev, node, recv, args, kws, follow_inputs=True)
 
 
 def _unknown_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
