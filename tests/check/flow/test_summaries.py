@@ -3,7 +3,7 @@
 import ast
 import textwrap
 
-from torchferry.check.flow import Callee, Kind, Project, Reason, program
+from torchferry.check.flow import Callee, Kind, Op, Project, Reason, program
 
 
 def test_return_in_terms_of_parameters(snippet):
@@ -322,3 +322,40 @@ def test_forward_called_by_name_is_a_call_of_the_module(snippet):
     assert s.function("forward").returns.is_(Kind.TENSOR)
     # inputs of unknown kind: as ``model(x)`` of a parameter, nothing is claimed
     assert s.value_at(14, "out").kinds is None
+
+
+def test_a_function_of_the_file_named_as_a_value_is_followed(snippet):
+    s = snippet("""
+        import torch
+        def llh(model, batch):
+            out = torch.sigmoid(model(batch))
+            return out.sum(), out.mean()
+        def evaluate(model, loader):
+            model.cuda()
+            loss_fn = llh
+            for batch in loader:
+                loss, mean = loss_fn(model, batch.cuda())
+            return loss, mean
+    """)
+    mean = s.value_at(10, "mean")
+    assert mean.is_(Kind.TENSOR) and s.wheres(mean) == {"ACCEL"}
+    # the origins of the argument that put it there come along
+    assert any(o.op is Op.MOVED for o in mean.origins)
+
+
+def test_appending_to_a_list_joins_its_item(snippet):
+    s = snippet("""
+        import torch
+        def collect(xs):
+            outs, more = [], []
+            for x in xs:
+                outs.append(torch.ones(2).cuda())
+            more.extend(outs)
+            both = torch.cat(outs)
+            return outs, more, both
+    """)
+    outs = s.value_at(8, "outs")
+    assert s.wheres(outs.item) == {"ACCEL"}
+    assert s.wheres(s.value_at(8, "more").item) == {"ACCEL"}
+    both = s.value_at(8, "both")
+    assert s.wheres(both) == {"ACCEL"} and both.origins  # the items' origins

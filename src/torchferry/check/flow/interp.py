@@ -45,6 +45,13 @@ _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "npu"})
 
 
+def function_reference(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Value:
+    """A function of the file as a value (``loss_fn = log_likelihood``): calling the value
+    calls the function (:func:`~torchferry.check.flow.resolve.referenced`)."""
+    return Value(frozenset((Kind.OTHER,)), frozenset(),
+                 (Origin(Op.REFERENCE, fn.lineno, fn.col_offset, fn.name, node=fn),), Basis.CONSTRUCTED)
+
+
 def join_env(a: Env | None, b: Env | None) -> Env | None:
     """Join two environments; a name bound on one side only keeps its value (it may be
     unbound on the other, which is an error at run time, not a value)."""
@@ -221,7 +228,7 @@ class Interp:
         return True
 
     def st_def(self, st: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self.env[st.name] = Value.of(Kind.OTHER)
+        self.env[st.name] = function_reference(st)
         if not isinstance(self.node, ast.Module):  # a module's functions read its final globals
             self.ff.nested_scope(st, self.cls if self.self_name else None, self.env)
 

@@ -20,6 +20,7 @@ from torchferry.check.flow.lattice import (
     Reason,
     Value,
     container,
+    element,
     join,
     join_all,
     param,
@@ -199,7 +200,9 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         return Value(None, None, (_made(node, text, Op.RETURNED),), Basis.HINT,
                      reason=Reason.UNRESOLVED)
     values = [*args, *(v for _, v in kws)]
-    origins = tuple(dict.fromkeys(o for v in values for o in v.origins))[:4]
+    # (``torch.cat(parts)``: the items of a list carry the origins)
+    origins = tuple(dict.fromkeys(o for v in values for o in (
+        v.item.origins if v.item is not None and not v.origins else v.origins)))[:4]
     return Value(_TENSOR, tensor_places(values), origins, Basis.INFERRED)
 
 
@@ -235,8 +238,13 @@ def _nn_call(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Valu
 
 
 # -- values with methods -----------------------------------------------------------------
+_GROWS = frozenset({"append", "extend", "insert", "add"})
+
+
 def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
                 kws: Kws) -> Value:
+    if attr in _GROWS and recv.item is not None and recv.elts is None and args:
+        _grow(ev, node, attr, recv, args)
     if attr == "forward" and (recv.is_(Kind.MODULE) or recv.kinds is None):
         return _forward(ev, node, recv, args, kws)
     if recv.is_(Kind.MODULE):
@@ -250,6 +258,17 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         return _unknown_method(ev, node, attr, recv, args, kws)
     v = tensor_method(ev, node, attr, recv)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _grow(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args) -> None:
+    """``xs.append(t)``, ``xs.extend(ts)``, ``xs.insert(i, t)``, ``s.add(t)`` on a list or
+    set bound to a local name: its item is joined with what is added (a loop's rounds
+    carry it to the next iteration)."""
+    base = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if not isinstance(base, ast.Name) or base.id not in ev.i.env or recv.item is None:
+        return
+    added = element(args[0], None) if attr == "extend" else args[-1]
+    ev.i.env[base.id] = recv._replace(item=join(recv.item, added))
 
 
 def _forward(ev: Evaluator, node: ast.Call, recv: Value, args: Args, kws: Kws) -> Value:
@@ -441,7 +460,7 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
     fv = ev.self_attr(attr, node.func)
     ref = referenced(fv)
     if ref is not None:
-        return qualified_call(ev, node, ref, args, kws)
+        return _call_reference(ev, node, ref, fv, args, kws)
     if _callable_module(fv):
         return module_call(ev, node, fv, args, kws)
     method = cls.method(attr) if cls is not None else None
@@ -466,7 +485,7 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         ev.i.res.param_uses.setdefault(k, Kind.MODULE)
     ref = referenced(local) if local is not None else None
     if ref is not None:
-        return qualified_call(ev, node, ref, args, kws)
+        return _call_reference(ev, node, ref, local, args, kws)  # type: ignore[arg-type]
     if local is not None and _callable_module(local):
         return module_call(ev, node, local, args, kws)
     if k is not None and local is not None and local.kinds is None:
@@ -495,9 +514,22 @@ _ITERATING = frozenset({"enumerate", "iter", "zip", "reversed", "sorted", "list"
                         "next", "tqdm", "set"})
 
 
+def _call_reference(ev: Evaluator, node: ast.Call, ref: str, fv: Value, args: Args,
+                    kws: Kws) -> Value:
+    """A call of a value that names a function: a torch function, or a function of this
+    file (the one the reference was made from, when the file still defines it so)."""
+    if ref.startswith("torch."):
+        return qualified_call(ev, node, ref, args, kws)
+    made = next(o.node for o in fv.origins if o.op is Op.REFERENCE)
+    target = ev.ff.definition(ref)
+    if made is not None and target is made and not any(o.path for o in fv.origins):
+        return project_call(ev, node, ev.ff, target, args, kws)
+    return _unresolved(ev, node, ref, fv, args, kws, Reason.DYNAMIC)
+
+
 def referenced(v: Value) -> str | None:
-    """The torch function ``v`` names on every path (``self.loss_fn = F.mse_loss``, maybe
-    None on another), else None."""
+    """The function ``v`` names on every path (``self.loss_fn = F.mse_loss``, maybe None on
+    another; ``loss_fn = log_likelihood``), else None."""
     refs = {o.text for o in v.origins if o.op is Op.REFERENCE}
     if len(refs) != 1 or v.kinds is None or v.kinds - {Kind.OTHER}:
         return None
