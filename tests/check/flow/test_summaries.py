@@ -359,3 +359,22 @@ def test_appending_to_a_list_joins_its_item(snippet):
     assert s.wheres(s.value_at(8, "more").item) == {"ACCEL"}
     both = s.value_at(8, "both")
     assert s.wheres(both) == {"ACCEL"} and both.origins  # the items' origins
+
+
+def test_a_stored_module_moved_in_place_is_left_moved(snippet):
+    s = snippet("""
+        import torch
+        from elsewhere import Encoder
+        class Trainer:
+            def __init__(self, device):
+                self.enc = Encoder()
+                self.enc.to(device)
+                self.other = Encoder()
+                if device:
+                    self.other = Encoder().cuda()
+            def step(self, x):
+                return self.enc(x), self.other
+    """)
+    init = s.function("__init__")
+    assert s.wheres(init.stores["enc"]) == {"ACCEL"}  # not unknown: the move replaced it
+    assert init.stores["other"].places is None  # two stores on two paths: joined

@@ -302,12 +302,17 @@ class Interp:
             index = i if star is None or i < star else i - len(elts)
             self.bind(e, element(v, index if v.elts is not None else None))
 
-    def _bind_attr(self, target: ast.Attribute, v: Value) -> None:
+    def _bind_attr(self, target: ast.Attribute, v: Value, moved: bool = False) -> None:
         base = target.value
         if isinstance(base, ast.Name) and base.id == self.self_name:
-            self.self_env[target.attr] = v
-            old = self.res.stores.get(target.attr)
-            self.res.stores[target.attr] = v if old is None else join(old, v)
+            attr = target.attr
+            old = self.res.stores.get(attr)
+            if moved and old is not None and self.self_env.get(attr) is old:
+                # ``self.net = Net(); self.net.to(device)``: the one value this method
+                # stored is moved in place, so the method leaves the moved module
+                old = None
+            self.self_env[attr] = v
+            self.res.stores[attr] = v if old is None else join(old, v)
 
     def _bind_item(self, target: ast.Subscript, v: Value) -> None:
         base = target.value

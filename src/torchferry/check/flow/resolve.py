@@ -406,7 +406,7 @@ def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
         i.env[base.id] = v
     elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
             and base.value.id == i.self_name:
-        i._bind_attr(base, v)
+        i._bind_attr(base, v, moved=True)
 
 
 def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: Kws,
