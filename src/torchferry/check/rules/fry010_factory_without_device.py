@@ -13,8 +13,10 @@ names, containers and calls: a factory in a helper method called from `forward`
 (`self._causal_mask(n)`), in a function that returns it (`init_hidden()`), or in a free
 loss function whose tensors come from a call in the file. A tensor "may be on an
 accelerator" when the analysis sees it there on some path: moved or made there (`.to(d)`,
-`.cuda()`, `.type(torch.cuda.FloatTensor)`), the model's (a submodule's output, `self` of a
-module), or a parameter that may be. For a parameter, the calls in the same file decide
+`.cuda()`, `.type(torch.cuda.FloatTensor)`; also a value of unknown kind moved there, which
+only a tensor can be where it is computed with), the model's (a submodule's output, `self`
+of a module, a model stored on `self` and moved in place there: `self.net = Net();
+self.net.to(device)`), or a parameter that may be. For a parameter, the calls in the same file decide
 when they say where it is: if every one passes a tensor on the CPU (or a 0-dimensional
 one; `self` and its buffers in a module's `__init__`, which runs before any move) it is
 not on a device, if one passes a tensor on the device it is (followed through
@@ -240,7 +242,11 @@ def _on_device(ff: FileFlow, res: ScopeResult, v: Value) -> bool:
     """A tensor the analysis sees on an accelerator on some path: moved or made there, the
     model's (``self`` of a module, a submodule's output), or a parameter that is."""
     kinds = res.kind_of(v)
-    if kinds is None or not kinds & {Kind.TENSOR, Kind.BATCH}:
+    if kinds is None:
+        # of unknown kind, but moved to the device (or made there) and computed with: a
+        # tensor (``self.process_batch(x)`` returning ``x.to(self.device)`` of a parameter)
+        return v.may_live(Where.ACCEL)
+    if not kinds & {Kind.TENSOR, Kind.BATCH}:
         return False
     return _places_on_device(ff, res, v, 0)
 
