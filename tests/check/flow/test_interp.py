@@ -207,3 +207,16 @@ def test_an_assigned_item_s_container_and_index_are_evaluated(snippet):
     assert s.wheres(s.value_at(5, "out")) == {"CPU"}
     assert s.wheres(s.value_at(5, "idx")) == {"ACCEL"}
     assert s.call_at(6).node.func.id == "pick"  # a call in an assigned item's index is seen
+
+
+def test_the_items_of_a_vector_factory_are_0_dimensional(snippet):
+    s = snippet("""
+        import torch
+        def f(h, ids):
+            for i in torch.arange(h.shape[0]):
+                h[ids == i] = 0
+            for row in torch.zeros(3, 4):
+                print(row)
+    """)
+    assert s.value_at(4, "i").places == frozenset()  # a 0-dim CPU tensor mixes anywhere
+    assert s.wheres(s.value_at(6, "row")) == {"CPU"}  # a row of a matrix is not

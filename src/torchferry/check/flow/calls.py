@@ -184,6 +184,8 @@ class Evaluator:
         if it.elts is not None or it.item is not None or it.keys is not None:
             return element(it, None)
         if it.is_(Kind.TENSOR):
+            if _one_dimensional(it):  # ``for i in torch.arange(n)``: 0-dimensional items,
+                return Value(it.kinds, frozenset(), it.origins, it.basis)  # which mix anywhere
             return it
         if it.kinds is None and source is not None and _names_a_loader(source):
             return Value.of(Kind.BATCH, CPU, _origin(Op.BATCH, node, "batch"), Basis.HINT)
