@@ -30,7 +30,8 @@ indices on the CPU), a copy across devices (`copy_`, `to`, `type_as`), the calls
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
 hands to them in its `forward`), and a module's `__init__` and the methods only it
-calls (everything is on the CPU there). 0-dimensional results (`torch.zeros(())`,
+calls (everything is on the CPU there). Neither are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional
+results (`torch.zeros(())`,
 `torch.tensor(<scalar>)`, an item of a vector factory, a full reduction such as
 `torch.ones(n).sum()`) mix with any device and are not flagged.
 
@@ -222,9 +223,13 @@ def _candidate(c: CallEvent) -> bool:
 
 
 def _no_shape(call: ast.Call) -> bool:
-    """``torch.zeros(())``: 0-dimensional, it mixes with tensors on any device."""
-    return len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) \
-        and not call.args[0].elts
+    """``torch.zeros(())``: 0-dimensional, it mixes with tensors on any device; and
+    ``torch.empty(0)``: no element at all, a placeholder replaced before it is used."""
+    if len(call.args) != 1:
+        return False
+    a = call.args[0]
+    return isinstance(a, (ast.Tuple, ast.List)) and not a.elts or \
+        isinstance(a, ast.Constant) and a.value == 0 and not isinstance(a.value, bool)
 
 
 def _made_by(v: Value, factories: dict) -> Origin | None:
