@@ -8,7 +8,8 @@ arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([
 `x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`), as the
 input of a submodule with weights (`self.embed(positions)`), or indexed by a tensor on the
 device (`torch.eye(n)[labels]`, `counts[labels] = 1`: a tensor is indexed only by indices on
-the CPU or on its own device). The result is followed through
+the CPU or on its own device; an index is taken to be on the device only when the code puts
+it there or it follows the model, never for its annotation alone). The result is followed through
 names, containers and calls: a factory in a helper method called from `forward`
 (`self._causal_mask(n)`), in a function that returns it (`init_hidden()`), or in a free
 loss function whose tensors come from a call in the file. A tensor "may be on an
@@ -26,7 +27,8 @@ which the calls in the file override); a parameter merely used as a tensor is no
 be.
 
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
-indices on the CPU), a copy across devices (`copy_`, `to`, `type_as`), the calls that
+indices on the CPU), a partner moved to the factory's result's own device
+(`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`, `type_as`), the calls that
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
 hands to them in its `forward`), and a module's `__init__` and the methods only it
@@ -157,7 +159,10 @@ def check(ctx: Context) -> Iterable[Finding]:
                 if made is None or id(made.node) in found:
                     continue
                 partner = meet.module or next(
-                    (n for n, w in meet.operands if n is not node and _on_device(ff, res, w)), None)
+                    (n for n, w in meet.operands if n is not node
+                     and _on_device(ff, res, w, hints=not meet.first_only)), None)
+                if partner is not None and _moved_to_match(res, partner, made):
+                    continue  # ``y.to(first.device)``: on the factory's own device
                 if partner is not None:
                     home, call = factories[id(made.node)]
                     found[id(made.node)] = (home, call, meet, partner, res)
@@ -243,7 +248,7 @@ def _made_by(v: Value, factories: dict) -> Origin | None:
                  and o.node is not None and id(o.node) in factories), None)
 
 
-def _on_device(ff: FileFlow, res: ScopeResult, v: Value) -> bool:
+def _on_device(ff: FileFlow, res: ScopeResult, v: Value, hints: bool = True) -> bool:
     """A tensor the analysis sees on an accelerator on some path: moved or made there, the
     model's (``self`` of a module, a submodule's output), or a parameter that is."""
     kinds = res.kind_of(v)
@@ -253,22 +258,24 @@ def _on_device(ff: FileFlow, res: ScopeResult, v: Value) -> bool:
         return v.may_live(Where.ACCEL)
     if not kinds & {Kind.TENSOR, Kind.BATCH}:
         return False
-    return _places_on_device(ff, res, v, 0)
+    return _places_on_device(ff, res, v, 0, hints)
 
 
-def _places_on_device(ff: FileFlow, res: ScopeResult, v: Value, depth: int) -> bool:
+def _places_on_device(ff: FileFlow, res: ScopeResult, v: Value, depth: int,
+                      hints: bool = True) -> bool:
     constructing = _module_init(ff, res)
     for p in v.places or ():
         if constructing and p == param(0):
             continue  # ``self`` (and its buffers) while its ``__init__`` runs: on the CPU
         if p.where is Where.ACCEL or p.where is Where.ATTR:
             return True
-        if p.where is Where.PARAM and _param_on_device(ff, res, int(p.ref), depth):
+        if p.where is Where.PARAM and _param_on_device(ff, res, int(p.ref), depth, hints):
             return True
     return False
 
 
-def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int) -> bool:
+def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
+                     hints: bool = True) -> bool:
     """May parameter ``k`` be on an accelerator?  The calls in this file decide when they
     say where it is (all on the CPU: no; one on the device: yes, followed through the
     callers' parameters); otherwise ``self`` of a module, an input of a module's
@@ -280,14 +287,39 @@ def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int) -> bool
         for caller, v in given:
             if v.places is None:
                 sure = False
-            elif _places_on_device(ff, caller, v, depth + 1):
+            elif _places_on_device(ff, caller, v, depth + 1, hints):
                 return True
             elif any(p.symbolic and not (p == param(0) and _module_init(ff, caller))
                      for p in v.places):
                 sure = False
         if sure:
             return False  # every call here passes a value on the CPU (or 0-dimensional)
+    if not hints:  # (indices: the model's own, not an annotation's)
+        return _of_the_model(ff, res, k)
     return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE)  # (``self`` of a module: MODULE)
+
+
+def _of_the_model(ff: FileFlow, res: ScopeResult, k: int) -> bool:
+    """Parameter ``k`` is ``self`` of a module or an input of its ``forward``: it follows the
+    model, which the structure of the code says (no annotation)."""
+    cls = ff.method_of.get(id(res.node))
+    name = getattr(res.node, "name", "")
+    return cls is not None and cls.is_module and (k == 0 or name == "forward")
+
+
+def _moved_to_match(res: ScopeResult, partner: ast.AST, made: Origin) -> bool:
+    """Is the partner moved to where the factory's result is (``y.to(first.device)``,
+    ``y.type_as(first)``, ``first`` holding the factory's result)?"""
+    for n in ast.walk(partner):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr in ("to", "type_as")):
+            continue
+        for a in [*n.args, *(k.value for k in n.keywords)]:
+            base = a.value if isinstance(a, ast.Attribute) and a.attr == "device" else a
+            v = res.value(base)
+            if v is not None and any(o.node is made.node for o in v.origins):
+                return True
+    return False
 
 
 def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
