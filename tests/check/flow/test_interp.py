@@ -220,3 +220,20 @@ def test_the_items_of_a_vector_factory_are_0_dimensional(snippet):
     """)
     assert s.value_at(4, "i").places == frozenset()  # a 0-dim CPU tensor mixes anywhere
     assert s.wheres(s.value_at(6, "row")) == {"CPU"}  # a row of a matrix is not
+
+
+def test_a_move_to_a_tensor_parameter_s_device_is_wherever_it_is(snippet):
+    s = snippet("""
+        import torch
+        from torch import Tensor
+        def draw(bounds: Tensor, n: int) -> Tensor:
+            return torch.rand(n).to(device=bounds.device)
+        def to_target(h, args):
+            return h.to(args.device)
+        x = draw(torch.zeros(2), 3)
+        print(x)
+    """)
+    assert s.wheres(s.function("draw").returns) == {"PARAM0"}
+    assert s.wheres(s.value_at(8, "x")) == {"CPU"}  # the caller's bounds are on the CPU
+    # the device of something that is not a tensor (a configuration): a device the code chose
+    assert s.wheres(s.function("to_target").returns) == {"ACCEL"}
