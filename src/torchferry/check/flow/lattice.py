@@ -91,6 +91,7 @@ class Op(enum.Enum):
     BATCH = "batch"  # taken from what a loader yields
     OUTPUT = "output"  # the output of a module call
     LOADED = "loaded"  # torch.load, from_pretrained
+    REFERENCE = "reference"  # a function of torch named as a value (``self.loss = F.mse_loss``)
 
 
 class Basis(enum.IntEnum):
@@ -319,6 +320,7 @@ def substitute(v: Value, args: dict[str, Value]) -> Value:
     if v.places is None or not any(p.where == Where.PARAM for p in v.places):
         return _substitute_slots(v, args)
     places: set[Place] = set()
+    origins = v.origins
     for p in v.places:
         if p.where != Where.PARAM:
             places.add(p)
@@ -327,7 +329,8 @@ def substitute(v: Value, args: dict[str, Value]) -> Value:
         if arg is None or arg.places is None:
             return _substitute_slots(v._replace(places=None), args)
         places |= arg.places
-    return _substitute_slots(v._replace(places=_cap_places(frozenset(places))), args)
+        origins = _cap_origins(origins + arg.origins)  # (what put the argument there)
+    return _substitute_slots(v._replace(places=_cap_places(frozenset(places)), origins=origins), args)
 
 
 def _substitute_slots(v: Value, args: dict[str, Value]) -> Value:

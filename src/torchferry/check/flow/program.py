@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import ScopeResult
-from torchferry.check.flow.interp import Env, Interp
+from torchferry.check.flow.interp import Env, Interp, function_reference
 from torchferry.check.flow.lattice import (
     BOTTOM,
     UNKNOWN,
@@ -243,6 +243,9 @@ class FileFlow:
         if v is not None:
             return v
         if name in self.defs:
+            node = self.defs[name]
+            if isinstance(node, _FUNCS):
+                return function_reference(node)
             return Value.of(Kind.OTHER)
         if self.project is None:
             return None
@@ -474,7 +477,7 @@ _NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(",
             "logspace(", "tensor(", "asarray(", "from_numpy(", "normal(", "bernoulli(",
             "multinomial(", "Tensor(", "oader", "device", "synchronize", "non_blocking")
 _CALLED = re.compile(r"(\w+)\(")
-_STORES = re.compile(r"self\.\w+\s*[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu)\(|register_|setattr")
+_STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu)\(|register_|setattr")
 
 
 def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:

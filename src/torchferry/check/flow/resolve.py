@@ -20,6 +20,7 @@ from torchferry.check.flow.lattice import (
     Reason,
     Value,
     container,
+    element,
     join,
     join_all,
     param,
@@ -265,7 +266,9 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         return Value(None, None, (_made(node, text, Op.RETURNED),), Basis.HINT,
                      reason=Reason.UNRESOLVED)
     values = [*args, *(v for _, v in kws)]
-    origins = tuple(dict.fromkeys(o for v in values for o in v.origins))[:4]
+    # (``torch.cat(parts)``: the items of a list carry the origins)
+    origins = tuple(dict.fromkeys(o for v in values for o in (
+        v.item.origins if v.item is not None and not v.origins else v.origins)))[:4]
     return Value(_TENSOR, tensor_places(values), origins, Basis.INFERRED)
 
 
@@ -301,8 +304,15 @@ def _nn_call(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Valu
 
 
 # -- values with methods -----------------------------------------------------------------
+_GROWS = frozenset({"append", "extend", "insert", "add"})
+
+
 def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
                 kws: Kws) -> Value:
+    if attr in _GROWS and recv.item is not None and recv.elts is None and args:
+        _grow(ev, node, attr, recv, args)
+    if attr == "forward" and (recv.is_(Kind.MODULE) or recv.kinds is None):
+        return _forward(ev, node, recv, args, kws)
     if recv.is_(Kind.MODULE):
         return module_method(ev, node, attr, recv, args, kws)
     if recv.is_(Kind.NDARRAY):
@@ -314,6 +324,30 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         return _unknown_method(ev, node, attr, recv, args, kws)
     v = tensor_method(ev, node, attr, recv)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _grow(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args) -> None:
+    """``xs.append(t)``, ``xs.extend(ts)``, ``xs.insert(i, t)``, ``s.add(t)`` on a list or
+    set bound to a local name: its item is joined with what is added (a loop's rounds
+    carry it to the next iteration)."""
+    base = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if not isinstance(base, ast.Name) or base.id not in ev.i.env or recv.item is None:
+        return
+    added = element(args[0], None) if attr == "extend" else args[-1]
+    ev.i.env[base.id] = recv._replace(item=join(recv.item, added))
+
+
+def _forward(ev: Evaluator, node: ast.Call, recv: Value, args: Args, kws: Kws) -> Value:
+    """``net.forward(x)`` is ``net(x)`` (without the hooks): a module's output where its
+    weights are; for a receiver of unknown kind, as ``net(x)`` is read for a parameter,
+    where its tensor inputs are."""
+    if recv.is_(Kind.MODULE):
+        return module_call(ev, node, recv, args, kws)
+    base = node.func.value if isinstance(node.func, ast.Attribute) else None
+    k = ev.i.param_index.get(base.id) if isinstance(base, ast.Name) else None
+    if k is not None:
+        ev.i.res.param_uses.setdefault(k, Kind.MODULE)
+    return module_call(ev, node, recv, args, kws, follow_inputs=True)
 
 
 def _unknown_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
@@ -442,7 +476,7 @@ def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
         i.env[base.id] = v
     elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
             and base.value.id == i.self_name:
-        i._bind_attr(base, v)
+        i._bind_attr(base, v, moved=True)
 
 
 def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: Kws,
@@ -494,6 +528,9 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
             ev.i.res.stores[key.value] = ev.i.self_env[key.value]
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, selfv, args, kws, Value.of(Kind.OTHER))
     fv = ev.self_attr(attr, node.func)
+    ref = referenced(fv)
+    if ref is not None:
+        return _call_reference(ev, node, ref, fv, args, kws)
     if _callable_module(fv):
         return module_call(ev, node, fv, args, kws)
     if fv.call is not None:
@@ -518,6 +555,9 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     k = ev.i.param_index.get(name)
     if k is not None:
         ev.i.res.param_uses.setdefault(k, Kind.MODULE)
+    ref = referenced(local) if local is not None else None
+    if ref is not None:
+        return _call_reference(ev, node, ref, local, args, kws)  # type: ignore[arg-type]
     if local is not None and _callable_module(local):
         return module_call(ev, node, local, args, kws)
     if local is not None and local.call is not None:
@@ -548,6 +588,28 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
 
 _ITERATING = frozenset({"enumerate", "iter", "zip", "reversed", "sorted", "list", "tuple",
                         "next", "tqdm", "set"})
+
+
+def _call_reference(ev: Evaluator, node: ast.Call, ref: str, fv: Value, args: Args,
+                    kws: Kws) -> Value:
+    """A call of a value that names a function: a torch function, or a function of this
+    file (the one the reference was made from, when the file still defines it so)."""
+    if ref.startswith("torch."):
+        return qualified_call(ev, node, ref, args, kws)
+    made = next(o.node for o in fv.origins if o.op is Op.REFERENCE)
+    target = ev.ff.definition(ref)
+    if made is not None and target is made and not any(o.path for o in fv.origins):
+        return project_call(ev, node, ev.ff, target, args, kws)
+    return _unresolved(ev, node, ref, fv, args, kws, Reason.DYNAMIC)
+
+
+def referenced(v: Value) -> str | None:
+    """The function ``v`` names on every path (``self.loss_fn = F.mse_loss``, maybe None on
+    another; ``loss_fn = log_likelihood``), else None."""
+    refs = {o.text for o in v.origins if o.op is Op.REFERENCE}
+    if len(refs) != 1 or v.kinds is None or v.kinds - {Kind.OTHER}:
+        return None
+    return next(iter(refs))
 
 
 def _callable_module(v: Value) -> bool:
@@ -614,6 +676,9 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
         _moved_by_callee(ev, node, result, 1 if bound else offset, bound_args)
     v = substitute(result.returns, bound_args)
+    passed = [bound_args.get(str(k)) for k in result.returned_params]
+    if passed and not result.returns_other and all(a is not None for a in passed):
+        v = join_all(a for a in passed if a is not None)  # the arguments themselves
     if v.basis is Basis.CONSTRUCTED:  # made in the callee, not in this scope
         v = v._replace(basis=Basis.INFERRED)
     if owner is not ev.ff:
