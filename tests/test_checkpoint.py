@@ -234,7 +234,7 @@ ROOT = hasattr(os, "geteuid") and os.geteuid() == 0
 @pytest.mark.skipif(ROOT, reason="as root a regression would replace the real /dev/null for "
                     "every process: the device node made by the next test covers root")
 def test_save_to_dev_null_keeps_the_device():
-    """Item 1: save() renamed a regular file over /dev/null (as root: for every process)."""
+    """save() renamed a regular file over /dev/null (as root: for every process)."""
     before = os.stat("/dev/null")
     tf.save({"w": torch.ones(10)}, "/dev/null")
     after = os.stat("/dev/null")
@@ -262,7 +262,7 @@ def test_save_into_a_fifo_streams_a_loadable_checkpoint(tmp_path):
 
 
 def test_save_through_a_symlink_updates_the_shared_target(tmp_path):
-    """Item 3: the link was replaced by a local file and the shared target left stale."""
+    """the link was replaced by a local file and the shared target left stale."""
     shared = tmp_path / "shared"
     shared.mkdir()
     tf.save({"w": torch.zeros(2)}, shared / "model.pt")
@@ -282,7 +282,7 @@ def test_save_keeps_hard_links(tmp_path):
 
 
 def test_save_over_a_write_protected_file_is_refused_like_torch(tmp_path, monkeypatch):
-    """Item 3: the rename bypassed a 0444 file's protection; torch.save raises PermissionError.
+    """the rename bypassed a 0444 file's protection; torch.save raises PermissionError.
     As root open() may write it, so the refusal the OS gives a user is simulated."""
     import errno
 
@@ -309,7 +309,7 @@ def test_save_over_a_write_protected_file_is_refused_like_torch(tmp_path, monkey
 
 @pytest.mark.parametrize("existing", [None, "dir", "file"])
 def test_save_to_a_trailing_slash_is_the_os_error(tmp_path, existing):
-    """Item 3: save(x, "foo/") wrote a file named foo."""
+    """save(x, "foo/") wrote a file named foo."""
     foo = tmp_path / "foo"
     if existing == "dir":
         foo.mkdir()
@@ -326,7 +326,7 @@ def test_save_to_a_trailing_slash_is_the_os_error(tmp_path, existing):
 
 @pytest.mark.slow
 def test_killed_save_leaves_no_temp_after_the_next_save(tmp_path, monkeypatch):
-    """Item 3: each killed save left its temporary file forever."""
+    """each killed save left its temporary file forever."""
     import torchferry._internal.atomic as atomic
 
     p = tmp_path / "ckpt.pt"
@@ -360,7 +360,7 @@ def _no_unsafe_advice(exc):
 
 @pytest.mark.parametrize("fmt", ["legacy", "raw", "raw-protocol-2", "nested-raw", "raw-protocol-0"])
 def test_malicious_legacy_and_raw_pickles_are_unsafe_not_corrupt(tmp_path, fmt):
-    """Item 5: legacy-format and raw pickles were 'truncated or corrupt ... Re-save it'."""
+    """legacy-format and raw pickles were 'truncated or corrupt ... Re-save it'."""
     marker = tmp_path / "pwned"
     p = tmp_path / "evil.pt"
     if fmt == "legacy":
@@ -405,7 +405,7 @@ def test_unsafe_checkpoint_advice_never_turns_the_safety_off(tmp_path):
     ],
 )
 def test_files_that_are_not_checkpoints_say_what_they_are(tmp_path, content, says):
-    """Items 5, 6: an LFS pointer, an HTML page or JSON got torch's weights_only=False advice;
+    """an LFS pointer, an HTML page or JSON got torch's weights_only=False advice;
     a text file starting with 'h' raised KeyError: 104."""
     p = tmp_path / "model.pt"
     p.write_bytes(content)
@@ -417,7 +417,7 @@ def test_files_that_are_not_checkpoints_say_what_they_are(tmp_path, content, say
 
 
 def test_truncated_zip_mid_record_names_the_path(tmp_path):
-    """Item 6: a zip cut inside a record gave a bare OSError: [Errno 22] Invalid argument."""
+    """a zip cut inside a record gave a bare OSError: [Errno 22] Invalid argument."""
     good = io.BytesIO()
     torch.save({"w": torch.ones(1000)}, good)
     data = good.getvalue()
@@ -442,7 +442,7 @@ def test_every_truncation_is_a_checkpoint_error(tmp_path):
 
 
 def test_legacy_tar_checkpoint_is_a_checkpoint_error(tmp_path):
-    """Item 6: torch's legacy .tar format raised a RuntimeError advising weights_only=False."""
+    """torch's legacy .tar format raised a RuntimeError advising weights_only=False."""
     import tarfile
 
     p = tmp_path / "old.pt"
@@ -458,7 +458,7 @@ def test_legacy_tar_checkpoint_is_a_checkpoint_error(tmp_path):
 
 
 def test_record_of_the_wrong_size_is_a_checkpoint_error(tmp_path):
-    """Item 6: a storage record shorter than its tensor gave a bare
+    """a storage record shorter than its tensor gave a bare
     RuntimeError: record size (8 bytes) does not match expected size ..."""
     import zipfile
 
@@ -507,7 +507,7 @@ def test_record_longer_than_its_tensor_is_a_checkpoint_error(tmp_path):
 
 
 def test_missing_checkpoint_names_the_path_once(tmp_path):
-    """Item 14: FileNotFoundError ... no checkpoint at 'nope.pt': 'nope.pt'."""
+    """FileNotFoundError ... no checkpoint at 'nope.pt': 'nope.pt'."""
     with pytest.raises(FileNotFoundError) as info:
         tf.load("nope.pt")
     assert str(info.value).count("nope.pt") == 1

@@ -66,6 +66,11 @@ _MAKING = [
     r"\bthe lead\b",
     r"One house",
     r"\bthe session that added\b",
+    r"(?m)^\s*(?:\"\"\"|# -+ )[Ii]tems? \d+\b",  # a test that opens with "Item 3:" (a work item)
+    r"\bwas lent to\b",
+    r"\bnobody here\b",
+    r"\bthe research notes\b",
+    r"\b[Ff]ound on the way\b|\bFixed on the way\b",
 ]
 
 
@@ -83,6 +88,14 @@ def test_no_sentence_speaks_of_how_the_project_was_made():
                 line = text.count("\n", 0, m.start()) + 1
                 hits.append(f"{p.relative_to(ROOT)}:{line}: {m.group(0)!r}")
     assert not hits, "\n".join(hits)
+
+
+def test_every_code_fence_closes_on_a_line_of_its_own():
+    # "``` text" does not close a block: the rest of the page would render as code
+    bad = [f"{p.relative_to(ROOT)}:{n}" for p in DOCS
+           for n, line in enumerate(p.read_text(encoding="utf-8").splitlines(), 1)
+           if re.match(r"\s*```", line) and not re.fullmatch(r"\s*```[\w+-]*", line)]
+    assert not bad, bad
 
 
 def test_no_test_writes_past_pytests_capture():

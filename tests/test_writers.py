@@ -40,7 +40,7 @@ def _fix(capsys, *paths):
 
 # ------------------------------------------------------------- ferry check --fix
 def test_fix_keeps_hard_links(proj, capsys):
-    """Item 3: --fix broke hard links (the other name kept the old text)."""
+    """--fix broke hard links (the other name kept the old text)."""
     a = proj / "a.py"
     a.write_text(FIXABLE)
     os.link(a, proj / "b_link.py")
@@ -51,7 +51,7 @@ def test_fix_keeps_hard_links(proj, capsys):
 
 
 def test_fix_refuses_a_read_only_file_like_open(proj, capsys, monkeypatch):
-    """Item 3: --fix rewrote 0444 files.  As root open() may write them, so the refusal the
+    """--fix rewrote 0444 files.  As root open() may write them, so the refusal the
     OS gives a user is simulated for that one path."""
     a = proj / "a.py"
     a.write_text(FIXABLE)
@@ -86,7 +86,7 @@ def _script(tmp_path):
 
 @pytest.mark.slow
 def test_report_to_stdout_goes_after_the_scripts_output(tmp_path):
-    """Item 1: --report /dev/stdout was refused as a user ("directory /dev is not
+    """--report /dev/stdout was refused as a user ("directory /dev is not
     writable") and, as root, replaced the link.  A link to /dev/stdout inside tmp_path
     takes the same path through /proc/self/fd/1 without risking the real one."""
     out = tmp_path / "out.txt"

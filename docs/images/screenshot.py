@@ -58,11 +58,15 @@ def xwd_to_png(xwd: bytes, png: Path) -> None:
     fields = struct.unpack(">25I", xwd[:100])
     header_size, width, height = fields[0], fields[4], fields[5]
     bits_per_pixel, bytes_per_line, ncolors = fields[11], fields[12], fields[19]
-    if fields[2] != 2 or bits_per_pixel != 32:
+    if fields[2] != 2 or bits_per_pixel not in (24, 32):
         raise SystemExit(f"unexpected xwd format {fields[2]} / {bits_per_pixel} bits")
     start = header_size + ncolors * 12
     raw = xwd[start:start + bytes_per_line * height]
-    order = "BGRX" if fields[7] == 0 else "XRGB"  # byte order: 0 = LSBFirst
+    lsb_first = fields[7] == 0  # the byte order
+    if bits_per_pixel == 32:
+        order = "BGRX" if lsb_first else "XRGB"
+    else:
+        order = "BGR" if lsb_first else "RGB"
     image = Image.frombytes("RGB", (width, height), raw, "raw", order, bytes_per_line)
     image.crop(image.getbbox()).save(png)  # the terminal, without the empty screen around it
 

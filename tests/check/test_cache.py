@@ -34,7 +34,7 @@ def cache_files(proj):
     return sorted((proj / ".ferry_cache").glob("[0-9a-f]*.json"))
 
 
-# ------------------------------------------------------------- item 2: only our own files
+# ------------------------------------------------------------- only our own files
 @pytest.mark.slow
 def test_symlinked_cache_dir_is_never_pruned_or_written(proj, tmp_path, capsys):
     """A committed .ferry_cache -> elsewhere: pruning deleted 13 of 20 unrelated *.json files."""
@@ -106,7 +106,7 @@ def test_prune_deletes_only_our_cache_files(proj, capsys):
     assert all(f.read_text() == "{}" for f in foreign)
 
 
-# ------------------------------------------------------------- item 7: validated, keyed entries
+# ------------------------------------------------------------- validated, keyed entries
 @pytest.mark.parametrize(
     "body",
     [

@@ -130,6 +130,9 @@ def test_config_names_the_file_to_read(proj, capsys):
     (proj / "bad.toml").write_text('selekt = ["FRY001"]\n')
     rc, _, err = run(capsys, "--config", "bad.toml")
     assert rc == 2 and "unknown key 'selekt'" in err
+    (proj / "typo.toml").write_text('[tool.ferry]\nselect = ["FRY001"]\n')  # configures nothing
+    rc, _, err = run(capsys, "--config", "typo.toml")
+    assert rc == 2 and "typo.toml: no [tool.torchferry] table" in err and "[tool.ferry]" in err
 
 
 def test_exclude_on_the_command_line_and_extend_exclude_in_the_configuration(proj, capsys):

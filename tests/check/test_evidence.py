@@ -101,3 +101,35 @@ def test_dropping_a_fix_that_would_not_parse_keeps_the_evidence() -> None:
     f = Finding("FRY002", "m", 1, 0, 1, 1, broken, STEPS)
     (kept,) = _applicable("x = 1\n", "t.py", [f])
     assert kept.fix is None and kept.evidence == STEPS
+
+
+def test_flow_findings_of_fry014_and_fry015_carry_their_chain() -> None:
+    from torchferry.check.engine import check_source
+
+    src = (
+        "import torch\n"                                    # 1
+        "import torch.nn as nn\n"                           # 2
+        "class Net(nn.Module):\n"                           # 3
+        "    def __init__(self):\n"                         # 4
+        "        super().__init__()\n"                      # 5
+        "        self.fc = nn.Linear(4, 2)\n"               # 6
+        "    def forward(self, x):\n"                       # 7
+        "        return self.head(self.fc(x))\n"            # 8
+        "    def head(self, x):\n"                          # 9
+        "        return nn.Linear(2, 2)(x)\n"               # 10
+        "def train(model, loader):\n"                       # 11
+        "    for data, target in loader:\n"                 # 12
+        "        data = data.to('cuda')\n"                  # 13
+        "        print(model(data), target)\n"              # 14
+        "train(Net(), None)\n"                              # 15
+        "class Runner:\n"                                   # 16
+        "    def __init__(self):\n"                         # 17
+        "        self.m = Net().cuda()\n"                   # 18
+        "    def go(self):\n"                               # 19
+        "        return self.m(torch.zeros(1, 4))\n"        # 20
+    )  # fmt: skip
+    found = {(f.code, f.line): f for f in check_source(src, "t.py", select=["FRY014", "FRY015"])}
+    assert set(found) == {("FRY015", 10), ("FRY014", 14), ("FRY014", 20)}
+    assert [e.line for e in found["FRY015", 10].evidence] == [8, 10]  # forward calls head
+    assert [e.line for e in found["FRY014", 14].evidence] == [15, 13, 14]  # built, moved, met
+    assert [e.line for e in found["FRY014", 20].evidence] == [18, 20, 20]  # moved, made, met

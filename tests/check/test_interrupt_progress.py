@@ -80,7 +80,7 @@ def test_sigint_to_the_main_process_stops_the_workers_at_once(tmp_path):
 
 def test_progress_line_advances_as_files_finish_with_workers(tmp_path):
     # one slow file and many quick ones (seconds of them): they finish while it runs
-    (tmp_path / "a_big.py").write_text(_source(3_000))
+    (tmp_path / "a_big.py").write_text(_source(10_000))
     for n in range(40):
         (tmp_path / f"small{n:02}.py").write_text(_source(40))
     import pty
@@ -117,6 +117,36 @@ def test_progress_line_advances_as_files_finish_with_workers(tmp_path):
     # second, after the first second): what it shows only ever counts up
     counts = [int(m) for m in re.findall(rb"ferry check: (\d+)/41 files", seen)]
     assert counts == sorted(counts)
+    assert counts and counts[-1] == 41 and counts[0] < 41, seen  # shown, and it advanced
+
+
+def test_the_progress_line_shows_while_the_first_big_files_are_checked(tmp_path):
+    # nothing finishes for seconds: the line still appears (0/N), not only at the first result
+    (tmp_path / "big0.py").write_text(_source(20_000))
+    for n in range(1, 4):
+        os.link(tmp_path / "big0.py", tmp_path / f"big{n}.py")
+    import pty
+
+    master, slave = pty.openpty()
+    env = {**os.environ, "TERM": "xterm"}
+    env.pop("NO_COLOR", None)
+    proc = subprocess.Popen([*FERRY, "--select", "ALL", "."], cwd=tmp_path, stdin=slave,
+                            stdout=slave, stderr=slave, env=env)
+    os.close(slave)
+    seen = b""
+    try:
+        deadline = time.monotonic() + 120
+        while b"files" not in seen and time.monotonic() < deadline:
+            ready, _, _ = select.select([master], [], [], 1)
+            if ready:
+                seen += os.read(master, 4096)
+    finally:
+        os.close(master)
+        for pid in _children(proc.pid):
+            os.kill(pid, signal.SIGKILL)
+        proc.kill()
+        proc.wait()
+    assert b"ferry check: 0/4 files" in seen, seen
 
 
 def test_workers_report_files_as_they_finish(tmp_path, monkeypatch):

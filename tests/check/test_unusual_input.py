@@ -25,7 +25,7 @@ def run(capsys, *argv):
     return rc, out, err
 
 
-# ----------------------------------------------------------- item 4: long lines
+# ----------------------------------------------------------- long lines
 def test_a_long_line_is_shown_as_a_window_around_each_finding(proj, capsys):
     stmt = "x=torch.zeros(1).cuda();"
     (proj / "long.py").write_text("import torch;" + stmt * 400)  # 9.6 KB, one line
@@ -127,7 +127,7 @@ def test_dev_zero_ends(proj, capsys):
     assert rc == 1 and "/dev/zero:1:1: FRY000 the input is larger than max-file-size" in out
 
 
-# ----------------------------------------------------------- item 7: patterns, config, pipes
+# ----------------------------------------------------------- patterns, config, pipes
 @pytest.mark.parametrize(
     ("pattern", "ignored", "kept"),
     [
@@ -244,7 +244,7 @@ def test_a_named_pipe_does_not_hang(proj, capsys):
     assert res.returncode == 1 and "/dev/fd/" in res.stdout and "FRY001" in res.stdout, res
 
 
-# ----------------------------------------------------------- item 14
+# -----------------------------------------------------------
 def test_the_json_example_in_docs_is_real_output(proj, capsys):
     import re
 
@@ -345,6 +345,8 @@ def test_progress_line_only_on_a_terminal_and_a_long_run():
     p(41, 100)  # at most ten redraws a second
     now[0] = 1.7
     p(100, 100)
+    now[0] = 1.9
+    p(100, 100)  # nothing new: not drawn again
     p.close()
     assert tty.getvalue() == (
         "\rferry check: 40/100 files\rferry check: 100/100 files\r\x1b[2K"
@@ -368,7 +370,7 @@ def test_check_paths_reports_progress(proj):
     assert seen == [(1, 3), (2, 3), (3, 3)]
 
 
-# ----------------------------------------------------------- item 8: --diff for patch
+# ----------------------------------------------------------- --diff for patch
 def _patch(cwd, diff: str) -> None:
     import shutil
     import subprocess
@@ -415,7 +417,7 @@ def test_notebook_cell_diffs_are_well_formed(proj, capsys):
     assert (proj / "cell3").read_text() == 'y = torch.ones(2)\ny = y.to("cpu");'
 
 
-# ----------------------------------------------------------- item 9: notebook fixes keep the file
+# ----------------------------------------------------------- notebook fixes keep the file
 def _nb_text(layout: str) -> str:
     cell = {"cell_type": "code", "execution_count": None, "metadata": {"scale": 0},
             "outputs": [], "source": ["import torch\n", "x = torch.zeros(2)\n", 'x.to("cpu");']}

@@ -295,3 +295,35 @@ def test_simulation_first_imported_while_the_notebook_counts_trips(tmp_path):
     assert "result: tensor([2., 2.], device='cuda:0') 2.0" in r.stdout
     assert "torchferry trips (simulated accelerator" in r.stdout
     assert "FRY007 sync-in-loop" in r.stdout
+
+
+def test_the_example_notebooks_first_cell_in_a_runtime_without_torchferry(tmp_path, monkeypatch):
+    """A fresh runtime (Colab) has no torchferry, and PyPI has none: the first cell asks for
+    the wheel in one sentence, then installs the wheel it finds in the working directory."""
+    import importlib.util
+    from pathlib import Path
+
+    from IPython.core.inputtransformer2 import TransformerManager
+
+    nb = json.loads((Path(__file__).parents[2] / "examples" / "lesson_portable.ipynb").read_text())
+    first = next("".join(c["source"]) for c in nb["cells"] if c["cell_type"] == "code")
+    code = TransformerManager().transform_cell(first)
+    calls: list[tuple[str, str]] = []
+
+    class Shell:
+        def run_line_magic(self, name, line):
+            calls.append((name, line))
+
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "torchferry" else real(name, *a))
+    monkeypatch.chdir(tmp_path)
+    with pytest.raises(FileNotFoundError, match=r"^upload torchferry-<version>-py3-none-any\.whl"):
+        exec(code, {"get_ipython": Shell})
+    assert calls == []  # nothing installed, no extension loaded
+    (tmp_path / "torchferry-0.1.0-py3-none-any.whl").write_bytes(b"")
+    ns = {"get_ipython": Shell}
+    exec(code, ns)
+    assert ns["wheels"] == ["torchferry-0.1.0-py3-none-any.whl"]
+    assert calls == [("pip", "install --quiet {wheels[-1]}"), ("load_ext", "torchferry"),
+                     ("ferry_simulate", "cuda")]

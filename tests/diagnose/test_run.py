@@ -137,6 +137,17 @@ def test_missing_script_with_report_is_usage_error(tmp_path, capsys):
     assert not (tmp_path / "r.json").exists()
 
 
+def test_the_trip_counters_frames_are_not_in_the_scripts_traceback():
+    from torchferry._internal import frames
+    from torchferry.diagnose import sites, tripcount
+    from torchferry.sim.runner import foreign_frame
+
+    assert foreign_frame(tripcount.__file__, "_record")
+    assert foreign_frame(sites.__file__, "_recording")
+    assert foreign_frame(frames.__file__, "user_frame")
+    assert not foreign_frame(os.path.join(ROOT, "examples", "item_every_step.py"), "<module>")
+
+
 def test_ctrl_c_still_prints_the_trips_and_writes_the_report(tmp_path):
     import signal
 
@@ -162,6 +173,8 @@ def test_ctrl_c_still_prints_the_trips_and_writes_the_report(tmp_path):
             proc.kill()
     assert proc.returncode == -signal.SIGINT, err  # dies by the signal, as python does
     assert "KeyboardInterrupt" in err and "torchferry trips" in err
+    shown = err[:err.index("torchferry trips")]  # the traceback: the script's frames only
+    assert "torchferry" not in shown and 'loop.py", line ' in shown, shown
     assert "loop.py:5" in err and "FRY007" in err
     data = json.loads(report.read_text())
     assert data["error"]["type"] == "KeyboardInterrupt"

@@ -70,14 +70,25 @@ async def diagnostics(client, uri: str, ok: Callable[[Sequence[Any]], bool] = la
 
 
 async def log_matching(client, text: str) -> str:
-    async def wait() -> str:
-        while True:
-            for m in client.log_messages:
-                if text in m.message:
-                    return str(m.message)
-            await client.wait_for_notification(types.WINDOW_LOG_MESSAGE)
+    """The first log message that contains ``text``.
 
-    return await asyncio.wait_for(wait(), PATIENCE)
+    A guard against a hang, not a time limit: it fails only when the server sends nothing
+    new (no log message, no diagnostics for another document) for ``PATIENCE`` seconds.
+    A long piece of work, such as reading a workspace of 1,000 files, may take minutes on
+    a loaded machine; it fails only if it stops making progress.
+    """
+    loop = asyncio.get_running_loop()
+    progress, since = (-1, -1), loop.time()
+    while True:
+        for m in client.log_messages:
+            if text in m.message:
+                return str(m.message)
+        now = (len(client.log_messages), len(client.diagnostics))
+        if now != progress:
+            progress, since = now, loop.time()
+        elif loop.time() - since > PATIENCE:
+            raise TimeoutError(f"no log message with {text!r} and no progress for {PATIENCE:.0f} s")
+        await asyncio.sleep(0.05)
 
 
 def codes(diags: Sequence[Any]) -> list[tuple[str, int]]:

@@ -290,6 +290,33 @@ async def test_notebook_cells(client, root):
     assert list(await diagnostics(client, cells[2], lambda d: len(d) == 0)) == []
 
 
+async def test_notebook_cell_uris_with_escapes_as_vs_code_sends_them(client, root):
+    # VS Code's cell URIs end in a base64 fragment with its "=" escaped ("%3D"): the
+    # findings are published under those URIs, spelled as the client spelled them
+    nb = (root / "vscode.ipynb").as_uri()
+    cells = [f"vscode-notebook-cell:{nb[5:]}#W{i}sdnNjb2RlLXJlbW90ZQ%3D%3D" for i in range(2)]
+    client.notebook_document_did_open(types.DidOpenNotebookDocumentParams(
+        types.NotebookDocument(nb, "jupyter-notebook", 0, [
+            types.NotebookCell(types.NotebookCellKind.Code, u) for u in cells]),
+        [types.TextDocumentItem(u, "python", 1, t) for u, t in zip(
+            cells, [DEVICE, "z = torch.zeros(3).to(device)\n"], strict=True)],
+    ))  # fmt: skip
+    assert codes(await diagnostics(client, cells[1])) == [("FRY009", 1)]
+    fix = next(a for a in await actions(client, cells[1], 1) if a.is_preferred)
+    assert list(fix.edit.changes) == [cells[1]]
+
+
+async def test_file_uri_with_escapes(client, root):
+    (root / "my dir").mkdir()
+    text = SAFE + "w = torch.ones(2).to(device)  # noqa: FRY009\n"
+    uri = open_doc(client, root / "my dir" / "train.py", text)  # ".../my%20dir/train.py"
+    assert "%20" in uri
+    assert codes(await diagnostics(client, uri)) == [("FRY009", 3)]
+    hover = await client.text_document_hover_async(types.HoverParams(
+        types.TextDocumentIdentifier(uri), types.Position(3, text.splitlines()[3].index("FRY"))))
+    assert hover is not None and "FRY009" in hover.contents.value
+
+
 async def test_notebook_cell_removed_and_closed(client, root):
     nb, cells = open_notebook(client, root / "nb2.ipynb", ["import torch", "y = x.cuda()"])
     await diagnostics(client, cells[1], lambda d: codes(d) == [("FRY001", 1)])

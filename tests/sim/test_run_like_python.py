@@ -66,6 +66,14 @@ def test_a_package_in_the_current_directory_runs_as_with_python_m(tmp_path, name
     assert ours.stdout == theirs.stdout == "['a'] True\n"
 
 
+def test_a_missing_module_is_named_once(tmp_path):
+    ferry = [os.path.join(os.path.dirname(sys.executable), "ferry"), "run"]
+    r = subprocess.run([*ferry, "-m", "no_such_module_here"], cwd=tmp_path, capture_output=True,
+                       text=True, timeout=600)  # fmt: skip
+    assert r.returncode == 2
+    assert r.stderr == "ferry run: error: no module named 'no_such_module_here'\n"
+
+
 def test_ferry_options_before_the_script_still_work(tmp_path):
     (tmp_path / "s.py").write_text(SHOW)
     ours = subprocess.run(FERRY + ["--simulate", "cuda", "s.py", "--trips"], cwd=tmp_path,

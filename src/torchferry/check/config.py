@@ -264,6 +264,10 @@ def _read(start: Path, explicit: Path | None) -> tuple[Config, dict | None, str]
     section = tool.get("torchferry")
     if section is None and explicit is not None and found.name != "pyproject.toml":
         section = {k: v for k, v in data.items() if k not in ("tool", "project")}
+        if not section and tool:  # e.g. [tool.ferry]: asked for, and it would set nothing
+            tables = ", ".join(f"[tool.{k}]" for k in tool)
+            raise UsageError(f"{found}: no [tool.torchferry] table and no keys at the top "
+                             f"level (found {tables})")
     if section is None:
         return cfg, None, ""
     if not isinstance(section, dict):

@@ -114,6 +114,10 @@ class Loops(Facts):
             self._training[key] = r
         return r
 
+    def has_inner_batch_loop(self, loop: ast.AST) -> bool:
+        """Does ``loop`` hold a loop over a DataLoader (it is an epoch loop)?"""
+        return self._has_inner_batch_loop(loop)
+
     def _has_inner_batch_loop(self, loop: ast.AST) -> bool:
         lo, hi = pos(loop), end_pos(loop)
         for other, octx in self.loops:

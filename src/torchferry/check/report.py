@@ -125,6 +125,7 @@ class Progress:
         self.after = after
         self.last = -1.0
         self.shown = False
+        self.drawn: tuple[int, int] | None = None
         if enabled is None:
             try:
                 enabled = stream.isatty() and os.environ.get("TERM") != "dumb"
@@ -138,7 +139,9 @@ class Progress:
         now = self.clock()
         if now - self.start < self.after or (now - self.last < 0.1 and done < total):
             return
-        self.last = now
+        if self.shown and self.drawn == (done, total):
+            return  # the same line again (the workers' tick while a big file is checked)
+        self.last, self.drawn = now, (done, total)
         self.stream.write(f"\rferry check: {done}/{total} files")
         self.stream.flush()
         self.shown = True

@@ -681,7 +681,7 @@ def _parallel(
     todo, opts: Options, workers: int, progress: Callable[[int, int], None] | None = None
 ) -> list[FileOutcome]:
     import multiprocessing
-    from concurrent.futures import ProcessPoolExecutor, as_completed
+    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     engine.resolve_rules(opts.select, opts.ignore)  # import the rules before forking
     rule_name(SYNTAX_ERROR)
@@ -698,10 +698,14 @@ def _parallel(
     ex = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_worker, initargs=(opts,))
     try:
         futures = {ex.submit(_work, batch): b for b, batch in enumerate(batches)}
-        finished = 0
-        for fut in as_completed(futures):
-            results[futures[fut]] = fut.result()
-            finished += len(batches[futures[fut]])
+        finished, pending = 0, set(futures)
+        while pending:
+            # a tick at least every 0.2 s: the line shows up (0/N) while the first files,
+            # big ones, are still being checked, and not only when one finishes
+            ready, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
+            for fut in ready:
+                results[futures[fut]] = fut.result()
+                finished += len(batches[futures[fut]])
             if progress is not None:
                 progress(finished, len(items))
     except BaseException:

@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from types import FrameType
 from typing import Any
@@ -44,20 +44,27 @@ def same_dev(a: str, b: str) -> bool:
     return a.split(":")[0] == b.split(":")[0] and (":" not in a or ":" not in b)
 
 
-def intended_device(frame: FrameType) -> str | None:
-    """The device the code means to use: a ``device``-like variable in scope, if any."""
+def _device_variables(frame: FrameType) -> Iterator[tuple[str, str]]:
+    """``(name, device)`` for each ``device``-like variable in scope, locals first.
+
+    A value torch does not read as a device (``device = "gpu"``) is passed over.
+    """
     torch = sys.modules.get("torch")
     if torch is None:
-        return None
+        return
     for scope in (frame.f_locals, frame.f_globals):
         for name in DEVICE_NAMES:
             v = scope.get(name)
             if isinstance(v, (str, torch.device)):
                 try:
-                    return str(torch.device(v))
+                    yield name, str(torch.device(v))
                 except (RuntimeError, TypeError, ValueError):
                     continue
-    return None
+
+
+def intended_device(frame: FrameType) -> str | None:
+    """The device the code means to use: a ``device``-like variable in scope, if any."""
+    return next((dev for _, dev in _device_variables(frame)), None)
 
 
 # ------------------------------------------------------------------ the odd device
@@ -171,18 +178,7 @@ def device_expr(good: str | None, frame: FrameType, operands: list[ops.Operand])
 
 
 def _device_variable(good: str, frame: FrameType) -> str | None:
-    torch = sys.modules.get("torch")
-    if torch is None:
-        return None
-    for scope in (frame.f_locals, frame.f_globals):
-        for name in DEVICE_NAMES:
-            v = scope.get(name)
-            try:
-                if isinstance(v, (str, torch.device)) and same_dev(str(torch.device(v)), good):
-                    return name
-            except (RuntimeError, TypeError):
-                continue
-    return None
+    return next((name for name, dev in _device_variables(frame) if same_dev(dev, good)), None)
 
 
 def _operand_device(good: str, operands: list[ops.Operand]) -> str | None:

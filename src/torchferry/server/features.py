@@ -11,7 +11,13 @@ from pygls.uris import to_fs_path
 
 from torchferry.server import convert
 from torchferry.server.analysis import Settings, fix_cells, fix_parses, fix_python
-from torchferry.server.protocol import PYTHON_SUFFIXES, URGENT, FerryServer, Tracked
+from torchferry.server.protocol import (
+    PYTHON_SUFFIXES,
+    URGENT,
+    FerryServer,
+    Tracked,
+    open_document,
+)
 from torchferry.server.text import noqa_code_at, noqa_edit, rule_markdown
 
 __all__ = ["register"]
@@ -134,7 +140,7 @@ def register(ls: FerryServer) -> None:
     # -- hover -----------------------------------------------------------------------------
     @ls.feature(types.TEXT_DOCUMENT_HOVER)
     def hover(ls: FerryServer, params: types.HoverParams) -> types.Hover | None:
-        doc = ls.workspace.text_documents.get(params.text_document.uri)
+        doc = open_document(ls.workspace, params.text_document.uri)
         if doc is None:
             return None
         lines = convert.Lines(doc.lines, ls.encoding())

@@ -22,10 +22,12 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+from urllib.parse import unquote
 
 from lsprotocol import types
 from pygls.lsp.server import LanguageServer
 from pygls.uris import to_fs_path
+from pygls.workspace import TextDocument, Workspace
 
 from torchferry._version import __version__
 from torchferry.server import convert
@@ -122,6 +124,14 @@ def _same_text(a: Snapshot, b: Snapshot) -> bool:
     return (a.text, a.cells, a.cell_uris, a.path) == (b.text, b.cells, b.cell_uris, b.path)
 
 
+def open_document(ws: Workspace, uri: str) -> TextDocument | None:
+    """The open document (a file or a cell) ``uri`` names, however the client escaped it:
+    pygls keeps documents under their unescaped URIs (VS Code sends a cell's
+    ``...#W0s...%3D%3D``, a file's ``my%20dir``), where ``get_text_document`` would read
+    a document it does not have from disk."""
+    return ws.text_documents.get(unquote(uri))
+
+
 def _path(uri: str) -> Path:
     fs = to_fs_path(uri) if uri.startswith("file:") else None
     return Path(fs) if fs else Path.cwd() / "untitled.py"
@@ -173,7 +183,7 @@ class FerryServer(LanguageServer):
     def snapshot(self, key: str, notebook: bool) -> Snapshot | None:
         ws = self.workspace
         if not notebook:
-            doc = ws.text_documents.get(key)
+            doc = open_document(ws, key)
             if doc is None:
                 return None
             return Snapshot(key, doc.version, _path(key), text=doc.source)
@@ -189,7 +199,7 @@ class FerryServer(LanguageServer):
         for cell in nb.cells:
             if cell.kind != types.NotebookCellKind.Code:
                 continue
-            doc = ws.text_documents.get(cell.document)
+            doc = open_document(ws, cell.document)
             if doc is None:
                 continue
             snap.cells.append(CellText(doc.source, doc.language_id or "python"))

@@ -137,7 +137,11 @@ def _accelerator_patches(s: SimState, api: dict[str, Any]) -> Patches:
     acc["device_index"] = bound_class(devices.DeviceIndex, s, device_class=api["device"],
                                       name="device_index")
     acc["get_device_capability"] = devices.accelerator_capability
-    return [(accelerator, name, fn) for name, fn in acc.items() if hasattr(accelerator, name)]
+    out: Patches = [(accelerator, name, fn) for name, fn in acc.items() if hasattr(accelerator, name)]
+    if hasattr(torch._C, "_get_accelerator"):
+        # what torch's own code asks (FSDP2's default mesh, DeviceMesh, DTensor)
+        out.append((torch._C, "_get_accelerator", acc["current_accelerator"]))
+    return out
 
 
 def _autocast_patches(s: SimState) -> Patches:

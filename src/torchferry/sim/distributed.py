@@ -44,13 +44,15 @@ reports the duplicate at once.
 Python code that sees the simulated devices, and its first collective
 (``_verify_param_shape_across_processes``) gets the communicator check.  The
 reducer's own all-reduces run on gloo unchecked (they use the parameters'
-device, already checked).  FSDP cannot run here: ``FullyShardedDataParallel`` and
-``fully_shard`` make their parameters with collectives and DTensor code that the
-simulation's device tags do not follow (tried on torch 2.13: the first forward
-fails with a cuda/cpu mismatch), so both raise
-:class:`~torchferry.errors.UnsupportedFeatureError` naming FSDP.  (``fully_shard``
-runs on the CPU with gloo without the simulation; ``FullyShardedDataParallel``
-refuses the CPU: "FSDP needs a non-CPU accelerator device".)
+device, already checked).
+
+FSDP2 (``fully_shard``) runs: ``DTensor.__new__`` gives each DTensor its local
+tensor's simulated device (:func:`import_patches`), and the collectives it runs in
+the backward pass's hooks see the simulation (``modes.backward_in_simulation``).
+FSDP1 (``FullyShardedDataParallel``) makes its flat parameters with collectives
+the device tags do not follow, so it raises
+:class:`~torchferry.errors.UnsupportedFeatureError` naming it and pointing to FSDP2
+(without the simulation it refuses the CPU: "FSDP needs a non-CPU accelerator device").
 """
 
 from __future__ import annotations
@@ -70,6 +72,7 @@ import torch
 from torchferry._internal.patcher import Patch
 from torchferry.errors import UnsupportedFeatureError
 from torchferry.sim import modes as _modes
+from torchferry.sim import tags as _tags
 
 __all__ = ["patches", "NCCL_VERSION", "bus_id", "FIX"]
 
@@ -412,85 +415,91 @@ def patches(s: Any) -> list[tuple[Any, str, Any]]:
 
 
 _FSDP_MESSAGE = (
-    "{} cannot run in the simulated GPU: its {} are made by collectives and DTensor "
-    "code outside the simulation's device tracking, so they would report the CPU; use "
-    "DistributedDataParallel in the simulation, and test FSDP on real GPUs{}"
+    "FSDP (torch.distributed.fsdp.FullyShardedDataParallel) cannot run in the simulated GPU: "
+    "its flat parameters are made by collectives outside the simulation's device tracking, "
+    "so they would report the CPU; use FSDP2 (torch.distributed.fsdp.fully_shard) or "
+    "DistributedDataParallel in the simulation, and test FSDP on real GPUs"
 )
 
 
 def _fsdp_replacements(active: Callable[[], bool], originals: dict[str, Any]) -> dict[str, Any]:
-    """The refusing stand-ins; once ``active()`` is False they call the originals.
+    """The refusing stand-in of FSDP1; once ``active()`` is False it calls the original.
 
     A stand-in can outlive the simulation when someone patched over it (a wrapper that
     calls it, left in place on exit as ``Patch``'s policy says): it then does nothing of
     its own.
     """
+    if "FullyShardedDataParallel" not in originals:
+        return {}
+    orig = originals["FullyShardedDataParallel"]
+    # a subclass: FSDP's static methods, which code that never wraps a model calls
+    # (torch.distributed.checkpoint.state_dict: FSDP.fsdp_modules(model)), stay torch's
+    # (unless what is there is not a class: someone's wrapper function)
+    base: tuple[type, ...] = (orig,) if isinstance(orig, type) else ()
 
-    def refuse(text: str, orig: Any) -> Any:
-        # a subclass: FSDP's static methods, which code that never wraps a model calls
-        # (torch.distributed.checkpoint.state_dict: FSDP.fsdp_modules(model)), stay torch's
-        # (unless what is there is not a class: someone's wrapper function)
-        base: tuple[type, ...] = (orig,) if isinstance(orig, type) else ()
-
-        class FullyShardedDataParallel(*base):  # type: ignore[misc]
-            def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-                if active():
-                    raise UnsupportedFeatureError(text)
-                return orig(*args, **kwargs)  # not an instance of cls: no __init__ of ours
-
-        FullyShardedDataParallel.__module__ = getattr(orig, "__module__", __name__)
-        return FullyShardedDataParallel
-
-    def refuse_fn(text: str, orig: Any) -> Any:
-        def fully_shard(*args: Any, **kwargs: Any) -> Any:
+    class FullyShardedDataParallel(*base):  # type: ignore[misc]
+        def __new__(cls, *args: Any, **kwargs: Any) -> Any:
             if active():
-                raise UnsupportedFeatureError(text)
-            return orig(*args, **kwargs)
+                raise UnsupportedFeatureError(_FSDP_MESSAGE)
+            return orig(*args, **kwargs)  # not an instance of cls: no __init__ of ours
 
-        return fully_shard
-
-    out = {}
-    if "FullyShardedDataParallel" in originals:
-        out["FullyShardedDataParallel"] = refuse(_FSDP_MESSAGE.format(
-            "FSDP (torch.distributed.fsdp.FullyShardedDataParallel)", "flat parameters", ""),
-            originals["FullyShardedDataParallel"])
-    if "fully_shard" in originals:
-        out["fully_shard"] = refuse_fn(_FSDP_MESSAGE.format(
-            "FSDP2 (torch.distributed.fsdp.fully_shard)", "sharded parameters",
-            " (fully_shard also runs on the CPU with the gloo backend, without the simulation)"),
-            originals["fully_shard"])
-    return out
+    FullyShardedDataParallel.__module__ = getattr(orig, "__module__", __name__)
+    return {"FullyShardedDataParallel": FullyShardedDataParallel}
 
 
-class FsdpRefusal(importlib.abc.MetaPathFinder):
-    """FSDP refuses, naming itself, inside a CUDA simulation (see the module docstring).
+def _dtensor_replacements(active: Callable[[], bool], dtensor: type) -> dict[str, Any]:
+    """``DTensor.__new__`` that gives the new DTensor its local tensor's simulated device.
 
-    ``torch.distributed.fsdp`` is heavy (about 600 modules, 2 s here) and usually
-    not imported yet when the simulation starts: it is patched when the script
-    imports it (this finder wraps its loader), or at once if it already was.
+    A DTensor is a wrapper: its own (empty) storage is made by C++ from the local
+    tensor's real device, the CPU.  The tag on that storage is what ``.device``, the
+    mode's device rules and the collectives' checks read, as for any tensor.
+    """
+    orig = vars(dtensor)["__new__"]
+    new = orig.__func__ if isinstance(orig, staticmethod) else orig
+
+    def dtensor_new(cls: type, local_tensor: torch.Tensor, *args: Any, **kwargs: Any) -> Any:
+        out = new(cls, local_tensor, *args, **kwargs)
+        if active():
+            dev = _modes.dev_of(local_tensor)
+            if dev is not None:
+                _tags.tag(out, dev)
+        return out
+
+    return {"__new__": staticmethod(dtensor_new)}
+
+
+class ImportPatch(importlib.abc.MetaPathFinder):
+    """Names of a module patched while a CUDA simulation runs, once the module is imported.
+
+    ``torch.distributed.fsdp`` and ``torch.distributed.tensor`` are heavy (about 600
+    modules, 2 s here) and usually not imported yet when the simulation starts: the module
+    is patched when the script imports it (this finder wraps its loader), or at once if it
+    already was.  ``replacements(active, module)`` gives ``{owner_attr: replacement}``
+    where ``owner`` is ``module`` or, with ``owner``, one of its attributes (a class).
     The names are replaced and put back by :attr:`patch`, a
-    :class:`~torchferry._internal.patcher.Patch` (so a name someone replaced
-    after us is left to them, with a warning).  ``uninstall()`` removes the
-    finder; the owner then releases :attr:`patch` (``simulate.__exit__`` does, so
-    that the warning names the user's line).
+    :class:`~torchferry._internal.patcher.Patch` (so a name someone replaced after us is
+    left to them, with a warning).  ``uninstall()`` removes the finder; the owner then
+    releases :attr:`patch` (``simulate.__exit__`` does, so that the warning names the
+    user's line).
     """
 
-    NAME = "torch.distributed.fsdp"
-
-    def __init__(self, name: str = "simulate") -> None:
+    def __init__(self, module: str, label: str,
+                 replacements: Callable[[Callable[[], bool], Any], dict[str, Any]],
+                 owner: str | None = None) -> None:
+        self.name = module
+        self._owner = owner
+        self._replacements = replacements
         self._module: Any = None
-        self.patch = Patch(f"{name}: FSDP refusal", self._plan)
+        self.patch = Patch(label, self._plan)
 
     def _plan(self) -> list[tuple[Any, str, Any]]:
-        mod = self._module
-        originals = {n: getattr(mod, n) for n in ("FullyShardedDataParallel", "fully_shard")
-                     if hasattr(mod, n)}
+        target = self._module if self._owner is None else getattr(self._module, self._owner)
         patch = self.patch
-        new = _fsdp_replacements(lambda: patch.active, originals)
-        return [(mod, name, obj) for name, obj in new.items()]
+        new = self._replacements(lambda: patch.active, target)
+        return [(target, name, obj) for name, obj in new.items()]
 
     def install(self) -> None:
-        mod = sys.modules.get(self.NAME)
+        mod = sys.modules.get(self.name)
         if mod is not None:
             self.patch_module(mod)
         else:
@@ -502,14 +511,14 @@ class FsdpRefusal(importlib.abc.MetaPathFinder):
             sys.meta_path.remove(self)
 
     def patch_module(self, mod: Any) -> None:
-        """Replace the FSDP names of ``mod`` (once)."""
+        """Replace the names of ``mod`` (once)."""
         if self.patch.active:
             return
         self._module = mod
         self.patch.acquire()
 
     def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> Any:
-        if fullname != self.NAME:
+        if fullname != self.name:
             return None
         with contextlib.suppress(ValueError):
             sys.meta_path.remove(self)  # once: the real finders do the finding
@@ -520,14 +529,29 @@ class FsdpRefusal(importlib.abc.MetaPathFinder):
         return spec
 
 
+def import_patches(name: str = "simulate") -> list[ImportPatch]:
+    """The simulation's patches of lazily imported ``torch.distributed`` modules: FSDP1's
+    refusal, DTensor's device (FSDP2 and tensor parallelism run on it)."""
+
+    def fsdp(active: Callable[[], bool], mod: Any) -> dict[str, Any]:
+        originals = {n: getattr(mod, n) for n in ("FullyShardedDataParallel",) if hasattr(mod, n)}
+        return _fsdp_replacements(active, originals)
+
+    return [
+        ImportPatch("torch.distributed.fsdp", f"{name}: FSDP refusal", fsdp),
+        ImportPatch("torch.distributed.tensor._api", f"{name}: DTensor device",
+                    _dtensor_replacements, owner="DTensor"),
+    ]
+
+
 class _PatchAfterExec(importlib.abc.Loader):
-    def __init__(self, loader: Any, refusal: FsdpRefusal) -> None:
+    def __init__(self, loader: Any, patcher: ImportPatch) -> None:
         self.loader = loader
-        self.refusal = refusal
+        self.patcher = patcher
 
     def create_module(self, spec: Any) -> Any:
         return self.loader.create_module(spec)
 
     def exec_module(self, module: Any) -> None:
         self.loader.exec_module(module)
-        self.refusal.patch_module(module)
+        self.patcher.patch_module(module)

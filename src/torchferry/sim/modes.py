@@ -13,6 +13,7 @@ import contextlib
 import functools
 import re
 import sys
+import threading
 import types
 import warnings
 from collections.abc import Iterator
@@ -221,7 +222,7 @@ class SimMode(TorchFunctionMode):
             return _as_caller(_getframe(1))(func, args, kwargs)
         if type(func) in _OP_TYPES:
             _custom_op_check(func)
-        if cpu_seen or mixed:
+        if mixed or (cpu_seen and not ACTIVE.in_backward):
             return _checked(func, args, kwargs)
         out = _as_caller(_getframe(1))(func, args, kwargs)
         if isinstance(out, Tensor):
@@ -1195,6 +1196,116 @@ def _h_backward(func, args, kwargs):
     out = func(*args, **kwargs)
     _tags.sweep()
     return out
+
+
+def backward_in_simulation(state: SimState, run: Any) -> Any:
+    """``torch.autograd``'s ``_engine_run_backward`` with the mode on during the pass.
+
+    ``backward()`` and ``autograd.grad()`` reach the engine from their handlers, where the
+    mode is popped: without it, the Python code the engine calls (tensor and module hooks,
+    custom ``autograd.Function.backward``, FSDP2's all-gathers and reduce-scatters) would
+    make CPU tensors where a GPU run makes device tensors.  The engine's own gradients are
+    untagged; while ``state.in_backward`` they take the device of the call they meet.
+    """
+
+    def engine_run_backward(*args: Any, **kwargs: Any) -> Any:
+        if threading.current_thread() is not state.thread:
+            return run(*args, **kwargs)
+        saved = state.in_backward  # a backward inside a backward (reentrant checkpointing)
+        state.in_backward = True
+        try:
+            with SimMode():
+                return run(*args, **kwargs)
+        finally:
+            state.in_backward = saved
+
+    return engine_run_backward
+
+
+def function_patches(state: SimState) -> list[tuple[Any, str, Any]]:
+    """A custom ``autograd.Function``'s backward gets its gradients on its outputs' devices.
+
+    The engine makes the gradients it passes to ``backward`` untagged; on a GPU each is on
+    the device of the output it belongs to (``nn.DataParallel``'s ``Broadcast`` gets one
+    per replica's device).  ``Function.apply`` notes its outputs' devices on the node,
+    the node's ``apply`` (what the engine calls) tags the gradients with them.
+    """
+    from torch.autograd import function as fn_mod
+
+    orig_apply = vars(fn_mod.Function)["apply"].__func__
+    backward = fn_mod.BackwardCFunction
+
+    def apply(cls: Any, *args: Any, **kwargs: Any) -> Any:
+        out = orig_apply(cls, *args, **kwargs)
+        if threading.current_thread() is state.thread:
+            _note_output_devices(cls, out)
+        return out
+
+    def node_apply(self: Any, *grads: Any) -> Any:
+        _tag_grads(self, grads)
+        return real_node_apply(self, *grads)
+
+    def node_apply_boxed(self: Any, *grads: Any) -> Any:
+        _tag_grads(self, grads[0] if len(grads) == 1 and type(grads[0]) is list else grads)
+        return real_apply_boxed(self, *grads)
+
+    real_node_apply: Any = vars(backward)["apply"]
+    real_apply_boxed: Any = vars(backward).get("apply_boxed")
+    out: list[tuple[Any, str, Any]] = [(fn_mod.Function, "apply", classmethod(apply)),
+                                       (backward, "apply", node_apply)]
+    if real_apply_boxed is not None:
+        out.append((backward, "apply_boxed", node_apply_boxed))
+    out.append(_saved_tensors_hooks_patch(state))
+    return out
+
+
+def _saved_tensors_hooks_patch(state: SimState) -> tuple[Any, str, Any]:
+    """Saved-tensor hooks run with the mode on, in the forward pass as in the backward.
+
+    The engine calls a pack hook from inside the operator that saves the tensor, where the
+    mode has popped itself, and the unpack hook from the backward pass, where the mode is
+    on (:func:`backward_in_simulation`): without this, non-reentrant checkpointing would
+    record ``cpu`` for a tensor at the forward pass and ``cuda:0`` at its recomputation, and
+    refuse the difference.
+    """
+    from torch.autograd import graph
+
+    real_init = graph.saved_tensors_hooks.__init__
+
+    def simulated(hook: Any) -> Any:
+        def run(x: Any) -> Any:
+            if threading.current_thread() is not state.thread:
+                return hook(x)
+            with SimMode():
+                return hook(x)
+
+        return run
+
+    def init(self: Any, pack_hook: Any, unpack_hook: Any) -> None:
+        real_init(self, simulated(pack_hook), simulated(unpack_hook))
+
+    return (graph.saved_tensors_hooks, "__init__", init)
+
+
+def _note_output_devices(cls: Any, out: Any) -> None:
+    outs = out if isinstance(out, tuple) else (out,)
+    devices = [dev_of(o) if isinstance(o, Tensor) else None for o in outs]
+    if not any(d is not None for d in devices):
+        return
+    for o in outs:
+        node: Any = o.grad_fn if isinstance(o, Tensor) else None
+        if node is not None and getattr(node, "_forward_cls", None) is cls:
+            node._ferry_devices = devices
+            return
+
+
+def _tag_grads(node: Any, grads: Any) -> None:
+    devices = getattr(node, "_ferry_devices", None)
+    if devices is None:
+        return
+    for g, d in zip(grads, devices, strict=False):
+        if d is not None and isinstance(g, Tensor) and dev_of(g) is None:
+            _tag(g, d)
 
 
 @handles(torch.autograd.grad)

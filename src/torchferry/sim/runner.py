@@ -33,14 +33,21 @@ def _exit_code(exc: SystemExit) -> int:
 
 
 _SIM_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
+# the hooks that run inside the script's own calls (the trip counter's listener on an
+# ``.item()``, the factory recorder, the stack walk they share): a Ctrl-C that lands in
+# one is the script's, and python would show the script's frame
+_PACKAGE = os.path.dirname(_SIM_DIR[:-1])
+_HOOKS = tuple(os.path.join(_PACKAGE, *p) for p in (
+    ("diagnose", "tripcount.py"), ("diagnose", "sites.py"), ("_internal", "frames.py")))
 _RUNPY = os.path.abspath(runpy.__file__)
 
 
 def _foreign(f: traceback.FrameSummary) -> bool:
     """A frame python's own traceback would not show: the simulation's, runpy's (the
-    ``<frozen runpy>`` frames a syntax error in the script starts with), and torch's
-    ``handle_torch_function``, which is only on the stack because the simulation's
-    torch-function mode is (a GPU run calls the operator directly)."""
+    ``<frozen runpy>`` frames a syntax error in the script starts with), the hooks'
+    (``--trips``'s counter, the factory recorder), and torch's ``handle_torch_function``,
+    which is only on the stack because the simulation's torch-function mode is (a GPU run
+    calls the operator directly)."""
     return foreign_frame(f.filename, f.name)
 
 
@@ -50,7 +57,8 @@ def foreign_frame(filename: str, function: str) -> bool:
     if filename.startswith("<frozen runpy>"):
         return True
     path = os.path.abspath(filename)
-    if path.startswith(_SIM_DIR) or path == _RUNPY or function == _frames.SIMULATION_CALL:
+    if path.startswith(_SIM_DIR) or path == _RUNPY or path in _HOOKS or \
+            function == _frames.SIMULATION_CALL:
         return True  # the mode's call made as from its caller's frame (sim/modes.py)
     return function == "handle_torch_function" and path.endswith(
         os.path.join("torch", "overrides.py"))
@@ -278,6 +286,8 @@ def run_path(
                 if main_spec is None:
                     raise UsageError(f"{target!r} is a package and cannot be directly executed")
                 origin = main_spec.origin
+        except UsageError:
+            raise
         except (ImportError, ValueError) as exc:
             raise UsageError(f"no module named {target!r} ({exc})") from None
         finally:

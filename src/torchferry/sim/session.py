@@ -196,9 +196,9 @@ class simulate(contextlib.ContextDecorator):
         self._triton = {
             k: sys.modules.pop(k) for k in list(sys.modules) if k == "triton" or k.startswith("triton.")
         }
-        self._fsdp = distributed.FsdpRefusal(repr(self)) if self.spec.distributed else None
-        if self._fsdp is not None:
-            self._fsdp.install()
+        self._imports = distributed.import_patches(repr(self)) if self.spec.distributed else []
+        for patch in self._imports:
+            patch.install()
         self._activation = modes.activated(state)
         self._activation.__enter__()
         simulate._running = self
@@ -230,10 +230,10 @@ class simulate(contextlib.ContextDecorator):
                 importlib.util.find_spec = _FIND_SPEC
             sys.modules.update(self._triton)
             childenv.restore(os.environ, self._child_env)
-            if self._fsdp is not None:
-                self._fsdp.uninstall()
+            for patch in self._imports:
+                patch.uninstall()
                 # released here, so that a "patched over" warning names the user's line
-                self._fsdp.patch.release()
+                patch.patch.release()
             for key in self._script_builtins:
                 torch.jit._builtins._get_builtin_table().pop(key, None)
             self._patches.release()
@@ -327,6 +327,19 @@ class simulate(contextlib.ContextDecorator):
                 return None
             return orig_record_stream(tensor, stream)
 
+        real_resize = torch.UntypedStorage.resize_
+
+        def resize_(storage: Any, size: int) -> Any:
+            # FSDP2 frees and re-allocates its unsharded parameters by resizing their
+            # storages: the simulated device's memory follows (the peak keeps the larger)
+            tag = _tags.TAGS.get(storage._cdata)
+            if tag is not None and size < tag.nbytes:
+                _tags.sweep()  # the peak with the storage still at its old size
+            out = real_resize(storage, size)
+            if tag is not None:
+                tag.nbytes = storage.nbytes()
+            return out
+
         # the module (torch.multiprocessing.spawn the attribute is the function)
         spawn_module = importlib.import_module("torch.multiprocessing.spawn")
         orig_start = spawn_module.start_processes
@@ -345,10 +358,15 @@ class simulate(contextlib.ContextDecorator):
             return orig_start(fn, args, nprocs, join, daemon, start_method)
 
         tmp = importlib.import_module("torch.multiprocessing")
+        autograd = importlib.import_module("torch.autograd")
         return [
+            (autograd, "_engine_run_backward",
+             modes.backward_in_simulation(state, autograd._engine_run_backward)),
+            *modes.function_patches(state),
             (spawn_module, "start_processes", start_processes),
             (tmp, "start_processes", start_processes),
             (torch.Tensor, "record_stream", record_stream),
+            (torch.UntypedStorage, "resize_", resize_),
             (pm, "pin_memory", pin_memory),
             (torch, "compile", self.compiler),
             (torch, "set_default_device", set_default_device),

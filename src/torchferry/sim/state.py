@@ -43,6 +43,9 @@ class SimState:
     * ``current``: the current device index (``torch.cuda.set_device``).
     * ``sync_mode``: ``set_sync_debug_mode``'s level (0 default, 1 warn, 2 error).
     * ``quiet``: host syncs are not reported (set while the simulation prints a tensor).
+    * ``in_backward``: the autograd engine is running a backward pass started in the
+      simulation (its Python hooks and custom functions run with the mode on; the
+      gradients the engine made reach them untagged and take their call's device).
     * ``default_device``: ``torch.set_default_device``'s simulated device, or None.
     * ``thread``: the thread that entered the simulation (others run without the mode).
     * ``generators``: each device's default generator; ``autocast_stack``: the
@@ -61,6 +64,7 @@ class SimState:
     current: int = 0
     sync_mode: int = 0
     quiet: bool = False
+    in_backward: bool = False
     default_device: torch.device | None = None
     generators: list[Any] = field(default_factory=list)
     autocast_stack: list[tuple[bool, torch.dtype]] = field(default_factory=list)

@@ -192,3 +192,48 @@ def test_shape_of_a_value_of_unknown_kind_is_no_tensor(snippet):
     """)
     v = s.value_at(5, "shape")
     assert v.elts is not None and not v.elts[0].places
+
+
+def test_an_assigned_item_s_container_and_index_are_evaluated(snippet):
+    s = snippet("""
+        import torch
+        def f(x):
+            idx = x.cuda()
+            out = torch.zeros(4)
+            out[idx] = 1
+            out[pick(idx)] += 2
+            return out
+    """)
+    assert s.wheres(s.value_at(5, "out")) == {"CPU"}
+    assert s.wheres(s.value_at(5, "idx")) == {"ACCEL"}
+    assert s.call_at(6).node.func.id == "pick"  # a call in an assigned item's index is seen
+
+
+def test_the_items_of_a_vector_factory_are_0_dimensional(snippet):
+    s = snippet("""
+        import torch
+        def f(h, ids):
+            for i in torch.arange(h.shape[0]):
+                h[ids == i] = 0
+            for row in torch.zeros(3, 4):
+                print(row)
+    """)
+    assert s.value_at(4, "i").places == frozenset()  # a 0-dim CPU tensor mixes anywhere
+    assert s.wheres(s.value_at(6, "row")) == {"CPU"}  # a row of a matrix is not
+
+
+def test_a_move_to_a_tensor_parameter_s_device_is_wherever_it_is(snippet):
+    s = snippet("""
+        import torch
+        from torch import Tensor
+        def draw(bounds: Tensor, n: int) -> Tensor:
+            return torch.rand(n).to(device=bounds.device)
+        def to_target(h, args):
+            return h.to(args.device)
+        x = draw(torch.zeros(2), 3)
+        print(x)
+    """)
+    assert s.wheres(s.function("draw").returns) == {"PARAM0"}
+    assert s.wheres(s.value_at(8, "x")) == {"CPU"}  # the caller's bounds are on the CPU
+    # the device of something that is not a tensor (a configuration): a device the code chose
+    assert s.wheres(s.function("to_target").returns) == {"ACCEL"}

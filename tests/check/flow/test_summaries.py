@@ -1,8 +1,9 @@
 """Summaries across functions, classes and files, and the budgets that bound them."""
 
+import ast
 import textwrap
 
-from torchferry.check.flow import Callee, Kind, Project, Reason, program
+from torchferry.check.flow import Callee, Kind, Op, Project, Reason, program
 
 
 def test_return_in_terms_of_parameters(snippet):
@@ -227,3 +228,254 @@ def test_parameters_torch_takes_on_the_cpu_and_the_forward_of_a_module(snippet):
     (call,) = [c for r in s.results for c in r.calls.values() if c.callee is Callee.MODULE]
     assert s.ff.forward_of(call.func) is s.function("forward")
     assert s.ff.forward_of(s.call_at(12).func) is None  # (torch.ones: no class of the run)
+
+
+def test_a_method_stores_what_its_exits_leave_in_self(snippet):
+    s = snippet("""
+        import torch
+        from models import Net
+        class Runner:
+            def __init__(self, cfg, device):
+                self.model = Net(cfg)
+                self.model.to(device)
+                self.table = torch.zeros(2)
+                if cfg:
+                    self.table = self.table.cuda()
+            def run(self, x):
+                out = self.model(x)
+                return out, self.table
+    """)
+    init = s.function("__init__")
+    # the last store on every path wins: the model built elsewhere, then moved in place
+    assert s.wheres(init.stores["model"]) == {"ACCEL"}
+    # a store on one branch joins with the path that skips it
+    assert s.wheres(init.stores["table"]) == {"CPU", "ACCEL"}
+    assert s.wheres(s.value_at(12, "out")) == {"ACCEL"}  # the module's output, where it was moved
+
+
+def test_a_store_read_back_after_a_branch_is_the_join(snippet):
+    s = snippet("""
+        import torch
+        class Holder:
+            def make(self, flag):
+                if flag:
+                    self.t = torch.zeros(2).cuda()
+                else:
+                    self.t = torch.zeros(2)
+                y = self.t
+                return y
+    """)
+    assert s.wheres(s.function("make").returns) == {"CPU", "ACCEL"}
+
+
+def test_a_loader_yields_what_its_collate_function_returns(snippet):
+    s = snippet("""
+        import torch
+        from torch.utils.data import DataLoader
+        def collate(batch):
+            return torch.tensor(batch, dtype=torch.long)
+        def pairs(batch):
+            return batch, batch
+        def run(ds):
+            for ids in DataLoader(ds, collate_fn=collate):
+                a = ids
+            for item in DataLoader(ds, collate_fn=pairs):
+                b = item
+            return a, b
+    """)
+    a, b = s.function("run").returns.elts
+    assert a.is_(Kind.TENSOR) and s.wheres(a) == {"CPU"}  # the collate's tensor
+    assert b.is_(Kind.BATCH)  # a pair: the batch as before
+
+
+def test_torchvision_transforms_return_tensors_made_on_the_cpu(snippet):
+    s = snippet("""
+        import torchvision.transforms as T
+        from mylib import Jitter
+        class Loader:
+            def __init__(self):
+                self.tf = T.Compose([T.Resize(8), T.ToTensor(), T.Normalize((0.5,), (0.5,))])
+            def load(self, img):
+                a = self.tf(img)
+                to_tensor = T.ToTensor()
+                b = to_tensor(img).unsqueeze(0)
+                c = T.Compose([T.ToTensor(), T.Lambda(lambda t: t.cuda())])(img)
+                d = T.Compose([T.ToTensor(), Jitter()])
+                return a, b, c, d(img)
+    """)
+    a, b, c, d = s.function("load").returns.elts
+    assert a.is_(Kind.TENSOR) and s.wheres(a) == {"CPU"}
+    assert b.is_(Kind.TENSOR) and s.wheres(b) == {"CPU"}
+    assert c.kinds is None and d.kinds is None  # a Lambda, a transform not of torchvision
+
+
+def test_a_parameter_moved_in_place_moves_the_callers_argument(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        def setup(m, device):
+            m.to(device)
+        def maybe(m, flag):
+            if flag:
+                m.cuda()
+        def run():
+            a = nn.Linear(2, 2)
+            b = nn.Linear(2, 2)
+            c = nn.Linear(2, 2)
+            setup(a, "cuda")
+            maybe(b, True)
+            print(a, b, c)
+    """)
+    assert s.wheres(s.value_at(14, "a")) == {"ACCEL"}
+    assert s.wheres(s.value_at(14, "b")) == {"CPU", "ACCEL"}  # moved on one path only
+    assert s.wheres(s.value_at(14, "c")) == {"CPU"}
+
+
+def test_a_parameter_returned_as_it_came_in_is_the_argument(snippet):
+    s = snippet("""
+        import torch
+        def fill(label):
+            label.fill_(-1)
+            return label
+        def first(x, flag):
+            if flag:
+                return x
+            return x.config
+        m = torch.zeros(3).cuda() > 0
+        a = fill(m)
+        b = first(m, True)
+        print(a, b)
+    """)
+    a = s.value_at(12, "a")
+    assert a.is_(Kind.TENSOR) and s.wheres(a) == {"ACCEL"}
+    assert s.function("fill").returned_params == {0} and not s.function("fill").returns_other
+    # a part of the parameter on another path: only its place is known, not its kind
+    assert s.function("first").returns_other and s.value_at(12, "b").kinds is None
+
+
+def test_a_torch_function_named_as_a_value_is_called_as_that_function(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn.functional as F
+        from torch.nn.functional import l1_loss
+        class Trainer:
+            def __init__(self, net):
+                self.net = net.cuda()
+                self.loss_fn = F.mse_loss
+                self.other = l1_loss if net else None
+            def step(self, x, y):
+                act = torch.relu
+                h = act(x.cuda())
+                loss = self.loss_fn(self.net(x), y)
+                return loss, self.other(h, h), h
+    """)
+    h = s.value_at(13, "h")
+    assert h.is_(Kind.TENSOR) and s.wheres(h) == {"ACCEL"}
+    relu = [c for r in s.results for c in r.calls.values() if c.node.lineno == 11
+            and isinstance(c.node.func, ast.Name)]
+    assert relu[0].callee is Callee.TORCH and relu[0].qualname == "torch.relu"
+    loss = s.value_at(13, "loss")
+    assert loss.is_(Kind.TENSOR) and "ACCEL" in s.wheres(loss)
+    calls = {c.qualname for r in s.results for c in r.calls.values() if c.node.lineno in (12, 13)}
+    assert "torch.nn.functional.mse_loss" in calls
+    # a reference on one path, None on the other: still only that function can be called
+    assert "torch.nn.functional.l1_loss" in calls
+
+
+def test_annotated_self_attributes_enter_the_class_table_with_the_source_lines():
+    from torchferry.check.flow import analyze
+
+    src = textwrap.dedent("""
+        import torch
+        class Trainer:
+            def __init__(self, net):
+                self.net: torch.nn.Module = net.cuda()
+            def run(self, x):
+                out = self.net(x)
+                print(out.tolist())
+                return out
+    """).lstrip("\n")
+    ff = analyze(ast.parse(src), "/p/t.py", lines=src.splitlines())
+    run = next(r for r in ff.results() if getattr(r.node, "name", "") == "run")
+    assert any(p.where.name == "ACCEL" for p in run.returns.places or ())
+
+
+def test_forward_called_by_name_is_a_call_of_the_module(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.enc = nn.Linear(2, 2)
+            def forward(self, x):
+                return self.enc.forward(x)
+        def extract(model, x):
+            logit = model.forward(torch.from_numpy(x).cuda())
+            return logit
+        def extract_cpu(model, x):
+            out = model.forward(x)
+            return out
+    """)
+    logit = s.value_at(11, "logit")
+    assert logit.is_(Kind.TENSOR) and s.wheres(logit) == {"ACCEL"}
+    assert s.function("extract").param_uses[0] is Kind.MODULE
+    assert s.function("forward").returns.is_(Kind.TENSOR)
+    # inputs of unknown kind: as ``model(x)`` of a parameter, nothing is claimed
+    assert s.value_at(14, "out").kinds is None
+
+
+def test_a_function_of_the_file_named_as_a_value_is_followed(snippet):
+    s = snippet("""
+        import torch
+        def llh(model, batch):
+            out = torch.sigmoid(model(batch))
+            return out.sum(), out.mean()
+        def evaluate(model, loader):
+            model.cuda()
+            loss_fn = llh
+            for batch in loader:
+                loss, mean = loss_fn(model, batch.cuda())
+            return loss, mean
+    """)
+    mean = s.value_at(10, "mean")
+    assert mean.is_(Kind.TENSOR) and s.wheres(mean) == {"ACCEL"}
+    # the origins of the argument that put it there come along
+    assert any(o.op is Op.MOVED for o in mean.origins)
+
+
+def test_appending_to_a_list_joins_its_item(snippet):
+    s = snippet("""
+        import torch
+        def collect(xs):
+            outs, more = [], []
+            for x in xs:
+                outs.append(torch.ones(2).cuda())
+            more.extend(outs)
+            both = torch.cat(outs)
+            return outs, more, both
+    """)
+    outs = s.value_at(8, "outs")
+    assert s.wheres(outs.item) == {"ACCEL"}
+    assert s.wheres(s.value_at(8, "more").item) == {"ACCEL"}
+    both = s.value_at(8, "both")
+    assert s.wheres(both) == {"ACCEL"} and both.origins  # the items' origins
+
+
+def test_a_stored_module_moved_in_place_is_left_moved(snippet):
+    s = snippet("""
+        import torch
+        from elsewhere import Encoder
+        class Trainer:
+            def __init__(self, device):
+                self.enc = Encoder()
+                self.enc.to(device)
+                self.other = Encoder()
+                if device:
+                    self.other = Encoder().cuda()
+            def step(self, x):
+                return self.enc(x), self.other
+    """)
+    init = s.function("__init__")
+    assert s.wheres(init.stores["enc"]) == {"ACCEL"}  # not unknown: the move replaced it
+    assert init.stores["other"].places is None  # two stores on two paths: joined

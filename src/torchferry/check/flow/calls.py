@@ -40,6 +40,9 @@ from torchferry.check.flow.places import tensor_places
 if TYPE_CHECKING:
     from torchferry.check.flow.interp import Interp
 
+#: the environment's key of ``self.<attr>`` (as :data:`torchferry.check.flow.interp.SELF_KEY`)
+SELF_KEY = "self."
+
 _TENSOR = frozenset((Kind.TENSOR,))
 _TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
 _SCALAR = Value.of(Kind.SCALAR)
@@ -90,27 +93,28 @@ class Evaluator:
         v = self.i.lookup(node.id)
         if v is not None:
             return v
-        return UNKNOWN
+        q = self.ff.qualname(node, self.i)  # ``from torch.nn.functional import mse_loss``
+        return _reference(q, node) if q is not None else UNKNOWN
 
     def attribute(self, node: ast.Attribute) -> Value:
         q = self.ff.qualname(node, self.i)
         if q is not None:
-            return self._qualified_attr(q)
+            return self._qualified_attr(q, node)
         base = self.eval(node.value)
         if isinstance(node.value, ast.Name) and node.value.id == self.i.self_name:
             return self.self_attr(node.attr, node)
         return _attr_of(base, node.attr)
 
-    def _qualified_attr(self, q: str) -> Value:
+    def _qualified_attr(self, q: str, node: ast.AST) -> Value:
         head, _, last = q.rpartition(".")
         if head == "torch" and last in vocab.DTYPES:
             return _OTHER
         if head in ("math", "numpy") and last in vocab.NUMBER_CONSTANTS:
             return _SCALAR
-        return UNKNOWN
+        return _reference(q, node)
 
     def self_attr(self, attr: str, node: ast.AST) -> Value:
-        v = self.i.self_env.get(attr)
+        v = self.i.env.get(SELF_KEY + attr) or self.i.self_env.get(attr)
         if v is not None:
             return v
         cls = self.i.cls
@@ -179,10 +183,15 @@ class Evaluator:
         if source is None and isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             source = node.iter
         if it.is_(Kind.LOADER):
-            return Value.of(Kind.BATCH, CPU, _origin(Op.BATCH, node, "batch"), it.basis)
+            batch = _origin(Op.BATCH, node, "batch")
+            if it.item is not None:  # the tensor its collate function returns
+                return it.item._replace(origins=(batch, *it.item.origins)[:4])
+            return Value.of(Kind.BATCH, CPU, batch, it.basis)
         if it.elts is not None or it.item is not None or it.keys is not None:
             return element(it, None)
         if it.is_(Kind.TENSOR):
+            if _one_dimensional(it):  # ``for i in torch.arange(n)``: 0-dimensional items,
+                return Value(it.kinds, frozenset(), it.origins, it.basis)  # which mix anywhere
             return it
         if it.kinds is None and source is not None and _names_a_loader(source):
             return Value.of(Kind.BATCH, CPU, _origin(Op.BATCH, node, "batch"), Basis.HINT)
@@ -263,6 +272,22 @@ class Evaluator:
         self.i.res.calls[id(node)] = CallEvent(node, callee, qual, func, recv, tuple(args),
                                                tuple(kws), result)
         return result
+
+
+#: torch's namespaces: a value naming one of them is no function
+_TORCH_NAMESPACES = frozenset({"nn", "functional", "cuda", "optim", "utils", "distributed",
+                               "backends", "linalg", "fft", "special", "autograd", "jit",
+                               "onnx", "amp", "mps", "xpu", "init", "data", "distributions"})
+
+
+def _reference(q: str, node: ast.AST) -> Value:
+    """A function of torch named as a value (``self.loss_fn = F.mse_loss``): calling the
+    value calls that function (:func:`~torchferry.check.flow.resolve.referenced`)."""
+    head, _, last = q.rpartition(".")
+    if head.split(".")[0] != "torch" or not last[:1].islower() or last in _TORCH_NAMESPACES:
+        return UNKNOWN
+    return Value(frozenset((Kind.OTHER,)), frozenset(), (_origin(Op.REFERENCE, node, q),),
+                 Basis.CONSTRUCTED)
 
 
 def _origins(values: list[Value]) -> tuple[Origin, ...]:

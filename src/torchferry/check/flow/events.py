@@ -77,6 +77,13 @@ class ScopeResult:
     escapes: set[str] = field(default_factory=set)
     #: in-place moves of modules bound outside this scope: name -> the value after the move
     outer_moves: dict[str, Value] = field(default_factory=dict)
+    #: parameters the function moves in place (``model.to(device)`` as a statement on a
+    #: parameter): index -> the places it moves them to (the join over its moves)
+    param_moves: dict[int, Value] = field(default_factory=dict)
+    #: the parameters a ``return`` gives back as they came in (``return label`` after
+    #: ``label.fill_(-1)``); ``returns_other``: some ``return`` gives back anything else
+    returned_params: set[int] = field(default_factory=set)
+    returns_other: bool = False
 
     def value(self, node: ast.AST) -> Value | None:
         """The value an expression of this scope had (None: not evaluated)."""

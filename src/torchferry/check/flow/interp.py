@@ -43,6 +43,15 @@ LARGE_LITERAL = 40
 Env = dict[str, Value]
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "npu"})
+#: the environment's key of ``self.<attr>`` (not an identifier: no name can clash with it)
+SELF_KEY = "self."
+
+
+def function_reference(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Value:
+    """A function of the file as a value (``loss_fn = log_likelihood``): calling the value
+    calls the function (:func:`~torchferry.check.flow.resolve.referenced`)."""
+    return Value(frozenset((Kind.OTHER,)), frozenset(),
+                 (Origin(Op.REFERENCE, fn.lineno, fn.col_offset, fn.name, node=fn),), Basis.CONSTRUCTED)
 
 
 def join_env(a: Env | None, b: Env | None) -> Env | None:
@@ -72,7 +81,10 @@ class Interp:
         self.env: Env = {}
         self.self_name: str | None = None
         self.self_env: Env = {}
+        #: the environments at the scope's normal exits (a ``return``, the end of its body)
+        self.exits: list[Env] = []
         self.param_index: dict[str, int] = {}
+        self._entry: dict[str, Value] = {}  # each parameter's value on entry
         from torchferry.check.flow.calls import Evaluator
 
         self.ev = Evaluator(self)
@@ -88,8 +100,31 @@ class Interp:
             self.ff.live_globals = self.env
         else:
             body = []
-        self.block(body)
+        if self.block(body):
+            self.exits.append(self.env)
+        self._exit_stores()
         return self.res
+
+    def _exit_stores(self) -> None:
+        """What a method leaves in each ``self`` attribute when it returns (the join over
+        its exits, each path's last store winning: ``self.model = Net(); self.model.to(d)``
+        leaves a moved model); an attribute some exit does not store keeps the join of
+        every value stored."""
+        if not self.exits:
+            self.res.param_moves.clear()
+            return
+        for k in list(self.res.param_moves):  # what a parameter moved in place is left as
+            name = self.res.params[k]
+            left = [e.get(name) for e in self.exits]
+            if all(v is not None for v in left):
+                self.res.param_moves[k] = join_all(v for v in left if v is not None)
+            else:
+                del self.res.param_moves[k]
+        for attr in list(self.res.stores):
+            key = SELF_KEY + attr
+            values = [e.get(key) for e in self.exits]
+            if all(v is not None for v in values):
+                self.res.stores[attr] = join_all(v for v in values if v is not None)
 
     def _bind_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         a = fn.args
@@ -114,7 +149,7 @@ class Interp:
             if k == 0 and method and self.cls is not None:
                 self.self_name = name
                 kinds = frozenset((Kind.MODULE,)) if self.cls.is_module else frozenset((Kind.OTHER,))
-            self.env[name] = Value(kinds, frozenset((param(k),)), (origin,), Basis.HINT)
+            self.env[name] = self._entry[name] = Value(kinds, frozenset((param(k),)), (origin,), Basis.HINT)
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
 
@@ -169,6 +204,12 @@ class Interp:
     def st_return(self, st: ast.Return) -> bool:
         v = self.ev.eval(st.value) if st.value is not None else Value.of(Kind.OTHER)
         self.res.returns = join(self.res.returns, v)
+        self.exits.append(self.env)
+        name = st.value.id if isinstance(st.value, ast.Name) else None
+        if name is not None and name in self._entry and v is self._entry[name]:
+            self.res.returned_params.add(self.param_index[name])
+        else:
+            self.res.returns_other = True
         return False
 
     def st_if(self, st: ast.If) -> bool:
@@ -215,7 +256,7 @@ class Interp:
         return True
 
     def st_def(self, st: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
-        self.env[st.name] = Value.of(Kind.OTHER)
+        self.env[st.name] = function_reference(st)
         if not isinstance(self.node, ast.Module):  # a module's functions read its final globals
             self.ff.nested_scope(st, self.cls if self.self_name else None, self.env)
 
@@ -289,15 +330,25 @@ class Interp:
             index = i if star is None or i < star else i - len(elts)
             self.bind(e, element(v, index if v.elts is not None else None))
 
-    def _bind_attr(self, target: ast.Attribute, v: Value) -> None:
+    def _bind_attr(self, target: ast.Attribute, v: Value, moved: bool = False) -> None:
         base = target.value
         if isinstance(base, ast.Name) and base.id == self.self_name:
-            self.self_env[target.attr] = v
-            old = self.res.stores.get(target.attr)
-            self.res.stores[target.attr] = v if old is None else join(old, v)
+            attr = target.attr
+            old = self.res.stores.get(attr)
+            if moved and old is not None and self.self_env.get(attr) is old:
+                # ``self.net = Net(); self.net.to(device)``: the one value this method
+                # stored is moved in place, so the method leaves the moved module
+                old = None
+            self.self_env[attr] = v
+            self.env[SELF_KEY + attr] = v
+            self.res.stores[attr] = v if old is None else join(old, v)
 
     def _bind_item(self, target: ast.Subscript, v: Value) -> None:
         base = target.value
+        # ``x[idx] = v``: the container and the index are evaluated, as Python does (rules
+        # ask what they are: a tensor on the CPU indexed by one on the device)
+        self.ev.eval(base)
+        self.ev.eval(target.slice)
         if not isinstance(base, ast.Name):
             return
         d = self.env.get(base.id)

@@ -91,6 +91,7 @@ class Op(enum.Enum):
     BATCH = "batch"  # taken from what a loader yields
     OUTPUT = "output"  # the output of a module call
     LOADED = "loaded"  # torch.load, from_pretrained
+    REFERENCE = "reference"  # a function of torch named as a value (``self.loss = F.mse_loss``)
 
 
 class Basis(enum.IntEnum):
@@ -143,6 +144,9 @@ class Value(NamedTuple):
     item: Value | None = None
     keys: tuple[tuple[str, Value], ...] | None = None
     reason: Reason | None = None
+    #: what calling the value returns, when known (``transforms.ToTensor()``: a tensor
+    #: made on the CPU)
+    call: Value | None = None
 
     @staticmethod
     def of(kind: Kind, place: Place | None = None, origin: Origin | None = None,
@@ -240,6 +244,7 @@ def join(a: Value, b: Value) -> Value:
         item,
         _join_keys(a.keys, b.keys),
         a.reason or b.reason,
+        a.call if a.call == b.call else None,
     )
 
 
@@ -315,6 +320,7 @@ def substitute(v: Value, args: dict[str, Value]) -> Value:
     if v.places is None or not any(p.where == Where.PARAM for p in v.places):
         return _substitute_slots(v, args)
     places: set[Place] = set()
+    origins = v.origins
     for p in v.places:
         if p.where != Where.PARAM:
             places.add(p)
@@ -323,7 +329,8 @@ def substitute(v: Value, args: dict[str, Value]) -> Value:
         if arg is None or arg.places is None:
             return _substitute_slots(v._replace(places=None), args)
         places |= arg.places
-    return _substitute_slots(v._replace(places=_cap_places(frozenset(places))), args)
+        origins = _cap_origins(origins + arg.origins)  # (what put the argument there)
+    return _substitute_slots(v._replace(places=_cap_places(frozenset(places)), origins=origins), args)
 
 
 def _substitute_slots(v: Value, args: dict[str, Value]) -> Value:

@@ -43,6 +43,9 @@ def move_target(ev: Any, call: ast.Call, recv: Value) -> tuple[frozenset[Place] 
     if v.may_be(Kind.DEVICE) or v.may_be(Kind.TENSOR):
         if v.places and all(p.where in (Where.CPU, Where.ACCEL) for p in v.places):
             return v.places, True
+        if v.places and isinstance(target, ast.Attribute) and target.attr == "device" \
+                and ev.values.get(id(target.value), UNKNOWN).is_(Kind.TENSOR):
+            return v.places, True  # ``x.to(t.device)`` of a tensor ``t``: wherever ``t`` is
         if v.kinds is not None and Kind.TENSOR in v.kinds:
             return v.places, True  # ``x.to(other)``: wherever ``other`` is
     return frozenset((ACCEL,)), True  # a device the code chose: it may be an accelerator

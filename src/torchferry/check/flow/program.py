@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import ScopeResult
-from torchferry.check.flow.interp import Env, Interp
+from torchferry.check.flow.interp import Env, Interp, function_reference
 from torchferry.check.flow.lattice import (
     BOTTOM,
     UNKNOWN,
@@ -243,6 +243,9 @@ class FileFlow:
         if v is not None:
             return v
         if name in self.defs:
+            node = self.defs[name]
+            if isinstance(node, _FUNCS):
+                return function_reference(node)
             return Value.of(Kind.OTHER)
         if self.project is None:
             return None
@@ -419,6 +422,14 @@ class FileFlow:
     def forward_of(self, module: Value) -> ScopeResult | None:
         """The interpretation of ``forward`` of the class of the run that built ``module``
         in this file (``DecoderRNN(...)``, imported or not), or None when not known."""
+        info = self.class_of(module)
+        method = info.method("forward") if info is not None else None
+        if method is None:
+            return None
+        return method[0].ff.summary(method[1], self)
+
+    def class_of(self, module: Value) -> ClassInfo | None:
+        """The class of the run whose constructor, called in this file, built ``module``."""
         made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
         if made is None or made.path is not None or not isinstance(made.node, ast.Call):
             return None
@@ -431,10 +442,7 @@ class FileFlow:
             found = self.resolve(q) if q else None
         if found is None or not isinstance(found[1], ast.ClassDef):
             return None
-        method = found[0].class_info(found[1]).method("forward")
-        if method is None:
-            return None
-        return method[0].ff.summary(method[1], self)
+        return found[0].class_info(found[1])
 
     # -- classes ---------------------------------------------------------------------------
     def class_attr(self, cls: ClassInfo, attr: str) -> Value:
@@ -469,7 +477,7 @@ _NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(",
             "logspace(", "tensor(", "asarray(", "from_numpy(", "normal(", "bernoulli(",
             "multinomial(", "Tensor(", "oader", "device", "synchronize", "non_blocking")
 _CALLED = re.compile(r"(\w+)\(")
-_STORES = re.compile(r"self\.\w+\s*[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu)\(|register_|setattr")
+_STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu)\(|register_|setattr")
 
 
 def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:

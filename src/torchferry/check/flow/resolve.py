@@ -20,6 +20,7 @@ from torchferry.check.flow.lattice import (
     Reason,
     Value,
     container,
+    element,
     join,
     join_all,
     param,
@@ -29,6 +30,7 @@ from torchferry.check.flow.places import move_target, named_dtype, tensor_places
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
+    from torchferry.check.flow.events import ScopeResult
     from torchferry.check.flow.program import ClassInfo, FileFlow
 
 Args = list[Value]
@@ -120,6 +122,8 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         _note_tensor_arguments(ev, node, qual)
         _note_cpu_arguments(ev, node, qual)
         v = torch_call(node, qual, args, kws)
+        if v.is_(Kind.LOADER):
+            v = _collated(ev, node, v)
         return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
     if qual.startswith("math."):
         return ev.record(node, Callee.BUILTIN, qual, UNKNOWN, None, args, kws, Value.of(Kind.SCALAR))
@@ -129,12 +133,16 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
     if qual in vocab.MODEL_BUILDERS:
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
                          torch_call(node, qual, args, kws))
+    if qual.startswith(_TRANSFORMS):
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
+                         _transform(ev, node, qual))
     if qual.startswith(vocab.MODEL_ZOOS):
         places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
         v = Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     if qual.rsplit(".", 1)[-1] == "DataLoader":
         v = Value.of(Kind.LOADER, None, _made(node, "DataLoader(...)"), Basis.CONSTRUCTED)
+        v = _collated(ev, node, v)
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     last = qual.rsplit(".", 1)[-1]
     if last in ev.ff.module_classes and last[:1].isupper():
@@ -149,6 +157,65 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
     project = ev.ff.project
     reason = Reason.BUDGET if project is not None and project.budget.left <= 0 else Reason.OUTSIDE
     return _unresolved(ev, node, qual, UNKNOWN, args, kws, reason)
+
+
+def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
+    """A loader whose ``collate_fn=`` is a function of the run that returns a tensor: what
+    it yields is that tensor (kept as the loader's :attr:`Value.item`).  A collate function
+    that returns anything else (a tuple, a dict) leaves the batch as it was: a batch."""
+    fn = next((k.value for k in node.keywords if k.arg == "collate_fn"), None)
+    if fn is None:
+        return loader
+    target: tuple[FileFlow, ast.AST] | None = None
+    if isinstance(fn, ast.Name) and isinstance(ev.ff.definition(fn.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
+        target = (ev.ff, ev.ff.defs[fn.id])
+    else:
+        q = ev.ff.qualname(fn, ev.i)
+        target = ev.ff.resolve(q) if q else None
+    if target is None or not isinstance(target[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return loader
+    result = target[0].summary(target[1], ev.ff)
+    if result is None:
+        return loader
+    out = result.returns
+    if not out.is_(Kind.TENSOR) or not out.places or any(p.symbolic for p in out.places):
+        return loader
+    if target[0] is not ev.ff:
+        out = _relocate(out, target[0].path)
+    return loader._replace(item=out._replace(basis=min(out.basis, Basis.INFERRED)))
+
+
+_TRANSFORMS = "torchvision.transforms."
+#: torchvision transforms that turn an image into a tensor, made on the CPU
+_TO_TENSOR = frozenset({"ToTensor", "PILToTensor", "ToImage"})
+_OTHER = Value.of(Kind.OTHER)
+
+
+def _transform(ev: Evaluator, node: ast.Call, qual: str) -> Value:
+    """A torchvision transform: ``ToTensor()`` returns, when called, a tensor made on the
+    CPU; so does a ``Compose([...])`` of torchvision transforms that holds one (the others
+    compute where their input is), unless a ``Lambda`` may do anything."""
+    last = qual.rsplit(".", 1)[-1]
+    if last in _TO_TENSOR:
+        return _OTHER._replace(call=_tensor(frozenset((CPU,)), _made(node, f"{last}()"), Basis.INFERRED))
+    if last != "Compose" or not node.args or not isinstance(node.args[0], (ast.List, ast.Tuple)):
+        return _OTHER
+    made: Value | None = None
+    for step in node.args[0].elts:
+        q = ev.ff.qualname(step.func, ev.i) if isinstance(step, ast.Call) else None
+        if q is None or not q.startswith(_TRANSFORMS) or q.endswith(".Lambda"):
+            return _OTHER
+        w = ev.values.get(id(step))
+        if w is not None and w.call is not None:
+            made = w.call
+    return _OTHER if made is None else _OTHER._replace(call=made)
+
+
+def _call_of(ev: Evaluator, node: ast.Call, name: str, fv: Value, args: Args, kws: Kws) -> Value:
+    """A call of a value that knows what it returns (a transform)."""
+    assert fv.call is not None
+    v = fv.call._replace(origins=(_made(node, f"{name}(...)"), *fv.call.origins)[:4])
+    return ev.record(node, Callee.FUNCTION, name, fv, None, args, kws, v)
 
 
 def _device_from(kws: Kws, default: frozenset[Place] | None) -> frozenset[Place] | None:
@@ -199,7 +266,9 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         return Value(None, None, (_made(node, text, Op.RETURNED),), Basis.HINT,
                      reason=Reason.UNRESOLVED)
     values = [*args, *(v for _, v in kws)]
-    origins = tuple(dict.fromkeys(o for v in values for o in v.origins))[:4]
+    # (``torch.cat(parts)``: the items of a list carry the origins)
+    origins = tuple(dict.fromkeys(o for v in values for o in (
+        v.item.origins if v.item is not None and not v.origins else v.origins)))[:4]
     return Value(_TENSOR, tensor_places(values), origins, Basis.INFERRED)
 
 
@@ -235,8 +304,15 @@ def _nn_call(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Valu
 
 
 # -- values with methods -----------------------------------------------------------------
+_GROWS = frozenset({"append", "extend", "insert", "add"})
+
+
 def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
                 kws: Kws) -> Value:
+    if attr in _GROWS and recv.item is not None and recv.elts is None and args:
+        _grow(ev, node, attr, recv, args)
+    if attr == "forward" and (recv.is_(Kind.MODULE) or recv.kinds is None):
+        return _forward(ev, node, recv, args, kws)
     if recv.is_(Kind.MODULE):
         return module_method(ev, node, attr, recv, args, kws)
     if recv.is_(Kind.NDARRAY):
@@ -248,6 +324,30 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         return _unknown_method(ev, node, attr, recv, args, kws)
     v = tensor_method(ev, node, attr, recv)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _grow(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args) -> None:
+    """``xs.append(t)``, ``xs.extend(ts)``, ``xs.insert(i, t)``, ``s.add(t)`` on a list or
+    set bound to a local name: its item is joined with what is added (a loop's rounds
+    carry it to the next iteration)."""
+    base = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if not isinstance(base, ast.Name) or base.id not in ev.i.env or recv.item is None:
+        return
+    added = element(args[0], None) if attr == "extend" else args[-1]
+    ev.i.env[base.id] = recv._replace(item=join(recv.item, added))
+
+
+def _forward(ev: Evaluator, node: ast.Call, recv: Value, args: Args, kws: Kws) -> Value:
+    """``net.forward(x)`` is ``net(x)`` (without the hooks): a module's output where its
+    weights are; for a receiver of unknown kind, as ``net(x)`` is read for a parameter,
+    where its tensor inputs are."""
+    if recv.is_(Kind.MODULE):
+        return module_call(ev, node, recv, args, kws)
+    base = node.func.value if isinstance(node.func, ast.Attribute) else None
+    k = ev.i.param_index.get(base.id) if isinstance(base, ast.Name) else None
+    if k is not None:
+        ev.i.res.param_uses.setdefault(k, Kind.MODULE)
+    return module_call(ev, node, recv, args, kws, follow_inputs=True)
 
 
 def _unknown_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
@@ -369,10 +469,14 @@ def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
     if isinstance(base, ast.Name):
         if base.id not in i.env and not isinstance(i.node, ast.Module):
             i.res.outer_moves[base.id] = v
+        k = i.param_index.get(base.id)
+        if k is not None and base.id != i.self_name:
+            old = i.res.param_moves.get(k)
+            i.res.param_moves[k] = v if old is None else join(old, v)
         i.env[base.id] = v
     elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
             and base.value.id == i.self_name:
-        i._bind_attr(base, v)
+        i._bind_attr(base, v, moved=True)
 
 
 def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: Kws,
@@ -424,8 +528,13 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
             ev.i.res.stores[key.value] = ev.i.self_env[key.value]
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, selfv, args, kws, Value.of(Kind.OTHER))
     fv = ev.self_attr(attr, node.func)
+    ref = referenced(fv)
+    if ref is not None:
+        return _call_reference(ev, node, ref, fv, args, kws)
     if _callable_module(fv):
         return module_call(ev, node, fv, args, kws)
+    if fv.call is not None:
+        return _call_of(ev, node, attr, fv, args, kws)
     method = cls.method(attr) if cls is not None else None
     if method is not None:
         owner, fn = method
@@ -446,8 +555,13 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     k = ev.i.param_index.get(name)
     if k is not None:
         ev.i.res.param_uses.setdefault(k, Kind.MODULE)
+    ref = referenced(local) if local is not None else None
+    if ref is not None:
+        return _call_reference(ev, node, ref, local, args, kws)  # type: ignore[arg-type]
     if local is not None and _callable_module(local):
         return module_call(ev, node, local, args, kws)
+    if local is not None and local.call is not None:
+        return _call_of(ev, node, name, local, args, kws)
     if k is not None and local is not None and local.kinds is None:
         # ``model(x)`` for a parameter ``model``: its output is where its inputs are (had
         # they not been where its weights are, the call would have failed)
@@ -458,6 +572,8 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     g = ev.i.lookup(name)
     if g is not None and _callable_module(g):
         return module_call(ev, node, g, args, kws)
+    if g is not None and g.call is not None:
+        return _call_of(ev, node, name, g, args, kws)
     if name in vocab.SCALAR_BUILTINS or name in _ITERATING:
         return builtin_call(ev, node, name, args, kws)
     star = ff.star_definition(name)
@@ -472,6 +588,28 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
 
 _ITERATING = frozenset({"enumerate", "iter", "zip", "reversed", "sorted", "list", "tuple",
                         "next", "tqdm", "set"})
+
+
+def _call_reference(ev: Evaluator, node: ast.Call, ref: str, fv: Value, args: Args,
+                    kws: Kws) -> Value:
+    """A call of a value that names a function: a torch function, or a function of this
+    file (the one the reference was made from, when the file still defines it so)."""
+    if ref.startswith("torch."):
+        return qualified_call(ev, node, ref, args, kws)
+    made = next(o.node for o in fv.origins if o.op is Op.REFERENCE)
+    target = ev.ff.definition(ref)
+    if made is not None and target is made and not any(o.path for o in fv.origins):
+        return project_call(ev, node, ev.ff, target, args, kws)
+    return _unresolved(ev, node, ref, fv, args, kws, Reason.DYNAMIC)
+
+
+def referenced(v: Value) -> str | None:
+    """The function ``v`` names on every path (``self.loss_fn = F.mse_loss``, maybe None on
+    another; ``loss_fn = log_likelihood``), else None."""
+    refs = {o.text for o in v.origins if o.op is Op.REFERENCE}
+    if len(refs) != 1 or v.kinds is None or v.kinds - {Kind.OTHER}:
+        return None
+    return next(iter(refs))
 
 
 def _callable_module(v: Value) -> bool:
@@ -535,7 +673,12 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if owner is ev.ff:  # the call sites of a function, for the rules that ask what it is given
         spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
         owner.call_sites.setdefault(id(target), {})[id(node)] = (ev.i.res, {} if spread else bound_args)
+    if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
+        _moved_by_callee(ev, node, result, 1 if bound else offset, bound_args)
     v = substitute(result.returns, bound_args)
+    passed = [bound_args.get(str(k)) for k in result.returned_params]
+    if passed and not result.returns_other and all(a is not None for a in passed):
+        v = join_all(a for a in passed if a is not None)  # the arguments themselves
     if v.basis is Basis.CONSTRUCTED:  # made in the callee, not in this scope
         v = v._replace(basis=Basis.INFERRED)
     if owner is not ev.ff:
@@ -543,6 +686,28 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if v.places is None and v.kinds is None:
         _escape(ev, node)
     return ev.record(node, Callee.FUNCTION, target.name, UNKNOWN, None, args, kws, v)
+
+
+def _moved_by_callee(ev: Evaluator, node: ast.Call, result: ScopeResult, first: int,
+                     bound_args: dict[str, Value]) -> None:
+    """``setup(model)`` where ``setup`` moves its parameter in place (``m.cuda()``): after
+    the call, the caller's ``model`` is what the callee's exits leave in its parameter,
+    the argument's own places substituted for the parameter's (a move on one path only
+    keeps both).  ``first``: the parameter the call's first positional argument binds."""
+    for k, left in result.param_moves.items():
+        a = _argument_node(node, result.params, k, first)
+        if a is not None and ev.i.lookup(a.id) is not None:
+            ev.i.env[a.id] = substitute(left, bound_args)
+
+
+def _argument_node(node: ast.Call, params: tuple[str, ...], k: int, first: int) -> ast.Name | None:
+    """The name the call passes for parameter ``k`` (positionally or by keyword)."""
+    a: ast.expr | None = None
+    if 0 <= k - first < len(node.args):
+        a = node.args[k - first]
+    elif k < len(params):
+        a = next((kw.value for kw in node.keywords if kw.arg == params[k]), None)
+    return a if isinstance(a, ast.Name) else None
 
 
 def _relocate(v: Value, path: str) -> Value:

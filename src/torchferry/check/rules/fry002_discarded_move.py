@@ -55,7 +55,8 @@ Attribute and subscript receivers (`batch["x"].to(device)`) are reported without
 
 ## Known limits
 A receiver the analysis cannot place (a parameter neither annotated, used as a tensor nor
-given one by a call in the file; an attribute of an unknown object; an attribute assigned
+given one by a call in the file, nor indexed as an array, `x[i, :]`; an attribute of an
+unknown object; an attribute assigned
 earlier in the same function, whose new value is not followed) is not flagged; calls from
 other files do not count. A notebook cell that ends with `x.to(device)`, meant as a move,
 only displays the copy and is not flagged either: the displayed value counts as used.
@@ -173,7 +174,7 @@ def _tensor(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.expr,
         return Why("an item of what the data loader here yields", loop.node if loop else None)
     if v.kinds is not None or not isinstance(recv, ast.Name) or MODEL_NAME.match(recv.id):
         return None
-    return (_parameter(ff, res, v) or _fed_to_a_model(res, st, recv, v)
+    return (_parameter(ff, res, v) or _fed_to_a_model(res, st, recv, v) or _indexed_as_array(res, st, recv, v)
             or _tensor_in_the_other_branches(res, st, recv) or _unique_method_item(ff, res, st, recv, v))
 
 
@@ -268,6 +269,24 @@ def _fed_to_a_model(res: ScopeResult, st: ast.Expr, recv: ast.Name, v: Value) ->
         for a, av in zip(c.node.args, c.args, strict=False):
             if isinstance(a, ast.Name) and a.id == recv.id and (av == v or av == after):
                 return Why("passed unchanged to this model or loss call, as data", c.node)
+    return None
+
+
+def _indexed_as_array(res: ScopeResult, st: ast.Expr, recv: ast.Name, v: Value) -> Why | None:
+    """A name the scope indexes with a slice among several indices (``x[idx, :]``,
+    ``x[..., 0]``): an array, and one with a ``.to`` method is a tensor (a module, a
+    batch object or a list takes no such index)."""
+    after = res.value(st.value)
+    for node in ast.walk(res.node):
+        if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
+                and node.value.id == recv.id and isinstance(node.slice, ast.Tuple)):
+            continue
+        if not any(isinstance(e, ast.Slice) or isinstance(e, ast.Constant) and e.value is Ellipsis
+                   for e in node.slice.elts):
+            continue
+        w = res.value(node.value)
+        if w is not None and (w == v or w == after):
+            return Why("indexed as an array here (`x[i, :]`), and it has `.to`: a tensor", node)
     return None
 
 

@@ -8,7 +8,10 @@ establishes may live on an accelerator, with no `.cpu()` first: a tensor moved t
 module that was moved or built there (`model = Net().to(device)`, `self.model =
 self.model.cuda()`), a value of the `state_dict()` of such a module, or anything computed
 from these, followed through names, containers, branches and the functions of the checked
-files (a helper's return too). A list or tuple holding such a tensor handed to NumPy
+files (a helper's return too, also called through a name bound to it: `loss_fn = llh`;
+`net.forward(x)` is a module call; a list grown with `append` keeps what it holds, so
+`torch.cat(parts).numpy()` after a loop of appends is followed). A list or tuple holding
+such a tensor handed to NumPy
 (`np.array([a, t * 100])`, `np.sum(final, 0)` where `final` got them through
 `final.append(...)`, a list comprehension of losses of such tensors) is flagged too: NumPy
 converts each item. Plotting methods of matplotlib axes bound in the same scope from a

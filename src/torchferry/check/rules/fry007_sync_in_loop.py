@@ -10,7 +10,11 @@ of a training or evaluation loop: a loop over a DataLoader (also through `enumer
 `tqdm`), over `range(epochs)`-style ranges or a `while`, whose own body calls a model,
 `loss.backward()` or `optimizer.step()`. It stays quiet when the read sits under a logging
 interval -- `if step % 100 == 0:`, `if i == 0:` on the loop counter, `if verbose:` or
-`if log_...` -- and for reads in an outer loop that run once per epoch.
+`if log_...` -- and for reads in an outer loop that run once per epoch. A read in a function
+that does one training step (it calls `.backward()` or `optimizer.step()`, not in a loop of
+its own) counts as in the loop that calls it on every iteration: `return {"loss": loss.item()}` in `train_step`, called
+as `self.train_step(batch)` in `for batch in loader:` (in another method, in a base class for
+an override, or as a free function).
 
 ## Why is this bad
 Each of these waits for the accelerator to finish all queued work and copies the value to
@@ -57,7 +61,9 @@ move a model there (`.to`, `torch.load`, `prepare`, ...), as FRY003 is: its tens
 the CPU, and reading them waits for nothing.
 
 ## Known limits
-Reads hidden in helper functions are not seen (values computed there are followed). A
+Reads in helper functions are seen only in a step function (one that calls `.backward()` or
+`optimizer.step()` itself) called from the loop in the same file; a read in any other helper
+called per step is not (values computed there are followed). A
 tensor that comes in as a parameter counts as possibly on the accelerator only where the
 function uses it as a tensor; a value the analysis cannot place (a call it cannot follow)
 is not flagged; a function sees a module-level name as the module leaves it, so a model
@@ -74,7 +80,9 @@ from collections.abc import Iterable, Iterator
 from torchferry.check.analysis import Model, Site, end_pos, pos, short
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow import Kind
-from torchferry.check.names import AVAIL_NAME
+from torchferry.check.names import AVAIL_NAME, GUARD_NAME, learning_step
+from torchferry.check.scopes import ClassInfo as ScopeClass
+from torchferry.check.scopes import Scope
 
 CODE = "FRY007"
 NAME = "sync-in-loop"
@@ -145,10 +153,78 @@ def _dev(ctx: Context, node: ast.AST) -> bool:
 
 def _in_hot_loop(m: Model, site: Site[ast.Call]) -> bool:
     if not site.ctx.loops:
-        return False
+        return _in_step_function(m, site)
     loop = site.ctx.loops[-1]
     return m.is_training_loop(loop, site.ctx) and not m.guarded(site.ctx, loop) and \
         not _decides_control_flow(site, loop) and not _after_synchronize(site, loop)
+
+
+def _in_step_function(m: Model, site: Site[ast.Call]) -> bool:
+    """A read outside any loop of a function that does one training step (it calls
+    ``.backward()`` or ``optimizer.step()``, not in a loop of its own) and that a training/evaluation loop of the
+    file calls on every iteration (``metrics = self.train_step(batch)`` in ``for batch in
+    loader:``): the read runs once per step, as if it were written in that loop."""
+    scope = site.ctx.scope
+    fn = scope.function
+    if fn is None or _logging_guard(site.ctx.ifs, set()) or _decides_control_flow(site, fn):
+        return False
+    if not any(learning_step(c.node) is not None and not c.ctx.loops for c in scope.calls):
+        return False  # (a function that steps in a loop of its own runs many steps per call)
+    for call in _callers(m, scope, fn.name):
+        if not call.ctx.loops:
+            continue
+        loop = call.ctx.loops[-1]
+        kind = m.loop_iter_kind(loop, call.ctx)
+        if kind is None or kind == "range?" or (kind != "loader" and m.has_inner_batch_loop(loop)):
+            continue
+        if not m.guarded(call.ctx, loop):
+            return True
+    return False
+
+
+def _callers(m: Model, scope: Scope, name: str) -> Iterator[Site[ast.Call]]:
+    """The calls of the function ``scope`` in its file: ``name(...)`` of a module-level
+    function, ``self.name(...)`` in a method of its class or of a class it inherits from
+    (``self`` may be an instance of the subclass)."""
+    cls = scope.cls
+    top = cls is None and scope.parent is not None and scope.parent.kind == "module"
+    for call in m.calls_by_tail.get(name, ()):
+        func = call.node.func
+        if top and isinstance(func, ast.Name):
+            yield call
+        elif cls is not None and isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+                and func.value.id == call.ctx.scope.self_name and call.ctx.scope.cls is not None \
+                and _inherits(m, cls, call.ctx.scope.cls.name, 0):
+            yield call
+
+
+def _inherits(m: Model, cls: ScopeClass, base: str, depth: int) -> bool:
+    """Is ``cls`` the class ``base`` of the file, or a subclass of it?"""
+    if cls.name == base:
+        return True
+    if depth > 8:
+        return False
+    for b in cls.bases:
+        other = m.classes.get(b.rsplit(".", 1)[-1])
+        if other is not None and other is not cls and _inherits(m, other, base, depth + 1):
+            return True
+    return False
+
+
+def _logging_guard(ifs: tuple[tuple[ast.If, bool], ...], counters: set[str]) -> bool:
+    """Under an ``if`` body whose test looks like a logging interval (``%``, a counter,
+    ``verbose``, ``log_...``)."""
+    for ifnode, in_body in ifs:
+        if not in_body:
+            continue
+        for x in ast.walk(ifnode.test):
+            if isinstance(x, ast.BinOp) and isinstance(x.op, ast.Mod):
+                return True
+            if isinstance(x, ast.Name) and (x.id in counters or GUARD_NAME.search(x.id)):
+                return True
+            if isinstance(x, ast.Attribute) and GUARD_NAME.search(x.attr):
+                return True
+    return False
 
 
 _EXITS = (ast.Break, ast.Return, ast.Raise)

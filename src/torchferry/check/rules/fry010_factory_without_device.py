@@ -5,26 +5,35 @@ Flags a factory (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye
 `linspace`, ..., `torch.tensor([...])`) called inside a function without `device=`, when the
 device-flow analysis sees its result meet a tensor that may be on an accelerator: in
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
-`x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`), or as the
-input of a submodule with weights (`self.embed(positions)`). The result is followed through
+`x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`), as the
+input of a submodule with weights (`self.embed(positions)`), or indexed by a tensor on the
+device (`torch.eye(n)[labels]`, `counts[labels] = 1`: a tensor is indexed only by indices on
+the CPU or on its own device; an index is taken to be on the device only when the code puts
+it there or it follows the model, never for its annotation alone). The result is followed through
 names, containers and calls: a factory in a helper method called from `forward`
 (`self._causal_mask(n)`), in a function that returns it (`init_hidden()`), or in a free
 loss function whose tensors come from a call in the file. A tensor "may be on an
 accelerator" when the analysis sees it there on some path: moved or made there (`.to(d)`,
-`.cuda()`, `.type(torch.cuda.FloatTensor)`), the model's (a submodule's output, `self` of a
-module), or a parameter that may be. For a parameter, the calls in the same file decide
+`.cuda()`, `.type(torch.cuda.FloatTensor)`; also a value of unknown kind moved there, which
+only a tensor can be where it is computed with), the model's (a submodule's output, `self`
+of a module, a model stored on `self` and moved in place there: `self.net = Net();
+self.net.to(device)`), or a parameter that may be. For a parameter, the calls in the same file decide
 when they say where it is: if every one passes a tensor on the CPU (or a 0-dimensional
-one) it is not on a device, if one passes a tensor on the device it is (followed through
+one; `self` and its buffers in a module's `__init__`, which runs before any move) it is
+not on a device, if one passes a tensor on the device it is (followed through
 the callers' own parameters). Without such calls, an input of a module's `forward` and a
 parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
 which the calls in the file override); a parameter merely used as a tensor is not known to
 be.
 
-Not meetings: indexing, a copy across devices (`copy_`, `to`, `type_as`), the calls that
+Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
+indices on the CPU), a partner moved to the factory's result's own device
+(`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`, `type_as`), the calls that
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
 hands to them in its `forward`), and a module's `__init__` and the methods only it
-calls (everything is on the CPU there). 0-dimensional results (`torch.zeros(())`,
+calls (everything is on the CPU there). Neither are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional
+results (`torch.zeros(())`,
 `torch.tensor(<scalar>)`, an item of a vector factory, a full reduction such as
 `torch.ones(n).sum()`) mix with any device and are not flagged.
 
@@ -105,6 +114,7 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow.evidence import at, step
+from torchferry.check.flow.lattice import param
 from torchferry.check.flow.program import FileFlow, holds_parameters
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
@@ -124,6 +134,9 @@ class Meeting:
     node: ast.AST
     operands: tuple[tuple[ast.AST, Value], ...]
     module: ast.AST | None = None  # a module with weights that may be on the device
+    #: only the first operand can be the CPU tensor at fault (an indexed tensor: a tensor on
+    #: the device may be indexed by one on the CPU, not the other way round)
+    first_only: bool = False
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -139,12 +152,17 @@ def check(ctx: Context) -> Iterable[Finding]:
         if _module_init(ff, res) or id(res.node) in construction:
             continue
         for meet in _meetings(ff, res):
-            for node, v in meet.operands:
+            for i, (node, v) in enumerate(meet.operands):
+                if i and meet.first_only:
+                    break
                 made = _made_by(v, factories)
                 if made is None or id(made.node) in found:
                     continue
                 partner = meet.module or next(
-                    (n for n, w in meet.operands if n is not node and _on_device(ff, res, w)), None)
+                    (n for n, w in meet.operands if n is not node
+                     and _on_device(ff, res, w, hints=not meet.first_only)), None)
+                if partner is not None and _moved_to_match(res, partner, made):
+                    continue  # ``y.to(first.device)``: on the factory's own device
                 if partner is not None:
                     home, call = factories[id(made.node)]
                     found[id(made.node)] = (home, call, meet, partner, res)
@@ -210,9 +228,13 @@ def _candidate(c: CallEvent) -> bool:
 
 
 def _no_shape(call: ast.Call) -> bool:
-    """``torch.zeros(())``: 0-dimensional, it mixes with tensors on any device."""
-    return len(call.args) == 1 and isinstance(call.args[0], (ast.Tuple, ast.List)) \
-        and not call.args[0].elts
+    """``torch.zeros(())``: 0-dimensional, it mixes with tensors on any device; and
+    ``torch.empty(0)``: no element at all, a placeholder replaced before it is used."""
+    if len(call.args) != 1:
+        return False
+    a = call.args[0]
+    return isinstance(a, (ast.Tuple, ast.List)) and not a.elts or \
+        isinstance(a, ast.Constant) and a.value == 0 and not isinstance(a.value, bool)
 
 
 def _made_by(v: Value, factories: dict) -> Origin | None:
@@ -226,25 +248,34 @@ def _made_by(v: Value, factories: dict) -> Origin | None:
                  and o.node is not None and id(o.node) in factories), None)
 
 
-def _on_device(ff: FileFlow, res: ScopeResult, v: Value) -> bool:
+def _on_device(ff: FileFlow, res: ScopeResult, v: Value, hints: bool = True) -> bool:
     """A tensor the analysis sees on an accelerator on some path: moved or made there, the
     model's (``self`` of a module, a submodule's output), or a parameter that is."""
     kinds = res.kind_of(v)
-    if kinds is None or not kinds & {Kind.TENSOR, Kind.BATCH}:
+    if kinds is None:
+        # of unknown kind, but moved to the device (or made there) and computed with: a
+        # tensor (``self.process_batch(x)`` returning ``x.to(self.device)`` of a parameter)
+        return v.may_live(Where.ACCEL)
+    if not kinds & {Kind.TENSOR, Kind.BATCH}:
         return False
-    return _places_on_device(ff, res, v, 0)
+    return _places_on_device(ff, res, v, 0, hints)
 
 
-def _places_on_device(ff: FileFlow, res: ScopeResult, v: Value, depth: int) -> bool:
+def _places_on_device(ff: FileFlow, res: ScopeResult, v: Value, depth: int,
+                      hints: bool = True) -> bool:
+    constructing = _module_init(ff, res)
     for p in v.places or ():
+        if constructing and p == param(0):
+            continue  # ``self`` (and its buffers) while its ``__init__`` runs: on the CPU
         if p.where is Where.ACCEL or p.where is Where.ATTR:
             return True
-        if p.where is Where.PARAM and _param_on_device(ff, res, int(p.ref), depth):
+        if p.where is Where.PARAM and _param_on_device(ff, res, int(p.ref), depth, hints):
             return True
     return False
 
 
-def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int) -> bool:
+def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
+                     hints: bool = True) -> bool:
     """May parameter ``k`` be on an accelerator?  The calls in this file decide when they
     say where it is (all on the CPU: no; one on the device: yes, followed through the
     callers' parameters); otherwise ``self`` of a module, an input of a module's
@@ -256,18 +287,45 @@ def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int) -> bool
         for caller, v in given:
             if v.places is None:
                 sure = False
-            elif _places_on_device(ff, caller, v, depth + 1):
+            elif _places_on_device(ff, caller, v, depth + 1, hints):
                 return True
-            elif any(p.symbolic for p in v.places):
+            elif any(p.symbolic and not (p == param(0) and _module_init(ff, caller))
+                     for p in v.places):
                 sure = False
         if sure:
             return False  # every call here passes a value on the CPU (or 0-dimensional)
+    if not hints:  # (indices: the model's own, not an annotation's)
+        return _of_the_model(ff, res, k)
     return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE)  # (``self`` of a module: MODULE)
+
+
+def _of_the_model(ff: FileFlow, res: ScopeResult, k: int) -> bool:
+    """Parameter ``k`` is ``self`` of a module or an input of its ``forward``: it follows the
+    model, which the structure of the code says (no annotation)."""
+    cls = ff.method_of.get(id(res.node))
+    name = getattr(res.node, "name", "")
+    return cls is not None and cls.is_module and (k == 0 or name == "forward")
+
+
+def _moved_to_match(res: ScopeResult, partner: ast.AST, made: Origin) -> bool:
+    """Is the partner moved to where the factory's result is (``y.to(first.device)``,
+    ``y.type_as(first)``, ``first`` holding the factory's result)?"""
+    for n in ast.walk(partner):
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+                and n.func.attr in ("to", "type_as")):
+            continue
+        for a in [*n.args, *(k.value for k in n.keywords)]:
+            base = a.value if isinstance(a, ast.Attribute) and a.attr == "device" else a
+            v = res.value(base)
+            if v is not None and any(o.node is made.node for o in v.origins):
+                return True
+    return False
 
 
 def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
     for m in res.meets.values():
         yield Meeting(m.node, m.operands)
+    yield from _index_meetings(res)
     for c in res.calls.values():
         ops = _call_operands(res, c)
         if not ops:
@@ -295,6 +353,33 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 yield Meeting(c.node, ops)
             if _weights_may_be_on_device(ff, res, c.func):
                 yield Meeting(c.node, ops, module=c.node.func)
+
+
+def _index_meetings(res: ScopeResult) -> Iterator[Meeting]:
+    """``cpu[idx]`` and ``cpu[idx] = v`` with tensor indices: a tensor is indexed only by
+    indices on the CPU or on its own device ("indices should be either on cpu or on the
+    same device as the indexed tensor")."""
+    for sub in ast.walk(res.node):
+        if not isinstance(sub, ast.Subscript):
+            continue
+        base = res.value(sub.value)
+        if base is None or not base.may_be(Kind.TENSOR):
+            continue
+        key = sub.slice
+        items = key.elts if isinstance(key, ast.Tuple) else [key]
+        index = [(x, _as_index(v)) for x in items if not isinstance(x, (ast.Slice, ast.Constant))
+                 and (v := res.value(x)) is not None]
+        index = [(x, v) for x, v in index if v.kinds is not None and v.kinds & {Kind.TENSOR, Kind.BATCH}]
+        if index:
+            yield Meeting(sub, ((sub.value, base), *index), first_only=True)
+
+
+def _as_index(v: Value) -> Value:
+    """An index of unknown kind that has a place (``labels.to(device)``) is a tensor: no
+    other value with a device indexes a tensor."""
+    if v.kinds is None and v.known_places:
+        return v._replace(kinds=frozenset((Kind.TENSOR,)))
+    return v
 
 
 def _top_level(call: ast.Call, node: ast.AST) -> bool:
@@ -395,8 +480,6 @@ def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult) -> str | 
 
 
 def _hinted_tensor(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, home: ScopeResult) -> bool:
-    from torchferry.check.flow.lattice import param
-
     k = home.params.index(name)
     for v in home.values.values():
         if v.places == {param(k)} and v.is_(Kind.TENSOR):

@@ -3,8 +3,8 @@
 ## What it does
 Flags `t.to("cpu", non_blocking=True)` (also `device="cpu"`, `torch.device("cpu")` or a
 CPU device variable) whose data is read -- a method or attribute of it, arithmetic,
-indexing, printing, `float()`, a NumPy or torch function, directly or through the name it
-was assigned to -- before any `synchronize()` or event `wait()` / `synchronize()` in the
+indexing, printing, `float()`, a NumPy or torch function, directly, through the name it
+was assigned to, or in a function of the same file it is passed to -- before any `synchronize()` or event `wait()` / `synchronize()` in the
 same function. A blocking copy to the host in between (`u.cpu()`, `u.to("cpu")`) counts as
 a synchronize: it waits for the stream, and so for the earlier copy queued on it.
 
@@ -37,8 +37,10 @@ with the copy) is a performance decision.
 A blocking copy in between is taken to wait for the non-blocking one; it does not if it
 runs on another stream, or if its tensor is already on the CPU (a no-op that waits for
 nothing). Only literal CPU targets and device variables known to be the CPU are recognised. A copy
-that is returned, stored in a container or passed to another function is not followed
-(a pipeline that synchronises later is the usual reason to write it). Reads are
+passed straight to a function of the same file (`f(copy)`, `self.method(copy)`) counts when
+that function reads the parameter before a synchronize of its own; one that function hands
+on again, a method of a base class, or a copy that is returned or stored in a container is
+not followed (a pipeline that synchronises later is the usual reason to write it). Reads are
 ordered by their position in the source, so a read in an earlier line of a loop body is
 not connected to a later iteration's copy.
 """
@@ -59,6 +61,7 @@ from torchferry.check.analysis import (
     short,
 )
 from torchferry.check.api import Context, Finding
+from torchferry.check.scopes import Scope
 
 CODE = "FRY012"
 NAME = "nonblocking-to-host"
@@ -149,14 +152,45 @@ def _read_before_sync(m: Model, site: Site) -> bool:
         return False  # a discarded copy is FRY002's business
     if isinstance(parent, (ast.Return, ast.Yield)):
         return False  # handed to the caller: not followed
+    if isinstance(parent, ast.Call) and not _consumes(parent, site.node):
+        return _callee_reads(m, site, parent)  # ``self.run_on_cpu(x.to("cpu", non_blocking=True))``
     if not (isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent is st):
         return _consumes(parent, site.node)  # ``.to("cpu", non_blocking=True).numpy()``
     targets = st.targets if isinstance(st, ast.Assign) else [st.target]
     if len(targets) != 1 or not isinstance(targets[0], ast.Name):
         return False
-    name = targets[0].id
-    after = end_pos(st)
+    return _read_in(m, site.ctx.scope, targets[0].id, end_pos(st))
+
+
+def _callee_reads(m: Model, site: Site, call: ast.Call) -> bool:
+    """The copy is an argument of a function of the file (``f(copy)``, ``self.method(copy)``)
+    that reads that parameter's data before any synchronize of its own."""
+    func = call.func
     scope = site.ctx.scope
+    callee = None
+    shift = 0
+    if isinstance(func, ast.Name):
+        callee = next((s for s in m.functions if s.name == func.id
+                       and s.cls is None and s.parent is not None and s.parent.kind == "module"), None)
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id == scope.self_name and scope.cls is not None:
+        callee, shift = scope.cls.methods.get(func.attr), 1
+    fn = callee.function if callee is not None else None
+    if callee is None or fn is None or fn.args.vararg is not None:
+        return False
+    params = [a.arg for a in fn.args.posonlyargs + fn.args.args]
+    name = None
+    for i, a in enumerate(call.args):
+        if a is site.node and i + shift < len(params):
+            name = params[i + shift]
+    for k in call.keywords:
+        if k.value is site.node:
+            name = k.arg
+    return name is not None and _read_in(m, callee, name, pos(fn.body[0]) - 1)
+
+
+def _read_in(m: Model, scope: Scope, name: str, after: int) -> bool:
+    """Is ``name`` read in ``scope`` after position ``after`` before a synchronize?"""
     first_sync = None
     for s in scope.calls_between(after, 1 << 62):
         fn = s.node.func

@@ -15,10 +15,28 @@ Flags a call `model(x)` when, in one scope,
   and its first argument `x` is an item of a DataLoader's batch that is never moved, while
   another item of the same batch is (`target = target.to(device)` ... `model(data)`); a
   later argument may be wanted on the CPU (`decoder(features, captions, lengths)`, whose
-  `lengths` go to `pack_padded_sequence`) and is not checked.
+  `lengths` go to `pack_padded_sequence`) and is not checked; or
+* (from the device-flow analysis) the model is on a device the code chose, as above or
+  through the class it is an attribute of (`self.model.to(device)` in `__init__`, the
+  call `self.model(x)` in another method), and its input (the first argument, else the
+  first keyword argument: `model(input_ids=dummy)`; or the first argument of a method of
+  a module class of the run that hands it unchanged to one of the module's layers,
+  `model.decode(z)`) is a tensor this file made on the CPU
+  (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
+  `ToTensor()` or a `Compose` of torchvision transforms holding one) and never moved; or
+* (from the device-flow analysis) the input is moved to a device the code chose and the
+  model, a plain name (not an attribute: `self.encoder` moves with the module that owns
+  it), is on the CPU: built here, with weights (a `torch.nn` layer with parameters, a
+  torchvision model, a module class of the run that holds parameters), never moved --
+  neither here nor by a function of the file it was given to (`setup(model)` that calls
+  `model.cuda()` counts as a move) -- and never handed to anything but such functions and
+  builtins (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
+  `Trainer(model)`, that may move it with itself); or a parameter every call of the file
+  passes so (`train(model, ...)` with `model = Net()` in `main`).
 
-The findings of the third form carry their evidence: the model's move, the batch the item
-comes from, the other item's move and the call where they meet.
+The findings of the last three forms carry their evidence: the model's move, where the
+input comes from (the batch, or where it was made), the other item's move and the call
+where they meet.
 
 ## Why is this bad
 This is the most common device error on the forums: "Input type (torch.FloatTensor) and
@@ -50,8 +68,15 @@ author's choice.
 ## Known limits
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
 the model and the CPU input bound in the calling scope (for the second form, the model may be
-a global); the third needs a call in the same file that moves the model (calls from other
-files do not count) and another item of the batch moved.
+a global); the third and fourth need a move of the model the analysis sees in the file
+(calls from other files do not count), the third another item of the batch moved. The
+fourth form does not report a module without weights (a loss, an activation, or anything
+named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
+itself), an input computed by a call the analysis cannot see into (a transform, a
+tokenizer, a `Compose` with a `Lambda` or a transform not of torchvision) or a
+module's output, nor a file with a `with torch.device(...)` block. The fifth form does
+not report a global model that a function of the file moves in place (it may run before
+the call), and a function called from other files may be given a moved model there.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load`, passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
@@ -78,8 +103,24 @@ from torchferry.check.analysis import (
     pos,
 )
 from torchferry.check.api import Context, Finding
-from torchferry.check.flow import Callee, CallEvent, FileFlow, Op, Origin, ScopeResult, Value, Where
+from torchferry.check.flow import (
+    ACCEL,
+    CPU,
+    Basis,
+    Callee,
+    CallEvent,
+    FileFlow,
+    Kind,
+    Op,
+    Origin,
+    ScopeResult,
+    Value,
+    Where,
+    vocab,
+)
 from torchferry.check.flow import evidence as ev
+from torchferry.check.flow.lattice import param
+from torchferry.check.flow.program import holds_parameters
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
 from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
 
@@ -310,7 +351,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     found = list(_local(ctx, m))
     seen = {(f.line, f.column) for f in found}
     yield from found
-    yield from (f for f in _batch_item_on_the_cpu(ctx) if (f.line, f.column) not in seen)
+    for f in [*_batch_item_on_the_cpu(ctx), *_made_on_the_cpu(ctx, m), *_model_left_behind(ctx)]:
+        if (f.line, f.column) not in seen:
+            seen.add((f.line, f.column))
+            yield f
 
 
 def _local(ctx: Context, m: Model) -> Iterator[Finding]:
@@ -378,6 +422,219 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
             loop = _unmoved_item(v)
             if loop is not None and id(loop) in moves and not _whole(a, loop):
                 yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0])
+
+
+def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
+    """A model the device-flow analysis places on an accelerator (a move it sees, in this
+    scope, in another method of the class, or in every caller), called on a tensor this
+    file made on the CPU (a factory, ``torch.tensor``, ``from_numpy``) and never moved."""
+    ff: FileFlow = ctx.flow
+    found: list[Finding] = []
+    for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
+        for c in res.calls.values():
+            model = c.func if c.callee is Callee.MODULE else _feeding_method(ff, c)
+            if model is None:
+                continue
+            arg = _input(c)
+            if arg is None:
+                continue
+            a, v = arg
+            made = _cpu_made(v)
+            if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
+                continue
+            moved = _model_on_device(ff, res, model)
+            if moved is not None:
+                found.append(_made_finding(ctx, c, a, moved, made))
+    if found and not any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
+            isinstance(i.context_expr, ast.Call) and m.qualname(i.context_expr.func) == "torch.device"
+            for i in n.items) for n in ast.walk(ctx.tree)):  # (a block's default device)
+        yield from found
+
+
+def _model_left_behind(ctx: Context) -> Iterator[Finding]:
+    """A model the analysis holds on the CPU (built with weights, never moved, nor handed
+    to a call it cannot see into), called on an input moved to a device the code chose."""
+    ff: FileFlow = ctx.flow
+    scopes = list(ff.results())
+    # (a global some function moves in place may have been moved before any call)
+    moved_globals = {name for r in scopes for name in r.outer_moves}
+    for res in scopes:
+        for c in res.calls.values():
+            if c.callee is not Callee.MODULE:
+                continue
+            arg = _input(c)
+            if arg is None or isinstance(c.node.func, ast.Name) and c.node.func.id in moved_globals:
+                continue
+            a, v = arg
+            moved = ev.latest(v, Op.MOVED)  # (to the device the code chose: maybe the CPU)
+            if moved is None or moved.to is None or ACCEL not in moved.to or v.places != moved.to \
+                    or v.kinds is None or not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+                continue
+            func = c.node.func  # (an attribute moves with the module that owns it)
+            if not isinstance(func, ast.Name) or _handed_on(ff, res, func.id) or not _has_weights(ctx, c):
+                continue
+            built = _model_on_cpu(ff, res, c.func)
+            if built is not None:
+                yield _left_finding(ctx, c, a, moved, built)
+
+
+def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) -> Origin | None:
+    """Where ``model`` was built on the CPU, with weights, and never moved (in this scope,
+    or in every call of this file that passes it, by a name no unseen call was given)."""
+    if model.places == {CPU}:
+        made = ev.first(model, Op.MADE)
+        if not model.is_(Kind.MODULE) or made is None or made.path is not None or any(
+                o.op in (Op.MOVED, Op.LOADED, Op.RETURNED) for o in model.origins):
+            return None
+        return made if _built_with_weights(ff, model, made) else None
+    if not model.places or len(model.places) != 1 or depth >= 3:
+        return None
+    p = next(iter(model.places))
+    if p.where is not Where.PARAM:
+        return None
+    sites = ff.call_sites.get(id(res.node), {})
+    if not sites:
+        return None
+    found: list[Origin | None] = []
+    for call_id, (caller, bound) in sites.items():
+        given = bound.get(p.ref)
+        c = caller.calls.get(call_id)
+        if given is None or c is None:
+            return None
+        names = [x for x in [*c.node.args, *(k.value for k in c.node.keywords)]
+                 if isinstance(x, ast.Name) and caller.value(x) == given]
+        if any(_handed_on(ff, caller, n.id) for n in names):
+            return None
+        found.append(_model_on_cpu(ff, caller, given, depth + 1))
+    return found[0] if all(f is not None for f in found) else None
+
+
+def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
+    """Is ``name`` given, in this scope, to a call other than a function of this file or a
+    builtin?  A wrapper or container moved later moves the module in it
+    (``nn.DataParallel(model).cuda()``), and so may a class that keeps it
+    (``Trainer(model)``) or anything the analysis cannot see into."""
+    if name in res.escapes:
+        return True
+    for c in res.calls.values():
+        given = [*c.node.args, *(k.value for k in c.node.keywords)]
+        if not any(isinstance(a, ast.Name) and a.id == name or
+                   isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == name
+                   for a in given):
+            continue
+        func = c.node.func
+        if c.callee is Callee.BUILTIN:
+            continue
+        if c.callee is Callee.FUNCTION and isinstance(func, ast.Name) and \
+                isinstance(ff.defs.get(func.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        return True
+    return False
+
+
+def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
+    """A ``torch.nn`` layer with weights, a torchvision model, or a class of the run that
+    holds parameters."""
+    name = made.text.split("(", 1)[0]
+    if name.startswith("torch.nn."):
+        layer = name.rsplit(".", 1)[-1]
+        return layer in PARAM_LAYERS or layer in _CONTAINERS
+    if name.startswith(vocab.MODEL_ZOOS):
+        return True
+    info = ff.class_of(model)
+    return info is not None and info.is_module and holds_parameters(info)
+
+
+def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built: Origin) -> Finding:
+    name, x = ctx.text(c.node.func), ctx.text(a)
+    f = ctx.finding(
+        CODE, c.node,
+        f"`{x}` is moved to the device but `{name}` never is: on a GPU machine this call "
+        "fails with \"Input type (torch.cuda.FloatTensor) and weight type "
+        f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)")
+    steps = (ev.step(ctx, built, f"the model is built on the CPU at {ev.where(built)} and never moved"),
+             ev.step(ctx, moved, f"`{x}` is moved to the device at {ev.where(moved)}"),
+             ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
+    return replace(f, evidence=steps)
+
+
+def _feeding_method(ff: FileFlow, c: CallEvent) -> Value | None:
+    """The module whose method ``c`` calls (``model.decode(z)``), when the method, of a
+    class of the run, hands its first argument unchanged to one of the module's own layers
+    (``self.fc3(z)``): the argument meets the module's weights."""
+    recv = c.receiver
+    if c.callee is not Callee.METHOD or recv is None or not recv.is_(Kind.MODULE) or not c.qualname:
+        return None
+    info = ff.class_of(recv)
+    found = info.method(c.qualname) if info is not None else None
+    if found is None:
+        return None
+    summary = found[0].ff.summary(found[1], ff)
+    if summary is None:
+        return None
+    for inner in summary.calls.values():
+        if inner.callee is Callee.MODULE and inner.args and inner.func.places == {param(0)} \
+                and inner.args[0].places == {param(1)}:
+            return recv
+    return None
+
+
+def _input(c: CallEvent) -> tuple[ast.expr, Value] | None:
+    """The model's input: its first positional argument, else its first keyword one."""
+    if c.node.args:
+        a = c.node.args[0]
+        return None if isinstance(a, ast.Starred) else (a, c.args[0])
+    for k, (name, v) in zip(c.node.keywords, c.keywords, strict=False):
+        if name != "**":
+            return k.value, v
+    return None
+
+
+def _cpu_made(v: Value) -> Origin | None:
+    """Where ``v`` was made, if it is surely a tensor this file built on the CPU and never
+    moved (not a batch, a parameter, a module's output or a loaded value)."""
+    if not v.is_(Kind.TENSOR) or v.places != {CPU} or v.basis is Basis.HINT:
+        return None
+    if any(o.op in _NOT_MADE_HERE for o in v.origins):
+        return None
+    made = ev.first(v, Op.MADE)
+    return made if made is not None and made.path is None else None
+
+
+_NOT_MADE_HERE = frozenset({Op.MOVED, Op.BATCH, Op.LOADED, Op.PARAM, Op.OUTPUT, Op.RETURNED})
+
+
+def _has_weights(ctx: Context, c: CallEvent) -> bool:
+    """Not a loss, an activation or another module without weights (moved or not, it
+    computes where its inputs are), nor a data-parallel wrapper (it scatters its inputs
+    to the devices itself)."""
+    model = c.func
+    if any(o.op is Op.MADE and o.text.split("(", 1)[0].rsplit(".", 1)[-1] in vocab.WRAPPERS
+           for o in model.origins):
+        return False
+    made = next((o for o in reversed(model.origins) if o.op is Op.MADE), None)
+    if made is not None and made.text.startswith("torch.nn."):
+        layer = made.text.split("(", 1)[0].rsplit(".", 1)[-1]
+        if layer not in PARAM_LAYERS and layer not in _CONTAINERS:
+            return False
+    return not _LOSSY.search(ctx.text(c.node.func))
+
+
+def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin) -> Finding:
+    func = c.node.func
+    name, x = ctx.text(func), ctx.text(a)
+    if c.callee is Callee.METHOD and isinstance(func, ast.Attribute):
+        name = ctx.text(func.value)  # the module of ``model.decode(z)``
+    f = ctx.finding(
+        CODE, c.node,
+        f"`{name}` is on the device but `{x}` was made on the CPU and never moved: on a GPU "
+        "machine this call fails with \"Input type (torch.FloatTensor) and weight type "
+        f"(torch.cuda.FloatTensor) should be the same\"; move it too (`{x}.to(device)`)")
+    steps = (ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}"),
+             ev.step(ctx, made, f"`{x}` is made on the CPU (`{made.text}`) at {ev.where(made)} "
+                     "and never moved"),
+             ev.at(ctx, c.node, f"they meet in `{ctx.text(func)}(...)` here"))
+    return replace(f, evidence=steps)
 
 
 def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,

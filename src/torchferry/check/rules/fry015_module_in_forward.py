@@ -6,7 +6,9 @@ Flags the construction of an `nn.Module` layer that has parameters or buffers
 `nn.MultiheadAttention`..., or a module class of the same file whose `__init__` creates
 such layers or an `nn.Parameter`) inside the `forward` method of an `nn.Module`
 subclass, or inside `training_step` / `validation_step` / `test_step` / `predict_step`
-of a `LightningModule`.
+of a `LightningModule`, or inside a method of the class that one of those calls on `self`
+(`self.decode(x)`, to any depth; an override in a subclass is the one that runs, so a
+base's `forward` calling `self.decode` reaches the subclass's `decode`).
 
 ## Why is this bad
 The layer is made anew on every call: its weights are fresh random numbers each time, the
@@ -48,17 +50,22 @@ Layers without parameters (`nn.ReLU()`, `nn.Dropout()`, `nn.MaxPool2d()`, `nn.Fl
 `nn.Upsample()`...) are not flagged: making them per call is wasteful but harmless. A
 construction under an `if` that tests for `None`, `hasattr`/`getattr` or an attribute of
 `self` (a lazy, once-only initialisation such as `if self.proj is None:`) is not flagged,
-nor are modules built by functions (`make_layer(...)`) or by classes from other files.
+nor are modules built by functions (`make_layer(...)`) or by classes from other files. A
+method is followed only through calls on `self` in the same file (not through a base
+class of another file, a nested function, a call under such a guard, or into a decorated
+method, which may cache its result: `@singleton("projector")`).
 """
 
 from __future__ import annotations
 
 import ast
 from collections.abc import Iterable
+from dataclasses import replace
 
-from torchferry.check.analysis import ClassInfo, Model, Site
+from torchferry.check.analysis import ClassInfo, Model, Scope, Site
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow import vocab
+from torchferry.check.flow.evidence import at
 
 CODE = "FRY015"
 NAME = "module-in-forward"
@@ -117,20 +124,74 @@ def _lazy_guard(site: Site[ast.Call], self_name: str | None) -> bool:
     return False
 
 
+def _lookup(m: Model, cls: ClassInfo, name: str, seen: set[str] | None = None) -> Scope | None:
+    """The method ``name`` as an instance of ``cls`` finds it: its own, else a base's of
+    the same file (depth first, as Python's MRO does for single inheritance)."""
+    scope = cls.methods.get(name)
+    if scope is not None:
+        return scope
+    seen = seen if seen is not None else set()
+    seen.add(cls.name)
+    for b in cls.bases:
+        base = m.classes.get(b)
+        if base is not None and b not in seen:
+            found = _lookup(m, base, name, seen)
+            if found is not None:
+                return found
+    return None
+
+
+def _self_name(scope: Scope) -> str | None:
+    fn = scope.function
+    return fn.args.args[0].arg if fn is not None and fn.args.args else None
+
+
+def _reached(m: Model, cls: ClassInfo) -> list[tuple[Scope, str, tuple[ast.Call, ...]]]:
+    """The step methods of ``cls`` (its own or inherited) and every method of the class
+    they call on ``self`` (``self.decode(x)``, to any depth, resolved on ``cls``: an
+    override in a subclass is the one that runs), each with the step it runs in.  A call
+    under a once-only guard (``if self.head is None: self._build()``) does not count."""
+    out: list[tuple[Scope, str, tuple[ast.Call, ...]]] = []
+    seen: set[int] = set()
+    todo: list[tuple[Scope, str, tuple[ast.Call, ...]]] = []
+    for step in STEP_METHODS:
+        scope = _lookup(m, cls, step)
+        if scope is not None:
+            todo.append((scope, step, ()))
+    while todo:
+        scope, step, path = todo.pop(0)
+        if id(scope) in seen:
+            continue
+        seen.add(id(scope))
+        out.append((scope, step, path))
+        self_name = _self_name(scope)
+        for site in scope.calls:
+            func = site.node.func
+            if site.ctx.scope is not scope or not isinstance(func, ast.Attribute) or \
+                    not isinstance(func.value, ast.Name) or func.value.id != self_name or \
+                    func.attr == "__init__" or _lazy_guard(site, self_name):
+                continue
+            callee = _lookup(m, cls, func.attr)
+            fn = callee.function if callee is not None else None
+            if callee is not None and fn is not None and not fn.decorator_list:
+                # (a decorated method may run once: ``@singleton("projector")`` caches it)
+                todo.append((callee, step, (*path, site.node)))
+    return out
+
+
 def check(ctx: Context) -> Iterable[Finding]:
     m: Model = ctx.model
+    done: set[int] = set()
     for cls in m.class_list:
         if not cls.is_module:
             continue
-        for method in STEP_METHODS:
-            scope = cls.methods.get(method)
-            if scope is None:
-                continue
+        for scope, step, path in _reached(m, cls):
             fn = scope.function
-            self_name = fn.args.args[0].arg if fn is not None and fn.args.args else None
+            method = fn.name if fn is not None else step
+            self_name = _self_name(scope)
             for site in scope.calls:
                 call = site.node
-                if site.ctx.scope is not scope:
+                if site.ctx.scope is not scope or id(call) in done:
                     continue  # a nested function or class: it may run once
                 layer = _layer_name(m, call)
                 if layer is None and isinstance(call.func, ast.Name):
@@ -139,11 +200,18 @@ def check(ctx: Context) -> Iterable[Finding]:
                         layer = other.name
                 if layer is None or _lazy_guard(site, self_name):
                     continue
-                yield ctx.finding(
+                done.add(id(call))
+                where = f"`{method}`" if method == step else f"`{method}` (which `{step}` calls)"
+                f = ctx.finding(
                     CODE,
                     call,
-                    f"`{layer}(...)` is constructed inside `{method}`: every call makes new, "
+                    f"`{layer}(...)` is constructed inside {where}: every call makes new, "
                     "untrained parameters on the CPU that the optimizer never sees and "
                     "`model.to(device)` cannot move; create it once in `__init__` "
                     f"(`self.{layer.lower()} = {layer}(...)`) and use it here",
                 )
+                if path:  # the calls from the step to this method
+                    steps = tuple(at(ctx, c, f"`{step}` reaches `{ctx.text(c.func)}(...)` here")
+                                  for c in path)
+                    f = replace(f, evidence=(*steps, at(ctx, call, f"`{layer}(...)` is built here")))
+                yield f

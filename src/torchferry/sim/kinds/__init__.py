@@ -46,7 +46,7 @@ class DeviceKind:
     * ``autocast_dtype``: ``torch.autocast(name)``'s default lower-precision dtype name.
     * ``sync_debug``: ``set_sync_debug_mode`` exists and flags host syncs (CUDA).
     * ``graphs``: ``torch.<module>`` has CUDA-graph APIs to refuse (CUDA).
-    * ``distributed``: ``init_process_group("nccl")`` and FSDP are simulated/refused.
+    * ``distributed``: ``init_process_group("nccl")``, DTensor and FSDP2 are simulated, FSDP1 refused.
     * ``data_parallel``: ``nn.DataParallel`` / ``torch.cuda.comm`` run over its devices.
     * ``ordinal_error(count)``: the exception a device index past ``count`` raises.
     * ``present()``: is a real device of this kind here (the simulation then refuses)?
