@@ -85,8 +85,9 @@ def test_bad_labels_are_rejected_with_one_line(tmp_path: Path) -> None:
         (cc.DEFAULT_LABELS, cc.CORPUS, cc.EXTRA),
         (cc.DEFAULT_FRESH_LABELS, cc.FRESH, cc.FRESH_EXTRA),
         (cc.DEFAULT_UNSEEN_LABELS, cc.UNSEEN, cc.UNSEEN_EXTRA),
+        (cc.DEFAULT_BLIND_LABELS, cc.BLIND, cc.BLIND_EXTRA),
     ],
-    ids=["corpus", "fresh", "unseen"],
+    ids=["corpus", "fresh", "unseen", "blind"],
 )
 def test_the_committed_labels_file_is_valid_and_consistent(
     path: Path, packages: tuple, extras: tuple

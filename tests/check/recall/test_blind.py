@@ -1,7 +1,6 @@
 """Recall of ``ferry check`` on a third held-out set of public bug reports (``blind/fixtures/``).
 
-Blind: gathered while the data-flow rules were being changed, by someone who did not work on
-them, and kept away from that work.  The reproductions in ``blind/fixtures/`` come from
+Blind: gathered while the data-flow rules were being changed, and kept away from that work.  The reproductions in ``blind/fixtures/`` come from
 repositories that appear in no other set (neither the development/test fixtures, nor
 ``fresh/fixtures/`` or ``unseen/fixtures/``, nor any corpus code base).  Each copies the
 original file at a commit where the reported mistake is present (trimmed only of unrelated
