@@ -149,6 +149,27 @@ UNSEEN_EXTRA: tuple[tuple[str, str], ...] = (
 DEFAULT_UNSEEN_CORPUS = REPO / ".corpus" / "unseen"
 DEFAULT_UNSEEN_LABELS = REPO / "benchmarks" / "check_labels_unseen.toml"
 
+#: a third held-out set, gathered after the unseen set had been measured: code bases of
+#: other kinds (an image-restoration toolbox, an audio-separation library, an NLP training
+#: wrapper, a reinforcement-learning library) that no rule was developed or measured on
+#: (basicsr 1.3.3.3: 1.4.2 is an sdist whose build needs torch), labelled in
+#: ``benchmarks/check_labels_blind.toml`` (``--blind``; cache ``.corpus/blind``).
+BLIND: tuple[tuple[str, str], ...] = (
+    ("basicsr", "1.3.3.3"),
+    ("asteroid", "0.7.0"),
+    ("simpletransformers", "0.70.8"),
+    ("pfrl", "0.4.0"),
+)
+#: its source snapshots (CleanRL's single-file reinforcement-learning training scripts and
+#: MAE's pretraining and fine-tuning scripts), checked with ``--blind --extra DIR``;
+#: ``--blind --export GIT_DIR --extra DIR`` writes them into DIR.
+BLIND_EXTRA: tuple[tuple[str, str], ...] = (
+    ("vwxyzjn/cleanrl", "fe8d8a03c41a7ef5b523e2e354bd01c363e786bb"),
+    ("facebookresearch/mae", "efb2a8062c206524e35e47d04501ed4f544c0ae8"),
+)
+DEFAULT_BLIND_CORPUS = REPO / ".corpus" / "blind"
+DEFAULT_BLIND_LABELS = REPO / "benchmarks" / "check_labels_blind.toml"
+
 
 @dataclass(frozen=True)
 class HeldOutSet:
@@ -167,6 +188,7 @@ HELD_OUT_SETS: dict[str, HeldOutSet] = {
     "unseen": HeldOutSet(
         "--unseen", UNSEEN, UNSEEN_EXTRA, DEFAULT_UNSEEN_CORPUS, DEFAULT_UNSEEN_LABELS
     ),
+    "blind": HeldOutSet("--blind", BLIND, BLIND_EXTRA, DEFAULT_BLIND_CORPUS, DEFAULT_BLIND_LABELS),
 }
 
 
@@ -1046,10 +1068,23 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{DEFAULT_UNSEEN_LABELS.name} (cache {DEFAULT_UNSEEN_CORPUS.relative_to(REPO)})",
     )
     ap.add_argument(
+        "--blind",
+        action="store_true",
+        help="check the third held-out set (BLIND) instead of CORPUS, joined with "
+        f"{DEFAULT_BLIND_LABELS.name} (cache {DEFAULT_BLIND_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
+        "--fetch-only",
+        action="store_true",
+        help="download and unpack the packages of the chosen set into the cache, and exit "
+        "without running ferry check",
+    )
+    ap.add_argument(
         "--export",
         type=Path,
         metavar="GIT_DIR",
-        help="write the snapshot of each EXTRA (--fresh: FRESH_EXTRA, --unseen: UNSEEN_EXTRA) project found in "
+        help="write the snapshot of each EXTRA (--fresh: FRESH_EXTRA, --unseen: UNSEEN_EXTRA, "
+        "--blind: BLIND_EXTRA) project found in "
         "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
     )
     ap.add_argument(
@@ -1074,7 +1109,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return recall_mode(args.fixtures, args.half, select)
     chosen = [held for name, held in HELD_OUT_SETS.items() if getattr(args, name)]
     if len(chosen) > 1:
-        ap.error("--fresh and --unseen are two sets: give one")
+        ap.error("--fresh, --unseen and --blind are separate sets: give one")
     packages, snapshots = CORPUS, EXTRA
     for held in chosen:
         if args.half != "all":
@@ -1113,6 +1148,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         print(f"check_corpus: download failed: {exc}", file=sys.stderr)
         return 2
 
+    if args.fetch_only:
+        for d in dirs:
+            print(f"{d}: unpacked")
+        return 0
     if args.extra is not None:
         if not args.extra.is_dir():
             ap.error(f"--extra {args.extra}: not a directory")

@@ -227,8 +227,13 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
 
 @pytest.mark.parametrize(
     "argv",
-    [["--fresh", "--unseen"], ["--unseen", "--half", "test"]],
-    ids=["two-sets", "unseen-half"],
+    [
+        ["--fresh", "--unseen"],
+        ["--unseen", "--blind"],
+        ["--unseen", "--half", "test"],
+        ["--blind", "--half", "test"],
+    ],
+    ids=["two-sets", "blind-and-another", "unseen-half", "blind-half"],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
     argv: list[str], capsys: pytest.CaptureFixture[str]
@@ -237,4 +242,21 @@ def test_held_out_sets_are_one_at_a_time_and_whole(
         cc.main(argv)
     assert exc.value.code == 2
     last = capsys.readouterr().err.strip().splitlines()[-1]
-    assert ": error: --" in last and ("two sets" in last or "held out as a whole" in last)
+    assert ": error: --" in last and ("separate sets" in last or "held out as a whole" in last)
+
+
+def test_fetch_only_unpacks_the_set_and_runs_no_check(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    for name, version in cc.BLIND:  # an unpacked cache: nothing to download
+        done = tmp_path / f"{cc._norm(name)}-{version}"
+        done.mkdir()
+        (done / ".complete").write_text(f"{name}=={version}\n")
+
+    def no_check(*args: object, **kwargs: object) -> None:
+        raise AssertionError("--fetch-only ran ferry check")
+
+    monkeypatch.setattr(cc, "collect", no_check)
+    assert cc.main(["--blind", "--fetch-only", "--corpus", str(tmp_path)]) == 0
+    out = capsys.readouterr().out.splitlines()
+    assert out == [f"{tmp_path / f'{cc._norm(n)}-{v}'}: unpacked" for n, v in cc.BLIND]
