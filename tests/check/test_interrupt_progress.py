@@ -117,7 +117,9 @@ def test_progress_line_advances_as_files_finish_with_workers(tmp_path):
     # second, after the first second): what it shows only ever counts up
     counts = [int(m) for m in re.findall(rb"ferry check: (\d+)/41 files", seen)]
     assert counts == sorted(counts)
-    assert counts and counts[-1] == 41 and counts[0] < 41, seen  # shown, and it advanced
+    # shown, and it advanced; the last redraw may come before the last file finishes (the
+    # line is erased at the end without being drawn at 41/41 first)
+    assert counts and counts[0] < counts[-1] <= 41, seen
 
 
 def test_the_progress_line_shows_while_the_first_big_files_are_checked(tmp_path):
