@@ -271,8 +271,9 @@ def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...])
         findings = res.findings
         if res.source != text:
             out.fixed = res.fixed
-            if opts.diff:
-                out.diff = _unified(text, res.source, f"a/{display}", f"b/{display}")
+            if opts.diff:  # git's names: a/tmp/x.py for /tmp/x.py
+                name = display.lstrip("/")
+                out.diff = _unified(text, res.source, f"a/{name}", f"b/{name}")
             text = res.source
     else:
         findings = engine.check_source(
@@ -356,8 +357,8 @@ def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...
                     _unified(
                         original.texts[c],
                         nb.texts[c],
-                        f"a/{display}:cell {c}",
-                        f"b/{display}:cell {c}",
+                        f"a/{display.lstrip('/')}:cell {c}",
+                        f"b/{display.lstrip('/')}:cell {c}",
                     )  # fmt: skip
                     for c in original.texts
                     if original.texts[c] != nb.texts[c]
