@@ -182,6 +182,21 @@ def test_config_takes_key_value_overrides_as_ruff_does(proj, capsys):
     assert rc == 2 and "one configuration file at most" in err
 
 
+def test_rule_selection_reads_ruffs_lint_table_and_lint_dotted_overrides(proj, capsys):
+    rc, out, _ = run(capsys, "--config", "lint.select = ['FRY004']", "--output-format", "concise")
+    assert rc == 1 and codes(out) == ["FRY004"]
+    rc, _, err = run(capsys, "--config", "lint.selekt = ['FRY004']")
+    assert rc == 2 and "unknown key 'lint.selekt'" in err
+    (proj / "pyproject.toml").write_text(
+        '[project]\nname = "p"\n[tool.torchferry.lint]\nselect = ["FRY001"]\n')
+    rc, out, _ = run(capsys, "--output-format", "concise")
+    assert rc == 1 and codes(out) == ["FRY001"]  # read, not skipped as an unknown table
+    (proj / "pyproject.toml").write_text(
+        '[tool.torchferry]\nselect = ["FRY004"]\n[tool.torchferry.lint]\nselect = ["FRY001"]\n')
+    rc, _, err = run(capsys)
+    assert rc == 2 and "'select' is given both at the top level and in 'lint'" in err
+
+
 def test_diff_with_another_format_is_a_usage_error(proj, capsys):
     rc, out, err = run(capsys, "--diff", "--output-format", "json")
     assert rc == 2 and out == ""
