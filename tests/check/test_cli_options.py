@@ -250,6 +250,11 @@ def test_a_notebook_of_another_language_is_skipped_and_said_so(proj, capsys, cac
             in err
     rc = main(["check", *cache, "-q", "r.ipynb"])
     assert rc == 0 and capsys.readouterr().err == ""
+    # one whose cells never mention torch (the pre-filter's skip) is said so too
+    (proj / "r.ipynb").write_text(_notebook("R").replace("x = torch.zeros(3).cuda()", "x <- 1"))
+    rc = main(["check", *cache, "r.ipynb"])
+    assert rc == 0
+    assert "r.ipynb: skipped: not a Python notebook (its language is R)" in capsys.readouterr().err
 
 
 def test_python_m_torchferry_names_itself_in_usage():
