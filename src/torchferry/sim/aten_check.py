@@ -67,6 +67,66 @@ def _yaml_info() -> dict[str, tuple[bool, bool, bool]]:
     return info
 
 
+@functools.lru_cache(maxsize=1)
+def _sparse_kernels() -> dict[str, frozenset[str]]:
+    """name.overload -> the sparse dispatch keys (``SparseCUDA``, ``SparseCsrCUDA``, ...) with
+    a kernel of their own in native_functions.yaml."""
+    out: dict[str, frozenset[str]] = {}
+    try:
+        import torchgen
+
+        path = os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen", "native",
+                            "native_functions.yaml")
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (ImportError, OSError):  # pragma: no cover - torchgen ships with torch wheels
+        return out
+    for block in re.split(r"\n(?=- func:)", text):
+        m = re.match(r"- func: ([\w.]+)\(", block)
+        if m:
+            keys = re.findall(r"^\s+([\w, ]*):", block, re.M)
+            found = {k for line in keys for k in re.split(r",\s*", line) if k.startswith("Sparse")}
+            if found:
+                out[m.group(1)] = frozenset(found)
+    return out
+
+
+# a CompositeExplicitAutograd operator on sparse tensors -> the operator whose generated
+# sparse wrapper checks the devices (``_sparse_addmm`` is ``at::addmm`` plus its backward)
+_SPARSE_CALLS = {"_sparse_addmm": "addmm"}
+
+
+def _sparse_functionality(targs: list[tuple[str, torch.Tensor, bool]]) -> str | None:
+    """The sparse functionality of the dispatch key the tensors select: ``SparseCsr`` (it
+    outranks ``Sparse``) for a compressed layout, ``Sparse`` for COO, None if all dense."""
+    found = None
+    for _, t, _ in targs:
+        layout = t.layout
+        if layout is torch.sparse_coo:
+            found = found or "Sparse"
+        elif layout is not torch.strided and layout in _tags._COMPONENTS:
+            return "SparseCsr"
+    return found
+
+
+def _sparse_check(name: str, overload: str, targs: list[tuple[str, torch.Tensor, bool]],
+                  devs: list[torch.device]) -> torch.device | None:
+    """The generated device check of a sparse backend's wrapper (``wrapper_SparseCUDA__addmm``),
+    when the operator has a kernel for it; None otherwise (the dense rules apply)."""
+    func = _sparse_functionality(targs)
+    if func is None:
+        return None
+    name = _SPARSE_CALLS.get(name, name)
+    key = func + _backend(_accel(devs))
+    if key not in _sparse_kernels().get(f"{name}.{overload}" if overload else name, ()):
+        return None
+    common = devs[0]
+    for (argname, _t, _w), d in zip(targs, devs, strict=False):
+        if d != common:
+            raise codegen_error(argname, d, common, f"wrapper_{key}_{overload}_{name}")
+    return common
+
+
 def _op_key(func: Any) -> tuple[str, str]:
     name = func._schema.name.split("::", 1)[-1]
     overload = func._schema.overload_name
@@ -207,6 +267,9 @@ def check_op(func: Any, args: tuple, kwargs: dict) -> torch.device:
         )
     if name == "stack":
         name, overload = "cat", ""
+    sparse = _sparse_check(name, overload, targs, devs)
+    if sparse is not None:
+        return sparse
     info = _yaml_info().get(f"{name}.{overload}" if overload else name)
     no_check, structured, has_kernel = info if info is not None else (True, False, False)
     if no_check or not has_kernel:
