@@ -1445,6 +1445,19 @@ CASES: list[Case] = [
         "device_guard -> gen_device_check)",
     ),
     Case(
+        "sparse_csr_mm_with_reduce_has_no_cuda_kernel",
+        "s=torch.ones(2,2,device='cuda').to_sparse_csr()\n"
+        "try:\n"
+        "    torch.sparse.mm(s, torch.ones(2,2,device='cuda'), 'sum')\n"
+        "except NotImplementedError as e:\n"
+        "    print(str(e).split('. ')[0])",
+        out="Could not run 'aten::_sparse_mm_reduce_impl' with arguments from the "
+        "'SparseCsrCUDA' backend\n",
+        source="torch-source",
+        cite="native_functions.yaml: _sparse_mm_reduce_impl dispatch has SparseCsrCPU only; "
+        "_sparse_mm.reduce (composite) calls it; the dispatcher's reportError text",
+    ),
+    Case(
         "sync_debug_error_flags_bincount",
         "x=torch.tensor([0,1,1],device='cuda'); torch.cuda.set_sync_debug_mode('error')\n"
         "try:\n"

@@ -136,6 +136,22 @@ def test_a_sparse_device_tensor_with_a_host_dense_one_raises_as_the_gpu():
             torch.sparse.mm(csr, torch.ones(4, 2))
 
 
+def test_an_operator_without_a_sparse_cuda_kernel_raises_as_the_gpu():
+    # _sparse_mm_reduce_impl has a SparseCsrCPU kernel only (native_functions.yaml)
+    with simulate("cuda"):
+        csr = _dense().to("cuda").to_sparse_csr()
+        other = torch.ones(4, 2, device="cuda")
+        with pytest.raises(NotImplementedError) as info:
+            torch.sparse.mm(csr, other, "sum")
+        assert str(info.value).startswith(
+            "Could not run 'aten::_sparse_mm_reduce_impl' with arguments from the "
+            "'SparseCsrCUDA' backend. This could be because the operator doesn't exist for "
+            "this backend"
+        )
+        # the same call on the host runs
+        assert torch.sparse.mm(csr.cpu(), other.cpu(), "sum").shape == (5, 2)
+
+
 def test_host_sparse_tensors_are_untouched_by_the_simulation():
     with simulate("cuda"):
         s = _dense().to_sparse()

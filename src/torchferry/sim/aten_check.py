@@ -68,9 +68,11 @@ def _yaml_info() -> dict[str, tuple[bool, bool, bool]]:
 
 
 @functools.lru_cache(maxsize=1)
-def _sparse_kernels() -> dict[str, frozenset[str]]:
-    """name.overload -> the sparse dispatch keys (``SparseCUDA``, ``SparseCsrCUDA``, ...) with
-    a kernel of their own in native_functions.yaml."""
+def _dispatch_keys() -> dict[str, frozenset[str]]:
+    """name.overload -> the dispatch keys its ``dispatch:`` section in native_functions.yaml
+    names (``SparseCUDA``, ``CompositeExplicitAutograd``, ...); an ``autogen`` operator gets
+    ``CompositeExplicitAutograd`` (torchgen's generated kernel), one without a ``dispatch:``
+    or ``structured_delegate:`` line ``CompositeImplicitAutograd``."""
     out: dict[str, frozenset[str]] = {}
     try:
         import torchgen
@@ -83,12 +85,55 @@ def _sparse_kernels() -> dict[str, frozenset[str]]:
         return out
     for block in re.split(r"\n(?=- func:)", text):
         m = re.match(r"- func: ([\w.]+)\(", block)
-        if m:
-            keys = re.findall(r"^\s+([\w, ]*):", block, re.M)
-            found = {k for line in keys for k in re.split(r",\s*", line) if k.startswith("Sparse")}
-            if found:
-                out[m.group(1)] = frozenset(found)
+        if not m:
+            continue
+        d = re.search(r"^  dispatch:\n((?:    .*\n?)*)", block, re.M)
+        keys: set[str] = set()
+        if d is not None:
+            for line in re.findall(r"^    ([\w, ]+):", d.group(1), re.M):
+                keys.update(re.split(r",\s*", line.strip()))
+        elif "structured_delegate:" not in block:
+            keys.add("CompositeImplicitAutograd")
+        out[m.group(1)] = frozenset(keys)
+        for gen in re.findall(r"^  autogen: (.*)$", block, re.M):
+            for name in re.split(r",\s*", gen.strip()):
+                out[name] = frozenset({"CompositeExplicitAutograd"})
     return out
+
+
+_COMPOSITE = frozenset({"CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional",
+                        "CompositeImplicitAutograd"})
+_NO_KERNEL = (
+    "Could not run '{op}' with arguments from the '{key}' backend. This could be because the "
+    "operator doesn't exist for this backend, or was omitted during the selective/custom build "
+    "process (if using custom build). If you are a Facebook employee using PyTorch on mobile, "
+    "please visit https://fburl.com/ptmfixes for possible resolutions."
+)
+
+
+def sparse_kernel_check(func: Any, targs: list[tuple[str, torch.Tensor, bool]],
+                        devs: list[torch.device]) -> None:
+    """Raise the dispatcher's ``NotImplementedError`` for an operator on a sparse tensor
+    whose simulated device's sparse dispatch key (``SparseCUDA``, ``SparseCsrCUDA``) has no
+    kernel in native_functions.yaml (``_sparse_mm_reduce_impl``: ``SparseCsrCPU`` only).
+
+    The text is the first part of the dispatcher's; the list of backends it goes on with is
+    the real build's and is left out.
+    """
+    accel = _accel(devs)
+    if accel.type == "cpu":
+        return
+    func_key = _sparse_functionality(targs)
+    if func_key is None:
+        return
+    name, overload = _op_key(func)
+    if not func._schema.name.startswith("aten::"):
+        return
+    keys = _dispatch_keys().get(f"{name}.{overload}" if overload else name)
+    key = func_key + _backend(accel)
+    if keys is None or key in keys or keys & _COMPOSITE:
+        return
+    raise NotImplementedError(_NO_KERNEL.format(op=func._schema.name, key=key))
 
 
 # a CompositeExplicitAutograd operator on sparse tensors -> the operator whose generated
@@ -118,7 +163,7 @@ def _sparse_check(name: str, overload: str, targs: list[tuple[str, torch.Tensor,
         return None
     name = _SPARSE_CALLS.get(name, name)
     key = func + _backend(_accel(devs))
-    if key not in _sparse_kernels().get(f"{name}.{overload}" if overload else name, ()):
+    if key not in _dispatch_keys().get(f"{name}.{overload}" if overload else name, ()):
         return None
     common = devs[0]
     for (argname, _t, _w), d in zip(targs, devs, strict=False):
@@ -204,6 +249,7 @@ def check_op(func: Any, args: tuple, kwargs: dict) -> torch.device:
     if not targs:
         return _CPU
     devs = [_dev(t) for _, t, _ in targs]
+    sparse_kernel_check(func, targs, devs)
     first = devs[0]
     if all(d == first for d in devs):
         return first
@@ -398,6 +444,21 @@ class AtenDeviceChecker(TorchDispatchMode):
         if dev.type != "cpu":
             _tag_outputs(out, dev)
         return out
+
+
+class SparseKernelChecker(TorchDispatchMode):
+    """Runs one call on sparse device tensors, raising what the dispatcher raises for an
+    operator the device's sparse backend has no kernel for (:func:`sparse_kernel_check`)."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        targs = _tensor_args(func, args, kwargs)
+        try:
+            sparse_kernel_check(func, targs, [_dev(t) for _, t, _ in targs])
+        except NotImplementedError as exc:
+            exc._ferry_device_check = True  # type: ignore[attr-defined]
+            raise
+        return func(*args, **kwargs)
 
 
 def _tag_outputs(out: Any, dev: torch.device) -> None:

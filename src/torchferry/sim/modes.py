@@ -26,7 +26,7 @@ from torchferry._internal import frames as _frames
 from torchferry.errors import UnsupportedFeatureError
 from torchferry.sim import events as _events
 from torchferry.sim import tags as _tags
-from torchferry.sim.aten_check import AtenDeviceChecker, type_name
+from torchferry.sim.aten_check import AtenDeviceChecker, SparseKernelChecker, type_name
 from torchferry.sim.state import SimState
 
 Tensor = torch.Tensor
@@ -372,7 +372,10 @@ def _robust_call(func: Any, args: tuple, kwargs: dict) -> Any:
         return func(*args, **kwargs)
     if cpu_seen or mixed:
         return _checked(func, args, kwargs)
-    out = func(*args, **kwargs)
+    if any(t.layout is not _STRIDED for t in tensors):
+        out = _sparse_call(func, args, kwargs)
+    else:
+        out = func(*args, **kwargs)
     for o in out if isinstance(out, (tuple, list)) else (out,):
         if isinstance(o, Tensor):
             while _is_wrapped(o):
@@ -393,6 +396,19 @@ def _checked(func: Any, args: tuple, kwargs: dict) -> Any:
     except Exception as exc:
         if getattr(exc, "_ferry_device_check", False):
             # as on a GPU: the error comes from the user's call, not our internals
+            raise exc.with_traceback(None) from None
+        raise
+
+
+def _sparse_call(func: Any, args: tuple, kwargs: dict) -> Any:
+    """A call on sparse device tensors: run it under the sparse kernel checker, which raises
+    the dispatcher's error where the device has no sparse kernel for an operator."""
+    __tracebackhide__ = True  # noqa: F841 - pytest and IPython leave this frame out
+    try:
+        with SparseKernelChecker():
+            return func(*args, **kwargs)
+    except Exception as exc:
+        if getattr(exc, "_ferry_device_check", False):
             raise exc.with_traceback(None) from None
         raise
 
