@@ -456,7 +456,7 @@ class SparseKernelChecker(TorchDispatchMode):
         try:
             sparse_kernel_check(func, targs, [_dev(t) for _, t, _ in targs])
         except NotImplementedError as exc:
-            exc._ferry_device_check = True  # type: ignore[attr-defined]
+            exc._ferry_device_check = True
             raise
         return func(*args, **kwargs)
 
