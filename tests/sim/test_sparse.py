@@ -181,3 +181,18 @@ def test_nested_tensors_are_still_refused_on_the_device():
         nt = torch.nested.nested_tensor([torch.ones(2), torch.ones(3)])
         with pytest.raises(UnsupportedFeatureError, match="^nested tensors cannot be placed"):
             nt.to("cuda")
+
+
+def test_a_sparse_embedding_gradient_is_on_the_parameters_device():
+    with simulate("cuda"):
+        emb = torch.nn.Embedding(10, 3, sparse=True).cuda()
+        opt = torch.optim.SGD(emb.parameters(), lr=0.1)
+        before = emb.weight.detach().cpu().clone()
+        emb(torch.tensor([1, 2, 1], device="cuda")).sum().backward()
+        g = emb.weight.grad
+        assert g.layout is torch.sparse_coo and str(g.device) == "cuda:0"
+        assert str(g.coalesce().values().device) == "cuda:0"
+        opt.step()
+        assert str(emb.weight.device) == "cuda:0"
+        changed = (emb.weight.detach().cpu() != before).any(dim=1).nonzero().flatten()
+        assert changed.tolist() == [1, 2]
