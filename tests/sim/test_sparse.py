@@ -134,6 +134,13 @@ def test_a_sparse_device_tensor_with_a_host_dense_one_raises_as_the_gpu():
         csr = s.to_sparse_csr()
         with pytest.raises(RuntimeError, match="in method wrapper_SparseCsrCUDA__addmm"):
             torch.sparse.mm(csr, torch.ones(4, 2))
+        with pytest.raises(RuntimeError) as info:
+            torch.cat([s, s.cpu()])
+        assert str(info.value) == (
+            "Expected all tensors to be on the same device, but got tensors is on cpu, "
+            "different from other tensors on cuda:0 (when checking argument in method "
+            "wrapper_SparseCUDA__cat)"
+        )
 
 
 def test_an_operator_without_a_sparse_cuda_kernel_raises_as_the_gpu():
