@@ -50,3 +50,56 @@ def test_cache_entries_depend_on_the_classes_of_the_run(tmp_path: Path) -> None:
     second = check_paths(paths, opts, cache=Cache(tmp_path, "test"), jobs=1)
     assert codes(first) == [("train.py", 6, "FRY003")] and codes(second) == []
     assert not any(o.cached for o in second)  # train.py's entry no longer applies
+
+
+BASE = "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(3, 4)\n"
+#: no "torch" in it: the pre-filter skips checking it, but the classes it defines count
+MID = "from .base import Base as B\n\n\nclass Mid(B):\n    def forward(self, x):\n        return self.fc(x)\n"
+NET = (
+    "import torch\n"
+    "import pkg.mid as m\n"
+    "\n"
+    "\n"
+    "class Net(m.Mid):\n"
+    "    def go(self):\n"
+    "        self.cuda()\n"
+    "        return self.fc(torch.ones(3))\n"
+    "\n"
+    "\n"
+    "def other():\n"
+    "    net = Net()\n"
+    "    y = torch.ones(2, 3).to('cuda')\n"
+    "    return net(y)\n"
+)
+
+
+def _package(tmp_path: Path, base: str) -> list[Path]:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir(exist_ok=True)
+    for name, text in (("__init__", ""), ("base", base), ("mid", MID), ("net", NET)):
+        (pkg / f"{name}.py").write_text(text)
+    return sorted(pkg.glob("*.py"))
+
+
+def test_module_base_through_files_and_an_alias_is_a_module(tmp_path: Path) -> None:
+    """``Net(m.Mid)``, ``Mid(B)`` in a file without "torch", ``B`` the alias of an
+    ``nn.Module`` subclass of a third file: ``Net`` is a module with ``Base``'s weights,
+    moved by ``self.cuda()`` and left on the CPU by ``Net()``."""
+    opts = Options(root=tmp_path, select=("FRY010", "FRY014"), target_torch_version=None)
+    found = codes(check_paths(_package(tmp_path, BASE), opts, jobs=1))
+    assert found == [("net.py", 8, "FRY010"), ("net.py", 14, "FRY014")]
+
+
+def test_base_of_another_file_that_is_no_module_gives_nothing(tmp_path: Path) -> None:
+    opts = Options(root=tmp_path, select=("FRY010", "FRY014"), target_torch_version=None)
+    plain = BASE.replace("nn.Module", "object").replace("super().__init__()", "pass")
+    assert codes(check_paths(_package(tmp_path, plain), opts, jobs=1)) == []
+
+
+def test_renamed_imports_count_in_the_module_pre_pass() -> None:
+    from torchferry.check.project import headers, module_classes
+
+    base = b"import torch.nn as nn\nclass C(nn.Module): pass\nclass D: pass\n"
+    user = b"from .c import (C as Alias,\n    D as Other)\nclass E(Alias): pass\nclass F(Other): pass\n"
+    assert module_classes([base, user]) == {"C", "E"}
+    assert module_classes([base, headers(user)]) == {"C", "E"}  # what the server keeps
