@@ -670,9 +670,14 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
             p = ev.i.param_index.get(x.id) if isinstance(x, ast.Name) else None
             if p is not None and k + first in result.cpu_params:
                 ev.i.res.cpu_params.add(p)
-    if owner is ev.ff:  # the call sites of a function, for the rules that ask what it is given
-        spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
-        owner.call_sites.setdefault(id(target), {})[id(node)] = (ev.i.res, {} if spread else bound_args)
+    # the call sites of a function, for the rules that ask what it is given
+    spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
+    site = (ev.i.res, {} if spread else bound_args)
+    if owner is ev.ff:
+        owner.call_sites.setdefault(id(target), {})[id(node)] = site
+    else:
+        key = (owner.path, target.name, target.lineno)
+        ev.ff.calls_into.setdefault(key, {})[id(node)] = site
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
         _moved_by_callee(ev, node, result, 1 if bound else offset, bound_args)
     v = substitute(result.returns, bound_args)

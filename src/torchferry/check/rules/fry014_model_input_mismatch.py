@@ -492,21 +492,47 @@ def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) 
     p = next(iter(model.places))
     if p.where is not Where.PARAM:
         return None
-    sites = ff.call_sites.get(id(res.node), {})
+    sites = _callers(ff, res, int(p.ref))
     if not sites:
         return None
     found: list[Origin | None] = []
-    for call_id, (caller, bound) in sites.items():
-        given = bound.get(p.ref)
+    for other, caller, call_id, given in sites:
         c = caller.calls.get(call_id)
-        if given is None or c is None:
+        if c is None:
             return None
         names = [x for x in [*c.node.args, *(k.value for k in c.node.keywords)]
                  if isinstance(x, ast.Name) and caller.value(x) == given]
-        if any(_handed_on(ff, caller, n.id) for n in names):
+        if any(_handed_on(other, caller, n.id) for n in names):
             return None
-        found.append(_model_on_cpu(ff, caller, given, depth + 1))
+        found.append(_in_file(_model_on_cpu(other, caller, given, depth + 1), other, ff))
     return found[0] if all(f is not None for f in found) else None
+
+
+def _callers(ff: FileFlow, res: ScopeResult, k: int) -> list[tuple[FileFlow, ScopeResult, int, Value]] | None:
+    """What each call of the function ``res`` interprets passes for its parameter ``k``:
+    (the caller's file, its scope, the call's id, the argument), for the calls of this
+    file and, when the run knows them all (:meth:`Project.foreign_calls`), of the files
+    that import it; None when a call leaves ``k`` unbound or spreads ``*args``."""
+    sites = [(ff, caller, call_id, bound)
+             for call_id, (caller, bound) in ff.call_sites.get(id(res.node), {}).items()]
+    if ff.project is not None and not ff.is_method(res.node):
+        foreign = ff.project.foreign_calls(ff, res.node)
+        if foreign is not None:
+            sites.extend(foreign)
+    out = []
+    for other, caller, call_id, bound in sites:
+        v = bound.get(str(k))
+        if v is None:
+            return None
+        out.append((other, caller, call_id, v))
+    return out
+
+
+def _in_file(origin: Origin | None, other: FileFlow, ff: FileFlow) -> Origin | None:
+    """An origin ``other``'s analysis found, as ``ff``'s findings cite it (with its file)."""
+    if origin is None or other is ff or origin.path is not None:
+        return origin
+    return origin._replace(path=other.path)
 
 
 def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
@@ -650,10 +676,11 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
     p = next(iter(model.places))
     if p.where is not Where.PARAM:
         return None
-    given = ff.arguments(res.node, int(p.ref))
+    given = _callers(ff, res, int(p.ref))
     if not given:
         return None
-    found = [_model_on_device(ff, caller, v, depth + 1) for caller, v in given]
+    found = [_in_file(_model_on_device(other, caller, v, depth + 1), other, ff)
+             for other, caller, _, v in given]
     return found[0] if found and all(f is not None for f in found) else None
 
 
