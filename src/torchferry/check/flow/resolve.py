@@ -255,6 +255,8 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         return Value.of(Kind.LOADER, None, _made(node, text), Basis.CONSTRUCTED)
     if qual == "torch.load":
         return Value(None, None, (_made(node, text, Op.LOADED),))
+    if qual in vocab.SAME_MODULE and args and args[0].is_(Kind.MODULE):
+        return args[0]
     if qual in vocab.MODEL_BUILDERS:
         return Value(_MODULE, _device_from(kws, frozenset((CPU,))), (_made(node, text),),
                      Basis.CONSTRUCTED)
