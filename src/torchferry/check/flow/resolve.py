@@ -553,6 +553,9 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
 # -- functions and classes of the checked files --------------------------------------------
 def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value:
     ff = ev.ff
+    if name == "setattr" and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
+            and node.args[0].id == ev.i.self_name and not isinstance(node.args[1], ast.Constant):
+        ev.i.dynamic_self = True  # (``setattr(self, attr, x.to(device))`` in a loop)
     local = ev.i.env.get(name) or ev.i.outer.get(name)
     k = ev.i.param_index.get(name)
     if k is not None:
