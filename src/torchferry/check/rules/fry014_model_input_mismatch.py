@@ -10,8 +10,9 @@ Flags a call `model(x)` when, in one scope,
   in the same file (`Net(...)`, `torchvision.models.resnet50(...)`), is never moved,
   wrapped or handed to anything that could move it anywhere in the file; or
 * (from the device-flow analysis) the model is on a device the code chose -- moved in the
-  calling scope, or a parameter that every call of the file passes moved
-  (`train(model.to(device), loader)`), followed through the callers' own parameters --
+  calling scope, or a parameter that every call of the run passes moved
+  (`train(model.to(device), loader)`, in this file or in the files that import it),
+  followed through the callers' own parameters --
   and its first argument `x` is an item of a DataLoader's batch that is never moved, while
   another item of the same batch is (`target = target.to(device)` ... `model(data)`); a
   later argument may be wanted on the CPU (`decoder(features, captions, lengths)`, whose
@@ -31,8 +32,9 @@ Flags a call `model(x)` when, in one scope,
   neither here nor by a function of the file it was given to (`setup(model)` that calls
   `model.cuda()` counts as a move) -- and never handed to anything but such functions and
   builtins (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
-  `Trainer(model)`, that may move it with itself); or a parameter every call of the file
-  passes so (`train(model, ...)` with `model = Net()` in `main`).
+  `Trainer(model)`, that may move it with itself); or a parameter every call of the run
+  passes so (`train(model, ...)` with `model = Net()` in `main`; `summary(model, size)`
+  called as `summary(Net(), ...)` from another file).
 
 The findings of the last three forms carry their evidence: the model's move, where the
 input comes from (the batch, or where it was made), the other item's move and the call
@@ -68,15 +70,19 @@ author's choice.
 ## Known limits
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
 the model and the CPU input bound in the calling scope (for the second form, the model may be
-a global); the third and fourth need a move of the model the analysis sees in the file
-(calls from other files do not count), the third another item of the batch moved. The
+a global); the third and fourth need a move of the model the analysis sees in the file or,
+for a parameter of a module-level function, in every call of the run (the calls from other
+files count only when at most 8 files import the function's file, each within the analysis's
+budget, and none names the function other than in a call; a method's callers in other files
+never count), the third another item of the batch moved. The
 fourth form does not report a module without weights (a loss, an activation, or anything
 named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
 itself), an input computed by a call the analysis cannot see into (a transform, a
 tokenizer, a `Compose` with a `Lambda` or a transform not of torchvision) or a
 module's output, nor a file with a `with torch.device(...)` block. The fifth form does
 not report a global model that a function of the file moves in place (it may run before
-the call), and a function called from other files may be given a moved model there.
+the call), and a function called from outside the checked files may be given a moved model
+there.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load`, passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
