@@ -419,14 +419,14 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
         for c in res.calls.values():
             if c.callee is not Callee.MODULE or not c.args or isinstance(c.node.args[0], ast.Starred):
                 continue
-            moved = _model_on_device(ff, res, c.func)
-            if moved is None:
-                continue
             # the model's input, its first argument (a later one may be wanted on the CPU:
             # ``decoder(features, captions, lengths)`` packs with ``lengths``)
             a, v = c.node.args[0], c.args[0]
             loop = _unmoved_item(v)
-            if loop is not None and id(loop) in moves and not _whole(a, loop):
+            if loop is None or id(loop) not in moves or _whole(a, loop):
+                continue
+            moved = _model_on_device(ff, res, c.func)  # (last: it may interpret the callers)
+            if moved is not None:
                 yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0])
 
 
