@@ -50,3 +50,141 @@ def test_cache_entries_depend_on_the_classes_of_the_run(tmp_path: Path) -> None:
     second = check_paths(paths, opts, cache=Cache(tmp_path, "test"), jobs=1)
     assert codes(first) == [("train.py", 6, "FRY003")] and codes(second) == []
     assert not any(o.cached for o in second)  # train.py's entry no longer applies
+
+
+BASE = "import torch.nn as nn\n\n\nclass Base(nn.Module):\n    def __init__(self):\n        super().__init__()\n        self.fc = nn.Linear(3, 4)\n"
+#: no "torch" in it: the pre-filter skips checking it, but the classes it defines count
+MID = "from .base import Base as B\n\n\nclass Mid(B):\n    def forward(self, x):\n        return self.fc(x)\n"
+NET = (
+    "import torch\n"
+    "import pkg.mid as m\n"
+    "\n"
+    "\n"
+    "class Net(m.Mid):\n"
+    "    def go(self):\n"
+    "        self.cuda()\n"
+    "        return self.fc(torch.ones(3))\n"
+    "\n"
+    "\n"
+    "def other():\n"
+    "    net = Net()\n"
+    "    y = torch.ones(2, 3).to('cuda')\n"
+    "    return net(y)\n"
+)
+
+
+def _package(tmp_path: Path, base: str) -> list[Path]:
+    pkg = tmp_path / "pkg"
+    pkg.mkdir(exist_ok=True)
+    for name, text in (("__init__", ""), ("base", base), ("mid", MID), ("net", NET)):
+        (pkg / f"{name}.py").write_text(text)
+    return sorted(pkg.glob("*.py"))
+
+
+def test_module_base_through_files_and_an_alias_is_a_module(tmp_path: Path) -> None:
+    """``Net(m.Mid)``, ``Mid(B)`` in a file without "torch", ``B`` the alias of an
+    ``nn.Module`` subclass of a third file: ``Net`` is a module with ``Base``'s weights,
+    moved by ``self.cuda()`` and left on the CPU by ``Net()``."""
+    opts = Options(root=tmp_path, select=("FRY010", "FRY014"), target_torch_version=None)
+    found = codes(check_paths(_package(tmp_path, BASE), opts, jobs=1))
+    assert found == [("net.py", 8, "FRY010"), ("net.py", 14, "FRY014")]
+
+
+def test_base_of_another_file_that_is_no_module_gives_nothing(tmp_path: Path) -> None:
+    opts = Options(root=tmp_path, select=("FRY010", "FRY014"), target_torch_version=None)
+    plain = BASE.replace("nn.Module", "object").replace("super().__init__()", "pass")
+    assert codes(check_paths(_package(tmp_path, plain), opts, jobs=1)) == []
+
+
+def test_renamed_imports_count_in_the_module_pre_pass() -> None:
+    from torchferry.check.project import headers, module_classes
+
+    base = b"import torch.nn as nn\nclass C(nn.Module): pass\nclass D: pass\n"
+    user = b"from .c import (C as Alias,\n    D as Other)\nclass E(Alias): pass\nclass F(Other): pass\n"
+    assert module_classes([base, user]) == {"C", "E"}
+    assert module_classes([base, headers(user)]) == {"C", "E"}  # what the server keeps
+
+
+HELPERS = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "def summary(model, input_size):\n"
+    "    x = torch.rand(2, *input_size).cuda()\n"
+    "    return model(x)\n"
+    "\n"
+    "\n"
+    "def flops(model, res):\n"
+    "    batch = torch.ones(1, *res)\n"
+    "    return model(batch)\n"
+)
+CALLS = (
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "from pk.helpers import summary, flops\n"
+    "\n"
+    "\n"
+    "class Net(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = nn.Linear(3, 4)\n"
+    "\n"
+    "\n"
+    "def main():\n"
+    "    summary({summary}, (3,))\n"
+    "    device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+    "    flops({flops}, (3,))\n"
+)
+
+
+def _helpers(tmp_path: Path, summary: str = "Net()", flops: str = "Net().to(device)",
+             more: str = "") -> list[Path]:
+    pk = tmp_path / "pk"
+    pk.mkdir(exist_ok=True)
+    (pk / "__init__.py").write_text("")
+    (pk / "helpers.py").write_text(HELPERS)
+    (pk / "use.py").write_text(CALLS.format(summary=summary, flops=flops) + more)
+    return sorted(pk.glob("*.py"))
+
+
+def test_parameters_take_what_every_caller_in_other_files_passes(tmp_path: Path) -> None:
+    """``summary(model, ...)`` runs the model on an input it moves, and every call of the
+    run (in another file) passes a model built on the CPU; ``flops`` makes its input on
+    the CPU, and every call passes a model moved to the device."""
+    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
+    outcomes = check_paths(_helpers(tmp_path), opts, jobs=1)
+    assert codes(outcomes) == [("helpers.py", 6, "FRY014"), ("helpers.py", 11, "FRY014")]
+    notes = [(Path(e.path or "").name, e.line) for o in outcomes for d in o.diagnostics
+             for e in d.evidence]
+    assert ("use.py", 13) in notes and ("use.py", 15) in notes  # where the callers place them
+
+
+def test_parameters_of_mixed_or_unknown_callers_stay_unknown(tmp_path: Path) -> None:
+    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
+    # one caller moves the model and one does not: neither call is sure to fail
+    mixed = "    summary(Net().to(device), (3,))\n    flops(Net(), (3,))\n"
+    assert codes(check_paths(_helpers(tmp_path, more=mixed), opts, jobs=1)) == []
+    # a model from a call the analysis cannot see into
+    unknown = "torch.hub.load('a', 'b')"
+    assert codes(check_paths(_helpers(tmp_path, unknown, unknown), opts, jobs=1)) == []
+    # the function handed on as a value: it may be called anywhere
+    handed = "    hooks = [summary, flops]\n    print(hooks)\n"
+    assert codes(check_paths(_helpers(tmp_path, more=handed), opts, jobs=1)) == []
+    # the moved calls alone are right
+    assert codes(check_paths(_helpers(tmp_path, "Net().to(device)", "Net().to(device)"),
+                             opts, jobs=1)) == [("helpers.py", 11, "FRY014")]
+
+
+def test_cache_entry_of_a_callee_depends_on_its_callers(tmp_path: Path) -> None:
+    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
+    paths = _helpers(tmp_path)
+    cache = Cache(tmp_path, "test")
+    first = check_paths(paths, opts, cache=cache, jobs=1)
+    assert ("helpers.py", 6, "FRY014") in codes(first)
+    cache.save()
+    again = check_paths(paths, opts, cache=Cache(tmp_path, "test"), jobs=1)
+    assert all(o.cached for o in again if not o.skipped)
+    _helpers(tmp_path, "Net().to(device)")  # the caller changes, helpers.py does not
+    second = check_paths(paths, opts, cache=Cache(tmp_path, "test"), jobs=1)
+    assert ("helpers.py", 6, "FRY014") not in codes(second)
+    assert not any(o.cached for o in second if o.path.name == "helpers.py")

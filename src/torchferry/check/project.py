@@ -7,12 +7,16 @@ but a model class is often defined in one file and used in another
 pass over the bytes of every file of the run (a regular expression, no parsing) collects
 the classes that subclass ``nn.Module`` -- directly (``nn.Module``, ``torch.nn.Linear``,
 a base whose name ends in ``Module``, such as ``LightningModule``) or through other
-classes of the run -- and every file is then checked knowing them.  A class name defined
-twice with different bases counts as a module if either definition is one.
+classes of the run, at any depth and in any file (``class Net(m.Base)`` after ``import
+pkg.models as m``; ``class Net(B)`` after ``from .models import Base as B``: a base
+imported under another name is known by its own) -- and every file is then checked
+knowing them.  A class name defined twice with different bases counts as a module if
+either definition is one.
 
 >>> sorted(module_classes([b"class A(nn.Module):\\n    pass\\nclass B(A): pass\\n",
-...                        b"class C(B):\\n    x = 1\\nclass D(object): pass\\n"]))
-['A', 'B', 'C']
+...                        b"class C(B):\\n    x = 1\\nclass D(object): pass\\n",
+...                        b"from .c import C as Alias\\nclass E(Alias): pass\\n"]))
+['A', 'B', 'C', 'E']
 """
 
 from __future__ import annotations
@@ -22,6 +26,31 @@ import re
 from collections.abc import Iterable
 
 _CLASS = re.compile(rb"^[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)", re.M)
+#: ``from M import A as B`` (also inside parentheses): the names a file imports under another
+_ALIAS = re.compile(rb"^[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
+_AS = re.compile(rb"(\w+)[ \t\n\\]+as[ \t\n\\]+(\w+)")
+
+
+def headers(data: bytes) -> bytes:
+    """The lines of a file :func:`module_classes` reads: its class headers and the imports
+    that rename a name (nothing else of a file changes the classes it defines)."""
+    if b"class" not in data:
+        return b""
+    found = [m.group(0) for m in _CLASS.finditer(data)]
+    if b" as " in data:
+        found += [m.group(0) for m in _ALIAS.finditer(data) if _AS.search(m.group(1))]
+    return b"\n".join(found)
+
+
+def _aliases(data: bytes) -> dict[str, str]:
+    """The names ``data`` imports under another name: alias -> the imported name."""
+    if b" as " not in data:
+        return {}
+    out: dict[str, str] = {}
+    for m in _ALIAS.finditer(data):
+        for a in _AS.finditer(m.group(1)):
+            out[a.group(2).decode("ascii", "replace")] = a.group(1).decode("ascii", "replace")
+    return out
 
 
 def module_classes(sources: Iterable[bytes]) -> frozenset[str]:
@@ -31,6 +60,7 @@ def module_classes(sources: Iterable[bytes]) -> frozenset[str]:
     for data in sources:
         if b"class" not in data:
             continue
+        renamed = _aliases(data)
         for m in _CLASS.finditer(data):
             name = m.group(1).decode("ascii", "replace")
             for raw in m.group(2).split(b","):
@@ -38,6 +68,7 @@ def module_classes(sources: Iterable[bytes]) -> frozenset[str]:
                 if not base or "=" in base:
                     continue  # ``metaclass=...``
                 last = base.rsplit(".", 1)[-1]
+                last = renamed.get(last, last) if "." not in base else last
                 if last.endswith("Module") or (
                     base.startswith(("nn.", "torch.nn.")) and last[:1].isupper()
                 ):

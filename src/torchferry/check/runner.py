@@ -536,6 +536,7 @@ def check_paths(
     # the target torch version changes findings: part of each entry's key
     salt = ".".join(map(str, opts.torch_version or ()))
     readable: list[tuple[int, Path, bytes, str]] = []
+    context: list[tuple[Path, bytes]] = []  # the files the pre-filter skips
     for i, path in enumerate(paths):
         display = display_path(path, cwd)
         limit = opts.max_file_size
@@ -550,13 +551,18 @@ def check_paths(
             outcomes[i] = _too_large(path, display, opts, limit)
             continue
         if opts.prefilter and not _mentions_torch(path, data):
-            outcomes[i] = FileOutcome(path, display, skipped=True, note=_other_language(path, data))
+            outcomes[i] = FileOutcome(path, display, skipped=True,
+                                      note=_other_language(path, data))
+            if path.suffix == ".py":  # not checked, but a file that is may import it
+                context.append((path, data))
             continue
         readable.append((i, path, data, display))
     # the nn.Module classes the files of this run define, known to every file's checks
+    # (``class Net(Base)`` in a file that never says "torch", ``Base`` an ``nn.Module`` of
+    # another file, is a module all the same)
     from torchferry.check.project import fingerprint, module_classes
 
-    classes = module_classes(data for _, _, data, _ in readable)
+    classes = module_classes([*(data for _, _, data, _ in readable), *(d for _, d in context)])
     if classes:
         opts = replace(opts, module_classes=classes)
         salt += "/" + fingerprint(classes)
@@ -564,7 +570,9 @@ def check_paths(
     # the bytes of the files it imports, transitively
     from torchferry.check.flow import Project
 
-    project = Project({os.path.abspath(p): d for _, p, d, _ in readable}, module_classes=classes,
+    files = {os.path.abspath(p): d for p, d in context}
+    files.update((os.path.abspath(p), d) for _, p, d, _ in readable)
+    project = Project(files, module_classes=classes,
                       parse=engine.parse_nested)
     opts = replace(opts, project=project)
     for i, path, data, display in readable:

@@ -28,7 +28,8 @@ from torchferry.check.api import Finding, Fix
 from torchferry.check.config import Config, load_config
 from torchferry.check.engine import SYNTAX_ERROR, InternalError
 from torchferry.check.files import Walker
-from torchferry.check.project import _CLASS, module_classes
+from torchferry.check.project import headers as class_headers
+from torchferry.check.project import module_classes
 from torchferry.check.runner import PREFILTER, Options, _notebook_fix, _too_large_diag
 from torchferry.errors import UsageError
 
@@ -214,8 +215,8 @@ class ClassIndex:
         self._lock = threading.Lock()
 
     def update(self, key: str, data: bytes) -> bool:
-        """Record a file's class headers; True when they changed."""
-        headers = b"\n".join(m.group(0) for m in _CLASS.finditer(data)) if b"class" in data else b""
+        """Record a file's class headers (and renaming imports); True when they changed."""
+        headers = class_headers(data)
         with self._lock:
             if self._headers.get(key, b"") == headers:
                 self._headers.setdefault(key, headers)

@@ -114,6 +114,8 @@ class Evaluator:
         return _reference(q, node)
 
     def self_attr(self, attr: str, node: ast.AST) -> Value:
+        if self.i.dynamic_self:
+            return unknown(Reason.DYNAMIC)
         v = self.i.env.get(SELF_KEY + attr) or self.i.self_env.get(attr)
         if v is not None:
             return v

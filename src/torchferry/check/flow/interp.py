@@ -81,6 +81,9 @@ class Interp:
         self.env: Env = {}
         self.self_name: str | None = None
         self.self_env: Env = {}
+        #: ``setattr(self, name, ...)`` with a computed name was met: any ``self`` attribute
+        #: read after it may have been replaced
+        self.dynamic_self = False
         #: the environments at the scope's normal exits (a ``return``, the end of its body)
         self.exits: list[Env] = []
         self.param_index: dict[str, int] = {}

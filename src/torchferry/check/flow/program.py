@@ -102,6 +102,9 @@ class FileFlow:
         #: the calls of each function of this file made from this file: id(function) ->
         #: id(call) -> (the calling scope, parameter index as a string -> argument value)
         self.call_sites: dict[int, dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
+        #: this file's calls of functions of other files: (their file, name, line) -> id(call)
+        #: -> (the calling scope, parameter index as a string -> argument value)
+        self.calls_into: dict[tuple[str, str, int], dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
         self._index(tree.body)
 
     # -- the file's names ---------------------------------------------------------------

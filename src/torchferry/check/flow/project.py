@@ -28,8 +28,13 @@ import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 
-from torchferry.check.flow.lattice import Value
+from torchferry.check.flow.events import ScopeResult
+from torchferry.check.flow.lattice import Reason, Value
 from torchferry.check.flow.program import SUMMARY_BUDGET, FileFlow
+
+#: a call of a function from another file: (that file, the calling scope, the call's id,
+#: parameter index as a string -> argument value)
+ForeignCall = tuple[FileFlow, ScopeResult, int, dict[str, Value]]
 
 _FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
 _IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)", re.M)
@@ -38,6 +43,9 @@ _NAME = re.compile(rb"[A-Za-z_]\w*")
 #: files, pipelines importing many modules) 48 re-parsed and re-analysed about 850 files;
 #: 256 took a sixth less CPU time for 1% more memory
 KEEP_FILES = 256
+#: the callers of a function in other files are looked for when at most this many files of
+#: the run import its file (directly or not); past that, they are not known
+MAX_IMPORTERS = 8
 
 
 def _parse(source: str, path: str) -> ast.Module:
@@ -83,6 +91,7 @@ class Project:
         self._deps: dict[str, frozenset[str]] = {}
         self._imports: dict[str, frozenset[str]] = {}
         self._hashes: dict[str, str] = {}
+        self._importers: dict[str, set[str]] | None = None
         self.budget = Budget(SUMMARY_BUDGET)
 
     # -- module names -------------------------------------------------------------------
@@ -197,6 +206,54 @@ class Project:
             return other, parts[i]
         return None
 
+    # -- the callers of a function in other files ---------------------------------------------
+    def importers(self, path: str) -> frozenset[str] | None:
+        """The files of the run that import ``path``, directly or not (None: more than
+        :data:`MAX_IMPORTERS`)."""
+        if self._importers is None:
+            rev: dict[str, set[str]] = {}
+            for p in self.files:
+                for d in self.imports_of(p):
+                    rev.setdefault(d, set()).add(p)
+            self._importers = rev
+        seen: set[str] = set()
+        todo = [path]
+        while todo:
+            for q in self._importers.get(todo.pop(), ()):
+                if q not in seen and q != path:
+                    seen.add(q)
+                    todo.append(q)
+                    if len(seen) > MAX_IMPORTERS:
+                        return None
+        return frozenset(seen)
+
+    def foreign_calls(self, owner: FileFlow, fn: ast.AST) -> list[ForeignCall] | None:
+        """Every call of ``fn`` (a function ``owner`` defines at module level) from the other
+        files of the run, each of them interpreted whole; None when they cannot all be known:
+        too many files import ``owner``, one cannot be read or interpreted within the budget,
+        or one names the function other than in a call (it may be called anywhere)."""
+        name = getattr(fn, "name", None)
+        if name is None or owner.defs.get(name) is not fn:
+            return None
+        files = self.importers(owner.path)
+        if files is None:
+            return None
+        key = (owner.path, name, getattr(fn, "lineno", 0))
+        out: list[ForeignCall] = []
+        for p in sorted(files):
+            other = self.file_flow(p)
+            if other is None:
+                return None
+            scopes = list(other.results())
+            if any(c.result.reason is Reason.BUDGET for r in scopes for c in r.calls.values()):
+                return None
+            sites = other.calls_into.get(key, {})
+            if _references(other, name) - {id(res.calls[c].node.func) for c, (res, _) in sites.items()
+                                            if c in res.calls}:
+                return None
+            out.extend((other, res, c, bound) for c, (res, bound) in sites.items())
+        return out
+
     # -- what a file's findings depend on ----------------------------------------------------
     def imports_of(self, path: str) -> frozenset[str]:
         """The files of the run that ``path`` imports (read off its bytes, not parsed)."""
@@ -244,8 +301,14 @@ class Project:
         return self._deps[path]
 
     def dependency_salt(self, path: str) -> str:
-        """A digest of the bytes of every file ``path`` depends on ("" for none)."""
-        deps = self.dependencies(path)
+        """A digest of the bytes of every file ``path`` depends on ("" for none): the files it
+        imports, and (the callers of its functions) the files that import it, when
+        :meth:`importers` knows them, with what they import."""
+        deps = set(self.dependencies(path))
+        for p in self.importers(path) or ():
+            deps.add(p)
+            deps |= self.dependencies(p)
+        deps.discard(path)
         if not deps:
             return ""
         h = hashlib.blake2b(digest_size=8)
@@ -255,3 +318,15 @@ class Project:
                 digest = self._hashes[d] = hashlib.blake2b(self.files[d], digest_size=8).hexdigest()
             h.update(d.encode("utf-8", "surrogateescape") + b"\0" + digest.encode())
         return "+" + h.hexdigest()
+
+
+def _references(ff: FileFlow, name: str) -> set[int]:
+    """The nodes of ``ff`` that may name the function ``name`` of another file: a name it
+    is imported as (``from .summ import summary as s``) or an attribute ``<x>.name``."""
+    local = {a for a, q in ff.imports.items() if q.rsplit(".", 1)[-1] == name} | {name}
+    out: set[int] = set()
+    for node in ast.walk(ff.tree):
+        if isinstance(node, ast.Name) and node.id in local and isinstance(node.ctx, ast.Load) or \
+                isinstance(node, ast.Attribute) and node.attr == name:
+            out.add(id(node))
+    return out

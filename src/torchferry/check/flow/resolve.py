@@ -255,6 +255,8 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         return Value.of(Kind.LOADER, None, _made(node, text), Basis.CONSTRUCTED)
     if qual == "torch.load":
         return Value(None, None, (_made(node, text, Op.LOADED),))
+    if qual in vocab.SAME_MODULE and args and args[0].is_(Kind.MODULE):
+        return args[0]
     if qual in vocab.MODEL_BUILDERS:
         return Value(_MODULE, _device_from(kws, frozenset((CPU,))), (_made(node, text),),
                      Basis.CONSTRUCTED)
@@ -551,6 +553,9 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
 # -- functions and classes of the checked files --------------------------------------------
 def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value:
     ff = ev.ff
+    if name == "setattr" and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
+            and node.args[0].id == ev.i.self_name and not isinstance(node.args[1], ast.Constant):
+        ev.i.dynamic_self = True  # (``setattr(self, attr, x.to(device))`` in a loop)
     local = ev.i.env.get(name) or ev.i.outer.get(name)
     k = ev.i.param_index.get(name)
     if k is not None:
@@ -670,9 +675,14 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
             p = ev.i.param_index.get(x.id) if isinstance(x, ast.Name) else None
             if p is not None and k + first in result.cpu_params:
                 ev.i.res.cpu_params.add(p)
-    if owner is ev.ff:  # the call sites of a function, for the rules that ask what it is given
-        spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
-        owner.call_sites.setdefault(id(target), {})[id(node)] = (ev.i.res, {} if spread else bound_args)
+    # the call sites of a function, for the rules that ask what it is given
+    spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
+    site = (ev.i.res, {} if spread else bound_args)
+    if owner is ev.ff:
+        owner.call_sites.setdefault(id(target), {})[id(node)] = site
+    else:
+        key = (owner.path, target.name, target.lineno)
+        ev.ff.calls_into.setdefault(key, {})[id(node)] = site
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
         _moved_by_callee(ev, node, result, 1 if bound else offset, bound_args)
     v = substitute(result.returns, bound_args)

@@ -94,6 +94,12 @@ CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 MODEL_ZOOS = ("torchvision.models.",)
 #: functions that build (or load) a model on the CPU unless told otherwise
 MODEL_BUILDERS = frozenset({"torch.hub.load", "timm.create_model", "torchvision.models.get_model"})
+#: functions of torch that give back the module they are given, compiled or scripted, with
+#: the same parameters on the same device (``torch.compile(model)``; ``torch.jit.trace``
+#: takes the module first too)
+SAME_MODULE = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace",
+                         "torch.jit.trace_module", "torch.jit.freeze",
+                         "torch.jit.optimize_for_inference"})
 #: submodules of torch whose functions compute tensors
 TENSOR_SUBMODULES = frozenset({"fft", "linalg", "special", "autograd", "sparse"})
 #: wrappers that hand inputs to the right device themselves (their place is left unknown)

@@ -10,8 +10,9 @@ Flags a call `model(x)` when, in one scope,
   in the same file (`Net(...)`, `torchvision.models.resnet50(...)`), is never moved,
   wrapped or handed to anything that could move it anywhere in the file; or
 * (from the device-flow analysis) the model is on a device the code chose -- moved in the
-  calling scope, or a parameter that every call of the file passes moved
-  (`train(model.to(device), loader)`), followed through the callers' own parameters --
+  calling scope, or a parameter that every call of the run passes moved
+  (`train(model.to(device), loader)`, in this file or in the files that import it),
+  followed through the callers' own parameters --
   and its first argument `x` is an item of a DataLoader's batch that is never moved, while
   another item of the same batch is (`target = target.to(device)` ... `model(data)`); a
   later argument may be wanted on the CPU (`decoder(features, captions, lengths)`, whose
@@ -31,8 +32,9 @@ Flags a call `model(x)` when, in one scope,
   neither here nor by a function of the file it was given to (`setup(model)` that calls
   `model.cuda()` counts as a move) -- and never handed to anything but such functions and
   builtins (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
-  `Trainer(model)`, that may move it with itself); or a parameter every call of the file
-  passes so (`train(model, ...)` with `model = Net()` in `main`).
+  `Trainer(model)`, that may move it with itself); or a parameter every call of the run
+  passes so (`train(model, ...)` with `model = Net()` in `main`; `summary(model, size)`
+  called as `summary(Net(), ...)` from another file).
 
 The findings of the last three forms carry their evidence: the model's move, where the
 input comes from (the batch, or where it was made), the other item's move and the call
@@ -68,15 +70,19 @@ author's choice.
 ## Known limits
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
 the model and the CPU input bound in the calling scope (for the second form, the model may be
-a global); the third and fourth need a move of the model the analysis sees in the file
-(calls from other files do not count), the third another item of the batch moved. The
+a global); the third and fourth need a move of the model the analysis sees in the file or,
+for a parameter of a module-level function, in every call of the run (the calls from other
+files count only when at most 8 files import the function's file, each within the analysis's
+budget, and none names the function other than in a call; a method's callers in other files
+never count), the third another item of the batch moved. The
 fourth form does not report a module without weights (a loss, an activation, or anything
 named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
 itself), an input computed by a call the analysis cannot see into (a transform, a
 tokenizer, a `Compose` with a `Lambda` or a transform not of torchvision) or a
 module's output, nor a file with a `with torch.device(...)` block. The fifth form does
 not report a global model that a function of the file moves in place (it may run before
-the call), and a function called from other files may be given a moved model there.
+the call), and a function called from outside the checked files may be given a moved model
+there.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load`, passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
@@ -413,14 +419,14 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
         for c in res.calls.values():
             if c.callee is not Callee.MODULE or not c.args or isinstance(c.node.args[0], ast.Starred):
                 continue
-            moved = _model_on_device(ff, res, c.func)
-            if moved is None:
-                continue
             # the model's input, its first argument (a later one may be wanted on the CPU:
             # ``decoder(features, captions, lengths)`` packs with ``lengths``)
             a, v = c.node.args[0], c.args[0]
             loop = _unmoved_item(v)
-            if loop is not None and id(loop) in moves and not _whole(a, loop):
+            if loop is None or id(loop) not in moves or _whole(a, loop):
+                continue
+            moved = _model_on_device(ff, res, c.func)  # (last: it may interpret the callers)
+            if moved is not None:
                 yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0])
 
 
@@ -492,21 +498,47 @@ def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) 
     p = next(iter(model.places))
     if p.where is not Where.PARAM:
         return None
-    sites = ff.call_sites.get(id(res.node), {})
+    sites = _callers(ff, res, int(p.ref))
     if not sites:
         return None
     found: list[Origin | None] = []
-    for call_id, (caller, bound) in sites.items():
-        given = bound.get(p.ref)
+    for other, caller, call_id, given in sites:
         c = caller.calls.get(call_id)
-        if given is None or c is None:
+        if c is None:
             return None
         names = [x for x in [*c.node.args, *(k.value for k in c.node.keywords)]
                  if isinstance(x, ast.Name) and caller.value(x) == given]
-        if any(_handed_on(ff, caller, n.id) for n in names):
+        if any(_handed_on(other, caller, n.id) for n in names):
             return None
-        found.append(_model_on_cpu(ff, caller, given, depth + 1))
+        found.append(_in_file(_model_on_cpu(other, caller, given, depth + 1), other, ff))
     return found[0] if all(f is not None for f in found) else None
+
+
+def _callers(ff: FileFlow, res: ScopeResult, k: int) -> list[tuple[FileFlow, ScopeResult, int, Value]] | None:
+    """What each call of the function ``res`` interprets passes for its parameter ``k``:
+    (the caller's file, its scope, the call's id, the argument), for the calls of this
+    file and, when the run knows them all (:meth:`Project.foreign_calls`), of the files
+    that import it; None when a call leaves ``k`` unbound or spreads ``*args``."""
+    sites = [(ff, caller, call_id, bound)
+             for call_id, (caller, bound) in ff.call_sites.get(id(res.node), {}).items()]
+    if ff.project is not None and not ff.is_method(res.node):
+        foreign = ff.project.foreign_calls(ff, res.node)
+        if foreign is not None:
+            sites.extend(foreign)
+    out = []
+    for other, caller, call_id, bound in sites:
+        v = bound.get(str(k))
+        if v is None:
+            return None
+        out.append((other, caller, call_id, v))
+    return out
+
+
+def _in_file(origin: Origin | None, other: FileFlow, ff: FileFlow) -> Origin | None:
+    """An origin ``other``'s analysis found, as ``ff``'s findings cite it (with its file)."""
+    if origin is None or other is ff or origin.path is not None:
+        return origin
+    return origin._replace(path=other.path)
 
 
 def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
@@ -650,10 +682,11 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
     p = next(iter(model.places))
     if p.where is not Where.PARAM:
         return None
-    given = ff.arguments(res.node, int(p.ref))
+    given = _callers(ff, res, int(p.ref))
     if not given:
         return None
-    found = [_model_on_device(ff, caller, v, depth + 1) for caller, v in given]
+    found = [_in_file(_model_on_device(other, caller, v, depth + 1), other, ff)
+             for other, caller, _, v in given]
     return found[0] if found and all(f is not None for f in found) else None
 
 
