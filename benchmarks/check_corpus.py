@@ -35,7 +35,10 @@ labels whose finding vanished (a rule change silenced it, for better or worse).
 
 ``--recall`` checks the reproductions of public bug reports in
 ``tests/check/recall/fixtures/`` (one file per report, citing it; each line that must be
-reported ends with ``# FRY0NN``) and prints recall per rule and the misses.
+reported ends with ``# FRY0NN``) and prints recall per rule and the misses;
+``--fixtures DIR`` checks another set (``tests/check/recall/held/fixtures``...), and
+``PYTHONPATH=OTHER/src`` measures the rules of another checkout (a worktree of a fixed
+commit) instead of this one's ``src/``; the output names the rules it measured.
 
 Exit status: 0, or 1 when ``--check`` is given and a finding is unlabelled, a label is
 stale, or (with ``--fix``) a fixed file does not parse or the second run changed
@@ -48,6 +51,7 @@ import argparse
 import ast
 import hashlib
 import json
+import os
 import re
 import shutil
 import subprocess
@@ -915,6 +919,22 @@ def _source_of(path: Path) -> str:
     return ""
 
 
+def checker_src(pythonpath: str | None = None) -> Path:
+    """The ``src`` directory whose torchferry ``--recall`` measures: the first
+    ``PYTHONPATH`` entry that holds a ``torchferry`` package, so that
+    ``PYTHONPATH=/tmp/other/src python benchmarks/check_corpus.py --recall`` measures
+    that checkout's rules; else this checkout's ``src/``.
+
+    >>> checker_src("") == REPO / "src"
+    True
+    """
+    entries = os.environ.get("PYTHONPATH", "") if pythonpath is None else pythonpath
+    for entry in entries.split(os.pathsep):
+        if entry and (Path(entry) / "torchferry" / "__init__.py").is_file():
+            return Path(entry).resolve()
+    return REPO / "src"
+
+
 def recall_cases(
     fixtures: Path = RECALL_FIXTURES,
     half: str = "all",
@@ -925,8 +945,9 @@ def recall_cases(
     ending in ``# FRY003`` must get that finding.  ``half`` keeps the reproductions of
     the development or test half (``test``: the test repositories, by default those of
     the committed split)."""
-    if str(REPO / "src") not in sys.path:
-        sys.path.insert(0, str(REPO / "src"))
+    src = str(checker_src())
+    if src not in sys.path:
+        sys.path.insert(0, src)
     from torchferry.check.engine import check_source
 
     if half != "all" and test is None:
@@ -976,7 +997,9 @@ def recall_mode(
     cases = recall_cases(fixtures, half, select=select)
     text, caught, total = recall_table(cases)
     which = "" if half == "all" else f", {half} half"
-    print(f"recall on {len(cases)} reproductions of public bug reports ({fixtures}{which}):\n")
+    print(f"recall on {len(cases)} reproductions of public bug reports ({fixtures}{which}):")
+    measured = Path(sys.modules["torchferry"].__file__ or "torchferry").parent
+    print(f"rules of {measured}\n")
     print(text)
     full = sum(1 for c in cases if c.expected <= c.found)
     print(f"\nreports with every expected finding caught: {full} of {len(cases)}")

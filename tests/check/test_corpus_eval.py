@@ -4,6 +4,7 @@ the pyproject written from a wheel's METADATA, and one real ``ferry check`` run.
 from __future__ import annotations
 
 import importlib.util
+import os
 import sys
 from pathlib import Path
 
@@ -261,3 +262,16 @@ def test_fetch_only_unpacks_the_set_and_runs_no_check(
     assert cc.main(["--blind", "--fetch-only", "--corpus", str(tmp_path)]) == 0
     out = capsys.readouterr().out.splitlines()
     assert out == [f"{tmp_path / f'{cc._norm(n)}-{v}'}: unpacked" for n, v in cc.BLIND]
+
+
+def test_recall_measures_the_torchferry_on_pythonpath(tmp_path: Path) -> None:
+    """``PYTHONPATH=OTHER/src`` measures OTHER's rules, not this checkout's ``src/``."""
+    other = tmp_path / "other" / "src"
+    (other / "torchferry").mkdir(parents=True)
+    (other / "torchferry" / "__init__.py").write_text("")
+    plain = tmp_path / "plain"
+    plain.mkdir()
+    path = os.pathsep.join([str(plain), str(other)])
+    assert cc.checker_src(path) == other.resolve()
+    assert cc.checker_src(str(plain)) == cc.REPO / "src"
+    assert cc.checker_src("") == cc.REPO / "src"
