@@ -472,6 +472,14 @@ def test_diff_writes_nothing_exit_1(proj, capsys):
     assert "+dev = device" in out and "Would fix 2 findings." in err
 
 
+def test_diff_names_an_absolute_path_as_git_does(proj, capsys, tmp_path_factory):
+    f = tmp_path_factory.mktemp("elsewhere") / "a.py"  # outside the working directory
+    f.write_text(BAD)
+    rc, out, _ = run(capsys, "--diff", str(f))
+    name = str(f).lstrip("/")
+    assert rc == 1 and out.startswith(f"--- a/{name}\n+++ b/{name}\n@@ "), out
+
+
 def test_diff_without_changes_exit_0(proj, capsys):
     (proj / "a.py").write_text('import torch\ndev = "cuda"\n')
     rc, out, err = run(capsys, "--diff")

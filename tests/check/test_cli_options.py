@@ -182,6 +182,21 @@ def test_config_takes_key_value_overrides_as_ruff_does(proj, capsys):
     assert rc == 2 and "one configuration file at most" in err
 
 
+def test_rule_selection_reads_ruffs_lint_table_and_lint_dotted_overrides(proj, capsys):
+    rc, out, _ = run(capsys, "--config", "lint.select = ['FRY004']", "--output-format", "concise")
+    assert rc == 1 and codes(out) == ["FRY004"]
+    rc, _, err = run(capsys, "--config", "lint.selekt = ['FRY004']")
+    assert rc == 2 and "unknown key 'lint.selekt'" in err
+    (proj / "pyproject.toml").write_text(
+        '[project]\nname = "p"\n[tool.torchferry.lint]\nselect = ["FRY001"]\n')
+    rc, out, _ = run(capsys, "--output-format", "concise")
+    assert rc == 1 and codes(out) == ["FRY001"]  # read, not skipped as an unknown table
+    (proj / "pyproject.toml").write_text(
+        '[tool.torchferry]\nselect = ["FRY004"]\n[tool.torchferry.lint]\nselect = ["FRY001"]\n')
+    rc, _, err = run(capsys)
+    assert rc == 2 and "'select' is given both at the top level and in 'lint'" in err
+
+
 def test_diff_with_another_format_is_a_usage_error(proj, capsys):
     rc, out, err = run(capsys, "--diff", "--output-format", "json")
     assert rc == 2 and out == ""
@@ -235,6 +250,11 @@ def test_a_notebook_of_another_language_is_skipped_and_said_so(proj, capsys, cac
             in err
     rc = main(["check", *cache, "-q", "r.ipynb"])
     assert rc == 0 and capsys.readouterr().err == ""
+    # one whose cells never mention torch (the pre-filter's skip) is said so too
+    (proj / "r.ipynb").write_text(_notebook("R").replace("x = torch.zeros(3).cuda()", "x <- 1"))
+    rc = main(["check", *cache, "r.ipynb"])
+    assert rc == 0
+    assert "r.ipynb: skipped: not a Python notebook (its language is R)" in capsys.readouterr().err
 
 
 def test_python_m_torchferry_names_itself_in_usage():

@@ -387,7 +387,8 @@ def test_fry003_fix_on_a_tensor_made_in_the_same_scope(simulate, tmp_path) -> No
     found = check_source(code, "<case>", select=["FRY003"])
     assert len(found) == 2 and all(f.fix is not None and f.fix.safe for f in found)
     after = fixed(code, "FRY003")
-    assert "np.asarray(t.cpu())" in after and "((t + 1).cpu()).numpy()" in after
+    # the receiver's own parentheses hold the inserted call: no second pair
+    assert "np.asarray(t.cpu())" in after and " (t + 1).cpu().numpy()" in after
     if simulate:
         with pytest.raises(TypeError, match="numpy"):
             run(code, tmp_path, simulate=True)

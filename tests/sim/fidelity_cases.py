@@ -1407,7 +1407,55 @@ CASES: list[Case] = [
         source="torch-source",
         cite="aten/src/ATen/native/sparse/SparseTensor.cpp sparse_coo_tensor: the options of "
         "values (its device); a GPU makes a CUDA sparse tensor",
-        refused="sparse_coo tensors cannot be placed on the simulated GPU",
+    ),
+    Case(
+        "sparse_coo_tensor_moves_host_indices_to_the_values_device",
+        "i=torch.tensor([[0,1],[1,0]]); v=torch.ones(2,device='cuda')\n"
+        "s=torch.sparse_coo_tensor(i,v,(2,2)); print(s.device, s._indices().device, i.device)",
+        out="cuda:0 cuda:0 cpu\n",
+        source="torch-source",
+        cite="torch/csrc/utils/tensor_new.cpp sparse_coo_tensor_ctor: values made on device= "
+        "(default: their own), indices by internal_new_from_data(values.options(), ...) "
+        "(Note [Ensuring sparse values and indices match devices])",
+    ),
+    Case(
+        "sparse_csr_of_a_device_tensor_stays_on_the_device",
+        "x=torch.tensor([[0.,1.],[2.,0.]],device='cuda'); s=x.to_sparse_csr()\n"
+        "y=torch.sparse.mm(s, torch.ones(2,1,device='cuda'))\n"
+        "print(s.device, s.is_cuda, s.crow_indices().device, y.device, y.flatten().tolist(), "
+        "s.to_dense().device, s.cpu().device, s.cpu().cuda().layout)",
+        out="cuda:0 True cuda:0 cuda:0 [1.0, 2.0] cuda:0 cpu torch.sparse_csr\n",
+        source="torch-source",
+        cite="native_functions.yaml: _to_sparse_csr (CUDA: dense_to_sparse_csr), addmm "
+        "(SparseCsrCUDA: addmm_sparse_compressed_dense), _to_dense (SparseCsrCUDA) make their "
+        "results on the input's device",
+    ),
+    Case(
+        "sparse_coo_device_times_host_dense",
+        "s=torch.ones(2,2,device='cuda').to_sparse(); torch.sparse.mm(s, torch.ones(2,2))",
+        exc=(
+            "RuntimeError",
+            "Expected all tensors to be on the same device, but got mat1 is on cuda:0, different "
+            "from other tensors on cpu (when checking argument in method wrapper_SparseCUDA__addmm)",
+        ),
+        source="torch-source",
+        cite="_sparse_mm (SparseTensorMath.cpp) makes zeros like mat2 (cpu) and calls "
+        "_sparse_addmm -> addmm; the SparseCUDA dispatch key wins, and torchgen's wrapper for "
+        "it checks out args then self, mat1, mat2 (is_cuda_dispatch_key(SparseCUDA) -> "
+        "device_guard -> gen_device_check)",
+    ),
+    Case(
+        "sparse_csr_mm_with_reduce_has_no_cuda_kernel",
+        "s=torch.ones(2,2,device='cuda').to_sparse_csr()\n"
+        "try:\n"
+        "    torch.sparse.mm(s, torch.ones(2,2,device='cuda'), 'sum')\n"
+        "except NotImplementedError as e:\n"
+        "    print(str(e).split('. ')[0])",
+        out="Could not run 'aten::_sparse_mm_reduce_impl' with arguments from the "
+        "'SparseCsrCUDA' backend\n",
+        source="torch-source",
+        cite="native_functions.yaml: _sparse_mm_reduce_impl dispatch has SparseCsrCPU only; "
+        "_sparse_mm.reduce (composite) calls it; the dispatcher's reportError text",
     ),
     Case(
         "sync_debug_error_flags_bincount",

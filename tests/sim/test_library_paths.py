@@ -282,19 +282,6 @@ def test_distributed_checkpoint_state_dict_of_a_plain_model():
             FSDP(m)
 
 
-# ---------------------------------------------------------------- sparse tensors
-def test_sparse_tensors_of_device_tensors_are_refused_naming_the_layout():
-    with simulate("cuda"):
-        i = torch.tensor([[0, 1], [1, 0]], device="cuda")
-        v = torch.ones(2, device="cuda")
-        with pytest.raises(UnsupportedFeatureError, match="^sparse_coo tensors cannot be placed"):
-            torch.sparse_coo_tensor(i, v, (2, 2))
-        with pytest.raises(UnsupportedFeatureError, match="^sparse_coo tensors cannot be placed"):
-            v.to_sparse()
-        # CPU sparse tensors work as before
-        assert torch.sparse_coo_tensor(i.cpu(), v.cpu(), (2, 2)).to_dense().sum().item() == 2.0
-
-
 # ---------------------------------------------------------------- sync debug mode
 def test_sync_debug_mode_flags_bincount():
     with simulate("cuda"):

@@ -472,11 +472,6 @@ def test_functorch_transforms_keep_the_device():
             torch.vmap(lambda r: r + torch.ones(2))(x)
 
 
-def test_sparse_tensors_cannot_go_to_the_simulated_device():
-    with simulate("cuda"), pytest.raises(UnsupportedFeatureError, match="sparse_coo tensors"):
-        torch.ones(2, 2).to_sparse().to("cuda")
-
-
 def test_pickle_round_trip_is_a_gpu_pickle():
     import pickle
 

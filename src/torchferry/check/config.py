@@ -224,6 +224,8 @@ def parse_override(text: str) -> dict:
     {'select': ['FRY001']}
     >>> parse_override("max-file-size = '20MB'")
     {'max-file-size': '20MB'}
+    >>> parse_override("lint.select = ['FRY001']")  # ruff's spelling
+    {'select': ['FRY001']}
     """
     try:
         table = _toml_loads(text)
@@ -231,6 +233,7 @@ def parse_override(text: str) -> dict:
         raise UsageError(
             f"--config {text!r}: not a file, and not a TOML 'KEY = VALUE' pair ({exc})"
         ) from None
+    table = _lifted(table, f"--config {text!r}:")
     if len(table) != 1 or next(iter(table)) not in KEYS:
         raise UsageError(
             f"--config {text!r}: one of the [tool.torchferry] keys (known: {', '.join(KEYS)})"
@@ -275,10 +278,37 @@ def _read(start: Path, explicit: Path | None) -> tuple[Config, dict | None, str]
     return cfg, section, f"{found}: [tool.torchferry]"
 
 
+#: the keys ruff keeps under ``lint`` (``[tool.ruff.lint]``, ``--config 'lint.select = ...'``):
+#: read there too, so a configuration written the ruff way means what it says
+LINT_KEYS = ("select", "extend-select", "ignore", "per-file-ignores")
+
+
+def _lifted(section: dict, where: str) -> dict:
+    """``section`` with the keys of its ``lint`` sub-table (``[tool.torchferry.lint]``)
+    moved up beside the others.
+
+    >>> _lifted({"lint": {"select": ["FRY001"]}, "exclude": []}, "")
+    {'exclude': [], 'select': ['FRY001']}
+    """
+    lint = section.get("lint")
+    if not isinstance(lint, dict):
+        return section
+    out = {k: v for k, v in section.items() if k != "lint"}
+    for key, value in lint.items():
+        if key not in LINT_KEYS:
+            raise UsageError(f"{where} unknown key 'lint.{key}' (known: "
+                             f"{', '.join('lint.' + k for k in LINT_KEYS)})")
+        if key in out:
+            raise UsageError(f"{where} {key!r} is given both at the top level and in 'lint'")
+        out[key] = value
+    return out
+
+
 def _apply(cfg: Config, section: dict, where: str) -> None:
     """Set what ``section`` (a ``[tool.torchferry]`` table) says on ``cfg``."""
     from torchferry.check.engine import validate_selectors
 
+    section = _lifted(section, where)
     for key, value in section.items():
         if isinstance(value, dict) and key not in KEYS:
             continue  # a sub-table, e.g. [tool.torchferry.<other command>]

@@ -271,8 +271,9 @@ def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...])
         findings = res.findings
         if res.source != text:
             out.fixed = res.fixed
-            if opts.diff:
-                out.diff = _unified(text, res.source, f"a/{display}", f"b/{display}")
+            if opts.diff:  # git's names: a/tmp/x.py for /tmp/x.py
+                name = display.lstrip("/")
+                out.diff = _unified(text, res.source, f"a/{name}", f"b/{name}")
             text = res.source
     else:
         findings = engine.check_source(
@@ -356,8 +357,8 @@ def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...
                     _unified(
                         original.texts[c],
                         nb.texts[c],
-                        f"a/{display}:cell {c}",
-                        f"b/{display}:cell {c}",
+                        f"a/{display.lstrip('/')}:cell {c}",
+                        f"b/{display.lstrip('/')}:cell {c}",
                     )  # fmt: skip
                     for c in original.texts
                     if original.texts[c] != nb.texts[c]
@@ -549,7 +550,7 @@ def check_paths(
             outcomes[i] = _too_large(path, display, opts, limit)
             continue
         if opts.prefilter and not _mentions_torch(path, data):
-            outcomes[i] = FileOutcome(path, display, skipped=True)
+            outcomes[i] = FileOutcome(path, display, skipped=True, note=_other_language(path, data))
             continue
         readable.append((i, path, data, display))
     # the nn.Module classes the files of this run define, known to every file's checks
@@ -622,6 +623,20 @@ def _mentions_torch(path: Path, data: bytes) -> bool:
     except (ValueError, RecursionError):
         return True  # not JSON we can read: checking it reports what is wrong
     return PREFILTER.decode() in text
+
+
+def _other_language(path: Path, data: bytes) -> str | None:
+    """The note for a notebook in another language that the pre-filter skips (an R
+    kernel's with no mention of torch), so it is said as for every other such notebook."""
+    if path.suffix != ".ipynb" or b"language" not in data:
+        return None
+    from torchferry.check.notebook import NotebookError, language, parse_notebook
+
+    try:
+        lang = language(parse_notebook(data.decode("utf-8", "replace")))
+    except NotebookError:
+        return None
+    return f"skipped: not a Python notebook (its language is {lang})" if lang else None
 
 
 def _unreadable(path: Path, exc: OSError) -> str:

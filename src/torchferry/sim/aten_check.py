@@ -67,6 +67,117 @@ def _yaml_info() -> dict[str, tuple[bool, bool, bool]]:
     return info
 
 
+@functools.lru_cache(maxsize=1)
+def _dispatch_keys() -> dict[str, frozenset[str]]:
+    """name.overload -> the dispatch keys its ``dispatch:`` section in native_functions.yaml
+    names (``SparseCUDA``, ``CompositeExplicitAutograd``, ...); an ``autogen`` operator gets
+    ``CompositeExplicitAutograd`` (torchgen's generated kernel), one without a ``dispatch:``
+    or ``structured_delegate:`` line ``CompositeImplicitAutograd``."""
+    out: dict[str, frozenset[str]] = {}
+    try:
+        import torchgen
+
+        path = os.path.join(os.path.dirname(torchgen.__file__), "packaged", "ATen", "native",
+                            "native_functions.yaml")
+        with open(path, encoding="utf-8") as fh:
+            text = fh.read()
+    except (ImportError, OSError):  # pragma: no cover - torchgen ships with torch wheels
+        return out
+    for block in re.split(r"\n(?=- func:)", text):
+        m = re.match(r"- func: ([\w.]+)\(", block)
+        if not m:
+            continue
+        d = re.search(r"^  dispatch:\n((?:    .*\n?)*)", block, re.M)
+        keys: set[str] = set()
+        if d is not None:
+            for line in re.findall(r"^    ([\w, ]+):", d.group(1), re.M):
+                keys.update(re.split(r",\s*", line.strip()))
+        elif "structured_delegate:" not in block:
+            keys.add("CompositeImplicitAutograd")
+        out[m.group(1)] = frozenset(keys)
+        for gen in re.findall(r"^  autogen: (.*)$", block, re.M):
+            for name in re.split(r",\s*", gen.strip()):
+                out[name] = frozenset({"CompositeExplicitAutograd"})
+    return out
+
+
+_COMPOSITE = frozenset({"CompositeExplicitAutograd", "CompositeExplicitAutogradNonFunctional",
+                        "CompositeImplicitAutograd"})
+_NO_KERNEL = (
+    "Could not run '{op}' with arguments from the '{key}' backend. This could be because the "
+    "operator doesn't exist for this backend, or was omitted during the selective/custom build "
+    "process (if using custom build). If you are a Facebook employee using PyTorch on mobile, "
+    "please visit https://fburl.com/ptmfixes for possible resolutions."
+)
+
+
+def sparse_kernel_check(func: Any, targs: list[tuple[str, torch.Tensor, bool]],
+                        devs: list[torch.device]) -> None:
+    """Raise the dispatcher's ``NotImplementedError`` for an operator on a sparse tensor
+    whose simulated device's sparse dispatch key (``SparseCUDA``, ``SparseCsrCUDA``) has no
+    kernel in native_functions.yaml (``_sparse_mm_reduce_impl``: ``SparseCsrCPU`` only).
+
+    The text is the first part of the dispatcher's; the list of backends it goes on with is
+    the real build's and is left out.
+    """
+    accel = _accel(devs)
+    if accel.type == "cpu":
+        return
+    func_key = _sparse_functionality(targs)
+    if func_key is None:
+        return
+    name, overload = _op_key(func)
+    if not func._schema.name.startswith("aten::"):
+        return
+    keys = _dispatch_keys().get(f"{name}.{overload}" if overload else name)
+    key = func_key + _backend(accel)
+    if keys is None or key in keys or keys & _COMPOSITE:
+        return
+    raise NotImplementedError(_NO_KERNEL.format(op=func._schema.name, key=key))
+
+
+# a CompositeExplicitAutograd operator on sparse tensors -> the operator whose generated
+# sparse wrapper checks the devices (``_sparse_addmm`` is ``at::addmm`` plus its backward)
+_SPARSE_CALLS = {"_sparse_addmm": "addmm"}
+
+
+def _sparse_functionality(targs: list[tuple[str, torch.Tensor, bool]]) -> str | None:
+    """The sparse functionality of the dispatch key the tensors select: ``SparseCsr`` (it
+    outranks ``Sparse``) for a compressed layout, ``Sparse`` for COO, None if all dense."""
+    found = None
+    for _, t, _ in targs:
+        layout = t.layout
+        if layout is torch.sparse_coo:
+            found = found or "Sparse"
+        elif layout is not torch.strided and layout in _tags._COMPONENTS:
+            return "SparseCsr"
+    return found
+
+
+def _sparse_check(name: str, overload: str, targs: list[tuple[str, torch.Tensor, bool]],
+                  devs: list[torch.device]) -> torch.device | None:
+    """The generated device check of a sparse backend's wrapper (``wrapper_SparseCUDA__addmm``),
+    when the operator has a kernel for it; None otherwise (the dense rules apply)."""
+    func = _sparse_functionality(targs)
+    if func is None:
+        return None
+    name = _SPARSE_CALLS.get(name, name)
+    key = func + _backend(_accel(devs))
+    full = f"{name}.{overload}" if overload else name
+    if key not in _dispatch_keys().get(full, ()):
+        return None
+    info = _yaml_info().get(full)
+    if info is None or info[0]:
+        # device_check: NoCheck: the sparse kernel checks by itself (its texts vary; the
+        # dense rules below stand in for them)
+        return None
+    common = devs[0]
+    for (argname, _t, _w), d in zip(targs, devs, strict=False):
+        if d != common:
+            raise codegen_error(argname, d, common, f"wrapper_{key}_{overload}_{name}")
+    return common
+
+
 def _op_key(func: Any) -> tuple[str, str]:
     name = func._schema.name.split("::", 1)[-1]
     overload = func._schema.overload_name
@@ -144,6 +255,7 @@ def check_op(func: Any, args: tuple, kwargs: dict) -> torch.device:
     if not targs:
         return _CPU
     devs = [_dev(t) for _, t, _ in targs]
+    sparse_kernel_check(func, targs, devs)
     first = devs[0]
     if all(d == first for d in devs):
         return first
@@ -207,6 +319,9 @@ def check_op(func: Any, args: tuple, kwargs: dict) -> torch.device:
         )
     if name == "stack":
         name, overload = "cat", ""
+    sparse = _sparse_check(name, overload, targs, devs)
+    if sparse is not None:
+        return sparse
     info = _yaml_info().get(f"{name}.{overload}" if overload else name)
     no_check, structured, has_kernel = info if info is not None else (True, False, False)
     if no_check or not has_kernel:
@@ -335,6 +450,21 @@ class AtenDeviceChecker(TorchDispatchMode):
         if dev.type != "cpu":
             _tag_outputs(out, dev)
         return out
+
+
+class SparseKernelChecker(TorchDispatchMode):
+    """Runs one call on sparse device tensors, raising what the dispatcher raises for an
+    operator the device's sparse backend has no kernel for (:func:`sparse_kernel_check`)."""
+
+    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+        kwargs = kwargs or {}
+        targs = _tensor_args(func, args, kwargs)
+        try:
+            sparse_kernel_check(func, targs, [_dev(t) for _, t, _ in targs])
+        except NotImplementedError as exc:
+            exc._ferry_device_check = True
+            raise
+        return func(*args, **kwargs)
 
 
 def _tag_outputs(out: Any, dev: torch.device) -> None:

@@ -26,7 +26,7 @@ from torchferry._internal import frames as _frames
 from torchferry.errors import UnsupportedFeatureError
 from torchferry.sim import events as _events
 from torchferry.sim import tags as _tags
-from torchferry.sim.aten_check import AtenDeviceChecker, type_name
+from torchferry.sim.aten_check import AtenDeviceChecker, SparseKernelChecker, type_name
 from torchferry.sim.state import SimState
 
 Tensor = torch.Tensor
@@ -37,6 +37,7 @@ _TAGS = _tags.TAGS
 _Tag = _tags.Tag
 _tag = _tags.tag
 _CPU = torch.device("cpu")
+_STRIDED = torch.strided
 _EMPTY: dict[str, Any] = {}
 _LISTENERS = _events.LISTENERS
 
@@ -89,9 +90,22 @@ _NO_STORAGE = (
 
 
 def no_storage_error(t: Tensor) -> UnsupportedFeatureError:
-    """The refusal of a tensor without a storage (sparse, nested) on a simulated device."""
+    """The refusal of a tensor the simulation cannot tag (nested, mkldnn) on a simulated
+    device.  Sparse tensors are tagged through their components (:func:`tag_storageless`)."""
     return UnsupportedFeatureError(_NO_STORAGE.format(
         "nested" if t.is_nested else str(t.layout).replace("torch.", "")))
+
+
+def tag_storageless(out: Tensor, dev: torch.device) -> Tensor:
+    """Put ``out``, a tensor without a storage of its own, on ``dev``: a sparse tensor's
+    indices and values are tagged (:func:`torchferry.sim.tags.components`); anything else
+    is refused."""
+    if not _tags.components(out):
+        raise no_storage_error(out)
+    if out.dtype is _F64 and _refuses_f64(dev):
+        raise TypeError(MPS_F64)
+    _tag(out, dev)
+    return out
 
 
 def _site_tuple() -> tuple[str, int, str] | None:
@@ -231,7 +245,7 @@ class SimMode(TorchFunctionMode):
             try:
                 key = _sid(out)
             except NotImplementedError:  # a sparse result of device tensors
-                raise no_storage_error(out) from None
+                return tag_storageless(out, common)
             if key not in _TAGS:
                 if out.dtype is _F64 and ACTIVE.spec.refuses_float64:
                     raise TypeError(MPS_F64)
@@ -358,7 +372,10 @@ def _robust_call(func: Any, args: tuple, kwargs: dict) -> Any:
         return func(*args, **kwargs)
     if cpu_seen or mixed:
         return _checked(func, args, kwargs)
-    out = func(*args, **kwargs)
+    if any(t.layout is not _STRIDED for t in tensors):
+        out = _sparse_call(func, args, kwargs)
+    else:
+        out = func(*args, **kwargs)
     for o in out if isinstance(out, (tuple, list)) else (out,):
         if isinstance(o, Tensor):
             while _is_wrapped(o):
@@ -379,6 +396,19 @@ def _checked(func: Any, args: tuple, kwargs: dict) -> Any:
     except Exception as exc:
         if getattr(exc, "_ferry_device_check", False):
             # as on a GPU: the error comes from the user's call, not our internals
+            raise exc.with_traceback(None) from None
+        raise
+
+
+def _sparse_call(func: Any, args: tuple, kwargs: dict) -> Any:
+    """A call on sparse device tensors: run it under the sparse kernel checker, which raises
+    the dispatcher's error where the device has no sparse kernel for an operator."""
+    __tracebackhide__ = True  # noqa: F841 - pytest and IPython leave this frame out
+    try:
+        with SparseKernelChecker():
+            return func(*args, **kwargs)
+    except Exception as exc:
+        if getattr(exc, "_ferry_device_check", False):
             raise exc.with_traceback(None) from None
         raise
 
@@ -502,9 +532,7 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
     try:
         key = _sid(out)
     except (RuntimeError, NotImplementedError):
-        if dev is None:
-            return out
-        raise no_storage_error(out) from None
+        return _place_sparse(out, dev, args)
     e = _TAGS.get(key)
     if e is not None and e.device is dev:
         return out  # as_tensor(x, device=x.device) returns x itself
@@ -524,6 +552,30 @@ def _factory(func: Any, args: tuple, kwargs: dict) -> Any:
             False,
         )
     return _tag_out(out, dev)
+
+
+def _place_sparse(out: Tensor, dev: torch.device | None, args: tuple) -> Tensor:
+    """A factory's sparse result (made on the CPU) put on ``dev`` (None: the CPU).
+
+    ``sparse_coo_tensor(indices, values, device=...)`` keeps its arguments as its
+    components when they are already on the device; the CPU run keeps them always, so a
+    result whose components are another device's, or (for a device result) the CPU
+    arguments themselves, is copied first, as the device's constructor copies them.
+    """
+    parts = _tags.components(out)
+    if not parts:
+        if dev is None:
+            return out
+        raise no_storage_error(out)
+    given = {_storage_key(a) for a in args if isinstance(a, Tensor)}
+    for p in parts:
+        e = _TAGS.get(_sid(p))
+        if (e is not None and e.device is not dev) or (
+            e is None and dev is not None and _sid(p) in given
+        ):
+            out = out.clone()
+            break
+    return out if dev is None else tag_storageless(out, dev)
 
 
 # the builtins the mode receives (torch.<name> may be a wrapper: explain, trips)
@@ -630,7 +682,13 @@ HANDLERS[_getter("is_cpu")] = lambda func, args, kwargs: (
 @handles(_getter("grad"))
 def _h_grad(func, args, kwargs):
     g = func(*args)
-    if g is not None and _TAGS.get(_sid(g)) is None:
+    if g is None:
+        return g
+    try:
+        key = _sid(g)
+    except (RuntimeError, NotImplementedError):  # a sparse gradient: its values' key
+        key = _storage_key(g)
+    if _TAGS.get(key) is None:
         # gradients are made by the autograd engine: they land on the parameter's device
         d = dev_of(args[0])
         if d is not None:
@@ -657,7 +715,8 @@ def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: 
         kw["memory_format"] = memory_format
     if dst is not None and (dtype or t.dtype) is torch.float64 and _refuses_f64(dst):
         raise TypeError(MPS_F64)
-    if dst is not None and (t.layout is not torch.strided or t.is_nested):
+    if dst is not None and (t.is_nested or (t.layout is not torch.strided
+                                            and not _tags.components(t))):
         raise no_storage_error(t)
     blocking = not non_blocking
     if src is not None and dst is None:
@@ -672,8 +731,11 @@ def _copy_to(t: Tensor, src, dst, dtype, non_blocking: bool, memory_format, op: 
 def _nbytes(t: Tensor) -> int:
     """The bytes a move of ``t`` copies; read without a subclass's ``__torch_function__``
     (a lazy module's ``UninitializedParameter`` refuses ``numel`` but may be moved)."""
-    if type(t) is Tensor:
+    if type(t) is Tensor and t.layout is _STRIDED:
         return t.nelement() * t.element_size()
+    parts = _tags.components(t)  # a sparse tensor: its indices and values
+    if parts:
+        return sum(p.nelement() * p.element_size() for p in parts)
     with torch._C.DisableTorchFunctionSubclass():
         return t.nelement() * t.element_size()
 
@@ -1088,6 +1150,49 @@ def _h_copy(func, args, kwargs):
             "copy_", sdev or _CPU, ddev or _CPU, _nbytes(src_t), not nb
         )
     return func(*args, **kwargs)
+
+
+# the sparse constructors -> the position of their ``values`` argument
+_SPARSE_CTORS = {
+    _VF.sparse_coo_tensor: 1,
+    _VF.sparse_csr_tensor: 2,
+    _VF.sparse_csc_tensor: 2,
+    _VF.sparse_bsr_tensor: 2,
+    _VF.sparse_bsc_tensor: 2,
+    _VF.sparse_compressed_tensor: 2,
+}
+
+
+@handles(*_SPARSE_CTORS)
+def _h_sparse_ctor(func, args, kwargs):
+    """``torch.sparse_coo_tensor(indices, values, ...)`` and the compressed constructors.
+
+    torch/csrc/utils/tensor_new.cpp makes ``values`` on ``device=`` (default: where the
+    values are), then the indices on the values' device (its "Ensuring sparse values and
+    indices match devices"): tensor arguments on another device are copied there, never
+    refused.  The copies are made here; the CPU constructor then keeps them as components.
+    """
+    pos = _SPARSE_CTORS[func]
+    values = args[pos] if len(args) > pos else kwargs.get("values")
+    spec = kwargs.get("device")
+    if spec is not None:
+        dev = resolve(spec)
+        if dev is NotImplemented:
+            return func(*args, **kwargs)
+    else:
+        dev = dev_of(values) if isinstance(values, Tensor) else None
+
+    def on_dev(a: Any) -> Any:
+        src = dev_of(a) if isinstance(a, Tensor) else None
+        if not isinstance(a, Tensor) or src is dev:
+            return a
+        return _copy_to(a, src, dev, None, False, None, "to")
+
+    args = tuple(on_dev(a) for a in args)
+    kw = {k: on_dev(v) for k, v in kwargs.items()}
+    kw["device"] = _CPU
+    out = _as_caller(_getframe(2))(func, args, kw)  # torch's warnings name the user's line
+    return out if dev is None else tag_storageless(out, dev)
 
 
 @handles(_own("new_tensor"))

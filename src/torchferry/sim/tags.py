@@ -85,11 +85,38 @@ _unwrap = torch._C._functorch.get_unwrapped
 _sid: Callable[[torch.Tensor], int] = torch._C._storage_id  # type: ignore[attr-defined]
 
 
+# The dense components of a sparse tensor, by layout: a sparse tensor has no storage of
+# its own, its device is that of its components (as in ATen, where a sparse tensor's
+# indices and values live on its device), so the tag rides on their storages.  ``.values()``,
+# ``.indices()``, ``.crow_indices()`` ... return views of them and share the tag for free.
+_COMPONENTS: dict[torch.layout, tuple[str, ...]] = {
+    torch.sparse_coo: ("_indices", "_values"),
+    torch.sparse_csr: ("crow_indices", "col_indices", "values"),
+    torch.sparse_csc: ("ccol_indices", "row_indices", "values"),
+    torch.sparse_bsr: ("crow_indices", "col_indices", "values"),
+    torch.sparse_bsc: ("ccol_indices", "row_indices", "values"),
+}
+_DisableTorchFunction = torch._C.DisableTorchFunction
+
+
+def components(t: torch.Tensor) -> tuple[torch.Tensor, ...]:
+    """The dense tensors (indices, values) a sparse ``t`` is made of; () for other layouts.
+
+    Read with ``__torch_function__`` off, so it may be called inside or outside the
+    simulation's mode.  The values come last.
+    """
+    with _DisableTorchFunction():
+        names = _COMPONENTS.get(t.layout)
+        if names is None:
+            return ()
+        return tuple(getattr(torch._C.TensorBase, n)(t) for n in names)
+
+
 def tag(t: torch.Tensor, dev: torch.device) -> None:
     """Mark ``t``'s storage as living on ``dev`` unless it already has a tag.
 
-    Looks through functorch wrappers; a tensor without storage (sparse, nested)
-    is left alone.
+    Looks through functorch wrappers; a sparse tensor's components are tagged; a
+    nested tensor (no storage) is left alone.
     """
     try:
         key = _sid(t)
@@ -99,6 +126,8 @@ def tag(t: torch.Tensor, dev: torch.device) -> None:
         try:
             key = _sid(t)
         except (RuntimeError, NotImplementedError):
+            for c in components(t):
+                tag(c, dev)
             return
     if key not in TAGS:
         st = t.untyped_storage()
@@ -108,11 +137,14 @@ def tag(t: torch.Tensor, dev: torch.device) -> None:
 
 
 def retag(t: torch.Tensor, dev: torch.device | None) -> None:
-    """Force ``t``'s storage onto ``dev`` (``None``: CPU, i.e. untagged)."""
-    st = t.untyped_storage()
-    REGISTRY.pop(st._cdata)
-    if dev is not None:
-        TAGS[st._cdata] = Tag(st._weak_ref(), dev, st.nbytes(), site(2))
+    """Force ``t``'s storage (a sparse tensor's components') onto ``dev`` (``None``: CPU,
+    i.e. untagged)."""
+    parts = components(t) or (t,)
+    for p in parts:
+        st = p.untyped_storage()
+        REGISTRY.pop(st._cdata)
+        if dev is not None:
+            TAGS[st._cdata] = Tag(st._weak_ref(), dev, st.nbytes(), site(2))
 
 
 def tag_storage(st: Any, dev: torch.device) -> None:
@@ -129,13 +161,15 @@ def storage_device(st: Any) -> torch.device | None:
 
 
 def storage_key(t: torch.Tensor) -> int | None:
-    """The storage key of ``t``, looking through functorch wrappers; None without storage."""
+    """The storage key of ``t``, looking through functorch wrappers: a sparse tensor's is
+    its values'; None without storage (nested)."""
     while _is_wrapped(t):
         t = _unwrap(t)
     try:
         return _sid(t)
     except (RuntimeError, NotImplementedError):
-        return None
+        parts = components(t)
+        return _sid(parts[-1]) if parts else None
 
 
 def entry(t: torch.Tensor) -> Tag | None:

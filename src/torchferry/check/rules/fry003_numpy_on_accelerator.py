@@ -365,7 +365,13 @@ def _fix(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr, v: Val
     if not v.is_(Kind.TENSOR) or not method and any(o.op is Op.OUTPUT for o in v.origins):
         return None  # handed to a NumPy function, a module's output may be a tuple
     safe = tensor_by_construction(ctx.flow, node, method)
-    if needs_parens(node):
+    receiver = call.node.func if isinstance(call.node.func, ast.Attribute) else None
+    if receiver is not None and receiver.value is node and \
+            ctx.span(receiver)[:2] != ctx.span(node)[:2]:
+        # ``(x * 2).numpy()``: the receiver's own parentheses hold it already
+        edits = (ctx.edit(receiver, f"{ctx.text(receiver)[:-len(receiver.attr)-1]}{add}"
+                          f".{receiver.attr}"),)
+    elif needs_parens(node):
         edits = (ctx.edit(node, f"({ctx.text(node)}){add}"),)
     else:
         edits = (ctx.insert_after(node, add),)
