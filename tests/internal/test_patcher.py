@@ -156,3 +156,33 @@ def test_simulation_patched_over_warns_and_restores_the_rest():
     finally:
         torch.cuda.is_available = orig_avail
 
+
+
+def test_suspended_shows_the_originals_then_the_same_replacements():
+    class Base:
+        def m(self):
+            return "base"
+
+    class Child(Base):
+        pass
+
+    mod = _ns()
+    orig_f, plans = mod.f, []
+
+    def plan():
+        plans.append(1)
+        return [(mod, "f", lambda: "F"), (mod, "g", lambda: "G"), (Child, "m", lambda self: "M")]
+
+    with Patch("t", plan) as p:
+        ours_f, ours_g = mod.f, mod.g
+        theirs = lambda: "theirs"  # noqa: E731
+        mod.g = theirs  # patched over: left alone while suspended
+        with p.suspended():
+            assert mod.f is orig_f and mod.g is theirs and "m" not in Child.__dict__
+            assert Child().m() == "base" and p.active
+        assert mod.f is ours_f and mod.g is theirs and Child().m() == "M" and plans == [1]
+        mod.g = ours_g  # they undo theirs
+    assert mod.g() == "g" and not p.contested
+    with p.suspended():  # not installed: nothing to suspend
+        assert mod.f is orig_f
+    assert mod.f is orig_f

@@ -1546,4 +1546,31 @@ CASES: list[Case] = [
         "(False outside autocast); nn.MultiheadAttention.forward calls it (found scripting it "
         "in torch_geometric's test_aggr_utils.py)",
     ),
+    Case(
+        "dynamo_explain_graph_conv_imported_in_a_child_process",
+        "import subprocess, sys\n"
+        "child = '''\n"
+        "import torch, torch._dynamo as dynamo\n"
+        "def spread(src, index, n):\n"
+        "    return src.new_zeros(n, src.size(1)).index_add_(0, index, src)\n"
+        "class MeanConv(torch.nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__(); self.lin = torch.nn.Linear(4, 4)\n"
+        "    def forward(self, x, ei):\n"
+        "        deg = spread(torch.ones(ei.size(1), 1, device=ei.device), ei[1], x.size(0))\n"
+        "        return spread(self.lin(x)[ei[0]], ei[1], x.size(0)) / deg.clamp(min=1)\n"
+        "x = torch.randn(3, 4, device='cuda'); ei = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]], device='cuda')\n"
+        "e = dynamo.explain(MeanConv().cuda())(x, ei)\n"
+        "print(e.graph_count, e.graph_break_count, e.break_reasons)\n"
+        "'''\n"
+        "r=subprocess.run([sys.executable, '-c', child], capture_output=True, text=True)\n"
+        "print(r.stdout, end='')",
+        out="1 0 []\n",
+        source="torch-source",
+        tags=("process",),
+        cite="torch/_dynamo/eval_frame.py explain: graph_break_count = graph_count - 1; a "
+        "tensor's .device is a torch.device constant (torch/_dynamo/utils.py "
+        "common_constant_types), new_zeros and index_add_ are graph ops: one graph, as on "
+        "the CPU (found in torch_geometric's test_compile_graph_breaks for GCN and PNA)",
+    ),
 ]

@@ -191,6 +191,55 @@ def test_dynamo_imported_in_the_simulation_resets_and_explains():
     assert r.stdout.splitlines() == ["1 0 True", "torch._inductor.cudagraph_trees True"]
 
 
+_GCN_LIKE = """
+import torch
+
+
+def spread(src, index, n):
+    return src.new_zeros(n, src.size(1)).index_add_(0, index, src)  # a scatter-add
+
+
+class MeanConv(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x, edge_index):
+        ones = torch.ones(edge_index.size(1), 1, device=edge_index.device)
+        deg = spread(ones, edge_index[1], x.size(0))
+        return spread(self.lin(x)[edge_index[0]], edge_index[1], x.size(0)) / deg.clamp(min=1)
+"""
+
+
+@pytest.mark.slow
+def test_dynamo_imported_in_the_simulation_explains_a_graph_conv_in_one_graph(tmp_path):
+    # as under `pytest --ferry-simulate cuda`: dynamo and the model's module are imported
+    # after the simulation started.  dynamo's import keeps torch.device in the types it
+    # wraps as constants; with the simulation's stand-in there, `edge_index.device` split
+    # the forward into graphs with no break reason (torch_geometric's GCN: 3 graphs)
+    import subprocess
+    import sys
+
+    (tmp_path / "gcn_like.py").write_text(_GCN_LIKE)
+    code = (
+        "import sys, torch, torchferry as tf\n"
+        "assert 'torch._dynamo' not in sys.modules\n"
+        "with tf.simulate('cuda'):\n"
+        "    import torch._dynamo as dynamo\n"
+        "    from gcn_like import MeanConv\n"
+        "    x = torch.randn(3, 4, device='cuda')\n"
+        "    ei = torch.tensor([[0, 1, 1, 2], [1, 0, 2, 1]], device='cuda')\n"
+        "    e = dynamo.explain(MeanConv().cuda())(x, ei)\n"
+        "    print(e.graph_count, e.graph_break_count, e.break_reasons)\n"
+        "e = dynamo.explain(MeanConv())(x.cpu(), ei.cpu())\n"
+        "print(e.graph_count, e.graph_break_count, e.break_reasons)\n"
+    )
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=600,
+                       cwd=tmp_path)
+    assert r.returncode == 0, r.stderr[-3000:]
+    assert r.stdout.splitlines() == ["1 0 []", "1 0 []"]
+
+
 # ---------------------------------------------------------------- tensor wrapper classes
 class _Wrapper:
     """A non-Tensor class with ``__torch_function__``, as tensor wrapper libraries write it."""

@@ -37,9 +37,10 @@ Standard library only: importing this module imports no torch.
 
 from __future__ import annotations
 
+import contextlib
 import threading
 import warnings
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 __all__ = ["Patch", "MISSING"]
@@ -115,6 +116,30 @@ class Patch:
             self._depth -= 1
             if self._depth == 0:
                 self._restore()
+
+    @contextlib.contextmanager
+    def suspended(self) -> Iterator[None]:
+        """The originals back for the block, the same replacements after it.
+
+        For code that must see the attributes as they were before the patch (a module
+        whose import keeps references to them), without ending the patch: unlike
+        ``release()`` and ``acquire()``, which call the plan again, the replacements that
+        others already hold stay the ones in place.  An attribute someone patched over is
+        left alone (theirs); a patch not installed suspends nothing.
+        """
+        with self._lock:
+            ours = [(o, a, orig, new) for o, a, orig, new in self._saved
+                    if vars(o).get(a, MISSING) is new]
+            for owner, attr, orig, _ in reversed(ours):
+                if orig is MISSING:
+                    delattr(owner, attr)
+                else:
+                    setattr(owner, attr, orig)
+            try:
+                yield
+            finally:
+                for owner, attr, _, new in ours:
+                    setattr(owner, attr, new)
 
     def _restore(self) -> None:
         contested = []

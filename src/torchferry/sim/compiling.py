@@ -23,6 +23,8 @@ import functools
 import importlib.abc
 import importlib.util
 import sys
+from collections.abc import Callable
+from contextlib import AbstractContextManager
 from typing import Any
 
 import torch
@@ -142,6 +144,14 @@ class CompileImports(importlib.abc.MetaPathFinder):
       whenever ``torch.cuda.is_available()``.  Imported inside a simulation it runs with the
       real ``is_built`` (False here) and takes the CPU build's branch, as it would have
       without the simulation.  CUDA graphs, its only users of those names, are refused.
+    * ``torch._dynamo`` imported inside the simulation is imported with the simulation's
+      stand-ins suspended (``suspend``, the simulation's ``Patch.suspended``), as if it had
+      been imported before: its import keeps torch's classes and functions in tables it
+      looks values up in by type or identity (``common_constant_types`` holds
+      ``torch.device``; the context managers, streams and constant-folded functions it
+      knows), and with the stand-ins there a real ``torch.device`` (``x.device``) was a
+      type it could not wrap: ``explain`` split a model at each ``.device`` into graphs
+      with no break reason.
     * ``torch._dynamo.explain`` is replaced (:func:`explain`) while the simulation runs,
       patched when ``torch._dynamo`` is imported (at once if it already was: it is heavy,
       and a simulation that never compiles should not import it).
@@ -153,8 +163,10 @@ class CompileImports(importlib.abc.MetaPathFinder):
     CPU_BUILD = frozenset({"torch._inductor.cudagraph_trees"})
     DYNAMO = "torch._dynamo"
 
-    def __init__(self, name: str = "simulate") -> None:
+    def __init__(self, name: str = "simulate",
+                 suspend: Callable[[], AbstractContextManager[Any]] = contextlib.nullcontext) -> None:
         self._busy = False
+        self.suspend = suspend
         self.patch = Patch(f"{name}: torch._dynamo.explain", self._plan)
 
     def _plan(self) -> list[tuple[Any, str, Any]]:
@@ -194,7 +206,8 @@ class _Exec(importlib.abc.Loader):
 
     def exec_module(self, module: Any) -> None:
         if module.__name__ == CompileImports.DYNAMO:
-            self.loader.exec_module(module)
+            with self.owner.suspend():
+                self.loader.exec_module(module)
             if not self.owner.patch.active:
                 self.owner.patch.acquire()
             return

@@ -188,7 +188,7 @@ class simulate(contextlib.ContextDecorator):
         ser._package_registry.insert(0, self._registry_entry)
         self._finder = _BlockTriton()
         sys.meta_path.insert(0, self._finder)
-        self._compile_imports = compiling.CompileImports(repr(self))
+        self._compile_imports = compiling.CompileImports(repr(self), self._patches.suspended)
         self._compile_imports.install()
         importlib.util.find_spec = _find_spec_without_triton
         # a CUDA wheel's torch._dynamo may have imported triton already: hide it, or
