@@ -234,14 +234,19 @@ def decode_source(data: bytes) -> tuple[str, str] | Finding:
 _DIFF_LINE = re.compile(r"[^\n]*\n|[^\n]+\Z")
 
 
-def _unified(old: str, new: str, a: str, b: str) -> str:
+def _unified(old: str, new: str, name: str) -> str:
     """A unified diff ``patch`` applies: lines split at line feeds only (as patch reads
     them; ``str.splitlines`` also splits at form feeds and carriage returns), and a
-    last line without a line feed followed by the "No newline at end of file" marker."""
+    last line without a line feed followed by the "No newline at end of file" marker.
+    The file is named as git names it: ``a/x.py``, ``b/x.py``, and ``a/tmp/x.py`` for
+    ``/tmp/x.py``."""
     import difflib
 
+    name = name.lstrip("/")
     out = []
-    for line in difflib.unified_diff(_DIFF_LINE.findall(old), _DIFF_LINE.findall(new), a, b):
+    lines = difflib.unified_diff(_DIFF_LINE.findall(old), _DIFF_LINE.findall(new),
+                                 f"a/{name}", f"b/{name}")
+    for line in lines:
         out.append(line if line.endswith("\n") else line + "\n\\ No newline at end of file\n")
     return "".join(out)
 
@@ -271,9 +276,8 @@ def _python(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...])
         findings = res.findings
         if res.source != text:
             out.fixed = res.fixed
-            if opts.diff:  # git's names: a/tmp/x.py for /tmp/x.py
-                name = display.lstrip("/")
-                out.diff = _unified(text, res.source, f"a/{name}", f"b/{name}")
+            if opts.diff:
+                out.diff = _unified(text, res.source, display)
             text = res.source
     else:
         findings = engine.check_source(
@@ -338,7 +342,7 @@ def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...
         return text
     lang = language(nb)
     if lang is not None:
-        out.skipped, out.note = True, f"skipped: not a Python notebook (its language is {lang})"
+        out.skipped, out.note = True, _not_python(lang)
         return text
     limit = opts.max_file_size
     if limit is not None and len(nb.source) > limit:
@@ -354,12 +358,7 @@ def _notebook(out: FileOutcome, text: str, opts: Options, ignore: tuple[str, ...
             out.fixed = fixed
             if opts.diff:
                 out.diff = "".join(
-                    _unified(
-                        original.texts[c],
-                        nb.texts[c],
-                        f"a/{display.lstrip('/')}:cell {c}",
-                        f"b/{display.lstrip('/')}:cell {c}",
-                    )  # fmt: skip
+                    _unified(original.texts[c], nb.texts[c], f"{display}:cell {c}")
                     for c in original.texts
                     if original.texts[c] != nb.texts[c]
                 )
@@ -644,7 +643,12 @@ def _other_language(path: Path, data: bytes) -> str | None:
         lang = language(parse_notebook(data.decode("utf-8", "replace")))
     except NotebookError:
         return None
-    return f"skipped: not a Python notebook (its language is {lang})" if lang else None
+    return _not_python(lang) if lang else None
+
+
+def _not_python(lang: str) -> str:
+    """The note for a notebook of another language (checked or pre-filtered alike)."""
+    return f"skipped: not a Python notebook (its language is {lang})"
 
 
 def _unreadable(path: Path, exc: OSError) -> str:
