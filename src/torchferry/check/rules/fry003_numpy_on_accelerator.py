@@ -16,7 +16,10 @@ such a tensor handed to NumPy
 `final.append(...)`, a list comprehension of losses of such tensors) is flagged too: NumPy
 converts each item. Plotting methods of matplotlib axes bound in the same scope from a
 matplotlib call (`fig, ax = plt.subplots()`; `ax.imshow(t)`, `axes[1].plot(t)`) count as
-NumPy calls. In a file that sets a CUDA default device or tensor
+NumPy calls. Storing such a tensor into more than one element of a NumPy array made here
+with a written-out shape (`g_loss = np.zeros((5000, 1))`; `g_loss[i] = loss`, `a[2:4] = t`)
+is flagged too: NumPy converts it as an array. A store into one element (`a[i] = loss` of
+a 1-D array) reads it with `float()`, which works on any device, and is not flagged. In a file that sets a CUDA default device or tensor
 type (`torch.set_default_device("cuda")`, `set_default_tensor_type("torch.cuda.FloatTensor")`),
 tensors and layers made without a device are on the GPU. The finding's evidence
 names where the tensor (or its module) was moved or made, and where it reaches NumPy.
@@ -135,6 +138,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                     _list_finding(ctx, res, call, node, v, what)
                 if found is not None:
                     yield found
+        yield from _stored_into_arrays(ctx, res, cuda_default)
 
 
 def _handed_to_numpy(ctx: Context, res: ScopeResult,
@@ -311,7 +315,7 @@ def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.e
     origin = _on_device(res, v, cuda_default, not _numpy_method(call))
     if origin is None or _not_a_tensor_here(res, call.node) or _cpu_in_other_arm(res, call.node):
         return None
-    add = ".detach().cpu()" if _may_require_grad(ctx, res, call, node, v) else ".cpu()"
+    add = ".detach().cpu()" if _may_require_grad(ctx, res, call.node, node, v) else ".cpu()"
     f = ctx.finding(
         CODE, call.node,
         f"{what}: the tensor may still be on the accelerator and NumPy only reads CPU memory; "
@@ -340,14 +344,15 @@ def _made_or_moved(ctx: Context, v: Value, origin: Origin, name: str) -> tuple[E
     return (step(ctx, origin, f"{name} comes from a tensor {what} at {where(origin)}"),)
 
 
-def _may_require_grad(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr,
+def _may_require_grad(ctx: Context, res: ScopeResult, site: ast.AST, node: ast.expr,
                       v: Value) -> bool:
     """A module's output, not detached, outside ``torch.no_grad()``: it may require grad."""
     if not any(o.op is Op.OUTPUT for o in v.origins) or "detach(" in ctx.text(node) or \
+            isinstance(node, ast.Attribute) and node.attr == "data" or \
             isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and \
             node.func.attr in _NO_GRAD_RESULT:
         return False
-    line = call.node.lineno
+    line = getattr(site, "lineno", 0)
     for n in ast.walk(ctx.tree):
         if isinstance(n, ast.With) and any(g in ctx.text(i.context_expr) for i in n.items
                                            for g in _NO_GRAD) \
@@ -376,6 +381,69 @@ def _fix(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr, v: Val
     else:
         edits = (ctx.insert_after(node, add),)
     return Fix(edits, safe, f"Insert `{add}`")
+
+
+#: NumPy constructors whose first argument is the array's shape
+_SHAPED = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
+
+
+def _stored_into_arrays(ctx: Context, res: ScopeResult, cuda_default: bool) -> Iterable[Finding]:
+    """``g_loss[ind] = loss`` where ``g_loss = np.zeros((5000, 1))``: storing a tensor into
+    more than one element of a NumPy array (a row, a slice) converts it with NumPy.  A
+    store into one element (``a[i] = t`` of a 1-D array) reads it with ``float()`` and
+    works on any device, so only stores shown to reach more than one element count."""
+    for st in ast.walk(res.node):
+        if not isinstance(st, ast.Assign) or len(st.targets) != 1 or \
+                not isinstance(st.targets[0], ast.Subscript):
+            continue
+        target = st.targets[0]
+        arr, v = res.value(target.value), res.value(st.value)
+        made = _array_made(arr) if arr is not None else None
+        if v is None or made is None or not _more_than_one_element(target, made):
+            continue
+        v = _through_get(res, v)
+        origin = _on_device(res, v, cuda_default)
+        if origin is None or _not_a_tensor_here(res, st) or _cpu_in_other_arm(res, st):
+            continue
+        name = short(ctx.text(st.value), 40)
+        add = ".detach().cpu()" if _may_require_grad(ctx, res, st, st.value, v) else ".cpu()"
+        f = ctx.finding(
+            CODE, st,
+            f"`{short(ctx.text(target), 30)} = {name}` stores a tensor that may still be on the "
+            f"accelerator into a NumPy array, which converts it and only reads CPU memory; "
+            f"bring it home first with `{add}`")
+        steps = _made_or_moved(ctx, v, origin, f"`{name}`")
+        yield replace(f, evidence=(
+            *steps, step(ctx, made, f"`{short(ctx.text(target.value), 30)}` is a NumPy array "
+                                    f"made at {where(made)}"),
+            at(ctx, st, "the tensor is stored into it here")))
+
+
+def _array_made(arr: Value) -> Origin | None:
+    """The NumPy constructor with a literal shape that made ``arr`` (one, on every path)."""
+    if arr.kinds != {Kind.NDARRAY} or len(arr.origins) != 1:
+        return None
+    o = arr.origins[0]
+    node = o.node
+    if o.op is not Op.MADE or not isinstance(node, ast.Call) or o.text not in _SHAPED or \
+            not node.args:
+        return None
+    return o
+
+
+def _more_than_one_element(target: ast.Subscript, made: Origin) -> bool:
+    """Does ``arr[index]`` name more than one element of the array ``made`` made: a slice or
+    ``...`` in the index, or fewer indices than the literal shape has dimensions?"""
+    index = target.slice
+    parts = index.elts if isinstance(index, ast.Tuple) else [index]
+    if any(isinstance(p, ast.Slice) or isinstance(p, ast.Constant) and p.value is Ellipsis
+           for p in parts):
+        return True
+    assert isinstance(made.node, ast.Call)
+    shape = made.node.args[0]
+    ndim = len(shape.elts) if isinstance(shape, (ast.Tuple, ast.List)) else \
+        1 if isinstance(shape, ast.Constant) and isinstance(shape.value, int) else None
+    return ndim is not None and len(parts) < ndim
 
 
 def _list_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr, v: Value,
