@@ -38,7 +38,9 @@ labels whose finding vanished (a rule change silenced it, for better or worse).
 reported ends with ``# FRY0NN``) and prints recall per rule and the misses;
 ``--fixtures DIR`` checks another set (``tests/check/recall/held/fixtures``...), and
 ``PYTHONPATH=OTHER/src`` measures the rules of another checkout (a worktree of a fixed
-commit) instead of this one's ``src/``; the output names the rules it measured.
+commit) instead of this one's ``src/``; the output names the rules it measured.  The
+code-base measurements follow ``PYTHONPATH`` the same way (``ferry check`` runs with that
+checkout's rules and, with ``--select DEFAULT``, its default set).
 
 Exit status: 0, or 1 when ``--check`` is given and a finding is unlabelled, a label is
 stale, or (with ``--fix``) a fixed file does not parse or the second run changed
@@ -174,11 +176,36 @@ BLIND_EXTRA: tuple[tuple[str, str], ...] = (
 DEFAULT_BLIND_CORPUS = REPO / ".corpus" / "blind"
 DEFAULT_BLIND_LABELS = REPO / "benchmarks" / "check_labels_blind.toml"
 
+#: a fourth held-out set, gathered after the blind set had been measured: kinds of code
+#: base none of the earlier sets holds (a detection toolkit, a speaker-diarization library,
+#: an atomistic graph-network library, a time-series forecasting library, a diffusion
+#: sampler), none in CORPUS, EXTRA, the other held-out sets, check_split.toml or the
+#: repositories of the bug-report reproductions; labelled in
+#: ``benchmarks/check_labels_sealed.toml`` (``--sealed``; cache ``.corpus/sealed``).
+SEALED: tuple[tuple[str, str], ...] = (
+    ("rfdetr", "1.11.2"),
+    ("pyannote.audio", "4.0.7"),
+    ("mace-torch", "0.3.16"),
+    ("neuralforecast", "3.3.0"),
+    ("k-diffusion", "0.1.1.post1"),
+)
+#: its source snapshots (MoCo's contrastive pretraining and linear-probe scripts, a U-Net
+#: segmentation training script, a graph-convolution training script), checked with
+#: ``--sealed --extra DIR``; ``--sealed --export GIT_DIR --extra DIR`` writes them into DIR.
+#: MoCo is pinned to the last commit that holds its code (the next one empties the tree).
+SEALED_EXTRA: tuple[tuple[str, str], ...] = (
+    ("facebookresearch/moco", "132aea9da9bb995a411c915c0420be3db62052f3"),
+    ("milesial/Pytorch-UNet", "21d7850f2af30a9695bbeea75f3136aa538cfc4a"),
+    ("tkipf/pygcn", "1600b5b748b3976413d1e307540ccc62605b4d6d"),
+)
+DEFAULT_SEALED_CORPUS = REPO / ".corpus" / "sealed"
+DEFAULT_SEALED_LABELS = REPO / "benchmarks" / "check_labels_sealed.toml"
+
 
 @dataclass(frozen=True)
 class HeldOutSet:
     """A set of code bases measured apart from the corpus: its packages, snapshots, cache
-    directory and labels file (``--fresh``, ``--unseen``)."""
+    directory and labels file (``--fresh``, ``--unseen``, ``--blind``, ``--sealed``)."""
 
     flag: str
     packages: tuple[tuple[str, str], ...]
@@ -193,6 +220,9 @@ HELD_OUT_SETS: dict[str, HeldOutSet] = {
         "--unseen", UNSEEN, UNSEEN_EXTRA, DEFAULT_UNSEEN_CORPUS, DEFAULT_UNSEEN_LABELS
     ),
     "blind": HeldOutSet("--blind", BLIND, BLIND_EXTRA, DEFAULT_BLIND_CORPUS, DEFAULT_BLIND_LABELS),
+    "sealed": HeldOutSet(
+        "--sealed", SEALED, SEALED_EXTRA, DEFAULT_SEALED_CORPUS, DEFAULT_SEALED_LABELS
+    ),
 }
 
 
@@ -553,9 +583,11 @@ def ferry_cmd() -> list[str]:
 
 
 def run_check(pkg_dir: Path, select: str, extra: Sequence[str] = ()) -> tuple[list[dict], str]:
-    """``ferry check --format json`` on one package (cwd = the package); (findings, stderr)."""
-    env = dict(__import__("os").environ)
-    src = REPO / "src"
+    """``ferry check --format json`` on one package (cwd = the package); (findings, stderr).
+    The torchferry run is :func:`checker_src`'s: another checkout's when ``PYTHONPATH``
+    names one (a baseline's rules), else this checkout's."""
+    env = dict(os.environ)
+    src = checker_src()
     env["PYTHONPATH"] = str(src) + (":" + env["PYTHONPATH"] if env.get("PYTHONPATH") else "")
     chosen = [] if select == "DEFAULT" else ["--select", select]  # DEFAULT: ferry's own set
     proc = subprocess.run(
@@ -1097,6 +1129,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{DEFAULT_BLIND_LABELS.name} (cache {DEFAULT_BLIND_CORPUS.relative_to(REPO)})",
     )
     ap.add_argument(
+        "--sealed",
+        action="store_true",
+        help="check the fourth held-out set (SEALED) instead of CORPUS, joined with "
+        f"{DEFAULT_SEALED_LABELS.name} (cache {DEFAULT_SEALED_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
         "--fetch-only",
         action="store_true",
         help="download and unpack the packages of the chosen set into the cache, and exit "
@@ -1107,7 +1145,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         metavar="GIT_DIR",
         help="write the snapshot of each EXTRA (--fresh: FRESH_EXTRA, --unseen: UNSEEN_EXTRA, "
-        "--blind: BLIND_EXTRA) project found in "
+        "--blind: BLIND_EXTRA, --sealed: SEALED_EXTRA) project found in "
         "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
     )
     ap.add_argument(
@@ -1132,7 +1170,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return recall_mode(args.fixtures, args.half, select)
     chosen = [held for name, held in HELD_OUT_SETS.items() if getattr(args, name)]
     if len(chosen) > 1:
-        ap.error("--fresh, --unseen and --blind are separate sets: give one")
+        ap.error("--fresh, --unseen, --blind and --sealed are separate sets: give one")
     packages, snapshots = CORPUS, EXTRA
     for held in chosen:
         if args.half != "all":
@@ -1195,8 +1233,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     checked = {package_of(d) for d in dirs}
     labels = [lab for lab in labels if lab.package in checked]  # e.g. --extra not given
     if args.select == "DEFAULT":
-        if str(REPO / "src") not in sys.path:
-            sys.path.insert(0, str(REPO / "src"))
+        if str(checker_src()) not in sys.path:
+            sys.path.insert(0, str(checker_src()))
         from torchferry.check.rules import is_default
 
         labels = [lab for lab in labels if is_default(lab.code)]
@@ -1205,7 +1243,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         labels = [lab for lab in labels if lab.code.startswith(codes)]
     matched, stale = join(findings, labels)
 
-    print(f"corpus: {args.corpus}\n")
+    print(f"corpus: {args.corpus}\nrules of {checker_src()}\n")
     print(corpus_table(dirs))
     print(
         f"\nferry check --select {args.select}: {len(findings)} findings in {elapsed:.1f} s; "

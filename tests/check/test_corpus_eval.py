@@ -4,6 +4,7 @@ the pyproject written from a wheel's METADATA, and one real ``ferry check`` run.
 from __future__ import annotations
 
 import importlib.util
+import json
 import os
 import sys
 from pathlib import Path
@@ -87,8 +88,9 @@ def test_bad_labels_are_rejected_with_one_line(tmp_path: Path) -> None:
         (cc.DEFAULT_FRESH_LABELS, cc.FRESH, cc.FRESH_EXTRA),
         (cc.DEFAULT_UNSEEN_LABELS, cc.UNSEEN, cc.UNSEEN_EXTRA),
         (cc.DEFAULT_BLIND_LABELS, cc.BLIND, cc.BLIND_EXTRA),
+        (cc.DEFAULT_SEALED_LABELS, cc.SEALED, cc.SEALED_EXTRA),
     ],
-    ids=["corpus", "fresh", "unseen", "blind"],
+    ids=["corpus", "fresh", "unseen", "blind", "sealed"],
 )
 def test_the_committed_labels_file_is_valid_and_consistent(
     path: Path, packages: tuple, extras: tuple
@@ -129,6 +131,26 @@ def test_collect_runs_ferry_check_and_keeps_the_source_line(tmp_path: Path) -> N
     assert [(f.package, f.path, f.line, f.code, f.excerpt) for f in findings] == [
         ("demo", "demo/m.py", 6, "FRY002", "x.to(device)")
     ]
+
+
+def test_collect_runs_the_torchferry_that_pythonpath_names(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``PYTHONPATH=OTHER/src`` measures that checkout's rules (a baseline's), as --recall does."""
+    other = tmp_path / "other" / "src" / "torchferry"
+    other.mkdir(parents=True)
+    (other / "__init__.py").write_text("")
+    finding = {"path": "m.py", "line": 1, "code": "FRY999", "message": "from the other checkout"}
+    (other / "__main__.py").write_text(f"print({json.dumps([finding])!r})\n")
+    pkg = tmp_path / "demo-1.0"
+    pkg.mkdir()
+    (pkg / "m.py").write_text("import torch\n")
+    monkeypatch.setenv("PYTHONPATH", str(other.parent))
+    assert cc.checker_src() == other.parent.resolve()
+    findings, _ = cc.collect([pkg], "ALL")
+    assert [(f.path, f.code, f.excerpt) for f in findings] == [("m.py", "FRY999", "import torch")]
+    monkeypatch.delenv("PYTHONPATH")
+    assert cc.checker_src() == REPO / "src"
 
 
 def test_drop_labels_keeps_the_header_and_the_other_blocks(tmp_path: Path) -> None:
@@ -234,8 +256,17 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--unseen", "--blind"],
         ["--unseen", "--half", "test"],
         ["--blind", "--half", "test"],
+        ["--sealed", "--blind"],
+        ["--sealed", "--half", "dev"],
     ],
-    ids=["two-sets", "blind-and-another", "unseen-half", "blind-half"],
+    ids=[
+        "two-sets",
+        "blind-and-another",
+        "unseen-half",
+        "blind-half",
+        "sealed-and-another",
+        "sealed-half",
+    ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
     argv: list[str], capsys: pytest.CaptureFixture[str]

@@ -75,32 +75,37 @@ def test_a_set_comes_from_repositories_in_no_other_set(name: str, cc: ModuleType
         if other != name:
             common = repos & _repos(other, cc)
             assert not common, (other, sorted(common))
-    snapshots = (*cc.EXTRA, *cc.FRESH_EXTRA, *cc.UNSEEN_EXTRA, *cc.BLIND_EXTRA)
+    snapshots = (*cc.EXTRA, *(r for held in cc.HELD_OUT_SETS.values() for r in held.snapshots))
     assert not {r.lower() for r in repos} & {r.lower() for r, _ in snapshots}
 
 
 def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
-    packages = {cc._norm(n) for n, _ in (*cc.CORPUS, *cc.FRESH, *cc.UNSEEN, *cc.BLIND)}
+    packages = {cc._norm(n) for n, _ in (*cc.CORPUS, *cc.FRESH, *cc.UNSEEN, *cc.BLIND, *cc.SEALED)}
     for name in ("blind", "held"):
         names = {cc._norm(r.split("/")[-1]) for r in _repos(name, cc)}
         assert not names & packages, (name, sorted(names & packages))
 
 
-def test_the_blind_code_bases_are_in_no_other_set(cc: ModuleType) -> None:
+@pytest.mark.parametrize(
+    ("name", "earlier"),
+    [("blind", ("corpus", "fresh", "unseen")), ("sealed", ("corpus", "fresh", "unseen", "blind"))],
+)
+def test_the_newest_code_bases_are_in_no_other_set(
+    name: str, earlier: tuple[str, ...], cc: ModuleType
+) -> None:
     def names(packages: tuple, snapshots: tuple) -> set[str]:
         return {cc._norm(n) for n, _ in packages} | {r.split("/")[-1].lower() for r, _ in snapshots}
 
-    blind = names(cc.BLIND, cc.BLIND_EXTRA)
-    assert len(cc.BLIND) + len(cc.BLIND_EXTRA) >= 4
-    others = (
-        names(cc.CORPUS, cc.EXTRA)
-        | names(cc.FRESH, cc.FRESH_EXTRA)
-        | names(cc.UNSEEN, cc.UNSEEN_EXTRA)
-    )
-    assert not blind & others, sorted(blind & others)
+    sets = {"corpus": (cc.CORPUS, cc.EXTRA)} | {
+        key: (held.packages, held.snapshots) for key, held in cc.HELD_OUT_SETS.items()
+    }
+    newest = names(*sets[name])
+    assert len(sets[name][0]) + len(sets[name][1]) >= 4
+    others = set().union(*(names(*sets[key]) for key in earlier))
+    assert not newest & others, sorted(newest & others)
     reports = set().union(*(_repos(d, cc) for d in REPORTS))
-    assert not blind & {r.split("/")[-1] for r in reports}, "a code base whose reports were read"
-    assert cc.HELD_OUT_SETS["blind"].cache.name == "blind"
+    assert not newest & {r.split("/")[-1] for r in reports}, "a code base whose reports were read"
+    assert cc.HELD_OUT_SETS[name].cache.name == name
 
 
 @pytest.mark.parametrize("name", SETS)
