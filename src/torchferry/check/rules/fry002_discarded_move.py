@@ -14,7 +14,8 @@ whose other branches make it a tensor (`if isinstance(eye, np.ndarray): eye =
 torch.from_numpy(eye).to(device)` ... `else: eye.to(device)`), or an item of the tuple that
 the file's one method of that name returns (`t, weights = sampler.sample(n)`). Modules
 (`model.to(device)` is in place) and objects whose `.to` works in place (a whole batch
-object: a tokenizer's `BatchEncoding`, a PyG `Data`) are not flagged. Neither is the last
+object, `for batch in loader` or `batch = next(iter(loader))`: a tokenizer's
+`BatchEncoding`, a PyG `Data`) are not flagged. Neither is the last
 expression of a notebook cell: IPython displays its value (`y_preds.cpu()` shows the CPU
 copy), unless a trailing `;` silences it.
 
@@ -191,11 +192,16 @@ def _made(v: Value, recv: ast.expr) -> Why:
 
 
 def _whole_batch(fn: ast.AST, recv: ast.expr) -> bool:
-    """``batch`` of ``for batch in loader`` (or ``for i, batch in enumerate(loader)``) in
-    the scope ``fn``: the batch object, not one of its items."""
+    """``batch`` of ``for batch in loader`` (or ``for i, batch in enumerate(loader)``, or
+    ``batch = next(iter(loader))``) in the scope ``fn``: the batch object, not one of its
+    items."""
     if not isinstance(recv, ast.Name):
         return False
     for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Name) and node.value.func.id == "next" and \
+                any(isinstance(t, ast.Name) and t.id == recv.id for t in node.targets):
+            return True
         if not isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             continue
         target = node.target
