@@ -26,6 +26,14 @@ def parses(src: str) -> bool:
     return True
 
 
+@pytest.mark.parametrize("call", ["raise torch()", "y = torch(x)", "torch(x).to('cuda')"])
+def test_calling_the_torch_module_itself_is_not_a_crash(call):
+    """``torch()`` is a TypeError at run time (a module is not callable); the checker
+    treats it as a call it cannot resolve, under every rule."""
+    src = f"import torch\n\n\ndef f(x):\n    {call}\n    x.to('cpu')\n    return x\n"
+    check_source(src, "<case>", select=["ALL"])
+
+
 @pytest.mark.slow
 def test_never_raises_on_generated_source():
     import hypothesmith

@@ -118,7 +118,9 @@ def _made(node: ast.AST, text: str, op: Op = Op.MADE, to: frozenset[Place] | Non
 
 # -- names of torch and NumPy ------------------------------------------------------------
 def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
-    if qual == "torch" or qual.startswith("torch."):
+    if qual == "torch":  # ``torch()``: the module itself is not callable (TypeError)
+        return ev.record(node, Callee.UNRESOLVED, qual, UNKNOWN, None, args, kws, UNKNOWN)
+    if qual.startswith("torch."):
         _note_tensor_arguments(ev, node, qual)
         _note_cpu_arguments(ev, node, qual)
         v = torch_call(node, qual, args, kws)
