@@ -3,7 +3,9 @@
 ## What it does
 Flags `self.x = <tensor>` in the `__init__` of an `nn.Module` subclass, where the value is
 a tensor the module creates (`torch.zeros(...)`, `torch.tensor(...)`, `torch.arange(...)`,
-`torch.from_numpy(...)` or an expression on those), is neither an `nn.Parameter` nor
+`torch.from_numpy(...)`, a legacy constructor such as `torch.Tensor(n)`, an expression on
+those, or what a function of the checked files returns when the device-flow analysis
+establishes it is a tensor made on the CPU), is neither an `nn.Parameter` nor
 registered with `self.register_buffer`, and another method of the class (`forward`, a
 helper, a closure inside one) combines it, unmoved, with a tensor that follows the model
 to its device: a `forward` input, a submodule's output, an `nn.Parameter` -- in an
@@ -92,6 +94,7 @@ from torchferry.check.analysis import (
     short,
 )
 from torchferry.check.api import Context, Finding, Fix
+from torchferry.check.flow import CPU, Basis, Kind, Op
 
 CODE = "FRY011"
 NAME = "unregistered-tensor-attribute"
@@ -113,12 +116,13 @@ def check(ctx: Context) -> Iterable[Finding]:
         if value is None:
             continue
         f = m.fact(value, sctx)
-        if f is None or f.kind != TENSOR or not f.made:
+        if f is not None and f.kind == PARAMETER or \
+                (f is None or f.kind != TENSOR or not f.made) and not _made_on_cpu(ctx, value):
             continue
         if isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
             continue  # ``**factory_kwargs`` may carry the device
         if (isinstance(value, ast.Call) and kwarg(value, "device") is not None) or \
-                (f.moved and f.dev):
+                (f is not None and f.moved and f.dev):
             # placed where the author chose (``device=next(model.parameters()).device``,
             # ``torch.tensor(...).to(device)``): only a later move to another device would
             # leave it behind, and that is not seen here
@@ -271,6 +275,20 @@ class _Class:
             if b is not None and b.how == "expr" and b.value is not None and b.ctx.scope is scope:
                 return self._carries(b.value, attr, self_name, scope, d)
         return False
+
+
+def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
+    """Does the device-flow analysis establish that ``value`` is a tensor made on the CPU
+    (by a factory here, or returned by a function of the checked files that makes one)?"""
+    res = ctx.flow.scope_of(value)
+    v = res.value(value) if res is not None else None
+    return v is not None and v.is_(Kind.TENSOR) and v.places == {CPU} and \
+        v.basis is not Basis.HINT and bool(v.origins) and \
+        all(o.op is Op.MADE and not o.text.startswith(_REGISTERED) for o in v.origins)
+
+
+#: what a module registers when it is assigned to an attribute
+_REGISTERED = ("torch.nn.Parameter", "torch.nn.Buffer")
 
 
 def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
