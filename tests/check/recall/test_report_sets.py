@@ -1,11 +1,13 @@
 """Recall of ``ferry check`` on the held-out sets of public bug reports.
 
-Three sets, each gathered after the one before it had been measured, and each kept away
+Four sets, each gathered after the one before it had been measured, and each kept away
 from the work on the rules while it was gathered:
 
 * ``unseen/fixtures/``: measured, never tuned on;
 * ``blind/fixtures/``: gathered while the data-flow rules were being changed;
 * ``held/fixtures/``: gathered after the blind set had been measured, one report per
+  repository;
+* ``sealed/fixtures/``: gathered after the held set had been measured, one report per
   repository.
 
 Each reproduction copies the original file at a commit where the reported mistake is
@@ -29,7 +31,7 @@ import pytest
 
 HERE = Path(__file__).parent
 #: the held-out sets, oldest first, and how many reports a repository may give each
-SETS = {"unseen": 2, "blind": 1, "held": 1}
+SETS = {"unseen": 2, "blind": 1, "held": 1, "sealed": 1}
 #: every directory of reproductions: the development/test fixtures, the fresh set, the
 #: held-out sets
 REPORTS = {
@@ -81,7 +83,7 @@ def test_a_set_comes_from_repositories_in_no_other_set(name: str, cc: ModuleType
 
 def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
     packages = {cc._norm(n) for n, _ in (*cc.CORPUS, *cc.FRESH, *cc.UNSEEN, *cc.BLIND, *cc.SEALED)}
-    for name in ("blind", "held"):
+    for name in ("blind", "held", "sealed"):
         names = {cc._norm(r.split("/")[-1]) for r in _repos(name, cc)}
         assert not names & packages, (name, sorted(names & packages))
 
