@@ -79,7 +79,10 @@ is missed). What a module's method returns (`pipe.decode_latents(z)`, often a Nu
 array) is not taken for a tensor when handed to a NumPy function, even where it is one.
 The first argument of `np.ones`/`np.zeros`/`np.full`/`np.arange`... is a shape or a count
 and is not checked. pandas calls, and axes that come in as a parameter or from another
-function, are not checked.
+function, are not checked. A store into a NumPy array is checked only where the array is
+made in the same scope by `np.zeros`/`np.ones`/`np.empty`/`np.full` with its shape written
+out (or the index holds a slice); an array that comes from elsewhere, or whose shape is a
+variable, is not.
 """
 
 from __future__ import annotations
