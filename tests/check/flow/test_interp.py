@@ -108,6 +108,17 @@ def test_loader_yields_cpu_batches(snippet):
     assert s.value_at(5, "y").origins[0].op is Op.BATCH
 
 
+def test_a_progress_bar_yields_what_it_wraps(snippet):
+    s = snippet("""
+        from torch.utils.data import DataLoader
+        from tqdm.auto import tqdm
+        pbar = tqdm(enumerate(DataLoader(ds)), total=10)
+        for step, (x, y) in pbar:
+            print(x, y)
+    """)
+    assert s.value_at(5, "y").is_(Kind.BATCH) and s.wheres(s.value_at(5, "y")) == {"CPU"}
+
+
 def test_annotation_is_only_a_hint(snippet):
     from torchferry.check.flow import Basis
 

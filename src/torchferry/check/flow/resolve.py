@@ -127,6 +127,8 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
     if qual.startswith("math."):
         return ev.record(node, Callee.BUILTIN, qual, UNKNOWN, None, args, kws, Value.of(Kind.SCALAR))
+    if qual in _TQDM:  # a progress bar yields what it wraps
+        return builtin_call(ev, node, "tqdm", args, kws)
     if qual.startswith("numpy."):
         v = Value.of(Kind.NDARRAY, None, _made(node, qual), Basis.CONSTRUCTED)
         return ev.record(node, Callee.NUMPY, qual, UNKNOWN, None, args, kws, v)
@@ -591,6 +593,7 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     return _unresolved(ev, node, name, g or UNKNOWN, args, kws, Reason.UNRESOLVED)
 
 
+_TQDM = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
 _ITERATING = frozenset({"enumerate", "iter", "zip", "reversed", "sorted", "list", "tuple",
                         "next", "tqdm", "set"})
 
