@@ -27,7 +27,9 @@ Flags a call `model(x)` when, in one scope,
   a module class of the run that hands it unchanged to one of the module's layers,
   `model.decode(z)`) is a tensor this file made on the CPU
   (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
-  `ToTensor()` or a `Compose` of torchvision transforms holding one) and never moved; or
+  `ToTensor()` or a `Compose` of torchvision transforms holding one, or an item of a
+  dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`) and
+  never moved; or
 * (from the device-flow analysis) the input is moved to a device the code chose and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
   it), is on the CPU: built here, with weights (a `torch.nn` layer with parameters, a
