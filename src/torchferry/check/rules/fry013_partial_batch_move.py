@@ -51,9 +51,10 @@ helpers, for a model class of the checked files) is not flagged: it must stay th
 Only loops over a DataLoader (constructed in the file, a parameter named like one, or an
 iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)["train"]`,
 `tqdm(self.val_loader)`, or a name bound to `tqdm(enumerate(loader))`) are checked. A call
-that made a moved value counts as made of the batch only through its first argument. Items used in indexing or passed to functions other
-than modules, losses and torch functions are not considered meetings, and an item moved on
-one arm of an `if` only is not flagged (it may be on either device there).
+that made a moved value counts as made of the batch only through its first argument. Items
+used in indexing or passed to functions other than modules, losses and torch functions are
+not considered meetings, and an item moved on one arm of an `if` only is not flagged (it
+may be on either device there).
 """
 from __future__ import annotations
 
