@@ -108,6 +108,30 @@ def test_loader_yields_cpu_batches(snippet):
     assert s.value_at(5, "y").origins[0].op is Op.BATCH
 
 
+def test_a_progress_bar_yields_what_it_wraps(snippet):
+    s = snippet("""
+        from torch.utils.data import DataLoader
+        from tqdm.auto import tqdm
+        pbar = tqdm(enumerate(DataLoader(ds)), total=10)
+        for step, (x, y) in pbar:
+            print(x, y)
+    """)
+    assert s.value_at(5, "y").is_(Kind.BATCH) and s.wheres(s.value_at(5, "y")) == {"CPU"}
+
+
+def test_a_torchvision_dataset_gives_cpu_tensors_its_transform_made(snippet):
+    s = snippet("""
+        from torchvision import datasets, transforms
+        data = datasets.MNIST("d", transform=transforms.ToTensor())
+        other = datasets.MNIST("d", transform=transforms.ToTensor(), target_transform=f)
+        x, y = data[0]
+        print(x, y, other[0][0])
+    """)
+    assert s.value_at(5, "x").is_(Kind.TENSOR) and s.wheres(s.value_at(5, "x")) == {"CPU"}
+    assert s.value_at(5, "x").origins[0].line == 2
+    assert s.wheres(s.value_at(5, "other")) is None and s.value_at(5, "other").item is None
+
+
 def test_annotation_is_only_a_hint(snippet):
     from torchferry.check.flow import Basis
 

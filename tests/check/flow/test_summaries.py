@@ -23,6 +23,27 @@ def test_return_in_terms_of_parameters(snippet):
     assert s.value_at(8, "h").origins[0].line == 5  # made in the helper
 
 
+def test_function_called_by_the_module_sees_globals_bound_after_a_join(snippet):
+    # the module's environment is a new one after each join (the ``if``'s arms): a
+    # function the module calls later sees the globals as they stand at the call
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        if torch.cuda.is_available():
+            device = torch.device("cuda")
+        else:
+            device = torch.device("cpu")
+        model = nn.Linear(2, 2)
+        def train(x):
+            return model(x.to(device))
+        if __name__ == "__main__":
+            train(torch.ones(2))
+    """)
+    call = next(c for c in s.function("train").calls.values() if c.callee is Callee.MODULE)
+    assert s.wheres(call.func) == {"CPU"} and call.func.origins[0].line == 7
+    assert s.wheres(call.args[0]) == {"CPU", "ACCEL"}
+
+
 def test_class_attributes_joined_over_methods_and_submodules(snippet):
     s = snippet("""
         import torch

@@ -100,7 +100,7 @@ class Interp:
             body = node.body
         elif isinstance(node, ast.Module):
             body = node.body
-            self.ff.live_globals = self.env
+            self.ff.live_module = self
         else:
             body = []
         if self.block(body):

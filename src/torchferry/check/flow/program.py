@@ -91,7 +91,9 @@ class FileFlow:
         self.defs: dict[str, ast.AST] = {}
         self.classes: dict[int, ClassInfo] = {}
         self.method_of: dict[int, ClassInfo] = {}
-        self.live_globals: Env = {}
+        #: the interpretation of the module's code while it runs (its ``env`` is replaced
+        #: at each join: an ``if``'s arms, a loop), for the functions it calls meanwhile
+        self.live_module: Interp | None = None
         self.globals: Env | None = None
         self.last_reason = Reason.UNRESOLVED
         self._results: dict[int, ScopeResult] = {}
@@ -241,7 +243,8 @@ class FileFlow:
     def global_value(self, name: str) -> Value | None:
         """A module-level name's value, seen from a function (the module's state as it
         stands while the module's code runs, its final state afterwards)."""
-        env = self.globals if self.globals is not None else self.live_globals
+        env = self.globals if self.globals is not None else \
+            self.live_module.env if self.live_module is not None else {}
         v = env.get(name)
         if v is not None:
             return v

@@ -129,6 +129,8 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
     if qual.startswith("math."):
         return ev.record(node, Callee.BUILTIN, qual, UNKNOWN, None, args, kws, Value.of(Kind.SCALAR))
+    if qual in _TQDM:  # a progress bar yields what it wraps
+        return builtin_call(ev, node, "tqdm", args, kws)
     if qual.startswith("numpy."):
         v = Value.of(Kind.NDARRAY, None, _made(node, qual), Basis.CONSTRUCTED)
         return ev.record(node, Callee.NUMPY, qual, UNKNOWN, None, args, kws, v)
@@ -156,9 +158,35 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
     target = ev.ff.resolve(qual)
     if target is not None:
         return project_call(ev, node, target[0], target[1], args, kws)
+    if qual.startswith(_DATASETS) and last[:1].isupper():
+        return _dataset(ev, node, qual, args, kws)
     project = ev.ff.project
     reason = Reason.BUDGET if project is not None and project.budget.left <= 0 else Reason.OUTSIDE
     return _unresolved(ev, node, qual, UNKNOWN, args, kws, reason)
+
+
+_DATASETS = "torchvision.datasets."
+
+
+def _dataset(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
+    """A dataset of torchvision: outside the checked files, but when its one transform
+    makes its tensors on the CPU (``transform=ToTensor()``, a ``Compose`` holding one, no
+    target or joint transform), each item is that tensor and a label (``ds[0][0]``)."""
+    _escape(ev, node)
+    v = Value(None, None, (_made(node, f"{qual}(...)", Op.RETURNED),), Basis.HINT, reason=Reason.OUTSIDE)
+    made: Value | None = None
+    for k, (name, w) in zip(node.keywords, kws, strict=True):
+        if name == "transform":
+            made = w.call if w.call is not None and w.call.places == frozenset((CPU,)) else None
+            if made is None:
+                break
+        elif name == "**" or "transform" in name and not (
+                isinstance(k.value, ast.Constant) and k.value.value is None):
+            made = None
+            break
+    if made is not None:
+        v = v._replace(item=container((made, Value.of(Kind.SCALAR))))
+    return ev.record(node, Callee.UNRESOLVED, qual, UNKNOWN, None, args, kws, v)
 
 
 def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
@@ -593,6 +621,7 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     return _unresolved(ev, node, name, g or UNKNOWN, args, kws, Reason.UNRESOLVED)
 
 
+_TQDM = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
 _ITERATING = frozenset({"enumerate", "iter", "zip", "reversed", "sorted", "list", "tuple",
                         "next", "tqdm", "set"})
 

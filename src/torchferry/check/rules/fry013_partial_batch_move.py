@@ -7,7 +7,13 @@ that is used unmoved in a model or loss call (positional or keyword: `model(ids,
 labels=labels)`), a torch function, arithmetic or a comparison together with tensors that
 may be on the device -- while other items of the same batch were moved with `.to(device)` /
 `.cuda()` in that loop (in any arm of an `if`/`elif`: the analysis joins the arms, so an
-item moved on every path counts as moved and one moved on none does not).
+item moved on every path counts as moved and one moved on none does not), or what a call
+made of one was (a tokenizer's output, `encoded = tokenizer(batch["text"],
+return_tensors="pt").to(device)`, meeting `batch["label"]` in `model(**encoded,
+labels=...)`). The output of a module called on a moved item is on the device too
+(`out = self.model(x.to(device))`; `criterion(out, labels)`), and `F.cross_entropy(...)`
+is taken for the loss of `torch.nn.functional` when the analysis cannot see where `F`
+comes from (a star import).
 
 The finding's evidence names the loop the item comes from, the move of another item, and
 where they meet.
@@ -44,9 +50,11 @@ An item that the called model's `forward` hands to torch on the CPU (the `length
 helpers, for a model class of the checked files) is not flagged: it must stay there.
 Only loops over a DataLoader (constructed in the file, a parameter named like one, or an
 iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)["train"]`,
-`tqdm(self.val_loader)`) are checked. Items used in indexing or passed to functions other
-than modules, losses and torch functions are not considered meetings, and an item moved on
-one arm of an `if` only is not flagged (it may be on either device there).
+`tqdm(self.val_loader)`, or a name bound to `tqdm(enumerate(loader))`) are checked. A call
+that made a moved value counts as made of the batch only through its first argument. Items
+used in indexing or passed to functions other than modules, losses and torch functions are
+not considered meetings, and an item moved on one arm of an `if` only is not flagged (it
+may be on either device there).
 """
 from __future__ import annotations
 
@@ -56,6 +64,7 @@ from dataclasses import replace
 
 from torchferry.check.api import Context, Edit, Finding, Fix
 from torchferry.check.flow import (
+    ACCEL,
     CPU,
     Callee,
     CallEvent,
@@ -94,23 +103,54 @@ def check(ctx: Context) -> Iterable[Finding]:
 
 
 def _on_device(res: ScopeResult, v: Value) -> bool:
+    """A tensor that may be on the device, or anything moved there whatever its kind (a
+    tokenizer's output: ``model(**encoded.to(device), labels=labels)``)."""
+    if v.places == {ACCEL} and any(o.op is Op.MOVED for o in v.origins):
+        return True
     kinds = res.kind_of(v)
-    return kinds is not None and bool(kinds & {Kind.TENSOR, Kind.BATCH}) and res.may_be_on_device(v)
+    if kinds is not None and bool(kinds & {Kind.TENSOR, Kind.BATCH}) and res.may_be_on_device(v):
+        return True
+    return _fed_from_the_device(res, v)
+
+
+def _fed_from_the_device(res: ScopeResult, v: Value) -> bool:
+    """The output of a module, wherever it is, called on a tensor moved to the device
+    (``out = self.model(x.to(device))``): had its weights been elsewhere, the call would
+    have failed."""
+    if not v.origins or v.origins[0].op is not Op.OUTPUT:
+        return False
+    call = res.calls.get(id(v.origins[0].node))
+    return call is not None and call.callee is Callee.MODULE and any(
+        a.places == {ACCEL} and any(o.op is Op.MOVED for o in a.origins) for a in call.args)
 
 
 def _batch_moves(res: ScopeResult) -> dict[int, list[CallEvent]]:
-    """Moves to a device of items of each loop's batch (keyed by the loop)."""
+    """Moves to a device of items of each loop's batch (keyed by the loop): of an item
+    itself, or of what a call the analysis cannot see into made of one (a tokenizer's
+    output, ``tokenizer(batch["text"], return_tensors="pt").to(device)``)."""
     out: dict[int, list[CallEvent]] = {}
     for c in res.calls.values():
         recv = c.receiver
         if c.callee is not Callee.METHOD or c.qualname not in _MOVES or recv is None:
             continue
-        loop = _loop_of(recv)
-        if loop is not None and recv.is_(Kind.BATCH) and c.result.may_live(Where.ACCEL):
+        loop = _loop_of(recv) if recv.is_(Kind.BATCH) else _made_of_an_item(res, recv)
+        if loop is not None and c.result.may_live(Where.ACCEL):
             out.setdefault(id(loop), []).append(c)
     for moves in out.values():
         moves.sort(key=lambda c: (c.node.lineno, c.node.col_offset))
     return out
+
+
+def _made_of_an_item(res: ScopeResult, v: Value) -> ast.AST | None:
+    """The loop whose batch gave an item, as the first argument, to the call that made
+    ``v`` last: a call the analysis cannot see into or a module's."""
+    if not v.origins or v.origins[0].op not in (Op.RETURNED, Op.OUTPUT):
+        return None
+    made = res.calls.get(id(v.origins[0].node))
+    if made is None or made.callee not in (Callee.UNRESOLVED, Callee.MODULE) or not made.args:
+        return None
+    item = made.args[0]
+    return _loop_of(item) if item.is_(Kind.BATCH) else None
 
 
 def _loop_of(v: Value) -> ast.AST | None:
@@ -139,15 +179,32 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[tuple[ast.AST, list[tu
             q = c.qualname
             if "pack" in q or not (q.startswith("torch.nn.functional.") or q.count(".") == 1):
                 continue
-        elif c.callee is not Callee.MODULE:
+        elif c.callee is not Callee.MODULE and not _functional_loss(c):
             continue
         nodes = [a for a in c.node.args if not isinstance(a, ast.Starred)]
-        nodes += [k.value for k in c.node.keywords if k.arg is not None]
+        # (a module is also given the mapping of ``model(**encoded)``)
+        nodes += [k.value for k in c.node.keywords if k.arg is not None or c.callee is Callee.MODULE]
         if c.callee is Callee.MODULE:
             nodes = _not_wanted_on_the_cpu(ff, c, nodes)
         ops: list[tuple[ast.AST, Value]] = [(a, v) for a in nodes if (v := res.value(a)) is not None]
         if len(ops) >= 2:
             yield c.node, ops
+
+
+#: the losses of ``torch.nn.functional`` that take the input and the target on one device
+_LOSSES = frozenset("""cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss
+    binary_cross_entropy binary_cross_entropy_with_logits kl_div soft_margin_loss
+    multilabel_soft_margin_loss multilabel_margin_loss multi_margin_loss poisson_nll_loss
+    gaussian_nll_loss hinge_embedding_loss cosine_embedding_loss margin_ranking_loss
+    triplet_margin_loss""".split())
+
+
+def _functional_loss(c: CallEvent) -> bool:
+    """``F.cross_entropy(...)`` with ``F`` from where the analysis cannot see (a star
+    import of another package): ``F`` names ``torch.nn.functional`` by convention."""
+    func = c.node.func
+    return c.callee is Callee.UNRESOLVED and isinstance(func, ast.Attribute) and \
+        func.attr in _LOSSES and isinstance(func.value, ast.Name) and func.value.id == "F"
 
 
 def _not_wanted_on_the_cpu(ff: FileFlow, c: CallEvent, nodes: list[ast.expr]) -> list[ast.expr]:
@@ -178,9 +235,11 @@ def _finding(ctx: Context, use: ast.AST, v: Value, loop: ast.AST, moves: list[Ca
     )
     batch = next(o for o in v.origins if o.op is Op.BATCH)
     moved = Origin(Op.MOVED, move.node.lineno, move.node.col_offset, "")
+    what = "another item" if move.receiver is not None and move.receiver.is_(Kind.BATCH) \
+        else "made from another item"
     return replace(f, evidence=(
         step(ctx, batch, f"`{name}` comes from the batch at {where(batch)} and is never moved"),
-        step(ctx, moved, f"`{ctx.text(recv)}`, another item of that batch, is moved here"),
+        step(ctx, moved, f"`{ctx.text(recv)}`, {what} of that batch, is moved here"),
         at(ctx, meet, "they meet here"),
     ))
 

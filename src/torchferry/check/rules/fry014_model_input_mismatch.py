@@ -14,7 +14,10 @@ Flags a call `model(x)` when, in one scope,
   (`train(model.to(device), loader)`, in this file or in the files that import it),
   followed through the callers' own parameters --
   and its first argument `x` is an item of a DataLoader's batch that is never moved, while
-  another item of the same batch is (`target = target.to(device)` ... `model(data)`); a
+  another item of the same batch is (`target = target.to(device)` ... `model(data)`), or
+  the loader, built in this file, yields what a dataset of `torchvision.datasets` gives
+  (a `transform=` of torchvision that makes its tensors on the CPU, `ToTensor()` or a
+  `Compose` holding one, and no `collate_fn`); a
   later argument may be wanted on the CPU (`decoder(features, captions, lengths)`, whose
   `lengths` go to `pack_padded_sequence`) and is not checked; or
 * (from the device-flow analysis) the model is on a device the code chose, as above or
@@ -24,7 +27,9 @@ Flags a call `model(x)` when, in one scope,
   a module class of the run that hands it unchanged to one of the module's layers,
   `model.decode(z)`) is a tensor this file made on the CPU
   (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
-  `ToTensor()` or a `Compose` of torchvision transforms holding one) and never moved; or
+  `ToTensor()` or a `Compose` of torchvision transforms holding one, or an item of a
+  dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`) and
+  never moved; or
 * (from the device-flow analysis) the input is moved to a device the code chose and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
   it), is on the CPU: built here, with weights (a `torch.nn` layer with parameters, a
@@ -74,7 +79,9 @@ a global); the third and fourth need a move of the model the analysis sees in th
 for a parameter of a module-level function, in every call of the run (the calls from other
 files count only when at most 8 files import the function's file, each within the analysis's
 budget, and none names the function other than in a call; a method's callers in other files
-never count), the third another item of the batch moved. The
+never count), the third another item of the batch moved or a loader of the file over a
+torchvision dataset (a `**kwargs` of the loader counts only when every binding of it in
+the file is a dict literal without `collate_fn`). The
 fourth form does not report a module without weights (a loss, an activation, or anything
 named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
 itself), an input computed by a call the analysis cannot see into (a transform, a
@@ -357,7 +364,8 @@ def check(ctx: Context) -> Iterable[Finding]:
     found = list(_local(ctx, m))
     seen = {(f.line, f.column) for f in found}
     yield from found
-    for f in [*_batch_item_on_the_cpu(ctx), *_made_on_the_cpu(ctx, m), *_model_left_behind(ctx)]:
+    for f in [*_batch_item_on_the_cpu(ctx), *_cpu_loader_item(ctx), *_made_on_the_cpu(ctx, m),
+              *_model_left_behind(ctx)]:
         if (f.line, f.column) not in seen:
             seen.add((f.line, f.column))
             yield f
@@ -428,6 +436,140 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
             moved = _model_on_device(ff, res, c.func)  # (last: it may interpret the callers)
             if moved is not None:
                 yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0])
+
+
+def _cpu_loader_item(ctx: Context) -> Iterator[Finding]:
+    """A model the device-flow analysis places on an accelerator, called on an item of a
+    batch that is never moved, from a loader of this file over a torchvision dataset
+    (whose items are tensors its transform made on the CPU)."""
+    ff: FileFlow = ctx.flow
+    for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
+        for c in res.calls.values():
+            if c.callee is not Callee.MODULE or not c.args or isinstance(c.node.args[0], ast.Starred):
+                continue
+            a, v = c.node.args[0], c.args[0]
+            loop = _unmoved_item(v)
+            if loop is None or _whole(a, loop) or not _has_weights(ctx, c):
+                continue
+            made = _torchvision_loader(ff, res, loop)
+            if made is None:
+                continue
+            moved = _model_on_device(ff, res, c.func)  # (last: it may interpret the callers)
+            if moved is not None:
+                yield _loader_finding(ctx, c, a, v, moved, made)
+
+
+#: the ``(data, target)`` loops the loader may be wrapped in
+_LOOP_WRAPPERS = frozenset({"enumerate", "tqdm", "iter"})
+
+
+def _torchvision_loader(ff: FileFlow, res: ScopeResult, loop: ast.AST) -> tuple[Origin, str] | None:
+    """The ``DataLoader(...)`` of this file a loop iterates (as it is, or through
+    ``enumerate``/``tqdm``), when it yields what a dataset of ``torchvision.datasets`` gives
+    (a transform of torchvision that makes the tensor on the CPU, no ``collate_fn``, no
+    ``Lambda``): where it was built and the dataset's name."""
+    it = loop if isinstance(loop, ast.Call) else getattr(loop, "iter", None)  # (``enumerate(...)``)
+    while isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
+            it.func.id in _LOOP_WRAPPERS and it.args:
+        it = it.args[0]
+    loader = res.value(it) if it is not None else None
+    if loader is None or not loader.is_(Kind.LOADER) or loader.item is not None or len(loader.origins) != 1:
+        return None
+    made = loader.origins[0]
+    node = made.node
+    if made.op is not Op.MADE or made.path is not None or not isinstance(node, ast.Call):
+        return None
+    where = ff.scope_of(node)
+    data = node.args[0] if node.args else kwarg(node, "dataset")
+    if where is None or data is None or not _plain_loader(ff.tree, node):
+        return None
+    dataset = where.value(data)
+    if dataset is None or len(dataset.origins) != 1 or dataset.origins[0].op is not Op.RETURNED:
+        return None
+    call = dataset.origins[0].node
+    name = dataset.origins[0].text.split("(", 1)[0]
+    if not name.startswith("torchvision.datasets.") or not isinstance(call, ast.Call):
+        return None
+    home = ff.scope_of(call)
+    return (made, name.rsplit(".", 1)[-1]) if home is not None and _cpu_transforms(home, call) else None
+
+
+def _plain_loader(tree: ast.Module, node: ast.Call) -> bool:
+    """No ``collate_fn`` given to the loader, nor in a ``**kwargs`` of it (a name every
+    binding and ``update`` of which in the file is a dict literal without one)."""
+    return all(k.arg != "collate_fn" and (k.arg is not None or _no_collate(tree, k.value, 0))
+               for k in node.keywords)
+
+
+def _no_collate(tree: ast.Module, node: ast.expr, depth: int) -> bool:
+    """Is ``node`` a dict literal (or ``a if c else b`` of them, or a name bound only to
+    such) whose keys are literal and hold no ``collate_fn``?"""
+    if depth > 3:
+        return False
+    if isinstance(node, ast.IfExp):
+        return _no_collate(tree, node.body, depth) and _no_collate(tree, node.orelse, depth)
+    if isinstance(node, ast.Dict):
+        return all(_no_collate(tree, v, depth + 1) if k is None else
+                   isinstance(k, ast.Constant) and k.value != "collate_fn"
+                   for k, v in zip(node.keys, node.values, strict=True))
+    if not isinstance(node, ast.Name):
+        return False
+    found = False
+    for n in ast.walk(tree):
+        if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign)):
+            targets = n.targets if isinstance(n, ast.Assign) else [n.target]
+            for t in targets:
+                if isinstance(t, ast.Name) and t.id == node.id:
+                    if n.value is None or isinstance(n, ast.AugAssign) or not _no_collate(tree, n.value, depth + 1):
+                        return False
+                    found = True
+                elif isinstance(t, ast.Subscript) and isinstance(t.value, ast.Name) and t.value.id == node.id \
+                        and not (isinstance(t.slice, ast.Constant) and t.slice.value != "collate_fn"):
+                    return False
+        elif isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ("update", "setdefault") \
+                and isinstance(n.func.value, ast.Name) and n.func.value.id == node.id:
+            if n.func.attr == "setdefault" or any(k.arg in (None, "collate_fn") for k in n.keywords) \
+                    or not all(_no_collate(tree, a, depth + 1) for a in n.args):
+                return False
+    return found
+
+
+def _cpu_transforms(res: ScopeResult, dataset: ast.Call) -> bool:
+    """Does the dataset's ``transform=`` make its tensor on the CPU (``ToTensor()``, or a
+    ``Compose`` of torchvision transforms holding one), and no other transform than
+    that and ``target_transform=None`` apply?"""
+    seen = False
+    for k in dataset.keywords:
+        if k.arg is None:
+            return False
+        if k.arg == "transform":
+            v = res.value(k.value)
+            if v is None or v.call is None or v.call.places != {CPU}:
+                return False
+            seen = True
+        elif "transform" in k.arg and not (isinstance(k.value, ast.Constant) and k.value.value is None):
+            return False
+    return seen
+
+
+def _loader_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin,
+                    loader: tuple[Origin, str]) -> Finding:
+    name, x = ctx.text(c.node.func), ctx.text(a)
+    made, dataset = loader
+    f = ctx.finding(
+        CODE, c.node,
+        f"`{name}` is on the device but `{x}`, an item of the batch of a loader over "
+        f"torchvision's `{dataset}` (tensors made on the CPU), is never moved: on a GPU machine "
+        "this call fails with \"Input type (torch.FloatTensor) and weight type "
+        f"(torch.cuda.FloatTensor) should be the same\"; move it (`{x}.to(device)`)")
+    batch = ev.first(v, Op.BATCH)
+    steps = [ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}"),
+             ev.step(ctx, made, f"the loader is built at {ev.where(made)} over torchvision's "
+                     f"`{dataset}`, whose transform makes its tensors on the CPU")]
+    if batch is not None:
+        steps.append(ev.step(ctx, batch, f"`{x}` comes from its batch at {ev.where(batch)} and is never moved"))
+    steps.append(ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
+    return replace(f, evidence=tuple(steps))
 
 
 def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
