@@ -2,7 +2,10 @@
 
 ## What it does
 Flags a factory (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye`,
-`linspace`, ..., `torch.tensor([...])`) called inside a function without `device=`, when the
+`linspace`, ..., `torch.tensor([...])`, and the legacy typed constructors `torch.FloatTensor`,
+`torch.LongTensor`, `torch.Tensor`, ... given sizes or data written out, which build on the
+CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU) called inside
+a function without `device=`, when the
 device-flow analysis sees its result meet a tensor that may be on an accelerator: in
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
 `x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`), as the
@@ -35,7 +38,12 @@ hands to them in its `forward`), and a module's `__init__` and the methods only 
 calls (everything is on the CPU there). Neither are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional
 results (`torch.zeros(())`,
 `torch.tensor(<scalar>)`, an item of a vector factory, a full reduction such as
-`torch.ones(n).sum()`) mix with any device and are not flagged.
+`torch.ones(n).sum()`) mix with any device and are not flagged, except where they are
+written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
+with `loss` on the device fails, since the tensor written keeps its place and takes no
+operand from another device. A partner made on the device of the value that holds the
+factory's result (`pos = torch.arange(pos)` then `torch.arange(d, device=pos.device)`) is
+where that value is: not a meeting of two devices.
 
 The finding's evidence names where the tensor is built and where it meets the other one.
 
@@ -81,6 +89,9 @@ when that is a plain name already bound where the factory is called (never one b
 later in the function), else the function's first tensor parameter. That is almost always the intent, but it changes
 where the tensor lives for every caller.
 
+A legacy constructor gets no fix: it refuses an accelerator's `device=` ("legacy constructor
+expects device type: cpu"); the message names `torch.tensor(..., dtype=..., device=...)`.
+
 A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devices
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
@@ -91,7 +102,10 @@ files do not count as a parameter's call sites, and a function passed around as 
 (a callback) may be called with anything: its calls in the file are taken as all of them.
 A free function whose tensor parameters no call of the file places (a library's public
 helper) is not checked, nor is a parameter used only as `x.shape` (NumPy arrays look the
-same). Other 0-dimensional results (`x.sum(dim)` of a 1-D tensor) are not told apart.
+same). Other 0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector
+computed from a factory's) are not told apart. A legacy constructor given a tensor (which
+`torch.Tensor(t)` returns where it is) or `device=` (which it refuses off the CPU) is not
+checked, nor a value accumulated through a list (`fan_in.append(v)`, then `t += v` over it).
 """
 from __future__ import annotations
 
@@ -123,6 +137,13 @@ NAME = "factory-without-device"
 FIX = "unsafe"
 
 _FACTORIES = vocabulary.SHAPE_FACTORIES | {"tensor", "as_tensor"}
+# the legacy typed constructors (``torch.FloatTensor``, ``torch.Tensor``): on the CPU whatever
+# the default device ("legacy constructor expects device type: cpu"); ``torch.cuda.*`` are not
+_LEGACY = vocabulary.LEGACY_CONSTRUCTORS | {"Tensor"}
+# arithmetic in place: the receiver is written ("t.add_(x)")
+_IN_PLACE = frozenset("add_ sub_ mul_ div_ true_divide_ addcmul_ addcdiv_ lerp_ pow_".split())
+# origins that may put a value on a device (a parameter's is judged by its place)
+_PLACING = frozenset({Op.MADE, Op.MOVED, Op.OUTPUT, Op.BATCH, Op.LOADED, Op.RETURNED})
 _CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "new_tensor", "set_"})
 _NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
 
@@ -137,14 +158,20 @@ class Meeting:
     #: only the first operand can be the CPU tensor at fault (an indexed tensor: a tensor on
     #: the device may be indexed by one on the CPU, not the other way round)
     first_only: bool = False
+    #: the first operand is written in place (``t += x``, ``t.add_(x)``): a tensor on the CPU
+    #: there takes no operand on another device, not even when it is 0-dimensional
+    written: bool = False
 
 
 def check(ctx: Context) -> Iterable[Finding]:
     ff: FileFlow = ctx.flow
     results = list(ff.results())
-    factories = {id(c.node): (r, c) for r in results if _in_function(r) and not _module_init(ff, r)
-                 for c in r.calls.values() if _candidate(c)}
-    if not factories:
+    scopes = [r for r in results if _in_function(r) and not _module_init(ff, r)]
+    factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values() if _candidate(c)}
+    # 0-dimensional ones, at fault only where they are written in place
+    written = factories | {id(c.node): (r, c) for r in scopes for c in r.calls.values()
+                           if _scalar_candidate(c)}
+    if not written:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
     construction = _construction_helpers(ff, results)
@@ -155,7 +182,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
-                made = _made_by(v, factories)
+                made = _made_by(v, written if meet.written and not i else factories)
                 if made is None or id(made.node) in found:
                     continue
                 partner = meet.module or next(
@@ -164,7 +191,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 if partner is not None and _moved_to_match(res, partner, made):
                     continue  # ``y.to(first.device)``: on the factory's own device
                 if partner is not None:
-                    home, call = factories[id(made.node)]
+                    home, call = written[id(made.node)]
                     found[id(made.node)] = (home, call, meet, partner, res)
     for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
         yield _finding(ctx, home, call, meet, partner, res)
@@ -218,6 +245,8 @@ def _candidate(c: CallEvent) -> bool:
     if c.callee is not Callee.TORCH or c.qualname is None:
         return False
     name = c.qualname[len("torch."):]
+    if name in _LEGACY:  # ``torch.FloatTensor([...])``: always on the CPU, no ``device=``
+        return _legacy_data(c) and not _no_legacy_data(c.node)
     if name not in _FACTORIES:
         return False
     if any(k in ("device", "pin_memory", "**") for k, _ in c.keywords):
@@ -225,6 +254,50 @@ def _candidate(c: CallEvent) -> bool:
     if name in ("tensor", "as_tensor"):  # only data written out here (a scalar mixes anywhere)
         return bool(c.node.args) and isinstance(c.node.args[0], (ast.List, ast.Tuple, ast.ListComp))
     return not (name in ("zeros", "ones", "empty") and _no_shape(c.node))
+
+
+def _scalar_candidate(c: CallEvent) -> bool:
+    """``torch.tensor(0.0)``, ``torch.zeros(())``: 0-dimensional, without ``device=``; such a
+    tensor mixes with any device as an operand, not as the tensor written in place."""
+    if c.callee is not Callee.TORCH or c.qualname is None or c.qualname.count(".") != 1:
+        return False
+    name = c.qualname[len("torch."):]
+    if any(k in ("device", "**") for k, _ in c.keywords) or len(c.node.args) != 1:
+        return False
+    a = c.node.args[0]
+    if name == "tensor":
+        if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub):
+            a = a.operand
+        return isinstance(a, ast.Constant) and isinstance(a.value, (int, float)) \
+            and not isinstance(a.value, bool)
+    return name in ("zeros", "ones", "empty", "full") and isinstance(a, (ast.Tuple, ast.List)) \
+        and not a.elts
+
+
+def _legacy_data(c: CallEvent) -> bool:
+    """A legacy constructor given sizes or data written out, and nothing else: given a
+    tensor, ``torch.Tensor(t)`` is ``t`` where it is (and ``torch.FloatTensor(t)`` refuses
+    one off the CPU), and given ``device=`` it refuses an accelerator outright."""
+    if c.node.keywords or len(c.args) != len(c.node.args):
+        return False
+    for a, v in zip(c.node.args, c.args, strict=True):
+        if isinstance(a, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Constant)):
+            continue
+        if v.kinds is None or v.kinds & {Kind.TENSOR, Kind.BATCH}:
+            return False
+    return True
+
+
+def _no_legacy_data(call: ast.Call) -> bool:
+    """``torch.Tensor()``, ``torch.LongTensor([])``, ``torch.FloatTensor(0)``: no element, a
+    placeholder replaced before it is used."""
+    if not call.args:
+        return not call.keywords
+    if len(call.args) != 1:
+        return False
+    a = call.args[0]
+    return isinstance(a, (ast.Tuple, ast.List)) and not a.elts or \
+        isinstance(a, ast.Constant) and a.value == 0 and not isinstance(a.value, bool)
 
 
 def _no_shape(call: ast.Call) -> bool:
@@ -309,22 +382,42 @@ def _of_the_model(ff: FileFlow, res: ScopeResult, k: int) -> bool:
 
 def _moved_to_match(res: ScopeResult, partner: ast.AST, made: Origin) -> bool:
     """Is the partner moved to where the factory's result is (``y.to(first.device)``,
-    ``y.type_as(first)``, ``first`` holding the factory's result)?"""
+    ``y.type_as(first)``, ``first`` holding the factory's result), or made there
+    (``freqs = torch.arange(d, device=pos.device)`` with ``pos`` holding it)?"""
     for n in ast.walk(partner):
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                 and n.func.attr in ("to", "type_as")):
             continue
-        for a in [*n.args, *(k.value for k in n.keywords)]:
-            base = a.value if isinstance(a, ast.Attribute) and a.attr == "device" else a
-            v = res.value(base)
-            if v is not None and any(o.node is made.node for o in v.origins):
-                return True
-    return False
+        if any(_holds(res, a, made) for a in [*n.args, *(k.value for k in n.keywords)]):
+            return True
+    return _made_on_its_device(res, partner, made)
+
+
+def _holds(res: ScopeResult, a: ast.AST, made: Origin) -> bool:
+    """Is ``a`` (or ``a.device``) a value that may hold the factory's result?"""
+    base = a.value if isinstance(a, ast.Attribute) and a.attr == "device" else a
+    v = res.value(base)
+    return v is not None and any(o.node is made.node for o in v.origins)
+
+
+def _made_on_its_device(res: ScopeResult, partner: ast.AST, made: Origin) -> bool:
+    """Was every tensor the partner comes from made with ``device=<x>.device`` of an ``x``
+    that holds the factory's result (or is that result)? Then both are where it is."""
+    v = res.value(partner)
+    if v is None:
+        return False
+    placing = [o for o in v.origins if o.op in _PLACING]
+    return bool(placing) and all(
+        o.node is made.node or isinstance(o.node, ast.Call) and o.op is Op.MADE and any(
+            k.arg == "device" and isinstance(k.value, ast.Attribute) and _holds(res, k.value, made)
+            for k in o.node.keywords)
+        for o in placing)
 
 
 def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
     for m in res.meets.values():
-        yield Meeting(m.node, m.operands)
+        aug = isinstance(m.node, ast.AugAssign)
+        yield Meeting(m.node, m.operands, written=aug)
     yield from _index_meetings(res)
     for c in res.calls.values():
         ops = _call_operands(res, c)
@@ -332,7 +425,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             continue
         if c.callee is Callee.TORCH and c.qualname is not None:
             last = c.qualname.rsplit(".", 1)[-1]
-            if c.qualname.count(".") == 1 and (last in _FACTORIES or last in _NOT_MEETINGS) \
+            if c.qualname.count(".") == 1 and (last in _FACTORIES or last in _NOT_MEETINGS or last in _LEGACY) \
                     or last in vocab.CPU_ARGUMENTS:
                 continue
             yield Meeting(c.node, ops)
@@ -341,7 +434,8 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             if c.qualname in _CROSS_DEVICE_METHODS or not isinstance(func, ast.Attribute):
                 continue
             if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
-                yield Meeting(c.node, ((func.value, c.receiver), *ops))
+                in_place = c.qualname in _IN_PLACE
+                yield Meeting(c.node, ((func.value, c.receiver), *ops), written=in_place)
         elif c.callee is Callee.MODULE:
             made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
             if made is not None and made.text.split("(")[0].rsplit(".", 1)[-1] in vocab.CPU_ARGUMENTS:
@@ -438,16 +532,20 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     weights = (meet.module is not None and partner is meet.module
                and isinstance(partner, ast.Name) and partner.id == input_name)
     device_of = f"next({input_name}.parameters()).device" if weights else f"{input_name}.device"
+    legacy = fname is not None and fname[len("torch."):] in _LEGACY
     fix = None
-    if input_name is not None:
+    if input_name is not None and not legacy:  # (a legacy constructor refuses a device)
         edit = ctx.add_keyword(call.node, f"device={device_of}")
         if edit is not None:
             fix = Fix((edit,), False, f"Pass `device={device_of}`")
     where = f"device={device_of}" if input_name is not None else "device=<input>.device"
+    if legacy:
+        where = f"torch.tensor(..., dtype=..., {where})"
     text = ctx.text(partner)[:40]
+    made = "is always built on the CPU" if legacy else "without `device=` is built on the CPU"
     f = ctx.finding(
         CODE, call.node,
-        f"`{fname}(...)` without `device=` is built on the CPU but meets `{text}`, which may "
+        f"`{fname}(...)` {made} but meets `{text}`, which may "
         f"be on an accelerator; create it there: `{where}`",
         fix,
     )
