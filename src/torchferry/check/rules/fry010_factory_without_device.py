@@ -21,10 +21,11 @@ accelerator" when the analysis sees it there on some path: moved or made there (
 only a tensor can be where it is computed with), the model's (a submodule's output, `self`
 of a module, a model stored on `self` and moved in place there: `self.net = Net();
 self.net.to(device)`), or a parameter that may be. For a parameter, the calls in the same file decide
-when they say where it is: if every one passes a tensor on the CPU (or a 0-dimensional
-one; `self` and its buffers in a module's `__init__`, which runs before any move) it is
-not on a device, if one passes a tensor on the device it is (followed through
-the callers' own parameters). Without such calls, an input of a module's `forward` and a
+when there are any: if one passes a tensor on the device it is (followed through the
+callers' own parameters); if none does (they pass tensors on the CPU, 0-dimensional ones,
+`self` and its buffers in a module's `__init__`, which runs before any move, or values the
+analysis cannot place, for which an annotation does not stand in) it is not known to
+be. Without such calls, an input of a module's `forward` and a
 parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
 which the calls in the file override); a parameter merely used as a tensor is not known to
 be.
@@ -349,24 +350,16 @@ def _places_on_device(ff: FileFlow, res: ScopeResult, v: Value, depth: int,
 
 def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
                      hints: bool = True) -> bool:
-    """May parameter ``k`` be on an accelerator?  The calls in this file decide when they
-    say where it is (all on the CPU: no; one on the device: yes, followed through the
-    callers' parameters); otherwise ``self`` of a module, an input of a module's
-    ``forward`` and a parameter annotated as a tensor or module may be (the model's and
-    its inputs' place), a parameter merely used as a tensor is not known to be."""
+    """May parameter ``k`` be on an accelerator?  The calls in this file decide when there
+    are any: yes when one passes a value on the device (followed through the callers'
+    parameters), no otherwise, also when some pass a value the analysis cannot place (an
+    annotation does not stand in for it). Without calls, ``self`` of a module, an input of
+    a module's ``forward`` and a parameter annotated as a tensor or module may be (the
+    model's and its inputs' place); a parameter merely used as a tensor is not known to be."""
     given = ff.arguments(res.node, k)
     if given and depth < 3:
-        sure = True
-        for caller, v in given:
-            if v.places is None:
-                sure = False
-            elif _places_on_device(ff, caller, v, depth + 1, hints):
-                return True
-            elif any(p.symbolic and not (p == param(0) and _module_init(ff, caller))
-                     for p in v.places):
-                sure = False
-        if sure:
-            return False  # every call here passes a value on the CPU (or 0-dimensional)
+        return any(v.places is not None and _places_on_device(ff, caller, v, depth + 1, hints)
+                   for caller, v in given)
     if not hints:  # (indices: the model's own, not an annotation's)
         return _of_the_model(ff, res, k)
     return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE)  # (``self`` of a module: MODULE)
