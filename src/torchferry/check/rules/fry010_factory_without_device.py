@@ -36,7 +36,9 @@ indices on the CPU), a partner moved to the factory's result's own device
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
 hands to them in its `forward`), and a module's `__init__` and the methods only it
-calls (everything is on the CPU there). Neither are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional
+calls (everything is on the CPU there), and the input of a value stored on `self` that only
+came in as a parameter of another method (`self.schedule_fn = schedule` in `__init__`: a
+callable, which no construction, load or move shows to be a model with weights). Neither are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional
 results (`torch.zeros(())`,
 `torch.tensor(<scalar>)`, an item of a vector factory, a full reduction such as
 `torch.ones(n).sum()`) mix with any device and are not flagged, except where they are
@@ -504,8 +506,12 @@ def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> 
     if not _places_on_device(ff, res, module, 0):
         return False
     made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
-    if made is None:
-        return True
+    if made is None:  # loaded, built by a function, moved, or this function's parameter;
+        # not a callable that another method was given and stored (``self.schedule_fn``)
+        fn = res.node
+        return any(o.op in (Op.LOADED, Op.RETURNED, Op.MOVED, Op.OUTPUT) or o.op is Op.PARAM
+                   and (o.line, o.column) == (getattr(fn, "lineno", 0), getattr(fn, "col_offset", 0))
+                   for o in module.origins)
     if made.text.startswith("torch.nn."):
         layer = made.text[len("torch.nn."):].split("(")[0]
         return layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS
