@@ -105,7 +105,9 @@ files do not count as a parameter's call sites, and a function passed around as 
 (a callback) may be called with anything: its calls in the file are taken as all of them.
 A free function whose tensor parameters no call of the file places (a library's public
 helper) is not checked, nor is a parameter used only as `x.shape` (NumPy arrays look the
-same). Other 0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector
+same). A tensor that a class other than a module builds in its `__init__` and keeps on
+`self` is not checked (a scheduler's `betas`: its uses in the other methods are joined over
+them, and are mostly 0-dimensional items `alphas_cumprod[t]` or moved there first). Other 0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector
 computed from a factory's) are not told apart. A legacy constructor given a tensor (which
 `torch.Tensor(t)` returns where it is) or `device=` (which it refuses off the CPU) is not
 checked, nor a value accumulated through a list (`fan_in.append(v)`, then `t += v` over it).
@@ -169,7 +171,8 @@ class Meeting:
 def check(ctx: Context) -> Iterable[Finding]:
     ff: FileFlow = ctx.flow
     results = list(ff.results())
-    scopes = [r for r in results if _in_function(r) and not _module_init(ff, r)]
+    scopes = [r for r in results if _in_function(r) and not _module_init(ff, r)
+              and not _object_init(ff, r)]
     factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values() if _candidate(c)}
     # 0-dimensional ones, at fault only where they are written in place
     written = factories | {id(c.node): (r, c) for r in scopes for c in r.calls.values()
@@ -216,6 +219,18 @@ def _module_init(ff: FileFlow, res: ScopeResult) -> bool:
         return False
     cls = ff.method_of.get(id(node))
     return cls is not None and cls.is_module
+
+
+def _object_init(ff: FileFlow, res: ScopeResult) -> bool:
+    """The ``__init__`` of a class that is not a module: the tensors it keeps on ``self`` (a
+    scheduler's ``betas``) are read by the other methods through the attribute table, joined
+    over them, which cannot tell a 0-dimensional item (``alphas_cumprod[t]``) or a later
+    move from a vector on the CPU."""
+    node = res.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != "__init__":
+        return False
+    cls = ff.method_of.get(id(node))
+    return cls is not None and not cls.is_module
 
 
 def _construction_helpers(ff: FileFlow, results: list[ScopeResult]) -> set[int]:
