@@ -38,9 +38,9 @@ and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the chec
 hands to them in its `forward`), and a module's `__init__` and the methods only it
 calls (everything is on the CPU there), and the input of a value stored on `self` that only
 came in as a parameter of another method (`self.schedule_fn = schedule` in `__init__`: a
-callable, which no construction, load or move shows to be a model with weights). Neither are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional
-results (`torch.zeros(())`,
-`torch.tensor(<scalar>)`, an item of a vector factory, a full reduction such as
+callable, which no construction, load or move shows to be a model with weights). Neither
+are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional results
+(`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory, a full reduction such as
 `torch.ones(n).sum()`) mix with any device and are not flagged, except where they are
 written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
 with `loss` on the device fails, since the tensor written keeps its place and takes no
@@ -107,8 +107,9 @@ A free function whose tensor parameters no call of the file places (a library's 
 helper) is not checked, nor is a parameter used only as `x.shape` (NumPy arrays look the
 same). A tensor that a class other than a module builds in its `__init__` and keeps on
 `self` is not checked (a scheduler's `betas`: its uses in the other methods are joined over
-them, and are mostly 0-dimensional items `alphas_cumprod[t]` or moved there first). Other 0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector
-computed from a factory's) are not told apart. A legacy constructor given a tensor (which
+them, and are mostly 0-dimensional items `alphas_cumprod[t]` or moved there first). Other
+0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector computed
+from a factory's) are not told apart. A legacy constructor given a tensor (which
 `torch.Tensor(t)` returns where it is) or `device=` (which it refuses off the CPU) is not
 checked, nor a value accumulated through a list (`fan_in.append(v)`, then `t += v` over it).
 """
