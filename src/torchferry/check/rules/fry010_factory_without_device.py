@@ -40,9 +40,9 @@ calls (everything is on the CPU there), and the input of a value stored on `self
 came in as a parameter of another method (`self.schedule_fn = schedule` in `__init__`: a
 callable, which no construction, load or move shows to be a model with weights). Neither
 are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional results
-(`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory, a full reduction such as
-`torch.ones(n).sum()`) mix with any device and are not flagged, except where they are
-written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
+(`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory, a full
+reduction such as `torch.ones(n).sum()` or `torch.min(t)`) mix with any device and are not
+flagged, except where they are written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
 with `loss` on the device fails, since the tensor written keeps its place and takes no
 operand from another device. A partner made on the device of the value that holds the
 factory's result (`pos = torch.arange(pos)` then `torch.arange(d, device=pos.device)`) is
