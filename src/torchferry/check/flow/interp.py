@@ -143,10 +143,13 @@ class Interp:
             for d in fn.decorator_list)
         annotations = {x.arg: x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs}
         forward = method and fn.name == "forward" and self.cls is not None and self.cls.is_module
+        numbers = _number_defaults(a)
         for k, name in enumerate(names):
             self.param_index[name] = k
             origin = Origin(Op.PARAM, fn.lineno, fn.col_offset, name)
             kinds = self.ff.hint_kinds(name, annotations.get(name))
+            if kinds is None and name in numbers:
+                kinds = frozenset((Kind.SCALAR,))  # ``eps=1e-9``: a number by its default
             if kinds is None and forward and k > 0:
                 kinds = frozenset((Kind.TENSOR,))  # what a module's forward is given
             if k == 0 and method and self.cls is not None:
@@ -202,7 +205,9 @@ class Interp:
     def st_augassign(self, st: ast.AugAssign) -> None:
         left = self.ev.eval(st.target)
         right = self.ev.eval(st.value)
-        self.bind(st.target, self.ev.arith(st, [(st.target, left), (st.value, right)]))
+        out = self.ev.arith(st, [(st.target, left), (st.value, right)])
+        # ``t += x`` writes into the tensor ``t``, which stays where it is
+        self.bind(st.target, left if left.is_(Kind.TENSOR) else out)
 
     def st_return(self, st: ast.Return) -> bool:
         v = self.ev.eval(st.value) if st.value is not None else Value.of(Kind.OTHER)
@@ -404,6 +409,21 @@ def _widen(entry: Env, last: Env) -> Env:
             out[k] = UNKNOWN
     return out
 
+
+
+def _number_defaults(a: ast.arguments) -> set[str]:
+    """The parameters whose default is a number written out (``eps=1e-9``, ``k=-1``)."""
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True))
+    pairs += [(x, d) for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    out = set()
+    for x, d in pairs:
+        if isinstance(d, ast.UnaryOp) and isinstance(d.op, ast.USub):
+            d = d.operand
+        if isinstance(d, ast.Constant) and isinstance(d.value, (int, float)) \
+                and not isinstance(d.value, bool):
+            out.add(x.arg)
+    return out
 
 _STATEMENTS: dict[type, Callable[[Interp, Any], object]] = {
     ast.Expr: Interp.st_expr,

@@ -297,6 +297,10 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     if not _returns_tensor(parts):
         return Value(None, None, (_made(node, text, Op.RETURNED),), Basis.HINT,
                      reason=Reason.UNRESOLVED)
+    if len(parts) == 2 and last in vocab.REDUCTIONS and len(node.args) == 1 and not kws \
+            and args and args[0].places == {CPU}:
+        # ``torch.min(t)``: 0-dimensional on the CPU, as ``t.min()``
+        return Value(_TENSOR, frozenset(), args[0].origins, Basis.INFERRED)
     values = [*args, *(v for _, v in kws)]
     # (``torch.cat(parts)``: the items of a list carry the origins)
     origins = tuple(dict.fromkeys(o for v in values for o in (

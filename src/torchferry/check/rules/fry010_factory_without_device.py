@@ -2,7 +2,10 @@
 
 ## What it does
 Flags a factory (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye`,
-`linspace`, ..., `torch.tensor([...])`) called inside a function without `device=`, when the
+`linspace`, ..., `torch.tensor([...])`, and the legacy typed constructors `torch.FloatTensor`,
+`torch.LongTensor`, `torch.Tensor`, ... given sizes or data written out, which build on the
+CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU) called inside
+a function without `device=`, when the
 device-flow analysis sees its result meet a tensor that may be on an accelerator: in
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
 `x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`), as the
@@ -18,10 +21,11 @@ accelerator" when the analysis sees it there on some path: moved or made there (
 only a tensor can be where it is computed with), the model's (a submodule's output, `self`
 of a module, a model stored on `self` and moved in place there: `self.net = Net();
 self.net.to(device)`), or a parameter that may be. For a parameter, the calls in the same file decide
-when they say where it is: if every one passes a tensor on the CPU (or a 0-dimensional
-one; `self` and its buffers in a module's `__init__`, which runs before any move) it is
-not on a device, if one passes a tensor on the device it is (followed through
-the callers' own parameters). Without such calls, an input of a module's `forward` and a
+when there are any: if one passes a tensor on the device it is (followed through the
+callers' own parameters); if none does (they pass tensors on the CPU, 0-dimensional ones,
+`self` and its buffers in a module's `__init__`, which runs before any move, or values the
+analysis cannot place, for which an annotation does not stand in) it is not known to
+be. Without such calls, an input of a module's `forward` and a
 parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
 which the calls in the file override); a parameter merely used as a tensor is not known to
 be.
@@ -32,10 +36,17 @@ indices on the CPU), a partner moved to the factory's result's own device
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
 hands to them in its `forward`), and a module's `__init__` and the methods only it
-calls (everything is on the CPU there). Neither are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional
-results (`torch.zeros(())`,
-`torch.tensor(<scalar>)`, an item of a vector factory, a full reduction such as
-`torch.ones(n).sum()`) mix with any device and are not flagged.
+calls (everything is on the CPU there), and the input of a value stored on `self` that only
+came in as a parameter of another method (`self.schedule_fn = schedule` in `__init__`: a
+callable, which no construction, load or move shows to be a model with weights). Neither
+are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional results
+(`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory, a full
+reduction such as `torch.ones(n).sum()` or `torch.min(t)`) mix with any device and are not
+flagged, except where they are written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
+with `loss` on the device fails, since the tensor written keeps its place and takes no
+operand from another device. A partner made on the device of the value that holds the
+factory's result (`pos = torch.arange(pos)` then `torch.arange(d, device=pos.device)`) is
+where that value is: not a meeting of two devices.
 
 The finding's evidence names where the tensor is built and where it meets the other one.
 
@@ -81,6 +92,9 @@ when that is a plain name already bound where the factory is called (never one b
 later in the function), else the function's first tensor parameter. That is almost always the intent, but it changes
 where the tensor lives for every caller.
 
+A legacy constructor gets no fix: it refuses an accelerator's `device=` ("legacy constructor
+expects device type: cpu"); the message names `torch.tensor(..., dtype=..., device=...)`.
+
 A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devices
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
@@ -91,7 +105,13 @@ files do not count as a parameter's call sites, and a function passed around as 
 (a callback) may be called with anything: its calls in the file are taken as all of them.
 A free function whose tensor parameters no call of the file places (a library's public
 helper) is not checked, nor is a parameter used only as `x.shape` (NumPy arrays look the
-same). Other 0-dimensional results (`x.sum(dim)` of a 1-D tensor) are not told apart.
+same). A tensor that a class other than a module builds in its `__init__` and keeps on
+`self` is not checked (a scheduler's `betas`: its uses in the other methods are joined over
+them, and are mostly 0-dimensional items `alphas_cumprod[t]` or moved there first). Other
+0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector computed
+from a factory's) are not told apart. A legacy constructor given a tensor (which
+`torch.Tensor(t)` returns where it is) or `device=` (which it refuses off the CPU) is not
+checked, nor a value accumulated through a list (`fan_in.append(v)`, then `t += v` over it).
 """
 from __future__ import annotations
 
@@ -123,6 +143,13 @@ NAME = "factory-without-device"
 FIX = "unsafe"
 
 _FACTORIES = vocabulary.SHAPE_FACTORIES | {"tensor", "as_tensor"}
+# the legacy typed constructors (``torch.FloatTensor``, ``torch.Tensor``): on the CPU whatever
+# the default device ("legacy constructor expects device type: cpu"); ``torch.cuda.*`` are not
+_LEGACY = vocabulary.LEGACY_CONSTRUCTORS | {"Tensor"}
+# arithmetic in place: the receiver is written ("t.add_(x)")
+_IN_PLACE = frozenset("add_ sub_ mul_ div_ true_divide_ addcmul_ addcdiv_ lerp_ pow_".split())
+# origins that may put a value on a device (a parameter's is judged by its place)
+_PLACING = frozenset({Op.MADE, Op.MOVED, Op.OUTPUT, Op.BATCH, Op.LOADED, Op.RETURNED})
 _CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "new_tensor", "set_"})
 _NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
 
@@ -137,14 +164,21 @@ class Meeting:
     #: only the first operand can be the CPU tensor at fault (an indexed tensor: a tensor on
     #: the device may be indexed by one on the CPU, not the other way round)
     first_only: bool = False
+    #: the first operand is written in place (``t += x``, ``t.add_(x)``): a tensor on the CPU
+    #: there takes no operand on another device, not even when it is 0-dimensional
+    written: bool = False
 
 
 def check(ctx: Context) -> Iterable[Finding]:
     ff: FileFlow = ctx.flow
     results = list(ff.results())
-    factories = {id(c.node): (r, c) for r in results if _in_function(r) and not _module_init(ff, r)
-                 for c in r.calls.values() if _candidate(c)}
-    if not factories:
+    scopes = [r for r in results if _in_function(r) and not _module_init(ff, r)
+              and not _object_init(ff, r)]
+    factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values() if _candidate(c)}
+    # 0-dimensional ones, at fault only where they are written in place
+    written = factories | {id(c.node): (r, c) for r in scopes for c in r.calls.values()
+                           if _scalar_candidate(c)}
+    if not written:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
     construction = _construction_helpers(ff, results)
@@ -155,7 +189,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
-                made = _made_by(v, factories)
+                made = _made_by(v, written if meet.written and not i else factories)
                 if made is None or id(made.node) in found:
                     continue
                 partner = meet.module or next(
@@ -164,7 +198,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 if partner is not None and _moved_to_match(res, partner, made):
                     continue  # ``y.to(first.device)``: on the factory's own device
                 if partner is not None:
-                    home, call = factories[id(made.node)]
+                    home, call = written[id(made.node)]
                     found[id(made.node)] = (home, call, meet, partner, res)
     for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
         yield _finding(ctx, home, call, meet, partner, res)
@@ -186,6 +220,18 @@ def _module_init(ff: FileFlow, res: ScopeResult) -> bool:
         return False
     cls = ff.method_of.get(id(node))
     return cls is not None and cls.is_module
+
+
+def _object_init(ff: FileFlow, res: ScopeResult) -> bool:
+    """The ``__init__`` of a class that is not a module: the tensors it keeps on ``self`` (a
+    scheduler's ``betas``) are read by the other methods through the attribute table, joined
+    over them, which cannot tell a 0-dimensional item (``alphas_cumprod[t]``) or a later
+    move from a vector on the CPU."""
+    node = res.node
+    if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != "__init__":
+        return False
+    cls = ff.method_of.get(id(node))
+    return cls is not None and not cls.is_module
 
 
 def _construction_helpers(ff: FileFlow, results: list[ScopeResult]) -> set[int]:
@@ -218,6 +264,8 @@ def _candidate(c: CallEvent) -> bool:
     if c.callee is not Callee.TORCH or c.qualname is None:
         return False
     name = c.qualname[len("torch."):]
+    if name in _LEGACY:  # ``torch.FloatTensor([...])``: always on the CPU, no ``device=``
+        return _legacy_data(c) and not _no_legacy_data(c.node)
     if name not in _FACTORIES:
         return False
     if any(k in ("device", "pin_memory", "**") for k, _ in c.keywords):
@@ -225,6 +273,50 @@ def _candidate(c: CallEvent) -> bool:
     if name in ("tensor", "as_tensor"):  # only data written out here (a scalar mixes anywhere)
         return bool(c.node.args) and isinstance(c.node.args[0], (ast.List, ast.Tuple, ast.ListComp))
     return not (name in ("zeros", "ones", "empty") and _no_shape(c.node))
+
+
+def _scalar_candidate(c: CallEvent) -> bool:
+    """``torch.tensor(0.0)``, ``torch.zeros(())``: 0-dimensional, without ``device=``; such a
+    tensor mixes with any device as an operand, not as the tensor written in place."""
+    if c.callee is not Callee.TORCH or c.qualname is None or c.qualname.count(".") != 1:
+        return False
+    name = c.qualname[len("torch."):]
+    if any(k in ("device", "**") for k, _ in c.keywords) or len(c.node.args) != 1:
+        return False
+    a = c.node.args[0]
+    if name == "tensor":
+        if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub):
+            a = a.operand
+        return isinstance(a, ast.Constant) and isinstance(a.value, (int, float)) \
+            and not isinstance(a.value, bool)
+    return name in ("zeros", "ones", "empty", "full") and isinstance(a, (ast.Tuple, ast.List)) \
+        and not a.elts
+
+
+def _legacy_data(c: CallEvent) -> bool:
+    """A legacy constructor given sizes or data written out, and nothing else: given a
+    tensor, ``torch.Tensor(t)`` is ``t`` where it is (and ``torch.FloatTensor(t)`` refuses
+    one off the CPU), and given ``device=`` it refuses an accelerator outright."""
+    if c.node.keywords or len(c.args) != len(c.node.args):
+        return False
+    for a, v in zip(c.node.args, c.args, strict=True):
+        if isinstance(a, (ast.List, ast.Tuple, ast.ListComp, ast.GeneratorExp, ast.Constant)):
+            continue
+        if v.kinds is None or v.kinds & {Kind.TENSOR, Kind.BATCH}:
+            return False
+    return True
+
+
+def _no_legacy_data(call: ast.Call) -> bool:
+    """``torch.Tensor()``, ``torch.LongTensor([])``, ``torch.FloatTensor(0)``: no element, a
+    placeholder replaced before it is used."""
+    if not call.args:
+        return not call.keywords
+    if len(call.args) != 1:
+        return False
+    a = call.args[0]
+    return isinstance(a, (ast.Tuple, ast.List)) and not a.elts or \
+        isinstance(a, ast.Constant) and a.value == 0 and not isinstance(a.value, bool)
 
 
 def _no_shape(call: ast.Call) -> bool:
@@ -276,24 +368,16 @@ def _places_on_device(ff: FileFlow, res: ScopeResult, v: Value, depth: int,
 
 def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
                      hints: bool = True) -> bool:
-    """May parameter ``k`` be on an accelerator?  The calls in this file decide when they
-    say where it is (all on the CPU: no; one on the device: yes, followed through the
-    callers' parameters); otherwise ``self`` of a module, an input of a module's
-    ``forward`` and a parameter annotated as a tensor or module may be (the model's and
-    its inputs' place), a parameter merely used as a tensor is not known to be."""
+    """May parameter ``k`` be on an accelerator?  The calls in this file decide when there
+    are any: yes when one passes a value on the device (followed through the callers'
+    parameters), no otherwise, also when some pass a value the analysis cannot place (an
+    annotation does not stand in for it). Without calls, ``self`` of a module, an input of
+    a module's ``forward`` and a parameter annotated as a tensor or module may be (the
+    model's and its inputs' place); a parameter merely used as a tensor is not known to be."""
     given = ff.arguments(res.node, k)
     if given and depth < 3:
-        sure = True
-        for caller, v in given:
-            if v.places is None:
-                sure = False
-            elif _places_on_device(ff, caller, v, depth + 1, hints):
-                return True
-            elif any(p.symbolic and not (p == param(0) and _module_init(ff, caller))
-                     for p in v.places):
-                sure = False
-        if sure:
-            return False  # every call here passes a value on the CPU (or 0-dimensional)
+        return any(v.places is not None and _places_on_device(ff, caller, v, depth + 1, hints)
+                   for caller, v in given)
     if not hints:  # (indices: the model's own, not an annotation's)
         return _of_the_model(ff, res, k)
     return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE)  # (``self`` of a module: MODULE)
@@ -309,22 +393,42 @@ def _of_the_model(ff: FileFlow, res: ScopeResult, k: int) -> bool:
 
 def _moved_to_match(res: ScopeResult, partner: ast.AST, made: Origin) -> bool:
     """Is the partner moved to where the factory's result is (``y.to(first.device)``,
-    ``y.type_as(first)``, ``first`` holding the factory's result)?"""
+    ``y.type_as(first)``, ``first`` holding the factory's result), or made there
+    (``freqs = torch.arange(d, device=pos.device)`` with ``pos`` holding it)?"""
     for n in ast.walk(partner):
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
                 and n.func.attr in ("to", "type_as")):
             continue
-        for a in [*n.args, *(k.value for k in n.keywords)]:
-            base = a.value if isinstance(a, ast.Attribute) and a.attr == "device" else a
-            v = res.value(base)
-            if v is not None and any(o.node is made.node for o in v.origins):
-                return True
-    return False
+        if any(_holds(res, a, made) for a in [*n.args, *(k.value for k in n.keywords)]):
+            return True
+    return _made_on_its_device(res, partner, made)
+
+
+def _holds(res: ScopeResult, a: ast.AST, made: Origin) -> bool:
+    """Is ``a`` (or ``a.device``) a value that may hold the factory's result?"""
+    base = a.value if isinstance(a, ast.Attribute) and a.attr == "device" else a
+    v = res.value(base)
+    return v is not None and any(o.node is made.node for o in v.origins)
+
+
+def _made_on_its_device(res: ScopeResult, partner: ast.AST, made: Origin) -> bool:
+    """Was every tensor the partner comes from made with ``device=<x>.device`` of an ``x``
+    that holds the factory's result (or is that result)? Then both are where it is."""
+    v = res.value(partner)
+    if v is None:
+        return False
+    placing = [o for o in v.origins if o.op in _PLACING]
+    return bool(placing) and all(
+        o.node is made.node or isinstance(o.node, ast.Call) and o.op is Op.MADE and any(
+            k.arg == "device" and isinstance(k.value, ast.Attribute) and _holds(res, k.value, made)
+            for k in o.node.keywords)
+        for o in placing)
 
 
 def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
     for m in res.meets.values():
-        yield Meeting(m.node, m.operands)
+        aug = isinstance(m.node, ast.AugAssign)
+        yield Meeting(m.node, m.operands, written=aug)
     yield from _index_meetings(res)
     for c in res.calls.values():
         ops = _call_operands(res, c)
@@ -332,7 +436,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             continue
         if c.callee is Callee.TORCH and c.qualname is not None:
             last = c.qualname.rsplit(".", 1)[-1]
-            if c.qualname.count(".") == 1 and (last in _FACTORIES or last in _NOT_MEETINGS) \
+            if c.qualname.count(".") == 1 and (last in _FACTORIES or last in _NOT_MEETINGS or last in _LEGACY) \
                     or last in vocab.CPU_ARGUMENTS:
                 continue
             yield Meeting(c.node, ops)
@@ -341,7 +445,8 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             if c.qualname in _CROSS_DEVICE_METHODS or not isinstance(func, ast.Attribute):
                 continue
             if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
-                yield Meeting(c.node, ((func.value, c.receiver), *ops))
+                in_place = c.qualname in _IN_PLACE
+                yield Meeting(c.node, ((func.value, c.receiver), *ops), written=in_place)
         elif c.callee is Callee.MODULE:
             made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
             if made is not None and made.text.split("(")[0].rsplit(".", 1)[-1] in vocab.CPU_ARGUMENTS:
@@ -417,8 +522,12 @@ def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> 
     if not _places_on_device(ff, res, module, 0):
         return False
     made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
-    if made is None:
-        return True
+    if made is None:  # loaded, built by a function, moved, or this function's parameter;
+        # not a callable that another method was given and stored (``self.schedule_fn``)
+        fn = res.node
+        return any(o.op in (Op.LOADED, Op.RETURNED, Op.MOVED, Op.OUTPUT) or o.op is Op.PARAM
+                   and (o.line, o.column) == (getattr(fn, "lineno", 0), getattr(fn, "col_offset", 0))
+                   for o in module.origins)
     if made.text.startswith("torch.nn."):
         layer = made.text[len("torch.nn."):].split("(")[0]
         return layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS
@@ -438,16 +547,20 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     weights = (meet.module is not None and partner is meet.module
                and isinstance(partner, ast.Name) and partner.id == input_name)
     device_of = f"next({input_name}.parameters()).device" if weights else f"{input_name}.device"
+    legacy = fname is not None and fname[len("torch."):] in _LEGACY
     fix = None
-    if input_name is not None:
+    if input_name is not None and not legacy:  # (a legacy constructor refuses a device)
         edit = ctx.add_keyword(call.node, f"device={device_of}")
         if edit is not None:
             fix = Fix((edit,), False, f"Pass `device={device_of}`")
     where = f"device={device_of}" if input_name is not None else "device=<input>.device"
+    if legacy:
+        where = f"torch.tensor(..., dtype=..., {where})"
     text = ctx.text(partner)[:40]
+    made = "is always built on the CPU" if legacy else "without `device=` is built on the CPU"
     f = ctx.finding(
         CODE, call.node,
-        f"`{fname}(...)` without `device=` is built on the CPU but meets `{text}`, which may "
+        f"`{fname}(...)` {made} but meets `{text}`, which may "
         f"be on an accelerator; create it there: `{where}`",
         fix,
     )
