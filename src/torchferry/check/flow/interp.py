@@ -410,7 +410,6 @@ def _widen(entry: Env, last: Env) -> Env:
     return out
 
 
-
 def _number_defaults(a: ast.arguments) -> set[str]:
     """The parameters whose default is a number written out (``eps=1e-9``, ``k=-1``)."""
     positional = a.posonlyargs + a.args
@@ -424,6 +423,7 @@ def _number_defaults(a: ast.arguments) -> set[str]:
                 and not isinstance(d.value, bool):
             out.add(x.arg)
     return out
+
 
 _STATEMENTS: dict[type, Callable[[Interp, Any], object]] = {
     ast.Expr: Interp.st_expr,
