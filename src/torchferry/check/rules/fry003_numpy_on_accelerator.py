@@ -134,6 +134,7 @@ _NO_GRAD_RESULT = frozenset({"argmax", "argmin", "eq", "ne", "lt", "le", "gt", "
 
 def check(ctx: Context) -> Iterable[Finding]:
     cuda_default = bool(_CUDA_DEFAULT.search(ctx.source))
+    stores = _item_stores(ctx.tree) if "numpy" in ctx.source else []
     for res in ctx.flow.results():
         for call in res.calls.values():
             for node, v, what in _handed_to_numpy(ctx, res, call):
@@ -141,7 +142,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                     _list_finding(ctx, res, call, node, v, what)
                 if found is not None:
                     yield found
-        yield from _stored_into_arrays(ctx, res, cuda_default)
+        if stores:
+            yield from _stored_into_arrays(ctx, res, stores, cuda_default)
 
 
 def _handed_to_numpy(ctx: Context, res: ScopeResult,
@@ -390,16 +392,32 @@ def _fix(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr, v: Val
 _SHAPED = frozenset({"numpy.zeros", "numpy.ones", "numpy.empty", "numpy.full"})
 
 
-def _stored_into_arrays(ctx: Context, res: ScopeResult, cuda_default: bool) -> Iterable[Finding]:
+def _item_stores(tree: ast.AST) -> list[ast.Assign]:
+    """The statements ``x[...] = value`` of a file, found through statement bodies only
+    (expressions hold no statements; walking them would cost a pass over every node)."""
+    found: list[ast.Assign] = []
+    todo: list[ast.AST] = [tree]
+    while todo:
+        node = todo.pop()
+        if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
+                isinstance(node.targets[0], ast.Subscript):
+            found.append(node)
+        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+            todo.extend(getattr(node, name, ()))
+    return found
+
+
+def _stored_into_arrays(ctx: Context, res: ScopeResult, stores: list[ast.Assign],
+                        cuda_default: bool) -> Iterable[Finding]:
     """``g_loss[ind] = loss`` where ``g_loss = np.zeros((5000, 1))``: storing a tensor into
     more than one element of a NumPy array (a row, a slice) converts it with NumPy.  A
     store into one element (``a[i] = t`` of a 1-D array) reads it with ``float()`` and
     works on any device, so only stores shown to reach more than one element count."""
-    for st in ast.walk(res.node):
-        if not isinstance(st, ast.Assign) or len(st.targets) != 1 or \
-                not isinstance(st.targets[0], ast.Subscript):
-            continue
+    for st in stores:
         target = st.targets[0]
+        if id(target.value) not in res.values:
+            continue  # evaluated by another scope
+        assert isinstance(target, ast.Subscript)
         arr, v = res.value(target.value), res.value(st.value)
         made = _array_made(arr) if arr is not None else None
         if v is None or made is None or not _more_than_one_element(target, made):
