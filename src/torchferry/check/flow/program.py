@@ -210,11 +210,12 @@ class FileFlow:
             return frozenset((Kind.MODULE,))
         if text in vocab.SCALAR_ANNOTATIONS:
             return frozenset((Kind.SCALAR,))
-        if text == "str":
+        device = name in ("device", "dev") or name.endswith("_device")
+        if text == "str" and not device:  # ``device: str`` names a device ("cuda:0")
             return frozenset((Kind.OTHER,))
         if "loader" in name.lower():
             return frozenset((Kind.LOADER,))
-        if name in ("device", "dev") or name.endswith("_device"):
+        if device:
             return frozenset((Kind.DEVICE,))
         return None
 
