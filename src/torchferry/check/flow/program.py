@@ -482,7 +482,7 @@ class FileFlow:
 _NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(", ".type_as(",
             "zeros(", "ones(", "empty(", "full(", "arange(", "rand", "eye(", "linspace(",
             "logspace(", "tensor(", "asarray(", "from_numpy(", "normal(", "bernoulli(",
-            "multinomial(", "Tensor(", "oader", "device", "synchronize", "non_blocking")
+            "multinomial(", "Tensor(", "oader", "device", "synchronize", "non_blocking", "return_tensors")
 _CALLED = re.compile(r"(\w+)\(")
 _STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu)\(|register_|setattr")
 
