@@ -210,11 +210,12 @@ class FileFlow:
             return frozenset((Kind.MODULE,))
         if text in vocab.SCALAR_ANNOTATIONS:
             return frozenset((Kind.SCALAR,))
-        if text == "str":
+        device = name in ("device", "dev") or name.endswith("_device")
+        if text == "str" and not device:  # ``device: str`` names a device ("cuda:0")
             return frozenset((Kind.OTHER,))
         if "loader" in name.lower():
             return frozenset((Kind.LOADER,))
-        if name in ("device", "dev") or name.endswith("_device"):
+        if device:
             return frozenset((Kind.DEVICE,))
         return None
 
@@ -481,7 +482,7 @@ class FileFlow:
 _NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(", ".type_as(",
             "zeros(", "ones(", "empty(", "full(", "arange(", "rand", "eye(", "linspace(",
             "logspace(", "tensor(", "asarray(", "from_numpy(", "normal(", "bernoulli(",
-            "multinomial(", "Tensor(", "oader", "device", "synchronize", "non_blocking")
+            "multinomial(", "Tensor(", "oader", "device", "synchronize", "non_blocking", "return_tensors")
 _CALLED = re.compile(r"(\w+)\(")
 _STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu)\(|register_|setattr")
 

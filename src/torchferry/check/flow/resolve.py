@@ -292,6 +292,10 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
                      Basis.CONSTRUCTED)
     if last == "Variable" and args:  # the old autograd wrapper: the tensor itself
         return args[0]
+    if qual == "torch.nn.utils.rnn.pack_padded_sequence" and args:
+        # a PackedSequence: its data (and sorted indices) are where the input is; an RNN
+        # given it computes there
+        return Value(_TENSOR, args[0].places, args[0].origins, Basis.INFERRED)
     if last in vocab.TORCH_NON_TENSOR or parts[1] in ("cuda", "backends", "distributed", "utils"):
         return Value.of(Kind.OTHER)
     if not _returns_tensor(parts):

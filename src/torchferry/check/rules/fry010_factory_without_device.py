@@ -20,7 +20,9 @@ accelerator" when the analysis sees it there on some path: moved or made there (
 `.cuda()`, `.type(torch.cuda.FloatTensor)`; also a value of unknown kind moved there, which
 only a tensor can be where it is computed with), the model's (a submodule's output, `self`
 of a module, a model stored on `self` and moved in place there: `self.net = Net();
-self.net.to(device)`), or a parameter that may be. For a parameter, the calls in the same file decide
+self.net.to(device)`), or a parameter that may be; a `pack_padded_sequence(x, lengths)` is
+where `x` is (its data goes there), so an initial state handed to an RNN with it meets `x`.
+For a parameter, the calls in the same file decide
 when there are any: if one passes a tensor on the device it is (followed through the
 callers' own parameters); if none does (they pass tensors on the CPU, 0-dimensional ones,
 `self` and its buffers in a module's `__init__`, which runs before any move, or values the

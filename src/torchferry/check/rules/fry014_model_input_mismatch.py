@@ -23,13 +23,18 @@ Flags a call `model(x)` when, in one scope,
 * (from the device-flow analysis) the model is on a device the code chose, as above or
   through the class it is an attribute of (`self.model.to(device)` in `__init__`, the
   call `self.model(x)` in another method), and its input (the first argument, else the
-  first keyword argument: `model(input_ids=dummy)`; or the first argument of a method of
+  first keyword argument: `model(input_ids=dummy)`, else the one mapping of
+  `model(**inputs)`; or the first argument of a method of
   a module class of the run that hands it unchanged to one of the module's layers,
   `model.decode(z)`) is a tensor this file made on the CPU
   (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
   `ToTensor()` or a `Compose` of torchvision transforms holding one, or an item of a
   dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`) and
-  never moved; or
+  never moved; or what a call given `return_tensors="pt"` and no `device=` returned (a
+  tokenizer or processor of transformers makes those tensors on the CPU:
+  `inputs = tokenizer(texts, return_tensors="pt")`, `tokenizer.encode(text,
+  return_tensors="pt")`), bound to a name nothing else binds and never moved, not even in
+  place (`inputs.to(device)` as a statement moves a `BatchEncoding`); or
 * (from the device-flow analysis) the input is moved to a device the code chose and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
   it), is on the CPU: built here, with weights (a `torch.nn` layer with parameters, a
@@ -85,7 +90,8 @@ the file is a dict literal without `collate_fn`). The
 fourth form does not report a module without weights (a loss, an activation, or anything
 named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
 itself), an input computed by a call the analysis cannot see into (a transform, a
-tokenizer, a `Compose` with a `Lambda` or a transform not of torchvision) or a
+tokenizer not given `return_tensors="pt"`, a `Compose` with a `Lambda` or a transform not
+of torchvision) or a
 module's output, nor a file with a `with torch.device(...)` block. The fifth form does
 not report a global model that a function of the file moves in place (it may run before
 the call), and a function called from outside the checked files may be given a moved model
@@ -587,7 +593,7 @@ def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
             if arg is None:
                 continue
             a, v = arg
-            made = _cpu_made(v)
+            made = _cpu_made(v) or _tokenized(res, a, v)
             if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
                 continue
             moved = _model_on_device(ff, res, model)
@@ -754,14 +760,37 @@ def _feeding_method(ff: FileFlow, c: CallEvent) -> Value | None:
 
 
 def _input(c: CallEvent) -> tuple[ast.expr, Value] | None:
-    """The model's input: its first positional argument, else its first keyword one."""
+    """The model's input: its first positional argument, else its first keyword one, else
+    the mapping of ``model(**inputs)``."""
     if c.node.args:
         a = c.node.args[0]
         return None if isinstance(a, ast.Starred) else (a, c.args[0])
     for k, (name, v) in zip(c.node.keywords, c.keywords, strict=False):
         if name != "**":
             return k.value, v
-    return None
+    unpacked = [(k.value, v) for k, (_, v) in zip(c.node.keywords, c.keywords, strict=False)]
+    return unpacked[0] if len(unpacked) == 1 else None
+
+
+def _tokenized(res: ScopeResult, a: ast.expr, v: Value) -> Origin | None:
+    """Where ``a``, a name, was made by a call given ``return_tensors="pt"`` and no
+    ``device`` (a tokenizer or a processor of transformers: its tensors are made on the
+    CPU), when nothing else ever bound it and no ``a.to(...)`` / ``a.cuda()`` of the scope
+    moves it in place."""
+    if not isinstance(a, ast.Name) or len(v.origins) != 1 or v.origins[0].op is not Op.RETURNED:
+        return None
+    made = v.origins[0]
+    call = made.node
+    if not isinstance(call, ast.Call) or any(k.arg == "device" for k in call.keywords) or not any(
+            k.arg == "return_tensors" and isinstance(k.value, ast.Constant) and k.value.value == "pt"
+            for k in call.keywords):
+        return None
+    for c in res.calls.values():
+        f = c.node.func
+        if isinstance(f, ast.Attribute) and f.attr in ("to", "cuda") \
+                and isinstance(f.value, ast.Name) and f.value.id == a.id:
+            return None
+    return made
 
 
 def _cpu_made(v: Value) -> Origin | None:
@@ -799,13 +828,16 @@ def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: 
     name, x = ctx.text(func), ctx.text(a)
     if c.callee is Callee.METHOD and isinstance(func, ast.Attribute):
         name = ctx.text(func.value)  # the module of ``model.decode(z)``
+    # token ids meet an embedding's weight in ``index_select``, not a convolution's
+    error = "Expected all tensors to be on the same device" if made.op is Op.RETURNED else \
+        "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same"
+    how = f'`{made.text}` with `return_tensors="pt"`' if made.op is Op.RETURNED else f"`{made.text}`"
     f = ctx.finding(
         CODE, c.node,
         f"`{name}` is on the device but `{x}` was made on the CPU and never moved: on a GPU "
-        "machine this call fails with \"Input type (torch.FloatTensor) and weight type "
-        f"(torch.cuda.FloatTensor) should be the same\"; move it too (`{x}.to(device)`)")
+        f"machine this call fails with \"{error}\"; move it too (`{x}.to(device)`)")
     steps = (ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}"),
-             ev.step(ctx, made, f"`{x}` is made on the CPU (`{made.text}`) at {ev.where(made)} "
+             ev.step(ctx, made, f"`{x}` is made on the CPU ({how}) at {ev.where(made)} "
                      "and never moved"),
              ev.at(ctx, c.node, f"they meet in `{ctx.text(func)}(...)` here"))
     return replace(f, evidence=steps)
