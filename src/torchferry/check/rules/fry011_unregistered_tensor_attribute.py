@@ -55,7 +55,8 @@ then be tensors (or `None`).
 
 Not flagged, because nothing can go wrong or the author already handles it:
 * an attribute the class itself moves where it uses it (`self.alpha.to(x.device)`,
-  `self.bbox.view(...).to(x.device)`, `(self.feats if f is None else f).type_as(x)`);
+  `self.bbox.view(...).to(x.device)`, `(self.feats if f is None else f).type_as(x)`),
+  unless another method indexes it, unmoved, by a tensor on the device;
 * an attribute that an `_apply` override in the file moves with the module
   (`def _apply(self, fn): ...; self.head.stride = fn(self.head.stride)`: `.to()` and
   `.cuda()` go through `_apply`);
@@ -140,9 +141,10 @@ def check(ctx: Context) -> Iterable[Finding]:
         info = per_class.get(id(cls))
         if info is None:
             info = per_class[id(cls)] = _Class(m, cls)
-        if attr in info.registered or attr in info.moved:
+        if attr in info.registered:
             continue
-        use = info.mixed_use(attr)
+        # moved by hand somewhere: only an unmoved read that indexes it on the device counts
+        use = info.mixed_use(attr, indexed_only=attr in info.moved)
         if use is None:
             continue  # never meets a tensor that moves with the model: nothing can go wrong
         fix = None
@@ -186,24 +188,17 @@ class _Class:
                     self._scopes.append((fs, s.self_name))
         return self._scopes
 
-    def mixed_use(self, attr: str) -> Site | None:
+    def mixed_use(self, attr: str, indexed_only: bool = False) -> Site | None:
         """The first place where ``self.<attr>`` (or a value computed from it without a
         move) meets, in one operation, a tensor that may be on the accelerator: a
         ``forward`` input, a submodule's output, an ``nn.Parameter``.  None when there is
         no such place (used only with CPU tensors or Python numbers, or not used here).
-        Of several, the message quotes the shortest that names the attribute."""
+        Of several, the message quotes the shortest that names the attribute.  With
+        ``indexed_only``, only indexing by such a tensor counts."""
         found: list[Site] = []
         for scope, self_name in self.scopes():
-            for op in scope.ops:
-                n = op.node
-                operands = [n.left, n.right] if isinstance(n, ast.BinOp) else \
-                    [n.left, *n.comparators]
-                if self._mixes(operands, attr, self_name, op.ctx):
-                    found.append(op)
-            for call in scope.calls:
-                operands = self._call_operands(call.node)
-                if operands and self._mixes(operands, attr, self_name, call.ctx):
-                    found.append(call)
+            if not indexed_only:
+                found.extend(self._mixed_in(scope, attr, self_name))
             found.extend(self._indexed_on_device(scope, attr, self_name))
             if found:
                 break
@@ -212,6 +207,22 @@ class _Class:
             return f".{attr}" not in text, len(text), s.pos
 
         return min(found, key=key, default=None)
+
+    def _mixed_in(self, scope: Scope, attr: str, self_name: str) -> list[Site]:
+        """The operators and calls of one scope that combine ``self.<attr>`` with a tensor
+        that may be on the accelerator."""
+        found: list[Site] = []
+        for op in scope.ops:
+            n = op.node
+            operands = [n.left, n.right] if isinstance(n, ast.BinOp) else \
+                [n.left, *n.comparators]
+            if self._mixes(operands, attr, self_name, op.ctx):
+                found.append(op)
+        for call in scope.calls:
+            operands = self._call_operands(call.node)
+            if operands and self._mixes(operands, attr, self_name, call.ctx):
+                found.append(call)
+        return found
 
     def _indexed_on_device(self, scope: Scope, attr: str, self_name: str) -> list[Site]:
         """``self.<attr>[t]`` (or a value computed from it) indexed by a tensor that follows
