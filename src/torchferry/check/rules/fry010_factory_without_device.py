@@ -2,7 +2,8 @@
 
 ## What it does
 Flags a factory (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye`,
-`linspace`, ..., `torch.tensor([...])`, and the legacy typed constructors `torch.FloatTensor`,
+`linspace`, ..., `torch.tensor([...])`, `torch.tensor(data).unsqueeze(1)` (at least one
+dimension, whatever the data), and the legacy typed constructors `torch.FloatTensor`,
 `torch.LongTensor`, `torch.Tensor`, ... given sizes or data written out, which build on the
 CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU) called inside
 a function without `device=`, when the
@@ -176,7 +177,9 @@ def check(ctx: Context) -> Iterable[Finding]:
     results = list(ff.results())
     scopes = [r for r in results if _in_function(r) and not _module_init(ff, r)
               and not _object_init(ff, r)]
-    factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values() if _candidate(c)}
+    raised = _unsqueezed(ctx)
+    factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
+                 if _candidate(c) or id(c.node) in raised and _data_tensor(c)}
     # 0-dimensional ones, at fault only where they are written in place
     written = factories | {id(c.node): (r, c) for r in scopes for c in r.calls.values()
                            if _scalar_candidate(c)}
@@ -312,6 +315,21 @@ def _candidate(c: CallEvent) -> bool:
     if name in ("tensor", "as_tensor"):  # only data written out here (a scalar mixes anywhere)
         return bool(c.node.args) and isinstance(c.node.args[0], (ast.List, ast.Tuple, ast.ListComp))
     return not (name in ("zeros", "ones", "empty") and _no_shape(c.node))
+
+
+def _unsqueezed(ctx: Context) -> set[int]:
+    """The calls whose result is unsqueezed at once (``torch.tensor(dones).unsqueeze(1)``):
+    at least one-dimensional, whatever data they were given."""
+    return {id(n.func.value) for n in ctx.nodes.get(ast.Call, []) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute) and n.func.attr == "unsqueeze"}
+
+
+def _data_tensor(c: CallEvent) -> bool:
+    """``torch.tensor(data)`` / ``torch.as_tensor(data)`` without ``device=`` (nor
+    ``**kwargs``), of data that is not written out here."""
+    if c.callee is not Callee.TORCH or c.qualname not in ("torch.tensor", "torch.as_tensor"):
+        return False
+    return len(c.node.args) == 1 and not any(k in ("device", "**") for k, _ in c.keywords)
 
 
 def _scalar_candidate(c: CallEvent) -> bool:
