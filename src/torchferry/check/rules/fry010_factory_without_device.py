@@ -2,7 +2,8 @@
 
 ## What it does
 Flags a factory (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye`,
-`linspace`, ..., `torch.tensor([...])`, and the legacy typed constructors `torch.FloatTensor`,
+`linspace`, ..., `torch.tensor([...])`, `torch.tensor(data).unsqueeze(1)` (at least one
+dimension, whatever the data), and the legacy typed constructors `torch.FloatTensor`,
 `torch.LongTensor`, `torch.Tensor`, ... given sizes or data written out, which build on the
 CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU) called inside
 a function without `device=`, when the
@@ -108,8 +109,10 @@ files do not count as a parameter's call sites, and a function passed around as 
 A free function whose tensor parameters no call of the file places (a library's public
 helper) is not checked, nor is a parameter used only as `x.shape` (NumPy arrays look the
 same). A tensor that a class other than a module builds in its `__init__` and keeps on
-`self` is not checked (a scheduler's `betas`: its uses in the other methods are joined over
-them, and are mostly 0-dimensional items `alphas_cumprod[t]` or moved there first). Other
+`self` is checked only where another method gives it, as it is, to a module the code moved
+to a device (`self.model(obs, self.memories)` after `self.model.to(device)`): a scheduler's
+`betas` is read in the other methods through the attribute table joined over them, mostly
+as 0-dimensional items `alphas_cumprod[t]` or moved there first. Other
 0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector computed
 from a factory's) are not told apart. A legacy constructor given a tensor (which
 `torch.Tensor(t)` returns where it is) or `device=` (which it refuses off the CPU) is not
@@ -176,11 +179,16 @@ def check(ctx: Context) -> Iterable[Finding]:
     results = list(ff.results())
     scopes = [r for r in results if _in_function(r) and not _module_init(ff, r)
               and not _object_init(ff, r)]
-    factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values() if _candidate(c)}
+    raised = _unsqueezed(ctx)
+    factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
+                 if _candidate(c) or id(c.node) in raised and _data_tensor(c)}
     # 0-dimensional ones, at fault only where they are written in place
     written = factories | {id(c.node): (r, c) for r in scopes for c in r.calls.values()
                            if _scalar_candidate(c)}
-    if not written:
+    # kept on self by an object's ``__init__``: at fault only as a moved module's input
+    kept = {id(c.node): (r, c) for r in results if _object_init(ff, r)
+            for c in r.calls.values() if _candidate(c)}
+    if not written and not kept:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
     construction = _construction_helpers(ff, results)
@@ -202,8 +210,41 @@ def check(ctx: Context) -> Iterable[Finding]:
                 if partner is not None:
                     home, call = written[id(made.node)]
                     found[id(made.node)] = (home, call, meet, partner, res)
+    _kept_module_inputs(results, kept, found)
     for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
         yield _finding(ctx, home, call, meet, partner, res)
+
+
+def _kept_module_inputs(results: list[ScopeResult], kept: dict,
+                        found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST,
+                                               ScopeResult]]) -> None:
+    """A tensor an object's ``__init__`` keeps on ``self`` without a device, given as it is
+    (``self.memories``) to a module the code moved to a device (``self.acmodel.to(device)``
+    in ``__init__``, ``self.acmodel(obs, self.memories)`` in another method)."""
+    if not kept:
+        return
+    for res in results:
+        for c in res.calls.values():
+            module = c.func
+            if c.callee is not Callee.MODULE or module is None or \
+                    module.kinds is not None and Kind.MODULE not in module.kinds or \
+                    not any(o.op is Op.MOVED for o in module.origins) or \
+                    not module.may_live(Where.ACCEL):
+                continue
+            for a in [*c.node.args, *(k.value for k in c.node.keywords)]:
+                v = res.value(a) if _self_attribute(a) else None
+                made = _made_by(v, kept) if v is not None else None
+                if v is None or made is None or id(made.node) in found:
+                    continue
+                home, call = kept[id(made.node)]
+                meet = Meeting(c.node, ((a, v),), module=c.node.func)
+                found[id(made.node)] = (home, call, meet, c.node.func, res)
+
+
+def _self_attribute(node: ast.AST) -> bool:
+    """``self.memories`` as written (not an item of it, nor a value computed from it)."""
+    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+        node.value.id == "self"
 
 
 def _pos(node: ast.AST) -> tuple[int, int]:
@@ -228,7 +269,8 @@ def _object_init(ff: FileFlow, res: ScopeResult) -> bool:
     """The ``__init__`` of a class that is not a module: the tensors it keeps on ``self`` (a
     scheduler's ``betas``) are read by the other methods through the attribute table, joined
     over them, which cannot tell a 0-dimensional item (``alphas_cumprod[t]``) or a later
-    move from a vector on the CPU."""
+    move from a vector on the CPU; they are checked only as a moved module's input
+    (``_kept_module_inputs``)."""
     node = res.node
     if not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or node.name != "__init__":
         return False
@@ -275,6 +317,21 @@ def _candidate(c: CallEvent) -> bool:
     if name in ("tensor", "as_tensor"):  # only data written out here (a scalar mixes anywhere)
         return bool(c.node.args) and isinstance(c.node.args[0], (ast.List, ast.Tuple, ast.ListComp))
     return not (name in ("zeros", "ones", "empty") and _no_shape(c.node))
+
+
+def _unsqueezed(ctx: Context) -> set[int]:
+    """The calls whose result is unsqueezed at once (``torch.tensor(dones).unsqueeze(1)``):
+    at least one-dimensional, whatever data they were given."""
+    return {id(n.func.value) for n in ctx.nodes.get(ast.Call, []) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute) and n.func.attr == "unsqueeze"}
+
+
+def _data_tensor(c: CallEvent) -> bool:
+    """``torch.tensor(data)`` / ``torch.as_tensor(data)`` without ``device=`` (nor
+    ``**kwargs``), of data that is not written out here."""
+    if c.callee is not Callee.TORCH or c.qualname not in ("torch.tensor", "torch.as_tensor"):
+        return False
+    return len(c.node.args) == 1 and not any(k in ("device", "**") for k, _ in c.keywords)
 
 
 def _scalar_candidate(c: CallEvent) -> bool:

@@ -11,12 +11,16 @@ helper, a closure inside one) combines it, unmoved, with a tensor that follows t
 to its device: a `forward` input, a submodule's output, an `nn.Parameter` -- in an
 operator (`x * self.scale`, `self.mask[:t, :t] == 0` fed to `x.masked_fill`), a torch
 function (`torch.cat([x, self.extra])`) or a tensor method (`x.matmul(self.table)`),
-directly or through a local name computed from it.
+directly or through a local name computed from it -- or is indexed by such a tensor
+(`self.betas[t]` with `t` an input annotated as a tensor, or computed from a buffer
+without a move).
 
 ## Why is this bad
 `model.to(device)` moves parameters and buffers -- and nothing else. A plain tensor
 attribute stays on the CPU while the rest of the model goes to the GPU, and `forward`
-fails with "Expected all tensors to be on the same device" the first time it uses it.
+fails with "Expected all tensors to be on the same device" the first time it uses it
+(indexed by a tensor on the GPU: "indices should be either on cpu or on the same device as
+the indexed tensor (cpu)").
 It is also missing from `state_dict()`, so it is not saved with the model.
 
 ## Example
@@ -51,7 +55,8 @@ then be tensors (or `None`).
 
 Not flagged, because nothing can go wrong or the author already handles it:
 * an attribute the class itself moves where it uses it (`self.alpha.to(x.device)`,
-  `self.bbox.view(...).to(x.device)`, `(self.feats if f is None else f).type_as(x)`);
+  `self.bbox.view(...).to(x.device)`, `(self.feats if f is None else f).type_as(x)`),
+  unless another method indexes it, unmoved, by a tensor on the device;
 * an attribute that an `_apply` override in the file moves with the module
   (`def _apply(self, fn): ...; self.head.stride = fn(self.head.stride)`: `.to()` and
   `.cuda()` go through `_apply`);
@@ -68,6 +73,10 @@ stored is not flagged, nor are attributes set in other methods. Uses are looked 
 class's own methods only: an attribute read by other code (`volume.bbox_min` in a free
 function, a subclass in another file), or combined with a tensor the analysis cannot place
 (a parameter of a helper method that is never used as a tensor), is not flagged. An
+index that may hold one element -- a reduction without a dimension (`self.table[x.sum()]`)
+or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
+not flagged, nor is one the analysis cannot place, nor an input used directly as the index
+without a `Tensor` annotation (`self.schedule[epoch]`). An
 `_apply` override in another file is not seen. An attribute placed on a device in
 `__init__` is left behind when the model later moves to another device (`model.cpu()`
 for inference, `DataParallel` replicas); that is not flagged. Base classes defined in other files are
@@ -77,7 +86,7 @@ recognised only when their name ends in `Module` or they come from `torch.nn`.
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable
+from collections.abc import Iterable, Iterator
 
 from torchferry.check.analysis import (
     NON_TENSOR_METHODS,
@@ -104,6 +113,8 @@ FIX = "unsafe"
 _MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "type", "type_as"})
 # tensor methods that read only the other tensor's shape or copy onto its device: no mix
 _SHAPE_ONLY = frozenset({"expand_as", "view_as", "reshape_as", "size", "copy_", "set_"})
+# reductions that, called without a dimension, give one element (a 0-dim index is an integer)
+_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "argmax", "argmin", "prod", "all", "any"})
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -130,9 +141,10 @@ def check(ctx: Context) -> Iterable[Finding]:
         info = per_class.get(id(cls))
         if info is None:
             info = per_class[id(cls)] = _Class(m, cls)
-        if attr in info.registered or attr in info.moved:
+        if attr in info.registered:
             continue
-        use = info.mixed_use(attr)
+        # moved by hand somewhere: only an unmoved read that indexes it on the device counts
+        use = info.mixed_use(attr, indexed_only=attr in info.moved)
         if use is None:
             continue  # never meets a tensor that moves with the model: nothing can go wrong
         fix = None
@@ -176,24 +188,18 @@ class _Class:
                     self._scopes.append((fs, s.self_name))
         return self._scopes
 
-    def mixed_use(self, attr: str) -> Site | None:
+    def mixed_use(self, attr: str, indexed_only: bool = False) -> Site | None:
         """The first place where ``self.<attr>`` (or a value computed from it without a
         move) meets, in one operation, a tensor that may be on the accelerator: a
         ``forward`` input, a submodule's output, an ``nn.Parameter``.  None when there is
         no such place (used only with CPU tensors or Python numbers, or not used here).
-        Of several, the message quotes the shortest that names the attribute."""
+        Of several, the message quotes the shortest that names the attribute.  With
+        ``indexed_only``, only indexing by such a tensor counts."""
         found: list[Site] = []
         for scope, self_name in self.scopes():
-            for op in scope.ops:
-                n = op.node
-                operands = [n.left, n.right] if isinstance(n, ast.BinOp) else \
-                    [n.left, *n.comparators]
-                if self._mixes(operands, attr, self_name, op.ctx):
-                    found.append(op)
-            for call in scope.calls:
-                operands = self._call_operands(call.node)
-                if operands and self._mixes(operands, attr, self_name, call.ctx):
-                    found.append(call)
+            if not indexed_only:
+                found.extend(self._mixed_in(scope, attr, self_name))
+            found.extend(self._indexed_on_device(scope, attr, self_name))
             if found:
                 break
         def key(s: Site) -> tuple[bool, int, int]:
@@ -201,6 +207,84 @@ class _Class:
             return f".{attr}" not in text, len(text), s.pos
 
         return min(found, key=key, default=None)
+
+    def _mixed_in(self, scope: Scope, attr: str, self_name: str) -> list[Site]:
+        """The operators and calls of one scope that combine ``self.<attr>`` with a tensor
+        that may be on the accelerator."""
+        found: list[Site] = []
+        for op in scope.ops:
+            n = op.node
+            operands = [n.left, n.right] if isinstance(n, ast.BinOp) else \
+                [n.left, *n.comparators]
+            if self._mixes(operands, attr, self_name, op.ctx):
+                found.append(op)
+        for call in scope.calls:
+            operands = self._call_operands(call.node)
+            if operands and self._mixes(operands, attr, self_name, call.ctx):
+                found.append(call)
+        return found
+
+    def _indexed_on_device(self, scope: Scope, attr: str, self_name: str) -> list[Site]:
+        """``self.<attr>[t]`` (or a value computed from it) indexed by a tensor that follows
+        the model to its device: a CPU tensor takes indices only on the CPU or on its own
+        device ("indices should be either on cpu or on the same device as the indexed
+        tensor (cpu)")."""
+        fn = scope.function
+        if fn is None:
+            return []
+        ctx = Ctx(scope)
+        found: list[Site] = []
+        for stmt, sub in _subscripts(fn.body):
+            key = sub.slice
+            items = key.elts if isinstance(key, ast.Tuple) else [key]
+            if any(self._follows_model(x, self_name, scope, 0) for x in items) and \
+                    self._carries(sub.value, attr, self_name, scope, 0):
+                found.append(Site(sub, ctx, stmt))
+        return found
+
+    def _follows_model(self, e: ast.AST, self_name: str, scope: Scope, depth: int) -> bool:
+        """Is ``e`` a tensor index with more than zero dimensions that moves with the model:
+        an input annotated as a tensor, a submodule's output, a parameter or registered
+        buffer, or an operation on one that does not move it
+        (``(y @ self.pc_matrix).long().sum(-1)``)?
+        What may hold one element -- a reduction without a dimension (``x.sum()``), an item
+        (``t[0]``) -- indexes like an integer (PyTorch reads a 0-dim integer index with
+        ``.item()``), so it is not one."""
+        if depth > 8 or isinstance(e, (ast.Slice, ast.Constant, ast.Subscript)):
+            return False
+        d = depth + 1
+        if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and \
+                e.value.id == self_name and e.attr in self.registered:
+            return True
+        if isinstance(e, ast.Name):
+            b = self.m.binding(e.id, scope, pos(e))
+            if b is not None and b.how == "expr" and b.value is not None and b.ctx.scope is scope:
+                return self._follows_model(b.value, self_name, scope, d)
+            if b is not None and b.how == "param":
+                # an input indexes as a tensor only where it is annotated as one
+                # (``epoch: int | None`` is an integer, an unannotated one may be)
+                note = getattr(b.value, "annotation", None)
+                return note is not None and "Tensor" in self.m.text(note)
+        if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
+            meth = e.func.attr
+            if meth in _MOVES or meth in NON_TENSOR_METHODS or meth in _SHAPE_ONLY or \
+                    meth in _REDUCTIONS and not e.args and not e.keywords:
+                return False
+        f = self.m.fact(e, Ctx(scope))
+        if f is not None and ((f.tensorlike and f.dev) or f.kind == PARAMETER):
+            return True
+        if isinstance(e, ast.BinOp):
+            return self._follows_model(e.left, self_name, scope, d) or \
+                self._follows_model(e.right, self_name, scope, d)
+        if isinstance(e, ast.Call):
+            q = self.m.qualname(e.func)
+            if q is not None:
+                return q.startswith("torch.") and kwarg(e, "device") is None and any(
+                    self._follows_model(a, self_name, scope, d) for a in e.args)
+            if isinstance(e.func, ast.Attribute):
+                return self._follows_model(e.func.value, self_name, scope, d)
+            return False
+        return False
 
     def _call_operands(self, call: ast.Call) -> list[ast.expr]:
         """The tensors a call combines: a torch function's arguments, or a tensor method's
@@ -275,6 +359,20 @@ class _Class:
             if b is not None and b.how == "expr" and b.value is not None and b.ctx.scope is scope:
                 return self._carries(b.value, attr, self_name, scope, d)
         return False
+
+
+def _subscripts(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.Subscript]]:
+    """The subscripts read in a function body, each with its statement, not descending into
+    nested functions, lambdas or classes (scopes of their own)."""
+    for stmt in body:
+        todo: list[ast.AST] = [stmt]
+        while todo:
+            n = todo.pop()
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+                yield stmt, n
+            todo.extend(ast.iter_child_nodes(n))
 
 
 def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
