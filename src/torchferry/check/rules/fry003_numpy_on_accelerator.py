@@ -415,9 +415,8 @@ def _stored_into_arrays(ctx: Context, res: ScopeResult, stores: list[ast.Assign]
     works on any device, so only stores shown to reach more than one element count."""
     for st in stores:
         target = st.targets[0]
-        if id(target.value) not in res.values:
-            continue  # evaluated by another scope
-        assert isinstance(target, ast.Subscript)
+        if not isinstance(target, ast.Subscript) or id(target.value) not in res.values:
+            continue  # (evaluated by another scope)
         arr, v = res.value(target.value), res.value(st.value)
         made = _array_made(arr) if arr is not None else None
         if v is None or made is None or not _more_than_one_element(target, made):
