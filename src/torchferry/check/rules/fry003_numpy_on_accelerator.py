@@ -29,7 +29,13 @@ not: the callers decide where it lives, or whether it is a tensor at all), a mod
 the CPU and never moved here, a value brought home under a test on its device or on
 the accelerator (`out = out.cpu() if out.is_cuda else out`, `if train_on_gpu: p = p.cpu()`),
 one arm of such a test whose other arm calls `.cpu()` (`t.numpy() if not train_on_gpu else
-t.cpu().numpy()`), the body of `if not isinstance(x, torch.Tensor)`. A loop over a data
+t.cpu().numpy()`), the body of `if not isinstance(x, torch.Tensor)`, and the arm of a
+test that left the module on the CPU: a class whose `__init__` moves it in one arm of
+`if T:` and not in the other (`if self.training: self.net = Net().cuda()` / `else:
+self.net = Net()`), read in the other arm of the same test in a method (the same text, up to
+a leading `not`; `T` reading only constants, attributes of `self` that no other method
+assigns, not `training` of an `nn.Module`, and module-level names no function rebinds). A
+loop over a data
 loader is taken to yield at least one batch: after `for x, y in loader: break` the names
 hold the loader's CPU batch, not what they held before the loop.
 
@@ -82,7 +88,9 @@ and is not checked. pandas calls, and axes that come in as a parameter or from a
 function, are not checked. A store into a NumPy array is checked only where the array is
 made in the same scope by `np.zeros`/`np.ones`/`np.empty`/`np.full` with its shape written
 out (or the index holds a slice); an array that comes from elsewhere, or whose shape is a
-variable, is not.
+variable, is not. The arms of a test are related only in that structural case: a test
+that another method may change, a test written differently, or a use after an early
+`return` in the other arm (not under an `else`) is reported.
 """
 
 from __future__ import annotations
@@ -106,6 +114,7 @@ from torchferry.check.flow import (
     ScopeResult,
     Value,
 )
+from torchferry.check.flow.arms import other_arm_of_move
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.lattice import element
 from torchferry.check.flow.safety import tensor_by_construction
@@ -318,7 +327,8 @@ def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.e
                     what: str, cuda_default: bool) -> Finding | None:
     v = _through_get(res, v)
     origin = _on_device(res, v, cuda_default, not _numpy_method(call))
-    if origin is None or _not_a_tensor_here(res, call.node) or _cpu_in_other_arm(res, call.node):
+    if origin is None or _not_a_tensor_here(res, call.node) or _cpu_in_other_arm(res, call.node) \
+            or other_arm_of_move(ctx.flow, call.node, origin):
         return None
     add = ".detach().cpu()" if _may_require_grad(ctx, res, call.node, node, v) else ".cpu()"
     f = ctx.finding(

@@ -92,7 +92,14 @@ named as a loss, criterion or metric), a data-parallel wrapper (it scatters its 
 itself), an input computed by a call the analysis cannot see into (a transform, a
 tokenizer not given `return_tensors="pt"`, a `Compose` with a `Lambda` or a transform not
 of torchvision) or a
-module's output, nor a file with a `with torch.device(...)` block. The fifth form does
+module's output, nor a file with a `with torch.device(...)` block, nor a call in the arm
+of a test that left the model on the CPU: a class whose `__init__` moves it in one arm of
+`if T:` and not in the other (`if self.training: self.net = Net().cuda()` / `else: self.net
+= Net()`), called in the other arm of the same test in a method (the same text, up to a
+leading `not`; `T` reading only constants, attributes of `self` that no other method
+assigns, not `training` of an `nn.Module`, and module-level names no function rebinds); a
+test another method may change, or a call after an early `return` rather than under an
+`else`, is still reported. The fifth form does
 not report a global model that a function of the file moves in place (it may run before
 the call), and a function called from outside the checked files may be given a moved model
 there.
@@ -138,6 +145,7 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow import evidence as ev
+from torchferry.check.flow.arms import other_arm_of_move
 from torchferry.check.flow.lattice import param
 from torchferry.check.flow.program import holds_parameters
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
@@ -597,7 +605,7 @@ def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
             if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
                 continue
             moved = _model_on_device(ff, res, model)
-            if moved is not None:
+            if moved is not None and not other_arm_of_move(ff, c.node, moved):
                 found.append(_made_finding(ctx, c, a, moved, made))
     if found and not any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
             isinstance(i.context_expr, ast.Call) and m.qualname(i.context_expr.func) == "torch.device"

@@ -1,0 +1,137 @@
+"""Branches on the same fixed test: a move in one arm, a use in the other.
+
+A class that picks its device once, in ``__init__``, and tests the same flag again where it
+uses the model::
+
+    if self.training == True:
+        self.net = Net().cuda()
+    else:
+        self.net = Net()
+    ...
+    if self.training == True:
+        out = self.net(x.cuda())
+    else:
+        out = self.net(x)        # the model is on the CPU here: the test chose so
+
+The analysis joins the attribute over both arms of ``__init__`` ("may be on the device")
+and does not relate the two tests.  :func:`other_arm_of_move` does, in this structural case
+only: the test has the same text at both places (up to a leading ``not``, which swaps
+the arms), and it reads nothing but attributes of
+``self`` that no method but ``__init__`` assigns (not ``training`` of an ``nn.Module``,
+which ``train()`` and ``eval()`` set) and module-level names that no function rebinds
+(``global``).
+"""
+
+from __future__ import annotations
+
+import ast
+
+from torchferry.check.flow.lattice import Origin
+from torchferry.check.flow.program import FileFlow
+
+#: calls that move a module (an arm holding one may put the model on the device too)
+_MOVES = frozenset({"cuda", "to", "xpu", "mps"})
+
+
+def other_arm_of_move(ff: FileFlow, site: ast.AST, moved: Origin) -> bool:
+    """Is ``site`` in the arm of ``if T:`` (in a method of the class) other than the arm of
+    the same ``if T:`` in that class's ``__init__`` that made the move ``moved``, with the
+    other arm of ``__init__`` moving nothing and ``T`` fixed after ``__init__``?"""
+    if moved.path is not None or moved.node is None:
+        return False
+    found = _enclosing_if(ff.tree, moved.node)
+    if found is None:
+        return False
+    init_if, in_body, cls, init = found
+    if init.name != "__init__" or any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _MOVES
+            for st in (init_if.orelse if in_body else init_if.body) for n in ast.walk(st)):
+        return False
+    if not _fixed_test(ff, cls, init_if.test):
+        return False
+    test, negated = _plain(init_if.test)
+    for fn in cls.body:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for n in ast.walk(fn):
+            if not isinstance(n, ast.If) or n is init_if:
+                continue
+            text, flipped = _plain(n.test)
+            if text == test:
+                here = n.orelse if in_body ^ negated ^ flipped else n.body
+                if any(x is site for st in here for x in ast.walk(st)):
+                    return True
+    return False
+
+
+def _plain(test: ast.expr) -> tuple[str, bool]:
+    """The text of a test without its leading ``not`` s, and whether there was an odd
+    number of them (``not self.gpu`` -> ``("self.gpu", True)``)."""
+    negated = False
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, negated = test.operand, not negated
+    return ast.unparse(test), negated
+
+
+_Found = tuple[ast.If, bool, ast.ClassDef, ast.FunctionDef | ast.AsyncFunctionDef]
+
+
+def _enclosing_if(tree: ast.Module, node: ast.AST) -> _Found | None:
+    """The innermost ``if`` statement around ``node`` in a method of a class of the file:
+    (the ``if``, whether ``node`` is in its body, the class, the method), or None."""
+    for cls in ast.walk(tree):
+        if not isinstance(cls, ast.ClassDef):
+            continue
+        for fn in cls.body:
+            if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                continue
+            best: _Found | None = None
+            for n in ast.walk(fn):
+                if not isinstance(n, ast.If):
+                    continue
+                for arm, in_body in ((n.body, True), (n.orelse, False)):
+                    if any(x is node for st in arm for x in ast.walk(st)):
+                        best = (n, in_body, cls, fn)  # (walk order: outer first, inner later)
+            if best is not None:
+                return best
+    return None
+
+
+def _fixed_test(ff: FileFlow, cls: ast.ClassDef, test: ast.expr) -> bool:
+    """Does ``test`` read only constants, ``self`` attributes that only ``__init__`` assigns
+    and module-level names no function rebinds, through comparisons and ``and``/``or``/``not``?"""
+    rebound = {name for n in ast.walk(ff.tree) if isinstance(n, (ast.Global, ast.Nonlocal))
+               for name in n.names}
+    module_names = {t.id for st in ff.tree.body if isinstance(st, (ast.Assign, ast.AnnAssign))
+                    for tgt in (st.targets if isinstance(st, ast.Assign) else [st.target])
+                    for t in ast.walk(tgt) if isinstance(t, ast.Name)}
+    is_module = ff.class_info(cls).is_module
+    for n in ast.walk(test):
+        if isinstance(n, ast.Attribute):
+            if not (isinstance(n.value, ast.Name) and n.value.id == "self") or \
+                    is_module and n.attr == "training" or _assigned_after_init(cls, n.attr):
+                return False
+        elif isinstance(n, ast.Name):
+            if n.id != "self" and (n.id not in module_names or n.id in rebound):
+                return False
+        elif not isinstance(n, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Constant, ast.cmpop,
+                                ast.boolop, ast.Not, ast.expr_context)):
+            return False
+    return True
+
+
+def _assigned_after_init(cls: ast.ClassDef, attr: str) -> bool:
+    """Does a method of the class other than ``__init__`` assign ``self.<attr>`` (or call
+    ``setattr``)?"""
+    for fn in cls.body:
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name == "__init__":
+            continue
+        for n in ast.walk(fn):
+            targets = n.targets if isinstance(n, ast.Assign) else \
+                [n.target] if isinstance(n, (ast.AugAssign, ast.AnnAssign)) else []
+            if any(isinstance(t, ast.Attribute) and t.attr == attr and isinstance(t.value, ast.Name)
+                   and t.value.id == "self" for tgt in targets for t in ast.walk(tgt)):
+                return True
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr":
+                return True
+    return False
