@@ -14,7 +14,10 @@ Flags a call `model(x)` when, in one scope,
   (`train(model.to(device), loader)`, in this file or in the files that import it),
   followed through the callers' own parameters --
   and its first argument `x` is an item of a DataLoader's batch that is never moved, while
-  another item of the same batch is (`target = target.to(device)` ... `model(data)`), or
+  another item of the same batch is (`target = target.to(device)` ... `model(data)`; the
+  item may reach the model through a method of the class, defined once in the file, that
+  hands its first argument unchanged to the model as the model's first argument:
+  `self.step(data)` with `return self.model(inputs)`), or
   the loader, built in this file, yields what a dataset of `torchvision.datasets` gives
   (a `transform=` of torchvision that makes its tensors on the CPU, `ToTensor()` or a
   `Compose` holding one, and no `collate_fn`); a
@@ -439,17 +442,60 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
         if not moves:
             continue
         for c in res.calls.values():
-            if c.callee is not Callee.MODULE or not c.args or isinstance(c.node.args[0], ast.Starred):
+            if not c.args or not c.node.args or isinstance(c.node.args[0], ast.Starred):
                 continue
             # the model's input, its first argument (a later one may be wanted on the CPU:
             # ``decoder(features, captions, lengths)`` packs with ``lengths``)
-            a, v = c.node.args[0], c.args[0]
+            # (a method of the class called on ``self`` is given ``self`` first)
+            own = _own_method(c)
+            if c.callee is not Callee.MODULE and not own:
+                continue
+            a, v = c.node.args[0], c.args[1 if own else 0]
             loop = _unmoved_item(v)
             if loop is None or id(loop) not in moves or _whole(a, loop):
                 continue
-            moved = _model_on_device(ff, res, c.func)  # (last: it may interpret the callers)
+            via = _through_own_method(ff, res, c) if own else None
+            # (last: it may interpret the callers)
+            moved = via[0] if via is not None else None if own else _model_on_device(ff, res, c.func)
             if moved is not None:
-                yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0])
+                yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0],
+                                    via[1] if via is not None else None)
+
+
+def _through_own_method(ff: FileFlow, res: ScopeResult,
+                        c: CallEvent) -> tuple[Origin, CallEvent] | None:
+    """Why the model is on an accelerator when ``c``, a call ``self.step(x)`` from a method
+    of a class of this file, reaches a method of that class (defined once in the file: no
+    subclass here overrides it) that hands its first argument unchanged to a model as that
+    model's first argument (``return self.model(inputs)``), with that call; None when not
+    known."""
+    f = c.node.func
+    assert isinstance(f, ast.Attribute)
+    info = ff.method_of.get(id(res.node))
+    found = info.method(f.attr) if info is not None else None
+    if found is None or found[0].ff is not ff or not _defined_once(ff.tree, f.attr):
+        return None
+    inner_res = ff.result(found[1], found[0])
+    for inner in inner_res.calls.values():
+        if inner.callee is Callee.MODULE and inner.args and inner.args[0].places == {param(1)}:
+            moved = _model_on_device(ff, inner_res, inner.func)
+            return (moved, inner) if moved is not None else None
+    return None
+
+
+def _own_method(c: CallEvent) -> bool:
+    """Whether ``c`` calls a method on ``self`` (``self.step(x)``) that the analysis
+    resolved, given ``self`` as its first argument."""
+    f = c.node.func
+    return c.callee is Callee.FUNCTION and isinstance(f, ast.Attribute) \
+        and isinstance(f.value, ast.Name) and f.value.id == "self" \
+        and len(c.args) == len(c.node.args) + 1 and c.args[0].places == {param(0)}
+
+
+def _defined_once(tree: ast.Module, name: str) -> bool:
+    """Whether the file defines one function or method named ``name``."""
+    return sum(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef)) and n.name == name
+               for n in ast.walk(tree)) == 1
 
 
 def _cpu_loader_item(ctx: Context) -> Iterator[Finding]:
@@ -873,11 +919,14 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
 
 
 def _item_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin,
-                  other: CallEvent) -> Finding:
-    name, x = ctx.text(c.node.func), ctx.text(a)
+                  other: CallEvent, via: CallEvent | None = None) -> Finding:
+    """The finding of a model on the device called on an unmoved item of a batch (``via``:
+    the model's call inside the method of the class that ``c`` calls)."""
+    name, x = ctx.text((via or c).node.func), ctx.text(a)
+    handed = f" that `{ctx.text(c.node.func)}` hands to it" if via is not None else ""
     f = ctx.finding(
         CODE, c.node,
-        f"`{name}` is on the device but `{x}`, an item of the loader's batch, is never moved "
+        f"`{name}` is on the device but `{x}`, an item of the loader's batch{handed}, is never moved "
         f"(the batch's other items are: `{ctx.text(other.node)}`): on a GPU machine this call "
         f"fails with \"Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
         f"should be the same\"; move it too (`{x}.to(device)`)")
@@ -886,5 +935,6 @@ def _item_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Orig
     if batch is not None:
         steps.append(ev.step(ctx, batch, f"`{x}` comes from the batch at {ev.where(batch)} and is never moved"))
     steps.append(ev.at(ctx, other.node, "another item of that batch is moved here"))
-    steps.append(ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
+    steps.append(ev.at(ctx, c.node, f"they meet in `{name}(...)` here" if via is None
+                       else f"it is handed here to `{ctx.text(c.node.func)}`, which calls `{name}` on it"))
     return replace(f, evidence=tuple(steps))
