@@ -556,7 +556,7 @@ def _as_attribute(v: Value, module: bool) -> Value:
     parameters follow the model (their place is ``self``'s); another method's parameters
     mean nothing in the table."""
     registered = v.is_(Kind.TENSOR) and (v.places == {param(0)} or bool(v.origins) and v.origins[0]
-                                         .text.startswith(("torch.nn.Parameter", "torch.nn.Buffer")))
+                                         .text.startswith(vocab.REGISTERED))
     if module and (v.is_(Kind.MODULE) or registered):
         return Value(v.kinds, frozenset((param(0),)), v.origins, v.basis)
     if v.places is None:

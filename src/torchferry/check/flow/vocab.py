@@ -25,6 +25,9 @@ LIKE_FACTORIES = vocabulary.LIKE_FACTORIES
 #: ``torch.tensor([...])``: on the CPU unless ``device=``
 DATA_FACTORIES = vocabulary.DATA_FACTORIES
 LEGACY_CONSTRUCTORS = vocabulary.LEGACY_CONSTRUCTORS
+#: what a module registers when a value made by one of these is assigned to its attribute
+#: (the origin texts of ``nn.Parameter(...)`` and ``nn.Buffer(...)``)
+REGISTERED = ("torch.nn.Parameter", "torch.nn.Buffer")
 #: tensor methods that put the result somewhere: ``.cuda()`` on an accelerator, ``.cpu()``
 MOVES: dict[str, Where] = {"cuda": Where.ACCEL, "xpu": Where.ACCEL, "mps": Where.ACCEL,
                            "npu": Where.ACCEL, "cpu": Where.CPU}

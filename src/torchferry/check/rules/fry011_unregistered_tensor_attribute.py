@@ -104,6 +104,7 @@ from torchferry.check.analysis import (
 )
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import CPU, Basis, Kind, Op
+from torchferry.check.flow.vocab import REGISTERED
 
 CODE = "FRY011"
 NAME = "unregistered-tensor-attribute"
@@ -382,11 +383,7 @@ def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
     v = res.value(value) if res is not None else None
     return v is not None and v.is_(Kind.TENSOR) and v.places == {CPU} and \
         v.basis is not Basis.HINT and bool(v.origins) and \
-        all(o.op is Op.MADE and not o.text.startswith(_REGISTERED) for o in v.origins)
-
-
-#: what a module registers when it is assigned to an attribute
-_REGISTERED = ("torch.nn.Parameter", "torch.nn.Buffer")
+        all(o.op is Op.MADE and not o.text.startswith(REGISTERED) for o in v.origins)
 
 
 def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
