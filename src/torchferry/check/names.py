@@ -208,13 +208,17 @@ def learning_step(call: ast.Call) -> str | None:
     return None
 
 
+#: the fields of a compound statement that hold statements (its bodies)
+BODY_FIELDS = ("body", "orelse", "finalbody", "handlers", "cases")
+
+
 def header_parents(stmt: ast.AST) -> dict[int, ast.AST]:
     """Parent map (by ``id``) of a statement's own expressions (not the bodies of compound
     statements)."""
     parents: dict[int, ast.AST] = {}
     roots: list[ast.AST] = []
     for f in fields_of(type(stmt)):
-        if f in ("body", "orelse", "finalbody", "handlers", "cases"):
+        if f in BODY_FIELDS:
             continue
         v = getattr(stmt, f, None)
         if isinstance(v, ast.AST):

@@ -118,6 +118,7 @@ from torchferry.check.flow.arms import other_arm_of_move
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.lattice import element
 from torchferry.check.flow.safety import tensor_by_construction
+from torchferry.check.names import BODY_FIELDS
 
 CODE = "FRY003"
 NAME = "numpy-on-accelerator"
@@ -412,7 +413,7 @@ def _item_stores(tree: ast.AST) -> list[ast.Assign]:
         if isinstance(node, ast.Assign) and len(node.targets) == 1 and \
                 isinstance(node.targets[0], ast.Subscript):
             found.append(node)
-        for name in ("body", "orelse", "finalbody", "handlers", "cases"):
+        for name in BODY_FIELDS:
             todo.extend(getattr(node, name, ()))
     return found
 
