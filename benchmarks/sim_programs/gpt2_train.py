@@ -31,5 +31,5 @@ for step in range(args.steps):
     opt.zero_grad(set_to_none=True)
     out.loss.backward()
     opt.step()
-    print(f"step {step} loss {out.loss.item():.6f}")
+    print(f"step {step} loss {out.loss.item():.6f}")  # noqa: FRY007 (the per-step loss is the output compared across devices)
 print("device", next(model.parameters()).device)
