@@ -36,8 +36,10 @@ from torchferry.check.flow.program import SUMMARY_BUDGET, FileFlow
 #: parameter index as a string -> argument value)
 ForeignCall = tuple[FileFlow, ScopeResult, int, dict[str, Value]]
 
-_FROM = re.compile(rb"^[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)", re.M)
-_IMPORT = re.compile(rb"^[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)", re.M)
+#: (searched in the bytes after a line feed put first: a pattern that starts with a literal
+#: character is searched several times faster than one that starts with ``^`` under re.M)
+_FROM = re.compile(rb"\n[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
+_IMPORT = re.compile(rb"\n[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 #: other files' analyses a worker keeps (each holds its syntax tree): on diffusers (969
 #: files, pipelines importing many modules) 48 re-parsed and re-analysed about 850 files;
@@ -263,7 +265,7 @@ class Project:
         return done
 
     def _scan(self, path: str) -> frozenset[str]:
-        data = self.files.get(path, b"")
+        data = b"\n" + self.files.get(path, b"")  # the patterns start at a line feed
         out: set[str] = set()
         for m in _FROM.finditer(data):
             base = m.group(1).decode("ascii", "replace")
