@@ -92,7 +92,8 @@ class Project:
         self._flows: OrderedDict[str, FileFlow] = OrderedDict()
         self._deps: dict[str, frozenset[str]] = {}
         self._imports: dict[str, frozenset[str]] = {}
-        self._hashes: dict[str, str] = {}
+        self._found: dict[tuple[str, str], str | None] = {}
+        self._hashes: dict[str, bytes] = {}
         self._importers: dict[str, set[str]] | None = None
         self.budget = Budget(SUMMARY_BUDGET)
 
@@ -118,6 +119,19 @@ class Project:
 
     def find_module(self, from_path: str, module: str) -> str | None:
         """The file of the run that ``import module`` in ``from_path`` loads, if any."""
+        if module.startswith("."):
+            return self._find(from_path, module)
+        # an absolute import reads only the directory of ``from_path``: the answer is kept
+        # for every file of that directory (the files scanned for imports ask the same
+        # ``torch``, ``torch.nn``... again and again)
+        key = (os.path.dirname(from_path), module)
+        try:
+            return self._found[key]
+        except KeyError:
+            found = self._found[key] = self._find(from_path, module)
+            return found
+
+    def _find(self, from_path: str, module: str) -> str | None:
         level = len(module) - len(module.lstrip("."))
         rest = module[level:]
         if level:
@@ -292,12 +306,16 @@ class Project:
             return done
         seen: set[str] = set()
         todo = [path]
+        known = self._deps
         while todo:
-            p = todo.pop()
-            for d in self.imports_of(p):
-                if d not in seen:
-                    seen.add(d)
+            new = self.imports_of(todo.pop()) - seen
+            seen |= new
+            for d in new:
+                closure = known.get(d)
+                if closure is None:
                     todo.append(d)
+                else:  # what ``d`` reaches is known: not walked again
+                    seen |= closure
         seen.discard(path)
         self._deps[path] = frozenset(seen)
         return self._deps[path]
@@ -313,12 +331,12 @@ class Project:
         deps.discard(path)
         if not deps:
             return ""
-        h = hashlib.blake2b(digest_size=8)
-        for d in sorted(deps):
-            digest = self._hashes.get(d)
-            if digest is None:
-                digest = self._hashes[d] = hashlib.blake2b(self.files[d], digest_size=8).hexdigest()
-            h.update(d.encode("utf-8", "surrogateescape") + b"\0" + digest.encode())
+        entries = self._hashes
+        for d in deps:
+            if d not in entries:  # each file's part of the digest, made once
+                digest = hashlib.blake2b(self.files[d], digest_size=8).hexdigest()
+                entries[d] = d.encode("utf-8", "surrogateescape") + b"\0" + digest.encode()
+        h = hashlib.blake2b(b"".join([entries[d] for d in sorted(deps)]), digest_size=8)
         return "+" + h.hexdigest()
 
 
