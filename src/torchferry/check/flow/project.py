@@ -36,10 +36,10 @@ from torchferry.check.flow.program import SUMMARY_BUDGET, FileFlow
 #: parameter index as a string -> argument value)
 ForeignCall = tuple[FileFlow, ScopeResult, int, dict[str, Value]]
 
-#: (searched in the bytes after a line feed put first: a pattern that starts with a literal
-#: character is searched several times faster than one that starts with ``^`` under re.M)
-_FROM = re.compile(rb"\n[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
-_IMPORT = re.compile(rb"\n[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)")
+#: an import statement at the start of a line: ``from M import names``, ``import M [as A], ...``
+#: (tried only at the lines that say "import": see :func:`import_statements`)
+_FROM = re.compile(rb"[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
+_IMPORT = re.compile(rb"[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 #: other files' analyses a worker keeps (each holds its syntax tree): on diffusers (969
 #: files, pipelines importing many modules) 48 re-parsed and re-analysed about 850 files;
@@ -279,9 +279,9 @@ class Project:
         return done
 
     def _scan(self, path: str) -> frozenset[str]:
-        data = b"\n" + self.files.get(path, b"")  # the patterns start at a line feed
+        froms, imports = import_statements(self.files.get(path, b""))
         out: set[str] = set()
-        for m in _FROM.finditer(data):
+        for m in froms:
             base = m.group(1).decode("ascii", "replace")
             names = [n.decode() for n in _NAME.findall(m.group(2)) if n != b"as"]
             sep = "" if base.endswith(".") else "."
@@ -289,7 +289,7 @@ class Project:
                 hit = self.find_module(path, cand) if cand.strip(".") or cand else None
                 if hit is not None and hit != path:
                     out.add(hit)
-        for m in _IMPORT.finditer(data):
+        for m in imports:
             for item in m.group(1).split(b","):
                 name = item.split()[0].decode("ascii", "replace") if item.split() else ""
                 parts = name.split(".")
@@ -338,6 +338,36 @@ class Project:
                 entries[d] = d.encode("utf-8", "surrogateescape") + b"\0" + digest.encode()
         h = hashlib.blake2b(b"".join([entries[d] for d in sorted(deps)]), digest_size=8)
         return "+" + h.hexdigest()
+
+
+def import_statements(data: bytes) -> tuple[list[re.Match[bytes]], list[re.Match[bytes]]]:
+    """The matches of ``_FROM`` and of ``_IMPORT`` at the start of a line of ``data``, as
+    ``finditer`` finds them (each one after the end of the one before), tried only at the
+    lines where "import" occurs: every match says it on its first line, and those are few
+    of a file's lines (a search of every line start took 2.5 times as long).
+
+    >>> froms, imports = import_statements(b"import a.b as c, d\\nx = 1  # import\\n"
+    ...                                    b"from .m import (f,\\n  g)\\n")
+    >>> [m.groups() for m in froms], [m.group(1) for m in imports]
+    ([(b'.m', b'(f,\\n  g)')], [b'a.b as c, d'])
+    """
+    froms: list[re.Match[bytes]] = []
+    imports: list[re.Match[bytes]] = []
+    from_end = import_end = 0
+    last = -1
+    at = data.find(b"import")
+    while at >= 0:
+        start = data.rfind(b"\n", 0, at) + 1
+        if start != last:  # one look per line
+            last = start
+            if start >= from_end and (m := _FROM.match(data, start)) is not None:
+                froms.append(m)
+                from_end = m.end()
+            if start >= import_end and (m := _IMPORT.match(data, start)) is not None:
+                imports.append(m)
+                import_end = m.end()
+        at = data.find(b"import", at + 6)
+    return froms, imports
 
 
 def _references(ff: FileFlow, name: str) -> set[int]:
