@@ -21,9 +21,13 @@ either definition is one.
 
 from __future__ import annotations
 
-import hashlib
 import re
 from collections.abc import Iterable
+
+try:  # the builtin module: hashlib would load OpenSSL first, slower to start
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other Python implementations
+    from hashlib import blake2b
 
 #: (each pattern starts at a line feed and is searched in ``b"\n" + data``: a pattern that
 #: starts with a literal character is searched several times faster than one that starts
@@ -91,4 +95,4 @@ def module_classes(sources: Iterable[bytes]) -> frozenset[str]:
 def fingerprint(names: frozenset[str]) -> str:
     """A short stable digest of a set of class names (part of each cache entry's key: a
     file's findings depend on the classes the other files define)."""
-    return hashlib.blake2b("\n".join(sorted(names)).encode(), digest_size=8).hexdigest()
+    return blake2b("\n".join(sorted(names)).encode(), digest_size=8).hexdigest()

@@ -21,7 +21,6 @@ findings of every file that imports it, directly or not.
 from __future__ import annotations
 
 import ast
-import hashlib
 import os
 import re
 import warnings
@@ -31,6 +30,11 @@ from collections.abc import Callable, Iterable, Mapping
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.lattice import Reason, Value
 from torchferry.check.flow.program import SUMMARY_BUDGET, FileFlow
+
+try:  # the builtin module: hashlib would load OpenSSL first, slower to start
+    from _blake2 import blake2b
+except ImportError:  # pragma: no cover - other Python implementations
+    from hashlib import blake2b
 
 #: a call of a function from another file: (that file, the calling scope, the call's id,
 #: parameter index as a string -> argument value)
@@ -334,9 +338,9 @@ class Project:
         entries = self._hashes
         for d in deps:
             if d not in entries:  # each file's part of the digest, made once
-                digest = hashlib.blake2b(self.files[d], digest_size=8).hexdigest()
+                digest = blake2b(self.files[d], digest_size=8).hexdigest()
                 entries[d] = d.encode("utf-8", "surrogateescape") + b"\0" + digest.encode()
-        h = hashlib.blake2b(b"".join([entries[d] for d in sorted(deps)]), digest_size=8)
+        h = blake2b(b"".join([entries[d] for d in sorted(deps)]), digest_size=8)
         return "+" + h.hexdigest()
 
 
