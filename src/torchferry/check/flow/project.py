@@ -334,14 +334,15 @@ class Project:
         file's path and bytes.  It needs no sort: a file of a package whose ``__init__``
         imports everything depends on every other file (diffusers: 1,105 files, a
         thousand dependencies each), and sorting them per file took most of a warm run."""
-        deps = self.dependencies(path)
+        deps: frozenset[str] | set[str] = self.dependencies(path)
         importers = self.importers(path)
         if importers:
-            deps = set(deps)
+            more = set(deps)
             for p in importers:
-                deps.add(p)
-                deps |= self.dependencies(p)
-            deps.discard(path)
+                more.add(p)
+                more |= self.dependencies(p)
+            more.discard(path)
+            deps = more
         if not deps:
             return ""
         values = self._hashes
