@@ -41,6 +41,24 @@ def test_no_command_prints_help_and_exits_2(capsys):
     assert "COMMAND" in capsys.readouterr().err
 
 
+def test_a_command_builds_its_own_parser_alone_with_the_same_help():
+    """``ferry check`` imports no other command's module; its parser is the one the full
+    parser holds, and a name that is no command's module gets the full parser."""
+    from torchferry.cli import build_parser
+
+    def sub(parser):
+        return parser._subparsers._group_actions[0].choices
+
+    alone, full = build_parser(command="check"), build_parser()
+    assert "bench" not in sub(alone) and {"check", "bench", "run"} <= set(sub(full))
+    assert sub(alone)["check"].format_help() == sub(full)["check"].format_help()
+    assert set(sub(build_parser(command="rules"))) == set(sub(full))  # registered by check.py
+    code = ("import sys, torchferry.cli as c; c.build_parser(command='check'); "
+            "print(sorted(m for m in sys.modules if m.startswith('torchferry.cli.')))")
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True)
+    assert out.stdout.strip() == "['torchferry.cli.check']"
+
+
 def test_unknown_option_is_one_line_exit_2():
     r = run("doctor", "--nope")
     assert r.returncode == 2

@@ -169,6 +169,25 @@ def test_warm_run_still_hits(proj, capsys, monkeypatch):
     assert run(capsys) == first
 
 
+def test_an_edit_rechecks_the_files_that_import_it_transitively(proj, capsys, monkeypatch):
+    """a imports b, b imports c; d imports none of them: an edit of c misses for a, b and c
+    (their findings may follow calls into c) and hits for d."""
+    from torchferry.check import engine
+
+    (proj / "a.py").write_text("import torch\nimport b\n")
+    (proj / "b.py").write_text("import torch\nfrom c import f\n")
+    (proj / "c.py").write_text("import torch\ndef f():\n    return 1\n")
+    (proj / "d.py").write_text(BAD)
+    first = run(capsys)
+    checked = []
+    real = engine.check_source
+    monkeypatch.setattr(engine, "check_source",
+                        lambda src, path, **k: checked.append(path) or real(src, path, **k))
+    assert run(capsys) == first and checked == []
+    (proj / "c.py").write_text("import torch\ndef f():\n    return 2\n")
+    assert run(capsys) == first and sorted(checked) == ["a.py", "b.py", "c.py"]
+
+
 def test_secret_is_private_and_reused(proj, tmp_path, capsys):
     run(capsys)
     key = cache_mod._key_file()

@@ -59,7 +59,6 @@ from __future__ import annotations
 import errno
 import os
 import re
-import secrets
 import stat
 import time
 from collections.abc import Callable, Iterable
@@ -342,6 +341,8 @@ def _temp_prefix(name: str) -> str:
 def _create_temp(directory: str, name: str) -> tuple[int, str]:
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_NOFOLLOW", 0)
+    import secrets  # here: its import loads OpenSSL, which a run that writes nothing never needs
+
     prefix = _temp_prefix(name)
     for _ in range(100):
         tmp = os.path.join(directory, f"{prefix}{secrets.token_hex(6)}{TMP_SUFFIX}")

@@ -35,7 +35,6 @@ True
 from __future__ import annotations
 
 import ast
-import configparser
 import re
 import sys
 from dataclasses import dataclass
@@ -166,6 +165,8 @@ def _from_pyproject(path: Path, out: list[Declaration]) -> None:
 
 
 def _from_setup_cfg(path: Path, out: list[Declaration]) -> None:
+    import configparser  # here: most projects have no setup.cfg
+
     parser = configparser.ConfigParser(interpolation=None)
     try:
         parser.read_string(path.read_text(encoding="utf-8"))

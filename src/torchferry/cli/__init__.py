@@ -24,7 +24,7 @@ import importlib
 import os
 import sys
 from collections.abc import Sequence
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from torchferry._version import __version__
 from torchferry.errors import FerryError, TorchMissingError, UsageError
@@ -46,7 +46,25 @@ class Parser(argparse.ArgumentParser):
         self.exit(2, f"{self.prog}: error: {message} (see '{self.prog} --help')\n")
 
 
-def build_parser(prog: str = "ferry") -> Parser:
+def build_parser(prog: str = "ferry", command: str | None = None) -> Parser:
+    """The ``ferry`` parser with every command; with ``command``, the module of that name
+    (``torchferry.cli.check`` for ``check``) is tried first, and when it registers the
+    command the parser holds its commands alone: ``ferry check`` imports no other
+    command's module (``ferry bench``'s profiles, the simulator), a faster start."""
+    own = f"torchferry.cli.{command}"
+    if command is not None and own in COMMAND_MODULES:
+        parser, sub = _empty_parser(prog)
+        importlib.import_module(own).register(sub)
+        if command in sub.choices:
+            return parser
+    parser, sub = _empty_parser(prog)
+    for name in COMMAND_MODULES:
+        importlib.import_module(name).register(sub)
+    return parser
+
+
+def _empty_parser(prog: str) -> tuple[Parser, Any]:
+    """The top-level parser and its (still empty) subcommands action."""
     parser = Parser(
         prog=prog,
         description="Make PyTorch code device-portable, and prove it.",
@@ -54,9 +72,7 @@ def build_parser(prog: str = "ferry") -> Parser:
     )
     parser.add_argument("--version", action="version", version=f"torchferry {__version__}")
     sub = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=Parser)
-    for name in COMMAND_MODULES:
-        importlib.import_module(name).register(sub)
-    return parser
+    return parser, sub
 
 
 def _command_parser(parser: Parser, command: str | None) -> argparse.ArgumentParser:
@@ -71,9 +87,9 @@ def _command_parser(parser: Parser, command: str | None) -> argparse.ArgumentPar
 
 def main(argv: Sequence[str] | None = None, *, prog: str = "ferry") -> int:
     """Run the ``ferry`` command line (``prog``: the name usage lines give it)."""
-    parser = build_parser(prog)
     argv_given = argv
     argv = list(sys.argv[1:] if argv is None else argv)
+    parser = build_parser(prog, argv[0] if argv else None)
     script_args = None
     if argv[:1] == ["run"]:  # SCRIPT's arguments go to it verbatim, "--" included
         from torchferry.cli.run import split_script_args

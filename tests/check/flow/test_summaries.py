@@ -169,6 +169,29 @@ def test_dependency_salt_changes_with_a_dependency_only():
     assert Project(a, packages=()).dependency_salt("/r/c.py") == ""
 
 
+def test_dependencies_through_a_file_whose_closure_is_known_and_through_a_cycle():
+    files = {"/r/a.py": b"import b\n", "/r/b.py": b"import c\n", "/r/c.py": b"import b\nimport d\n",
+             "/r/d.py": b"x = 1\n"}
+    p = Project(files, packages=())
+    assert p.dependencies("/r/c.py") == {"/r/b.py", "/r/d.py"}  # known before a's is asked
+    assert p.dependencies("/r/a.py") == {"/r/b.py", "/r/c.py", "/r/d.py"}
+    assert p.dependencies("/r/b.py") == {"/r/c.py", "/r/d.py"}
+    salt = p.dependency_salt("/r/a.py")
+    edited = Project({**files, "/r/d.py": b"x = 2\n"}, packages=())
+    edited.dependency_salt("/r/c.py")
+    assert edited.dependency_salt("/r/a.py") not in ("", salt)  # a file three imports away
+
+
+def test_an_absolute_import_is_found_next_to_each_importer():
+    # (no package: ``lib.tool`` is no module name of the run, the file next to the importer)
+    files = {"/r/x/a.py": b"import lib.tool\n", "/r/x/lib/tool.py": b"",
+             "/r/y/b.py": b"import lib.tool\n", "/r/y/lib/tool.py": b"",
+             "/r/y/c.py": b"import lib.tool\n"}
+    p = Project(files, packages=())
+    assert p.imports_of("/r/x/a.py") == {"/r/x/lib/tool.py"}
+    assert p.imports_of("/r/y/b.py") == p.imports_of("/r/y/c.py") == {"/r/y/lib/tool.py"}
+
+
 def test_depth_cap_is_small():
     assert 2 <= program.MAX_DEPTH <= 8 and program.RECURSION_ROUNDS <= 3
 

@@ -79,7 +79,7 @@ from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import Basis, Callee, FileFlow, Kind, Op, ScopeResult, Value, Where
 from torchferry.check.flow.evidence import at, first
 from torchferry.check.flow.vocab import MODEL_NAME
-from torchferry.check.names import MOVE_METHODS, short
+from torchferry.check.names import BODY_FIELDS, MOVE_METHODS, short
 
 CODE = "FRY002"
 NAME = "discarded-move"
@@ -145,7 +145,7 @@ def _discarded(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.Expr]]:
     todo: list[tuple[ast.AST, ast.AST]] = [(tree, tree)]
     while todo:
         scope, node = todo.pop()
-        for child in ast.iter_child_nodes(node):
+        for child in _statements(node):
             if isinstance(child, _FUNCS):
                 todo.append((child, child))
             elif isinstance(child, ast.Expr):
@@ -155,6 +155,22 @@ def _discarded(tree: ast.Module) -> Iterator[tuple[ast.AST, ast.Expr]]:
                     yield scope, child
             elif isinstance(child, (ast.stmt, ast.excepthandler, ast.match_case)):
                 todo.append((scope, child))
+
+
+#: node type -> its fields that hold statements (handlers, match cases), in ``_fields`` order
+_BODIES: dict[type, tuple[str, ...]] = {}
+
+
+def _statements(node: ast.AST) -> Iterator[ast.AST]:
+    """The statements, handlers and match cases directly in ``node``, in the order
+    ``ast.iter_child_nodes`` gives them (its expressions are not visited: a statement
+    is never inside one)."""
+    t = type(node)
+    names = _BODIES.get(t)
+    if names is None:
+        names = _BODIES[t] = tuple(f for f in t._fields if f in BODY_FIELDS)
+    for name in names:
+        yield from getattr(node, name, ())
 
 
 def _tensor(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.expr,
