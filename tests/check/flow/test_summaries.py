@@ -500,3 +500,63 @@ def test_a_stored_module_moved_in_place_is_left_moved(snippet):
     init = s.function("__init__")
     assert s.wheres(init.stores["enc"]) == {"ACCEL"}  # not unknown: the move replaced it
     assert init.stores["other"].places is None  # two stores on two paths: joined
+
+
+def test_self_of_a_method_placed_by_the_instances_the_file_moves(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+                self.start = self.fc(torch.ones(2))
+            def forward(self, x):
+                return self.fc(x)
+        class Kept(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+            def forward(self, x):
+                return self.fc(x)
+        def main(device):
+            model = Net().to(device)
+            return model(torch.ones(2)), Kept()(torch.ones(2))
+    """)
+    fwd = [r for r in s.results if getattr(r.node, "name", "") == "forward"]
+    out = fwd[0].value(fwd[0].node.body[0].value)
+    assert s.wheres(out) == {"PARAM0"}
+    placed = s.ff.placed(fwd[0], out)
+    assert s.wheres(placed) == {"ACCEL"}
+    assert placed.origins[0].op is Op.OUTPUT and placed.origins[1].op is Op.MOVED
+    assert placed.origins[1].line == 17  # the move of the instance
+    kept = fwd[1].value(fwd[1].node.body[0].value)
+    assert s.wheres(s.ff.placed(fwd[1], kept)) == {"PARAM0"}  # never moved here
+    init = s.function("__init__")  # while it is built, the module is on the CPU
+    start = init.value(init.node.body[2].value)
+    assert s.ff.placed(init, start) == start
+
+
+def test_parameter_placed_by_the_calls_of_the_file(snippet):
+    s = snippet("""
+        import torch
+        def report(pred):
+            return pred.max(1)[1]
+        def evaluate(net, x):
+            return report(net(x))
+        def main(device, x):
+            net = torch.nn.Linear(2, 2)
+            net.to(device)
+            return evaluate(net, x)
+        def public(t):
+            return t.float()
+    """)
+    rep = s.function("report")
+    out = rep.value(rep.node.body[0].value)
+    assert s.wheres(out) == {"PARAM0"}
+    placed = s.ff.placed(rep, out)  # report <- evaluate <- main, where net is moved
+    assert s.wheres(placed) == {"ACCEL"}
+    assert any(o.op is Op.MOVED and o.line == 8 for o in placed.origins)
+    pub = s.function("public")
+    t = pub.value(pub.node.body[0].value)
+    assert s.ff.placed(pub, t) == t  # no call here: the callers decide

@@ -23,7 +23,10 @@ import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.interp import Env, Interp, function_reference
 from torchferry.check.flow.lattice import (
+    ACCEL,
     BOTTOM,
+    ORIGIN_CAP,
+    PLACE_CAP,
     UNKNOWN,
     Basis,
     Kind,
@@ -450,6 +453,80 @@ class FileFlow:
         if found is None or not isinstance(found[1], ast.ClassDef):
             return None
         return found[0].class_info(found[1])
+
+    def instance_on_device(self, cls: ClassInfo) -> Value | None:
+        """An instance of ``cls`` (or of a subclass) that this file builds and puts on an
+        accelerator (``model = Net().to(device)``, ``Net().cuda()``): in the methods of
+        ``cls``, ``self`` -- its submodules, parameters and buffers -- may be there too.
+        None when no call of the interpreted scopes shows one (complete once
+        :meth:`results` has been consumed)."""
+        for res in list(self._results.values()):
+            for c in res.calls.values():
+                v = c.result
+                if not v.is_(Kind.MODULE) or not v.places or ACCEL not in v.places:
+                    continue
+                made = self.class_of(v)
+                if made is not None and any(k is cls for k in _mro(made)):
+                    return v
+        return None
+
+    def self_placed(self, res: ScopeResult, v: Value) -> Value:
+        """``v`` of a method of an ``nn.Module`` class with the place of ``self`` (what its
+        submodules, parameters and buffers give) replaced by that of an instance this file
+        puts on an accelerator, the move added to its origins; ``v`` itself when there is
+        none, or ``v`` does not live where ``self`` does."""
+        cls = self.method_of.get(id(res.node))
+        self_place = param(0)
+        if cls is None or not cls.is_module or not v.places or self_place not in v.places or \
+                self._constructing(res.node):
+            return v
+        inst = self.instance_on_device(cls)
+        if inst is None or not inst.places:
+            return v
+        places = (v.places - {self_place}) | inst.places
+        # its own latest origin (the module call it came out of), then the instance's move
+        origins = tuple(dict.fromkeys((*v.origins[:1], *inst.origins, *v.origins[1:])))[:ORIGIN_CAP]
+        return v._replace(places=places if len(places) <= PLACE_CAP else None, origins=origins)
+
+    def placed(self, res: ScopeResult, v: Value, depth: int = 0) -> Value:
+        """``v`` of the scope ``res`` with the places of parameters resolved where the file
+        says where they are: ``self`` of a module's method by the instances it moves (see
+        :meth:`self_placed`), another parameter by what this file's calls of the function
+        pass for it, followed through the callers' own parameters (three calls deep).  A
+        parameter no call of this file binds (a public function, a ``forward`` called as
+        ``model(x)``) keeps its symbolic place."""
+        v = self.self_placed(res, v)
+        if not v.places or depth >= 3:
+            return v
+        places = set(v.places)
+        origins = list(v.origins[:1])
+        for p in v.places:
+            if p.where is not Where.PARAM or p.ref == "0" and self.method_of.get(id(res.node)):
+                continue
+            given = self.arguments(res.node, int(p.ref))
+            if not given:
+                continue  # no call, or one that leaves it unbound: the callers decide
+            found = [self.placed(caller, a, depth + 1) for caller, a in given]
+            if any(a.places is None for a in found):
+                continue
+            places.discard(p)
+            for a in found:
+                places |= a.places or frozenset()
+                origins.extend(a.origins)
+        if places == v.places:
+            return v
+        origins.extend(v.origins[1:])
+        return v._replace(places=frozenset(places) if len(places) <= PLACE_CAP else None,
+                          origins=tuple(dict.fromkeys(origins))[:ORIGIN_CAP])
+
+    def _constructing(self, fn: ast.AST) -> bool:
+        """Does the method run only while its object is built: ``__init__``, or a method
+        this file calls only from ``__init__`` (the object is on the CPU until moved)?"""
+        if getattr(fn, "name", "") == "__init__":
+            return True
+        sites = self.call_sites.get(id(fn), {}).values()
+        return bool(sites) and all(getattr(caller.node, "name", "") == "__init__"
+                                   for caller, _ in sites)
 
     # -- classes ---------------------------------------------------------------------------
     def class_attr(self, cls: ClassInfo, attr: str) -> Value:
