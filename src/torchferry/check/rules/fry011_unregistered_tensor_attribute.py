@@ -12,8 +12,9 @@ to its device: a `forward` input, a submodule's output, an `nn.Parameter` -- in 
 operator (`x * self.scale`, `self.mask[:t, :t] == 0` fed to `x.masked_fill`), a torch
 function (`torch.cat([x, self.extra])`) or a tensor method (`x.matmul(self.table)`),
 directly or through a local name computed from it -- or is indexed by such a tensor
-(`self.betas[t]` with `t` an input annotated as a tensor, or computed from a buffer
-without a move).
+(`self.betas[t]` with `t` an input annotated as a tensor or used as one in the method,
+`labels.view(-1)`, or computed from a buffer without a move), also through `gather`,
+`index_select`, `take` or `take_along_dim` (`self.alpha.gather(0, labels.view(-1))`).
 
 ## Why is this bad
 `model.to(device)` moves parameters and buffers -- and nothing else. A plain tensor
@@ -76,7 +77,8 @@ function, a subclass in another file), or combined with a tensor the analysis ca
 index that may hold one element -- a reduction without a dimension (`self.table[x.sum()]`)
 or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
 not flagged, nor is one the analysis cannot place, nor an input used directly as the index
-without a `Tensor` annotation (`self.schedule[epoch]`). An
+without a `Tensor` annotation that the method never uses as a tensor
+(`self.schedule[epoch]`). An
 `_apply` override in another file is not seen. An attribute placed on a device in
 `__init__` is left behind when the model later moves to another device (`model.cpu()`
 for inference, `DataParallel` replicas); that is not flagged. Base classes defined in other files are
@@ -114,6 +116,9 @@ FIX = "unsafe"
 _MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "type", "type_as"})
 # tensor methods that read only the other tensor's shape or copy onto its device: no mix
 _SHAPE_ONLY = frozenset({"expand_as", "view_as", "reshape_as", "size", "copy_", "set_"})
+# what takes an index tensor: the index's position, the indexed tensor first
+# (``torch.gather(t, dim, idx)``, ``t.gather(dim, idx)`` read as ``gather(t, dim, idx)``)
+_INDEX_TAKING = {"gather": 2, "index_select": 2, "take": 1, "take_along_dim": 1}
 # reductions that, called without a dimension, give one element (a 0-dim index is an integer)
 _REDUCTIONS = frozenset({"sum", "mean", "max", "min", "argmax", "argmin", "prod", "all", "any"})
 
@@ -141,7 +146,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         info = per_class.get(id(cls))
         if info is None:
-            info = per_class[id(cls)] = _Class(m, cls)
+            info = per_class[id(cls)] = _Class(ctx, cls)
         if attr in info.registered:
             continue
         # moved by hand somewhere: only an unmoved read that indexes it on the device counts
@@ -168,8 +173,9 @@ def check(ctx: Context) -> Iterable[Finding]:
 class _Class:
     """What one ``nn.Module`` class does with its attributes outside ``__init__``."""
 
-    def __init__(self, m: Model, cls: ClassInfo) -> None:
-        self.m = m
+    def __init__(self, ctx: Context, cls: ClassInfo) -> None:
+        self.ctx = ctx
+        self.m = m = ctx.model
         self.cls = cls
         self.registered = _registered_names(m)
         self.moved = _moved_where_used(m, cls) | _moved_by_apply(m)
@@ -236,6 +242,12 @@ class _Class:
         ctx = Ctx(scope)
         found: list[Site] = []
         for stmt, sub in _subscripts(fn.body):
+            if isinstance(sub, ast.Call):
+                taken = _index_taking(self.m, sub)
+                if taken is not None and self._follows_model(taken[1], self_name, scope, 0) \
+                        and self._carries(taken[0], attr, self_name, scope, 0):
+                    found.append(Site(sub, ctx, stmt))
+                continue
             key = sub.slice
             items = key.elts if isinstance(key, ast.Tuple) else [key]
             if any(self._follows_model(x, self_name, scope, 0) for x in items) and \
@@ -262,10 +274,12 @@ class _Class:
             if b is not None and b.how == "expr" and b.value is not None and b.ctx.scope is scope:
                 return self._follows_model(b.value, self_name, scope, d)
             if b is not None and b.how == "param":
-                # an input indexes as a tensor only where it is annotated as one
-                # (``epoch: int | None`` is an integer, an unannotated one may be)
+                # an input indexes as a tensor only where it is annotated as one, or where
+                # the function uses it as one (``labels.view(-1)``): ``epoch: int | None``
+                # is an integer, an input used as nothing else may be one
                 note = getattr(b.value, "annotation", None)
-                return note is not None and "Tensor" in self.m.text(note)
+                return note is not None and "Tensor" in self.m.text(note) or \
+                    self._used_as_tensor(e)
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
             meth = e.func.attr
             if meth in _MOVES or meth in NON_TENSOR_METHODS or meth in _SHAPE_ONLY or \
@@ -286,6 +300,14 @@ class _Class:
                 return self._follows_model(e.func.value, self_name, scope, d)
             return False
         return False
+
+    def _used_as_tensor(self, name: ast.Name) -> bool:
+        """Does the device-flow analysis see the function use the parameter ``name`` as a
+        tensor (a tensor method called on it: ``labels.view(-1)``, ``t.float()``)?"""
+        res = self.ctx.flow.scope_of(name)
+        if res is None or name.id not in res.params:
+            return False
+        return res.param_uses.get(res.params.index(name.id)) is Kind.TENSOR
 
     def _call_operands(self, call: ast.Call) -> list[ast.expr]:
         """The tensors a call combines: a torch function's arguments, or a tensor method's
@@ -362,18 +384,39 @@ class _Class:
         return False
 
 
-def _subscripts(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.Subscript]]:
-    """The subscripts read in a function body, each with its statement, not descending into
-    nested functions, lambdas or classes (scopes of their own)."""
+def _subscripts(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.Subscript | ast.Call]]:
+    """The subscripts read in a function body, and the calls that may take an index
+    (``t.gather(0, idx)``), each with its statement, not descending into nested functions,
+    lambdas or classes (scopes of their own)."""
     for stmt in body:
         todo: list[ast.AST] = [stmt]
         while todo:
             n = todo.pop()
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
                 continue
-            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) or \
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    n.func.attr in _INDEX_TAKING:
                 yield stmt, n
             todo.extend(ast.iter_child_nodes(n))
+
+
+def _index_taking(m: Model, call: ast.Call) -> tuple[ast.expr, ast.expr] | None:
+    """(the indexed tensor, the index) of ``t.gather(dim, idx)``, ``t.index_select(dim,
+    idx)``, ``t.take(idx)``, ``t.take_along_dim(idx)`` or the ``torch.`` function of the
+    same name; None for another call.  Unlike ``t[idx]``, these never read a one-element
+    index as an integer: an index on another device fails whatever its shape."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return None
+    at = _INDEX_TAKING.get(func.attr)
+    if at is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    q = m.qualname(func)
+    args = list(call.args) if q == f"torch.{func.attr}" else \
+        [func.value, *call.args] if q is None else []
+    index = kwarg(call, "index") or (args[at] if len(args) > at else None)
+    return (args[0], index) if args and index is not None else None
 
 
 def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
