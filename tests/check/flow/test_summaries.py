@@ -550,6 +550,10 @@ def test_parameter_placed_by_the_calls_of_the_file(snippet):
             return evaluate(net, x)
         def public(t):
             return t.float()
+        def helper(t):
+            return t.float()
+        def relay(flag, u):
+            return helper(u), helper(torch.ones(2).cuda())
     """)
     rep = s.function("report")
     out = rep.value(rep.node.body[0].value)
@@ -560,3 +564,8 @@ def test_parameter_placed_by_the_calls_of_the_file(snippet):
     pub = s.function("public")
     t = pub.value(pub.node.body[0].value)
     assert s.ff.placed(pub, t) == t  # no call here: the callers decide
+    helper = s.function("helper")
+    t = helper.value(helper.node.body[0].value)
+    # one call passes a tensor on the device, the other its own parameter (unplaced): the
+    # helper's parameter keeps its place, never the caller's
+    assert s.wheres(s.ff.placed(helper, t)) == {"PARAM0", "ACCEL"}

@@ -509,10 +509,11 @@ class FileFlow:
             found = [self.placed(caller, a, depth + 1) for caller, a in given]
             if any(a.places is None for a in found):
                 continue
-            places.discard(p)
-            for a in found:
-                places |= a.places or frozenset()
+            for a in found:  # (a caller's own symbolic places mean nothing here)
+                places |= {q for q in a.places or () if not q.symbolic}
                 origins.extend(a.origins)
+            if not any(q.symbolic for a in found for q in a.places or ()):
+                places.discard(p)  # every call says where it is
         if places == v.places:
             return v
         origins.extend(v.origins[1:])
