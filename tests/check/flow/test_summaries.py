@@ -569,3 +569,63 @@ def test_parameter_placed_by_the_calls_of_the_file(snippet):
     # one call passes a tensor on the device, the other its own parameter (unplaced): the
     # helper's parameter keeps its place, never the caller's
     assert s.wheres(s.ff.placed(helper, t)) == {"PARAM0", "ACCEL"}
+
+
+def test_the_parameters_a_function_combines(snippet):
+    s = snippet("""
+        import torch
+        class MaskedLinear(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, input, weight, mask):
+                return input.mm((weight * mask).t())
+        def count_along(h, n, device):
+            return h * 2, n.to(device), torch.cat([h, h])
+        class Net(torch.nn.Module):
+            def helper(self, a, b):
+                return a + b
+            def forward(self, x):
+                return MaskedLinear.apply(x, x, x), count_along(x, x, "cpu"), self.helper(x, x)
+    """)
+    net = next(n for n in s.tree.body if isinstance(n, ast.ClassDef) and n.name == "Net")
+    calls = {n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id: n
+             for n in ast.walk(net.body[1]) if isinstance(n, ast.Call)}
+    cls = s.ff.method_of[id(net.body[1])]
+    owner, fn, first = s.ff.target_of(calls["apply"], cls, "self")
+    assert (fn.name, first) == ("forward", 1)  # ``ctx`` comes first
+    assert owner.meeting_params(fn) == {(1, 2), (1, 3), (2, 3)}
+    owner, fn, first = s.ff.target_of(calls["count_along"], cls, "self")
+    assert (fn.name, first) == ("count_along", 0)
+    assert owner.meeting_params(fn) == frozenset()  # a move is no meeting
+    owner, fn, first = s.ff.target_of(calls["helper"], cls, "self")
+    assert (fn.name, first) == ("helper", 1)
+    assert owner.meeting_params(fn) == {(1, 2)}
+
+
+def test_values_that_follow_the_model(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Linear(4, 1)
+                self.start = self.head(torch.ones(4))
+            def forward(self, x, step):
+                return self.normalize(self.head(x)), self.clip(torch.ones(1)), x.view(-1), step
+            def normalize(self, t):
+                return t
+            def clip(self, t):
+                return t
+    """)
+    def ret(name):
+        r = s.function(name)
+        v = r.value(r.node.body[-1].value)
+        return r, v
+    fwd = s.function("forward")
+    out = fwd.node.body[0].value.elts
+    assert s.ff.follows_model(fwd, fwd.value(out[2]))  # an input used as a tensor
+    assert not s.ff.follows_model(fwd, fwd.value(out[3]))  # ``step``: maybe a number
+    assert s.ff.follows_model(*ret("normalize"))  # given the head's output
+    assert not s.ff.follows_model(*ret("clip"))  # given a CPU tensor only
+    init = s.function("__init__")  # while it is built, the module is on the CPU
+    assert not s.ff.follows_model(init, init.value(init.node.body[2].value))

@@ -11,7 +11,11 @@ helper, a closure inside one) combines it, unmoved, with a tensor that follows t
 to its device: a `forward` input, a submodule's output, an `nn.Parameter` -- in an
 operator (`x * self.scale`, `self.mask[:t, :t] == 0` fed to `x.masked_fill`), a torch
 function (`torch.cat([x, self.extra])`) or a tensor method (`x.matmul(self.table)`),
-directly or through a local name computed from it -- or is indexed by such a tensor
+directly or through a local name computed from it, or through a helper method's parameter
+that a method gives such a tensor (`self.normalize(self.head(h))` with `normalize`
+computing `t - self.mean`), or in a function of the checked files
+it is handed to with such a tensor (`apply_mask(self.fc(x), self.mask)` where `apply_mask`
+computes `h * mask`) -- or is indexed by such a tensor
 (`self.betas[t]` with `t` an input annotated as a tensor or used as one in the method,
 `labels.view(-1)`, or computed from a buffer without a move), also through `gather`,
 `index_select`, `take` or `take_along_dim` (`self.alpha.gather(0, labels.view(-1))`).
@@ -57,7 +61,10 @@ then be tensors (or `None`).
 Not flagged, because nothing can go wrong or the author already handles it:
 * an attribute the class itself moves where it uses it (`self.alpha.to(x.device)`,
   `self.bbox.view(...).to(x.device)`, `(self.feats if f is None else f).type_as(x)`),
-  unless another method indexes it, unmoved, by a tensor on the device;
+  unless another method indexes it, unmoved, by a tensor on the device; also one a method
+  reassigns from a call that is handed the attribute and may move it: one the analysis
+  cannot follow, or a function of the checked files that moves what it returns on some
+  path (`self.hist = c_f.to_device(self.hist, tensor=x)`);
 * an attribute that an `_apply` override in the file moves with the module
   (`def _apply(self, fn): ...; self.head.stride = fn(self.head.stride)`: `.to()` and
   `.cuda()` go through `_apply`);
@@ -73,7 +80,8 @@ anywhere in the file (e.g. by a base class) is accepted; a tensor passed in as a
 stored is not flagged, nor are attributes set in other methods. Uses are looked for in the
 class's own methods only: an attribute read by other code (`volume.bbox_min` in a free
 function, a subclass in another file), or combined with a tensor the analysis cannot place
-(a parameter of a helper method that is never used as a tensor), is not flagged. An
+(a parameter of a helper method that no method of the file gives a tensor of the model,
+and that is never used as a tensor), is not flagged. An
 index that may hold one element -- a reduction without a dimension (`self.table[x.sum()]`)
 or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
 not flagged, nor is one the analysis cannot place, nor an input used directly as the index
@@ -105,7 +113,7 @@ from torchferry.check.analysis import (
     short,
 )
 from torchferry.check.api import Context, Finding, Fix
-from torchferry.check.flow import CPU, Basis, Kind, Op
+from torchferry.check.flow import CPU, Basis, Callee, Kind, Op
 from torchferry.check.flow.vocab import REGISTERED
 
 CODE = "FRY011"
@@ -178,8 +186,8 @@ class _Class:
         self.m = m = ctx.model
         self.cls = cls
         self.registered = _registered_names(m)
-        self.moved = _moved_where_used(m, cls) | _moved_by_apply(m)
         self._scopes: list[tuple[Scope, str]] | None = None
+        self.moved = _moved_where_used(m, cls) | _moved_by_apply(m) | self._moved_by_call()
 
     def scopes(self) -> list[tuple[Scope, str]]:
         """The class's methods other than ``__init__`` and ``_apply`` (with the functions
@@ -194,6 +202,32 @@ class _Class:
                         s.name not in ("__init__", "_apply"):
                     self._scopes.append((fs, s.self_name))
         return self._scopes
+
+    def _moved_by_call(self) -> set[str]:
+        """Attributes a method reassigns from a call that is handed the attribute and may
+        move it: one the analysis cannot follow, or a function of the run that moves what
+        it returns on some path (``self.hist = c_f.to_device(self.hist, tensor=x)``)."""
+        names: set[str] = set()
+        flow = self.ctx.flow
+        for scope, self_name in self.scopes():
+            fn = scope.function
+            for st in ast.walk(fn) if fn is not None else ():
+                if not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
+                    continue
+                call = st.value
+                handed = {a.attr for a in [*call.args, *(k.value for k in call.keywords)]
+                          if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name)
+                          and a.value.id == self_name}
+                back = {t.attr for t in st.targets if isinstance(t, ast.Attribute)
+                        and isinstance(t.value, ast.Name) and t.value.id == self_name}
+                if not handed & back:
+                    continue
+                res = flow.scope_of(call)
+                ev = res.calls.get(id(call)) if res is not None else None
+                if ev is not None and (ev.callee is Callee.UNRESOLVED or
+                                       any(o.op is Op.MOVED for o in ev.result.origins)):
+                    names |= handed & back
+        return names
 
     def mixed_use(self, attr: str, indexed_only: bool = False) -> Site | None:
         """The first place where ``self.<attr>`` (or a value computed from it without a
@@ -227,9 +261,39 @@ class _Class:
                 found.append(op)
         for call in scope.calls:
             operands = self._call_operands(call.node)
-            if operands and self._mixes(operands, attr, self_name, call.ctx):
+            if operands and self._mixes(operands, attr, self_name, call.ctx) or \
+                    not operands and self._mixed_by_callee(call, attr, self_name):
                 found.append(call)
         return found
+
+    def _mixed_by_callee(self, call: Site, attr: str, self_name: str) -> bool:
+        """Does a function of the run, given ``self.<attr>`` (or a value computed from it)
+        and a tensor that moves with the model, combine the two in its body
+        (``Fn.apply(x, self.weight, self.mask)`` whose ``forward`` computes ``weight *
+        mask``, ``apply_mask(h, self.mask)``)?"""
+        node = call.node
+        if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
+            return False
+        target = self.ctx.flow.target_of(node, self.ctx.flow.method_of.get(
+            id(call.ctx.scope.function)) if call.ctx.scope.function else None, self_name)
+        if target is None:
+            return False
+        owner, fn, first = target
+        pairs = owner.meeting_params(fn)
+        if not pairs:
+            return False
+        scope = call.ctx.scope
+        carried = {k + first for k, a in enumerate(node.args)
+                   if self._carries(a, attr, self_name, scope, 0)}
+        if not carried:
+            return False
+        for k, a in enumerate(node.args):
+            i = k + first
+            if i in carried or not any((min(i, c), max(i, c)) in pairs for c in carried):
+                continue
+            if self._on_model(a, call.ctx):
+                return True
+        return False
 
     def _indexed_on_device(self, scope: Scope, attr: str, self_name: str) -> list[Site]:
         """``self.<attr>[t]`` (or a value computed from it) indexed by a tensor that follows
@@ -334,13 +398,22 @@ class _Class:
         carried = [self._carries(e, attr, self_name, ctx.scope, 0) for e in operands]
         if not any(carried):
             return False
-        for e, c in zip(operands, carried, strict=True):
-            if c:
-                continue
-            f = self.m.fact(e, ctx)
-            if f is not None and ((f.tensorlike and f.dev) or f.kind == PARAMETER):
-                return True
-        return False
+        return any(not c and self._on_model(e, ctx)
+                   for e, c in zip(operands, carried, strict=True))
+
+    def _on_model(self, e: ast.expr, ctx: Ctx) -> bool:
+        """Is ``e`` a tensor that moves with the model: a ``forward`` input, a submodule's
+        output, an ``nn.Parameter``, or a helper's parameter that a method of the file
+        gives one (``self.normalize(self.head(h))``, see ``FileFlow.follows_model``)?"""
+        f = self.m.fact(e, ctx)
+        if f is not None and ((f.tensorlike and f.dev) or f.kind == PARAMETER):
+            return True
+        if not isinstance(e, ast.Name):
+            return False  # (a name the analysis places; ``x.device`` is no tensor)
+        flow = self.ctx.flow
+        res = flow.scope_of(e)
+        v = res.value(e) if res is not None else None
+        return v is not None and flow.follows_model(res, v)  # type: ignore[arg-type]
 
     def _carries(self, e: ast.AST, attr: str, self_name: str, scope: Scope, depth: int) -> bool:
         """Is ``e`` ``self.<attr>``, or a tensor computed from it without a move
