@@ -69,7 +69,10 @@ Not flagged, because nothing can go wrong or the author already handles it:
   (`def _apply(self, fn): ...; self.head.stride = fn(self.head.stride)`: `.to()` and
   `.cuda()` go through `_apply`);
 * a tensor created with an explicit `device=`, or moved to a device in `__init__`
-  (`torch.tensor([0.5]).to(device)`): placed where the author chose;
+  (`torch.tensor([0.5]).to(device)`, or `self.t = self.t.cuda()` as a statement of
+  `__init__`'s own body): placed where the author chose; a move under a test
+  (`if config.is_gpu: self.t = self.t.cuda()`) leaves it on the CPU on the other arm, where
+  `model.to(device)` does not carry it, and is flagged;
 * an attribute the class never combines with the model's tensors: unused, used only with
   CPU tensors and Python numbers (`torch.empty(1).uniform_(self.log_ratio[0], ...)`), or only
   to build another attribute that is moved where used.
@@ -114,7 +117,8 @@ from torchferry.check.analysis import (
 )
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op
-from torchferry.check.flow.vocab import REGISTERED
+from torchferry.check.flow.places import named_dtype
+from torchferry.check.flow.vocab import DTYPES, REGISTERED
 
 CODE = "FRY011"
 NAME = "unregistered-tensor-attribute"
@@ -155,7 +159,8 @@ def check(ctx: Context) -> Iterable[Finding]:
         info = per_class.get(id(cls))
         if info is None:
             info = per_class[id(cls)] = _Class(ctx, cls)
-        if attr in info.registered:
+        if attr in info.registered or \
+                _placed_in_init(sctx.scope.function, sctx.scope.self_name or "self", attr):
             continue
         # moved by hand somewhere: only an unmoved read that indexes it on the device counts
         use = info.mixed_use(attr, indexed_only=attr in info.moved)
@@ -504,12 +509,16 @@ def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
 
 def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
     """Attributes the class itself moves where it uses them: ``self.alpha.to(x.device)``,
-    ``self.feats.type_as(x)``, ``self.t.cuda()`` -- the author chose to carry them by hand."""
+    ``self.feats.type_as(x)``, ``self.t.cuda()`` -- the author chose to carry them by hand.
+    A move in ``__init__`` is not one: it places the attribute once (see
+    :func:`_placed_in_init`), and on one arm of a test (``if config.is_gpu:``) leaves it
+    on the CPU on the other."""
     names: set[str] = set()
     for meth in ("to", "type_as", "cuda"):
         for s in m.calls_by_tail.get(meth, ()):
             func = s.node.func
-            if s.ctx.scope.cls is not cls or not isinstance(func, ast.Attribute):
+            if s.ctx.scope.cls is not cls or not isinstance(func, ast.Attribute) or \
+                    s.ctx.scope.name == "__init__":
                 continue
             self_name = s.ctx.scope.self_name
             # ``self.t.to(...)``, ``self.bbox.view(...).to(...)``,
@@ -519,6 +528,37 @@ def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
                         n.value.id == self_name:
                     names.add(n.attr)
     return names
+
+
+def _placed_in_init(init: ast.AST, self_name: str, attr: str) -> bool:
+    """Does ``__init__`` move ``self.<attr>`` on every path, by a statement of its own body
+    (``self.t = self.t.cuda()``, ``self.t = self.t.to(device)``)?  It is placed where the
+    author chose, as with ``device=`` (a statement under an ``if`` is not on every path)."""
+    for st in getattr(init, "body", ()):
+        if not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
+            continue
+        func = st.value.func
+        if isinstance(func, ast.Attribute) and _a_move(st.value) and \
+                isinstance(func.value, ast.Attribute) and func.value.attr == attr and \
+                isinstance(func.value.value, ast.Name) and func.value.value.id == self_name \
+                and any(isinstance(t, ast.Attribute) and t.attr == attr for t in st.targets):
+            return True
+    return False
+
+
+def _a_move(call: ast.Call) -> bool:
+    """``t.cuda()``, or ``t.to(x)`` with ``x`` not a dtype (``t.to(torch.float64)``,
+    ``t.to(dtype=w.dtype)`` cast)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in ("to", "cuda"):
+        return False
+    if func.attr == "cuda":
+        return True
+    target = kwarg(call, "device") or (call.args[0] if call.args else None)
+    if target is None:
+        return False
+    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+    return name not in DTYPES and not named_dtype(target)
 
 
 def _moved_by_apply(m: Model) -> set[str]:
