@@ -418,7 +418,7 @@ class _Class:
         flow = self.ctx.flow
         res = flow.scope_of(e)
         v = res.value(e) if res is not None else None
-        return v is not None and flow.follows_model(res, v)  # type: ignore[arg-type]
+        return res is not None and v is not None and flow.follows_model(res, v)
 
     def _carries(self, e: ast.AST, attr: str, self_name: str, scope: Scope, depth: int) -> bool:
         """Is ``e`` ``self.<attr>``, or a tensor computed from it without a move
@@ -530,7 +530,7 @@ def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
     return names
 
 
-def _placed_in_init(init: ast.AST, self_name: str, attr: str) -> bool:
+def _placed_in_init(init: ast.AST | None, self_name: str, attr: str) -> bool:
     """Does ``__init__`` move ``self.<attr>`` on every path, by a statement of its own body
     (``self.t = self.t.cuda()``, ``self.t = self.t.to(device)``)?  It is placed where the
     author chose, as with ``device=`` (a statement under an ``if`` is not on every path)."""
