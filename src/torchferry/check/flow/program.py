@@ -286,6 +286,12 @@ class FileFlow:
                 yield self.result(node, cls, outer)
         yield self._results[id(self.tree)]
 
+    def interpreted(self) -> list[ScopeResult]:
+        """Every scope of this file interpreted so far: those :meth:`results` gave, and the
+        functions interpreted for a summary because a scope calls them (a helper whose text
+        mentions no device, given a tensor by its caller)."""
+        return list(self._results.values())
+
     def scope_of(self, node: ast.AST) -> ScopeResult | None:
         """The scope that evaluated the expression ``node``, interpreted now if it was not
         (relevant or not; None: no scope evaluated it)."""

@@ -89,8 +89,9 @@ A tensor that comes in as a parameter is placed only by the calls of the same fi
 given by another file (`evaluate(labels, scores)` in a training script), or an input of a
 `forward` called as `model(x)`, is not flagged, whatever the callers pass. A model handed
 to a call the analysis cannot follow (`trainer.fit(model)`) is not taken as moved.  A function that mentions no device,
-move or factory is not interpreted (`np.array(model(x))` there, of a global moved model,
-is missed). What a module's method returns (`pipe.decode_latents(z)`, often a NumPy
+move or factory is interpreted only where an interpreted scope calls it (`np.array(model(x))`
+in a function only the module's code or another file calls, of a global moved model, is
+missed). What a module's method returns (`pipe.decode_latents(z)`, often a NumPy
 array) is not taken for a tensor when handed to a NumPy function, even where it is one.
 The first argument of `np.ones`/`np.zeros`/`np.full`/`np.arange`... is a shape or a count
 and is not checked. pandas calls, and axes that come in as a parameter or from another
@@ -154,8 +155,12 @@ _NO_GRAD_RESULT = frozenset({"argmax", "argmin", "eq", "ne", "lt", "le", "gt", "
 def check(ctx: Context) -> Iterable[Finding]:
     cuda_default = bool(_CUDA_DEFAULT.search(ctx.source))
     stores = _item_stores(ctx.tree) if "numpy" in ctx.source else []
-    # every scope first: a method's ``self`` is placed by the instances the file moves
-    for res in list(ctx.flow.results()):
+    # every scope first: a method's ``self`` is placed by the instances the file moves;
+    # then also the helpers interpreted for their callers (their text names no device)
+    scopes = list(ctx.flow.results())
+    seen = {id(r) for r in scopes}
+    scopes += [r for r in ctx.flow.interpreted() if id(r) not in seen]
+    for res in scopes:
         for call in res.calls.values():
             for node, v, what in _handed_to_numpy(ctx, res, call):
                 found = _tensor_finding(ctx, res, call, node, v, what, cuda_default) or \
