@@ -523,3 +523,132 @@ def test_a_stored_module_moved_in_place_is_left_moved(snippet):
     init = s.function("__init__")
     assert s.wheres(init.stores["enc"]) == {"ACCEL"}  # not unknown: the move replaced it
     assert init.stores["other"].places is None  # two stores on two paths: joined
+
+
+def test_self_of_a_method_placed_by_the_instances_the_file_moves(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+                self.start = self.fc(torch.ones(2))
+            def forward(self, x):
+                return self.fc(x)
+        class Kept(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+            def forward(self, x):
+                return self.fc(x)
+        def main(device):
+            model = Net().to(device)
+            return model(torch.ones(2)), Kept()(torch.ones(2))
+    """)
+    fwd = [r for r in s.results if getattr(r.node, "name", "") == "forward"]
+    out = fwd[0].value(fwd[0].node.body[0].value)
+    assert s.wheres(out) == {"PARAM0"}
+    placed = s.ff.placed(fwd[0], out)
+    assert s.wheres(placed) == {"ACCEL"}
+    assert placed.origins[0].op is Op.OUTPUT and placed.origins[1].op is Op.MOVED
+    assert placed.origins[1].line == 17  # the move of the instance
+    kept = fwd[1].value(fwd[1].node.body[0].value)
+    assert s.wheres(s.ff.placed(fwd[1], kept)) == {"PARAM0"}  # never moved here
+    init = s.function("__init__")  # while it is built, the module is on the CPU
+    start = init.value(init.node.body[2].value)
+    assert s.ff.placed(init, start) == start
+
+
+def test_parameter_placed_by_the_calls_of_the_file(snippet):
+    s = snippet("""
+        import torch
+        def report(pred):
+            return pred.max(1)[1]
+        def evaluate(net, x):
+            return report(net(x))
+        def main(device, x):
+            net = torch.nn.Linear(2, 2)
+            net.to(device)
+            return evaluate(net, x)
+        def public(t):
+            return t.float()
+        def helper(t):
+            return t.float()
+        def relay(flag, u):
+            return helper(u), helper(torch.ones(2).cuda())
+    """)
+    rep = s.function("report")
+    out = rep.value(rep.node.body[0].value)
+    assert s.wheres(out) == {"PARAM0"}
+    placed = s.ff.placed(rep, out)  # report <- evaluate <- main, where net is moved
+    assert s.wheres(placed) == {"ACCEL"}
+    assert any(o.op is Op.MOVED and o.line == 8 for o in placed.origins)
+    pub = s.function("public")
+    t = pub.value(pub.node.body[0].value)
+    assert s.ff.placed(pub, t) == t  # no call here: the callers decide
+    helper = s.function("helper")
+    t = helper.value(helper.node.body[0].value)
+    # one call passes a tensor on the device, the other its own parameter (unplaced): the
+    # helper's parameter keeps its place, never the caller's
+    assert s.wheres(s.ff.placed(helper, t)) == {"PARAM0", "ACCEL"}
+
+
+def test_the_parameters_a_function_combines(snippet):
+    s = snippet("""
+        import torch
+        class MaskedLinear(torch.autograd.Function):
+            @staticmethod
+            def forward(ctx, input, weight, mask):
+                return input.mm((weight * mask).t())
+        def count_along(h, n, device):
+            return h * 2, n.to(device), torch.cat([h, h])
+        class Net(torch.nn.Module):
+            def helper(self, a, b):
+                return a + b
+            def forward(self, x):
+                return MaskedLinear.apply(x, x, x), count_along(x, x, "cpu"), self.helper(x, x)
+    """)
+    net = next(n for n in s.tree.body if isinstance(n, ast.ClassDef) and n.name == "Net")
+    calls = {n.func.attr if isinstance(n.func, ast.Attribute) else n.func.id: n
+             for n in ast.walk(net.body[1]) if isinstance(n, ast.Call)}
+    cls = s.ff.method_of[id(net.body[1])]
+    owner, fn, first = s.ff.target_of(calls["apply"], cls, "self")
+    assert (fn.name, first) == ("forward", 1)  # ``ctx`` comes first
+    assert owner.meeting_params(fn) == {(1, 2), (1, 3), (2, 3)}
+    owner, fn, first = s.ff.target_of(calls["count_along"], cls, "self")
+    assert (fn.name, first) == ("count_along", 0)
+    assert owner.meeting_params(fn) == frozenset()  # a move is no meeting
+    owner, fn, first = s.ff.target_of(calls["helper"], cls, "self")
+    assert (fn.name, first) == ("helper", 1)
+    assert owner.meeting_params(fn) == {(1, 2)}
+
+
+def test_values_that_follow_the_model(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.head = nn.Linear(4, 1)
+                self.start = self.head(torch.ones(4))
+            def forward(self, x, step):
+                return self.normalize(self.head(x)), self.clip(torch.ones(1)), x.view(-1), step
+            def normalize(self, t):
+                return t
+            def clip(self, t):
+                return t
+    """)
+    def ret(name):
+        r = s.function(name)
+        v = r.value(r.node.body[-1].value)
+        return r, v
+    fwd = s.function("forward")
+    out = fwd.node.body[0].value.elts
+    assert s.ff.follows_model(fwd, fwd.value(out[2]))  # an input used as a tensor
+    assert not s.ff.follows_model(fwd, fwd.value(out[3]))  # ``step``: maybe a number
+    assert s.ff.follows_model(*ret("normalize"))  # given the head's output
+    assert not s.ff.follows_model(*ret("clip"))  # given a CPU tensor only
+    init = s.function("__init__")  # while it is built, the module is on the CPU
+    assert not s.ff.follows_model(init, init.value(init.node.body[2].value))

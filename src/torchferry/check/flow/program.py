@@ -20,10 +20,13 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import torchferry.check.flow.vocab as vocab
-from torchferry.check.flow.events import ScopeResult
+from torchferry.check.flow.events import Callee, ScopeResult
 from torchferry.check.flow.interp import Env, Interp, function_reference
 from torchferry.check.flow.lattice import (
+    ACCEL,
     BOTTOM,
+    ORIGIN_CAP,
+    PLACE_CAP,
     UNKNOWN,
     Basis,
     Kind,
@@ -107,6 +110,9 @@ class FileFlow:
         #: this file's calls of functions of other files: (their file, name, line) -> id(call)
         #: -> (the calling scope, parameter index as a string -> argument value)
         self.calls_into: dict[tuple[str, str, int], dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
+        #: (id(class), scopes interpreted) -> an instance on an accelerator, see
+        #: :meth:`instance_on_device`
+        self._instances: dict[tuple[int, int], Value | None] = {}
         self._index(tree.body)
 
     # -- the file's names ---------------------------------------------------------------
@@ -280,6 +286,12 @@ class FileFlow:
                 yield self.result(node, cls, outer)
         yield self._results[id(self.tree)]
 
+    def interpreted(self) -> list[ScopeResult]:
+        """Every scope of this file interpreted so far: those :meth:`results` gave, and the
+        functions interpreted for a summary because a scope calls them (a helper whose text
+        mentions no device, given a tensor by its caller)."""
+        return list(self._results.values())
+
     def scope_of(self, node: ast.AST) -> ScopeResult | None:
         """The scope that evaluated the expression ``node``, interpreted now if it was not
         (relevant or not; None: no scope evaluated it)."""
@@ -451,6 +463,176 @@ class FileFlow:
             return None
         return found[0].class_info(found[1])
 
+    def instance_on_device(self, cls: ClassInfo) -> Value | None:
+        """An instance of ``cls`` (or of a subclass) that this file builds and puts on an
+        accelerator (``model = Net().to(device)``, ``Net().cuda()``): in the methods of
+        ``cls``, ``self`` -- its submodules, parameters and buffers -- may be there too.
+        None when no call of the interpreted scopes shows one (complete once
+        :meth:`results` has been consumed)."""
+        key = (id(cls), len(self._results))  # (asked again once more scopes are known)
+        if key in self._instances:
+            return self._instances[key]
+        found = None
+        for res in list(self._results.values()):
+            for c in res.calls.values():
+                v = c.result
+                if not v.is_(Kind.MODULE) or not v.places or ACCEL not in v.places:
+                    continue
+                made = self.class_of(v)
+                if made is not None and any(k is cls for k in _mro(made)):
+                    found = v
+                    break
+            if found is not None:
+                break
+        self._instances[key] = found
+        return found
+
+    def self_placed(self, res: ScopeResult, v: Value) -> Value:
+        """``v`` of a method of an ``nn.Module`` class with the place of ``self`` (what its
+        submodules, parameters and buffers give) replaced by that of an instance this file
+        puts on an accelerator, the move added to its origins; ``v`` itself when there is
+        none, or ``v`` does not live where ``self`` does."""
+        cls = self.method_of.get(id(res.node))
+        self_place = param(0)
+        if cls is None or not cls.is_module or not v.places or self_place not in v.places or \
+                self._constructing(res.node):
+            return v
+        inst = self.instance_on_device(cls)
+        if inst is None or not inst.places:
+            return v
+        places = (v.places - {self_place}) | inst.places
+        # its own latest origin (the module call it came out of), then the instance's move
+        origins = tuple(dict.fromkeys((*v.origins[:1], *inst.origins, *v.origins[1:])))[:ORIGIN_CAP]
+        return v._replace(places=places if len(places) <= PLACE_CAP else None, origins=origins)
+
+    def placed(self, res: ScopeResult, v: Value, depth: int = 0) -> Value:
+        """``v`` of the scope ``res`` with the places of parameters resolved where the file
+        says where they are: ``self`` of a module's method by the instances it moves (see
+        :meth:`self_placed`), another parameter by what this file's calls of the function
+        pass for it, followed through the callers' own parameters (three calls deep).  A
+        parameter no call of this file binds (a public function, a ``forward`` called as
+        ``model(x)``) keeps its symbolic place."""
+        v = self.self_placed(res, v)
+        if not v.places or depth >= 3:
+            return v
+        places = set(v.places)
+        origins = list(v.origins[:1])
+        for p in v.places:
+            if p.where is not Where.PARAM or p.ref == "0" and self.method_of.get(id(res.node)):
+                continue
+            given = self.arguments(res.node, int(p.ref))
+            if not given:
+                continue  # no call, or one that leaves it unbound: the callers decide
+            found = [self.placed(caller, a, depth + 1) for caller, a in given]
+            if any(a.places is None for a in found):
+                continue
+            for a in found:  # (a caller's own symbolic places mean nothing here)
+                places |= {q for q in a.places or () if not q.symbolic}
+                origins.extend(a.origins)
+            if not any(q.symbolic for a in found for q in a.places or ()):
+                places.discard(p)  # every call says where it is
+        if places == v.places:
+            return v
+        origins.extend(v.origins[1:])
+        return v._replace(places=frozenset(places) if len(places) <= PLACE_CAP else None,
+                          origins=tuple(dict.fromkeys(origins))[:ORIGIN_CAP])
+
+    def follows_model(self, res: ScopeResult, v: Value, depth: int = 0) -> bool:
+        """Does ``v`` (a value of ``res``) follow a module to its device, wherever
+        ``model.to(device)`` puts it: on an accelerator already, or computed from ``self``
+        of an ``nn.Module``'s method other than ``__init__`` (its submodules' outputs, its
+        parameters and buffers), from an input of its ``forward``, or from a parameter
+        that a call of this file gives such a value (three calls deep)?"""
+        # (a parameter's kind from its uses, ``x.view(-1)``, never from a hint)
+        kinds = res.kind_of(v._replace(kinds=None) if v.basis is Basis.HINT else v)
+        if not v.places or kinds is not None and not kinds & {Kind.TENSOR, Kind.BATCH}:
+            return False
+        cls = self.method_of.get(id(res.node))
+        module_method = cls is not None and cls.is_module and not self._constructing(res.node)
+        for p in v.places:
+            if p.where is Where.ACCEL:
+                return True
+            if p.where is not Where.PARAM:
+                continue
+            k = int(p.ref)
+            if module_method and kinds is not None and \
+                    (k == 0 or getattr(res.node, "name", "") == "forward"):
+                return True  # (of unknown kind, ``step`` may be a number)
+            if depth >= 3:
+                continue
+            if cls is not None:  # its class's methods call it: interpret them all
+                for fn in cls.methods.values():
+                    self.result(fn, cls)
+            given = self.arguments(res.node, k)
+            if given and any(self.follows_model(caller, a, depth + 1) for caller, a in given):
+                return True
+        return False
+
+    def target_of(self, call: ast.Call, cls: ClassInfo | None = None,
+                  self_name: str | None = None) -> tuple[FileFlow, ast.AST, int] | None:
+        """The function of the run a call runs, with the index of the parameter its first
+        positional argument binds: ``helper(a, b)`` (0), ``self.helper(a)`` in a method of
+        ``cls`` (1: ``self`` is bound), ``Fn.apply(a)`` of a ``torch.autograd.Function``
+        subclass (its ``forward``; 1: ``ctx`` comes first).  None when not known."""
+        func = call.func
+        if isinstance(func, ast.Name):
+            found = self._named(func)
+            if found is not None and isinstance(found[1], _FUNCS):
+                return found[0], found[1], 0
+            return None
+        if not isinstance(func, ast.Attribute):
+            return None
+        base = func.value
+        if cls is not None and isinstance(base, ast.Name) and base.id == self_name:
+            m = cls.method(func.attr)
+            return None if m is None else (m[0].ff, m[1], 0 if _static(m[1]) else 1)
+        found = self._named(base) if func.attr == "apply" else None
+        if found is None or not isinstance(found[1], ast.ClassDef):
+            return None
+        info = found[0].class_info(found[1])
+        if not any(found[0].qualname(b) == "torch.autograd.Function" for c in _mro(info)
+                   for b in c.node.bases):
+            return None
+        fwd = info.method("forward")
+        return (fwd[0].ff, fwd[1], 1) if fwd is not None else None
+
+    def _named(self, node: ast.expr) -> tuple[FileFlow, ast.AST] | None:
+        """The function or class a name (or a dotted name) names in the run."""
+        if isinstance(node, ast.Name) and node.id in self.defs:
+            return self, self.defs[node.id]
+        q = self.qualname(node)
+        return self.resolve(q) if q else None
+
+    def meeting_params(self, fn: ast.AST) -> frozenset[tuple[int, int]]:
+        """The pairs ``(i, j)``, ``i < j``, of parameters of ``fn`` whose values meet in one
+        operation of its body: an operator (``weight * mask``), a torch function or a
+        tensor method other than a move, a cast or a shape read (``input.mm(weight.t())``);
+        what ``fn`` does with its parameters as the caller's tensors would meet there."""
+        res = self.result(fn, self.method_of.get(id(fn)))
+        groups: list[list[set[int]]] = []
+        for m in res.meets.values():
+            groups.append([_param_refs(v) for _, v in m.operands])
+        for c in res.calls.values():
+            if c.callee is Callee.TORCH or c.callee is Callee.METHOD and \
+                    c.qualname not in vocab.NO_MEETING:
+                parts = [] if c.receiver is None else [c.receiver]
+                groups.append([_param_refs(v) for v in (*parts, *c.args, *(v for _, v in c.keywords))])
+        out: set[tuple[int, int]] = set()
+        for g in groups:
+            for a in range(len(g)):
+                for b in range(a + 1, len(g)):
+                    out.update((min(i, j), max(i, j)) for i in g[a] for j in g[b] if i != j)
+        return frozenset(out)
+
+    def _constructing(self, fn: ast.AST) -> bool:
+        """Does the method run only while its object is built: ``__init__``, or a method
+        this file calls only from ``__init__`` (the object is on the CPU until moved)?"""
+        if getattr(fn, "name", "") == "__init__":
+            return True
+        sites = self.call_sites.get(id(fn), {}).values()
+        return bool(sites) and all(getattr(caller.node, "name", "") == "__init__"
+                                   for caller, _ in sites)
+
     # -- classes ---------------------------------------------------------------------------
     def class_attr(self, cls: ClassInfo, attr: str) -> Value:
         """``self.<attr>`` as every method of the class (and its bases in the run) leaves it."""
@@ -539,6 +721,16 @@ def holds_parameters(cls: ClassInfo) -> bool:
             elif v.is_(Kind.TENSOR) and made.startswith("torch.nn.Parameter"):
                 return True
     return False
+
+
+def _param_refs(v: Value) -> set[int]:
+    """The parameters whose places ``v`` may have."""
+    return {int(p.ref) for p in v.places or () if p.where is Where.PARAM}
+
+
+def _static(fn: ast.AST) -> bool:
+    return any(isinstance(d, ast.Name) and d.id == "staticmethod"
+               for d in getattr(fn, "decorator_list", ()))
 
 
 def _mro(cls: ClassInfo) -> Iterator[ClassInfo]:

@@ -35,6 +35,11 @@ CASTS = vocabulary.CAST_METHODS | {"long", "int", "bool", "short", "byte", "char
 #: tensor methods whose result is not a tensor (``x.size()``, ``x.storage_offset()``)
 TO_SCALAR = frozenset(NON_TENSOR_METHODS - {"numpy", "backward", "register_hook"})
 TO_NDARRAY = frozenset({"numpy"})
+#: tensor methods whose receiver and arguments do not meet on one device: moves, casts to
+#: another's type, reads of another's shape, copies onto the receiver's device
+NO_MEETING = frozenset({"to", "cuda", "cpu", "xpu", "mps", "type", "type_as", "expand_as",
+                        "view_as", "reshape_as", "size", "copy_", "set_", "new_zeros",
+                        "new_ones", "new_empty", "new_full", "new_tensor"})
 #: module methods that return the module itself (its place unchanged)
 MODULE_SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_memory "
                         "apply zero_grad".split())

@@ -21,11 +21,19 @@ with a written-out shape (`g_loss = np.zeros((5000, 1))`; `g_loss[i] = loss`, `a
 is flagged too: NumPy converts it as an array. A store into one element (`a[i] = loss` of
 a 1-D array) reads it with `float()`, which works on any device, and is not flagged. In a file that sets a CUDA default device or tensor
 type (`torch.set_default_device("cuda")`, `set_default_tensor_type("torch.cuda.FloatTensor")`),
-tensors and layers made without a device are on the GPU. The finding's evidence
+tensors and layers made without a device are on the GPU. A parameter is placed by the
+calls of its function in the same file: where one passes a tensor that may be on the
+accelerator (`train(net, ...)` after `net.to(device)`, then `metrics.confusion_matrix(y,
+net(x).max(1)[1])` in `train`), followed through the callers' own parameters, three calls
+deep. In a method of an `nn.Module` class, what its submodules, parameters and buffers give
+is on the accelerator where the file puts an instance of the class there (`model =
+Net().to(device)`; not in `__init__`, nor in a method only `__init__` calls: the module is
+built on the CPU). The finding's evidence
 names where the tensor (or its module) was moved or made, and where it reaches NumPy.
 
 Quiet where the analysis does not establish it: a parameter (annotated `torch.Tensor` or
-not: the callers decide where it lives, or whether it is a tensor at all), a model built on
+not) of a function no call of the file gives a tensor on the accelerator (the callers
+decide where it lives, or whether it is a tensor at all), a model built on
 the CPU and never moved here, a value brought home under a test on its device or on
 the accelerator (`out = out.cpu() if out.is_cuda else out`, `if train_on_gpu: p = p.cpu()`),
 one arm of such a test whose other arm calls `.cpu()` (`t.numpy() if not train_on_gpu else
@@ -77,11 +85,13 @@ unsafe: a global, an attribute or a function's return may be a NumPy array, on w
 gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
-A tensor that comes in as a parameter is never flagged, even where every caller passes a
-GPU tensor: the analysis does not specialise a function for its call sites. A model handed
+A tensor that comes in as a parameter is placed only by the calls of the same file: one
+given by another file (`evaluate(labels, scores)` in a training script), or an input of a
+`forward` called as `model(x)`, is not flagged, whatever the callers pass. A model handed
 to a call the analysis cannot follow (`trainer.fit(model)`) is not taken as moved.  A function that mentions no device,
-move or factory is not interpreted (`np.array(model(x))` there, of a global moved model,
-is missed). What a module's method returns (`pipe.decode_latents(z)`, often a NumPy
+move or factory is interpreted only where an interpreted scope calls it (`np.array(model(x))`
+in a function only the module's code or another file calls, of a global moved model, is
+missed). What a module's method returns (`pipe.decode_latents(z)`, often a NumPy
 array) is not taken for a tensor when handed to a NumPy function, even where it is one.
 The first argument of `np.ones`/`np.zeros`/`np.full`/`np.arange`... is a shape or a count
 and is not checked. pandas calls, and axes that come in as a parameter or from another
@@ -145,7 +155,12 @@ _NO_GRAD_RESULT = frozenset({"argmax", "argmin", "eq", "ne", "lt", "le", "gt", "
 def check(ctx: Context) -> Iterable[Finding]:
     cuda_default = bool(_CUDA_DEFAULT.search(ctx.source))
     stores = _item_stores(ctx.tree) if "numpy" in ctx.source else []
-    for res in ctx.flow.results():
+    # every scope first: a method's ``self`` is placed by the instances the file moves;
+    # then also the helpers interpreted for their callers (their text names no device)
+    scopes = list(ctx.flow.results())
+    seen = {id(r) for r in scopes}
+    scopes += [r for r in ctx.flow.interpreted() if id(r) not in seen]
+    for res in scopes:
         for call in res.calls.values():
             for node, v, what in _handed_to_numpy(ctx, res, call):
                 found = _tensor_finding(ctx, res, call, node, v, what, cuda_default) or \
@@ -327,6 +342,9 @@ def _not_a_tensor_here(res: ScopeResult, node: ast.AST) -> bool:
 def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr, v: Value,
                     what: str, cuda_default: bool) -> Finding | None:
     v = _through_get(res, v)
+    if v.kinds is None and res.kind_of(v) is not None:
+        v = v._replace(kinds=res.kind_of(v))  # a parameter used as a tensor here
+    v = ctx.flow.placed(res, v)
     origin = _on_device(res, v, cuda_default, not _numpy_method(call))
     if origin is None or _not_a_tensor_here(res, call.node) or _cpu_in_other_arm(res, call.node) \
             or other_arm_of_move(ctx.flow, call.node, origin):

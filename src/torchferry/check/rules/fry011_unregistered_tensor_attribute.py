@@ -11,9 +11,14 @@ helper, a closure inside one) combines it, unmoved, with a tensor that follows t
 to its device: a `forward` input, a submodule's output, an `nn.Parameter` -- in an
 operator (`x * self.scale`, `self.mask[:t, :t] == 0` fed to `x.masked_fill`), a torch
 function (`torch.cat([x, self.extra])`) or a tensor method (`x.matmul(self.table)`),
-directly or through a local name computed from it -- or is indexed by such a tensor
-(`self.betas[t]` with `t` an input annotated as a tensor, or computed from a buffer
-without a move).
+directly or through a local name computed from it, or through a helper method's parameter
+that a method gives such a tensor (`self.normalize(self.head(h))` with `normalize`
+computing `t - self.mean`), or in a function of the checked files
+it is handed to with such a tensor (`apply_mask(self.fc(x), self.mask)` where `apply_mask`
+computes `h * mask`) -- or is indexed by such a tensor
+(`self.betas[t]` with `t` an input annotated as a tensor or used as one in the method,
+`labels.view(-1)`, or computed from a buffer without a move), also through `gather`,
+`index_select`, `take` or `take_along_dim` (`self.alpha.gather(0, labels.view(-1))`).
 
 ## Why is this bad
 `model.to(device)` moves parameters and buffers -- and nothing else. A plain tensor
@@ -56,12 +61,18 @@ then be tensors (or `None`).
 Not flagged, because nothing can go wrong or the author already handles it:
 * an attribute the class itself moves where it uses it (`self.alpha.to(x.device)`,
   `self.bbox.view(...).to(x.device)`, `(self.feats if f is None else f).type_as(x)`),
-  unless another method indexes it, unmoved, by a tensor on the device;
+  unless another method indexes it, unmoved, by a tensor on the device; also one a method
+  reassigns from a call that is handed the attribute and may move it: one the analysis
+  cannot follow, or a function of the checked files that moves what it returns on some
+  path (`self.hist = c_f.to_device(self.hist, tensor=x)`);
 * an attribute that an `_apply` override in the file moves with the module
   (`def _apply(self, fn): ...; self.head.stride = fn(self.head.stride)`: `.to()` and
   `.cuda()` go through `_apply`);
 * a tensor created with an explicit `device=`, or moved to a device in `__init__`
-  (`torch.tensor([0.5]).to(device)`): placed where the author chose;
+  (`torch.tensor([0.5]).to(device)`, or `self.t = self.t.cuda()` as a statement of
+  `__init__`'s own body): placed where the author chose; a move under a test
+  (`if config.is_gpu: self.t = self.t.cuda()`) leaves it on the CPU on the other arm, where
+  `model.to(device)` does not carry it, and is flagged;
 * an attribute the class never combines with the model's tensors: unused, used only with
   CPU tensors and Python numbers (`torch.empty(1).uniform_(self.log_ratio[0], ...)`), or only
   to build another attribute that is moved where used.
@@ -72,11 +83,13 @@ anywhere in the file (e.g. by a base class) is accepted; a tensor passed in as a
 stored is not flagged, nor are attributes set in other methods. Uses are looked for in the
 class's own methods only: an attribute read by other code (`volume.bbox_min` in a free
 function, a subclass in another file), or combined with a tensor the analysis cannot place
-(a parameter of a helper method that is never used as a tensor), is not flagged. An
+(a parameter of a helper method that no method of the file gives a tensor of the model,
+and that is never used as a tensor), is not flagged. An
 index that may hold one element -- a reduction without a dimension (`self.table[x.sum()]`)
 or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
 not flagged, nor is one the analysis cannot place, nor an input used directly as the index
-without a `Tensor` annotation (`self.schedule[epoch]`). An
+without a `Tensor` annotation that the method never uses as a tensor
+(`self.schedule[epoch]`). An
 `_apply` override in another file is not seen. An attribute placed on a device in
 `__init__` is left behind when the model later moves to another device (`model.cpu()`
 for inference, `DataParallel` replicas); that is not flagged. Base classes defined in other files are
@@ -103,8 +116,9 @@ from torchferry.check.analysis import (
     short,
 )
 from torchferry.check.api import Context, Finding, Fix
-from torchferry.check.flow import CPU, Basis, Kind, Op
-from torchferry.check.flow.vocab import REGISTERED
+from torchferry.check.flow import CPU, Basis, Callee, Kind, Op
+from torchferry.check.flow.places import named_dtype
+from torchferry.check.flow.vocab import DTYPES, REGISTERED
 
 CODE = "FRY011"
 NAME = "unregistered-tensor-attribute"
@@ -114,6 +128,9 @@ FIX = "unsafe"
 _MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "type", "type_as"})
 # tensor methods that read only the other tensor's shape or copy onto its device: no mix
 _SHAPE_ONLY = frozenset({"expand_as", "view_as", "reshape_as", "size", "copy_", "set_"})
+# what takes an index tensor: the index's position, the indexed tensor first
+# (``torch.gather(t, dim, idx)``, ``t.gather(dim, idx)`` read as ``gather(t, dim, idx)``)
+_INDEX_TAKING = {"gather": 2, "index_select": 2, "take": 1, "take_along_dim": 1}
 # reductions that, called without a dimension, give one element (a 0-dim index is an integer)
 _REDUCTIONS = frozenset({"sum", "mean", "max", "min", "argmax", "argmin", "prod", "all", "any"})
 
@@ -141,8 +158,9 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         info = per_class.get(id(cls))
         if info is None:
-            info = per_class[id(cls)] = _Class(m, cls)
-        if attr in info.registered:
+            info = per_class[id(cls)] = _Class(ctx, cls)
+        if attr in info.registered or \
+                _placed_in_init(sctx.scope.function, sctx.scope.self_name or "self", attr):
             continue
         # moved by hand somewhere: only an unmoved read that indexes it on the device counts
         use = info.mixed_use(attr, indexed_only=attr in info.moved)
@@ -168,12 +186,13 @@ def check(ctx: Context) -> Iterable[Finding]:
 class _Class:
     """What one ``nn.Module`` class does with its attributes outside ``__init__``."""
 
-    def __init__(self, m: Model, cls: ClassInfo) -> None:
-        self.m = m
+    def __init__(self, ctx: Context, cls: ClassInfo) -> None:
+        self.ctx = ctx
+        self.m = m = ctx.model
         self.cls = cls
         self.registered = _registered_names(m)
-        self.moved = _moved_where_used(m, cls) | _moved_by_apply(m)
         self._scopes: list[tuple[Scope, str]] | None = None
+        self.moved = _moved_where_used(m, cls) | _moved_by_apply(m) | self._moved_by_call()
 
     def scopes(self) -> list[tuple[Scope, str]]:
         """The class's methods other than ``__init__`` and ``_apply`` (with the functions
@@ -188,6 +207,32 @@ class _Class:
                         s.name not in ("__init__", "_apply"):
                     self._scopes.append((fs, s.self_name))
         return self._scopes
+
+    def _moved_by_call(self) -> set[str]:
+        """Attributes a method reassigns from a call that is handed the attribute and may
+        move it: one the analysis cannot follow, or a function of the run that moves what
+        it returns on some path (``self.hist = c_f.to_device(self.hist, tensor=x)``)."""
+        names: set[str] = set()
+        flow = self.ctx.flow
+        for scope, self_name in self.scopes():
+            fn = scope.function
+            for st in ast.walk(fn) if fn is not None else ():
+                if not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
+                    continue
+                call = st.value
+                handed = {a.attr for a in [*call.args, *(k.value for k in call.keywords)]
+                          if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name)
+                          and a.value.id == self_name}
+                back = {t.attr for t in st.targets if isinstance(t, ast.Attribute)
+                        and isinstance(t.value, ast.Name) and t.value.id == self_name}
+                if not handed & back:
+                    continue
+                res = flow.scope_of(call)
+                ev = res.calls.get(id(call)) if res is not None else None
+                if ev is not None and (ev.callee is Callee.UNRESOLVED or
+                                       any(o.op is Op.MOVED for o in ev.result.origins)):
+                    names |= handed & back
+        return names
 
     def mixed_use(self, attr: str, indexed_only: bool = False) -> Site | None:
         """The first place where ``self.<attr>`` (or a value computed from it without a
@@ -221,9 +266,39 @@ class _Class:
                 found.append(op)
         for call in scope.calls:
             operands = self._call_operands(call.node)
-            if operands and self._mixes(operands, attr, self_name, call.ctx):
+            if operands and self._mixes(operands, attr, self_name, call.ctx) or \
+                    not operands and self._mixed_by_callee(call, attr, self_name):
                 found.append(call)
         return found
+
+    def _mixed_by_callee(self, call: Site, attr: str, self_name: str) -> bool:
+        """Does a function of the run, given ``self.<attr>`` (or a value computed from it)
+        and a tensor that moves with the model, combine the two in its body
+        (``Fn.apply(x, self.weight, self.mask)`` whose ``forward`` computes ``weight *
+        mask``, ``apply_mask(h, self.mask)``)?"""
+        node = call.node
+        if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
+            return False
+        target = self.ctx.flow.target_of(node, self.ctx.flow.method_of.get(
+            id(call.ctx.scope.function)) if call.ctx.scope.function else None, self_name)
+        if target is None:
+            return False
+        owner, fn, first = target
+        pairs = owner.meeting_params(fn)
+        if not pairs:
+            return False
+        scope = call.ctx.scope
+        carried = {k + first for k, a in enumerate(node.args)
+                   if self._carries(a, attr, self_name, scope, 0)}
+        if not carried:
+            return False
+        for k, a in enumerate(node.args):
+            i = k + first
+            if i in carried or not any((min(i, c), max(i, c)) in pairs for c in carried):
+                continue
+            if self._on_model(a, call.ctx):
+                return True
+        return False
 
     def _indexed_on_device(self, scope: Scope, attr: str, self_name: str) -> list[Site]:
         """``self.<attr>[t]`` (or a value computed from it) indexed by a tensor that follows
@@ -236,6 +311,12 @@ class _Class:
         ctx = Ctx(scope)
         found: list[Site] = []
         for stmt, sub in _subscripts(fn.body):
+            if isinstance(sub, ast.Call):
+                taken = _index_taking(self.m, sub)
+                if taken is not None and self._follows_model(taken[1], self_name, scope, 0) \
+                        and self._carries(taken[0], attr, self_name, scope, 0):
+                    found.append(Site(sub, ctx, stmt))
+                continue
             key = sub.slice
             items = key.elts if isinstance(key, ast.Tuple) else [key]
             if any(self._follows_model(x, self_name, scope, 0) for x in items) and \
@@ -262,10 +343,12 @@ class _Class:
             if b is not None and b.how == "expr" and b.value is not None and b.ctx.scope is scope:
                 return self._follows_model(b.value, self_name, scope, d)
             if b is not None and b.how == "param":
-                # an input indexes as a tensor only where it is annotated as one
-                # (``epoch: int | None`` is an integer, an unannotated one may be)
+                # an input indexes as a tensor only where it is annotated as one, or where
+                # the function uses it as one (``labels.view(-1)``): ``epoch: int | None``
+                # is an integer, an input used as nothing else may be one
                 note = getattr(b.value, "annotation", None)
-                return note is not None and "Tensor" in self.m.text(note)
+                return note is not None and "Tensor" in self.m.text(note) or \
+                    self._used_as_tensor(e)
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
             meth = e.func.attr
             if meth in _MOVES or meth in NON_TENSOR_METHODS or meth in _SHAPE_ONLY or \
@@ -286,6 +369,14 @@ class _Class:
                 return self._follows_model(e.func.value, self_name, scope, d)
             return False
         return False
+
+    def _used_as_tensor(self, name: ast.Name) -> bool:
+        """Does the device-flow analysis see the function use the parameter ``name`` as a
+        tensor (a tensor method called on it: ``labels.view(-1)``, ``t.float()``)?"""
+        res = self.ctx.flow.scope_of(name)
+        if res is None or name.id not in res.params:
+            return False
+        return res.param_uses.get(res.params.index(name.id)) is Kind.TENSOR
 
     def _call_operands(self, call: ast.Call) -> list[ast.expr]:
         """The tensors a call combines: a torch function's arguments, or a tensor method's
@@ -312,13 +403,22 @@ class _Class:
         carried = [self._carries(e, attr, self_name, ctx.scope, 0) for e in operands]
         if not any(carried):
             return False
-        for e, c in zip(operands, carried, strict=True):
-            if c:
-                continue
-            f = self.m.fact(e, ctx)
-            if f is not None and ((f.tensorlike and f.dev) or f.kind == PARAMETER):
-                return True
-        return False
+        return any(not c and self._on_model(e, ctx)
+                   for e, c in zip(operands, carried, strict=True))
+
+    def _on_model(self, e: ast.expr, ctx: Ctx) -> bool:
+        """Is ``e`` a tensor that moves with the model: a ``forward`` input, a submodule's
+        output, an ``nn.Parameter``, or a helper's parameter that a method of the file
+        gives one (``self.normalize(self.head(h))``, see ``FileFlow.follows_model``)?"""
+        f = self.m.fact(e, ctx)
+        if f is not None and ((f.tensorlike and f.dev) or f.kind == PARAMETER):
+            return True
+        if not isinstance(e, ast.Name):
+            return False  # (a name the analysis places; ``x.device`` is no tensor)
+        flow = self.ctx.flow
+        res = flow.scope_of(e)
+        v = res.value(e) if res is not None else None
+        return res is not None and v is not None and flow.follows_model(res, v)
 
     def _carries(self, e: ast.AST, attr: str, self_name: str, scope: Scope, depth: int) -> bool:
         """Is ``e`` ``self.<attr>``, or a tensor computed from it without a move
@@ -362,18 +462,39 @@ class _Class:
         return False
 
 
-def _subscripts(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.Subscript]]:
-    """The subscripts read in a function body, each with its statement, not descending into
-    nested functions, lambdas or classes (scopes of their own)."""
+def _subscripts(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.Subscript | ast.Call]]:
+    """The subscripts read in a function body, and the calls that may take an index
+    (``t.gather(0, idx)``), each with its statement, not descending into nested functions,
+    lambdas or classes (scopes of their own)."""
     for stmt in body:
         todo: list[ast.AST] = [stmt]
         while todo:
             n = todo.pop()
             if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
                 continue
-            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load):
+            if isinstance(n, ast.Subscript) and isinstance(n.ctx, ast.Load) or \
+                    isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    n.func.attr in _INDEX_TAKING:
                 yield stmt, n
             todo.extend(ast.iter_child_nodes(n))
+
+
+def _index_taking(m: Model, call: ast.Call) -> tuple[ast.expr, ast.expr] | None:
+    """(the indexed tensor, the index) of ``t.gather(dim, idx)``, ``t.index_select(dim,
+    idx)``, ``t.take(idx)``, ``t.take_along_dim(idx)`` or the ``torch.`` function of the
+    same name; None for another call.  Unlike ``t[idx]``, these never read a one-element
+    index as an integer: an index on another device fails whatever its shape."""
+    func = call.func
+    if not isinstance(func, ast.Attribute):
+        return None
+    at = _INDEX_TAKING.get(func.attr)
+    if at is None or any(isinstance(a, ast.Starred) for a in call.args):
+        return None
+    q = m.qualname(func)
+    args = list(call.args) if q == f"torch.{func.attr}" else \
+        [func.value, *call.args] if q is None else []
+    index = kwarg(call, "index") or (args[at] if len(args) > at else None)
+    return (args[0], index) if args and index is not None else None
 
 
 def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
@@ -388,12 +509,16 @@ def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
 
 def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
     """Attributes the class itself moves where it uses them: ``self.alpha.to(x.device)``,
-    ``self.feats.type_as(x)``, ``self.t.cuda()`` -- the author chose to carry them by hand."""
+    ``self.feats.type_as(x)``, ``self.t.cuda()`` -- the author chose to carry them by hand.
+    A move in ``__init__`` is not one: it places the attribute once (see
+    :func:`_placed_in_init`), and on one arm of a test (``if config.is_gpu:``) leaves it
+    on the CPU on the other."""
     names: set[str] = set()
     for meth in ("to", "type_as", "cuda"):
         for s in m.calls_by_tail.get(meth, ()):
             func = s.node.func
-            if s.ctx.scope.cls is not cls or not isinstance(func, ast.Attribute):
+            if s.ctx.scope.cls is not cls or not isinstance(func, ast.Attribute) or \
+                    s.ctx.scope.name == "__init__":
                 continue
             self_name = s.ctx.scope.self_name
             # ``self.t.to(...)``, ``self.bbox.view(...).to(...)``,
@@ -403,6 +528,37 @@ def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
                         n.value.id == self_name:
                     names.add(n.attr)
     return names
+
+
+def _placed_in_init(init: ast.AST | None, self_name: str, attr: str) -> bool:
+    """Does ``__init__`` move ``self.<attr>`` on every path, by a statement of its own body
+    (``self.t = self.t.cuda()``, ``self.t = self.t.to(device)``)?  It is placed where the
+    author chose, as with ``device=`` (a statement under an ``if`` is not on every path)."""
+    for st in getattr(init, "body", ()):
+        if not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
+            continue
+        func = st.value.func
+        if isinstance(func, ast.Attribute) and _a_move(st.value) and \
+                isinstance(func.value, ast.Attribute) and func.value.attr == attr and \
+                isinstance(func.value.value, ast.Name) and func.value.value.id == self_name \
+                and any(isinstance(t, ast.Attribute) and t.attr == attr for t in st.targets):
+            return True
+    return False
+
+
+def _a_move(call: ast.Call) -> bool:
+    """``t.cuda()``, or ``t.to(x)`` with ``x`` not a dtype (``t.to(torch.float64)``,
+    ``t.to(dtype=w.dtype)`` cast)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or func.attr not in ("to", "cuda"):
+        return False
+    if func.attr == "cuda":
+        return True
+    target = kwarg(call, "device") or (call.args[0] if call.args else None)
+    if target is None:
+        return False
+    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
+    return name not in DTYPES and not named_dtype(target)
 
 
 def _moved_by_apply(m: Model) -> set[str]:
