@@ -370,8 +370,11 @@ def test_a_parameter_returned_as_it_came_in_is_the_argument(snippet):
     a = s.value_at(12, "a")
     assert a.is_(Kind.TENSOR) and s.wheres(a) == {"ACCEL"}
     assert s.function("fill").returned_params == {0} and not s.function("fill").returns_other
-    # a part of the parameter on another path: only its place is known, not its kind
-    assert s.function("first").returns_other and s.value_at(12, "b").kinds is None
+    # a part of the parameter on another path: the summary knows its place, not its kind;
+    # given a tensor, the function returns a tensor (an attribute of a tensor is one)
+    assert s.function("first").returns_other and s.function("first").returns.kinds is None
+    b = s.value_at(12, "b")
+    assert b.is_(Kind.TENSOR) and s.wheres(b) == {"ACCEL"}
 
 
 def test_a_torch_function_named_as_a_value_is_called_as_that_function(snippet):
@@ -500,3 +503,68 @@ def test_a_stored_module_moved_in_place_is_left_moved(snippet):
     init = s.function("__init__")
     assert s.wheres(init.stores["enc"]) == {"ACCEL"}  # not unknown: the move replaced it
     assert init.stores["other"].places is None  # two stores on two paths: joined
+
+
+def test_a_call_given_a_tensor_returns_the_parts_of_it_as_tensors(snippet):
+    """The summary of ``get_batch`` knows the places of ``source[i:j]`` (its parameter's)
+    but not its kind; a call that gives a tensor gets tensors back, at the tensor's place,
+    with the argument's origins and not the parameter's."""
+    s = snippet("""
+        import torch
+        def get_batch(source, i):
+            data = source[i:i + 2]
+            target = source[i + 1:i + 3].view(-1)
+            return data, target
+        def size_of(source):
+            return source.size(0)
+        ids = torch.tensor([1, 2, 3, 4])
+        data, target = get_batch(ids, 0)
+        n = size_of(ids)
+        print(data, target, n)
+    """)
+    assert s.function("get_batch").returns.elts[0].kinds is None  # the summary
+    data = s.value_at(11, "data")
+    assert data.is_(Kind.TENSOR) and s.wheres(data) == {"CPU"}
+    assert [o.op for o in data.origins] == [Op.MADE] and data.origins[0].text == "torch.tensor(...)"
+    assert s.value_at(11, "target").is_(Kind.TENSOR)
+    assert not s.value_at(11, "n").is_(Kind.TENSOR)  # a method of the tensor: not its part
+
+
+def test_an_instance_attribute_of_a_plain_class_of_the_run(snippet):
+    """``corpus.train`` of ``corpus = data.Corpus(...)``: what the class's methods store
+    in ``self.train``, from the other file."""
+    files = {
+        "/r/data.py": textwrap.dedent("""
+            import torch
+            class Corpus(object):
+                def __init__(self, path):
+                    self.train = self.tokenize(path)
+                    self.valid = torch.zeros(1)
+                    self.given = path
+                def tokenize(self, path):
+                    return torch.tensor([len(path)])
+            class Lazy:
+                def __init__(self):
+                    self.train = torch.zeros(2)
+                def __getattr__(self, name):
+                    return torch.ones(1).cuda()
+        """).encode(),
+    }
+    main = """
+        import data
+        corpus = data.Corpus("p")
+        lazy = data.Lazy()
+        other = data.Corpus("q")
+        other.valid = torch.zeros(1).cuda()
+        print(corpus.train, corpus.given, corpus.valid, lazy.train)
+    """
+    files["/r/main.py"] = textwrap.dedent(main).encode()
+    s = snippet(main, path="/r/main.py", project=Project(files, packages=()))
+    assert s.value_at(6, "corpus").is_(Kind.OTHER)  # (the instance itself)
+    values = {ast.unparse(n): s.results[0].value(n) for n in ast.walk(s.tree)
+              if isinstance(n, ast.Attribute) and n.lineno == 6}
+    t = values["corpus.train"]
+    assert t.is_(Kind.TENSOR) and s.wheres(t) == {"CPU"} and t.origins[0].path == "/r/data.py"
+    assert values["corpus.given"].places is None  # a constructor's parameter: not known here
+    assert values["corpus.valid"].places is None  # assigned from outside the class too
+    assert values["lazy.train"].places is None  # a class with __getattr__

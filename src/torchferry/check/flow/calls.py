@@ -103,6 +103,10 @@ class Evaluator:
         base = self.eval(node.value)
         if isinstance(node.value, ast.Name) and node.value.id == self.i.self_name:
             return self.self_attr(node.attr, node)
+        if base.is_(Kind.OTHER) and base.origins:  # (an instance of a class of the run)
+            stored = self.ff.instance_attr(base, node.attr)
+            if stored is not None:
+                return stored
         return _attr_of(base, node.attr)
 
     def _qualified_attr(self, q: str, node: ast.AST) -> Value:
@@ -271,8 +275,9 @@ class Evaluator:
     def record(self, node: ast.Call, callee: Callee, qual: str | None, func: Value,
                recv: Value | None, args: list[Value], kws: list[tuple[str, Value]],
                result: Value) -> Value:
-        self.i.res.calls[id(node)] = CallEvent(node, callee, qual, func, recv, tuple(args),
-                                               tuple(kws), result)
+        event = CallEvent(node, callee, qual, func, recv, tuple(args), tuple(kws), result)
+        self.i.res.calls[id(node)] = event
+        self.i.res.first_calls.setdefault(id(node), event)
         return result
 
 

@@ -261,6 +261,17 @@ def _device_from(kws: Kws, default: frozenset[Place] | None) -> frozenset[Place]
     return default
 
 
+def _map_location(kws: Kws) -> frozenset[Place] | None:
+    """Where ``torch.load(f, map_location=d)`` puts every tensor it loads: the places of
+    ``d`` when it is a device value at known, concrete places (a string naming one, a
+    ``torch.device``); None for anything else (a dict, a function, nothing given)."""
+    for k, v in kws:
+        if k == "map_location" and v.is_(Kind.DEVICE) and v.places \
+                and all(not p.symbolic for p in v.places):
+            return v.places
+    return None
+
+
 def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     """What a function of torch returns."""
     parts = qual.split(".")
@@ -268,6 +279,8 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     text = f"{qual}(...)"
     if qual == "torch.device":
         return _device_value(node, args)
+    if qual == "torch.accelerator.current_accelerator":  # the accelerator (None without one)
+        return Value.of(Kind.DEVICE, ACCEL, _made(node, text), Basis.CONSTRUCTED)
     if len(parts) == 2 and last in vocab.SHAPE_FACTORIES | vocab.DATA_FACTORIES:
         default: frozenset[Place] | None = frozenset((CPU,))
         if last in ("as_tensor", "asarray") and args and args[0].is_(Kind.TENSOR):
@@ -284,7 +297,8 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     if last == "DataLoader":
         return Value.of(Kind.LOADER, None, _made(node, text), Basis.CONSTRUCTED)
     if qual == "torch.load":
-        return Value(None, None, (_made(node, text, Op.LOADED),))
+        to = _map_location(kws)
+        return Value(None, to, (_made(node, text, Op.LOADED, to),))
     if qual in vocab.SAME_MODULE and args and args[0].is_(Kind.MODULE):
         return args[0]
     if qual in vocab.MODEL_BUILDERS:
@@ -717,14 +731,17 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     # the call sites of a function, for the rules that ask what it is given
     spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
     site = (ev.i.res, {} if spread else bound_args)
-    if owner is ev.ff:
+    if ev.i.given is not None:
+        pass  # (a specialised interpretation: the summary records the call sites)
+    elif owner is ev.ff:
         owner.call_sites.setdefault(id(target), {})[id(node)] = site
     else:
         key = (owner.path, target.name, target.lineno)
         ev.ff.calls_into.setdefault(key, {})[id(node)] = site
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
         _moved_by_callee(ev, node, result, 1 if bound else offset, bound_args)
-    v = substitute(result.returns, bound_args)
+    returns = _returns_given(ev, owner, target, result, bound_args) or result.returns
+    v = substitute(returns, bound_args)
     passed = [bound_args.get(str(k)) for k in result.returned_params]
     if passed and not result.returns_other and all(a is not None for a in passed):
         v = join_all(a for a in passed if a is not None)  # the arguments themselves
@@ -735,6 +752,31 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if v.places is None and v.kinds is None:
         _escape(ev, node)
     return ev.record(node, Callee.FUNCTION, target.name, UNKNOWN, None, args, kws, v)
+
+
+def _returns_given(ev: Evaluator, owner: FileFlow, target: ast.FunctionDef | ast.AsyncFunctionDef,
+                   result: ScopeResult, bound_args: dict[str, Value]) -> Value | None:
+    """What the callee returns given these arguments, when its summary returns a value of
+    unknown kind at known places (a part of a parameter, ``source[i:j]``, or a parameter
+    moved, ``data.to(device)``) and the call gives a parameter of no kind of its own a
+    tensor or an array."""
+    if not _unknown_part(result.returns):
+        return None
+    given: dict[int, Kind] = {}
+    for ref, a in bound_args.items():
+        k = int(ref)
+        if k not in result.param_hints and (a.is_(Kind.TENSOR) or a.is_(Kind.NDARRAY)):
+            given[k] = Kind.TENSOR if a.is_(Kind.TENSOR) else Kind.NDARRAY
+    return owner.returns_given(target, given, ev.ff) if given else None
+
+
+def _unknown_part(v: Value, depth: int = 0) -> bool:
+    """Is ``v`` (or one of its elements) of unknown kind at known places (a part of a
+    parameter, ``source[i:j]``, or one moved, ``data.to(device)``)?"""
+    if v.kinds is None:
+        return bool(v.places)
+    return depth < 2 and any(_unknown_part(x, depth + 1) for x in [
+        *(v.elts or ()), *((v.item,) if v.item is not None else ()), *(x for _, x in v.keys or ())])
 
 
 def _moved_by_callee(ev: Evaluator, node: ast.Call, result: ScopeResult, first: int,

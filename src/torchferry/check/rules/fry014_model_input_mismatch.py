@@ -23,13 +23,17 @@ Flags a call `model(x)` when, in one scope,
   `Compose` holding one, and no `collate_fn`); a
   later argument may be wanted on the CPU (`decoder(features, captions, lengths)`, whose
   `lengths` go to `pack_padded_sequence`) and is not checked; or
-* (from the device-flow analysis) the model is on a device the code chose, as above or
+* (from the device-flow analysis) the model is on a device the code chose, as above,
+  loaded there (`torch.load(f, map_location=device)`) or
   through the class it is an attribute of (`self.model.to(device)` in `__init__`, the
   call `self.model(x)` in another method), and its input (the first argument, else the
   first keyword argument: `model(input_ids=dummy)`, else the one mapping of
   `model(**inputs)`; or the first argument of a method of
   a module class of the run that hands it unchanged to one of the module's layers,
-  `model.decode(z)`) is a tensor this file made on the CPU
+  `model.decode(z)`) is a tensor the run made on the CPU, in this file or in another that
+  a function or class of the run hands it from (`corpus.train` of a `Corpus` of the run
+  whose `__init__` stores a tensor it made; `get_batch(source, i)` returning
+  `source[i:j]` of such a tensor)
   (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
   `ToTensor()` or a `Compose` of torchvision transforms holding one, or an item of a
   dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`) and
@@ -37,7 +41,11 @@ Flags a call `model(x)` when, in one scope,
   tokenizer or processor of transformers makes those tensors on the CPU:
   `inputs = tokenizer(texts, return_tensors="pt")`, `tokenizer.encode(text,
   return_tensors="pt")`), bound to a name nothing else binds and never moved, not even in
-  place (`inputs.to(device)` as a statement moves a `BatchEncoding`); or
+  place (`inputs.to(device)` as a statement moves a `BatchEncoding`).  In a loop, the
+  call's first run counts too: a tensor made on the CPU before the loop and replaced in it
+  (`token = torch.cat([token, new], 0)` after `lm(token)`) meets the model on the first
+  round, when every round runs the call (no test around it in the loop reads a name the
+  loop binds) and the loops around it have no `break` or `continue`; or
 * (from the device-flow analysis) the input is moved to a device the code chose and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
   it), is on the CPU: built here, with weights (a `torch.nn` layer with parameters, a
@@ -107,7 +115,8 @@ not report a global model that a function of the file moves in place (it may run
 the call), and a function called from outside the checked files may be given a moved model
 there.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
-`device`/`device_map`), loaded with `torch.load`, passed to another call (`DataParallel`,
+`device`/`device_map`), loaded with `torch.load` (the fourth form excepted, given a
+`map_location` that is a device), passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
 in a file that sets a default device (`torch.set_default_device`, `with torch.device(...)`).
 """
@@ -150,6 +159,7 @@ from torchferry.check.flow import (
 from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import other_arm_of_move
 from torchferry.check.flow.lattice import param
+from torchferry.check.flow.loops import first_run
 from torchferry.check.flow.program import holds_parameters
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
 from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
@@ -623,7 +633,7 @@ def _loader_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Or
         "this call fails with \"Input type (torch.FloatTensor) and weight type "
         f"(torch.cuda.FloatTensor) should be the same\"; move it (`{x}.to(device)`)")
     batch = ev.first(v, Op.BATCH)
-    steps = [ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}"),
+    steps = [ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}"),
              ev.step(ctx, made, f"the loader is built at {ev.where(made)} over torchvision's "
                      f"`{dataset}`, whose transform makes its tensors on the CPU")]
     if batch is not None:
@@ -639,24 +649,35 @@ def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
     ff: FileFlow = ctx.flow
     found: list[Finding] = []
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
-        for c in res.calls.values():
-            model = c.func if c.callee is Callee.MODULE else _feeding_method(ff, c)
-            if model is None:
-                continue
-            arg = _input(c)
-            if arg is None:
-                continue
-            a, v = arg
-            made = _cpu_made(v) or _tokenized(res, a, v)
-            if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
-                continue
-            moved = _model_on_device(ff, res, model)
-            if moved is not None and not other_arm_of_move(ff, c.node, moved):
-                found.append(_made_finding(ctx, c, a, moved, made))
+        for last in res.calls.values():
+            # the call as the loop's fixed point sees it, then as its first run does
+            first = first_run(res, last.node)
+            for c in (last, first) if first is not None else (last,):
+                f = _made_here(ctx, ff, res, c, c is first)
+                if f is not None:
+                    found.append(f)
+                    break
     if found and not any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
             isinstance(i.context_expr, ast.Call) and m.qualname(i.context_expr.func) == "torch.device"
             for i in n.items) for n in ast.walk(ctx.tree)):  # (a block's default device)
         yield from found
+
+
+def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first: bool) -> Finding | None:
+    """The finding of :func:`_made_on_the_cpu` for one call (``first``: as the first run of
+    its loop sees it), or None."""
+    model = c.func if c.callee is Callee.MODULE else _feeding_method(ff, c)
+    arg = _input(c) if model is not None else None
+    if model is None or arg is None:
+        return None
+    a, v = arg
+    made = _cpu_made(v) or _tokenized(res, a, v)
+    if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
+        return None
+    moved = _model_on_device(ff, res, model)
+    if moved is None or other_arm_of_move(ff, c.node, moved):
+        return None
+    return _made_finding(ctx, c, a, moved, made, first)
 
 
 def _model_left_behind(ctx: Context) -> Iterator[Finding]:
@@ -848,14 +869,14 @@ def _tokenized(res: ScopeResult, a: ast.expr, v: Value) -> Origin | None:
 
 
 def _cpu_made(v: Value) -> Origin | None:
-    """Where ``v`` was made, if it is surely a tensor this file built on the CPU and never
-    moved (not a batch, a parameter, a module's output or a loaded value)."""
+    """Where ``v`` was made, if it is surely a tensor the run built on the CPU (in this file,
+    or in another that a function or class of the run hands it from) and never moved (not a
+    batch, a parameter, a module's output or a loaded value)."""
     if not v.is_(Kind.TENSOR) or v.places != {CPU} or v.basis is Basis.HINT:
         return None
     if any(o.op in _NOT_MADE_HERE for o in v.origins):
         return None
-    made = ev.first(v, Op.MADE)
-    return made if made is not None and made.path is None else None
+    return ev.first(v, Op.MADE)
 
 
 _NOT_MADE_HERE = frozenset({Op.MOVED, Op.BATCH, Op.LOADED, Op.PARAM, Op.OUTPUT, Op.RETURNED})
@@ -877,7 +898,8 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
     return not _LOSSY.search(ctx.text(c.node.func))
 
 
-def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin) -> Finding:
+def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin,
+                  first: bool = False) -> Finding:
     func = c.node.func
     name, x = ctx.text(func), ctx.text(a)
     if c.callee is Callee.METHOD and isinstance(func, ast.Attribute):
@@ -890,11 +912,17 @@ def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: 
         CODE, c.node,
         f"`{name}` is on the device but `{x}` was made on the CPU and never moved: on a GPU "
         f"machine this call fails with \"{error}\"; move it too (`{x}.to(device)`)")
-    steps = (ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}"),
+    when = " the first time the loop runs it" if first else ""
+    steps = (ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}"),
              ev.step(ctx, made, f"`{x}` is made on the CPU ({how}) at {ev.where(made)} "
                      "and never moved"),
-             ev.at(ctx, c.node, f"they meet in `{ctx.text(func)}(...)` here"))
+             ev.at(ctx, c.node, f"they meet in `{ctx.text(func)}(...)` here{when}"))
     return replace(f, evidence=steps)
+
+
+def _placed(origin: Origin) -> str:
+    """How an origin put the model on the device."""
+    return "loaded onto the device" if origin.op is Op.LOADED else "moved to the device"
 
 
 def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
@@ -903,8 +931,11 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
     file passes it through: ``train(model.to(device), ...)``), or None when not known."""
     if not model.places:
         return None
-    if all(not p.symbolic for p in model.places):  # moved to a device the code chose
-        return ev.latest(model, Op.MOVED) if model.may_live(Where.ACCEL) else None
+    if all(not p.symbolic for p in model.places):  # moved (or loaded) to a device the code chose
+        if not model.may_live(Where.ACCEL):
+            return None
+        placed = ev.latest(model, Op.MOVED, Op.LOADED)
+        return placed if placed is not None and (placed.op is Op.MOVED or placed.to == model.places) else None
     if len(model.places) != 1 or depth >= 3:
         return None
     p = next(iter(model.places))
@@ -931,7 +962,7 @@ def _item_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Orig
         f"fails with \"Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
         f"should be the same\"; move it too (`{x}.to(device)`)")
     batch = ev.first(v, Op.BATCH)
-    steps = [ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}")]
+    steps = [ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}")]
     if batch is not None:
         steps.append(ev.step(ctx, batch, f"`{x}` comes from the batch at {ev.where(batch)} and is never moved"))
     steps.append(ev.at(ctx, other.node, "another item of that batch is moved here"))
