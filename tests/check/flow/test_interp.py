@@ -309,3 +309,27 @@ def test_the_first_run_of_a_call_in_a_loop(snippet):
     assert first_run(res, calls[12].node) is None  # in a loop that breaks
     assert first_run(res, calls[15].node) is None  # not in a loop
 
+
+def test_a_global_bound_in_the_arms_of_a_test_is_that_arms_value_under_the_same_test(snippet):
+    from torchferry.check.flow.arms import global_in_arm
+
+    s = snippet("""
+        import torch
+        big = False
+        if big:
+            m = torch.nn.Linear(2, 2).cuda()
+        else:
+            m = torch.nn.Linear(2, 2)
+        def f(x):
+            if not big:
+                m(x)
+            if big:
+                m(x)
+            m(x)
+    """)
+    res = s.function("f")
+    calls = {c.node.lineno: c for c in res.calls.values() if c.node.lineno in (9, 11, 12)}
+    assert s.wheres(calls[9].func) == {"CPU", "ACCEL"}  # the join over the module's arms
+    assert s.wheres(global_in_arm(s.ff, calls[9].node, "m", calls[9].func)) == {"CPU"}
+    assert s.wheres(global_in_arm(s.ff, calls[11].node, "m", calls[11].func)) == {"ACCEL"}
+    assert global_in_arm(s.ff, calls[12].node, "m", calls[12].func) is None  # under no test

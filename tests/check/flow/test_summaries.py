@@ -185,8 +185,10 @@ def test_scopes_that_cannot_matter_are_skipped_but_nested_ones_are_found():
             return a + b
         def helper(n):
             return torch.zeros(n)
+        def used(a):
+            return a + 1
         def caller(x):
-            return x * helper(3)
+            return used(x) * helper(3)
         def outer():
             class Local(torch.nn.Module):
                 def forward(self, x):
@@ -198,6 +200,8 @@ def test_scopes_that_cannot_matter_are_skipped_but_nested_ones_are_found():
     names = [getattr(r.node, "name", "<module>") for r in ff.results()]
     assert "plain" not in names and {"helper", "caller", "outer", "forward"} <= set(names)
     assert [getattr(n, "name", "") for n in ff.skipped()] == ["plain"]
+    # ``used`` neither makes nor moves a tensor, but ``caller`` needed its summary
+    assert names.index("used") > names.index("caller")
 
 
 def test_the_cache_key_covers_the_analysis_sources():
@@ -568,3 +572,63 @@ def test_an_instance_attribute_of_a_plain_class_of_the_run(snippet):
     assert values["corpus.given"].places is None  # a constructor's parameter: not known here
     assert values["corpus.valid"].places is None  # assigned from outside the class too
     assert values["lazy.train"].places is None  # a class with __getattr__
+
+
+def test_a_method_of_the_run_called_on_an_instance_is_followed(snippet):
+    """``net.predict(x)``, ``net.train(a, b)`` (overriding ``nn.Module.train``): the class's
+    methods, given the instance as ``self``; the call is a method's, with its receiver."""
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        class Layer(nn.Linear):
+            pass
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = [Layer(2, 2)]
+            def predict(self, x):
+                h = x * 2
+                for layer in self.layers:
+                    h = layer(h)
+                return h
+            def train(self, a, b):
+                return a
+        net = Net()
+        x = torch.ones(2).cuda()
+        out, same = net.predict(x), net.train(x, x)
+        print(out, same)
+    """)
+    c = s.call_at(18)
+    assert c.callee is Callee.METHOD and c.qualname == "predict" and c.receiver.is_(Kind.MODULE)
+    assert len(c.args) == 1 and s.wheres(c.args[0]) == {"ACCEL"}
+    assert s.value_at(19, "same").is_(Kind.TENSOR) and s.wheres(s.value_at(19, "same")) == {"ACCEL"}
+    predict = s.function("predict")
+    assert [s.wheres(bound["1"]) for _, bound in s.ff.call_sites[id(predict.node)].values()] == [{"ACCEL"}]
+    # (the layer is a torch.nn layer's subclass: it holds weights)
+    assert program.holds_parameters(s.ff.class_info(s.tree.body[2]))
+
+
+def test_a_collate_function_returning_a_tuple_gives_its_parts(snippet):
+    """The loader yields the collate's tuple: its tensors are items of the batch (where
+    they were made), its lists of lengths are lists, not tensors to move; a function
+    given such a loader by every call is not taken to iterate a plain loader."""
+    s = snippet("""
+        import torch
+        from torch.utils.data import DataLoader
+        def collate(samples):
+            lengths = [len(x) for x in samples]
+            ids = torch.zeros(len(samples), 8).long()
+            return ids, lengths
+        def run(ds):
+            for ids, lengths in DataLoader(ds, collate_fn=collate):
+                print(ids, lengths)
+        def epoch(batches):
+            for ids, lengths in batches:
+                print(ids, lengths)
+        epoch(DataLoader([], collate_fn=collate))
+    """)
+    ids, lengths = s.value_at(9, "ids"), s.value_at(9, "lengths")
+    assert ids.is_(Kind.BATCH) and s.wheres(ids) == {"CPU"} and ids.origins[0].op is Op.BATCH
+    assert lengths.is_(Kind.OTHER)
+    res = s.function("epoch")
+    assert s.ff.as_called(res, frozenset((Kind.LOADER,))) is None

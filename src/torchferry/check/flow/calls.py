@@ -190,6 +190,9 @@ class Evaluator:
             source = node.iter
         if it.is_(Kind.LOADER):
             batch = _origin(Op.BATCH, node, "batch")
+            if it.item is not None and it.item.elts is not None:  # a collate's tuple
+                return container(tuple(e._replace(origins=(batch, *e.origins)[:4]) if e.is_(Kind.BATCH)
+                                       else e for e in it.item.elts))
             if it.item is not None:  # the tensor its collate function returns
                 return it.item._replace(origins=(batch, *it.item.origins)[:4])
             return Value.of(Kind.BATCH, CPU, batch, it.basis)

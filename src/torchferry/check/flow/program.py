@@ -42,6 +42,8 @@ if TYPE_CHECKING:
 
 RECURSION_ROUNDS = 3
 SUMMARY_BUDGET = 400
+#: interpretations of a file's functions for the kinds one call gives (per file)
+GIVEN_BUDGET = 64
 #: calls nested deeper than this (callee of a callee ...) are not followed
 MAX_DEPTH = 6
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -273,14 +275,20 @@ class FileFlow:
         """The scopes of the file the rules need, interpreted: the module's code first, then
         each function and method (nested ones as they are found) that can hold a device
         mistake (see :meth:`relevant`); the functions they call are interpreted too, as
-        their summaries are needed."""
+        their summaries are needed, and yielded after the others."""
         self.module_result()
         k = 0
+        skipped = []
         while k < len(self._scopes):
             node, cls, outer = self._scopes[k]
             k += 1
             if self.relevant(node):
                 yield self.result(node, cls, outer)
+            else:
+                skipped.append(node)
+        # a scope left out whose summary a call needed is interpreted already: its record
+        # costs nothing (``net.predict(x)``, whose text neither makes nor moves a tensor)
+        yield from (self._results[id(n)] for n in skipped if id(n) in self._results)
         yield self._results[id(self.tree)]
 
     def scope_of(self, node: ast.AST) -> ScopeResult | None:
@@ -304,8 +312,9 @@ class FileFlow:
         return found
 
     def skipped(self) -> Iterator[ast.AST]:
-        """The scopes :meth:`results` left out (nothing in them makes or moves a tensor)."""
-        return (n for n, _, _ in self._scopes if not self.relevant(n))
+        """The scopes :meth:`results` left out (nothing in them makes or moves a tensor, and
+        no call needed their summary)."""
+        return (n for n, _, _ in self._scopes if not self.relevant(n) and id(n) not in self._results)
 
     def relevant(self, node: ast.AST) -> bool:
         """Can a device mistake show in this scope?  Only where a tensor is made or moved,
@@ -415,28 +424,26 @@ class FileFlow:
         finally:
             self._depth -= 1
 
-    def returns_given(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, given: dict[int, Kind],
-                      caller: FileFlow) -> Value | None:
+    def returns_given(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, given: dict[int, Kind]) -> Value | None:
         """What ``fn`` returns when its parameters of unknown kind are given values of the
         kinds ``given`` (parameter index -> kind): ``get_batch(source, i)``, whose
         ``source[i:j]`` is of unknown kind in the summary, returns a tensor when given one.
         None over the budget, or for a function nested in another."""
-        res = self.given_result(fn, given, caller)
+        res = self.given_result(fn, given)
         return None if res is None else res.returns
 
-    def given_result(self, fn: ast.AST, given: dict[int, Kind], caller: FileFlow) -> ScopeResult | None:
+    def given_result(self, fn: ast.AST, given: dict[int, Kind]) -> ScopeResult | None:
         """The interpretation of ``fn`` with its parameters of unknown kind given values of
         the kinds ``given`` (memoised per kinds; it records no call sites: the summary's
-        do).  None over the budget, or for a function nested in another."""
+        do).  None past :data:`GIVEN_BUDGET`, or for a function nested in another."""
         if not isinstance(fn, _FUNCS) or self.defs.get(fn.name) is not fn and id(fn) not in self.method_of:
             return None
         key = (id(fn), tuple(sorted(given.items())))
         done = self._given.get(key)
         if done is not None:
             return done
-        budget = caller.project.budget if caller.project is not None else None
-        if id(fn) in self._pending or self._depth >= MAX_DEPTH or budget is not None and not budget.take():
-            return None
+        if id(fn) in self._pending or self._depth >= MAX_DEPTH or len(self._given) >= GIVEN_BUDGET:
+            return None  # (its own budget: the run's summaries do not pay for it)
         self._depth += 1
         try:
             out = self._given[key] = Interp(self, fn, self.method_of.get(id(fn)), None, given).run()
@@ -458,10 +465,11 @@ class FileFlow:
             if k in res.param_hints:
                 continue
             passed = [bound.get(str(k)) for _, bound in sites]
-            for kind in kinds:
-                if all(v is not None and v.is_(kind) and v.basis is not Basis.HINT for v in passed):
+            for kind in kinds:  # (a value with parts, a collate's items, is more than its kind)
+                if all(v is not None and v.is_(kind) and v.basis is not Basis.HINT and v.item is None
+                       and v.elts is None and v.keys is None for v in passed):
                     given[k] = kind
-        return self.given_result(res.node, given, self) if given else None
+        return self.given_result(res.node, given) if given else None
 
     def arguments(self, fn: ast.AST, k: int) -> list[tuple[ScopeResult, Value]] | None:
         """What this file's calls of ``fn`` pass for its parameter ``k``: (the calling scope,
@@ -609,6 +617,10 @@ def holds_parameters(cls: ClassInfo) -> bool:
     import torchferry.check.flow.vocab as vocab
 
     for c in _mro(cls):
+        for b in c.node.bases:  # ``class Layer(nn.Linear)``: a torch.nn layer's weights
+            q = c.ff.qualname(b) or ""
+            if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in vocab.PARAM_LAYERS:
+                return True
         for v in c.ff._table(c).values():
             made = v.origins[-1].text if v.origins else ""
             if v.is_(Kind.MODULE):

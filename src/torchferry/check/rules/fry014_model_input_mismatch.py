@@ -29,8 +29,8 @@ Flags a call `model(x)` when, in one scope,
   call `self.model(x)` in another method), and its input (the first argument, else the
   first keyword argument: `model(input_ids=dummy)`, else the one mapping of
   `model(**inputs)`; or the first argument of a method of
-  a module class of the run that hands it unchanged to one of the module's layers,
-  `model.decode(z)`) is a tensor the run made on the CPU, in this file or in another that
+  a module class of the run that hands it unchanged to one of the module's layers or to
+  its own `forward`, `model.decode(z)`) is a tensor the run made on the CPU, in this file or in another that
   a function or class of the run hands it from (`corpus.train` of a `Corpus` of the run
   whose `__init__` stores a tensor it made; `get_batch(source, i)` returning
   `source[i:j]` of such a tensor)
@@ -46,16 +46,29 @@ Flags a call `model(x)` when, in one scope,
   (`token = torch.cat([token, new], 0)` after `lm(token)`) meets the model on the first
   round, when every round runs the call (no test around it in the loop reads a name the
   loop binds) and the loops around it have no `break` or `continue`; or
-* (from the device-flow analysis) the input is moved to a device the code chose and the
+* (from the device-flow analysis) the input is moved to a device the code chose (or lives
+  where a parameter does that every call of the file passes so moved: `h = x * 2` in
+  `predict(self, x)`, called as `net.predict(x.to(device))`; in a loop, on its first run
+  as above) and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
-  it), is on the CPU: built here, with weights (a `torch.nn` layer with parameters, a
-  torchvision model, a module class of the run that holds parameters), never moved --
+  it; but a layer taken from a plain list, `for layer in self.layers`, does not), called
+  or given the input through a method of its class that runs the module on it (as the
+  fourth form's `model.decode(z)`, or `layer.train(h)` whose method calls
+  `self.forward(x)`), is on
+  the CPU: built here, with weights (a `torch.nn` layer with parameters, a
+  torchvision model, a module class of the run that holds parameters or derives from
+  such a `torch.nn` layer), never moved --
   neither here nor by a function of the file it was given to (`setup(model)` that calls
   `model.cuda()` counts as a move) -- and never handed to anything but such functions and
   builtins (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
   `Trainer(model)`, that may move it with itself); or a parameter every call of the run
   passes so (`train(model, ...)` with `model = Net()` in `main`; `summary(model, size)`
-  called as `summary(Net(), ...)` from another file).
+  called as `summary(Net(), ...)` from another file); or a global bound once in each arm
+  of a module-level `if T:` (`model = Big().to(device)` / `model = Small()`) and called,
+  as the join of those two values, in the arm of an `if T:` of a function whose model is
+  the one left on the CPU (the same text up to a leading `not`; `T` reading only
+  module-level names bound once and rebound by no function, and attributes of them the
+  file never assigns).
 
 The findings of the last three forms carry their evidence: the model's move, where the
 input comes from (the batch, or where it was made), the other item's move and the call
@@ -91,7 +104,8 @@ author's choice.
 ## Known limits
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
 the model and the CPU input bound in the calling scope (for the second form, the model may be
-a global); the third and fourth need a move of the model the analysis sees in the file or,
+a global); the third and fourth need a move of the model the analysis sees in the file (or, for the
+fourth, a `torch.load` given a device as `map_location`) or,
 for a parameter of a module-level function, in every call of the run (the calls from other
 files count only when at most 8 files import the function's file, each within the analysis's
 budget, and none names the function other than in a call; a method's callers in other files
@@ -157,7 +171,7 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow import evidence as ev
-from torchferry.check.flow.arms import other_arm_of_move
+from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
 from torchferry.check.flow.lattice import param
 from torchferry.check.flow.loops import first_run
 from torchferry.check.flow.program import holds_parameters
@@ -688,23 +702,67 @@ def _model_left_behind(ctx: Context) -> Iterator[Finding]:
     # (a global some function moves in place may have been moved before any call)
     moved_globals = {name for r in scopes for name in r.outer_moves}
     for res in scopes:
-        for c in res.calls.values():
-            if c.callee is not Callee.MODULE:
-                continue
-            arg = _input(c)
-            if arg is None or isinstance(c.node.func, ast.Name) and c.node.func.id in moved_globals:
-                continue
-            a, v = arg
-            moved = ev.latest(v, Op.MOVED)  # (to the device the code chose: maybe the CPU)
-            if moved is None or moved.to is None or ACCEL not in moved.to or v.places != moved.to \
-                    or v.kinds is None or not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
-                continue
-            func = c.node.func  # (an attribute moves with the module that owns it)
-            if not isinstance(func, ast.Name) or _handed_on(ff, res, func.id) or not _has_weights(ctx, c):
-                continue
-            built = _model_on_cpu(ff, res, c.func)
-            if built is not None:
-                yield _left_finding(ctx, c, a, moved, built)
+        for last in res.calls.values():
+            first = first_run(res, last.node)  # (the fixed point, then the loop's first run)
+            for c in (last, first) if first is not None else (last,):
+                if c.callee is not Callee.MODULE and _feeding_method(ff, c) is None:
+                    break
+                f = _left_here(ctx, ff, res, c, moved_globals)
+                if f is not None:
+                    yield f
+                    break
+
+
+def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
+               moved_globals: set[str]) -> Finding | None:
+    """The finding of :func:`_model_left_behind` for one call of a module (or of a method
+    of the module's class that feeds it its argument: ``layer.train(h)``), or None."""
+    arg = _input(c)
+    # the model: the called module, or the receiver of a feeding method
+    func = c.node.func if c.callee is Callee.MODULE else getattr(c.node.func, "value", None)
+    model = c.func if c.callee is Callee.MODULE else c.receiver
+    if arg is None or model is None or isinstance(func, ast.Name) and func.id in moved_globals:
+        return None
+    a, v = arg
+    moved = _input_moved(ff, res, v)
+    if moved is None:
+        return None
+    # (an attribute moves with the module that owns it)
+    if not isinstance(func, ast.Name) or _handed_on(ff, res, func.id) or not _has_weights(ctx, c):
+        return None
+    built = _model_on_cpu(ff, res, model)
+    if built is None:
+        # a global model bound in each arm of ``if T:``, called in an arm of ``if T:``
+        chosen = global_in_arm(ff, c.node, func.id, model) if func.id not in res.params and \
+            func.id not in _locals(res) else None
+        built = _model_on_cpu(ff, res, chosen) if chosen is not None else None
+    through = bool(v.places) and all(p.where is Where.PARAM for p in v.places or ())
+    return _left_finding(ctx, c, a, moved, built, through) if built is not None else None
+
+
+def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0) -> Origin | None:
+    """The move that put ``v``, a tensor (or a batch), on a device the code chose: its own,
+    or, for a value that lives where a parameter does (``h = overlay(x)`` of a parameter
+    ``x``), the one of what every call of this file passes for it."""
+    if v.places and len(v.places) == 1 and next(iter(v.places)).where is Where.PARAM and depth < 3:
+        if v.kinds is not None and not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+            return None
+        sites = _callers(ff, res, int(next(iter(v.places)).ref))
+        found = [_in_file(_input_moved(other, caller, given, depth + 1), other, ff)
+                 for other, caller, _, given in sites or ()]
+        return found[0] if found and all(f is not None for f in found) else None
+    moved = ev.latest(v, Op.MOVED)  # (to the device the code chose: maybe the CPU)
+    if moved is None or moved.to is None or ACCEL not in moved.to or v.places != moved.to \
+            or v.kinds is None or not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+        return None
+    return moved
+
+
+def _locals(res: ScopeResult) -> set[str]:
+    """The names a function's body binds (not the module's: a global there is the module's)."""
+    if isinstance(res.node, ast.Module):
+        return set()
+    return {n.id for n in ast.walk(res.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) -> Origin | None:
@@ -800,23 +858,32 @@ def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
     return info is not None and info.is_module and holds_parameters(info)
 
 
-def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built: Origin) -> Finding:
+def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built: Origin,
+                  through: bool = False) -> Finding:
+    """The finding of a model left on the CPU (``through``: the input lives where a
+    parameter does, which every caller passes moved)."""
     name, x = ctx.text(c.node.func), ctx.text(a)
+    call = name
+    if c.callee is Callee.METHOD and isinstance(c.node.func, ast.Attribute):
+        name = ctx.text(c.node.func.value)  # the module of ``layer.train(h)``
+    how = f"made of what every call of this function passes, moved to the device at {ev.where(moved)}" \
+        if through else f"moved to the device at {ev.where(moved)}"
     f = ctx.finding(
         CODE, c.node,
         f"`{x}` is moved to the device but `{name}` never is: on a GPU machine this call "
         "fails with \"Input type (torch.cuda.FloatTensor) and weight type "
         f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)")
     steps = (ev.step(ctx, built, f"the model is built on the CPU at {ev.where(built)} and never moved"),
-             ev.step(ctx, moved, f"`{x}` is moved to the device at {ev.where(moved)}"),
-             ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
+             ev.step(ctx, moved, f"`{x}` is {how}"),
+             ev.at(ctx, c.node, f"they meet in `{call}(...)` here"))
     return replace(f, evidence=steps)
 
 
 def _feeding_method(ff: FileFlow, c: CallEvent) -> Value | None:
     """The module whose method ``c`` calls (``model.decode(z)``), when the method, of a
     class of the run, hands its first argument unchanged to one of the module's own layers
-    (``self.fc3(z)``): the argument meets the module's weights."""
+    (``self.fc3(z)``) or to its own ``forward`` (``self.forward(x)``): the argument meets
+    the module's weights."""
     recv = c.receiver
     if c.callee is not Callee.METHOD or recv is None or not recv.is_(Kind.MODULE) or not c.qualname:
         return None
@@ -830,6 +897,16 @@ def _feeding_method(ff: FileFlow, c: CallEvent) -> Value | None:
     for inner in summary.calls.values():
         if inner.callee is Callee.MODULE and inner.args and inner.func.places == {param(0)} \
                 and inner.args[0].places == {param(1)}:
+            return recv
+        f = inner.node.func  # ``self.forward(x)``: the module itself, called on it
+        if not (isinstance(f, ast.Attribute) and f.attr == "forward"):
+            continue
+        if inner.callee is Callee.FUNCTION:  # (a forward of the run: given ``self`` first)
+            this, given = (inner.args[0], inner.args[1]) if len(inner.args) >= 2 else (None, None)
+        else:  # (a torch layer's own forward)
+            this, given = inner.receiver, inner.args[0] if inner.args else None
+        if this is not None and given is not None and this.places == {param(0)} \
+                and given.places == {param(1)}:
             return recv
     return None
 
