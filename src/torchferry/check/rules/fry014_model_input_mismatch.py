@@ -51,7 +51,9 @@ Flags a call `model(x)` when, in one scope,
   `predict(self, x)`, called as `net.predict(x.to(device))`; in a loop, on its first run
   as above) and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
-  it; but a layer taken from a plain list, `for layer in self.layers`, does not), called
+  it; but a layer taken from a plain list, `for layer in self.layers`, does not, when
+  every use of the list in the file is a loop that only calls its items, its own
+  assignment or `len`), called
   or given the input through a method of its class that runs the module on it (as the
   fourth form's `model.decode(z)`, or `layer.train(h)` whose method calls
   `self.forward(x)`), is on
@@ -728,7 +730,8 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
     if moved is None:
         return None
     # (an attribute moves with the module that owns it)
-    if not isinstance(func, ast.Name) or _handed_on(ff, res, func.id) or not _has_weights(ctx, c):
+    if not isinstance(func, ast.Name) or _handed_on(ff, res, func.id) or not _has_weights(ctx, c) \
+            or _items_may_move(ff.tree, res.node, func.id):
         return None
     built = _model_on_cpu(ff, res, model)
     if built is None:
@@ -738,6 +741,66 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         built = _model_on_cpu(ff, res, chosen) if chosen is not None else None
     through = bool(v.places) and all(p.where is Where.PARAM for p in v.places or ())
     return _left_finding(ctx, c, a, moved, built, through) if built is not None else None
+
+
+#: iterating a collection through these gives its items
+_ITERATE = frozenset({"enumerate", "reversed", "zip", "iter", "list", "tuple"})
+_MOVERS = frozenset({"to", "cuda", "xpu", "mps", "npu", "type", "apply", "to_empty"})
+
+
+def _items_may_move(tree: ast.Module, scope: ast.AST, name: str) -> bool:
+    """For a model taken from a collection by a loop of ``scope`` (``for layer in
+    self.layers``): may anything in the file move the collection's items in place?  Every
+    use of the collection's attribute (or name) must be a loop over it, whose items are
+    only called, given to nothing and moved by nothing, its assignment, or ``len``; a model
+    not bound by a loop is not concerned."""
+    loops = [n for n in ast.walk(scope) if isinstance(n, (ast.For, ast.AsyncFor))
+             and any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(n.target))]
+    if not loops:
+        return False
+    attrs, names = set(), set()
+    for loop in loops:
+        it = loop.iter
+        while isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in _ITERATE and it.args:
+            it = it.args[0]
+        if isinstance(it, ast.Attribute):
+            attrs.add(it.attr)  # (``self.layers``: wherever the file reads a ``.layers``)
+        elif isinstance(it, ast.Name):
+            names.add(it.id)  # (a local list: in this scope)
+        else:
+            return True
+    uses = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in attrs]
+    uses += [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id in names]
+    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    return any(isinstance(n.ctx, ast.Load) and not _plain_use(parents, n) for n in uses)
+
+
+def _plain_use(parents: dict[int, ast.AST], n: ast.AST) -> bool:
+    """Is ``n`` (a collection of modules) iterated by a loop that only calls its items,
+    added to in its own assignment (``self.layers = self.layers + [...]``), or measured?"""
+    up = parents.get(id(n))
+    while isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _ITERATE:
+        up = parents.get(id(up))
+    if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "len":
+        return True
+    if isinstance(up, ast.BinOp) and isinstance(parents.get(id(up)), ast.Assign):
+        return True
+    if not isinstance(up, (ast.For, ast.AsyncFor)):
+        return False
+    target = up.target
+    if isinstance(up.iter, ast.Call) and isinstance(up.iter.func, ast.Name) and up.iter.func.id == "enumerate" \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        target = target.elts[1]  # (not the index)
+    names = {t.id for t in ast.walk(target) if isinstance(t, ast.Name)}
+    for x in ast.walk(up):
+        if isinstance(x, ast.Call):
+            f = x.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in names \
+                    and f.attr in _MOVERS:
+                return False
+            if any(isinstance(a, ast.Name) and a.id in names for a in [*x.args, *(k.value for k in x.keywords)]):
+                return False
+    return True
 
 
 def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0) -> Origin | None:
