@@ -769,7 +769,8 @@ def _items_may_move(tree: ast.Module, scope: ast.AST, name: str) -> bool:
             names.add(it.id)  # (a local list: in this scope)
         else:
             return True
-    uses = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in attrs]
+    uses: list[ast.Attribute | ast.Name] = [
+        n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in attrs]
     uses += [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id in names]
     parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
     return any(isinstance(n.ctx, ast.Load) and not _plain_use(parents, n) for n in uses)
