@@ -188,3 +188,48 @@ def test_cache_entry_of_a_callee_depends_on_its_callers(tmp_path: Path) -> None:
     second = check_paths(paths, opts, cache=Cache(tmp_path, "test"), jobs=1)
     assert ("helpers.py", 6, "FRY014") not in codes(second)
     assert not any(o.cached for o in second if o.path.name == "helpers.py")
+
+
+CORPUS = (
+    "import torch\n"
+    "\n"
+    "class Corpus(object):\n"
+    "    def __init__(self, path):\n"
+    "        self.train = self.tokenize(path)\n"
+    "\n"
+    "    def tokenize(self, path):\n"
+    "        ids = [len(line) for line in open(path)]\n"
+    "        return torch.tensor(ids).type(torch.int64)\n"
+)
+LANGUAGE_MODEL = (
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "import data\n"
+    "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+    "corpus = data.Corpus('train.txt')\n"
+    "def batchify(data, bsz):\n"
+    "    return data.view(bsz, -1).t().contiguous(){move}\n"
+    "def get_batch(source, i):\n"
+    "    return source[i:i + 35], source[i + 1:i + 36].view(-1)\n"
+    "train_data = batchify(corpus.train, 20)\n"
+    "model = nn.Embedding(100, 8).to(device)\n"
+    "for i in range(0, train_data.size(0) - 1, 35):\n"
+    "    x, y = get_batch(train_data, i)\n"
+    "    out = model(x)\n"
+)
+
+
+def test_a_tensor_made_in_another_file_reaches_the_moved_model(tmp_path: Path) -> None:
+    """``corpus.train`` (a tensor another file's class makes on the CPU), batched by helpers
+    that return parts of their parameter, meets a model moved to the device."""
+    (tmp_path / "data.py").write_text(CORPUS)
+    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
+    paths = [tmp_path / "data.py", tmp_path / "main.py"]
+    (tmp_path / "main.py").write_text(LANGUAGE_MODEL.format(move=""))
+    outcomes = check_paths(paths, opts, jobs=1)
+    assert codes(outcomes) == [("main.py", 14, "FRY014")]
+    notes = [(Path(e.path or "main.py").name, e.line) for o in outcomes for d in o.diagnostics
+             for e in d.evidence]
+    assert ("data.py", 9) in notes  # where the tensor is made
+    (tmp_path / "main.py").write_text(LANGUAGE_MODEL.format(move=".to(device)"))
+    assert codes(check_paths(paths, opts, jobs=1)) == []

@@ -261,3 +261,75 @@ def test_a_move_to_a_tensor_parameter_s_device_is_wherever_it_is(snippet):
     assert s.wheres(s.value_at(8, "x")) == {"CPU"}  # the caller's bounds are on the CPU
     # the device of something that is not a tensor (a configuration): a device the code chose
     assert s.wheres(s.function("to_target").returns) == {"ACCEL"}
+
+
+def test_load_with_a_map_location_puts_what_it_loads_there(snippet):
+    s = snippet("""
+        import torch
+        device = torch.accelerator.current_accelerator() if fast else torch.device("cpu")
+        a = torch.load("m.pt", map_location=device)
+        b = torch.load("m.pt", map_location="cpu")
+        c = torch.load("m.pt", map_location=lambda s, loc: s)
+        d = torch.load("m.pt")
+        print(a, b, c, d)
+    """)
+    a = s.value_at(7, "a")
+    assert s.wheres(a) == {"CPU", "ACCEL"} and a.kinds is None  # (a module, a state dict...)
+    assert a.origins[0].op is Op.LOADED and a.origins[0].to == a.places
+    assert s.wheres(s.value_at(7, "b")) == {"CPU"}
+    assert s.value_at(7, "c").places is None and s.value_at(7, "d").places is None
+
+
+def test_the_first_run_of_a_call_in_a_loop(snippet):
+    from torchferry.check.flow.loops import first_run
+
+    s = snippet("""
+        import torch
+        def gen(model, steps, device):
+            token = torch.zeros(1)
+            warm = False
+            for i in range(steps):
+                model(token)
+                if warm:
+                    model(token)
+                for j in range(2):
+                    if j > 0:
+                        break
+                    model(token)
+                token = token.to(device)
+                warm = True
+            model(token)
+    """)
+    res = s.function("gen")
+    calls = {c.node.lineno: c for c in res.calls.values()}
+    first = first_run(res, calls[6].node)
+    assert first is not None and s.wheres(first.args[0]) == {"CPU"}
+    assert s.wheres(calls[6].args[0]) == {"CPU", "ACCEL"}  # the loop's fixed point
+    assert first_run(res, calls[8].node) is None  # under a test the loop changes
+    assert first_run(res, calls[12].node) is None  # in a loop that breaks
+    assert first_run(res, calls[15].node) is None  # not in a loop
+
+
+def test_a_global_bound_in_the_arms_of_a_test_is_that_arms_value_under_the_same_test(snippet):
+    from torchferry.check.flow.arms import global_in_arm
+
+    s = snippet("""
+        import torch
+        big = False
+        if big:
+            m = torch.nn.Linear(2, 2).cuda()
+        else:
+            m = torch.nn.Linear(2, 2)
+        def f(x):
+            if not big:
+                m(x)
+            if big:
+                m(x)
+            m(x)
+    """)
+    res = s.function("f")
+    calls = {c.node.lineno: c for c in res.calls.values() if c.node.lineno in (9, 11, 12)}
+    assert s.wheres(calls[9].func) == {"CPU", "ACCEL"}  # the join over the module's arms
+    assert s.wheres(global_in_arm(s.ff, calls[9].node, "m", calls[9].func)) == {"CPU"}
+    assert s.wheres(global_in_arm(s.ff, calls[11].node, "m", calls[11].func)) == {"ACCEL"}
+    assert global_in_arm(s.ff, calls[12].node, "m", calls[12].func) is None  # under no test

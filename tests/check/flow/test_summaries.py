@@ -208,8 +208,10 @@ def test_scopes_that_cannot_matter_are_skipped_but_nested_ones_are_found():
             return a + b
         def helper(n):
             return torch.zeros(n)
+        def used(a):
+            return a + 1
         def caller(x):
-            return x * helper(3)
+            return used(x) * helper(3)
         def outer():
             class Local(torch.nn.Module):
                 def forward(self, x):
@@ -221,6 +223,8 @@ def test_scopes_that_cannot_matter_are_skipped_but_nested_ones_are_found():
     names = [getattr(r.node, "name", "<module>") for r in ff.results()]
     assert "plain" not in names and {"helper", "caller", "outer", "forward"} <= set(names)
     assert [getattr(n, "name", "") for n in ff.skipped()] == ["plain"]
+    # ``used`` neither makes nor moves a tensor, but ``caller`` needed its summary
+    assert names.index("used") > names.index("caller")
 
 
 def test_the_cache_key_covers_the_analysis_sources():
@@ -393,8 +397,11 @@ def test_a_parameter_returned_as_it_came_in_is_the_argument(snippet):
     a = s.value_at(12, "a")
     assert a.is_(Kind.TENSOR) and s.wheres(a) == {"ACCEL"}
     assert s.function("fill").returned_params == {0} and not s.function("fill").returns_other
-    # a part of the parameter on another path: only its place is known, not its kind
-    assert s.function("first").returns_other and s.value_at(12, "b").kinds is None
+    # a part of the parameter on another path: the summary knows its place, not its kind;
+    # given a tensor, the function returns a tensor (an attribute of a tensor is one)
+    assert s.function("first").returns_other and s.function("first").returns.kinds is None
+    b = s.value_at(12, "b")
+    assert b.is_(Kind.TENSOR) and s.wheres(b) == {"ACCEL"}
 
 
 def test_a_torch_function_named_as_a_value_is_called_as_that_function(snippet):
@@ -652,3 +659,127 @@ def test_values_that_follow_the_model(snippet):
     assert not s.ff.follows_model(*ret("clip"))  # given a CPU tensor only
     init = s.function("__init__")  # while it is built, the module is on the CPU
     assert not s.ff.follows_model(init, init.value(init.node.body[2].value))
+
+def test_a_call_given_a_tensor_returns_the_parts_of_it_as_tensors(snippet):
+    """The summary of ``get_batch`` knows the places of ``source[i:j]`` (its parameter's)
+    but not its kind; a call that gives a tensor gets tensors back, at the tensor's place,
+    with the argument's origins and not the parameter's."""
+    s = snippet("""
+        import torch
+        def get_batch(source, i):
+            data = source[i:i + 2]
+            target = source[i + 1:i + 3].view(-1)
+            return data, target
+        def size_of(source):
+            return source.size(0)
+        ids = torch.tensor([1, 2, 3, 4])
+        data, target = get_batch(ids, 0)
+        n = size_of(ids)
+        print(data, target, n)
+    """)
+    assert s.function("get_batch").returns.elts[0].kinds is None  # the summary
+    data = s.value_at(11, "data")
+    assert data.is_(Kind.TENSOR) and s.wheres(data) == {"CPU"}
+    assert [o.op for o in data.origins] == [Op.MADE] and data.origins[0].text == "torch.tensor(...)"
+    assert s.value_at(11, "target").is_(Kind.TENSOR)
+    assert not s.value_at(11, "n").is_(Kind.TENSOR)  # a method of the tensor: not its part
+
+
+def test_an_instance_attribute_of_a_plain_class_of_the_run(snippet):
+    """``corpus.train`` of ``corpus = data.Corpus(...)``: what the class's methods store
+    in ``self.train``, from the other file."""
+    files = {
+        "/r/data.py": textwrap.dedent("""
+            import torch
+            class Corpus(object):
+                def __init__(self, path):
+                    self.train = self.tokenize(path)
+                    self.valid = torch.zeros(1)
+                    self.given = path
+                def tokenize(self, path):
+                    return torch.tensor([len(path)])
+            class Lazy:
+                def __init__(self):
+                    self.train = torch.zeros(2)
+                def __getattr__(self, name):
+                    return torch.ones(1).cuda()
+        """).encode(),
+    }
+    main = """
+        import data
+        corpus = data.Corpus("p")
+        lazy = data.Lazy()
+        other = data.Corpus("q")
+        other.valid = torch.zeros(1).cuda()
+        print(corpus.train, corpus.given, corpus.valid, lazy.train)
+    """
+    files["/r/main.py"] = textwrap.dedent(main).encode()
+    s = snippet(main, path="/r/main.py", project=Project(files, packages=()))
+    assert s.value_at(6, "corpus").is_(Kind.OTHER)  # (the instance itself)
+    values = {ast.unparse(n): s.results[0].value(n) for n in ast.walk(s.tree)
+              if isinstance(n, ast.Attribute) and n.lineno == 6}
+    t = values["corpus.train"]
+    assert t.is_(Kind.TENSOR) and s.wheres(t) == {"CPU"} and t.origins[0].path == "/r/data.py"
+    assert values["corpus.given"].places is None  # a constructor's parameter: not known here
+    assert values["corpus.valid"].places is None  # assigned from outside the class too
+    assert values["lazy.train"].places is None  # a class with __getattr__
+
+
+def test_a_method_of_the_run_called_on_an_instance_is_followed(snippet):
+    """``net.predict(x)``, ``net.train(a, b)`` (overriding ``nn.Module.train``): the class's
+    methods, given the instance as ``self``; the call is a method's, with its receiver."""
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        class Layer(nn.Linear):
+            pass
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.layers = [Layer(2, 2)]
+            def predict(self, x):
+                h = x * 2
+                for layer in self.layers:
+                    h = layer(h)
+                return h
+            def train(self, a, b):
+                return a
+        net = Net()
+        x = torch.ones(2).cuda()
+        out, same = net.predict(x), net.train(x, x)
+        print(out, same)
+    """)
+    c = s.call_at(18)
+    assert c.callee is Callee.METHOD and c.qualname == "predict" and c.receiver.is_(Kind.MODULE)
+    assert len(c.args) == 1 and s.wheres(c.args[0]) == {"ACCEL"}
+    assert s.value_at(19, "same").is_(Kind.TENSOR) and s.wheres(s.value_at(19, "same")) == {"ACCEL"}
+    predict = s.function("predict")
+    assert [s.wheres(bound["1"]) for _, bound in s.ff.call_sites[id(predict.node)].values()] == [{"ACCEL"}]
+    # (the layer is a torch.nn layer's subclass: it holds weights)
+    assert program.holds_parameters(s.ff.class_info(s.tree.body[2]))
+
+
+def test_a_collate_function_returning_a_tuple_gives_its_parts(snippet):
+    """The loader yields the collate's tuple: its tensors are items of the batch (where
+    they were made), its lists of lengths are lists, not tensors to move; a function
+    given such a loader by every call is not taken to iterate a plain loader."""
+    s = snippet("""
+        import torch
+        from torch.utils.data import DataLoader
+        def collate(samples):
+            lengths = [len(x) for x in samples]
+            ids = torch.zeros(len(samples), 8).long()
+            return ids, lengths
+        def run(ds):
+            for ids, lengths in DataLoader(ds, collate_fn=collate):
+                print(ids, lengths)
+        def epoch(batches):
+            for ids, lengths in batches:
+                print(ids, lengths)
+        epoch(DataLoader([], collate_fn=collate))
+    """)
+    ids, lengths = s.value_at(9, "ids"), s.value_at(9, "lengths")
+    assert ids.is_(Kind.BATCH) and s.wheres(ids) == {"CPU"} and ids.origins[0].op is Op.BATCH
+    assert lengths.is_(Kind.OTHER)
+    res = s.function("epoch")
+    assert s.ff.as_called(res, frozenset((Kind.LOADER,))) is None

@@ -20,13 +20,18 @@ the arms), and it reads nothing but attributes of
 ``self`` that no method but ``__init__`` assigns (not ``training`` of an ``nn.Module``,
 which ``train()`` and ``eval()`` set) and module-level names that no function rebinds
 (``global``).
+
+:func:`global_in_arm` does the same for a script's globals: a model bound in each arm of a
+module-level ``if T:`` (``model = Big().to(device)`` / ``model = Small()``) and called in
+a function under ``if T:`` again is, there, the value of the matching arm.
 """
 
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 
-from torchferry.check.flow.lattice import Origin
+from torchferry.check.flow.lattice import Origin, Value, join, outside
 from torchferry.check.flow.program import FileFlow
 
 #: calls that move a module (an arm holding one may put the model on the device too)
@@ -135,3 +140,88 @@ def _assigned_after_init(cls: ast.ClassDef, attr: str) -> bool:
             if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr":
                 return True
     return False
+
+
+def global_in_arm(ff: FileFlow, site: ast.AST, name: str, seen: Value) -> Value | None:
+    """The value of the module-level ``name`` at ``site`` (in a function of the file), where
+    the analysis sees ``seen``, when ``seen`` is the join of what the two arms of a
+    module-level ``if T:`` bind to ``name`` (once in each arm) and ``site`` is in an arm of
+    an ``if T:`` of the same text (up to a leading ``not``) in that function: the value the
+    matching arm bound.  ``T`` reads only module-level names bound once and no function
+    rebinds, and attributes of them that nothing assigns (``args.model == "Transformer"``)."""
+    res = ff.module_result()
+    for mod_if, body_value, else_value in _module_ifs(ff.tree, name):
+        a, b = res.value(body_value), res.value(else_value)
+        if a is None or b is None or outside(join(a, b)) != outside(seen) or not _fixed_module_test(ff, mod_if.test):
+            continue
+        test, negated = _plain(mod_if.test)
+        arm = _arm_of(ff.tree, site, test)
+        return None if arm is None else a if arm ^ negated else b
+    return None
+
+
+def _module_ifs(tree: ast.Module, name: str) -> Iterator[tuple[ast.If, ast.expr, ast.expr]]:
+    """The module-level ``if`` statements whose arms each bind ``name`` once (``name =
+    ...``): (the ``if``, the value of each arm's binding)."""
+    for st in tree.body:
+        if not isinstance(st, ast.If) or not _binds(st, name):
+            continue
+        arms = []
+        for body in (st.body, st.orelse):
+            binding = [s for s in body if _binds(s, name)]
+            if len(binding) != 1 or not isinstance(binding[0], ast.Assign) or len(binding[0].targets) != 1 \
+                    or not isinstance(binding[0].targets[0], ast.Name):
+                break
+            arms.append(binding[0].value)
+        if len(arms) == 2:
+            yield st, arms[0], arms[1]
+
+
+def _binds(st: ast.stmt, name: str) -> bool:
+    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del))
+               or isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names
+               or isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name
+               for n in ast.walk(st))
+
+
+def _arm_of(tree: ast.Module, site: ast.AST, test: str) -> bool | None:
+    """Whether ``site`` is in the body (True) or the ``else`` (False) of an ``if`` of the
+    test ``test`` (up to a leading ``not``) in a function of the file; None when in none."""
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        local = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} | {
+            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        for n in ast.walk(fn):
+            if not isinstance(n, ast.If):
+                continue
+            text, flipped = _plain(n.test)
+            if text != test or any(isinstance(x, ast.Name) and x.id in local for x in ast.walk(n.test)):
+                continue  # (a local of the same name is another value)
+            for body, in_body in ((n.body, True), (n.orelse, False)):
+                if any(x is site for st in body for x in ast.walk(st)):
+                    return in_body ^ flipped
+    return None
+
+
+def _fixed_module_test(ff: FileFlow, test: ast.expr) -> bool:
+    """Does ``test`` read only constants, module-level names that no function rebinds
+    (``global``), and attributes of them that the file never assigns, through comparisons
+    and ``and``/``or``/``not``?"""
+    rebound = {name for n in ast.walk(ff.tree) if isinstance(n, (ast.Global, ast.Nonlocal))
+               for name in n.names}
+    assigned = {n.attr for n in ast.walk(ff.tree) if isinstance(n, ast.Attribute)
+                and isinstance(n.ctx, (ast.Store, ast.Del))}
+    setattr_called = any(isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr"
+                         for n in ast.walk(ff.tree))
+    for n in ast.walk(test):
+        if isinstance(n, ast.Attribute):
+            if not isinstance(n.value, ast.Name) or n.attr in assigned or setattr_called:
+                return False
+        elif isinstance(n, ast.Name):
+            if n.id in rebound or sum(_binds(st, n.id) for st in ff.tree.body) != 1:
+                return False
+        elif not isinstance(n, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Constant, ast.cmpop,
+                                ast.boolop, ast.Not, ast.expr_context)):
+            return False
+    return True

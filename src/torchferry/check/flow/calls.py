@@ -103,6 +103,10 @@ class Evaluator:
         base = self.eval(node.value)
         if isinstance(node.value, ast.Name) and node.value.id == self.i.self_name:
             return self.self_attr(node.attr, node)
+        if base.is_(Kind.OTHER) and base.origins:  # (an instance of a class of the run)
+            stored = self.ff.instance_attr(base, node.attr)
+            if stored is not None:
+                return stored
         return _attr_of(base, node.attr)
 
     def _qualified_attr(self, q: str, node: ast.AST) -> Value:
@@ -186,6 +190,9 @@ class Evaluator:
             source = node.iter
         if it.is_(Kind.LOADER):
             batch = _origin(Op.BATCH, node, "batch")
+            if it.item is not None and it.item.elts is not None:  # a collate's tuple
+                return container(tuple(e._replace(origins=(batch, *e.origins)[:4]) if e.is_(Kind.BATCH)
+                                       else e for e in it.item.elts))
             if it.item is not None:  # the tensor its collate function returns
                 return it.item._replace(origins=(batch, *it.item.origins)[:4])
             return Value.of(Kind.BATCH, CPU, batch, it.basis)
@@ -271,8 +278,9 @@ class Evaluator:
     def record(self, node: ast.Call, callee: Callee, qual: str | None, func: Value,
                recv: Value | None, args: list[Value], kws: list[tuple[str, Value]],
                result: Value) -> Value:
-        self.i.res.calls[id(node)] = CallEvent(node, callee, qual, func, recv, tuple(args),
-                                               tuple(kws), result)
+        event = CallEvent(node, callee, qual, func, recv, tuple(args), tuple(kws), result)
+        self.i.res.calls[id(node)] = event
+        self.i.res.first_calls.setdefault(id(node), event)
         return result
 
 

@@ -62,6 +62,10 @@ class ScopeResult:
     node: ast.AST
     params: tuple[str, ...] = ()
     calls: dict[int, CallEvent] = field(default_factory=dict)
+    #: each call as it was first interpreted: in a loop, in the first round, from the state
+    #: before the loop (:func:`~torchferry.check.flow.loops.first_run` says when that is
+    #: the call's first run); ``calls`` holds the loop's fixed point
+    first_calls: dict[int, CallEvent] = field(default_factory=dict)
     meets: dict[int, MeetEvent] = field(default_factory=dict)
     values: dict[int, Value] = field(default_factory=dict)
     returns: Value = BOTTOM

@@ -72,11 +72,14 @@ class Interp:
     """Interprets one scope; :meth:`run` returns its :class:`ScopeResult`."""
 
     def __init__(self, ff: FileFlow, node: ast.AST, cls: ClassInfo | None = None,
-                 outer: Env | None = None) -> None:
+                 outer: Env | None = None, given: dict[int, Kind] | None = None) -> None:
         self.ff = ff
         self.node = node
         self.cls = cls
         self.outer = outer or {}
+        #: the kinds of the parameters one call gives (a specialised interpretation, see
+        #: :meth:`FileFlow.returns_given`: it records no call sites and no nested scopes)
+        self.given = given
         self.res = ScopeResult(node)
         self.env: Env = {}
         self.self_name: str | None = None
@@ -150,12 +153,15 @@ class Interp:
             kinds = self.ff.hint_kinds(name, annotations.get(name))
             if kinds is None and name in numbers:
                 kinds = frozenset((Kind.SCALAR,))  # ``eps=1e-9``: a number by its default
+            basis = Basis.HINT
+            if kinds is None and self.given is not None and k in self.given:
+                kinds, basis = frozenset((self.given[k],)), Basis.INFERRED  # what the call gives
             if kinds is None and forward and k > 0:
                 kinds = frozenset((Kind.TENSOR,))  # what a module's forward is given
             if k == 0 and method and self.cls is not None:
                 self.self_name = name
                 kinds = frozenset((Kind.MODULE,)) if self.cls.is_module else frozenset((Kind.OTHER,))
-            self.env[name] = self._entry[name] = Value(kinds, frozenset((param(k),)), (origin,), Basis.HINT)
+            self.env[name] = self._entry[name] = Value(kinds, frozenset((param(k),)), (origin,), basis)
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
 
@@ -265,7 +271,8 @@ class Interp:
 
     def st_def(self, st: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         self.env[st.name] = function_reference(st)
-        if not isinstance(self.node, ast.Module):  # a module's functions read its final globals
+        if not isinstance(self.node, ast.Module) and self.given is None:  # (a module's functions
+            # read its final globals)
             self.ff.nested_scope(st, self.cls if self.self_name else None, self.env)
 
     def st_class(self, st: ast.ClassDef) -> None:

@@ -320,7 +320,8 @@ def substitute(v: Value, args: dict[str, Value]) -> Value:
     if v.places is None or not any(p.where == Where.PARAM for p in v.places):
         return _substitute_slots(v, args)
     places: set[Place] = set()
-    origins = v.origins
+    # (the callee's "came in as a parameter" is, for the caller, what the argument came from)
+    origins = tuple(o for o in v.origins if o.op is not Op.PARAM)
     for p in v.places:
         if p.where != Where.PARAM:
             places.add(p)

@@ -36,6 +36,7 @@ from torchferry.check.flow.lattice import (
     Value,
     Where,
     join,
+    outside,
     param,
 )
 
@@ -44,6 +45,8 @@ if TYPE_CHECKING:
 
 RECURSION_ROUNDS = 3
 SUMMARY_BUDGET = 400
+#: interpretations of a file's functions for the kinds one call gives (per file)
+GIVEN_BUDGET = 64
 #: calls nested deeper than this (callee of a callee ...) are not followed
 MAX_DEPTH = 6
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -101,6 +104,8 @@ class FileFlow:
         self.last_reason = Reason.UNRESOLVED
         self._results: dict[int, ScopeResult] = {}
         self._pending: dict[int, ScopeResult] = {}
+        self._outside_stores: set[str] | None = None
+        self._given: dict[tuple[int, tuple[tuple[int, Kind], ...]], ScopeResult] = {}
         self._reentered: set[int] = set()
         self._scopes: list[tuple[ast.AST, ClassInfo | None, Env | None]] = []
         self._depth = 0
@@ -276,14 +281,20 @@ class FileFlow:
         """The scopes of the file the rules need, interpreted: the module's code first, then
         each function and method (nested ones as they are found) that can hold a device
         mistake (see :meth:`relevant`); the functions they call are interpreted too, as
-        their summaries are needed."""
+        their summaries are needed, and yielded after the others."""
         self.module_result()
         k = 0
+        skipped = []
         while k < len(self._scopes):
             node, cls, outer = self._scopes[k]
             k += 1
             if self.relevant(node):
                 yield self.result(node, cls, outer)
+            else:
+                skipped.append(node)
+        # a scope left out whose summary a call needed is interpreted already: its record
+        # costs nothing (``net.predict(x)``, whose text neither makes nor moves a tensor)
+        yield from (self._results[id(n)] for n in skipped if id(n) in self._results)
         yield self._results[id(self.tree)]
 
     def interpreted(self) -> list[ScopeResult]:
@@ -313,8 +324,9 @@ class FileFlow:
         return found
 
     def skipped(self) -> Iterator[ast.AST]:
-        """The scopes :meth:`results` left out (nothing in them makes or moves a tensor)."""
-        return (n for n, _, _ in self._scopes if not self.relevant(n))
+        """The scopes :meth:`results` left out (nothing in them makes or moves a tensor, and
+        no call needed their summary)."""
+        return (n for n, _, _ in self._scopes if not self.relevant(n) and id(n) not in self._results)
 
     def relevant(self, node: ast.AST) -> bool:
         """Can a device mistake show in this scope?  Only where a tensor is made or moved,
@@ -423,6 +435,53 @@ class FileFlow:
             return self.result(fn)
         finally:
             self._depth -= 1
+
+    def returns_given(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, given: dict[int, Kind]) -> Value | None:
+        """What ``fn`` returns when its parameters of unknown kind are given values of the
+        kinds ``given`` (parameter index -> kind): ``get_batch(source, i)``, whose
+        ``source[i:j]`` is of unknown kind in the summary, returns a tensor when given one.
+        None over the budget, or for a function nested in another."""
+        res = self.given_result(fn, given)
+        return None if res is None else res.returns
+
+    def given_result(self, fn: ast.AST, given: dict[int, Kind]) -> ScopeResult | None:
+        """The interpretation of ``fn`` with its parameters of unknown kind given values of
+        the kinds ``given`` (memoised per kinds; it records no call sites: the summary's
+        do).  None past :data:`GIVEN_BUDGET`, or for a function nested in another."""
+        if not isinstance(fn, _FUNCS) or self.defs.get(fn.name) is not fn and id(fn) not in self.method_of:
+            return None
+        key = (id(fn), tuple(sorted(given.items())))
+        done = self._given.get(key)
+        if done is not None:
+            return done
+        if id(fn) in self._pending or self._depth >= MAX_DEPTH or len(self._given) >= GIVEN_BUDGET:
+            return None  # (its own budget: the run's summaries do not pay for it)
+        self._depth += 1
+        try:
+            out = self._given[key] = Interp(self, fn, self.method_of.get(id(fn)), None, given).run()
+        finally:
+            self._depth -= 1
+        return out
+
+    def as_called(self, res: ScopeResult, kinds: frozenset[Kind]) -> ScopeResult | None:
+        """``res`` (a function's interpretation) as this file's calls of it see it: each
+        parameter of no kind of its own that every call of this file passes a value of one
+        of ``kinds`` (``evaluate(model, valid_loader)`` with ``valid_loader =
+        DataLoader(...)``) takes that kind; None when no parameter does (or no call is
+        known).  Complete once :meth:`results` has been consumed."""
+        sites = list(self.call_sites.get(id(res.node), {}).values())
+        if not sites:
+            return None
+        given: dict[int, Kind] = {}
+        for k in range(len(res.params)):
+            if k in res.param_hints:
+                continue
+            passed = [bound.get(str(k)) for _, bound in sites]
+            for kind in kinds:  # (a value with parts, a collate's items, is more than its kind)
+                if all(v is not None and v.is_(kind) and v.basis is not Basis.HINT and v.item is None
+                       and v.elts is None and v.keys is None for v in passed):
+                    given[k] = kind
+        return self.given_result(res.node, given) if given else None
 
     def arguments(self, fn: ast.AST, k: int) -> list[tuple[ScopeResult, Value]] | None:
         """What this file's calls of ``fn`` pass for its parameter ``k``: (the calling scope,
@@ -643,6 +702,36 @@ class FileFlow:
                 return _as_attribute(v, cls.is_module)
         return UNKNOWN
 
+    def instance_attr(self, obj: Value, attr: str) -> Value | None:
+        """``obj.<attr>`` for an instance of a plain class of the run (not a module) that
+        this file constructs (``corpus = data.Corpus(path)``, then ``corpus.train``): what
+        the class's methods store in ``self.<attr>``, when that is a value at known,
+        concrete places; None when not known.  Not for a class with a base outside the run
+        (it may set the attribute), one that defines ``__getattr__``/``__setattr__``, or an
+        attribute this file assigns from outside the class (``corpus.train = ...``)."""
+        info = self.class_of(obj) if obj.is_(Kind.OTHER) else None
+        if info is None or info.is_module or not _plain_class(info) or self._assigned_outside(attr):
+            return None
+        v = self.class_attr(info, attr)
+        if not v.places or any(p.symbolic for p in v.places) or v.kinds is None:
+            return None
+        if info.ff is not self:
+            v = v._replace(origins=tuple(o if o.path else o._replace(path=info.ff.path) for o in v.origins))
+        return outside(v)
+
+    def _assigned_outside(self, attr: str) -> bool:
+        """Does this file assign ``<x>.<attr>`` for an ``x`` other than ``self`` (or call
+        ``setattr``)?"""
+        if self._outside_stores is None:
+            self._outside_stores = set()
+            for n in ast.walk(self.tree):
+                if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) and not (
+                        isinstance(n.value, ast.Name) and n.value.id == "self"):
+                    self._outside_stores.add(n.attr)
+                elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr":
+                    self._outside_stores.add("")
+        return attr in self._outside_stores or "" in self._outside_stores
+
     def _table(self, cls: ClassInfo) -> dict[str, Value]:
         if cls.table is not None:
             return cls.table
@@ -712,6 +801,10 @@ def holds_parameters(cls: ClassInfo) -> bool:
     import torchferry.check.flow.vocab as vocab
 
     for c in _mro(cls):
+        for b in c.node.bases:  # ``class Layer(nn.Linear)``: a torch.nn layer's weights
+            q = c.ff.qualname(b) or ""
+            if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in vocab.PARAM_LAYERS:
+                return True
         for v in c.ff._table(c).values():
             made = v.origins[-1].text if v.origins else ""
             if v.is_(Kind.MODULE):
@@ -731,6 +824,18 @@ def _param_refs(v: Value) -> set[int]:
 def _static(fn: ast.AST) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod"
                for d in getattr(fn, "decorator_list", ()))
+
+def _plain_class(cls: ClassInfo) -> bool:
+    """Is every base of the class (and of its bases) ``object`` or a class of the run, and
+    does none define ``__getattr__``, ``__getattribute__`` or ``__setattr__``?"""
+    for c in _mro(cls):
+        if any(name in c.methods for name in ("__getattr__", "__getattribute__", "__setattr__")):
+            return False
+        resolved = len(c.bases)
+        plain = sum(isinstance(b, ast.Name) and b.id == "object" for b in c.node.bases)
+        if resolved + plain != len(c.node.bases) or c.node.keywords:
+            return False
+    return True
 
 
 def _mro(cls: ClassInfo) -> Iterator[ClassInfo]:

@@ -208,11 +208,28 @@ def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
     if result is None:
         return loader
     out = result.returns
+    if out.elts is not None:  # a tuple: its tensors are the batch's items, the rest as made
+        parts = tuple(_collated_part(e) for e in out.elts)
+        if all(p is not None for p in parts):
+            return loader._replace(item=container(tuple(p for p in parts if p is not None)))
+        return loader
     if not out.is_(Kind.TENSOR) or not out.places or any(p.symbolic for p in out.places):
         return loader
     if target[0] is not ev.ff:
         out = _relocate(out, target[0].path)
     return loader._replace(item=out._replace(basis=min(out.basis, Basis.INFERRED)))
+
+
+def _collated_part(v: Value) -> Value | None:
+    """An element of the tuple a collate function returns, as the loader yields it: a
+    tensor is an item of the batch, where it was made; a list, a number or a string made
+    in the function (``lengths = [len(s) for s in seqs]``) is that; None for anything else
+    (the parts of the samples, of unknown kind: the batch's item, as without a collate)."""
+    if v.is_(Kind.TENSOR) and v.places and not any(p.symbolic for p in v.places):
+        return Value(frozenset((Kind.BATCH,)), v.places, v.origins, Basis.INFERRED)
+    if v.is_(Kind.OTHER) or v.is_(Kind.SCALAR):
+        return v
+    return None
 
 
 _TRANSFORMS = "torchvision.transforms."
@@ -261,6 +278,17 @@ def _device_from(kws: Kws, default: frozenset[Place] | None) -> frozenset[Place]
     return default
 
 
+def _map_location(kws: Kws) -> frozenset[Place] | None:
+    """Where ``torch.load(f, map_location=d)`` puts every tensor it loads: the places of
+    ``d`` when it is a device value at known, concrete places (a string naming one, a
+    ``torch.device``); None for anything else (a dict, a function, nothing given)."""
+    for k, v in kws:
+        if k == "map_location" and v.is_(Kind.DEVICE) and v.places \
+                and all(not p.symbolic for p in v.places):
+            return v.places
+    return None
+
+
 def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     """What a function of torch returns."""
     parts = qual.split(".")
@@ -268,6 +296,8 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     text = f"{qual}(...)"
     if qual == "torch.device":
         return _device_value(node, args)
+    if qual == "torch.accelerator.current_accelerator":  # the accelerator (None without one)
+        return Value.of(Kind.DEVICE, ACCEL, _made(node, text), Basis.CONSTRUCTED)
     if len(parts) == 2 and last in vocab.SHAPE_FACTORIES | vocab.DATA_FACTORIES:
         default: frozenset[Place] | None = frozenset((CPU,))
         if last in ("as_tensor", "asarray") and args and args[0].is_(Kind.TENSOR):
@@ -284,7 +314,8 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     if last == "DataLoader":
         return Value.of(Kind.LOADER, None, _made(node, text), Basis.CONSTRUCTED)
     if qual == "torch.load":
-        return Value(None, None, (_made(node, text, Op.LOADED),))
+        to = _map_location(kws)
+        return Value(None, to, (_made(node, text, Op.LOADED, to),))
     if qual in vocab.SAME_MODULE and args and args[0].is_(Kind.MODULE):
         return args[0]
     if qual in vocab.MODEL_BUILDERS:
@@ -353,6 +384,9 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         _grow(ev, node, attr, recv, args)
     if attr == "forward" and (recv.is_(Kind.MODULE) or recv.kinds is None):
         return _forward(ev, node, recv, args, kws)
+    method = _method_of_the_run(ev, recv, attr)
+    if method is not None:  # ``net.predict(x)``: a method a class of the run defines
+        return project_call(ev, node, method[0].ff, method[1], args, kws, receiver=recv)
     if recv.is_(Kind.MODULE):
         return module_method(ev, node, attr, recv, args, kws)
     if recv.is_(Kind.NDARRAY):
@@ -364,6 +398,18 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         return _unknown_method(ev, node, attr, recv, args, kws)
     v = tensor_method(ev, node, attr, recv)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _method_of_the_run(ev: Evaluator, recv: Value, attr: str) -> tuple[ClassInfo, ast.AST] | None:
+    """The method ``attr`` of the class of the run that built ``recv`` in this file (a plain
+    method: no decorator), unless ``attr`` moves a module (``to``, ``cuda``...)."""
+    if attr in _MOVE_NAMES or not (recv.is_(Kind.MODULE) or recv.is_(Kind.OTHER)):
+        return None
+    info = ev.ff.class_of(recv)
+    found = info.method(attr) if info is not None else None
+    if found is None or found[1].decorator_list:
+        return None
+    return found
 
 
 def _grow(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args) -> None:
@@ -689,9 +735,14 @@ def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws)
 
 
 def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST, args: Args,
-                 kws: Kws, bound: bool = False) -> Value:
+                 kws: Kws, bound: bool = False, receiver: Value | None = None) -> Value:
     """A call of a function or class defined in the checked files: its summary, the
-    arguments substituted for the parameters."""
+    arguments substituted for the parameters (``receiver``: the instance a method of the
+    run is called on, ``net.predict(x)``, bound to its first parameter; the call is
+    recorded as a method's)."""
+    given = args
+    if receiver is not None:
+        args, bound = [receiver, *args], True
     if isinstance(target, ast.ClassDef):
         return _construct(ev, node, owner, target, args, kws)
     if not isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)):
@@ -717,14 +768,17 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     # the call sites of a function, for the rules that ask what it is given
     spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
     site = (ev.i.res, {} if spread else bound_args)
-    if owner is ev.ff:
+    if ev.i.given is not None:
+        pass  # (a specialised interpretation: the summary records the call sites)
+    elif owner is ev.ff:
         owner.call_sites.setdefault(id(target), {})[id(node)] = site
     else:
         key = (owner.path, target.name, target.lineno)
         ev.ff.calls_into.setdefault(key, {})[id(node)] = site
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
         _moved_by_callee(ev, node, result, 1 if bound else offset, bound_args)
-    v = substitute(result.returns, bound_args)
+    returns = _returns_given(ev, owner, target, result, bound_args) or result.returns
+    v = substitute(returns, bound_args)
     passed = [bound_args.get(str(k)) for k in result.returned_params]
     if passed and not result.returns_other and all(a is not None for a in passed):
         v = join_all(a for a in passed if a is not None)  # the arguments themselves
@@ -734,7 +788,39 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
         v = _relocate(v, owner.path)
     if v.places is None and v.kinds is None:
         _escape(ev, node)
+    if receiver is not None:
+        return ev.record(node, Callee.METHOD, target.name, UNKNOWN, receiver, given, kws, v)
     return ev.record(node, Callee.FUNCTION, target.name, UNKNOWN, None, args, kws, v)
+
+
+def _returns_given(ev: Evaluator, owner: FileFlow, target: ast.FunctionDef | ast.AsyncFunctionDef,
+                   result: ScopeResult, bound_args: dict[str, Value]) -> Value | None:
+    """What the callee returns given these arguments, when its summary returns a value of
+    unknown kind at known places (a part of a parameter, ``source[i:j]``, or a parameter
+    moved, ``data.to(device)``) and the call gives a parameter of no kind of its own a
+    tensor, an array or (an item of) a loader's batch."""
+    if not _unknown_part(result.returns):
+        return None
+    given: dict[int, Kind] = {}
+    for ref, a in bound_args.items():
+        k = int(ref)
+        kind = next((x for x in _GIVEN if a.is_(x)), None)
+        if k not in result.param_hints and kind is not None:
+            given[k] = kind
+    return owner.returns_given(target, given) if given else None
+
+
+#: the kinds a call's argument lends a parameter of no kind of its own (see _returns_given)
+_GIVEN = (Kind.TENSOR, Kind.NDARRAY, Kind.BATCH)
+
+
+def _unknown_part(v: Value, depth: int = 0) -> bool:
+    """Is ``v`` (or one of its elements) of unknown kind at known places (a part of a
+    parameter, ``source[i:j]``, or one moved, ``data.to(device)``)?"""
+    if v.kinds is None:
+        return bool(v.places)
+    return depth < 2 and any(_unknown_part(x, depth + 1) for x in [
+        *(v.elts or ()), *((v.item,) if v.item is not None else ()), *(x for _, x in v.keys or ())])
 
 
 def _moved_by_callee(ev: Evaluator, node: ast.Call, result: ScopeResult, first: int,

@@ -48,7 +48,8 @@ such items are rarely passed to a loss, but check.
 An item that the called model's `forward` hands to torch on the CPU (the `lengths` of
 `pack_padded_sequence`, the targets and lengths of `ctc_loss`, directly or through its own
 helpers, for a model class of the checked files) is not flagged: it must stay there.
-Only loops over a DataLoader (constructed in the file, a parameter named like one, or an
+Only loops over a DataLoader (constructed in the file, a parameter named like one or that
+every call of the file passes a loader built in the file, or an
 iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)["train"]`,
 `tqdm(self.val_loader)`, or a name bound to `tqdm(enumerate(loader))`) are checked. A call
 that made a moved value counts as made of the batch only through its first argument. Items
@@ -83,11 +84,15 @@ NAME = "partial-batch-move"
 FIX = "unsafe"
 
 _MOVES = frozenset({"to", "cuda"})
+_LOADER = frozenset((Kind.LOADER,))
 
 
 def check(ctx: Context) -> Iterable[Finding]:
     reported: set[int] = set()
-    for res in ctx.flow.results():
+    scopes = list(ctx.flow.results())  # (all interpreted first: the file's call sites known)
+    # a function as the file's calls see it: ``evaluate(model, valid_loader)`` iterates a loader
+    called = [r for r in (ctx.flow.as_called(r, _LOADER) for r in scopes) if r is not None]
+    for res in [*scopes, *called]:
         moves = _batch_moves(res)
         if not moves:
             continue

@@ -23,13 +23,17 @@ Flags a call `model(x)` when, in one scope,
   `Compose` holding one, and no `collate_fn`); a
   later argument may be wanted on the CPU (`decoder(features, captions, lengths)`, whose
   `lengths` go to `pack_padded_sequence`) and is not checked; or
-* (from the device-flow analysis) the model is on a device the code chose, as above or
+* (from the device-flow analysis) the model is on a device the code chose, as above,
+  loaded there (`torch.load(f, map_location=device)`) or
   through the class it is an attribute of (`self.model.to(device)` in `__init__`, the
   call `self.model(x)` in another method), and its input (the first argument, else the
   first keyword argument: `model(input_ids=dummy)`, else the one mapping of
   `model(**inputs)`; or the first argument of a method of
-  a module class of the run that hands it unchanged to one of the module's layers,
-  `model.decode(z)`) is a tensor this file made on the CPU
+  a module class of the run that hands it unchanged to one of the module's layers or to
+  its own `forward`, `model.decode(z)`) is a tensor the run made on the CPU, in this file or in another that
+  a function or class of the run hands it from (`corpus.train` of a `Corpus` of the run
+  whose `__init__` stores a tensor it made; `get_batch(source, i)` returning
+  `source[i:j]` of such a tensor)
   (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
   `ToTensor()` or a `Compose` of torchvision transforms holding one, or an item of a
   dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`) and
@@ -37,17 +41,36 @@ Flags a call `model(x)` when, in one scope,
   tokenizer or processor of transformers makes those tensors on the CPU:
   `inputs = tokenizer(texts, return_tensors="pt")`, `tokenizer.encode(text,
   return_tensors="pt")`), bound to a name nothing else binds and never moved, not even in
-  place (`inputs.to(device)` as a statement moves a `BatchEncoding`); or
-* (from the device-flow analysis) the input is moved to a device the code chose and the
+  place (`inputs.to(device)` as a statement moves a `BatchEncoding`).  In a loop, the
+  call's first run counts too: a tensor made on the CPU before the loop and replaced in it
+  (`token = torch.cat([token, new], 0)` after `lm(token)`) meets the model on the first
+  round, when every round runs the call (no test around it in the loop reads a name the
+  loop binds) and the loops around it have no `break` or `continue`; or
+* (from the device-flow analysis) the input is moved to a device the code chose (or lives
+  where a parameter does that every call of the file passes so moved: `h = x * 2` in
+  `predict(self, x)`, called as `net.predict(x.to(device))`; in a loop, on its first run
+  as above) and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
-  it), is on the CPU: built here, with weights (a `torch.nn` layer with parameters, a
-  torchvision model, a module class of the run that holds parameters), never moved --
+  it; but a layer taken from a plain list, `for layer in self.layers`, does not, when
+  every use of the list in the file is a loop that only calls its items, its own
+  assignment or `len`), called
+  or given the input through a method of its class that runs the module on it (as the
+  fourth form's `model.decode(z)`, or `layer.train(h)` whose method calls
+  `self.forward(x)`), is on
+  the CPU: built here, with weights (a `torch.nn` layer with parameters, a
+  torchvision model, a module class of the run that holds parameters or derives from
+  such a `torch.nn` layer), never moved --
   neither here nor by a function of the file it was given to (`setup(model)` that calls
   `model.cuda()` counts as a move) -- and never handed to anything but such functions and
   builtins (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
   `Trainer(model)`, that may move it with itself); or a parameter every call of the run
   passes so (`train(model, ...)` with `model = Net()` in `main`; `summary(model, size)`
-  called as `summary(Net(), ...)` from another file).
+  called as `summary(Net(), ...)` from another file); or a global bound once in each arm
+  of a module-level `if T:` (`model = Big().to(device)` / `model = Small()`) and called,
+  as the join of those two values, in the arm of an `if T:` of a function whose model is
+  the one left on the CPU (the same text up to a leading `not`; `T` reading only
+  module-level names bound once and rebound by no function, and attributes of them the
+  file never assigns).
 
 The findings of the last three forms carry their evidence: the model's move, where the
 input comes from (the batch, or where it was made), the other item's move and the call
@@ -83,7 +106,8 @@ author's choice.
 ## Known limits
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
 the model and the CPU input bound in the calling scope (for the second form, the model may be
-a global); the third and fourth need a move of the model the analysis sees in the file or,
+a global); the third and fourth need a move of the model the analysis sees in the file (or, for the
+fourth, a `torch.load` given a device as `map_location`) or,
 for a parameter of a module-level function, in every call of the run (the calls from other
 files count only when at most 8 files import the function's file, each within the analysis's
 budget, and none names the function other than in a call; a method's callers in other files
@@ -107,7 +131,8 @@ not report a global model that a function of the file moves in place (it may run
 the call), and a function called from outside the checked files may be given a moved model
 there.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
-`device`/`device_map`), loaded with `torch.load`, passed to another call (`DataParallel`,
+`device`/`device_map`), loaded with `torch.load` (the fourth form excepted, given a
+`map_location` that is a device), passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
 in a file that sets a default device (`torch.set_default_device`, `with torch.device(...)`).
 """
@@ -148,8 +173,9 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow import evidence as ev
-from torchferry.check.flow.arms import other_arm_of_move
+from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
 from torchferry.check.flow.lattice import param
+from torchferry.check.flow.loops import first_run
 from torchferry.check.flow.program import holds_parameters
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
 from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
@@ -623,7 +649,7 @@ def _loader_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Or
         "this call fails with \"Input type (torch.FloatTensor) and weight type "
         f"(torch.cuda.FloatTensor) should be the same\"; move it (`{x}.to(device)`)")
     batch = ev.first(v, Op.BATCH)
-    steps = [ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}"),
+    steps = [ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}"),
              ev.step(ctx, made, f"the loader is built at {ev.where(made)} over torchvision's "
                      f"`{dataset}`, whose transform makes its tensors on the CPU")]
     if batch is not None:
@@ -639,24 +665,35 @@ def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
     ff: FileFlow = ctx.flow
     found: list[Finding] = []
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
-        for c in res.calls.values():
-            model = c.func if c.callee is Callee.MODULE else _feeding_method(ff, c)
-            if model is None:
-                continue
-            arg = _input(c)
-            if arg is None:
-                continue
-            a, v = arg
-            made = _cpu_made(v) or _tokenized(res, a, v)
-            if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
-                continue
-            moved = _model_on_device(ff, res, model)
-            if moved is not None and not other_arm_of_move(ff, c.node, moved):
-                found.append(_made_finding(ctx, c, a, moved, made))
+        for last in res.calls.values():
+            # the call as the loop's fixed point sees it, then as its first run does
+            first = first_run(res, last.node)
+            for c in (last, first) if first is not None else (last,):
+                f = _made_here(ctx, ff, res, c, c is first)
+                if f is not None:
+                    found.append(f)
+                    break
     if found and not any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
             isinstance(i.context_expr, ast.Call) and m.qualname(i.context_expr.func) == "torch.device"
             for i in n.items) for n in ast.walk(ctx.tree)):  # (a block's default device)
         yield from found
+
+
+def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first: bool) -> Finding | None:
+    """The finding of :func:`_made_on_the_cpu` for one call (``first``: as the first run of
+    its loop sees it), or None."""
+    model = c.func if c.callee is Callee.MODULE else _feeding_method(ff, c)
+    arg = _input(c) if model is not None else None
+    if model is None or arg is None:
+        return None
+    a, v = arg
+    made = _cpu_made(v) or _tokenized(res, a, v)
+    if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
+        return None
+    moved = _model_on_device(ff, res, model)
+    if moved is None or other_arm_of_move(ff, c.node, moved):
+        return None
+    return _made_finding(ctx, c, a, moved, made, first)
 
 
 def _model_left_behind(ctx: Context) -> Iterator[Finding]:
@@ -667,23 +704,129 @@ def _model_left_behind(ctx: Context) -> Iterator[Finding]:
     # (a global some function moves in place may have been moved before any call)
     moved_globals = {name for r in scopes for name in r.outer_moves}
     for res in scopes:
-        for c in res.calls.values():
-            if c.callee is not Callee.MODULE:
-                continue
-            arg = _input(c)
-            if arg is None or isinstance(c.node.func, ast.Name) and c.node.func.id in moved_globals:
-                continue
-            a, v = arg
-            moved = ev.latest(v, Op.MOVED)  # (to the device the code chose: maybe the CPU)
-            if moved is None or moved.to is None or ACCEL not in moved.to or v.places != moved.to \
-                    or v.kinds is None or not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
-                continue
-            func = c.node.func  # (an attribute moves with the module that owns it)
-            if not isinstance(func, ast.Name) or _handed_on(ff, res, func.id) or not _has_weights(ctx, c):
-                continue
-            built = _model_on_cpu(ff, res, c.func)
-            if built is not None:
-                yield _left_finding(ctx, c, a, moved, built)
+        for last in res.calls.values():
+            first = first_run(res, last.node)  # (the fixed point, then the loop's first run)
+            for c in (last, first) if first is not None else (last,):
+                if c.callee is not Callee.MODULE and _feeding_method(ff, c) is None:
+                    break
+                f = _left_here(ctx, ff, res, c, moved_globals)
+                if f is not None:
+                    yield f
+                    break
+
+
+def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
+               moved_globals: set[str]) -> Finding | None:
+    """The finding of :func:`_model_left_behind` for one call of a module (or of a method
+    of the module's class that feeds it its argument: ``layer.train(h)``), or None."""
+    arg = _input(c)
+    # the model: the called module, or the receiver of a feeding method
+    func = c.node.func if c.callee is Callee.MODULE else getattr(c.node.func, "value", None)
+    model = c.func if c.callee is Callee.MODULE else c.receiver
+    if arg is None or model is None or isinstance(func, ast.Name) and func.id in moved_globals:
+        return None
+    a, v = arg
+    moved = _input_moved(ff, res, v)
+    if moved is None:
+        return None
+    # (an attribute moves with the module that owns it)
+    if not isinstance(func, ast.Name) or _handed_on(ff, res, func.id) or not _has_weights(ctx, c) \
+            or _items_may_move(ff.tree, res.node, func.id):
+        return None
+    built = _model_on_cpu(ff, res, model)
+    if built is None:
+        # a global model bound in each arm of ``if T:``, called in an arm of ``if T:``
+        chosen = global_in_arm(ff, c.node, func.id, model) if func.id not in res.params and \
+            func.id not in _locals(res) else None
+        built = _model_on_cpu(ff, res, chosen) if chosen is not None else None
+    through = bool(v.places) and all(p.where is Where.PARAM for p in v.places or ())
+    return _left_finding(ctx, c, a, moved, built, through) if built is not None else None
+
+
+#: iterating a collection through these gives its items
+_ITERATE = frozenset({"enumerate", "reversed", "zip", "iter", "list", "tuple"})
+_MOVERS = frozenset({"to", "cuda", "xpu", "mps", "npu", "type", "apply", "to_empty"})
+
+
+def _items_may_move(tree: ast.Module, scope: ast.AST, name: str) -> bool:
+    """For a model taken from a collection by a loop of ``scope`` (``for layer in
+    self.layers``): may anything in the file move the collection's items in place?  Every
+    use of the collection's attribute (or name) must be a loop over it, whose items are
+    only called, given to nothing and moved by nothing, its assignment, or ``len``; a model
+    not bound by a loop is not concerned."""
+    loops = [n for n in ast.walk(scope) if isinstance(n, (ast.For, ast.AsyncFor))
+             and any(isinstance(t, ast.Name) and t.id == name for t in ast.walk(n.target))]
+    if not loops:
+        return False
+    attrs, names = set(), set()
+    for loop in loops:
+        it = loop.iter
+        while isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id in _ITERATE and it.args:
+            it = it.args[0]
+        if isinstance(it, ast.Attribute):
+            attrs.add(it.attr)  # (``self.layers``: wherever the file reads a ``.layers``)
+        elif isinstance(it, ast.Name):
+            names.add(it.id)  # (a local list: in this scope)
+        else:
+            return True
+    uses: list[ast.Attribute | ast.Name] = [
+        n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr in attrs]
+    uses += [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id in names]
+    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    return any(isinstance(n.ctx, ast.Load) and not _plain_use(parents, n) for n in uses)
+
+
+def _plain_use(parents: dict[int, ast.AST], n: ast.AST) -> bool:
+    """Is ``n`` (a collection of modules) iterated by a loop that only calls its items,
+    added to in its own assignment (``self.layers = self.layers + [...]``), or measured?"""
+    up = parents.get(id(n))
+    while isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in _ITERATE:
+        up = parents.get(id(up))
+    if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "len":
+        return True
+    if isinstance(up, ast.BinOp) and isinstance(parents.get(id(up)), ast.Assign):
+        return True
+    if not isinstance(up, (ast.For, ast.AsyncFor)):
+        return False
+    target = up.target
+    if isinstance(up.iter, ast.Call) and isinstance(up.iter.func, ast.Name) and up.iter.func.id == "enumerate" \
+            and isinstance(target, ast.Tuple) and len(target.elts) == 2:
+        target = target.elts[1]  # (not the index)
+    names = {t.id for t in ast.walk(target) if isinstance(t, ast.Name)}
+    for x in ast.walk(up):
+        if isinstance(x, ast.Call):
+            f = x.func
+            if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id in names \
+                    and f.attr in _MOVERS:
+                return False
+            if any(isinstance(a, ast.Name) and a.id in names for a in [*x.args, *(k.value for k in x.keywords)]):
+                return False
+    return True
+
+
+def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0) -> Origin | None:
+    """The move that put ``v``, a tensor (or a batch), on a device the code chose: its own,
+    or, for a value that lives where a parameter does (``h = overlay(x)`` of a parameter
+    ``x``), the one of what every call of this file passes for it."""
+    if v.places and len(v.places) == 1 and next(iter(v.places)).where is Where.PARAM and depth < 3:
+        if v.kinds is not None and not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+            return None
+        sites = _callers(ff, res, int(next(iter(v.places)).ref))
+        found = [_in_file(_input_moved(other, caller, given, depth + 1), other, ff)
+                 for other, caller, _, given in sites or ()]
+        return found[0] if found and all(f is not None for f in found) else None
+    moved = ev.latest(v, Op.MOVED)  # (to the device the code chose: maybe the CPU)
+    if moved is None or moved.to is None or ACCEL not in moved.to or v.places != moved.to \
+            or v.kinds is None or not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+        return None
+    return moved
+
+
+def _locals(res: ScopeResult) -> set[str]:
+    """The names a function's body binds (not the module's: a global there is the module's)."""
+    if isinstance(res.node, ast.Module):
+        return set()
+    return {n.id for n in ast.walk(res.node) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
 
 
 def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) -> Origin | None:
@@ -779,23 +922,32 @@ def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
     return info is not None and info.is_module and holds_parameters(info)
 
 
-def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built: Origin) -> Finding:
+def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built: Origin,
+                  through: bool = False) -> Finding:
+    """The finding of a model left on the CPU (``through``: the input lives where a
+    parameter does, which every caller passes moved)."""
     name, x = ctx.text(c.node.func), ctx.text(a)
+    call = name
+    if c.callee is Callee.METHOD and isinstance(c.node.func, ast.Attribute):
+        name = ctx.text(c.node.func.value)  # the module of ``layer.train(h)``
+    how = f"made of what every call of this function passes, moved to the device at {ev.where(moved)}" \
+        if through else f"moved to the device at {ev.where(moved)}"
     f = ctx.finding(
         CODE, c.node,
         f"`{x}` is moved to the device but `{name}` never is: on a GPU machine this call "
         "fails with \"Input type (torch.cuda.FloatTensor) and weight type "
         f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)")
     steps = (ev.step(ctx, built, f"the model is built on the CPU at {ev.where(built)} and never moved"),
-             ev.step(ctx, moved, f"`{x}` is moved to the device at {ev.where(moved)}"),
-             ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
+             ev.step(ctx, moved, f"`{x}` is {how}"),
+             ev.at(ctx, c.node, f"they meet in `{call}(...)` here"))
     return replace(f, evidence=steps)
 
 
 def _feeding_method(ff: FileFlow, c: CallEvent) -> Value | None:
     """The module whose method ``c`` calls (``model.decode(z)``), when the method, of a
     class of the run, hands its first argument unchanged to one of the module's own layers
-    (``self.fc3(z)``): the argument meets the module's weights."""
+    (``self.fc3(z)``) or to its own ``forward`` (``self.forward(x)``): the argument meets
+    the module's weights."""
     recv = c.receiver
     if c.callee is not Callee.METHOD or recv is None or not recv.is_(Kind.MODULE) or not c.qualname:
         return None
@@ -809,6 +961,16 @@ def _feeding_method(ff: FileFlow, c: CallEvent) -> Value | None:
     for inner in summary.calls.values():
         if inner.callee is Callee.MODULE and inner.args and inner.func.places == {param(0)} \
                 and inner.args[0].places == {param(1)}:
+            return recv
+        f = inner.node.func  # ``self.forward(x)``: the module itself, called on it
+        if not (isinstance(f, ast.Attribute) and f.attr == "forward"):
+            continue
+        if inner.callee is Callee.FUNCTION:  # (a forward of the run: given ``self`` first)
+            this, given = (inner.args[0], inner.args[1]) if len(inner.args) >= 2 else (None, None)
+        else:  # (a torch layer's own forward)
+            this, given = inner.receiver, inner.args[0] if inner.args else None
+        if this is not None and given is not None and this.places == {param(0)} \
+                and given.places == {param(1)}:
             return recv
     return None
 
@@ -848,14 +1010,14 @@ def _tokenized(res: ScopeResult, a: ast.expr, v: Value) -> Origin | None:
 
 
 def _cpu_made(v: Value) -> Origin | None:
-    """Where ``v`` was made, if it is surely a tensor this file built on the CPU and never
-    moved (not a batch, a parameter, a module's output or a loaded value)."""
+    """Where ``v`` was made, if it is surely a tensor the run built on the CPU (in this file,
+    or in another that a function or class of the run hands it from) and never moved (not a
+    batch, a parameter, a module's output or a loaded value)."""
     if not v.is_(Kind.TENSOR) or v.places != {CPU} or v.basis is Basis.HINT:
         return None
     if any(o.op in _NOT_MADE_HERE for o in v.origins):
         return None
-    made = ev.first(v, Op.MADE)
-    return made if made is not None and made.path is None else None
+    return ev.first(v, Op.MADE)
 
 
 _NOT_MADE_HERE = frozenset({Op.MOVED, Op.BATCH, Op.LOADED, Op.PARAM, Op.OUTPUT, Op.RETURNED})
@@ -877,7 +1039,8 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
     return not _LOSSY.search(ctx.text(c.node.func))
 
 
-def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin) -> Finding:
+def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin,
+                  first: bool = False) -> Finding:
     func = c.node.func
     name, x = ctx.text(func), ctx.text(a)
     if c.callee is Callee.METHOD and isinstance(func, ast.Attribute):
@@ -890,11 +1053,17 @@ def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: 
         CODE, c.node,
         f"`{name}` is on the device but `{x}` was made on the CPU and never moved: on a GPU "
         f"machine this call fails with \"{error}\"; move it too (`{x}.to(device)`)")
-    steps = (ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}"),
+    when = " the first time the loop runs it" if first else ""
+    steps = (ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}"),
              ev.step(ctx, made, f"`{x}` is made on the CPU ({how}) at {ev.where(made)} "
                      "and never moved"),
-             ev.at(ctx, c.node, f"they meet in `{ctx.text(func)}(...)` here"))
+             ev.at(ctx, c.node, f"they meet in `{ctx.text(func)}(...)` here{when}"))
     return replace(f, evidence=steps)
+
+
+def _placed(origin: Origin) -> str:
+    """How an origin put the model on the device."""
+    return "loaded onto the device" if origin.op is Op.LOADED else "moved to the device"
 
 
 def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
@@ -903,8 +1072,11 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
     file passes it through: ``train(model.to(device), ...)``), or None when not known."""
     if not model.places:
         return None
-    if all(not p.symbolic for p in model.places):  # moved to a device the code chose
-        return ev.latest(model, Op.MOVED) if model.may_live(Where.ACCEL) else None
+    if all(not p.symbolic for p in model.places):  # moved (or loaded) to a device the code chose
+        if not model.may_live(Where.ACCEL):
+            return None
+        placed = ev.latest(model, Op.MOVED, Op.LOADED)
+        return placed if placed is not None and (placed.op is Op.MOVED or placed.to == model.places) else None
     if len(model.places) != 1 or depth >= 3:
         return None
     p = next(iter(model.places))
@@ -931,7 +1103,7 @@ def _item_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Orig
         f"fails with \"Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) "
         f"should be the same\"; move it too (`{x}.to(device)`)")
     batch = ev.first(v, Op.BATCH)
-    steps = [ev.step(ctx, moved, f"`{name}` is moved to the device at {ev.where(moved)}")]
+    steps = [ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}")]
     if batch is not None:
         steps.append(ev.step(ctx, batch, f"`{x}` comes from the batch at {ev.where(batch)} and is never moved"))
     steps.append(ev.at(ctx, other.node, "another item of that batch is moved here"))
