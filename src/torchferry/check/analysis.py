@@ -12,7 +12,6 @@ It is layered, one job per module, and :class:`Model` is the whole of it:
   file's ``nn.Module`` classes, :meth:`~Walker.binding` lookups;
 * :mod:`torchferry.check.facts` -- :meth:`Model.fact`: what an expression is (a
   :class:`Fact`), lazily and memoised, from the last binding before that point;
-* :mod:`torchferry.check.loops` -- training loops, loop counters, logging guards;
 * this module -- the remaining queries rules ask (device variables in scope,
   availability checks, source text).
 
@@ -39,8 +38,7 @@ from __future__ import annotations
 import ast
 from typing import Protocol
 
-from torchferry.check.facts import Fact
-from torchferry.check.loops import Loops
+from torchferry.check.facts import Fact, Facts
 from torchferry.check.names import (
     ACCEL_LITERAL,
     AVAIL_NAME,
@@ -97,7 +95,7 @@ class SourceFile(Protocol):
     def span(self, node: ast.AST) -> tuple[int, int, int, int]: ...
 
 
-class Model(Loops):
+class Model(Facts):
     """The per-file program model (see the module docstring)."""
 
     def __init__(self, source: SourceFile, module_classes: frozenset[str] = frozenset()) -> None:

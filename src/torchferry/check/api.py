@@ -28,6 +28,8 @@ from typing import TYPE_CHECKING, Protocol
 if TYPE_CHECKING:  # the analysis never imports this module: no cycle
     from torchferry.check.analysis import Model
     from torchferry.check.flow import FileFlow, Project
+    from torchferry.check.loops import Loops
+    from torchferry.check.scopes import Walker
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -249,6 +251,20 @@ class Context:
         from torchferry.check.analysis import Model
 
         return Model(self, self.module_classes)
+
+    @property
+    def syntax(self) -> Walker:
+        """The syntactic model of this file (:class:`torchferry.check.scopes.Walker`): its
+        imports, scopes, bindings, call sites and loops, with no answer to what a value is
+        (that is :attr:`flow`'s).  It is :attr:`model`'s walk, made once for both."""
+        return self.model
+
+    @cached_property
+    def loops(self) -> Loops:
+        """The loop queries of this file (:class:`torchferry.check.loops.Loops`)."""
+        from torchferry.check.loops import Loops
+
+        return Loops(self.syntax, self.flow)
 
     @cached_property
     def flow(self) -> FileFlow:

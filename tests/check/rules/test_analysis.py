@@ -11,6 +11,7 @@ import pytest
 
 from torchferry.check.analysis import BATCH, DEVICE, LOADER, MODULE, TENSOR, Model
 from torchferry.check.api import Context
+from torchferry.check.loops import LoopKind
 from torchferry.check.names import pos
 
 
@@ -91,24 +92,27 @@ def test_module_subclasses_are_found_transitively() -> None:
     assert {n for n, c in m.classes.items() if c.is_module} == {"A", "B", "C", "S", "R"}
 
 
+_TRAIN = (
+    "import torch\n"                                                  # 1
+    "import torch.nn as nn\n"                                         # 2
+    "from torch.utils.data import DataLoader\n"                       # 3
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"       # 4
+    "def train(loader: DataLoader):\n"                                # 5
+    "    net = nn.Sequential(nn.Linear(2, 2)).to(device)\n"           # 6
+    "    for x, y in loader:\n"                                       # 7
+    "        x = x.to(device)\n"                                      # 8
+    "        out = net(x)\n"                                          # 9
+    "        print(out, y, x, net)\n"                                 # 10
+    "        with torch.no_grad():\n"                                 # 11
+    "            ev = net(x)\n"                                       # 12
+    "            print(ev)\n"                                         # 13
+    "    cpu = torch.zeros(3)\n"                                      # 14
+    "    print(cpu.sum(), torch.ones(2, device=device), device)\n"    # 15
+)
+
+
 def test_facts_in_a_training_function() -> None:
-    src = (
-        "import torch\n"                                                  # 1
-        "import torch.nn as nn\n"                                         # 2
-        "from torch.utils.data import DataLoader\n"                       # 3
-        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"       # 4
-        "def train(loader: DataLoader):\n"                                # 5
-        "    net = nn.Sequential(nn.Linear(2, 2)).to(device)\n"           # 6
-        "    for x, y in loader:\n"                                       # 7
-        "        x = x.to(device)\n"                                      # 8
-        "        out = net(x)\n"                                          # 9
-        "        print(out, y, x, net)\n"                                 # 10
-        "        with torch.no_grad():\n"                                 # 11
-        "            ev = net(x)\n"                                       # 12
-        "            print(ev)\n"                                         # 13
-        "    cpu = torch.zeros(3)\n"                                      # 14
-        "    print(cpu.sum(), torch.ones(2, device=device), device)\n"    # 15
-    )
+    src = _TRAIN
     m = model_of(src)
     assert fact_of(m, "net", 10).kind == MODULE
     out = fact_of(m, "out", 10)
@@ -122,10 +126,31 @@ def test_facts_in_a_training_function() -> None:
     cpu = fact_of(m, "cpu", 15)
     assert cpu.kind == TENSOR and not cpu.dev and cpu.made
     assert fact_of(m, "device", 15).kind == DEVICE
-    loop = next(n for n in ast.walk(m.tree) if type(n) is ast.For)
-    loop_ctx = next(c for lp, c in m.loops if lp is loop)
-    assert m.loop_iter_kind(loop, loop_ctx) == "loader"
-    assert m.is_training_loop(loop, loop_ctx)
+
+
+def test_loops_over_a_loader_that_call_a_model_are_training_loops() -> None:
+    ctx = Context("<test>", _TRAIN, ast.parse(_TRAIN))
+    loop, loop_ctx = ctx.syntax.loops[0]
+    assert ctx.loops.loop_iter_kind(loop, loop_ctx) is LoopKind.LOADER
+    assert ctx.loops.is_training_loop(loop, loop_ctx)
+
+
+def test_an_epoch_loop_around_a_batch_loop_is_not_hot_and_a_bare_range_needs_a_step() -> None:
+    src = (
+        "def fit(model, loader, epochs, xs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            model(x)\n"
+        "    for i in range(len(xs)):\n"
+        "        model(xs[i])\n"
+    )
+    ctx = Context("<test>", src, ast.parse(src))
+    (epochs, ectx), (batches, bctx), (plain, pctx) = ctx.syntax.loops
+    assert ctx.loops.loop_iter_kind(epochs, ectx) is LoopKind.EPOCHS
+    assert ctx.loops.has_inner_batch_loop(epochs) and not ctx.loops.is_training_loop(epochs, ectx)
+    assert ctx.loops.is_training_loop(batches, bctx)
+    assert ctx.loops.loop_iter_kind(plain, pctx) is LoopKind.RANGE
+    assert not ctx.loops.is_training_loop(plain, pctx)
 
 
 def test_unknown_stays_unknown() -> None:
