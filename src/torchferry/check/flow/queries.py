@@ -71,3 +71,24 @@ def on_device_tensor(ff: FileFlow, node: ast.AST) -> bool:
     res, v = found
     kinds = res.kind_of(v)
     return kinds is not None and bool(kinds & _TENSORS) and res.may_be_on_device(v)
+
+
+def is_device(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` a device (``torch.device(...)``, a variable or attribute bound to one, a
+    parameter said to be one)?"""
+    found = value_of(ff, node)
+    return found is not None and found[1].is_(Kind.DEVICE)
+
+
+def cpu_tensor(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` a tensor on the CPU on every path the analysis sees (made there without a
+    device, computed from such tensors, or moved there)?"""
+    found = value_of(ff, node)
+    return found is not None and found[1].is_(Kind.TENSOR) and found[1].only(Where.CPU)
+
+
+def may_live_on_device(ff: FileFlow, node: ast.AST) -> bool:
+    """Could ``node`` (a tensor, a module, a device) be on an accelerator for a reason the
+    analysis sees (see :meth:`ScopeResult.may_be_on_device`)?"""
+    found = value_of(ff, node)
+    return found is not None and found[0].may_be_on_device(found[1])
