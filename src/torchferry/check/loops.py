@@ -29,7 +29,8 @@ import ast
 import enum
 from collections.abc import Iterator
 
-from torchferry.check.flow import Callee, FileFlow, Kind, ScopeResult
+from torchferry.check.flow import FileFlow, Kind
+from torchferry.check.flow.queries import calls_module_in
 from torchferry.check.names import (
     EPOCHISH,
     GUARD_NAME,
@@ -115,23 +116,24 @@ class Loops:
         return r
 
     def _hot(self, loop: ast.AST, ctx: Ctx) -> bool:
-        k = self.loop_iter_kind(loop, ctx)
-        if k is not None and k is not LoopKind.LOADER and self.has_inner_batch_loop(loop):
-            k = None  # an epoch loop around a batch loop: its own body runs once per epoch
         calls = list(self.direct_calls(loop, ctx))
-        if k is None:
-            # Any other iterable (a list of batches, a generator): a body that both
-            # back-propagates and steps an optimizer is a training loop whatever it
-            # iterates.  Both are required: either alone is not evidence enough here.
-            seen = {learning_step(s.node) for s in calls}
-            return isinstance(loop, (ast.For, ast.AsyncFor)) and "backward" in seen and "step" in seen
-        if any(learning_step(s.node) is not None for s in calls):
+        seen = {learning_step(s.node) for s in calls}
+        # Any iterable (a list of batches, a generator): a body that both back-propagates
+        # and steps an optimizer is a training loop whatever it iterates.  Both are
+        # required: either alone is not evidence enough here.  (Tested first: it needs no
+        # answer from the flow analysis.)
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and "backward" in seen and "step" in seen:
+            return True
+        k = self.loop_iter_kind(loop, ctx)
+        if k is None or k is not LoopKind.LOADER and self.has_inner_batch_loop(loop):
+            return False  # an epoch loop around a batch loop: its own body runs once per epoch
+        if seen - {None}:
             return True
         if k is LoopKind.RANGE or not calls:
             return False
         head = loop.test if isinstance(loop, ast.While) else loop.iter  # type: ignore[attr-defined]
         res = self.flow.scope_of(head)
-        return res is not None and any(_calls_module(res, s.node) for s in calls)
+        return res is not None and any(calls_module_in(res, s.node) for s in calls)
 
     def has_inner_batch_loop(self, loop: ast.AST) -> bool:
         """Does ``loop`` hold a loop over a DataLoader (it is an epoch loop)?"""
@@ -141,12 +143,6 @@ class Loops:
                     self.loop_iter_kind(other, octx) is LoopKind.LOADER:
                 return True
         return False
-
-
-def _calls_module(res: ScopeResult, call: ast.Call) -> bool:
-    """Does the flow analysis resolve ``call`` to a call of a module (a forward pass)?"""
-    ev = res.calls.get(id(call))
-    return ev is not None and ev.callee is Callee.MODULE
 
 
 def loop_index_names(loop: ast.AST) -> set[str]:

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import ast
 
-from torchferry.check.flow.events import ScopeResult
+from torchferry.check.flow.events import Callee, ScopeResult
 from torchferry.check.flow.lattice import Kind, Op, Value, Where
 from torchferry.check.flow.program import FileFlow
-from torchferry.check.flow.vocab import MODEL_NAME
+from torchferry.check.flow.vocab import CALLED_MODULE_METHODS, MODEL_NAME
 
 #: a tensor, or an item of a batch (moved, or not)
 _TENSORS = frozenset({Kind.TENSOR, Kind.BATCH})
@@ -51,7 +51,24 @@ def is_module(ff: FileFlow, node: ast.AST) -> bool:
     if kinds is not None:
         return kinds == _MODULE
     name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
-    return name[:1].islower() and MODEL_NAME.match(name) is not None
+    if name[:1].islower() and MODEL_NAME.match(name) is not None:
+        return True
+    return isinstance(node, ast.Name) and node.id in used_as_module(res)
+
+
+def used_as_module(res: ScopeResult) -> frozenset[str]:
+    """The names of unknown kind that the scope both calls (``trt(x)``) and gives a method
+    only modules have (``trt.load_state_dict(sd)``, ``session.to(device)``): modules."""
+    called: set[str] = set()
+    methods: set[str] = set()
+    for ev in res.calls.values():
+        func = ev.node.func
+        if isinstance(func, ast.Name) and ev.func.kinds is None:
+            called.add(func.id)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                func.attr in CALLED_MODULE_METHODS:
+            methods.add(func.value.id)
+    return frozenset(called & methods)
 
 
 def is_cpu_device(ff: FileFlow, node: ast.AST) -> bool:
@@ -92,3 +109,35 @@ def may_live_on_device(ff: FileFlow, node: ast.AST) -> bool:
     analysis sees (see :meth:`ScopeResult.may_be_on_device`)?"""
     found = value_of(ff, node)
     return found is not None and found[0].may_be_on_device(found[1])
+
+
+def is_tensor(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` a tensor (only that: not a batch of unknown structure, not maybe a
+    number), wherever it lives?  A parameter counts only when annotated or made so, not by
+    its uses alone (``fabric.device`` does not make ``fabric`` a tensor)."""
+    found = value_of(ff, node)
+    return found is not None and found[1].is_(Kind.TENSOR)
+
+
+def calls_module(ff: FileFlow, call: ast.Call) -> bool:
+    """Is ``call`` a forward pass: resolved to a call of a module (``model(x)``,
+    ``self.encoder(h)``, a parameter the function calls), or a call of a name the scope
+    uses as a module (see :func:`used_as_module`)?"""
+    res = ff.scope_of(call)
+    if res is None:
+        return False
+    func = call.func
+    return calls_module_in(res, call) or isinstance(func, ast.Name) and func.id in used_as_module(res)
+
+
+def calls_module_in(res: ScopeResult, call: ast.Call) -> bool:
+    """:func:`calls_module` in the scope ``res`` that evaluated ``call``."""
+    ev = res.calls.get(id(call))
+    return ev is not None and ev.callee is Callee.MODULE
+
+
+def callee_value(ff: FileFlow, call: ast.Call) -> Value | None:
+    """The value ``call`` calls (the module of ``model(x)``), as it was at the call."""
+    res = ff.scope_of(call)
+    ev = res.calls.get(id(call)) if res is not None else None
+    return ev.func if ev is not None else None

@@ -79,6 +79,10 @@ TENSOR_ATTRS = frozenset({"is_cuda", "grad", "data", "device", "T", "mT"})
 MODULE_METHODS = frozenset("eval train parameters named_parameters modules named_modules "
                            "children state_dict load_state_dict zero_grad forward "
                            "register_buffer buffers".split())
+#: methods that, on a value the same scope also calls (``net(x)``), show it is a module: a
+#: tensor is never called, a function has no ``.to()``
+CALLED_MODULE_METHODS = MODULE_METHODS | frozenset(
+    "to cuda apply requires_grad_ half float bfloat16".split())
 #: ``torch.nn`` names that are no modules with weights to move
 NN_NOT_MODULES = frozenset({"Parameter", "Buffer", "functional", "init", "utils", "parallel"})
 #: ``torch.nn`` layers that own parameters (a model of them must be moved with its inputs)
