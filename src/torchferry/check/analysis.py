@@ -12,8 +12,7 @@ It is layered, one job per module, and :class:`Model` is the whole of it:
   file's ``nn.Module`` classes, :meth:`~Walker.binding` lookups;
 * :mod:`torchferry.check.facts` -- :meth:`Model.fact`: what an expression is (a
   :class:`Fact`), lazily and memoised, from the last binding before that point;
-* this module -- the remaining queries rules ask (device variables in scope,
-  availability checks, source text).
+* this module -- the source text of a node.
 
 A rule reads top to bottom with it::
 
@@ -41,7 +40,6 @@ from typing import Protocol
 from torchferry.check.facts import Fact, Facts
 from torchferry.check.names import (
     ACCEL_LITERAL,
-    AVAIL_NAME,
     BATCH,
     DEVICE,
     DEVICE_FACTORIES,
@@ -62,16 +60,14 @@ from torchferry.check.names import (
     dotted,
     end_pos,
     has_star_kwargs,
-    header_parents,
     indent_of,
-    is_accel_literal,
     kwarg,
     needs_parens,
     pos,
     short,
     tail,
 )
-from torchferry.check.scopes import Binding, ClassInfo, Ctx, Scope, Site, _before
+from torchferry.check.scopes import Binding, ClassInfo, Ctx, Scope, Site
 
 __all__ = [
     "ACCEL_LITERAL", "BATCH", "DEVICE", "DEVICE_FACTORIES", "DEVICE_NAME", "DTYPE", "DTYPES",
@@ -100,11 +96,6 @@ class Model(Facts):
 
     def __init__(self, source: SourceFile, module_classes: frozenset[str] = frozenset()) -> None:
         self.source = source
-        self._parents: dict[int, dict[int, ast.AST]] = {}
-        self._device_names: dict[int, list[str]] = {}
-        self._avail_checks: dict[int, list[Site[ast.Call]]] | None = None
-        #: per-file caches a rule may keep its own answers in, keyed by the rule's code
-        self.rule_memo: dict[str, dict[int, bool]] = {}
         super().__init__(source.tree, module_classes)
 
     def text(self, node: ast.AST) -> str:
@@ -117,63 +108,3 @@ class Model(Facts):
             return lines[line - 1][col:end_col] if line <= len(lines) else ""
         parts = [lines[line - 1][col:], *lines[line:end_line - 1], lines[end_line - 1][:end_col]]
         return "\n".join(parts)
-
-    def parents(self, stmt: ast.AST) -> dict[int, ast.AST]:
-        """The parent (by ``id``) of each expression node of a statement's own header,
-        memoised (big statements hold many literals)."""
-        p = self._parents.get(id(stmt))
-        if p is None:
-            p = self._parents[id(stmt)] = header_parents(stmt)
-        return p
-
-    # ----------------------------------------------------------------- devices
-    def mentions_availability(self, node: ast.AST) -> bool:
-        """Does an expression test for an accelerator (``is_available()``,
-        ``device_count()``, a name mentioning cuda/gpu/device/mps/xpu)?"""
-        for x in ast.walk(node):
-            if isinstance(x, ast.Call) and tail(x.func) in ("is_available", "device_count", "is_built"):
-                return True
-            if isinstance(x, ast.Name) and AVAIL_NAME.search(x.id):
-                return True
-            if isinstance(x, ast.Attribute) and AVAIL_NAME.search(x.attr):
-                return True
-            if isinstance(x, ast.keyword) and x.arg and AVAIL_NAME.search(x.arg):
-                return True  # ``@RunIf(min_cuda_gpus=1)``
-        return False
-
-    def device_var(self, scope: Scope, at: int, exclude_stmt: ast.AST | None = None) -> str | None:
-        """A device variable visible at ``at`` (``device``, ``dev``, ``*_device``), if any."""
-        s: Scope | None = scope
-        first = True
-        while s is not None:
-            if s.kind == "class" and not first:
-                s = s.parent
-                continue
-            names = self._device_names.get(id(s))
-            if names is None:
-                names = self._device_names[id(s)] = sorted(n for n in s.binds if DEVICE_NAME.match(n))
-            for name in names:
-                lst = s.binds[name]
-                b = _before(lst, at) if (first or s.kind == "function") else lst[-1][1]
-                if b is None or b.stmt is exclude_stmt:
-                    continue
-                if b.how == "param":
-                    return name
-                f = self.binding_fact(b)
-                if f is not None and f.kind == DEVICE and not is_accel_literal(b.value):
-                    return name
-            first = False
-            s = s.parent
-        return None
-
-    def availability_checks(self, scope: Scope) -> list[Site[ast.Call]]:
-        """``is_available()`` / ``device_count()`` calls in a scope's ``assert``/``if`` tests."""
-        if self._avail_checks is None:
-            self._avail_checks = {}
-            for name in ("is_available", "device_count"):
-                for s in self.calls_by_tail.get(name, ()):
-                    test = getattr(s.stmt, "test", None)
-                    if isinstance(s.stmt, (ast.Assert, ast.If)) and test is not None and \
-                            pos(test) <= s.pos <= end_pos(test):
-                        self._avail_checks.setdefault(id(s.ctx.scope), []).append(s)
-        return self._avail_checks.get(id(scope), [])
