@@ -26,8 +26,10 @@ LIKE_FACTORIES = vocabulary.LIKE_FACTORIES
 DATA_FACTORIES = vocabulary.DATA_FACTORIES
 LEGACY_CONSTRUCTORS = vocabulary.LEGACY_CONSTRUCTORS
 #: what a module registers when a value made by one of these is assigned to its attribute
-#: (the origin texts of ``nn.Parameter(...)`` and ``nn.Buffer(...)``)
-REGISTERED = ("torch.nn.Parameter", "torch.nn.Buffer")
+#: (the origin texts of ``nn.Parameter(...)`` and ``nn.Buffer(...)``, also as imported from
+#: ``torch.nn.parameter``)
+REGISTERED = ("torch.nn.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Parameter",
+              "torch.nn.parameter.Buffer")
 #: tensor methods that put the result somewhere: ``.cuda()`` on an accelerator, ``.cpu()``
 MOVES: dict[str, Where] = {"cuda": Where.ACCEL, "xpu": Where.ACCEL, "mps": Where.ACCEL,
                            "npu": Where.ACCEL, "cpu": Where.CPU}
