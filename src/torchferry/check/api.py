@@ -26,7 +26,6 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the analysis never imports this module: no cycle
-    from torchferry.check.analysis import Model
     from torchferry.check.flow import FileFlow, Project
     from torchferry.check.loops import Loops
     from torchferry.check.scopes import Walker
@@ -246,18 +245,13 @@ class Context:
 
     # -- shared analysis, built once per file on first use by any rule -----
     @cached_property
-    def model(self) -> Model:
-        """The shared analysis of this file (:class:`torchferry.check.analysis.Model`)."""
-        from torchferry.check.analysis import Model
-
-        return Model(self, self.module_classes)
-
-    @property
     def syntax(self) -> Walker:
         """The syntactic model of this file (:class:`torchferry.check.scopes.Walker`): its
         imports, scopes, bindings, call sites and loops, with no answer to what a value is
-        (that is :attr:`flow`'s).  It is :attr:`model`'s walk, made once for both."""
-        return self.model
+        (that is :attr:`flow`'s)."""
+        from torchferry.check.scopes import Walker
+
+        return Walker(self.tree, self.module_classes)
 
     @cached_property
     def loops(self) -> Loops:

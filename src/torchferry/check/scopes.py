@@ -4,8 +4,8 @@ of a local name and every call, operator and accelerator literal, with where it 
 
 :class:`Walker` does the walk and answers the structural questions (qualified names
 through the imports, the binding of a name visible at a point, the file's ``nn.Module``
-classes, ``no_grad`` regions).  It knows nothing of what values are: that is
-:mod:`torchferry.check.facts`.
+classes, ``no_grad`` regions).  It knows nothing of what values are: that is the
+device-flow analysis's (:mod:`torchferry.check.flow`).
 
 >>> import ast
 >>> w = Walker(ast.parse("import torch as T\\ndef f(x):\\n    y = T.zeros(2)\\n    return y\\n"))
