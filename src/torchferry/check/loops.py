@@ -31,10 +31,10 @@ from collections.abc import Iterator
 
 from torchferry.check.flow import FileFlow, Kind
 from torchferry.check.flow.queries import calls_module_in
+from torchferry.check.flow.vocab import LOADER_NAME
 from torchferry.check.names import (
     EPOCHISH,
     GUARD_NAME,
-    LOADER_NAME,
     dotted,
     end_pos,
     learning_step,

@@ -44,7 +44,6 @@ DTYPES = frozenset(
 ACCEL_LITERAL = vocabulary.ACCELERATOR_LITERAL
 
 # --------------------------------------------------------------------------- variable names
-LOADER_NAME = re.compile(r"(loader|^dl$|_dl$|^dl_)", re.I)
 DEVICE_NAME = re.compile(r"^(device|dev|.*_device|device_.*)$", re.I)
 OPTIM_NAME = re.compile(r"opt", re.I)
 EPOCHISH = re.compile(r"epoch|step|iter|batch", re.I)

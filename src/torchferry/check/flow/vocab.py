@@ -137,6 +137,8 @@ SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "complex"})
 MODEL_NAME = re.compile(
     r"^(model|net|network|module|.*_model|.*model|.*_net|ema|criterion|.*_criterion|loss_fn|"
     r"loss_func|loss_function)$", re.I)
+#: names of DataLoaders (a hint for an iterable of unknown kind): ``train_loader``, ``dl``
+LOADER_NAME = re.compile(r"(loader|^dl$|_dl$|^dl_)", re.I)
 ACCEL_KINDS = frozenset({"cuda", "mps", "xpu", "npu", "hpu", "xla"})
 
 
