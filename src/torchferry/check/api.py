@@ -26,8 +26,9 @@ from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the analysis never imports this module: no cycle
-    from torchferry.check.analysis import Model
     from torchferry.check.flow import FileFlow, Project
+    from torchferry.check.loops import Loops
+    from torchferry.check.scopes import Walker
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -244,11 +245,20 @@ class Context:
 
     # -- shared analysis, built once per file on first use by any rule -----
     @cached_property
-    def model(self) -> Model:
-        """The shared analysis of this file (:class:`torchferry.check.analysis.Model`)."""
-        from torchferry.check.analysis import Model
+    def syntax(self) -> Walker:
+        """The syntactic model of this file (:class:`torchferry.check.scopes.Walker`): its
+        imports, scopes, bindings, call sites and loops, with no answer to what a value is
+        (that is :attr:`flow`'s)."""
+        from torchferry.check.scopes import Walker
 
-        return Model(self, self.module_classes)
+        return Walker(self.tree, self.module_classes)
+
+    @cached_property
+    def loops(self) -> Loops:
+        """The loop queries of this file (:class:`torchferry.check.loops.Loops`)."""
+        from torchferry.check.loops import Loops
+
+        return Loops(self.syntax, self.flow)
 
     @cached_property
     def flow(self) -> FileFlow:

@@ -18,7 +18,7 @@ evidence in the code, so an unknown source stays a checkpoint (the rule still fi
 ...     "    buf = io.BytesIO(send(buf.getvalue()))\\n"
 ...     "    return torch.load(buf)\\n"
 ... )
->>> m = Context("<ex>", src, ast.parse(src)).model
+>>> m = Context("<ex>", src, ast.parse(src)).syntax
 >>> site = [s for s in m.calls_by_tail["load"]][0]
 >>> saved_here(m, site), in_memory(m, site)
 (True, True)
@@ -28,20 +28,10 @@ from __future__ import annotations
 
 import ast
 
-from torchferry.check.analysis import (
-    MODULE,
-    Binding,
-    ClassInfo,
-    Ctx,
-    Model,
-    Scope,
-    Site,
-    dotted,
-    kwarg,
-    pos,
-    tail,
-)
-from torchferry.check.names import same_expr
+from torchferry.check.flow import FileFlow
+from torchferry.check.flow.queries import is_module, may_live_on_device
+from torchferry.check.names import dotted, kwarg, pos, same_expr, tail
+from torchferry.check.scopes import Binding, ClassInfo, Ctx, Scope, Site, Walker
 
 __all__ = ["dataset_method", "host_data_file", "in_memory", "load_source", "ndarray_only",
            "save_target", "saved_here", "torch_saves", "xla_only"]
@@ -66,7 +56,7 @@ def save_target(call: ast.Call) -> tuple[ast.expr | None, ast.expr | None]:
     return obj, f
 
 
-def torch_saves(m: Model) -> list[Site[ast.Call]]:
+def torch_saves(m: Walker) -> list[Site[ast.Call]]:
     """Every ``torch.save(...)`` call of the file."""
     return [s for s in m.calls_by_tail.get("save", ()) if m.qualname(s.node.func) == "torch.save"]
 
@@ -83,7 +73,7 @@ def _is_open(node: ast.AST) -> ast.expr | None:
     return first
 
 
-def _file(m: Model, node: ast.expr, ctx: Ctx) -> tuple[ast.expr, Binding | None]:
+def _file(m: Walker, node: ast.expr, ctx: Ctx) -> tuple[ast.expr, Binding | None]:
     """The file expression behind ``node``: ``f`` of ``with open(P) as f`` is ``P``, and so
     is ``open(P)`` itself; with the binding of ``node`` when it is a plain name."""
     opened = _is_open(node)
@@ -99,19 +89,19 @@ def _file(m: Model, node: ast.expr, ctx: Ctx) -> tuple[ast.expr, Binding | None]
     return node, None
 
 
-def _binding(m: Model, name: str, ctx: Ctx, at: int) -> Binding | None:
+def _binding(m: Walker, name: str, ctx: Ctx, at: int) -> Binding | None:
     """The binding of ``name`` visible at ``at`` (inside ``with ... as name:`` that is
     the ``with``)."""
     return m.binding(name, ctx.scope, at)
 
 
-def _is_buffer(m: Model, node: ast.AST | None) -> bool:
+def _is_buffer(m: Walker, node: ast.AST | None) -> bool:
     """``io.BytesIO(...)`` (or ``BytesIO(...)``)."""
     return isinstance(node, ast.Call) and (
         m.qualname(node.func) == "io.BytesIO" or tail(node.func) == "BytesIO")
 
 
-def _to_memory(m: Model, s: Site[ast.Call]) -> bool:
+def _to_memory(m: Walker, s: Site[ast.Call]) -> bool:
     """Does this ``torch.save`` write into an in-memory buffer?"""
     _, target = save_target(s.node)
     if target is None:
@@ -124,7 +114,7 @@ def _to_memory(m: Model, s: Site[ast.Call]) -> bool:
     return False
 
 
-def in_memory(m: Model, site: Site[ast.Call]) -> bool:
+def in_memory(m: Walker, site: Site[ast.Call]) -> bool:
     """Does the load read an in-memory buffer (``io.BytesIO(...)``, directly or through a
     name bound to one) in a file whose own code also serializes into memory with
     ``torch.save``?  Both ends of that protocol are then this program's: the bytes were
@@ -144,7 +134,7 @@ def in_memory(m: Model, site: Site[ast.Call]) -> bool:
     return any(_to_memory(m, s) for s in torch_saves(m))
 
 
-def saved_here(m: Model, site: Site[ast.Call]) -> bool:
+def saved_here(m: Walker, site: Site[ast.Call]) -> bool:
     """Was what the load reads written by a ``torch.save`` earlier in the same function
     (the same buffer or path expression), not in the other branch of an ``if`` that holds
     the load?  Then the load runs in the process that just serialized it: its devices
@@ -184,7 +174,7 @@ def _pathlike(value: str) -> bool:
     return len(v) >= 2 and not v.startswith(".") and any(c.isalnum() for c in v)
 
 
-def _module_constant(m: Model, name: str) -> str | None:
+def _module_constant(m: Walker, name: str) -> str | None:
     """The value of a module-level name bound once, to a string literal."""
     binds = m.module_scope.binds.get(name, ())
     if len(binds) != 1:
@@ -196,7 +186,7 @@ def _module_constant(m: Model, name: str) -> str | None:
     return None
 
 
-def _file_names(m: Model, node: ast.AST | None, ctx: Ctx, seen: set[int]) -> set[tuple[object, ...]]:
+def _file_names(m: Walker, node: ast.AST | None, ctx: Ctx, seen: set[int]) -> set[tuple[object, ...]]:
     """What names the file a path expression points to: the last component of the path
     (``os.path.join(root, X)``, ``root / X``, ``root + X``) as a string literal, a
     module-level constant or a ``self.attribute`` of the class; names bound in the same
@@ -248,7 +238,7 @@ def _class_of(scope: Scope | None) -> ClassInfo | None:
     return None
 
 
-def _host_value(m: Model, node: ast.AST, ctx: Ctx, seen: set[int]) -> bool:
+def _host_value(m: Walker, ff: FileFlow, node: ast.AST, ctx: Ctx, seen: set[int]) -> bool:
     """Is the saved value, as far as the code shows, host data: no module, state dict,
     parameters or optimizer, nothing moved to a device, no tensor that may be on one, and
     not itself a value of unknown origin (a parameter; one only passed to a call that
@@ -277,8 +267,7 @@ def _host_value(m: Model, node: ast.AST, ctx: Ctx, seen: set[int]) -> bool:
             continue
         if isinstance(x, ast.Name) and (x.id in m.imports or x.id in m.classes):
             continue
-        fact = m.fact(x, ctx)
-        if fact is not None and (fact.kind == MODULE or fact.dev):
+        if is_module(ff, x) or may_live_on_device(ff, x):
             return False
         if isinstance(x, ast.Name):
             if "opt" in x.id.lower() or "model" in x.id.lower():
@@ -288,12 +277,12 @@ def _host_value(m: Model, node: ast.AST, ctx: Ctx, seen: set[int]) -> bool:
                 if id(x) in in_args:
                     continue  # an input the value is built from (a path, a size)
                 return False  # the value itself, of unknown origin
-            if b.value is not None and not _host_value(m, b.value, b.ctx, seen):
+            if b.value is not None and not _host_value(m, ff, b.value, b.ctx, seen):
                 return False
     return True
 
 
-def host_data_file(m: Model, site: Site[ast.Call]) -> bool:
+def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
     """Does the load read a file that this file's own code writes with ``torch.save``, from
     host data (see :func:`_host_value`)?  The file is recognised by its name: the same
     string literal, module-level constant or ``self`` attribute (of the same class) as the
@@ -309,12 +298,12 @@ def host_data_file(m: Model, site: Site[ast.Call]) -> bool:
         obj, target = save_target(s.node)
         if obj is None or target is None:
             continue
-        if names & _file_names(m, target, s.ctx, set()) and _host_value(m, obj, s.ctx, set()):
+        if names & _file_names(m, target, s.ctx, set()) and _host_value(m, ff, obj, s.ctx, set()):
             return True
     return False
 
 
-def ndarray_only(m: Model, site: Site[ast.Call]) -> bool:
+def ndarray_only(m: Walker, site: Site[ast.Call]) -> bool:
     """Is the loaded object a NumPy array: bound to a name whose every use (in the same
     scope) is ``torch.from_numpy(name)`` or ``torch.from_numpy(name[...])``?  A pickled
     ndarray holds no torch storage, so there is no device to restore."""
@@ -344,7 +333,7 @@ def ndarray_only(m: Model, site: Site[ast.Call]) -> bool:
 
 
 # ------------------------------------------------------------- where the load runs
-def dataset_method(m: Model, site: Site[ast.Call]) -> bool:
+def dataset_method(m: Walker, site: Site[ast.Call]) -> bool:
     """Is the load in a method of a ``Dataset`` class (a base named ``...Dataset``, directly
     or through the file's own classes)?  A dataset's files hold samples, which a dataset
     keeps on the CPU (DataLoader workers and ``pin_memory`` expect host tensors)."""
@@ -362,7 +351,7 @@ def dataset_method(m: Model, site: Site[ast.Call]) -> bool:
     return False
 
 
-def xla_only(m: Model, site: Site[ast.Call]) -> bool:
+def xla_only(m: Walker, site: Site[ast.Call]) -> bool:
     """Is the load in a function that cannot run without torch_xla (a top-level statement of
     its body imports it)?  There the checkpoints are XLA's own: written from XLA tensors (by
     ``xm.save``, which moves them to the CPU first, or restored to the XLA device this host

@@ -2,7 +2,7 @@
 variables are named, and small helpers to read names and positions off ``ast`` nodes.
 
 Nothing here looks at more than one node; :mod:`torchferry.check.scopes` records what
-happens where, :mod:`torchferry.check.facts` says what an expression is.
+happens where, :mod:`torchferry.check.flow` says what an expression is.
 
 >>> import ast
 >>> tail(ast.parse("x.to(d)", mode="eval").body.func), dotted(ast.parse("a.b.c", mode="eval").body)
@@ -19,20 +19,6 @@ from typing import Any
 
 from torchferry._internal import vocabulary
 
-# --------------------------------------------------------------------------- kinds
-TENSOR = "tensor"
-MODULE = "module"
-LOADER = "loader"
-BATCH = "batch"  # an item (or the whole) of a batch from a DataLoader loop
-LOAD = "load"  # what torch.load returned
-DEVICE = "device"
-DTYPE = "dtype"
-AVAIL = "avail"  # a bool from torch.cuda.is_available() & co.
-ARRAY = "array"
-PARAMETER = "parameter"  # nn.Parameter(...)
-STATE = "state"  # a module's state_dict(): its values are the module's tensors, where it is
-OTHER = "other"
-
 SHIFT = 20  # positions are encoded as (line << SHIFT) | column
 
 # --------------------------------------------------------------------------- torch names
@@ -40,37 +26,14 @@ SHIFT = 20  # positions are encoded as (line << SHIFT) | column
 # diagnose and checked against the installed torch by tests/test_vocabulary.py)
 #: ``torch.<name>(*shape, device=...)``: the result's device comes only from ``device=``
 DEVICE_FACTORIES = vocabulary.SHAPE_FACTORIES
-#: ``torch.<name>(t)``: on ``t``'s device unless ``device=`` says otherwise
-LIKE_FACTORIES = vocabulary.LIKE_FACTORIES
-FACTORIES = DEVICE_FACTORIES | LIKE_FACTORIES
-#: tensors from data (``torch.tensor([...])``): on the CPU unless ``device=``
-MAKERS = vocabulary.DATA_FACTORIES
 #: ``torch.FloatTensor(...)``: always on the CPU; ``torch.cuda.FloatTensor(...)``: on the GPU
 LEGACY_CONSTRUCTORS = vocabulary.LEGACY_CONSTRUCTORS
-RANDOM_FACTORIES = vocabulary.RANDOM_FACTORIES
 MOVE_METHODS = vocabulary.MOVE_METHODS
-MODULE_SELF_METHODS = frozenset(
-    "to cuda cpu float half double bfloat16 train eval requires_grad_ apply type "
-    "share_memory xpu mps to_empty".split()
-)
 NON_TENSOR_METHODS = frozenset(
     "item tolist numpy size dim ndimension numel nelement element_size data_ptr get_device "
     "stride storage untyped_storage is_contiguous is_floating_point is_complex equal "
     "storage_offset register_hook backward is_pinned is_shared is_set_to __len__ "
     "allclose".split()
-)
-NO_GRAD_METHODS = frozenset(
-    "detach argmax argmin eq ne lt le gt ge isnan isinf isfinite sign long int bool "
-    "nonzero argsort topk_indices".split()
-)
-NON_TENSOR_TORCH = frozenset(
-    "device dtype is_tensor is_floating_point is_complex numel get_default_dtype "
-    "set_default_dtype manual_seed seed load save no_grad enable_grad inference_mode "
-    "set_grad_enabled compile Size Generator finfo iinfo is_grad_enabled equal allclose "
-    "result_type promote_types can_cast typename is_nonzero use_deterministic_algorithms "
-    "get_rng_state set_rng_state set_printoptions set_num_threads get_num_threads "
-    "autocast is_storage is_inference_mode_enabled set_float32_matmul_precision "
-    "get_device_module Tensor is_autocast_enabled get_autocast_dtype".split()
 )
 TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
 TENSORISH_USES = frozenset({"shape", "device", "dtype", "size", "dim", "ndim", "is_cuda"})
@@ -81,14 +44,7 @@ DTYPES = frozenset(
 ACCEL_LITERAL = vocabulary.ACCELERATOR_LITERAL
 
 # --------------------------------------------------------------------------- variable names
-MODEL_NAME = re.compile(
-    r"^(model|net|network|module|.*_model|.*model|.*_net|ema|criterion|.*_criterion|loss_fn|"
-    r"loss_func|loss_function)$", re.I)
-LOADER_NAME = re.compile(r"(loader|^dl$|_dl$|^dl_)", re.I)
 DEVICE_NAME = re.compile(r"^(device|dev|.*_device|device_.*)$", re.I)
-# an argument of ``.to(x)`` that the analysis cannot place is a device only when named so
-DEVICE_ARG_NAME = re.compile(
-    r"device|^(dev|devs|.*_dev|dev_.*|rank|.*_rank|gpu|gpus|.*_gpu|gpu_.*|.*_gpu_.*|cuda)$", re.I)
 OPTIM_NAME = re.compile(r"opt", re.I)
 EPOCHISH = re.compile(r"epoch|step|iter|batch", re.I)
 GUARD_NAME = re.compile(r"log|print|verbose|interval|freq|every|debug|display|report", re.I)

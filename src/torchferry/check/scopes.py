@@ -4,8 +4,8 @@ of a local name and every call, operator and accelerator literal, with where it 
 
 :class:`Walker` does the walk and answers the structural questions (qualified names
 through the imports, the binding of a name visible at a point, the file's ``nn.Module``
-classes, ``no_grad`` regions).  It knows nothing of what values are: that is
-:mod:`torchferry.check.facts`.
+classes, ``no_grad`` regions).  It knows nothing of what values are: that is the
+device-flow analysis's (:mod:`torchferry.check.flow`).
 
 >>> import ast
 >>> w = Walker(ast.parse("import torch as T\\ndef f(x):\\n    y = T.zeros(2)\\n    return y\\n"))
@@ -25,12 +25,15 @@ from typing import Any, Generic, TypeVar
 
 from torchferry.check.names import (
     ACCEL_LITERAL,
+    AVAIL_NAME,
     FIELDS,
     TENSORISH_USES,
     dotted,
     end_pos,
     fields_of,
+    header_parents,
     pos,
+    tail,
 )
 
 N = TypeVar("N", bound=ast.AST)
@@ -183,6 +186,10 @@ class Walker:
         self.loops: list[tuple[ast.For | ast.AsyncFor | ast.While, Ctx]] = []
         self.functions: list[Scope] = []
         self.module_scope = Scope("module", tree, None)
+        #: per-file caches a rule may keep its own answers in, keyed by the rule's code
+        self.rule_memo: dict[str, dict[int, bool]] = {}
+        self._parents: dict[int, dict[int, ast.AST]] = {}
+        self._avail_checks: dict[int, list[Site[ast.Call]]] | None = None
         self._walk_body(tree.body, Ctx(self.module_scope), None)
         self._resolve_classes()
 
@@ -619,6 +626,42 @@ class Walker:
                 s = s.parent
             ctx._nograd = ng
         return ctx._nograd
+
+    # ----------------------------------------------------------------- queries
+    def parents(self, stmt: ast.AST) -> dict[int, ast.AST]:
+        """The parent (by ``id``) of each expression node of a statement's own header,
+        memoised (big statements hold many literals)."""
+        p = self._parents.get(id(stmt))
+        if p is None:
+            p = self._parents[id(stmt)] = header_parents(stmt)
+        return p
+
+    @staticmethod
+    def mentions_availability(node: ast.AST) -> bool:
+        """Does an expression test for an accelerator (``is_available()``,
+        ``device_count()``, a name mentioning cuda/gpu/device/mps/xpu)?"""
+        for x in ast.walk(node):
+            if isinstance(x, ast.Call) and tail(x.func) in ("is_available", "device_count", "is_built"):
+                return True
+            if isinstance(x, ast.Name) and AVAIL_NAME.search(x.id):
+                return True
+            if isinstance(x, ast.Attribute) and AVAIL_NAME.search(x.attr):
+                return True
+            if isinstance(x, ast.keyword) and x.arg and AVAIL_NAME.search(x.arg):
+                return True  # ``@RunIf(min_cuda_gpus=1)``
+        return False
+
+    def availability_checks(self, scope: Scope) -> list[Site[ast.Call]]:
+        """``is_available()`` / ``device_count()`` calls in a scope's ``assert``/``if`` tests."""
+        if self._avail_checks is None:
+            self._avail_checks = {}
+            for name in ("is_available", "device_count"):
+                for s in self.calls_by_tail.get(name, ()):
+                    test = getattr(s.stmt, "test", None)
+                    if isinstance(s.stmt, (ast.Assert, ast.If)) and test is not None and \
+                            pos(test) <= s.pos <= end_pos(test):
+                        self._avail_checks.setdefault(id(s.ctx.scope), []).append(s)
+        return self._avail_checks.get(id(scope), [])
 
 
 _Handler = Callable[[Walker, Any, Ctx, "ClassInfo | None"], None]

@@ -1,4 +1,6 @@
-"""The shared analysis (``torchferry.check.analysis.Model``): names, classes, facts, loops."""
+"""The syntactic model (``torchferry.check.scopes.Walker``, ``ctx.syntax``): names, classes,
+bindings; the loop queries (``ctx.loops``); what rules ask the flow analysis
+(``torchferry.check.flow.queries``)."""
 
 from __future__ import annotations
 
@@ -9,26 +11,21 @@ import sys
 
 import pytest
 
-from torchferry.check.analysis import BATCH, DEVICE, LOADER, MODULE, TENSOR, Model
 from torchferry.check.api import Context
+from torchferry.check.flow.queries import is_module, on_device_tensor
+from torchferry.check.loops import LoopKind
 from torchferry.check.names import pos
+from torchferry.check.scopes import Walker
 
 
-def model_of(src: str) -> Model:
-    return Context("<test>", src, ast.parse(src)).model
+def model_of(src: str) -> Walker:
+    return Context("<test>", src, ast.parse(src)).syntax
 
 
-def fact_of(m: Model, name: str, line: int):
-    """The fact of the last load of ``name`` on ``line``."""
-    site_ctx = None
-    for s in m.calls:
-        if s.node.lineno == line:
-            site_ctx = s.ctx
-            break
-    assert site_ctx is not None, f"no call on line {line}"
-    node = next(n for n in ast.walk(m.tree) if type(n) is ast.Name and n.id == name
+def _load(ctx: Context, name: str, line: int) -> ast.Name:
+    """The load of ``name`` on ``line``."""
+    return next(n for n in ast.walk(ctx.tree) if type(n) is ast.Name and n.id == name
                 and n.lineno == line and type(n.ctx) is ast.Load)
-    return m.fact(node, site_ctx)
 
 
 def test_import_aliases_and_qualified_names() -> None:
@@ -65,7 +62,7 @@ def test_try_except_fallback_resolves_to_the_first_import_whatever_the_hash_seed
     code = (
         "import ast\nfrom torchferry.check.api import Context\n"
         f"src = {src!r}\n"
-        "m = Context('<t>', src, ast.parse(src)).model\n"
+        "m = Context('<t>', src, ast.parse(src)).syntax\n"
         "print(m.qualname(ast.parse('vmap', mode='eval').body))\n"
     )
     seen = set()
@@ -91,74 +88,86 @@ def test_module_subclasses_are_found_transitively() -> None:
     assert {n for n, c in m.classes.items() if c.is_module} == {"A", "B", "C", "S", "R"}
 
 
-def test_facts_in_a_training_function() -> None:
+_TRAIN = (
+    "import torch\n"                                                  # 1
+    "import torch.nn as nn\n"                                         # 2
+    "from torch.utils.data import DataLoader\n"                       # 3
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"       # 4
+    "def train(loader: DataLoader):\n"                                # 5
+    "    net = nn.Sequential(nn.Linear(2, 2)).to(device)\n"           # 6
+    "    for x, y in loader:\n"                                       # 7
+    "        x = x.to(device)\n"                                      # 8
+    "        out = net(x)\n"                                          # 9
+    "        print(out, y, x, net)\n"                                 # 10
+    "        with torch.no_grad():\n"                                 # 11
+    "            ev = net(x)\n"                                       # 12
+    "            print(ev)\n"                                         # 13
+    "    cpu = torch.zeros(3)\n"                                      # 14
+    "    print(cpu.sum(), torch.ones(2, device=device), device)\n"    # 15
+)
+
+
+def test_loops_over_a_loader_that_call_a_model_are_training_loops() -> None:
+    ctx = Context("<test>", _TRAIN, ast.parse(_TRAIN))
+    loop, loop_ctx = ctx.syntax.loops[0]
+    assert ctx.loops.loop_iter_kind(loop, loop_ctx) is LoopKind.LOADER
+    assert ctx.loops.is_training_loop(loop, loop_ctx)
+
+
+def test_an_epoch_loop_around_a_batch_loop_is_not_hot_and_a_bare_range_needs_a_step() -> None:
     src = (
-        "import torch\n"                                                  # 1
-        "import torch.nn as nn\n"                                         # 2
-        "from torch.utils.data import DataLoader\n"                       # 3
-        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"       # 4
-        "def train(loader: DataLoader):\n"                                # 5
-        "    net = nn.Sequential(nn.Linear(2, 2)).to(device)\n"           # 6
-        "    for x, y in loader:\n"                                       # 7
-        "        x = x.to(device)\n"                                      # 8
-        "        out = net(x)\n"                                          # 9
-        "        print(out, y, x, net)\n"                                 # 10
-        "        with torch.no_grad():\n"                                 # 11
-        "            ev = net(x)\n"                                       # 12
-        "            print(ev)\n"                                         # 13
-        "    cpu = torch.zeros(3)\n"                                      # 14
-        "    print(cpu.sum(), torch.ones(2, device=device), device)\n"    # 15
+        "def fit(model, loader, epochs, xs):\n"
+        "    for epoch in range(epochs):\n"
+        "        for x in loader:\n"
+        "            model(x)\n"
+        "    for i in range(len(xs)):\n"
+        "        model(xs[i])\n"
     )
-    m = model_of(src)
-    assert fact_of(m, "net", 10).kind == MODULE
-    out = fact_of(m, "out", 10)
-    assert out.kind == TENSOR and out.dev and out.grad
-    y = fact_of(m, "y", 10)
-    assert y.kind == BATCH and not y.whole and not y.dev
-    x = fact_of(m, "x", 10)
-    assert x.tensorlike and x.dev and x.moved
-    ev = fact_of(m, "ev", 13)
-    assert ev.dev and not ev.grad
-    cpu = fact_of(m, "cpu", 15)
-    assert cpu.kind == TENSOR and not cpu.dev and cpu.made
-    assert fact_of(m, "device", 15).kind == DEVICE
-    loop = next(n for n in ast.walk(m.tree) if type(n) is ast.For)
-    loop_ctx = next(c for lp, c in m.loops if lp is loop)
-    assert m.loop_iter_kind(loop, loop_ctx) == "loader"
-    assert m.is_training_loop(loop, loop_ctx)
+    ctx = Context("<test>", src, ast.parse(src))
+    (epochs, ectx), (batches, bctx), (plain, pctx) = ctx.syntax.loops
+    assert ctx.loops.loop_iter_kind(epochs, ectx) is LoopKind.EPOCHS
+    assert ctx.loops.has_inner_batch_loop(epochs) and not ctx.loops.is_training_loop(epochs, ectx)
+    assert ctx.loops.is_training_loop(batches, bctx)
+    assert ctx.loops.loop_iter_kind(plain, pctx) is LoopKind.RANGE
+    assert not ctx.loops.is_training_loop(plain, pctx)
 
 
 def test_unknown_stays_unknown() -> None:
-    m = model_of(
+    src = (
         "import torch\n"
         "def f(thing, data):\n"
         "    a = thing.compute(data)\n"
         "    print(a, thing)\n"
     )
-    assert fact_of(m, "a", 4) is None
-    assert fact_of(m, "thing", 4) is None
+    ctx = Context("<test>", src, ast.parse(src))
+    for name in ("a", "thing"):
+        node = _load(ctx, name, 4)
+        assert not is_module(ctx.flow, node) and not on_device_tensor(ctx.flow, node)
 
 
-def test_loader_from_a_name_and_tqdm() -> None:
-    m = model_of(
+def test_a_loop_over_a_loader_named_so_through_tqdm() -> None:
+    src = (
         "from tqdm import tqdm\n"
-        "def f(train_loader):\n"
+        "def f(train_loader, model):\n"
         "    for batch in tqdm(train_loader):\n"
-        "        print(batch)\n"
+        "        model(batch)\n"
     )
-    f = fact_of(m, "batch", 4)
-    assert f.kind == BATCH and f.whole
-    assert fact_of(m, "train_loader", 3).kind == LOADER
+    ctx = Context("<test>", src, ast.parse(src))
+    loop, loop_ctx = ctx.syntax.loops[0]
+    assert ctx.loops.loop_iter_kind(loop, loop_ctx) is LoopKind.LOADER
+    assert ctx.loops.is_training_loop(loop, loop_ctx)
 
 
 def test_a_model_given_cpu_inputs_returns_cpu_outputs() -> None:
-    m = model_of(
+    src = (
         "import torch\nimport torch.nn as nn\n"
         "net = nn.Linear(2, 2)\n"
         "out = net(torch.ones(2))\n"
-        "print(out)\n"
+        "print(out, net)\n"
     )
-    assert not fact_of(m, "out", 5).dev
+    ctx = Context("<test>", src, ast.parse(src))
+    assert not on_device_tensor(ctx.flow, _load(ctx, "out", 5))
+    assert is_module(ctx.flow, _load(ctx, "net", 5))
 
 
 def test_a_with_target_is_bound_inside_its_block() -> None:

@@ -11,7 +11,6 @@ unknown, with the reason recorded.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -335,14 +334,11 @@ def _one_dimensional(v: Value) -> bool:
         and v.origins[0].text.startswith(_ONE_DIMENSIONAL)
 
 
-_LOADER_NAME = re.compile(r"(loader|^dl$|_dl$|^dl_)", re.I)
-
-
 def _names_a_loader(node: ast.expr) -> bool:
     """``train_loader``, ``get_dataloaders(cfg)["train"]``, ``tqdm(self.val_loader)``."""
     for n in ast.walk(node):
         name = n.id if isinstance(n, ast.Name) else n.attr if isinstance(n, ast.Attribute) else ""
-        if name and _LOADER_NAME.search(name):
+        if name and vocab.LOADER_NAME.search(name):
             return True
     return False
 

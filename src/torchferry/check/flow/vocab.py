@@ -26,8 +26,10 @@ LIKE_FACTORIES = vocabulary.LIKE_FACTORIES
 DATA_FACTORIES = vocabulary.DATA_FACTORIES
 LEGACY_CONSTRUCTORS = vocabulary.LEGACY_CONSTRUCTORS
 #: what a module registers when a value made by one of these is assigned to its attribute
-#: (the origin texts of ``nn.Parameter(...)`` and ``nn.Buffer(...)``)
-REGISTERED = ("torch.nn.Parameter", "torch.nn.Buffer")
+#: (the origin texts of ``nn.Parameter(...)`` and ``nn.Buffer(...)``, also as imported from
+#: ``torch.nn.parameter``)
+REGISTERED = ("torch.nn.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Parameter",
+              "torch.nn.parameter.Buffer")
 #: tensor methods that put the result somewhere: ``.cuda()`` on an accelerator, ``.cpu()``
 MOVES: dict[str, Where] = {"cuda": Where.ACCEL, "xpu": Where.ACCEL, "mps": Where.ACCEL,
                            "npu": Where.ACCEL, "cpu": Where.CPU}
@@ -84,6 +86,10 @@ TENSOR_ATTRS = frozenset({"is_cuda", "grad", "data", "device", "T", "mT"})
 MODULE_METHODS = frozenset("eval train parameters named_parameters modules named_modules "
                            "children state_dict load_state_dict zero_grad forward "
                            "register_buffer buffers".split())
+#: methods that, on a value the same scope also calls (``net(x)``), show it is a module: a
+#: tensor is never called, a function has no ``.to()``
+CALLED_MODULE_METHODS = MODULE_METHODS | frozenset(
+    "to cuda apply requires_grad_ half float bfloat16".split())
 #: ``torch.nn`` names that are no modules with weights to move
 NN_NOT_MODULES = frozenset({"Parameter", "Buffer", "functional", "init", "utils", "parallel"})
 #: ``torch.nn`` layers that own parameters (a model of them must be moved with its inputs)
@@ -136,6 +142,8 @@ SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "complex"})
 MODEL_NAME = re.compile(
     r"^(model|net|network|module|.*_model|.*model|.*_net|ema|criterion|.*_criterion|loss_fn|"
     r"loss_func|loss_function)$", re.I)
+#: names of DataLoaders (a hint for an iterable of unknown kind): ``train_loader``, ``dl``
+LOADER_NAME = re.compile(r"(loader|^dl$|_dl$|^dl_)", re.I)
 ACCEL_KINDS = frozenset({"cuda", "mps", "xpu", "npu", "hpu", "xla"})
 
 

@@ -69,18 +69,19 @@ import ast
 import re
 from collections.abc import Iterable
 
-from torchferry.check.analysis import (
+from torchferry.check.api import Context, Edit, Finding, Fix
+from torchferry.check.flow import FileFlow
+from torchferry.check.flow.queries import is_device
+from torchferry.check.names import (
     DEVICE_NAME,
     LEGACY_CONSTRUCTORS,
-    Model,
-    Scope,
-    Site,
     dotted,
     end_pos,
+    is_accel_literal,
     pos,
     tail,
 )
-from torchferry.check.api import Context, Edit, Finding, Fix
+from torchferry.check.scopes import Scope, Site, Walker, _before
 
 CODE = "FRY001"
 NAME = "hardcoded-accelerator"
@@ -90,7 +91,7 @@ _DEVICE_KWARGS = frozenset({"device", "map_location"})
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
+    m = ctx.syntax
     for const in m.accel_consts:
         yield from _literal(ctx, m, const)
     yield from _legacy(ctx, m)
@@ -100,11 +101,11 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         if site.ctx.scope.name == "cuda":
             continue  # implementing a ``cuda()`` method of one's own
-        recv = m.text(call.func.value)
+        recv = ctx.text(call.func.value)
         fix = None
-        var = m.device_var(site.ctx.scope, site.pos)
+        var = _device_var(m, ctx.flow, site.ctx.scope, site.pos)
         if var is not None and not call.args:
-            rest = ", ".join(m.text(k) for k in call.keywords)
+            rest = ", ".join(ctx.text(k) for k in call.keywords)
             _, _, el, ec = ctx.span(call.func.value)
             _, _, cl, cc = ctx.span(call)
             new = f".to({var}{', ' + rest if rest else ''})"
@@ -121,7 +122,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         )
 
 
-def _legacy(ctx: Context, m: Model) -> Iterable[Finding]:
+def _legacy(ctx: Context, m: Walker) -> Iterable[Finding]:
     """``torch.cuda.FloatTensor(...)`` and ``torch.set_default_tensor_type("torch.cuda....")``."""
     for name in sorted(LEGACY_CONSTRUCTORS) + ["set_default_tensor_type"]:
         for site in m.calls_by_tail.get(name, ()):
@@ -147,7 +148,7 @@ def _legacy(ctx: Context, m: Model) -> Iterable[Finding]:
             )
 
 
-def _literal(ctx: Context, m: Model, site: Site[ast.Constant]) -> Iterable[Finding]:
+def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Finding]:
     const = site.node
     parents = m.parents(site.stmt)
     parent = parents.get(id(const))
@@ -209,18 +210,43 @@ def _literal(ctx: Context, m: Model, site: Site[ast.Constant]) -> Iterable[Findi
         fix = Fix((ctx.edit(const, f'"{value}" if {check} else "cpu"'),), False,
                   "Fall back to the CPU when the accelerator is missing")
     elif target_stmt is None:
-        var = m.device_var(site.ctx.scope, site.pos)
+        var = _device_var(m, ctx.flow, site.ctx.scope, site.pos)
         if var is not None:
             node = call_wrapper if call_wrapper is not None and len(call_wrapper.args) == 1 \
                 and not call_wrapper.keywords else const
             fix = Fix((ctx.edit(node, var),), False, f"Use the device variable `{var}`")
-    shown = m.text(call_wrapper) if call_wrapper is not None else repr(value).replace("'", '"')
+    shown = ctx.text(call_wrapper) if call_wrapper is not None else repr(value).replace("'", '"')
     yield ctx.finding(
         CODE, const,
         f"hard-coded accelerator `{shown}` crashes on machines without one; pick the device once "
         "(`device = \"cuda\" if torch.cuda.is_available() else \"cpu\"`) and use that variable",
         fix,
     )
+
+
+def _device_var(m: Walker, ff: FileFlow, scope: Scope, at: int) -> str | None:
+    """A device variable visible at ``at`` (``device``, ``dev``, ``*_device``), if any: a
+    parameter, or a name the device-flow analysis finds bound to a device (not to an
+    accelerator literal) -- the variable a fix can use instead."""
+    s: Scope | None = scope
+    first = True
+    while s is not None:
+        if s.kind == "class" and not first:
+            s = s.parent
+            continue
+        for name in sorted(n for n in s.binds if DEVICE_NAME.match(n)):
+            lst = s.binds[name]
+            b = _before(lst, at) if (first or s.kind == "function") else lst[-1][1]
+            if b is None:
+                continue
+            if b.how == "param":
+                return name
+            if b.how == "expr" and b.value is not None and not is_accel_literal(b.value) and \
+                    is_device(ff, b.value):
+                return name
+        first = False
+        s = s.parent
+    return None
 
 
 def _device_target(stmt: ast.Assign | ast.AnnAssign) -> bool:
@@ -246,7 +272,7 @@ _CUDA_ONLY_CALLS = frozenset({"Stream", "stream", "set_device", "current_stream"
                               "reset_max_memory_allocated", "max_memory_cached", "memory_cached"})
 
 
-def _cuda_only_by_design(m: Model, scope: Scope) -> bool:
+def _cuda_only_by_design(m: Walker, scope: Scope) -> bool:
     """The scope (or an enclosing function/class, or the file) is written for an accelerator:
     its name says so (``CUDAAccelerator``, ``_probe_gpus``), the file uses a CUDA-only
     library (bitsandbytes, triton...), or it (or its class) drives CUDA streams,
@@ -258,7 +284,7 @@ def _cuda_only_by_design(m: Model, scope: Scope) -> bool:
     return r
 
 
-def _by_design(m: Model, scope: Scope) -> bool:
+def _by_design(m: Walker, scope: Scope) -> bool:
     if any(q.split(".")[0] in _CUDA_ONLY_LIBS for q in m.imports.values()):
         return True
     if len(_gpu_indices(m)) >= 2:
@@ -285,7 +311,7 @@ def _by_design(m: Model, scope: Scope) -> bool:
     return False
 
 
-def _gpu_indices(m: Model) -> set[int]:
+def _gpu_indices(m: Walker) -> set[int]:
     """The GPU numbers the file places things on with ``.cuda(N)``.  Two or more mean the
     code spreads a model over several GPUs on purpose (pipeline or model parallelism:
     ``block_1.cuda(0)`` ... ``block_3.cuda(2)``): it cannot fall back to one CPU.  (Device
@@ -299,7 +325,7 @@ def _gpu_indices(m: Model) -> set[int]:
     return out
 
 
-def _drives_cuda(m: Model, scope: Scope) -> bool:
+def _drives_cuda(m: Walker, scope: Scope) -> bool:
     """The scope itself (not a nested function) calls a CUDA-only ``torch.cuda`` API or
     starts an NCCL process group, without testing for a GPU first."""
     for c in scope.calls:
@@ -321,7 +347,7 @@ def _accel_named(name: str) -> bool:
     return bool(_ACCEL_SCOPE.search(name)) and not (low.startswith("test") or low.endswith(("test", "tests")))
 
 
-def _pytestmark_checks(m: Model) -> bool:
+def _pytestmark_checks(m: Walker) -> bool:
     """A module-level ``pytestmark = pytest.mark.skipif(not torch.cuda.is_available(), ...)``."""
     for _, b in m.module_scope.binds.get("pytestmark", ()):
         if b.value is not None and m.mentions_availability(b.value):
@@ -329,7 +355,7 @@ def _pytestmark_checks(m: Model) -> bool:
     return False
 
 
-def _guarded(m: Model, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
+def _guarded(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
     """Availability is checked: an enclosing ``if``/``while`` test, an ``assert`` /
     ``if`` on availability earlier in the same scope, a skip marker or decorator, or the
     code is CUDA-only by design."""

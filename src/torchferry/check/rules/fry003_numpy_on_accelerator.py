@@ -110,7 +110,6 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from torchferry.check.analysis import needs_parens, short
 from torchferry.check.api import Context, Evidence, Finding, Fix
 from torchferry.check.flow import (
     ACCEL,
@@ -128,7 +127,7 @@ from torchferry.check.flow.arms import other_arm_of_move
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.lattice import element
 from torchferry.check.flow.safety import tensor_by_construction
-from torchferry.check.names import BODY_FIELDS
+from torchferry.check.names import BODY_FIELDS, needs_parens, short
 
 CODE = "FRY003"
 NAME = "numpy-on-accelerator"

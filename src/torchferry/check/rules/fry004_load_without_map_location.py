@@ -79,13 +79,6 @@ import ast
 import re
 from collections.abc import Iterable
 
-from torchferry.check.analysis import (
-    Model,
-    Site,
-    dotted,
-    has_star_kwargs,
-    kwarg,
-)
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.safety import module_by_construction, self_of_module
@@ -97,6 +90,8 @@ from torchferry.check.loads import (
     saved_here,
     xla_only,
 )
+from torchferry.check.names import dotted, has_star_kwargs, header_parents, kwarg
+from torchferry.check.scopes import Site, Walker
 
 CODE = "FRY004"
 NAME = "load-without-map-location"
@@ -104,14 +99,14 @@ FIX = "safe"
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
+    m = ctx.syntax
     for site in m.calls_by_tail.get("load", ()):
         call = site.node
         if m.qualname(call.func) != "torch.load" or has_star_kwargs(call):
             continue
         if len(call.args) >= 2 or kwarg(call, "map_location") is not None:
             continue
-        if _not_a_foreign_checkpoint(m, site):
+        if _not_a_foreign_checkpoint(m, ctx.flow, site):
             continue
         edit = ctx.add_keyword(call, 'map_location="cpu"')
         fix = None
@@ -126,12 +121,12 @@ def check(ctx: Context) -> Iterable[Finding]:
         )
 
 
-def _not_a_foreign_checkpoint(m: Model, site: Site[ast.Call]) -> bool:
+def _not_a_foreign_checkpoint(m: Walker, flow: FileFlow, site: Site[ast.Call]) -> bool:
     """What the load reads cannot have been saved on a device this machine lacks: bytes or
     a file this very function has just written, an in-memory buffer, a data file the
     file's own code writes from host data, a dataset's files, an XLA-only path's
     checkpoints, a NumPy array (see :mod:`torchferry.check.loads`)."""
-    return saved_here(m, site) or in_memory(m, site) or host_data_file(m, site) \
+    return saved_here(m, site) or in_memory(m, site) or host_data_file(m, flow, site) \
         or ndarray_only(m, site) or dataset_method(m, site) or xla_only(m, site)
 
 
@@ -140,7 +135,7 @@ def _not_a_foreign_checkpoint(m: Model, site: Site[ast.Call]) -> bool:
 _NOT_A_MODULE = re.compile(r"optim|sched|scaler|ema", re.I)
 
 
-def _module_lsd(flow: FileFlow, m: Model, node: ast.AST | None) -> bool:
+def _module_lsd(flow: FileFlow, m: Walker, node: ast.AST | None) -> bool:
     """``x.load_state_dict(sd)`` on an ``nn.Module`` (known as one, or named like a model),
     without ``assign=`` (which keeps the loaded tensors, on their device, as parameters)."""
     if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
@@ -160,30 +155,25 @@ def _module_lsd(flow: FileFlow, m: Model, node: ast.AST | None) -> bool:
     return module_by_construction(flow, recv) or self_of_module(flow, recv)
 
 
-def _custom_loading(m: Model) -> bool:
+def _custom_loading(m: Walker) -> bool:
     """Does the file define its own ``load_state_dict`` / ``_load_from_state_dict`` (a
     class that may keep the loaded tensors instead of copying them)?"""
-    memo = m.rule_memo.setdefault(CODE, {})
-    r = memo.get(0)
-    if r is None:
-        r = memo[0] = any(
-            isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and n.name in ("load_state_dict", "_load_from_state_dict")
-            for info in m.class_list for n in info.node.body)
-    return r
+    return any(isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and n.name in ("load_state_dict", "_load_from_state_dict")
+               for info in m.class_list for n in info.node.body)
 
 
-def _fed_to_lsd(flow: FileFlow, m: Model, node: ast.AST, stmt: ast.AST) -> bool:
+def _fed_to_lsd(flow: FileFlow, m: Walker, node: ast.AST, stmt: ast.AST) -> bool:
     """Is ``node`` -- or ``node[key]``, ``node[key][key2]`` -- the state dict argument of a
     module's ``load_state_dict``?"""
-    parents = m.parents(stmt)
+    parents = header_parents(stmt)
     parent = parents.get(id(node))
     while isinstance(parent, ast.Subscript) and parent.value is node:
         node, parent = parent, parents.get(id(parent))
     return _module_lsd(flow, m, parent) and isinstance(parent, ast.Call) and parent.args[0] is node
 
 
-def _feeds_load_state_dict(flow: FileFlow, m: Model, site: Site[ast.Call]) -> bool:
+def _feeds_load_state_dict(flow: FileFlow, m: Walker, site: Site[ast.Call]) -> bool:
     """Does the loaded object go straight into a module's ``load_state_dict`` (and nowhere
     else)?  Then ``map_location="cpu"`` changes nothing: the values are copied into the
     parameters wherever they live."""

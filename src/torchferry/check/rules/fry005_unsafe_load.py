@@ -46,9 +46,9 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from torchferry.check.analysis import Model, has_star_kwargs, kwarg
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.loads import saved_here
+from torchferry.check.names import has_star_kwargs, kwarg
 
 CODE = "FRY005"
 NAME = "unsafe-load"
@@ -63,7 +63,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     target = ctx.target_torch_version
     if target is not None and target >= WEIGHTS_ONLY_DEFAULT:
         return  # the default is already weights_only=True: the argument changes nothing
-    m: Model = ctx.model
+    m = ctx.syntax
     for site in m.calls_by_tail.get("load", ()):
         call = site.node
         if m.qualname(call.func) != "torch.load" or has_star_kwargs(call):

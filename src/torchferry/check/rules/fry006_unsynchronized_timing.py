@@ -81,18 +81,17 @@ import ast
 import re
 from collections.abc import Iterable
 
-from torchferry.check.analysis import (
-    MODULE,
-    Ctx,
-    Model,
-    Scope,
-    Site,
-    end_pos,
-    indent_of,
-    pos,
-    tail,
-)
 from torchferry.check.api import Context, Edit, Finding, Fix
+from torchferry.check.flow import FileFlow
+from torchferry.check.flow.queries import (
+    callee_value,
+    calls_module,
+    is_module,
+    is_tensor,
+    on_device_tensor,
+)
+from torchferry.check.names import end_pos, header_parents, indent_of, pos, tail
+from torchferry.check.scopes import Scope, Site, Walker
 
 CODE = "FRY006"
 NAME = "unsynchronized-timing"
@@ -119,7 +118,7 @@ _SYNC_NAME = re.compile(r"(?<!a)sync", re.I)
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
+    m = ctx.syntax
     by_scope: dict[int, list[Site]] = {}
     scopes: dict[int, Scope] = {}
     names = {"time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns",
@@ -130,25 +129,25 @@ def check(ctx: Context) -> Iterable[Finding]:
             if m.qualname(site.node.func) in _CLOCKS:
                 by_scope.setdefault(id(site.ctx.scope), []).append(site)
                 scopes[id(site.ctx.scope)] = site.ctx.scope
-    helpers = _Helpers(m)
+    helpers = _Helpers(m, ctx.flow)
     for key, reads in by_scope.items():
         scope = scopes[key]
         for first, second in _intervals(m, scope, reads):
             lo, hi = end_pos(first.node), second.pos
-            if _synced(m, scope, lo, hi, helpers) or not _device_work(m, scope, lo, hi):
+            if _synced(m, scope, lo, hi, helpers) or not _device_work(m, ctx.flow, scope, lo, hi):
                 continue
             if _restarted_after_a_sync(m, scope, first, second, helpers):
                 continue
             yield ctx.finding(
                 CODE, second.node,
-                f"`{m.text(second.node)}` is read while accelerator work may still be queued: "
+                f"`{ctx.text(second.node)}` is read while accelerator work may still be queued: "
                 "the interval measures the launch, not the work; call `torch.cuda.synchronize()` "
                 "(or `torch.mps.synchronize()`) before reading the clock",
                 _fix(ctx, m, second),
             )
 
 
-def _restarted_after_a_sync(m: Model, scope: Scope, first: Site[ast.Call],
+def _restarted_after_a_sync(m: Walker, scope: Scope, first: Site[ast.Call],
                             second: Site[ast.Call], helpers: _Helpers) -> bool:
     """An end read inside a loop whose interval spans earlier iterations that wait: the start
     was taken before the loop and the loop body waits somewhere (PyTorch-GAN's stargan ETA,
@@ -176,7 +175,7 @@ def _restarted_after_a_sync(m: Model, scope: Scope, first: Site[ast.Call],
     return False
 
 
-def _intervals(m: Model, scope: Scope, reads: list[Site[ast.Call]]
+def _intervals(m: Walker, scope: Scope, reads: list[Site[ast.Call]]
                ) -> list[tuple[Site[ast.Call], Site[ast.Call]]]:
     """(start read, end read) of each interval, paired by what is subtracted:
     ``time() - t0`` or ``t1 - t0`` with ``t0``/``t1`` bound to clock reads.  Reads that are
@@ -206,14 +205,14 @@ def _intervals(m: Model, scope: Scope, reads: list[Site[ast.Call]]
     return sorted(pairs.values(), key=lambda p: p[1].pos)
 
 
-def _budget_check(m: Model, scope: Scope, op: Site) -> bool:
+def _budget_check(m: Walker, scope: Scope, op: Site) -> bool:
     """Is the interval ``op`` (a subtraction) only compared against a limit -- a wall-clock
     budget for control flow (``if time.time() - t0 > time_limit: break``), where the
     host's own time is what counts and a synchronize would only slow the loop down?
     True when the subtraction is an operand of a comparison, or is the whole value bound
     to a name whose every later use in the function is one."""
     n = op.node
-    parent = m.parents(op.stmt).get(id(n))
+    parent = header_parents(op.stmt).get(id(n))
     if isinstance(parent, ast.Compare):
         return True
     st = op.stmt
@@ -239,8 +238,9 @@ def _name_loads(scope: Scope, name: str) -> list[tuple[ast.Name, ast.AST]]:
 class _Helpers:
     """The file's own functions by name, and whether each one's body waits for the device."""
 
-    def __init__(self, m: Model) -> None:
+    def __init__(self, m: Walker, ff: FileFlow) -> None:
         self.m = m
+        self.ff = ff  # the device-flow analysis of the file, for what a call's values are
         self._by_name: dict[str, list[Scope]] | None = None
         self._syncs: dict[int, bool] = {}
 
@@ -260,15 +260,15 @@ class _Helpers:
         return r
 
 
-def _syncs(m: Model, s: Site, helpers: _Helpers) -> bool:
+def _syncs(m: Walker, s: Site, helpers: _Helpers) -> bool:
     """Does this call wait for the device?"""
     func = s.node.func
     if isinstance(func, ast.Attribute) and func.attr in _SYNCS:
         return True
-    if m.qualname(func) == "torch.save" and s.node.args and _module_state(m, s.node.args[0], s):
+    if m.qualname(func) == "torch.save" and s.node.args and _module_state(helpers.ff, s.node.args[0]):
         return True  # the state dict of a module is copied to the host, after its work
     if isinstance(func, ast.Name) and (func.id == "synchronize" or (
-            func.id in _HOST_READS and _reads_tensor(m, s, func.id == "print"))):
+            func.id in _HOST_READS and _reads_tensor(m, helpers.ff, s, func.id == "print"))):
         return True
     name = tail(func)
     if name is None:
@@ -279,21 +279,20 @@ def _syncs(m: Model, s: Site, helpers: _Helpers) -> bool:
     return bool(_SYNC_NAME.search(name))
 
 
-def _module_state(m: Model, e: ast.expr, s: Site) -> bool:
+def _module_state(ff: FileFlow, e: ast.expr) -> bool:
     """``model.state_dict()`` of a module."""
     if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
             and e.func.attr == "state_dict"):
         return False
-    f = m.fact(e.func.value, s.ctx)
-    return f is not None and f.kind == MODULE
+    return is_module(ff, e.func.value)
 
 
-def _synced(m: Model, scope: Scope, lo: int, hi: int, helpers: _Helpers) -> bool:
+def _synced(m: Walker, scope: Scope, lo: int, hi: int, helpers: _Helpers) -> bool:
     return any(_syncs(m, s, helpers) for s in scope.calls_between(lo, hi)) or \
-        _tested(m, scope, lo, hi)
+        _tested(helpers.ff, scope, lo, hi)
 
 
-def _tested(m: Model, scope: Scope, lo: int, hi: int) -> bool:
+def _tested(ff: FileFlow, scope: Scope, lo: int, hi: int) -> bool:
     """Is a tensor used as a condition between the reads (``if (x > 0).any(): break``,
     ``while loss > eps:``, ``assert torch.isfinite(loss)``)?  Python then calls
     ``Tensor.__bool__``, which reads the value on the host and so waits for the work."""
@@ -305,10 +304,8 @@ def _tested(m: Model, scope: Scope, lo: int, hi: int) -> bool:
             continue
         seen.add(id(st))
         for cond in _conditions(st.test):
-            if lo <= pos(cond) <= hi:
-                f = m.fact(cond, s.ctx)
-                if f is not None and f.sure_tensor:
-                    return True
+            if lo <= pos(cond) <= hi and is_tensor(ff, cond):
+                return True
     return False
 
 
@@ -323,7 +320,7 @@ def _conditions(e: ast.expr) -> Iterable[ast.expr]:
         yield e
 
 
-def _reads_tensor(m: Model, s: Site, printed: bool) -> bool:
+def _reads_tensor(m: Walker, ff: FileFlow, s: Site, printed: bool) -> bool:
     """``print(t)`` / ``float(t)`` / ``int(t)`` / ``bool(t)`` of a tensor: the value is copied
     to the host, which waits for the work that produces it.  (A printed tensor counts
     only when it may be on the device: ``print`` takes anything.)  A printed message that
@@ -332,10 +329,9 @@ def _reads_tensor(m: Model, s: Site, printed: bool) -> bool:
     (``compute_accuracy(model, loader)``, directly or through the name bound to it): the
     helper either returns a device tensor, read here, or has already read its result."""
     for a in s.node.args:
-        f = m.fact(a, s.ctx)
-        if f is not None and f.sure_tensor and (f.dev or not printed):
+        if is_tensor(ff, a) and (not printed or on_device_tensor(ff, a)):
             return True
-        if printed and any(_read_when_formatted(m, v, s) for v in _formatted(a)):
+        if printed and any(_read_when_formatted(m, ff, v, s) for v in _formatted(a)):
             return True
     return False
 
@@ -354,12 +350,11 @@ def _formatted(e: ast.expr) -> list[ast.expr]:
     return []
 
 
-def _read_when_formatted(m: Model, v: ast.expr, s: Site) -> bool:
+def _read_when_formatted(m: Walker, ff: FileFlow, v: ast.expr, s: Site) -> bool:
     """Does formatting ``v`` read a value the device computed?  A tensor that may be on the
     device, or the result of a call handed a model (rasbt's ``compute_accuracy(model,
     train_loader, device=DEVICE)``), also through a name bound to one in this scope."""
-    f = m.fact(v, s.ctx)
-    if f is not None and f.sure_tensor and f.dev:
+    if is_tensor(ff, v) and on_device_tensor(ff, v):
         return True
     made: ast.AST | None = v
     if isinstance(v, ast.Name):
@@ -368,51 +363,52 @@ def _read_when_formatted(m: Model, v: ast.expr, s: Site) -> bool:
     if not isinstance(made, ast.Call):
         return False
     args = [*made.args, *(k.value for k in made.keywords)]
-    return any((fa := m.fact(a, s.ctx)) is not None and fa.kind == MODULE for a in args)
+    return any(is_module(ff, a) for a in args)
 
 
-def _device_work(m: Model, scope: Scope, lo: int, hi: int) -> bool:
+def _device_work(m: Walker, ff: FileFlow, scope: Scope, lo: int, hi: int) -> bool:
+    """Does the code between ``lo`` and ``hi`` queue work on the device: a module called,
+    a tensor that may be on the device computed, work hidden in a call?"""
     for s in scope.calls_between(lo, hi):
-        f = m.fact(s.node.func, s.ctx)
-        if f is not None and f.kind == MODULE:
+        if _forward_pass(ff, s.node) or _device_tensor(ff, s.node) or _hidden_work(m, ff, s):
             return True
-        r = m.fact(s.node, s.ctx)
-        if r is not None and r.sure_tensor and r.dev:
-            return True
-        if _hidden_work(m, s):
-            return True
-    for op in scope.ops_between(lo, hi):
-        if isinstance(op.node, ast.BinOp):
-            r = m.fact(op.node, op.ctx)
-            if r is not None and r.sure_tensor and r.dev:
-                return True
-    return False
+    return any(isinstance(op.node, ast.BinOp) and _device_tensor(ff, op.node)
+               for op in scope.ops_between(lo, hi))
 
 
-def _hidden_work(m: Model, s: Site[ast.Call]) -> bool:
+def _forward_pass(ff: FileFlow, call: ast.Call) -> bool:
+    """A call of a module (a wrapper such as ultralytics' ``YOLO`` may run on the device
+    whatever its own place), but not ``x.forward(...)`` of a value of unknown kind (an ONNX
+    Runtime backend's ``forward`` returns host arrays)."""
+    if not calls_module(ff, call):
+        return False
+    module = callee_value(ff, call)
+    return module is None or module.kinds is not None or \
+        not (isinstance(call.func, ast.Attribute) and call.func.attr == "forward")
+
+
+def _device_tensor(ff: FileFlow, e: ast.AST) -> bool:
+    """A tensor that may live on the device."""
+    return is_tensor(ff, e) and on_device_tensor(ff, e)
+
+
+def _hidden_work(m: Walker, ff: FileFlow, s: Site[ast.Call]) -> bool:
     """Work hidden in a call the analysis cannot enter: a module's own method given a
     tensor that may be on the device (``vae.decode(z)``, ``model.generate(ids)``), or a
     function given both a module and such a tensor (``denoise(model, x, steps)``)."""
     call = s.node
     func = call.func
     args = [*call.args, *(k.value for k in call.keywords)]
-    if not any(_on_device(m, a, s.ctx) for a in args):
+    if not any(_device_tensor(ff, a) for a in args):
         return False
-    if isinstance(func, ast.Attribute):
-        recv = m.fact(func.value, s.ctx)
-        if recv is not None and recv.kind == MODULE:
-            return func.attr not in _MODULE_BOOKKEEPING
+    if isinstance(func, ast.Attribute) and is_module(ff, func.value):
+        return func.attr not in _MODULE_BOOKKEEPING
     if m.qualname(func) is not None:
         return False  # a library function: known ones are facts already
-    return any((f := m.fact(a, s.ctx)) is not None and f.kind == MODULE for a in args)
+    return any(is_module(ff, a) for a in args)
 
 
-def _on_device(m: Model, e: ast.AST, ctx: Ctx) -> bool:
-    f = m.fact(e, ctx)
-    return f is not None and f.sure_tensor and f.dev
-
-
-def _fix(ctx: Context, m: Model, site: Site) -> Fix | None:
+def _fix(ctx: Context, m: Walker, site: Site) -> Fix | None:
     st = site.stmt
     if isinstance(st, (ast.If, ast.While, ast.For, ast.With, ast.Try)):
         return None

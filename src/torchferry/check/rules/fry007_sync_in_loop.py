@@ -77,37 +77,36 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 
-from torchferry.check.analysis import Model, Site, end_pos, pos, short
 from torchferry.check.api import Context, Finding
-from torchferry.check.flow import Kind
-from torchferry.check.names import AVAIL_NAME, GUARD_NAME, learning_step
+from torchferry.check.flow.queries import on_device_tensor
+from torchferry.check.loops import LoopKind, Loops, guarded
+from torchferry.check.names import AVAIL_NAME, GUARD_NAME, end_pos, learning_step, pos, short
 from torchferry.check.scopes import ClassInfo as ScopeClass
-from torchferry.check.scopes import Scope
+from torchferry.check.scopes import Scope, Site, Walker
 
 CODE = "FRY007"
 NAME = "sync-in-loop"
 FIX = "none"
 
-#: a tensor, or an item of a batch (moved, or not)
-_TENSORS = frozenset({Kind.TENSOR, Kind.BATCH})
 # the fix in one line: also what `ferry run --trips` says for a read on every step
 HINT = ("accumulate on the device (`total += loss.detach()`) and read once per epoch, or "
          "guard it with a logging interval (`if step % 100 == 0:`)")
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
+    m = ctx.syntax
     if _no_accelerator_in_file(ctx, m):
         return  # nothing can be on an accelerator: the reads wait for nothing (as FRY003)
+    lp = ctx.loops
     for meth in ("item", "tolist", "cpu"):
         for site in m.calls_by_tail.get(meth, ()):
             func = site.node.func
-            if not isinstance(func, ast.Attribute) or not _in_hot_loop(m, site):
+            if not isinstance(func, ast.Attribute) or not _in_hot_loop(lp, site):
                 continue
-            if _dev(ctx, func.value):
+            if on_device_tensor(ctx.flow, func.value):
                 yield ctx.finding(
                     CODE, site.node,
-                    f"`{short(m.text(site.node))}` waits for the accelerator on every iteration "
+                    f"`{short(ctx.text(site.node))}` waits for the accelerator on every iteration "
                     f"of the training/evaluation loop; {HINT}",
                 )
     for name in ("float", "int", "bool", "print"):
@@ -126,40 +125,29 @@ def check(ctx: Context) -> Iterable[Finding]:
                     else:
                         flat.append(a)
                 args = flat
-            if not args or not _in_hot_loop(m, site):
+            if not args or not _in_hot_loop(lp, site):
                 continue
-            hit = next((a for a in args if _dev(ctx, a)), None)
+            hit = next((a for a in args if on_device_tensor(ctx.flow, a)), None)
             if hit is None:
                 continue
             what = "printing" if name == "print" else f"`{name}()` of"
             yield ctx.finding(
                 CODE, call,
-                f"{what} tensor `{short(m.text(hit), 40)}` waits for the accelerator on every "
+                f"{what} tensor `{short(ctx.text(hit), 40)}` waits for the accelerator on every "
                 f"iteration of the training/evaluation loop; {HINT}",
             )
 
 
-def _dev(ctx: Context, node: ast.AST) -> bool:
-    """Does the device-flow analysis establish that ``node`` is a tensor that may be on an
-    accelerator (moved or made there, the output of a module there or of a loss given such
-    tensors, through helpers and methods of the checked files)?"""
-    res = ctx.flow.scope_of(node)
-    v = None if res is None else res.value(node)
-    if res is None or v is None:
-        return False
-    kinds = res.kind_of(v)
-    return kinds is not None and bool(kinds & _TENSORS) and res.may_be_on_device(v)
-
-
-def _in_hot_loop(m: Model, site: Site[ast.Call]) -> bool:
+def _in_hot_loop(lp: Loops, site: Site[ast.Call]) -> bool:
+    """Does the read run on every iteration of a training/evaluation loop?"""
     if not site.ctx.loops:
-        return _in_step_function(m, site)
+        return _in_step_function(lp, site)
     loop = site.ctx.loops[-1]
-    return m.is_training_loop(loop, site.ctx) and not m.guarded(site.ctx, loop) and \
+    return lp.is_training_loop(loop, site.ctx) and not guarded(site.ctx, loop) and \
         not _decides_control_flow(site, loop) and not _after_synchronize(site, loop)
 
 
-def _in_step_function(m: Model, site: Site[ast.Call]) -> bool:
+def _in_step_function(lp: Loops, site: Site[ast.Call]) -> bool:
     """A read outside any loop of a function that does one training step (it calls
     ``.backward()`` or ``optimizer.step()``, not in a loop of its own) and that a training/evaluation loop of the
     file calls on every iteration (``metrics = self.train_step(batch)`` in ``for batch in
@@ -170,19 +158,20 @@ def _in_step_function(m: Model, site: Site[ast.Call]) -> bool:
         return False
     if not any(learning_step(c.node) is not None and not c.ctx.loops for c in scope.calls):
         return False  # (a function that steps in a loop of its own runs many steps per call)
-    for call in _callers(m, scope, fn.name):
+    for call in _callers(lp.syntax, scope, fn.name):
         if not call.ctx.loops:
             continue
         loop = call.ctx.loops[-1]
-        kind = m.loop_iter_kind(loop, call.ctx)
-        if kind is None or kind == "range?" or (kind != "loader" and m.has_inner_batch_loop(loop)):
+        kind = lp.loop_iter_kind(loop, call.ctx)
+        if kind is None or kind is LoopKind.RANGE or \
+                (kind is not LoopKind.LOADER and lp.has_inner_batch_loop(loop)):
             continue
-        if not m.guarded(call.ctx, loop):
+        if not guarded(call.ctx, loop):
             return True
     return False
 
 
-def _callers(m: Model, scope: Scope, name: str) -> Iterator[Site[ast.Call]]:
+def _callers(m: Walker, scope: Scope, name: str) -> Iterator[Site[ast.Call]]:
     """The calls of the function ``scope`` in its file: ``name(...)`` of a module-level
     function, ``self.name(...)`` in a method of its class or of a class it inherits from
     (``self`` may be an instance of the subclass)."""
@@ -198,7 +187,7 @@ def _callers(m: Model, scope: Scope, name: str) -> Iterator[Site[ast.Call]]:
             yield call
 
 
-def _inherits(m: Model, cls: ScopeClass, base: str, depth: int) -> bool:
+def _inherits(m: Walker, cls: ScopeClass, base: str, depth: int) -> bool:
     """Is ``cls`` the class ``base`` of the file, or a subclass of it?"""
     if cls.name == base:
         return True
@@ -279,17 +268,11 @@ def _identifiers(ctx: Context) -> Iterator[str]:
     yield from (n.arg for n in ctx.nodes.get(ast.keyword, ()) if isinstance(n, ast.keyword) and n.arg)
 
 
-def _no_accelerator_in_file(ctx: Context, m: Model) -> bool:
+def _no_accelerator_in_file(ctx: Context, m: Walker) -> bool:
     """Nothing in the file names an accelerator or a device (no ``cuda``/``gpu``/``device``/
     ``mps``/``xpu`` identifier, keyword or literal) or calls what may move a model there
     (``.to``, ``torch.load``, ``accelerator.prepare``...): a model called on inputs of
     unknown origin is then on the CPU (the udacity exercise notebooks)."""
-    memo = m.rule_memo.setdefault("no-accelerator", {})
-    key = id(m)
-    r = memo.get(key)
-    if r is None:
-        # the cheap tests first: the walk over every node is most of this rule's time
-        r = not m.accel_consts and not any(m.calls_by_tail.get(n) for n in _MAY_MOVE) and \
-            not any(AVAIL_NAME.search(w) for w in _identifiers(ctx))
-        memo[key] = r
-    return r
+    # the cheap tests first: the walk over every node is most of this rule's time
+    return not m.accel_consts and not any(m.calls_by_tail.get(n) for n in _MAY_MOVE) and \
+        not any(AVAIL_NAME.search(w) for w in _identifiers(ctx))

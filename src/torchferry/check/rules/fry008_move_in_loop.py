@@ -43,8 +43,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import MODULE, Model, end_pos, pos, short
 from torchferry.check.api import Context, Finding
+from torchferry.check.flow.queries import is_module
+from torchferry.check.loops import guarded
+from torchferry.check.names import end_pos, pos, short
 
 CODE = "FRY008"
 NAME = "move-in-loop"
@@ -54,7 +56,7 @@ FIX = "none"
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
+    m = ctx.syntax
     for meth in ("to", "cuda"):
         for site in m.calls_by_tail.get(meth, ()):
             if not site.ctx.loops:
@@ -63,11 +65,10 @@ def check(ctx: Context) -> Iterable[Finding]:
             if not isinstance(func, ast.Attribute):
                 continue
             recv = func.value
-            f = m.fact(recv, site.ctx)
-            if f is None or f.kind != MODULE:
+            if not is_module(ctx.flow, recv):
                 continue
             loop = site.ctx.loops[-1]
-            if m.guarded(site.ctx, loop):
+            if guarded(site.ctx, loop):
                 continue  # ``if epoch == 0:`` / ``if step % 100 == 0:``: not every iteration
             if _moves_to_loop_target(site.node, loop):
                 continue  # ``for device in ["cpu", "cuda"]: model.to(device)``: on purpose
@@ -84,7 +85,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 continue
             yield ctx.finding(
                 CODE, site.node,
-                f"`{short(m.text(site.node))}` moves the module on every iteration of the loop; "
+                f"`{short(ctx.text(site.node))}` moves the module on every iteration of the loop; "
                 + HINT,
             )
 

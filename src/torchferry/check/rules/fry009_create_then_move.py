@@ -48,7 +48,7 @@ values in every dtype), `torch.arange(n, device=t.device).to(t.dtype)` for the o
 code computes the same, but code traced with `torch.jit.trace` or exported to ONNX records
 `device=t.device` as a constant, where `type_as` follows `t` at run time.
 
-Quiet for `.type_as(t)` where `t` is a local variable made in the same code without a device
+Quiet for `.type_as(t)` where the analysis places `t` on the CPU on every path, made without a device
 (`ends = torch.cumsum(torch.tensor(dims), 0)`; `torch.zeros(1).type_as(ends)`): both are
 on the default device, nothing is copied. Quiet for `.type_as(self.x)` while the module is being built -- in `__init__`, or in a
 method of the class that this file calls only from `__init__` -- when `__init__` made
@@ -68,19 +68,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import (
-    DEVICE,
-    DEVICE_FACTORIES,
-    DTYPES,
-    Model,
-    Site,
-    end_pos,
-    kwarg,
-    pos,
-    short,
-)
 from torchferry.check.api import Context, Edit, Finding, Fix
+from torchferry.check.flow.queries import cpu_tensor, is_device
 from torchferry.check.flow.safety import device_by_construction
+from torchferry.check.names import DEVICE_FACTORIES, DTYPES, end_pos, kwarg, pos, short
+from torchferry.check.scopes import Site, Walker
 
 CODE = "FRY009"
 NAME = "create-then-move"
@@ -88,7 +80,7 @@ FIX = "safe"
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
+    m = ctx.syntax
     for meth in ("to", "cuda"):
         for site in m.calls_by_tail.get(meth, ()):
             call = site.node
@@ -111,7 +103,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     yield from _type_as(ctx, m)
 
 
-def _factory_receiver(m: Model, call: ast.Call) -> tuple[ast.Call, str] | None:
+def _factory_receiver(m: Walker, call: ast.Call) -> tuple[ast.Call, str] | None:
     """``torch.<factory>(...)`` and its name when ``call`` is a method called on such a
     factory call made without ``device=`` or ``generator=`` (a generator lives on one
     device: creating the tensor elsewhere would fail)."""
@@ -127,7 +119,7 @@ def _factory_receiver(m: Model, call: ast.Call) -> tuple[ast.Call, str] | None:
     return fac, q[6:]
 
 
-def _type_as(ctx: Context, m: Model) -> Iterable[Finding]:
+def _type_as(ctx: Context, m: Walker) -> Iterable[Finding]:
     """``torch.zeros(m, n).type_as(t)``: built on the CPU, then copied to ``t``'s device
     and cast to its dtype (``type_as`` is ``.to(t.options())``: device and dtype)."""
     for site in m.calls_by_tail.get("type_as", ()):
@@ -139,12 +131,11 @@ def _type_as(ctx: Context, m: Model) -> Iterable[Finding]:
         other = call.args[0]
         if _made_alike_in_init(m, site, other):
             continue
-        tf = m.fact(other, site.ctx) if isinstance(other, ast.Name) else None
-        if tf is not None and tf.sure_tensor and tf.made and not tf.dev:
-            continue  # a local ``t`` made here without a device: both on the default device
+        if isinstance(other, ast.Name) and cpu_tensor(ctx.flow, other):
+            continue  # ``t`` is on the CPU (made here without a device): no copy
         pure = isinstance(other, (ast.Name, ast.Attribute)) and all(
             isinstance(n, (ast.Name, ast.Attribute, ast.Load)) for n in ast.walk(other))
-        t = m.text(other)
+        t = ctx.text(other)
         fix = None
         if pure and kwarg(fac, "requires_grad") is None:
             if name in _EXACT_IN_ANY_DTYPE and kwarg(fac, "dtype") is None:
@@ -199,7 +190,7 @@ def _comment_inside(ctx: Context, fl: int, fc: int, cl: int, cc: int) -> bool:
     return "#" in text
 
 
-def _split_to(ctx: Context, m: Model, call: ast.Call, site: Site[ast.Call]) -> tuple[str | None, str | None, bool]:
+def _split_to(ctx: Context, m: Walker, call: ast.Call, site: Site[ast.Call]) -> tuple[str | None, str | None, bool]:
     """(device text, dtype text, whether .to has nothing else) for a ``.to``/``.cuda`` call."""
     func = call.func
     if isinstance(func, ast.Attribute) and func.attr == "cuda":
@@ -218,7 +209,7 @@ def _split_to(ctx: Context, m: Model, call: ast.Call, site: Site[ast.Call]) -> t
             extra = True
     if args:
         a0 = args.pop(0)
-        kind = _kind(m, a0, site)
+        kind = _kind(ctx, m, a0)
         if kind == "dtype":
             if dtype is not None:
                 return None, None, False
@@ -229,7 +220,7 @@ def _split_to(ctx: Context, m: Model, call: ast.Call, site: Site[ast.Call]) -> t
             return None, None, False
     if args:
         a1 = args.pop(0)
-        if dtype is None and _kind(m, a1, site) == "dtype":
+        if dtype is None and _kind(ctx, m, a1) == "dtype":
             dtype = a1
         else:
             extra = True
@@ -237,12 +228,12 @@ def _split_to(ctx: Context, m: Model, call: ast.Call, site: Site[ast.Call]) -> t
         extra = True
     if dev is None:
         return None, None, False
-    if _kind(m, dev, site) != "device":
+    if _kind(ctx, m, dev) != "device":
         return None, None, False
-    return m.text(dev), m.text(dtype) if dtype is not None else None, not extra
+    return ctx.text(dev), ctx.text(dtype) if dtype is not None else None, not extra
 
 
-def _kind(m: Model, e: ast.AST, site: Site[ast.Call]) -> str | None:
+def _kind(ctx: Context, m: Walker, e: ast.AST) -> str | None:
     """Whether an argument of ``.to()`` is a "device", a "dtype", or unclear (None)."""
     if isinstance(e, ast.Constant) and type(e.value) is str:
         return "device"
@@ -258,10 +249,7 @@ def _kind(m: Model, e: ast.AST, site: Site[ast.Call]) -> str | None:
     if last == "device" or last.endswith("_device") or last in ("dev", "device") or \
             last.startswith("device"):
         return "device"
-    f = m.fact(e, site.ctx)
-    if f is not None and f.kind == DEVICE:
-        return "device"
-    return None
+    return "device" if is_device(ctx.flow, e) else None
 
 
 # factories whose values are the same whichever device builds them; the others either draw
@@ -293,7 +281,7 @@ def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | Non
     return Fix((ins, Edit(fl, fc, cl, cc, rest)), safe, msg)
 
 
-def _made_alike_in_init(m: Model, site: Site[ast.Call], target: ast.AST) -> bool:
+def _made_alike_in_init(m: Walker, site: Site[ast.Call], target: ast.AST) -> bool:
     """Is ``target`` a ``self.x`` that ``__init__`` last made with a device-less factory
     before ``site`` runs, with ``site`` in ``__init__`` or in a method this file calls only
     from ``__init__``?  Then the factory at ``site`` and ``self.x`` are both on the default

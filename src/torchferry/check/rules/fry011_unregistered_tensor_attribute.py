@@ -101,24 +101,13 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable, Iterator
 
-from torchferry.check.analysis import (
-    NON_TENSOR_METHODS,
-    PARAMETER,
-    TENSOR,
-    TENSOR_ATTRS,
-    ClassInfo,
-    Ctx,
-    Model,
-    Scope,
-    Site,
-    kwarg,
-    pos,
-    short,
-)
 from torchferry.check.api import Context, Finding, Fix
-from torchferry.check.flow import CPU, Basis, Callee, Kind, Op
+from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.places import named_dtype
+from torchferry.check.flow.queries import on_device_tensor, value_of
 from torchferry.check.flow.vocab import DTYPES, REGISTERED
+from torchferry.check.names import NON_TENSOR_METHODS, TENSOR_ATTRS, kwarg, pos, short
+from torchferry.check.scopes import ClassInfo, Ctx, Scope, Site, Walker
 
 CODE = "FRY011"
 NAME = "unregistered-tensor-attribute"
@@ -136,7 +125,7 @@ _REDUCTIONS = frozenset({"sum", "mean", "max", "min", "argmax", "argmin", "prod"
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
+    m = ctx.syntax
     per_class: dict[int, _Class] = {}
     for stmt, sctx, cls, attr in m.self_assigns:
         if not cls.is_module:
@@ -144,21 +133,18 @@ def check(ctx: Context) -> Iterable[Finding]:
         value = getattr(stmt, "value", None)
         if value is None:
             continue
-        f = m.fact(value, sctx)
-        if f is not None and f.kind == PARAMETER or \
-                (f is None or f.kind != TENSOR or not f.made) and not _made_on_cpu(ctx, value):
-            continue
+        found = value_of(ctx.flow, value)
+        if found is None or not _made_here(found[1]) and not _made_on_cpu(ctx, value):
+            continue  # (a move, ``torch.tensor(...).to(device)``, placed it where the author chose)
         if isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
             continue  # ``**factory_kwargs`` may carry the device
-        if (isinstance(value, ast.Call) and kwarg(value, "device") is not None) or \
-                (f is not None and f.moved and f.dev):
-            # placed where the author chose (``device=next(model.parameters()).device``,
-            # ``torch.tensor(...).to(device)``): only a later move to another device would
-            # leave it behind, and that is not seen here
+        if isinstance(value, ast.Call) and kwarg(value, "device") is not None:
+            # placed where the author chose (``device=next(model.parameters()).device``):
+            # only a later move to another device would leave it behind, not seen here
             continue
         info = per_class.get(id(cls))
         if info is None:
-            info = per_class[id(cls)] = _Class(ctx, cls)
+            info = per_class[id(cls)] = _Class(ctx, m, cls)
         if attr in info.registered or \
                 _placed_in_init(sctx.scope.function, sctx.scope.self_name or "self", attr):
             continue
@@ -169,15 +155,15 @@ def check(ctx: Context) -> Iterable[Finding]:
         fix = None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             self_name = sctx.scope.self_name
-            fix = Fix((ctx.edit(stmt, f'{self_name}.register_buffer("{attr}", {m.text(value)}, '
+            fix = Fix((ctx.edit(stmt, f'{self_name}.register_buffer("{attr}", {ctx.text(value)}, '
                                       'persistent=False)'),), False,
                       f'Register it: `self.register_buffer("{attr}", ...)`')
         yield ctx.finding(
             CODE, stmt,
-            f"`self.{attr} = {short(m.text(value), 40)}` is a plain tensor attribute: "
+            f"`self.{attr} = {short(ctx.text(value), 40)}` is a plain tensor attribute: "
             f"`model.to(device)` leaves it behind on the CPU, and `{use.ctx.scope.name}` "
             f"combines it with a tensor that moves with the model "
-            f"(`{short(' '.join(m.text(use.node).split()), 60)}`); "
+            f"(`{short(' '.join(ctx.text(use.node).split()), 60)}`); "
             f'register it: `self.register_buffer("{attr}", ...)` (or make it an `nn.Parameter`)',
             fix,
         )
@@ -186,9 +172,11 @@ def check(ctx: Context) -> Iterable[Finding]:
 class _Class:
     """What one ``nn.Module`` class does with its attributes outside ``__init__``."""
 
-    def __init__(self, ctx: Context, cls: ClassInfo) -> None:
+    def __init__(self, ctx: Context, m: Walker, cls: ClassInfo) -> None:
         self.ctx = ctx
-        self.m = m = ctx.model
+        self.m = m
+        self.ff = ctx.flow  # what a value is and where it lives
+        self.text = ctx.text
         self.cls = cls
         self.registered = _registered_names(m)
         self._scopes: list[tuple[Scope, str]] | None = None
@@ -249,7 +237,7 @@ class _Class:
             if found:
                 break
         def key(s: Site) -> tuple[bool, int, int]:
-            text = self.m.text(s.node)
+            text = self.text(s.node)
             return f".{attr}" not in text, len(text), s.pos
 
         return min(found, key=key, default=None)
@@ -347,15 +335,14 @@ class _Class:
                 # the function uses it as one (``labels.view(-1)``): ``epoch: int | None``
                 # is an integer, an input used as nothing else may be one
                 note = getattr(b.value, "annotation", None)
-                return note is not None and "Tensor" in self.m.text(note) or \
+                return note is not None and "Tensor" in self.text(note) or \
                     self._used_as_tensor(e)
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
             meth = e.func.attr
             if meth in _MOVES or meth in NON_TENSOR_METHODS or meth in _SHAPE_ONLY or \
                     meth in _REDUCTIONS and not e.args and not e.keywords:
                 return False
-        f = self.m.fact(e, Ctx(scope))
-        if f is not None and ((f.tensorlike and f.dev) or f.kind == PARAMETER):
+        if on_device_tensor(self.ff, e):
             return True
         if isinstance(e, ast.BinOp):
             return self._follows_model(e.left, self_name, scope, d) or \
@@ -410,15 +397,13 @@ class _Class:
         """Is ``e`` a tensor that moves with the model: a ``forward`` input, a submodule's
         output, an ``nn.Parameter``, or a helper's parameter that a method of the file
         gives one (``self.normalize(self.head(h))``, see ``FileFlow.follows_model``)?"""
-        f = self.m.fact(e, ctx)
-        if f is not None and ((f.tensorlike and f.dev) or f.kind == PARAMETER):
+        if on_device_tensor(self.ff, e):
             return True
         if not isinstance(e, ast.Name):
             return False  # (a name the analysis places; ``x.device`` is no tensor)
-        flow = self.ctx.flow
-        res = flow.scope_of(e)
+        res = self.ff.scope_of(e)
         v = res.value(e) if res is not None else None
-        return res is not None and v is not None and flow.follows_model(res, v)
+        return res is not None and v is not None and self.ff.follows_model(res, v)
 
     def _carries(self, e: ast.AST, attr: str, self_name: str, scope: Scope, depth: int) -> bool:
         """Is ``e`` ``self.<attr>``, or a tensor computed from it without a move
@@ -479,7 +464,7 @@ def _subscripts(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.Subscript 
             todo.extend(ast.iter_child_nodes(n))
 
 
-def _index_taking(m: Model, call: ast.Call) -> tuple[ast.expr, ast.expr] | None:
+def _index_taking(m: Walker, call: ast.Call) -> tuple[ast.expr, ast.expr] | None:
     """(the indexed tensor, the index) of ``t.gather(dim, idx)``, ``t.index_select(dim,
     idx)``, ``t.take(idx)``, ``t.take_along_dim(idx)`` or the ``torch.`` function of the
     same name; None for another call.  Unlike ``t[idx]``, these never read a one-element
@@ -497,6 +482,15 @@ def _index_taking(m: Model, call: ast.Call) -> tuple[ast.expr, ast.expr] | None:
     return (args[0], index) if args and index is not None else None
 
 
+def _made_here(v: Value) -> bool:
+    """Is ``v`` a tensor made by a constructor (``torch.zeros(n)``), at most moved to the CPU
+    since (``torch.zeros(n).cpu()``), and not a registered ``nn.Parameter`` / ``nn.Buffer``?"""
+    if not v.is_(Kind.TENSOR) or not v.origins or any(o.text.startswith(REGISTERED) for o in v.origins):
+        return False
+    ops = [o.op for o in v.origins]
+    return ops[0] is Op.MADE or ops[:2] == [Op.MOVED, Op.MADE] and v.only(Where.CPU)
+
+
 def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
     """Does the device-flow analysis establish that ``value`` is a tensor made on the CPU
     (by a factory here, or returned by a function of the checked files that makes one)?"""
@@ -507,7 +501,7 @@ def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
         all(o.op is Op.MADE and not o.text.startswith(REGISTERED) for o in v.origins)
 
 
-def _moved_where_used(m: Model, cls: ClassInfo) -> set[str]:
+def _moved_where_used(m: Walker, cls: ClassInfo) -> set[str]:
     """Attributes the class itself moves where it uses them: ``self.alpha.to(x.device)``,
     ``self.feats.type_as(x)``, ``self.t.cuda()`` -- the author chose to carry them by hand.
     A move in ``__init__`` is not one: it places the attribute once (see
@@ -561,7 +555,7 @@ def _a_move(call: ast.Call) -> bool:
     return name not in DTYPES and not named_dtype(target)
 
 
-def _moved_by_apply(m: Model) -> set[str]:
+def _moved_by_apply(m: Walker) -> set[str]:
     """Attributes an ``_apply`` override of this file moves with the module:
     ``def _apply(self, fn): ...; m.stride = fn(m.stride)`` -- ``.to()`` and ``.cuda()`` go
     through ``_apply``, so the attribute follows the model."""
@@ -580,7 +574,7 @@ def _moved_by_apply(m: Model) -> set[str]:
     return names
 
 
-def _registered_names(m: Model) -> set[str]:
+def _registered_names(m: Walker) -> set[str]:
     names: set[str] = set()
     # anywhere in the file: a base class may register the buffer a subclass assigns
     for meth in ("register_buffer", "register_parameter"):

@@ -36,8 +36,8 @@ with the copy) is a performance decision.
 ## Known limits
 A blocking copy in between is taken to wait for the non-blocking one; it does not if it
 runs on another stream, or if its tensor is already on the CPU (a no-op that waits for
-nothing). Only literal CPU targets and device variables known to be the CPU are recognised. A copy
-passed straight to a function of the same file (`f(copy)`, `self.method(copy)`) counts when
+nothing). Only literal CPU targets and device variables and attributes known to be the CPU
+are recognised. A copy passed straight to a function of the same file (`f(copy)`, `self.method(copy)`) counts when
 that function reads the parameter before a synchronize of its own; one that function hands
 on again, a method of a base class, or a copy that is returned or stored in a container is
 not followed (a pipeline that synchronises later is the usual reason to write it). Reads are
@@ -50,18 +50,10 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterable
 
-from torchferry.check.analysis import (
-    DEVICE,
-    MODULE,
-    Model,
-    Site,
-    end_pos,
-    kwarg,
-    pos,
-    short,
-)
 from torchferry.check.api import Context, Finding
-from torchferry.check.scopes import Scope
+from torchferry.check.flow.queries import is_cpu_device, is_module
+from torchferry.check.names import end_pos, header_parents, kwarg, pos, short
+from torchferry.check.scopes import Scope, Site, Walker
 
 CODE = "FRY012"
 NAME = "nonblocking-to-host"
@@ -69,7 +61,7 @@ FIX = "none"
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
+    m = ctx.syntax
     for site in m.calls_by_tail.get("to", ()):
         call = site.node
         nb = kwarg(call, "non_blocking")
@@ -79,15 +71,14 @@ def check(ctx: Context) -> Iterable[Finding]:
         if not isinstance(func, ast.Attribute):
             continue
         target = call.args[0] if call.args else kwarg(call, "device")
-        if target is None or not _is_cpu(m, target, site):
+        if target is None or not _is_cpu(ctx, m, target):
             continue
-        recv = m.fact(func.value, site.ctx)
-        if recv is not None and recv.kind == MODULE:
+        if is_module(ctx.flow, func.value):
             continue
-        if _read_before_sync(m, site):
+        if _read_before_sync(ctx, m, site):
             yield ctx.finding(
                 CODE, call,
-                f"`{short(m.text(call))}` returns before the data has arrived; its result is "
+                f"`{short(ctx.text(call))}` returns before the data has arrived; its result is "
                 "read before any synchronize and may hold garbage; call `torch.cuda.synchronize()` "
                 "(or an event's `.synchronize()`) before reading it, or use a blocking `.cpu()`",
             )
@@ -116,19 +107,20 @@ def _consumes(parent: ast.AST | None, child: ast.AST) -> bool:
     return False
 
 
-def _is_cpu(m: Model, e: ast.AST, site: Site) -> bool:
+def _is_cpu(ctx: Context, m: Walker, e: ast.AST) -> bool:
+    """Does the device ``e`` name the CPU: ``"cpu"``, ``torch.device("cpu")``, or a
+    variable or attribute that the device-flow analysis finds is a device on the CPU only?"""
     if isinstance(e, ast.Constant):
         return e.value == "cpu"
     if isinstance(e, ast.Call) and m.qualname(e.func) == "torch.device":
         a = e.args[0] if e.args else kwarg(e, "type")
         return isinstance(a, ast.Constant) and a.value == "cpu"
-    if isinstance(e, ast.Name):
-        f = m.fact(e, site.ctx)
-        return f is not None and f.kind == DEVICE and not f.dev
+    if isinstance(e, (ast.Name, ast.Attribute)):  # ``host``, ``self.host``
+        return is_cpu_device(ctx.flow, e)
     return False
 
 
-def _blocking_to_host(m: Model, s: Site[ast.Call]) -> bool:
+def _blocking_to_host(ctx: Context, m: Walker, s: Site[ast.Call]) -> bool:
     """``t.cpu()`` or ``t.to("cpu")`` without ``non_blocking=True``: a blocking copy to the
     host, which synchronises the current stream and so completes every copy queued on it
     before (gpse.py: ``batch_ptr.to('cpu', non_blocking=False)`` right after the
@@ -142,27 +134,29 @@ def _blocking_to_host(m: Model, s: Site[ast.Call]) -> bool:
     if fn.attr == "cpu":
         return True
     target = call.args[0] if call.args else kwarg(call, "device")
-    return fn.attr == "to" and target is not None and _is_cpu(m, target, s)
+    return fn.attr == "to" and target is not None and _is_cpu(ctx, m, target)
 
 
-def _read_before_sync(m: Model, site: Site) -> bool:
+def _read_before_sync(ctx: Context, m: Walker, site: Site) -> bool:
+    """Is the copy's result read (where it is made, through the name it is bound to, or in
+    the function it is handed to) before a synchronize?"""
     st = site.stmt
-    parent = m.parents(st).get(id(site.node))
+    parent = header_parents(st).get(id(site.node))
     if isinstance(parent, ast.Expr):
         return False  # a discarded copy is FRY002's business
     if isinstance(parent, (ast.Return, ast.Yield)):
         return False  # handed to the caller: not followed
     if isinstance(parent, ast.Call) and not _consumes(parent, site.node):
-        return _callee_reads(m, site, parent)  # ``self.run_on_cpu(x.to("cpu", non_blocking=True))``
+        return _callee_reads(ctx, m, site, parent)  # ``self.run_on_cpu(x.to("cpu", non_blocking=True))``
     if not (isinstance(parent, (ast.Assign, ast.AnnAssign)) and parent is st):
         return _consumes(parent, site.node)  # ``.to("cpu", non_blocking=True).numpy()``
     targets = st.targets if isinstance(st, ast.Assign) else [st.target]
     if len(targets) != 1 or not isinstance(targets[0], ast.Name):
         return False
-    return _read_in(m, site.ctx.scope, targets[0].id, end_pos(st))
+    return _read_in(ctx, m, site.ctx.scope, targets[0].id, end_pos(st))
 
 
-def _callee_reads(m: Model, site: Site, call: ast.Call) -> bool:
+def _callee_reads(ctx: Context, m: Walker, site: Site, call: ast.Call) -> bool:
     """The copy is an argument of a function of the file (``f(copy)``, ``self.method(copy)``)
     that reads that parameter's data before any synchronize of its own."""
     func = call.func
@@ -186,10 +180,10 @@ def _callee_reads(m: Model, site: Site, call: ast.Call) -> bool:
     for k in call.keywords:
         if k.value is site.node:
             name = k.arg
-    return name is not None and _read_in(m, callee, name, pos(fn.body[0]) - 1)
+    return name is not None and _read_in(ctx, m, callee, name, pos(fn.body[0]) - 1)
 
 
-def _read_in(m: Model, scope: Scope, name: str, after: int) -> bool:
+def _read_in(ctx: Context, m: Walker, scope: Scope, name: str, after: int) -> bool:
     """Is ``name`` read in ``scope`` after position ``after`` before a synchronize?"""
     first_sync = None
     for s in scope.calls_between(after, 1 << 62):
@@ -197,7 +191,7 @@ def _read_in(m: Model, scope: Scope, name: str, after: int) -> bool:
         if isinstance(fn, ast.Attribute) and fn.attr in ("synchronize", "wait"):
             first_sync = s.pos
             break
-        if _blocking_to_host(m, s):
+        if _blocking_to_host(ctx, m, s):
             first_sync = s.pos  # waits for the stream, the earlier copy included
             break
     first_read = None

@@ -144,18 +144,6 @@ import re
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 
-from torchferry.check.analysis import (
-    DEVICE,
-    DEVICE_NAME,
-    DTYPES,
-    TENSOR,
-    Ctx,
-    Model,
-    Scope,
-    Site,
-    kwarg,
-    pos,
-)
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow import (
     ACCEL,
@@ -177,8 +165,11 @@ from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
 from torchferry.check.flow.lattice import param
 from torchferry.check.flow.loops import first_run
 from torchferry.check.flow.program import holds_parameters
+from torchferry.check.flow.queries import is_device, value_of
+from torchferry.check.names import DEVICE_NAME, DTYPES, kwarg, pos
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
 from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
+from torchferry.check.scopes import Scope, Site, Walker
 
 CODE = "FRY014"
 NAME = "model-input-mismatch"
@@ -197,7 +188,7 @@ _SAFE_USES = frozenset({"eval", "train", "load_state_dict", "state_dict", "param
                         "zero_grad", "requires_grad_", "forward", "float", "half", "double"})
 
 
-def _device_like(m: Model, node: ast.AST, ctx: Ctx) -> bool:
+def _device_like(m: Walker, node: ast.AST, ff: FileFlow) -> bool:
     """Is ``node`` (the argument of ``.to(...)``) a device other than the CPU?"""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str) and \
@@ -208,16 +199,15 @@ def _device_like(m: Model, node: ast.AST, ctx: Ctx) -> bool:
         if m.qualname(node.func) != "torch.device" or not node.args:
             return False
         first = node.args[0]
-        return _device_like(m, first, ctx) if isinstance(first, ast.Constant) else True
+        return _device_like(m, first, ff) if isinstance(first, ast.Constant) else True
     if isinstance(node, ast.Name):
         if DEVICE_NAME.match(node.id):
             return True
-        f = m.fact(node, ctx)
-        return f is not None and f.kind == DEVICE
+        return is_device(ff, node)
     return False
 
 
-def _move(m: Model, call: ast.AST, ctx: Ctx) -> bool:
+def _move(m: Walker, call: ast.AST, ff: FileFlow) -> bool:
     """Is ``call`` a move to an accelerator (``.cuda()``, ``.to(device)``)?"""
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
         return False
@@ -227,14 +217,14 @@ def _move(m: Model, call: ast.AST, ctx: Ctx) -> bool:
                     and call.args[0].value == "cpu")
     if attr == "to":
         target = call.args[0] if call.args else kwarg(call, "device")
-        return target is not None and _device_like(m, target, ctx)
+        return target is not None and _device_like(m, target, ff)
     return False
 
 
-def _moved_chain(m: Model, node: ast.AST, ctx: Ctx) -> bool:
+def _moved_chain(m: Walker, node: ast.AST, ff: FileFlow) -> bool:
     """Does an expression end in a move, possibly followed by ``.eval()`` and the like?"""
     while isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        if _move(m, node, ctx):
+        if _move(m, node, ff):
             return True
         if node.func.attr not in _SELF and node.func.attr not in (
             "unsqueeze", "float", "view", "reshape", "permute", "contiguous", "squeeze",
@@ -244,14 +234,14 @@ def _moved_chain(m: Model, node: ast.AST, ctx: Ctx) -> bool:
     return False
 
 
-def _local_binding(m: Model, name: str, scope: Scope, at: int):
+def _local_binding(m: Walker, name: str, scope: Scope, at: int):
     lst = scope.binds.get(name)
     if not lst:
         return None
     return m.binding(name, scope, at) if any(p <= at for p, _ in lst) else None
 
 
-def _bare_moves(m: Model, name: str, scope: Scope, start: int, end: int) -> list[bool]:
+def _bare_moves(m: Walker, ff: FileFlow, name: str, scope: Scope, start: int, end: int) -> list[bool]:
     """Moves (True) and ``.cpu()`` calls (False) of ``name`` as statements in a range."""
     out = []
     for site in scope.calls_between(start, end):
@@ -263,18 +253,18 @@ def _bare_moves(m: Model, name: str, scope: Scope, start: int, end: int) -> list
                                        isinstance(call.args[0], ast.Constant) and
                                        call.args[0].value == "cpu"):
             out.append(False)
-        elif _move(m, call, site.ctx):
+        elif _move(m, call, ff):
             out.append(True)
     return out
 
 
-def _model_moved_here(m: Model, name: str, site: Site[ast.Call]) -> bool:
+def _model_moved_here(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]) -> bool:
     scope, at = site.ctx.scope, site.pos
     b = _local_binding(m, name, scope, at)
     if b is None or b.how != "expr" or b.value is None:
         return False
-    moved = _moved_chain(m, b.value, b.ctx)
-    for step in _bare_moves(m, name, scope, b.pos + 1, at):
+    moved = _moved_chain(m, b.value, ff)
+    for step in _bare_moves(m, ff, name, scope, b.pos + 1, at):
         moved = step
     return moved
 
@@ -292,11 +282,13 @@ def _mentions_a_device(node: ast.AST) -> bool:
     return False
 
 
-def _cpu_tensor(m: Model, arg: ast.AST, site: Site[ast.Call]) -> bool:
+def _cpu_tensor(m: Walker, ff: FileFlow, arg: ast.AST, site: Site[ast.Call]) -> bool:
     """A tensor built in this scope on the CPU (by a factory, ``torch.tensor``,
     ``from_numpy``... with no device anywhere in its making) and not moved since."""
-    f = m.fact(arg, site.ctx)
-    if f is None or f.kind != TENSOR or f.dev or f.weak or f.inp or f.guessed or not f.made:
+    found = value_of(ff, arg)
+    v = found[1] if found is not None else None
+    if v is None or not (v.is_(Kind.TENSOR) and v.only(Where.CPU) and v.origins and
+                         all(o.op is Op.MADE for o in v.origins)):
         return False
     if _mentions_a_device(arg):
         return False
@@ -306,23 +298,25 @@ def _cpu_tensor(m: Model, arg: ast.AST, site: Site[ast.Call]) -> bool:
             return False
         if not isinstance(b.value, ast.Call):
             return False  # built from other names: their making is not checked here
-        if any(_bare_moves(m, arg.id, site.ctx.scope, b.pos + 1, site.pos)):
+        if any(_bare_moves(m, ff, arg.id, site.ctx.scope, b.pos + 1, site.pos)):
             return False
     return True
 
 
-def _moved_input(m: Model, arg: ast.AST, site: Site[ast.Call]) -> bool:
+def _moved_input(m: Walker, ff: FileFlow, arg: ast.AST, site: Site[ast.Call]) -> bool:
+    """Is ``arg`` moved to an accelerator where it is passed, or where the name it is was
+    bound in this scope?"""
     scope, at = site.ctx.scope, site.pos
-    if _moved_chain(m, arg, site.ctx):
+    if _moved_chain(m, arg, ff):
         return True
     if isinstance(arg, ast.Name):
         b = _local_binding(m, arg.id, scope, at)
         if b is not None and b.how == "expr" and b.value is not None:
-            return _moved_chain(m, b.value, b.ctx)
+            return _moved_chain(m, b.value, ff)
     return False
 
 
-def _global_model(m: Model, name: str, site: Site[ast.Call]):
+def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
     """The one binding of a model built in this file, if nothing could move it."""
     s: Scope | None = site.ctx.scope
     while s is not None and name not in s.binds:
@@ -336,7 +330,7 @@ def _global_model(m: Model, name: str, site: Site[ast.Call]):
     if any(k.arg in ("device", "device_map", "map_location") or k.arg is None
            for k in call.keywords):
         return None
-    if any(_device_like(m, a, b.ctx) for a in call.args):
+    if any(_device_like(m, a, ff) for a in call.args):
         return None
     func = call.func
     q = m.qualname(func) or ""
@@ -364,7 +358,7 @@ class _Uses:
     """Every load of each name in the file with its parent node, and whether a
     ``with torch.device(...)`` block exists (built once per file, on first need)."""
 
-    def __init__(self, m: Model) -> None:
+    def __init__(self, m: Walker) -> None:
         self.loads: dict[str, list[tuple[ast.Name, ast.AST | None]]] = {}
         self.device_block = False
         for node in ast.walk(m.tree):
@@ -392,7 +386,7 @@ def _never_moved(uses: _Uses, name: str) -> bool:
     return True
 
 
-def _sets_default_device(m: Model) -> bool:
+def _sets_default_device(m: Walker) -> bool:
     return any(
         m.qualname(s.node.func) in ("torch.set_default_device", "torch.set_default_tensor_type")
         for name in ("set_default_device", "set_default_tensor_type")
@@ -401,7 +395,7 @@ def _sets_default_device(m: Model) -> bool:
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
+    m = ctx.syntax
     if _sets_default_device(m):
         return
     found = list(_local(ctx, m))
@@ -414,7 +408,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             yield f
 
 
-def _local(ctx: Context, m: Model) -> Iterator[Finding]:
+def _local(ctx: Context, m: Walker) -> Iterator[Finding]:
     """The model and its input bound in the calling scope (see the docstring)."""
     uses: _Uses | None = None
     for site in m.calls:
@@ -426,10 +420,10 @@ def _local(ctx: Context, m: Model) -> Iterator[Finding]:
         if name in m.classes or m.qualname(func) is not None:
             continue  # a class being constructed, or an imported function
         args = [a for a in call.args if not isinstance(a, ast.Starred)]
-        if _model_moved_here(m, name, site):
-            cpu = next((a for a in args if _cpu_tensor(m, a, site)), None)
+        if _model_moved_here(m, ctx.flow, name, site):
+            cpu = next((a for a in args if _cpu_tensor(m, ctx.flow, a, site)), None)
             if cpu is not None:
-                x = m.text(cpu)
+                x = ctx.text(cpu)
                 yield ctx.finding(
                     CODE,
                     call,
@@ -439,17 +433,17 @@ def _local(ctx: Context, m: Model) -> Iterator[Finding]:
                     f"the same\"; move it too (`{x}.to(device)`)",
                 )
             continue
-        moved = next((a for a in args if _moved_input(m, a, site)), None)
+        moved = next((a for a in args if _moved_input(m, ctx.flow, a, site)), None)
         if moved is None:
             continue
-        b = _global_model(m, name, site)
+        b = _global_model(m, ctx.flow, name, site)
         if b is None or pos(b.stmt) > site.pos and b.ctx.scope is site.ctx.scope:
             continue
         if uses is None:
             uses = _Uses(m)
         if not _never_moved(uses, name):
             continue
-        x = m.text(moved)
+        x = ctx.text(moved)
         yield ctx.finding(
             CODE,
             call,
@@ -658,7 +652,7 @@ def _loader_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Or
     return replace(f, evidence=tuple(steps))
 
 
-def _made_on_the_cpu(ctx: Context, m: Model) -> Iterator[Finding]:
+def _made_on_the_cpu(ctx: Context, m: Walker) -> Iterator[Finding]:
     """A model the device-flow analysis places on an accelerator (a move it sees, in this
     scope, in another method of the class, or in every caller), called on a tensor this
     file made on the CPU (a factory, ``torch.tensor``, ``from_numpy``) and never moved."""

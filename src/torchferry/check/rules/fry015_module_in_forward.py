@@ -62,10 +62,10 @@ import ast
 from collections.abc import Iterable
 from dataclasses import replace
 
-from torchferry.check.analysis import ClassInfo, Model, Scope, Site
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow import vocab
 from torchferry.check.flow.evidence import at
+from torchferry.check.scopes import ClassInfo, Scope, Site, Walker
 
 CODE = "FRY015"
 NAME = "module-in-forward"
@@ -77,14 +77,14 @@ PARAM_LAYERS = vocab.PARAM_LAYERS
 STEP_METHODS = ("forward", "training_step", "validation_step", "test_step", "predict_step")
 
 
-def _layer_name(m: Model, call: ast.Call) -> str | None:
+def _layer_name(m: Walker, call: ast.Call) -> str | None:
     q = m.qualname(call.func)
     if q is not None and q.startswith("torch.nn.") and q.rsplit(".", 1)[1] in PARAM_LAYERS:
         return q.rsplit(".", 1)[1]
     return None
 
 
-def _has_parameters(m: Model, cls: ClassInfo, seen: set[str]) -> bool:
+def _has_parameters(m: Walker, cls: ClassInfo, seen: set[str]) -> bool:
     """Does a module class of the file create parameter-owning layers or an
     ``nn.Parameter`` in its ``__init__`` (its own or, one class deep, its file bases')?"""
     if cls.name in seen:
@@ -124,7 +124,7 @@ def _lazy_guard(site: Site[ast.Call], self_name: str | None) -> bool:
     return False
 
 
-def _lookup(m: Model, cls: ClassInfo, name: str, seen: set[str] | None = None) -> Scope | None:
+def _lookup(m: Walker, cls: ClassInfo, name: str, seen: set[str] | None = None) -> Scope | None:
     """The method ``name`` as an instance of ``cls`` finds it: its own, else a base's of
     the same file (depth first, as Python's MRO does for single inheritance)."""
     scope = cls.methods.get(name)
@@ -146,7 +146,7 @@ def _self_name(scope: Scope) -> str | None:
     return fn.args.args[0].arg if fn is not None and fn.args.args else None
 
 
-def _reached(m: Model, cls: ClassInfo) -> list[tuple[Scope, str, tuple[ast.Call, ...]]]:
+def _reached(m: Walker, cls: ClassInfo) -> list[tuple[Scope, str, tuple[ast.Call, ...]]]:
     """The step methods of ``cls`` (its own or inherited) and every method of the class
     they call on ``self`` (``self.decode(x)``, to any depth, resolved on ``cls``: an
     override in a subclass is the one that runs), each with the step it runs in.  A call
@@ -180,7 +180,7 @@ def _reached(m: Model, cls: ClassInfo) -> list[tuple[Scope, str, tuple[ast.Call,
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    m: Model = ctx.model
+    m = ctx.syntax
     done: set[int] = set()
     for cls in m.class_list:
         if not cls.is_module:

@@ -1,0 +1,143 @@
+"""What a rule asks the device-flow analysis about one expression of its file: what the
+value is and where it lives, in the analysis's own terms (:class:`Kind`, :class:`Where`).
+
+Each question is answered from the scope that evaluated the expression
+(:meth:`FileFlow.scope_of`); an expression no scope evaluated (unreachable code) answers
+no.
+
+>>> import ast
+>>> from torchferry.check.flow import analyze
+>>> src = ("import torch\\nhost = torch.device('cpu')\\nnet = torch.nn.Linear(2, 2).cuda()\\n"
+...        "y = net(torch.ones(2).cuda())\\nnet.to(host)\\nprint(y)\\n")
+>>> tree = ast.parse(src)
+>>> ff = analyze(tree, "<example>")
+>>> names = {n.id: n for n in ast.walk(tree) if isinstance(n, ast.Name) and type(n.ctx) is ast.Load}
+>>> is_module(ff, names["net"]), is_cpu_device(ff, names["host"]), on_device_tensor(ff, names["y"])
+(True, True, True)
+"""
+
+from __future__ import annotations
+
+import ast
+
+from torchferry.check.flow.events import Callee, ScopeResult
+from torchferry.check.flow.lattice import Kind, Op, Value, Where
+from torchferry.check.flow.program import FileFlow
+from torchferry.check.flow.vocab import CALLED_MODULE_METHODS, MODEL_NAME
+
+#: a tensor, or an item of a batch (moved, or not)
+_TENSORS = frozenset({Kind.TENSOR, Kind.BATCH})
+_MODULE = frozenset({Kind.MODULE})
+
+
+def value_of(ff: FileFlow, node: ast.AST) -> tuple[ScopeResult, Value] | None:
+    """The scope that evaluated ``node`` and the value it had there (None: not evaluated)."""
+    res = ff.scope_of(node)
+    v = res.value(node) if res is not None else None
+    return None if res is None or v is None else (res, v)
+
+
+def is_module(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` a module: known as one (made as one, or a parameter the function calls or
+    uses as one), or of unknown kind and named as models and losses are (``model``,
+    ``self.net``, ``criterion``)?  (Not what a module's output is: that may be anything.)"""
+    found = value_of(ff, node)
+    if found is None:
+        return False
+    res, v = found
+    kinds = v.kinds
+    if kinds is None and v.origins and v.origins[0].op is Op.PARAM:
+        kinds = res.kind_of(v)  # a parameter as it came in: what the function uses it as
+    if kinds is not None:
+        return kinds == _MODULE
+    name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
+    if name[:1].islower() and MODEL_NAME.match(name) is not None:
+        return True
+    return isinstance(node, ast.Name) and node.id in used_as_module(res)
+
+
+def used_as_module(res: ScopeResult) -> frozenset[str]:
+    """The names of unknown kind that the scope both calls (``trt(x)``) and gives a method
+    only modules have (``trt.load_state_dict(sd)``, ``session.to(device)``): modules."""
+    called: set[str] = set()
+    methods: set[str] = set()
+    for ev in res.calls.values():
+        func = ev.node.func
+        if isinstance(func, ast.Name) and ev.func.kinds is None:
+            called.add(func.id)
+        elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                func.attr in CALLED_MODULE_METHODS:
+            methods.add(func.value.id)
+    return frozenset(called & methods)
+
+
+def is_cpu_device(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` a device that is the CPU on every path (``torch.device("cpu")``, a
+    variable or attribute bound to one)?"""
+    found = value_of(ff, node)
+    return found is not None and found[1].is_(Kind.DEVICE) and found[1].only(Where.CPU)
+
+
+def on_device_tensor(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` a tensor (or a batch item) that may live on an accelerator for a reason the
+    analysis sees: moved or made there, the output of a module there or of a loss given such
+    tensors, through helpers and methods of the checked files?"""
+    found = value_of(ff, node)
+    if found is None:
+        return False
+    res, v = found
+    kinds = res.kind_of(v)
+    return kinds is not None and bool(kinds & _TENSORS) and res.may_be_on_device(v)
+
+
+def is_device(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` a device (``torch.device(...)``, a variable or attribute bound to one, a
+    parameter said to be one)?"""
+    found = value_of(ff, node)
+    return found is not None and found[1].is_(Kind.DEVICE)
+
+
+def cpu_tensor(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` a tensor on the CPU on every path the analysis sees (made there without a
+    device, computed from such tensors, or moved there)?"""
+    found = value_of(ff, node)
+    return found is not None and found[1].is_(Kind.TENSOR) and found[1].only(Where.CPU)
+
+
+def may_live_on_device(ff: FileFlow, node: ast.AST) -> bool:
+    """Could ``node`` (a tensor, a module, a device) be on an accelerator for a reason the
+    analysis sees (see :meth:`ScopeResult.may_be_on_device`)?"""
+    found = value_of(ff, node)
+    return found is not None and found[0].may_be_on_device(found[1])
+
+
+def is_tensor(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` a tensor (only that: not a batch of unknown structure, not maybe a
+    number), wherever it lives?  A parameter counts only when annotated or made so, not by
+    its uses alone (``fabric.device`` does not make ``fabric`` a tensor)."""
+    found = value_of(ff, node)
+    return found is not None and found[1].is_(Kind.TENSOR)
+
+
+def calls_module(ff: FileFlow, call: ast.Call) -> bool:
+    """Is ``call`` a forward pass: resolved to a call of a module (``model(x)``,
+    ``self.encoder(h)``, a parameter the function calls), or a call of a name the scope
+    uses as a module (see :func:`used_as_module`)?"""
+    res = ff.scope_of(call)
+    if res is None:
+        return False
+    func = call.func
+    return calls_module_in(res, call) or isinstance(func, ast.Name) and func.id in used_as_module(res)
+
+
+def calls_module_in(res: ScopeResult, call: ast.Call) -> bool:
+    """:func:`calls_module` in the scope ``res`` that evaluated ``call``."""
+    ev = res.calls.get(id(call))
+    return ev is not None and ev.callee is Callee.MODULE
+
+
+def callee_value(ff: FileFlow, call: ast.Call) -> Value | None:
+    """The value ``call`` calls (the module of ``model(x)``), as it was at the call."""
+    res = ff.scope_of(call)
+    ev = res.calls.get(id(call)) if res is not None else None
+    return ev.func if ev is not None else None
