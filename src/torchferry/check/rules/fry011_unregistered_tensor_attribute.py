@@ -397,13 +397,17 @@ class _Class:
         """Is ``e`` a tensor that moves with the model: a ``forward`` input, a submodule's
         output, an ``nn.Parameter``, or a helper's parameter that a method of the file
         gives one (``self.normalize(self.head(h))``, see ``FileFlow.follows_model``)?"""
+        found = value_of(self.ff, e)
+        if found is None:
+            return False
+        res, v = found
+        if isinstance(e, ast.Name) and e.id in res.params and v.kinds is None:
+            # a parameter known as a tensor only by its uses: where its callers' values are
+            return self.ff.follows_model(res, v)
         if on_device_tensor(self.ff, e):
             return True
-        if not isinstance(e, ast.Name):
-            return False  # (a name the analysis places; ``x.device`` is no tensor)
-        res = self.ff.scope_of(e)
-        v = res.value(e) if res is not None else None
-        return res is not None and v is not None and self.ff.follows_model(res, v)
+        # (only a name the analysis places: ``x.device`` is no tensor)
+        return isinstance(e, ast.Name) and self.ff.follows_model(res, v)
 
     def _carries(self, e: ast.AST, attr: str, self_name: str, scope: Scope, depth: int) -> bool:
         """Is ``e`` ``self.<attr>``, or a tensor computed from it without a move
