@@ -261,3 +261,33 @@ def test_a_move_to_a_tensor_parameter_s_device_is_wherever_it_is(snippet):
     assert s.wheres(s.value_at(8, "x")) == {"CPU"}  # the caller's bounds are on the CPU
     # the device of something that is not a tensor (a configuration): a device the code chose
     assert s.wheres(s.function("to_target").returns) == {"ACCEL"}
+
+
+def test_arithmetic_with_a_tensor_moved_to_the_cpu_is_on_the_cpu(snippet):
+    s = snippet("""
+        import torch
+        def f(edge_index, n):
+            num = n if n is not None else edge_index.max() + 1
+            row, col = edge_index.cpu()
+            idx = row * num + col
+            other = edge_index * num
+            print(idx, other)
+    """)
+    # ``num`` may be a 0-dimensional tensor where ``edge_index`` is: with ``row`` on the CPU
+    # the product is on the CPU (or fails), not on the device
+    assert s.wheres(s.value_at(7, "idx")) == {"CPU"}
+    assert s.wheres(s.value_at(7, "other")) == {"PARAM0", "PARAM1"}
+
+
+def test_items_of_a_vector_of_numbers_written_out_have_no_place(snippet):
+    s = snippet("""
+        import torch
+        def f(sizes):
+            offsets = torch.as_tensor([0, *sizes[:-1]]).cumsum_(0)
+            rows = torch.tensor([[0, 1], [2, 3]])
+            for o, r in zip(offsets, rows):
+                print(o, r)
+    """)
+    # ``o`` is 0-dimensional (it mixes with tensors on any device); ``r`` is a row
+    assert s.wheres(s.value_at(6, "o")) == set()
+    assert s.wheres(s.value_at(6, "r")) == {"CPU"}

@@ -578,7 +578,8 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
     method = cls.method(attr) if cls is not None else None
     if method is not None:
         owner, fn = method
-        return project_call(ev, node, owner.ff, fn, [selfv, *args], kws, bound=True)
+        given = args if _static(fn) else [selfv, *args]  # (a static method takes no self)
+        return project_call(ev, node, owner.ff, fn, given, kws, bound=True)
     if selfv.is_(Kind.MODULE) and attr in _MODULE_OWN:
         return module_method(ev, node, attr, selfv, args, kws)
     if selfv.is_(Kind.MODULE) and fv.kinds is None and fv.places is None:
@@ -688,6 +689,12 @@ def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws)
     return ev.record(node, Callee.BUILTIN, name, UNKNOWN, None, args, kws, v)
 
 
+def _static(fn: ast.AST) -> bool:
+    """A ``@staticmethod``: called through ``self`` or its class, it takes no ``self``."""
+    return isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+
+
 def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST, args: Args,
                  kws: Kws, bound: bool = False) -> Value:
     """A call of a function or class defined in the checked files: its summary, the
@@ -700,7 +707,8 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if result is None:
         return _unresolved(ev, node, target.name, UNKNOWN, args, kws, ev.ff.last_reason)
     params = result.params
-    offset = 1 if owner.is_method(target) and not bound else 0
+    static = _static(target)
+    offset = 1 if owner.is_method(target) and not bound and not static else 0
     bound_args: dict[str, Value] = {}
     for k, a in enumerate(args):
         if k + offset < len(params):
@@ -709,7 +717,8 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
         if name in params:
             bound_args[str(params.index(name))] = v
     if result.cpu_params:  # handed on to a function that gives it to torch on the CPU
-        first = 1 if bound else offset  # (``self.f(x)``: node.args start at parameter 1)
+        # (``self.f(x)``: node.args start at parameter 1; of a static method, at 0)
+        first = 0 if static else 1 if bound else offset
         for k, x in enumerate(node.args):
             p = ev.i.param_index.get(x.id) if isinstance(x, ast.Name) else None
             if p is not None and k + first in result.cpu_params:
@@ -723,7 +732,7 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
         key = (owner.path, target.name, target.lineno)
         ev.ff.calls_into.setdefault(key, {})[id(node)] = site
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
-        _moved_by_callee(ev, node, result, 1 if bound else offset, bound_args)
+        _moved_by_callee(ev, node, result, 0 if static else 1 if bound else offset, bound_args)
     v = substitute(result.returns, bound_args)
     passed = [bound_args.get(str(k)) for k in result.returned_params]
     if passed and not result.returns_other and all(a is not None for a in passed):
