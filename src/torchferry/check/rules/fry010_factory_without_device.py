@@ -31,7 +31,10 @@ analysis cannot place, for which an annotation does not stand in) it is not know
 be. Without such calls, an input of a module's `forward` and a
 parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
 which the calls in the file override); a parameter merely used as a tensor is not known to
-be.
+be. A parameter whose own uses do not tell its kind (`len(lengths)`, `zip(ilens, olens)`)
+may be on a device when a call of the file gives it a tensor that may be (followed through
+the callers' parameters, a static method called on `self` included), unless it is
+annotated as a number (`fps: float | None`).
 
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
 indices on the CPU), a partner moved to the factory's result's own device
@@ -41,9 +44,16 @@ and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the chec
 hands to them in its `forward`), and a module's `__init__` and the methods only it
 calls (everything is on the CPU there), and the input of a value stored on `self` that only
 came in as a parameter of another method (`self.schedule_fn = schedule` in `__init__`: a
-callable, which no construction, load or move shows to be a model with weights). Neither
+callable, which no construction, load or move shows to be a model with weights; nor do
+the arguments such a callable is given meet: a wrapped loss may move its labels to the
+embeddings' device). A partner that may itself hold the factory's result, or was made like
+it (`torch.polar(torch.ones_like(freqs), freqs)`, `torch.cat([emb_h, emb_w])` of two
+results of a function that makes positions with `torch.arange(pos)` when given a count and
+takes them as given otherwise), is on another path than the one that made the result on
+the CPU, which the analysis joins: on each path both are in one place. Neither
 are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional results
-(`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory, a full
+(`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory or of a list of
+numbers written out (`for n, o in zip(sizes, torch.as_tensor([0, *sizes[:-1]]))`), a full
 reduction such as `torch.ones(n).sum()` or `torch.min(t)`) mix with any device and are not
 flagged, except where they are written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
 with `loss` on the device fails, since the tensor written keeps its place and takes no
@@ -204,6 +214,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                     continue
                 partner = meet.module or next(
                     (n for n, w in meet.operands if n is not node
+                     and not _may_hold(res, n, w, made)
                      and _on_device(ff, res, w, hints=not meet.first_only)), None)
                 if partner is not None and _moved_to_match(res, partner, made):
                     continue  # ``y.to(first.device)``: on the factory's own device
@@ -399,14 +410,33 @@ def _made_by(v: Value, factories: dict) -> Origin | None:
                  and o.node is not None and id(o.node) in factories), None)
 
 
+def _may_hold(res: ScopeResult, node: ast.AST, v: Value, made: Origin) -> bool:
+    """May ``v`` (of the expression ``node``) itself be the factory's result, or be made on
+    its device (``torch.ones_like(freqs)``), as in ``torch.polar(torch.ones_like(freqs),
+    freqs)`` of ``freqs`` from ``torch.arange(pos)`` or from a parameter ``pos``?  Then
+    what puts it on the device is another path than the one that made the factory's result,
+    which the analysis joins without telling apart: on each path both are in one place."""
+    if any(o.node is made.node for o in v.origins):
+        return True
+    if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in vocab.LIKE_FACTORIES \
+            and not any(k.arg in ("device", None) for k in node.keywords):
+        like = res.value(node.args[0])
+        return like is not None and any(o.node is made.node for o in like.origins)
+    return False
+
+
 def _on_device(ff: FileFlow, res: ScopeResult, v: Value, hints: bool = True) -> bool:
     """A tensor the analysis sees on an accelerator on some path: moved or made there, the
     model's (``self`` of a module, a submodule's output), or a parameter that is."""
     kinds = res.kind_of(v)
     if kinds is None:
         # of unknown kind, but moved to the device (or made there) and computed with: a
-        # tensor (``self.process_batch(x)`` returning ``x.to(self.device)`` of a parameter)
-        return v.may_live(Where.ACCEL)
+        # tensor (``self.process_batch(x)`` returning ``x.to(self.device)`` of a parameter),
+        # or a parameter that the calls of the file give tensors that may be there
+        return v.may_live(Where.ACCEL) or v.places is not None and any(
+            p.where is Where.PARAM and _given_tensors_on_device(ff, res, int(p.ref), 0, hints)
+            for p in v.places)
     if not kinds & {Kind.TENSOR, Kind.BATCH}:
         return False
     return _places_on_device(ff, res, v, 0, hints)
@@ -440,6 +470,44 @@ def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
     if not hints:  # (indices: the model's own, not an annotation's)
         return _of_the_model(ff, res, k)
     return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE)  # (``self`` of a module: MODULE)
+
+
+def _given_tensors_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
+                             hints: bool) -> bool:
+    """Parameter ``k``, of a kind its own uses do not tell (``len(lengths)``, ``zip(lengths,
+    ...)``): does a call of the file give it a tensor that may be on the device (followed
+    through the callers' parameters of unknown kind)?  Without calls, it is not known to be."""
+    given = ff.arguments(res.node, k)
+    if not given or depth >= 3 or _annotated_number(res.node, k):
+        return False
+    for caller, a in given:
+        kinds = caller.kind_of(a)
+        if kinds is None and a.places is not None:
+            if any(p.where is Where.PARAM and _given_tensors_on_device(
+                    ff, caller, int(p.ref), depth + 1, hints) for p in a.places):
+                return True
+        elif kinds is not None and kinds & {Kind.TENSOR, Kind.BATCH} and a.places is not None \
+                and _places_on_device(ff, caller, a, depth + 1, hints):
+            return True
+    return False
+
+
+_NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool", "complex", "None", "Optional", "Union"})
+
+
+def _annotated_number(fn: ast.AST, k: int) -> bool:
+    """Is parameter ``k`` annotated as a number (``fps: float | None``)?  Then a tensor some
+    call gives it is a case the author did not mean, and the rule stays quiet."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    a = fn.args
+    params = [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs]
+    note = params[k].annotation if k < len(params) else None
+    if note is None:
+        return False
+    names = {n.id if isinstance(n, ast.Name) else "None" if isinstance(n, ast.Constant) and n.value is None
+             else "?" for n in ast.walk(note) if isinstance(n, (ast.Name, ast.Constant, ast.Attribute))}
+    return names <= _NUMBER_ANNOTATIONS and bool(names & {"int", "float", "bool", "complex"})
 
 
 def _of_the_model(ff: FileFlow, res: ScopeResult, k: int) -> bool:
@@ -513,7 +581,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             kept = {id(a) for a in _not_wanted_on_the_cpu(ff, c, [*c.node.args, *(
                 k.value for k in c.node.keywords)])}
             ops = tuple(o for o in ops if id(o[0]) in kept or not _top_level(c.node, o[0]))
-            if len(ops) > 1:
+            if len(ops) > 1 and not _given_elsewhere(res, c.func):
                 yield Meeting(c.node, ops)
             if _weights_may_be_on_device(ff, res, c.func):
                 yield Meeting(c.node, ops, module=c.node.func)
@@ -583,10 +651,7 @@ def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> 
     made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
     if made is None:  # loaded, built by a function, moved, or this function's parameter;
         # not a callable that another method was given and stored (``self.schedule_fn``)
-        fn = res.node
-        return any(o.op in (Op.LOADED, Op.RETURNED, Op.MOVED, Op.OUTPUT) or o.op is Op.PARAM
-                   and (o.line, o.column) == (getattr(fn, "lineno", 0), getattr(fn, "col_offset", 0))
-                   for o in module.origins)
+        return not _given_elsewhere(res, module)
     if made.text.startswith("torch.nn."):
         layer = made.text[len("torch.nn."):].split("(")[0]
         return layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS
@@ -596,6 +661,19 @@ def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> 
         if isinstance(cls, ast.ClassDef):
             return holds_parameters(ff.class_info(cls))
     return True
+
+
+def _given_elsewhere(res: ScopeResult, module: Value) -> bool:
+    """A callable that only came in as a parameter of another method and was stored on
+    ``self`` (``self.loss = loss`` in ``__init__``): nothing the file builds, loads, moves
+    or returns, so neither its weights nor what it does with its arguments (a wrapped loss
+    may move the labels to the embeddings' device) are known."""
+    if any(o.op is Op.MADE for o in module.origins):
+        return False
+    fn = res.node
+    return not any(o.op in (Op.LOADED, Op.RETURNED, Op.MOVED, Op.OUTPUT) or o.op is Op.PARAM
+                   and (o.line, o.column) == (getattr(fn, "lineno", 0), getattr(fn, "col_offset", 0))
+                   for o in module.origins)
 
 
 def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
