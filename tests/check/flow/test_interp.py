@@ -291,3 +291,17 @@ def test_items_of_a_vector_of_numbers_written_out_have_no_place(snippet):
     # ``o`` is 0-dimensional (it mixes with tensors on any device); ``r`` is a row
     assert s.wheres(s.value_at(6, "o")) == set()
     assert s.wheres(s.value_at(6, "r")) == {"CPU"}
+
+
+def test_a_factory_on_the_device_of_a_parameter_is_where_the_argument_is(snippet):
+    s = snippet("""
+        import torch
+        def one_hot(index, n):
+            return torch.zeros((index.size(0), n), device=index.device)
+        def f(labels):
+            a = one_hot(torch.tensor(labels), 4)
+            b = one_hot(labels.cuda(), 4)
+            print(a, b)
+    """)
+    assert s.wheres(s.value_at(7, "a")) == {"CPU"}
+    assert s.wheres(s.value_at(7, "b")) == {"ACCEL"}

@@ -248,17 +248,28 @@ def _call_of(ev: Evaluator, node: ast.Call, name: str, fv: Value, args: Args, kw
     return ev.record(node, Callee.FUNCTION, name, fv, None, args, kws, v)
 
 
-def _device_from(kws: Kws, default: frozenset[Place] | None) -> frozenset[Place] | None:
+def _device_from(kws: Kws, default: frozenset[Place] | None,
+                 node: ast.Call | None = None) -> frozenset[Place] | None:
+    """Where ``device=`` puts what the call makes (``default`` without it); ``node``, the
+    call, tells ``device=x.device``, which is wherever ``x`` is, from a device value."""
     for k, v in kws:
         if k == "**":
             return None
         if k == "device":
             if v.places and v.may_be(Kind.DEVICE) and all(not p.symbolic for p in v.places):
                 return v.places
+            if v.places and node is not None and _of_a_value(node):
+                return v.places  # ``device=index.device`` of a parameter: where it is
             if v.places and v.may_be(Kind.TENSOR):
                 return v.places
             return frozenset((ACCEL,)) if v.kinds is None or Kind.DEVICE in v.kinds else None
     return default
+
+
+def _of_a_value(call: ast.Call) -> bool:
+    """Is the call's ``device=`` written ``<name>.device`` (the device of a value)?"""
+    kw = next((k.value for k in call.keywords if k.arg == "device"), None)
+    return isinstance(kw, ast.Attribute) and kw.attr == "device"
 
 
 def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
@@ -272,10 +283,10 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         default: frozenset[Place] | None = frozenset((CPU,))
         if last in ("as_tensor", "asarray") and args and args[0].is_(Kind.TENSOR):
             default = args[0].places
-        return _tensor(_device_from(kws, default), _made(node, text), Basis.CONSTRUCTED)
+        return _tensor(_device_from(kws, default, node), _made(node, text), Basis.CONSTRUCTED)
     if len(parts) == 2 and last in vocab.LIKE_FACTORIES:
         default = args[0].places if args else None
-        return _tensor(_device_from(kws, default), _made(node, text), Basis.CONSTRUCTED)
+        return _tensor(_device_from(kws, default, node), _made(node, text), Basis.CONSTRUCTED)
     if last in vocab.LEGACY_CONSTRUCTORS or qual == "torch.Tensor":
         place = ACCEL if "cuda" in parts else CPU
         return _tensor(frozenset((place,)), _made(node, text), Basis.CONSTRUCTED)
