@@ -219,9 +219,9 @@ class Evaluator:
             # a tensor by construction where every operand is one or a number written here
             made = all(v.basis is Basis.CONSTRUCTED and (v.is_(Kind.TENSOR) or v.is_(Kind.SCALAR))
                        for v in values)
-            places = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
+            at = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
                 else tensor_places(values)
-            return Value(_TENSOR, places, _origins(values),
+            return Value(_TENSOR, at, _origins(values),
                          Basis.CONSTRUCTED if made else Basis.INFERRED)
         if all(v.is_(Kind.SCALAR) for v in values):
             return _SCALAR
@@ -230,7 +230,7 @@ class Evaluator:
         places = [v.places for v in values if v.places]
         if places and all(v.places is not None for v in values if v.kinds is None):
             # operands of unknown kind with places: the result is where they are
-            where = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
+            where: frozenset[Place] = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
                 else frozenset().union(*places)
             return Value(None, where, _origins(values))
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and all(
