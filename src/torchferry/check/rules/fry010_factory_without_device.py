@@ -14,7 +14,8 @@ input of a submodule with weights (`self.embed(positions)`), or indexed by a ten
 device (`torch.eye(n)[labels]`, `counts[labels] = 1`: a tensor is indexed only by indices on
 the CPU or on its own device; an index is taken to be on the device only when the code puts
 it there or it follows the model, never for its annotation alone). The result is followed through
-names, containers and calls: a factory in a helper method called from `forward`
+names, containers and calls, also where it is joined with a value of unknown place (`b =
+torch.zeros(n)` on one branch, `b = self.sampler.sample()` on the other): a factory in a helper method called from `forward`
 (`self._causal_mask(n)`), in a function that returns it (`init_hidden()`), or in a free
 loss function whose tensors come from a call in the file. A tensor "may be on an
 accelerator" when the analysis sees it there on some path: moved or made there (`.to(d)`,
@@ -30,8 +31,9 @@ callers' own parameters); if none does (they pass tensors on the CPU, 0-dimensio
 analysis cannot place, for which an annotation does not stand in) it is not known to
 be. Without such calls, an input of a module's `forward` and a
 parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
-which the calls in the file override); a parameter merely used as a tensor is not known to
-be. A parameter whose own uses do not tell its kind (`len(lengths)`, `zip(ilens, olens)`)
+which the calls in the file override), and so may one whose device the function makes
+tensors on (`torch.zeros(L, S, device=query.device)`); a parameter merely used as a tensor
+is not known to be. A parameter whose own uses do not tell its kind (`len(lengths)`, `zip(ilens, olens)`)
 may be on a device when a call of the file gives it a tensor that may be (followed through
 the callers' parameters, a static method called on `self` included), unless it is
 annotated as a number (`fps: float | None`).
@@ -401,8 +403,10 @@ def _no_shape(call: ast.Call) -> bool:
 
 def _made_by(v: Value, factories: dict) -> Origin | None:
     """The candidate factory that made ``v``, if ``v`` may be that factory's CPU result (on
-    some path, the first round of a loop included) and was never moved."""
-    if not v.places or CPU not in v.places or not v.may_be(Kind.TENSOR):
+    some path, the first round of a loop included) and was never moved: its places may
+    be unknown (``b = torch.zeros(n)`` on one branch, ``self.sampler.sample()`` on the
+    other), the factory's path is on the CPU all the same."""
+    if v.places is not None and CPU not in v.places or not v.may_be(Kind.TENSOR):
         return None
     if any(o.op is Op.MOVED for o in v.origins):
         return None
@@ -469,7 +473,17 @@ def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
                    for caller, v in given)
     if not hints:  # (indices: the model's own, not an annotation's)
         return _of_the_model(ff, res, k)
-    return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE)  # (``self`` of a module: MODULE)
+    # (``self`` of a module: MODULE)
+    return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE) or _carries_device(res, k)
+
+
+def _carries_device(res: ScopeResult, k: int) -> bool:
+    """Does the function make tensors on the device of parameter ``k``
+    (``torch.zeros(L, S, device=query.device)``)?  The code says it may be on one."""
+    name = res.params[k] if k < len(res.params) else None
+    return name is not None and any(
+        isinstance(n, ast.Attribute) and n.attr == "device" and isinstance(n.value, ast.Name)
+        and n.value.id == name for n in ast.walk(res.node))
 
 
 def _given_tensors_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
