@@ -305,3 +305,18 @@ def test_a_factory_on_the_device_of_a_parameter_is_where_the_argument_is(snippet
     """)
     assert s.wheres(s.value_at(7, "a")) == {"CPU"}
     assert s.wheres(s.value_at(7, "b")) == {"ACCEL"}
+
+
+def test_a_value_of_unknown_kind_does_not_hide_where_arithmetic_is(snippet):
+    s = snippet("""
+        import torch
+        from settings import cfg
+        def f(x):
+            y = torch.ones(x).cuda() / cfg.dim ** 0.5
+            z = torch.ones(2) * cfg.scale
+            w = cfg.a * cfg.b
+            print(y, z, w)
+    """)
+    assert s.wheres(s.value_at(7, "y")) == {"ACCEL"}
+    assert s.wheres(s.value_at(7, "z")) == {"CPU"}
+    assert s.wheres(s.value_at(7, "w")) is None

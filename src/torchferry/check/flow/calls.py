@@ -220,7 +220,7 @@ class Evaluator:
             made = all(v.basis is Basis.CONSTRUCTED and (v.is_(Kind.TENSOR) or v.is_(Kind.SCALAR))
                        for v in values)
             at = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
-                else tensor_places(values)
+                else tensor_places(_placed(values))
             return Value(_TENSOR, at, _origins(values),
                          Basis.CONSTRUCTED if made else Basis.INFERRED)
         if all(v.is_(Kind.SCALAR) for v in values):
@@ -297,6 +297,15 @@ def _reference(q: str, node: ast.AST) -> Value:
 
 
 _CPU_ONLY = frozenset((CPU,))
+
+
+def _placed(values: list[Value]) -> list[Value]:
+    """The operands that say where arithmetic with a tensor is: a value of unknown kind and
+    place (``self.config.dim ** 0.5``, most often a number) does not hide the places of the
+    tensors it is computed with; where it is a tensor, it is where they are or the
+    operation fails."""
+    known = [v for v in values if not (v.kinds is None and v.places is None)]
+    return known if any(v.is_(Kind.TENSOR) and v.places is not None for v in known) else values
 
 
 def _moved_to_the_cpu(v: Value) -> bool:
