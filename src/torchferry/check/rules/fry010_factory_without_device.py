@@ -40,7 +40,8 @@ annotated as a number (`fps: float | None`).
 
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
 indices on the CPU), a partner moved to the factory's result's own device
-(`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`, `type_as`), the calls that
+(`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`,
+`type`, `type_as`), the calls that
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
 hands to them in its `forward`), and a module's `__init__` and the methods only it
@@ -167,7 +168,7 @@ _LEGACY = vocabulary.LEGACY_CONSTRUCTORS | {"Tensor"}
 _IN_PLACE = frozenset("add_ sub_ mul_ div_ true_divide_ addcmul_ addcdiv_ lerp_ pow_".split())
 # origins that may put a value on a device (a parameter's is judged by its place)
 _PLACING = frozenset({Op.MADE, Op.MOVED, Op.OUTPUT, Op.BATCH, Op.LOADED, Op.RETURNED})
-_CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "new_tensor", "set_"})
+_CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type", "type_as", "new_tensor", "set_"})
 _NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
 
 
