@@ -668,7 +668,7 @@ def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> 
         # not a callable that another method was given and stored (``self.schedule_fn``)
         return not _given_elsewhere(res, module)
     if made.text.startswith("torch.nn."):
-        layer = made.text[len("torch.nn."):].split("(")[0]
+        layer = made.text.split("(")[0].rsplit(".", 1)[-1]  # (``torch.nn.modules.rnn.LSTMCell``)
         return layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS
     node = made.node
     if made.path is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
