@@ -320,3 +320,16 @@ def test_a_value_of_unknown_kind_does_not_hide_where_arithmetic_is(snippet):
     assert s.wheres(s.value_at(7, "y")) == {"ACCEL"}
     assert s.wheres(s.value_at(7, "z")) == {"CPU"}
     assert s.wheres(s.value_at(7, "w")) is None
+
+
+def test_einops_functions_give_tensors_where_their_tensors_are(snippet):
+    s = snippet("""
+        import torch
+        from einops import einsum, rearrange
+        def f(a, b):
+            x = einsum(torch.ones(2, 3).cuda(), torch.ones(3).cuda(), "i j, j -> i")
+            y = rearrange(torch.ones(4), "(a b) -> a b", a=2)
+            print(x, y)
+    """)
+    assert s.wheres(s.value_at(6, "x")) == {"ACCEL"} and s.value_at(6, "x").is_(Kind.TENSOR)
+    assert s.wheres(s.value_at(6, "y")) == {"CPU"}

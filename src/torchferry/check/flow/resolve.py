@@ -129,6 +129,11 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
     if qual.startswith("math."):
         return ev.record(node, Callee.BUILTIN, qual, UNKNOWN, None, args, kws, Value.of(Kind.SCALAR))
+    if qual in _EINOPS and any(a.is_(Kind.TENSOR) for a in args):
+        # ``einsum(delta, A, "b l d, d n -> b d l n")``: a tensor where its tensors are
+        origins = tuple(dict.fromkeys(o for a in args for o in a.origins))[:4]
+        v = Value(_TENSOR, tensor_places(list(args)), origins, Basis.INFERRED)
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     if qual in _TQDM:  # a progress bar yields what it wraps
         return builtin_call(ev, node, "tqdm", args, kws)
     if qual.startswith("numpy."):
@@ -166,6 +171,8 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
 
 
 _DATASETS = "torchvision.datasets."
+#: einops' functions: tensors of the framework, and on the device, of the ones they are given
+_EINOPS = frozenset(f"einops.{f}" for f in ("einsum", "rearrange", "repeat", "reduce"))
 
 
 def _dataset(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
