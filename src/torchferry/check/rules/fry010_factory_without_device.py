@@ -34,8 +34,9 @@ parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is
 which the calls in the file override), and so may one whose device the function makes
 tensors on (`torch.zeros(L, S, device=query.device)`); a parameter merely used as a tensor
 is not known to be. A parameter whose own uses do not tell its kind (`len(lengths)`, `zip(ilens, olens)`)
-may be on a device when a call of the file gives it a tensor that may be (followed through
-the callers' parameters, a static method called on `self` included), unless it is
+may be on a device when a call of the file gives it a tensor that may be, or a value it
+moved there (followed through the callers' parameters, a static method called on `self`
+included), unless it is
 annotated as a number (`fps: float | None`).
 
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
@@ -498,7 +499,7 @@ def _given_tensors_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
     for caller, a in given:
         kinds = caller.kind_of(a)
         if kinds is None and a.places is not None:
-            if any(p.where is Where.PARAM and _given_tensors_on_device(
+            if a.may_live(Where.ACCEL) or any(p.where is Where.PARAM and _given_tensors_on_device(
                     ff, caller, int(p.ref), depth + 1, hints) for p in a.places):
                 return True
         elif kinds is not None and kinds & {Kind.TENSOR, Kind.BATCH} and a.places is not None \
