@@ -333,3 +333,75 @@ def test_a_global_bound_in_the_arms_of_a_test_is_that_arms_value_under_the_same_
     assert s.wheres(global_in_arm(s.ff, calls[9].node, "m", calls[9].func)) == {"CPU"}
     assert s.wheres(global_in_arm(s.ff, calls[11].node, "m", calls[11].func)) == {"ACCEL"}
     assert global_in_arm(s.ff, calls[12].node, "m", calls[12].func) is None  # under no test
+
+
+def test_arithmetic_with_a_tensor_moved_to_the_cpu_is_on_the_cpu(snippet):
+    s = snippet("""
+        import torch
+        def f(edge_index, n):
+            num = n if n is not None else edge_index.max() + 1
+            row, col = edge_index.cpu()
+            idx = row * num + col
+            other = edge_index * num
+            print(idx, other)
+    """)
+    # ``num`` may be a 0-dimensional tensor where ``edge_index`` is: with ``row`` on the CPU
+    # the product is on the CPU (or fails), not on the device
+    assert s.wheres(s.value_at(7, "idx")) == {"CPU"}
+    assert s.wheres(s.value_at(7, "other")) == {"PARAM0", "PARAM1"}
+
+
+def test_items_of_a_vector_of_numbers_written_out_have_no_place(snippet):
+    s = snippet("""
+        import torch
+        def f(sizes):
+            offsets = torch.as_tensor([0, *sizes[:-1]]).cumsum_(0)
+            rows = torch.tensor([[0, 1], [2, 3]])
+            for o, r in zip(offsets, rows):
+                print(o, r)
+    """)
+    # ``o`` is 0-dimensional (it mixes with tensors on any device); ``r`` is a row
+    assert s.wheres(s.value_at(6, "o")) == set()
+    assert s.wheres(s.value_at(6, "r")) == {"CPU"}
+
+
+def test_a_factory_on_the_device_of_a_parameter_is_where_the_argument_is(snippet):
+    s = snippet("""
+        import torch
+        def one_hot(index, n):
+            return torch.zeros((index.size(0), n), device=index.device)
+        def f(labels):
+            a = one_hot(torch.tensor(labels), 4)
+            b = one_hot(labels.cuda(), 4)
+            print(a, b)
+    """)
+    assert s.wheres(s.value_at(7, "a")) == {"CPU"}
+    assert s.wheres(s.value_at(7, "b")) == {"ACCEL"}
+
+
+def test_a_value_of_unknown_kind_does_not_hide_where_arithmetic_is(snippet):
+    s = snippet("""
+        import torch
+        from settings import cfg
+        def f(x):
+            y = torch.ones(x).cuda() / cfg.dim ** 0.5
+            z = torch.ones(2) * cfg.scale
+            w = cfg.a * cfg.b
+            print(y, z, w)
+    """)
+    assert s.wheres(s.value_at(7, "y")) == {"ACCEL"}
+    assert s.wheres(s.value_at(7, "z")) == {"CPU"}
+    assert s.wheres(s.value_at(7, "w")) is None
+
+
+def test_einops_functions_give_tensors_where_their_tensors_are(snippet):
+    s = snippet("""
+        import torch
+        from einops import einsum, rearrange
+        def f(a, b):
+            x = einsum(torch.ones(2, 3).cuda(), torch.ones(3).cuda(), "i j, j -> i")
+            y = rearrange(torch.ones(4), "(a b) -> a b", a=2)
+            print(x, y)
+    """)
+    assert s.wheres(s.value_at(6, "x")) == {"ACCEL"} and s.value_at(6, "x").is_(Kind.TENSOR)
+    assert s.wheres(s.value_at(6, "y")) == {"CPU"}

@@ -255,6 +255,23 @@ def test_call_sites_in_the_file_say_what_a_parameter_is_given(snippet):
     assert [v.kinds for _, v in s.ff.arguments(fn, 1)] == [{Kind.SCALAR}, {Kind.SCALAR}]
 
 
+def test_a_static_method_called_through_self_takes_no_self(snippet):
+    s = snippet("""
+        import torch
+        class Loss(torch.nn.Module):
+            def forward(self, att, lens):
+                for n in lens:
+                    att = att + self._mask(n.cuda(), 2)
+                return att
+            @staticmethod
+            def _mask(n, sigma):
+                return torch.arange(n) * sigma
+    """)
+    fn = s.function("_mask").node
+    assert [s.wheres(v) for _, v in s.ff.arguments(fn, 0)] == [{"ACCEL"}]
+    assert [v.kinds for _, v in s.ff.arguments(fn, 1)] == [{Kind.SCALAR}]
+
+
 def test_parameters_torch_takes_on_the_cpu_and_the_forward_of_a_module(snippet):
     s = snippet("""
         import torch

@@ -225,7 +225,9 @@ class Evaluator:
             # a tensor by construction where every operand is one or a number written here
             made = all(v.basis is Basis.CONSTRUCTED and (v.is_(Kind.TENSOR) or v.is_(Kind.SCALAR))
                        for v in values)
-            return Value(_TENSOR, tensor_places(values), _origins(values),
+            at = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
+                else tensor_places(_placed(values))
+            return Value(_TENSOR, at, _origins(values),
                          Basis.CONSTRUCTED if made else Basis.INFERRED)
         if all(v.is_(Kind.SCALAR) for v in values):
             return _SCALAR
@@ -234,7 +236,9 @@ class Evaluator:
         places = [v.places for v in values if v.places]
         if places and all(v.places is not None for v in values if v.kinds is None):
             # operands of unknown kind with places: the result is where they are
-            return Value(None, frozenset().union(*places), _origins(values))
+            where: frozenset[Place] = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
+                else frozenset().union(*places)
+            return Value(None, where, _origins(values))
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and all(
                 v.item is not None for v in values):
             return container(item=join_all(v.item for v in values if v.item is not None))
@@ -299,6 +303,29 @@ def _reference(q: str, node: ast.AST) -> Value:
                  Basis.CONSTRUCTED)
 
 
+_CPU_ONLY = frozenset((CPU,))
+
+
+def _placed(values: list[Value]) -> list[Value]:
+    """The operands that say where arithmetic with a tensor is: a value of unknown kind and
+    place (``self.config.dim ** 0.5``, most often a number) does not hide the places of the
+    tensors it is computed with; where it is a tensor, it is where they are or the
+    operation fails."""
+    known = [v for v in values if not (v.kinds is None and v.places is None)]
+    return known if any(v.is_(Kind.TENSOR) and v.places is not None for v in known) else values
+
+
+def _moved_to_the_cpu(v: Value) -> bool:
+    """A tensor the code has just moved to the CPU (``row, col = edge_index.cpu()``; items and
+    parts of it; of unknown kind too, as only a tensor or a module moves): arithmetic with it is on the CPU, or fails there (an operand on another
+    device), whatever places its other operands may have (``row * num_nodes`` of a
+    ``num_nodes`` that is an int, or on some path a 0-dimensional tensor on the device)."""
+    if not (v.kinds is None or v.is_(Kind.TENSOR)) or v.places != _CPU_ONLY or not v.origins:
+        return False
+    first = v.origins[0]
+    return first.op is Op.MOVED and first.to == _CPU_ONLY
+
+
 def _origins(values: list[Value]) -> tuple[Origin, ...]:
     out: list[Origin] = []
     for v in values:
@@ -329,9 +356,27 @@ _ONE_DIMENSIONAL = ("torch.arange(", "torch.linspace(", "torch.logspace(", "torc
 
 
 def _one_dimensional(v: Value) -> bool:
-    """A tensor just made by a factory that makes vectors."""
-    return v.is_(Kind.TENSOR) and bool(v.origins) and v.origins[0].op is Op.MADE \
-        and v.origins[0].text.startswith(_ONE_DIMENSIONAL)
+    """A tensor just made by a factory that makes vectors, or from a list of numbers written
+    out (``torch.as_tensor([0, *sizes[:-1]])``)."""
+    if not (v.is_(Kind.TENSOR) and v.origins and v.origins[0].op is Op.MADE):
+        return False
+    made = v.origins[0]
+    if made.text.startswith(_ONE_DIMENSIONAL):
+        return True
+    return made.text.startswith(("torch.tensor(", "torch.as_tensor(")) and _numbers(made.node)
+
+
+def _numbers(node: ast.AST | None) -> bool:
+    """``torch.tensor([0, *rest])``: a list written out with a number in it and no list or
+    tuple (a tensor's data nests evenly: with a number at the top, it has one dimension)."""
+    if not isinstance(node, ast.Call) or not node.args:
+        return False
+    data = node.args[0]
+    if not isinstance(data, (ast.List, ast.Tuple)):
+        return False
+    items = data.elts
+    return not any(isinstance(x, (ast.List, ast.Tuple, ast.ListComp)) for x in items) and any(
+        isinstance(x, ast.Constant) and isinstance(x.value, (int, float)) for x in items)
 
 
 def _names_a_loader(node: ast.expr) -> bool:

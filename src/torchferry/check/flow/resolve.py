@@ -129,6 +129,11 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
     if qual.startswith("math."):
         return ev.record(node, Callee.BUILTIN, qual, UNKNOWN, None, args, kws, Value.of(Kind.SCALAR))
+    if qual in _EINOPS and any(a.is_(Kind.TENSOR) for a in args):
+        # ``einsum(delta, A, "b l d, d n -> b d l n")``: a tensor where its tensors are
+        origins = tuple(dict.fromkeys(o for a in args for o in a.origins))[:4]
+        v = Value(_TENSOR, tensor_places(list(args)), origins, Basis.INFERRED)
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     if qual in _TQDM:  # a progress bar yields what it wraps
         return builtin_call(ev, node, "tqdm", args, kws)
     if qual.startswith("numpy."):
@@ -166,6 +171,8 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
 
 
 _DATASETS = "torchvision.datasets."
+#: einops' functions: tensors of the framework, and on the device, of the ones they are given
+_EINOPS = frozenset(f"einops.{f}" for f in ("einsum", "rearrange", "repeat", "reduce"))
 
 
 def _dataset(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
@@ -265,13 +272,18 @@ def _call_of(ev: Evaluator, node: ast.Call, name: str, fv: Value, args: Args, kw
     return ev.record(node, Callee.FUNCTION, name, fv, None, args, kws, v)
 
 
-def _device_from(kws: Kws, default: frozenset[Place] | None) -> frozenset[Place] | None:
+def _device_from(kws: Kws, default: frozenset[Place] | None,
+                 node: ast.Call | None = None) -> frozenset[Place] | None:
+    """Where ``device=`` puts what the call makes (``default`` without it); ``node``, the
+    call, tells ``device=x.device``, which is wherever ``x`` is, from a device value."""
     for k, v in kws:
         if k == "**":
             return None
         if k == "device":
             if v.places and v.may_be(Kind.DEVICE) and all(not p.symbolic for p in v.places):
                 return v.places
+            if v.places and node is not None and _of_a_value(node):
+                return v.places  # ``device=index.device`` of a parameter: where it is
             if v.places and v.may_be(Kind.TENSOR):
                 return v.places
             return frozenset((ACCEL,)) if v.kinds is None or Kind.DEVICE in v.kinds else None
@@ -289,6 +301,12 @@ def _map_location(kws: Kws) -> frozenset[Place] | None:
     return None
 
 
+def _of_a_value(call: ast.Call) -> bool:
+    """Is the call's ``device=`` written ``<name>.device`` (the device of a value)?"""
+    kw = next((k.value for k in call.keywords if k.arg == "device"), None)
+    return isinstance(kw, ast.Attribute) and kw.attr == "device"
+
+
 def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     """What a function of torch returns."""
     parts = qual.split(".")
@@ -302,10 +320,10 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         default: frozenset[Place] | None = frozenset((CPU,))
         if last in ("as_tensor", "asarray") and args and args[0].is_(Kind.TENSOR):
             default = args[0].places
-        return _tensor(_device_from(kws, default), _made(node, text), Basis.CONSTRUCTED)
+        return _tensor(_device_from(kws, default, node), _made(node, text), Basis.CONSTRUCTED)
     if len(parts) == 2 and last in vocab.LIKE_FACTORIES:
         default = args[0].places if args else None
-        return _tensor(_device_from(kws, default), _made(node, text), Basis.CONSTRUCTED)
+        return _tensor(_device_from(kws, default, node), _made(node, text), Basis.CONSTRUCTED)
     if last in vocab.LEGACY_CONSTRUCTORS or qual == "torch.Tensor":
         place = ACCEL if "cuda" in parts else CPU
         return _tensor(frozenset((place,)), _made(node, text), Basis.CONSTRUCTED)
@@ -624,7 +642,8 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
     method = cls.method(attr) if cls is not None else None
     if method is not None:
         owner, fn = method
-        return project_call(ev, node, owner.ff, fn, [selfv, *args], kws, bound=True)
+        given = args if _static(fn) else [selfv, *args]  # (a static method takes no self)
+        return project_call(ev, node, owner.ff, fn, given, kws, bound=True)
     if selfv.is_(Kind.MODULE) and attr in _MODULE_OWN:
         return module_method(ev, node, attr, selfv, args, kws)
     if selfv.is_(Kind.MODULE) and fv.kinds is None and fv.places is None:
@@ -734,6 +753,12 @@ def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws)
     return ev.record(node, Callee.BUILTIN, name, UNKNOWN, None, args, kws, v)
 
 
+def _static(fn: ast.AST) -> bool:
+    """A ``@staticmethod``: called through ``self`` or its class, it takes no ``self``."""
+    return isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(
+        isinstance(d, ast.Name) and d.id == "staticmethod" for d in fn.decorator_list)
+
+
 def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST, args: Args,
                  kws: Kws, bound: bool = False, receiver: Value | None = None) -> Value:
     """A call of a function or class defined in the checked files: its summary, the
@@ -751,7 +776,8 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if result is None:
         return _unresolved(ev, node, target.name, UNKNOWN, args, kws, ev.ff.last_reason)
     params = result.params
-    offset = 1 if owner.is_method(target) and not bound else 0
+    static = _static(target)
+    offset = 1 if owner.is_method(target) and not bound and not static else 0
     bound_args: dict[str, Value] = {}
     for k, a in enumerate(args):
         if k + offset < len(params):
@@ -760,7 +786,8 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
         if name in params:
             bound_args[str(params.index(name))] = v
     if result.cpu_params:  # handed on to a function that gives it to torch on the CPU
-        first = 1 if bound else offset  # (``self.f(x)``: node.args start at parameter 1)
+        # (``self.f(x)``: node.args start at parameter 1; of a static method, at 0)
+        first = 0 if static else 1 if bound else offset
         for k, x in enumerate(node.args):
             p = ev.i.param_index.get(x.id) if isinstance(x, ast.Name) else None
             if p is not None and k + first in result.cpu_params:
@@ -776,7 +803,7 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
         key = (owner.path, target.name, target.lineno)
         ev.ff.calls_into.setdefault(key, {})[id(node)] = site
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
-        _moved_by_callee(ev, node, result, 1 if bound else offset, bound_args)
+        _moved_by_callee(ev, node, result, 0 if static else 1 if bound else offset, bound_args)
     returns = _returns_given(ev, owner, target, result, bound_args) or result.returns
     v = substitute(returns, bound_args)
     passed = [bound_args.get(str(k)) for k in result.returned_params]

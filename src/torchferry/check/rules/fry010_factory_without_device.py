@@ -14,7 +14,8 @@ input of a submodule with weights (`self.embed(positions)`), or indexed by a ten
 device (`torch.eye(n)[labels]`, `counts[labels] = 1`: a tensor is indexed only by indices on
 the CPU or on its own device; an index is taken to be on the device only when the code puts
 it there or it follows the model, never for its annotation alone). The result is followed through
-names, containers and calls: a factory in a helper method called from `forward`
+names, containers and calls, also where it is joined with a value of unknown place (`b =
+torch.zeros(n)` on one branch, `b = self.sampler.sample()` on the other): a factory in a helper method called from `forward`
 (`self._causal_mask(n)`), in a function that returns it (`init_hidden()`), or in a free
 loss function whose tensors come from a call in the file. A tensor "may be on an
 accelerator" when the analysis sees it there on some path: moved or made there (`.to(d)`,
@@ -30,20 +31,33 @@ callers' own parameters); if none does (they pass tensors on the CPU, 0-dimensio
 analysis cannot place, for which an annotation does not stand in) it is not known to
 be. Without such calls, an input of a module's `forward` and a
 parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
-which the calls in the file override); a parameter merely used as a tensor is not known to
-be.
+which the calls in the file override), and so may one whose device the function makes
+tensors on (`torch.zeros(L, S, device=query.device)`); a parameter merely used as a tensor
+is not known to be. A parameter whose own uses do not tell its kind (`len(lengths)`, `zip(ilens, olens)`)
+may be on a device when a call of the file gives it a tensor that may be, or a value it
+moved there (followed through the callers' parameters, a static method called on `self`
+included), unless it is
+annotated as a number (`fps: float | None`).
 
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
 indices on the CPU), a partner moved to the factory's result's own device
-(`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`, `type_as`), the calls that
+(`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`,
+`type`, `type_as`), the calls that
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
 hands to them in its `forward`), and a module's `__init__` and the methods only it
 calls (everything is on the CPU there), and the input of a value stored on `self` that only
 came in as a parameter of another method (`self.schedule_fn = schedule` in `__init__`: a
-callable, which no construction, load or move shows to be a model with weights). Neither
+callable, which no construction, load or move shows to be a model with weights; nor do
+the arguments such a callable is given meet: a wrapped loss may move its labels to the
+embeddings' device). A partner that may itself hold the factory's result, or was made like
+it (`torch.polar(torch.ones_like(freqs), freqs)`, `torch.cat([emb_h, emb_w])` of two
+results of a function that makes positions with `torch.arange(pos)` when given a count and
+takes them as given otherwise), is on another path than the one that made the result on
+the CPU, which the analysis joins: on each path both are in one place. Neither
 are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional results
-(`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory, a full
+(`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory or of a list of
+numbers written out (`for n, o in zip(sizes, torch.as_tensor([0, *sizes[:-1]]))`), a full
 reduction such as `torch.ones(n).sum()` or `torch.min(t)`) mix with any device and are not
 flagged, except where they are written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
 with `loss` on the device fails, since the tensor written keeps its place and takes no
@@ -155,7 +169,7 @@ _LEGACY = vocabulary.LEGACY_CONSTRUCTORS | {"Tensor"}
 _IN_PLACE = frozenset("add_ sub_ mul_ div_ true_divide_ addcmul_ addcdiv_ lerp_ pow_".split())
 # origins that may put a value on a device (a parameter's is judged by its place)
 _PLACING = frozenset({Op.MADE, Op.MOVED, Op.OUTPUT, Op.BATCH, Op.LOADED, Op.RETURNED})
-_CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type_as", "new_tensor", "set_"})
+_CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type", "type_as", "new_tensor", "set_"})
 _NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
 
 
@@ -204,6 +218,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                     continue
                 partner = meet.module or next(
                     (n for n, w in meet.operands if n is not node
+                     and not _may_hold(res, n, w, made)
                      and _on_device(ff, res, w, hints=not meet.first_only)), None)
                 if partner is not None and _moved_to_match(res, partner, made):
                     continue  # ``y.to(first.device)``: on the factory's own device
@@ -390,13 +405,31 @@ def _no_shape(call: ast.Call) -> bool:
 
 def _made_by(v: Value, factories: dict) -> Origin | None:
     """The candidate factory that made ``v``, if ``v`` may be that factory's CPU result (on
-    some path, the first round of a loop included) and was never moved."""
-    if not v.places or CPU not in v.places or not v.may_be(Kind.TENSOR):
+    some path, the first round of a loop included) and was never moved: its places may
+    be unknown (``b = torch.zeros(n)`` on one branch, ``self.sampler.sample()`` on the
+    other), the factory's path is on the CPU all the same."""
+    if v.places is not None and CPU not in v.places or not v.may_be(Kind.TENSOR):
         return None
     if any(o.op is Op.MOVED for o in v.origins):
         return None
     return next((o for o in v.origins if o.op is Op.MADE and o.path is None
                  and o.node is not None and id(o.node) in factories), None)
+
+
+def _may_hold(res: ScopeResult, node: ast.AST, v: Value, made: Origin) -> bool:
+    """May ``v`` (of the expression ``node``) itself be the factory's result, or be made on
+    its device (``torch.ones_like(freqs)``), as in ``torch.polar(torch.ones_like(freqs),
+    freqs)`` of ``freqs`` from ``torch.arange(pos)`` or from a parameter ``pos``?  Then
+    what puts it on the device is another path than the one that made the factory's result,
+    which the analysis joins without telling apart: on each path both are in one place."""
+    if any(o.node is made.node for o in v.origins):
+        return True
+    if isinstance(node, ast.Call) and node.args and isinstance(node.func, ast.Attribute) \
+            and node.func.attr in vocab.LIKE_FACTORIES \
+            and not any(k.arg in ("device", None) for k in node.keywords):
+        like = res.value(node.args[0])
+        return like is not None and any(o.node is made.node for o in like.origins)
+    return False
 
 
 def _on_device(ff: FileFlow, res: ScopeResult, v: Value, hints: bool = True) -> bool:
@@ -405,8 +438,11 @@ def _on_device(ff: FileFlow, res: ScopeResult, v: Value, hints: bool = True) -> 
     kinds = res.kind_of(v)
     if kinds is None:
         # of unknown kind, but moved to the device (or made there) and computed with: a
-        # tensor (``self.process_batch(x)`` returning ``x.to(self.device)`` of a parameter)
-        return v.may_live(Where.ACCEL)
+        # tensor (``self.process_batch(x)`` returning ``x.to(self.device)`` of a parameter),
+        # or a parameter that the calls of the file give tensors that may be there
+        return v.may_live(Where.ACCEL) or v.places is not None and any(
+            p.where is Where.PARAM and _given_tensors_on_device(ff, res, int(p.ref), 0, hints)
+            for p in v.places)
     if not kinds & {Kind.TENSOR, Kind.BATCH}:
         return False
     return _places_on_device(ff, res, v, 0, hints)
@@ -439,7 +475,55 @@ def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
                    for caller, v in given)
     if not hints:  # (indices: the model's own, not an annotation's)
         return _of_the_model(ff, res, k)
-    return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE)  # (``self`` of a module: MODULE)
+    # (``self`` of a module: MODULE)
+    return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE) or _carries_device(res, k)
+
+
+def _carries_device(res: ScopeResult, k: int) -> bool:
+    """Does the function make tensors on the device of parameter ``k``
+    (``torch.zeros(L, S, device=query.device)``)?  The code says it may be on one."""
+    name = res.params[k] if k < len(res.params) else None
+    return name is not None and any(
+        isinstance(n, ast.Attribute) and n.attr == "device" and isinstance(n.value, ast.Name)
+        and n.value.id == name for n in ast.walk(res.node))
+
+
+def _given_tensors_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
+                             hints: bool) -> bool:
+    """Parameter ``k``, of a kind its own uses do not tell (``len(lengths)``, ``zip(lengths,
+    ...)``): does a call of the file give it a tensor that may be on the device (followed
+    through the callers' parameters of unknown kind)?  Without calls, it is not known to be."""
+    given = ff.arguments(res.node, k)
+    if not given or depth >= 3 or _annotated_number(res.node, k):
+        return False
+    for caller, a in given:
+        kinds = caller.kind_of(a)
+        if kinds is None and a.places is not None:
+            if a.may_live(Where.ACCEL) or any(p.where is Where.PARAM and _given_tensors_on_device(
+                    ff, caller, int(p.ref), depth + 1, hints) for p in a.places):
+                return True
+        elif kinds is not None and kinds & {Kind.TENSOR, Kind.BATCH} and a.places is not None \
+                and _places_on_device(ff, caller, a, depth + 1, hints):
+            return True
+    return False
+
+
+_NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool", "complex", "None", "Optional", "Union"})
+
+
+def _annotated_number(fn: ast.AST, k: int) -> bool:
+    """Is parameter ``k`` annotated as a number (``fps: float | None``)?  Then a tensor some
+    call gives it is a case the author did not mean, and the rule stays quiet."""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    a = fn.args
+    params = [*a.posonlyargs, *a.args, *([a.vararg] if a.vararg else []), *a.kwonlyargs]
+    note = params[k].annotation if k < len(params) else None
+    if note is None:
+        return False
+    names = {n.id if isinstance(n, ast.Name) else "None" if isinstance(n, ast.Constant) and n.value is None
+             else "?" for n in ast.walk(note) if isinstance(n, (ast.Name, ast.Constant, ast.Attribute))}
+    return names <= _NUMBER_ANNOTATIONS and bool(names & {"int", "float", "bool", "complex"})
 
 
 def _of_the_model(ff: FileFlow, res: ScopeResult, k: int) -> bool:
@@ -513,7 +597,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             kept = {id(a) for a in _not_wanted_on_the_cpu(ff, c, [*c.node.args, *(
                 k.value for k in c.node.keywords)])}
             ops = tuple(o for o in ops if id(o[0]) in kept or not _top_level(c.node, o[0]))
-            if len(ops) > 1:
+            if len(ops) > 1 and not _given_elsewhere(res, c.func):
                 yield Meeting(c.node, ops)
             if _weights_may_be_on_device(ff, res, c.func):
                 yield Meeting(c.node, ops, module=c.node.func)
@@ -583,12 +667,9 @@ def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> 
     made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
     if made is None:  # loaded, built by a function, moved, or this function's parameter;
         # not a callable that another method was given and stored (``self.schedule_fn``)
-        fn = res.node
-        return any(o.op in (Op.LOADED, Op.RETURNED, Op.MOVED, Op.OUTPUT) or o.op is Op.PARAM
-                   and (o.line, o.column) == (getattr(fn, "lineno", 0), getattr(fn, "col_offset", 0))
-                   for o in module.origins)
+        return not _given_elsewhere(res, module)
     if made.text.startswith("torch.nn."):
-        layer = made.text[len("torch.nn."):].split("(")[0]
+        layer = made.text.split("(")[0].rsplit(".", 1)[-1]  # (``torch.nn.modules.rnn.LSTMCell``)
         return layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS
     node = made.node
     if made.path is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
@@ -596,6 +677,19 @@ def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> 
         if isinstance(cls, ast.ClassDef):
             return holds_parameters(ff.class_info(cls))
     return True
+
+
+def _given_elsewhere(res: ScopeResult, module: Value) -> bool:
+    """A callable that only came in as a parameter of another method and was stored on
+    ``self`` (``self.loss = loss`` in ``__init__``): nothing the file builds, loads, moves
+    or returns, so neither its weights nor what it does with its arguments (a wrapped loss
+    may move the labels to the embeddings' device) are known."""
+    if any(o.op is Op.MADE for o in module.origins):
+        return False
+    fn = res.node
+    return not any(o.op in (Op.LOADED, Op.RETURNED, Op.MOVED, Op.OUTPUT) or o.op is Op.PARAM
+                   and (o.line, o.column) == (getattr(fn, "lineno", 0), getattr(fn, "col_offset", 0))
+                   for o in module.origins)
 
 
 def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
