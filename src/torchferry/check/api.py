@@ -251,7 +251,9 @@ class Context:
         (that is :attr:`flow`'s)."""
         from torchferry.check.scopes import Walker
 
-        return Walker(self.tree, self.module_classes)
+        flow = self.flow
+        return Walker(self.tree, self.module_classes,
+                      lambda node: flow.class_info(node).is_module)
 
     @cached_property
     def loops(self) -> Loops:

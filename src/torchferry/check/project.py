@@ -6,12 +6,16 @@ but a model class is often defined in one file and used in another
 (``from .model import Net`` ... ``net = Net().to(device)``).  Before checking, one cheap
 pass over the bytes of every file of the run (a regular expression, no parsing) collects
 the classes that subclass ``nn.Module`` -- directly (``nn.Module``, ``torch.nn.Linear``,
-a base whose name ends in ``Module``, such as ``LightningModule``) or through other
-classes of the run, at any depth and in any file (``class Net(m.Base)`` after ``import
-pkg.models as m``; ``class Net(B)`` after ``from .models import Base as B``: a base
-imported under another name is known by its own) -- and every file is then checked
-knowing them.  A class name defined twice with different bases counts as a module if
-either definition is one.
+``LightningModule`` and the other package classes of
+:data:`torchferry.check.flow.modclass.PACKAGE_MODULES`) or through other classes of the
+run, at any depth and in any file (``class Net(m.Base)`` after ``import pkg.models as m``;
+``class Net(B)`` after ``from .models import Base as B``: a base imported under another
+name is known by its own) -- and every file is then checked knowing them.  A class name
+defined twice with different bases counts as a module if either definition is one.  A
+class whose base comes from another package and is not one of those
+(``RobertaPreTrainedModel``, allennlp's ``Model``) is not named here: the device-flow
+analysis decides it from the class's code (:mod:`torchferry.check.flow.modclass`),
+following the imports to the file that defines it.
 
 >>> sorted(module_classes([b"class A(nn.Module):\\n    pass\\nclass B(A): pass\\n",
 ...                        b"class C(B):\\n    x = 1\\nclass D(object): pass\\n",
@@ -24,6 +28,8 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable
 
+from torchferry.check.flow.modclass import PACKAGE_MODULES, torch_nn_class
+
 try:  # the builtin module: hashlib would load OpenSSL first, slower to start
     from _blake2 import blake2b
 except ImportError:  # pragma: no cover - other Python implementations
@@ -35,6 +41,8 @@ except ImportError:  # pragma: no cover - other Python implementations
 _CLASS = re.compile(rb"\n[ \t]*class[ \t]+(\w+)[ \t]*\(([^)]*)\)")
 #: ``from M import A as B`` (also inside parentheses): the names a file imports under another
 _ALIAS = re.compile(rb"\n[ \t]*from[ \t]+[\w.]+[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
+#: the class names of :data:`PACKAGE_MODULES` (a header names its bases as imported)
+_PACKAGE_BASES = frozenset(q.rsplit(".", 1)[-1] for q in PACKAGE_MODULES)
 _AS = re.compile(rb"(\w+)[ \t\n\\]+as[ \t\n\\]+(\w+)")
 
 
@@ -77,9 +85,8 @@ def module_classes(sources: Iterable[bytes]) -> frozenset[str]:
                     continue  # ``metaclass=...``
                 last = base.rsplit(".", 1)[-1]
                 last = renamed.get(last, last) if "." not in base else last
-                if last.endswith("Module") or (
-                    base.startswith(("nn.", "torch.nn.")) and last[:1].isupper()
-                ):
+                if last in _PACKAGE_BASES or base.startswith(("nn.", "torch.nn.")) and \
+                        torch_nn_class("torch.nn." + base.split("nn.", 1)[1]):
                     modules.add(name)
                 bases.setdefault(name, set()).add(last)
     changed = True

@@ -23,6 +23,7 @@ from bisect import bisect_right
 from collections.abc import Callable, Sequence
 from typing import Any, Generic, TypeVar
 
+from torchferry.check.flow.modclass import module_base, module_class
 from torchferry.check.names import (
     ACCEL_LITERAL,
     AVAIL_NAME,
@@ -172,10 +173,15 @@ def _before(lst: list[tuple[int, Binding]], at: int) -> Binding | None:
 class Walker:
     """The structural part of the per-file analysis: imports, scopes, bindings, sites."""
 
-    def __init__(self, tree: ast.Module, module_classes: frozenset[str] = frozenset()) -> None:
+    def __init__(self, tree: ast.Module, module_classes: frozenset[str] = frozenset(),
+                 module_of: Callable[[ast.ClassDef], bool] | None = None) -> None:
         self.tree = tree
         #: ``nn.Module`` subclasses defined in the other files of the same run
         self.module_classes = module_classes
+        #: the device-flow analysis's answer to "is this class an ``nn.Module``?" (it
+        #: resolves bases through the run's imports); without it the same decision is
+        #: taken from this file alone
+        self._module_of = module_of
         self.imports: dict[str, str] = {}
         self.classes: dict[str, ClassInfo] = {}
         self.class_list: list[ClassInfo] = []
@@ -552,25 +558,39 @@ class Walker:
     # ----------------------------------------------------------------- classes
     def _resolve_classes(self) -> None:
         for info in self.class_list:
-            for b in info.node.bases:
-                q = self.qualname(b) or dotted(b) or ""
-                info.bases.append(q)
-                last = q.rsplit(".", 1)[-1]
-                if (q.startswith("torch.nn.") and last[:1].isupper()) or last.endswith("Module") \
-                        or last in self.module_classes:
-                    info.is_module = True
-        changed = True
-        while changed:  # transitively: subclasses of the file's own modules
-            changed = False
-            for info in self.class_list:
-                if info.is_module:
-                    continue
-                for q in info.bases:
-                    other = self.classes.get(q)
-                    if other is not None and other.is_module:
-                        info.is_module = True
-                        changed = True
-                        break
+            info.bases = [self.qualname(b) or dotted(b) or "" for b in info.node.bases]
+        decided: dict[int, bool] = {}
+        for info in self.class_list:
+            if self._module_of is not None:
+                info.is_module = self._module_of(info.node)
+            else:
+                info.is_module = self._decide_module(info, decided)
+
+    def _decide_module(self, info: ClassInfo, decided: dict[int, bool]) -> bool:
+        """:func:`torchferry.check.flow.modclass.module_class` for a class of this file,
+        its bases found among the file's classes and the run's module classes."""
+        key = id(info.node)
+        if key in decided:
+            return decided[key]
+        decided[key] = False  # a cycle of bases decides nothing
+        verdicts: list[bool | None] = []
+        for q in info.bases:
+            other = self.classes.get(q)
+            if other is not None and other is not info:
+                verdicts.append(self._decide_module(other, decided))
+            elif module_base(q) or q.rsplit(".", 1)[-1] in self.module_classes:
+                verdicts.append(True)
+            else:
+                verdicts.append(None)
+
+        def run_module(name: str) -> bool:
+            other = self.classes.get(name)
+            if other is not None:
+                return self._decide_module(other, decided)
+            return name in self.module_classes
+
+        decided[key] = module_class(info.node, verdicts, self.qualname, run_module)
+        return decided[key]
 
     def is_module_class(self, name: str) -> bool:
         """Is ``name`` a class of this file that subclasses ``nn.Module`` (transitively)?"""

@@ -39,6 +39,7 @@ from torchferry.check.flow.lattice import (
     outside,
     param,
 )
+from torchferry.check.flow.modclass import module_base, module_class
 
 if TYPE_CHECKING:
     from torchferry.check.flow.project import Project
@@ -63,6 +64,7 @@ class ClassInfo:
     methods: dict[str, ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=dict)
     bases: list[ClassInfo] = field(default_factory=list)
     is_module: bool = False
+    resolved: bool = False  # bases found and ``is_module`` decided
     table: dict[str, Value] | None = None  # attributes joined over every method
 
     def method(self, name: str, depth: int = 0) -> tuple[ClassInfo, ast.FunctionDef | ast.AsyncFunctionDef] | None:
@@ -118,6 +120,7 @@ class FileFlow:
         #: (id(class), scopes interpreted) -> an instance on an accelerator, see
         #: :meth:`instance_on_device`
         self._instances: dict[tuple[int, int], Value | None] = {}
+        self._local_classes: set[int] = set()
         self._index(tree.body)
 
     # -- the file's names ---------------------------------------------------------------
@@ -158,36 +161,56 @@ class FileFlow:
         return info
 
     def local_class(self, st: ast.ClassDef) -> None:
-        if id(st) not in self.classes:
-            info = self._class(st)
-            self._resolve_bases(info)
+        """A class defined inside a function: its methods become scopes (once, even when
+        :meth:`class_info` was asked about it before the function was interpreted)."""
+        if id(st) not in self._local_classes:
+            self._local_classes.add(id(st))
+            info = self.class_info(st)
             for fn in info.methods.values():
                 self._scopes.append((fn, info, None))
 
     def class_info(self, st: ast.ClassDef) -> ClassInfo:
         info = self.classes.get(id(st)) or self._class(st)
-        if not info.bases and not info.is_module:
+        if not info.resolved:
             self._resolve_bases(info)
         return info
 
     def _resolve_bases(self, info: ClassInfo) -> None:
+        """Find the class's bases in the run and decide whether it is an ``nn.Module``
+        (:func:`torchferry.check.flow.modclass.module_class`)."""
+        info.resolved = True
+        verdicts: list[bool | None] = []
         for b in info.node.bases:
-            q = self.qualname(b) or (b.id if isinstance(b, ast.Name) else "")
-            last = q.rsplit(".", 1)[-1]
-            if (q.startswith("torch.nn.") and last[:1].isupper()) or last.endswith("Module") \
-                    or last in self.module_classes:
-                info.is_module = True
             target = self._class_node(b)
             if target is not None and target[1] is not info.node:
                 base = target[0].class_info(target[1])
                 info.bases.append(base)
-                info.is_module = info.is_module or base.is_module
+                verdicts.append(base.is_module)
+                continue
+            q = self.qualname(b) or (b.id if isinstance(b, ast.Name) else "")
+            last = q.rsplit(".", 1)[-1]
+            if module_base(q) or last in self.module_classes:
+                verdicts.append(True)
+            elif q in ("object", "builtins.object") or q.startswith(("typing.", "abc.", "enum.")):
+                verdicts.append(False)
+            else:
+                verdicts.append(None)
+        info.is_module = module_class(info.node, verdicts, self.qualname, self._run_module)
+
+    def _run_module(self, name: str) -> bool:
+        """Is the bare name ``name`` a module class of the run, as this file sees it?"""
+        target = self._class_node(ast.Name(name))
+        if target is not None:
+            return target[0].class_info(target[1]).is_module
+        return name in self.module_classes
 
     def _class_node(self, b: ast.expr) -> tuple[FileFlow, ast.ClassDef] | None:
         if isinstance(b, ast.Name) and isinstance(self.defs.get(b.id), ast.ClassDef):
             return self, self.defs[b.id]  # type: ignore[return-value]
         q = self.qualname(b)
         found = self.resolve(q) if q else None
+        if found is None and isinstance(b, ast.Name) and b.id not in self.imports:
+            found = self.star_definition(b.id)  # ``from .layers import *``
         if found is not None and isinstance(found[1], ast.ClassDef):
             return found  # type: ignore[return-value]
         return None
@@ -811,7 +834,8 @@ def holds_parameters(cls: ClassInfo) -> bool:
                 layer = made[len("torch.nn."):].split("(")[0] if made.startswith("torch.nn.") else ""
                 if not layer or layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS:
                     return True
-            elif v.is_(Kind.TENSOR) and made.startswith("torch.nn.Parameter"):
+            elif v.is_(Kind.TENSOR) and made.startswith(("torch.nn.Parameter",
+                                                        "torch.nn.parameter.Parameter")):
                 return True
     return False
 

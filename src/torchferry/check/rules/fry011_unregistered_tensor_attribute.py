@@ -92,8 +92,12 @@ without a `Tensor` annotation that the method never uses as a tensor
 (`self.schedule[epoch]`). An
 `_apply` override in another file is not seen. An attribute placed on a device in
 `__init__` is left behind when the model later moves to another device (`model.cpu()`
-for inference, `DataParallel` replicas); that is not flagged. Base classes defined in other files are
-recognised only when their name ends in `Module` or they come from `torch.nn`.
+for inference, `DataParallel` replicas); that is not flagged. A class whose base is
+neither a module class of the checked files nor `torch.nn`'s, Lightning's `LightningModule`
+or transformers' `PreTrainedModel` (`RobertaPreTrainedModel`, allennlp's `Model`) is
+checked only when its own code shows it is a module: `__init__` assigns `torch.nn` layers or
+`nn.Parameter`s to `self` and the class defines `forward`, or it calls
+`self.register_buffer`, `self.parameters()` or their kin.
 """
 
 from __future__ import annotations

@@ -1,0 +1,133 @@
+"""Is a class an ``nn.Module``?  The one answer every rule gets, from what the code
+establishes rather than from the names it uses.
+
+A class is a module when a base is one: a ``torch.nn`` module class (``nn.Module``,
+``nn.Linear``, ``torch.nn.modules.rnn.LSTMCell``), a module class of another package known
+by its qualified name (Lightning's ``LightningModule``, transformers' ``PreTrainedModel``:
+:data:`PACKAGE_MODULES`), or a class of the run that is a module (the caller resolves bases
+through the imports between the checked files).  A class with
+a base the run cannot resolve (``RobertaPreTrainedModel`` from transformers, allennlp's
+``Model``) is a module only when its own code makes sense for a module alone: ``__init__``
+assigns ``torch.nn`` layers, modules of the run or ``nn.Parameter`` objects to attributes of
+``self`` and the class defines ``forward``, or a method calls ``self.register_buffer``,
+``self.parameters()``, ``self.modules()`` or their kin.  Anything less stays "not a
+module": a name ending in ``Module`` proves nothing.
+
+>>> import ast
+>>> src = '''
+... class Head(PreTrainedModel):
+...     def __init__(self, config):
+...         super().__init__(config)
+...         self.proj = nn.Linear(4, 2)
+...     def forward(self, x):
+...         return self.proj(x)
+... class Config(PretrainedConfig):
+...     def __init__(self):
+...         self.size = 4
+... '''
+>>> head, config = ast.parse(src).body
+>>> qual = lambda e: "torch.nn.Linear" if ast.unparse(e) == "nn.Linear" else None
+>>> module_class(head, [None], qual, lambda name: False)
+True
+>>> module_class(config, [None], qual, lambda name: False)
+False
+>>> module_class(config, [True], qual, lambda name: False)
+True
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable, Iterable
+
+from torchferry.check.flow.vocab import NN_NOT_MODULES
+
+#: ``self.<name>(...)`` calls that only an ``nn.Module`` answers
+MODULE_SELF_CALLS = frozenset(
+    "register_buffer register_parameter register_module add_module get_submodule "
+    "parameters named_parameters buffers named_buffers modules named_modules children "
+    "named_children".split())
+
+#: ``nn.Module`` subclasses of other packages, by the qualified names they are imported as
+PACKAGE_MODULES = frozenset({
+    "pytorch_lightning.LightningModule", "pytorch_lightning.core.LightningModule",
+    "pytorch_lightning.core.module.LightningModule",
+    "pytorch_lightning.core.lightning.LightningModule",
+    "lightning.LightningModule", "lightning.pytorch.LightningModule",
+    "lightning.pytorch.core.LightningModule", "lightning.pytorch.core.module.LightningModule",
+    "transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel",
+})
+
+Qualname = Callable[[ast.expr], "str | None"]
+
+
+def torch_nn_class(qual: str) -> bool:
+    """Does the qualified name ``qual`` name a module class of ``torch.nn``
+    (``torch.nn.Module``, ``torch.nn.modules.linear.Linear``; not ``torch.nn.Parameter``,
+    ``torch.nn.utils.rnn.PackedSequence``)?"""
+    if not qual.startswith("torch.nn."):
+        return False
+    parts = qual[len("torch.nn."):].split(".")
+    return parts[-1][:1].isupper() and not any(
+        p in NN_NOT_MODULES or p == "parameter" for p in parts)
+
+
+def module_base(qual: str) -> bool:
+    """Is ``qual`` a module class that a class of the run may derive from: a ``torch.nn``
+    module class or one of :data:`PACKAGE_MODULES`?"""
+    return torch_nn_class(qual) or qual in PACKAGE_MODULES
+
+
+def module_class(node: ast.ClassDef, bases: Iterable[bool | None], qualname: Qualname,
+                 run_module: Callable[[str], bool]) -> bool:
+    """Is the class ``node`` an ``nn.Module``, given what each of its bases is (True: a
+    module; False: known not to be one; None: not resolved)?  ``qualname`` names an
+    expression as imported; ``run_module`` says whether a bare name is a module class of
+    the run."""
+    verdicts = list(bases)
+    if any(v is True for v in verdicts):
+        return True
+    return any(v is None for v in verdicts) and module_code(node, qualname, run_module)
+
+
+def module_code(node: ast.ClassDef, qualname: Qualname, run_module: Callable[[str], bool]) -> bool:
+    """Does the class's own code only make sense for a module: ``forward`` and ``torch.nn``
+    layers (or modules of the run, or ``nn.Parameter`` objects) assigned to ``self`` in
+    ``__init__``, or calls of ``self.register_buffer``, ``self.parameters()`` and kin?"""
+    methods = {f.name: f for f in node.body
+               if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    for fn in methods.values():
+        for n in ast.walk(fn):
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    _is_self(n.func.value) and n.func.attr in MODULE_SELF_CALLS:
+                return True
+    init = methods.get("__init__")
+    if init is None or "forward" not in methods:
+        return False
+    return any(_layer(st.value, qualname, run_module) for st in ast.walk(init)
+               if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None
+               and any(_self_attr(t) for t in _targets(st)))
+
+
+def _layer(value: ast.expr, qualname: Qualname, run_module: Callable[[str], bool]) -> bool:
+    """Is ``value`` the construction of a ``torch.nn`` layer, a module of the run or an
+    ``nn.Parameter``?"""
+    if not isinstance(value, ast.Call):
+        return False
+    q = qualname(value.func) or ""
+    if torch_nn_class(q) or q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+        return True
+    return isinstance(value.func, ast.Name) and q in ("", value.func.id) and \
+        run_module(value.func.id)
+
+
+def _targets(st: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
+    return list(st.targets) if isinstance(st, ast.Assign) else [st.target]
+
+
+def _self_attr(t: ast.expr) -> bool:
+    return isinstance(t, ast.Attribute) and _is_self(t.value)
+
+
+def _is_self(e: ast.expr) -> bool:
+    return isinstance(e, ast.Name) and e.id == "self"
