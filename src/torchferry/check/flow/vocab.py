@@ -78,10 +78,10 @@ TENSOR_KEEPING = frozenset(
     "gt ge isnan isinf isfinite cumsum type_as flip roll squeeze_ unsqueeze_ mul_ add_ "
     "sub_ div_ clamp_ fill_ zero_ copy_ requires_grad_ pin_memory".split()
 )
-#: tensor attributes that are tensors themselves (``t.grad`` may be None)
+#: tensor attributes that are tensors themselves, views of the tensor or its data
 TENSOR_VALUED_ATTRS = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
-#: attributes only tensors (or arrays) have; ``shape`` and ``dtype`` NumPy has too
-TENSOR_ATTRS = frozenset({"is_cuda", "grad", "data", "device", "T", "mT"})
+#: tensor attributes on the tensor's device: those and ``t.grad`` (which may be None)
+SAME_PLACE_ATTRS = TENSOR_VALUED_ATTRS | {"grad"}
 #: uses that show a value is a module
 MODULE_METHODS = frozenset("eval train parameters named_parameters modules named_modules "
                            "children state_dict load_state_dict zero_grad forward "
@@ -127,10 +127,8 @@ TORCH_NON_TENSOR = frozenset(
     "get_rng_state set_rng_state set_printoptions set_num_threads get_num_threads "
     "autocast is_storage set_float32_matmul_precision get_device_module".split()
 )
-DTYPES = frozenset(
-    "float float32 float64 double float16 half bfloat16 int int8 int16 int32 int64 long "
-    "uint8 bool complex64 complex128 cfloat cdouble short".split()
-)
+#: ``torch.<name>`` of a dtype (``torch.float16``, ``torch.half``)
+DTYPES = vocabulary.DTYPES
 #: builtins whose result is a number, a string or a flag
 SCALAR_BUILTINS = frozenset("len int float bool str round abs sum min max repr isinstance "
                             "hasattr range print".split())

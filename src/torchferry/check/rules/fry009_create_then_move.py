@@ -71,7 +71,8 @@ from collections.abc import Iterable
 from torchferry.check.api import Context, Edit, Finding, Fix
 from torchferry.check.flow.queries import cpu_tensor, is_device
 from torchferry.check.flow.safety import device_by_construction
-from torchferry.check.names import DEVICE_FACTORIES, DTYPES, end_pos, kwarg, pos, short
+from torchferry.check.flow.vocab import DTYPES
+from torchferry.check.names import DEVICE_FACTORIES, end_pos, kwarg, pos, short
 from torchferry.check.scopes import Site, Walker
 
 CODE = "FRY009"

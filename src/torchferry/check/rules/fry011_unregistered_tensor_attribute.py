@@ -105,8 +105,8 @@ from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.places import named_dtype
 from torchferry.check.flow.queries import on_device_tensor, value_of
-from torchferry.check.flow.vocab import DTYPES, REGISTERED
-from torchferry.check.names import NON_TENSOR_METHODS, TENSOR_ATTRS, kwarg, pos, short
+from torchferry.check.flow.vocab import DTYPES, REGISTERED, SAME_PLACE_ATTRS
+from torchferry.check.names import NON_TENSOR_METHODS, kwarg, pos, short
 from torchferry.check.scopes import ClassInfo, Ctx, Scope, Site, Walker
 
 CODE = "FRY011"
@@ -418,7 +418,7 @@ class _Class:
         if isinstance(e, ast.Attribute):
             if isinstance(e.value, ast.Name) and e.value.id == self_name:
                 return e.attr == attr
-            return e.attr in TENSOR_ATTRS and self._carries(e.value, attr, self_name, scope, d)
+            return e.attr in SAME_PLACE_ATTRS and self._carries(e.value, attr, self_name, scope, d)
         if isinstance(e, ast.Subscript):
             return self._carries(e.value, attr, self_name, scope, d)
         if isinstance(e, ast.BinOp):

@@ -166,7 +166,8 @@ from torchferry.check.flow.lattice import param
 from torchferry.check.flow.loops import first_run
 from torchferry.check.flow.program import holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
-from torchferry.check.names import DEVICE_NAME, DTYPES, kwarg, pos
+from torchferry.check.flow.vocab import DTYPES
+from torchferry.check.names import DEVICE_NAME, kwarg, pos
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
 from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
 from torchferry.check.scopes import Scope, Site, Walker
