@@ -33,15 +33,27 @@ REGISTERED = ("torch.nn.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Param
 #: tensor methods that put the result somewhere: ``.cuda()`` on an accelerator, ``.cpu()``
 MOVES: dict[str, Where] = {"cuda": Where.ACCEL, "xpu": Where.ACCEL, "mps": Where.ACCEL,
                            "npu": Where.ACCEL, "cpu": Where.CPU}
+#: methods that move a tensor or a module: ``.to()`` where its arguments say, the others
+#: where :data:`MOVES` says
+MOVE_NAMES = frozenset({"to", *MOVES})
+#: methods that move it to an accelerator (``.cuda()``)
+ACCEL_MOVES = frozenset(m for m, w in MOVES.items() if w is Where.ACCEL)
+#: those and ``.to()``: the moves that may put it on an accelerator
+ACCEL_MOVE_NAMES = ACCEL_MOVES | {"to"}
+#: tensor methods that give the receiver another's type (``type`` perhaps another device:
+#: ``t.type("torch.cuda.FloatTensor")``)
+RETYPES = frozenset({"type", "type_as"})
+#: tensor methods that read only the other tensor's shape, or copy onto the receiver's device
+SHAPE_ONLY = frozenset({"expand_as", "view_as", "reshape_as", "size", "copy_", "set_"})
+#: tensor methods that make a tensor on the receiver's device
+NEW_ON_RECEIVER = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
 CASTS = vocabulary.CAST_METHODS | {"long", "int", "bool", "short", "byte", "char"}
 #: tensor methods whose result is not a tensor (``x.size()``, ``x.storage_offset()``)
 TO_SCALAR = frozenset(NON_TENSOR_METHODS - {"numpy", "backward", "register_hook"})
 TO_NDARRAY = frozenset({"numpy"})
 #: tensor methods whose receiver and arguments do not meet on one device: moves, casts to
 #: another's type, reads of another's shape, copies onto the receiver's device
-NO_MEETING = frozenset({"to", "cuda", "cpu", "xpu", "mps", "type", "type_as", "expand_as",
-                        "view_as", "reshape_as", "size", "copy_", "set_", "new_zeros",
-                        "new_ones", "new_empty", "new_full", "new_tensor"})
+NO_MEETING = MOVE_NAMES | RETYPES | SHAPE_ONLY | NEW_ON_RECEIVER
 #: module methods that return the module itself (its place unchanged)
 MODULE_SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_memory "
                         "apply zero_grad".split())
@@ -65,8 +77,8 @@ CPU_ARGUMENTS: dict[str, tuple[frozenset[int], frozenset[str]]] = {
     "CTCLoss": (frozenset({1, 2, 3}), frozenset({"targets", "input_lengths", "target_lengths"})),
 }
 #: methods that, called without arguments, reduce a tensor to a 0-dimensional one
-REDUCTIONS = frozenset("sum mean prod max min amax amin norm std var all any median "
-                       "logsumexp count_nonzero".split())
+REDUCTIONS = frozenset("sum mean prod max min amax amin argmax argmin norm std var all any "
+                       "median logsumexp count_nonzero".split())
 #: tensor methods whose result is a tensor whatever their arguments (so a tensor made here
 #: stays one by construction); ``max``/``sort``/``split`` are not: they may return tuples
 TENSOR_KEEPING = frozenset(
