@@ -577,7 +577,7 @@ class FileFlow:
         places = set(v.places)
         origins = list(v.origins[:1])
         for p in v.places:
-            if p.where is not Where.PARAM or p.ref == "0" and self.method_of.get(id(res.node)):
+            if p.where is not Where.PARAM or p == param(0) and self.method_of.get(id(res.node)):
                 continue
             given = self.arguments(res.node, int(p.ref))
             if not given:
@@ -860,7 +860,7 @@ def _as_attribute(v: Value, module: bool) -> Value:
         return Value(v.kinds, frozenset((param(0),)), v.origins, v.basis)
     if v.places is None:
         return v
-    if any(p.where == Where.PARAM and p.ref != "0" for p in v.places):
+    if any(p.where is Where.PARAM and p != param(0) for p in v.places):
         return Value(v.kinds, None, v.origins, min(v.basis, Basis.INFERRED))
     return v
 
