@@ -47,6 +47,14 @@ def test_dtypes_are_every_dtype_torch_names():
     assert v.DTYPES == named
 
 
+def test_tensor_attributes_are_tensors_on_the_tensor_s_device():
+    t = torch.ones(2, 2, dtype=torch.cfloat, requires_grad=True)
+    t.abs().sum().backward()
+    for name in sorted(v.TENSOR_ATTRIBUTES):
+        a = getattr(t, name)
+        assert isinstance(a, torch.Tensor) and a.device == t.device, name
+
+
 def test_device_kinds_are_torch_device_types():
     for kind in (*v.ACCELERATOR_KINDS, *v.ASYNC_COPY_KINDS):
         assert torch.device(kind).type == kind

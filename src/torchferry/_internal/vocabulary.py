@@ -32,6 +32,7 @@ __all__ = [
     "CAST_METHODS",
     "MOVE_METHODS",
     "DTYPES",
+    "TENSOR_ATTRIBUTES",
 ]
 
 # Accelerator device types, in the order torchferry.device() prefers them.
@@ -88,3 +89,7 @@ DTYPES = frozenset(
     "bits16 bit int1 int2 int3 int4 int5 int6 int7 uint1 uint2 uint3 uint4 uint5 uint6 "
     "uint7".split()
 )
+
+# Tensor attributes that are tensors on the tensor's device, read without side effects:
+# views of it or of its data, and its gradient (None until there is one).
+TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})

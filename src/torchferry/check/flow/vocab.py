@@ -90,10 +90,11 @@ TENSOR_KEEPING = frozenset(
     "gt ge isnan isinf isfinite cumsum type_as flip roll squeeze_ unsqueeze_ mul_ add_ "
     "sub_ div_ clamp_ fill_ zero_ copy_ requires_grad_ pin_memory".split()
 )
-#: tensor attributes that are tensors themselves, views of the tensor or its data
-TENSOR_VALUED_ATTRS = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
-#: tensor attributes on the tensor's device: those and ``t.grad`` (which may be None)
-SAME_PLACE_ATTRS = TENSOR_VALUED_ATTRS | {"grad"}
+#: tensor attributes on the tensor's device: views of it or its data, ``t.grad`` (which
+#: may be None)
+SAME_PLACE_ATTRS = vocabulary.TENSOR_ATTRIBUTES
+#: those that are surely tensors themselves (all but ``t.grad``)
+TENSOR_VALUED_ATTRS = SAME_PLACE_ATTRS - {"grad"}
 #: uses that show a value is a module
 MODULE_METHODS = frozenset("eval train parameters named_parameters modules named_modules "
                            "children state_dict load_state_dict zero_grad forward "
