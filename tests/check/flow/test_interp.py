@@ -418,3 +418,10 @@ def test_what_a_module_parameter_returns_is_not_the_module(snippet):
     assert res.kind_of(s.value_at(4, "model")) == {Kind.MODULE}
     assert res.kind_of(s.value_at(4, "out")) is None
     assert res.kind_of(s.value_at(4, "ptr")) is None
+
+
+def test_a_parameter_named_as_loaders_are_is_a_loader_by_hint(snippet):
+    ff = snippet("x = 1").ff
+    for name in ("train_loader", "dl", "val_dl", "dl_test"):
+        assert ff.hint_kinds(name, None) == {Kind.LOADER}, name
+    assert ff.hint_kinds("handler", None) is None

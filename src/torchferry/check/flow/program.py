@@ -224,7 +224,7 @@ class FileFlow:
         device = name in ("device", "dev") or name.endswith("_device")
         if text == "str" and not device:  # ``device: str`` names a device ("cuda:0")
             return frozenset((Kind.OTHER,))
-        if "loader" in name.lower():
+        if vocab.LOADER_NAME.search(name):
             return frozenset((Kind.LOADER,))
         if device:
             return frozenset((Kind.DEVICE,))
