@@ -42,6 +42,19 @@ def test_legacy_constructors_and_moves_exist():
         assert callable(getattr(torch.nn.Linear(1, 1), name, None)), name
 
 
+def test_dtypes_are_every_dtype_torch_names():
+    named = {n for n in dir(torch) if isinstance(getattr(torch, n), torch.dtype)}
+    assert v.DTYPES == named
+
+
+def test_tensor_attributes_are_tensors_on_the_tensor_s_device():
+    t = torch.ones(2, 2, dtype=torch.cfloat, requires_grad=True)
+    t.abs().sum().backward()
+    for name in sorted(v.TENSOR_ATTRIBUTES):
+        a = getattr(t, name)
+        assert isinstance(a, torch.Tensor) and a.device == t.device, name
+
+
 def test_device_kinds_are_torch_device_types():
     for kind in (*v.ACCELERATOR_KINDS, *v.ASYNC_COPY_KINDS):
         assert torch.device(kind).type == kind

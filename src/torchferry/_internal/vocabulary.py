@@ -31,6 +31,8 @@ __all__ = [
     "DEVICE_MOVE_METHODS",
     "CAST_METHODS",
     "MOVE_METHODS",
+    "DTYPES",
+    "TENSOR_ATTRIBUTES",
 ]
 
 # Accelerator device types, in the order torchferry.device() prefers them.
@@ -76,3 +78,18 @@ DEVICE_MOVE_METHODS = frozenset({"to", "cuda", "cpu", "xpu"})  # there is no .mp
 # Methods that change only the dtype (``type`` may also change the device: "torch.cuda.FloatTensor").
 CAST_METHODS = frozenset({"float", "half", "double", "bfloat16", "type"})
 MOVE_METHODS = DEVICE_MOVE_METHODS | CAST_METHODS
+
+# The dtypes ``torch.<name>`` names (aliases too: ``torch.half`` is ``torch.float16``):
+# ``x.to(torch.float16)`` casts, it moves nothing.
+DTYPES = frozenset(
+    "float32 float float64 double float16 half bfloat16 float8_e4m3fn float8_e4m3fnuz "
+    "float8_e5m2 float8_e5m2fnuz float8_e8m0fnu float4_e2m1fn_x2 uint8 uint16 uint32 uint64 "
+    "int8 int16 short int32 int int64 long complex32 chalf complex64 cfloat complex128 "
+    "cdouble bool quint8 qint8 qint32 quint4x2 quint2x4 bits1x8 bits2x4 bits4x2 bits8 "
+    "bits16 bit int1 int2 int3 int4 int5 int6 int7 uint1 uint2 uint3 uint4 uint5 uint6 "
+    "uint7".split()
+)
+
+# Tensor attributes that are tensors on the tensor's device, read without side effects:
+# views of it or of its data, and its gradient (None until there is one).
+TENSOR_ATTRIBUTES = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})

@@ -35,12 +35,7 @@ NON_TENSOR_METHODS = frozenset(
     "storage_offset register_hook backward is_pinned is_shared is_set_to __len__ "
     "allclose".split()
 )
-TENSOR_ATTRS = frozenset({"T", "mT", "H", "mH", "data", "grad", "real", "imag"})
 TENSORISH_USES = frozenset({"shape", "device", "dtype", "size", "dim", "ndim", "is_cuda"})
-DTYPES = frozenset(
-    "float float32 float64 double float16 half bfloat16 int int8 int16 int32 int64 long "
-    "uint8 bool complex64 complex128 cfloat cdouble short float8_e4m3fn float8_e5m2".split()
-)
 ACCEL_LITERAL = vocabulary.ACCELERATOR_LITERAL
 
 # --------------------------------------------------------------------------- variable names

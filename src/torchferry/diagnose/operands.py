@@ -31,7 +31,7 @@ from torchferry._internal import vocabulary
 UNKNOWN: Any = type("Unknown", (), {"__repr__": lambda self: "<unknown>"})()
 
 # tensor attributes that are plain reads (no side effects, no user code)
-_TENSOR_ATTRS = frozenset({"data", "grad", "T", "mT", "H", "mH", "real", "imag"})
+_TENSOR_ATTRS = vocabulary.TENSOR_ATTRIBUTES
 
 # torch's tensor-making functions (shared with ``ferry check``)
 FACTORIES = vocabulary.FACTORIES

@@ -405,3 +405,23 @@ def test_einops_functions_give_tensors_where_their_tensors_are(snippet):
     """)
     assert s.wheres(s.value_at(6, "x")) == {"ACCEL"} and s.value_at(6, "x").is_(Kind.TENSOR)
     assert s.wheres(s.value_at(6, "y")) == {"CPU"}
+
+
+def test_what_a_module_parameter_returns_is_not_the_module(snippet):
+    s = snippet("""
+        def evaluate(model, batch):
+            model.eval()
+            out, ptr = model(batch)
+            return out, ptr, model
+    """)
+    res = s.function("evaluate")
+    assert res.kind_of(s.value_at(4, "model")) == {Kind.MODULE}
+    assert res.kind_of(s.value_at(4, "out")) is None
+    assert res.kind_of(s.value_at(4, "ptr")) is None
+
+
+def test_a_parameter_named_as_loaders_are_is_a_loader_by_hint(snippet):
+    ff = snippet("x = 1").ff
+    for name in ("train_loader", "dl", "val_dl", "dl_test"):
+        assert ff.hint_kinds(name, None) == {Kind.LOADER}, name
+    assert ff.hint_kinds("handler", None) is None

@@ -33,9 +33,7 @@ from collections.abc import Iterator
 
 from torchferry.check.flow.lattice import Origin, Value, join, outside
 from torchferry.check.flow.program import FileFlow
-
-#: calls that move a module (an arm holding one may put the model on the device too)
-_MOVES = frozenset({"cuda", "to", "xpu", "mps"})
+from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES
 
 
 def other_arm_of_move(ff: FileFlow, site: ast.AST, moved: Origin) -> bool:
@@ -49,7 +47,7 @@ def other_arm_of_move(ff: FileFlow, site: ast.AST, moved: Origin) -> bool:
         return False
     init_if, in_body, cls, init = found
     if init.name != "__init__" or any(
-            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _MOVES
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in ACCEL_MOVE_NAMES
             for st in (init_if.orelse if in_body else init_if.body) for n in ast.walk(st)):
         return False
     if not _fixed_test(ff, cls, init_if.test):

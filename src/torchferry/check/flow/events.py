@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from torchferry.check.flow.lattice import BOTTOM, Kind, Value, Where
+from torchferry.check.flow.lattice import BOTTOM, Kind, Op, Value, Where
 
 
 class Callee(enum.Enum):
@@ -112,9 +112,13 @@ class ScopeResult:
         return False
 
     def kind_of(self, v: Value) -> frozenset[Kind] | None:
-        """``v``'s kinds, refined by the uses of the parameter it is (``x.size(0)``)."""
+        """``v``'s kinds, refined by the uses of the parameter it is (``x.size(0)``); not
+        what a module parameter returned (``out, ptr = model(batch)``: any kind, at the
+        module's place)."""
         if v.kinds is not None or not v.places:
             return v.kinds
+        if v.origins and v.origins[0].op is Op.OUTPUT:
+            return None
         uses = {self.param_uses.get(int(p.ref)) for p in v.places if p.where == Where.PARAM}
         if Kind.TENSOR in uses:
             return frozenset((Kind.TENSOR,))  # a tensor, maybe combined with other values

@@ -31,6 +31,7 @@ from torchferry.check.flow.lattice import (
     param,
     unknown,
 )
+from torchferry.check.flow.vocab import MOVE_NAMES
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import ClassInfo, FileFlow
@@ -42,7 +43,6 @@ LARGE_LITERAL = 40
 
 Env = dict[str, Value]
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
-_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "npu"})
 #: the environment's key of ``self.<attr>`` (not an identifier: no name can clash with it)
 SELF_KEY = "self."
 
@@ -187,7 +187,7 @@ class Interp:
         v = self.ev.eval(st.value)
         call = st.value
         if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
-                call.func.attr in _MOVES and v.kinds is None:
+                call.func.attr in MOVE_NAMES and v.kinds is None:
             # ``net.cuda()`` as a statement on a value of unknown kind: a tensor's copy would be
             # discarded (another rule's finding); a module moves in place
             from torchferry.check.flow.resolve import move_in_place

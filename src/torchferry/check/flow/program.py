@@ -247,7 +247,7 @@ class FileFlow:
         device = name in ("device", "dev") or name.endswith("_device")
         if text == "str" and not device:  # ``device: str`` names a device ("cuda:0")
             return frozenset((Kind.OTHER,))
-        if "loader" in name.lower():
+        if vocab.LOADER_NAME.search(name):
             return frozenset((Kind.LOADER,))
         if device:
             return frozenset((Kind.DEVICE,))
@@ -600,7 +600,7 @@ class FileFlow:
         places = set(v.places)
         origins = list(v.origins[:1])
         for p in v.places:
-            if p.where is not Where.PARAM or p.ref == "0" and self.method_of.get(id(res.node)):
+            if p.where is not Where.PARAM or p == param(0) and self.method_of.get(id(res.node)):
                 continue
             given = self.arguments(res.node, int(p.ref))
             if not given:
@@ -884,7 +884,7 @@ def _as_attribute(v: Value, module: bool) -> Value:
         return Value(v.kinds, frozenset((param(0),)), v.origins, v.basis)
     if v.places is None:
         return v
-    if any(p.where == Where.PARAM and p.ref != "0" for p in v.places):
+    if any(p.where is Where.PARAM and p != param(0) for p in v.places):
         return Value(v.kinds, None, v.origins, min(v.basis, Basis.INFERRED))
     return v
 

@@ -39,8 +39,7 @@ _TENSOR = frozenset((Kind.TENSOR,))
 _MODULE = frozenset((Kind.MODULE,))
 _DEVICE_KEYWORDS = frozenset({"device", "device_map", "map_location"})
 #: methods every module has: ``self.to(d)``, ``self.eval()``, ``self.parameters()``
-_MOVE_NAMES = frozenset({"to", *vocab.MOVES})
-_MODULE_OWN = vocab.MODULE_SELF | vocab.MODULE_METHODS | {"to", *vocab.MOVES}
+_MODULE_OWN = vocab.MODULE_SELF | vocab.MODULE_METHODS | vocab.MOVE_NAMES
 
 
 def call_value(ev: Evaluator, node: ast.Call) -> Value:
@@ -412,7 +411,7 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
     if recv.is_(Kind.LOADER) or recv.is_(Kind.OTHER) and attr not in vocab.MOVES:
         return _unresolved(ev, node, attr, UNKNOWN, args, kws, Reason.UNRESOLVED, recv)
-    if recv.kinds is None and attr not in _MOVE_NAMES and attr not in vocab.TENSOR_METHODS:
+    if recv.kinds is None and attr not in vocab.MOVE_NAMES and attr not in vocab.TENSOR_METHODS:
         return _unknown_method(ev, node, attr, recv, args, kws)
     v = tensor_method(ev, node, attr, recv)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
@@ -421,7 +420,7 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
 def _method_of_the_run(ev: Evaluator, recv: Value, attr: str) -> tuple[ClassInfo, ast.AST] | None:
     """The method ``attr`` of the class of the run that built ``recv`` in this file (a plain
     method: no decorator), unless ``attr`` moves a module (``to``, ``cuda``...)."""
-    if attr in _MOVE_NAMES or not (recv.is_(Kind.MODULE) or recv.is_(Kind.OTHER)):
+    if attr in vocab.MOVE_NAMES or not (recv.is_(Kind.MODULE) or recv.is_(Kind.OTHER)):
         return None
     info = ev.ff.class_of(recv)
     found = info.method(attr) if info is not None else None

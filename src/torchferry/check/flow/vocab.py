@@ -33,15 +33,27 @@ REGISTERED = ("torch.nn.Parameter", "torch.nn.Buffer", "torch.nn.parameter.Param
 #: tensor methods that put the result somewhere: ``.cuda()`` on an accelerator, ``.cpu()``
 MOVES: dict[str, Where] = {"cuda": Where.ACCEL, "xpu": Where.ACCEL, "mps": Where.ACCEL,
                            "npu": Where.ACCEL, "cpu": Where.CPU}
+#: methods that move a tensor or a module: ``.to()`` where its arguments say, the others
+#: where :data:`MOVES` says
+MOVE_NAMES = frozenset({"to", *MOVES})
+#: methods that move it to an accelerator (``.cuda()``)
+ACCEL_MOVES = frozenset(m for m, w in MOVES.items() if w is Where.ACCEL)
+#: those and ``.to()``: the moves that may put it on an accelerator
+ACCEL_MOVE_NAMES = ACCEL_MOVES | {"to"}
+#: tensor methods that give the receiver another's type (``type`` perhaps another device:
+#: ``t.type("torch.cuda.FloatTensor")``)
+RETYPES = frozenset({"type", "type_as"})
+#: tensor methods that read only the other tensor's shape, or copy onto the receiver's device
+SHAPE_ONLY = frozenset({"expand_as", "view_as", "reshape_as", "size", "copy_", "set_"})
+#: tensor methods that make a tensor on the receiver's device
+NEW_ON_RECEIVER = frozenset({"new_zeros", "new_ones", "new_empty", "new_full", "new_tensor"})
 CASTS = vocabulary.CAST_METHODS | {"long", "int", "bool", "short", "byte", "char"}
 #: tensor methods whose result is not a tensor (``x.size()``, ``x.storage_offset()``)
 TO_SCALAR = frozenset(NON_TENSOR_METHODS - {"numpy", "backward", "register_hook"})
 TO_NDARRAY = frozenset({"numpy"})
 #: tensor methods whose receiver and arguments do not meet on one device: moves, casts to
 #: another's type, reads of another's shape, copies onto the receiver's device
-NO_MEETING = frozenset({"to", "cuda", "cpu", "xpu", "mps", "type", "type_as", "expand_as",
-                        "view_as", "reshape_as", "size", "copy_", "set_", "new_zeros",
-                        "new_ones", "new_empty", "new_full", "new_tensor"})
+NO_MEETING = MOVE_NAMES | RETYPES | SHAPE_ONLY | NEW_ON_RECEIVER
 #: module methods that return the module itself (its place unchanged)
 MODULE_SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_memory "
                         "apply zero_grad".split())
@@ -65,8 +77,8 @@ CPU_ARGUMENTS: dict[str, tuple[frozenset[int], frozenset[str]]] = {
     "CTCLoss": (frozenset({1, 2, 3}), frozenset({"targets", "input_lengths", "target_lengths"})),
 }
 #: methods that, called without arguments, reduce a tensor to a 0-dimensional one
-REDUCTIONS = frozenset("sum mean prod max min amax amin norm std var all any median "
-                       "logsumexp count_nonzero".split())
+REDUCTIONS = frozenset("sum mean prod max min amax amin argmax argmin norm std var all any "
+                       "median logsumexp count_nonzero".split())
 #: tensor methods whose result is a tensor whatever their arguments (so a tensor made here
 #: stays one by construction); ``max``/``sort``/``split`` are not: they may return tuples
 TENSOR_KEEPING = frozenset(
@@ -78,10 +90,11 @@ TENSOR_KEEPING = frozenset(
     "gt ge isnan isinf isfinite cumsum type_as flip roll squeeze_ unsqueeze_ mul_ add_ "
     "sub_ div_ clamp_ fill_ zero_ copy_ requires_grad_ pin_memory".split()
 )
-#: tensor attributes that are tensors themselves (``t.grad`` may be None)
-TENSOR_VALUED_ATTRS = frozenset({"data", "T", "mT", "H", "mH", "real", "imag"})
-#: attributes only tensors (or arrays) have; ``shape`` and ``dtype`` NumPy has too
-TENSOR_ATTRS = frozenset({"is_cuda", "grad", "data", "device", "T", "mT"})
+#: tensor attributes on the tensor's device: views of it or its data, ``t.grad`` (which
+#: may be None)
+SAME_PLACE_ATTRS = vocabulary.TENSOR_ATTRIBUTES
+#: those that are surely tensors themselves (all but ``t.grad``)
+TENSOR_VALUED_ATTRS = SAME_PLACE_ATTRS - {"grad"}
 #: uses that show a value is a module
 MODULE_METHODS = frozenset("eval train parameters named_parameters modules named_modules "
                            "children state_dict load_state_dict zero_grad forward "
@@ -127,10 +140,8 @@ TORCH_NON_TENSOR = frozenset(
     "get_rng_state set_rng_state set_printoptions set_num_threads get_num_threads "
     "autocast is_storage set_float32_matmul_precision get_device_module".split()
 )
-DTYPES = frozenset(
-    "float float32 float64 double float16 half bfloat16 int int8 int16 int32 int64 long "
-    "uint8 bool complex64 complex128 cfloat cdouble short".split()
-)
+#: ``torch.<name>`` of a dtype (``torch.float16``, ``torch.half``)
+DTYPES = vocabulary.DTYPES
 #: builtins whose result is a number, a string or a flag
 SCALAR_BUILTINS = frozenset("len int float bool str round abs sum min max repr isinstance "
                             "hasattr range print".split())

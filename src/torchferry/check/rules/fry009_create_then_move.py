@@ -71,7 +71,8 @@ from collections.abc import Iterable
 from torchferry.check.api import Context, Edit, Finding, Fix
 from torchferry.check.flow.queries import cpu_tensor, is_device
 from torchferry.check.flow.safety import device_by_construction
-from torchferry.check.names import DEVICE_FACTORIES, DTYPES, end_pos, kwarg, pos, short
+from torchferry.check.flow.vocab import DTYPES
+from torchferry.check.names import DEVICE_FACTORIES, DEVICE_NAME, end_pos, kwarg, pos, short
 from torchferry.check.scopes import Site, Walker
 
 CODE = "FRY009"
@@ -246,8 +247,7 @@ def _kind(ctx: Context, m: Walker, e: ast.AST) -> str | None:
     last = text.rsplit(".", 1)[-1]
     if "dtype" in last:
         return "dtype"
-    if last == "device" or last.endswith("_device") or last in ("dev", "device") or \
-            last.startswith("device"):
+    if DEVICE_NAME.match(last):
         return "device"
     return "device" if is_device(ctx.flow, e) else None
 

@@ -109,8 +109,16 @@ from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.places import named_dtype
 from torchferry.check.flow.queries import on_device_tensor, value_of
-from torchferry.check.flow.vocab import DTYPES, REGISTERED
-from torchferry.check.names import NON_TENSOR_METHODS, TENSOR_ATTRS, kwarg, pos, short
+from torchferry.check.flow.vocab import (
+    DTYPES,
+    MOVE_NAMES,
+    REDUCTIONS,
+    REGISTERED,
+    RETYPES,
+    SAME_PLACE_ATTRS,
+    SHAPE_ONLY,
+)
+from torchferry.check.names import NON_TENSOR_METHODS, kwarg, pos, short
 from torchferry.check.scopes import ClassInfo, Ctx, Scope, Site, Walker
 
 CODE = "FRY011"
@@ -118,14 +126,10 @@ NAME = "unregistered-tensor-attribute"
 FIX = "unsafe"
 
 # methods that move a tensor (the author carries the attribute by hand)
-_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "type", "type_as"})
-# tensor methods that read only the other tensor's shape or copy onto its device: no mix
-_SHAPE_ONLY = frozenset({"expand_as", "view_as", "reshape_as", "size", "copy_", "set_"})
+_MOVES = MOVE_NAMES | RETYPES
 # what takes an index tensor: the index's position, the indexed tensor first
 # (``torch.gather(t, dim, idx)``, ``t.gather(dim, idx)`` read as ``gather(t, dim, idx)``)
 _INDEX_TAKING = {"gather": 2, "index_select": 2, "take": 1, "take_along_dim": 1}
-# reductions that, called without a dimension, give one element (a 0-dim index is an integer)
-_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "argmax", "argmin", "prod", "all", "any"})
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -343,8 +347,8 @@ class _Class:
                     self._used_as_tensor(e)
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
             meth = e.func.attr
-            if meth in _MOVES or meth in NON_TENSOR_METHODS or meth in _SHAPE_ONLY or \
-                    meth in _REDUCTIONS and not e.args and not e.keywords:
+            if meth in _MOVES or meth in NON_TENSOR_METHODS or meth in SHAPE_ONLY or \
+                    meth in REDUCTIONS and not e.args and not e.keywords:
                 return False
         if on_device_tensor(self.ff, e):
             return True
@@ -384,7 +388,7 @@ class _Class:
             return args if q.startswith("torch.") else []
         if isinstance(func, ast.Attribute):
             meth = func.attr
-            if meth in _MOVES or meth in _SHAPE_ONLY or meth in NON_TENSOR_METHODS or \
+            if meth in _MOVES or meth in SHAPE_ONLY or meth in NON_TENSOR_METHODS or \
                     meth.startswith("new_"):
                 return []
             return [func.value, *args]
@@ -422,7 +426,7 @@ class _Class:
         if isinstance(e, ast.Attribute):
             if isinstance(e.value, ast.Name) and e.value.id == self_name:
                 return e.attr == attr
-            return e.attr in TENSOR_ATTRS and self._carries(e.value, attr, self_name, scope, d)
+            return e.attr in SAME_PLACE_ATTRS and self._carries(e.value, attr, self_name, scope, d)
         if isinstance(e, ast.Subscript):
             return self._carries(e.value, attr, self_name, scope, d)
         if isinstance(e, ast.BinOp):

@@ -78,12 +78,12 @@ from torchferry.check.flow import (
     Where,
 )
 from torchferry.check.flow.evidence import at, step, where
+from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES
 
 CODE = "FRY013"
 NAME = "partial-batch-move"
 FIX = "unsafe"
 
-_MOVES = frozenset({"to", "cuda"})
 _LOADER = frozenset((Kind.LOADER,))
 
 
@@ -136,7 +136,7 @@ def _batch_moves(res: ScopeResult) -> dict[int, list[CallEvent]]:
     out: dict[int, list[CallEvent]] = {}
     for c in res.calls.values():
         recv = c.receiver
-        if c.callee is not Callee.METHOD or c.qualname not in _MOVES or recv is None:
+        if c.callee is not Callee.METHOD or c.qualname not in ACCEL_MOVE_NAMES or recv is None:
             continue
         loop = _loop_of(recv) if recv.is_(Kind.BATCH) else _made_of_an_item(res, recv)
         if loop is not None and c.result.may_live(Where.ACCEL):

@@ -166,7 +166,8 @@ from torchferry.check.flow.lattice import param
 from torchferry.check.flow.loops import first_run
 from torchferry.check.flow.program import holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
-from torchferry.check.names import DEVICE_NAME, DTYPES, kwarg, pos
+from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES
+from torchferry.check.names import DEVICE_NAME, kwarg, pos
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
 from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
 from torchferry.check.scopes import Scope, Site, Walker
@@ -177,7 +178,6 @@ FIX = "none"
 
 #: methods that return the module itself (a chain through them keeps "moved")
 _SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_memory".split())
-_ACCEL_METHODS = frozenset({"cuda", "xpu", "mps", "npu"})
 #: callees that build a model somewhere else, possibly already on a device
 _BUILDER = re.compile(r"(build|create|load|get|make|from_|init|setup|prepare|instantiate|wrap)", re.I)
 _LOSSY = re.compile(r"(loss|criterion|metric|accuracy|softmax|relu|sigmoid|tanh|dropout|pool|"
@@ -192,9 +192,9 @@ def _device_like(m: Walker, node: ast.AST, ff: FileFlow) -> bool:
     """Is ``node`` (the argument of ``.to(...)``) a device other than the CPU?"""
     if isinstance(node, ast.Constant):
         return isinstance(node.value, str) and \
-            node.value.split(":")[0] in ("cuda", "mps", "xpu", "npu", "hpu", "xla")
+            node.value.split(":")[0] in ACCEL_KINDS
     if isinstance(node, ast.Attribute):
-        return node.attr == "device" and node.attr not in DTYPES
+        return node.attr == "device"
     if isinstance(node, ast.Call):
         if m.qualname(node.func) != "torch.device" or not node.args:
             return False
@@ -212,7 +212,7 @@ def _move(m: Walker, call: ast.AST, ff: FileFlow) -> bool:
     if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)):
         return False
     attr = call.func.attr
-    if attr in _ACCEL_METHODS:
+    if attr in ACCEL_MOVES:
         return not (call.args and isinstance(call.args[0], ast.Constant)
                     and call.args[0].value == "cpu")
     if attr == "to":
@@ -739,7 +739,7 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
 
 #: iterating a collection through these gives its items
 _ITERATE = frozenset({"enumerate", "reversed", "zip", "iter", "list", "tuple"})
-_MOVERS = frozenset({"to", "cuda", "xpu", "mps", "npu", "type", "apply", "to_empty"})
+_MOVERS = ACCEL_MOVE_NAMES | {"type", "apply", "to_empty"}
 
 
 def _items_may_move(tree: ast.Module, scope: ast.AST, name: str) -> bool:
