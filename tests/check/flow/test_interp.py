@@ -425,3 +425,26 @@ def test_a_parameter_named_as_loaders_are_is_a_loader_by_hint(snippet):
     for name in ("train_loader", "dl", "val_dl", "dl_test"):
         assert ff.hint_kinds(name, None) == {Kind.LOADER}, name
     assert ff.hint_kinds("handler", None) is None
+
+
+def test_a_submodule_assigned_a_value_of_unknown_kind_on_some_path_keeps_its_constructions(snippet):
+    s = snippet("""
+        import torch.nn as nn
+        from elsewhere import Merged, make_head
+        class Region(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.proj = nn.Linear(2, 2)
+        class Chain(nn.Module):
+            def __init__(self, merged, head=None):
+                super().__init__()
+                self.region = Merged() if merged else Region()
+                self.head = head if head is not None else make_head()
+            def forward(self, x):
+                return self.region(x), self.head(x)
+    """)
+    region, head = (c.func for c in sorted(s.function("forward").calls.values(),
+                                             key=lambda c: c.node.col_offset))
+    assert region.is_(Kind.MODULE) and [o.text for o in region.origins] == ["Region(...)"]
+    # what a parameter gives or an unresolved call returns tells nothing of weights
+    assert head.is_(Kind.MODULE) and head.origins == ()

@@ -647,8 +647,12 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
         return module_method(ev, node, attr, selfv, args, kws)
     if selfv.is_(Kind.MODULE) and fv.kinds is None and fv.places is None:
         # ``self.net(x)``, an attribute the class's methods do not assign (a base's, or
-        # set dynamically): a submodule, on the model's device
-        return module_call(ev, node, Value(_MODULE, selfv.places, ()), args, kws)
+        # set dynamically), or assign a value of unknown kind on some path: a submodule,
+        # on the model's device, built by the constructions they assign it
+        # (``self.net = Net()`` on one branch, ``self.net = build()`` on the other; what
+        # an unresolved call returns or a parameter gives tells nothing of weights)
+        made = tuple(o for o in fv.origins if o.op is Op.MADE)
+        return module_call(ev, node, Value(_MODULE, selfv.places, made), args, kws)
     return _unresolved(ev, node, attr, fv, args, kws, Reason.UNRESOLVED, selfv)
 
 
