@@ -93,7 +93,11 @@ def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
 
 @pytest.mark.parametrize(
     ("name", "earlier"),
-    [("blind", ("corpus", "fresh", "unseen")), ("sealed", ("corpus", "fresh", "unseen", "blind"))],
+    [
+        ("blind", ("corpus", "fresh", "unseen")),
+        ("sealed", ("corpus", "fresh", "unseen", "blind")),
+        ("vault", ("corpus", "fresh", "unseen", "blind", "sealed")),
+    ],
 )
 def test_the_newest_code_bases_are_in_no_other_set(
     name: str, earlier: tuple[str, ...], cc: ModuleType
