@@ -201,11 +201,38 @@ SEALED_EXTRA: tuple[tuple[str, str], ...] = (
 DEFAULT_SEALED_CORPUS = REPO / ".corpus" / "sealed"
 DEFAULT_SEALED_LABELS = REPO / "benchmarks" / "check_labels_sealed.toml"
 
+#: a fifth held-out set, gathered after the sealed set had been measured: research and
+#: training code, where device mistakes are written (training and evaluation scripts,
+#: tutorials, a notebook course, small model repositories), none in CORPUS, EXTRA, the other
+#: held-out sets, check_split.toml or the repositories of the bug-report reproductions;
+#: labelled in ``benchmarks/check_labels_vault.toml`` (``--vault``; cache ``.corpus/vault``).
+#: It holds source snapshots only: research code is not released as packages.
+VAULT: tuple[tuple[str, str], ...] = ()
+#: its source snapshots (DETR's detection training, DDIM's diffusion runners, a Colab-style
+#: GPT lecture, Lightning VAE experiments, CNN visualization scripts, a deep-learning course's
+#: Colab notebooks, YOLOv3's training and test scripts, a beginner tutorial), checked with
+#: ``--vault --extra DIR``; ``--vault --export GIT_DIR --extra DIR`` writes them into DIR.
+#: dataflowr's Module18/Denoising_Score_Matching_Energy_Model_sol.ipynb was not available
+#: (large).
+VAULT_EXTRA: tuple[tuple[str, str], ...] = (
+    ("facebookresearch/detr", "29901c51d7fe8712168b8d0d64351170bc0f83e0"),
+    ("ermongroup/ddim", "e8df66cf02e457719930748b5c26e37e3126dfdd"),
+    ("karpathy/ng-video-lecture", "52201428ed7b46804849dea0b3ccf0de9df1a5c3"),
+    ("AntixK/PyTorch-VAE", "a6896b944c918dd7030e7d795a8c13e5c6345ec7"),
+    ("utkuozbulak/pytorch-cnn-visualizations", "ba22fa07c9f31964e6cfa669e80f3461e11c4ebc"),
+    ("dataflowr/notebooks", "043dff0f792a5ae67005ba147f7b9dd5fc66e2a1"),
+    ("eriklindernoren/PyTorch-YOLOv3", "1d621c8489e22c76ceb93bb2397ac6c8dfb5ceb7"),
+    ("L1aoXingyu/pytorch-beginner", "a57dd7ea35c9965a41f4963dee62d38884f92a65"),
+)
+DEFAULT_VAULT_CORPUS = REPO / ".corpus" / "vault"
+DEFAULT_VAULT_LABELS = REPO / "benchmarks" / "check_labels_vault.toml"
+
 
 @dataclass(frozen=True)
 class HeldOutSet:
     """A set of code bases measured apart from the corpus: its packages, snapshots, cache
-    directory and labels file (``--fresh``, ``--unseen``, ``--blind``, ``--sealed``)."""
+    directory and labels file (``--fresh``, ``--unseen``, ``--blind``, ``--sealed``,
+    ``--vault``)."""
 
     flag: str
     packages: tuple[tuple[str, str], ...]
@@ -223,6 +250,7 @@ HELD_OUT_SETS: dict[str, HeldOutSet] = {
     "sealed": HeldOutSet(
         "--sealed", SEALED, SEALED_EXTRA, DEFAULT_SEALED_CORPUS, DEFAULT_SEALED_LABELS
     ),
+    "vault": HeldOutSet("--vault", VAULT, VAULT_EXTRA, DEFAULT_VAULT_CORPUS, DEFAULT_VAULT_LABELS),
 }
 
 
@@ -1135,6 +1163,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"{DEFAULT_SEALED_LABELS.name} (cache {DEFAULT_SEALED_CORPUS.relative_to(REPO)})",
     )
     ap.add_argument(
+        "--vault",
+        action="store_true",
+        help="check the fifth held-out set (VAULT_EXTRA, with --extra DIR) instead of CORPUS, "
+        f"joined with {DEFAULT_VAULT_LABELS.name} (cache {DEFAULT_VAULT_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
         "--fetch-only",
         action="store_true",
         help="download and unpack the packages of the chosen set into the cache, and exit "
@@ -1145,7 +1179,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         metavar="GIT_DIR",
         help="write the snapshot of each EXTRA (--fresh: FRESH_EXTRA, --unseen: UNSEEN_EXTRA, "
-        "--blind: BLIND_EXTRA, --sealed: SEALED_EXTRA) project found in "
+        "--blind: BLIND_EXTRA, --sealed: SEALED_EXTRA, --vault: VAULT_EXTRA) project found in "
         "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
     )
     ap.add_argument(
@@ -1170,7 +1204,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         return recall_mode(args.fixtures, args.half, select)
     chosen = [held for name, held in HELD_OUT_SETS.items() if getattr(args, name)]
     if len(chosen) > 1:
-        ap.error("--fresh, --unseen, --blind and --sealed are separate sets: give one")
+        ap.error("--fresh, --unseen, --blind, --sealed and --vault are separate sets: give one")
     packages, snapshots = CORPUS, EXTRA
     for held in chosen:
         if args.half != "all":

@@ -107,6 +107,16 @@ def test_the_committed_labels_file_is_valid_and_consistent(
     assert all(len(lab.reason) > 15 for lab in labels), "a reason says why, in a sentence"
 
 
+def test_the_vault_labels_file_names_only_vault_code_bases() -> None:
+    """The vault set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_VAULT_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_VAULT_LABELS)
+    known = {cc._norm(n) for n, _ in cc.VAULT} | {r.replace("/", "-") for r, _ in cc.VAULT_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["vault"].labels == cc.DEFAULT_VAULT_LABELS
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -258,6 +268,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--blind", "--half", "test"],
         ["--sealed", "--blind"],
         ["--sealed", "--half", "dev"],
+        ["--vault", "--sealed"],
+        ["--vault", "--half", "test"],
     ],
     ids=[
         "two-sets",
@@ -266,6 +278,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "blind-half",
         "sealed-and-another",
         "sealed-half",
+        "vault-and-another",
+        "vault-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(

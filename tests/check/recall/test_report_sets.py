@@ -1,6 +1,6 @@
 """Recall of ``ferry check`` on the held-out sets of public bug reports.
 
-Four sets, each gathered after the one before it had been measured, and each kept away
+Five sets, each gathered after the one before it had been measured, and each kept away
 from the work on the rules while it was gathered:
 
 * ``unseen/fixtures/``: measured, never tuned on;
@@ -8,6 +8,8 @@ from the work on the rules while it was gathered:
 * ``held/fixtures/``: gathered after the blind set had been measured, one report per
   repository;
 * ``sealed/fixtures/``: gathered after the held set had been measured, one report per
+  repository;
+* ``vault/fixtures/``: gathered after the sealed set had been measured, one report per
   repository.
 
 Each reproduction copies the original file at a commit where the reported mistake is
@@ -31,7 +33,7 @@ import pytest
 
 HERE = Path(__file__).parent
 #: the held-out sets, oldest first, and how many reports a repository may give each
-SETS = {"unseen": 2, "blind": 1, "held": 1, "sealed": 1}
+SETS = {"unseen": 2, "blind": 1, "held": 1, "sealed": 1, "vault": 1}
 #: every directory of reproductions: the development/test fixtures, the fresh set, the
 #: held-out sets
 REPORTS = {
@@ -63,8 +65,9 @@ def test_each_reproduction_cites_its_source_commit_and_trimming(path: Path, cc: 
     assert "trimmed:" in text, "what was left out of the copied file"
     assert any(cc._MARKER.search(line) for line in lines), "no expected finding"
     assert "\r" not in text
-    with warnings.catch_warnings():  # the copied code's own (``x is not -1``)
+    with warnings.catch_warnings():  # the copied code's own (``x is not -1``, ``"\\c"``)
         warnings.simplefilter("ignore", SyntaxWarning)
+        warnings.simplefilter("ignore", DeprecationWarning)
         compile(text, str(path), "exec")
 
 
@@ -83,14 +86,18 @@ def test_a_set_comes_from_repositories_in_no_other_set(name: str, cc: ModuleType
 
 def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
     packages = {cc._norm(n) for n, _ in (*cc.CORPUS, *cc.FRESH, *cc.UNSEEN, *cc.BLIND, *cc.SEALED)}
-    for name in ("blind", "held", "sealed"):
+    for name in ("blind", "held", "sealed", "vault"):
         names = {cc._norm(r.split("/")[-1]) for r in _repos(name, cc)}
         assert not names & packages, (name, sorted(names & packages))
 
 
 @pytest.mark.parametrize(
     ("name", "earlier"),
-    [("blind", ("corpus", "fresh", "unseen")), ("sealed", ("corpus", "fresh", "unseen", "blind"))],
+    [
+        ("blind", ("corpus", "fresh", "unseen")),
+        ("sealed", ("corpus", "fresh", "unseen", "blind")),
+        ("vault", ("corpus", "fresh", "unseen", "blind", "sealed")),
+    ],
 )
 def test_the_newest_code_bases_are_in_no_other_set(
     name: str, earlier: tuple[str, ...], cc: ModuleType
