@@ -92,16 +92,20 @@ class _Scope:
         return got
 
 
-#: the scope :func:`first_run` read last (a rule asks about each call of a scope in turn)
-_last: list[_Scope] = []
+#: the scopes :func:`first_run` read last, by their root's id (a rule asks about each call
+#: of a scope in turn, and FRY014 goes over a file's scopes twice); emptied past
+#: :data:`_KEEP_SCOPES`
+_scopes: dict[int, _Scope] = {}
+_KEEP_SCOPES = 64
 
 
 def _scope(root: ast.AST) -> _Scope:
-    last = _last[0] if _last else None
-    if last is None or last.root is not root:
-        last = _Scope(root)
-        _last[:] = [last]
-    return last
+    got = _scopes.get(id(root))
+    if got is None or got.root is not root:
+        if len(_scopes) >= _KEEP_SCOPES:
+            _scopes.clear()
+        got = _scopes[id(root)] = _Scope(root)
+    return got
 
 
 def _children(node: ast.AST) -> list[ast.AST]:
