@@ -307,6 +307,22 @@ def test_manage_gc_off_keeps_what_the_host_froze(fake_rules):
     assert gc.get_freeze_count() >= before and gc.isenabled()
 
 
+def test_manage_gc_collects_the_youngest_generation_less_often_and_restores_it():
+    import gc
+
+    host = gc.get_threshold()
+    gc.set_threshold(500, host[1], host[2])
+    try:
+        engine.manage_gc()
+        try:
+            assert gc.get_threshold() == (engine._GEN0_THRESHOLD, host[1], host[2])
+        finally:
+            engine.manage_gc(False)
+        assert gc.get_threshold() == (500, host[1], host[2])
+    finally:
+        gc.set_threshold(*host)
+
+
 @pytest.mark.slow
 def test_manage_gc_off_thaws_what_it_froze_in_a_fresh_process():
     import subprocess

@@ -107,6 +107,25 @@ class Finding:
     evidence: tuple[Evidence, ...] = ()
 
 
+def walk(tree: ast.AST) -> list[ast.AST]:
+    """Every node of ``tree`` in :func:`ast.walk`'s order (breadth first, the fields in
+    order), as a list: the same walk in about half the time (no generators, no
+    ``iter_fields`` pairs; the list grows while it is read)."""
+    out = [tree]
+    add = out.append
+    node_type = ast.AST
+    for node in out:
+        for name in node._fields:
+            v = getattr(node, name, None)
+            if type(v) is list:
+                for x in v:
+                    if isinstance(x, node_type):
+                        add(x)
+            elif isinstance(v, node_type):
+                add(v)
+    return out
+
+
 class Rule(Protocol):
     CODE: str
     NAME: str
@@ -234,7 +253,7 @@ class Context:
         """Every node of the tree grouped by type, from one ``ast.walk`` (breadth first), e.g.
         ``ctx.nodes.get(ast.Call, [])``; rules use it instead of walking the tree again."""
         by_type: dict[type[ast.AST], list[ast.AST]] = {}
-        for node in ast.walk(self.tree):
+        for node in walk(self.tree):
             kind = type(node)
             bucket = by_type.get(kind)
             if bucket is None:

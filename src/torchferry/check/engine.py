@@ -187,6 +187,13 @@ _frozen_base: int | None = None
 _parses = 0
 #: Whether the permanent generation held objects before :func:`manage_gc` was turned on.
 _host_froze = False
+#: The youngest generation's threshold while :func:`manage_gc` is on (CPython's default:
+#: 700 allocations).  The analysis makes many short-lived containers, and the collection
+#: before each parse frees a file's cycles anyway: on timm, 1,260 collections took 0.22 s
+#: CPU, 268 (nearly all of them those before a parse) 0.13 s.
+_GEN0_THRESHOLD = 20_000
+#: The collector's thresholds before :func:`manage_gc` was turned on (restored after).
+_host_threshold: tuple[int, int, int] | None = None
 
 
 def manage_gc(enable: bool = True) -> None:
@@ -197,7 +204,8 @@ def manage_gc(enable: bool = True) -> None:
     (this saved about 9% of a cold run's CPU time on timm).  With this on, each parse is
     preceded by a collection (so no garbage gets frozen) and followed by
     ``gc.freeze()``; a tree is still freed by reference counting once the file is
-    done.  If frozen objects pile up anyway, they are thawed and collected.
+    done.  If frozen objects pile up anyway, they are thawed and collected.  The youngest
+    generation is collected less often (:data:`_GEN0_THRESHOLD`).
 
     Turning it off thaws the frozen objects only if nothing was frozen when it was
     turned on: a host process that froze its own objects (``gc.freeze()`` before
@@ -205,11 +213,17 @@ def manage_gc(enable: bool = True) -> None:
     """
     import gc
 
-    global _MANAGE_GC, _frozen_base, _rss_base, _host_froze
+    global _MANAGE_GC, _frozen_base, _rss_base, _host_froze, _host_threshold
     if enable and not _MANAGE_GC:
         _host_froze = gc.get_freeze_count() > 0
-    elif not enable and _MANAGE_GC and not _host_froze:
-        gc.unfreeze()
+        _host_threshold = gc.get_threshold()
+        first, *older = _host_threshold
+        gc.set_threshold(max(first, _GEN0_THRESHOLD), *older)
+    elif not enable and _MANAGE_GC:
+        if _host_threshold is not None:
+            gc.set_threshold(*_host_threshold)
+        if not _host_froze:
+            gc.unfreeze()
     _MANAGE_GC = enable
     _frozen_base = _rss_base = None  # measured at the first look of the safety valve
 

@@ -310,6 +310,41 @@ def test_the_first_run_of_a_call_in_a_loop(snippet):
     assert first_run(res, calls[15].node) is None  # not in a loop
 
 
+def test_a_scopes_paths_are_those_of_a_walk_down_from_its_root():
+    import ast
+
+    from torchferry.check.flow.loops import _SCOPES, _Scope
+
+    tree = ast.parse(
+        "def f(xs, m):\n"
+        "    for x in xs:\n"
+        "        while m(x):\n"
+        "            y = [g(z) for z in x] if x else h(lambda q: q(x))\n"
+        "    def inner():\n"
+        "        return m(1)\n"
+        "    return inner\n"
+    )
+    fn = tree.body[0]
+
+    def reference(node, target, path):  # down every child, not into a nested scope
+        for child in ast.iter_child_nodes(node):
+            if child is target:
+                return [*path, child]
+            if not isinstance(child, _SCOPES):
+                found = reference(child, target, [*path, child])
+                if found is not None:
+                    return found
+        return None
+
+    scope = _Scope(fn)
+    calls = [n for n in ast.walk(fn) if isinstance(n, ast.Call)]
+    assert len(calls) == 5
+    for call in calls:
+        assert scope.path(call) == reference(fn, call, [fn])
+    assert [scope.path(c) is None for c in calls].count(True) == 2  # in the lambda, in inner()
+    assert scope.path(fn) is None
+
+
 def test_a_global_bound_in_the_arms_of_a_test_is_that_arms_value_under_the_same_test(snippet):
     from torchferry.check.flow.arms import global_in_arm
 

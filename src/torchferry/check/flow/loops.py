@@ -34,15 +34,16 @@ def first_run(res: ScopeResult, call: ast.Call) -> CallEvent | None:
     if event is None or last is None or event is last or (
             event.func == last.func and event.args == last.args and event.keywords == last.keywords):
         return None  # (not in a loop, or every round sees the same)
-    path = _path(res.node, call)
+    scope = _scope(res.node)
+    path = scope.path(call)
     if path is None:
         return None
     loops = [k for k, n in enumerate(path) if isinstance(n, _LOOPS)]
     if not loops:
         return None
     outer = loops[0]
-    bound = _bound(path[outer])
-    if any(_jumps(path[k]) for k in loops):
+    bound = scope.bound(path[outer])
+    if any(scope.jumps(path[k]) for k in loops):
         return None
     for k in range(outer + 1, len(path)):
         n = path[k]
@@ -51,17 +52,72 @@ def first_run(res: ScopeResult, call: ast.Call) -> CallEvent | None:
     return event
 
 
-def _path(root: ast.AST, target: ast.AST) -> list[ast.AST] | None:
-    """The nodes from ``root`` down to ``target`` (not entering nested scopes)."""
-    stack: list[tuple[ast.AST, list[ast.AST]]] = [(root, [root])]
-    while stack:
-        node, path = stack.pop()
-        for child in ast.iter_child_nodes(node):
-            if child is target:
-                return [*path, child]
-            if not isinstance(child, _SCOPES):
-                stack.append((child, [*path, child]))
-    return None
+class _Scope:
+    """One scope's tree as :func:`first_run` reads it: each node's parent (nested scopes
+    not entered), and each loop's bound names and jumps, found once for all its calls."""
+
+    def __init__(self, root: ast.AST) -> None:
+        self.root = root
+        self.parent: dict[int, ast.AST] = {}
+        todo = [root]
+        for node in todo:  # (the list grows while it is read)
+            for child in _children(node):
+                self.parent[id(child)] = node
+                if not isinstance(child, _SCOPES):
+                    todo.append(child)
+        self._bound: dict[int, set[str]] = {}
+        self._jumps: dict[int, bool] = {}
+
+    def path(self, target: ast.AST) -> list[ast.AST] | None:
+        """The nodes from the root down to ``target`` (None: not in this scope)."""
+        out = [target]
+        node = self.parent.get(id(target))
+        while node is not None:
+            out.append(node)
+            node = self.parent.get(id(node))
+        return out[::-1] if len(out) > 1 and out[-1] is self.root else None
+
+    def bound(self, loop: ast.AST) -> set[str]:
+        """:func:`_bound`, once per loop."""
+        got = self._bound.get(id(loop))
+        if got is None:
+            got = self._bound[id(loop)] = _bound(loop)
+        return got
+
+    def jumps(self, loop: ast.AST) -> bool:
+        """:func:`_jumps`, once per loop."""
+        got = self._jumps.get(id(loop))
+        if got is None:
+            got = self._jumps[id(loop)] = _jumps(loop)
+        return got
+
+
+#: the scopes :func:`first_run` read last, by their root's id (a rule asks about each call
+#: of a scope in turn, and FRY014 goes over a file's scopes twice); emptied past
+#: :data:`_KEEP_SCOPES`
+_scopes: dict[int, _Scope] = {}
+_KEEP_SCOPES = 64
+
+
+def _scope(root: ast.AST) -> _Scope:
+    got = _scopes.get(id(root))
+    if got is None or got.root is not root:
+        if len(_scopes) >= _KEEP_SCOPES:
+            _scopes.clear()
+        got = _scopes[id(root)] = _Scope(root)
+    return got
+
+
+def _children(node: ast.AST) -> list[ast.AST]:
+    """:func:`ast.iter_child_nodes` as a list, without its generators."""
+    out: list[ast.AST] = []
+    for name in node._fields:
+        v = getattr(node, name, None)
+        if type(v) is list:
+            out.extend(x for x in v if isinstance(x, ast.AST))
+        elif isinstance(v, ast.AST):
+            out.append(v)
+    return out
 
 
 def _walk_body(loop: ast.AST) -> list[ast.AST]:
@@ -71,7 +127,7 @@ def _walk_body(loop: ast.AST) -> list[ast.AST]:
     while todo:
         n = todo.pop()
         out.append(n)
-        todo.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, _SCOPES))
+        todo.extend(c for c in _children(n) if not isinstance(c, _SCOPES))
     return out
 
 
@@ -86,7 +142,7 @@ def _jumps(loop: ast.AST) -> bool:
         if isinstance(n, _LOOPS):
             todo.extend(n.orelse)  # (its body's jumps are its own)
         elif not isinstance(n, _SCOPES):
-            todo.extend(ast.iter_child_nodes(n))
+            todo.extend(_children(n))
     return False
 
 
