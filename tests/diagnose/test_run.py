@@ -138,13 +138,14 @@ def test_missing_script_with_report_is_usage_error(tmp_path, capsys):
 
 
 def test_the_trip_counters_frames_are_not_in_the_scripts_traceback():
-    from torchferry._internal import frames
+    from torchferry._internal import frames, registry
     from torchferry.diagnose import sites, tripcount
     from torchferry.sim.runner import foreign_frame
 
     assert foreign_frame(tripcount.__file__, "_record")
     assert foreign_frame(sites.__file__, "_recording")
     assert foreign_frame(frames.__file__, "user_frame")
+    assert foreign_frame(registry.__file__, "sweep")  # a Ctrl-C can land in its sweep
     assert not foreign_frame(os.path.join(ROOT, "examples", "item_every_step.py"), "<module>")
 
 

@@ -34,11 +34,13 @@ def _exit_code(exc: SystemExit) -> int:
 
 _SIM_DIR = os.path.dirname(os.path.abspath(__file__)) + os.sep
 # the hooks that run inside the script's own calls (the trip counter's listener on an
-# ``.item()``, the factory recorder, the stack walk they share): a Ctrl-C that lands in
-# one is the script's, and python would show the script's frame
+# ``.item()``, the factory recorder, the stack walk they share, the storage registry's
+# sweep of dead storages that the recorder and the device tags run): a Ctrl-C that lands
+# in one is the script's, and python would show the script's frame
 _PACKAGE = os.path.dirname(_SIM_DIR[:-1])
 _HOOKS = tuple(os.path.join(_PACKAGE, *p) for p in (
-    ("diagnose", "tripcount.py"), ("diagnose", "sites.py"), ("_internal", "frames.py")))
+    ("diagnose", "tripcount.py"), ("diagnose", "sites.py"), ("_internal", "frames.py"),
+    ("_internal", "registry.py")))
 _RUNPY = os.path.abspath(runpy.__file__)
 
 
