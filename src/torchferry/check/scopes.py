@@ -20,7 +20,7 @@ from __future__ import annotations
 
 import ast
 from bisect import bisect_right
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
 
 from torchferry.check.flow.modclass import module_base, module_class
@@ -168,6 +168,24 @@ def _before(lst: list[tuple[int, Binding]], at: int) -> Binding | None:
             return b
         i -= 1
     return None
+
+
+def visible_scopes(scope: Scope) -> Iterator[tuple[Scope, bool]]:
+    r"""The scopes whose names code in ``scope`` sees, innermost first, each with whether it
+    is ``scope`` itself: an enclosing class's names are not visible from its methods, as in
+    Python.
+
+    >>> w = Walker(ast.parse("x = 1\nclass C:\n    y = 2\n    def f(self): pass\n"))
+    >>> [s.kind for s, _ in visible_scopes(w.functions[0])]
+    ['function', 'module']
+    """
+    s: Scope | None = scope
+    first = True
+    while s is not None:
+        if s.kind != "class" or first:
+            yield s, first
+        first = False
+        s = s.parent
 
 
 class Walker:
@@ -602,12 +620,7 @@ class Walker:
     # ----------------------------------------------------------------- lookups
     def binding(self, name: str, scope: Scope, at: int) -> Binding | None:
         """The binding of ``name`` visible at position ``at`` (the last one before it)."""
-        s: Scope | None = scope
-        first = True
-        while s is not None:
-            if s.kind == "class" and not first:
-                s = s.parent
-                continue
+        for s, first in visible_scopes(scope):
             if s.comps:
                 for start, end, names, it, cctx in s.comps:
                     if start <= at <= end and name in names:
@@ -619,8 +632,6 @@ class Walker:
                 if s.kind == "function" and first:
                     return _before(lst, at)
                 return lst[-1][1] if s.kind != "module" or not first else _before(lst, at)
-            first = False
-            s = s.parent
         return None
 
     def nograd(self, ctx: Ctx) -> bool:

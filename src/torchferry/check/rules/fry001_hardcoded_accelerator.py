@@ -81,7 +81,7 @@ from torchferry.check.names import (
     pos,
     tail,
 )
-from torchferry.check.scopes import Scope, Site, Walker, _before
+from torchferry.check.scopes import Scope, Site, Walker, _before, visible_scopes
 
 CODE = "FRY001"
 NAME = "hardcoded-accelerator"
@@ -228,12 +228,7 @@ def _device_var(m: Walker, ff: FileFlow, scope: Scope, at: int) -> str | None:
     """A device variable visible at ``at`` (``device``, ``dev``, ``*_device``), if any: a
     parameter, or a name the device-flow analysis finds bound to a device (not to an
     accelerator literal) -- the variable a fix can use instead."""
-    s: Scope | None = scope
-    first = True
-    while s is not None:
-        if s.kind == "class" and not first:
-            s = s.parent
-            continue
+    for s, first in visible_scopes(scope):
         for name in sorted(n for n in s.binds if DEVICE_NAME.match(n)):
             lst = s.binds[name]
             b = _before(lst, at) if (first or s.kind == "function") else lst[-1][1]
@@ -244,8 +239,6 @@ def _device_var(m: Walker, ff: FileFlow, scope: Scope, at: int) -> str | None:
             if b.how == "expr" and b.value is not None and not is_accel_literal(b.value) and \
                     is_device(ff, b.value):
                 return name
-        first = False
-        s = s.parent
     return None
 
 
