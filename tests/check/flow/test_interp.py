@@ -170,9 +170,33 @@ def test_type_moves_by_the_type_it_names(snippet):
     assert s.wheres(s.value_at(9, "a")) == {"ACCEL"}
     assert s.wheres(s.value_at(9, "b")) == {"CPU"}
     assert s.wheres(s.value_at(9, "c")) == {"ACCEL"}  # a dtype: a cast, not a move
-    assert s.wheres(s.value_at(9, "d")) is None  # a type the code chose: anywhere
+    assert s.wheres(s.value_at(9, "d")) == {"ACCEL", "CPU"}  # where each path's type puts it
     assert s.value_at(9, "d").origins[0].op is Op.MOVED
     assert s.wheres(s.value_at(9, "e")) == {"ACCEL"}
+
+
+def test_type_moves_by_the_type_a_branch_chose(snippet):
+    s = snippet("""
+        import torch
+        def f(x, use_gpu, dtype):
+            T = torch.cuda.FloatTensor if use_gpu else torch.FloatTensor
+            S = "torch.cuda.HalfTensor" if use_gpu else "torch.HalfTensor"
+            if use_gpu:
+                U = torch.cuda.LongTensor
+            else:
+                U = torch.LongTensor
+            y = torch.ones(2)
+            a = y.type(T)
+            b = y.type(S)
+            c = y.type(U)
+            d = y.type(dtype)
+            e = y.cuda().type(torch.cuda.FloatTensor if use_gpu else torch.FloatTensor)
+            print(a, b, c, d, e)
+    """)
+    for name in "abce":
+        assert s.wheres(s.value_at(15, name)) == {"ACCEL", "CPU"}, name
+        assert s.value_at(15, name).origins[0].op is Op.MOVED
+    assert s.wheres(s.value_at(15, "d")) == {"CPU"}  # a dtype by its name: a cast
 
 
 def test_a_full_reduction_of_a_cpu_tensor_is_zero_dimensional(snippet):

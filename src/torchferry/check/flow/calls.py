@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee, CallEvent
 from torchferry.check.flow.lattice import (
+    ACCEL,
     CPU,
     UNKNOWN,
     Basis,
@@ -83,7 +84,7 @@ class Evaluator:
             if where is not None:
                 return Value.of(Kind.DEVICE, Place(where), _origin(Op.MADE, node, repr(node.value)),
                                 Basis.CONSTRUCTED)
-            return _OTHER
+            return legacy_type(node.value, node) or _OTHER
         if isinstance(node.value, (int, float, bool, complex)):
             return _NUMBER
         return _OTHER
@@ -112,6 +113,9 @@ class Evaluator:
         head, _, last = q.rpartition(".")
         if head == "torch" and last in vocab.DTYPES:
             return _OTHER
+        typed = legacy_type(q, node)
+        if typed is not None:
+            return typed
         if head in ("math", "numpy") and last in vocab.NUMBER_CONSTANTS:
             return _SCALAR
         return _reference(q, node)
@@ -291,6 +295,19 @@ class Evaluator:
 _TORCH_NAMESPACES = frozenset({"nn", "functional", "cuda", "optim", "utils", "distributed",
                                "backends", "linalg", "fft", "special", "autograd", "jit",
                                "onnx", "amp", "mps", "xpu", "init", "data", "distributions"})
+
+
+def legacy_type(q: str, node: ast.AST) -> Value | None:
+    """A legacy tensor type named as a value (``torch.cuda.FloatTensor``, or the string
+    ``"torch.FloatTensor"``): not a tensor, but at the place that ``x.type(T)`` moves ``x``
+    to (a CUDA type the accelerator, any other the CPU), so that a name bound to one type
+    or another by a branch carries where each path puts it."""
+    parts = q.split(".")
+    if len(parts) < 2 or parts[0] != "torch" or parts[-1] not in vocab.LEGACY_CONSTRUCTORS:
+        return None
+    place = ACCEL if "cuda" in parts else CPU
+    return Value(frozenset((Kind.OTHER,)), frozenset((place,)), (_origin(Op.MADE, node, q),),
+                 Basis.CONSTRUCTED)
 
 
 def _reference(q: str, node: ast.AST) -> Value:

@@ -520,6 +520,9 @@ def _type_target(ev: Evaluator, node: ast.Call, recv: Value) -> frozenset[Place]
     text = target.value if isinstance(target, ast.Constant) and isinstance(target.value, str) \
         else ev.ff.qualname(target, ev.i)
     if text is None:
+        chosen = ev.values.get(id(target), UNKNOWN)
+        if chosen.is_(Kind.OTHER) and chosen.places and _legacy_types(chosen):
+            return chosen.places  # ``T = torch.cuda.FloatTensor if cuda else torch.FloatTensor``
         return recv.places if named_dtype(target) else None
     parts = text.split(".")
     if parts[0] != "torch":
@@ -529,6 +532,13 @@ def _type_target(ev: Evaluator, node: ast.Call, recv: Value) -> frozenset[Place]
     if parts[-1] in vocab.LEGACY_CONSTRUCTORS or parts[-1] == "Tensor":
         return frozenset((ACCEL if "cuda" in parts else CPU,))
     return None
+
+
+def _legacy_types(v: Value) -> bool:
+    """Is ``v`` one legacy tensor type or another on every path it has (each origin a
+    ``torch[.cuda].<T>Tensor`` named by the code)?"""
+    return all(o.op is Op.MADE and o.text.startswith("torch.")
+               and o.text.rsplit(".", 1)[-1] in vocab.LEGACY_CONSTRUCTORS for o in v.origins)
 
 
 def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,

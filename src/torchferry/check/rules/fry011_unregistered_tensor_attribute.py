@@ -64,7 +64,9 @@ Not flagged, because nothing can go wrong or the author already handles it:
   unless another method indexes it, unmoved, by a tensor on the device; also one a method
   reassigns from a call that is handed the attribute and may move it: one the analysis
   cannot follow, or a function of the checked files that moves what it returns on some
-  path (`self.hist = c_f.to_device(self.hist, tensor=x)`);
+  path (`self.hist = c_f.to_device(self.hist, tensor=x)`), or from a value it moves to a
+  device (`self.grid = self._make_grid(nx, ny).to(x.device)`, `self.alpha =
+  self.alpha.type_as(x)`);
 * an attribute that an `_apply` override in the file moves with the module
   (`def _apply(self, fn): ...; self.head.stride = fn(self.head.stride)`: `.to()` and
   `.cuda()` go through `_apply`);
@@ -188,7 +190,8 @@ class _Class:
         self.cls = cls
         self.registered = _registered_names(m)
         self._scopes: list[tuple[Scope, str]] | None = None
-        self.moved = _moved_where_used(m, cls) | _moved_by_apply(m) | self._moved_by_call()
+        self.moved = _moved_where_used(m, cls) | _moved_by_apply(m) | self._moved_by_call() \
+            | self._reassigned_moved()
 
     def scopes(self) -> list[tuple[Scope, str]]:
         """The class's methods other than ``__init__`` and ``_apply`` (with the functions
@@ -228,6 +231,24 @@ class _Class:
                 if ev is not None and (ev.callee is Callee.UNRESOLVED or
                                        any(o.op is Op.MOVED for o in ev.result.origins)):
                     names |= handed & back
+        return names
+
+    def _reassigned_moved(self) -> set[str]:
+        """Attributes a method reassigns from a value it moves to a device
+        (``self.grid = self._make_grid(nx, ny).to(x.device)``, ``self.alpha =
+        self.alpha.type_as(x)``): the class carries them by hand where it uses them."""
+        names: set[str] = set()
+        for scope, self_name in self.scopes():
+            fn = scope.function
+            for st in ast.walk(fn) if fn is not None else ():
+                if not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
+                    continue
+                func = st.value.func
+                if not isinstance(func, ast.Attribute) or not (
+                        func.attr == "type_as" and st.value.args or _a_move(st.value)):
+                    continue
+                names.update(t.attr for t in st.targets if isinstance(t, ast.Attribute)
+                             and isinstance(t.value, ast.Name) and t.value.id == self_name)
         return names
 
     def mixed_use(self, attr: str, indexed_only: bool = False) -> Site | None:

@@ -76,6 +76,12 @@ The findings of the last three forms carry their evidence: the model's move, whe
 input comes from (the batch, or where it was made), the other item's move and the call
 where they meet.
 
+A cast to a legacy tensor type is a move: `x.type(torch.cuda.FloatTensor)` (or the string
+`"torch.cuda.FloatTensor"`) puts `x` on the accelerator, `x.type(torch.FloatTensor)` on the
+CPU, and `x.type(T)` with `T` bound to one or the other by a branch (`T =
+torch.cuda.FloatTensor if use_gpu else torch.FloatTensor`) where each path's type says, as
+a device chosen by the same branch does.
+
 ## Why is this bad
 This is the most common device error on the forums: "Input type (torch.FloatTensor) and
 weight type (torch.cuda.FloatTensor) should be the same" (the model moved, the input not)
