@@ -99,6 +99,7 @@ def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
         ("blind", ("corpus", "fresh", "unseen")),
         ("sealed", ("corpus", "fresh", "unseen", "blind")),
         ("vault", ("corpus", "fresh", "unseen", "blind", "sealed")),
+        ("dock", ("corpus", "fresh", "unseen", "blind", "sealed", "vault")),
     ],
 )
 def test_the_newest_code_bases_are_in_no_other_set(
