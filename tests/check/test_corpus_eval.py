@@ -117,6 +117,17 @@ def test_the_vault_labels_file_names_only_vault_code_bases() -> None:
     assert cc.HELD_OUT_SETS["vault"].labels == cc.DEFAULT_VAULT_LABELS
 
 
+def test_the_dock_labels_file_names_only_dock_code_bases() -> None:
+    """The dock set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_DOCK_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_DOCK_LABELS)
+    known = {cc._norm(n) for n, _ in cc.DOCK} | {r.replace("/", "-") for r, _ in cc.DOCK_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["dock"].labels == cc.DEFAULT_DOCK_LABELS
+    assert len(cc.DOCK_EXTRA) == 8 and all(len(commit) == 40 for _, commit in cc.DOCK_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -270,6 +281,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--sealed", "--half", "dev"],
         ["--vault", "--sealed"],
         ["--vault", "--half", "test"],
+        ["--dock", "--vault"],
+        ["--dock", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -280,6 +293,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "sealed-half",
         "vault-and-another",
         "vault-half",
+        "dock-and-another",
+        "dock-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
