@@ -1093,6 +1093,11 @@ def recall_mode(
         print("\nmissed:")
         for case, (line, code) in misses:
             print(f"  {case.path.name}:{line}: {code}  ({case.source})")
+    extra = [(c, f) for c in cases for f in sorted(c.found - c.expected)]
+    if extra:
+        print("\nfound on lines no marker expects (read each: real, debatable or false):")
+        for case, (line, code) in extra:
+            print(f"  {case.path.name}:{line}: {code}")
     return 0
 
 
