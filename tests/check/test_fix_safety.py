@@ -330,6 +330,25 @@ def test_fry003_fixes_run_identically_before_and_after(simulate, tmp_path) -> No
         assert run(after, tmp_path) == run(FRY003_FORMS, tmp_path)
 
 
+def test_fry003_keyword_argument_of_scikit_learn_is_fixed_as_a_positional_one() -> None:
+    # (scikit-learn is not installed here: the fix is checked as text)
+    code = (
+        "import torch\n"
+        "from sklearn.metrics import accuracy_score\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "model = torch.nn.Linear(3, 2).to(device)\n"
+        "labels = torch.zeros(4, dtype=torch.long).to(device)\n"
+        "out = model(torch.ones(4, 3).to(device))\n"
+        "RESULT = accuracy_score(y_true=labels, y_pred=out.argmax(1))\n"
+    )
+    found = {f.message.split("`")[3]: f for f in check_source(code, "<case>", select=["FRY003"])}
+    assert sorted(found) == ["y_pred=out.argmax(1)", "y_true=labels"]
+    made, output = found["y_true=labels"].fix, found["y_pred=out.argmax(1)"].fix
+    assert made is not None and made.safe  # a tensor made here
+    assert output is None  # a module's output handed to a function: maybe a tuple
+    assert "accuracy_score(y_true=labels.cpu(), y_pred=out.argmax(1))" in fixed(code, "FRY003")
+
+
 def test_fry003_list_of_tensors_is_reported_without_a_fix(tmp_path) -> None:
     # ``.cpu()`` on a list would raise AttributeError: no fix is offered (DHCN issue 14)
     code = (

@@ -584,6 +584,39 @@ def test_self_of_a_method_placed_by_the_instances_the_file_moves(snippet):
     assert s.ff.placed(init, start) == start
 
 
+def test_self_of_a_method_placed_by_a_method_that_moves_its_own_object(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        class Base(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+            def forward(self, x):
+                return self.fc(x)
+            def read(self, x):
+                return self.fc(x)
+        class Mover(Base):
+            def build(self, device):
+                self.to(device)
+        class Other(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.fc = nn.Linear(2, 2)
+            def home(self):
+                self.cpu()
+            def read(self, x):
+                return self.fc(x)
+    """)
+    base, other = (r for r in s.results if getattr(r.node, "name", "") == "read")
+    out = base.value(base.node.body[0].value)
+    placed = s.ff.placed(base, out)  # a Base may be a Mover, moved by ``build``
+    assert s.wheres(placed) == {"ACCEL"}
+    assert placed.origins[1].op is Op.MOVED and placed.origins[1].line == 13
+    kept = other.value(other.node.body[0].value)  # moved home only: left where it is
+    assert s.wheres(s.ff.placed(other, kept)) == {"PARAM0"}
+
+
 def test_parameter_placed_by_the_calls_of_the_file(snippet):
     s = snippet("""
         import torch

@@ -20,7 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 import torchferry.check.flow.vocab as vocab
-from torchferry.check.flow.events import Callee, ScopeResult
+from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.interp import Env, Interp, function_reference
 from torchferry.check.flow.lattice import (
     ACCEL,
@@ -547,10 +547,11 @@ class FileFlow:
 
     def instance_on_device(self, cls: ClassInfo) -> Value | None:
         """An instance of ``cls`` (or of a subclass) that this file builds and puts on an
-        accelerator (``model = Net().to(device)``, ``Net().cuda()``): in the methods of
-        ``cls``, ``self`` -- its submodules, parameters and buffers -- may be there too.
-        None when no call of the interpreted scopes shows one (complete once
-        :meth:`results` has been consumed)."""
+        accelerator (``model = Net().to(device)``, ``Net().cuda()``), or a method of the
+        class, of a base or of a subclass that moves its own object there
+        (``self.cuda()``, ``self.to(device)``): in the methods of ``cls``, ``self`` -- its
+        submodules, parameters and buffers -- may be there too.  None when no call of the
+        interpreted scopes shows one (complete once :meth:`results` has been consumed)."""
         key = (id(cls), len(self._results))  # (asked again once more scopes are known)
         if key in self._instances:
             return self._instances[key]
@@ -561,13 +562,27 @@ class FileFlow:
                 if not v.is_(Kind.MODULE) or not v.places or ACCEL not in v.places:
                     continue
                 made = self.class_of(v)
-                if made is not None and any(k is cls for k in _mro(made)):
+                mover = self._moves_itself(res, c) if made is None else None
+                if made is not None and any(k is cls for k in _mro(made)) or \
+                        mover is not None and (any(k is cls for k in _mro(mover)) or
+                                               any(k is mover for k in _mro(cls))):
                     found = v
                     break
             if found is not None:
                 break
         self._instances[key] = found
         return found
+
+    def _moves_itself(self, res: ScopeResult, call: CallEvent) -> ClassInfo | None:
+        """The ``nn.Module`` class whose method ``res`` moves its own object with ``call``
+        (``self.cuda()``, ``self.to(device)``), else None."""
+        cls = self.method_of.get(id(res.node))
+        if cls is None or not cls.is_module or _static(res.node) or \
+                call.callee is not Callee.METHOD or call.receiver is None or \
+                call.receiver.places != {param(0)} or not call.result.origins or \
+                call.result.origins[0].op is not Op.MOVED:
+            return None
+        return cls
 
     def self_placed(self, res: ScopeResult, v: Value) -> Value:
         """``v`` of a method of an ``nn.Module`` class with the place of ``self`` (what its

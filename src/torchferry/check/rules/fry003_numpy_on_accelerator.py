@@ -2,7 +2,8 @@
 
 ## What it does
 Flags `.numpy()`, `np.array(t)` / `np.asarray(t)` (any `numpy` function given the tensor),
-and matplotlib, scikit-learn or seaborn calls given a tensor that the device-flow analysis
+and matplotlib, scikit-learn or seaborn calls given a tensor (scikit-learn's by keyword
+too: `accuracy_score(y_true=labels, y_pred=preds)`) that the device-flow analysis
 establishes may live on an accelerator, with no `.cpu()` first: a tensor moved there
 (`.to(device)`, `.cuda()`, on some path), made there (`device=device`), the output of a
 module that was moved or built there (`model = Net().to(device)`, `self.model =
@@ -27,8 +28,9 @@ accelerator (`train(net, ...)` after `net.to(device)`, then `metrics.confusion_m
 net(x).max(1)[1])` in `train`), followed through the callers' own parameters, three calls
 deep. In a method of an `nn.Module` class, what its submodules, parameters and buffers give
 is on the accelerator where the file puts an instance of the class there (`model =
-Net().to(device)`; not in `__init__`, nor in a method only `__init__` calls: the module is
-built on the CPU). The finding's evidence
+Net().to(device)`), or where a method of the class, of a base or of a subclass moves its
+own object (`if self.on_gpu: self.cuda()` in `build`); not in `__init__`, nor in a method
+only `__init__` calls: the module is built on the CPU. The finding's evidence
 names where the tensor (or its module) was moved or made, and where it reaches NumPy.
 
 Quiet where the analysis does not establish it: a parameter (annotated `torch.Tensor` or
@@ -86,8 +88,17 @@ gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
 A tensor that comes in as a parameter is placed only by the calls of the same file: one
-given by another file (`evaluate(labels, scores)` in a training script), or an input of a
-`forward` called as `model(x)`, is not flagged, whatever the callers pass. A model handed
+given by another file (`evaluate(labels, scores)` in a training script, `accuracy(predictions,
+labels)` of a metrics module), or an input of a
+`forward` called as `model(x)`, is not flagged, whatever the callers pass; so a tensor
+handed to a helper of another file (`plot_img(c.t().data)`, whose `plt.imshow` is in
+`utils.py`) is flagged neither at the call nor in the helper. NumPy's and matplotlib's
+keyword arguments are not checked (`np.average(a, weights=t)`), nor the indices of
+`np.split` (read with `__index__`, which works on the device). A value that is on the accelerator on one path and of
+unknown place on another (reassigned from a callable the analysis cannot see,
+`real_o = self.apply_fcn(o)` under `if self.fcn:`) is of unknown place after the join and
+not flagged; so is the output of a model of unknown class that the file never moves
+(`self.Q.forward(x)` of a model given to `__init__`), even given a tensor on the device. A model handed
 to a call the analysis cannot follow (`trainer.fit(model)`) is not taken as moved.  A function that mentions no device,
 move or factory is interpreted only where an interpreted scope calls it (`np.array(model(x))`
 in a function only the module's code or another file calls, of a global moved model, is
@@ -140,6 +151,9 @@ _NO_DATA = frozenset({"isscalar", "ndim", "shape", "size", "iscomplexobj", "isre
 #: numpy functions whose first argument is a shape or a count (read with ``__index__``,
 #: which works on a device scalar too)
 _SHAPE_FIRST = frozenset({"ones", "zeros", "empty", "full", "eye", "identity", "arange", "tri"})
+#: numpy functions whose second argument is a count or indices (``np.split(a, batch.ptr[1:])``
+#: slices with each item's ``__index__``, which works on a device tensor too)
+_INDICES_SECOND = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit"})
 _CUDA_DEFAULT = re.compile(r"set_default_(tensor_type|device)\(\s*['\"](torch\.)?cuda")
 #: a test on where a value lives, or on whether an accelerator is used (``train_on_gpu``,
 #: ``torch.cuda.is_available()``, ``use_cuda``, ``args.device``)
@@ -174,7 +188,10 @@ def _handed_to_numpy(ctx: Context, res: ScopeResult,
                      call: CallEvent) -> Iterable[tuple[ast.expr, Value, str]]:
     """The values a call hands to NumPy: the receiver of ``.numpy()`` (no ``force=True``),
     the positional arguments of a NumPy, matplotlib, scikit-learn or seaborn function and
-    of a plotting method of matplotlib axes (``ax.imshow(t)``)."""
+    of a plotting method of matplotlib axes (``ax.imshow(t)``) but a shape or a count (the
+    first of ``np.zeros``, the indices of ``np.split``), and the keyword arguments of a
+    scikit-learn function (``y_true=``, ``X=``: array-likes it converts; NumPy's and
+    matplotlib's keywords are often numbers, ``indices_or_sections=``, ``linewidth=``)."""
     node = call.node
     if _numpy_method(call):
         if isinstance(node.func, ast.Attribute) and not node.args and not node.keywords \
@@ -186,12 +203,19 @@ def _handed_to_numpy(ctx: Context, res: ScopeResult,
             q.rsplit(".", 1)[-1] in _NO_DATA:
         return
     fn = short(ctx.text(node.func), 30)
-    shape_first = q.rsplit(".", 1)[-1] in _SHAPE_FIRST
+    name = q.rsplit(".", 1)[-1]
+    shape_first = name in _SHAPE_FIRST
     for k, (a, v) in enumerate(zip(node.args, call.args, strict=False)):
-        if k == 0 and shape_first:
+        if k == 0 and shape_first or k == 1 and q == f"numpy.{name}" and name in _INDICES_SECOND:
             continue  # ``np.ones((t.size(0), 1))``: a shape or a count, read as ints
         if not isinstance(a, ast.Starred):
             yield a, v, f"`{fn}(...)` on `{short(ctx.text(a), 40)}`"
+    if not q.startswith("sklearn."):
+        return
+    for kw in node.keywords:  # ``accuracy_score(y_true=labels, y_pred=preds)``: data too
+        kv = call.keyword(kw.arg) if kw.arg is not None else None
+        if kv is not None:
+            yield kw.value, kv, f"`{fn}(...)` on `{kw.arg}={short(ctx.text(kw.value), 40)}`"
 
 
 def _numpy_method(call: CallEvent) -> bool:
