@@ -121,7 +121,7 @@ from torchferry.check.flow.vocab import (
     SHAPE_ONLY,
 )
 from torchferry.check.names import NON_TENSOR_METHODS, kwarg, pos, short
-from torchferry.check.scopes import ClassInfo, Ctx, Scope, Site, Walker
+from torchferry.check.scopes import ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
 
 CODE = "FRY011"
 NAME = "unregistered-tensor-attribute"
@@ -200,7 +200,7 @@ class _Class:
             self._scopes = []
             for fs in self.m.functions:
                 s: Scope | None = fs
-                while s is not None and s.kind == "function" and s.self_name is None:
+                while s is not None and s.kind is ScopeKind.FUNCTION and s.self_name is None:
                     s = s.parent
                 if s is not None and s.cls is self.cls and s.self_name is not None and \
                         s.name not in ("__init__", "_apply"):
@@ -357,9 +357,9 @@ class _Class:
             return True
         if isinstance(e, ast.Name):
             b = self.m.binding(e.id, scope, pos(e))
-            if b is not None and b.how == "expr" and b.value is not None and b.ctx.scope is scope:
+            if b is not None and b.how is How.EXPR and b.value is not None and b.ctx.scope is scope:
                 return self._follows_model(b.value, self_name, scope, d)
-            if b is not None and b.how == "param":
+            if b is not None and b.how is How.PARAM:
                 # an input indexes as a tensor only where it is annotated as one, or where
                 # the function uses it as one (``labels.view(-1)``): ``epoch: int | None``
                 # is an integer, an input used as nothing else may be one
@@ -475,7 +475,7 @@ class _Class:
             return False
         if isinstance(e, ast.Name):
             b = self.m.binding(e.id, scope, pos(e))
-            if b is not None and b.how == "expr" and b.value is not None and b.ctx.scope is scope:
+            if b is not None and b.how is How.EXPR and b.value is not None and b.ctx.scope is scope:
                 return self._carries(b.value, attr, self_name, scope, d)
         return False
 
