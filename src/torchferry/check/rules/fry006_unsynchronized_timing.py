@@ -72,7 +72,11 @@ flagged. An end read inside a loop is not flagged when its interval spans earlie
 iterations that wait: the start was taken before the loop and the body waits somewhere
 (`.item()` in the log line), or the start is taken again later in the body and a wait
 follows it there (an ETA: `left = n * (time.time() - prev)`, `prev = time.time()`, then
-`loss.item()`).
+`loss.item()`). A call of a parameter is a model call only on evidence that the parameter
+is a module: its annotation, a use only a module has before the call (`model.eval()`), its
+name (`model`, `net`, `criterion`) or every call of the file passing a module; a harness
+timing a callable it is given (`fn(*args)`) is not flagged, even when what it is given
+runs on the device.
 """
 
 from __future__ import annotations
