@@ -129,6 +129,13 @@ def is_tensor(ff: FileFlow, node: ast.AST) -> bool:
     return found is not None and found[1].is_(Kind.TENSOR)
 
 
+def moves(ff: FileFlow, call: ast.Call) -> bool:
+    """Does ``call`` move its receiver, as the analysis reads it (``t.cuda()``, ``t.to(d)``,
+    ``t.type_as(x)``; not a cast, ``t.to(torch.float64)``)?"""
+    found = value_of(ff, call)
+    return found is not None and any(o.op is Op.MOVED and o.node is call for o in found[1].origins)
+
+
 def calls_module(ff: FileFlow, call: ast.Call) -> bool:
     """Is ``call`` a forward pass: resolved to a call of a module (``model(x)``,
     ``self.encoder(h)``, a parameter known as a module), or a call of a name the scope
