@@ -13,9 +13,9 @@ import pytest
 
 from torchferry.check.api import Context
 from torchferry.check.flow.queries import is_module, on_device_tensor
-from torchferry.check.loops import LoopKind
 from torchferry.check.names import pos
 from torchferry.check.scopes import How, Walker
+from torchferry.check.training_loops import LoopKind
 
 
 def model_of(src: str) -> Walker:

@@ -79,10 +79,10 @@ from collections.abc import Iterable, Iterator
 
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow.queries import on_device_tensor
-from torchferry.check.loops import LoopKind, Loops, guarded
 from torchferry.check.names import AVAIL_NAME, GUARD_NAME, end_pos, learning_step, pos, short
 from torchferry.check.scopes import ClassInfo as ScopeClass
 from torchferry.check.scopes import Scope, ScopeKind, Site, Walker
+from torchferry.check.training_loops import LoopKind, Loops, guarded
 
 CODE = "FRY007"
 NAME = "sync-in-loop"

@@ -45,9 +45,9 @@ from collections.abc import Iterable
 
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow.queries import is_module
-from torchferry.check.loops import guarded
 from torchferry.check.names import end_pos, pos, short
 from torchferry.check.scopes import How
+from torchferry.check.training_loops import guarded
 
 CODE = "FRY008"
 NAME = "move-in-loop"

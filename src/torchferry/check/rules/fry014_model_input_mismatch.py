@@ -168,8 +168,8 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
+from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param
-from torchferry.check.flow.loops import first_run
 from torchferry.check.flow.program import holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES
