@@ -170,12 +170,12 @@ from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param
+from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
-from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES
+from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
 from torchferry.check.names import DEVICE_NAME, kwarg, pos
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
-from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
 CODE = "FRY014"
@@ -349,7 +349,7 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
         known = q.rsplit(".", 1)[1] in PARAM_LAYERS or q.rsplit(".", 1)[1] in _CONTAINERS
     elif isinstance(func, ast.Name) and func.id in m.classes:
         cls = m.classes[func.id]
-        known = cls.is_module and _has_parameters(m, cls, set())
+        known = cls.is_module and has_parameters(m, cls)
     else:
         known = (
             q.startswith("torchvision.models.")
