@@ -89,7 +89,7 @@ def time_call(fn: Callable[[], object], budget: float = 0.2) -> float:
         t0 = time.perf_counter()
         for _ in range(n):
             fn()
-        dt = time.perf_counter() - t0  # noqa: FRY006 (host-side cost of issuing the moves; the default target is the CPU)
+        dt = time.perf_counter() - t0
         if dt >= budget / 4:
             break
         n *= 4
@@ -97,7 +97,7 @@ def time_call(fn: Callable[[], object], budget: float = 0.2) -> float:
     t0 = time.perf_counter()
     for _ in range(n):
         fn()
-    return (time.perf_counter() - t0) / n  # noqa: FRY006 (as above)
+    return (time.perf_counter() - t0) / n
 
 
 def tensors_in(obj) -> list[torch.Tensor]:

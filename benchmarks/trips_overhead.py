@@ -151,7 +151,7 @@ def _per_call(fn: Callable[[], object], tool: str, n: int) -> float:
         t0 = time.perf_counter()
         for _ in range(n):
             fn()
-        return (time.perf_counter() - t0) / n  # noqa: FRY006 (the timed calls are CPU tensor ops)
+        return (time.perf_counter() - t0) / n
 
 
 def micro(rounds: int) -> None:

@@ -264,7 +264,7 @@ class _PerfCounterTimer:
     def run(self, fn: Callable[..., Any], args: tuple[Any, ...]) -> float:
         t0 = time.perf_counter()
         fn(*args)
-        return time.perf_counter() - t0  # noqa: FRY006 (this timer is chosen for one CPU device only)
+        return time.perf_counter() - t0
 
 
 class _SyncTimer(_PerfCounterTimer):

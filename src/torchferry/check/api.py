@@ -27,8 +27,8 @@ from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:  # the analysis never imports this module: no cycle
     from torchferry.check.flow import FileFlow, Project
-    from torchferry.check.loops import Loops
     from torchferry.check.scopes import Walker
+    from torchferry.check.training_loops import Loops
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 _OTHER_BREAKS = re.compile("[\x0b\x0c\x1c-\x1e\x85\u2028\u2029]")
@@ -276,8 +276,8 @@ class Context:
 
     @cached_property
     def loops(self) -> Loops:
-        """The loop queries of this file (:class:`torchferry.check.loops.Loops`)."""
-        from torchferry.check.loops import Loops
+        """The loop queries of this file (:class:`torchferry.check.training_loops.Loops`)."""
+        from torchferry.check.training_loops import Loops
 
         return Loops(self.syntax, self.flow)
 

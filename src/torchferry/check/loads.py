@@ -31,7 +31,7 @@ import ast
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.queries import is_module, may_live_on_device
 from torchferry.check.names import dotted, kwarg, pos, same_expr, tail
-from torchferry.check.scopes import Binding, ClassInfo, Ctx, Scope, Site, Walker
+from torchferry.check.scopes import Binding, ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
 
 __all__ = ["dataset_method", "host_data_file", "in_memory", "load_source", "ndarray_only",
            "save_target", "saved_here", "torch_saves", "xla_only"]
@@ -81,7 +81,7 @@ def _file(m: Walker, node: ast.expr, ctx: Ctx) -> tuple[ast.expr, Binding | None
         return opened, None
     if isinstance(node, ast.Name):
         b = _binding(m, node.id, ctx, pos(node))
-        if b is not None and b.how == "with" and b.value is not None:
+        if b is not None and b.how is How.WITH and b.value is not None:
             opened = _is_open(b.value)
             if opened is not None:
                 return opened, None
@@ -110,7 +110,7 @@ def _to_memory(m: Walker, s: Site[ast.Call]) -> bool:
         return True
     if isinstance(target, ast.Name):
         b = _binding(m, target.id, s.ctx, pos(target))
-        return b is not None and b.how in ("expr", "with") and _is_buffer(m, b.value)
+        return b is not None and b.how in (How.EXPR, How.WITH) and _is_buffer(m, b.value)
     return False
 
 
@@ -127,7 +127,7 @@ def in_memory(m: Walker, site: Site[ast.Call]) -> bool:
         pass
     elif isinstance(src, ast.Name):
         b = _binding(m, src.id, site.ctx, site.pos)
-        if not (b is not None and b.how in ("expr", "with") and _is_buffer(m, b.value)):
+        if not (b is not None and b.how in (How.EXPR, How.WITH) and _is_buffer(m, b.value)):
             return False
     else:
         return False
@@ -159,7 +159,7 @@ def saved_here(m: Walker, site: Site[ast.Call]) -> bool:
         if not same_expr(tpath, path):
             continue
         if b_load is not None and b_load is not b_save and not (
-                b_load.how == "expr" and _is_buffer(m, b_load.value)):
+                b_load.how is How.EXPR and _is_buffer(m, b_load.value)):
             continue  # ``path`` was rebound to something else between the save and the load
         return True
     return False
@@ -181,7 +181,7 @@ def _module_constant(m: Walker, name: str) -> str | None:
         return None
     b = binds[0][1]
     v = b.value
-    if b.how == "expr" and isinstance(v, ast.Constant) and isinstance(v.value, str):
+    if b.how is How.EXPR and isinstance(v, ast.Constant) and isinstance(v.value, str):
         return v.value
     return None
 
@@ -223,9 +223,9 @@ def _file_names(m: Walker, node: ast.AST | None, ctx: Ctx, seen: set[int]) -> se
             out.add(("const", node.id))
             if _pathlike(const):
                 out.add(("str", const))
-        elif ctx.scope.kind == "function":
+        elif ctx.scope.kind is ScopeKind.FUNCTION:
             for _, b in ctx.scope.binds.get(node.id, ()):
-                if b.how in ("expr", "with") and b.value is not None:
+                if b.how in (How.EXPR, How.WITH) and b.value is not None:
                     out |= _file_names(m, b.value, b.ctx, seen)
     return out
 
@@ -273,7 +273,7 @@ def _host_value(m: Walker, ff: FileFlow, node: ast.AST, ctx: Ctx, seen: set[int]
             if "opt" in x.id.lower() or "model" in x.id.lower():
                 return False  # an optimizer or a model, by its name
             b = _binding(m, x.id, ctx, pos(x))
-            if b is None or b.how in ("param", "opaque"):
+            if b is None or b.how in (How.PARAM, How.OPAQUE):
                 if id(x) in in_args:
                     continue  # an input the value is built from (a path, a size)
                 return False  # the value itself, of unknown origin

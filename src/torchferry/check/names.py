@@ -14,6 +14,7 @@ happens where, :mod:`torchferry.check.flow` says what an expression is.
 from __future__ import annotations
 
 import ast
+import enum
 import re
 from typing import Any
 
@@ -148,14 +149,22 @@ def short(text: str, limit: int = 60) -> str:
     return text if len(text) <= limit else text[: limit - 3] + "..."
 
 
-def learning_step(call: ast.Call) -> str | None:
-    """``"backward"`` for ``x.backward()``, ``"step"`` for ``optimizer.step()``, else None."""
+class Step(enum.Enum):
+    """A call that makes a training step."""
+
+    BACKWARD = "backward"  # ``loss.backward()``
+    STEP = "step"  # ``optimizer.step()``
+
+
+def learning_step(call: ast.Call) -> Step | None:
+    """:attr:`Step.BACKWARD` for ``x.backward()``, :attr:`Step.STEP` for
+    ``optimizer.step()``, else None."""
     func = call.func
     fn = tail(func)
     if fn == "backward":
-        return "backward"
+        return Step.BACKWARD
     if fn == "step" and isinstance(func, ast.Attribute) and OPTIM_NAME.search(dotted(func.value) or ""):
-        return "step"
+        return Step.STEP
     return None
 
 

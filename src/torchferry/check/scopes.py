@@ -13,12 +13,13 @@ device-flow analysis's (:mod:`torchferry.check.flow`).
 'torch.zeros'
 >>> fn = w.functions[0]
 >>> [(b.how, b.name) for _, b in fn.binds["y"]]
-[('expr', 'y')]
+[(<How.EXPR: 'expr'>, 'y')]
 """
 
 from __future__ import annotations
 
 import ast
+import enum
 from bisect import bisect_right
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any, Generic, TypeVar
@@ -38,6 +39,26 @@ from torchferry.check.names import (
 )
 
 N = TypeVar("N", bound=ast.AST)
+
+
+class ScopeKind(enum.Enum):
+    """What a scope is."""
+
+    MODULE = "module"  # a file's top-level code
+    CLASS = "class"  # a class body
+    FUNCTION = "function"  # a function or method
+
+
+class How(enum.Enum):
+    """How a binding binds its name."""
+
+    EXPR = "expr"  # ``x = e``, ``x: T = e``, ``x := e``: ``value`` is ``e``
+    UNPACK = "unpack"  # ``a, b = e``: ``value`` is ``e``, ``path`` the element
+    FOR = "for"  # ``for x in e`` (or a comprehension's): ``value`` is the iterable
+    PARAM = "param"  # a function parameter: ``value`` is its ``ast.arg``
+    AUG = "aug"  # ``x += e``: ``value`` is the statement
+    WITH = "with"  # ``with e as x``: ``value`` is ``e``
+    OPAQUE = "opaque"  # anything else (``def``, ``class``, ``import``, ``*rest``): no value
 
 
 class ClassInfo:
@@ -64,9 +85,9 @@ class Scope:
     __slots__ = ("kind", "node", "parent", "cls", "binds", "comps", "calls", "ops",
                  "tensorish", "_sorted", "self_name", "_call_keys", "_op_keys", "returns")
 
-    def __init__(self, kind: str, node: ast.AST, parent: Scope | None,
+    def __init__(self, kind: ScopeKind, node: ast.AST, parent: Scope | None,
                  cls: ClassInfo | None = None) -> None:
-        self.kind = kind  # "module" | "class" | "function"
+        self.kind = kind
         self.node = node
         self.parent = parent
         self.cls = cls  # for methods: the class they belong to
@@ -140,12 +161,12 @@ class Site(Generic[N]):
 
 
 class Binding:
-    """One binding of a name: ``how`` is "expr", "unpack", "for", "param", "aug", "with"
-    or "opaque"; ``value`` the expression (or iterable / argument) it came from."""
+    """One binding of a name: ``how`` says how it binds (:class:`How`); ``value`` the
+    expression (or iterable / argument) it came from."""
 
     __slots__ = ("how", "value", "path", "ctx", "stmt", "name", "pos")
 
-    def __init__(self, how: str, value: ast.AST | None, path: tuple[int, ...], ctx: Ctx,
+    def __init__(self, how: How, value: ast.AST | None, path: tuple[int, ...], ctx: Ctx,
                  stmt: ast.AST, name: str, at: int) -> None:
         self.how = how
         self.value = value
@@ -176,13 +197,13 @@ def visible_scopes(scope: Scope) -> Iterator[tuple[Scope, bool]]:
     Python.
 
     >>> w = Walker(ast.parse("x = 1\nclass C:\n    y = 2\n    def f(self): pass\n"))
-    >>> [s.kind for s, _ in visible_scopes(w.functions[0])]
+    >>> [s.kind.value for s, _ in visible_scopes(w.functions[0])]
     ['function', 'module']
     """
     s: Scope | None = scope
     first = True
     while s is not None:
-        if s.kind != "class" or first:
+        if s.kind is not ScopeKind.CLASS or first:
             yield s, first
         first = False
         s = s.parent
@@ -209,7 +230,7 @@ class Walker:
         self.self_assigns: list[tuple[ast.stmt, Ctx, ClassInfo, str]] = []
         self.loops: list[tuple[ast.For | ast.AsyncFor | ast.While, Ctx]] = []
         self.functions: list[Scope] = []
-        self.module_scope = Scope("module", tree, None)
+        self.module_scope = Scope(ScopeKind.MODULE, tree, None)
         #: per-file caches a rule may keep its own answers in, keyed by the rule's code
         self.rule_memo: dict[str, dict[int, bool]] = {}
         self._parents: dict[int, dict[int, ast.AST]] = {}
@@ -267,7 +288,7 @@ class Walker:
         else:
             lst.append((b.pos, b))
 
-    def _bind_target(self, target: ast.AST, how: str, value: ast.AST | None, ctx: Ctx,
+    def _bind_target(self, target: ast.AST, how: How, value: ast.AST | None, ctx: Ctx,
                      stmt: ast.stmt, path: tuple[int, ...] = (), at: int | None = None) -> None:
         """Bind ``target``; the binding is visible from ``at`` (default: the end of
         ``stmt``; a ``with`` passes the end of its ``as`` target, so the name is bound
@@ -277,19 +298,19 @@ class Walker:
             self._bind(ctx.scope, target.id,
                        Binding(how, value, path, ctx, stmt, target.id, where))
         elif isinstance(target, (ast.Tuple, ast.List)):
-            how2 = "unpack" if how == "expr" else how
+            how2 = How.UNPACK if how is How.EXPR else how
             for i, el in enumerate(target.elts):
                 if isinstance(el, ast.Starred):
-                    self._bind_target(el.value, "opaque", None, ctx, stmt, at=at)
+                    self._bind_target(el.value, How.OPAQUE, None, ctx, stmt, at=at)
                 else:
                     self._bind_target(el, how2, value, ctx, stmt, path + (i,), at=at)
         elif isinstance(target, ast.Starred):
-            self._bind_target(target.value, "opaque", None, ctx, stmt, at=at)
+            self._bind_target(target.value, How.OPAQUE, None, ctx, stmt, at=at)
         elif isinstance(target, ast.Attribute):
             scope = ctx.scope
             cls = scope.cls
             if (cls is not None and isinstance(target.value, ast.Name)
-                    and target.value.id == scope.self_name and how == "expr" and not path):
+                    and target.value.id == scope.self_name and how is How.EXPR and not path):
                 attr = target.attr
                 b = Binding(how, value, path, ctx, stmt, "self." + attr, end_pos(stmt))
                 if scope.name == "__init__" or attr not in cls.attrs:
@@ -318,20 +339,20 @@ class Walker:
         for tg in st.targets:
             if type(tg) is not ast.Name:
                 self._expr_targets(tg, ctx, st)
-            self._bind_target(tg, "expr", st.value, ctx, st)
+            self._bind_target(tg, How.EXPR, st.value, ctx, st)
 
     def _s_augassign(self, st: ast.AugAssign, ctx: Ctx, cls: ClassInfo | None) -> None:
         self._expr(st.value, ctx, st)
         tg = st.target
         if isinstance(tg, ast.Name):
-            self._bind(ctx.scope, tg.id, Binding("aug", st, (), ctx, st, tg.id, end_pos(st)))
+            self._bind(ctx.scope, tg.id, Binding(How.AUG, st, (), ctx, st, tg.id, end_pos(st)))
         else:
             self._expr(tg, ctx, st)
 
     def _s_annassign(self, st: ast.AnnAssign, ctx: Ctx, cls: ClassInfo | None) -> None:
         if st.value is not None:  # a bare ``x: int`` binds nothing
             self._expr(st.value, ctx, st)
-            self._bind_target(st.target, "expr", st.value, ctx, st)
+            self._bind_target(st.target, How.EXPR, st.value, ctx, st)
 
     def _s_function(self, st: ast.FunctionDef | ast.AsyncFunctionDef, ctx: Ctx,
                     cls: ClassInfo | None) -> None:
@@ -345,8 +366,8 @@ class Walker:
         info = ClassInfo(st)
         self.class_list.append(info)
         self.classes.setdefault(st.name, info)
-        self._bind(ctx.scope, st.name, Binding("opaque", None, (), ctx, st, st.name, pos(st)))
-        cscope = Scope("class", st, ctx.scope)
+        self._bind(ctx.scope, st.name, Binding(How.OPAQUE, None, (), ctx, st, st.name, pos(st)))
+        cscope = Scope(ScopeKind.CLASS, st, ctx.scope)
         self._walk_body(st.body, Ctx(cscope), info)
 
     def _s_for(self, st: ast.For | ast.AsyncFor, ctx: Ctx, cls: ClassInfo | None) -> None:
@@ -374,7 +395,7 @@ class Walker:
         for item in st.items:
             self._expr(item.context_expr, ctx, st)
             if item.optional_vars is not None:
-                self._bind_target(item.optional_vars, "with", item.context_expr, ctx, st,
+                self._bind_target(item.optional_vars, How.WITH, item.context_expr, ctx, st,
                                   at=end_pos(item.optional_vars))
         self._walk_body(st.body, Ctx(ctx.scope, ctx.loops, ctx.ifs, ctx.withs + (st,)), cls)
 
@@ -384,7 +405,7 @@ class Walker:
             if h.type is not None:
                 self._expr(h.type, ctx, st)
             if h.name:
-                self._bind(ctx.scope, h.name, Binding("opaque", None, (), ctx, h, h.name, pos(h)))
+                self._bind(ctx.scope, h.name, Binding(How.OPAQUE, None, (), ctx, h, h.name, pos(h)))
             self._walk_body(h.body, ctx, cls)
         self._walk_body(st.orelse, ctx, cls)
         self._walk_body(st.finalbody, ctx, cls)
@@ -392,10 +413,10 @@ class Walker:
     def _s_import(self, st: ast.Import | ast.ImportFrom, ctx: Ctx, cls: ClassInfo | None) -> None:
         self._add_import(st)
         scope = ctx.scope
-        if scope.kind != "module":
+        if scope.kind is not ScopeKind.MODULE:
             for a in st.names:
                 n = a.asname or a.name.split(".")[0]
-                self._bind(scope, n, Binding("opaque", None, (), ctx, st, n, end_pos(st)))
+                self._bind(scope, n, Binding(How.OPAQUE, None, (), ctx, st, n, end_pos(st)))
 
     def _s_match(self, st: ast.Match, ctx: Ctx, cls: ClassInfo | None) -> None:
         self._expr(st.subject, ctx, st)
@@ -433,12 +454,12 @@ class Walker:
                   path: tuple[int, ...] = ()) -> None:
         if isinstance(target, ast.Name):
             self._bind(ctx.scope, target.id,
-                       Binding("for", it, path, ctx, st, target.id, end_pos(target)))
+                       Binding(How.FOR, it, path, ctx, st, target.id, end_pos(target)))
         elif isinstance(target, (ast.Tuple, ast.List)):
             for i, el in enumerate(target.elts):
                 self._bind_for(el, it, ctx, st, path + (i,))
         elif isinstance(target, ast.Starred):
-            self._bind_target(target.value, "opaque", None, ctx, st)
+            self._bind_target(target.value, How.OPAQUE, None, ctx, st)
         else:
             self._expr(target, ctx, st)
 
@@ -453,11 +474,11 @@ class Walker:
         for kd in args.kw_defaults:
             if kd is not None:
                 self._expr(kd, ctx, fn)
-        self._bind(outer, fn.name, Binding("opaque", None, (), ctx, fn, fn.name, pos(fn)))
+        self._bind(outer, fn.name, Binding(How.OPAQUE, None, (), ctx, fn, fn.name, pos(fn)))
         # (a classmethod's first parameter is the class, not an instance: ``cls(...)``
         # constructs, it is no forward pass)
         is_static = any(dotted(d) in ("staticmethod", "classmethod") for d in fn.decorator_list)
-        scope = Scope("function", fn, outer, cls if outer.kind == "class" else None)
+        scope = Scope(ScopeKind.FUNCTION, fn, outer, cls if outer.kind is ScopeKind.CLASS else None)
         if scope.cls is not None:
             scope.cls.methods.setdefault(fn.name, scope)
         self.functions.append(scope)
@@ -467,10 +488,10 @@ class Walker:
             scope.self_name = allargs[0].arg
         at = pos(fn)
         for a in allargs + args.kwonlyargs:
-            self._bind(scope, a.arg, Binding("param", a, (), inner, fn, a.arg, at))
+            self._bind(scope, a.arg, Binding(How.PARAM, a, (), inner, fn, a.arg, at))
         for va in (args.vararg, args.kwarg):
             if va is not None:
-                self._bind(scope, va.arg, Binding("opaque", None, (), inner, fn, va.arg, at))
+                self._bind(scope, va.arg, Binding(How.OPAQUE, None, (), inner, fn, va.arg, at))
         self._walk_body(fn.body, inner, None)
 
     def _expr(self, node: ast.AST, ctx: Ctx, st: ast.stmt) -> None:
@@ -562,7 +583,7 @@ class Walker:
                 scope.comps.append((pos(n), end_pos(n), names, None, ctx))
             elif t is ast.NamedExpr:
                 tg = n.target
-                self._bind(scope, tg.id, Binding("expr", n.value, (), ctx, st, tg.id, end_pos(n)))
+                self._bind(scope, tg.id, Binding(How.EXPR, n.value, (), ctx, st, tg.id, end_pos(n)))
             fl = fields.get(t)
             if fl is None:
                 fl = fields_of(t)
@@ -626,12 +647,12 @@ class Walker:
                     if start <= at <= end and name in names:
                         if it is None:
                             return None
-                        return Binding("for", it, (), cctx, cctx.scope.node, name, start)
+                        return Binding(How.FOR, it, (), cctx, cctx.scope.node, name, start)
             lst = s.binds.get(name)
             if lst:
-                if s.kind == "function" and first:
+                if s.kind is ScopeKind.FUNCTION and first:
                     return _before(lst, at)
-                return lst[-1][1] if s.kind != "module" or not first else _before(lst, at)
+                return lst[-1][1] if s.kind is not ScopeKind.MODULE or not first else _before(lst, at)
         return None
 
     def nograd(self, ctx: Ctx) -> bool:
@@ -648,7 +669,7 @@ class Walker:
                             isinstance(e.args[0], ast.Constant) and e.args[0].value is False:
                         ng = True
             s: Scope | None = ctx.scope
-            while not ng and s is not None and s.kind == "function":
+            while not ng and s is not None and s.kind is ScopeKind.FUNCTION:
                 fn = s.function
                 for d in fn.decorator_list if fn is not None else ():
                     q = self.qualname(d.func if isinstance(d, ast.Call) else d) or ""

@@ -305,7 +305,7 @@ def test_load_with_a_map_location_puts_what_it_loads_there(snippet):
 
 
 def test_the_first_run_of_a_call_in_a_loop(snippet):
-    from torchferry.check.flow.loops import first_run
+    from torchferry.check.flow.first_run import first_run
 
     s = snippet("""
         import torch
@@ -337,7 +337,7 @@ def test_the_first_run_of_a_call_in_a_loop(snippet):
 def test_a_scopes_paths_are_those_of_a_walk_down_from_its_root():
     import ast
 
-    from torchferry.check.flow.loops import _SCOPES, _Scope
+    from torchferry.check.flow.first_run import _SCOPES, _Scope
 
     tree = ast.parse(
         "def f(xs, m):\n"

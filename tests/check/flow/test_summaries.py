@@ -44,6 +44,26 @@ def test_function_called_by_the_module_sees_globals_bound_after_a_join(snippet):
     assert s.wheres(call.args[0]) == {"CPU", "ACCEL"}
 
 
+def test_a_called_parameter_is_a_module_only_by_evidence(snippet):
+    s = snippet("""
+        import torch.nn as nn
+        def run(fn, args):
+            return fn(*args)
+        def forward_pass(model, x):
+            return model(x)
+        def evaluated(m, x):
+            m.eval()
+            return m(x)
+        def annotated(m: nn.Module, x):
+            return m(x)
+    """)
+    assert s.call_at(3).callee is Callee.UNRESOLVED  # any callable
+    assert 0 not in s.function("run").param_uses
+    for line in (5, 8, 10):  # by its name, a use only a module has, its annotation
+        assert s.call_at(line).callee is Callee.MODULE, line
+    assert s.function("forward_pass").param_uses[0] is Kind.MODULE
+
+
 def test_class_attributes_joined_over_methods_and_submodules(snippet):
     s = snippet("""
         import torch

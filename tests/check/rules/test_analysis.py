@@ -13,9 +13,9 @@ import pytest
 
 from torchferry.check.api import Context
 from torchferry.check.flow.queries import is_module, on_device_tensor
-from torchferry.check.loops import LoopKind
 from torchferry.check.names import pos
-from torchferry.check.scopes import Walker
+from torchferry.check.scopes import How, Walker
+from torchferry.check.training_loops import LoopKind
 
 
 def model_of(src: str) -> Walker:
@@ -183,11 +183,11 @@ def test_a_with_target_is_bound_inside_its_block() -> None:
     scope = m.module_scope
     tree = ast.parse(src)
     b = m.binding("x", scope, pos(tree.body[2].body[0]))
-    assert b is not None and b.how == "with" and b.stmt.lineno == 3
+    assert b is not None and b.how is How.WITH and b.stmt.lineno == 3
     before = m.binding("x", scope, pos(tree.body[2]))
-    assert before is not None and before.how == "expr"
+    assert before is not None and before.how is How.EXPR
     f = m.binding("f", scope, pos(tree.body[3].body[0]))
-    assert f is not None and f.how == "with" and f.path == (0,)
+    assert f is not None and f.how is How.WITH and f.path == (0,)
 
 
 def test_a_binding_in_an_if_body_does_not_reach_its_else() -> None:
@@ -210,9 +210,9 @@ def test_a_binding_in_an_if_body_does_not_reach_its_else() -> None:
     after = fn.body[1]
     for stmt in (elif_read, else_read):
         b = m.binding("d", scope, pos(stmt))
-        assert b is not None and b.how == "param", stmt.lineno
+        assert b is not None and b.how is How.PARAM, stmt.lineno
     b = m.binding("d", scope, pos(after))
-    assert b is not None and b.how == "expr" and b.stmt.lineno == 4
+    assert b is not None and b.how is How.EXPR and b.stmt.lineno == 4
 
 
 def test_fry003_is_quiet_in_the_else_of_the_branch_that_made_a_tensor() -> None:

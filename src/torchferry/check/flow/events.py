@@ -63,7 +63,7 @@ class ScopeResult:
     params: tuple[str, ...] = ()
     calls: dict[int, CallEvent] = field(default_factory=dict)
     #: each call as it was first interpreted: in a loop, in the first round, from the state
-    #: before the loop (:func:`~torchferry.check.flow.loops.first_run` says when that is
+    #: before the loop (:func:`~torchferry.check.flow.first_run.first_run` says when that is
     #: the call's first run); ``calls`` holds the loop's fixed point
     first_calls: dict[int, CallEvent] = field(default_factory=dict)
     meets: dict[int, MeetEvent] = field(default_factory=dict)

@@ -39,8 +39,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable, Iterable
+from typing import TYPE_CHECKING
 
-from torchferry.check.flow.vocab import NN_NOT_MODULES
+from torchferry.check.flow.vocab import NN_NOT_MODULES, PARAM_LAYERS
+
+if TYPE_CHECKING:
+    from torchferry.check.scopes import ClassInfo, Walker
 
 #: ``self.<name>(...)`` calls that only an ``nn.Module`` answers
 MODULE_SELF_CALLS = frozenset(
@@ -119,6 +123,44 @@ def _layer(value: ast.expr, qualname: Qualname, run_module: Callable[[str], bool
         return True
     return isinstance(value.func, ast.Name) and q in ("", value.func.id) and \
         run_module(value.func.id)
+
+
+def param_layer(m: Walker, call: ast.Call) -> str | None:
+    """The name of the ``torch.nn`` layer that owns parameters or buffers by default
+    (:data:`~torchferry.check.flow.vocab.PARAM_LAYERS`) that ``call`` builds, else None."""
+    q = m.qualname(call.func)
+    if q is not None and q.startswith("torch.nn.") and q.rsplit(".", 1)[1] in PARAM_LAYERS:
+        return q.rsplit(".", 1)[1]
+    return None
+
+
+def has_parameters(m: Walker, cls: ClassInfo, seen: set[str] | None = None) -> bool:
+    """Does a module class of the file create parameter-owning layers (see
+    :func:`param_layer`) or an ``nn.Parameter`` in its ``__init__`` (its own or, one class
+    deep, its file bases')?  ``seen``: the classes already asked about.  (From the file's
+    syntax alone; :func:`~torchferry.check.flow.program.holds_parameters` answers from the
+    analysis of the run.)"""
+    seen = set() if seen is None else seen
+    if cls.name in seen:
+        return False
+    seen.add(cls.name)
+    init = cls.methods.get("__init__")
+    if init is not None:
+        for site in init.calls:
+            call = site.node
+            if param_layer(m, call) is not None:
+                return True
+            q = m.qualname(call.func)
+            if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
+                return True
+            if isinstance(call.func, ast.Name) and call.func.id in m.classes:
+                other = m.classes[call.func.id]
+                if other.is_module and has_parameters(m, other, seen):
+                    return True
+    return any(
+        b in m.classes and m.classes[b].is_module and has_parameters(m, m.classes[b], seen)
+        for b in cls.bases
+    )
 
 
 def _targets(st: ast.Assign | ast.AnnAssign) -> list[ast.expr]:

@@ -53,7 +53,17 @@ def is_module(ff: FileFlow, node: ast.AST) -> bool:
     name = node.id if isinstance(node, ast.Name) else node.attr if isinstance(node, ast.Attribute) else ""
     if name[:1].islower() and MODEL_NAME.match(name) is not None:
         return True
-    return isinstance(node, ast.Name) and node.id in used_as_module(res)
+    return isinstance(node, ast.Name) and (
+        node.id in used_as_module(res) or passed_a_module(ff, res, node.id))
+
+
+def passed_a_module(ff: FileFlow, res: ScopeResult, name: str) -> bool:
+    """Is ``name`` a parameter of ``res``'s function that every call of this file passes a
+    module (``bench(net, x)`` with ``net = nn.Linear(...)``)?"""
+    if name not in res.params:
+        return False
+    given = ff.arguments(res.node, res.params.index(name))
+    return given is not None and bool(given) and all(v.is_(Kind.MODULE) for _, v in given)
 
 
 def used_as_module(res: ScopeResult) -> frozenset[str]:
@@ -119,15 +129,24 @@ def is_tensor(ff: FileFlow, node: ast.AST) -> bool:
     return found is not None and found[1].is_(Kind.TENSOR)
 
 
+def moves(ff: FileFlow, call: ast.Call) -> bool:
+    """Does ``call`` move its receiver, as the analysis reads it (``t.cuda()``, ``t.to(d)``,
+    ``t.type_as(x)``; not a cast, ``t.to(torch.float64)``)?"""
+    found = value_of(ff, call)
+    return found is not None and any(o.op is Op.MOVED and o.node is call for o in found[1].origins)
+
+
 def calls_module(ff: FileFlow, call: ast.Call) -> bool:
     """Is ``call`` a forward pass: resolved to a call of a module (``model(x)``,
-    ``self.encoder(h)``, a parameter the function calls), or a call of a name the scope
-    uses as a module (see :func:`used_as_module`)?"""
+    ``self.encoder(h)``, a parameter known as a module), or a call of a name the scope
+    uses as a module (see :func:`used_as_module`) or of a parameter every call of this
+    file passes a module (see :func:`passed_a_module`)?"""
     res = ff.scope_of(call)
     if res is None:
         return False
     func = call.func
-    return calls_module_in(res, call) or isinstance(func, ast.Name) and func.id in used_as_module(res)
+    return calls_module_in(res, call) or isinstance(func, ast.Name) and (
+        func.id in used_as_module(res) or passed_a_module(ff, res, func.id))
 
 
 def calls_module_in(res: ScopeResult, call: ast.Call) -> bool:

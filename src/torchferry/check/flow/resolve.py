@@ -593,9 +593,9 @@ def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
 
 
 def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: Kws,
-                follow_inputs: bool = False) -> Value:
+                follow_inputs: bool = False, callee: Callee = Callee.MODULE) -> Value:
     """``model(x)``: the output is where the module's parameters are (``follow_inputs``:
-    where the tensor inputs are, when those are known)."""
+    where the tensor inputs are, when those are known); recorded as a call of ``callee``."""
     places = module.places
     kinds: frozenset[Kind] | None = _TENSOR
     if not follow_inputs and _weightless(module):
@@ -615,7 +615,7 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
             kinds = None  # (maybe no model at all)
     v = Value(kinds, places, (_made(node, "output", Op.OUTPUT), *module.origins)[:4],
               Basis.HINT if follow_inputs else Basis.INFERRED)
-    return ev.record(node, Callee.MODULE, None, module, None, args, kws, v)
+    return ev.record(node, callee, None, module, None, args, kws, v)
 
 
 def _weightless(module: Value) -> bool:
@@ -674,7 +674,8 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         ev.i.dynamic_self = True  # (``setattr(self, attr, x.to(device))`` in a loop)
     local = ev.i.env.get(name) or ev.i.outer.get(name)
     k = ev.i.param_index.get(name)
-    if k is not None:
+    module_param = k is not None and _module_param(ev, name, k, local)
+    if k is not None and module_param:
         ev.i.res.param_uses.setdefault(k, Kind.MODULE)
     ref = referenced(local) if local is not None else None
     if ref is not None:
@@ -685,8 +686,10 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         return _call_of(ev, node, name, local, args, kws)
     if k is not None and local is not None and local.kinds is None:
         # ``model(x)`` for a parameter ``model``: its output is where its inputs are (had
-        # they not been where its weights are, the call would have failed)
-        return module_call(ev, node, local, args, kws, follow_inputs=True)
+        # they not been where its weights are, the call would have failed); ``fn(*args)``,
+        # with no evidence of a module, is a call of a callable of any kind, read the same
+        callee = Callee.MODULE if module_param else Callee.UNRESOLVED
+        return module_call(ev, node, local, args, kws, follow_inputs=True, callee=callee)
     target = ff.definition(name)
     if target is not None:
         return project_call(ev, node, ff, target, args, kws)
@@ -705,6 +708,17 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         # named as a model or a loss is (a hint): its output is where its inputs are
         return module_call(ev, node, g or UNKNOWN, args, kws, follow_inputs=True)
     return _unresolved(ev, node, name, g or UNKNOWN, args, kws, Reason.UNRESOLVED)
+
+
+def _module_param(ev: Evaluator, name: str, k: int, local: Value | None) -> bool:
+    """Is parameter ``name`` (number ``k``), called, a module by some evidence: its value
+    (an annotation, what every call of the function passes), a use only a module has
+    before the call (``model.eval()``), or a name as models and losses have (``model``,
+    ``criterion``)?  A parameter called without any (``fn(*args)``) may be any callable."""
+    if local is not None and local.kinds is not None:
+        return local.is_(Kind.MODULE)
+    return ev.i.res.param_uses.get(k) is Kind.MODULE or \
+        name[:1].islower() and vocab.MODEL_NAME.match(name) is not None
 
 
 _TQDM = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})

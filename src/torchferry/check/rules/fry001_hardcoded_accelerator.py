@@ -81,7 +81,7 @@ from torchferry.check.names import (
     pos,
     tail,
 )
-from torchferry.check.scopes import Scope, Site, Walker, _before, visible_scopes
+from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker, _before, visible_scopes
 
 CODE = "FRY001"
 NAME = "hardcoded-accelerator"
@@ -231,12 +231,12 @@ def _device_var(m: Walker, ff: FileFlow, scope: Scope, at: int) -> str | None:
     for s, first in visible_scopes(scope):
         for name in sorted(n for n in s.binds if DEVICE_NAME.match(n)):
             lst = s.binds[name]
-            b = _before(lst, at) if (first or s.kind == "function") else lst[-1][1]
+            b = _before(lst, at) if (first or s.kind is ScopeKind.FUNCTION) else lst[-1][1]
             if b is None:
                 continue
-            if b.how == "param":
+            if b.how is How.PARAM:
                 return name
-            if b.how == "expr" and b.value is not None and not is_accel_literal(b.value) and \
+            if b.how is How.EXPR and b.value is not None and not is_accel_literal(b.value) and \
                     is_device(ff, b.value):
                 return name
     return None
@@ -285,7 +285,7 @@ def _by_design(m: Walker, scope: Scope) -> bool:
     helpers = {f.name: f for f in m.functions if f.parent is m.module_scope}
     s: Scope | None = scope
     while s is not None:
-        if s.kind != "module" and _accel_named(s.name):
+        if s.kind is not ScopeKind.MODULE and _accel_named(s.name):
             return True
         if s.cls is not None and _accel_named(s.cls.name):
             return True

@@ -72,7 +72,11 @@ flagged. An end read inside a loop is not flagged when its interval spans earlie
 iterations that wait: the start was taken before the loop and the body waits somewhere
 (`.item()` in the log line), or the start is taken again later in the body and a wait
 follows it there (an ETA: `left = n * (time.time() - prev)`, `prev = time.time()`, then
-`loss.item()`).
+`loss.item()`). A call of a parameter is a model call only on evidence that the parameter
+is a module: its annotation, a use only a module has before the call (`model.eval()`), its
+name (`model`, `net`, `criterion`) or every call of the file passing a module; a harness
+timing a callable it is given (`fn(*args)`) is not flagged, even when what it is given
+runs on the device.
 """
 
 from __future__ import annotations
@@ -91,7 +95,7 @@ from torchferry.check.flow.queries import (
     on_device_tensor,
 )
 from torchferry.check.names import end_pos, header_parents, indent_of, pos, tail
-from torchferry.check.scopes import Scope, Site, Walker
+from torchferry.check.scopes import How, Scope, Site, Walker
 
 CODE = "FRY006"
 NAME = "unsynchronized-timing"
@@ -164,7 +168,7 @@ def _restarted_after_a_sync(m: Walker, scope: Scope, first: Site[ast.Call],
     names = {t.id for t in first.stmt.targets if isinstance(t, ast.Name)}
     for name in names:
         for _, b in scope.binds.get(name, ()):
-            if b.how != "expr" or not isinstance(b.value, ast.Call) or \
+            if b.how is not How.EXPR or not isinstance(b.value, ast.Call) or \
                     m.qualname(b.value.func) not in _CLOCKS:
                 continue
             at = end_pos(b.stmt)
@@ -187,7 +191,7 @@ def _intervals(m: Walker, scope: Scope, reads: list[Site[ast.Call]]
             return by_node.get(id(e))
         if isinstance(e, ast.Name):
             b = m.binding(e.id, scope, pos(e))
-            if b is not None and b.how == "expr" and b.value is not None:
+            if b is not None and b.how is How.EXPR and b.value is not None:
                 return by_node.get(id(b.value))
         return None
 
@@ -359,7 +363,7 @@ def _read_when_formatted(m: Walker, ff: FileFlow, v: ast.expr, s: Site) -> bool:
     made: ast.AST | None = v
     if isinstance(v, ast.Name):
         b = m.binding(v.id, s.ctx.scope, s.pos)
-        made = b.value if b is not None and b.how == "expr" else None
+        made = b.value if b is not None and b.how is How.EXPR else None
     if not isinstance(made, ast.Call):
         return False
     args = [*made.args, *(k.value for k in made.keywords)]

@@ -79,10 +79,10 @@ from collections.abc import Iterable, Iterator
 
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow.queries import on_device_tensor
-from torchferry.check.loops import LoopKind, Loops, guarded
 from torchferry.check.names import AVAIL_NAME, GUARD_NAME, end_pos, learning_step, pos, short
 from torchferry.check.scopes import ClassInfo as ScopeClass
-from torchferry.check.scopes import Scope, Site, Walker
+from torchferry.check.scopes import Scope, ScopeKind, Site, Walker
+from torchferry.check.training_loops import LoopKind, Loops, guarded
 
 CODE = "FRY007"
 NAME = "sync-in-loop"
@@ -176,7 +176,7 @@ def _callers(m: Walker, scope: Scope, name: str) -> Iterator[Site[ast.Call]]:
     function, ``self.name(...)`` in a method of its class or of a class it inherits from
     (``self`` may be an instance of the subclass)."""
     cls = scope.cls
-    top = cls is None and scope.parent is not None and scope.parent.kind == "module"
+    top = cls is None and scope.parent is not None and scope.parent.kind is ScopeKind.MODULE
     for call in m.calls_by_tail.get(name, ()):
         func = call.node.func
         if top and isinstance(func, ast.Name):

@@ -45,8 +45,9 @@ from collections.abc import Iterable
 
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow.queries import is_module
-from torchferry.check.loops import guarded
 from torchferry.check.names import end_pos, pos, short
+from torchferry.check.scopes import How
+from torchferry.check.training_loops import guarded
 
 CODE = "FRY008"
 NAME = "move-in-loop"
@@ -78,7 +79,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 continue  # ``except OutOfMemoryError: model.to("cpu")``: only when it failed
             if isinstance(recv, ast.Name):
                 b = m.binding(recv.id, site.ctx.scope, pos(recv))
-                if b is not None and b.pos >= pos(loop) and b.how != "param":
+                if b is not None and b.pos >= pos(loop) and b.how is not How.PARAM:
                     continue  # bound inside the loop: a different module each time
             elif not (isinstance(recv, ast.Attribute) and isinstance(recv.value, ast.Name)
                       and recv.value.id == site.ctx.scope.self_name):

@@ -66,6 +66,7 @@ silence those lines with `# noqa: FRY009`.
 from __future__ import annotations
 
 import ast
+import enum
 from collections.abc import Iterable
 
 from torchferry.check.api import Context, Edit, Finding, Fix
@@ -73,7 +74,7 @@ from torchferry.check.flow.queries import cpu_tensor, is_device
 from torchferry.check.flow.safety import device_by_construction
 from torchferry.check.flow.vocab import DTYPES
 from torchferry.check.names import DEVICE_FACTORIES, DEVICE_NAME, end_pos, kwarg, pos, short
-from torchferry.check.scopes import Site, Walker
+from torchferry.check.scopes import ScopeKind, Site, Walker
 
 CODE = "FRY009"
 NAME = "create-then-move"
@@ -211,17 +212,17 @@ def _split_to(ctx: Context, m: Walker, call: ast.Call, site: Site[ast.Call]) -> 
     if args:
         a0 = args.pop(0)
         kind = _kind(ctx, m, a0)
-        if kind == "dtype":
+        if kind is _Arg.DTYPE:
             if dtype is not None:
                 return None, None, False
             dtype = a0
-        elif kind == "device":
+        elif kind is _Arg.DEVICE:
             dev = a0
         else:
             return None, None, False
     if args:
         a1 = args.pop(0)
-        if dtype is None and _kind(ctx, m, a1) == "dtype":
+        if dtype is None and _kind(ctx, m, a1) is _Arg.DTYPE:
             dtype = a1
         else:
             extra = True
@@ -229,27 +230,34 @@ def _split_to(ctx: Context, m: Walker, call: ast.Call, site: Site[ast.Call]) -> 
         extra = True
     if dev is None:
         return None, None, False
-    if _kind(ctx, m, dev) != "device":
+    if _kind(ctx, m, dev) is not _Arg.DEVICE:
         return None, None, False
     return ctx.text(dev), ctx.text(dtype) if dtype is not None else None, not extra
 
 
-def _kind(ctx: Context, m: Walker, e: ast.AST) -> str | None:
-    """Whether an argument of ``.to()`` is a "device", a "dtype", or unclear (None)."""
+class _Arg(enum.Enum):
+    """What an argument of ``.to()`` is."""
+
+    DEVICE = "device"
+    DTYPE = "dtype"
+
+
+def _kind(ctx: Context, m: Walker, e: ast.AST) -> _Arg | None:
+    """Whether an argument of ``.to()`` is a device, a dtype, or unclear (None)."""
     if isinstance(e, ast.Constant) and type(e.value) is str:
-        return "device"
+        return _Arg.DEVICE
     q = m.qualname(e) or ""
     if q.startswith("torch.") and q[6:] in DTYPES:
-        return "dtype"
+        return _Arg.DTYPE
     if isinstance(e, ast.Call) and m.qualname(e.func) == "torch.device":
-        return "device"
+        return _Arg.DEVICE
     text = ast.unparse(e) if isinstance(e, (ast.Name, ast.Attribute)) else ""
     last = text.rsplit(".", 1)[-1]
     if "dtype" in last:
-        return "dtype"
+        return _Arg.DTYPE
     if DEVICE_NAME.match(last):
-        return "device"
-    return "device" if is_device(ctx.flow, e) else None
+        return _Arg.DEVICE
+    return _Arg.DEVICE if is_device(ctx.flow, e) else None
 
 
 # factories whose values are the same whichever device builds them; the others either draw
@@ -289,7 +297,7 @@ def _made_alike_in_init(m: Walker, site: Site[ast.Call], target: ast.AST) -> boo
     (lightly's MemoryBankModule._init_memory_bank)"""
     scope = site.ctx.scope
     fn, owner = scope.function, scope.parent
-    if fn is None or owner is None or owner.kind != "class" or scope.self_name is None:
+    if fn is None or owner is None or owner.kind is not ScopeKind.CLASS or scope.self_name is None:
         return False
     if not (isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name)
             and target.value.id == scope.self_name):

@@ -109,10 +109,8 @@ from collections.abc import Iterable, Iterator
 
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
-from torchferry.check.flow.places import named_dtype
-from torchferry.check.flow.queries import on_device_tensor, value_of
+from torchferry.check.flow.queries import moves, on_device_tensor, value_of
 from torchferry.check.flow.vocab import (
-    DTYPES,
     MOVE_NAMES,
     REDUCTIONS,
     REGISTERED,
@@ -121,7 +119,7 @@ from torchferry.check.flow.vocab import (
     SHAPE_ONLY,
 )
 from torchferry.check.names import NON_TENSOR_METHODS, kwarg, pos, short
-from torchferry.check.scopes import ClassInfo, Ctx, Scope, Site, Walker
+from torchferry.check.scopes import ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
 
 CODE = "FRY011"
 NAME = "unregistered-tensor-attribute"
@@ -156,7 +154,7 @@ def check(ctx: Context) -> Iterable[Finding]:
         if info is None:
             info = per_class[id(cls)] = _Class(ctx, m, cls)
         if attr in info.registered or \
-                _placed_in_init(sctx.scope.function, sctx.scope.self_name or "self", attr):
+                _placed_in_init(ctx, sctx.scope.function, sctx.scope.self_name or "self", attr):
             continue
         # moved by hand somewhere: only an unmoved read that indexes it on the device counts
         use = info.mixed_use(attr, indexed_only=attr in info.moved)
@@ -190,8 +188,7 @@ class _Class:
         self.cls = cls
         self.registered = _registered_names(m)
         self._scopes: list[tuple[Scope, str]] | None = None
-        self.moved = _moved_where_used(m, cls) | _moved_by_apply(m) | self._moved_by_call() \
-            | self._reassigned_moved()
+        self.moved = _moved_where_used(m, cls) | _moved_by_apply(m) | set(self._moved_by_methods())
 
     def scopes(self) -> list[tuple[Scope, str]]:
         """The class's methods other than ``__init__`` and ``_apply`` (with the functions
@@ -200,56 +197,39 @@ class _Class:
             self._scopes = []
             for fs in self.m.functions:
                 s: Scope | None = fs
-                while s is not None and s.kind == "function" and s.self_name is None:
+                while s is not None and s.kind is ScopeKind.FUNCTION and s.self_name is None:
                     s = s.parent
                 if s is not None and s.cls is self.cls and s.self_name is not None and \
                         s.name not in ("__init__", "_apply"):
                     self._scopes.append((fs, s.self_name))
         return self._scopes
 
-    def _moved_by_call(self) -> set[str]:
-        """Attributes a method reassigns from a call that is handed the attribute and may
-        move it: one the analysis cannot follow, or a function of the run that moves what
-        it returns on some path (``self.hist = c_f.to_device(self.hist, tensor=x)``)."""
-        names: set[str] = set()
-        flow = self.ctx.flow
+    def _moved_by_methods(self) -> Iterator[str]:
+        """Attributes a method reassigns from a call (``self.x = <call>``) that moves them
+        or may: a move (``self.grid = self._make_grid(nx, ny).to(x.device)``,
+        ``self.alpha = self.alpha.type_as(x)``: the class carries them by hand where it
+        uses them), or a call handed the attribute that the analysis cannot follow or
+        that is a function of the run moving what it returns on some path
+        (``self.hist = c_f.to_device(self.hist, tensor=x)``)."""
         for scope, self_name in self.scopes():
             fn = scope.function
             for st in ast.walk(fn) if fn is not None else ():
                 if not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
                     continue
                 call = st.value
+                back = {t.attr for t in st.targets if isinstance(t, ast.Attribute)
+                        and isinstance(t.value, ast.Name) and t.value.id == self_name}
+                if moves(self.ff, call):
+                    yield from back
+                    continue
                 handed = {a.attr for a in [*call.args, *(k.value for k in call.keywords)]
                           if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name)
                           and a.value.id == self_name}
-                back = {t.attr for t in st.targets if isinstance(t, ast.Attribute)
-                        and isinstance(t.value, ast.Name) and t.value.id == self_name}
-                if not handed & back:
-                    continue
-                res = flow.scope_of(call)
+                res = self.ff.scope_of(call) if handed & back else None
                 ev = res.calls.get(id(call)) if res is not None else None
                 if ev is not None and (ev.callee is Callee.UNRESOLVED or
                                        any(o.op is Op.MOVED for o in ev.result.origins)):
-                    names |= handed & back
-        return names
-
-    def _reassigned_moved(self) -> set[str]:
-        """Attributes a method reassigns from a value it moves to a device
-        (``self.grid = self._make_grid(nx, ny).to(x.device)``, ``self.alpha =
-        self.alpha.type_as(x)``): the class carries them by hand where it uses them."""
-        names: set[str] = set()
-        for scope, self_name in self.scopes():
-            fn = scope.function
-            for st in ast.walk(fn) if fn is not None else ():
-                if not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
-                    continue
-                func = st.value.func
-                if not isinstance(func, ast.Attribute) or not (
-                        func.attr == "type_as" and st.value.args or _a_move(st.value)):
-                    continue
-                names.update(t.attr for t in st.targets if isinstance(t, ast.Attribute)
-                             and isinstance(t.value, ast.Name) and t.value.id == self_name)
-        return names
+                    yield from handed & back
 
     def mixed_use(self, attr: str, indexed_only: bool = False) -> Site | None:
         """The first place where ``self.<attr>`` (or a value computed from it without a
@@ -357,9 +337,9 @@ class _Class:
             return True
         if isinstance(e, ast.Name):
             b = self.m.binding(e.id, scope, pos(e))
-            if b is not None and b.how == "expr" and b.value is not None and b.ctx.scope is scope:
+            if b is not None and b.how is How.EXPR and b.value is not None and b.ctx.scope is scope:
                 return self._follows_model(b.value, self_name, scope, d)
-            if b is not None and b.how == "param":
+            if b is not None and b.how is How.PARAM:
                 # an input indexes as a tensor only where it is annotated as one, or where
                 # the function uses it as one (``labels.view(-1)``): ``epoch: int | None``
                 # is an integer, an input used as nothing else may be one
@@ -475,7 +455,7 @@ class _Class:
             return False
         if isinstance(e, ast.Name):
             b = self.m.binding(e.id, scope, pos(e))
-            if b is not None and b.how == "expr" and b.value is not None and b.ctx.scope is scope:
+            if b is not None and b.how is How.EXPR and b.value is not None and b.ctx.scope is scope:
                 return self._carries(b.value, attr, self_name, scope, d)
         return False
 
@@ -557,7 +537,7 @@ def _moved_where_used(m: Walker, cls: ClassInfo) -> set[str]:
     return names
 
 
-def _placed_in_init(init: ast.AST | None, self_name: str, attr: str) -> bool:
+def _placed_in_init(ctx: Context, init: ast.AST | None, self_name: str, attr: str) -> bool:
     """Does ``__init__`` move ``self.<attr>`` on every path, by a statement of its own body
     (``self.t = self.t.cuda()``, ``self.t = self.t.to(device)``)?  It is placed where the
     author chose, as with ``device=`` (a statement under an ``if`` is not on every path)."""
@@ -565,27 +545,12 @@ def _placed_in_init(init: ast.AST | None, self_name: str, attr: str) -> bool:
         if not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
             continue
         func = st.value.func
-        if isinstance(func, ast.Attribute) and _a_move(st.value) and \
+        if isinstance(func, ast.Attribute) and moves(ctx.flow, st.value) and \
                 isinstance(func.value, ast.Attribute) and func.value.attr == attr and \
                 isinstance(func.value.value, ast.Name) and func.value.value.id == self_name \
                 and any(isinstance(t, ast.Attribute) and t.attr == attr for t in st.targets):
             return True
     return False
-
-
-def _a_move(call: ast.Call) -> bool:
-    """``t.cuda()``, or ``t.to(x)`` with ``x`` not a dtype (``t.to(torch.float64)``,
-    ``t.to(dtype=w.dtype)`` cast)."""
-    func = call.func
-    if not isinstance(func, ast.Attribute) or func.attr not in ("to", "cuda"):
-        return False
-    if func.attr == "cuda":
-        return True
-    target = kwarg(call, "device") or (call.args[0] if call.args else None)
-    if target is None:
-        return False
-    name = target.attr if isinstance(target, ast.Attribute) else getattr(target, "id", "")
-    return name not in DTYPES and not named_dtype(target)
 
 
 def _moved_by_apply(m: Walker) -> set[str]:

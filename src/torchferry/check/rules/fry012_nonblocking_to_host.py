@@ -53,7 +53,7 @@ from collections.abc import Iterable
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow.queries import is_cpu_device, is_module
 from torchferry.check.names import end_pos, header_parents, kwarg, pos, short
-from torchferry.check.scopes import Scope, Site, Walker
+from torchferry.check.scopes import Scope, ScopeKind, Site, Walker
 
 CODE = "FRY012"
 NAME = "nonblocking-to-host"
@@ -165,7 +165,7 @@ def _callee_reads(ctx: Context, m: Walker, site: Site, call: ast.Call) -> bool:
     shift = 0
     if isinstance(func, ast.Name):
         callee = next((s for s in m.functions if s.name == func.id
-                       and s.cls is None and s.parent is not None and s.parent.kind == "module"), None)
+                       and s.cls is None and s.parent is not None and s.parent.kind is ScopeKind.MODULE), None)
     elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
             and func.value.id == scope.self_name and scope.cls is not None:
         callee, shift = scope.cls.methods.get(func.attr), 1

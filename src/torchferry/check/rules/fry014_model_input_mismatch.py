@@ -168,15 +168,15 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
+from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param
-from torchferry.check.flow.loops import first_run
+from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
-from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES
+from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
 from torchferry.check.names import DEVICE_NAME, kwarg, pos
 from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
-from torchferry.check.rules.fry015_module_in_forward import PARAM_LAYERS, _has_parameters
-from torchferry.check.scopes import Scope, Site, Walker
+from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
 CODE = "FRY014"
 NAME = "model-input-mismatch"
@@ -267,7 +267,7 @@ def _bare_moves(m: Walker, ff: FileFlow, name: str, scope: Scope, start: int, en
 def _model_moved_here(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]) -> bool:
     scope, at = site.ctx.scope, site.pos
     b = _local_binding(m, name, scope, at)
-    if b is None or b.how != "expr" or b.value is None:
+    if b is None or b.how is not How.EXPR or b.value is None:
         return False
     moved = _moved_chain(m, b.value, ff)
     for step in _bare_moves(m, ff, name, scope, b.pos + 1, at):
@@ -300,7 +300,7 @@ def _cpu_tensor(m: Walker, ff: FileFlow, arg: ast.AST, site: Site[ast.Call]) -> 
         return False
     if isinstance(arg, ast.Name):
         b = _local_binding(m, arg.id, site.ctx.scope, site.pos)
-        if b is None or b.how != "expr" or b.value is None or _mentions_a_device(b.value):
+        if b is None or b.how is not How.EXPR or b.value is None or _mentions_a_device(b.value):
             return False
         if not isinstance(b.value, ast.Call):
             return False  # built from other names: their making is not checked here
@@ -317,7 +317,7 @@ def _moved_input(m: Walker, ff: FileFlow, arg: ast.AST, site: Site[ast.Call]) ->
         return True
     if isinstance(arg, ast.Name):
         b = _local_binding(m, arg.id, scope, at)
-        if b is not None and b.how == "expr" and b.value is not None:
+        if b is not None and b.how is How.EXPR and b.value is not None:
             return _moved_chain(m, b.value, ff)
     return False
 
@@ -327,10 +327,10 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
     s: Scope | None = site.ctx.scope
     while s is not None and name not in s.binds:
         s = s.parent
-    if s is None or s.kind == "class" or len(s.binds[name]) != 1:
+    if s is None or s.kind is ScopeKind.CLASS or len(s.binds[name]) != 1:
         return None
     b = s.binds[name][0][1]
-    if b.how != "expr" or not isinstance(b.value, ast.Call):
+    if b.how is not How.EXPR or not isinstance(b.value, ast.Call):
         return None
     call = b.value
     if any(k.arg in ("device", "device_map", "map_location") or k.arg is None
@@ -349,7 +349,7 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
         known = q.rsplit(".", 1)[1] in PARAM_LAYERS or q.rsplit(".", 1)[1] in _CONTAINERS
     elif isinstance(func, ast.Name) and func.id in m.classes:
         cls = m.classes[func.id]
-        known = cls.is_module and _has_parameters(m, cls, set())
+        known = cls.is_module and has_parameters(m, cls)
     else:
         known = (
             q.startswith("torchvision.models.")

@@ -63,50 +63,15 @@ from collections.abc import Iterable
 from dataclasses import replace
 
 from torchferry.check.api import Context, Finding
-from torchferry.check.flow import vocab
 from torchferry.check.flow.evidence import at
+from torchferry.check.flow.modclass import has_parameters, param_layer
 from torchferry.check.scopes import ClassInfo, Scope, Site, Walker
 
 CODE = "FRY015"
 NAME = "module-in-forward"
 FIX = "none"
 
-#: ``torch.nn`` layers that own parameters or buffers by default
-PARAM_LAYERS = vocab.PARAM_LAYERS
-
 STEP_METHODS = ("forward", "training_step", "validation_step", "test_step", "predict_step")
-
-
-def _layer_name(m: Walker, call: ast.Call) -> str | None:
-    q = m.qualname(call.func)
-    if q is not None and q.startswith("torch.nn.") and q.rsplit(".", 1)[1] in PARAM_LAYERS:
-        return q.rsplit(".", 1)[1]
-    return None
-
-
-def _has_parameters(m: Walker, cls: ClassInfo, seen: set[str]) -> bool:
-    """Does a module class of the file create parameter-owning layers or an
-    ``nn.Parameter`` in its ``__init__`` (its own or, one class deep, its file bases')?"""
-    if cls.name in seen:
-        return False
-    seen.add(cls.name)
-    init = cls.methods.get("__init__")
-    if init is not None:
-        for site in init.calls:
-            call = site.node
-            if _layer_name(m, call) is not None:
-                return True
-            q = m.qualname(call.func)
-            if q in ("torch.nn.Parameter", "torch.nn.parameter.Parameter"):
-                return True
-            if isinstance(call.func, ast.Name) and call.func.id in m.classes:
-                other = m.classes[call.func.id]
-                if other.is_module and _has_parameters(m, other, seen):
-                    return True
-    return any(
-        b in m.classes and m.classes[b].is_module and _has_parameters(m, m.classes[b], seen)
-        for b in cls.bases
-    )
 
 
 def _lazy_guard(site: Site[ast.Call], self_name: str | None) -> bool:
@@ -193,10 +158,10 @@ def check(ctx: Context) -> Iterable[Finding]:
                 call = site.node
                 if site.ctx.scope is not scope or id(call) in done:
                     continue  # a nested function or class: it may run once
-                layer = _layer_name(m, call)
+                layer = param_layer(m, call)
                 if layer is None and isinstance(call.func, ast.Name):
                     other = m.classes.get(call.func.id)
-                    if other is not None and other.is_module and _has_parameters(m, other, set()):
+                    if other is not None and other.is_module and has_parameters(m, other):
                         layer = other.name
                 if layer is None or _lazy_guard(site, self_name):
                     continue

@@ -35,6 +35,7 @@ from torchferry.check.flow.vocab import LOADER_NAME
 from torchferry.check.names import (
     EPOCHISH,
     GUARD_NAME,
+    Step,
     dotted,
     end_pos,
     learning_step,
@@ -122,7 +123,7 @@ class Loops:
         # and steps an optimizer is a training loop whatever it iterates.  Both are
         # required: either alone is not evidence enough here.  (Tested first: it needs no
         # answer from the flow analysis.)
-        if isinstance(loop, (ast.For, ast.AsyncFor)) and "backward" in seen and "step" in seen:
+        if isinstance(loop, (ast.For, ast.AsyncFor)) and Step.BACKWARD in seen and Step.STEP in seen:
             return True
         k = self.loop_iter_kind(loop, ctx)
         if k is None or k is not LoopKind.LOADER and self.has_inner_batch_loop(loop):
