@@ -627,7 +627,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 in_place = c.qualname in _IN_PLACE
                 yield Meeting(c.node, ((func.value, c.receiver), *ops), written=in_place)
             elif len(ops) > 1 and c.qualname not in vocab.MODULE_METHODS \
-                    and _moved_model(res, c.receiver):
+                    and c.qualname not in vocab.TENSOR_METHODS and _moved_model(res, c.receiver):
                 yield Meeting(c.node, ops)
         elif c.callee is Callee.MODULE:
             made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
@@ -645,7 +645,8 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
 def _moved_model(res: ScopeResult, v: Value) -> bool:
     """A model the code moved to a device (``policy.to(device)``), not known to be a
     tensor: the tensors a method of it is given (``policy.act(obs, hidden, masks)``) meet
-    in its computation, as a module call's do."""
+    in its computation, as a module call's do.  (Not a method a tensor has: the receiver
+    may be a tensor, ``x.scatter(0, index, src)``, whose own rules decide.)"""
     kinds = res.kind_of(v)
     return (kinds is None or kinds == {Kind.MODULE}) and v.may_live(Where.ACCEL) and \
         any(o.op is Op.MOVED for o in v.origins)
