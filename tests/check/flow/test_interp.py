@@ -230,6 +230,41 @@ def test_a_weightless_module_computes_where_its_inputs_are(snippet):
     assert s.wheres(s.value_at(9, "z")) == {"CPU"}  # a layer's weights decide
 
 
+def test_a_loss_chosen_on_a_branch_computes_where_its_inputs_are(snippet):
+    s = snippet("""
+        import torch
+        import torch.nn as nn
+        crit = nn.CrossEntropyLoss() if flag else nn.CTCLoss()
+        mixed = nn.MSELoss() if flag else nn.Linear(2, 2)
+        def f(out, y):
+            out, y = out.cuda(), y.cuda()
+            loss = crit(out, y)
+            z = mixed(out, y)
+            return loss, z
+    """)
+    assert s.wheres(s.value_at(9, "loss")) == {"ACCEL"}  # weightless on each branch
+    assert s.wheres(s.value_at(9, "z")) == {"CPU"}  # a layer's weights on one branch
+
+
+def test_iterating_a_module_list_gives_submodules_that_follow_the_model(snippet):
+    s = snippet("""
+        import torch.nn as nn
+        class Net(nn.Module):
+            def __init__(self):
+                super().__init__()
+                self.blocks = nn.ModuleList([nn.Linear(2, 2)])
+                self.heads = nn.ModuleDict({"a": nn.Linear(2, 2)})
+            def forward(self, x):
+                for t, (block, head) in enumerate(zip(self.blocks, self.heads)):
+                    y = block(x)
+                    z = head
+                return y, z
+    """)
+    assert s.wheres(s.value_at(11, "y")) == {"PARAM0"}  # the model's place
+    assert s.value_at(11, "y").is_(Kind.TENSOR)
+    assert not s.value_at(11, "z").is_(Kind.MODULE)  # a ModuleDict yields its keys
+
+
 def test_shape_of_a_value_of_unknown_kind_is_no_tensor(snippet):
     s = snippet("""
         import numpy as np

@@ -44,6 +44,7 @@ if TYPE_CHECKING:
 SELF_KEY = "self."
 
 _TENSOR = frozenset((Kind.TENSOR,))
+_MODULE = frozenset((Kind.MODULE,))
 _TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
 _SCALAR = Value.of(Kind.SCALAR)
 #: a number written in the code
@@ -205,6 +206,10 @@ class Evaluator:
             if _one_dimensional(it):  # ``for i in torch.arange(n)``: 0-dimensional items,
                 return Value(it.kinds, frozenset(), it.origins, it.basis)  # which mix anywhere
             return it
+        if _module_sequence(it):  # ``for layer in self.layers``: its submodules, where it
+            # is; what built each, and so its weights and what it does with its inputs, is
+            # not known (as a module a parameter gives)
+            return Value(_MODULE, it.places, (), min(it.basis, Basis.INFERRED))
         if it.kinds is None and source is not None and _names_a_loader(source):
             return Value.of(Kind.BATCH, CPU, _origin(Op.BATCH, node, "batch"), Basis.HINT)
         return part_of(it)
@@ -370,6 +375,16 @@ def _attr_of(base: Value, attr: str) -> Value:
 
 _SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "is_cuda", "requires_grad"})
 _ONE_DIMENSIONAL = ("torch.arange(", "torch.linspace(", "torch.logspace(", "torch.randperm(")
+
+
+def _module_sequence(v: Value) -> bool:
+    """A module built by ``nn.ModuleList(...)`` or ``nn.Sequential(...)`` on every path: what
+    iterating over it yields are its submodules (a ``ModuleDict`` yields its keys)."""
+    if not v.is_(Kind.MODULE):
+        return False
+    made = [o for o in v.origins if o.op is Op.MADE]
+    return bool(made) and len(made) == len(v.origins) and all(
+        o.text.startswith(("torch.nn.ModuleList(", "torch.nn.Sequential(")) for o in made)
 
 
 def _one_dimensional(v: Value) -> bool:

@@ -619,13 +619,19 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
 
 
 def _weightless(module: Value) -> bool:
-    """A module built by a ``torch.nn`` constructor that owns no weights (a loss, an
-    activation, dropout, pooling): not a layer of :data:`vocab.PARAM_LAYERS`, a container
-    or a wrapper."""
+    """A module built by ``torch.nn`` constructors that own no weights (a loss, an
+    activation, dropout, pooling; one on each branch that builds it): not a layer of
+    :data:`vocab.PARAM_LAYERS`, a container or a wrapper."""
     made = [o for o in module.origins if o.op is Op.MADE]
-    if len(made) != 1 or not made[0].text.startswith("torch.nn."):
+    return bool(made) and all(_weightless_layer(o.text) for o in made)
+
+
+def _weightless_layer(text: str) -> bool:
+    """Does the constructor call ``text`` build a ``torch.nn`` module without weights?  (Each
+    branch's: ``nn.CrossEntropyLoss()`` on one, ``nn.CTCLoss()`` on the other.)"""
+    if not text.startswith("torch.nn."):
         return False
-    name = made[0].text.split("(", 1)[0].rsplit(".", 1)[-1]
+    name = text.split("(", 1)[0].rsplit(".", 1)[-1]
     return name not in vocab.PARAM_LAYERS and name not in vocab.CONTAINERS and \
         name not in vocab.WRAPPERS and name not in ("Module", "Identity") and name[:1].isupper()
 

@@ -3,13 +3,17 @@
 ## What it does
 Flags a factory (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye`,
 `linspace`, ..., `torch.tensor([...])`, `torch.tensor(data).unsqueeze(1)` (at least one
-dimension, whatever the data), and the legacy typed constructors `torch.FloatTensor`,
+dimension, whatever the data), `torch.tensor(mask)` of a value the analysis knows to be a
+Python sequence (a list built with `append`, a tuple: no number, so at least one
+dimension), and the legacy typed constructors `torch.FloatTensor`,
 `torch.LongTensor`, `torch.Tensor`, ... given sizes or data written out, which build on the
 CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU) called inside
 a function without `device=`, when the
 device-flow analysis sees its result meet a tensor that may be on an accelerator: in
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
-`x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`), as the
+`x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`, a method
+of a model the code moved to a device: `policy.to(device)`, then `policy.act(obs, hidden,
+masks)`), as the
 input of a submodule with weights (`self.embed(positions)`), or indexed by a tensor on the
 device (`torch.eye(n)[labels]`, `counts[labels] = 1`: a tensor is indexed only by indices on
 the CPU or on its own device; an index is taken to be on the device only when the code puts
@@ -20,9 +24,12 @@ torch.zeros(n)` on one branch, `b = self.sampler.sample()` on the other): a fact
 loss function whose tensors come from a call in the file. A tensor "may be on an
 accelerator" when the analysis sees it there on some path: moved or made there (`.to(d)`,
 `.cuda()`, `.type(torch.cuda.FloatTensor)`; also a value of unknown kind moved there, which
-only a tensor can be where it is computed with), the model's (a submodule's output, `self`
-of a module, a model stored on `self` and moved in place there: `self.net = Net();
-self.net.to(device)`), or a parameter that may be; a `pack_padded_sequence(x, lengths)` is
+only a tensor can be where it is computed with), the model's (a submodule's output, also
+of one taken from an `nn.ModuleList` or `nn.Sequential` by a loop, `self` of a module, a
+model stored on `self` and moved in place there: `self.net = Net();
+self.net.to(device)`), the output of a loss (of modules without weights, one chosen on
+each branch: `nn.CTCLoss() if ctc else nn.CrossEntropyLoss()`) given tensors that may be,
+or a parameter that may be; a `pack_padded_sequence(x, lengths)` is
 where `x` is (its data goes there), so an initial state handed to an RNN with it meets `x`.
 For a parameter, the calls in the same file decide
 when there are any: if one passes a tensor on the device it is (followed through the
@@ -46,7 +53,9 @@ indices on the CPU), a partner moved to the factory's result's own device
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
 hands to them in its `forward`), and a module's `__init__` and the methods only it
-calls (everything is on the CPU there), and the input of a value stored on `self` that only
+calls (everything is on the CPU there), the arguments of a submodule taken from a module
+list by a loop (what built it, so what it does with them, is not known), and the input of a
+value stored on `self` that only
 came in as a parameter of another method (`self.schedule_fn = schedule` in `__init__`: a
 callable, which no construction, load or move shows to be a model with weights; nor do
 the arguments such a callable is given meet: a wrapped loss may move its labels to the
@@ -122,7 +131,8 @@ files do not count as a parameter's call sites, and a function passed around as 
 (a callback) may be called with anything: its calls in the file are taken as all of them.
 A free function whose tensor parameters no call of the file places (a library's public
 helper) is not checked, nor is a parameter used only as `x.shape` (NumPy arrays look the
-same). A tensor that a class other than a module builds in its `__init__` and keeps on
+same). A tensor that a class other than a module builds in its `__init__` (or in a function
+that only such constructors call: `self.betas = betas_for_alpha_bar(n)`) and keeps on
 `self` is checked only where another method gives it, as it is, to a module the code moved
 to a device (`self.model(obs, self.memories)` after `self.model.to(device)`): a scheduler's
 `betas` is read in the other methods through the attribute table joined over them, mostly
@@ -130,7 +140,12 @@ as 0-dimensional items `alphas_cumprod[t]` or moved there first. Other
 0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector computed
 from a factory's) are not told apart. A legacy constructor given a tensor (which
 `torch.Tensor(t)` returns where it is) or `device=` (which it refuses off the CPU) is not
-checked, nor a value accumulated through a list (`fan_in.append(v)`, then `t += v` over it).
+checked, nor is one given data of unknown kind (`torch.Tensor(flags[rows].A)`: it
+returns a tensor given where it is). A method of a model is a meeting only where the model
+was moved (`model.to(device)`); a model of unknown class built elsewhere and not moved
+here is not followed. A value stored on `self` by a method that computed it from its own
+parameter is of unknown place in the other methods, even when it was also on the device
+there.
 """
 from __future__ import annotations
 
@@ -191,17 +206,19 @@ class Meeting:
 def check(ctx: Context) -> Iterable[Finding]:
     ff: FileFlow = ctx.flow
     results = list(ff.results())
+    init = [r for r in results if _object_init(ff, r) or _called_by_inits(ff, r)]
+    built = {id(r) for r in init}
     scopes = [r for r in results if _in_function(r) and not _module_init(ff, r)
-              and not _object_init(ff, r)]
+              and id(r) not in built]
     raised = _unsqueezed(ctx)
     factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
-                 if _candidate(c) or id(c.node) in raised and _data_tensor(c)}
+                 if _candidate(c) or _data_tensor(c) and (id(c.node) in raised or _sequence_data(c))}
     # 0-dimensional ones, at fault only where they are written in place
     written = factories | {id(c.node): (r, c) for r in scopes for c in r.calls.values()
                            if _scalar_candidate(c)}
     # kept on self by an object's ``__init__``: at fault only as a moved module's input
-    kept = {id(c.node): (r, c) for r in results if _object_init(ff, r)
-            for c in r.calls.values() if _candidate(c)}
+    kept = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)
+            or _data_tensor(c) and _sequence_data(c)}
     if not written and not kept:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
@@ -293,6 +310,15 @@ def _object_init(ff: FileFlow, res: ScopeResult) -> bool:
     return cls is not None and not cls.is_module
 
 
+def _called_by_inits(ff: FileFlow, res: ScopeResult) -> bool:
+    """A function that the file calls, and calls only from the constructors of classes
+    that are not modules (``self.betas = betas_for_alpha_bar(n)`` in a scheduler's
+    ``__init__``): what it makes is kept on ``self`` as such a constructor's own tensors
+    are.  (A module's are not moved by ``.to()`` unless registered: checked as made.)"""
+    sites = ff.call_sites.get(id(res.node), {})
+    return bool(sites) and all(_object_init(ff, caller) for caller, _ in sites.values())
+
+
 def _construction_helpers(ff: FileFlow, results: list[ScopeResult]) -> set[int]:
     """Methods called by a module's ``__init__`` and by no other method (``self._probe()``
     runs while the model is still on the CPU)."""
@@ -347,6 +373,16 @@ def _data_tensor(c: CallEvent) -> bool:
     if c.callee is not Callee.TORCH or c.qualname not in ("torch.tensor", "torch.as_tensor"):
         return False
     return len(c.node.args) == 1 and not any(k in ("device", "**") for k, _ in c.keywords)
+
+
+def _sequence_data(c: CallEvent) -> bool:
+    """``torch.tensor(mask)`` of a value the analysis knows to be a Python sequence (a list
+    built with ``append``, a tuple, ``x.shape``): no number and no tensor, so the result has
+    at least one dimension (a list of numbers) or is refused outright."""
+    return len(c.args) == 1 and c.args[0].kinds == _SEQUENCE
+
+
+_SEQUENCE = frozenset((Kind.OTHER,))
 
 
 def _scalar_candidate(c: CallEvent) -> bool:
@@ -590,6 +626,9 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
                 in_place = c.qualname in _IN_PLACE
                 yield Meeting(c.node, ((func.value, c.receiver), *ops), written=in_place)
+            elif len(ops) > 1 and c.qualname not in vocab.MODULE_METHODS \
+                    and c.qualname not in vocab.TENSOR_METHODS and _moved_model(res, c.receiver):
+                yield Meeting(c.node, ops)
         elif c.callee is Callee.MODULE:
             made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
             if made is not None and made.text.split("(")[0].rsplit(".", 1)[-1] in vocab.CPU_ARGUMENTS:
@@ -601,6 +640,16 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 yield Meeting(c.node, ops)
             if _weights_may_be_on_device(ff, res, c.func):
                 yield Meeting(c.node, ops, module=c.node.func)
+
+
+def _moved_model(res: ScopeResult, v: Value) -> bool:
+    """A model the code moved to a device (``policy.to(device)``), not known to be a
+    tensor: the tensors a method of it is given (``policy.act(obs, hidden, masks)``) meet
+    in its computation, as a module call's do.  (Not a method a tensor has: the receiver
+    may be a tensor, ``x.scatter(0, index, src)``, whose own rules decide.)"""
+    kinds = res.kind_of(v)
+    return (kinds is None or kinds == {Kind.MODULE}) and v.may_live(Where.ACCEL) and \
+        any(o.op is Op.MOVED for o in v.origins)
 
 
 def _index_meetings(res: ScopeResult) -> Iterator[Meeting]:
