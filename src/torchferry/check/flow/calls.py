@@ -248,7 +248,8 @@ class Evaluator:
             where: frozenset[Place] = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
                 else frozenset().union(*places)
             return Value(None, where, _origins(values))
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Add) and all(
+        # ``xs + [t]``, and ``xs += [t]`` (which extends ``xs`` in place): a list of both
+        if isinstance(node, (ast.BinOp, ast.AugAssign)) and isinstance(node.op, ast.Add) and all(
                 v.item is not None for v in values):
             return container(item=join_all(v.item for v in values if v.item is not None))
         return UNKNOWN

@@ -42,6 +42,7 @@ from torchferry.check.flow.lattice import (
 from torchferry.check.flow.modclass import module_base, module_class
 
 if TYPE_CHECKING:
+    from torchferry.check.flow.feeds import Feed
     from torchferry.check.flow.project import Project
 
 RECURSION_ROUNDS = 3
@@ -108,6 +109,8 @@ class FileFlow:
         self._pending: dict[int, ScopeResult] = {}
         self._outside_stores: set[str] | None = None
         self._given: dict[tuple[int, tuple[tuple[int, Kind], ...]], ScopeResult] = {}
+        #: what each function feeds to modules, see :func:`torchferry.check.flow.feeds.feeds`
+        self.feeds_memo: dict[int, dict[int, list[Feed]]] = {}
         self._reentered: set[int] = set()
         self._scopes: list[tuple[ast.AST, ClassInfo | None, Env | None]] = []
         self._depth = 0
@@ -563,9 +566,9 @@ class FileFlow:
                     continue
                 made = self.class_of(v)
                 mover = self._moves_itself(res, c) if made is None else None
-                if made is not None and any(k is cls for k in _mro(made)) or \
-                        mover is not None and (any(k is cls for k in _mro(mover)) or
-                                               any(k is mover for k in _mro(cls))):
+                if made is not None and any(k is cls for k in mro(made)) or \
+                        mover is not None and (any(k is cls for k in mro(mover)) or
+                                               any(k is mover for k in mro(cls))):
                     found = v
                     break
             if found is not None:
@@ -687,7 +690,7 @@ class FileFlow:
         if found is None or not isinstance(found[1], ast.ClassDef):
             return None
         info = found[0].class_info(found[1])
-        if not any(found[0].qualname(b) == "torch.autograd.Function" for c in _mro(info)
+        if not any(found[0].qualname(b) == "torch.autograd.Function" for c in mro(info)
                    for b in c.node.bases):
             return None
         fwd = info.method("forward")
@@ -721,6 +724,51 @@ class FileFlow:
                     out.update((min(i, j), max(i, j)) for i in g[a] for j in g[b] if i != j)
         return frozenset(out)
 
+    def moved_before_a_call(self, fn: ast.AST, name: str) -> Value | None:
+        """The global ``name`` as a call of ``fn`` in this file finds it, when that call's
+        function moved it in place (``model.to(device)`` as a statement,
+        :attr:`ScopeResult.outer_moves`) in a statement of its body, not nested in a branch
+        or a loop, before the statement that holds the call (``train()`` moves the global
+        model, then calls ``test()``): that move.  Other calls of ``fn`` may find it
+        elsewhere; this one surely finds it moved.  None when no call is so (complete once
+        :meth:`results` has been consumed)."""
+        for call_id, (caller, _) in self.call_sites.get(id(fn), {}).items():
+            moved = caller.outer_moves.get(name)
+            event = caller.calls.get(call_id)
+            body = getattr(caller.node, "body", None)
+            if moved is None or event is None or isinstance(caller.node, ast.Module) or not body:
+                continue
+            move = next((o.node for o in moved.origins if o.op is Op.MOVED), None)
+            at_move = _top_statement(body, move)
+            at_call = _top_statement(body, event.node)
+            if at_move is not None and at_call is not None and at_move < at_call and \
+                    isinstance(body[at_move], ast.Expr) and body[at_move].value is move and \
+                    not self._may_move(caller, body[at_move + 1:at_call + 1], name, event.node):
+                return moved
+        return None
+
+    def _may_move(self, caller: ScopeResult, stmts: list[ast.stmt], name: str, until: ast.AST) -> bool:
+        """Might ``stmts`` of ``caller`` (up to the call ``until``) move or rebind the global
+        ``name`` again: a move of it (``name.cpu()``), an assignment to it, or a call of a
+        function of the file that moves it in place or that the analysis cannot follow?"""
+        for st in stmts:
+            for n in ast.walk(st):
+                if n is until:
+                    break
+                if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+                    return True
+                if not isinstance(n, ast.Call):
+                    continue
+                f = n.func
+                if isinstance(f, ast.Attribute) and isinstance(f.value, ast.Name) and f.value.id == name \
+                        and f.attr in vocab.MOVE_NAMES:
+                    return True
+                c = caller.calls.get(id(n))
+                target = self.target_of(n) if c is not None and c.callee is Callee.FUNCTION else None
+                if target is not None and name in target[0].result(target[1]).outer_moves:
+                    return True
+        return False
+
     def _constructing(self, fn: ast.AST) -> bool:
         """Does the method run only while its object is built: ``__init__``, or a method
         this file calls only from ``__init__`` (the object is on the CPU until moved)?"""
@@ -733,7 +781,7 @@ class FileFlow:
     # -- classes ---------------------------------------------------------------------------
     def class_attr(self, cls: ClassInfo, attr: str) -> Value:
         """``self.<attr>`` as every method of the class (and its bases in the run) leaves it."""
-        for c in _mro(cls):
+        for c in mro(cls):
             table = c.ff._table(c)
             v = table.get(attr)
             if v is not None:  # a mixin's submodule follows the module it is mixed into
@@ -838,7 +886,7 @@ def holds_parameters(cls: ClassInfo) -> bool:
     parameter-free ``torch.nn`` layer, or a registered ``nn.Parameter``?"""
     import torchferry.check.flow.vocab as vocab
 
-    for c in _mro(cls):
+    for c in mro(cls):
         for b in c.node.bases:  # ``class Layer(nn.Linear)``: a torch.nn layer's weights
             q = c.ff.qualname(b) or ""
             if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in vocab.PARAM_LAYERS:
@@ -867,7 +915,7 @@ def _static(fn: ast.AST) -> bool:
 def _plain_class(cls: ClassInfo) -> bool:
     """Is every base of the class (and of its bases) ``object`` or a class of the run, and
     does none define ``__getattr__``, ``__getattribute__`` or ``__setattr__``?"""
-    for c in _mro(cls):
+    for c in mro(cls):
         if any(name in c.methods for name in ("__getattr__", "__getattribute__", "__setattr__")):
             return False
         resolved = len(c.bases)
@@ -877,7 +925,18 @@ def _plain_class(cls: ClassInfo) -> bool:
     return True
 
 
-def _mro(cls: ClassInfo) -> Iterator[ClassInfo]:
+def _top_statement(body: list[ast.stmt], node: ast.AST | None) -> int | None:
+    """The index of the statement of ``body`` that holds ``node`` (None: none does)."""
+    if node is None:
+        return None
+    for k, st in enumerate(body):
+        if any(n is node for n in ast.walk(st)):
+            return k
+    return None
+
+
+def mro(cls: ClassInfo) -> Iterator[ClassInfo]:
+    """``cls`` and its bases in the run, each once (nearest first)."""
     seen: set[int] = set()
     todo = [cls]
     while todo:

@@ -54,6 +54,10 @@ TO_NDARRAY = frozenset({"numpy"})
 #: tensor methods whose receiver and arguments do not meet on one device: moves, casts to
 #: another's type, reads of another's shape, copies onto the receiver's device
 NO_MEETING = MOVE_NAMES | RETYPES | SHAPE_ONLY | NEW_ON_RECEIVER
+#: tensor methods that spell an operator (``a.eq(b)`` is ``a == b``, ``a.mm(b)`` is ``a @ b``):
+#: the receiver and the tensor arguments meet on one device, as the operator's operands do
+OPERATOR_METHODS = frozenset("""eq ne lt le gt ge add sub mul div true_divide floor_divide
+    remainder fmod pow matmul mm bmm add_ sub_ mul_ div_ eq_ ne_ lt_ le_ gt_ ge_""".split())
 #: module methods that return the module itself (its place unchanged)
 MODULE_SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_memory "
                         "apply zero_grad".split())

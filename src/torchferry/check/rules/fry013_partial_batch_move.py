@@ -4,7 +4,8 @@
 In a loop over a DataLoader, flags an item of the batch (a loop target such as `labels`
 in `for inputs, labels in loader`, or `batch[1]`, `batch["labels"]` of a tokenizer's batch)
 that is used unmoved in a model or loss call (positional or keyword: `model(ids,
-labels=labels)`), a torch function, arithmetic or a comparison together with tensors that
+labels=labels)`), a torch function, arithmetic or a comparison (or a tensor method that spells
+one: `preds.eq(labels)`, `out.add(bias)`, `a.mm(b)`) together with tensors that
 may be on the device -- while other items of the same batch were moved with `.to(device)` /
 `.cuda()` in that loop (in any arm of an `if`/`elif`: the analysis joins the arms, so an
 item moved on every path counts as moved and one moved on none does not), or what a call
@@ -78,7 +79,7 @@ from torchferry.check.flow import (
     Where,
 )
 from torchferry.check.flow.evidence import at, step, where
-from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES
+from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES, OPERATOR_METHODS
 
 CODE = "FRY013"
 NAME = "partial-batch-move"
@@ -180,6 +181,10 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[tuple[ast.AST, list[tu
     for m in res.meets.values():
         yield m.node, list(m.operands)
     for c in res.calls.values():
+        operator = _operator_method(res, c)
+        if operator is not None:
+            yield c.node, operator
+            continue
         if c.callee is Callee.TORCH and c.qualname is not None:
             q = c.qualname
             if "pack" in q or not (q.startswith("torch.nn.functional.") or q.count(".") == 1):
@@ -197,6 +202,18 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[tuple[ast.AST, list[tu
 
 
 #: the losses of ``torch.nn.functional`` that take the input and the target on one device
+def _operator_method(res: ScopeResult, c: CallEvent) -> list[tuple[ast.AST, Value]] | None:
+    """The operands of a tensor method that spells an operator (``out.eq(labels)`` is
+    ``out == labels``): the tensor it is called on and its positional arguments."""
+    func = c.node.func
+    if c.callee is not Callee.METHOD or c.qualname not in OPERATOR_METHODS or c.receiver is None \
+            or not c.receiver.is_(Kind.TENSOR) or not isinstance(func, ast.Attribute):
+        return None
+    ops: list[tuple[ast.AST, Value]] = [(func.value, c.receiver)]
+    ops += [(a, v) for a in c.node.args if not isinstance(a, ast.Starred) and (v := res.value(a)) is not None]
+    return ops if len(ops) >= 2 else None
+
+
 _LOSSES = frozenset("""cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss huber_loss
     binary_cross_entropy binary_cross_entropy_with_logits kl_div soft_margin_loss
     multilabel_soft_margin_loss multilabel_margin_loss multi_margin_loss poisson_nll_loss

@@ -72,9 +72,28 @@ Flags a call `model(x)` when, in one scope,
   module-level names bound once and rebound by no function, and attributes of them the
   file never assigns).
 
-The findings of the last three forms carry their evidence: the model's move, where the
+* (from the device-flow analysis) a call of a function or method of the file (`net.train(x)`,
+  `evaluate(model, x)`, `self.fit(x)` when no subclass in the file overrides `fit`) is
+  given, as a positional argument, an item of a loader's batch never moved while another
+  item of the same batch is, or a tensor made on the CPU (as the third and fourth forms
+  say), and the callee hands that argument unchanged -- through its own calls of the
+  file's functions and methods, on a loop's first round -- to the input of a module with
+  weights that is on a device the code chose, in the caller's terms: `net.train(x_pos)` ->
+  `layer.train(h)` for `layer` in a list of layers moved in `Net.__init__` ->
+  `self.forward(x)` (a module's `forward` called by name runs the module); reported at the
+  outermost call.
+
+In the third and fourth forms, a global model that the calling function finds unmoved is on
+the device when a caller of that function moves it in place (`model.to(device)` as a
+statement of its body, in no branch or loop) and then calls the function in a later
+statement, with no move or assignment of it, and no call of a function of the file that
+moves it, in between (`train()` moves the global `model` and then calls `test()`, which
+runs `model(images)` on a batch's item).
+
+The findings of the flow forms carry their evidence: the model's move, where the
 input comes from (the batch, or where it was made), the other item's move and the call
-where they meet.
+where they meet (for the last form, the call that hands the input on and the module's call
+it reaches).
 
 A cast to a legacy tensor type is a move: `x.type(torch.cuda.FloatTensor)` (or the string
 `"torch.cuda.FloatTensor"`) puts `x` on the accelerator, `x.type(torch.FloatTensor)` on the
@@ -136,6 +155,14 @@ test another method may change, or a call after an early `return` rather than un
 not report a global model that a function of the file moves in place (it may run before
 the call), and a function called from outside the checked files may be given a moved model
 there.
+The last form follows only functions and methods of the same file, six calls deep, an
+argument passed by position to a call without `*args` or keywords, and a value handed on
+as it came in (moved, joined with another value on some path, or changed in a loop before
+the module's call on a round that may not be the first, it is not followed); the model of
+a method's own `self(...)` and a model moved by a library object (`Trainer`, an
+`Accelerator`) are not seen on the device by it.  A global model moved in place by a
+caller counts only for the function that caller calls directly after the move, not for
+the functions that function calls in turn.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load` (the fourth form excepted, given a
 `map_location` that is a device), passed to another call (`DataParallel`,
@@ -168,6 +195,7 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
+from torchferry.check.flow.feeds import Feed, call_feeds
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param
 from torchferry.check.flow.modclass import has_parameters
@@ -408,7 +436,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     seen = {(f.line, f.column) for f in found}
     yield from found
     for f in [*_batch_item_on_the_cpu(ctx), *_cpu_loader_item(ctx), *_made_on_the_cpu(ctx, m),
-              *_model_left_behind(ctx)]:
+              *_model_left_behind(ctx), *_handed_to_a_model(ctx)]:
         if (f.line, f.column) not in seen:
             seen.add((f.line, f.column))
             yield f
@@ -482,7 +510,7 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
                 continue
             via = _through_own_method(ff, res, c) if own else None
             # (last: it may interpret the callers)
-            moved = via[0] if via is not None else None if own else _model_on_device(ff, res, c.func)
+            moved = via[0] if via is not None else None if own else _model_at_call(ff, res, c)
             if moved is not None:
                 yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0],
                                     via[1] if via is not None else None)
@@ -540,7 +568,7 @@ def _cpu_loader_item(ctx: Context) -> Iterator[Finding]:
             made = _torchvision_loader(ff, res, loop)
             if made is None:
                 continue
-            moved = _model_on_device(ff, res, c.func)  # (last: it may interpret the callers)
+            moved = _model_at_call(ff, res, c)  # (last: it may interpret the callers)
             if moved is not None:
                 yield _loader_finding(ctx, c, a, v, moved, made)
 
@@ -690,7 +718,7 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     made = _cpu_made(v) or _tokenized(res, a, v)
     if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
         return None
-    moved = _model_on_device(ff, res, model)
+    moved = _model_at_call(ff, res, c) if c.callee is Callee.MODULE else _model_on_device(ff, res, model)
     if moved is None or other_arm_of_move(ff, c.node, moved):
         return None
     return _made_finding(ctx, c, a, moved, made, first)
@@ -1066,6 +1094,20 @@ def _placed(origin: Origin) -> str:
     return "loaded onto the device" if origin.op is Op.LOADED else "moved to the device"
 
 
+def _model_at_call(ff: FileFlow, res: ScopeResult, c: CallEvent) -> Origin | None:
+    """Why the model ``c`` calls is on an accelerator (:func:`_model_on_device`), or, for a
+    global of the file that the function calls unmoved, the move of it in place that
+    precedes, in its caller, a call of the function (``train()`` runs ``model.to(device)``
+    then ``test()``, which calls ``model(images)``)."""
+    moved = _model_on_device(ff, res, c.func)
+    func = c.node.func
+    if moved is not None or not isinstance(func, ast.Name) or isinstance(res.node, ast.Module) \
+            or func.id in _locals(res) or func.id in res.params or not c.func.places:
+        return moved
+    at_calls = ff.moved_before_a_call(res.node, func.id)
+    return _model_on_device(ff, res, at_calls) if at_calls is not None else None
+
+
 def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
                      depth: int = 0) -> Origin | None:
     """Why ``model`` is on an accelerator: its move (in this scope or one a call of this
@@ -1109,4 +1151,61 @@ def _item_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Orig
     steps.append(ev.at(ctx, other.node, "another item of that batch is moved here"))
     steps.append(ev.at(ctx, c.node, f"they meet in `{name}(...)` here" if via is None
                        else f"it is handed here to `{ctx.text(c.node.func)}`, which calls `{name}` on it"))
+    return replace(f, evidence=tuple(steps))
+
+
+def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
+    """A call of a function or method of this file given, as a positional argument, an
+    unmoved item of a loader's batch (another item of the batch moved) or a tensor made on
+    the CPU, which the callee hands unchanged -- through its own calls, a loop's first
+    round -- to a module with weights that the analysis places on an accelerator
+    (``net.train(x)`` -> ``layer.train(h)`` -> ``self.forward(x)``, see
+    :mod:`torchferry.check.flow.feeds`)."""
+    ff: FileFlow = ctx.flow
+    for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
+        moves = _batch_moves(res)
+        for c in list(res.calls.values()):
+            if c.callee not in (Callee.FUNCTION, Callee.METHOD):
+                continue
+            for i, v, feed in call_feeds(ff, res, c):
+                a = c.node.args[i]
+                loop = _unmoved_item(v)
+                item = loop is not None and id(loop) in moves and not _whole(a, loop)
+                made = None if item else _cpu_made(v)
+                if not item and made is None:
+                    continue
+                inner = feed.call._replace(func=feed.module)
+                if not _has_weights(ctx, inner):
+                    continue
+                moved = _model_on_device(ff, res, feed.module)
+                if moved is None:
+                    continue
+                yield _handed_finding(ctx, c, a, v, moved, feed,
+                                      moves[id(loop)][0] if item and loop is not None else None, made)
+                break
+
+
+def _handed_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin, feed: Feed,
+                    other: CallEvent | None, made: Origin | None) -> Finding:
+    """The finding of an input left on the CPU that a call hands on to a model on the
+    device (``other``: the move of another item of its batch; ``made``: where it was made)."""
+    name, x, call = ctx.text(feed.call.node.func), ctx.text(a), ctx.text(c.node.func)
+    if other is not None:
+        what = f"an item of the loader's batch, is never moved (the batch's other items are: `{ctx.text(other.node)}`)"
+    else:
+        what = f"made on the CPU (`{made.text if made else x}`), is never moved"
+    f = ctx.finding(
+        CODE, c.node,
+        f"`{call}(...)` hands `{x}` to `{name}`, which is on the device, but `{x}`, {what}: on a GPU "
+        "machine this call fails with \"Input type (torch.FloatTensor) and weight type "
+        f"(torch.cuda.FloatTensor) should be the same\" (or \"Expected all tensors to be on the same "
+        f"device\"); move it too (`{x}.to(device)`)")
+    steps = [ev.step(ctx, moved, f"the model is {_placed(moved)} at {ev.where(moved)}")]
+    source = ev.first(v, Op.BATCH) if other is not None else made
+    if source is not None:
+        steps.append(ev.step(ctx, source, f"`{x}` comes from {ev.where(source)} and is never moved"))
+    if other is not None:
+        steps.append(ev.at(ctx, other.node, "another item of that batch is moved here"))
+    steps.append(ev.at(ctx, c.node, f"it is handed here to `{call}`"))
+    steps.append(ev.at(ctx, feed.call.node, f"which gives it, unchanged, to `{name}(...)` here"))
     return replace(f, evidence=tuple(steps))

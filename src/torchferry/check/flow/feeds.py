@@ -1,0 +1,183 @@
+"""Which parameters of a function reach a module's weights as they came in.
+
+A function *feeds* its parameter ``k`` to a module when, on some call of the function, the
+value of parameter ``k`` -- unchanged in place (``h = x``, ``x.view(-1)``, a helper that
+gives back a copy of it: not moved, not joined with anything else) -- is the input (the
+first positional argument) of that module's call::
+
+    class Net(nn.Module):
+        def predict(self, x):                    # feeds x (parameter 1) ...
+            h = x
+            for layer in self.layers:            # ... to the first layer, on the loop's
+                h = layer(h)                     #     first round
+            return h
+
+A call of a function of the file that feeds one of its parameters feeds the caller's
+parameter it is given, so ``net.train(x_pos, x_neg)`` -> ``layer.train(h_pos, h_neg)``
+-> ``self.forward(x_pos)`` is followed down to the module: the module is given in the
+caller's terms (a parameter's place, ``self``'s, replaced by the argument's), so at the
+outermost call it is the value the caller holds (``layer``, an item of ``self.layers``,
+moved in ``__init__``).  In a loop, a call counts when its first run surely sees the
+parameter as it came in (:func:`~torchferry.check.flow.first_run.first_run`).
+
+Only functions and methods of the same file are followed (a module class's method called
+on an instance the file built, ``net.train(x)``; ``self.step(x)``; ``helper(x)``), six
+calls deep; a call that spreads ``*args`` or passes the parameter by keyword is not.
+"""
+
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING, NamedTuple
+
+from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
+from torchferry.check.flow.first_run import first_run
+from torchferry.check.flow.lattice import Kind, Value, Where, substitute
+from torchferry.check.flow.program import mro
+
+if TYPE_CHECKING:
+    from torchferry.check.flow.program import ClassInfo, FileFlow
+
+#: calls followed below the function asked about
+MAX_FEED_DEPTH = 6
+
+
+class Feed(NamedTuple):
+    """A parameter handed, as it came in, to a module's call.
+
+    ``module``: the module in the terms of the function asked about (its places are that
+    function's, a parameter's place standing for whatever the caller gives);
+    ``call``: the module's call, in the scope ``scope`` (the innermost function);
+    ``via``: the calls that hand the parameter down to it, outermost first."""
+
+    param: int
+    module: Value
+    call: CallEvent
+    scope: ScopeResult
+    via: tuple[CallEvent, ...] = ()
+
+
+def feeds(ff: FileFlow, res: ScopeResult, depth: int = 0,
+          active: frozenset[int] = frozenset()) -> dict[int, list[Feed]]:
+    """The parameters of ``res``'s function that reach a module's input as they came in
+    (parameter index -> the modules they reach; see the module docstring)."""
+    out: dict[int, list[Feed]] = {}
+    if depth > MAX_FEED_DEPTH or id(res.node) in active:
+        return out
+    memo = ff.feeds_memo
+    done = memo.get(id(res.node))
+    if done is not None:  # (inside a cycle, what was found before it closed: fewer feeds)
+        return done
+    active = active | {id(res.node)}
+    memo[id(res.node)] = out
+    for c in list(res.calls.values()):
+        event = first_run(res, c.node) or c
+        fed = _module_input(event)
+        if fed is not None:
+            k = _as_param(fed[1])
+            if k is not None:
+                out.setdefault(k, []).append(Feed(k, fed[0], event, res))
+            continue
+        for _, arg, inner in call_feeds(ff, res, event, depth, active):
+            k = _as_param(arg)
+            if k is not None:
+                out.setdefault(k, []).append(inner._replace(param=k))
+    return out
+
+
+def call_feeds(ff: FileFlow, res: ScopeResult, c: CallEvent, depth: int = 0,
+               active: frozenset[int] = frozenset()) -> list[tuple[int, Value, Feed]]:
+    """For ``c``, a call in ``res`` of a function or method of this file: each positional
+    argument the callee hands to a module's input, as (its index among ``c.node.args``,
+    its value, the feed with the module in the caller's terms and ``c`` first in ``via``)."""
+    target = _target(ff, res, c)
+    if target is None:
+        return []
+    callee, bound, first = target
+    out = []
+    for j, found in feeds(ff, callee, depth + 1, active).items():
+        i = j - first
+        if not 0 <= i < len(c.node.args) or str(j) not in bound:
+            continue
+        arg = bound[str(j)]
+        for f in found:
+            lifted = f._replace(module=substitute(f.module, bound), via=(c, *f.via))
+            out.append((i, arg, lifted))
+    return out
+
+
+def _target(ff: FileFlow, res: ScopeResult, c: CallEvent) -> tuple[ScopeResult, dict[str, Value], int] | None:
+    """The callee's interpretation, the values bound to its parameters (by index) and the
+    parameter that the call's first positional argument binds, for a call of a function
+    or method of this file (None otherwise, or when the call spreads ``*args`` or uses
+    keywords)."""
+    if c.callee not in (Callee.FUNCTION, Callee.METHOD) or c.node.keywords or any(
+            isinstance(a, ast.Starred) for a in c.node.args):
+        return None
+    if c.callee is Callee.METHOD:
+        recv = c.receiver
+        info = ff.class_of(recv) if recv is not None and c.qualname else None
+        found = info.method(c.qualname) if info is not None and c.qualname else None
+        if found is None or found[0].ff is not ff or recv is None:
+            return None
+        values: tuple[Value, ...] = (recv, *c.args)
+        fn: ast.AST = found[1]
+        first = 1
+    else:
+        cls = ff.method_of.get(id(res.node))
+        self_name = res.params[0] if cls is not None and res.params else None
+        t = ff.target_of(c.node, cls, self_name)
+        if t is None or t[0] is not ff or t[2] > 1 or \
+                cls is not None and t[2] == 1 and _overridden(ff, cls, t[1]):
+            return None
+        fn, first = t[1], t[2]
+        values = c.args
+        # (``self.f(x)`` is recorded with ``self`` first; ``helper(x)`` with ``x`` first)
+        if len(values) != len(c.node.args) + first:
+            return None
+    if len(values) != len(c.node.args) + first:
+        return None
+    callee = ff.summary(fn, ff)
+    if callee is None:
+        return None
+    return callee, {str(k): v for k, v in enumerate(values)}, first
+
+
+def _overridden(ff: FileFlow, cls: ClassInfo, fn: ast.AST) -> bool:
+    """Does a subclass of ``cls`` in this file define its own ``fn`` (``self.step(x)`` may
+    run that one instead)?"""
+    name = getattr(fn, "name", "")
+    for info in ff.classes.values():
+        own = info.methods.get(name)
+        if own is not None and own is not fn and any(b is cls for b in mro(info)):
+            return True
+    return False
+
+
+def _module_input(c: CallEvent) -> tuple[Value, Value | None] | None:
+    """The module a call runs and its input (the first positional argument, not
+    ``*args``): a module's call, ``model(x)``, or its ``forward`` called by name,
+    ``self.forward(x)`` (a ``forward`` of the file is recorded as a function given
+    ``self`` first).  None for any other call."""
+    func = c.node.func
+    named = isinstance(func, ast.Attribute) and func.attr == "forward"
+    if c.callee is Callee.MODULE:
+        module, values = c.func, c.args
+    elif named and c.callee is Callee.METHOD and c.receiver is not None and c.receiver.is_(Kind.MODULE):
+        module, values = c.receiver, c.args
+    elif named and c.callee is Callee.FUNCTION and c.args and c.args[0].is_(Kind.MODULE) \
+            and len(c.args) == len(c.node.args) + 1:
+        module, values = c.args[0], c.args[1:]
+    else:
+        return None
+    if not c.node.args or isinstance(c.node.args[0], ast.Starred) or not values:
+        return module, None
+    return module, values[0]
+
+
+def _as_param(v: Value | None) -> int | None:
+    """The parameter ``v`` is, when it lives where that parameter does and nowhere else."""
+    if v is None or v.places is None or len(v.places) != 1:
+        return None
+    p = next(iter(v.places))
+    return int(p.ref) if p.where is Where.PARAM else None
