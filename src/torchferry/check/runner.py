@@ -809,8 +809,8 @@ def _parallel_ends(
     """Check the files in forked worker processes, each taking files from one end of the
     list (in the order given: a directory's files together).  The analysis of a file reads
     the other files its calls reach, and keeps them: the files a worker checks are then
-    mostly the ones it has already read, where the same files handed out largest first
-    made each worker read about 60 more of timm's files."""
+    mostly the ones it has already read (timm, two workers: 130 other files parsed, where
+    handing out the largest first parsed 181)."""
     global _ITEMS
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
