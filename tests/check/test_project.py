@@ -233,3 +233,34 @@ def test_a_tensor_made_in_another_file_reaches_the_moved_model(tmp_path: Path) -
     assert ("data.py", 9) in notes  # where the tensor is made
     (tmp_path / "main.py").write_text(LANGUAGE_MODEL.format(move=".to(device)"))
     assert codes(check_paths(paths, opts, jobs=1)) == []
+
+
+def test_a_file_a_call_reached_before_its_turn_is_parsed_once(tmp_path: Path, monkeypatch) -> None:
+    """``a.py`` calls ``b.make``: the analysis parses ``b.py`` then, and ``b.py``'s own
+    check reuses that tree; an edit between the two (another text) is parsed afresh."""
+    from torchferry.check import engine
+    from torchferry.check.flow import Project
+
+    (tmp_path / "a.py").write_text(
+        "import torch\nfrom b import make\n\ndef run(d):\n    return make().to(d)\n"
+    )
+    (tmp_path / "b.py").write_text("import torch\n\ndef make():\n    return torch.ones(2)\n")
+    parsed: list[str] = []
+    real = engine._parse
+    monkeypatch.setattr(engine, "_parse", lambda s, p: parsed.append(Path(p).name) or real(s, p))
+    opts = Options(root=tmp_path, target_torch_version=None)
+    outcomes = check_paths([tmp_path / "a.py", tmp_path / "b.py"], opts, jobs=1)
+    assert codes(outcomes) == []
+    assert parsed == ["a.py", "b.py"]  # b.py by the analysis of a.py's call, then reused
+    project = Project({"/r/b.py": b"import torch\n"}, packages=set())
+    assert project.file_flow("/r/b.py") is not None
+    assert project.tree_of("/r/b.py", "import torch\n") is project.file_flow("/r/b.py").tree
+    assert project.tree_of("/r/b.py", "import torch  # edited\n") is None
+
+
+def test_the_run_hashes_a_file_as_the_cache_does() -> None:
+    from torchferry.check.cache import content_hash
+    from torchferry.check.flow import Project
+
+    project = Project({"/r/a.py": b"import torch\n"}, packages=set())
+    assert project.content_hash("/r/a.py") == content_hash(b"import torch\n")

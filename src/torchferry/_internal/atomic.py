@@ -341,11 +341,10 @@ def _temp_prefix(name: str) -> str:
 def _create_temp(directory: str, name: str) -> tuple[int, str]:
     flags = os.O_RDWR | os.O_CREAT | os.O_EXCL | getattr(os, "O_CLOEXEC", 0)
     flags |= getattr(os, "O_NOFOLLOW", 0)
-    import secrets  # here: its import loads OpenSSL, which a run that writes nothing never needs
-
     prefix = _temp_prefix(name)
     for _ in range(100):
-        tmp = os.path.join(directory, f"{prefix}{secrets.token_hex(6)}{TMP_SUFFIX}")
+        # what ``secrets.token_hex(6)`` returns, without importing it (it loads OpenSSL)
+        tmp = os.path.join(directory, f"{prefix}{os.urandom(6).hex()}{TMP_SUFFIX}")
         try:
             fd = os.open(tmp, flags, 0o666)  # the umask applies, as for open()
         except FileExistsError:

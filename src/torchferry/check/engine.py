@@ -228,6 +228,11 @@ def manage_gc(enable: bool = True) -> None:
     _frozen_base = _rss_base = None  # measured at the first look of the safety valve
 
 
+def gc_managed() -> bool:
+    """Whether :func:`manage_gc` is on (this process is ``ferry check``'s)."""
+    return _MANAGE_GC
+
+
 def _parse(source: str, path: str) -> ast.Module:
     """``ast.parse`` without the warnings the parser may emit about the checked code
     (invalid escape sequences: a SyntaxWarning printed on stderr since Python 3.12, or
@@ -244,6 +249,21 @@ def parse_nested(source: str, path: str) -> ast.Module:
     call reached it): the file's own analysis is alive, so no collection runs first."""
     if _MANAGE_GC:
         return _parse_frozen(source, path, collect=False)
+    return _parse(source, path)
+
+
+def _tree(source: str, path: str, project: Project | None) -> ast.Module:
+    """The syntax tree of a checked file: the one an earlier call into it parsed, when the
+    run's analysis kept it (:meth:`~torchferry.check.flow.project.Project.tree_of`), else
+    :func:`_parse`'s."""
+    if project is not None:
+        kept = project.tree_of(os.path.abspath(path), source)
+        if kept is not None:
+            if _MANAGE_GC:
+                import gc
+
+                gc.collect()  # as before a parse: the previous file's analysis
+            return kept
     return _parse(source, path)
 
 
@@ -331,7 +351,7 @@ end_line=2, end_column=4, fix=None, evidence=())
     sel = _normalise(select)
     ign = _normalise(ignore) or ()
     try:
-        tree = _parse(source, path)
+        tree = _tree(source, path, project)
     except (SyntaxError, ValueError, RecursionError, MemoryError) as exc:
         if _reports_syntax_errors(ign):
             return [syntax_error_finding(source, exc)]

@@ -95,10 +95,14 @@ class Project:
         for p, m in self.module_of.items():
             self.by_module.setdefault(m, p)
         self._flows: OrderedDict[str, FileFlow] = OrderedDict()
+        #: the text each kept analysis of another file was parsed from (see :meth:`tree_of`)
+        self._texts: dict[str, str] = {}
         self._deps: dict[str, frozenset[str]] = {}
         self._imports: dict[str, frozenset[str]] = {}
         self._found: dict[tuple[str, str], str | None] = {}
         self._hashes: dict[str, int] = {}
+        self._digests: dict[str, str] = {}
+        self._folders: dict[str, str] = {}
         self._importers: dict[str, set[str]] | None = None
         self.budget = Budget(SUMMARY_BUDGET)
 
@@ -129,7 +133,10 @@ class Project:
         # an absolute import reads only the directory of ``from_path``: the answer is kept
         # for every file of that directory (the files scanned for imports ask the same
         # ``torch``, ``torch.nn``... again and again)
-        key = (os.path.dirname(from_path), module)
+        folder = self._folders.get(from_path)
+        if folder is None:
+            folder = self._folders[from_path] = os.path.dirname(from_path)
+        key = (folder, module)
         try:
             return self._found[key]
         except KeyError:
@@ -161,7 +168,18 @@ class Project:
     def add(self, ff: FileFlow) -> None:
         """Register the analysis of the file being checked (calls back into it reuse it)."""
         self._flows[ff.path] = ff
+        self._texts.pop(ff.path, None)
         self.budget = Budget(SUMMARY_BUDGET)
+
+    def tree_of(self, path: str, source: str) -> ast.Module | None:
+        """The syntax tree of ``source`` if a call reached ``path`` before its own turn and
+        the kept analysis of it was parsed from that same text: the file's check reuses it
+        instead of parsing the file a second time (the tree is only read, never changed)."""
+        text = self._texts.get(path)
+        if text is None or text != source:
+            return None
+        ff = self._flows.get(path)
+        return ff.tree if ff is not None else None
 
     def file_flow(self, path: str) -> FileFlow | None:
         ff = self._flows.get(path)
@@ -171,14 +189,16 @@ class Project:
         data = self.files.get(path)
         if data is None or not self.budget.take():
             return None
+        text = data.decode("utf-8", "surrogateescape")
         try:
-            tree = self._parse(data.decode("utf-8", "surrogateescape"), path)
+            tree = self._parse(text, path)
         except (SyntaxError, ValueError, RecursionError, MemoryError):
             return None
         ff = FileFlow(tree, path, self, self.module_classes)
         self._flows[path] = ff
+        self._texts[path] = text
         while len(self._flows) > KEEP_FILES:
-            self._flows.popitem(last=False)
+            self._texts.pop(self._flows.popitem(last=False)[0], None)
         return ff
 
     def resolve(self, ff: FileFlow, qual: str, depth: int = 0) -> tuple[FileFlow, ast.AST] | None:
@@ -347,12 +367,21 @@ class Project:
             return ""
         values = self._hashes
         if len(values) < len(self.files):  # each file's part, made once
-            for d, data in self.files.items():
+            for d in self.files:
                 if d not in values:
                     h = blake2b(d.encode("utf-8", "surrogateescape") + b"\0", digest_size=16)
-                    h.update(data)
+                    h.update(self.content_hash(d).encode())
                     values[d] = int.from_bytes(h.digest(), "big")
         return f"+{sum(map(values.__getitem__, deps)) & _MASK128:032x}"
+
+    def content_hash(self, path: str) -> str:
+        """The hex BLAKE2b-128 digest of a file's bytes (what
+        :func:`torchferry.check.cache.content_hash` gives), made once: the cache key of
+        the file's own entry and its part of the others' :meth:`dependency_salt`."""
+        done = self._digests.get(path)
+        if done is None:
+            done = self._digests[path] = blake2b(self.files[path], digest_size=16).hexdigest()
+        return done
 
 
 def import_statements(data: bytes) -> tuple[list[re.Match[bytes]], list[re.Match[bytes]]]:
