@@ -23,7 +23,7 @@ files in them, in code their tests run:
 
     python benchmarks/check_fix_tests.py --export /work/.mirror --venv /tmp/fixtests-venv
     python benchmarks/check_fix_tests.py --venv /tmp/fixtests-venv   # set up once, then run
-    python benchmarks/check_fix_tests.py --only naver/roma               # one code base
+    python benchmarks/check_fix_tests.py --only kymatio/kymatio          # one code base
 
 ``--export GIT_DIR`` writes each snapshot from ``GIT_DIR/OWNER+NAME`` (a clone or bare
 mirror holding the pinned commit: ``git clone --mirror https://github.com/OWNER/NAME``)
@@ -372,15 +372,15 @@ def table(rows: Sequence[Measured]) -> str:
 # -- the virtual environment of the suites ------------------------------------------------
 
 
-def ensure_venv(venv: Path, chosen: Sequence[CodeBase]) -> Path:
+def ensure_venv(venv: Path) -> Path:
     """The python of ``venv``; created, with torch, pytest and the code bases' pinned
     requirements, when it does not exist."""
     python = venv / "bin" / "python"
     if not python.is_file():
         print(f"creating {venv} (torch, pytest and the suites' requirements)", flush=True)
         subprocess.run([sys.executable, "-m", "venv", str(venv)], check=True)
-        reqs = sorted({r for cb in chosen for r in cb.requires})
-        base = [TORCH_PIN, "pytest==8.4.2", "numpy", "pygls", "lsprotocol"]
+        reqs = sorted({r for cb in CODEBASES for r in cb.requires})  # all: --only reuses it
+        base = [TORCH_PIN, "pytest==9.2.0", "numpy==2.4.6", "pygls==2.1.1", "lsprotocol==2025.0.0"]
         subprocess.run([str(python), "-m", "pip", "install", "-q", *base, *reqs], check=True)
     return python
 
@@ -430,7 +430,7 @@ def main(argv: Sequence[str] | None = None) -> int:
             file=sys.stderr,
         )
         return 2
-    python = ensure_venv(args.venv, chosen)
+    python = ensure_venv(args.venv)
     rows = []
     for cb in chosen:
         print(f"{cb.repo}: running its tests, fixing, running them again", flush=True)
