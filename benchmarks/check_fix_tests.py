@@ -94,6 +94,30 @@ CODEBASES: tuple[CodeBase, ...] = (
         ("torchdiffeq==0.2.5", "torchsde==0.2.6", "scipy==1.17.1"),
         simulate=True,
     ),
+    # FRY003 (the default rule set's safe fix) in a test of the pairwise probit model
+    CodeBase(
+        "facebookresearch/aepsych",
+        "7c30684431d55cbf8caf5a1433e6c115bf65488b",
+        ("tests/models/test_pairwise_probit.py", "-k", "pairs_to_comparisons or 1d"),
+        (
+            "botorch==0.18.1",
+            "gpytorch==1.15.2",
+            "linear_operator==0.6.1",
+            "pandas==3.1.1",
+            "statsmodels==0.15.0",
+            "dill==0.4.1",
+            "SQLAlchemy==1.4.46",
+            "aepsych_client==0.5.0",
+            "matplotlib==3.11.2",
+            "scikit-learn==1.9.1",
+            "scipy==1.17.1",
+            "tqdm==4.70.1",
+            "torcheval==0.0.7",
+            "pathos==0.3.5",
+            "multiprocess==0.70.19",
+        ),
+        simulate=True,
+    ),
     # FRY009 in a model of its fixtures, which its tests summarise
     CodeBase(
         "TylerYep/torchinfo",
