@@ -943,6 +943,9 @@ def fix_mode(dirs: Sequence[Path], select: str, unsafe: bool) -> int:
             shutil.copytree(d, copy, ignore=shutil.ignore_patterns(".ferry_cache"))
             before_parse = {rel for rel in _digests(copy) if _parses(copy / rel) is not None}
             before = _digests(copy)
+            # counted on the copy: a snapshot checked in place can fall under the
+            # configuration of a checkout around it, the copy does not
+            before_count = len(run_check(copy, select, ["--no-cache"])[0])
             first, err1 = run_check(copy, select, extra)
             after = _digests(copy)
             changed = [rel for rel in after if after[rel] != before.get(rel)]
@@ -955,7 +958,6 @@ def fix_mode(dirs: Sequence[Path], select: str, unsafe: bool) -> int:
             again = _digests(copy)
             moved = [rel for rel in again if again[rel] != after.get(rel)]
             errors = [line for line in (err1 + err2).splitlines() if "error" in line]
-            before_count = len(run_check(d, select)[0])  # the original corpus (cached)
             applied = before_count - len(first)
             rows.append(
                 f"| {package} | {applied} | {len(changed)} | {len(broken)} | "
