@@ -582,6 +582,30 @@ def test_fry003_fix_is_safe_only_on_a_tensor_made_in_the_same_scope(made) -> Non
         assert f.fix is None or not f.fix.safe
 
 
+@pytest.mark.parametrize("made", [
+    "t, _ = pair()",  # an item of a callee's tuple, unpacked
+    "t = pair()[0]",  # an item of a callee's tuple, by subscript
+    "t = table()['a']",  # a value of a callee's dict
+])
+def test_fry003_fix_is_not_safe_on_a_part_of_a_callees_return(made) -> None:
+    """The tensor is made in the callee, not in the scope the fix edits: reported, and
+    the fix is offered as unsafe only."""
+    code = (
+        "import numpy as np, torch\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+        "def pair():\n"
+        "    return torch.ones(2).to(device), 1\n"
+        "def table():\n"
+        "    return {'a': torch.ones(2).to(device)}\n"
+        "def f():\n"
+        f"    {made}\n"
+        "    return np.asarray(t)\n"
+    )
+    found = check_source(code, "<case>", select=["FRY003"])
+    assert [f.line for f in found] == [9]
+    assert found[0].fix is not None and not found[0].fix.safe
+
+
 def test_fry003_fix_stays_safe_on_a_tensor_made_and_computed_in_the_same_scope() -> None:
     code = (
         "import numpy as np, torch\n"

@@ -842,8 +842,7 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     passed = [bound_args.get(str(k)) for k in result.returned_params]
     if passed and not result.returns_other and all(a is not None for a in passed):
         v = join_all(a for a in passed if a is not None)  # the arguments themselves
-    if v.basis is Basis.CONSTRUCTED:  # made in the callee, not in this scope
-        v = v._replace(basis=Basis.INFERRED)
+    v = _made_elsewhere(v)  # made in the callee, not in this scope
     if owner is not ev.ff:
         v = _relocate(v, owner.path)
     if v.places is None and v.kinds is None:
@@ -851,6 +850,20 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if receiver is not None:
         return ev.record(node, Callee.METHOD, target.name, UNKNOWN, receiver, given, kws, v)
     return ev.record(node, Callee.FUNCTION, target.name, UNKNOWN, None, args, kws, v)
+
+
+def _made_elsewhere(v: Value) -> Value:
+    """``v`` as a caller sees a callee's return: nothing in it, its items and its
+    container's parts included, is constructed in the caller's scope, so a safe fix can
+    never rest on it (:func:`torchferry.check.flow.safety.tensor_by_construction`)."""
+    if v.basis is not Basis.CONSTRUCTED and v.elts is None and v.item is None and v.keys is None:
+        return v
+    return v._replace(
+        basis=min(v.basis, Basis.INFERRED),
+        elts=None if v.elts is None else tuple(_made_elsewhere(e) for e in v.elts),
+        item=None if v.item is None else _made_elsewhere(v.item),
+        keys=None if v.keys is None else tuple((k, _made_elsewhere(x)) for k, x in v.keys),
+    )
 
 
 def _returns_given(ev: Evaluator, owner: FileFlow, target: ast.FunctionDef | ast.AsyncFunctionDef,
