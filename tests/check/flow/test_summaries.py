@@ -373,6 +373,27 @@ def test_a_loader_yields_what_its_collate_function_returns(snippet):
     assert b.is_(Kind.BATCH)  # a pair: the batch as before
 
 
+def test_return_tensors_pt_gives_tensors_made_on_the_cpu(snippet):
+    s = snippet("""
+        import torch
+        from transformers import AutoTokenizer
+        tok = AutoTokenizer.from_pretrained("bert-base-uncased")
+        def encode(text, dev):
+            a = tok(text, return_tensors="pt")
+            b = tok.encode(text, return_tensors="pt")
+            c = tok(text, return_tensors="np")
+            d = tok(text, return_tensors="pt")
+            d.to(dev)
+            return a, a["input_ids"], b, c, d
+    """)
+    a, ids, b, c, d = s.function("encode").returns.elts
+    assert a.kinds is None and s.wheres(a) == {"CPU"}  # a mapping (or, for encode, a tensor)
+    assert ids.is_(Kind.TENSOR) and s.wheres(ids) == {"CPU"}
+    assert s.wheres(b) == {"CPU"}
+    assert c.item is None and s.wheres(c) != {"CPU"}  # NumPy arrays: not this fact
+    assert s.wheres(d) != {"CPU"}  # ``d.to(dev)`` as a statement moves a mapping in place
+
+
 def test_torchvision_transforms_return_tensors_made_on_the_cpu(snippet):
     s = snippet("""
         import torchvision.transforms as T

@@ -31,6 +31,7 @@ from torchferry.check.flow.lattice import (
     param,
     unknown,
 )
+from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MOVE_NAMES
 
 if TYPE_CHECKING:
@@ -193,6 +194,19 @@ class Interp:
             from torchferry.check.flow.resolve import move_in_place
 
             move_in_place(self.ev, call.func, v)
+        elif isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                call.func.attr in MOVE_NAMES and isinstance(call.func.value, ast.Name):
+            self._batch_moved_in_place(call.func.value)
+
+    def _batch_moved_in_place(self, recv: ast.Name) -> None:
+        """``batch.to(device)`` as a statement on the whole batch of a loader (``for batch
+        in loader``), an object of a class the analysis does not know: its ``.to`` may move
+        its fields in place (a tokenizer's ``BatchEncoding``, a collate function's batch
+        class), so where it and its items are afterwards is not known (a tensor's copy
+        would be discarded: FRY002 holds the whole batch to be such an object too)."""
+        v = self.res.value(recv)
+        if v is not None and v.is_(Kind.BATCH) and whole_batch(self.node, recv):
+            self.env[recv.id] = v.at(None)
 
     def st_assign(self, st: ast.Assign) -> None:
         if (st.end_lineno or st.lineno) - st.lineno > LARGE_LITERAL and isinstance(

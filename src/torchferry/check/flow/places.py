@@ -55,3 +55,27 @@ def named_dtype(node: ast.expr) -> bool:
     """``w.dtype``, ``dtype``, ``self.torch_dtype``, ``args.precision``: a dtype by its name."""
     name = node.attr if isinstance(node, ast.Attribute) else getattr(node, "id", "")
     return "dtype" in name or "precision" in name
+
+
+def whole_batch(fn: ast.AST, recv: ast.expr) -> bool:
+    """``batch`` of ``for batch in loader`` (or ``for i, batch in enumerate(loader)``, or
+    ``batch = next(iter(loader))``) in the scope ``fn``: the batch object, not one of its
+    items."""
+    if not isinstance(recv, ast.Name):
+        return False
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
+                isinstance(node.value.func, ast.Name) and node.value.func.id == "next" and \
+                any(isinstance(t, ast.Name) and t.id == recv.id for t in node.targets):
+            return True
+        if not isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
+            continue
+        target = node.target
+        if isinstance(target, ast.Name) and target.id == recv.id:
+            return True
+        it = node.iter
+        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" \
+                and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
+                and isinstance(target.elts[1], ast.Name) and target.elts[1].id == recv.id:
+            return True
+    return False

@@ -460,7 +460,7 @@ def _unknown_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args:
     is unknown."""
     if attr in vocab.MODULE_SELF:
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, recv)
-    if recv.known_places:
+    if recv.known_places and not _tensors_on_the_cpu(node):
         v = Value(None, recv.places, recv.origins, Basis.INFERRED)
         _escape(ev, node)
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
@@ -950,7 +950,27 @@ def _unresolved(ev: Evaluator, node: ast.Call, qual: str | None, fv: Value, args
     _escape(ev, node)
     v = Value(None, None, (_made(node, f"{qual or '?'}(...)", Op.RETURNED),), Basis.HINT,
               reason=reason)
+    if _tensors_on_the_cpu(node):
+        v = _cpu_tensors(node, v)
     return ev.record(node, Callee.UNRESOLVED, qual, fv, recv, args, kws, v)
+
+
+def _tensors_on_the_cpu(node: ast.Call) -> bool:
+    """Is ``node`` given ``return_tensors="pt"`` and no ``device`` (see
+    :data:`vocab.TENSORS_ON_THE_CPU`)?"""
+    key, value = vocab.TENSORS_ON_THE_CPU
+    return not any(k.arg == "device" or k.arg is None for k in node.keywords) and any(
+        k.arg == key and isinstance(k.value, ast.Constant) and k.value.value == value
+        for k in node.keywords)
+
+
+def _cpu_tensors(node: ast.Call, v: Value) -> Value:
+    """What a tokenizer or processor given ``return_tensors="pt"`` returns: on the CPU,
+    a ``BatchEncoding`` mapping (or, for ``encode``, one tensor) whose items are tensors
+    made there (its kind is left unknown: a mapping or a tensor)."""
+    text = f"{ast.unparse(node.func)}(..., return_tensors=\"pt\")"
+    item = Value.of(Kind.TENSOR, CPU, _made(node, text), Basis.INFERRED)
+    return v._replace(places=frozenset((CPU,)), item=item, reason=None)
 
 
 __all__ = ["call_value", "join", "join_all"]

@@ -36,6 +36,12 @@ MOVES: dict[str, Where] = {"cuda": Where.ACCEL, "xpu": Where.ACCEL, "mps": Where
 #: methods that move a tensor or a module: ``.to()`` where its arguments say, the others
 #: where :data:`MOVES` says
 MOVE_NAMES = frozenset({"to", *MOVES})
+#: ``tokenizer(texts, return_tensors="pt")``, ``processor(images=x, return_tensors="pt")``,
+#: ``tokenizer.encode(text, return_tensors="pt")``: the keyword and value by which the
+#: tokenizers, feature extractors and processors of Hugging Face transformers return
+#: ``torch.Tensor``s (in a ``BatchEncoding`` mapping, or one tensor for ``encode``), built
+#: on the CPU (``BatchEncoding.to(device)`` moves them) unless a ``device=`` is given
+TENSORS_ON_THE_CPU = ("return_tensors", "pt")
 #: methods that move it to an accelerator (``.cuda()``)
 ACCEL_MOVES = frozenset(m for m, w in MOVES.items() if w is Where.ACCEL)
 #: those and ``.to()``: the moves that may put it on an accelerator

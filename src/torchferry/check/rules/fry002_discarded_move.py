@@ -78,6 +78,7 @@ from typing import NamedTuple
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import Basis, Callee, FileFlow, Kind, Op, ScopeResult, Value, Where
 from torchferry.check.flow.evidence import at, first
+from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MODEL_NAME
 from torchferry.check.names import BODY_FIELDS, MOVE_METHODS, short
 
@@ -185,7 +186,7 @@ def _tensor(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.expr,
     if v.is_(Kind.TENSOR):
         return _made(v, recv)
     if v.is_(Kind.BATCH):
-        if _whole_batch(res.node, recv) or graph and isinstance(recv, ast.Name):
+        if whole_batch(res.node, recv) or graph and isinstance(recv, ast.Name):
             return None  # a batch object (BatchEncoding, PyG's Data) moves in place
         loop = first(v, Op.BATCH)
         return Why("an item of what the data loader here yields", loop.node if loop else None)
@@ -205,30 +206,6 @@ def _made(v: Value, recv: ast.expr) -> Why:
     if o is not None:
         return Why("a tensor parameter (annotated so, or an input of a module's `forward`)")
     return Why("a tensor (computed from tensors)")
-
-
-def _whole_batch(fn: ast.AST, recv: ast.expr) -> bool:
-    """``batch`` of ``for batch in loader`` (or ``for i, batch in enumerate(loader)``, or
-    ``batch = next(iter(loader))``) in the scope ``fn``: the batch object, not one of its
-    items."""
-    if not isinstance(recv, ast.Name):
-        return False
-    for node in ast.walk(fn):
-        if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
-                isinstance(node.value.func, ast.Name) and node.value.func.id == "next" and \
-                any(isinstance(t, ast.Name) and t.id == recv.id for t in node.targets):
-            return True
-        if not isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
-            continue
-        target = node.target
-        if isinstance(target, ast.Name) and target.id == recv.id:
-            return True
-        it = node.iter
-        if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" \
-                and isinstance(target, ast.Tuple) and len(target.elts) == 2 \
-                and isinstance(target.elts[1], ast.Name) and target.elts[1].id == recv.id:
-            return True
-    return False
 
 
 def _reassigned(fn: ast.AST, st: ast.stmt, recv: ast.expr) -> bool:

@@ -41,7 +41,8 @@ Flags a call `model(x)` when, in one scope,
   tokenizer or processor of transformers makes those tensors on the CPU:
   `inputs = tokenizer(texts, return_tensors="pt")`, `tokenizer.encode(text,
   return_tensors="pt")`), bound to a name nothing else binds and never moved, not even in
-  place (`inputs.to(device)` as a statement moves a `BatchEncoding`).  In a loop, the
+  place (`inputs.to(device)` as a statement moves a `BatchEncoding`), or an item of what
+  such a call returned (`enc["input_ids"]`, or a list of those joined by `torch.cat`).  In a loop, the
   call's first run counts too: a tensor made on the CPU before the loop and replaced in it
   (`token = torch.cat([token, new], 0)` after `lm(token)`) meets the model on the first
   round, when every round runs the call (no test around it in the loop reads a name the
@@ -94,6 +95,12 @@ The findings of the flow forms carry their evidence: the model's move, where the
 input comes from (the batch, or where it was made), the other item's move and the call
 where they meet (for the last form, the call that hands the input on and the module's call
 it reaches).
+
+A whole batch of a loader (`for batch in loader`, `batch = next(iter(loader))`) whose
+`.to(device)` (or `.cuda()`) is a statement may be an object that moves its fields in place
+(a `BatchEncoding`, a collate function's batch class): it and its items are of unknown place
+afterwards, never reported as left on the CPU (`batch.to(device)` then `model(batch.audio)`);
+an item's discarded move (`x.to(device)` for `for x, y in loader`) still leaves it there.
 
 A cast to a legacy tensor type is a move: `x.type(torch.cuda.FloatTensor)` (or the string
 `"torch.cuda.FloatTensor"`) puts `x` on the accelerator, `x.type(torch.FloatTensor)` on the
@@ -160,7 +167,12 @@ argument passed by position to a call without `*args` or keywords, and a value h
 as it came in (moved, joined with another value on some path, or changed in a loop before
 the module's call on a round that may not be the first, it is not followed); the model of
 a method's own `self(...)` and a model moved by a library object (`Trainer`, an
-`Accelerator`) are not seen on the device by it.  A global model moved in place by a
+`Accelerator`) are not seen on the device by it (transformers' `Trainer` moves its model
+to `args.device` when built, but not a model-parallel or quantized one, nor under
+DeepSpeed, FSDP or a half-precision evaluation without training, which its arguments and
+the model decide: not used).  The whole batch object whose class the file defines (`def to(self,
+device): self.x = self.x.to(device)`) is not placed on the device after its in-place move,
+only left unknown.  A global model moved in place by a
 caller counts only for the function that caller calls directly after the move, not for
 the functions that function calls in turn.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
