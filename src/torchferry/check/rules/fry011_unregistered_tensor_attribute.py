@@ -109,7 +109,8 @@ from collections.abc import Iterable, Iterator
 
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
-from torchferry.check.flow.queries import moves, on_device_tensor, value_of
+from torchferry.check.flow.program import FileFlow
+from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
 from torchferry.check.flow.vocab import (
     MOVE_NAMES,
     REDUCTIONS,
@@ -243,6 +244,7 @@ class _Class:
             if not indexed_only:
                 found.extend(self._mixed_in(scope, attr, self_name))
             found.extend(self._indexed_on_device(scope, attr, self_name))
+            found = [s for s in found if not self._placed_before(s, attr, self_name)]
             if found:
                 break
         def key(s: Site) -> tuple[bool, int, int]:
@@ -250,6 +252,15 @@ class _Class:
             return f".{attr}" not in text, len(text), s.pos
 
         return min(found, key=key, default=None)
+
+    def _placed_before(self, site: Site, attr: str, self_name: str) -> bool:
+        """Is ``self.<attr>`` put where another tensor is on every path of the method to
+        ``site`` (``self.alpha = self.alpha.type_as(x)`` before ``self.alpha.gather(0, t)``,
+        also under ``if self.alpha.type() != x.type():``)?  See :class:`_Placement`."""
+        fn = site.ctx.scope.function
+        if fn is None or isinstance(fn, ast.Lambda):
+            return False
+        return _Placement(self.ff, attr, self_name, site.node).before(fn.body) is True
 
     def _mixed_in(self, scope: Scope, attr: str, self_name: str) -> list[Site]:
         """The operators and calls of one scope that combine ``self.<attr>`` with a tensor
@@ -458,6 +469,140 @@ class _Class:
             if b is not None and b.how is How.EXPR and b.value is not None and b.ctx.scope is scope:
                 return self._carries(b.value, attr, self_name, scope, d)
         return False
+
+
+class _Placement:
+    """Whether ``self.<attr>`` holds a value put where another tensor of the method is --
+    ``self.attr = <e>.type_as(t)``, ``<e>.to(t.device)``, ``<e>.to(t)`` with ``t`` a
+    tensor -- on every path from a method's entry to one node, statement by statement: a
+    must-analysis over the method's structure.  An ``if`` joins its arms (an arm that
+    returns or raises does not reach what follows); the arm where a test such as
+    ``self.attr.type() != t.type()`` or ``self.attr.device != t.device`` is false holds
+    the attribute where ``t`` is (a tensor's type names its device: ``torch.cuda.FloatTensor``);
+    a loop or a ``with`` body is entered as the statement before it left the attribute
+    (a loop may run no time); a ``try`` handler as the ``try`` was entered.  Any other
+    assignment to the attribute undoes the placement; a call that might reassign it
+    elsewhere is not seen."""
+
+    def __init__(self, ff: FileFlow, attr: str, self_name: str, node: ast.AST) -> None:
+        self.ff = ff
+        self.attr = attr
+        self.self_name = self_name
+        self.node = node
+
+    def before(self, stmts: list[ast.stmt], placed: bool = False) -> bool | None:
+        """Placed where ``node`` is evaluated, entering ``stmts`` with ``placed``; None when
+        ``node`` is not in ``stmts``."""
+        for st in stmts:
+            if not any(n is self.node for n in ast.walk(st)):
+                out = self.after(st, placed)
+                if out is None:
+                    return None  # (``node`` is not reached from here)
+                placed = out
+                continue
+            if isinstance(st, ast.If):
+                return self._first(placed, (st.body, placed),
+                                   (st.orelse, placed or self._place_test(st.test)))
+            if isinstance(st, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+                return self._first(placed, (st.body, placed), (st.orelse, placed))
+            if isinstance(st, ast.Try):
+                return self._first(placed, (st.body, placed),
+                                   *((h.body, placed) for h in st.handlers),
+                                   (st.orelse, self.block(st.body, placed) is True),
+                                   (st.finalbody, False))
+            return placed  # in the statement itself: as it was entered
+        return None
+
+    def _first(self, placed: bool, *blocks: tuple[list[ast.stmt], bool]) -> bool:
+        """The answer of the block holding ``node`` (in a test or a header: ``placed``)."""
+        for stmts, entry in blocks:
+            found = self.before(stmts, entry)
+            if found is not None:
+                return found
+        return placed
+
+    def block(self, stmts: list[ast.stmt], placed: bool) -> bool | None:
+        """Placed after ``stmts`` (None: they return or raise, nothing follows)."""
+        for st in stmts:
+            out = self.after(st, placed)
+            if out is None:
+                return None
+            placed = out
+        return placed
+
+    def after(self, st: ast.stmt, placed: bool) -> bool | None:
+        """Placed after one statement (None: it returns or raises)."""
+        if isinstance(st, (ast.Return, ast.Raise)):
+            return None
+        if isinstance(st, (ast.Assign, ast.AnnAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            if any(self._is_attr(t) for t in targets):
+                return st.value is not None and self._places(st.value)
+            return placed
+        if isinstance(st, ast.If):
+            return _all(self.block(st.body, placed),
+                        self.block(st.orelse, placed or self._place_test(st.test)))
+        if isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
+            body = self.block(st.body, placed)
+            return _all(placed and body is not False, self.block(st.orelse, placed))
+        if isinstance(st, (ast.With, ast.AsyncWith)):
+            return self.block(st.body, placed)
+        if isinstance(st, ast.Try):
+            body = self.block(st.body + st.orelse, placed)
+            out = _all(body, *(self.block(h.body, placed) for h in st.handlers))
+            return self.block(st.finalbody, out) if out is not None else None
+        return placed
+
+    def _is_attr(self, e: ast.expr) -> bool:
+        return isinstance(e, ast.Attribute) and e.attr == self.attr and \
+            isinstance(e.value, ast.Name) and e.value.id == self.self_name
+
+    def _places(self, value: ast.expr) -> bool:
+        """Is ``value`` put where another tensor is: ``e.type_as(t)``, ``e.to(t.device)``,
+        ``e.to(device=t.device)``, ``e.to(t)`` with ``t`` a tensor?"""
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+            return False
+        meth = value.func.attr
+        where = kwarg(value, "device") or (value.args[0] if value.args else None)
+        if meth == "type_as":
+            return where is not None and is_tensor(self.ff, where)
+        if meth != "to" or where is None:
+            return False
+        return isinstance(where, ast.Attribute) and where.attr == "device" and \
+            is_tensor(self.ff, where.value) or is_tensor(self.ff, where)
+
+    def _place_test(self, test: ast.expr) -> bool:
+        """Is ``test`` false only where ``self.<attr>`` is where another tensor is
+        (``self.attr.type() != t.type()``, ``self.attr.device != t.device``)?"""
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1 or \
+                not isinstance(test.ops[0], (ast.NotEq, ast.IsNot)):
+            return False
+        sides = [_place_of(test.left), _place_of(test.comparators[0])]
+        if any(s is None for s in sides):
+            return False
+        mine = [s is not None and self._is_attr(s) for s in sides]
+        other = sides[mine.index(False)] if mine.count(True) == 1 else None
+        return other is not None and is_tensor(self.ff, other)
+
+
+def _place_of(e: ast.expr) -> ast.expr | None:
+    """The tensor whose place ``e`` names: ``t`` of ``t.type()``, ``t.device``, ``t.data.type()``."""
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "type" \
+            and not e.args and not e.keywords:
+        t = e.func.value
+    elif isinstance(e, ast.Attribute) and e.attr == "device":
+        t = e.value
+    else:
+        return None
+    while isinstance(t, ast.Attribute) and t.attr == "data":
+        t = t.value
+    return t
+
+
+def _all(*outs: bool | None) -> bool | None:
+    """The join of paths: placed on each that reaches (None: none reaches)."""
+    reach = [o for o in outs if o is not None]
+    return all(reach) if reach else None
 
 
 def _subscripts(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.Subscript | ast.Call]]:
