@@ -154,8 +154,9 @@ def check(ctx: Context) -> Iterable[Finding]:
         info = per_class.get(id(cls))
         if info is None:
             info = per_class[id(cls)] = _Class(ctx, m, cls)
-        if attr in info.registered or \
-                _placed_in_init(ctx, sctx.scope.function, sctx.scope.self_name or "self", attr):
+        self_name = sctx.scope.self_name or "self"
+        if attr in info.registered and not _registered_after(sctx.scope.function, stmt, self_name, attr) \
+                or _placed_in_init(ctx, sctx.scope.function, self_name, attr):
             continue
         # moved by hand somewhere: only an unmoved read that indexes it on the device counts
         use = info.mixed_use(attr, indexed_only=attr in info.moved)
@@ -163,13 +164,16 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue  # never meets a tensor that moves with the model: nothing can go wrong
         fix = None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            self_name = sctx.scope.self_name
             fix = Fix((ctx.edit(stmt, f'{self_name}.register_buffer("{attr}", {ctx.text(value)}, '
                                       'persistent=False)'),), False,
                       f'Register it: `self.register_buffer("{attr}", ...)`')
+        # (a plain attribute a later ``register_buffer`` of the name cannot turn into one)
+        shadow = f' (the `register_buffer("{attr}", ...)` after it raises KeyError "attribute ' \
+            f"'{attr}' already exists\"; older PyTorch let the attribute shadow the buffer)" \
+            if attr in info.registered else ""
         yield ctx.finding(
             CODE, stmt,
-            f"`self.{attr} = {short(ctx.text(value), 40)}` is a plain tensor attribute: "
+            f"`self.{attr} = {short(ctx.text(value), 40)}` is a plain tensor attribute{shadow}: "
             f"`model.to(device)` leaves it behind on the CPU, and `{use.ctx.scope.name}` "
             f"combines it with a tensor that moves with the model "
             f"(`{short(' '.join(ctx.text(use.node).split()), 60)}`); "
@@ -694,6 +698,25 @@ def _placed_in_init(ctx: Context, init: ast.AST | None, self_name: str, attr: st
                 isinstance(func.value, ast.Attribute) and func.value.attr == attr and \
                 isinstance(func.value.value, ast.Name) and func.value.value.id == self_name \
                 and any(isinstance(t, ast.Attribute) and t.attr == attr for t in st.targets):
+            return True
+    return False
+
+
+def _registered_after(init: ast.AST | None, stmt: ast.stmt, self_name: str, attr: str) -> bool:
+    """Does ``__init__`` call ``self.register_buffer("<attr>", ...)`` after ``stmt`` made
+    ``self.<attr>`` a plain attribute, with no ``del self.<attr>`` between?  That does not
+    make it a buffer: PyTorch refuses the name (``KeyError: "attribute 'mask' already
+    exists"``), and before it did, the plain attribute shadowed the buffer in ``forward``."""
+    after = pos(stmt)
+    for n in ast.walk(init) if init is not None else ():
+        if isinstance(n, ast.Delete) and pos(n) > after and any(
+                isinstance(t, ast.Attribute) and t.attr == attr for t in n.targets):
+            return False
+    for n in ast.walk(init) if init is not None else ():
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                n.func.attr == "register_buffer" and isinstance(n.func.value, ast.Name) and \
+                n.func.value.id == self_name and n.args and \
+                isinstance(n.args[0], ast.Constant) and n.args[0].value == attr and pos(n) > after:
             return True
     return False
 
