@@ -4,9 +4,11 @@
 Flags `self.x = <tensor>` in the `__init__` of an `nn.Module` subclass, where the value is
 a tensor the module creates (`torch.zeros(...)`, `torch.tensor(...)`, `torch.arange(...)`,
 `torch.from_numpy(...)`, a legacy constructor such as `torch.Tensor(n)`, an expression on
-those, or what a function of the checked files returns when the device-flow analysis
+those (`torch.cat((padding, torch.eye(k)), 1)`), or what a function of the checked files returns when the device-flow analysis
 establishes it is a tensor made on the CPU), is neither an `nn.Parameter` nor
-registered with `self.register_buffer`, and another method of the class (`forward`, a
+registered with `self.register_buffer` (a `self.register_buffer("mask", self.mask)` after
+`self.mask = <tensor>` does not register it: PyTorch raises `KeyError: "attribute 'mask'
+already exists"`, and older versions let the plain attribute shadow the buffer), and another method of the class (`forward`, a
 helper, a closure inside one) combines it, unmoved, with a tensor that follows the model
 to its device: a `forward` input, a submodule's output, an `nn.Parameter` -- in an
 operator (`x * self.scale`, `self.mask[:t, :t] == 0` fed to `x.masked_fill`), a torch
@@ -67,6 +69,12 @@ Not flagged, because nothing can go wrong or the author already handles it:
   path (`self.hist = c_f.to_device(self.hist, tensor=x)`), or from a value it moves to a
   device (`self.grid = self._make_grid(nx, ny).to(x.device)`, `self.alpha =
   self.alpha.type_as(x)`);
+* a use that every path of its method reaches only after the attribute was put where
+  another tensor is (`self.alpha = self.alpha.type_as(x)`, `.to(x.device)`, `.to(x)`,
+  stored back on `self`; on an arm that returns, the other arm's placement counts), also
+  when the conversion is under a test of its place (`if self.alpha.type() != x.type():`,
+  `if self.alpha.device != x.device:`: where the test is false, it is there already),
+  or converted into a local name that the use reads (`alpha = self.alpha.to(x.device)`);
 * an attribute that an `_apply` override in the file moves with the module
   (`def _apply(self, fn): ...; self.head.stride = fn(self.head.stride)`: `.to()` and
   `.cuda()` go through `_apply`);
@@ -91,7 +99,10 @@ index that may hold one element -- a reduction without a dimension (`self.table[
 or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
 not flagged, nor is one the analysis cannot place, nor an input used directly as the index
 without a `Tensor` annotation that the method never uses as a tensor
-(`self.schedule[epoch]`). An
+(`self.schedule[epoch]`). A
+placement before a use is followed through the method's own statements only: a loop
+body is taken as entered from the statement before the loop, and a call that reassigns the
+attribute elsewhere is not seen. An
 `_apply` override in another file is not seen. An attribute placed on a device in
 `__init__` is left behind when the model later moves to another device (`model.cpu()`
 for inference, `DataParallel` replicas); that is not flagged. A class whose base is
