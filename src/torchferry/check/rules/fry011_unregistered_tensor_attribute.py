@@ -518,8 +518,10 @@ class _Placement:
             if isinstance(st, ast.If):
                 return self._first(placed, (st.body, placed),
                                    (st.orelse, placed or self._place_test(st.test)))
-            if isinstance(st, (ast.For, ast.AsyncFor, ast.While, ast.With, ast.AsyncWith)):
+            if isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
                 return self._first(placed, (st.body, placed), (st.orelse, placed))
+            if isinstance(st, (ast.With, ast.AsyncWith)):
+                return self._first(placed, (st.body, placed))
             if isinstance(st, ast.Try):
                 return self._first(placed, (st.body, placed),
                                    *((h.body, placed) for h in st.handlers),
