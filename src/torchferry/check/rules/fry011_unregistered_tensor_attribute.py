@@ -716,20 +716,24 @@ def _placed_in_init(ctx: Context, init: ast.AST | None, self_name: str, attr: st
 
 
 def _registered_after(init: ast.AST | None, stmt: ast.stmt, self_name: str, attr: str) -> bool:
-    """Does ``__init__`` call ``self.register_buffer("<attr>", ...)`` after ``stmt`` made
-    ``self.<attr>`` a plain attribute, with no ``del self.<attr>`` between?  That does not
-    make it a buffer: PyTorch refuses the name (``KeyError: "attribute 'mask' already
-    exists"``), and before it did, the plain attribute shadowed the buffer in ``forward``."""
-    after = pos(stmt)
-    for n in ast.walk(init) if init is not None else ():
-        if isinstance(n, ast.Delete) and pos(n) > after and any(
-                isinstance(t, ast.Attribute) and t.attr == attr for t in n.targets):
+    """Does a statement of the block holding ``stmt`` in ``__init__`` call
+    ``self.register_buffer("<attr>", ...)`` after ``stmt`` made ``self.<attr>`` a plain
+    attribute, with no ``del self.<attr>`` between?  That does not make it a buffer: PyTorch
+    refuses the name (``KeyError: "attribute 'mask' already exists"``), and before it did,
+    the plain attribute shadowed the buffer in ``forward``.  (One on another arm of an
+    ``if`` runs on another path: not counted.)"""
+    block = next((b for n in (ast.walk(init) if init is not None else ())
+                  for b in (getattr(n, f, None) for f in ("body", "orelse", "finalbody"))
+                  if isinstance(b, list) and any(x is stmt for x in b)), None)
+    for st in block[[x is stmt for x in block].index(True) + 1:] if block else ():
+        if isinstance(st, ast.Delete) and any(
+                isinstance(t, ast.Attribute) and t.attr == attr for t in st.targets):
             return False
-    for n in ast.walk(init) if init is not None else ():
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
-                n.func.attr == "register_buffer" and isinstance(n.func.value, ast.Name) and \
-                n.func.value.id == self_name and n.args and \
-                isinstance(n.args[0], ast.Constant) and n.args[0].value == attr and pos(n) > after:
+        call = st.value if isinstance(st, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                call.func.attr == "register_buffer" and isinstance(call.func.value, ast.Name) and \
+                call.func.value.id == self_name and call.args and \
+                isinstance(call.args[0], ast.Constant) and call.args[0].value == attr:
             return True
     return False
 
