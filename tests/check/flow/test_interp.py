@@ -542,3 +542,20 @@ def test_a_submodule_assigned_a_value_of_unknown_kind_on_some_path_keeps_its_con
     assert region.is_(Kind.MODULE) and [o.text for o in region.origins] == ["Region(...)"]
     # what a parameter gives or an unresolved call returns tells nothing of weights
     assert head.is_(Kind.MODULE) and head.origins == ()
+
+
+def test_a_torch_function_of_a_tuple_of_tensors_computes_where_they_are(snippet):
+    s = snippet("""
+        import torch
+        pad = torch.zeros(2, 3)
+        eye = torch.eye(2)
+        both = torch.cat((pad, eye), axis=1)
+        moved = torch.stack((pad.cuda(), eye.cuda()))
+        shaped = torch.reshape(pad, (n, m))
+        print(both, moved, shaped)
+    """)
+    assert s.wheres(s.value_at(7, "both")) == {"CPU"}
+    assert [o.op for o in s.value_at(7, "both").origins] == [Op.MADE, Op.MADE]
+    assert s.wheres(s.value_at(7, "moved")) == {"ACCEL"}
+    # a tuple of sizes of unknown kind is no tensor: where ``pad`` is
+    assert s.wheres(s.value_at(7, "shaped")) == {"CPU"}

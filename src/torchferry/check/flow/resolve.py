@@ -353,7 +353,9 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
             and args and args[0].places == {CPU}:
         # ``torch.min(t)``: 0-dimensional on the CPU, as ``t.min()``
         return Value(_TENSOR, frozenset(), args[0].origins, Basis.INFERRED)
-    values = [*args, *(v for _, v in kws)]
+    # (``torch.cat((a, b))``: a tuple of tensors computes where its tensors are)
+    values = [x for v in [*args, *(v for _, v in kws)] for x in (
+        v.elts if v.elts and all(e.is_(Kind.TENSOR) for e in v.elts) else (v,))]
     # (``torch.cat(parts)``: the items of a list carry the origins)
     origins = tuple(dict.fromkeys(o for v in values for o in (
         v.item.origins if v.item is not None and not v.origins else v.origins)))[:4]

@@ -4,9 +4,11 @@
 Flags `self.x = <tensor>` in the `__init__` of an `nn.Module` subclass, where the value is
 a tensor the module creates (`torch.zeros(...)`, `torch.tensor(...)`, `torch.arange(...)`,
 `torch.from_numpy(...)`, a legacy constructor such as `torch.Tensor(n)`, an expression on
-those, or what a function of the checked files returns when the device-flow analysis
+those (`torch.cat((padding, torch.eye(k)), 1)`), or what a function of the checked files returns when the device-flow analysis
 establishes it is a tensor made on the CPU), is neither an `nn.Parameter` nor
-registered with `self.register_buffer`, and another method of the class (`forward`, a
+registered with `self.register_buffer` (a `self.register_buffer("mask", self.mask)` after
+`self.mask = <tensor>` does not register it: PyTorch raises `KeyError: "attribute 'mask'
+already exists"`, and older versions let the plain attribute shadow the buffer), and another method of the class (`forward`, a
 helper, a closure inside one) combines it, unmoved, with a tensor that follows the model
 to its device: a `forward` input, a submodule's output, an `nn.Parameter` -- in an
 operator (`x * self.scale`, `self.mask[:t, :t] == 0` fed to `x.masked_fill`), a torch
@@ -67,6 +69,12 @@ Not flagged, because nothing can go wrong or the author already handles it:
   path (`self.hist = c_f.to_device(self.hist, tensor=x)`), or from a value it moves to a
   device (`self.grid = self._make_grid(nx, ny).to(x.device)`, `self.alpha =
   self.alpha.type_as(x)`);
+* a use that every path of its method reaches only after the attribute was put where
+  another tensor is (`self.alpha = self.alpha.type_as(x)`, `.to(x.device)`, `.to(x)`,
+  stored back on `self`; on an arm that returns, the other arm's placement counts), also
+  when the conversion is under a test of its place (`if self.alpha.type() != x.type():`,
+  `if self.alpha.device != x.device:`: where the test is false, it is there already),
+  or converted into a local name that the use reads (`alpha = self.alpha.to(x.device)`);
 * an attribute that an `_apply` override in the file moves with the module
   (`def _apply(self, fn): ...; self.head.stride = fn(self.head.stride)`: `.to()` and
   `.cuda()` go through `_apply`);
@@ -91,7 +99,10 @@ index that may hold one element -- a reduction without a dimension (`self.table[
 or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
 not flagged, nor is one the analysis cannot place, nor an input used directly as the index
 without a `Tensor` annotation that the method never uses as a tensor
-(`self.schedule[epoch]`). An
+(`self.schedule[epoch]`). A
+placement before a use is followed through the method's own statements only: a loop
+body is taken as entered from the statement before the loop, and a call that reassigns the
+attribute elsewhere is not seen. An
 `_apply` override in another file is not seen. An attribute placed on a device in
 `__init__` is left behind when the model later moves to another device (`model.cpu()`
 for inference, `DataParallel` replicas); that is not flagged. A class whose base is
@@ -109,7 +120,8 @@ from collections.abc import Iterable, Iterator
 
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
-from torchferry.check.flow.queries import moves, on_device_tensor, value_of
+from torchferry.check.flow.program import FileFlow
+from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
 from torchferry.check.flow.vocab import (
     MOVE_NAMES,
     REDUCTIONS,
@@ -153,8 +165,9 @@ def check(ctx: Context) -> Iterable[Finding]:
         info = per_class.get(id(cls))
         if info is None:
             info = per_class[id(cls)] = _Class(ctx, m, cls)
-        if attr in info.registered or \
-                _placed_in_init(ctx, sctx.scope.function, sctx.scope.self_name or "self", attr):
+        self_name = sctx.scope.self_name or "self"
+        if attr in info.registered and not _registered_after(sctx.scope.function, stmt, self_name, attr) \
+                or _placed_in_init(ctx, sctx.scope.function, self_name, attr):
             continue
         # moved by hand somewhere: only an unmoved read that indexes it on the device counts
         use = info.mixed_use(attr, indexed_only=attr in info.moved)
@@ -162,13 +175,16 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue  # never meets a tensor that moves with the model: nothing can go wrong
         fix = None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            self_name = sctx.scope.self_name
             fix = Fix((ctx.edit(stmt, f'{self_name}.register_buffer("{attr}", {ctx.text(value)}, '
                                       'persistent=False)'),), False,
                       f'Register it: `self.register_buffer("{attr}", ...)`')
+        # (a plain attribute a later ``register_buffer`` of the name cannot turn into one)
+        shadow = f' (the `register_buffer("{attr}", ...)` after it raises KeyError "attribute ' \
+            f"'{attr}' already exists\"; older PyTorch let the attribute shadow the buffer)" \
+            if attr in info.registered else ""
         yield ctx.finding(
             CODE, stmt,
-            f"`self.{attr} = {short(ctx.text(value), 40)}` is a plain tensor attribute: "
+            f"`self.{attr} = {short(ctx.text(value), 40)}` is a plain tensor attribute{shadow}: "
             f"`model.to(device)` leaves it behind on the CPU, and `{use.ctx.scope.name}` "
             f"combines it with a tensor that moves with the model "
             f"(`{short(' '.join(ctx.text(use.node).split()), 60)}`); "
@@ -243,6 +259,7 @@ class _Class:
             if not indexed_only:
                 found.extend(self._mixed_in(scope, attr, self_name))
             found.extend(self._indexed_on_device(scope, attr, self_name))
+            found = [s for s in found if not self._placed_before(s, attr, self_name)]
             if found:
                 break
         def key(s: Site) -> tuple[bool, int, int]:
@@ -250,6 +267,15 @@ class _Class:
             return f".{attr}" not in text, len(text), s.pos
 
         return min(found, key=key, default=None)
+
+    def _placed_before(self, site: Site, attr: str, self_name: str) -> bool:
+        """Is ``self.<attr>`` put where another tensor is on every path of the method to
+        ``site`` (``self.alpha = self.alpha.type_as(x)`` before ``self.alpha.gather(0, t)``,
+        also under ``if self.alpha.type() != x.type():``)?  See :class:`_Placement`."""
+        fn = site.ctx.scope.function
+        if fn is None or isinstance(fn, ast.Lambda):
+            return False
+        return _Placement(self.ff, attr, self_name, site.node).before(fn.body) is True
 
     def _mixed_in(self, scope: Scope, attr: str, self_name: str) -> list[Site]:
         """The operators and calls of one scope that combine ``self.<attr>`` with a tensor
@@ -460,6 +486,142 @@ class _Class:
         return False
 
 
+class _Placement:
+    """Whether ``self.<attr>`` holds a value put where another tensor of the method is --
+    ``self.attr = <e>.type_as(t)``, ``<e>.to(t.device)``, ``<e>.to(t)`` with ``t`` a
+    tensor -- on every path from a method's entry to one node, statement by statement: a
+    must-analysis over the method's structure.  An ``if`` joins its arms (an arm that
+    returns or raises does not reach what follows); the arm where a test such as
+    ``self.attr.type() != t.type()`` or ``self.attr.device != t.device`` is false holds
+    the attribute where ``t`` is (a tensor's type names its device: ``torch.cuda.FloatTensor``);
+    a loop or a ``with`` body is entered as the statement before it left the attribute
+    (a loop may run no time); a ``try`` handler as the ``try`` was entered.  Any other
+    assignment to the attribute undoes the placement; a call that might reassign it
+    elsewhere is not seen."""
+
+    def __init__(self, ff: FileFlow, attr: str, self_name: str, node: ast.AST) -> None:
+        self.ff = ff
+        self.attr = attr
+        self.self_name = self_name
+        self.node = node
+
+    def before(self, stmts: list[ast.stmt], placed: bool = False) -> bool | None:
+        """Placed where ``node`` is evaluated, entering ``stmts`` with ``placed``; None when
+        ``node`` is not in ``stmts``."""
+        for st in stmts:
+            if not any(n is self.node for n in ast.walk(st)):
+                out = self.after(st, placed)
+                if out is None:
+                    return None  # (``node`` is not reached from here)
+                placed = out
+                continue
+            if isinstance(st, ast.If):
+                return self._first(placed, (st.body, placed),
+                                   (st.orelse, placed or self._place_test(st.test)))
+            if isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
+                return self._first(placed, (st.body, placed), (st.orelse, placed))
+            if isinstance(st, (ast.With, ast.AsyncWith)):
+                return self._first(placed, (st.body, placed))
+            if isinstance(st, ast.Try):
+                return self._first(placed, (st.body, placed),
+                                   *((h.body, placed) for h in st.handlers),
+                                   (st.orelse, self.block(st.body, placed) is True),
+                                   (st.finalbody, False))
+            return placed  # in the statement itself: as it was entered
+        return None
+
+    def _first(self, placed: bool, *blocks: tuple[list[ast.stmt], bool]) -> bool:
+        """The answer of the block holding ``node`` (in a test or a header: ``placed``)."""
+        for stmts, entry in blocks:
+            found = self.before(stmts, entry)
+            if found is not None:
+                return found
+        return placed
+
+    def block(self, stmts: list[ast.stmt], placed: bool) -> bool | None:
+        """Placed after ``stmts`` (None: they return or raise, nothing follows)."""
+        for st in stmts:
+            out = self.after(st, placed)
+            if out is None:
+                return None
+            placed = out
+        return placed
+
+    def after(self, st: ast.stmt, placed: bool) -> bool | None:
+        """Placed after one statement (None: it returns or raises)."""
+        if isinstance(st, (ast.Return, ast.Raise)):
+            return None
+        if isinstance(st, (ast.Assign, ast.AnnAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            if any(self._is_attr(t) for t in targets):
+                return st.value is not None and self._places(st.value)
+            return placed
+        if isinstance(st, ast.If):
+            return _all(self.block(st.body, placed),
+                        self.block(st.orelse, placed or self._place_test(st.test)))
+        if isinstance(st, (ast.For, ast.AsyncFor, ast.While)):
+            body = self.block(st.body, placed)
+            return _all(placed and body is not False, self.block(st.orelse, placed))
+        if isinstance(st, (ast.With, ast.AsyncWith)):
+            return self.block(st.body, placed)
+        if isinstance(st, ast.Try):
+            body = self.block(st.body + st.orelse, placed)
+            out = _all(body, *(self.block(h.body, placed) for h in st.handlers))
+            return self.block(st.finalbody, out) if out is not None else None
+        return placed
+
+    def _is_attr(self, e: ast.expr) -> bool:
+        return isinstance(e, ast.Attribute) and e.attr == self.attr and \
+            isinstance(e.value, ast.Name) and e.value.id == self.self_name
+
+    def _places(self, value: ast.expr) -> bool:
+        """Is ``value`` put where another tensor is: ``e.type_as(t)``, ``e.to(t.device)``,
+        ``e.to(device=t.device)``, ``e.to(t)`` with ``t`` a tensor?"""
+        if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+            return False
+        meth = value.func.attr
+        where = kwarg(value, "device") or (value.args[0] if value.args else None)
+        if meth == "type_as":
+            return where is not None and is_tensor(self.ff, where)
+        if meth != "to" or where is None:
+            return False
+        return isinstance(where, ast.Attribute) and where.attr == "device" and \
+            is_tensor(self.ff, where.value) or is_tensor(self.ff, where)
+
+    def _place_test(self, test: ast.expr) -> bool:
+        """Is ``test`` false only where ``self.<attr>`` is where another tensor is
+        (``self.attr.type() != t.type()``, ``self.attr.device != t.device``)?"""
+        if not isinstance(test, ast.Compare) or len(test.ops) != 1 or \
+                not isinstance(test.ops[0], (ast.NotEq, ast.IsNot)):
+            return False
+        sides = [_place_of(test.left), _place_of(test.comparators[0])]
+        if any(s is None for s in sides):
+            return False
+        mine = [s is not None and self._is_attr(s) for s in sides]
+        other = sides[mine.index(False)] if mine.count(True) == 1 else None
+        return other is not None and is_tensor(self.ff, other)
+
+
+def _place_of(e: ast.expr) -> ast.expr | None:
+    """The tensor whose place ``e`` names: ``t`` of ``t.type()``, ``t.device``, ``t.data.type()``."""
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr == "type" \
+            and not e.args and not e.keywords:
+        t = e.func.value
+    elif isinstance(e, ast.Attribute) and e.attr == "device":
+        t = e.value
+    else:
+        return None
+    while isinstance(t, ast.Attribute) and t.attr == "data":
+        t = t.value
+    return t
+
+
+def _all(*outs: bool | None) -> bool | None:
+    """The join of paths: placed on each that reaches (None: none reaches)."""
+    reach = [o for o in outs if o is not None]
+    return all(reach) if reach else None
+
+
 def _subscripts(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.Subscript | ast.Call]]:
     """The subscripts read in a function body, and the calls that may take an index
     (``t.gather(0, idx)``), each with its statement, not descending into nested functions,
@@ -549,6 +711,29 @@ def _placed_in_init(ctx: Context, init: ast.AST | None, self_name: str, attr: st
                 isinstance(func.value, ast.Attribute) and func.value.attr == attr and \
                 isinstance(func.value.value, ast.Name) and func.value.value.id == self_name \
                 and any(isinstance(t, ast.Attribute) and t.attr == attr for t in st.targets):
+            return True
+    return False
+
+
+def _registered_after(init: ast.AST | None, stmt: ast.stmt, self_name: str, attr: str) -> bool:
+    """Does a statement of the block holding ``stmt`` in ``__init__`` call
+    ``self.register_buffer("<attr>", ...)`` after ``stmt`` made ``self.<attr>`` a plain
+    attribute, with no ``del self.<attr>`` between?  That does not make it a buffer: PyTorch
+    refuses the name (``KeyError: "attribute 'mask' already exists"``), and before it did,
+    the plain attribute shadowed the buffer in ``forward``.  (One on another arm of an
+    ``if`` runs on another path: not counted.)"""
+    block = next((b for n in (ast.walk(init) if init is not None else ())
+                  for b in (getattr(n, f, None) for f in ("body", "orelse", "finalbody"))
+                  if isinstance(b, list) and any(x is stmt for x in b)), None)
+    for st in block[[x is stmt for x in block].index(True) + 1:] if block else ():
+        if isinstance(st, ast.Delete) and any(
+                isinstance(t, ast.Attribute) and t.attr == attr for t in st.targets):
+            return False
+        call = st.value if isinstance(st, ast.Expr) else None
+        if isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute) and \
+                call.func.attr == "register_buffer" and isinstance(call.func.value, ast.Name) and \
+                call.func.value.id == self_name and call.args and \
+                isinstance(call.args[0], ast.Constant) and call.args[0].value == attr:
             return True
     return False
 
