@@ -63,7 +63,7 @@ import tempfile
 import time
 import zipfile
 from collections import Counter, defaultdict
-from collections.abc import Iterable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass
 from email.parser import Parser
 from pathlib import Path
@@ -564,23 +564,24 @@ def _kept(rel: str) -> bool:
     )
 
 
-def export_snapshot(git_dir: Path, repo: str, commit: str, out: Path) -> tuple[Path, list[str]]:
-    """Copy the kept files of ``commit`` from a git directory (a clone or a bare mirror) to
-    ``out/OWNER-NAME@COMMIT`` (what ``--extra`` reads); (the directory, the paths whose
-    blob is not in that git directory, e.g. large files left out of a partial clone)."""
+def write_commit(
+    git_dir: Path, commit: str, dest: Path, keep: Callable[[str, str], bool]
+) -> list[str]:
+    """Write the files of ``commit`` in a git directory (a clone or a bare mirror) that
+    ``keep(mode, path)`` accepts under ``dest``; the paths whose blob is not in that git
+    directory (e.g. large files left out of a partial clone)."""
 
     def git(*args: str) -> subprocess.CompletedProcess[bytes]:
         return subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True)
 
-    dest = out / f"{repo.replace('/', '-')}@{commit}"
     listing = git("ls-tree", "-r", "-z", commit)
     if listing.returncode:
-        raise SystemExit(f"check_corpus: {git_dir}: no commit {commit}")
+        raise SystemExit(f"{Path(sys.argv[0]).stem}: {git_dir}: no commit {commit}")
     missing = []
     for entry in filter(None, listing.stdout.decode("utf-8", "replace").split("\0")):
         meta, rel = entry.split("\t", 1)
-        _mode, kind, sha = meta.split()
-        if kind != "blob" or not _kept(rel):
+        mode, kind, sha = meta.split()
+        if kind != "blob" or not keep(mode, rel):
             continue
         blob = git("cat-file", "blob", sha)
         if blob.returncode:
@@ -589,7 +590,15 @@ def export_snapshot(git_dir: Path, repo: str, commit: str, out: Path) -> tuple[P
         target = dest / rel
         target.parent.mkdir(parents=True, exist_ok=True)
         target.write_bytes(blob.stdout)
-    return dest, missing
+    return missing
+
+
+def export_snapshot(git_dir: Path, repo: str, commit: str, out: Path) -> tuple[Path, list[str]]:
+    """Copy the kept files of ``commit`` from a git directory (a clone or a bare mirror) to
+    ``out/OWNER-NAME@COMMIT`` (what ``--extra`` reads); (the directory, the paths whose
+    blob is not in that git directory, e.g. large files left out of a partial clone)."""
+    dest = out / f"{repo.replace('/', '-')}@{commit}"
+    return dest, write_commit(git_dir, commit, dest, lambda _mode, rel: _kept(rel))
 
 
 # -- findings ------------------------------------------------------------------------

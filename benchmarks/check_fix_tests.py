@@ -134,27 +134,12 @@ CODEBASES: tuple[CodeBase, ...] = (
 def export_snapshot(git_dir: Path, cb: CodeBase, out: Path) -> tuple[Path, list[str]]:
     """Write every file of ``cb.commit`` held in ``git_dir`` to ``out/cb.dirname``;
     (the directory, the paths whose blob is absent, e.g. large files of a partial clone)."""
-
-    def git(*args: str) -> subprocess.CompletedProcess[bytes]:
-        return subprocess.run(["git", "--git-dir", str(git_dir), *args], capture_output=True)
+    sys.path.insert(0, str(Path(__file__).resolve().parent))
+    from check_corpus import write_commit
 
     dest = out / cb.dirname
-    listing = git("ls-tree", "-r", "-z", cb.commit)
-    if listing.returncode:
-        raise SystemExit(f"check_fix_tests: {git_dir}: no commit {cb.commit}")
-    missing = []
-    for entry in filter(None, listing.stdout.decode("utf-8", "replace").split("\0")):
-        meta, rel = entry.split("\t", 1)
-        mode, kind, sha = meta.split()
-        if kind != "blob" or mode == "120000":  # symlinks: not needed by these suites
-            continue
-        blob = git("cat-file", "blob", sha)
-        if blob.returncode:
-            missing.append(rel)
-            continue
-        target = dest / rel
-        target.parent.mkdir(parents=True, exist_ok=True)
-        target.write_bytes(blob.stdout)
+    # symlinks are left out: these suites do not need them
+    missing = write_commit(git_dir, cb.commit, dest, lambda mode, _rel: mode != "120000")
     (dest / ".complete").write_text(f"{cb.repo}@{cb.commit}\n")
     return dest, missing
 
