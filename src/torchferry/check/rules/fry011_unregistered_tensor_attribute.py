@@ -327,7 +327,7 @@ class _Class:
                 return False
         return True
 
-    def _landed(self, e: ast.expr, attr: str, self_name: str, scope: Scope, depth: int) -> bool:
+    def _landed(self, e: ast.AST, attr: str, self_name: str, scope: Scope, depth: int) -> bool:
         """Is ``e``, computed from ``self.<attr>``, on the model's device: an operation
         that accepts the attribute as a CPU scalar (see :meth:`_tolerant_at`) with a
         tensor that moves with the model or one that landed there (``torch.min(self.clip,
