@@ -22,6 +22,14 @@ computes `h * mask`) -- or is indexed by such a tensor
 `labels.view(-1)`, or computed from a buffer without a move), also through `gather`,
 `index_select`, `take` or `take_along_dim` (`self.alpha.gather(0, labels.view(-1))`).
 
+Also flags `self.w = nn.Parameter(t).to(device)` (or `.cuda()`) in `__init__`, with `self.w`
+read by another method, where the move is not written as one to the CPU nor to a dtype
+only: `Tensor.to` returns the tensor itself only when it is already on that device, and
+otherwise a copy, which is a plain tensor (`nn.Parameter` disables `__torch_function__`, so
+no operation returns one). On an accelerator the attribute is then no parameter: not in
+`model.parameters()`, never trained, not saved, not moved by `model.to()`. (Where `device`
+is the CPU at run time it stays the parameter.)
+
 ## Why is this bad
 `model.to(device)` moves parameters and buffers -- and nothing else. A plain tensor
 attribute stays on the CPU while the rest of the model goes to the GPU, and `forward`
@@ -168,6 +176,14 @@ def check(ctx: Context) -> Iterable[Finding]:
         value = getattr(stmt, "value", None)
         if value is None:
             continue
+        moved = _moved_parameter(m, value)
+        if moved is not None:
+            info = per_class.get(id(cls))
+            if info is None:
+                info = per_class[id(cls)] = _Class(ctx, m, cls)
+            if attr not in info.registered and info.read(attr):
+                yield _moved_parameter_finding(ctx, stmt, attr, value, moved)
+            continue
         found = value_of(ctx.flow, value)
         if found is None or not _made_here(found[1]) and not _made_on_cpu(ctx, value):
             continue  # (a move, ``torch.tensor(...).to(device)``, placed it where the author chose)
@@ -236,6 +252,16 @@ class _Class:
                         s.name not in ("__init__", "_apply"):
                     self._scopes.append((fs, s.self_name))
         return self._scopes
+
+    def read(self, attr: str) -> bool:
+        """Does a method of the class other than ``__init__`` read ``self.<attr>``?"""
+        for scope, self_name in self.scopes():
+            fn = scope.function
+            for n in ast.walk(fn) if fn is not None else ():
+                if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load) \
+                        and isinstance(n.value, ast.Name) and n.value.id == self_name:
+                    return True
+        return False
 
     def _moved_by_methods(self) -> Iterator[str]:
         """Attributes a method reassigns from a call (``self.x = <call>``) that moves them
@@ -819,6 +845,59 @@ def _number_param(fn: ast.AST | None, arg: ast.arg) -> bool:
     pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True)) + \
         [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
     return any(p is arg and _number(d) for p, d in pairs)
+
+
+_PARAMETER = ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
+
+
+def _moved_parameter(m: Walker, value: ast.expr) -> ast.Call | None:
+    """The ``nn.Parameter(...)`` call of ``nn.Parameter(t).to(device)`` or ``.cuda()``: a
+    move to a device that is not written as the CPU (``.to("cpu")``, ``.to(torch.float64)``,
+    a dtype only, are not), of a ``t`` made without ``device=`` nor a move (so on the CPU);
+    None for any other value."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+        return None
+    inner = value.func.value
+    if not isinstance(inner, ast.Call) or m.qualname(inner.func) not in _PARAMETER or \
+            any(isinstance(a, ast.Starred) for a in value.args) or \
+            any(k.arg is None for k in value.keywords):
+        return None
+    if any(isinstance(n, ast.keyword) and n.arg in ("device", None) for n in ast.walk(inner)) or \
+            any(isinstance(n, ast.Attribute) and n.attr in MOVE_NAMES for n in ast.walk(inner)):
+        return None  # made or moved somewhere by the author: maybe on that device already
+    meth = value.func.attr
+    if meth == "cuda":
+        return inner
+    if meth != "to":
+        return None
+    target = kwarg(value, "device") or (value.args[0] if value.args else None)
+    q = m.qualname(target) if isinstance(target, ast.Attribute) else None
+    if target is None or q is not None and q.startswith("torch."):
+        return None  # ``.to(torch.float64)``: a dtype
+    if isinstance(target, ast.Constant) and (not isinstance(target.value, str) or
+                                             target.value.split(":")[0] == "cpu"):
+        return None
+    if isinstance(target, ast.Call) and m.qualname(target.func) == "torch.device" and \
+            target.args and isinstance(target.args[0], ast.Constant) and \
+            str(target.args[0].value).split(":")[0] == "cpu":
+        return None
+    return inner
+
+
+def _moved_parameter_finding(ctx: Context, stmt: ast.stmt, attr: str, value: ast.expr,
+                             param: ast.Call) -> Finding:
+    """The finding for ``self.<attr> = nn.Parameter(t).to(device)``."""
+    inner = ctx.text(param.args[0]) if param.args else "..."
+    meth = value.func.attr if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+        else "to"
+    return ctx.finding(
+        CODE, stmt,
+        f"`self.{attr} = {short(ctx.text(value), 40)}` stores what `.{meth}()` returns: moved to "
+        f"another device than its own (the CPU), an `nn.Parameter` becomes a new plain tensor, "
+        f"not registered -- not in `model.parameters()`, so the optimizer never trains it, "
+        f"and `model.to(device)` does not move it; wrap the moved tensor instead: "
+        f"`nn.Parameter({short(inner, 30)}.to(device))`, or let `model.to(device)` move the parameter",
+    )
 
 
 def _made_here(v: Value) -> bool:
