@@ -22,6 +22,14 @@ computes `h * mask`) -- or is indexed by such a tensor
 `labels.view(-1)`, or computed from a buffer without a move), also through `gather`,
 `index_select`, `take` or `take_along_dim` (`self.alpha.gather(0, labels.view(-1))`).
 
+Also flags `self.w = nn.Parameter(t).to(device)` (or `.cuda()`) in `__init__`, with `self.w`
+read by another method, where the move is not written as one to the CPU nor to a dtype
+only: `Tensor.to` returns the tensor itself only when it is already on that device, and
+otherwise a copy, which is a plain tensor (`nn.Parameter` disables `__torch_function__`, so
+no operation returns one). On an accelerator the attribute is then no parameter: not in
+`model.parameters()`, never trained, not saved, not moved by `model.to()`. (Where `device`
+is the CPU at run time it stays the parameter.)
+
 ## Why is this bad
 `model.to(device)` moves parameters and buffers -- and nothing else. A plain tensor
 attribute stays on the CPU while the rest of the model goes to the GPU, and `forward`
@@ -85,7 +93,22 @@ Not flagged, because nothing can go wrong or the author already handles it:
   `model.to(device)` does not carry it, and is flagged;
 * an attribute the class never combines with the model's tensors: unused, used only with
   CPU tensors and Python numbers (`torch.empty(1).uniform_(self.log_ratio[0], ...)`), or only
-  to build another attribute that is moved where used.
+  to build another attribute that is moved where used;
+* a 0-dim tensor by construction (`torch.scalar_tensor(v)`, or `torch.tensor(v)` with at
+  most `dtype=` and `requires_grad=`, where `v` is a number literal, a parameter of `__init__`
+  whose default is one and that has no annotation but `int`/`float`, or a module-level name
+  bound only to numbers: `self.clip = torch.tensor(clip, dtype=torch.float)`) that meets the
+  model's tensors only in operations that take a 0-dim CPU tensor with tensors on any device
+  (TensorIterator's CPU scalars; `device_check: NoCheck   # TensorIterator` in PyTorch's
+  `native_functions.yaml`): an arithmetic operator other than `@`, a comparison,
+  `torch.min/max/minimum/maximum(a, b)` -- the attribute itself or its arithmetic with number
+  literals is the operand (`torch.min(self.clip, ratio)`, `h / (h.abs() + self.eps)`), and what
+  such an operation computes with a model's tensor, on the model's device, may go anywhere
+  (`r = torch.min(self.clip, h)`, then `r.masked_fill(...)`). Any other use keeps it flagged:
+  through a local name bound to the attribute, in `torch.cat`, `@`, `torch.where` (not
+  established here), a tensor method (`h.mul_(self.t)`), a function of the checked files, an
+  index; so does a tensor whose data may be a sequence (`torch.tensor(scale)` of a parameter
+  with no default, or annotated otherwise).
 
 ## Known limits
 Only tensors created in `__init__` are checked, and an attribute registered as a buffer
@@ -153,6 +176,14 @@ def check(ctx: Context) -> Iterable[Finding]:
         value = getattr(stmt, "value", None)
         if value is None:
             continue
+        moved = _moved_parameter(m, value)
+        if moved is not None:
+            info = per_class.get(id(cls))
+            if info is None:
+                info = per_class[id(cls)] = _Class(ctx, m, cls)
+            if attr not in info.registered and info.read(attr):
+                yield _moved_parameter_finding(ctx, stmt, attr, value, moved)
+            continue
         found = value_of(ctx.flow, value)
         if found is None or not _made_here(found[1]) and not _made_on_cpu(ctx, value):
             continue  # (a move, ``torch.tensor(...).to(device)``, placed it where the author chose)
@@ -173,6 +204,8 @@ def check(ctx: Context) -> Iterable[Finding]:
         use = info.mixed_use(attr, indexed_only=attr in info.moved)
         if use is None:
             continue  # never meets a tensor that moves with the model: nothing can go wrong
+        if attr not in info.moved and _zero_dim(m, value, sctx.scope) and info.scalar_tolerant(attr):
+            continue  # a 0-dim CPU tensor in elementwise operations: PyTorch accepts it
         fix = None
         if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
             fix = Fix((ctx.edit(stmt, f'{self_name}.register_buffer("{attr}", {ctx.text(value)}, '
@@ -219,6 +252,16 @@ class _Class:
                         s.name not in ("__init__", "_apply"):
                     self._scopes.append((fs, s.self_name))
         return self._scopes
+
+    def read(self, attr: str) -> bool:
+        """Does a method of the class other than ``__init__`` read ``self.<attr>``?"""
+        for scope, self_name in self.scopes():
+            fn = scope.function
+            for n in ast.walk(fn) if fn is not None else ():
+                if isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.ctx, ast.Load) \
+                        and isinstance(n.value, ast.Name) and n.value.id == self_name:
+                    return True
+        return False
 
     def _moved_by_methods(self) -> Iterator[str]:
         """Attributes a method reassigns from a call (``self.x = <call>``) that moves them
@@ -267,6 +310,66 @@ class _Class:
             return f".{attr}" not in text, len(text), s.pos
 
         return min(found, key=key, default=None)
+
+    def scalar_tolerant(self, attr: str) -> bool:
+        """Does ``self.<attr>`` meet a tensor that moves with the model only directly (or
+        through arithmetic with Python numbers) in operations that take a 0-dim CPU tensor
+        with tensors on any device: an arithmetic operator other than ``@``, a comparison,
+        ``torch.min/max/minimum/maximum(a, b)`` (TensorIterator's CPU scalars)?  Never
+        when a method indexes it by such a tensor."""
+        sites: list[Site] = []
+        for scope, self_name in self.scopes():
+            sites.extend(s for s in self._indexed_on_device(scope, attr, self_name)
+                         if not self._placed_before(s, attr, self_name))
+            if sites:
+                return False
+            for s in self._mixed_in(scope, attr, self_name):
+                if self._placed_before(s, attr, self_name):
+                    continue
+                if not self._tolerant_at(s.node, attr, self_name, scope, 0):
+                    return False
+        return True
+
+    def _tolerant_at(self, node: ast.AST, attr: str, self_name: str, scope: Scope,
+                     depth: int) -> bool:
+        """Does ``node`` take what it computes from ``self.<attr>`` only as a 0-dim CPU
+        tensor where PyTorch accepts one, or as a tensor already on the model's device?
+        Each operand computed from the attribute is either a local name bound to an
+        operation that combines it, so, with a tensor that moves with the model
+        (``r = torch.min(self.clip, h)``: on the model's device), or, where ``node``
+        accepts a CPU scalar (:func:`_scalar_operands`), 0-dim (:func:`_scalar_of`)."""
+        if depth > 8:
+            return False
+        scalar = _scalar_operands(self.m, node)
+        operands = scalar if scalar is not None else \
+            self._call_operands(node) if isinstance(node, ast.Call) else None
+        if not operands:
+            return False
+        for e in operands:
+            if not self._carries(e, attr, self_name, scope, 0) or \
+                    scalar is not None and _scalar_of(e, attr, self_name):
+                continue
+            if not self._landed(e, attr, self_name, scope, depth + 1):
+                return False
+        return True
+
+    def _landed(self, e: ast.AST, attr: str, self_name: str, scope: Scope, depth: int) -> bool:
+        """Is ``e``, computed from ``self.<attr>``, on the model's device: an operation
+        that accepts the attribute as a CPU scalar (see :meth:`_tolerant_at`) with a
+        tensor that moves with the model or one that landed there (``torch.min(self.clip,
+        h)``, ``h.abs() + self.eps``), or a local name of the scope bound to one?"""
+        if isinstance(e, ast.Name):
+            b = self.m.binding(e.id, scope, pos(e))
+            if b is None or b.how is not How.EXPR or b.value is None or b.ctx.scope is not scope:
+                return False
+            e = b.value
+        inner = _scalar_operands(self.m, e)
+        if inner is None or not self._tolerant_at(e, attr, self_name, scope, depth):
+            return False
+        ctx = Ctx(scope)
+        return any(self._landed(x, attr, self_name, scope, depth + 1)
+                   if self._carries(x, attr, self_name, scope, 0) else self._on_model(x, ctx)
+                   for x in inner)
 
     def _placed_before(self, site: Site, attr: str, self_name: str) -> bool:
         """Is ``self.<attr>`` put where another tensor is on every path of the method to
@@ -655,6 +758,146 @@ def _index_taking(m: Walker, call: ast.Call) -> tuple[ast.expr, ast.expr] | None
         [func.value, *call.args] if q is None else []
     index = kwarg(call, "index") or (args[at] if len(args) > at else None)
     return (args[0], index) if args and index is not None else None
+
+
+# torch functions of two tensors that TensorIterator runs with a 0-dim CPU tensor among
+# tensors on another device (``device_check: NoCheck   # TensorIterator`` in
+# native_functions.yaml; ``min.other`` and ``max.other`` compute ``minimum``/``maximum``)
+_SCALAR_TOLERANT = {"torch.min", "torch.max", "torch.minimum", "torch.maximum"}
+
+
+def _scalar_operands(m: Walker, node: ast.AST) -> list[ast.expr] | None:
+    """The operands of an operation that accepts a 0-dim CPU tensor with tensors on any
+    device (an arithmetic operator other than ``@``, a comparison, ``torch.min(a, b)``);
+    None for any other."""
+    if isinstance(node, ast.BinOp):
+        return None if isinstance(node.op, ast.MatMult) else [node.left, node.right]
+    if isinstance(node, ast.Compare):
+        return [node.left, *node.comparators]
+    if isinstance(node, ast.Call) and m.qualname(node.func) in _SCALAR_TOLERANT and \
+            len(node.args) == 2 and not node.keywords and \
+            not any(isinstance(a, ast.Starred) for a in node.args):
+        return list(node.args)
+    return None
+
+
+def _scalar_of(e: ast.expr, attr: str, self_name: str) -> bool:
+    """Is ``e`` ``self.<attr>``, or arithmetic of it with number literals (``-self.t``,
+    ``self.t * 2``): 0-dim where the attribute is?"""
+    if isinstance(e, ast.Attribute):
+        return isinstance(e.value, ast.Name) and e.value.id == self_name and e.attr == attr
+    if isinstance(e, ast.UnaryOp) and not isinstance(e.op, ast.Not):
+        return _scalar_of(e.operand, attr, self_name)
+    if isinstance(e, ast.BinOp) and not isinstance(e.op, ast.MatMult):
+        sides = [e.left, e.right]
+        return any(_scalar_of(x, attr, self_name) for x in sides) and all(
+            _number(x) or _scalar_of(x, attr, self_name) for x in sides)
+    return False
+
+
+def _number(e: ast.AST | None) -> bool:
+    """Is ``e`` a number literal (``0.5``, ``-1``), not a bool?"""
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
+        e = e.operand
+    return isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and \
+        not isinstance(e.value, bool)
+
+
+def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
+    """Is ``value`` a 0-dim tensor by construction: ``torch.scalar_tensor(...)``, or
+    ``torch.tensor(x)`` (with ``dtype=`` or ``requires_grad=`` at most) where ``x`` is a
+    number literal, a parameter of the function whose default is one and that has no
+    annotation other than ``int``/``float``, or a module-level name only ever bound to one?"""
+    if not isinstance(value, ast.Call):
+        return False
+    q = m.qualname(value.func)
+    if q == "torch.scalar_tensor":
+        return True
+    if q != "torch.tensor" or len(value.args) != 1 or \
+            any(k.arg not in ("dtype", "requires_grad") for k in value.keywords):
+        return False
+    x = value.args[0]
+    if _number(x):
+        return True
+    if not isinstance(x, ast.Name):
+        return False
+    b = m.binding(x.id, scope, pos(x))
+    if b is None:
+        return False
+    if b.how is How.PARAM and isinstance(b.value, ast.arg):
+        return _number_param(b.ctx.scope.function, b.value)
+    if b.how is How.EXPR and b.ctx.scope.kind is ScopeKind.MODULE:
+        binds = b.ctx.scope.binds.get(x.id, [])
+        return bool(binds) and all(o.how is How.EXPR and _number(o.value) for _, o in binds)
+    return False
+
+
+def _number_param(fn: ast.AST | None, arg: ast.arg) -> bool:
+    """Is ``arg`` a parameter of ``fn`` with a number literal as default, unannotated or
+    annotated ``int``/``float``?"""
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    a = fn.args
+    if arg.annotation is not None and not (
+            isinstance(arg.annotation, ast.Name) and arg.annotation.id in ("int", "float")):
+        return False
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True)) + \
+        [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    return any(p is arg and _number(d) for p, d in pairs)
+
+
+_PARAMETER = ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
+
+
+def _moved_parameter(m: Walker, value: ast.expr) -> ast.Call | None:
+    """The ``nn.Parameter(...)`` call of ``nn.Parameter(t).to(device)`` or ``.cuda()``: a
+    move to a device that is not written as the CPU (``.to("cpu")``, ``.to(torch.float64)``,
+    a dtype only, are not), of a ``t`` made without ``device=`` nor a move (so on the CPU);
+    None for any other value."""
+    if not isinstance(value, ast.Call) or not isinstance(value.func, ast.Attribute):
+        return None
+    inner = value.func.value
+    if not isinstance(inner, ast.Call) or m.qualname(inner.func) not in _PARAMETER or \
+            any(isinstance(a, ast.Starred) for a in value.args) or \
+            any(k.arg is None for k in value.keywords):
+        return None
+    if any(isinstance(n, ast.keyword) and n.arg in ("device", None) for n in ast.walk(inner)) or \
+            any(isinstance(n, ast.Attribute) and n.attr in MOVE_NAMES for n in ast.walk(inner)):
+        return None  # made or moved somewhere by the author: maybe on that device already
+    meth = value.func.attr
+    if meth == "cuda":
+        return inner
+    if meth != "to":
+        return None
+    target = kwarg(value, "device") or (value.args[0] if value.args else None)
+    q = m.qualname(target) if isinstance(target, ast.Attribute) else None
+    if target is None or q is not None and q.startswith("torch."):
+        return None  # ``.to(torch.float64)``: a dtype
+    if isinstance(target, ast.Constant) and (not isinstance(target.value, str) or
+                                             target.value.split(":")[0] == "cpu"):
+        return None
+    if isinstance(target, ast.Call) and m.qualname(target.func) == "torch.device" and \
+            target.args and isinstance(target.args[0], ast.Constant) and \
+            str(target.args[0].value).split(":")[0] == "cpu":
+        return None
+    return inner
+
+
+def _moved_parameter_finding(ctx: Context, stmt: ast.stmt, attr: str, value: ast.expr,
+                             param: ast.Call) -> Finding:
+    """The finding for ``self.<attr> = nn.Parameter(t).to(device)``."""
+    inner = ctx.text(param.args[0]) if param.args else "..."
+    meth = value.func.attr if isinstance(value, ast.Call) and isinstance(value.func, ast.Attribute) \
+        else "to"
+    return ctx.finding(
+        CODE, stmt,
+        f"`self.{attr} = {short(ctx.text(value), 40)}` stores what `.{meth}()` returns: moved to "
+        f"another device than its own (the CPU), an `nn.Parameter` becomes a new plain tensor, "
+        f"not registered -- not in `model.parameters()`, so the optimizer never trains it, "
+        f"and `model.to(device)` does not move it; wrap the moved tensor instead: "
+        f"`nn.Parameter({short(inner, 30)}.to(device))`, or let `model.to(device)` move the parameter",
+    )
 
 
 def _made_here(v: Value) -> bool:
