@@ -506,6 +506,12 @@ def _stop(ex: Any) -> None:
     if manager is not None:
         with contextlib.suppress(Exception):
             manager.join(5)
+        # a manager still closing its pipe after that (a loaded machine) must not be woken
+        # by the exit hook either: the interpreter joins the thread all the same
+        with contextlib.suppress(Exception):
+            from concurrent.futures import process
+
+            process._threads_wakeups.pop(manager, None)
 
 
 def default_jobs() -> int:
