@@ -73,7 +73,7 @@ def test_sigint_to_the_main_process_stops_the_workers_at_once(tmp_path):
             proc.kill()
             proc.wait()
     assert proc.returncode == 130, err
-    assert err.strip().splitlines()[-1] == "ferry check: interrupted"
+    assert err.strip().splitlines()[-1] == "ferry check: interrupted", err
     assert "Traceback" not in err
     assert not [w for w in workers if _alive(w)]  # no worker left running
 

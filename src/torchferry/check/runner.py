@@ -724,22 +724,17 @@ def _parallel(
     import torchferry.check.flow.calls
     import torchferry.check.flow.resolve  # noqa: F401
 
-    if engine.gc_managed():
-        import gc
-
-        # what the workers inherit (the run's files, the rules) stays shared: a worker's
-        # collections would otherwise write to every inherited object, copying its pages
-        gc.freeze()
-    if sys.platform.startswith("linux"):  # fork: the workers inherit the rules and the files
-        return _parallel_ends(todo, opts, workers, multiprocessing.get_context("fork"), progress)
-    return _parallel_batches(todo, opts, workers, multiprocessing.get_context(), progress)
+    # fork on Linux (workers inherit the imported rules); the platform default elsewhere
+    linux = sys.platform.startswith("linux")
+    ctx = multiprocessing.get_context("fork" if linux else None)
+    return _parallel_batches(todo, opts, workers, ctx, progress)
 
 
 def _parallel_batches(
     todo, opts: Options, workers: int, ctx: Any, progress: Callable[[int, int], None] | None
 ) -> list[FileOutcome]:
-    """Check the files in worker processes that are sent them (the platform's default way
-    of starting a process, not fork)."""
+    """Check the files in worker processes (``ctx``: how they start), sent to them in
+    batches."""
     from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
 
     # biggest first, so no worker is left with one huge file at the end; in small
@@ -769,82 +764,3 @@ def _parallel_batches(
     done = [out for batch in results if batch is not None for out in batch]
     by_index = dict(zip(order, done, strict=True))
     return [by_index[k] for k in range(len(todo))]
-
-
-#: The files a forked worker checks (inherited, not sent), in the order given.
-_ITEMS: list[tuple[Path, bytes, str]] = []
-#: The shared ``[next from the front, end of what the back has left]`` of :data:`_ITEMS`.
-_ENDS: Any = None
-#: The end of :data:`_ITEMS` this worker takes files from: 0 the front, 1 the back.
-_END = 0
-
-
-def _init_ends(opts: Options, ends: Any, count: Any) -> None:
-    """A forked worker: the options, the shared ends, and which end is this worker's."""
-    global _ENDS, _END
-    _init_worker(opts)
-    with count.get_lock():
-        _END = count.value % 2
-        count.value += 1
-    _ENDS = ends
-
-
-def _work_end(workers: int) -> tuple[int, list[FileOutcome]]:
-    """Check the next files at this worker's end of :data:`_ITEMS`, a share of what is left
-    that shrinks as it does (the last ones one by one, so no worker is left with much work
-    at the end): (the index of the first, their outcomes), or ``(0, [])`` when none is left."""
-    assert _WORKER_OPTS is not None
-    with _ENDS.get_lock():
-        lo, hi = _ENDS[0], _ENDS[1]
-        n = min(hi - lo, max(1, (hi - lo) // (workers * 4)))
-        if n <= 0:
-            return 0, []
-        if _END == 0:
-            first = lo
-            _ENDS[0] = lo + n
-        else:
-            first = hi - n
-            _ENDS[1] = first
-    return first, [_check_file(path, data, _WORKER_OPTS, display)
-                   for path, data, display in _ITEMS[first : first + n]]
-
-
-def _parallel_ends(
-    todo, opts: Options, workers: int, ctx: Any, progress: Callable[[int, int], None] | None
-) -> list[FileOutcome]:
-    """Check the files in forked worker processes, each taking files from one end of the
-    list (in the order given: a directory's files together).  The analysis of a file reads
-    the other files its calls reach, and keeps them: the files a worker checks are then
-    mostly the ones it has already read (timm, two workers: 130 other files parsed, where
-    handing out the largest first parsed 181)."""
-    global _ITEMS
-    from concurrent.futures import FIRST_COMPLETED, ProcessPoolExecutor, wait
-
-    _ITEMS = [(t[1], t[2], t[3]) for t in todo]
-    ends = ctx.Array("q", [0, len(_ITEMS)])
-    count = ctx.Value("i", 0)
-    results: list[FileOutcome | None] = [None] * len(_ITEMS)
-    ex = ProcessPoolExecutor(workers, mp_context=ctx, initializer=_init_ends,
-                             initargs=(opts, ends, count))
-    try:
-        pending = {ex.submit(_work_end, workers) for _ in range(workers)}
-        finished = 0
-        while pending:
-            # a tick at least every 0.2 s: the line shows up (0/N) while the first files
-            # are still being checked, and not only when some are done
-            ready, pending = wait(pending, timeout=0.2, return_when=FIRST_COMPLETED)
-            for fut in ready:
-                first, outs = fut.result()
-                if outs:  # more may be left: ask again
-                    results[first : first + len(outs)] = outs
-                    finished += len(outs)
-                    pending.add(ex.submit(_work_end, workers))
-            if progress is not None:
-                progress(finished, len(_ITEMS))
-    except BaseException:
-        _stop(ex)
-        raise
-    finally:
-        _ITEMS = []
-    ex.shutdown()
-    return [out for out in results if out is not None]
