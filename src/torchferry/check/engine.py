@@ -228,11 +228,6 @@ def manage_gc(enable: bool = True) -> None:
     _frozen_base = _rss_base = None  # measured at the first look of the safety valve
 
 
-def gc_managed() -> bool:
-    """Whether :func:`manage_gc` is on (this process is ``ferry check``'s)."""
-    return _MANAGE_GC
-
-
 def _parse(source: str, path: str) -> ast.Module:
     """``ast.parse`` without the warnings the parser may emit about the checked code
     (invalid escape sequences: a SyntaxWarning printed on stderr since Python 3.12, or
