@@ -21,6 +21,8 @@ The two reads are paired by what is subtracted (`time.perf_counter() - t0`, `t1 
 never by source order. An interval that is only compared against a limit (`if time.time()
 - t0 > time_limit: break`, or `elapsed = ...` used only in such tests) is a wall-clock
 budget for control flow, not a measurement of the work, and is not flagged.
+Nor is an interval bound to a local name that nothing in its function reads (`dt =
+time.time() - t0` whose print is commented out): an unread number misleads no one.
 
 ## Why is this bad
 "GPU work runs asynchronously -- Python queues the work and races ahead. Timing with
@@ -203,7 +205,7 @@ def _intervals(m: Walker, scope: Scope, reads: list[Site[ast.Call]]
         end, start = read_of(n.left), read_of(n.right)
         if end is None or start is None or start.pos >= end.pos:
             continue
-        if _budget_check(m, scope, op):
+        if _budget_check(m, scope, op) or _never_read(scope, op):
             continue
         pairs.setdefault(id(end.node), (start, end))
     return sorted(pairs.values(), key=lambda p: p[1].pos)
@@ -226,6 +228,30 @@ def _budget_check(m: Walker, scope: Scope, op: Site) -> bool:
     name = st.targets[0].id
     uses = [u for u in _name_loads(scope, name) if pos(u[0]) > end_pos(st)]
     return bool(uses) and all(isinstance(p, ast.Compare) for _, p in uses)
+
+
+def _never_read(scope: Scope, op: Site) -> bool:
+    """Is the interval ``op`` (a subtraction) the whole value of an assignment to a name
+    that nothing in the function reads (``dt = time.time() - t0`` with its print commented
+    out)?  An unread number misleads no one.  Not when the name may be read from elsewhere:
+    declared ``global``/``nonlocal``, or the function calls ``locals()``, ``vars()`` or
+    ``eval``/``exec``.
+    Only in a function: a module's names can be imported, and a notebook's later cells
+    read them."""
+    st = op.stmt
+    if not (isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))
+            and isinstance(st, ast.Assign) and st.value is op.node and len(st.targets) == 1
+            and isinstance(st.targets[0], ast.Name)):
+        return False
+    name = st.targets[0].id
+    for node in ast.walk(scope.node):
+        if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
+            return False
+        if (isinstance(node, ast.Call) and isinstance(node.func, ast.Name)
+                and (node.func.id in ("locals", "eval", "exec")
+                     or node.func.id == "vars" and not node.args)):
+            return False
+    return not _name_loads(scope, name)
 
 
 def _name_loads(scope: Scope, name: str) -> list[tuple[ast.Name, ast.AST]]:
