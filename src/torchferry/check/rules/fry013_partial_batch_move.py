@@ -67,7 +67,6 @@ from dataclasses import replace
 from torchferry.check.api import Context, Edit, Finding, Fix
 from torchferry.check.flow import (
     ACCEL,
-    CPU,
     Callee,
     CallEvent,
     FileFlow,
@@ -76,10 +75,10 @@ from torchferry.check.flow import (
     Origin,
     ScopeResult,
     Value,
-    Where,
 )
+from torchferry.check.flow.batches import batch_moves, unmoved_item, whole_batch_of
 from torchferry.check.flow.evidence import at, step, where
-from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES, OPERATOR_METHODS
+from torchferry.check.flow.vocab import OPERATOR_METHODS
 
 CODE = "FRY013"
 NAME = "partial-batch-move"
@@ -94,15 +93,15 @@ def check(ctx: Context) -> Iterable[Finding]:
     # a function as the file's calls see it: ``evaluate(model, valid_loader)`` iterates a loader
     called = [r for r in (ctx.flow.as_called(r, _LOADER) for r in scopes) if r is not None]
     for res in [*scopes, *called]:
-        moves = _batch_moves(res)
+        moves = batch_moves(res)
         if not moves:
             continue
         for node, operands in _meetings(ctx.flow, res):
             if not any(_on_device(res, v) for _, v in operands):
                 continue
             for a, v in operands:
-                loop = _unmoved_item(v)
-                if loop is None or id(loop) not in moves or id(a) in reported or _whole(a, loop):
+                loop = unmoved_item(v)
+                if loop is None or id(loop) not in moves or id(a) in reported or whole_batch_of(a, loop):
                     continue
                 reported.add(id(a))
                 yield _finding(ctx, a, v, loop, moves[id(loop)], node)
@@ -128,53 +127,6 @@ def _fed_from_the_device(res: ScopeResult, v: Value) -> bool:
     call = res.calls.get(id(v.origins[0].node))
     return call is not None and call.callee is Callee.MODULE and any(
         a.places == {ACCEL} and any(o.op is Op.MOVED for o in a.origins) for a in call.args)
-
-
-def _batch_moves(res: ScopeResult) -> dict[int, list[CallEvent]]:
-    """Moves to a device of items of each loop's batch (keyed by the loop): of an item
-    itself, or of what a call the analysis cannot see into made of one (a tokenizer's
-    output, ``tokenizer(batch["text"], return_tensors="pt").to(device)``)."""
-    out: dict[int, list[CallEvent]] = {}
-    for c in res.calls.values():
-        recv = c.receiver
-        if c.callee is not Callee.METHOD or c.qualname not in ACCEL_MOVE_NAMES or recv is None:
-            continue
-        loop = _loop_of(recv) if recv.is_(Kind.BATCH) else _made_of_an_item(res, recv)
-        if loop is not None and c.result.may_live(Where.ACCEL):
-            out.setdefault(id(loop), []).append(c)
-    for moves in out.values():
-        moves.sort(key=lambda c: (c.node.lineno, c.node.col_offset))
-    return out
-
-
-def _made_of_an_item(res: ScopeResult, v: Value) -> ast.AST | None:
-    """The loop whose batch gave an item, as the first argument, to the call that made
-    ``v`` last: a call the analysis cannot see into or a module's."""
-    if not v.origins or v.origins[0].op not in (Op.RETURNED, Op.OUTPUT):
-        return None
-    made = res.calls.get(id(v.origins[0].node))
-    if made is None or made.callee not in (Callee.UNRESOLVED, Callee.MODULE) or not made.args:
-        return None
-    item = made.args[0]
-    return _loop_of(item) if item.is_(Kind.BATCH) else None
-
-
-def _loop_of(v: Value) -> ast.AST | None:
-    o = next((o for o in v.origins if o.op is Op.BATCH), None)
-    return o.node if o is not None else None
-
-
-def _unmoved_item(v: Value) -> ast.AST | None:
-    """The loop whose batch ``v`` is an item of, if it is still on the CPU."""
-    if not v.is_(Kind.BATCH) or v.places != {CPU} or any(o.op is Op.MOVED for o in v.origins):
-        return None
-    return _loop_of(v)
-
-
-def _whole(a: ast.AST, loop: ast.AST) -> bool:
-    """The whole batch of ``for batch in loader`` (not one of its items)."""
-    target = getattr(loop, "target", None)
-    return isinstance(target, ast.Name) and isinstance(a, ast.Name) and a.id == target.id
 
 
 def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[tuple[ast.AST, list[tuple[ast.AST, Value]]]]:

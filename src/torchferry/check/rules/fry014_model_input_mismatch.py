@@ -207,6 +207,7 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
+from torchferry.check.flow.batches import batch_moves, unmoved_item, whole_batch_of
 from torchferry.check.flow.feeds import Feed, call_feeds
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param
@@ -215,7 +216,6 @@ from torchferry.check.flow.program import holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
 from torchferry.check.names import DEVICE_NAME, kwarg, pos
-from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
 CODE = "FRY014"
@@ -228,7 +228,6 @@ _SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_me
 _BUILDER = re.compile(r"(build|create|load|get|make|from_|init|setup|prepare|instantiate|wrap)", re.I)
 _LOSSY = re.compile(r"(loss|criterion|metric|accuracy|softmax|relu|sigmoid|tanh|dropout|pool|"
                     r"flatten|identity|upsample)", re.I)
-_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 _SAFE_USES = frozenset({"eval", "train", "load_state_dict", "state_dict", "parameters",
                         "named_parameters", "modules", "named_modules", "children",
                         "zero_grad", "requires_grad_", "forward", "float", "half", "double"})
@@ -386,7 +385,7 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
     if _LOSSY.search(name) or _LOSSY.search(callee):
         return None  # losses and metrics rarely hold parameters
     if q.startswith("torch.nn."):
-        known = q.rsplit(".", 1)[1] in PARAM_LAYERS or q.rsplit(".", 1)[1] in _CONTAINERS
+        known = q.rsplit(".", 1)[1] in PARAM_LAYERS or q.rsplit(".", 1)[1] in vocab.CONTAINERS
     elif isinstance(func, ast.Name) and func.id in m.classes:
         cls = m.classes[func.id]
         known = cls.is_module and has_parameters(m, cls)
@@ -504,7 +503,7 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
     loader's batch that is never moved while another item of the same batch is."""
     ff: FileFlow = ctx.flow
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
-        moves = _batch_moves(res)
+        moves = batch_moves(res)
         if not moves:
             continue
         for c in res.calls.values():
@@ -517,8 +516,8 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
             if c.callee is not Callee.MODULE and not own:
                 continue
             a, v = c.node.args[0], c.args[1 if own else 0]
-            loop = _unmoved_item(v)
-            if loop is None or id(loop) not in moves or _whole(a, loop):
+            loop = unmoved_item(v)
+            if loop is None or id(loop) not in moves or whole_batch_of(a, loop):
                 continue
             via = _through_own_method(ff, res, c) if own else None
             # (last: it may interpret the callers)
@@ -574,8 +573,8 @@ def _cpu_loader_item(ctx: Context) -> Iterator[Finding]:
             if c.callee is not Callee.MODULE or not c.args or isinstance(c.node.args[0], ast.Starred):
                 continue
             a, v = c.node.args[0], c.args[0]
-            loop = _unmoved_item(v)
-            if loop is None or _whole(a, loop) or not _has_weights(ctx, c):
+            loop = unmoved_item(v)
+            if loop is None or whole_batch_of(a, loop) or not _has_weights(ctx, c):
                 continue
             made = _torchvision_loader(ff, res, loop)
             if made is None:
@@ -955,7 +954,7 @@ def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
     name = made.text.split("(", 1)[0]
     if name.startswith("torch.nn."):
         layer = name.rsplit(".", 1)[-1]
-        return layer in PARAM_LAYERS or layer in _CONTAINERS
+        return layer in PARAM_LAYERS or layer in vocab.CONTAINERS
     if name.startswith(vocab.MODEL_ZOOS):
         return True
     info = ff.class_of(model)
@@ -1074,7 +1073,7 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
     made = next((o for o in reversed(model.origins) if o.op is Op.MADE), None)
     if made is not None and made.text.startswith("torch.nn."):
         layer = made.text.split("(", 1)[0].rsplit(".", 1)[-1]
-        if layer not in PARAM_LAYERS and layer not in _CONTAINERS:
+        if layer not in PARAM_LAYERS and layer not in vocab.CONTAINERS:
             return False
     return not _LOSSY.search(ctx.text(c.node.func))
 
@@ -1175,14 +1174,14 @@ def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
     :mod:`torchferry.check.flow.feeds`)."""
     ff: FileFlow = ctx.flow
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
-        moves = _batch_moves(res)
+        moves = batch_moves(res)
         for c in list(res.calls.values()):
             if c.callee not in (Callee.FUNCTION, Callee.METHOD):
                 continue
             for i, v, feed in call_feeds(ff, res, c):
                 a = c.node.args[i]
-                loop = _unmoved_item(v)
-                item = loop is not None and id(loop) in moves and not _whole(a, loop)
+                loop = unmoved_item(v)
+                item = loop is not None and id(loop) in moves and not whole_batch_of(a, loop)
                 made = None if item else _cpu_made(v)
                 if not item and made is None:
                     continue
