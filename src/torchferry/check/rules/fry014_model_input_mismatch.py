@@ -82,7 +82,11 @@ Flags a call `model(x)` when, in one scope,
   weights that is on a device the code chose, in the caller's terms: `net.train(x_pos)` ->
   `layer.train(h)` for `layer` in a list of layers moved in `Net.__init__` ->
   `self.forward(x)` (a module's `forward` called by name runs the module); reported at the
-  outermost call.
+  outermost call, or at the module's call when the function that makes it moves another
+  of the module's inputs to the device there (`extra = extra.to(self.device)` before
+  `self.model(fp, extra)`, or `self.model(fp, mask=mask.cuda())`): that function puts the
+  module's inputs on the device itself, and the input it hands on unmoved lacks its move
+  there.
 
 In the third and fourth forms, a global model that the calling function finds unmoved is on
 the device when a caller of that function moves it in place (`model.to(device)` as a
@@ -1192,25 +1196,52 @@ def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
                 if moved is None:
                     continue
                 yield _handed_finding(ctx, c, a, v, moved, feed,
-                                      moves[id(loop)][0] if item and loop is not None else None, made)
+                                      moves[id(loop)][0] if item and loop is not None else None, made,
+                                      _sibling_move(feed))
                 break
 
 
+def _sibling_move(feed: Feed) -> Origin | None:
+    """Where the function that runs the module moves another of the module's inputs to a
+    device (``input_solvents.unsqueeze(0).to(self.device)`` before ``self.model(rxn_fp,
+    input_solvents, ...)``): that function takes it on itself to put the module's inputs
+    where the module is, so the input it hands on unmoved is missing a move there."""
+    call, fn = feed.call, feed.scope.node
+    lines = range(getattr(fn, "lineno", 0), (getattr(fn, "end_lineno", None) or 0) + 1)
+    given = [*call.args[1:], *(v for name, v in call.keywords if name != "**")]
+    for v in given:
+        if not v.places or not v.may_live(Where.ACCEL) or any(p.symbolic for p in v.places):
+            continue
+        o = ev.latest(v, Op.MOVED)
+        if o is not None and o.path is None and o.node is not None and o.line in lines:
+            return o
+    return None
+
+
 def _handed_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin, feed: Feed,
-                    other: CallEvent | None, made: Origin | None) -> Finding:
+                    other: CallEvent | None, made: Origin | None, sibling: Origin | None) -> Finding:
     """The finding of an input left on the CPU that a call hands on to a model on the
-    device (``other``: the move of another item of its batch; ``made``: where it was made)."""
+    device (``other``: the move of another item of its batch; ``made``: where it was made;
+    ``sibling``: the move of another of the model's inputs beside the model's call, which
+    puts the finding there rather than at the outermost call)."""
     name, x, call = ctx.text(feed.call.node.func), ctx.text(a), ctx.text(c.node.func)
     if other is not None:
         what = f"an item of the loader's batch, is never moved (the batch's other items are: `{ctx.text(other.node)}`)"
     else:
         what = f"made on the CPU (`{made.text if made else x}`), is never moved"
-    f = ctx.finding(
-        CODE, c.node,
-        f"`{call}(...)` hands `{x}` to `{name}`, which is on the device, but `{x}`, {what}: on a GPU "
-        "machine this call fails with \"Input type (torch.FloatTensor) and weight type "
-        f"(torch.cuda.FloatTensor) should be the same\" (or \"Expected all tensors to be on the same "
-        f"device\"); move it too (`{x}.to(device)`)")
+    error = ("on a GPU machine this call fails with \"Input type (torch.FloatTensor) and weight type "
+             "(torch.cuda.FloatTensor) should be the same\" (or \"Expected all tensors to be on the "
+             "same device\")")
+    if sibling is None:
+        f = ctx.finding(CODE, c.node, f"`{call}(...)` hands `{x}` to `{name}`, which is on the device, "
+                        f"but `{x}`, {what}: {error}; move it too (`{x}.to(device)`)")
+    else:
+        inner = feed.call.node.args[0] if feed.call.node.args else feed.call.node
+        y = ctx.text(inner)
+        f = ctx.finding(CODE, feed.call.node, f"`{name}` is on the device and this function moves its other "
+                        f"inputs there (`{ctx.text(sibling.node)}`), but not `{y}`, which `{call}(...)` hands "
+                        f"it unchanged at line {c.node.lineno} (`{x}`, {what}): {error}; move `{y}` here too, "
+                        "as the others")
     steps = [ev.step(ctx, moved, f"the model is {_placed(moved)} at {ev.where(moved)}")]
     source = ev.first(v, Op.BATCH) if other is not None else made
     if source is not None:
@@ -1218,5 +1249,7 @@ def _handed_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Or
     if other is not None:
         steps.append(ev.at(ctx, other.node, "another item of that batch is moved here"))
     steps.append(ev.at(ctx, c.node, f"it is handed here to `{call}`"))
+    if sibling is not None:
+        steps.append(ev.step(ctx, sibling, "another input of the model is moved to the device here"))
     steps.append(ev.at(ctx, feed.call.node, f"which gives it, unchanged, to `{name}(...)` here"))
     return replace(f, evidence=tuple(steps))
