@@ -559,3 +559,23 @@ def test_a_torch_function_of_a_tuple_of_tensors_computes_where_they_are(snippet)
     assert s.wheres(s.value_at(7, "moved")) == {"ACCEL"}
     # a tuple of sizes of unknown kind is no tensor: where ``pad`` is
     assert s.wheres(s.value_at(7, "shaped")) == {"CPU"}
+
+
+def test_pad_sequence_computes_where_the_lists_tensors_are(snippet):
+    s = snippet("""
+        import torch
+        from torch.nn.utils.rnn import pad_sequence
+        def f(data, device):
+            tensors = [torch.tensor(t) for t in data]
+            padded = torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True)
+            seqs = []
+            for t in data:
+                seqs.append(torch.as_tensor(t))
+            imported = pad_sequence(seqs)
+            moved = pad_sequence([torch.tensor(t).to(device) for t in data])
+            print(padded, imported, moved)
+    """)
+    assert s.wheres(s.value_at(11, "padded")) == {"CPU"}
+    assert s.value_at(11, "padded").is_(Kind.TENSOR)
+    assert s.wheres(s.value_at(11, "imported")) == {"CPU"}
+    assert s.wheres(s.value_at(11, "moved")) == {"ACCEL"}

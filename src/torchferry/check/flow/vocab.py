@@ -137,6 +137,9 @@ MODEL_BUILDERS = frozenset({"torch.hub.load", "timm.create_model", "torchvision.
 SAME_MODULE = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace",
                          "torch.jit.trace_module", "torch.jit.freeze",
                          "torch.jit.optimize_for_inference"})
+#: functions of ``torch.nn.utils`` that compute one tensor where their tensors are
+#: (``pad_sequence(tensors)``: a padded stack of a list's tensors)
+TENSOR_UTILS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
 #: submodules of torch whose functions compute tensors
 TENSOR_SUBMODULES = frozenset({"fft", "linalg", "special", "autograd", "sparse"})
 #: wrappers that hand inputs to the right device themselves (their place is left unknown)
