@@ -1,3 +1,5 @@
+import pytest
+
 from torchferry.check.flow import Kind, Op, Reason
 
 
@@ -579,3 +581,32 @@ def test_pad_sequence_computes_where_the_lists_tensors_are(snippet):
     assert s.value_at(11, "padded").is_(Kind.TENSOR)
     assert s.wheres(s.value_at(11, "imported")) == {"CPU"}
     assert s.wheres(s.value_at(11, "moved")) == {"ACCEL"}
+
+
+@pytest.mark.parametrize("binding", [
+    'th = importlib.import_module("torch")',
+    'th = pytest.importorskip("torch")',
+    'th, have_torch, _ = optional_package("torch", min_version="2.2.0")',
+])
+def test_a_module_imported_by_a_call_is_that_module(snippet, binding):
+    s = snippet(f"""
+        import importlib
+        import pytest
+        from dipy.utils.optpkg import optional_package
+        {binding}
+        def f(x):
+            t = th.from_numpy(x)
+            print(t)
+    """)
+    assert s.wheres(s.value_at(7, "t")) == {"CPU"}
+    assert s.value_at(7, "t").is_(Kind.TENSOR)
+
+
+def test_a_tuple_from_another_call_is_no_module(snippet):
+    s = snippet("""
+        th, have_torch = import_module("torch")
+        def f(x):
+            t = th.from_numpy(x)
+            print(t)
+    """)
+    assert s.value_at(4, "t").kinds is None
