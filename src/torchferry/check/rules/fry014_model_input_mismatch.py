@@ -22,7 +22,11 @@ Flags a call `model(x)` when, in one scope,
   (a `transform=` of torchvision that makes its tensors on the CPU, `ToTensor()` or a
   `Compose` holding one, and no `collate_fn`); a
   later argument may be wanted on the CPU (`decoder(features, captions, lengths)`, whose
-  `lengths` go to `pack_padded_sequence`) and is not checked; or
+  `lengths` go to `pack_padded_sequence`) and is not checked; or no item of the batch is
+  moved, but another call of the file gives the same model (the same move of it) an item
+  of a batch it moved first (`train()` moves its batches, `validation()` calls
+  `self.model(input)` on `next(iter(self.valid_dataloader))`), in a file none of whose
+  loaders is given a `collate_fn` and none of whose `__getitem__` methods moves a tensor; or
 * (from the device-flow analysis) the model is on a device the code chose, as above,
   loaded there (`torch.load(f, map_location=device)`) or
   through the class it is an attribute of (`self.model.to(device)` in `__init__`, the
@@ -219,7 +223,7 @@ from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
-from torchferry.check.names import DEVICE_NAME, kwarg, pos
+from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
 CODE = "FRY014"
@@ -506,8 +510,12 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
     """A model the device-flow analysis places on an accelerator, called on an item of a
     loader's batch that is never moved while another item of the same batch is."""
     ff: FileFlow = ctx.flow
-    for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
+    scopes = list(ff.results())  # (all interpreted first: the file's call sites known)
+    fed = _fed_moved_items(scopes) if _no_loader_moves(ff.tree) else {}
+    for res in scopes:
         moves = batch_moves(res)
+        if fed:
+            yield from _other_loader_item(ctx, ff, res, fed, moves)
         if not moves:
             continue
         for c in res.calls.values():
@@ -529,6 +537,79 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
             if moved is not None:
                 yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0],
                                     via[1] if via is not None else None)
+
+
+def _fed_moved_items(scopes: list[ScopeResult]) -> dict[int, CallEvent]:
+    """The models of the file called on an item of a loader's batch moved to a device
+    (``input = input.to(DEVICE)`` ... ``self.model(input)``), keyed by the model's move
+    (the ``id`` of its node), with such a call."""
+    out: dict[int, CallEvent] = {}
+    for res in scopes:
+        for c in res.calls.values():
+            if c.callee is not Callee.MODULE or not c.args or not c.node.args:
+                continue
+            a, model = c.args[0], c.func
+            if not a.is_(Kind.BATCH) or not a.places or not a.may_live(Where.ACCEL) or \
+                    any(p.symbolic for p in a.places) or ev.latest(a, Op.MOVED) is None:
+                continue
+            placed = ev.latest(model, Op.MOVED, Op.LOADED)
+            if placed is not None and placed.node is not None and placed.path is None:
+                out.setdefault(id(placed.node), c)
+    return out
+
+
+def _no_loader_moves(tree: ast.Module) -> bool:
+    """Does no loader of the file put its batches anywhere but where its dataset made them
+    (every ``DataLoader(...)`` without a ``collate_fn``, no ``__getitem__`` of the file
+    moving what it gives)?  Then two loaders' batches come the same way."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and tail(node.func) == "DataLoader" and not _plain_loader(tree, node):
+            return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__getitem__" and any(
+                isinstance(n, ast.Call) and tail(n.func) in ACCEL_MOVE_NAMES for n in ast.walk(node)):
+            return False
+    return True
+
+
+def _other_loader_item(ctx: Context, ff: FileFlow, res: ScopeResult, fed: dict[int, CallEvent],
+                       moves: dict[int, list[CallEvent]]) -> Iterator[Finding]:
+    """A model on the device called on an item of a loader's batch none of whose items is
+    moved (``moves``: the scope's moves of batch items, by loop), when another call of the
+    file gives the same model (the same move of it) an item of a batch moved first
+    (``train()`` moves its batches, ``validation()`` takes
+    ``next(iter(self.valid_dataloader))`` and does not)."""
+    for c in res.calls.values():
+        if c.callee is not Callee.MODULE or not c.args or not c.node.args or \
+                isinstance(c.node.args[0], ast.Starred):
+            continue
+        a, v = c.node.args[0], c.args[0]
+        loop = unmoved_item(v)
+        if loop is None or id(loop) in moves or whole_batch_of(a, loop) or not _has_weights(ctx, c):
+            continue
+        moved = _model_at_call(ff, res, c)
+        other = fed.get(id(moved.node)) if moved is not None and moved.node is not None else None
+        if moved is None or other is None or other.node is c.node:
+            continue
+        yield _other_loader_finding(ctx, c, a, v, moved, other)
+
+
+def _other_loader_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin,
+                          other: CallEvent) -> Finding:
+    """The finding of :func:`_other_loader_item`."""
+    name, x = ctx.text(c.node.func), ctx.text(a)
+    f = ctx.finding(
+        CODE, c.node,
+        f"`{name}` is on the device but `{x}`, an item of a loader's batch, is never moved, while "
+        f"the file moves the batches it gives `{name}` elsewhere (line {other.node.lineno}): on a GPU "
+        "machine this call fails with \"Input type (torch.FloatTensor) and weight type "
+        f"(torch.cuda.FloatTensor) should be the same\"; move it too (`{x}.to(device)`)")
+    steps = [ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}")]
+    batch = ev.first(v, Op.BATCH)
+    if batch is not None:
+        steps.append(ev.step(ctx, batch, f"`{x}` comes from the batch at {ev.where(batch)} and is never moved"))
+    steps.append(ev.at(ctx, other.node, "the model is given an item of a batch moved to the device here"))
+    steps.append(ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
+    return replace(f, evidence=tuple(steps))
 
 
 def _through_own_method(ff: FileFlow, res: ScopeResult,
