@@ -64,6 +64,9 @@ NO_MEETING = MOVE_NAMES | RETYPES | SHAPE_ONLY | NEW_ON_RECEIVER
 #: the receiver and the tensor arguments meet on one device, as the operator's operands do
 OPERATOR_METHODS = frozenset("""eq ne lt le gt ge add sub mul div true_divide floor_divide
     remainder fmod pow matmul mm bmm add_ sub_ mul_ div_ eq_ ne_ lt_ le_ gt_ ge_""".split())
+#: methods of a metric moved to a device (torchmetrics' and ignite's ``Metric.update(preds,
+#: target)``) whose tensor arguments meet the metric's state, and each other, there
+METRIC_UPDATES = frozenset({"update"})
 #: module methods that return the module itself (its place unchanged)
 MODULE_SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_memory "
                         "apply zero_grad".split())

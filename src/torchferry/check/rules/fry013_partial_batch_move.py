@@ -5,7 +5,8 @@ In a loop over a DataLoader, flags an item of the batch (a loop target such as `
 in `for inputs, labels in loader`, or `batch[1]`, `batch["labels"]` of a tokenizer's batch)
 that is used unmoved in a model or loss call (positional or keyword: `model(ids,
 labels=labels)`), a torch function, arithmetic or a comparison (or a tensor method that spells
-one: `preds.eq(labels)`, `out.add(bias)`, `a.mm(b)`) together with tensors that
+one: `preds.eq(labels)`, `out.add(bias)`, `a.mm(b)`), or a metric's `update` (of a
+metric moved to the device: `f1.update(out, data.gt_label)`) together with tensors that
 may be on the device -- while other items of the same batch were moved with `.to(device)` /
 `.cuda()` in that loop (in any arm of an `if`/`elif`: the analysis joins the arms, so an
 item moved on every path counts as moved and one moved on none does not), or what a call
@@ -75,10 +76,11 @@ from torchferry.check.flow import (
     Origin,
     ScopeResult,
     Value,
+    Where,
 )
 from torchferry.check.flow.batches import batch_moves, unmoved_item, whole_batch_of
 from torchferry.check.flow.evidence import at, step, where
-from torchferry.check.flow.vocab import OPERATOR_METHODS
+from torchferry.check.flow.vocab import METRIC_UPDATES, OPERATOR_METHODS
 
 CODE = "FRY013"
 NAME = "partial-batch-move"
@@ -133,7 +135,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[tuple[ast.AST, list[tu
     for m in res.meets.values():
         yield m.node, list(m.operands)
     for c in res.calls.values():
-        operator = _operator_method(res, c)
+        operator = _operator_method(res, c) or _metric_update(res, c)
         if operator is not None:
             yield c.node, operator
             continue
@@ -163,6 +165,17 @@ def _operator_method(res: ScopeResult, c: CallEvent) -> list[tuple[ast.AST, Valu
         return None
     ops: list[tuple[ast.AST, Value]] = [(func.value, c.receiver)]
     ops += [(a, v) for a in c.node.args if not isinstance(a, ast.Starred) and (v := res.value(a)) is not None]
+    return ops if len(ops) >= 2 else None
+
+
+def _metric_update(res: ScopeResult, c: CallEvent) -> list[tuple[ast.AST, Value]] | None:
+    """The tensors given to ``metric.update(preds, target)`` of a metric moved to a device
+    (``_F1Max().to(DEVICE)``: a tensor has no ``update``, a dict or a set no ``.to``)."""
+    func, recv = c.node.func, c.receiver
+    if not isinstance(func, ast.Attribute) or func.attr not in METRIC_UPDATES or recv is None \
+            or not any(o.op is Op.MOVED for o in recv.origins) or not recv.may_live(Where.ACCEL):
+        return None
+    ops = [(a, v) for a in c.node.args if not isinstance(a, ast.Starred) and (v := res.value(a)) is not None]
     return ops if len(ops) >= 2 else None
 
 
