@@ -67,6 +67,11 @@ OPERATOR_METHODS = frozenset("""eq ne lt le gt ge add sub mul div true_divide fl
 #: methods of a metric moved to a device (torchmetrics' and ignite's ``Metric.update(preds,
 #: target)``) whose tensor arguments meet the metric's state, and each other, there
 METRIC_UPDATES = frozenset({"update"})
+#: functions and methods that run the module given first on the input given second
+#: (``torch.jit.trace(model, example)``, ``torch.onnx.export(model, args, f)``,
+#: ``SummaryWriter.add_graph(model, input_to_model)``): qualified names, and method names
+RUNS_MODULE = frozenset({"torch.jit.trace", "torch.onnx.export"})
+RUNS_MODULE_METHODS = frozenset({"add_graph"})
 #: module methods that return the module itself (its place unchanged)
 MODULE_SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_memory "
                         "apply zero_grad".split())

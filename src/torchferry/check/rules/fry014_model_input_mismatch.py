@@ -92,6 +92,11 @@ Flags a call `model(x)` when, in one scope,
   module's inputs on the device itself, and the input it hands on unmoved lacks its move
   there.
 
+A call that runs the module it is given first on the input it is given second
+(`torch.jit.trace(model, example)`, `torch.onnx.export(model, args, f)`,
+`writer.add_graph(model, images)`) counts as that module's call on that input in the
+third form's loader over a torchvision dataset and in the fourth form.
+
 In the third and fourth forms, a global model that the calling function finds unmoved is on
 the device when a caller of that function moves it in place (`model.to(device)` as a
 statement of its body, in no branch or loop) and then calls the function in a later
@@ -648,14 +653,32 @@ def _defined_once(tree: ast.Module, name: str) -> bool:
                for n in ast.walk(tree)) == 1
 
 
+def _module_run(c: CallEvent) -> CallEvent | None:
+    """``c`` as the call of a module it is (``model(x)``), or as the one it makes
+    (``torch.jit.trace(model, x)``, ``writer.add_graph(model, x)``: the module given first
+    called on the input given second, at the place of ``c``); None for any other call."""
+    if c.callee is Callee.MODULE:
+        return c
+    func = c.node.func
+    runs = c.qualname in vocab.RUNS_MODULE if c.callee is Callee.TORCH else \
+        isinstance(func, ast.Attribute) and func.attr in vocab.RUNS_MODULE_METHODS
+    if not runs or len(c.node.args) < 2 or len(c.args) < 2 or \
+            any(isinstance(a, ast.Starred) for a in c.node.args[:2]) or not c.args[0].is_(Kind.MODULE):
+        return None
+    node = ast.copy_location(ast.Call(func=c.node.args[0], args=[c.node.args[1]], keywords=[]), c.node)
+    node.end_lineno, node.end_col_offset = c.node.end_lineno, c.node.end_col_offset
+    return c._replace(node=node, callee=Callee.MODULE, func=c.args[0], args=(c.args[1],), keywords=())
+
+
 def _cpu_loader_item(ctx: Context) -> Iterator[Finding]:
     """A model the device-flow analysis places on an accelerator, called on an item of a
     batch that is never moved, from a loader of this file over a torchvision dataset
     (whose items are tensors its transform made on the CPU)."""
     ff: FileFlow = ctx.flow
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
-        for c in res.calls.values():
-            if c.callee is not Callee.MODULE or not c.args or isinstance(c.node.args[0], ast.Starred):
+        for call in res.calls.values():
+            c = _module_run(call)
+            if c is None or not c.args or not c.node.args or isinstance(c.node.args[0], ast.Starred):
                 continue
             a, v = c.node.args[0], c.args[0]
             loop = unmoved_item(v)
@@ -806,6 +829,7 @@ def _made_on_the_cpu(ctx: Context, m: Walker) -> Iterator[Finding]:
 def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first: bool) -> Finding | None:
     """The finding of :func:`_made_on_the_cpu` for one call (``first``: as the first run of
     its loop sees it), or None."""
+    c = _module_run(c) or c  # (``torch.jit.trace(model, example)`` runs ``model(example)``)
     model = c.func if c.callee is Callee.MODULE else _feeding_method(ff, c)
     arg = _input(c) if model is not None else None
     if model is None or arg is None:
