@@ -175,7 +175,8 @@ def _metric_update(res: ScopeResult, c: CallEvent) -> list[tuple[ast.AST, Value]
     if not isinstance(func, ast.Attribute) or func.attr not in METRIC_UPDATES or recv is None \
             or not any(o.op is Op.MOVED for o in recv.origins) or not recv.may_live(Where.ACCEL):
         return None
-    ops = [(a, v) for a in c.node.args if not isinstance(a, ast.Starred) and (v := res.value(a)) is not None]
+    ops: list[tuple[ast.AST, Value]] = [
+        (a, v) for a in c.node.args if not isinstance(a, ast.Starred) and (v := res.value(a)) is not None]
     return ops if len(ops) >= 2 else None
 
 

@@ -1344,7 +1344,7 @@ def _handed_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Or
         inner = feed.call.node.args[0] if feed.call.node.args else feed.call.node
         y = ctx.text(inner)
         f = ctx.finding(CODE, feed.call.node, f"`{name}` is on the device and this function moves its other "
-                        f"inputs there (`{ctx.text(sibling.node)}`), but not `{y}`, which `{call}(...)` hands "
+                        f"inputs there (`{ctx.text(sibling.node) if sibling.node else sibling.text}`), but not `{y}`, which `{call}(...)` hands "
                         f"it unchanged at line {c.node.lineno} (`{x}`, {what}): {error}; move `{y}` here too, "
                         "as the others")
     steps = [ev.step(ctx, moved, f"the model is {_placed(moved)} at {ev.where(moved)}")]
