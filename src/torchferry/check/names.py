@@ -191,3 +191,26 @@ def header_parents(stmt: ast.AST) -> dict[int, ast.AST]:
             for c in ast.iter_child_nodes(n):
                 parents[id(c)] = n
     return parents
+
+
+#: functions that import a module named by a string and give it back (``importlib``'s,
+#: ``pytest``'s skip-if-missing import, the optional import of nibabel and dipy, which
+#: returns the module first in a tuple)
+IMPORTING_CALLS = frozenset({"import_module", "importorskip", "optional_package"})
+
+
+def imported_by_call(st: ast.stmt) -> tuple[str, str] | None:
+    """``torch = importlib.import_module("torch")``, ``torch = pytest.importorskip("torch")``,
+    ``torch, have_torch, _ = optional_package("torch")``: (the name bound, the module it
+    holds), or None for any other statement."""
+    if not isinstance(st, ast.Assign) or len(st.targets) != 1 or not isinstance(st.value, ast.Call):
+        return None
+    call, target = st.value, st.targets[0]
+    if tail(call.func) not in IMPORTING_CALLS or not call.args or not (
+            isinstance(call.args[0], ast.Constant) and isinstance(call.args[0].value, str)):
+        return None
+    if tail(call.func) == "optional_package":
+        if not isinstance(target, ast.Tuple) or not target.elts:
+            return None
+        target = target.elts[0]
+    return (target.id, call.args[0].value) if isinstance(target, ast.Name) else None

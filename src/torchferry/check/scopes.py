@@ -34,6 +34,7 @@ from torchferry.check.names import (
     end_pos,
     fields_of,
     header_parents,
+    imported_by_call,
     pos,
     tail,
 )
@@ -335,6 +336,10 @@ class Walker:
         self._expr(st.value, ctx, st)
 
     def _s_assign(self, st: ast.Assign, ctx: Ctx, cls: ClassInfo | None) -> None:
+        if ctx.scope.kind is ScopeKind.MODULE:
+            found = imported_by_call(st)  # ``torch = importlib.import_module("torch")``
+            if found is not None:
+                self.imports.setdefault(*found)
         self._expr(st.value, ctx, st)
         for tg in st.targets:
             if type(tg) is not ast.Name:

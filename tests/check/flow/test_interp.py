@@ -1,3 +1,5 @@
+import pytest
+
 from torchferry.check.flow import Kind, Op, Reason
 
 
@@ -559,3 +561,52 @@ def test_a_torch_function_of_a_tuple_of_tensors_computes_where_they_are(snippet)
     assert s.wheres(s.value_at(7, "moved")) == {"ACCEL"}
     # a tuple of sizes of unknown kind is no tensor: where ``pad`` is
     assert s.wheres(s.value_at(7, "shaped")) == {"CPU"}
+
+
+def test_pad_sequence_computes_where_the_lists_tensors_are(snippet):
+    s = snippet("""
+        import torch
+        from torch.nn.utils.rnn import pad_sequence
+        def f(data, device):
+            tensors = [torch.tensor(t) for t in data]
+            padded = torch.nn.utils.rnn.pad_sequence(tensors, batch_first=True)
+            seqs = []
+            for t in data:
+                seqs.append(torch.as_tensor(t))
+            imported = pad_sequence(seqs)
+            moved = pad_sequence([torch.tensor(t).to(device) for t in data])
+            print(padded, imported, moved)
+    """)
+    assert s.wheres(s.value_at(11, "padded")) == {"CPU"}
+    assert s.value_at(11, "padded").is_(Kind.TENSOR)
+    assert s.wheres(s.value_at(11, "imported")) == {"CPU"}
+    assert s.wheres(s.value_at(11, "moved")) == {"ACCEL"}
+
+
+@pytest.mark.parametrize("binding", [
+    'th = importlib.import_module("torch")',
+    'th = pytest.importorskip("torch")',
+    'th, have_torch, _ = optional_package("torch", min_version="2.2.0")',
+])
+def test_a_module_imported_by_a_call_is_that_module(snippet, binding):
+    s = snippet(f"""
+        import importlib
+        import pytest
+        from dipy.utils.optpkg import optional_package
+        {binding}
+        def f(x):
+            t = th.from_numpy(x)
+            print(t)
+    """)
+    assert s.wheres(s.value_at(7, "t")) == {"CPU"}
+    assert s.value_at(7, "t").is_(Kind.TENSOR)
+
+
+def test_a_tuple_from_another_call_is_no_module(snippet):
+    s = snippet("""
+        th, have_torch = import_module("torch")
+        def f(x):
+            t = th.from_numpy(x)
+            print(t)
+    """)
+    assert s.value_at(4, "t").kinds is None

@@ -40,6 +40,7 @@ from torchferry.check.flow.lattice import (
     param,
 )
 from torchferry.check.flow.modclass import module_base, module_class
+from torchferry.check.names import imported_by_call
 
 if TYPE_CHECKING:
     from torchferry.check.flow.feeds import Feed
@@ -144,6 +145,8 @@ class FileFlow:
                     else:
                         sep = "." if st.module else ""
                         self.imports[a.asname or a.name] = f"{base}{sep}{a.name}"
+            elif isinstance(st, ast.Assign) and (found := imported_by_call(st)) is not None:
+                self.imports.setdefault(*found)  # ``torch = importlib.import_module("torch")``
             elif isinstance(st, (*_FUNCS, ast.ClassDef)):
                 self.defs[st.name] = st
                 if isinstance(st, ast.ClassDef):

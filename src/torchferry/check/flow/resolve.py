@@ -346,7 +346,7 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         return Value(_TENSOR, args[0].places, args[0].origins, Basis.INFERRED)
     if last in vocab.TORCH_NON_TENSOR or parts[1] in ("cuda", "backends", "distributed", "utils"):
         return Value.of(Kind.OTHER)
-    if not _returns_tensor(parts):
+    if not _returns_tensor(parts) and qual not in vocab.TENSOR_UTILS:
         return Value(None, None, (_made(node, text, Op.RETURNED),), Basis.HINT,
                      reason=Reason.UNRESOLVED)
     if len(parts) == 2 and last in vocab.REDUCTIONS and len(node.args) == 1 and not kws \

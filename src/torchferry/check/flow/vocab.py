@@ -64,6 +64,14 @@ NO_MEETING = MOVE_NAMES | RETYPES | SHAPE_ONLY | NEW_ON_RECEIVER
 #: the receiver and the tensor arguments meet on one device, as the operator's operands do
 OPERATOR_METHODS = frozenset("""eq ne lt le gt ge add sub mul div true_divide floor_divide
     remainder fmod pow matmul mm bmm add_ sub_ mul_ div_ eq_ ne_ lt_ le_ gt_ ge_""".split())
+#: methods of a metric moved to a device (torchmetrics' and ignite's ``Metric.update(preds,
+#: target)``) whose tensor arguments meet the metric's state, and each other, there
+METRIC_UPDATES = frozenset({"update"})
+#: functions and methods that run the module given first on the input given second
+#: (``torch.jit.trace(model, example)``, ``torch.onnx.export(model, args, f)``,
+#: ``SummaryWriter.add_graph(model, input_to_model)``): qualified names, and method names
+RUNS_MODULE = frozenset({"torch.jit.trace", "torch.onnx.export"})
+RUNS_MODULE_METHODS = frozenset({"add_graph"})
 #: module methods that return the module itself (its place unchanged)
 MODULE_SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_memory "
                         "apply zero_grad".split())
@@ -137,6 +145,9 @@ MODEL_BUILDERS = frozenset({"torch.hub.load", "timm.create_model", "torchvision.
 SAME_MODULE = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace",
                          "torch.jit.trace_module", "torch.jit.freeze",
                          "torch.jit.optimize_for_inference"})
+#: functions of ``torch.nn.utils`` that compute one tensor where their tensors are
+#: (``pad_sequence(tensors)``: a padded stack of a list's tensors)
+TENSOR_UTILS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
 #: submodules of torch whose functions compute tensors
 TENSOR_SUBMODULES = frozenset({"fft", "linalg", "special", "autograd", "sparse"})
 #: wrappers that hand inputs to the right device themselves (their place is left unknown)

@@ -58,7 +58,10 @@ Attribute and subscript receivers (`batch["x"].to(device)`) are reported without
 A receiver the analysis cannot place (a parameter neither annotated, used as a tensor nor
 given one by a call in the file, nor indexed as an array, `x[i, :]`; an attribute of an
 unknown object; an attribute assigned
-earlier in the same function, whose new value is not followed) is not flagged; calls from
+earlier in the same function, whose new value is not followed -- unless an earlier
+statement of the same block stores in it a tensor made there, `inputs[key] =
+torch.tensor(ids)` then `inputs[key].to(device)`, with no call and no rebinding of a name
+it reads in between) is not flagged; calls from
 other files do not count. A notebook cell that ends with `x.to(device)`, meant as a move,
 only displays the copy and is not flagged either: the displayed value counts as used.
 `obj.sample(...)` on an object the analysis cannot place is taken for the file's own
@@ -181,6 +184,9 @@ def _tensor(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.expr,
     v = res.value(recv)
     if v is None or (v.kinds is not None and Kind.MODULE in v.kinds):
         return None
+    stored = _stored_just_before(res, st, recv)
+    if stored is not None:
+        return stored
     if _reassigned(res.node, st, recv):
         return None
     if v.is_(Kind.TENSOR):
@@ -221,6 +227,40 @@ def _reassigned(fn: ast.AST, st: ast.stmt, recv: ast.expr) -> bool:
                 if _shape(t) == key:
                     return True
     return False
+
+
+def _stored_just_before(res: ScopeResult, st: ast.Expr, recv: ast.expr) -> Why | None:
+    """An attribute or item (``self.x``, ``inputs[key]``) that an earlier statement of the
+    same block assigned a tensor made there (``inputs[key] = torch.tensor(ids)``), with
+    nothing in between that calls anything or rebinds a name the receiver reads: it holds
+    that tensor here."""
+    if not isinstance(recv, (ast.Attribute, ast.Subscript)):
+        return None
+    block = _block_of(res.node, st)
+    if block is None:
+        return None
+    key, names = _shape(recv), {n.id for n in ast.walk(recv) if isinstance(n, ast.Name)}
+    for prev in reversed(block[:next(i for i, s in enumerate(block) if s is st)]):
+        if isinstance(prev, ast.Assign) and len(prev.targets) == 1 and _shape(prev.targets[0]) == key:
+            w = res.value(prev.value)
+            if w is not None and w.is_(Kind.TENSOR) and w.basis is Basis.CONSTRUCTED:
+                return Why("a tensor made and stored here", prev.value)
+            return None
+        if any(isinstance(n, ast.Call) for n in ast.walk(prev)) or any(
+                isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id in names
+                for n in ast.walk(prev)):
+            return None
+    return None
+
+
+def _block_of(fn: ast.AST, st: ast.stmt) -> list[ast.stmt] | None:
+    """The statement list of ``fn`` that holds ``st``."""
+    for node in ast.walk(fn):
+        for name in BODY_FIELDS:
+            body = getattr(node, name, None)
+            if isinstance(body, list) and any(s is st for s in body):
+                return body
+    return None
 
 
 def _shape(node: ast.AST) -> str:

@@ -5,7 +5,8 @@ In a loop over a DataLoader, flags an item of the batch (a loop target such as `
 in `for inputs, labels in loader`, or `batch[1]`, `batch["labels"]` of a tokenizer's batch)
 that is used unmoved in a model or loss call (positional or keyword: `model(ids,
 labels=labels)`), a torch function, arithmetic or a comparison (or a tensor method that spells
-one: `preds.eq(labels)`, `out.add(bias)`, `a.mm(b)`) together with tensors that
+one: `preds.eq(labels)`, `out.add(bias)`, `a.mm(b)`), or a metric's `update` (of a
+metric moved to the device: `f1.update(out, data.gt_label)`) together with tensors that
 may be on the device -- while other items of the same batch were moved with `.to(device)` /
 `.cuda()` in that loop (in any arm of an `if`/`elif`: the analysis joins the arms, so an
 item moved on every path counts as moved and one moved on none does not), or what a call
@@ -67,7 +68,6 @@ from dataclasses import replace
 from torchferry.check.api import Context, Edit, Finding, Fix
 from torchferry.check.flow import (
     ACCEL,
-    CPU,
     Callee,
     CallEvent,
     FileFlow,
@@ -78,8 +78,9 @@ from torchferry.check.flow import (
     Value,
     Where,
 )
+from torchferry.check.flow.batches import batch_moves, unmoved_item, whole_batch_of
 from torchferry.check.flow.evidence import at, step, where
-from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES, OPERATOR_METHODS
+from torchferry.check.flow.vocab import METRIC_UPDATES, OPERATOR_METHODS
 
 CODE = "FRY013"
 NAME = "partial-batch-move"
@@ -94,15 +95,15 @@ def check(ctx: Context) -> Iterable[Finding]:
     # a function as the file's calls see it: ``evaluate(model, valid_loader)`` iterates a loader
     called = [r for r in (ctx.flow.as_called(r, _LOADER) for r in scopes) if r is not None]
     for res in [*scopes, *called]:
-        moves = _batch_moves(res)
+        moves = batch_moves(res)
         if not moves:
             continue
         for node, operands in _meetings(ctx.flow, res):
             if not any(_on_device(res, v) for _, v in operands):
                 continue
             for a, v in operands:
-                loop = _unmoved_item(v)
-                if loop is None or id(loop) not in moves or id(a) in reported or _whole(a, loop):
+                loop = unmoved_item(v)
+                if loop is None or id(loop) not in moves or id(a) in reported or whole_batch_of(a, loop):
                     continue
                 reported.add(id(a))
                 yield _finding(ctx, a, v, loop, moves[id(loop)], node)
@@ -130,58 +131,11 @@ def _fed_from_the_device(res: ScopeResult, v: Value) -> bool:
         a.places == {ACCEL} and any(o.op is Op.MOVED for o in a.origins) for a in call.args)
 
 
-def _batch_moves(res: ScopeResult) -> dict[int, list[CallEvent]]:
-    """Moves to a device of items of each loop's batch (keyed by the loop): of an item
-    itself, or of what a call the analysis cannot see into made of one (a tokenizer's
-    output, ``tokenizer(batch["text"], return_tensors="pt").to(device)``)."""
-    out: dict[int, list[CallEvent]] = {}
-    for c in res.calls.values():
-        recv = c.receiver
-        if c.callee is not Callee.METHOD or c.qualname not in ACCEL_MOVE_NAMES or recv is None:
-            continue
-        loop = _loop_of(recv) if recv.is_(Kind.BATCH) else _made_of_an_item(res, recv)
-        if loop is not None and c.result.may_live(Where.ACCEL):
-            out.setdefault(id(loop), []).append(c)
-    for moves in out.values():
-        moves.sort(key=lambda c: (c.node.lineno, c.node.col_offset))
-    return out
-
-
-def _made_of_an_item(res: ScopeResult, v: Value) -> ast.AST | None:
-    """The loop whose batch gave an item, as the first argument, to the call that made
-    ``v`` last: a call the analysis cannot see into or a module's."""
-    if not v.origins or v.origins[0].op not in (Op.RETURNED, Op.OUTPUT):
-        return None
-    made = res.calls.get(id(v.origins[0].node))
-    if made is None or made.callee not in (Callee.UNRESOLVED, Callee.MODULE) or not made.args:
-        return None
-    item = made.args[0]
-    return _loop_of(item) if item.is_(Kind.BATCH) else None
-
-
-def _loop_of(v: Value) -> ast.AST | None:
-    o = next((o for o in v.origins if o.op is Op.BATCH), None)
-    return o.node if o is not None else None
-
-
-def _unmoved_item(v: Value) -> ast.AST | None:
-    """The loop whose batch ``v`` is an item of, if it is still on the CPU."""
-    if not v.is_(Kind.BATCH) or v.places != {CPU} or any(o.op is Op.MOVED for o in v.origins):
-        return None
-    return _loop_of(v)
-
-
-def _whole(a: ast.AST, loop: ast.AST) -> bool:
-    """The whole batch of ``for batch in loader`` (not one of its items)."""
-    target = getattr(loop, "target", None)
-    return isinstance(target, ast.Name) and isinstance(a, ast.Name) and a.id == target.id
-
-
 def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[tuple[ast.AST, list[tuple[ast.AST, Value]]]]:
     for m in res.meets.values():
         yield m.node, list(m.operands)
     for c in res.calls.values():
-        operator = _operator_method(res, c)
+        operator = _operator_method(res, c) or _metric_update(res, c)
         if operator is not None:
             yield c.node, operator
             continue
@@ -211,6 +165,18 @@ def _operator_method(res: ScopeResult, c: CallEvent) -> list[tuple[ast.AST, Valu
         return None
     ops: list[tuple[ast.AST, Value]] = [(func.value, c.receiver)]
     ops += [(a, v) for a in c.node.args if not isinstance(a, ast.Starred) and (v := res.value(a)) is not None]
+    return ops if len(ops) >= 2 else None
+
+
+def _metric_update(res: ScopeResult, c: CallEvent) -> list[tuple[ast.AST, Value]] | None:
+    """The tensors given to ``metric.update(preds, target)`` of a metric moved to a device
+    (``_F1Max().to(DEVICE)``: a tensor has no ``update``, a dict or a set no ``.to``)."""
+    func, recv = c.node.func, c.receiver
+    if not isinstance(func, ast.Attribute) or func.attr not in METRIC_UPDATES or recv is None \
+            or not any(o.op is Op.MOVED for o in recv.origins) or not recv.may_live(Where.ACCEL):
+        return None
+    ops: list[tuple[ast.AST, Value]] = [
+        (a, v) for a in c.node.args if not isinstance(a, ast.Starred) and (v := res.value(a)) is not None]
     return ops if len(ops) >= 2 else None
 
 

@@ -22,7 +22,11 @@ Flags a call `model(x)` when, in one scope,
   (a `transform=` of torchvision that makes its tensors on the CPU, `ToTensor()` or a
   `Compose` holding one, and no `collate_fn`); a
   later argument may be wanted on the CPU (`decoder(features, captions, lengths)`, whose
-  `lengths` go to `pack_padded_sequence`) and is not checked; or
+  `lengths` go to `pack_padded_sequence`) and is not checked; or no item of the batch is
+  moved, but another call of the file gives the same model (the same move of it) an item
+  of a batch it moved first (`train()` moves its batches, `validation()` calls
+  `self.model(input)` on `next(iter(self.valid_dataloader))`), in a file none of whose
+  loaders is given a `collate_fn` and none of whose `__getitem__` methods moves a tensor; or
 * (from the device-flow analysis) the model is on a device the code chose, as above,
   loaded there (`torch.load(f, map_location=device)`) or
   through the class it is an attribute of (`self.model.to(device)` in `__init__`, the
@@ -82,7 +86,16 @@ Flags a call `model(x)` when, in one scope,
   weights that is on a device the code chose, in the caller's terms: `net.train(x_pos)` ->
   `layer.train(h)` for `layer` in a list of layers moved in `Net.__init__` ->
   `self.forward(x)` (a module's `forward` called by name runs the module); reported at the
-  outermost call.
+  outermost call, or at the module's call when the function that makes it moves another
+  of the module's inputs to the device there (`extra = extra.to(self.device)` before
+  `self.model(fp, extra)`, or `self.model(fp, mask=mask.cuda())`): that function puts the
+  module's inputs on the device itself, and the input it hands on unmoved lacks its move
+  there.
+
+A call that runs the module it is given first on the input it is given second
+(`torch.jit.trace(model, example)`, `torch.onnx.export(model, args, f)`,
+`writer.add_graph(model, images)`) counts as that module's call on that input in the
+third form's loader over a torchvision dataset and in the fourth form.
 
 In the third and fourth forms, a global model that the calling function finds unmoved is on
 the device when a caller of that function moves it in place (`model.to(device)` as a
@@ -207,6 +220,7 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
+from torchferry.check.flow.batches import batch_moves, unmoved_item, whole_batch_of
 from torchferry.check.flow.feeds import Feed, call_feeds
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param
@@ -214,8 +228,7 @@ from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
-from torchferry.check.names import DEVICE_NAME, kwarg, pos
-from torchferry.check.rules.fry013_partial_batch_move import _batch_moves, _unmoved_item, _whole
+from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
 CODE = "FRY014"
@@ -228,7 +241,6 @@ _SELF = frozenset("eval train float half double bfloat16 requires_grad_ share_me
 _BUILDER = re.compile(r"(build|create|load|get|make|from_|init|setup|prepare|instantiate|wrap)", re.I)
 _LOSSY = re.compile(r"(loss|criterion|metric|accuracy|softmax|relu|sigmoid|tanh|dropout|pool|"
                     r"flatten|identity|upsample)", re.I)
-_CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 _SAFE_USES = frozenset({"eval", "train", "load_state_dict", "state_dict", "parameters",
                         "named_parameters", "modules", "named_modules", "children",
                         "zero_grad", "requires_grad_", "forward", "float", "half", "double"})
@@ -386,7 +398,7 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
     if _LOSSY.search(name) or _LOSSY.search(callee):
         return None  # losses and metrics rarely hold parameters
     if q.startswith("torch.nn."):
-        known = q.rsplit(".", 1)[1] in PARAM_LAYERS or q.rsplit(".", 1)[1] in _CONTAINERS
+        known = q.rsplit(".", 1)[1] in PARAM_LAYERS or q.rsplit(".", 1)[1] in vocab.CONTAINERS
     elif isinstance(func, ast.Name) and func.id in m.classes:
         cls = m.classes[func.id]
         known = cls.is_module and has_parameters(m, cls)
@@ -503,8 +515,12 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
     """A model the device-flow analysis places on an accelerator, called on an item of a
     loader's batch that is never moved while another item of the same batch is."""
     ff: FileFlow = ctx.flow
-    for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
-        moves = _batch_moves(res)
+    scopes = list(ff.results())  # (all interpreted first: the file's call sites known)
+    fed = _fed_moved_items(scopes) if _no_loader_moves(ff.tree) else {}
+    for res in scopes:
+        moves = batch_moves(res)
+        if fed:
+            yield from _other_loader_item(ctx, ff, res, fed, moves)
         if not moves:
             continue
         for c in res.calls.values():
@@ -517,8 +533,8 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
             if c.callee is not Callee.MODULE and not own:
                 continue
             a, v = c.node.args[0], c.args[1 if own else 0]
-            loop = _unmoved_item(v)
-            if loop is None or id(loop) not in moves or _whole(a, loop):
+            loop = unmoved_item(v)
+            if loop is None or id(loop) not in moves or whole_batch_of(a, loop):
                 continue
             via = _through_own_method(ff, res, c) if own else None
             # (last: it may interpret the callers)
@@ -526,6 +542,79 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
             if moved is not None:
                 yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0],
                                     via[1] if via is not None else None)
+
+
+def _fed_moved_items(scopes: list[ScopeResult]) -> dict[int, CallEvent]:
+    """The models of the file called on an item of a loader's batch moved to a device
+    (``input = input.to(DEVICE)`` ... ``self.model(input)``), keyed by the model's move
+    (the ``id`` of its node), with such a call."""
+    out: dict[int, CallEvent] = {}
+    for res in scopes:
+        for c in res.calls.values():
+            if c.callee is not Callee.MODULE or not c.args or not c.node.args:
+                continue
+            a, model = c.args[0], c.func
+            if not a.is_(Kind.BATCH) or not a.places or not a.may_live(Where.ACCEL) or \
+                    any(p.symbolic for p in a.places) or ev.latest(a, Op.MOVED) is None:
+                continue
+            placed = ev.latest(model, Op.MOVED, Op.LOADED)
+            if placed is not None and placed.node is not None and placed.path is None:
+                out.setdefault(id(placed.node), c)
+    return out
+
+
+def _no_loader_moves(tree: ast.Module) -> bool:
+    """Does no loader of the file put its batches anywhere but where its dataset made them
+    (every ``DataLoader(...)`` without a ``collate_fn``, no ``__getitem__`` of the file
+    moving what it gives)?  Then two loaders' batches come the same way."""
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and tail(node.func) == "DataLoader" and not _plain_loader(tree, node):
+            return False
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and node.name == "__getitem__" and any(
+                isinstance(n, ast.Call) and tail(n.func) in ACCEL_MOVE_NAMES for n in ast.walk(node)):
+            return False
+    return True
+
+
+def _other_loader_item(ctx: Context, ff: FileFlow, res: ScopeResult, fed: dict[int, CallEvent],
+                       moves: dict[int, list[CallEvent]]) -> Iterator[Finding]:
+    """A model on the device called on an item of a loader's batch none of whose items is
+    moved (``moves``: the scope's moves of batch items, by loop), when another call of the
+    file gives the same model (the same move of it) an item of a batch moved first
+    (``train()`` moves its batches, ``validation()`` takes
+    ``next(iter(self.valid_dataloader))`` and does not)."""
+    for c in res.calls.values():
+        if c.callee is not Callee.MODULE or not c.args or not c.node.args or \
+                isinstance(c.node.args[0], ast.Starred):
+            continue
+        a, v = c.node.args[0], c.args[0]
+        loop = unmoved_item(v)
+        if loop is None or id(loop) in moves or whole_batch_of(a, loop) or not _has_weights(ctx, c):
+            continue
+        moved = _model_at_call(ff, res, c)
+        other = fed.get(id(moved.node)) if moved is not None and moved.node is not None else None
+        if moved is None or other is None or other.node is c.node:
+            continue
+        yield _other_loader_finding(ctx, c, a, v, moved, other)
+
+
+def _other_loader_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin,
+                          other: CallEvent) -> Finding:
+    """The finding of :func:`_other_loader_item`."""
+    name, x = ctx.text(c.node.func), ctx.text(a)
+    f = ctx.finding(
+        CODE, c.node,
+        f"`{name}` is on the device but `{x}`, an item of a loader's batch, is never moved, while "
+        f"the file moves the batches it gives `{name}` elsewhere (line {other.node.lineno}): on a GPU "
+        "machine this call fails with \"Input type (torch.FloatTensor) and weight type "
+        f"(torch.cuda.FloatTensor) should be the same\"; move it too (`{x}.to(device)`)")
+    steps = [ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}")]
+    batch = ev.first(v, Op.BATCH)
+    if batch is not None:
+        steps.append(ev.step(ctx, batch, f"`{x}` comes from the batch at {ev.where(batch)} and is never moved"))
+    steps.append(ev.at(ctx, other.node, "the model is given an item of a batch moved to the device here"))
+    steps.append(ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
+    return replace(f, evidence=tuple(steps))
 
 
 def _through_own_method(ff: FileFlow, res: ScopeResult,
@@ -564,18 +653,36 @@ def _defined_once(tree: ast.Module, name: str) -> bool:
                for n in ast.walk(tree)) == 1
 
 
+def _module_run(c: CallEvent) -> CallEvent | None:
+    """``c`` as the call of a module it is (``model(x)``), or as the one it makes
+    (``torch.jit.trace(model, x)``, ``writer.add_graph(model, x)``: the module given first
+    called on the input given second, at the place of ``c``); None for any other call."""
+    if c.callee is Callee.MODULE:
+        return c
+    func = c.node.func
+    runs = c.qualname in vocab.RUNS_MODULE if c.callee is Callee.TORCH else \
+        isinstance(func, ast.Attribute) and func.attr in vocab.RUNS_MODULE_METHODS
+    if not runs or len(c.node.args) < 2 or len(c.args) < 2 or \
+            any(isinstance(a, ast.Starred) for a in c.node.args[:2]) or not c.args[0].is_(Kind.MODULE):
+        return None
+    node = ast.copy_location(ast.Call(func=c.node.args[0], args=[c.node.args[1]], keywords=[]), c.node)
+    node.end_lineno, node.end_col_offset = c.node.end_lineno, c.node.end_col_offset
+    return c._replace(node=node, callee=Callee.MODULE, func=c.args[0], args=(c.args[1],), keywords=())
+
+
 def _cpu_loader_item(ctx: Context) -> Iterator[Finding]:
     """A model the device-flow analysis places on an accelerator, called on an item of a
     batch that is never moved, from a loader of this file over a torchvision dataset
     (whose items are tensors its transform made on the CPU)."""
     ff: FileFlow = ctx.flow
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
-        for c in res.calls.values():
-            if c.callee is not Callee.MODULE or not c.args or isinstance(c.node.args[0], ast.Starred):
+        for call in res.calls.values():
+            c = _module_run(call)
+            if c is None or not c.args or not c.node.args or isinstance(c.node.args[0], ast.Starred):
                 continue
             a, v = c.node.args[0], c.args[0]
-            loop = _unmoved_item(v)
-            if loop is None or _whole(a, loop) or not _has_weights(ctx, c):
+            loop = unmoved_item(v)
+            if loop is None or whole_batch_of(a, loop) or not _has_weights(ctx, c):
                 continue
             made = _torchvision_loader(ff, res, loop)
             if made is None:
@@ -722,6 +829,7 @@ def _made_on_the_cpu(ctx: Context, m: Walker) -> Iterator[Finding]:
 def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first: bool) -> Finding | None:
     """The finding of :func:`_made_on_the_cpu` for one call (``first``: as the first run of
     its loop sees it), or None."""
+    c = _module_run(c) or c  # (``torch.jit.trace(model, example)`` runs ``model(example)``)
     model = c.func if c.callee is Callee.MODULE else _feeding_method(ff, c)
     arg = _input(c) if model is not None else None
     if model is None or arg is None:
@@ -955,7 +1063,7 @@ def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
     name = made.text.split("(", 1)[0]
     if name.startswith("torch.nn."):
         layer = name.rsplit(".", 1)[-1]
-        return layer in PARAM_LAYERS or layer in _CONTAINERS
+        return layer in PARAM_LAYERS or layer in vocab.CONTAINERS
     if name.startswith(vocab.MODEL_ZOOS):
         return True
     info = ff.class_of(model)
@@ -1074,7 +1182,7 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
     made = next((o for o in reversed(model.origins) if o.op is Op.MADE), None)
     if made is not None and made.text.startswith("torch.nn."):
         layer = made.text.split("(", 1)[0].rsplit(".", 1)[-1]
-        if layer not in PARAM_LAYERS and layer not in _CONTAINERS:
+        if layer not in PARAM_LAYERS and layer not in vocab.CONTAINERS:
             return False
     return not _LOSSY.search(ctx.text(c.node.func))
 
@@ -1175,14 +1283,14 @@ def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
     :mod:`torchferry.check.flow.feeds`)."""
     ff: FileFlow = ctx.flow
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
-        moves = _batch_moves(res)
+        moves = batch_moves(res)
         for c in list(res.calls.values()):
             if c.callee not in (Callee.FUNCTION, Callee.METHOD):
                 continue
             for i, v, feed in call_feeds(ff, res, c):
                 a = c.node.args[i]
-                loop = _unmoved_item(v)
-                item = loop is not None and id(loop) in moves and not _whole(a, loop)
+                loop = unmoved_item(v)
+                item = loop is not None and id(loop) in moves and not whole_batch_of(a, loop)
                 made = None if item else _cpu_made(v)
                 if not item and made is None:
                     continue
@@ -1193,25 +1301,52 @@ def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
                 if moved is None:
                     continue
                 yield _handed_finding(ctx, c, a, v, moved, feed,
-                                      moves[id(loop)][0] if item and loop is not None else None, made)
+                                      moves[id(loop)][0] if item and loop is not None else None, made,
+                                      _sibling_move(feed))
                 break
 
 
+def _sibling_move(feed: Feed) -> Origin | None:
+    """Where the function that runs the module moves another of the module's inputs to a
+    device (``input_solvents.unsqueeze(0).to(self.device)`` before ``self.model(rxn_fp,
+    input_solvents, ...)``): that function takes it on itself to put the module's inputs
+    where the module is, so the input it hands on unmoved is missing a move there."""
+    call, fn = feed.call, feed.scope.node
+    lines = range(getattr(fn, "lineno", 0), (getattr(fn, "end_lineno", None) or 0) + 1)
+    given = [*call.args[1:], *(v for name, v in call.keywords if name != "**")]
+    for v in given:
+        if not v.places or not v.may_live(Where.ACCEL) or any(p.symbolic for p in v.places):
+            continue
+        o = ev.latest(v, Op.MOVED)
+        if o is not None and o.path is None and o.node is not None and o.line in lines:
+            return o
+    return None
+
+
 def _handed_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin, feed: Feed,
-                    other: CallEvent | None, made: Origin | None) -> Finding:
+                    other: CallEvent | None, made: Origin | None, sibling: Origin | None) -> Finding:
     """The finding of an input left on the CPU that a call hands on to a model on the
-    device (``other``: the move of another item of its batch; ``made``: where it was made)."""
+    device (``other``: the move of another item of its batch; ``made``: where it was made;
+    ``sibling``: the move of another of the model's inputs beside the model's call, which
+    puts the finding there rather than at the outermost call)."""
     name, x, call = ctx.text(feed.call.node.func), ctx.text(a), ctx.text(c.node.func)
     if other is not None:
         what = f"an item of the loader's batch, is never moved (the batch's other items are: `{ctx.text(other.node)}`)"
     else:
         what = f"made on the CPU (`{made.text if made else x}`), is never moved"
-    f = ctx.finding(
-        CODE, c.node,
-        f"`{call}(...)` hands `{x}` to `{name}`, which is on the device, but `{x}`, {what}: on a GPU "
-        "machine this call fails with \"Input type (torch.FloatTensor) and weight type "
-        f"(torch.cuda.FloatTensor) should be the same\" (or \"Expected all tensors to be on the same "
-        f"device\"); move it too (`{x}.to(device)`)")
+    error = ("on a GPU machine this call fails with \"Input type (torch.FloatTensor) and weight type "
+             "(torch.cuda.FloatTensor) should be the same\" (or \"Expected all tensors to be on the "
+             "same device\")")
+    if sibling is None:
+        f = ctx.finding(CODE, c.node, f"`{call}(...)` hands `{x}` to `{name}`, which is on the device, "
+                        f"but `{x}`, {what}: {error}; move it too (`{x}.to(device)`)")
+    else:
+        inner = feed.call.node.args[0] if feed.call.node.args else feed.call.node
+        y = ctx.text(inner)
+        f = ctx.finding(CODE, feed.call.node, f"`{name}` is on the device and this function moves its other "
+                        f"inputs there (`{ctx.text(sibling.node) if sibling.node else sibling.text}`), but not `{y}`, which `{call}(...)` hands "
+                        f"it unchanged at line {c.node.lineno} (`{x}`, {what}): {error}; move `{y}` here too, "
+                        "as the others")
     steps = [ev.step(ctx, moved, f"the model is {_placed(moved)} at {ev.where(moved)}")]
     source = ev.first(v, Op.BATCH) if other is not None else made
     if source is not None:
@@ -1219,5 +1354,7 @@ def _handed_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Or
     if other is not None:
         steps.append(ev.at(ctx, other.node, "another item of that batch is moved here"))
     steps.append(ev.at(ctx, c.node, f"it is handed here to `{call}`"))
+    if sibling is not None:
+        steps.append(ev.step(ctx, sibling, "another input of the model is moved to the device here"))
     steps.append(ev.at(ctx, feed.call.node, f"which gives it, unchanged, to `{name}(...)` here"))
     return replace(f, evidence=tuple(steps))
