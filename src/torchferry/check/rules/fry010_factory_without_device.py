@@ -571,10 +571,7 @@ def _followed_unknown(res: ScopeResult, node: ast.AST, v: Value) -> bool:
     The code follows its place, so it is not known to be on the CPU."""
     if v.places is not None or res.kind_of(v) not in (None, frozenset((Kind.TENSOR,))):
         return False
-    while isinstance(node, ast.Subscript) or isinstance(node, ast.Call) \
-            and isinstance(node.func, ast.Attribute) and node.func.attr not in vocab.NEW_ON_RECEIVER \
-            and node.func.attr not in vocab.LIKE_FACTORIES:
-        node = node.value if isinstance(node, ast.Subscript) else node.func.value
+    node = _view_base(node)
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
         func = node.func
         base = func.value if func.attr in vocab.NEW_ON_RECEIVER else node.args[0] \
@@ -585,6 +582,20 @@ def _followed_unknown(res: ScopeResult, node: ast.AST, v: Value) -> bool:
     named = res.value(node) if isinstance(node, ast.Name) else None
     return named is not None and isinstance(node, ast.Name) and _follows_place(res.node, node.id) \
         and (_from_outside(res, named, 0) or _rooted_outside(res, node.id, 0))
+
+
+def _view_base(node: ast.AST) -> ast.AST:
+    """The tensor an item or a method's result is taken from (``mat`` of ``mat[inds]`` and
+    of ``mat.transpose(1, 2)``), down to a name or a ``new_*`` / ``*_like`` copy."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr not in vocab.NEW_ON_RECEIVER \
+                and node.func.attr not in vocab.LIKE_FACTORIES:
+            node = node.func.value
+        else:
+            return node
 
 
 def _rooted_outside(res: ScopeResult, name: str, depth: int) -> bool:
