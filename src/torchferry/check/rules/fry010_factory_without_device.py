@@ -38,9 +38,14 @@ callers' own parameters); if none does (they pass tensors on the CPU, 0-dimensio
 analysis cannot place, for which an annotation does not stand in) it is not known to
 be. Without such calls, an input of a module's `forward` and a
 parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
-which the calls in the file override), and so may one whose device the function makes
-tensors on (`torch.zeros(L, S, device=query.device)`); a parameter merely used as a tensor
-is not known to be. A parameter whose own uses do not tell its kind (`len(lengths)`, `zip(ilens, olens)`)
+which the calls in the file override), and so may one whose place the function follows
+when it makes or converts other tensors (`torch.zeros(L, S, device=query.device)`,
+`phi.new_empty(n, 3, 3)`, `torch.zeros_like(x)`, `w.type_as(x)`, `w.type(x.type())`: the
+code itself says it may be anywhere, as a library's entry point is); a parameter merely
+used as a tensor is not known to be. So is a tensor of unknown place (`mat = self.mat` of
+an object that was given it, `dist` returned by another file's function) whose place the
+function follows the same way (`mat.new_zeros(n)`, or the partner is such a tensor:
+`torch.ones_like(dist) - torch.eye(n)`). A parameter whose own uses do not tell its kind (`len(lengths)`, `zip(ilens, olens)`)
 may be on a device when a call of the file gives it a tensor that may be, or a value it
 moved there (followed through the callers' parameters, a static method called on `self`
 included), unless it is
@@ -115,7 +120,8 @@ class Tagger(nn.Module):
 ## Fix safety
 Unsafe: the fix adds `device=<input>.device`, naming the tensor the factory's result meets
 when that is a plain name already bound where the factory is called (never one bound
-later in the function), else the function's first tensor parameter. That is almost always the intent, but it changes
+later in the function; also the name an item or a `*_like` copy of it is taken from:
+`mat[inds]`, `torch.ones_like(dist)`), else the function's first tensor parameter. That is almost always the intent, but it changes
 where the tensor lives for every caller.
 
 A legacy constructor gets no fix: it refuses an accelerator's `device=` ("legacy constructor
@@ -130,8 +136,8 @@ its methods); one that meets tensors in another file is not reported. Calls from
 files do not count as a parameter's call sites, and a function passed around as a value
 (a callback) may be called with anything: its calls in the file are taken as all of them.
 A free function whose tensor parameters no call of the file places (a library's public
-helper) is not checked, nor is a parameter used only as `x.shape` (NumPy arrays look the
-same). A tensor that a class other than a module builds in its `__init__` (or in a function
+helper) is not checked unless it follows their place as above, nor is a parameter used
+only as `x.shape` (NumPy arrays look the same). A tensor that a class other than a module builds in its `__init__` (or in a function
 that only such constructors call: `self.betas = betas_for_alpha_bar(n)`) and keeps on
 `self` is checked only where another method gives it, as it is, to a module the code moved
 to a device (`self.model(obs, self.memories)` after `self.model.to(device)`): a scheduler's
@@ -236,7 +242,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                 partner = meet.module or next(
                     (n for n, w in meet.operands if n is not node
                      and not _may_hold(res, n, w, made)
-                     and _on_device(ff, res, w, hints=not meet.first_only)), None)
+                     and (_on_device(ff, res, w, hints=not meet.first_only)
+                          or not meet.first_only and _followed_unknown(res, n, w))), None)
                 if partner is not None and _moved_to_match(res, partner, made):
                     continue  # ``y.to(first.device)``: on the factory's own device
                 if partner is not None:
@@ -353,10 +360,13 @@ def _candidate(c: CallEvent) -> bool:
         return _legacy_data(c) and not _no_legacy_data(c.node)
     if name not in _FACTORIES:
         return False
-    if any(k in ("device", "pin_memory", "**") for k, _ in c.keywords):
-        return False
+    if any(k in ("device", "pin_memory", "out", "**") for k, _ in c.keywords):
+        return False  # (``out=``: made where that tensor is)
     if name in ("tensor", "as_tensor"):  # only data written out here (a scalar mixes anywhere)
         return bool(c.node.args) and isinstance(c.node.args[0], (ast.List, ast.Tuple, ast.ListComp))
+    if name == "full" and c.node.args and isinstance(c.node.args[0], (ast.Tuple, ast.List)) \
+            and not c.node.args[0].elts:
+        return False  # ``torch.full((), value)``: 0-dimensional
     return not (name in ("zeros", "ones", "empty") and _no_shape(c.node))
 
 
@@ -477,7 +487,8 @@ def _on_device(ff: FileFlow, res: ScopeResult, v: Value, hints: bool = True) -> 
         # tensor (``self.process_batch(x)`` returning ``x.to(self.device)`` of a parameter),
         # or a parameter that the calls of the file give tensors that may be there
         return v.may_live(Where.ACCEL) or v.places is not None and any(
-            p.where is Where.PARAM and _given_tensors_on_device(ff, res, int(p.ref), 0, hints)
+            p.where is Where.PARAM and (_given_tensors_on_device(ff, res, int(p.ref), 0, hints)
+                                        or hints and _followed_param(ff, res, int(p.ref)))
             for p in v.places)
     if not kinds & {Kind.TENSOR, Kind.BATCH}:
         return False
@@ -516,12 +527,119 @@ def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
 
 
 def _carries_device(res: ScopeResult, k: int) -> bool:
-    """Does the function make tensors on the device of parameter ``k``
-    (``torch.zeros(L, S, device=query.device)``)?  The code says it may be on one."""
+    """Does the function make tensors where parameter ``k`` is (``torch.zeros(L, S,
+    device=query.device)``, ``phi.new_empty(n, 3, 3)``, ``torch.zeros_like(phi)``)?  The
+    code says it may be on a device."""
     name = res.params[k] if k < len(res.params) else None
-    return name is not None and any(
-        isinstance(n, ast.Attribute) and n.attr == "device" and isinstance(n.value, ast.Name)
-        and n.value.id == name for n in ast.walk(res.node))
+    return name is not None and _follows_place(res.node, name)
+
+
+def _follows_place(fn: ast.AST, name: str, device_attr: bool = True) -> bool:
+    """Does ``fn`` make or move a tensor where the tensor named ``name`` is:
+    ``name.device``, ``name.new_empty(...)`` (and the other ``new_*``),
+    ``torch.zeros_like(name)`` (and the other ``*_like``, without ``device=``),
+    ``t.type_as(name)``, ``t.type(name.type())``?  Then ``name`` is a tensor whose place
+    the code follows, not one it knows to be on the CPU.  (Without ``device_attr``, not
+    ``name.device``, which a model or a wrapper may have as well.)"""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name \
+                and (n.attr == "device" and device_attr or n.attr in vocab.NEW_ON_RECEIVER):
+            return True
+        if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.args):
+            continue
+        first = n.args[0]
+        if n.func.attr in vocab.LIKE_FACTORIES and _named(first, name) \
+                and not any(k.arg in ("device", None) for k in n.keywords):
+            return True
+        if n.func.attr == "type_as" and _named(first, name) or n.func.attr == "type" \
+                and isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute) \
+                and first.func.attr == "type" and not first.args and _named(first.func.value, name):
+            return True
+    return False
+
+
+def _named(node: ast.AST, name: str) -> bool:
+    return isinstance(node, ast.Name) and node.id == name
+
+
+def _followed_unknown(res: ScopeResult, node: ast.AST, v: Value) -> bool:
+    """A tensor of unknown place (``mat = self.mat`` of an object given it by its caller,
+    ``dist`` returned by another file's function) that the function makes tensors where it
+    is: written as a name, or an item or a method's result of one (``mat[inds]``,
+    ``mat.transpose(1, 2)``), of which the function makes
+    tensors (``mat.new_empty(...)``), or such a tensor itself (``torch.ones_like(dist)``).
+    The code follows its place, so it is not known to be on the CPU."""
+    if v.places is not None or res.kind_of(v) not in (None, frozenset((Kind.TENSOR,))):
+        return False
+    node = _view_base(node)
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        func = node.func
+        base = func.value if func.attr in vocab.NEW_ON_RECEIVER else node.args[0] \
+            if func.attr in vocab.LIKE_FACTORIES and node.args \
+            and not any(k.arg in ("device", None) for k in node.keywords) else None
+        like = res.value(base) if base is not None else None
+        return like is not None and _from_outside(res, like, 0)
+    named = res.value(node) if isinstance(node, ast.Name) else None
+    return named is not None and isinstance(node, ast.Name) and _follows_place(res.node, node.id) \
+        and (_from_outside(res, named, 0) or _rooted_outside(res, node.id, 0))
+
+
+def _view_base(node: ast.AST) -> ast.AST:
+    """The tensor an item or a method's result is taken from (``mat`` of ``mat[inds]`` and
+    of ``mat.transpose(1, 2)``), down to a name or a ``new_*`` / ``*_like`` copy."""
+    while True:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) \
+                and node.func.attr not in vocab.NEW_ON_RECEIVER \
+                and node.func.attr not in vocab.LIKE_FACTORIES:
+            node = node.func.value
+        else:
+            return node
+
+
+def _rooted_outside(res: ScopeResult, name: str, depth: int) -> bool:
+    """Is local ``name`` bound only to views or items of a parameter or of ``self``'s data
+    (``mat = self.mat.unsqueeze(0)``), followed through other locals bound so?"""
+    stores = [n.value for n in ast.walk(res.node) if isinstance(n, ast.Assign)
+              and any(_named(t, name) for t in n.targets)]
+    if not stores or depth >= 3:
+        return False
+    for value in stores:
+        root = value
+        while isinstance(root, (ast.Subscript, ast.Attribute, ast.Call)):
+            if isinstance(root, ast.Call):
+                if not isinstance(root.func, ast.Attribute):
+                    return False
+                root = root.func
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return False
+        if root.id not in res.params and not _rooted_outside(res, root.id, depth + 1):
+            return False
+    return True
+
+
+def _from_outside(res: ScopeResult, v: Value, depth: int) -> bool:
+    """Does ``v`` come from what the function was given (a parameter, ``self``'s data, a
+    value on the device), also through calls the analysis cannot follow that were given
+    such a value as an argument (``compute_distances(pos=pos)``)?  Not a value computed only from tensors
+    the function itself made on the CPU (a test's ``normalizer.fit_transform(target)`` of
+    a ``target`` sampled from ``torch.tensor([1.0, 1.0])``)."""
+    if any(p.where in (Where.PARAM, Where.ATTR, Where.ACCEL) for p in v.places or ()) \
+            or any(o.op is Op.PARAM for o in v.origins):
+        return True
+    if depth >= 4:
+        return False
+    for o in v.origins:
+        call = o.node
+        if o.op is not Op.RETURNED or not isinstance(call, ast.Call):
+            continue
+        inputs = [*call.args, *(k.value for k in call.keywords)]  # (not a receiver: an
+        # object built from a test's options, ``TorchNormalizer(center=center)``)
+        if any((w := res.value(a)) is not None and _from_outside(res, w, depth + 1) for a in inputs):
+            return True
+    return False
 
 
 def _given_tensors_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
@@ -545,6 +663,16 @@ def _given_tensors_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
 
 
 _NUMBER_ANNOTATIONS = frozenset({"int", "float", "bool", "complex", "None", "Optional", "Union"})
+
+
+def _followed_param(ff: FileFlow, res: ScopeResult, k: int) -> bool:
+    """Parameter ``k``, of a kind its own uses do not tell, that no call of the file is
+    given (a library's entry point), of which the function makes tensors where it is
+    (``scores.new_zeros(n)``, ``w.type(scores.type())``): a tensor wherever its callers
+    have it."""
+    name = res.params[k] if k < len(res.params) else None
+    return name is not None and name not in ("self", "cls") and not ff.arguments(res.node, k) \
+        and not _annotated_number(res.node, k) and _follows_place(res.node, name, device_attr=False)
 
 
 def _annotated_number(fn: ast.AST, k: int) -> bool:
@@ -744,7 +872,7 @@ def _given_elsewhere(res: ScopeResult, module: Value) -> bool:
 def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
              partner: ast.AST, res: ScopeResult) -> Finding:
     fname = call.qualname
-    input_name = _input_name(home, partner, res)
+    input_name = _local_name(home, partner, res, call.node) or _input_name(home, partner, res)
     # a module has no .device (only its parameters have one)
     weights = (meet.module is not None and partner is meet.module
                and isinstance(partner, ast.Name) and partner.id == input_name)
@@ -792,6 +920,23 @@ def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult) -> str | 
         if home.param_uses.get(k) is Kind.TENSOR or _hinted_tensor(fn, name, home):
             return name
     return None
+
+
+def _local_name(home: ScopeResult, partner: ast.AST, res: ScopeResult, factory: ast.AST) -> str | None:
+    """The local name the partner is (``mat``), an item of (``mat[inds]``) or is made like
+    (``torch.ones_like(dist)``), when the factory's own function binds it only before the
+    factory is called: the tensor whose device the fix names."""
+    node = partner
+    while isinstance(node, ast.Subscript):
+        node = node.value
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+        node = node.func.value if node.func.attr in vocab.NEW_ON_RECEIVER else \
+            node.args[0] if node.args else node
+    if res is not home or not isinstance(node, ast.Name):
+        return None
+    stores = [n for n in ast.walk(home.node) if isinstance(n, ast.Name) and n.id == node.id
+              and isinstance(n.ctx, ast.Store)]
+    return node.id if stores and all(_pos(n) < _pos(factory) for n in stores) else None
 
 
 def _hinted_tensor(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, home: ScopeResult) -> bool:
