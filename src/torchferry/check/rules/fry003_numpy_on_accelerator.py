@@ -1,8 +1,9 @@
-"""NumPy, matplotlib or scikit-learn on a tensor that may live on an accelerator.
+"""NumPy, matplotlib, scikit-learn or SciPy on a tensor that may live on an accelerator.
 
 ## What it does
 Flags `.numpy()`, `np.array(t)` / `np.asarray(t)` (any `numpy` function given the tensor),
-and matplotlib, scikit-learn or seaborn calls given a tensor (scikit-learn's by keyword
+and matplotlib, scikit-learn, seaborn or SciPy calls given a tensor (`spearmanr(preds,
+labels)`, `ndimage.gaussian_filter(t)`: SciPy converts its arrays with NumPy; scikit-learn's by keyword
 too: `accuracy_score(y_true=labels, y_pred=preds)`) that the device-flow analysis
 establishes may live on an accelerator, with no `.cpu()` first: a tensor moved there
 (`.to(device)`, `.cuda()`, on some path), made there (`device=device`), the output of a
@@ -154,7 +155,7 @@ CODE = "FRY003"
 NAME = "numpy-on-accelerator"
 FIX = "safe"
 
-_LIBS = ("numpy.", "matplotlib.", "sklearn.", "seaborn.")
+_LIBS = ("numpy.", "matplotlib.", "sklearn.", "seaborn.", "scipy.")
 # numpy functions that look at an object's type or shape, never its memory
 _NO_DATA = frozenset({"isscalar", "ndim", "shape", "size", "iscomplexobj", "isrealobj",
                       "result_type", "dtype", "can_cast", "issubdtype", "isinstance"})
@@ -197,7 +198,7 @@ def check(ctx: Context) -> Iterable[Finding]:
 def _handed_to_numpy(ctx: Context, res: ScopeResult,
                      call: CallEvent) -> Iterable[tuple[ast.expr, Value, str]]:
     """The values a call hands to NumPy: the receiver of ``.numpy()`` (no ``force=True``),
-    the positional arguments of a NumPy, matplotlib, scikit-learn or seaborn function and
+    the positional arguments of a NumPy, matplotlib, scikit-learn, seaborn or SciPy function and
     of a plotting method of matplotlib axes (``ax.imshow(t)``) but a shape or a count (the
     first of ``np.zeros``, the indices of ``np.split``), and the keyword arguments of a
     scikit-learn function (``y_true=``, ``X=``: array-likes it converts; NumPy's and
