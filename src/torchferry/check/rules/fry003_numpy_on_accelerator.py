@@ -339,8 +339,9 @@ def _out_of_unseen_call(res: ScopeResult, v: Value) -> Value | None:
     """``post(x).numpy()``, ``y = self.fcn(x).detach()`` where ``x`` may be on the
     accelerator and ``post`` (``self.fcn``) is a function of another module or a callable
     the analysis cannot see into: a tensor computed from tensors on the accelerator is
-    there too, so its result is taken to be there.  Only a value whose one origin is that
-    call and whose place nothing else decides; only where a tensor argument may be on the
+    there too, so its result is taken to be there.  Only a callable of unknown kind (not
+    an instance of a plain class of the run, which has no ``__call__``), only a value whose
+    one origin is that call and whose place nothing else decides; only where a tensor argument may be on the
     accelerator, none is known to be on the CPU alone (``post(x, t.cpu())``) and none is a
     model (``predict(model, x)`` may run it and bring its outputs home)."""
     if v.places is not None or len(v.origins) != 1 or v.origins[0].op is not Op.RETURNED or \
@@ -348,8 +349,8 @@ def _out_of_unseen_call(res: ScopeResult, v: Value) -> Value | None:
         return None
     node = v.origins[0].node
     call = res.calls.get(id(node)) if isinstance(node, ast.Call) else None
-    if call is None or call.callee is not Callee.UNRESOLVED:
-        return None
+    if call is None or call.callee is not Callee.UNRESOLVED or call.func.kinds is not None:
+        return None  # (an instance of a plain class of the run: calling it raises)
     given = [*call.args, *(kv for _, kv in call.keywords)]
     tensors = [a for a in given if a.kinds and a.kinds <= {Kind.TENSOR, Kind.BATCH}]
     if any(a.places is None or a.places == {CPU} for a in tensors) or \
