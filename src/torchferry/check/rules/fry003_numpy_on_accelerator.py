@@ -16,7 +16,9 @@ files (a helper's return too, also called through a name bound to it: `loss_fn =
 analysis cannot see into returns (a function of another module, a callable held in an
 attribute or given as a parameter: `boxes = decode(rois)`, `mu, var = self.encoder(x)`)
 is taken to be on the accelerator where it is given a tensor that may be there, no tensor
-on the CPU alone and no model: a tensor computed from tensors on the device is there too.
+on the CPU alone, no model and nothing that may say where to put its result (a device, a
+string, `lambda t: t.cpu()`: `to_device(x, "cpu")` is a mover): a tensor computed from
+tensors on the device is there too.
 Its result is checked at `.numpy()` (which needs a tensor anyway) and, handed to a NumPy
 function, only where torch made it a tensor since (`torch.clamp(decode(x), 0, 1)`). A list or tuple holding
 such a tensor handed to NumPy
@@ -147,7 +149,7 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow.arms import other_arm_of_move
 from torchferry.check.flow.evidence import at, step, where
-from torchferry.check.flow.lattice import element
+from torchferry.check.flow.lattice import UNKNOWN, element
 from torchferry.check.flow.safety import tensor_by_construction
 from torchferry.check.names import BODY_FIELDS, needs_parens, short
 
@@ -341,9 +343,10 @@ def _out_of_unseen_call(res: ScopeResult, v: Value) -> Value | None:
     the analysis cannot see into: a tensor computed from tensors on the accelerator is
     there too, so its result is taken to be there.  Only a callable of unknown kind (not
     an instance of a plain class of the run, which has no ``__call__``), only a value whose
-    one origin is that call and whose place nothing else decides; only where a tensor argument may be on the
-    accelerator, none is known to be on the CPU alone (``post(x, t.cpu())``) and none is a
-    model (``predict(model, x)`` may run it and bring its outputs home)."""
+    one origin is that call and whose place nothing else decides; only where a tensor
+    argument may be on the accelerator, none is known to be on the CPU alone (``post(x,
+    t.cpu())``), none is a model (``predict(model, x)`` may run it and bring its outputs
+    home) and none may say where to put the result (see :func:`_may_be_a_target`)."""
     if v.places is not None or len(v.origins) != 1 or v.origins[0].op is not Op.RETURNED or \
             v.kinds is not None and v.kinds != {Kind.TENSOR}:
         return None
@@ -352,6 +355,8 @@ def _out_of_unseen_call(res: ScopeResult, v: Value) -> Value | None:
     if call is None or call.callee is not Callee.UNRESOLVED or call.func.kinds is not None:
         return None  # (an instance of a plain class of the run: calling it raises)
     given = [*call.args, *(kv for _, kv in call.keywords)]
+    if _may_be_a_target(call):
+        return None
     tensors = [a for a in given if a.kinds and a.kinds <= {Kind.TENSOR, Kind.BATCH}]
     if any(a.places is None or a.places == {CPU} for a in tensors) or \
             any(a.may_be(Kind.MODULE) for a in given if a.kinds is not None):
@@ -361,6 +366,28 @@ def _out_of_unseen_call(res: ScopeResult, v: Value) -> Value | None:
     if moved is None:
         return None
     return Value(v.kinds, frozenset((ACCEL,)), (v.origins[0], moved), Basis.INFERRED)
+
+
+#: an argument that may tell a mover where to put its result (``to_device(x, device)``,
+#: ``move_data_to_device(x, "cpu")``, ``apply_to_collection(x, Tensor, lambda t: t.cpu())``)
+_TARGET = re.compile(r"device|cpu|cuda|gpu|map_location|numpy", re.I)
+
+
+def _may_be_a_target(call: CallEvent) -> bool:
+    """Is an argument of ``call`` a device, a string, or another value but a tensor whose
+    text or keyword names a device (a mover's target: its result is there, not where its
+    tensor was)?  A guard that keeps the rule quiet, never a fact it reports."""
+    node = call.node
+    parts = [*zip(node.args, call.args, strict=False),
+             *((k.value, (call.keyword(k.arg) if k.arg else None) or UNKNOWN)
+               for k in node.keywords)]
+    for a, v in parts:
+        if isinstance(a, ast.Constant) and isinstance(a.value, str) or \
+                v.kinds is not None and Kind.DEVICE in v.kinds or \
+                not (v.kinds and v.kinds <= {Kind.TENSOR, Kind.BATCH}) and \
+                _TARGET.search(ast.unparse(a)):
+            return True
+    return any(k.arg is not None and _TARGET.search(k.arg) for k in node.keywords)
 
 
 def _home_under_device_test(res: ScopeResult, v: Value) -> bool:
