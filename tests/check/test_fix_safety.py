@@ -666,3 +666,21 @@ def test_fry004_fix_into_a_receiver_named_like_a_model_is_not_safe(tmp_path) -> 
     assert fixed(code, "FRY004") == code
     unsafe = fixed(code, "FRY004", unsafe=True)
     assert _outcome(unsafe, tmp_path, True) != _outcome(code, tmp_path, True)
+
+
+def test_fry003_result_of_an_unseen_callable_gets_no_safe_fix() -> None:
+    # that ``decode(x)`` returns a tensor on the device is inferred from what it is given,
+    # not made so here: it may return a NumPy array, on which ``.cpu()`` raises
+    code = (
+        "import numpy as np, torch\n"
+        "from helpers import decode\n"
+        "x = torch.ones(2, device='cuda')\n"
+        "a = decode(x).numpy()\n"
+        "b = torch.clamp(decode(x), 0, 1)\n"
+        "c = np.asarray(b)\n"
+    )
+    found = check_source(code, "<case>", select=["FRY003"])
+    assert [f.line for f in found] == [4, 6]
+    assert found[0].fix is None  # not known to be a tensor
+    assert found[1].fix is not None and not found[1].fix.safe
+    assert fixed(code, "FRY003") == code

@@ -36,6 +36,35 @@ def test_module_class_of_another_file_is_known(tmp_path: Path) -> None:
     assert codes(check_paths(paths, opts, jobs=1)) == []
 
 
+CONVERTERS = (
+    "def to_cpu(x):\n"
+    "    return x.detach().cpu()\n"
+    "\n"
+    "\n"
+    "def double(x):\n"
+    "    return x * 2\n"
+)
+SHOW = (
+    "import torch\n"
+    "from helpers import double, to_cpu\n"
+    "x = torch.ones(2, device='cuda')\n"
+    "a = to_cpu(x).numpy()\n"
+    "b = double(x).numpy()\n"
+)
+
+
+def test_a_helper_of_another_file_decides_where_its_result_is(tmp_path: Path) -> None:
+    (tmp_path / "helpers.py").write_text(CONVERTERS)
+    (tmp_path / "show.py").write_text(SHOW)
+    opts = Options(root=tmp_path, select=("FRY003",), target_torch_version=None)
+    paths = [tmp_path / "helpers.py", tmp_path / "show.py"]
+    # in the run, ``to_cpu`` is read: its result is on the CPU
+    assert codes(check_paths(paths, opts, jobs=1)) == [("show.py", 5, "FRY003")]
+    # left out, a callable given a tensor on the device is taken to return it there
+    alone = check_paths([tmp_path / "show.py"], opts, jobs=1)
+    assert codes(alone) == [("show.py", 4, "FRY003"), ("show.py", 5, "FRY003")]
+
+
 def test_cache_entries_depend_on_the_classes_of_the_run(tmp_path: Path) -> None:
     (tmp_path / "model.py").write_text(MODEL)
     (tmp_path / "train.py").write_text(TRAIN)

@@ -306,11 +306,14 @@ def element(v: Value, index: int | str | None) -> Value:
 def part_of(v: Value) -> Value:
     """A part of a value whose structure is not known (``out.logits``, ``batch[0]``, one of
     ``a, b = model(x)``): a tensor's, a batch's or an array's parts are of its kind and
-    place; a part of a value of unknown kind keeps its place."""
+    place; a part of a value of unknown kind keeps its place, and a part of the unknown
+    result of a call keeps that call as its origin (what the rules explain it by)."""
     if v.kinds is not None and len(v.kinds) == 1 and next(iter(v.kinds)) in _SELF_PARTS:
         return v
     if v.places and (v.kinds is None or Kind.MODULE in v.kinds):
         return Value(None, v.places, v.origins, min(v.basis, Basis.INFERRED))
+    if v.kinds is None and v.places is None and v.origins and v.origins[0].op is Op.RETURNED:
+        return Value(None, None, v.origins[:1], Basis.HINT, reason=v.reason)
     return UNKNOWN
 
 

@@ -1,8 +1,9 @@
-"""NumPy, matplotlib or scikit-learn on a tensor that may live on an accelerator.
+"""NumPy, matplotlib, scikit-learn or SciPy on a tensor that may live on an accelerator.
 
 ## What it does
 Flags `.numpy()`, `np.array(t)` / `np.asarray(t)` (any `numpy` function given the tensor),
-and matplotlib, scikit-learn or seaborn calls given a tensor (scikit-learn's by keyword
+and matplotlib, scikit-learn, seaborn or SciPy calls given a tensor (`spearmanr(preds,
+labels)`, `ndimage.gaussian_filter(t)`: SciPy converts its arrays with NumPy; scikit-learn's by keyword
 too: `accuracy_score(y_true=labels, y_pred=preds)`) that the device-flow analysis
 establishes may live on an accelerator, with no `.cpu()` first: a tensor moved there
 (`.to(device)`, `.cuda()`, on some path), made there (`device=device`), the output of a
@@ -11,7 +12,15 @@ self.model.cuda()`), a value of the `state_dict()` of such a module, or anything
 from these, followed through names, containers, branches and the functions of the checked
 files (a helper's return too, also called through a name bound to it: `loss_fn = llh`;
 `net.forward(x)` is a module call; a list grown with `append` keeps what it holds, so
-`torch.cat(parts).numpy()` after a loop of appends is followed). A list or tuple holding
+`torch.cat(parts).numpy()` after a loop of appends is followed). What a callable the
+analysis cannot see into returns (a function of another module, a callable held in an
+attribute or given as a parameter: `boxes = decode(rois)`, `mu, var = self.encoder(x)`)
+is taken to be on the accelerator where it is given a tensor that may be there, no tensor
+on the CPU alone, no model and nothing that may say where to put its result (a device, a
+string, `lambda t: t.cpu()`: `to_device(x, "cpu")` is a mover): a tensor computed from
+tensors on the device is there too.
+Its result is checked at `.numpy()` (which needs a tensor anyway) and, handed to a NumPy
+function, only where torch made it a tensor since (`torch.clamp(decode(x), 0, 1)`). A list or tuple holding
 such a tensor handed to NumPy
 (`np.array([a, t * 100])`, `np.sum(final, 0)` where `final` got them through
 `final.append(...)`, a list comprehension of losses of such tensors) is flagged too: NumPy
@@ -97,8 +106,12 @@ keyword arguments are not checked (`np.average(a, weights=t)`), nor the indices 
 `np.split` (read with `__index__`, which works on the device). A value that is on the accelerator on one path and of
 unknown place on another (reassigned from a callable the analysis cannot see,
 `real_o = self.apply_fcn(o)` under `if self.fcn:`) is of unknown place after the join and
-not flagged; so is the output of a model of unknown class that the file never moves
-(`self.Q.forward(x)` of a model given to `__init__`), even given a tensor on the device. A model handed
+not flagged; so is what a model of unknown class that the file never moves returns
+(`self.Q(x)` of a model given to `__init__`) when handed to a NumPy function
+(`np.asarray(self.Q(x))`), even given a tensor on the device: it is not known to be a
+tensor. A callable the analysis cannot see that brings its result home (`to_cpu(x)` of a
+module left out of the run) is taken to return it on the device: check the files that
+define it in the same run. A model handed
 to a call the analysis cannot follow (`trainer.fit(model)`) is not taken as moved.  A function that mentions no device,
 move or factory is interpreted only where an interpreted scope calls it (`np.array(model(x))`
 in a function only the module's code or another file calls, of a global moved model, is
@@ -136,7 +149,7 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow.arms import other_arm_of_move
 from torchferry.check.flow.evidence import at, step, where
-from torchferry.check.flow.lattice import element
+from torchferry.check.flow.lattice import UNKNOWN, element
 from torchferry.check.flow.safety import tensor_by_construction
 from torchferry.check.names import BODY_FIELDS, needs_parens, short
 
@@ -144,7 +157,7 @@ CODE = "FRY003"
 NAME = "numpy-on-accelerator"
 FIX = "safe"
 
-_LIBS = ("numpy.", "matplotlib.", "sklearn.", "seaborn.")
+_LIBS = ("numpy.", "matplotlib.", "sklearn.", "seaborn.", "scipy.")
 # numpy functions that look at an object's type or shape, never its memory
 _NO_DATA = frozenset({"isscalar", "ndim", "shape", "size", "iscomplexobj", "isrealobj",
                       "result_type", "dtype", "can_cast", "issubdtype", "isinstance"})
@@ -187,7 +200,7 @@ def check(ctx: Context) -> Iterable[Finding]:
 def _handed_to_numpy(ctx: Context, res: ScopeResult,
                      call: CallEvent) -> Iterable[tuple[ast.expr, Value, str]]:
     """The values a call hands to NumPy: the receiver of ``.numpy()`` (no ``force=True``),
-    the positional arguments of a NumPy, matplotlib, scikit-learn or seaborn function and
+    the positional arguments of a NumPy, matplotlib, scikit-learn, seaborn or SciPy function and
     of a plotting method of matplotlib axes (``ax.imshow(t)``) but a shape or a count (the
     first of ``np.zeros``, the indices of ``np.split``), and the keyword arguments of a
     scikit-learn function (``y_true=``, ``X=``: array-likes it converts; NumPy's and
@@ -302,7 +315,12 @@ def _device_origin(v: Value) -> Origin | None:
 def _through_get(res: ScopeResult, v: Value) -> Value:
     """An unknown result the analysis can still place: ``state_dict().get("bias")`` (an item
     of the dict the call was made on), ``self.model(data)`` of a model of unknown class
-    that was moved to an accelerator (``self.model = self.model.cuda()``): its output."""
+    that was moved to an accelerator (``self.model = self.model.cuda()``): its output; what
+    a callable the analysis cannot see returns when given a tensor on the accelerator (see
+    :func:`_out_of_unseen_call`)."""
+    fed = _out_of_unseen_call(res, v)
+    if fed is not None:
+        return fed
     if v.kinds is not None or len(v.origins) != 1:
         return v
     node = v.origins[0].node
@@ -317,6 +335,59 @@ def _through_get(res: ScopeResult, v: Value) -> Value:
         out = v.origins[0]._replace(op=Op.OUTPUT)
         return Value(None, frozenset((ACCEL,)), (out, moved), Basis.INFERRED)
     return v
+
+
+def _out_of_unseen_call(res: ScopeResult, v: Value) -> Value | None:
+    """``post(x).numpy()``, ``y = self.fcn(x).detach()`` where ``x`` may be on the
+    accelerator and ``post`` (``self.fcn``) is a function of another module or a callable
+    the analysis cannot see into: a tensor computed from tensors on the accelerator is
+    there too, so its result is taken to be there.  Only a callable of unknown kind (not
+    an instance of a plain class of the run, which has no ``__call__``), only a value whose
+    one origin is that call and whose place nothing else decides; only where a tensor
+    argument may be on the accelerator, none is known to be on the CPU alone (``post(x,
+    t.cpu())``), none is a model (``predict(model, x)`` may run it and bring its outputs
+    home) and none may say where to put the result (see :func:`_may_be_a_target`)."""
+    if v.places is not None or len(v.origins) != 1 or v.origins[0].op is not Op.RETURNED or \
+            v.kinds is not None and v.kinds != {Kind.TENSOR}:
+        return None
+    node = v.origins[0].node
+    call = res.calls.get(id(node)) if isinstance(node, ast.Call) else None
+    if call is None or call.callee is not Callee.UNRESOLVED or call.func.kinds is not None:
+        return None  # (an instance of a plain class of the run: calling it raises)
+    given = [*call.args, *(kv for _, kv in call.keywords)]
+    if _may_be_a_target(call):
+        return None
+    tensors = [a for a in given if a.kinds and a.kinds <= {Kind.TENSOR, Kind.BATCH}]
+    if any(a.places is None or a.places == {CPU} for a in tensors) or \
+            any(a.may_be(Kind.MODULE) for a in given if a.kinds is not None):
+        return None  # given a model too: it may run it and bring the results home
+    moved = next((o for a in tensors if ACCEL in (a.places or ())
+                  if (o := _device_origin(a)) is not None), None)
+    if moved is None:
+        return None
+    return Value(v.kinds, frozenset((ACCEL,)), (v.origins[0], moved), Basis.INFERRED)
+
+
+#: an argument that may tell a mover where to put its result (``to_device(x, device)``,
+#: ``move_data_to_device(x, "cpu")``, ``apply_to_collection(x, Tensor, lambda t: t.cpu())``)
+_TARGET = re.compile(r"device|cpu|cuda|gpu|map_location|numpy", re.I)
+
+
+def _may_be_a_target(call: CallEvent) -> bool:
+    """Is an argument of ``call`` a device, a string, or another value but a tensor whose
+    text or keyword names a device (a mover's target: its result is there, not where its
+    tensor was)?  A guard that keeps the rule quiet, never a fact it reports."""
+    node = call.node
+    parts = [*zip(node.args, call.args, strict=False),
+             *((k.value, (call.keyword(k.arg) if k.arg else None) or UNKNOWN)
+               for k in node.keywords)]
+    for a, v in parts:
+        if isinstance(a, ast.Constant) and isinstance(a.value, str) or \
+                v.kinds is not None and Kind.DEVICE in v.kinds or \
+                not (v.kinds and v.kinds <= {Kind.TENSOR, Kind.BATCH}) and \
+                _TARGET.search(ast.unparse(a)):
+            return True
+    return any(k.arg is not None and _TARGET.search(k.arg) for k in node.keywords)
 
 
 def _home_under_device_test(res: ScopeResult, v: Value) -> bool:
@@ -385,6 +456,11 @@ def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.e
 def _made_or_moved(ctx: Context, v: Value, origin: Origin, name: str) -> tuple[Evidence, ...]:
     """The chain behind "may be on the accelerator": the module call it came out of and the
     move of that module, or the move (or the construction) of the tensor itself."""
+    if v.origins and v.origins[0].op is Op.RETURNED and origin is not v.origins[0]:
+        return (step(ctx, v.origins[0], f"{name} comes out of `{v.origins[0].text}` at "
+                                        f"{where(v.origins[0])}, which the analysis cannot "
+                                        f"see into"),
+                step(ctx, origin, f"it is given a tensor on the device since {where(origin)}"))
     out = next((o for o in v.origins if o.op is Op.OUTPUT), None)
     if out is not None and origin not in v.origins:  # an input of the call was on the device
         return (step(ctx, out, f"{name} comes out of a module call at {where(out)}"),
