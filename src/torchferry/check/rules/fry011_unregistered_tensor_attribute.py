@@ -94,10 +94,10 @@ Not flagged, because nothing can go wrong or the author already handles it:
 * an attribute the class never combines with the model's tensors: unused, used only with
   CPU tensors and Python numbers (`torch.empty(1).uniform_(self.log_ratio[0], ...)`), or only
   to build another attribute that is moved where used;
-* a 0-dim tensor by construction (`torch.scalar_tensor(v)`, or `torch.tensor(v)` with at
-  most `dtype=` and `requires_grad=`, where `v` is a number literal, a parameter of `__init__`
-  whose default is one and that has no annotation but `int`/`float`, or a module-level name
-  bound only to numbers: `self.clip = torch.tensor(clip, dtype=torch.float)`) that meets the
+* a 0-dim tensor by construction (`torch.scalar_tensor(v)`, `torch.zeros(())`, or
+  `torch.tensor(v)`, with at most `dtype=` and `requires_grad=`, where `v` is a number
+  literal, a parameter of `__init__` whose default is one and that has no annotation but
+  `int`/`float`, or a module-level name bound only to numbers: `self.clip = torch.tensor(clip, dtype=torch.float)`) that meets the
   model's tensors only in operations that take a 0-dim CPU tensor with tensors on any device
   (TensorIterator's CPU scalars; `device_check: NoCheck   # TensorIterator` in PyTorch's
   `native_functions.yaml`): an arithmetic operator other than `@`, a comparison,
@@ -143,6 +143,7 @@ from collections.abc import Iterable, Iterator
 
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
+from torchferry.check.flow.lattice import is_number, number_defaults, zero_dim_made
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
 from torchferry.check.flow.vocab import (
@@ -791,33 +792,27 @@ def _scalar_of(e: ast.expr, attr: str, self_name: str) -> bool:
     if isinstance(e, ast.BinOp) and not isinstance(e.op, ast.MatMult):
         sides = [e.left, e.right]
         return any(_scalar_of(x, attr, self_name) for x in sides) and all(
-            _number(x) or _scalar_of(x, attr, self_name) for x in sides)
+            is_number(x) or _scalar_of(x, attr, self_name) for x in sides)
     return False
 
 
-def _number(e: ast.AST | None) -> bool:
-    """Is ``e`` a number literal (``0.5``, ``-1``), not a bool?"""
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
-        e = e.operand
-    return isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and \
-        not isinstance(e.value, bool)
-
-
 def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
-    """Is ``value`` a 0-dim tensor by construction: ``torch.scalar_tensor(...)``, or
-    ``torch.tensor(x)`` (with ``dtype=`` or ``requires_grad=`` at most) where ``x`` is a
-    number literal, a parameter of the function whose default is one and that has no
-    annotation other than ``int``/``float``, or a module-level name only ever bound to one?"""
-    if not isinstance(value, ast.Call):
-        return False
-    q = m.qualname(value.func)
-    if q == "torch.scalar_tensor":
-        return True
-    if q != "torch.tensor" or len(value.args) != 1 or \
+    """Is ``value`` a 0-dim tensor by construction (:func:`zero_dim_made`) with ``dtype=`` or
+    ``requires_grad=`` at most: ``torch.scalar_tensor(...)``, ``torch.zeros(())``, or
+    ``torch.tensor(x)`` where ``x`` is a number literal, a parameter of the function whose
+    default is one and that has no annotation other than ``int``/``float``, or a
+    module-level name only ever bound to one?"""
+    if not isinstance(value, ast.Call) or \
             any(k.arg not in ("dtype", "requires_grad") for k in value.keywords):
         return False
-    x = value.args[0]
-    if _number(x):
+    return zero_dim_made(m.qualname(value.func), value, lambda x: _number_data(m, x, scope))
+
+
+def _number_data(m: Walker, x: ast.expr, scope: Scope) -> bool:
+    """Is ``x`` a number: written out, a parameter of its function whose default is one and
+    that has no annotation other than ``int``/``float``, or a module-level name only ever
+    bound to one?"""
+    if is_number(x):
         return True
     if not isinstance(x, ast.Name):
         return False
@@ -828,7 +823,7 @@ def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
         return _number_param(b.ctx.scope.function, b.value)
     if b.how is How.EXPR and b.ctx.scope.kind is ScopeKind.MODULE:
         binds = b.ctx.scope.binds.get(x.id, [])
-        return bool(binds) and all(o.how is How.EXPR and _number(o.value) for _, o in binds)
+        return bool(binds) and all(o.how is How.EXPR and is_number(o.value) for _, o in binds)
     return False
 
 
@@ -837,14 +832,10 @@ def _number_param(fn: ast.AST | None, arg: ast.arg) -> bool:
     annotated ``int``/``float``?"""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    a = fn.args
     if arg.annotation is not None and not (
             isinstance(arg.annotation, ast.Name) and arg.annotation.id in ("int", "float")):
         return False
-    positional = a.posonlyargs + a.args
-    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True)) + \
-        [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
-    return any(p is arg and _number(d) for p, d in pairs)
+    return number_defaults(fn.args).get(arg.arg) is arg
 
 
 _PARAMETER = ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
