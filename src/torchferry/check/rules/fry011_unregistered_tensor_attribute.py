@@ -156,7 +156,9 @@ attribute elsewhere is not seen. An
 device tied to the parameters is left behind when the model later moves to another device
 (`model.cpu()` for inference, `DataParallel` replicas); that is not flagged. A value that
 joins such an attribute with the model's tensors has no known place, and a further use of
-it is not flagged (`f = torch.exp(self.gate(x) + self.m)`, then `f * self.c`). A class whose base is
+it is not flagged (`f = torch.exp(x + self.m)`, then `f * self.c`) unless a `torch.nn`
+layer with weights computed it (`self.ln(...)`); nor is the attribute given to a submodule
+(`self.gate(self.h)`). A class whose base is
 neither a module class of the checked files nor `torch.nn`'s, Lightning's `LightningModule`
 or transformers' `PreTrainedModel` (`RobertaPreTrainedModel`, allennlp's `Model`) is
 checked only when its own code shows it is a module: `__init__` assigns `torch.nn` layers or
@@ -178,6 +180,7 @@ from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
 from torchferry.check.flow.vocab import (
     MOVE_NAMES,
+    PARAM_LAYERS,
     REDUCTIONS,
     REGISTERED,
     RETYPES,
@@ -642,7 +645,7 @@ class _Class:
         if isinstance(e, ast.Name) and e.id in res.params and v.kinds is None:
             # a parameter known as a tensor only by its uses: where its callers' values are
             return self.ff.follows_model(res, v)
-        if on_device_tensor(self.ff, e):
+        if on_device_tensor(self.ff, e) or _layer_output(v):
             return True
         # (only a name the analysis places: ``x.device`` is no tensor)
         return isinstance(e, ast.Name) and self.ff.follows_model(res, v)
@@ -823,6 +826,19 @@ def _all(*outs: bool | None) -> bool | None:
     """The join of paths: placed on each that reaches (None: none reaches)."""
     reach = [o for o in outs if o is not None]
     return all(reach) if reach else None
+
+
+def _layer_output(v: Value) -> bool:
+    """Is ``v`` a tensor of no known place that a ``torch.nn`` layer with weights computed
+    (``self.ln(h)`` where ``h`` joins a model's tensor with an attribute of unknown place):
+    the layer's weights are on the model's device, so is what it returns."""
+    if not v.is_(Kind.TENSOR) or v.places is not None:
+        return False
+    for o, made in zip(v.origins, v.origins[1:], strict=False):
+        layer = made.text[len("torch.nn."):].split("(")[0] if made.text.startswith("torch.nn.") else ""
+        if o.op is Op.OUTPUT and layer in PARAM_LAYERS:
+            return True
+    return False
 
 
 def _method(scope: Scope) -> Scope | None:
