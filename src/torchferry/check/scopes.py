@@ -228,7 +228,9 @@ class Walker:
         self.calls: list[Site[ast.Call]] = []
         self.calls_by_tail: dict[str, list[Site[ast.Call]]] = {}
         self.accel_consts: list[Site[ast.Constant]] = []
+        #: ``self.x = ...`` in a class's ``__init__``, and in its other methods
         self.self_assigns: list[tuple[ast.stmt, Ctx, ClassInfo, str]] = []
+        self.method_assigns: list[tuple[ast.stmt, Ctx, ClassInfo, str]] = []
         self.loops: list[tuple[ast.For | ast.AsyncFor | ast.While, Ctx]] = []
         self.functions: list[Scope] = []
         self.module_scope = Scope(ScopeKind.MODULE, tree, None)
@@ -318,6 +320,8 @@ class Walker:
                     cls.attrs.setdefault(attr, []).append((b.pos, b))
                 if scope.name == "__init__":
                     self.self_assigns.append((stmt, ctx, cls, attr))
+                else:
+                    self.method_assigns.append((stmt, ctx, cls, attr))
 
     def _walk_body(self, body: Sequence[ast.stmt], ctx: Ctx, cls: ClassInfo | None) -> None:
         for st in body:

@@ -31,6 +31,7 @@ from torchferry.check.flow.lattice import (
     element,
     join,
     join_all,
+    number_value,
     outside,
     part_of,
     unknown,
@@ -159,10 +160,10 @@ class Evaluator:
         base = self.eval(node.value)
         key = node.slice
         self.eval(key)
-        index: int | str | None = None
-        if isinstance(key, ast.Constant) and isinstance(key.value, (int, str)) \
-                and not isinstance(key.value, bool):
-            index = key.value
+        # a literal key: a name, or a position (an int, not a bool)
+        number = number_value(key, signed=False)
+        index: int | str | None = number if isinstance(number, int) else \
+            key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
         if base.elts is not None or base.keys is not None or base.item is not None:
             return element(base, index)
         if _one_dimensional(base) and not isinstance(key, (ast.Slice, ast.Tuple)):

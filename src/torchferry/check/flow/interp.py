@@ -27,6 +27,7 @@ from torchferry.check.flow.lattice import (
     element,
     join,
     join_all,
+    number_defaults,
     outside,
     param,
     unknown,
@@ -147,7 +148,7 @@ class Interp:
             for d in fn.decorator_list)
         annotations = {x.arg: x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs}
         forward = method and fn.name == "forward" and self.cls is not None and self.cls.is_module
-        numbers = _number_defaults(a)
+        numbers = number_defaults(a)
         for k, name in enumerate(names):
             self.param_index[name] = k
             origin = Origin(Op.PARAM, fn.lineno, fn.col_offset, name)
@@ -428,21 +429,6 @@ def _widen(entry: Env, last: Env) -> Env:
     for k, v in last.items():
         if entry.get(k) != v:
             out[k] = UNKNOWN
-    return out
-
-
-def _number_defaults(a: ast.arguments) -> set[str]:
-    """The parameters whose default is a number written out (``eps=1e-9``, ``k=-1``)."""
-    positional = a.posonlyargs + a.args
-    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True))
-    pairs += [(x, d) for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
-    out = set()
-    for x, d in pairs:
-        if isinstance(d, ast.UnaryOp) and isinstance(d.op, ast.USub):
-            d = d.operand
-        if isinstance(d, ast.Constant) and isinstance(d.value, (int, float)) \
-                and not isinstance(d.value, bool):
-            out.add(x.arg)
     return out
 
 

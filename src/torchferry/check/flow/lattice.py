@@ -19,7 +19,7 @@ from __future__ import annotations
 
 import ast
 import enum
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
 #: at most this many kinds, places and origins in one value; more becomes unknown
@@ -345,3 +345,68 @@ def _substitute_slots(v: Value, args: dict[str, Value]) -> Value:
         item=None if v.item is None else substitute(v.item, args),
         keys=None if v.keys is None else tuple((k, substitute(x, args)) for k, x in v.keys),
     )
+
+
+# -- numbers and 0-dimensional tensors, as the source writes them ------------------------
+
+
+def number_value(node: ast.AST | None, *, signed: bool = True) -> int | float | None:
+    """The number ``node`` writes out (``0.5``, ``3``; with ``signed``, also ``-1`` and
+    ``+2``), never a bool (``True`` is an ``int`` to Python, not a number to PyTorch's
+    signatures); None for anything else.
+
+    >>> [number_value(ast.parse(s, mode="eval").body) for s in ("0.5", "-1", "True", "'1'")]
+    [0.5, -1, None, None]
+    >>> number_value(ast.parse("-1", mode="eval").body, signed=False) is None
+    True
+    """
+    if signed and isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        inner = number_value(node.operand, signed=False)
+        return None if inner is None else -inner if isinstance(node.op, ast.USub) else inner
+    if isinstance(node, ast.Constant) and isinstance(node.value, (int, float)) and \
+            not isinstance(node.value, bool):
+        return node.value
+    return None
+
+
+def is_number(node: ast.AST | None) -> bool:
+    """Is ``node`` a number written out (``0.5``, ``-1``), not a bool?"""
+    return number_value(node) is not None
+
+
+def number_defaults(a: ast.arguments) -> dict[str, ast.arg]:
+    """The parameters of ``a`` whose default is a number written out (``eps=1e-9``,
+    ``k=-1``), by name."""
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True))
+    pairs += [(x, d) for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    return {x.arg: x for x, d in pairs if is_number(d)}
+
+
+#: torch factories whose result has no dimension when given the empty shape ``()``
+_SHAPE_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full"})
+
+
+def zero_dim_made(qualname: str | None, call: ast.Call,
+                  number: Callable[[ast.expr], bool] = is_number) -> bool:
+    """Does ``call``, a call of the torch function ``qualname``, make a 0-dimensional tensor
+    by construction: ``torch.scalar_tensor(v)``, ``torch.tensor(v)`` of a number (``v``
+    for which ``number`` holds: by default, a number written out), ``torch.zeros(())``
+    (``ones``, ``empty``, ``full``)?  Its keywords are not looked at: ``dtype=`` or
+    ``device=`` do not give it a dimension.
+
+    >>> call = ast.parse("torch.tensor(-0.5, dtype=torch.float)", mode="eval").body
+    >>> zero_dim_made("torch.tensor", call), zero_dim_made("torch.tensor", call, lambda e: False)
+    (True, False)
+    >>> zero_dim_made("torch.zeros", ast.parse("torch.zeros(())", mode="eval").body)
+    True
+    """
+    if qualname == "torch.scalar_tensor":
+        return True
+    args = call.args
+    if not args or isinstance(args[0], ast.Starred):
+        return False
+    if qualname == "torch.tensor":
+        return len(args) == 1 and number(args[0])
+    return qualname in _SHAPE_FACTORIES and isinstance(args[0], (ast.Tuple, ast.List)) and \
+        not args[0].elts

@@ -174,7 +174,7 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow.evidence import at, step
-from torchferry.check.flow.lattice import param
+from torchferry.check.flow.lattice import number_value, param, zero_dim_made
 from torchferry.check.flow.program import FileFlow, holds_parameters
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
@@ -400,17 +400,9 @@ def _scalar_candidate(c: CallEvent) -> bool:
     tensor mixes with any device as an operand, not as the tensor written in place."""
     if c.callee is not Callee.TORCH or c.qualname is None or c.qualname.count(".") != 1:
         return False
-    name = c.qualname[len("torch."):]
     if any(k in ("device", "**") for k, _ in c.keywords) or len(c.node.args) != 1:
         return False
-    a = c.node.args[0]
-    if name == "tensor":
-        if isinstance(a, ast.UnaryOp) and isinstance(a.op, ast.USub):
-            a = a.operand
-        return isinstance(a, ast.Constant) and isinstance(a.value, (int, float)) \
-            and not isinstance(a.value, bool)
-    return name in ("zeros", "ones", "empty", "full") and isinstance(a, (ast.Tuple, ast.List)) \
-        and not a.elts
+    return zero_dim_made(c.qualname, c.node)
 
 
 def _legacy_data(c: CallEvent) -> bool:
@@ -435,8 +427,7 @@ def _no_legacy_data(call: ast.Call) -> bool:
     if len(call.args) != 1:
         return False
     a = call.args[0]
-    return isinstance(a, (ast.Tuple, ast.List)) and not a.elts or \
-        isinstance(a, ast.Constant) and a.value == 0 and not isinstance(a.value, bool)
+    return isinstance(a, (ast.Tuple, ast.List)) and not a.elts or number_value(a, signed=False) == 0
 
 
 def _no_shape(call: ast.Call) -> bool:
@@ -445,8 +436,7 @@ def _no_shape(call: ast.Call) -> bool:
     if len(call.args) != 1:
         return False
     a = call.args[0]
-    return isinstance(a, (ast.Tuple, ast.List)) and not a.elts or \
-        isinstance(a, ast.Constant) and a.value == 0 and not isinstance(a.value, bool)
+    return isinstance(a, (ast.Tuple, ast.List)) and not a.elts or number_value(a, signed=False) == 0
 
 
 def _made_by(v: Value, factories: dict) -> Origin | None:

@@ -22,6 +22,15 @@ computes `h * mask`) -- or is indexed by such a tensor
 `labels.view(-1)`, or computed from a buffer without a move), also through `gather`,
 `index_select`, `take` or `take_along_dim` (`self.alpha.gather(0, labels.view(-1))`).
 
+The same holds for such a tensor that `__init__` (or a method only `__init__` calls) puts on
+a device that nothing ties to the module's parameters: a device of its own (`.to("cuda")`,
+`.cuda()`, `device=torch.device("cuda" if torch.cuda.is_available() else "cpu")`), the
+device of an argument (`device=x_example.device`), or a `device` parameter with a default
+(`def __init__(self, device="cpu")`) where no layer is built: `model.to(device)` moves the
+parameters and leaves the attribute where it was put. And for a tensor that another method
+makes on the CPU (`self.O = torch.from_numpy(...)` in `fit`, `self.state = torch.zeros(b, n)`
+in `reset`) and a different method combines with the model's tensors.
+
 Also flags `self.w = nn.Parameter(t).to(device)` (or `.cuda()`) in `__init__`, with `self.w`
 read by another method, where the move is not written as one to the CPU nor to a dtype
 only: `Tensor.to` returns the tensor itself only when it is already on that device, and
@@ -66,12 +75,14 @@ checkpoints still load (it does not enter `state_dict`; drop `persistent=False` 
 be saved). It changes what the program computes where the model is cast: `model.half()`
 or `model.to(torch.float64)` now casts a floating-point buffer too. It fails if the
 statement runs before `super().__init__()`, and later assignments to the attribute must
-then be tensors (or `None`).
+then be tensors (or `None`). None is offered outside `__init__`: there the name may be set
+already, and `register_buffer` refuses it (`KeyError: "attribute 'state' already exists"`).
 
 Not flagged, because nothing can go wrong or the author already handles it:
-* an attribute the class itself moves where it uses it (`self.alpha.to(x.device)`,
+* an attribute a method moves where it uses it (`self.alpha.to(x.device)`,
   `self.bbox.view(...).to(x.device)`, `(self.feats if f is None else f).type_as(x)`),
-  unless another method indexes it, unmoved, by a tensor on the device; also one a method
+  in that method, unless it also indexes it, unmoved, by a tensor on the device (another
+  method that combines it unmoved is flagged); also one a method
   reassigns from a call that is handed the attribute and may move it: one the analysis
   cannot follow, or a function of the checked files that moves what it returns on some
   path (`self.hist = c_f.to_device(self.hist, tensor=x)`), or from a value it moves to a
@@ -86,18 +97,31 @@ Not flagged, because nothing can go wrong or the author already handles it:
 * an attribute that an `_apply` override in the file moves with the module
   (`def _apply(self, fn): ...; self.head.stride = fn(self.head.stride)`: `.to()` and
   `.cuda()` go through `_apply`);
-* a tensor created with an explicit `device=`, or moved to a device in `__init__`
-  (`torch.tensor([0.5]).to(device)`, or `self.t = self.t.cuda()` as a statement of
-  `__init__`'s own body): placed where the author chose; a move under a test
+* a tensor created with `device=`, or moved to a device in `__init__`
+  (`torch.tensor([0.5]).to(device)`, or `self.t = self.t.to(device)` as a statement of
+  `__init__`'s own body), where the module's construction ties that device to its
+  parameters: taken from them (`next(self.parameters()).device`, `self.fc.weight.device`,
+  `next(model.parameters()).device`), one `__init__` also builds or moves a layer,
+  parameter or buffer on (`nn.Linear(n, n, device=device)`, `nn.Conv1d(...).to(device)`,
+  `self.to(device)`), a parameter of `__init__` with no default or with the program's
+  device variable as default (the caller names the device the model is built for:
+  `Attention(hid, device)`, `def __init__(self, device=DEVICE)`), or one given to the
+  `super().__init__` of a base outside the checked files; a move under a test
   (`if config.is_gpu: self.t = self.t.cuda()`) leaves it on the CPU on the other arm, where
   `model.to(device)` does not carry it, and is flagged;
+* a tensor a method other than `__init__` puts on a device (a cache built on the input's
+  device: `self.grid = torch.arange(n, device=x.device)`), puts on the CPU by a move of its
+  own (`self.w = w.cpu().clone()`), builds with `torch.tensor` of data that is not a
+  sequence written out (`torch.tensor(self.init_lambda)`: 0-dim, maybe), or makes and
+  combines with the model's tensors only in that same method (a factory without a device:
+  FRY010);
 * an attribute the class never combines with the model's tensors: unused, used only with
   CPU tensors and Python numbers (`torch.empty(1).uniform_(self.log_ratio[0], ...)`), or only
   to build another attribute that is moved where used;
-* a 0-dim tensor by construction (`torch.scalar_tensor(v)`, or `torch.tensor(v)` with at
-  most `dtype=` and `requires_grad=`, where `v` is a number literal, a parameter of `__init__`
-  whose default is one and that has no annotation but `int`/`float`, or a module-level name
-  bound only to numbers: `self.clip = torch.tensor(clip, dtype=torch.float)`) that meets the
+* a 0-dim tensor by construction (`torch.scalar_tensor(v)`, `torch.zeros(())`, or
+  `torch.tensor(v)`, with at most `dtype=` and `requires_grad=`, where `v` is a number
+  literal, a parameter of `__init__` whose default is one and that has no annotation but
+  `int`/`float`, or a module-level name bound only to numbers: `self.clip = torch.tensor(clip, dtype=torch.float)`) that meets the
   model's tensors only in operations that take a 0-dim CPU tensor with tensors on any device
   (TensorIterator's CPU scalars; `device_check: NoCheck   # TensorIterator` in PyTorch's
   `native_functions.yaml`): an arithmetic operator other than `@`, a comparison,
@@ -111,9 +135,11 @@ Not flagged, because nothing can go wrong or the author already handles it:
   with no default, or annotated otherwise).
 
 ## Known limits
-Only tensors created in `__init__` are checked, and an attribute registered as a buffer
+Only tensors the module makes are checked, and an attribute registered as a buffer
 anywhere in the file (e.g. by a base class) is accepted; a tensor passed in as an argument and
-stored is not flagged, nor are attributes set in other methods. Uses are looked for in the
+stored is not flagged, nor is one another method caches on the device of its first input
+and reuses after the model moved (`self.mask = make_mask(..., device=x.device)` rebuilt
+only when the shape changes). Uses are looked for in the
 class's own methods only: an attribute read by other code (`volume.bbox_min` in a free
 function, a subclass in another file), or combined with a tensor the analysis cannot place
 (a parameter of a helper method that no method of the file gives a tensor of the model,
@@ -126,9 +152,13 @@ without a `Tensor` annotation that the method never uses as a tensor
 placement before a use is followed through the method's own statements only: a loop
 body is taken as entered from the statement before the loop, and a call that reassigns the
 attribute elsewhere is not seen. An
-`_apply` override in another file is not seen. An attribute placed on a device in
-`__init__` is left behind when the model later moves to another device (`model.cpu()`
-for inference, `DataParallel` replicas); that is not flagged. A class whose base is
+`_apply` override in another file is not seen. An attribute placed in `__init__` on a
+device tied to the parameters is left behind when the model later moves to another device
+(`model.cpu()` for inference, `DataParallel` replicas); that is not flagged. A value that
+joins such an attribute with the model's tensors has no known place, and a further use of
+it is not flagged (`f = torch.exp(x + self.m)`, then `f * self.c`) unless a `torch.nn`
+layer with weights computed it (`self.ln(...)`); nor is the attribute given to a submodule
+(`self.gate(self.h)`). A class whose base is
 neither a module class of the checked files nor `torch.nn`'s, Lightning's `LightningModule`
 or transformers' `PreTrainedModel` (`RobertaPreTrainedModel`, allennlp's `Model`) is
 checked only when its own code shows it is a module: `__init__` assigns `torch.nn` layers or
@@ -139,14 +169,18 @@ checked only when its own code shows it is a module: `__init__` assigns `torch.n
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterable, Iterator
+import enum
+from collections.abc import Callable, Iterable, Iterator
+from typing import NamedTuple
 
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
+from torchferry.check.flow.lattice import is_number, number_defaults, zero_dim_made
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
 from torchferry.check.flow.vocab import (
     MOVE_NAMES,
+    PARAM_LAYERS,
     REDUCTIONS,
     REGISTERED,
     RETYPES,
@@ -170,60 +204,118 @@ _INDEX_TAKING = {"gather": 2, "index_select": 2, "take": 1, "take_along_dim": 1}
 def check(ctx: Context) -> Iterable[Finding]:
     m = ctx.syntax
     per_class: dict[int, _Class] = {}
-    for stmt, sctx, cls, attr in m.self_assigns:
-        if not cls.is_module:
-            continue
-        value = getattr(stmt, "value", None)
-        if value is None:
-            continue
-        moved = _moved_parameter(m, value)
-        if moved is not None:
-            info = per_class.get(id(cls))
-            if info is None:
-                info = per_class[id(cls)] = _Class(ctx, m, cls)
-            if attr not in info.registered and info.read(attr):
-                yield _moved_parameter_finding(ctx, stmt, attr, value, moved)
-            continue
-        found = value_of(ctx.flow, value)
-        if found is None or not _made_here(found[1]) and not _made_on_cpu(ctx, value):
-            continue  # (a move, ``torch.tensor(...).to(device)``, placed it where the author chose)
-        if isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
-            continue  # ``**factory_kwargs`` may carry the device
-        if isinstance(value, ast.Call) and kwarg(value, "device") is not None:
-            # placed where the author chose (``device=next(model.parameters()).device``):
-            # only a later move to another device would leave it behind, not seen here
-            continue
+
+    def info_of(cls: ClassInfo) -> _Class:
         info = per_class.get(id(cls))
         if info is None:
             info = per_class[id(cls)] = _Class(ctx, m, cls)
-        self_name = sctx.scope.self_name or "self"
-        if attr in info.registered and not _registered_after(sctx.scope.function, stmt, self_name, attr) \
-                or _placed_in_init(ctx, sctx.scope.function, self_name, attr):
+        return info
+
+    for stmt, sctx, cls, attr in m.self_assigns:
+        value = getattr(stmt, "value", None)
+        if not cls.is_module or value is None:
             continue
-        # moved by hand somewhere: only an unmoved read that indexes it on the device counts
-        use = info.mixed_use(attr, indexed_only=attr in info.moved)
-        if use is None:
-            continue  # never meets a tensor that moves with the model: nothing can go wrong
-        if attr not in info.moved and _zero_dim(m, value, sctx.scope) and info.scalar_tolerant(attr):
-            continue  # a 0-dim CPU tensor in elementwise operations: PyTorch accepts it
-        fix = None
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1:
-            fix = Fix((ctx.edit(stmt, f'{self_name}.register_buffer("{attr}", {ctx.text(value)}, '
-                                      'persistent=False)'),), False,
-                      f'Register it: `self.register_buffer("{attr}", ...)`')
-        # (a plain attribute a later ``register_buffer`` of the name cannot turn into one)
-        shadow = f' (the `register_buffer("{attr}", ...)` after it raises KeyError "attribute ' \
-            f"'{attr}' already exists\"; older PyTorch let the attribute shadow the buffer)" \
-            if attr in info.registered else ""
-        yield ctx.finding(
-            CODE, stmt,
-            f"`self.{attr} = {short(ctx.text(value), 40)}` is a plain tensor attribute{shadow}: "
-            f"`model.to(device)` leaves it behind on the CPU, and `{use.ctx.scope.name}` "
-            f"combines it with a tensor that moves with the model "
-            f"(`{short(' '.join(ctx.text(use.node).split()), 60)}`); "
-            f'register it: `self.register_buffer("{attr}", ...)` (or make it an `nn.Parameter`)',
-            fix,
-        )
+        moved = _moved_parameter(m, value)
+        if moved is not None:
+            info = info_of(cls)
+            if attr not in info.registered and info.read(attr):
+                yield _moved_parameter_finding(ctx, stmt, attr, value, moved)
+            continue
+        yield from _plain_tensor(ctx, info_of, _Assign(stmt, sctx.scope, attr, value, _Where.INIT))
+    helpers = _construction_helpers(m)
+    for stmt, sctx, cls, attr in m.method_assigns:
+        value = getattr(stmt, "value", None)
+        if cls.is_module and value is not None:
+            where = _Where.SETUP if id(sctx.scope) in helpers else _Where.METHOD
+            yield from _plain_tensor(ctx, info_of, _Assign(stmt, sctx.scope, attr, value, where))
+
+
+class _Where(enum.Enum):
+    """Which method stores a tensor on ``self``."""
+
+    INIT = "__init__"
+    SETUP = "a method only __init__ calls"  # (it runs while the model is built)
+    METHOD = "another method"
+
+
+class _Assign(NamedTuple):
+    """``self.<attr> = <value>`` in the method ``scope``."""
+
+    stmt: ast.stmt
+    scope: Scope
+    attr: str
+    value: ast.expr
+    where: _Where
+
+
+def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
+                  a: _Assign) -> Iterator[Finding]:
+    """The finding for ``a`` if it stores a tensor the module makes, neither a parameter nor
+    a buffer, that another method combines, unmoved, with a tensor that moves with the
+    model: a tensor made on the CPU, or -- while the model is built -- put on a device that
+    nothing ties to the module's own parameters (``.to("cuda")``, ``device=x.device`` of
+    an argument, ``device=device`` where no layer is built there)."""
+    m = ctx.syntax
+    found = value_of(ctx.flow, a.value)
+    value = a.value
+    if found is None or isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
+        return  # (``**factory_kwargs`` may carry the device)
+    cls = a.scope.cls
+    assert cls is not None
+    self_name = a.scope.self_name or "self"
+    dev = _placement(m, value)
+    if dev is None and not _made_here(found[1]) and not _made_on_cpu(ctx, value):
+        return
+    if dev is not None and (a.where is _Where.METHOD or not _made_data(found[1]) or
+                            _reads(value, self_name, a.attr) or _tied(ctx, cls, a.scope, dev)):
+        return  # placed where the module is built (or, in a later method, where the author chose)
+    if a.where is not _Where.INIT and (
+            not _made_within(found[1], a.scope.function) or
+            dev is None and (not _made_on_cpu(ctx, value) or _moved_or_scalar(m, value))):
+        return  # (``self.table = self.table.float()``: the tensor stored before, where it was)
+    info = info_of(cls)
+    if a.attr in info.registered and not _registered_after(a.scope.function, a.stmt, self_name, a.attr):
+        return
+    later = _placed_later(ctx, a.scope.function, self_name, a.attr)
+    if later is not None and (a.where is _Where.METHOD or _tied(ctx, cls, a.scope, later)):
+        return
+    # moved by hand somewhere: only an unmoved read that indexes it on the device counts
+    use = info.mixed_use(a.attr, indexed_only=a.attr in info.carried,
+                         elsewhere=a.scope if a.where is _Where.METHOD else None)
+    if use is None:
+        return  # never meets a tensor that moves with the model: nothing can go wrong
+    if a.attr not in info.moved and _zero_dim(m, value, a.scope) and info.scalar_tolerant(a.attr):
+        return  # a 0-dim CPU tensor in elementwise operations: PyTorch accepts it
+    yield _plain_finding(ctx, info, a, dev if dev is not None else later, use)
+
+
+def _plain_finding(ctx: Context, info: _Class, a: _Assign, dev: ast.expr | None,
+                   use: Site) -> Finding:
+    """The finding for a plain tensor attribute ``a`` that ``use`` combines with the model's
+    tensors; ``dev`` is the device it was put on (None: the CPU)."""
+    self_name = a.scope.self_name or "self"
+    fix = None
+    if a.where is _Where.INIT and isinstance(a.stmt, ast.Assign) and len(a.stmt.targets) == 1:
+        fix = Fix((ctx.edit(a.stmt, f'{self_name}.register_buffer("{a.attr}", '
+                                    f'{ctx.text(a.value)}, persistent=False)'),), False,
+                  f'Register it: `self.register_buffer("{a.attr}", ...)`')
+    # (a plain attribute a later ``register_buffer`` of the name cannot turn into one)
+    shadow = f' (the `register_buffer("{a.attr}", ...)` after it raises KeyError "attribute ' \
+        f"'{a.attr}' already exists\"; older PyTorch let the attribute shadow the buffer)" \
+        if a.attr in info.registered else ""
+    made = "" if a.where is _Where.INIT else f" made in `{a.scope.name}`"
+    where = "on the CPU" if dev is None else \
+        f"where `{short(ctx.text(dev), 30)}` put it while the model was built, " \
+        "a device nothing ties to the module's parameters"
+    return ctx.finding(
+        CODE, a.stmt,
+        f"`self.{a.attr} = {short(ctx.text(a.value), 40)}` is a plain tensor attribute{made}"
+        f"{shadow}: `model.to(device)` leaves it behind {where}, and `{use.ctx.scope.name}` "
+        f"combines it with a tensor that moves with the model "
+        f"(`{short(' '.join(ctx.text(use.node).split()), 60)}`); "
+        f'register it: `self.register_buffer("{a.attr}", ...)` (or make it an `nn.Parameter`)',
+        fix,
+    )
 
 
 class _Class:
@@ -237,7 +329,12 @@ class _Class:
         self.cls = cls
         self.registered = _registered_names(m)
         self._scopes: list[tuple[Scope, str]] | None = None
-        self.moved = _moved_where_used(m, cls) | _moved_by_apply(m) | set(self._moved_by_methods())
+        #: attributes that follow the model: moved by an ``_apply`` override, or stored back
+        #: on ``self`` moved by a method
+        self.carried = _moved_by_apply(m) | set(self._moved_by_methods())
+        #: attributes moved by hand where a method uses them, with those methods
+        self.moved_in = _moved_where_used(m, cls)
+        self.moved = self.carried | set(self.moved_in)
 
     def scopes(self) -> list[tuple[Scope, str]]:
         """The class's methods other than ``__init__`` and ``_apply`` (with the functions
@@ -290,16 +387,22 @@ class _Class:
                                        any(o.op is Op.MOVED for o in ev.result.origins)):
                     yield from handed & back
 
-    def mixed_use(self, attr: str, indexed_only: bool = False) -> Site | None:
+    def mixed_use(self, attr: str, indexed_only: bool = False,
+                  elsewhere: Scope | None = None) -> Site | None:
         """The first place where ``self.<attr>`` (or a value computed from it without a
         move) meets, in one operation, a tensor that may be on the accelerator: a
         ``forward`` input, a submodule's output, an ``nn.Parameter``.  None when there is
         no such place (used only with CPU tensors or Python numbers, or not used here).
         Of several, the message quotes the shortest that names the attribute.  With
-        ``indexed_only``, only indexing by such a tensor counts."""
+        ``indexed_only``, only indexing by such a tensor counts, as it does in a method
+        that moves the attribute by hand where it uses it; with ``elsewhere``, only
+        places outside that method (and the functions nested in it)."""
         found: list[Site] = []
+        by_hand = self.moved_in.get(attr, set())
         for scope, self_name in self.scopes():
-            if not indexed_only:
+            if elsewhere is not None and _within(scope, elsewhere):
+                continue
+            if not indexed_only and id(_method(scope)) not in by_hand:
                 found.extend(self._mixed_in(scope, attr, self_name))
             found.extend(self._indexed_on_device(scope, attr, self_name))
             found = [s for s in found if not self._placed_before(s, attr, self_name)]
@@ -542,7 +645,7 @@ class _Class:
         if isinstance(e, ast.Name) and e.id in res.params and v.kinds is None:
             # a parameter known as a tensor only by its uses: where its callers' values are
             return self.ff.follows_model(res, v)
-        if on_device_tensor(self.ff, e):
+        if on_device_tensor(self.ff, e) or _layer_output(v):
             return True
         # (only a name the analysis places: ``x.device`` is no tensor)
         return isinstance(e, ast.Name) and self.ff.follows_model(res, v)
@@ -725,6 +828,36 @@ def _all(*outs: bool | None) -> bool | None:
     return all(reach) if reach else None
 
 
+def _layer_output(v: Value) -> bool:
+    """Is ``v`` a tensor of no known place that a ``torch.nn`` layer with weights computed
+    (``self.ln(h)`` where ``h`` joins a model's tensor with an attribute of unknown place):
+    the layer's weights are on the model's device, so is what it returns."""
+    if not v.is_(Kind.TENSOR) or v.places is not None:
+        return False
+    for o, made in zip(v.origins, v.origins[1:], strict=False):
+        layer = made.text[len("torch.nn."):].split("(")[0] if made.text.startswith("torch.nn.") else ""
+        if o.op is Op.OUTPUT and layer in PARAM_LAYERS:
+            return True
+    return False
+
+
+def _method(scope: Scope) -> Scope | None:
+    """The method ``scope`` is (or is nested in): the first scope up with a ``self``."""
+    s: Scope | None = scope
+    while s is not None and s.self_name is None:
+        s = s.parent
+    return s
+
+
+def _within(scope: Scope | None, method: Scope) -> bool:
+    """Is ``scope`` the method ``method`` or a function nested in it?"""
+    while scope is not None:
+        if scope is method:
+            return True
+        scope = scope.parent
+    return False
+
+
 def _subscripts(body: list[ast.stmt]) -> Iterator[tuple[ast.stmt, ast.Subscript | ast.Call]]:
     """The subscripts read in a function body, and the calls that may take an index
     (``t.gather(0, idx)``), each with its statement, not descending into nested functions,
@@ -791,33 +924,27 @@ def _scalar_of(e: ast.expr, attr: str, self_name: str) -> bool:
     if isinstance(e, ast.BinOp) and not isinstance(e.op, ast.MatMult):
         sides = [e.left, e.right]
         return any(_scalar_of(x, attr, self_name) for x in sides) and all(
-            _number(x) or _scalar_of(x, attr, self_name) for x in sides)
+            is_number(x) or _scalar_of(x, attr, self_name) for x in sides)
     return False
 
 
-def _number(e: ast.AST | None) -> bool:
-    """Is ``e`` a number literal (``0.5``, ``-1``), not a bool?"""
-    if isinstance(e, ast.UnaryOp) and isinstance(e.op, (ast.USub, ast.UAdd)):
-        e = e.operand
-    return isinstance(e, ast.Constant) and isinstance(e.value, (int, float)) and \
-        not isinstance(e.value, bool)
-
-
 def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
-    """Is ``value`` a 0-dim tensor by construction: ``torch.scalar_tensor(...)``, or
-    ``torch.tensor(x)`` (with ``dtype=`` or ``requires_grad=`` at most) where ``x`` is a
-    number literal, a parameter of the function whose default is one and that has no
-    annotation other than ``int``/``float``, or a module-level name only ever bound to one?"""
-    if not isinstance(value, ast.Call):
-        return False
-    q = m.qualname(value.func)
-    if q == "torch.scalar_tensor":
-        return True
-    if q != "torch.tensor" or len(value.args) != 1 or \
+    """Is ``value`` a 0-dim tensor by construction (:func:`zero_dim_made`) with ``dtype=`` or
+    ``requires_grad=`` at most: ``torch.scalar_tensor(...)``, ``torch.zeros(())``, or
+    ``torch.tensor(x)`` where ``x`` is a number literal, a parameter of the function whose
+    default is one and that has no annotation other than ``int``/``float``, or a
+    module-level name only ever bound to one?"""
+    if not isinstance(value, ast.Call) or \
             any(k.arg not in ("dtype", "requires_grad") for k in value.keywords):
         return False
-    x = value.args[0]
-    if _number(x):
+    return zero_dim_made(m.qualname(value.func), value, lambda x: _number_data(m, x, scope))
+
+
+def _number_data(m: Walker, x: ast.expr, scope: Scope) -> bool:
+    """Is ``x`` a number: written out, a parameter of its function whose default is one and
+    that has no annotation other than ``int``/``float``, or a module-level name only ever
+    bound to one?"""
+    if is_number(x):
         return True
     if not isinstance(x, ast.Name):
         return False
@@ -828,7 +955,7 @@ def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
         return _number_param(b.ctx.scope.function, b.value)
     if b.how is How.EXPR and b.ctx.scope.kind is ScopeKind.MODULE:
         binds = b.ctx.scope.binds.get(x.id, [])
-        return bool(binds) and all(o.how is How.EXPR and _number(o.value) for _, o in binds)
+        return bool(binds) and all(o.how is How.EXPR and is_number(o.value) for _, o in binds)
     return False
 
 
@@ -837,14 +964,10 @@ def _number_param(fn: ast.AST | None, arg: ast.arg) -> bool:
     annotated ``int``/``float``?"""
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    a = fn.args
     if arg.annotation is not None and not (
             isinstance(arg.annotation, ast.Name) and arg.annotation.id in ("int", "float")):
         return False
-    positional = a.posonlyargs + a.args
-    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True)) + \
-        [(k, d) for k, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
-    return any(p is arg and _number(d) for p, d in pairs)
+    return number_defaults(fn.args).get(arg.arg) is arg
 
 
 _PARAMETER = ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
@@ -919,13 +1042,13 @@ def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
         all(o.op is Op.MADE and not o.text.startswith(REGISTERED) for o in v.origins)
 
 
-def _moved_where_used(m: Walker, cls: ClassInfo) -> set[str]:
+def _moved_where_used(m: Walker, cls: ClassInfo) -> dict[str, set[int]]:
     """Attributes the class itself moves where it uses them: ``self.alpha.to(x.device)``,
-    ``self.feats.type_as(x)``, ``self.t.cuda()`` -- the author chose to carry them by hand.
-    A move in ``__init__`` is not one: it places the attribute once (see
-    :func:`_placed_in_init`), and on one arm of a test (``if config.is_gpu:``) leaves it
-    on the CPU on the other."""
-    names: set[str] = set()
+    ``self.feats.type_as(x)``, ``self.t.cuda()`` -- the author chose to carry them by hand
+    there -- each with the methods (their scopes' ids) that do.  A move in ``__init__`` is
+    not one: it places the attribute once (see :func:`_placed_later`), and on one arm of a
+    test (``if config.is_gpu:``) leaves it on the CPU on the other."""
+    names: dict[str, set[int]] = {}
     for meth in ("to", "type_as", "cuda"):
         for s in m.calls_by_tail.get(meth, ()):
             func = s.node.func
@@ -938,15 +1061,15 @@ def _moved_where_used(m: Walker, cls: ClassInfo) -> set[str]:
             for n in ast.walk(func.value):
                 if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and \
                         n.value.id == self_name:
-                    names.add(n.attr)
+                    names.setdefault(n.attr, set()).add(id(s.ctx.scope))
     return names
 
 
-def _placed_in_init(ctx: Context, init: ast.AST | None, self_name: str, attr: str) -> bool:
-    """Does ``__init__`` move ``self.<attr>`` on every path, by a statement of its own body
-    (``self.t = self.t.cuda()``, ``self.t = self.t.to(device)``)?  It is placed where the
-    author chose, as with ``device=`` (a statement under an ``if`` is not on every path)."""
-    for st in getattr(init, "body", ()):
+def _placed_later(ctx: Context, fn: ast.AST | None, self_name: str, attr: str) -> ast.expr | None:
+    """The device a statement of the method's own body moves ``self.<attr>`` to, on every
+    path (``self.t = self.t.cuda()``, ``self.t = self.t.to(device)``; a statement under an
+    ``if`` is not on every path); None if there is none."""
+    for st in getattr(fn, "body", ()):
         if not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
             continue
         func = st.value.func
@@ -954,8 +1077,262 @@ def _placed_in_init(ctx: Context, init: ast.AST | None, self_name: str, attr: st
                 isinstance(func.value, ast.Attribute) and func.value.attr == attr and \
                 isinstance(func.value.value, ast.Name) and func.value.value.id == self_name \
                 and any(isinstance(t, ast.Attribute) and t.attr == attr for t in st.targets):
+            return _move_target(ctx.syntax, st.value) or st.value
+    return None
+
+
+def _placement(m: Walker, value: ast.expr) -> ast.expr | None:
+    """The device ``value`` is put on where the module makes it: the ``device=`` of the
+    factory, or where a ``.to(d)`` / ``.cuda()`` applied to it moves it (the ``.cuda()``
+    call itself stands for ``"cuda"``); None where none is written (``.to(torch.float64)``
+    names a dtype only)."""
+    if not isinstance(value, ast.Call):
+        return None
+    dev = kwarg(value, "device")
+    if dev is not None:
+        return dev
+    func = value.func
+    if isinstance(func, ast.Attribute) and m.qualname(func) is None:
+        if func.attr in ("to", "cuda"):
+            target = _move_target(m, value)
+            if target is not None:
+                return target
+            return value if func.attr == "cuda" else _placement(m, func.value)
+        if func.attr not in MOVE_NAMES:
+            return _placement(m, func.value)  # ``torch.zeros(n, device=d).t()``
+    return None
+
+
+def _move_target(m: Walker, call: ast.Call) -> ast.expr | None:
+    """The device of ``t.to(d)`` / ``t.to(device=d)`` / ``t.cuda(d)``: None for a dtype
+    (``t.to(torch.float64)``, ``t.to(x.dtype)``) and for ``t.cuda()``."""
+    target = kwarg(call, "device") or (call.args[0] if call.args else None)
+    if target is None or isinstance(target, ast.Starred):
+        return None
+    q = m.qualname(target) if isinstance(target, ast.Attribute) else None
+    if q is not None and q.startswith("torch.") or \
+            isinstance(target, ast.Attribute) and target.attr == "dtype":
+        return None
+    return target
+
+
+def _moved_or_scalar(m: Walker, value: ast.expr) -> bool:
+    """Is ``value`` put on the CPU by a move the author wrote (``edge_weight.cpu()``), or
+    made by ``torch.tensor`` / ``torch.as_tensor`` / ``torch.scalar_tensor`` of data that is
+    not a sequence written out (``torch.tensor(self.init_lambda)``: 0-dim, maybe)?"""
+    for n in ast.walk(value):
+        if not isinstance(n, ast.Call):
+            continue
+        if isinstance(n.func, ast.Attribute) and n.func.attr in MOVE_NAMES:
+            return True
+        q = m.qualname(n.func)
+        if q in ("torch.tensor", "torch.as_tensor", "torch.scalar_tensor") and not (
+                n.args and isinstance(n.args[0], (ast.List, ast.Tuple, ast.ListComp))):
             return True
     return False
+
+
+def _reads(e: ast.AST, self_name: str, attr: str) -> bool:
+    """Does ``e`` read ``self.<attr>`` (``self.t.cuda()``)?"""
+    return any(isinstance(n, ast.Attribute) and n.attr == attr and isinstance(n.value, ast.Name)
+               and n.value.id == self_name for n in ast.walk(e))
+
+
+def _made_within(v: Value, fn: ast.AST | None) -> bool:
+    """Was every tensor ``v`` may be made by the function ``fn`` itself (not the tensor an
+    attribute held before, nor one another function returned)?"""
+    first = getattr(fn, "lineno", None)
+    last = getattr(fn, "end_lineno", None)
+    return first is not None and last is not None and bool(v.origins) and all(
+        o.path is None and (o.op is not Op.MADE or first <= o.line <= last) for o in v.origins)
+
+
+def _made_data(v: Value) -> bool:
+    """Is ``v`` a tensor the module makes from data of its own (made, at most moved since),
+    not a registered ``nn.Parameter`` / ``nn.Buffer``, nor one known only by a hint?"""
+    return v.is_(Kind.TENSOR) and v.basis is not Basis.HINT and bool(v.origins) and \
+        v.origins[-1].op is Op.MADE and \
+        all(o.op in (Op.MADE, Op.MOVED) and not o.text.startswith(REGISTERED) for o in v.origins)
+
+
+def _tied(ctx: Context, cls: ClassInfo, scope: Scope, dev: ast.expr) -> bool:
+    """Does the module's construction tie the device ``dev`` to its own parameters?  It
+    does where ``dev`` is computed from them (``next(self.parameters()).device``,
+    ``self.weight.device``), or where ``__init__`` (or the method ``scope`` that it calls)
+    puts the module or one of its layers, parameters or buffers there too
+    (``self.to(device)``, ``nn.Linear(n, n, device=device)``, ``nn.Conv1d(...).cuda()``,
+    ``super().__init__(device=device)`` of a base the checked files do not define).  A
+    device of its own (``.to("cuda")``, ``device=x.device`` of an argument, a
+    ``device="cpu"`` parameter no layer is built on) leaves the attribute apart from the
+    parameters that ``model.to(device)`` moves."""
+    m = ctx.syntax
+    init = cls.methods.get("__init__")
+    fns = [f for f in (getattr(init, "function", None), scope.function) if f is not None]
+    fns = [f for k, f in enumerate(fns) if f not in fns[:k]]
+    self_name = scope.self_name or "self"
+    defs = _self_defs(fns, self_name)
+    if _from_parameters(dev, self_name, defs) or _required_device(dev, fns, self_name, defs):
+        return True
+    key = _device_key(dev, self_name, defs)
+    return any(_device_key(d, self_name, defs) == key
+               for fn in fns for d in _module_placements(ctx, m, cls, fn, self_name))
+
+
+def _self_defs(fns: list[ast.AST], self_name: str) -> dict[str, ast.expr]:
+    """``self.<name>`` -> the value of its one assignment in ``fns`` (``self.device = device``)."""
+    seen: dict[str, list[ast.expr]] = {}
+    for fn in fns:
+        for st in ast.walk(fn):
+            if isinstance(st, ast.Assign):
+                for t in st.targets:
+                    if isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and \
+                            t.value.id == self_name:
+                        seen.setdefault(t.attr, []).append(st.value)
+    return {k: v[0] for k, v in seen.items() if len(v) == 1}
+
+
+def _device_key(dev: ast.expr, self_name: str, defs: dict[str, ast.expr]) -> str:
+    """What names the device ``dev`` for comparison: a ``.cuda()`` call is ``"cuda"``, and
+    ``self.device`` the value ``__init__`` gave it."""
+    for _ in range(3):
+        if isinstance(dev, ast.Attribute) and isinstance(dev.value, ast.Name) and \
+                dev.value.id == self_name and dev.attr in defs:
+            dev = defs[dev.attr]
+    if isinstance(dev, ast.Call) and isinstance(dev.func, ast.Attribute) and dev.func.attr == "cuda":
+        return "'cuda'"
+    if isinstance(dev, ast.Constant) and isinstance(dev.value, str):
+        return repr(dev.value)
+    return ast.dump(dev)
+
+
+def _required_device(dev: ast.expr, fns: list[ast.AST], self_name: str,
+                     defs: dict[str, ast.expr]) -> bool:
+    """Is ``dev`` (or ``torch.device(dev)``, or the ``self.device`` it was stored in) a
+    parameter of ``__init__`` (or of the method that stores the attribute) with no default,
+    or with the program's device variable as default (``device=DEVICE``): the caller names
+    the device the module is built for (``Attention(hid, device)``, then
+    ``model.to(device)``)?  One with a value as default (``device="cpu"``, ``None``) puts the
+    attribute there whenever the module is built without naming one, wherever the model
+    goes next."""
+    for _ in range(3):
+        if isinstance(dev, ast.Attribute) and isinstance(dev.value, ast.Name) and \
+                dev.value.id == self_name and dev.attr in defs:
+            dev = defs[dev.attr]
+    if isinstance(dev, ast.Call) and len(dev.args) == 1 and not dev.keywords and \
+            isinstance(dev.func, ast.Attribute) and dev.func.attr == "device":
+        dev = dev.args[0]  # ``torch.device(device)``
+    if not isinstance(dev, ast.Name):
+        return False
+    for fn in fns:
+        a = getattr(fn, "args", None)
+        if not isinstance(a, ast.arguments):
+            continue
+        positional = a.posonlyargs + a.args
+        pairs = [(x, None) for x in positional[:len(positional) - len(a.defaults)]] + \
+            list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True)) + \
+            list(zip(a.kwonlyargs, a.kw_defaults, strict=True))
+        if any(x.arg == dev.id and (d is None or isinstance(d, (ast.Name, ast.Attribute)))
+               for x, d in pairs):
+            return True
+    return False
+
+
+def _from_parameters(dev: ast.expr, self_name: str, defs: dict[str, ast.expr]) -> bool:
+    """Is ``dev`` computed from a module's parameters or buffers
+    (``next(self.parameters()).device``, ``next(model.parameters()).device``,
+    ``self.weight.device``, ``self.fc.weight.device``)?"""
+    for n in ast.walk(dev):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                n.func.attr in ("parameters", "buffers", "named_parameters", "named_buffers"):
+            return True
+        if isinstance(n, ast.Attribute) and n.attr == "device":
+            root = n.value
+            while isinstance(root, ast.Attribute) and not (
+                    isinstance(root.value, ast.Name) and root.value.id == self_name):
+                root = root.value
+            made = defs.get(root.attr) if isinstance(root, ast.Attribute) else None
+            if made is not None and _builds_module_part(made):
+                return True
+    return False
+
+
+def _builds_module_part(e: ast.expr) -> bool:
+    """Does ``e`` build a layer or a parameter (a call of ``nn.<Class>``: ``nn.Linear(...)``,
+    ``nn.Parameter(...)``)?"""
+    for n in ast.walk(e):
+        if isinstance(n, ast.Call):
+            f = n.func
+            name = f.attr if isinstance(f, ast.Attribute) else f.id if isinstance(f, ast.Name) else ""
+            base = f.value if isinstance(f, ast.Attribute) else None
+            if name[:1].isupper() and (base is None or isinstance(base, ast.Attribute) or
+                                       isinstance(base, ast.Name) and base.id == "nn"):
+                return True
+    return False
+
+
+def _module_placements(ctx: Context, m: Walker, cls: ClassInfo, fn: ast.AST,
+                       self_name: str) -> Iterator[ast.expr]:
+    """The devices ``fn`` puts the module or its parts on: ``self.to(d)``, ``self.cuda()``,
+    a ``device=`` or a move in what builds a layer, parameter or buffer of ``self``, and
+    what ``super().__init__`` is given when the base is not a class of the file."""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            recv = n.func.value
+            if isinstance(recv, ast.Name) and recv.id == self_name:
+                if n.func.attr in ("to", "cuda"):
+                    target = _move_target(m, n)
+                    yield target if target is not None else n
+                elif n.func.attr in ("register_buffer", "register_parameter", "add_module"):
+                    yield from _devices_in(m, n)
+            elif isinstance(recv, ast.Call) and isinstance(recv.func, ast.Name) and \
+                    recv.func.id == "super" and n.func.attr == "__init__" and \
+                    not any(b in m.classes for b in cls.bases):
+                yield from [*n.args, *(k.value for k in n.keywords if k.arg is not None)]
+        elif isinstance(n, ast.Assign) and any(
+                isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and
+                t.value.id == self_name for t in n.targets):
+            found = value_of(ctx.flow, n.value)
+            if found is not None and found[1].kinds == frozenset({Kind.MODULE}) or \
+                    _builds_module_part(n.value) and not (
+                        found is not None and found[1].is_(Kind.TENSOR) and not any(
+                            o.text.startswith(REGISTERED) for o in found[1].origins)):
+                yield from _devices_in(m, n.value)
+
+
+def _devices_in(m: Walker, e: ast.AST) -> Iterator[ast.expr]:
+    """Every device named in ``e``: ``device=`` arguments, the targets of ``.to`` and
+    ``.cuda()`` calls (the call itself for ``.cuda()``)."""
+    for n in ast.walk(e):
+        if not isinstance(n, ast.Call):
+            continue
+        dev = kwarg(n, "device")
+        if dev is not None:
+            yield dev
+        elif isinstance(n.func, ast.Attribute) and n.func.attr in ("to", "cuda"):
+            target = _move_target(m, n)
+            if target is not None or n.func.attr == "cuda":
+                yield target if target is not None else n
+
+
+def _construction_helpers(m: Walker) -> set[int]:
+    """The methods (their scopes) of module classes that ``__init__`` calls
+    (``self.init_states(x)``) and no other method of the class does: they run while the
+    model is built."""
+    out: set[int] = set()
+    for cls in m.class_list:
+        if not cls.is_module:
+            continue
+        from_init: set[str] = set()
+        elsewhere: set[str] = set()
+        for name, scope in cls.methods.items():
+            fn = scope.function
+            for n in ast.walk(fn) if fn is not None else ():
+                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                        isinstance(n.func.value, ast.Name) and n.func.value.id == scope.self_name:
+                    (from_init if name == "__init__" else elsewhere).add(n.func.attr)
+        out.update(id(cls.methods[k]) for k in from_init - elsewhere
+                   if k in cls.methods and k != "__init__")
+    return out
 
 
 def _registered_after(init: ast.AST | None, stmt: ast.stmt, self_name: str, attr: str) -> bool:
