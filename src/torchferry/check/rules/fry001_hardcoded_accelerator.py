@@ -67,6 +67,7 @@ from __future__ import annotations
 
 import ast
 import re
+import weakref
 from collections.abc import Iterable
 
 from torchferry.check.api import Context, Edit, Finding, Fix
@@ -278,11 +279,9 @@ def _cuda_only_by_design(m: Walker, scope: Scope) -> bool:
 
 
 def _by_design(m: Walker, scope: Scope) -> bool:
-    if any(q.split(".")[0] in _CUDA_ONLY_LIBS for q in m.imports.values()):
+    whole_file, helpers = _file_design(m)
+    if whole_file:
         return True
-    if len(_gpu_indices(m)) >= 2:
-        return True  # model parallelism over several numbered GPUs (``.cuda(0)``, ``.cuda(2)``)
-    helpers = {f.name: f for f in m.functions if f.parent is m.module_scope}
     s: Scope | None = scope
     while s is not None:
         if s.kind is not ScopeKind.MODULE and _accel_named(s.name):
@@ -302,6 +301,23 @@ def _by_design(m: Walker, scope: Scope) -> bool:
                     return True
         s = s.parent
     return False
+
+
+def _file_design(m: Walker) -> tuple[bool, dict[str, Scope]]:
+    """Whether the whole file is written for an accelerator (a CUDA-only library, model
+    parallelism over several numbered GPUs: ``.cuda(0)``, ``.cuda(2)``), and its module-level
+    functions by name: worked out once per file (asked for each scope, they made a file of
+    a thousand functions quadratic)."""
+    done = _FILE_DESIGN.get(m)
+    if done is None:
+        whole = any(q.split(".")[0] in _CUDA_ONLY_LIBS for q in m.imports.values()) or \
+            len(_gpu_indices(m)) >= 2
+        done = _FILE_DESIGN[m] = (whole, {f.name: f for f in m.functions if f.parent is m.module_scope})
+    return done
+
+
+#: :func:`_file_design`'s answer for each file's model (dropped with it)
+_FILE_DESIGN: weakref.WeakKeyDictionary[Walker, tuple[bool, dict[str, Scope]]] = weakref.WeakKeyDictionary()
 
 
 def _gpu_indices(m: Walker) -> set[int]:
