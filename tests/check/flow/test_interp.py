@@ -610,3 +610,41 @@ def test_a_tuple_from_another_call_is_no_module(snippet):
             print(t)
     """)
     assert s.value_at(4, "t").kinds is None
+
+
+
+_WEIGHTLESS = """
+    import torch
+    import torch.nn as nn
+    from data import to_var
+    relu = nn.ReLU()
+    class Model(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.crit = nn.L1Loss(reduce=False)
+        def step(self, x, y):
+            {prep}
+            loss = nn.L1Loss(reduce=False)(x, y)
+            kept = self.crit(x, y)
+            keyed = nn.MSELoss()(x, target=y)
+            act = relu(x)
+            pooled = nn.MaxPool2d(2)(x)
+            return loss, kept, keyed, act, pooled
+"""
+
+
+@pytest.mark.parametrize("prep, of_both, of_x", [
+    ("x, y = x.cuda(), y.cuda()", {"ACCEL"}, {"ACCEL"}),
+    ("x, y = torch.zeros(3), torch.ones(3)", {"CPU"}, {"CPU"}),
+    ("x, y = to_var(x), to_var(y)", None, None),
+    ("x, y = torch.zeros(3), to_var(y)", None, {"CPU"}),  # one input of unknown place
+])
+def test_a_weightless_module_computes_where_its_tensor_inputs_are(snippet, prep, of_both, of_x):
+    # losses (of two inputs), an activation and pooling (of x): built on the CPU, they
+    # compute where their inputs are, and of an input of unknown place, nobody knows where
+    s = snippet(_WEIGHTLESS.replace("{prep}", prep))
+    expected = {"loss": of_both, "kept": of_both, "keyed": of_both, "act": of_x, "pooled": of_x}
+    for name, where in expected.items():
+        v = s.value_at(16, name)
+        assert s.wheres(v) == where, name
+        assert v.is_(Kind.TENSOR), name

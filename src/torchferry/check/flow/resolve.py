@@ -601,13 +601,7 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
     places = module.places
     kinds: frozenset[Kind] | None = _TENSOR
     if not follow_inputs and _weightless(module):
-        # ``criterion(out, y)``, ``nn.Dropout()(x)``: no weights to compute where they are,
-        # so the output is where the tensor inputs are (a loss module is never moved)
-        inputs = [a for a in args if a.places and (a.kinds is None or Kind.TENSOR in a.kinds
-                                                   or Kind.BATCH in a.kinds)]
-        known = tensor_places(inputs) if inputs else None
-        if known:
-            places = known
+        places = _weightless_output(module, args, kws)
     if follow_inputs:
         inputs = [a for a in args if a.kinds is not None and (a.may_be(Kind.TENSOR) or a.may_be(Kind.BATCH))]
         known = tensor_places(inputs) if inputs else None
@@ -618,6 +612,16 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
     v = Value(kinds, places, (_made(node, "output", Op.OUTPUT), *module.origins)[:4],
               Basis.HINT if follow_inputs else Basis.INFERRED)
     return ev.record(node, callee, None, module, None, args, kws, v)
+
+
+def _weightless_output(module: Value, args: Args, kws: Kws) -> frozenset[Place] | None:
+    """Where ``criterion(out, y)``, ``nn.ReLU()(x)``, ``nn.MaxPool2d(2)(x)`` compute: a
+    module without weights computes where its tensor inputs are (the join of their places;
+    unknown when one input's place is unknown), never where the module was built (a loss
+    module is never moved).  With no tensor input at all: the module's own place."""
+    inputs = [*args, *(v for _, v in kws)]
+    joined = tensor_places(inputs)
+    return module.places if joined == frozenset() else joined
 
 
 def _weightless(module: Value) -> bool:
