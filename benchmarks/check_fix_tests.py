@@ -125,6 +125,52 @@ CODEBASES: tuple[CodeBase, ...] = (
         ("tests/torchinfo_test.py",),  # torchinfo_xl_test.py needs torchvision's C++ ops
         simulate=True,
     ),
+    # FRY009 in the models of its plate tests, which run on CUDA only
+    CodeBase(
+        "pyro-ppl/pyro",
+        "ff6ae1c9572591791aae8842bcd702fcf0b46fd6",
+        ("tests/poutine/test_mapdata.py",),
+        ("opt_einsum==3.4.0", "pyro-api==0.1.2"),
+        simulate=True,
+    ),
+    # FRY004 in a test that loads the state dicts of an older model
+    CodeBase(
+        "cornellius-gp/gpytorch",
+        "7c4ec80f0f05cf530348a8a8972d67a11dd26ed2",
+        ("test/examples/test_svgp_gp_regression.py",),
+        ("linear_operator==0.6.1", "mpmath==1.3.0", "scikit-learn==1.9.1", "scipy==1.17.1"),
+    ),
+    # FRY009 in its attention models' tests, on the device chosen by torch.cuda.is_available()
+    CodeBase(
+        "benedekrozemberczki/pytorch_geometric_temporal",
+        "adefe44265ad8faf239fd6cf3b59b95ca3ee60aa",
+        ("test/attention_test.py", "-k", "astgcn or mstgcn or mtgnn"),
+        ("torch_geometric==2.8.1", "networkx==3.6.1"),
+        simulate=True,
+    ),
+    # FRY009 in the TARP test that runs on the GPU only (its slow tests train a model)
+    CodeBase(
+        "sbi-dev/sbi",
+        "900821dc78aafeb63bca5692d4d9cecfe3c605ae",
+        ("tests/tarp_test.py", "-m", "not slow"),
+        (
+            "joblib==1.6.0",
+            "matplotlib==3.11.2",
+            "pillow==13.0.0",
+            "nflows==0.14",
+            "scikit-learn==1.9.1",
+            "scipy==1.17.1",
+            "skorch==1.4.0",
+            "tensorboard==2.21.0",
+            "tqdm==4.70.1",
+            "zuko==1.6.0",
+            "pandas==3.1.1",
+            "pytest-harvest==1.10.5",
+            "decopatch==1.4.10",
+            "makefun==1.16.0",
+        ),
+        simulate=True,
+    ),
 )
 
 

@@ -684,3 +684,37 @@ def test_fry003_result_of_an_unseen_callable_gets_no_safe_fix() -> None:
     assert found[0].fix is None  # not known to be a tensor
     assert found[1].fix is not None and not found[1].fix.safe
     assert fixed(code, "FRY003") == code
+
+
+@pytest.mark.parametrize("argument", ["pin_memory=True", "out=buf"])
+def test_fry009_no_fix_where_the_factory_takes_a_cpu_only_argument(argument, tmp_path) -> None:
+    """``torch.zeros(3, pin_memory=True).to("cuda")`` runs on a GPU machine; with
+    ``device="cuda"`` passed to the factory it fails: pinned memory is host memory, and an
+    ``out=`` tensor on the CPU cannot receive a tensor made on the GPU."""
+    code = (
+        "import torch\n"
+        "def make(buf):\n"
+        f"    return torch.zeros(3, {argument}).to('cuda')\n"
+    )
+    (found,) = check_source(code, "<case>", select=["FRY009"])
+    assert found.fix is None
+    assert fixed(code, "FRY009") == code
+    assert fixed(code, "FRY009", unsafe=True) == code
+
+
+def test_fry009_pinned_factory_made_on_the_gpu_fails_where_the_move_runs(tmp_path) -> None:
+    """What the safe fix used to write: the original runs on the (simulated) GPU, the
+    factory given ``device="cuda"`` raises (a real GPU's text: "Only dense CPU tensors can
+    be pinned"; the simulation on torch's CPU build says no pinned allocator exists)."""
+    before = "import torch\nRESULT = torch.zeros(3, pin_memory=True).to('cuda')\n"
+    after = "import torch\nRESULT = torch.zeros(3, pin_memory=True, device='cuda')\n"
+    assert run(before, tmp_path, simulate=True) == ("cuda:0", torch.float32, [0.0, 0.0, 0.0])
+    with pytest.raises(RuntimeError, match="pin_memory=True"):
+        run(after, tmp_path, simulate=True)
+
+
+def test_fry009_pin_memory_false_keeps_the_safe_fix() -> None:
+    code = "import torch\nt = torch.zeros(3, pin_memory=False).to('cuda')\n"
+    (found,) = check_source(code, "<case>", select=["FRY009"])
+    assert found.fix is not None and found.fix.safe
+    assert "torch.zeros(3, pin_memory=False, device='cuda')" in fixed(code, "FRY009")

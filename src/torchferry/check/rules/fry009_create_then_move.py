@@ -39,7 +39,9 @@ random factories (`rand`, `randn`, `randint`, `randperm` draw from the device's 
 generator, so a seeded run gets other numbers) and for `arange`, `linspace` and `logspace`
 (another kernel computes the floating-point steps). The fix is not offered when `.to` has
 other arguments (`non_blocking`, `copy`, `memory_format`), when the factory already has
-`device=`, or when a comment sits inside the chain. With `requires_grad=` on the factory the
+`device=`, or when a comment sits inside the chain. Nor when the factory has `out=` or
+`pin_memory=` (other than `False`): on the GPU the fixed call fails where the original ran
+("Expected out tensor to have device ...", "Only dense CPU tensors can be pinned"). With `requires_grad=` on the factory the
 fix is unsafe: the moved copy is a non-leaf whose `.grad` stays None, the tensor made on the
 device is the leaf that receives the gradient. The fix of `.type_as(t)` (for a plain
 name or attribute `t`, and no `requires_grad=`) is always unsafe:
@@ -159,6 +161,8 @@ def _type_as(ctx: Context, m: Walker) -> Iterable[Finding]:
 def _fold_both(ctx: Context, fac: ast.Call, call: ast.Call, t: str) -> Fix | None:
     """``torch.zeros(m, n).type_as(t)`` -> ``torch.zeros(m, n, device=t.device, dtype=t.dtype)``
     (zeros, ones, identity and uninitialised memory are the same in every dtype)."""
+    if _cpu_only_arguments(fac):
+        return None
     _, _, fl, fc = ctx.span(fac)
     _, _, cl, cc = ctx.span(call)
     if _comment_inside(ctx, fl, fc, cl, cc):
@@ -269,10 +273,22 @@ _SAME_VALUES = frozenset({"zeros", "ones", "empty", "full", "eye"})
 _EXACT_IN_ANY_DTYPE = frozenset({"zeros", "ones", "empty", "eye"})
 
 
+def _cpu_only_arguments(fac: ast.Call) -> bool:
+    """Does the factory take an argument that holds only on the CPU, so that passing it a
+    GPU ``device=`` fails where the original ran?  ``out=`` (a CPU tensor the factory
+    writes into: "Expected out tensor to have device ...") and ``pin_memory=`` anything
+    but ``False`` (page-locked host memory: "Only dense CPU tensors can be pinned")."""
+    pin = kwarg(fac, "pin_memory")
+    pinned = pin is not None and not (isinstance(pin, ast.Constant) and pin.value is False)
+    return pinned or kwarg(fac, "out") is not None
+
+
 def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | None,
          name: str) -> Fix | None:
     """Pass the device to the factory; a dtype stays in a ``.to(dtype)`` (folding it would
     change the values: a float32 ``linspace`` cast to bf16 is not a bf16 ``linspace``)."""
+    if _cpu_only_arguments(fac):
+        return None
     _, _, fl, fc = ctx.span(fac)
     _, _, cl, cc = ctx.span(call)
     if _comment_inside(ctx, fl, fc, cl, cc):
