@@ -24,6 +24,10 @@ which ``train()`` and ``eval()`` set) and module-level names that no function re
 :func:`global_in_arm` does the same for a script's globals: a model bound in each arm of a
 module-level ``if T:`` (``model = Big().to(device)`` / ``model = Small()``) and called in
 a function under ``if T:`` again is, there, the value of the matching arm.
+
+:func:`off_device_arm` tells whether a place is in the arm of a fixed device test where
+nothing of the file goes to a device (``else`` of ``if torch.cuda.is_available():`` when
+every move of the file is in its body): a CPU tensor there meets none on the device.
 """
 
 from __future__ import annotations
@@ -223,3 +227,140 @@ def _fixed_module_test(ff: FileFlow, test: ast.expr) -> bool:
                                 ast.boolop, ast.Not, ast.expr_context)):
             return False
     return True
+
+
+#: a call that may put a value on an accelerator, or make one there (``.cuda()``,
+#: ``.to(d)``, ``torch.set_default_tensor_type("torch.cuda.FloatTensor")``)
+_PLACING_CALLS = ACCEL_MOVE_NAMES | {"type", "set_default_tensor_type", "set_default_device"}
+_ACCEL_WORDS = ("cuda", "mps", "xla", "xpu", "npu", "hpu")
+_Arm = tuple[str, bool, ast.expr]
+
+
+def off_device_arm(ff: FileFlow, sites: list[ast.AST]) -> bool:
+    """Is one of ``sites`` in an arm of ``if T:`` (or ``a if T else b``) where ``T`` has the
+    value under which nothing of the file is on an accelerator: every place in the file that
+    may put or make a value there (a move, a device, a default tensor type, a load) is in an
+    arm of a test of the same text (up to a leading ``not``) with the other value, and ``T``
+    is fixed for the run (``torch.cuda.is_available()``, a module-level ``args.cuda`` no
+    code assigns, a ``self.use_gpu`` only ``__init__`` sets)?  Then on that path the
+    CPU tensor made there meets no tensor on a device."""
+    arms = _arms_of(ff.tree)
+    places = [n for n in ast.walk(ff.tree) if _may_place(n)]
+    if not places:
+        return False
+    for site in sites:
+        for text, value, test in arms.get(id(site), ()):
+            if all(any(t == text and v != value for t, v, _ in arms.get(id(p), ())) for p in places) \
+                    and _fixed_device_test(ff, test, [site, *places]):
+                return True
+    return False
+
+
+def _arms_of(tree: ast.Module) -> dict[int, tuple[_Arm, ...]]:
+    """For every node, the arms of ``if`` statements and conditional expressions it is in:
+    (the test's text without leading ``not`` s, the value the test has there, the test)."""
+    out: dict[int, tuple[_Arm, ...]] = {}
+    todo: list[tuple[ast.AST, tuple[_Arm, ...]]] = [(tree, ())]
+    while todo:
+        node, around = todo.pop()
+        out[id(node)] = around
+        if isinstance(node, (ast.If, ast.IfExp)):
+            text, negated = _plain(node.test)
+            body = node.body if isinstance(node.body, list) else [node.body]
+            orelse = node.orelse if isinstance(node.orelse, list) else [node.orelse]
+            todo.append((node.test, around))
+            todo.extend((st, (*around, (text, not negated, node.test))) for st in body)
+            todo.extend((st, (*around, (text, negated, node.test))) for st in orelse)
+        else:
+            todo.extend((ch, around) for ch in ast.iter_child_nodes(node))
+    return out
+
+
+def _may_place(node: ast.AST) -> bool:
+    """May ``node`` put or make a value on an accelerator: a move or retype, a call of
+    ``torch.cuda`` (``torch.cuda.FloatTensor(n)``), ``torch.device(...)``, a load, a
+    ``device=`` or ``map_location=`` other than ``x.device`` or ``"cpu"``, or a string
+    naming an accelerator (``"cuda:0"``, ``"torch.cuda.FloatTensor"``)?"""
+    if isinstance(node, ast.Constant) and isinstance(node.value, str):
+        text = node.value.lower()
+        return any(text == w or text.startswith((f"{w}:", f"torch.{w}.")) for w in _ACCEL_WORDS)
+    if not isinstance(node, ast.Call):
+        return False
+    func = ast.unparse(node.func)
+    last = func.rsplit(".", 1)[-1]
+    keywords = {k.arg: k.value for k in node.keywords}
+    if any(k in ("device", "map_location") and not _cpu_or_follows(v) for k, v in keywords.items()):
+        return True
+    if ".cuda." in f".{func}." and last not in _NOT_PLACING_CUDA:
+        return True
+    if last == "load":
+        return func == "torch.load" and "map_location" not in keywords
+    if last == "device":
+        return not (len(node.args) == 1 and _cpu_or_follows(node.args[0]))
+    return isinstance(node.func, ast.Attribute) and last in _PLACING_CALLS and \
+        bool(node.args or node.keywords or last != "type")
+
+
+#: calls of ``torch.cuda`` that place no value
+_NOT_PLACING_CUDA = frozenset({"is_available", "device_count", "manual_seed", "manual_seed_all",
+                               "empty_cache", "synchronize"})
+
+
+def _cpu_or_follows(value: ast.expr) -> bool:
+    """``"cpu"``, ``torch.device("cpu")`` or ``x.device``: no new accelerator."""
+    if isinstance(value, ast.Attribute) and value.attr == "device":
+        return True
+    if isinstance(value, ast.Call) and ast.unparse(value.func) == "torch.device" and len(value.args) == 1:
+        value = value.args[0]
+    return isinstance(value, ast.Constant) and value.value == "cpu"
+
+
+def _fixed_device_test(ff: FileFlow, test: ast.expr, sites: list[ast.AST]) -> bool:
+    """Is ``test`` the same value everywhere in the run: built of
+    ``torch.cuda.is_available()``, constants, module-level names bound once that no function
+    rebinds and attributes of them that nothing assigns (``args.cuda``), and attributes of
+    ``self`` that only ``__init__`` assigns (all ``sites`` then in one class), through
+    comparisons and ``and`` / ``or`` / ``not``?"""
+    todo: list[ast.AST] = [test]
+    reads_self = False
+    names = {n.id for n in ast.walk(test) if isinstance(n, ast.Name)} - {"self", "torch"}
+    if names and _shadowed(ff.tree, names, sites):
+        return False
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Call):
+            if n.args or n.keywords or not ast.unparse(n.func).endswith("cuda.is_available"):
+                return False
+            continue
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == "self":
+            reads_self = True
+            continue
+        if isinstance(n, (ast.Attribute, ast.Name)):
+            if not _fixed_module_test(ff, n):
+                return False
+            continue
+        if not isinstance(n, (ast.Compare, ast.BoolOp, ast.UnaryOp, ast.Constant, ast.cmpop,
+                              ast.boolop, ast.Not, ast.expr_context)):
+            return False
+        todo.extend(ast.iter_child_nodes(n))
+    if not reads_self:
+        return True
+    classes = {id(found[2]) if (found := _enclosing_if(ff.tree, s)) else None for s in sites}
+    if len(classes) != 1 or None in classes:
+        return False
+    found = _enclosing_if(ff.tree, sites[0])
+    return found is not None and _fixed_test(ff, found[2], test)
+
+
+def _shadowed(tree: ast.Module, names: set[str], sites: list[ast.AST]) -> bool:
+    """Is one of ``names`` a parameter or local of a function around one of ``sites``
+    (another value than the module-level one, perhaps another at each call)?"""
+    ids = {id(s) for s in sites}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+            continue
+        local = {a.arg for a in ast.walk(fn.args) if isinstance(a, ast.arg)} | {
+            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)}
+        if local & names and any(id(x) in ids for x in ast.walk(fn)):
+            return True
+    return False

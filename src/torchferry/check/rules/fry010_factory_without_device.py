@@ -77,7 +77,12 @@ flagged, except where they are written in place: `total = torch.tensor(0.0)` the
 with `loss` on the device fails, since the tensor written keeps its place and takes no
 operand from another device. A partner made on the device of the value that holds the
 factory's result (`pos = torch.arange(pos)` then `torch.arange(d, device=pos.device)`) is
-where that value is: not a meeting of two devices.
+where that value is: not a meeting of two devices. Nor is a factory made, or its result
+met, in the arm of a fixed device test where nothing of the file goes to a device: every
+move, device, default tensor type and load of the file is in the other arm of a test of the
+same text (`if torch.cuda.is_available(): model.cuda()` and `else: eps =
+torch.FloatTensor(n)`, `if args.cuda:` / `if not args.cuda:`, `self.use_gpu` that only
+`__init__` sets, `a if use_gpu else b`), so the two never exist on one run.
 
 The finding's evidence names where the tensor is built and where it meets the other one.
 
@@ -149,7 +154,9 @@ from a factory's) are not told apart. A legacy constructor given a tensor (which
 checked, nor is one given data of unknown kind (`torch.Tensor(flags[rows].A)`: it
 returns a tensor given where it is). A method of a model is a meeting only where the model
 was moved (`model.to(device)`); a model of unknown class built elsewhere and not moved
-here is not followed. A value stored on `self` by a method that computed it from its own
+here is not followed. Device tests are paired by their text only: a move under `if args.cuda:`
+and a factory that the default tensor type set under `if args.cuda and
+torch.cuda.is_available():` puts on the GPU are not related. A value stored on `self` by a method that computed it from its own
 parameter is of unknown place in the other methods, even when it was also on the device
 there.
 """
@@ -173,6 +180,7 @@ from torchferry.check.flow import (
     Where,
     vocab,
 )
+from torchferry.check.flow.arms import off_device_arm
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.lattice import number_value, param, zero_dim_made
 from torchferry.check.flow.program import FileFlow, holds_parameters
@@ -246,6 +254,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                           or not meet.first_only and _followed_unknown(res, n, w))), None)
                 if partner is not None and _moved_to_match(res, partner, made):
                     continue  # ``y.to(first.device)``: on the factory's own device
+                if partner is not None and off_device_arm(ff, [n for n in (made.node, meet.node) if n is not None]):
+                    continue  # the arm of ``if torch.cuda.is_available():`` that moves nothing
                 if partner is not None:
                     home, call = written[id(made.node)]
                     found[id(made.node)] = (home, call, meet, partner, res)
