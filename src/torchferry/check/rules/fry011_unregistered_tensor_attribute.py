@@ -143,7 +143,11 @@ only when the shape changes). Uses are looked for in the
 class's own methods only: an attribute read by other code (`volume.bbox_min` in a free
 function, a subclass in another file), or combined with a tensor the analysis cannot place
 (a parameter of a helper method that no method of the file gives a tensor of the model,
-and that is never used as a tensor), is not flagged. An
+and that is never used as a tensor), is not flagged. An attribute handed to a function
+or method of the checked files counts as combined only where that function's own body
+combines the argument, as it came in on some path, with another argument that moves with the
+model (`h * w`, `torch.cat([h, w])`): not where it moves it first (`w = w.to(self.device)`,
+`w.type_as(h)`), nor where it hands it on to a further function. An
 index that may hold one element -- a reduction without a dimension (`self.table[x.sum()]`)
 or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
 not flagged, nor is one the analysis cannot place, nor an input used directly as the index
