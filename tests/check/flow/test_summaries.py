@@ -722,6 +722,19 @@ def test_the_parameters_a_function_combines(snippet):
     assert owner.meeting_params(fn) == {(1, 2)}
 
 
+def test_the_tensors_of_a_list_meet_in_a_torch_function(snippet):
+    s = snippet("""
+        import torch
+        def listed(h, w, n):
+            return torch.cat([h, w]), torch.stack((h, n.to(h.device)))
+        def moved(h, w):
+            return torch.cat([h, w.type_as(h)])
+    """)
+    listed, moved = s.tree.body[1], s.tree.body[2]
+    assert s.ff.meeting_params(listed) == {(0, 1)}  # ``n`` is moved where ``h`` is
+    assert s.ff.meeting_params(moved) == frozenset()
+
+
 def test_values_that_follow_the_model(snippet):
     s = snippet("""
         import torch

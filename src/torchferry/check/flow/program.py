@@ -719,7 +719,9 @@ class FileFlow:
             if c.callee is Callee.TORCH or c.callee is Callee.METHOD and \
                     c.qualname not in vocab.NO_MEETING:
                 parts = [] if c.receiver is None else [c.receiver]
-                groups.append([_param_refs(v) for v in (*parts, *c.args, *(v for _, v in c.keywords))])
+                args = (*parts, *c.args, *(v for _, v in c.keywords))
+                groups.append([r for v in args for r in (
+                    _listed_refs(v) if c.callee is Callee.TORCH else [_param_refs(v)])])
         out: set[tuple[int, int]] = set()
         for g in groups:
             for a in range(len(g)):
@@ -909,6 +911,17 @@ def holds_parameters(cls: ClassInfo) -> bool:
 def _param_refs(v: Value) -> set[int]:
     """The parameters whose places ``v`` may have."""
     return {int(p.ref) for p in v.places or () if p.where is Where.PARAM}
+
+
+def _listed_refs(v: Value) -> list[set[int]]:
+    """The parameters a torch function's argument holds, one set per tensor that meets the
+    others: each element of a tuple, each parameter a list's elements may be
+    (``torch.cat([h, mask])``), else the argument's own."""
+    if v.elts is not None:
+        return [_param_refs(e) for e in v.elts]
+    if v.item is not None and not v.places:
+        return [{i} for i in _param_refs(v.item)]
+    return [_param_refs(v)]
 
 
 def _static(fn: ast.AST) -> bool:

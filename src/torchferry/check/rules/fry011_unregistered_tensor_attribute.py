@@ -143,7 +143,11 @@ only when the shape changes). Uses are looked for in the
 class's own methods only: an attribute read by other code (`volume.bbox_min` in a free
 function, a subclass in another file), or combined with a tensor the analysis cannot place
 (a parameter of a helper method that no method of the file gives a tensor of the model,
-and that is never used as a tensor), is not flagged. An
+and that is never used as a tensor), is not flagged. An attribute handed to a function
+or method of the checked files counts as combined only where that function's own body
+combines the argument, as it came in on some path, with another argument that moves with the
+model (`h * w`, `torch.cat([h, w])`): not where it moves it first (`w = w.to(self.device)`,
+`w.type_as(h)`), nor where it hands it on to a further function. An
 index that may hold one element -- a reduction without a dimension (`self.table[x.sum()]`)
 or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
 not flagged, nor is one the analysis cannot place, nor an input used directly as the index
@@ -441,7 +445,8 @@ class _Class:
         operation that combines it, so, with a tensor that moves with the model
         (``r = torch.min(self.clip, h)``: on the model's device), or, where ``node``
         accepts a CPU scalar (:func:`_scalar_operands`), 0-dim (:func:`_scalar_of`)."""
-        if depth > 8:
+        if depth > 8 or isinstance(node, ast.Call) and \
+                self._run_target(node, scope, self_name) is not None:
             return False
         scalar = _scalar_operands(self.m, node)
         operands = scalar if scalar is not None else \
@@ -494,11 +499,27 @@ class _Class:
             if self._mixes(operands, attr, self_name, op.ctx):
                 found.append(op)
         for call in scope.calls:
+            if self._run_target(call.node, scope, self_name) is not None:
+                # a function or method of the run: what its body combines decides
+                # (``self.helper(h, self.mask)`` is no tensor method of ``self``)
+                if self._mixed_by_callee(call, attr, self_name):
+                    found.append(call)
+                continue
             operands = self._call_operands(call.node)
-            if operands and self._mixes(operands, attr, self_name, call.ctx) or \
-                    not operands and self._mixed_by_callee(call, attr, self_name):
+            if operands and self._mixes(operands, attr, self_name, call.ctx):
                 found.append(call)
         return found
+
+    def _run_target(self, node: ast.AST, scope: Scope,
+                    self_name: str) -> tuple[FileFlow, ast.AST, int] | None:
+        """The function of the run ``call`` calls (``helper(h, m)``, ``self.merge(a, b)``,
+        ``Fn.apply(x, w)``), with its file and the index of the first parameter the call's
+        arguments fill; None for a call of anything else."""
+        if not isinstance(node, ast.Call):
+            return None
+        fn = scope.function
+        return self.ctx.flow.target_of(
+            node, self.ctx.flow.method_of.get(id(fn)) if fn else None, self_name)
 
     def _mixed_by_callee(self, call: Site, attr: str, self_name: str) -> bool:
         """Does a function of the run, given ``self.<attr>`` (or a value computed from it)
@@ -508,8 +529,7 @@ class _Class:
         node = call.node
         if not isinstance(node, ast.Call) or any(isinstance(a, ast.Starred) for a in node.args):
             return False
-        target = self.ctx.flow.target_of(node, self.ctx.flow.method_of.get(
-            id(call.ctx.scope.function)) if call.ctx.scope.function else None, self_name)
+        target = self._run_target(node, call.ctx.scope, self_name)
         if target is None:
             return False
         owner, fn, first = target
