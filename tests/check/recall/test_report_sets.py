@@ -102,6 +102,7 @@ def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
         ("sealed", ("corpus", "fresh", "unseen", "blind")),
         ("vault", ("corpus", "fresh", "unseen", "blind", "sealed")),
         ("dock", ("corpus", "fresh", "unseen", "blind", "sealed", "vault")),
+        ("pier", ("corpus", "fresh", "unseen", "blind", "sealed", "vault", "dock")),
     ],
 )
 def test_the_newest_code_bases_are_in_no_other_set(
