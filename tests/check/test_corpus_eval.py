@@ -136,7 +136,7 @@ def test_the_pier_labels_file_names_only_pier_code_bases() -> None:
     known = {cc._norm(n) for n, _ in cc.PIER} | {r.replace("/", "-") for r, _ in cc.PIER_EXTRA}
     assert {lab.package for lab in labels} <= known
     assert cc.HELD_OUT_SETS["pier"].labels == cc.DEFAULT_PIER_LABELS
-    assert len(cc.PIER_EXTRA) == 8 and all(len(commit) == 40 for _, commit in cc.PIER_EXTRA)
+    assert len(cc.PIER_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.PIER_EXTRA)
 
 
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
