@@ -251,12 +251,61 @@ DOCK_EXTRA: tuple[tuple[str, str], ...] = (
 DEFAULT_DOCK_CORPUS = REPO / ".corpus" / "dock"
 DEFAULT_DOCK_LABELS = REPO / "benchmarks" / "check_labels_dock.toml"
 
+#: a seventh held-out set, gathered after the dock set had been measured: research,
+#: training and tutorial code (a reading-comprehension system, a collection of deep RL
+#: agents, a text-to-speech trainer, masked graph autoencoders, video action recognition,
+#: CIFAR-100 classification training, a hierarchical VQ-VAE with its PixelSNAIL prior,
+#: semantic segmentation training, Faster R-CNN object detection, HRNet semantic
+#: segmentation, DeepSpeech2 speech recognition, prompt-based few-shot fine-tuning of
+#: language models, sequential recommendation (BERT4Rec, VAE-CF), temporal graph networks,
+#: BigGAN training, modular deep RL agents, multivariate time-series transformers, 3D U-Net
+#: volumetric medical image segmentation), none in CORPUS, EXTRA, the other held-out sets,
+#: check_split.toml or the repositories of the bug-report reproductions; labelled in
+#: ``benchmarks/check_labels_pier.toml`` (``--pier``; cache ``.corpus/pier``).  Source
+#: snapshots only, like the dock set.
+PIER: tuple[tuple[str, str], ...] = ()
+#: its source snapshots, checked with ``--pier --extra DIR``; ``--pier --export GIT_DIR
+#: --extra DIR`` writes them into DIR.  facebookresearch/swav was left out: its
+#: src/utils.py shares helpers (bool_flag, fix_random_seeds, restart_from_checkpoint) with
+#: the utils.py of facebookresearch/dino, a vault code base; so were code bases with a file
+#: taken from a listed one: snap-stanford/pretrain-gnns (chem/ shared with THUDM/GraphMAE),
+#: jfzhang95/pytorch-deeplab-xception and ozan-oktay/Attention-Gated-Networks
+#: (meetshah1995/pytorch-semseg), jaywalnut310/vits (text/ of NVIDIA/tacotron2),
+#: thuml/Autoformer (layers shared with WenjieDu/PyPOTS), yang-song/score_sde_pytorch
+#: (op/ shared with KovenYu/uORF), Tianxiaomo/pytorch-YOLOv4 (torchvision's detection
+#: references, as in facebookresearch/detr) and lufficc/SSD (amdegroot/ssd.pytorch).
+PIER_EXTRA: tuple[tuple[str, str], ...] = (
+    ("facebookresearch/DrQA", "6d7c1b7087b86cfe9bdf84a279adb58dceada3cd"),
+    (
+        "p-christ/Deep-Reinforcement-Learning-Algorithms-with-PyTorch",
+        "4835bac8557fdacff1735eca004e35ea5a4b7443",
+    ),
+    ("NVIDIA/tacotron2", "185cd24e046cc1304b4f8e564734d2498c6e2e6f"),
+    ("THUDM/GraphMAE", "b14f080c919257b495e3cb6474286d5252d6a635"),
+    ("kenshohara/3D-ResNets-PyTorch", "540a0ea1abaee379fa3651d4d5afbd2d667a1f49"),
+    ("weiaicunzai/pytorch-cifar100", "11d8418f415b261e4ae3cb1ffe20d06ec95b98e4"),
+    ("rosinality/vq-vae-2-pytorch", "ef5f67c46f93624163776caec9e0d95063910eca"),
+    ("hszhao/semseg", "4f274c3f276778228bc14a4565822d46359f0cc8"),
+    ("chenyuntc/simple-faster-rcnn-pytorch", "367db367834efd8a2bc58ee0023b2b628a0e474d"),
+    ("HRNet/HRNet-Semantic-Segmentation", "0bbb2880446ddff2d78f8dd7e8c4c610151d5a51"),
+    ("SeanNaren/deepspeech.pytorch", "b88a631ef6b96553e16bbaa5bd6a621435bed278"),
+    ("princeton-nlp/LM-BFF", "c282f521001f9c299d29eec7b459266f2b14fbaf"),
+    ("jaywonchung/BERT4Rec-VAE-Pytorch", "f66f2534ebfd937778c7174b5f9f216efdebe5de"),
+    ("twitter-research/tgn", "d55bbe678acabb9fc3879c408fd1f2e15919667c"),
+    ("ajbrock/BigGAN-PyTorch", "98459431a5d618d644d54cd1e9fceb1e5045648d"),
+    ("ShangtongZhang/DeepRL", "c0968b5c046314af09944843cdf06f4100c6bb95"),
+    ("gzerveas/mvts_transformer", "3f2e378bc77d02e82a44671f20cf15bc7761671a"),
+    ("wolny/pytorch-3dunet", "a33e2c7038a0b51296ca4f99b0f0ed4b61740705"),
+)
+DEFAULT_PIER_CORPUS = REPO / ".corpus" / "pier"
+DEFAULT_PIER_LABELS = REPO / "benchmarks" / "check_labels_pier.toml"
+
 
 @dataclass(frozen=True)
 class HeldOutSet:
     """A set of code bases measured apart from the corpus: its packages, snapshots, cache
     directory and labels file (``--fresh``, ``--unseen``, ``--blind``, ``--sealed``,
-    ``--vault``, ``--dock``)."""
+    ``--vault``, ``--dock``, ``--pier``)."""
 
     flag: str
     packages: tuple[tuple[str, str], ...]
@@ -276,6 +325,7 @@ HELD_OUT_SETS: dict[str, HeldOutSet] = {
     ),
     "vault": HeldOutSet("--vault", VAULT, VAULT_EXTRA, DEFAULT_VAULT_CORPUS, DEFAULT_VAULT_LABELS),
     "dock": HeldOutSet("--dock", DOCK, DOCK_EXTRA, DEFAULT_DOCK_CORPUS, DEFAULT_DOCK_LABELS),
+    "pier": HeldOutSet("--pier", PIER, PIER_EXTRA, DEFAULT_PIER_CORPUS, DEFAULT_PIER_LABELS),
 }
 
 
@@ -1216,6 +1266,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"joined with {DEFAULT_DOCK_LABELS.name} (cache {DEFAULT_DOCK_CORPUS.relative_to(REPO)})",
     )
     ap.add_argument(
+        "--pier",
+        action="store_true",
+        help="check the seventh held-out set (PIER_EXTRA, with --extra DIR) instead of CORPUS, "
+        f"joined with {DEFAULT_PIER_LABELS.name} (cache {DEFAULT_PIER_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
         "--fetch-only",
         action="store_true",
         help="download and unpack the packages of the chosen set into the cache, and exit "
@@ -1226,7 +1282,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         metavar="GIT_DIR",
         help="write the snapshot of each EXTRA (--fresh: FRESH_EXTRA, --unseen: UNSEEN_EXTRA, "
-        "--blind: BLIND_EXTRA, --sealed: SEALED_EXTRA, --vault: VAULT_EXTRA, --dock: DOCK_EXTRA) "
+        "--blind: BLIND_EXTRA, --sealed: SEALED_EXTRA, --vault: VAULT_EXTRA, --dock: DOCK_EXTRA, "
+        "--pier: PIER_EXTRA) "
         "project found in "
         "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
     )
@@ -1253,7 +1310,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = [held for name, held in HELD_OUT_SETS.items() if getattr(args, name)]
     if len(chosen) > 1:
         ap.error(
-            "--fresh, --unseen, --blind, --sealed, --vault and --dock are separate sets: give one"
+            "--fresh, --unseen, --blind, --sealed, --vault, --dock and --pier are separate sets: "
+            "give one"
         )
     packages, snapshots = CORPUS, EXTRA
     for held in chosen:

@@ -128,6 +128,17 @@ def test_the_dock_labels_file_names_only_dock_code_bases() -> None:
     assert len(cc.DOCK_EXTRA) == 8 and all(len(commit) == 40 for _, commit in cc.DOCK_EXTRA)
 
 
+def test_the_pier_labels_file_names_only_pier_code_bases() -> None:
+    """The pier set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_PIER_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_PIER_LABELS)
+    known = {cc._norm(n) for n, _ in cc.PIER} | {r.replace("/", "-") for r, _ in cc.PIER_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["pier"].labels == cc.DEFAULT_PIER_LABELS
+    assert len(cc.PIER_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.PIER_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -283,6 +294,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--vault", "--half", "test"],
         ["--dock", "--vault"],
         ["--dock", "--half", "dev"],
+        ["--pier", "--dock"],
+        ["--pier", "--half", "test"],
     ],
     ids=[
         "two-sets",
@@ -295,6 +308,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "vault-half",
         "dock-and-another",
         "dock-half",
+        "pier-and-another",
+        "pier-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(

@@ -1,6 +1,6 @@
 """Recall of ``ferry check`` on the held-out sets of public bug reports.
 
-Six sets, each gathered after the one before it had been measured, and each kept away
+Seven sets, each gathered after the one before it had been measured, and each kept away
 from the work on the rules while it was gathered:
 
 * ``unseen/fixtures/``: measured, never tuned on;
@@ -12,6 +12,8 @@ from the work on the rules while it was gathered:
 * ``vault/fixtures/``: gathered after the sealed set had been measured, one report per
   repository;
 * ``dock/fixtures/``: gathered after the vault set had been measured, one report per
+  repository;
+* ``pier/fixtures/``: gathered after the dock set had been measured, one report per
   repository.
 
 Each reproduction copies the original file at a commit where the reported mistake is
@@ -35,7 +37,7 @@ import pytest
 
 HERE = Path(__file__).parent
 #: the held-out sets, oldest first, and how many reports a repository may give each
-SETS = {"unseen": 2, "blind": 1, "held": 1, "sealed": 1, "vault": 1, "dock": 1}
+SETS = {"unseen": 2, "blind": 1, "held": 1, "sealed": 1, "vault": 1, "dock": 1, "pier": 1}
 #: every directory of reproductions: the development/test fixtures, the fresh set, the
 #: held-out sets
 REPORTS = {
@@ -88,7 +90,7 @@ def test_a_set_comes_from_repositories_in_no_other_set(name: str, cc: ModuleType
 
 def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
     packages = {cc._norm(n) for n, _ in (*cc.CORPUS, *cc.FRESH, *cc.UNSEEN, *cc.BLIND, *cc.SEALED)}
-    for name in ("blind", "held", "sealed", "vault", "dock"):
+    for name in ("blind", "held", "sealed", "vault", "dock", "pier"):
         names = {cc._norm(r.split("/")[-1]) for r in _repos(name, cc)}
         assert not names & packages, (name, sorted(names & packages))
 
@@ -100,6 +102,7 @@ def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
         ("sealed", ("corpus", "fresh", "unseen", "blind")),
         ("vault", ("corpus", "fresh", "unseen", "blind", "sealed")),
         ("dock", ("corpus", "fresh", "unseen", "blind", "sealed", "vault")),
+        ("pier", ("corpus", "fresh", "unseen", "blind", "sealed", "vault", "dock")),
     ],
 )
 def test_the_newest_code_bases_are_in_no_other_set(
