@@ -65,7 +65,7 @@ from dataclasses import replace
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow.evidence import at
 from torchferry.check.flow.modclass import has_parameters, param_layer
-from torchferry.check.scopes import ClassInfo, Scope, Site, Walker
+from torchferry.check.scopes import ClassInfo, Scope, ScopeKind, Site, Walker
 
 CODE = "FRY015"
 NAME = "module-in-forward"
@@ -144,6 +144,18 @@ def _reached(m: Walker, cls: ClassInfo) -> list[tuple[Scope, str, tuple[ast.Call
     return out
 
 
+def _bound_in_function(scope: Scope, name: str) -> bool:
+    """Does ``scope`` or a function around it bind ``name`` (``for i, (code, GBlock) in
+    enumerate(zip(codes, self.GBlock))``, a comprehension's target)?  Then ``name(...)``
+    calls that local value, not the file's class of the same name."""
+    s: Scope | None = scope
+    while s is not None and s.kind is ScopeKind.FUNCTION:
+        if name in s.binds or any(name in names for _, _, names, _, _ in s.comps):
+            return True
+        s = s.parent
+    return False
+
+
 def check(ctx: Context) -> Iterable[Finding]:
     m = ctx.syntax
     done: set[int] = set()
@@ -159,7 +171,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                 if site.ctx.scope is not scope or id(call) in done:
                     continue  # a nested function or class: it may run once
                 layer = param_layer(m, call)
-                if layer is None and isinstance(call.func, ast.Name):
+                if layer is None and isinstance(call.func, ast.Name) and \
+                        not _bound_in_function(scope, call.func.id):
                     other = m.classes.get(call.func.id)
                     if other is not None and other.is_module and has_parameters(m, other):
                         layer = other.name
