@@ -13,7 +13,8 @@ run, at any depth and in any file (``class Net(m.Base)`` after ``import pkg.mode
 name is known by its own) -- and every file is then checked knowing them.  A class name
 defined twice with different bases counts as a module if either definition is one.  A
 class whose base comes from another package and is not one of those
-(``RobertaPreTrainedModel``, allennlp's ``Model``) is not named here: the device-flow
+(allennlp's ``Model``; a transformers model class known by its naming, ``BertModel``, whose
+bare name says nothing of its package) is not named here: the device-flow
 analysis decides it from the class's code (:mod:`torchferry.check.flow.modclass`),
 following the imports to the file that defines it.
 

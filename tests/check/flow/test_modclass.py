@@ -108,6 +108,14 @@ def test_the_walk_alone_and_every_rule_through_the_context_get_the_same_answer()
     ("torch.nn.Parameter", False), ("torch.nn.parameter.Parameter", False),
     ("torch.nn.utils.rnn.PackedSequence", False), ("torch.nn.functional", False),
     ("lightning.pytorch.LightningModule", True), ("widgets.WidgetModule", False),
+    ("transformers.BertForTokenClassification", True), ("transformers.RobertaModel", True),
+    ("pytorch_transformers.modeling_bert.BertPreTrainedModel", True),
+    ("transformers.TFBertModel", False), ("transformers.FlaxBertForMaskedLM", False),
+    ("transformers.AutoModelForCausalLM", False), ("transformers.BertConfig", False),
+    ("transformers.modeling_outputs.BaseModelOutput", False),
+    ("transformers.BertForPreTrainingOutput", False), ("transformers", False),
+    ("widgets.BertForTokenClassification", False),
+    ("fairseq.models.FairseqEncoder", True), ("torch_geometric.nn.MessagePassing", True),
 ])
 def test_module_bases_by_qualified_name(qual: str, module: bool) -> None:
     assert module_base(qual) is module

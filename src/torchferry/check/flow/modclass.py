@@ -3,15 +3,17 @@ establishes rather than from the names it uses.
 
 A class is a module when a base is one: a ``torch.nn`` module class (``nn.Module``,
 ``nn.Linear``, ``torch.nn.modules.rnn.LSTMCell``), a module class of another package known
-by its qualified name (Lightning's ``LightningModule``, transformers' ``PreTrainedModel``:
-:data:`PACKAGE_MODULES`), or a class of the run that is a module (the caller resolves bases
-through the imports between the checked files).  A class with
-a base the run cannot resolve (``RobertaPreTrainedModel`` from transformers, allennlp's
-``Model``) is a module only when its own code makes sense for a module alone: ``__init__``
-assigns ``torch.nn`` layers, modules of the run or ``nn.Parameter`` objects to attributes of
-``self`` and the class defines ``forward``, or a method calls ``self.register_buffer``,
-``self.parameters()``, ``self.modules()`` or their kin.  Anything less stays "not a
-module": a name ending in ``Module`` proves nothing.
+by its qualified name (Lightning's ``LightningModule``, transformers' ``PreTrainedModel``,
+fairseq's ``FairseqEncoder``: :data:`PACKAGE_MODULES`; a Hugging Face model class by that
+package's naming of its PyTorch models, ``BertForTokenClassification``, ``BertModel``:
+:func:`hf_model_class`), or a class of the run that is a module (the caller resolves bases
+through the imports between the checked files).  A class with a base the run cannot resolve
+(allennlp's ``Model``: a name too common to know a class by in the pass of
+:mod:`torchferry.check.project` over class headers) is a module only when its own code
+makes sense for a module alone: ``__init__`` assigns ``torch.nn`` layers, modules of the run
+or ``nn.Parameter`` objects to attributes of ``self`` and the class defines ``forward``, or
+a method calls ``self.register_buffer``, ``self.parameters()``, ``self.modules()`` or their
+kin.  Anything less stays "not a module": a name ending in ``Module`` proves nothing.
 
 >>> import ast
 >>> src = '''
@@ -38,6 +40,7 @@ True
 from __future__ import annotations
 
 import ast
+import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
@@ -60,6 +63,13 @@ PACKAGE_MODULES = frozenset({
     "lightning.LightningModule", "lightning.pytorch.LightningModule",
     "lightning.pytorch.core.LightningModule", "lightning.pytorch.core.module.LightningModule",
     "transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel",
+    "torch_geometric.nn.MessagePassing", "torch_geometric.nn.conv.MessagePassing",
+    "torch_geometric.nn.conv.message_passing.MessagePassing",
+    "diffusers.ModelMixin", "diffusers.models.ModelMixin",
+    "diffusers.models.modeling_utils.ModelMixin",
+    *(f"fairseq.models.{name}" for name in (
+        "BaseFairseqModel", "FairseqEncoder", "FairseqDecoder", "FairseqIncrementalDecoder",
+        "FairseqEncoderDecoderModel", "FairseqEncoderModel", "FairseqLanguageModel")),
 })
 
 Qualname = Callable[[ast.expr], "str | None"]
@@ -76,10 +86,29 @@ def torch_nn_class(qual: str) -> bool:
         p in NN_NOT_MODULES or p == "parameter" for p in parts)
 
 
+#: packages of Hugging Face model classes, whose PyTorch models are named ``<Arch>Model``,
+#: ``<Arch>PreTrainedModel`` or ``<Arch>For<Task>`` (``BertForTokenClassification``); their
+#: TensorFlow and Flax twins carry a ``TF`` / ``Flax`` prefix, the ``Auto*`` classes are
+#: factories and the ``*Output`` classes (``BertForPreTrainingOutput``) records, not modules
+HF_MODEL_PACKAGES = frozenset({"transformers", "pytorch_transformers", "pytorch_pretrained_bert"})
+
+_HF_MODEL = re.compile(r"(?!TF[A-Z]|Flax[A-Z]|Auto[A-Z])[A-Z]\w*(Model|For[A-Z]\w*)(?<!Output)")
+
+
+def hf_model_class(qual: str) -> bool:
+    """Does ``qual`` name a PyTorch model class of a Hugging Face package
+    (``transformers.BertForTokenClassification``, ``pytorch_transformers.modeling_bert.BertModel``;
+    not ``transformers.BertConfig``, ``transformers.TFBertModel`` or ``transformers.AutoModel``)?"""
+    top, _, rest = qual.partition(".")
+    return top in HF_MODEL_PACKAGES and bool(rest) and \
+        _HF_MODEL.fullmatch(rest.rsplit(".", 1)[-1]) is not None
+
+
 def module_base(qual: str) -> bool:
     """Is ``qual`` a module class that a class of the run may derive from: a ``torch.nn``
-    module class or one of :data:`PACKAGE_MODULES`?"""
-    return torch_nn_class(qual) or qual in PACKAGE_MODULES
+    module class, one of :data:`PACKAGE_MODULES` or a Hugging Face model class
+    (:func:`hf_model_class`)?"""
+    return torch_nn_class(qual) or qual in PACKAGE_MODULES or hf_model_class(qual)
 
 
 def module_class(node: ast.ClassDef, bases: Iterable[bool | None], qualname: Qualname,

@@ -163,11 +163,12 @@ joins such an attribute with the model's tensors has no known place, and a furth
 it is not flagged (`f = torch.exp(x + self.m)`, then `f * self.c`) unless a `torch.nn`
 layer with weights computed it (`self.ln(...)`); nor is the attribute given to a submodule
 (`self.gate(self.h)`). A class whose base is
-neither a module class of the checked files nor `torch.nn`'s, Lightning's `LightningModule`
-or transformers' `PreTrainedModel` (`RobertaPreTrainedModel`, allennlp's `Model`) is
-checked only when its own code shows it is a module: `__init__` assigns `torch.nn` layers or
-`nn.Parameter`s to `self` and the class defines `forward`, or it calls
-`self.register_buffer`, `self.parameters()` or their kin.
+neither a module class of the checked files nor `torch.nn`'s nor another package's known by
+name (Lightning's `LightningModule`, a transformers model: `PreTrainedModel`,
+`RobertaPreTrainedModel`, `BertForTokenClassification`; fairseq's `FairseqEncoder`, PyG's
+`MessagePassing`), such as allennlp's `Model`, is checked only when its own code shows it
+is a module: `__init__` assigns `torch.nn` layers or `nn.Parameter`s to `self` and the
+class defines `forward`, or it calls `self.register_buffer`, `self.parameters()` or their kin.
 """
 
 from __future__ import annotations
