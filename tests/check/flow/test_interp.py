@@ -648,3 +648,24 @@ def test_a_weightless_module_computes_where_its_tensor_inputs_are(snippet, prep,
         v = s.value_at(16, name)
         assert s.wheres(v) == where, name
         assert v.is_(Kind.TENSOR), name
+
+
+def test_values_and_items_of_a_known_dict_keep_its_values(snippet):
+    s = snippet("""
+        import torch
+        net = torch.nn.Linear(2, 2).cuda()
+        stats = {"a": torch.ones(2).cuda(), "b": torch.zeros(2).cuda()}
+        for name, w in net.state_dict().items():
+            print(name, w)
+        for v in stats.values():
+            print(v)
+        for key, (i, u) in enumerate(stats.items()):
+            print(key, u)
+        other = unknown.items()
+        print(other)
+    """)
+    assert s.wheres(s.value_at(5, "w")) == {"ACCEL"}
+    assert s.value_at(5, "w").is_(Kind.TENSOR)
+    assert s.wheres(s.value_at(7, "v")) == {"ACCEL"}
+    assert s.wheres(s.value_at(9, "u")) == {"ACCEL"}
+    assert s.value_at(11, "other").kinds is None  # a dict the analysis does not know

@@ -408,6 +408,10 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         return project_call(ev, node, method[0].ff, method[1], args, kws, receiver=recv)
     if recv.is_(Kind.MODULE):
         return module_method(ev, node, attr, recv, args, kws)
+    if attr in ("items", "values") and not args and recv.elts is None and \
+            (recv.item is not None or recv.keys is not None):
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws,
+                         _dict_view(recv, attr))
     if recv.is_(Kind.NDARRAY):
         v = Value.of(Kind.SCALAR) if attr in ("item", "tolist") else Value.of(Kind.NDARRAY)
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
@@ -417,6 +421,14 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         return _unknown_method(ev, node, attr, recv, args, kws)
     v = tensor_method(ev, node, attr, recv)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _dict_view(d: Value, attr: str) -> Value:
+    """``d.values()`` and ``d.items()`` of a dict whose values the analysis knows (a dict
+    literal, ``model.state_dict()``): a sequence of its values, or of (key, value) pairs, so
+    that ``for name, w in model.state_dict().items()`` gives ``w`` the values' kind and place."""
+    each = element(d, None)
+    return container(item=container((UNKNOWN, each)) if attr == "items" else each)
 
 
 def _method_of_the_run(ev: Evaluator, recv: Value, attr: str) -> tuple[ClassInfo, ast.AST] | None:

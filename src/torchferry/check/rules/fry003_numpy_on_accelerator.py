@@ -25,12 +25,20 @@ such a tensor handed to NumPy
 (`np.array([a, t * 100])`, `np.sum(final, 0)` where `final` got them through
 `final.append(...)`, a list comprehension of losses of such tensors) is flagged too: NumPy
 converts each item. Plotting methods of matplotlib axes bound in the same scope from a
-matplotlib call (`fig, ax = plt.subplots()`; `ax.imshow(t)`, `axes[1].plot(t)`) count as
-NumPy calls. Storing such a tensor into more than one element of a NumPy array made here
+matplotlib call (`fig, ax = plt.subplots()`; `ax.imshow(t)`, `axes[1].plot(t)`,
+`ax.quiver(...)`, `ax.tripcolor(...)`), or from a method of such an object (`ax =
+fig.add_subplot(1, 1, 1)`, `twin = ax.twinx()`), and the data setters of its artists (`im =
+ax.imshow(a)`; `im.set_data(t)`, `pc.set_array(t)` of `pc = PolyCollection(verts)`) count as
+NumPy calls; so does the `data=` of `create_dataset`/`require_dataset` of an HDF5 file or group
+bound in the same scope from h5py (`with h5py.File(path, "w") as f`, `g =
+f.create_group("model")`). The values of a dict the analysis knows (a dict literal,
+`model.state_dict()`) keep their kind and place through `.values()` and `.items()` (`for
+name, w in model.state_dict().items(): np.save(name, w)`). Storing such a tensor into more than one element of a NumPy array made here
 with a written-out shape (`g_loss = np.zeros((5000, 1))`; `g_loss[i] = loss`, `a[2:4] = t`)
 is flagged too: NumPy converts it as an array. A store into one element (`a[i] = loss` of
 a 1-D array) reads it with `float()`, which works on any device, and is not flagged. In a file that sets a CUDA default device or tensor
-type (`torch.set_default_device("cuda")`, `set_default_tensor_type("torch.cuda.FloatTensor")`),
+type (`torch.set_default_device("cuda")`, `set_default_device(f"cuda:{rank}")`,
+`set_default_tensor_type("torch.cuda.FloatTensor")` or `(torch.cuda.FloatTensor)`),
 tensors and layers made without a device are on the GPU. A parameter is placed by the
 calls of its function in the same file: where one passes a tensor that may be on the
 accelerator (`train(net, ...)` after `net.to(device)`, then `metrics.confusion_matrix(y,
@@ -119,7 +127,11 @@ missed). What a module's method returns (`pipe.decode_latents(z)`, often a NumPy
 array) is not taken for a tensor when handed to a NumPy function, even where it is one.
 The first argument of `np.ones`/`np.zeros`/`np.full`/`np.arange`... is a shape or a count
 and is not checked. pandas calls, and axes that come in as a parameter or from another
-function, are not checked. A store into a NumPy array is checked only where the array is
+function, are not checked; nor is an HDF5 file or group given as a parameter
+(`save_params(destination, name, t)` with `destination.create_dataset(name, data=t)`), nor
+an item store into one (`f[path][...] = t`). Tensors a library's code is handed from
+outside (a method's parameters, attributes a base class of another file sets: a mesh's
+`self.nodes` given to `ax.tricontourf`) are of no known place and not flagged. A store into a NumPy array is checked only where the array is
 made in the same scope by `np.zeros`/`np.ones`/`np.empty`/`np.full` with its shape written
 out (or the index holds a slice); an array that comes from elsewhere, or whose shape is a
 variable, is not. The arms of a test are related only in that structural case: a test
@@ -167,7 +179,10 @@ _SHAPE_FIRST = frozenset({"ones", "zeros", "empty", "full", "eye", "identity", "
 #: numpy functions whose second argument is a count or indices (``np.split(a, batch.ptr[1:])``
 #: slices with each item's ``__index__``, which works on a device tensor too)
 _INDICES_SECOND = frozenset({"split", "array_split", "hsplit", "vsplit", "dsplit"})
-_CUDA_DEFAULT = re.compile(r"set_default_(tensor_type|device)\(\s*['\"](torch\.)?cuda")
+#: a CUDA default device or tensor type: a string (``"cuda"``, ``f"cuda:{rank}"``,
+#: ``"torch.cuda.FloatTensor"``) or the legacy type itself (``torch.cuda.FloatTensor``)
+_CUDA_DEFAULT = re.compile(
+    r"set_default_(tensor_type|device)\(\s*(f?['\"](torch\.)?cuda|torch\.cuda\.\w*Tensor\b)")
 #: a test on where a value lives, or on whether an accelerator is used (``train_on_gpu``,
 #: ``torch.cuda.is_available()``, ``use_cuda``, ``args.device``)
 _DEVICE_TEST = re.compile(r"is_cuda|device|get_device|is_cpu|cuda|gpu|accel|mps|xpu", re.I)
@@ -211,6 +226,11 @@ def _handed_to_numpy(ctx: Context, res: ScopeResult,
                 and call.receiver is not None:
             yield node.func.value, call.receiver, f"`{short(ctx.text(node))}`"
         return
+    h5 = _h5_data(ctx, res, node)
+    kv = call.keyword("data") if h5 is not None else None
+    if h5 is not None and kv is not None:
+        yield h5.value, kv, f"`{short(ctx.text(node.func), 30)}(...)` on `data=`"
+        return
     q = call.qualname or ""
     if not q.startswith(_LIBS) and not _plot_on_axes(ctx, res, node) or \
             q.rsplit(".", 1)[-1] in _NO_DATA:
@@ -238,12 +258,19 @@ def _numpy_method(call: CallEvent) -> bool:
 
 #: plotting methods of matplotlib axes that convert their data arguments with NumPy
 _PLOTS = frozenset({"imshow", "plot", "scatter", "hist", "bar", "barh", "matshow", "contour",
-                    "contourf", "pcolormesh", "errorbar", "fill_between", "step", "stem"})
+                    "contourf", "pcolormesh", "errorbar", "fill_between", "step", "stem",
+                    "quiver", "barbs", "streamplot", "tricontour", "tricontourf", "tripcolor",
+                    "triplot", "pcolor", "hexbin", "hist2d", "fill", "fill_betweenx",
+                    "stackplot", "stairs", "boxplot", "violinplot", "pie", "loglog",
+                    "semilogx", "semilogy", "vlines", "hlines", "eventplot", "spy",
+                    # artists' data setters (``im.set_data(t)``, ``pc.set_array(t)``)
+                    "set_data", "set_array", "set_xdata", "set_ydata", "set_offsets",
+                    "set_UVC", "set_verts", "set_segments"})
 
 
 def _plot_on_axes(ctx: Context, res: ScopeResult, node: ast.Call) -> bool:
-    """``ax.imshow(t)``, ``axes[0, 1].plot(t)`` where ``ax`` (``axes``) was bound in this
-    scope from a call of matplotlib (``fig, ax = plt.subplots()``, ``plt.gca()``)."""
+    """``ax.imshow(t)``, ``axes[0, 1].plot(t)``, ``im.set_data(t)`` where ``ax`` (``axes``,
+    ``im``) was bound in this scope from matplotlib (see :func:`_axes_names`)."""
     func = node.func
     if not isinstance(func, ast.Attribute) or func.attr not in _PLOTS:
         return False
@@ -254,14 +281,60 @@ def _plot_on_axes(ctx: Context, res: ScopeResult, node: ast.Call) -> bool:
 
 
 def _axes_names(ctx: Context, res: ScopeResult) -> set[str]:
-    """Names this scope binds from a call of matplotlib (asked only at a plotting call)."""
+    """Names this scope binds from a call of matplotlib (``fig, ax = plt.subplots()``,
+    ``pc = PolyCollection(verts)``), or from a call of a method of such a name, or of an
+    item of one (``ax = fig.add_subplot(1, 1, 1)``, ``im = ax.imshow(a)``, ``axes[0].twinx()``),
+    asked only at a plotting call."""
+    return _bound_from(ctx, res, "matplotlib.")
+
+
+def _bound_from(ctx: Context, res: ScopeResult, lib: str) -> set[str]:
+    """Names this scope binds (``=`` or ``with ... as``) from a call of the library ``lib``
+    (a qualified-name prefix), or from a call of a method of such a name or of an item of one."""
+    binds: list[tuple[ast.Call, list[ast.expr]]] = [
+        (st.value, st.targets) for st in ast.walk(res.node)
+        if isinstance(st, ast.Assign) and isinstance(st.value, ast.Call)]
+    binds += [(it.context_expr, [it.optional_vars]) for st in ast.walk(res.node)
+              if isinstance(st, (ast.With, ast.AsyncWith)) for it in st.items
+              if isinstance(it.context_expr, ast.Call) and it.optional_vars is not None]
     found: set[str] = set()
-    for st in ast.walk(res.node):
-        if isinstance(st, ast.Assign) and isinstance(st.value, ast.Call) and \
-                (ctx.flow.qualname(st.value.func) or "").startswith("matplotlib."):
-            for t in st.targets:
-                found.update(n.id for n in ast.walk(t) if isinstance(n, ast.Name))
+    grown = True
+    while grown:
+        grown = False
+        for call, targets in binds:
+            if not (ctx.flow.qualname(call.func) or "").startswith(lib) and \
+                    _receiver_name(call.func) not in found:
+                continue
+            names = {n.id for t in targets for n in ast.walk(t) if isinstance(n, ast.Name)}
+            grown |= not names <= found
+            found |= names
     return found
+
+
+#: methods of an HDF5 file or group that store their ``data=`` with NumPy
+_H5_WRITES = frozenset({"create_dataset", "require_dataset"})
+
+
+def _h5_data(ctx: Context, res: ScopeResult, node: ast.Call) -> ast.keyword | None:
+    """The ``data=`` of ``f.create_dataset("w", data=t)`` where ``f`` (a group of it) was
+    bound in this scope from h5py (``with h5py.File(path, "w") as f``)."""
+    func = node.func
+    if not isinstance(func, ast.Attribute) or func.attr not in _H5_WRITES:
+        return None
+    kw = next((k for k in node.keywords if k.arg == "data"), None)
+    if kw is None or _receiver_name(func) not in _bound_from(ctx, res, "h5py."):
+        return None
+    return kw
+
+
+def _receiver_name(func: ast.expr) -> str | None:
+    """``fig`` of ``fig.add_subplot``, ``axes`` of ``axes[0].twinx``; None for anything else."""
+    if not isinstance(func, ast.Attribute):
+        return None
+    base = func.value
+    while isinstance(base, ast.Subscript):
+        base = base.value
+    return base.id if isinstance(base, ast.Name) else None
 
 
 def _on_device(res: ScopeResult, v: Value, cuda_default: bool = False,
