@@ -887,3 +887,31 @@ def test_a_collate_function_returning_a_tuple_gives_its_parts(snippet):
     assert lengths.is_(Kind.OTHER)
     res = s.function("epoch")
     assert s.ff.as_called(res, frozenset((Kind.LOADER,))) is None
+
+
+def test_a_method_init_calls_sees_the_attributes_init_stored() -> None:
+    """``__init__`` calling ``self._refresh()`` interprets ``_refresh`` before the class's
+    table of attributes is complete; interpreted again in its turn, it sees what
+    ``__init__`` stores (a parameter, a tensor made there), as ``forward`` does."""
+    from .conftest import Snippet
+
+    s = Snippet("""
+        import torch
+        class Net(torch.nn.Module):
+            def __init__(self, p):
+                super().__init__()
+                self.w = torch.nn.Parameter(p)
+                self.prev = torch.zeros(3)
+                self._refresh()
+            def _refresh(self):
+                w = self.w
+                prev = self.prev
+                return torch.eq(prev, w)
+            def forward(self, x):
+                self._refresh()
+                return x * self.w
+    """)
+    w = s.value_at(11, "w")
+    assert w.is_(Kind.TENSOR) and w.origins[0].text == "torch.nn.Parameter(...)"
+    prev = s.value_at(11, "prev")
+    assert prev.is_(Kind.TENSOR) and prev.origins[0].text == "torch.zeros(...)"

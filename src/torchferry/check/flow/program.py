@@ -828,7 +828,13 @@ class FileFlow:
             return cls.table
         cls.table = {}
         order = sorted(cls.methods.values(), key=lambda f: f.name != "__init__")
+        early = {id(fn) for fn in order if id(fn) in self._results}
         for fn in order:
+            if id(fn) not in early and id(fn) in self._results and id(fn) not in self._pending:
+                # interpreted for a call of a method before it (``self._update()`` in
+                # ``__init__``), it saw none of the attributes that method stores: again,
+                # with the table so far
+                del self._results[id(fn)]
             if id(fn) in self._pending or not self._stores_on_self(fn):
                 continue  # the method asking has its own view of self; others store nothing
             res = self.result(fn, cls)

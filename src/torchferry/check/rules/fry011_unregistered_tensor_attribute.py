@@ -9,7 +9,9 @@ establishes it is a tensor made on the CPU), is neither an `nn.Parameter` nor
 registered with `self.register_buffer` (a `self.register_buffer("mask", self.mask)` after
 `self.mask = <tensor>` does not register it: PyTorch raises `KeyError: "attribute 'mask'
 already exists"`, and older versions let the plain attribute shadow the buffer), and another method of the class (`forward`, a
-helper, a closure inside one) combines it, unmoved, with a tensor that follows the model
+helper, a closure inside one; also a helper that `__init__` calls too, when another method
+calls it again: `self._refresh()` comparing `torch.eq(self.previous, self.params)` in
+`__init__` and in `forward`) combines it, unmoved, with a tensor that follows the model
 to its device: a `forward` input, a submodule's output, an `nn.Parameter` -- in an
 operator (`x * self.scale`, `self.mask[:t, :t] == 0` fed to `x.masked_fill`), a torch
 function (`torch.cat([x, self.extra])`) or a tensor method (`x.matmul(self.table)`),
@@ -115,6 +117,8 @@ Not flagged, because nothing can go wrong or the author already handles it:
   sequence written out (`torch.tensor(self.init_lambda)`: 0-dim, maybe), or makes and
   combines with the model's tensors only in that same method (a factory without a device:
   FRY010);
+* a use in a method that only `__init__` calls (`self._check()`): it runs while the model
+  is built, with every tensor still on the CPU;
 * an attribute the class never combines with the model's tensors: unused, used only with
   CPU tensors and Python numbers (`torch.empty(1).uniform_(self.log_ratio[0], ...)`), or only
   to build another attribute that is moved where used;
@@ -340,6 +344,8 @@ class _Class:
         #: attributes moved by hand where a method uses them, with those methods
         self.moved_in = _moved_where_used(m, cls)
         self.moved = self.carried | set(self.moved_in)
+        #: methods only ``__init__`` calls: they run while the model is built, on the CPU
+        self.building = _construction_helpers(m)
 
     def scopes(self) -> list[tuple[Scope, str]]:
         """The class's methods other than ``__init__`` and ``_apply`` (with the functions
@@ -405,7 +411,8 @@ class _Class:
         found: list[Site] = []
         by_hand = self.moved_in.get(attr, set())
         for scope, self_name in self.scopes():
-            if elsewhere is not None and _within(scope, elsewhere):
+            if elsewhere is not None and _within(scope, elsewhere) or \
+                    id(_method(scope)) in self.building:
                 continue
             if not indexed_only and id(_method(scope)) not in by_hand:
                 found.extend(self._mixed_in(scope, attr, self_name))

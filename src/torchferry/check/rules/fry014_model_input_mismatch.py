@@ -32,7 +32,10 @@ Flags a call `model(x)` when, in one scope,
   through the class it is an attribute of (`self.model.to(device)` in `__init__`, the
   call `self.model(x)` in another method), and its input (the first argument, else the
   first keyword argument: `model(input_ids=dummy)`, else the one mapping of
-  `model(**inputs)`; or the first argument of a method of
+  `model(**inputs)`; or the prompt of `model.generate(...)`, which runs the model on it
+  where the model is, when no class of the run defines that `generate` (transformers'
+  `GenerationMixin`): its first argument, else `input_ids=` or `inputs=`, else the one
+  mapping of `model.generate(**inputs, max_new_tokens=n)`; or the first argument of a method of
   a module class of the run that hands it unchanged to one of the module's layers or to
   its own `forward`, `model.decode(z)`) is a tensor the run made on the CPU, in this file or in another that
   a function or class of the run hands it from (`corpus.train` of a `Corpus` of the run
@@ -830,8 +833,9 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     """The finding of :func:`_made_on_the_cpu` for one call (``first``: as the first run of
     its loop sees it), or None."""
     c = _module_run(c) or c  # (``torch.jit.trace(model, example)`` runs ``model(example)``)
-    model = c.func if c.callee is Callee.MODULE else _feeding_method(ff, c)
-    arg = _input(c) if model is not None else None
+    generating = _generating(ff, c)
+    model = c.func if c.callee is Callee.MODULE else generating or _feeding_method(ff, c)
+    arg = (_generated_from(c) if generating is not None else _input(c)) if model is not None else None
     if model is None or arg is None:
         return None
     a, v = arg
@@ -1121,6 +1125,33 @@ def _feeding_method(ff: FileFlow, c: CallEvent) -> Value | None:
                 and given.places == {param(1)}:
             return recv
     return None
+
+
+def _generating(ff: FileFlow, c: CallEvent) -> Value | None:
+    """The module of ``model.generate(...)`` (a module, or a value of unknown kind: what
+    ``from_pretrained`` returns) when no class of the run defines that ``generate``
+    (transformers' ``GenerationMixin.generate`` runs the model's ``forward`` on the prompt
+    it is given, on the model's device, and does not move it)."""
+    recv = c.receiver
+    if c.callee is not Callee.METHOD or recv is None or c.qualname != "generate" \
+            or not (recv.kinds is None or recv.is_(Kind.MODULE)):
+        return None
+    info = ff.class_of(recv)
+    return recv if info is None or info.method("generate") is None else None
+
+
+def _generated_from(c: CallEvent) -> tuple[ast.expr, Value] | None:
+    """The prompt of ``model.generate(...)``: its first positional argument, else its
+    ``input_ids=`` or ``inputs=``, else the one mapping of ``model.generate(**inputs)``."""
+    if c.node.args:
+        a = c.node.args[0]
+        return None if isinstance(a, ast.Starred) else (a, c.args[0])
+    pairs = list(zip(c.node.keywords, c.keywords, strict=False))
+    for k, (name, v) in pairs:
+        if name in ("input_ids", "inputs"):
+            return k.value, v
+    unpacked = [(k.value, v) for k, (name, v) in pairs if name == "**"]
+    return unpacked[0] if len(unpacked) == 1 else None
 
 
 def _input(c: CallEvent) -> tuple[ast.expr, Value] | None:
