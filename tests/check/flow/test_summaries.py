@@ -915,3 +915,29 @@ def test_a_method_init_calls_sees_the_attributes_init_stored() -> None:
     assert w.is_(Kind.TENSOR) and w.origins[0].text == "torch.nn.Parameter(...)"
     prev = s.value_at(11, "prev")
     assert prev.is_(Kind.TENSOR) and prev.origins[0].text == "torch.zeros(...)"
+
+
+def test_the_parameters_a_function_converts_before_any_use(snippet):
+    from torchferry.check.flow.converted import converted_params
+    s = snippet("""
+        import torch
+        def steps(n, x, y, z, w, v):
+            k = int(n)
+            x = x.cpu().int()
+            for i in y.tolist():
+                print(i + x)
+            z = z.to(torch.long)
+            w = torch.zeros(3)
+            return v.to(x.device) * k, z, w
+        def relay(a, b):
+            return steps(a, b, b, b, b, b)
+        def maybe(x, flag):
+            if flag:
+                x = x.cpu()
+            return x + 1
+    """)
+    fns = {n.name: n for n in s.tree.body if isinstance(n, ast.FunctionDef)}
+    # ``z.to(torch.long)`` is a cast on z's device; ``w`` is never read as it came in
+    assert converted_params(s.ff, fns["steps"]) == {0, 1, 2, 5}
+    assert converted_params(s.ff, fns["relay"]) == {0}  # (b is also steps's z, cast only)
+    assert converted_params(s.ff, fns["maybe"]) == frozenset()  # moved on one path only

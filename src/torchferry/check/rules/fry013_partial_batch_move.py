@@ -49,7 +49,12 @@ such items are rarely passed to a loss, but check.
 ## Known limits
 An item that the called model's `forward` hands to torch on the CPU (the `lengths` of
 `pack_padded_sequence`, the targets and lengths of `ctc_loss`, directly or through its own
-helpers, for a model class of the checked files) is not flagged: it must stay there.
+helpers, for a model class of the checked files) is not flagged: it must stay there; nor is
+one that `forward` converts before any other use (`lengths = lengths.cpu().int()`,
+`lengths.tolist()`, `int(n)`, a helper of the run that begins with `mask.to(x.device)`): it
+meets nothing where it came in.  Only a model whose class the file itself builds counts: a
+model given as a parameter (`run_evaluation(loader, model, ...)`) is of no known class
+there, and its later arguments are checked as any module's.
 Only loops over a DataLoader (constructed in the file, a parameter named like one or that
 every call of the file passes a loader built in the file, or an
 iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)["train"]`,
@@ -79,6 +84,7 @@ from torchferry.check.flow import (
     Where,
 )
 from torchferry.check.flow.batches import batch_moves, unmoved_item, whole_batch_of
+from torchferry.check.flow.converted import converted_params
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.vocab import METRIC_UPDATES, OPERATOR_METHODS
 
@@ -197,13 +203,20 @@ def _functional_loss(c: CallEvent) -> bool:
 
 def _not_wanted_on_the_cpu(ff: FileFlow, c: CallEvent, nodes: list[ast.expr]) -> list[ast.expr]:
     """The arguments of a module call less those its ``forward`` hands to torch on the
-    CPU (``decoder(features, captions, lengths)`` packs with ``lengths``)."""
+    CPU (``decoder(features, captions, lengths)`` packs with ``lengths``) or converts before
+    any other use (``lengths = lengths.cpu().int()``, ``lengths.tolist()``, a helper of
+    the run that does ``mask.to(x.device)``): they meet nothing as they come in."""
+    info = ff.class_of(c.func)
+    method = info.method("forward") if info is not None else None
     fwd = ff.forward_of(c.func)
-    if fwd is None or not fwd.cpu_params:
+    if method is None or fwd is None:
         return nodes
-    cpu = {id(a) for i, a in enumerate(c.node.args) if i + 1 in fwd.cpu_params}
+    wanted = set(fwd.cpu_params) | converted_params(method[0].ff, method[1], method[0])
+    if not wanted:
+        return nodes
+    cpu = {id(a) for i, a in enumerate(c.node.args) if i + 1 in wanted}
     cpu |= {id(k.value) for k in c.node.keywords
-            if k.arg in fwd.params and fwd.params.index(k.arg) in fwd.cpu_params}
+            if k.arg in fwd.params and fwd.params.index(k.arg) in wanted}
     return [a for a in nodes if id(a) not in cpu]
 
 
