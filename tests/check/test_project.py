@@ -293,3 +293,119 @@ def test_the_run_hashes_a_file_as_the_cache_does() -> None:
 
     project = Project({"/r/a.py": b"import torch\n"}, packages=set())
     assert project.content_hash("/r/a.py") == content_hash(b"import torch\n")
+
+
+READER = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "class Reader:\n"
+    "    def __init__(self, net):\n"
+    "        self.net = net\n"
+    "\n"
+    "    @staticmethod\n"
+    "    def load(path):\n"
+    "        return Reader(torch.load(path, map_location='cpu'))\n"
+    "\n"
+    "    def predict(self, x):\n"
+    "        scores = self.net(x.cuda(non_blocking=True))\n"
+    "        scores = scores.cpu()\n"
+    "        if scores.dim() > 1:\n"
+    "            return scores.argmax(1)\n"
+    "        return scores\n"
+)
+PREDICTOR = (
+    "from .reader import Reader\n"
+    "\n"
+    "\n"
+    "class Predictor:\n"
+    "    def __init__(self, path):\n"
+    "        self.model = Reader.load(path)\n"
+    "\n"
+    "    def predict_batch(self, batch):\n"
+    "        inputs = [b for b in batch]\n"
+    "        return self.model.predict(inputs[0])\n"
+)
+PREDICT = (
+    "import time\n"
+    "import torch\n"
+    "from pkg import Predictor\n"
+    "t0 = time.time()\n"
+    "predictor = Predictor('model.pt')\n"
+    "x = torch.ones(8, 4, device='cuda')\n"
+    "for i in range(10):\n"
+    "    preds = predictor.predict_batch([x * i])\n"
+    "print('Total time: %.2f' % (time.time() - t0))\n"
+)
+
+
+def _fry006(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int, str]]:
+    for name, text in files.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    opts = Options(root=tmp_path, select=("FRY006",), target_torch_version=None)
+    return codes(check_paths([tmp_path / n for n in files], opts, jobs=1))
+
+
+def test_a_method_of_another_files_class_that_waits_is_a_synchronize(tmp_path: Path) -> None:
+    # ``predictor.predict_batch`` reaches ``self.model.predict`` (the class of ``self.model``
+    # is built by a staticmethod of a class of another file), which copies to the host
+    files = {"pkg/__init__.py": "from .predictor import Predictor\n", "pkg/reader.py": READER,
+             "pkg/predictor.py": PREDICTOR, "predict.py": PREDICT}
+    assert _fry006(tmp_path, files) == []
+    # the copy only on one branch: the timing is reported
+    waits_once = READER.replace("        scores = scores.cpu()\n        if scores.dim() > 1:\n",
+                                "        if scores.dim() > 1:\n            scores = scores.cpu()\n")
+    assert _fry006(tmp_path, {**files, "pkg/reader.py": waits_once}) == [("predict.py", 9, "FRY006")]
+
+
+METRICS = (
+    "def accuracy(out, y):\n"
+    "    return (out.argmax(1) == y).float().mean().item()\n"
+    "\n"
+    "\n"
+    "def report(out, y, verbose=False):\n"
+    "    if verbose:\n"
+    "        print(accuracy(out, y))\n"
+    "    return out\n"
+    "\n"
+    "\n"
+    "def top1(out):\n"
+    "    return out.argmax(1)\n"
+    "\n"
+    "\n"
+    "def to_numpy(x):\n"
+    "    \"\"\"The values of ``x`` on the host.\"\"\"\n"
+    "    if x is None:\n"
+    "        return None\n"
+    "    if isinstance(x, (list, float)):\n"
+    "        return x\n"
+    "    return x.detach().cpu().numpy()\n"
+)
+TIMED = (
+    "import time\n"
+    "import torch\n"
+    "{imp}\n"
+    "net = torch.nn.Linear(4, 2).cuda()\n"
+    "x = torch.ones(8, 4, device='cuda')\n"
+    "y = torch.zeros(8, device='cuda')\n"
+    "t0 = time.perf_counter()\n"
+    "out = net(x)\n"
+    "{call}\n"
+    "print(f'{{time.perf_counter() - t0:.3f}}s')\n"
+)
+
+
+def test_a_function_imported_from_another_file_that_waits_is_a_synchronize(tmp_path: Path) -> None:
+    for imp, call in (("from metrics import accuracy", "acc = accuracy(out, y)"),
+                      ("import metrics", "acc = metrics.accuracy(out, y)"),
+                      ("from metrics import accuracy as acc_of", "acc = acc_of(out, y)"),
+                      ("from metrics import to_numpy", "out = to_numpy(out)")):
+        files = {"metrics.py": METRICS, "timed.py": TIMED.format(imp=imp, call=call)}
+        assert _fry006(tmp_path, files) == [], imp
+
+
+def test_an_imported_function_that_may_return_without_waiting_is_no_synchronize(tmp_path: Path) -> None:
+    for call in ("out = metrics.report(out, y)", "pred = metrics.top1(out)"):
+        files = {"metrics.py": METRICS, "timed.py": TIMED.format(imp="import metrics", call=call)}
+        assert _fry006(tmp_path, files) == [("timed.py", 10, "FRY006")], call

@@ -112,6 +112,9 @@ class FileFlow:
         self._given: dict[tuple[int, tuple[tuple[int, Kind], ...]], ScopeResult] = {}
         #: what each function feeds to modules, see :func:`torchferry.check.flow.feeds.feeds`
         self.feeds_memo: dict[int, dict[int, list[Feed]]] = {}
+        #: whether each function waits for the device before it returns, see
+        #: :func:`torchferry.check.flow.waits.waits`
+        self.waits_memo: dict[int, bool] = {}
         self._reentered: set[int] = set()
         self._scopes: list[tuple[ast.AST, ClassInfo | None, Env | None]] = []
         self._depth = 0

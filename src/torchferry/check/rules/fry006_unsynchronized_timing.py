@@ -12,10 +12,20 @@ an accelerator, or work hidden in a call that is handed such a tensor together w
 one (`print("loss %.4f" % (epoch, loss))`, `f"{acc:.2f}"`) or formats the result of a call
 handed a model (`compute_accuracy(model, loader)`: it returns a device value or has read
 one), `torch.save(model.state_dict(), ...)` (it copies the parameters to the host), or a
-tensor used as a condition (`if (x > 0).any(): break`, `while loss > eps:`). A call to a function defined in the same file whose body synchronizes
-(`_sync(dev)` calling `torch.cuda.synchronize()`) counts as a synchronize, and so does a
-call to a function whose name says it synchronizes (`sync_all()`, `xm.sync()`, not
-`run_async()`).
+tensor used as a condition (`if (x > 0).any(): break`, `while loss > eps:`). A call of a
+function of the run that waits for the device on every path before it returns counts as a
+synchronize: the flow analysis follows the call graph of every file checked -- a function
+of the file or one it imports (`from metrics import accuracy`, `metrics.accuracy(...)`), a
+method of `self`, of the class of `self.model` (built by a class of the run, also through a
+`staticmethod`/`classmethod` returning one) or of a value whose class is known
+(`predictor = Predictor(...)`, then `predictor.predict_batch(batch)` reaching
+`self.model.predict(...)` that ends in `scores.cpu()`). A helper that waits only on some
+paths (`if verbose: print(loss.item())`) does not count, except that an arm of an `if`
+asking which device runs needs no wait (`_sync(dev)` with `if dev.type == "cuda":
+torch.cuda.synchronize()`), nor does a leading guard returning its input (`if x is None:
+return None`); the body of a `for` loop is taken to run (`for p in params:
+p.norm().item()`), that of a `while` loop is not. So does a call to a function whose name says it synchronizes
+(`sync_all()`, `xm.sync()`, not `run_async()`).
 
 The two reads are paired by what is subtracted (`time.perf_counter() - t0`, `t1 - t0`),
 never by source order. An interval that is only compared against a limit (`if time.time()
@@ -60,11 +70,16 @@ offered when that statement starts its own line.
 A printed message that formats the result of a call handed a model is taken to wait even
 when the helper computes nothing on the device (`"%d" % count_parameters(model)`). Work
 hidden inside helper functions is seen only when the call is handed a model and a
-tensor that may be on the device (or is a model's own method given such a tensor); a
-synchronize inside them is seen only when the helper is defined in the same file (it is
-followed through that file's other helpers), so a library call that reads results back
-on the host every step (a generation loop testing for the end token) can still be
-reported. The two clock reads must be in the same function, and an interval is only seen
+tensor that may be on the device (or is a model's own method given such a tensor). A
+wait inside a helper is seen only when the call graph reaches it: a function of the run
+named or imported, or a method of a class whose construction the analysis sees (not of a
+parameter, of a library's return value or of an attribute whose class is unknown), up to
+six calls deep; and only its direct waits (`.item()`, `.cpu()`, `.tolist()`, `.numpy()`,
+`.synchronize()`, `float`/`int`/`bool` of a tensor, `print` of a device tensor) count
+there, not a formatted message or a saved state dict. So a library call that reads
+results back on the host every step (a generation loop testing for the end token) can
+still be reported. An `if` is taken to ask which device runs by the words of its test
+(`cuda`, `mps`, `device`, `.type`, `is_available`), not by what it tests. The two clock reads must be in the same function, and an interval is only seen
 where they are subtracted (`time.time() - t0`, or `t1 - t0` with both names bound to
 clock reads); reads compared with an attribute (`self.last`) are not paired. Work is
 looked for between the two reads in source order: an interval that spans loop iterations
@@ -96,6 +111,7 @@ from torchferry.check.flow.queries import (
     is_tensor,
     on_device_tensor,
 )
+from torchferry.check.flow.waits import call_target, waits
 from torchferry.check.names import end_pos, header_parents, indent_of, pos, tail
 from torchferry.check.scopes import How, Scope, Site, Walker
 
@@ -266,28 +282,19 @@ def _name_loads(scope: Scope, name: str) -> list[tuple[ast.Name, ast.AST]]:
 
 
 class _Helpers:
-    """The file's own functions by name, and whether each one's body waits for the device."""
+    """The file being checked and its device-flow analysis, which knows whether a function
+    of the run a call reaches waits for the device (:mod:`torchferry.check.flow.waits`)."""
 
     def __init__(self, m: Walker, ff: FileFlow) -> None:
         self.m = m
         self.ff = ff  # the device-flow analysis of the file, for what a call's values are
-        self._by_name: dict[str, list[Scope]] | None = None
-        self._syncs: dict[int, bool] = {}
 
-    def named(self, name: str) -> list[Scope]:
-        if self._by_name is None:
-            self._by_name = {}
-            for fs in self.m.functions:
-                self._by_name.setdefault(fs.name, []).append(fs)
-        return self._by_name.get(name, [])
-
-    def syncs(self, fs: Scope) -> bool:
-        key = id(fs)
-        r = self._syncs.get(key)
-        if r is None:
-            self._syncs[key] = False  # a recursive helper does not sync through itself
-            r = self._syncs[key] = any(_syncs(self.m, s, self) for s in fs.calls)
-        return r
+    def waits(self, s: Site[ast.Call]) -> bool:
+        """Does the call reach a function of the run that waits on every path?"""
+        fn = s.ctx.scope.node
+        cls = self.ff.method_of.get(id(fn)) if fn is not None else None
+        target = call_target(self.ff, s.node, cls)
+        return target is not None and waits(*target)
 
 
 def _syncs(m: Walker, s: Site, helpers: _Helpers) -> bool:
@@ -303,7 +310,7 @@ def _syncs(m: Walker, s: Site, helpers: _Helpers) -> bool:
     name = tail(func)
     if name is None:
         return False
-    if any(helpers.syncs(fs) for fs in helpers.named(name)):  # defined in this file
+    if helpers.waits(s):  # a function of the run that waits on every path
         return True
     # named so (even when defined here: its body may wait through calls we cannot follow)
     return bool(_SYNC_NAME.search(name))
