@@ -13,6 +13,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import MeetEvent, ScopeResult
 from torchferry.check.flow.lattice import (
     BOTTOM,
@@ -136,13 +137,7 @@ class Interp:
 
     def _bind_params(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> None:
         a = fn.args
-        names = [x.arg for x in a.posonlyargs + a.args]
-        if a.vararg:
-            names.append(a.vararg.arg)
-        names += [x.arg for x in a.kwonlyargs]
-        if a.kwarg:
-            names.append(a.kwarg.arg)
-        self.res.params = tuple(names)
+        names = self.res.params = param_names(fn)
         method = self.cls is not None and not any(
             isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
             for d in fn.decorator_list)
