@@ -238,12 +238,20 @@ def _budget_check(m: Walker, scope: Scope, op: Site) -> bool:
     if isinstance(parent, ast.Compare):
         return True
     st = op.stmt
-    if not (isinstance(st, ast.Assign) and st.value is n and len(st.targets) == 1
-            and isinstance(st.targets[0], ast.Name)):
+    name = _bound_name(op)
+    if name is None:
         return False
-    name = st.targets[0].id
     uses = [u for u in _name_loads(scope, name) if pos(u[0]) > end_pos(st)]
     return bool(uses) and all(isinstance(p, ast.Compare) for _, p in uses)
+
+
+def _bound_name(op: Site) -> str | None:
+    """The name ``op`` is the whole value of, in ``name = op``; else None."""
+    st = op.stmt
+    if (isinstance(st, ast.Assign) and st.value is op.node and len(st.targets) == 1
+            and isinstance(st.targets[0], ast.Name)):
+        return st.targets[0].id
+    return None
 
 
 def _never_read(scope: Scope, op: Site) -> bool:
@@ -254,12 +262,9 @@ def _never_read(scope: Scope, op: Site) -> bool:
     ``eval``/``exec``.
     Only in a function: a module's names can be imported, and a notebook's later cells
     read them."""
-    st = op.stmt
-    if not (isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef))
-            and isinstance(st, ast.Assign) and st.value is op.node and len(st.targets) == 1
-            and isinstance(st.targets[0], ast.Name)):
+    name = _bound_name(op)
+    if name is None or not isinstance(scope.node, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return False
-    name = st.targets[0].id
     for node in ast.walk(scope.node):
         if isinstance(node, (ast.Global, ast.Nonlocal)) and name in node.names:
             return False
