@@ -1049,6 +1049,9 @@ class RecallCase:
     path: Path
     expected: set[tuple[int, str]]  #: (line, code) from the inline markers
     found: set[tuple[int, str]]  #: (line, code) that ferry check reported
+    #: the reproduction the file belongs to: the file itself, or its directory (a
+    #: reproduction of several files of one repository, checked as one project)
+    report: Path | None = None
 
     @property
     def source(self) -> str:
@@ -1086,11 +1089,13 @@ def recall_cases(
     half: str = "all",
     test: set[str] | None = None,
     select: Sequence[str] = ("ALL",),
+    alone: bool = False,
 ) -> list[RecallCase]:
     """Check every reproduction (all rules, in this process) against its markers: a line
-    ending in ``# FRY003`` must get that finding.  ``half`` keeps the reproductions of
-    the development or test half (``test``: the test repositories, by default those of
-    the committed split)."""
+    ending in ``# FRY003`` must get that finding; one case per file.  ``half`` keeps the
+    reproductions of the development or test half (``test``: the test repositories, by
+    default those of the committed split).  A directory reproduction is checked as one
+    project, as ``ferry check DIR`` does; ``alone``: each of its files by itself."""
     src = str(checker_src())
     if src not in sys.path:
         sys.path.insert(0, src)
@@ -1099,20 +1104,63 @@ def recall_cases(
     if half != "all" and test is None:
         test = load_split()["recall"]
     cases = []
-    for path in sorted(fixtures.glob("*.py")):
-        if not in_half(repo_key(_source_of(path)), test or set(), half):
+    for report in reproductions(fixtures):
+        files = _report_files(report)
+        if not files or not in_half(repo_key(_source_of(files[0])), test or set(), half):
             continue
-        source = path.read_text(encoding="utf-8")
-        expected: set[tuple[int, str]] = set()
-        for lineno, text in enumerate(source.splitlines(), 1):
-            m = _MARKER.search(text)
-            if m:
-                expected.update((lineno, c.strip()) for c in m.group(1).split(","))
-        found = {
-            (f.line, f.code) for f in check_source(source, str(path), select=list(select) or None)
-        }
-        cases.append(RecallCase(path, expected, found))
+        if report.is_dir() and not alone:
+            found = _project_findings(files, report, select)
+        else:
+            found = {
+                path: {
+                    (f.line, f.code)
+                    for f in check_source(
+                        path.read_text(encoding="utf-8"), str(path), select=list(select) or None
+                    )
+                }
+                for path in files
+            }
+        cases.extend(RecallCase(p, _markers(p), found[p], report) for p in files)
     return cases
+
+
+def reproductions(fixtures: Path) -> list[Path]:
+    """The reproductions in ``fixtures``: each ``*.py`` file, and each directory (the
+    files of one repository that a report needs, at their paths in it)."""
+    return sorted(
+        p
+        for p in fixtures.iterdir()
+        if (p.suffix == ".py" and p.is_file())
+        or (p.is_dir() and not p.name.startswith((".", "__")))
+    )
+
+
+def _report_files(report: Path) -> list[Path]:
+    if report.is_file():
+        return [report]
+    return sorted(p for p in report.rglob("*.py") if "__pycache__" not in p.parts)
+
+
+def _markers(path: Path) -> set[tuple[int, str]]:
+    """The (line, code) findings a reproduction's inline markers expect."""
+    expected: set[tuple[int, str]] = set()
+    for lineno, text in enumerate(path.read_text(encoding="utf-8").splitlines(), 1):
+        m = _MARKER.search(text)
+        if m:
+            expected.update((lineno, c.strip()) for c in m.group(1).split(","))
+    return expected
+
+
+def _project_findings(
+    files: list[Path], root: Path, select: Sequence[str]
+) -> dict[Path, set[tuple[int, str]]]:
+    """Check a directory reproduction's files as one run (``ferry check DIR``), the
+    analysis following calls and imports between them; findings per file."""
+    from torchferry.check.runner import Options, check_paths
+
+    opts = Options(root=root, select=tuple(select) or None, target_torch_version=None)
+    outcomes = check_paths(files, opts, jobs=1)
+    return {o.path: {(d.line, d.code) for d in o.diagnostics} for o in outcomes}
 
 
 def recall_table(cases: Sequence[RecallCase]) -> tuple[str, int, int]:
@@ -1136,30 +1184,52 @@ def recall_table(cases: Sequence[RecallCase]) -> tuple[str, int, int]:
 
 
 def recall_mode(
-    fixtures: Path = RECALL_FIXTURES, half: str = "all", select: Sequence[str] = ("ALL",)
+    fixtures: Path = RECALL_FIXTURES,
+    half: str = "all",
+    select: Sequence[str] = ("ALL",),
+    alone: bool = False,
 ) -> int:
     """Print recall per rule on the reproductions in ``fixtures`` (``select``: the rules
-    run; ``()`` is the default rule set)."""
-    cases = recall_cases(fixtures, half, select=select)
+    run; ``()`` is the default rule set; ``alone``: each file of a directory reproduction
+    checked by itself)."""
+    cases = recall_cases(fixtures, half, select=select, alone=alone)
     text, caught, total = recall_table(cases)
+    reports: dict[Path, bool] = {}
+    for c in cases:
+        key = c.report or c.path
+        reports[key] = reports.get(key, True) and c.expected <= c.found
+    dirs = sum(1 for r in reports if r.is_dir())
     which = "" if half == "all" else f", {half} half"
-    print(f"recall on {len(cases)} reproductions of public bug reports ({fixtures}{which}):")
+    how = f"; {dirs} of them directories" + (", each file alone" if alone else ", one run each")
+    print(
+        f"recall on {len(reports)} reproductions of public bug reports ({fixtures}{which}"
+        f"{how if dirs else ''}):"
+    )
     measured = Path(sys.modules["torchferry"].__file__ or "torchferry").parent
     print(f"rules of {measured}\n")
     print(text)
-    full = sum(1 for c in cases if c.expected <= c.found)
-    print(f"\nreports with every expected finding caught: {full} of {len(cases)}")
+    print(
+        f"\nreports with every expected finding caught: {sum(reports.values())} of {len(reports)}"
+    )
     misses = [(c, m) for c in cases for m in sorted(c.expected - c.found)]
     if misses:
         print("\nmissed:")
         for case, (line, code) in misses:
-            print(f"  {case.path.name}:{line}: {code}  ({case.source})")
+            print(f"  {_shown(case, fixtures)}:{line}: {code}  ({case.source})")
     extra = [(c, f) for c in cases for f in sorted(c.found - c.expected)]
     if extra:
         print("\nfound on lines no marker expects (read each: real, debatable or false):")
         for case, (line, code) in extra:
-            print(f"  {case.path.name}:{line}: {code}")
+            print(f"  {_shown(case, fixtures)}:{line}: {code}")
     return 0
+
+
+def _shown(case: RecallCase, fixtures: Path) -> str:
+    """A case's file as listed: its name, or its path inside the set's directory."""
+    try:
+        return case.path.relative_to(fixtures).as_posix()
+    except ValueError:
+        return case.path.name
 
 
 # -- main ----------------------------------------------------------------------------
@@ -1221,6 +1291,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         default=RECALL_FIXTURES,
         help=f"with --recall: the reproductions to check (default: {RECALL_FIXTURES})",
+    )
+    ap.add_argument(
+        "--alone",
+        action="store_true",
+        help="with --recall: check each file of a directory reproduction by itself "
+        "(default: a directory is one run, as ferry check DIR)",
     )
     ap.add_argument(
         "--half",
@@ -1306,7 +1382,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         if not args.fixtures.is_dir():
             ap.error(f"--fixtures {args.fixtures}: not a directory")
         select = () if args.select == "DEFAULT" else [c.strip() for c in args.select.split(",")]
-        return recall_mode(args.fixtures, args.half, select)
+        return recall_mode(args.fixtures, args.half, select, args.alone)
     chosen = [held for name, held in HELD_OUT_SETS.items() if getattr(args, name)]
     if len(chosen) > 1:
         ap.error(

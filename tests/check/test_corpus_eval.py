@@ -350,3 +350,40 @@ def test_recall_measures_the_torchferry_on_pythonpath(tmp_path: Path) -> None:
     assert cc.checker_src(path) == other.resolve()
     assert cc.checker_src(str(plain)) == cc.REPO / "src"
     assert cc.checker_src("") == cc.REPO / "src"
+
+
+def test_a_directory_reproduction_is_checked_as_one_project(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    """show.py's ``to_cpu(x)`` is read in helpers.py: only a run over both files knows its
+    result is on the CPU (alone, a callable given a device tensor returns it there)."""
+    head = "# Source: https://github.com/o/r/issues/1\n# Report: x\n"
+    rep = tmp_path / "q01_converted_by_a_helper"
+    (rep / "pkg").mkdir(parents=True)
+    (rep / "pkg" / "helpers.py").write_text(
+        head + "def to_cpu(x):\n    return x.detach().cpu()\n\n\ndef double(x):\n    return x * 2\n"
+    )
+    (rep / "show.py").write_text(
+        head + "import torch\nfrom pkg.helpers import double, to_cpu\n"
+        "x = torch.ones(2, device='cuda')\na = to_cpu(x).numpy()\nb = double(x).numpy()  # FRY003\n"
+    )
+    (tmp_path / "single.py").write_text(head + "import torch\ny = 1  # FRY002\n")
+    cases = cc.recall_cases(tmp_path, select=("FRY003",))
+    assert [(c.path.name, c.report) for c in cases] == [
+        ("helpers.py", rep),
+        ("show.py", rep),
+        ("single.py", tmp_path / "single.py"),
+    ]
+    assert [(c.expected, c.found) for c in cases[:2]] == [
+        (set(), set()),
+        ({(7, "FRY003")}, {(7, "FRY003")}),
+    ]
+    alone = cc.recall_cases(tmp_path, select=("FRY003",), alone=True)
+    assert alone[1].found == {(6, "FRY003"), (7, "FRY003")}
+    cc.recall_mode(tmp_path, select=("FRY003",))
+    out = capsys.readouterr().out
+    assert "recall on 2 reproductions" in out and "1 of them directories, one run each" in out
+    assert "reports with every expected finding caught: 1 of 2" in out
+    assert "single.py:4: FRY002" in out and "q01_converted_by_a_helper/show.py" not in out
+    cc.recall_mode(tmp_path, select=("FRY003",), alone=True)
+    assert "q01_converted_by_a_helper/show.py:6: FRY003" in capsys.readouterr().out
