@@ -1,6 +1,6 @@
 """Recall of ``ferry check`` on the held-out sets of public bug reports.
 
-Seven sets, each gathered after the one before it had been measured, and each kept away
+Eight sets, each gathered after the one before it had been measured, and each kept away
 from the work on the rules while it was gathered:
 
 * ``unseen/fixtures/``: measured, never tuned on;
@@ -14,10 +14,14 @@ from the work on the rules while it was gathered:
 * ``dock/fixtures/``: gathered after the vault set had been measured, one report per
   repository;
 * ``pier/fixtures/``: gathered after the dock set had been measured, one report per
+  repository;
+* ``quay/fixtures/``: gathered after the pier set had been measured, one report per
   repository.
 
 Each reproduction copies the original file at a commit where the reported mistake is
-present (trimmed only of unrelated code, as its header says), with the expected findings
+present (trimmed only of unrelated code, as its header says), or, where the place of the
+faulty value is decided in another file, a directory of the repository's files at their
+repository-relative paths, each file with the same header, with the expected findings
 (``# FRY010``) written from the report and the code and committed before ``ferry check``
 first ran on it.  Their recall is measured and reported (``python
 benchmarks/check_corpus.py --recall --fixtures tests/check/recall/<set>/fixtures``), not
@@ -37,7 +41,16 @@ import pytest
 
 HERE = Path(__file__).parent
 #: the held-out sets, oldest first, and how many reports a repository may give each
-SETS = {"unseen": 2, "blind": 1, "held": 1, "sealed": 1, "vault": 1, "dock": 1, "pier": 1}
+SETS = {
+    "unseen": 2,
+    "blind": 1,
+    "held": 1,
+    "sealed": 1,
+    "vault": 1,
+    "dock": 1,
+    "pier": 1,
+    "quay": 1,
+}
 #: every directory of reproductions: the development/test fixtures, the fresh set, the
 #: held-out sets
 REPORTS = {
@@ -49,17 +62,38 @@ _COMMIT = re.compile(r"# Code: [\w.-]+/[\w.-]+@[0-9a-f]{40}\b")
 _SOURCE = re.compile(r"# Source: https://github\.com/[\w.-]+/[\w.-]+/(issues|pull)/\d+$")
 
 
+def _reports(name: str) -> list[Path]:
+    """The reproductions of a set: each ``*.py`` file, and each directory (one report
+    made of several files of the repository)."""
+    root = REPORTS[name]
+    return sorted(p for p in root.iterdir() if p.suffix == ".py" or _is_report_dir(p))
+
+
+def _is_report_dir(path: Path) -> bool:
+    return path.is_dir() and path.name != "__pycache__"
+
+
+def _sources(report: Path) -> list[Path]:
+    """The Python files of one reproduction: the file itself, or a directory's files."""
+    if report.is_dir():
+        return sorted(p for p in report.rglob("*.py") if "__pycache__" not in p.parts)
+    return [report]
+
+
 def _files(name: str) -> list[Path]:
-    return sorted(REPORTS[name].glob("*.py"))
+    return [f for report in _reports(name) for f in _sources(report)]
 
 
 def _repos(name: str, cc: ModuleType) -> set[str]:
-    return {cc.repo_key(cc._source_of(p)) for p in _files(name)}
+    return {cc.repo_key(cc._source_of(_sources(r)[0])) for r in _reports(name)}
 
 
-@pytest.mark.parametrize(
-    "path", [p for name in SETS for p in _files(name)], ids=lambda p: f"{p.parts[-3]}/{p.name}"
-)
+def _report_id(path: Path) -> str:
+    fixtures = next(p for p in path.parents if p.name == "fixtures")
+    return f"{fixtures.parent.name}/{path.relative_to(fixtures).as_posix()}"
+
+
+@pytest.mark.parametrize("path", [p for name in SETS for p in _files(name)], ids=_report_id)
 def test_each_reproduction_cites_its_source_commit_and_trimming(path: Path, cc: ModuleType):
     text = path.read_text(encoding="utf-8")
     lines = text.splitlines()
@@ -67,7 +101,8 @@ def test_each_reproduction_cites_its_source_commit_and_trimming(path: Path, cc: 
     assert "# Report:" in text, "what the report says"
     assert _COMMIT.search(text), "the repository and the full commit the code is copied from"
     assert "trimmed:" in text, "what was left out of the copied file"
-    assert any(cc._MARKER.search(line) for line in lines), "no expected finding"
+    if path.parent.name == "fixtures":
+        assert any(cc._MARKER.search(line) for line in lines), "no expected finding"
     assert "\r" not in text
     with warnings.catch_warnings():  # the copied code's own (``x is not -1``, ``"\\c"``)
         warnings.simplefilter("ignore", SyntaxWarning)
@@ -75,11 +110,27 @@ def test_each_reproduction_cites_its_source_commit_and_trimming(path: Path, cc: 
         compile(text, str(path), "exec")
 
 
+@pytest.mark.parametrize(
+    "report",
+    [r for name in SETS for r in _reports(name) if r.is_dir()],
+    ids=_report_id,
+)
+def test_a_directory_reproduction_is_one_report_of_one_commit(report: Path, cc: ModuleType):
+    files = _sources(report)
+    assert len(files) >= 2, "a directory holds several files of the repository"
+    texts = [f.read_text(encoding="utf-8") for f in files]
+    heads = {tuple(text.splitlines()[:4]) for text in texts}
+    assert len(heads) == 1, "every file starts with the same four header lines"
+    assert any(cc._MARKER.search(line) for text in texts for line in text.splitlines()), (
+        "no expected finding in any file of the directory"
+    )
+
+
 @pytest.mark.parametrize("name", SETS)
 def test_a_set_comes_from_repositories_in_no_other_set(name: str, cc: ModuleType) -> None:
-    files, repos = _files(name), _repos(name, cc)
-    assert len(files) >= 25 and len(repos) >= 25, "many repositories, not a cluster"
-    assert len(files) <= SETS[name] * len(repos), "reports per repository"
+    reports, repos = _reports(name), _repos(name, cc)
+    assert len(reports) >= 25 and len(repos) >= 25, "many repositories, not a cluster"
+    assert len(reports) <= SETS[name] * len(repos), "reports per repository"
     for other in REPORTS:
         if other != name:
             common = repos & _repos(other, cc)
@@ -90,7 +141,7 @@ def test_a_set_comes_from_repositories_in_no_other_set(name: str, cc: ModuleType
 
 def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
     packages = {cc._norm(n) for n, _ in (*cc.CORPUS, *cc.FRESH, *cc.UNSEEN, *cc.BLIND, *cc.SEALED)}
-    for name in ("blind", "held", "sealed", "vault", "dock", "pier"):
+    for name in ("blind", "held", "sealed", "vault", "dock", "pier", "quay"):
         names = {cc._norm(r.split("/")[-1]) for r in _repos(name, cc)}
         assert not names & packages, (name, sorted(names & packages))
 
@@ -127,5 +178,5 @@ def test_the_newest_code_bases_are_in_no_other_set(
 def test_recall_on_a_set_is_measured(name: str, cc: ModuleType) -> None:
     cases = cc.recall_cases(REPORTS[name])
     table, caught, total = cc.recall_table(cases)
-    assert len(cases) == len(_files(name)) and total >= len(cases)
+    assert len(cases) == len(_reports(name)) and total >= len(cases)
     assert 0 <= caught <= total and "| all |" in table
