@@ -139,6 +139,17 @@ def test_the_pier_labels_file_names_only_pier_code_bases() -> None:
     assert len(cc.PIER_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.PIER_EXTRA)
 
 
+def test_the_quay_labels_file_names_only_quay_code_bases() -> None:
+    """The quay set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_QUAY_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_QUAY_LABELS)
+    known = {cc._norm(n) for n, _ in cc.QUAY} | {r.replace("/", "-") for r, _ in cc.QUAY_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["quay"].labels == cc.DEFAULT_QUAY_LABELS
+    assert len(cc.QUAY_EXTRA) == 19 and all(len(commit) == 40 for _, commit in cc.QUAY_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -296,6 +307,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--dock", "--half", "dev"],
         ["--pier", "--dock"],
         ["--pier", "--half", "test"],
+        ["--quay", "--pier"],
+        ["--quay", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -310,6 +323,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "dock-half",
         "pier-and-another",
         "pier-half",
+        "quay-and-another",
+        "quay-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
