@@ -20,7 +20,7 @@ import sys
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from torchferry._internal.atomic import ChangedSinceRead, clean_stale_temps, write_bytes
 from torchferry.check import engine
@@ -40,6 +40,9 @@ __all__ = [
     "check_text",
     "display_path",
 ]
+
+if TYPE_CHECKING:
+    from torchferry.check.flow import Project
 
 #: Files whose bytes do not contain this are skipped without being parsed.
 PREFILTER = b"torch"
@@ -541,7 +544,7 @@ def check_paths(
     # the target torch version changes findings: part of each entry's key
     salt = ".".join(map(str, opts.torch_version or ()))
     readable: list[tuple[int, Path, bytes, str]] = []
-    context: list[tuple[Path, bytes]] = []  # the files the pre-filter skips
+    context: list[tuple[int, Path, bytes]] = []  # the files the pre-filter skips
     for i, path in enumerate(paths):
         display = display_path(path, cwd)
         limit = opts.max_file_size
@@ -559,7 +562,7 @@ def check_paths(
             outcomes[i] = FileOutcome(path, display, skipped=True,
                                       note=_other_language(path, data))
             if path.suffix == ".py":  # not checked, but a file that is may import it
-                context.append((path, data))
+                context.append((i, path, data))
             continue
         readable.append((i, path, data, display))
     # the nn.Module classes the files of this run define, known to every file's checks
@@ -567,7 +570,7 @@ def check_paths(
     # another file, is a module all the same)
     from torchferry.check.project import fingerprint, module_classes
 
-    classes = module_classes([*(data for _, _, data, _ in readable), *(d for _, d in context)])
+    classes = module_classes([*(data for _, _, data, _ in readable), *(d for _, _, d in context)])
     if classes:
         opts = replace(opts, module_classes=classes)
         salt += "/" + fingerprint(classes)
@@ -575,11 +578,12 @@ def check_paths(
     # the bytes of the files it imports, transitively
     from torchferry.check.flow import Project
 
-    files = {os.path.abspath(p): d for p, d in context}
+    files = {os.path.abspath(p): d for _, p, d in context}
     files.update((os.path.abspath(p), d) for _, p, d, _ in readable)
     project = Project(files, module_classes=classes,
                       parse=engine.parse_nested)
     opts = replace(opts, project=project)
+    readable += _given_tensors(project, context, readable, outcomes, cwd)
     for i, path, data, display in readable:
         if cache is not None:
             key = os.path.abspath(path)
@@ -618,6 +622,26 @@ def check_paths(
                     continue
             cache.put(str(path), digest, [d.to_json() for d in out.diagnostics])
     return [o for o in outcomes if o is not None]
+
+
+def _given_tensors(project: Project, context: list[tuple[int, Path, bytes]],
+                   readable: list[tuple[int, Path, bytes, str]], outcomes: list[FileOutcome | None],
+                   cwd: Path) -> list[tuple[int, Path, bytes, str]]:
+    """The files the pre-filter skipped that are checked all the same: a file of the run
+    that mentions torch imports them (``viz.py``, whose ``show(net)`` reads
+    ``net.conv1.weight.data.numpy()``, called by ``main.py`` with ``net.cuda()``), and few
+    enough files import them for their calls to be known (:meth:`Project.importers`)."""
+    if not context:
+        return []
+    checked = {os.path.abspath(p) for _, p, _, _ in readable}
+    out = []
+    for i, path, data in context:
+        by = project.importers(os.path.abspath(path))
+        if not by or not by & checked:
+            continue
+        outcomes[i] = None
+        out.append((i, path, data, display_path(path, cwd)))
+    return out
 
 
 #: A notebook file may be this many times ``max_file_size`` (outputs, images);

@@ -83,6 +83,13 @@ class ClassInfo:
         return None
 
 
+def in_file(v: Value, other: FileFlow, ff: FileFlow) -> Value:
+    """``v`` of ``other``'s analysis as ``ff``'s findings cite it: its origins name their file."""
+    if other is ff:
+        return v
+    return v._replace(origins=tuple(o if o.path else o._replace(path=other.path) for o in v.origins))
+
+
 class FileFlow:
     """The analysis of one file (see the module docstring)."""
 
@@ -529,6 +536,26 @@ class FileFlow:
             out.append((caller, v))
         return out
 
+    def run_arguments(self, fn: ast.AST, k: int) -> list[tuple[FileFlow, ScopeResult, Value]] | None:
+        """What the calls of the run pass for parameter ``k`` of ``fn``: (the calling file,
+        its scope, the argument) for this file's calls (:meth:`arguments`) and, for a
+        function defined at module level, those of the files that import this one when
+        the run knows them all (:meth:`Project.foreign_calls`; an argument of another file
+        has its origins cite that file).  None when a call leaves ``k`` unbound or spreads
+        ``*args``.  A function no file of the run calls gets ``[]``: its callers decide."""
+        mine = self.arguments(fn, k)
+        if mine is None:
+            return None
+        out: list[tuple[FileFlow, ScopeResult, Value]] = [(self, c, v) for c, v in mine]
+        if self.project is None or self.is_method(fn):
+            return out
+        for other, caller, _, bound in self.project.foreign_calls(self, fn) or ():
+            v = bound.get(str(k))
+            if v is None:
+                return None
+            out.append((other, caller, v))
+        return out
+
     def forward_of(self, module: Value) -> ScopeResult | None:
         """The interpretation of ``forward`` of the class of the run that built ``module``
         in this file (``DecoderRNN(...)``, imported or not), or None when not known."""
@@ -560,12 +587,30 @@ class FileFlow:
         class, of a base or of a subclass that moves its own object there
         (``self.cuda()``, ``self.to(device)``): in the methods of ``cls``, ``self`` -- its
         submodules, parameters and buffers -- may be there too.  None when no call of the
-        interpreted scopes shows one (complete once :meth:`results` has been consumed)."""
+        interpreted scopes shows one (complete once :meth:`results` has been consumed).
+        When this file shows none, the files of the run that import it, directly or not,
+        are asked the same (the model class of ``model.py`` that ``train.py`` moves), when
+        :meth:`Project.importers` knows them; the move found there cites its file."""
         key = (id(cls), len(self._results))  # (asked again once more scopes are known)
         if key in self._instances:
             return self._instances[key]
-        found = None
-        for res in list(self._results.values()):
+        found = self._moved_instance(cls, list(self._results.values()))
+        if found is None and self.project is not None:
+            for path in sorted(self.project.importers(self.path) or ()):
+                other = self.project.file_flow(path)
+                if other is None or other is self:
+                    continue
+                v = other._moved_instance(cls, list(other.results()))
+                if v is not None:
+                    found = in_file(v, other, self)
+                    break
+        self._instances[key] = found
+        return found
+
+    def _moved_instance(self, cls: ClassInfo, scopes: list[ScopeResult]) -> Value | None:
+        """The first call of ``scopes`` (of this file) that puts an instance of ``cls`` on
+        an accelerator, or moves its own object there (see :meth:`instance_on_device`)."""
+        for res in scopes:
             for c in res.calls.values():
                 v = c.result
                 if not v.is_(Kind.MODULE) or not v.places or ACCEL not in v.places:
@@ -575,12 +620,8 @@ class FileFlow:
                 if made is not None and any(k is cls for k in mro(made)) or \
                         mover is not None and (any(k is cls for k in mro(mover)) or
                                                any(k is mover for k in mro(cls))):
-                    found = v
-                    break
-            if found is not None:
-                break
-        self._instances[key] = found
-        return found
+                    return v
+        return None
 
     def _moves_itself(self, res: ScopeResult, call: CallEvent) -> ClassInfo | None:
         """The ``nn.Module`` class whose method ``res`` moves its own object with ``call``
@@ -614,10 +655,11 @@ class FileFlow:
     def placed(self, res: ScopeResult, v: Value, depth: int = 0) -> Value:
         """``v`` of the scope ``res`` with the places of parameters resolved where the file
         says where they are: ``self`` of a module's method by the instances it moves (see
-        :meth:`self_placed`), another parameter by what this file's calls of the function
-        pass for it, followed through the callers' own parameters (three calls deep).  A
-        parameter no call of this file binds (a public function, a ``forward`` called as
-        ``model(x)``) keeps its symbolic place."""
+        :meth:`self_placed`), another parameter by what the run's calls of the function
+        pass for it (:meth:`run_arguments`: this file's, and other files' calls of a
+        function defined at module level), followed through the callers' own parameters
+        (three calls deep).  A parameter no call of the run binds (a public function, a
+        ``forward`` called as ``model(x)``) keeps its symbolic place."""
         v = self.self_placed(res, v)
         if not v.places or depth >= 3:
             return v
@@ -626,10 +668,11 @@ class FileFlow:
         for p in v.places:
             if p.where is not Where.PARAM or p == param(0) and self.method_of.get(id(res.node)):
                 continue
-            given = self.arguments(res.node, int(p.ref))
+            given = self.run_arguments(res.node, int(p.ref))
             if not given:
                 continue  # no call, or one that leaves it unbound: the callers decide
-            found = [self.placed(caller, a, depth + 1) for caller, a in given]
+            found = [in_file(other.placed(caller, a, depth + 1), other, self)
+                     for other, caller, a in given]
             if any(a.places is None for a in found):
                 continue
             for a in found:  # (a caller's own symbolic places mean nothing here)
@@ -648,7 +691,7 @@ class FileFlow:
         ``model.to(device)`` puts it: on an accelerator already, or computed from ``self``
         of an ``nn.Module``'s method other than ``__init__`` (its submodules' outputs, its
         parameters and buffers), from an input of its ``forward``, or from a parameter
-        that a call of this file gives such a value (three calls deep)?"""
+        that a call of the run gives such a value (:meth:`run_arguments`, three calls deep)?"""
         # (a parameter's kind from its uses, ``x.view(-1)``, never from a hint)
         kinds = res.kind_of(v._replace(kinds=None) if v.basis is Basis.HINT else v)
         if not v.places or kinds is not None and not kinds & {Kind.TENSOR, Kind.BATCH}:
@@ -669,8 +712,8 @@ class FileFlow:
             if cls is not None:  # its class's methods call it: interpret them all
                 for fn in cls.methods.values():
                     self.result(fn, cls)
-            given = self.arguments(res.node, k)
-            if given and any(self.follows_model(caller, a, depth + 1) for caller, a in given):
+            given = self.run_arguments(res.node, k)
+            if given and any(other.follows_model(caller, a, depth + 1) for other, caller, a in given):
                 return True
         return False
 

@@ -104,6 +104,8 @@ class Project:
         self._digests: dict[str, str] = {}
         self._folders: dict[str, str] = {}
         self._importers: dict[str, set[str]] | None = None
+        #: :meth:`foreign_calls` per function, while one file is checked
+        self._foreign: dict[tuple[str, str, int], list[ForeignCall] | None] = {}
         self.budget = Budget(SUMMARY_BUDGET)
 
     # -- module names -------------------------------------------------------------------
@@ -170,6 +172,7 @@ class Project:
         self._flows[ff.path] = ff
         self._texts.pop(ff.path, None)
         self.budget = Budget(SUMMARY_BUDGET)
+        self._foreign.clear()
 
     def tree_of(self, path: str, source: str) -> ast.Module | None:
         """The syntax tree of ``source`` if a call reached ``path`` before its own turn and
@@ -276,10 +279,16 @@ class Project:
         name = getattr(fn, "name", None)
         if name is None or owner.defs.get(name) is not fn:
             return None
+        key = (owner.path, name, getattr(fn, "lineno", 0))
+        if key not in self._foreign:
+            self._foreign[key] = self._foreign_calls(owner, name, key)
+        return self._foreign[key]
+
+    def _foreign_calls(self, owner: FileFlow, name: str,
+                       key: tuple[str, str, int]) -> list[ForeignCall] | None:
         files = self.importers(owner.path)
         if files is None:
             return None
-        key = (owner.path, name, getattr(fn, "lineno", 0))
         out: list[ForeignCall] = []
         for p in sorted(files):
             other = self.file_flow(p)

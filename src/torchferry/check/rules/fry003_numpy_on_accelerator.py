@@ -40,18 +40,21 @@ a 1-D array) reads it with `float()`, which works on any device, and is not flag
 type (`torch.set_default_device("cuda")`, `set_default_device(f"cuda:{rank}")`,
 `set_default_tensor_type("torch.cuda.FloatTensor")` or `(torch.cuda.FloatTensor)`),
 tensors and layers made without a device are on the GPU. A parameter is placed by the
-calls of its function in the same file: where one passes a tensor that may be on the
+calls of its function in the run (in the same file and, for a function defined at module
+level, in the checked files that import its file: `show_filters(net.cuda())` in `main.py`
+of a helper of `viz.py` that reads `network.conv1.weight.data.numpy()`): where one passes a tensor that may be on the
 accelerator (`train(net, ...)` after `net.to(device)`, then `metrics.confusion_matrix(y,
 net(x).max(1)[1])` in `train`), followed through the callers' own parameters, three calls
 deep. In a method of an `nn.Module` class, what its submodules, parameters and buffers give
 is on the accelerator where the file puts an instance of the class there (`model =
-Net().to(device)`), or where a method of the class, of a base or of a subclass moves its
+Net().to(device)`; or, when the file shows none, a checked file that imports it: the
+training script that moves the model class of `model.py`), or where a method of the class, of a base or of a subclass moves its
 own object (`if self.on_gpu: self.cuda()` in `build`); not in `__init__`, nor in a method
 only `__init__` calls: the module is built on the CPU. The finding's evidence
 names where the tensor (or its module) was moved or made, and where it reaches NumPy.
 
 Quiet where the analysis does not establish it: a parameter (annotated `torch.Tensor` or
-not) of a function no call of the file gives a tensor on the accelerator (the callers
+not) of a function no call of the run gives a tensor on the accelerator (the callers
 decide where it lives, or whether it is a tensor at all), a model built on
 the CPU and never moved here, a value brought home under a test on its device or on
 the accelerator (`out = out.cpu() if out.is_cuda else out`, `if train_on_gpu: p = p.cpu()`),
@@ -104,11 +107,11 @@ unsafe: a global, an attribute or a function's return may be a NumPy array, on w
 gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
-A tensor that comes in as a parameter is placed only by the calls of the same file: one
-given by another file (`evaluate(labels, scores)` in a training script, `accuracy(predictions,
-labels)` of a metrics module), or an input of a
-`forward` called as `model(x)`, is not flagged, whatever the callers pass; so a tensor
-handed to a helper of another file (`plot_img(c.t().data)`, whose `plt.imshow` is in
+A tensor that comes in as a parameter is placed only by the calls of the run: one given
+by a file that is not checked with it (`ferry check utils.py` alone, or a helper whose file
+more than eight checked files import), a method's parameter given by another file, or an
+input of a `forward` called as `model(x)`, is not flagged, whatever the callers pass; so a
+tensor handed to such a helper (`plot_img(c.t().data)`, whose `plt.imshow` is in
 `utils.py`) is flagged neither at the call nor in the helper. NumPy's and matplotlib's
 keyword arguments are not checked (`np.average(a, weights=t)`), nor the indices of
 `np.split` (read with `__index__`, which works on the device). A value that is on the accelerator on one path and of

@@ -31,8 +31,10 @@ self.net.to(device)`), the output of a loss (of modules without weights, one cho
 each branch: `nn.CTCLoss() if ctc else nn.CrossEntropyLoss()`) given tensors that may be,
 or a parameter that may be; a `pack_padded_sequence(x, lengths)` is
 where `x` is (its data goes there), so an initial state handed to an RNN with it meets `x`.
-For a parameter, the calls in the same file decide
-when there are any: if one passes a tensor on the device it is (followed through the
+For a parameter, the calls of the run decide
+when there are any (those of the same file and, for a function defined at module level, those
+of the checked files that import its file, directly or not: a helper of `utils.py` given
+`labels.cuda()` by `train.py`): if one passes a tensor on the device it is (followed through the
 callers' own parameters); if none does (they pass tensors on the CPU, 0-dimensional ones,
 `self` and its buffers in a module's `__init__`, which runs before any move, or values the
 analysis cannot place, for which an annotation does not stand in) it is not known to
@@ -137,10 +139,12 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 
 ## Known limits
 A result stored on `self` is followed only through the class's attribute table (joined over
-its methods); one that meets tensors in another file is not reported. Calls from other
-files do not count as a parameter's call sites, and a function passed around as a value
-(a callback) may be called with anything: its calls in the file are taken as all of them.
-A free function whose tensor parameters no call of the file places (a library's public
+its methods); one that meets tensors in another file is not reported. Calls of a method
+from other files do not count as its parameters' call sites, nor do those of a function
+when more than eight checked files import its file or one of them names it other than in
+a call; a function passed around as a value in its own file (a callback) may be called
+with anything: its calls there are taken as all of them.
+A free function whose tensor parameters no call of the run places (a library's public
 helper) is not checked unless it follows their place as above, nor is a parameter used
 only as `x.shape` (NumPy arrays look the same). A tensor that a class other than a module builds in its `__init__` (or in a function
 that only such constructors call: `self.betas = betas_for_alpha_bar(n)`) and keeps on
@@ -516,10 +520,10 @@ def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
     annotation does not stand in for it). Without calls, ``self`` of a module, an input of
     a module's ``forward`` and a parameter annotated as a tensor or module may be (the
     model's and its inputs' place); a parameter merely used as a tensor is not known to be."""
-    given = ff.arguments(res.node, k)
+    given = ff.run_arguments(res.node, k)
     if given and depth < 3:
-        return any(v.places is not None and _places_on_device(ff, caller, v, depth + 1, hints)
-                   for caller, v in given)
+        return any(v.places is not None and _places_on_device(other, caller, v, depth + 1, hints)
+                   for other, caller, v in given)
     if not hints:  # (indices: the model's own, not an annotation's)
         return _of_the_model(ff, res, k)
     # (``self`` of a module: MODULE)
@@ -647,17 +651,17 @@ def _given_tensors_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
     """Parameter ``k``, of a kind its own uses do not tell (``len(lengths)``, ``zip(lengths,
     ...)``): does a call of the file give it a tensor that may be on the device (followed
     through the callers' parameters of unknown kind)?  Without calls, it is not known to be."""
-    given = ff.arguments(res.node, k)
+    given = ff.run_arguments(res.node, k)
     if not given or depth >= 3 or _annotated_number(res.node, k):
         return False
-    for caller, a in given:
+    for other, caller, a in given:
         kinds = caller.kind_of(a)
         if kinds is None and a.places is not None:
             if a.may_live(Where.ACCEL) or any(p.where is Where.PARAM and _given_tensors_on_device(
-                    ff, caller, int(p.ref), depth + 1, hints) for p in a.places):
+                    other, caller, int(p.ref), depth + 1, hints) for p in a.places):
                 return True
         elif kinds is not None and kinds & {Kind.TENSOR, Kind.BATCH} and a.places is not None \
-                and _places_on_device(ff, caller, a, depth + 1, hints):
+                and _places_on_device(other, caller, a, depth + 1, hints):
             return True
     return False
 
@@ -671,7 +675,7 @@ def _followed_param(ff: FileFlow, res: ScopeResult, k: int) -> bool:
     (``scores.new_zeros(n)``, ``w.type(scores.type())``): a tensor wherever its callers
     have it."""
     name = res.params[k] if k < len(res.params) else None
-    return name is not None and name not in ("self", "cls") and not ff.arguments(res.node, k) \
+    return name is not None and name not in ("self", "cls") and not ff.run_arguments(res.node, k) \
         and not _annotated_number(res.node, k) and _follows_place(res.node, name, device_attr=False)
 
 
