@@ -138,7 +138,11 @@ class Evaluator:
         return container(tuple(self.eval(e) for e in node.elts))
 
     def list_(self, node: ast.List | ast.Set) -> Value:
-        return container(item=join_all(self.eval(e) for e in node.elts))
+        """A list or set of the joined items; a ``None`` written in it is a slot to fill
+        (``[None] * n``, then ``xs[k] = t``), not an item of another kind."""
+        items = [self.eval(e) for e in node.elts]
+        return container(item=join_all(v for e, v in zip(node.elts, items, strict=True)
+                                       if not (isinstance(e, ast.Constant) and e.value is None)))
 
     def dict_(self, node: ast.Dict) -> Value:
         keys = []
@@ -243,6 +247,11 @@ class Evaluator:
             return _SCALAR
         if any(v.is_(Kind.NDARRAY) for v in values) and not any(v.kinds is None for v in values):
             return Value.of(Kind.NDARRAY)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and \
+                len([v for v in values if v.item is not None and v.elts is None]) == 1 and \
+                any(v.is_(Kind.SCALAR) or v.kinds is None for v in values):
+            # ``[None] * n``, ``n * [t]``: the list repeated, of the same items
+            return container(item=next(v.item for v in values if v.item is not None))
         places = [v.places for v in values if v.places]
         if places and all(v.places is not None for v in values if v.kinds is None):
             # operands of unknown kind with places: the result is where they are
