@@ -134,3 +134,19 @@ def test_a_moved_argument_gives_the_attribute_its_place():
     assert wheres(s.value_at(11, "a")) == {"ACCEL"} and s.value_at(11, "a").is_(Kind.TENSOR)
     assert wheres(s.value_at(11, "b")) == {"ACCEL"} and s.value_at(11, "b").is_(Kind.TENSOR)
     assert wheres(s.value_at(11, "c")) == {"CPU"} and s.value_at(11, "c").is_(Kind.TENSOR)
+
+
+def test_the_state_dict_of_a_model_handed_in_holds_tensors_where_the_model_is():
+    """``model.state_dict().items()`` / ``.values()`` of a parameter ``model`` of unknown
+    kind: tensors at the model's place (the parameter's, which the callers decide)."""
+    s = Snippet("""
+        import torch
+        def export(model):
+            for name, value in model.state_dict().items():
+                print(value)
+            for w in model.state_dict().values():
+                print(w)
+    """)
+    for line, name in ((4, "value"), (6, "w")):
+        v = s.value_at(line, name)
+        assert v.is_(Kind.TENSOR) and wheres(v) == {"PARAM0"}

@@ -480,6 +480,11 @@ def _unknown_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args:
     is unknown."""
     if attr in vocab.MODULE_SELF:
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, recv)
+    if attr == "state_dict" and not args and not kws and recv.known_places:
+        # ``model.state_dict()`` of a model handed in: a dict of tensors where the model
+        # is (``.items()`` and ``.values()`` give them, see :func:`_dict_view`)
+        v = container(item=Value(_TENSOR, recv.places, recv.origins, Basis.INFERRED))
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
     if recv.known_places and not _tensors_on_the_cpu(node):
         v = Value(None, recv.places, recv.origins, Basis.INFERRED)
         _escape(ev, node)
