@@ -837,6 +837,7 @@ class FileFlow:
             return None
         v = substitute(raw, bound)
         for c in mro(info):
+            c.ff._table(c)  # (every method that stores on ``self`` interpreted)
             for other in c.methods.values():
                 done = c.ff._results.get(id(other))
                 if other is not fn and done is not None and attr in done.stores:
