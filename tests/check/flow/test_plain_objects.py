@@ -66,15 +66,18 @@ def test_the_same_stores_made_in_init_itself():
 
 
 def test_a_slot_list_of_none_holds_nothing_until_filled():
+    """``[None] * n`` and ``[None, None]``: slots to fill, no item yet; a list of numbers
+    repeated (``[0] * n``, which ``torch.tensor`` reads) is not followed."""
     s = Snippet("""
         import torch
         def f(n):
-            slots = [None] * n
-            more = n * [torch.ones(2)]
-            print(slots, more)
+            slots, pair = [None] * n, [None, None]
+            zeros = [0] * n
+            print(slots, pair, zeros)
     """)
     assert s.value_at(5, "slots").item.kinds == frozenset()
-    assert wheres(s.value_at(5, "more").item) == {"CPU"}
+    assert s.value_at(5, "pair").item.kinds == frozenset()
+    assert s.value_at(5, "zeros").item is None
 
 
 MAIN = """

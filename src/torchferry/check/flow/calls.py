@@ -18,6 +18,7 @@ import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee, CallEvent
 from torchferry.check.flow.lattice import (
     ACCEL,
+    BOTTOM,
     CPU,
     UNKNOWN,
     Basis,
@@ -247,11 +248,10 @@ class Evaluator:
             return _SCALAR
         if any(v.is_(Kind.NDARRAY) for v in values) and not any(v.kinds is None for v in values):
             return Value.of(Kind.NDARRAY)
-        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and \
-                len([v for v in values if v.item is not None and v.elts is None]) == 1 and \
-                any(v.is_(Kind.SCALAR) or v.kinds is None for v in values):
-            # ``[None] * n``, ``n * [t]``: the list repeated, of the same items
-            return container(item=next(v.item for v in values if v.item is not None))
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
+                _slots(e) for e, _ in ops):
+            # ``[None] * n``: a list of slots to fill (``xs[k] = t``), nothing in it yet
+            return container(item=BOTTOM)
         places = [v.places for v in values if v.places]
         if places and all(v.places is not None for v in values if v.kinds is None):
             # operands of unknown kind with places: the result is where they are
@@ -357,6 +357,12 @@ def _moved_to_the_cpu(v: Value) -> bool:
         return False
     first = v.origins[0]
     return first.op is Op.MOVED and first.to == _CPU_ONLY
+
+
+def _slots(node: ast.expr) -> bool:
+    """Is ``node`` a list literal of ``None`` alone (``[None]``, the slots of ``[None] * n``)?"""
+    return isinstance(node, ast.List) and bool(node.elts) and all(
+        isinstance(e, ast.Constant) and e.value is None for e in node.elts)
 
 
 def _origins(values: list[Value]) -> tuple[Origin, ...]:
