@@ -409,3 +409,40 @@ def test_an_imported_function_that_may_return_without_waiting_is_no_synchronize(
     for call in ("out = metrics.report(out, y)", "pred = metrics.top1(out)"):
         files = {"metrics.py": METRICS, "timed.py": TIMED.format(imp="import metrics", call=call)}
         assert _fry006(tmp_path, files) == [("timed.py", 10, "FRY006")], call
+
+
+FACTORS = """import torch
+
+
+class Factors:
+    def __init__(self, data, device):
+        self.data = data.to(device)
+        self.cores = []
+
+    def grow(self, n):
+        self.cores.append(torch.randn(n, n).to(self.data.device))
+"""
+USE_FACTORS = """import torch
+from factors import Factors
+
+
+def run(device, n):
+    f = Factors(torch.ones(n, n), device)
+    f.grow(n)
+    out = f.data @ torch.eye(n)
+    return f.cores[0].numpy(), f.data.numpy(), out
+"""
+
+
+def test_the_attributes_of_another_files_plain_object_are_where_its_constructor_put_them(
+        tmp_path: Path) -> None:
+    """``f.data`` of ``f = Factors(x, device)``, a plain class of another file whose
+    ``__init__`` moves its argument there: a factory without ``device=`` meets it, and
+    NumPy is given it (the class's list of cores too, made where the data is)."""
+    (tmp_path / "factors.py").write_text(FACTORS)
+    (tmp_path / "main.py").write_text(USE_FACTORS)
+    opts = Options(root=tmp_path, select=("FRY003", "FRY010"), target_torch_version=None)
+    outcomes = check_paths([tmp_path / "factors.py", tmp_path / "main.py"], opts, jobs=1)
+    # (line 9 twice: ``f.cores[0].numpy()`` and ``f.data.numpy()``)
+    assert sorted(codes(outcomes)) == [("main.py", 8, "FRY010"), ("main.py", 9, "FRY003"),
+                                       ("main.py", 9, "FRY003")]

@@ -18,6 +18,7 @@ import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee, CallEvent
 from torchferry.check.flow.lattice import (
     ACCEL,
+    BOTTOM,
     CPU,
     UNKNOWN,
     Basis,
@@ -138,7 +139,11 @@ class Evaluator:
         return container(tuple(self.eval(e) for e in node.elts))
 
     def list_(self, node: ast.List | ast.Set) -> Value:
-        return container(item=join_all(self.eval(e) for e in node.elts))
+        """A list or set of the joined items; a ``None`` written in it is a slot to fill
+        (``[None] * n``, then ``xs[k] = t``), not an item of another kind."""
+        items = [self.eval(e) for e in node.elts]
+        return container(item=join_all(v for e, v in zip(node.elts, items, strict=True)
+                                       if not (isinstance(e, ast.Constant) and e.value is None)))
 
     def dict_(self, node: ast.Dict) -> Value:
         keys = []
@@ -243,6 +248,10 @@ class Evaluator:
             return _SCALAR
         if any(v.is_(Kind.NDARRAY) for v in values) and not any(v.kinds is None for v in values):
             return Value.of(Kind.NDARRAY)
+        if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
+                _slots(e) for e, _ in ops):
+            # ``[None] * n``: a list of slots to fill (``xs[k] = t``), nothing in it yet
+            return container(item=BOTTOM)
         places = [v.places for v in values if v.places]
         if places and all(v.places is not None for v in values if v.kinds is None):
             # operands of unknown kind with places: the result is where they are
@@ -348,6 +357,12 @@ def _moved_to_the_cpu(v: Value) -> bool:
         return False
     first = v.origins[0]
     return first.op is Op.MOVED and first.to == _CPU_ONLY
+
+
+def _slots(node: ast.expr) -> bool:
+    """Is ``node`` a list literal of ``None`` alone (``[None]``, the slots of ``[None] * n``)?"""
+    return isinstance(node, ast.List) and bool(node.elts) and all(
+        isinstance(e, ast.Constant) and e.value is None for e in node.elts)
 
 
 def _origins(values: list[Value]) -> tuple[Origin, ...]:

@@ -372,8 +372,13 @@ class Interp:
         base = target.value
         # ``x[idx] = v``: the container and the index are evaluated, as Python does (rules
         # ask what they are: a tensor on the CPU indexed by one on the device)
-        self.ev.eval(base)
+        held = self.ev.eval(base)
         self.ev.eval(target.slice)
+        if self.self_attr(base) and held.item is not None and held.elts is None:
+            # ``self.Us[k] = t``: the list ``self.Us`` now holds ``t`` too, as the class
+            # keeps it for its other methods
+            self._bind_attr(base, held._replace(item=join(held.item, v)))  # type: ignore[arg-type]
+            return
         if not isinstance(base, ast.Name):
             return
         d = self.env.get(base.id)
@@ -385,6 +390,11 @@ class Interp:
         keys = dict(d.keys)
         keys[key.value] = v
         self.env[base.id] = container(keys=tuple(keys.items()))
+
+    def self_attr(self, node: ast.expr) -> bool:
+        """Is ``node`` an attribute of this method's ``self`` (``self.items``)?"""
+        return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
+            self.self_name is not None and node.value.id == self.self_name
 
     # -- lookups -------------------------------------------------------------------
     def lookup(self, name: str) -> Value | None:

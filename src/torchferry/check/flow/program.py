@@ -38,6 +38,7 @@ from torchferry.check.flow.lattice import (
     join,
     outside,
     param,
+    substitute,
 )
 from torchferry.check.flow.modclass import module_base, module_class
 from torchferry.check.names import imported_by_call
@@ -135,6 +136,9 @@ class FileFlow:
         #: :meth:`instance_on_device`
         self._instances: dict[tuple[int, int], Value | None] = {}
         self._local_classes: set[int] = set()
+        #: id(call) -> what ``Plain(...)``, a plain class of the run built in this file,
+        #: gives its ``__init__`` (parameter index as a string -> argument value)
+        self.constructed: dict[int, dict[str, Value]] = {}
         self._index(tree.body)
 
     # -- the file's names ---------------------------------------------------------------
@@ -849,12 +853,39 @@ class FileFlow:
         info = self.class_of(obj) if obj.is_(Kind.OTHER) else None
         if info is None or info.is_module or not _plain_class(info) or self._assigned_outside(attr):
             return None
-        v = self.class_attr(info, attr)
-        if not v.places or any(p.symbolic for p in v.places) or v.kinds is None:
+        v = self._constructed_attr(info, obj, attr) or self.class_attr(info, attr)
+        if not _concrete(v):
             return None
         if info.ff is not self:
             v = v._replace(origins=tuple(o if o.path else o._replace(path=info.ff.path) for o in v.origins))
         return outside(v)
+
+    def _constructed_attr(self, info: ClassInfo, obj: Value, attr: str) -> Value | None:
+        """``obj.<attr>`` of ``obj = Plain(x, device=d)`` built in this file, where
+        ``__init__`` stores a value made from its parameters (``self.data =
+        data.to(device)``): that value with the construction's arguments bound (a tensor
+        argument makes its parameter a tensor), joined with what the class's other methods
+        store there.  None when the construction is not known or ``__init__`` does not
+        store ``attr``."""
+        made = next((o for o in reversed(obj.origins) if o.op is Op.MADE), None)
+        bound = self.constructed.get(id(made.node)) if made is not None else None
+        init = info.method("__init__")
+        if bound is None or init is None:
+            return None
+        owner, fn = init[0].ff, init[1]
+        given = {int(k): Kind.TENSOR for k, a in bound.items() if a.is_(Kind.TENSOR)}
+        res = owner.given_result(fn, given) if given else owner.result(fn, init[0])
+        raw = res.stores.get(attr) if res is not None else None
+        if raw is None:
+            return None
+        v = substitute(raw, bound)
+        for c in mro(info):
+            c.ff._table(c)  # (every method that stores on ``self`` interpreted)
+            for other in c.methods.values():
+                done = c.ff._results.get(id(other))
+                if other is not fn and done is not None and attr in done.stores:
+                    v = join(v, _as_attribute(done.stores[attr], False))
+        return v
 
     def _assigned_outside(self, attr: str) -> bool:
         """Does this file assign ``<x>.<attr>`` for an ``x`` other than ``self`` (or call
@@ -900,7 +931,8 @@ _NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(",
 #: (``\b`` first: a name is tried from its first character only, not again from each later
 #: one; the same names, a third less CPU)
 _CALLED = re.compile(r"\b(\w+)\(")
-_STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu)\(|register_|setattr")
+_STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu|append|extend|insert)\("
+                     r"|self\.\w+\[[^\]\n]*\]\s*=(?!=)|register_|setattr")
 
 
 def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:
@@ -991,6 +1023,17 @@ def _plain_class(cls: ClassInfo) -> bool:
         if resolved + plain != len(c.node.bases) or c.node.keywords:
             return False
     return True
+
+
+def _concrete(v: Value) -> bool:
+    """Is ``v`` of known kinds at known, concrete places: a tensor (or another value) at
+    places none of which is a parameter's, or a container whose parts all are so?"""
+    if v.kinds is None or v.places is None or any(p.symbolic for p in v.places):
+        return False
+    if v.places:
+        return True
+    parts = [*(v.elts or ()), *(x for _, x in v.keys or ()), *((v.item,) if v.item is not None else ())]
+    return bool(parts) and all(_concrete(x) for x in parts)
 
 
 def _top_statement(body: list[ast.stmt], node: ast.AST | None) -> int | None:

@@ -7,6 +7,7 @@ import ast
 from typing import TYPE_CHECKING
 
 import torchferry.check.flow.vocab as vocab
+from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import Callee
 from torchferry.check.flow.lattice import (
     ACCEL,
@@ -445,9 +446,14 @@ def _method_of_the_run(ev: Evaluator, recv: Value, attr: str) -> tuple[ClassInfo
 
 def _grow(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args) -> None:
     """``xs.append(t)``, ``xs.extend(ts)``, ``xs.insert(i, t)``, ``s.add(t)`` on a list or
-    set bound to a local name: its item is joined with what is added (a loop's rounds
-    carry it to the next iteration)."""
+    set bound to a local name or held by ``self`` (``self.items.append(t)``, as the class
+    keeps it for its other methods): its item is joined with what is added (a loop's
+    rounds carry it to the next iteration)."""
     base = node.func.value if isinstance(node.func, ast.Attribute) else None
+    if base is not None and ev.i.self_attr(base) and recv.item is not None:
+        added = element(args[0], None) if attr == "extend" else args[-1]
+        ev.i._bind_attr(base, recv._replace(item=join(recv.item, added)))  # type: ignore[arg-type]
+        return
     if not isinstance(base, ast.Name) or base.id not in ev.i.env or recv.item is None:
         return
     added = element(args[0], None) if attr == "extend" else args[-1]
@@ -474,6 +480,11 @@ def _unknown_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args:
     is unknown."""
     if attr in vocab.MODULE_SELF:
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, recv)
+    if attr == "state_dict" and not args and not kws and recv.known_places:
+        # ``model.state_dict()`` of a model handed in: a dict of tensors where the model
+        # is (``.items()`` and ``.values()`` give them, see :func:`_dict_view`)
+        v = container(item=Value(_TENSOR, recv.places, recv.origins, Basis.INFERRED))
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
     if recv.known_places and not _tensors_on_the_cpu(node):
         v = Value(None, recv.places, recv.origins, Basis.INFERRED)
         _escape(ev, node)
@@ -948,11 +959,27 @@ def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.Cla
     text = f"{cls_node.name}(...)"
     if not info.is_module:
         v = Value.of(Kind.OTHER, None, _made(node, text))
+        _bind_constructor(ev, node, info, args, kws)
     elif any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws):
         v = Value(_MODULE, None, (_made(node, text),), Basis.CONSTRUCTED)
     else:
         v = Value(_MODULE, frozenset((CPU,)), (_made(node, text),), Basis.CONSTRUCTED)
     return ev.record(node, Callee.FUNCTION, cls_node.name, UNKNOWN, None, args, kws, v)
+
+
+def _bind_constructor(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args, kws: Kws) -> None:
+    """Keep what ``Plain(x, device=d)`` (a plain class of the run) gives its ``__init__``,
+    parameter index as a string -> argument value, for the reads of the instance's
+    attributes (:meth:`FileFlow.instance_attr`); nothing for a call that spreads
+    ``*args``/``**kw`` or a class without an ``__init__`` of the run."""
+    init = info.method("__init__")
+    if init is None or ev.i.given is not None or any(isinstance(a, ast.Starred) for a in node.args) \
+            or any(k == "**" for k, _ in kws) or _static(init[1]):
+        return
+    params = param_names(init[1])
+    bound = {str(k + 1): a for k, a in enumerate(args) if k + 1 < len(params)}
+    bound.update((str(params.index(name)), v) for name, v in kws if name in params[1:])
+    ev.ff.constructed[id(node)] = bound
 
 
 def _escape(ev: Evaluator, node: ast.Call) -> None:

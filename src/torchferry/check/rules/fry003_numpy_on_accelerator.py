@@ -32,8 +32,13 @@ ax.imshow(a)`; `im.set_data(t)`, `pc.set_array(t)` of `pc = PolyCollection(verts
 NumPy calls; so does the `data=` of `create_dataset`/`require_dataset` of an HDF5 file or group
 bound in the same scope from h5py (`with h5py.File(path, "w") as f`, `g =
 f.create_group("model")`). The values of a dict the analysis knows (a dict literal,
-`model.state_dict()`) keep their kind and place through `.values()` and `.items()` (`for
-name, w in model.state_dict().items(): np.save(name, w)`). Storing such a tensor into more than one element of a NumPy array made here
+`model.state_dict()`, also of a model handed in as a parameter, which the calls of the file
+place) keep their kind and place through `.values()` and `.items()` (`for
+name, w in model.state_dict().items(): np.save(name, w)`). An attribute of an object of a
+plain class of the run built in the file (`mesh = Mesh(nodes.to(device))`; `mesh.nodes`)
+is what the class's `__init__` stores there, with the construction's arguments bound, and
+what its other methods store (a list they fill with `append` or `self.slots[k] = t`
+included). Storing such a tensor into more than one element of a NumPy array made here
 with a written-out shape (`g_loss = np.zeros((5000, 1))`; `g_loss[i] = loss`, `a[2:4] = t`)
 is flagged too: NumPy converts it as an array. A store into one element (`a[i] = loss` of
 a 1-D array) reads it with `float()`, which works on any device, and is not flagged. In a file that sets a CUDA default device or tensor

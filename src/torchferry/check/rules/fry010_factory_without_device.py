@@ -47,7 +47,12 @@ code itself says it may be anywhere, as a library's entry point is); a parameter
 used as a tensor is not known to be. So is a tensor of unknown place (`mat = self.mat` of
 an object that was given it, `dist` returned by another file's function) whose place the
 function follows the same way (`mat.new_zeros(n)`, or the partner is such a tensor:
-`torch.ones_like(dist) - torch.eye(n)`). A parameter whose own uses do not tell its kind (`len(lengths)`, `zip(ilens, olens)`)
+`torch.ones_like(dist) - torch.eye(n)`). An attribute of an object of a plain class of the
+run built in the file (`c = Cores(data, device)`; `c.data @ torch.eye(n)`) is what the
+class's `__init__` stores there, with the construction's arguments bound (`self.data =
+data.to(device)`, `self.kept = data`), and what its other methods store (a list they fill
+with `append` or `self.slots[k] = t` included); an argument of unknown kind leaves it
+unknown. A parameter whose own uses do not tell its kind (`len(lengths)`, `zip(ilens, olens)`)
 may be on a device when a call of the file gives it a tensor that may be, or a value it
 moved there (followed through the callers' parameters, a static method called on `self`
 included), unless it is
