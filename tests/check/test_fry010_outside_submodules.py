@@ -87,10 +87,11 @@ def test_a_submodule_of_a_class_outside_the_run_has_the_models_weights(source: s
     ("TransformerDecoder(args, self.embed)", "LabelSmoothedCrossEntropyLoss(args)"),
     ("TransformerDecoder(args, self.embed)", "GELUActivation()"),
     ("TransformerDecoder(args, self.embed)", "BeamSearch(args)"),
+    ("TransformerDecoder(args, self.embed)", "HungarianMatcher(args)"),
     # handed in from outside, or built by a function: its weights are not known
     ("TransformerDecoder(args, self.embed)", "args.decoder"),
     ("TransformerDecoder(args, self.embed)", "build_decoder(args)"),
-], ids=["loss", "activation", "search", "parameter", "function"])
+], ids=["loss", "activation", "search", "matcher", "parameter", "function"])
 def test_a_callable_not_known_to_hold_weights_stays_unknown(change: tuple[str, str]) -> None:
     assert _lines(IMPORTED_CLASS.replace(*change)) == []
 

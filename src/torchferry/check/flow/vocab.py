@@ -180,7 +180,8 @@ MODEL_NAME = re.compile(
 OUTSIDE_CLASS = re.compile(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
 PRETRAINED_LOADERS = frozenset({"from_pretrained", "from_config", "from_name"})
 #: the words of class names of callables without weights, or that may move what they are
-#: given themselves (a loss, a tokenizer, a sampler, a wrapper of a model given to it):
+#: given themselves (a loss, a tokenizer, a sampler, a matcher, a renderer, an ODE solver,
+#: a wrapper of a model given to it):
 #: never taken for a layer whose weights follow the model; and the parts of names that
 #: say so anywhere in them (``CrossEntropyLoss``, ``BertTokenizerFast``, ``GELUActivation``)
 WEIGHTLESS_WORDS = frozenset(
@@ -188,7 +189,8 @@ WEIGHTLESS_WORDS = frozenset(
     "Optimiser Transform Transforms Augment Augmentation Dataset Loader Logger Writer Timer "
     "Meter Vocab Vocabulary Dictionary Alphabet Converter Parallel Wrapper Pipeline Evaluator "
     "Search Generator Noise Schedule Ema EMA Pool Pooling Flatten Upsample Pad Padding "
-    "Activation Act".split())
+    "Activation Act Matcher Postprocess Process Renderer Rasterizer Shader Solver Integrator "
+    "Warp Warper Resize Crop Clamp".split())
 WEIGHTLESS_PARTS = ("loss", "tokeniz", "dropout", "relu", "gelu", "silu", "swish", "mish",
                     "sigmoid", "tanh", "softmax", "softplus", "sampler", "collat")
 _CAP_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*")
