@@ -119,10 +119,22 @@ class Scorer(Base):
 '''
 
 
+HF_BASE_MODEL_AS_MODEL = '''
+import torch
+from transformers import LlamaForCausalLM
+
+class PrefixScorer(LlamaForCausalLM):
+    def score_prefix(self, input_ids, width):
+        prefix = torch.zeros(input_ids.size(0), 1, width)
+        return self.model(inputs_embeds=prefix)
+'''
+
+
 @pytest.mark.parametrize(("source", "site"), [
     (HF_INHERITED_LAYERS, "torch.zeros("),
     (HF_INHERITED_THROUGH_RUN_CLASS, "torch.empty("),
-], ids=["library-base", "run-class-of-library-base"])
+    (HF_BASE_MODEL_AS_MODEL, "torch.zeros("),
+], ids=["library-base", "run-class-of-library-base", "base-model-as-model"])
 def test_a_layer_the_library_model_class_holds_has_the_models_weights(source: str, site: str) -> None:
     assert _lines(source) == [_line(source, site)]
 

@@ -106,11 +106,13 @@ def hf_model_class(qual: str) -> bool:
 
 #: the layers every Hugging Face task model of an architecture holds under these names
 #: (``BertForTokenClassification``: ``self.bert``, ``self.dropout``, ``self.classifier``;
-#: ``BertModel``: ``self.embeddings``, ``self.encoder``, ``self.pooler``), besides the
+#: ``BertModel``: ``self.embeddings``, ``self.encoder``, ``self.pooler``;
+#: ``LlamaForCausalLM``: ``self.model``, ``self.lm_head``), besides the
 #: base model under the architecture's name (its ``base_model_prefix``, ``bert``,
 #: ``roberta``); each is a ``torch.nn`` module built in the library class's ``__init__``
 HF_LAYERS = frozenset({"classifier", "qa_outputs", "lm_head", "cls", "pooler", "embeddings",
-                       "encoder", "decoder", "score", "pre_classifier", "transformer"})
+                       "encoder", "decoder", "score", "pre_classifier", "transformer", "model",
+                       "shared", "vision_model", "text_model"})
 #: of those, the ones without weights (``nn.Dropout``)
 HF_WEIGHTLESS_LAYERS = frozenset({"dropout"})
 
