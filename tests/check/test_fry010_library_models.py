@@ -85,3 +85,67 @@ def test_a_library_model_subclass_forward_takes_tensors_that_may_be_on_the_devic
 def test_tensorflow_flax_and_non_model_classes_of_transformers_are_not_modules(base: str) -> None:
     source = HF_FROM_IMPORT.replace("BertForTokenClassification", base)
     assert _lines(source) == []
+
+
+HF_INHERITED_LAYERS = '''
+import torch
+from pytorch_transformers import BertForTokenClassification
+
+class Ner(BertForTokenClassification):
+    def forward(self, input_ids, valid_ids=None):
+        hidden = self.bert(input_ids)[0]
+        batch, length, width = hidden.shape
+        kept = torch.zeros(batch, length, width, dtype=torch.float32)
+        for i in range(batch):
+            kept[i] = hidden[i] * valid_ids[i].unsqueeze(-1)
+        return self.classifier(self.dropout(kept))
+'''
+
+HF_INHERITED_THROUGH_RUN_CLASS = '''
+import torch
+from transformers import RobertaForSequenceClassification
+
+class Base(RobertaForSequenceClassification):
+    def freeze(self):
+        for p in self.roberta.parameters():
+            p.requires_grad = False
+
+class Scorer(Base):
+    def forward(self, input_ids):
+        states = self.roberta(input_ids)[0]
+        pooled = torch.empty(states.size(0), states.size(-1))
+        pooled.copy_(states[:, 0])
+        return self.classifier(pooled)
+'''
+
+
+HF_BASE_MODEL_AS_MODEL = '''
+import torch
+from transformers import LlamaForCausalLM
+
+class PrefixScorer(LlamaForCausalLM):
+    def score_prefix(self, input_ids, width):
+        prefix = torch.zeros(input_ids.size(0), 1, width)
+        return self.model(inputs_embeds=prefix)
+'''
+
+
+@pytest.mark.parametrize(("source", "site"), [
+    (HF_INHERITED_LAYERS, "torch.zeros("),
+    (HF_INHERITED_THROUGH_RUN_CLASS, "torch.empty("),
+    (HF_BASE_MODEL_AS_MODEL, "torch.zeros("),
+], ids=["library-base", "run-class-of-library-base", "base-model-as-model"])
+def test_a_layer_the_library_model_class_holds_has_the_models_weights(source: str, site: str) -> None:
+    assert _lines(source) == [_line(source, site)]
+
+
+@pytest.mark.parametrize("change", [
+    # dropout has no weights; a method of the library class is no layer
+    ("self.classifier(self.dropout(kept))", "self.dropout(kept)"),
+    ("self.classifier(self.dropout(kept))", "self.get_extended_attention_mask(kept, kept.shape)"),
+    # an abstract base holds no layer; a layer the subclass assigns is its own
+    ("BertForTokenClassification", "BertPreTrainedModel"),
+    ("        hidden = self.bert(", "        self.classifier = lambda t: t\n        hidden = self.bert("),
+], ids=["dropout", "library-method", "pretrained-base", "assigned"])
+def test_what_the_library_class_is_not_known_to_hold_stays_unknown(change: tuple[str, str]) -> None:
+    assert _lines(HF_INHERITED_LAYERS.replace(*change)) == []

@@ -104,6 +104,47 @@ def hf_model_class(qual: str) -> bool:
         _HF_MODEL.fullmatch(rest.rsplit(".", 1)[-1]) is not None
 
 
+#: the layers every Hugging Face task model of an architecture holds under these names
+#: (``BertForTokenClassification``: ``self.bert``, ``self.dropout``, ``self.classifier``;
+#: ``BertModel``: ``self.embeddings``, ``self.encoder``, ``self.pooler``;
+#: ``LlamaForCausalLM``: ``self.model``, ``self.lm_head``), besides the
+#: base model under the architecture's name (its ``base_model_prefix``, ``bert``,
+#: ``roberta``); each is a ``torch.nn`` module built in the library class's ``__init__``
+HF_LAYERS = frozenset({"classifier", "qa_outputs", "lm_head", "cls", "pooler", "embeddings",
+                       "encoder", "decoder", "score", "pre_classifier", "transformer", "model",
+                       "shared", "vision_model", "text_model"})
+#: of those, the ones without weights (``nn.Dropout``)
+HF_WEIGHTLESS_LAYERS = frozenset({"dropout"})
+
+
+def hf_layer(qual: str, attr: str) -> str | None:
+    """What ``self.<attr>`` is in a subclass of the Hugging Face model class ``qual`` that
+    never assigns it: ``"torch.nn.Dropout"`` for its dropout, the qualified name of the
+    layer (``transformers.BertForTokenClassification.classifier``) for one of
+    :data:`HF_LAYERS` or its base model, None for anything else (a method of the library
+    class, ``self.get_extended_attention_mask``; an attribute of an abstract
+    ``*PreTrainedModel``, which holds no layer).
+
+    >>> hf_layer("transformers.BertForTokenClassification", "bert")
+    'transformers.BertForTokenClassification.bert'
+    >>> hf_layer("transformers.BertForTokenClassification", "dropout")
+    'torch.nn.Dropout'
+    >>> hf_layer("transformers.BertPreTrainedModel", "classifier") is None
+    True
+    """
+    if not hf_model_class(qual):
+        return None
+    name = qual.rsplit(".", 1)[-1]
+    if name.endswith("PreTrainedModel"):
+        return None
+    arch = re.split(r"For[A-Z]|Model$", name, maxsplit=1)[0]
+    if attr in HF_WEIGHTLESS_LAYERS:
+        return "torch.nn.Dropout"
+    if attr in HF_LAYERS or attr == arch.lower():
+        return f"{qual}.{attr}"
+    return None
+
+
 def module_base(qual: str) -> bool:
     """Is ``qual`` a module class that a class of the run may derive from: a ``torch.nn``
     module class, one of :data:`PACKAGE_MODULES` or a Hugging Face model class

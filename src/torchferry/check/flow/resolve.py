@@ -623,8 +623,11 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
     where the tensor inputs are, when those are known); recorded as a call of ``callee``."""
     places = module.places
     kinds: frozenset[Kind] | None = _TENSOR
+    carried: tuple[Origin, ...] = ()
     if not follow_inputs and _weightless(module):
         places = _weightless_output(module, args, kws)
+        # (``self.dropout(x)``, ``self.act(x)``: the output is what made ``x``, computed on)
+        carried = tuple(o for a in args if a.is_(Kind.TENSOR) for o in a.origins)
     if follow_inputs:
         inputs = [a for a in args if a.kinds is not None and (a.may_be(Kind.TENSOR) or a.may_be(Kind.BATCH))]
         known = tensor_places(inputs) if inputs else None
@@ -632,7 +635,7 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
             places = known
         else:
             kinds = None  # (maybe no model at all)
-    v = Value(kinds, places, (_made(node, "output", Op.OUTPUT), *module.origins)[:4],
+    v = Value(kinds, places, (_made(node, "output", Op.OUTPUT), *carried, *module.origins)[:4],
               Basis.HINT if follow_inputs else Basis.INFERRED)
     return ev.record(node, callee, None, module, None, args, kws, v)
 
@@ -696,9 +699,66 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
         # on the model's device, built by the constructions they assign it
         # (``self.net = Net()`` on one branch, ``self.net = build()`` on the other; what
         # an unresolved call returns or a parameter gives tells nothing of weights)
-        made = tuple(o for o in fv.origins if o.op is Op.MADE)
+        made = tuple(o for o in fv.origins if o.op is Op.MADE) or _built_outside(ev, attr, fv) \
+            or _library_layer(ev, node, attr, fv)
         return module_call(ev, node, Value(_MODULE, selfv.places, made), args, kws)
     return _unresolved(ev, node, attr, fv, args, kws, Reason.UNRESOLVED, selfv)
+
+
+def _built_outside(ev: Evaluator, attr: str, fv: Value) -> tuple[Origin, ...]:
+    """The constructions of ``self.<attr>`` (made ``Op.MADE``) when every value the class
+    stores there is an instance of a class outside the run, built by the class's own code:
+    ``self.decoder = TransformerDecoder(args, embed)``, in ``__init__`` or in a builder it
+    calls (``cls.build_decoder(...)``, a factory function of another file), or
+    ``BertModel.from_pretrained(name)``.  A module's ``__init__`` assigning it registers it
+    as a submodule, whose weights follow the model.  None (empty) when any store is
+    something else (a parameter, another method's value, a value of a known kind), when
+    the class name is that of a callable without weights or one that may move its inputs
+    (:func:`vocab.weightless_class`), or when the file assigns ``<x>.<attr>`` from outside
+    the class."""
+    if not fv.origins or ev.ff._assigned_outside(attr):
+        return ()
+    out = []
+    for o in fv.origins:
+        cls = _outside_class(o)
+        if cls is None:
+            return ()
+        out.append(o._replace(op=Op.MADE, text=f"{cls}(...)"))
+    return tuple(out)
+
+
+def _library_layer(ev: Evaluator, node: ast.Call, attr: str, fv: Value) -> tuple[Origin, ...]:
+    """``self.classifier`` in a subclass (or a subclass of a subclass in the run) of a
+    Hugging Face model class that no class of the run assigns: the library class's own
+    layer (:func:`~torchferry.check.flow.modclass.hf_layer`), built by its ``__init__``."""
+    cls = ev.i.cls
+    if fv.origins or cls is None or ev.ff._assigned_outside(attr):
+        return ()
+    from torchferry.check.flow.modclass import hf_layer
+    from torchferry.check.flow.program import mro
+
+    for c in mro(cls):
+        for b in c.node.bases:
+            layer = hf_layer(c.ff.qualname(b) or "", attr)
+            if layer is not None:
+                return (_made(node.func, f"{layer}(...)"),)
+    return ()
+
+
+def _outside_class(o: Origin) -> str | None:
+    """The class name (``TransformerDecoder``) of an unresolved call ``o`` that builds an
+    instance of a class of another package: ``TransformerDecoder(...)``,
+    ``decoders.TransformerDecoder(...)``, ``BertModel.from_pretrained(...)``."""
+    node = o.node
+    if o.op is not Op.RETURNED or not isinstance(node, ast.Call) or o.text.startswith("torch."):
+        return None
+    func = node.func
+    if isinstance(func, ast.Attribute) and func.attr in vocab.PRETRAINED_LOADERS:
+        func = func.value
+    name = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    if vocab.OUTSIDE_CLASS.fullmatch(name) is None or vocab.weightless_class(name):
+        return None
+    return name
 
 
 # -- functions and classes of the checked files --------------------------------------------

@@ -174,6 +174,42 @@ SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "complex"})
 MODEL_NAME = re.compile(
     r"^(model|net|network|module|.*_model|.*model|.*_net|ema|criterion|.*_criterion|loss_fn|"
     r"loss_func|loss_function)$", re.I)
+#: a class (``TransformerDecoder``, ``BertModel.from_pretrained``) whose instance an
+#: ``nn.Module``'s ``__init__`` stores on ``self`` and calls: a class name in CapWords, and
+#: the loader of pretrained weights
+OUTSIDE_CLASS = re.compile(r"[A-Z][A-Za-z0-9]*[a-z][A-Za-z0-9]*")
+PRETRAINED_LOADERS = frozenset({"from_pretrained", "from_config", "from_name"})
+#: the words of class names of callables without weights, or that may move what they are
+#: given themselves (a loss, a tokenizer, a sampler, a matcher, a renderer, an ODE solver,
+#: a wrapper of a model given to it):
+#: never taken for a layer whose weights follow the model; and the parts of names that
+#: say so anywhere in them (``CrossEntropyLoss``, ``BertTokenizerFast``, ``GELUActivation``)
+WEIGHTLESS_WORDS = frozenset(
+    "Criterion Sampler Identity Config Processor Extractor Metric Metrics Scheduler Optimizer "
+    "Optimiser Transform Transforms Augment Augmentation Dataset Loader Logger Writer Timer "
+    "Meter Vocab Vocabulary Dictionary Alphabet Converter Parallel Wrapper Pipeline Evaluator "
+    "Search Generator Noise Schedule Ema EMA Pool Pooling Flatten Upsample Pad Padding "
+    "Activation Act Matcher Postprocess Process Renderer Rasterizer Shader Solver Integrator "
+    "Warp Warper Resize Crop Clamp".split())
+WEIGHTLESS_PARTS = ("loss", "tokeniz", "dropout", "relu", "gelu", "silu", "swish", "mish",
+                    "sigmoid", "tanh", "softmax", "softplus", "sampler", "collat")
+_CAP_WORDS = re.compile(r"[A-Z]+(?![a-z])|[A-Z][a-z0-9]*")
+
+
+def weightless_class(name: str) -> bool:
+    """Is ``name`` the class name of a callable without weights, or one that may move
+    its inputs itself (see :data:`WEIGHTLESS_WORDS`)?
+
+    >>> weightless_class("TransformerDecoder"), weightless_class("ImageTransform")
+    (False, True)
+    >>> weightless_class("CrossEntropyLoss"), weightless_class("ReLU")
+    (True, True)
+    """
+    low = name.lower()
+    return any(p in low for p in WEIGHTLESS_PARTS) or \
+        any(w in WEIGHTLESS_WORDS for w in _CAP_WORDS.findall(name))
+
+
 #: names of DataLoaders (a hint for an iterable of unknown kind): ``train_loader``, ``dl``
 LOADER_NAME = re.compile(r"(loader|^dl$|_dl$|^dl_)", re.I)
 ACCEL_KINDS = frozenset({"cuda", "mps", "xpu", "npu", "hpu", "xla"})

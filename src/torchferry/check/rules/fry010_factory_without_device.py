@@ -14,7 +14,14 @@ arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([
 `x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`, a method
 of a model the code moved to a device: `policy.to(device)`, then `policy.act(obs, hidden,
 masks)`), as the
-input of a submodule with weights (`self.embed(positions)`), or indexed by a tensor on the
+input of a submodule with weights (`self.embed(positions)`; also one of a class outside the
+checked files that `__init__`, or a builder it calls, stores on `self`:
+`self.decoder = TransformerDecoder(args, embed)`, `cls.build_decoder(...)`, a factory
+function of another file, `BertModel.from_pretrained(name)`, unless the class's name is
+that of a loss, tokenizer, sampler, activation, scheduler, wrapper or another callable
+without weights; and a layer that a Hugging Face model class holds and a subclass uses
+without assigning it: `self.classifier`, `self.bert` of `BertForTokenClassification`, while
+its `self.dropout` hands on what it is given), or indexed by a tensor on the
 device (`torch.eye(n)[labels]`, `counts[labels] = 1`: a tensor is indexed only by indices on
 the CPU or on its own device; an index is taken to be on the device only when the code puts
 it there or it follows the model, never for its annotation alone). The result is followed through
