@@ -1,10 +1,17 @@
 """Which functions of the run wait for the device on every path before they return.
 
-A function *waits* when each way through its body, before it returns normally, calls
-something that blocks until the queued accelerator work is done: ``torch.cuda.synchronize()``
-(any ``.synchronize()``), ``.item()``, ``.cpu()``, ``.tolist()``, ``.numpy()``,
-``float(t)`` / ``int(t)`` / ``bool(t)`` of a tensor, a tensor as the test of an ``if`` or
-``while``, ``print`` of a tensor that may be on the device, or a call of a function of the run that waits itself.  Calls are followed over
+A call *waits* (:func:`call_waits`, the one reading of the question, which FRY006 asks at
+a clock read) when it blocks until the queued accelerator work is done
+(:func:`direct_wait`): ``torch.cuda.synchronize()`` (any ``.synchronize()``), ``.item()``,
+``.cpu()``, ``.tolist()``, ``.numpy()``, an event's or a collective's ``.wait()`` /
+``.elapsed_time()`` / ``.query()``, ``float(t)`` / ``int(t)`` / ``bool(t)`` of a tensor,
+``print`` of a tensor that may be on the device, ``torch.save(model.state_dict(), ...)``
+(the parameters are copied to the host); when it is a call of a function of the run that
+waits itself; or, for the call asked about (not one met inside a function followed from
+it), when its name says it synchronizes (``sync_all()``, ``xm.sync()``, not ``run_async()``:
+its body may wait through calls that cannot be followed).
+A function *waits* when each way through its body, before it returns normally, makes such a
+call or tests a tensor (the test of an ``if`` or ``while``).  Calls are followed over
 the call graph of every file of the run: a function of this file or one it imports
 (``from .eval import evaluate``, ``utils.evaluate(...)``), a method of the class
 (``self.decode(...)``), of the class of an attribute (``self.model.predict(...)``, where
@@ -37,12 +44,16 @@ from collections.abc import Iterator
 
 from torchferry.check.flow.lattice import Kind, Op, Value
 from torchferry.check.flow.program import ClassInfo, FileFlow
-from torchferry.check.flow.queries import is_tensor, on_device_tensor, value_of
+from torchferry.check.flow.queries import is_module, is_tensor, on_device_tensor, value_of
 
-#: methods that copy a value to the host or block until the device is done
-WAIT_METHODS = frozenset({"synchronize", "item", "cpu", "tolist", "numpy"})
+#: methods that copy a value to the host or block until the device (an event, a
+#: collective's work handle) is done
+WAIT_METHODS = frozenset({"synchronize", "item", "cpu", "tolist", "numpy", "wait", "elapsed_time",
+                          "query"})
 #: builtins that read a tensor's value on the host
 _HOST_READS = frozenset({"float", "int", "bool", "complex"})
+#: a function named like this is taken to wait for the device (not ``*async*``)
+_SYNC_NAME = re.compile(r"(?<!a)sync", re.I)
 #: a name or string of a test that asks which device runs
 _DEVICE_WORD = re.compile(r"cuda|mps|xpu|gpu|device|accelerator|is_available|^cpu$", re.I)
 #: methods of a module that return the object itself
@@ -99,26 +110,43 @@ def _plain_test(test: ast.expr) -> bool:
 
 
 def call_waits(ff: FileFlow, call: ast.Call, cls: ClassInfo | None, depth: int = 0) -> bool:
-    """Does ``call`` (in ``ff``, in a method of ``cls`` if given) wait for the device: a
-    direct wait, or a function of the run that waits on every path?"""
-    if _direct(ff, call):
+    """Does ``call`` (in ``ff``, in a method of ``cls`` if given; ``depth`` calls below the
+    function first asked about) wait for the device: a direct wait, a function of the run
+    that waits on every path, or -- for the call asked about itself, not one inside a
+    function followed from it -- a function named as one that synchronizes?"""
+    if direct_wait(ff, call):
         return True
     target = call_target(ff, call, cls)
-    return target is not None and waits(target[0], target[1], target[2], depth + 1)
+    if target is not None and waits(target[0], target[1], target[2], depth):
+        return True
+    if depth:
+        return False  # inside a function followed from the call asked about: its body is read
+    name = call.func.id if isinstance(call.func, ast.Name) else \
+        call.func.attr if isinstance(call.func, ast.Attribute) else None
+    return name is not None and _SYNC_NAME.search(name) is not None
 
 
-def _direct(ff: FileFlow, call: ast.Call) -> bool:
-    """A wait of its own: ``x.item()``, ``torch.cuda.synchronize()``, ``float(loss)``..."""
+def direct_wait(ff: FileFlow, call: ast.Call) -> bool:
+    """A wait of its own: ``x.item()``, ``torch.cuda.synchronize()``, ``float(loss)``,
+    ``print`` of a device tensor, ``torch.save(model.state_dict(), path)``..."""
     func = call.func
-    if isinstance(func, ast.Attribute):
-        return func.attr in WAIT_METHODS
-    if not isinstance(func, ast.Name):
-        return False
-    if func.id in _HOST_READS:
-        return bool(call.args) and is_tensor(ff, call.args[0])
-    if func.id == "print":
-        return any(is_tensor(ff, a) and on_device_tensor(ff, a) for a in call.args)
-    return func.id == "synchronize"
+    if isinstance(func, ast.Attribute) and func.attr in WAIT_METHODS:
+        return True
+    if isinstance(func, ast.Name):
+        if func.id in _HOST_READS:
+            return any(is_tensor(ff, a) for a in call.args)
+        if func.id == "print":
+            return any(is_tensor(ff, a) and on_device_tensor(ff, a) for a in call.args)
+        if func.id == "synchronize":
+            return True
+    return ff.qualname(func) == "torch.save" and bool(call.args) and _module_state(ff, call.args[0])
+
+
+def _module_state(ff: FileFlow, e: ast.expr) -> bool:
+    """``model.state_dict()`` of a module: saving it copies the parameters to the host,
+    after the work that wrote them."""
+    return (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
+            and e.func.attr == "state_dict" and is_module(ff, e.func.value))
 
 
 class _Walk:
@@ -128,7 +156,7 @@ class _Walk:
         self.ff, self.cls, self.depth = ff, cls, depth
 
     def expr(self, node: ast.AST) -> bool:
-        return any(call_waits(self.ff, c, self.cls, self.depth) for c in _definite_calls(node))
+        return any(call_waits(self.ff, c, self.cls, self.depth + 1) for c in _definite_calls(node))
 
     def test(self, node: ast.expr) -> bool:
         """Does evaluating a condition wait: a call in it does, or it is a tensor (Python

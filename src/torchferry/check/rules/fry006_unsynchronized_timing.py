@@ -75,8 +75,9 @@ wait inside a helper is seen only when the call graph reaches it: a function of 
 named or imported, or a method of a class whose construction the analysis sees (not of a
 parameter, of a library's return value or of an attribute whose class is unknown), up to
 six calls deep; and only its direct waits (`.item()`, `.cpu()`, `.tolist()`, `.numpy()`,
-`.synchronize()`, `float`/`int`/`bool` of a tensor, `print` of a device tensor) count
-there, not a formatted message or a saved state dict. So a library call that reads
+`.synchronize()`, an event's `.wait()`, `float`/`int`/`bool` of a tensor, `print` of a
+device tensor, a saved state dict) count there, not a formatted message nor a function's
+name. So a library call that reads
 results back on the host every step (a generation loop testing for the end token) can
 still be reported. An `if` is taken to ask which device runs by the words of its test
 (`cuda`, `mps`, `device`, `.type`, `is_available`), not by what it tests. The two clock reads must be in the same function, and an interval is only seen
@@ -99,7 +100,6 @@ runs on the device.
 from __future__ import annotations
 
 import ast
-import re
 from collections.abc import Iterable
 
 from torchferry.check.api import Context, Edit, Finding, Fix
@@ -111,8 +111,8 @@ from torchferry.check.flow.queries import (
     is_tensor,
     on_device_tensor,
 )
-from torchferry.check.flow.waits import call_target, waits
-from torchferry.check.names import end_pos, header_parents, indent_of, pos, tail
+from torchferry.check.flow.waits import call_waits
+from torchferry.check.names import end_pos, header_parents, indent_of, pos
 from torchferry.check.scopes import How, Scope, Site, Walker
 
 CODE = "FRY006"
@@ -131,12 +131,6 @@ _MODULE_BOOKKEEPING = frozenset(
     "register_forward_hook register_forward_pre_hook register_full_backward_hook "
     "add_module get_submodule share_memory to_empty".split()
 )
-_SYNCS = frozenset({"synchronize", "item", "cpu", "tolist", "numpy", "wait", "elapsed_time",
-                    "query"})
-# builtins that read a tensor's value on the host (and so wait for it)
-_HOST_READS = frozenset({"print", "float", "int", "bool", "complex"})
-# a function named like this is taken to wait for the device (not ``*async*``)
-_SYNC_NAME = re.compile(r"(?<!a)sync", re.I)
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -287,46 +281,29 @@ def _name_loads(scope: Scope, name: str) -> list[tuple[ast.Name, ast.AST]]:
 
 
 class _Helpers:
-    """The file being checked and its device-flow analysis, which knows whether a function
-    of the run a call reaches waits for the device (:mod:`torchferry.check.flow.waits`)."""
+    """The file being checked and its device-flow analysis, which knows whether a call waits
+    for the device (:func:`torchferry.check.flow.waits.call_waits`)."""
 
     def __init__(self, m: Walker, ff: FileFlow) -> None:
         self.m = m
         self.ff = ff  # the device-flow analysis of the file, for what a call's values are
 
     def waits(self, s: Site[ast.Call]) -> bool:
-        """Does the call reach a function of the run that waits on every path?"""
+        """Does the call wait: a wait of its own, a function of the run that waits on every
+        path, a function named as one that synchronizes?"""
         fn = s.ctx.scope.node
         cls = self.ff.method_of.get(id(fn)) if fn is not None else None
-        target = call_target(self.ff, s.node, cls)
-        return target is not None and waits(*target)
+        return call_waits(self.ff, s.node, cls)
 
 
 def _syncs(m: Walker, s: Site, helpers: _Helpers) -> bool:
-    """Does this call wait for the device?"""
+    """Does this call wait for the device: :func:`call_waits`, or a printed message that
+    formats a value the device computed (read here, where the rule has the bindings)?"""
+    if helpers.waits(s):
+        return True
     func = s.node.func
-    if isinstance(func, ast.Attribute) and func.attr in _SYNCS:
-        return True
-    if m.qualname(func) == "torch.save" and s.node.args and _module_state(helpers.ff, s.node.args[0]):
-        return True  # the state dict of a module is copied to the host, after its work
-    if isinstance(func, ast.Name) and (func.id == "synchronize" or (
-            func.id in _HOST_READS and _reads_tensor(m, helpers.ff, s, func.id == "print"))):
-        return True
-    name = tail(func)
-    if name is None:
-        return False
-    if helpers.waits(s):  # a function of the run that waits on every path
-        return True
-    # named so (even when defined here: its body may wait through calls we cannot follow)
-    return bool(_SYNC_NAME.search(name))
-
-
-def _module_state(ff: FileFlow, e: ast.expr) -> bool:
-    """``model.state_dict()`` of a module."""
-    if not (isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute)
-            and e.func.attr == "state_dict"):
-        return False
-    return is_module(ff, e.func.value)
+    return isinstance(func, ast.Name) and func.id == "print" and \
+        any(_read_when_formatted(m, helpers.ff, v, s) for a in s.node.args for v in _formatted(a))
 
 
 def _synced(m: Walker, scope: Scope, lo: int, hi: int, helpers: _Helpers) -> bool:
@@ -360,22 +337,6 @@ def _conditions(e: ast.expr) -> Iterable[ast.expr]:
         yield from _conditions(e.operand)
     else:
         yield e
-
-
-def _reads_tensor(m: Walker, ff: FileFlow, s: Site, printed: bool) -> bool:
-    """``print(t)`` / ``float(t)`` / ``int(t)`` / ``bool(t)`` of a tensor: the value is copied
-    to the host, which waits for the work that produces it.  (A printed tensor counts
-    only when it may be on the device: ``print`` takes anything.)  A printed message that
-    formats such a value (``"%.4f" % (epoch, loss)``, ``f"{acc:.2f}"``, ``"{}".format(t)``)
-    reads it too, and so does one that formats the result of a call handed a model
-    (``compute_accuracy(model, loader)``, directly or through the name bound to it): the
-    helper either returns a device tensor, read here, or has already read its result."""
-    for a in s.node.args:
-        if is_tensor(ff, a) and (not printed or on_device_tensor(ff, a)):
-            return True
-        if printed and any(_read_when_formatted(m, ff, v, s) for v in _formatted(a)):
-            return True
-    return False
 
 
 def _formatted(e: ast.expr) -> list[ast.expr]:
