@@ -182,7 +182,7 @@ import enum
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
-from torchferry.check.api import Context, Finding, Fix
+from torchferry.check.api import Context, Finding, Fix, walk
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.lattice import is_number, number_defaults, zero_dim_made
 from torchferry.check.flow.program import FileFlow
@@ -231,10 +231,12 @@ def check(ctx: Context) -> Iterable[Finding]:
                 yield _moved_parameter_finding(ctx, stmt, attr, value, moved)
             continue
         yield from _plain_tensor(ctx, info_of, _Assign(stmt, sctx.scope, attr, value, _Where.INIT))
-    helpers = _construction_helpers(m)
+    helpers: set[int] | None = None  # (worked out for the first such assignment)
     for stmt, sctx, cls, attr in m.method_assigns:
         value = getattr(stmt, "value", None)
         if cls.is_module and value is not None:
+            if helpers is None:
+                helpers = _construction_helpers(m)
             where = _Where.SETUP if id(sctx.scope) in helpers else _Where.METHOD
             yield from _plain_tensor(ctx, info_of, _Assign(stmt, sctx.scope, attr, value, where))
 
@@ -1348,19 +1350,27 @@ def _construction_helpers(m: Walker) -> set[int]:
     model is built."""
     out: set[int] = set()
     for cls in m.class_list:
-        if not cls.is_module:
+        init = cls.methods.get("__init__")
+        if not cls.is_module or init is None:
             continue
-        from_init: set[str] = set()
-        elsewhere: set[str] = set()
+        # the other methods are walked only when ``__init__`` calls one of them
+        wanted = _self_calls(init) & cls.methods.keys() - {"__init__"}
         for name, scope in cls.methods.items():
-            fn = scope.function
-            for n in ast.walk(fn) if fn is not None else ():
-                if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
-                        isinstance(n.func.value, ast.Name) and n.func.value.id == scope.self_name:
-                    (from_init if name == "__init__" else elsewhere).add(n.func.attr)
-        out.update(id(cls.methods[k]) for k in from_init - elsewhere
-                   if k in cls.methods and k != "__init__")
+            if not wanted:
+                break
+            if name != "__init__":
+                wanted -= _self_calls(scope)
+        out.update(id(cls.methods[k]) for k in wanted)
     return out
+
+
+def _self_calls(scope: Scope) -> set[str]:
+    """The names of the methods a method's code calls on its ``self`` (``self.k(...)``
+    anywhere in the function's node, nested functions included)."""
+    fn, self_name = scope.function, scope.self_name
+    return {n.func.attr for n in (walk(fn) if fn is not None else ())
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and
+            isinstance(n.func.value, ast.Name) and n.func.value.id == self_name}
 
 
 def _registered_after(init: ast.AST | None, stmt: ast.stmt, self_name: str, attr: str) -> bool:
