@@ -1012,14 +1012,28 @@ def _offered(package: str, items: Iterable[dict], unsafe: bool) -> list[str]:
     return out
 
 
+def _hunks(old: Sequence[str], new: Sequence[str]) -> Iterable[str]:
+    """Unified-diff hunks of two lists of lines, matched without difflib's "popular line"
+    heuristic (which shows a frequent unchanged line such as ``return model`` as changed)."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for group in matcher.get_grouped_opcodes(2):
+        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]
+        yield f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@\n"
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                yield from (f" {line}\n" for line in old[a1:a2])
+                continue
+            yield from (f"-{line}\n" for line in old[a1:a2])
+            yield from (f"+{line}\n" for line in new[b1:b2])
+
+
 def _unified(package: str, original: Path, copy: Path, changed: Sequence[str]) -> str:
     """The unified diff of each changed file, original against fixed."""
     parts = []
     for rel in changed:
-        old = (original / rel).read_text(encoding="utf-8", errors="replace").splitlines(True)
-        new = (copy / rel).read_text(encoding="utf-8", errors="replace").splitlines(True)
-        name = f"{package}/{rel}"
-        parts.append("".join(difflib.unified_diff(old, new, f"a/{name}", f"b/{name}", n=2)))
+        old = (original / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+        new = (copy / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+        parts += [f"--- a/{package}/{rel}\n+++ b/{package}/{rel}\n", *_hunks(old, new)]
     return "".join(parts)
 
 

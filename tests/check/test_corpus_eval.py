@@ -405,3 +405,13 @@ def test_fix_mode_reports_a_fixed_file_that_no_longer_parses(
     assert cc.fix_mode([pkg], "FRY009", unsafe=False) == 1
     out = capsys.readouterr().out
     assert "demo/m.py: does not parse after --fix" in out
+
+
+def test_the_diff_shows_a_frequent_unchanged_line_as_context() -> None:
+    old = ["def f():", "    return model"] * 150 + ["x = torch.load(p)", "    return model"]
+    new = old[:-2] + ['x = torch.load(p, map_location="cpu")', "    return model"]
+    hunk = "".join(cc._hunks(old, new))
+    assert hunk == (
+        "@@ -299,4 +299,4 @@\n def f():\n     return model\n-x = torch.load(p)\n"
+        '+x = torch.load(p, map_location="cpu")\n     return model\n'
+    )
