@@ -25,13 +25,17 @@ labels whose finding vanished (a rule change silenced it, for better or worse).
     python benchmarks/check_corpus.py --unlabelled 50  # list up to 50 unlabelled findings
     python benchmarks/check_corpus.py --template new.toml   # write [[label]] stubs for them
     python benchmarks/check_corpus.py --fix            # --fix on a copy: parses? idempotent?
+    python benchmarks/check_corpus.py --fix --unsafe --pier --extra DIR --diff fixes.diff
     python benchmarks/check_corpus.py --recall         # recall on bug-report reproductions
     python benchmarks/check_corpus.py --select FRY014,FRY015 --package timm
 
 ``--fix`` copies the corpus to a temporary directory, runs ``ferry check --fix`` there
 (``--unsafe-fixes`` too with ``--unsafe``), verifies that every Python file still parses
-(every notebook: valid JSON whose joined code cells parse), and that a second
-``--fix`` run changes no byte; it reports the files and findings fixed.
+(every notebook: valid JSON whose joined code cells parse), that no fix it applies is
+still offered after it, and that a second ``--fix`` run changes no byte; it reports, per code
+base as it finishes, the fixes applied per rule and applicability (safe, unsafe) and the
+files changed.  ``--diff FILE`` writes every fix applied (file, line, rule, applicability)
+and the unified diff of each changed file, for reading the fixes one by one.
 
 ``--recall`` checks the reproductions of public bug reports in
 ``tests/check/recall/fixtures/`` (one file per report, citing it; each line that must be

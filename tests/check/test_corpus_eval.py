@@ -415,3 +415,10 @@ def test_the_diff_shows_a_frequent_unchanged_line_as_context() -> None:
         "@@ -299,4 +299,4 @@\n def f():\n     return model\n-x = torch.load(p)\n"
         '+x = torch.load(p, map_location="cpu")\n     return model\n'
     )
+
+
+def test_diff_without_fix_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cc.main(["--diff", "out.diff"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip().endswith("error: --diff goes with --fix")
