@@ -25,13 +25,17 @@ labels whose finding vanished (a rule change silenced it, for better or worse).
     python benchmarks/check_corpus.py --unlabelled 50  # list up to 50 unlabelled findings
     python benchmarks/check_corpus.py --template new.toml   # write [[label]] stubs for them
     python benchmarks/check_corpus.py --fix            # --fix on a copy: parses? idempotent?
+    python benchmarks/check_corpus.py --fix --unsafe --pier --extra DIR --diff fixes.diff
     python benchmarks/check_corpus.py --recall         # recall on bug-report reproductions
     python benchmarks/check_corpus.py --select FRY014,FRY015 --package timm
 
 ``--fix`` copies the corpus to a temporary directory, runs ``ferry check --fix`` there
 (``--unsafe-fixes`` too with ``--unsafe``), verifies that every Python file still parses
-(every notebook: valid JSON whose joined code cells parse), and that a second
-``--fix`` run changes no byte; it reports the files and findings fixed.
+(every notebook: valid JSON whose joined code cells parse), that no fix it applies is
+still offered after it, and that a second ``--fix`` run changes no byte; it reports, per code
+base as it finishes, the fixes applied per rule and applicability (safe, unsafe) and the
+files changed.  ``--diff FILE`` writes every fix applied (file, line, rule, applicability)
+and the unified diff of each changed file, for reading the fixes one by one.
 
 ``--recall`` checks the reproductions of public bug reports in
 ``tests/check/recall/fixtures/`` (one file per report, citing it; each line that must be
@@ -51,6 +55,7 @@ from __future__ import annotations
 
 import argparse
 import ast
+import difflib
 import hashlib
 import json
 import os
@@ -1055,54 +1060,156 @@ def _parses(path: Path) -> str | None:
     return None
 
 
-def fix_mode(dirs: Sequence[Path], select: str, unsafe: bool) -> int:
-    sys.path.insert(0, str(REPO / "src"))
+def _applicable(items: Iterable[dict], unsafe: bool) -> Counter[tuple[str, str]]:
+    """(rule, "safe" | "unsafe") of each finding whose fix ``--fix`` applies (with
+    ``unsafe``: every fix)."""
+    out: Counter[tuple[str, str]] = Counter()
+    for it in items:
+        fix = it.get("fix")
+        if fix and (unsafe or fix.get("safe")):
+            out[(it["code"], "safe" if fix.get("safe") else "unsafe")] += 1
+    return out
+
+
+def _offered(package: str, items: Iterable[dict], unsafe: bool) -> list[str]:
+    """One line per fix ``--fix`` applies: where, rule, applicability, the fix's message."""
+    out = []
+    for it in items:
+        fix = it.get("fix")
+        if fix and (unsafe or fix.get("safe")):
+            cell = f":cell {it['cell']}" if it.get("cell") else ""
+            kind = "safe" if fix.get("safe") else "unsafe"
+            where = f"{package}/{it['path'].replace(os.sep, '/')}{cell}:{it['line']}"
+            out.append(f"{where}: {it['code']} [{kind}] {fix.get('message', '')}")
+    return out
+
+
+def _hunks(old: Sequence[str], new: Sequence[str]) -> Iterable[str]:
+    """Unified-diff hunks of two lists of lines, matched without difflib's "popular line"
+    heuristic (which shows a frequent unchanged line such as ``return model`` as changed)."""
+    matcher = difflib.SequenceMatcher(None, old, new, autojunk=False)
+    for group in matcher.get_grouped_opcodes(2):
+        (_, i1, _, j1, _), (_, _, i2, _, j2) = group[0], group[-1]
+        yield f"@@ -{i1 + 1},{i2 - i1} +{j1 + 1},{j2 - j1} @@\n"
+        for tag, a1, a2, b1, b2 in group:
+            if tag == "equal":
+                yield from (f" {line}\n" for line in old[a1:a2])
+                continue
+            yield from (f"-{line}\n" for line in old[a1:a2])
+            yield from (f"+{line}\n" for line in new[b1:b2])
+
+
+def _unified(package: str, original: Path, copy: Path, changed: Sequence[str]) -> str:
+    """The unified diff of each changed file, original against fixed."""
+    parts = []
+    for rel in changed:
+        old = (original / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+        new = (copy / rel).read_text(encoding="utf-8", errors="replace").splitlines()
+        parts += [f"--- a/{package}/{rel}\n+++ b/{package}/{rel}\n", *_hunks(old, new)]
+    return "".join(parts)
+
+
+@dataclass
+class FixRun:
+    """``--fix`` on the copy of one code base."""
+
+    package: str
+    per_rule: Counter[tuple[str, str]]  #: fixes applied, by (rule, applicability)
+    left: int  #: fixes --fix would still apply after the first run
+    changed: list[str]  #: files the first run changed
+    broken: list[tuple[str, str]]  #: (file, why) of a changed file that no longer parses
+    moved: list[str]  #: files a second --fix run changed
+    errors: list[str]  #: stderr lines that say "error"
+    offered: list[str]  #: the fixes applied, one line each
+    diff: str  #: unified diff of the changed files
+
+    @property
+    def problems(self) -> int:
+        return len(self.broken) + len(self.moved) + len(self.errors) + self.left
+
+
+def fix_one(d: Path, copy: Path, select: str, unsafe: bool) -> FixRun:
+    """Copy ``d`` to ``copy``, run ``--fix`` twice there, and compare."""
     extra = ["--fix"] + (["--unsafe-fixes"] if unsafe else [])  # --fix always checks afresh
-    problems = 0
-    rows = [
-        "| package | fixes applied | files changed | do not parse after | changed by a 2nd run | errors |",
-        "|---|---|---|---|---|---|",
+    package = package_of(d)
+    shutil.copytree(d, copy, ignore=shutil.ignore_patterns(".ferry_cache"))
+    before_parse = {rel for rel in _digests(copy) if _parses(copy / rel) is not None}
+    before = _digests(copy)
+    # counted on the copy: a snapshot checked in place can fall under the
+    # configuration of a checkout around it, the copy does not
+    found = run_check(copy, select, ["--no-cache"])[0]
+    first, err1 = run_check(copy, select, extra)
+    after = _digests(copy)
+    changed = [rel for rel in after if after[rel] != before.get(rel)]
+    broken = [
+        (rel, why)
+        for rel in changed
+        if rel not in before_parse and (why := _parses(copy / rel)) is not None
     ]
+    _, err2 = run_check(copy, select, extra)
+    again = _digests(copy)
+    still = _applicable(first, unsafe)
+    return FixRun(
+        package,
+        _applicable(found, unsafe) - still,
+        sum(still.values()),
+        changed,
+        broken,
+        [rel for rel in again if again[rel] != after.get(rel)],
+        [line for line in (err1 + err2).splitlines() if "error" in line],
+        _offered(package, found, unsafe),
+        _unified(package, d, copy, changed),
+    )
+
+
+def _per_rule(c: Counter[tuple[str, str]]) -> str:
+    return ", ".join(f"{code} {kind} {n}" for (code, kind), n in sorted(c.items())) or "0"
+
+
+def _report_fix_run(r: FixRun) -> None:
+    for rel, why in r.broken:
+        print(f"  {r.package}/{rel}: does not parse after --fix: {why}")
+    for rel in r.moved:
+        print(f"  {r.package}/{rel}: a second --fix run changed it")
+    for line in r.errors:
+        print(f"  {r.package}: {line}")
+    if r.left:
+        print(f"  {r.package}: {r.left} fix(es) still offered after --fix")
+    print(
+        f"| {r.package} | {sum(r.per_rule.values())} | {_per_rule(r.per_rule)} | "
+        f"{len(r.changed)} | {len(r.broken)} | {len(r.moved)} | {len(r.errors)} |",
+        flush=True,
+    )
+
+
+def fix_mode(dirs: Sequence[Path], select: str, unsafe: bool, diff: Path | None = None) -> int:
+    """``--fix`` (``--unsafe-fixes`` too with ``unsafe``) on a copy of each code base in
+    ``dirs``: a row per code base as it finishes, then the fixes per rule; with ``diff``,
+    write there the fixes applied and the unified diff of every file they changed."""
+    sys.path.insert(0, str(REPO / "src"))
+    print(
+        "| package | fixes applied | by rule | files changed | do not parse after "
+        "| changed by a 2nd run | errors |\n|---|---|---|---|---|---|---|",
+        flush=True,
+    )
+    runs = []
     with tempfile.TemporaryDirectory(prefix="ferry-corpus-fix-") as tmp:
         for d in dirs:
-            package = package_of(d)
-            copy = Path(tmp) / d.name
-            shutil.copytree(d, copy, ignore=shutil.ignore_patterns(".ferry_cache"))
-            before_parse = {rel for rel in _digests(copy) if _parses(copy / rel) is not None}
-            before = _digests(copy)
-            # counted on the copy: a snapshot checked in place can fall under the
-            # configuration of a checkout around it, the copy does not
-            before_count = len(run_check(copy, select, ["--no-cache"])[0])
-            first, err1 = run_check(copy, select, extra)
-            after = _digests(copy)
-            changed = [rel for rel in after if after[rel] != before.get(rel)]
-            broken = [
-                (rel, why)
-                for rel in changed
-                if rel not in before_parse and (why := _parses(copy / rel)) is not None
-            ]
-            second, err2 = run_check(copy, select, extra)
-            again = _digests(copy)
-            moved = [rel for rel in again if again[rel] != after.get(rel)]
-            errors = [line for line in (err1 + err2).splitlines() if "error" in line]
-            applied = before_count - len(first)
-            rows.append(
-                f"| {package} | {applied} | {len(changed)} | {len(broken)} | "
-                f"{len(moved)} | {len(errors)} |"
-            )
-            for rel, why in broken:
-                print(f"  {package}/{rel}: does not parse after --fix: {why}")
-            for rel in moved:
-                print(f"  {package}/{rel}: a second --fix run changed it")
-            for line in errors:
-                print(f"  {package}: {line}")
-            problems += len(broken) + len(moved) + len(errors)
-            del second
-    print("\n".join(rows))
+            runs.append(fix_one(d, Path(tmp) / d.name, select, unsafe))
+            _report_fix_run(runs[-1])
+    total: Counter[tuple[str, str]] = sum((r.per_rule for r in runs), Counter())
+    problems = sum(r.problems for r in runs)
     print(
-        f"\n--fix{' --unsafe-fixes' if unsafe else ''}: "
+        f"\n--fix{' --unsafe-fixes' if unsafe else ''}: {sum(total.values())} fixes applied "
+        f"({_per_rule(total)}) in {sum(len(r.changed) for r in runs)} files of "
+        f"{len(runs)} code bases; "
         f"{'no problem found' if not problems else f'{problems} problem(s)'}"
     )
+    if diff is not None:
+        diff.write_text(
+            "".join("\n".join(r.offered) + "\n" + r.diff for r in runs if r.offered),
+            encoding="utf-8",
+        )
     return 1 if problems else 0
 
 
@@ -1345,6 +1452,12 @@ def main(argv: Sequence[str] | None = None) -> int:
     )
     ap.add_argument("--unsafe", action="store_true", help="with --fix: also the unsafe fixes")
     ap.add_argument(
+        "--diff",
+        type=Path,
+        metavar="FILE",
+        help="with --fix: write the fixes applied and the diff of every file they changed",
+    )
+    ap.add_argument(
         "--drop-stale",
         action="store_true",
         help="remove the labels whose finding vanished from the labels file",
@@ -1448,6 +1561,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     ap.add_argument("--json", type=Path, metavar="FILE", help="write the joined findings as JSON")
     args = ap.parse_args(argv)
 
+    if args.diff is not None and not args.fix:
+        ap.error("--diff goes with --fix")
     if args.write_split:
         write_split(DEFAULT_SPLIT)
         print(f"wrote {DEFAULT_SPLIT}")
@@ -1516,7 +1631,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         test = load_split()["corpus"]
         dirs = [d for d in dirs if in_half(package_of(d), test, args.half)]
     if args.fix:
-        return fix_mode(dirs, args.select, args.unsafe)
+        return fix_mode(dirs, args.select, args.unsafe, args.diff)
 
     t0 = time.perf_counter()
     findings, errors = collect(dirs, args.select, args.no_cache)

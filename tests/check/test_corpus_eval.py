@@ -402,3 +402,74 @@ def test_a_directory_reproduction_is_checked_as_one_project(
     assert "single.py:4: FRY002" in out and "q01_converted_by_a_helper/show.py" not in out
     cc.recall_mode(tmp_path, select=("FRY003",), alone=True)
     assert "q01_converted_by_a_helper/show.py:6: FRY003" in capsys.readouterr().out
+
+def _fixable_package(root: Path) -> Path:
+    pkg = root / "demo-1.0"
+    pkg.mkdir(parents=True)
+    (pkg / "pyproject.toml").write_text("[tool.torchferry]\n")
+    (pkg / "m.py").write_text(
+        "import torch\n\n\ndef f(device):\n"
+        "    x = torch.zeros(3).to(device)\n    y = torch.ones(2).cuda()\n    return x, y\n"
+    )
+    return pkg
+
+
+def test_fix_mode_counts_fixes_per_rule_and_writes_the_diff_on_a_copy(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pkg = _fixable_package(tmp_path / "corpus")
+    original = (pkg / "m.py").read_text()
+    diff = tmp_path / "fixes.diff"
+    assert cc.fix_mode([pkg], "FRY009", unsafe=False, diff=diff) == 0
+    out = capsys.readouterr().out
+    assert "| demo | 1 | FRY009 safe 1 | 1 | 0 | 0 | 0 |" in out
+    assert "1 fixes applied (FRY009 safe 1) in 1 files of 1 code bases; no problem found" in out
+    assert (pkg / "m.py").read_text() == original  # the copy was fixed, not the corpus
+    text = diff.read_text()
+    assert text.startswith('demo/m.py:6: FRY009 [safe] Pass `device="cuda"` to the factory\n')
+    assert '-    y = torch.ones(2).cuda()\n+    y = torch.ones(2, device="cuda")\n' in text
+    assert "+    x" not in text  # the unsafe fix (`.to(device)`) is left alone
+
+
+def test_fix_mode_with_unsafe_counts_each_applicability(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pkg = _fixable_package(tmp_path / "corpus")
+    assert cc.fix_mode([pkg], "FRY009", unsafe=True) == 0
+    out = capsys.readouterr().out
+    assert "| demo | 2 | FRY009 safe 1, FRY009 unsafe 1 | 1 | 0 | 0 | 0 |" in out
+
+
+def test_fix_mode_reports_a_fixed_file_that_no_longer_parses(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    pkg = _fixable_package(tmp_path / "corpus")
+    real_run_check = cc.run_check
+
+    def breaking(pkg_dir: Path, select: str, extra=()):  # a fixer that writes bad syntax
+        items, err = real_run_check(pkg_dir, select, extra)
+        if "--fix" in extra:
+            (pkg_dir / "m.py").write_text("def f(:\n")
+        return items, err
+
+    monkeypatch.setattr(cc, "run_check", breaking)
+    assert cc.fix_mode([pkg], "FRY009", unsafe=False) == 1
+    out = capsys.readouterr().out
+    assert "demo/m.py: does not parse after --fix" in out
+
+
+def test_the_diff_shows_a_frequent_unchanged_line_as_context() -> None:
+    old = ["def f():", "    return model"] * 150 + ["x = torch.load(p)", "    return model"]
+    new = old[:-2] + ['x = torch.load(p, map_location="cpu")', "    return model"]
+    hunk = "".join(cc._hunks(old, new))
+    assert hunk == (
+        "@@ -299,4 +299,4 @@\n def f():\n     return model\n-x = torch.load(p)\n"
+        '+x = torch.load(p, map_location="cpu")\n     return model\n'
+    )
+
+
+def test_diff_without_fix_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -> None:
+    with pytest.raises(SystemExit) as exc:
+        cc.main(["--diff", "out.diff"])
+    assert exc.value.code == 2
+    assert capsys.readouterr().err.strip().endswith("error: --diff goes with --fix")
