@@ -317,3 +317,33 @@ def demo(device):
 
 def test_fry010_quiet_without_a_construction_in_the_run(tmp_path: Path) -> None:
     assert found(tmp_path, {"memory.py": MEMORY}, "FRY010") == []
+
+
+def test_evaluator_given_a_moved_model_calls_it_on_a_torchvision_item(tmp_path: Path) -> None:
+    evaluator = """\
+    import torchvision
+    from torch.utils.data import DataLoader
+
+
+    class Evaluator:
+        def __init__(self, model):
+            self.model = model
+
+        def run(self, root):
+            data = torchvision.datasets.MNIST(root, transform=torchvision.transforms.ToTensor())
+            loader = DataLoader(data, batch_size=8)
+            for images, _ in loader:
+                print(self.model(images).argmax(1))
+    """
+    main_py = """\
+    from net import Net
+    from evaluator import Evaluator
+
+
+    def main(root):
+        Evaluator(Net().cuda()).run(root)
+    """
+    files = {"net.py": NET, "evaluator.py": evaluator, "main.py": main_py}
+    assert found(tmp_path, files) == [("evaluator.py", 13, "FRY014")]
+    files["main.py"] = main_py.replace("Net().cuda()", "Net()")
+    assert found(tmp_path / "cpu", files) == []

@@ -729,7 +729,7 @@ def _cpu_loader_item(ctx: Context) -> Iterator[Finding]:
                 continue
             made = _torchvision_loader(ff, res, loop)
             if made is not None and c.callee is Callee.UNRESOLVED:
-                c = _constructed_call(ff, res, c)  # type: ignore[assignment]
+                c = _constructed_call(ff, res, c)
             if made is None or c is None or not _has_weights(ctx, c):
                 continue
             moved = _model_at_call(ff, res, c)  # (last: it may interpret the callers)
