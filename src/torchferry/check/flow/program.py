@@ -139,6 +139,12 @@ class FileFlow:
         #: id(call) -> what ``Plain(...)``, a plain class of the run built in this file,
         #: gives its ``__init__`` (parameter index as a string -> argument value)
         self.constructed: dict[int, dict[str, Value]] = {}
+        #: this file's constructions of plain classes of the run, as calls of their
+        #: ``__init__``: (its file, name, line) -> id(call) -> (the constructing scope,
+        #: parameter index as a string -> argument value)
+        self.constructions: dict[tuple[str, str, int], dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
+        #: :meth:`constructed_attr`, per (id(class), attribute)
+        self._constructed_attrs: dict[tuple[int, str], Value | None] = {}
         self._index(tree.body)
 
     # -- the file's names ---------------------------------------------------------------
@@ -886,6 +892,69 @@ class FileFlow:
                 if other is not fn and done is not None and attr in done.stores:
                     v = join(v, _as_attribute(done.stores[attr], False))
         return v
+
+    def constructed_attr(self, cls: ClassInfo, attr: str) -> Value | None:
+        """``self.<attr>`` in the methods of ``cls``, a plain class (not a module) of this
+        file that stores it only in ``__init__`` (its own or a base's) from the
+        constructor's parameters (``self.model = model``, ``self.data = data.to(device)``):
+        the join over every construction of the class in the run
+        (:meth:`Project.constructions`: this file's and those of the files that import it)
+        of that value with the construction's arguments bound, each placed in its own file
+        (:meth:`placed`; its origins cite that file).  A parameter kept as it is takes the
+        arguments' kinds too (``Predictor(net.to(device))``: a module on the device).  None
+        when the class or the attribute is not so, no construction of the run is known, or
+        one leaves a parameter the value depends on unbound."""
+        key = (id(cls.node), attr)
+        if key not in self._constructed_attrs:
+            self._constructed_attrs[key] = self._constructed_attr_of_run(cls, attr)
+        return self._constructed_attrs[key]
+
+    def placed_at(self, res: ScopeResult, node: ast.AST, v: Value) -> Value:
+        """:meth:`placed` of ``v``, the value of the expression ``node`` in ``res``, or, for
+        ``self.<attr>`` of a plain class's method, what the constructions give it
+        (:meth:`built_at`)."""
+        built = self.built_at(res, node, v)
+        return built if built is not None else self.placed(res, v)
+
+    def built_at(self, res: ScopeResult, node: ast.AST, v: Value) -> Value | None:
+        """``v``, the value of ``self.<attr>`` (the expression ``node``) in a method of a
+        plain class whose table does not know its place, as the class's constructions in
+        the run give it (:meth:`constructed_attr`); None for any other expression or value."""
+        if v.places is not None or not isinstance(node, ast.Attribute) or \
+                not isinstance(node.value, ast.Name) or node.value.id != "self" or _static(res.node):
+            return None
+        cls = self.method_of.get(id(res.node))
+        built = self.constructed_attr(cls, node.attr) if cls is not None else None
+        if built is None or built.kinds is None and v.kinds is not None:
+            return built if built is None else built._replace(kinds=v.kinds)
+        return built
+
+    def _constructed_attr_of_run(self, cls: ClassInfo, attr: str) -> Value | None:
+        """:meth:`constructed_attr`, not memoised."""
+        init = cls.method("__init__")
+        if init is None or self.project is None or cls.is_module or cls.ff is not self or \
+                not _plain_class(cls) or self._assigned_outside(attr):
+            return None
+        owner, fn = init[0].ff, init[1]
+        raw = owner.result(fn, init[0]).stores.get(attr)
+        refs = _param_refs(raw) if raw is not None else set()
+        if raw is None or not refs or 0 in refs or any(
+                m is not fn and c.ff._stores_on_self(m) and attr in c.ff.result(m, c).stores
+                for c in mro(cls) for m in c.methods.values()):
+            return None
+        sites = self.project.constructions(self, cls.node, fn)
+        if not sites:
+            return None
+        out: Value | None = None
+        for other, caller, _, bound in sites:
+            if any(str(k) not in bound for k in refs):
+                return None
+            given = {str(k): in_file(other.placed(caller, bound[str(k)]), other, self) for k in refs}
+            v = substitute(raw, given)
+            if raw.kinds is None and raw.places == {param(next(iter(refs)))} and len(refs) == 1:
+                v = v._replace(kinds=given[str(next(iter(refs)))].kinds)  # the argument itself
+            out = v if out is None else join(out, v)
+        return outside(out) if out is not None else None
 
     def _assigned_outside(self, attr: str) -> bool:
         """Does this file assign ``<x>.<attr>`` for an ``x`` other than ``self`` (or call

@@ -304,6 +304,53 @@ class Project:
             out.extend((other, res, c, bound) for c, (res, bound) in sites.items())
         return out
 
+    def constructions(self, owner: FileFlow, cls: ast.ClassDef, init: ast.AST) -> list[ForeignCall] | None:
+        """Every construction ``C(...)`` of ``cls`` (a class ``owner`` defines at module
+        level whose ``__init__`` is ``init``, its own or a base's) in ``owner`` and in the
+        files of the run that import it, each of them interpreted whole, as calls of
+        ``init``; None when they cannot all be known: too many files import ``owner``, one
+        cannot be read or interpreted within the budget, or one names the class other than
+        in a construction of a scope it interprets (a subclass, a factory handed the class,
+        an annotation, a function whose text neither makes nor moves a tensor)."""
+        if owner.defs.get(cls.name) is not cls:
+            return None
+        key = (owner.path, cls.name, -cls.lineno)
+        if key not in self._foreign:
+            files = self.importers(owner.path)
+            # (the files interpreted for the question spend a budget of their own, not the
+            # checked file's: its other questions are answered as they were without it)
+            saved, self.budget = self.budget, Budget(SUMMARY_BUDGET)
+            try:
+                self._foreign[key] = None if files is None else \
+                    self._constructions(owner, cls.name, init, sorted({owner.path, *files}))
+            finally:
+                self.budget = saved
+        return self._foreign[key]
+
+    def _constructions(self, owner: FileFlow, name: str, init: ast.AST,
+                       paths: list[str]) -> list[ForeignCall] | None:
+        init_owner = owner.classes[id(owner.defs[name])]
+        found = init_owner.method("__init__")
+        if found is None or found[1] is not init:
+            return None
+        key = (found[0].ff.path, found[1].name, found[1].lineno)
+        out: list[ForeignCall] = []
+        needle = name.encode()
+        for p in paths:
+            if p != owner.path and needle not in self.files.get(p, needle):
+                continue  # (a file whose text never names the class builds none)
+            other = owner if p == owner.path else self.file_flow(p)
+            if other is None:
+                return None
+            scopes = list(other.results())
+            if any(c.result.reason is Reason.BUDGET for r in scopes for c in r.calls.values()):
+                return None
+            sites = _constructing(other, key, name)
+            if _references(other, name) - sites.keys():
+                return None  # (also a construction in a scope the rules skip, not interpreted)
+            out.extend((other, res, c, bound) for res, c, bound in sites.values())
+        return out
+
     # -- what a file's findings depend on ----------------------------------------------------
     def imports_of(self, path: str) -> frozenset[str]:
         """The files of the run that ``path`` imports (read off its bytes, not parsed)."""
@@ -421,6 +468,28 @@ def import_statements(data: bytes) -> tuple[list[re.Match[bytes]], list[re.Match
                 import_end = m.end()
         at = data.find(b"import", at + 6)
     return froms, imports
+
+
+def _constructing(ff: FileFlow, key: tuple[str, str, int],
+                  name: str) -> dict[int, tuple[ScopeResult, int, dict[str, Value]]]:
+    """The constructions of the class ``name`` that ``ff`` records as calls of the
+    ``__init__`` ``key`` names: id(the call's function) -> (the scope, id(the call),
+    what it binds)."""
+    out = {}
+    for c, (res, bound) in ff.constructions.get(key, {}).items():
+        call = res.calls.get(c)
+        if call is not None and _constructs(ff, call.node, name):
+            out[id(call.node.func)] = (res, c, bound)
+    return out
+
+
+def _constructs(ff: FileFlow, node: ast.AST, name: str) -> bool:
+    """Is ``node`` a call of the class ``name`` (``Predictor(...)``, ``models.Predictor(...)``,
+    or under the name it is imported as)?"""
+    func = getattr(node, "func", None)
+    local = {a for a, q in ff.imports.items() if q.rsplit(".", 1)[-1] == name} | {name}
+    return isinstance(func, ast.Name) and func.id in local or \
+        isinstance(func, ast.Attribute) and func.attr == name
 
 
 def _references(ff: FileFlow, name: str) -> set[int]:

@@ -1030,16 +1030,23 @@ def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.Cla
 def _bind_constructor(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args, kws: Kws) -> None:
     """Keep what ``Plain(x, device=d)`` (a plain class of the run) gives its ``__init__``,
     parameter index as a string -> argument value, for the reads of the instance's
-    attributes (:meth:`FileFlow.instance_attr`); nothing for a call that spreads
-    ``*args``/``**kw`` or a class without an ``__init__`` of the run."""
+    attributes (:meth:`FileFlow.instance_attr`), and the construction as a call site of
+    that ``__init__`` (:meth:`FileFlow.construction_sites`; one that spreads
+    ``*args``/``**kw`` binds nothing); nothing for a class without an ``__init__`` of the run."""
     init = info.method("__init__")
-    if init is None or ev.i.given is not None or any(isinstance(a, ast.Starred) for a in node.args) \
-            or any(k == "**" for k, _ in kws) or _static(init[1]):
+    if init is None or ev.i.given is not None or _static(init[1]):
         return
-    params = param_names(init[1])
+    owner, fn = init[0].ff, init[1]
+    sites = ev.ff.constructions.setdefault((owner.path, fn.name, fn.lineno), {})
+    if any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws):
+        sites[id(node)] = (ev.i.res, {})  # (a call site that binds no parameter it is known to)
+        return
+    params = param_names(fn)
     bound = {str(k + 1): a for k, a in enumerate(args) if k + 1 < len(params)}
     bound.update((str(params.index(name)), v) for name, v in kws if name in params[1:])
     ev.ff.constructed[id(node)] = bound
+    # the construction is a call site of ``__init__`` (:meth:`FileFlow.construction_sites`)
+    sites[id(node)] = (ev.i.res, bound)
 
 
 def _escape(ev: Evaluator, node: ast.Call) -> None:

@@ -38,7 +38,12 @@ name, w in model.state_dict().items(): np.save(name, w)`). An attribute of an ob
 plain class of the run built in the file (`mesh = Mesh(nodes.to(device))`; `mesh.nodes`)
 is what the class's `__init__` stores there, with the construction's arguments bound, and
 what its other methods store (a list they fill with `append` or `self.slots[k] = t`
-included). Storing such a tensor into more than one element of a NumPy array made here
+included). In the class's own methods, `self.scores` that only `__init__` (its own or a
+base's) stores from its parameters (`self.scores = scores`) is what every construction of
+the class in the run gives it (`Recorder(torch.zeros(n, device=device))`, in the class's file
+or a file that imports it), when all of them are known (none where the class is named other
+than in a construction or built in a function whose text neither makes nor moves a tensor).
+Storing such a tensor into more than one element of a NumPy array made here
 with a written-out shape (`g_loss = np.zeros((5000, 1))`; `g_loss[i] = loss`, `a[2:4] = t`)
 is flagged too: NumPy converts it as an array. A store into one element (`a[i] = loss` of
 a 1-D array) reads it with `float()`, which works on any device, and is not flagged. In a file that sets a CUDA default device or tensor
@@ -519,7 +524,7 @@ def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.e
     v = _through_get(res, v)
     if v.kinds is None and res.kind_of(v) is not None:
         v = v._replace(kinds=res.kind_of(v))  # a parameter used as a tensor here
-    v = ctx.flow.placed(res, v)
+    v = ctx.flow.placed_at(res, node, v)  # (``self.scores`` of a plain class: its constructions)
     origin = _on_device(res, v, cuda_default, not _numpy_method(call))
     if origin is None or _not_a_tensor_here(res, call.node) or _cpu_in_other_arm(res, call.node) \
             or other_arm_of_move(ctx.flow, call.node, origin):

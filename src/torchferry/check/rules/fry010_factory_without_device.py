@@ -59,7 +59,11 @@ run built in the file (`c = Cores(data, device)`; `c.data @ torch.eye(n)`) is wh
 class's `__init__` stores there, with the construction's arguments bound (`self.data =
 data.to(device)`, `self.kept = data`), and what its other methods store (a list they fill
 with `append` or `self.slots[k] = t` included); an argument of unknown kind leaves it
-unknown. A parameter whose own uses do not tell its kind (`len(lengths)`, `zip(ilens, olens)`)
+unknown. In the class's own methods, `self.states` that only `__init__` (its own or a base's)
+stores from its parameters (`self.states = states`) is what every construction of the class
+in the run gives it (`Memory(states=states.cuda())`, in the class's file or a file that
+imports it), when all of them are known (none where the class is named other than in a
+construction or built in a function whose text neither makes nor moves a tensor). A parameter whose own uses do not tell its kind (`len(lengths)`, `zip(ilens, olens)`)
 may be on a device when a call of the file gives it a tensor that may be, or a value it
 moved there (followed through the callers' parameters, a static method called on `self`
 included), unless it is
@@ -266,7 +270,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 partner = meet.module or next(
                     (n for n, w in meet.operands if n is not node
                      and not _may_hold(res, n, w, made)
-                     and (_on_device(ff, res, w, hints=not meet.first_only)
+                     and (_on_device(ff, res, ff.built_at(res, n, w) or w, hints=not meet.first_only)
                           or not meet.first_only and _followed_unknown(res, n, w))), None)
                 if partner is not None and _moved_to_match(res, partner, made):
                     continue  # ``y.to(first.device)``: on the factory's own device

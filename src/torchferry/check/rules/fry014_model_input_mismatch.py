@@ -30,7 +30,12 @@ Flags a call `model(x)` when, in one scope,
 * (from the device-flow analysis) the model is on a device the code chose, as above,
   loaded there (`torch.load(f, map_location=device)`) or
   through the class it is an attribute of (`self.model.to(device)` in `__init__`, the
-  call `self.model(x)` in another method), and its input (the first argument, else the
+  call `self.model(x)` in another method), or given to a plain class (a predictor, a
+  trainer, an evaluator) that keeps it (`self.model = model` in its `__init__`, its own or
+  a base's) by every construction of the class in the run, which are the calls of that
+  `__init__` (`Predictor(net.to(device))`, `p = Predictor(model=net)` after `net =
+  Net().cuda()`, `Predictor(build_model(name))` of a factory that moves it; in the class's
+  file or in the files that import it), and its input (the first argument, else the
   first keyword argument: `model(input_ids=dummy)`, else the one mapping of
   `model(**inputs)`; or the prompt of `model.generate(...)`, which runs the model on it
   where the model is, when no class of the run defines that `generate` (transformers'
@@ -152,6 +157,14 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A model a plain class keeps from its constructor is placed only when every construction of
+the class in the run is known: none where no file of the run builds it; none when a file names
+the class other than in a construction (a subclass, an annotation, the class handed to a
+factory), builds it with `*args`/`**kw`, builds it in a function whose text neither makes nor
+moves a tensor (such a function is not interpreted), or when another method of the class
+assigns the attribute; constructions that disagree (one moves the model, one does not) make it
+"may be on the device". Only `self.model(x)` in a method of the class itself is read so, not
+`self.model` bound to another name first.
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
 the model and the CPU input bound in the calling scope (for the second form, the model may be
 a global); the third and fourth need a move of the model the analysis sees in the file (or, for the
@@ -536,12 +549,17 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
             # ``decoder(features, captions, lengths)`` packs with ``lengths``)
             # (a method of the class called on ``self`` is given ``self`` first)
             own = _own_method(c)
-            if c.callee is not Callee.MODULE and not own:
+            if c.callee is not Callee.MODULE and not own and c.callee is not Callee.UNRESOLVED:
                 continue
             a, v = c.node.args[0], c.args[1 if own else 0]
             loop = unmoved_item(v)
             if loop is None or id(loop) not in moves or whole_batch_of(a, loop):
                 continue
+            if c.callee is Callee.UNRESOLVED and not own:
+                built = _constructed_call(ff, res, c)  # (``self.model(x)``, the model given to the class)
+                if built is None:
+                    continue
+                c = built
             via = _through_own_method(ff, res, c) if own else None
             # (last: it may interpret the callers)
             moved = via[0] if via is not None else None if own else _model_at_call(ff, res, c)
@@ -644,6 +662,28 @@ def _through_own_method(ff: FileFlow, res: ScopeResult,
     return None
 
 
+def _constructed_call(ff: FileFlow, res: ScopeResult, c: CallEvent) -> CallEvent | None:
+    """``self.model(x)`` in a method of a plain class of the file that keeps the model its
+    constructor is given (``self.model = model``), as the call of the module that every
+    construction of the class in the run passes (:meth:`FileFlow.constructed_attr`:
+    ``Predictor(net.to(device))``, in this file or one that imports it); None otherwise."""
+    f = c.node.func
+    if c.callee is Callee.MODULE or not isinstance(f, ast.Attribute) or not isinstance(f.value, ast.Name) \
+            or f.value.id != "self" or _static(res.node):
+        return None
+    info = ff.method_of.get(id(res.node))
+    model = ff.constructed_attr(info, f.attr) if info is not None else None
+    if model is None or model.kinds != frozenset((Kind.MODULE,)) or len(c.args) != len(c.node.args):
+        return None
+    return c._replace(callee=Callee.MODULE, func=model)
+
+
+def _static(fn: ast.AST) -> bool:
+    """Is ``fn`` a static or class method (its first parameter is not the instance)?"""
+    return any(isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
+               for d in getattr(fn, "decorator_list", ()))
+
+
 def _own_method(c: CallEvent) -> bool:
     """Whether ``c`` calls a method on ``self`` (``self.step(x)``) that the analysis
     resolved, given ``self`` as its first argument."""
@@ -683,15 +723,17 @@ def _cpu_loader_item(ctx: Context) -> Iterator[Finding]:
     ff: FileFlow = ctx.flow
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
         for call in res.calls.values():
-            c = _module_run(call)
+            c = _module_run(call) or (call if call.callee is Callee.UNRESOLVED else None)
             if c is None or not c.args or not c.node.args or isinstance(c.node.args[0], ast.Starred):
                 continue
             a, v = c.node.args[0], c.args[0]
             loop = unmoved_item(v)
-            if loop is None or whole_batch_of(a, loop) or not _has_weights(ctx, c):
+            if loop is None or whole_batch_of(a, loop):
                 continue
             made = _torchvision_loader(ff, res, loop)
-            if made is None:
+            if made is not None and c.callee is Callee.UNRESOLVED:
+                c = _constructed_call(ff, res, c)
+            if made is None or c is None or not _has_weights(ctx, c):
                 continue
             moved = _model_at_call(ff, res, c)  # (last: it may interpret the callers)
             if moved is not None:
@@ -836,6 +878,9 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     """The finding of :func:`_made_on_the_cpu` for one call (``first``: as the first run of
     its loop sees it), or None."""
     c = _module_run(c) or c  # (``torch.jit.trace(model, example)`` runs ``model(example)``)
+    given = _input(c) if c.callee is Callee.UNRESOLVED else None
+    if given is not None and (_cpu_made(given[1]) or _tokenized(res, *given)):
+        c = _constructed_call(ff, res, c) or c  # (``self.model(x)``, the model given to the class)
     generating = _generating(ff, c)
     model = c.func if c.callee is Callee.MODULE else generating or _feeding_method(ff, c)
     arg = (_generated_from(c) if generating is not None else _input(c)) if model is not None else None
