@@ -33,8 +33,8 @@ from torchferry.check.flow.queries import is_module, may_live_on_device
 from torchferry.check.names import dotted, kwarg, pos, same_expr, tail
 from torchferry.check.scopes import Binding, ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
 
-__all__ = ["dataset_method", "host_data_file", "in_memory", "load_source", "ndarray_only",
-           "save_target", "saved_here", "torch_saves", "xla_only"]
+__all__ = ["dataset_method", "device_chosen", "host_data_file", "in_memory", "load_source",
+           "ndarray_only", "save_target", "saved_here", "torch_saves", "xla_only"]
 
 # calls whose result holds a module's tensors, or tensors moved to a device
 _DEVICE_EVIDENCE = frozenset({"state_dict", "parameters", "named_parameters", "buffers",
@@ -238,12 +238,13 @@ def _class_of(scope: Scope | None) -> ClassInfo | None:
     return None
 
 
-def _host_value(m: Walker, ff: FileFlow, node: ast.AST, ctx: Ctx, seen: set[int]) -> bool:
+def _host_value(m: Walker, ff: FileFlow, node: ast.AST, ctx: Ctx, seen: set[int],
+                input_only: bool = False) -> bool:
     """Is the saved value, as far as the code shows, host data: no module, state dict,
     parameters or optimizer, nothing moved to a device, no tensor that may be on one, and
     not itself a value of unknown origin (a parameter; one only passed to a call that
-    builds the value, such as a directory to read, is fine)?  Names bound in the same
-    scope are followed."""
+    builds the value, such as a directory to read, is fine, and so is a name bound to one
+    and only passed so: ``input_only``)?  Names bound in the same scope are followed."""
     if id(node) in seen:
         return True
     seen.add(id(node))
@@ -273,34 +274,60 @@ def _host_value(m: Walker, ff: FileFlow, node: ast.AST, ctx: Ctx, seen: set[int]
             if "opt" in x.id.lower() or "model" in x.id.lower():
                 return False  # an optimizer or a model, by its name
             b = _binding(m, x.id, ctx, pos(x))
+            arg = input_only or id(x) in in_args
             if b is None or b.how in (How.PARAM, How.OPAQUE):
-                if id(x) in in_args:
+                if arg:
                     continue  # an input the value is built from (a path, a size)
                 return False  # the value itself, of unknown origin
-            if b.value is not None and not _host_value(m, ff, b.value, b.ctx, seen):
+            if b.value is not None and not _host_value(m, ff, b.value, b.ctx, seen, arg):
                 return False
     return True
 
 
 def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
-    """Does the load read a file that this file's own code writes with ``torch.save``, from
-    host data (see :func:`_host_value`)?  The file is recognised by its name: the same
-    string literal, module-level constant or ``self`` attribute (of the same class) as the
-    last component of both paths.  A dataset's processed cache or metadata file is one; a
-    state dict, or anything that may hold a device tensor, is not."""
+    """Does the load read a file that this file's own code writes with ``torch.save``, and
+    only from host data (see :func:`_host_value`)?  The file is recognised by its name: the
+    same string literal, module-level constant or ``self`` attribute (of the same class) as
+    the last component of both paths, or the same path expression in the same function,
+    its names bound the same way at both calls (``if os.path.exists(cache): torch.load(cache)
+    else: ...; torch.save(data, cache)``).  Every save to that file must be host data: a
+    dataset's processed cache or metadata file is; a state dict, or anything that may hold
+    a device tensor, is not."""
     src = load_source(site.node)
     if src is None:
         return False
     names = _file_names(m, src, site.ctx, set())
-    if not names:
-        return False
+    found = False
     for s in torch_saves(m):
         obj, target = save_target(s.node)
-        if obj is None or target is None:
+        if target is None:
             continue
-        if names & _file_names(m, target, s.ctx, set()) and _host_value(m, ff, obj, s.ctx, set()):
-            return True
-    return False
+        if not (names & _file_names(m, target, s.ctx, set())
+                or _same_path(m, src, site, target, s)):
+            continue
+        if obj is None or not _host_value(m, ff, obj, s.ctx, set()):
+            return False  # one save to the file may hold a device's tensors
+        found = True
+    return found
+
+
+def _same_path(m: Walker, src: ast.expr, site: Site[ast.Call], target: ast.expr,
+               save: Site[ast.Call]) -> bool:
+    """Do the load and the save, in the same function, name the same file: the same path
+    expression (or ``open`` of it) with each of its names bound by the same binding at both
+    calls?"""
+    if save.ctx.scope is not site.ctx.scope or save.ctx.scope.kind is not ScopeKind.FUNCTION:
+        return False
+    path, _ = _file(m, src, site.ctx)
+    tpath, _ = _file(m, target, save.ctx)
+    if not same_expr(path, tpath):
+        return False
+    for n in ast.walk(path):
+        if isinstance(n, ast.Name):
+            b = _binding(m, n.id, site.ctx, site.pos)
+            if b is None or b is not _binding(m, n.id, save.ctx, save.pos):
+                return False
+    return True
 
 
 def ndarray_only(m: Walker, site: Site[ast.Call]) -> bool:
@@ -367,4 +394,91 @@ def xla_only(m: Walker, site: Site[ast.Call]) -> bool:
                         (st.module or "").split(".")[0] == "torch_xla":
                     return True
         s = s.parent
+    return False
+
+
+# ------------------------------------------------------------- loads chosen per device
+def device_chosen(m: Walker, site: Site[ast.Call]) -> bool:
+    """Does the load run only where an accelerator is known to be present: in the arm of an
+    ``if`` (or ``a if T else b``) whose test, there, says an accelerator is available
+    (``torch.cuda.is_available()``, ``x and torch.cuda.is_available()``, a name bound once
+    to such a test), or whose other arm loads the same path with ``map_location`` to the
+    CPU (the author chose per device: the flag is the device's)?  On a machine without
+    the accelerator the other arm runs."""
+    src = load_source(site.node)
+    for node, here in _arms(m, site):
+        test, value = node.test, here
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, value = test.operand, not value
+        if value and _accelerator_test(m, test, site.ctx, 0):
+            return True
+        other = node.orelse if here else node.body
+        if src is not None and _cpu_sibling(m, other, src):
+            return True
+    return False
+
+
+def _arms(m: Walker, site: Site[ast.Call]) -> list[tuple[ast.If | ast.IfExp, bool]]:
+    """The ``if`` statements and conditional expressions around the load in its function:
+    each with True when the load is in its body, False in its ``else``."""
+    arms: list[tuple[ast.If | ast.IfExp, bool]] = list(site.ctx.ifs)
+    parents = m.parents(site.stmt)
+    child: ast.AST = site.node
+    parent = parents.get(id(child))
+    while parent is not None:
+        if isinstance(parent, ast.IfExp) and child is not parent.test:
+            arms.append((parent, child is parent.body))
+        child, parent = parent, parents.get(id(parent))
+    return arms
+
+
+def _accelerator_test(m: Walker, test: ast.AST, ctx: Ctx, depth: int) -> bool:
+    """Is ``test`` true only where an accelerator is available: a call of
+    ``...cuda.is_available()``, ``...cuda.device_count() > 0`` (or ``>= 1``), an ``and``
+    with such an operand, or a name bound once, in its scope, to such a test?"""
+    if depth > 3:
+        return False
+    if isinstance(test, ast.Call):
+        return not test.args and not test.keywords and \
+            (dotted(test.func) or "").endswith("cuda.is_available")
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Call) \
+            and (dotted(test.left.func) or "").endswith("cuda.device_count"):
+        bound = test.comparators[0]
+        return isinstance(bound, ast.Constant) and (
+            (isinstance(test.ops[0], ast.Gt) and bound.value == 0)
+            or (isinstance(test.ops[0], ast.GtE) and bound.value == 1))
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_accelerator_test(m, v, ctx, depth) for v in test.values)
+    if isinstance(test, ast.Name):
+        b = m.binding(test.id, ctx.scope, pos(test))
+        if b is None or b.how is not How.EXPR or b.value is None:
+            return False
+        if len(b.ctx.scope.binds.get(test.id, ())) != 1:
+            return False  # rebound: another value at another time
+        return _accelerator_test(m, b.value, b.ctx, depth + 1)
+    return False
+
+
+def _cpu_sibling(m: Walker, arm: ast.AST | list[ast.stmt], src: ast.expr) -> bool:
+    """Does ``arm`` (the other arm of the test) load the same path with ``map_location`` to
+    the CPU (``"cpu"``, ``torch.device("cpu")``, ``lambda storage, loc: storage``)?"""
+    for root in arm if isinstance(arm, list) else [arm]:
+        for n in ast.walk(root):
+            if not (isinstance(n, ast.Call) and m.qualname(n.func) == "torch.load"):
+                continue
+            other = load_source(n)
+            loc = kwarg(n, "map_location") or (n.args[1] if len(n.args) >= 2 else None)
+            if other is not None and loc is not None and same_expr(other, src) and _to_cpu(m, loc):
+                return True
+    return False
+
+
+def _to_cpu(m: Walker, loc: ast.expr) -> bool:
+    """A ``map_location`` that puts every storage on the CPU."""
+    if isinstance(loc, ast.Call) and m.qualname(loc.func) == "torch.device" and len(loc.args) == 1:
+        loc = loc.args[0]
+    if isinstance(loc, ast.Constant):
+        return loc.value == "cpu"
+    if isinstance(loc, ast.Lambda) and loc.args.args and isinstance(loc.body, ast.Name):
+        return loc.body.id == loc.args.args[0].arg
     return False
