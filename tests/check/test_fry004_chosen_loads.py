@@ -92,6 +92,30 @@ QUIET = {
         "    torch.save(feats, cached)\n"
         "    return feats\n"
     ),
+    "saved-through-a-helper": (
+        "import torch\n"
+        "def _dump(obj, path):\n"
+        "    torch.save(obj, path)\n"
+        "def record(epoch, root):\n"
+        "    _dump({'epoch': 3, 'tags': ['a']}, root + '/meta.bin')\n"
+        "def resume(root):\n"
+        "    return torch.load(root + '/meta.bin')['epoch']\n"
+    ),
+    "saved-through-an-atomic-helper": (
+        "import os, tempfile, torch\n"
+        "class Store:\n"
+        "    def __init__(self, root):\n"
+        "        self.vocab_file = os.path.join(root, 'vocab')\n"
+        "    def write(self, words):\n"
+        "        self._atomic(self.vocab_file, sorted(set(['<pad>', '<unk>'])))\n"
+        "    def read(self):\n"
+        "        return torch.load(self.vocab_file)\n"
+        "    @staticmethod\n"
+        "    def _atomic(path, data):\n"
+        "        tmp = tempfile.NamedTemporaryFile(delete=False)\n"
+        "        torch.save(data, tmp)\n"
+        "        os.replace(tmp.name, path)\n"
+    ),
 }
 
 FLAGGED = {
@@ -168,6 +192,31 @@ FLAGGED = {
         "    torch.save(model.state_dict(), 'meta.pt')\n"
         "def load():\n"
         "    return torch.load('meta.pt')\n"
+    ),
+    "helper-also-saves-a-state-dict": (
+        "import torch\n"
+        "def _dump(obj, path):\n"
+        "    torch.save(obj, path)\n"
+        "def record(model, root):\n"
+        "    _dump({'epoch': 3}, root + '/state.bin')\n"
+        "    _dump(model.state_dict(), root + '/state.bin')\n"
+        "def resume(root):\n"
+        "    return torch.load(root + '/state.bin')\n"
+    ),
+    "helper-saves-a-value-of-unknown-origin": (
+        "import os, tempfile, torch\n"
+        "class Store:\n"
+        "    def __init__(self, root):\n"
+        "        self.step_file = os.path.join(root, 'step')\n"
+        "    def write(self, step):\n"
+        "        self._atomic(self.step_file, {'step': step})\n"
+        "    def read(self):\n"
+        "        return torch.load(self.step_file)\n"
+        "    @staticmethod\n"
+        "    def _atomic(path, data):\n"
+        "        tmp = tempfile.NamedTemporaryFile(delete=False)\n"
+        "        torch.save(data, tmp)\n"
+        "        os.replace(tmp.name, path)\n"
     ),
 }
 

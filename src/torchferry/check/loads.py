@@ -298,8 +298,7 @@ def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
         return False
     names = _file_names(m, src, site.ctx, set())
     found = False
-    for s in torch_saves(m):
-        obj, target = save_target(s.node)
+    for s, obj, target in _all_saves(m):
         if target is None:
             continue
         if not (names & _file_names(m, target, s.ctx, set())
@@ -309,6 +308,82 @@ def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
             return False  # one save to the file may hold a device's tensors
         found = True
     return found
+
+
+def _all_saves(m: Walker) -> list[tuple[Site[ast.Call], ast.expr | None, ast.expr | None]]:
+    """Every save of the file, with what it saves and where: the ``torch.save`` calls, and
+    the calls of the file's own save helpers (see :func:`_save_helper`) with the helper's
+    value and path arguments."""
+    out: list[tuple[Site[ast.Call], ast.expr | None, ast.expr | None]] = []
+    for s in torch_saves(m):
+        obj, target = save_target(s.node)
+        helper = _save_helper(m, s, obj, target)
+        if helper is None:
+            out.append((s, obj, target))
+            continue
+        fn, scope, i_obj, i_path = helper
+        for c in m.calls_by_tail.get(fn.name, ()):
+            if c.ctx.scope is scope or not _calls(c.node.func, fn.name, scope):
+                continue
+            out.append((c, _argument(c.node, fn, i_obj), _argument(c.node, fn, i_path)))
+    return out
+
+
+def _save_helper(m: Walker, s: Site[ast.Call], obj: ast.expr | None, target: ast.expr | None
+                 ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope, str, str] | None:
+    """Is this ``torch.save`` the body of a helper that saves one of its parameters to the
+    file another one names -- directly (``torch.save(data, path)``, ``open(path, "wb")``)
+    or to a temporary file the function then renames to it (``os.rename(tmp.name, path)``,
+    ``os.replace``, ``shutil.move``)?  The helper, its scope and the two parameters."""
+    scope = s.ctx.scope
+    fn = scope.function
+    if fn is None or not isinstance(obj, ast.Name) or target is None:
+        return None
+    params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+    if obj.id not in params or len(scope.binds.get(obj.id, ())) != 1:
+        return None
+    path, _ = _file(m, target, s.ctx)
+    if not isinstance(path, ast.Name):
+        return None
+    if path.id in params and len(scope.binds.get(path.id, ())) == 1:
+        return fn, scope, obj.id, path.id
+    for c in scope.calls:  # the temporary file renamed to the path afterwards
+        q = m.qualname(c.node.func) or ""
+        args = c.node.args
+        if c.pos > s.pos and q in ("os.rename", "os.replace", "shutil.move") and len(args) == 2 \
+                and isinstance(args[1], ast.Name) and args[1].id in params \
+                and len(scope.binds.get(args[1].id, ())) == 1 \
+                and any(isinstance(n, ast.Name) and n.id == path.id for n in ast.walk(args[0])):
+            return fn, scope, obj.id, args[1].id
+    return None
+
+
+def _calls(func: ast.expr, name: str, scope: Scope) -> bool:
+    """Does a call's function name this helper: ``name(...)`` for a module-level
+    function, ``self.name(...)`` / ``cls.name(...)`` / ``Class.name(...)`` for a method?"""
+    cls = scope.cls
+    if cls is None:
+        return isinstance(func, ast.Name) and scope.parent is not None \
+            and scope.parent.kind is ScopeKind.MODULE
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+        and func.value.id in ("self", "cls", cls.node.name)
+
+
+def _argument(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str
+              ) -> ast.expr | None:
+    """The argument a call passes for ``param`` of ``fn`` (``self`` / ``cls`` of a method
+    that is no ``staticmethod`` come first and are not passed)."""
+    got = kwarg(call, param)
+    if got is not None:
+        return got
+    names = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+    static = any(dotted(d) == "staticmethod" for d in fn.decorator_list)
+    if names and isinstance(call.func, ast.Attribute) and not static:
+        names = names[1:]
+    if any(isinstance(a, ast.Starred) for a in call.args) or param not in names:
+        return None
+    i = names.index(param)
+    return call.args[i] if i < len(call.args) else None
 
 
 def _same_path(m: Walker, src: ast.expr, site: Site[ast.Call], target: ast.expr,
