@@ -69,29 +69,6 @@ QUIET = {
         "        return torch.load(args.model, map_location=torch.device('cuda'))\n"
         "    return torch.load(args.model, map_location=torch.device('cpu'))\n"
     ),
-    "cache-written-in-the-else-arm": (
-        "import os, json, torch\n"
-        "def get_data(tok, path, cache):\n"
-        "    cache = cache + '_' + type(tok).__name__\n"
-        "    if os.path.isfile(cache):\n"
-        "        data = torch.load(cache)\n"
-        "    else:\n"
-        "        with open(path) as f:\n"
-        "            data = [tok.encode(line) for line in json.load(f)]\n"
-        "        torch.save(data, cache)\n"
-        "    return data\n"
-    ),
-    "cache-of-built-features": (
-        "import os, torch\n"
-        "def features(args, tokenizer):\n"
-        "    cached = os.path.join(args.data_dir, 'cached_{}'.format(args.task))\n"
-        "    if os.path.exists(cached):\n"
-        "        return torch.load(cached)\n"
-        "    pad = args.pad_id\n"
-        "    feats = build_features(read_examples(args.data_dir), tokenizer, pad=pad)\n"
-        "    torch.save(feats, cached)\n"
-        "    return feats\n"
-    ),
     "saved-through-a-helper": (
         "import torch\n"
         "def _dump(obj, path):\n"
@@ -115,6 +92,45 @@ QUIET = {
         "        tmp = tempfile.NamedTemporaryFile(delete=False)\n"
         "        torch.save(data, tmp)\n"
         "        os.replace(tmp.name, path)\n"
+    ),
+    "cache-of-numbers-in-the-else-arm": (
+        "import os, torch\n"
+        "def stats(ds, cache):\n"
+        "    cache = cache + '.stats'\n"
+        "    if os.path.isfile(cache):\n"
+        "        st = torch.load(cache)\n"
+        "    else:\n"
+        "        st = {'n': len(ds), 'mean': float(ds.mean().item()), 'names': ['a', 'b']}\n"
+        "        torch.save(st, cache)\n"
+        "    return st\n"
+    ),
+    "cache-of-the-command-line": (
+        "import argparse, os, torch\n"
+        "def main(out):\n"
+        "    parser = argparse.ArgumentParser()\n"
+        "    parser.add_argument('--lr', type=float)\n"
+        "    args = parser.parse_args()\n"
+        "    path = f'{out}/args_{os.getpid()}.bin'\n"
+        "    if os.path.exists(path):\n"
+        "        args = torch.load(path)\n"
+        "    else:\n"
+        "        torch.save(args, path)\n"
+        "    return args\n"
+    ),
+    "timings-kept-on-self": (
+        "import os, time, torch\n"
+        "class Tracker:\n"
+        "    def __init__(self, root):\n"
+        "        self.time_file = os.path.join(root, 'times')\n"
+        "        self.times = {}\n"
+        "        self.start = time.time()\n"
+        "    def tick(self, step):\n"
+        "        self.times[step] = time.time() - self.start\n"
+        "        self._write(self.time_file, self.times)\n"
+        "    def restore(self):\n"
+        "        self.times = torch.load(self.time_file)\n"
+        "    def _write(self, path, data):\n"
+        "        torch.save(data, path)\n"
     ),
 }
 
@@ -217,6 +233,43 @@ FLAGGED = {
         "        tmp = tempfile.NamedTemporaryFile(delete=False)\n"
         "        torch.save(data, tmp)\n"
         "        os.replace(tmp.name, path)\n"
+    ),
+    "cache-of-an-unknown-call-result": (
+        "import os, json, torch\n"
+        "def get_data(tok, path, cache):\n"
+        "    cache = cache + '_' + type(tok).__name__\n"
+        "    if os.path.isfile(cache):\n"
+        "        data = torch.load(cache)\n"
+        "    else:\n"
+        "        with open(path) as f:\n"
+        "            data = [tok.encode(line) for line in json.load(f)]\n"
+        "        torch.save(data, cache)\n"
+        "    return data\n"
+    ),
+    "cache-of-built-objects": (
+        "import os, torch\n"
+        "def features(args, tokenizer):\n"
+        "    cached = os.path.join(args.data_dir, 'cached_{}'.format(args.task))\n"
+        "    if os.path.exists(cached):\n"
+        "        return torch.load(cached)\n"
+        "    pad = args.pad_id\n"
+        "    feats = build_features(read_examples(args.data_dir), tokenizer, pad=pad)\n"
+        "    torch.save(feats, cached)\n"
+        "    return feats\n"
+    ),
+    "timings-with-a-tensor-put-in": (
+        "import os, time, torch\n"
+        "class Tracker:\n"
+        "    def __init__(self, root):\n"
+        "        self.time_file = os.path.join(root, 'times')\n"
+        "        self.times = {}\n"
+        "    def tick(self, step, loss):\n"
+        "        self.times[step] = loss\n"
+        "        self._write(self.time_file, self.times)\n"
+        "    def restore(self):\n"
+        "        self.times = torch.load(self.time_file)\n"
+        "    def _write(self, path, data):\n"
+        "        torch.save(data, path)\n"
     ),
 }
 

@@ -27,6 +27,8 @@ evidence in the code, so an unknown source stays a checkpoint (the rule still fi
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import NamedTuple
 
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.queries import is_module, may_live_on_device
@@ -238,13 +240,12 @@ def _class_of(scope: Scope | None) -> ClassInfo | None:
     return None
 
 
-def _host_value(m: Walker, ff: FileFlow, node: ast.AST, ctx: Ctx, seen: set[int],
-                input_only: bool = False) -> bool:
+def _host_value(m: Walker, ff: FileFlow, node: ast.AST, ctx: Ctx, seen: set[int]) -> bool:
     """Is the saved value, as far as the code shows, host data: no module, state dict,
     parameters or optimizer, nothing moved to a device, no tensor that may be on one, and
     not itself a value of unknown origin (a parameter; one only passed to a call that
-    builds the value, such as a directory to read, is fine, and so is a name bound to one
-    and only passed so: ``input_only``)?  Names bound in the same scope are followed."""
+    builds the value, such as a directory to read, is fine)?  Names bound in the same
+    scope are followed."""
     if id(node) in seen:
         return True
     seen.add(id(node))
@@ -274,25 +275,26 @@ def _host_value(m: Walker, ff: FileFlow, node: ast.AST, ctx: Ctx, seen: set[int]
             if "opt" in x.id.lower() or "model" in x.id.lower():
                 return False  # an optimizer or a model, by its name
             b = _binding(m, x.id, ctx, pos(x))
-            arg = input_only or id(x) in in_args
             if b is None or b.how in (How.PARAM, How.OPAQUE):
-                if arg:
+                if id(x) in in_args:
                     continue  # an input the value is built from (a path, a size)
                 return False  # the value itself, of unknown origin
-            if b.value is not None and not _host_value(m, ff, b.value, b.ctx, seen, arg):
+            if b.value is not None and not _host_value(m, ff, b.value, b.ctx, seen):
                 return False
     return True
 
 
 def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
-    """Does the load read a file that this file's own code writes with ``torch.save``, and
-    only from host data (see :func:`_host_value`)?  The file is recognised by its name: the
-    same string literal, module-level constant or ``self`` attribute (of the same class) as
-    the last component of both paths, or the same path expression in the same function,
-    its names bound the same way at both calls (``if os.path.exists(cache): torch.load(cache)
-    else: ...; torch.save(data, cache)``).  Every save to that file must be host data: a
-    dataset's processed cache or metadata file is; a state dict, or anything that may hold
-    a device tensor, is not."""
+    """Does the load read a file that this file's own code writes, and only with values that
+    hold no device's tensors?  The file is recognised by its name -- the same string
+    literal, module-level constant or ``self`` attribute (of the same class) as the last
+    component of both paths -- or by the same path expression in the same function, its
+    names bound alike at both calls (``if os.path.exists(cache): torch.load(cache) else:
+    ...; torch.save(data, cache)``).  The saves are ``torch.save`` calls and calls of the
+    file's save helpers (:func:`_all_saves`).  Every save to the file must be known free of
+    tensors (:func:`_tensor_free`); a ``torch.save`` that names the file may instead save
+    host data as :func:`_host_value` reads it (a dataset's processed cache or metadata
+    file).  A state dict, or anything that may hold a device tensor, is neither."""
     src = load_source(site.node)
     if src is None:
         return False
@@ -301,10 +303,14 @@ def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
     for s, obj, target in _all_saves(m):
         if target is None:
             continue
-        if not (names & _file_names(m, target, s.ctx, set())
-                or _same_path(m, src, site, target, s)):
+        by_name = bool(names & _file_names(m, target, s.ctx, set()))
+        if not (by_name or _same_path(m, src, site, target, s)):
             continue
-        if obj is None or not _host_value(m, ff, obj, s.ctx, set()):
+        if obj is None:
+            return False
+        free = _tensor_free(m, obj, s.ctx.scope, _Judging(names, set(), src, site.ctx.scope))
+        if not (free or (by_name and s.node.func is not None and m.qualname(s.node.func) == "torch.save"
+                         and _host_value(m, ff, obj, s.ctx, set()))):
             return False  # one save to the file may hold a device's tensors
         found = True
     return found
@@ -384,6 +390,162 @@ def _argument(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef, param:
         return None
     i = names.index(param)
     return call.args[i] if i < len(call.args) else None
+
+
+class _Judging(NamedTuple):
+    """What :func:`_tensor_free` is judging: the names of the file whose saves it reads
+    (a load of that same file gives back what they saved), and the nodes on the way."""
+
+    names: set[tuple[object, ...]]
+    seen: set[int]
+    #: the load's path expression and function: a load of the same expression there reads
+    #: the same file
+    path: ast.expr | None = None
+    scope: Scope | None = None
+
+
+#: builtins whose result is a Python number or string whatever they are given
+_SCALAR_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "round", "repr", "hash"})
+#: builtins whose result holds what their arguments hold
+_KEEPING_BUILTINS = frozenset({"list", "tuple", "dict", "set", "sorted", "vars"})
+#: calls returning plain Python values
+_PLAIN_CALLS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time",
+                          "json.load", "json.loads"})
+#: methods that put their arguments into the receiver
+_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
+
+
+def _tensor_free(m: Walker, node: ast.AST | None, scope: Scope, j: _Judging) -> bool:
+    """Is ``node`` known to hold no tensor: constants, strings, numbers (``int(x)``,
+    ``len(x)``, ``time.time()``, ``x.item()``, ``x.tolist()``, ``json.load(f)``), an
+    ``argparse`` namespace (``ArgumentParser(...).parse_args()``), containers and operations
+    of such values, and names or ``self`` attributes every store (and mutation) of which is
+    one?  Anything else -- a parameter, an unknown call's result -- is not known."""
+    if node is None:
+        return False
+    if isinstance(node, (ast.Constant, ast.JoinedStr)):
+        return True
+    if id(node) in j.seen:
+        return True  # a value built from itself (``d[k] = d.get(k, 0) + 1``): its other parts decide
+    j.seen.add(id(node))
+    parts: list[ast.AST | None]
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        parts = list(node.elts)
+    elif isinstance(node, ast.Dict):
+        parts = [*(k for k in node.keys if k is not None), *node.values]
+    elif isinstance(node, ast.BinOp):
+        parts = [node.left, node.right]
+    elif isinstance(node, ast.UnaryOp):
+        parts = [node.operand]
+    elif isinstance(node, ast.BoolOp):
+        parts = list(node.values)
+    elif isinstance(node, ast.Compare):
+        parts = [node.left, *node.comparators]
+    elif isinstance(node, ast.IfExp):
+        parts = [node.body, node.orelse]
+    elif isinstance(node, (ast.Subscript, ast.Starred)):
+        parts = [node.value]
+    elif isinstance(node, ast.Call):
+        return _plain_call(m, node, scope, j)
+    elif isinstance(node, ast.Name):
+        return _name_free(m, node, scope, j)
+    elif isinstance(node, ast.Attribute):
+        return _attr_free(m, node, scope, j)
+    else:
+        return False
+    return all(_tensor_free(m, x, scope, j) for x in parts)
+
+
+def _plain_call(m: Walker, call: ast.Call, scope: Scope, j: _Judging) -> bool:
+    """Does this call return a value holding no tensor (see :func:`_tensor_free`)?"""
+    func = call.func
+    q = m.qualname(func) or ""
+    if isinstance(func, ast.Name) and func.id not in m.imports and func.id not in m.module_scope.binds:
+        if func.id in _SCALAR_BUILTINS:
+            return True
+        if func.id in _KEEPING_BUILTINS:
+            return not call.keywords and all(_tensor_free(m, a, scope, j) for a in call.args)
+    if q in _PLAIN_CALLS:
+        return True
+    if q == "torch.load":  # reading back the file being judged: what its saves hold
+        got = load_source(call)
+        return bool(j.names & _file_names(m, got, Ctx(scope), set())) or (
+            scope is j.scope and got is not None and j.path is not None and same_expr(got, j.path))
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr in ("item", "tolist") and not call.args:
+        return True
+    if func.attr in ("parse_args", "parse_known_args") and isinstance(func.value, ast.Name):
+        b = m.binding(func.value.id, scope, pos(func.value))
+        return b is not None and b.how is How.EXPR and isinstance(b.value, ast.Call) \
+            and m.qualname(b.value.func) == "argparse.ArgumentParser"
+    return False
+
+
+def _name_free(m: Walker, node: ast.Name, scope: Scope, j: _Judging) -> bool:
+    """Is every binding of this name in its function (or the module), and everything put
+    into it there (``x[k] = v``, ``x.append(v)``), free of tensors?"""
+    b = m.binding(node.id, scope, pos(node))
+    if b is None:
+        return False
+    home = b.ctx.scope
+    if home.kind is ScopeKind.CLASS:
+        return False
+    for _, bb in home.binds.get(node.id, ()):
+        value = bb.value.value if bb.how is How.AUG and isinstance(bb.value, ast.AugAssign) else bb.value
+        if bb.how in (How.PARAM, How.OPAQUE) or not _tensor_free(m, value, bb.ctx.scope, j):
+            return False
+    return _stores_free(m, home, lambda t: isinstance(t, ast.Name) and t.id == node.id, j)
+
+
+def _attr_free(m: Walker, node: ast.Attribute, scope: Scope, j: _Judging) -> bool:
+    """Is ``self.x`` free of tensors: every store of ``self.x`` (and into it) in the
+    methods of its class is?"""
+    cls = _class_of(scope)
+    if cls is None or scope.self_name is None or dotted(node.value) != scope.self_name:
+        return False
+    attr = node.attr
+    found = False
+    for method in cls.methods.values():
+        me = method.self_name
+        if me is None:
+            continue
+
+        def is_it(t: ast.AST, me: str = me) -> bool:
+            return isinstance(t, ast.Attribute) and t.attr == attr and dotted(t.value) == me
+        for st in ast.walk(method.node):
+            if isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+                if any(is_it(t) for t in targets):
+                    found = True
+                    if not _tensor_free(m, st.value, method, j):
+                        return False
+        if not _stores_free(m, method, is_it, j):
+            return False
+    return found
+
+
+def _stores_free(m: Walker, scope: Scope, is_it: Callable[[ast.AST], bool], j: _Judging) -> bool:
+    """Is everything the function puts into the value ``is_it`` recognises (``v[k] = x``,
+    ``v.append(x)``, ``v[k].update(x)``) free of tensors?"""
+    for st in ast.walk(scope.node):
+        if isinstance(st, (ast.Assign, ast.AugAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            for t in targets:
+                root = t
+                while isinstance(root, ast.Subscript):
+                    root = root.value
+                if root is not t and is_it(root) and not _tensor_free(m, st.value, scope, j):
+                    return False
+        elif isinstance(st, ast.Call) and isinstance(st.func, ast.Attribute) \
+                and st.func.attr in _MUTATORS:
+            root = st.func.value
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            if is_it(root) and not all(_tensor_free(m, a, scope, j)
+                                       for a in [*st.args, *(k.value for k in st.keywords)]):
+                return False
+    return True
 
 
 def _same_path(m: Walker, src: ast.expr, site: Site[ast.Call], target: ast.expr,

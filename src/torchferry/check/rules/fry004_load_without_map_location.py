@@ -15,12 +15,16 @@ Quiet where what is read cannot hold tensors of a device this machine lacks:
   protocol are this program's (a broadcast, a worker's result); bytes fetched from a
   server are still flagged;
 * a file the file's own code writes with `torch.save` from host data -- the same string
-  literal, module-level constant or `self` attribute names it in both places, or the same
-  path expression in the same function with its names bound the same way (a cache read
-  under `if os.path.exists(cache):` and written in the `else`), and every value saved
-  there (by `torch.save`, or by a helper of the file that saves its parameter to the path
-  another parameter names, or to a temporary file it then renames to it) holds no module, state dict, optimizer, moved or device tensor, nor a value of
-  unknown origin (a dataset's processed cache or metadata file);
+  literal, module-level constant or `self` attribute names it in both places, and every
+  value saved there holds no module, state dict, optimizer, moved or device tensor, nor a
+  value of unknown origin (a dataset's processed cache or metadata file);
+* a file the file's own code writes only with values known to hold no tensor (numbers,
+  strings, `time.time()`, `x.item()`, `json.load(f)`, an `argparse` namespace, containers
+  of them, names and `self` attributes every store of which is one): named as above, or
+  by the same path expression in the same function with its names bound alike (a cache
+  read under `if os.path.exists(cache):` and written in the `else`), and saved by
+  `torch.save` or by a helper of the file that saves its parameter to the path another
+  parameter names (or to a temporary file it then renames to it);
 * a load that runs only where an accelerator is known to be present: in the arm of an
   `if` (or conditional expression) whose test there says so (`torch.cuda.is_available()`,
   `torch.cuda.device_count() > 0`, an `and` holding one, a name bound once to one), or
@@ -75,8 +79,9 @@ whose `load_state_dict` keeps what it is given.
 Calls that pass `**kwargs` are not flagged (the keyword may be inside). Wrappers around
 `torch.load` are not followed. A file another script of the project writes is not
 recognised (each file is checked on its own), so loading it is still flagged unless
-its use shows what it is (an ndarray). A value saved from `self`'s attributes or a
-parameter is of unknown origin, so a file of them is still flagged. A flag whose other arm maps to the CPU
+its use shows what it is (an ndarray). A file saved from a parameter or an unknown call's
+result (a tokenizer's ids, a helper's features) is still flagged, and so is a `self`
+attribute that something outside its class's methods, or an alias, fills. A flag whose other arm maps to the CPU
 is taken as the device's even when it is set by hand (`--cuda` on a CPU-only machine
 still takes the unmapped arm). Quiet in a
 `Dataset` method and on an XLA-only path even if the file there came from a GPU (features
