@@ -27,14 +27,16 @@ evidence in the code, so an unknown source stays a checkpoint (the rule still fi
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
+from typing import NamedTuple
 
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.queries import is_module, may_live_on_device
 from torchferry.check.names import dotted, kwarg, pos, same_expr, tail
 from torchferry.check.scopes import Binding, ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
 
-__all__ = ["dataset_method", "host_data_file", "in_memory", "load_source", "ndarray_only",
-           "save_target", "saved_here", "torch_saves", "xla_only"]
+__all__ = ["dataset_method", "device_chosen", "host_data_file", "in_memory", "load_source",
+           "ndarray_only", "save_target", "saved_here", "torch_saves", "xla_only"]
 
 # calls whose result holds a module's tensors, or tensors moved to a device
 _DEVICE_EVIDENCE = frozenset({"state_dict", "parameters", "named_parameters", "buffers",
@@ -283,24 +285,286 @@ def _host_value(m: Walker, ff: FileFlow, node: ast.AST, ctx: Ctx, seen: set[int]
 
 
 def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
-    """Does the load read a file that this file's own code writes with ``torch.save``, from
-    host data (see :func:`_host_value`)?  The file is recognised by its name: the same
-    string literal, module-level constant or ``self`` attribute (of the same class) as the
-    last component of both paths.  A dataset's processed cache or metadata file is one; a
-    state dict, or anything that may hold a device tensor, is not."""
+    """Does the load read a file that this file's own code writes, and only with values that
+    hold no device's tensors?  The file is recognised by its name -- the same string
+    literal, module-level constant or ``self`` attribute (of the same class) as the last
+    component of both paths -- or by the same path expression in the same function, its
+    names bound alike at both calls (``if os.path.exists(cache): torch.load(cache) else:
+    ...; torch.save(data, cache)``).  The saves are ``torch.save`` calls and calls of the
+    file's save helpers (:func:`_all_saves`).  Every save to the file must be known free of
+    tensors (:func:`_tensor_free`); a ``torch.save`` that names the file may instead save
+    host data as :func:`_host_value` reads it (a dataset's processed cache or metadata
+    file).  A state dict, or anything that may hold a device tensor, is neither."""
     src = load_source(site.node)
     if src is None:
         return False
     names = _file_names(m, src, site.ctx, set())
-    if not names:
-        return False
+    found = False
+    for s, obj, target in _all_saves(m):
+        if target is None:
+            continue
+        by_name = bool(names & _file_names(m, target, s.ctx, set()))
+        if not (by_name or _same_path(m, src, site, target, s)):
+            continue
+        if obj is None:
+            return False
+        free = _tensor_free(m, obj, s.ctx.scope, _Judging(names, set(), src, site.ctx.scope))
+        if not (free or (by_name and s.node.func is not None and m.qualname(s.node.func) == "torch.save"
+                         and _host_value(m, ff, obj, s.ctx, set()))):
+            return False  # one save to the file may hold a device's tensors
+        found = True
+    return found
+
+
+def _all_saves(m: Walker) -> list[tuple[Site[ast.Call], ast.expr | None, ast.expr | None]]:
+    """Every save of the file, with what it saves and where: the ``torch.save`` calls, and
+    the calls of the file's own save helpers (see :func:`_save_helper`) with the helper's
+    value and path arguments."""
+    out: list[tuple[Site[ast.Call], ast.expr | None, ast.expr | None]] = []
     for s in torch_saves(m):
         obj, target = save_target(s.node)
-        if obj is None or target is None:
+        helper = _save_helper(m, s, obj, target)
+        if helper is None:
+            out.append((s, obj, target))
             continue
-        if names & _file_names(m, target, s.ctx, set()) and _host_value(m, ff, obj, s.ctx, set()):
+        fn, scope, i_obj, i_path = helper
+        for c in m.calls_by_tail.get(fn.name, ()):
+            if c.ctx.scope is scope or not _calls(c.node.func, fn.name, scope):
+                continue
+            out.append((c, _argument(c.node, fn, i_obj), _argument(c.node, fn, i_path)))
+    return out
+
+
+def _save_helper(m: Walker, s: Site[ast.Call], obj: ast.expr | None, target: ast.expr | None
+                 ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, Scope, str, str] | None:
+    """Is this ``torch.save`` the body of a helper that saves one of its parameters to the
+    file another one names -- directly (``torch.save(data, path)``, ``open(path, "wb")``)
+    or to a temporary file the function then renames to it (``os.rename(tmp.name, path)``,
+    ``os.replace``, ``shutil.move``)?  The helper, its scope and the two parameters."""
+    scope = s.ctx.scope
+    fn = scope.function
+    if fn is None or not isinstance(obj, ast.Name) or target is None:
+        return None
+    params = {a.arg for a in [*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs]}
+    if obj.id not in params or len(scope.binds.get(obj.id, ())) != 1:
+        return None
+    path, _ = _file(m, target, s.ctx)
+    if not isinstance(path, ast.Name):
+        return None
+    if path.id in params and len(scope.binds.get(path.id, ())) == 1:
+        return fn, scope, obj.id, path.id
+    for c in scope.calls:  # the temporary file renamed to the path afterwards
+        q = m.qualname(c.node.func) or ""
+        args = c.node.args
+        if c.pos > s.pos and q in ("os.rename", "os.replace", "shutil.move") and len(args) == 2 \
+                and isinstance(args[1], ast.Name) and args[1].id in params \
+                and len(scope.binds.get(args[1].id, ())) == 1 \
+                and any(isinstance(n, ast.Name) and n.id == path.id for n in ast.walk(args[0])):
+            return fn, scope, obj.id, args[1].id
+    return None
+
+
+def _calls(func: ast.expr, name: str, scope: Scope) -> bool:
+    """Does a call's function name this helper: ``name(...)`` for a module-level
+    function, ``self.name(...)`` / ``cls.name(...)`` / ``Class.name(...)`` for a method?"""
+    cls = scope.cls
+    if cls is None:
+        return isinstance(func, ast.Name) and scope.parent is not None \
+            and scope.parent.kind is ScopeKind.MODULE
+    return isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+        and func.value.id in ("self", "cls", cls.node.name)
+
+
+def _argument(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str
+              ) -> ast.expr | None:
+    """The argument a call passes for ``param`` of ``fn`` (``self`` / ``cls`` of a method
+    that is no ``staticmethod`` come first and are not passed)."""
+    got = kwarg(call, param)
+    if got is not None:
+        return got
+    names = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+    static = any(dotted(d) == "staticmethod" for d in fn.decorator_list)
+    if names and isinstance(call.func, ast.Attribute) and not static:
+        names = names[1:]
+    if any(isinstance(a, ast.Starred) for a in call.args) or param not in names:
+        return None
+    i = names.index(param)
+    return call.args[i] if i < len(call.args) else None
+
+
+class _Judging(NamedTuple):
+    """What :func:`_tensor_free` is judging: the names of the file whose saves it reads
+    (a load of that same file gives back what they saved), and the nodes on the way."""
+
+    names: set[tuple[object, ...]]
+    seen: set[int]
+    #: the load's path expression and function: a load of the same expression there reads
+    #: the same file
+    path: ast.expr | None = None
+    scope: Scope | None = None
+
+
+#: builtins whose result is a Python number or string whatever they are given
+_SCALAR_BUILTINS = frozenset({"int", "float", "str", "bool", "len", "round", "repr", "hash"})
+#: builtins whose result holds what their arguments hold
+_KEEPING_BUILTINS = frozenset({"list", "tuple", "dict", "set", "sorted", "vars"})
+#: calls returning plain Python values
+_PLAIN_CALLS = frozenset({"time.time", "time.perf_counter", "time.monotonic", "time.process_time",
+                          "json.load", "json.loads"})
+#: methods that put their arguments into the receiver
+_MUTATORS = frozenset({"append", "extend", "insert", "update", "setdefault", "add"})
+
+
+def _tensor_free(m: Walker, node: ast.AST | None, scope: Scope, j: _Judging) -> bool:
+    """Is ``node`` known to hold no tensor: constants, strings, numbers (``int(x)``,
+    ``len(x)``, ``time.time()``, ``x.item()``, ``x.tolist()``, ``json.load(f)``), an
+    ``argparse`` namespace (``ArgumentParser(...).parse_args()``), containers and operations
+    of such values, and names or ``self`` attributes every store (and mutation) of which is
+    one?  Anything else -- a parameter, an unknown call's result -- is not known."""
+    if node is None:
+        return False
+    if isinstance(node, (ast.Constant, ast.JoinedStr)):
+        return True
+    if id(node) in j.seen:
+        return True  # a value built from itself (``d[k] = d.get(k, 0) + 1``): its other parts decide
+    j.seen.add(id(node))
+    parts: list[ast.AST | None]
+    if isinstance(node, (ast.List, ast.Tuple, ast.Set)):
+        parts = list(node.elts)
+    elif isinstance(node, ast.Dict):
+        parts = [*(k for k in node.keys if k is not None), *node.values]
+    elif isinstance(node, ast.BinOp):
+        parts = [node.left, node.right]
+    elif isinstance(node, ast.UnaryOp):
+        parts = [node.operand]
+    elif isinstance(node, ast.BoolOp):
+        parts = list(node.values)
+    elif isinstance(node, ast.Compare):
+        parts = [node.left, *node.comparators]
+    elif isinstance(node, ast.IfExp):
+        parts = [node.body, node.orelse]
+    elif isinstance(node, (ast.Subscript, ast.Starred)):
+        parts = [node.value]
+    elif isinstance(node, ast.Call):
+        return _plain_call(m, node, scope, j)
+    elif isinstance(node, ast.Name):
+        return _name_free(m, node, scope, j)
+    elif isinstance(node, ast.Attribute):
+        return _attr_free(m, node, scope, j)
+    else:
+        return False
+    return all(_tensor_free(m, x, scope, j) for x in parts)
+
+
+def _plain_call(m: Walker, call: ast.Call, scope: Scope, j: _Judging) -> bool:
+    """Does this call return a value holding no tensor (see :func:`_tensor_free`)?"""
+    func = call.func
+    q = m.qualname(func) or ""
+    if isinstance(func, ast.Name) and func.id not in m.imports and func.id not in m.module_scope.binds:
+        if func.id in _SCALAR_BUILTINS:
             return True
+        if func.id in _KEEPING_BUILTINS:
+            return not call.keywords and all(_tensor_free(m, a, scope, j) for a in call.args)
+    if q in _PLAIN_CALLS:
+        return True
+    if q == "torch.load":  # reading back the file being judged: what its saves hold
+        got = load_source(call)
+        return bool(j.names & _file_names(m, got, Ctx(scope), set())) or (
+            scope is j.scope and got is not None and j.path is not None and same_expr(got, j.path))
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr in ("item", "tolist") and not call.args:
+        return True
+    if func.attr in ("parse_args", "parse_known_args") and isinstance(func.value, ast.Name):
+        b = m.binding(func.value.id, scope, pos(func.value))
+        return b is not None and b.how is How.EXPR and isinstance(b.value, ast.Call) \
+            and m.qualname(b.value.func) == "argparse.ArgumentParser"
     return False
+
+
+def _name_free(m: Walker, node: ast.Name, scope: Scope, j: _Judging) -> bool:
+    """Is every binding of this name in its function (or the module), and everything put
+    into it there (``x[k] = v``, ``x.append(v)``), free of tensors?"""
+    b = m.binding(node.id, scope, pos(node))
+    if b is None:
+        return False
+    home = b.ctx.scope
+    if home.kind is ScopeKind.CLASS:
+        return False
+    for _, bb in home.binds.get(node.id, ()):
+        value = bb.value.value if bb.how is How.AUG and isinstance(bb.value, ast.AugAssign) else bb.value
+        if bb.how in (How.PARAM, How.OPAQUE) or not _tensor_free(m, value, bb.ctx.scope, j):
+            return False
+    return _stores_free(m, home, lambda t: isinstance(t, ast.Name) and t.id == node.id, j)
+
+
+def _attr_free(m: Walker, node: ast.Attribute, scope: Scope, j: _Judging) -> bool:
+    """Is ``self.x`` free of tensors: every store of ``self.x`` (and into it) in the
+    methods of its class is?"""
+    cls = _class_of(scope)
+    if cls is None or scope.self_name is None or dotted(node.value) != scope.self_name:
+        return False
+    attr = node.attr
+    found = False
+    for method in cls.methods.values():
+        me = method.self_name
+        if me is None:
+            continue
+
+        def is_it(t: ast.AST, me: str = me) -> bool:
+            return isinstance(t, ast.Attribute) and t.attr == attr and dotted(t.value) == me
+        for st in ast.walk(method.node):
+            if isinstance(st, (ast.Assign, ast.AnnAssign, ast.AugAssign)):
+                targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+                if any(is_it(t) for t in targets):
+                    found = True
+                    if not _tensor_free(m, st.value, method, j):
+                        return False
+        if not _stores_free(m, method, is_it, j):
+            return False
+    return found
+
+
+def _stores_free(m: Walker, scope: Scope, is_it: Callable[[ast.AST], bool], j: _Judging) -> bool:
+    """Is everything the function puts into the value ``is_it`` recognises (``v[k] = x``,
+    ``v.append(x)``, ``v[k].update(x)``) free of tensors?"""
+    for st in ast.walk(scope.node):
+        if isinstance(st, (ast.Assign, ast.AugAssign)):
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            for t in targets:
+                root = t
+                while isinstance(root, ast.Subscript):
+                    root = root.value
+                if root is not t and is_it(root) and not _tensor_free(m, st.value, scope, j):
+                    return False
+        elif isinstance(st, ast.Call) and isinstance(st.func, ast.Attribute) \
+                and st.func.attr in _MUTATORS:
+            root = st.func.value
+            while isinstance(root, ast.Subscript):
+                root = root.value
+            if is_it(root) and not all(_tensor_free(m, a, scope, j)
+                                       for a in [*st.args, *(k.value for k in st.keywords)]):
+                return False
+    return True
+
+
+def _same_path(m: Walker, src: ast.expr, site: Site[ast.Call], target: ast.expr,
+               save: Site[ast.Call]) -> bool:
+    """Do the load and the save, in the same function, name the same file: the same path
+    expression (or ``open`` of it) with each of its names bound by the same binding at both
+    calls?"""
+    if save.ctx.scope is not site.ctx.scope or save.ctx.scope.kind is not ScopeKind.FUNCTION:
+        return False
+    path, _ = _file(m, src, site.ctx)
+    tpath, _ = _file(m, target, save.ctx)
+    if not same_expr(path, tpath):
+        return False
+    for n in ast.walk(path):
+        if isinstance(n, ast.Name):
+            b = _binding(m, n.id, site.ctx, site.pos)
+            if b is None or b is not _binding(m, n.id, save.ctx, save.pos):
+                return False
+    return True
 
 
 def ndarray_only(m: Walker, site: Site[ast.Call]) -> bool:
@@ -367,4 +631,91 @@ def xla_only(m: Walker, site: Site[ast.Call]) -> bool:
                         (st.module or "").split(".")[0] == "torch_xla":
                     return True
         s = s.parent
+    return False
+
+
+# ------------------------------------------------------------- loads chosen per device
+def device_chosen(m: Walker, site: Site[ast.Call]) -> bool:
+    """Does the load run only where an accelerator is known to be present: in the arm of an
+    ``if`` (or ``a if T else b``) whose test, there, says an accelerator is available
+    (``torch.cuda.is_available()``, ``x and torch.cuda.is_available()``, a name bound once
+    to such a test), or whose other arm loads the same path with ``map_location`` to the
+    CPU (the author chose per device: the flag is the device's)?  On a machine without
+    the accelerator the other arm runs."""
+    src = load_source(site.node)
+    for node, here in _arms(m, site):
+        test, value = node.test, here
+        while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+            test, value = test.operand, not value
+        if value and _accelerator_test(m, test, site.ctx, 0):
+            return True
+        other = node.orelse if here else node.body
+        if src is not None and _cpu_sibling(m, other, src):
+            return True
+    return False
+
+
+def _arms(m: Walker, site: Site[ast.Call]) -> list[tuple[ast.If | ast.IfExp, bool]]:
+    """The ``if`` statements and conditional expressions around the load in its function:
+    each with True when the load is in its body, False in its ``else``."""
+    arms: list[tuple[ast.If | ast.IfExp, bool]] = list(site.ctx.ifs)
+    parents = m.parents(site.stmt)
+    child: ast.AST = site.node
+    parent = parents.get(id(child))
+    while parent is not None:
+        if isinstance(parent, ast.IfExp) and child is not parent.test:
+            arms.append((parent, child is parent.body))
+        child, parent = parent, parents.get(id(parent))
+    return arms
+
+
+def _accelerator_test(m: Walker, test: ast.AST, ctx: Ctx, depth: int) -> bool:
+    """Is ``test`` true only where an accelerator is available: a call of
+    ``...cuda.is_available()``, ``...cuda.device_count() > 0`` (or ``>= 1``), an ``and``
+    with such an operand, or a name bound once, in its scope, to such a test?"""
+    if depth > 3:
+        return False
+    if isinstance(test, ast.Call):
+        return not test.args and not test.keywords and \
+            (dotted(test.func) or "").endswith("cuda.is_available")
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.left, ast.Call) \
+            and (dotted(test.left.func) or "").endswith("cuda.device_count"):
+        bound = test.comparators[0]
+        return isinstance(bound, ast.Constant) and (
+            (isinstance(test.ops[0], ast.Gt) and bound.value == 0)
+            or (isinstance(test.ops[0], ast.GtE) and bound.value == 1))
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(_accelerator_test(m, v, ctx, depth) for v in test.values)
+    if isinstance(test, ast.Name):
+        b = m.binding(test.id, ctx.scope, pos(test))
+        if b is None or b.how is not How.EXPR or b.value is None:
+            return False
+        if len(b.ctx.scope.binds.get(test.id, ())) != 1:
+            return False  # rebound: another value at another time
+        return _accelerator_test(m, b.value, b.ctx, depth + 1)
+    return False
+
+
+def _cpu_sibling(m: Walker, arm: ast.AST | list[ast.stmt], src: ast.expr) -> bool:
+    """Does ``arm`` (the other arm of the test) load the same path with ``map_location`` to
+    the CPU (``"cpu"``, ``torch.device("cpu")``, ``lambda storage, loc: storage``)?"""
+    for root in arm if isinstance(arm, list) else [arm]:
+        for n in ast.walk(root):
+            if not (isinstance(n, ast.Call) and m.qualname(n.func) == "torch.load"):
+                continue
+            other = load_source(n)
+            loc = kwarg(n, "map_location") or (n.args[1] if len(n.args) >= 2 else None)
+            if other is not None and loc is not None and same_expr(other, src) and _to_cpu(m, loc):
+                return True
+    return False
+
+
+def _to_cpu(m: Walker, loc: ast.expr) -> bool:
+    """A ``map_location`` that puts every storage on the CPU."""
+    if isinstance(loc, ast.Call) and m.qualname(loc.func) == "torch.device" and len(loc.args) == 1:
+        loc = loc.args[0]
+    if isinstance(loc, ast.Constant):
+        return loc.value == "cpu"
+    if isinstance(loc, ast.Lambda) and loc.args.args and isinstance(loc.body, ast.Name):
+        return loc.body.id == loc.args.args[0].arg
     return False

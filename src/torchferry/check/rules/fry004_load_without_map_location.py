@@ -15,9 +15,22 @@ Quiet where what is read cannot hold tensors of a device this machine lacks:
   protocol are this program's (a broadcast, a worker's result); bytes fetched from a
   server are still flagged;
 * a file the file's own code writes with `torch.save` from host data -- the same string
-  literal, module-level constant or `self` attribute names it in both places, and the
-  saved value holds no module, state dict, optimizer, moved or device tensor, nor a
+  literal, module-level constant or `self` attribute names it in both places, and every
+  value saved there holds no module, state dict, optimizer, moved or device tensor, nor a
   value of unknown origin (a dataset's processed cache or metadata file);
+* a file the file's own code writes only with values known to hold no tensor (numbers,
+  strings, `time.time()`, `x.item()`, `json.load(f)`, an `argparse` namespace, containers
+  of them, names and `self` attributes every store of which is one): named as above, or
+  by the same path expression in the same function with its names bound alike (a cache
+  read under `if os.path.exists(cache):` and written in the `else`), and saved by
+  `torch.save` or by a helper of the file that saves its parameter to the path another
+  parameter names (or to a temporary file it then renames to it);
+* a load that runs only where an accelerator is known to be present: in the arm of an
+  `if` (or conditional expression) whose test there says so (`torch.cuda.is_available()`,
+  `torch.cuda.device_count() > 0`, an `and` holding one, a name bound once to one), or
+  whose other arm loads the same path with `map_location` to the CPU (`if use_cuda:
+  torch.load(f)` / `else: torch.load(f, map_location="cpu")`: the author chose per
+  device, and a machine without the accelerator takes the other arm);
 * a NumPy array: the loaded name is only ever passed to `torch.from_numpy` (a pickled
   ndarray holds no torch storage, so there is no device to restore);
 * a method of a `Dataset` class (a base named `...Dataset`): a dataset's files hold
@@ -66,7 +79,11 @@ whose `load_state_dict` keeps what it is given.
 Calls that pass `**kwargs` are not flagged (the keyword may be inside). Wrappers around
 `torch.load` are not followed. A file another script of the project writes is not
 recognised (each file is checked on its own), so loading it is still flagged unless
-its use shows what it is (an ndarray). Quiet in a
+its use shows what it is (an ndarray). A file saved from a parameter or an unknown call's
+result (a tokenizer's ids, a helper's features) is still flagged, and so is a `self`
+attribute that something outside its class's methods, or an alias, fills. A flag whose other arm maps to the CPU
+is taken as the device's even when it is set by hand (`--cuda` on a CPU-only machine
+still takes the unmapped arm). Quiet in a
 `Dataset` method and on an XLA-only path even if the file there came from a GPU (features
 computed on a GPU and saved without `.cpu()`, a CUDA checkpoint handed to an XLA
 strategy). A `load_state_dict` of a module class defined in another file that keeps the
@@ -84,6 +101,7 @@ from torchferry.check.flow import FileFlow
 from torchferry.check.flow.safety import module_by_construction, self_of_module
 from torchferry.check.loads import (
     dataset_method,
+    device_chosen,
     host_data_file,
     in_memory,
     ndarray_only,
@@ -127,7 +145,8 @@ def _not_a_foreign_checkpoint(m: Walker, flow: FileFlow, site: Site[ast.Call]) -
     file's own code writes from host data, a dataset's files, an XLA-only path's
     checkpoints, a NumPy array (see :mod:`torchferry.check.loads`)."""
     return saved_here(m, site) or in_memory(m, site) or host_data_file(m, flow, site) \
-        or ndarray_only(m, site) or dataset_method(m, site) or xla_only(m, site)
+        or ndarray_only(m, site) or dataset_method(m, site) or xla_only(m, site) \
+        or device_chosen(m, site)
 
 
 # receivers whose ``load_state_dict`` keeps the loaded tensors as they come (an optimizer
