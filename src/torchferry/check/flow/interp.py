@@ -222,8 +222,9 @@ class Interp:
         left = self.ev.eval(st.target)
         right = self.ev.eval(st.value)
         out = self.ev.arith(st, [(st.target, left), (st.value, right)])
-        # ``t += x`` writes into the tensor ``t``, which stays where it is
-        self.bind(st.target, left if left.is_(Kind.TENSOR) else out)
+        # ``t += x`` writes into the tensor ``t``, which stays where it is; ``self.layers +=
+        # [block]`` extends the module list in place
+        self.bind(st.target, left if left.is_(Kind.TENSOR) or left.is_(Kind.MODULE) else out)
 
     def st_return(self, st: ast.Return) -> bool:
         v = self.ev.eval(st.value) if st.value is not None else Value.of(Kind.OTHER)
