@@ -171,6 +171,9 @@ class Evaluator:
             key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
         if base.elts is not None or base.keys is not None or base.item is not None:
             return element(base, index)
+        item = self.i.param_item(base, index, node) if isinstance(index, int) else None
+        if item is not None:
+            return item  # ``batch[0]`` of a parameter: what the calls pass there
         if isinstance(key, ast.Slice) and _module_sequence(base):
             return base  # ``self.blocks[1:]``, ``self.flows[::-1]``: a part of the sequence
         if _module_sequence(base, keyed=True):
