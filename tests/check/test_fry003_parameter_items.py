@@ -112,3 +112,27 @@ def test_a_helper_another_file_gives_cpu_items_is_quiet(tmp_path: Path) -> None:
     paths = write(tmp_path, {"utils/__init__.py": "", "utils/plot.py": PLOT,
                              "train.py": TRAIN.format(signal="signal", spectrum="spectrum")})
     assert found(tmp_path, paths, "FRY003")[0] == []
+
+
+def test_an_item_of_a_batch_parameter_stays_a_batch_item() -> None:
+    """``seq, label = data`` in a helper the loop calls with each batch: the items are the
+    batch's (tensors), so what the helper moves and returns is read back in the loop."""
+    source = '''
+import torch
+
+def prepare(data):
+    seq, label = data
+    return seq.cuda(non_blocking=True), label.cuda(non_blocking=True)
+
+def train(loader, model, optimizer):
+    total = 0
+    for data in loader:
+        seq, label = prepare(data)
+        loss = model(seq, label)
+        loss.backward()
+        optimizer.step()
+        total += loss.mean().item()
+    return total
+'''
+    lines = [f.line for f in check_source(source, "t.py", select=["FRY007"])]
+    assert lines == [_line(source, "total += loss.mean().item()")]

@@ -171,9 +171,12 @@ class Evaluator:
             key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
         if base.elts is not None or base.keys is not None or base.item is not None:
             return element(base, index)
-        item = self.i.param_item(base, index, node) if isinstance(index, int) else None
-        if item is not None:
-            return item  # ``batch[0]`` of a parameter: what the calls pass there
+        if isinstance(index, int):  # ``batch[0]`` of a parameter: what the calls pass there
+            return self.i.param_item(base, index, node, self._item_of(base, key))
+        return self._item_of(base, key)
+
+    def _item_of(self, base: Value, key: ast.expr) -> Value:
+        """``base[key]`` of a value without known parts."""
         if isinstance(key, ast.Slice) and _module_sequence(base):
             return base  # ``self.blocks[1:]``, ``self.flows[::-1]``: a part of the sequence
         if _module_sequence(base, keyed=True):

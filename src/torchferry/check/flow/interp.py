@@ -355,22 +355,22 @@ class Interp:
             return
         for i, e in enumerate(elts):
             index = i if star is None or i < star else i - len(elts)
-            item = self.param_item(v, index, e) if star is None else None
-            self.bind(e, item or element(v, index if v.elts is not None else None))
+            item = element(v, index if v.elts is not None else None)
+            self.bind(e, self.param_item(v, index, e, item) if star is None else item)
 
-    def param_item(self, v: Value, index: int, node: ast.AST) -> Value | None:
-        """Item ``index`` of a parameter as it came in (``audio, f0 = batch``, ``batch[1]``),
-        when ``v`` is that parameter: its value with an origin at ``node`` that records the
+    def param_item(self, v: Value, index: int, node: ast.AST, item: Value) -> Value:
+        """``item``, item ``index`` of ``v``: when ``v`` is a parameter as it came in
+        (``audio, f0 = batch``, ``batch[1]``), with an origin at ``node`` that records the
         position, so that the calls of the run can say what they pass there (a tuple of
-        tensors on the device: :meth:`FileFlow.placed`); None for any other value."""
+        tensors on the device: :meth:`FileFlow.placed`)."""
         k = next((self.param_index[n] for n, e in self._entry.items() if e is v), None)
         if k is None or v.elts is not None or v.item is not None or v.keys is not None:
-            return None
+            return item
         text = f"{self.res.params[k]}[{index}]" if k < len(self.res.params) else "item"
         origin = Origin(Op.PARAM, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text,
                         node=node)
         self.res.param_items[id(node)] = (k, index)
-        return Value(None, v.places, (origin, *v.origins)[:ORIGIN_CAP], v.basis)
+        return item._replace(origins=(origin, *item.origins)[:ORIGIN_CAP])
 
     def _bind_attr(self, target: ast.Attribute, v: Value, moved: bool = False) -> None:
         base = target.value
