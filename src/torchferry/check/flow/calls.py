@@ -171,6 +171,18 @@ class Evaluator:
             key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
         if base.elts is not None or base.keys is not None or base.item is not None:
             return element(base, index)
+        if isinstance(index, int):  # ``batch[0]`` of a parameter: what the calls pass there
+            return self.i.param_item(base, index, node, self._item_of(base, key))
+        return self._item_of(base, key)
+
+    def _item_of(self, base: Value, key: ast.expr) -> Value:
+        """``base[key]`` of a value without known parts."""
+        if isinstance(key, ast.Slice) and _module_sequence(base):
+            return base  # ``self.blocks[1:]``, ``self.flows[::-1]``: a part of the sequence
+        if _module_sequence(base, keyed=True):
+            # ``self.layers[i]``, ``self.heads["cls"]``: a submodule, where the container is;
+            # what built it is not known (as for one a loop takes from it)
+            return Value(_MODULE, base.places, (), min(base.basis, Basis.INFERRED))
         if _one_dimensional(base) and not isinstance(key, (ast.Slice, ast.Tuple)):
             # ``schedule[epoch]`` of ``torch.linspace(...)``: 0-dimensional, it mixes with
             # tensors on any device
@@ -394,14 +406,15 @@ _SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "is_cuda", "requires_grad"})
 _ONE_DIMENSIONAL = ("torch.arange(", "torch.linspace(", "torch.logspace(", "torch.randperm(")
 
 
-def _module_sequence(v: Value) -> bool:
+def _module_sequence(v: Value, keyed: bool = False) -> bool:
     """A module built by ``nn.ModuleList(...)`` or ``nn.Sequential(...)`` on every path: what
-    iterating over it yields are its submodules (a ``ModuleDict`` yields its keys)."""
+    iterating over it yields are its submodules (a ``ModuleDict`` yields its keys; with
+    ``keyed``, indexing, a ``ModuleDict``'s item is one of its submodules too)."""
     if not v.is_(Kind.MODULE):
         return False
     made = [o for o in v.origins if o.op is Op.MADE]
-    return bool(made) and len(made) == len(v.origins) and all(
-        o.text.startswith(("torch.nn.ModuleList(", "torch.nn.Sequential(")) for o in made)
+    kinds = ("torch.nn.ModuleList(", "torch.nn.Sequential(", *(("torch.nn.ModuleDict(",) if keyed else ()))
+    return bool(made) and len(made) == len(v.origins) and all(o.text.startswith(kinds) for o in made)
 
 
 def _one_dimensional(v: Value) -> bool:

@@ -88,6 +88,9 @@ class ScopeResult:
     #: ``label.fill_(-1)``); ``returns_other``: some ``return`` gives back anything else
     returned_params: set[int] = field(default_factory=set)
     returns_other: bool = False
+    #: the items taken by position from a parameter as it came in (``audio, f0 = batch``,
+    #: ``batch[0]``): id(the origin's node) -> (the parameter's index, the position)
+    param_items: dict[int, tuple[int, int]] = field(default_factory=dict)
 
     def value(self, node: ast.AST) -> Value | None:
         """The value an expression of this scope had (None: not evaluated)."""

@@ -17,6 +17,7 @@ from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import MeetEvent, ScopeResult
 from torchferry.check.flow.lattice import (
     BOTTOM,
+    ORIGIN_CAP,
     UNKNOWN,
     Basis,
     Kind,
@@ -222,8 +223,9 @@ class Interp:
         left = self.ev.eval(st.target)
         right = self.ev.eval(st.value)
         out = self.ev.arith(st, [(st.target, left), (st.value, right)])
-        # ``t += x`` writes into the tensor ``t``, which stays where it is
-        self.bind(st.target, left if left.is_(Kind.TENSOR) else out)
+        # ``t += x`` writes into the tensor ``t``, which stays where it is; ``self.layers +=
+        # [block]`` extends the module list in place
+        self.bind(st.target, left if left.is_(Kind.TENSOR) or left.is_(Kind.MODULE) else out)
 
     def st_return(self, st: ast.Return) -> bool:
         v = self.ev.eval(st.value) if st.value is not None else Value.of(Kind.OTHER)
@@ -353,7 +355,22 @@ class Interp:
             return
         for i, e in enumerate(elts):
             index = i if star is None or i < star else i - len(elts)
-            self.bind(e, element(v, index if v.elts is not None else None))
+            item = element(v, index if v.elts is not None else None)
+            self.bind(e, self.param_item(v, index, e, item) if star is None else item)
+
+    def param_item(self, v: Value, index: int, node: ast.AST, item: Value) -> Value:
+        """``item``, item ``index`` of ``v``: when ``v`` is a parameter as it came in
+        (``audio, f0 = batch``, ``batch[1]``), with an origin at ``node`` that records the
+        position, so that the calls of the run can say what they pass there (a tuple of
+        tensors on the device: :meth:`FileFlow.placed`)."""
+        k = next((self.param_index[n] for n, e in self._entry.items() if e is v), None)
+        if k is None or v.elts is not None or v.item is not None or v.keys is not None:
+            return item
+        text = f"{self.res.params[k]}[{index}]" if k < len(self.res.params) else "item"
+        origin = Origin(Op.PARAM, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text,
+                        node=node)
+        self.res.param_items[id(node)] = (k, index)
+        return item._replace(origins=(origin, *item.origins)[:ORIGIN_CAP])
 
     def _bind_attr(self, target: ast.Attribute, v: Value, moved: bool = False) -> None:
         base = target.value

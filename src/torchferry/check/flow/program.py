@@ -25,6 +25,7 @@ from torchferry.check.flow.interp import Env, Interp, function_reference
 from torchferry.check.flow.lattice import (
     ACCEL,
     BOTTOM,
+    CPU,
     ORIGIN_CAP,
     PLACE_CAP,
     UNKNOWN,
@@ -345,6 +346,25 @@ class FileFlow:
         # costs nothing (``net.predict(x)``, whose text neither makes nor moves a tensor)
         yield from (self._results[id(n)] for n in skipped if id(n) in self._results)
         yield self._results[id(self.tree)]
+
+    def called_from_run(self, needles: tuple[str, ...]) -> list[ScopeResult]:
+        """The functions defined at module level that :meth:`results` left out (their text
+        neither makes nor moves a tensor) whose text mentions one of ``needles`` and that
+        the run's other files call (``plot_batch(batch)`` of ``utils/plot.py``, given
+        tensors by ``train.py``; :meth:`Project.foreign_calls`): interpreted, so that what
+        they hand on can be placed by those calls."""
+        if self.project is None or self.lines is None:
+            return []
+        out = []
+        for node, cls, outer in self._scopes:
+            if cls is not None or outer is not None or id(node) in self._results or \
+                    not isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) or \
+                    not node.args.args or self.relevant(node):
+                continue
+            text = "\n".join(self.lines[node.lineno - 1: node.end_lineno or node.lineno])
+            if any(n in text for n in needles) and self.project.foreign_calls(self, node):
+                out.append(self.result(node))
+        return out
 
     def interpreted(self) -> list[ScopeResult]:
         """Every scope of this file interpreted so far: those :meth:`results` gave, and the
@@ -668,32 +688,40 @@ class FileFlow:
         :meth:`self_placed`), another parameter by what the run's calls of the function
         pass for it (:meth:`run_arguments`: this file's, and other files' calls of a
         function defined at module level), followed through the callers' own parameters
-        (three calls deep).  A parameter no call of the run binds (a public function, a
-        ``forward`` called as ``model(x)``) keeps its symbolic place."""
+        (three calls deep); an item taken by position from a parameter (``audio, f0 =
+        batch``) by what the calls pass at that position (``(audio.to(device), f0)``), and
+        of its kind when every call passes one.  A parameter no call of the run binds (a
+        public function, a ``forward`` called as ``model(x)``) keeps its symbolic place."""
         v = self.self_placed(res, v)
         if not v.places or depth >= 3:
             return v
         places = set(v.places)
         origins = list(v.origins[:1])
+        kinds = v.kinds
         for p in v.places:
             if p.where is not Where.PARAM or p == param(0) and self.method_of.get(id(res.node)):
                 continue
             given = self.run_arguments(res.node, int(p.ref))
             if not given:
                 continue  # no call, or one that leaves it unbound: the callers decide
+            position = _item_position(res, v, int(p.ref))
+            if position is not None:
+                given = [(other, caller, _passed_at(a, position)) for other, caller, a in given]
             found = [in_file(other.placed(caller, a, depth + 1), other, self)
                      for other, caller, a in given]
             if any(a.places is None for a in found):
                 continue
+            if position is not None and kinds is None and all(a.kinds for a in found):
+                kinds = frozenset().union(*(a.kinds or () for a in found))
             for a in found:  # (a caller's own symbolic places mean nothing here)
                 places |= {q for q in a.places or () if not q.symbolic}
                 origins.extend(a.origins)
             if not any(q.symbolic for a in found for q in a.places or ()):
                 places.discard(p)  # every call says where it is
-        if places == v.places:
+        if places == v.places and kinds == v.kinds:
             return v
         origins.extend(v.origins[1:])
-        return v._replace(places=frozenset(places) if len(places) <= PLACE_CAP else None,
+        return v._replace(kinds=kinds, places=frozenset(places) if len(places) <= PLACE_CAP else None,
                           origins=tuple(dict.fromkeys(origins))[:ORIGIN_CAP])
 
     def follows_model(self, res: ScopeResult, v: Value, depth: int = 0) -> bool:
@@ -1080,6 +1108,31 @@ def _listed_refs(v: Value) -> list[set[int]]:
 def _static(fn: ast.AST) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod"
                for d in getattr(fn, "decorator_list", ()))
+
+def _item_position(res: ScopeResult, v: Value, k: int) -> int | None:
+    """The position at which ``v`` was taken from parameter ``k`` as it came in
+    (``audio, f0 = batch``: ``f0`` is item 1 of ``batch``), or None."""
+    for o in v.origins:
+        if o.op is Op.PARAM and o.node is not None:
+            found = res.param_items.get(id(o.node))
+            if found is not None and found[0] == k:
+                return found[1]
+    return None
+
+
+def _passed_at(a: Value, position: int) -> Value:
+    """What a call passes at ``position`` of a tuple or list argument (``(audio, f0)``:
+    its item there; a list's joined item when every item is a tensor away from the CPU),
+    else the argument itself (unknown at that position: its own places, a container's
+    none)."""
+    if a.elts is not None and -len(a.elts) <= position < len(a.elts):
+        return a.elts[position]
+    item = a.item
+    if a.elts is None and item is not None and item.kinds and item.kinds <= {Kind.TENSOR, Kind.BATCH} \
+            and item.places and CPU not in item.places:
+        return item
+    return a
+
 
 def _plain_class(cls: ClassInfo) -> bool:
     """Is every base of the class (and of its bases) ``object`` or a class of the run, and

@@ -55,7 +55,13 @@ level, in the checked files that import its file: `show_filters(net.cuda())` in 
 of a helper of `viz.py` that reads `network.conv1.weight.data.numpy()`): where one passes a tensor that may be on the
 accelerator (`train(net, ...)` after `net.to(device)`, then `metrics.confusion_matrix(y,
 net(x).max(1)[1])` in `train`), followed through the callers' own parameters, three calls
-deep. In a method of an `nn.Module` class, what its submodules, parameters and buffers give
+deep. An item taken by position from such a parameter as it came in (`audio, f0 = batch`,
+`batch[0]`) is what each call passes at that position (`plot_batch((audio.to(device), f0))`:
+`audio` may be on the accelerator, `f0` is on the CPU); of a list, only when every item is
+a tensor that may be there. A helper defined at module level that neither makes nor moves
+a tensor, that hands its data to NumPy, matplotlib, SciPy or scikit-learn, and that only
+the run's other files call (a `utils/plot.py` that `train.py` imports) is checked with
+their calls. In a method of an `nn.Module` class, what its submodules, parameters and buffers give
 is on the accelerator where the file puts an instance of the class there (`model =
 Net().to(device)`; or, when the file shows none, a checked file that imports it: the
 training script that moves the model class of `model.py`), or where a method of the class, of a base or of a subclass moves its
@@ -206,6 +212,10 @@ _NO_GRAD_RESULT = frozenset({"argmax", "argmin", "eq", "ne", "lt", "le", "gt", "
                              "int", "bool", "argsort", "isnan", "isinf", "isfinite"})
 
 
+#: what the text of a helper that hands its parameters to NumPy mentions (plain substrings)
+_HELPER_SINKS = ("np.", "numpy.", "plt.", ".plot(", ".imshow(", ".scatter(", ".hist(", "sklearn", "scipy")
+
+
 def check(ctx: Context) -> Iterable[Finding]:
     cuda_default = bool(_CUDA_DEFAULT.search(ctx.source))
     stores = _item_stores(ctx.tree) if "numpy" in ctx.source else []
@@ -214,6 +224,9 @@ def check(ctx: Context) -> Iterable[Finding]:
     scopes = list(ctx.flow.results())
     seen = {id(r) for r in scopes}
     scopes += [r for r in ctx.flow.interpreted() if id(r) not in seen]
+    # and the helpers only the run's other files call, which hand their parameters to NumPy
+    seen = {id(r) for r in scopes}
+    scopes += [r for r in ctx.flow.called_from_run(_HELPER_SINKS) if id(r) not in seen]
     for res in scopes:
         for call in res.calls.values():
             for node, v, what in _handed_to_numpy(ctx, res, call):

@@ -32,7 +32,9 @@ loss function whose tensors come from a call in the file. A tensor "may be on an
 accelerator" when the analysis sees it there on some path: moved or made there (`.to(d)`,
 `.cuda()`, `.type(torch.cuda.FloatTensor)`; also a value of unknown kind moved there, which
 only a tensor can be where it is computed with), the model's (a submodule's output, also
-of one taken from an `nn.ModuleList` or `nn.Sequential` by a loop, `self` of a module, a
+of one taken from an `nn.ModuleList` or `nn.Sequential` by a loop or an index, or from an
+`nn.ModuleDict` by a key: `self.layers[i - 1](x)`, `self.heads[name](h)`, a list extended
+with `self.layers += [block]` included, `self` of a module, a
 model stored on `self` and moved in place there: `self.net = Net();
 self.net.to(device)`), the output of a loss (of modules without weights, one chosen on
 each branch: `nn.CTCLoss() if ctc else nn.CrossEntropyLoss()`) given tensors that may be,
