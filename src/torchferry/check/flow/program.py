@@ -974,10 +974,11 @@ def _annotation_name(node: ast.expr) -> str:
     return ""
 
 
-def holds_parameters(cls: ClassInfo, seen: frozenset[int] = frozenset()) -> bool:
+def holds_parameters(cls: ClassInfo, seen: frozenset[int] = frozenset(), buffers: bool = True) -> bool:
     """Does a module class (or a base in the run) own weights: a submodule that is not known
     to be without weights (:func:`builds_weights`), a registered ``nn.Parameter`` or
-    ``nn.Buffer``, or a call of ``self.register_buffer`` / ``self.register_parameter``?
+    ``nn.Buffer``, or a call of ``self.register_buffer`` / ``self.register_parameter``
+    (``buffers`` False: parameters only, ``nn.Parameter`` and ``register_parameter``)?
     ``seen``: the classes already asked about (a cycle answers no)."""
     seen = seen | {id(cls)}
     for c in mro(cls):
@@ -985,14 +986,14 @@ def holds_parameters(cls: ClassInfo, seen: frozenset[int] = frozenset()) -> bool
             q = c.ff.qualname(b) or ""
             if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in vocab.PARAM_LAYERS:
                 return True
-        if _registers(c.node):
+        if _registers(c.node, buffers):
             return True
         for v in c.ff._table(c).values():
             made = v.origins[-1].text if v.origins else ""
             if v.is_(Kind.MODULE):
-                if _submodule_weights(c.ff, v, seen) is not False:
+                if _submodule_weights(c.ff, v, seen, buffers) is not False:
                     return True
-            elif v.is_(Kind.TENSOR) and made.startswith(vocab.REGISTERED):
+            elif v.is_(Kind.TENSOR) and made.startswith(vocab.REGISTERED if buffers else _PARAMETERS):
                 return True
     return False
 
@@ -1051,43 +1052,45 @@ def _plain_data(node: ast.expr | None) -> bool:
     return isinstance(node, (ast.Tuple, ast.List)) and all(_plain_data(e) for e in node.elts)
 
 
-def builds_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int] = frozenset()) -> bool | None:
+def builds_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int] = frozenset(),
+                   buffers: bool = True) -> bool | None:
     """Does the module that ``call`` (a call of ``ff``'s file) builds own weights: a
     ``torch.nn`` layer of :data:`~vocab.PARAM_LAYERS`, a torchvision model, a container
     (``nn.Sequential``, ``nn.ModuleList``, ``nn.ModuleDict``) holding such a module, a
     module class of the run that holds one (:func:`holds_parameters`)?  False for another
     ``torch.nn`` layer, a container of modules without weights only, a class of the run
     surely without them (:func:`weightless`); None when not known (a call the analysis
-    cannot see into, a container given a list it did not build right there)."""
+    cannot see into, a container given a list it did not build right there).  ``buffers``
+    False: a class of the run counts its parameters only."""
     q = ff.qualname(call.func) or ""
     if q.startswith("torch.nn."):
         layer = q.rsplit(".", 1)[-1]
         if layer in vocab.CONTAINERS:
-            return _container_weights(ff, call, seen)
+            return _container_weights(ff, call, seen, buffers)
         return layer in vocab.PARAM_LAYERS
     if q.startswith(vocab.MODEL_ZOOS):
         return True
     info = ff.class_called(call)
     if info is None or not info.is_module or id(info) in seen:
         return None
-    if holds_parameters(info, seen):
+    if holds_parameters(info, seen, buffers):
         return True
     return False if weightless(info, seen, call) else None
 
 
-def _submodule_weights(ff: FileFlow, v: Value, seen: frozenset[int]) -> bool | None:
+def _submodule_weights(ff: FileFlow, v: Value, seen: frozenset[int], buffers: bool = True) -> bool | None:
     """Does a submodule ``v`` stored by a method of ``ff``'s file own weights (None: not
     known)?"""
     made = [o for o in v.origins if o.op is Op.MADE]
     if not made or any(o.op not in (Op.MADE, Op.MOVED) for o in v.origins) or any(o.path is not None or not isinstance(o.node, ast.Call) for o in made):
         return None
-    found = [builds_weights(ff, o.node, seen) for o in made if isinstance(o.node, ast.Call)]
+    found = [builds_weights(ff, o.node, seen, buffers) for o in made if isinstance(o.node, ast.Call)]
     if any(f is True for f in found):
         return True
     return False if all(f is False for f in found) else None
 
 
-def _container_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int]) -> bool | None:
+def _container_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int], buffers: bool) -> bool | None:
     """Does one of the modules a ``torch.nn`` container is built with own weights (None:
     not all of them are known, or none is given: it may be filled later)?"""
     items: list[ast.expr] = []
@@ -1101,7 +1104,7 @@ def _container_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int]) -> bo
             items.append(a)
     if not items or call.keywords:
         return None
-    found = [builds_weights(ff, i, seen) if isinstance(i, ast.Call) else None for i in items]
+    found = [builds_weights(ff, i, seen, buffers) if isinstance(i, ast.Call) else None for i in items]
     if any(f is True for f in found):
         return True
     return False if all(f is False for f in found) else None
@@ -1130,14 +1133,15 @@ def _elements(node: ast.expr) -> list[ast.expr] | None:
     return None
 
 
-_REGISTERS = frozenset({"register_buffer", "register_parameter"})
+_PARAMETERS = ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
 _ADDS = frozenset({"add_module", "register_module", "__setattr__"})
 
 
-def _registers(node: ast.ClassDef) -> bool:
-    """Does a method of the class call ``self.register_buffer`` or
-    ``self.register_parameter``?"""
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in _REGISTERS
+def _registers(node: ast.ClassDef, buffers: bool) -> bool:
+    """Does a method of the class call ``self.register_parameter`` (or, ``buffers``,
+    ``self.register_buffer``)?"""
+    names = ("register_parameter", "register_buffer") if buffers else ("register_parameter",)
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in names
                for n in ast.walk(node))
 
 

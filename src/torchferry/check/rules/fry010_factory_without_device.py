@@ -862,7 +862,9 @@ def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> 
         # not a callable that another method was given and stored (``self.schedule_fn``)
         return not _given_elsewhere(res, module)
     if made.path is None and isinstance(made.node, ast.Call):
-        weights = builds_weights(ff, made.node)  # (a container of modules without weights: no)
+        # (a container of modules without weights: no; buffers alone do not count: a
+        # module's forward may move its inputs to where they are, which is not followed)
+        weights = builds_weights(ff, made.node, buffers=False)
         if weights is not None:
             return weights
     if made.text.startswith("torch.nn."):
@@ -872,7 +874,7 @@ def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> 
     if made.path is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         cls = ff.definition(node.func.id)
         if isinstance(cls, ast.ClassDef):
-            return holds_parameters(ff.class_info(cls))
+            return holds_parameters(ff.class_info(cls), buffers=False)
     return True
 
 
