@@ -600,7 +600,11 @@ class FileFlow:
         made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
         if made is None or made.path is not None or not isinstance(made.node, ast.Call):
             return None
-        func = made.node.func
+        return self.class_called(made.node)
+
+    def class_called(self, call: ast.Call) -> ClassInfo | None:
+        """The class of the run whose constructor ``call``, a call of this file, is."""
+        func = call.func
         local = self.defs.get(func.id) if isinstance(func, ast.Name) else None
         if isinstance(local, ast.ClassDef):
             found: tuple[FileFlow, ast.AST] | None = (self, local)
@@ -1067,25 +1071,186 @@ def _annotation_name(node: ast.expr) -> str:
     return ""
 
 
-def holds_parameters(cls: ClassInfo) -> bool:
-    """Does a module class (or a base in the run) own weights: a submodule that is not a
-    parameter-free ``torch.nn`` layer, or a registered ``nn.Parameter``?"""
-    import torchferry.check.flow.vocab as vocab
-
+def holds_parameters(cls: ClassInfo, seen: frozenset[int] = frozenset(), buffers: bool = True) -> bool:
+    """Does a module class (or a base in the run) own weights: a submodule that is not known
+    to be without weights (:func:`builds_weights`), a registered ``nn.Parameter`` or
+    ``nn.Buffer``, or a call of ``self.register_buffer`` / ``self.register_parameter``
+    (``buffers`` False: parameters only, ``nn.Parameter`` and ``register_parameter``)?
+    ``seen``: the classes already asked about (a cycle answers no)."""
+    seen = seen | {id(cls)}
     for c in mro(cls):
         for b in c.node.bases:  # ``class Layer(nn.Linear)``: a torch.nn layer's weights
             q = c.ff.qualname(b) or ""
             if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in vocab.PARAM_LAYERS:
                 return True
+        if _registers(c.node, buffers):
+            return True
         for v in c.ff._table(c).values():
             made = v.origins[-1].text if v.origins else ""
             if v.is_(Kind.MODULE):
-                layer = made[len("torch.nn."):].split("(")[0] if made.startswith("torch.nn.") else ""
-                if not layer or layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS:
+                if _submodule_weights(c.ff, v, seen, buffers) is not False:
                     return True
-            elif v.is_(Kind.TENSOR) and made.startswith(("torch.nn.Parameter",
-                                                        "torch.nn.parameter.Parameter")):
+            elif v.is_(Kind.TENSOR) and made.startswith(vocab.REGISTERED if buffers else _PARAMETERS):
                 return True
+    return False
+
+
+def weightless(cls: ClassInfo, seen: frozenset[int] = frozenset(), call: ast.Call | None = None) -> bool:
+    """Is a module class of the run surely without weights: every base in the run or
+    ``nn.Module``, every attribute its methods store of a known kind or made only of
+    arguments of ``call`` (its construction) that are plain data, none a submodule that may
+    own weights, no parameter or buffer registered and no ``setattr`` or
+    ``self.add_module`` (``ColorJitterLayer(brightness=0.4)``, a layer that stores its
+    numbers and draws its factors on its input's device)?"""
+    if holds_parameters(cls, seen):
+        return False
+    plain_data = _plain_arguments(cls, call)
+    seen = seen | {id(cls)}
+    for c in mro(cls):
+        plain = sum(c.ff.qualname(b) in ("torch.nn.Module", "torch.nn.modules.module.Module")
+                    or isinstance(b, ast.Name) and b.id == "object" for b in c.node.bases)
+        if plain + len(c.bases) < len(c.node.bases) or c.node.keywords or _adds_attributes(c.node):
+            return False
+        for v in c.ff._table(c).values():
+            if v.kinds is None and not (v.origins and all(o.op is Op.PARAM and o.text in plain_data
+                                                          for o in v.origins)):
+                return False
+            if v.is_(Kind.MODULE) and _submodule_weights(c.ff, v, seen) is not False:
+                return False
+    return True
+
+
+def _plain_arguments(cls: ClassInfo, call: ast.Call | None) -> set[str]:
+    """The parameters of the class's own ``__init__`` that ``call`` (its construction)
+    binds, itself or by their defaults, to plain data (numbers, strings, ``None`` and
+    tuples or lists of them): what is stored from them is no module."""
+    init = cls.methods.get("__init__")
+    if call is None or init is None or any(isinstance(a, ast.Starred) for a in call.args) \
+            or any(k.arg is None for k in call.keywords):
+        return set()
+    a = init.args
+    names = [p.arg for p in [*a.posonlyargs, *a.args]][1:]
+    bound: dict[str, ast.expr] = dict(zip(names, call.args, strict=False))
+    if len(call.args) > len(names):
+        return set()
+    defaults = dict(zip(names[len(names) - len(a.defaults):], a.defaults, strict=True))
+    defaults.update({p.arg: d for p, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None})
+    bound.update({k.arg: k.value for k in call.keywords if k.arg is not None})
+    return {name for name in [*names, *(p.arg for p in a.kwonlyargs)]
+            if _plain_data(bound.get(name, defaults.get(name)))}
+
+
+def _plain_data(node: ast.expr | None) -> bool:
+    """A number, string, ``None`` or bool literal (signed), or a tuple or list of them."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, (ast.USub, ast.UAdd)):
+        node = node.operand
+    if isinstance(node, ast.Constant):
+        return True
+    return isinstance(node, (ast.Tuple, ast.List)) and all(_plain_data(e) for e in node.elts)
+
+
+def builds_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int] = frozenset(),
+                   buffers: bool = True) -> bool | None:
+    """Does the module that ``call`` (a call of ``ff``'s file) builds own weights: a
+    ``torch.nn`` layer of :data:`~vocab.PARAM_LAYERS`, a torchvision model, a container
+    (``nn.Sequential``, ``nn.ModuleList``, ``nn.ModuleDict``) holding such a module, a
+    module class of the run that holds one (:func:`holds_parameters`)?  False for another
+    ``torch.nn`` layer, a container of modules without weights only, a class of the run
+    surely without them (:func:`weightless`); None when not known (a call the analysis
+    cannot see into, a container given a list it did not build right there).  ``buffers``
+    False: a class of the run counts its parameters only."""
+    q = ff.qualname(call.func) or ""
+    if q.startswith("torch.nn."):
+        layer = q.rsplit(".", 1)[-1]
+        if layer in vocab.CONTAINERS:
+            return _container_weights(ff, call, seen, buffers)
+        return layer in vocab.PARAM_LAYERS
+    if q.startswith(vocab.MODEL_ZOOS):
+        return True
+    info = ff.class_called(call)
+    if info is None or not info.is_module or id(info) in seen:
+        return None
+    if holds_parameters(info, seen, buffers):
+        return True
+    return False if weightless(info, seen, call) else None
+
+
+def _submodule_weights(ff: FileFlow, v: Value, seen: frozenset[int], buffers: bool = True) -> bool | None:
+    """Does a submodule ``v`` stored by a method of ``ff``'s file own weights (None: not
+    known)?"""
+    made = [o for o in v.origins if o.op is Op.MADE]
+    if not made or any(o.op not in (Op.MADE, Op.MOVED) for o in v.origins) or any(o.path is not None or not isinstance(o.node, ast.Call) for o in made):
+        return None
+    found = [builds_weights(ff, o.node, seen, buffers) for o in made if isinstance(o.node, ast.Call)]
+    if any(f is True for f in found):
+        return True
+    return False if all(f is False for f in found) else None
+
+
+def _container_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int], buffers: bool) -> bool | None:
+    """Does one of the modules a ``torch.nn`` container is built with own weights (None:
+    not all of them are known, or none is given: it may be filled later)?"""
+    items: list[ast.expr] = []
+    for a in call.args:
+        if isinstance(a, ast.Starred) or not isinstance(a, ast.Call) or ff.qualname(a.func) in _ORDERED:
+            more = _elements(a.value if isinstance(a, ast.Starred) else a)
+            if more is None:
+                return None
+            items.extend(more)
+        else:
+            items.append(a)
+    if not items or call.keywords:
+        return None
+    found = [builds_weights(ff, i, seen, buffers) if isinstance(i, ast.Call) else None for i in items]
+    if any(f is True for f in found):
+        return True
+    return False if all(f is False for f in found) else None
+
+
+_ORDERED = ("collections.OrderedDict", "OrderedDict", "dict")
+
+
+def _elements(node: ast.expr) -> list[ast.expr] | None:
+    """The modules a literal holds: a list's, tuple's or dict's (its values), a
+    comprehension's element, the second item of each pair given to ``OrderedDict([...])``;
+    None for anything else."""
+    if isinstance(node, (ast.List, ast.Tuple)):
+        if any(isinstance(e, ast.Starred) for e in node.elts):
+            return None
+        return list(node.elts)
+    if isinstance(node, (ast.ListComp, ast.GeneratorExp)):
+        return [node.elt]
+    if isinstance(node, ast.Dict):
+        return None if any(k is None for k in node.keys) else list(node.values)
+    if isinstance(node, ast.Call) and len(node.args) == 1 and not node.keywords:
+        pairs = _elements(node.args[0])
+        if pairs is None or not all(isinstance(p, ast.Tuple) and len(p.elts) == 2 for p in pairs):
+            return None
+        return [p.elts[1] for p in pairs if isinstance(p, ast.Tuple)]
+    return None
+
+
+_PARAMETERS = ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
+_ADDS = frozenset({"add_module", "register_module", "__setattr__"})
+
+
+def _registers(node: ast.ClassDef, buffers: bool) -> bool:
+    """Does a method of the class call ``self.register_parameter`` (or, ``buffers``,
+    ``self.register_buffer``)?"""
+    names = ("register_parameter", "register_buffer") if buffers else ("register_parameter",)
+    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in names
+               for n in ast.walk(node))
+
+
+def _adds_attributes(node: ast.ClassDef) -> bool:
+    """Does a method of the class store attributes the analysis does not follow
+    (``setattr``, ``self.add_module``, ``self.__dict__``)?"""
+    for n in ast.walk(node):
+        if isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id == "setattr" or
+                                        isinstance(n.func, ast.Attribute) and n.func.attr in _ADDS):
+            return True
+        if isinstance(n, ast.Attribute) and n.attr == "__dict__":
+            return True
     return False
 
 

@@ -205,7 +205,7 @@ from torchferry.check.flow import (
 from torchferry.check.flow.arms import off_device_arm
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.lattice import number_value, param, zero_dim_made
-from torchferry.check.flow.program import FileFlow, holds_parameters
+from torchferry.check.flow.program import FileFlow, builds_weights, holds_parameters
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
 CODE = "FRY010"
@@ -867,6 +867,12 @@ def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> 
     if made is None:  # loaded, built by a function, moved, or this function's parameter;
         # not a callable that another method was given and stored (``self.schedule_fn``)
         return not _given_elsewhere(res, module)
+    if made.path is None and isinstance(made.node, ast.Call):
+        # (a container of modules without weights: no; buffers alone do not count: a
+        # module's forward may move its inputs to where they are, which is not followed)
+        weights = builds_weights(ff, made.node, buffers=False)
+        if weights is not None:
+            return weights
     if made.text.startswith("torch.nn."):
         layer = made.text.split("(")[0].rsplit(".", 1)[-1]  # (``torch.nn.modules.rnn.LSTMCell``)
         return layer in vocab.PARAM_LAYERS or layer in vocab.CONTAINERS
@@ -874,7 +880,7 @@ def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> 
     if made.path is None and isinstance(node, ast.Call) and isinstance(node.func, ast.Name):
         cls = ff.definition(node.func.id)
         if isinstance(cls, ast.ClassDef):
-            return holds_parameters(ff.class_info(cls))
+            return holds_parameters(ff.class_info(cls), buffers=False)
     return True
 
 

@@ -71,8 +71,11 @@ Flags a call `model(x)` when, in one scope,
   fourth form's `model.decode(z)`, or `layer.train(h)` whose method calls
   `self.forward(x)`), is on
   the CPU: built here, with weights (a `torch.nn` layer with parameters, a
-  torchvision model, a module class of the run that holds parameters or derives from
-  such a `torch.nn` layer), never moved --
+  torchvision model, a module class of the run that holds parameters or buffers or derives from
+  such a `torch.nn` layer, or a container, `nn.Sequential`, `nn.ModuleList` or
+  `nn.ModuleDict`, not built only of modules known to be without them: a module class of
+  the run, in any file, whose methods register no parameter or buffer and store no
+  submodule that may hold one, a `torch.nn` layer without parameters), never moved --
   neither here nor by a function of the file it was given to (`setup(model)` that calls
   `model.cuda()` counts as a move) -- and never handed to anything but such functions and
   builtins (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
@@ -121,7 +124,12 @@ A whole batch of a loader (`for batch in loader`, `batch = next(iter(loader))`) 
 `.to(device)` (or `.cuda()`) is a statement may be an object that moves its fields in place
 (a `BatchEncoding`, a collate function's batch class): it and its items are of unknown place
 afterwards, never reported as left on the CPU (`batch.to(device)` then `model(batch.audio)`);
-an item's discarded move (`x.to(device)` for `for x, y in loader`) still leaves it there.
+an item's discarded move (`x.to(device)` for `for x, y in loader`) still leaves it there
+when the loader is torch's `DataLoader`, built in the file without a `collate_fn` (its
+items are tensors); from another loader (a parameter, a loader given a `collate_fn`) the
+item may be an object whose `.to()` works in place (a DGL graph before DGL 0.5, a PyG
+`Data`): of unknown place, not reported (FRY002 reports the lost copy where it holds the
+item to be a tensor).
 
 A cast to a legacy tensor type is a move: `x.type(torch.cuda.FloatTensor)` (or the string
 `"torch.cuda.FloatTensor"`) puts `x` on the accelerator, `x.type(torch.FloatTensor)` on the
@@ -175,7 +183,8 @@ budget, and none names the function other than in a call; a method's callers in 
 never count), the third another item of the batch moved or a loader of the file over a
 torchvision dataset (a `**kwargs` of the loader counts only when every binding of it in
 the file is a dict literal without `collate_fn`). The
-fourth form does not report a module without weights (a loss, an activation, or anything
+fourth form does not report a module without weights (a loss, an activation, a container
+of such modules only, a module class of the run without weights as above, or anything
 named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
 itself), an input computed by a call the analysis cannot see into (a transform, a
 tokenizer not given `return_tensors="pt"`, a `Compose` with a `Lambda` or a transform not
@@ -241,7 +250,7 @@ from torchferry.check.flow.feeds import Feed, call_feeds
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param
 from torchferry.check.flow.modclass import has_parameters
-from torchferry.check.flow.program import holds_parameters
+from torchferry.check.flow.program import builds_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
@@ -414,7 +423,7 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
     if _LOSSY.search(name) or _LOSSY.search(callee):
         return None  # losses and metrics rarely hold parameters
     if q.startswith("torch.nn."):
-        known = q.rsplit(".", 1)[1] in PARAM_LAYERS or q.rsplit(".", 1)[1] in vocab.CONTAINERS
+        known = builds_weights(ff, call) is not False
     elif isinstance(func, ast.Name) and func.id in m.classes:
         cls = m.classes[func.id]
         known = cls.is_module and has_parameters(m, cls)
@@ -553,7 +562,7 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
                 continue
             a, v = c.node.args[0], c.args[1 if own else 0]
             loop = unmoved_item(v)
-            if loop is None or id(loop) not in moves or whole_batch_of(a, loop):
+            if loop is None or id(loop) not in moves or whole_batch_of(a, loop) or _unsure_item(ff, res, a, loop):
                 continue
             if c.callee is Callee.UNRESOLVED and not own:
                 built = _constructed_call(ff, res, c)  # (``self.model(x)``, the model given to the class)
@@ -566,6 +575,44 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
             if moved is not None:
                 yield _item_finding(ctx, c, a, v, moved, moves[id(loop)][0],
                                     via[1] if via is not None else None)
+
+
+def _unsure_item(ff: FileFlow, res: ScopeResult, a: ast.expr, loop: ast.AST) -> bool:
+    """Is the item ``a`` of the batch of ``loop`` moved by a statement of the scope,
+    ``a.to(device)`` or ``a.cuda()``, whose result is discarded, while the loader is not
+    one of this file whose items are surely tensors (torch's ``DataLoader`` with no
+    ``collate_fn``: its default collation gives tensors)?  A tensor's move is lost there
+    (FRY002 says so where it holds the item to be a tensor), but an object's may be in
+    place (a DGL graph of DGL 0.4, a PyG ``Data``, a collate function's batch class): where
+    the item is, is not known."""
+    if not isinstance(a, ast.Name) or not _moved_by_statement(res, a):
+        return False
+    it = loop if isinstance(loop, ast.Call) else getattr(loop, "iter", None)  # (``enumerate(...)``)
+    while isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and \
+            it.func.id in _LOOP_WRAPPERS and it.args:
+        it = it.args[0]
+    loader = res.value(it) if it is not None else None
+    if loader is None or not loader.is_(Kind.LOADER) or len(loader.origins) != 1:
+        return True
+    made = loader.origins[0]
+    node = made.node
+    return made.op is not Op.MADE or made.path is not None or not isinstance(node, ast.Call) or \
+        ff.qualname(node.func) not in _TORCH_LOADERS or not _plain_loader(ff.tree, node)
+
+
+_TORCH_LOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
+
+
+def _moved_by_statement(res: ScopeResult, a: ast.Name) -> bool:
+    """Does a statement of the scope move ``a``, discarding the result (``a.to(device)``,
+    ``a.cuda()``)?"""
+    for n in ast.walk(res.node):
+        if isinstance(n, ast.Expr) and isinstance(n.value, ast.Call):
+            f = n.value.func
+            if isinstance(f, ast.Attribute) and f.attr in ACCEL_MOVE_NAMES and \
+                    isinstance(f.value, ast.Name) and f.value.id == a.id:
+                return True
+    return False
 
 
 def _fed_moved_items(scopes: list[ScopeResult]) -> dict[int, CallEvent]:
@@ -613,7 +660,8 @@ def _other_loader_item(ctx: Context, ff: FileFlow, res: ScopeResult, fed: dict[i
             continue
         a, v = c.node.args[0], c.args[0]
         loop = unmoved_item(v)
-        if loop is None or id(loop) in moves or whole_batch_of(a, loop) or not _has_weights(ctx, c):
+        if loop is None or id(loop) in moves or whole_batch_of(a, loop) or _unsure_item(ff, res, a, loop) \
+                or not _has_weights(ctx, c):
             continue
         moved = _model_at_call(ff, res, c)
         other = fed.get(id(moved.node)) if moved is not None and moved.node is not None else None
@@ -1113,6 +1161,10 @@ def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
     """A ``torch.nn`` layer with weights, a torchvision model, or a class of the run that
     holds parameters."""
     name = made.text.split("(", 1)[0]
+    if made.path is None and isinstance(made.node, ast.Call):
+        weights = builds_weights(ff, made.node)
+        if weights is not None:
+            return weights
     if name.startswith("torch.nn."):
         layer = name.rsplit(".", 1)[-1]
         return layer in PARAM_LAYERS or layer in vocab.CONTAINERS
@@ -1259,6 +1311,9 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
            for o in model.origins):
         return False
     made = next((o for o in reversed(model.origins) if o.op is Op.MADE), None)
+    if made is not None and made.path is None and isinstance(made.node, ast.Call) \
+            and builds_weights(ctx.flow, made.node) is False:
+        return False  # (a container of such modules, a class of the run without weights)
     if made is not None and made.text.startswith("torch.nn."):
         layer = made.text.split("(", 1)[0].rsplit(".", 1)[-1]
         if layer not in PARAM_LAYERS and layer not in vocab.CONTAINERS:
@@ -1369,7 +1424,8 @@ def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
             for i, v, feed in call_feeds(ff, res, c):
                 a = c.node.args[i]
                 loop = unmoved_item(v)
-                item = loop is not None and id(loop) in moves and not whole_batch_of(a, loop)
+                item = loop is not None and id(loop) in moves and not whole_batch_of(a, loop) \
+                    and not _unsure_item(ff, res, a, loop)
                 made = None if item else _cpu_made(v)
                 if not item and made is None:
                     continue
