@@ -17,6 +17,7 @@ from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import MeetEvent, ScopeResult
 from torchferry.check.flow.lattice import (
     BOTTOM,
+    CPU,
     ORIGIN_CAP,
     UNKNOWN,
     Basis,
@@ -47,6 +48,7 @@ LARGE_LITERAL = 40
 
 Env = dict[str, Value]
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
+_DEVICE = frozenset((Kind.DEVICE,))
 #: the environment's key of ``self.<attr>`` (not an identifier: no name can clash with it)
 SELF_KEY = "self."
 
@@ -159,7 +161,10 @@ class Interp:
             if k == 0 and method and self.cls is not None:
                 self.self_name = name
                 kinds = frozenset((Kind.MODULE,)) if self.cls.is_module else frozenset((Kind.OTHER,))
-            self.env[name] = self._entry[name] = Value(kinds, frozenset((param(k),)), (origin,), basis)
+            place = param(k)
+            if self.given is not None and self.given.get(k) is Kind.DEVICE and kinds == _DEVICE:
+                place = CPU  # a device parameter the call points at the CPU (see given_result)
+            self.env[name] = self._entry[name] = Value(kinds, frozenset((place,)), (origin,), basis)
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
 

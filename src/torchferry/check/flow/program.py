@@ -516,7 +516,7 @@ class FileFlow:
     def given_result(self, fn: ast.AST, given: dict[int, Kind]) -> ScopeResult | None:
         """The interpretation of ``fn`` with its parameters of unknown kind given values of
         the kinds ``given`` (memoised per kinds; it records no call sites: the summary's
-        do).  None past :data:`GIVEN_BUDGET`, or for a function nested in another."""
+        do); ``Kind.DEVICE`` given for a device parameter puts it on the CPU.  None past :data:`GIVEN_BUDGET`, or for a function nested in another."""
         if not isinstance(fn, _FUNCS) or self.defs.get(fn.name) is not fn and id(fn) not in self.method_of:
             return None
         key = (id(fn), tuple(sorted(given.items())))

@@ -20,6 +20,7 @@ from torchferry.check.flow.lattice import (
     Place,
     Reason,
     Value,
+    Where,
     container,
     element,
     join,
@@ -960,16 +961,54 @@ def _returns_given(ev: Evaluator, owner: FileFlow, target: ast.FunctionDef | ast
     """What the callee returns given these arguments, when its summary returns a value of
     unknown kind at known places (a part of a parameter, ``source[i:j]``, or a parameter
     moved, ``data.to(device)``) and the call gives a parameter of no kind of its own a
-    tensor, an array or (an item of) a loader's batch."""
-    if not _unknown_part(result.returns):
-        return None
+    tensor, an array or (an item of) a loader's batch; or when the call points a device
+    parameter at the CPU (:func:`_cpu_devices`)."""
     given: dict[int, Kind] = {}
-    for ref, a in bound_args.items():
-        k = int(ref)
-        kind = next((x for x in _GIVEN if a.is_(x)), None)
-        if k not in result.param_hints and kind is not None:
-            given[k] = kind
+    if _unknown_part(result.returns):
+        for ref, a in bound_args.items():
+            k = int(ref)
+            kind = next((x for x in _GIVEN if a.is_(x)), None)
+            if k not in result.param_hints and kind is not None:
+                given[k] = kind
+    given.update(_cpu_devices(target, result, bound_args))
     return owner.returns_given(target, given) if given else None
+
+
+def _cpu_devices(fn: ast.FunctionDef | ast.AsyncFunctionDef, result: ScopeResult,
+                 bound_args: dict[str, Value]) -> dict[int, Kind]:
+    """The device parameters of ``fn`` (said to be devices: ``device``, ``dev: torch.device``)
+    that a call points at the CPU on every path: an argument that is the CPU
+    (``torch.device("cpu")``, ``"cpu"``, a name bound to one), or, left out, a default that
+    names it (``device="cpu"``).  Given so (``Kind.DEVICE`` in a specialised
+    interpretation), what the function moves to the parameter, or makes on it, is on the
+    CPU: the summary reads it as a device the code chose, which may be an accelerator."""
+    out: dict[int, Kind] = {}
+    for k, kind in result.param_hints.items():
+        if kind is not Kind.DEVICE or k >= len(result.params):
+            continue
+        a = bound_args.get(str(k))
+        on_cpu = a.is_(Kind.DEVICE) and a.only(Where.CPU) if a is not None else \
+            _default_where(fn, result.params[k]) is Where.CPU
+        if on_cpu:
+            out[k] = Kind.DEVICE
+    return out
+
+
+def _default_where(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> Where | None:
+    """The place the default of parameter ``name`` names: ``"cpu"``, ``torch.device("cpu")``;
+    None for anything else (no default, ``None``, an expression)."""
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True))
+    pairs += [(x, d) for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    for arg, d in pairs:
+        if arg.arg != name:
+            continue
+        if isinstance(d, ast.Call) and len(d.args) == 1 and not d.keywords and \
+                (getattr(d.func, "attr", None) == "device" or getattr(d.func, "id", None) == "device"):
+            d = d.args[0]  # ``torch.device("cpu")``
+        return vocab.literal_where(d.value) if isinstance(d, ast.Constant) and isinstance(d.value, str) else None
+    return None
 
 
 #: the kinds a call's argument lends a parameter of no kind of its own (see _returns_given)

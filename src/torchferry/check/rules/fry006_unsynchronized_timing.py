@@ -27,6 +27,12 @@ return None`); the body of a `for` loop is taken to run (`for p in params:
 p.norm().item()`), that of a `while` loop is not. So does a call to a function whose name says it synchronizes
 (`sync_all()`, `xm.sync()`, not `run_async()`).
 
+Work the analysis sees run on the CPU is no device work: a function of the run whose device
+parameter the call points at the CPU (`flip(x, torch.device("cpu"))`, `"cpu"`, a name bound
+to one where the call is, as in a notebook's CPU cell before its GPU cell, or a `device="cpu"`
+default left out) moves and makes its tensors there; a module built by `torch.nn` or a class
+of the run, never moved, given tensors that are on the CPU on every path, runs there.
+
 The two reads are paired by what is subtracted (`time.perf_counter() - t0`, `t1 - t0`),
 never by source order. An interval that is only compared against a limit (`if time.time()
 - t0 > time_limit: break`, or `elapsed = ...` used only in such tests) is a wall-clock
@@ -90,7 +96,9 @@ flagged. An end read inside a loop is not flagged when its interval spans earlie
 iterations that wait: the start was taken before the loop and the body waits somewhere
 (`.item()` in the log line), or the start is taken again later in the body and a wait
 follows it there (an ETA: `left = n * (time.time() - prev)`, `prev = time.time()`, then
-`loss.item()`). A call of a parameter is a model call only on evidence that the parameter
+`loss.item()`). A device a helper takes from its input (`dev = imgs.device`, then `conv.to(dev)`) is read
+as a device it chose, so a helper timed on CPU input that moves a module it builds to its
+input's device is still reported. A call of a parameter is a model call only on evidence that the parameter
 is a module: its annotation, a use only a module has before the call (`model.eval()`), its
 name (`model`, `net`, `criterion`) or every call of the file passing a module; a harness
 timing a callable it is given (`fn(*args)`) is not flagged, even when what it is given
@@ -104,9 +112,11 @@ from collections.abc import Iterable
 
 from torchferry.check.api import Context, Edit, Finding, Fix
 from torchferry.check.flow import FileFlow
+from torchferry.check.flow.lattice import Kind, Op, Value, Where
 from torchferry.check.flow.queries import (
     callee_value,
     calls_module,
+    cpu_tensor,
     is_module,
     is_tensor,
     on_device_tensor,
@@ -386,8 +396,28 @@ def _forward_pass(ff: FileFlow, call: ast.Call) -> bool:
     if not calls_module(ff, call):
         return False
     module = callee_value(ff, call)
+    if module is not None and _host_module_call(ff, module, call):
+        return False
     return module is None or module.kinds is not None or \
         not (isinstance(call.func, ast.Attribute) and call.func.attr == "forward")
+
+
+def _host_module_call(ff: FileFlow, module: Value, call: ast.Call) -> bool:
+    """A module call that runs on the CPU on every path the analysis sees: the module was
+    built by ``torch.nn`` or a class of the run and never moved off the CPU, it is given
+    tensors that are on the CPU on every path, and its output is one (``net =
+    nn.Sequential(Jitter())`` timed on ``torch.ones(8, 4).to(torch.device("cpu"))``)."""
+    if not (module.is_(Kind.MODULE) and module.only(Where.CPU)):
+        return False
+    made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
+    if made is None or not isinstance(made.node, ast.Call) or \
+            any(o.op not in (Op.MADE, Op.MOVED) for o in module.origins):
+        return False
+    q = ff.qualname(made.node.func) or ""
+    if not q.startswith("torch.nn.") and ff.class_of(module) is None:
+        return False
+    args = [*call.args, *(k.value for k in call.keywords)]
+    return bool(args) and all(cpu_tensor(ff, a) for a in args) and cpu_tensor(ff, call)
 
 
 def _device_tensor(ff: FileFlow, e: ast.AST) -> bool:
