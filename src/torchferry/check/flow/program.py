@@ -406,9 +406,11 @@ class FileFlow:
         importers = self.project.importers(self.path)
         if not importers:
             return set()
-        keys = {(self.path, fn.name, fn.lineno): id(fn) for fn in fns  # type: ignore[attr-defined]
-                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))}
-        wanted = {f"{name}(".encode() for _, name, _ in keys}
+        keys = {(self.path, fn.name, fn.lineno): id(fn) for fn in fns
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and not fn.name.endswith("__")}
+        # (a special method is not called by its name: ``__init__``, ``__len__``)
+        wanted = {f"{'.' if self.is_method(fn) else ''}{fn.name}(".encode() for fn in fns  # type: ignore[attr-defined]
+                  if id(fn) in keys.values()}
         out: set[int] = set()
         for path in sorted(importers):
             data = self.project.files.get(path, b"")
