@@ -401,12 +401,16 @@ class FileFlow:
         """Can a device mistake show in this scope?  Only where a tensor is made or moved,
         a loader is iterated, or a function that does so is called: its text mentions a
         factory, a move or a loader, or calls such a function of this file (found by
-        name, to a fixed point).  Without the source lines, every scope is."""
+        name, to a fixed point), or a file of the run that imports this one calls it with
+        a value that may be on an accelerator (:meth:`given_by_run`).  Without the source
+        lines, every scope is."""
         if self.lines is None:
             return True
         if self._relevant is None:
-            self._relevant = _relevant_scopes(self.lines, [n for n, _, _ in self._scopes])
-            self._relevant_of = {id(n) for n, _, _ in self._scopes}
+            scopes = [n for n, _, _ in self._scopes]
+            self._relevant = _relevant_scopes(self.lines, scopes)
+            self._relevant_of = {id(n) for n in scopes}
+            self._relevant |= self.given_by_run([n for n in scopes if id(n) not in self._relevant])
         key = id(node)
         if key not in self._relevant_of:  # found later: a function or class inside a function
             self._relevant_of.add(key)
@@ -414,6 +418,42 @@ class FileFlow:
                     _relevant_scopes(self.lines, [node]):
                 self._relevant.add(key)
         return key in self._relevant
+
+    def given_by_run(self, fns: list[ast.AST]) -> set[int]:
+        """The functions and methods of ``fns`` (of this file) that a call of another file
+        of the run gives a value that may be on an accelerator: a tensor or a model moved
+        there, or a tuple, list or dict holding one (a method's object included:
+        ``net.embed(x)`` with ``net`` moved), as that file's analysis places the argument
+        (:meth:`placed`).  Only the files that import this one, when
+        :meth:`Project.importers` knows them, and only those whose text calls one of the
+        names (``name(``) are interpreted."""
+        if self.project is None or not fns:
+            return set()
+        importers = self.project.importers(self.path)
+        if not importers:
+            return set()
+        keys = {(self.path, fn.name, fn.lineno): id(fn) for fn in fns
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and not fn.name.endswith("__")}
+        # (a special method is not called by its name: ``__init__``, ``__len__``)
+        wanted = {f"{'.' if self.is_method(fn) else ''}{fn.name}(".encode() for fn in fns  # type: ignore[attr-defined]
+                  if id(fn) in keys.values()}
+        out: set[int] = set()
+        for path in sorted(importers):
+            data = self.project.files.get(path, b"")
+            if not any(w in data for w in wanted):
+                continue
+            other = self.project.file_flow(path)
+            if other is None or other is self:
+                continue
+            for _ in other.results():
+                pass
+            for key, fn_id in keys.items():
+                if fn_id not in out and any(
+                        _may_be_on_device(other.placed(caller, v))
+                        for caller, bound in other.calls_into.get(key, {}).values()
+                        for v in bound.values()):
+                    out.add(fn_id)
+        return out
 
     def _stores_on_self(self, fn: ast.AST) -> bool:
         """Does a method's text assign a ``self`` attribute (or register a buffer)?"""
@@ -1053,6 +1093,18 @@ def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:
         called |= {names[k] for k in more}
         for k in more:
             del calls[k]
+
+
+def _may_be_on_device(v: Value, depth: int = 0) -> bool:
+    """Is ``v``, or a part of it (an element of a tuple, an item of a list, a value of a
+    dict), a tensor, a model or a batch that may be on an accelerator?"""
+    if v.places is not None and ACCEL in v.places and \
+            (v.kinds is None or v.kinds & {Kind.TENSOR, Kind.MODULE, Kind.BATCH}):
+        return True
+    if depth >= 2:
+        return False
+    parts = [*(v.elts or ()), *((v.item,) if v.item is not None else ()), *(x for _, x in v.keys or ())]
+    return any(_may_be_on_device(x, depth + 1) for x in parts)
 
 
 def _annotation_name(node: ast.expr) -> str:
