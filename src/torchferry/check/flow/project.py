@@ -4,8 +4,13 @@ analysis of another file when a call reaches it.
 ``ferry check`` checks each file in a worker, with a per-file cache.  The analysis of a
 file may follow a call into another file of the run (``from .model import build``); the
 worker then parses that file itself (once per worker, kept for the next files), and its
-summaries depend only on its bytes.  The findings of a file therefore depend on the bytes
-of every file it imports, transitively, within the run: :meth:`Project.dependency_salt`
+summaries depend only on its bytes.  The analyses the worker keeps do not change a later
+file's findings through its budget: a kept summary costs a check the units it cost to make
+(:class:`Budget`), the analyses kept are dropped after a check whose budget (or the depth
+limit) decided anything, the checked file's own analysis (which skips scopes) is not kept,
+and the callers of a function in other files are interpreted on a budget of their own.
+The findings of a file therefore depend on the bytes of every file it imports,
+transitively, within the run (not on ``--jobs``): :meth:`Project.dependency_salt`
 digests them (a regular expression over the bytes finds the imports, nothing is parsed),
 and the cache key of each file includes it, so an edit in a file invalidates the cached
 findings of every file that imports it, directly or not.
