@@ -35,7 +35,8 @@ def _check(order: list[str], parse=None) -> dict[str, list[tuple[str, int]]]:
 @pytest.mark.parametrize("order", [["/p/a.py", "/p/x.py"], ["/p/x.py", "/p/a.py"]])
 def test_findings_do_not_depend_on_the_files_checked_before(order, monkeypatch):
     # the summary of make() interpreted while x.py's budget had run out is not what a.py
-    # sees: a.py's check interprets it again under its own budget
+    # sees: the analyses kept are dropped after x.py's check, and a.py's interprets it
+    # again under its own budget
     monkeypatch.setattr(project_module, "SUMMARY_BUDGET", 3)
     got = _check(order)
     assert got["/p/a.py"] == [("FRY003", 3)]
