@@ -117,6 +117,8 @@ class FileFlow:
         self.last_reason = Reason.UNRESOLVED
         self._results: dict[int, ScopeResult] = {}
         self._pending: dict[int, ScopeResult] = {}
+        #: the budget's units each memoised summary paid for (see :meth:`summary`)
+        self._paid: dict[int, frozenset[tuple[str, int, int]]] = {}
         self._outside_stores: set[str] | None = None
         self._given: dict[tuple[int, tuple[tuple[int, Kind], ...]], ScopeResult] = {}
         #: what each function feeds to modules, see :func:`torchferry.check.flow.feeds.feeds`
@@ -523,27 +525,41 @@ class FileFlow:
         return res
 
     def summary(self, fn: ast.AST, caller: FileFlow) -> ScopeResult | None:
-        """``fn``'s interpretation for a call from ``caller`` (None: over the budget)."""
+        """``fn``'s interpretation for a call from ``caller`` (None: over the budget).
+
+        Memoised with the budget's units it paid for: a later check that finds it charges
+        them (:meth:`~torchferry.check.flow.project.Budget.reuse`), and interprets it
+        again when they would use its budget up."""
         key = id(fn)
         pending = self._pending.get(key)
         if pending is not None:
             self._reentered.add(key)
             return pending
+        budget = caller.project.budget if caller.project is not None else None
         done = self._results.get(key)
         if done is not None:
-            return done
-        budget = caller.project.budget if caller.project is not None else None
-        if budget is not None and not budget.take():
+            if budget is None or budget.reuse(self._paid.get(key, frozenset())):
+                return done
+        unit = (self.path, getattr(fn, "lineno", 0), getattr(fn, "col_offset", 0))
+        if budget is not None and not budget.take(unit):
             caller.last_reason = Reason.BUDGET
             return None
         if self._depth >= MAX_DEPTH:
             caller.last_reason = Reason.BUDGET
+            if self.project is not None:
+                self.project.refuse()
             return None
+        if done is not None:
+            del self._results[key]  # (made again within this check's budget)
         self._depth += 1
+        if budget is not None:
+            budget.open()
         try:
             return self.result(fn)
         finally:
             self._depth -= 1
+            if budget is not None:
+                self._paid[key] = budget.close() | {unit}
 
     def returns_given(self, fn: ast.FunctionDef | ast.AsyncFunctionDef, given: dict[int, Kind]) -> Value | None:
         """What ``fn`` returns when its parameters of unknown kind are given values of the
@@ -564,6 +580,8 @@ class FileFlow:
         if done is not None:
             return done
         if id(fn) in self._pending or self._depth >= MAX_DEPTH or len(self._given) >= GIVEN_BUDGET:
+            if self.project is not None and id(fn) not in self._pending:
+                self.project.refuse()  # (the analyses kept are dropped before the next file)
             return None  # (its own budget: the run's summaries do not pay for it)
         self._depth += 1
         try:

@@ -4,8 +4,13 @@ analysis of another file when a call reaches it.
 ``ferry check`` checks each file in a worker, with a per-file cache.  The analysis of a
 file may follow a call into another file of the run (``from .model import build``); the
 worker then parses that file itself (once per worker, kept for the next files), and its
-summaries depend only on its bytes.  The findings of a file therefore depend on the bytes
-of every file it imports, transitively, within the run: :meth:`Project.dependency_salt`
+summaries depend only on its bytes.  The analyses the worker keeps do not change a later
+file's findings through its budget: a kept summary costs a check the units it cost to make
+(:class:`Budget`), the analyses kept are dropped after a check whose budget (or the depth
+limit) decided anything, the checked file's own analysis (which skips scopes) is not kept,
+and the callers of a function in other files are interpreted on a budget of their own.
+The findings of a file therefore depend on the bytes of every file it imports,
+transitively, within the run (not on ``--jobs``): :meth:`Project.dependency_salt`
 digests them (a regular expression over the bytes finds the imports, nothing is parsed),
 and the cache key of each file includes it, so an edit in a file invalidates the cached
 findings of every file that imports it, directly or not.
@@ -61,17 +66,63 @@ def _parse(source: str, path: str) -> ast.Module:
         return ast.parse(source, filename=path)
 
 
+#: what one unit of a :class:`Budget` pays for: a file read (path, -1, -1) or the
+#: interpretation of a function (path, line, column)
+Unit = tuple[str, int, int]
+
+
 class Budget:
-    """How many callee interpretations one checked file may still cause."""
+    """How many callee interpretations and file reads one checked file may still cause.
+
+    A unit the check already paid for is free.  A memoised interpretation is charged the
+    units it paid for when it was made (:meth:`reuse`), those the check has not: what the
+    check would pay without it, so a file's budget runs out at the same place whether or
+    not the analyses its worker kept from the files checked before hold the answer."""
 
     def __init__(self, left: int) -> None:
         self.left = left
+        #: the units this check paid for
+        self.spent: set[Unit] = set()
+        #: whether the budget decided anything: a refusal, or a memoised interpretation
+        #: that it could not pay for (see :meth:`Project.add`)
+        self.refused = False
+        self._open: list[set[Unit]] = []
 
-    def take(self) -> bool:
+    def take(self, unit: Unit | None = None) -> bool:
+        if unit is not None and unit in self.spent:
+            return True
         if self.left <= 0:
+            self.refused = True
             return False
         self.left -= 1
+        if unit is not None:
+            self.spent.add(unit)
+            if self._open:
+                self._open[-1].add(unit)
         return True
+
+    def reuse(self, units: frozenset[Unit]) -> bool:
+        """Pay for a memoised interpretation that paid ``units``; False (nothing paid)
+        when they would use the budget up: the interpretation is made again, within it."""
+        new = units - self.spent
+        if new and len(new) >= self.left:
+            self.refused = True
+            return False
+        self.left -= len(new)
+        self.spent |= new
+        if self._open:
+            self._open[-1] |= units
+        return True
+
+    def open(self) -> None:
+        """Begin collecting the units an interpretation pays for (:meth:`close` ends it)."""
+        self._open.append(set())
+
+    def close(self) -> frozenset[Unit]:
+        units = self._open.pop()
+        if self._open:
+            self._open[-1] |= units
+        return frozenset(units)
 
 
 class Project:
@@ -97,6 +148,13 @@ class Project:
         self._flows: OrderedDict[str, FileFlow] = OrderedDict()
         #: the text each kept analysis of another file was parsed from (see :meth:`tree_of`)
         self._texts: dict[str, str] = {}
+        #: the trees of analyses dropped by :meth:`add`, with their texts, to read again
+        self._trees: OrderedDict[str, tuple[str, ast.Module]] = OrderedDict()
+        #: whether a budget decided anything since the last :meth:`add`
+        self._refused = False
+        #: the analysis of the file being checked
+        self._checked: FileFlow | None = None
+        self._checked_text: str | None = None
         self._deps: dict[str, frozenset[str]] = {}
         self._imports: dict[str, frozenset[str]] = {}
         self._found: dict[tuple[str, str], str | None] = {}
@@ -168,10 +226,32 @@ class Project:
 
     # -- other files' analyses ------------------------------------------------------------
     def add(self, ff: FileFlow) -> None:
-        """Register the analysis of the file being checked (calls back into it reuse it)."""
+        """Register the analysis of the file being checked (calls back into it reuse it)
+        and give it a whole budget.  When a budget decided anything in the previous check,
+        the analyses kept so far are dropped (their trees are kept): an interpretation cut
+        short by one file's budget is never seen by another file."""
+        if self._refused or self.budget.refused:
+            for path, kept in self._flows.items():
+                text = self._texts.get(path)
+                if text is not None:
+                    self._trees[path] = (text, kept.tree)
+            while len(self._trees) > KEEP_FILES:
+                self._trees.popitem(last=False)
+            self._flows.clear()
+            self._texts.clear()
+        elif self._checked is not None and self._checked.path in self._flows:
+            # the checked file's analysis skipped the scopes that cannot hold a mistake
+            # of its own: another file's calls read the analysis of all of them, made anew
+            del self._flows[self._checked.path]
+            if self._checked_text is not None:  # (its tree, when a call had read it first)
+                self._trees[self._checked.path] = (self._checked_text, self._checked.tree)
+        self._refused = False
+        self._checked = ff
         self._flows[ff.path] = ff
-        self._texts.pop(ff.path, None)
+        self._checked_text = self._texts.pop(ff.path, None)
+        self._trees.pop(ff.path, None)
         self.budget = Budget(SUMMARY_BUDGET)
+        self.budget.spent.add((ff.path, -1, -1))
         self._foreign.clear()
 
     def tree_of(self, path: str, source: str) -> ast.Module | None:
@@ -180,23 +260,34 @@ class Project:
         instead of parsing the file a second time (the tree is only read, never changed)."""
         text = self._texts.get(path)
         if text is None or text != source:
-            return None
+            kept = self._trees.get(path)
+            return kept[1] if kept is not None and kept[0] == source else None
         ff = self._flows.get(path)
         return ff.tree if ff is not None else None
 
+    def refuse(self) -> None:
+        """Note an interpretation refused for a reason other than the budget's (too deep):
+        the analyses kept are dropped at the next :meth:`add`, as after a budget's refusal."""
+        self._refused = True
+
     def file_flow(self, path: str) -> FileFlow | None:
+        data = self.files.get(path)
+        # (reading a file costs one unit of the check's budget, whether it was kept or not)
+        if data is None or not self.budget.take((path, -1, -1)):
+            return None
         ff = self._flows.get(path)
         if ff is not None:
             self._flows.move_to_end(path)
             return ff
-        data = self.files.get(path)
-        if data is None or not self.budget.take():
-            return None
         text = data.decode("utf-8", "surrogateescape")
-        try:
-            tree = self._parse(text, path)
-        except (SyntaxError, ValueError, RecursionError, MemoryError):
-            return None
+        kept = self._trees.pop(path, None)
+        if kept is not None and kept[0] == text:
+            tree = kept[1]
+        else:
+            try:
+                tree = self._parse(text, path)
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                return None
         ff = FileFlow(tree, path, self, self.module_classes)
         self._flows[path] = ff
         self._texts[path] = text
@@ -281,8 +372,19 @@ class Project:
             return None
         key = (owner.path, name, getattr(fn, "lineno", 0))
         if key not in self._foreign:
-            self._foreign[key] = self._foreign_calls(owner, name, key)
+            self._foreign[key] = self._own_budget(lambda: self._foreign_calls(owner, name, key))
         return self._foreign[key]
+
+    def _own_budget(self, question: Callable[[], list[ForeignCall] | None]) -> list[ForeignCall] | None:
+        """``question`` answered with the files it interprets spending a budget of their
+        own, not the checked file's: the answer is the same whichever file asks it first,
+        and the checked file's other questions are answered as they were without it."""
+        saved, self.budget = self.budget, Budget(SUMMARY_BUDGET)
+        try:
+            return question()
+        finally:
+            self._refused |= self.budget.refused
+            self.budget = saved
 
     def _foreign_calls(self, owner: FileFlow, name: str,
                        key: tuple[str, str, int]) -> list[ForeignCall] | None:
@@ -317,14 +419,8 @@ class Project:
         key = (owner.path, cls.name, -cls.lineno)
         if key not in self._foreign:
             files = self.importers(owner.path)
-            # (the files interpreted for the question spend a budget of their own, not the
-            # checked file's: its other questions are answered as they were without it)
-            saved, self.budget = self.budget, Budget(SUMMARY_BUDGET)
-            try:
-                self._foreign[key] = None if files is None else \
-                    self._constructions(owner, cls.name, init, sorted({owner.path, *files}))
-            finally:
-                self.budget = saved
+            self._foreign[key] = None if files is None else self._own_budget(
+                lambda: self._constructions(owner, cls.name, init, sorted({owner.path, *files})))
         return self._foreign[key]
 
     def _constructions(self, owner: FileFlow, name: str, init: ast.AST,
