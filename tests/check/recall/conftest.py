@@ -11,6 +11,10 @@ import pytest
 
 REPO = Path(__file__).resolve().parents[3]
 
+#: reproductions are copied project code, checked by ferry check, never run or collected
+#: (a directory reproduction may hold a repository's own ``test_*.py``)
+collect_ignore_glob = ["*/fixtures/*"]
+
 
 def load_check_corpus() -> ModuleType:
     name = "check_corpus"
