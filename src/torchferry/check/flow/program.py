@@ -84,6 +84,10 @@ class ClassInfo:
                 return found
         return None
 
+    def lineage(self) -> Iterator[ClassInfo]:
+        """This class and its bases in the run, each once, nearest first (:func:`mro`)."""
+        return mro(self)
+
 
 def in_file(v: Value, other: FileFlow, ff: FileFlow) -> Value:
     """``v`` of ``other``'s analysis as ``ff``'s findings cite it: its origins name their file."""

@@ -736,9 +736,8 @@ def _library_layer(ev: Evaluator, node: ast.Call, attr: str, fv: Value) -> tuple
     if fv.origins or cls is None or ev.ff._assigned_outside(attr):
         return ()
     from torchferry.check.flow.modclass import hf_layer
-    from torchferry.check.flow.program import mro
 
-    for c in mro(cls):
+    for c in cls.lineage():
         for b in c.node.bases:
             layer = hf_layer(c.ff.qualname(b) or "", attr)
             if layer is not None:
