@@ -12,6 +12,7 @@ from torchferry.check.flow.events import Callee
 from torchferry.check.flow.lattice import (
     ACCEL,
     CPU,
+    ORIGIN_CAP,
     UNKNOWN,
     Basis,
     Kind,
@@ -385,8 +386,11 @@ def _device_value(node: ast.Call, args: Args) -> Value:
 
 def _nn_call(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Value:
     if last in ("Parameter", "Buffer"):
+        # the wrapped tensor itself, where it is, made by what made it (``torch.zeros(n)``
+        # without ``device=``): the wrapper first, which says it is registered
         places = args[0].places if args else None
-        return _tensor(places, _made(node, text), Basis.CONSTRUCTED)
+        inner = args[0].origins[:ORIGIN_CAP - 1] if args and args[0].may_be(Kind.TENSOR) else ()
+        return Value(_TENSOR, places, (_made(node, text), *inner), Basis.CONSTRUCTED)
     if last in vocab.NN_NOT_MODULES:
         return UNKNOWN
     if last in vocab.WRAPPERS:
