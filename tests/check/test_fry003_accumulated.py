@@ -55,6 +55,19 @@ def score(model, loader):
     return np.exp(-total // 2)
 '''
 
+ROUNDED = '''
+import numpy as np
+import torch
+
+def drift(model, loader, device):
+    total = 0
+    for x, y in loader:
+        total = total + (model(x.to(device)) - y.to(device)).sum()
+    print(np.log(abs(round(total % 7, 2))))
+
+drift(None, None, torch.device("cuda"))
+'''
+
 HELPER = '''
 import numpy as np
 import torch
@@ -91,7 +104,8 @@ def _line(source: str, text: str) -> int:
     (PERCENT, "plt.plot("),
     (NEGATED, "np.exp("),
     (HELPER, "np.round("),
-], ids=["divided", "percent", "negated", "helper-parameter"])
+    (ROUNDED, "np.log("),
+], ids=["divided", "percent", "negated", "helper-parameter", "abs-round"])
 def test_an_accumulated_device_tensor_stays_a_tensor_through_arithmetic(source: str, site: str) -> None:
     assert _lines(source) == [_line(source, site)]
 
@@ -101,7 +115,8 @@ def test_an_accumulated_device_tensor_stays_a_tensor_through_arithmetic(source: 
     (PERCENT, ("(model(x).argmax(1) != y).sum()", "(model(x).argmax(1) != y).sum().item()")),
     (NEGATED, ("model(x.cuda()).sum()", "float(model(x.cuda()).sum())")),
     (HELPER, (".mean()\n", ".mean().item()\n")),
-], ids=["item", "item-percent", "float", "helper-numbers"])
+    (ROUNDED, (").sum()\n", ").sum().item()\n")),
+], ids=["item", "item-percent", "float", "helper-numbers", "abs-round-item"])
 def test_an_accumulator_of_numbers_is_quiet(source: str, change: tuple[str, str]) -> None:
     changed = source.replace(*change)
     if "helper" in change[0] or change[0] == ".mean()\n":

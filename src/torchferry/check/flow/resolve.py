@@ -875,6 +875,10 @@ def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws)
             v = container(item=items[0] if items else UNKNOWN)
     elif name == "range":
         v = container(item=Value.of(Kind.SCALAR))
+    elif name in ("abs", "round") and args and args[0].kinds is not None and Kind.TENSOR in args[0].kinds \
+            and args[0].kinds <= {Kind.SCALAR, Kind.TENSOR}:
+        # ``abs(t)``, ``round(t, 2)``: ``Tensor.__abs__``, ``Tensor.__round__``, a tensor where it is
+        v = Value(args[0].kinds, args[0].places, args[0].origins, Basis.INFERRED)
     else:
         v = Value.of(Kind.SCALAR if name not in ("print", "str", "repr") else Kind.OTHER)
     return ev.record(node, Callee.BUILTIN, name, UNKNOWN, None, args, kws, v)

@@ -25,7 +25,8 @@ its `self.dropout` hands on what it is given), or indexed by a tensor on the
 device (`torch.eye(n)[labels]`, `counts[labels] = 1`: a tensor is indexed only by indices on
 the CPU or on its own device; an index is taken to be on the device only when the code puts
 it there or it follows the model, never for its annotation alone). The result is followed through
-names, containers and calls, also where it is joined with a value of unknown place (`b =
+names, containers and calls, through the wrappers `nn.Parameter(t)` and `Variable(t)` (a
+parameter rebuilt in `forward`; one that `__init__` registers follows the model's `.to()`), also where it is joined with a value of unknown place (`b =
 torch.zeros(n)` on one branch, `b = self.sampler.sample()` on the other): a factory in a helper method called from `forward`
 (`self._causal_mask(n)`), in a function that returns it (`init_hidden()`), or in a free
 loss function whose tensors come from a call in the file. A tensor "may be on an
