@@ -261,9 +261,9 @@ class Evaluator:
         if _number_or_tensor(values):
             # ``total / n`` of a ``total = 0`` grown by ``total += loss``: a tensor op a
             # number is a tensor, a number op a number a number; so still one or the other
-            where = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
+            at = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
                 else tensor_places(_placed(values))
-            return Value(_NUMBER_OR_TENSOR, where, _origins(values))
+            return Value(_NUMBER_OR_TENSOR, at, _origins(values))
         if any(v.is_(Kind.NDARRAY) for v in values) and not any(v.kinds is None for v in values):
             return Value.of(Kind.NDARRAY)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
