@@ -258,6 +258,12 @@ class Evaluator:
                          Basis.CONSTRUCTED if made else Basis.INFERRED)
         if all(v.is_(Kind.SCALAR) for v in values):
             return _SCALAR
+        if _number_or_tensor(values):
+            # ``total / n`` of a ``total = 0`` grown by ``total += loss``: a tensor op a
+            # number is a tensor, a number op a number a number; so still one or the other
+            at = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
+                else tensor_places(_placed(values))
+            return Value(_NUMBER_OR_TENSOR, at, _origins(values))
         if any(v.is_(Kind.NDARRAY) for v in values) and not any(v.kinds is None for v in values):
             return Value.of(Kind.NDARRAY)
         if isinstance(node, ast.BinOp) and isinstance(node.op, ast.Mult) and any(
@@ -349,6 +355,16 @@ def _reference(q: str, node: ast.AST) -> Value:
 
 
 _CPU_ONLY = frozenset((CPU,))
+
+
+_NUMBER_OR_TENSOR = frozenset((Kind.SCALAR, Kind.TENSOR))
+
+
+def _number_or_tensor(values: list[Value]) -> bool:
+    """Is every operand a number or a tensor (and some may be a tensor), so that their
+    arithmetic is one too?"""
+    return all(v.kinds is not None and v.kinds <= _NUMBER_OR_TENSOR and v.item is None
+               and v.elts is None for v in values) and any(Kind.TENSOR in (v.kinds or ()) for v in values)
 
 
 def _placed(values: list[Value]) -> list[Value]:

@@ -779,6 +779,9 @@ class FileFlow:
                 continue
             if position is not None and kinds is None and all(a.kinds for a in found):
                 kinds = frozenset().union(*(a.kinds or () for a in found))
+            elif position is None and kinds is None and _the_parameter(v, p) and all(
+                    a.kinds and a.kinds <= _NUMBER_OR_TENSOR for a in found):
+                kinds = frozenset().union(*(a.kinds or () for a in found))  # what every call passes
             for a in found:  # (a caller's own symbolic places mean nothing here)
                 places |= {q for q in a.places or () if not q.symbolic}
                 origins.extend(a.origins)
@@ -1160,7 +1163,9 @@ def holds_parameters(cls: ClassInfo, seen: frozenset[int] = frozenset(), buffers
         if _registers(c.node, buffers):
             return True
         for v in c.ff._table(c).values():
-            made = v.origins[-1].text if v.origins else ""
+            # (an ``nn.Parameter(t)``: the wrapper, followed by what made ``t``)
+            made = next((o.text for o in v.origins if o.op is Op.MADE and o.text.startswith(
+                vocab.REGISTERED)), v.origins[-1].text if v.origins else "")
             if v.is_(Kind.MODULE):
                 if _submodule_weights(c.ff, v, seen, buffers) is not False:
                     return True
@@ -1347,6 +1352,16 @@ def _listed_refs(v: Value) -> list[set[int]]:
 def _static(fn: ast.AST) -> bool:
     return any(isinstance(d, ast.Name) and d.id == "staticmethod"
                for d in getattr(fn, "decorator_list", ()))
+
+def _the_parameter(v: Value, p: Place) -> bool:
+    """Is ``v`` the parameter of place ``p`` as it came in (or a part of it that keeps
+    its kind: ``x[0]``, ``x.T``), of unknown kind?"""
+    return v.places == frozenset((p,)) and bool(v.origins) and v.origins[0].op is Op.PARAM \
+        and v.origins[0].node is None
+
+
+_NUMBER_OR_TENSOR = frozenset((Kind.SCALAR, Kind.TENSOR))
+
 
 def _item_position(res: ScopeResult, v: Value, k: int) -> int | None:
     """The position at which ``v`` was taken from parameter ``k`` as it came in

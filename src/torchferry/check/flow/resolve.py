@@ -12,6 +12,7 @@ from torchferry.check.flow.events import Callee
 from torchferry.check.flow.lattice import (
     ACCEL,
     CPU,
+    ORIGIN_CAP,
     UNKNOWN,
     Basis,
     Kind,
@@ -385,8 +386,11 @@ def _device_value(node: ast.Call, args: Args) -> Value:
 
 def _nn_call(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Value:
     if last in ("Parameter", "Buffer"):
+        # the wrapped tensor itself, where it is, made by what made it (``torch.zeros(n)``
+        # without ``device=``): the wrapper first, which says it is registered
         places = args[0].places if args else None
-        return _tensor(places, _made(node, text), Basis.CONSTRUCTED)
+        inner = args[0].origins[:ORIGIN_CAP - 1] if args and args[0].may_be(Kind.TENSOR) else ()
+        return Value(_TENSOR, places, (_made(node, text), *inner), Basis.CONSTRUCTED)
     if last in vocab.NN_NOT_MODULES:
         return UNKNOWN
     if last in vocab.WRAPPERS:
@@ -870,6 +874,10 @@ def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws)
             v = container(item=items[0] if items else UNKNOWN)
     elif name == "range":
         v = container(item=Value.of(Kind.SCALAR))
+    elif name in ("abs", "round") and args and args[0].kinds is not None and Kind.TENSOR in args[0].kinds \
+            and args[0].kinds <= {Kind.SCALAR, Kind.TENSOR}:
+        # ``abs(t)``, ``round(t, 2)``: ``Tensor.__abs__``, ``Tensor.__round__``, a tensor where it is
+        v = Value(args[0].kinds, args[0].places, args[0].origins, Basis.INFERRED)
     else:
         v = Value.of(Kind.SCALAR if name not in ("print", "str", "repr") else Kind.OTHER)
     return ev.record(node, Callee.BUILTIN, name, UNKNOWN, None, args, kws, v)

@@ -10,7 +10,9 @@ establishes may live on an accelerator, with no `.cpu()` first: a tensor moved t
 module that was moved or built there (`model = Net().to(device)`, `self.model =
 self.model.cuda()`), a value of the `state_dict()` of such a module, or anything computed
 from these, followed through names, containers, branches and the functions of the checked
-files (a helper's return too, also called through a name bound to it: `loss_fn = llh`;
+files (a number grown by such tensors stays a number or a tensor through arithmetic with
+numbers: `total = 0`, `total += loss`, then `100.0 * total / n`; a helper's parameter is of
+the kind every call of the run passes it; a helper's return too, also called through a name bound to it: `loss_fn = llh`;
 `net.forward(x)` is a module call; a list grown with `append` keeps what it holds, so
 `torch.cat(parts).numpy()` after a loop of appends is followed). What a callable the
 analysis cannot see into returns (a function of another module, a callable held in an

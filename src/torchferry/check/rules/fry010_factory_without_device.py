@@ -25,7 +25,8 @@ its `self.dropout` hands on what it is given), or indexed by a tensor on the
 device (`torch.eye(n)[labels]`, `counts[labels] = 1`: a tensor is indexed only by indices on
 the CPU or on its own device; an index is taken to be on the device only when the code puts
 it there or it follows the model, never for its annotation alone). The result is followed through
-names, containers and calls, also where it is joined with a value of unknown place (`b =
+names, containers and calls, through the wrappers `nn.Parameter(t)` and `Variable(t)` (a
+parameter rebuilt in `forward`; one that `__init__` registers follows the model's `.to()`), also where it is joined with a value of unknown place (`b =
 torch.zeros(n)` on one branch, `b = self.sampler.sample()` on the other): a factory in a helper method called from `forward`
 (`self._causal_mask(n)`), in a function that returns it (`init_hidden()`), or in a free
 loss function whose tensors come from a call in the file. A tensor "may be on an
@@ -266,7 +267,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
-                made = _made_by(v, written if meet.written and not i else factories)
+                made = _made_by(v, written if meet.written and not i else factories, res.node)
                 if made is None or id(made.node) in found:
                     continue
                 partner = meet.module or next(
@@ -471,17 +472,29 @@ def _no_shape(call: ast.Call) -> bool:
     return isinstance(a, (ast.Tuple, ast.List)) and not a.elts or number_value(a, signed=False) == 0
 
 
-def _made_by(v: Value, factories: dict) -> Origin | None:
+def _made_by(v: Value, factories: dict, scope: ast.AST | None = None) -> Origin | None:
     """The candidate factory that made ``v``, if ``v`` may be that factory's CPU result (on
     some path, the first round of a loop included) and was never moved: its places may
     be unknown (``b = torch.zeros(n)`` on one branch, ``self.sampler.sample()`` on the
-    other), the factory's path is on the CPU all the same."""
+    other), the factory's path is on the CPU all the same. Wrapped in ``nn.Parameter`` (or
+    a buffer) outside ``scope``, the function where it meets the other tensor, it is
+    registered where it was wrapped and follows the model's ``.to()``."""
     if v.places is not None and CPU not in v.places or not v.may_be(Kind.TENSOR):
         return None
     if any(o.op is Op.MOVED for o in v.origins):
         return None
+    if any(o.op is Op.MADE and o.text.startswith(vocab.REGISTERED) and not _inside(o, scope)
+           for o in v.origins):
+        return None
     return next((o for o in v.origins if o.op is Op.MADE and o.path is None
                  and o.node is not None and id(o.node) in factories), None)
+
+
+def _inside(o: Origin, scope: ast.AST | None) -> bool:
+    """Was ``o`` made inside ``scope`` (a function of the checked file, by its lines)?"""
+    if o.path is not None or scope is None:
+        return False
+    return getattr(scope, "lineno", 0) <= o.line <= (getattr(scope, "end_lineno", 0) or 0)
 
 
 def _may_hold(res: ScopeResult, node: ast.AST, v: Value, made: Origin) -> bool:
@@ -504,8 +517,9 @@ def _on_device(ff: FileFlow, res: ScopeResult, v: Value, hints: bool = True) -> 
     """A tensor the analysis sees on an accelerator on some path: moved or made there, the
     model's (``self`` of a module, a submodule's output), or a parameter that is."""
     kinds = res.kind_of(v)
-    if kinds is None:
-        # of unknown kind, but moved to the device (or made there) and computed with: a
+    if kinds is None or Kind.SCALAR in kinds:
+        # of unknown kind (or a number on some path: ``n + 1`` of ``tmp.max() + 1`` or of an
+        # int, 0-dimensional where a tensor, which mixes anywhere), but moved to the device (or made there) and computed with: a
         # tensor (``self.process_batch(x)`` returning ``x.to(self.device)`` of a parameter),
         # or a parameter that the calls of the file give tensors that may be there
         return v.may_live(Where.ACCEL) or v.places is not None and any(
