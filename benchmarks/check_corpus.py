@@ -372,12 +372,62 @@ QUAY_EXTRA: tuple[tuple[str, str], ...] = (
 DEFAULT_QUAY_CORPUS = REPO / ".corpus" / "quay"
 DEFAULT_QUAY_LABELS = REPO / "benchmarks" / "check_labels_quay.toml"
 
+#: a ninth held-out set, gathered after the quay set had been measured: research, training and
+#: tutorial code (knowledge distillation for image classification, DeepLabV3+ semantic
+#: segmentation, continual-learning benchmarks, self-critical image captioning, hierarchical
+#: multi-task learning of named entities, relations and coreference, emoji prediction with
+#: DeepMoji, a WaveNet vocoder, a Transformer speech recognizer, IMPALA agents, DreamerV2 world
+#: models, deep reinforcement learning tutorials, E(n)-equivariant graph networks,
+#: self-supervised recommendation, protein-ligand binding structure prediction, crystal
+#: structure diffusion, a hierarchical variational autoencoder, 3D U-Net medical image
+#: segmentation, time-frequency consistent time-series pretraining), none in CORPUS, EXTRA, the
+#: other held-out sets, check_split.toml or the repositories of the bug-report reproductions;
+#: labelled in ``benchmarks/check_labels_wharf.toml`` (``--wharf``; cache ``.corpus/wharf``).
+#: Source snapshots only, like the quay set.
+WHARF: tuple[tuple[str, str], ...] = ()
+#: its source snapshots, checked with ``--wharf --extra DIR``; ``--wharf --export GIT_DIR --extra
+#: DIR`` writes them into DIR.  Left out for a file shared with a code base of a listed set:
+#: rosinality/stylegan2-pytorch (dataset.py and distributed.py shared with
+#: rosinality/vq-vae-2-pytorch, pier) and MinkaiXu/GeoDiff (models/epsnet/diffusion.py copies the
+#: beta schedule of ermongroup/ddim, vault).  VainF/DeepLabV3Plus-Pytorch's datasets/utils.py and
+#: ermongroup/ddim's (vault) are both copies of an early torchvision's download utilities, and
+#: NVlabs/NVAE's thirdparty/lsun.py and ddim's datasets/lsun.py both adapt torchvision's LSUN
+#: dataset: no torch code, and neither copies the other.  IBM/pytorch-seq2seq shares its name with
+#: bentrevett/pytorch-seq2seq (EXTRA).  Not taken: HiLab-git/SSL4MIS (16,804 lines of Python),
+#: snap-stanford/GraphRNN, kimiyoung/transformer-xl and lium-lst/nmtpytorch (the set's line
+#: budget).
+WHARF_EXTRA: tuple[tuple[str, str], ...] = (
+    ("HobbitLong/RepDistiller", "b84f547c5db6a35318d4671d7d5c4de74c822403"),
+    ("VainF/DeepLabV3Plus-Pytorch", "4e1087de98bc49d55b9239ae92810ef7368660db"),
+    ("GT-RIPL/Continual-Learning-Benchmark", "d78b9973b6ec0059b2d2577872db355ae2489f6b"),
+    ("ruotianluo/self-critical.pytorch", "4c48a3304932d58c5349434e7b0085f48dcb4be4"),
+    ("huggingface/hmtl", "d4f48b88249345c3273e27c4d69b6f225506d8a9"),
+    ("huggingface/torchMoji", "9dd01df645dd84b3645633f55067c0bbcac90011"),
+    ("r9y9/wavenet_vocoder", "a35fff76ea3687b05e1a10023cad3f7f64fa25a3"),
+    ("kaituoxu/Speech-Transformer", "43d83eab2e4e25a4250ddff702aa0a2d4dffe4e6"),
+    ("facebookresearch/torchbeast", "0af07b051a2176a8f9fd20c36891ba2bba6bae68"),
+    ("jurgisp/pydreamer", "8a4ea85a925b57ddf24a221b41dfb3257f89d63a"),
+    (
+        "sweetice/Deep-reinforcement-learning-with-pytorch",
+        "7b9fac7e5e40ffdc6f7ccb8b0a81e7841370a996",
+    ),
+    ("vgsatorras/egnn", "e9ca6c0c3e1d30a7598efbd66034121b4af8dccc"),
+    ("Coder-Yu/SELFRec", "5b0229423cb1c727e85a704d63e460368c8b9dde"),
+    ("jiaor17/DiffCSP", "7121d159826efa2ba9500bf299250d96da37f146"),
+    ("HannesStark/EquiBind", "4cb1b4c562dae914780154518a6b915bb4cba658"),
+    ("NVlabs/NVAE", "9fc1a288fb831c87d93a4e2663bc30ccf9225b29"),
+    ("ellisdg/3DUnetCNN", "4360713f5ae4a985c66374d003b007a7b415f88e"),
+    ("mims-harvard/TFC-pretraining", "96675826e9ef234a9b01cc63d484c66cb0441bc0"),
+)
+DEFAULT_WHARF_CORPUS = REPO / ".corpus" / "wharf"
+DEFAULT_WHARF_LABELS = REPO / "benchmarks" / "check_labels_wharf.toml"
+
 
 @dataclass(frozen=True)
 class HeldOutSet:
     """A set of code bases measured apart from the corpus: its packages, snapshots, cache
     directory and labels file (``--fresh``, ``--unseen``, ``--blind``, ``--sealed``,
-    ``--vault``, ``--dock``, ``--pier``, ``--quay``)."""
+    ``--vault``, ``--dock``, ``--pier``, ``--quay``, ``--wharf``)."""
 
     flag: str
     packages: tuple[tuple[str, str], ...]
@@ -399,6 +449,7 @@ HELD_OUT_SETS: dict[str, HeldOutSet] = {
     "dock": HeldOutSet("--dock", DOCK, DOCK_EXTRA, DEFAULT_DOCK_CORPUS, DEFAULT_DOCK_LABELS),
     "pier": HeldOutSet("--pier", PIER, PIER_EXTRA, DEFAULT_PIER_CORPUS, DEFAULT_PIER_LABELS),
     "quay": HeldOutSet("--quay", QUAY, QUAY_EXTRA, DEFAULT_QUAY_CORPUS, DEFAULT_QUAY_LABELS),
+    "wharf": HeldOutSet("--wharf", WHARF, WHARF_EXTRA, DEFAULT_WHARF_CORPUS, DEFAULT_WHARF_LABELS),
 }
 
 
@@ -1535,6 +1586,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"joined with {DEFAULT_QUAY_LABELS.name} (cache {DEFAULT_QUAY_CORPUS.relative_to(REPO)})",
     )
     ap.add_argument(
+        "--wharf",
+        action="store_true",
+        help="check the ninth held-out set (WHARF_EXTRA, with --extra DIR) instead of CORPUS, "
+        f"joined with {DEFAULT_WHARF_LABELS.name} (cache {DEFAULT_WHARF_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
         "--fetch-only",
         action="store_true",
         help="download and unpack the packages of the chosen set into the cache, and exit "
@@ -1546,7 +1603,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         metavar="GIT_DIR",
         help="write the snapshot of each EXTRA (--fresh: FRESH_EXTRA, --unseen: UNSEEN_EXTRA, "
         "--blind: BLIND_EXTRA, --sealed: SEALED_EXTRA, --vault: VAULT_EXTRA, --dock: DOCK_EXTRA, "
-        "--pier: PIER_EXTRA, --quay: QUAY_EXTRA) "
+        "--pier: PIER_EXTRA, --quay: QUAY_EXTRA, --wharf: WHARF_EXTRA) "
         "project found in "
         "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
     )
@@ -1575,8 +1632,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     chosen = [held for name, held in HELD_OUT_SETS.items() if getattr(args, name)]
     if len(chosen) > 1:
         ap.error(
-            "--fresh, --unseen, --blind, --sealed, --vault, --dock, --pier and --quay are "
-            "separate sets: give one"
+            "--fresh, --unseen, --blind, --sealed, --vault, --dock, --pier, --quay and --wharf "
+            "are separate sets: give one"
         )
     packages, snapshots = CORPUS, EXTRA
     for held in chosen:

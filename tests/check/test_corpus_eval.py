@@ -150,6 +150,17 @@ def test_the_quay_labels_file_names_only_quay_code_bases() -> None:
     assert len(cc.QUAY_EXTRA) == 19 and all(len(commit) == 40 for _, commit in cc.QUAY_EXTRA)
 
 
+def test_the_wharf_labels_file_names_only_wharf_code_bases() -> None:
+    """The wharf set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_WHARF_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_WHARF_LABELS)
+    known = {cc._norm(n) for n, _ in cc.WHARF} | {r.replace("/", "-") for r, _ in cc.WHARF_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["wharf"].labels == cc.DEFAULT_WHARF_LABELS
+    assert len(cc.WHARF_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.WHARF_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -309,6 +320,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--pier", "--half", "test"],
         ["--quay", "--pier"],
         ["--quay", "--half", "dev"],
+        ["--wharf", "--quay"],
+        ["--wharf", "--half", "test"],
     ],
     ids=[
         "two-sets",
@@ -325,6 +338,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "pier-half",
         "quay-and-another",
         "quay-half",
+        "wharf-and-another",
+        "wharf-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(

@@ -155,6 +155,10 @@ def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
         ("dock", ("corpus", "fresh", "unseen", "blind", "sealed", "vault")),
         ("pier", ("corpus", "fresh", "unseen", "blind", "sealed", "vault", "dock")),
         ("quay", ("corpus", "fresh", "unseen", "blind", "sealed", "vault", "dock", "pier")),
+        (
+            "wharf",
+            ("corpus", "fresh", "unseen", "blind", "sealed", "vault", "dock", "pier", "quay"),
+        ),
     ],
 )
 def test_the_newest_code_bases_are_in_no_other_set(
