@@ -13,6 +13,9 @@ A *timer* is recognised by what it does, never by its name:
 - a decorator whose wrapper reads the clock, calls the function it wraps, and subtracts
   (``t0 = time.perf_counter(); r = fn(*a, **k); dt = time.perf_counter() - t0``).
 
+Timers are found from names and bindings alone (no value of the flow analysis is asked for
+until one is found), so that looking for them changes nothing the analysis computes.
+
 A timer *synchronizes* when the code around the interval waits for the device
 (:func:`torchferry.check.flow.waits.call_waits`: ``torch.cuda.synchronize()`` in ``__exit__``)
 or it records device events (``torch.cuda.Event``): its interval then measures the work.
@@ -33,8 +36,7 @@ import ast
 from collections.abc import Iterator
 
 from torchferry.check.flow.program import ClassInfo, FileFlow
-from torchferry.check.flow.queries import value_of
-from torchferry.check.flow.waits import Fn, call_target, call_waits, named, value_class
+from torchferry.check.flow.waits import Fn, call_waits, named
 
 #: the functions that read the wall clock
 CLOCKS = frozenset({
@@ -164,28 +166,28 @@ def generator_timer(ff: FileFlow, fn: Fn) -> bool | None:
     return any(isinstance(c, ast.Call) and call_waits(ff, c, None) for c in ast.walk(fn))
 
 
-def context_timer(ff: FileFlow, e: ast.expr, cls: ClassInfo | None) -> bool | None:
-    """Is the context manager ``e`` (an item of a ``with`` of ``ff``, in a method of ``cls``
-    if given) a timer of the run whose interval is the ``with`` body: None when not known to
-    be one, else whether it synchronizes."""
-    if isinstance(e, ast.Call):
-        found = named(ff, e.func)
-        if found is not None and isinstance(found[1], ast.ClassDef):
-            return class_timer(found[0].class_info(found[1]), "__enter__", "__exit__")
-        target = call_target(ff, e, cls)
-        return generator_timer(target[0], target[1]) if target is not None else None
-    info = instance_class(ff, e, cls)
-    return class_timer(info, "__enter__", "__exit__") if info is not None else None
+def constructed(ff: FileFlow, call: ast.Call) -> ClassInfo | None:
+    """The class of the run ``call`` (in ``ff``) constructs by name (``Timer("fwd")``,
+    ``utils.Timer()``), or None."""
+    found = named(ff, call.func)
+    if found is None or not isinstance(found[1], ast.ClassDef):
+        return None
+    return found[0].class_info(found[1])
 
 
-def instance_class(ff: FileFlow, e: ast.expr, cls: ClassInfo | None) -> ClassInfo | None:
-    """The class of the run the object ``e`` is an instance of (``timer`` bound to
-    ``Timer()``, ``self.timer`` stored as one), or None."""
-    attr = _self_attr(e)
-    if attr is not None and cls is not None:
-        return value_class(cls.ff, cls.ff.class_attr(cls, attr))
-    got = value_of(ff, e)
-    return value_class(ff, got[1]) if got is not None else None
+def called_function(ff: FileFlow, call: ast.Call, cls: ClassInfo | None
+                    ) -> tuple[FileFlow, Fn] | None:
+    """The function of the run ``call`` names (``timing("fwd")``, ``utils.timing()``, or
+    ``self.timing()`` in a method of ``cls``), found from the names alone, or None."""
+    func = call.func
+    if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) \
+            and func.value.id == "self" and cls is not None:
+        found = cls.method(func.attr)
+        return (found[0].ff, found[1]) if found is not None else None
+    got = named(ff, func)
+    if got is not None and isinstance(got[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return got[0], got[1]
+    return None
 
 
 def timing_decorator(ff: FileFlow, d: ast.expr) -> bool | None:

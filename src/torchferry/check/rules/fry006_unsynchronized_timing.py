@@ -142,9 +142,10 @@ from torchferry.check.flow.queries import (
 )
 from torchferry.check.flow.timers import (
     CLOCKS,
+    called_function,
     class_timer,
-    context_timer,
-    instance_class,
+    constructed,
+    generator_timer,
     timing_decorator,
 )
 from torchferry.check.flow.waits import call_waits
@@ -207,7 +208,7 @@ def _timers(ctx: Context, m: Walker, helpers: _Helpers) -> Iterable[Finding]:
         cls = ff.method_of.get(id(scope.node))
         for w in _withs(scope):
             for item in w.items:
-                if context_timer(ff, item.context_expr, cls) is False and \
+                if _context_timer(m, ff, item.context_expr, scope, cls) is False and \
                         _unwaited_work(m, scope, end_pos(item.context_expr), end_pos(w), helpers):
                     yield ctx.finding(
                         CODE, item.context_expr,
@@ -216,7 +217,7 @@ def _timers(ctx: Context, m: Walker, helpers: _Helpers) -> Iterable[Finding]:
                         "launch, not the work; call `torch.cuda.synchronize()` (or "
                         "`torch.mps.synchronize()`) at the end of the body", None)
                     break
-        for start, stop in _start_stop(ff, scope, cls):
+        for start, stop in _start_stop(m, ff, scope, cls):
             if _unwaited_work(m, scope, end_pos(start.node), stop.pos, helpers):
                 yield ctx.finding(
                     CODE, stop.node,
@@ -256,7 +257,60 @@ def _withs(scope: Scope) -> list[ast.With | ast.AsyncWith]:
     return sorted(found.values(), key=pos)
 
 
-def _start_stop(ff: FileFlow, scope: Scope, cls: ClassInfo | None
+def _context_timer(m: Walker, ff: FileFlow, e: ast.expr, scope: Scope, cls: ClassInfo | None
+                   ) -> bool | None:
+    """Is the context manager ``e`` (an item of a ``with`` of ``scope``) a timer of the run
+    whose interval is the ``with`` body: None when not known to be one, else whether it
+    synchronizes.  A class's instance (``Timer("fwd")``, ``timer``, ``self.timer``) or a
+    ``contextmanager`` generator's call (``timing("fwd")``)."""
+    if isinstance(e, ast.Call):
+        built = constructed(ff, e)
+        if built is not None:
+            return class_timer(built, "__enter__", "__exit__")
+        fn = called_function(ff, e, cls)
+        return generator_timer(*fn) if fn is not None else None
+    info = _instance(m, ff, e, scope, cls)
+    return class_timer(info, "__enter__", "__exit__") if info is not None else None
+
+
+def _instance(m: Walker, ff: FileFlow, e: ast.expr, scope: Scope, cls: ClassInfo | None
+              ) -> ClassInfo | None:
+    """The class of the run whose instance ``e`` is, from bindings alone: a name bound to
+    its construction (``timer = Timer()``), an attribute of ``self`` every store of the
+    class binds to one (``self.clock = TicToc()``), an item of a dict display under a
+    constant key (``_t = {'detect': Timer()}``, ``_t['detect']``).  None when not known."""
+    made: ast.expr | None = None
+    if isinstance(e, ast.Name):
+        b = m.binding(e.id, scope, pos(e))
+        made = b.value if b is not None and b.how is How.EXPR and isinstance(b.value, ast.expr) else None
+    elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self":
+        return _attr_class(cls, e.attr) if cls is not None else None
+    elif isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant) and isinstance(e.value, ast.Name):
+        b = m.binding(e.value.id, scope, pos(e))
+        table = b.value if b is not None and b.how is How.EXPR else None
+        if isinstance(table, ast.Dict):
+            made = next((v for k, v in zip(table.keys, table.values, strict=True)
+                         if isinstance(k, ast.Constant) and k.value == e.slice.value), None)
+    return constructed(ff, made) if isinstance(made, ast.Call) else None
+
+
+def _attr_class(cls: ClassInfo, attr: str) -> ClassInfo | None:
+    """The class of the run every ``self.<attr> = ...`` of ``cls``'s own methods constructs."""
+    found: ClassInfo | None = None
+    for fn in cls.methods.values():
+        for st in ast.walk(fn):
+            if not isinstance(st, ast.Assign) or not any(
+                    isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                    and t.value.id == "self" and t.attr == attr for t in st.targets):
+                continue
+            info = constructed(cls.ff, st.value) if isinstance(st.value, ast.Call) else None
+            if info is None or found is not None and info is not found:
+                return None
+            found = info
+    return found
+
+
+def _start_stop(m: Walker, ff: FileFlow, scope: Scope, cls: ClassInfo | None
                 ) -> Iterable[tuple[Site[ast.Call], Site[ast.Call]]]:
     """(``t.start()``, ``t.stop()``) of ``scope``: calls of two methods of the same object (a
     dotted name) that are a timer's pair (:func:`class_timer`) and do not synchronize; the
@@ -271,7 +325,7 @@ def _start_stop(ff: FileFlow, scope: Scope, cls: ClassInfo | None
     for owner, sites in by_owner.items():
         if len({attr for attr, _, _ in sites}) < 2:
             continue
-        info = cls if owner == "self" else instance_class(ff, sites[0][1], cls)
+        info = cls if owner == "self" else _instance(m, ff, sites[0][1], scope, cls)
         if info is None:
             continue
         for i, (begin, _, a) in enumerate(sites):
