@@ -258,3 +258,119 @@ def test_a_timer_kept_in_a_dict_of_timers(tmp_path: Path) -> None:
            "    out = out.cpu()\n"
            "    m = _t['misc'].toc()\n")
     assert _fry006(tmp_path, {"tictoc.py": TICTOC, "run.py": run}) == [("run.py", 9)]
+
+
+def test_a_dict_of_timers_bound_in_a_function(tmp_path: Path) -> None:
+    evaluate = ("from utils import Stopwatch\n" + SETUP
+                + "def evaluate(model, x):\n"
+                "    timers = {'forward': Stopwatch(), 'post': Stopwatch()}\n"
+                "    timers['forward'].start()\n"
+                "    y = model(x)\n"
+                "    timers['forward'].stop()\n"       # line 9
+                "    return y\n"
+                "evaluate(model, x)\n")
+    assert _fry006(tmp_path, {"utils.py": STOPWATCH, "evaluate.py": evaluate}) == [("evaluate.py", 9)]
+
+
+def test_a_contextmanager_timer_reading_the_clock_in_a_finally(tmp_path: Path) -> None:
+    timing = ("import contextlib\nimport time\n\n\n"
+              "@contextlib.contextmanager\n"
+              "def stopwatch(log):\n"
+              "    start = time.perf_counter()\n"
+              "    try:\n"
+              "        yield\n"
+              "    finally:\n"
+              "        log.append(time.perf_counter() - start)\n")
+    run = ("from timing import stopwatch\n" + SETUP
+           + "times = []\n"
+           "with stopwatch(times):\n"                # line 6
+           "    loss = model(x).sum()\n"
+           "    loss.backward()\n")
+    assert _fry006(tmp_path, {"timing.py": timing, "run.py": run}) == [("run.py", 6)]
+
+
+# a model of the run: its ``forward`` queues work and waits for none
+NET = (
+    "import torch\n"
+    "\n"
+    "\n"
+    "class Net(torch.nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.fc = torch.nn.Linear(4, 5)\n"
+    "\n"
+    "    def forward(self, x):\n"
+    "        y = self.fc(x)\n"
+    "        return torch.where(y > 0, y, torch.zeros_like(y))\n"
+)
+
+
+def test_a_model_of_the_run_that_does_not_wait_is_reported(tmp_path: Path) -> None:
+    run = ("import torch\nfrom net import Net\nfrom tictoc import TicToc\nfrom timing import timing\n"
+           "model = Net().cuda()\n"
+           "x = torch.randn(8, 4, device='cuda')\n"
+           "clock = TicToc()\n"
+           "clock.tic()\n"
+           "y = model(x)\n"
+           "dt = clock.toc()\n"                       # line 10
+           "with timing('forward'):\n"               # line 11
+           "    y = model(x)\n")
+    assert _fry006(tmp_path, {"net.py": NET, "tictoc.py": TICTOC, "timing.py": GENERATOR,
+                              "run.py": run}) == [("run.py", 10), ("run.py", 11)]
+
+
+def test_timed_code_that_may_wait_on_some_path_is_not_reported(tmp_path: Path) -> None:
+    # a detector of the run filtering by a boolean mask: indexing waits to learn the size
+    masked = NET.replace("        return torch.where(y > 0, y, torch.zeros_like(y))\n",
+                         "        keep = y[:, 0] > 0.5\n        return y[keep]\n")
+    # post-processing only in the test phase, by an object of the run calling ``nonzero``
+    phased = (
+        "import torch\n\n\n"
+        "class Post:\n"
+        "    def __call__(self, y):\n"
+        "        idx = (y > 0.1).nonzero()\n"
+        "        return y[idx[:, 0]]\n\n\n"
+        "class Net(torch.nn.Module):\n"
+        "    def __init__(self, phase='train'):\n"
+        "        super().__init__()\n"
+        "        self.phase = phase\n"
+        "        self.fc = torch.nn.Linear(4, 5)\n"
+        "        self.post = Post()\n\n"
+        "    def forward(self, x):\n"
+        "        y = self.fc(x)\n"
+        "        if self.phase == 'test':\n"
+        "            return self.post(y)\n"
+        "        return y\n"
+    )
+    run = ("import torch\nfrom net import Net\nfrom tictoc import TicToc\nfrom timing import timing\n"
+           "def build(phase):\n    return Net(phase)\n"
+           "def test_net(net, x):\n"
+           "    _t = {'detect': TicToc()}\n"
+           "    _t['detect'].tic()\n"
+           "    out = net(x).data\n"
+           "    return _t['detect'].toc()\n"
+           "model = build('test').cuda()\n"
+           "test_net(model, torch.randn(8, 4, device='cuda'))\n"
+           "x = torch.randn(8, 4, device='cuda')\n"
+           "with timing('forward'):\n"
+           "    y = model(x)\n")
+    for net in (masked, phased):
+        assert _fry006(tmp_path, {"net.py": net, "tictoc.py": TICTOC, "timing.py": GENERATOR,
+                                  "run.py": run}) == [], net
+    # the post-processing class brought in by ``from post import *``
+    cut = phased.index("class Net")
+    starred = {"post.py": "import torch\n\n\n" + phased[len("import torch\n\n\n"):cut],
+               "net.py": "import torch\nfrom post import *\n\n\n" + phased[cut:]}
+    assert _fry006(tmp_path, {**starred, "tictoc.py": TICTOC, "timing.py": GENERATOR,
+                              "run.py": run}) == []
+    # a wait in a branch of a helper of the run; a mask index in the timed code itself
+    for body in ("    y = step(model, x, verbose)\n", "    y = model(x)\n    y = y[y.sum(1) > 0]\n",
+                 "    y = model(x)\n    rows = torch.where(y[:, 0] > 0)\n"):
+        run = ("from utils import Timer\n" + SETUP + "verbose = False\n"
+               "def step(model, x, log):\n"
+               "    out = model(x)\n"
+               "    if log:\n"
+               "        print(out.mean().item())\n"
+               "    return out\n"
+               f"with Timer('step'):\n{body}")
+        assert _fry006(tmp_path, {"utils.py": CLASS_TIMER, "run.py": run}) == [], body

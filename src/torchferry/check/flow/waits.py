@@ -298,13 +298,16 @@ def call_target(ff: FileFlow, call: ast.Call, cls: ClassInfo | None
 
 
 def named(ff: FileFlow, node: ast.expr) -> tuple[FileFlow, ast.AST] | None:
-    """The function or class a name (or dotted name) of ``ff`` names in the run."""
+    """The function or class a name (or dotted name) of ``ff`` names in the run, also one
+    a ``from .layers import *`` of the run brings in."""
     if isinstance(node, ast.Name):
         local = ff.defs.get(node.id)
         if local is not None:
             return ff, local
     q = ff.qualname(node)
-    return ff.resolve(q) if q else None
+    if q:
+        return ff.resolve(q)
+    return ff.star_definition(node.id) if isinstance(node, ast.Name) else None
 
 
 def value_class(ff: FileFlow, v: Value) -> ClassInfo | None:

@@ -39,6 +39,12 @@ call of the function it wraps times that function (`@timed`, `@timed("step")`). 
 is at the `with`, the stop call or the decorator, when the timed code queues device work
 and does not wait; never in the timer itself (most timers wrap host work), and not when the
 timer waits itself (`torch.cuda.synchronize()` in `__exit__`) or records `torch.cuda.Event`s.
+Nor when the timed code may wait on some path (`torchferry.check.flow.maywait`): a wait in
+a branch of a function of the run it calls, a boolean-mask index (`scores[scores > t]`,
+`boxes[keep]` with `keep` bound to a comparison) or `.nonzero()`/`torch.where(mask)`, whose
+result's size is read on the host, there or in the `forward` of a model of the run it
+calls (a detector's `forward` that filters boxes by score in its test phase): the
+interval then may well measure the work.
 
 Work the analysis sees run on the CPU is no device work: a function of the run whose device
 parameter the call points at the CPU (`flip(x, torch.device("cpu"))`, `"cpu"`, a name bound
@@ -102,7 +108,10 @@ still be reported. An `if` is taken to ask which device runs by the words of its
 (`cuda`, `mps`, `device`, `.type`, `is_available`), not by what it tests.
 A timer's interval is judged by the code between its two ends in the function using it;
 a timer started in one function and stopped in another is not seen, nor is a timer handed
-in as a parameter or built by a library (its class must be a class of the run). The two
+in as a parameter or built by a library (its class must be a class of the run). A wait
+the timed code may make on some path silences a timer's interval whichever path runs, so a
+training step timed around a model whose `forward` filters by a mask only when
+`self.phase == "test"` is not reported either. The two
 explicit clock reads must be in the same function, and an interval is only seen
 where they are subtracted (`time.time() - t0`, or `t1 - t0` with both names bound to
 clock reads); reads compared with an attribute (`self.last`) are not paired. Work is
@@ -130,6 +139,7 @@ from collections.abc import Iterable
 from torchferry.check.api import Context, Edit, Finding, Fix
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.lattice import Kind, Op, Value, Where
+from torchferry.check.flow.maywait import call_may_wait, is_mask, mask_names
 from torchferry.check.flow.program import ClassInfo
 from torchferry.check.flow.queries import (
     callee_value,
@@ -226,7 +236,9 @@ def _timers(ctx: Context, m: Walker, helpers: _Helpers) -> Iterable[Finding]:
                     "call `torch.cuda.synchronize()` (or `torch.mps.synchronize()`) before it",
                     _fix(ctx, m, stop))
         fn = scope.function
-        for d in fn.decorator_list if fn is not None else ():
+        if fn is None:
+            continue
+        for d in fn.decorator_list:
             if timing_decorator(ff, d) is False and \
                     _unwaited_work(m, scope, pos(fn.body[0]), end_pos(fn), helpers):
                 yield ctx.finding(
@@ -243,13 +255,30 @@ def _unwaited_work(m: Walker, scope: Scope, lo: int, hi: int, helpers: _Helpers)
     A copy to the device (``batch.to(device)``) is no such work here: a timer around data
     loading measures the copy, which returns when it is done unless ``non_blocking``."""
     return not _synced(m, scope, lo, hi, helpers) and \
-        _device_work(m, helpers.ff, scope, lo, hi, copies=False)
+        _device_work(m, helpers.ff, scope, lo, hi, copies=False) and \
+        not _may_wait(helpers.ff, scope, lo, hi)
+
+
+def _may_wait(ff: FileFlow, scope: Scope, lo: int, hi: int) -> bool:
+    """May the code of ``scope`` between ``lo`` and ``hi`` wait for the device on some path
+    (:func:`torchferry.check.flow.maywait.call_may_wait`): a wait in a branch, a boolean-mask
+    index, a model of the run whose ``forward`` may wait?  A timer's interval is then not
+    known to measure only the launch (a detector's ``forward`` filtering boxes by score
+    waits for the scores), and the rule stays quiet."""
+    cls = ff.method_of.get(id(scope.node))
+    if any(call_may_wait(ff, s.node, cls) for s in scope.calls_between(lo, hi)):
+        return True
+    fn = scope.function
+    masks = mask_names(fn) if fn is not None else set()
+    return any(isinstance(n, ast.Subscript) and lo <= pos(n) <= hi and is_mask(n.slice, masks)
+               for n in ast.walk(scope.node))
 
 
 def _withs(scope: Scope) -> list[ast.With | ast.AsyncWith]:
     """The ``with`` statements of ``scope`` that hold a call or an operator, in source order."""
     found: dict[int, ast.With | ast.AsyncWith] = {}
-    for s in (*scope.calls, *scope.ops):
+    sites: list[Site] = [*scope.calls, *scope.ops]
+    for s in sites:
         for w in s.ctx.withs:
             found.setdefault(id(w), w)
         if isinstance(s.stmt, (ast.With, ast.AsyncWith)):
