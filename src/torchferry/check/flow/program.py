@@ -70,6 +70,8 @@ class ClassInfo:
     is_module: bool = False
     resolved: bool = False  # bases found and ``is_module`` decided
     table: dict[str, Value] | None = None  # attributes joined over every method
+    #: (start method, stop method) -> :func:`torchferry.check.flow.timers.class_timer`
+    timers: dict[tuple[str, str], bool | None] = field(default_factory=dict)
 
     def method(self, name: str, depth: int = 0) -> tuple[ClassInfo, ast.FunctionDef | ast.AsyncFunctionDef] | None:
         """The method ``name`` of this class or of a base in the run (in MRO-ish order)."""

@@ -276,7 +276,7 @@ def call_target(ff: FileFlow, call: ast.Call, cls: ClassInfo | None
     ``self.<attr>`` or of a value whose class is known.  None when not known."""
     func = call.func
     if isinstance(func, ast.Name):
-        found = _named(ff, func)
+        found = named(ff, func)
         return (found[0], found[1], None) if found and isinstance(found[1], Fn) else None
     if not isinstance(func, ast.Attribute):
         return None
@@ -288,7 +288,7 @@ def call_target(ff: FileFlow, call: ast.Call, cls: ClassInfo | None
           and owner.value.id == "self" and cls is not None):
         info = value_class(cls.ff, cls.ff.class_attr(cls, owner.attr))
     else:
-        found = _named(ff, func)
+        found = named(ff, func)
         if found is not None:
             return (found[0], found[1], None) if isinstance(found[1], Fn) else None
         got = value_of(ff, owner)
@@ -297,14 +297,17 @@ def call_target(ff: FileFlow, call: ast.Call, cls: ClassInfo | None
     return (method[0].ff, method[1], method[0]) if method is not None else None
 
 
-def _named(ff: FileFlow, node: ast.expr) -> tuple[FileFlow, ast.AST] | None:
-    """The function or class a name (or dotted name) of ``ff`` names in the run."""
+def named(ff: FileFlow, node: ast.expr) -> tuple[FileFlow, ast.AST] | None:
+    """The function or class a name (or dotted name) of ``ff`` names in the run, also one
+    a ``from .layers import *`` of the run brings in."""
     if isinstance(node, ast.Name):
         local = ff.defs.get(node.id)
         if local is not None:
             return ff, local
     q = ff.qualname(node)
-    return ff.resolve(q) if q else None
+    if q:
+        return ff.resolve(q)
+    return ff.star_definition(node.id) if isinstance(node, ast.Name) else None
 
 
 def value_class(ff: FileFlow, v: Value) -> ClassInfo | None:
@@ -331,13 +334,13 @@ def _built_by(ff: FileFlow, call: ast.Call) -> ClassInfo | None:
     while (isinstance(call.func, ast.Attribute) and call.func.attr in _RETURNS_SELF
            and isinstance(call.func.value, ast.Call)):
         call = call.func.value  # ``MACELoss(fn).to(device)``: the object itself
-    found = _named(ff, call.func)
+    found = named(ff, call.func)
     if found is not None and isinstance(found[1], ast.ClassDef):
         return found[0].class_info(found[1])
     func = call.func
     if not isinstance(func, ast.Attribute):
         return None
-    owner = _named(ff, func.value)
+    owner = named(ff, func.value)
     if owner is None or not isinstance(owner[1], ast.ClassDef):
         return None
     cls = owner[0].class_info(owner[1])
@@ -352,7 +355,7 @@ def _built_by(ff: FileFlow, call: ast.Call) -> ClassInfo | None:
         if isinstance(r.func, ast.Name) and r.func.id == _cls_param(method[1]):
             info: ClassInfo | None = cls  # ``return cls(...)``
         else:
-            got = _named(method[0].ff, r.func)
+            got = named(method[0].ff, r.func)
             info = got[0].class_info(got[1]) if got and isinstance(got[1], ast.ClassDef) else None
         if info is None or made is not None and info is not made:
             return None

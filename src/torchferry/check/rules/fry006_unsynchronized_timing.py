@@ -27,6 +27,25 @@ return None`); the body of a `for` loop is taken to run (`for p in params:
 p.norm().item()`), that of a `while` loop is not. So does a call to a function whose name says it synchronizes
 (`sync_all()`, `xm.sync()`, not `run_async()`).
 
+The same holds for a timer of the run (a class, a generator or a decorator of any file
+checked, recognised by what it does, never by its name): a class whose `__enter__` stores a
+clock read on `self` (`self._t0 = time.time()`) that its `__exit__` subtracts from a clock
+read (`time.time() - self._t0`) times the body of `with Timer("fwd"):` (also `with timer:`
+for an instance, `with self.timer:`); the same pair in two other methods times the code
+between `t.start()` and `t.stop()` (`tic()`/`toc()`) on the same object; a
+`contextlib.contextmanager` generator reading the clock before its `yield` and subtracting
+after it times its `with` body; and a decorator whose wrapper reads the clock around the
+call of the function it wraps times that function (`@timed`, `@timed("step")`). The finding
+is at the `with`, the stop call or the decorator, when the timed code queues device work
+and does not wait; never in the timer itself (most timers wrap host work), and not when the
+timer waits itself (`torch.cuda.synchronize()` in `__exit__`) or records `torch.cuda.Event`s.
+Nor when the timed code may wait on some path (`torchferry.check.flow.maywait`): a wait in
+a branch of a function of the run it calls, a boolean-mask index (`scores[scores > t]`,
+`boxes[keep]` with `keep` bound to a comparison) or `.nonzero()`/`torch.where(mask)`, whose
+result's size is read on the host, there or in the `forward` of a model of the run it
+calls (a detector's `forward` that filters boxes by score in its test phase): the
+interval then may well measure the work.
+
 Work the analysis sees run on the CPU is no device work: a function of the run whose device
 parameter the call points at the CPU (`flip(x, torch.device("cpu"))`, `"cpu"`, a name bound
 to one where the call is, as in a notebook's CPU cell before its GPU cell, or a `device="cpu"`
@@ -86,7 +105,14 @@ device tensor, a saved state dict) count there, not a formatted message nor a fu
 name. So a library call that reads
 results back on the host every step (a generation loop testing for the end token) can
 still be reported. An `if` is taken to ask which device runs by the words of its test
-(`cuda`, `mps`, `device`, `.type`, `is_available`), not by what it tests. The two clock reads must be in the same function, and an interval is only seen
+(`cuda`, `mps`, `device`, `.type`, `is_available`), not by what it tests.
+A timer's interval is judged by the code between its two ends in the function using it;
+a timer started in one function and stopped in another is not seen, nor is a timer handed
+in as a parameter or built by a library (its class must be a class of the run). A wait
+the timed code may make on some path silences a timer's interval whichever path runs, so a
+training step timed around a model whose `forward` filters by a mask only when
+`self.phase == "test"` is not reported either. The two
+explicit clock reads must be in the same function, and an interval is only seen
 where they are subtracted (`time.time() - t0`, or `t1 - t0` with both names bound to
 clock reads); reads compared with an attribute (`self.last`) are not paired. Work is
 looked for between the two reads in source order: an interval that spans loop iterations
@@ -113,26 +139,33 @@ from collections.abc import Iterable
 from torchferry.check.api import Context, Edit, Finding, Fix
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.lattice import Kind, Op, Value, Where
+from torchferry.check.flow.maywait import call_may_wait, is_mask, mask_names
+from torchferry.check.flow.program import ClassInfo
 from torchferry.check.flow.queries import (
     callee_value,
     calls_module,
     cpu_tensor,
     is_module,
     is_tensor,
+    moves,
     on_device_tensor,
 )
+from torchferry.check.flow.timers import (
+    CLOCKS,
+    called_function,
+    class_timer,
+    constructed,
+    generator_timer,
+    timing_decorator,
+)
 from torchferry.check.flow.waits import call_waits
-from torchferry.check.names import end_pos, header_parents, indent_of, pos
+from torchferry.check.names import dotted, end_pos, header_parents, indent_of, pos
 from torchferry.check.scopes import How, Scope, Site, Walker
 
 CODE = "FRY006"
 NAME = "unsynchronized-timing"
 FIX = "unsafe"
 
-_CLOCKS = frozenset({
-    "time.time", "time.perf_counter", "time.monotonic", "time.time_ns", "time.perf_counter_ns",
-    "time.monotonic_ns", "timeit.default_timer",
-})
 # module methods that queue no device work of their own
 _MODULE_BOOKKEEPING = frozenset(
     "to cuda cpu xpu float half double bfloat16 type train eval requires_grad_ apply "
@@ -149,10 +182,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     scopes: dict[int, Scope] = {}
     names = {"time", "perf_counter", "monotonic", "time_ns", "perf_counter_ns",
              "monotonic_ns", "default_timer"}
-    names.update(alias for alias, q in m.imports.items() if q in _CLOCKS)
+    names.update(alias for alias, q in m.imports.items() if q in CLOCKS)
     for name in sorted(names):
         for site in m.calls_by_tail.get(name, ()):
-            if m.qualname(site.node.func) in _CLOCKS:
+            if m.qualname(site.node.func) in CLOCKS:
                 by_scope.setdefault(id(site.ctx.scope), []).append(site)
                 scopes[id(site.ctx.scope)] = site.ctx.scope
     helpers = _Helpers(m, ctx.flow)
@@ -171,6 +204,177 @@ def check(ctx: Context) -> Iterable[Finding]:
                 "(or `torch.mps.synchronize()`) before reading the clock",
                 _fix(ctx, m, second),
             )
+    yield from _timers(ctx, m, helpers)
+
+
+def _timers(ctx: Context, m: Walker, helpers: _Helpers) -> Iterable[Finding]:
+    """The intervals of timers of the run (:mod:`torchferry.check.flow.timers`) that do not
+    synchronize, around code of this file that queues device work and does not wait: the
+    body of ``with Timer(...):``, the code between ``t.start()`` and ``t.stop()``, a
+    function decorated ``@timed``.  Reported where this file uses the timer, never in the
+    timer itself (most timers wrap host work)."""
+    ff = ctx.flow
+    for scope in [m.module_scope, *m.functions]:
+        cls = ff.method_of.get(id(scope.node))
+        for w in _withs(scope):
+            for item in w.items:
+                if _context_timer(m, ff, item.context_expr, scope, cls) is False and \
+                        _unwaited_work(m, scope, end_pos(item.context_expr), end_pos(w), helpers):
+                    yield ctx.finding(
+                        CODE, item.context_expr,
+                        f"`with {ctx.text(item.context_expr)}` reads the clock when its body ends "
+                        "while accelerator work the body queued may still run: it measures the "
+                        "launch, not the work; call `torch.cuda.synchronize()` (or "
+                        "`torch.mps.synchronize()`) at the end of the body", None)
+                    break
+        for start, stop in _start_stop(m, ff, scope, cls):
+            if _unwaited_work(m, scope, end_pos(start.node), stop.pos, helpers):
+                yield ctx.finding(
+                    CODE, stop.node,
+                    f"`{ctx.text(stop.node)}` reads the clock while accelerator work queued since "
+                    f"`{ctx.text(start.node)}` may still run: it measures the launch, not the work; "
+                    "call `torch.cuda.synchronize()` (or `torch.mps.synchronize()`) before it",
+                    _fix(ctx, m, stop))
+        fn = scope.function
+        if fn is None:
+            continue
+        for d in fn.decorator_list:
+            if timing_decorator(ff, d) is False and \
+                    _unwaited_work(m, scope, pos(fn.body[0]), end_pos(fn), helpers):
+                yield ctx.finding(
+                    CODE, d,
+                    f"`@{ctx.text(d)}` reads the clock when `{fn.name}` returns while accelerator "
+                    "work it queued may still run: it measures the launch, not the work; call "
+                    "`torch.cuda.synchronize()` (or `torch.mps.synchronize()`) before it returns",
+                    None)
+                break
+
+
+def _unwaited_work(m: Walker, scope: Scope, lo: int, hi: int, helpers: _Helpers) -> bool:
+    """Does the code of ``scope`` between ``lo`` and ``hi`` queue device work and not wait?
+    A copy to the device (``batch.to(device)``) is no such work here: a timer around data
+    loading measures the copy, which returns when it is done unless ``non_blocking``."""
+    return not _synced(m, scope, lo, hi, helpers) and \
+        _device_work(m, helpers.ff, scope, lo, hi, copies=False) and \
+        not _may_wait(helpers.ff, scope, lo, hi)
+
+
+def _may_wait(ff: FileFlow, scope: Scope, lo: int, hi: int) -> bool:
+    """May the code of ``scope`` between ``lo`` and ``hi`` wait for the device on some path
+    (:func:`torchferry.check.flow.maywait.call_may_wait`): a wait in a branch, a boolean-mask
+    index, a model of the run whose ``forward`` may wait?  A timer's interval is then not
+    known to measure only the launch (a detector's ``forward`` filtering boxes by score
+    waits for the scores), and the rule stays quiet."""
+    cls = ff.method_of.get(id(scope.node))
+    if any(call_may_wait(ff, s.node, cls) for s in scope.calls_between(lo, hi)):
+        return True
+    fn = scope.function
+    masks = mask_names(fn) if fn is not None else set()
+    return any(isinstance(n, ast.Subscript) and lo <= pos(n) <= hi and is_mask(n.slice, masks)
+               for n in ast.walk(scope.node))
+
+
+def _withs(scope: Scope) -> list[ast.With | ast.AsyncWith]:
+    """The ``with`` statements of ``scope`` that hold a call or an operator, in source order."""
+    found: dict[int, ast.With | ast.AsyncWith] = {}
+    sites: list[Site] = [*scope.calls, *scope.ops]
+    for s in sites:
+        for w in s.ctx.withs:
+            found.setdefault(id(w), w)
+        if isinstance(s.stmt, (ast.With, ast.AsyncWith)):
+            found.setdefault(id(s.stmt), s.stmt)
+    return sorted(found.values(), key=pos)
+
+
+def _context_timer(m: Walker, ff: FileFlow, e: ast.expr, scope: Scope, cls: ClassInfo | None
+                   ) -> bool | None:
+    """Is the context manager ``e`` (an item of a ``with`` of ``scope``) a timer of the run
+    whose interval is the ``with`` body: None when not known to be one, else whether it
+    synchronizes.  A class's instance (``Timer("fwd")``, ``timer``, ``self.timer``) or a
+    ``contextmanager`` generator's call (``timing("fwd")``)."""
+    if isinstance(e, ast.Call):
+        built = constructed(ff, e)
+        if built is not None:
+            return class_timer(built, "__enter__", "__exit__")
+        fn = called_function(ff, e, cls)
+        return generator_timer(*fn) if fn is not None else None
+    info = _instance(m, ff, e, scope, cls)
+    return class_timer(info, "__enter__", "__exit__") if info is not None else None
+
+
+def _instance(m: Walker, ff: FileFlow, e: ast.expr, scope: Scope, cls: ClassInfo | None
+              ) -> ClassInfo | None:
+    """The class of the run whose instance ``e`` is, from bindings alone: a name bound to
+    its construction (``timer = Timer()``), an attribute of ``self`` every store of the
+    class binds to one (``self.clock = TicToc()``), an item of a dict display under a
+    constant key (``_t = {'detect': Timer()}``, ``_t['detect']``).  None when not known."""
+    made: ast.expr | None = None
+    if isinstance(e, ast.Name):
+        b = m.binding(e.id, scope, pos(e))
+        made = b.value if b is not None and b.how is How.EXPR and isinstance(b.value, ast.expr) else None
+    elif isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self":
+        return _attr_class(cls, e.attr) if cls is not None else None
+    elif isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant) and isinstance(e.value, ast.Name):
+        b = m.binding(e.value.id, scope, pos(e))
+        table = b.value if b is not None and b.how is How.EXPR else None
+        if isinstance(table, ast.Dict):
+            made = next((v for k, v in zip(table.keys, table.values, strict=True)
+                         if isinstance(k, ast.Constant) and k.value == e.slice.value), None)
+    return constructed(ff, made) if isinstance(made, ast.Call) else None
+
+
+def _attr_class(cls: ClassInfo, attr: str) -> ClassInfo | None:
+    """The class of the run every ``self.<attr> = ...`` of ``cls``'s own methods constructs."""
+    found: ClassInfo | None = None
+    for fn in cls.methods.values():
+        for st in ast.walk(fn):
+            if not isinstance(st, ast.Assign) or not any(
+                    isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name)
+                    and t.value.id == "self" and t.attr == attr for t in st.targets):
+                continue
+            info = constructed(cls.ff, st.value) if isinstance(st.value, ast.Call) else None
+            if info is None or found is not None and info is not found:
+                return None
+            found = info
+    return found
+
+
+def _start_stop(m: Walker, ff: FileFlow, scope: Scope, cls: ClassInfo | None
+                ) -> Iterable[tuple[Site[ast.Call], Site[ast.Call]]]:
+    """(``t.start()``, ``t.stop()``) of ``scope``: calls of two methods of the same object (a
+    dotted name) that are a timer's pair (:func:`class_timer`) and do not synchronize; the
+    stop is the next call of another method of the object that pairs, unless the start is
+    called again first."""
+    by_owner: dict[str, list[tuple[str, ast.expr, Site[ast.Call]]]] = {}
+    for s in scope.calls:
+        func = s.node.func
+        owner = _owner(func.value) if isinstance(func, ast.Attribute) else None
+        if owner is not None and isinstance(func, ast.Attribute):
+            by_owner.setdefault(owner, []).append((func.attr, func.value, s))
+    for owner, sites in by_owner.items():
+        if len({attr for attr, _, _ in sites}) < 2:
+            continue
+        info = cls if owner == "self" else _instance(m, ff, sites[0][1], scope, cls)
+        if info is None:
+            continue
+        for i, (begin, _, a) in enumerate(sites):
+            for end, _, b in sites[i + 1:]:
+                if end == begin:
+                    break  # started again: that start pairs
+                timer = class_timer(info, begin, end)
+                if timer is not None:
+                    if not timer:
+                        yield a, b
+                    break
+
+
+def _owner(e: ast.expr) -> str | None:
+    """The object a method is called on, as a key: a dotted name (``timer``, ``self.clock``)
+    or an item of one under a constant key (``_t['im_detect']``); else None."""
+    if isinstance(e, ast.Subscript) and isinstance(e.slice, ast.Constant):
+        inner = _owner(e.value)
+        return None if inner is None else f"{inner}[{e.slice.value!r}]"
+    return dotted(e)
 
 
 def _restarted_after_a_sync(m: Walker, scope: Scope, first: Site[ast.Call],
@@ -191,7 +395,7 @@ def _restarted_after_a_sync(m: Walker, scope: Scope, first: Site[ast.Call],
     for name in names:
         for _, b in scope.binds.get(name, ()):
             if b.how is not How.EXPR or not isinstance(b.value, ast.Call) or \
-                    m.qualname(b.value.func) not in _CLOCKS:
+                    m.qualname(b.value.func) not in CLOCKS:
                 continue
             at = end_pos(b.stmt)
             if second.pos < pos(b.stmt) and at <= end_pos(loop) and \
@@ -379,10 +583,14 @@ def _read_when_formatted(m: Walker, ff: FileFlow, v: ast.expr, s: Site) -> bool:
     return any(is_module(ff, a) for a in args)
 
 
-def _device_work(m: Walker, ff: FileFlow, scope: Scope, lo: int, hi: int) -> bool:
+def _device_work(m: Walker, ff: FileFlow, scope: Scope, lo: int, hi: int,
+                 copies: bool = True) -> bool:
     """Does the code between ``lo`` and ``hi`` queue work on the device: a module called,
-    a tensor that may be on the device computed, work hidden in a call?"""
+    a tensor that may be on the device computed (or only copied there, unless ``copies``
+    is false), work hidden in a call?"""
     for s in scope.calls_between(lo, hi):
+        if not copies and moves(ff, s.node):
+            continue
         if _forward_pass(ff, s.node) or _device_tensor(ff, s.node) or _hidden_work(m, ff, s):
             return True
     return any(isinstance(op.node, ast.BinOp) and _device_tensor(ff, op.node)
