@@ -31,6 +31,7 @@ import re
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from typing import TypeVar
 
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.lattice import Reason, Value
@@ -51,6 +52,7 @@ _FROM = re.compile(rb"[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^
 _IMPORT = re.compile(rb"[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
 _MASK128 = (1 << 128) - 1
+_T = TypeVar("_T")
 #: other files' analyses a worker keeps (each holds its syntax tree): on diffusers (969
 #: files, pipelines importing many modules) 48 re-parsed and re-analysed about 850 files;
 #: 256 took a sixth less CPU time for 1% more memory
@@ -375,7 +377,31 @@ class Project:
             self._foreign[key] = self._own_budget(lambda: self._foreign_calls(owner, name, key))
         return self._foreign[key]
 
-    def _own_budget(self, question: Callable[[], list[ForeignCall] | None]) -> list[ForeignCall] | None:
+    def importer_flows(self, owner: FileFlow) -> list[FileFlow] | None:
+        """The analyses of the files of the run that import ``owner``, directly or not, in
+        the order of their paths, each interpreted whole on a budget of its own (so the
+        answer is the same whichever file asks it, in whatever worker); None when they
+        cannot all be known: too many files import ``owner`` (then its cache key does not
+        cover them either, see :meth:`dependency_salt`), or one cannot be read or
+        interpreted within the budget."""
+        files = self.importers(owner.path)
+        if not files:
+            return None if files is None else []
+        return self._own_budget(lambda: self._whole_flows(sorted(files)))
+
+    def _whole_flows(self, paths: list[str]) -> list[FileFlow] | None:
+        out: list[FileFlow] = []
+        for p in paths:
+            other = self.file_flow(p)
+            if other is None:
+                return None
+            scopes = list(other.results())
+            if any(c.result.reason is Reason.BUDGET for r in scopes for c in r.calls.values()):
+                return None
+            out.append(other)
+        return out
+
+    def _own_budget(self, question: Callable[[], _T]) -> _T:
         """``question`` answered with the files it interprets spending a budget of their
         own, not the checked file's: the answer is the same whichever file asks it first,
         and the checked file's other questions are answered as they were without it."""

@@ -107,6 +107,19 @@ torch.FloatTensor(n)`, `if args.cuda:` / `if not args.cuda:`, `self.use_gpu` tha
 
 The finding's evidence names where the tensor is built and where it meets the other one.
 
+The meeting may be in another file of the run: one that imports the factory's file,
+directly or not (`h = self.policy.hidden; h + x.to(device)` in agent.py, the hidden state
+made by `Policy.init_hidden` in policy.py; `scores * causal_mask(n)` in train.py of a
+helper of utils.py that returns `torch.ones(n, n).tril()`; `self.rnn(x, init_hidden(b))`).
+The finding is then at the factory, in its own file, where the fix goes, and the evidence
+names the meeting's file and line. Those files are read only when at most eight files of
+the run import the factory's file: they are then part of its cache key (an edit of
+agent.py checks policy.py again), each is interpreted whole on a budget of its own, and
+the first meeting in the order of their paths is the one named, so the findings do not
+depend on `--jobs` or on the order the files are checked in. A file checked alone
+(`ferry check policy.py`, the language server, which checks one file at a time) has no
+such meetings.
+
 ## Why is this bad
 The factory builds its tensor on the CPU, whatever device the inputs are on. The function
 works in CPU tests and fails on the first GPU run with "Expected all tensors to be on the
@@ -158,7 +171,9 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 
 ## Known limits
 A result stored on `self` is followed only through the class's attribute table (joined over
-its methods); one that meets tensors in another file is not reported. Calls of a method
+its methods). A result that meets tensors in another file is reported only where that file
+imports the factory's file and no more than eight files do, nor where it meets them in a file
+the factory's file imports (a callback it is handed). Calls of a method
 from other files do not count as its parameters' call sites, nor do those of a function
 when more than eight checked files import its file or one of them names it other than in
 a call; a function passed around as a value in its own file (a callback) may be called
@@ -186,6 +201,7 @@ there.
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
@@ -270,21 +286,82 @@ def check(ctx: Context) -> Iterable[Finding]:
                 made = _made_by(v, written if meet.written and not i else factories, res.node)
                 if made is None or id(made.node) in found:
                     continue
-                partner = meet.module or next(
-                    (n for n, w in meet.operands if n is not node
-                     and not _may_hold(res, n, w, made)
-                     and (_on_device(ff, res, ff.built_at(res, n, w) or w, hints=not meet.first_only)
-                          or not meet.first_only and _followed_unknown(res, n, w))), None)
-                if partner is not None and _moved_to_match(res, partner, made):
-                    continue  # ``y.to(first.device)``: on the factory's own device
+                partner = _partner(ff, res, meet, node, made)
                 if partner is not None and off_device_arm(ff, [n for n in (made.node, meet.node) if n is not None]):
                     continue  # the arm of ``if torch.cuda.is_available():`` that moves nothing
                 if partner is not None:
                     home, call = written[id(made.node)]
                     found[id(made.node)] = (home, call, meet, partner, res)
     _kept_module_inputs(results, kept, found)
+    away = _met_elsewhere(ff, {k: f for k, f in factories.items() if k not in found})
+    found.update((k, f[:5]) for k, f in away.items())
     for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
-        yield _finding(ctx, home, call, meet, partner, res)
+        other = away.get(id(call.node))
+        yield _finding(ctx, home, call, meet, partner, res, None if other is None else other[5])
+
+
+def _partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
+             made: Origin) -> ast.AST | None:
+    """The operand of ``meet`` (or its module) that may be on the device where the
+    factory's result ``made`` is the operand ``node``; None when there is none, or it is
+    moved to the result's own device (``y.to(first.device)``)."""
+    partner = meet.module or next(
+        (n for n, w in meet.operands if n is not node
+         and not _may_hold(res, n, w, made)
+         and (_on_device(ff, res, ff.built_at(res, n, w) or w, hints=not meet.first_only)
+              or not meet.first_only and _followed_unknown(res, n, w))), None)
+    if partner is not None and _moved_to_match(res, partner, made):
+        return None
+    return partner
+
+
+Away = tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult, FileFlow]
+
+
+def _met_elsewhere(ff: FileFlow, factories: dict) -> dict[int, Away]:
+    """The factories of this file whose result meets a tensor that may be on the device in
+    another file of the run (``h = self.policy.hidden; h + x`` in agent.py, the hidden
+    state made by policy.py; a helper returning ``torch.ones(n, n)`` that train.py
+    multiplies with its scores on the GPU).  Only the files that import this one are
+    read (where else could its tensor go), each interpreted whole, and only when they
+    are known (:meth:`Project.importer_flows`): they are then part of this file's cache
+    key, and the answer does not depend on the order or the worker the files are checked
+    in.  The first meeting in path order, then in source order, is the one reported."""
+    if not factories or ff.project is None:
+        return {}
+    left = {(c.node.lineno, c.node.col_offset): (r, c) for r, c in factories.values()}
+    away: dict[int, Away] = {}
+    for other in ff.project.importer_flows(ff) or ():
+        if other is ff:
+            continue
+        results = list(other.results())
+        construction = _construction_helpers(other, results)
+        for res in sorted(results, key=lambda r: _pos(r.node)):
+            if _module_init(other, res) or id(res.node) in construction:
+                continue
+            for meet in sorted(_meetings(other, res), key=lambda m: _pos(m.node)):
+                _pair_away(ff, other, res, meet, left, away)
+    return away
+
+
+def _pair_away(ff: FileFlow, other: FileFlow, res: ScopeResult, meet: Meeting,
+               left: dict[tuple[int, int], tuple[ScopeResult, CallEvent]],
+               away: dict[int, Away]) -> None:
+    """Pair a meeting of ``other`` with the factory of ``ff`` that made one of its
+    operands (the first one only for an indexed tensor), as the file's own are paired."""
+    for i, (node, v) in enumerate(meet.operands):
+        if i and meet.first_only:
+            break
+        made = _made_by(v, left, path=ff.path)
+        if made is None:
+            continue
+        home, call = left[(made.line, made.column)]
+        if id(call.node) in away:
+            continue
+        partner = _partner(other, res, meet, node, made)
+        if partner is None or off_device_arm(other, [meet.node]) or off_device_arm(ff, [call.node]):
+            continue
+        away[id(call.node)] = (home, call, meet, partner, res, other)
 
 
 def _kept_module_inputs(results: list[ScopeResult], kept: dict,
@@ -472,13 +549,15 @@ def _no_shape(call: ast.Call) -> bool:
     return isinstance(a, (ast.Tuple, ast.List)) and not a.elts or number_value(a, signed=False) == 0
 
 
-def _made_by(v: Value, factories: dict, scope: ast.AST | None = None) -> Origin | None:
+def _made_by(v: Value, factories: dict, scope: ast.AST | None = None,
+             path: str | None = None) -> Origin | None:
     """The candidate factory that made ``v``, if ``v`` may be that factory's CPU result (on
     some path, the first round of a loop included) and was never moved: its places may
     be unknown (``b = torch.zeros(n)`` on one branch, ``self.sampler.sample()`` on the
     other), the factory's path is on the CPU all the same. Wrapped in ``nn.Parameter`` (or
     a buffer) outside ``scope``, the function where it meets the other tensor, it is
-    registered where it was wrapped and follows the model's ``.to()``."""
+    registered where it was wrapped and follows the model's ``.to()``.  With ``path``, the
+    factories are those of that other file of the run, by their line and column."""
     if v.places is not None and CPU not in v.places or not v.may_be(Kind.TENSOR):
         return None
     if any(o.op is Op.MOVED for o in v.origins):
@@ -486,6 +565,9 @@ def _made_by(v: Value, factories: dict, scope: ast.AST | None = None) -> Origin 
     if any(o.op is Op.MADE and o.text.startswith(vocab.REGISTERED) and not _inside(o, scope)
            for o in v.origins):
         return None
+    if path is not None:
+        return next((o for o in v.origins if o.op is Op.MADE and o.path == path
+                     and (o.line, o.column) in factories), None)
     return next((o for o in v.origins if o.op is Op.MADE and o.path is None
                  and o.node is not None and id(o.node) in factories), None)
 
@@ -912,7 +994,8 @@ def _given_elsewhere(res: ScopeResult, module: Value) -> bool:
 
 
 def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
-             partner: ast.AST, res: ScopeResult) -> Finding:
+             partner: ast.AST, res: ScopeResult, other: FileFlow | None = None) -> Finding:
+    """``other``: the file of the run where the tensor meets ``partner``, if not this one."""
     fname = call.qualname
     input_name = _local_name(home, partner, res, call.node) or _input_name(home, partner, res)
     # a module has no .device (only its parameters have one)
@@ -928,23 +1011,29 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     where = f"device={device_of}" if input_name is not None else "device=<input>.device"
     if legacy:
         where = f"torch.tensor(..., dtype=..., {where})"
-    text = ctx.text(partner)[:40]
+    text = (ctx.text(partner) if other is None else ast.unparse(partner))[:40]
+    there = "" if other is None else f" in {os.path.basename(other.path)}"
     made = "is always built on the CPU" if legacy else "without `device=` is built on the CPU"
     f = ctx.finding(
         CODE, call.node,
-        f"`{fname}(...)` {made} but meets `{text}`, which may "
+        f"`{fname}(...)` {made} but meets `{text}`{there}, which may "
         f"be on an accelerator; create it there: `{where}`",
         fix,
     )
-    return replace(f, evidence=_evidence(ctx, call, meet, partner, text))
+    return replace(f, evidence=_evidence(ctx, call, meet, partner, text, other))
 
 
 def _evidence(ctx: Context, call: CallEvent, meet: Meeting, partner: ast.AST,
-              text: str) -> tuple[Evidence, ...]:
+              text: str, other: FileFlow | None = None) -> tuple[Evidence, ...]:
     made = Origin(Op.MADE, call.node.lineno, call.node.col_offset, "", node=call.node)
     why = "the model's weights" if meet.module is not None else "a tensor that may be on an accelerator"
     steps = [step(ctx, made, f"`{call.qualname}(...)` builds the tensor on the CPU here")]
-    steps.append(at(ctx, meet.node, f"it meets `{text}` ({why}) here"))
+    if other is None:
+        steps.append(at(ctx, meet.node, f"it meets `{text}` ({why}) here"))
+    else:  # (a line and column of the other file, as the analysis's origins give them)
+        there = Origin(Op.MADE, getattr(meet.node, "lineno", 0), getattr(meet.node, "col_offset", 0),
+                       "", path=other.path)
+        steps.append(step(ctx, there, f"it meets `{text}` ({why}) here"))
     return tuple(steps)
 
 
