@@ -58,7 +58,7 @@ def first_run(res: ScopeResult, call: ast.Call) -> CallEvent | None:
              if isinstance(n, _TESTS) and path[k + 1] is not n.test]
     if tests:
         bound = scope.bound(path[outer])
-        if any(_reads(n.test) & bound for n in tests):  # type: ignore[attr-defined]
+        if any(_reads(n.test) & bound for n in tests):
             return None
     return event
 
@@ -84,7 +84,7 @@ class _Scope:
 
     def path(self, target: ast.Call) -> list[ast.AST] | None:
         """The nodes from the root down to the call ``target`` (None: not in this scope)."""
-        out = [target]
+        out: list[ast.AST] = [target]
         node = self.parent.get(id(target))
         while node is not None:
             out.append(node)
