@@ -669,3 +669,36 @@ def test_values_and_items_of_a_known_dict_keep_its_values(snippet):
     assert s.wheres(s.value_at(7, "v")) == {"ACCEL"}
     assert s.wheres(s.value_at(9, "u")) == {"ACCEL"}
     assert s.value_at(11, "other").kinds is None  # a dict the analysis does not know
+
+
+def test_the_attributes_a_file_stores_outside_self_are_those_of_a_full_walk():
+    import ast
+
+    from torchferry.check.flow.program import _outside_stores
+
+    def reference(tree):  # every node, isinstance tests
+        out = set()
+        for n in ast.walk(tree):
+            if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) and not (
+                    isinstance(n.value, ast.Name) and n.value.id == "self"):
+                out.add(n.attr)
+            elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr":
+                out.add("")
+        return out
+
+    tree = ast.parse(
+        "class A:\n"
+        "    def f(self, o):\n"
+        "        self.w = 1\n"
+        "        o.a, (o.b, [*o.c]) = 1, (2, [3])\n"
+        "        del o.d, self.e\n"
+        "        [0 for o.f in range(2)]\n"
+        "        for o.g in []: pass\n"
+        "        with open('x') as o.h: pass\n"
+        "        o.i += 1\n"
+        "        o.j: int = 2\n"
+        "        return self.k.l, o.m\n"
+    )
+    assert _outside_stores(tree) == reference(tree) == set("abcdfghij")
+    with_setattr = ast.parse("def g(o):\n    return [setattr(o, 'x', 1)]\n")
+    assert _outside_stores(with_setattr) == reference(with_setattr) == {""}

@@ -24,6 +24,15 @@ from torchferry.check.flow.events import CallEvent, ScopeResult
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _TESTS = (ast.If, ast.While, ast.IfExp)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+#: nodes that hold no name, no jump and no call: constants, the load/store contexts, the
+#: operators (about a third of a function's nodes), never put on a walk of this module
+_INERT = frozenset({ast.Constant, ast.Load, ast.Store, ast.Del, ast.Pass, ast.Import,
+                    ast.ImportFrom, ast.alias, *ast.operator.__subclasses__(),
+                    *ast.unaryop.__subclasses__(), *ast.cmpop.__subclasses__(),
+                    *ast.boolop.__subclasses__()})
+#: nodes that hold no call, so lie on no path :meth:`_Scope.path` is asked for (it is asked
+#: about calls only): left out of the parent map
+_LEAVES = _INERT | {ast.Name, ast.Break, ast.Continue, ast.Global, ast.Nonlocal}
 
 
 def first_run(res: ScopeResult, call: ast.Call) -> CallEvent | None:
@@ -41,13 +50,15 @@ def first_run(res: ScopeResult, call: ast.Call) -> CallEvent | None:
     loops = [k for k, n in enumerate(path) if isinstance(n, _LOOPS)]
     if not loops:
         return None
-    outer = loops[0]
-    bound = scope.bound(path[outer])
     if any(scope.jumps(path[k]) for k in loops):
         return None
-    for k in range(outer + 1, len(path)):
-        n = path[k]
-        if isinstance(n, _TESTS) and _reads(n.test) & bound and path[k + 1] is not n.test:
+    outer = loops[0]
+    # (the names the loop binds are found only when a test stands on the way)
+    tests = [n for k, n in enumerate(path[outer + 1:], outer + 1)
+             if isinstance(n, _TESTS) and path[k + 1] is not n.test]
+    if tests:
+        bound = scope.bound(path[outer])
+        if any(_reads(n.test) & bound for n in tests):
             return None
     return event
 
@@ -59,18 +70,21 @@ class _Scope:
     def __init__(self, root: ast.AST) -> None:
         self.root = root
         self.parent: dict[int, ast.AST] = {}
+        parent = self.parent
         todo = [root]
         for node in todo:  # (the list grows while it is read)
             for child in _children(node):
-                self.parent[id(child)] = node
+                if type(child) in _LEAVES:
+                    continue
+                parent[id(child)] = node
                 if not isinstance(child, _SCOPES):
                     todo.append(child)
         self._bound: dict[int, set[str]] = {}
         self._jumps: dict[int, bool] = {}
 
-    def path(self, target: ast.AST) -> list[ast.AST] | None:
-        """The nodes from the root down to ``target`` (None: not in this scope)."""
-        out = [target]
+    def path(self, target: ast.Call) -> list[ast.AST] | None:
+        """The nodes from the root down to the call ``target`` (None: not in this scope)."""
+        out: list[ast.AST] = [target]
         node = self.parent.get(id(target))
         while node is not None:
             out.append(node)
@@ -127,7 +141,7 @@ def _walk_body(loop: ast.AST) -> list[ast.AST]:
     while todo:
         n = todo.pop()
         out.append(n)
-        todo.extend(c for c in _children(n) if not isinstance(c, _SCOPES))
+        todo.extend(c for c in _children(n) if type(c) not in _INERT and not isinstance(c, _SCOPES))
     return out
 
 
@@ -142,7 +156,7 @@ def _jumps(loop: ast.AST) -> bool:
         if isinstance(n, _LOOPS):
             todo.extend(n.orelse)  # (its body's jumps are its own)
         elif not isinstance(n, _SCOPES):
-            todo.extend(_children(n))
+            todo.extend(c for c in _children(n) if type(c) not in _INERT)
     return False
 
 

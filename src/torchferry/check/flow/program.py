@@ -17,7 +17,7 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
@@ -1059,13 +1059,7 @@ class FileFlow:
         """Does this file assign ``<x>.<attr>`` for an ``x`` other than ``self`` (or call
         ``setattr``)?"""
         if self._outside_stores is None:
-            self._outside_stores = set()
-            for n in ast.walk(self.tree):
-                if isinstance(n, ast.Attribute) and isinstance(n.ctx, (ast.Store, ast.Del)) and not (
-                        isinstance(n.value, ast.Name) and n.value.id == "self"):
-                    self._outside_stores.add(n.attr)
-                elif isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr":
-                    self._outside_stores.add("")
+            self._outside_stores = _outside_stores(self.tree)
         return attr in self._outside_stores or "" in self._outside_stores
 
     def _table(self, cls: ClassInfo) -> dict[str, Value]:
@@ -1088,6 +1082,35 @@ class FileFlow:
                 old = cls.table.get(name)
                 cls.table[name] = v if old is None else join(old, v)
         return cls.table
+
+
+def _outside_stores(tree: ast.Module) -> set[str]:
+    """The attributes ``tree`` assigns or deletes on something other than ``self``
+    (``x.attr = v``), and ``""`` when it calls ``setattr``: every node, in one pass over a
+    list that grows while it is read, with exact type tests (about half the time of
+    ``ast.walk`` with ``isinstance`` on the files of a large code base)."""
+    out: set[str] = set()
+    attribute, call, name, stores, node_type = ast.Attribute, ast.Call, ast.Name, (ast.Store, ast.Del), ast.AST
+    todo: list[Any] = [tree]  # (every kind of node; each branch tests its type first)
+    add = todo.append
+    for n in todo:
+        t = type(n)
+        if t is attribute:
+            if type(n.ctx) in stores and not (type(n.value) is name and n.value.id == "self"):
+                out.add(n.attr)
+        elif t is call:
+            f = n.func
+            if type(f) is name and f.id == "setattr":
+                out.add("")
+        for field_name in n._fields:
+            v = getattr(n, field_name, None)
+            if type(v) is list:
+                for x in v:
+                    if isinstance(x, node_type):
+                        add(x)
+            elif isinstance(v, node_type):
+                add(v)
+    return out
 
 
 #: what a scope's text must mention for a device mistake to show in it (plain substrings:

@@ -78,7 +78,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import NamedTuple
 
-from torchferry.check.api import Context, Finding, Fix
+from torchferry.check.api import Context, Finding, Fix, walk
 from torchferry.check.flow import Basis, Callee, FileFlow, Kind, Op, ScopeResult, Value, Where
 from torchferry.check.flow.evidence import at, first
 from torchferry.check.flow.places import whole_batch
@@ -220,7 +220,7 @@ def _reassigned(fn: ast.AST, st: ast.stmt, recv: ast.expr) -> bool:
     if not isinstance(recv, ast.Attribute):
         return False
     key = _shape(recv)
-    for node in ast.walk(fn):
+    for node in walk(fn):
         if isinstance(node, (ast.Assign, ast.AugAssign, ast.AnnAssign)) and node.lineno < st.lineno:
             targets = node.targets if isinstance(node, ast.Assign) else [node.target]
             for t in targets:

@@ -167,7 +167,7 @@ import re
 from collections.abc import Iterable
 from dataclasses import replace
 
-from torchferry.check.api import Context, Evidence, Finding, Fix
+from torchferry.check.api import Context, Evidence, Finding, Fix, walk
 from torchferry.check.flow import (
     ACCEL,
     CPU,
@@ -726,7 +726,7 @@ def _appended(res: ScopeResult, node: ast.expr, site: ast.Call) -> list[Value]:
     """What ``name.append(...)`` added to the list ``name`` since it was last bound."""
     if not isinstance(node, ast.Name):
         return []
-    bound = max((n.lineno for n in ast.walk(res.node) if isinstance(n, ast.Assign)
+    bound = max((n.lineno for n in walk(res.node) if isinstance(n, ast.Assign)
                  and any(isinstance(t, ast.Name) and t.id == node.id for t in n.targets)
                  and n.lineno <= site.lineno), default=0)
     out = []
