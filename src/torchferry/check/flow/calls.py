@@ -14,6 +14,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee, CallEvent
 from torchferry.check.flow.lattice import (
@@ -415,6 +416,8 @@ def _attr_of(base: Value, attr: str) -> Value:
         return Value.of(Kind.NDARRAY) if attr == "T" else _OTHER
     if base.is_(Kind.MODULE) and attr in ("weight", "bias"):
         return Value(_TENSOR, base.places, base.origins, Basis.INFERRED)
+    if attr in distributions.PARTS and distributions.is_distribution(base):
+        return distributions.drawn(base)  # ``dist.mean``, ``dist.probs``
     return part_of(base)
 
 

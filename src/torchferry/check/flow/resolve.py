@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import Callee
@@ -347,6 +348,9 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         # a PackedSequence: its data (and sorted indices) are where the input is; an RNN
         # given it computes there
         return Value(_TENSOR, args[0].places, args[0].origins, Basis.INFERRED)
+    dist = distributions.built(node, qual, args, kws)
+    if dist is not None:
+        return dist
     if last in vocab.TORCH_NON_TENSOR or parts[1] in ("cuda", "backends", "distributed", "utils"):
         return Value.of(Kind.OTHER)
     if not _returns_tensor(parts) and qual not in vocab.TENSOR_UTILS:
@@ -420,6 +424,10 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
                          _dict_view(recv, attr))
     if recv.is_(Kind.NDARRAY):
         v = Value.of(Kind.SCALAR) if attr in ("item", "tolist") else Value.of(Kind.NDARRAY)
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+    if attr in distributions.DRAWS and distributions.is_distribution(recv):
+        # ``Categorical(logits=t).sample()``: where the distribution's parameters are
+        v = distributions.drawn(recv)
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
     if recv.is_(Kind.LOADER) or recv.is_(Kind.OTHER) and attr not in vocab.MOVES:
         return _unresolved(ev, node, attr, UNKNOWN, args, kws, Reason.UNRESOLVED, recv)
