@@ -1093,7 +1093,7 @@ class FileFlow:
 _NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(", ".type_as(",
             "zeros(", "ones(", "empty(", "full(", "arange(", "rand", "eye(", "linspace(",
             "logspace(", "tensor(", "asarray(", "from_numpy(", "normal(", "bernoulli(",
-            "multinomial(", "Tensor(", "oader", "device", "synchronize", "non_blocking", "return_tensors")
+            "multinomial(", "Tensor(", "TensorV2(", "oader", "device", "synchronize", "non_blocking", "return_tensors")
 #: (``\b`` first: a name is tried from its first character only, not again from each later
 #: one; the same names, a third less CPU)
 _CALLED = re.compile(r"\b(\w+)\(")

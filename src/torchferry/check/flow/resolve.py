@@ -67,6 +67,8 @@ def call_value(ev: Evaluator, node: ast.Call) -> Value:
     fv = ev.eval(func)
     if fv.is_(Kind.MODULE):
         return module_call(ev, node, fv, args, kws)
+    if fv.call is not None:  # ``ToTensorV2()(image=img)``
+        return _call_of(ev, node, ast.unparse(func)[:40], fv, args, kws)
     return _unresolved(ev, node, None, fv, args, kws, Reason.DYNAMIC)
 
 
@@ -149,6 +151,9 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
     if qual.startswith(_TRANSFORMS):
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
                          _transform(ev, node, qual))
+    if qual.startswith(_ALBUMENTATIONS):
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
+                         _albumentation(ev, node, qual))
     if qual.startswith(vocab.MODEL_ZOOS):
         places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
         v = Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
@@ -272,6 +277,30 @@ def _transform(ev: Evaluator, node: ast.Call, qual: str) -> Value:
         if w is not None and w.call is not None:
             made = w.call
     return _OTHER if made is None else _OTHER._replace(call=made)
+
+
+_ALBUMENTATIONS = "albumentations."
+
+
+def _albumentation(ev: Evaluator, node: ast.Call, qual: str) -> Value:
+    """An albumentations transform: ``ToTensorV2()``, called (``t(image=img)``), returns a
+    dict whose ``"image"`` is a tensor made on the CPU; so does a ``Compose([...])`` of
+    albumentations transforms whose last step is one (the others compute on NumPy arrays),
+    unless a ``Lambda`` may do anything."""
+    last = qual.rsplit(".", 1)[-1]
+    if last == "ToTensorV2":
+        made = _tensor(frozenset((CPU,)), _made(node, "ToTensorV2()"), Basis.INFERRED)
+        return _OTHER._replace(call=container(keys=(("image", made),)))
+    steps = node.args[0] if node.args else next(
+        (k.value for k in node.keywords if k.arg == "transforms"), None)
+    if last != "Compose" or not isinstance(steps, (ast.List, ast.Tuple)) or not steps.elts:
+        return _OTHER
+    for step in steps.elts:
+        q = ev.ff.qualname(step.func, ev.i) if isinstance(step, ast.Call) else None
+        if q is None or not q.startswith(_ALBUMENTATIONS) or q.endswith(".Lambda"):
+            return _OTHER
+    w = ev.values.get(id(steps.elts[-1]))
+    return _OTHER if w is None or w.call is None else _OTHER._replace(call=w.call)
 
 
 def _call_of(ev: Evaluator, node: ast.Call, name: str, fv: Value, args: Args, kws: Kws) -> Value:
