@@ -551,10 +551,12 @@ def _grow(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args) -> 
         ev.i._bind_attr(base, recv._replace(item=join(recv.item, added)))  # type: ignore[arg-type]
         return
     added = element(args[0], None) if attr == "extend" else args[-1]
+    if recv.item is None:
+        return
     if isinstance(base, ast.Subscript) or isinstance(base, ast.Call) and _setdefault(base):
         _grow_in_dict(ev, base, recv._replace(item=join(recv.item, added)))
         return
-    if not isinstance(base, ast.Name) or base.id not in ev.i.env or recv.item is None:
+    if not isinstance(base, ast.Name) or base.id not in ev.i.env:
         return
     ev.i.env[base.id] = recv._replace(item=join(recv.item, added))
 
