@@ -14,6 +14,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee, CallEvent
 from torchferry.check.flow.lattice import (
@@ -187,7 +188,8 @@ class Evaluator:
             # ``schedule[epoch]`` of ``torch.linspace(...)``: 0-dimensional, it mixes with
             # tensors on any device
             return Value(base.kinds, frozenset(), base.origins, base.basis)
-        return part_of(base)
+        joined = _joined_tensor_item(base, key)
+        return joined if joined is not None else part_of(base)
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> Value:
         self._comp_targets(node.generators)
@@ -415,11 +417,26 @@ def _attr_of(base: Value, attr: str) -> Value:
         return Value.of(Kind.NDARRAY) if attr == "T" else _OTHER
     if base.is_(Kind.MODULE) and attr in ("weight", "bias"):
         return Value(_TENSOR, base.places, base.origins, Basis.INFERRED)
+    if attr in distributions.PARTS and distributions.is_distribution(base):
+        return distributions.drawn(base)  # ``dist.mean``, ``dist.probs``
     return part_of(base)
 
 
 _SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "is_cuda", "requires_grad"})
 _ONE_DIMENSIONAL = ("torch.arange(", "torch.linspace(", "torch.logspace(", "torch.randperm(")
+
+
+def _joined_tensor_item(base: Value, key: ast.expr) -> Value | None:
+    """``h[:, i, :]`` of a value that joins a tensor with another kind (``self.hidden``,
+    None until a method stores a tensor there): only the tensor part is subscripted at
+    run time as a tensor is, so the item keeps its places and origins; a key of several
+    dimensions with a slice (which no number, None or string takes) makes it a tensor."""
+    kinds = base.kinds
+    if kinds is None or Kind.TENSOR not in kinds or len(kinds) < 2 or not base.known_places \
+            or kinds & {Kind.MODULE, Kind.NDARRAY, Kind.BATCH, Kind.LOADER}:
+        return None
+    sliced = isinstance(key, ast.Tuple) and any(isinstance(e, ast.Slice) for e in key.elts)
+    return Value(_TENSOR if sliced else kinds, base.places, base.origins, min(base.basis, Basis.INFERRED))
 
 
 def _module_sequence(v: Value, keyed: bool = False) -> bool:

@@ -968,8 +968,8 @@ class FileFlow:
     def _constructed_attr(self, info: ClassInfo, obj: Value, attr: str) -> Value | None:
         """``obj.<attr>`` of ``obj = Plain(x, device=d)`` built in this file, where
         ``__init__`` stores a value made from its parameters (``self.data =
-        data.to(device)``): that value with the construction's arguments bound (a tensor
-        argument makes its parameter a tensor), joined with what the class's other methods
+        data.to(device)``): that value with the construction's arguments bound (a tensor or
+        module argument makes its parameter one), joined with what the class's other methods
         store there.  None when the construction is not known or ``__init__`` does not
         store ``attr``."""
         made = next((o for o in reversed(obj.origins) if o.op is Op.MADE), None)
@@ -978,7 +978,7 @@ class FileFlow:
         if bound is None or init is None:
             return None
         owner, fn = init[0].ff, init[1]
-        given = {int(k): Kind.TENSOR for k, a in bound.items() if a.is_(Kind.TENSOR)}
+        given = {int(k): kind for k, a in bound.items() for kind in (Kind.TENSOR, Kind.MODULE) if a.is_(kind)}
         res = owner.given_result(fn, given) if given else owner.result(fn, init[0])
         raw = res.stores.get(attr) if res is not None else None
         if raw is None:
@@ -1118,7 +1118,7 @@ def _outside_stores(tree: ast.Module) -> set[str]:
 _NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(", ".type_as(",
             "zeros(", "ones(", "empty(", "full(", "arange(", "rand", "eye(", "linspace(",
             "logspace(", "tensor(", "asarray(", "from_numpy(", "normal(", "bernoulli(",
-            "multinomial(", "Tensor(", "oader", "device", "synchronize", "non_blocking", "return_tensors")
+            "multinomial(", "Tensor(", "TensorV2(", "oader", "device", "synchronize", "non_blocking", "return_tensors")
 #: (``\b`` first: a name is tried from its first character only, not again from each later
 #: one; the same names, a third less CPU)
 _CALLED = re.compile(r"\b(\w+)\(")

@@ -6,11 +6,13 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING
 
+import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import Callee
 from torchferry.check.flow.lattice import (
     ACCEL,
+    BOTTOM,
     CPU,
     ORIGIN_CAP,
     UNKNOWN,
@@ -65,6 +67,8 @@ def call_value(ev: Evaluator, node: ast.Call) -> Value:
     fv = ev.eval(func)
     if fv.is_(Kind.MODULE):
         return module_call(ev, node, fv, args, kws)
+    if fv.call is not None:  # ``ToTensorV2()(image=img)``
+        return _call_of(ev, node, ast.unparse(func)[:40], fv, args, kws)
     return _unresolved(ev, node, None, fv, args, kws, Reason.DYNAMIC)
 
 
@@ -147,9 +151,17 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
     if qual.startswith(_TRANSFORMS):
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
                          _transform(ev, node, qual))
+    if qual.startswith(_ALBUMENTATIONS):
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
+                         _albumentation(ev, node, qual))
     if qual.startswith(vocab.MODEL_ZOOS):
         places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
         v = Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
+    if qual == "collections.defaultdict" and len(node.args) == 1 and not kws and \
+            isinstance(node.args[0], ast.Name) and node.args[0].id == "list":
+        # ``defaultdict(list)``: an empty list at every key (``d[k].append(t)`` fills it)
+        v = container(keys=(), item=container(item=BOTTOM))
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     if qual.rsplit(".", 1)[-1] == "DataLoader":
         v = Value.of(Kind.LOADER, None, _made(node, "DataLoader(...)"), Basis.CONSTRUCTED)
@@ -267,6 +279,30 @@ def _transform(ev: Evaluator, node: ast.Call, qual: str) -> Value:
     return _OTHER if made is None else _OTHER._replace(call=made)
 
 
+_ALBUMENTATIONS = "albumentations."
+
+
+def _albumentation(ev: Evaluator, node: ast.Call, qual: str) -> Value:
+    """An albumentations transform: ``ToTensorV2()``, called (``t(image=img)``), returns a
+    dict whose ``"image"`` is a tensor made on the CPU; so does a ``Compose([...])`` of
+    albumentations transforms whose last step is one (the others compute on NumPy arrays),
+    unless a ``Lambda`` may do anything."""
+    last = qual.rsplit(".", 1)[-1]
+    if last == "ToTensorV2":
+        made = _tensor(frozenset((CPU,)), _made(node, "ToTensorV2()"), Basis.INFERRED)
+        return _OTHER._replace(call=container(keys=(("image", made),)))
+    steps = node.args[0] if node.args else next(
+        (k.value for k in node.keywords if k.arg == "transforms"), None)
+    if last != "Compose" or not isinstance(steps, (ast.List, ast.Tuple)) or not steps.elts:
+        return _OTHER
+    for step in steps.elts:
+        q = ev.ff.qualname(step.func, ev.i) if isinstance(step, ast.Call) else None
+        if q is None or not q.startswith(_ALBUMENTATIONS) or q.endswith(".Lambda"):
+            return _OTHER
+    w = ev.values.get(id(steps.elts[-1]))
+    return _OTHER if w is None or w.call is None else _OTHER._replace(call=w.call)
+
+
 def _call_of(ev: Evaluator, node: ast.Call, name: str, fv: Value, args: Args, kws: Kws) -> Value:
     """A call of a value that knows what it returns (a transform)."""
     assert fv.call is not None
@@ -347,6 +383,9 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         # a PackedSequence: its data (and sorted indices) are where the input is; an RNN
         # given it computes there
         return Value(_TENSOR, args[0].places, args[0].origins, Basis.INFERRED)
+    dist = distributions.built(node, qual, args, kws)
+    if dist is not None:
+        return dist
     if last in vocab.TORCH_NON_TENSOR or parts[1] in ("cuda", "backends", "distributed", "utils"):
         return Value.of(Kind.OTHER)
     if not _returns_tensor(parts) and qual not in vocab.TENSOR_UTILS:
@@ -412,8 +451,15 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
     method = _method_of_the_run(ev, recv, attr)
     if method is not None:  # ``net.predict(x)``: a method a class of the run defines
         return project_call(ev, node, method[0].ff, method[1], args, kws, receiver=recv)
+    held = _held_module(ev, recv, attr)
+    if held is not None:  # ``self.policy.net(x)``, ``trainer.model(batch)``
+        return module_call(ev, node, held, args, kws)
     if recv.is_(Kind.MODULE):
         return module_method(ev, node, attr, recv, args, kws)
+    if attr == "setdefault" and len(args) == 2 and recv.elts is None and \
+            (recv.item is not None or recv.keys is not None):
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws,
+                         _kept_at(recv, node.args[0], args[1]))
     if attr in ("items", "values") and not args and recv.elts is None and \
             (recv.item is not None or recv.keys is not None):
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws,
@@ -421,12 +467,30 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
     if recv.is_(Kind.NDARRAY):
         v = Value.of(Kind.SCALAR) if attr in ("item", "tolist") else Value.of(Kind.NDARRAY)
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+    if attr in distributions.DRAWS and distributions.is_distribution(recv):
+        # ``Categorical(logits=t).sample()``: where the distribution's parameters are
+        v = distributions.drawn(recv)
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
     if recv.is_(Kind.LOADER) or recv.is_(Kind.OTHER) and attr not in vocab.MOVES:
         return _unresolved(ev, node, attr, UNKNOWN, args, kws, Reason.UNRESOLVED, recv)
     if recv.kinds is None and attr not in vocab.MOVE_NAMES and attr not in vocab.TENSOR_METHODS:
         return _unknown_method(ev, node, attr, recv, args, kws)
     v = tensor_method(ev, node, attr, recv)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _kept_at(d: Value, key: ast.expr, default: Value) -> Value:
+    """``d.setdefault(key, default)`` of a dict the analysis knows: what ``d`` holds at
+    ``key`` (any of its values for a key it does not know), or ``default``."""
+    name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+    held = dict(d.keys or ())
+    if name is not None and name in held:
+        now: Value | None = held[name]
+    elif d.item is not None:
+        now = d.item
+    else:
+        now = join_all(held.values()) if name is None and held else None
+    return default if now is None else join(now, default)
 
 
 def _dict_view(d: Value, attr: str) -> Value:
@@ -449,6 +513,33 @@ def _method_of_the_run(ev: Evaluator, recv: Value, attr: str) -> tuple[ClassInfo
     return found
 
 
+def _held_module(ev: Evaluator, recv: Value, attr: str) -> Value | None:
+    """``recv.<attr>`` when it is a module the class of the run that built ``recv`` in this
+    file stores there: for a plain object (``self.policy = Policy()``, ``trainer =
+    Trainer(model, device)``), the module its methods or its constructor's arguments leave
+    at known places; for a module of the run (``self.agent = ActorCritic().cuda()``), a
+    submodule its methods assign, where the module is (a move takes its submodules along).
+    None otherwise (a method of that name, an attribute of unknown kind)."""
+    if attr in vocab.MOVE_NAMES or attr in vocab.MODULE_METHODS or attr in vocab.MODULE_SELF:
+        return None
+    if recv.is_(Kind.OTHER) and recv.origins:
+        stored = ev.ff.instance_attr(recv, attr)
+        return stored if stored is not None and stored.is_(Kind.MODULE) else None
+    if not recv.is_(Kind.MODULE) or not recv.known_places:
+        return None
+    info = ev.ff.class_of(recv)
+    if info is None or not info.is_module or info.method(attr) is not None:
+        return None
+    stored = ev.ff.class_attr(info, attr)
+    made = tuple(o for o in stored.origins if o.op is Op.MADE)
+    if not stored.is_(Kind.MODULE) or not made:
+        return None
+    if info.ff is not ev.ff:
+        made = tuple(o if o.path else o._replace(path=info.ff.path) for o in made)
+    moved = tuple(o for o in recv.origins if o.op is not Op.MADE)  # (its own construction's)
+    return Value(_MODULE, recv.places, (*made, *moved)[:4], Basis.INFERRED)
+
+
 def _grow(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args) -> None:
     """``xs.append(t)``, ``xs.extend(ts)``, ``xs.insert(i, t)``, ``s.add(t)`` on a list or
     set bound to a local name or held by ``self`` (``self.items.append(t)``, as the class
@@ -459,10 +550,44 @@ def _grow(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args) -> 
         added = element(args[0], None) if attr == "extend" else args[-1]
         ev.i._bind_attr(base, recv._replace(item=join(recv.item, added)))  # type: ignore[arg-type]
         return
-    if not isinstance(base, ast.Name) or base.id not in ev.i.env or recv.item is None:
-        return
     added = element(args[0], None) if attr == "extend" else args[-1]
+    if recv.item is None:
+        return
+    if isinstance(base, ast.Subscript) or isinstance(base, ast.Call) and _setdefault(base):
+        _grow_in_dict(ev, base, recv._replace(item=join(recv.item, added)))
+        return
+    if not isinstance(base, ast.Name) or base.id not in ev.i.env:
+        return
     ev.i.env[base.id] = recv._replace(item=join(recv.item, added))
+
+
+def _setdefault(call: ast.Call) -> bool:
+    """``d.setdefault(k, [])``: the list kept in ``d`` at ``k``."""
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "setdefault" and len(call.args) == 2
+
+
+def _grow_in_dict(ev: Evaluator, base: ast.Subscript | ast.Call, grown: Value) -> None:
+    """``hist[phase].append(t)`` or ``d.setdefault(k, []).append(t)`` on a dict bound to a
+    local name (a literal, ``{}``, ``defaultdict(list)``): the list kept at that key (a
+    literal key; every key and the dict's item for a key the analysis does not know)
+    holds what is added, for ``hist[phase]`` and ``hist.values()`` to read back."""
+    holder = base.value if isinstance(base, ast.Subscript) else base.func.value  # type: ignore[attr-defined]
+    if not isinstance(holder, ast.Name) or holder.id not in ev.i.env:
+        return
+    d = ev.i.env[holder.id]
+    if d.elts is not None or d.keys is None and d.item is None:
+        return
+    key = base.slice if isinstance(base, ast.Subscript) else base.args[0]
+    name = key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+    keys = d.keys
+    if keys is not None and name is not None and any(k == name for k, _ in keys):
+        keys = tuple((k, grown if k == name else v) for k, v in keys)
+        ev.i.env[holder.id] = d._replace(keys=keys)
+        return
+    if keys is not None:  # (an unknown key may be any of them, or a new one)
+        keys = tuple((k, join(v, grown)) for k, v in keys)
+    item = grown if d.item is None else join(d.item, grown)
+    ev.i.env[holder.id] = d._replace(keys=keys, item=item)
 
 
 def _forward(ev: Evaluator, node: ast.Call, recv: Value, args: Args, kws: Kws) -> Value:

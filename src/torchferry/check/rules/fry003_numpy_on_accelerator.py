@@ -36,7 +36,11 @@ bound in the same scope from h5py (`with h5py.File(path, "w") as f`, `g =
 f.create_group("model")`). The values of a dict the analysis knows (a dict literal,
 `model.state_dict()`, also of a model handed in as a parameter, which the calls of the file
 place) keep their kind and place through `.values()` and `.items()` (`for
-name, w in model.state_dict().items(): np.save(name, w)`). An attribute of an object of a
+name, w in model.state_dict().items(): np.save(name, w)`); a list kept in a dict local to the
+scope (`hist = {"train": [], "val": []}`, `{}` grown with `d.setdefault(k, [])`,
+`defaultdict(list)`) holds what `hist[phase].append(t)` adds. What a `torch.distributions`
+object built from tensors computes (`Categorical(logits=t).sample()`, `dist.log_prob(a)`,
+`dist.mean`) is where its parameters are. An attribute of an object of a
 plain class of the run built in the file (`mesh = Mesh(nodes.to(device))`; `mesh.nodes`)
 is what the class's `__init__` stores there, with the construction's arguments bound, and
 what its other methods store (a list they fill with `append` or `self.slots[k] = t`

@@ -125,12 +125,14 @@ Not flagged, because nothing can go wrong or the author already handles it:
 * a 0-dim tensor by construction (`torch.scalar_tensor(v)`, `torch.zeros(())`, or
   `torch.tensor(v)`, with at most `dtype=` and `requires_grad=`, where `v` is a number
   literal, a parameter of `__init__` whose default is one and that has no annotation but
-  `int`/`float`, or a module-level name bound only to numbers: `self.clip = torch.tensor(clip, dtype=torch.float)`) that meets the
+  `int`/`float`, a module-level name bound only to numbers, or a NumPy or `math` function of
+  those, `torch.tensor(np.log(init_alpha))`: `self.clip = torch.tensor(clip, dtype=torch.float)`) that meets the
   model's tensors only in operations that take a 0-dim CPU tensor with tensors on any device
   (TensorIterator's CPU scalars; `device_check: NoCheck   # TensorIterator` in PyTorch's
   `native_functions.yaml`): an arithmetic operator other than `@`, a comparison,
-  `torch.min/max/minimum/maximum(a, b)` -- the attribute itself or its arithmetic with number
-  literals is the operand (`torch.min(self.clip, ratio)`, `h / (h.abs() + self.eps)`), and what
+  `torch.min/max/minimum/maximum(a, b)` -- the attribute itself, its arithmetic with number
+  literals or an elementwise method of those without arguments (`self.log_alpha.exp()`) is
+  the operand (`torch.min(self.clip, ratio)`, `h / (h.abs() + self.eps)`), and what
   such an operation computes with a model's tensor, on the model's device, may go anywhere
   (`r = torch.min(self.clip, h)`, then `r.masked_fill(...)`). Any other use keeps it flagged:
   through a local name bound to the attribute, in `torch.cat`, `@`, `torch.where` (not
@@ -945,10 +947,14 @@ def _scalar_operands(m: Walker, node: ast.AST) -> list[ast.expr] | None:
 
 
 def _scalar_of(e: ast.expr, attr: str, self_name: str) -> bool:
-    """Is ``e`` ``self.<attr>``, or arithmetic of it with number literals (``-self.t``,
-    ``self.t * 2``): 0-dim where the attribute is?"""
+    """Is ``e`` ``self.<attr>``, arithmetic of it with number literals (``-self.t``,
+    ``self.t * 2``), or an elementwise method of one of those without arguments
+    (``self.log_alpha.exp()``): 0-dim where the attribute is?"""
     if isinstance(e, ast.Attribute):
         return isinstance(e.value, ast.Name) and e.value.id == self_name and e.attr == attr
+    if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in _ELEMENTWISE \
+            and not e.args and not e.keywords:
+        return _scalar_of(e.func.value, attr, self_name)
     if isinstance(e, ast.UnaryOp) and not isinstance(e.op, ast.Not):
         return _scalar_of(e.operand, attr, self_name)
     if isinstance(e, ast.BinOp) and not isinstance(e.op, ast.MatMult):
@@ -956,6 +962,11 @@ def _scalar_of(e: ast.expr, attr: str, self_name: str) -> bool:
         return any(_scalar_of(x, attr, self_name) for x in sides) and all(
             is_number(x) or _scalar_of(x, attr, self_name) for x in sides)
     return False
+
+
+#: tensor methods that compute elementwise, keeping a 0-dim tensor 0-dim and where it is
+_ELEMENTWISE = frozenset({"exp", "log", "sqrt", "abs", "neg", "sigmoid", "tanh", "detach", "clone",
+                          "float", "double", "half"})
 
 
 def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
@@ -972,10 +983,12 @@ def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
 
 def _number_data(m: Walker, x: ast.expr, scope: Scope) -> bool:
     """Is ``x`` a number: written out, a parameter of its function whose default is one and
-    that has no annotation other than ``int``/``float``, or a module-level name only ever
-    bound to one?"""
+    that has no annotation other than ``int``/``float``, a module-level name only ever
+    bound to one, or a NumPy or ``math`` function of numbers (``np.log(init_alpha)``)?"""
     if is_number(x):
         return True
+    if isinstance(x, ast.Call) and x.args and not x.keywords and m.qualname(x.func) in _OF_NUMBERS:
+        return all(not isinstance(a, ast.Starred) and _number_data(m, a, scope) for a in x.args)
     if not isinstance(x, ast.Name):
         return False
     b = m.binding(x.id, scope, pos(x))
@@ -987,6 +1000,11 @@ def _number_data(m: Walker, x: ast.expr, scope: Scope) -> bool:
         binds = b.ctx.scope.binds.get(x.id, [])
         return bool(binds) and all(o.how is How.EXPR and is_number(o.value) for _, o in binds)
     return False
+
+
+#: functions of numbers that return a number (NumPy's return a NumPy scalar: 0-dim in torch.tensor)
+_OF_NUMBERS = frozenset(f"{lib}.{f}" for lib in ("numpy", "math")
+                        for f in ("log", "log2", "log10", "log1p", "exp", "sqrt", "pow"))
 
 
 def _number_param(fn: ast.AST | None, arg: ast.arg) -> bool:

@@ -47,7 +47,9 @@ Flags a call `model(x)` when, in one scope,
   whose `__init__` stores a tensor it made; `get_batch(source, i)` returning
   `source[i:j]` of such a tensor)
   (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
-  `ToTensor()` or a `Compose` of torchvision transforms holding one, or an item of a
+  `ToTensor()` or a `Compose` of torchvision transforms holding one, the `"image"` of what
+  albumentations' `ToTensorV2()` or a `Compose` of albumentations transforms ending with it
+  returns, or an item of a
   dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`) and
   never moved; or what a call given `return_tensors="pt"` and no `device=` returned (a
   tokenizer or processor of transformers makes those tensors on the CPU:
@@ -188,7 +190,7 @@ of such modules only, a module class of the run without weights as above, or any
 named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
 itself), an input computed by a call the analysis cannot see into (a transform, a
 tokenizer not given `return_tensors="pt"`, a `Compose` with a `Lambda` or a transform not
-of torchvision) or a
+of torchvision or albumentations) or a
 module's output, nor a file with a `with torch.device(...)` block, nor a call in the arm
 of a test that left the model on the CPU: a class whose `__init__` moves it in one arm of
 `if T:` and not in the other (`if self.training: self.net = Net().cuda()` / `else: self.net
