@@ -7,6 +7,7 @@ import ast
 from typing import TYPE_CHECKING
 
 import torchferry.check.flow.vocab as vocab
+from torchferry.check.flow.built import Argument, init_places, weightless_layer
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import Callee
 from torchferry.check.flow.lattice import (
@@ -660,17 +661,7 @@ def _weightless(module: Value) -> bool:
     activation, dropout, pooling; one on each branch that builds it): not a layer of
     :data:`vocab.PARAM_LAYERS`, a container or a wrapper."""
     made = [o for o in module.origins if o.op is Op.MADE]
-    return bool(made) and all(_weightless_layer(o.text) for o in made)
-
-
-def _weightless_layer(text: str) -> bool:
-    """Does the constructor call ``text`` build a ``torch.nn`` module without weights?  (Each
-    branch's: ``nn.CrossEntropyLoss()`` on one, ``nn.CTCLoss()`` on the other.)"""
-    if not text.startswith("torch.nn."):
-        return False
-    name = text.split("(", 1)[0].rsplit(".", 1)[-1]
-    return name not in vocab.PARAM_LAYERS and name not in vocab.CONTAINERS and \
-        name not in vocab.WRAPPERS and name not in ("Module", "Identity") and name[:1].isupper()
+    return bool(made) and all(weightless_layer(o.text) for o in made)
 
 
 def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args,
@@ -1066,11 +1057,31 @@ def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.Cla
     if not info.is_module:
         v = Value.of(Kind.OTHER, None, _made(node, text))
         _bind_constructor(ev, node, info, args, kws)
-    elif any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws):
-        v = Value(_MODULE, None, (_made(node, text),), Basis.CONSTRUCTED)
     else:
-        v = Value(_MODULE, frozenset((CPU,)), (_made(node, text),), Basis.CONSTRUCTED)
+        moved, places = _built_at(node, info, args, kws)
+        if moved:
+            v = Value(_MODULE, places, (_made(node, text, Op.MOVED, places) if places else _made(node, text),),
+                      Basis.CONSTRUCTED)
+        elif any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws):
+            v = Value(_MODULE, None, (_made(node, text),), Basis.CONSTRUCTED)
+        else:
+            v = Value(_MODULE, frozenset((CPU,)), (_made(node, text),), Basis.CONSTRUCTED)
     return ev.record(node, Callee.FUNCTION, cls_node.name, UNKNOWN, None, args, kws, v)
+
+
+def _built_at(node: ast.Call, info: ClassInfo, args: Args, kws: Kws) -> tuple[bool, frozenset[Place] | None]:
+    """Where ``Model(..., device)``, a module of the run, is once built, as its ``__init__``
+    moves its weighted submodules with the arguments bound (:func:`built.init_places`);
+    ``(False, None)`` when ``__init__`` moves nothing or the call spreads ``*args``/``**kw``."""
+    init = info.method("__init__")
+    if init is None or any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws):
+        return False, None
+    params = param_names(init[1])
+    bound = {params[k + 1]: Argument(a, v) for k, (a, v) in enumerate(zip(node.args, args, strict=False))
+             if k + 1 < len(params)}
+    nodes = {k.arg: k.value for k in node.keywords if k.arg is not None}
+    bound.update((name, Argument(nodes[name], v)) for name, v in kws if name in params[1:] and name in nodes)
+    return init_places(info, bound)
 
 
 def _bind_constructor(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args, kws: Kws) -> None:
