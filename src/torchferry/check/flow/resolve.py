@@ -60,6 +60,10 @@ def call_value(ev: Evaluator, node: ast.Call) -> Value:
         _note_use(ev, func)
         if isinstance(func.value, ast.Name) and func.value.id == ev.i.self_name:
             return self_call(ev, node, func.attr, recv, args, kws)
+        through = _class_method(ev.ff, func) if isinstance(func.value, ast.Name) and \
+            func.value.id not in ev.i.env else None
+        if through is not None:
+            return project_call(ev, node, through[0], through[1], args, kws)
         return method_call(ev, node, func.attr, recv, args, kws)
     if isinstance(func, ast.Name):
         return name_call(ev, node, func.id, args, kws)
@@ -166,6 +170,9 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
     target = ev.ff.resolve(qual)
     if target is not None:
         return project_call(ev, node, target[0], target[1], args, kws)
+    through = _class_method(ev.ff, node.func) if "." in qual else None
+    if through is not None:
+        return project_call(ev, node, through[0], through[1], args, kws)
     if qual.startswith(_DATASETS) and last[:1].isupper():
         return _dataset(ev, node, qual, args, kws)
     project = ev.ff.project
@@ -436,6 +443,23 @@ def _dict_view(d: Value, attr: str) -> Value:
     that ``for name, w in model.state_dict().items()`` gives ``w`` the values' kind and place."""
     each = element(d, None)
     return container(item=container((UNKNOWN, each)) if attr == "items" else each)
+
+
+def _class_method(ff: FileFlow, func: ast.expr) -> tuple[FileFlow, ast.AST] | None:
+    """``Part.make`` of ``Part.make(idx, mesh)``: a ``@staticmethod`` or ``@classmethod``
+    of a class of the run (of this file or imported), called through its class; None for
+    any other callee (a plain method called through its class takes its ``self`` as an
+    argument)."""
+    if not isinstance(func, ast.Attribute):
+        return None
+    found = ff._named(func.value)
+    if found is None or not isinstance(found[1], ast.ClassDef):
+        return None
+    m = found[0].class_info(found[1]).method(func.attr)
+    if m is None or len(m[1].decorator_list) != 1 or not isinstance(m[1].decorator_list[0], ast.Name) or \
+            m[1].decorator_list[0].id not in ("staticmethod", "classmethod"):
+        return None
+    return m[0].ff, m[1]
 
 
 def _method_of_the_run(ev: Evaluator, recv: Value, attr: str) -> tuple[ClassInfo, ast.AST] | None:
