@@ -118,3 +118,30 @@ def test_what_the_placed_instance_computes_is_on_the_device():
     assert ret is not None
     out = ret.elts[1]
     assert wheres(out) == {"ACCEL"}
+
+
+def test_a_module_built_inside_its_own_init_is_not_followed_forever():
+    """``self.kid = Tree(d - 1, device)`` in ``Tree.__init__`` and two classes that build each
+    other: the analysis ends, and the inner instance's place is not claimed."""
+    s = Snippet("""
+        import torch.nn as nn
+        class Tree(nn.Module):
+            def __init__(self, d, device):
+                super().__init__()
+                self.fc = nn.Linear(1, 1).to(device)
+                self.kid = Tree(d - 1, device)
+        class Pair(nn.Module):
+            def __init__(self, device):
+                super().__init__()
+                self.a = Other(device)
+        class Other(nn.Module):
+            def __init__(self, device):
+                super().__init__()
+                self.b = nn.Linear(1, 1).to(device)
+                self.back = Pair(device)
+        t = Tree(3, "cuda")
+        p = Pair("cuda")
+        print(t, p)
+    """)
+    t, p = next(c for r in s.results for c in r.calls.values() if c.qualname == "print").args
+    assert t.places is None and p.places is None

@@ -9,6 +9,7 @@ leaves it unknown."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
 import torchferry.check.flow.vocab as vocab
@@ -43,26 +44,32 @@ def weightless_layer(text: str) -> bool:
         name not in vocab.WRAPPERS and name not in ("Module", "Identity") and name[:1].isupper()
 
 
-def init_places(info: ClassInfo, bound: dict[str, Argument]) -> tuple[bool, Places | None]:
-    """Where ``info``'s ``__init__`` leaves the instance, given what the construction binds
-    to each parameter name (``bound``; a parameter missing from it takes its default):
-    ``(False, None)`` when ``__init__`` moves nothing (the caller's own rule applies: built
-    on the CPU), ``(True, places)`` when every weighted submodule ends at ``places``,
-    ``(True, None)`` when they may not all be at one known place."""
+def init_places(info: ClassInfo, bound: dict[str, Argument], caller: FileFlow) -> tuple[bool, Places | None]:
+    """Where ``info``'s ``__init__`` leaves the instance, given what the construction (a
+    call of ``caller``) binds to each parameter name (``bound``; a parameter missing from
+    it takes its default): ``(False, None)`` when ``__init__`` moves nothing (the caller's
+    own rule applies: built on the CPU) or is over the analysis's budget, ``(True,
+    places)`` when every weighted submodule ends at ``places``, ``(True, None)`` when they
+    may not all be at one known place (or the class is built while its ``__init__`` runs)."""
     init = info.method("__init__")
     if init is None or any(c is not init[0] and "__init__" in c.methods for c in info.lineage()):
         return False, None
     owner, fn = init[0].ff, init[1]
+    if owner.building(fn):
+        return True, None  # (``self.child = Tree(d - 1)``: not known yet)
+    res = owner.summary(fn, caller)
+    if res is None:
+        return False, None
     try:
-        return _walk(owner, fn, init[0], bound)
+        return _walk(fn, res.stores, bound)
     except _Unknown:
         return True, None
 
 
-def _walk(owner: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, cls: ClassInfo,
+def _walk(fn: ast.FunctionDef | ast.AsyncFunctionDef, stores: dict[str, Value],
           bound: dict[str, Argument]) -> tuple[bool, Places | None]:
-    """:func:`init_places` over the statements of ``fn``; raises :class:`_Unknown`."""
-    stores = owner.result(fn, cls).stores
+    """:func:`init_places` over the statements of ``fn``, whose interpretation stores
+    ``stores`` on ``self``; raises :class:`_Unknown`."""
     weighted = {a for a, v in stores.items() if _weighted(v)}
     if not weighted:
         return False, None
@@ -98,7 +105,7 @@ def _walk(owner: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, cls: Clas
             at = {a: places for a in weighted}
         elif who in weighted:
             at[who] = places
-    if not moved:
+    if not moved and not any(_placed_by_its_constructor(stores[a]) for a in weighted):
         return False, None
     found = {at.get(a, _made_places(stores[a])) for a in weighted}
     if len(found) != 1 or None in found:
@@ -118,11 +125,18 @@ def _weighted(v: Value) -> bool:
 
 def _made_places(v: Value) -> Places | None:
     """Where a submodule ``__init__`` does not move stays: where its value says, when that
-    is the CPU or an accelerator; unknown otherwise (a module handed in)."""
-    if v.places and all(p.where in (Where.CPU, Where.ACCEL) for p in v.places) and \
-            not any(o.op is Op.MOVED for o in v.origins):
+    is the CPU or an accelerator (``self.enc = Encoder(n, device)`` where that constructor
+    puts it); unknown otherwise (a module handed in)."""
+    if v.places and all(p.where in (Where.CPU, Where.ACCEL) for p in v.places):
         return v.places
     return None
+
+
+def _placed_by_its_constructor(v: Value) -> bool:
+    """A submodule that its own constructor may have put elsewhere than the CPU
+    (``self.enc = Encoder(n, device)``, one of a class whose ``__init__`` moves its
+    layers)."""
+    return bool(v.places and ACCEL in v.places) or any(o.op is Op.MOVED for o in v.origins)
 
 
 def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef, bound: dict[str, Argument]) -> dict[str, Argument]:
@@ -140,7 +154,7 @@ def _params(fn: ast.FunctionDef | ast.AsyncFunctionDef, bound: dict[str, Argumen
     return out
 
 
-def _statements(body: list[ast.stmt], nested: bool):  # type: ignore[no-untyped-def]
+def _statements(body: list[ast.stmt], nested: bool) -> Iterator[tuple[ast.stmt, bool]]:
     """Each statement of ``body`` in order, with whether it runs under a branch, a loop or
     a handler (not on every construction); not into nested functions or classes."""
     for st in body:

@@ -531,6 +531,10 @@ class FileFlow:
         self._results[key] = res
         return res
 
+    def building(self, fn: ast.AST) -> bool:
+        """Is ``fn`` being interpreted now (a call inside it reaches it again)?"""
+        return id(fn) in self._pending
+
     def summary(self, fn: ast.AST, caller: FileFlow) -> ScopeResult | None:
         """``fn``'s interpretation for a call from ``caller`` (None: over the budget).
 

@@ -1082,10 +1082,10 @@ def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.Cla
         v = Value.of(Kind.OTHER, None, _made(node, text))
         _bind_constructor(ev, node, info, args, kws)
     else:
-        moved, places = _built_at(node, info, args, kws)
+        moved, places = _built_at(ev, node, info, args, kws)
         if moved:
-            v = Value(_MODULE, places, (_made(node, text, Op.MOVED, places) if places else _made(node, text),),
-                      Basis.CONSTRUCTED)
+            origin = _made(node, text) if places == frozenset((CPU,)) else _made(node, text, Op.MOVED, places)
+            v = Value(_MODULE, places, (origin,), Basis.CONSTRUCTED)
         elif any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws):
             v = Value(_MODULE, None, (_made(node, text),), Basis.CONSTRUCTED)
         else:
@@ -1093,7 +1093,8 @@ def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.Cla
     return ev.record(node, Callee.FUNCTION, cls_node.name, UNKNOWN, None, args, kws, v)
 
 
-def _built_at(node: ast.Call, info: ClassInfo, args: Args, kws: Kws) -> tuple[bool, frozenset[Place] | None]:
+def _built_at(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args,
+              kws: Kws) -> tuple[bool, frozenset[Place] | None]:
     """Where ``Model(..., device)``, a module of the run, is once built, as its ``__init__``
     moves its weighted submodules with the arguments bound (:func:`built.init_places`);
     ``(False, None)`` when ``__init__`` moves nothing or the call spreads ``*args``/``**kw``."""
@@ -1105,7 +1106,7 @@ def _built_at(node: ast.Call, info: ClassInfo, args: Args, kws: Kws) -> tuple[bo
              if k + 1 < len(params)}
     nodes = {k.arg: k.value for k in node.keywords if k.arg is not None}
     bound.update((name, Argument(nodes[name], v)) for name, v in kws if name in params[1:] and name in nodes)
-    return init_places(info, bound)
+    return init_places(info, bound, ev.ff)
 
 
 def _bind_constructor(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args, kws: Kws) -> None:
