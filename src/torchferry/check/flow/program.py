@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 import torchferry.check.flow.vocab as vocab
+from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.interp import Env, Interp, function_reference
 from torchferry.check.flow.lattice import (
@@ -148,6 +149,8 @@ class FileFlow:
         #: id(call) -> what ``Plain(...)``, a plain class of the run built in this file,
         #: gives its ``__init__`` (parameter index as a string -> argument value)
         self.constructed: dict[int, dict[str, Value]] = {}
+        #: :meth:`held_calls`, per method
+        self._held: dict[int, list[tuple[FileFlow, ScopeResult, dict[str, Value]]]] = {}
         #: this file's constructions of plain classes of the run, as calls of their
         #: ``__init__``: (its file, name, line) -> id(call) -> (the constructing scope,
         #: parameter index as a string -> argument value)
@@ -530,6 +533,10 @@ class FileFlow:
         self._results[key] = res
         return res
 
+    def building(self, fn: ast.AST) -> bool:
+        """Is ``fn`` being interpreted now (a call inside it reaches it again)?"""
+        return id(fn) in self._pending
+
     def summary(self, fn: ast.AST, caller: FileFlow) -> ScopeResult | None:
         """``fn``'s interpretation for a call from ``caller`` (None: over the budget).
 
@@ -641,6 +648,11 @@ class FileFlow:
         if mine is None:
             return None
         out: list[tuple[FileFlow, ScopeResult, Value]] = [(self, c, v) for c, v in mine]
+        for other, caller, bound in self.held_calls(fn):
+            v = bound.get(str(k))
+            if v is None:
+                return None
+            out.append((other, caller, in_file(v, other, self)))
         if self.project is None or self.is_method(fn):
             return out
         for other, caller, _, bound in self.project.foreign_calls(self, fn) or ():
@@ -649,6 +661,80 @@ class FileFlow:
                 return None
             out.append((other, caller, v))
         return out
+
+    def held_calls(self, fn: ast.AST) -> list[tuple[FileFlow, ScopeResult, dict[str, Value]]]:
+        """The calls ``self.<attr>.<fn>(...)`` in the methods of the plain classes of this
+        file and of the files that import it, where ``self.<attr>`` is a constructor's
+        parameter kept as it is (:meth:`constructed_attr`) and every construction of the
+        holder in the run hands an instance of ``fn``'s class built in the run
+        (``self.main = main`` of ``Parts(mesh)``, ``mesh = Mesh(...)``): (the calling file,
+        its scope, parameter index as a string -> argument) per call; ``[]`` for a function
+        that is no plain method of a class, or when the run is not known."""
+        name = getattr(fn, "name", None)
+        cls = self.method_of.get(id(fn))
+        if name is None or cls is None or cls.is_module or _static(fn) or self.project is None:
+            return []
+        key = id(fn)
+        if key not in self._held:
+            self._held[key] = []  # (asked again while answering: no calls yet)
+            files = self.project.importers(self.path)
+            found = []
+            for p in sorted({self.path, *(files or ())}):
+                other = self if p == self.path else self.project.file_flow(p)
+                if other is not None:
+                    found.extend(other._calls_through_held(name, fn))
+            self._held[key] = found
+        return self._held[key]
+
+    def _calls_through_held(self, name: str, fn: ast.AST) -> list[tuple[FileFlow, ScopeResult, dict[str, Value]]]:
+        """:meth:`held_calls` of ``fn`` (named ``name``) in this file's classes."""
+        out: list[tuple[FileFlow, ScopeResult, dict[str, Value]]] = []
+        for holder in list(self.classes.values()):
+            for m in holder.node.body:
+                if not isinstance(m, _FUNCS) or _static(m):
+                    continue
+                for call, attr in _self_attribute_calls(m, name):
+                    held = self.held_class(holder, attr)
+                    found = held.method(name) if held is not None else None
+                    if found is None or found[1] is not fn:
+                        continue
+                    res = self.result(m, holder)
+                    event = res.calls.get(id(call))
+                    if event is None or any(isinstance(a, ast.Starred) for a in call.args) or \
+                            any(k.arg is None for k in call.keywords):
+                        continue
+                    params = param_names(fn)
+                    bound = {str(k + 1): a for k, a in enumerate(event.args) if k + 1 < len(params)}
+                    bound.update((str(params.index(n)), v) for n, v in event.keywords if n in params[1:])
+                    out.append((self, res, bound))
+        return out
+
+    def held_class(self, holder: ClassInfo, attr: str) -> ClassInfo | None:
+        """The class of the run of the object that ``self.<attr>`` of ``holder`` (a plain
+        class of this file) holds: a constructor's parameter kept as it is, to which every
+        construction of ``holder`` in the run hands an object that a constructor of that one
+        class built (``Parts(mesh)`` with ``mesh = Mesh(...)``); None when not so."""
+        init = holder.method("__init__")
+        if init is None or self.project is None or self.constructed_attr(holder, attr) is None:
+            return None
+        raw = init[0].ff.result(init[1], init[0]).stores.get(attr)
+        refs = _param_refs(raw) if raw is not None else set()
+        if raw is None or len(refs) != 1 or raw.places != frozenset((param(next(iter(refs))),)):
+            return None
+        sites = self.project.constructions(self, holder.node, init[1]) or []
+        classes = set()
+        held: ClassInfo | None = None
+        for other, _, _, bound in sites:
+            a = bound.get(str(next(iter(refs))))
+            made = next((o for o in reversed(a.origins) if o.op is Op.MADE), None) if a is not None else None
+            if a is None or not a.is_(Kind.OTHER) or made is None or not isinstance(made.node, ast.Call):
+                return None
+            where = other if made.path in (None, other.path) else self.project.file_flow(made.path)
+            held = where.class_called(made.node) if where is not None else None
+            if held is None or held.is_module:
+                return None
+            classes.add(id(held))
+        return held if len(classes) == 1 else None
 
     def forward_of(self, module: Value) -> ScopeResult | None:
         """The interpretation of ``forward`` of the class of the run that built ``module``
@@ -767,8 +853,9 @@ class FileFlow:
         origins = list(v.origins[:1])
         kinds = v.kinds
         for p in v.places:
-            if p.where is not Where.PARAM or p == param(0) and self.method_of.get(id(res.node)):
-                continue
+            if p.where is not Where.PARAM or p == param(0) and self.method_of.get(id(res.node)) \
+                    and not _static(res.node):
+                continue  # (``self``; a static method's first parameter is an argument)
             given = self.run_arguments(res.node, int(p.ref))
             if not given:
                 continue  # no call, or one that leaves it unbound: the callers decide
@@ -1356,6 +1443,17 @@ def _adds_attributes(node: ast.ClassDef) -> bool:
         if isinstance(n, ast.Attribute) and n.attr == "__dict__":
             return True
     return False
+
+
+def _self_attribute_calls(fn: ast.AST, name: str) -> list[tuple[ast.Call, str]]:
+    """The calls ``self.<attr>.<name>(...)`` in ``fn``, with ``attr``."""
+    out = []
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name and \
+                isinstance(n.func.value, ast.Attribute) and isinstance(n.func.value.value, ast.Name) and \
+                n.func.value.value.id == "self":
+            out.append((n, n.func.value.attr))
+    return out
 
 
 def _param_refs(v: Value) -> set[int]:

@@ -468,7 +468,7 @@ class Project:
             if any(c.result.reason is Reason.BUDGET for r in scopes for c in r.calls.values()):
                 return None
             sites = _constructing(other, key, name)
-            if _references(other, name) - sites.keys():
+            if _references(other, name) - sites.keys() - _static_calls(other, name):
                 return None  # (also a construction in a scope the rules skip, not interpreted)
             out.extend((other, res, c, bound) for res, c, bound in sites.values())
         return out
@@ -612,6 +612,30 @@ def _constructs(ff: FileFlow, node: ast.AST, name: str) -> bool:
     local = {a for a, q in ff.imports.items() if q.rsplit(".", 1)[-1] == name} | {name}
     return isinstance(func, ast.Name) and func.id in local or \
         isinstance(func, ast.Attribute) and func.attr == name
+
+
+def _static_calls(ff: FileFlow, name: str) -> set[int]:
+    """The names of the class ``name`` in ``ff`` that call one of its static methods
+    (``Parts.cut(idx, mesh)``): the class is named, but no instance is built there."""
+    out: set[int] = set()
+    for node in ast.walk(ff.tree):
+        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+            continue
+        base = node.func.value
+        if not (isinstance(base, ast.Name) and _references_name(ff, base, name)):
+            continue
+        found = ff._named(base)
+        if found is None or not isinstance(found[1], ast.ClassDef):
+            continue
+        m = found[0].class_info(found[1]).method(node.func.attr)
+        if m is not None and any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in m[1].decorator_list):
+            out.add(id(base))
+    return out
+
+
+def _references_name(ff: FileFlow, node: ast.Name, name: str) -> bool:
+    """Is ``node`` the class ``name`` under its own name or the one it is imported as?"""
+    return node.id == name or ff.imports.get(node.id, "").rsplit(".", 1)[-1] == name
 
 
 def _references(ff: FileFlow, name: str) -> set[int]:

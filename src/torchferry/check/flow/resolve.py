@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.vocab as vocab
+from torchferry.check.flow.built import Argument, init_places, weightless_layer
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import Callee
 from torchferry.check.flow.lattice import (
@@ -61,6 +62,10 @@ def call_value(ev: Evaluator, node: ast.Call) -> Value:
         _note_use(ev, func)
         if isinstance(func.value, ast.Name) and func.value.id == ev.i.self_name:
             return self_call(ev, node, func.attr, recv, args, kws)
+        through = _class_method(ev.ff, func) if isinstance(func.value, ast.Name) and \
+            func.value.id not in ev.i.env else None
+        if through is not None:
+            return project_call(ev, node, through[0], through[1], args, kws)
         return method_call(ev, node, func.attr, recv, args, kws)
     if isinstance(func, ast.Name):
         return name_call(ev, node, func.id, args, kws)
@@ -177,6 +182,9 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
     target = ev.ff.resolve(qual)
     if target is not None:
         return project_call(ev, node, target[0], target[1], args, kws)
+    through = _class_method(ev.ff, node.func) if "." in qual else None
+    if through is not None:
+        return project_call(ev, node, through[0], through[1], args, kws)
     if qual.startswith(_DATASETS) and last[:1].isupper():
         return _dataset(ev, node, qual, args, kws)
     project = ev.ff.project
@@ -501,6 +509,23 @@ def _dict_view(d: Value, attr: str) -> Value:
     return container(item=container((UNKNOWN, each)) if attr == "items" else each)
 
 
+def _class_method(ff: FileFlow, func: ast.expr) -> tuple[FileFlow, ast.AST] | None:
+    """``Part.make`` of ``Part.make(idx, mesh)``: a ``@staticmethod`` or ``@classmethod``
+    of a class of the run (of this file or imported), called through its class; None for
+    any other callee (a plain method called through its class takes its ``self`` as an
+    argument)."""
+    if not isinstance(func, ast.Attribute):
+        return None
+    found = ff._named(func.value)
+    if found is None or not isinstance(found[1], ast.ClassDef):
+        return None
+    m = found[0].class_info(found[1]).method(func.attr)
+    if m is None or len(m[1].decorator_list) != 1 or not isinstance(m[1].decorator_list[0], ast.Name) or \
+            m[1].decorator_list[0].id not in ("staticmethod", "classmethod"):
+        return None
+    return m[0].ff, m[1]
+
+
 def _method_of_the_run(ev: Evaluator, recv: Value, attr: str) -> tuple[ClassInfo, ast.AST] | None:
     """The method ``attr`` of the class of the run that built ``recv`` in this file (a plain
     method: no decorator), unless ``attr`` moves a module (``to``, ``cuda``...)."""
@@ -785,17 +810,7 @@ def _weightless(module: Value) -> bool:
     activation, dropout, pooling; one on each branch that builds it): not a layer of
     :data:`vocab.PARAM_LAYERS`, a container or a wrapper."""
     made = [o for o in module.origins if o.op is Op.MADE]
-    return bool(made) and all(_weightless_layer(o.text) for o in made)
-
-
-def _weightless_layer(text: str) -> bool:
-    """Does the constructor call ``text`` build a ``torch.nn`` module without weights?  (Each
-    branch's: ``nn.CrossEntropyLoss()`` on one, ``nn.CTCLoss()`` on the other.)"""
-    if not text.startswith("torch.nn."):
-        return False
-    name = text.split("(", 1)[0].rsplit(".", 1)[-1]
-    return name not in vocab.PARAM_LAYERS and name not in vocab.CONTAINERS and \
-        name not in vocab.WRAPPERS and name not in ("Module", "Identity") and name[:1].isupper()
+    return bool(made) and all(weightless_layer(o.text) for o in made)
 
 
 def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args,
@@ -1191,11 +1206,32 @@ def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.Cla
     if not info.is_module:
         v = Value.of(Kind.OTHER, None, _made(node, text))
         _bind_constructor(ev, node, info, args, kws)
-    elif any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws):
-        v = Value(_MODULE, None, (_made(node, text),), Basis.CONSTRUCTED)
     else:
-        v = Value(_MODULE, frozenset((CPU,)), (_made(node, text),), Basis.CONSTRUCTED)
+        moved, places = _built_at(ev, node, info, args, kws)
+        if moved:
+            origin = _made(node, text) if places == frozenset((CPU,)) else _made(node, text, Op.MOVED, places)
+            v = Value(_MODULE, places, (origin,), Basis.CONSTRUCTED)
+        elif any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws):
+            v = Value(_MODULE, None, (_made(node, text),), Basis.CONSTRUCTED)
+        else:
+            v = Value(_MODULE, frozenset((CPU,)), (_made(node, text),), Basis.CONSTRUCTED)
     return ev.record(node, Callee.FUNCTION, cls_node.name, UNKNOWN, None, args, kws, v)
+
+
+def _built_at(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args,
+              kws: Kws) -> tuple[bool, frozenset[Place] | None]:
+    """Where ``Model(..., device)``, a module of the run, is once built, as its ``__init__``
+    moves its weighted submodules with the arguments bound (:func:`built.init_places`);
+    ``(False, None)`` when ``__init__`` moves nothing or the call spreads ``*args``/``**kw``."""
+    init = info.method("__init__")
+    if init is None or any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws):
+        return False, None
+    params = param_names(init[1])
+    bound = {params[k + 1]: Argument(a, v) for k, (a, v) in enumerate(zip(node.args, args, strict=False))
+             if k + 1 < len(params)}
+    nodes = {k.arg: k.value for k in node.keywords if k.arg is not None}
+    bound.update((name, Argument(nodes[name], v)) for name, v in kws if name in params[1:] and name in nodes)
+    return init_places(info, bound, ev.ff)
 
 
 def _bind_constructor(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args, kws: Kws) -> None:

@@ -8,9 +8,12 @@ Flags a call `model(x)` when, in one scope,
   factory without `device=`) and never moved; or
 * `x` was moved to a device (`x = x.to(device)`, `img.cuda()`) and the model, constructed
   in the same file (`Net(...)`, `torchvision.models.resnet50(...)`), is never moved,
-  wrapped or handed to anything that could move it anywhere in the file; or
+  wrapped or handed to anything that could move it anywhere in the file, nor put on a
+  device by its own `__init__` (`self.lstm = nn.LSTM(...).cuda()`); or
 * (from the device-flow analysis) the model is on a device the code chose -- moved in the
-  calling scope, or a parameter that every call of the run passes moved
+  calling scope, built by a constructor whose `__init__` moves every weighted layer to a
+  device it is given (`Encoder(vocab, device=device)` of `self.embed = nn.Embedding(n,
+  d).to(device)`, `self.to(device)`), or a parameter that every call of the run passes moved
   (`train(model.to(device), loader)`, in this file or in the files that import it),
   followed through the callers' own parameters --
   and its first argument `x` is an item of a DataLoader's batch that is never moved, while
@@ -415,7 +418,7 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
     if any(k.arg in ("device", "device_map", "map_location") or k.arg is None
            for k in call.keywords):
         return None
-    if any(_device_like(m, a, ff) for a in call.args):
+    if any(_device_like(m, a, ff) for a in call.args) or _built_elsewhere(ff, call):
         return None
     func = call.func
     q = m.qualname(func) or ""
@@ -437,6 +440,15 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
                 and func.value.id == "models")
         )
     return b if known else None
+
+
+def _built_elsewhere(ff: FileFlow, call: ast.Call) -> bool:
+    """Does the analysis place what ``Net(...)`` builds other than on the CPU alone: a
+    module of the run whose ``__init__`` moves its layers (``self.lstm = nn.LSTM(..).cuda()``),
+    or one it cannot tell?"""
+    res = ff.scope_of(call)
+    v = res.value(call) if res is not None else None
+    return v is not None and v.is_(Kind.MODULE) and v.places != frozenset((CPU,))
 
 
 class _Uses:
