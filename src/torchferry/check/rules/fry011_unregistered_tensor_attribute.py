@@ -21,7 +21,11 @@ computing `t - self.mean`), or in a function of the checked files
 it is handed to with such a tensor (`apply_mask(self.fc(x), self.mask)` where `apply_mask`
 computes `h * mask`) -- or is indexed by such a tensor
 (`self.betas[t]` with `t` an input annotated as a tensor or used as one in the method,
-`labels.view(-1)`, or computed from a buffer without a move), also through `gather`,
+`labels.view(-1)`, or whose device the method reads, `self.pe[t].to(t.device)` -- a
+number has no `.device`, and a module that has one indexes nothing --, or a helper's
+parameter that every `self.<helper>(...)` call of the file that runs it gives such a
+tensor, `self.p_losses(x, torch.randint(0, n, (b,), device=self.device))`, or computed
+from a buffer without a move), also through `gather`,
 `index_select`, `take` or `take_along_dim` (`self.alpha.gather(0, labels.view(-1))`).
 
 The same holds for such a tensor that `__init__` (or a method only `__init__` calls) puts on
@@ -146,7 +150,9 @@ anywhere in the file (e.g. by a base class) is accepted; a tensor passed in as a
 stored is not flagged, nor is one another method caches on the device of its first input
 and reuses after the model moved (`self.mask = make_mask(..., device=x.device)` rebuilt
 only when the shape changes). Uses are looked for in the
-class's own methods only: an attribute read by other code (`volume.bbox_min` in a free
+class's own methods and in those of its subclasses in the same file (`class
+Latent(Base)`, also through a class between) that neither store, delete nor register the
+attribute: an attribute read by other code (`volume.bbox_min` in a free
 function, a subclass in another file), or combined with a tensor the analysis cannot place
 (a parameter of a helper method that no method of the file gives a tensor of the model,
 and that is never used as a tensor), is not flagged. An attribute handed to a function
@@ -157,8 +163,9 @@ model (`h * w`, `torch.cat([h, w])`): not where it moves it first (`w = w.to(sel
 index that may hold one element -- a reduction without a dimension (`self.table[x.sum()]`)
 or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
 not flagged, nor is one the analysis cannot place, nor an input used directly as the index
-without a `Tensor` annotation that the method never uses as a tensor
-(`self.schedule[epoch]`). A
+without a `Tensor` annotation that the method never uses as a tensor and whose device
+it never reads (`self.schedule[epoch]`; `idx.shape` and `idx.dtype` say nothing, a NumPy
+array has them), unless every call of the method in the file gives it such a tensor. A
 placement before a use is followed through the method's own statements only: a loop
 body is taken as entered from the statement before the loop, and a call that reassigns the
 attribute elsewhere is not seen. An
