@@ -21,7 +21,11 @@ computing `t - self.mean`), or in a function of the checked files
 it is handed to with such a tensor (`apply_mask(self.fc(x), self.mask)` where `apply_mask`
 computes `h * mask`) -- or is indexed by such a tensor
 (`self.betas[t]` with `t` an input annotated as a tensor or used as one in the method,
-`labels.view(-1)`, or computed from a buffer without a move), also through `gather`,
+`labels.view(-1)`, or whose device the method reads, `self.pe[t].to(t.device)` -- a
+number has no `.device`, and a module that has one indexes nothing --, or a helper's
+parameter that every `self.<helper>(...)` call of the file that runs it gives such a
+tensor, `self.p_losses(x, torch.randint(0, n, (b,), device=self.device))`, or computed
+from a buffer without a move), also through `gather`,
 `index_select`, `take` or `take_along_dim` (`self.alpha.gather(0, labels.view(-1))`).
 
 The same holds for such a tensor that `__init__` (or a method only `__init__` calls) puts on
@@ -146,7 +150,9 @@ anywhere in the file (e.g. by a base class) is accepted; a tensor passed in as a
 stored is not flagged, nor is one another method caches on the device of its first input
 and reuses after the model moved (`self.mask = make_mask(..., device=x.device)` rebuilt
 only when the shape changes). Uses are looked for in the
-class's own methods only: an attribute read by other code (`volume.bbox_min` in a free
+class's own methods and in those of its subclasses in the same file (`class
+Latent(Base)`, also through a class between) that neither store, delete nor register the
+attribute: an attribute read by other code (`volume.bbox_min` in a free
 function, a subclass in another file), or combined with a tensor the analysis cannot place
 (a parameter of a helper method that no method of the file gives a tensor of the model,
 and that is never used as a tensor), is not flagged. An attribute handed to a function
@@ -157,8 +163,9 @@ model (`h * w`, `torch.cat([h, w])`): not where it moves it first (`w = w.to(sel
 index that may hold one element -- a reduction without a dimension (`self.table[x.sum()]`)
 or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
 not flagged, nor is one the analysis cannot place, nor an input used directly as the index
-without a `Tensor` annotation that the method never uses as a tensor
-(`self.schedule[epoch]`). A
+without a `Tensor` annotation that the method never uses as a tensor and whose device
+it never reads (`self.schedule[epoch]`; `idx.shape` and `idx.dtype` say nothing, a NumPy
+array has them), unless every call of the method in the file gives it such a tensor. A
 placement before a use is followed through the method's own statements only: a loop
 body is taken as entered from the statement before the loop, and a call that reassigns the
 attribute elsewhere is not seen. An
@@ -317,13 +324,16 @@ def _plain_finding(ctx: Context, info: _Class, a: _Assign, dev: ast.expr | None,
         f"'{a.attr}' already exists\"; older PyTorch let the attribute shadow the buffer)" \
         if a.attr in info.registered else ""
     made = "" if a.where is _Where.INIT else f" made in `{a.scope.name}`"
+    owner = _method(use.ctx.scope)
+    user = use.ctx.scope.name if owner is None or owner.cls is None or owner.cls is a.scope.cls \
+        else f"{owner.cls.name}.{use.ctx.scope.name}"  # (a subclass's method)
     where = "on the CPU" if dev is None else \
         f"where `{short(ctx.text(dev), 30)}` put it while the model was built, " \
         "a device nothing ties to the module's parameters"
     return ctx.finding(
         CODE, a.stmt,
         f"`self.{a.attr} = {short(ctx.text(a.value), 40)}` is a plain tensor attribute{made}"
-        f"{shadow}: `model.to(device)` leaves it behind {where}, and `{use.ctx.scope.name}` "
+        f"{shadow}: `model.to(device)` leaves it behind {where}, and `{user}` "
         f"combines it with a tensor that moves with the model "
         f"(`{short(' '.join(ctx.text(use.node).split()), 60)}`); "
         f'register it: `self.register_buffer("{a.attr}", ...)` (or make it an `nn.Parameter`)',
@@ -342,11 +352,18 @@ class _Class:
         self.cls = cls
         self.registered = _registered_names(m)
         self._scopes: list[tuple[Scope, str]] | None = None
+        #: the classes of the file that derive from this one, each with the classes between
+        #: (see :meth:`_subclasses`)
+        self.subclasses = self._subclasses()
         #: attributes that follow the model: moved by an ``_apply`` override, or stored back
         #: on ``self`` moved by a method
         self.carried = _moved_by_apply(m) | set(self._moved_by_methods())
-        #: attributes moved by hand where a method uses them, with those methods
+        #: attributes moved by hand where a method uses them (of the class or a subclass of
+        #: the file), with those methods
         self.moved_in = _moved_where_used(m, cls)
+        for sub, _ in self.subclasses:
+            for name, where in _moved_where_used(m, sub).items():
+                self.moved_in.setdefault(name, set()).update(where)
         self.moved = self.carried | set(self.moved_in)
         #: methods only ``__init__`` calls: they run while the model is built, on the CPU
         self.building = _construction_helpers(m)
@@ -364,6 +381,51 @@ class _Class:
                         s.name not in ("__init__", "_apply"):
                     self._scopes.append((fs, s.self_name))
         return self._scopes
+
+    def _subclasses(self) -> list[tuple[ClassInfo, list[ClassInfo]]]:
+        """The classes of this file that derive from this one (``class Latent(Base)``,
+        also through ``class Mid(Base)``), each with itself and the classes between, when
+        every class between is of this file too: an instance of one runs ``__init__`` of
+        this class and the subclass's methods on the same ``self``."""
+        mine: dict[int, ClassInfo] = {}
+        for c in [*self.m.classes.values(), *(fs.cls for fs in self.m.functions)]:
+            if c is not None and c is not self.cls:
+                mine.setdefault(id(c.node), c)
+        out: list[tuple[ClassInfo, list[ClassInfo]]] = []
+        for c in mine.values():
+            between: list[ClassInfo] = []
+            for k in self.ff.class_info(c.node).lineage():
+                if k.node is self.cls.node or \
+                        not any(b.node is self.cls.node for b in k.lineage()):
+                    continue
+                w = mine.get(id(k.node))
+                if w is None or k.ff is not self.ff:
+                    break  # (a class between in another file: not seen)
+                between.append(w)
+            else:
+                if between:
+                    out.append((c, between))
+        return out
+
+    def scopes_for(self, attr: str) -> list[tuple[Scope, str]]:
+        """:meth:`scopes`, and the methods of the subclasses of the file (see
+        :meth:`_subclasses`) where neither the subclass nor a class between stores,
+        deletes or re-registers ``self.<attr>``: there it is the tensor this class's
+        ``__init__`` stored."""
+        out = list(self.scopes())
+        for _, between in self.subclasses:
+            methods = [(fs, fs.self_name) for fs in self.m.functions
+                       if fs.cls is not None and any(fs.cls is b for b in between)]
+            if any(_stores(fs, name, attr) for fs, name in methods if name is not None):
+                continue
+            for fs in self.m.functions:
+                s: Scope | None = fs
+                while s is not None and s.kind is ScopeKind.FUNCTION and s.self_name is None:
+                    s = s.parent
+                if s is not None and s.cls is between[0] and s.self_name is not None and \
+                        s.name not in ("__init__", "_apply"):
+                    out.append((fs, s.self_name))
+        return out
 
     def read(self, attr: str) -> bool:
         """Does a method of the class other than ``__init__`` read ``self.<attr>``?"""
@@ -414,7 +476,7 @@ class _Class:
         places outside that method (and the functions nested in it)."""
         found: list[Site] = []
         by_hand = self.moved_in.get(attr, set())
-        for scope, self_name in self.scopes():
+        for scope, self_name in self.scopes_for(attr):
             if elsewhere is not None and _within(scope, elsewhere) or \
                     id(_method(scope)) in self.building:
                 continue
@@ -437,7 +499,7 @@ class _Class:
         ``torch.min/max/minimum/maximum(a, b)`` (TensorIterator's CPU scalars)?  Never
         when a method indexes it by such a tensor."""
         sites: list[Site] = []
-        for scope, self_name in self.scopes():
+        for scope, self_name in self.scopes_for(attr):
             sites.extend(s for s in self._indexed_on_device(scope, attr, self_name)
                          if not self._placed_before(s, attr, self_name))
             if sites:
@@ -609,7 +671,8 @@ class _Class:
                 # is an integer, an input used as nothing else may be one
                 note = getattr(b.value, "annotation", None)
                 return note is not None and "Tensor" in self.text(note) or \
-                    self._used_as_tensor(e)
+                    self._used_as_tensor(e) or self._reads_device(e, b, scope) or \
+                    self._given_by_calls(e, scope, d)
         if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute):
             meth = e.func.attr
             if meth in _MOVES or meth in NON_TENSOR_METHODS or meth in SHAPE_ONLY or \
@@ -637,6 +700,60 @@ class _Class:
         if res is None or name.id not in res.params:
             return False
         return res.param_uses.get(res.params.index(name.id)) is Kind.TENSOR
+
+    def _reads_device(self, name: ast.Name, b: object, scope: Scope) -> bool:
+        """Does the function read the device of the parameter ``name`` (``t.device``,
+        ``t.is_cuda``)?  A number, a list or a NumPy array (before NumPy 2) has none; a
+        module or a Hugging Face model may, but indexes nothing -- here ``name`` is an
+        index.  (``t.shape`` and ``t.dtype`` say nothing: a NumPy array has them.)"""
+        fn = scope.function
+        for n in ast.walk(fn) if fn is not None else ():
+            if isinstance(n, ast.Attribute) and n.attr in ("device", "is_cuda") and \
+                    isinstance(n.value, ast.Name) and n.value.id == name.id and \
+                    self.m.binding(name.id, scope, pos(n.value)) is b:
+                return True
+        return False
+
+    def _given_by_calls(self, name: ast.Name, scope: Scope, depth: int) -> bool:
+        """Is the parameter ``name`` of a method a tensor index that moves with the model
+        because every call ``self.<method>(...)`` of the file that runs this method (in its
+        class, a base or a subclass that does not override it) gives one (:meth:`_follows_model` of the argument in the caller:
+        ``self.term(x, torch.randint(..., device=x.device))``, ``self._pick(h,
+        labels=y.long())``)?  None of them may leave it to its default or to a
+        spread ``*args``/``**kwargs``, or give what may hold one element (``t.sum()``,
+        ``t[0]``)."""
+        fn = scope.function
+        method = _method(scope)
+        if depth > 4 or method is not scope or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            return False
+        params = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+        if name.id not in params and name.id not in [a.arg for a in fn.args.kwonlyargs]:
+            return False
+        k = params.index(name.id) if name.id in params else None
+        given = 0
+        for caller in self.m.functions:
+            owner = _method(caller)
+            self_name = owner.self_name if owner is not None else None
+            if owner is None or owner.cls is None or self_name is None:
+                continue
+            for site in caller.calls:
+                call = site.node
+                func = call.func
+                if not (isinstance(func, ast.Attribute) and func.attr == fn.name and
+                        isinstance(func.value, ast.Name) and func.value.id == self_name) or \
+                        site.ctx.scope is not caller:
+                    continue
+                found = self.ff.class_info(owner.cls.node).method(fn.name)
+                if found is None or found[1] is not fn:
+                    continue  # (``self.p_losses`` of a class whose own method it is not)
+                arg = next((kw.value for kw in call.keywords if kw.arg == name.id), None)
+                if arg is None and k is not None and 0 < k <= len(call.args) and \
+                        not any(isinstance(a, ast.Starred) for a in call.args[:k]):
+                    arg = call.args[k - 1]  # (``*args`` after it fills later parameters)
+                if arg is None or not self._follows_model(arg, self_name, caller, depth + 1):
+                    return False
+                given += 1
+        return given > 0
 
     def _call_operands(self, call: ast.Call) -> list[ast.expr]:
         """The tensors a call combines: a torch function's arguments, or a tensor method's
@@ -870,6 +987,22 @@ def _layer_output(v: Value) -> bool:
         layer = made.text[len("torch.nn."):].split("(")[0] if made.text.startswith("torch.nn.") else ""
         if o.op is Op.OUTPUT and layer in PARAM_LAYERS:
             return True
+    return False
+
+
+def _stores(scope: Scope, self_name: str, attr: str) -> bool:
+    """Does the function of ``scope`` assign, delete or register ``self.<attr>``
+    (``self.logvar = nn.Parameter(self.logvar)``, ``self.register_buffer("logvar", ...)``,
+    ``setattr(self, "logvar", ...)``)?"""
+    fn = scope.function
+    for n in ast.walk(fn) if fn is not None else ():
+        if isinstance(n, ast.Attribute) and n.attr == attr and \
+                isinstance(n.ctx, (ast.Store, ast.Del)) and \
+                isinstance(n.value, ast.Name) and n.value.id == self_name:
+            return True
+        if isinstance(n, ast.Call) and any(isinstance(a, ast.Constant) and a.value == attr
+                                           for a in n.args[:2]):
+            return True  # (``register_buffer("logvar", t)``, ``setattr(self, "logvar", t)``)
     return False
 
 
