@@ -613,7 +613,7 @@ def _forward_pass(ff: FileFlow, call: ast.Call) -> bool:
 def _host_module_call(ff: FileFlow, module: Value, call: ast.Call) -> bool:
     """A module call that runs on the CPU on every path the analysis sees: the module was
     built by ``torch.nn`` or a class of the run and never moved off the CPU, it is given
-    tensors that are on the CPU on every path, and its output is one (``net =
+    tensors that are on the CPU on every path (and literals), and its output is one (``net =
     nn.Sequential(Jitter())`` timed on ``torch.ones(8, 4).to(torch.device("cpu"))``)."""
     if not (module.is_(Kind.MODULE) and module.only(Where.CPU)):
         return False
@@ -624,7 +624,8 @@ def _host_module_call(ff: FileFlow, module: Value, call: ast.Call) -> bool:
     q = ff.qualname(made.node.func) or ""
     if not q.startswith("torch.nn.") and ff.class_of(module) is None:
         return False
-    args = [*call.args, *(k.value for k in call.keywords)]
+    # (a literal, ``net(x, is_feat=True)``, is no tensor: it is on no device)
+    args = [a for a in (*call.args, *(k.value for k in call.keywords)) if not isinstance(a, ast.Constant)]
     return bool(args) and all(cpu_tensor(ff, a) for a in args) and cpu_tensor(ff, call)
 
 

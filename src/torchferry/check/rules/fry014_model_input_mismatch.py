@@ -429,6 +429,8 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
         return None  # losses and metrics rarely hold parameters
     if q.startswith("torch.nn."):
         known = builds_weights(ff, call) is not False
+    elif q.startswith(_TV_TRANSFORMS):
+        known = not _weightless_transform(m, call)
     elif isinstance(func, ast.Name) and func.id in m.classes:
         cls = m.classes[func.id]
         known = cls.is_module and has_parameters(m, cls)
@@ -440,6 +442,31 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
                 and func.value.id == "models")
         )
     return b if known else None
+
+
+_TV_TRANSFORMS = "torchvision.transforms."
+#: torchvision transforms that hold tensors of their own (``LinearTransformation``'s matrix
+#: and mean, checked against the input's device) or run any code (``Lambda``)
+_HOLDING_TRANSFORMS = frozenset({"LinearTransformation", "Lambda"})
+#: torchvision transforms that apply the transforms they are given
+_TRANSFORM_GROUPS = frozenset({"Compose", "RandomApply", "RandomChoice", "RandomOrder"})
+
+
+def _weightless_transform(m: Walker, call: ast.Call, depth: int = 0) -> bool:
+    """Is ``call`` a torchvision transform that computes where its input is
+    (``Normalize(mean, std)``, ``Resize(224)``, a ``Compose([...])`` of such transforms)?
+    None holds parameters: given a tensor on the device it works there.  A group whose
+    steps are not all such calls (a ``Lambda``, a module of the run) is not known."""
+    q = m.qualname(call.func) or ""
+    last = q.rsplit(".", 1)[-1]
+    if not q.startswith(_TV_TRANSFORMS) or last in _HOLDING_TRANSFORMS or depth > 4:
+        return False
+    if last not in _TRANSFORM_GROUPS:
+        return True
+    steps = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == "transforms"), None)
+    return isinstance(steps, (ast.List, ast.Tuple)) and all(
+        isinstance(st, ast.Call) and _weightless_transform(m, st, depth + 1) for st in steps.elts)
 
 
 def _built_elsewhere(ff: FileFlow, call: ast.Call) -> bool:
