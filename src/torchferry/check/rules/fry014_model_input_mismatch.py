@@ -7,7 +7,9 @@ Flags a call `model(x)` when, in one scope,
   tensor built right there on the CPU (`torch.from_numpy(...)`, `torch.tensor(...)`, a
   factory without `device=`) and never moved; or
 * `x` was moved to a device (`x = x.to(device)`, `img.cuda()`) and the model, constructed
-  in the same file (`Net(...)`, `torchvision.models.resnet50(...)`), is never moved,
+  in the same file (`Net(...)`, `torchvision.models.resnet50(...)`; not a transform of
+  `torchvision.transforms` that holds no tensor of its own, `T.Normalize(mean, std)` or a
+  `Compose` of such, which computes where its input is), is never moved,
   wrapped or handed to anything that could move it anywhere in the file, nor put on a
   device by its own `__init__` (`self.lstm = nn.LSTM(...).cuda()`); or
 * (from the device-flow analysis) the model is on a device the code chose -- moved in the
@@ -17,7 +19,9 @@ Flags a call `model(x)` when, in one scope,
   (`train(model.to(device), loader)`, in this file or in the files that import it),
   followed through the callers' own parameters --
   and its first argument `x` is an item of a DataLoader's batch that is never moved, while
-  another item of the same batch is (`target = target.to(device)` ... `model(data)`; the
+  another item of the same batch is (`target = target.to(device)` ... `model(data)`; not
+  when the loader's dataset is of a class of the run whose `__getitem__` moves what it
+  returns to a device, `return x.to(self.device), y`; the
   item may reach the model through a method of the class, defined once in the file, that
   hands its first argument unchanged to the model as the model's first argument:
   `self.step(data)` with `return self.model(inputs)`), or
