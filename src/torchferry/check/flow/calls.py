@@ -11,6 +11,8 @@ unknown, with the reason recorded.
 from __future__ import annotations
 
 import ast
+import builtins
+import types
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
@@ -53,6 +55,9 @@ _SCALAR = Value.of(Kind.SCALAR)
 #: a number written in the code
 _NUMBER = Value.of(Kind.SCALAR, basis=Basis.CONSTRUCTED)
 _OTHER = Value.of(Kind.OTHER)
+#: Python's built-in functions (``print``, ``len``), as values: callables without weights
+_BUILTIN_FUNCTIONS = frozenset(n for n in dir(builtins) if not n.startswith("_")
+                               and isinstance(getattr(builtins, n), types.BuiltinFunctionType))
 _PASS_THROUGH = frozenset({"enumerate", "iter", "tqdm", "zip", "reversed", "sorted", "list",
                            "tuple", "next"})
 
@@ -98,7 +103,11 @@ class Evaluator:
         if v is not None:
             return v
         q = self.ff.qualname(node, self.i)  # ``from torch.nn.functional import mse_loss``
-        return _reference(q, node) if q is not None else UNKNOWN
+        if q is not None:
+            return _reference(q, node)
+        if node.id in _BUILTIN_FUNCTIONS and node.id not in self.ff.defs:
+            return _OTHER  # ``self.log = print``: a function of Python's, no module
+        return UNKNOWN
 
     def attribute(self, node: ast.Attribute) -> Value:
         q = self.ff.qualname(node, self.i)

@@ -222,6 +222,10 @@ def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
     """A loader whose ``collate_fn=`` is a function of the run that returns a tensor: what
     it yields is that tensor (kept as the loader's :attr:`Value.item`).  A collate function
     that returns anything else (a tuple, a dict) leaves the batch as it was: a batch."""
+    if _moving_dataset(ev, node):
+        # (its items may be anywhere: which of them its ``__getitem__`` moved, and what a
+        # collate function makes of them, is not followed)
+        return loader._replace(item=Value(frozenset((Kind.BATCH,)), None, loader.origins, Basis.HINT))
     fn = next((k.value for k in node.keywords if k.arg == "collate_fn"), None)
     if fn is None:
         return loader
@@ -247,6 +251,23 @@ def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
     if target[0] is not ev.ff:
         out = _relocate(out, target[0].path)
     return loader._replace(item=out._replace(basis=min(out.basis, Basis.INFERRED)))
+
+
+def _moving_dataset(ev: Evaluator, node: ast.Call) -> bool:
+    """Is the dataset of ``DataLoader(dataset, ...)`` an instance of a class of the run
+    whose ``__getitem__`` moves what it reads to a device (``return x.to(self.device),
+    y``, ``sample["image"].cuda()``)?  Then the batches are not on the CPU alone."""
+    arg = node.args[0] if node.args and not isinstance(node.args[0], ast.Starred) else next(
+        (k.value for k in node.keywords if k.arg == "dataset"), None)
+    ds = ev.values.get(id(arg)) if arg is not None else None
+    info = ev.ff.class_of(ds) if ds is not None else None
+    method = info.method("__getitem__") if info is not None else None
+    if method is None:
+        return False
+    res = method[0].ff.summary(method[1], ev.ff)
+    return res is not None and any(
+        c.callee is Callee.METHOD and c.qualname in vocab.ACCEL_MOVE_NAMES and c.result.may_live(Where.ACCEL)
+        for c in res.calls.values())
 
 
 def _collated_part(v: Value) -> Value | None:
@@ -1211,11 +1232,32 @@ def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.Cla
         if moved:
             origin = _made(node, text) if places == frozenset((CPU,)) else _made(node, text, Op.MOVED, places)
             v = Value(_MODULE, places, (origin,), Basis.CONSTRUCTED)
-        elif any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws):
+        elif any(k in _DEVICE_KEYWORDS or k == "**" and not _spread_places_nothing(info) for k, _ in kws):
             v = Value(_MODULE, None, (_made(node, text),), Basis.CONSTRUCTED)
         else:
             v = Value(_MODULE, frozenset((CPU,)), (_made(node, text),), Basis.CONSTRUCTED)
     return ev.record(node, Callee.FUNCTION, cls_node.name, UNKNOWN, None, args, kws, v)
+
+
+def _spread_places_nothing(info: ClassInfo) -> bool:
+    """Can ``Net(**cfg)`` (a module class of the run) be built off the CPU only through
+    what the spread gives its ``__init__``?  Not when that ``__init__`` (the nearest of the
+    run) takes no ``**kw`` to hand on, no device parameter, and neither moves anything nor
+    passes a ``device=`` itself: a spread binds only its named parameters, and none of
+    them can put a layer anywhere (``ShuffleNet(cfg, **kwargs)`` with ``__init__(self,
+    cfg, num_classes=10)``)."""
+    init = info.method("__init__")
+    if init is None or init[1].args.kwarg is not None:
+        return False
+    if any(name in _DEVICE_KEYWORDS for name in param_names(init[1])):
+        return False
+    for n in ast.walk(init[1]):
+        if isinstance(n, ast.keyword) and (n.arg is None or n.arg in _DEVICE_KEYWORDS):
+            return False
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                (n.func.attr in vocab.MOVE_NAMES or n.func.attr == "to_empty"):
+            return False
+    return True
 
 
 def _built_at(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args,
@@ -1224,7 +1266,8 @@ def _built_at(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args,
     moves its weighted submodules with the arguments bound (:func:`built.init_places`);
     ``(False, None)`` when ``__init__`` moves nothing or the call spreads ``*args``/``**kw``."""
     init = info.method("__init__")
-    if init is None or any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws):
+    if init is None or any(isinstance(a, ast.Starred) for a in node.args) or \
+            any(k == "**" for k, _ in kws) and not _spread_places_nothing(info):
         return False, None
     params = param_names(init[1])
     bound = {params[k + 1]: Argument(a, v) for k, (a, v) in enumerate(zip(node.args, args, strict=False))

@@ -50,7 +50,12 @@ Work the analysis sees run on the CPU is no device work: a function of the run w
 parameter the call points at the CPU (`flip(x, torch.device("cpu"))`, `"cpu"`, a name bound
 to one where the call is, as in a notebook's CPU cell before its GPU cell, or a `device="cpu"`
 default left out) moves and makes its tensors there; a module built by `torch.nn` or a class
-of the run, never moved, given tensors that are on the CPU on every path, runs there.
+of the run, never moved, given tensors that are on the CPU on every path (and literals,
+`net(x, is_feat=True)`), runs there -- also one built through a `**kw` spread
+(`ShuffleNet(cfg, **kwargs)`) whose `__init__` takes no `**` parameter and no device
+parameter and neither moves anything nor passes a `device=` itself. A module's attribute
+bound to one of Python's built-in functions (`self.log = print`, or a lambda on another
+path) is no submodule: calling it queues nothing.
 
 The two reads are paired by what is subtracted (`time.perf_counter() - t0`, `t1 - t0`),
 never by source order. An interval that is only compared against a limit (`if time.time()
@@ -613,7 +618,7 @@ def _forward_pass(ff: FileFlow, call: ast.Call) -> bool:
 def _host_module_call(ff: FileFlow, module: Value, call: ast.Call) -> bool:
     """A module call that runs on the CPU on every path the analysis sees: the module was
     built by ``torch.nn`` or a class of the run and never moved off the CPU, it is given
-    tensors that are on the CPU on every path, and its output is one (``net =
+    tensors that are on the CPU on every path (and literals), and its output is one (``net =
     nn.Sequential(Jitter())`` timed on ``torch.ones(8, 4).to(torch.device("cpu"))``)."""
     if not (module.is_(Kind.MODULE) and module.only(Where.CPU)):
         return False
@@ -624,7 +629,8 @@ def _host_module_call(ff: FileFlow, module: Value, call: ast.Call) -> bool:
     q = ff.qualname(made.node.func) or ""
     if not q.startswith("torch.nn.") and ff.class_of(module) is None:
         return False
-    args = [*call.args, *(k.value for k in call.keywords)]
+    # (a literal, ``net(x, is_feat=True)``, is no tensor: it is on no device)
+    args = [a for a in (*call.args, *(k.value for k in call.keywords)) if not isinstance(a, ast.Constant)]
     return bool(args) and all(cpu_tensor(ff, a) for a in args) and cpu_tensor(ff, call)
 
 

@@ -55,6 +55,10 @@ one that `forward` converts before any other use (`lengths = lengths.cpu().int()
 meets nothing where it came in.  Only a model whose class the file itself builds counts: a
 model given as a parameter (`run_evaluation(loader, model, ...)`) is of no known class
 there, and its later arguments are checked as any module's.
+The items of a loader over a dataset of a class of the run whose `__getitem__` moves what
+it returns to a device (`return x.to(self.device), y`, `sample["image"].cuda()`) are not
+taken to be on the CPU: which items it moved, and what a collate function makes of them, is
+not followed, so none of them is reported.
 Only loops over a DataLoader (constructed in the file, a parameter named like one or that
 every call of the file passes a loader built in the file, or an
 iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)["train"]`,

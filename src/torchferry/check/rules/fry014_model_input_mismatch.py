@@ -7,7 +7,9 @@ Flags a call `model(x)` when, in one scope,
   tensor built right there on the CPU (`torch.from_numpy(...)`, `torch.tensor(...)`, a
   factory without `device=`) and never moved; or
 * `x` was moved to a device (`x = x.to(device)`, `img.cuda()`) and the model, constructed
-  in the same file (`Net(...)`, `torchvision.models.resnet50(...)`), is never moved,
+  in the same file (`Net(...)`, `torchvision.models.resnet50(...)`; not a transform of
+  `torchvision.transforms` that holds no tensor of its own, `T.Normalize(mean, std)` or a
+  `Compose` of such, which computes where its input is), is never moved,
   wrapped or handed to anything that could move it anywhere in the file, nor put on a
   device by its own `__init__` (`self.lstm = nn.LSTM(...).cuda()`); or
 * (from the device-flow analysis) the model is on a device the code chose -- moved in the
@@ -17,7 +19,9 @@ Flags a call `model(x)` when, in one scope,
   (`train(model.to(device), loader)`, in this file or in the files that import it),
   followed through the callers' own parameters --
   and its first argument `x` is an item of a DataLoader's batch that is never moved, while
-  another item of the same batch is (`target = target.to(device)` ... `model(data)`; the
+  another item of the same batch is (`target = target.to(device)` ... `model(data)`; not
+  when the loader's dataset is of a class of the run whose `__getitem__` moves what it
+  returns to a device, `return x.to(self.device), y`; the
   item may reach the model through a method of the class, defined once in the file, that
   hands its first argument unchanged to the model as the model's first argument:
   `self.step(data)` with `return self.model(inputs)`), or
@@ -429,6 +433,8 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
         return None  # losses and metrics rarely hold parameters
     if q.startswith("torch.nn."):
         known = builds_weights(ff, call) is not False
+    elif q.startswith(_TV_TRANSFORMS):
+        known = not _weightless_transform(m, call)
     elif isinstance(func, ast.Name) and func.id in m.classes:
         cls = m.classes[func.id]
         known = cls.is_module and has_parameters(m, cls)
@@ -440,6 +446,31 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
                 and func.value.id == "models")
         )
     return b if known else None
+
+
+_TV_TRANSFORMS = "torchvision.transforms."
+#: torchvision transforms that hold tensors of their own (``LinearTransformation``'s matrix
+#: and mean, checked against the input's device) or run any code (``Lambda``)
+_HOLDING_TRANSFORMS = frozenset({"LinearTransformation", "Lambda"})
+#: torchvision transforms that apply the transforms they are given
+_TRANSFORM_GROUPS = frozenset({"Compose", "RandomApply", "RandomChoice", "RandomOrder"})
+
+
+def _weightless_transform(m: Walker, call: ast.Call, depth: int = 0) -> bool:
+    """Is ``call`` a torchvision transform that computes where its input is
+    (``Normalize(mean, std)``, ``Resize(224)``, a ``Compose([...])`` of such transforms)?
+    None holds parameters: given a tensor on the device it works there.  A group whose
+    steps are not all such calls (a ``Lambda``, a module of the run) is not known."""
+    q = m.qualname(call.func) or ""
+    last = q.rsplit(".", 1)[-1]
+    if not q.startswith(_TV_TRANSFORMS) or last in _HOLDING_TRANSFORMS or depth > 4:
+        return False
+    if last not in _TRANSFORM_GROUPS:
+        return True
+    steps = call.args[0] if call.args else next(
+        (k.value for k in call.keywords if k.arg == "transforms"), None)
+    return isinstance(steps, (ast.List, ast.Tuple)) and all(
+        isinstance(st, ast.Call) and _weightless_transform(m, st, depth + 1) for st in steps.elts)
 
 
 def _built_elsewhere(ff: FileFlow, call: ast.Call) -> bool:
