@@ -36,7 +36,7 @@ from torchferry.check.names import dotted, kwarg, pos, same_expr, tail
 from torchferry.check.scopes import Binding, ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
 
 __all__ = ["dataset_method", "device_chosen", "host_data_file", "in_memory", "load_source",
-           "ndarray_only", "save_target", "saved_here", "torch_saves", "xla_only"]
+           "ndarray_only", "save_target", "saved_by_call", "saved_here", "torch_saves", "xla_only"]
 
 # calls whose result holds a module's tensors, or tensors moved to a device
 _DEVICE_EVIDENCE = frozenset({"state_dict", "parameters", "named_parameters", "buffers",
@@ -164,6 +164,120 @@ def saved_here(m: Walker, site: Site[ast.Call]) -> bool:
                 b_load.how is How.EXPR and _is_buffer(m, b_load.value)):
             continue  # ``path`` was rebound to something else between the save and the load
         return True
+    return False
+
+
+def saved_by_call(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
+    """Was the file the load reads written earlier in the same function by a call that
+    always saves to the path it is given -- ``fit(model, ..., ckpt_path)`` before
+    ``torch.load(ckpt_path)``, the same path expression with its names bound alike at both
+    calls, not in the other branch of an ``if`` that holds the load?  The callee is a
+    function of this file, a method of the same class called on ``self``, or a function
+    imported from another file of the run (``fit(...)``, ``train_utils.fit(...)``), and it
+    saves with ``torch.save`` to that parameter (never rebound) in a statement every call runs: in its body or a ``with`` /
+    ``try`` body there, before any ``return`` or ``raise``.  The load then reads what this
+    process has just written, so its devices exist."""
+    src = load_source(site.node)
+    if src is None:
+        return False
+    path, _ = _file(m, src, site.ctx)
+    branches = dict(site.ctx.ifs)
+    for s in site.ctx.scope.calls:
+        if s.pos >= site.pos or any(branches.get(node, flag) != flag for node, flag in s.ctx.ifs):
+            continue
+        given = [(str(i), a) for i, a in enumerate(s.node.args)]
+        given += [(k.arg, k.value) for k in s.node.keywords if k.arg is not None]
+        hits = [key for key, a in given if not isinstance(a, ast.Starred)
+                and same_expr(_file(m, a, s.ctx)[0], path) and _bound_alike(m, path, site, s)]
+        if not hits:
+            continue
+        callee = _callee(m, ff, s)
+        if callee is None:
+            continue
+        other, fn = callee
+        for key in hits:
+            param = _parameter(s.node, fn, key)
+            if param is not None and _always_saves(other, fn, param):
+                return True
+    return False
+
+
+def _bound_alike(m: Walker, path: ast.expr, load: Site[ast.Call], call: Site[ast.Call]) -> bool:
+    """Is each name of ``path`` bound by the same binding at the load and at the call?"""
+    for n in ast.walk(path):
+        if isinstance(n, ast.Name):
+            b = _binding(m, n.id, load.ctx, load.pos)
+            if b is None or b is not _binding(m, n.id, call.ctx, call.pos):
+                return False
+    return True
+
+
+def _callee(m: Walker, ff: FileFlow, s: Site[ast.Call]
+            ) -> tuple[FileFlow, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """The function a call runs, where the code says which: ``f(...)`` of a module-level
+    function of this file or one imported from another file of the run, ``mod.f(...)`` of
+    a module of the run it imports, ``self.f(...)`` of a method of the caller's class."""
+    func = s.node.func
+    found: tuple[FileFlow, ast.AST] | None = None
+    if isinstance(func, ast.Name):
+        if m.binding(func.id, s.ctx.scope, s.pos) is not None and func.id not in m.module_scope.binds:
+            return None  # a local name: not the module's function
+        if func.id in ff.defs:
+            found = ff, ff.defs[func.id]
+        elif func.id in ff.imports:
+            found = ff.resolve(ff.imports[func.id])
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        scope = s.ctx.scope
+        cls = _class_of(scope)
+        if cls is not None and func.value.id == scope.self_name and func.attr in cls.methods:
+            found = ff, cls.methods[func.attr].node
+        elif func.value.id in ff.imports and m.binding(func.value.id, scope, s.pos) is None:
+            q = ff.qualname(func)  # ``utils.fit(...)`` after ``from . import utils``
+            found = ff.resolve(q) if q is not None else None
+    if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return found[0], found[1]
+
+
+def _parameter(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef, key: str) -> str | None:
+    """The parameter of ``fn`` that a call's argument ``key`` (a position or a keyword)
+    fills."""
+    names = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+    if not key.isdigit():
+        return key if key in names[len(fn.args.posonlyargs):] or \
+            key in {a.arg for a in fn.args.kwonlyargs} else None
+    static = any(dotted(d) == "staticmethod" for d in fn.decorator_list)
+    if names and isinstance(call.func, ast.Attribute) and not static:
+        names = names[1:]
+    i = int(key)
+    if any(isinstance(a, ast.Starred) for a in call.args[:i]):
+        return None
+    return names[i] if i < len(names) else None
+
+
+def _always_saves(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> bool:
+    """Does every call of ``fn`` run ``torch.save(obj, param)`` (``param`` never rebound):
+    a statement of its body, or of a ``with`` / ``try`` body there, before any ``return``
+    or ``raise``?"""
+    if any(isinstance(n, ast.Name) and n.id == param and not isinstance(n.ctx, ast.Load)
+           for n in ast.walk(fn)):
+        return False
+    first_exit = min((getattr(n, "lineno", 0) for n in ast.walk(fn)
+                      if isinstance(n, (ast.Return, ast.Raise))), default=None)
+    body = list(fn.body)
+    while body:
+        st = body.pop(0)
+        if first_exit is not None and st.lineno >= first_exit:
+            return False
+        if isinstance(st, (ast.With, ast.AsyncWith)):
+            body[:0] = st.body
+        elif isinstance(st, ast.Try):
+            body[:0] = st.body
+        elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) \
+                and ff.qualname(st.value.func) == "torch.save":
+            _, target = save_target(st.value)
+            if isinstance(target, ast.Name) and target.id == param:
+                return True
     return False
 
 

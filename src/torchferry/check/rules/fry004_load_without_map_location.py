@@ -105,6 +105,7 @@ from torchferry.check.loads import (
     host_data_file,
     in_memory,
     ndarray_only,
+    saved_by_call,
     saved_here,
     xla_only,
 )
@@ -146,7 +147,7 @@ def _not_a_foreign_checkpoint(m: Walker, flow: FileFlow, site: Site[ast.Call]) -
     checkpoints, a NumPy array (see :mod:`torchferry.check.loads`)."""
     return saved_here(m, site) or in_memory(m, site) or host_data_file(m, flow, site) \
         or ndarray_only(m, site) or dataset_method(m, site) or xla_only(m, site) \
-        or device_chosen(m, site)
+        or device_chosen(m, site) or saved_by_call(m, flow, site)
 
 
 # receivers whose ``load_state_dict`` keeps the loaded tensors as they come (an optimizer
