@@ -31,14 +31,17 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from torchferry.check.flow import FileFlow
-from torchferry.check.flow.queries import is_module, may_live_on_device
+from torchferry.check.flow.lattice import Kind, Where
+from torchferry.check.flow.queries import is_module, may_live_on_device, value_of
 from torchferry.check.names import dotted, kwarg, pos, same_expr, tail
 from torchferry.check.scopes import Binding, ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
 
 __all__ = ["dataset_method", "device_chosen", "host_data_file", "in_memory", "load_source",
            "ndarray_only", "save_target", "saved_by_call", "saved_here", "torch_saves", "xla_only"]
 
-# calls whose result holds a module's tensors, or tensors moved to a device
+#: what a value judged by its place may be (see :func:`_on_cpu`)
+_PLACED = frozenset({Kind.MODULE, Kind.TENSOR})
+#: calls whose result holds a module's tensors, or tensors moved to a device
 _DEVICE_EVIDENCE = frozenset({"state_dict", "parameters", "named_parameters", "buffers",
                               "named_buffers", "to", "cuda", "xpu", "mps", "type"})
 
@@ -399,35 +402,107 @@ def _host_value(m: Walker, ff: FileFlow, node: ast.AST, ctx: Ctx, seen: set[int]
 
 
 def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
-    """Does the load read a file that this file's own code writes, and only with values that
+    """Does the load read a file that the code of the run writes, and only with values that
     hold no device's tensors?  The file is recognised by its name -- the same string
     literal, module-level constant or ``self`` attribute (of the same class) as the last
     component of both paths -- or by the same path expression in the same function, its
     names bound alike at both calls (``if os.path.exists(cache): torch.load(cache) else:
     ...; torch.save(data, cache)``).  The saves are ``torch.save`` calls and calls of the
-    file's save helpers (:func:`_all_saves`).  Every save to the file must be known free of
-    tensors (:func:`_tensor_free`); a ``torch.save`` that names the file may instead save
-    host data as :func:`_host_value` reads it (a dataset's processed cache or metadata
-    file).  A state dict, or anything that may hold a device tensor, is neither."""
+    file's save helpers (:func:`_all_saves`), and the ``torch.save`` calls of the other
+    files of the run that write the same string literal (:meth:`Project.savers`: a
+    training script's checkpoint read by its evaluation script).  Every save to the file
+    must be known free of tensors (:func:`_tensor_free`); a ``torch.save`` that names the
+    file may instead save host data as :func:`_host_value` reads it (a dataset's processed
+    cache or metadata file), or a module or tensor the analysis places on the CPU alone in
+    a file that moves nothing to a device (:func:`_on_cpu`, :func:`_moves_nothing`: a
+    model never moved).  A state dict, or anything that may hold a
+    device tensor, is neither."""
     src = load_source(site.node)
     if src is None:
         return False
     names = _file_names(m, src, site.ctx, set())
-    found = False
+    found = _saves_judged(m, ff, names, (src, site))
+    if found is False:
+        return False
+    project = ff.project
+    if project is None:
+        return bool(found)
+    for name in names:
+        if name[0] != "str":
+            continue
+        for path in project.savers(ff.path, str(name[1])):
+            other = project.file_flow(path)
+            if other is None:
+                return False  # a file that saves it, unread: unknown
+            judged = _saves_judged(Walker(other.tree, other.module_classes), other, {name}, None)
+            if judged is False:
+                return False
+            found = found or judged
+    return bool(found)
+
+
+def _saves_judged(m: Walker, ff: FileFlow, names: set[tuple[object, ...]],
+                  load: tuple[ast.expr, Site[ast.Call]] | None) -> bool | None:
+    """Are the saves of this file to the file ``names`` (or, in the function of ``load``,
+    its path expression) all of host data (True), one of them not known to be (False), or
+    is there none (None)?"""
+    found: bool | None = None
     for s, obj, target in _all_saves(m):
         if target is None:
             continue
         by_name = bool(names & _file_names(m, target, s.ctx, set()))
-        if not (by_name or _same_path(m, src, site, target, s)):
+        if not (by_name or (load is not None and _same_path(m, load[0], load[1], target, s))):
             continue
         if obj is None:
             return False
-        free = _tensor_free(m, obj, s.ctx.scope, _Judging(names, set(), src, site.ctx.scope))
-        if not (free or (by_name and s.node.func is not None and m.qualname(s.node.func) == "torch.save"
-                         and _host_value(m, ff, obj, s.ctx, set()))):
+        judging = _Judging(names, set()) if load is None else \
+            _Judging(names, set(), load[0], load[1].ctx.scope)
+        free = _tensor_free(m, obj, s.ctx.scope, judging)
+        named = by_name and m.qualname(s.node.func) == "torch.save"
+        if not (free or (named and (_host_value(m, ff, obj, s.ctx, set())
+                                    or _on_cpu(ff, obj) and _moves_nothing(m)))):
             return False  # one save to the file may hold a device's tensors
         found = True
     return found
+
+
+#: calls that move their receiver to an accelerator whatever they are given
+_MOVES = ("cuda", "xpu", "mps", "npu", "hpu", "ipu")
+
+
+def _moves_nothing(m: Walker) -> bool:
+    """Does the file never move a value to a device: no accelerator named in a string
+    (``"cuda"``, ``"mps:0"``), no ``.cuda()`` and the like, and no ``.to(...)`` given
+    anything but ``torch`` dtypes (``x.to(torch.float16)``)?  Then what the analysis places
+    on the CPU is not moved elsewhere behind its back (a global moved by another
+    function, a model handed to a helper that moves it)."""
+    if m.accel_consts or any(m.calls_by_tail.get(t) for t in _MOVES):
+        return False
+    for site in m.calls_by_tail.get("to", ()):
+        call = site.node
+        given = [*call.args, *(k.value for k in call.keywords)]
+        if not given or any(not isinstance(a, ast.Attribute) or
+                            not (m.qualname(a) or "").startswith("torch.") for a in given):
+            return False
+    return True
+
+
+def _on_cpu(ff: FileFlow, obj: ast.expr) -> bool:
+    """Is the saved value a module or tensor (``x``, ``self.x``, ``x.state_dict()``) that
+    the analysis places on the CPU and nowhere else: a model built and never moved, a
+    tensor made from host data?"""
+    if isinstance(obj, ast.Call) and isinstance(obj.func, ast.Attribute) \
+            and obj.func.attr == "state_dict" and not obj.args and not obj.keywords:
+        obj = obj.func.value
+    if not isinstance(obj, (ast.Name, ast.Attribute)):
+        return False
+    found = value_of(ff, obj)
+    if found is None:
+        return False
+    res, v = found
+    return v.kinds is not None and bool(v.kinds) and v.kinds <= _PLACED \
+        and v.places is not None and {p.where for p in v.places} == {Where.CPU} \
+        and not res.may_be_on_device(v)
 
 
 def _all_saves(m: Walker) -> list[tuple[Site[ast.Call], ast.expr | None, ast.expr | None]]:
