@@ -179,3 +179,21 @@ def test_a_saving_file_is_a_dependency_of_the_loading_one(tmp_path: Path) -> Non
     assert before and project.savers(run, "policy.pkl") == [train]
     files[train] += b"\n"
     assert Project(files, packages=set()).dependency_salt(run) != before
+
+
+def test_fires_where_the_saving_script_is_in_another_directory(tmp_path: Path) -> None:
+    files = {"prep/train.py": TRAIN_CPU, "prep/tables.py": TRAIN_TABLE, "eval/run.py": RUN}
+    assert found(tmp_path, files) == [("run.py", 4), ("run.py", 5)]
+
+
+def test_fires_where_another_script_saving_tensors_moves_values(tmp_path: Path) -> None:
+    prep = """
+import torch
+def main(rows):
+    feats = torch.tensor(rows)
+    torch.save(feats, "feats.pt")
+    model = torch.nn.Linear(2, 2).cuda()
+"""
+    run = "import torch\nfeats = torch.load('feats.pt')\n"
+    assert found(tmp_path, {"prep.py": prep, "run.py": run}) == [("run.py", 2)]
+    assert found(tmp_path, {"prep.py": prep.replace(".cuda()", ""), "run.py": run}) == []

@@ -409,8 +409,9 @@ def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
     names bound alike at both calls (``if os.path.exists(cache): torch.load(cache) else:
     ...; torch.save(data, cache)``).  The saves are ``torch.save`` calls and calls of the
     file's save helpers (:func:`_all_saves`), and the ``torch.save`` calls of the other
-    files of the run that write the same string literal (:meth:`Project.savers`: a
-    training script's checkpoint read by its evaluation script).  Every save to the file
+    files of the run in its directory that write the same string literal
+    (:meth:`Project.savers`: a training script's checkpoint read by its evaluation
+    script; there a save of tensors counts only in a file that moves nothing to a device).  Every save to the file
     must be known free of tensors (:func:`_tensor_free`); a ``torch.save`` that names the
     file may instead save host data as :func:`_host_value` reads it (a dataset's processed
     cache or metadata file), or a module or tensor the analysis places on the CPU alone in
@@ -434,7 +435,7 @@ def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
             other = project.file_flow(path)
             if other is None:
                 return False  # a file that saves it, unread: unknown
-            judged = _saves_judged(Walker(other.tree, other.module_classes), other, {name}, None)
+            judged = _saves_judged(Walker(other.tree, other.module_classes), other, {name}, None, True)
             if judged is False:
                 return False
             found = found or judged
@@ -442,11 +443,13 @@ def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
 
 
 def _saves_judged(m: Walker, ff: FileFlow, names: set[tuple[object, ...]],
-                  load: tuple[ast.expr, Site[ast.Call]] | None) -> bool | None:
+                  load: tuple[ast.expr, Site[ast.Call]] | None, other: bool = False) -> bool | None:
     """Are the saves of this file to the file ``names`` (or, in the function of ``load``,
     its path expression) all of host data (True), one of them not known to be (False), or
-    is there none (None)?"""
+    is there none (None)?  In ``other`` file than the load's, a value that holds tensors
+    counts only where the file moves nothing to a device (:func:`_moves_nothing`)."""
     found: bool | None = None
+    still = not other or _moves_nothing(m)
     for s, obj, target in _all_saves(m):
         if target is None:
             continue
@@ -459,8 +462,8 @@ def _saves_judged(m: Walker, ff: FileFlow, names: set[tuple[object, ...]],
             _Judging(names, set(), load[0], load[1].ctx.scope)
         free = _tensor_free(m, obj, s.ctx.scope, judging)
         named = by_name and m.qualname(s.node.func) == "torch.save"
-        if not (free or (named and (_host_value(m, ff, obj, s.ctx, set())
-                                    or _on_cpu(ff, obj) and _moves_nothing(m)))):
+        if not (free or (named and still and (_host_value(m, ff, obj, s.ctx, set())
+                                              or _on_cpu(ff, obj) and _moves_nothing(m)))):
             return False  # one save to the file may hold a device's tensors
         found = True
     return found

@@ -540,8 +540,10 @@ class Project:
         return done
 
     def savers(self, path: str, literal: str) -> list[str]:
-        """The other files of the run that say ``torch.save`` and write ``literal`` (one of
-        :meth:`literals` of ``path``: what a load of ``path`` may read that they save);
+        """The other files of the run in the same directory as ``path`` that say
+        ``torch.save`` and write ``literal`` (one of :meth:`literals` of ``path``: what a
+        load of ``path`` may read that they save; scripts side by side run from the same
+        place, while a name such as ``"train.pt"`` elsewhere may be another file);
         :meth:`dependency_salt` counts them among ``path``'s dependencies."""
         if literal not in self.literals(path):
             return []
@@ -552,7 +554,8 @@ class Project:
                     for x in self.literals(p):
                         index.setdefault(x, []).append(p)
             self._savers = index
-        return [p for p in self._savers.get(literal, ()) if p != path]
+        folder = os.path.dirname(path)
+        return [p for p in self._savers.get(literal, ()) if p != path and os.path.dirname(p) == folder]
 
     def _saver_files(self, path: str) -> set[str]:
         """Every file :meth:`savers` may name for a load of ``path``."""

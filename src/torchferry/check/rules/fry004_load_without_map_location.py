@@ -19,8 +19,8 @@ Quiet where what is read cannot hold tensors of a device this machine lacks:
   value saved there holds no module, state dict, optimizer, moved or device tensor, nor a
   value of unknown origin (a dataset's processed cache or metadata file);
 * a file the run's code writes with `torch.save` under the same string literal, in this
-  file or another file of the run (a training script's checkpoint read by its evaluation
-  script), where every save of it holds host data as above or a model or tensor the
+  file or another file of the run in the same directory (a training script's checkpoint
+  read by its evaluation script), where every save of it holds host data as above or a model or tensor the
   analysis places on the CPU alone (`net = Net()` never moved, `torch.tensor(rows)`) in a
   file that moves nothing to a device (no accelerator string, no `.cuda()`, no `.to(...)`
   but to a `torch` dtype);
@@ -89,9 +89,9 @@ whose `load_state_dict` keeps what it is given.
 ## Known limits
 Calls that pass `**kwargs` are not flagged (the keyword may be inside). Wrappers around
 `torch.load` are not followed. A file another script of the project writes is
-recognised only by a string literal both name and only through `torch.save` there (not
-its save helpers, nor a path built from parts), so loading it is otherwise still flagged
-unless its use shows what it is (an ndarray). A value the analysis places on the CPU may
+recognised only by a string literal both name (the path's last component), from the
+same directory, and only through `torch.save` there (not its save helpers), so loading
+it is otherwise still flagged unless its use shows what it is (an ndarray). A value the analysis places on the CPU may
 still be moved by code in another file (a module-level model another file imports and
 moves before the save). A file saved from a parameter or an unknown call's
 result (a tokenizer's ids, a helper's features) is still flagged, and so is a `self`
