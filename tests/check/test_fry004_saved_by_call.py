@@ -198,3 +198,15 @@ def test_fires_on_an_imported_helper_that_may_not_save(tmp_path: Path) -> None:
         """,
     }
     assert found(tmp_path, files) == [("a.py", 6)]
+
+
+def test_fires_where_the_callee_is_a_parameter_named_as_a_saving_function() -> None:
+    src = """
+        import torch
+        def fit(model, path):
+            torch.save(model.state_dict(), path)
+        def train(model, path, fit):
+            fit(model, path)
+            return torch.load(path)
+    """
+    assert lines(src) == [7]

@@ -177,8 +177,9 @@ def saved_by_call(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
     calls, not in the other branch of an ``if`` that holds the load?  The callee is a
     function of this file, a method of the same class called on ``self``, or a function
     imported from another file of the run (``fit(...)``, ``train_utils.fit(...)``), and it
-    saves with ``torch.save`` to that parameter (never rebound) in a statement every call runs: in its body or a ``with`` /
-    ``try`` body there, before any ``return`` or ``raise``.  The load then reads what this
+    saves with ``torch.save`` to that parameter (never rebound) in a statement every call
+    runs: in its body or a ``with`` / ``try`` body there, before any ``return`` or
+    ``raise``.  The load then reads what this
     process has just written, so its devices exist."""
     src = load_source(site.node)
     if src is None:
@@ -223,8 +224,9 @@ def _callee(m: Walker, ff: FileFlow, s: Site[ast.Call]
     func = s.node.func
     found: tuple[FileFlow, ast.AST] | None = None
     if isinstance(func, ast.Name):
-        if m.binding(func.id, s.ctx.scope, s.pos) is not None and func.id not in m.module_scope.binds:
-            return None  # a local name: not the module's function
+        b = m.binding(func.id, s.ctx.scope, s.pos)
+        if b is not None and b.ctx.scope is not m.module_scope:
+            return None  # a local name (a parameter, a nested function): not the module's
         if func.id in ff.defs:
             found = ff, ff.defs[func.id]
         elif func.id in ff.imports:
@@ -411,13 +413,14 @@ def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
     file's save helpers (:func:`_all_saves`), and the ``torch.save`` calls of the other
     files of the run in its directory that write the same string literal
     (:meth:`Project.savers`: a training script's checkpoint read by its evaluation
-    script; there a save of tensors counts only in a file that moves nothing to a device).  Every save to the file
-    must be known free of tensors (:func:`_tensor_free`); a ``torch.save`` that names the
-    file may instead save host data as :func:`_host_value` reads it (a dataset's processed
-    cache or metadata file), or a module or tensor the analysis places on the CPU alone in
-    a file that moves nothing to a device (:func:`_on_cpu`, :func:`_moves_nothing`: a
-    model never moved).  A state dict, or anything that may hold a
-    device tensor, is neither."""
+    script; there a save of tensors counts only in a file that moves nothing to a
+    device).  Every save to the file must be known free of tensors (:func:`_tensor_free`);
+    a ``torch.save`` that names the file may instead save host data as :func:`_host_value`
+    reads it (a dataset's processed cache or metadata file), or a module or tensor the
+    analysis places on the CPU alone in a file that moves nothing to a device
+    (:func:`_on_cpu`, :func:`_moves_nothing`: a model never moved).  The state dict of a
+    module that may be on a device, or anything else that may hold a device tensor, is
+    neither."""
     src = load_source(site.node)
     if src is None:
         return False
