@@ -31,14 +31,17 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from torchferry.check.flow import FileFlow
-from torchferry.check.flow.queries import is_module, may_live_on_device
+from torchferry.check.flow.lattice import Kind, Where
+from torchferry.check.flow.queries import is_module, may_live_on_device, value_of
 from torchferry.check.names import dotted, kwarg, pos, same_expr, tail
 from torchferry.check.scopes import Binding, ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
 
 __all__ = ["dataset_method", "device_chosen", "host_data_file", "in_memory", "load_source",
-           "ndarray_only", "save_target", "saved_here", "torch_saves", "xla_only"]
+           "ndarray_only", "save_target", "saved_by_call", "saved_here", "torch_saves", "xla_only"]
 
-# calls whose result holds a module's tensors, or tensors moved to a device
+#: what a value judged by its place may be (see :func:`_on_cpu`)
+_PLACED = frozenset({Kind.MODULE, Kind.TENSOR})
+#: calls whose result holds a module's tensors, or tensors moved to a device
 _DEVICE_EVIDENCE = frozenset({"state_dict", "parameters", "named_parameters", "buffers",
                               "named_buffers", "to", "cuda", "xpu", "mps", "type"})
 
@@ -167,6 +170,122 @@ def saved_here(m: Walker, site: Site[ast.Call]) -> bool:
     return False
 
 
+def saved_by_call(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
+    """Was the file the load reads written earlier in the same function by a call that
+    always saves to the path it is given -- ``fit(model, ..., ckpt_path)`` before
+    ``torch.load(ckpt_path)``, the same path expression with its names bound alike at both
+    calls, not in the other branch of an ``if`` that holds the load?  The callee is a
+    function of this file, a method of the same class called on ``self``, or a function
+    imported from another file of the run (``fit(...)``, ``train_utils.fit(...)``), and it
+    saves with ``torch.save`` to that parameter (never rebound) in a statement every call
+    runs: in its body or a ``with`` / ``try`` body there, before any ``return`` or
+    ``raise``.  The load then reads what this
+    process has just written, so its devices exist."""
+    src = load_source(site.node)
+    if src is None:
+        return False
+    path, _ = _file(m, src, site.ctx)
+    branches = dict(site.ctx.ifs)
+    for s in site.ctx.scope.calls:
+        if s.pos >= site.pos or any(branches.get(node, flag) != flag for node, flag in s.ctx.ifs):
+            continue
+        given = [(str(i), a) for i, a in enumerate(s.node.args)]
+        given += [(k.arg, k.value) for k in s.node.keywords if k.arg is not None]
+        hits = [key for key, a in given if not isinstance(a, ast.Starred)
+                and same_expr(_file(m, a, s.ctx)[0], path) and _bound_alike(m, path, site, s)]
+        if not hits:
+            continue
+        callee = _callee(m, ff, s)
+        if callee is None:
+            continue
+        other, fn = callee
+        for key in hits:
+            param = _parameter(s.node, fn, key)
+            if param is not None and _always_saves(other, fn, param):
+                return True
+    return False
+
+
+def _bound_alike(m: Walker, path: ast.expr, load: Site[ast.Call], call: Site[ast.Call]) -> bool:
+    """Is each name of ``path`` bound by the same binding at the load and at the call?"""
+    for n in ast.walk(path):
+        if isinstance(n, ast.Name):
+            b = _binding(m, n.id, load.ctx, load.pos)
+            if b is None or b is not _binding(m, n.id, call.ctx, call.pos):
+                return False
+    return True
+
+
+def _callee(m: Walker, ff: FileFlow, s: Site[ast.Call]
+            ) -> tuple[FileFlow, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+    """The function a call runs, where the code says which: ``f(...)`` of a module-level
+    function of this file or one imported from another file of the run, ``mod.f(...)`` of
+    a module of the run it imports, ``self.f(...)`` of a method of the caller's class."""
+    func = s.node.func
+    found: tuple[FileFlow, ast.AST] | None = None
+    if isinstance(func, ast.Name):
+        b = m.binding(func.id, s.ctx.scope, s.pos)
+        if b is not None and b.ctx.scope is not m.module_scope:
+            return None  # a local name (a parameter, a nested function): not the module's
+        if func.id in ff.defs:
+            found = ff, ff.defs[func.id]
+        elif func.id in ff.imports:
+            found = ff.resolve(ff.imports[func.id])
+    elif isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name):
+        scope = s.ctx.scope
+        cls = _class_of(scope)
+        if cls is not None and func.value.id == scope.self_name and func.attr in cls.methods:
+            found = ff, cls.methods[func.attr].node
+        elif func.value.id in ff.imports and m.binding(func.value.id, scope, s.pos) is None:
+            q = ff.qualname(func)  # ``utils.fit(...)`` after ``from . import utils``
+            found = ff.resolve(q) if q is not None else None
+    if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return None
+    return found[0], found[1]
+
+
+def _parameter(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef, key: str) -> str | None:
+    """The parameter of ``fn`` that a call's argument ``key`` (a position or a keyword)
+    fills."""
+    names = [a.arg for a in [*fn.args.posonlyargs, *fn.args.args]]
+    if not key.isdigit():
+        return key if key in names[len(fn.args.posonlyargs):] or \
+            key in {a.arg for a in fn.args.kwonlyargs} else None
+    static = any(dotted(d) == "staticmethod" for d in fn.decorator_list)
+    if names and isinstance(call.func, ast.Attribute) and not static:
+        names = names[1:]
+    i = int(key)
+    if any(isinstance(a, ast.Starred) for a in call.args[:i]):
+        return None
+    return names[i] if i < len(names) else None
+
+
+def _always_saves(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> bool:
+    """Does every call of ``fn`` run ``torch.save(obj, param)`` (``param`` never rebound):
+    a statement of its body, or of a ``with`` / ``try`` body there, before any ``return``
+    or ``raise``?"""
+    if any(isinstance(n, ast.Name) and n.id == param and not isinstance(n.ctx, ast.Load)
+           for n in ast.walk(fn)):
+        return False
+    first_exit = min((getattr(n, "lineno", 0) for n in ast.walk(fn)
+                      if isinstance(n, (ast.Return, ast.Raise))), default=None)
+    body = list(fn.body)
+    while body:
+        st = body.pop(0)
+        if first_exit is not None and st.lineno >= first_exit:
+            return False
+        if isinstance(st, (ast.With, ast.AsyncWith)):
+            body[:0] = st.body
+        elif isinstance(st, ast.Try):
+            body[:0] = st.body
+        elif isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) \
+                and ff.qualname(st.value.func) == "torch.save":
+            _, target = save_target(st.value)
+            if isinstance(target, ast.Name) and target.id == param:
+                return True
+    return False
+
+
 # ------------------------------------------------------------- files the code writes itself
 def _pathlike(value: str) -> bool:
     """A string literal that names a file, not a bare suffix (``".pt"``) or a mode."""
@@ -285,35 +404,111 @@ def _host_value(m: Walker, ff: FileFlow, node: ast.AST, ctx: Ctx, seen: set[int]
 
 
 def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
-    """Does the load read a file that this file's own code writes, and only with values that
+    """Does the load read a file that the code of the run writes, and only with values that
     hold no device's tensors?  The file is recognised by its name -- the same string
     literal, module-level constant or ``self`` attribute (of the same class) as the last
     component of both paths -- or by the same path expression in the same function, its
     names bound alike at both calls (``if os.path.exists(cache): torch.load(cache) else:
     ...; torch.save(data, cache)``).  The saves are ``torch.save`` calls and calls of the
-    file's save helpers (:func:`_all_saves`).  Every save to the file must be known free of
-    tensors (:func:`_tensor_free`); a ``torch.save`` that names the file may instead save
-    host data as :func:`_host_value` reads it (a dataset's processed cache or metadata
-    file).  A state dict, or anything that may hold a device tensor, is neither."""
+    file's save helpers (:func:`_all_saves`), and the ``torch.save`` calls of the other
+    files of the run in its directory that write the same string literal
+    (:meth:`Project.savers`: a training script's checkpoint read by its evaluation
+    script; there a save of tensors counts only in a file that moves nothing to a
+    device).  Every save to the file must be known free of tensors (:func:`_tensor_free`);
+    a ``torch.save`` that names the file may instead save host data as :func:`_host_value`
+    reads it (a dataset's processed cache or metadata file), or a module or tensor the
+    analysis places on the CPU alone in a file that moves nothing to a device
+    (:func:`_on_cpu`, :func:`_moves_nothing`: a model never moved).  The state dict of a
+    module that may be on a device, or anything else that may hold a device tensor, is
+    neither."""
     src = load_source(site.node)
     if src is None:
         return False
     names = _file_names(m, src, site.ctx, set())
-    found = False
+    found = _saves_judged(m, ff, names, (src, site))
+    if found is False:
+        return False
+    project = ff.project
+    if project is None:
+        return bool(found)
+    for name in names:
+        if name[0] != "str":
+            continue
+        for path in project.savers(ff.path, str(name[1])):
+            other = project.file_flow(path)
+            if other is None:
+                return False  # a file that saves it, unread: unknown
+            judged = _saves_judged(Walker(other.tree, other.module_classes), other, {name}, None, True)
+            if judged is False:
+                return False
+            found = found or judged
+    return bool(found)
+
+
+def _saves_judged(m: Walker, ff: FileFlow, names: set[tuple[object, ...]],
+                  load: tuple[ast.expr, Site[ast.Call]] | None, other: bool = False) -> bool | None:
+    """Are the saves of this file to the file ``names`` (or, in the function of ``load``,
+    its path expression) all of host data (True), one of them not known to be (False), or
+    is there none (None)?  In ``other`` file than the load's, a value that holds tensors
+    counts only where the file moves nothing to a device (:func:`_moves_nothing`)."""
+    found: bool | None = None
+    still = not other or _moves_nothing(m)
     for s, obj, target in _all_saves(m):
         if target is None:
             continue
         by_name = bool(names & _file_names(m, target, s.ctx, set()))
-        if not (by_name or _same_path(m, src, site, target, s)):
+        if not (by_name or (load is not None and _same_path(m, load[0], load[1], target, s))):
             continue
         if obj is None:
             return False
-        free = _tensor_free(m, obj, s.ctx.scope, _Judging(names, set(), src, site.ctx.scope))
-        if not (free or (by_name and s.node.func is not None and m.qualname(s.node.func) == "torch.save"
-                         and _host_value(m, ff, obj, s.ctx, set()))):
+        judging = _Judging(names, set()) if load is None else \
+            _Judging(names, set(), load[0], load[1].ctx.scope)
+        free = _tensor_free(m, obj, s.ctx.scope, judging)
+        named = by_name and m.qualname(s.node.func) == "torch.save"
+        if not (free or (named and still and (_host_value(m, ff, obj, s.ctx, set())
+                                              or _on_cpu(ff, obj) and _moves_nothing(m)))):
             return False  # one save to the file may hold a device's tensors
         found = True
     return found
+
+
+#: calls that move their receiver to an accelerator whatever they are given
+_MOVES = ("cuda", "xpu", "mps", "npu", "hpu", "ipu")
+
+
+def _moves_nothing(m: Walker) -> bool:
+    """Does the file never move a value to a device: no accelerator named in a string
+    (``"cuda"``, ``"mps:0"``), no ``.cuda()`` and the like, and no ``.to(...)`` given
+    anything but ``torch`` dtypes (``x.to(torch.float16)``)?  Then what the analysis places
+    on the CPU is not moved elsewhere behind its back (a global moved by another
+    function, a model handed to a helper that moves it)."""
+    if m.accel_consts or any(m.calls_by_tail.get(t) for t in _MOVES):
+        return False
+    for site in m.calls_by_tail.get("to", ()):
+        call = site.node
+        given = [*call.args, *(k.value for k in call.keywords)]
+        if not given or any(not isinstance(a, ast.Attribute) or
+                            not (m.qualname(a) or "").startswith("torch.") for a in given):
+            return False
+    return True
+
+
+def _on_cpu(ff: FileFlow, obj: ast.expr) -> bool:
+    """Is the saved value a module or tensor (``x``, ``self.x``, ``x.state_dict()``) that
+    the analysis places on the CPU and nowhere else: a model built and never moved, a
+    tensor made from host data?"""
+    if isinstance(obj, ast.Call) and isinstance(obj.func, ast.Attribute) \
+            and obj.func.attr == "state_dict" and not obj.args and not obj.keywords:
+        obj = obj.func.value
+    if not isinstance(obj, (ast.Name, ast.Attribute)):
+        return False
+    found = value_of(ff, obj)
+    if found is None:
+        return False
+    res, v = found
+    return v.kinds is not None and bool(v.kinds) and v.kinds <= _PLACED \
+        and v.places is not None and {p.where for p in v.places} == {Where.CPU} \
+        and not res.may_be_on_device(v)
 
 
 def _all_saves(m: Walker) -> list[tuple[Site[ast.Call], ast.expr | None, ast.expr | None]]:

@@ -10,7 +10,8 @@ file's findings through its budget: a kept summary costs a check the units it co
 limit) decided anything, the checked file's own analysis (which skips scopes) is not kept,
 and the callers of a function in other files are interpreted on a budget of their own.
 The findings of a file therefore depend on the bytes of every file it imports,
-transitively, within the run (not on ``--jobs``): :meth:`Project.dependency_salt`
+transitively, within the run (not on ``--jobs``), and on the files that ``torch.save`` a
+file it names in a string literal (:meth:`Project.savers`): :meth:`Project.dependency_salt`
 digests them (a regular expression over the bytes finds the imports, nothing is parsed),
 and the cache key of each file includes it, so an edit in a file invalidates the cached
 findings of every file that imports it, directly or not.
@@ -51,6 +52,8 @@ ForeignCall = tuple[FileFlow, ScopeResult, int, dict[str, Value]]
 _FROM = re.compile(rb"[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
 _IMPORT = re.compile(rb"[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
+#: a string literal quoted simply: no escape, no quote inside, on one line, without spaces
+_LITERAL = re.compile(rb"""(['"])([^'"\\\s]{2,200})\1""")
 _MASK128 = (1 << 128) - 1
 _T = TypeVar("_T")
 #: other files' analyses a worker keeps (each holds its syntax tree): on diffusers (969
@@ -167,6 +170,8 @@ class Project:
         #: :meth:`foreign_calls` per function, while one file is checked
         self._foreign: dict[tuple[str, str, int], list[ForeignCall] | None] = {}
         self.budget = Budget(SUMMARY_BUDGET)
+        self._literals: dict[str, frozenset[str]] = {}
+        self._savers: dict[str, list[str]] | None = None
 
     # -- module names -------------------------------------------------------------------
     def _is_package(self, d: str) -> bool:
@@ -523,10 +528,46 @@ class Project:
         self._deps[path] = frozenset(seen)
         return self._deps[path]
 
+    # -- the files another file writes ------------------------------------------------------
+    def literals(self, path: str) -> frozenset[str]:
+        """The file names written in a file's bytes: string literals quoted simply (no
+        escapes, one line) with a dot or a slash and no space (``'policyNet.pkl'``)."""
+        done = self._literals.get(path)
+        if done is None:
+            found = (m.group(2) for m in _LITERAL.finditer(self.files.get(path, b"")))
+            done = self._literals[path] = frozenset(
+                x.decode("utf-8", "surrogateescape") for x in found if b"." in x or b"/" in x)
+        return done
+
+    def savers(self, path: str, literal: str) -> list[str]:
+        """The other files of the run in the same directory as ``path`` that say
+        ``torch.save`` and write ``literal`` (one of :meth:`literals` of ``path``: what a
+        load of ``path`` may read that they save; scripts side by side run from the same
+        place, while a name such as ``"train.pt"`` elsewhere may be another file);
+        :meth:`dependency_salt` counts them among ``path``'s dependencies."""
+        if literal not in self.literals(path):
+            return []
+        if self._savers is None:
+            index: dict[str, list[str]] = {}
+            for p, data in self.files.items():
+                if b"torch.save" in data:
+                    for x in self.literals(p):
+                        index.setdefault(x, []).append(p)
+            self._savers = index
+        folder = os.path.dirname(path)
+        return [p for p in self._savers.get(literal, ()) if p != path and os.path.dirname(p) == folder]
+
+    def _saver_files(self, path: str) -> set[str]:
+        """Every file :meth:`savers` may name for a load of ``path``."""
+        if b"torch.load" not in self.files.get(path, b""):
+            return set()
+        return {p for x in self.literals(path) for p in self.savers(path, x)}
+
     def dependency_salt(self, path: str) -> str:
         """A digest of the bytes of every file ``path`` depends on ("" for none): the files it
         imports, and (the callers of its functions) the files that import it, when
-        :meth:`importers` knows them, with what they import.
+        :meth:`importers` knows them, with what they import, and the files that save a file
+        ``path`` names (:meth:`savers`).
 
         The digest of a set: the sum (modulo 2**128) of a 128-bit BLAKE2b digest of each
         file's path and bytes.  It needs no sort: a file of a package whose ``__init__``
@@ -541,6 +582,9 @@ class Project:
                 more |= self.dependencies(p)
             more.discard(path)
             deps = more
+        saved = self._saver_files(path)
+        if saved - deps:
+            deps = deps | saved
         if not deps:
             return ""
         values = self._hashes

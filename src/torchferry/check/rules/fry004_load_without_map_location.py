@@ -18,6 +18,17 @@ Quiet where what is read cannot hold tensors of a device this machine lacks:
   literal, module-level constant or `self` attribute names it in both places, and every
   value saved there holds no module, state dict, optimizer, moved or device tensor, nor a
   value of unknown origin (a dataset's processed cache or metadata file);
+* a file the run's code writes with `torch.save` under the same string literal, in this
+  file or another file of the run in the same directory (a training script's checkpoint
+  read by its evaluation script), where every save of it holds host data as above or a model or tensor the
+  analysis places on the CPU alone (`net = Net()` never moved, `torch.tensor(rows)`) in a
+  file that moves nothing to a device (no accelerator string, no `.cuda()`, no `.to(...)`
+  but to a `torch` dtype);
+* a file a call earlier in the same function has just written: the same path expression
+  (its names bound alike) handed to a function of the file, a method of the same class on
+  `self`, or a function imported from another file of the run, that always saves to it
+  with `torch.save` (a statement of its body, or of a `with` / `try` body there, before
+  any `return` or `raise`): `fit(model, data, ckpt)` then `torch.load(ckpt)`;
 * a file the file's own code writes only with values known to hold no tensor (numbers,
   strings, `time.time()`, `x.item()`, `json.load(f)`, an `argparse` namespace, containers
   of them, names and `self` attributes every store of which is one): named as above, or
@@ -77,9 +88,12 @@ whose `load_state_dict` keeps what it is given.
 
 ## Known limits
 Calls that pass `**kwargs` are not flagged (the keyword may be inside). Wrappers around
-`torch.load` are not followed. A file another script of the project writes is not
-recognised (each file is checked on its own), so loading it is still flagged unless
-its use shows what it is (an ndarray). A file saved from a parameter or an unknown call's
+`torch.load` are not followed. A file another script of the project writes is
+recognised only by a string literal both name (the path's last component), from the
+same directory, and only through `torch.save` there (not its save helpers), so loading
+it is otherwise still flagged unless its use shows what it is (an ndarray). A value the analysis places on the CPU may
+still be moved by code in another file (a module-level model another file imports and
+moves before the save). A file saved from a parameter or an unknown call's
 result (a tokenizer's ids, a helper's features) is still flagged, and so is a `self`
 attribute that something outside its class's methods, or an alias, fills. A flag whose other arm maps to the CPU
 is taken as the device's even when it is set by hand (`--cuda` on a CPU-only machine
@@ -105,6 +119,7 @@ from torchferry.check.loads import (
     host_data_file,
     in_memory,
     ndarray_only,
+    saved_by_call,
     saved_here,
     xla_only,
 )
@@ -146,7 +161,7 @@ def _not_a_foreign_checkpoint(m: Walker, flow: FileFlow, site: Site[ast.Call]) -
     checkpoints, a NumPy array (see :mod:`torchferry.check.loads`)."""
     return saved_here(m, site) or in_memory(m, site) or host_data_file(m, flow, site) \
         or ndarray_only(m, site) or dataset_method(m, site) or xla_only(m, site) \
-        or device_chosen(m, site)
+        or device_chosen(m, site) or saved_by_call(m, flow, site)
 
 
 # receivers whose ``load_state_dict`` keeps the loaded tensors as they come (an optimizer
