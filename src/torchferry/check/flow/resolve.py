@@ -145,6 +145,10 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         origins = tuple(dict.fromkeys(o for a in args for o in a.origins))[:4]
         v = Value(_TENSOR, tensor_places(list(args)), origins, Basis.INFERRED)
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
+    if qual in _COPIES and len(node.args) == 1 and not kws and args:
+        # ``copy.deepcopy(t)``: an object of the kind of ``t``, where ``t`` is (a tensor's
+        # copy on its device, a module's with its weights there)
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, args[0])
     if qual in _TQDM:  # a progress bar yields what it wraps
         return builtin_call(ev, node, "tqdm", args, kws)
     if qual.startswith("numpy."):
@@ -960,6 +964,8 @@ def _module_param(ev: Evaluator, name: str, k: int, local: Value | None) -> bool
         name[:1].islower() and vocab.MODEL_NAME.match(name) is not None
 
 
+#: the standard library's copies: the object's kind and place are the original's
+_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 _TQDM = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
 _ITERATING = frozenset({"enumerate", "iter", "zip", "reversed", "sorted", "list", "tuple",
                         "next", "tqdm", "set"})
