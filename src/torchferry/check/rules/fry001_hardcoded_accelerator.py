@@ -13,7 +13,7 @@ under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) gua
 conditional expression testing one (`x.cuda() if self.use_cuda else x`), code
 after an `assert torch.cuda.is_available()` or after an `if` on availability with an arm
 that leaves (`if not torch.cuda.is_available(): return x`, `raise`, `sys.exit()`,
-`pytest.skip()`), and comparisons such as
+`pytest.skip()`, `continue` in a loop), and comparisons such as
 `x.device.type == "cuda"` are fine, and so is code in a function or class decorated with a
 check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`,
 `@RunIf(min_cuda_gpus=1)`), a test module with such a `pytestmark`, a device string
@@ -411,9 +411,9 @@ _LEAVING_CALLS = frozenset({"exit", "quit", "_exit", "skip", "skipTest", "fail"}
 
 
 def _an_arm_leaves(st: ast.stmt) -> bool:
-    """Does an arm of the ``if`` on availability that ``st`` is leave the function (a
-    ``return``, ``raise``, ``sys.exit()``, ``pytest.skip()``), so that the code after the
-    ``if`` runs only on the other side?  An ``if`` whose arms both go on (``if
+    """Does an arm of the ``if`` on availability that ``st`` is leave the function or the
+    loop's round (a ``return``, ``raise``, ``sys.exit()``, ``pytest.skip()``, ``continue``,
+    ``break``), so that the code after the ``if`` runs only on the other side?  An ``if`` whose arms both go on (``if
     torch.cuda.is_available(): x = x.cuda() else: x = x.cpu()``) guards its arms alone."""
     if not isinstance(st, ast.If):
         return False
@@ -421,12 +421,13 @@ def _an_arm_leaves(st: ast.stmt) -> bool:
 
 
 def _leaves(body: list[ast.stmt]) -> bool:
-    """Does some statement of ``body`` (not in a nested function) leave the function?"""
+    """Does some statement of ``body`` (not in a nested function) leave the function or
+    the loop's round?"""
     todo: list[ast.AST] = list(body)
     while todo:
         n = todo.pop()
-        if isinstance(n, (ast.Return, ast.Raise)):
-            return True
+        if isinstance(n, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+            return True  # (``continue``: the rest of the loop's body runs with a GPU only)
         if isinstance(n, ast.Call) and tail(n.func) in _LEAVING_CALLS:
             return True
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
