@@ -60,6 +60,15 @@ def function_reference(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Value:
                  (Origin(Op.REFERENCE, fn.lineno, fn.col_offset, fn.name, node=fn),), Basis.CONSTRUCTED)
 
 
+def class_reference(cls: ast.ClassDef, path: str | None = None) -> Value:
+    """A class of the run as a value (``agent = Agent``, ``Builder = Agent``; ``path``: the
+    file defining it, None for this file): calling the value builds an instance of the
+    class (:func:`~torchferry.check.flow.resolve.referenced`)."""
+    return Value(frozenset((Kind.OTHER,)), frozenset(),
+                 (Origin(Op.REFERENCE, cls.lineno, cls.col_offset, cls.name, path=path, node=cls),),
+                 Basis.CONSTRUCTED)
+
+
 def join_env(a: Env | None, b: Env | None) -> Env | None:
     """Join two environments; a name bound on one side only keeps its value (it may be
     unbound on the other, which is an error at run time, not a value)."""
@@ -293,7 +302,7 @@ class Interp:
             self.ff.nested_scope(st, self.cls if self.self_name else None, self.env)
 
     def st_class(self, st: ast.ClassDef) -> None:
-        self.env[st.name] = Value.of(Kind.OTHER)
+        self.env[st.name] = class_reference(st)
         if not isinstance(self.node, ast.Module):
             self.ff.local_class(st)
 

@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Any
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
-from torchferry.check.flow.interp import Env, Interp, function_reference
+from torchferry.check.flow.interp import Env, Interp, class_reference, function_reference
 from torchferry.check.flow.lattice import (
     ACCEL,
     BOTTOM,
@@ -149,6 +149,8 @@ class FileFlow:
         #: id(call) -> what ``Plain(...)``, a plain class of the run built in this file,
         #: gives its ``__init__`` (parameter index as a string -> argument value)
         self.constructed: dict[int, dict[str, Value]] = {}
+        #: id(call) -> the class of the run a call of this file built an instance of
+        self.built: dict[int, ClassInfo] = {}
         #: :meth:`held_calls`, per method
         self._held: dict[int, list[tuple[FileFlow, ScopeResult, dict[str, Value]]]] = {}
         #: this file's constructions of plain classes of the run, as calls of their
@@ -325,17 +327,26 @@ class FileFlow:
             node = self.defs[name]
             if isinstance(node, _FUNCS):
                 return function_reference(node)
+            if isinstance(node, ast.ClassDef):
+                return class_reference(node)
             return Value.of(Kind.OTHER)
         if self.project is None:
             return None
         q = self.imports.get(name)
         if q is not None:
-            return self.project.imported_value(self, q)
+            return self.project.imported_value(self, q) or self._imported_class(self.resolve(q))
         for mod in self.stars:
             v = self.project.imported_value(self, f"{mod}.{name}" if mod.strip(".") else mod + name)
             if v is not None:
                 return v
-        return None
+        return self._imported_class(self.star_definition(name))
+
+    @staticmethod
+    def _imported_class(found: tuple[FileFlow, ast.AST] | None) -> Value | None:
+        """A class another file of the run defines, as a value (None for anything else)."""
+        if found is None or not isinstance(found[1], ast.ClassDef):
+            return None
+        return class_reference(found[1], found[0].path)
 
     # -- scopes and summaries -------------------------------------------------------------
     def results(self) -> Iterator[ScopeResult]:
@@ -754,6 +765,9 @@ class FileFlow:
 
     def class_called(self, call: ast.Call) -> ClassInfo | None:
         """The class of the run whose constructor ``call``, a call of this file, is."""
+        built = self.built.get(id(call))
+        if built is not None:  # (``agent = Agent; agent(device)``, a star-imported class)
+            return built
         func = call.func
         local = self.defs.get(func.id) if isinstance(func, ast.Name) else None
         if isinstance(local, ast.ClassDef):

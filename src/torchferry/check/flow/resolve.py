@@ -145,6 +145,10 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         origins = tuple(dict.fromkeys(o for a in args for o in a.origins))[:4]
         v = Value(_TENSOR, tensor_places(list(args)), origins, Basis.INFERRED)
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
+    if qual in _COPIES and len(node.args) == 1 and not kws and args:
+        # ``copy.deepcopy(t)``: an object of the kind of ``t``, where ``t`` is (a tensor's
+        # copy on its device, a module's with its weights there)
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, args[0])
     if qual in _TQDM:  # a progress bar yields what it wraps
         return builtin_call(ev, node, "tqdm", args, kws)
     if qual.startswith("numpy."):
@@ -954,6 +958,8 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     if target is not None:
         return project_call(ev, node, ff, target, args, kws)
     g = ev.i.lookup(name)
+    if g is not None and _names_a_class(g):  # ``Builder = Agent`` at module level
+        return _call_reference(ev, node, name, g, args, kws)
     if g is not None and _callable_module(g):
         return module_call(ev, node, g, args, kws)
     if g is not None and g.call is not None:
@@ -981,6 +987,8 @@ def _module_param(ev: Evaluator, name: str, k: int, local: Value | None) -> bool
         name[:1].islower() and vocab.MODEL_NAME.match(name) is not None
 
 
+#: the standard library's copies: the object's kind and place are the original's
+_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 _TQDM = frozenset({"tqdm.tqdm", "tqdm.auto.tqdm", "tqdm.notebook.tqdm", "tqdm.std.tqdm"})
 _ITERATING = frozenset({"enumerate", "iter", "zip", "reversed", "sorted", "list", "tuple",
                         "next", "tqdm", "set"})
@@ -992,11 +1000,24 @@ def _call_reference(ev: Evaluator, node: ast.Call, ref: str, fv: Value, args: Ar
     file (the one the reference was made from, when the file still defines it so)."""
     if ref.startswith("torch."):
         return qualified_call(ev, node, ref, args, kws)
-    made = next(o.node for o in fv.origins if o.op is Op.REFERENCE)
+    origin = next(o for o in fv.origins if o.op is Op.REFERENCE)
+    made = origin.node
+    if isinstance(made, ast.ClassDef):  # ``agent = Agent; agent(device)``
+        owner = _class_owner(ev.ff, origin.path, made)
+        if owner is not None:
+            return project_call(ev, node, owner, made, args, kws)
     target = ev.ff.definition(ref)
     if made is not None and target is made and not any(o.path for o in fv.origins):
         return project_call(ev, node, ev.ff, target, args, kws)
     return _unresolved(ev, node, ref, fv, args, kws, Reason.DYNAMIC)
+
+
+def _class_owner(ff: FileFlow, path: str | None, cls: ast.ClassDef) -> FileFlow | None:
+    """The file of the run that defines ``cls``, named by a reference's ``path`` (None:
+    this file, when the class is one of its own, at module level or in a function)."""
+    if path is not None:
+        return ff.project.file_flow(path) if ff.project is not None else None
+    return ff if ff.defs.get(cls.name) is cls or id(cls) in ff._local_classes else None
 
 
 def referenced(v: Value) -> str | None:
@@ -1006,6 +1027,12 @@ def referenced(v: Value) -> str | None:
     if len(refs) != 1 or v.kinds is None or v.kinds - {Kind.OTHER}:
         return None
     return next(iter(refs))
+
+
+def _names_a_class(v: Value) -> bool:
+    """Does ``v`` name one class of the run on every path?"""
+    return referenced(v) is not None and \
+        isinstance(next(o.node for o in v.origins if o.op is Op.REFERENCE), ast.ClassDef)
 
 
 def _callable_module(v: Value) -> bool:
@@ -1223,6 +1250,7 @@ def _relocate(v: Value, path: str) -> Value:
 def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.ClassDef,
                args: Args, kws: Kws) -> Value:
     info: ClassInfo = owner.class_info(cls_node)
+    ev.ff.built[id(node)] = info
     text = f"{cls_node.name}(...)"
     if not info.is_module:
         v = Value.of(Kind.OTHER, None, _made(node, text))

@@ -11,7 +11,9 @@ that the accelerator is available.
 The portable line `device = "cuda" if torch.cuda.is_available() else "cpu"`, literals
 under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) guard or in a
 conditional expression testing one (`x.cuda() if self.use_cuda else x`), code
-after an `assert torch.cuda.is_available()` and comparisons such as
+after an `assert torch.cuda.is_available()` or after an `if` on availability with an arm
+that leaves (`if not torch.cuda.is_available(): return x`, `raise`, `sys.exit()`,
+`pytest.skip()`, `continue` in a loop), and comparisons such as
 `x.device.type == "cuda"` are fine, and so is code in a function or class decorated with a
 check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`,
 `@RunIf(min_cuda_gpus=1)`), a test module with such a `pytestmark`, a device string
@@ -58,7 +60,10 @@ A `torch.device("cuda")` only compared with (`x.device == torch.device("cuda")`,
 Parameter defaults (`def f(device="cuda")`), device strings built at run time
 (`f"cuda:{rank}"`) and `device_type=` arguments (`torch.autocast("cuda")` only warns on a
 CPU machine) are not flagged. Any `if` whose test mentions the device, cuda, gpu or
-availability counts as a guard, even if it tests something else. "CUDA-only by design" is
+availability counts as a guard of its arms, even if it tests something else. An earlier
+`if torch.cuda.is_available():` whose arms both go on (a CPU `else`, or none) guards only
+its arms: a literal after it is flagged. One arm that leaves anywhere in it (a `return`
+under a further `if`) counts as leaving. "CUDA-only by design" is
 read from the code around the literal; a module-level call of a setup function that pins the
 GPU quiets the whole file, including a library function in it that was meant to be portable.
 """
@@ -384,7 +389,7 @@ def _guarded(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
         if isinstance(loop, ast.While) and m.mentions_availability(loop.test):
             return True
     for s in m.availability_checks(site.ctx.scope):
-        if s.pos < site.pos:
+        if s.pos < site.pos and (isinstance(s.stmt, ast.Assert) or _an_arm_leaves(s.stmt)):
             return True
     scope: Scope | None = site.ctx.scope  # ``@skipIf(not torch.cuda.is_available(), ...)``
     while scope is not None:
@@ -399,6 +404,35 @@ def _guarded(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
         scope = scope.parent
     # the literal sits in an ``if`` test itself, e.g. ``if x.is_cuda or "cuda" ...``
     return isinstance(site.stmt, (ast.If, ast.While)) and _in_test(site)
+
+
+#: calls that leave the function or skip the test (``sys.exit(1)``, ``pytest.skip(...)``)
+_LEAVING_CALLS = frozenset({"exit", "quit", "_exit", "skip", "skipTest", "fail"})
+
+
+def _an_arm_leaves(st: ast.stmt) -> bool:
+    """Does an arm of the ``if`` on availability that ``st`` is leave the function or the
+    loop's round (a ``return``, ``raise``, ``sys.exit()``, ``pytest.skip()``, ``continue``,
+    ``break``), so that the code after the ``if`` runs only on the other side?  An ``if`` whose arms both go on (``if
+    torch.cuda.is_available(): x = x.cuda() else: x = x.cpu()``) guards its arms alone."""
+    if not isinstance(st, ast.If):
+        return False
+    return any(_leaves(arm) for arm in (st.body, st.orelse) if arm)
+
+
+def _leaves(body: list[ast.stmt]) -> bool:
+    """Does some statement of ``body`` (not in a nested function) leave the function or
+    the loop's round?"""
+    todo: list[ast.AST] = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
+            return True  # (``continue``: the rest of the loop's body runs with a GPU only)
+        if isinstance(n, ast.Call) and tail(n.func) in _LEAVING_CALLS:
+            return True
+        if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(n))
+    return False
 
 
 def _in_test(s: Site[ast.Call] | Site[ast.Constant]) -> bool:
