@@ -867,7 +867,8 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             yield Meeting(c.node, ops)
         elif c.callee is Callee.METHOD and c.receiver is not None:
             func = c.node.func
-            if c.qualname in _CROSS_DEVICE_METHODS or not isinstance(func, ast.Attribute):
+            if c.qualname in _CROSS_DEVICE_METHODS or c.qualname in vocab.SIZE_METHODS or \
+                    not isinstance(func, ast.Attribute):
                 continue
             if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
                 in_place = c.qualname in _IN_PLACE
@@ -933,7 +934,11 @@ def _top_level(call: ast.Call, node: ast.AST) -> bool:
 def _call_operands(res: ScopeResult, c: CallEvent) -> tuple[tuple[ast.AST, Value], ...]:
     """The call's arguments, the items of a list or tuple written out in it one by one."""
     out: list[tuple[ast.AST, Value]] = []
-    nodes = [*c.node.args, *(k.value for k in c.node.keywords if k.arg is not None)]
+    last = c.qualname.rsplit(".", 1)[-1] if c.callee is Callee.TORCH and c.qualname else ""
+    numbers = vocab.NUMBER_POSITIONS.get(last, frozenset())  # (``F.one_hot(t, n)``: ``n`` an int)
+    nodes = [*(a for k, a in enumerate(c.node.args) if k not in numbers),
+             *(k.value for k in c.node.keywords if k.arg is not None and not (
+                 last and k.arg in vocab.NUMBER_KEYWORDS))]
     for a in nodes:
         items = a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a]
         for x in items:
