@@ -7,7 +7,7 @@ import ast
 from typing import Any
 
 import torchferry.check.flow.vocab as vocab
-from torchferry.check.flow.lattice import ACCEL, UNKNOWN, Kind, Place, Value, Where
+from torchferry.check.flow.lattice import ACCEL, UNKNOWN, Kind, Op, Place, Value, Where
 
 _TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
 
@@ -44,11 +44,31 @@ def move_target(ev: Any, call: ast.Call, recv: Value) -> tuple[frozenset[Place] 
         if v.places and all(p.where in (Where.CPU, Where.ACCEL) for p in v.places):
             return v.places, True
         if v.places and isinstance(target, ast.Attribute) and target.attr == "device" \
-                and ev.values.get(id(target.value), UNKNOWN).is_(Kind.TENSOR):
+                and _has_a_device(ev, target.value):
             return v.places, True  # ``x.to(t.device)`` of a tensor ``t``: wherever ``t`` is
         if v.kinds is not None and Kind.TENSOR in v.kinds:
             return v.places, True  # ``x.to(other)``: wherever ``other`` is
     return frozenset((ACCEL,)), True  # a device the code chose: it may be an accelerator
+
+
+def _has_a_device(ev: Any, node: ast.expr) -> bool:
+    """``node`` (of ``t.device``) is a tensor, or a parameter of unknown kind that its
+    function calls a tensor's method on (``x.max()``, ``x.unsqueeze(0)``): then ``t.device``
+    is where that parameter lives (not ``args.device``, a value a configuration keeps)."""
+    v = ev.values.get(id(node), UNKNOWN)
+    if v.is_(Kind.TENSOR):
+        return True
+    if v.kinds is not None or not v.known_places or not isinstance(node, ast.Name) or \
+            node.id not in ev.i.param_index or any(o.op is not Op.PARAM for o in v.origins):
+        return False
+    return node.id in _tensor_used(ev.i.node)
+
+
+def _tensor_used(fn: ast.AST) -> frozenset[str]:
+    """The names in ``fn`` that a tensor method is called on (``x.max()``)."""
+    return frozenset(n.func.value.id for n in ast.walk(fn) if isinstance(n, ast.Call) and
+                     isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+                     and n.func.attr in vocab.TENSOR_METHODS)
 
 
 def named_dtype(node: ast.expr) -> bool:

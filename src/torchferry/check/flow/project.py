@@ -229,6 +229,23 @@ class Project:
         for cand in (sibling + ".py", os.path.join(sibling, "__init__.py")):
             if cand in self.files:
                 return cand
+        return self._in_namespace(rest)
+
+    def _in_namespace(self, module: str) -> str | None:
+        """``pkg.sub.mod`` where ``pkg`` is a package of the run and ``pkg/sub`` a directory
+        without an ``__init__.py`` (a namespace package inside it, importable all the
+        same): the file ``pkg/sub/mod.py`` (or ``pkg/sub/mod/__init__.py``), if it is one
+        of the run's; None otherwise."""
+        parts = module.split(".")
+        for i in range(len(parts) - 1, 0, -1):
+            init = self.by_module.get(".".join(parts[:i]))
+            if init is None or not init.endswith("__init__.py"):
+                continue
+            below = os.path.join(os.path.dirname(init), *parts[i:])
+            for cand in (below + ".py", os.path.join(below, "__init__.py")):
+                if cand in self.files:
+                    return cand
+            return None
         return None
 
     # -- other files' analyses ------------------------------------------------------------

@@ -429,12 +429,22 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         # ``torch.min(t)``: 0-dimensional on the CPU, as ``t.min()``
         return Value(_TENSOR, frozenset(), args[0].origins, Basis.INFERRED)
     # (``torch.cat((a, b))``: a tuple of tensors computes where its tensors are)
-    values = [x for v in [*args, *(v for _, v in kws)] for x in (
+    values = [x for v in _computed_with(last, args, kws) for x in (
         v.elts if v.elts and all(e.is_(Kind.TENSOR) for e in v.elts) else (v,))]
     # (``torch.cat(parts)``: the items of a list carry the origins)
     origins = tuple(dict.fromkeys(o for v in values for o in (
         v.item.origins if v.item is not None and not v.origins else v.origins)))[:4]
     return Value(_TENSOR, tensor_places(values), origins, Basis.INFERRED)
+
+
+def _computed_with(last: str, args: Args, kws: Kws) -> list[Value]:
+    """The arguments of ``torch.<...>.<last>(...)`` that may be tensors it computes with:
+    all but those its signature takes as Python numbers (:data:`vocab.NUMBER_POSITIONS`,
+    :data:`vocab.NUMBER_KEYWORDS`: ``num_classes=model.n_classes`` is an int whatever
+    ``model`` is)."""
+    numbers = vocab.NUMBER_POSITIONS.get(last, frozenset())
+    return [*(v for k, v in enumerate(args) if k not in numbers),
+            *(v for name, v in kws if name not in vocab.NUMBER_KEYWORDS)]
 
 
 def _returns_tensor(parts: list[str]) -> bool:

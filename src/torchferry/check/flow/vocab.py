@@ -94,6 +94,27 @@ CPU_ARGUMENTS: dict[str, tuple[frozenset[int], frozenset[str]]] = {
     "ctc_loss": (frozenset({1, 2, 3}), frozenset({"targets", "input_lengths", "target_lengths"})),
     "CTCLoss": (frozenset({1, 2, 3}), frozenset({"targets", "input_lengths", "target_lengths"})),
 }
+#: functions of torch whose parameters past the tensor ones take only Python numbers or
+#: bools (``F.one_hot(t, num_classes)``, ``torch.topk(t, k, dim)``): name -> those
+#: parameters' positions; a value given there (``model.n_classes``) is not a tensor the
+#: result computes with, wherever it comes from
+NUMBER_POSITIONS: dict[str, frozenset[int]] = {
+    "one_hot": frozenset({1}), "topk": frozenset({1, 2, 3, 4}), "kthvalue": frozenset({1, 2, 3}),
+    "argmax": frozenset({1, 2}), "argmin": frozenset({1, 2}), "cumsum": frozenset({1}),
+    "cumprod": frozenset({1}), "softmax": frozenset({1}), "log_softmax": frozenset({1}),
+    "chunk": frozenset({1, 2}), "transpose": frozenset({1, 2}), "flatten": frozenset({1, 2}),
+    "unsqueeze": frozenset({1}), "cat": frozenset({1}), "stack": frozenset({1}),
+}
+#: keyword parameters that take only Python numbers or bools in every function of torch
+#: that has them (``num_classes=``, ``dim=``, ``keepdim=``)
+NUMBER_KEYWORDS = frozenset("num_classes dim keepdim k largest sorted descending stable dim0 "
+                            "dim1 start_dim end_dim chunks".split())
+#: tensor methods whose every argument is a size, a dimension or a count, a Python int
+#: (``x.expand(n, max_len)``: a 0-dimensional tensor given there is read as its number),
+#: so the receiver meets no tensor there
+SIZE_METHODS = frozenset("expand view reshape repeat tile permute unsqueeze squeeze transpose "
+                         "flatten unflatten size chunk topk kthvalue softmax log_softmax argmax "
+                         "argmin cumsum cumprod flip roll".split())
 #: methods that, called without arguments, reduce a tensor to a 0-dimensional one
 REDUCTIONS = frozenset("sum mean prod max min amax amin argmax argmin norm std var all any "
                        "median logsumexp count_nonzero".split())

@@ -40,7 +40,9 @@ name, w in model.state_dict().items(): np.save(name, w)`); a list kept in a dict
 scope (`hist = {"train": [], "val": []}`, `{}` grown with `d.setdefault(k, [])`,
 `defaultdict(list)`) holds what `hist[phase].append(t)` adds. What a `torch.distributions`
 object built from tensors computes (`Categorical(logits=t).sample()`, `dist.log_prob(a)`,
-`dist.mean`) is where its parameters are. An attribute of an object of a
+`dist.mean`) is where its parameters are. A torch function computes with its tensor
+arguments only: a value given where its signature takes a number (`F.one_hot(t,
+num_classes=model.n_classes)`, `torch.topk(t, model.k)`, `dim=`) puts nothing there. An attribute of an object of a
 plain class of the run built in the file (`mesh = Mesh(nodes.to(device))`; `mesh.nodes`)
 is what the class's `__init__` stores there, with the construction's arguments bound, and
 what its other methods store (a list they fill with `append` or `self.slots[k] = t`

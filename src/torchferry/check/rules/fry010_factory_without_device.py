@@ -70,12 +70,16 @@ construction or built in a function whose text neither makes nor moves a tensor)
 may be on a device when a call of the file gives it a tensor that may be, or a value it
 moved there (followed through the callers' parameters, a static method called on `self`
 included), unless it is
-annotated as a number (`fps: float | None`).
+annotated as a number (`fps: float | None`). A value moved to `x.device` of a parameter `x`
+that its function calls a tensor's method on (`mask.to(x.device)` with `x.max()`) is where
+`x` is; moved to `opts.device` of any other value, on a device the code chose.
 
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
 indices on the CPU), a partner moved to the factory's result's own device
 (`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`,
-`type`, `type_as`), the calls that
+`type`, `type_as`), the size, dimension and count arguments of a tensor method or a torch
+function (`r.expand(b, max_len)`, `x.view(n, -1)`, `torch.topk(t, k)`, `F.one_hot(t,
+num_classes=n)`: a 0-dimensional tensor given there is read as its number), the calls that
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
 hands to them in its `forward`), and a module's `__init__` and the methods only it
@@ -187,7 +191,8 @@ to a device (`self.model(obs, self.memories)` after `self.model.to(device)`): a 
 `betas` is read in the other methods through the attribute table joined over them, mostly
 as 0-dimensional items `alphas_cumprod[t]` or moved there first. Other
 0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector computed
-from a factory's) are not told apart. A legacy constructor given a tensor (which
+from a factory's, `i = row[0]` of `for row in t.nonzero()`, which indexes as its number) are
+not told apart. A legacy constructor given a tensor (which
 `torch.Tensor(t)` returns where it is) or `device=` (which it refuses off the CPU) is not
 checked, nor is one given data of unknown kind (`torch.Tensor(flags[rows].A)`: it
 returns a tensor given where it is). A method of a model is a meeting only where the model
@@ -867,7 +872,8 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             yield Meeting(c.node, ops)
         elif c.callee is Callee.METHOD and c.receiver is not None:
             func = c.node.func
-            if c.qualname in _CROSS_DEVICE_METHODS or not isinstance(func, ast.Attribute):
+            if c.qualname in _CROSS_DEVICE_METHODS or c.qualname in vocab.SIZE_METHODS or \
+                    not isinstance(func, ast.Attribute):
                 continue
             if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
                 in_place = c.qualname in _IN_PLACE
@@ -933,7 +939,11 @@ def _top_level(call: ast.Call, node: ast.AST) -> bool:
 def _call_operands(res: ScopeResult, c: CallEvent) -> tuple[tuple[ast.AST, Value], ...]:
     """The call's arguments, the items of a list or tuple written out in it one by one."""
     out: list[tuple[ast.AST, Value]] = []
-    nodes = [*c.node.args, *(k.value for k in c.node.keywords if k.arg is not None)]
+    last = c.qualname.rsplit(".", 1)[-1] if c.callee is Callee.TORCH and c.qualname else ""
+    numbers = vocab.NUMBER_POSITIONS.get(last, frozenset())  # (``F.one_hot(t, n)``: ``n`` an int)
+    nodes = [*(a for k, a in enumerate(c.node.args) if k not in numbers),
+             *(k.value for k in c.node.keywords if k.arg is not None and not (
+                 last and k.arg in vocab.NUMBER_KEYWORDS))]
     for a in nodes:
         items = a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a]
         for x in items:
