@@ -739,6 +739,10 @@ def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: A
         v = recv
     elif attr in ("state_dict", "parameters", "buffers"):
         v = container(item=Value(_TENSOR, recv.places, recv.origins, _layer_basis(recv)))
+    elif attr in ("modules", "children") and recv.is_(Kind.MODULE):
+        # ``for m in model.modules()``: its submodules (itself first), where it is; what
+        # built each is not known (as for ``for layer in self.layers``)
+        v = container(item=Value(frozenset((Kind.MODULE,)), recv.places, (), Basis.INFERRED))
     elif attr in vocab.MODULE_METHODS:
         v = Value.of(Kind.OTHER)
     else:  # vae.inference(x), model.generate(...): on the module's device
