@@ -394,13 +394,14 @@ def _moved_to_the_cpu(v: Value) -> bool:
 
 
 def _mask(ops: list[tuple[ast.expr, Value]]) -> bool:
-    """``deg[start] > 0``, ``scores >= 0.5`` of values of unknown kind that the code put
-    somewhere (``deg = data.degrees.cuda()``: only a tensor or a module moves) and
-    numbers: a mask where they are (the comparison's kind stays unknown).  A parameter of
+    """``deg[start] > 0``, ``scores >= 0.5``: values of unknown kind that the code put
+    somewhere (``deg = data.degrees.cuda()``: only a tensor or a module moves) compared
+    with a number: a mask where they are (the comparison's kind stays unknown).  A parameter of
     unknown kind, or a part of one, may be a number (``n > 0``): its comparison stays a
     bool, as a number's."""
     values = [v for _, v in ops]
-    return any(_put(v) for v in values) and all(v.is_(Kind.SCALAR) or _put(v) for v in values)
+    return any(_put(v) for v in values) and any(v.is_(Kind.SCALAR) for v in values) and all(
+        v.is_(Kind.SCALAR) or _put(v) for v in values)
 
 
 def _put(v: Value) -> bool:
