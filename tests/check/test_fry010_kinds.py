@@ -196,3 +196,22 @@ QUIET = {
 @pytest.mark.parametrize("name", sorted(QUIET))
 def test_quiet_where_nothing_mixes_devices(name: str) -> None:
     assert lines(QUIET[name]) == []
+
+
+def test_a_loop_value_compared_with_a_moved_one_keeps_its_first_meeting() -> None:
+    """Two values of unknown kind compared (``cur == prev`` where ``prev`` joins the CPU
+    factory with ``cur`` over the loop) stay a bool: the first iteration's meeting, the
+    factory's tensor against the moved one, is what is reported."""
+    source = """\
+        import torch
+
+        def track(batch, n, device):
+            prev = torch.zeros(n)
+            changes = 0
+            for step in range(10):
+                cur = batch.ids[:, step].to(device)
+                changes += int(not (cur == prev).all())
+                prev = cur
+            return changes
+        """
+    assert lines(source) == [4]
