@@ -215,3 +215,33 @@ def test_a_loop_value_compared_with_a_moved_one_keeps_its_first_meeting() -> Non
             return changes
         """
     assert lines(source) == [4]
+
+
+@pytest.mark.parametrize("method", ["repeat(bs, 1)", "view(bs, -1)", "expand(bs, -1)"])
+def test_a_size_argument_is_no_meeting(method: str) -> None:
+    """A batch size that is an int on one path and a tensor's size on the other
+    (``B = x`` where ``x`` may be an int, else ``B, _ = x.shape``) given to a method that
+    takes sizes: no operand meets the factory's tensor there."""
+    source = f"""\
+        import torch
+        import torch.nn as nn
+
+        class Positions(nn.Module):
+            def __init__(self, n, device):
+                super().__init__()
+                self.n = n
+                self.device = device
+                self.embed = nn.Embedding(n, 8)
+
+            def forward(self, x: torch.Tensor | int, device: torch.device) -> torch.Tensor:
+                if isinstance(x, int):
+                    B = x
+                else:
+                    B, _ = x.shape
+                return self.embed(self.get_pos(bs=B).to(device))
+
+            def get_pos(self, bs):
+                pos = torch.arange(0, self.n).unsqueeze(0)
+                return pos.{method}.to(self.device)
+        """
+    assert lines(source) == []

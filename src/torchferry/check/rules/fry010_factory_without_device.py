@@ -870,7 +870,8 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             yield Meeting(c.node, ops)
         elif c.callee is Callee.METHOD and c.receiver is not None:
             func = c.node.func
-            if c.qualname in _CROSS_DEVICE_METHODS or not isinstance(func, ast.Attribute):
+            if c.qualname in _CROSS_DEVICE_METHODS or c.qualname in _SIZE_METHODS \
+                    or not isinstance(func, ast.Attribute):
                 continue
             if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
                 in_place = c.qualname in _IN_PLACE
@@ -889,6 +890,13 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 yield Meeting(c.node, ops)
             if _weights_may_be_on_device(ff, res, c.func):
                 yield Meeting(c.node, ops, module=c.node.func)
+
+
+#: tensor methods whose arguments are sizes or dimensions (``pos.repeat(bs, 1)``): ints,
+#: or a tensor read as one on the host, never an operand that must share the device
+_SIZE_METHODS = frozenset({"repeat", "tile", "view", "reshape", "expand", "permute",
+                           "transpose", "unsqueeze", "squeeze", "flatten", "unflatten",
+                           "narrow", "new_zeros", "new_ones", "new_empty", "resize_"})
 
 
 def _moved_model(res: ScopeResult, v: Value) -> bool:
