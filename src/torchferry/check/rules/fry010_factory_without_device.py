@@ -75,7 +75,8 @@ annotated as a number (`fps: float | None`).
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
 indices on the CPU), a partner moved to the factory's result's own device
 (`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`,
-`type`, `type_as`), the calls that
+`type`, `type_as`), the sizes and dimensions given to a tensor method that takes them
+(`pos.repeat(bs, 1)`, `view`, `reshape`, `expand`, `new_zeros`), the calls that
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
 hands to them in its `forward`), and a module's `__init__` and the methods only it
