@@ -169,3 +169,47 @@ def test_a_meeting_in_the_factory_file_is_reported_there_once(tmp_path: Path) ->
     assert codes == [("helpers.py", 5, "FRY010")]
     (d,) = [d for o in outcomes for d in o.diagnostics]
     assert all(e.path is None for e in d.evidence), d.evidence
+
+
+PARTS = """\
+import torch
+
+
+def causal_parts(n):
+    mask = torch.ones(n, n).tril()
+    return {ret}
+"""
+PARTS_TRAIN = """\
+import torch
+from parts import causal_parts
+
+
+def step(scores):
+    scores = scores.cuda()
+    {take}
+    return scores * mask
+"""
+# the factory's tensor inside what the other file's function returns, and how it is taken
+IN_CONTAINERS = [
+    ("n, mask", "n, mask = causal_parts(scores.shape[-1])"),
+    ("n, (mask, n)", "_, (mask, _) = causal_parts(scores.shape[-1])"),
+    ("{'mask': mask, 'n': n}", "mask = causal_parts(scores.shape[-1])['mask']"),
+    ("[n, [mask]]", "mask = causal_parts(scores.shape[-1])[1][0]"),
+]
+
+
+@pytest.mark.parametrize(("ret", "take"), IN_CONTAINERS)
+def test_factory_tensor_returned_inside_a_container(tmp_path: Path, ret: str, take: str) -> None:
+    files = {"parts.py": PARTS.format(ret=ret), "train.py": PARTS_TRAIN.format(take=take)}
+    codes, outcomes = found(tmp_path, write(tmp_path, files))
+    assert codes == [("parts.py", 5, "FRY010")]
+    (d,) = [d for o in outcomes for d in o.diagnostics]
+    assert any(e.path is not None and e.path.endswith("train.py") and e.line == 8
+               for e in d.evidence), d.evidence
+
+
+@pytest.mark.parametrize(("ret", "take"), IN_CONTAINERS)
+def test_no_finding_where_the_container_item_is_moved(tmp_path: Path, ret: str, take: str) -> None:
+    files = {"parts.py": PARTS.format(ret=ret),
+             "train.py": PARTS_TRAIN.format(take=take + "\n    mask = mask.to(scores.device)")}
+    assert found(tmp_path, write(tmp_path, files))[0] == []

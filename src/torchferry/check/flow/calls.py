@@ -58,6 +58,8 @@ _OTHER = Value.of(Kind.OTHER)
 #: Python's built-in functions (``print``, ``len``), as values: callables without weights
 _BUILTIN_FUNCTIONS = frozenset(n for n in dir(builtins) if not n.startswith("_")
                                and isinstance(getattr(builtins, n), types.BuiltinFunctionType))
+#: ``x.shape``: a ``torch.Size`` (or an array's tuple) of ints, wherever ``x`` lives
+_SHAPE = container(item=Value.of(Kind.SCALAR))._replace(basis=Basis.INFERRED)
 _PASS_THROUGH = frozenset({"enumerate", "iter", "tqdm", "zip", "reversed", "sorted", "list",
                            "tuple", "next"})
 
@@ -120,7 +122,7 @@ class Evaluator:
             stored = self.ff.instance_attr(base, node.attr)
             if stored is not None:
                 return stored
-        return _attr_of(base, node.attr)
+        return _attr_of(base, node.attr, node)
 
     def _qualified_attr(self, q: str, node: ast.AST) -> Value:
         head, _, last = q.rpartition(".")
@@ -179,6 +181,8 @@ class Evaluator:
         number = number_value(key, signed=False)
         index: int | str | None = number if isinstance(number, int) else \
             key.value if isinstance(key, ast.Constant) and isinstance(key.value, str) else None
+        if isinstance(key, ast.Slice) and base is _SHAPE:
+            return base  # ``x.shape[1:]``: still a size
         if base.elts is not None or base.keys is not None or base.item is not None:
             return element(base, index)
         if isinstance(index, int):  # ``batch[0]`` of a parameter: what the calls pass there
@@ -193,7 +197,7 @@ class Evaluator:
             # ``self.layers[i]``, ``self.heads["cls"]``: a submodule, where the container is;
             # what built it is not known (as for one a loop takes from it)
             return Value(_MODULE, base.places, (), min(base.basis, Basis.INFERRED))
-        if _one_dimensional(base) and not isinstance(key, (ast.Slice, ast.Tuple)):
+        if _one_dimensional(base, self.values) and not isinstance(key, (ast.Slice, ast.Tuple)):
             # ``schedule[epoch]`` of ``torch.linspace(...)``: 0-dimensional, it mixes with
             # tensors on any device
             return Value(base.kinds, frozenset(), base.origins, base.basis)
@@ -251,7 +255,7 @@ class Evaluator:
     def compare(self, node: ast.Compare) -> Value:
         ops = [(node.left, self.eval(node.left))]
         ops += [(c, self.eval(c)) for c in node.comparators]
-        if any(v.may_be(Kind.TENSOR) and v.kinds is not None for _, v in ops):
+        if any(v.may_be(Kind.TENSOR) and v.kinds is not None for _, v in ops) or _mask(ops):
             return self.arith(node, ops)
         return _SCALAR
 
@@ -398,6 +402,22 @@ def _moved_to_the_cpu(v: Value) -> bool:
     return first.op is Op.MOVED and first.to == _CPU_ONLY
 
 
+def _mask(ops: list[tuple[ast.expr, Value]]) -> bool:
+    """``deg[start] > 0``, ``scores >= 0.5``: values of unknown kind that the code put
+    somewhere (``deg = data.degrees.cuda()``: only a tensor or a module moves) compared
+    with a number: a mask where they are (the comparison's kind stays unknown).  A parameter of
+    unknown kind, or a part of one, may be a number (``n > 0``): its comparison stays a
+    bool, as a number's."""
+    values = [v for _, v in ops]
+    return any(_put(v) for v in values) and any(v.is_(Kind.SCALAR) for v in values) and all(
+        v.is_(Kind.SCALAR) or _put(v) for v in values)
+
+
+def _put(v: Value) -> bool:
+    """A value of unknown kind at a concrete place (moved or made there)."""
+    return v.kinds is None and v.known_places and not any(p.symbolic for p in v.places or ())
+
+
 def _slots(node: ast.expr) -> bool:
     """Is ``node`` a list literal of ``None`` alone (``[None]``, the slots of ``[None] * n``)?"""
     return isinstance(node, ast.List) and bool(node.elts) and all(
@@ -411,10 +431,14 @@ def _origins(values: list[Value]) -> tuple[Origin, ...]:
     return tuple(dict.fromkeys(out))[:4]
 
 
-def _attr_of(base: Value, attr: str) -> Value:
-    """``base.attr`` for a value that is not ``self``."""
+def _attr_of(base: Value, attr: str, node: ast.Attribute | None = None) -> Value:
+    """``base.attr`` for a value that is not ``self`` (``node``: the expression)."""
+    if attr == "shape" and not base.is_(Kind.MODULE):
+        return _SHAPE  # ``x.shape[0]``: ints, wherever ``x`` lives (a tensor's, an array's)
     if attr in _SHAPE_ATTRS and not base.is_(Kind.MODULE):
-        return _OTHER  # ``x.shape[0]``: ints, wherever ``x`` lives (a tensor's, an array's)
+        return _OTHER
+    if attr in ("data", "grad") and _layer_weight(base, node):
+        return Value(_TENSOR, base.places, base.origins, Basis.INFERRED)
     if attr == "device" and base.places is not None and (base.may_be(Kind.TENSOR) or base.may_be(Kind.MODULE)):
         return Value(frozenset((Kind.DEVICE,)), base.places, base.origins, base.basis)
     if base.is_(Kind.TENSOR):
@@ -432,6 +456,16 @@ def _attr_of(base: Value, attr: str) -> Value:
 
 
 _SHAPE_ATTRS = frozenset({"shape", "ndim", "dtype", "is_cuda", "requires_grad"})
+
+
+def _layer_weight(base: Value, node: ast.Attribute | None) -> bool:
+    """Is ``base`` a layer's ``.weight`` or ``.bias`` of unknown kind that has a place
+    (``m.weight`` of ``for m in model.modules()``), so that its ``.data`` and ``.grad``
+    are tensors where the layer is?  (Only a parameter has both; a module's parameter is
+    named so.)"""
+    return node is not None and isinstance(node.value, ast.Attribute) \
+        and node.value.attr in ("weight", "bias") and base.kinds is None and base.known_places
+_FILLED = ("torch.zeros(", "torch.ones(", "torch.empty(", "torch.rand(", "torch.randn(")
 _ONE_DIMENSIONAL = ("torch.arange(", "torch.linspace(", "torch.logspace(", "torch.randperm(")
 
 
@@ -459,14 +493,19 @@ def _module_sequence(v: Value, keyed: bool = False) -> bool:
     return bool(made) and len(made) == len(v.origins) and all(o.text.startswith(kinds) for o in made)
 
 
-def _one_dimensional(v: Value) -> bool:
-    """A tensor just made by a factory that makes vectors, or from a list of numbers written
-    out (``torch.as_tensor([0, *sizes[:-1]])``)."""
+def _one_dimensional(v: Value, values: dict[int, Value] | None = None) -> bool:
+    """A tensor just made by a factory that makes vectors, from a list of numbers written
+    out (``torch.as_tensor([0, *sizes[:-1]])``), or by a filling factory given one size
+    that this scope knows as a number (``torch.zeros(total)``; ``values``: its values)."""
     if not (v.is_(Kind.TENSOR) and v.origins and v.origins[0].op is Op.MADE):
         return False
     made = v.origins[0]
     if made.text.startswith(_ONE_DIMENSIONAL):
         return True
+    if values is not None and made.text.startswith(_FILLED) and isinstance(made.node, ast.Call) \
+            and len(made.node.args) == 1 and not any(k.arg in ("size", None) for k in made.node.keywords):
+        size = values.get(id(made.node.args[0]))
+        return size is not None and size.is_(Kind.SCALAR)
     return made.text.startswith(("torch.tensor(", "torch.as_tensor(")) and _numbers(made.node)
 
 

@@ -197,6 +197,25 @@ def outside(v: Value) -> Value:
     return v._replace(basis=Basis.INFERRED) if v.basis is Basis.CONSTRUCTED else v
 
 
+def in_path(v: Value, path: str) -> Value:
+    """``v`` of another file's analysis as this file sees it: every origin made there names
+    ``path``, those of its parts included (a tuple's elements, a list's or dict's items, a
+    dict's keyed values, what calling it returns), so that a factory returned inside a
+    container is still known as that file's, never taken for one of this file's nodes."""
+    origins = v.origins
+    if any(not o.path for o in origins):
+        origins = tuple(o if o.path else o._replace(path=path) for o in origins)
+    elts = v.elts if v.elts is None else tuple(in_path(e, path) for e in v.elts)
+    item = v.item if v.item is None else in_path(v.item, path)
+    keys = v.keys if v.keys is None else tuple((k, in_path(x, path)) for k, x in v.keys)
+    call = v.call if v.call is None else in_path(v.call, path)
+    same_elts = elts is None or all(a is b for a, b in zip(elts, v.elts or (), strict=True))
+    same_keys = keys is None or all(a[1] is b[1] for a, b in zip(keys, v.keys or (), strict=True))
+    if origins is v.origins and item is v.item and call is v.call and same_elts and same_keys:
+        return v  # (nothing to name: the same record, made once)
+    return v._replace(origins=origins, elts=elts, item=item, keys=keys, call=call)
+
+
 UNKNOWN = Value()
 _SELF_PARTS = frozenset((Kind.TENSOR, Kind.BATCH, Kind.NDARRAY))
 BOTTOM = Value(frozenset(), frozenset())

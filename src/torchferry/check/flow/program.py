@@ -37,6 +37,7 @@ from torchferry.check.flow.lattice import (
     Reason,
     Value,
     Where,
+    in_path,
     join,
     outside,
     param,
@@ -96,7 +97,7 @@ def in_file(v: Value, other: FileFlow, ff: FileFlow) -> Value:
     """``v`` of ``other``'s analysis as ``ff``'s findings cite it: its origins name their file."""
     if other is ff:
         return v
-    return v._replace(origins=tuple(o if o.path else o._replace(path=other.path) for o in v.origins))
+    return in_path(v, other.path)
 
 
 class FileFlow:
@@ -1063,7 +1064,7 @@ class FileFlow:
         if not _concrete(v):
             return None
         if info.ff is not self:
-            v = v._replace(origins=tuple(o if o.path else o._replace(path=info.ff.path) for o in v.origins))
+            v = in_path(v, info.ff.path)
         return outside(v)
 
     def _constructed_attr(self, info: ClassInfo, obj: Value, attr: str) -> Value | None:

@@ -27,6 +27,7 @@ from torchferry.check.flow.lattice import (
     Where,
     container,
     element,
+    in_path,
     join,
     join_all,
     param,
@@ -253,7 +254,7 @@ def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
     if not out.is_(Kind.TENSOR) or not out.places or any(p.symbolic for p in out.places):
         return loader
     if target[0] is not ev.ff:
-        out = _relocate(out, target[0].path)
+        out = in_path(out, target[0].path)
     return loader._replace(item=out._replace(basis=min(out.basis, Basis.INFERRED)))
 
 
@@ -773,6 +774,10 @@ def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: A
         v = recv
     elif attr in ("state_dict", "parameters", "buffers"):
         v = container(item=Value(_TENSOR, recv.places, recv.origins, _layer_basis(recv)))
+    elif attr in ("modules", "children") and recv.is_(Kind.MODULE):
+        # ``for m in model.modules()``: its submodules (itself first), where it is; what
+        # built each is not known (as for ``for layer in self.layers``)
+        v = container(item=Value(frozenset((Kind.MODULE,)), recv.places, (), Basis.INFERRED))
     elif attr in vocab.MODULE_METHODS:
         v = Value.of(Kind.OTHER)
     else:  # vae.inference(x), model.generate(...): on the module's device
@@ -1139,7 +1144,7 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
         v = join_all(a for a in passed if a is not None)  # the arguments themselves
     v = _made_elsewhere(v)  # made in the callee, not in this scope
     if owner is not ev.ff:
-        v = _relocate(v, owner.path)
+        v = in_path(v, owner.path)
     if v.places is None and v.kinds is None:
         _escape(ev, node)
     if receiver is not None:
@@ -1249,12 +1254,6 @@ def _argument_node(node: ast.Call, params: tuple[str, ...], k: int, first: int) 
     elif k < len(params):
         a = next((kw.value for kw in node.keywords if kw.arg == params[k]), None)
     return a if isinstance(a, ast.Name) else None
-
-
-def _relocate(v: Value, path: str) -> Value:
-    """Origins made in another file say which."""
-    origins = tuple(o if o.path else o._replace(path=path) for o in v.origins)
-    return v._replace(origins=origins)
 
 
 def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.ClassDef,

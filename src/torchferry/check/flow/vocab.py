@@ -114,7 +114,8 @@ NUMBER_KEYWORDS = frozenset("num_classes dim keepdim k largest sorted descending
 #: so the receiver meets no tensor there
 SIZE_METHODS = frozenset("expand view reshape repeat tile permute unsqueeze squeeze transpose "
                          "flatten unflatten size chunk topk kthvalue softmax log_softmax argmax "
-                         "argmin cumsum cumprod flip roll".split())
+                         "argmin cumsum cumprod flip roll narrow new_zeros new_ones new_empty "
+                         "resize_".split())
 #: methods that, called without arguments, reduce a tensor to a 0-dimensional one
 REDUCTIONS = frozenset("sum mean prod max min amax amin argmax argmin norm std var all any "
                        "median logsumexp count_nonzero".split())

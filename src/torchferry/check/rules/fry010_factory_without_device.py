@@ -95,8 +95,9 @@ results of a function that makes positions with `torch.arange(pos)` when given a
 takes them as given otherwise), is on another path than the one that made the result on
 the CPU, which the analysis joins: on each path both are in one place. Neither
 are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional results
-(`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory or of a list of
-numbers written out (`for n, o in zip(sizes, torch.as_tensor([0, *sizes[:-1]]))`), a full
+(`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory, of a factory
+given one size that is a number (`torch.zeros(total)[k]`, also after `torch.sort`) or of a
+list of numbers written out (`for n, o in zip(sizes, torch.as_tensor([0, *sizes[:-1]]))`), a full
 reduction such as `torch.ones(n).sum()` or `torch.min(t)`) mix with any device and are not
 flagged, except where they are written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
 with `loss` on the device fails, since the tensor written keeps its place and takes no
@@ -163,9 +164,11 @@ class Tagger(nn.Module):
 ## Fix safety
 Unsafe: the fix adds `device=<input>.device`, naming the tensor the factory's result meets
 when that is a plain name already bound where the factory is called (never one bound
-later in the function; also the name an item or a `*_like` copy of it is taken from:
-`mat[inds]`, `torch.ones_like(dist)`), else the function's first tensor parameter. That is almost always the intent, but it changes
-where the tensor lives for every caller.
+later in the function; also the name an item, a method's result or a `*_like` copy of it
+is taken from: `mat[inds]`, `mat.reshape(n, n)`, `torch.ones_like(dist)`) and the
+analysis knows it as a tensor there, else the function's first tensor parameter; none
+where no tensor is known (a number such as `n = x.shape[1]` has no `.device`). That is
+almost always the intent, but it changes where the tensor lives for every caller.
 
 A legacy constructor gets no fix: it refuses an accelerator's `device=` ("legacy constructor
 expects device type: cpu"); the message names `torch.tensor(..., dtype=..., device=...)`.
@@ -1049,9 +1052,12 @@ def _evidence(ctx: Context, call: CallEvent, meet: Meeting, partner: ast.AST,
 
 def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult) -> str | None:
     """The tensor whose device the fix names: the partner when it is a parameter of the
-    factory's own function, else that function's first tensor parameter."""
+    factory's own function known as a tensor there, else that function's first tensor
+    parameter."""
     if res is home and isinstance(partner, ast.Name) and partner.id in home.params:
-        return partner.id
+        if _a_tensor(res.value(partner)) or \
+                home.param_uses.get(home.params.index(partner.id)) is Kind.TENSOR:
+            return partner.id
     fn = home.node
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
@@ -1064,20 +1070,35 @@ def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult) -> str | 
 
 
 def _local_name(home: ScopeResult, partner: ast.AST, res: ScopeResult, factory: ast.AST) -> str | None:
-    """The local name the partner is (``mat``), an item of (``mat[inds]``) or is made like
-    (``torch.ones_like(dist)``), when the factory's own function binds it only before the
-    factory is called: the tensor whose device the fix names."""
+    """The local name the partner is (``mat``), an item of (``mat[inds]``), a method's
+    result of (``mat.reshape(n, n)``, ``mat.new_zeros(3)``) or is made like by a function
+    of torch (``torch.ones_like(dist)``), when the factory's own function binds it only
+    before the factory is called and it is surely a tensor there: the tensor whose device
+    the fix names (never a number, ``n`` of ``reshape(n, n)``, which has no device)."""
     node = partner
     while isinstance(node, ast.Subscript):
         node = node.value
     if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-        node = node.func.value if node.func.attr in vocab.NEW_ON_RECEIVER else \
-            node.args[0] if node.args else node
+        f = node.func
+        torch_fn = isinstance(f.value, ast.Name) and f.value.id == "torch"
+        node = (node.args[0] if node.args else node) if torch_fn else \
+            node if f.attr in vocab.MOVE_NAMES else f.value
     if res is not home or not isinstance(node, ast.Name):
+        return None
+    if not _a_tensor(res.value(node)):
         return None
     stores = [n for n in ast.walk(home.node) if isinstance(n, ast.Name) and n.id == node.id
               and isinstance(n.ctx, ast.Store)]
     return node.id if stores and all(_pos(n) < _pos(factory) for n in stores) else None
+
+
+def _a_tensor(v: Value | None) -> bool:
+    """May a fix name ``v``'s ``.device``: a tensor, or a value that may be one and that
+    the analysis places (a parameter its callers give tensors), never a number (no place)
+    or a module (its parameters have a device, it has none)?"""
+    if v is None or v.kinds is not None and Kind.TENSOR not in v.kinds:
+        return False
+    return v.is_(Kind.TENSOR) or v.kinds is None and v.known_places
 
 
 def _hinted_tensor(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str, home: ScopeResult) -> bool:

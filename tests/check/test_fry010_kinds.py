@@ -1,0 +1,247 @@
+"""What a value is, where FRY010's meetings depend on it: an item of a tensor's shape, its
+size along a dimension and a length are Python ints (no device), so a size given to a
+factory or a reduction leaves the result where its tensors are; ``.data`` and ``.grad`` of
+a layer's weight or bias are tensors where the layer is; and a comparison of a value that
+has a device with a number is a mask there, which indexes a tensor only on its device
+(or the CPU)."""
+
+from __future__ import annotations
+
+import textwrap
+
+import pytest
+
+from torchferry.check.engine import check_source
+
+
+def lines(source: str) -> list[int]:
+    found = check_source(textwrap.dedent(source), "m.py", select=["FRY010"])
+    return sorted(f.line for f in found if f.code == "FRY010")
+
+
+# the factory's tensor meets a torch function's result whose size argument is an int
+# taken from a shape; the function's tensor argument is on the device
+SIZES = {
+    "bincount_minlength": """\
+        import torch
+
+        def confusion(y_true, y_pred):
+            y_true, y_pred = y_true.cuda(), y_pred.cuda()
+            n = y_true.shape[1]
+            m = torch.zeros((n, n))
+            m += torch.bincount(n * y_true.flatten() + y_pred.flatten(), minlength=n ** 2).reshape(n, n)
+            return m
+        """,
+    "one_hot_classes": """\
+        import torch
+        import torch.nn.functional as F
+
+        def counts(labels, logits):
+            labels = labels.cuda()
+            acc = torch.zeros(8)
+            acc += F.one_hot(labels, num_classes=logits.shape[-1]).sum(0)
+            return acc
+        """,
+    "narrow_length": """\
+        import torch
+
+        def trim(x, n_items):
+            x = x.cuda()
+            pad = torch.zeros(4)
+            return pad + torch.narrow(x, 0, 0, x.shape[0] - 1)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SIZES))
+def test_sizes_from_a_shape_are_numbers(name: str) -> None:
+    source = SIZES[name]
+    factory = next(i for i, t in enumerate(textwrap.dedent(source).splitlines(), 1)
+                   if "torch.zeros" in t)
+    assert lines(source) == [factory]
+
+
+# a layer's weight or bias as its data or its gradient, where the moved model is
+WEIGHTS = {
+    "weight_data": """\
+        import torch
+        import torch.nn as nn
+
+        def prune(net: nn.Module):
+            net = net.cuda()
+            for m in net.modules():
+                if isinstance(m, nn.Linear):
+                    w = m.weight.data.abs().clone()
+                    keep = torch.rand(w.shape)
+                    w.mul_(keep)
+        """,
+    "weight_grad": """\
+        import torch
+        import torch.nn as nn
+
+        def perturb(net: nn.Module):
+            net = net.cuda()
+            for m in net.modules():
+                if isinstance(m, nn.Conv2d):
+                    g = m.weight.grad
+                    g.add_(torch.randn(g.shape))
+        """,
+    "bias_data": """\
+        import torch
+        import torch.nn as nn
+
+        def shift(net: nn.Module):
+            net = net.cuda()
+            for m in net.modules():
+                if isinstance(m, nn.Linear):
+                    m.bias.data.sub_(torch.ones(m.out_features))
+        """,
+    "built_elsewhere": """\
+        import torch
+
+        def prune(build):
+            net = build().cuda()
+            for m in net.modules():
+                w = m.weight.data
+                w.mul_(torch.rand(w.shape))
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(WEIGHTS))
+def test_data_and_grad_of_a_layers_weights(name: str) -> None:
+    source = WEIGHTS[name]
+    factory = next(i for i, t in enumerate(textwrap.dedent(source).splitlines(), 1)
+                   if "torch.rand" in t or "torch.ones" in t)
+    assert lines(source) == [factory]
+
+
+# a CPU tensor indexed by a mask made on the device by comparing with a number
+MASKS = {
+    "degree_filter": """\
+        import torch
+
+        def walk_starts(data, n):
+            degrees = data.degrees.cuda()
+            start = torch.arange(n)
+            return start[degrees[start] > 0]
+        """,
+    "score_threshold": """\
+        import torch
+
+        def kept(batch, n):
+            scores = batch.scores.to("cuda")
+            idx = torch.randperm(n)
+            return idx[scores >= 0.5]
+        """,
+    "nonzero_weights": """\
+        import torch
+
+        def pick(graph):
+            w = graph.edge_weight.cuda()
+            ids = torch.arange(w.numel())
+            return ids[w != 0]
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(MASKS))
+def test_a_comparison_with_a_number_is_a_mask_where_its_operand_is(name: str) -> None:
+    source = MASKS[name]
+    factory = next(i for i, t in enumerate(textwrap.dedent(source).splitlines(), 1)
+                   if "torch.arange" in t or "torch.randperm" in t)
+    assert lines(source) == [factory]
+
+
+QUIET = {
+    # a number's comparison with a number, a parameter of unknown kind: no mask, no place
+    "int_parameter": """\
+        import torch
+
+        def head(x, n):
+            x = x.cuda()
+            idx = torch.arange(4)
+            if n > 0:
+                idx = idx[:n]
+            return x.sum() + len(idx)
+        """,
+    # 0-dimensional meetings mix with tensors on any device
+    "zero_dim_threshold": """\
+        import torch
+        import torch.nn as nn
+
+        def threshold(net: nn.Module):
+            net = net.cuda()
+            total = sum(m.weight.data.numel() for m in net.modules() if isinstance(m, nn.Linear))
+            values = torch.zeros(total)
+            y, _ = torch.sort(values)
+            thre = y[int(total * 0.5)]
+            for m in net.modules():
+                if isinstance(m, nn.Linear):
+                    w = m.weight.data.abs().clone()
+                    mask = w.gt(thre).float()
+                    m.weight.data.mul_(mask)
+        """,
+    "zero_dim_item_of_a_vector": """\
+        import torch
+
+        def scale(x, n):
+            x = x.cuda()
+            weights = torch.ones(len(x))
+            return x * weights[n - 1]
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUIET))
+def test_quiet_where_nothing_mixes_devices(name: str) -> None:
+    assert lines(QUIET[name]) == []
+
+
+def test_a_loop_value_compared_with_a_moved_one_keeps_its_first_meeting() -> None:
+    """Two values of unknown kind compared (``cur == prev`` where ``prev`` joins the CPU
+    factory with ``cur`` over the loop) stay a bool: the first iteration's meeting, the
+    factory's tensor against the moved one, is what is reported."""
+    source = """\
+        import torch
+
+        def track(batch, n, device):
+            prev = torch.zeros(n)
+            changes = 0
+            for step in range(10):
+                cur = batch.ids[:, step].to(device)
+                changes += int(not (cur == prev).all())
+                prev = cur
+            return changes
+        """
+    assert lines(source) == [4]
+
+
+@pytest.mark.parametrize("method", ["repeat(bs, 1)", "view(bs, -1)", "expand(bs, -1)"])
+def test_a_size_argument_is_no_meeting(method: str) -> None:
+    """A batch size that is an int on one path and a tensor's size on the other
+    (``B = x`` where ``x`` may be an int, else ``B, _ = x.shape``) given to a method that
+    takes sizes: no operand meets the factory's tensor there."""
+    source = f"""\
+        import torch
+        import torch.nn as nn
+
+        class Positions(nn.Module):
+            def __init__(self, n, device):
+                super().__init__()
+                self.n = n
+                self.device = device
+                self.embed = nn.Embedding(n, 8)
+
+            def forward(self, x: torch.Tensor | int, device: torch.device) -> torch.Tensor:
+                if isinstance(x, int):
+                    B = x
+                else:
+                    B, _ = x.shape
+                return self.embed(self.get_pos(bs=B).to(device))
+
+            def get_pos(self, bs):
+                pos = torch.arange(0, self.n).unsqueeze(0)
+                return pos.{method}.to(self.device)
+        """
+    assert lines(source) == []
