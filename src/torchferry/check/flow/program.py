@@ -500,8 +500,9 @@ class FileFlow:
 
     def nested_scope(self, fn: ast.AST, cls: ClassInfo | None, env: Env) -> None:
         if id(fn) not in self._results and not any(n is fn for n, _, _ in self._scopes):
-            self._scopes.append((fn, cls, dict(env)))
-            self._enclosed[id(fn)] = (cls, self._scopes[-1][2])
+            outer = dict(env)
+            self._scopes.append((fn, cls, outer))
+            self._enclosed[id(fn)] = (cls, outer)
 
     def enclosed(self, fn: ast.AST) -> tuple[ClassInfo | None, Env] | None:
         """For a function defined inside a function of this file whose definition the

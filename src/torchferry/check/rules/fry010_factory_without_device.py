@@ -445,18 +445,19 @@ def _sites(at: FileFlow) -> list[Site]:
     """The calls of ``at`` of functions of the run, with the arguments bound to their
     parameters (by index), in source order: (caller, its call, the callee's file, the
     callee, its interpretation, bound)."""
-    fns = {id(n): n for n in ast.walk(at.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
-    found = []
+    fns: dict[int, ast.AST] = {id(n): n for n in ast.walk(at.tree)
+                               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found: list[tuple[ScopeResult, int, FileFlow, ast.AST, ScopeResult, dict[str, Value]]] = []
     for target, calls in at.call_sites.items():
-        fn = fns.get(target)
-        if fn is not None and calls:
-            res = at.result(fn, *(at.enclosed(fn) or (None, None)))
-            found.extend((caller, node, at, fn, res, bound) for node, (caller, bound) in calls.items())
+        local = fns.get(target)
+        if local is not None and calls:
+            res = at.result(local, *(at.enclosed(local) or (None, None)))
+            found.extend((caller, node, at, local, res, bound) for node, (caller, bound) in calls.items())
     for (path, name, line), calls in at.calls_into.items():
         hit = at.project.function_at(path, name, line) if at.project is not None and calls else None
         if hit is not None:
-            found.extend((caller, node, *hit, bound) for node, (caller, bound) in calls.items())
-    out = []
+            found.extend((caller, node, hit[0], hit[1], hit[2], bound) for node, (caller, bound) in calls.items())
+    out: list[Site] = []
     for caller, node, owner, fn, res, bound in found:
         event = caller.calls.get(node)
         if event is not None and bound:
@@ -481,7 +482,7 @@ def _param_meeting(at: FileFlow, caller: ScopeResult, event: CallEvent, owner: F
                 continue
             arg = _on_device_at(at, caller, callee, w, k, bound, made)
             if arg is not False and not off_device_arm(owner, [meet.node]):  # (costly: last)
-                return meet, n, callee, _argument(caller, event, arg)
+                return meet, n, callee, None if arg is None or arg is True else _argument(caller, event, arg)
     return None
 
 
