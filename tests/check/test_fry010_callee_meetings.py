@@ -125,6 +125,21 @@ def on_gpu(n):
     return gather_rows(torch.randn(n, 3).to(device), idx)
 '''
 
+MADE_ON_ANOTHER_PARAMETER = '''
+import torch
+
+
+def compute(num, den, n):
+    device = num.device
+    return torch.add(den, torch.ones(n, device=device))
+
+
+def score(n):
+    num = torch.zeros(n)
+    den = torch.zeros(n)
+    return compute(num, den, n)
+'''
+
 
 def lines(source: str) -> list[int]:
     return [f.line for f in check_source(textwrap.dedent(source), "t.py", select=["FRY010"])]
@@ -208,3 +223,7 @@ def test_a_factory_of_another_file_meets_the_device_in_a_third_files_function(tm
 def test_the_same_call_with_the_scores_on_the_cpu_is_quiet(tmp_path: Path) -> None:
     assert found(tmp_path, {"helpers.py": HELPERS, "ops.py": OPS,
                             "train.py": TRAIN.format(move="scores.float()")}) == []
+
+
+def test_a_partner_made_on_another_parameters_device_is_where_that_one_is() -> None:
+    assert lines(MADE_ON_ANOTHER_PARAMETER) == []

@@ -127,9 +127,9 @@ make_mask(n))` in train.py of a helper of utils.py, or one defined inside the ca
 function). The function's meetings of a parameter as it came in (written as its name, which
 the function never binds again, `x = x.to(dev)`, nor follows to its place, `y.to(x.device)`;
 not an item of it, `labels[i]`, which is 0-dimensional) are paired with each call's
-argument, and the partner must be on the device at that same call: made or moved there in
-the function, or an argument of that call that the caller has there (the code's own
-evidence, never an annotation). A helper called with tensors on the CPU in one place and on
+argument, and the partner must be on the device at that same call: an argument of that call
+that the caller has there (the code's own evidence, never an annotation; not a tensor the
+function makes with `device=x.device` of another parameter, which is where `x` is). A helper called with tensors on the CPU in one place and on
 the device in another is judged per call. The evidence names the call and the function's
 meeting.
 
@@ -406,7 +406,7 @@ def _met_in_callees(ff: FileFlow, factories: dict, others: list[FileFlow] | None
     """The factories whose result is handed to a function of the run (``gather_rows(table,
     idx)``, ``apply_mask(scores, make_mask(n))`` of a helper of another file) that meets its
     parameter, as it came in, with a tensor that is on the device at that same call (an
-    argument of that call the caller has there, or one the callee makes or moves there):
+    argument of that call the caller has there):
     the calls of this file and of the files that import it, in the order of their paths,
     then of the calls.  A helper called with CPU tensors here and with tensors on the
     device there is judged per call."""
@@ -482,7 +482,7 @@ def _param_meeting(at: FileFlow, caller: ScopeResult, event: CallEvent, owner: F
                 continue
             arg = _on_device_at(at, caller, callee, w, k, bound, made)
             if arg is not False and not off_device_arm(owner, [meet.node]):  # (costly: last)
-                return meet, n, callee, None if arg is None or arg is True else _argument(caller, event, arg)
+                return meet, n, callee, None if arg is True else _argument(caller, event, arg)
     return None
 
 
@@ -510,18 +510,16 @@ def _param_meetings(owner: FileFlow, callee: ScopeResult) -> Iterator[tuple[Meet
 
 
 def _on_device_at(at: FileFlow, caller: ScopeResult, callee: ScopeResult, w: Value, k: int,
-                  bound: dict[str, Value], made: Origin) -> Value | None | bool:
-    """Is the partner ``w`` (a value of ``callee``) on the device at this call: made or moved
-    there in the callee, or a parameter the call gives a tensor that is (followed through
-    the caller's own parameters; never for an annotation alone)?  The argument it takes
-    (None: made in the callee); False when not on the device, or when it may hold the
-    factory's result itself."""
+                  bound: dict[str, Value], made: Origin) -> Value | bool:
+    """Is the partner ``w`` (a value of ``callee``) on the device at this call: a parameter
+    the call gives a tensor that is (followed through the caller's own parameters; never
+    for an annotation alone)?  The argument it takes; False when not on the device, or when
+    it may hold the factory's result itself."""
     kinds = callee.kind_of(w)
     if w.places is None or kinds is not None and (Kind.SCALAR in kinds or not kinds & {Kind.TENSOR, Kind.BATCH}):
         return False
-    for p in w.places:
-        if p.where is Where.ACCEL and any(o.op in (Op.MOVED, Op.MADE) for o in w.origins):
-            return None
+    for p in w.places:  # (not one the callee makes "on the device": ``device=x.device`` of
+        # another parameter reads so in its summary, and is where ``x`` is at this call)
         if p.where is not Where.PARAM or int(p.ref) == k:
             continue
         a = bound.get(str(p.ref))
