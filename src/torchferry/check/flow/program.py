@@ -136,6 +136,8 @@ class FileFlow:
         self.waits_memo: dict[int, bool] = {}
         self._reentered: set[int] = set()
         self._scopes: list[tuple[ast.AST, ClassInfo | None, Env | None]] = []
+        #: the functions defined in functions: id -> (the method's class, the enclosing names)
+        self._enclosed: dict[int, tuple[ClassInfo | None, Env]] = {}
         self._depth = 0
         #: the calls of each function of this file made from this file: id(function) ->
         #: id(call) -> (the calling scope, parameter index as a string -> argument value)
@@ -510,7 +512,17 @@ class FileFlow:
 
     def nested_scope(self, fn: ast.AST, cls: ClassInfo | None, env: Env) -> None:
         if id(fn) not in self._results and not any(n is fn for n, _, _ in self._scopes):
-            self._scopes.append((fn, cls, dict(env)))
+            outer = dict(env)
+            self._scopes.append((fn, cls, outer))
+            self._enclosed[id(fn)] = (cls, outer)
+
+    def enclosed(self, fn: ast.AST) -> tuple[ClassInfo | None, Env] | None:
+        """For a function defined inside a function of this file whose definition the
+        analysis has run (``def create_model()`` in ``main()``): the class of the method it
+        is in, if any, and the enclosing function's names as they stood where it is
+        defined, which its summary reads (a closure, never the module's global of the same
+        name); None for any other function."""
+        return self._enclosed.get(id(fn))
 
     def result(self, fn: ast.AST, cls: ClassInfo | None = None,
                outer: Env | None = None) -> ScopeResult:
@@ -580,7 +592,8 @@ class FileFlow:
         if budget is not None:
             budget.open()
         try:
-            return self.result(fn)
+            cls, outer = self.enclosed(fn) or (None, None)
+            return self.result(fn, cls, outer)
         finally:
             self._depth -= 1
             if budget is not None:

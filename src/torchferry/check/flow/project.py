@@ -162,7 +162,8 @@ class Project:
         self._checked_text: str | None = None
         self._deps: dict[str, frozenset[str]] = {}
         self._imports: dict[str, frozenset[str]] = {}
-        self._found: dict[tuple[str, str], str | None] = {}
+        self._found: dict[tuple[str, str, bool], str | None] = {}
+        self._extends: dict[str, bool] = {}
         self._hashes: dict[str, int] = {}
         self._digests: dict[str, str] = {}
         self._folders: dict[str, str] = {}
@@ -203,7 +204,7 @@ class Project:
         folder = self._folders.get(from_path)
         if folder is None:
             folder = self._folders[from_path] = os.path.dirname(from_path)
-        key = (folder, module)
+        key = (folder, module, self._extends_path(from_path))
         try:
             return self._found[key]
         except KeyError:
@@ -229,7 +230,10 @@ class Project:
         for cand in (sibling + ".py", os.path.join(sibling, "__init__.py")):
             if cand in self.files:
                 return cand
-        return self._in_namespace(rest)
+        found = self._in_namespace(rest)
+        if found is None and self._extends_path(from_path):
+            found = self._above(from_path, rest)
+        return found
 
     def _in_namespace(self, module: str) -> str | None:
         """``pkg.sub.mod`` where ``pkg`` is a package of the run and ``pkg/sub`` a directory
@@ -247,6 +251,31 @@ class Project:
                     return cand
             return None
         return None
+
+    def _extends_path(self, path: str) -> bool:
+        """Does the file add a directory to ``sys.path`` itself (``sys.path.insert(0,
+        parent_dir)``, ``sys.path.append(...)``), read off its bytes?"""
+        done = self._extends.get(path)
+        if done is None:
+            data = self.files.get(path, b"")
+            done = self._extends[path] = b"sys.path.insert(" in data or b"sys.path.append(" in data
+        return done
+
+    def _above(self, from_path: str, rest: str) -> str | None:
+        """The module ``rest`` in a directory above ``from_path``'s, for a script that puts
+        such a directory on ``sys.path`` (``os.path.join(os.path.dirname(__file__), "..")``,
+        ``Path(__file__).parents[1]``): the file when exactly one of those directories
+        holds it (which one the script adds is not read), else None."""
+        hits = []
+        d = os.path.dirname(os.path.dirname(from_path))
+        while True:
+            base = os.path.join(d, *rest.split("."))
+            hits += [c for c in (base + ".py", os.path.join(base, "__init__.py")) if c in self.files]
+            up = os.path.dirname(d)
+            if up == d or not d:
+                break
+            d = up
+        return hits[0] if len(hits) == 1 else None
 
     # -- other files' analyses ------------------------------------------------------------
     def add(self, ff: FileFlow) -> None:
@@ -422,6 +451,20 @@ class Project:
                 return None
             out.append(other)
         return out
+
+    def function_at(self, path: str, name: str, line: int) -> tuple[FileFlow, ast.AST, ScopeResult] | None:
+        """The function ``name`` defined at ``line`` of the run's file ``path`` (a key of
+        :attr:`FileFlow.calls_into`), with its interpretation, read on a budget of its own
+        (the same answer whichever file asks); None when it cannot be read."""
+        def read() -> tuple[FileFlow, ast.AST, ScopeResult] | None:
+            owner = self.file_flow(path)
+            fn = None if owner is None else next(
+                (n for n in ast.walk(owner.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+                 and n.name == name and n.lineno == line), None)
+            if owner is None or fn is None:
+                return None
+            return owner, fn, owner.result(fn, *(owner.enclosed(fn) or (None, None)))
+        return self._own_budget(read)
 
     def _own_budget(self, question: Callable[[], _T]) -> _T:
         """``question`` answered with the files it interprets spending a budget of their

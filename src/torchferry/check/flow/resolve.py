@@ -1022,8 +1022,11 @@ def _call_reference(ev: Evaluator, node: ast.Call, ref: str, fv: Value, args: Ar
         if owner is not None:
             return project_call(ev, node, owner, made, args, kws)
     target = ev.ff.definition(ref)
-    if made is not None and target is made and not any(o.path for o in fv.origins):
-        return project_call(ev, node, ev.ff, target, args, kws)
+    if made is not None and not any(o.path for o in fv.origins) and (
+            target is made or ev.ff.enclosed(made) is not None):
+        # (a function of the file, or one defined in a function of it: ``def
+        # create_model()`` in ``main()``, read with the names it closes over)
+        return project_call(ev, node, ev.ff, made, args, kws)
     return _unresolved(ev, node, ref, fv, args, kws, Reason.DYNAMIC)
 
 

@@ -125,6 +125,19 @@ depend on `--jobs` or on the order the files are checked in. A file checked alon
 (`ferry check policy.py`, the language server, which checks one file at a time) has no
 such meetings.
 
+The meeting may also be in a function of the run the tensor is handed to, where it is a
+parameter: `table = torch.zeros(n, 3)`, then `gather_rows(table, idx)` of a function that
+returns `table[idx]` (also a method, a function of another file, `apply_mask(scores,
+make_mask(n))` in train.py of a helper of utils.py, or one defined inside the calling
+function). The function's meetings of a parameter as it came in (written as its name, which
+the function never binds again, `x = x.to(dev)`, nor follows to its place, `y.to(x.device)`;
+not an item of it, `labels[i]`, which is 0-dimensional) are paired with each call's
+argument, and the partner must be on the device at that same call: an argument of that call
+that the caller has there (the code's own evidence, never an annotation; not a tensor the
+function makes with `device=x.device` of another parameter, which is where `x` is). A helper called with tensors on the CPU in one place and on
+the device in another is judged per call. The evidence names the call and the function's
+meeting.
+
 ## Why is this bad
 The factory builds its tensor on the CPU, whatever device the inputs are on. The function
 works in CPU tests and fails on the first GPU run with "Expected all tensors to be on the
@@ -178,7 +191,9 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 
 ## Known limits
 A result stored on `self` is followed only through the class's attribute table (joined over
-its methods). A result that meets tensors in another file is reported only where that file
+its methods). A result handed to a function is followed one call deep, to that function's
+operators, torch calls, tensor methods and indexing: not to a submodule it gives it to, nor
+on to a function it calls in turn. A result that meets tensors in another file is reported only where that file
 imports the factory's file and no more than eight files do, nor where it meets them in a file
 the factory's file imports (a callback it is handed). Calls of a method
 from other files do not count as its parameters' call sites, nor do those of a function
@@ -301,11 +316,19 @@ def check(ctx: Context) -> Iterable[Finding]:
                     home, call = written[id(made.node)]
                     found[id(made.node)] = (home, call, meet, partner, res)
     _kept_module_inputs(results, kept, found)
-    away = _met_elsewhere(ff, {k: f for k, f in factories.items() if k not in found})
+    left = {k: f for k, f in factories.items() if k not in found}
+    others = ff.project.importer_flows(ff) if left and ff.project is not None else None
+    away = _met_elsewhere(ff, left, others)
     found.update((k, f[:5]) for k, f in away.items())
+    passed = _met_in_callees(ff, {k: f for k, f in factories.items() if k not in found}, others)
+    found.update((k, f[:5]) for k, f in passed.items())
     for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
         other = away.get(id(call.node))
-        yield _finding(ctx, home, call, meet, partner, res, None if other is None else other[5])
+        hop = passed.get(id(call.node))
+        if hop is not None:
+            yield _finding(ctx, home, call, meet, partner, res, hop[6], hop[5])
+        else:
+            yield _finding(ctx, home, call, meet, partner, res, None if other is None else other[5])
 
 
 def _partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
@@ -326,7 +349,7 @@ def _partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
 Away = tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult, FileFlow]
 
 
-def _met_elsewhere(ff: FileFlow, factories: dict) -> dict[int, Away]:
+def _met_elsewhere(ff: FileFlow, factories: dict, others: list[FileFlow] | None) -> dict[int, Away]:
     """The factories of this file whose result meets a tensor that may be on the device in
     another file of the run (``h = self.policy.hidden; h + x`` in agent.py, the hidden
     state made by policy.py; a helper returning ``torch.ones(n, n)`` that train.py
@@ -339,7 +362,7 @@ def _met_elsewhere(ff: FileFlow, factories: dict) -> dict[int, Away]:
         return {}
     left = {(c.node.lineno, c.node.col_offset): (r, c) for r, c in factories.values()}
     away: dict[int, Away] = {}
-    for other in ff.project.importer_flows(ff) or ():
+    for other in others or ():
         if other is ff:
             continue
         results = list(other.results())
@@ -370,6 +393,157 @@ def _pair_away(ff: FileFlow, other: FileFlow, res: ScopeResult, meet: Meeting,
         if partner is None or off_device_arm(other, [meet.node]) or off_device_arm(ff, [call.node]):
             continue
         away[id(call.node)] = (home, call, meet, partner, res, other)
+
+
+@dataclass(frozen=True)
+class Hop:
+    """A call of the run that hands the factory's result to a function whose parameter
+    meets a tensor on the device there."""
+
+    call: ast.Call  # the call that passes the factory's result
+    caller: ScopeResult
+    at: FileFlow  # the file of the call
+    callee: str  # the called function's name
+    arg: ast.AST | None  # the call's argument that the partner parameter takes
+
+
+Passed = tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult, Hop, FileFlow | None]
+
+
+def _met_in_callees(ff: FileFlow, factories: dict, others: list[FileFlow] | None) -> dict[int, Passed]:
+    """The factories whose result is handed to a function of the run (``gather_rows(table,
+    idx)``, ``apply_mask(scores, make_mask(n))`` of a helper of another file) that meets its
+    parameter, as it came in, with a tensor that is on the device at that same call (an
+    argument of that call the caller has there):
+    the calls of this file and of the files that import it, in the order of their paths,
+    then of the calls.  A helper called with CPU tensors here and with tensors on the
+    device there is judged per call."""
+    if not factories or not ff.call_sites and not ff.calls_into and not others:
+        return {}
+    left = {(c.node.lineno, c.node.col_offset): (r, c) for r, c in factories.values()}
+    files = [ff, *(o for o in others or () if o is not ff)]
+    out: dict[int, Passed] = {}
+    summaries: dict[int, list[tuple[Meeting, int, str, int]]] = {}
+    for there in files:
+        for caller, event, owner, fn, callee, bound in _sites(there):
+            if _module_init(there, caller):
+                continue
+            for key, v in bound.items():
+                made = _made_by(v, factories, caller.node) if there is ff else \
+                    _made_by(v, left, path=ff.path)
+                if made is None:
+                    continue
+                home, call = factories[id(made.node)] if there is ff else left[(made.line, made.column)]
+                if id(call.node) in out:
+                    continue
+                hit = _param_meeting(there, caller, event, owner, callee, int(key), bound, made, summaries)
+                if hit is not None and not off_device_arm(there, [event.node]) \
+                        and not off_device_arm(ff, [call.node]):
+                    meet, partner, callee, arg = hit
+                    hop = Hop(event.node, caller, there, getattr(fn, "name", "?"), arg)
+                    out[id(call.node)] = (home, call, meet, partner, callee, hop,
+                                          None if owner is ff else owner)
+    return out
+
+
+Site = tuple[ScopeResult, CallEvent, FileFlow, ast.AST, ScopeResult, dict[str, Value]]
+
+
+def _sites(at: FileFlow) -> list[Site]:
+    """The calls of ``at`` of functions of the run, with the arguments bound to their
+    parameters (by index), in source order: (caller, its call, the callee's file, the
+    callee, its interpretation, bound)."""
+    fns: dict[int, ast.AST] = {id(n): n for n in ast.walk(at.tree)
+                               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    found: list[tuple[ScopeResult, int, FileFlow, ast.AST, ScopeResult, dict[str, Value]]] = []
+    for target, calls in at.call_sites.items():
+        local = fns.get(target)
+        if local is not None and calls:
+            res = at.result(local, *(at.enclosed(local) or (None, None)))
+            found.extend((caller, node, at, local, res, bound) for node, (caller, bound) in calls.items())
+    for (path, name, line), calls in at.calls_into.items():
+        hit = at.project.function_at(path, name, line) if at.project is not None and calls else None
+        if hit is not None:
+            found.extend((caller, node, hit[0], hit[1], hit[2], bound) for node, (caller, bound) in calls.items())
+    out: list[Site] = []
+    for caller, node, owner, fn, res, bound in found:
+        event = caller.calls.get(node)
+        if event is not None and bound:
+            out.append((caller, event, owner, fn, res, bound))
+    return sorted(out, key=lambda s: _pos(s[1].node))
+
+
+def _param_meeting(at: FileFlow, caller: ScopeResult, event: CallEvent, owner: FileFlow,
+                   callee: ScopeResult, k: int, bound: dict[str, Value], made: Origin,
+                   summaries: dict[int, list[tuple[Meeting, int, str, int]]]
+                   ) -> tuple[Meeting, ast.AST, ScopeResult, ast.AST | None] | None:
+    """A meeting of parameter ``k`` of ``callee`` (given the factory's result ``made`` by
+    ``event``) with a tensor on the device at that call: (the meeting, the partner, the
+    callee's scope, the call's argument the partner takes, if it is one)."""
+    if id(callee.node) not in summaries:
+        summaries[id(callee.node)] = list(_param_meetings(owner, callee))
+    for meet, i, _, p in summaries[id(callee.node)]:
+        if p != k:
+            continue
+        for j, (n, w) in enumerate(meet.operands):
+            if j == i or meet.first_only and i:
+                continue
+            arg = _on_device_at(at, caller, callee, w, k, bound, made)
+            if arg is not False and not off_device_arm(owner, [meet.node]):  # (costly: last)
+                return meet, n, callee, None if arg is True else _argument(caller, event, arg)
+    return None
+
+
+def _param_meetings(owner: FileFlow, callee: ScopeResult) -> Iterator[tuple[Meeting, int, str, int]]:
+    """The meetings of ``callee`` where a parameter meets as it came in: written as its
+    name, never bound again in the function (``x = x.to(dev)`` is a move, not a meeting),
+    nor followed to its place (``y.to(x.device)``, ``x.new_zeros(n)``), and as a whole (an
+    item ``labels[i]`` is 0-dimensional: it mixes with any device): (the meeting, the
+    operand's position, the parameter's name and index)."""
+    fn = callee.node
+    if not _in_function(callee) or _module_init(owner, callee):
+        return
+    bound_again = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, (ast.Store, ast.Del))}
+    for meet in sorted(_meetings(owner, callee), key=lambda m: _pos(m.node)):
+        for i, (node, v) in enumerate(meet.operands):
+            if i and meet.first_only:
+                break
+            if not isinstance(node, ast.Name) or node.id not in callee.params or node.id in bound_again:
+                continue
+            k = callee.params.index(node.id)
+            if node.id in ("self", "cls") or v.places != {param(k)} or \
+                    any(o.op is Op.MOVED for o in v.origins) or _follows_place(fn, node.id):
+                continue
+            yield meet, i, node.id, k
+
+
+def _on_device_at(at: FileFlow, caller: ScopeResult, callee: ScopeResult, w: Value, k: int,
+                  bound: dict[str, Value], made: Origin) -> Value | bool:
+    """Is the partner ``w`` (a value of ``callee``) on the device at this call: a parameter
+    the call gives a tensor that is (followed through the caller's own parameters; never
+    for an annotation alone)?  The argument it takes; False when not on the device, or when
+    it may hold the factory's result itself."""
+    kinds = callee.kind_of(w)
+    if w.places is None or kinds is not None and (Kind.SCALAR in kinds or not kinds & {Kind.TENSOR, Kind.BATCH}):
+        return False
+    for p in w.places:  # (not one the callee makes "on the device": ``device=x.device`` of
+        # another parameter reads so in its summary, and is where ``x`` is at this call)
+        if p.where is not Where.PARAM or int(p.ref) == k:
+            continue
+        a = bound.get(str(p.ref))
+        if a is None or any(o.node is made.node for o in a.origins):
+            continue
+        if _on_device(at, caller, a, hints=False):
+            return a
+    return False
+
+
+def _argument(caller: ScopeResult, event: CallEvent, v: Value | None) -> ast.AST | None:
+    """The argument of the call whose value is ``v``."""
+    if v is None:
+        return None
+    return next((a for a in [*event.node.args, *(kw.value for kw in event.node.keywords)]
+                 if caller.value(a) is v), None)
 
 
 def _kept_module_inputs(results: list[ScopeResult], kept: dict,
@@ -1007,10 +1181,15 @@ def _given_elsewhere(res: ScopeResult, module: Value) -> bool:
 
 
 def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
-             partner: ast.AST, res: ScopeResult, other: FileFlow | None = None) -> Finding:
-    """``other``: the file of the run where the tensor meets ``partner``, if not this one."""
+             partner: ast.AST, res: ScopeResult, other: FileFlow | None = None,
+             hop: Hop | None = None) -> Finding:
+    """``other``: the file of the run where the tensor meets ``partner``, if not this one;
+    ``hop``: the call that hands the tensor to the function where it meets it."""
     fname = call.qualname
-    input_name = _local_name(home, partner, res, call.node) or _input_name(home, partner, res)
+    named = hop.arg is not None and hop.caller is home if hop is not None else False
+    input_name = (_local_name(home, hop.arg, home, call.node) if hop is not None and named
+                  and hop.arg is not None else _local_name(home, partner, res, call.node)) \
+        or _input_name(home, partner, res)
     # a module has no .device (only its parameters have one)
     weights = (meet.module is not None and partner is meet.module
                and isinstance(partner, ast.Name) and partner.id == input_name)
@@ -1026,6 +1205,8 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
         where = f"torch.tensor(..., dtype=..., {where})"
     text = (ctx.text(partner) if other is None else ast.unparse(partner))[:40]
     there = "" if other is None else f" in {os.path.basename(other.path)}"
+    if hop is not None:
+        there = f" in `{hop.callee}`{there}"
     made = "is always built on the CPU" if legacy else "without `device=` is built on the CPU"
     f = ctx.finding(
         CODE, call.node,
@@ -1033,7 +1214,12 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
         f"be on an accelerator; create it there: `{where}`",
         fix,
     )
-    return replace(f, evidence=_evidence(ctx, call, meet, partner, text, other))
+    evidence = _evidence(ctx, call, meet, partner, text, other)
+    if hop is not None:
+        handed = Origin(Op.MADE, hop.call.lineno, hop.call.col_offset, "",
+                        path=None if hop.at is ctx.flow else hop.at.path)
+        evidence = (evidence[0], step(ctx, handed, f"it is handed to `{hop.callee}(...)` here"), *evidence[1:])
+    return replace(f, evidence=evidence)
 
 
 def _evidence(ctx: Context, call: CallEvent, meet: Meeting, partner: ast.AST,
