@@ -113,15 +113,28 @@ def _rank_lines(out: str) -> list[str]:
     return sorted(line for line in out.splitlines() if line.startswith("rank "))
 
 
+#: what a rank's C++ runtime prints when it aborts on a thread still joinable at exit: torch's
+#: gloo process group, plain torchrun without torchferry, has shown it once on a CI machine;
+#: the launcher then reports the rank as failed
+_TEARDOWN_ABORT = "terminate called without an active exception"
+
+
+def _launch(cmd: list[str], cwd: Path) -> subprocess.CompletedProcess[str]:
+    """Run a two-rank launch, and once more when a rank died of the abort above: the second
+    run's output is the one compared, and a second abort fails the test."""
+    def once() -> subprocess.CompletedProcess[str]:
+        return subprocess.run(cmd, cwd=cwd, env=_env(), capture_output=True, text=True, timeout=300)
+    done = once()
+    return once() if done.returncode != 0 and _TEARDOWN_ABORT in done.stderr else done
+
+
 @pytest.mark.slow
 def test_fsdp2_two_ranks_under_the_launcher_equal_gloo_on_the_cpu(tmp_path):
     torchrun = [sys.executable, "-m", "torch.distributed.run", "--standalone", "--nproc-per-node", "2"]
-    cpu = subprocess.run([*torchrun, str(TRAIN)], cwd=tmp_path, env=_env(), capture_output=True,
-                         text=True, timeout=300)
+    cpu = _launch([*torchrun, str(TRAIN)], tmp_path)
     assert cpu.returncode == 0, cpu.stderr[-3000:]
-    sim = subprocess.run(
-        [sys.executable, "-m", "torchferry", "run", "--simulate", "cuda", "--nproc-per-node", "2",
-         str(TRAIN)], cwd=tmp_path, env=_env(), capture_output=True, text=True, timeout=300)
+    sim = _launch([sys.executable, "-m", "torchferry", "run", "--simulate", "cuda", "--nproc-per-node",
+                   "2", str(TRAIN)], tmp_path)
     assert sim.returncode == 0, sim.stderr[-3000:]
     cpu_lines, sim_lines = _rank_lines(cpu.stdout), _rank_lines(sim.stdout)
     numbers = [x for x in sim_lines if " backend " not in x]

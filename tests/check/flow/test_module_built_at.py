@@ -145,3 +145,26 @@ def test_a_module_built_inside_its_own_init_is_not_followed_forever():
     """)
     t, p = next(c for r in s.results for c in r.calls.values() if c.qualname == "print").args
     assert t.places is None and p.places is None
+
+
+def test_a_to_that_names_no_device_leaves_the_place_untold():
+    """``self.fc = nn.Linear(1, 1).to(dtype=torch.half)`` and ``self.to(dtype=...)``: a ``.to``
+    that names no device tells nothing of where the instance is, whatever the call binds."""
+    s = Snippet("""
+        import torch
+        import torch.nn as nn
+        class Half(nn.Module):
+            def __init__(self, device):
+                super().__init__()
+                self.fc = nn.Linear(1, 1).to(dtype=torch.half)
+        class Whole(nn.Module):
+            def __init__(self, device):
+                super().__init__()
+                self.fc = nn.Linear(1, 1)
+                self.to(dtype=torch.half)
+        h = Half("cuda")
+        w = Whole("cuda")
+        print(h, w)
+    """)
+    h, w = next(c for r in s.results for c in r.calls.values() if c.qualname == "print").args
+    assert h.places is None and w.places is None

@@ -30,10 +30,6 @@ class Argument(NamedTuple):
     value: Value | None
 
 
-class _Unknown(Exception):
-    """The instance's place cannot be told from ``__init__``."""
-
-
 def weightless_layer(text: str) -> bool:
     """Does the constructor call ``text`` build a ``torch.nn`` module without weights?  (Each
     branch's: ``nn.CrossEntropyLoss()`` on one, ``nn.CTCLoss()`` on the other.)"""
@@ -60,16 +56,14 @@ def init_places(info: ClassInfo, bound: dict[str, Argument], caller: FileFlow) -
     res = owner.summary(fn, caller)
     if res is None:
         return False, None
-    try:
-        return _walk(fn, res.stores, bound)
-    except _Unknown:
-        return True, None
+    return _walk(fn, res.stores, bound)
 
 
 def _walk(fn: ast.FunctionDef | ast.AsyncFunctionDef, stores: dict[str, Value],
           bound: dict[str, Argument]) -> tuple[bool, Places | None]:
     """:func:`init_places` over the statements of ``fn``, whose interpretation stores
-    ``stores`` on ``self``; raises :class:`_Unknown`."""
+    ``stores`` on ``self``; ``(True, None)`` as soon as a move is under a branch or a loop
+    or names no device."""
     weighted = {a for a, v in stores.items() if _weighted(v)}
     if not weighted:
         return False, None
@@ -84,8 +78,8 @@ def _walk(fn: ast.FunctionDef | ast.AsyncFunctionDef, stores: dict[str, Value],
             if attr in weighted:
                 inner, move = _strip_move(value)
                 if move is not None:
-                    if nested:
-                        raise _Unknown
+                    if nested or _names_no_device(move):
+                        return True, None
                     at[attr] = _target(move, params, aliases)
                     moved = True
                 elif not (isinstance(inner, ast.Attribute) and _self_attr(inner) == attr):
@@ -97,8 +91,8 @@ def _walk(fn: ast.FunctionDef | ast.AsyncFunctionDef, stores: dict[str, Value],
         move_of = _in_place_move(call)
         if move_of is None:
             continue
-        if nested:
-            raise _Unknown
+        if nested or _names_no_device(move_of[1]):
+            return True, None
         moved = True
         who, places = move_of[0], _target(move_of[1], params, aliases)
         if who == "":
@@ -218,6 +212,13 @@ def _in_place_move(call: ast.Call | None) -> tuple[str, ast.Call] | None:
     return (attr, call) if attr is not None else None
 
 
+def _names_no_device(move: ast.Call) -> bool:
+    """A ``.to(...)`` given nothing positionally and no ``device=`` (``.to(dtype=torch.half)``):
+    not a move the class's author would write here, so the instance's place is not told."""
+    return isinstance(move.func, ast.Attribute) and move.func.attr == "to" and not move.args \
+        and not any(k.arg == "device" for k in move.keywords)
+
+
 def _target(move: ast.Call, params: dict[str, Argument], aliases: dict[str, Places | None]) -> Places | None:
     """Where the move ``move`` (``.cuda()``, ``.cpu()``, ``.to(d)``) puts a module."""
     assert isinstance(move.func, ast.Attribute)
@@ -226,9 +227,7 @@ def _target(move: ast.Call, params: dict[str, Argument], aliases: dict[str, Plac
     if move.func.attr == "cpu":
         return frozenset((CPU,))
     target = move.args[0] if move.args else next((k.value for k in move.keywords if k.arg == "device"), None)
-    if target is None:
-        raise _Unknown  # (``.to(dtype=...)``: not a move the class's author would write here)
-    return _device_of(target, params, aliases)
+    return None if target is None else _device_of(target, params, aliases)
 
 
 def _device_of(node: ast.expr, params: dict[str, Argument], aliases: dict[str, Places | None]) -> Places | None:
