@@ -752,14 +752,7 @@ def _same_path(m: Walker, src: ast.expr, site: Site[ast.Call], target: ast.expr,
         return False
     path, _ = _file(m, src, site.ctx)
     tpath, _ = _file(m, target, save.ctx)
-    if not same_expr(path, tpath):
-        return False
-    for n in ast.walk(path):
-        if isinstance(n, ast.Name):
-            b = _binding(m, n.id, site.ctx, site.pos)
-            if b is None or b is not _binding(m, n.id, save.ctx, save.pos):
-                return False
-    return True
+    return same_expr(path, tpath) and _bound_alike(m, path, site, save)
 
 
 def ndarray_only(m: Walker, site: Site[ast.Call]) -> bool:
