@@ -161,6 +161,17 @@ def test_the_wharf_labels_file_names_only_wharf_code_bases() -> None:
     assert len(cc.WHARF_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.WHARF_EXTRA)
 
 
+def test_the_jetty_labels_file_names_only_jetty_code_bases() -> None:
+    """The jetty set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_JETTY_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_JETTY_LABELS)
+    known = {cc._norm(n) for n, _ in cc.JETTY} | {r.replace("/", "-") for r, _ in cc.JETTY_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["jetty"].labels == cc.DEFAULT_JETTY_LABELS
+    assert len(cc.JETTY_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.JETTY_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -322,6 +333,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--quay", "--half", "dev"],
         ["--wharf", "--quay"],
         ["--wharf", "--half", "test"],
+        ["--jetty", "--wharf"],
+        ["--jetty", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -340,6 +353,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "quay-half",
         "wharf-and-another",
         "wharf-half",
+        "jetty-and-another",
+        "jetty-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
