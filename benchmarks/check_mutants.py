@@ -4,8 +4,10 @@ with the simulated GPU as the oracle.
 Working programs (``tests/check/mutants/fixtures/programs``: pytorch/examples scripts,
 BSD-3-Clause, copied unchanged from pytorch/examples@77f55b9, see ``LICENSE`` and
 ``SOURCE.md`` there) run on synthetic data: ``tests/check/mutants/fixtures/stubs`` holds a
-minimal ``torchvision`` stand-in (synthetic MNIST, no downloads) and the word language model
-gets a generated corpus.  Each lesson's mistake
+minimal ``torchvision`` stand-in (synthetic MNIST, no downloads), ``requests`` and ``six``
+stand-ins that serve a synthetic Cora graph and BSDS300 image set for the URLs the gcn, gat
+and super_resolution examples download, and the word language model gets a generated
+corpus.  Each lesson's mistake
 is applied as a source mutation at every applicable site of the program's script (one
 mutation per mutant; the rest of the file is byte for byte the original):
 
@@ -32,6 +34,8 @@ mutants caught by any rule at those lines.
     python benchmarks/check_mutants.py                      # all programs, cached
     python benchmarks/check_mutants.py --program mnist --op drop-move --max-mutants 3
     python benchmarks/check_mutants.py --list               # the mutants, not run
+    python benchmarks/check_mutants.py --set jetty          # a held-out batch
+    python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
 
 Oracle results are cached in ``.corpus/mutants-cache.json`` (keyed by the mutant's source,
 its arguments, the simulation's source and the torch version), so that a re-run after a
@@ -102,10 +106,20 @@ class Program:
     #: checkpoint it loads
     setup: tuple[tuple[str, tuple[str, ...]], ...] = ()
     corpus: bool = False  #: write a synthetic text corpus to ./corpus
-    #: held out: added after the rules were measured on the other programs; run only with
-    #: ``--held-out`` (the default run keeps the original programs, so its figures stay
+    #: the batch it belongs to (``BATCHES``): the original programs, or a held-out batch
+    #: added after the rules were measured on the earlier ones and run only when asked
+    #: (``--set``; the default run keeps the original programs, so its figures stay
     #: comparable)
-    held_out: bool = False
+    batch: str = "original"
+
+    @property
+    def held_out(self) -> bool:
+        return self.batch != "original"
+
+
+#: the batches of programs, in the order they were added: ``held-out`` (2026-12-02) and
+#: ``jetty`` (2026-12-05) were each gathered apart from the rules and measured once, blind
+BATCHES = ("original", "held-out", "jetty")
 
 
 _WLM_TRAIN = (
@@ -122,6 +136,10 @@ _WLM_GENERATE = (
     "--outf",
     "gen.txt",
 )
+_SR_TRAIN = (
+    "--upscale_factor", "4", "--batchSize", "2", "--testBatchSize", "2", "--nEpochs", "1",
+    "--accel", "--threads", "0",
+)  # fmt: skip
 
 PROGRAMS: tuple[Program, ...] = (
     Program("mnist", "mnist", "main.py", ("--epochs", "1", "--batch-size", "16", "--test-batch-size", "16")),
@@ -134,9 +152,18 @@ PROGRAMS: tuple[Program, ...] = (
         ("--accel", *_WLM_GENERATE), plain_args=_WLM_GENERATE,
         setup=(("main.py", _WLM_TRAIN),), corpus=True,
     ),
-    Program("siamese_network", "siamese_network", "main.py", ("--epochs", "1", "--batch-size", "16", "--test-batch-size", "16"), held_out=True),
-    Program("dcgan", "dcgan", "main.py", ("--accel", "--dataset", "fake", "--workers", "0", "--batchSize", "8", "--nz", "8", "--ngf", "8", "--ndf", "8", "--niter", "1", "--outf", "out", "--manualSeed", "1"), held_out=True),
-    Program("ddp_single_gpu", "ddp_single_gpu", "single_gpu.py", ("2", "1", "--batch_size", "256"), held_out=True),
+    Program("siamese_network", "siamese_network", "main.py", ("--epochs", "1", "--batch-size", "16", "--test-batch-size", "16"), batch="held-out"),
+    Program("dcgan", "dcgan", "main.py", ("--accel", "--dataset", "fake", "--workers", "0", "--batchSize", "8", "--nz", "8", "--ngf", "8", "--ndf", "8", "--niter", "1", "--outf", "out", "--manualSeed", "1"), batch="held-out"),
+    Program("ddp_single_gpu", "ddp_single_gpu", "single_gpu.py", ("2", "1", "--batch_size", "256"), batch="held-out"),
+    Program("gcn", "gcn", "main.py", ("--epochs", "2", "--val-every", "1"), batch="jetty"),
+    Program("gat", "gat", "main.py", ("--epochs", "2", "--val-every", "1", "--hidden-dim", "8", "--num-heads", "2"), batch="jetty"),
+    Program("super_resolution", "super_resolution", "main.py", _SR_TRAIN, batch="jetty"),
+    Program(
+        "super_resolution/super_resolve", "super_resolution", "super_resolve.py",
+        ("--input_image", "dataset/BSDS300/images/test/1004.jpg", "--model", "model_epoch_1.pth",
+         "--output_filename", "out.png", "--accel"),
+        setup=(("main.py", _SR_TRAIN),), batch="jetty",
+    ),
 )  # fmt: skip
 
 
@@ -664,7 +691,11 @@ def _pct(a: int, b: int) -> str:
     return f"{100 * a / b:.0f}%" if b else "-"
 
 
-def table(results: Sequence[Result]) -> str:
+def table(results: Sequence[Result], caught: bool = True) -> str:
+    """The per-mutation table; without ``caught``, only the mutants and the confirmed ones
+    (for a run of the oracle alone)."""
+    if not caught:
+        return _oracle_table(results)
     per: dict[str, Counter] = defaultdict(Counter)
     for r in results:
         c = per[r.mutant.op]
@@ -695,6 +726,21 @@ def table(results: Sequence[Result]) -> str:
     return "\n".join(rows)
 
 
+def _oracle_table(results: Sequence[Result]) -> str:
+    per: dict[str, Counter] = defaultdict(Counter)
+    for r in results:
+        per[r.mutant.op]["mutants"] += 1
+        per[r.mutant.op]["confirmed"] += r.verdict.confirmed
+    rows = ["| mistake (mutation) | mutants | bite on a GPU |", "|---|---|---|"]
+    total: Counter = Counter()
+    for name, op in OPERATORS.items():
+        if name in per:
+            total.update(per[name])
+            rows.append(f"| {op.what} | {per[name]['mutants']} | {per[name]['confirmed']} |")
+    rows.append(f"| all | {total['mutants']} | {total['confirmed']} |")
+    return "\n".join(rows)
+
+
 def _load_cache(path: Path) -> dict:
     try:
         return json.loads(path.read_text(encoding="utf-8"))
@@ -709,7 +755,10 @@ def evaluate(
     select: str | None,
     cache_path: Path | None,
     jobs: int,
+    check: bool = True,
 ) -> list[Result]:
+    """The oracle's verdict on every mutant of ``programs`` and, with ``check``, whether
+    ``ferry check`` reports a confirmed one."""
     cache = _load_cache(cache_path) if cache_path else {}
     digest = sim_digest()
     results: list[Result] = []
@@ -733,7 +782,7 @@ def evaluate(
             verdict = Verdict(**hit) if hit else oracle(ws, m)
             cache[key] = verdict.__dict__
             result = Result(m, verdict)
-            if verdict.confirmed:
+            if verdict.confirmed and check:
                 lines = {m.line, *verdict.frames}
                 at = [f for f in findings(ws, m, select) if f["line"] in lines]
                 result.codes = tuple(sorted({f["code"] for f in at}))
@@ -792,10 +841,25 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="measure the ferry check of another checkout's src directory (e.g. a worktree of "
         "a branch); the oracle runs this checkout's library",
     )
-    ap.add_argument(
+    which = ap.add_mutually_exclusive_group()
+    which.add_argument(
+        "--set",
+        choices=BATCHES,
+        default="original",
+        help="this batch of programs (default: the original ones; --program names any)",
+    )
+    which.add_argument(
         "--held-out",
+        dest="set",
+        action="store_const",
+        const="held-out",
+        help="the first held-out batch (--set held-out)",
+    )
+    ap.add_argument(
+        "--oracle-only",
         action="store_true",
-        help="the held-out programs instead of the original ones (--program names any)",
+        help="run only the simulation: count the mutants and the confirmed ones, no ferry check "
+        "(prepares a batch's oracle cache without seeing what the rules catch)",
     )
     ap.add_argument("--list", action="store_true", help="list the mutants and exit")
     ap.add_argument(
@@ -814,9 +878,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         global CHECK_SRC
         CHECK_SRC = args.check_src.resolve()
     programs = [
-        p
-        for p in PROGRAMS
-        if (p.name in args.program if args.program else p.held_out == args.held_out)
+        p for p in PROGRAMS if (p.name in args.program if args.program else p.batch == args.set)
     ]
     ops = set(args.op or OPERATORS)
     if args.list:
@@ -834,7 +896,17 @@ def main(argv: Sequence[str] | None = None) -> int:
         args.select,
         None if args.no_cache else args.cache,
         args.jobs,
+        check=not args.oracle_only,
     )
+    if args.oracle_only:
+        print(f"mutation benchmark: {len(programs)} programs, the simulation only\n")
+        print(table(results, caught=False))
+        for r in results:
+            if not r.verdict.confirmed:
+                print(
+                    f"  not confirmed: {r.mutant.key}: {r.mutant.before.strip()[:70]}  [{r.verdict.why}]"
+                )
+        return 0
     select = args.select or "the default rule set"
     where = f" of {CHECK_SRC}" if CHECK_SRC != REPO / "src" else ""
     print(f"mutation benchmark: {len(programs)} programs, ferry check{where} with {select}\n")

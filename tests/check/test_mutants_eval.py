@@ -4,8 +4,12 @@ byte, and one oracle run on the simulated GPU."""
 from __future__ import annotations
 
 import ast
+import hashlib
 import importlib.util
+import re
 import sys
+import tarfile
+import types
 from pathlib import Path
 
 import pytest
@@ -113,25 +117,108 @@ def test_the_program_list_has_sites_and_licensed_sources() -> None:
             compile(m.source, m.key, "exec")
 
 
+def _chosen(monkeypatch: pytest.MonkeyPatch, *argvs: list[str]) -> list[list[str]]:
+    """The programs ``main`` hands to ``evaluate`` for each argument list."""
+    chosen: list[list[str]] = []
+
+    def fake_evaluate(programs, *args, **kwargs):
+        chosen.append([p.name for p in programs])
+        return []
+
+    monkeypatch.setattr(cm, "evaluate", fake_evaluate)
+    for argv in argvs:
+        cm.main(argv)
+    return chosen
+
+
 def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     held_out = [p for p in cm.PROGRAMS if p.held_out]
     assert len(held_out) >= 3 and len(held_out) < len(cm.PROGRAMS)
+    assert {p.batch for p in cm.PROGRAMS} == set(cm.BATCHES)
     source = (cm.PROGRAMS_DIR / "SOURCE.md").read_text()
     for program in held_out:
         assert f"`{program.directory}/" in source, f"{program.name}: its origin is not recorded"
-    chosen: list[list[str]] = []
+    chosen = _chosen(monkeypatch, [], ["--held-out"], ["--set", "held-out"], ["--set", "jetty"])
+    assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
+    assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
+    assert chosen[3] == [p.name for p in cm.PROGRAMS if p.batch == "jetty"]
+    assert set(chosen[3]).isdisjoint(chosen[0] + chosen[1])
+    with pytest.raises(SystemExit) as exc:
+        cm.main(["--held-out", "--set", "jetty"])
+    assert exc.value.code == 2
 
-    def fake_evaluate(programs, *args, **kwargs):  # type: ignore[no-untyped-def]
-        chosen.append([p.name for p in programs])
-        return []
+
+def _blob_id(data: bytes) -> str:
+    return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
+
+
+def test_the_jetty_programs_have_their_upstream_blob_ids() -> None:
+    source = (cm.PROGRAMS_DIR / "SOURCE.md").read_text()
+    recorded = dict(re.findall(r"^\| `([\w/]+\.py)` \| `([0-9a-f]{40})` \|$", source, re.M))
+    jetty = [p for p in cm.PROGRAMS if p.batch == "jetty"]
+    assert len(jetty) >= 4
+    for program in jetty:
+        assert f"{program.directory}/{program.script}" in recorded, program.name
+    for name, blob in recorded.items():
+        assert _blob_id((cm.PROGRAMS_DIR / name).read_bytes()) == blob, f"{name} was edited"
+
+
+def _stub(name: str) -> types.ModuleType:
+    path = cm.STUBS / name / "__init__.py"
+    spec = importlib.util.spec_from_file_location(
+        f"stub_{name}", path, submodule_search_locations=[str(path.parent)]
+    )
+    assert spec and spec.loader
+    mod = importlib.util.module_from_spec(spec)
+    sys.modules[spec.name] = mod
+    spec.loader.exec_module(mod)
+    return mod
+
+
+def test_the_download_stand_ins_serve_only_the_programs_data() -> None:
+    requests = _stub("requests")
+    with requests.get(requests.CORA_URL, stream=True) as resp:
+        with tarfile.open(fileobj=resp.raw, mode="r:gz") as tar:
+            files = {m.name: tar.extractfile(m).read().decode() for m in tar}  # type: ignore[union-attr]
+    content = files["cora/cora.content"].splitlines()
+    assert len(content) == requests.NODES
+    assert len(content[0].split("\t")) == requests.FEATURES + 2
+    ids = {line.split("\t")[0] for line in content}
+    for cite in files["cora/cora.cites"].splitlines():
+        assert set(cite.split("\t")) <= ids, "a citation names a paper that is not there"
+    with pytest.raises(ConnectionError, match="serves only"):
+        requests.get("https://example.com/other.tgz")
+    six = _stub("six")
+    with tarfile.open(fileobj=six.moves.urllib.request.urlopen(six.moves.BSDS_URL)) as tar:
+        names = sorted(tar.getnames())
+    assert names[0].startswith("BSDS300/images/test/") and len(names) == 6
+    with pytest.raises(ConnectionError, match="serves only"):
+        six.moves.urllib.request.urlopen("http://example.com/x.tgz")
+
+
+def test_oracle_only_counts_mutants_without_running_ferry_check(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    program = next(p for p in cm.PROGRAMS if p.batch == "jetty")
+    m = cm.mutants(program)[0]
+    got: dict[str, object] = {}
+
+    def fake_evaluate(programs, *args, check=True, **kwargs):
+        got["check"] = check
+        return [
+            cm.Result(m, cm.Verdict(True, "e", [])),
+            cm.Result(m, cm.Verdict(False, "passes", [])),
+        ]
 
     monkeypatch.setattr(cm, "evaluate", fake_evaluate)
-    cm.main([])
-    cm.main(["--held-out"])
-    assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
-    assert chosen[1] == [p.name for p in held_out]
+    assert cm.main(["--set", "jetty", "--oracle-only"]) == 0
+    out = capsys.readouterr().out
+    assert got["check"] is False
+    assert f"| {cm.OPERATORS[m.op].what} | 2 | 1 |" in out
+    assert "caught" not in out
+    assert f"not confirmed: {m.key}" in out
 
 
 def test_the_table_counts_only_confirmed_mutants() -> None:
@@ -170,3 +257,15 @@ def test_the_oracle_confirms_a_dropped_move_and_passes_the_original(tmp_path: Pa
         assert 6 in verdict.frames
     finally:
         cm.PROGRAMS_DIR = old
+
+
+@pytest.mark.slow
+def test_the_super_resolve_program_runs_on_the_checkpoint_its_setup_writes(
+    tmp_path: Path,
+) -> None:
+    program = next(p for p in cm.PROGRAMS if p.name == "super_resolution/super_resolve")
+    ws = cm.Workspace(tmp_path)
+    seed = ws.seed(program)  # runs main.py on the synthetic BSDS300 set
+    assert (seed / "model_epoch_1.pth").is_file()
+    assert sorted(p.name for p in (seed / "dataset" / "BSDS300" / "images" / "test").iterdir())
+    assert cm.baseline_ok(ws, program) is None
