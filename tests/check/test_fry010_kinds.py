@@ -153,6 +153,98 @@ def test_a_comparison_with_a_number_is_a_mask_where_its_operand_is(name: str) ->
     assert lines(source) == [factory]
 
 
+# a part of a parameter selected by a vector (``batch.scores[idx]``: an array's or a
+# tensor's elements, as a number, a list or a mapping cannot be indexed so) compared with a
+# number: a mask where the parameter is, and a call of the file gives it a moved batch
+SELECTED = {
+    "batch_scores": """\
+        import torch
+
+        def keep_positive(batch):
+            idx = torch.arange(0, batch.num_nodes)
+            return idx[batch.scores[idx] > 0]
+
+        def run(loader):
+            device = torch.device("cuda")
+            for batch in loader:
+                batch = batch.to(device)
+                keep_positive(batch)
+        """,
+    "method_threshold": """\
+        import torch
+
+        class Filter:
+            def select(self, graph, thresh=0.5):
+                nodes = torch.arange(graph.num_nodes)
+                return nodes[graph.prob[nodes] >= thresh]
+
+        def main(graphs):
+            f = Filter()
+            for g in graphs:
+                f.select(g.cuda())
+        """,
+    "labels_per_class": """\
+        import torch
+
+        def per_class(sample, classes):
+            perm = torch.randperm(len(sample.labels))
+            out = []
+            for c in range(classes):
+                out.append(perm[sample.labels[perm] == c])
+            return out
+
+        def main(data):
+            per_class(data.to("cuda"), 10)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(SELECTED))
+def test_a_parameters_part_selected_by_a_vector_is_a_mask_where_it_is(name: str) -> None:
+    source = SELECTED[name]
+    factory = next(i for i, t in enumerate(textwrap.dedent(source).splitlines(), 1)
+                   if "torch.arange" in t or "torch.randperm" in t)
+    assert lines(source) == [factory]
+
+
+QUIET_SELECTED = {
+    # the calls give the batch as the loader yields it, on the CPU
+    "unmoved_batch": SELECTED["batch_scores"].replace("batch = batch.to(device)", "pass"),
+    # an item of a vector (0-dimensional) indexes a list as well as a tensor
+    "zero_dim_key": """\
+        import torch
+
+        def first_positive(cfg, n):
+            order = torch.arange(n)
+            for i in order:
+                if cfg.weights[i] > 0:
+                    return order[:i]
+            return order
+
+        def main(cfg):
+            first_positive(cfg.cuda(), 4)
+        """,
+    # a part of a parameter selected by a name or a number: it may be a number
+    "keyed_part": """\
+        import torch
+
+        def grow(state, k):
+            idx = torch.arange(8)
+            if state.sizes[k] > 0:
+                idx = idx + 1
+            return idx
+
+        def main(state):
+            grow(state.to("cuda"), 2)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUIET_SELECTED))
+def test_quiet_where_a_selected_part_is_not_known_on_the_device(name: str) -> None:
+    assert lines(QUIET_SELECTED[name]) == []
+
+
 QUIET = {
     # a number's comparison with a number, a parameter of unknown kind: no mask, no place
     "int_parameter": """\
@@ -245,3 +337,73 @@ def test_a_size_argument_is_no_meeting(method: str) -> None:
                 return pos.{method}.to(self.device)
         """
     assert lines(source) == []
+
+
+# ``torch.tensor(a)`` of a NumPy array the code made with one or more dimensions: a tensor
+# made on the CPU (no 0-dimensional number, which would mix anywhere)
+ARRAYS = {
+    "filled_labels": """\
+        import numpy as np
+        import torch
+
+        def accuracy(model, images, n):
+            model = model.cuda()
+            labels = np.zeros([n])
+            for i in range(n):
+                labels[i] = i % 10
+            labels = torch.tensor(labels).long()
+            preds = model(images.cuda()).argmax(1)
+            return (preds == labels).float().mean()
+        """,
+    "array_of_a_comprehension": """\
+        import numpy as np
+        import torch
+
+        def returns(rewards, values, gamma):
+            values = values.to("cuda")
+            out = np.array([r * gamma for r in rewards])
+            target = torch.as_tensor(out)
+            return target - values
+        """,
+    "arange_positions": """\
+        import numpy as np
+        import torch
+
+        def positions(x, length):
+            x = x.cuda()
+            pos = torch.tensor(np.arange(length))
+            return x + pos
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(ARRAYS))
+def test_an_array_of_one_or_more_dimensions_is_data_made_on_the_cpu(name: str) -> None:
+    source = ARRAYS[name]
+    factory = next(i for i, t in enumerate(textwrap.dedent(source).splitlines(), 1)
+                   if "torch.tensor(" in t or "torch.as_tensor(" in t)
+    assert lines(source) == [factory]
+
+
+QUIET_ARRAYS = {
+    # a reduction's result may be 0-dimensional: it mixes with tensors anywhere
+    "reduced": """\
+        import numpy as np
+        import torch
+
+        def total(x, values):
+            x = x.cuda()
+            s = torch.tensor(np.sum(values))
+            return x * s
+        """,
+    # a shape the code does not show (``()`` is 0-dimensional)
+    "shape_of_a_parameter": ARRAYS["filled_labels"].replace("np.zeros([n])", "np.zeros(n)"),
+    # an array of data the code does not show
+    "array_of_a_parameter": ARRAYS["array_of_a_comprehension"].replace(
+        "np.array([r * gamma for r in rewards])", "np.array(rewards)"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(QUIET_ARRAYS))
+def test_quiet_for_arrays_of_unknown_dimensions(name: str) -> None:
+    assert lines(QUIET_ARRAYS[name]) == []

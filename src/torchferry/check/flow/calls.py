@@ -255,7 +255,8 @@ class Evaluator:
     def compare(self, node: ast.Compare) -> Value:
         ops = [(node.left, self.eval(node.left))]
         ops += [(c, self.eval(c)) for c in node.comparators]
-        if any(v.may_be(Kind.TENSOR) and v.kinds is not None for _, v in ops) or _mask(ops):
+        if any(v.may_be(Kind.TENSOR) and v.kinds is not None for _, v in ops) or _mask(
+                ops, self.values):
             return self.arith(node, ops)
         return _SCALAR
 
@@ -402,15 +403,26 @@ def _moved_to_the_cpu(v: Value) -> bool:
     return first.op is Op.MOVED and first.to == _CPU_ONLY
 
 
-def _mask(ops: list[tuple[ast.expr, Value]]) -> bool:
+def _mask(ops: list[tuple[ast.expr, Value]], values: dict[int, Value]) -> bool:
     """``deg[start] > 0``, ``scores >= 0.5``: values of unknown kind that the code put
     somewhere (``deg = data.degrees.cuda()``: only a tensor or a module moves) compared
     with a number: a mask where they are (the comparison's kind stays unknown).  A parameter of
     unknown kind, or a part of one, may be a number (``n > 0``): its comparison stays a
-    bool, as a number's."""
-    values = [v for _, v in ops]
-    return any(_put(v) for v in values) and any(v.is_(Kind.SCALAR) for v in values) and all(
-        v.is_(Kind.SCALAR) or _put(v) for v in values)
+    bool, as a number's; but a part of one selected by a tensor of one or more dimensions
+    (``data.degrees[start]``) is an array's or a tensor's elements (a number, a list or a
+    mapping cannot be indexed by a vector), and so a mask where the parameter is."""
+    put = [_put(v) or _selected(e, v, values) for e, v in ops]
+    return any(put) and any(v.is_(Kind.SCALAR) for _, v in ops) and all(
+        v.is_(Kind.SCALAR) or p for (_, v), p in zip(ops, put, strict=True))
+
+
+def _selected(node: ast.expr, v: Value, values: dict[int, Value]) -> bool:
+    """``x[idx]`` of unknown kind where the code placed ``x`` (a parameter's place) and
+    ``idx`` is a tensor with a place (not a 0-dimensional item, which indexes a list too)."""
+    if not (isinstance(node, ast.Subscript) and v.kinds is None and v.known_places):
+        return False
+    key = values.get(id(node.slice))
+    return key is not None and key.is_(Kind.TENSOR) and bool(key.places)
 
 
 def _put(v: Value) -> bool:

@@ -5,7 +5,9 @@ Flags a factory (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye
 `linspace`, ..., `torch.tensor([...])`, `torch.tensor(data).unsqueeze(1)` (at least one
 dimension, whatever the data), `torch.tensor(mask)` of a value the analysis knows to be a
 Python sequence (a list built with `append`, a tuple: no number, so at least one
-dimension), and the legacy typed constructors `torch.FloatTensor`,
+dimension), `torch.tensor(a)` of a NumPy array the function made with at least one dimension
+(`np.zeros([n])`, `np.arange(n)`, `np.array([...])` of data written out, `np.stack(xs)`),
+and the legacy typed constructors `torch.FloatTensor`,
 `torch.LongTensor`, `torch.Tensor`, ... given sizes or data written out, which build on the
 CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU) called inside
 a function without `device=`, when the
@@ -288,13 +290,14 @@ def check(ctx: Context) -> Iterable[Finding]:
               and id(r) not in built]
     raised = _unsqueezed(ctx)
     factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
-                 if _candidate(c) or _data_tensor(c) and (id(c.node) in raised or _sequence_data(c))}
+                 if _candidate(c) or _data_tensor(c) and (id(c.node) in raised or _sequence_data(c)
+                                                          or _array_data(c))}
     # 0-dimensional ones, at fault only where they are written in place
     written = factories | {id(c.node): (r, c) for r in scopes for c in r.calls.values()
                            if _scalar_candidate(c)}
     # kept on self by an object's ``__init__``: at fault only as a moved module's input
     kept = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)
-            or _data_tensor(c) and _sequence_data(c)}
+            or _data_tensor(c) and (_sequence_data(c) or _array_data(c))}
     if not written and not kept:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
@@ -685,6 +688,38 @@ def _sequence_data(c: CallEvent) -> bool:
 
 
 _SEQUENCE = frozenset((Kind.OTHER,))
+
+
+def _array_data(c: CallEvent) -> bool:
+    """``torch.tensor(labels)`` of an array this scope's code made with at least one
+    dimension: ``np.zeros([n])`` (a shape written out, or one size), ``np.arange(n)``,
+    ``np.array([...])`` of data written out, ``np.stack(xs)``; never a tensor, so the result
+    is made on the CPU and is no 0-dimensional number."""
+    return len(c.args) == 1 and c.args[0].kinds == _ARRAY and bool(c.args[0].origins) and all(
+        _array_made(o) for o in c.args[0].origins)
+
+
+def _array_made(made: Origin) -> bool:
+    """Is ``made`` a NumPy call that makes an array of one or more dimensions?"""
+    call = made.node
+    if made.op is not Op.MADE or not isinstance(call, ast.Call):
+        return False
+    if made.text in _NUMPY_VECTORS:
+        return True
+    first = call.args[0] if call.args else None
+    if made.text in _NUMPY_FILLED:
+        return isinstance(first, (ast.List, ast.Tuple)) and bool(first.elts) or \
+            isinstance(number_value(first, signed=False) if first is not None else None, int) \
+            or isinstance(first, ast.Call) and isinstance(first.func, ast.Name) and first.func.id == "len"
+    return made.text in _NUMPY_COPIES and len(call.args) == 1 and (
+        isinstance(first, (ast.List, ast.Tuple)) and bool(first.elts) or isinstance(first, ast.ListComp))
+
+
+_ARRAY = frozenset((Kind.NDARRAY,))
+_NUMPY_FILLED = frozenset(f"numpy.{n}" for n in ("zeros", "ones", "empty", "full"))
+_NUMPY_VECTORS = frozenset(f"numpy.{n}" for n in (
+    "arange", "linspace", "stack", "vstack", "hstack", "concatenate"))
+_NUMPY_COPIES = frozenset(f"numpy.{n}" for n in ("array", "asarray"))
 
 
 def _scalar_candidate(c: CallEvent) -> bool:
