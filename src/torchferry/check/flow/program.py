@@ -59,6 +59,7 @@ MAX_DEPTH = 6
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _TENSOR_ANNOTATIONS = frozenset({"Tensor", "torch.Tensor", "FloatTensor", "LongTensor"})
 _MODULE_ANNOTATIONS = frozenset({"nn.Module", "torch.nn.Module", "Module"})
+_LOADER_ANNOTATIONS = frozenset({"DataLoader", "torch.utils.data.DataLoader", "data.DataLoader"})
 
 
 @dataclass
@@ -287,6 +288,8 @@ class FileFlow:
             return frozenset((Kind.MODULE,))
         if text in vocab.SCALAR_ANNOTATIONS:
             return frozenset((Kind.SCALAR,))
+        if text in _LOADER_ANNOTATIONS:
+            return frozenset((Kind.LOADER,))
         device = name in ("device", "dev") or name.endswith("_device")
         if text == "str" and not device:  # ``device: str`` names a device ("cuda:0")
             return frozenset((Kind.OTHER,))

@@ -59,8 +59,9 @@ The items of a loader over a dataset of a class of the run whose `__getitem__` m
 it returns to a device (`return x.to(self.device), y`, `sample["image"].cuda()`) are not
 taken to be on the CPU: which items it moved, and what a collate function makes of them, is
 not followed, so none of them is reported.
-Only loops over a DataLoader (constructed in the file, a parameter named like one or that
-every call of the file passes a loader built in the file, or an
+Only loops over a DataLoader (constructed in the file, a parameter named or annotated like
+one, `batches: DataLoader`, or that every call of the file passes a loader built in the
+file, a constructor's such parameter kept on `self` by its class, or an
 iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)["train"]`,
 `tqdm(self.val_loader)`, or a name bound to `tqdm(enumerate(loader))`) are checked. A call
 that made a moved value counts as made of the batch only through its first argument. Items

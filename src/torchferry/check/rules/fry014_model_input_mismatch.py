@@ -27,7 +27,11 @@ Flags a call `model(x)` when, in one scope,
   `self.step(data)` with `return self.model(inputs)`), or
   the loader, built in this file, yields what a dataset of `torchvision.datasets` gives
   (a `transform=` of torchvision that makes its tensors on the CPU, `ToTensor()` or a
-  `Compose` holding one, and no `collate_fn`); a
+  `Compose` holding one, and no `collate_fn`; or one of several such datasets, one per arm
+  of a branch, when every binding of the dataset's name in the loader's scope is a plain
+  assignment of one, or of `A(...) if c else B(...)` of two:
+  `if opt.dataset == "mnist": dataset = dset.MNIST(...)` ... `else: dataset =
+  dset.FakeData(...)`); a
   later argument may be wanted on the CPU (`decoder(features, captions, lengths)`, whose
   `lengths` go to `pack_padded_sequence`) and is not checked; or no item of the batch is
   moved, but another call of the file gives the same model (the same move of it) an item
@@ -68,10 +72,13 @@ Flags a call `model(x)` when, in one scope,
   (`token = torch.cat([token, new], 0)` after `lm(token)`) meets the model on the first
   round, when every round runs the call (no test around it in the loop reads a name the
   loop binds) and the loops around it have no `break` or `continue`; or
-* (from the device-flow analysis) the input is moved to a device the code chose (or lives
-  where a parameter does that every call of the file passes so moved: `h = x * 2` in
+* (from the device-flow analysis) the input is moved to a device the code chose, or made
+  there by a factory given `device=` such a device (`z = torch.randn(n, nz, 1, 1,
+  device=device)` of `device = torch.device("cuda" if ... else "cpu")`, or
+  `device="cuda"`; not a device known only by its name), or lives
+  where a parameter does that every call of the file passes so moved (`h = x * 2` in
   `predict(self, x)`, called as `net.predict(x.to(device))`; in a loop, on its first run
-  as above) and the
+  as above), and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
   it; but a layer taken from a plain list, `for layer in self.layers`, does not, when
   every use of the list in the file is a loop that only calls its items, its own
@@ -858,14 +865,64 @@ def _torchvision_loader(ff: FileFlow, res: ScopeResult, loop: ast.AST) -> tuple[
     if where is None or data is None or not _plain_loader(ff.tree, node):
         return None
     dataset = where.value(data)
-    if dataset is None or len(dataset.origins) != 1 or dataset.origins[0].op is not Op.RETURNED:
+    if dataset is None or not dataset.origins:
         return None
-    call = dataset.origins[0].node
-    name = dataset.origins[0].text.split("(", 1)[0]
-    if not name.startswith("torchvision.datasets.") or not isinstance(call, ast.Call):
+    if len(dataset.origins) == 1:
+        name = _cpu_torchvision_dataset(ff, dataset.origins[0])
+        return (made, name) if name is not None else None
+    # one dataset per arm of a branch (``if args.dataset == "mnist": ... else: ...``): every
+    # binding of the name in the loader's scope (the value keeps only a few origins)
+    built = _bindings(where.node, data.id) if isinstance(data, ast.Name) else None
+    names = [_cpu_torchvision_dataset(ff, o) if o is not None else None
+             for b in built or () for o in _made_by(ff, b)]
+    if not built or not names or any(n is None for n in names):
+        return None
+    return made, "` or `".join(dict.fromkeys(n for n in names if n is not None))
+
+
+def _bindings(scope: ast.AST, name: str) -> list[ast.expr] | None:
+    """The values ``scope`` (not a function nested in it) assigns to ``name``, each by a
+    plain ``name = value``; None when another statement binds it (a loop, a ``with``, an
+    augmented or tuple assignment, a ``global`` of a function)."""
+    out: list[ast.expr] = []
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            if isinstance(scope, ast.Module) and any(
+                    isinstance(g, ast.Global) and name in g.names for g in ast.walk(n)):
+                return None
+            continue
+        if isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.targets[0], ast.Name) \
+                and n.targets[0].id == name:
+            out.append(n.value)
+            todo.append(n.value)
+            continue
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            return None
+        todo.extend(ast.iter_child_nodes(n))
+    return sorted(out, key=lambda e: (e.lineno, e.col_offset))
+
+
+def _made_by(ff: FileFlow, node: ast.expr) -> list[Origin | None]:
+    """The origin of the value of ``node``, a call (or ``a if c else b`` of calls), one per
+    call (None: not a call, or not of one known origin)."""
+    if isinstance(node, ast.IfExp):
+        return _made_by(ff, node.body) + _made_by(ff, node.orelse)
+    res = ff.scope_of(node) if isinstance(node, ast.Call) else None
+    v = res.value(node) if res is not None else None
+    return [v.origins[0] if v is not None and len(v.origins) == 1 else None]
+
+
+def _cpu_torchvision_dataset(ff: FileFlow, origin: Origin) -> str | None:
+    """The class name of the dataset of ``torchvision.datasets`` that ``origin`` built, of
+    this file, whose transform makes its tensors on the CPU; None when not so."""
+    call, name = origin.node, origin.text.split("(", 1)[0]
+    if origin.op is not Op.RETURNED or origin.path is not None or not isinstance(call, ast.Call) \
+            or not name.startswith("torchvision.datasets."):
         return None
     home = ff.scope_of(call)
-    return (made, name.rsplit(".", 1)[-1]) if home is not None and _cpu_transforms(home, call) else None
+    return name.rsplit(".", 1)[-1] if home is not None and _cpu_transforms(home, call) else None
 
 
 def _plain_loader(tree: ast.Module, node: ast.Call) -> bool:
@@ -1108,11 +1165,30 @@ def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0) -> Or
         found = [_in_file(_input_moved(other, caller, given, depth + 1), other, ff)
                  for other, caller, _, given in sites or ()]
         return found[0] if found and all(f is not None for f in found) else None
-    moved = ev.latest(v, Op.MOVED)  # (to the device the code chose: maybe the CPU)
+    moved = ev.latest(v, Op.MOVED, Op.MADE)  # (to the device the code chose: maybe the CPU)
+    if moved is not None and moved.op is Op.MADE:
+        return moved if _made_on_chosen_device(ff, v, moved) else None
     if moved is None or moved.to is None or ACCEL not in moved.to or v.places != moved.to \
             or v.kinds is None or not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
         return None
     return moved
+
+
+def _made_on_chosen_device(ff: FileFlow, v: Value, made: Origin) -> bool:
+    """Was the tensor ``v`` made, where ``made`` says, by a call of this file given
+    ``device=`` a device the code chose that may be an accelerator (``torch.randn(n, nz,
+    device=device)`` of ``device = torch.device("cuda" if ... else "cpu")``, or
+    ``device="cuda"``; not a device known only by its name), and is it still there (no
+    symbolic place: not a parameter's)?"""
+    node = made.node
+    given = kwarg(node, "device") if isinstance(node, ast.Call) and made.path is None else None
+    res = ff.scope_of(given) if given is not None else None
+    dv = res.value(given) if res is not None and given is not None else None
+    if dv is None or not dv.is_(Kind.DEVICE) or dv.basis < Basis.INFERRED and not (
+            isinstance(given, ast.Constant) and isinstance(given.value, str)):
+        return False
+    return v.kinds == {Kind.TENSOR} and bool(v.places) and ACCEL in (v.places or ()) \
+        and not any(p.symbolic for p in v.places or ())
 
 
 def _locals(res: ScopeResult) -> set[str]:
@@ -1227,12 +1303,13 @@ def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built:
     call = name
     if c.callee is Callee.METHOD and isinstance(c.node.func, ast.Attribute):
         name = ctx.text(c.node.func.value)  # the module of ``layer.train(h)``
-    how = f"made of what every call of this function passes, moved to the device at {ev.where(moved)}" \
-        if through else f"moved to the device at {ev.where(moved)}"
+    placed = "made on the device" if moved.op is Op.MADE else "moved to the device"
+    how = f"made of what every call of this function passes, {placed} at {ev.where(moved)}" \
+        if through else f"{placed} at {ev.where(moved)}"
     f = ctx.finding(
         CODE, c.node,
-        f"`{x}` is moved to the device but `{name}` never is: on a GPU machine this call "
-        "fails with \"Input type (torch.cuda.FloatTensor) and weight type "
+        f"`{x}` is {placed} but `{name}` never is{' moved' if moved.op is Op.MADE else ''}: on a GPU machine "
+        "this call fails with \"Input type (torch.cuda.FloatTensor) and weight type "
         f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)")
     steps = (ev.step(ctx, built, f"the model is built on the CPU at {ev.where(built)} and never moved"),
              ev.step(ctx, moved, f"`{x}` is {how}"),
