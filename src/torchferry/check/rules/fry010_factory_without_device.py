@@ -13,7 +13,10 @@ device-flow analysis sees its result meet a tensor that may be on an accelerator
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
 `x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`, a method
 of a model the code moved to a device: `policy.to(device)`, then `policy.act(obs, hidden,
-masks)`), as the
+masks)`), as an argument of such a method, of a module class of the run, that the method
+hands to the model's weights (to a submodule with weights, to the model itself, `self(x)`,
+or to another method of the model that does so: `vae.inference(n, c=c)` whose
+`inference` runs `self.decoder(z, c)`; not one it only converts, `c.cpu()`, or keeps), as the
 input of a submodule with weights (`self.embed(positions)`; also one of a class outside the
 checked files that `__init__`, or a builder it calls, stores on `self`:
 `self.decoder = TransformerDecoder(args, embed)`, `cls.build_decoder(...)`, a factory

@@ -47,9 +47,12 @@ Flags a call `model(x)` when, in one scope,
   `model(**inputs)`; or the prompt of `model.generate(...)`, which runs the model on it
   where the model is, when no class of the run defines that `generate` (transformers'
   `GenerationMixin`): its first argument, else `input_ids=` or `inputs=`, else the one
-  mapping of `model.generate(**inputs, max_new_tokens=n)`; or the first argument of a method of
-  a module class of the run that hands it unchanged to one of the module's layers or to
-  its own `forward`, `model.decode(z)`) is a tensor the run made on the CPU, in this file or in another that
+  mapping of `model.generate(**inputs, max_new_tokens=n)`; or, for a method of a module
+  class of the run, the argument of the first of its parameters that the method hands to
+  the module's weights: to one of the module's layers with weights, to the module itself
+  (`self(x)`, `self.forward(x)`) or to another of its methods that does so,
+  `model.decode(z)`, `vae.sample(n, labels)` whose `sample` runs `self.dec(torch.cat([z,
+  labels], 1))`; not a parameter it only converts or gives a layer without weights) is a tensor the run made on the CPU, in this file or in another that
   a function or class of the run hands it from (`corpus.train` of a `Corpus` of the run
   whose `__init__` stores a tensor it made; `get_batch(source, i)` returning
   `source[i:j]` of such a tensor)
