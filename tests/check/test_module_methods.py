@@ -61,6 +61,14 @@ MODELS = textwrap.dedent("""\
 
         def summarize(self, lengths):
             return lengths.tolist()
+
+        def predict(self, x):
+            x = x.to(next(self.parameters()).device)
+            return self.encoder(x)
+
+        def embed(self, x):
+            h = torch.as_tensor(x, device=self.encoder.weight.device)
+            return self.encoder(h)
 """)
 
 CALLS = {
@@ -73,6 +81,8 @@ CALLS = {
     "set_scale": ("s = torch.ones(1)", "model.set_scale(s)", False),
     "weightless_submodule": ("x = torch.zeros(4, 8)", "model.noisy(x)", False),
     "converted": ("lengths = torch.ones(4)", "model.summarize(lengths)", False),
+    "moved_by_the_method": ("x = torch.zeros(4, 8)", "model.predict(x)", False),
+    "converted_to_the_weights_device": ("x = torch.zeros(4, 8)", "model.embed(x)", False),
 }
 
 
