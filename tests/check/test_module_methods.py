@@ -66,6 +66,13 @@ MODELS = textwrap.dedent("""\
             x = x.to(next(self.parameters()).device)
             return self.encoder(x)
 
+        def tiles(self, imgs):
+            on_cuda = next(self.parameters()).is_cuda
+            inp = imgs[:, :4]
+            if on_cuda:
+                inp = inp.cuda()
+            return self.forward(inp)
+
         def embed(self, x):
             h = torch.as_tensor(x, device=self.encoder.weight.device)
             return self.encoder(h)
@@ -82,6 +89,7 @@ CALLS = {
     "weightless_submodule": ("x = torch.zeros(4, 8)", "model.noisy(x)", False),
     "converted": ("lengths = torch.ones(4)", "model.summarize(lengths)", False),
     "moved_by_the_method": ("x = torch.zeros(4, 8)", "model.predict(x)", False),
+    "moved_by_the_method_on_one_path": ("x = torch.zeros(4, 8)", "model.tiles(x)", False),
     "converted_to_the_weights_device": ("x = torch.zeros(4, 8)", "model.embed(x)", False),
 }
 

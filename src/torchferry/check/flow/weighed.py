@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import converted_params, param_names
 from torchferry.check.flow.events import Callee, CallEvent
-from torchferry.check.flow.lattice import Kind, Op, Place, Value, Where, param
+from torchferry.check.flow.lattice import ACCEL, Kind, Op, Place, Value, Where, param
 from torchferry.check.flow.program import builds_weights
 
 if TYPE_CHECKING:
@@ -147,8 +147,12 @@ def _given(c: CallEvent) -> list[Value]:
 
 
 def _params_of(v: Value) -> set[int]:
-    """The parameters whose place ``v``, a value that may be a tensor, has."""
+    """The parameters whose place ``v``, a value that may be a tensor, has; none when the
+    method may have moved it on some path (``if on_cuda: inp = inp.cuda()``): it may
+    put its input where the weights are itself."""
     if v.kinds is not None and not v.kinds & {Kind.TENSOR, Kind.BATCH}:
+        return set()
+    if ACCEL in (v.places or ()) or any(o.op is Op.MOVED for o in v.origins):
         return set()
     return {int(p.ref) for p in v.places or () if _a_param(p)}
 
