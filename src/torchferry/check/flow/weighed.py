@@ -124,11 +124,15 @@ def _with_weights(ff: FileFlow, module: Value) -> bool:
 
 
 def _layer_forward(c: CallEvent) -> bool:
-    """``self.forward(x)`` in a subclass of a ``torch.nn`` layer that inherits it
-    (``class Unit(nn.Linear)``): the layer itself runs on the arguments."""
+    """``self.forward(x)``: the module itself runs on the arguments, as ``self(x)`` does
+    (a ``forward`` of the run, given ``self`` first, or one a subclass of a ``torch.nn``
+    layer inherits, ``class Unit(nn.Linear)``)."""
     f = c.node.func
-    return c.callee is Callee.METHOD and isinstance(f, ast.Attribute) and f.attr == "forward" \
-        and c.receiver is not None and c.receiver.places == {param(0)}
+    if not (isinstance(f, ast.Attribute) and f.attr == "forward" and isinstance(f.value, ast.Name)):
+        return False
+    if c.callee is Callee.FUNCTION:
+        return bool(c.args) and c.args[0].places == {param(0)}
+    return c.callee is Callee.METHOD and c.receiver is not None and c.receiver.places == {param(0)}
 
 
 def _own_method(c: CallEvent) -> bool:
