@@ -147,3 +147,31 @@ def test_numbers_given_to_a_method_meet_nothing(tmp_path: Path) -> None:
 def test_moved_input_given_to_a_method_of_a_model_left_on_the_cpu(tmp_path: Path, name: str) -> None:
     made, call, meets = CALLS[name]
     assert _found(tmp_path, _script(made + ".to(device)", call, moved=False), "FRY014") == ([9] if meets else [])
+
+
+DIRECT = textwrap.dedent("""\
+    import torch
+    import torch.nn as nn
+
+
+    class Direct(nn.Module):
+        def __init__(self):
+            super().__init__()
+            self.weight = nn.Parameter(torch.randn(8, 2))
+
+        def forward(self, x):
+            return x @ self.weight
+
+        def score(self, x):
+            return self.forward(x).sum()
+""")
+
+
+@pytest.mark.parametrize(("rule", "line"), [("FRY010", 8), ("FRY014", 9)])
+def test_method_calling_a_forward_that_meets_the_weights_directly(tmp_path: Path, rule: str, line: int) -> None:
+    script = _script("x = torch.zeros(4, 8)", "model.score(x)").replace("AutoEncoder", "Direct")
+    (tmp_path / "main.py").write_text(script)
+    (tmp_path / "models.py").write_text(DIRECT)
+    opts = Options(root=tmp_path, select=(rule,), target_torch_version=None)
+    outcomes = check_paths([tmp_path / "main.py", tmp_path / "models.py"], opts, jobs=1)
+    assert [d.line for o in outcomes for d in o.diagnostics if Path(o.path).name == "main.py"] == [line]
