@@ -15,7 +15,10 @@ device-flow analysis sees its result meet a tensor that may be on an accelerator
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
 `x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`, a method
 of a model the code moved to a device: `policy.to(device)`, then `policy.act(obs, hidden,
-masks)`), as the
+masks)`), as an argument of such a method, of a module class of the run, that the method
+hands to the model's weights (to a submodule with weights, to the model itself, `self(x)`,
+or to another method of the model that does so: `vae.inference(n, c=c)` whose
+`inference` runs `self.decoder(z, c)`; not one it only converts, `c.cpu()`, or keeps), as the
 input of a submodule with weights (`self.embed(positions)`; also one of a class outside the
 checked files that `__init__`, or a builder it calls, stores on `self`:
 `self.decoder = TransformerDecoder(args, embed)`, `cls.build_decoder(...)`, a factory
@@ -245,9 +248,11 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow.arms import off_device_arm
+from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.lattice import number_value, param, zero_dim_made
 from torchferry.check.flow.program import FileFlow, builds_weights, holds_parameters
+from torchferry.check.flow.weighed import bound_arguments, weighed_params
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
 CODE = "FRY010"
@@ -1090,9 +1095,13 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
                 in_place = c.qualname in _IN_PLACE
                 yield Meeting(c.node, ((func.value, c.receiver), *ops), written=in_place)
-            elif len(ops) > 1 and c.qualname not in vocab.MODULE_METHODS \
-                    and c.qualname not in vocab.TENSOR_METHODS and _moved_model(res, c.receiver):
-                yield Meeting(c.node, ops)
+            elif c.qualname not in vocab.MODULE_METHODS and c.qualname not in vocab.TENSOR_METHODS \
+                    and _moved_model(res, c.receiver):
+                if len(ops) > 1:
+                    yield Meeting(c.node, ops)
+                weighed = _weighed_operands(ff, c, ops)
+                if weighed:
+                    yield Meeting(c.node, weighed, module=func.value)
         elif c.callee is Callee.MODULE:
             made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
             if made is not None and made.text.split("(")[0].rsplit(".", 1)[-1] in vocab.CPU_ARGUMENTS:
@@ -1114,6 +1123,22 @@ def _moved_model(res: ScopeResult, v: Value) -> bool:
     kinds = res.kind_of(v)
     return (kinds is None or kinds == {Kind.MODULE}) and v.may_live(Where.ACCEL) and \
         any(o.op is Op.MOVED for o in v.origins)
+
+
+def _weighed_operands(ff: FileFlow, c: CallEvent,
+                      ops: tuple[tuple[ast.AST, Value], ...]) -> tuple[tuple[ast.AST, Value], ...]:
+    """The operands of ``model.method(...)``, a method of a module class of the run, that
+    the method hands to the module's weights (:func:`weighed_params`: ``vae.inference(c=c)``
+    whose ``inference`` runs ``self.decoder(z, c)``)."""
+    info = ff.class_of(c.receiver) if c.receiver is not None and c.qualname else None
+    method = info.method(c.qualname) if info is not None and info.is_module and c.qualname else None
+    if info is None or method is None or not c.qualname:
+        return ()
+    weighed = weighed_params(ff, info, c.qualname)
+    bound = bound_arguments(c.node, param_names(method[1]))
+    given = [bound[k] for k in weighed if k in bound]
+    nodes = {id(x) for a in given for x in (a.elts if isinstance(a, (ast.List, ast.Tuple)) else [a])}
+    return tuple(o for o in ops if id(o[0]) in nodes)
 
 
 def _index_meetings(res: ScopeResult) -> Iterator[Meeting]:

@@ -51,9 +51,12 @@ Flags a call `model(x)` when, in one scope,
   `model(**inputs)`; or the prompt of `model.generate(...)`, which runs the model on it
   where the model is, when no class of the run defines that `generate` (transformers'
   `GenerationMixin`): its first argument, else `input_ids=` or `inputs=`, else the one
-  mapping of `model.generate(**inputs, max_new_tokens=n)`; or the first argument of a method of
-  a module class of the run that hands it unchanged to one of the module's layers or to
-  its own `forward`, `model.decode(z)`) is a tensor the run made on the CPU, in this file or in another that
+  mapping of `model.generate(**inputs, max_new_tokens=n)`; or, for a method of a module
+  class of the run, the argument of the first of its parameters that the method hands to
+  the module's weights: to one of the module's layers with weights, to the module itself
+  (`self(x)`, `self.forward(x)`) or to another of its methods that does so,
+  `model.decode(z)`, `vae.sample(n, labels)` whose `sample` runs `self.dec(torch.cat([z,
+  labels], 1))`; not a parameter it only converts or gives a layer without weights) is a tensor the run made on the CPU, in this file or in another that
   a function or class of the run hands it from (`corpus.train` of a `Corpus` of the run
   whose `__init__` stores a tensor it made; `get_batch(source, i)` returning
   `source[i:j]` of such a tensor)
@@ -262,6 +265,7 @@ from torchferry.check.flow import (
 from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
 from torchferry.check.flow.batches import batch_moves, unmoved_item, whole_batch_of
+from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.feeds import Feed, call_feeds
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param
@@ -269,6 +273,7 @@ from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import builds_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
+from torchferry.check.flow.weighed import bound_arguments, weighed_params
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
@@ -1034,6 +1039,8 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     generating = _generating(ff, c)
     model = c.func if c.callee is Callee.MODULE else generating or _feeding_method(ff, c)
     arg = (_generated_from(c) if generating is not None else _input(c)) if model is not None else None
+    if model is not None and generating is None and c.callee is Callee.METHOD:
+        arg = next(((a, v) for a, v in _weighed_inputs(ff, c) if _cpu_made(v) or _tokenized(res, a, v)), None)
     if model is None or arg is None:
         return None
     a, v = arg
@@ -1069,7 +1076,8 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
                moved_globals: set[str]) -> Finding | None:
     """The finding of :func:`_model_left_behind` for one call of a module (or of a method
     of the module's class that feeds it its argument: ``layer.train(h)``), or None."""
-    arg = _input(c)
+    arg = _input(c) if c.callee is Callee.MODULE else next(
+        ((a, v) for a, v in _weighed_inputs(ff, c) if _input_moved(ff, res, v) is not None), None)
     # the model: the called module, or the receiver of a feeding method
     func = c.node.func if c.callee is Callee.MODULE else getattr(c.node.func, "value", None)
     model = c.func if c.callee is Callee.MODULE else c.receiver
@@ -1319,34 +1327,30 @@ def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built:
 
 def _feeding_method(ff: FileFlow, c: CallEvent) -> Value | None:
     """The module whose method ``c`` calls (``model.decode(z)``), when the method, of a
-    class of the run, hands its first argument unchanged to one of the module's own layers
-    (``self.fc3(z)``) or to its own ``forward`` (``self.forward(x)``): the argument meets
-    the module's weights."""
+    module class of the run, hands one of its parameters to the module's weights
+    (:func:`weighed_params`: to one of its own layers with weights, ``self.fc3(z)``, to
+    itself, ``self(x)``, or through its other methods, ``self.forward(x)``)."""
+    return c.receiver if _weighed_inputs(ff, c) else None
+
+
+def _weighed_inputs(ff: FileFlow, c: CallEvent) -> list[tuple[ast.expr, Value]]:
+    """The input of ``c``, a call of a method of a module class of the run: the argument
+    bound to the first of the method's parameters that it hands to the module's weights
+    (as ``model(x)``'s first argument is; a later one may be wanted elsewhere), or none."""
     recv = c.receiver
     if c.callee is not Callee.METHOD or recv is None or not recv.is_(Kind.MODULE) or not c.qualname:
-        return None
+        return []
     info = ff.class_of(recv)
-    found = info.method(c.qualname) if info is not None else None
-    if found is None:
-        return None
-    summary = found[0].ff.summary(found[1], ff)
-    if summary is None:
-        return None
-    for inner in summary.calls.values():
-        if inner.callee is Callee.MODULE and inner.args and inner.func.places == {param(0)} \
-                and inner.args[0].places == {param(1)}:
-            return recv
-        f = inner.node.func  # ``self.forward(x)``: the module itself, called on it
-        if not (isinstance(f, ast.Attribute) and f.attr == "forward"):
-            continue
-        if inner.callee is Callee.FUNCTION:  # (a forward of the run: given ``self`` first)
-            this, given = (inner.args[0], inner.args[1]) if len(inner.args) >= 2 else (None, None)
-        else:  # (a torch layer's own forward)
-            this, given = inner.receiver, inner.args[0] if inner.args else None
-        if this is not None and given is not None and this.places == {param(0)} \
-                and given.places == {param(1)}:
-            return recv
-    return None
+    found = info.method(c.qualname) if info is not None and info.is_module else None
+    if info is None or found is None:
+        return []
+    weighed = weighed_params(ff, info, c.qualname)
+    bound = bound_arguments(c.node, param_names(found[1]))
+    first = min((k for k in weighed if k in bound), default=None)
+    nodes = {id(bound[first])} if first is not None else set()
+    pairs = [*zip(c.node.args, c.args, strict=False),
+             *((k.value, v) for k, (_, v) in zip(c.node.keywords, c.keywords, strict=False))]
+    return [(a, v) for a, v in pairs if id(a) in nodes]
 
 
 def _generating(ff: FileFlow, c: CallEvent) -> Value | None:

@@ -1,0 +1,170 @@
+"""Which parameters of a module's method meet the module's weights.
+
+``model(x)`` runs ``forward`` on ``x`` where the model's weights are.  Other methods of a
+module class of the run do the same with some of their parameters: ``vae.inference(n,
+c=c)`` hands ``c`` to ``self.decoder``, ``policy.act(obs)`` calls ``self.forward(obs)``,
+``model.encode(x)`` runs ``self.encoder(x)``.  :func:`weighed_params` answers, from the
+method's interpretation, which parameters reach one of the module's own submodules that
+owns weights (or the module itself, ``self(x)``) as an argument, directly or through
+calls of the module's other methods (``self.sample(z)`` of ``generate``), followed to a
+fixed point within the summary budget.  A parameter the method only converts
+(``c.cpu()``, ``c.tolist()``), hands to torch on the CPU (the lengths of
+``pack_padded_sequence``), or uses as a number, a string or a setting meets nothing: the
+method's code decides, never its name.
+
+>>> import ast
+>>> from torchferry.check.flow.program import FileFlow
+>>> src = '''
+... import torch
+... from torch import nn
+... class Vae(nn.Module):
+...     def __init__(self):
+...         super().__init__()
+...         self.dec = nn.Linear(4, 4)
+...     def sample(self, n, c):
+...         z = torch.randn(n, 4)
+...         return self.dec(z + c)
+...     def draw(self, n, c):
+...         return self.sample(n, c).cpu()
+...     def show(self, out):
+...         return out.cpu().numpy()
+... '''
+>>> ff = FileFlow(ast.parse(src), "m.py")
+>>> info = ff.class_info(ff.tree.body[2])
+>>> sorted(weighed_params(ff, info, "sample")), sorted(weighed_params(ff, info, "draw"))
+([2], [2])
+>>> sorted(weighed_params(ff, info, "show"))
+[]
+"""
+from __future__ import annotations
+
+import ast
+from typing import TYPE_CHECKING
+
+import torchferry.check.flow.vocab as vocab
+from torchferry.check.flow.converted import converted_params, param_names
+from torchferry.check.flow.events import Callee, CallEvent
+from torchferry.check.flow.lattice import ACCEL, Kind, Op, Place, Value, Where, param
+from torchferry.check.flow.program import builds_weights
+
+if TYPE_CHECKING:
+    from torchferry.check.flow.program import ClassInfo, FileFlow
+
+#: how many methods of the class one question follows (the module's own, nested)
+_MAX_METHODS = 6
+
+
+def weighed_params(ff: FileFlow, cls: ClassInfo, name: str) -> frozenset[int]:
+    """The indices (``self`` is 0) of the parameters of method ``name`` of ``cls`` (or of
+    a base of the run) that meet the module's weights: handed to a submodule with weights
+    or to the module itself, directly or through the module's other methods.  Empty when
+    the method is not known, or its interpretation is over the budget."""
+    return _weighed(ff, cls, name, set())
+
+
+def bound_arguments(call: ast.Call, params: tuple[str, ...]) -> dict[int, ast.expr]:
+    """The arguments of ``call``, a call ``obj.method(...)`` of a method whose parameters
+    are ``params`` (``self`` first), by the index of the parameter each is bound to
+    (a ``*args`` or ``**kwargs`` stops the binding where it is)."""
+    out: dict[int, ast.expr] = {}
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            break
+        out[i + 1] = a
+    for k in call.keywords:
+        if k.arg is not None and k.arg in params[1:]:
+            out[params.index(k.arg)] = k.value
+    return out
+
+
+def _weighed(ff: FileFlow, cls: ClassInfo, name: str, seen: set[str]) -> frozenset[int]:
+    found = cls.method(name)
+    if found is None or name in seen or len(seen) >= _MAX_METHODS:
+        return frozenset()
+    seen.add(name)
+    owner, fn = found
+    res = owner.ff.summary(fn, ff)
+    if res is None:
+        return frozenset()
+    out: set[int] = set()
+    for c in res.calls.values():
+        if c.callee is Callee.MODULE and _of_self(c.func) and _with_weights(owner.ff, c.func) \
+                or _layer_forward(c):
+            out.update(k for v in _given(c) for k in _params_of(v))
+        elif _own_method(c):
+            attr = c.node.func.attr  # type: ignore[attr-defined]
+            inner = _weighed(ff, cls, attr, seen)
+            callee = cls.method(attr)
+            if not inner or callee is None:
+                continue
+            names = _names(callee[1])
+            values = {j: v for j, v in enumerate(c.args) if j}
+            values.update((names.index(k), v) for k, v in c.keywords if k in names[1:])
+            out.update(k for j in inner if j in values for k in _params_of(values[j]))
+    out.discard(0)
+    return frozenset(out - res.cpu_params - converted_params(owner.ff, fn, owner))
+
+
+def _of_self(module: Value) -> bool:
+    """A module that lives where ``self`` does: ``self`` itself or a submodule of it."""
+    return module.places == {param(0)} and module.is_(Kind.MODULE)
+
+
+def _with_weights(ff: FileFlow, module: Value) -> bool:
+    """Not a submodule known to own no weights (``nn.ReLU()``, ``nn.Dropout(p)``, a class
+    of the run without parameters): its input meets nothing there."""
+    made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)
+    if made is None or made.path is not None or not isinstance(made.node, ast.Call):
+        return True  # (``self`` itself, a module built by a function or loaded)
+    if made.text.startswith("torch.nn."):
+        layer = made.text.split("(")[0].rsplit(".", 1)[-1]
+        if layer not in vocab.PARAM_LAYERS and layer not in vocab.CONTAINERS:
+            return False
+    return builds_weights(ff, made.node, buffers=False) is not False
+
+
+def _layer_forward(c: CallEvent) -> bool:
+    """``self.forward(x)``: the module itself runs on the arguments, as ``self(x)`` does
+    (a ``forward`` of the run, given ``self`` first, or one a subclass of a ``torch.nn``
+    layer inherits, ``class Unit(nn.Linear)``)."""
+    f = c.node.func
+    if not (isinstance(f, ast.Attribute) and f.attr == "forward" and isinstance(f.value, ast.Name)):
+        return False
+    if c.callee is Callee.FUNCTION:
+        return bool(c.args) and c.args[0].places == {param(0)}
+    return c.callee is Callee.METHOD and c.receiver is not None and c.receiver.places == {param(0)}
+
+
+def _own_method(c: CallEvent) -> bool:
+    """``self.other(x)``: a method of the module's class, given ``self`` first."""
+    f = c.node.func
+    return c.callee is Callee.FUNCTION and isinstance(f, ast.Attribute) and bool(c.args) \
+        and c.args[0].places == {param(0)} and isinstance(f.value, ast.Name)
+
+
+def _given(c: CallEvent) -> list[Value]:
+    """The values a module call is given, the items of a tuple or list among them."""
+    out: list[Value] = []
+    for v in [*c.args, *(v for k, v in c.keywords if k != "**")]:
+        out.extend(v.elts if v.elts is not None else [v])
+    return out
+
+
+def _params_of(v: Value) -> set[int]:
+    """The parameters whose place ``v``, a value that may be a tensor, has; none when the
+    method may have moved it on some path (``if on_cuda: inp = inp.cuda()``): it may
+    put its input where the weights are itself."""
+    if v.kinds is not None and not v.kinds & {Kind.TENSOR, Kind.BATCH}:
+        return set()
+    if ACCEL in (v.places or ()) or any(o.op is Op.MOVED for o in v.origins):
+        return set()
+    return {int(p.ref) for p in v.places or () if _a_param(p)}
+
+
+def _a_param(p: Place) -> bool:
+    return p.where is Where.PARAM and p.ref.isdigit()
+
+
+def _names(fn: ast.AST) -> tuple[str, ...]:
+    """The parameters of a method, ``self`` first."""
+    return param_names(fn) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else ()
