@@ -428,6 +428,23 @@ class Project:
             self._foreign[key] = self._own_budget(lambda: self._foreign_calls(owner, name, key))
         return self._foreign[key]
 
+    def foreign_method_calls(self, owner: FileFlow, fn: ast.AST) -> list[ForeignCall] | None:
+        """Every call of ``fn``, a method of a plain class ``owner`` defines at module level,
+        from the other files of the run on an instance the analysis resolves
+        (``sched = Scheduler(...)`` then ``sched.add_noise(x, t)`` in ``train.py``), each
+        file interpreted whole; None as :meth:`foreign_calls` says, and also where a file
+        names an attribute ``.<method>`` other than in such a call (an object the analysis
+        does not resolve, or another class's method of the same name)."""
+        name = getattr(fn, "name", None)
+        cls = owner.method_of.get(id(fn))
+        if name is None or cls is None or cls.is_module or cls.methods.get(name) is not fn \
+                or owner.defs.get(cls.node.name) is not cls.node:
+            return None
+        key = (owner.path, name, getattr(fn, "lineno", 0))
+        if key not in self._foreign:
+            self._foreign[key] = self._own_budget(lambda: self._foreign_calls(owner, name, key))
+        return self._foreign[key]
+
     def importer_flows(self, owner: FileFlow) -> list[FileFlow] | None:
         """The analyses of the files of the run that import ``owner``, directly or not, in
         the order of their paths, each interpreted whole on a budget of its own (so the

@@ -295,6 +295,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     # kept on self by an object's ``__init__``: at fault only as a moved module's input
     kept = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)
             or _data_tensor(c) and _sequence_data(c)}
+    # and those indexed by a method (``self.alphas_bar[t]``): an index on the device fails
+    # on a table on the CPU whatever its size
+    indexed = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)}
+    tables = written | indexed
     if not written and not kept:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
@@ -306,14 +310,15 @@ def check(ctx: Context) -> Iterable[Finding]:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
-                made = _made_by(v, written if meet.written and not i else factories, res.node)
+                made = _made_by(v, written if meet.written and not i else factories | indexed
+                                if meet.first_only else factories, res.node)
                 if made is None or id(made.node) in found:
                     continue
                 partner = _partner(ff, res, meet, node, made)
                 if partner is not None and off_device_arm(ff, [n for n in (made.node, meet.node) if n is not None]):
                     continue  # the arm of ``if torch.cuda.is_available():`` that moves nothing
                 if partner is not None:
-                    home, call = written[id(made.node)]
+                    home, call = tables[id(made.node)]
                     found[id(made.node)] = (home, call, meet, partner, res)
     _kept_module_inputs(results, kept, found)
     left = {k: f for k, f in factories.items() if k not in found}
