@@ -4,8 +4,9 @@ an index on the device: a CPU tensor indexed by a device index fails whatever it
 ("indices should be either on cpu or on the same device as the indexed tensor").  The
 index is a method's parameter, placed by the calls of the run, also from another file on
 an object built there.  Everything else such a constructor makes stays excluded
-(0-dimensional items, numbers that only mix as scalars), and a table moved before it is
-indexed is no finding."""
+(0-dimensional items, numbers that only mix as scalars); a table moved before it is
+indexed is no finding, nor is one indexed by what may be a 0-dimensional index (an item of
+``for t in timesteps``, which reads as its number on any device)."""
 
 from __future__ import annotations
 
@@ -101,7 +102,7 @@ from sched import TokenTable
 
 def encode(batch, device):
     table = TokenTable(100, 16)
-    tokens = batch.to(device){move}
+    tokens = torch.randint(0, 100, (len(batch), 8)).to(device){move}
     return table.lookup(tokens).sum(1)
 """,
 }
@@ -183,6 +184,27 @@ class Schedule:
         return self.alphas_bar[int(t)] * x + noise
 """,
 }
+STEPS = """\
+import torch
+from sched import Schedule
+
+device = torch.device("cuda")
+
+
+def sample(x):
+    sched = Schedule(1000)
+    x = x.to(device)
+    for t in torch.arange(999, -1, -1, device=device):
+        x = sched.add_noise(x, torch.randn_like(x), t)
+    return x
+"""
+
+
+def test_no_finding_for_a_zero_dimensional_index_on_the_device(tmp_path: Path) -> None:
+    plain = MOVED["moved_local"].replace("self.alphas_bar.to(t.device)[t]", "self.alphas_bar[t]")
+    assert found(tmp_path, {"sched.py": plain, "train.py": STEPS}) == []
+
+
 USER = """\
 import torch
 from sched import Schedule
