@@ -442,7 +442,8 @@ class Project:
             return None
         key = (owner.path, name, getattr(fn, "lineno", 0))
         if key not in self._foreign:
-            self._foreign[key] = self._own_budget(lambda: self._foreign_calls(owner, name, key))
+            self._foreign[key] = self._own_budget(
+                lambda: self._foreign_calls(owner, name, key, f".{name}".encode()))
         return self._foreign[key]
 
     def importer_flows(self, owner: FileFlow) -> list[FileFlow] | None:
@@ -494,13 +495,17 @@ class Project:
             self._refused |= self.budget.refused
             self.budget = saved
 
-    def _foreign_calls(self, owner: FileFlow, name: str,
-                       key: tuple[str, str, int]) -> list[ForeignCall] | None:
+    def _foreign_calls(self, owner: FileFlow, name: str, key: tuple[str, str, int],
+                       needle: bytes | None = None) -> list[ForeignCall] | None:
+        """:meth:`foreign_calls`; with ``needle``, only the files whose text holds it (the
+        others name no ``.<method>``, so they call it nowhere)."""
         files = self.importers(owner.path)
         if files is None:
             return None
         out: list[ForeignCall] = []
         for p in sorted(files):
+            if needle is not None and needle not in self.files.get(p, needle):
+                continue
             other = self.file_flow(p)
             if other is None:
                 return None

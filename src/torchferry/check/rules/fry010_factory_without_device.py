@@ -305,6 +305,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     # on a table on the CPU whatever its size
     indexed = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)}
     tables = written | indexed
+    index_pool = factories | indexed if indexed else factories
     if not written and not kept:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
@@ -316,7 +317,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
-                made = _made_by(v, written if meet.written and not i else factories | indexed
+                made = _made_by(v, written if meet.written and not i else index_pool
                                 if meet.first_only else factories, res.node)
                 if made is None or id(made.node) in found:
                     continue

@@ -191,6 +191,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
@@ -326,9 +327,11 @@ def _use_in_foreign_subclass(ctx: Context, info: _Class, attr: str) -> tuple[_Cl
     such use, or the run's importers of this file are not known."""
     project = ctx.project
     base = info.cls.node
-    # (a file whose text never names the class derives none from it)
+    # (a file whose text names the class in no class statement's bases derives none from it)
+    deriving = re.compile(rb"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*\b" + re.escape(base.name.encode()) + rb"\b",
+                          re.MULTILINE)
     naming = {p for p in (project.importers(ctx.flow.path) or ()) if p != ctx.flow.path
-              and base.name.encode() in project.files.get(p, b"")} if project is not None else set()
+              and deriving.search(project.files.get(p, b""))} if project is not None else set()
     others = project.importer_flows(ctx.flow) if naming and project is not None else None
     for other in others or ():
         if other.path not in naming:
