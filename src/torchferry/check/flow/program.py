@@ -668,9 +668,10 @@ class FileFlow:
     def run_arguments(self, fn: ast.AST, k: int) -> list[tuple[FileFlow, ScopeResult, Value]] | None:
         """What the calls of the run pass for parameter ``k`` of ``fn``: (the calling file,
         its scope, the argument) for this file's calls (:meth:`arguments`) and, for a
-        function defined at module level, those of the files that import this one when
-        the run knows them all (:meth:`Project.foreign_calls`; an argument of another file
-        has its origins cite that file).  None when a call leaves ``k`` unbound or spreads
+        function defined at module level or a method of a plain class defined there, those
+        of the files that import this one when the run knows them all
+        (:meth:`Project.foreign_calls`, :meth:`Project.foreign_method_calls`; an argument of
+        another file has its origins cite that file).  None when a call leaves ``k`` unbound or spreads
         ``*args``.  A function no file of the run calls gets ``[]``: its callers decide."""
         mine = self.arguments(fn, k)
         if mine is None:
@@ -681,9 +682,11 @@ class FileFlow:
             if v is None:
                 return None
             out.append((other, caller, in_file(v, other, self)))
-        if self.project is None or self.is_method(fn):
+        if self.project is None:
             return out
-        for other, caller, _, bound in self.project.foreign_calls(self, fn) or ():
+        foreign = self.project.foreign_method_calls(self, fn) if self.is_method(fn) \
+            else self.project.foreign_calls(self, fn)
+        for other, caller, _, bound in foreign or ():
             v = bound.get(str(k))
             if v is None:
                 return None

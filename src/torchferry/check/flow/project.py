@@ -428,6 +428,24 @@ class Project:
             self._foreign[key] = self._own_budget(lambda: self._foreign_calls(owner, name, key))
         return self._foreign[key]
 
+    def foreign_method_calls(self, owner: FileFlow, fn: ast.AST) -> list[ForeignCall] | None:
+        """Every call of ``fn``, a method of a plain class ``owner`` defines at module level,
+        from the other files of the run on an instance the analysis resolves
+        (``sched = Scheduler(...)`` then ``sched.add_noise(x, t)`` in ``train.py``), each
+        file interpreted whole; None as :meth:`foreign_calls` says, and also where a file
+        names an attribute ``.<method>`` other than in such a call (an object the analysis
+        does not resolve, or another class's method of the same name)."""
+        name = getattr(fn, "name", None)
+        cls = owner.method_of.get(id(fn))
+        if name is None or cls is None or cls.is_module or cls.methods.get(name) is not fn \
+                or owner.defs.get(cls.node.name) is not cls.node:
+            return None
+        key = (owner.path, name, getattr(fn, "lineno", 0))
+        if key not in self._foreign:
+            self._foreign[key] = self._own_budget(
+                lambda: self._foreign_calls(owner, name, key, f".{name}".encode()))
+        return self._foreign[key]
+
     def importer_flows(self, owner: FileFlow) -> list[FileFlow] | None:
         """The analyses of the files of the run that import ``owner``, directly or not, in
         the order of their paths, each interpreted whole on a budget of its own (so the
@@ -477,13 +495,17 @@ class Project:
             self._refused |= self.budget.refused
             self.budget = saved
 
-    def _foreign_calls(self, owner: FileFlow, name: str,
-                       key: tuple[str, str, int]) -> list[ForeignCall] | None:
+    def _foreign_calls(self, owner: FileFlow, name: str, key: tuple[str, str, int],
+                       needle: bytes | None = None) -> list[ForeignCall] | None:
+        """:meth:`foreign_calls`; with ``needle``, only the files whose text holds it (the
+        others name no ``.<method>``, so they call it nowhere)."""
         files = self.importers(owner.path)
         if files is None:
             return None
         out: list[ForeignCall] = []
         for p in sorted(files):
+            if needle is not None and needle not in self.files.get(p, needle):
+                continue
             other = self.file_flow(p)
             if other is None:
                 return None

@@ -47,9 +47,10 @@ each branch: `nn.CTCLoss() if ctc else nn.CrossEntropyLoss()`) given tensors tha
 or a parameter that may be; a `pack_padded_sequence(x, lengths)` is
 where `x` is (its data goes there), so an initial state handed to an RNN with it meets `x`.
 For a parameter, the calls of the run decide
-when there are any (those of the same file and, for a function defined at module level, those
-of the checked files that import its file, directly or not: a helper of `utils.py` given
-`labels.cuda()` by `train.py`): if one passes a tensor on the device it is (followed through the
+when there are any (those of the same file and, for a function defined at module level or a
+method of a plain class defined there, those of the checked files that import its file,
+directly or not: a helper of `utils.py` given `labels.cuda()` by `train.py`,
+`sched.add_noise(x, t)` on `sched = Scheduler(...)` built there): if one passes a tensor on the device it is (followed through the
 callers' own parameters); if none does (they pass tensors on the CPU, 0-dimensional ones,
 `self` and its buffers in a module's `__init__`, which runs before any move, or values the
 analysis cannot place, for which an annotation does not stand in) it is not known to
@@ -200,8 +201,10 @@ its methods). A result handed to a function is followed one call deep, to that f
 operators, torch calls, tensor methods and indexing: not to a submodule it gives it to, nor
 on to a function it calls in turn. A result that meets tensors in another file is reported only where that file
 imports the factory's file and no more than eight files do, nor where it meets them in a file
-the factory's file imports (a callback it is handed). Calls of a method
-from other files do not count as its parameters' call sites, nor do those of a function
+the factory's file imports (a callback it is handed). Calls of a module's method
+from other files do not count as its parameters' call sites, nor do those of a plain
+class's method where another file names an attribute of the method's name other than in a
+call on an instance the analysis resolves, nor those of a function
 when more than eight checked files import its file or one of them names it other than in
 a call; a function passed around as a value in its own file (a callback) may be called
 with anything: its calls there are taken as all of them.
@@ -210,9 +213,11 @@ helper) is not checked unless it follows their place as above, nor is a paramete
 only as `x.shape` (NumPy arrays look the same). A tensor that a class other than a module builds in its `__init__` (or in a function
 that only such constructors call: `self.betas = betas_for_alpha_bar(n)`) and keeps on
 `self` is checked only where another method gives it, as it is, to a module the code moved
-to a device (`self.model(obs, self.memories)` after `self.model.to(device)`): a scheduler's
-`betas` is read in the other methods through the attribute table joined over them, mostly
-as 0-dimensional items `alphas_cumprod[t]` or moved there first. Other
+to a device (`self.model(obs, self.memories)` after `self.model.to(device)`), or indexes it
+with an index on the device (`self.alphas_cumprod[t]` of `t` drawn on the device by the
+callers of the method: a CPU tensor indexed by a device index fails whatever its size): a
+scheduler's `betas` is read in the other methods through the attribute table joined over
+them, mostly as 0-dimensional items that mix as scalars or moved there first. Other
 0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector computed
 from a factory's, `i = row[0]` of `for row in t.nonzero()`, which indexes as its number) are
 not told apart. A legacy constructor given a tensor (which
@@ -253,6 +258,7 @@ from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.lattice import number_value, param, zero_dim_made
 from torchferry.check.flow.program import FileFlow, builds_weights, holds_parameters
 from torchferry.check.flow.weighed import bound_arguments, weighed_params
+from torchferry.check.names import kwarg
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
 CODE = "FRY010"
@@ -303,6 +309,11 @@ def check(ctx: Context) -> Iterable[Finding]:
     # kept on self by an object's ``__init__``: at fault only as a moved module's input
     kept = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)
             or _data_tensor(c) and (_sequence_data(c) or _array_data(c))}
+    # and those indexed by a method (``self.alphas_bar[t]``): an index on the device fails
+    # on a table on the CPU whatever its size
+    indexed = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)}
+    tables = written | indexed
+    index_pool = factories | indexed if indexed else factories
     if not written and not kept:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
@@ -314,14 +325,18 @@ def check(ctx: Context) -> Iterable[Finding]:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
-                made = _made_by(v, written if meet.written and not i else factories, res.node)
+                made = _made_by(v, written if meet.written and not i else index_pool
+                                if meet.first_only else factories, res.node)
                 if made is None or id(made.node) in found:
                     continue
                 partner = _partner(ff, res, meet, node, made)
                 if partner is not None and off_device_arm(ff, [n for n in (made.node, meet.node) if n is not None]):
                     continue  # the arm of ``if torch.cuda.is_available():`` that moves nothing
+                if partner is not None and id(made.node) in indexed \
+                        and not _many_indices(ff, res, partner, 0):
+                    continue  # (an index that may be 0-dimensional reads as its number)
                 if partner is not None:
-                    home, call = written[id(made.node)]
+                    home, call = tables[id(made.node)]
                     found[id(made.node)] = (home, call, meet, partner, res)
     _kept_module_inputs(results, kept, found)
     left = {k: f for k, f in factories.items() if k not in found}
@@ -552,6 +567,83 @@ def _argument(caller: ScopeResult, event: CallEvent, v: Value | None) -> ast.AST
         return None
     return next((a for a in [*event.node.args, *(kw.value for kw in event.node.keywords)]
                  if caller.value(a) is v), None)
+
+
+_KEEP_DIMS = frozenset({"to", "cuda", "long", "int", "type", "clone", "detach", "contiguous"})
+_VECTORS = frozenset({"torch.arange", "torch.randperm"})
+_SIZED = frozenset({"torch.randint", "torch.full", "torch.ones", "torch.zeros", "torch.empty",
+                    "torch.rand", "torch.randn"})
+
+
+def _many_indices(ff: FileFlow, res: ScopeResult, node: ast.AST, depth: int) -> bool:
+    """Does the code establish that ``node``, an index in ``res``, has at least one dimension
+    (``torch.randint(0, n, (b,), device=d)``, ``torch.arange(n).to(d)``, ``i * torch.ones(b)``,
+    a local bound only to such, or a parameter every call of the run gives such)?  A
+    0-dimensional integer index (``for t in timesteps``) reads as its number on any device."""
+    if depth > 3:
+        return False
+    if isinstance(node, ast.BinOp):
+        return _many_indices(ff, res, node.left, depth) or _many_indices(ff, res, node.right, depth)
+    if isinstance(node, ast.Call):
+        c = res.calls.get(id(node))
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _KEEP_DIMS and \
+                (c is None or c.callee is not Callee.TORCH):
+            return _many_indices(ff, res, node.func.value, depth)
+        q = c.qualname if c is not None and c.callee is Callee.TORCH else None
+        args = node.args
+        if q in _VECTORS:
+            return True
+        if q == "torch.randint":
+            size = args[2] if len(args) > 2 else args[1] if len(args) == 2 \
+                and isinstance(args[1], (ast.Tuple, ast.List)) else kwarg(node, "size")
+            return isinstance(size, (ast.Tuple, ast.List)) and bool(size.elts)
+        return q in _SIZED and bool(args) and not isinstance(args[0], ast.Starred) \
+            and not zero_dim_made(q, node) and not isinstance(args[0], ast.Constant)
+    if not isinstance(node, ast.Name):
+        return False
+    stores = [n for n in ast.walk(res.node) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign,
+                                                             ast.For, ast.With, ast.NamedExpr))
+              and any(isinstance(t, ast.Name) and t.id == node.id for t in _targets(n))]
+    if stores:
+        return all(isinstance(n, ast.Assign) and len(n.targets) == 1 and
+                   _many_indices(ff, res, n.value, depth + 1) for n in stores)
+    if node.id not in res.params or node.id in ("self", "cls"):
+        return False
+    return _given_many(ff, res, res.params.index(node.id), node.id, depth + 1)
+
+
+def _targets(n: ast.AST) -> list[ast.AST]:
+    """The names a statement binds, nested in tuples."""
+    roots = n.targets if isinstance(n, ast.Assign) else [n.target] if hasattr(n, "target") else \
+        [i.optional_vars for i in n.items if i.optional_vars] if isinstance(n, ast.With) else []
+    return [t for r in roots for t in ast.walk(r)]
+
+
+def _given_many(ff: FileFlow, res: ScopeResult, k: int, name: str, depth: int) -> bool:
+    """Does every call of the run give parameter ``k`` (``name``) of ``res`` an index of at
+    least one dimension (:func:`_many_indices` in the caller)?  There must be calls, and all
+    of them known: of this file, and of the files that import it."""
+    fn = res.node
+    method = ff.is_method(fn)
+    if ff.project is None or method and ff.held_calls(fn):
+        return False
+    foreign = ff.project.foreign_method_calls(ff, fn) if method else ff.project.foreign_calls(ff, fn)
+    sites = [(ff, caller, cid) for cid, (caller, _) in ff.call_sites.get(id(fn), {}).items()]
+    sites += [(other, caller, cid) for other, caller, cid, _ in foreign or ()]
+    if not sites:
+        return False
+    for other, caller, cid in sites:
+        event = caller.calls.get(cid)
+        call = event.node if event is not None else None
+        if not isinstance(call, ast.Call) or any(isinstance(a, ast.Starred) for a in call.args):
+            return False
+        at = k - 1 if method and isinstance(call.func, ast.Attribute) else k
+        arg = next((kw.value for kw in call.keywords if kw.arg == name), None)
+        if arg is None and 0 <= at < len(call.args):
+            arg = call.args[at]
+        if arg is None or not _many_indices(other, caller, arg, depth):
+            return False
+    return True
 
 
 def _kept_module_inputs(results: list[ScopeResult], kept: dict,

@@ -151,9 +151,12 @@ stored is not flagged, nor is one another method caches on the device of its fir
 and reuses after the model moved (`self.mask = make_mask(..., device=x.device)` rebuilt
 only when the shape changes). Uses are looked for in the
 class's own methods and in those of its subclasses in the same file (`class
-Latent(Base)`, also through a class between) that neither store, delete nor register the
-attribute: an attribute read by other code (`volume.bbox_min` in a free
-function, a subclass in another file), or combined with a tensor the analysis cannot place
+Latent(Base)`, also through a class between) or in a checked file that imports it (every
+class between in that file) that neither store, delete nor register the
+attribute (nor does that other file register a buffer or parameter of its name): an
+attribute read by other code (`volume.bbox_min` in a free
+function, a subclass in a file that does not import the class's file, or through a class
+between of a third file), or combined with a tensor the analysis cannot place
 (a parameter of a helper method that no method of the file gives a tensor of the model,
 and that is never used as a tensor), is not flagged. An attribute handed to a function
 or method of the checked files counts as combined only where that function's own body
@@ -188,6 +191,7 @@ from __future__ import annotations
 
 import ast
 import enum
+import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
@@ -302,17 +306,85 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     # moved by hand somewhere: only an unmoved read that indexes it on the device counts
     use = info.mixed_use(a.attr, indexed_only=a.attr in info.carried,
                          elsewhere=a.scope if a.where is _Where.METHOD else None)
+    user, text = info, ctx.text
     if use is None:
-        return  # never meets a tensor that moves with the model: nothing can go wrong
-    if a.attr not in info.moved and _zero_dim(m, value, a.scope) and info.scalar_tolerant(a.attr):
+        away = _use_in_foreign_subclass(ctx, info, a.attr)
+        if away is None:
+            return  # never meets a tensor that moves with the model: nothing can go wrong
+        user, use = away
+        text = user.text
+    if a.attr not in info.moved and _zero_dim(m, value, a.scope) and user.scalar_tolerant(a.attr):
         return  # a 0-dim CPU tensor in elementwise operations: PyTorch accepts it
-    yield _plain_finding(ctx, info, a, dev if dev is not None else later, use)
+    yield _plain_finding(ctx, info, a, dev if dev is not None else later, use, text)
+
+
+def _use_in_foreign_subclass(ctx: Context, info: _Class, attr: str) -> tuple[_Class, Site] | None:
+    """The first device use of ``self.<attr>`` (:meth:`_Class.mixed_use`) in the methods of a
+    subclass of ``info``'s class defined in another file of the run that imports this one
+    (``class Latent(DDPM)`` in ``latent.py``), with that subclass: every class between is
+    of that file, and none of them stores, deletes or re-registers the attribute, nor does
+    the file register a buffer or parameter of that name anywhere.  None when there is no
+    such use, or the run's importers of this file are not known."""
+    project = ctx.project
+    base = info.cls.node
+    # (a file whose text names the class in no class statement's bases derives none from it)
+    deriving = re.compile(rb"^[ \t]*class[ \t]+\w+[ \t]*\([^)]*\b" + re.escape(base.name.encode()) + rb"\b",
+                          re.MULTILINE)
+    naming = {p for p in (project.importers(ctx.flow.path) or ()) if p != ctx.flow.path
+              and deriving.search(project.files.get(p, b""))} if project is not None else set()
+    others = project.importer_flows(ctx.flow) if naming and project is not None else None
+    for other in others or ():
+        if other.path not in naming:
+            continue
+        octx = info.foreign.get(other.path)
+        if octx is None:
+            octx = info.foreign[other.path] = _context_of(ctx, other)
+        om = octx.syntax
+        if attr in _registered_names(om):
+            continue
+        for wc in om.classes.values():
+            between = _between(other, wc.node, ctx.flow.path, base)
+            if not between or any(_stores(fs, fs.self_name, attr) for fs in om.functions
+                                  if fs.self_name is not None and fs.cls is not None
+                                  and fs.cls.node in between):
+                continue
+            sub = _Class(octx, om, wc)
+            use = sub.mixed_use(attr, indexed_only=attr in info.carried)
+            if use is not None:
+                return sub, use
+    return None
+
+
+def _between(other: FileFlow, node: ast.ClassDef, path: str, base: ast.ClassDef) -> list[ast.ClassDef]:
+    """The classes from ``node`` (a class of ``other``) up to, not including, the class
+    ``base`` of the file ``path`` it derives from, when all of them are of ``other``;
+    empty when it does not derive from ``base`` or a class between is of another file."""
+    out: list[ast.ClassDef] = []
+    for k in other.class_info(node).lineage():
+        if k.ff.path == path and k.node.name == base.name and k.node.lineno == base.lineno:
+            return out
+        if k.ff is not other:
+            return []
+        out.append(k.node)
+    return []
+
+
+def _context_of(ctx: Context, other: FileFlow) -> Context:
+    """A rule's view of ``other``, another file of the run, over its analysis as the run has
+    it (its syntax and source text for :class:`_Class`)."""
+    source = ctx.project.files[other.path].decode("utf-8", "surrogateescape") if ctx.project else ""
+    octx = Context(path=other.path, source=source, tree=other.tree,
+                   target_torch_version=ctx.target_torch_version,
+                   module_classes=ctx.module_classes, project=ctx.project)
+    octx.__dict__["flow"] = other  # (the analysis the run already has, not a second one)
+    return octx
 
 
 def _plain_finding(ctx: Context, info: _Class, a: _Assign, dev: ast.expr | None,
-                   use: Site) -> Finding:
+                   use: Site, text: Callable[[ast.AST], str]) -> Finding:
     """The finding for a plain tensor attribute ``a`` that ``use`` combines with the model's
-    tensors; ``dev`` is the device it was put on (None: the CPU)."""
+    tensors; ``dev`` is the device it was put on (None: the CPU); ``text`` gives the source
+    of ``use`` (of another file, for a subclass there)."""
     self_name = a.scope.self_name or "self"
     fix = None
     if a.where is _Where.INIT and isinstance(a.stmt, ast.Assign) and len(a.stmt.targets) == 1:
@@ -335,7 +407,7 @@ def _plain_finding(ctx: Context, info: _Class, a: _Assign, dev: ast.expr | None,
         f"`self.{a.attr} = {short(ctx.text(a.value), 40)}` is a plain tensor attribute{made}"
         f"{shadow}: `model.to(device)` leaves it behind {where}, and `{user}` "
         f"combines it with a tensor that moves with the model "
-        f"(`{short(' '.join(ctx.text(use.node).split()), 60)}`); "
+        f"(`{short(' '.join(text(use.node).split()), 60)}`); "
         f'register it: `self.register_buffer("{a.attr}", ...)` (or make it an `nn.Parameter`)',
         fix,
     )
@@ -367,6 +439,8 @@ class _Class:
         self.moved = self.carried | set(self.moved_in)
         #: methods only ``__init__`` calls: they run while the model is built, on the CPU
         self.building = _construction_helpers(m)
+        #: the views of the run's other files read for subclasses there, by path
+        self.foreign: dict[str, Context] = {}
 
     def scopes(self) -> list[tuple[Scope, str]]:
         """The class's methods other than ``__init__`` and ``_apply`` (with the functions
