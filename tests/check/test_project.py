@@ -287,6 +287,28 @@ def test_a_file_a_call_reached_before_its_turn_is_parsed_once(tmp_path: Path, mo
     assert project.tree_of("/r/b.py", "import torch  # edited\n") is None
 
 
+
+def test_a_file_a_call_reaches_after_its_check_is_not_parsed_again(tmp_path: Path, monkeypatch) -> None:
+    """``b.py`` is checked first, then ``a.py``'s call of ``b.make`` reads ``b.py``: the
+    analysis reuses the tree ``b.py``'s check parsed, and finds what it finds in the other
+    order (``b.py`` parsed for the call, then reused by its check)."""
+    from torchferry.check import engine
+
+    (tmp_path / "a.py").write_text(
+        "import torch\nfrom b import make\n\ndef run():\n    return make().numpy()\n"
+    )
+    (tmp_path / "b.py").write_text("import torch\n\ndef make():\n    return torch.ones(2).cuda()\n")
+    parsed: list[str] = []
+    real = engine._parse
+    monkeypatch.setattr(engine, "_parse", lambda s, p: parsed.append(Path(p).name) or real(s, p))
+    opts = Options(root=tmp_path, target_torch_version=None)
+    outcomes = check_paths([tmp_path / "b.py", tmp_path / "a.py"], opts, jobs=1)
+    assert parsed.count("b.py") == 1  # not a second time for a.py's call
+    monkeypatch.setattr(engine, "_parse", real)
+    assert codes(outcomes) == codes(check_paths([tmp_path / "a.py", tmp_path / "b.py"], opts, jobs=1))
+    assert codes(outcomes) == [("a.py", 5, "FRY003")]  # the tensor b.py moved
+
+
 def test_the_run_hashes_a_file_as_the_cache_does() -> None:
     from torchferry.check.cache import content_hash
     from torchferry.check.flow import Project

@@ -289,4 +289,4 @@ class Context:
         from torchferry.check.flow import analyze
 
         path = os.path.abspath(self.path) if self.project is not None else self.path
-        return analyze(self.tree, path, self.project, self.module_classes, self.lines)
+        return analyze(self.tree, path, self.project, self.module_classes, self.lines, self.source)

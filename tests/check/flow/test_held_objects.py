@@ -73,3 +73,35 @@ def test_a_holder_built_with_another_class_or_unknown_object_places_nothing():
     main = textwrap.dedent(MAIN) + "other = Parts(load(), 3)\n"
     files = {"/r/mesh.py": textwrap.dedent(MESH).encode(), "/r/main.py": main.encode()}
     assert wheres(_cut_index(files, "/r/mesh.py")) != {"ACCEL"}
+
+
+def test_a_class_s_calls_through_its_attributes_by_method_name():
+    """``held_call_sites(name)``: the calls ``self.<attr>.<name>(...)`` of the class's own
+    methods (nested functions included, static methods left out), in the order of the
+    methods and of ``ast.walk`` in each, found by one walk for every name."""
+    import ast
+
+    from torchferry.check.flow import analyze
+
+    tree = ast.parse(textwrap.dedent("""
+        class Holder:
+            def a(self):
+                self.main.sub(1)
+                self.other.sub(self.main.sub(2))
+            @staticmethod
+            def s(self):
+                self.main.sub(3)
+            def b(self):
+                def inner():
+                    self.main.sub(4)
+                self.main.cut(5)
+                main.sub(6)
+        """))
+    ff = analyze(tree, "<holder>")
+    holder = ff.classes[id(tree.body[0])]
+    sites = holder.held_call_sites("sub")
+    assert [(s.method.name, s.attr, s.call.args[0].lineno) for s in sites] == [
+        ("a", "main", 4), ("a", "other", 5), ("a", "main", 5), ("b", "main", 11)]
+    assert [s.call.args[0].value for s in sites if isinstance(s.call.args[0], ast.Constant)] == [1, 2, 4]
+    assert [s.attr for s in holder.held_call_sites("cut")] == ["main"]
+    assert holder.held_call_sites("missing") == []

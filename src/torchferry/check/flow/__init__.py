@@ -46,10 +46,11 @@ __all__ = [
 
 def analyze(tree: ast.Module, path: str, project: Project | None = None,
             module_classes: frozenset[str] = frozenset(),
-            lines: list[str] | None = None) -> FileFlow:
+            lines: list[str] | None = None, source: str | None = None) -> FileFlow:
     """The analysis of one file (scopes are interpreted when first asked for; with the
-    source ``lines``, :meth:`FileFlow.results` skips those that cannot matter)."""
+    source ``lines``, :meth:`FileFlow.results` skips those that cannot matter; ``source``:
+    the text ``tree`` was parsed from, for :meth:`Project.add`)."""
     ff = FileFlow(tree, path, project, module_classes, lines)
     if project is not None:
-        project.add(ff)
+        project.add(ff, source)
     return ff

@@ -17,7 +17,7 @@ import ast
 import re
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, NamedTuple
 
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import param_names
@@ -62,6 +62,14 @@ _MODULE_ANNOTATIONS = frozenset({"nn.Module", "torch.nn.Module", "Module"})
 _LOADER_ANNOTATIONS = frozenset({"DataLoader", "torch.utils.data.DataLoader", "data.DataLoader"})
 
 
+class HeldSite(NamedTuple):
+    """A call ``self.<attr>.<name>(...)`` in a method of a class (:meth:`ClassInfo.held_call_sites`)."""
+
+    method: ast.FunctionDef | ast.AsyncFunctionDef
+    call: ast.Call
+    attr: str
+
+
 @dataclass
 class ClassInfo:
     """A class of the run: its methods, bases and whether it is an ``nn.Module``."""
@@ -75,6 +83,20 @@ class ClassInfo:
     table: dict[str, Value] | None = None  # attributes joined over every method
     #: (start method, stop method) -> :func:`torchferry.check.flow.timers.class_timer`
     timers: dict[tuple[str, str], bool | None] = field(default_factory=dict)
+    #: :meth:`held_call_sites`, found once per class
+    _held_sites: dict[str, list[HeldSite]] | None = field(default=None, repr=False, compare=False)
+
+    def held_call_sites(self, name: str) -> list[HeldSite]:
+        """The calls ``self.<attr>.<name>(...)`` in the methods of this class (its own, not a
+        base's; static methods left out): (method, call, ``attr``), in the order of the
+        methods and of ``ast.walk`` in each.  The methods are walked once for every name."""
+        if self._held_sites is None:
+            self._held_sites = {}
+            for m in self.node.body:
+                if isinstance(m, _FUNCS) and not _static(m):
+                    for call, attr, name_called in _self_attribute_calls(m):
+                        self._held_sites.setdefault(name_called, []).append(HeldSite(m, call, attr))
+        return self._held_sites.get(name, [])
 
     def method(self, name: str, depth: int = 0) -> tuple[ClassInfo, ast.FunctionDef | ast.AsyncFunctionDef] | None:
         """The method ``name`` of this class or of a base in the run (in MRO-ish order)."""
@@ -721,23 +743,20 @@ class FileFlow:
         """:meth:`held_calls` of ``fn`` (named ``name``) in this file's classes."""
         out: list[tuple[FileFlow, ScopeResult, dict[str, Value]]] = []
         for holder in list(self.classes.values()):
-            for m in holder.node.body:
-                if not isinstance(m, _FUNCS) or _static(m):
+            for m, call, attr in holder.held_call_sites(name):
+                held = self.held_class(holder, attr)
+                found = held.method(name) if held is not None else None
+                if found is None or found[1] is not fn:
                     continue
-                for call, attr in _self_attribute_calls(m, name):
-                    held = self.held_class(holder, attr)
-                    found = held.method(name) if held is not None else None
-                    if found is None or found[1] is not fn:
-                        continue
-                    res = self.result(m, holder)
-                    event = res.calls.get(id(call))
-                    if event is None or any(isinstance(a, ast.Starred) for a in call.args) or \
-                            any(k.arg is None for k in call.keywords):
-                        continue
-                    params = param_names(fn)
-                    bound = {str(k + 1): a for k, a in enumerate(event.args) if k + 1 < len(params)}
-                    bound.update((str(params.index(n)), v) for n, v in event.keywords if n in params[1:])
-                    out.append((self, res, bound))
+                res = self.result(m, holder)
+                event = res.calls.get(id(call))
+                if event is None or any(isinstance(a, ast.Starred) for a in call.args) or \
+                        any(k.arg is None for k in call.keywords):
+                    continue
+                params = param_names(fn)
+                bound = {str(k + 1): a for k, a in enumerate(event.args) if k + 1 < len(params)}
+                bound.update((str(params.index(n)), v) for n, v in event.keywords if n in params[1:])
+                out.append((self, res, bound))
         return out
 
     def held_class(self, holder: ClassInfo, attr: str) -> ClassInfo | None:
@@ -1479,14 +1498,14 @@ def _adds_attributes(node: ast.ClassDef) -> bool:
     return False
 
 
-def _self_attribute_calls(fn: ast.AST, name: str) -> list[tuple[ast.Call, str]]:
-    """The calls ``self.<attr>.<name>(...)`` in ``fn``, with ``attr``."""
+def _self_attribute_calls(fn: ast.AST) -> list[tuple[ast.Call, str, str]]:
+    """The calls ``self.<attr>.<name>(...)`` in ``fn``, with ``attr`` and ``name``."""
     out = []
     for n in ast.walk(fn):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr == name and \
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
                 isinstance(n.func.value, ast.Attribute) and isinstance(n.func.value.value, ast.Name) and \
                 n.func.value.value.id == "self":
-            out.append((n, n.func.value.attr))
+            out.append((n, n.func.value.attr, n.func.attr))
     return out
 
 

@@ -278,11 +278,13 @@ class Project:
         return hits[0] if len(hits) == 1 else None
 
     # -- other files' analyses ------------------------------------------------------------
-    def add(self, ff: FileFlow) -> None:
+    def add(self, ff: FileFlow, source: str | None = None) -> None:
         """Register the analysis of the file being checked (calls back into it reuse it)
         and give it a whole budget.  When a budget decided anything in the previous check,
         the analyses kept so far are dropped (their trees are kept): an interpretation cut
-        short by one file's budget is never seen by another file."""
+        short by one file's budget is never seen by another file.  ``source``: the text
+        ``ff``'s tree was parsed from; after the check a call into the file reuses the tree
+        when the file's bytes decode to that text (else it parses them)."""
         if self._refused or self.budget.refused:
             for path, kept in self._flows.items():
                 text = self._texts.get(path)
@@ -296,12 +298,16 @@ class Project:
             # the checked file's analysis skipped the scopes that cannot hold a mistake
             # of its own: another file's calls read the analysis of all of them, made anew
             del self._flows[self._checked.path]
-            if self._checked_text is not None:  # (its tree, when a call had read it first)
-                self._trees[self._checked.path] = (self._checked_text, self._checked.tree)
+        if self._checked is not None and self._checked_text is not None:
+            self._trees[self._checked.path] = (self._checked_text, self._checked.tree)  # to read again
+            while len(self._trees) > KEEP_FILES:
+                self._trees.popitem(last=False)
         self._refused = False
         self._checked = ff
         self._flows[ff.path] = ff
         self._checked_text = self._texts.pop(ff.path, None)
+        if self._checked_text is None:
+            self._checked_text = source
         self._trees.pop(ff.path, None)
         self.budget = Budget(SUMMARY_BUDGET)
         self.budget.spent.add((ff.path, -1, -1))
