@@ -8,7 +8,11 @@ too: `accuracy_score(y_true=labels, y_pred=preds)`) that the device-flow analysi
 establishes may live on an accelerator, with no `.cpu()` first: a tensor moved there
 (`.to(device)`, `.cuda()`, on some path), made there (`device=device`), the output of a
 module that was moved or built there (`model = Net().to(device)`, `self.model =
-self.model.cuda()`), a value of the `state_dict()` of such a module, or anything computed
+self.model.cuda()`), the output of a model given an input that a path moved there (`if
+torch.cuda.is_available(): x = x.to("cuda")`, then `out = model(x)` of a model that came in as
+a parameter: a model runs where its input is, or the call already fails; also where what the
+other path holds is of unknown kind or place, but not where a path moves it elsewhere), a
+value of the `state_dict()` of such a module, or anything computed
 from these, followed through names, containers, branches and the functions of the checked
 files (a number grown by such tensors stays a number or a tensor through arithmetic with
 numbers: `total = 0`, `total += loss`, then `100.0 * total / n`; a helper's parameter is of
@@ -405,9 +409,29 @@ def _fed_from_device(res: ScopeResult, v: Value) -> Origin | None:
     if call is None or call.callee is not Callee.MODULE:
         return None
     for a in call.args:
-        if a.kinds == {Kind.TENSOR} and a.places and ACCEL in a.places:
-            return _device_origin(a)
+        moved = _moved_input(a)
+        if moved is not None:
+            return moved
     return None
+
+
+def _moved_input(a: Value) -> Origin | None:
+    """Where an input of a module call may have been put on the accelerator: a tensor
+    placed there, or a value of unknown kind that one path moved there (``x =
+    transform(img)``, then ``if torch.cuda.is_available(): x = x.to("cuda")``: the join
+    with the unplaced arm leaves the place unknown, but the move stays among its origins).
+    A model, a number or a container is no input that places the output; nor is a value
+    that a path may have moved elsewhere (to the CPU, or to a device the analysis cannot
+    place) while its place is unknown."""
+    if a.kinds is not None and a.kinds != {Kind.TENSOR}:
+        return None
+    if a.places:
+        return _device_origin(a) if ACCEL in a.places else None
+    moves = [o for o in a.origins if o.op is Op.MOVED]
+    if a.places is not None or not moves or \
+            any(o.to is None or ACCEL not in o.to for o in moves):
+        return None
+    return moves[0]
 
 
 def _device_origin(v: Value) -> Origin | None:
