@@ -407,3 +407,59 @@ QUIET_ARRAYS = {
 @pytest.mark.parametrize("name", sorted(QUIET_ARRAYS))
 def test_quiet_for_arrays_of_unknown_dimensions(name: str) -> None:
     assert lines(QUIET_ARRAYS[name]) == []
+
+
+# a value computed on the device with one of torch's number constants, which are numbers
+# as ``math.pi`` and ``np.inf`` are: the value stays where its tensor is
+TORCH_CONSTANTS = {
+    "pi_phase": """\
+        import torch
+
+        def encode(x):
+            x = x.cuda()
+            phase = 2 * torch.pi * x
+            return torch.zeros(8) + torch.sin(phase)
+        """,
+    "inf_fill_through_a_helper": """\
+        import torch
+
+        def bounded(x, mode):
+            if mode == "wrap":
+                return torch.remainder(x, 2 * torch.pi)
+            return x.clamp(-torch.inf, 1.0)
+
+        def run(x, device):
+            y = bounded(x.to(device), "wrap")
+            return torch.ones(8) * y
+        """,
+    "e_scale_joined_arms": """\
+        import torch
+
+        def scale(x, method):
+            if method == "exp":
+                return x * (1 / torch.e)
+            return x
+
+        def step(model, batch):
+            model = model.cuda()
+            out = scale(model(batch.cuda()), "exp")
+            return out - torch.full((4,), 0.5)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(TORCH_CONSTANTS))
+def test_torch_number_constants_are_numbers(name: str) -> None:
+    source = TORCH_CONSTANTS[name]
+    factory = next(i for i, t in enumerate(textwrap.dedent(source).splitlines(), 1)
+                   if any(f"torch.{f}(" in t for f in ("zeros", "ones", "full")))
+    assert lines(source) == [factory]
+
+
+def test_torch_number_constants_alone_mix_nothing() -> None:
+    assert lines("""\
+        import torch
+
+        def angles(n):
+            return torch.arange(n) * (2 * torch.pi / n) + torch.zeros(n) - torch.inf
+        """) == []

@@ -131,7 +131,7 @@ class Evaluator:
         typed = legacy_type(q, node)
         if typed is not None:
             return typed
-        if head in ("math", "numpy") and last in vocab.NUMBER_CONSTANTS:
+        if head in ("math", "numpy", "torch") and last in vocab.NUMBER_CONSTANTS:
             return _SCALAR
         return _reference(q, node)
 

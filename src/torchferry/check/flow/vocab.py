@@ -188,7 +188,7 @@ DTYPES = vocabulary.DTYPES
 #: builtins whose result is a number, a string or a flag
 SCALAR_BUILTINS = frozenset("len int float bool str round abs sum min max repr isinstance "
                             "hasattr range print".split())
-#: ``math.pi``, ``np.inf``: numbers
+#: ``math.pi``, ``np.inf``, ``torch.pi``: numbers
 NUMBER_CONSTANTS = frozenset({"pi", "e", "inf", "nan", "tau"})
 #: annotations of numbers and strings (a hint, as every annotation)
 SCALAR_ANNOTATIONS = frozenset({"int", "float", "bool", "complex"})

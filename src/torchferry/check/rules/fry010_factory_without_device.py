@@ -7,6 +7,9 @@ dimension, whatever the data), `torch.tensor(mask)` of a value the analysis know
 Python sequence (a list built with `append`, a tuple: no number, so at least one
 dimension), `torch.tensor(a)` of a NumPy array the function made with at least one dimension
 (`np.zeros([n])`, `np.arange(n)`, `np.array([...])` of data written out, `np.stack(xs)`),
+`torch.tensor(a)` of a NumPy array of any rank (`X[mask, :]` of `np.genfromtxt(path)`) only
+where a tensor index of at least one dimension on the device indexes it (it fails then
+whatever its own size; in the function, or in a file of the run that imports this one),
 and the legacy typed constructors `torch.FloatTensor`,
 `torch.LongTensor`, `torch.Tensor`, ... given sizes or data written out, which build on the
 CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU) called inside
@@ -312,9 +315,12 @@ def check(ctx: Context) -> Iterable[Finding]:
     # and those indexed by a method (``self.alphas_bar[t]``): an index on the device fails
     # on a table on the CPU whatever its size
     indexed = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)}
-    tables = written | indexed
-    index_pool = factories | indexed if indexed else factories
-    if not written and not kept:
+    # and ``torch.tensor(arr)`` of a NumPy array of unknown rank, indexed by a tensor
+    arrays = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
+              if _numpy_data(c) and id(c.node) not in factories}
+    tables = written | indexed | arrays
+    index_pool = factories | indexed | arrays if indexed or arrays else factories
+    if not written and not kept and not arrays:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
     construction = _construction_helpers(ff, results)
@@ -332,7 +338,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 partner = _partner(ff, res, meet, node, made)
                 if partner is not None and off_device_arm(ff, [n for n in (made.node, meet.node) if n is not None]):
                     continue  # the arm of ``if torch.cuda.is_available():`` that moves nothing
-                if partner is not None and id(made.node) in indexed \
+                if partner is not None and (id(made.node) in indexed or id(made.node) in arrays) \
                         and not _many_indices(ff, res, partner, 0):
                     continue  # (an index that may be 0-dimensional reads as its number)
                 if partner is not None:
@@ -340,8 +346,9 @@ def check(ctx: Context) -> Iterable[Finding]:
                     found[id(made.node)] = (home, call, meet, partner, res)
     _kept_module_inputs(results, kept, found)
     left = {k: f for k, f in factories.items() if k not in found}
-    others = ff.project.importer_flows(ff) if left and ff.project is not None else None
-    away = _met_elsewhere(ff, left, others)
+    tables_left = {k: f for k, f in arrays.items() if k not in found}
+    others = ff.project.importer_flows(ff) if (left or tables_left) and ff.project is not None else None
+    away = _met_elsewhere(ff, left, others, tables_left)
     found.update((k, f[:5]) for k, f in away.items())
     passed = _met_in_callees(ff, {k: f for k, f in factories.items() if k not in found}, others)
     found.update((k, f[:5]) for k, f in passed.items())
@@ -372,7 +379,8 @@ def _partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
 Away = tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult, FileFlow]
 
 
-def _met_elsewhere(ff: FileFlow, factories: dict, others: list[FileFlow] | None) -> dict[int, Away]:
+def _met_elsewhere(ff: FileFlow, factories: dict, others: list[FileFlow] | None,
+                   arrays: dict | None = None) -> dict[int, Away]:
     """The factories of this file whose result meets a tensor that may be on the device in
     another file of the run (``h = self.policy.hidden; h + x`` in agent.py, the hidden
     state made by policy.py; a helper returning ``torch.ones(n, n)`` that train.py
@@ -380,10 +388,13 @@ def _met_elsewhere(ff: FileFlow, factories: dict, others: list[FileFlow] | None)
     read (where else could its tensor go), each interpreted whole, and only when they
     are known (:meth:`Project.importer_flows`): they are then part of this file's cache
     key, and the answer does not depend on the order or the worker the files are checked
-    in.  The first meeting in path order, then in source order, is the one reported."""
-    if not factories or ff.project is None:
+    in.  The first meeting in path order, then in source order, is the one reported.
+    ``arrays`` (``torch.tensor(arr)`` of an array of unknown rank) are paired only as a
+    tensor indexed there by several indices on the device."""
+    if not factories and not arrays or ff.project is None:
         return {}
     left = {(c.node.lineno, c.node.col_offset): (r, c) for r, c in factories.values()}
+    tables = {(c.node.lineno, c.node.col_offset): (r, c) for r, c in (arrays or {}).values()}
     away: dict[int, Away] = {}
     for other in others or ():
         if other is ff:
@@ -395,14 +406,17 @@ def _met_elsewhere(ff: FileFlow, factories: dict, others: list[FileFlow] | None)
                 continue
             for meet in sorted(_meetings(other, res), key=lambda m: _pos(m.node)):
                 _pair_away(ff, other, res, meet, left, away)
+                if meet.first_only and tables:
+                    _pair_away(ff, other, res, meet, tables, away, many=True)
     return away
 
 
 def _pair_away(ff: FileFlow, other: FileFlow, res: ScopeResult, meet: Meeting,
                left: dict[tuple[int, int], tuple[ScopeResult, CallEvent]],
-               away: dict[int, Away]) -> None:
+               away: dict[int, Away], many: bool = False) -> None:
     """Pair a meeting of ``other`` with the factory of ``ff`` that made one of its
-    operands (the first one only for an indexed tensor), as the file's own are paired."""
+    operands (the first one only for an indexed tensor), as the file's own are paired;
+    with ``many``, only where the index has at least one dimension."""
     for i, (node, v) in enumerate(meet.operands):
         if i and meet.first_only:
             break
@@ -414,6 +428,8 @@ def _pair_away(ff: FileFlow, other: FileFlow, res: ScopeResult, meet: Meeting,
             continue
         partner = _partner(other, res, meet, node, made)
         if partner is None or off_device_arm(other, [meet.node]) or off_device_arm(ff, [call.node]):
+            continue
+        if many and not _many_indices(other, res, partner, 0):
             continue
         away[id(call.node)] = (home, call, meet, partner, res, other)
 
@@ -570,7 +586,9 @@ def _argument(caller: ScopeResult, event: CallEvent, v: Value | None) -> ast.AST
 
 
 _KEEP_DIMS = frozenset({"to", "cuda", "long", "int", "type", "clone", "detach", "contiguous"})
-_VECTORS = frozenset({"torch.arange", "torch.randperm"})
+#: (a joined sequence has one or more dimensions: ``torch.cat`` refuses a 0-dimensional tensor)
+_VECTORS = frozenset({"torch.arange", "torch.randperm", "torch.cat", "torch.concat",
+                      "torch.concatenate", "torch.stack", "torch.hstack", "torch.vstack"})
 _SIZED = frozenset({"torch.randint", "torch.full", "torch.ones", "torch.zeros", "torch.empty",
                     "torch.rand", "torch.randn"})
 
@@ -604,6 +622,10 @@ def _many_indices(ff: FileFlow, res: ScopeResult, node: ast.AST, depth: int) -> 
     stores = [n for n in ast.walk(res.node) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign,
                                                              ast.For, ast.With, ast.NamedExpr))
               and any(isinstance(t, ast.Name) and t.id == node.id for t in _targets(n))]
+    use = res.value(node)
+    if stores and use is not None and Kind.SCALAR not in (res.kind_of(use) or {Kind.SCALAR}):
+        # (a number bound to the name elsewhere, ``idx = 1``, is not what reaches a tensor here)
+        stores = [n for n in stores if not (isinstance(n, ast.Assign) and isinstance(n.value, ast.Constant))]
     if stores:
         return all(isinstance(n, ast.Assign) and len(n.targets) == 1 and
                    _many_indices(ff, res, n.value, depth + 1) for n in stores)
@@ -813,6 +835,14 @@ def _array_made(made: Origin) -> bool:
 
 
 _ARRAY = frozenset((Kind.NDARRAY,))
+
+
+def _numpy_data(c: CallEvent) -> bool:
+    """``torch.tensor(arr)`` / ``torch.as_tensor(arr)`` of a value the analysis knows to be a
+    NumPy array, of any rank (``X[mask, :]`` of ``np.genfromtxt(path)``): never a tensor, so
+    the result is made on the CPU; it may be 0-dimensional, which is no matter where it is
+    indexed by a tensor of one or more dimensions (a 0-dimensional tensor has no such index)."""
+    return _data_tensor(c) and len(c.args) == 1 and c.args[0].kinds == _ARRAY
 _NUMPY_FILLED = frozenset(f"numpy.{n}" for n in ("zeros", "ones", "empty", "full"))
 _NUMPY_VECTORS = frozenset(f"numpy.{n}" for n in (
     "arange", "linspace", "stack", "vstack", "hstack", "concatenate"))
