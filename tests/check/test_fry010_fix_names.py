@@ -65,3 +65,46 @@ def test_fix_names_the_receiver_tensor_of_a_method() -> None:
             return base * x.repeat(r, 1)
         """
     assert fixes(source) == ["Pass `device=x.device`"]
+
+
+# the function's first parameter is a model: its outputs are placed by it, but a module has
+# no ``.device``, so the fix must never name it
+MODEL_PARAMETER = {
+    "helper_of_the_output": """\
+        import torch
+
+        def shift(x):
+            return torch.roll(x, 1) + torch.ones(3, device=x.device)
+
+        def refine(model, x, n):
+            for p in model.parameters():
+                p.requires_grad = False
+            mask = torch.zeros(n)
+            return mask + shift(model(x))
+
+        def main():
+            net = torch.nn.Linear(3, 3).cuda()
+            refine(net, torch.ones(3).cuda(), 3)
+        """,
+    "evaluated_model": """\
+        import torch
+
+        def double(t):
+            return t * 2 + torch.zeros(1, device=t.device)
+
+        def score(net, batch, k):
+            net.eval()
+            base = torch.arange(k)
+            return base + double(net(batch))
+
+        def main():
+            m = torch.nn.Linear(4, 4).cuda()
+            score(m, torch.ones(4).cuda(), 4)
+        """,
+}
+
+
+@pytest.mark.parametrize("name", sorted(MODEL_PARAMETER))
+def test_fix_never_names_a_model_parameter(name: str) -> None:
+    (fix,) = fixes(MODEL_PARAMETER[name])
+    assert fix is None or not any(f"device={v}.device" in fix for v in ("model", "net")), fix

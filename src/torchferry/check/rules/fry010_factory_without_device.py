@@ -1373,8 +1373,9 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
                   and hop.arg is not None else _local_name(home, partner, res, call.node)) \
         or _input_name(home, partner, res)
     # a module has no .device (only its parameters have one)
-    weights = (meet.module is not None and partner is meet.module
-               and isinstance(partner, ast.Name) and partner.id == input_name)
+    weights = isinstance(partner, ast.Name) and partner.id == input_name and (
+        partner is meet.module or partner.id in home.params
+        and home.param_uses.get(home.params.index(partner.id)) is Kind.MODULE)
     device_of = f"next({input_name}.parameters()).device" if weights else f"{input_name}.device"
     legacy = fname is not None and fname[len("torch."):] in _LEGACY
     fix = None
@@ -1420,21 +1421,25 @@ def _evidence(ctx: Context, call: CallEvent, meet: Meeting, partner: ast.AST,
 
 def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult) -> str | None:
     """The tensor whose device the fix names: the partner when it is a parameter of the
-    factory's own function known as a tensor there, else that function's first tensor
-    parameter."""
+    factory's own function known as a tensor there, else the tensor parameter whose place
+    the partner has, else that function's first tensor parameter (never one used as a
+    module)."""
     if res is home and isinstance(partner, ast.Name) and partner.id in home.params:
         if _a_tensor(res.value(partner)) or \
-                home.param_uses.get(home.params.index(partner.id)) is Kind.TENSOR:
-            return partner.id
+                home.param_uses.get(home.params.index(partner.id)) in (Kind.TENSOR, Kind.MODULE):
+            return partner.id  # (a module's device is read from its parameters)
     fn = home.node
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
-    for k, name in enumerate(home.params):
-        if name in ("self", "cls"):
-            continue
-        if home.param_uses.get(k) is Kind.TENSOR or _hinted_tensor(fn, name, home):
-            return name
-    return None
+    # never a parameter used as a module (a model has no .device), however its outputs are placed
+    tensors = [name for k, name in enumerate(home.params)
+               if name not in ("self", "cls") and home.param_uses.get(k) is not Kind.MODULE
+               and (home.param_uses.get(k) is Kind.TENSOR or _hinted_tensor(fn, name, home))]
+    v = res.value(partner) if res is home else None
+    held = v.places or frozenset() if v is not None else frozenset()
+    # the parameter the partner is placed by, when there is one; else the first tensor parameter
+    return next((n for n in tensors if param(home.params.index(n)) in held),
+                tensors[0] if tensors else None)
 
 
 def _local_name(home: ScopeResult, partner: ast.AST, res: ScopeResult, factory: ast.AST) -> str | None:
