@@ -209,8 +209,8 @@ from torchferry.check.flow.vocab import (
     SAME_PLACE_ATTRS,
     SHAPE_ONLY,
 )
-from torchferry.check.names import NON_TENSOR_METHODS, kwarg, pos, short
-from torchferry.check.scopes import ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
+from torchferry.check.names import NON_TENSOR_METHODS, end_pos, kwarg, pos, short
+from torchferry.check.scopes import Binding, ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
 
 CODE = "FRY011"
 NAME = "unregistered-tensor-attribute"
@@ -909,9 +909,9 @@ class _Class:
                 return self._carries(func.value, attr, self_name, scope, d)
             return False
         if isinstance(e, ast.Name):
-            b = self.m.binding(e.id, scope, pos(e))
-            if b is not None and b.how is How.EXPR and b.value is not None and b.ctx.scope is scope:
-                return self._carries(b.value, attr, self_name, scope, d)
+            return any(b.how is How.EXPR and b.value is not None and
+                       self._carries(b.value, attr, self_name, scope, d)
+                       for b in _reaching(self.m, e.id, scope, pos(e)))
         return False
 
 
@@ -1062,6 +1062,32 @@ def _layer_output(v: Value) -> bool:
         if o.op is Op.OUTPUT and layer in PARAM_LAYERS:
             return True
     return False
+
+
+def _reaching(m: Walker, name: str, scope: Scope, at: int) -> list[Binding]:
+    """The bindings of the local ``name`` of ``scope`` that may reach ``at``: the last one
+    before it, and, while that one is made on an arm of an ``if`` that ``at`` is not in,
+    the ones before it that a path around that arm still carries (``w = self.inv`` under
+    ``if reverse:``, ``w = self.weight`` under its ``else:``: both reach ``F.conv2d(x,
+    w)`` after the ``if``).  A binding on the other arm of an ``if`` that ``at`` is in,
+    and one that a later binding of the same arm (or of an arm around it) replaces on
+    every path, does not reach it."""
+    first = m.binding(name, scope, at)
+    if first is None or first.ctx.scope is not scope:
+        return []
+    lst = scope.binds.get(name, [])
+    out = [first]
+    i = next((k for k, (_, b) in enumerate(lst) if b is first), 0)
+    while i > 0 and any(not pos(st) <= at <= end_pos(st) for st, _ in out[-1].ctx.ifs):
+        i -= 1
+        b = lst[i][1]
+        if b.pos > at or any(in_body and st.orelse and pos(st.orelse[0]) <= at <= end_pos(st.orelse[-1])
+                             for st, in_body in b.ctx.ifs):
+            continue  # (on the arm ``at`` is not on)
+        if any(b.ctx.ifs[:len(c.ctx.ifs)] == c.ctx.ifs for c in out):
+            continue  # (a later binding on its arm, or around it, replaces it)
+        out.append(b)
+    return out
 
 
 def _stores(scope: Scope, self_name: str, attr: str) -> bool:
