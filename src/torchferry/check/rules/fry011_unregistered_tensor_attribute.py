@@ -129,8 +129,12 @@ Not flagged, because nothing can go wrong or the author already handles it:
 * a 0-dim tensor by construction (`torch.scalar_tensor(v)`, `torch.zeros(())`, or
   `torch.tensor(v)`, with at most `dtype=` and `requires_grad=`, where `v` is a number
   literal, a parameter of `__init__` whose default is one and that has no annotation but
-  `int`/`float`, a module-level name bound only to numbers, or a NumPy or `math` function of
-  those, `torch.tensor(np.log(init_alpha))`: `self.clip = torch.tensor(clip, dtype=torch.float)`) that meets the
+  `int`/`float`, an unannotated one `__init__` also gives a `torch.nn` layer as a size
+  (`nn.Linear(d, out_channels)`, `nn.Embedding(n, embedding_dim=d)`: an integer), a
+  module-level name bound only to numbers, or a NumPy or `math` function of
+  those, `torch.tensor(np.log(init_alpha))`: `self.clip = torch.tensor(clip, dtype=torch.float)`;
+  also an elementwise torch function of such a tensor, `torch.sqrt(torch.tensor(d,
+  dtype=torch.float))`) that meets the
   model's tensors only in operations that take a 0-dim CPU tensor with tensors on any device
   (TensorIterator's CPU scalars; `device_check: NoCheck   # TensorIterator` in PyTorch's
   `native_functions.yaml`): an arithmetic operator other than `@`, a comparison,
@@ -1206,12 +1210,43 @@ def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
     """Is ``value`` a 0-dim tensor by construction (:func:`zero_dim_made`) with ``dtype=`` or
     ``requires_grad=`` at most: ``torch.scalar_tensor(...)``, ``torch.zeros(())``, or
     ``torch.tensor(x)`` where ``x`` is a number literal, a parameter of the function whose
-    default is one and that has no annotation other than ``int``/``float``, or a
-    module-level name only ever bound to one?"""
+    default is one and that has no annotation other than ``int``/``float``, or one the
+    function gives a ``torch.nn`` layer as a size (``nn.Linear(d, out_channels)``), or a
+    module-level name only ever bound to one; or an elementwise torch function of such a
+    tensor (``torch.sqrt(torch.tensor(d, dtype=torch.float))``)?"""
     if not isinstance(value, ast.Call) or \
             any(k.arg not in ("dtype", "requires_grad") for k in value.keywords):
         return False
-    return zero_dim_made(m.qualname(value.func), value, lambda x: _number_data(m, x, scope))
+    q = m.qualname(value.func)
+    if q in _TORCH_ELEMENTWISE and len(value.args) == 1 and not value.keywords:
+        return _zero_dim(m, value.args[0], scope)
+    return zero_dim_made(q, value, lambda x: _number_data(m, x, scope))
+
+
+#: torch functions of one tensor that keep its shape
+_TORCH_ELEMENTWISE = frozenset(f"torch.{f}" for f in (
+    "sqrt", "rsqrt", "exp", "log", "log2", "log10", "log1p", "abs", "neg", "sigmoid", "tanh",
+    "reciprocal", "square"))
+
+#: ``torch.nn`` layers whose first two positional arguments are sizes (integers)
+_SIZED_LAYERS = frozenset(f"torch.nn.{c}" for c in (
+    "Linear", "Bilinear", "Embedding", "EmbeddingBag", "Conv1d", "Conv2d", "Conv3d",
+    "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"))
+_SIZE_KEYWORDS = frozenset({"in_features", "out_features", "in_channels", "out_channels",
+                            "num_embeddings", "embedding_dim"})
+
+
+def _sizes_a_layer(m: Walker, fn: ast.AST | None, name: str) -> bool:
+    """Does ``fn`` give its parameter ``name`` to a ``torch.nn`` layer as one of its sizes
+    (``nn.Linear(d, name)``, ``nn.Conv2d(c, out_channels=name, ...)``)?  Such a size is an
+    integer (a 0-dim integer tensor at most), so ``torch.tensor(name)`` is 0-dim."""
+    for n in ast.walk(fn) if fn is not None else ():
+        if not isinstance(n, ast.Call) or m.qualname(n.func) not in _SIZED_LAYERS:
+            continue
+        given = [*n.args[:2], *(k.value for k in n.keywords if k.arg in _SIZE_KEYWORDS)]
+        if any(isinstance(a, ast.Name) and a.id == name for a in given):
+            return True
+    return False
 
 
 def _number_data(m: Walker, x: ast.expr, scope: Scope) -> bool:
@@ -1228,7 +1263,8 @@ def _number_data(m: Walker, x: ast.expr, scope: Scope) -> bool:
     if b is None:
         return False
     if b.how is How.PARAM and isinstance(b.value, ast.arg):
-        return _number_param(b.ctx.scope.function, b.value)
+        fn = b.ctx.scope.function
+        return _number_param(fn, b.value) or b.value.annotation is None and _sizes_a_layer(m, fn, x.id)
     if b.how is How.EXPR and b.ctx.scope.kind is ScopeKind.MODULE:
         binds = b.ctx.scope.binds.get(x.id, [])
         return bool(binds) and all(o.how is How.EXPR and is_number(o.value) for _, o in binds)
