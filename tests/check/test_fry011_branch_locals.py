@@ -99,6 +99,36 @@ class Flow(nn.Module):
         w = self.weight
         return x @ w
 ''',
+    "element_picked_by_epoch_on_an_arm": '''
+class Distill(nn.Module):
+    def __init__(self, warmup, final, epochs):
+        super().__init__()
+        self.register_buffer("center", torch.zeros(1, 8))
+        self.temps = torch.linspace(warmup, final, epochs)
+
+    def forward(self, teacher, epoch=None):
+        if epoch is not None:
+            temp = self.temps[epoch]
+        else:
+            temp = torch.tensor(0.04)
+        return (teacher - self.center) / temp
+''',
+    "element_picked_by_step_in_elif": '''
+class Sched(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.fc = nn.Linear(4, 4)
+        self.gammas = torch.arange(n) * 0.1
+
+    def forward(self, x, step: int, warm: bool):
+        if warm:
+            g = 1.0
+        elif step > 0:
+            g = self.gammas[step - 1]
+        else:
+            g = 0.0
+        return self.fc(x) * g
+''',
     "use_on_the_other_arm": '''
 class Flow(nn.Module):
     def __init__(self, n):

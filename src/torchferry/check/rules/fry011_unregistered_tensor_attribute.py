@@ -913,10 +913,22 @@ class _Class:
                 return self._carries(func.value, attr, self_name, scope, d)
             return False
         if isinstance(e, ast.Name):
+            reaching = _reaching(self.m, e.id, scope, pos(e))
+            # (on a path around the last binding, an element picked by a number index,
+            # ``t = self.schedule[epoch]``, may be a 0-dim tensor, which meets any device)
             return any(b.how is How.EXPR and b.value is not None and
+                       (k == 0 or not self._picks_element(b.value)) and
                        self._carries(b.value, attr, self_name, scope, d)
-                       for b in _reaching(self.m, e.id, scope, pos(e)))
+                       for k, b in enumerate(reaching))
         return False
+
+    def _picks_element(self, e: ast.AST) -> bool:
+        """Is ``e`` a subscript by one index that is not known as a tensor (``t[epoch]``;
+        a parameter only guessed to be one from this very use counts as not known)?"""
+        if not isinstance(e, ast.Subscript) or isinstance(e.slice, (ast.Slice, ast.Tuple)):
+            return False
+        found = value_of(self.ff, e.slice)
+        return found is None or not found[1].is_(Kind.TENSOR) or found[1].basis is Basis.HINT
 
 
 class _Placement:
