@@ -129,8 +129,12 @@ Not flagged, because nothing can go wrong or the author already handles it:
 * a 0-dim tensor by construction (`torch.scalar_tensor(v)`, `torch.zeros(())`, or
   `torch.tensor(v)`, with at most `dtype=` and `requires_grad=`, where `v` is a number
   literal, a parameter of `__init__` whose default is one and that has no annotation but
-  `int`/`float`, a module-level name bound only to numbers, or a NumPy or `math` function of
-  those, `torch.tensor(np.log(init_alpha))`: `self.clip = torch.tensor(clip, dtype=torch.float)`) that meets the
+  `int`/`float`, an unannotated one `__init__` also gives a `torch.nn` layer as a size
+  (`nn.Linear(d, out_channels)`, `nn.Embedding(n, embedding_dim=d)`: an integer), a
+  module-level name bound only to numbers, or a NumPy or `math` function of
+  those, `torch.tensor(np.log(init_alpha))`: `self.clip = torch.tensor(clip, dtype=torch.float)`;
+  also an elementwise torch function of such a tensor, `torch.sqrt(torch.tensor(d,
+  dtype=torch.float))`) that meets the
   model's tensors only in operations that take a 0-dim CPU tensor with tensors on any device
   (TensorIterator's CPU scalars; `device_check: NoCheck   # TensorIterator` in PyTorch's
   `native_functions.yaml`): an arithmetic operator other than `@`, a comparison,
@@ -209,8 +213,8 @@ from torchferry.check.flow.vocab import (
     SAME_PLACE_ATTRS,
     SHAPE_ONLY,
 )
-from torchferry.check.names import NON_TENSOR_METHODS, kwarg, pos, short
-from torchferry.check.scopes import ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
+from torchferry.check.names import NON_TENSOR_METHODS, end_pos, kwarg, pos, short
+from torchferry.check.scopes import Binding, ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
 
 CODE = "FRY011"
 NAME = "unregistered-tensor-attribute"
@@ -909,10 +913,22 @@ class _Class:
                 return self._carries(func.value, attr, self_name, scope, d)
             return False
         if isinstance(e, ast.Name):
-            b = self.m.binding(e.id, scope, pos(e))
-            if b is not None and b.how is How.EXPR and b.value is not None and b.ctx.scope is scope:
-                return self._carries(b.value, attr, self_name, scope, d)
+            reaching = _reaching(self.m, e.id, scope, pos(e))
+            # (on a path around the last binding, an element picked by a number index,
+            # ``t = self.schedule[epoch]``, may be a 0-dim tensor, which meets any device)
+            return any(b.how is How.EXPR and b.value is not None and
+                       (k == 0 or not self._picks_element(b.value)) and
+                       self._carries(b.value, attr, self_name, scope, d)
+                       for k, b in enumerate(reaching))
         return False
+
+    def _picks_element(self, e: ast.AST) -> bool:
+        """Is ``e`` a subscript by one index that is not known as a tensor (``t[epoch]``;
+        a parameter only guessed to be one from this very use counts as not known)?"""
+        if not isinstance(e, ast.Subscript) or isinstance(e.slice, (ast.Slice, ast.Tuple)):
+            return False
+        found = value_of(self.ff, e.slice)
+        return found is None or not found[1].is_(Kind.TENSOR) or found[1].basis is Basis.HINT
 
 
 class _Placement:
@@ -1064,6 +1080,32 @@ def _layer_output(v: Value) -> bool:
     return False
 
 
+def _reaching(m: Walker, name: str, scope: Scope, at: int) -> list[Binding]:
+    """The bindings of the local ``name`` of ``scope`` that may reach ``at``: the last one
+    before it, and, while that one is made on an arm of an ``if`` that ``at`` is not in,
+    the ones before it that a path around that arm still carries (``w = self.inv`` under
+    ``if reverse:``, ``w = self.weight`` under its ``else:``: both reach ``F.conv2d(x,
+    w)`` after the ``if``).  A binding on the other arm of an ``if`` that ``at`` is in,
+    and one that a later binding of the same arm (or of an arm around it) replaces on
+    every path, does not reach it."""
+    first = m.binding(name, scope, at)
+    if first is None or first.ctx.scope is not scope:
+        return []
+    lst = scope.binds.get(name, [])
+    out = [first]
+    i = next((k for k, (_, b) in enumerate(lst) if b is first), 0)
+    while i > 0 and any(not pos(st) <= at <= end_pos(st) for st, _ in out[-1].ctx.ifs):
+        i -= 1
+        b = lst[i][1]
+        if b.pos > at or any(in_body and st.orelse and pos(st.orelse[0]) <= at <= end_pos(st.orelse[-1])
+                             for st, in_body in b.ctx.ifs):
+            continue  # (on the arm ``at`` is not on)
+        if any(b.ctx.ifs[:len(c.ctx.ifs)] == c.ctx.ifs for c in out):
+            continue  # (a later binding on its arm, or around it, replaces it)
+        out.append(b)
+    return out
+
+
 def _stores(scope: Scope, self_name: str, attr: str) -> bool:
     """Does the function of ``scope`` assign, delete or register ``self.<attr>``
     (``self.logvar = nn.Parameter(self.logvar)``, ``self.register_buffer("logvar", ...)``,
@@ -1180,12 +1222,43 @@ def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
     """Is ``value`` a 0-dim tensor by construction (:func:`zero_dim_made`) with ``dtype=`` or
     ``requires_grad=`` at most: ``torch.scalar_tensor(...)``, ``torch.zeros(())``, or
     ``torch.tensor(x)`` where ``x`` is a number literal, a parameter of the function whose
-    default is one and that has no annotation other than ``int``/``float``, or a
-    module-level name only ever bound to one?"""
+    default is one and that has no annotation other than ``int``/``float``, or one the
+    function gives a ``torch.nn`` layer as a size (``nn.Linear(d, out_channels)``), or a
+    module-level name only ever bound to one; or an elementwise torch function of such a
+    tensor (``torch.sqrt(torch.tensor(d, dtype=torch.float))``)?"""
     if not isinstance(value, ast.Call) or \
             any(k.arg not in ("dtype", "requires_grad") for k in value.keywords):
         return False
-    return zero_dim_made(m.qualname(value.func), value, lambda x: _number_data(m, x, scope))
+    q = m.qualname(value.func)
+    if q in _TORCH_ELEMENTWISE and len(value.args) == 1 and not value.keywords:
+        return _zero_dim(m, value.args[0], scope)
+    return zero_dim_made(q, value, lambda x: _number_data(m, x, scope))
+
+
+#: torch functions of one tensor that keep its shape
+_TORCH_ELEMENTWISE = frozenset(f"torch.{f}" for f in (
+    "sqrt", "rsqrt", "exp", "log", "log2", "log10", "log1p", "abs", "neg", "sigmoid", "tanh",
+    "reciprocal", "square"))
+
+#: ``torch.nn`` layers whose first two positional arguments are sizes (integers)
+_SIZED_LAYERS = frozenset(f"torch.nn.{c}" for c in (
+    "Linear", "Bilinear", "Embedding", "EmbeddingBag", "Conv1d", "Conv2d", "Conv3d",
+    "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"))
+_SIZE_KEYWORDS = frozenset({"in_features", "out_features", "in_channels", "out_channels",
+                            "num_embeddings", "embedding_dim"})
+
+
+def _sizes_a_layer(m: Walker, fn: ast.AST | None, name: str) -> bool:
+    """Does ``fn`` give its parameter ``name`` to a ``torch.nn`` layer as one of its sizes
+    (``nn.Linear(d, name)``, ``nn.Conv2d(c, out_channels=name, ...)``)?  Such a size is an
+    integer (a 0-dim integer tensor at most), so ``torch.tensor(name)`` is 0-dim."""
+    for n in ast.walk(fn) if fn is not None else ():
+        if not isinstance(n, ast.Call) or m.qualname(n.func) not in _SIZED_LAYERS:
+            continue
+        given = [*n.args[:2], *(k.value for k in n.keywords if k.arg in _SIZE_KEYWORDS)]
+        if any(isinstance(a, ast.Name) and a.id == name for a in given):
+            return True
+    return False
 
 
 def _number_data(m: Walker, x: ast.expr, scope: Scope) -> bool:
@@ -1202,7 +1275,8 @@ def _number_data(m: Walker, x: ast.expr, scope: Scope) -> bool:
     if b is None:
         return False
     if b.how is How.PARAM and isinstance(b.value, ast.arg):
-        return _number_param(b.ctx.scope.function, b.value)
+        fn = b.ctx.scope.function
+        return _number_param(fn, b.value) or b.value.annotation is None and _sizes_a_layer(m, fn, x.id)
     if b.how is How.EXPR and b.ctx.scope.kind is ScopeKind.MODULE:
         binds = b.ctx.scope.binds.get(x.id, [])
         return bool(binds) and all(o.how is How.EXPR and is_number(o.value) for _, o in binds)

@@ -201,7 +201,10 @@ files count only when at most 8 files import the function's file, each within th
 budget, and none names the function other than in a call; a method's callers in other files
 never count), the third another item of the batch moved or a loader of the file over a
 torchvision dataset (a `**kwargs` of the loader counts only when every binding of it in
-the file is a dict literal without `collate_fn`). The
+the file is a dict literal without `collate_fn`). No form reports a call of a data-parallel
+wrapper (`nn.DataParallel(net)`, `DistributedDataParallel`, `FullyShardedDataParallel`),
+also one a function is given as its model: its forward scatters (or moves) its inputs to
+the devices of its replicas itself. The
 fourth form does not report a module without weights (a loss, an activation, a container
 of such modules only, a module class of the run without weights as above, or anything
 named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
@@ -371,6 +374,13 @@ def _model_moved_here(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]) 
     for step in _bare_moves(m, ff, name, scope, b.pos + 1, at):
         moved = step
     return moved
+
+
+def _wrapper_at(ff: FileFlow, call: ast.Call) -> bool:
+    """Is the model ``call`` calls a data-parallel wrapper (:func:`_data_parallel`)?"""
+    res = ff.scope_of(call)
+    c = res.calls.get(id(call)) if res is not None else None
+    return c is not None and _data_parallel(c.func)
 
 
 def _mentions_a_device(node: ast.AST) -> bool:
@@ -560,7 +570,7 @@ def _local(ctx: Context, m: Walker) -> Iterator[Finding]:
         if name in m.classes or m.qualname(func) is not None:
             continue  # a class being constructed, or an imported function
         args = [a for a in call.args if not isinstance(a, ast.Starred)]
-        if _model_moved_here(m, ctx.flow, name, site):
+        if _model_moved_here(m, ctx.flow, name, site) and not _wrapper_at(ctx.flow, call):
             cpu = next((a for a in args if _cpu_tensor(m, ctx.flow, a, site)), None)
             if cpu is not None:
                 x = ctx.text(cpu)
@@ -1433,8 +1443,7 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
     computes where its inputs are), nor a data-parallel wrapper (it scatters its inputs
     to the devices itself)."""
     model = c.func
-    if any(o.op is Op.MADE and o.text.split("(", 1)[0].rsplit(".", 1)[-1] in vocab.WRAPPERS
-           for o in model.origins):
+    if _data_parallel(model):
         return False
     made = next((o for o in reversed(model.origins) if o.op is Op.MADE), None)
     if made is not None and made.path is None and isinstance(made.node, ast.Call) \
@@ -1474,6 +1483,14 @@ def _placed(origin: Origin) -> str:
     return "loaded onto the device" if origin.op is Op.LOADED else "moved to the device"
 
 
+def _data_parallel(model: Value) -> bool:
+    """Was ``model`` made by a data-parallel wrapper (``nn.DataParallel(net, ...)``,
+    ``DistributedDataParallel``, ``FullyShardedDataParallel``)?  Its forward scatters
+    (or moves) its inputs to its devices itself, so a CPU input is no mismatch."""
+    return any(o.op is Op.MADE and o.text.split("(", 1)[0].rsplit(".", 1)[-1] in vocab.WRAPPERS
+               for o in model.origins)
+
+
 def _model_at_call(ff: FileFlow, res: ScopeResult, c: CallEvent) -> Origin | None:
     """Why the model ``c`` calls is on an accelerator (:func:`_model_on_device`), or, for a
     global of the file that the function calls unmoved, the move of it in place that
@@ -1492,8 +1509,8 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
                      depth: int = 0) -> Origin | None:
     """Why ``model`` is on an accelerator: its move (in this scope or one a call of this
     file passes it through: ``train(model.to(device), ...)``), or None when not known."""
-    if not model.places:
-        return None
+    if not model.places or _data_parallel(model):
+        return None  # (a data-parallel wrapper moves its inputs where its replicas are)
     if all(not p.symbolic for p in model.places):  # moved (or loaded) to a device the code chose
         if not model.may_live(Where.ACCEL):
             return None
