@@ -81,7 +81,11 @@ Flags a call `model(x)` when, in one scope,
   `device="cuda"`; not a device known only by its name), or lives
   where a parameter does that every call of the file passes so moved (`h = x * 2` in
   `predict(self, x)`, called as `net.predict(x.to(device))`; in a loop, on its first run
-  as above), and the
+  as above), or is the first item of `model(*inputs)`, or the item `inputs[k]` (a
+  constant `k`) of a parameter, of a tuple written out there or by every call of the run,
+  in the caller's own function or handed on through the parameters of the calls between
+  (`model(*data)` in `evaluate(model, data)`, called as `evaluate(net, (feats, adj))`
+  after `feats, adj = load(device)` whose return moves both), and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
   it; but a layer taken from a plain list, `for layer in self.layers`, does not, when
   every use of the list in the file is a loop that only calls its items, its own
