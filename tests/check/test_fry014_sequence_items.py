@@ -86,6 +86,26 @@ LOCAL_TUPLE = (
 )
 
 
+#: a tensor moved whole by the caller: its items (rows) are where it is
+WHOLE = (
+    "def step(net, batch):\n"
+    "    return net(batch[0])\n"  # line 2
+    "\n"
+    "\n"
+    "def rows(net, batch):\n"
+    "    return net(*batch)\n"  # line 6
+    "\n"
+    "\n"
+    "model = Net()\n"
+    "step(model, torch.ones(2, 3, 4).to(device))\n"
+    "rows(model, torch.ones(2, 3, 4).to(device))\n"
+)
+
+
+def test_an_item_of_a_tensor_moved_whole_is_where_the_tensor_is(tmp_path: Path) -> None:
+    assert _check(tmp_path, WHOLE) == [2, 6]
+
+
 @pytest.mark.parametrize(("body", "line"), [
     (STARRED, 2), (INDEXED, 2), (FORWARDED, 3), (LOCAL_TUPLE, 4),
 ])

@@ -1189,7 +1189,8 @@ def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0,
     or, for a value that lives where a parameter does (``h = overlay(x)`` of a parameter
     ``x``), the one of what every call of this file passes for it.  With ``item``, of the
     ``item``-th element of the sequence ``v`` (``model(*inputs)``, ``model(inputs[0])``): of a
-    tuple written out (here or by every caller), not of a sequence of unknown items."""
+    tuple written out (here or by every caller), else of the whole when it is a tensor or a
+    batch, not of a sequence of unknown items."""
     if item is not None and v.elts is not None:
         return _input_moved(ff, res, v.elts[item], depth) if item < len(v.elts) else None
     if v.places and len(v.places) == 1 and next(iter(v.places)).where is Where.PARAM and depth < 3:
@@ -1199,8 +1200,7 @@ def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0,
         found = [_in_file(_input_moved(other, caller, given, depth + 1, item), other, ff)
                  for other, caller, _, given in sites or ()]
         return found[0] if found and all(f is not None for f in found) else None
-    if item is not None:
-        return None
+    # (an item of a moved tensor or batch is where the whole is)
     moved = ev.latest(v, Op.MOVED, Op.MADE)  # (to the device the code chose: maybe the CPU)
     if moved is not None and moved.op is Op.MADE:
         return moved if _made_on_chosen_device(ff, v, moved) else None
