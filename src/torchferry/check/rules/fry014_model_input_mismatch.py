@@ -81,7 +81,11 @@ Flags a call `model(x)` when, in one scope,
   `device="cuda"`; not a device known only by its name), or lives
   where a parameter does that every call of the file passes so moved (`h = x * 2` in
   `predict(self, x)`, called as `net.predict(x.to(device))`; in a loop, on its first run
-  as above), and the
+  as above), or is the first item of `model(*inputs)`, or the item `inputs[k]` (a
+  constant `k`) of a parameter, of a tuple written out there or by every call of the run,
+  in the caller's own function or handed on through the parameters of the calls between
+  (`model(*data)` in `evaluate(model, data)`, called as `evaluate(net, (feats, adj))`
+  after `feats, adj = load(device)` whose return moves both), and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
   it; but a layer taken from a plain list, `for layer in self.layers`, does not, when
   every use of the list in the file is a loop that only calls its items, its own
@@ -1086,15 +1090,23 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
                moved_globals: set[str]) -> Finding | None:
     """The finding of :func:`_model_left_behind` for one call of a module (or of a method
     of the module's class that feeds it its argument: ``layer.train(h)``), or None."""
-    arg = _input(c) if c.callee is Callee.MODULE else next(
-        ((a, v) for a, v in _weighed_inputs(ff, c) if _input_moved(ff, res, v) is not None), None)
+    item: int | None = None
+    if c.callee is Callee.MODULE:
+        arg, item = _input(c), None
+        if arg is None and c.node.args:
+            arg, item = (c.node.args[0], c.args[0]), 0  # ``model(*inputs)``: their first item
+        elif arg is not None:
+            item = _param_item(res, arg[0])
+    else:
+        arg = next(((a, v) for a, v in _weighed_inputs(ff, c)
+                    if _input_moved(ff, res, v) is not None), None)
     # the model: the called module, or the receiver of a feeding method
     func = c.node.func if c.callee is Callee.MODULE else getattr(c.node.func, "value", None)
     model = c.func if c.callee is Callee.MODULE else c.receiver
     if arg is None or model is None or isinstance(func, ast.Name) and func.id in moved_globals:
         return None
     a, v = arg
-    moved = _input_moved(ff, res, v)
+    moved = _input_moved(ff, res, v, item=item)
     if moved is None:
         return None
     # (an attribute moves with the module that owns it)
@@ -1172,17 +1184,33 @@ def _plain_use(parents: dict[int, ast.AST], n: ast.AST) -> bool:
     return True
 
 
-def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0) -> Origin | None:
+def _param_item(res: ScopeResult, a: ast.expr) -> int | None:
+    """``k`` for ``a`` = ``seq[k]`` (a constant index) of a parameter ``seq`` of ``res``: the
+    analysis holds such an item where the parameter lives, and the callers say what it is."""
+    if isinstance(a, ast.Subscript) and isinstance(a.value, ast.Name) and a.value.id in res.params \
+            and isinstance(a.slice, ast.Constant) and type(a.slice.value) is int and a.slice.value >= 0:
+        return a.slice.value
+    return None
+
+
+def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0,
+                 item: int | None = None) -> Origin | None:
     """The move that put ``v``, a tensor (or a batch), on a device the code chose: its own,
     or, for a value that lives where a parameter does (``h = overlay(x)`` of a parameter
-    ``x``), the one of what every call of this file passes for it."""
+    ``x``), the one of what every call of this file passes for it.  With ``item``, of the
+    ``item``-th element of the sequence ``v`` (``model(*inputs)``, ``model(inputs[0])``): of a
+    tuple written out (here or by every caller), else of the whole when it is a tensor or a
+    batch, not of a sequence of unknown items."""
+    if item is not None and v.elts is not None:
+        return _input_moved(ff, res, v.elts[item], depth) if item < len(v.elts) else None
     if v.places and len(v.places) == 1 and next(iter(v.places)).where is Where.PARAM and depth < 3:
-        if v.kinds is not None and not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+        if item is None and v.kinds is not None and not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
             return None
         sites = _callers(ff, res, int(next(iter(v.places)).ref))
-        found = [_in_file(_input_moved(other, caller, given, depth + 1), other, ff)
+        found = [_in_file(_input_moved(other, caller, given, depth + 1, item), other, ff)
                  for other, caller, _, given in sites or ()]
         return found[0] if found and all(f is not None for f in found) else None
+    # (an item of a moved tensor or batch is where the whole is)
     moved = ev.latest(v, Op.MOVED, Op.MADE)  # (to the device the code chose: maybe the CPU)
     if moved is not None and moved.op is Op.MADE:
         return moved if _made_on_chosen_device(ff, v, moved) else None
@@ -1318,6 +1346,7 @@ def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built:
     """The finding of a model left on the CPU (``through``: the input lives where a
     parameter does, which every caller passes moved)."""
     name, x = ctx.text(c.node.func), ctx.text(a)
+    shown = f"the first item of `{ctx.text(a.value)}`" if isinstance(a, ast.Starred) else f"`{x}`"
     call = name
     if c.callee is Callee.METHOD and isinstance(c.node.func, ast.Attribute):
         name = ctx.text(c.node.func.value)  # the module of ``layer.train(h)``
@@ -1326,11 +1355,11 @@ def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built:
         if through else f"{placed} at {ev.where(moved)}"
     f = ctx.finding(
         CODE, c.node,
-        f"`{x}` is {placed} but `{name}` never is{' moved' if moved.op is Op.MADE else ''}: on a GPU machine "
+        f"{shown} is {placed} but `{name}` never is{' moved' if moved.op is Op.MADE else ''}: on a GPU machine "
         "this call fails with \"Input type (torch.cuda.FloatTensor) and weight type "
         f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)")
     steps = (ev.step(ctx, built, f"the model is built on the CPU at {ev.where(built)} and never moved"),
-             ev.step(ctx, moved, f"`{x}` is {how}"),
+             ev.step(ctx, moved, f"{shown} is {how}"),
              ev.at(ctx, c.node, f"they meet in `{call}(...)` here"))
     return replace(f, evidence=steps)
 
