@@ -159,6 +159,16 @@ class Context:
     def __post_init__(self) -> None:
         self.lines = split_lines(self.source)
 
+    def of_file(self, other: FileFlow) -> Context:
+        """What a rule sees of ``other``, another file of this run, over the analysis the run
+        already has of it (not a second one): its source, syntax and :attr:`flow`."""
+        data = self.project.files[other.path] if self.project is not None else b""
+        octx = Context(path=other.path, source=data.decode("utf-8", "surrogateescape"),
+                       tree=other.tree, target_torch_version=self.target_torch_version,
+                       module_classes=self.module_classes, project=self.project)
+        octx.__dict__["flow"] = other  # (seeds the cached property)
+        return octx
+
     # -- positions --------------------------------------------------------
     def char_col(self, line: int, byte_col: int) -> int:
         """Convert an ``ast`` UTF-8 byte offset on ``line`` to a character offset."""

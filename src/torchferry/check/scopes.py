@@ -185,11 +185,17 @@ def _before(lst: list[tuple[int, Binding]], at: int) -> Binding | None:
     i = bisect_right(lst, at, key=lambda x: x[0]) - 1
     while i >= 0:
         b = lst[i][1]
-        if not any(in_body and st.orelse and pos(st.orelse[0]) <= at <= end_pos(st.orelse[-1])
-                   for st, in_body in b.ctx.ifs):
+        if not on_the_other_arm(b, at):
             return b
         i -= 1
     return None
+
+
+def on_the_other_arm(b: Binding, at: int) -> bool:
+    """Is position ``at`` in the ``else``/``elif`` of an ``if`` in whose body ``b`` was
+    made?  The arms exclude each other, so ``b`` cannot reach ``at``."""
+    return any(in_body and st.orelse and pos(st.orelse[0]) <= at <= end_pos(st.orelse[-1])
+               for st, in_body in b.ctx.ifs)
 
 
 def visible_scopes(scope: Scope) -> Iterator[tuple[Scope, bool]]:

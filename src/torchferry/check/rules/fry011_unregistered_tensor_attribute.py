@@ -214,7 +214,17 @@ from torchferry.check.flow.vocab import (
     SHAPE_ONLY,
 )
 from torchferry.check.names import NON_TENSOR_METHODS, end_pos, kwarg, pos, short
-from torchferry.check.scopes import Binding, ClassInfo, Ctx, How, Scope, ScopeKind, Site, Walker
+from torchferry.check.scopes import (
+    Binding,
+    ClassInfo,
+    Ctx,
+    How,
+    Scope,
+    ScopeKind,
+    Site,
+    Walker,
+    on_the_other_arm,
+)
 
 CODE = "FRY011"
 NAME = "unregistered-tensor-attribute"
@@ -342,7 +352,7 @@ def _use_in_foreign_subclass(ctx: Context, info: _Class, attr: str) -> tuple[_Cl
             continue
         octx = info.foreign.get(other.path)
         if octx is None:
-            octx = info.foreign[other.path] = _context_of(ctx, other)
+            octx = info.foreign[other.path] = ctx.of_file(other)
         om = octx.syntax
         if attr in _registered_names(om):
             continue
@@ -371,17 +381,6 @@ def _between(other: FileFlow, node: ast.ClassDef, path: str, base: ast.ClassDef)
             return []
         out.append(k.node)
     return []
-
-
-def _context_of(ctx: Context, other: FileFlow) -> Context:
-    """A rule's view of ``other``, another file of the run, over its analysis as the run has
-    it (its syntax and source text for :class:`_Class`)."""
-    source = ctx.project.files[other.path].decode("utf-8", "surrogateescape") if ctx.project else ""
-    octx = Context(path=other.path, source=source, tree=other.tree,
-                   target_torch_version=ctx.target_torch_version,
-                   module_classes=ctx.module_classes, project=ctx.project)
-    octx.__dict__["flow"] = other  # (the analysis the run already has, not a second one)
-    return octx
 
 
 def _plain_finding(ctx: Context, info: _Class, a: _Assign, dev: ast.expr | None,
@@ -1097,8 +1096,7 @@ def _reaching(m: Walker, name: str, scope: Scope, at: int) -> list[Binding]:
     while i > 0 and any(not pos(st) <= at <= end_pos(st) for st, _ in out[-1].ctx.ifs):
         i -= 1
         b = lst[i][1]
-        if b.pos > at or any(in_body and st.orelse and pos(st.orelse[0]) <= at <= end_pos(st.orelse[-1])
-                             for st, in_body in b.ctx.ifs):
+        if b.pos > at or on_the_other_arm(b, at):
             continue  # (on the arm ``at`` is not on)
         if any(b.ctx.ifs[:len(c.ctx.ifs)] == c.ctx.ifs for c in out):
             continue  # (a later binding on its arm, or around it, replaces it)
