@@ -1,6 +1,6 @@
 """Recall of ``ferry check`` on the held-out sets of public bug reports.
 
-Ten sets, each gathered after the one before it had been measured, and each kept away
+Eleven sets, each gathered after the one before it had been measured, and each kept away
 from the work on the rules while it was gathered:
 
 * ``unseen/fixtures/``: measured, never tuned on;
@@ -20,6 +20,8 @@ from the work on the rules while it was gathered:
 * ``wharf/fixtures/``: gathered after the quay set had been measured, one report per
   repository;
 * ``jetty/fixtures/``: gathered after the wharf set had been measured, one report per
+  repository;
+* ``berth/fixtures/``: gathered after the jetty set had been measured, one report per
   repository.
 
 Each reproduction copies the original file at a commit where the reported mistake is
@@ -56,6 +58,7 @@ SETS = {
     "quay": 1,
     "wharf": 1,
     "jetty": 1,
+    "berth": 1,
 }
 #: every directory of reproductions: the development/test fixtures, the fresh set, the
 #: held-out sets
@@ -147,7 +150,18 @@ def test_a_set_comes_from_repositories_in_no_other_set(name: str, cc: ModuleType
 
 def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
     packages = {cc._norm(n) for n, _ in (*cc.CORPUS, *cc.FRESH, *cc.UNSEEN, *cc.BLIND, *cc.SEALED)}
-    for name in ("blind", "held", "sealed", "vault", "dock", "pier", "quay", "wharf", "jetty"):
+    for name in (
+        "blind",
+        "held",
+        "sealed",
+        "vault",
+        "dock",
+        "pier",
+        "quay",
+        "wharf",
+        "jetty",
+        "berth",
+    ):
         names = {cc._norm(r.split("/")[-1]) for r in _repos(name, cc)}
         assert not names & packages, (name, sorted(names & packages))
 
