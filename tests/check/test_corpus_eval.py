@@ -172,6 +172,17 @@ def test_the_jetty_labels_file_names_only_jetty_code_bases() -> None:
     assert len(cc.JETTY_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.JETTY_EXTRA)
 
 
+def test_the_berth_labels_file_names_only_berth_code_bases() -> None:
+    """The berth set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_BERTH_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_BERTH_LABELS)
+    known = {cc._norm(n) for n, _ in cc.BERTH} | {r.replace("/", "-") for r, _ in cc.BERTH_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["berth"].labels == cc.DEFAULT_BERTH_LABELS
+    assert len(cc.BERTH_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.BERTH_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -335,6 +346,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--wharf", "--half", "test"],
         ["--jetty", "--wharf"],
         ["--jetty", "--half", "dev"],
+        ["--berth", "--jetty"],
+        ["--berth", "--half", "test"],
     ],
     ids=[
         "two-sets",
@@ -355,6 +368,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "wharf-half",
         "jetty-and-another",
         "jetty-half",
+        "berth-and-another",
+        "berth-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
@@ -432,6 +447,7 @@ def test_a_directory_reproduction_is_checked_as_one_project(
     assert "single.py:4: FRY002" in out and "q01_converted_by_a_helper/show.py" not in out
     cc.recall_mode(tmp_path, select=("FRY003",), alone=True)
     assert "q01_converted_by_a_helper/show.py:6: FRY003" in capsys.readouterr().out
+
 
 def _fixable_package(root: Path) -> Path:
     pkg = root / "demo-1.0"

@@ -194,6 +194,22 @@ def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
                 "wharf",
             ),
         ),
+        (
+            "berth",
+            (
+                "corpus",
+                "fresh",
+                "unseen",
+                "blind",
+                "sealed",
+                "vault",
+                "dock",
+                "pier",
+                "quay",
+                "wharf",
+                "jetty",
+            ),
+        ),
     ],
 )
 def test_the_newest_code_bases_are_in_no_other_set(
