@@ -755,6 +755,17 @@ def _load_cache(path: Path) -> dict:
         return {}
 
 
+def _save_cache(path: Path, entries: dict) -> None:
+    """Add ``entries`` to the cache at ``path``: what another run wrote there since this one
+    read it stays (the cache is shared), and the file is replaced whole, never half written."""
+    merged = _load_cache(path)
+    merged.update(entries)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(merged, indent=0, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def evaluate(
     programs: Sequence[Program],
     ops: set[str],
@@ -802,8 +813,7 @@ def evaluate(
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             results = list(pool.map(judge, todo))
     if cache_path:
-        cache_path.parent.mkdir(parents=True, exist_ok=True)
-        cache_path.write_text(json.dumps(cache, indent=0, sort_keys=True), encoding="utf-8")
+        _save_cache(cache_path, cache)
     return results
 
 

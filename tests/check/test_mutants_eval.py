@@ -251,6 +251,16 @@ def test_oracle_only_counts_mutants_without_running_ferry_check(
     assert f"not confirmed: {m.key}" in out
 
 
+def test_a_cache_write_keeps_what_another_run_wrote_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "mutants-cache.json"
+    mine = cm._load_cache(path)  # this run reads the cache (empty) ...
+    cm._save_cache(path, {"other": "passes"})  # ... another run writes its verdicts ...
+    mine["mine"] = {"confirmed": True, "why": "e", "frames": []}
+    cm._save_cache(path, mine)  # ... and this run's write keeps them
+    assert set(cm._load_cache(path)) == {"other", "mine"}
+    assert [p.name for p in path.parent.iterdir()] == ["mutants-cache.json"]
+
+
 def test_the_table_counts_only_confirmed_mutants() -> None:
     program = cm.PROGRAMS[0]
     m = cm.mutants(program)[0]
