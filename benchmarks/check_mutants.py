@@ -2,12 +2,14 @@
 with the simulated GPU as the oracle.
 
 Working programs (``tests/check/mutants/fixtures/programs``: pytorch/examples scripts,
-BSD-3-Clause, copied unchanged from pytorch/examples@77f55b9, see ``LICENSE`` and
-``SOURCE.md`` there) run on synthetic data: ``tests/check/mutants/fixtures/stubs`` holds a
-minimal ``torchvision`` stand-in (synthetic MNIST, no downloads), ``requests`` and ``six``
-stand-ins that serve a synthetic Cora graph and BSDS300 image set for the URLs the gcn, gat
-and super_resolution examples download, and the word language model gets a generated
-corpus.  Each lesson's mistake
+BSD-3-Clause, copied unchanged from pytorch/examples@77f55b9, and for the ``berth`` batch
+pytorch/tutorials and aladdinpersson/Machine-Learning-Collection scripts, each with its
+license; see ``LICENSE`` and ``SOURCE.md`` there) run on synthetic data:
+``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
+MNIST and FashionMNIST, no downloads), ``requests`` and ``six`` stand-ins that serve a
+synthetic Cora graph and BSDS300 image set for the URLs the gcn, gat and super_resolution
+examples download, a ``tqdm`` without a progress bar, and the word language model gets a
+generated corpus.  Each lesson's mistake
 is applied as a source mutation at every applicable site of the program's script (one
 mutation per mutant; the rest of the file is byte for byte the original):
 
@@ -117,9 +119,10 @@ class Program:
         return self.batch != "original"
 
 
-#: the batches of programs, in the order they were added: ``held-out`` (2026-12-02) and
-#: ``jetty`` (2026-12-05) were each gathered apart from the rules and measured once, blind
-BATCHES = ("original", "held-out", "jetty")
+#: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
+#: ``jetty`` and ``berth`` (2026-12-05) were each gathered apart from the rules and measured
+#: once, blind
+BATCHES = ("original", "held-out", "jetty", "berth")
 
 
 _WLM_TRAIN = (
@@ -164,6 +167,10 @@ PROGRAMS: tuple[Program, ...] = (
          "--output_filename", "out.png", "--accel"),
         setup=(("main.py", _SR_TRAIN),), batch="jetty",
     ),
+    Program("quickstart", "quickstart", "quickstart_tutorial.py", (), batch="berth"),
+    Program("buildmodel", "buildmodel", "buildmodel_tutorial.py", (), batch="berth"),
+    Program("rnn_gru_lstm", "rnn_gru_lstm", "pytorch_rnn_gru_lstm.py", (), batch="berth"),
+    Program("simple_fullynet", "simple_fullynet", "pytorch_simple_fullynet.py", (), batch="berth"),
 )  # fmt: skip
 
 
@@ -748,6 +755,17 @@ def _load_cache(path: Path) -> dict:
         return {}
 
 
+def _save_cache(path: Path, entries: dict) -> None:
+    """Add ``entries`` to the cache at ``path``: what another run wrote there since this one
+    read it stays (the cache is shared), and the file is replaced whole, never half written."""
+    merged = _load_cache(path)
+    merged.update(entries)
+    path.parent.mkdir(parents=True, exist_ok=True)
+    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+    tmp.write_text(json.dumps(merged, indent=0, sort_keys=True), encoding="utf-8")
+    os.replace(tmp, path)
+
+
 def evaluate(
     programs: Sequence[Program],
     ops: set[str],
@@ -795,8 +813,7 @@ def evaluate(
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             results = list(pool.map(judge, todo))
     if cache_path:
-        cache_path.parent.mkdir(parents=True, exist_ok=True)
-        cache_path.write_text(json.dumps(cache, indent=0, sort_keys=True), encoding="utf-8")
+        _save_cache(cache_path, cache)
     return results
 
 

@@ -140,11 +140,20 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     source = (cm.PROGRAMS_DIR / "SOURCE.md").read_text()
     for program in held_out:
         assert f"`{program.directory}/" in source, f"{program.name}: its origin is not recorded"
-    chosen = _chosen(monkeypatch, [], ["--held-out"], ["--set", "held-out"], ["--set", "jetty"])
+    chosen = _chosen(
+        monkeypatch,
+        [],
+        ["--held-out"],
+        ["--set", "held-out"],
+        ["--set", "jetty"],
+        ["--set", "berth"],
+    )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
     assert chosen[3] == [p.name for p in cm.PROGRAMS if p.batch == "jetty"]
+    assert chosen[4] == [p.name for p in cm.PROGRAMS if p.batch == "berth"]
     assert set(chosen[3]).isdisjoint(chosen[0] + chosen[1])
+    assert set(chosen[4]).isdisjoint(chosen[0] + chosen[1] + chosen[3])
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -154,15 +163,25 @@ def _blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-def test_the_jetty_programs_have_their_upstream_blob_ids() -> None:
+@pytest.mark.parametrize("batch", ["jetty", "berth"])
+def test_the_later_batches_have_their_upstream_blob_ids(batch: str) -> None:
     source = (cm.PROGRAMS_DIR / "SOURCE.md").read_text()
     recorded = dict(re.findall(r"^\| `([\w/]+\.py)` \| `([0-9a-f]{40})` \|$", source, re.M))
-    jetty = [p for p in cm.PROGRAMS if p.batch == "jetty"]
-    assert len(jetty) >= 4
-    for program in jetty:
+    programs = [p for p in cm.PROGRAMS if p.batch == batch]
+    assert len(programs) >= 4
+    for program in programs:
         assert f"{program.directory}/{program.script}" in recorded, program.name
     for name, blob in recorded.items():
         assert _blob_id((cm.PROGRAMS_DIR / name).read_bytes()) == blob, f"{name} was edited"
+
+
+def test_programs_from_other_repositories_carry_their_license() -> None:
+    """The berth programs come from other repositories than pytorch/examples (whose license
+    is ``LICENSE`` of the programs' folder): each folder holds its own."""
+    for program in (p for p in cm.PROGRAMS if p.batch == "berth"):
+        text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
+        assert text.startswith(("BSD 3-Clause License\n", "MIT License\n")), program.name
+        assert "Copyright (c)" in text, program.name
 
 
 def _stub(name: str) -> types.ModuleType:
@@ -198,6 +217,17 @@ def test_the_download_stand_ins_serve_only_the_programs_data() -> None:
         six.moves.urllib.request.urlopen("http://example.com/x.tgz")
 
 
+def test_the_mnist_stand_ins_say_their_split_and_tqdm_passes_the_iterable_through() -> None:
+    datasets = _stub("torchvision").datasets
+    train, test = datasets.MNIST("d", train=True), datasets.MNIST("d", train=False)
+    assert (train.train, test.train) == (True, False)
+    fashion = datasets.FashionMNIST("d", train=True)
+    assert fashion.train and len(fashion) == len(train)
+    assert fashion.data.shape == train.data.shape and not bool((fashion.data == train.data).all())
+    items = [1, 2, 3]
+    assert _stub("tqdm").tqdm(items, desc="x") is items
+
+
 def test_oracle_only_counts_mutants_without_running_ferry_check(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
@@ -219,6 +249,16 @@ def test_oracle_only_counts_mutants_without_running_ferry_check(
     assert f"| {cm.OPERATORS[m.op].what} | 2 | 1 |" in out
     assert "caught" not in out
     assert f"not confirmed: {m.key}" in out
+
+
+def test_a_cache_write_keeps_what_another_run_wrote_meanwhile(tmp_path: Path) -> None:
+    path = tmp_path / "cache" / "mutants-cache.json"
+    mine = cm._load_cache(path)  # this run reads the cache (empty) ...
+    cm._save_cache(path, {"other": "passes"})  # ... another run writes its verdicts ...
+    mine["mine"] = {"confirmed": True, "why": "e", "frames": []}
+    cm._save_cache(path, mine)  # ... and this run's write keeps them
+    assert set(cm._load_cache(path)) == {"other", "mine"}
+    assert [p.name for p in path.parent.iterdir()] == ["mutants-cache.json"]
 
 
 def test_the_table_counts_only_confirmed_mutants() -> None:
