@@ -11,7 +11,6 @@ import ast
 from typing import TYPE_CHECKING
 
 import torchferry.check.flow.vocab as vocab
-from torchferry.check.api import walk
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import ClassInfo, FileFlow
@@ -47,7 +46,7 @@ def converted_params(ff: FileFlow, fn: ast.AST, cls: ClassInfo | None = None,
     if not isinstance(fn, _FUNCS):
         return frozenset()
     names = param_names(fn)
-    nodes = walk(fn)
+    nodes = list(ast.walk(fn))
     parents = {id(c): n for n in nodes for c in ast.iter_child_nodes(n)}
     reads: dict[str, list[ast.Name]] = {}
     for n in nodes:
@@ -84,10 +83,10 @@ def _rebound_in_a_branch(fn: ast.FunctionDef | ast.AsyncFunctionDef,
                          nodes: list[ast.AST]) -> set[str]:
     """The names bound anywhere but an assignment statement of the body itself (in a
     branch, a loop, a ``with``: a read after it may see the argument or the new value);
-    ``nodes`` are ``fn``'s nodes (:func:`torchferry.check.api.walk`).
+    ``nodes`` are ``fn``'s nodes (``ast.walk``).
 
     >>> fn = ast.parse("def f(a, b):\\n    a = a.cpu()\\n    if a:\\n        b = 1\\n").body[0]
-    >>> sorted(_rebound_in_a_branch(fn, walk(fn)))
+    >>> sorted(_rebound_in_a_branch(fn, list(ast.walk(fn))))
     ['b']
     """
     top = {id(t) for st in fn.body if isinstance(st, (ast.Assign, ast.AnnAssign))
