@@ -374,3 +374,44 @@ def test_timed_code_that_may_wait_on_some_path_is_not_reported(tmp_path: Path) -
                "    return out\n"
                f"with Timer('step'):\n{body}")
         assert _fry006(tmp_path, {"utils.py": CLASS_TIMER, "run.py": run}) == [], body
+
+
+def test_each_use_of_a_timing_decorator_is_reported_once_its_wrapper_is_known(tmp_path: Path) -> None:
+    # the wrapper is found once per decorator and kept; each decorated function is still
+    # judged on its own (the second waits in its body)
+    infer = ("import torch\nfrom timing import timed\n\n\n"
+             "@timed\n"                      # line 5
+             "def first(model, x):\n"
+             "    return model(x)\n"
+             "\n\n"
+             "@timed\n"                      # line 10
+             "def second(model, x):\n"
+             "    return model(x).item()\n"
+             "\n\n"
+             "@timed\n"                      # line 15
+             "def third(n):\n"
+             "    b = torch.randn(n, n).cuda()\n"
+             "    return b @ b.T\n")
+    assert _fry006(tmp_path, {"timing.py": DECORATOR, "infer.py": infer}) == [
+        ("infer.py", 5), ("infer.py", 15)]
+
+
+def test_the_timing_wrapper_of_a_decorator_is_kept_per_decorator() -> None:
+    import ast
+
+    from torchferry.check.flow.program import FileFlow
+    from torchferry.check.flow.timers import timing_decorator, timing_wrapper
+
+    src = DECORATOR + "\n\ndef plain(fn):\n    return fn\n\n\n@timed\ndef a():\n    pass\n\n\n@timed\ndef b():\n    pass\n"
+    ff = FileFlow(ast.parse(src), "<timing>")
+    got = timing_wrapper(ff, ff.defs["timed"])
+    assert got is not None and got[0].name == "wrapper" and len(got[1]) == 1
+    inner = timing_wrapper(ff, ff.defs["timed_as"])
+    assert inner is not None and inner[0].name == "inner"  # the function around the call
+    assert timing_wrapper(ff, ff.defs["plain"]) is None
+    decorators = [f.decorator_list[0] for f in ff.tree.body
+                  if isinstance(f, ast.FunctionDef) and f.name in ("a", "b")]
+    assert [timing_decorator(ff, d) for d in decorators] == [False, False]
+    assert list(ff.wrappers_memo) == [id(ff.defs["timed"])]
+    assert timing_decorator(ff, ast.parse("plain", mode="eval").body) is None
+    assert ff.wrappers_memo[id(ff.defs["plain"])] is None

@@ -46,16 +46,18 @@ def converted_params(ff: FileFlow, fn: ast.AST, cls: ClassInfo | None = None,
     if not isinstance(fn, _FUNCS):
         return frozenset()
     names = param_names(fn)
-    parents = {id(c): n for n in ast.walk(fn) for c in ast.iter_child_nodes(n)}
+    nodes = list(ast.walk(fn))
+    parents = {id(c): n for n in nodes for c in ast.iter_child_nodes(n)}
     reads: dict[str, list[ast.Name]] = {}
-    for n in ast.walk(fn):
+    for n in nodes:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names:
             reads.setdefault(n.id, []).append(n)
     self_name = names[0] if cls is not None and names else None
+    rebound = _rebound_in_a_branch(fn, nodes)
     out = set()
     for k, name in enumerate(names):
         uses = reads.get(name)
-        if name == self_name or not uses or _rebound_in_a_branch(fn, name):
+        if name == self_name or not uses or name in rebound:
             continue
         first = _before_rebinding(fn, name, uses)
         if first and all(_converts(ff, n, parents, cls, self_name, depth) for n in first):
@@ -77,13 +79,20 @@ def _before_rebinding(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
     return uses
 
 
-def _rebound_in_a_branch(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
-    """Is ``name`` bound anywhere but an assignment statement of the body itself (in a
-    branch, a loop, a ``with``: a read after it may see the argument or the new value)?"""
+def _rebound_in_a_branch(fn: ast.FunctionDef | ast.AsyncFunctionDef,
+                         nodes: list[ast.AST]) -> set[str]:
+    """The names bound anywhere but an assignment statement of the body itself (in a
+    branch, a loop, a ``with``: a read after it may see the argument or the new value);
+    ``nodes`` are ``fn``'s nodes (``ast.walk``).
+
+    >>> fn = ast.parse("def f(a, b):\\n    a = a.cpu()\\n    if a:\\n        b = 1\\n").body[0]
+    >>> sorted(_rebound_in_a_branch(fn, list(ast.walk(fn))))
+    ['b']
+    """
     top = {id(t) for st in fn.body if isinstance(st, (ast.Assign, ast.AnnAssign))
            for t in (st.targets if isinstance(st, ast.Assign) else [st.target])}
-    return any(isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Store)
-               and id(n) not in top for n in ast.walk(fn))
+    return {n.id for n in nodes if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+            and id(n) not in top}
 
 
 def _converts(ff: FileFlow, n: ast.Name, parents: dict[int, ast.AST], cls: ClassInfo | None,

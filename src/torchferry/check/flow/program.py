@@ -157,6 +157,9 @@ class FileFlow:
         #: whether each function waits for the device before it returns, see
         #: :func:`torchferry.check.flow.waits.waits`
         self.waits_memo: dict[int, bool] = {}
+        #: id(decorator function) -> its timing wrapper and the wrapped calls, see
+        #: :func:`torchferry.check.flow.timers.timing_wrapper`
+        self.wrappers_memo: dict[int, tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[ast.Call]] | None] = {}
         self._reentered: set[int] = set()
         self._scopes: list[tuple[ast.AST, ClassInfo | None, Env | None]] = []
         #: the functions defined in functions: id -> (the method's class, the enclosing names)

@@ -198,6 +198,31 @@ def timing_decorator(ff: FileFlow, d: ast.expr) -> bool | None:
     if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)):
         return None
     where, outer = found[0], found[1]
+    memo = where.wrappers_memo
+    if id(outer) not in memo:
+        memo[id(outer)] = timing_wrapper(where, outer)
+    got = memo[id(outer)]
+    if got is None:
+        return None
+    w, calls = got
+    return any(isinstance(c, ast.Call) and c not in calls and call_waits(where, c, None)
+               for c in ast.walk(w))
+
+
+def timing_wrapper(ff: FileFlow, outer: Fn) -> tuple[Fn, list[ast.Call]] | None:
+    """The first function defined in ``outer`` (a decorator of ``ff``) that reads the clock
+    around a call of a function ``outer`` is given, with its calls of the given functions
+    (``wrapper`` of ``def timed(fn): def wrapper(*a): t0 = time.time(); fn(*a); ...``), or
+    None.  Found from names and bindings alone, so the answer is kept per decorator.
+
+    >>> src = ("import time\\ndef timed(fn):\\n    def wrapper(*a):\\n"
+    ...        "        t0 = time.time()\\n        r = fn(*a)\\n        print(time.time() - t0)\\n"
+    ...        "        return r\\n    return wrapper\\n")
+    >>> ff = FileFlow(ast.parse(src), "<example>")
+    >>> w, calls = timing_wrapper(ff, ff.defs["timed"])
+    >>> w.name, [c.func.id for c in calls]
+    ('wrapper', ['fn'])
+    """
     given = {a.arg for f in ast.walk(outer) if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef))
              for a in (*f.args.posonlyargs, *f.args.args)}
     for w in ast.walk(outer):
@@ -206,9 +231,8 @@ def timing_decorator(ff: FileFlow, d: ast.expr) -> bool | None:
         own = {a.arg for a in (*w.args.posonlyargs, *w.args.args, *w.args.kwonlyargs)}
         calls = [c for c in ast.walk(w) if isinstance(c, ast.Call) and isinstance(c.func, ast.Name)
                  and c.func.id in given - own]
-        if calls and _around(where, w, calls[0]):
-            return any(isinstance(c, ast.Call) and c not in calls and call_waits(where, c, None)
-                       for c in ast.walk(w))
+        if calls and _around(ff, w, calls[0]):
+            return w, calls
     return None
 
 

@@ -242,7 +242,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 
 from torchferry._internal import vocabulary
-from torchferry.check.api import Context, Evidence, Finding, Fix
+from torchferry.check.api import Context, Evidence, Finding, Fix, walk
 from torchferry.check.flow import (
     CPU,
     Callee,
@@ -492,7 +492,7 @@ def _sites(at: FileFlow) -> list[Site]:
     """The calls of ``at`` of functions of the run, with the arguments bound to their
     parameters (by index), in source order: (caller, its call, the callee's file, the
     callee, its interpretation, bound)."""
-    fns: dict[int, ast.AST] = {id(n): n for n in ast.walk(at.tree)
+    fns: dict[int, ast.AST] = {id(n): n for n in walk(at.tree)
                                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     found: list[tuple[ScopeResult, int, FileFlow, ast.AST, ScopeResult, dict[str, Value]]] = []
     for target, calls in at.call_sites.items():
@@ -1267,7 +1267,7 @@ def _index_meetings(res: ScopeResult) -> Iterator[Meeting]:
     """``cpu[idx]`` and ``cpu[idx] = v`` with tensor indices: a tensor is indexed only by
     indices on the CPU or on its own device ("indices should be either on cpu or on the
     same device as the indexed tensor")."""
-    for sub in ast.walk(res.node):
+    for sub in walk(res.node):
         if not isinstance(sub, ast.Subscript):
             continue
         base = res.value(sub.value)
