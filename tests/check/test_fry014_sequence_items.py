@@ -128,3 +128,71 @@ def test_a_moved_first_item_given_to_a_model_left_on_the_cpu_is_reported(
 ])
 def test_an_item_not_known_to_be_moved_is_no_mismatch(tmp_path: Path, body: str) -> None:
     assert _check(tmp_path, body) == []
+
+
+#: the other direction: the model is on the device, an item the callers pass was made on
+#: the CPU (returned unmoved by a loader function beside a moved one)
+CPU_ITEM = (
+    "def load(device):\n"
+    "    feats = torch.FloatTensor([[1.0, 2.0, 3.0, 4.0]])\n"
+    "    adj = torch.eye(1)\n"
+    "    return feats.to_sparse(), adj.to(device)\n"
+    "\n"
+    "\n"
+    "def evaluate(model, data):\n"
+    "    return model(*data)\n"  # line 8
+    "\n"
+    "\n"
+    "def train(model, data, epochs):\n"
+    "    for _ in range(epochs):\n"
+    "        evaluate(model, data)\n"
+    "\n"
+    "\n"
+    "feats, adj = load(device)\n"
+    "net = Net().to(device)\n"
+    "train(net, (feats, adj), 2)\n"
+)
+
+CPU_INDEXED = (
+    "def step(net, batch):\n"
+    "    return net(batch[0], batch[1])\n"  # line 2
+    "\n"
+    "\n"
+    "step(Net().cuda(), (torch.ones(3, 4), torch.eye(3).cuda()))\n"
+)
+
+
+@pytest.mark.parametrize(("body", "line"), [(CPU_ITEM, 8), (CPU_INDEXED, 2)])
+def test_a_first_item_made_on_the_cpu_given_to_a_model_on_the_device_is_reported(
+        tmp_path: Path, body: str, line: int) -> None:
+    assert _check(tmp_path, body) == [line]
+
+
+def test_the_finding_names_the_item(tmp_path: Path) -> None:
+    path = tmp_path / "train.py"
+    path.write_text(HEAD + CPU_ITEM)
+    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
+    [found] = [d for o in check_paths([path], opts, jobs=1) for d in o.diagnostics]
+    assert "`data[0]` was made on the CPU" in found.message
+
+
+@pytest.mark.parametrize("body", [
+    # the loader moves the first item too: both items are on the device
+    CPU_ITEM.replace("feats.to_sparse(), adj", "feats.to_sparse().to(device), adj"),
+    # the model stays on the CPU with its input
+    CPU_ITEM.replace("net = Net().to(device)", "net = Net()"),
+    # only the second item is made on the CPU (the model takes the first first)
+    CPU_ITEM.replace("return feats.to_sparse(), adj.to(device)",
+                     "return feats.to_sparse().to(device), adj"),
+    # another call passes the items moved
+    CPU_ITEM + "evaluate(net, (feats.to(device), adj))\n",
+    # another call passes a sequence of unknown items
+    CPU_ITEM + "for batch in torch.utils.data.DataLoader([]):\n    evaluate(net, batch)\n",
+    # an index past the tuple's items, and an index that is not a constant
+    CPU_INDEXED.replace("batch[0], batch[1]", "batch[2]"),
+    CPU_INDEXED.replace("def step(net, batch):\n    return net(batch[0], batch[1])",
+                        "def step(net, batch, i=0):\n    return net(batch[i])"),
+])
+def test_an_item_not_known_to_be_made_on_the_cpu_is_no_mismatch(
+        tmp_path: Path, body: str) -> None:
+    assert _check(tmp_path, body) == []

@@ -90,7 +90,7 @@ def call_feeds(ff: FileFlow, res: ScopeResult, c: CallEvent, depth: int = 0,
     """For ``c``, a call in ``res`` of a function or method of this file: each positional
     argument the callee hands to a module's input, as (its index among ``c.node.args``,
     its value, the feed with the module in the caller's terms and ``c`` first in ``via``)."""
-    target = _target(ff, res, c)
+    target = callee_of(ff, res, c)
     if target is None:
         return []
     callee, bound, first = target
@@ -106,7 +106,7 @@ def call_feeds(ff: FileFlow, res: ScopeResult, c: CallEvent, depth: int = 0,
     return out
 
 
-def _target(ff: FileFlow, res: ScopeResult, c: CallEvent) -> tuple[ScopeResult, dict[str, Value], int] | None:
+def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent) -> tuple[ScopeResult, dict[str, Value], int] | None:
     """The callee's interpretation, the values bound to its parameters (by index) and the
     parameter that the call's first positional argument binds, for a call of a function
     or method of this file (None otherwise, or when the call spreads ``*args`` or uses

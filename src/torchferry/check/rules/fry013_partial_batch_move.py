@@ -17,6 +17,13 @@ labels=...)`). The output of a module called on a moved item is on the device to
 is taken for the loss of `torch.nn.functional` when the analysis cannot see where `F`
 comes from (a star import).
 
+The item may also meet them in a function or method of the file it is handed to: a call
+(`self._run_batch(source, targets)`) passes it, unmoved, by position to a parameter that,
+as it came in (not moved nor converted there), meets in the callee a tensor that may be on
+the device (`F.cross_entropy(output, targets)` of `output = self.model(source)`, the model
+moved in `__init__`), or another argument of the call that is (`step(model(x), y)` of
+`def step(out, y): return criterion(out, y)`); reported at the argument.
+
 The finding's evidence names the loop the item comes from, the move of another item, and
 where they meet.
 
@@ -67,7 +74,9 @@ iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)[
 that made a moved value counts as made of the batch only through its first argument. Items
 used in indexing or passed to functions other than modules, losses and torch functions are
 not considered meetings, and an item moved on one arm of an `if` only is not flagged (it
-may be on either device there).
+may be on either device there). A meeting in a callee is followed one call deep, into
+functions and methods of the same file called without `*args` or keywords (a method
+overridden by a subclass of the file is not followed).
 """
 from __future__ import annotations
 
@@ -91,6 +100,8 @@ from torchferry.check.flow import (
 from torchferry.check.flow.batches import batch_moves, unmoved_item, whole_batch_of
 from torchferry.check.flow.converted import converted_params
 from torchferry.check.flow.evidence import at, step, where
+from torchferry.check.flow.feeds import callee_of
+from torchferry.check.flow.lattice import substitute
 from torchferry.check.flow.vocab import METRIC_UPDATES, OPERATOR_METHODS
 
 CODE = "FRY013"
@@ -118,6 +129,56 @@ def check(ctx: Context) -> Iterable[Finding]:
                     continue
                 reported.add(id(a))
                 yield _finding(ctx, a, v, loop, moves[id(loop)], node)
+        for a, v, loop, meet in _met_in_a_callee(ctx.flow, res, moves):
+            if id(a) not in reported:
+                reported.add(id(a))
+                yield _finding(ctx, a, v, loop, moves[id(loop)], meet)
+
+
+def _met_in_a_callee(ff: FileFlow, res: ScopeResult, moves: dict[int, list[CallEvent]]
+                     ) -> Iterator[tuple[ast.expr, Value, ast.AST, ast.AST]]:
+    """Items of a batch, unmoved while another item of it is, that a call of a function or
+    method of this file (``self._run_batch(source, targets)``) passes to a parameter
+    that meets, as it came in, a tensor on the device in the callee (``F.cross_entropy(
+    output, targets)`` of ``output = self.model(source)``, the model moved in
+    ``__init__``): (the argument, its value, its loop, the meeting in the callee)."""
+    for c in list(res.calls.values()):
+        target = callee_of(ff, res, c)
+        if target is None:
+            continue
+        callee, bound, first = target
+        items = {j: (c.node.args[j - first], v, loop) for j in range(first, len(bound))
+                 if (loop := unmoved_item(v := bound[str(j)])) is not None and id(loop) in moves}
+        if not items:
+            continue
+        for node, operands in _meetings(ff, callee):
+            given = [items[k] for _, w in operands if (k := _param_index(w)) in items]
+            if given and any(_on_device_there(res, callee, w, bound) for _, w in operands
+                             if _param_index(w) not in items):
+                a, v, loop = given[0]
+                yield a, v, loop, node
+
+
+def _param_index(v: Value) -> int | None:
+    """The parameter ``v`` is, as it came in (it lives where that parameter does and
+    nowhere else, and was not moved)."""
+    if not v.places or len(v.places) != 1 or any(o.op is Op.MOVED for o in v.origins):
+        return None
+    p = next(iter(v.places))
+    return int(p.ref) if p.where is Where.PARAM else None
+
+
+def _on_device_there(res: ScopeResult, callee: ScopeResult, v: Value, bound: dict[str, Value]) -> bool:
+    """Is ``v``, a value of the callee, a tensor that may be on the device: in the callee's
+    own terms, or, when it lives where a parameter does, in the caller's (the argument in
+    its place)?"""
+    if v.places and not any(p.symbolic for p in v.places):
+        return _on_device(callee, v)
+    k = _param_index(v)
+    given = bound.get(str(k)) if k is not None else substitute(v, bound)
+    if given is None:
+        return False
+    return bool(given.places) and not any(p.symbolic for p in given.places or ()) and _on_device(res, given)
 
 
 def _on_device(res: ScopeResult, v: Value) -> bool:

@@ -5,7 +5,8 @@ Flags a call `model(x)` when, in one scope,
 
 * the model was moved to a device (`model = Net().to(device)`, `model.cuda()`) and `x` is a
   tensor built right there on the CPU (`torch.from_numpy(...)`, `torch.tensor(...)`, a
-  factory without `device=`) and never moved; or
+  factory without `device=`) and never moved, under its own name or one it was copied to
+  (`x = img`, `input = input`: the same tensor, followed back three names deep); or
 * `x` was moved to a device (`x = x.to(device)`, `img.cuda()`) and the model, constructed
   in the same file (`Net(...)`, `torchvision.models.resnet50(...)`; not a transform of
   `torchvision.transforms` that holds no tensor of its own, `T.Normalize(mean, std)` or a
@@ -65,7 +66,11 @@ Flags a call `model(x)` when, in one scope,
   albumentations' `ToTensorV2()` or a `Compose` of albumentations transforms ending with it
   returns, or an item of a
   dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`) and
-  never moved; or what a call given `return_tensors="pt"` and no `device=` returned (a
+  never moved (also the first item of `model(*inputs)`, or the item `inputs[k]` of a
+  parameter, a constant `k`, of a tuple written out there or by every call of the run,
+  through the callers' own parameters: `model(*data)` in `evaluate(model, data)`, called
+  as `evaluate(net, (feats, adj))` after `feats, adj = load(device)` whose return leaves
+  `feats` on the CPU); or what a call given `return_tensors="pt"` and no `device=` returned (a
   tokenizer or processor of transformers makes those tensors on the CPU:
   `inputs = tokenizer(texts, return_tensors="pt")`, `tokenizer.encode(text,
   return_tensors="pt")`), bound to a name nothing else binds and never moved, not even in
@@ -411,14 +416,23 @@ def _cpu_tensor(m: Walker, ff: FileFlow, arg: ast.AST, site: Site[ast.Call]) -> 
     if _mentions_a_device(arg):
         return False
     if isinstance(arg, ast.Name):
-        b = _local_binding(m, arg.id, site.ctx.scope, site.pos)
-        if b is None or b.how is not How.EXPR or b.value is None or _mentions_a_device(b.value):
-            return False
-        if not isinstance(b.value, ast.Call):
-            return False  # built from other names: their making is not checked here
-        if any(_bare_moves(m, ff, arg.id, site.ctx.scope, b.pos + 1, site.pos)):
-            return False
+        return _built_by_a_call(m, ff, arg.id, site.ctx.scope, site.pos)
     return True
+
+
+def _built_by_a_call(m: Walker, ff: FileFlow, name: str, scope: Scope, at: int,
+                     depth: int = 0) -> bool:
+    """Is ``name``, where ``at`` reads it, bound by a call that mentions no device (or by
+    another name so bound, as ``x = img`` or ``input = input``: the same tensor, three
+    names deep), with no move of it as a statement between its binding and ``at``?"""
+    b = _local_binding(m, name, scope, at)
+    if b is None or b.how is not How.EXPR or b.value is None or _mentions_a_device(b.value):
+        return False
+    if any(_bare_moves(m, ff, name, scope, b.pos + 1, at)):
+        return False
+    if isinstance(b.value, ast.Name) and depth < 3 and b.pos > 0:
+        return _built_by_a_call(m, ff, b.value.id, scope, b.pos - 1, depth + 1)
+    return isinstance(b.value, ast.Call)  # (built from other names: not checked here)
 
 
 def _moved_input(m: Walker, ff: FileFlow, arg: ast.AST, site: Site[ast.Call]) -> bool:
@@ -1055,16 +1069,50 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     arg = (_generated_from(c) if generating is not None else _input(c)) if model is not None else None
     if model is not None and generating is None and c.callee is Callee.METHOD:
         arg = next(((a, v) for a, v in _weighed_inputs(ff, c) if _cpu_made(v) or _tokenized(res, a, v)), None)
+    item = _item_of_sequence(res, c) if model is not None and generating is None \
+        and c.callee is Callee.MODULE else None
+    if item is not None:
+        arg = (c.node.args[0], c.args[0])
     if model is None or arg is None:
         return None
     a, v = arg
-    made = _cpu_made(v) or _tokenized(res, a, v)
+    made = _cpu_made(v) or _tokenized(res, a, v) if item is None else _item_made(ff, res, v, item)
     if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
         return None
     moved = _model_at_call(ff, res, c) if c.callee is Callee.MODULE else _model_on_device(ff, res, model)
     if moved is None or other_arm_of_move(ff, c.node, moved):
         return None
+    if isinstance(a, ast.Starred):
+        return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
     return _made_finding(ctx, c, a, moved, made, first)
+
+
+def _item_of_sequence(res: ScopeResult, c: CallEvent) -> int | None:
+    """Which item of a sequence the module ``c`` calls is given first: 0 for
+    ``model(*inputs)``, ``k`` for ``model(inputs[k])`` of a parameter ``inputs`` (a
+    constant ``k``); None for any other first argument."""
+    if not c.node.args:
+        return None
+    first = c.node.args[0]
+    return 0 if isinstance(first, ast.Starred) else _param_item(res, first)
+
+
+def _item_made(ff: FileFlow, res: ScopeResult, v: Value, item: int, depth: int = 0) -> Origin | None:
+    """Where the ``item``-th element of the sequence ``v`` was made on the CPU and never
+    moved (:func:`_cpu_made`): of a tuple written out here, or, for a parameter, by every
+    call of the run (followed through the callers' own parameters, three calls deep); None
+    for a sequence of unknown items or when one caller passes anything else."""
+    if v.elts is not None:
+        return _cpu_made(v.elts[item]) if item < len(v.elts) else None
+    if not v.places or len(v.places) != 1 or depth >= 3:
+        return None
+    p = next(iter(v.places))
+    if p.where is not Where.PARAM:
+        return None
+    sites = _callers(ff, res, int(p.ref))
+    found = [_in_file(_item_made(other, caller, given, item, depth + 1), other, ff)
+             for other, caller, _, given in sites or ()]
+    return found[0] if found and all(f is not None for f in found) else None
 
 
 def _model_left_behind(ctx: Context) -> Iterator[Finding]:
@@ -1486,9 +1534,9 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
 
 
 def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin,
-                  first: bool = False) -> Finding:
+                  first: bool = False, x: str | None = None) -> Finding:
     func = c.node.func
-    name, x = ctx.text(func), ctx.text(a)
+    name, x = ctx.text(func), x or ctx.text(a)
     if c.callee is Callee.METHOD and isinstance(func, ast.Attribute):
         name = ctx.text(func.value)  # the module of ``model.decode(z)``
     # token ids meet an embedding's weight in ``index_select``, not a convolution's
