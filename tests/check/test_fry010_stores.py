@@ -149,3 +149,31 @@ def test_a_factory_joined_with_a_value_moved_on_another_path_is_reported() -> No
 @pytest.mark.parametrize("source", [JOINED_MOVED, HELPER])
 def test_a_factory_the_code_may_have_moved_is_not_reported(source: str) -> None:
     assert lines(source) == []
+
+
+#: a 0-dimensional index reads as its number: ``jaccard[:, j] = col`` is a copy
+ZERO_DIM_INDEX = """
+def assign(jaccard, n):
+    col = torch.full((n,), -1)
+    for _ in range(n):
+        j = (torch.argmax(jaccard) % n).long()
+        jaccard[:, j] = col
+    return jaccard
+"""
+
+#: the items of a 1-dimensional tensor, taken one by one, are 0-dimensional
+ITEMS_OF_REPEATED = """
+def mix(xs, layers, weights=None):
+    if weights is None:
+        weights = torch.tensor([1 / len(xs)] * len(xs))
+    out = None
+    for x, w, layer in zip(xs, weights, layers):
+        y = layer(x.cuda())
+        out = w * y if out is None else out + w * y
+    return out
+"""
+
+
+@pytest.mark.parametrize("source", [ZERO_DIM_INDEX, ITEMS_OF_REPEATED])
+def test_zero_dimensional_indices_and_items_are_not_reported(source: str) -> None:
+    assert lines(source) == []

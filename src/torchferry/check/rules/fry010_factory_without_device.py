@@ -33,7 +33,9 @@ its `self.dropout` hands on what it is given), or indexed by a tensor on the
 device (`torch.eye(n)[labels]`, `counts[labels] = 1`: a tensor is indexed only by indices on
 the CPU or on its own device; an index is taken to be on the device only when the code puts
 it there or it follows the model, never for its annotation alone), or written through tensor
-indices into a tensor that may be on the device (`table[idx[0], idx[1]] = torch.arange(n)`:
+indices of at least one dimension (a 0-dimensional integer index reads as its number) into a
+tensor that may be on the device (`table[idx[0], idx[1]] = torch.arange(n)` of `idx =
+torch.tril_indices(n, n)`:
 a value of one or more dimensions must be on the written tensor's device; a slice, `t[0, :]
 = v`, is a copy across devices and no meeting), or held in one list with a tensor that may
 be on the device where a torch function joins it (`his = [torch.tensor([np.inf] * b)]`,
@@ -316,6 +318,8 @@ class Meeting:
     #: the first operand is written through tensor indices into the second (``t[idx] =
     #: v``): only a tensor of at least one dimension must be on ``t``'s device
     stored: bool = False
+    #: the operands are items a list holds together where a torch function joins it
+    held: bool = False
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -341,9 +345,11 @@ def check(ctx: Context) -> Iterable[Finding]:
     # and ``torch.tensor(arr)`` of a NumPy array of unknown rank, indexed by a tensor
     arrays = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
               if _numpy_data(c) and id(c.node) not in factories}
-    tables = written | indexed | arrays
+    # held in a list joined by a torch function: ``torch.tensor([np.inf] * b)`` too
+    repeated = {id(c.node): (r, c) for r in scopes for c in r.calls.values() if _repeated_data(c)}
+    tables = written | indexed | arrays | repeated
     index_pool = factories | indexed | arrays if indexed or arrays else factories
-    if not written and not kept and not arrays:
+    if not written and not kept and not arrays and not repeated:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
     construction = _construction_helpers(ff, results)
@@ -355,7 +361,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                 if i and meet.first_only:
                     break
                 pool = written if meet.written and not i else factories if meet.stored \
-                    else index_pool if meet.first_only else factories
+                    else index_pool if meet.first_only else factories | repeated if meet.held \
+                    else factories
                 made = _made_by(v, pool, res.node, ff=ff)
                 if made is None or id(made.node) in found:
                     continue
@@ -642,6 +649,9 @@ def _many_indices(ff: FileFlow, res: ScopeResult, node: ast.AST, depth: int) -> 
             return isinstance(size, (ast.Tuple, ast.List)) and bool(size.elts)
         return q in _SIZED and bool(args) and not isinstance(args[0], ast.Starred) \
             and not zero_dim_made(q, node) and not isinstance(args[0], ast.Constant)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and \
+            isinstance(node.slice.value, int) and isinstance(node.value, ast.Name):
+        return _bound_to(res, node.value.id, _INDEX_PAIRS)  # ``tidx[0]`` of ``torch.tril_indices``
     if not isinstance(node, ast.Name):
         return False
     stores = [n for n in ast.walk(res.node) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign,
@@ -657,6 +667,21 @@ def _many_indices(ff: FileFlow, res: ScopeResult, node: ast.AST, depth: int) -> 
     if node.id not in res.params or node.id in ("self", "cls"):
         return False
     return _given_many(ff, res, res.params.index(node.id), node.id, depth + 1)
+
+
+#: torch functions that return a (2, n) tensor of indices: each row indexes with n items
+_INDEX_PAIRS = frozenset({"torch.tril_indices", "torch.triu_indices"})
+
+
+def _bound_to(res: ScopeResult, name: str, qualnames: frozenset[str]) -> bool:
+    """Is ``name`` bound in ``res`` only by assignments of calls of ``qualnames``?"""
+    stores = [n for n in ast.walk(res.node) if isinstance(n, ast.Name) and n.id == name
+              and not isinstance(n.ctx, ast.Load)]
+    values = [a.value for a in ast.walk(res.node) if isinstance(a, ast.Assign) and len(a.targets) == 1
+              and isinstance(a.targets[0], ast.Name) and a.targets[0].id == name]
+    calls = [res.calls.get(id(v)) for v in values]
+    return bool(stores) and len(stores) == len(values) and all(
+        c is not None and c.callee is Callee.TORCH and c.qualname in qualnames for c in calls)
 
 
 def _targets(n: ast.AST) -> list[ast.AST]:
@@ -802,18 +827,23 @@ def _candidate(c: CallEvent) -> bool:
     if any(k in ("device", "pin_memory", "out", "**") for k, _ in c.keywords):
         return False  # (``out=``: made where that tensor is)
     if name in ("tensor", "as_tensor"):  # only data written out here (a scalar mixes anywhere)
-        return bool(c.node.args) and _written_sequence(c.node.args[0])
+        return bool(c.node.args) and isinstance(c.node.args[0], (ast.List, ast.Tuple, ast.ListComp))
     if name == "full" and c.node.args and isinstance(c.node.args[0], (ast.Tuple, ast.List)) \
             and not c.node.args[0].elts:
         return False  # ``torch.full((), value)``: 0-dimensional
     return not (name in ("zeros", "ones", "empty") and _no_shape(c.node))
 
 
-def _written_sequence(data: ast.expr) -> bool:
-    """Data written out as a list or tuple (``[0.0] * n`` repeated included)."""
-    if isinstance(data, ast.BinOp) and isinstance(data.op, ast.Mult):
-        return _written_sequence(data.left) or _written_sequence(data.right)
-    return isinstance(data, (ast.List, ast.Tuple, ast.ListComp))
+def _repeated_data(c: CallEvent) -> bool:
+    """``torch.tensor([0.0] * n)`` (no ``device=``): a list written out, repeated; at least
+    one dimension (its items, taken one by one, are 0-dimensional: a candidate only where
+    a list holds the tensor itself, :func:`held_together`)."""
+    if c.callee is not Callee.TORCH or c.qualname not in ("torch.tensor", "torch.as_tensor") or \
+            not c.node.args or any(k in ("device", "out", "**") for k, _ in c.keywords):
+        return False
+    data = c.node.args[0]
+    return isinstance(data, ast.BinOp) and isinstance(data.op, ast.Mult) and any(
+        isinstance(x, (ast.List, ast.Tuple)) for x in (data.left, data.right))
 
 
 def _unsqueezed(ctx: Context) -> set[int]:
@@ -1236,6 +1266,11 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
         aug = isinstance(m.node, ast.AugAssign)
         yield Meeting(m.node, m.operands, written=aug)
     yield from _index_meetings(res)
+    for w in index_writes(res):  # ``t[idx] = v``: ``v`` must be on ``t``'s device
+        if _many_indices(ff, res, w.target.slice, 0) or isinstance(w.target.slice, ast.Tuple) and any(
+                _many_indices(ff, res, x, 0) for x in w.target.slice.elts):
+            yield Meeting(w.target, ((w.value, w.written), (w.target.value, w.base)),
+                          first_only=True, stored=True)
     for c in res.calls.values():
         ops = _call_operands(res, c)
         if not ops:
@@ -1249,7 +1284,8 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             if last in JOINING:  # ``torch.stack(his)`` of a list filled over time
                 for a in c.node.args[:1]:
                     for h in held_together(res, a) if isinstance(a, ast.Name) else ():
-                        yield Meeting(c.node, ((h.first, h.first_value), (h.later, h.later_value)))
+                        yield Meeting(c.node, ((h.first, h.first_value), (h.later, h.later_value)),
+                                      held=True)
         elif c.callee is Callee.METHOD and c.receiver is not None:
             func = c.node.func
             if c.qualname in _CROSS_DEVICE_METHODS or c.qualname in vocab.SIZE_METHODS or \
@@ -1322,9 +1358,6 @@ def _index_meetings(res: ScopeResult) -> Iterator[Meeting]:
         index = [(x, v) for x, v in index if v.kinds is not None and v.kinds & {Kind.TENSOR, Kind.BATCH}]
         if index:
             yield Meeting(sub, ((sub.value, base), *index), first_only=True)
-    for w in index_writes(res):  # ``t[idx] = v``: ``v`` must be on ``t``'s device
-        yield Meeting(w.target, ((w.value, w.written), (w.target.value, w.base)),
-                      first_only=True, stored=True)
 
 
 def _as_index(v: Value) -> Value:
