@@ -177,3 +177,24 @@ def mix(xs, layers, weights=None):
 @pytest.mark.parametrize("source", [ZERO_DIM_INDEX, ITEMS_OF_REPEATED])
 def test_zero_dimensional_indices_and_items_are_not_reported(source: str) -> None:
     assert lines(source) == []
+
+
+#: the factory's result is combined with the moved tensor on the same path: the product
+#: lives where the move put it, not on the CPU
+COMBINED = """
+def perturb(x):
+    mask = torch.rand(x.shape).cuda() > 0.5
+    mask = mask.to(x.device)
+    noise = torch.rand(mask.shape) * x.max()
+    return x + mask * noise
+
+
+def both(x):
+    a = x * (torch.rand(x.shape).cuda() > 0.5).to(x.device)
+    b = perturb(x)
+    return a + b
+"""
+
+
+def test_a_factory_combined_with_a_moved_tensor_is_not_taken_apart() -> None:
+    assert 6 not in lines(COMBINED)

@@ -136,13 +136,16 @@ def moves(ff: FileFlow, call: ast.Call) -> bool:
     return found is not None and any(o.op is Op.MOVED and o.node is call for o in found[1].origins)
 
 
-def moved_apart(ff: FileFlow, move: Origin, made: Origin) -> bool:
+def moved_apart(ff: FileFlow, move: Origin, made: Origin, at: ast.AST | None = None) -> bool:
     """Did the move ``move``, an origin of a value joined from several paths, act on a
     value that cannot hold what ``made`` built?  Its receiver, as the scope that moved it
     saw it, is known whole (every place on the CPU or the device, each origin one that
     made or moved a tensor of this file, fewer than the cap keeps) and none of its
-    origins is ``made``.  In ``f = fast(x) if n > 1 else torch.zeros(n)``, the moves
-    inside ``fast`` moved its own tensors, not the zeros.
+    origins is ``made``, and the function that built ``made`` combines no operand holding
+    it with one holding the move (``mask.to(d) * torch.rand(n)``: one path, whose result
+    is not the factory's alone), other than at ``at``, the meeting asked about.  In ``f =
+    fast(x) if n > 1 else torch.zeros(n)``, the moves inside ``fast`` moved its own
+    tensors, not the zeros.
 
     >>> import ast
     >>> from torchferry.check.flow import analyze
@@ -174,7 +177,31 @@ def moved_apart(ff: FileFlow, move: Origin, made: Origin) -> bool:
     if not recv.origins or len(recv.origins) >= ORIGIN_CAP or any(
             o.op not in ops or o.path is not None for o in recv.origins):
         return False
-    return all(o.node is not made.node for o in recv.origins)
+    return all(o.node is not made.node for o in recv.origins) and \
+        not _combined(ff.scope_of(made.node), made, move, at)
+
+
+def _combined(res: ScopeResult | None, made: Origin, move: Origin, at: ast.AST | None) -> bool:
+    """Does ``res`` combine, in an operator or a call other than ``at``, an operand that
+    holds ``made`` with another that holds ``move``?"""
+    if res is None:
+        return True
+    groups = [[v for _, v in m.operands] for m in res.meets.values() if m.node is not at]
+    groups += [[*c.args, *(v for _, v in c.keywords), *([c.receiver] if c.receiver else [])]
+               for c in res.calls.values() if c.node is not at]
+    for values in groups:
+        holds = [v for v in _flat(values) if any(o.node is made.node for o in v.origins)]
+        moved = [v for v in _flat(values) if any(o.node is move.node for o in v.origins)]
+        if holds and moved and any(h is not m for h in holds for m in moved):
+            return True
+    return False
+
+
+def _flat(values: list[Value]) -> list[Value]:
+    out: list[Value] = []
+    for v in values:
+        out.extend(v.elts if v.elts is not None else [v.item] if v.item is not None else [v])
+    return out
 
 
 def _calls_itself(res: ScopeResult) -> bool:

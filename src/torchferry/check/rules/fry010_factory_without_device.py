@@ -252,7 +252,9 @@ value that another path moved (`f = fast(x) if n > 1 else torch.zeros(n)`) is ch
 where each such move is known to have acted on other tensors: its receiver, as the scope
 that moved it saw it, is of known place, its origins are all makes and moves of this file
 (a parameter only in the factory's own function, when it does not call itself) and fewer
-than the analysis keeps (eight).
+than the analysis keeps (eight), and the factory's function combines no operand holding the
+factory's result with one holding the move (`mask.to(d) * torch.rand(n)` lives where the
+mask does on that path).
 """
 from __future__ import annotations
 
@@ -363,7 +365,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 pool = written if meet.written and not i else factories if meet.stored \
                     else index_pool if meet.first_only else factories | repeated if meet.held \
                     else factories
-                made = _made_by(v, pool, res.node, ff=ff)
+                made = _made_by(v, pool, res.node, ff=ff, at=meet.node)
                 if made is None or id(made.node) in found:
                     continue
                 partner = _partner(ff, res, meet, node, made)
@@ -956,7 +958,8 @@ def _no_shape(call: ast.Call) -> bool:
 
 
 def _made_by(v: Value, factories: dict, scope: ast.AST | None = None,
-             path: str | None = None, ff: FileFlow | None = None) -> Origin | None:
+             path: str | None = None, ff: FileFlow | None = None,
+             at: ast.AST | None = None) -> Origin | None:
     """The candidate factory that made ``v``, if ``v`` may be that factory's CPU result (on
     some path, the first round of a loop included) and was never moved: its places may
     be unknown (``b = torch.zeros(n)`` on one branch, ``self.sampler.sample()`` on the
@@ -980,7 +983,7 @@ def _made_by(v: Value, factories: dict, scope: ast.AST | None = None,
             and o.node is not None and id(o.node) in factories)
     # (without a move that may have acted on the factory's result)
     return next((o for o in made if ff is None or not any(
-        m.op is Op.MOVED and not moved_apart(ff, m, o) for m in v.origins)), None)
+        m.op is Op.MOVED and not moved_apart(ff, m, o, at) for m in v.origins)), None)
 
 
 def _inside(o: Origin, scope: ast.AST | None) -> bool:
