@@ -3,6 +3,7 @@ from torchferry.check.flow.lattice import (
     BOTTOM,
     CPU,
     KIND_CAP,
+    ORIGIN_CAP,
     PLACE_CAP,
     SLOT_CAP,
     UNKNOWN,
@@ -77,7 +78,7 @@ def test_origins_are_capped_and_ordered_newest_first():
     v = Value.of(Kind.TENSOR, CPU, o[0])
     for x in o[1:]:
         v = v.with_origin(x)
-    assert v.origins[0].line == 9 and len(v.origins) == 4
+    assert v.origins[0].line == 9 and len(v.origins) == ORIGIN_CAP == 8
 
 
 def test_place_order_is_stable():

@@ -25,7 +25,7 @@ from typing import NamedTuple
 #: at most this many kinds, places and origins in one value; more becomes unknown
 KIND_CAP = 3
 PLACE_CAP = 4
-ORIGIN_CAP = 4
+ORIGIN_CAP = 8
 #: tuples and dicts keep this many slots, one per element or literal key
 SLOT_CAP = 8
 

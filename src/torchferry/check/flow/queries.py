@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 
 from torchferry.check.flow.events import Callee, ScopeResult
-from torchferry.check.flow.lattice import Kind, Op, Value, Where
+from torchferry.check.flow.lattice import ORIGIN_CAP, Kind, Op, Origin, Value, Where
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.vocab import CALLED_MODULE_METHODS, MODEL_NAME
 
@@ -134,6 +134,82 @@ def moves(ff: FileFlow, call: ast.Call) -> bool:
     ``t.type_as(x)``; not a cast, ``t.to(torch.float64)``)?"""
     found = value_of(ff, call)
     return found is not None and any(o.op is Op.MOVED and o.node is call for o in found[1].origins)
+
+
+def moved_apart(ff: FileFlow, move: Origin, made: Origin, at: ast.AST | None = None) -> bool:
+    """Did the move ``move``, an origin of a value joined from several paths, act on a
+    value that cannot hold what ``made`` built?  Its receiver, as the scope that moved it
+    saw it, is known whole (every place on the CPU or the device, each origin one that
+    made or moved a tensor of this file, fewer than the cap keeps) and none of its
+    origins is ``made``, and the function that built ``made`` combines no operand holding
+    it with one holding the move (``mask.to(d) * torch.rand(n)``: one path, whose result
+    is not the factory's alone), other than at ``at``, the meeting asked about.  In ``f =
+    fast(x) if n > 1 else torch.zeros(n)``, the moves inside ``fast`` moved its own
+    tensors, not the zeros.
+
+    >>> import ast
+    >>> from torchferry.check.flow import analyze
+    >>> src = ("import torch\\ndef f(n, d):\\n    a = torch.eye(n).to(d)\\n"
+    ...        "    b = a if n > 1 else torch.zeros(n)\\n    c = torch.ones(n).to(d)\\n"
+    ...        "    return b + c\\n")
+    >>> tree = ast.parse(src)
+    >>> ff = analyze(tree, "<example>")
+    >>> b = tree.body[1].body[3].value.left
+    >>> v = ff.scope_of(b).value(b)
+    >>> made = [o for o in v.origins if o.op is Op.MADE and o.line == 4][0]
+    >>> [moved_apart(ff, o, made) for o in v.origins if o.op is Op.MOVED]
+    [True]
+    """
+    node = move.node
+    if move.path is not None or made.node is None or not isinstance(node, ast.Call) or \
+            not isinstance(node.func, ast.Attribute):
+        return False
+    found = value_of(ff, node.func.value)
+    if found is None:
+        return False
+    res, recv = found
+    # a parameter of the function that built ``made`` cannot hold it (unless it calls itself)
+    own = ff.scope_of(made.node) is res and not _calls_itself(res)
+    ops = (Op.MADE, Op.MOVED, Op.PARAM) if own else (Op.MADE, Op.MOVED)
+    wheres = (Where.CPU, Where.ACCEL, Where.PARAM) if own else (Where.CPU, Where.ACCEL)
+    if not recv.places or any(p.where not in wheres for p in recv.places):
+        return False
+    if not recv.origins or len(recv.origins) >= ORIGIN_CAP or any(
+            o.op not in ops or o.path is not None for o in recv.origins):
+        return False
+    return all(o.node is not made.node for o in recv.origins) and \
+        not _combined(ff.scope_of(made.node), made, move, at)
+
+
+def _combined(res: ScopeResult | None, made: Origin, move: Origin, at: ast.AST | None) -> bool:
+    """Does ``res`` combine, in an operator or a call other than ``at``, an operand that
+    holds ``made`` with another that holds ``move``?"""
+    if res is None:
+        return True
+    groups = [[v for _, v in m.operands] for m in res.meets.values() if m.node is not at]
+    groups += [[*c.args, *(v for _, v in c.keywords), *([c.receiver] if c.receiver else [])]
+               for c in res.calls.values() if c.node is not at]
+    for values in groups:
+        holds = [v for v in _flat(values) if any(o.node is made.node for o in v.origins)]
+        moved = [v for v in _flat(values) if any(o.node is move.node for o in v.origins)]
+        if holds and moved and any(h is not m for h in holds for m in moved):
+            return True
+    return False
+
+
+def _flat(values: list[Value]) -> list[Value]:
+    out: list[Value] = []
+    for v in values:
+        out.extend(v.elts if v.elts is not None else [v.item] if v.item is not None else [v])
+    return out
+
+
+def _calls_itself(res: ScopeResult) -> bool:
+    fn = res.node
+    name = fn.name if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    return name is None or any(
+        isinstance(f := c.node.func, ast.Name) and f.id == name or
+        isinstance(f, ast.Attribute) and f.attr == name for c in res.calls.values())
 
 
 def calls_module(ff: FileFlow, call: ast.Call) -> bool:

@@ -143,7 +143,7 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         return ev.record(node, Callee.BUILTIN, qual, UNKNOWN, None, args, kws, Value.of(Kind.SCALAR))
     if qual in _EINOPS and any(a.is_(Kind.TENSOR) for a in args):
         # ``einsum(delta, A, "b l d, d n -> b d l n")``: a tensor where its tensors are
-        origins = tuple(dict.fromkeys(o for a in args for o in a.origins))[:4]
+        origins = tuple(dict.fromkeys(o for a in args for o in a.origins))[:ORIGIN_CAP]
         v = Value(_TENSOR, tensor_places(list(args)), origins, Basis.INFERRED)
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     if qual in _COPIES and len(node.args) == 1 and not kws and args:
@@ -340,7 +340,7 @@ def _albumentation(ev: Evaluator, node: ast.Call, qual: str) -> Value:
 def _call_of(ev: Evaluator, node: ast.Call, name: str, fv: Value, args: Args, kws: Kws) -> Value:
     """A call of a value that knows what it returns (a transform)."""
     assert fv.call is not None
-    v = fv.call._replace(origins=(_made(node, f"{name}(...)"), *fv.call.origins)[:4])
+    v = fv.call._replace(origins=(_made(node, f"{name}(...)"), *fv.call.origins)[:ORIGIN_CAP])
     return ev.record(node, Callee.FUNCTION, name, fv, None, args, kws, v)
 
 
@@ -434,7 +434,7 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         v.elts if v.elts and all(e.is_(Kind.TENSOR) for e in v.elts) else (v,))]
     # (``torch.cat(parts)``: the items of a list carry the origins)
     origins = tuple(dict.fromkeys(o for v in values for o in (
-        v.item.origins if v.item is not None and not v.origins else v.origins)))[:4]
+        v.item.origins if v.item is not None and not v.origins else v.origins)))[:ORIGIN_CAP]
     return Value(_TENSOR, tensor_places(values), origins, Basis.INFERRED)
 
 
@@ -598,7 +598,7 @@ def _held_module(ev: Evaluator, recv: Value, attr: str) -> Value | None:
     if info.ff is not ev.ff:
         made = tuple(o if o.path else o._replace(path=info.ff.path) for o in made)
     moved = tuple(o for o in recv.origins if o.op is not Op.MADE)  # (its own construction's)
-    return Value(_MODULE, recv.places, (*made, *moved)[:4], Basis.INFERRED)
+    return Value(_MODULE, recv.places, (*made, *moved)[:ORIGIN_CAP], Basis.INFERRED)
 
 
 def _grow(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args) -> None:
@@ -690,18 +690,18 @@ def tensor_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value) -> Valu
         places, moved = move_target(ev, node, recv)
         if not moved:
             return Value(kinds, recv.places, recv.origins, recv.basis)
-        return Value(kinds, places, (_made(node, "to(...)", Op.MOVED, places), *recv.origins)[:4],
+        return Value(kinds, places, (_made(node, "to(...)", Op.MOVED, places), *recv.origins)[:ORIGIN_CAP],
                      recv.basis)
     where = vocab.MOVES.get(attr)
     if where is not None:
         place = CPU if where == CPU.where else ACCEL
         return Value(kinds, frozenset((place,)), (_made(node, f"{attr}()", Op.MOVED, frozenset((place,))),
-                                                  *recv.origins)[:4], recv.basis)
+                                                  *recv.origins)[:ORIGIN_CAP], recv.basis)
     if attr == "type" and (node.args or node.keywords):
         places = _type_target(ev, node, recv)
         if places == recv.places:
             return Value(kinds, recv.places, recv.origins, recv.basis)
-        return Value(kinds, places, (_made(node, "type(...)", Op.MOVED, places), *recv.origins)[:4],
+        return Value(kinds, places, (_made(node, "type(...)", Op.MOVED, places), *recv.origins)[:ORIGIN_CAP],
                      recv.basis)
     if attr in vocab.REDUCTIONS and not node.args and not node.keywords and recv.places == {CPU}:
         # ``mask.sum()``: 0-dimensional on the CPU, it mixes with tensors on any device
@@ -713,7 +713,7 @@ def tensor_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value) -> Valu
     if attr == "type_as" and node.args:  # a cast to the other's type, and its device
         other = ev.values.get(id(node.args[0]), UNKNOWN)
         return Value(kinds, other.places, (_made(node, "type_as(...)", Op.MOVED, other.places),
-                                           *recv.origins)[:4], recv.basis)
+                                           *recv.origins)[:ORIGIN_CAP], recv.basis)
     return Value(kinds, recv.places, recv.origins, _kept(recv.basis, attr))
 
 
@@ -830,7 +830,7 @@ def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: K
             places = known
         else:
             kinds = None  # (maybe no model at all)
-    v = Value(kinds, places, (_made(node, "output", Op.OUTPUT), *carried, *module.origins)[:4],
+    v = Value(kinds, places, (_made(node, "output", Op.OUTPUT), *carried, *module.origins)[:ORIGIN_CAP],
               Basis.HINT if follow_inputs else Basis.INFERRED)
     return ev.record(node, callee, None, module, None, args, kws, v)
 

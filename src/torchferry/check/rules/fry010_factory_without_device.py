@@ -32,7 +32,16 @@ without assigning it: `self.classifier`, `self.bert` of `BertForTokenClassificat
 its `self.dropout` hands on what it is given), or indexed by a tensor on the
 device (`torch.eye(n)[labels]`, `counts[labels] = 1`: a tensor is indexed only by indices on
 the CPU or on its own device; an index is taken to be on the device only when the code puts
-it there or it follows the model, never for its annotation alone). The result is followed through
+it there or it follows the model, never for its annotation alone), or written through tensor
+indices of at least one dimension (a 0-dimensional integer index reads as its number) into a
+tensor that may be on the device (`table[idx[0], idx[1]] = torch.arange(n)` of `idx =
+torch.tril_indices(n, n)`:
+a value of one or more dimensions must be on the written tensor's device; a slice, `t[0, :]
+= v`, is a copy across devices and no meeting), or held in one list with a tensor that may
+be on the device where a torch function joins it (`his = [torch.tensor([np.inf] * b)]`,
+then `his.append(stress)` in a loop and `torch.stack(his)`; `[]` then appended: an item
+written out, or appended by a statement of the list's own block, is paired with every later
+append before the join). The result is followed through
 names, containers and calls, through the wrappers `nn.Parameter(t)` and `Variable(t)` (a
 parameter rebuilt in `forward`; one that `__init__` registers follows the model's `.to()`), also where it is joined with a value of unknown place (`b =
 torch.zeros(n)` on one branch, `b = self.sampler.sample()` on the other): a factory in a helper method called from `forward`
@@ -233,6 +242,19 @@ and a factory that the default tensor type set under `if args.cuda and
 torch.cuda.is_available():` puts on the GPU are not related. A value stored on `self` by a method that computed it from its own
 parameter is of unknown place in the other methods, even when it was also on the device
 there.
+A list is followed item by item only where the function binds it once, to a list written
+out, and uses it otherwise only in `append` statements and the join (not `extend`, `+=`,
+`insert`, a list handed to another call, one built by a comprehension); two appends in
+loops or branches are not paired. A write through tensor indices is checked for the value
+written (a factory's result into a tensor that may be on the device), not for a table on
+the CPU given a value on the device (whose rank decides). A factory's result joined with a
+value that another path moved (`f = fast(x) if n > 1 else torch.zeros(n)`) is checked only
+where each such move is known to have acted on other tensors: its receiver, as the scope
+that moved it saw it, is of known place, its origins are all makes and moves of this file
+(a parameter only in the factory's own function, when it does not call itself) and fewer
+than the analysis keeps (eight), and the factory's function combines no operand holding the
+factory's result with one holding the move (`mask.to(d) * torch.rand(n)` lives where the
+mask does on that path).
 """
 from __future__ import annotations
 
@@ -260,6 +282,8 @@ from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.lattice import number_value, param, zero_dim_made
 from torchferry.check.flow.program import FileFlow, builds_weights, holds_parameters
+from torchferry.check.flow.queries import moved_apart
+from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.weighed import bound_arguments, weighed_params
 from torchferry.check.names import kwarg
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
@@ -293,6 +317,11 @@ class Meeting:
     #: the first operand is written in place (``t += x``, ``t.add_(x)``): a tensor on the CPU
     #: there takes no operand on another device, not even when it is 0-dimensional
     written: bool = False
+    #: the first operand is written through tensor indices into the second (``t[idx] =
+    #: v``): only a tensor of at least one dimension must be on ``t``'s device
+    stored: bool = False
+    #: the operands are items a list holds together where a torch function joins it
+    held: bool = False
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -318,9 +347,11 @@ def check(ctx: Context) -> Iterable[Finding]:
     # and ``torch.tensor(arr)`` of a NumPy array of unknown rank, indexed by a tensor
     arrays = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
               if _numpy_data(c) and id(c.node) not in factories}
-    tables = written | indexed | arrays
+    # held in a list joined by a torch function: ``torch.tensor([np.inf] * b)`` too
+    repeated = {id(c.node): (r, c) for r in scopes for c in r.calls.values() if _repeated_data(c)}
+    tables = written | indexed | arrays | repeated
     index_pool = factories | indexed | arrays if indexed or arrays else factories
-    if not written and not kept and not arrays:
+    if not written and not kept and not arrays and not repeated:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
     construction = _construction_helpers(ff, results)
@@ -331,8 +362,10 @@ def check(ctx: Context) -> Iterable[Finding]:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
-                made = _made_by(v, written if meet.written and not i else index_pool
-                                if meet.first_only else factories, res.node)
+                pool = written if meet.written and not i else factories if meet.stored \
+                    else index_pool if meet.first_only else factories | repeated if meet.held \
+                    else factories
+                made = _made_by(v, pool, res.node, ff=ff, at=meet.node)
                 if made is None or id(made.node) in found:
                     continue
                 partner = _partner(ff, res, meet, node, made)
@@ -366,11 +399,12 @@ def _partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
     """The operand of ``meet`` (or its module) that may be on the device where the
     factory's result ``made`` is the operand ``node``; None when there is none, or it is
     moved to the result's own device (``y.to(first.device)``)."""
+    plain = not meet.first_only or meet.stored  # (the partner is no index)
     partner = meet.module or next(
         (n for n, w in meet.operands if n is not node
          and not _may_hold(res, n, w, made)
-         and (_on_device(ff, res, ff.built_at(res, n, w) or w, hints=not meet.first_only)
-              or not meet.first_only and _followed_unknown(res, n, w))), None)
+         and (_on_device(ff, res, ff.built_at(res, n, w) or w, hints=plain)
+              or plain and _followed_unknown(res, n, w))), None)
     if partner is not None and _moved_to_match(res, partner, made):
         return None
     return partner
@@ -617,6 +651,9 @@ def _many_indices(ff: FileFlow, res: ScopeResult, node: ast.AST, depth: int) -> 
             return isinstance(size, (ast.Tuple, ast.List)) and bool(size.elts)
         return q in _SIZED and bool(args) and not isinstance(args[0], ast.Starred) \
             and not zero_dim_made(q, node) and not isinstance(args[0], ast.Constant)
+    if isinstance(node, ast.Subscript) and isinstance(node.slice, ast.Constant) and \
+            isinstance(node.slice.value, int) and isinstance(node.value, ast.Name):
+        return _bound_to(res, node.value.id, _INDEX_PAIRS)  # ``tidx[0]`` of ``torch.tril_indices``
     if not isinstance(node, ast.Name):
         return False
     stores = [n for n in ast.walk(res.node) if isinstance(n, (ast.Assign, ast.AugAssign, ast.AnnAssign,
@@ -632,6 +669,21 @@ def _many_indices(ff: FileFlow, res: ScopeResult, node: ast.AST, depth: int) -> 
     if node.id not in res.params or node.id in ("self", "cls"):
         return False
     return _given_many(ff, res, res.params.index(node.id), node.id, depth + 1)
+
+
+#: torch functions that return a (2, n) tensor of indices: each row indexes with n items
+_INDEX_PAIRS = frozenset({"torch.tril_indices", "torch.triu_indices"})
+
+
+def _bound_to(res: ScopeResult, name: str, qualnames: frozenset[str]) -> bool:
+    """Is ``name`` bound in ``res`` only by assignments of calls of ``qualnames``?"""
+    stores = [n for n in ast.walk(res.node) if isinstance(n, ast.Name) and n.id == name
+              and not isinstance(n.ctx, ast.Load)]
+    values = [a.value for a in ast.walk(res.node) if isinstance(a, ast.Assign) and len(a.targets) == 1
+              and isinstance(a.targets[0], ast.Name) and a.targets[0].id == name]
+    calls = [res.calls.get(id(v)) for v in values]
+    return bool(stores) and len(stores) == len(values) and all(
+        c is not None and c.callee is Callee.TORCH and c.qualname in qualnames for c in calls)
 
 
 def _targets(n: ast.AST) -> list[ast.AST]:
@@ -784,6 +836,18 @@ def _candidate(c: CallEvent) -> bool:
     return not (name in ("zeros", "ones", "empty") and _no_shape(c.node))
 
 
+def _repeated_data(c: CallEvent) -> bool:
+    """``torch.tensor([0.0] * n)`` (no ``device=``): a list written out, repeated; at least
+    one dimension (its items, taken one by one, are 0-dimensional: a candidate only where
+    a list holds the tensor itself, :func:`held_together`)."""
+    if c.callee is not Callee.TORCH or c.qualname not in ("torch.tensor", "torch.as_tensor") or \
+            not c.node.args or any(k in ("device", "out", "**") for k, _ in c.keywords):
+        return False
+    data = c.node.args[0]
+    return isinstance(data, ast.BinOp) and isinstance(data.op, ast.Mult) and any(
+        isinstance(x, (ast.List, ast.Tuple)) for x in (data.left, data.right))
+
+
 def _unsqueezed(ctx: Context) -> set[int]:
     """The calls whose result is unsqueezed at once (``torch.tensor(dones).unsqueeze(1)``):
     at least one-dimensional, whatever data they were given."""
@@ -894,17 +958,20 @@ def _no_shape(call: ast.Call) -> bool:
 
 
 def _made_by(v: Value, factories: dict, scope: ast.AST | None = None,
-             path: str | None = None) -> Origin | None:
+             path: str | None = None, ff: FileFlow | None = None,
+             at: ast.AST | None = None) -> Origin | None:
     """The candidate factory that made ``v``, if ``v`` may be that factory's CPU result (on
     some path, the first round of a loop included) and was never moved: its places may
     be unknown (``b = torch.zeros(n)`` on one branch, ``self.sampler.sample()`` on the
     other), the factory's path is on the CPU all the same. Wrapped in ``nn.Parameter`` (or
     a buffer) outside ``scope``, the function where it meets the other tensor, it is
     registered where it was wrapped and follows the model's ``.to()``.  With ``path``, the
-    factories are those of that other file of the run, by their line and column."""
+    factories are those of that other file of the run, by their line and column.  With
+    ``ff``, a move among ``v``'s origins counts only where it may have acted on the
+    factory's result (:func:`moved_apart`: not the moves of another path of a join)."""
     if v.places is not None and CPU not in v.places or not v.may_be(Kind.TENSOR):
         return None
-    if any(o.op is Op.MOVED for o in v.origins):
+    if ff is None and any(o.op is Op.MOVED for o in v.origins):
         return None
     if any(o.op is Op.MADE and o.text.startswith(vocab.REGISTERED) and not _inside(o, scope)
            for o in v.origins):
@@ -912,8 +979,11 @@ def _made_by(v: Value, factories: dict, scope: ast.AST | None = None,
     if path is not None:
         return next((o for o in v.origins if o.op is Op.MADE and o.path == path
                      and (o.line, o.column) in factories), None)
-    return next((o for o in v.origins if o.op is Op.MADE and o.path is None
-                 and o.node is not None and id(o.node) in factories), None)
+    made = (o for o in v.origins if o.op is Op.MADE and o.path is None
+            and o.node is not None and id(o.node) in factories)
+    # (without a move that may have acted on the factory's result)
+    return next((o for o in made if ff is None or not any(
+        m.op is Op.MOVED and not moved_apart(ff, m, o, at) for m in v.origins)), None)
 
 
 def _inside(o: Origin, scope: ast.AST | None) -> bool:
@@ -1199,6 +1269,11 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
         aug = isinstance(m.node, ast.AugAssign)
         yield Meeting(m.node, m.operands, written=aug)
     yield from _index_meetings(res)
+    for w in index_writes(res):  # ``t[idx] = v``: ``v`` must be on ``t``'s device
+        if _many_indices(ff, res, w.target.slice, 0) or isinstance(w.target.slice, ast.Tuple) and any(
+                _many_indices(ff, res, x, 0) for x in w.target.slice.elts):
+            yield Meeting(w.target, ((w.value, w.written), (w.target.value, w.base)),
+                          first_only=True, stored=True)
     for c in res.calls.values():
         ops = _call_operands(res, c)
         if not ops:
@@ -1209,6 +1284,11 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                     or last in vocab.CPU_ARGUMENTS:
                 continue
             yield Meeting(c.node, ops)
+            if last in JOINING:  # ``torch.stack(his)`` of a list filled over time
+                for a in c.node.args[:1]:
+                    for h in held_together(res, a) if isinstance(a, ast.Name) else ():
+                        yield Meeting(c.node, ((h.first, h.first_value), (h.later, h.later_value)),
+                                      held=True)
         elif c.callee is Callee.METHOD and c.receiver is not None:
             func = c.node.func
             if c.qualname in _CROSS_DEVICE_METHODS or c.qualname in vocab.SIZE_METHODS or \
@@ -1266,7 +1346,8 @@ def _weighed_operands(ff: FileFlow, c: CallEvent,
 def _index_meetings(res: ScopeResult) -> Iterator[Meeting]:
     """``cpu[idx]`` and ``cpu[idx] = v`` with tensor indices: a tensor is indexed only by
     indices on the CPU or on its own device ("indices should be either on cpu or on the
-    same device as the indexed tensor")."""
+    same device as the indexed tensor"); and ``t[idx] = v``, where a ``v`` of one or more
+    dimensions must be on ``t``'s device (:mod:`~torchferry.check.flow.stores`)."""
     for sub in walk(res.node):
         if not isinstance(sub, ast.Subscript):
             continue
@@ -1449,13 +1530,17 @@ def _local_name(home: ScopeResult, partner: ast.AST, res: ScopeResult, factory: 
     before the factory is called and it is surely a tensor there: the tensor whose device
     the fix names (never a number, ``n`` of ``reshape(n, n)``, which has no device)."""
     node = partner
-    while isinstance(node, ast.Subscript):
-        node = node.value
-    if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+    for _ in range(8):  # (``f1d[:, None].repeat(1, n, 1)``: an item, then a method's result)
+        while isinstance(node, ast.Subscript):
+            node = node.value
+        if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+            break
         f = node.func
         torch_fn = isinstance(f.value, ast.Name) and f.value.id == "torch"
         node = (node.args[0] if node.args else node) if torch_fn else \
             node if f.attr in vocab.MOVE_NAMES else f.value
+        if torch_fn or f.attr in vocab.MOVE_NAMES:
+            break
     if res is not home or not isinstance(node, ast.Name):
         return None
     if not _a_tensor(res.value(node)):
