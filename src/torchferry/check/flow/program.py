@@ -656,6 +656,45 @@ class FileFlow:
             self._depth -= 1
         return out
 
+    def as_method_of(self, fn: ast.AST, cls: ClassInfo) -> ScopeResult | None:
+        """The interpretation of ``fn``, a method of a base of ``cls`` in this file, run on
+        an instance of ``cls``: ``self.<attr>`` as ``cls``'s methods (and its bases') leave
+        it, ``self.<name>(...)`` the override ``cls`` inherits (a base's ``forward``
+        computing ``torch.mv(self.M, self.mu_f(out))``, with the subclass's ``mu_f``).
+        Memoised per class; it records no call sites (the method's own interpretation
+        does).  None when ``fn`` is no method of a base of ``cls`` (``cls``'s own methods
+        are interpreted as such already), or past :data:`GIVEN_BUDGET`.
+
+        >>> import ast
+        >>> src = ("import torch\\nclass B(torch.nn.Module):\\n    def f(self, x):\\n"
+        ...        "        return torch.zeros(2)\\n    def forward(self, x):\\n"
+        ...        "        return self.f(x)\\nclass C(B):\\n    def f(self, x):\\n"
+        ...        "        return x * 2\\n")
+        >>> tree = ast.parse(src)
+        >>> ff = FileFlow(tree, "<example>")
+        >>> b, c = (ff.class_info(n) for n in tree.body[1:])
+        >>> fwd = b.methods["forward"]
+        >>> ff.result(fwd, b).returns.places == {CPU}, ff.as_method_of(fwd, c).returns.places
+        (True, frozenset({Place(where=<Where.PARAM: 3>, ref='1')}))
+        """
+        owner = self.method_of.get(id(fn))
+        if owner is None or owner is cls or owner.node is cls.node or \
+                not any(k.node is owner.node for k in cls.lineage()):
+            return None
+        key = (id(fn), ((-id(cls.node), Kind.OTHER),))  # (its own key among the given ones)
+        done = self._given.get(key)
+        if done is not None:
+            return done
+        if id(fn) in self._pending or self._depth >= MAX_DEPTH or len(self._given) >= GIVEN_BUDGET:
+            return None
+        self._table(cls)
+        self._depth += 1
+        try:
+            out = self._given[key] = Interp(self, fn, cls, None, {}).run()
+        finally:
+            self._depth -= 1
+        return out
+
     def as_called(self, res: ScopeResult, kinds: frozenset[Kind]) -> ScopeResult | None:
         """``res`` (a function's interpretation) as this file's calls of it see it: each
         parameter of no kind of its own that every call of this file passes a value of one
@@ -1412,8 +1451,8 @@ def builds_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int] = frozense
         if layer in vocab.CONTAINERS:
             return _container_weights(ff, call, seen, buffers)
         return layer in vocab.PARAM_LAYERS
-    if q.startswith(vocab.MODEL_ZOOS):
-        return True
+    if q.startswith(vocab.MODEL_ZOOS) or vocab.tensor_state_metric(q):
+        return True  # (a metric's state tensors meet its inputs as weights do)
     info = ff.class_called(call)
     if info is None or not info.is_module or id(info) in seen:
         return None

@@ -168,6 +168,12 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
         v = Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
+    if vocab.tensor_state_metric(qual):
+        # a metric whose state is tensors, made on the CPU (``JaccardIndex(num_classes=n)``)
+        places = None if any(k in _DEVICE_KEYWORDS or k in vocab.LIST_STATE_KEYWORDS or k == "**"
+                             for k, _ in kws) else frozenset((CPU,))
+        v = Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     if qual == "collections.defaultdict" and len(node.args) == 1 and not kws and \
             isinstance(node.args[0], ast.Name) and node.args[0].id == "list":
         # ``defaultdict(list)``: an empty list at every key (``d[k].append(t)`` fills it)

@@ -159,6 +159,35 @@ PARAM_LAYERS = frozenset(
 CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 #: model zoos whose constructors build a model on the CPU
 MODEL_ZOOS = ("torchvision.models.",)
+#: metrics of torchmetrics whose state is made of tensors (a confusion matrix, sums of
+#: counts or errors: ``self.confmat += confmat`` in ``update``): modules built on the CPU
+#: whose call on tensors of another device fails until the metric is moved; by class name
+#: under ``torchmetrics.`` (not those that keep lists of what they are given, ``AUROC``
+#: without thresholds, nor the aggregations that move what they are given, ``MeanMetric``)
+TENSOR_STATE_METRICS = frozenset(
+    f"{task}{name}" for task in ("", "Binary", "Multiclass", "Multilabel")
+    for name in ("JaccardIndex", "ConfusionMatrix", "Accuracy", "Precision", "Recall",
+                 "F1Score", "FBetaScore", "Specificity", "StatScores", "HammingDistance")
+) | {"MeanSquaredError", "MeanAbsoluteError"}
+#: keywords that make those metrics keep a list per sample instead
+#: (``multidim_average="samplewise"``; older releases' ``mdmc_average``)
+LIST_STATE_KEYWORDS = frozenset({"multidim_average", "mdmc_average", "mdmc_reduce"})
+
+
+def tensor_state_metric(qual: str) -> bool:
+    """Does ``qual`` name a metric of torchmetrics whose state is made of tensors?
+
+    >>> tensor_state_metric("torchmetrics.JaccardIndex")
+    True
+    >>> tensor_state_metric("torchmetrics.classification.MulticlassAccuracy")
+    True
+    >>> tensor_state_metric("torchmetrics.AUROC"), tensor_state_metric("mylib.Accuracy")
+    (False, False)
+    """
+    return qual.startswith("torchmetrics.") and ".functional." not in qual and \
+        qual.rsplit(".", 1)[-1] in TENSOR_STATE_METRICS
+
+
 #: functions that build (or load) a model on the CPU unless told otherwise
 MODEL_BUILDERS = frozenset({"torch.hub.load", "timm.create_model", "torchvision.models.get_model"})
 #: functions of torch that give back the module they are given, compiled or scripted, with

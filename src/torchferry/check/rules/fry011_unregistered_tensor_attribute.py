@@ -157,7 +157,13 @@ only when the shape changes). Uses are looked for in the
 class's own methods and in those of its subclasses in the same file (`class
 Latent(Base)`, also through a class between) or in a checked file that imports it (every
 class between in that file) that neither store, delete nor register the
-attribute (nor does that other file register a buffer or parameter of its name): an
+attribute (nor does that other file register a buffer or parameter of its name), and in the
+methods of its bases in the same file that it inherits or calls through `super()`
+(`return super().forward(x)`), read as run on an instance of the class: their
+`self.<name>(...)` calls the class's overrides (a base's `torch.mv(self.M, mu)` with `mu =
+self.mu_f(out)`, the subclass's `mu_f` computing from the input), unless a base stores,
+deletes or registers the attribute outside `__init__`, or stores it in `__init__` while the
+class stores its own before calling `super().__init__(...)`: an
 attribute read by other code (`volume.bbox_min` in a free
 function, a subclass in a file that does not import the class's file, or through a class
 between of a third file), or combined with a tensor the analysis cannot place
@@ -201,6 +207,7 @@ from typing import NamedTuple
 
 from torchferry.check.api import Context, Finding, Fix, walk
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
+from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.lattice import is_number, number_defaults, zero_dim_made
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
@@ -444,6 +451,9 @@ class _Class:
         self.building = _construction_helpers(m)
         #: the views of the run's other files read for subclasses there, by path
         self.foreign: dict[str, Context] = {}
+        #: the bases' methods of the file run on an instance of this class, interpreted as
+        #: such (see :meth:`inherited_scopes`), by id of the method
+        self.views: dict[int, ScopeResult] = {}
 
     def scopes(self) -> list[tuple[Scope, str]]:
         """The class's methods other than ``__init__`` and ``_apply`` (with the functions
@@ -489,7 +499,7 @@ class _Class:
         :meth:`_subclasses`) where neither the subclass nor a class between stores,
         deletes or re-registers ``self.<attr>``: there it is the tensor this class's
         ``__init__`` stored."""
-        out = list(self.scopes())
+        out = list(self.scopes()) + self.inherited_scopes(attr)
         for _, between in self.subclasses:
             methods = [(fs, fs.self_name) for fs in self.m.functions
                        if fs.cls is not None and any(fs.cls is b for b in between)]
@@ -502,6 +512,50 @@ class _Class:
                 if s is not None and s.cls is between[0] and s.self_name is not None and \
                         s.name not in ("__init__", "_apply"):
                     out.append((fs, s.self_name))
+        return out
+
+    def inherited_scopes(self, attr: str) -> list[tuple[Scope, str]]:
+        """The methods of the class's bases in this file (with the functions nested in
+        them) that run on an instance of the class and read the ``self.<attr>`` its own
+        ``__init__`` stores: one it inherits (no class up to the base defines the name),
+        or one a method of the class calls through ``super()`` (``return
+        super().forward(x)``).  Not when a base stores, deletes or registers the attribute
+        outside ``__init__``, nor when a base's ``__init__`` stores it and the class stores
+        it before its ``super().__init__(...)`` (the base's value wins).  Each is
+        interpreted as a method of the class (:meth:`FileFlow.as_method_of`): its
+        ``self.<name>(...)`` calls the class's overrides."""
+        own = self.ff.class_info(self.cls.node)
+        init = own.methods.get("__init__")
+        supered = _super_called(self.cls.node)
+        fns: dict[int, ast.AST] = {}
+        for base in own.lineage():
+            if base.node is self.cls.node or base.ff is not self.ff:
+                continue
+            stored = [fn for fn in base.methods.values() if _assigns_attr(fn, attr)]
+            if any(fn.name != "__init__" for fn in stored) or \
+                    stored and (init is None or not _stored_after_super_init(init, attr)):
+                continue
+            for name, fn in base.methods.items():
+                if name in ("__init__", "_apply"):
+                    continue
+                found = own.method(name)
+                inherits = found is not None and found[1] is fn
+                called = name in supered and any(
+                    (f := b.method(name)) is not None and f[1] is fn for b in own.bases)
+                if inherits or called:
+                    fns[id(fn)] = fn
+        out: list[tuple[Scope, str]] = []
+        for fs in self.m.functions:
+            s = _method(fs)
+            method = s.function if s is not None else None
+            if s is None or s.self_name is None or method is None or id(method) not in fns:
+                continue
+            if id(method) not in self.views:
+                view = self.ff.as_method_of(method, own)
+                if view is None:
+                    continue
+                self.views[id(method)] = view
+            out.append((fs, s.self_name))
         return out
 
     def read(self, attr: str) -> bool:
@@ -864,7 +918,7 @@ class _Class:
         """Is ``e`` a tensor that moves with the model: a ``forward`` input, a submodule's
         output, an ``nn.Parameter``, or a helper's parameter that a method of the file
         gives one (``self.normalize(self.head(h))``, see ``FileFlow.follows_model``)?"""
-        found = value_of(self.ff, e)
+        found = self._view_value(e, ctx) or value_of(self.ff, e)
         if found is None:
             return False
         res, v = found
@@ -875,6 +929,14 @@ class _Class:
             return True
         # (only a name the analysis places: ``x.device`` is no tensor)
         return isinstance(e, ast.Name) and self.ff.follows_model(res, v)
+
+    def _view_value(self, e: ast.expr, ctx: Ctx) -> tuple[ScopeResult, Value] | None:
+        """``e`` in a base's method run on an instance of the class (see
+        :meth:`inherited_scopes`): its value there; None elsewhere."""
+        method = _method(ctx.scope)
+        view = self.views.get(id(method.function)) if method is not None else None
+        v = view.value(e) if view is not None else None
+        return (view, v) if view is not None and v is not None else None
 
     def _carries(self, e: ast.AST, attr: str, self_name: str, scope: Scope, depth: int) -> bool:
         """Is ``e`` ``self.<attr>``, or a tensor computed from it without a move
@@ -1108,8 +1170,12 @@ def _stores(scope: Scope, self_name: str, attr: str) -> bool:
     """Does the function of ``scope`` assign, delete or register ``self.<attr>``
     (``self.logvar = nn.Parameter(self.logvar)``, ``self.register_buffer("logvar", ...)``,
     ``setattr(self, "logvar", ...)``)?"""
-    fn = scope.function
-    for n in ast.walk(fn) if fn is not None else ():
+    return _stores_in(scope.function, self_name, attr)
+
+
+def _stores_in(node: ast.AST | None, self_name: str, attr: str) -> bool:
+    """:func:`_stores` of a function or a statement."""
+    for n in ast.walk(node) if node is not None else ():
         if isinstance(n, ast.Attribute) and n.attr == attr and \
                 isinstance(n.ctx, (ast.Store, ast.Del)) and \
                 isinstance(n.value, ast.Name) and n.value.id == self_name:
@@ -1118,6 +1184,46 @@ def _stores(scope: Scope, self_name: str, attr: str) -> bool:
                                            for a in n.args[:2]):
             return True  # (``register_buffer("logvar", t)``, ``setattr(self, "logvar", t)``)
     return False
+
+
+def _assigns_attr(fn: ast.AST, attr: str) -> bool:
+    """Does the method ``fn`` store, delete or register ``self.<attr>`` (its first
+    parameter's)?"""
+    args = getattr(fn, "args", None)
+    first = args.posonlyargs + args.args if args is not None else []
+    return bool(first) and _stores_in(fn, first[0].arg, attr)
+
+
+def _super_called(cls: ast.ClassDef) -> set[str]:
+    """The names the class's methods call through ``super()`` (``super().forward(x)``,
+    ``super(Net, self).forward(x)``), other than ``__init__``."""
+    out: set[str] = set()
+    for n in ast.walk(cls):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                isinstance(n.func.value, ast.Call) and isinstance(n.func.value.func, ast.Name) and \
+                n.func.value.func.id == "super" and n.func.attr != "__init__":
+            out.add(n.func.attr)
+    return out
+
+
+def _stored_after_super_init(init: ast.AST, attr: str) -> bool:
+    """Does ``__init__`` store ``self.<attr>`` only after a statement of its own body that
+    calls ``super().__init__(...)`` (so the class's value replaces the base's)?"""
+    args = getattr(init, "args", None)
+    first = args.posonlyargs + args.args if args is not None else []
+    if not first:
+        return False
+    seen = False
+    for st in getattr(init, "body", ()):
+        stores = _stores_in(st, first[0].arg, attr)
+        if stores and not seen:
+            return False
+        if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and \
+                isinstance(st.value.func, ast.Attribute) and st.value.func.attr == "__init__" and \
+                isinstance(st.value.func.value, ast.Call) and \
+                isinstance(st.value.func.value.func, ast.Name) and st.value.func.value.func.id == "super":
+            seen = True
+    return seen
 
 
 def _method(scope: Scope) -> Scope | None:

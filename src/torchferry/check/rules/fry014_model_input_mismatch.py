@@ -131,6 +131,19 @@ Flags a call `model(x)` when, in one scope,
   module's inputs on the device itself, and the input it hands on unmoved lacks its move
   there.
 
+A metric of torchmetrics whose state is made of tensors (`JaccardIndex`,
+`ConfusionMatrix`, `Accuracy`, `Precision`, `Recall`, `F1Score`, `FBetaScore`,
+`Specificity`, `StatScores`, `HammingDistance`, each also as its `Binary`, `Multiclass`
+and `Multilabel` class, `MeanSquaredError`, `MeanAbsoluteError`), built without `device=`
+and without a keyword that makes it keep a list per sample (`multidim_average`), is a module
+built on the CPU: its `update` adds to that state, so a call on tensors of the device
+fails with "Expected all tensors to be on the same device".  It counts as a model with
+weights whatever its name, and any of its positional tensors moved to the device counts as
+its input (`jaccard(preds, target)` with only `target` moved): the fourth form reports
+`jaccard = JaccardIndex(num_classes=n)` then `jaccard(pred, label)` in a function every call
+of the run gives tensors moved to the device (`iou(segmentation, labels)` in the evaluation
+loop of another file).
+
 A call that runs the module it is given first on the input it is given second
 (`torch.jit.trace(model, example)`, `torch.onnx.export(model, args, f)`,
 `writer.add_graph(model, images)`) counts as that module's call on that input in the
@@ -216,7 +229,9 @@ also one a function is given as its model: its forward scatters (or moves) its i
 the devices of its replicas itself. The
 fourth form does not report a module without weights (a loss, an activation, a container
 of such modules only, a module class of the run without weights as above, or anything
-named as a loss, criterion or metric), a data-parallel wrapper (it scatters its inputs
+named as a loss, criterion or metric that is not one of torchmetrics' metrics above), a
+metric of torchmetrics that keeps lists of what it is given (`AUROC` without thresholds)
+or moves it (`MeanMetric`), a data-parallel wrapper (it scatters its inputs
 itself), an input computed by a call the analysis cannot see into (a transform, a
 tokenizer not given `return_tensors="pt"`, a `Compose` with a `Lambda` or a transform not
 of torchvision or albumentations) or a
@@ -1155,6 +1170,14 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         return None
     a, v = arg
     moved = _input_moved(ff, res, v, item=item)
+    if moved is None and item is None and _metric(model) and \
+            not any(isinstance(x, ast.Starred) for x in c.node.args):
+        # a metric's state meets every tensor it is given (``jaccard(preds, target)``)
+        arg = next(((x, w) for x, w in zip(c.node.args[1:], c.args[1:], strict=False)
+                    if not isinstance(x, ast.Starred) and _input_moved(ff, res, w) is not None), None)
+        if arg is not None:
+            a, v = arg
+            moved = _input_moved(ff, res, v)
     if moved is None:
         return None
     # (an attribute moves with the module that owns it)
@@ -1372,6 +1395,13 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
     return False
 
 
+def _metric(model: Value) -> bool:
+    """Was ``model`` built as a metric of torchmetrics whose state is made of tensors
+    (:func:`~torchferry.check.flow.vocab.tensor_state_metric`)?"""
+    made = ev.first(model, Op.MADE)
+    return made is not None and vocab.tensor_state_metric(made.text.split("(", 1)[0])
+
+
 def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
     """A ``torch.nn`` layer with weights, a torchvision model, or a class of the run that
     holds parameters."""
@@ -1383,7 +1413,7 @@ def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
     if name.startswith("torch.nn."):
         layer = name.rsplit(".", 1)[-1]
         return layer in PARAM_LAYERS or layer in vocab.CONTAINERS
-    if name.startswith(vocab.MODEL_ZOOS):
+    if name.startswith(vocab.MODEL_ZOOS) or vocab.tensor_state_metric(name):
         return True
     info = ff.class_of(model)
     return info is not None and info.is_module and holds_parameters(info)
@@ -1401,12 +1431,15 @@ def _left_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, built:
     placed = "made on the device" if moved.op is Op.MADE else "moved to the device"
     how = f"made of what every call of this function passes, {placed} at {ev.where(moved)}" \
         if through else f"{placed} at {ev.where(moved)}"
+    metric = c.callee is Callee.MODULE and _metric(c.func)
+    error = "\"Expected all tensors to be on the same device\" (its state is on the CPU)" if metric \
+        else "\"Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same\""
+    what = "metric" if metric else "model"
     f = ctx.finding(
         CODE, c.node,
         f"{shown} is {placed} but `{name}` never is{' moved' if moved.op is Op.MADE else ''}: on a GPU machine "
-        "this call fails with \"Input type (torch.cuda.FloatTensor) and weight type "
-        f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)")
-    steps = (ev.step(ctx, built, f"the model is built on the CPU at {ev.where(built)} and never moved"),
+        f"this call fails with {error}; move the {what} once (`{name}.to(device)`)")
+    steps = (ev.step(ctx, built, f"the {what} is built on the CPU at {ev.where(built)} and never moved"),
              ev.step(ctx, moved, f"{shown} is {how}"),
              ev.at(ctx, c.node, f"they meet in `{call}(...)` here"))
     return replace(f, evidence=steps)
@@ -1522,6 +1555,8 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
     model = c.func
     if _data_parallel(model):
         return False
+    if _metric(model):
+        return True  # (its state is where it was built, whatever its name says)
     made = next((o for o in reversed(model.origins) if o.op is Op.MADE), None)
     if made is not None and made.path is None and isinstance(made.node, ast.Call) \
             and builds_weights(ctx.flow, made.node) is False:
