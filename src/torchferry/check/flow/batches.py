@@ -16,7 +16,7 @@ from __future__ import annotations
 import ast
 
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
-from torchferry.check.flow.lattice import CPU, Kind, Op, Value, Where
+from torchferry.check.flow.lattice import CPU, Basis, Kind, Op, Origin, Value, Where
 from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES
 
 
@@ -66,3 +66,57 @@ def whole_batch_of(a: ast.AST, loop: ast.AST) -> bool:
     """The whole batch of ``for batch in loader`` (not one of its items)."""
     target = getattr(loop, "target", None)
     return isinstance(target, ast.Name) and isinstance(a, ast.Name) and a.id == target.id
+
+
+def made_item(v: Value) -> Origin | None:
+    """Where the run made ``v``, an item of a loader's batch, on the CPU: the loader's
+    dataset is of a class of the run whose ``__getitem__`` makes it there, or its
+    ``collate_fn`` does (:func:`torchferry.check.flow.protocols.dataset_batch`), and
+    nothing moved it since.  None for the item of a batch of unknown make."""
+    if not v.origins or v.origins[0].op is not Op.BATCH:
+        return None
+    return _made_on_the_cpu(v)
+
+
+def _made_on_the_cpu(v: Value) -> Origin | None:
+    if v.kinds != {Kind.BATCH} or v.places != {CPU} or v.basis is Basis.HINT:
+        return None
+    if any(o.op in _NOT_MADE for o in v.origins):
+        return None
+    return next((o for o in v.origins if o.op is Op.MADE), None)
+
+
+_NOT_MADE = frozenset({Op.MOVED, Op.LOADED, Op.PARAM, Op.OUTPUT, Op.RETURNED})
+
+
+def param_batch_targets(iterated: ast.expr, target: ast.expr) -> tuple[str, list[tuple[ast.Name, int | None]]] | None:
+    """For ``for x, y in loader`` (``enumerate(loader)``, ``tqdm(loader)``) over a name:
+    the name, and each name the loop binds to an item of what it yields with the item's
+    position (None: the whole of it, ``for batch in loader``).  The interpretation asks
+    whether the name is a parameter as it came in (:attr:`ScopeResult.param_batches`)."""
+    if isinstance(iterated, ast.Call) and isinstance(iterated.func, ast.Name) \
+            and iterated.func.id in ("enumerate", "tqdm") and len(iterated.args) == 1 \
+            and not any(k.arg is None for k in iterated.keywords):
+        if iterated.func.id == "enumerate":
+            if not isinstance(target, (ast.Tuple, ast.List)) or len(target.elts) != 2:
+                return None
+            target = target.elts[1]
+        iterated = iterated.args[0]
+    if not isinstance(iterated, ast.Name):
+        return None
+    if isinstance(target, ast.Name):
+        return iterated.id, [(target, None)]
+    if isinstance(target, (ast.Tuple, ast.List)) and not any(isinstance(e, ast.Starred) for e in target.elts):
+        return iterated.id, [(e, i) for i, e in enumerate(target.elts) if isinstance(e, ast.Name)]
+    return None
+
+
+def loader_item_made(loader: Value, index: int | None) -> Origin | None:
+    """Where the run made, on the CPU, the item ``index`` (None: the whole) of each batch
+    of ``loader`` (:func:`made_item`), or None."""
+    item = loader.item if loader.is_(Kind.LOADER) else None
+    if item is not None and index is not None:
+        item = item.elts[index] if item.elts is not None and 0 <= index < len(item.elts) else None
+    if item is None or item.elts is not None or item.item is not None or item.keys is not None:
+        return None
+    return _made_on_the_cpu(item)

@@ -17,6 +17,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import torchferry.check.flow.distributions as distributions
+import torchferry.check.flow.protocols as protocols
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee, CallEvent
 from torchferry.check.flow.lattice import (
@@ -185,6 +186,9 @@ class Evaluator:
             return base  # ``x.shape[1:]``: still a size
         if base.elts is not None or base.keys is not None or base.item is not None:
             return element(base, index)
+        own = protocols.indexed(self, base, node.value, self.values.get(id(key), UNKNOWN))
+        if own is not None:
+            return own
         if isinstance(index, int):  # ``batch[0]`` of a parameter: what the calls pass there
             return self.i.param_item(base, index, node, self._item_of(base, key))
         return self._item_of(base, key)
@@ -225,6 +229,9 @@ class Evaluator:
         batch on the CPU (its origin is ``node``, the loop)."""
         if source is None and isinstance(node, (ast.For, ast.AsyncFor, ast.comprehension)):
             source = node.iter
+        own = protocols.iterated(self, it, source)
+        if own is not None:
+            return own
         if it.is_(Kind.LOADER):
             batch = _origin(Op.BATCH, node, "batch")
             if it.item is not None and it.item.elts is not None:  # a collate's tuple

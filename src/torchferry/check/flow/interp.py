@@ -13,6 +13,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
+from torchferry.check.flow.batches import param_batch_targets
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import MeetEvent, ScopeResult
 from torchferry.check.flow.lattice import (
@@ -317,7 +318,27 @@ class Interp:
         item = self.ev.iterate(it, st)
         # a loader yields at least one batch: after the loop its target names hold what the
         # last iteration left in them, not what they held before the loop
-        return self._loop(st, lambda: self.bind(st.target, item), _batch_names(st.target, item))
+        return self._loop(st, lambda: self._bind_loop(st, item), _batch_names(st.target, item))
+
+    def _bind_loop(self, st: ast.For | ast.AsyncFor, item: Value) -> None:
+        """Bind the loop's target; a name bound to (an item of) what a parameter as it came
+        in yields gets an origin that says so (:attr:`ScopeResult.param_batches`)."""
+        self.bind(st.target, item)
+        found = param_batch_targets(st.iter, st.target)
+        k = self.param_index.get(found[0]) if found is not None else None
+        given = self.env.get(found[0]) if found is not None else None
+        if found is None or k is None or given is None or given != self._entry.get(found[0]) \
+                or given.kinds not in (None, {Kind.LOADER}):
+            return
+        for name, index in found[1]:
+            v = self.env.get(name.id)
+            if v is None or v.places is None:
+                continue
+            text = f"{self.res.params[k]}'s item" if index is None else f"{self.res.params[k]}'s item [{index}]"
+            origin = Origin(Op.PARAM, name.lineno, name.col_offset, text, node=name)
+            if len(v.origins) < ORIGIN_CAP:  # (last: the value stays what it was to the rest)
+                self.env[name.id] = v._replace(origins=(*v.origins, origin))
+            self.res.param_batches[id(name)] = (k, index)
 
     def st_while(self, st: ast.While) -> bool:
         return self._loop(st, lambda: self.ev.eval(st.test))

@@ -1304,6 +1304,9 @@ _NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(",
 #: (``\b`` first: a name is tried from its first character only, not again from each later
 #: one; the same names, a third less CPU)
 _CALLED = re.compile(r"\b(\w+)\(")
+#: a scope that iterates (``for x in obj``, a comprehension, ``iter(obj)``): it may run an
+#: ``__iter__`` of the file
+_ITERATES = re.compile(r"\bfor\b[^\n]*\bin\b|\biter\(")
 _STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu|append|extend|insert)\("
                      r"|self\.\w+\[[^\]\n]*\]\s*=(?!=)|register_|setattr")
 
@@ -1316,6 +1319,9 @@ def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:
     names = {id(n): n.name for n in scopes if id(n) in texts}  # type: ignore[attr-defined]
     relevant = {k for k, t in texts.items() if any(x in t for x in _NEEDLES)}
     calls = {k: set(_CALLED.findall(t)) for k, t in texts.items() if k not in relevant}
+    for k, c in calls.items():  # a loop calls the ``__iter__`` of what it iterates over
+        if _ITERATES.search(texts[k]):
+            c.add("__iter__")
     called = {names[k] for k in relevant}
     while True:
         more = {k for k, c in calls.items() if c & called}

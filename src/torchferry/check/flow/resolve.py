@@ -7,6 +7,7 @@ import ast
 from typing import TYPE_CHECKING
 
 import torchferry.check.flow.distributions as distributions
+import torchferry.check.flow.protocols as protocols
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.built import Argument, init_places, weightless_layer
 from torchferry.check.flow.converted import param_names
@@ -239,7 +240,8 @@ def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
         return loader._replace(item=Value(frozenset((Kind.BATCH,)), None, loader.origins, Basis.HINT))
     fn = next((k.value for k in node.keywords if k.arg == "collate_fn"), None)
     if fn is None:
-        return loader
+        made = protocols.dataset_batch(ev, node)
+        return loader if made is None else loader._replace(item=made)
     target: tuple[FileFlow, ast.AST] | None = None
     if isinstance(fn, ast.Name) and isinstance(ev.ff.definition(fn.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
         target = (ev.ff, ev.ff.defs[fn.id])
@@ -987,6 +989,9 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         return _call_of(ev, node, name, g, args, kws)
     if name in vocab.SCALAR_BUILTINS or name in _ITERATING:
         return builtin_call(ev, node, name, args, kws)
+    made = _built_in_container(ev, node, name, args, kws) if g is None else None
+    if made is not None:
+        return ev.record(node, Callee.BUILTIN, name, UNKNOWN, None, args, kws, made)
     star = ff.star_definition(name)
     if star is not None:
         return project_call(ev, node, star[0], star[1], args, kws)
@@ -1093,6 +1098,17 @@ def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws)
     else:
         v = Value.of(Kind.SCALAR if name not in ("print", "str", "repr") else Kind.OTHER)
     return ev.record(node, Callee.BUILTIN, name, UNKNOWN, None, args, kws, v)
+
+
+def _built_in_container(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value | None:
+    """``dict(input_ids=ids, attention_mask=mask)``: a mapping of those values;
+    ``map(self.to_cuda, loader)``: what the function makes of each item
+    (:func:`~torchferry.check.flow.protocols.mapped`); None for anything else."""
+    if name == "dict" and not node.args and kws and all(k != "**" for k, _ in kws):
+        return container(keys=tuple(kws))
+    if name == "map" and name not in ev.ff.defs:
+        return protocols.mapped(ev, node, list(args))
+    return None
 
 
 def _static(fn: ast.AST) -> bool:

@@ -135,6 +135,10 @@ unsafe: a global, an attribute or a function's return may be a NumPy array, on w
 gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
+What a class of the run yields is followed through its `__iter__` (its `yield`s, the
+container it returns, `map(self.to_cuda, iter(self.loader))` of a method that moves each
+batch) and `__getitem__`, but not for an `nn.Module`, an `__iter__` returning `self`, or a
+`yield from`.
 A tensor that comes in as a parameter is placed only by the calls of the run: one given
 by a file that is not checked with it (`ferry check utils.py` alone, or a helper whose file
 more than eight checked files import), a method's parameter given by another file, or an

@@ -149,6 +149,19 @@ A call that runs the module it is given first on the input it is given second
 `writer.add_graph(model, images)`) counts as that module's call on that input in the
 third form's loader over a torchvision dataset and in the fourth form.
 
+In the fourth form the input may also come from the run's own containers: what `for x in
+obj`, `next(iter(obj))` or `obj[i]` gives by the class's `__iter__` (its `yield`s, or the
+items of the container it returns, `return iter(self.items)`; `map(self.prepare, loader)`
+gives what the method returns for each item) or `__getitem__`; an item of the batches
+of a `DataLoader` over a dataset of the run whose `__getitem__` makes its tensors on the
+CPU (`return torch.tensor(self.x[i]), torch.tensor(self.y[i])`), given no `collate_fn` and
+no `**` mapping, in the scope that builds the loader or in a function every call of the run
+hands the loader to, directly or through the callers' own parameters (`for step, (x, y)
+in enumerate(loader): model(x)` in `train(loader, model)`); or the values of the mapping
+of `model(**inputs)` (also `model(**inputs, labels=y)`): a dict literal, `dict(...)` of
+keywords or a comprehension whose every value that may be a tensor was made on the CPU
+and never moved (`inputs = {"input_ids": torch.tensor(ids)}`).
+
 In the third and fourth forms, a global model that the calling function finds unmoved is on
 the device when a caller of that function moves it in place (`model.to(device)` as a
 statement of its body, in no branch or loop) and then calls the function in a later
@@ -259,6 +272,14 @@ device): self.x = self.x.to(device)`) is not placed on the device after its in-p
 only left unknown.  A global model moved in place by a
 caller counts only for the function that caller calls directly after the move, not for
 the functions that function calls in turn.
+The run's containers are followed only for a class that is not an `nn.Module`; an
+`__iter__` that returns `self` (with a `__next__`) or uses `yield from` gives nothing known,
+and a dataset whose `__getitem__` reads tensors its `__init__` was given (`self.x[i]` of a
+tensor argument) yields batches of unknown make.  A loop over a loader parameter is
+followed only when it iterates the parameter itself (`loader`, `enumerate(loader)`,
+`tqdm(loader)`) and the item reaches the model unchanged; a mapping of unknown values (a
+tokenizer's output handed on through parameters or lists of requests, a library's
+`BatchEncoding({...})`) is not checked.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load` (the fourth form excepted, given a
 `map_location` that is a device), passed to another call (`DataParallel`,
@@ -291,7 +312,13 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
-from torchferry.check.flow.batches import batch_moves, unmoved_item, whole_batch_of
+from torchferry.check.flow.batches import (
+    batch_moves,
+    loader_item_made,
+    made_item,
+    unmoved_item,
+    whole_batch_of,
+)
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.feeds import Feed, call_feeds
 from torchferry.check.flow.first_run import first_run
@@ -1091,7 +1118,11 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     if model is None or arg is None:
         return None
     a, v = arg
-    made = _cpu_made(v) or _tokenized(res, a, v) if item is None else _item_made(ff, res, v, item)
+    made = (_cpu_made(v) or _tokenized(res, a, v) or _param_batch_item(ff, res, v)
+            if item is None else _item_made(ff, res, v, item))
+    mapped = _mapped_input(c) if made is None and generating is None and c.callee is Callee.MODULE else None
+    if mapped is not None:
+        a, made = mapped
     if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
         return None
     moved = _model_at_call(ff, res, c) if c.callee is Callee.MODULE else _model_on_device(ff, res, model)
@@ -1099,7 +1130,7 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
         return None
     if isinstance(a, ast.Starred):
         return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
-    return _made_finding(ctx, c, a, moved, made, first)
+    return _made_finding(ctx, c, a, moved, made, first, mapping=mapped is not None)
 
 
 def _item_of_sequence(res: ScopeResult, c: CallEvent) -> int | None:
@@ -1513,6 +1544,48 @@ def _input(c: CallEvent) -> tuple[ast.expr, Value] | None:
     return unpacked[0] if len(unpacked) == 1 else None
 
 
+def _param_batch_item(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0) -> Origin | None:
+    """Where the run made ``v`` on the CPU when it is (an item of) what a loop over a
+    loader parameter yields, unmoved (``for x, y in loader: model(x)`` in ``train(loader,
+    model)``), and every call of the run passes a loader whose batches are made on the CPU
+    there (:func:`loader_item_made`), itself or through its callers' own parameters."""
+    if v.kinds is not None and v.kinds != {Kind.BATCH} or v.places is not None and ACCEL in v.places \
+            or any(o.op not in (Op.PARAM, Op.BATCH) for o in v.origins):
+        return None
+    at = next((res.param_batches[id(o.node)] for o in v.origins
+               if o.op is Op.PARAM and id(o.node) in res.param_batches), None)
+    return _passed_loader(ff, res, at[0], at[1], depth) if at is not None else None
+
+
+def _passed_loader(ff: FileFlow, res: ScopeResult, k: int, index: int | None, depth: int) -> Origin | None:
+    """:func:`_param_batch_item` for parameter ``k`` of ``res``: the callers' loaders."""
+    found: list[Origin | None] = []
+    for other, caller, _, given in _callers(ff, res, k) or ():
+        p = next(iter(given.places)) if given.places and len(given.places) == 1 else None
+        if p is not None and p.where is Where.PARAM and depth < 3 and given.kinds in (None, {Kind.LOADER}):
+            found.append(_in_file(_passed_loader(other, caller, int(p.ref), index, depth + 1), other, ff))
+        else:
+            found.append(_in_file(loader_item_made(given, index), other, ff))
+    return found[0] if found and all(f is not None for f in found) else None
+
+
+def _mapped_input(c: CallEvent) -> tuple[ast.expr, Origin] | None:
+    """The mapping of ``model(**inputs)`` (``model(**inputs, labels=y)``) whose values are
+    the model's inputs, and where they were made, when the analysis knows its values (a
+    dict literal, ``dict(...)`` of keywords, a comprehension) and every one that may be a
+    tensor was made on the CPU and never moved (:func:`_cpu_made`)."""
+    for k, (name, v) in zip(c.node.keywords, c.keywords, strict=False):
+        if name != "**" or v.elts is not None or v.keys is None and v.item is None:
+            continue
+        values = [x for _, x in v.keys or ()] + ([v.item] if v.item is not None else [])
+        tensors = [x for x in values if x.kinds is None or x.may_be(Kind.TENSOR) or x.may_be(Kind.BATCH)]
+        made = [_cpu_made(x) for x in tensors]
+        first = made[0] if made else None
+        if first is not None and all(m is not None for m in made):
+            return k.value, first
+    return None
+
+
 def _tokenized(res: ScopeResult, a: ast.expr, v: Value) -> Origin | None:
     """Where ``a``, a name, was made by a call given ``return_tensors="pt"`` and no
     ``device`` (a tokenizer or a processor of transformers: its tensors are made on the
@@ -1537,7 +1610,10 @@ def _tokenized(res: ScopeResult, a: ast.expr, v: Value) -> Origin | None:
 def _cpu_made(v: Value) -> Origin | None:
     """Where ``v`` was made, if it is surely a tensor the run built on the CPU (in this file,
     or in another that a function or class of the run hands it from) and never moved (not a
-    batch, a parameter, a module's output or a loaded value)."""
+    batch of unknown make, a parameter, a module's output or a loaded value; an item of a
+    batch the run made on the CPU, :func:`made_item`, is)."""
+    if v.is_(Kind.BATCH):
+        return made_item(v)
     if not v.is_(Kind.TENSOR) or v.places != {CPU} or v.basis is Basis.HINT:
         return None
     if any(o.op in _NOT_MADE_HERE for o in v.origins):
@@ -1569,7 +1645,9 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
 
 
 def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin,
-                  first: bool = False, x: str | None = None) -> Finding:
+                  first: bool = False, x: str | None = None, mapping: bool = False) -> Finding:
+    """The finding of :func:`_made_here` (``x``: how the input is written, when not ``a``;
+    ``mapping``: ``a`` is the mapping of ``model(**a)``, whose values are the inputs)."""
     func = c.node.func
     name, x = ctx.text(func), x or ctx.text(a)
     if c.callee is Callee.METHOD and isinstance(func, ast.Attribute):
@@ -1578,10 +1656,12 @@ def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: 
     error = "Expected all tensors to be on the same device" if made.op is Op.RETURNED else \
         "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same"
     how = f'`{made.text}` with `return_tensors="pt"`' if made.op is Op.RETURNED else f"`{made.text}`"
+    what, fix = (f"the tensors of `{x}` were", f"`{{k: v.to(device) for k, v in {x}.items()}}`") \
+        if mapping else (f"`{x}` was", f"`{x}.to(device)`")
     f = ctx.finding(
         CODE, c.node,
-        f"`{name}` is on the device but `{x}` was made on the CPU and never moved: on a GPU "
-        f"machine this call fails with \"{error}\"; move it too (`{x}.to(device)`)")
+        f"`{name}` is on the device but {what} made on the CPU and never moved: on a GPU "
+        f"machine this call fails with \"{error}\"; move {'them' if mapping else 'it'} too ({fix})")
     when = " the first time the loop runs it" if first else ""
     steps = (ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}"),
              ev.step(ctx, made, f"`{x}` is made on the CPU ({how}) at {ev.where(made)} "
