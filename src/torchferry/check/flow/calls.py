@@ -206,7 +206,13 @@ class Evaluator:
             # tensors on any device
             return Value(base.kinds, frozenset(), base.origins, base.basis)
         joined = _joined_tensor_item(base, key)
-        return joined if joined is not None else part_of(base)
+        if joined is not None:
+            return joined
+        if base.is_(Kind.TENSOR) and isinstance(key, ast.Constant) and isinstance(key.value, str):
+            # ``out["preds"]`` of what was taken for a tensor (a model's output): no tensor is
+            # indexed by a string, so it is a mapping, whose values may be of any kind
+            return Value(None, base.places, base.origins, min(base.basis, Basis.INFERRED))
+        return part_of(base)
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> Value:
         self._comp_targets(node.generators)
