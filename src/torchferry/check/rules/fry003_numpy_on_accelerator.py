@@ -153,8 +153,8 @@ keyword arguments are not checked (`np.average(a, weights=t)`), nor the indices 
 unknown place on another (reassigned from a callable the analysis cannot see,
 `real_o = self.apply_fcn(o)` under `if self.fcn:`) is of unknown place after the join and
 not flagged; what a model's output holds under a string key (`extra["preds"]` of `logits,
-extra = model(x)`: a mapping, whose values may be NumPy arrays) is of unknown kind, so
-handed to a NumPy function it is not flagged (`.numpy()` on it is); so is what a model of unknown class that the file never moves returns
+extra = model(x)`: a mapping, whose values may be NumPy arrays) is not known to be a tensor,
+so handed to a NumPy function it is not flagged (`.numpy()` on it is); so is what a model of unknown class that the file never moves returns
 (`self.Q(x)` of a model given to `__init__`) when handed to a NumPy function
 (`np.asarray(self.Q(x))`), even given a tensor on the device: it is not known to be a
 tensor. A callable the analysis cannot see that brings its result home (`to_cpu(x)` of a
@@ -425,6 +425,8 @@ def _on_device(res: ScopeResult, v: Value, cuda_default: bool = False,
     v = _through_get(res, v)
     if v.kinds is None and tensor or v.kinds is not None and not v.kinds & {Kind.TENSOR, Kind.BATCH}:
         return None
+    if tensor and v.kinds is not None and Kind.NDARRAY in v.kinds:
+        return None  # (``extra["preds"]`` of a model's output: maybe a NumPy array already)
     if not v.places:
         return None  # unknown: not established
     if ACCEL in v.places:
