@@ -210,7 +210,8 @@ class Evaluator:
         joined = _joined_tensor_item(base, key)
         if joined is not None:
             return joined
-        if base.is_(Kind.TENSOR) and isinstance(key, ast.Constant) and isinstance(key.value, str):
+        if base.is_(Kind.TENSOR) and isinstance(key, ast.Constant) and isinstance(key.value, str) \
+                and base.origins and base.origins[0].op is Op.OUTPUT:
             # ``out["preds"]`` of what was taken for a tensor (a model's output): no tensor is
             # indexed by a string, so it is a mapping, whose values may be tensors there or
             # NumPy arrays (or anything else)
