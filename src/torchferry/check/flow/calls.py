@@ -60,6 +60,8 @@ _OTHER = Value.of(Kind.OTHER)
 _BUILTIN_FUNCTIONS = frozenset(n for n in dir(builtins) if not n.startswith("_")
                                and isinstance(getattr(builtins, n), types.BuiltinFunctionType))
 #: ``x.shape``: a ``torch.Size`` (or an array's tuple) of ints, wherever ``x`` lives
+#: what a value of a mapping taken for a tensor may be
+_KEYED_ITEM = frozenset((Kind.TENSOR, Kind.NDARRAY))
 _SHAPE = container(item=Value.of(Kind.SCALAR))._replace(basis=Basis.INFERRED)
 _PASS_THROUGH = frozenset({"enumerate", "iter", "tqdm", "zip", "reversed", "sorted", "list",
                            "tuple", "next"})
@@ -206,7 +208,15 @@ class Evaluator:
             # tensors on any device
             return Value(base.kinds, frozenset(), base.origins, base.basis)
         joined = _joined_tensor_item(base, key)
-        return joined if joined is not None else part_of(base)
+        if joined is not None:
+            return joined
+        if base.is_(Kind.TENSOR) and isinstance(key, ast.Constant) and isinstance(key.value, str) \
+                and base.origins and base.origins[0].op is Op.OUTPUT:
+            # ``out["preds"]`` of what was taken for a tensor (a model's output): no tensor is
+            # indexed by a string, so it is a mapping, whose values may be tensors there or
+            # NumPy arrays (or anything else)
+            return Value(_KEYED_ITEM, base.places, base.origins, min(base.basis, Basis.INFERRED))
+        return part_of(base)
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> Value:
         self._comp_targets(node.generators)

@@ -37,7 +37,8 @@ fig.add_subplot(1, 1, 1)`, `twin = ax.twinx()`), and the data setters of its art
 ax.imshow(a)`; `im.set_data(t)`, `pc.set_array(t)` of `pc = PolyCollection(verts)`) count as
 NumPy calls; so does the `data=` of `create_dataset`/`require_dataset` of an HDF5 file or group
 bound in the same scope from h5py (`with h5py.File(path, "w") as f`, `g =
-f.create_group("model")`). The values of a dict the analysis knows (a dict literal,
+f.create_group("model")`), and the `video_array` (`audio_array`) of torchvision's
+`write_video(path, frames, fps)`, which reads it with `.numpy()`. The values of a dict the analysis knows (a dict literal,
 `model.state_dict()`, also of a model handed in as a parameter, which the calls of the file
 place) keep their kind and place through `.values()` and `.items()` (`for
 name, w in model.state_dict().items(): np.save(name, w)`); a list kept in a dict local to the
@@ -87,7 +88,9 @@ decide where it lives, or whether it is a tensor at all), a model built on
 the CPU and never moved here, a value brought home under a test on its device or on
 the accelerator (`out = out.cpu() if out.is_cuda else out`, `if train_on_gpu: p = p.cpu()`),
 one arm of such a test whose other arm calls `.cpu()` (`t.numpy() if not train_on_gpu else
-t.cpu().numpy()`), the body of `if not isinstance(x, torch.Tensor)`, and the arm of a
+t.cpu().numpy()`) -- but not where an arm of the test moves the tensor to an accelerator (`p =
+p.cuda() if gpu else p.cpu()` before `p.numpy()`, `t.cuda().numpy() if gpu else
+t.cpu().numpy()`: flagged) --, the body of `if not isinstance(x, torch.Tensor)`, and the arm of a
 test that left the module on the CPU: a class whose `__init__` moves it in one arm of
 `if T:` and not in the other (`if self.training: self.net = Net().cuda()` / `else:
 self.net = Net()`), read in the other arm of the same test in a method (the same text, up to
@@ -149,7 +152,9 @@ keyword arguments are not checked (`np.average(a, weights=t)`), nor the indices 
 `np.split` (read with `__index__`, which works on the device). A value that is on the accelerator on one path and of
 unknown place on another (reassigned from a callable the analysis cannot see,
 `real_o = self.apply_fcn(o)` under `if self.fcn:`) is of unknown place after the join and
-not flagged; so is what a model of unknown class that the file never moves returns
+not flagged; what a model's output holds under a string key (`extra["preds"]` of `logits,
+extra = model(x)`: a mapping, whose values may be NumPy arrays) is not known to be a tensor,
+so handed to a NumPy function it is not flagged (`.numpy()` on it is); so is what a model of unknown class that the file never moves returns
 (`self.Q(x)` of a model given to `__init__`) when handed to a NumPy function
 (`np.asarray(self.Q(x))`), even given a tensor on the device: it is not known to be a
 tensor. A callable the analysis cannot see that brings its result home (`to_cpu(x)` of a
@@ -274,6 +279,10 @@ def _handed_to_numpy(ctx: Context, res: ScopeResult,
         yield h5.value, kv, f"`{short(ctx.text(node.func), 30)}(...)` on `data=`"
         return
     q = call.qualname or ""
+    sink = _TORCH_TO_NUMPY.get(q)
+    if sink is not None:
+        yield from _sink_arguments(ctx, call, sink)
+        return
     if not q.startswith(_LIBS) and not _plot_on_axes(ctx, res, node) or \
             q.rsplit(".", 1)[-1] in _NO_DATA:
         return
@@ -290,6 +299,33 @@ def _handed_to_numpy(ctx: Context, res: ScopeResult,
     for kw in node.keywords:  # ``accuracy_score(y_true=labels, y_pred=preds)``: data too
         kv = call.keyword(kw.arg) if kw.arg is not None else None
         if kv is not None:
+            yield kw.value, kv, f"`{fn}(...)` on `{kw.arg}={short(ctx.text(kw.value), 40)}`"
+
+
+#: functions of torch's libraries that read a tensor argument with ``.numpy()`` (so it
+#: must be on the CPU): the positions and keywords of those arguments.
+#: ``torchvision.io.write_video`` converts ``video_array`` and ``audio_array`` with
+#: ``torch.as_tensor(a).numpy()``.
+_TORCH_TO_NUMPY: dict[str, tuple[frozenset[int], frozenset[str]]] = {
+    "torchvision.io.write_video": (frozenset({1, 5}), frozenset({"video_array", "audio_array"})),
+    "torchvision.io.video.write_video": (frozenset({1, 5}),
+                                         frozenset({"video_array", "audio_array"})),
+}
+
+
+def _sink_arguments(ctx: Context, call: CallEvent, sink: tuple[frozenset[int], frozenset[str]]
+                    ) -> Iterable[tuple[ast.expr, Value, str]]:
+    """The arguments of a call of a function of :data:`_TORCH_TO_NUMPY` that it converts."""
+    node, (positions, keywords) = call.node, sink
+    fn = short(ctx.text(node.func), 30)
+    for k, (a, v) in enumerate(zip(node.args, call.args, strict=False)):
+        if isinstance(a, ast.Starred):
+            return
+        if k in positions:
+            yield a, v, f"`{fn}(...)` on `{short(ctx.text(a), 40)}`"
+    for kw in node.keywords:
+        kv = call.keyword(kw.arg) if kw.arg in keywords else None
+        if kw.arg is not None and kv is not None:
             yield kw.value, kv, f"`{fn}(...)` on `{kw.arg}={short(ctx.text(kw.value), 40)}`"
 
 
@@ -389,6 +425,8 @@ def _on_device(res: ScopeResult, v: Value, cuda_default: bool = False,
     v = _through_get(res, v)
     if v.kinds is None and tensor or v.kinds is not None and not v.kinds & {Kind.TENSOR, Kind.BATCH}:
         return None
+    if tensor and v.kinds is not None and Kind.NDARRAY in v.kinds:
+        return None  # (``extra["preds"]`` of a model's output: maybe a NumPy array already)
     if not v.places:
         return None  # unknown: not established
     if ACCEL in v.places:
@@ -531,26 +569,38 @@ def _home_under_device_test(res: ScopeResult, v: Value) -> bool:
     homes = {id(o.node) for o in v.origins if o.op is Op.MOVED and o.to == {CPU}}
     if not homes:
         return False
+    away = _moves_to_accelerator(v)
     for n in ast.walk(res.node):
         if isinstance(n, (ast.IfExp, ast.If)) and _DEVICE_TEST.search(ast.unparse(n.test)):
             arms = [n.body, n.orelse] if isinstance(n, ast.IfExp) else [*n.body, *n.orelse]
-            if any(id(x) in homes for arm in arms for x in ast.walk(arm)):
-                return True
+            inside = {id(x) for arm in arms for x in ast.walk(arm)}
+            if homes & inside and not away & inside:
+                return True  # (``x.cuda() if gpu else x.cpu()``: one arm sends it away)
     return False
 
 
-def _cpu_in_other_arm(res: ScopeResult, node: ast.AST) -> bool:
+def _moves_to_accelerator(v: Value) -> set[int]:
+    """The nodes of the moves among ``v``'s origins that put it on an accelerator and
+    nowhere else (``.cuda()``, ``.to("cuda")``)."""
+    return {id(o.node) for o in v.origins if o.op is Op.MOVED and o.to is not None and
+            ACCEL in o.to and CPU not in o.to}
+
+
+def _cpu_in_other_arm(res: ScopeResult, node: ast.AST, v: Value | None = None) -> bool:
     """``np.squeeze(t.numpy()) if not train_on_gpu else np.squeeze(t.cpu().numpy())`` (or
     the same as an ``if`` statement): the site is in one arm of a test on the device whose
     other arm brings the tensor home with ``.cpu()``, so its arm is the one taken on the
-    CPU."""
+    CPU -- unless its own arm moves the value ``v`` to an accelerator (``t.cuda().numpy()
+    if gpu else t.cpu().numpy()``)."""
+    away = _moves_to_accelerator(v) if v is not None else set()
     for n in ast.walk(res.node):
         if not isinstance(n, (ast.IfExp, ast.If)) or not _DEVICE_TEST.search(ast.unparse(n.test)):
             continue
         body = [n.body] if isinstance(n, ast.IfExp) else n.body
         orelse = [n.orelse] if isinstance(n, ast.IfExp) else n.orelse
         for here, other in ((body, orelse), (orelse, body)):
-            if any(x is node for arm in here for x in ast.walk(arm)) and any(
+            mine = [x for arm in here for x in ast.walk(arm)]
+            if any(x is node for x in mine) and not any(id(x) in away for x in mine) and any(
                     isinstance(x, ast.Call) and isinstance(x.func, ast.Attribute) and
                     x.func.attr == "cpu" for arm in other for x in ast.walk(arm)):
                 return True
@@ -575,7 +625,7 @@ def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.e
         v = v._replace(kinds=res.kind_of(v))  # a parameter used as a tensor here
     v = ctx.flow.placed_at(res, node, v)  # (``self.scores`` of a plain class: its constructions)
     origin = _on_device(res, v, cuda_default, not _numpy_method(call))
-    if origin is None or _not_a_tensor_here(res, call.node) or _cpu_in_other_arm(res, call.node) \
+    if origin is None or _not_a_tensor_here(res, call.node) or _cpu_in_other_arm(res, call.node, v) \
             or other_arm_of_move(ctx.flow, call.node, origin):
         return None
     add = ".detach().cpu()" if _may_require_grad(ctx, res, call.node, node, v) else ".cpu()"
@@ -686,7 +736,7 @@ def _stored_into_arrays(ctx: Context, res: ScopeResult, stores: list[ast.Assign]
             continue
         v = _through_get(res, v)
         origin = _on_device(res, v, cuda_default)
-        if origin is None or _not_a_tensor_here(res, st) or _cpu_in_other_arm(res, st):
+        if origin is None or _not_a_tensor_here(res, st) or _cpu_in_other_arm(res, st, v):
             continue
         name = short(ctx.text(st.value), 40)
         add = ".detach().cpu()" if _may_require_grad(ctx, res, st, st.value, v) else ".cpu()"

@@ -146,7 +146,13 @@ Not flagged, because nothing can go wrong or the author already handles it:
   through a local name bound to the attribute, in `torch.cat`, `@`, `torch.where` (not
   established here), a tensor method (`h.mul_(self.t)`), a function of the checked files, an
   index; so does a tensor whose data may be a sequence (`torch.tensor(scale)` of a parameter
-  with no default, or annotated otherwise).
+  with no default, or annotated otherwise);
+* a 1-D tensor of numbers by construction (`torch.FloatTensor([w / 2 ** s for s in
+  range(n)])`, `torch.tensor([0.5, 0.25])`: numbers as above, and a comprehension's loop
+  variable over `range`) that meets the model's tensors only through items taken with a
+  Python integer (a literal, a loop variable of `range(...)`, the counter of
+  `enumerate(...)`: `self.loss_weights[i] * loss`), in the same operations: each item is a
+  0-dim CPU tensor. Used whole or indexed by a tensor, it is flagged.
 
 ## Known limits
 Only tensors the module makes are checked, and an attribute registered as a buffer
@@ -336,6 +342,9 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
         text = user.text
     if a.attr not in info.moved and _zero_dim(m, value, a.scope) and user.scalar_tolerant(a.attr):
         return  # a 0-dim CPU tensor in elementwise operations: PyTorch accepts it
+    if a.attr not in info.moved and _numbers_1d(m, value, a.scope) and \
+            user.scalar_tolerant(a.attr, element=True):
+        return  # only its items, taken with an integer: 0-dim CPU tensors, accepted too
     yield _plain_finding(ctx, info, a, dev if dev is not None else later, use, text)
 
 
@@ -623,12 +632,14 @@ class _Class:
 
         return min(found, key=key, default=None)
 
-    def scalar_tolerant(self, attr: str) -> bool:
+    def scalar_tolerant(self, attr: str, element: bool = False) -> bool:
         """Does ``self.<attr>`` meet a tensor that moves with the model only directly (or
         through arithmetic with Python numbers) in operations that take a 0-dim CPU tensor
         with tensors on any device: an arithmetic operator other than ``@``, a comparison,
         ``torch.min/max/minimum/maximum(a, b)`` (TensorIterator's CPU scalars)?  Never
-        when a method indexes it by such a tensor."""
+        when a method indexes it by such a tensor.  With ``element``, the attribute is 1-D
+        and what counts as 0-dim is an item of it taken with a Python integer
+        (``self.w[i]``, see :func:`_int_index`), not the attribute itself."""
         sites: list[Site] = []
         for scope, self_name in self.scopes_for(attr):
             sites.extend(s for s in self._indexed_on_device(scope, attr, self_name)
@@ -638,12 +649,12 @@ class _Class:
             for s in self._mixed_in(scope, attr, self_name):
                 if self._placed_before(s, attr, self_name):
                     continue
-                if not self._tolerant_at(s.node, attr, self_name, scope, 0):
+                if not self._tolerant_at(s.node, attr, self_name, scope, 0, element):
                     return False
         return True
 
     def _tolerant_at(self, node: ast.AST, attr: str, self_name: str, scope: Scope,
-                     depth: int) -> bool:
+                     depth: int, element: bool = False) -> bool:
         """Does ``node`` take what it computes from ``self.<attr>`` only as a 0-dim CPU
         tensor where PyTorch accepts one, or as a tensor already on the model's device?
         Each operand computed from the attribute is either a local name bound to an
@@ -660,13 +671,18 @@ class _Class:
             return False
         for e in operands:
             if not self._carries(e, attr, self_name, scope, 0) or \
-                    scalar is not None and _scalar_of(e, attr, self_name):
+                    scalar is not None and _scalar_of(e, attr, self_name, self._item(scope, element)):
                 continue
-            if not self._landed(e, attr, self_name, scope, depth + 1):
+            if not self._landed(e, attr, self_name, scope, depth + 1, element):
                 return False
         return True
 
-    def _landed(self, e: ast.AST, attr: str, self_name: str, scope: Scope, depth: int) -> bool:
+    def _item(self, scope: Scope, element: bool) -> Callable[[ast.expr], bool] | None:
+        """With ``element``, what an item taken with a Python integer looks like here."""
+        return (lambda e: _int_index(self.m, e, scope)) if element else None
+
+    def _landed(self, e: ast.AST, attr: str, self_name: str, scope: Scope, depth: int,
+                element: bool = False) -> bool:
         """Is ``e``, computed from ``self.<attr>``, on the model's device: an operation
         that accepts the attribute as a CPU scalar (see :meth:`_tolerant_at`) with a
         tensor that moves with the model or one that landed there (``torch.min(self.clip,
@@ -677,10 +693,10 @@ class _Class:
                 return False
             e = b.value
         inner = _scalar_operands(self.m, e)
-        if inner is None or not self._tolerant_at(e, attr, self_name, scope, depth):
+        if inner is None or not self._tolerant_at(e, attr, self_name, scope, depth, element):
             return False
         ctx = Ctx(scope)
-        return any(self._landed(x, attr, self_name, scope, depth + 1)
+        return any(self._landed(x, attr, self_name, scope, depth + 1, element)
                    if self._carries(x, attr, self_name, scope, 0) else self._on_model(x, ctx)
                    for x in inner)
 
@@ -1299,27 +1315,86 @@ def _scalar_operands(m: Walker, node: ast.AST) -> list[ast.expr] | None:
     return None
 
 
-def _scalar_of(e: ast.expr, attr: str, self_name: str) -> bool:
+def _scalar_of(e: ast.expr, attr: str, self_name: str,
+               item: Callable[[ast.expr], bool] | None = None) -> bool:
     """Is ``e`` ``self.<attr>``, arithmetic of it with number literals (``-self.t``,
     ``self.t * 2``), or an elementwise method of one of those without arguments
-    (``self.log_alpha.exp()``): 0-dim where the attribute is?"""
+    (``self.log_alpha.exp()``): 0-dim where the attribute is?  With ``item`` (a 1-D
+    attribute), the 0-dim base is ``self.<attr>[k]`` with a ``k`` for which ``item`` holds,
+    never the attribute itself."""
+    if item is not None and isinstance(e, ast.Subscript):
+        return _scalar_of(e.value, attr, self_name) and item(e.slice)
     if isinstance(e, ast.Attribute):
-        return isinstance(e.value, ast.Name) and e.value.id == self_name and e.attr == attr
+        return item is None and isinstance(e.value, ast.Name) and e.value.id == self_name and \
+            e.attr == attr
     if isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and e.func.attr in _ELEMENTWISE \
             and not e.args and not e.keywords:
-        return _scalar_of(e.func.value, attr, self_name)
+        return _scalar_of(e.func.value, attr, self_name, item)
     if isinstance(e, ast.UnaryOp) and not isinstance(e.op, ast.Not):
-        return _scalar_of(e.operand, attr, self_name)
+        return _scalar_of(e.operand, attr, self_name, item)
     if isinstance(e, ast.BinOp) and not isinstance(e.op, ast.MatMult):
         sides = [e.left, e.right]
-        return any(_scalar_of(x, attr, self_name) for x in sides) and all(
-            is_number(x) or _scalar_of(x, attr, self_name) for x in sides)
+        return any(_scalar_of(x, attr, self_name, item) for x in sides) and all(
+            is_number(x) or _scalar_of(x, attr, self_name, item) for x in sides)
     return False
 
 
 #: tensor methods that compute elementwise, keeping a 0-dim tensor 0-dim and where it is
 _ELEMENTWISE = frozenset({"exp", "log", "sqrt", "abs", "neg", "sigmoid", "tanh", "detach", "clone",
                           "float", "double", "half"})
+
+
+def _int_index(m: Walker, k: ast.expr, scope: Scope) -> bool:
+    """Is ``k`` a Python integer: written out, or a loop variable of ``range(...)`` or the
+    counter of ``enumerate(...)`` (``for i, out in enumerate(outputs)``), bound only there?"""
+    if isinstance(k, ast.Constant):
+        return type(k.value) is int
+    if not isinstance(k, ast.Name):
+        return False
+    b = m.binding(k.id, scope, pos(k))
+    if b is None or b.how is not How.FOR or not isinstance(b.value, ast.Call) or \
+            len(scope.binds.get(k.id, [])) != 1:
+        return False
+    f = b.value.func
+    return _builtin(m, f, "range", scope) and b.path == () or \
+        _builtin(m, f, "enumerate", scope) and b.path == (0,)
+
+
+def _builtin(m: Walker, func: ast.expr, name: str, scope: Scope) -> bool:
+    """Is ``func`` the builtin ``name``, not rebound in the file?"""
+    return isinstance(func, ast.Name) and func.id == name and m.binding(name, scope, pos(func)) is None
+
+
+def _numbers_1d(m: Walker, value: ast.expr, scope: Scope) -> bool:
+    """Is ``value`` a 1-D tensor of numbers by construction: ``torch.tensor``,
+    ``torch.Tensor`` or ``torch.FloatTensor`` (and kin) of a list written out of numbers
+    (:func:`_number_data`), or of a list comprehension over ``range(...)`` whose item is
+    arithmetic of numbers and its loop variable (``[w / 2 ** s for s in range(n)]``)?"""
+    if not isinstance(value, ast.Call) or len(value.args) != 1 or \
+            any(k.arg not in ("dtype", "requires_grad") for k in value.keywords):
+        return False
+    q = m.qualname(value.func) or ""
+    if q != "torch.tensor" and not re.fullmatch(r"torch\.(\w+)?Tensor", q):
+        return False
+    data = value.args[0]
+    if isinstance(data, (ast.List, ast.Tuple)):
+        return bool(data.elts) and all(_number_data(m, e, scope) for e in data.elts)
+    if not isinstance(data, ast.ListComp) or len(data.generators) != 1:
+        return False
+    g = data.generators[0]
+    if g.ifs or not isinstance(g.target, ast.Name) or not isinstance(g.iter, ast.Call) or \
+            not _builtin(m, g.iter.func, "range", scope):
+        return False
+    return _number_arith(m, data.elt, scope, g.target.id)
+
+
+def _number_arith(m: Walker, e: ast.expr, scope: Scope, counter: str) -> bool:
+    """Is ``e`` arithmetic (no ``@``) of numbers (:func:`_number_data`) and ``counter``?"""
+    if isinstance(e, ast.BinOp) and not isinstance(e.op, ast.MatMult):
+        return _number_arith(m, e.left, scope, counter) and _number_arith(m, e.right, scope, counter)
+    if isinstance(e, ast.UnaryOp) and not isinstance(e.op, ast.Not):
+        return _number_arith(m, e.operand, scope, counter)
+    return isinstance(e, ast.Name) and e.id == counter or _number_data(m, e, scope)
 
 
 def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
