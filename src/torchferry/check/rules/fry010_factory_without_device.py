@@ -1308,7 +1308,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
             if made is not None and made.text.split("(")[0].rsplit(".", 1)[-1] in vocab.CPU_ARGUMENTS:
                 continue  # nn.CTCLoss()(log_probs, targets, lengths, ...)
-            kept = {id(a) for a in _not_wanted_on_the_cpu(ff, c, [*c.node.args, *(
+            kept = {id(a) for a in _not_wanted_on_the_cpu(ff, res, c, [*c.node.args, *(
                 k.value for k in c.node.keywords)])}
             ops = tuple(o for o in ops if id(o[0]) in kept or not _top_level(c.node, o[0]))
             if len(ops) > 1 and not _given_elsewhere(res, c.func):
