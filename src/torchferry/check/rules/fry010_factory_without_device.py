@@ -100,7 +100,9 @@ function (`r.expand(b, max_len)`, `x.view(n, -1)`, `torch.topk(t, k)`, `F.one_ho
 num_classes=n)`: a 0-dimensional tensor given there is read as its number), the calls that
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
-hands to them in its `forward`), and a module's `__init__` and the methods only it
+hands to them, or moves to the CPU, at every use in its `forward`: of a module the file
+builds, or of a model handed to a function, `predict(model, text)`, whose calls in the file
+all pass such a module), and a module's `__init__` and the methods only it
 calls (everything is on the CPU there), the arguments of a submodule taken from a module
 list by a loop (what built it, so what it does with them, is not known), and the input of a
 value stored on `self` that only

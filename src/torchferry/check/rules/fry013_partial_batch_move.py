@@ -54,14 +54,19 @@ on the CPU (sequence lengths for `pack_padded_sequence`, file names) would be wr
 such items are rarely passed to a loss, but check.
 
 ## Known limits
-An item that the called model's `forward` hands to torch on the CPU (the `lengths` of
-`pack_padded_sequence`, the targets and lengths of `ctc_loss`, directly or through its own
-helpers, for a model class of the checked files) is not flagged: it must stay there; nor is
-one that `forward` converts before any other use (`lengths = lengths.cpu().int()`,
+An item that the called model's `forward` hands, at every use, to torch on the CPU (the
+`lengths` of `pack_padded_sequence`, by position or keyword, which torch requires there; the
+targets and lengths of `ctc_loss`, directly or through its own helpers, for a model class of
+the checked files) is not flagged: it must stay there; nor is one that `forward` converts
+before any other use (`lengths = lengths.cpu().int()`, `lengths.to('cpu')`,
 `lengths.tolist()`, `int(n)`, a helper of the run that begins with `mask.to(x.device)`): it
-meets nothing where it came in.  Only a model whose class the file itself builds counts: a
-model given as a parameter (`run_evaluation(loader, model, ...)`) is of no known class
-there, and its later arguments are checked as any module's.
+meets nothing where it came in.  An item `forward` also computes with as it came in
+(`x * (lengths > 0)` besides the packing) is flagged.  The model's class is the one the file
+builds it with, or, for a model given as a parameter (`train(loader, model, device)`), the
+classes every call of the file passes for it (three calls deep; an input counts as
+belonging on the CPU only when it does for each of them); a model parameter no call of the
+file binds, or bound by a call of another file only, is of no known class, and its later
+arguments are checked as any module's.
 The items of a loader over a dataset of a class of the run whose `__getitem__` moves what
 it returns to a device (`return x.to(self.device), y`, `sample["image"].cuda()`) are not
 taken to be on the CPU: which items it moved, and what a collate function makes of them, is
