@@ -104,6 +104,11 @@ def _converts(ff: FileFlow, n: ast.Name, parents: dict[int, ast.AST], cls: Class
         if not isinstance(call, ast.Call) or call.func is not up:
             return False
         return up.attr in _CONVERTING or up.attr == "to" and _to_a_device(call)
+    if isinstance(up, ast.keyword):  # ``pack_padded_sequence(x, lengths=lengths)``
+        call = parents.get(id(up))
+        qual = ff.qualname(call.func) if isinstance(call, ast.Call) else None
+        wanted = vocab.CPU_ARGUMENTS.get(qual.rsplit(".", 1)[-1]) if qual else None
+        return wanted is not None and up.arg in wanted[1]
     if not isinstance(up, ast.Call) or n not in up.args:
         return False
     if isinstance(up.func, ast.Name) and up.func.id in _NUMBERS and up.func.id not in ff.defs:

@@ -844,6 +844,39 @@ class FileFlow:
             return None
         return self.class_called(made.node)
 
+    def classes_of(self, res: ScopeResult, module: Value, depth: int = 0) -> list[ClassInfo] | None:
+        """The classes of the run whose constructors built ``module``, a value of ``res``:
+        the one this file builds it with (:meth:`class_of`), or, for a parameter of ``res``'s
+        function used as it came in (``model(x)`` in ``def train(model, loader)``), those
+        of what every call of this file passes for it (:meth:`arguments`, three calls
+        deep).  None when one of them is not known, or no call of this file binds it.
+
+        >>> src = ("import torch.nn as nn\\nclass Net(nn.Module):\\n    pass\\n"
+        ...        "def run(model, x):\\n    return model(x)\\nrun(Net(), 1)\\n")
+        >>> ff = FileFlow(ast.parse(src), "<example>")
+        >>> res = next(r for r in ff.results() if getattr(r.node, "name", "") == "run")
+        >>> call = next(c for c in res.calls.values() if c.callee is Callee.MODULE)
+        >>> [c.node.name for c in ff.classes_of(res, call.func) or ()]
+        ['Net']
+        """
+        info = self.class_of(module)
+        if info is not None:
+            return [info]
+        k = _parameter_itself(module)
+        if k is None or depth >= 3 or k == 0 and self.method_of.get(id(res.node)) \
+                and not _static(res.node):
+            return None
+        given = self.arguments(res.node, k)
+        if not given:
+            return None
+        out: list[ClassInfo] = []
+        for caller, a in given:
+            found = self.classes_of(caller, a, depth + 1)
+            if found is None:
+                return None
+            out.extend(found)
+        return out
+
     def class_called(self, call: ast.Call) -> ClassInfo | None:
         """The class of the run whose constructor ``call``, a call of this file, is."""
         built = self.built.get(id(call))
@@ -1571,6 +1604,15 @@ def _listed_refs(v: Value) -> list[set[int]]:
     if v.item is not None and not v.places:
         return [{i} for i in _param_refs(v.item)]
     return [_param_refs(v)]
+
+
+def _parameter_itself(v: Value) -> int | None:
+    """The index of the parameter ``v`` is, as it came in (not moved, not computed with)."""
+    places = v.places or ()
+    if len(places) != 1 or not v.origins or any(o.op is not Op.PARAM for o in v.origins):
+        return None
+    p = next(iter(places))
+    return int(p.ref) if p.where is Where.PARAM else None
 
 
 def _static(fn: ast.AST) -> bool:

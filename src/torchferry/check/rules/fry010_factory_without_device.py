@@ -100,7 +100,9 @@ function (`r.expand(b, max_len)`, `x.view(n, -1)`, `torch.topk(t, k)`, `F.one_ho
 num_classes=n)`: a 0-dimensional tensor given there is read as its number), the calls that
 take some tensors on the CPU by design (the lengths of `pack_padded_sequence`, the targets
 and lengths of `ctc_loss` / `nn.CTCLoss`, and the arguments a module of the checked files
-hands to them in its `forward`), and a module's `__init__` and the methods only it
+hands to them, or moves to the CPU, at every use in its `forward`: of a module the file
+builds, or of a model handed to a function, `predict(model, text)`, whose calls in the file
+all pass such a module), and a module's `__init__` and the methods only it
 calls (everything is on the CPU there), the arguments of a submodule taken from a module
 list by a loop (what built it, so what it does with them, is not known), and the input of a
 value stored on `self` that only
@@ -1308,7 +1310,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
             if made is not None and made.text.split("(")[0].rsplit(".", 1)[-1] in vocab.CPU_ARGUMENTS:
                 continue  # nn.CTCLoss()(log_probs, targets, lengths, ...)
-            kept = {id(a) for a in _not_wanted_on_the_cpu(ff, c, [*c.node.args, *(
+            kept = {id(a) for a in _not_wanted_on_the_cpu(ff, res, c, [*c.node.args, *(
                 k.value for k in c.node.keywords)])}
             ops = tuple(o for o in ops if id(o[0]) in kept or not _top_level(c.node, o[0]))
             if len(ops) > 1 and not _given_elsewhere(res, c.func):

@@ -54,14 +54,19 @@ on the CPU (sequence lengths for `pack_padded_sequence`, file names) would be wr
 such items are rarely passed to a loss, but check.
 
 ## Known limits
-An item that the called model's `forward` hands to torch on the CPU (the `lengths` of
-`pack_padded_sequence`, the targets and lengths of `ctc_loss`, directly or through its own
-helpers, for a model class of the checked files) is not flagged: it must stay there; nor is
-one that `forward` converts before any other use (`lengths = lengths.cpu().int()`,
+An item that the called model's `forward` hands, at every use, to torch on the CPU (the
+`lengths` of `pack_padded_sequence`, by position or keyword, which torch requires there; the
+targets and lengths of `ctc_loss`, directly or through its own helpers, for a model class of
+the checked files) is not flagged: it must stay there; nor is one that `forward` converts
+before any other use (`lengths = lengths.cpu().int()`, `lengths.to('cpu')`,
 `lengths.tolist()`, `int(n)`, a helper of the run that begins with `mask.to(x.device)`): it
-meets nothing where it came in.  Only a model whose class the file itself builds counts: a
-model given as a parameter (`run_evaluation(loader, model, ...)`) is of no known class
-there, and its later arguments are checked as any module's.
+meets nothing where it came in.  An item `forward` also computes with as it came in
+(`x * (lengths > 0)` besides the packing) is flagged.  The model's class is the one the file
+builds it with, or, for a model given as a parameter (`train(loader, model, device)`), the
+classes every call of the file passes for it (three calls deep; an input counts as
+belonging on the CPU only when it does for each of them); a model parameter no call of the
+file binds, or bound by a call of another file only, is of no known class, and its later
+arguments are checked as any module's.
 The items of a loader over a dataset of a class of the run whose `__getitem__` moves what
 it returns to a device (`return x.to(self.device), y`, `sample["image"].cuda()`) are not
 taken to be on the CPU: which items it moved, and what a collate function makes of them, is
@@ -98,7 +103,7 @@ from torchferry.check.flow import (
     Where,
 )
 from torchferry.check.flow.batches import batch_moves, unmoved_item, whole_batch_of
-from torchferry.check.flow.converted import converted_params
+from torchferry.check.flow.converted import converted_params, param_names
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.feeds import callee_of
 from torchferry.check.flow.lattice import substitute
@@ -221,7 +226,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[tuple[ast.AST, list[tu
         # (a module is also given the mapping of ``model(**encoded)``)
         nodes += [k.value for k in c.node.keywords if k.arg is not None or c.callee is Callee.MODULE]
         if c.callee is Callee.MODULE:
-            nodes = _not_wanted_on_the_cpu(ff, c, nodes)
+            nodes = _not_wanted_on_the_cpu(ff, res, c, nodes)
         ops: list[tuple[ast.AST, Value]] = [(a, v) for a in nodes if (v := res.value(a)) is not None]
         if len(ops) >= 2:
             yield c.node, ops
@@ -267,22 +272,32 @@ def _functional_loss(c: CallEvent) -> bool:
         func.attr in _LOSSES and isinstance(func.value, ast.Name) and func.value.id == "F"
 
 
-def _not_wanted_on_the_cpu(ff: FileFlow, c: CallEvent, nodes: list[ast.expr]) -> list[ast.expr]:
+def _not_wanted_on_the_cpu(ff: FileFlow, res: ScopeResult, c: CallEvent,
+                          nodes: list[ast.expr]) -> list[ast.expr]:
     """The arguments of a module call less those its ``forward`` hands to torch on the
-    CPU (``decoder(features, captions, lengths)`` packs with ``lengths``) or converts before
-    any other use (``lengths = lengths.cpu().int()``, ``lengths.tolist()``, a helper of
-    the run that does ``mask.to(x.device)``): they meet nothing as they come in."""
-    info = ff.class_of(c.func)
-    method = info.method("forward") if info is not None else None
-    fwd = ff.forward_of(c.func)
-    if method is None or fwd is None:
-        return nodes
-    wanted = set(fwd.cpu_params) | converted_params(method[0].ff, method[1], method[0])
+    CPU at every use (``decoder(features, captions, lengths)`` packs with ``lengths``) or
+    converts before any other use (``lengths = lengths.cpu().int()``, ``lengths.tolist()``,
+    a helper of the run that does ``mask.to(x.device)``): they meet nothing as they come
+    in.  The module is one this file builds, or a parameter (``def train(model, loader)``)
+    every call of this file gives such a module (:meth:`FileFlow.classes_of`)."""
+    classes = ff.classes_of(res, c.func)
+    wanted: set[int] | None = None
+    params: tuple[str, ...] = ()
+    for info in classes or ():
+        method = info.method("forward")
+        if method is None:
+            return nodes
+        mine = converted_params(method[0].ff, method[1], method[0])
+        wanted = set(mine) if wanted is None else wanted & mine
+        names = param_names(method[1]) if isinstance(method[1], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            else ()
+        if params and names != params:
+            return nodes  # (forwards that name their inputs differently)
+        params = names
     if not wanted:
         return nodes
     cpu = {id(a) for i, a in enumerate(c.node.args) if i + 1 in wanted}
-    cpu |= {id(k.value) for k in c.node.keywords
-            if k.arg in fwd.params and fwd.params.index(k.arg) in wanted}
+    cpu |= {id(k.value) for k in c.node.keywords if k.arg in params and params.index(k.arg) in wanted}
     return [a for a in nodes if id(a) not in cpu]
 
 
