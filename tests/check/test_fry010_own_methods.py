@@ -146,3 +146,11 @@ def test_the_same_probe_run_after_construction_is_a_meeting() -> None:
 """
     )
     assert [f.line for f in check_source(src, "t.py", select=["FRY010"])] == [12]
+
+
+def test_a_model_the_run_builds_and_never_moves_is_quiet() -> None:
+    run = "\n\ndef main():\n    model = Scorer(10)\n    return model.predict(1, 2)\n"
+    body = "        return self.score(torch.tensor([[head, tail]]))"
+    assert check_source(MODEL.format(body=body) + run, "t.py", select=["FRY010"]) == []
+    moved = run.replace("Scorer(10)", "Scorer(10).to('cuda')")
+    assert len(check_source(MODEL.format(body=body) + moved, "t.py", select=["FRY010"])) == 1

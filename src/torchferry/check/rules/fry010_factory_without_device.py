@@ -238,7 +238,8 @@ not told apart. A legacy constructor given a tensor (which
 `torch.Tensor(t)` returns where it is) or `device=` (which it refuses off the CPU) is not
 checked, nor is one given data of unknown kind (`torch.Tensor(flags[rows].A)`: it
 returns a tensor given where it is). A method of a model is a meeting only where the model
-was moved (`model.to(device)`), or is `self` in the module's own methods; a model of
+was moved (`model.to(device)`), or is `self` in the module's own methods (not in one
+only constructors call, nor where the run builds the model and never moves it); a model of
 unknown class built elsewhere and not moved here is not followed, nor is a method of
 `self` whose only version in the checked files is abstract (`raise NotImplementedError`,
 overridden in a subclass of another file). A parameter that the function binds again
@@ -1343,14 +1344,17 @@ def _own_module(ff: FileFlow, res: ScopeResult, node: ast.expr) -> ClassInfo | N
     weights follow the model, as a submodule's do: what one of its methods hands to them
     (``self.score(batch)`` whose ``score`` runs ``self.embed(batch)``) meets them.  Not in
     a method that only constructors call (``self.forward(torch.zeros(shape)).shape``
-    probed while a model is built, before any move)."""
+    probed while a model is built, before any move), nor where the run's calls of the
+    method give it a model that stays on the CPU (:func:`_param_on_device` of ``self``)."""
     if not isinstance(node, ast.Name) or node.id != "self" or not res.params or res.params[0] != "self":
         return None
     cls = ff.method_of.get(id(res.node))
     sites = ff.call_sites.get(id(res.node), {})
     if sites and all(_module_init(ff, c) or _object_init(ff, c) for c, _ in sites.values()):
         return None  # (a shape probe that constructors run: everything is on the CPU then)
-    return cls if cls is not None and cls.is_module else None
+    if cls is None or not cls.is_module or not _param_on_device(ff, res, 0, 0):
+        return None  # (the run's calls give a model that is never moved: on the CPU)
+    return cls
 
 
 def _weighed_operands(ff: FileFlow, c: CallEvent, ops: tuple[tuple[ast.AST, Value], ...],
