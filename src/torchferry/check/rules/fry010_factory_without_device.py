@@ -21,7 +21,9 @@ of a model the code moved to a device: `policy.to(device)`, then `policy.act(obs
 masks)`), as an argument of such a method, of a module class of the run, that the method
 hands to the model's weights (to a submodule with weights, to the model itself, `self(x)`,
 or to another method of the model that does so: `vae.inference(n, c=c)` whose
-`inference` runs `self.decoder(z, c)`; not one it only converts, `c.cpu()`, or keeps), as the
+`inference` runs `self.decoder(z, c)`; not one it only converts, `c.cpu()`, or keeps; in a
+method of the module itself, `self.score_h(batch)` whose `score_h` runs
+`self.embed(batch)`, as `self.embed(batch)` written there would), as the
 input of a submodule with weights (`self.embed(positions)`; also one of a class outside the
 checked files that `__init__`, or a builder it calls, stores on `self`:
 `self.decoder = TransformerDecoder(args, embed)`, `cls.build_decoder(...)`, a factory
@@ -238,8 +240,13 @@ not told apart. A legacy constructor given a tensor (which
 `torch.Tensor(t)` returns where it is) or `device=` (which it refuses off the CPU) is not
 checked, nor is one given data of unknown kind (`torch.Tensor(flags[rows].A)`: it
 returns a tensor given where it is). A method of a model is a meeting only where the model
-was moved (`model.to(device)`); a model of unknown class built elsewhere and not moved
-here is not followed. Device tests are paired by their text only: a move under `if args.cuda:`
+was moved (`model.to(device)`), or is `self` in the module's own methods (not in one
+only constructors call, nor where the run builds the model and never moves it); a model of
+unknown class built elsewhere and not moved here is not followed, nor is a method of
+`self` whose only version in the checked files is abstract (`raise NotImplementedError`,
+overridden in a subclass of another file). A parameter that the function binds again
+anywhere (`x = torch.index_select(x, i, idx)` in a loop) is not paired with its callers'
+arguments, even where the new value stays where the parameter was. Device tests are paired by their text only: a move under `if args.cuda:`
 and a factory that the default tensor type set under `if args.cuda and
 torch.cuda.is_available():` puts on the GPU are not related. A value stored on `self` by a method that computed it from its own
 parameter is of unknown place in the other methods, even when it was also on the device
@@ -283,7 +290,7 @@ from torchferry.check.flow.arms import off_device_arm
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.lattice import number_value, param, zero_dim_made
-from torchferry.check.flow.program import FileFlow, builds_weights, holds_parameters
+from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
 from torchferry.check.flow.queries import moved_apart
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.weighed import bound_arguments, weighed_params
@@ -1306,6 +1313,11 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 weighed = _weighed_operands(ff, c, ops)
                 if weighed:
                     yield Meeting(c.node, weighed, module=func.value)
+        elif c.callee is Callee.FUNCTION and isinstance(c.node.func, ast.Attribute) and \
+                (own := _own_module(ff, res, c.node.func.value)):
+            weighed = _weighed_operands(ff, c, ops, own)  # ``self.score(b)``: as ``self.embed(b)``
+            if weighed:
+                yield Meeting(c.node, weighed, module=c.node.func.value)
         elif c.callee is Callee.MODULE:
             made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
             if made is not None and made.text.split("(")[0].rsplit(".", 1)[-1] in vocab.CPU_ARGUMENTS:
@@ -1329,12 +1341,31 @@ def _moved_model(res: ScopeResult, v: Value) -> bool:
         any(o.op is Op.MOVED for o in v.origins)
 
 
-def _weighed_operands(ff: FileFlow, c: CallEvent,
-                      ops: tuple[tuple[ast.AST, Value], ...]) -> tuple[tuple[ast.AST, Value], ...]:
-    """The operands of ``model.method(...)``, a method of a module class of the run, that
-    the method hands to the module's weights (:func:`weighed_params`: ``vae.inference(c=c)``
-    whose ``inference`` runs ``self.decoder(z, c)``)."""
-    info = ff.class_of(c.receiver) if c.receiver is not None and c.qualname else None
+def _own_module(ff: FileFlow, res: ScopeResult, node: ast.expr) -> ClassInfo | None:
+    """The module class of the run of whose method ``node`` is ``self``, if it is.  Its
+    weights follow the model, as a submodule's do: what one of its methods hands to them
+    (``self.score(batch)`` whose ``score`` runs ``self.embed(batch)``) meets them.  Not in
+    a method that only constructors call (``self.forward(torch.zeros(shape)).shape``
+    probed while a model is built, before any move), nor where the run's calls of the
+    method give it a model that stays on the CPU (:func:`_param_on_device` of ``self``)."""
+    if not isinstance(node, ast.Name) or node.id != "self" or not res.params or res.params[0] != "self":
+        return None
+    cls = ff.method_of.get(id(res.node))
+    sites = ff.call_sites.get(id(res.node), {})
+    if sites and all(_module_init(ff, c) or _object_init(ff, c) for c, _ in sites.values()):
+        return None  # (a shape probe that constructors run: everything is on the CPU then)
+    if cls is None or not cls.is_module or not _param_on_device(ff, res, 0, 0):
+        return None  # (the run's calls give a model that is never moved: on the CPU)
+    return cls
+
+
+def _weighed_operands(ff: FileFlow, c: CallEvent, ops: tuple[tuple[ast.AST, Value], ...],
+                      own: ClassInfo | None = None) -> tuple[tuple[ast.AST, Value], ...]:
+    """The operands of ``model.method(...)``, a method of a module class of the run (the
+    class ``own`` of ``self``, else the receiver's), that the method hands to the module's
+    weights (:func:`weighed_params`: ``vae.inference(c=c)`` whose ``inference`` runs
+    ``self.decoder(z, c)``)."""
+    info = own or (ff.class_of(c.receiver) if c.receiver is not None and c.qualname else None)
     method = info.method(c.qualname) if info is not None and info.is_module and c.qualname else None
     if info is None or method is None or not c.qualname:
         return ()
