@@ -112,3 +112,10 @@ def test_an_input_the_forward_does_not_move_is_flagged(name: str) -> None:
     call = next(i for i, ln in enumerate(source.splitlines(), 1)
                 if "return net(s)" in ln or "return self.q.forward(s)" in ln)
     assert _lines(FLAGGED[name]) == [call]
+
+
+def test_a_dtype_cast_in_forward_is_no_move() -> None:
+    body = _net("        x = x.to(torch.float32)\n        return self.fc(x)\n") + CALL
+    source = HEAD + body
+    call = next(i for i, ln in enumerate(source.splitlines(), 1) if "return net(s)" in ln)
+    assert _lines(body) == [call]

@@ -44,7 +44,7 @@ from typing import TYPE_CHECKING
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import converted_params, param_names
 from torchferry.check.flow.events import Callee, CallEvent
-from torchferry.check.flow.lattice import ACCEL, CPU, Kind, Op, Place, Value, Where, param
+from torchferry.check.flow.lattice import ACCEL, Kind, Op, Place, Value, Where, param
 from torchferry.check.flow.program import builds_weights
 
 if TYPE_CHECKING:
@@ -65,8 +65,8 @@ def weighed_params(ff: FileFlow, cls: ClassInfo, name: str) -> frozenset[int]:
 def moves_own_param(ff: FileFlow, cls: ClassInfo, name: str, k: int) -> bool:
     """Does method ``name`` of ``cls`` put its parameter ``k`` (``self`` is 0) where the
     module is itself before it meets the module's weights?  True when its interpretation
-    moves the parameter as it came in (``x = x.to(self.device)``, ``x.cuda()``; not a move
-    to the CPU) and never hands it unmoved to a submodule with weights (``k`` is not among
+    moves the parameter as it came in to a place that may be an accelerator
+    (``x = x.to(self.device)``, ``x.cuda()``; not a dtype cast, not a move to the CPU) and never hands it unmoved to a submodule with weights (``k`` is not among
     :func:`weighed_params`): a caller may give it a tensor from anywhere.
 
     >>> import ast
@@ -104,7 +104,7 @@ def moves_own_param(ff: FileFlow, cls: ClassInfo, name: str, k: int) -> bool:
         if c.callee is not Callee.METHOD or c.qualname not in ("to", "cuda") or recv is None:
             continue
         out = res.value(c.node)
-        if recv.places == {param(k)} and out is not None and bool(out.places) and out.places != {CPU}:
+        if recv.places == {param(k)} and out is not None and ACCEL in (out.places or ()):
             moves = True
     return moves and k not in weighed_params(ff, cls, name)
 
