@@ -62,6 +62,53 @@ def weighed_params(ff: FileFlow, cls: ClassInfo, name: str) -> frozenset[int]:
     return _weighed(ff, cls, name, set())
 
 
+def moves_own_param(ff: FileFlow, cls: ClassInfo, name: str, k: int) -> bool:
+    """Does method ``name`` of ``cls`` put its parameter ``k`` (``self`` is 0) where the
+    module is itself before it meets the module's weights?  True when its interpretation
+    moves the parameter as it came in to a place that may be an accelerator
+    (``x = x.to(self.device)``, ``x.cuda()``; not a dtype cast, not a move to the CPU) and never hands it unmoved to a submodule with weights (``k`` is not among
+    :func:`weighed_params`): a caller may give it a tensor from anywhere.
+
+    >>> import ast
+    >>> from torchferry.check.flow.program import FileFlow
+    >>> src = '''
+    ... import torch
+    ... from torch import nn
+    ... class Net(nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+    ...         self.fc = nn.Linear(4, 4).to(self.device)
+    ...     def forward(self, x):
+    ...         x = x.to(self.device) / 255.0
+    ...         return self.fc(x)
+    ...     def late(self, x):
+    ...         y = self.fc(x)
+    ...         return y + x.to(self.device)
+    ... '''
+    >>> ff = FileFlow(ast.parse(src), "m.py")
+    >>> info = ff.class_info(ff.tree.body[2])
+    >>> moves_own_param(ff, info, "forward", 1), moves_own_param(ff, info, "late", 1)
+    (True, False)
+    """
+    found = cls.method(name)
+    if found is None or k <= 0:
+        return False
+    owner, fn = found
+    res = owner.ff.summary(fn, ff)
+    if res is None:
+        return False
+    moves = False
+    for c in res.calls.values():
+        recv = c.receiver
+        if c.callee is not Callee.METHOD or c.qualname not in ("to", "cuda") or recv is None:
+            continue
+        out = res.value(c.node)
+        if recv.places == {param(k)} and out is not None and ACCEL in (out.places or ()):
+            moves = True
+    return moves and k not in weighed_params(ff, cls, name)
+
+
 def bound_arguments(call: ast.Call, params: tuple[str, ...]) -> dict[int, ast.expr]:
     """The arguments of ``call``, a call ``obj.method(...)`` of a method whose parameters
     are ``params`` (``self`` first), by the index of the parameter each is bound to

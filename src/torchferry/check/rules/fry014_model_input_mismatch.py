@@ -131,6 +131,12 @@ Flags a call `model(x)` when, in one scope,
   module's inputs on the device itself, and the input it hands on unmoved lacks its move
   there.
 
+No form reports a model on the device called on a CPU input that the model's `forward`
+moves itself: every class the model may be is a module class of the run whose `forward`
+moves the parameter that input is bound to (`x = x.to(self.device)`, `x.cuda()`; not a
+move to the CPU) before handing it to any layer with weights (`net(torch.tensor(obs))`,
+`self.q_network.forward(state)` of `def forward(self, x): x = x.to(self.device) / 255.0`).
+
 A metric of torchmetrics whose state is made of tensors (`JaccardIndex`,
 `ConfusionMatrix`, `Accuracy`, `Precision`, `Recall`, `F1Score`, `FBetaScore`,
 `Specificity`, `StatScores`, `HammingDistance`, each also as its `Binary`, `Multiclass`
@@ -280,6 +286,13 @@ followed only when it iterates the parameter itself (`loader`, `enumerate(loader
 `tqdm(loader)`) and the item reaches the model unchanged; a mapping of unknown values (a
 tokenizer's output handed on through parameters or lists of requests, a library's
 `BatchEncoding({...})`) is not checked.
+An item of a loader given a `collate_fn` that is not in the run may be no tensor at all (a
+numpy array of times, a list): the third form still reports it when another item of the
+batch is moved.  A `forward` that moves its input on some path only (`if self.use_cuda:
+x = x.cuda()`) counts as moving it (the same test may have placed the weights); a model
+that may also be of a class outside the run is not known to move it (still reported); a method
+other than `forward` called on the module (`model.decode(z)`) is asked whether it moves
+its parameter through what the method hands to its weights.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load` (the fourth form excepted, given a
 `map_location` that is a device), passed to another call (`DataParallel`,
@@ -327,7 +340,7 @@ from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import builds_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
-from torchferry.check.flow.weighed import bound_arguments, weighed_params
+from torchferry.check.flow.weighed import bound_arguments, moves_own_param, weighed_params
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
@@ -632,7 +645,7 @@ def _local(ctx: Context, m: Walker) -> Iterator[Finding]:
         args = [a for a in call.args if not isinstance(a, ast.Starred)]
         if _model_moved_here(m, ctx.flow, name, site) and not _wrapper_at(ctx.flow, call):
             cpu = next((a for a in args if _cpu_tensor(m, ctx.flow, a, site)), None)
-            if cpu is not None:
+            if cpu is not None and not _moved_by_forward(ctx.flow, call, cpu):
                 x = ctx.text(cpu)
                 yield ctx.finding(
                     CODE,
@@ -1688,6 +1701,9 @@ def _model_at_call(ff: FileFlow, res: ScopeResult, c: CallEvent) -> Origin | Non
     global of the file that the function calls unmoved, the move of it in place that
     precedes, in its caller, a call of the function (``train()`` runs ``model.to(device)``
     then ``test()``, which calls ``model(images)``)."""
+    given = _input(c)
+    if given is not None and _moves_its_input(ff, c.func, c.node, given[0]):
+        return None  # (its ``forward`` puts the input where the module is)
     moved = _model_on_device(ff, res, c.func)
     func = c.node.func
     if moved is not None or not isinstance(func, ast.Name) or isinstance(res.node, ast.Module) \
@@ -1695,6 +1711,39 @@ def _model_at_call(ff: FileFlow, res: ScopeResult, c: CallEvent) -> Origin | Non
         return moved
     at_calls = ff.moved_before_a_call(res.node, func.id)
     return _model_on_device(ff, res, at_calls) if at_calls is not None else None
+
+
+def _moved_by_forward(ff: FileFlow, call: ast.Call, arg: ast.expr) -> bool:
+    """:func:`_moves_its_input` for ``call`` as the device-flow analysis saw it (False
+    where no scope evaluated it)."""
+    res = ff.scope_of(call)
+    c = res.calls.get(id(call)) if res is not None else None
+    return c is not None and c.callee is Callee.MODULE and _moves_its_input(ff, c.func, call, arg)
+
+
+def _moves_its_input(ff: FileFlow, model: Value, call: ast.Call, arg: ast.expr) -> bool:
+    """Does the module ``model`` put the input ``arg`` of ``call`` where it is itself?  Every
+    make of it is a module class of the run (moves of it aside) whose ``forward`` moves the
+    parameter ``arg`` is bound to before that meets the weights (``x = x.to(self.device)``,
+    :func:`moves_own_param`): a CPU input is then no mismatch."""
+    classes = []
+    for o in model.origins:
+        node = o.node
+        if o.path is not None or not isinstance(node, ast.Call):
+            return False
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda"):
+            continue  # (a move of the module itself)
+        info = ff.class_called(node)
+        if info is None or not info.is_module:
+            return False
+        classes.append(info)
+    for info in classes:
+        found = info.method("forward")
+        bound = bound_arguments(call, param_names(found[1])) if found is not None else {}
+        k = next((i for i, a in bound.items() if a is arg), 0)
+        if not moves_own_param(ff, info, "forward", k):
+            return False
+    return bool(classes)
 
 
 def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
