@@ -304,7 +304,7 @@ from __future__ import annotations
 
 import ast
 import re
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
 from torchferry.check.api import Context, Finding
@@ -1163,15 +1163,7 @@ def _item_made(ff: FileFlow, res: ScopeResult, v: Value, item: int, depth: int =
     for a sequence of unknown items or when one caller passes anything else."""
     if v.elts is not None:
         return _cpu_made(v.elts[item]) if item < len(v.elts) else None
-    if not v.places or len(v.places) != 1 or depth >= 3:
-        return None
-    p = next(iter(v.places))
-    if p.where is not Where.PARAM:
-        return None
-    sites = _callers(ff, res, int(p.ref))
-    found = [_in_file(_item_made(other, caller, given, item, depth + 1), other, ff)
-             for other, caller, _, given in sites or ()]
-    return found[0] if found and all(f is not None for f in found) else None
+    return _from_callers(ff, res, v, depth, lambda o, c, g, d: _item_made(o, c, g, item, d))
 
 
 def _model_left_behind(ctx: Context) -> Iterator[Finding]:
@@ -1321,10 +1313,7 @@ def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0,
     if v.places and len(v.places) == 1 and next(iter(v.places)).where is Where.PARAM and depth < 3:
         if item is None and v.kinds is not None and not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
             return None
-        sites = _callers(ff, res, int(next(iter(v.places)).ref))
-        found = [_in_file(_input_moved(other, caller, given, depth + 1, item), other, ff)
-                 for other, caller, _, given in sites or ()]
-        return found[0] if found and all(f is not None for f in found) else None
+        return _from_callers(ff, res, v, depth, lambda o, c, g, d: _input_moved(o, c, g, d, item))
     # (an item of a moved tensor or batch is where the whole is)
     moved = ev.latest(v, Op.MOVED, Op.MADE)  # (to the device the code chose: maybe the CPU)
     if moved is not None and moved.op is Op.MADE:
@@ -1407,6 +1396,22 @@ def _callers(ff: FileFlow, res: ScopeResult, k: int) -> list[tuple[FileFlow, Sco
             return None
         out.append((other, caller, call_id, v))
     return out
+
+
+def _from_callers(ff: FileFlow, res: ScopeResult, v: Value, depth: int,
+                  answer: Callable[[FileFlow, ScopeResult, Value, int], Origin | None]) -> Origin | None:
+    """For ``v`` that lives where one parameter of ``res`` does, the answer every call of
+    the run agrees on: ``answer(file, caller, argument, depth + 1)`` of each caller's
+    argument, cited in its file (:func:`_in_file`); None past three calls, when ``v`` is not
+    a parameter's, a call is unknown (:func:`_callers`), there is none, or one answers None."""
+    if not v.places or len(v.places) != 1 or depth >= 3:
+        return None
+    p = next(iter(v.places))
+    if p.where is not Where.PARAM:
+        return None
+    found = [_in_file(answer(other, caller, given, depth + 1), other, ff)
+             for other, caller, _, given in _callers(ff, res, int(p.ref)) or ()]
+    return found[0] if found and all(f is not None for f in found) else None
 
 
 def _in_file(origin: Origin | None, other: FileFlow, ff: FileFlow) -> Origin | None:
@@ -1757,17 +1762,7 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
             return None
         placed = ev.latest(model, Op.MOVED, Op.LOADED)
         return placed if placed is not None and (placed.op is Op.MOVED or placed.to == model.places) else None
-    if len(model.places) != 1 or depth >= 3:
-        return None
-    p = next(iter(model.places))
-    if p.where is not Where.PARAM:
-        return None
-    given = _callers(ff, res, int(p.ref))
-    if not given:
-        return None
-    found = [_in_file(_model_on_device(other, caller, v, depth + 1), other, ff)
-             for other, caller, _, v in given]
-    return found[0] if found and all(f is not None for f in found) else None
+    return _from_callers(ff, res, model, depth, _model_on_device)
 
 
 def _item_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin,
