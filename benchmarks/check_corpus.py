@@ -535,12 +535,76 @@ BERTH_EXTRA: tuple[tuple[str, str], ...] = (
 DEFAULT_BERTH_CORPUS = REPO / ".corpus" / "berth"
 DEFAULT_BERTH_LABELS = REPO / "benchmarks" / "check_labels_berth.toml"
 
+#: a twelfth held-out set, gathered after the berth set had been measured: research, training,
+#: library and tutorial code (open-unmix music source separation, a real-time speech denoiser,
+#: Hedwig document classification, LAMA language-model probing, the RL Baselines3 Zoo,
+#: PyMARL multi-agent reinforcement learning, DiGress graph diffusion, learned TSP solvers,
+#: MedicalZooPytorch 3D medical segmentation, DeepHyperX hyperspectral classification,
+#: GAN_stability, ST-GCN skeleton action recognition, the Temporal Shift Module for video,
+#: pixelNeRF, RAFT optical flow, PySOT visual tracking, TabNet, a PyTorch tutorial book), none in
+#: CORPUS, EXTRA, the other held-out sets, check_split.toml or the repositories of the bug-report
+#: reproductions or the mutation programs; labelled in ``benchmarks/check_labels_cove.toml``
+#: (``--cove``; cache ``.corpus/cove``).  Source snapshots only, like the berth set.
+COVE: tuple[tuple[str, str], ...] = ()
+#: its source snapshots, checked with ``--cove --extra DIR``; ``--cove --export GIT_DIR --extra
+#: DIR`` writes them into DIR.  Left out for a file shared with a code base of a listed set:
+#: CorentinJ/Real-Time-Voice-Cloning (vocoder/distribution.py, the mixture of logistics of
+#: r9y9/wavenet_vocoder, wharf; its text normalisation is NVIDIA/tacotron2's, pier),
+#: MadryLab/robustness (cifar_models/densenet.py of kuangliu/pytorch-cifar, unseen, and
+#: inception.py of weiaicunzai/pytorch-cifar100, pier), snap-stanford/pretrain-gnns (chem/, which
+#: THUDM/GraphMAE copies, pier), CSAILVision/semantic-segmentation-pytorch (the synchronized
+#: batch norm of ajbrock/BigGAN-PyTorch, pier, and hrnet.py of HRNet/HRNet-Semantic-Segmentation,
+#: pier), jfzhang95/pytorch-deeplab-xception and zylo117/Yet-Another-EfficientDet-Pytorch (the
+#: same synchronized batch norm), Tianxiaomo/pytorch-YOLOv4 (tool/tv_reference/, torchvision's
+#: detection reference code as in facebookresearch/detr, vault, facebookresearch/dino, fresh, and
+#: facebookresearch/mae, blind), kwea123/nerf_pl (utils/optimizers.py, in
+#: gzerveas/mvts_transformer, pier), michuanhaohao/reid-strong-baseline and HobbitLong/CMC (the
+#: ResNet blocks of hszhao/semseg's model/resnet.py, pier; CMC's NCE/alias_multinomial.py is in
+#: HobbitLong/RepDistiller, wharf), mkocabas/VIBE (lib/models/resnet.py, in
+#: VainF/DeepLabV3Plus-Pytorch, wharf), rosinality/stylegan2-pytorch (op/upfirdn2d.py, in
+#: yang-song/score_sde_pytorch, jetty, and inception.py, in NVlabs/NVAE, wharf), NVIDIA/pix2pixHD
+#: (models/networks.py, in ozan-oktay/Attention-Gated-Networks, jetty), ethanfetaya/NRI
+#: (data/synthetic_sim.py, in vgsatorras/egnn, wharf) and lufficc/SSD (the VOC evaluation of
+#: chenyuntc/simple-faster-rcnn-pytorch, pier, and the augmentations of amdegroot/ssd.pytorch,
+#: dock).  IBM/pytorch-seq2seq was left out for its name, that of bentrevett/pytorch-seq2seq
+#: (EXTRA).  Not taken: mllam/neural-lam (23,993 lines of Python), graphdeeplearning/
+#: benchmarking-gnns (24,652), AIStream-Peelout/flow-forecast (21,969), HiLab-git/SSL4MIS
+#: (16,804), yuqinie98/PatchTST (14,645), Harry24k/adversarial-attacks-pytorch (14,573),
+#: tristandeleu/pytorch-meta (10,689) and cure-lab/LTSF-Linear (10,428) for their size;
+#: zhouhaoyi/Informer2020, NVlabs/MUNIT, guoshnBJTU/ASTGCN-r-pytorch, salesforce/awd-lstm-lm and
+#: microsoft/StemGNN for fewer than 2,000 lines; sanghyun-son/EDSR-PyTorch for a snapshot too
+#: large to fetch.  chaitjo/learning-tsp's vizualizations_heatmaps.ipynb was not available
+#: (large).
+COVE_EXTRA: tuple[tuple[str, str], ...] = (
+    ("sigsep/open-unmix-pytorch", "fb672c9584997c2b05e148eeaa65b4c23ed4693b"),
+    ("facebookresearch/denoiser", "8afd7c166699bb3c8b2d95b6dd706f71e1075df0"),
+    ("castorini/hedwig", "277814c401f4d17f5489e3c8c6deefc1af9eeffd"),
+    ("facebookresearch/LAMA", "5cba81b6e55d4c596ce62b0166b1acd429a47f28"),
+    ("DLR-RM/rl-baselines3-zoo", "22e3ff2450fd92033f7f032915e1f64894a09584"),
+    ("oxwhirl/pymarl", "c971afdceb34635d31b778021b0ef90d7af51e86"),
+    ("cvignac/DiGress", "780242b8d3e7d78316bb5cf90c639fb0cd4c6079"),
+    ("chaitjo/learning-tsp", "bb28f5795924d99f7e7d945695e884f8d1f7df45"),
+    ("black0017/MedicalZooPytorch", "8f40dab689841d7ff0e36aa5e583a1a1509fac3d"),
+    ("nshaud/DeepHyperX", "176e582e53df92a6b4014b022c7f67034b489889"),
+    ("LMescheder/GAN_stability", "c1f64c9efeac371453065e5ce71860f4c2b97357"),
+    ("yysijie/st-gcn", "221c0e152054b8da593774c0d483e59befdb9061"),
+    ("mit-han-lab/temporal-shift-module", "1f6a834b02120441d99fa706b7a13ccc5293c6fa"),
+    ("sxyu/pixel-nerf", "91a044bdd62aebe0ed3a5685ca37cb8a9dc8e8ee"),
+    ("princeton-vl/RAFT", "2888e15a51fa41140771d3f498ed8023cff098d1"),
+    ("STVIR/pysot", "d04028f8e18c6b27ee150a7c0d8aab9a1807219e"),
+    ("dreamquark-ai/tabnet", "2c0c4ebd2bb1cb639ea94ab4b11823bc49265588"),
+    ("chenyuntc/pytorch-book", "688951721d11cd3f92440801e1b68b65ae2e439f"),
+)
+DEFAULT_COVE_CORPUS = REPO / ".corpus" / "cove"
+DEFAULT_COVE_LABELS = REPO / "benchmarks" / "check_labels_cove.toml"
+
 
 @dataclass(frozen=True)
 class HeldOutSet:
     """A set of code bases measured apart from the corpus: its packages, snapshots, cache
     directory and labels file (``--fresh``, ``--unseen``, ``--blind``, ``--sealed``,
-    ``--vault``, ``--dock``, ``--pier``, ``--quay``, ``--wharf``, ``--jetty``, ``--berth``)."""
+    ``--vault``, ``--dock``, ``--pier``, ``--quay``, ``--wharf``, ``--jetty``, ``--berth``,
+    ``--cove``)."""
 
     flag: str
     packages: tuple[tuple[str, str], ...]
@@ -565,6 +629,7 @@ HELD_OUT_SETS: dict[str, HeldOutSet] = {
     "wharf": HeldOutSet("--wharf", WHARF, WHARF_EXTRA, DEFAULT_WHARF_CORPUS, DEFAULT_WHARF_LABELS),
     "jetty": HeldOutSet("--jetty", JETTY, JETTY_EXTRA, DEFAULT_JETTY_CORPUS, DEFAULT_JETTY_LABELS),
     "berth": HeldOutSet("--berth", BERTH, BERTH_EXTRA, DEFAULT_BERTH_CORPUS, DEFAULT_BERTH_LABELS),
+    "cove": HeldOutSet("--cove", COVE, COVE_EXTRA, DEFAULT_COVE_CORPUS, DEFAULT_COVE_LABELS),
 }
 
 
@@ -1719,6 +1784,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"joined with {DEFAULT_BERTH_LABELS.name} (cache {DEFAULT_BERTH_CORPUS.relative_to(REPO)})",
     )
     ap.add_argument(
+        "--cove",
+        action="store_true",
+        help="check the twelfth held-out set (COVE_EXTRA, with --extra DIR) instead of CORPUS, "
+        f"joined with {DEFAULT_COVE_LABELS.name} (cache {DEFAULT_COVE_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
         "--fetch-only",
         action="store_true",
         help="download and unpack the packages of the chosen set into the cache, and exit "
@@ -1731,7 +1802,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="write the snapshot of each EXTRA (--fresh: FRESH_EXTRA, --unseen: UNSEEN_EXTRA, "
         "--blind: BLIND_EXTRA, --sealed: SEALED_EXTRA, --vault: VAULT_EXTRA, --dock: DOCK_EXTRA, "
         "--pier: PIER_EXTRA, --quay: QUAY_EXTRA, --wharf: WHARF_EXTRA, --jetty: JETTY_EXTRA, "
-        "--berth: BERTH_EXTRA) "
+        "--berth: BERTH_EXTRA, --cove: COVE_EXTRA) "
         "project found in "
         "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
     )
@@ -1761,7 +1832,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(chosen) > 1:
         ap.error(
             "--fresh, --unseen, --blind, --sealed, --vault, --dock, --pier, --quay, --wharf, "
-            "--jetty and --berth are separate sets: give one"
+            "--jetty, --berth and --cove are separate sets: give one"
         )
     packages, snapshots = CORPUS, EXTRA
     for held in chosen:

@@ -183,6 +183,17 @@ def test_the_berth_labels_file_names_only_berth_code_bases() -> None:
     assert len(cc.BERTH_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.BERTH_EXTRA)
 
 
+def test_the_cove_labels_file_names_only_cove_code_bases() -> None:
+    """The cove set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_COVE_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_COVE_LABELS)
+    known = {cc._norm(n) for n, _ in cc.COVE} | {r.replace("/", "-") for r, _ in cc.COVE_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["cove"].labels == cc.DEFAULT_COVE_LABELS
+    assert len(cc.COVE_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.COVE_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -348,6 +359,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--jetty", "--half", "dev"],
         ["--berth", "--jetty"],
         ["--berth", "--half", "test"],
+        ["--cove", "--berth"],
+        ["--cove", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -370,6 +383,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "jetty-half",
         "berth-and-another",
         "berth-half",
+        "cove-and-another",
+        "cove-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(

@@ -210,6 +210,23 @@ def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
                 "jetty",
             ),
         ),
+        (
+            "cove",
+            (
+                "corpus",
+                "fresh",
+                "unseen",
+                "blind",
+                "sealed",
+                "vault",
+                "dock",
+                "pier",
+                "quay",
+                "wharf",
+                "jetty",
+                "berth",
+            ),
+        ),
     ],
 )
 def test_the_newest_code_bases_are_in_no_other_set(
