@@ -40,7 +40,13 @@ and the unified diff of each changed file, for reading the fixes one by one.
 ``--recall`` checks the reproductions of public bug reports in
 ``tests/check/recall/fixtures/`` (one file per report, citing it; each line that must be
 reported ends with ``# FRY0NN``) and prints recall per rule and the misses;
-``--fixtures DIR`` checks another set (``tests/check/recall/held/fixtures``...), and
+``--set SET`` checks a held-out report set, whose reproductions copy third-party code and
+so live outside the repository, in ``.corpus/recall/SET/fixtures``: each file is checked
+against the committed manifest ``tests/check/recall/sets/SET.toml`` (sha256 of every file)
+first, so that a figure belongs to exactly that manifest;
+``--recall-export SET --mirror GIT_DIR`` rebuilds a set's whole-file reproductions from
+clones (``GIT_DIR/OWNER+NAME``): the header, ``git show COMMIT:PATH`` and the marker
+suffixes, each checked against its digest; ``--fixtures DIR`` checks any directory, and
 ``PYTHONPATH=OTHER/src`` measures the rules of another checkout (a worktree of a fixed
 commit) instead of this one's ``src/``; the output names the rules it measured.  The
 code-base measurements follow ``PYTHONPATH`` the same way (``ferry check`` runs with that
@@ -57,6 +63,7 @@ import argparse
 import ast
 import difflib
 import hashlib
+import itertools
 import json
 import os
 import re
@@ -1638,6 +1645,318 @@ def _shown(case: RecallCase, fixtures: Path) -> str:
         return case.path.name
 
 
+# -- the report sets: committed manifests, reproductions kept outside the repository -----
+
+#: one manifest per held-out report set: every report's header facts and, per file, its
+#: size, digest and marked sites (no code: the reproductions copy third-party code, which
+#: this repository does not redistribute)
+RECALL_MANIFESTS = REPO / "tests" / "check" / "recall" / "sets"
+#: where a set's reproductions live, ``RECALL_DATA/SET/fixtures`` (ignored by git)
+RECALL_DATA = REPO / ".corpus" / "recall"
+_SUFFIX = re.compile(r"\s*#\s*FRY\d{3}(?:\s*,\s*FRY\d{3})*\s*$")
+_CODE_LINE = re.compile(r"# Code: ([\w.-]+/[\w.-]+)@([0-9a-f]{7,40}\^?)(?:\s+([^\s(]\S*))?")
+
+
+@dataclass(frozen=True)
+class Marker:
+    """A marked site: the line, the rules it expects, the exact text appended to the line."""
+
+    line: int
+    codes: tuple[str, ...]
+    suffix: str
+
+
+@dataclass(frozen=True)
+class ManifestFile:
+    """One file of a reproduction: its path inside the set's directory and what pins it."""
+
+    path: str
+    lines: int
+    sha256: str
+    header: tuple[str, ...]  #: the header lines the file starts with (not copied code)
+    markers: tuple[Marker, ...]
+
+
+@dataclass(frozen=True)
+class ManifestReport:
+    """One reproduction (a file or a directory) and the facts of its header."""
+
+    name: str
+    source: str
+    repository: str
+    commit: str
+    paths: tuple[str, ...]  #: repository paths of the copied files
+    whole: bool  #: "trimmed: nothing": every file is the repository's, markers appended
+    trimming: str
+    files: tuple[ManifestFile, ...]
+
+
+@dataclass(frozen=True)
+class ReportSet:
+    name: str
+    order: int  #: gathered after every set of a lower order
+    per_repository: int  #: how many reports one repository may give
+    reports: tuple[ManifestReport, ...]
+
+    @property
+    def fixtures(self) -> Path:
+        return recall_set_dir(self.name)
+
+
+def recall_set_dir(name: str) -> Path:
+    """Where the reproductions of report set ``name`` are read from."""
+    return RECALL_DATA / name / "fixtures"
+
+
+def _header_length(lines: Sequence[str]) -> int:
+    """How many lines of a reproduction are its header: up to the ``trimmed:`` line (or,
+    without one, the ``# Code:`` line) and the lines that close its parenthesis."""
+    block = list(itertools.takewhile(lambda s: s.startswith("#"), lines))
+    ends = [i for i, s in enumerate(block) if "trimmed" in s]
+    ends = ends or [i for i, s in enumerate(block) if s.startswith("# Code:")]
+    if not ends:
+        return 0
+    end = ends[0]
+    depth = block[end].count("(") - block[end].count(")")
+    while depth > 0 and end + 1 < len(block):
+        end += 1
+        depth += block[end].count("(") - block[end].count(")")
+    return end + 1
+
+
+def manifest_file(path: Path, rel: str) -> ManifestFile:
+    data = path.read_bytes()
+    lines = data.decode("utf-8").splitlines()
+    markers = []
+    for lineno, text in enumerate(lines, 1):
+        m = _MARKER.search(text)
+        suffix = _SUFFIX.search(text)
+        if m and suffix:
+            codes = tuple(c.strip() for c in m.group(1).split(","))
+            markers.append(Marker(lineno, codes, suffix.group(0)))
+    header = tuple(lines[: _header_length(lines)])
+    return ManifestFile(rel, len(lines), hashlib.sha256(data).hexdigest(), header, tuple(markers))
+
+
+def manifest_report(report: Path, fixtures: Path) -> ManifestReport:
+    files = _report_files(report)
+    text = files[0].read_text(encoding="utf-8")
+    code = _CODE_LINE.search(text)
+    trimmed = re.search(r"trimmed:\s*([^\n]*)", text)
+    trimming = trimmed.group(1).rstrip(").").strip() if trimmed else ""
+    if report.is_dir():
+        paths = tuple(f.relative_to(report).as_posix() for f in files)
+    else:
+        paths = (code.group(3).rstrip(",;:"),) if code and code.group(3) else ()
+    return ManifestReport(
+        name=report.name,
+        source=_source_of(files[0]),
+        repository=code.group(1) if code else "",
+        commit=code.group(2) if code else "",
+        paths=paths,
+        whole=trimming.startswith("nothing"),
+        trimming=trimming,
+        files=tuple(manifest_file(f, f.relative_to(fixtures).as_posix()) for f in files),
+    )
+
+
+def write_manifest(
+    name: str, fixtures: Path, order: int, per_repository: int, dest: Path = RECALL_MANIFESTS
+) -> Path:
+    """Write ``dest/NAME.toml`` from the reproductions in ``fixtures``."""
+    q = _toml_key
+    out = [
+        f"# The report set {name}: one [[report]] per reproduction of a public bug report, with",
+        "# its header's facts and, per file, the line count, sha256 of its bytes and marked sites.",
+        "# The reproductions themselves (third-party code) live in "
+        f".corpus/recall/{name}/fixtures/;",
+        f"# rebuild: python benchmarks/check_corpus.py --recall-export {name} --mirror GIT_DIR",
+        "",
+        "[set]",
+        f"name = {q(name)}",
+        f"order = {order}",
+        f"per_repository = {per_repository}",
+    ]
+    for report in reproductions(fixtures):
+        r = manifest_report(report, fixtures)
+        out += ["", "[[report]]", f"name = {q(r.name)}", f"source = {q(r.source)}"]
+        out += [f"repository = {q(r.repository)}", f"commit = {q(r.commit)}"]
+        out += [f"paths = [{', '.join(q(p) for p in r.paths)}]"]
+        out += [f"whole = {str(r.whole).lower()}", f"trimming = {q(r.trimming)}"]
+        for f in r.files:
+            out += ["", "[[report.file]]", f"path = {q(f.path)}", f"lines = {f.lines}"]
+            out += [f"sha256 = {q(f.sha256)}", "header = ["]
+            out += [f"  {q(h)}," for h in f.header] + ["]", "markers = ["]
+            out += [
+                f"  {{ line = {m.line}, codes = [{', '.join(q(c) for c in m.codes)}], "
+                f"suffix = {q(m.suffix)} }},"
+                for m in f.markers
+            ]
+            out += ["]"]
+    dest.mkdir(parents=True, exist_ok=True)
+    path = dest / f"{name}.toml"
+    path.write_text("\n".join(out) + "\n", encoding="utf-8")
+    return path
+
+
+def load_report_set(path: Path) -> ReportSet:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    data = tomllib.loads(path.read_text(encoding="utf-8"))
+    reports = tuple(
+        ManifestReport(
+            name=r["name"],
+            source=r["source"],
+            repository=r["repository"],
+            commit=r["commit"],
+            paths=tuple(r["paths"]),
+            whole=r["whole"],
+            trimming=r["trimming"],
+            files=tuple(
+                ManifestFile(
+                    f["path"],
+                    f["lines"],
+                    f["sha256"],
+                    tuple(f["header"]),
+                    tuple(Marker(m["line"], tuple(m["codes"]), m["suffix"]) for m in f["markers"]),
+                )
+                for f in r["file"]
+            ),
+        )
+        for r in data.get("report", [])
+    )
+    meta = data["set"]
+    return ReportSet(meta["name"], meta["order"], meta["per_repository"], reports)
+
+
+def report_sets(manifests: Path | None = None) -> dict[str, ReportSet]:
+    """Every report set with a committed manifest (in ``RECALL_MANIFESTS``), oldest first."""
+    sets = [load_report_set(p) for p in sorted((manifests or RECALL_MANIFESTS).glob("*.toml"))]
+    return {s.name: s for s in sorted(sets, key=lambda s: (s.order, s.name))}
+
+
+def rebuild_hint(name: str) -> str:
+    return (
+        f"rebuild it with: python benchmarks/check_corpus.py --recall-export {name} "
+        "--mirror GIT_DIR (GIT_DIR/OWNER+NAME: a clone or mirror of each repository)"
+    )
+
+
+def verify_set(rs: ReportSet, fixtures: Path | None = None) -> list[str]:
+    """One line per file of ``fixtures`` (default: the set's directory) that is missing,
+    differs from the manifest, or is not in it; [] when the directory is the manifest's."""
+    root = fixtures or rs.fixtures
+    if not root.is_dir():
+        return [f"{root}: report set {rs.name} is absent; {rebuild_hint(rs.name)}"]
+    problems = []
+    pinned = {f.path: f for r in rs.reports for f in r.files}
+    for rel, f in pinned.items():
+        path = root / rel
+        if not path.is_file():
+            problems.append(f"{path}: missing (report set {rs.name})")
+        elif hashlib.sha256(path.read_bytes()).hexdigest() != f.sha256:
+            problems.append(f"{path}: differs from the manifest of report set {rs.name}")
+    on_disk = {
+        f.relative_to(root).as_posix() for r in reproductions(root) for f in _report_files(r)
+    }
+    problems += [
+        f"{root / rel}: not in the manifest of {rs.name}" for rel in sorted(on_disk - set(pinned))
+    ]
+    return problems
+
+
+def rebuild_file(f: ManifestFile, original: bytes) -> bytes:
+    """A whole-file reproduction from the repository's file: header, then its lines with
+    the marker suffixes appended (the digest says whether it is the same file)."""
+    lines = original.decode("utf-8").splitlines(keepends=True)
+    head = [h + "\n" for h in f.header]
+    by_line = {m.line - len(head): m.suffix for m in f.markers}
+    body = []
+    for i, line in enumerate(lines, 1):
+        text = line.rstrip("\r\n")
+        body.append(text + by_line.get(i, "") + line[len(text) :])
+    return "".join(head + body).encode("utf-8")
+
+
+def export_report_set(rs: ReportSet, mirror: Path, out: Path) -> dict[str, list[str]]:
+    """Write each whole-file reproduction of ``rs`` under ``out`` from the git directories
+    ``mirror/OWNER+NAME``; the report names by outcome (written, present, no mirror,
+    trimmed, differs)."""
+    outcome: dict[str, list[str]] = defaultdict(list)
+    for r in rs.reports:
+        kind = _export_report(r, mirror, out)
+        outcome[kind].append(r.name)
+    return dict(outcome)
+
+
+def _export_report(r: ManifestReport, mirror: Path, out: Path) -> str:
+    if all(
+        (out / f.path).is_file()
+        and hashlib.sha256((out / f.path).read_bytes()).hexdigest() == f.sha256
+        for f in r.files
+    ):
+        return "present"
+    if not r.whole or len(r.paths) != len(r.files):
+        return "trimmed"
+    git_dir = _git_dir(mirror / r.repository.replace("/", "+"))
+    if git_dir is None:
+        return "no mirror"
+    built = []
+    for f, rel in zip(r.files, r.paths, strict=True):
+        shown = subprocess.run(
+            ["git", "--git-dir", str(git_dir), "show", f"{r.commit}:{rel}"], capture_output=True
+        )
+        if shown.returncode:
+            return "no commit"
+        data = rebuild_file(f, shown.stdout)
+        if not data.endswith(b"\n"):  # a header line ends the file's last line too
+            data += b"\n" * (hashlib.sha256(data + b"\n").hexdigest() == f.sha256)
+        if hashlib.sha256(data).hexdigest() != f.sha256:
+            return "differs"
+        built.append((out / f.path, data))
+    for path, data in built:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_bytes(data)
+    return "written"
+
+
+def _set_problems(name: str) -> list[str]:
+    sets = report_sets()
+    if name not in sets:
+        return [f"--set {name}: no manifest {RECALL_MANIFESTS / name}.toml"]
+    return verify_set(sets[name])
+
+
+def report_set_mode(args: argparse.Namespace) -> int:
+    """``--recall-manifest SET`` and ``--recall-export SET --mirror GIT_DIR``."""
+    name = args.recall_manifest or args.recall_export
+    out = recall_set_dir(name) if args.fixtures == RECALL_FIXTURES else args.fixtures
+    sets = report_sets()
+    if args.recall_manifest:
+        if not out.is_dir():
+            print(f"check_corpus: {out}: not a directory", file=sys.stderr)
+            return 2
+        old = sets.get(name)
+        order = old.order if old else max((s.order for s in sets.values()), default=0) + 1
+        path = write_manifest(name, out, order, old.per_repository if old else 1)
+        print(f"wrote {path}")
+        return 0
+    if name not in sets or args.mirror is None:
+        print(
+            f"check_corpus: --recall-export {name} needs its manifest and --mirror", file=sys.stderr
+        )
+        return 2
+    outcome = export_report_set(sets[name], args.mirror, out)
+    for kind, names in sorted(outcome.items()):
+        print(f"{kind}: {len(names)}")
+        for n in names if kind != "present" else ():
+            print(f"  {n}")
+    return 0
+
+
 # -- main ----------------------------------------------------------------------------
 
 
@@ -1703,6 +2022,32 @@ def main(argv: Sequence[str] | None = None) -> int:
         type=Path,
         default=RECALL_FIXTURES,
         help=f"with --recall: the reproductions to check (default: {RECALL_FIXTURES})",
+    )
+    ap.add_argument(
+        "--set",
+        metavar="SET",
+        help="with --recall: the reproductions of report set SET (tests/check/recall/sets/SET.toml), "
+        "read from .corpus/recall/SET/fixtures after checking each file "
+        "against the manifest",
+    )
+    ap.add_argument(
+        "--recall-export",
+        metavar="SET",
+        help="write the whole-file reproductions of report set SET from --mirror into "
+        "--fixtures (default: where --set reads them), each checked against the manifest, "
+        "and exit",
+    )
+    ap.add_argument(
+        "--mirror",
+        type=Path,
+        metavar="GIT_DIR",
+        help="with --recall-export: GIT_DIR/OWNER+NAME is a clone or mirror of each repository",
+    )
+    ap.add_argument(
+        "--recall-manifest",
+        metavar="SET",
+        help="write tests/check/recall/sets/SET.toml from the reproductions in --fixtures "
+        "(default: where --set reads them) and exit",
     )
     ap.add_argument(
         "--alone",
@@ -1823,7 +2168,15 @@ def main(argv: Sequence[str] | None = None) -> int:
         write_split(DEFAULT_SPLIT)
         print(f"wrote {DEFAULT_SPLIT}")
         return 0
+    if args.recall_manifest or args.recall_export:
+        return report_set_mode(args)
     if args.recall:
+        if args.set:
+            problems = _set_problems(args.set)
+            if problems:
+                print("\n".join(f"check_corpus: {p}" for p in problems), file=sys.stderr)
+                return 2
+            args.fixtures = recall_set_dir(args.set)
         if not args.fixtures.is_dir():
             ap.error(f"--fixtures {args.fixtures}: not a directory")
         select = () if args.select == "DEFAULT" else [c.strip() for c in args.select.split(",")]

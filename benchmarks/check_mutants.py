@@ -1,10 +1,10 @@
 """Does ``ferry check`` catch the device mistakes that bite on a GPU?  A mutation benchmark
 with the simulated GPU as the oracle.
 
-Working programs (``tests/check/mutants/fixtures/programs``: pytorch/examples scripts,
+Working programs (``.corpus/mutants/programs``: pytorch/examples scripts,
 BSD-3-Clause, copied unchanged from pytorch/examples@77f55b9, and for the ``berth`` batch
 pytorch/tutorials and aladdinpersson/Machine-Learning-Collection scripts, each with its
-license; see ``LICENSE`` and ``SOURCE.md`` there) run on synthetic data:
+license; see ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST and FashionMNIST, no downloads), ``requests`` and ``six`` stand-ins that serve a
 synthetic Cora graph and BSDS300 image set for the URLs the gcn, gat and super_resolution
@@ -39,6 +39,11 @@ mutants caught by any rule at those lines.
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
 
+The programs are other projects' files, so they are not kept in this repository:
+``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
+sha256) and the files live in ``.corpus/mutants/programs/``; a run stops (exit 2) naming a
+missing or changed file, and ``--export-programs --mirror GIT_DIR`` writes them from clones.
+
 Oracle results are cached in ``.corpus/mutants-cache.json`` (keyed by the mutant's source,
 its arguments, the simulation's source and the torch version), so that a re-run after a
 rule change only runs ``ferry check``.  Exit status 0; 2 on a usage error.
@@ -64,7 +69,10 @@ from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 HERE = REPO / "tests" / "check" / "mutants" / "fixtures"
-PROGRAMS_DIR = HERE / "programs"
+#: the working programs: third-party files, copied unchanged, kept outside the repository
+#: (ignored by git); ``PROGRAMS_MANIFEST`` pins every byte of them
+PROGRAMS_DIR = REPO / ".corpus" / "mutants" / "programs"
+PROGRAMS_MANIFEST = REPO / "tests" / "check" / "mutants" / "programs.toml"
 STUBS = HERE / "stubs"
 DEFAULT_CACHE = REPO / ".corpus" / "mutants-cache.json"
 TIMEOUT_S = 300
@@ -172,6 +180,92 @@ PROGRAMS: tuple[Program, ...] = (
     Program("rnn_gru_lstm", "rnn_gru_lstm", "pytorch_rnn_gru_lstm.py", (), batch="berth"),
     Program("simple_fullynet", "simple_fullynet", "pytorch_simple_fullynet.py", (), batch="berth"),
 )  # fmt: skip
+
+
+# -- the programs' files: a committed manifest, the files outside the repository ------
+
+
+@dataclass(frozen=True)
+class ProgramFile:
+    """One file of the programs: its path under ``PROGRAMS_DIR`` and where it comes from."""
+
+    path: str
+    repository: str
+    commit: str
+    source: str  #: its path in the repository at ``commit``
+    blob: str  #: its git blob id, the same there and here
+    sha256: str
+
+
+def program_files(manifest: Path | None = None) -> list[ProgramFile]:
+    try:
+        import tomllib
+    except ModuleNotFoundError:  # Python < 3.11
+        import tomli as tomllib  # type: ignore[no-redef]
+
+    data = tomllib.loads((manifest or PROGRAMS_MANIFEST).read_text(encoding="utf-8"))
+    return [ProgramFile(**f) for f in data["file"]]
+
+
+def programs_hint() -> str:
+    return (
+        "rebuild them with: python benchmarks/check_mutants.py --export-programs --mirror "
+        "GIT_DIR (GIT_DIR/OWNER+NAME: a clone or mirror of each repository)"
+    )
+
+
+def programs_problems(root: Path | None = None) -> list[str]:
+    """One line per file of the manifest that is missing under ``root`` (default
+    ``PROGRAMS_DIR``) or differs from it; [] when every file is as pinned."""
+    root = root or PROGRAMS_DIR
+    if not root.is_dir():
+        return [f"{root}: the mutation benchmark's programs are absent; {programs_hint()}"]
+    problems = []
+    for f in program_files():
+        path = root / f.path
+        if not path.is_file():
+            problems.append(f"{path}: missing")
+        elif hashlib.sha256(path.read_bytes()).hexdigest() != f.sha256:
+            problems.append(f"{path}: differs from {PROGRAMS_MANIFEST.name}")
+    return problems
+
+
+def export_programs(mirror: Path, out: Path) -> dict[str, list[str]]:
+    """Write each file of the manifest from ``mirror/OWNER+NAME`` (a clone or mirror) under
+    ``out`` when its digest matches; the paths by outcome."""
+    outcome: dict[str, list[str]] = defaultdict(list)
+    for f in program_files():
+        target = out / f.path
+        if target.is_file() and hashlib.sha256(target.read_bytes()).hexdigest() == f.sha256:
+            outcome["present"].append(f.path)
+            continue
+        git_dir = next(
+            (
+                d
+                for d in (
+                    mirror / f.repository.replace("/", "+") / s for s in ("repo", ".git", ".")
+                )
+                if (d / "objects").is_dir()
+            ),
+            None,
+        )
+        shown = (
+            subprocess.run(
+                ["git", "--git-dir", str(git_dir), "show", f"{f.commit}:{f.source}"],
+                capture_output=True,
+            )
+            if git_dir
+            else None
+        )
+        if shown is None or shown.returncode:
+            outcome["no mirror" if git_dir is None else "no commit"].append(f.path)
+        elif hashlib.sha256(shown.stdout).hexdigest() != f.sha256:
+            outcome["differs"].append(f.path)
+        else:
+            target.parent.mkdir(parents=True, exist_ok=True)
+            target.write_bytes(shown.stdout)
+            outcome["written"].append(f.path)
+    return dict(outcome)
 
 
 # -- mutation sites -------------------------------------------------------------------
@@ -886,7 +980,29 @@ def main(argv: Sequence[str] | None = None) -> int:
         "list the error-claiming findings on lines it executed without a device error",
     )
     ap.add_argument("--json", type=Path, metavar="FILE", help="write the results as JSON")
+    ap.add_argument(
+        "--export-programs",
+        action="store_true",
+        help="write the programs' files from --mirror into .corpus/mutants/programs, each "
+        f"checked against {PROGRAMS_MANIFEST.name}, and exit",
+    )
+    ap.add_argument(
+        "--mirror",
+        type=Path,
+        metavar="GIT_DIR",
+        help="with --export-programs: GIT_DIR/OWNER+NAME is a clone or mirror of each repository",
+    )
     args = ap.parse_args(argv)
+    if args.export_programs:
+        if args.mirror is None:
+            ap.error("--export-programs needs --mirror GIT_DIR")
+        for kind, paths in sorted(export_programs(args.mirror, PROGRAMS_DIR).items()):
+            print(f"{kind}: {len(paths)}" + "".join(f"\n  {p}" for p in paths))
+        return 0
+    problems = programs_problems()
+    if problems:
+        print("\n".join(f"check_mutants: {p}" for p in problems), file=sys.stderr)
+        return 2
     if args.max_mutants is not None and args.max_mutants < 1:
         ap.error("--max-mutants must be at least 1")
     if args.check_src is not None:

@@ -291,10 +291,13 @@ def test_the_held_out_code_bases_are_not_in_the_corpus() -> None:
 
 def test_the_unseen_code_bases_share_no_repository_with_a_bug_report() -> None:
     """A package whose repository gave a reproduction has been read: not held out."""
-    reports = Path(__file__).parent / "recall"
     sources = {
         cc.repo_key(cc._source_of(p)).split("/")[-1].lower()
-        for p in reports.glob("**/fixtures/*.py")
+        for p in cc.RECALL_FIXTURES.glob("*.py")
+    } | {
+        cc.repo_key(r.source).split("/")[-1].lower()
+        for rs in cc.report_sets().values()
+        for r in rs.reports
     }
     unseen = {cc._norm(n) for n, _ in cc.UNSEEN} | {
         r.split("/")[-1].lower() for r, _ in cc.UNSEEN_EXTRA
@@ -534,3 +537,87 @@ def test_diff_without_fix_is_a_usage_error(capsys: pytest.CaptureFixture[str]) -
         cc.main(["--diff", "out.diff"])
     assert exc.value.code == 2
     assert capsys.readouterr().err.strip().endswith("error: --diff goes with --fix")
+
+
+def _git_repo_with(tmp_path: Path, files: dict[str, str]) -> tuple[Path, str]:
+    import subprocess
+
+    src = tmp_path / "owner+name"
+    for rel, text in files.items():
+        (src / rel).parent.mkdir(parents=True, exist_ok=True)
+        (src / rel).write_text(text)
+
+    def git(*a: str) -> str:
+        return subprocess.run(
+            ["git", "-C", str(src), *a], check=True, capture_output=True, text=True
+        ).stdout
+
+    git("init", "-q")
+    git("add", ".")
+    git("-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "x")
+    return src, git("rev-parse", "HEAD").strip()
+
+
+def _reproduction(commit: str, path: str, body: str, trimmed: str = "nothing, the whole file"):
+    return (
+        "# Source: https://github.com/owner/name/issues/1\n# Report: it fails\n"
+        f"# Code: owner/name@{commit} {path}\n# trimmed: {trimmed}\n{body}"
+    )
+
+
+def test_a_report_set_manifest_pins_each_file_and_its_markers(tmp_path: Path) -> None:
+    repo, commit = _git_repo_with(tmp_path, {"pkg/m.py": "import torch\nx = torch.zeros(3)\n"})
+    fixtures = tmp_path / "set" / "fixtures"
+    fixtures.mkdir(parents=True)
+    body = "import torch\nx = torch.zeros(3)  # FRY003, FRY010\n"
+    (fixtures / "r1.py").write_text(_reproduction(commit, "pkg/m.py", body))
+    path = cc.write_manifest("demo", fixtures, 3, 1, dest=tmp_path / "sets")
+    rs = cc.report_sets(tmp_path / "sets")["demo"]
+    (report,) = rs.reports
+    assert (report.repository, report.commit, report.paths) == ("owner/name", commit, ("pkg/m.py",))
+    assert report.whole and report.source == "https://github.com/owner/name/issues/1"
+    (f,) = report.files
+    assert (f.path, f.lines, len(f.header)) == ("r1.py", 6, 4)
+    assert f.markers == (cc.Marker(6, ("FRY003", "FRY010"), "  # FRY003, FRY010"),)
+    assert "torch.zeros" not in path.read_text(), "no code line in a manifest"
+    assert cc.verify_set(rs, fixtures) == []
+    (fixtures / "r1.py").write_text(_reproduction(commit, "pkg/m.py", body + "\n"))
+    (fixtures / "r2.py").write_text("x = 1  # FRY003\n")
+    problems = cc.verify_set(rs, fixtures)
+    assert len(problems) == 2 and "r1.py: differs" in problems[0] and "r2.py: not in" in problems[1]
+    assert "--recall-export demo" in cc.verify_set(rs, tmp_path / "absent")[0]
+
+
+def test_a_report_set_is_rebuilt_byte_for_byte_from_a_clone(tmp_path: Path) -> None:
+    original = "import torch\nx = torch.zeros(3)\ny = 1"  # no newline at the end
+    repo, commit = _git_repo_with(tmp_path / "mirror", {"m.py": original, "n.py": "z = 2\n"})
+    fixtures = tmp_path / "fixtures"
+    fixtures.mkdir()
+    whole = "import torch\nx = torch.zeros(3)  # FRY003\ny = 1\n"
+    (fixtures / "r1.py").write_text(_reproduction(commit, "m.py", whole))
+    (fixtures / "r2.py").write_text(_reproduction(commit, "n.py", "z = 2  # FRY003\n", "a part"))
+    cc.write_manifest("demo", fixtures, 1, 1, dest=tmp_path / "sets")
+    rs = cc.report_sets(tmp_path / "sets")["demo"]
+    out = tmp_path / "rebuilt"
+    outcome = cc.export_report_set(rs, tmp_path / "mirror", out)
+    assert outcome == {"written": ["r1.py"], "trimmed": ["r2.py"]}
+    assert (out / "r1.py").read_bytes() == (fixtures / "r1.py").read_bytes()
+    assert cc.export_report_set(rs, tmp_path / "mirror", out)["present"] == ["r1.py"]
+    assert cc.export_report_set(rs, tmp_path / "none", tmp_path / "x")["no mirror"] == ["r1.py"]
+
+
+def test_recall_on_a_set_refuses_files_that_differ_from_its_manifest(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    fixtures = tmp_path / "data" / "demo" / "fixtures"
+    fixtures.mkdir(parents=True)
+    (fixtures / "r1.py").write_text(_reproduction("0" * 40, "m.py", "x = 1  # FRY003\n"))
+    cc.write_manifest("demo", fixtures, 1, 1, dest=tmp_path / "sets")
+    monkeypatch.setattr(cc, "RECALL_MANIFESTS", tmp_path / "sets")
+    monkeypatch.setattr(cc, "RECALL_DATA", tmp_path / "data")
+    assert cc.main(["--recall", "--set", "demo", "--select", "FRY003"]) == 0
+    assert "recall on 1 reproductions" in capsys.readouterr().out
+    (fixtures / "r1.py").write_text("x = 2\n")
+    assert cc.main(["--recall", "--set", "demo"]) == 2
+    assert "r1.py: differs from the manifest" in capsys.readouterr().err
+    assert cc.main(["--recall", "--set", "nope"]) == 2

@@ -29,6 +29,7 @@ def _load():
 
 
 cm = _load()
+SOURCE = REPO / "tests" / "check" / "mutants" / "SOURCE.md"
 
 SCRIPT = """\
 import torch
@@ -106,7 +107,15 @@ def test_moves_of_tensors_and_their_assignments_are_dropped_one_at_a_time() -> N
     assert line in SCRIPT
 
 
+def _programs_here() -> None:
+    """Skip, naming the rebuild, where the programs' files are absent or changed."""
+    problems = cm.programs_problems()
+    if problems:
+        pytest.skip(problems[0])
+
+
 def test_the_program_list_has_sites_and_licensed_sources() -> None:
+    _programs_here()
     assert (cm.PROGRAMS_DIR / "LICENSE").read_text().startswith("BSD 3-Clause License")
     for program in cm.PROGRAMS:
         ms = cm.mutants(program)
@@ -126,6 +135,7 @@ def _chosen(monkeypatch: pytest.MonkeyPatch, *argvs: list[str]) -> list[list[str
         return []
 
     monkeypatch.setattr(cm, "evaluate", fake_evaluate)
+    monkeypatch.setattr(cm, "programs_problems", lambda: [])  # selection needs no file
     for argv in argvs:
         cm.main(argv)
     return chosen
@@ -137,7 +147,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     held_out = [p for p in cm.PROGRAMS if p.held_out]
     assert len(held_out) >= 3 and len(held_out) < len(cm.PROGRAMS)
     assert {p.batch for p in cm.PROGRAMS} == set(cm.BATCHES)
-    source = (cm.PROGRAMS_DIR / "SOURCE.md").read_text()
+    source = SOURCE.read_text()
     for program in held_out:
         assert f"`{program.directory}/" in source, f"{program.name}: its origin is not recorded"
     chosen = _chosen(
@@ -165,19 +175,51 @@ def _blob_id(data: bytes) -> str:
 
 @pytest.mark.parametrize("batch", ["jetty", "berth"])
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str) -> None:
-    source = (cm.PROGRAMS_DIR / "SOURCE.md").read_text()
+    source = SOURCE.read_text()
     recorded = dict(re.findall(r"^\| `([\w/]+\.py)` \| `([0-9a-f]{40})` \|$", source, re.M))
     programs = [p for p in cm.PROGRAMS if p.batch == batch]
     assert len(programs) >= 4
     for program in programs:
         assert f"{program.directory}/{program.script}" in recorded, program.name
+    pinned = {f.path: f.blob for f in cm.program_files()}
     for name, blob in recorded.items():
-        assert _blob_id((cm.PROGRAMS_DIR / name).read_bytes()) == blob, f"{name} was edited"
+        assert pinned[name] == blob, f"{name}: the manifest and SOURCE.md disagree"
+    if not cm.programs_problems():
+        for name, blob in recorded.items():
+            assert _blob_id((cm.PROGRAMS_DIR / name).read_bytes()) == blob, f"{name} was edited"
+
+
+def test_the_manifest_pins_every_program_and_its_license() -> None:
+    files = {f.path: f for f in cm.program_files()}
+    for program in cm.PROGRAMS:
+        assert f"{program.directory}/{program.script}" in files, program.name
+        license = f"{program.directory}/LICENSE"
+        assert (
+            license in files
+            or files["LICENSE"].repository
+            == files[f"{program.directory}/{program.script}"].repository
+        ), program.name
+    for f in files.values():
+        assert re.fullmatch(r"[0-9a-f]{40}", f.commit) and re.fullmatch(r"[0-9a-f]{64}", f.sha256)
+        assert (
+            f"`{f.path}`" in SOURCE.read_text()
+            or f.path.endswith("LICENSE")
+            or (f.repository == "pytorch/examples")
+        ), f.path
+
+
+def test_a_missing_program_stops_the_run_with_the_rebuild(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr(cm, "PROGRAMS_DIR", tmp_path / "absent")
+    assert cm.main(["--list"]) == 2
+    assert "--export-programs --mirror" in capsys.readouterr().err
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
     """The berth programs come from other repositories than pytorch/examples (whose license
     is ``LICENSE`` of the programs' folder): each folder holds its own."""
+    _programs_here()
     for program in (p for p in cm.PROGRAMS if p.batch == "berth"):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
         assert text.startswith(("BSD 3-Clause License\n", "MIT License\n")), program.name
@@ -231,6 +273,7 @@ def test_the_mnist_stand_ins_say_their_split_and_tqdm_passes_the_iterable_throug
 def test_oracle_only_counts_mutants_without_running_ferry_check(
     monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
+    _programs_here()
     program = next(p for p in cm.PROGRAMS if p.batch == "jetty")
     m = cm.mutants(program)[0]
     got: dict[str, object] = {}
@@ -262,6 +305,7 @@ def test_a_cache_write_keeps_what_another_run_wrote_meanwhile(tmp_path: Path) ->
 
 
 def test_the_table_counts_only_confirmed_mutants() -> None:
+    _programs_here()
     program = cm.PROGRAMS[0]
     m = cm.mutants(program)[0]
     results = [
@@ -303,6 +347,7 @@ def test_the_oracle_confirms_a_dropped_move_and_passes_the_original(tmp_path: Pa
 def test_the_super_resolve_program_runs_on_the_checkpoint_its_setup_writes(
     tmp_path: Path,
 ) -> None:
+    _programs_here()
     program = next(p for p in cm.PROGRAMS if p.name == "super_resolution/super_resolve")
     ws = cm.Workspace(tmp_path)
     seed = ws.seed(program)  # runs main.py on the synthetic BSDS300 set
