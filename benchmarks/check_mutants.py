@@ -2,16 +2,20 @@
 with the simulated GPU as the oracle.
 
 Working programs (``.corpus/mutants/programs``: pytorch/examples scripts,
-BSD-3-Clause, copied unchanged from pytorch/examples@77f55b9, and for the ``berth`` batch
-pytorch/tutorials and aladdinpersson/Machine-Learning-Collection scripts, each with its
-license; see ``tests/check/mutants/SOURCE.md``) run on synthetic data:
+BSD-3-Clause, copied unchanged from pytorch/examples@77f55b9, for the ``berth`` batch
+pytorch/tutorials and aladdinpersson/Machine-Learning-Collection scripts and for the ``cove``
+batch kevinzakka/recurrent-visual-attention, KaiyangZhou/pytorch-center-loss and
+akamaster/pytorch_resnet_cifar10 scripts, each with its license; see
+``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
-MNIST and FashionMNIST, no downloads), ``requests`` and ``six`` stand-ins that serve a
+MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
 synthetic Cora graph and BSDS300 image set for the URLs the gcn, gat and super_resolution
-examples download, a ``tqdm`` without a progress bar, and the word language model gets a
-generated corpus.  Each lesson's mistake
+examples download, a ``tqdm`` without a progress bar, a ``tensorboard_logger`` that writes
+nothing, and the word language model gets a generated corpus.  Each lesson's mistake
 is applied as a source mutation at every applicable site of the program's script (one
-mutation per mutant; the rest of the file is byte for byte the original):
+mutation per mutant; the rest of the file is byte for byte the original; a program whose
+script is a module that another script drives names that script as its ``entry``, which
+the oracle runs):
 
 * ``drop-move``: drop the ``.to(device)`` / ``.cuda()`` of a tensor (a batch element, a
   factory's result);
@@ -38,6 +42,7 @@ mutants caught by any rule at those lines.
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
+    python benchmarks/check_mutants.py --set cove           # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -121,6 +126,14 @@ class Program:
     #: (``--set``; the default run keeps the original programs, so its figures stay
     #: comparable)
     batch: str = "original"
+    #: the script that runs, where it is not the mutated one (a ``main.py`` that drives the
+    #: mutated module); None: the mutated script runs itself
+    entry: str | None = None
+
+    @property
+    def runs(self) -> str:
+        """The script the oracle runs."""
+        return self.entry or self.script
 
     @property
     def held_out(self) -> bool:
@@ -128,9 +141,9 @@ class Program:
 
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
-#: ``jetty`` and ``berth`` (2026-12-05) were each gathered apart from the rules and measured
-#: once, blind
-BATCHES = ("original", "held-out", "jetty", "berth")
+#: ``jetty``, ``berth`` and ``cove`` (2026-12-05) were each gathered apart from the rules and
+#: measured once, blind
+BATCHES = ("original", "held-out", "jetty", "berth", "cove")
 
 
 _WLM_TRAIN = (
@@ -150,6 +163,9 @@ _WLM_GENERATE = (
 _SR_TRAIN = (
     "--upscale_factor", "4", "--batchSize", "2", "--testBatchSize", "2", "--nEpochs", "1",
     "--accel", "--threads", "0",
+)  # fmt: skip
+_CENTER_LOSS = (
+    "--max-epoch", "1", "--eval-freq", "1", "--batch-size", "48", "--workers", "0", "--plot",
 )  # fmt: skip
 
 PROGRAMS: tuple[Program, ...] = (
@@ -179,6 +195,10 @@ PROGRAMS: tuple[Program, ...] = (
     Program("buildmodel", "buildmodel", "buildmodel_tutorial.py", (), batch="berth"),
     Program("rnn_gru_lstm", "rnn_gru_lstm", "pytorch_rnn_gru_lstm.py", (), batch="berth"),
     Program("simple_fullynet", "simple_fullynet", "pytorch_simple_fullynet.py", (), batch="berth"),
+    Program("ram", "ram", "trainer.py", ("--epochs", "1", "--batch_size", "16", "--num_glimpses", "3"), batch="cove", entry="main.py"),
+    Program("center_loss", "center_loss", "main.py", _CENTER_LOSS, batch="cove"),
+    Program("center_loss/loss", "center_loss", "center_loss.py", _CENTER_LOSS, batch="cove", entry="main.py"),
+    Program("resnet_cifar10", "resnet_cifar10", "trainer.py", ("--arch", "resnet20", "--epochs", "1", "-b", "32", "--workers", "0"), batch="cove"),
 )  # fmt: skip
 
 
@@ -639,7 +659,7 @@ def oracle(ws: Workspace, m: Mutant) -> Verdict:
     try:
         if m.op == "drop-map-location":
             assert m.program.plain_args is not None
-            run = _run(work, m.program.script, m.program.plain_args, simulate=False)
+            run = _run(work, m.program.runs, m.program.plain_args, simulate=False)
             bites = (
                 run.rc != 0 and "Attempting to deserialize object on a CUDA device" in run.stderr
             )
@@ -649,7 +669,7 @@ def oracle(ws: Workspace, m: Mutant) -> Verdict:
                 _frames(run.stderr, script),
             )
         if m.op == "add-item":
-            run = _run(work, m.program.script, m.program.args, simulate=True, trips=True)
+            run = _run(work, m.program.runs, m.program.args, simulate=True, trips=True)
             syncs = sum(
                 t.get("count", 0)
                 for t in run.report.get("trips", [])
@@ -661,7 +681,7 @@ def oracle(ws: Workspace, m: Mutant) -> Verdict:
             return Verdict(
                 ok, f"{syncs} host syncs at the line" if run.rc == 0 else f"exit {run.rc}", []
             )
-        run = _run(work, m.program.script, m.program.args, simulate=True)
+        run = _run(work, m.program.runs, m.program.args, simulate=True)
         err = run.report.get("error")
         if run.rc != 0 and err:
             return Verdict(
@@ -679,11 +699,11 @@ def baseline_ok(ws: Workspace, program: Program) -> str | None:
     ``plain_args``), else why not."""
     work = ws.copy(program, "original-" + program.name.replace("/", "_"))
     try:
-        run = _run(work, program.script, program.args, simulate=True)
+        run = _run(work, program.runs, program.args, simulate=True)
         if run.rc != 0:
             return f"fails under the simulation (exit {run.rc}):\n{run.stderr[-1500:]}"
         if program.plain_args is not None:
-            run = _run(work, program.script, program.plain_args, simulate=False)
+            run = _run(work, program.runs, program.plain_args, simulate=False)
             if run.rc != 0:
                 return f"fails on the CPU (exit {run.rc}):\n{run.stderr[-1500:]}"
         return None
@@ -714,7 +734,7 @@ ERROR_RULES = frozenset({"FRY002", "FRY003", "FRY010", "FRY011", "FRY013", "FRY0
 
 _TRACE = """
 import json, os, sys, threading
-script, out = sys.argv[1], sys.argv[2]
+script, out, entry = sys.argv[1], sys.argv[2], sys.argv[3]
 target = os.path.realpath(script)
 hits = set()
 def tracer(frame, event, arg):
@@ -727,7 +747,7 @@ sys.settrace(tracer)
 threading.settrace(tracer)
 from torchferry.cli import main
 try:
-    rc = main(["run", "--simulate", "cuda", script, *sys.argv[3:]])
+    rc = main(["run", "--simulate", "cuda", entry, *sys.argv[4:]])
 except SystemExit as e:
     rc = e.code
 finally:
@@ -754,7 +774,7 @@ def reverse(ws: Workspace, program: Program, select: str | None) -> Reverse:
     work = ws.copy(program, "reverse-" + program.name.replace("/", "_"))
     try:
         out = work / ".ferry-lines.json"
-        cmd = [sys.executable, "-c", _TRACE, program.script, str(out), *program.args]
+        cmd = [sys.executable, "-c", _TRACE, program.script, str(out), program.runs, *program.args]
         proc = subprocess.run(
             cmd, cwd=work, capture_output=True, text=True, env=_env(), timeout=TIMEOUT_S
         )

@@ -157,6 +157,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "held-out"],
         ["--set", "jetty"],
         ["--set", "berth"],
+        ["--set", "cove"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -164,6 +165,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert chosen[4] == [p.name for p in cm.PROGRAMS if p.batch == "berth"]
     assert set(chosen[3]).isdisjoint(chosen[0] + chosen[1])
     assert set(chosen[4]).isdisjoint(chosen[0] + chosen[1] + chosen[3])
+    assert chosen[5] == [p.name for p in cm.PROGRAMS if p.batch == "cove"]
+    assert set(chosen[5]).isdisjoint(chosen[0] + chosen[1] + chosen[3] + chosen[4])
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -173,14 +176,15 @@ def _blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-@pytest.mark.parametrize("batch", ["jetty", "berth"])
-def test_the_later_batches_have_their_upstream_blob_ids(batch: str) -> None:
+@pytest.mark.parametrize(("batch", "least"), [("jetty", 4), ("berth", 4), ("cove", 1)])
+def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
     source = SOURCE.read_text()
     recorded = dict(re.findall(r"^\| `([\w/]+\.py)` \| `([0-9a-f]{40})` \|$", source, re.M))
     programs = [p for p in cm.PROGRAMS if p.batch == batch]
-    assert len(programs) >= 4
+    assert len(programs) >= least
     for program in programs:
         assert f"{program.directory}/{program.script}" in recorded, program.name
+        assert f"{program.directory}/{program.runs}" in recorded, program.name
     pinned = {f.path: f.blob for f in cm.program_files()}
     for name, blob in recorded.items():
         assert pinned[name] == blob, f"{name}: the manifest and SOURCE.md disagree"
@@ -217,13 +221,16 @@ def test_a_missing_program_stops_the_run_with_the_rebuild(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth programs come from other repositories than pytorch/examples (whose license
-    is ``LICENSE`` of the programs' folder): each folder holds its own."""
+    """The berth and cove programs come from other repositories than pytorch/examples (whose
+    license is ``LICENSE`` of the programs' folder): each folder holds its own."""
     _programs_here()
-    for program in (p for p in cm.PROGRAMS if p.batch == "berth"):
+    for program in (p for p in cm.PROGRAMS if p.batch in ("berth", "cove")):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
-        assert text.startswith(("BSD 3-Clause License\n", "MIT License\n")), program.name
+        assert text.startswith(("BSD 3-Clause License\n", "MIT License\n", "Copyright (c)")), (
+            program.name
+        )
         assert "Copyright (c)" in text, program.name
+        assert "Permission is hereby granted" in text or "Redistribution and use" in text
 
 
 def _stub(name: str) -> types.ModuleType:
@@ -268,6 +275,40 @@ def test_the_mnist_stand_ins_say_their_split_and_tqdm_passes_the_iterable_throug
     assert fashion.data.shape == train.data.shape and not bool((fashion.data == train.data).all())
     items = [1, 2, 3]
     assert _stub("tqdm").tqdm(items, desc="x") is items
+    with _stub("tqdm").tqdm(total=3) as bar:
+        bar.set_description("x")
+        bar.update(2)
+    assert list(bar) == []
+    logger = _stub("tensorboard_logger")
+    logger.configure("logs")
+    assert logger.log_value("loss", 1.0, 2) is None
+
+
+def test_the_cifar10_stand_in_yields_pil_images_its_random_transforms_keep_the_size() -> None:
+    torchvision = _stub("torchvision")
+    datasets, transforms = torchvision.datasets, torchvision.transforms
+    train, test = datasets.CIFAR10("d", train=True), datasets.CIFAR10("d", train=False)
+    assert (len(train), len(test), train.data.shape[1:]) == (64, 32, (32, 32, 3))
+    img, target = train[0]
+    assert img.size == (32, 32) and 0 <= target < 10
+    pipeline = transforms.Compose(
+        [transforms.RandomHorizontalFlip(), transforms.RandomCrop(32, 4), transforms.ToTensor()]
+    )
+    assert tuple(pipeline(img).shape) == (3, 32, 32)
+    flipped = transforms.RandomHorizontalFlip(p=1.0)(img)
+    assert flipped.getpixel((0, 0)) == img.getpixel((31, 0))
+    assert transforms.RandomCrop(20)(img).size == (20, 20)
+
+
+def test_a_program_may_run_another_script_than_the_mutated_one() -> None:
+    """``entry`` names the script that runs (a ``main.py`` driving the mutated module); the
+    mutants are still the mutated script's, and every program's runs is a file of its own."""
+    ram = next(p for p in cm.PROGRAMS if p.name == "ram")
+    assert (ram.script, ram.runs) == ("trainer.py", "main.py")
+    assert {m.program.script for m in cm.mutants(ram)} == {"trainer.py"}
+    for program in cm.PROGRAMS:
+        assert program.runs == (program.entry or program.script)
+        assert (cm.PROGRAMS_DIR / program.directory / program.runs).is_file(), program.name
 
 
 def test_oracle_only_counts_mutants_without_running_ferry_check(
