@@ -18,6 +18,7 @@ reads no name the loop binds) and nothing in the loop skips ahead (no ``break`` 
 from __future__ import annotations
 
 import ast
+from typing import Any
 
 from torchferry.check.flow.events import CallEvent, ScopeResult
 
@@ -71,14 +72,17 @@ class _Scope:
         self.root = root
         self.parent: dict[int, ast.AST] = {}
         parent = self.parent
-        todo = [root]
-        for node in todo:  # (the list grows while it is read)
-            for child in _children(node):
-                if type(child) in _LEAVES:
-                    continue
-                parent[id(child)] = node
-                if not isinstance(child, _SCOPES):
-                    todo.append(child)
+        todo: list[Any] = [root]
+        add, node_type, leaves, scopes = todo.append, ast.AST, _LEAVES, _SCOPES
+        for node in todo:  # (the list grows while it is read; :func:`_children` inlined)
+            for name in node._fields:
+                v = getattr(node, name, None)
+                for child in v if type(v) is list else (v,):
+                    if type(child) in leaves or not isinstance(child, node_type):
+                        continue
+                    parent[id(child)] = node
+                    if not isinstance(child, scopes):
+                        add(child)
         self._bound: dict[int, set[str]] = {}
         self._jumps: dict[int, bool] = {}
 

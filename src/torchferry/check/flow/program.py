@@ -1301,19 +1301,28 @@ class FileFlow:
 
 def _outside_stores(tree: ast.Module) -> set[str]:
     """The attributes ``tree`` assigns or deletes on something other than ``self``
-    (``x.attr = v``), and ``""`` when it calls ``setattr``: every node, in one pass over a
-    list that grows while it is read, with exact type tests (about half the time of
-    ``ast.walk`` with ``isinstance`` on the files of a large code base)."""
+    (``x.attr = v``), and ``""`` when it calls ``setattr``: every node but names, constants
+    and those of :data:`_LEAVES`, in one pass over a list that grows while it is read, with
+    exact type tests (about a third of the time of ``ast.walk`` with ``isinstance`` on the
+    files of a large code base)."""
     out: set[str] = set()
     attribute, call, name, stores, node_type = ast.Attribute, ast.Call, ast.Name, (ast.Store, ast.Del), ast.AST
-    todo: list[Any] = [tree]  # (every kind of node; each branch tests its type first)
+    skip = _LEAVES | {name, ast.Constant}  # (no attribute store or call lies under them)
+    todo: list[Any] = [tree]  # (every other kind of node; each branch tests its type first)
     add = todo.append
     for n in todo:
         t = type(n)
         if t is attribute:
-            if type(n.ctx) in stores and not (type(n.value) is name and n.value.id == "self"):
+            v = n.value
+            if type(v) is name:
+                if type(n.ctx) in stores and v.id != "self":
+                    out.add(n.attr)
+                continue
+            if type(n.ctx) in stores:
                 out.add(n.attr)
-        elif t is call:
+            add(v)
+            continue
+        if t is call:
             f = n.func
             if type(f) is name and f.id == "setattr":
                 out.add("")
@@ -1321,9 +1330,9 @@ def _outside_stores(tree: ast.Module) -> set[str]:
             v = getattr(n, field_name, None)
             if type(v) is list:
                 for x in v:
-                    if isinstance(x, node_type):
+                    if type(x) not in skip and isinstance(x, node_type):
                         add(x)
-            elif isinstance(v, node_type):
+            elif type(v) not in skip and isinstance(v, node_type):
                 add(v)
     return out
 
@@ -1580,13 +1589,47 @@ def _adds_attributes(node: ast.ClassDef) -> bool:
 
 
 def _self_attribute_calls(fn: ast.AST) -> list[tuple[ast.Call, str, str]]:
-    """The calls ``self.<attr>.<name>(...)`` in ``fn``, with ``attr`` and ``name``."""
+    """The calls ``self.<attr>.<name>(...)`` in ``fn``, with ``attr`` and ``name``, in the
+    order of :func:`ast.walk` (:func:`_walk_nodes`: the same nodes, no generators)."""
     out = []
-    for n in ast.walk(fn):
-        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
-                isinstance(n.func.value, ast.Attribute) and isinstance(n.func.value.value, ast.Name) and \
-                n.func.value.value.id == "self":
-            out.append((n, n.func.value.attr, n.func.attr))
+    call, attribute, name = ast.Call, ast.Attribute, ast.Name
+    for n in _walk_nodes(fn):
+        if type(n) is call:
+            f = n.func
+            if type(f) is attribute:
+                v = f.value
+                if type(v) is attribute and type(v.value) is name and v.value.id == "self":
+                    out.append((n, v.attr, f.attr))
+    return out
+
+
+#: nodes without fields: the contexts of names, the operators and the jumps
+_LEAVES = frozenset((ast.Load, ast.Store, ast.Del, ast.Pass, ast.Break, ast.Continue,
+                     *ast.operator.__subclasses__(), *ast.unaryop.__subclasses__(),
+                     *ast.cmpop.__subclasses__(), *ast.boolop.__subclasses__()))
+
+
+def _walk_nodes(tree: ast.AST) -> list[Any]:
+    """The nodes of ``tree`` in :func:`ast.walk`'s order (breadth first, the fields in
+    order) but for those of :data:`_LEAVES`, as a list that grows while it is read: the
+    same nodes in about half the time.
+
+    >>> tree = ast.parse("x = f(a + 1)")
+    >>> [n for n in ast.walk(tree) if type(n) not in _LEAVES] == _walk_nodes(tree)
+    True
+    """
+    out: list[Any] = [tree]
+    add = out.append
+    node_type, leaves = ast.AST, _LEAVES
+    for node in out:
+        for field_name in node._fields:
+            v = getattr(node, field_name, None)
+            if type(v) is list:
+                for x in v:
+                    if isinstance(x, node_type) and type(x) not in leaves:
+                        add(x)
+            elif isinstance(v, node_type) and type(v) not in leaves:
+                add(v)
     return out
 
 
