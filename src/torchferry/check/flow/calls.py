@@ -5,7 +5,10 @@ a module value (``model(x)``, ``self.encoder(x)``: the output lives where the mo
 does), a method of a tensor, module or batch value (``.to(d)``, ``.cuda()``,
 ``.numpy()``), a function or class of the checked files (its summary, with the
 arguments' places substituted for its parameters'), a builtin.  Anything else is
-unknown, with the reason recorded.
+unknown, with the reason recorded; but what a callable of unknown kind held in an
+attribute of ``self`` returns when given tensors on the accelerator (and none on the CPU
+alone, no model, nothing that may name a device) is placed there
+(``self.fcn(img.cuda())``).
 """
 
 from __future__ import annotations

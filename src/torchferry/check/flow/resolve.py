@@ -4,6 +4,7 @@ summaries of the functions of the checked files (see :mod:`torchferry.check.flow
 from __future__ import annotations
 
 import ast
+import re
 from typing import TYPE_CHECKING
 
 import torchferry.check.flow.distributions as distributions
@@ -1376,7 +1377,63 @@ def _unresolved(ev: Evaluator, node: ast.Call, qual: str | None, fv: Value, args
               reason=reason)
     if _tensors_on_the_cpu(node):
         v = _cpu_tensors(node, v)
+    elif reason is Reason.UNRESOLVED:
+        moved = _held_callable_fed(ev, node, fv, args, kws)
+        if moved is not None:
+            v = v._replace(places=frozenset((ACCEL,)), origins=(*v.origins, moved))
     return ev.record(node, Callee.UNRESOLVED, qual, fv, recv, args, kws, v)
+
+
+_TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
+_ON_CPU = frozenset((CPU,))
+#: an argument that may tell a callable where to put its result (``to_device(x, device)``,
+#: ``move(x, "cpu")``, ``apply(x, lambda t: t.cpu())``)
+_TARGET_TEXT = re.compile(r"device|cpu|cuda|gpu|map_location|numpy", re.I)
+
+
+def _held_callable_fed(ev: Evaluator, node: ast.Call, fv: Value, args: Args,
+                       kws: Kws) -> Origin | None:
+    """``o = self.fcn(x.cuda())``, ``y = self.post(x.to(self.device))``: a callable of
+    unknown kind held in an attribute of ``self`` (a parameter's callable is a call of
+    :func:`module_call` that follows its inputs), given tensors that are all placed and one of which a path moved or made on an
+    accelerator: a tensor computed from tensors there is there too, so its result is
+    placed there (its kind stays unknown: it may return anything).  The move is returned;
+    None where an argument is a tensor on the CPU alone or of unknown place, may be a
+    model (it may run it and bring the results home), or may say where to put the result
+    (a string, a device, a name or keyword naming one: ``lambda t: t.cpu()``).
+
+    >>> from torchferry.check.flow import Callee, analyze
+    >>> src = "import torch\\nclass A:\\n    def f(self):\\n        return self.fn(torch.ones(2).cuda())\\n"
+    >>> ff = analyze(ast.parse(src), "<example>")
+    >>> [[p.where.name for p in c.result.places] for r in ff.results() for c in r.calls.values()
+    ...  if c.callee is Callee.UNRESOLVED]
+    [['ACCEL']]
+    """
+    func = node.func
+    held = isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+        func.value.id == ev.i.self_name
+    if not held or fv.kinds is not None or fv.call is not None:
+        return None
+    given = [*args, *(v for _, v in kws)]
+    texts = [*node.args, *(k.value for k in node.keywords)]
+    if any(isinstance(a, ast.Starred) or isinstance(a, ast.Constant) and isinstance(a.value, str)
+           for a in texts) or any(k.arg is None or _TARGET_TEXT.search(k.arg) for k in node.keywords):
+        return None
+    for a, v in zip(texts, given, strict=False):
+        moved_here = isinstance(a, ast.Call) and isinstance(a.func, ast.Attribute) and \
+            a.func.attr in ("cuda", "to")  # (``x.cuda()``: the value moved, not a target)
+        if v.kinds is not None and Kind.DEVICE in v.kinds or v.kinds is not None and \
+                v.may_be(Kind.MODULE) or not (v.kinds and v.kinds <= _TENSORISH) and \
+                not moved_here and _TARGET_TEXT.search(ast.unparse(a)):
+            return None
+    tensors = [v for v in given if v.kinds and v.kinds <= _TENSORISH]
+    if any(v.places is None or v.places == _ON_CPU for v in tensors):
+        return None
+    # (``self.fcn(Variable(img).cuda())``: of unknown kind, but moved there)
+    tensors += [v for v in given if v.kinds is None and v.places and ACCEL in v.places]
+    return next((o for v in tensors if ACCEL in (v.places or ()) for o in v.origins
+                 if o.op is Op.MOVED and o.to is not None and ACCEL in o.to or
+                 o.op in (Op.MADE, Op.OUTPUT)), None)
 
 
 def _tensors_on_the_cpu(node: ast.Call) -> bool:

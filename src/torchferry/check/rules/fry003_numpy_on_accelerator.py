@@ -86,7 +86,9 @@ Quiet where the analysis does not establish it: a parameter (annotated `torch.Te
 not) of a function no call of the run gives a tensor on the accelerator (the callers
 decide where it lives, or whether it is a tensor at all), a model built on
 the CPU and never moved here, a value brought home under a test on its device or on
-the accelerator (`out = out.cpu() if out.is_cuda else out`, `if train_on_gpu: p = p.cpu()`),
+the accelerator (`out = out.cpu() if out.is_cuda else out`, `if train_on_gpu: p = p.cpu()`;
+also in a helper of the run, in this file or another: `cpu(out)` of `def cpu(t): return
+t.cpu() if t.is_cuda else t`),
 one arm of such a test whose other arm calls `.cpu()` (`t.numpy() if not train_on_gpu else
 t.cpu().numpy()`) -- but not where an arm of the test moves the tensor to an accelerator (`p =
 p.cuda() if gpu else p.cpu()` before `p.numpy()`, `t.cuda().numpy() if gpu else
@@ -150,9 +152,12 @@ tensor handed to such a helper (`plot_img(c.t().data)`, whose `plt.imshow` is in
 `utils.py`) is flagged neither at the call nor in the helper. NumPy's and matplotlib's
 keyword arguments are not checked (`np.average(a, weights=t)`), nor the indices of
 `np.split` (read with `__index__`, which works on the device). A value that is on the accelerator on one path and of
-unknown place on another (reassigned from a callable the analysis cannot see,
-`real_o = self.apply_fcn(o)` under `if self.fcn:`) is of unknown place after the join and
-not flagged; what a model's output holds under a string key (`extra["preds"]` of `logits,
+unknown place on another (reassigned from a function of another module the analysis cannot
+see, `real_o = post(o)` under `if use_post:`) is of unknown place after the join and not
+flagged (what a callable held in an attribute of `self` computes from a tensor on the
+device is placed there by the analysis itself, through a helper's return and joins:
+`o = self.fcn(img.cuda())` in `apply_fcn`, then `real_o = self.apply_fcn(o)` under `if
+self.fcn:`); what a model's output holds under a string key (`extra["preds"]` of `logits,
 extra = model(x)`: a mapping, whose values may be NumPy arrays) is not known to be a tensor,
 so handed to a NumPy function it is not flagged (`.numpy()` on it is); so is what a model of unknown class that the file never moves returns
 (`self.Q(x)` of a model given to `__init__`) when handed to a NumPy function
@@ -416,7 +421,7 @@ def _receiver_name(func: ast.expr) -> str | None:
 
 
 def _on_device(res: ScopeResult, v: Value, cuda_default: bool = False,
-               tensor: bool = True) -> Origin | None:
+               tensor: bool = True, ctx: Context | None = None) -> Origin | None:
     """Where the analysis establishes that ``v`` may be on an accelerator (moved there, made
     there, the output of a module that is there), or None: not established.  With
     ``tensor`` (a value handed to a NumPy function, which takes arrays as well), only a
@@ -430,7 +435,8 @@ def _on_device(res: ScopeResult, v: Value, cuda_default: bool = False,
     if not v.places:
         return None  # unknown: not established
     if ACCEL in v.places:
-        if CPU in v.places and _home_under_device_test(res, v):
+        if CPU in v.places and (_home_under_device_test(res, v) or
+                                ctx is not None and _brought_home_elsewhere(ctx, v)):
             return None
         return _fed_from_device(res, v) or _device_origin(v)
     fed = _fed_from_device(res, v)
@@ -579,6 +585,44 @@ def _home_under_device_test(res: ScopeResult, v: Value) -> bool:
     return False
 
 
+def _brought_home_elsewhere(ctx: Context, v: Value) -> bool:
+    """``cpu(out)`` of a helper of the run (``def cpu(t): return t.cpu() if t.is_cuda else
+    t``, in this file or another): a move home among ``v``'s origins written in an arm of
+    a test on the device, in a scope other than the site's, whose arms move nothing of
+    ``v`` to an accelerator only -- as :func:`_home_under_device_test`, found by position
+    in the file the move was written in."""
+    homes = [o for o in v.origins if o.op is Op.MOVED and o.to == {CPU}]
+    away = [o for o in v.origins if o.op is Op.MOVED and o.to is not None and ACCEL in o.to
+            and CPU not in o.to]
+    for o in homes:
+        tree = _tree_of(ctx, o.path)
+        for n in ast.walk(tree) if tree is not None else ():
+            if not isinstance(n, (ast.IfExp, ast.If)) or \
+                    not _DEVICE_TEST.search(ast.unparse(n.test)):
+                continue
+            arms = [n.body, n.orelse] if isinstance(n, ast.IfExp) else [*n.body, *n.orelse]
+            if any(_holds(arm, o) for arm in arms) and not any(
+                    a.path == o.path and _holds(arm, a) for a in away for arm in arms):
+                return True
+    return False
+
+
+def _tree_of(ctx: Context, path: str | None) -> ast.AST | None:
+    """The syntax tree of the file ``path`` of the run (this file's for None)."""
+    if path is None or path == ctx.path:
+        return ctx.tree
+    project = ctx.flow.project
+    other = project.file_flow(path) if project is not None else None
+    return other.tree if other is not None else None
+
+
+def _holds(node: ast.AST, o: Origin) -> bool:
+    """Does ``node``'s text span the position where ``o`` was written?"""
+    start = (getattr(node, "lineno", 0), getattr(node, "col_offset", 0))
+    end = (getattr(node, "end_lineno", None) or start[0], getattr(node, "end_col_offset", None) or 0)
+    return start <= (o.line, o.column) < end
+
+
 def _moves_to_accelerator(v: Value) -> set[int]:
     """The nodes of the moves among ``v``'s origins that put it on an accelerator and
     nowhere else (``.cuda()``, ``.to("cuda")``)."""
@@ -624,7 +668,7 @@ def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.e
     if v.kinds is None and res.kind_of(v) is not None:
         v = v._replace(kinds=res.kind_of(v))  # a parameter used as a tensor here
     v = ctx.flow.placed_at(res, node, v)  # (``self.scores`` of a plain class: its constructions)
-    origin = _on_device(res, v, cuda_default, not _numpy_method(call))
+    origin = _on_device(res, v, cuda_default, not _numpy_method(call), ctx)
     if origin is None or _not_a_tensor_here(res, call.node) or _cpu_in_other_arm(res, call.node, v) \
             or other_arm_of_move(ctx.flow, call.node, origin):
         return None
@@ -735,7 +779,7 @@ def _stored_into_arrays(ctx: Context, res: ScopeResult, stores: list[ast.Assign]
         if v is None or made is None or not _more_than_one_element(target, made):
             continue
         v = _through_get(res, v)
-        origin = _on_device(res, v, cuda_default)
+        origin = _on_device(res, v, cuda_default, ctx=ctx)
         if origin is None or _not_a_tensor_here(res, st) or _cpu_in_other_arm(res, st, v):
             continue
         name = short(ctx.text(st.value), 40)
@@ -791,7 +835,7 @@ def _list_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.exp
     items += _appended(res, node, call.node)
     if isinstance(node, ast.ListComp):
         items += _losses_of_device_tensors(res, node.elt)
-    origin = next((o for o in (_on_device(res, x) for x in items) if o is not None), None)
+    origin = next((o for o in (_on_device(res, x, ctx=ctx) for x in items) if o is not None), None)
     if origin is None:
         return None
     text = short(ctx.text(node), 40)
