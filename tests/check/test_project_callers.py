@@ -104,14 +104,15 @@ def test_a_helper_without_callers_or_given_cpu_tensors_is_quiet(tmp_path: Path) 
 
 
 def test_callers_that_disagree_give_may_be_there_and_no_safe_fix(tmp_path: Path) -> None:
-    """``train.py`` moves the labels, ``evaluate.py`` does not: they may be on the device
-    (a finding of a rule that says "may"), and the fix is not safe to apply unseen."""
+    """``train.py`` moves the labels, ``evaluate.py`` does not: the run of ``train.py`` puts
+    them on the device (a sure meeting: that call fails on a GPU), and the fix, which
+    changes where the tensor lives for ``evaluate.py`` too, is not safe to apply unseen."""
     paths = write(tmp_path, {"utils.py": ONE_HOT, "train.py": train("from utils import one_hot"),
                              "evaluate.py": train("from utils import one_hot", NO_MOVE)})
     codes, outcomes = found(tmp_path, paths, "FRY010")
     assert codes == [("utils.py", 5, "FRY010")]
     (diag,) = [d for o in outcomes for d in o.diagnostics]
-    assert "may be on an accelerator" in diag.message
+    assert "the code puts on the accelerator when there is one" in diag.message
     assert diag.fix is not None and not diag.fix.safe
 
 

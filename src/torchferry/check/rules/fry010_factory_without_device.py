@@ -133,6 +133,16 @@ torch.FloatTensor(n)`, `if args.cuda:` / `if not args.cuda:`, `self.use_gpu` tha
 `__init__` sets, `a if use_gpu else b`), so the two never exist on one run.
 
 The finding's evidence names where the tensor is built and where it meets the other one.
+Its message says how sure the analysis is that the other one is on the accelerator: "which
+the code puts on the accelerator when there is one" where the run's own code puts it there
+(moved or made there, `x.to(device)`, `.cuda()`; a model after `model = Net().to(device)`,
+so its submodules' outputs in its methods; a value computed from them; the argument a call
+of the run gives a parameter, followed through the callers' parameters), "which may be on
+an accelerator" where only a hint does (an input of a module's `forward`, `self` of a
+module that no code of the run moves, a parameter annotated as a tensor, `self.<attr>`, a
+tensor whose place the function follows). A factory met both ways is reported with its
+surest meeting. The rule module's `REPORTED` chooses which are reported: every one
+(`Certainty.MAY`, the default), or only the sure ones (`Certainty.SURE`).
 
 The meeting may be in another file of the run: one that imports the factory's file,
 directly or not (`h = self.policy.hidden; h + x.to(device)` in agent.py, the hidden state
@@ -212,6 +222,11 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
+A meeting is sure only through what the analysis places itself: an input of a library's
+`forward`, or a model moved by a framework (a Lightning `training_step`'s batch), is never
+sure, however certain its author is that it runs on the accelerator; nor is `self.<attr>`
+of a class whose attribute table does not know its place, nor a move under a test that is
+false on a GPU run (`x.cuda()` under `if args.cuda:` counts as sure).
 A result stored on `self` is followed only through the class's attribute table (joined over
 its methods). A result handed to a function is followed one call deep, to that function's
 operators, torch calls, tensor methods and indexing: not to a submodule it gives it to, nor
@@ -268,13 +283,16 @@ mask does on that path).
 from __future__ import annotations
 
 import ast
+import enum
 import os
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
+from typing import Literal
 
 from torchferry._internal import vocabulary
 from torchferry.check.api import Context, Evidence, Finding, Fix, walk
 from torchferry.check.flow import (
+    ACCEL,
     CPU,
     Callee,
     CallEvent,
@@ -311,6 +329,26 @@ _IN_PLACE = frozenset("add_ sub_ mul_ div_ true_divide_ addcmul_ addcdiv_ lerp_ 
 _PLACING = frozenset({Op.MADE, Op.MOVED, Op.OUTPUT, Op.BATCH, Op.LOADED, Op.RETURNED})
 _CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type", "type_as", "new_tensor", "set_"})
 _NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
+
+
+class Certainty(enum.IntEnum):
+    """How the analysis knows that the tensor the factory's result meets is on the
+    accelerator (ordered: a finding keeps the surest meeting it has)."""
+
+    #: it may be there: an input of a module's ``forward`` or a parameter annotated as a
+    #: tensor without calls of the run that place it, ``self.<attr>``, a tensor whose place
+    #: the function follows (``x.new_zeros(n)``)
+    MAY = 1
+    #: the run's own code puts it there whenever the program runs on one: moved or made
+    #: there (``.to(device)``, ``.cuda()``, a model after ``model.to(device)``, a value
+    #: computed from such a tensor), also as the argument a call of the run gives a
+    #: parameter (followed through the callers' parameters)
+    SURE = 2
+
+
+#: the findings reported: those at least this certain (``Certainty.SURE``: only where the
+#: run's code establishes the partner's place)
+REPORTED = Certainty.MAY
 
 
 @dataclass(frozen=True)
@@ -363,6 +401,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     if not written and not kept and not arrays and not repeated:
         return
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
+    levels: dict[int, Certainty] = {}  # (how sure each factory's meeting is)
     construction = _construction_helpers(ff, results)
     for res in results:
         if _module_init(ff, res) or id(res.node) in construction:
@@ -375,7 +414,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                     else index_pool if meet.first_only else factories | repeated if meet.held \
                     else factories
                 made = _made_by(v, pool, res.node, ff=ff, at=meet.node)
-                if made is None or id(made.node) in found:
+                if made is None or levels.get(id(made.node)) is Certainty.SURE:
                     continue
                 partner = _partner(ff, res, meet, node, made)
                 if partner is not None and off_device_arm(ff, [n for n in (made.node, meet.node) if n is not None]):
@@ -384,23 +423,107 @@ def check(ctx: Context) -> Iterable[Finding]:
                         and not _many_indices(ff, res, partner, 0):
                     continue  # (an index that may be 0-dimensional reads as its number)
                 if partner is not None:
-                    home, call = tables[id(made.node)]
-                    found[id(made.node)] = (home, call, meet, partner, res)
-    _kept_module_inputs(results, kept, found)
-    left = {k: f for k, f in factories.items() if k not in found}
-    tables_left = {k: f for k, f in arrays.items() if k not in found}
+                    sure = _sure_partner(ff, res, meet, node, made)
+                    if _surer(levels, id(made.node), sure):
+                        home, call = tables[id(made.node)]
+                        found[id(made.node)] = (home, call, meet, partner if sure is None else sure, res)
+    _kept_module_inputs(ff, results, kept, found, levels)
+    left = {k: f for k, f in factories.items() if levels.get(k) is not Certainty.SURE}
+    tables_left = {k: f for k, f in arrays.items() if levels.get(k) is not Certainty.SURE}
     others = ff.project.importer_flows(ff) if (left or tables_left) and ff.project is not None else None
-    away = _met_elsewhere(ff, left, others, tables_left)
-    found.update((k, f[:5]) for k, f in away.items())
-    passed = _met_in_callees(ff, {k: f for k, f in factories.items() if k not in found}, others)
-    found.update((k, f[:5]) for k, f in passed.items())
+    away = _met_elsewhere(ff, left, others, tables_left, dict(levels))
+    for k, f in away.items():
+        if _surer(levels, k, f[6]):
+            found[k] = f[:5]
+    passed = _met_in_callees(ff, {k: f for k, f in factories.items() if levels.get(k) is not Certainty.SURE},
+                             others, dict(levels))
+    for k, g in passed.items():
+        if _surer(levels, k, g[7]):
+            found[k] = g[:5]
     for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
+        level = levels[id(call.node)]
+        if level < REPORTED:
+            continue
         other = away.get(id(call.node))
         hop = passed.get(id(call.node))
-        if hop is not None:
-            yield _finding(ctx, home, call, meet, partner, res, hop[6], hop[5])
+        if hop is not None and found[id(call.node)][2] is hop[2]:
+            yield _finding(ctx, home, call, meet, partner, res, hop[6], hop[5], level)
         else:
-            yield _finding(ctx, home, call, meet, partner, res, None if other is None else other[5])
+            there = None if other is None or found[id(call.node)][2] is not other[2] else other[5]
+            yield _finding(ctx, home, call, meet, partner, res, there, level=level)
+
+
+def _surer(levels: dict[int, Certainty], key: int, sure: ast.AST | Certainty | None) -> bool:
+    """Record the certainty of a meeting of factory ``key`` (``sure``: the partner the run's
+    code puts on the accelerator, or the certainty itself; None: it may be there) if it is
+    surer than the one recorded; whether it is."""
+    level = sure if isinstance(sure, Certainty) else Certainty.MAY if sure is None else Certainty.SURE
+    if key in levels and levels[key] >= level:
+        return False
+    levels[key] = level
+    return True
+
+
+def _moved_last(v: Value) -> bool:
+    """``v`` may be on the CPU as well as on the accelerator: is the latest step that placed
+    it (past module outputs and returns, which carry a place) a move or a factory to a
+    device the code chose (``x.to(device)`` of ``"cuda" if torch.cuda.is_available() else
+    "cpu"``, on the CPU only where there is no accelerator)?  Not a value joined from a path
+    that left it on the CPU (``x, y = next(it)`` in a ``try`` whose ``except`` keeps the
+    last round's ``y.to(device)``), whose first recorded step is that path's."""
+    for o in v.origins:
+        if o.op in (Op.OUTPUT, Op.RETURNED):
+            continue
+        if o.op is Op.MOVED:
+            return o.to is not None and ACCEL in o.to
+        return o.op is Op.MADE and isinstance(o.node, ast.Call) and any(k.arg == "device" for k in o.node.keywords)
+    return False
+
+
+def _sure_partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
+                  made: Origin) -> ast.AST | None:
+    """The partner of ``meet`` (its module, or an operand other than the factory's result
+    ``node``) that the run's own code puts on the accelerator (:func:`_placed_by_the_run`),
+    not moved to the result's device; None when there is none."""
+    if meet.module is not None:
+        event = res.calls.get(id(meet.node))
+        module = res.value(meet.module) or (event.func if event is not None and event.callee is Callee.MODULE
+                                            else None)
+        found = meet.module if module is not None and _placed_by_the_run(ff, res, module, 0) else None
+    else:
+        found = next((n for n, w in meet.operands if n is not node and not _may_hold(res, n, w, made)
+                      and _placed_by_the_run(ff, res, ff.built_at(res, n, w) or w, 0)), None)
+    if found is not None and _moved_to_match(res, found, made):
+        return None
+    return found
+
+
+def _placed_by_the_run(ff: FileFlow, res: ScopeResult, v: Value, depth: int) -> bool:
+    """Does the run's own code put ``v`` (a tensor, a batch or a module) on the accelerator
+    whenever the program runs on one: moved or made there (``x.to(device)``, ``.cuda()``,
+    a model after ``model.to(device)``, a value computed from them), or a parameter that a
+    call of the run gives such a value (followed through the callers' parameters)?  Never
+    for a hint: an annotation, the input of a module's ``forward`` or ``self`` without
+    calls of the run that place them, ``self.<attr>`` of unknown place.  ``self`` of a
+    module's method (its submodules, their outputs) is where an instance that the run puts
+    on the accelerator is (:meth:`FileFlow.self_placed`)."""
+    kinds = res.kind_of(v)
+    if kinds is not None and Kind.SCALAR not in kinds and not kinds & {Kind.TENSOR, Kind.BATCH, Kind.MODULE}:
+        return False
+    cls = ff.method_of.get(id(res.node))
+    if cls is not None and ff.self_placed(res, v) is not v:  # (follows ``self``, which the run moves)
+        inst = ff.instance_on_device(cls)
+        if inst is not None and _placed_by_the_run(ff, res, inst._replace(kinds=None), 3):
+            return True
+    constructing = _module_init(ff, res)
+    for p in v.places or ():
+        if p.where is Where.ACCEL:
+            return CPU not in (v.places or ()) or _moved_last(v)
+        if p.where is Where.PARAM and depth < 3 and not (constructing and p == param(0)):
+            given = ff.run_arguments(res.node, int(p.ref)) or ()
+            if any(_placed_by_the_run(other, caller, a, depth + 1) for other, caller, a in given):
+                return True
+    return False
 
 
 def _partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
@@ -419,11 +542,11 @@ def _partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
     return partner
 
 
-Away = tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult, FileFlow]
+Away = tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult, FileFlow, Certainty]
 
 
 def _met_elsewhere(ff: FileFlow, factories: dict, others: list[FileFlow] | None,
-                   arrays: dict | None = None) -> dict[int, Away]:
+                   arrays: dict | None = None, levels: dict[int, Certainty] | None = None) -> dict[int, Away]:
     """The factories of this file whose result meets a tensor that may be on the device in
     another file of the run (``h = self.policy.hidden; h + x`` in agent.py, the hidden
     state made by policy.py; a helper returning ``torch.ones(n, n)`` that train.py
@@ -433,9 +556,12 @@ def _met_elsewhere(ff: FileFlow, factories: dict, others: list[FileFlow] | None,
     key, and the answer does not depend on the order or the worker the files are checked
     in.  The first meeting in path order, then in source order, is the one reported.
     ``arrays`` (``torch.tensor(arr)`` of an array of unknown rank) are paired only as a
-    tensor indexed there by several indices on the device."""
+    tensor indexed there by several indices on the device.  ``levels``: the certainty of
+    the meetings already found (:func:`_surer`), which a meeting there replaces only when
+    it is surer."""
     if not factories and not arrays or ff.project is None:
         return {}
+    levels = {} if levels is None else levels
     left = {(c.node.lineno, c.node.col_offset): (r, c) for r, c in factories.values()}
     tables = {(c.node.lineno, c.node.col_offset): (r, c) for r, c in (arrays or {}).values()}
     away: dict[int, Away] = {}
@@ -448,15 +574,15 @@ def _met_elsewhere(ff: FileFlow, factories: dict, others: list[FileFlow] | None,
             if _module_init(other, res) or id(res.node) in construction:
                 continue
             for meet in sorted(_meetings(other, res), key=lambda m: _pos(m.node)):
-                _pair_away(ff, other, res, meet, left, away)
+                _pair_away(ff, other, res, meet, left, away, levels)
                 if meet.first_only and tables:
-                    _pair_away(ff, other, res, meet, tables, away, many=True)
+                    _pair_away(ff, other, res, meet, tables, away, levels, many=True)
     return away
 
 
 def _pair_away(ff: FileFlow, other: FileFlow, res: ScopeResult, meet: Meeting,
                left: dict[tuple[int, int], tuple[ScopeResult, CallEvent]],
-               away: dict[int, Away], many: bool = False) -> None:
+               away: dict[int, Away], levels: dict[int, Certainty], many: bool = False) -> None:
     """Pair a meeting of ``other`` with the factory of ``ff`` that made one of its
     operands (the first one only for an indexed tensor), as the file's own are paired;
     with ``many``, only where the index has at least one dimension."""
@@ -467,14 +593,17 @@ def _pair_away(ff: FileFlow, other: FileFlow, res: ScopeResult, meet: Meeting,
         if made is None:
             continue
         home, call = left[(made.line, made.column)]
-        if id(call.node) in away:
+        if levels.get(id(call.node)) is Certainty.SURE:
             continue
         partner = _partner(other, res, meet, node, made)
         if partner is None or off_device_arm(other, [meet.node]) or off_device_arm(ff, [call.node]):
             continue
         if many and not _many_indices(other, res, partner, 0):
             continue
-        away[id(call.node)] = (home, call, meet, partner, res, other)
+        sure = _sure_partner(other, res, meet, node, made)
+        if _surer(levels, id(call.node), sure):
+            away[id(call.node)] = (home, call, meet, partner if sure is None else sure, res, other,
+                                   levels[id(call.node)])
 
 
 @dataclass(frozen=True)
@@ -489,19 +618,21 @@ class Hop:
     arg: ast.AST | None  # the call's argument that the partner parameter takes
 
 
-Passed = tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult, Hop, FileFlow | None]
+Passed = tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult, Hop, FileFlow | None, Certainty]
 
 
-def _met_in_callees(ff: FileFlow, factories: dict, others: list[FileFlow] | None) -> dict[int, Passed]:
+def _met_in_callees(ff: FileFlow, factories: dict, others: list[FileFlow] | None,
+                    levels: dict[int, Certainty] | None = None) -> dict[int, Passed]:
     """The factories whose result is handed to a function of the run (``gather_rows(table,
     idx)``, ``apply_mask(scores, make_mask(n))`` of a helper of another file) that meets its
     parameter, as it came in, with a tensor that is on the device at that same call (an
     argument of that call the caller has there):
     the calls of this file and of the files that import it, in the order of their paths,
     then of the calls.  A helper called with CPU tensors here and with tensors on the
-    device there is judged per call."""
+    device there is judged per call.  ``levels`` as for :func:`_met_elsewhere`."""
     if not factories or not ff.call_sites and not ff.calls_into and not others:
         return {}
+    levels = {} if levels is None else levels
     left = {(c.node.lineno, c.node.col_offset): (r, c) for r, c in factories.values()}
     files = [ff, *(o for o in others or () if o is not ff)]
     out: dict[int, Passed] = {}
@@ -516,15 +647,17 @@ def _met_in_callees(ff: FileFlow, factories: dict, others: list[FileFlow] | None
                 if made is None:
                     continue
                 home, call = factories[id(made.node)] if there is ff else left[(made.line, made.column)]
-                if id(call.node) in out:
+                if levels.get(id(call.node)) is Certainty.SURE:
                     continue
                 hit = _param_meeting(there, caller, event, owner, callee, int(key), bound, made, summaries)
                 if hit is not None and not off_device_arm(there, [event.node]) \
                         and not off_device_arm(ff, [call.node]):
-                    meet, partner, callee, arg = hit
+                    meet, partner, callee, arg, level = hit
+                    if not _surer(levels, id(call.node), level):
+                        continue
                     hop = Hop(event.node, caller, there, getattr(fn, "name", "?"), arg)
                     out[id(call.node)] = (home, call, meet, partner, callee, hop,
-                                          None if owner is ff else owner)
+                                          None if owner is ff else owner, level)
     return out
 
 
@@ -558,12 +691,14 @@ def _sites(at: FileFlow) -> list[Site]:
 def _param_meeting(at: FileFlow, caller: ScopeResult, event: CallEvent, owner: FileFlow,
                    callee: ScopeResult, k: int, bound: dict[str, Value], made: Origin,
                    summaries: dict[int, list[tuple[Meeting, int, str, int]]]
-                   ) -> tuple[Meeting, ast.AST, ScopeResult, ast.AST | None] | None:
+                   ) -> tuple[Meeting, ast.AST, ScopeResult, ast.AST | None, Certainty] | None:
     """A meeting of parameter ``k`` of ``callee`` (given the factory's result ``made`` by
     ``event``) with a tensor on the device at that call: (the meeting, the partner, the
-    callee's scope, the call's argument the partner takes, if it is one)."""
+    callee's scope, the call's argument the partner takes, if it is one, and how sure it
+    is that the run's code puts that argument there); the first sure one, else the first."""
     if id(callee.node) not in summaries:
         summaries[id(callee.node)] = list(_param_meetings(owner, callee))
+    first = None
     for meet, i, _, p in summaries[id(callee.node)]:
         if p != k:
             continue
@@ -571,9 +706,16 @@ def _param_meeting(at: FileFlow, caller: ScopeResult, event: CallEvent, owner: F
             if j == i or meet.first_only and i:
                 continue
             arg = _on_device_at(at, caller, callee, w, k, bound, made)
-            if arg is not False and not off_device_arm(owner, [meet.node]):  # (costly: last)
-                return meet, n, callee, None if arg is True else _argument(caller, event, arg)
-    return None
+            if arg is False or first is not None and not _placed_by_the_run(at, caller, arg, 0):
+                continue
+            if off_device_arm(owner, [meet.node]):  # (costly: last)
+                continue
+            level = Certainty.SURE if _placed_by_the_run(at, caller, arg, 0) else Certainty.MAY
+            hit = (meet, n, callee, _argument(caller, event, arg), level)
+            if level is Certainty.SURE:
+                return hit
+            first = first or hit
+    return first
 
 
 def _param_meetings(owner: FileFlow, callee: ScopeResult) -> Iterator[tuple[Meeting, int, str, int]]:
@@ -600,7 +742,7 @@ def _param_meetings(owner: FileFlow, callee: ScopeResult) -> Iterator[tuple[Meet
 
 
 def _on_device_at(at: FileFlow, caller: ScopeResult, callee: ScopeResult, w: Value, k: int,
-                  bound: dict[str, Value], made: Origin) -> Value | bool:
+                  bound: dict[str, Value], made: Origin) -> Value | Literal[False]:
     """Is the partner ``w`` (a value of ``callee``) on the device at this call: a parameter
     the call gives a tensor that is (followed through the caller's own parameters; never
     for an annotation alone)?  The argument it takes; False when not on the device, or when
@@ -729,9 +871,9 @@ def _given_many(ff: FileFlow, res: ScopeResult, k: int, name: str, depth: int) -
     return True
 
 
-def _kept_module_inputs(results: list[ScopeResult], kept: dict,
+def _kept_module_inputs(ff: FileFlow, results: list[ScopeResult], kept: dict,
                         found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST,
-                                               ScopeResult]]) -> None:
+                                               ScopeResult]], levels: dict[int, Certainty]) -> None:
     """A tensor an object's ``__init__`` keeps on ``self`` without a device, given as it is
     (``self.memories``) to a module the code moved to a device (``self.acmodel.to(device)``
     in ``__init__``, ``self.acmodel(obs, self.memories)`` in another method)."""
@@ -752,6 +894,8 @@ def _kept_module_inputs(results: list[ScopeResult], kept: dict,
                     continue
                 home, call = kept[id(made.node)]
                 meet = Meeting(c.node, ((a, v),), module=c.node.func)
+                _surer(levels, id(made.node), Certainty.SURE if _placed_by_the_run(ff, res, module, 0)
+                       else Certainty.MAY)
                 found[id(made.node)] = (home, call, meet, c.node.func, res)
 
 
@@ -1478,9 +1622,10 @@ def _given_elsewhere(res: ScopeResult, module: Value) -> bool:
 
 def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
              partner: ast.AST, res: ScopeResult, other: FileFlow | None = None,
-             hop: Hop | None = None) -> Finding:
+             hop: Hop | None = None, level: Certainty = Certainty.MAY) -> Finding:
     """``other``: the file of the run where the tensor meets ``partner``, if not this one;
-    ``hop``: the call that hands the tensor to the function where it meets it."""
+    ``hop``: the call that hands the tensor to the function where it meets it; ``level``:
+    how sure it is that ``partner`` is on the accelerator (the message says so)."""
     fname = call.qualname
     named = hop.arg is not None and hop.caller is home if hop is not None else False
     input_name = (_local_name(home, hop.arg, home, call.node) if hop is not None and named
@@ -1507,8 +1652,8 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     made = "is always built on the CPU" if legacy else "without `device=` is built on the CPU"
     f = ctx.finding(
         CODE, call.node,
-        f"`{fname}(...)` {made} but meets `{text}`{there}, which may "
-        f"be on an accelerator; create it there: `{where}`",
+        f"`{fname}(...)` {made} but meets `{text}`{there}, which "
+        f"{_PLACED[level]}; create it there: `{where}`",
         fix,
     )
     evidence = _evidence(ctx, call, meet, partner, text, other)
@@ -1517,6 +1662,10 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
                         path=None if hop.at is ctx.flow else hop.at.path)
         evidence = (evidence[0], step(ctx, handed, f"it is handed to `{hop.callee}(...)` here"), *evidence[1:])
     return replace(f, evidence=evidence)
+
+
+_PLACED = {Certainty.MAY: "may be on an accelerator",
+           Certainty.SURE: "the code puts on the accelerator when there is one"}
 
 
 def _evidence(ctx: Context, call: CallEvent, meet: Meeting, partner: ast.AST,
