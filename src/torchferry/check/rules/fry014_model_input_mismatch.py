@@ -1102,7 +1102,7 @@ def _made_on_the_cpu(ctx: Context, m: Walker) -> Iterator[Finding]:
             # the call as the loop's fixed point sees it, then as its first run does
             first = first_run(res, last.node)
             for c in (last, first) if first is not None else (last,):
-                f = _made_here(ctx, ff, res, c, c is first)
+                f = _made_here(ctx, ff, res, c, c is first) or _later_made(ctx, ff, res, c, c is first)
                 if f is not None:
                     found.append(f)
                     break
@@ -1144,6 +1144,74 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     if isinstance(a, ast.Starred):
         return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
     return _made_finding(ctx, c, a, moved, made, first, mapping=mapped is not None)
+
+
+def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first: bool) -> Finding | None:
+    """The finding of :func:`_made_on_the_cpu` for an input of the module call ``c`` after
+    its first (:func:`_later_inputs`: ``rnn(x, (h0, c0))``, ``gcn(*inputs)``'s ``adj``), or
+    None."""
+    if c.callee is not Callee.MODULE or not _has_weights(ctx, c):
+        return None
+    for a, v, item in _later_inputs(ff, res, c):
+        made = _cpu_made(v) if item is None else _item_made(ff, res, v, item)
+        if made is None or _moves_its_input(ff, c.func, c.node, a):
+            continue
+        moved = _model_on_device(ff, res, c.func)
+        if moved is None or other_arm_of_move(ff, c.node, moved):
+            return None
+        x = f"{ctx.text(a)}[{item}]" if item is not None else None
+        return _made_finding(ctx, c, a, moved, made, first, x, later=True)
+    return None
+
+
+def _later_inputs(ff: FileFlow, res: ScopeResult, c: CallEvent) -> list[tuple[ast.expr, Value, int | None]]:
+    """The inputs of the module call ``c`` after its first that meet the module's weights:
+    (the argument, its value, the item of ``*inputs`` it is or None).  For a ``torch.nn`` layer with weights, every tensor argument and
+    the items of a tuple among them (the hidden state ``(h0, c0)`` of ``nn.LSTM``); for a
+    module every make of which is a class of the run, the arguments its ``forward`` hands
+    to its weights in every such class (:func:`weighed_params`: not the lengths it gives
+    ``pack_padded_sequence``, nor an index it uses on the CPU), also the items of
+    ``model(*inputs)``; none for a module of unknown class."""
+    layer = _torch_layer(c.func)
+    if layer is not None:
+        if layer not in PARAM_LAYERS:
+            return []
+        out: list[tuple[ast.expr, Value, int | None]] = []
+        for a, v in [*zip(c.node.args[1:], c.args[1:], strict=False),
+                     *((k.value, w) for k, (n, w) in zip(c.node.keywords, c.keywords, strict=False) if n != "**")]:
+            if isinstance(a, ast.Starred):
+                return out
+            items = a.elts if isinstance(a, ast.Tuple) and v.elts is not None \
+                and len(a.elts) == len(v.elts) else None
+            out.extend([(e, w, None) for e, w in zip(items, v.elts or (), strict=False)]
+                       if items is not None else [(a, v, None)])
+        return out
+    classes = ff.classes_of(res, c.func)
+    if not classes or any(not info.is_module or info.method("forward") is None for info in classes):
+        return []
+    weighed = frozenset.intersection(*(weighed_params(ff, info, "forward") for info in classes))
+    if len(c.node.args) == 1 and isinstance(c.node.args[0], ast.Starred) and not c.node.keywords:
+        star = c.node.args[0]
+        return [(star.value, c.args[0], k - 1) for k in sorted(weighed) if k > 1]
+    found = classes[0].method("forward")
+    bound = bound_arguments(c.node, param_names(found[1])) if found is not None else {}
+    if any(isinstance(a, ast.Starred) for a in c.node.args) or \
+            any(param_names(m[1]) != param_names(found[1]) for m in
+                (info.method("forward") for info in classes) if m is not None and found is not None):
+        return []
+    values = {id(a): v for a, v in zip(c.node.args, c.args, strict=False)}
+    values.update((id(k.value), w) for k, (_, w) in zip(c.node.keywords, c.keywords, strict=False))
+    return [(bound[k], values[id(bound[k])], None) for k in sorted(weighed)
+            if k > 1 and k in bound and id(bound[k]) in values]
+
+
+def _torch_layer(model: Value) -> str | None:
+    """The class name of the ``torch.nn`` layer that made ``model`` (``LSTM`` of
+    ``nn.LSTM(...)``), or None when it was not made by one."""
+    made = next((o for o in reversed(model.origins) if o.op is Op.MADE), None)
+    if made is None or not made.text.startswith("torch.nn."):
+        return None
+    return made.text.split("(", 1)[0].rsplit(".", 1)[-1]
 
 
 def _item_of_sequence(res: ScopeResult, c: CallEvent) -> int | None:
@@ -1663,15 +1731,17 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
 
 
 def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin,
-                  first: bool = False, x: str | None = None, mapping: bool = False) -> Finding:
+                  first: bool = False, x: str | None = None, mapping: bool = False,
+                  later: bool = False) -> Finding:
     """The finding of :func:`_made_here` (``x``: how the input is written, when not ``a``;
-    ``mapping``: ``a`` is the mapping of ``model(**a)``, whose values are the inputs)."""
+    ``mapping``: ``a`` is the mapping of ``model(**a)``, whose values are the inputs;
+    ``later``: ``a`` is an input after the first, checked against the others)."""
     func = c.node.func
     name, x = ctx.text(func), x or ctx.text(a)
     if c.callee is Callee.METHOD and isinstance(func, ast.Attribute):
         name = ctx.text(func.value)  # the module of ``model.decode(z)``
     # token ids meet an embedding's weight in ``index_select``, not a convolution's
-    error = "Expected all tensors to be on the same device" if made.op is Op.RETURNED else \
+    error = "Expected all tensors to be on the same device" if made.op is Op.RETURNED or later else \
         "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same"
     how = f'`{made.text}` with `return_tensors="pt"`' if made.op is Op.RETURNED else f"`{made.text}`"
     what, fix = (f"the tensors of `{x}` were", f"`{{k: v.to(device) for k, v in {x}.items()}}`") \
@@ -1762,6 +1832,9 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
             return None
         placed = ev.latest(model, Op.MOVED, Op.LOADED)
         return placed if placed is not None and (placed.op is Op.MOVED or placed.to == model.places) else None
+    if model.places == {param(0)}:  # (a submodule of ``self``: where the run moves the module)
+        placed = ff.self_placed(res, model)
+        return _model_on_device(ff, res, placed, depth + 1) if placed is not model else None
     return _from_callers(ff, res, model, depth, _model_on_device)
 
 
