@@ -296,6 +296,7 @@ from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.weighed import bound_arguments, weighed_params
 from torchferry.check.names import kwarg
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
+from torchferry.check.rules.fry014_model_input_mismatch import made_inputs
 
 CODE = "FRY010"
 NAME = "factory-without-device"
@@ -394,7 +395,11 @@ def check(ctx: Context) -> Iterable[Finding]:
     found.update((k, f[:5]) for k, f in away.items())
     passed = _met_in_callees(ff, {k: f for k, f in factories.items() if k not in found}, others)
     found.update((k, f[:5]) for k, f in passed.items())
+    # (left to FRY014 when it runs too: it reports them where they meet the model)
+    reported = made_inputs(ctx) if found and "FRY014" in ctx.selected else frozenset()
     for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
+        if id(call.node) in reported:
+            continue
         other = away.get(id(call.node))
         hop = passed.get(id(call.node))
         if hop is not None:

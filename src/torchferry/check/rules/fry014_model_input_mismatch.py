@@ -1095,8 +1095,24 @@ def _made_on_the_cpu(ctx: Context, m: Walker) -> Iterator[Finding]:
     """A model the device-flow analysis places on an accelerator (a move it sees, in this
     scope, in another method of the class, or in every caller), called on a tensor this
     file made on the CPU (a factory, ``torch.tensor``, ``from_numpy``) and never moved."""
+    yield from (f for f, _ in _made_pairs(ctx, m))
+
+
+def made_inputs(ctx: Context) -> frozenset[int]:
+    """The nodes (by id) where the tensors were made that this rule reports as a model's
+    input made on the CPU (``h0 = torch.zeros(...)`` handed to ``self.lstm(x, (h0, c0))``):
+    a rule that reports the factory itself leaves these to this one (one mistake, one
+    finding, where the tensor meets the model)."""
+    m = ctx.syntax
+    if _sets_default_device(m):
+        return frozenset()
+    return frozenset(id(made.node) for _, made in _made_pairs(ctx, m) if made.node is not None)
+
+
+def _made_pairs(ctx: Context, m: Walker) -> list[tuple[Finding, Origin]]:
+    """The findings of :func:`_made_on_the_cpu`, each with where its input was made."""
     ff: FileFlow = ctx.flow
-    found: list[Finding] = []
+    found: list[tuple[Finding, Origin]] = []
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
         for last in res.calls.values():
             # the call as the loop's fixed point sees it, then as its first run does
@@ -1106,15 +1122,17 @@ def _made_on_the_cpu(ctx: Context, m: Walker) -> Iterator[Finding]:
                 if f is not None:
                     found.append(f)
                     break
-    if found and not any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
+    if found and any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
             isinstance(i.context_expr, ast.Call) and m.qualname(i.context_expr.func) == "torch.device"
             for i in n.items) for n in ast.walk(ctx.tree)):  # (a block's default device)
-        yield from found
+        return []
+    return found
 
 
-def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first: bool) -> Finding | None:
+def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
+               first: bool) -> tuple[Finding, Origin] | None:
     """The finding of :func:`_made_on_the_cpu` for one call (``first``: as the first run of
-    its loop sees it), or None."""
+    its loop sees it) and where its input was made, or None."""
     c = _module_run(c) or c  # (``torch.jit.trace(model, example)`` runs ``model(example)``)
     given = _input(c) if c.callee is Callee.UNRESOLVED else None
     if given is not None and (_cpu_made(given[1]) or _tokenized(res, *given)):
@@ -1142,14 +1160,15 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     if moved is None or other_arm_of_move(ff, c.node, moved):
         return None
     if isinstance(a, ast.Starred):
-        return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
-    return _made_finding(ctx, c, a, moved, made, first, mapping=mapped is not None)
+        return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]"), made
+    return _made_finding(ctx, c, a, moved, made, first, mapping=mapped is not None), made
 
 
-def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first: bool) -> Finding | None:
+def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
+                first: bool) -> tuple[Finding, Origin] | None:
     """The finding of :func:`_made_on_the_cpu` for an input of the module call ``c`` after
-    its first (:func:`_later_inputs`: ``rnn(x, (h0, c0))``, ``gcn(*inputs)``'s ``adj``), or
-    None."""
+    its first (:func:`_later_inputs`: ``rnn(x, (h0, c0))``, ``gcn(*inputs)``'s ``adj``) and
+    where that input was made, or None."""
     if c.callee is not Callee.MODULE or not _has_weights(ctx, c):
         return None
     for a, v, item in _later_inputs(ff, res, c):
@@ -1160,7 +1179,7 @@ def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, firs
         if moved is None or other_arm_of_move(ff, c.node, moved):
             return None
         x = f"{ctx.text(a)}[{item}]" if item is not None else None
-        return _made_finding(ctx, c, a, moved, made, first, x, later=True)
+        return _made_finding(ctx, c, a, moved, made, first, x, later=True), made
     return None
 
 
@@ -1832,9 +1851,9 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
             return None
         placed = ev.latest(model, Op.MOVED, Op.LOADED)
         return placed if placed is not None and (placed.op is Op.MOVED or placed.to == model.places) else None
-    if model.places == {param(0)}:  # (a submodule of ``self``: where the run moves the module)
-        placed = ff.self_placed(res, model)
-        return _model_on_device(ff, res, placed, depth + 1) if placed is not model else None
+    placed = ff.self_placed(res, model)  # (``self`` of a module's method: where the run moves it)
+    if placed is not model:
+        return _model_on_device(ff, res, placed, depth + 1)
     return _from_callers(ff, res, model, depth, _model_on_device)
 
 
