@@ -212,6 +212,9 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
+When FRY014 runs too, a factory whose tensor it reports as a module's input made on the CPU
+(`h0 = torch.zeros(...)` handed to `self.lstm(x, (h0, c0))` of a module the run moves) is
+left to it: one finding, at the call where the tensor meets the module.
 A result stored on `self` is followed only through the class's attribute table (joined over
 its methods). A result handed to a function is followed one call deep, to that function's
 operators, torch calls, tensor methods and indexing: not to a submodule it gives it to, nor

@@ -137,6 +137,20 @@ moves the parameter that input is bound to (`x = x.to(self.device)`, `x.cuda()`;
 move to the CPU) before handing it to any layer with weights (`net(torch.tensor(obs))`,
 `self.q_network.forward(state)` of `def forward(self, x): x = x.to(self.device) / 255.0`).
 
+The fourth form checks a module's inputs after the first too, when the first is not at
+fault: every tensor argument of a `torch.nn` layer with weights, and the items of a tuple
+among them (the hidden state of a recurrent layer, `self.lstm(x, (h0, c0))` with `h0 =
+torch.zeros(...)` made in `forward`), and, for a module every make of which is a module
+class of the run, the arguments its `forward` hands to its weights in every such class (as
+`weighed_params` answers: `gcn(feats, adj)` whose `adj` meets the layers' weights in
+`torch.spmm`, the item `inputs[1]` of `model(*inputs)`; not the `lengths` it gives
+`pack_padded_sequence` or only converts, which may rightly stay on the CPU).  A submodule of
+`self` (`self.lstm`) is on the device where the run moves an instance of the class
+(`model = Rnn().to(device)`, see `instance_on_device`), in the class's methods other than
+its construction.  When FRY010 runs too, it leaves to this rule a factory whose tensor
+this rule reports so (one mistake, one finding: at the call where the tensor meets the
+module, its evidence naming the factory).
+
 A metric of torchmetrics whose state is made of tensors (`JaccardIndex`,
 `ConfusionMatrix`, `Accuracy`, `Precision`, `Recall`, `F1Score`, `FBetaScore`,
 `Specificity`, `StatScores`, `HammingDistance`, each also as its `Binary`, `Multiclass`
@@ -293,6 +307,12 @@ x = x.cuda()`) counts as moving it (the same test may have placed the weights); 
 that may also be of a class outside the run is not known to move it (still reported); a method
 other than `forward` called on the module (`model.decode(z)`) is asked whether it moves
 its parameter through what the method hands to its weights.
+The inputs after the first are checked only for a `torch.nn` layer with weights or a module
+whose every class is of the run (a library's model, or one built by a function, may keep
+an input on the CPU on purpose), and given by position or keyword (a `*args` of other
+items than `model(*inputs)`'s stops them), each only as a tensor the run made on the CPU
+(not an item of a batch moved in part); a `# noqa: FRY014` on such a call does not bring FRY010's finding
+of the factory back.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load` (the fourth form excepted, given a
 `map_location` that is a device), passed to another call (`DataParallel`,
@@ -1851,9 +1871,9 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
             return None
         placed = ev.latest(model, Op.MOVED, Op.LOADED)
         return placed if placed is not None and (placed.op is Op.MOVED or placed.to == model.places) else None
-    placed = ff.self_placed(res, model)  # (``self`` of a module's method: where the run moves it)
-    if placed is not model:
-        return _model_on_device(ff, res, placed, depth + 1)
+    held = ff.self_placed(res, model)  # (``self`` of a module's method: where the run moves it)
+    if held is not model:
+        return _model_on_device(ff, res, held, depth + 1)
     return _from_callers(ff, res, model, depth, _model_on_device)
 
 
