@@ -155,9 +155,6 @@ class Context:
     #: the files checked in the same run, for the analysis to follow calls into (None: this
     #: file alone); see :mod:`torchferry.check.flow.project`
     project: Project | None = None
-    #: the codes of the rules this run checks the file with (set by the engine): a rule
-    #: may leave a mistake to another that reports it better, when that one runs too
-    selected: frozenset[str] = frozenset()
 
     def __post_init__(self) -> None:
         self.lines = split_lines(self.source)

@@ -457,7 +457,6 @@ def check_cells(
 
 def _run_rules(ctx: Context, rules: Sequence[ModuleType], noqa: bool) -> list[Finding]:
     findings: list[Finding] = []
-    ctx.selected = frozenset(rule.CODE for rule in rules)
     for rule in rules:
         try:
             findings.extend(rule.check(ctx))

@@ -212,9 +212,10 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
-When FRY014 runs too, a factory whose tensor it reports as a module's input made on the CPU
-(`h0 = torch.zeros(...)` handed to `self.lstm(x, (h0, c0))` of a module the run moves) is
-left to it: one finding, at the call where the tensor meets the module.
+A factory whose tensor meets a module on the device (`h0 = torch.zeros(...)` handed to
+`self.lstm(x, (h0, c0))` of a module the run moves) is reported here, with the fix at the
+factory, and by FRY014 (of the default set) at the call where the tensor meets the module;
+each finding's evidence names the other's line.
 A result stored on `self` is followed only through the class's attribute table (joined over
 its methods). A result handed to a function is followed one call deep, to that function's
 operators, torch calls, tensor methods and indexing: not to a submodule it gives it to, nor
@@ -299,7 +300,6 @@ from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.weighed import bound_arguments, weighed_params
 from torchferry.check.names import kwarg
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
-from torchferry.check.rules.fry014_model_input_mismatch import made_inputs
 
 CODE = "FRY010"
 NAME = "factory-without-device"
@@ -398,11 +398,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     found.update((k, f[:5]) for k, f in away.items())
     passed = _met_in_callees(ff, {k: f for k, f in factories.items() if k not in found}, others)
     found.update((k, f[:5]) for k, f in passed.items())
-    # (left to FRY014 when it runs too: it reports them where they meet the model)
-    reported = made_inputs(ctx) if found and "FRY014" in ctx.selected else frozenset()
     for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
-        if id(call.node) in reported:
-            continue
         other = away.get(id(call.node))
         hop = passed.get(id(call.node))
         if hop is not None:

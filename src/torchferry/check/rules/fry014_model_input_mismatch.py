@@ -147,9 +147,9 @@ class of the run, the arguments its `forward` hands to its weights in every such
 `pack_padded_sequence` or only converts, which may rightly stay on the CPU).  A submodule of
 `self` (`self.lstm`) is on the device where the run moves an instance of the class
 (`model = Rnn().to(device)`, see `instance_on_device`), in the class's methods other than
-its construction.  When FRY010 runs too, it leaves to this rule a factory whose tensor
-this rule reports so (one mistake, one finding: at the call where the tensor meets the
-module, its evidence naming the factory).
+its construction.  A factory without `device=` whose tensor meets the module so is
+reported by FRY010 too, at the factory (with its fix): each finding's evidence names the
+other's line.
 
 A metric of torchmetrics whose state is made of tensors (`JaccardIndex`,
 `ConfusionMatrix`, `Accuracy`, `Precision`, `Recall`, `F1Score`, `FBetaScore`,
@@ -311,8 +311,7 @@ The inputs after the first are checked only for a `torch.nn` layer with weights 
 whose every class is of the run (a library's model, or one built by a function, may keep
 an input on the CPU on purpose), and given by position or keyword (a `*args` of other
 items than `model(*inputs)`'s stops them), each only as a tensor the run made on the CPU
-(not an item of a batch moved in part); a `# noqa: FRY014` on such a call does not bring FRY010's finding
-of the factory back.
+(not an item of a batch moved in part).
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load` (the fourth form excepted, given a
 `map_location` that is a device), passed to another call (`DataParallel`,
@@ -1115,24 +1114,8 @@ def _made_on_the_cpu(ctx: Context, m: Walker) -> Iterator[Finding]:
     """A model the device-flow analysis places on an accelerator (a move it sees, in this
     scope, in another method of the class, or in every caller), called on a tensor this
     file made on the CPU (a factory, ``torch.tensor``, ``from_numpy``) and never moved."""
-    yield from (f for f, _ in _made_pairs(ctx, m))
-
-
-def made_inputs(ctx: Context) -> frozenset[int]:
-    """The nodes (by id) where the tensors were made that this rule reports as a model's
-    input made on the CPU (``h0 = torch.zeros(...)`` handed to ``self.lstm(x, (h0, c0))``):
-    a rule that reports the factory itself leaves these to this one (one mistake, one
-    finding, where the tensor meets the model)."""
-    m = ctx.syntax
-    if _sets_default_device(m):
-        return frozenset()
-    return frozenset(id(made.node) for _, made in _made_pairs(ctx, m) if made.node is not None)
-
-
-def _made_pairs(ctx: Context, m: Walker) -> list[tuple[Finding, Origin]]:
-    """The findings of :func:`_made_on_the_cpu`, each with where its input was made."""
     ff: FileFlow = ctx.flow
-    found: list[tuple[Finding, Origin]] = []
+    found: list[Finding] = []
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
         for last in res.calls.values():
             # the call as the loop's fixed point sees it, then as its first run does
@@ -1142,17 +1125,15 @@ def _made_pairs(ctx: Context, m: Walker) -> list[tuple[Finding, Origin]]:
                 if f is not None:
                     found.append(f)
                     break
-    if found and any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
+    if found and not any(isinstance(n, (ast.With, ast.AsyncWith)) and any(
             isinstance(i.context_expr, ast.Call) and m.qualname(i.context_expr.func) == "torch.device"
             for i in n.items) for n in ast.walk(ctx.tree)):  # (a block's default device)
-        return []
-    return found
+        yield from found
 
 
-def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
-               first: bool) -> tuple[Finding, Origin] | None:
+def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first: bool) -> Finding | None:
     """The finding of :func:`_made_on_the_cpu` for one call (``first``: as the first run of
-    its loop sees it) and where its input was made, or None."""
+    its loop sees it), or None."""
     c = _module_run(c) or c  # (``torch.jit.trace(model, example)`` runs ``model(example)``)
     given = _input(c) if c.callee is Callee.UNRESOLVED else None
     if given is not None and (_cpu_made(given[1]) or _tokenized(res, *given)):
@@ -1180,15 +1161,14 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
     if moved is None or other_arm_of_move(ff, c.node, moved):
         return None
     if isinstance(a, ast.Starred):
-        return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]"), made
-    return _made_finding(ctx, c, a, moved, made, first, mapping=mapped is not None), made
+        return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
+    return _made_finding(ctx, c, a, moved, made, first, mapping=mapped is not None)
 
 
-def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
-                first: bool) -> tuple[Finding, Origin] | None:
+def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first: bool) -> Finding | None:
     """The finding of :func:`_made_on_the_cpu` for an input of the module call ``c`` after
-    its first (:func:`_later_inputs`: ``rnn(x, (h0, c0))``, ``gcn(*inputs)``'s ``adj``) and
-    where that input was made, or None."""
+    its first (:func:`_later_inputs`: ``rnn(x, (h0, c0))``, ``gcn(*inputs)``'s ``adj``), or
+    None."""
     if c.callee is not Callee.MODULE or not _has_weights(ctx, c):
         return None
     for a, v, item in _later_inputs(ff, res, c):
@@ -1199,7 +1179,7 @@ def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         if moved is None or other_arm_of_move(ff, c.node, moved):
             return None
         x = f"{ctx.text(a)}[{item}]" if item is not None else None
-        return _made_finding(ctx, c, a, moved, made, first, x, later=True), made
+        return _made_finding(ctx, c, a, moved, made, first, x, later=True)
     return None
 
 
