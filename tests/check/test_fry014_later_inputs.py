@@ -24,12 +24,12 @@ HEAD = (
 )
 
 
-def _check(tmp_path: Path, body: str, select: str = "FRY014") -> list[int]:
+def _check(tmp_path: Path, body: str, select: str = "FRY014", head: str = HEAD) -> list[int]:
     path = tmp_path / "train.py"
-    path.write_text(HEAD + body)
+    path.write_text(head + body)
     opts = Options(root=tmp_path, select=(select,), target_torch_version=None)
     outcomes = check_paths([path], opts, jobs=1)
-    return sorted(d.line - HEAD.count("\n") for o in outcomes for d in o.diagnostics)
+    return sorted(d.line - head.count("\n") for o in outcomes for d in o.diagnostics)
 
 
 RNN = (
@@ -158,3 +158,33 @@ def test_module_of_unknown_class(tmp_path: Path) -> None:
         "run(build().to(device), torch.ones(3, 4).to(device))\n"
     )
     assert _check(tmp_path, body) == []
+
+
+def test_submodule_in_the_arm_that_moves_nothing(tmp_path: Path) -> None:
+    """The module is moved only when CUDA is available; the call on a CPU input in the other
+    arm of the same test meets nothing on the device (no other place in the file may put a
+    value there).  A method without the test does."""
+    body = (
+        "class Tagger(nn.Module):\n"
+        "    def __init__(self):\n"
+        "        super().__init__()\n"
+        "        self.emb = nn.Embedding(10, 4)\n"
+        "\n"
+        "    def forward(self, ids):\n"
+        "        t = torch.LongTensor(ids)\n"
+        "        if torch.cuda.is_available():\n"
+        "            return self.emb(t.cuda())\n"
+        "        else:\n"
+        "            return self.emb(t)\n"  # line 11
+        "\n"
+        "    def tag(self, ids):\n"
+        "        return self.emb(torch.LongTensor(ids))\n"  # line 14
+        "\n"
+        "\n"
+        "model = Tagger()\n"
+        "if torch.cuda.is_available():\n"
+        "    model = model.cuda()\n"
+        "model([1, 2])\n"
+    )
+    head = "import torch\nimport torch.nn as nn\n\n\n"
+    assert _check(tmp_path, body, head=head) == [14]

@@ -343,7 +343,7 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow import evidence as ev
-from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
+from torchferry.check.flow.arms import global_in_arm, off_device_arm, other_arm_of_move
 from torchferry.check.flow.batches import (
     batch_moves,
     loader_item_made,
@@ -1158,8 +1158,8 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
         return None
     moved = _model_at_call(ff, res, c) if c.callee is Callee.MODULE else _model_on_device(ff, res, model)
-    if moved is None or other_arm_of_move(ff, c.node, moved):
-        return None
+    if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]):
+        return None  # (or in the arm of ``if torch.cuda.is_available():`` that moves nothing)
     if isinstance(a, ast.Starred):
         return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
     return _made_finding(ctx, c, a, moved, made, first, mapping=mapped is not None)
@@ -1176,7 +1176,7 @@ def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, firs
         if made is None or _moves_its_input(ff, c.func, c.node, a):
             continue
         moved = _model_on_device(ff, res, c.func)
-        if moved is None or other_arm_of_move(ff, c.node, moved):
+        if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]):
             return None
         x = f"{ctx.text(a)}[{item}]" if item is not None else None
         return _made_finding(ctx, c, a, moved, made, first, x, later=True)
