@@ -268,7 +268,10 @@ or moves it (`MeanMetric`), a data-parallel wrapper (it scatters its inputs
 itself), an input computed by a call the analysis cannot see into (a transform, a
 tokenizer not given `return_tensors="pt"`, a `Compose` with a `Lambda` or a transform not
 of torchvision or albumentations) or a
-module's output, nor a file with a `with torch.device(...)` block, nor a call in the arm
+module's output, nor a file with a `with torch.device(...)` block, nor a call on a
+tensor made on the CPU in the arm of a test fixed for the run (`torch.cuda.is_available()`)
+under whose value nothing of the file is put on an accelerator (every move of the file is
+in the other arm of the same test), nor a call in the arm
 of a test that left the model on the CPU: a class whose `__init__` moves it in one arm of
 `if T:` and not in the other (`if self.training: self.net = Net().cuda()` / `else: self.net
 = Net()`), called in the other arm of the same test in a method (the same text, up to a
