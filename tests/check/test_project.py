@@ -113,10 +113,11 @@ def _package(tmp_path: Path, base: str) -> list[Path]:
 def test_module_base_through_files_and_an_alias_is_a_module(tmp_path: Path) -> None:
     """``Net(m.Mid)``, ``Mid(B)`` in a file without "torch", ``B`` the alias of an
     ``nn.Module`` subclass of a third file: ``Net`` is a module with ``Base``'s weights,
-    moved by ``self.cuda()`` and left on the CPU by ``Net()``."""
+    moved by ``self.cuda()`` and left on the CPU by ``Net()`` (``self.fc`` on the device after
+    ``self.cuda()``, given ``torch.ones(3)``: FRY010 at the factory, FRY014 at the call)."""
     opts = Options(root=tmp_path, select=("FRY010", "FRY014"), target_torch_version=None)
     found = codes(check_paths(_package(tmp_path, BASE), opts, jobs=1))
-    assert found == [("net.py", 8, "FRY010"), ("net.py", 14, "FRY014")]
+    assert sorted(found) == [("net.py", 8, "FRY010"), ("net.py", 8, "FRY014"), ("net.py", 14, "FRY014")]
 
 
 def test_base_of_another_file_that_is_no_module_gives_nothing(tmp_path: Path) -> None:

@@ -227,6 +227,11 @@ A meeting is sure only through what the analysis places itself: an input of a li
 sure, however certain its author is that it runs on the accelerator; nor is `self.<attr>`
 of a class whose attribute table does not know its place, nor a move under a test that is
 false on a GPU run (`x.cuda()` under `if args.cuda:` counts as sure).
+
+A factory whose tensor meets a module on the device (`h0 = torch.zeros(...)` handed to
+`self.lstm(x, (h0, c0))` of a module the run moves) is reported here, with the fix at the
+factory, and by FRY014 (of the default set) at the call where the tensor meets the module;
+each finding's evidence names the other's line.
 A result stored on `self` is followed only through the class's attribute table (joined over
 its methods). A result handed to a function is followed one call deep, to that function's
 operators, torch calls, tensor methods and indexing: not to a submodule it gives it to, nor

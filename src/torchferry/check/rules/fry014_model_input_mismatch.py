@@ -137,6 +137,20 @@ moves the parameter that input is bound to (`x = x.to(self.device)`, `x.cuda()`;
 move to the CPU) before handing it to any layer with weights (`net(torch.tensor(obs))`,
 `self.q_network.forward(state)` of `def forward(self, x): x = x.to(self.device) / 255.0`).
 
+The fourth form checks a module's inputs after the first too, when the first is not at
+fault: every tensor argument of a `torch.nn` layer with weights, and the items of a tuple
+among them (the hidden state of a recurrent layer, `self.lstm(x, (h0, c0))` with `h0 =
+torch.zeros(...)` made in `forward`), and, for a module every make of which is a module
+class of the run, the arguments its `forward` hands to its weights in every such class (as
+`weighed_params` answers: `gcn(feats, adj)` whose `adj` meets the layers' weights in
+`torch.spmm`, the item `inputs[1]` of `model(*inputs)`; not the `lengths` it gives
+`pack_padded_sequence` or only converts, which may rightly stay on the CPU).  A submodule of
+`self` (`self.lstm`) is on the device where the run moves an instance of the class
+(`model = Rnn().to(device)`, see `instance_on_device`), in the class's methods other than
+its construction.  A factory without `device=` whose tensor meets the module so is
+reported by FRY010 too, at the factory (with its fix): each finding's evidence names the
+other's line.
+
 A metric of torchmetrics whose state is made of tensors (`JaccardIndex`,
 `ConfusionMatrix`, `Accuracy`, `Precision`, `Recall`, `F1Score`, `FBetaScore`,
 `Specificity`, `StatScores`, `HammingDistance`, each also as its `Binary`, `Multiclass`
@@ -254,7 +268,10 @@ or moves it (`MeanMetric`), a data-parallel wrapper (it scatters its inputs
 itself), an input computed by a call the analysis cannot see into (a transform, a
 tokenizer not given `return_tensors="pt"`, a `Compose` with a `Lambda` or a transform not
 of torchvision or albumentations) or a
-module's output, nor a file with a `with torch.device(...)` block, nor a call in the arm
+module's output, nor a file with a `with torch.device(...)` block, nor a call on a
+tensor made on the CPU in the arm of a test fixed for the run (`torch.cuda.is_available()`)
+under whose value nothing of the file is put on an accelerator (every move of the file is
+in the other arm of the same test), nor a call in the arm
 of a test that left the model on the CPU: a class whose `__init__` moves it in one arm of
 `if T:` and not in the other (`if self.training: self.net = Net().cuda()` / `else: self.net
 = Net()`), called in the other arm of the same test in a method (the same text, up to a
@@ -293,6 +310,11 @@ x = x.cuda()`) counts as moving it (the same test may have placed the weights); 
 that may also be of a class outside the run is not known to move it (still reported); a method
 other than `forward` called on the module (`model.decode(z)`) is asked whether it moves
 its parameter through what the method hands to its weights.
+The inputs after the first are checked only for a `torch.nn` layer with weights or a module
+whose every class is of the run (a library's model, or one built by a function, may keep
+an input on the CPU on purpose), and given by position or keyword (a `*args` of other
+items than `model(*inputs)`'s stops them), each only as a tensor the run made on the CPU
+(not an item of a batch moved in part).
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`), loaded with `torch.load` (the fourth form excepted, given a
 `map_location` that is a device), passed to another call (`DataParallel`,
@@ -324,7 +346,7 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow import evidence as ev
-from torchferry.check.flow.arms import global_in_arm, other_arm_of_move
+from torchferry.check.flow.arms import global_in_arm, off_device_arm, other_arm_of_move
 from torchferry.check.flow.batches import (
     batch_moves,
     loader_item_made,
@@ -1102,7 +1124,7 @@ def _made_on_the_cpu(ctx: Context, m: Walker) -> Iterator[Finding]:
             # the call as the loop's fixed point sees it, then as its first run does
             first = first_run(res, last.node)
             for c in (last, first) if first is not None else (last,):
-                f = _made_here(ctx, ff, res, c, c is first)
+                f = _made_here(ctx, ff, res, c, c is first) or _later_made(ctx, ff, res, c, c is first)
                 if f is not None:
                     found.append(f)
                     break
@@ -1139,11 +1161,79 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
         return None
     moved = _model_at_call(ff, res, c) if c.callee is Callee.MODULE else _model_on_device(ff, res, model)
-    if moved is None or other_arm_of_move(ff, c.node, moved):
-        return None
+    if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]):
+        return None  # (or in the arm of ``if torch.cuda.is_available():`` that moves nothing)
     if isinstance(a, ast.Starred):
         return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
     return _made_finding(ctx, c, a, moved, made, first, mapping=mapped is not None)
+
+
+def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first: bool) -> Finding | None:
+    """The finding of :func:`_made_on_the_cpu` for an input of the module call ``c`` after
+    its first (:func:`_later_inputs`: ``rnn(x, (h0, c0))``, ``gcn(*inputs)``'s ``adj``), or
+    None."""
+    if c.callee is not Callee.MODULE or not _has_weights(ctx, c):
+        return None
+    for a, v, item in _later_inputs(ff, res, c):
+        made = _cpu_made(v) if item is None else _item_made(ff, res, v, item)
+        if made is None or _moves_its_input(ff, c.func, c.node, a):
+            continue
+        moved = _model_on_device(ff, res, c.func)
+        if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]):
+            return None
+        x = f"{ctx.text(a)}[{item}]" if item is not None else None
+        return _made_finding(ctx, c, a, moved, made, first, x, later=True)
+    return None
+
+
+def _later_inputs(ff: FileFlow, res: ScopeResult, c: CallEvent) -> list[tuple[ast.expr, Value, int | None]]:
+    """The inputs of the module call ``c`` after its first that meet the module's weights:
+    (the argument, its value, the item of ``*inputs`` it is or None).  For a ``torch.nn`` layer with weights, every tensor argument and
+    the items of a tuple among them (the hidden state ``(h0, c0)`` of ``nn.LSTM``); for a
+    module every make of which is a class of the run, the arguments its ``forward`` hands
+    to its weights in every such class (:func:`weighed_params`: not the lengths it gives
+    ``pack_padded_sequence``, nor an index it uses on the CPU), also the items of
+    ``model(*inputs)``; none for a module of unknown class."""
+    layer = _torch_layer(c.func)
+    if layer is not None:
+        if layer not in PARAM_LAYERS:
+            return []
+        out: list[tuple[ast.expr, Value, int | None]] = []
+        for a, v in [*zip(c.node.args[1:], c.args[1:], strict=False),
+                     *((k.value, w) for k, (n, w) in zip(c.node.keywords, c.keywords, strict=False) if n != "**")]:
+            if isinstance(a, ast.Starred):
+                return out
+            items = a.elts if isinstance(a, ast.Tuple) and v.elts is not None \
+                and len(a.elts) == len(v.elts) else None
+            out.extend([(e, w, None) for e, w in zip(items, v.elts or (), strict=False)]
+                       if items is not None else [(a, v, None)])
+        return out
+    classes = ff.classes_of(res, c.func)
+    if not classes or any(not info.is_module or info.method("forward") is None for info in classes):
+        return []
+    weighed = frozenset.intersection(*(weighed_params(ff, info, "forward") for info in classes))
+    if len(c.node.args) == 1 and isinstance(c.node.args[0], ast.Starred) and not c.node.keywords:
+        star = c.node.args[0]
+        return [(star.value, c.args[0], k - 1) for k in sorted(weighed) if k > 1]
+    found = classes[0].method("forward")
+    bound = bound_arguments(c.node, param_names(found[1])) if found is not None else {}
+    if any(isinstance(a, ast.Starred) for a in c.node.args) or \
+            any(param_names(m[1]) != param_names(found[1]) for m in
+                (info.method("forward") for info in classes) if m is not None and found is not None):
+        return []
+    values = {id(a): v for a, v in zip(c.node.args, c.args, strict=False)}
+    values.update((id(k.value), w) for k, (_, w) in zip(c.node.keywords, c.keywords, strict=False))
+    return [(bound[k], values[id(bound[k])], None) for k in sorted(weighed)
+            if k > 1 and k in bound and id(bound[k]) in values]
+
+
+def _torch_layer(model: Value) -> str | None:
+    """The class name of the ``torch.nn`` layer that made ``model`` (``LSTM`` of
+    ``nn.LSTM(...)``), or None when it was not made by one."""
+    made = next((o for o in reversed(model.origins) if o.op is Op.MADE), None)
+    if made is None or not made.text.startswith("torch.nn."):
+        return None
+    return made.text.split("(", 1)[0].rsplit(".", 1)[-1]
 
 
 def _item_of_sequence(res: ScopeResult, c: CallEvent) -> int | None:
@@ -1663,15 +1753,17 @@ def _has_weights(ctx: Context, c: CallEvent) -> bool:
 
 
 def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin,
-                  first: bool = False, x: str | None = None, mapping: bool = False) -> Finding:
+                  first: bool = False, x: str | None = None, mapping: bool = False,
+                  later: bool = False) -> Finding:
     """The finding of :func:`_made_here` (``x``: how the input is written, when not ``a``;
-    ``mapping``: ``a`` is the mapping of ``model(**a)``, whose values are the inputs)."""
+    ``mapping``: ``a`` is the mapping of ``model(**a)``, whose values are the inputs;
+    ``later``: ``a`` is an input after the first, checked against the others)."""
     func = c.node.func
     name, x = ctx.text(func), x or ctx.text(a)
     if c.callee is Callee.METHOD and isinstance(func, ast.Attribute):
         name = ctx.text(func.value)  # the module of ``model.decode(z)``
     # token ids meet an embedding's weight in ``index_select``, not a convolution's
-    error = "Expected all tensors to be on the same device" if made.op is Op.RETURNED else \
+    error = "Expected all tensors to be on the same device" if made.op is Op.RETURNED or later else \
         "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same"
     how = f'`{made.text}` with `return_tensors="pt"`' if made.op is Op.RETURNED else f"`{made.text}`"
     what, fix = (f"the tensors of `{x}` were", f"`{{k: v.to(device) for k, v in {x}.items()}}`") \
@@ -1762,6 +1854,9 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
             return None
         placed = ev.latest(model, Op.MOVED, Op.LOADED)
         return placed if placed is not None and (placed.op is Op.MOVED or placed.to == model.places) else None
+    held = ff.self_placed(res, model)  # (``self`` of a module's method: where the run moves it)
+    if held is not model:
+        return _model_on_device(ff, res, held, depth + 1)
     return _from_callers(ff, res, model, depth, _model_on_device)
 
 
