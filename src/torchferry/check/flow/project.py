@@ -555,15 +555,10 @@ class Project:
             if p != owner.path and needle not in self.files.get(p, needle):
                 continue  # (a file whose text never names the class builds none)
             other = owner if p == owner.path else self.file_flow(p)
-            if other is None:
+            sites = file_constructions(other, key, name) if other is not None else None
+            if sites is None:
                 return None
-            scopes = list(other.results())
-            if any(c.result.reason is Reason.BUDGET for r in scopes for c in r.calls.values()):
-                return None
-            sites = _constructing(other, key, name)
-            if _references(other, name) - sites.keys() - _static_calls(other, name):
-                return None  # (also a construction in a scope the rules skip, not interpreted)
-            out.extend((other, res, c, bound) for res, c, bound in sites.values())
+            out.extend(sites)
         return out
 
     # -- what a file's findings depend on ----------------------------------------------------
@@ -722,6 +717,28 @@ def import_statements(data: bytes) -> tuple[list[re.Match[bytes]], list[re.Match
                 import_end = m.end()
         at = data.find(b"import", at + 6)
     return froms, imports
+
+
+def file_constructions(ff: FileFlow, key: tuple[str, str, int], name: str) -> list[ForeignCall] | None:
+    """The constructions of the class ``name`` (whose ``__init__`` ``key`` names) in ``ff``,
+    each interpreted, as calls of that ``__init__``; None when ``ff`` names the class other
+    than in a construction of a scope it interprets, a static call or ``super(C, self)``
+    (a subclass, a factory handed the class, an annotation), or a budget cut one short."""
+    scopes = list(ff.results())
+    if any(c.result.reason is Reason.BUDGET for r in scopes for c in r.calls.values()):
+        return None
+    sites = _constructing(ff, key, name)
+    if _references(ff, name) - sites.keys() - _static_calls(ff, name) - _super_firsts(ff):
+        return None  # (also a construction in a scope the rules skip, not interpreted)
+    return [(ff, res, c, bound) for res, c, bound in sites.values()]
+
+
+def _super_firsts(ff: FileFlow) -> set[int]:
+    """The class names given first to ``super(C, self)`` in ``ff``: the class is named
+    there, but no instance is built."""
+    return {id(node.args[0]) for node in ast.walk(ff.tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+            and len(node.args) == 2 and isinstance(node.args[0], ast.Name)}
 
 
 def _constructing(ff: FileFlow, key: tuple[str, str, int],

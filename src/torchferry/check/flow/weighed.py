@@ -43,15 +43,18 @@ from typing import TYPE_CHECKING
 
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import converted_params, param_names
-from torchferry.check.flow.events import Callee, CallEvent
+from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.lattice import ACCEL, Kind, Op, Place, Value, Where, param
 from torchferry.check.flow.program import builds_weights
+from torchferry.check.flow.project import file_constructions
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import ClassInfo, FileFlow
 
 #: how many methods of the class one question follows (the module's own, nested)
 _MAX_METHODS = 6
+#: how many modules deep an input handed on whole to a submodule is followed
+_MAX_DEPTH = 4
 
 
 def weighed_params(ff: FileFlow, cls: ClassInfo, name: str) -> frozenset[int]:
@@ -62,7 +65,7 @@ def weighed_params(ff: FileFlow, cls: ClassInfo, name: str) -> frozenset[int]:
     return _weighed(ff, cls, name, set())
 
 
-def moves_own_param(ff: FileFlow, cls: ClassInfo, name: str, k: int) -> bool:
+def moves_own_param(ff: FileFlow, cls: ClassInfo, name: str, k: int, depth: int = 0) -> bool:
     """Does method ``name`` of ``cls`` put its parameter ``k`` (``self`` is 0) where the
     module is itself before it meets the module's weights?  True when its interpretation
     moves the parameter as it came in to a place that may be an accelerator
@@ -106,7 +109,69 @@ def moves_own_param(ff: FileFlow, cls: ClassInfo, name: str, k: int) -> bool:
         out = res.value(c.node)
         if recv.places == {param(k)} and out is not None and ACCEL in (out.places or ()):
             moves = True
-    return moves and k not in weighed_params(ff, cls, name)
+    if moves and k not in weighed_params(ff, cls, name):
+        return True
+    return depth < _MAX_DEPTH and _handed_to_movers(ff, owner, res, k, depth)
+
+
+def _handed_to_movers(ff: FileFlow, owner: ClassInfo, res: ScopeResult, k: int, depth: int) -> bool:
+    """Does the method ``res`` of ``owner`` hand its parameter ``k`` only whole, as the
+    first argument, to submodules of its own whose every possible class moves that input
+    itself (:func:`moves_own_param`, one module deeper)?  ``self.encoder(graph)`` where
+    ``self.encoder`` is an ``Encoder(...)`` built in ``__init__``, or the module every
+    construction of ``owner`` in the run passes for the constructor's parameter kept there
+    (:func:`submodule_classes`).  False when ``k`` meets anything else: another module,
+    one of the method's own methods, a submodule of unknown class."""
+    handed = False
+    for c in res.calls.values():
+        own = _own_method(c) or _layer_forward(c)
+        module = c.callee is Callee.MODULE
+        carried = {j for v in (_given(c) if module or own else []) for j in _params_of(v)}
+        if k not in carried:
+            continue
+        if own or not module or c.func.places != {param(0)} or not c.args or c.args[0].places != {param(k)} \
+                or any(k in _params_of(v) for v in _given(c)[1:]):
+            return False
+        classes = submodule_classes(owner.ff, owner, c.node.func, c.func)
+        if not classes or not all(moves_own_param(owner.ff, info, "forward", 1, depth + 1) for info in classes):
+            return False
+        handed = True
+    return handed
+
+
+def submodule_classes(ff: FileFlow, cls: ClassInfo, func: ast.expr, module: Value) -> list[ClassInfo] | None:
+    """The classes of the run the submodule ``module`` (``self.<attr>`` in a method of
+    ``cls``, a class of ``ff``) may be an instance of: the class whose constructor built
+    it in ``ff``, or, for an attribute ``__init__`` keeps as one of its parameters came in
+    (``self.encoder = encoder``), those every construction of ``cls`` in the run passes
+    there, followed through the constructing scopes' own parameters
+    (:meth:`~torchferry.check.flow.program.FileFlow.classes_of`).  None when one is not
+    known (a constructor not of the run, a factory, a construction the run cannot see)."""
+    built = ff.class_of(module)
+    if built is not None:
+        return [built]
+    if not (isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name)):
+        return None
+    init = cls.method("__init__")
+    if init is None or init[0] is not cls:
+        return None
+    kept = ff.result(init[1], cls).stores.get(func.attr)
+    p = next(iter(kept.places)) if kept is not None and kept.places is not None and len(kept.places) == 1 else None
+    if p is None or not _a_param(p) or any(o.op is not Op.PARAM for o in kept.origins):  # type: ignore[union-attr]
+        return None
+    key = (ff.path, init[1].name, init[1].lineno)
+    sites = file_constructions(ff, key, cls.node.name) if ff.project is None \
+        else ff.project.constructions(ff, cls.node, init[1])  # (one file checked alone: its own)
+    made = [(other, caller, bound.get(p.ref)) for other, caller, _, bound in sites or ()]
+    if not made:
+        return None
+    out: list[ClassInfo] = []
+    for other, caller, v in made:
+        found = other.classes_of(caller, v) if v is not None else None
+        if found is None:
+            return None
+        out.extend(found)
+    return out or None
 
 
 def bound_arguments(call: ast.Call, params: tuple[str, ...]) -> dict[int, ast.expr]:
