@@ -34,6 +34,7 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 
+from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.lattice import Reason, Value
 from torchferry.check.flow.program import SUMMARY_BUDGET, FileFlow
@@ -167,6 +168,8 @@ class Project:
         self._hashes: dict[str, int] = {}
         self._digests: dict[str, str] = {}
         self._folders: dict[str, str] = {}
+        self._dirs: frozenset[str] | None = None
+        self._scripts: frozenset[str] | None = None
         self._importers: dict[str, set[str]] | None = None
         #: :meth:`foreign_calls` per function, while one file is checked
         self._foreign: dict[tuple[str, str, int], list[ForeignCall] | None] = {}
@@ -231,9 +234,51 @@ class Project:
             if cand in self.files:
                 return cand
         found = self._in_namespace(rest)
-        if found is None and self._extends_path(from_path):
+        if found is None and (self._extends_path(from_path) or self._namespace_root(from_path, rest)):
             found = self._above(from_path, rest)
         return found
+
+    def _namespace_root(self, from_path: str, module: str) -> bool:
+        """Is ``module`` dotted, its first part a directory without an ``__init__.py`` (a
+        namespace package) in a directory above ``from_path`` that holds a file of the run
+        (a script)?  A script run from that directory has it on ``sys.path`` (``python
+        main.py`` beside ``grover/model/`` imports ``grover.model.models`` from
+        ``task/trainer.py``): :meth:`_above` finds the file when exactly one such
+        directory holds it."""
+        if "." not in module:
+            return False
+        top = module.split(".", 1)[0]
+        d = os.path.dirname(os.path.dirname(from_path))
+        while True:
+            if os.path.join(d, top) in self._directories() and not self._is_package(os.path.join(d, top)) \
+                    and d in self._script_dirs():
+                return True
+            up = os.path.dirname(d)
+            if up == d or not d:
+                return False
+            d = up
+
+    def _script_dirs(self) -> frozenset[str]:
+        """The directories that hold a file of the run directly (a script there, run as
+        ``python main.py``, has its directory on ``sys.path``)."""
+        if self._scripts is None:
+            self._scripts = frozenset(os.path.dirname(f) for f in self.files)
+        return self._scripts
+
+    def _directories(self) -> frozenset[str]:
+        """The directories that hold a file of the run, at any depth."""
+        if self._dirs is None:
+            out: set[str] = set()
+            for f in self.files:
+                d = os.path.dirname(f)
+                while d and d not in out:
+                    out.add(d)
+                    up = os.path.dirname(d)
+                    if up == d:
+                        break
+                    d = up
+            self._dirs = frozenset(out)
+        return self._dirs
 
     def _in_namespace(self, module: str) -> str | None:
         """``pkg.sub.mod`` where ``pkg`` is a package of the run and ``pkg/sub`` a directory
@@ -401,9 +446,10 @@ class Project:
         return None
 
     # -- the callers of a function in other files ---------------------------------------------
-    def importers(self, path: str) -> frozenset[str] | None:
+    def importers(self, path: str, naming: bytes | None = None) -> frozenset[str] | None:
         """The files of the run that import ``path``, directly or not (None: more than
-        :data:`MAX_IMPORTERS`)."""
+        :data:`MAX_IMPORTERS`; with ``naming``, only those whose text holds it count, and
+        only they are given)."""
         if self._importers is None:
             rev: dict[str, set[str]] = {}
             for p in self.files:
@@ -417,9 +463,12 @@ class Project:
                 if q not in seen and q != path:
                     seen.add(q)
                     todo.append(q)
-                    if len(seen) > MAX_IMPORTERS:
+                    if naming is None and len(seen) > MAX_IMPORTERS:
                         return None
-        return frozenset(seen)
+        if naming is None:
+            return frozenset(seen)
+        named = frozenset(q for q in seen if naming in self.files.get(q, naming))
+        return named if len(named) <= MAX_IMPORTERS else None
 
     def foreign_calls(self, owner: FileFlow, fn: ast.AST) -> list[ForeignCall] | None:
         """Every call of ``fn`` (a function ``owner`` defines at module level) from the other
@@ -529,7 +578,8 @@ class Project:
         """Every construction ``C(...)`` of ``cls`` (a class ``owner`` defines at module
         level whose ``__init__`` is ``init``, its own or a base's) in ``owner`` and in the
         files of the run that import it, each of them interpreted whole, as calls of
-        ``init``; None when they cannot all be known: too many files import ``owner``, one
+        ``init``; None when they cannot all be known: too many files that name the class
+        import ``owner``, one
         cannot be read or interpreted within the budget, or one names the class other than
         in a construction of a scope it interprets (a subclass, a factory handed the class,
         an annotation, a function whose text neither makes nor moves a tensor)."""
@@ -537,7 +587,7 @@ class Project:
             return None
         key = (owner.path, cls.name, -cls.lineno)
         if key not in self._foreign:
-            files = self.importers(owner.path)
+            files = self.importers(owner.path, cls.name.encode())  # (only those naming it build one)
             self._foreign[key] = None if files is None else self._own_budget(
                 lambda: self._constructions(owner, cls.name, init, sorted({owner.path, *files})))
         return self._foreign[key]
@@ -751,7 +801,34 @@ def _constructing(ff: FileFlow, key: tuple[str, str, int],
         call = res.calls.get(c)
         if call is not None and _constructs(ff, call.node, name):
             out[id(call.node.func)] = (res, c, bound)
+    params: tuple[str, ...] | None = None
+    for c, built in ff.module_builds.get(name, {}).items():
+        call = built[0].calls.get(c) if built is not None else None
+        if built is None or call is None or not _constructs(ff, call.node, name):
+            continue
+        if params is None:
+            params = _init_params(ff, key)
+        if params is not None:
+            out[id(call.node.func)] = (built[0], c, _bound(params, built[1], built[2]))
     return out
+
+
+def _init_params(ff: FileFlow, key: tuple[str, str, int]) -> tuple[str, ...] | None:
+    """The parameters (``self`` first) of the ``__init__`` that ``key`` names (its file,
+    name and line), None when that file is not of the run."""
+    owner = ff if ff.path == key[0] else ff.project.file_flow(key[0]) if ff.project is not None else None
+    if owner is None:
+        return None
+    fn = next((n for n in ast.walk(owner.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+               and n.name == key[1] and n.lineno == key[2]), None)
+    return param_names(fn) if fn is not None else None
+
+
+def _bound(params: tuple[str, ...], args: list[Value], kws: list[tuple[str, Value]]) -> dict[str, Value]:
+    """What a call given ``args`` and ``kws`` binds, parameter index as a string -> value."""
+    bound = {str(k + 1): a for k, a in enumerate(args) if k + 1 < len(params)}
+    bound.update((str(params.index(n)), v) for n, v in kws if n in params[1:])
+    return bound
 
 
 def _constructs(ff: FileFlow, node: ast.AST, name: str) -> bool:

@@ -190,6 +190,9 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         # the CPU, known without parsing that file
         places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
         v = Value(_MODULE, places, (_made(node, f"{last}(...)"),), Basis.CONSTRUCTED)
+        if ev.i.given is None:  # (what it is given, bound to its ``__init__`` when asked)
+            spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
+            ev.ff.module_builds.setdefault(last, {})[id(node)] = None if spread else (ev.i.res, list(args), list(kws))
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     target = ev.ff.resolve(qual)
     if target is not None:

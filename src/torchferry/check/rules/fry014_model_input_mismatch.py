@@ -340,7 +340,14 @@ from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import builds_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
-from torchferry.check.flow.weighed import bound_arguments, moves_own_param, weighed_params
+from torchferry.check.flow.weighed import (
+    bound_arguments,
+    made_classes,
+    moves_own_param,
+    parameter_itself,
+    passed_classes,
+    weighed_params,
+)
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
@@ -1707,7 +1714,7 @@ def _model_at_call(ff: FileFlow, res: ScopeResult, c: CallEvent) -> Origin | Non
     precedes, in its caller, a call of the function (``train()`` runs ``model.to(device)``
     then ``test()``, which calls ``model(images)``)."""
     given = _input(c)
-    if given is not None and _moves_its_input(ff, c.func, c.node, given[0]):
+    if given is not None and _moves_its_input(ff, c.func, c.node, given[0], res):
         return None  # (its ``forward`` puts the input where the module is)
     moved = _model_on_device(ff, res, c.func)
     func = c.node.func
@@ -1726,27 +1733,22 @@ def _moved_by_forward(ff: FileFlow, call: ast.Call, arg: ast.expr) -> bool:
     return c is not None and c.callee is Callee.MODULE and _moves_its_input(ff, c.func, call, arg)
 
 
-def _moves_its_input(ff: FileFlow, model: Value, call: ast.Call, arg: ast.expr) -> bool:
+def _moves_its_input(ff: FileFlow, model: Value, call: ast.Call, arg: ast.expr,
+                     res: ScopeResult | None = None) -> bool:
     """Does the module ``model`` put the input ``arg`` of ``call`` where it is itself?  Every
-    make of it is a module class of the run (moves of it aside) whose ``forward`` moves the
-    parameter ``arg`` is bound to before that meets the weights (``x = x.to(self.device)``,
+    make of it is a module class of the run (:func:`made_classes`, moves of it aside, in
+    this file or returned from another; for a parameter of ``res`` used as it came in,
+    the classes every call of the run passes, :func:`passed_classes`)
+    whose ``forward`` moves the parameter ``arg`` is bound to before that meets the weights
+    (``x = x.to(self.device)``, or hands it whole to a submodule that does,
     :func:`moves_own_param`): a CPU input is then no mismatch."""
-    classes = []
-    for o in model.origins:
-        node = o.node
-        if o.path is not None or not isinstance(node, ast.Call):
-            return False
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda"):
-            continue  # (a move of the module itself)
-        info = ff.class_called(node)
-        if info is None or not info.is_module:
-            return False
-        classes.append(info)
-    for info in classes:
+    k = parameter_itself(model) if res is not None else None
+    classes = passed_classes(ff, res.node, k, 0) if res is not None and k is not None else made_classes(ff, model)
+    for info in classes or ():
         found = info.method("forward")
         bound = bound_arguments(call, param_names(found[1])) if found is not None else {}
         k = next((i for i, a in bound.items() if a is arg), 0)
-        if not moves_own_param(ff, info, "forward", k):
+        if not info.is_module or not moves_own_param(ff, info, "forward", k):
             return False
     return bool(classes)
 
