@@ -161,3 +161,67 @@ def test_a_submodule_given_through_the_constructing_scope_parameter_counts() -> 
         + "\ntrain([], Encoder())\n"
     )
     assert _fry014(src) == []
+
+
+FACTORY = """
+def load(kind):
+    if kind:
+        model = Task(Encoder())
+    else:
+        model = Encoder()
+    return model.cuda()
+
+def evaluate(model, data):
+    for graph, target in DataLoader(data, batch_size=4):
+        target = target.cuda()
+        out = model(graph)
+
+def main(data):
+    evaluate(load(True), data)
+"""
+
+
+def test_a_model_a_factory_of_the_run_builds_of_self_moving_classes() -> None:
+    src = ENCODER + WRAPPED + "from torch.utils.data import DataLoader\n" + FACTORY
+    assert _fry014(src) == []
+
+
+def test_a_factory_that_may_build_a_class_that_moves_nothing_leaves_the_finding() -> None:
+    other = PLAIN.replace("class Encoder(", "class Plain(")
+    src = ENCODER + other + WRAPPED + "from torch.utils.data import DataLoader\n"
+    src += FACTORY.replace("model = Encoder()", "model = Plain()")
+    assert _fry014(src) == [13 + (ENCODER + other + WRAPPED).count("\n")]
+
+
+READOUT = """
+class Readout(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.zero = torch.nn.Parameter(torch.zeros(4))
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, h, scope):
+        out = [self.zero if size == 0 else h.narrow(0, start, size).sum(0) for start, size in scope]
+        return torch.stack(out)
+
+class Scoped(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.encoder = Encoder()
+        self.readout = Readout()
+
+    def forward(self, graph):
+        feats, scope = graph
+        return self.readout(self.encoder(graph), scope)
+"""
+
+
+def test_a_part_of_the_input_that_meets_no_weights_downstream() -> None:
+    src = ENCODER + READOUT + LOOP.format(make="Scoped()")
+    assert _fry014(src) == []
+
+
+def test_a_part_of_the_input_that_meets_weights_downstream_leaves_the_finding() -> None:
+    readout = READOUT.replace("return torch.stack(out)", "return self.lin(scope)")
+    src = ENCODER + readout + LOOP.format(make="Scoped()")
+    assert _fry014(src) == [8 + (ENCODER + readout).count("\n")]

@@ -135,7 +135,14 @@ No form reports a model on the device called on a CPU input that the model's `fo
 moves itself: every class the model may be is a module class of the run whose `forward`
 moves the parameter that input is bound to (`x = x.to(self.device)`, `x.cuda()`; not a
 move to the CPU) before handing it to any layer with weights (`net(torch.tensor(obs))`,
-`self.q_network.forward(state)` of `def forward(self, x): x = x.to(self.device) / 255.0`).
+`self.q_network.forward(state)` of `def forward(self, x): x = x.to(self.device) / 255.0`),
+or hands it whole, as the first argument, to submodules of its own whose every class moves it
+so (`self.encoder(graph)`, followed four modules deep; its other parts only to submodules
+whose `forward` brings them to no weights: a list of scopes a readout iterates over).  The
+classes are those whose constructors built the model: in the file, returned by a function of
+the run (`load_checkpoint(path)` that builds one of two model classes), or, for a parameter
+or a submodule kept from a constructor's parameter (`self.grover = grover`), those every call
+or construction of the run passes for it, four calls back.
 
 A metric of torchmetrics whose state is made of tensors (`JaccardIndex`,
 `ConfusionMatrix`, `Accuracy`, `Precision`, `Recall`, `F1Score`, `FBetaScore`,
@@ -225,6 +232,10 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A model whose `forward` moves its input is known only through its classes' constructions
+and calls the run can all see (at most eight files that import the class's file and name
+it); a submodule of unknown class, a model built by a factory outside the run or loaded,
+or a class whose `forward` moves the input only in a helper method leaves the finding.
 A model a plain class keeps from its constructor is placed only when every construction of
 the class in the run is known: none where no file of the run builds it; none when a file names
 the class other than in a construction (a subclass, an annotation, the class handed to a
