@@ -228,11 +228,13 @@ def made_classes(ff: FileFlow, module: Value | None) -> list[ClassInfo] | None:
         return None
     out: list[ClassInfo] = []
     for o in module.origins:
-        if o.op is Op.MOVED:
-            continue
+        node = o.node
+        if o.op not in (Op.MADE, Op.MOVED) or not isinstance(node, ast.Call):
+            return None
+        if isinstance(node.func, ast.Attribute) and node.func.attr in vocab.MOVE_NAMES:
+            continue  # (a move of the module itself)
         owner = ff if o.path is None else ff.project.file_flow(o.path) if ff.project is not None else None
-        info = owner.class_called(o.node) if o.op is Op.MADE and owner is not None \
-            and isinstance(o.node, ast.Call) else None
+        info = owner.class_called(node) if owner is not None else None
         if info is None:
             return None
         out.append(info)
