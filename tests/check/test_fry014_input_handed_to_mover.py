@@ -4,16 +4,11 @@ through a submodule it hands the input to whole (built in ``__init__``, or kept 
 constructor's parameter that every construction of the class gives a module of such a
 class): an input left on the CPU reaches the weights' device all the same.  A model whose
 ``forward`` moves nothing, or moves another argument, or a submodule of unknown class, is
-still reported.  An import of a namespace package beside a script of the run
-(``grover/model/models.py`` beside ``main.py``, no ``__init__.py``) is resolved."""
+still reported."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
 from torchferry.check.engine import check_source
-from torchferry.check.flow.project import Project
-from torchferry.check.runner import Options, check_paths
 
 ENCODER = """
 import torch
@@ -81,41 +76,6 @@ def test_the_move_of_a_submodule_it_hands_the_input_to_counts() -> None:
 def test_a_submodule_that_moves_nothing_leaves_the_finding() -> None:
     src = PLAIN + WRAPPED + LOOP.format(make="Task(Encoder())")
     assert _fry014(src) == [8 + (PLAIN + WRAPPED).count("\n")]
-
-
-def test_a_namespace_package_beside_a_script_is_found() -> None:
-    files = {
-        "/r/main.py": b"",
-        "/r/grover/model/models.py": b"",
-        "/r/task/train.py": b"",
-        "/s/grover/model/models.py": b"",
-        "/s/task/train.py": b"",
-    }
-    p = Project(files, packages=set())
-    assert p.find_module("/r/task/train.py", "grover.model.models") == "/r/grover/model/models.py"
-    # no script in the directory above: nothing shows it is on the path
-    assert p.find_module("/s/task/train.py", "grover.model.models") is None
-    assert p.find_module("/r/task/train.py", "grover.model.other") is None
-
-
-def test_a_model_of_a_namespace_package_that_moves_its_input(tmp_path: Path) -> None:
-    (tmp_path / "grover" / "model").mkdir(parents=True)
-    (tmp_path / "grover" / "model" / "layers.py").write_text(ENCODER)
-    (tmp_path / "grover" / "model" / "models.py").write_text("import torch\n" + WRAPPED)
-    (tmp_path / "task").mkdir()
-    train = (
-        "from grover.model.models import Task\nfrom grover.model.layers import Encoder\n"
-        + LOOP.format(make="Task(Encoder())")
-    )
-    (tmp_path / "task" / "train.py").write_text(train)
-    (tmp_path / "main.py").write_text("from task.train import train\n")
-    paths = sorted(tmp_path.rglob("*.py"))
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    assert [d.line for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics] == []
-    (tmp_path / "grover" / "model" / "layers.py").write_text(PLAIN)
-    assert [
-        (Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics
-    ] == [("train.py", 10)]
 
 
 PARAM = """

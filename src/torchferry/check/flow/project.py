@@ -168,8 +168,6 @@ class Project:
         self._hashes: dict[str, int] = {}
         self._digests: dict[str, str] = {}
         self._folders: dict[str, str] = {}
-        self._dirs: frozenset[str] | None = None
-        self._scripts: frozenset[str] | None = None
         self._importers: dict[str, set[str]] | None = None
         #: :meth:`foreign_calls` per function, while one file is checked
         self._foreign: dict[tuple[str, str, int], list[ForeignCall] | None] = {}
@@ -234,51 +232,9 @@ class Project:
             if cand in self.files:
                 return cand
         found = self._in_namespace(rest)
-        if found is None and (self._extends_path(from_path) or self._namespace_root(from_path, rest)):
+        if found is None and self._extends_path(from_path):
             found = self._above(from_path, rest)
         return found
-
-    def _namespace_root(self, from_path: str, module: str) -> bool:
-        """Is ``module`` dotted, its first part a directory without an ``__init__.py`` (a
-        namespace package) in a directory above ``from_path`` that holds a file of the run
-        (a script)?  A script run from that directory has it on ``sys.path`` (``python
-        main.py`` beside ``grover/model/`` imports ``grover.model.models`` from
-        ``task/trainer.py``): :meth:`_above` finds the file when exactly one such
-        directory holds it."""
-        if "." not in module:
-            return False
-        top = module.split(".", 1)[0]
-        d = os.path.dirname(os.path.dirname(from_path))
-        while True:
-            if os.path.join(d, top) in self._directories() and not self._is_package(os.path.join(d, top)) \
-                    and d in self._script_dirs():
-                return True
-            up = os.path.dirname(d)
-            if up == d or not d:
-                return False
-            d = up
-
-    def _script_dirs(self) -> frozenset[str]:
-        """The directories that hold a file of the run directly (a script there, run as
-        ``python main.py``, has its directory on ``sys.path``)."""
-        if self._scripts is None:
-            self._scripts = frozenset(os.path.dirname(f) for f in self.files)
-        return self._scripts
-
-    def _directories(self) -> frozenset[str]:
-        """The directories that hold a file of the run, at any depth."""
-        if self._dirs is None:
-            out: set[str] = set()
-            for f in self.files:
-                d = os.path.dirname(f)
-                while d and d not in out:
-                    out.add(d)
-                    up = os.path.dirname(d)
-                    if up == d:
-                        break
-                    d = up
-            self._dirs = frozenset(out)
-        return self._dirs
 
     def _in_namespace(self, module: str) -> str | None:
         """``pkg.sub.mod`` where ``pkg`` is a package of the run and ``pkg/sub`` a directory
