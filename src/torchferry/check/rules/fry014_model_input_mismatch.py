@@ -235,7 +235,10 @@ author's choice.
 A model whose `forward` moves its input is known only through its classes' constructions
 and calls the run can all see (at most eight files that import the class's file and name
 it); a submodule of unknown class, a model built by a factory outside the run or loaded,
-or a class whose `forward` moves the input only in a helper method leaves the finding.
+or a class whose `forward` moves the input only in a helper method leaves the finding; so does
+a model class imported through a directory without `__init__.py` beside a script
+(`from grover.model.models import Task` run as `python main.py`): such imports are not
+resolved.
 A model a plain class keeps from its constructor is placed only when every construction of
 the class in the run is known: none where no file of the run builds it; none when a file names
 the class other than in a construction (a subclass, an annotation, the class handed to a
