@@ -246,6 +246,10 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A module that its own method moves only after the call (`out = self.forward(x)` then
+`self.to(device)` in a `test` method) is where it was built when the call runs: not
+reported; the same order inside a loop around both is not reported either, though the
+loop's second round would fail.
 A model whose `forward` moves its input is known only through its classes' constructions
 and calls the run can all see (at most eight files that import the class's file and name
 it); a submodule of unknown class, a model built by a factory outside the run or loaded,
@@ -1182,7 +1186,8 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
         return None
     moved = _model_at_call(ff, res, c) if c.callee is Callee.MODULE else _model_on_device(ff, res, model)
-    if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]):
+    if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]) or \
+            _moved_after(res, c, moved):
         return None  # (or in the arm of ``if torch.cuda.is_available():`` that moves nothing)
     if isinstance(a, ast.Starred):
         return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
@@ -1200,7 +1205,8 @@ def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, firs
         if made is None or _moves_its_input(ff, c.func, c.node, a):
             continue
         moved = _model_on_device(ff, res, c.func)
-        if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]):
+        if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]) or \
+                _moved_after(res, c, moved):
             return None
         x = f"{ctx.text(a)}[{item}]" if item is not None else None
         return _made_finding(ctx, c, a, moved, made, first, x, later=True)
@@ -1923,12 +1929,34 @@ def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
                 if not _has_weights(ctx, inner):
                     continue
                 moved = _model_on_device(ff, res, feed.module)
-                if moved is None:
+                if moved is None or _moved_after(res, c, moved):
                     continue
                 yield _handed_finding(ctx, c, a, v, moved, feed,
                                       moves[id(loop)][0] if item and loop is not None else None, made,
                                       _sibling_move(feed))
                 break
+
+
+def _moved_after(res: ScopeResult, c: CallEvent, moved: Origin) -> bool:
+    """Whether the move that puts the model on the device, ``moved``, comes after the call
+    ``c`` in the same function and outside any loop around both: the model is still
+    where it was built when ``c`` runs (``out = self.forward(x)`` followed by
+    ``self.to(device)`` in a module's ``test`` method).  A move in a loop around the call
+    acts on the loop's next rounds, so it is not "after"."""
+    node = c.node
+    if moved.path is not None or moved.node is None or not _within(moved.node, res.node) or \
+            moved.line <= (node.end_lineno or node.lineno):
+        return False
+    loops = (n for n in ast.walk(res.node) if isinstance(n, (ast.For, ast.AsyncFor, ast.While)))
+    return not any(_within(node, lp) and _within(moved.node, lp) for lp in loops)
+
+
+def _within(node: ast.AST, outer: ast.AST) -> bool:
+    """Whether ``node`` lies inside ``outer`` (a module holds every node) by its lines."""
+    if isinstance(outer, ast.Module):
+        return True
+    start, end = getattr(outer, "lineno", 0), getattr(outer, "end_lineno", None) or 0
+    return start <= getattr(node, "lineno", -1) <= end
 
 
 def _sibling_move(feed: Feed) -> Origin | None:
