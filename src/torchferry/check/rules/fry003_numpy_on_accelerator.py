@@ -62,7 +62,9 @@ is flagged too: NumPy converts it as an array. A store into one element (`a[i] =
 a 1-D array) reads it with `float()`, which works on any device, and is not flagged. In a file that sets a CUDA default device or tensor
 type (`torch.set_default_device("cuda")`, `set_default_device(f"cuda:{rank}")`,
 `set_default_tensor_type("torch.cuda.FloatTensor")` or `(torch.cuda.FloatTensor)`),
-tensors and layers made without a device are on the GPU. A parameter is placed by the
+tensors and layers made without a device are on the GPU: in a script's or notebook's
+top-level code only those made after the first such call, in a function wherever it is
+written (when it is called is not followed). A parameter is placed by the
 calls of its function in the run (in the same file and, for a function defined at module
 level, in the checked files that import its file: `show_filters(net.cuda())` in `main.py`
 of a helper of `viz.py` that reads `network.conv1.weight.data.numpy()`): where one passes a tensor that may be on the
@@ -243,7 +245,7 @@ _HELPER_SINKS = ("np.", "numpy.", "plt.", ".plot(", ".imshow(", ".scatter(", ".h
 
 
 def check(ctx: Context) -> Iterable[Finding]:
-    cuda_default = bool(_CUDA_DEFAULT.search(ctx.source))
+    cuda_default = _cuda_default_line(ctx.source)
     stores = _item_stores(ctx.tree) if "numpy" in ctx.source else []
     # every scope first: a method's ``self`` is placed by the instances the file moves;
     # then also the helpers interpreted for their callers (their text names no device)
@@ -420,7 +422,19 @@ def _receiver_name(func: ast.expr) -> str | None:
     return base.id if isinstance(base, ast.Name) else None
 
 
-def _on_device(res: ScopeResult, v: Value, cuda_default: bool = False,
+def _cuda_default_line(source: str) -> int | None:
+    """The line of the first call that sets a CUDA default device or tensor type, or None.
+
+    >>> _cuda_default_line("import torch\\nx = torch.ones(2)\\ntorch.set_default_device('cuda')\\n")
+    3
+    >>> _cuda_default_line("import torch\\n") is None
+    True
+    """
+    m = _CUDA_DEFAULT.search(source)
+    return source.count("\n", 0, m.start()) + 1 if m else None
+
+
+def _on_device(res: ScopeResult, v: Value, cuda_default: int | None = None,
                tensor: bool = True, ctx: Context | None = None) -> Origin | None:
     """Where the analysis establishes that ``v`` may be on an accelerator (moved there, made
     there, the output of a module that is there), or None: not established.  With
@@ -443,8 +457,11 @@ def _on_device(res: ScopeResult, v: Value, cuda_default: bool = False,
     if fed is not None:
         return fed
     if cuda_default and v.places == {CPU} and not any(o.op is Op.MOVED for o in v.origins):
-        return next((o for o in v.origins if o.op is Op.MADE), None) or \
-        next((o for o in v.origins if o.op is Op.OUTPUT), None)
+        o = next((o for o in v.origins if o.op is Op.MADE), None) or \
+            next((o for o in v.origins if o.op is Op.OUTPUT), None)
+        if o is not None and isinstance(res.node, ast.Module) and o.path is None and o.line < cuda_default:
+            return None  # (made by the script's own code before the default is set: on the CPU)
+        return o
     return None
 
 
@@ -663,7 +680,7 @@ def _not_a_tensor_here(res: ScopeResult, node: ast.AST) -> bool:
 
 
 def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr, v: Value,
-                    what: str, cuda_default: bool) -> Finding | None:
+                    what: str, cuda_default: int | None) -> Finding | None:
     v = _through_get(res, v)
     if v.kinds is None and res.kind_of(v) is not None:
         v = v._replace(kinds=res.kind_of(v))  # a parameter used as a tensor here
@@ -765,7 +782,7 @@ def _item_stores(tree: ast.AST) -> list[ast.Assign]:
 
 
 def _stored_into_arrays(ctx: Context, res: ScopeResult, stores: list[ast.Assign],
-                        cuda_default: bool) -> Iterable[Finding]:
+                        cuda_default: int | None) -> Iterable[Finding]:
     """``g_loss[ind] = loss`` where ``g_loss = np.zeros((5000, 1))``: storing a tensor into
     more than one element of a NumPy array (a row, a slice) converts it with NumPy.  A
     store into one element (``a[i] = t`` of a 1-D array) reads it with ``float()`` and
