@@ -56,7 +56,8 @@ Attribute and subscript receivers (`batch["x"].to(device)`) are reported without
 
 ## Known limits
 A receiver the analysis cannot place (a parameter neither annotated, used as a tensor nor
-given one by a call in the file, nor indexed as an array, `x[i, :]`; an attribute of an
+given one by a call in the file, nor indexed as an array, `x[i, :]`, in a run where no
+class defines its own `to`, which may move an object's tensors in place; an attribute of an
 unknown object; an attribute assigned
 earlier in the same function, whose new value is not followed -- unless an earlier
 statement of the same block stores in it a tensor made there, `inputs[key] =
@@ -74,12 +75,24 @@ from __future__ import annotations
 
 import ast
 import bisect
+import re
+import weakref
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import NamedTuple
 
 from torchferry.check.api import Context, Finding, Fix, walk
-from torchferry.check.flow import Basis, Callee, FileFlow, Kind, Op, ScopeResult, Value, Where
+from torchferry.check.flow import (
+    Basis,
+    Callee,
+    FileFlow,
+    Kind,
+    Op,
+    Project,
+    ScopeResult,
+    Value,
+    Where,
+)
 from torchferry.check.flow.evidence import at, first
 from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MODEL_NAME
@@ -198,7 +211,7 @@ def _tensor(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.expr,
         return Why("an item of what the data loader here yields", loop.node if loop else None)
     if v.kinds is not None or not isinstance(recv, ast.Name) or MODEL_NAME.match(recv.id):
         return None
-    return (_parameter(ff, res, v) or _fed_to_a_model(res, st, recv, v) or _indexed_as_array(res, st, recv, v)
+    return (_parameter(ff, res, v) or _fed_to_a_model(res, st, recv, v) or _indexed_as_array(ff, res, st, recv, v)
             or _tensor_in_the_other_branches(res, st, recv) or _unique_method_item(ff, res, st, recv, v))
 
 
@@ -311,10 +324,15 @@ def _fed_to_a_model(res: ScopeResult, st: ast.Expr, recv: ast.Name, v: Value) ->
     return None
 
 
-def _indexed_as_array(res: ScopeResult, st: ast.Expr, recv: ast.Name, v: Value) -> Why | None:
+def _indexed_as_array(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.Name,
+                      v: Value) -> Why | None:
     """A name the scope indexes with a slice among several indices (``x[idx, :]``,
     ``x[..., 0]``): an array, and one with a ``.to`` method is a tensor (a module, a
-    batch object or a list takes no such index)."""
+    batch object or a list takes no such index) -- unless a class of the run defines its
+    own ``to`` (an episode batch whose ``__getitem__`` takes slices and whose ``to``
+    moves its tensors in place)."""
+    if _run_defines_to(ff):
+        return None
     after = res.value(st.value)
     for node in ast.walk(res.node):
         if not (isinstance(node, ast.Subscript) and isinstance(node.value, ast.Name)
@@ -327,6 +345,34 @@ def _indexed_as_array(res: ScopeResult, st: ast.Expr, recv: ast.Name, v: Value) 
         if w is not None and (w == v or w == after):
             return Why("indexed as an array here (`x[i, :]`), and it has `.to`: a tensor", node)
     return None
+
+
+_DEF_TO = re.compile(rb"^[ \t]+def to\(\s*self\b", re.M)
+#: per project: whether one of its files defines a method ``to`` (read once per run)
+_PROJECT_DEFINES_TO: weakref.WeakKeyDictionary[Project, bool] = weakref.WeakKeyDictionary()
+
+
+def _run_defines_to(ff: FileFlow) -> bool:
+    """Whether a file of the run (this one, or another of the project) defines a method
+    ``to`` of its own, which may move an object's tensors in place.
+
+    >>> import ast
+    >>> from torchferry.check.flow import analyze
+    >>> _run_defines_to(analyze(ast.parse("class B:\\n    def to(self, d):\\n        pass\\n"), "b.py"))
+    True
+    >>> _run_defines_to(analyze(ast.parse("x = 1\\n"), "a.py"))
+    False
+    """
+    if any(isinstance(n, ast.FunctionDef) and n.name == "to" for c in ast.walk(ff.tree)
+           if isinstance(c, ast.ClassDef) for n in c.body):
+        return True
+    project = ff.project
+    if project is None:
+        return False
+    found = _PROJECT_DEFINES_TO.get(project)
+    if found is None:
+        found = _PROJECT_DEFINES_TO[project] = any(_DEF_TO.search(b) for b in project.files.values())
+    return found
 
 
 def _tensor_in_the_other_branches(res: ScopeResult, st: ast.Expr, recv: ast.Name) -> Why | None:
