@@ -20,7 +20,6 @@ from torchferry.check.flow.lattice import (
     BOTTOM,
     CPU,
     ORIGIN_CAP,
-    SLOT_CAP,
     UNKNOWN,
     Basis,
     Kind,
@@ -436,9 +435,6 @@ class Interp:
             return
         d = self.env.get(base.id)
         key = target.slice
-        if d is not None and d.is_(Kind.BATCH) and d.elts is None:
-            self.env[base.id] = _item_stored(d, key, v)
-            return
         if d is None or d.keys is None or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             if d is not None and d.item is not None:
                 self.env[base.id] = container(item=join(d.item, v))
@@ -468,24 +464,6 @@ class Interp:
     def reason_unknown(self, node: ast.AST) -> Value:
         self.res.values[id(node)] = unknown(self.ff.last_reason)
         return self.res.values[id(node)]
-
-
-def _item_stored(d: Value, key: ast.expr, v: Value) -> Value:
-    """``d``, (an item of) a loader's batch, after ``d[key] = v``: a mapping whose item
-    ``key`` (a string) is now ``v`` (``targets["y"] = targets["y"].cuda()`` moves that item
-    in place), its other items what they were; where the whole is, is no longer known
-    when ``v`` may be elsewhere (a mapping of tensors on two devices).  Under any other
-    key (``batch[k] = batch[k].to(device)`` for each key ``k``), or past
-    :data:`SLOT_CAP` keys, neither the whole's nor any item's place is known."""
-    if not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
-        return d.at(None)
-    keys = dict(d.keys or ())
-    keys[key.value] = v
-    if len(keys) > SLOT_CAP:
-        return d.at(None)
-    rest = d.item if d.keys is not None else d._replace(keys=None, item=None)
-    places = d.places if v.places == d.places else None
-    return d._replace(places=places, keys=tuple(keys.items()), item=rest)
 
 
 def _batch_names(target: ast.expr, item: Value) -> frozenset[str]:

@@ -186,11 +186,6 @@ class FileFlow:
         #: ``__init__``: (its file, name, line) -> id(call) -> (the constructing scope,
         #: parameter index as a string -> argument value)
         self.constructions: dict[tuple[str, str, int], dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
-        #: this file's constructions of module classes of other files of the run, known
-        #: by name from the run's pre-pass (not resolved when built): class name -> id(call)
-        #: -> (the constructing scope, the positional arguments, the keywords; None for a
-        #: call that spreads ``*args``/``**kw``)
-        self.module_builds: dict[str, dict[int, tuple[ScopeResult, list[Value], list[tuple[str, Value]]] | None]] = {}
         #: :meth:`constructed_attr`, per (id(class), attribute)
         self._constructed_attrs: dict[tuple[int, str], Value | None] = {}
         self._index(tree.body)

@@ -34,7 +34,6 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
 from typing import TypeVar
 
-from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.lattice import Reason, Value
 from torchferry.check.flow.program import SUMMARY_BUDGET, FileFlow
@@ -402,10 +401,9 @@ class Project:
         return None
 
     # -- the callers of a function in other files ---------------------------------------------
-    def importers(self, path: str, naming: bytes | None = None) -> frozenset[str] | None:
+    def importers(self, path: str) -> frozenset[str] | None:
         """The files of the run that import ``path``, directly or not (None: more than
-        :data:`MAX_IMPORTERS`; with ``naming``, only those whose text holds it count, and
-        only they are given)."""
+        :data:`MAX_IMPORTERS`)."""
         if self._importers is None:
             rev: dict[str, set[str]] = {}
             for p in self.files:
@@ -419,12 +417,9 @@ class Project:
                 if q not in seen and q != path:
                     seen.add(q)
                     todo.append(q)
-                    if naming is None and len(seen) > MAX_IMPORTERS:
+                    if len(seen) > MAX_IMPORTERS:
                         return None
-        if naming is None:
-            return frozenset(seen)
-        named = frozenset(q for q in seen if naming in self.files.get(q, naming))
-        return named if len(named) <= MAX_IMPORTERS else None
+        return frozenset(seen)
 
     def foreign_calls(self, owner: FileFlow, fn: ast.AST) -> list[ForeignCall] | None:
         """Every call of ``fn`` (a function ``owner`` defines at module level) from the other
@@ -534,8 +529,7 @@ class Project:
         """Every construction ``C(...)`` of ``cls`` (a class ``owner`` defines at module
         level whose ``__init__`` is ``init``, its own or a base's) in ``owner`` and in the
         files of the run that import it, each of them interpreted whole, as calls of
-        ``init``; None when they cannot all be known: too many files that name the class
-        import ``owner``, one
+        ``init``; None when they cannot all be known: too many files import ``owner``, one
         cannot be read or interpreted within the budget, or one names the class other than
         in a construction of a scope it interprets (a subclass, a factory handed the class,
         an annotation, a function whose text neither makes nor moves a tensor)."""
@@ -543,7 +537,7 @@ class Project:
             return None
         key = (owner.path, cls.name, -cls.lineno)
         if key not in self._foreign:
-            files = self.importers(owner.path, cls.name.encode())  # (only those naming it build one)
+            files = self.importers(owner.path)
             self._foreign[key] = None if files is None else self._own_budget(
                 lambda: self._constructions(owner, cls.name, init, sorted({owner.path, *files})))
         return self._foreign[key]
@@ -561,10 +555,15 @@ class Project:
             if p != owner.path and needle not in self.files.get(p, needle):
                 continue  # (a file whose text never names the class builds none)
             other = owner if p == owner.path else self.file_flow(p)
-            sites = file_constructions(other, key, name) if other is not None else None
-            if sites is None:
+            if other is None:
                 return None
-            out.extend(sites)
+            scopes = list(other.results())
+            if any(c.result.reason is Reason.BUDGET for r in scopes for c in r.calls.values()):
+                return None
+            sites = _constructing(other, key, name)
+            if _references(other, name) - sites.keys() - _static_calls(other, name):
+                return None  # (also a construction in a scope the rules skip, not interpreted)
+            out.extend((other, res, c, bound) for res, c, bound in sites.values())
         return out
 
     # -- what a file's findings depend on ----------------------------------------------------
@@ -725,28 +724,6 @@ def import_statements(data: bytes) -> tuple[list[re.Match[bytes]], list[re.Match
     return froms, imports
 
 
-def file_constructions(ff: FileFlow, key: tuple[str, str, int], name: str) -> list[ForeignCall] | None:
-    """The constructions of the class ``name`` (whose ``__init__`` ``key`` names) in ``ff``,
-    each interpreted, as calls of that ``__init__``; None when ``ff`` names the class other
-    than in a construction of a scope it interprets, a static call or ``super(C, self)``
-    (a subclass, a factory handed the class, an annotation), or a budget cut one short."""
-    scopes = list(ff.results())
-    if any(c.result.reason is Reason.BUDGET for r in scopes for c in r.calls.values()):
-        return None
-    sites = _constructing(ff, key, name)
-    if _references(ff, name) - sites.keys() - _static_calls(ff, name) - _super_firsts(ff):
-        return None  # (also a construction in a scope the rules skip, not interpreted)
-    return [(ff, res, c, bound) for res, c, bound in sites.values()]
-
-
-def _super_firsts(ff: FileFlow) -> set[int]:
-    """The class names given first to ``super(C, self)`` in ``ff``: the class is named
-    there, but no instance is built."""
-    return {id(node.args[0]) for node in ast.walk(ff.tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
-            and len(node.args) == 2 and isinstance(node.args[0], ast.Name)}
-
-
 def _constructing(ff: FileFlow, key: tuple[str, str, int],
                   name: str) -> dict[int, tuple[ScopeResult, int, dict[str, Value]]]:
     """The constructions of the class ``name`` that ``ff`` records as calls of the
@@ -757,34 +734,7 @@ def _constructing(ff: FileFlow, key: tuple[str, str, int],
         call = res.calls.get(c)
         if call is not None and _constructs(ff, call.node, name):
             out[id(call.node.func)] = (res, c, bound)
-    params: tuple[str, ...] | None = None
-    for c, built in ff.module_builds.get(name, {}).items():
-        call = built[0].calls.get(c) if built is not None else None
-        if built is None or call is None or not _constructs(ff, call.node, name):
-            continue
-        if params is None:
-            params = _init_params(ff, key)
-        if params is not None:
-            out[id(call.node.func)] = (built[0], c, _bound(params, built[1], built[2]))
     return out
-
-
-def _init_params(ff: FileFlow, key: tuple[str, str, int]) -> tuple[str, ...] | None:
-    """The parameters (``self`` first) of the ``__init__`` that ``key`` names (its file,
-    name and line), None when that file is not of the run."""
-    owner = ff if ff.path == key[0] else ff.project.file_flow(key[0]) if ff.project is not None else None
-    if owner is None:
-        return None
-    fn = next((n for n in ast.walk(owner.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-               and n.name == key[1] and n.lineno == key[2]), None)
-    return param_names(fn) if fn is not None else None
-
-
-def _bound(params: tuple[str, ...], args: list[Value], kws: list[tuple[str, Value]]) -> dict[str, Value]:
-    """What a call given ``args`` and ``kws`` binds, parameter index as a string -> value."""
-    bound = {str(k + 1): a for k, a in enumerate(args) if k + 1 < len(params)}
-    bound.update((str(params.index(n)), v) for n, v in kws if n in params[1:])
-    return bound
 
 
 def _constructs(ff: FileFlow, node: ast.AST, name: str) -> bool:

@@ -191,9 +191,6 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         # the CPU, known without parsing that file
         places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
         v = Value(_MODULE, places, (_made(node, f"{last}(...)"),), Basis.CONSTRUCTED)
-        if ev.i.given is None:  # (what it is given, bound to its ``__init__`` when asked)
-            spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
-            ev.ff.module_builds.setdefault(last, {})[id(node)] = None if spread else (ev.i.res, list(args), list(kws))
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
     target = ev.ff.resolve(qual)
     if target is not None:
@@ -1294,7 +1291,6 @@ def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.Cla
         v = Value.of(Kind.OTHER, None, _made(node, text))
         _bind_constructor(ev, node, info, args, kws)
     else:
-        _bind_constructor(ev, node, info, args, kws, instance=False)
         moved, places = _built_at(ev, node, info, args, kws)
         if moved:
             origin = _made(node, text) if places == frozenset((CPU,)) else _made(node, text, Op.MOVED, places)
@@ -1344,14 +1340,12 @@ def _built_at(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args,
     return init_places(info, bound, ev.ff)
 
 
-def _bind_constructor(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args, kws: Kws,
-                      instance: bool = True) -> None:
+def _bind_constructor(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args, kws: Kws) -> None:
     """Keep what ``Plain(x, device=d)`` (a plain class of the run) gives its ``__init__``,
     parameter index as a string -> argument value, for the reads of the instance's
-    attributes (:meth:`FileFlow.instance_attr`; not for a module class, ``instance``
-    False), and the construction as a call site of that ``__init__``
-    (:meth:`FileFlow.construction_sites`; one that spreads ``*args``/``**kw`` binds
-    nothing); nothing for a class without an ``__init__`` of the run."""
+    attributes (:meth:`FileFlow.instance_attr`), and the construction as a call site of
+    that ``__init__`` (:meth:`FileFlow.construction_sites`; one that spreads
+    ``*args``/``**kw`` binds nothing); nothing for a class without an ``__init__`` of the run."""
     init = info.method("__init__")
     if init is None or ev.i.given is not None or _static(init[1]):
         return
@@ -1363,8 +1357,7 @@ def _bind_constructor(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args
     params = param_names(fn)
     bound = {str(k + 1): a for k, a in enumerate(args) if k + 1 < len(params)}
     bound.update((str(params.index(name)), v) for name, v in kws if name in params[1:])
-    if instance:
-        ev.ff.constructed[id(node)] = bound
+    ev.ff.constructed[id(node)] = bound
     # the construction is a call site of ``__init__`` (:meth:`FileFlow.construction_sites`)
     sites[id(node)] = (ev.i.res, bound)
 

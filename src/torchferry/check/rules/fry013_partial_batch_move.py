@@ -54,11 +54,6 @@ on the CPU (sequence lengths for `pack_padded_sequence`, file names) would be wr
 such items are rarely passed to a loss, but check.
 
 ## Known limits
-An item of a batch whose own items are moved by assignment (`targets["y"] =
-targets["y"].cuda()`) holds the moved tensor under that key; the mapping itself, handed
-on whole, is of unknown place (a mix) and not reported, and the items under the other keys
-are still on the CPU; after a store under a key that is not a string constant (`for k in
-batch: batch[k] = batch[k].to(device)`), or past eight keys, none of its items is reported.
 An item that the called model's `forward` hands, at every use, to torch on the CPU (the
 `lengths` of `pack_padded_sequence`, by position or keyword, which torch requires there; the
 targets and lengths of `ctc_loss`, directly or through its own helpers, for a model class of

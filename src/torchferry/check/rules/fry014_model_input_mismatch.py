@@ -135,14 +135,7 @@ No form reports a model on the device called on a CPU input that the model's `fo
 moves itself: every class the model may be is a module class of the run whose `forward`
 moves the parameter that input is bound to (`x = x.to(self.device)`, `x.cuda()`; not a
 move to the CPU) before handing it to any layer with weights (`net(torch.tensor(obs))`,
-`self.q_network.forward(state)` of `def forward(self, x): x = x.to(self.device) / 255.0`),
-or hands it whole, as the first argument, to submodules of its own whose every class moves it
-so (`self.encoder(graph)`, followed four modules deep; its other parts only to submodules
-whose `forward` brings them to no weights: a list of scopes a readout iterates over).  The
-classes are those whose constructors built the model: in the file, returned by a function of
-the run (`load_checkpoint(path)` that builds one of two model classes), or, for a parameter
-or a submodule kept from a constructor's parameter (`self.grover = grover`), those every call
-or construction of the run passes for it, four calls back.
+`self.q_network.forward(state)` of `def forward(self, x): x = x.to(self.device) / 255.0`).
 
 The fourth form checks a module's inputs after the first too, when the first is not at
 fault: every tensor argument of a `torch.nn` layer with weights, and the items of a tuple
@@ -250,13 +243,6 @@ A module that its own method moves only after the call (`out = self.forward(x)` 
 `self.to(device)` in a `test` method) is where it was built when the call runs: not
 reported; the same order inside a loop around both is not reported either, though the
 loop's second round would fail.
-A model whose `forward` moves its input is known only through its classes' constructions
-and calls the run can all see (at most eight files that import the class's file and name
-it); a submodule of unknown class, a model built by a factory outside the run or loaded,
-or a class whose `forward` moves the input only in a helper method leaves the finding; so does
-a model class imported through a directory without `__init__.py` beside a script
-(`from grover.model.models import Task` run as `python main.py`): such imports are not
-resolved.
 A model a plain class keeps from its constructor is placed only when every construction of
 the class in the run is known: none where no file of the run builds it; none when a file names
 the class other than in a construction (a subclass, an annotation, the class handed to a
@@ -380,14 +366,7 @@ from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import builds_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
-from torchferry.check.flow.weighed import (
-    bound_arguments,
-    made_classes,
-    moves_own_param,
-    parameter_itself,
-    passed_classes,
-    weighed_params,
-)
+from torchferry.check.flow.weighed import bound_arguments, moves_own_param, weighed_params
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
@@ -1826,7 +1805,7 @@ def _model_at_call(ff: FileFlow, res: ScopeResult, c: CallEvent) -> Origin | Non
     precedes, in its caller, a call of the function (``train()`` runs ``model.to(device)``
     then ``test()``, which calls ``model(images)``)."""
     given = _input(c)
-    if given is not None and _moves_its_input(ff, c.func, c.node, given[0], res):
+    if given is not None and _moves_its_input(ff, c.func, c.node, given[0]):
         return None  # (its ``forward`` puts the input where the module is)
     moved = _model_on_device(ff, res, c.func)
     func = c.node.func
@@ -1845,22 +1824,27 @@ def _moved_by_forward(ff: FileFlow, call: ast.Call, arg: ast.expr) -> bool:
     return c is not None and c.callee is Callee.MODULE and _moves_its_input(ff, c.func, call, arg)
 
 
-def _moves_its_input(ff: FileFlow, model: Value, call: ast.Call, arg: ast.expr,
-                     res: ScopeResult | None = None) -> bool:
+def _moves_its_input(ff: FileFlow, model: Value, call: ast.Call, arg: ast.expr) -> bool:
     """Does the module ``model`` put the input ``arg`` of ``call`` where it is itself?  Every
-    make of it is a module class of the run (:func:`made_classes`, moves of it aside, in
-    this file or returned from another; for a parameter of ``res`` used as it came in,
-    the classes every call of the run passes, :func:`passed_classes`)
-    whose ``forward`` moves the parameter ``arg`` is bound to before that meets the weights
-    (``x = x.to(self.device)``, or hands it whole to a submodule that does,
+    make of it is a module class of the run (moves of it aside) whose ``forward`` moves the
+    parameter ``arg`` is bound to before that meets the weights (``x = x.to(self.device)``,
     :func:`moves_own_param`): a CPU input is then no mismatch."""
-    k = parameter_itself(model) if res is not None else None
-    classes = passed_classes(ff, res.node, k, 0) if res is not None and k is not None else made_classes(ff, model)
-    for info in classes or ():
+    classes = []
+    for o in model.origins:
+        node = o.node
+        if o.path is not None or not isinstance(node, ast.Call):
+            return False
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda"):
+            continue  # (a move of the module itself)
+        info = ff.class_called(node)
+        if info is None or not info.is_module:
+            return False
+        classes.append(info)
+    for info in classes:
         found = info.method("forward")
         bound = bound_arguments(call, param_names(found[1])) if found is not None else {}
         k = next((i for i, a in bound.items() if a is arg), 0)
-        if not info.is_module or not moves_own_param(ff, info, "forward", k):
+        if not moves_own_param(ff, info, "forward", k):
             return False
     return bool(classes)
 
