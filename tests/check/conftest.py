@@ -1,15 +1,19 @@
-"""Fixtures for the checker's infrastructure tests: tiny fake rules, so the engine,
-CLI, fixes and reporters are tested independently of the real rules."""
+"""Fixtures for the checker's tests: tiny fake rules, so the engine, CLI, fixes and
+reporters are tested independently of the real rules; and ``finding_lines``, which checks
+small programs written to a temporary folder with the real rules."""
 
 from __future__ import annotations
 
 import ast
 import types
+from collections.abc import Callable
+from pathlib import Path
 
 import pytest
 
 from torchferry.check import engine
 from torchferry.check.api import Context, Fix
+from torchferry.check.runner import Options, check_paths
 
 
 def _bare_to(ctx: Context):
@@ -83,3 +87,22 @@ def fake_rules(monkeypatch):
     engine._resolve.cache_clear()
     yield FAKE_RULES
     engine._resolve.cache_clear()
+
+
+@pytest.fixture
+def finding_lines(tmp_path: Path) -> Callable[..., list[int]]:
+    """``finding_lines(files, select)``: write ``files`` (name -> text) to a temporary
+    folder, check them as one run with the rules ``select`` names, and return the sorted
+    lines of the findings in the first file."""
+
+    def run(files: dict[str, str], select: str) -> list[int]:
+        paths = []
+        for name, text in files.items():
+            path = tmp_path / name
+            path.write_text(text)
+            paths.append(path)
+        opts = Options(root=tmp_path, select=(select,), target_torch_version=None)
+        outcomes = check_paths(paths, opts, jobs=1)
+        return sorted(d.line for o in outcomes for d in o.diagnostics if o.path == paths[0])
+
+    return run

@@ -4,9 +4,7 @@ the CPU input meets CPU weights; the same move before the call is reported."""
 
 from __future__ import annotations
 
-from pathlib import Path
-
-from torchferry.check.runner import Options, check_paths
+from collections.abc import Callable
 
 HEAD = (
     "import torch\n"
@@ -24,15 +22,9 @@ HEAD = (
 )
 
 
-def _lines(tmp_path: Path, body: str) -> list[int]:
-    path = tmp_path / "net.py"
-    path.write_text(HEAD + body)
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    outcomes = check_paths([path], opts, jobs=1)
-    return sorted(d.line - HEAD.count("\n") for o in outcomes for d in o.diagnostics)
-
-
-def test_a_module_run_before_its_own_move_is_not_reported(tmp_path: Path) -> None:
+def test_a_module_run_before_its_own_move_is_not_reported(
+    finding_lines: Callable[..., list[int]],
+) -> None:
     body = (
         "    def test(self):\n"
         "        x = torch.rand(1, 4)\n"
@@ -40,10 +32,12 @@ def test_a_module_run_before_its_own_move_is_not_reported(tmp_path: Path) -> Non
         "        self.to(torch.device('cuda'))\n"
         "        return out\n"
     )
-    assert _lines(tmp_path, body) == []
+    assert finding_lines({"net.py": HEAD + body}, "FRY014") == []
 
 
-def test_a_module_run_after_its_own_move_is_reported(tmp_path: Path) -> None:
+def test_a_module_run_after_its_own_move_is_reported(
+    finding_lines: Callable[..., list[int]],
+) -> None:
     body = (
         "    def test(self):\n"
         "        x = torch.rand(1, 4)\n"
@@ -51,5 +45,5 @@ def test_a_module_run_after_its_own_move_is_reported(tmp_path: Path) -> None:
         "        out = self.forward(x)\n"
         "        return out\n"
     )
-    assert _lines(tmp_path, body) == [4]
+    assert finding_lines({"net.py": HEAD + body}, "FRY014") == [HEAD.count("\n") + 4]
 
