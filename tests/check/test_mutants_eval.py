@@ -303,6 +303,7 @@ def test_the_cifar10_stand_in_yields_pil_images_its_random_transforms_keep_the_s
 def test_a_program_may_run_another_script_than_the_mutated_one() -> None:
     """``entry`` names the script that runs (a ``main.py`` driving the mutated module); the
     mutants are still the mutated script's, and every program's runs is a file of its own."""
+    _programs_here()
     ram = next(p for p in cm.PROGRAMS if p.name == "ram")
     assert (ram.script, ram.runs) == ("trainer.py", "main.py")
     assert {m.program.script for m in cm.mutants(ram)} == {"trainer.py"}
