@@ -8,11 +8,9 @@ run never moves are not."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-
-from torchferry.check.runner import Options, check_paths
 
 HEAD = (
     "import torch\n"
@@ -24,12 +22,11 @@ HEAD = (
 )
 
 
-def _check(tmp_path: Path, body: str, select: str = "FRY014", head: str = HEAD) -> list[int]:
-    path = tmp_path / "train.py"
-    path.write_text(head + body)
-    opts = Options(root=tmp_path, select=(select,), target_torch_version=None)
-    outcomes = check_paths([path], opts, jobs=1)
-    return sorted(d.line - head.count("\n") for o in outcomes for d in o.diagnostics)
+def _check(
+    finding_lines: Callable[..., list[int]], body: str, select: str = "FRY014", head: str = HEAD
+) -> list[int]:
+    lines = finding_lines({"train.py": head + body}, select)
+    return [line - head.count("\n") for line in lines]
 
 
 RNN = (
@@ -52,33 +49,34 @@ RNN = (
 )
 
 
-def test_hidden_state_made_on_the_cpu(tmp_path: Path) -> None:
-    assert _check(tmp_path, RNN.format(h="", move=".to(device)")) == [10]
+def test_hidden_state_made_on_the_cpu(finding_lines: Callable[..., list[int]]) -> None:
+    assert _check(finding_lines, RNN.format(h="", move=".to(device)")) == [10]
 
 
 @pytest.mark.parametrize("h", [".to(device)", ".to(x.device)", ".cuda()"])
-def test_hidden_state_moved(tmp_path: Path, h: str) -> None:
-    assert _check(tmp_path, RNN.format(h=h, move=".to(device)")) == []
+def test_hidden_state_moved(finding_lines: Callable[..., list[int]], h: str) -> None:
+    assert _check(finding_lines, RNN.format(h=h, move=".to(device)")) == []
 
 
-def test_hidden_state_made_on_the_device(tmp_path: Path) -> None:
+def test_hidden_state_made_on_the_device(finding_lines: Callable[..., list[int]]) -> None:
     body = RNN.format(h="", move=".to(device)").replace(
-        "torch.zeros(2, x.size(0), 8)\n", "torch.zeros(2, x.size(0), 8, device=x.device)\n")
-    assert _check(tmp_path, body) == []
+        "torch.zeros(2, x.size(0), 8)\n", "torch.zeros(2, x.size(0), 8, device=x.device)\n"
+    )
+    assert _check(finding_lines, body) == []
 
 
-def test_module_never_moved(tmp_path: Path) -> None:
+def test_module_never_moved(finding_lines: Callable[..., list[int]]) -> None:
     """(The model left on the CPU is reported where it meets its moved input.)"""
-    assert _check(tmp_path, RNN.format(h="", move="")) == [16]
+    assert _check(finding_lines, RNN.format(h="", move="")) == [16]
 
 
-def test_the_factory_rule_reports_the_factory(tmp_path: Path) -> None:
+def test_the_factory_rule_reports_the_factory(finding_lines: Callable[..., list[int]]) -> None:
     """FRY010 reports the factory (with its fix), FRY014 the call where the tensor meets
     the module: one finding each, at its own line."""
     body = RNN.format(h="", move=".to(device)")
-    assert _check(tmp_path, body, "FRY010") == [8]
-    assert _check(tmp_path, body, "ALL").count(10) == 1
-    assert _check(tmp_path, body, "ALL").count(8) == 1
+    assert _check(finding_lines, body, "FRY010") == [8]
+    assert _check(finding_lines, body, "ALL").count(10) == 1
+    assert _check(finding_lines, body, "ALL").count(8) == 1
 
 
 GRAPH = (
@@ -118,12 +116,12 @@ GRAPH = (
 )
 
 
-def test_second_item_of_a_sequence(tmp_path: Path) -> None:
-    assert _check(tmp_path, GRAPH.format(adj="")) == [22]
+def test_second_item_of_a_sequence(finding_lines: Callable[..., list[int]]) -> None:
+    assert _check(finding_lines, GRAPH.format(adj="")) == [22]
 
 
-def test_second_item_moved(tmp_path: Path) -> None:
-    assert _check(tmp_path, GRAPH.format(adj=".to(device)")) == []
+def test_second_item_moved(finding_lines: Callable[..., list[int]]) -> None:
+    assert _check(finding_lines, GRAPH.format(adj=".to(device)")) == []
 
 
 POSITIONAL = GRAPH.split("def step")[0] + (
@@ -137,16 +135,16 @@ POSITIONAL = GRAPH.split("def step")[0] + (
 )
 
 
-def test_second_positional_argument(tmp_path: Path) -> None:
-    assert _check(tmp_path, POSITIONAL.format(adj="adj")) == [24]
+def test_second_positional_argument(finding_lines: Callable[..., list[int]]) -> None:
+    assert _check(finding_lines, POSITIONAL.format(adj="adj")) == [24]
 
 
-def test_lengths_left_on_the_cpu(tmp_path: Path) -> None:
+def test_lengths_left_on_the_cpu(finding_lines: Callable[..., list[int]]) -> None:
     """``lengths`` is only converted by ``forward``: it may rightly stay on the CPU."""
-    assert _check(tmp_path, POSITIONAL.format(adj="adj.to(device)")) == []
+    assert _check(finding_lines, POSITIONAL.format(adj="adj.to(device)")) == []
 
 
-def test_module_of_unknown_class(tmp_path: Path) -> None:
+def test_module_of_unknown_class(finding_lines: Callable[..., list[int]]) -> None:
     body = (
         "from lib import build\n"
         "\n"
@@ -157,10 +155,10 @@ def test_module_of_unknown_class(tmp_path: Path) -> None:
         "\n"
         "run(build().to(device), torch.ones(3, 4).to(device))\n"
     )
-    assert _check(tmp_path, body) == []
+    assert _check(finding_lines, body) == []
 
 
-def test_submodule_in_the_arm_that_moves_nothing(tmp_path: Path) -> None:
+def test_submodule_in_the_arm_that_moves_nothing(finding_lines: Callable[..., list[int]]) -> None:
     """The module is moved only when CUDA is available; the call on a CPU input in the other
     arm of the same test meets nothing on the device (no other place in the file may put a
     value there).  A method without the test does."""
@@ -187,4 +185,4 @@ def test_submodule_in_the_arm_that_moves_nothing(tmp_path: Path) -> None:
         "model([1, 2])\n"
     )
     head = "import torch\nimport torch.nn as nn\n\n\n"
-    assert _check(tmp_path, body, head=head) == [14]
+    assert _check(finding_lines, body, head=head) == [14]

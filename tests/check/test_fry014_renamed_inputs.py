@@ -6,11 +6,9 @@ call of the scope is not."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
-
-from torchferry.check.runner import Options, check_paths
 
 HEAD = (
     "import torch\n"
@@ -31,12 +29,9 @@ HEAD = (
 )
 
 
-def _check(tmp_path: Path, body: str) -> list[int]:
-    path = tmp_path / "infer.py"
-    path.write_text(HEAD + body)
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    outcomes = check_paths([path], opts, jobs=1)
-    return sorted(d.line - HEAD.count("\n") for o in outcomes for d in o.diagnostics)
+def _check(finding_lines: Callable[..., list[int]], body: str) -> list[int]:
+    lines = finding_lines({"infer.py": HEAD + body}, "FRY014")
+    return [line - HEAD.count("\n") for line in lines]
 
 
 ALIAS = (
@@ -62,22 +57,28 @@ SELF_REBOUND = (
 
 @pytest.mark.parametrize(("body", "line"), [(ALIAS, 7), (SELF_REBOUND, 7)])
 def test_a_cpu_tensor_under_another_name_meets_the_moved_model(
-        tmp_path: Path, body: str, line: int) -> None:
-    assert _check(tmp_path, body) == [line]
+    finding_lines: Callable[..., list[int]], body: str, line: int
+) -> None:
+    assert _check(finding_lines, body) == [line]
 
 
-@pytest.mark.parametrize("body", [
-    # the rebinding moves it
-    SELF_REBOUND.replace("        x = x\n", "        x = x.to(device)\n"),
-    ALIAS.replace("    x = img\n", "    x = img.cuda()\n"),
-    # the name it copies is made on the device
-    ALIAS.replace("torch.ones(1, 4)", "torch.ones(1, 4, device=device)"),
-    # the name it copies is a parameter: where it lives is not known here
-    ALIAS.replace("def run(path, accel):\n", "def run(path, accel, img):\n")
-    .replace("    img = torch.ones(1, 4)\n", ""),
-    # the model is not moved
-    ALIAS.replace("model = model.to(device)", "model = model.eval()"),
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the rebinding moves it
+        SELF_REBOUND.replace("        x = x\n", "        x = x.to(device)\n"),
+        ALIAS.replace("    x = img\n", "    x = img.cuda()\n"),
+        # the name it copies is made on the device
+        ALIAS.replace("torch.ones(1, 4)", "torch.ones(1, 4, device=device)"),
+        # the name it copies is a parameter: where it lives is not known here
+        ALIAS.replace("def run(path, accel):\n", "def run(path, accel, img):\n").replace(
+            "    img = torch.ones(1, 4)\n", ""
+        ),
+        # the model is not moved
+        ALIAS.replace("model = model.to(device)", "model = model.eval()"),
+    ],
+)
 def test_a_copy_of_a_tensor_not_left_on_the_cpu_is_no_mismatch(
-        tmp_path: Path, body: str) -> None:
-    assert _check(tmp_path, body) == []
+    finding_lines: Callable[..., list[int]], body: str
+) -> None:
+    assert _check(finding_lines, body) == []

@@ -6,6 +6,7 @@ moved, a sequence some call gives unknown items, or a model moved by its caller 
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -31,12 +32,9 @@ HEAD = (
 )
 
 
-def _check(tmp_path: Path, body: str) -> list[int]:
-    path = tmp_path / "train.py"
-    path.write_text(HEAD + body)
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    outcomes = check_paths([path], opts, jobs=1)
-    return sorted(d.line - HEAD.count("\n") for o in outcomes for d in o.diagnostics)
+def _check(finding_lines: Callable[..., list[int]], body: str) -> list[int]:
+    lines = finding_lines({"train.py": HEAD + body}, "FRY014")
+    return [line - HEAD.count("\n") for line in lines]
 
 
 STARRED = (
@@ -102,32 +100,48 @@ WHOLE = (
 )
 
 
-def test_an_item_of_a_tensor_moved_whole_is_where_the_tensor_is(tmp_path: Path) -> None:
-    assert _check(tmp_path, WHOLE) == [2, 6]
+def test_an_item_of_a_tensor_moved_whole_is_where_the_tensor_is(
+    finding_lines: Callable[..., list[int]],
+) -> None:
+    assert _check(finding_lines, WHOLE) == [2, 6]
 
 
-@pytest.mark.parametrize(("body", "line"), [
-    (STARRED, 2), (INDEXED, 2), (FORWARDED, 3), (LOCAL_TUPLE, 4),
-])
+@pytest.mark.parametrize(
+    ("body", "line"),
+    [
+        (STARRED, 2),
+        (INDEXED, 2),
+        (FORWARDED, 3),
+        (LOCAL_TUPLE, 4),
+    ],
+)
 def test_a_moved_first_item_given_to_a_model_left_on_the_cpu_is_reported(
-        tmp_path: Path, body: str, line: int) -> None:
-    assert _check(tmp_path, body) == [line]
+    finding_lines: Callable[..., list[int]], body: str, line: int
+) -> None:
+    assert _check(finding_lines, body) == [line]
 
 
-@pytest.mark.parametrize("body", [
-    # the first item, the one the model takes first, is not moved
-    STARRED.replace("step(model, (x, adj))", "step(model, (torch.ones(3, 4), adj))"),
-    # the model is moved by the call that passes it
-    STARRED.replace("step(model, (x, adj))", "step(model.to(device), (x, adj))"),
-    # another call passes a sequence of unknown items
-    STARRED + "for batch in torch.utils.data.DataLoader([]):\n    step(model, batch)\n",
-    # an index past the tuple's items, and an index that is not a constant
-    INDEXED.replace("batch[0], batch[1]", "batch[2]"),
-    INDEXED.replace("def step(net, batch):\n    return net(batch[0], batch[1])",
-                    "def step(net, batch, i=0):\n    return net(batch[i])"),
-])
-def test_an_item_not_known_to_be_moved_is_no_mismatch(tmp_path: Path, body: str) -> None:
-    assert _check(tmp_path, body) == []
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the first item, the one the model takes first, is not moved
+        STARRED.replace("step(model, (x, adj))", "step(model, (torch.ones(3, 4), adj))"),
+        # the model is moved by the call that passes it
+        STARRED.replace("step(model, (x, adj))", "step(model.to(device), (x, adj))"),
+        # another call passes a sequence of unknown items
+        STARRED + "for batch in torch.utils.data.DataLoader([]):\n    step(model, batch)\n",
+        # an index past the tuple's items, and an index that is not a constant
+        INDEXED.replace("batch[0], batch[1]", "batch[2]"),
+        INDEXED.replace(
+            "def step(net, batch):\n    return net(batch[0], batch[1])",
+            "def step(net, batch, i=0):\n    return net(batch[i])",
+        ),
+    ],
+)
+def test_an_item_not_known_to_be_moved_is_no_mismatch(
+    finding_lines: Callable[..., list[int]], body: str
+) -> None:
+    assert _check(finding_lines, body) == []
 
 
 #: the other direction: the model is on the device, an item the callers pass was made on
@@ -164,8 +178,9 @@ CPU_INDEXED = (
 
 @pytest.mark.parametrize(("body", "line"), [(CPU_ITEM, 8), (CPU_INDEXED, 2)])
 def test_a_first_item_made_on_the_cpu_given_to_a_model_on_the_device_is_reported(
-        tmp_path: Path, body: str, line: int) -> None:
-    assert _check(tmp_path, body) == [line]
+    finding_lines: Callable[..., list[int]], body: str, line: int
+) -> None:
+    assert _check(finding_lines, body) == [line]
 
 
 def test_the_finding_names_the_item(tmp_path: Path) -> None:
@@ -176,23 +191,30 @@ def test_the_finding_names_the_item(tmp_path: Path) -> None:
     assert "`data[0]` was made on the CPU" in found.message
 
 
-@pytest.mark.parametrize("body", [
-    # the loader moves the first item too: both items are on the device
-    CPU_ITEM.replace("feats.to_sparse(), adj", "feats.to_sparse().to(device), adj"),
-    # the model stays on the CPU with its input
-    CPU_ITEM.replace("net = Net().to(device)", "net = Net()"),
-    # only the second item is made on the CPU (the model takes the first first)
-    CPU_ITEM.replace("return feats.to_sparse(), adj.to(device)",
-                     "return feats.to_sparse().to(device), adj"),
-    # another call passes the items moved
-    CPU_ITEM + "evaluate(net, (feats.to(device), adj))\n",
-    # another call passes a sequence of unknown items
-    CPU_ITEM + "for batch in torch.utils.data.DataLoader([]):\n    evaluate(net, batch)\n",
-    # an index past the tuple's items, and an index that is not a constant
-    CPU_INDEXED.replace("batch[0], batch[1]", "batch[2]"),
-    CPU_INDEXED.replace("def step(net, batch):\n    return net(batch[0], batch[1])",
-                        "def step(net, batch, i=0):\n    return net(batch[i])"),
-])
+@pytest.mark.parametrize(
+    "body",
+    [
+        # the loader moves the first item too: both items are on the device
+        CPU_ITEM.replace("feats.to_sparse(), adj", "feats.to_sparse().to(device), adj"),
+        # the model stays on the CPU with its input
+        CPU_ITEM.replace("net = Net().to(device)", "net = Net()"),
+        # only the second item is made on the CPU (the model takes the first first)
+        CPU_ITEM.replace(
+            "return feats.to_sparse(), adj.to(device)", "return feats.to_sparse().to(device), adj"
+        ),
+        # another call passes the items moved
+        CPU_ITEM + "evaluate(net, (feats.to(device), adj))\n",
+        # another call passes a sequence of unknown items
+        CPU_ITEM + "for batch in torch.utils.data.DataLoader([]):\n    evaluate(net, batch)\n",
+        # an index past the tuple's items, and an index that is not a constant
+        CPU_INDEXED.replace("batch[0], batch[1]", "batch[2]"),
+        CPU_INDEXED.replace(
+            "def step(net, batch):\n    return net(batch[0], batch[1])",
+            "def step(net, batch, i=0):\n    return net(batch[i])",
+        ),
+    ],
+)
 def test_an_item_not_known_to_be_made_on_the_cpu_is_no_mismatch(
-        tmp_path: Path, body: str) -> None:
-    assert _check(tmp_path, body) == []
+    finding_lines: Callable[..., list[int]], body: str
+) -> None:
+    assert _check(finding_lines, body) == []
