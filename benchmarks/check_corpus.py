@@ -605,13 +605,80 @@ COVE_EXTRA: tuple[tuple[str, str], ...] = (
 DEFAULT_COVE_CORPUS = REPO / ".corpus" / "cove"
 DEFAULT_COVE_LABELS = REPO / "benchmarks" / "check_labels_cove.toml"
 
+#: a thirteenth held-out set, gathered after the cove set had been measured: research, training,
+#: library and tutorial code (SEGAN speech enhancement, bilinear attention networks for visual
+#: question answering, the meshed-memory transformer for image captioning, LXMERT vision-language
+#: pretraining, R2R-EnvDrop vision-language navigation, multi-agent reinforcement learning
+#: algorithms for StarCraft, few-shot classification baselines, MetaOptNet meta-learning, RTDL
+#: tabular deep learning, FFJORD continuous normalizing flows, SWAG Bayesian deep learning,
+#: torchsde stochastic differential equation solvers, GFPGAN face restoration, AdverTorch
+#: adversarial robustness, CCT semi-supervised semantic segmentation, SEAL graph link prediction,
+#: boundary-loss medical image segmentation, a PyTorch tutorial book), none in CORPUS, EXTRA, the
+#: other held-out sets, check_split.toml or the repositories of the bug-report reproductions or
+#: the mutation programs; labelled in ``benchmarks/check_labels_reef.toml`` (``--reef``; cache
+#: ``.corpus/reef``).  Source snapshots only, like the cove set.
+REEF: tuple[tuple[str, str], ...] = ()
+#: its source snapshots, checked with ``--reef --extra DIR``; ``--reef --export GIT_DIR --extra
+#: DIR`` writes them into DIR.  Left out for a file shared with a code base of a listed set:
+#: CompVis/taming-transformers (taming/modules/diffusionmodules/model.py, ermongroup/ddim's
+#: models/diffusion.py, vault), qfgaohao/pytorch-ssd (vision/transforms/transforms.py, the
+#: augmentations of amdegroot/ssd.pytorch, dock), AnTao97/dgcnn.pytorch (sync_bn/, the
+#: synchronized batch norm of ajbrock/BigGAN-PyTorch, pier; prepare_data/indoor3d_util.py, in
+#: yanx27/Pointnet_Pointnet2_pytorch, quay), ming024/FastSpeech2 (text/ and audio processing of
+#: NVIDIA/tacotron2, pier; text/cleaners.py is also jaywalnut310/vits's, jetty), justchenhao/BIT_CD
+#: and LiheYoung/UniMatch (the ResNet blocks of HRNet/HRNet-Semantic-Segmentation's hrnet.py,
+#: pier, and of VainF/DeepLabV3Plus-Pytorch's backbone, wharf), cure-lab/SCINet
+#: (utils/timefeatures.py of thuml/Autoformer, jetty), JiawangBian/SC-SfMLearner-Release
+#: (inverse_warp.py, custom_transforms.py and the KITTI tools of ClementPinard/SfmLearner-Pytorch,
+#: berth; models/resnet_encoder.py of nianticlabs/monodepth2, berth), facebookresearch/svoice
+#: (svoice/distrib.py, facebookresearch/denoiser's, cove), fra31/auto-attack
+#: (autoattack/examples/resnet.py, kuangliu/pytorch-cifar's ResNet reformatted, unseen),
+#: jannerm/trajectory-transformer (its progress bar, plotting and Azure configuration are
+#: jannerm/diffuser's, quay), binli123/dsmil-wsi (simclr/loss/nt_xent.py, in
+#: mims-harvard/TFC-pretraining, wharf) and sp-uhh/sgmse (sgmse/backbones/ncsnpp_utils/, the
+#: NCSN++ layers of yang-song/score_sde_pytorch, jetty).  Not taken: yinboc/few-shot-meta-baseline
+#: (16,117 lines of Python), facebookresearch/mbrl-lib (15,809), kazuto1011/deeplab-pytorch
+#: (13,110), thunlp/ERNIE (12,332), kexinhuang12345/DeepPurpose (11,470) and salesforce/ALBEF
+#: (10,740) for their size; McGregorWwww/UCTransNet, RexYing/diffpool, yulequan/UA-MT,
+#: JingyunLiang/SwinIR, DropEdge/DropEdge, Qwicen/node, rixwew/pytorch-fm, ksw0306/FloWaveNet,
+#: denisyarats/drq, Thinklab-SJTU/Crossformer, Tencent/MedicalNet, DeepGraphLearning/
+#: KnowledgeGraphEmbedding and TimDettmers/ConvE for fewer than 2,000 lines;
+#: kumar-shridhar/PyTorch-BayesianCNN for a snapshot too large to fetch; oscarknagg/few-shot,
+#: NVIDIA/BigVGAN and facebookresearch/encodec, which shared no file, for room (the set was
+#: full; oscarknagg/few-shot would have been a third few-shot code base).
+REEF_EXTRA: tuple[tuple[str, str], ...] = (
+    ("santi-pdp/segan_pytorch", "052238718b037cd72c7fa69bc1577782e5ef015d"),
+    ("jnhwkim/ban-vqa", "ef4cc36d63f6b31344301ac1bd91afd807d132e5"),
+    ("aimagelab/meshed-memory-transformer", "239100befa61d1e77ddf3b538810c83703d1e3a7"),
+    ("airsplay/lxmert", "0db1182b9030da3ce41f17717cc628e1cd0a95d5"),
+    ("airsplay/R2R-EnvDrop", "6f938abcf2db999c0118c7e548d8357ab8f006db"),
+    ("starry-sky6688/MARL-Algorithms", "e9e32e122f1b25e1139b82bebbb7ed81dc1e2320"),
+    ("wyharveychen/CloserLookFewShot", "e03aca8a2d01c9b5861a5a816cd5d3fdfc47cd45"),
+    ("kjunelee/MetaOptNet", "19601591da8090734e2e69113c9510831da5528a"),
+    ("yandex-research/rtdl", "4ca77be57aae445648df63e9ef3a5566b1f0a835"),
+    ("rtqichen/ffjord", "994864ad0517db3549717c25170f9b71e96788b1"),
+    ("wjmaddox/swa_gaussian", "61a918fa1c3e732dd19fc278ad3a5969f24d5a72"),
+    ("patrick-kidger/torchsde", "4e6902b51bcf1c2f15c4c94027909c1162a6695c"),
+    ("TencentARC/GFPGAN", "7552a7791caad982045a7bbe5634bbf1cd5c8679"),
+    ("BorealisAI/advertorch", "e063e341c87d9a621ae1a8f72c3507d5ea5bd327"),
+    ("yassouali/CCT", "65d4e5bd4501ae3c564493d0ce18924a908639f5"),
+    ("muhanzhang/SEAL", "ca1f019a15fb0c21796042165b4e6bee73981dd3"),
+    ("LIVIAETS/boundary-loss", "171c32d88a4ce59af8be46fb88b96d3637b9515b"),
+    (
+        "L1aoXingyu/code-of-learn-deep-learning-with-pytorch",
+        "ea24810dc26265e85e3eec34e1d091d21202d800",
+    ),
+)
+DEFAULT_REEF_CORPUS = REPO / ".corpus" / "reef"
+DEFAULT_REEF_LABELS = REPO / "benchmarks" / "check_labels_reef.toml"
+
 
 @dataclass(frozen=True)
 class HeldOutSet:
     """A set of code bases measured apart from the corpus: its packages, snapshots, cache
     directory and labels file (``--fresh``, ``--unseen``, ``--blind``, ``--sealed``,
     ``--vault``, ``--dock``, ``--pier``, ``--quay``, ``--wharf``, ``--jetty``, ``--berth``,
-    ``--cove``)."""
+    ``--cove``, ``--reef``)."""
 
     flag: str
     packages: tuple[tuple[str, str], ...]
@@ -637,6 +704,7 @@ HELD_OUT_SETS: dict[str, HeldOutSet] = {
     "jetty": HeldOutSet("--jetty", JETTY, JETTY_EXTRA, DEFAULT_JETTY_CORPUS, DEFAULT_JETTY_LABELS),
     "berth": HeldOutSet("--berth", BERTH, BERTH_EXTRA, DEFAULT_BERTH_CORPUS, DEFAULT_BERTH_LABELS),
     "cove": HeldOutSet("--cove", COVE, COVE_EXTRA, DEFAULT_COVE_CORPUS, DEFAULT_COVE_LABELS),
+    "reef": HeldOutSet("--reef", REEF, REEF_EXTRA, DEFAULT_REEF_CORPUS, DEFAULT_REEF_LABELS),
 }
 
 
@@ -2135,6 +2203,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"joined with {DEFAULT_COVE_LABELS.name} (cache {DEFAULT_COVE_CORPUS.relative_to(REPO)})",
     )
     ap.add_argument(
+        "--reef",
+        action="store_true",
+        help="check the thirteenth held-out set (REEF_EXTRA, with --extra DIR) instead of CORPUS, "
+        f"joined with {DEFAULT_REEF_LABELS.name} (cache {DEFAULT_REEF_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
         "--fetch-only",
         action="store_true",
         help="download and unpack the packages of the chosen set into the cache, and exit "
@@ -2147,7 +2221,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="write the snapshot of each EXTRA (--fresh: FRESH_EXTRA, --unseen: UNSEEN_EXTRA, "
         "--blind: BLIND_EXTRA, --sealed: SEALED_EXTRA, --vault: VAULT_EXTRA, --dock: DOCK_EXTRA, "
         "--pier: PIER_EXTRA, --quay: QUAY_EXTRA, --wharf: WHARF_EXTRA, --jetty: JETTY_EXTRA, "
-        "--berth: BERTH_EXTRA, --cove: COVE_EXTRA) "
+        "--berth: BERTH_EXTRA, --cove: COVE_EXTRA, --reef: REEF_EXTRA) "
         "project found in "
         "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
     )
@@ -2185,7 +2259,7 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(chosen) > 1:
         ap.error(
             "--fresh, --unseen, --blind, --sealed, --vault, --dock, --pier, --quay, --wharf, "
-            "--jetty, --berth and --cove are separate sets: give one"
+            "--jetty, --berth, --cove and --reef are separate sets: give one"
         )
     packages, snapshots = CORPUS, EXTRA
     for held in chosen:
