@@ -3,14 +3,16 @@ with the simulated GPU as the oracle.
 
 Working programs (``.corpus/mutants/programs``: pytorch/examples scripts,
 BSD-3-Clause, copied unchanged from pytorch/examples@77f55b9, for the ``berth`` batch
-pytorch/tutorials and aladdinpersson/Machine-Learning-Collection scripts and for the ``cove``
+pytorch/tutorials and aladdinpersson/Machine-Learning-Collection scripts, for the ``cove``
 batch kevinzakka/recurrent-visual-attention, KaiyangZhou/pytorch-center-loss and
-akamaster/pytorch_resnet_cifar10 scripts, each with its license; see
+akamaster/pytorch_resnet_cifar10 scripts and for the ``reef`` batch other pytorch/tutorials
+and aladdinpersson/Machine-Learning-Collection scripts, each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
 synthetic Cora graph and BSDS300 image set for the URLs the gcn, gat and super_resolution
-examples download, a ``tqdm`` without a progress bar, a ``tensorboard_logger`` that writes
+examples download (and accept an opener), a ``torchvision.utils.make_grid``, a ``tqdm``
+without a progress bar, a ``tensorboard_logger`` that writes
 nothing, and the word language model gets a generated corpus.  Each lesson's mistake
 is applied as a source mutation at every applicable site of the program's script (one
 mutation per mutant; the rest of the file is byte for byte the original; a program whose
@@ -42,7 +44,7 @@ mutants caught by any rule at those lines.
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set cove           # the latest held-out batch
+    python benchmarks/check_mutants.py --set reef           # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -141,9 +143,9 @@ class Program:
 
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
-#: ``jetty``, ``berth`` and ``cove`` (2026-12-05) were each gathered apart from the rules and
-#: measured once, blind
-BATCHES = ("original", "held-out", "jetty", "berth", "cove")
+#: ``jetty``, ``berth``, ``cove`` and ``reef`` (2026-12-05) were each gathered apart from the
+#: rules and measured once, blind
+BATCHES = ("original", "held-out", "jetty", "berth", "cove", "reef")
 
 
 _WLM_TRAIN = (
@@ -199,6 +201,10 @@ PROGRAMS: tuple[Program, ...] = (
     Program("center_loss", "center_loss", "main.py", _CENTER_LOSS, batch="cove"),
     Program("center_loss/loss", "center_loss", "center_loss.py", _CENTER_LOSS, batch="cove", entry="main.py"),
     Program("resnet_cifar10", "resnet_cifar10", "trainer.py", ("--arch", "resnet20", "--epochs", "1", "-b", "32", "--workers", "0"), batch="cove"),
+    Program("transformer_scratch", "transformer_scratch", "transformer_from_scratch.py", (), batch="reef"),
+    Program("spatial_transformer", "spatial_transformer", "spatial_transformer_tutorial.py", (), batch="reef"),
+    Program("distillation", "distillation", "knowledge_distillation_tutorial.py", (), batch="reef"),
+    Program("ensembling", "ensembling", "ensembling.py", (), batch="reef"),
 )  # fmt: skip
 
 

@@ -158,6 +158,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "jetty"],
         ["--set", "berth"],
         ["--set", "cove"],
+        ["--set", "reef"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -167,6 +168,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[4]).isdisjoint(chosen[0] + chosen[1] + chosen[3])
     assert chosen[5] == [p.name for p in cm.PROGRAMS if p.batch == "cove"]
     assert set(chosen[5]).isdisjoint(chosen[0] + chosen[1] + chosen[3] + chosen[4])
+    assert chosen[6] == [p.name for p in cm.PROGRAMS if p.batch == "reef"]
+    assert set(chosen[6]).isdisjoint(chosen[0] + chosen[1] + chosen[3] + chosen[4] + chosen[5])
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -176,7 +179,7 @@ def _blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-@pytest.mark.parametrize(("batch", "least"), [("jetty", 4), ("berth", 4), ("cove", 1)])
+@pytest.mark.parametrize(("batch", "least"), [("jetty", 4), ("berth", 4), ("cove", 1), ("reef", 4)])
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
     source = SOURCE.read_text()
     recorded = dict(re.findall(r"^\| `([\w/]+\.py)` \| `([0-9a-f]{40})` \|$", source, re.M))
@@ -221,10 +224,10 @@ def test_a_missing_program_stops_the_run_with_the_rebuild(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth and cove programs come from other repositories than pytorch/examples (whose
-    license is ``LICENSE`` of the programs' folder): each folder holds its own."""
+    """The berth, cove and reef programs come from other repositories than pytorch/examples
+    (whose license is ``LICENSE`` of the programs' folder): each folder holds its own."""
     _programs_here()
-    for program in (p for p in cm.PROGRAMS if p.batch in ("berth", "cove")):
+    for program in (p for p in cm.PROGRAMS if p.batch in ("berth", "cove", "reef")):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
         assert text.startswith(("BSD 3-Clause License\n", "MIT License\n", "Copyright (c)")), (
             program.name
@@ -264,6 +267,11 @@ def test_the_download_stand_ins_serve_only_the_programs_data() -> None:
     assert names[0].startswith("BSDS300/images/test/") and len(names) == 6
     with pytest.raises(ConnectionError, match="serves only"):
         six.moves.urllib.request.urlopen("http://example.com/x.tgz")
+    opener = six.moves.urllib.request.build_opener()
+    opener.addheaders = [("User-agent", "Mozilla/5.0")]
+    assert six.moves.urllib.request.install_opener(opener) is None
+    with pytest.raises(ConnectionError, match="serves only"):
+        opener.open("http://example.com/x.tgz")
 
 
 def test_the_mnist_stand_ins_say_their_split_and_tqdm_passes_the_iterable_through() -> None:
@@ -298,6 +306,21 @@ def test_the_cifar10_stand_in_yields_pil_images_its_random_transforms_keep_the_s
     flipped = transforms.RandomHorizontalFlip(p=1.0)(img)
     assert flipped.getpixel((0, 0)) == img.getpixel((31, 0))
     assert transforms.RandomCrop(20)(img).size == (20, 20)
+
+
+def test_make_grid_lays_a_batch_out_in_rows_with_padding_as_torchvision_does() -> None:
+    import torch
+
+    make_grid = _stub("torchvision").utils.make_grid
+    batch = torch.arange(10 * 4 * 5, dtype=torch.float).reshape(10, 1, 4, 5)
+    grid = make_grid(batch, nrow=4, padding=2)
+    assert tuple(grid.shape) == (3, 2 + 3 * (4 + 2), 2 + 4 * (5 + 2))
+    assert torch.equal(grid[0, 2:6, 2:7], batch[0, 0]) and torch.equal(
+        grid[2, 2:6, 2:7], batch[0, 0]
+    )
+    assert torch.equal(grid[1, 8:12, 9:14], batch[5, 0])  # the second row's second image
+    assert float(grid[:, 14:, 16:].abs().sum()) == 0.0  # the third row has two images
+    assert tuple(make_grid(torch.zeros(3, 3, 4, 4)).shape) == (3, 8, 20)
 
 
 def test_a_program_may_run_another_script_than_the_mutated_one() -> None:
