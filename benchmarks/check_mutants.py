@@ -82,7 +82,9 @@ PROGRAMS_DIR = REPO / ".corpus" / "mutants" / "programs"
 PROGRAMS_MANIFEST = REPO / "tests" / "check" / "mutants" / "programs.toml"
 STUBS = HERE / "stubs"
 DEFAULT_CACHE = REPO / ".corpus" / "mutants-cache.json"
-TIMEOUT_S = 300
+#: seconds a run may take; the distillation program trains five models and takes over 300 on
+#: a loaded 2-core machine (a run killed at the limit leaves no verdict in the cache)
+TIMEOUT_S = 600
 
 
 @dataclass(frozen=True)
@@ -542,6 +544,7 @@ class Run:
     rc: int
     stderr: str
     report: dict = field(default_factory=dict)
+    timed_out: bool = False  #: killed after ``TIMEOUT_S``: says nothing of the mutant
 
 
 #: the ``src`` directory whose ``ferry check`` is measured (``--check-src``); the oracle
@@ -573,7 +576,7 @@ def _run(
             cmd, cwd=workdir, capture_output=True, text=True, env=_env(), timeout=TIMEOUT_S
         )
     except subprocess.TimeoutExpired:
-        return Run(124, f"timed out after {TIMEOUT_S} s")
+        return Run(124, f"timed out after {TIMEOUT_S} s", timed_out=True)
     data = json.loads(report.read_text()) if report.exists() else {}
     return Run(proc.returncode, proc.stderr, data)
 
@@ -649,12 +652,25 @@ class Verdict:
     why: str  #: the error, the sync count, or why it is not confirmed
     frames: list[int]  #: lines of the script in the failing traceback
 
+    @property
+    def timed_out(self) -> bool:
+        """The run was killed after ``TIMEOUT_S`` (a loaded machine): no verdict to keep."""
+        return self.why.startswith(TIMED_OUT)
+
+
+#: how a verdict from a run killed after ``TIMEOUT_S`` begins; such a verdict is not cached
+TIMED_OUT = "timed out"
+
 
 _FRAME = re.compile(r'File "([^"]+)", line (\d+)')
 
 
 def _frames(stderr: str, script: Path) -> list[int]:
     return [int(n) for p, n in _FRAME.findall(stderr) if Path(p).name == script.name]
+
+
+def _timed_out() -> Verdict:
+    return Verdict(False, f"{TIMED_OUT} after {TIMEOUT_S} s", [])
 
 
 def oracle(ws: Workspace, m: Mutant) -> Verdict:
@@ -666,6 +682,8 @@ def oracle(ws: Workspace, m: Mutant) -> Verdict:
         if m.op == "drop-map-location":
             assert m.program.plain_args is not None
             run = _run(work, m.program.runs, m.program.plain_args, simulate=False)
+            if run.timed_out:
+                return _timed_out()
             bites = (
                 run.rc != 0 and "Attempting to deserialize object on a CUDA device" in run.stderr
             )
@@ -676,6 +694,8 @@ def oracle(ws: Workspace, m: Mutant) -> Verdict:
             )
         if m.op == "add-item":
             run = _run(work, m.program.runs, m.program.args, simulate=True, trips=True)
+            if run.timed_out:
+                return _timed_out()
             syncs = sum(
                 t.get("count", 0)
                 for t in run.report.get("trips", [])
@@ -688,6 +708,8 @@ def oracle(ws: Workspace, m: Mutant) -> Verdict:
                 ok, f"{syncs} host syncs at the line" if run.rc == 0 else f"exit {run.rc}", []
             )
         run = _run(work, m.program.runs, m.program.args, simulate=True)
+        if run.timed_out:
+            return _timed_out()
         err = run.report.get("error")
         if run.rc != 0 and err:
             return Verdict(
@@ -918,7 +940,8 @@ def evaluate(
             key = _digest(digest, m.program.name, m.op, m.source, *m.program.args)
             hit = cache.get(key)
             verdict = Verdict(**hit) if hit else oracle(ws, m)
-            cache[key] = verdict.__dict__
+            if not verdict.timed_out:  # a later run, on a less loaded machine, tries again
+                cache[key] = verdict.__dict__
             result = Result(m, verdict)
             if verdict.confirmed and check:
                 lines = {m.line, *verdict.frames}

@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+import json
 import re
 import sys
 import tarfile
@@ -357,6 +358,32 @@ def test_oracle_only_counts_mutants_without_running_ferry_check(
     assert f"| {cm.OPERATORS[m.op].what} | 2 | 1 |" in out
     assert "caught" not in out
     assert f"not confirmed: {m.key}" in out
+
+
+def test_a_run_killed_after_the_time_limit_leaves_no_verdict_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A verdict from a run killed after ``TIMEOUT_S`` (a loaded machine) says nothing of
+    the mutant: it is reported as not confirmed and not cached, so a later run tries again."""
+    _programs_here()
+    program = next(p for p in cm.PROGRAMS if p.name == "ensembling")
+    ms = cm.mutants(program)[:2]
+    calls: list[str] = []
+
+    def fake_run(workdir, script, args, simulate, trips=False):
+        calls.append(script)
+        return cm.Run(124, "timed out", timed_out=True)
+
+    monkeypatch.setattr(cm, "_run", fake_run)
+    monkeypatch.setattr(cm, "baseline_ok", lambda ws, program: None)
+    cache = tmp_path / "cache.json"
+    ops = {m.op for m in ms}
+    results = cm.evaluate([program], ops, 2, None, cache, 1, check=False)
+    assert [r.verdict.confirmed for r in results] == [False, False]
+    assert all(r.verdict.timed_out for r in results) and len(calls) == 2
+    kept = json.loads(cache.read_text())
+    assert list(kept.values()) == ["passes"]  # the original's run, not the mutants'
+    assert not cm.Verdict(False, "passes", []).timed_out
 
 
 def test_a_cache_write_keeps_what_another_run_wrote_meanwhile(tmp_path: Path) -> None:
