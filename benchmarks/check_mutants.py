@@ -82,8 +82,8 @@ PROGRAMS_DIR = REPO / ".corpus" / "mutants" / "programs"
 PROGRAMS_MANIFEST = REPO / "tests" / "check" / "mutants" / "programs.toml"
 STUBS = HERE / "stubs"
 DEFAULT_CACHE = REPO / ".corpus" / "mutants-cache.json"
-#: seconds a run may take; the distillation program trains five models and takes over 300 on
-#: a loaded 2-core machine (a run killed at the limit leaves no verdict in the cache)
+#: seconds a run may take; the whole 20-epoch spatial_transformer run takes over 300 on a
+#: loaded 2-core machine (a run killed at the limit leaves no verdict in the cache)
 TIMEOUT_S = 600
 
 
@@ -205,7 +205,6 @@ PROGRAMS: tuple[Program, ...] = (
     Program("resnet_cifar10", "resnet_cifar10", "trainer.py", ("--arch", "resnet20", "--epochs", "1", "-b", "32", "--workers", "0"), batch="cove"),
     Program("transformer_scratch", "transformer_scratch", "transformer_from_scratch.py", (), batch="reef"),
     Program("spatial_transformer", "spatial_transformer", "spatial_transformer_tutorial.py", (), batch="reef"),
-    Program("distillation", "distillation", "knowledge_distillation_tutorial.py", (), batch="reef"),
     Program("ensembling", "ensembling", "ensembling.py", (), batch="reef"),
 )  # fmt: skip
 
@@ -654,8 +653,9 @@ class Verdict:
 
     @property
     def timed_out(self) -> bool:
-        """The run was killed after ``TIMEOUT_S`` (a loaded machine): no verdict to keep."""
-        return self.why.startswith(TIMED_OUT)
+        """The run was killed after ``TIMEOUT_S`` (a loaded machine): no verdict to keep.
+        Older caches recorded such a run as ``exit 124`` (the status ``_run`` gives it)."""
+        return self.why.startswith((TIMED_OUT, "exit 124"))
 
 
 #: how a verdict from a run killed after ``TIMEOUT_S`` begins; such a verdict is not cached
@@ -939,8 +939,10 @@ def evaluate(
         def judge(m: Mutant) -> Result:
             key = _digest(digest, m.program.name, m.op, m.source, *m.program.args)
             hit = cache.get(key)
-            verdict = Verdict(**hit) if hit else oracle(ws, m)
-            if not verdict.timed_out:  # a later run, on a less loaded machine, tries again
+            verdict = Verdict(**hit) if hit else None
+            if verdict is None or verdict.timed_out:  # a killed run is tried again
+                verdict = oracle(ws, m)
+            if not verdict.timed_out:
                 cache[key] = verdict.__dict__
             result = Result(m, verdict)
             if verdict.confirmed and check:
