@@ -6,6 +6,7 @@ from __future__ import annotations
 import ast
 import hashlib
 import importlib.util
+import json
 import re
 import sys
 import tarfile
@@ -158,6 +159,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "jetty"],
         ["--set", "berth"],
         ["--set", "cove"],
+        ["--set", "reef"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -167,6 +169,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[4]).isdisjoint(chosen[0] + chosen[1] + chosen[3])
     assert chosen[5] == [p.name for p in cm.PROGRAMS if p.batch == "cove"]
     assert set(chosen[5]).isdisjoint(chosen[0] + chosen[1] + chosen[3] + chosen[4])
+    assert chosen[6] == [p.name for p in cm.PROGRAMS if p.batch == "reef"]
+    assert set(chosen[6]).isdisjoint(chosen[0] + chosen[1] + chosen[3] + chosen[4] + chosen[5])
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -176,7 +180,7 @@ def _blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-@pytest.mark.parametrize(("batch", "least"), [("jetty", 4), ("berth", 4), ("cove", 1)])
+@pytest.mark.parametrize(("batch", "least"), [("jetty", 4), ("berth", 4), ("cove", 1), ("reef", 3)])
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
     source = SOURCE.read_text()
     recorded = dict(re.findall(r"^\| `([\w/]+\.py)` \| `([0-9a-f]{40})` \|$", source, re.M))
@@ -221,10 +225,10 @@ def test_a_missing_program_stops_the_run_with_the_rebuild(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth and cove programs come from other repositories than pytorch/examples (whose
-    license is ``LICENSE`` of the programs' folder): each folder holds its own."""
+    """The berth, cove and reef programs come from other repositories than pytorch/examples
+    (whose license is ``LICENSE`` of the programs' folder): each folder holds its own."""
     _programs_here()
-    for program in (p for p in cm.PROGRAMS if p.batch in ("berth", "cove")):
+    for program in (p for p in cm.PROGRAMS if p.batch in ("berth", "cove", "reef")):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
         assert text.startswith(("BSD 3-Clause License\n", "MIT License\n", "Copyright (c)")), (
             program.name
@@ -264,6 +268,11 @@ def test_the_download_stand_ins_serve_only_the_programs_data() -> None:
     assert names[0].startswith("BSDS300/images/test/") and len(names) == 6
     with pytest.raises(ConnectionError, match="serves only"):
         six.moves.urllib.request.urlopen("http://example.com/x.tgz")
+    opener = six.moves.urllib.request.build_opener()
+    opener.addheaders = [("User-agent", "Mozilla/5.0")]
+    assert six.moves.urllib.request.install_opener(opener) is None
+    with pytest.raises(ConnectionError, match="serves only"):
+        opener.open("http://example.com/x.tgz")
 
 
 def test_the_mnist_stand_ins_say_their_split_and_tqdm_passes_the_iterable_through() -> None:
@@ -300,6 +309,21 @@ def test_the_cifar10_stand_in_yields_pil_images_its_random_transforms_keep_the_s
     assert transforms.RandomCrop(20)(img).size == (20, 20)
 
 
+def test_make_grid_lays_a_batch_out_in_rows_with_padding_as_torchvision_does() -> None:
+    import torch
+
+    make_grid = _stub("torchvision").utils.make_grid
+    batch = torch.arange(10 * 4 * 5, dtype=torch.float).reshape(10, 1, 4, 5)
+    grid = make_grid(batch, nrow=4, padding=2)
+    assert tuple(grid.shape) == (3, 2 + 3 * (4 + 2), 2 + 4 * (5 + 2))
+    assert torch.equal(grid[0, 2:6, 2:7], batch[0, 0]) and torch.equal(
+        grid[2, 2:6, 2:7], batch[0, 0]
+    )
+    assert torch.equal(grid[1, 8:12, 9:14], batch[5, 0])  # the second row's second image
+    assert float(grid[:, 14:, 16:].abs().sum()) == 0.0  # the third row has two images
+    assert tuple(make_grid(torch.zeros(3, 3, 4, 4)).shape) == (3, 8, 20)
+
+
 def test_a_program_may_run_another_script_than_the_mutated_one() -> None:
     """``entry`` names the script that runs (a ``main.py`` driving the mutated module); the
     mutants are still the mutated script's, and every program's runs is a file of its own."""
@@ -334,6 +358,42 @@ def test_oracle_only_counts_mutants_without_running_ferry_check(
     assert f"| {cm.OPERATORS[m.op].what} | 2 | 1 |" in out
     assert "caught" not in out
     assert f"not confirmed: {m.key}" in out
+
+
+def test_a_run_killed_after_the_time_limit_leaves_no_verdict_in_the_cache(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A verdict from a run killed after ``TIMEOUT_S`` (a loaded machine) says nothing of
+    the mutant: it is reported as not confirmed and not cached, so a later run tries again."""
+    _programs_here()
+    program = next(p for p in cm.PROGRAMS if p.name == "ensembling")
+    ms = cm.mutants(program)[:2]
+    calls: list[str] = []
+
+    def fake_run(workdir, script, args, simulate, trips=False):
+        calls.append(script)
+        return cm.Run(124, "timed out", timed_out=True)
+
+    monkeypatch.setattr(cm, "_run", fake_run)
+    monkeypatch.setattr(cm, "baseline_ok", lambda ws, program: None)
+    cache = tmp_path / "cache.json"
+    ops = {m.op for m in ms}
+    results = cm.evaluate([program], ops, 2, None, cache, 1, check=False)
+    assert [r.verdict.confirmed for r in results] == [False, False]
+    assert all(r.verdict.timed_out for r in results) and len(calls) == 2
+    kept = json.loads(cache.read_text())
+    assert list(kept.values()) == ["passes"]  # the original's run, not the mutants'
+    assert not cm.Verdict(False, "passes", []).timed_out
+    digest = cm.sim_digest()
+    keys = [cm._digest(digest, m.program.name, m.op, m.source, *m.program.args) for m in ms]
+    stale = {k: {"confirmed": False, "why": "exit 124", "frames": []} for k in keys}
+    cache.write_text(json.dumps({**kept, **stale}))  # older caches kept a killed run so
+    calls.clear()
+    monkeypatch.setattr(cm, "_run", lambda *a, **k: cm.Run(0, ""))
+    monkeypatch.setattr(cm, "oracle", lambda ws, m: cm.Verdict(True, "e", []))
+    again = cm.evaluate([program], ops, 2, None, cache, 1, check=False)
+    assert [r.verdict.confirmed for r in again] == [True, True]
+    assert all(json.loads(cache.read_text())[k]["confirmed"] for k in keys)
 
 
 def test_a_cache_write_keeps_what_another_run_wrote_meanwhile(tmp_path: Path) -> None:
