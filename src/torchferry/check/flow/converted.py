@@ -42,9 +42,22 @@ def converted_params(ff: FileFlow, fn: ast.AST, cls: ClassInfo | None = None,
     converts first: moves (``p.cpu()``, ``p.cuda()``, ``p.to(x.device)``), turns into
     host numbers (``p.tolist()``, ``p.item()``, ``int(p)``), or hands to a function of the
     run that does so itself (three calls deep).  A parameter never read is not among them
-    (nothing shows what becomes of it)."""
+    (nothing shows what becomes of it).  Memoised per function, class and depth in
+    ``ff``: the answer reads the function's text and the names it resolves, not the
+    analysis's values."""
     if not isinstance(fn, _FUNCS):
         return frozenset()
+    key = (id(fn), id(cls) if cls is not None else 0, depth)
+    done = ff.converted_memo.get(key)
+    if done is not None and done[0] is cls:
+        return done[1]
+    found = _converted(ff, fn, cls, depth)
+    ff.converted_memo[key] = (cls, found)
+    return found
+
+
+def _converted(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, cls: ClassInfo | None,
+               depth: int) -> frozenset[int]:
     names = param_names(fn)
     nodes = list(ast.walk(fn))
     parents = {id(c): n for n in nodes for c in ast.iter_child_nodes(n)}

@@ -85,6 +85,15 @@ class ClassInfo:
     timers: dict[tuple[str, str], bool | None] = field(default_factory=dict)
     #: :meth:`held_call_sites`, found once per class
     _held_sites: dict[str, list[HeldSite]] | None = field(default=None, repr=False, compare=False)
+    #: :meth:`calls_seen`, found once per class
+    _seen: ClassCalls | None = field(default=None, repr=False, compare=False)
+
+    def calls_seen(self) -> ClassCalls:
+        """What the class's text calls or reads that the weight questions need
+        (:func:`class_calls`), found by one walk of the class the first time it is asked."""
+        if self._seen is None:
+            self._seen = class_calls(self.node)
+        return self._seen
 
     def held_call_sites(self, name: str) -> list[HeldSite]:
         """The calls ``self.<attr>.<name>(...)`` in the methods of this class (its own, not a
@@ -160,6 +169,9 @@ class FileFlow:
         #: id(decorator function) -> its timing wrapper and the wrapped calls, see
         #: :func:`torchferry.check.flow.timers.timing_wrapper`
         self.wrappers_memo: dict[int, tuple[ast.FunctionDef | ast.AsyncFunctionDef, list[ast.Call]] | None] = {}
+        #: (id(function), id(its class) or 0, depth) -> the class asked with and
+        #: :func:`~torchferry.check.flow.converted.converted_params`' answer
+        self.converted_memo: dict[tuple[int, int, int], tuple[ClassInfo | None, frozenset[int]]] = {}
         self._reentered: set[int] = set()
         self._scopes: list[tuple[ast.AST, ClassInfo | None, Env | None]] = []
         #: the functions defined in functions: id -> (the method's class, the enclosing names)
@@ -1415,7 +1427,7 @@ def holds_parameters(cls: ClassInfo, seen: frozenset[int] = frozenset(), buffers
             q = c.ff.qualname(b) or ""
             if q.startswith("torch.nn.") and q.rsplit(".", 1)[-1] in vocab.PARAM_LAYERS:
                 return True
-        if _registers(c.node, buffers):
+        if _registers(c, buffers):
             return True
         for v in c.ff._table(c).values():
             # (an ``nn.Parameter(t)``: the wrapper, followed by what made ``t``)
@@ -1443,7 +1455,7 @@ def weightless(cls: ClassInfo, seen: frozenset[int] = frozenset(), call: ast.Cal
     for c in mro(cls):
         plain = sum(c.ff.qualname(b) in ("torch.nn.Module", "torch.nn.modules.module.Module")
                     or isinstance(b, ast.Name) and b.id == "object" for b in c.node.bases)
-        if plain + len(c.bases) < len(c.node.bases) or c.node.keywords or _adds_attributes(c.node):
+        if plain + len(c.bases) < len(c.node.bases) or c.node.keywords or _adds_attributes(c):
             return False
         for v in c.ff._table(c).values():
             if v.kinds is None and not (v.origins and all(o.op is Op.PARAM and o.text in plain_data
@@ -1568,24 +1580,50 @@ _PARAMETERS = ("torch.nn.Parameter", "torch.nn.parameter.Parameter")
 _ADDS = frozenset({"add_module", "register_module", "__setattr__"})
 
 
-def _registers(node: ast.ClassDef, buffers: bool) -> bool:
+class ClassCalls(NamedTuple):
+    """What a class's text (its methods and anything nested in them) calls or reads."""
+
+    register_parameter: bool  #: a call ``<x>.register_parameter(...)``
+    register_buffer: bool  #: a call ``<x>.register_buffer(...)``
+    adds_attributes: bool  #: ``setattr(...)``, ``<x>.add_module(...)``, ``<x>.__dict__``...
+
+
+def class_calls(node: ast.ClassDef) -> ClassCalls:
+    """The calls and reads of ``node`` that :func:`holds_parameters` and :func:`weightless`
+    ask about, from one walk of the class.
+
+    >>> tree = ast.parse("class A:\n    def f(self):\n        self.register_buffer('b', t)")
+    >>> class_calls(tree.body[0])
+    ClassCalls(register_parameter=False, register_buffer=True, adds_attributes=False)
+    """
+    param = buffer = adds = False
+    call, attribute, name = ast.Call, ast.Attribute, ast.Name
+    for n in _walk_nodes(node):
+        t = type(n)
+        if t is call:
+            f = n.func
+            if type(f) is attribute:
+                param = param or f.attr == "register_parameter"
+                buffer = buffer or f.attr == "register_buffer"
+                adds = adds or f.attr in _ADDS
+            elif type(f) is name and f.id == "setattr":
+                adds = True
+        elif t is attribute and n.attr == "__dict__":
+            adds = True
+    return ClassCalls(param, buffer, adds)
+
+
+def _registers(cls: ClassInfo, buffers: bool) -> bool:
     """Does a method of the class call ``self.register_parameter`` (or, ``buffers``,
     ``self.register_buffer``)?"""
-    names = ("register_parameter", "register_buffer") if buffers else ("register_parameter",)
-    return any(isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.func.attr in names
-               for n in ast.walk(node))
+    seen = cls.calls_seen()
+    return seen.register_parameter or buffers and seen.register_buffer
 
 
-def _adds_attributes(node: ast.ClassDef) -> bool:
+def _adds_attributes(cls: ClassInfo) -> bool:
     """Does a method of the class store attributes the analysis does not follow
     (``setattr``, ``self.add_module``, ``self.__dict__``)?"""
-    for n in ast.walk(node):
-        if isinstance(n, ast.Call) and (isinstance(n.func, ast.Name) and n.func.id == "setattr" or
-                                        isinstance(n.func, ast.Attribute) and n.func.attr in _ADDS):
-            return True
-        if isinstance(n, ast.Attribute) and n.attr == "__dict__":
-            return True
-    return False
+    return cls.calls_seen().adds_attributes
 
 
 def _self_attribute_calls(fn: ast.AST) -> list[tuple[ast.Call, str, str]]:
