@@ -15,14 +15,18 @@ return_tensors="pt").to(device)`, meeting `batch["label"]` in `model(**encoded,
 labels=...)`). The output of a module called on a moved item is on the device too
 (`out = self.model(x.to(device))`; `criterion(out, labels)`), and `F.cross_entropy(...)`
 is taken for the loss of `torch.nn.functional` when the analysis cannot see where `F`
-comes from (a star import).
+comes from (a star import); a loss handed in as a parameter, `criterion_xent(outputs,
+labels)` in `train(model, criterion_xent, loader)` of `main`'s `train(net,
+nn.CrossEntropyLoss(), loader)`, is a module call when every call of the run passes one.
 
 The item may also meet them in a function or method of the file it is handed to: a call
 (`self._run_batch(source, targets)`) passes it, unmoved, by position to a parameter that,
 as it came in (not moved nor converted there), meets in the callee a tensor that may be on
 the device (`F.cross_entropy(output, targets)` of `output = self.model(source)`, the model
 moved in `__init__`), or another argument of the call that is (`step(model(x), y)` of
-`def step(out, y): return criterion(out, y)`); reported at the argument.
+`def step(out, y): return criterion(out, y)`), also through what the callee makes of it
+(`accuracy(output.data, target)` whose `_, pred = output.topk(k, 1); pred = pred.t()` meets
+`target` in `pred.eq(target.view(1, -1))`); reported at the argument.
 
 The finding's evidence names the loop the item comes from, the move of another item, and
 where they meet.
@@ -81,7 +85,13 @@ used in indexing or passed to functions other than modules, losses and torch fun
 not considered meetings, and an item moved on one arm of an `if` only is not flagged (it
 may be on either device there). A meeting in a callee is followed one call deep, into
 functions and methods of the same file called without `*args` or keywords (a method
-overridden by a subclass of the file is not followed).
+overridden by a subclass of the file is not followed). A called parameter is a module (its
+call a meeting) when its name is one a model or a loss has, or when every call of the run
+passes a module for it (`train(model, nn.CrossEntropyLoss(), loader)`); a parameter some
+call leaves unbound or passes anything else is not. In a callee, a value of no known kind is
+the tensor an operator method is called on (`pred.eq(target)`) only when it is made of one
+parameter alone (`_, pred = output.topk(k, 1)`; `pred = pred.t()`) that the call binds to a
+tensor.
 """
 from __future__ import annotations
 

@@ -94,7 +94,11 @@ Flags a call `model(x)` when, in one scope,
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
   it; but a layer taken from a plain list, `for layer in self.layers`, does not, when
   every use of the list in the file is a loop that only calls its items, its own
-  assignment or `len`), called
+  assignment or `len`; nor does the attribute of a plain class without bases, a trainer's
+  `self.model = Net()` called as `self.model(x)` in another of its methods, when only the
+  methods of that class name the attribute in the file, each calling it, calling one of
+  its harmless methods, `self.model.train()`, `self.model.parameters()`, or binding it,
+  and no file of the run that imports the file names such an attribute at all), called
   or given the input through a method of its class that runs the module on it (as the
   fourth form's `model.decode(z)`, or `layer.train(h)` whose method calls
   `self.forward(x)`), is on
@@ -251,6 +255,11 @@ moves a tensor (such a function is not interpreted), or when another method of t
 assigns the attribute; constructions that disagree (one moves the model, one does not) make it
 "may be on the device". Only `self.model(x)` in a method of the class itself is read so, not
 `self.model` bound to another name first.
+A plain class's model attribute counts as left on the CPU (the last form) only for a class
+without bases, of the file that builds the model, when the run's importing files are all
+known (at most 8, each within the analysis's budget); a model handed anywhere
+(`wrap(self.model)`, `nn.DataParallel(self.model)`), or named through anything but `self`
+(`trainer.model.cuda()`, in the file or an importing one), keeps the class quiet.
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
 the model and the CPU input bound in the calling scope (for the second form, the model may be
 a global); the third and fourth need a move of the model the analysis sees in the file (or, for the
@@ -1363,9 +1372,10 @@ def _held_unmoved(ff: FileFlow, res: ScopeResult, func: ast.AST | None) -> bool:
                 return False
     if ff.project is None:
         return True
-    others = ff.project.importer_flows(ff)
-    return others is not None and not any(
-        isinstance(n, ast.Attribute) and n.attr == attr for o in others for n in ast.walk(o.tree))
+    files = ff.project.importers(ff.path)
+    named = re.compile(rb"\.\s*" + re.escape(attr.encode()) + rb"\b")
+    texts = [ff.project.files.get(p) for p in files or ()]
+    return files is not None and not any(t is None or named.search(t) for t in texts)
 
 
 def _is_self(ff: FileFlow, fn: ast.AST, node: ast.AST) -> bool:
