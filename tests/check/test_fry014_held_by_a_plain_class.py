@@ -51,10 +51,12 @@ def _trainer(move: str = "") -> str:
     return TRAINER.replace("#MOVE", move or "pass")
 
 
+@pytest.mark.parametrize("statement", ["pass", "self.model"])
 def test_a_trainers_model_never_moved_meets_the_moved_batch(
-    finding_lines: Callable[..., list[int]],
+    finding_lines: Callable[..., list[int]], statement: str
 ) -> None:
-    assert finding_lines({"train.py": _trainer()}, "FRY014") == [CALL]
+    """(``self.model`` alone, a statement, does nothing.)"""
+    assert finding_lines({"train.py": _trainer(statement)}, "FRY014") == [CALL]
 
 
 @pytest.mark.parametrize(

@@ -1388,11 +1388,12 @@ def _is_self(ff: FileFlow, fn: ast.AST, node: ast.AST) -> bool:
 
 def _plain_held_use(ff: FileFlow, cls: ClassInfo, use: ast.Attribute, parent: ast.AST) -> bool:
     """Is ``use`` (``x.<attr>``) ``self.<attr>`` in a method of ``cls``, there called, given a
-    harmless method, or bound (``self.model = Net()``)?"""
+    harmless method, bound (``self.model = Net()``) or a statement of its own (which does
+    nothing)?"""
     method = next((m for m in cls.methods.values() if _within(use, m)), None)
     if method is None or not _is_self(ff, method, use.value):
         return False
-    if isinstance(use.ctx, ast.Store):
+    if isinstance(use.ctx, ast.Store) or isinstance(parent, ast.Expr):
         return True
     if isinstance(parent, ast.Call) and parent.func is use:
         return True
