@@ -108,3 +108,14 @@ def test_a_module_class_or_a_subclass_holding_the_model_is_not_concerned(
         + _trainer().removeprefix(NET).replace("class Trainer:", "class Trainer(Base):")
     )
     assert finding_lines({"train.py": based}, "FRY014") == []
+
+
+def test_a_container_of_modules_the_analysis_cannot_list_is_not_reported(
+    finding_lines: Callable[..., list[int]],
+) -> None:
+    """``nn.Sequential(*augments)`` of a list built elsewhere: its weights are not known (a
+    chain of augmentations without any computes where its input is)."""
+    text = _trainer().replace("self.model = Net()", "self.model = nn.Sequential(*make())")
+    assert finding_lines({"train.py": text}, "FRY014") == []
+    held = _trainer().replace("self.model = Net()", "self.model = nn.Sequential(Net())")
+    assert finding_lines({"train.py": held}, "FRY014") == [CALL]

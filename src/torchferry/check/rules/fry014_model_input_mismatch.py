@@ -257,7 +257,9 @@ assigns the attribute; constructions that disagree (one moves the model, one doe
 `self.model` bound to another name first.
 A plain class's model attribute counts as left on the CPU (the last form) only for a class
 without bases, of the file that builds the model, when the run's importing files are all
-known (at most 8, each within the analysis's budget); a model handed anywhere
+known (at most 8) and the model's weights are (a `torch.nn` layer with parameters, a class
+of the run that holds them, a container built right there holding one: not
+`nn.Sequential(*augments)` of a list built elsewhere); a model handed anywhere
 (`wrap(self.model)`, `nn.DataParallel(self.model)`), or named through anything but `self`
 (`trainer.model.cuda()`, in the file or an importing one), keeps the class quiet.
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
@@ -1331,6 +1333,9 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
     if not _has_weights(ctx, c):
         return None
     built = _model_on_cpu(ff, res, model)
+    if built is not None and not isinstance(func, ast.Name) and not (
+            isinstance(built.node, ast.Call) and builds_weights(ff, built.node) is True):
+        return None  # (a plain class's model: its weights known, not a container of anything)
     if built is None and isinstance(func, ast.Name):
         # a global model bound in each arm of ``if T:``, called in an arm of ``if T:``
         chosen = global_in_arm(ff, c.node, func.id, model) if func.id not in res.params and \
