@@ -37,7 +37,10 @@ for ``add-item``, the simulation counts a host sync at the added line on every s
 least 2, ``--trips``).  A confirmed mutant is *caught* when ``ferry check --format json``
 (the default rule set; ``--select`` to change it) reports one of the operator's rules at
 the mutated line or at a line of the error's traceback in the script; the table also shows
-mutants caught by any rule at those lines.
+mutants caught by any rule at those lines and, beside them, the second measure: mutants
+with a finding of any rule of the selection at those lines that is *new*, one that
+``ferry check`` with the same rules does not report on the unmutated program (a rule on a
+line; a mutation keeps the line count).
 
     python benchmarks/check_mutants.py                      # all programs, cached
     python benchmarks/check_mutants.py --program mnist --op drop-move --max-mutants 3
@@ -741,16 +744,25 @@ def baseline_ok(ws: Workspace, program: Program) -> str | None:
 
 def findings(ws: Workspace, m: Mutant, select: str | None) -> list[dict]:
     """``ferry check --format json`` on the program's directory with the mutant in place."""
-    work = ws.copy(m.program, "check-" + _digest(m.key, m.source), m.source)
+    return _check(ws, m.program, m.key, m.source, select)
+
+
+def original_findings(ws: Workspace, program: Program, select: str | None) -> list[dict]:
+    """``ferry check --format json`` on the unmutated program (the same rules)."""
+    return _check(ws, program, program.name + ":original", None, select)
+
+
+def _check(
+    ws: Workspace, program: Program, key: str, source: str | None, select: str | None
+) -> list[dict]:
+    work = ws.copy(program, "check-" + _digest(key, source or ""), source)
     try:
         cmd = [sys.executable, "-m", "torchferry", "check", ".", "--format", "json"]
         cmd += ["--exit-zero", "--no-cache"] + (["--select", select] if select else [])
         proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=_env(CHECK_SRC))
         if not proc.stdout.strip().startswith("["):
-            raise SystemExit(
-                f"check_mutants: ferry check failed for {m.key}:\n{proc.stderr[-1500:]}"
-            )
-        return [f for f in json.loads(proc.stdout) if Path(f["path"]).name == m.program.script]
+            raise SystemExit(f"check_mutants: ferry check failed for {key}:\n{proc.stderr[-1500:]}")
+        return [f for f in json.loads(proc.stdout) if Path(f["path"]).name == program.script]
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -834,6 +846,29 @@ class Result:
     caught: bool = False  #: a finding of the operator's rules at the site or a frame
     caught_any: bool = False  #: any finding there
     codes: tuple[str, ...] = ()
+    #: a finding of any rule there that the unmutated program (same rules) does not have
+    caught_new: bool = False
+    new_codes: tuple[str, ...] = ()
+
+
+def score(result: Result, mutant_findings: Sequence[dict], original: Sequence[dict]) -> Result:
+    """Score a confirmed mutant on ``ferry check``'s findings of the mutated program and of
+    the original one, at the mutated line and the traceback's frames in the script.
+
+    ``caught``: one of the operator's own rules reports there.  ``caught_new``: any rule
+    reports there a finding the original does not have: a mutation keeps the line count, so
+    a finding is new when the original has no finding of its rule on its line.
+    """
+    lines = {result.mutant.line, *result.verdict.frames}
+    at = [f for f in mutant_findings if f["line"] in lines]
+    before = {(f["code"], f["line"]) for f in original}
+    new = [f for f in at if (f["code"], f["line"]) not in before]
+    result.codes = tuple(sorted({f["code"] for f in at}))
+    result.new_codes = tuple(sorted({f["code"] for f in new}))
+    result.caught = bool(OPERATORS[result.mutant.op].rules & set(result.codes))
+    result.caught_any = bool(at)
+    result.caught_new = bool(new)
+    return result
 
 
 def _pct(a: int, b: int) -> str:
@@ -853,9 +888,11 @@ def table(results: Sequence[Result], caught: bool = True) -> str:
             c["confirmed"] += 1
             c["caught"] += r.caught
             c["any"] += r.caught_any
+            c["new"] += r.caught_new
     rows = [
-        "| mistake (mutation) | rules | mutants | bite on a GPU | caught | share | caught by any rule |",
-        "|---|---|---|---|---|---|---|",
+        "| mistake (mutation) | rules | mutants | bite on a GPU | caught | share "
+        "| caught by any rule | new finding of any rule | share |",
+        "|---|---|---|---|---|---|---|---|---|",
     ]
     total: Counter = Counter()
     for name, op in OPERATORS.items():
@@ -866,11 +903,13 @@ def table(results: Sequence[Result], caught: bool = True) -> str:
         rules = ", ".join(sorted(op.rules))
         rows.append(
             f"| {op.what} | {rules} | {c['mutants']} | {c['confirmed']} | {c['caught']} | "
-            f"{_pct(c['caught'], c['confirmed'])} | {_pct(c['any'], c['confirmed'])} |"
+            f"{_pct(c['caught'], c['confirmed'])} | {_pct(c['any'], c['confirmed'])} | "
+            f"{c['new']} | {_pct(c['new'], c['confirmed'])} |"
         )
     rows.append(
         f"| all | | {total['mutants']} | {total['confirmed']} | {total['caught']} | "
-        f"{_pct(total['caught'], total['confirmed'])} | {_pct(total['any'], total['confirmed'])} |"
+        f"{_pct(total['caught'], total['confirmed'])} | {_pct(total['any'], total['confirmed'])} | "
+        f"{total['new']} | {_pct(total['new'], total['confirmed'])} |"
     )
     return "\n".join(rows)
 
@@ -946,15 +985,14 @@ def evaluate(
                 cache[key] = verdict.__dict__
             result = Result(m, verdict)
             if verdict.confirmed and check:
-                lines = {m.line, *verdict.frames}
-                at = [f for f in findings(ws, m, select) if f["line"] in lines]
-                result.codes = tuple(sorted({f["code"] for f in at}))
-                result.caught = bool(OPERATORS[m.op].rules & set(result.codes))
-                result.caught_any = bool(at)
+                score(result, findings(ws, m, select), originals[m.program.name])
             return result
 
+        originals: dict[str, list[dict]] = {}
         for program in programs:  # seeds (setup runs) once, before the threads
             ws.seed(program)
+            if check:
+                originals[program.name] = original_findings(ws, program, select)
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             results = list(pool.map(judge, todo))
     if cache_path:
@@ -1097,9 +1135,11 @@ def main(argv: Sequence[str] | None = None) -> int:
     print(table(results))
     missed = [r for r in results if r.verdict.confirmed and not r.caught]
     if missed:
-        print("\nconfirmed and missed:")
+        print("\nconfirmed and missed by the operator's rules:")
         for r in missed:
             got = f" (reported there: {', '.join(r.codes)})" if r.codes else ""
+            if r.new_codes:
+                got += f" (new there: {', '.join(r.new_codes)})"
             print(f"  {r.mutant.key}: {r.mutant.before.strip()[:80]}  [{r.verdict.why}]{got}")
     unconfirmed = Counter(r.mutant.op for r in results if not r.verdict.confirmed)
     if unconfirmed:
@@ -1116,6 +1156,8 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "why": r.verdict.why,
                 "caught": r.caught,
                 "caught_any": r.caught_any,
+                "caught_new": r.caught_new,
+                "new_codes": list(r.new_codes),
                 "codes": list(r.codes),
             }
             for r in results

@@ -417,7 +417,64 @@ def test_the_table_counts_only_confirmed_mutants() -> None:
     ]
     op = cm.OPERATORS[m.op]
     row = next(r for r in cm.table(results).splitlines() if r.startswith(f"| {op.what} |"))
-    assert row.endswith("| 3 | 2 | 1 | 50% | 100% |")
+    assert row.endswith("| 3 | 2 | 1 | 50% | 100% | 0 | 0% |")
+
+
+def _finding(code: str, line: int) -> dict:
+    return {"code": code, "line": line, "col": 1, "message": "m", "path": "main.py"}
+
+
+def _site() -> tuple[object, int, int]:
+    """A dropped tensor move, its line and a traceback frame 40 lines below."""
+    _programs_here()
+    m = next(m for m in cm.mutants(cm.PROGRAMS[0]) if m.op == "drop-move")
+    return m, m.line, m.line + 40
+
+
+def _scored(m, frame: int, mutant_findings: list[dict], original: list[dict]):
+    return cm.score(cm.Result(m, cm.Verdict(True, "e", [frame])), mutant_findings, original)
+
+
+def test_a_mutant_caught_only_by_another_rule_counts_for_the_second_measure_alone() -> None:
+    """FRY002 is not a rule of a dropped tensor move: a new FRY002 finding at a traceback
+    frame catches the mutant by the second measure, not by the first."""
+    m, _line, frame = _site()
+    r = _scored(m, frame, [_finding("FRY002", frame)], [])
+    assert (r.caught, r.caught_any, r.caught_new) == (False, True, True)
+    assert r.new_codes == ("FRY002",)
+
+
+def test_a_finding_the_original_already_has_is_not_new() -> None:
+    m, line, frame = _site()
+    both = [_finding("FRY002", frame), _finding("FRY014", line)]
+    r = _scored(m, frame, both, list(both))
+    assert (r.caught, r.caught_any, r.caught_new) == (True, True, False)
+    assert r.new_codes == ()
+
+
+def test_a_new_finding_elsewhere_or_of_another_rule_on_an_old_line() -> None:
+    """A new finding away from the site and the frames does not count; one of another rule
+    on a line the original reports does."""
+    m, line, frame = _site()
+    got = [_finding("FRY013", frame + 1), _finding("FRY011", line)]
+    r = _scored(m, frame, got, [_finding("FRY002", line)])
+    assert (r.caught, r.caught_new, r.new_codes) == (False, True, ("FRY011",))
+    r = _scored(m, frame, [_finding("FRY013", frame + 1)], [])
+    assert (r.caught_any, r.caught_new) == (False, False)
+
+
+def test_the_table_shows_both_measures_side_by_side() -> None:
+    _programs_here()
+    m = next(m for m in cm.mutants(cm.PROGRAMS[0]) if m.op == "drop-move")
+    results = [
+        cm.Result(m, cm.Verdict(True, "e", []), caught=True, caught_any=True, caught_new=False),
+        cm.Result(m, cm.Verdict(True, "e", []), caught=False, caught_any=True, caught_new=True),
+        cm.Result(m, cm.Verdict(True, "e", []), caught=False, caught_new=True),
+        cm.Result(m, cm.Verdict(True, "e", [])),
+    ]
+    lines = cm.table(results).splitlines()
+    assert "| caught | share | caught by any rule | new finding of any rule | share |" in lines[0]
+    assert lines[-1] == "| all | | 4 | 4 | 1 | 25% | 50% | 2 | 50% |"
 
 
 @pytest.mark.slow

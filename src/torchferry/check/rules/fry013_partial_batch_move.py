@@ -15,14 +15,18 @@ return_tensors="pt").to(device)`, meeting `batch["label"]` in `model(**encoded,
 labels=...)`). The output of a module called on a moved item is on the device too
 (`out = self.model(x.to(device))`; `criterion(out, labels)`), and `F.cross_entropy(...)`
 is taken for the loss of `torch.nn.functional` when the analysis cannot see where `F`
-comes from (a star import).
+comes from (a star import); a loss handed in as a parameter, `criterion_xent(outputs,
+labels)` in `train(model, criterion_xent, loader)` of `main`'s `train(net,
+nn.CrossEntropyLoss(), loader)`, is a module call when every call of the run passes one.
 
 The item may also meet them in a function or method of the file it is handed to: a call
 (`self._run_batch(source, targets)`) passes it, unmoved, by position to a parameter that,
 as it came in (not moved nor converted there), meets in the callee a tensor that may be on
 the device (`F.cross_entropy(output, targets)` of `output = self.model(source)`, the model
 moved in `__init__`), or another argument of the call that is (`step(model(x), y)` of
-`def step(out, y): return criterion(out, y)`); reported at the argument.
+`def step(out, y): return criterion(out, y)`), also through what the callee makes of it
+(`accuracy(output.data, target)` whose `_, pred = output.topk(k, 1); pred = pred.t()` meets
+`target` in `pred.eq(target.view(1, -1))`); reported at the argument.
 
 The finding's evidence names the loop the item comes from, the move of another item, and
 where they meet.
@@ -81,7 +85,13 @@ used in indexing or passed to functions other than modules, losses and torch fun
 not considered meetings, and an item moved on one arm of an `if` only is not flagged (it
 may be on either device there). A meeting in a callee is followed one call deep, into
 functions and methods of the same file called without `*args` or keywords (a method
-overridden by a subclass of the file is not followed).
+overridden by a subclass of the file is not followed). A called parameter is a module (its
+call a meeting) when its name is one a model or a loss has, or when every call of the run
+passes a module for it (`train(model, nn.CrossEntropyLoss(), loader)`); a parameter some
+call leaves unbound or passes anything else is not. In a callee, a value of no known kind is
+the tensor an operator method is called on (`pred.eq(target)`) only when it is made of one
+parameter alone (`_, pred = output.topk(k, 1)`; `pred = pred.t()`) that the call binds to a
+tensor.
 """
 from __future__ import annotations
 
@@ -156,7 +166,7 @@ def _met_in_a_callee(ff: FileFlow, res: ScopeResult, moves: dict[int, list[CallE
                  if (loop := unmoved_item(v := bound[str(j)])) is not None and id(loop) in moves}
         if not items:
             continue
-        for node, operands in _meetings(ff, callee):
+        for node, operands in _meetings(ff, callee, bound):
             given = [items[k] for _, w in operands if (k := _param_index(w)) in items]
             if given and any(_on_device_there(res, callee, w, bound) for _, w in operands
                              if _param_index(w) not in items):
@@ -208,11 +218,15 @@ def _fed_from_the_device(res: ScopeResult, v: Value) -> bool:
         a.places == {ACCEL} and any(o.op is Op.MOVED for o in a.origins) for a in call.args)
 
 
-def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[tuple[ast.AST, list[tuple[ast.AST, Value]]]]:
+def _meetings(ff: FileFlow, res: ScopeResult, bound: dict[str, Value] | None = None
+              ) -> Iterator[tuple[ast.AST, list[tuple[ast.AST, Value]]]]:
+    """Where values of ``res`` meet: its operators, and the calls that compute with all
+    their tensors on one device (with ``bound``, what a call binds to the parameters of
+    ``res``, which tells the kind of a value made of one)."""
     for m in res.meets.values():
         yield m.node, list(m.operands)
     for c in res.calls.values():
-        operator = _operator_method(res, c) or _metric_update(res, c)
+        operator = _operator_method(res, c, bound) or _metric_update(res, c)
         if operator is not None:
             yield c.node, operator
             continue
@@ -220,7 +234,8 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[tuple[ast.AST, list[tu
             q = c.qualname
             if "pack" in q or not (q.startswith("torch.nn.functional.") or q.count(".") == 1):
                 continue
-        elif c.callee is not Callee.MODULE and not _functional_loss(c):
+        elif c.callee is not Callee.MODULE and not _functional_loss(c) and \
+                not _module_param(ff, res, c):
             continue
         nodes = [a for a in c.node.args if not isinstance(a, ast.Starred)]
         # (a module is also given the mapping of ``model(**encoded)``)
@@ -233,16 +248,29 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[tuple[ast.AST, list[tu
 
 
 #: the losses of ``torch.nn.functional`` that take the input and the target on one device
-def _operator_method(res: ScopeResult, c: CallEvent) -> list[tuple[ast.AST, Value]] | None:
+def _operator_method(res: ScopeResult, c: CallEvent, bound: dict[str, Value] | None = None
+                     ) -> list[tuple[ast.AST, Value]] | None:
     """The operands of a tensor method that spells an operator (``out.eq(labels)`` is
-    ``out == labels``): the tensor it is called on and its positional arguments."""
+    ``out == labels``): the tensor it is called on and its positional arguments.  With
+    ``bound`` (see :func:`_meetings`), a receiver of no known kind made of a parameter
+    alone (``_, pred = output.topk(k, 1)``; ``pred = pred.t()``) is a tensor when the call
+    binds a tensor to that parameter."""
     func = c.node.func
     if c.callee is not Callee.METHOD or c.qualname not in OPERATOR_METHODS or c.receiver is None \
-            or not c.receiver.is_(Kind.TENSOR) or not isinstance(func, ast.Attribute):
+            or not isinstance(func, ast.Attribute) or not (
+                c.receiver.is_(Kind.TENSOR) or _made_of_a_tensor_param(c.receiver, bound)):
         return None
     ops: list[tuple[ast.AST, Value]] = [(func.value, c.receiver)]
     ops += [(a, v) for a in c.node.args if not isinstance(a, ast.Starred) and (v := res.value(a)) is not None]
     return ops if len(ops) >= 2 else None
+
+
+def _made_of_a_tensor_param(v: Value, bound: dict[str, Value] | None) -> bool:
+    """Is ``v``, of no known kind, made of one parameter alone (it lives where that
+    parameter does, unmoved), to which ``bound`` binds a tensor?"""
+    k = _param_index(v) if bound is not None and v.kinds is None else None
+    given = bound.get(str(k)) if bound is not None and k is not None else None
+    return given is not None and given.kinds == {Kind.TENSOR}
 
 
 def _metric_update(res: ScopeResult, c: CallEvent) -> list[tuple[ast.AST, Value]] | None:
@@ -262,6 +290,16 @@ _LOSSES = frozenset("""cross_entropy nll_loss mse_loss l1_loss smooth_l1_loss hu
     multilabel_soft_margin_loss multilabel_margin_loss multi_margin_loss poisson_nll_loss
     gaussian_nll_loss hinge_embedding_loss cosine_embedding_loss margin_ranking_loss
     triplet_margin_loss""".split())
+
+
+def _module_param(ff: FileFlow, res: ScopeResult, c: CallEvent) -> bool:
+    """Is ``c`` a call of a parameter, as it came in, that every call of the run passes a
+    module for (``criterion(outputs, labels)`` in ``train(model, criterion, loader)``, called
+    as ``train(net, nn.CrossEntropyLoss(), loader)``)?  A module of ``torch.nn`` is not
+    resolved as a callee through a parameter; its call is a module call all the same."""
+    k = _param_index(c.func) if c.callee is Callee.UNRESOLVED and c.func is not None else None
+    given = ff.run_arguments(res.node, k) if k is not None else None
+    return bool(given) and all(v.kinds == {Kind.MODULE} for _, _, v in given or ())
 
 
 def _functional_loss(c: CallEvent) -> bool:

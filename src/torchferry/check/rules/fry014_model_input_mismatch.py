@@ -94,7 +94,11 @@ Flags a call `model(x)` when, in one scope,
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
   it; but a layer taken from a plain list, `for layer in self.layers`, does not, when
   every use of the list in the file is a loop that only calls its items, its own
-  assignment or `len`), called
+  assignment or `len`; nor does the attribute of a plain class without bases, a trainer's
+  `self.model = Net()` called as `self.model(x)` in another of its methods, when only the
+  methods of that class name the attribute in the file, each calling it, calling one of
+  its harmless methods, `self.model.train()`, `self.model.parameters()`, or binding it,
+  and no file of the run that imports the file names such an attribute at all), called
   or given the input through a method of its class that runs the module on it (as the
   fourth form's `model.decode(z)`, or `layer.train(h)` whose method calls
   `self.forward(x)`), is on
@@ -251,6 +255,13 @@ moves a tensor (such a function is not interpreted), or when another method of t
 assigns the attribute; constructions that disagree (one moves the model, one does not) make it
 "may be on the device". Only `self.model(x)` in a method of the class itself is read so, not
 `self.model` bound to another name first.
+A plain class's model attribute counts as left on the CPU (the last form) only for a class
+without bases, of the file that builds the model, when the run's importing files are all
+known (at most 8) and the model's weights are (a `torch.nn` layer with parameters, a class
+of the run that holds them, a container built right there holding one: not
+`nn.Sequential(*augments)` of a list built elsewhere); a model handed anywhere
+(`wrap(self.model)`, `nn.DataParallel(self.model)`), or named through anything but `self`
+(`trainer.model.cuda()`, in the file or an importing one), keeps the class quiet.
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
 the model and the CPU input bound in the calling scope (for the second form, the model may be
 a global); the third and fourth need a move of the model the analysis sees in the file (or, for the
@@ -340,6 +351,7 @@ from torchferry.check.flow import (
     Basis,
     Callee,
     CallEvent,
+    ClassInfo,
     FileFlow,
     Kind,
     Op,
@@ -1312,18 +1324,85 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
             moved = _input_moved(ff, res, v)
     if moved is None:
         return None
-    # (an attribute moves with the module that owns it)
-    if not isinstance(func, ast.Name) or _handed_on(ff, res, func.id) or not _has_weights(ctx, c) \
-            or _items_may_move(ff.tree, res.node, func.id):
+    # (an attribute moves with the module that owns it, not with a plain class that holds it)
+    if isinstance(func, ast.Name):
+        if _handed_on(ff, res, func.id) or _items_may_move(ff.tree, res.node, func.id):
+            return None
+    elif not _held_unmoved(ff, res, func):
+        return None
+    if not _has_weights(ctx, c):
         return None
     built = _model_on_cpu(ff, res, model)
-    if built is None:
+    if built is not None and not isinstance(func, ast.Name) and not (
+            isinstance(built.node, ast.Call) and builds_weights(ff, built.node) is True):
+        return None  # (a plain class's model: its weights known, not a container of anything)
+    if built is None and isinstance(func, ast.Name):
         # a global model bound in each arm of ``if T:``, called in an arm of ``if T:``
         chosen = global_in_arm(ff, c.node, func.id, model) if func.id not in res.params and \
             func.id not in _locals(res) else None
         built = _model_on_cpu(ff, res, chosen) if chosen is not None else None
     through = bool(v.places) and all(p.where is Where.PARAM for p in v.places or ())
     return _left_finding(ctx, c, a, moved, built, through) if built is not None else None
+
+
+def _held_unmoved(ff: FileFlow, res: ScopeResult, func: ast.AST | None) -> bool:
+    """Is ``func`` (``self.model``) an attribute of ``self`` of a method of a plain class of
+    the file, without bases (a trainer, not an ``nn.Module``: nothing moves it with
+    ``self``), that only that class's methods name, each only calling it or one of its
+    harmless methods (:data:`_SAFE_USES`: ``self.model.train()``,
+    ``self.model.parameters()``) or binding it, and that no file importing this one names
+    at all?  Then nothing the run does moves the model but what the analysis sees.
+
+    >>> src = (
+    ...     "class T:\\n"
+    ...     "    def __init__(self):\\n        self.m = Net()\\n"
+    ...     "    def step(self, x):\\n        return self.m(x)\\n")
+    >>> from torchferry.check.flow import analyze
+    >>> ff = analyze(ast.parse(src), "t.py")
+    >>> res = next(r for r in ff.results() if getattr(r.node, "name", "") == "step")
+    >>> call = next(c for c in res.calls.values())
+    >>> _held_unmoved(ff, res, call.node.func)
+    True
+    """
+    cls = ff.method_of.get(id(res.node))
+    if not isinstance(func, ast.Attribute) or not _is_self(ff, res.node, func.value) or \
+            cls is None or cls.is_module or any(
+                not (isinstance(b, ast.Name) and b.id == "object") for b in cls.node.bases):
+        return False
+    attr = func.attr
+    for node in ast.walk(ff.tree):
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Attribute) and child.attr == attr and \
+                    not _plain_held_use(ff, cls, child, node):
+                return False
+    if ff.project is None:
+        return True
+    files = ff.project.importers(ff.path)
+    named = re.compile(rb"\.\s*" + re.escape(attr.encode()) + rb"\b")
+    texts = [ff.project.files.get(p) for p in files or ()]
+    return files is not None and not any(t is None or named.search(t) for t in texts)
+
+
+def _is_self(ff: FileFlow, fn: ast.AST, node: ast.AST) -> bool:
+    """Is ``node`` the name of the first parameter of ``fn``, a method (not static)?"""
+    args = getattr(fn, "args", None)
+    first = (args.posonlyargs + args.args)[:1] if args is not None else []
+    return bool(first) and isinstance(node, ast.Name) and node.id == first[0].arg and \
+        id(fn) in ff.method_of and not _static(fn)
+
+
+def _plain_held_use(ff: FileFlow, cls: ClassInfo, use: ast.Attribute, parent: ast.AST) -> bool:
+    """Is ``use`` (``x.<attr>``) ``self.<attr>`` in a method of ``cls``, there called, given a
+    harmless method, bound (``self.model = Net()``) or a statement of its own (which does
+    nothing)?"""
+    method = next((m for m in cls.methods.values() if _within(use, m)), None)
+    if method is None or not _is_self(ff, method, use.value):
+        return False
+    if isinstance(use.ctx, ast.Store) or isinstance(parent, ast.Expr):
+        return True
+    if isinstance(parent, ast.Call) and parent.func is use:
+        return True
+    return isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES
 
 
 #: iterating a collection through these gives its items
