@@ -96,7 +96,7 @@ from torchferry.check.flow import (
 from torchferry.check.flow.evidence import at, first
 from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MODEL_NAME
-from torchferry.check.names import BODY_FIELDS, MOVE_METHODS, short
+from torchferry.check.names import BODY_FIELDS, DEVICE_FACTORIES, MOVE_METHODS, short
 
 CODE = "FRY002"
 NAME = "discarded-move"
@@ -126,10 +126,33 @@ def check(ctx: Context) -> Iterable[Finding]:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
         if call.func.attr == "type" and not call.args and not call.keywords:
             continue  # ``x.type()`` returns the type name: pointless, but not a move
+        if _throwaway(ff, call.func.value):
+            continue  # a fresh tensor nothing holds: no tensor is left behind on the old device
         res = ff.module_result() if isinstance(scope, ast.Module) else ff.result(scope)
         why = _tensor(ff, res, st, call.func.value, graph)
         if why is not None:
             yield _finding(ctx, call, st, why)
+
+
+def _throwaway(ff: FileFlow, recv: ast.expr) -> bool:
+    """Is ``recv`` a tensor that a shape factory makes on the spot (``torch.zeros(1)``)?
+    Nothing holds it and it is made from no value of the program, so moving it and
+    discarding the copy leaves no tensor on the old device (a warm-up that opens a device
+    context, ``torch.zeros(1).cuda()``). A data factory (``torch.tensor(x)``) is not one:
+    its data came from a value the move may have been meant for.
+
+    >>> from torchferry.check.flow import analyze
+    >>> ff = analyze(ast.parse("import torch"), "a.py")
+    >>> _throwaway(ff, ast.parse("torch.zeros(1)", mode="eval").body)
+    True
+    >>> _throwaway(ff, ast.parse("torch.tensor(x)", mode="eval").body)
+    False
+    """
+    if not isinstance(recv, ast.Call):
+        return False
+    q = ff.qualname(recv.func)
+    return q is not None and q.startswith("torch.") and q.count(".") == 1 \
+        and q.rsplit(".", 1)[1] in DEVICE_FACTORIES
 
 
 def _last_in_cell(ctx: Context) -> set[int]:

@@ -1314,6 +1314,7 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         return None
     # (an attribute moves with the module that owns it)
     if not isinstance(func, ast.Name) or _handed_on(ff, res, func.id) or not _has_weights(ctx, c) \
+            or _handed_on_around(ff, res, func.id) \
             or _items_may_move(ff.tree, res.node, func.id):
         return None
     built = _model_on_cpu(ff, res, model)
@@ -1466,9 +1467,10 @@ def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) 
         c = caller.calls.get(call_id)
         if c is None:
             return None
-        names = [x for x in [*c.node.args, *(k.value for k in c.node.keywords)]
+        receiver = [c.node.func.value] if isinstance(c.node.func, ast.Attribute) else []
+        names = [x for x in [*c.node.args, *(k.value for k in c.node.keywords), *receiver]
                  if isinstance(x, ast.Name) and caller.value(x) == given]
-        if any(_handed_on(other, caller, n.id) for n in names):
+        if any(_handed_on(other, caller, n.id) or _handed_on_around(other, caller, n.id) for n in names):
             return None
         found.append(_in_file(_model_on_cpu(other, caller, given, depth + 1), other, ff))
     return found[0] if all(f is not None for f in found) else None
@@ -1537,6 +1539,26 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
                 isinstance(ff.defs.get(func.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         return True
+    return False
+
+
+def _handed_on_around(ff: FileFlow, res: ScopeResult, name: str) -> bool:
+    """For ``name`` free in the function ``res`` (a global, or a name of an enclosing
+    function): is it handed on (:func:`_handed_on`) by a scope around ``res``?  A model the
+    script gives a ``Trainer(model)`` that moves it is the one a callback of the script
+    later calls."""
+    fn = res.node
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or name in res.params \
+            or name in _locals(res):
+        return False
+    end = fn.end_lineno or fn.lineno
+    for r in ff.results():
+        outer = r.node
+        if outer is fn or not isinstance(outer, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(outer, ast.Module) or outer.lineno <= fn.lineno and end <= (outer.end_lineno or 0):
+            if _handed_on(ff, r, name):
+                return True
     return False
 
 
