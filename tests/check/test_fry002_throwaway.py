@@ -50,3 +50,34 @@ def test_a_tensor_made_from_a_value_moved_and_discarded_is_reported(
         "        y = model(x)\n"
     )
     assert finding_lines({"gpu.py": made}, "FRY002") == [5]
+
+
+def test_a_module_returned_by_its_eval_moved_in_place_is_quiet(
+    finding_lines: Callable[..., list[int]],
+) -> None:
+    verify = (
+        "import torch\n"
+        "\n"
+        "def verify(model: torch.nn.Module, f=None, inputs=None, device=None, trace=False):\n"
+        "    if trace:\n"
+        "        script_module = torch.jit.trace(model, example_inputs=inputs)\n"
+        "    else:\n"
+        "        script_module = torch.jit.script(model)\n"
+        "    ts_model = torch.jit.load(f) if f is not None else script_module\n"
+        "    ts_model.eval().to(device)\n"
+        "    return ts_model(*inputs)\n"
+    )
+    assert finding_lines({"verify.py": verify}, "FRY002") == []
+
+
+def test_a_tensor_parameter_cast_and_discarded_is_reported(
+    finding_lines: Callable[..., list[int]],
+) -> None:
+    cast = (
+        "import torch\n"
+        "\n"
+        "def verify(model, x: torch.Tensor, device):\n"
+        "    x.float().to(device)\n"
+        "    return model(x)\n"
+    )
+    assert finding_lines({"verify.py": cast}, "FRY002") == [4]

@@ -63,7 +63,9 @@ a 1-D array) reads it with `float()`, which works on any device, and is not flag
 type (`torch.set_default_device("cuda")`, `set_default_device(f"cuda:{rank}")`,
 `set_default_tensor_type("torch.cuda.FloatTensor")` or `(torch.cuda.FloatTensor)`),
 tensors and layers made without a device are on the GPU: in a script's or notebook's
-top-level code only those made after the first such call, in a function wherever it is
+top-level code only those made after the first such call (also when a function reads them:
+`detection = maskrcnn_resnet50_fpn(...)` in a cell above the call, then
+`detection([img])[0]["scores"].numpy()` in a function), in a function wherever it is
 written (when it is called is not followed). A parameter is placed by the
 calls of its function in the run (in the same file and, for a function defined at module
 level, in the checked files that import its file: `show_filters(net.cuda())` in `main.py`
