@@ -372,7 +372,13 @@ from torchferry.check.flow.lattice import param
 from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import builds_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
-from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
+from torchferry.check.flow.vocab import (
+    ACCEL_KINDS,
+    ACCEL_MOVE_NAMES,
+    ACCEL_MOVES,
+    OUTSIDE_CLASS,
+    PARAM_LAYERS,
+)
 from torchferry.check.flow.weighed import bound_arguments, moves_own_param, weighed_params
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
@@ -1591,9 +1597,10 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
 
 def _handed_on_around(ff: FileFlow, res: ScopeResult, name: str) -> bool:
     """For ``name`` free in the function ``res`` (a global, or a name of an enclosing
-    function): is it handed on (:func:`_handed_on`) by a scope around ``res``?  A model the
-    script gives a ``Trainer(model)`` that moves it is the one a callback of the script
-    later calls."""
+    function): is it given to a class that may keep and move it (``Trainer(model)``,
+    ``nn.DataParallel(model)``: a class of the run or a name in CapWords) by a scope around
+    ``res``?  A model the script gives a ``Trainer`` that moves it is the one a callback of
+    the script later calls; one it only saves (``torch.save(model, f)``) is not moved."""
     fn = res.node
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or name in res.params \
             or name in _locals(res):
@@ -1604,9 +1611,22 @@ def _handed_on_around(ff: FileFlow, res: ScopeResult, name: str) -> bool:
         if outer is fn or not isinstance(outer, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         if isinstance(outer, ast.Module) or outer.lineno <= fn.lineno and end <= (outer.end_lineno or 0):
-            if _handed_on(ff, r, name):
+            if any(_builds_a_class(ff, c.node) and _given(c.node, name) for c in r.calls.values()):
                 return True
     return False
+
+
+def _given(call: ast.Call, name: str) -> bool:
+    return any(isinstance(a, ast.Name) and a.id == name
+               for a in [*call.args, *(k.value for k in call.keywords)])
+
+
+def _builds_a_class(ff: FileFlow, call: ast.Call) -> bool:
+    """Does ``call`` construct an instance: of a class of the file, or of a class named in
+    CapWords (``Trainer(...)``, ``nn.DataParallel(...)``)?"""
+    func = call.func
+    last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return isinstance(ff.defs.get(last), ast.ClassDef) or OUTSIDE_CLASS.fullmatch(last) is not None
 
 
 def _metric(model: Value) -> bool:
