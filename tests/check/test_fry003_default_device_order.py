@@ -29,3 +29,39 @@ def test_a_tensor_made_after_the_default_is_set_is_reported(
         "print(x.numpy())\n"
     )
     assert finding_lines({"script.py": text}, "FRY003") == [4]
+
+
+_PREDICT = (
+    "def predict(path):\n"
+    "    img = torch.from_numpy(np.load(path))\n"
+    "    pred = detection([img])\n"
+    "    return pred[0]['scores'].detach().numpy()\n"
+)
+
+
+def test_a_model_the_script_builds_before_the_default_is_set_is_not_reported_in_a_function(
+    finding_lines: Callable[..., list[int]],
+) -> None:
+    text = (
+        "import numpy as np\n"
+        "import torch\n"
+        "from torchvision import models\n"
+        "detection = models.detection.maskrcnn_resnet50_fpn(pretrained=True)\n"
+        + _PREDICT
+        + "torch.set_default_tensor_type('torch.cuda.FloatTensor')\n"
+    )
+    assert finding_lines({"script.py": text}, "FRY003") == []
+
+
+def test_a_model_the_script_builds_after_the_default_is_set_is_reported_in_a_function(
+    finding_lines: Callable[..., list[int]],
+) -> None:
+    text = (
+        "import numpy as np\n"
+        "import torch\n"
+        "from torchvision import models\n"
+        "torch.set_default_tensor_type('torch.cuda.FloatTensor')\n"
+        "detection = models.detection.maskrcnn_resnet50_fpn(pretrained=True)\n"
+        + _PREDICT
+    )
+    assert finding_lines({"script.py": text}, "FRY003") == [9]

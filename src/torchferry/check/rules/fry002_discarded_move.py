@@ -13,7 +13,11 @@ anything known not to be one), a name later passed unchanged to a model or loss 
 whose other branches make it a tensor (`if isinstance(eye, np.ndarray): eye =
 torch.from_numpy(eye).to(device)` ... `else: eye.to(device)`), or an item of the tuple that
 the file's one method of that name returns (`t, weights = sampler.sample(n)`). Modules
-(`model.to(device)` is in place) and objects whose `.to` works in place (a whole batch
+(`model.to(device)` is in place; so is `ts_model.eval().to(device)`: `eval`, `train` and
+`apply` return the module, and a tensor has no such method), a tensor a shape factory makes on the spot
+(`torch.zeros(1).cuda()`, a warm-up that opens a device context: nothing holds it, so no
+tensor is left on the old device; `torch.tensor(x).cuda()` still counts, its data came
+from a value) and objects whose `.to` works in place (a whole batch
 object, `for batch in loader` or `batch = next(iter(loader))`: a tokenizer's
 `BatchEncoding`, a PyG `Data`) are not flagged. Neither is the last
 expression of a notebook cell: IPython displays its value (`y_preds.cpu()` shows the CPU
@@ -96,7 +100,7 @@ from torchferry.check.flow import (
 from torchferry.check.flow.evidence import at, first
 from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MODEL_NAME
-from torchferry.check.names import BODY_FIELDS, MOVE_METHODS, short
+from torchferry.check.names import BODY_FIELDS, DEVICE_FACTORIES, MOVE_METHODS, short
 
 CODE = "FRY002"
 NAME = "discarded-move"
@@ -126,10 +130,51 @@ def check(ctx: Context) -> Iterable[Finding]:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
         if call.func.attr == "type" and not call.args and not call.keywords:
             continue  # ``x.type()`` returns the type name: pointless, but not a move
+        if _throwaway(ff, call.func.value):
+            continue  # a fresh tensor nothing holds: no tensor is left behind on the old device
+        if _module_self(call.func.value):
+            continue  # ``net.eval().to(device)``: a module, moved in place
         res = ff.module_result() if isinstance(scope, ast.Module) else ff.result(scope)
         why = _tensor(ff, res, st, call.func.value, graph)
         if why is not None:
             yield _finding(ctx, call, st, why)
+
+
+#: methods of ``nn.Module`` that return the module itself and that a tensor does not have
+#: (``Tensor`` has ``apply_`` and ``share_memory_``, not these): their result is a module
+_MODULE_ONLY_SELF = frozenset({"eval", "train", "apply", "zero_grad", "share_memory"})
+
+
+def _module_self(recv: ast.expr) -> bool:
+    """Is ``recv`` what a module-only method returns (``ts_model.eval()``), the module
+    itself, whose ``.to(device)`` moves it in place?
+
+    >>> _module_self(ast.parse("m.eval()", mode="eval").body), _module_self(ast.parse("x.float()", mode="eval").body)
+    (True, False)
+    """
+    return isinstance(recv, ast.Call) and isinstance(recv.func, ast.Attribute) \
+        and recv.func.attr in _MODULE_ONLY_SELF
+
+
+def _throwaway(ff: FileFlow, recv: ast.expr) -> bool:
+    """Is ``recv`` a tensor that a shape factory makes on the spot (``torch.zeros(1)``)?
+    Nothing holds it and it is made from no value of the program, so moving it and
+    discarding the copy leaves no tensor on the old device (a warm-up that opens a device
+    context, ``torch.zeros(1).cuda()``). A data factory (``torch.tensor(x)``) is not one:
+    its data came from a value the move may have been meant for.
+
+    >>> from torchferry.check.flow import analyze
+    >>> ff = analyze(ast.parse("import torch"), "a.py")
+    >>> _throwaway(ff, ast.parse("torch.zeros(1)", mode="eval").body)
+    True
+    >>> _throwaway(ff, ast.parse("torch.tensor(x)", mode="eval").body)
+    False
+    """
+    if not isinstance(recv, ast.Call):
+        return False
+    q = ff.qualname(recv.func)
+    return q is not None and q.startswith("torch.") and q.count(".") == 1 \
+        and q.rsplit(".", 1)[1] in DEVICE_FACTORIES
 
 
 def _last_in_cell(ctx: Context) -> set[int]:

@@ -63,7 +63,9 @@ a 1-D array) reads it with `float()`, which works on any device, and is not flag
 type (`torch.set_default_device("cuda")`, `set_default_device(f"cuda:{rank}")`,
 `set_default_tensor_type("torch.cuda.FloatTensor")` or `(torch.cuda.FloatTensor)`),
 tensors and layers made without a device are on the GPU: in a script's or notebook's
-top-level code only those made after the first such call, in a function wherever it is
+top-level code only those made after the first such call (also when a function reads them:
+`detection = maskrcnn_resnet50_fpn(...)` in a cell above the call, then
+`detection([img])[0]["scores"].numpy()` in a function), in a function wherever it is
 written (when it is called is not followed). A parameter is placed by the
 calls of its function in the run (in the same file and, for a function defined at module
 level, in the checked files that import its file: `show_filters(net.cuda())` in `main.py`
@@ -459,10 +461,26 @@ def _on_device(res: ScopeResult, v: Value, cuda_default: int | None = None,
     if cuda_default and v.places == {CPU} and not any(o.op is Op.MOVED for o in v.origins):
         o = next((o for o in v.origins if o.op is Op.MADE), None) or \
             next((o for o in v.origins if o.op is Op.OUTPUT), None)
-        if o is not None and isinstance(res.node, ast.Module) and o.path is None and o.line < cuda_default:
+        if o is not None and o.path is None and o.line < cuda_default and (
+                isinstance(res.node, ast.Module) or ctx is not None and _in_script_code(ctx.tree, o.line)):
             return None  # (made by the script's own code before the default is set: on the CPU)
         return o
     return None
+
+
+def _in_script_code(tree: ast.Module, line: int) -> bool:
+    """Is ``line`` inside a top-level statement that is no definition, code that runs once,
+    in the order of the file (a model a function uses, built by the script before it sets a
+    CUDA default, is on the CPU whenever the function runs)?
+
+    >>> tree = ast.parse("import torch\\nm = f()\\ndef g():\\n    return m(1)\\n")
+    >>> _in_script_code(tree, 2), _in_script_code(tree, 4)
+    (True, False)
+    """
+    for st in tree.body:
+        if st.lineno <= line <= (st.end_lineno or st.lineno):
+            return not isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+    return False
 
 
 def _fed_from_device(res: ScopeResult, v: Value) -> Origin | None:

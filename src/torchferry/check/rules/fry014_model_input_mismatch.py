@@ -10,7 +10,10 @@ Flags a call `model(x)` when, in one scope,
 * `x` was moved to a device (`x = x.to(device)`, `img.cuda()`) and the model, constructed
   in the same file (`Net(...)`, `torchvision.models.resnet50(...)`; not a transform of
   `torchvision.transforms` that holds no tensor of its own, `T.Normalize(mean, std)` or a
-  `Compose` of such, which computes where its input is), is never moved,
+  `Compose` of such, which computes where its input is; an instance of a class of another
+  package, not torch's or torchvision's nor a class of the run, only when the file uses it
+  as a module, `miner.eval()`, `miner.parameters()`: `miners.MultiSimilarityMiner()` that
+  is only called may hold no weights), is never moved,
   wrapped or handed to anything that could move it anywhere in the file, nor put on a
   device by its own `__init__` (`self.lstm = nn.LSTM(...).cuda()`); or
 * (from the device-flow analysis) the model is on a device the code chose -- moved in the
@@ -111,7 +114,11 @@ Flags a call `model(x)` when, in one scope,
   neither here nor by a function of the file it was given to (`setup(model)` that calls
   `model.cuda()` counts as a move) -- and never handed to anything but such functions and
   builtins (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
-  `Trainer(model)`, that may move it with itself); or a parameter every call of the run
+  `Trainer(model)`, that may move it with itself; for a model a function reads from the
+  scope around it, a global or a name of an enclosing function, not there either: a
+  script's `trainer = Trainer(config, model)`, then `model.generate(x)` in its callback;
+  nor, for a model a call passes to a function or as the receiver of a method, by the
+  caller); or a parameter every call of the run
   passes so (`train(model, ...)` with `model = Net()` in `main`; `summary(model, size)`
   called as `summary(Net(), ...)` from another file); or a global bound once in each arm
   of a module-level `if T:` (`model = Big().to(device)` / `model = Small()`) and called,
@@ -377,7 +384,13 @@ from torchferry.check.flow.lattice import param
 from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import builds_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
-from torchferry.check.flow.vocab import ACCEL_KINDS, ACCEL_MOVE_NAMES, ACCEL_MOVES, PARAM_LAYERS
+from torchferry.check.flow.vocab import (
+    ACCEL_KINDS,
+    ACCEL_MOVE_NAMES,
+    ACCEL_MOVES,
+    OUTSIDE_CLASS,
+    PARAM_LAYERS,
+)
 from torchferry.check.flow.weighed import bound_arguments, moves_own_param, weighed_params
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
@@ -647,6 +660,19 @@ def _never_moved(uses: _Uses, name: str) -> bool:
     return True
 
 
+def _shown_a_module(m: Walker, ff: FileFlow, uses: _Uses, name: str, call: ast.Call) -> bool:
+    """Is what ``call`` builds shown to be a module with weights?  An instance of a class
+    of another package (``miners.MultiSimilarityMiner()``, not torch's or torchvision's, nor
+    a class of the run) may hold no weights at all: only a use of ``name`` as a module in the
+    file (``name.eval()``, ``name.parameters()``, ``name.load_state_dict(...)``) shows it is
+    one.  Other constructions are judged by :func:`_global_model`."""
+    q = m.qualname(call.func)
+    if q is None or q.startswith(("torch.", "torchvision.")) or ff.resolve(q) is not None:
+        return True
+    return any(isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES
+               for _, parent in uses.loads.get(name, ()))
+
+
 def _sets_default_device(m: Walker) -> bool:
     return any(
         m.qualname(s.node.func) in ("torch.set_default_device", "torch.set_default_tensor_type")
@@ -702,7 +728,7 @@ def _local(ctx: Context, m: Walker) -> Iterator[Finding]:
             continue
         if uses is None:
             uses = _Uses(m)
-        if not _never_moved(uses, name):
+        if not _never_moved(uses, name) or not _shown_a_module(m, ctx.flow, uses, name, b.value):
             continue
         x = ctx.text(moved)
         yield ctx.finding(
@@ -1178,11 +1204,38 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
         return None
     moved = _model_at_call(ff, res, c) if c.callee is Callee.MODULE else _model_on_device(ff, res, model)
     if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]) or \
-            _moved_after(res, c, moved):
+            _moved_after(res, c, moved) or _moved_in_another_test(ff, res, moved):
         return None  # (or in the arm of ``if torch.cuda.is_available():`` that moves nothing)
     if isinstance(a, ast.Starred):
         return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
     return _made_finding(ctx, c, a, moved, made, first, mapping=mapped is not None)
+
+
+_TEST_CASES = frozenset({"unittest.TestCase", "unittest.case.TestCase"})
+
+
+def _moved_in_another_test(ff: FileFlow, res: ScopeResult, moved: Origin) -> bool:
+    """Is ``moved`` (a move of the model) in another test method of the ``unittest``
+    ``TestCase`` whose method ``res`` is?  unittest runs each test method (a method whose
+    name starts with ``test``) on an instance of its own, after ``setUp``: a move in
+    ``test_sample`` leaves the model ``test_forward`` gets where ``setUp`` built it.
+
+    >>> from torchferry.check.flow import analyze
+    >>> src = ("import unittest\\nclass T(unittest.TestCase):\\n    def test_a(self):\\n"
+    ...        "        self.m.cuda()\\n    def test_b(self):\\n        pass\\n")
+    >>> ff = analyze(ast.parse(src), "t.py")
+    >>> b = ff.tree.body[1].body[1]
+    >>> moved = Origin(Op.MOVED, 4, 8, "self.m.cuda()", node=b)
+    >>> _moved_in_another_test(ff, ff.result(b), moved)
+    True
+    """
+    cls = ff.method_of.get(id(res.node))
+    if cls is None or moved.path is not None or not any(
+            (c.ff.qualname(b) or "") in _TEST_CASES for c in cls.lineage() for b in c.node.bases):
+        return False
+    return any(fn is not res.node and name.startswith("test")
+               and fn.lineno <= moved.line <= (fn.end_lineno or fn.lineno)
+               for name, fn in cls.methods.items())
 
 
 def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first: bool) -> Finding | None:
@@ -1326,7 +1379,8 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         return None
     # (an attribute moves with the module that owns it, not with a plain class that holds it)
     if isinstance(func, ast.Name):
-        if _handed_on(ff, res, func.id) or _items_may_move(ff.tree, res.node, func.id):
+        if _handed_on(ff, res, func.id) or _handed_on_around(ff, res, func.id) \
+                or _items_may_move(ff.tree, res.node, func.id):
             return None
     elif not _held_unmoved(ff, res, func):
         return None
@@ -1545,9 +1599,10 @@ def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) 
         c = caller.calls.get(call_id)
         if c is None:
             return None
-        names = [x for x in [*c.node.args, *(k.value for k in c.node.keywords)]
+        receiver = [c.node.func.value] if isinstance(c.node.func, ast.Attribute) else []
+        names = [x for x in [*c.node.args, *(k.value for k in c.node.keywords), *receiver]
                  if isinstance(x, ast.Name) and caller.value(x) == given]
-        if any(_handed_on(other, caller, n.id) for n in names):
+        if any(_handed_on(other, caller, n.id) or _handed_on_around(other, caller, n.id) for n in names):
             return None
         found.append(_in_file(_model_on_cpu(other, caller, given, depth + 1), other, ff))
     return found[0] if all(f is not None for f in found) else None
@@ -1617,6 +1672,40 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
             continue
         return True
     return False
+
+
+def _handed_on_around(ff: FileFlow, res: ScopeResult, name: str) -> bool:
+    """For ``name`` free in the function ``res`` (a global, or a name of an enclosing
+    function): is it given to a class that may keep and move it (``Trainer(model)``,
+    ``nn.DataParallel(model)``: a class of the run or a name in CapWords) by a scope around
+    ``res``?  A model the script gives a ``Trainer`` that moves it is the one a callback of
+    the script later calls; one it only saves (``torch.save(model, f)``) is not moved."""
+    fn = res.node
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or name in res.params \
+            or name in _locals(res):
+        return False
+    end = fn.end_lineno or fn.lineno
+    for r in ff.results():
+        outer = r.node
+        if outer is fn or not isinstance(outer, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        if isinstance(outer, ast.Module) or outer.lineno <= fn.lineno and end <= (outer.end_lineno or 0):
+            if any(_builds_a_class(ff, c.node) and _given(c.node, name) for c in r.calls.values()):
+                return True
+    return False
+
+
+def _given(call: ast.Call, name: str) -> bool:
+    return any(isinstance(a, ast.Name) and a.id == name
+               for a in [*call.args, *(k.value for k in call.keywords)])
+
+
+def _builds_a_class(ff: FileFlow, call: ast.Call) -> bool:
+    """Does ``call`` construct an instance: of a class of the file, or of a class named in
+    CapWords (``Trainer(...)``, ``nn.DataParallel(...)``)?"""
+    func = call.func
+    last = func.id if isinstance(func, ast.Name) else func.attr if isinstance(func, ast.Attribute) else ""
+    return isinstance(ff.defs.get(last), ast.ClassDef) or OUTSIDE_CLASS.fullmatch(last) is not None
 
 
 def _metric(model: Value) -> bool:
