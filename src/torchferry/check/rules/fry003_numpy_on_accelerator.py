@@ -446,6 +446,8 @@ def _on_device(res: ScopeResult, v: Value, cuda_default: int | None = None,
         return None
     if tensor and v.kinds is not None and Kind.NDARRAY in v.kinds:
         return None  # (``extra["preds"]`` of a model's output: maybe a NumPy array already)
+    if v.places is None and v.is_(Kind.TENSOR):
+        return _moved_input(v)  # (a tensor a path moved there, joined with one of unknown place)
     if not v.places:
         return None  # unknown: not established
     if ACCEL in v.places:
