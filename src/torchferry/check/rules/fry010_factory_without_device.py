@@ -1491,6 +1491,27 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 yield Meeting(c.node, ops)
             if _weights_may_be_on_device(ff, res, c.func):
                 yield Meeting(c.node, ops, module=c.node.func)
+        elif c.callee is Callee.UNRESOLVED and _injected_module(ff, res, c):
+            yield Meeting(c.node, ops, module=c.node.func)
+
+
+def _injected_module(ff: FileFlow, res: ScopeResult, c: CallEvent) -> bool:
+    """``self.transformer(z)`` in a method of a plain class whose ``__init__`` stores a
+    parameter there, when every construction of the class in the run gives it a module
+    with weights that may be on the device (``HGN(transformer=Net().to(device))``,
+    :meth:`FileFlow.built_at`; a value of unknown kind moved to a device the code chose is a
+    module of a class outside the files).  Not where another method stores the attribute
+    too (``self.transformer = torch.load(...)``): :meth:`FileFlow.built_at` does not know it
+    then."""
+    func = c.node.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    built = ff.built_at(res, func, c.func)
+    if built is None or not built.places or any(p.symbolic for p in built.places):
+        return False
+    if built.kinds is None:  # (moved to a device and called: a module, built outside the files)
+        built = built._replace(kinds=frozenset((Kind.MODULE,)))
+    return built.is_(Kind.MODULE) and _weights_may_be_on_device(ff, res, built)
 
 
 def _moved_model(res: ScopeResult, v: Value) -> bool:
