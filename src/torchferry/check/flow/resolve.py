@@ -1081,8 +1081,11 @@ def _module_called(ev: Evaluator, v: Value) -> Value | None:
     """The module that calling ``v`` calls (:func:`_callable_module`), or, for a value that
     joins a module with ``None`` (``self.model = None`` in ``__init__``, a moved model
     assigned later), that module: the ``None`` path raises at the call, so the call
-    returns only where ``v`` is the module.  None when ``v`` may be something else that is
-    called (an object of a plain class of the run, a function, a container, a type).
+    returns only where ``v`` is the module, when the code moved that module (a submodule
+    built on one path and ``None`` on the other, ``self.pool = Pool(...) if k else None``,
+    is left alone: its output, a tensor and a tuple of ints, would all be taken for tensors
+    where the model is).  None when ``v`` may be something else that is called (an object
+    of a plain class of the run, a function, a container, a type).
 
     >>> from torchferry.check.flow import Callee, analyze
     >>> src = ("import torch.nn as nn\\nclass Net(nn.Module):\\n    pass\\n"
@@ -1098,6 +1101,8 @@ def _module_called(ev: Evaluator, v: Value) -> Value | None:
     if v.kinds != _MODULE_OR_OTHER or v.call is not None or v.elts is not None \
             or v.item is not None or v.keys is not None:
         return None
+    if not any(o.op is Op.MOVED for o in v.origins):
+        return None  # (``self.pool = Pool(...) if k else None``: its output may be a tuple)
     for o in v.origins:
         if o.op is Op.REFERENCE or o.op is Op.MADE and o.path is None and not _module_made(ev, o):
             return None

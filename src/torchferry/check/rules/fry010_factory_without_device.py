@@ -111,7 +111,10 @@ value stored on `self` that only
 came in as a parameter of another method (`self.schedule_fn = schedule` in `__init__`: a
 callable, which no construction, load or move shows to be a model with weights; nor do
 the arguments such a callable is given meet: a wrapped loss may move its labels to the
-embeddings' device). A partner that may itself hold the factory's result, or was made like
+embeddings' device; but where every construction of a plain class in the run gives it a
+module with weights moved to a device, `HGN(transformer=nn.Linear(4, 3).to(device))` or a
+module of a class outside the files moved there, and no other method stores it,
+`self.transformer(z)` is a meeting). A partner that may itself hold the factory's result, or was made like
 it (`torch.polar(torch.ones_like(freqs), freqs)`, `torch.cat([emb_h, emb_w])` of two
 results of a function that makes positions with `torch.arange(pos)` when given a count and
 takes them as given otherwise), is on another path than the one that made the result on
@@ -222,6 +225,12 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
+Every factory whose result the met value holds is reported (`gamma ** (n - m)` of `n` and
+`m`, each from `torch.arange`; the two arms' `torch.linspace` of `t_span = ...`), each
+with the meeting that blames it; a factory whose result the partner may itself hold is
+not. A module injected into a plain class is followed only through
+the constructions of the run when no other method stores the attribute: a `load` method
+that rebinds it (`self.transformer = torch.load(path, map_location=self.device)`) hides it.
 A meeting is sure only through what the analysis places itself: an input of a library's
 `forward`, or a model moved by a framework (a Lightning `training_step`'s batch), is never
 sure, however certain its author is that it runs on the accelerator; nor is `self.<attr>`

@@ -298,7 +298,15 @@ the model decide: not used).  The whole batch object whose class the file define
 device): self.x = self.x.to(device)`) is not placed on the device after its in-place move,
 only left unknown.  A global model moved in place by a
 caller counts only for the function that caller calls directly after the move, not for
-the functions that function calls in turn.
+the functions that function calls in turn. A script's global moved in place by a statement
+of its `if __name__ == "__main__":` arm (or of a module-level `if
+torch.cuda.is_available():`) counts for a function that reads it when no code of the file
+runs that function before the move (every call of it, three calls deep, follows the move in
+the arm, or there is none: a route that the arm's `app.run()` serves), and only with an
+input made on the CPU on every path (a tokenizer's `return_tensors="pt"` tensors, joined
+with tensors the run made there: `torch.cat([prefix, ids])`); a move nested in a branch or
+loop of the arm, or a function another file runs after moving the model itself, is not
+followed.
 The run's containers are followed only for a class that is not an `nn.Module`; an
 `__iter__` that returns `self` (with a `__next__`) or uses `yield from` gives nothing known,
 and a dataset whose `__getitem__` reads tensors its `__init__` was given (`self.x[i]` of a
