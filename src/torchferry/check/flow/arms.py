@@ -25,6 +25,12 @@ which ``train()`` and ``eval()`` set) and module-level names that no function re
 module-level ``if T:`` (``model = Big().to(device)`` / ``model = Small()``) and called in
 a function under ``if T:`` again is, there, the value of the matching arm.
 
+:func:`entry_arm_move` finds the move of a script's global in place in the arm of a
+module-level ``if __name__ == "__main__":`` (or ``if torch.cuda.is_available():``) that
+precedes every run of a function reading it: the analysis joins the global over the arm
+and its absence, but a function that nothing runs before the move (a route a framework
+starts, a function the arm calls after it) sees the moved model.
+
 :func:`off_device_arm` tells whether a place is in the arm of a fixed device test where
 nothing of the file goes to a device (``else`` of ``if torch.cuda.is_available():`` when
 every move of the file is in its body): a CPU tensor there meets none on the device.
@@ -35,7 +41,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from torchferry.check.flow.lattice import Origin, Value, join, outside
+from torchferry.check.flow.lattice import ACCEL, Op, Origin, Value, join, outside
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES
 
@@ -364,3 +370,71 @@ def _shadowed(tree: ast.Module, names: set[str], sites: list[ast.AST]) -> bool:
         if local & names and any(id(x) in ids for x in ast.walk(fn)):
             return True
     return False
+
+
+def entry_arm_move(ff: FileFlow, fn: ast.AST, name: str, model: Value) -> Origin | None:
+    """The move of the global ``name`` in place (``model.to(device)`` as a statement of the
+    arm itself, to a device the code chose) by a module-level ``if __name__ ==
+    "__main__":`` or ``if torch.cuda.is_available():`` that ``model``, the global as the
+    function ``fn`` reads it, holds, when no code of this file runs ``fn`` before that move:
+    every call of ``fn`` is in the arm after it, or in a function of the file so called
+    (three calls deep), or there is none (a route the arm's ``app.run()`` serves).  Run
+    from a file that imports this one, ``fn`` sees the model unmoved, on the CPU with its
+    input.  None otherwise (complete once :meth:`FileFlow.results` has been consumed).
+
+    >>> from torchferry.check.flow import analyze
+    >>> src = ("import torch\\nmodel = torch.nn.Linear(2, 2)\\ndef run(x):\\n    return model(x)\\n"
+    ...        "if __name__ == '__main__':\\n    model.to('cuda')\\n    run(torch.ones(2))\\n")
+    >>> ff = analyze(ast.parse(src), "<example>")
+    >>> res = [r for r in ff.results() if isinstance(r.node, ast.FunctionDef)][0]
+    >>> model = next(c.func for c in res.calls.values() if c.node.lineno == 4)
+    >>> entry_arm_move(ff, res.node, "model", model).line
+    6
+    """
+    for o in model.origins:
+        if o.op is not Op.MOVED or o.path is not None or o.to is None or ACCEL not in o.to \
+                or any(p.symbolic for p in o.to):
+            continue
+        found = _arm_statement(ff, o.node, name)
+        if found is not None and _runs_after(ff, fn, found[0], found[1], 0):
+            return o
+    return None
+
+
+def _arm_statement(ff: FileFlow, move: ast.AST | None, name: str) -> tuple[ast.If, int] | None:
+    """The module-level entry arm (:func:`_entry_test`) whose body has the statement
+    ``name.to(...)`` / ``name.cuda()`` that is ``move``, and that statement's index."""
+    func = move.func if isinstance(move, ast.Call) else None
+    if not isinstance(func, ast.Attribute) or func.attr not in ACCEL_MOVE_NAMES \
+            or not isinstance(func.value, ast.Name) or func.value.id != name:
+        return None
+    for st in ff.tree.body:
+        if isinstance(st, ast.If) and _entry_test(st.test):
+            for i, inner in enumerate(st.body):
+                if isinstance(inner, ast.Expr) and inner.value is move:
+                    return st, i
+    return None
+
+
+def _entry_test(test: ast.expr) -> bool:
+    """``__name__ == "__main__"`` or ``torch.cuda.is_available()``."""
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.Eq):
+        sides = {ast.unparse(test.left), ast.unparse(test.comparators[0])}
+        return sides in ({"__name__", "'__main__'"}, {"__name__", '"__main__"'})
+    return isinstance(test, ast.Call) and not test.args and ast.unparse(test.func) == "torch.cuda.is_available"
+
+
+def _runs_after(ff: FileFlow, fn: ast.AST, arm: ast.If, i: int, depth: int) -> bool:
+    """Does every call of ``fn`` in this file come after statement ``i`` of ``arm`` (in the
+    arm, or in a function only so called)?"""
+    after = arm.body[i].end_lineno or arm.body[i].lineno
+    for call_id, (caller, _) in ff.call_sites.get(id(fn), {}).items():
+        event = caller.calls.get(call_id)
+        if event is None:
+            return False
+        if isinstance(caller.node, ast.Module):
+            if not after < event.node.lineno <= (arm.end_lineno or 0):
+                return False
+        elif depth >= 3 or caller.node is fn or not _runs_after(ff, caller.node, arm, i, depth + 1):
+            return False
+    return True

@@ -46,6 +46,7 @@ Args = list[Value]
 Kws = list[tuple[str, Value]]
 _TENSOR = frozenset((Kind.TENSOR,))
 _MODULE = frozenset((Kind.MODULE,))
+_MODULE_OR_OTHER = frozenset((Kind.MODULE, Kind.OTHER))
 _DEVICE_KEYWORDS = frozenset({"device", "device_map", "map_location"})
 #: methods every module has: ``self.to(d)``, ``self.eval()``, ``self.parameters()``
 _MODULE_OWN = vocab.MODULE_SELF | vocab.MODULE_METHODS | vocab.MOVE_NAMES
@@ -876,8 +877,9 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
     ref = referenced(fv)
     if ref is not None:
         return _call_reference(ev, node, ref, fv, args, kws)
-    if _callable_module(fv):
-        return module_call(ev, node, fv, args, kws)
+    called = _module_called(ev, fv)
+    if called is not None:
+        return module_call(ev, node, called, args, kws)
     if fv.call is not None:
         return _call_of(ev, node, attr, fv, args, kws)
     method = cls.method(attr) if cls is not None else None
@@ -968,8 +970,9 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     ref = referenced(local) if local is not None else None
     if ref is not None:
         return _call_reference(ev, node, ref, local, args, kws)  # type: ignore[arg-type]
-    if local is not None and _callable_module(local):
-        return module_call(ev, node, local, args, kws)
+    called = _module_called(ev, local) if local is not None else None
+    if called is not None:
+        return module_call(ev, node, called, args, kws)
     if local is not None and local.call is not None:
         return _call_of(ev, node, name, local, args, kws)
     if k is not None and local is not None and local.kinds is None:
@@ -984,8 +987,9 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     g = ev.i.lookup(name)
     if g is not None and _names_a_class(g):  # ``Builder = Agent`` at module level
         return _call_reference(ev, node, name, g, args, kws)
-    if g is not None and _callable_module(g):
-        return module_call(ev, node, g, args, kws)
+    called = _module_called(ev, g) if g is not None else None
+    if called is not None:
+        return module_call(ev, node, called, args, kws)
     if g is not None and g.call is not None:
         return _call_of(ev, node, name, g, args, kws)
     if name in vocab.SCALAR_BUILTINS or name in _ITERATING:
@@ -1071,6 +1075,47 @@ def _callable_module(v: Value) -> bool:
     if v.is_(Kind.MODULE):
         return True
     return v.kinds is None and v.known_places and not any(p.symbolic for p in v.places or ())
+
+
+def _module_called(ev: Evaluator, v: Value) -> Value | None:
+    """The module that calling ``v`` calls (:func:`_callable_module`), or, for a value that
+    joins a module with ``None`` (``self.model = None`` in ``__init__``, a moved model
+    assigned later), that module: the ``None`` path raises at the call, so the call
+    returns only where ``v`` is the module, when the code moved that module (a submodule
+    built on one path and ``None`` on the other, ``self.pool = Pool(...) if k else None``,
+    is left alone: its output, a tensor and a tuple of ints, would all be taken for tensors
+    where the model is).  None when ``v`` may be something else that is called (an object
+    of a plain class of the run, a function, a container, a type).
+
+    >>> from torchferry.check.flow import Callee, analyze
+    >>> src = ("import torch.nn as nn\\nclass Net(nn.Module):\\n    pass\\n"
+    ...        "def run(x, big):\\n    model = None\\n    if big:\\n        model = Net().cuda()\\n"
+    ...        "    return model(x)\\n")
+    >>> ff = analyze(ast.parse(src), "<example>")
+    >>> [c.callee is Callee.MODULE for r in ff.results() for c in r.calls.values()
+    ...  if c.node.lineno == 8]
+    [True]
+    """
+    if _callable_module(v):
+        return v
+    if v.kinds != _MODULE_OR_OTHER or v.call is not None or v.elts is not None \
+            or v.item is not None or v.keys is not None:
+        return None
+    if not any(o.op is Op.MOVED for o in v.origins):
+        return None  # (``self.pool = Pool(...) if k else None``: its output may be a tuple)
+    for o in v.origins:
+        if o.op is Op.REFERENCE or o.op is Op.MADE and o.path is None and not _module_made(ev, o):
+            return None
+    return v._replace(kinds=_MODULE)
+
+
+def _module_made(ev: Evaluator, o: Origin) -> bool:
+    """Is the origin ``o`` of this file a construction that is not that of a plain class of
+    the run (an ``nn.Module`` class of the run, or a layer of torch)?"""
+    if not isinstance(o.node, ast.Call):
+        return False
+    info = ev.ff.class_called(o.node)
+    return info is None or info.is_module
 
 
 def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value:

@@ -158,7 +158,10 @@ keyword arguments are not checked (`np.average(a, weights=t)`), nor the indices 
 `np.split` (read with `__index__`, which works on the device). A value that is on the accelerator on one path and of
 unknown place on another (reassigned from a function of another module the analysis cannot
 see, `real_o = post(o)` under `if use_post:`) is of unknown place after the join and not
-flagged (what a callable held in an attribute of `self` computes from a tensor on the
+flagged, unless it is known to be a tensor and the path that places it moved it to the
+accelerator (a helper of another file that moves its input under `if gpu >= 0:` and returns
+the gradients of a loss of it, called with `loader.collate_fn([z])`, which the analysis
+cannot place: the move stays among its origins), (what a callable held in an attribute of `self` computes from a tensor on the
 device is placed there by the analysis itself, through a helper's return and joins:
 `o = self.fcn(img.cuda())` in `apply_fcn`, then `real_o = self.apply_fcn(o)` under `if
 self.fcn:`); what a model's output holds under a string key (`extra["preds"]` of `logits,
@@ -169,7 +172,11 @@ so handed to a NumPy function it is not flagged (`.numpy()` on it is); so is wha
 tensor. A callable the analysis cannot see that brings its result home (`to_cpu(x)` of a
 module left out of the run) is taken to return it on the device: check the files that
 define it in the same run. A model handed
-to a call the analysis cannot follow (`trainer.fit(model)`) is not taken as moved.  A function that mentions no device,
+to a call the analysis cannot follow (`trainer.fit(model)`) is not taken as moved. A model
+attribute that is `None` on one path (`self.model = None` in `__init__`) and a module moved
+to the device on another is called as that module (the `None` path raises at the call):
+its output is on the device; not where the other path holds an object of a plain class of
+the run, which may bring its results home.  A function that mentions no device,
 move or factory is interpreted only where an interpreted scope calls it (`np.array(model(x))`
 in a function only the module's code or another file calls, of a global moved model, is
 missed). What a module's method returns (`pipe.decode_latents(z)`, often a NumPy
@@ -448,6 +455,8 @@ def _on_device(res: ScopeResult, v: Value, cuda_default: int | None = None,
         return None
     if tensor and v.kinds is not None and Kind.NDARRAY in v.kinds:
         return None  # (``extra["preds"]`` of a model's output: maybe a NumPy array already)
+    if v.places is None and v.is_(Kind.TENSOR):
+        return _moved_input(v)  # (a tensor a path moved there, joined with one of unknown place)
     if not v.places:
         return None  # unknown: not established
     if ACCEL in v.places:

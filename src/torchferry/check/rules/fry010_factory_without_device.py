@@ -111,7 +111,10 @@ value stored on `self` that only
 came in as a parameter of another method (`self.schedule_fn = schedule` in `__init__`: a
 callable, which no construction, load or move shows to be a model with weights; nor do
 the arguments such a callable is given meet: a wrapped loss may move its labels to the
-embeddings' device). A partner that may itself hold the factory's result, or was made like
+embeddings' device; but where every construction of a plain class in the run gives it a
+module with weights moved to a device, `HGN(transformer=nn.Linear(4, 3).to(device))` or a
+module of a class outside the files moved there, and no other method stores it,
+`self.transformer(z)` is a meeting). A partner that may itself hold the factory's result, or was made like
 it (`torch.polar(torch.ones_like(freqs), freqs)`, `torch.cat([emb_h, emb_w])` of two
 results of a function that makes positions with `torch.arange(pos)` when given a count and
 takes them as given otherwise), is on another path than the one that made the result on
@@ -222,6 +225,12 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
+Every factory whose result the met value holds is reported (`gamma ** (n - m)` of `n` and
+`m`, each from `torch.arange`; the two arms' `torch.linspace` of `t_span = ...`), each
+with the meeting that blames it; a factory whose result the partner may itself hold is
+not. A module injected into a plain class is followed only through
+the constructions of the run when no other method stores the attribute: a `load` method
+that rebinds it (`self.transformer = torch.load(path, map_location=self.device)`) hides it.
 A meeting is sure only through what the analysis places itself: an input of a library's
 `forward`, or a model moved by a framework (a Lightning `training_step`'s batch), is never
 sure, however certain its author is that it runs on the accelerator; nor is `self.<attr>`
@@ -418,20 +427,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                 pool = written if meet.written and not i else factories if meet.stored \
                     else index_pool if meet.first_only else factories | repeated if meet.held \
                     else factories
-                made = _made_by(v, pool, res.node, ff=ff, at=meet.node)
-                if made is None or levels.get(id(made.node)) is Certainty.SURE:
-                    continue
-                partner = _partner(ff, res, meet, node, made)
-                if partner is not None and off_device_arm(ff, [n for n in (made.node, meet.node) if n is not None]):
-                    continue  # the arm of ``if torch.cuda.is_available():`` that moves nothing
-                if partner is not None and (id(made.node) in indexed or id(made.node) in arrays) \
-                        and not _many_indices(ff, res, partner, 0):
-                    continue  # (an index that may be 0-dimensional reads as its number)
-                if partner is not None:
-                    sure = _sure_partner(ff, res, meet, node, made)
-                    if _surer(levels, id(made.node), sure):
-                        home, call = tables[id(made.node)]
-                        found[id(made.node)] = (home, call, meet, partner if sure is None else sure, res)
+                for made in _made_all(v, pool, res.node, ff=ff, at=meet.node):
+                    _pair_here(ff, res, meet, node, made, (tables, indexed, arrays), found, levels)
     _kept_module_inputs(ff, results, kept, found, levels)
     left = {k: f for k, f in factories.items() if levels.get(k) is not Certainty.SURE}
     tables_left = {k: f for k, f in arrays.items() if levels.get(k) is not Certainty.SURE}
@@ -456,6 +453,27 @@ def check(ctx: Context) -> Iterable[Finding]:
         else:
             there = None if other is None or found[id(call.node)][2] is not other[2] else other[5]
             yield _finding(ctx, home, call, meet, partner, res, there, level=level)
+
+
+def _pair_here(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST, made: Origin,
+               pools: tuple[dict, dict, dict],
+               found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]],
+               levels: dict[int, Certainty]) -> None:
+    """Pair a meeting of this file with one factory that made its operand ``node``
+    (``pools``: every candidate factory, those kept by an ``__init__`` and indexed, and
+    the NumPy tables), recording it in ``found`` when it is surer than the one there."""
+    tables, indexed, arrays = pools
+    if levels.get(id(made.node)) is Certainty.SURE:
+        return
+    partner = _partner(ff, res, meet, node, made)
+    if partner is None or off_device_arm(ff, [n for n in (made.node, meet.node) if n is not None]):
+        return  # (the arm of ``if torch.cuda.is_available():`` that moves nothing)
+    if (id(made.node) in indexed or id(made.node) in arrays) and not _many_indices(ff, res, partner, 0):
+        return  # (an index that may be 0-dimensional reads as its number)
+    sure = _sure_partner(ff, res, meet, node, made)
+    if _surer(levels, id(made.node), sure):
+        home, call = tables[id(made.node)]
+        found[id(made.node)] = (home, call, meet, partner if sure is None else sure, res)
 
 
 def _surer(levels: dict[int, Certainty], key: int, sure: ast.AST | Certainty | None) -> bool:
@@ -589,26 +607,24 @@ def _pair_away(ff: FileFlow, other: FileFlow, res: ScopeResult, meet: Meeting,
                left: dict[tuple[int, int], tuple[ScopeResult, CallEvent]],
                away: dict[int, Away], levels: dict[int, Certainty], many: bool = False) -> None:
     """Pair a meeting of ``other`` with the factory of ``ff`` that made one of its
-    operands (the first one only for an indexed tensor), as the file's own are paired;
+    operands (the first one only for an indexed tensor; each factory that made it), as the file's own are paired;
     with ``many``, only where the index has at least one dimension."""
     for i, (node, v) in enumerate(meet.operands):
         if i and meet.first_only:
             break
-        made = _made_by(v, left, path=ff.path)
-        if made is None:
-            continue
-        home, call = left[(made.line, made.column)]
-        if levels.get(id(call.node)) is Certainty.SURE:
-            continue
-        partner = _partner(other, res, meet, node, made)
-        if partner is None or off_device_arm(other, [meet.node]) or off_device_arm(ff, [call.node]):
-            continue
-        if many and not _many_indices(other, res, partner, 0):
-            continue
-        sure = _sure_partner(other, res, meet, node, made)
-        if _surer(levels, id(call.node), sure):
-            away[id(call.node)] = (home, call, meet, partner if sure is None else sure, res, other,
-                                   levels[id(call.node)])
+        for made in _made_all(v, left, path=ff.path):
+            home, call = left[(made.line, made.column)]
+            if levels.get(id(call.node)) is Certainty.SURE:
+                continue
+            partner = _partner(other, res, meet, node, made)
+            if partner is None or off_device_arm(other, [meet.node]) or off_device_arm(ff, [call.node]):
+                continue
+            if many and not _many_indices(other, res, partner, 0):
+                continue
+            sure = _sure_partner(other, res, meet, node, made)
+            if _surer(levels, id(call.node), sure):
+                away[id(call.node)] = (home, call, meet, partner if sure is None else sure, res, other,
+                                       levels[id(call.node)])
 
 
 @dataclass(frozen=True)
@@ -646,11 +662,8 @@ def _met_in_callees(ff: FileFlow, factories: dict, others: list[FileFlow] | None
         for caller, event, owner, fn, callee, bound in _sites(there):
             if _module_init(there, caller):
                 continue
-            for key, v in bound.items():
-                made = _made_by(v, factories, caller.node) if there is ff else \
-                    _made_by(v, left, path=ff.path)
-                if made is None:
-                    continue
+            for key, made in ((k, o) for k, w in bound.items() for o in (
+                    _made_all(w, factories, caller.node) if there is ff else _made_all(w, left, path=ff.path))):
                 home, call = factories[id(made.node)] if there is ff else left[(made.line, made.column)]
                 if levels.get(id(call.node)) is Certainty.SURE:
                     continue
@@ -1118,7 +1131,16 @@ def _no_shape(call: ast.Call) -> bool:
 def _made_by(v: Value, factories: dict, scope: ast.AST | None = None,
              path: str | None = None, ff: FileFlow | None = None,
              at: ast.AST | None = None) -> Origin | None:
-    """The candidate factory that made ``v``, if ``v`` may be that factory's CPU result (on
+    """The first of :func:`_made_all`: one candidate factory that made ``v``."""
+    return next(iter(_made_all(v, factories, scope, path, ff, at)), None)
+
+
+def _made_all(v: Value, factories: dict, scope: ast.AST | None = None,
+              path: str | None = None, ff: FileFlow | None = None,
+              at: ast.AST | None = None) -> list[Origin]:
+    """Every candidate factory that made ``v`` (``gamma ** (n - m)`` of ``n`` and ``m``,
+    both from ``torch.arange``: each is at fault where the value meets a tensor on the
+    device, and each takes its own ``device=``), if ``v`` may be that factory's CPU result (on
     some path, the first round of a loop included) and was never moved: its places may
     be unknown (``b = torch.zeros(n)`` on one branch, ``self.sampler.sample()`` on the
     other), the factory's path is on the CPU all the same. Wrapped in ``nn.Parameter`` (or
@@ -1128,20 +1150,20 @@ def _made_by(v: Value, factories: dict, scope: ast.AST | None = None,
     ``ff``, a move among ``v``'s origins counts only where it may have acted on the
     factory's result (:func:`moved_apart`: not the moves of another path of a join)."""
     if v.places is not None and CPU not in v.places or not v.may_be(Kind.TENSOR):
-        return None
+        return []
     if ff is None and any(o.op is Op.MOVED for o in v.origins):
-        return None
+        return []
     if any(o.op is Op.MADE and o.text.startswith(vocab.REGISTERED) and not _inside(o, scope)
            for o in v.origins):
-        return None
+        return []
     if path is not None:
-        return next((o for o in v.origins if o.op is Op.MADE and o.path == path
-                     and (o.line, o.column) in factories), None)
+        return [o for o in v.origins if o.op is Op.MADE and o.path == path
+                and (o.line, o.column) in factories]
     made = (o for o in v.origins if o.op is Op.MADE and o.path is None
             and o.node is not None and id(o.node) in factories)
     # (without a move that may have acted on the factory's result)
-    return next((o for o in made if ff is None or not any(
-        m.op is Op.MOVED and not moved_apart(ff, m, o, at) for m in v.origins)), None)
+    return [o for o in made if ff is None or not any(
+        m.op is Op.MOVED and not moved_apart(ff, m, o, at) for m in v.origins)]
 
 
 def _inside(o: Origin, scope: ast.AST | None) -> bool:
@@ -1478,6 +1500,27 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 yield Meeting(c.node, ops)
             if _weights_may_be_on_device(ff, res, c.func):
                 yield Meeting(c.node, ops, module=c.node.func)
+        elif c.callee is Callee.UNRESOLVED and _injected_module(ff, res, c):
+            yield Meeting(c.node, ops, module=c.node.func)
+
+
+def _injected_module(ff: FileFlow, res: ScopeResult, c: CallEvent) -> bool:
+    """``self.transformer(z)`` in a method of a plain class whose ``__init__`` stores a
+    parameter there, when every construction of the class in the run gives it a module
+    with weights that may be on the device (``HGN(transformer=Net().to(device))``,
+    :meth:`FileFlow.built_at`; a value of unknown kind moved to a device the code chose is a
+    module of a class outside the files).  Not where another method stores the attribute
+    too (``self.transformer = torch.load(...)``): :meth:`FileFlow.built_at` does not know it
+    then."""
+    func = c.node.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    built = ff.built_at(res, func, c.func)
+    if built is None or not built.places or any(p.symbolic for p in built.places):
+        return False
+    if built.kinds is None:  # (moved to a device and called: a module, built outside the files)
+        built = built._replace(kinds=frozenset((Kind.MODULE,)))
+    return built.is_(Kind.MODULE) and _weights_may_be_on_device(ff, res, built)
 
 
 def _moved_model(res: ScopeResult, v: Value) -> bool:

@@ -316,7 +316,15 @@ the model decide: not used).  The whole batch object whose class the file define
 device): self.x = self.x.to(device)`) is not placed on the device after its in-place move,
 only left unknown.  A global model moved in place by a
 caller counts only for the function that caller calls directly after the move, not for
-the functions that function calls in turn.
+the functions that function calls in turn. A script's global moved in place by a statement
+of its `if __name__ == "__main__":` arm (or of a module-level `if
+torch.cuda.is_available():`) counts for a function that reads it when no code of the file
+runs that function before the move (every call of it, three calls deep, follows the move in
+the arm, or there is none: a route that the arm's `app.run()` serves), and only with an
+input made on the CPU on every path (a tokenizer's `return_tensors="pt"` tensors, joined
+with tensors the run made there: `torch.cat([prefix, ids])`); a move nested in a branch or
+loop of the arm, or a function another file runs after moving the model itself, is not
+followed.
 The run's containers are followed only for a class that is not an `nn.Module`; an
 `__iter__` that returns `self` (with a `__next__`) or uses `yield from` gives nothing known,
 and a dataset whose `__getitem__` reads tensors its `__init__` was given (`self.x[i]` of a
@@ -369,7 +377,12 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow import evidence as ev
-from torchferry.check.flow.arms import global_in_arm, off_device_arm, other_arm_of_move
+from torchferry.check.flow.arms import (
+    entry_arm_move,
+    global_in_arm,
+    off_device_arm,
+    other_arm_of_move,
+)
 from torchferry.check.flow.batches import (
     batch_moves,
     loader_item_made,
@@ -1192,17 +1205,23 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
         and c.callee is Callee.MODULE else None
     if item is not None:
         arg = (c.node.args[0], c.args[0])
+    unseen = model is None and _unseen_generate(c)
+    if unseen:  # (a global's ``generate`` the analysis could not place: only an entry arm does)
+        model, arg = c.receiver, _generated_from(c)
     if model is None or arg is None:
         return None
     a, v = arg
-    made = (_cpu_made(v) or _tokenized(res, a, v) or _param_batch_item(ff, res, v)
+    made = (_cpu_made(v) or _tokenized(res, a, v) or _joined_with_tokens(v) or _param_batch_item(ff, res, v)
             if item is None else _item_made(ff, res, v, item))
     mapped = _mapped_input(c) if made is None and generating is None and c.callee is Callee.MODULE else None
     if mapped is not None:
         a, made = mapped
     if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
         return None
-    moved = _model_at_call(ff, res, c) if c.callee is Callee.MODULE else _model_on_device(ff, res, model)
+    moved = None if unseen else \
+        _model_at_call(ff, res, c) if c.callee is Callee.MODULE else _model_on_device(ff, res, model)
+    if moved is None and (_cpu_made(v) or _tokenized(res, a, v) or _joined_with_tokens(v)):
+        moved = _entry_arm_model(ff, res, c, model)
     if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]) or \
             _moved_after(res, c, moved) or _moved_in_another_test(ff, res, moved):
         return None  # (or in the arm of ``if torch.cuda.is_available():`` that moves nothing)
@@ -1799,6 +1818,14 @@ def _generating(ff: FileFlow, c: CallEvent) -> Value | None:
     return recv if info is None or info.method("generate") is None else None
 
 
+def _unseen_generate(c: CallEvent) -> bool:
+    """``model.generate(...)`` of a receiver of unknown kind and place that the analysis
+    left unresolved (a global built outside the checked files, joined over an arm that
+    moves it)."""
+    return c.callee is Callee.UNRESOLVED and c.qualname == "generate" and c.receiver is not None \
+        and c.receiver.kinds is None and c.receiver.places is None
+
+
 def _generated_from(c: CallEvent) -> tuple[ast.expr, Value] | None:
     """The prompt of ``model.generate(...)``: its first positional argument, else its
     ``input_ids=`` or ``inputs=``, else the one mapping of ``model.generate(**inputs)``."""
@@ -1889,6 +1916,24 @@ def _tokenized(res: ScopeResult, a: ast.expr, v: Value) -> Origin | None:
     return made
 
 
+def _joined_with_tokens(v: Value) -> Origin | None:
+    """Where ``v`` was made, if it is a tensor on the CPU joined from tensors the run made
+    there and the tensors of a tokenizer given ``return_tensors="pt"`` and no device
+    (``torch.cat([prefix, tokenizer.encode(text, return_tensors="pt")])``), never moved."""
+    if not v.is_(Kind.TENSOR) or v.places != {CPU} or v.basis is Basis.HINT:
+        return None
+    if not all(o.op is Op.MADE or o.op is Op.RETURNED and _pt_call(o.node) for o in v.origins):
+        return None
+    return ev.first(v, Op.MADE)
+
+
+def _pt_call(call: ast.AST | None) -> bool:
+    """A call given ``return_tensors="pt"`` and no ``device``."""
+    return isinstance(call, ast.Call) and not any(k.arg == "device" for k in call.keywords) and any(
+        k.arg == "return_tensors" and isinstance(k.value, ast.Constant) and k.value.value == "pt"
+        for k in call.keywords)
+
+
 def _cpu_made(v: Value) -> Origin | None:
     """Where ``v`` was made, if it is surely a tensor the run built on the CPU (in this file,
     or in another that a function or class of the run hands it from) and never moved (not a
@@ -1934,10 +1979,11 @@ def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: 
     ``later``: ``a`` is an input after the first, checked against the others)."""
     func = c.node.func
     name, x = ctx.text(func), x or ctx.text(a)
-    if c.callee is Callee.METHOD and isinstance(func, ast.Attribute):
+    if (c.callee is Callee.METHOD or _unseen_generate(c)) and isinstance(func, ast.Attribute):
         name = ctx.text(func.value)  # the module of ``model.decode(z)``
     # token ids meet an embedding's weight in ``index_select``, not a convolution's
-    error = "Expected all tensors to be on the same device" if made.op is Op.RETURNED or later else \
+    tokens = made.op is Op.RETURNED or isinstance(func, ast.Attribute) and func.attr == "generate"
+    error = "Expected all tensors to be on the same device" if tokens or later else \
         "Input type (torch.FloatTensor) and weight type (torch.cuda.FloatTensor) should be the same"
     how = f'`{made.text}` with `return_tensors="pt"`' if made.op is Op.RETURNED else f"`{made.text}`"
     what, fix = (f"the tensors of `{x}` were", f"`{{k: v.to(device) for k, v in {x}.items()}}`") \
@@ -1982,6 +2028,18 @@ def _model_at_call(ff: FileFlow, res: ScopeResult, c: CallEvent) -> Origin | Non
         return moved
     at_calls = ff.moved_before_a_call(res.node, func.id)
     return _model_on_device(ff, res, at_calls) if at_calls is not None else None
+
+
+def _entry_arm_model(ff: FileFlow, res: ScopeResult, c: CallEvent, model: Value) -> Origin | None:
+    """For a global model a function calls (``model(x)``, ``model.generate(x)``), its move in
+    place in the script's ``if __name__ == "__main__":`` arm that every run of the function
+    follows (:func:`entry_arm_move`)."""
+    func = c.node.func
+    name = func if isinstance(func, ast.Name) else func.value if isinstance(func, ast.Attribute) else None
+    if not isinstance(name, ast.Name) or isinstance(res.node, ast.Module) \
+            or name.id in _locals(res) or name.id in res.params:
+        return None
+    return entry_arm_move(ff, res.node, name.id, model)
 
 
 def _moved_by_forward(ff: FileFlow, call: ast.Call, arg: ast.expr) -> bool:
