@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -179,6 +180,7 @@ class FileFlow:
         self._complete = False
         #: the names this file uses other than as the function of a call, see :meth:`callers_of`
         self._named_values: frozenset[str] | None = None
+        self._named_calls: Counter[str] = Counter()
         self._local_classes: set[int] = set()
         #: id(call) -> what ``Plain(...)``, a plain class of the run built in this file,
         #: gives its ``__init__`` (parameter index as a string -> argument value)
@@ -986,8 +988,7 @@ class FileFlow:
             if event is None:
                 return None
             out.append(Point(caller.node, event.node))
-        named = sum(1 for n in ast.walk(self.tree) if isinstance(n, ast.Call) and _called_name(n) == name)
-        return out if named == len(out) else None
+        return out if self._called_names().get(name, 0) == len(out) else None
 
     def _top_level(self, fn: ast.AST) -> bool:
         """Is ``fn`` defined at the file's top level, or as a method of a class there?"""
@@ -1007,11 +1008,18 @@ class FileFlow:
         """The names this file uses other than as the function of a call (``f`` of
         ``map(f, xs)``, ``self.step`` of ``hooks.append(self.step)``)."""
         if self._named_values is None:
-            called = {id(n.func) for n in ast.walk(self.tree) if isinstance(n, ast.Call)}
+            calls = [n for n in ast.walk(self.tree) if isinstance(n, ast.Call)]
+            called = {id(n.func) for n in calls}
             self._named_values = frozenset(
                 n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(self.tree)
                 if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in called)
+            self._named_calls = Counter(name for name in map(_called_name, calls) if name is not None)
         return self._named_values
+
+    def _called_names(self) -> Counter[str]:
+        """How many calls of this file call each name (``f(x)``, ``obj.f(x)``)."""
+        self._value_names()
+        return self._named_calls
 
     def _moves_itself(self, res: ScopeResult, call: CallEvent) -> ClassInfo | None:
         """The ``nn.Module`` class whose method ``res`` moves its own object with ``call``

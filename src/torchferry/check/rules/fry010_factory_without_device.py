@@ -226,7 +226,10 @@ A meeting is sure only through what the analysis places itself: an input of a li
 `forward`, or a model moved by a framework (a Lightning `training_step`'s batch), is never
 sure, however certain its author is that it runs on the accelerator; nor is `self.<attr>`
 of a class whose attribute table does not know its place, nor a move under a test that is
-false on a GPU run (`x.cuda()` under `if args.cuda:` counts as sure).
+false on a GPU run (`x.cuda()` under `if args.cuda:` counts as sure).  `self` of a module's
+method is surely on the accelerator only by a move that can have happened before the
+meeting (not `self.to(device)` after `self.forward(x)` in the same method); a module so
+moved only later is still a module, which may be on the accelerator.
 
 A factory whose tensor meets a module on the device (`h0 = torch.zeros(...)` handed to
 `self.lstm(x, (h0, c0))` of a module the run moves) is reported here, with the fix at the

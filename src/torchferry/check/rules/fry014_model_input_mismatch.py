@@ -239,10 +239,17 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
-A module that its own method moves only after the call (`out = self.forward(x)` then
-`self.to(device)` in a `test` method) is where it was built when the call runs: not
-reported; the same order inside a loop around both is not reported either, though the
-loop's second round would fail.
+A module whose every move the code runs only after the call (`out = self.forward(x)` then
+`self.to(device)` in a `test` method, or in a helper the method calls afterwards; a method
+that the program calls before it moves the instance, `net.probe()` then `net.cuda()`) is
+where it was built when the call runs: not reported.  Around a loop that holds the call and
+the move (the second turn runs the moved module), or with a second call after the move, the
+move counts.  The
+order is read only within one file whose scopes reach each other by calls the analysis
+resolves: where another file imports the module's file, where a method is run other than by
+a call of its name (`forward`, a callback), or the two lie in scopes no chain of calls
+joins, any move counts.  A method that moves its module after the call and is itself called
+again on the same instance (from outside the file) is not reported.
 A model a plain class keeps from its constructor is placed only when every construction of
 the class in the run is known: none where no file of the run builds it; none when a file names
 the class other than in a construction (a subclass, an annotation, the class handed to a
