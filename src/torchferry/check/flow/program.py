@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import ast
 import re
+from collections import Counter
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
@@ -44,6 +45,7 @@ from torchferry.check.flow.lattice import (
     substitute,
 )
 from torchferry.check.flow.modclass import module_base, module_class
+from torchferry.check.flow.order import Point, surely_after
 from torchferry.check.names import imported_by_call
 
 if TYPE_CHECKING:
@@ -185,7 +187,12 @@ class FileFlow:
         self.calls_into: dict[tuple[str, str, int], dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
         #: (id(class), scopes interpreted) -> an instance on an accelerator, see
         #: :meth:`instance_on_device`
-        self._instances: dict[tuple[int, int], Value | None] = {}
+        self._instances: dict[tuple[int, int, int], Value | None] = {}
+        #: whether :meth:`results` has interpreted every scope it yields
+        self._complete = False
+        #: the names this file uses other than as the function of a call, see :meth:`callers_of`
+        self._named_values: frozenset[str] | None = None
+        self._named_calls: Counter[str] = Counter()
         self._local_classes: set[int] = set()
         #: id(call) -> what ``Plain(...)``, a plain class of the run built in this file,
         #: gives its ``__init__`` (parameter index as a string -> argument value)
@@ -410,6 +417,7 @@ class FileFlow:
         # a scope left out whose summary a call needed is interpreted already: its record
         # costs nothing (``net.predict(x)``, whose text neither makes nor moves a tensor)
         yield from (self._results[id(n)] for n in skipped if id(n) in self._results)
+        self._complete = True  # (every call site of the file is known: :meth:`callers_of`)
         yield self._results[id(self.tree)]
 
     def called_from_run(self, needles: tuple[str, ...]) -> list[ScopeResult]:
@@ -905,35 +913,40 @@ class FileFlow:
             return None
         return found[0].class_info(found[1])
 
-    def instance_on_device(self, cls: ClassInfo) -> Value | None:
+    def instance_on_device(self, cls: ClassInfo, at: Point | None = None) -> Value | None:
         """An instance of ``cls`` (or of a subclass) that this file builds and puts on an
         accelerator (``model = Net().to(device)``, ``Net().cuda()``), or a method of the
         class, of a base or of a subclass that moves its own object there
         (``self.cuda()``, ``self.to(device)``): in the methods of ``cls``, ``self`` -- its
-        submodules, parameters and buffers -- may be there too.  None when no call of the
-        interpreted scopes shows one (complete once :meth:`results` has been consumed).
-        When this file shows none, the files of the run that import it, directly or not,
-        are asked the same (the model class of ``model.py`` that ``train.py`` moves), when
-        :meth:`Project.importers` knows them; the move found there cites its file."""
-        key = (id(cls), len(self._results))  # (asked again once more scopes are known)
+        submodules, parameters and buffers -- may be there too.  With ``at``, the point of
+        the run that asks (a call of the module, a tensor meeting its weights), only a move
+        that can have happened before it counts (:meth:`may_precede`: not one the code
+        surely runs after it, ``out = self.forward(x)`` then ``self.to(device)``).  None
+        when no call of the interpreted scopes shows one (complete once :meth:`results`
+        has been consumed).  When this file shows none, the files of the run that import
+        it, directly or not, are asked the same (the model class of ``model.py`` that
+        ``train.py`` moves; their order is not known), when :meth:`Project.importers`
+        knows them; the move found there cites its file."""
+        key = (id(cls), len(self._results), id(at.node) if at is not None else 0)  # (asked again once more scopes are known)
         if key in self._instances:
             return self._instances[key]
-        found = self._moved_instance(cls, list(self._results.values()))
+        found = self._moved_instance(cls, list(self._results.values()), at)
         if found is None and self.project is not None:
             for path in sorted(self.project.importers(self.path) or ()):
                 other = self.project.file_flow(path)
                 if other is None or other is self:
                     continue
-                v = other._moved_instance(cls, list(other.results()))
+                v = other._moved_instance(cls, list(other.results()), None)
                 if v is not None:
                     found = in_file(v, other, self)
                     break
         self._instances[key] = found
         return found
 
-    def _moved_instance(self, cls: ClassInfo, scopes: list[ScopeResult]) -> Value | None:
+    def _moved_instance(self, cls: ClassInfo, scopes: list[ScopeResult], at: Point | None) -> Value | None:
         """The first call of ``scopes`` (of this file) that puts an instance of ``cls`` on
-        an accelerator, or moves its own object there (see :meth:`instance_on_device`)."""
+        an accelerator, or moves its own object there, and that can have happened before
+        ``at`` (see :meth:`instance_on_device`)."""
         for res in scopes:
             for c in res.calls.values():
                 v = c.result
@@ -941,34 +954,111 @@ class FileFlow:
                     continue
                 made = self.class_of(v)
                 mover = self._moves_itself(res, c) if made is None else None
-                if made is not None and any(k is cls for k in mro(made)) or \
+                if (made is not None and any(k is cls for k in mro(made)) or
                         mover is not None and (any(k is cls for k in mro(mover)) or
-                                               any(k is mover for k in mro(cls))):
+                                               any(k is mover for k in mro(cls)))) and \
+                        (at is None or self.may_precede(Point(res.node, c.node), at)):
                     return v
         return None
 
+    def may_precede(self, first: Point, then: Point) -> bool:
+        """Can the point ``first`` of this file (a move) have happened before ``then`` on
+        some path of the run?  False only where the code shows it always comes after
+        (:func:`torchferry.check.flow.order.surely_after`: later in the same scope, outside
+        any loop around both; or, lifted through the calls of their scopes, later in the
+        one invocation that runs both); True where the order is not known.
+
+        >>> src = ("import torch.nn as nn\\nclass Net(nn.Module):\\n    def probe(self, x):\\n"
+        ...        "        return x\\nm = Net()\\nm.probe(1)\\nm.cuda()\\n")
+        >>> ff = FileFlow(ast.parse(src), "<example>")
+        >>> _ = list(ff.results())
+        >>> probe = ff.tree.body[1].body[0]
+        >>> use, move = probe.body[0].value, ff.tree.body[4].value
+        >>> ff.may_precede(Point(ff.tree, move), Point(probe, use))
+        False
+        """
+        return not surely_after(first, then, self.callers_of)
+
+    def callers_of(self, scope: ast.AST) -> list[Point] | None:
+        """The calls that run ``scope`` (a function or method of this file, or its top
+        level: none), each a point of its caller; None when they cannot all be known: the
+        file is not interpreted whole, the function is run other than by a call of its name
+        (``forward`` by ``model(x)``, a dunder, a decorated one, one handed on as a value),
+        it is not defined at the file's top level or in a class there, a call of its name
+        is not resolved to it, or another file of the run may call it."""
+        if scope is self.tree:
+            return []
+        name = getattr(scope, "name", None)
+        if not self._complete or not isinstance(scope, _FUNCS) or name is None or \
+                name == "forward" or name.startswith("__") or scope.decorator_list or \
+                name in self._value_names() or not self._top_level(scope) or not self._alone_in_run(scope):
+            return None
+        sites = self.call_sites.get(id(scope), {})
+        out: list[Point] = []
+        for call_id, (caller, _) in sites.items():
+            event = caller.calls.get(call_id)
+            if event is None:
+                return None
+            out.append(Point(caller.node, event.node))
+        return out if self._called_names().get(name, 0) == len(out) else None
+
+    def _top_level(self, fn: ast.AST) -> bool:
+        """Is ``fn`` defined at the file's top level, or as a method of a class there?"""
+        cls = self.method_of.get(id(fn))
+        body = self.tree.body if cls is None else cls.node.body
+        return any(st is fn for st in body) and (cls is None or any(st is cls.node for st in self.tree.body))
+
+    def _alone_in_run(self, fn: ast.AST) -> bool:
+        """Does no other file of the run import this one (so none calls ``fn``)?  A file
+        checked alone is the whole run."""
+        if self.project is None:
+            return True
+        importers = self.project.importers(self.path)
+        return importers is not None and not (importers - {self.path})
+
+    def _value_names(self) -> frozenset[str]:
+        """The names this file uses other than as the function of a call (``f`` of
+        ``map(f, xs)``, ``self.step`` of ``hooks.append(self.step)``)."""
+        if self._named_values is None:
+            calls = [n for n in ast.walk(self.tree) if isinstance(n, ast.Call)]
+            called = {id(n.func) for n in calls}
+            self._named_values = frozenset(
+                n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(self.tree)
+                if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in called)
+            self._named_calls = Counter(name for name in map(_called_name, calls) if name is not None)
+        return self._named_values
+
+    def _called_names(self) -> Counter[str]:
+        """How many calls of this file call each name (``f(x)``, ``obj.f(x)``)."""
+        self._value_names()
+        return self._named_calls
+
     def _moves_itself(self, res: ScopeResult, call: CallEvent) -> ClassInfo | None:
         """The ``nn.Module`` class whose method ``res`` moves its own object with ``call``
-        (``self.cuda()``, ``self.to(device)``), else None."""
+        (``self.cuda()``, ``self.to(device)``; in a loop, ``self`` moved on an earlier turn
+        too), else None."""
         cls = self.method_of.get(id(res.node))
+        places = call.receiver.places if call.receiver is not None else None
         if cls is None or not cls.is_module or _static(res.node) or \
-                call.callee is not Callee.METHOD or call.receiver is None or \
-                call.receiver.places != {param(0)} or not call.result.origins or \
+                call.callee is not Callee.METHOD or not places or param(0) not in places or \
+                any(p.symbolic and p != param(0) for p in places) or not call.result.origins or \
                 call.result.origins[0].op is not Op.MOVED:
             return None
         return cls
 
-    def self_placed(self, res: ScopeResult, v: Value) -> Value:
+    def self_placed(self, res: ScopeResult, v: Value, at: ast.AST | None = None) -> Value:
         """``v`` of a method of an ``nn.Module`` class with the place of ``self`` (what its
         submodules, parameters and buffers give) replaced by that of an instance this file
         puts on an accelerator, the move added to its origins; ``v`` itself when there is
-        none, or ``v`` does not live where ``self`` does."""
+        none, or ``v`` does not live where ``self`` does.  With ``at``, the node of ``res``
+        where ``v`` is used, only a move that can have happened before it counts (see
+        :meth:`instance_on_device`)."""
         cls = self.method_of.get(id(res.node))
         self_place = param(0)
         if cls is None or not cls.is_module or not v.places or self_place not in v.places or \
                 self._constructing(res.node):
             return v
-        inst = self.instance_on_device(cls)
+        inst = self.instance_on_device(cls, Point(res.node, at) if at is not None else None)
         if inst is None or not inst.places:
             return v
         places = (v.places - {self_place}) | inst.places
@@ -976,7 +1066,7 @@ class FileFlow:
         origins = tuple(dict.fromkeys((*v.origins[:1], *inst.origins, *v.origins[1:])))[:ORIGIN_CAP]
         return v._replace(places=places if len(places) <= PLACE_CAP else None, origins=origins)
 
-    def placed(self, res: ScopeResult, v: Value, depth: int = 0) -> Value:
+    def placed(self, res: ScopeResult, v: Value, depth: int = 0, at: ast.AST | None = None) -> Value:
         """``v`` of the scope ``res`` with the places of parameters resolved where the file
         says where they are: ``self`` of a module's method by the instances it moves (see
         :meth:`self_placed`), another parameter by what the run's calls of the function
@@ -985,8 +1075,10 @@ class FileFlow:
         (three calls deep); an item taken by position from a parameter (``audio, f0 =
         batch``) by what the calls pass at that position (``(audio.to(device), f0)``), and
         of its kind when every call passes one.  A parameter no call of the run binds (a
-        public function, a ``forward`` called as ``model(x)``) keeps its symbolic place."""
-        v = self.self_placed(res, v)
+        public function, a ``forward`` called as ``model(x)``) keeps its symbolic place.
+        ``at``, the node of ``res`` that uses ``v``, places ``self`` by the moves that can
+        have happened before it."""
+        v = self.self_placed(res, v, at)
         if not v.places or depth >= 3:
             return v
         places = set(v.places)
@@ -1240,7 +1332,7 @@ class FileFlow:
         ``self.<attr>`` of a plain class's method, what the constructions give it
         (:meth:`built_at`)."""
         built = self.built_at(res, node, v)
-        return built if built is not None else self.placed(res, v)
+        return built if built is not None else self.placed(res, v, at=node)
 
     def built_at(self, res: ScopeResult, node: ast.AST, v: Value) -> Value | None:
         """``v``, the value of ``self.<attr>`` (the expression ``node``) in a method of a
@@ -1694,6 +1786,12 @@ def _parameter_itself(v: Value) -> int | None:
         return None
     p = next(iter(places))
     return int(p.ref) if p.where is Where.PARAM else None
+
+
+def _called_name(call: ast.Call) -> str | None:
+    """The name a call calls: ``f`` of ``f(x)`` and of ``obj.f(x)``."""
+    f = call.func
+    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
 
 
 def _static(fn: ast.AST) -> bool:

@@ -235,7 +235,10 @@ A meeting is sure only through what the analysis places itself: an input of a li
 `forward`, or a model moved by a framework (a Lightning `training_step`'s batch), is never
 sure, however certain its author is that it runs on the accelerator; nor is `self.<attr>`
 of a class whose attribute table does not know its place, nor a move under a test that is
-false on a GPU run (`x.cuda()` under `if args.cuda:` counts as sure).
+false on a GPU run (`x.cuda()` under `if args.cuda:` counts as sure).  `self` of a module's
+method is surely on the accelerator only by a move that can have happened before the
+meeting (not `self.to(device)` after `self.forward(x)` in the same method); a module so
+moved only later is still a module, which may be on the accelerator.
 
 A factory whose tensor meets a module on the device (`h0 = torch.zeros(...)` handed to
 `self.lstm(x, (h0, c0))` of a module the run moves) is reported here, with the fix at the
@@ -322,6 +325,7 @@ from torchferry.check.flow.arms import off_device_arm
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.lattice import number_value, param, zero_dim_made
+from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
 from torchferry.check.flow.queries import moved_apart
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
@@ -512,16 +516,17 @@ def _sure_partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
         event = res.calls.get(id(meet.node))
         module = res.value(meet.module) or (event.func if event is not None and event.callee is Callee.MODULE
                                             else None)
-        found = meet.module if module is not None and _placed_by_the_run(ff, res, module, 0) else None
+        found = meet.module if module is not None and _placed_by_the_run(ff, res, module, 0, meet.node) else None
     else:
         found = next((n for n, w in meet.operands if n is not node and not _may_hold(res, n, w, made)
-                      and _placed_by_the_run(ff, res, ff.built_at(res, n, w) or w, 0)), None)
+                      and _placed_by_the_run(ff, res, ff.built_at(res, n, w) or w, 0, meet.node)), None)
     if found is not None and _moved_to_match(res, found, made):
         return None
     return found
 
 
-def _placed_by_the_run(ff: FileFlow, res: ScopeResult, v: Value, depth: int) -> bool:
+def _placed_by_the_run(ff: FileFlow, res: ScopeResult, v: Value, depth: int,
+                       use: ast.AST | None = None) -> bool:
     """Does the run's own code put ``v`` (a tensor, a batch or a module) on the accelerator
     whenever the program runs on one: moved or made there (``x.to(device)``, ``.cuda()``,
     a model after ``model.to(device)``, a value computed from them), or a parameter that a
@@ -529,13 +534,14 @@ def _placed_by_the_run(ff: FileFlow, res: ScopeResult, v: Value, depth: int) -> 
     for a hint: an annotation, the input of a module's ``forward`` or ``self`` without
     calls of the run that place them, ``self.<attr>`` of unknown place.  ``self`` of a
     module's method (its submodules, their outputs) is where an instance that the run puts
-    on the accelerator is (:meth:`FileFlow.self_placed`)."""
+    on the accelerator is (:meth:`FileFlow.self_placed`), one whose move can have happened
+    before ``use``, the node of ``res`` where ``v`` is met, when given."""
     kinds = res.kind_of(v)
     if kinds is not None and Kind.SCALAR not in kinds and not kinds & {Kind.TENSOR, Kind.BATCH, Kind.MODULE}:
         return False
     cls = ff.method_of.get(id(res.node))
-    if cls is not None and ff.self_placed(res, v) is not v:  # (follows ``self``, which the run moves)
-        inst = ff.instance_on_device(cls)
+    if cls is not None and ff.self_placed(res, v, use) is not v:  # (follows ``self``, which the run moves)
+        inst = ff.instance_on_device(cls, Point(res.node, use) if use is not None else None)
         if inst is not None and _placed_by_the_run(ff, res, inst._replace(kinds=None), 3):
             return True
     constructing = _module_init(ff, res)
@@ -724,11 +730,11 @@ def _param_meeting(at: FileFlow, caller: ScopeResult, event: CallEvent, owner: F
             if j == i or meet.first_only and i:
                 continue
             arg = _on_device_at(at, caller, callee, w, k, bound, made)
-            if arg is False or first is not None and not _placed_by_the_run(at, caller, arg, 0):
+            if arg is False or first is not None and not _placed_by_the_run(at, caller, arg, 0, event.node):
                 continue
             if off_device_arm(owner, [meet.node]):  # (costly: last)
                 continue
-            level = Certainty.SURE if _placed_by_the_run(at, caller, arg, 0) else Certainty.MAY
+            level = Certainty.SURE if _placed_by_the_run(at, caller, arg, 0, event.node) else Certainty.MAY
             hit = (meet, n, callee, _argument(caller, event, arg), level)
             if level is Certainty.SURE:
                 return hit
@@ -912,7 +918,7 @@ def _kept_module_inputs(ff: FileFlow, results: list[ScopeResult], kept: dict,
                     continue
                 home, call = kept[id(made.node)]
                 meet = Meeting(c.node, ((a, v),), module=c.node.func)
-                _surer(levels, id(made.node), Certainty.SURE if _placed_by_the_run(ff, res, module, 0)
+                _surer(levels, id(made.node), Certainty.SURE if _placed_by_the_run(ff, res, module, 0, c.node)
                        else Certainty.MAY)
                 found[id(made.node)] = (home, call, meet, c.node.func, res)
 

@@ -250,10 +250,17 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
-A module that its own method moves only after the call (`out = self.forward(x)` then
-`self.to(device)` in a `test` method) is where it was built when the call runs: not
-reported; the same order inside a loop around both is not reported either, though the
-loop's second round would fail.
+A module whose every move the code runs only after the call (`out = self.forward(x)` then
+`self.to(device)` in a `test` method, or in a helper the method calls afterwards; a method
+that the program calls before it moves the instance, `net.probe()` then `net.cuda()`) is
+where it was built when the call runs: not reported.  Around a loop that holds the call and
+the move (the second turn runs the moved module), or with a second call after the move, the
+move counts.  The
+order is read only within one file whose scopes reach each other by calls the analysis
+resolves: where another file imports the module's file, where a method is run other than by
+a call of its name (`forward`, a callback), or the two lie in scopes no chain of calls
+joins, any move counts.  A method that moves its module after the call and is itself called
+again on the same instance (from outside the file) is not reported.
 A model a plain class keeps from its constructor is placed only when every construction of
 the class in the run is known: none where no file of the run builds it; none when a file names
 the class other than in a construction (a subclass, an annotation, the class handed to a
@@ -922,7 +929,7 @@ def _through_own_method(ff: FileFlow, res: ScopeResult,
     inner_res = ff.result(found[1], found[0])
     for inner in inner_res.calls.values():
         if inner.callee is Callee.MODULE and inner.args and inner.args[0].places == {param(1)}:
-            moved = _model_on_device(ff, inner_res, inner.func)
+            moved = _model_on_device(ff, inner_res, inner.func, at=inner.node)
             return (moved, inner) if moved is not None else None
     return None
 
@@ -1219,11 +1226,12 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
         return None
     moved = None if unseen else \
-        _model_at_call(ff, res, c) if c.callee is Callee.MODULE else _model_on_device(ff, res, model)
+        _model_at_call(ff, res, c) if c.callee is Callee.MODULE else \
+        _model_on_device(ff, res, model, at=c.node)
     if moved is None and (_cpu_made(v) or _tokenized(res, a, v) or _joined_with_tokens(v)):
         moved = _entry_arm_model(ff, res, c, model)
     if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]) or \
-            _moved_after(res, c, moved) or _moved_in_another_test(ff, res, moved):
+            _moved_in_another_test(ff, res, moved):
         return None  # (or in the arm of ``if torch.cuda.is_available():`` that moves nothing)
     if isinstance(a, ast.Starred):
         return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
@@ -1267,9 +1275,8 @@ def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, firs
         made = _cpu_made(v) if item is None else _item_made(ff, res, v, item)
         if made is None or _moves_its_input(ff, c.func, c.node, a):
             continue
-        moved = _model_on_device(ff, res, c.func)
-        if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]) or \
-                _moved_after(res, c, moved):
+        moved = _model_on_device(ff, res, c.func, at=c.node)
+        if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]):
             return None
         x = f"{ctx.text(a)}[{item}]" if item is not None else None
         return _made_finding(ctx, c, a, moved, made, first, x, later=True)
@@ -2021,7 +2028,7 @@ def _model_at_call(ff: FileFlow, res: ScopeResult, c: CallEvent) -> Origin | Non
     given = _input(c)
     if given is not None and _moves_its_input(ff, c.func, c.node, given[0]):
         return None  # (its ``forward`` puts the input where the module is)
-    moved = _model_on_device(ff, res, c.func)
+    moved = _model_on_device(ff, res, c.func, at=c.node)
     func = c.node.func
     if moved is not None or not isinstance(func, ast.Name) or isinstance(res.node, ast.Module) \
             or func.id in _locals(res) or func.id in res.params or not c.func.places:
@@ -2076,9 +2083,12 @@ def _moves_its_input(ff: FileFlow, model: Value, call: ast.Call, arg: ast.expr) 
 
 
 def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
-                     depth: int = 0) -> Origin | None:
+                     depth: int = 0, at: ast.AST | None = None) -> Origin | None:
     """Why ``model`` is on an accelerator: its move (in this scope or one a call of this
-    file passes it through: ``train(model.to(device), ...)``), or None when not known."""
+    file passes it through: ``train(model.to(device), ...)``), or None when not known.
+    ``self`` of a module's method is where an instance the run moves is, by a move that
+    can have happened before ``at``, the node of ``res`` that uses it, when given
+    (:meth:`FileFlow.self_placed`)."""
     if not model.places or _data_parallel(model):
         return None  # (a data-parallel wrapper moves its inputs where its replicas are)
     if all(not p.symbolic for p in model.places):  # moved (or loaded) to a device the code chose
@@ -2086,7 +2096,7 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
             return None
         placed = ev.latest(model, Op.MOVED, Op.LOADED)
         return placed if placed is not None and (placed.op is Op.MOVED or placed.to == model.places) else None
-    held = ff.self_placed(res, model)  # (``self`` of a module's method: where the run moves it)
+    held = ff.self_placed(res, model, at)  # (``self`` of a module's method: where the run moves it)
     if held is not model:
         return _model_on_device(ff, res, held, depth + 1)
     return _from_callers(ff, res, model, depth, _model_on_device)
@@ -2138,27 +2148,13 @@ def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
                 inner = feed.call._replace(func=feed.module)
                 if not _has_weights(ctx, inner):
                     continue
-                moved = _model_on_device(ff, res, feed.module)
-                if moved is None or _moved_after(res, c, moved):
+                moved = _model_on_device(ff, res, feed.module, at=c.node)
+                if moved is None:
                     continue
                 yield _handed_finding(ctx, c, a, v, moved, feed,
                                       moves[id(loop)][0] if item and loop is not None else None, made,
                                       _sibling_move(feed))
                 break
-
-
-def _moved_after(res: ScopeResult, c: CallEvent, moved: Origin) -> bool:
-    """Whether the move that puts the model on the device, ``moved``, comes after the call
-    ``c`` in the same function and outside any loop around both: the model is still
-    where it was built when ``c`` runs (``out = self.forward(x)`` followed by
-    ``self.to(device)`` in a module's ``test`` method).  A move in a loop around the call
-    acts on the loop's next rounds, so it is not "after"."""
-    node = c.node
-    if moved.path is not None or moved.node is None or not _within(moved.node, res.node) or \
-            moved.line <= (node.end_lineno or node.lineno):
-        return False
-    loops = (n for n in ast.walk(res.node) if isinstance(n, (ast.For, ast.AsyncFor, ast.While)))
-    return not any(_within(node, lp) and _within(moved.node, lp) for lp in loops)
 
 
 def _within(node: ast.AST, outer: ast.AST) -> bool:
