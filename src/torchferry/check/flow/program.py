@@ -1684,7 +1684,7 @@ def class_calls(node: ast.ClassDef) -> ClassCalls:
     """The calls and reads of ``node`` that :func:`holds_parameters` and :func:`weightless`
     ask about, from one walk of the class.
 
-    >>> tree = ast.parse("class A:\n    def f(self):\n        self.register_buffer('b', t)")
+    >>> tree = ast.parse("class A:\\n    def f(self):\\n        self.register_buffer('b', t)")
     >>> class_calls(tree.body[0])
     ClassCalls(register_parameter=False, register_buffer=True, adds_attributes=False)
     """
