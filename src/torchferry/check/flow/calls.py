@@ -191,12 +191,51 @@ class Evaluator:
             return base  # ``x.shape[1:]``: still a size
         if base.elts is not None or base.keys is not None or base.item is not None:
             return element(base, index)
+        if isinstance(index, int) and self._reduced_loss(base):
+            return _SCALAR  # ``loss.data[0]``: a number, under the only API where it runs
         own = protocols.indexed(self, base, node.value, self.values.get(id(key), UNKNOWN))
         if own is not None:
             return own
         if isinstance(index, int):  # ``batch[0]`` of a parameter: what the calls pass there
             return self.i.param_item(base, index, node, self._item_of(base, key))
         return self._item_of(base, key)
+
+    def _reduced_loss(self, base: Value) -> bool:
+        """Is ``base`` (or its ``.data``) what a loss of ``torch.nn`` built in this scope's
+        file with its default reduction (``nn.CrossEntropyLoss()``, ``reduction="sum"``)
+        returned in this scope: a 0-dimensional tensor?  Indexing one by a position
+        (``loss.data[0]``) fails on the tensors of today; it is the old API's read of the
+        loss as a Python number.
+
+        >>> import ast
+        >>> from torchferry.check.flow.program import FileFlow
+        >>> src = ("import torch.nn as nn\\nloss_fn = nn.MSELoss()\\n"
+        ...        "def step(out, y):\\n    return loss_fn(out, y).data[0]\\n")
+        >>> ff = FileFlow(ast.parse(src), "<example>")
+        >>> res = next(r for r in ff.results() if getattr(r.node, "name", "") == "step")
+        >>> res.returns.kinds == frozenset({Kind.SCALAR})
+        True
+        """
+        if not base.is_(Kind.TENSOR) or not base.origins or base.origins[0].op is not Op.OUTPUT:
+            return False
+        call = self.i.res.calls.get(id(base.origins[0].node))
+        if call is None or call.callee is not Callee.MODULE or call.func is None:
+            return False
+        made = next((o for o in reversed(call.func.origins) if o.op is Op.MADE), None)
+        ctor = made.node if made is not None and made.path is None else None
+        if not isinstance(ctor, ast.Call) or len(ctor.args) > 1:
+            return False
+        q = self.ff.qualname(ctor.func) or ""
+        parts = q.split(".")
+        if len(parts) != 3 or parts[:2] != ["torch", "nn"] or not parts[2].endswith("Loss") \
+                or parts[2].endswith("WithLoss"):
+            return False
+        for k in ctor.keywords:
+            if k.arg is None or k.arg in ("reduce", "size_average"):
+                return False
+            if k.arg == "reduction" and not (isinstance(k.value, ast.Constant) and k.value.value in ("mean", "sum")):
+                return False
+        return True
 
     def _item_of(self, base: Value, key: ast.expr) -> Value:
         """``base[key]`` of a value without known parts."""

@@ -3,7 +3,8 @@
 ``forward(self, x, lengths)`` that begins with ``lengths = lengths.cpu().int()``, hands
 ``lengths.tolist()`` on, or a helper that does ``mask = mask.to(x.device)`` uses the
 argument as it came in nowhere: the caller's tensor never meets another tensor on the
-device it was given on, so leaving it where it is cannot fail there.
+device it was given on, so leaving it where it is cannot fail there.  Nor does an argument
+that every read iterates as text (``for s in sents: tokenize(s.strip())``): no tensor.
 """
 from __future__ import annotations
 
@@ -20,6 +21,12 @@ if TYPE_CHECKING:
 _CONVERTING = frozenset({"cpu", "cuda", "tolist", "item", "numpy"})
 #: builtins that turn a tensor into a Python number
 _NUMBERS = frozenset({"int", "float", "bool"})
+#: methods of ``str`` that a tensor has not: an element used with one is no tensor
+_TEXT_METHODS = frozenset("""capitalize casefold center encode endswith expandtabs find
+    format format_map isalnum isalpha isascii isdecimal isdigit isidentifier islower isnumeric
+    isprintable isspace istitle isupper ljust lower lstrip partition removeprefix removesuffix
+    rfind rindex rjust rpartition rsplit rstrip splitlines startswith strip swapcase title
+    translate upper zfill""".split())
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _MAX_DEPTH = 3
 
@@ -110,8 +117,10 @@ def _rebound_in_a_branch(fn: ast.FunctionDef | ast.AsyncFunctionDef,
 
 def _converts(ff: FileFlow, n: ast.Name, parents: dict[int, ast.AST], cls: ClassInfo | None,
               self_name: str | None, depth: int) -> bool:
-    """Is this read of a parameter converted where it is read?"""
+    """Is this read of a parameter converted where it is read (or iterated as text)?"""
     up = parents.get(id(n))
+    if _iterated_as_text(ff, n, parents):
+        return True
     if isinstance(up, ast.Attribute) and up.value is n:
         call = parents.get(id(up))
         if not isinstance(call, ast.Call) or call.func is not up:
@@ -132,12 +141,90 @@ def _converts(ff: FileFlow, n: ast.Name, parents: dict[int, ast.AST], cls: Class
         return True
     if depth >= _MAX_DEPTH or any(isinstance(a, ast.Starred) for a in up.args):
         return False
-    target = ff.target_of(up, cls, self_name)
+    target = ff.target_of(up, cls, self_name) or _submodule_forward(up, cls, self_name)
     if target is None:
         return False
     owner, callee, first = target
     inner = owner.method_of.get(id(callee))
     return up.args.index(n) + first in converted_params(owner, callee, inner, depth + 1)
+
+
+def _submodule_forward(call: ast.Call, cls: ClassInfo | None, self_name: str | None
+                       ) -> tuple[FileFlow, ast.AST, int] | None:
+    """The ``forward`` that ``self.encoder(x)``, a call in a method of ``cls``, runs: every
+    binding of ``<name>.encoder`` in ``cls`` and its bases of the run is a constructor of
+    one module class of the run (``self.encoder = Encoder(...)``), whose ``forward``
+    (1: ``self`` is bound) it is.  None when any binding is anything else."""
+    func = call.func
+    if cls is None or not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) \
+            or func.value.id != self_name:
+        return None
+    built: dict[int, ClassInfo] = {}
+    for c in cls.lineage():
+        for st in ast.walk(c.node):
+            for t, value in _bindings(st):
+                if not isinstance(t, ast.Attribute) or t.attr != func.attr:
+                    continue
+                info = c.ff.class_called(value) if isinstance(value, ast.Call) else None
+                if info is None or not isinstance(t.value, ast.Name):
+                    return None
+                built[id(info)] = info
+    if len(built) != 1:
+        return None
+    fwd = next(iter(built.values())).method("forward")
+    return (fwd[0].ff, fwd[1], 1) if fwd is not None else None
+
+
+def _bindings(st: ast.AST) -> list[tuple[ast.AST, ast.expr | None]]:
+    """The targets a statement binds, each with the value bound to it when it is the
+    statement's whole value (None in a tuple, for ``+=``, a ``for`` or a ``with``)."""
+    if isinstance(st, ast.Assign):
+        whole = st.value if len(st.targets) == 1 and not isinstance(st.targets[0], (ast.Tuple, ast.List)) \
+            else None
+        return [(x, whole if x is t else None) for t in st.targets for x in ast.walk(t)]
+    if isinstance(st, (ast.AnnAssign, ast.AugAssign)):
+        return [(st.target, st.value if isinstance(st, ast.AnnAssign) else None)]
+    if isinstance(st, (ast.For, ast.AsyncFor, ast.comprehension)):
+        return [(x, None) for x in ast.walk(st.target)]
+    if isinstance(st, (ast.With, ast.AsyncWith)):
+        return [(x, None) for i in st.items if i.optional_vars is not None for x in ast.walk(i.optional_vars)]
+    if isinstance(st, ast.NamedExpr):
+        return [(st.target, None)]
+    return []
+
+
+def _iterated_as_text(ff: FileFlow, n: ast.Name, parents: dict[int, ast.AST]) -> bool:
+    """Is this read the iterable of a loop (``for s in p``, ``for i, s in enumerate(p)``,
+    a comprehension's) whose element is used as text (``s.strip()``: a method a tensor has
+    not)?  Iterating a tensor yields tensors, so ``p`` is no tensor (a list of strings),
+    and nothing of it meets a tensor on a device.
+
+    >>> fn = ast.parse("def f(sents):\n    for i, s in enumerate(sents):\n        s.strip()").body[0]
+    >>> read = fn.body[0].iter.args[0]
+    >>> parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+    >>> _iterated_as_text(None, read, parents)  # type: ignore[arg-type]
+    True
+    """
+    it: ast.AST = n
+    up = parents.get(id(n))
+    if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id == "enumerate" \
+            and up.args and up.args[0] is n and len(up.args) == 1 and not up.keywords \
+            and (ff is None or "enumerate" not in ff.defs):
+        it, up = up, parents.get(id(up))
+    if not isinstance(up, (ast.For, ast.AsyncFor, ast.comprehension)) or up.iter is not it:
+        return False
+    target = up.target
+    if it is not n:  # ``enumerate``: the element is the second of ``(i, s)``
+        if not isinstance(target, ast.Tuple) or len(target.elts) != 2:
+            return False
+        target = target.elts[1]
+    if not isinstance(target, ast.Name):
+        return False
+    scope = up.body if isinstance(up, (ast.For, ast.AsyncFor)) else [parents.get(id(up))]
+    return any(isinstance(a, ast.Attribute) and a.attr in _TEXT_METHODS
+               and isinstance(a.value, ast.Name) and a.value.id == target.id
+               and isinstance(parents.get(id(a)), ast.Call)
+               for st in scope if st is not None for a in ast.walk(st))
 
 
 def _to_a_device(call: ast.Call) -> bool:

@@ -144,6 +144,11 @@ unsafe: a global, an attribute or a function's return may be a NumPy array, on w
 gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
+A loss of `torch.nn` built in the file with a reducing `reduction` (the default, `"mean"`,
+`"sum"`) returns a 0-dimensional tensor; its read by a position (`loss.data[0]`,
+`loss[0]`), an error on the tensors of today, is the old API's Python number, and sums of
+it handed to NumPy or matplotlib are not flagged (`reduction="none"`, `reduce=`, a slice
+or a loss of another make still are).
 What a class of the run yields is followed through its `__iter__` (its `yield`s, the
 container it returns, `map(self.to_cuda, iter(self.loader))` of a method that moves each
 batch) and `__getitem__`, but not for an `nn.Module`, an `__iter__` returning `self`, or a

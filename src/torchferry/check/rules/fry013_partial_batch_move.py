@@ -63,8 +63,13 @@ An item that the called model's `forward` hands, at every use, to torch on the C
 targets and lengths of `ctc_loss`, directly or through its own helpers, for a model class of
 the checked files) is not flagged: it must stay there; nor is one that `forward` converts
 before any other use (`lengths = lengths.cpu().int()`, `lengths.to('cpu')`,
-`lengths.tolist()`, `int(n)`, a helper of the run that begins with `mask.to(x.device)`): it
-meets nothing where it came in.  An item `forward` also computes with as it came in
+`lengths.tolist()`, `int(n)`, a helper of the run that begins with `mask.to(x.device)`),
+or iterates as text (`for i, sent in enumerate(sents)` with `sent.strip()`, a method no
+tensor has: a list of strings, directly, through a helper of the run, or through the
+`forward` of a submodule every binding of whose attribute builds one class of the run,
+`self.encoder = Encoder(...)`, three calls deep): it meets nothing where it came in.  An
+item that `forward` first rebuilds (`sent = sum(zip(sent, sent), ())`) is not followed
+through the new value, and is flagged.  An item `forward` also computes with as it came in
 (`x * (lengths > 0)` besides the packing) is flagged.  The model's class is the one the file
 builds it with, or, for a model given as a parameter (`train(loader, model, device)`), the
 classes every call of the file passes for it (three calls deep; an input counts as
