@@ -194,7 +194,7 @@ def _bindings(st: ast.AST) -> list[tuple[ast.AST, ast.expr | None]]:
 
 
 def _iterated_as_text(ff: FileFlow, n: ast.Name, parents: dict[int, ast.AST]) -> bool:
-    """Is this read the iterable of a loop (``for s in p``, ``for i, s in enumerate(p)``,
+    r"""Is this read the iterable of a loop (``for s in p``, ``for i, s in enumerate(p)``,
     a comprehension's) whose element is used as text (``s.strip()``: a method a tensor has
     not)?  Iterating a tensor yields tensors, so ``p`` is no tensor (a list of strings),
     and nothing of it meets a tensor on a device.
