@@ -137,8 +137,10 @@ def main() -> int:
     ap = argparse.ArgumentParser(description=__doc__.split("\n", 1)[0])
     ap.add_argument("path")
     ap.add_argument("--jobs", type=int, default=1)
-    ap.add_argument("rest", nargs="*", help="more ferry check arguments (after --)")
-    args = ap.parse_args()
+    argv = sys.argv[1:]
+    cut = argv.index("--") if "--" in argv else len(argv)
+    args = ap.parse_args(argv[:cut])
+    rest = argv[cut + 1 :]  # more ferry check arguments
     from torchferry.cli import main as ferry
 
     with tempfile.TemporaryDirectory() as tmp:
@@ -154,7 +156,7 @@ def main() -> int:
             "--no-cache",
             "--jobs",
             str(args.jobs),
-            *args.rest,
+            *rest,
             args.path,
         ]
         stdout, sys.stdout = sys.stdout, open(os.devnull, "w")  # noqa: SIM115
