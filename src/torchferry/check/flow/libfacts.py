@@ -17,6 +17,13 @@ A fact of a hook applies only to a class that provably derives from the framewor
 a base imported from the framework (``pl.LightningModule`` after ``import pytorch_lightning
 as pl``), or a class of the run that does.  A class named like one proves nothing.
 
+What a library's *call* returns, and where, is answered with the calls themselves:
+:data:`~torchferry.check.flow.vocab.MODEL_ZOOS` and
+:data:`~torchferry.check.flow.vocab.MODEL_BUILDERS` (models built on the CPU),
+:data:`~torchferry.check.flow.vocab.TENSORS_ON_THE_CPU` (a tokenizer's or processor's
+``return_tensors="pt"``), and torchvision's transforms and datasets in
+:mod:`~torchferry.check.flow.resolve`.
+
 >>> import ast
 >>> from torchferry.check.flow.program import FileFlow
 >>> src = ("import lightning.pytorch as pl\\n"
