@@ -36,6 +36,7 @@ from torchferry.check.flow.lattice import (
     param,
     unknown,
 )
+from torchferry.check.flow.libfacts import Placement, hook_parameter
 from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MOVE_NAMES
 
@@ -168,10 +169,14 @@ class Interp:
                 kinds, basis = frozenset((self.given[k],)), Basis.INFERRED  # what the call gives
             if kinds is None and forward and k > 0:
                 kinds = frozenset((Kind.TENSOR,))  # what a module's forward is given
+            place = param(k)
+            if method and self.cls is not None and hook_parameter(self.cls, fn.name, k) \
+                    is Placement.MODULE_DEVICE:
+                place = param(0)  # a framework's batch, moved where the module is
+                kinds = kinds or frozenset((Kind.BATCH,))
             if k == 0 and method and self.cls is not None:
                 self.self_name = name
                 kinds = frozenset((Kind.MODULE,)) if self.cls.is_module else frozenset((Kind.OTHER,))
-            place = param(k)
             if self.given is not None and self.given.get(k) is Kind.DEVICE and kinds == _DEVICE:
                 place = CPU  # a device parameter the call points at the CPU (see given_result)
             self.env[name] = self._entry[name] = Value(kinds, frozenset((place,)), (origin,), basis)

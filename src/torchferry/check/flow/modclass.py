@@ -44,6 +44,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
+from torchferry.check.flow.libfacts import LIGHTNING_MODULES
 from torchferry.check.flow.vocab import NN_NOT_MODULES, PARAM_LAYERS
 
 if TYPE_CHECKING:
@@ -57,11 +58,7 @@ MODULE_SELF_CALLS = frozenset(
 
 #: ``nn.Module`` subclasses of other packages, by the qualified names they are imported as
 PACKAGE_MODULES = frozenset({
-    "pytorch_lightning.LightningModule", "pytorch_lightning.core.LightningModule",
-    "pytorch_lightning.core.module.LightningModule",
-    "pytorch_lightning.core.lightning.LightningModule",
-    "lightning.LightningModule", "lightning.pytorch.LightningModule",
-    "lightning.pytorch.core.LightningModule", "lightning.pytorch.core.module.LightningModule",
+    *LIGHTNING_MODULES,
     "transformers.PreTrainedModel", "transformers.modeling_utils.PreTrainedModel",
     "torch_geometric.nn.MessagePassing", "torch_geometric.nn.conv.MessagePassing",
     "torch_geometric.nn.conv.message_passing.MessagePassing",

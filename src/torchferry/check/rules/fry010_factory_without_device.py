@@ -233,7 +233,12 @@ the constructions of the run when no other method stores the attribute: a `load`
 that rebinds it (`self.transformer = torch.load(path, map_location=self.device)`) hides it.
 A meeting is sure only through what the analysis places itself: an input of a library's
 `forward`, or a model moved by a framework (a Lightning `training_step`'s batch), is never
-sure, however certain its author is that it runs on the accelerator; nor is `self.<attr>`
+sure, however certain its author is that it runs on the accelerator (the batch of a
+`LightningModule`'s `training_step`, `validation_step`, `test_step` and `predict_step` is
+where the module is, which may be an accelerator; no other framework's hooks are known:
+a batch that Accelerate's `prepare`d loader or a Hugging Face `Trainer` hands on has an
+unknown place, and a class that derives from Lightning's only through a base the run cannot
+resolve is not known to be one); nor is `self.<attr>`
 of a class whose attribute table does not know its place, nor a move under a test that is
 false on a GPU run (`x.cuda()` under `if args.cuda:` counts as sure).  `self` of a module's
 method is surely on the accelerator only by a move that can have happened before the

@@ -1,0 +1,121 @@
+"""What widely used frameworks document about where they put the values they hand to user code.
+
+A framework that trains a module calls the module's own methods (its *hooks*) with values it
+has prepared: Lightning moves each batch to the module's device before it calls
+``training_step(self, batch, batch_idx)``, ``validation_step``, ``test_step`` and
+``predict_step`` (its docs: make new tensors with ``device=self.device`` or ``type_as``, never
+on the CPU by default).  The analysis knows such a parameter to live where ``self`` lives,
+which may be an accelerator::
+
+    class Classifier(pl.LightningModule):
+        def training_step(self, batch, batch_idx):
+            x, y = batch                       # on the module's device
+            w = torch.ones(y.shape[0])         # on the CPU: the documented mistake
+            return (self(x).sum(1) * w).mean()
+
+A fact of a hook applies only to a class that provably derives from the framework's class:
+a base imported from the framework (``pl.LightningModule`` after ``import pytorch_lightning
+as pl``), or a class of the run that does.  A class named like one proves nothing.
+
+What a library's *call* returns, and where, is answered with the calls themselves:
+:data:`~torchferry.check.flow.vocab.MODEL_ZOOS` and
+:data:`~torchferry.check.flow.vocab.MODEL_BUILDERS` (models built on the CPU),
+:data:`~torchferry.check.flow.vocab.TENSORS_ON_THE_CPU` (a tokenizer's or processor's
+``return_tensors="pt"``), and torchvision's transforms and datasets in
+:mod:`~torchferry.check.flow.resolve`.
+
+>>> import ast
+>>> from torchferry.check.flow.program import FileFlow
+>>> src = ("import lightning.pytorch as pl\\n"
+...        "class M(pl.LightningModule):\\n"
+...        "    def training_step(self, batch, batch_idx):\\n"
+...        "        return batch\\n")
+>>> ff = FileFlow(ast.parse(src), "<example>")
+>>> info = ff.class_info(ff.tree.body[1])
+>>> hook_parameter(info, "training_step", 1), hook_parameter(info, "training_step", 2)
+(<Placement.MODULE_DEVICE: 'module device'>, None)
+>>> hook_parameter(info, "on_before_batch_transfer", 1) is None
+True
+"""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from torchferry.check.flow.program import ClassInfo
+
+
+class Framework(enum.Enum):
+    """A framework whose documented behaviour the analysis knows."""
+
+    LIGHTNING = "Lightning"
+
+
+class Placement(enum.Enum):
+    """Where a framework puts a value it hands to user code."""
+
+    MODULE_DEVICE = "module device"  # where the module (``self``) lives
+
+
+#: the qualified names Lightning's module class is imported as
+LIGHTNING_MODULES = frozenset(
+    {
+        "pytorch_lightning.LightningModule",
+        "pytorch_lightning.core.LightningModule",
+        "pytorch_lightning.core.module.LightningModule",
+        "pytorch_lightning.core.lightning.LightningModule",
+        "lightning.LightningModule",
+        "lightning.pytorch.LightningModule",
+        "lightning.pytorch.core.LightningModule",
+        "lightning.pytorch.core.module.LightningModule",
+    }
+)
+
+
+@dataclass(frozen=True)
+class HookFact:
+    """A framework calls ``hooks`` of a subclass of ``bases`` with parameter ``index`` (0 is
+    ``self``) at ``placement``."""
+
+    framework: Framework
+    bases: frozenset[str]
+    hooks: frozenset[str]
+    index: int
+    placement: Placement
+
+
+#: the hooks whose parameters the analysis knows the place of
+HOOK_FACTS: tuple[HookFact, ...] = (
+    HookFact(
+        Framework.LIGHTNING,
+        LIGHTNING_MODULES,
+        frozenset({"training_step", "validation_step", "test_step", "predict_step"}),
+        1,
+        Placement.MODULE_DEVICE,
+    ),
+)
+
+#: classes of the run followed up their bases at most this deep
+_DEPTH = 8
+
+
+def derives_from(info: ClassInfo, bases: frozenset[str], depth: int = 0) -> bool:
+    """Does the class ``info`` derive from one of ``bases`` (qualified names), through bases
+    imported in its file or through classes of the run?"""
+    if depth > _DEPTH:
+        return False
+    if any(info.ff.qualname(b) in bases for b in info.node.bases):
+        return True
+    return any(derives_from(b, bases, depth + 1) for b in info.bases)
+
+
+def hook_parameter(info: ClassInfo, method: str, index: int) -> Placement | None:
+    """Where a framework puts parameter ``index`` of the hook ``method`` of class ``info``
+    when it calls it; None when no fact says."""
+    for fact in HOOK_FACTS:
+        if method in fact.hooks and index == fact.index and derives_from(info, fact.bases):
+            return fact.placement
+    return None

@@ -1,0 +1,152 @@
+"""What frameworks document about where they put the values they hand to user code: the
+batch of a Lightning ``*_step`` hook lives where the module does, so a tensor made on the CPU
+by default that meets it is the documented mistake (FRY010); one made where the batch or
+the module is, or a class not provably derived from Lightning's, stays quiet."""
+
+from __future__ import annotations
+
+import ast
+
+import pytest
+
+from torchferry.check.engine import check_source
+from torchferry.check.flow.libfacts import Placement, derives_from, hook_parameter
+from torchferry.check.flow.program import FileFlow
+
+STEP = """
+import torch
+import pytorch_lightning as pl
+
+class Classifier(pl.LightningModule):
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        w = torch.ones(y.shape[0])
+        return (y * w).sum()
+"""
+
+DICT_BATCH = """
+import torch
+from lightning.pytorch import LightningModule
+
+class Model(LightningModule):
+    def test_step(self, batch, batch_idx):
+        return batch["x"] + torch.zeros(3)
+"""
+
+THROUGH_A_RUN_BASE = """
+import torch
+import lightning as L
+
+class Base(L.LightningModule):
+    pass
+
+class Model(Base):
+    def predict_step(self, batch, batch_idx):
+        x = batch[0]
+        return torch.cat([x, torch.zeros(x.shape[0], 1)], dim=1)
+"""
+
+PLACED = """
+import torch
+import pytorch_lightning as pl
+
+class Classifier(pl.LightningModule):
+    def validation_step(self, batch, batch_idx):
+        x, y = batch
+        w = torch.ones(y.shape[0], device=self.device)
+        v = torch.ones(y.shape[0], device=y.device)
+        z = torch.zeros_like(y)
+        return (y * w * v + z).sum()
+"""
+
+BEFORE_TRANSFER = """
+import torch
+import pytorch_lightning as pl
+
+class Classifier(pl.LightningModule):
+    def on_before_batch_transfer(self, batch, dataloader_idx):
+        return batch + torch.zeros(3)
+
+    def training_step(self, batch, batch_idx):
+        return batch_idx + torch.zeros(3)
+"""
+
+NOT_IMPORTED_FROM_LIGHTNING = """
+import torch
+from mylib import LightningModule
+
+class Classifier(LightningModule):
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return (y * torch.ones(y.shape[0])).sum()
+"""
+
+LOCAL_NAMESAKE = """
+import torch
+import torch.nn as nn
+
+class LightningModule(nn.Module):
+    pass
+
+class Classifier(LightningModule):
+    def training_step(self, batch, batch_idx):
+        x, y = batch
+        return (y * torch.ones(y.shape[0])).sum()
+"""
+
+
+def _lines(source: str) -> list[int]:
+    return [f.line for f in check_source(source, "t.py", select=["FRY010"])]
+
+
+def _line(source: str, text: str) -> int:
+    return next(i for i, line in enumerate(source.splitlines(), 1) if text in line)
+
+
+@pytest.mark.parametrize(
+    ("source", "site"),
+    [
+        (STEP, "torch.ones(y.shape[0])"),
+        (DICT_BATCH, "torch.zeros(3)"),
+        (THROUGH_A_RUN_BASE, "torch.zeros(x.shape[0], 1)"),
+    ],
+    ids=["tuple-batch", "dict-batch", "through-a-run-base"],
+)
+def test_a_cpu_tensor_meeting_a_lightning_batch_is_reported(source: str, site: str) -> None:
+    assert _lines(source) == [_line(source, site)]
+
+
+@pytest.mark.parametrize(
+    "source",
+    [PLACED, BEFORE_TRANSFER, NOT_IMPORTED_FROM_LIGHTNING, LOCAL_NAMESAKE],
+    ids=[
+        "made-where-the-batch-is",
+        "other-hooks-and-parameters",
+        "not-imported-from-lightning",
+        "local-namesake",
+    ],
+)
+def test_quiet_where_the_tensor_is_placed_or_the_class_is_not_lightnings(source: str) -> None:
+    assert _lines(source) == []
+
+
+def _class(source: str, name: str) -> tuple[FileFlow, ast.ClassDef]:
+    ff = FileFlow(ast.parse(source), "t.py")
+    node = next(n for n in ff.tree.body if isinstance(n, ast.ClassDef) and n.name == name)
+    return ff, node
+
+
+def test_hook_parameter_names_the_batch_of_the_step_hooks_only() -> None:
+    ff, node = _class(THROUGH_A_RUN_BASE, "Model")
+    info = ff.class_info(node)
+    assert hook_parameter(info, "predict_step", 1) is Placement.MODULE_DEVICE
+    assert hook_parameter(info, "predict_step", 2) is None
+    assert hook_parameter(info, "forward", 1) is None
+    assert hook_parameter(info, "on_before_batch_transfer", 1) is None
+
+
+def test_a_namesake_base_is_not_lightnings() -> None:
+    ff, node = _class(LOCAL_NAMESAKE, "Classifier")
+    info = ff.class_info(node)
+    assert not derives_from(info, frozenset({"pytorch_lightning.LightningModule"}))
+    assert hook_parameter(info, "training_step", 1) is None
