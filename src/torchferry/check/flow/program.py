@@ -821,6 +821,42 @@ class FileFlow:
                 out.append((self, res, bound))
         return out
 
+    def kept_arguments(self, holder: ClassInfo, attr: str) -> list[tuple[FileFlow, ScopeResult, int, Value]] | None:
+        r"""For ``self.<attr>`` of ``holder`` (a plain class of this file) that ``__init__``
+        binds to one of its parameters kept as it is (``self.model = model``, and nothing
+        else stores it: :meth:`constructed_attr`): what every construction of ``holder`` in
+        the run hands that parameter, as (the constructing file, its scope, the call's id,
+        the argument); None when not so, when no construction of the run is known, or when
+        one leaves the parameter unbound.
+
+        >>> src = (
+        ...     "import torch\n"
+        ...     "class T:\n"
+        ...     "    def __init__(self, model, n):\n        self.model = model\n"
+        ...     "        self.n = 3\n"
+        ...     "    def step(self, x):\n        return self.model(x)\n"
+        ...     "def main():\n    T(torch.nn.Linear(2, 2), 3)\n")
+        >>> from torchferry.check.flow.project import Project
+        >>> ff = Project({"/r/t.py": src.encode()}, packages=set()).file_flow("/r/t.py")
+        >>> t = next(c for c in ff.classes.values() if c.node.name == "T")
+        >>> [v.origins[0].text for *_, v in ff.kept_arguments(t, "model")]
+        ['torch.nn.Linear(...)']
+        >>> ff.kept_arguments(t, "n") is None
+        True
+        """
+        init = holder.method("__init__")
+        if init is None or self.project is None or self.constructed_attr(holder, attr) is None:
+            return None
+        raw = init[0].ff.result(init[1], init[0]).stores.get(attr)
+        refs = _param_refs(raw) if raw is not None else set()
+        if raw is None or len(refs) != 1 or raw.places != frozenset((param(next(iter(refs))),)):
+            return None
+        k = str(next(iter(refs)))
+        sites = self.project.constructions(self, holder.node, init[1])
+        if not sites or any(k not in bound for *_, bound in sites):
+            return None
+        return [(other, caller, call_id, bound[k]) for other, caller, call_id, bound in sites]
+
     def held_class(self, holder: ClassInfo, attr: str) -> ClassInfo | None:
         """The class of the run of the object that ``self.<attr>`` of ``holder`` (a plain
         class of this file) holds: a constructor's parameter kept as it is, to which every

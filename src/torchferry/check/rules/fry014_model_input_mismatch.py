@@ -101,7 +101,12 @@ Flags a call `model(x)` when, in one scope,
   `self.model = Net()` called as `self.model(x)` in another of its methods, when only the
   methods of that class name the attribute in the file, each calling it, calling one of
   its harmless methods, `self.model.train()`, `self.model.parameters()`, or binding it,
-  and no file of the run that imports the file names such an attribute at all), called
+  and no file of the run that imports the file names such an attribute at all; also
+  `self.model = model` of its `__init__`, a parameter that `__init__` reads nowhere else
+  but in harmless methods, when every construction of the class in the run hands it a
+  model so left on the CPU, with known weights, that the constructing scope reads nowhere
+  else but in harmless methods: `Trainer(model, loader, gpu_id)` after `model =
+  torch.nn.Linear(20, 1)`, or `Trainer(Net(), ...)`), called
   or given the input through a method of its class that runs the module on it (as the
   fourth form's `model.decode(z)`, or `layer.train(h)` whose method calls
   `self.forward(x)`), is on
@@ -268,7 +273,10 @@ factory), builds it with `*args`/`**kw`, builds it in a function whose text neit
 moves a tensor (such a function is not interpreted), or when another method of the class
 assigns the attribute; constructions that disagree (one moves the model, one does not) make it
 "may be on the device". Only `self.model(x)` in a method of the class itself is read so, not
-`self.model` bound to another name first.
+`self.model` bound to another name first.  Such a kept model counts as left on the CPU only
+when the constructing scope reads the name it passes nowhere but in the construction and in
+harmless methods (`model.parameters()`): a model also given to anything else, or moved in
+place after the construction (`model.cuda()`), keeps the class quiet.
 A plain class's model attribute counts as left on the CPU (the last form) only for a class
 without bases, of the file that builds the model, when the run's importing files are all
 known (at most 8) and the model's weights are (a `torch.nn` layer with parameters, a class
@@ -1364,12 +1372,23 @@ def _model_left_behind(ctx: Context) -> Iterator[Finding]:
         for last in res.calls.values():
             first = first_run(res, last.node)  # (the fixed point, then the loop's first run)
             for c in (last, first) if first is not None else (last,):
+                c = _kept_module_call(ff, res, c)
                 if c.callee is not Callee.MODULE and _feeding_method(ff, c) is None:
                     break
                 f = _left_here(ctx, ff, res, c, moved_globals)
                 if f is not None:
                     yield f
                     break
+
+
+def _kept_module_call(ff: FileFlow, res: ScopeResult, c: CallEvent) -> CallEvent:
+    """``c`` as a call of a module when it calls ``self.<attr>`` of a plain class's method
+    that the class's constructions in the run make a module (:meth:`FileFlow.built_at`:
+    ``self.model = model`` of ``Trainer(Net())``), though the method alone cannot tell."""
+    if c.callee is not Callee.UNRESOLVED or c.func.kinds is not None:
+        return c
+    built = ff.built_at(res, c.node.func, c.func)
+    return c._replace(callee=Callee.MODULE) if built is not None and built.kinds == {Kind.MODULE} else c
 
 
 def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
@@ -1416,6 +1435,8 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
     if built is not None and not isinstance(func, ast.Name) and not (
             isinstance(built.node, ast.Call) and builds_weights(ff, built.node) is True):
         return None  # (a plain class's model: its weights known, not a container of anything)
+    if built is None and not isinstance(func, ast.Name):
+        built = _held_on_cpu(ff, res, func)
     if built is None and isinstance(func, ast.Name):
         # a global model bound in each arm of ``if T:``, called in an arm of ``if T:``
         chosen = global_in_arm(ff, c.node, func.id, model) if func.id not in res.params and \
@@ -1461,6 +1482,65 @@ def _held_unmoved(ff: FileFlow, res: ScopeResult, func: ast.AST | None) -> bool:
     named = re.compile(rb"\.\s*" + re.escape(attr.encode()) + rb"\b")
     texts = [ff.project.files.get(p) for p in files or ()]
     return files is not None and not any(t is None or named.search(t) for t in texts)
+
+
+def _held_on_cpu(ff: FileFlow, res: ScopeResult, func: ast.AST | None) -> Origin | None:
+    """For ``self.<attr>`` (``func``, :func:`_held_unmoved`) that ``__init__`` keeps as one
+    of its parameters (``self.model = model``, :meth:`FileFlow.kept_arguments`), reading it
+    nowhere else: where the model that every construction of the class in the run hands it
+    was built on the CPU, with known weights (``Trainer(torch.nn.Linear(2, 1))``, or a
+    name bound to such a model, never moved, that the constructing scope reads nowhere
+    but in the construction and in harmless methods, ``model.parameters()``); else None."""
+    cls = ff.method_of.get(id(res.node))
+    init = cls.method("__init__") if cls is not None else None
+    sites = ff.kept_arguments(cls, func.attr) if cls is not None and \
+        isinstance(func, ast.Attribute) else None
+    if init is None or not sites or not _read_only_kept(init[1]):
+        return None
+    found: list[Origin | None] = []
+    for other, caller, call_id, given in sites:
+        c = caller.calls.get(call_id)
+        if c is None or any(isinstance(a, ast.Starred) for a in c.node.args) or \
+                any(k.arg is None for k in c.node.keywords):
+            return None
+        names = {a.id for a in [*c.node.args, *(k.value for k in c.node.keywords)]
+                 if isinstance(a, ast.Name) and caller.value(a) == given}
+        if any(n in caller.escapes or not _read_only_in(caller.node, n, c.node) for n in names):
+            return None
+        built = _model_on_cpu(other, caller, given)
+        if built is None or not isinstance(built.node, ast.Call) or \
+                builds_weights(other, built.node) is not True:
+            return None
+        found.append(_in_file(built, other, ff))
+    return found[0] if found and all(f is not None for f in found) else None
+
+
+def _read_only_kept(init: ast.AST) -> bool:
+    """Does ``__init__`` read each of its parameters (but ``self``) at most once, or only
+    in harmless methods (:data:`_SAFE_USES`)?  Then a parameter it keeps is not moved in
+    place there (``model.to(device)`` as a statement after ``self.model = model``)."""
+    args = getattr(init, "args", None)
+    params = [a.arg for a in (args.posonlyargs + args.args + args.kwonlyargs)[1:]] if args is not None else []
+    return all(_read_only_in(init, p, None) for p in params)
+
+
+def _read_only_in(scope: ast.AST, name: str, call: ast.Call | None) -> bool:
+    """Is every read of ``name`` in ``scope`` an argument of ``call`` or the receiver of a
+    harmless method (``name.parameters()``), and, with ``call`` None, is there at most one
+    other read?  (Reads in nested functions count too.)"""
+    parents = {id(ch): n for n in ast.walk(scope) for ch in ast.iter_child_nodes(n)}
+    given = {id(a) for a in [*call.args, *(k.value for k in call.keywords)]} if call is not None else set()
+    others = 0
+    for n in ast.walk(scope):
+        if not (isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)) or id(n) in given:
+            continue
+        parent = parents.get(id(n))
+        if isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES:
+            continue
+        others += 1
+        if call is not None or others > 1:
+            return False
+    return True
 
 
 def _is_self(ff: FileFlow, fn: ast.AST, node: ast.AST) -> bool:
