@@ -5,8 +5,11 @@ Working programs (``.corpus/mutants/programs``: pytorch/examples scripts,
 BSD-3-Clause, copied unchanged from pytorch/examples@77f55b9, for the ``berth`` batch
 pytorch/tutorials and aladdinpersson/Machine-Learning-Collection scripts, for the ``cove``
 batch kevinzakka/recurrent-visual-attention, KaiyangZhou/pytorch-center-loss and
-akamaster/pytorch_resnet_cifar10 scripts and for the ``reef`` batch other pytorch/tutorials
-and aladdinpersson/Machine-Learning-Collection scripts, each with its license; see
+akamaster/pytorch_resnet_cifar10 scripts, for the ``reef`` batch other pytorch/tutorials
+and aladdinpersson/Machine-Learning-Collection scripts and for the ``shoal`` batch a third
+pytorch/tutorials, aladdinpersson/Machine-Learning-Collection and MorvanZhou/PyTorch-Tutorial
+script, each with its license (``morvan_gpu`` also reads the MNIST stand-in's older
+``test_data``/``test_labels`` names); see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -47,7 +50,7 @@ line; a mutation keeps the line count).
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set reef           # the latest held-out batch
+    python benchmarks/check_mutants.py --set shoal          # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -148,9 +151,9 @@ class Program:
 
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
-#: ``jetty``, ``berth``, ``cove`` and ``reef`` (2026-12-05) were each gathered apart from the
-#: rules and measured once, blind
-BATCHES = ("original", "held-out", "jetty", "berth", "cove", "reef")
+#: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05) and ``shoal`` (2026-12-06) were each
+#: gathered apart from the rules and measured once, blind
+BATCHES = ("original", "held-out", "jetty", "berth", "cove", "reef", "shoal")
 
 
 _WLM_TRAIN = (
@@ -209,6 +212,9 @@ PROGRAMS: tuple[Program, ...] = (
     Program("transformer_scratch", "transformer_scratch", "transformer_from_scratch.py", (), batch="reef"),
     Program("spatial_transformer", "spatial_transformer", "spatial_transformer_tutorial.py", (), batch="reef"),
     Program("ensembling", "ensembling", "ensembling.py", (), batch="reef"),
+    Program("data_parallel", "data_parallel", "data_parallel_tutorial.py", (), batch="shoal"),
+    Program("morvan_gpu", "morvan_gpu", "502_GPU.py", (), batch="shoal"),
+    Program("simple_cnn", "simple_cnn", "pytorch_simple_CNN.py", (), batch="shoal"),
 )  # fmt: skip
 
 

@@ -160,6 +160,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "berth"],
         ["--set", "cove"],
         ["--set", "reef"],
+        ["--set", "shoal"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -171,6 +172,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[5]).isdisjoint(chosen[0] + chosen[1] + chosen[3] + chosen[4])
     assert chosen[6] == [p.name for p in cm.PROGRAMS if p.batch == "reef"]
     assert set(chosen[6]).isdisjoint(chosen[0] + chosen[1] + chosen[3] + chosen[4] + chosen[5])
+    assert chosen[7] == [p.name for p in cm.PROGRAMS if p.batch == "shoal"]
+    assert set(chosen[7]).isdisjoint(sum((chosen[i] for i in (0, 1, 3, 4, 5, 6)), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -180,7 +183,9 @@ def _blob_id(data: bytes) -> str:
     return hashlib.sha1(b"blob %d\0" % len(data) + data).hexdigest()
 
 
-@pytest.mark.parametrize(("batch", "least"), [("jetty", 4), ("berth", 4), ("cove", 1), ("reef", 3)])
+@pytest.mark.parametrize(
+    ("batch", "least"), [("jetty", 4), ("berth", 4), ("cove", 1), ("reef", 3), ("shoal", 3)]
+)
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
     source = SOURCE.read_text()
     recorded = dict(re.findall(r"^\| `([\w/]+\.py)` \| `([0-9a-f]{40})` \|$", source, re.M))
@@ -225,10 +230,11 @@ def test_a_missing_program_stops_the_run_with_the_rebuild(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth, cove and reef programs come from other repositories than pytorch/examples
-    (whose license is ``LICENSE`` of the programs' folder): each folder holds its own."""
+    """The berth, cove, reef and shoal programs come from other repositories than
+    pytorch/examples (whose license is ``LICENSE`` of the programs' folder): each folder holds
+    its own."""
     _programs_here()
-    for program in (p for p in cm.PROGRAMS if p.batch in ("berth", "cove", "reef")):
+    for program in (p for p in cm.PROGRAMS if p.batch in ("berth", "cove", "reef", "shoal")):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
         assert text.startswith(("BSD 3-Clause License\n", "MIT License\n", "Copyright (c)")), (
             program.name
@@ -282,6 +288,8 @@ def test_the_mnist_stand_ins_say_their_split_and_tqdm_passes_the_iterable_throug
     fashion = datasets.FashionMNIST("d", train=True)
     assert fashion.train and len(fashion) == len(train)
     assert fashion.data.shape == train.data.shape and not bool((fashion.data == train.data).all())
+    assert test.test_data is test.data and test.test_labels is test.targets  # older names
+    assert train.train_data is train.data and train.train_labels is train.targets
     items = [1, 2, 3]
     assert _stub("tqdm").tqdm(items, desc="x") is items
     with _stub("tqdm").tqdm(total=3) as bar:
