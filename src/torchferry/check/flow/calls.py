@@ -27,6 +27,7 @@ from torchferry.check.flow.lattice import (
     ACCEL,
     BOTTOM,
     CPU,
+    ORIGIN_CAP,
     UNKNOWN,
     Basis,
     Kind,
@@ -502,6 +503,18 @@ def _origins(values: list[Value]) -> tuple[Origin, ...]:
     return tuple(dict.fromkeys(out))[:4]
 
 
+def _device_of(base: Value, node: ast.Attribute | None) -> Value:
+    """``x.device``: a device value wherever ``x`` lives.  When that is a parameter's (or a
+    ``self`` attribute's) place, the read is its first origin (:attr:`Op.READ`): a device
+    kept in a name, ``dev = seg.device``, still says where it came from, unlike a
+    parameter that is a device itself."""
+    places = base.places or frozenset()
+    origins = base.origins
+    if node is not None and any(p.symbolic for p in places):
+        origins = (_origin(Op.READ, node, ast.unparse(node)), *origins)[:ORIGIN_CAP]
+    return Value(frozenset((Kind.DEVICE,)), base.places, origins, base.basis)
+
+
 def _attr_of(base: Value, attr: str, node: ast.Attribute | None = None) -> Value:
     """``base.attr`` for a value that is not ``self`` (``node``: the expression)."""
     if attr == "shape" and not base.is_(Kind.MODULE):
@@ -511,7 +524,7 @@ def _attr_of(base: Value, attr: str, node: ast.Attribute | None = None) -> Value
     if attr in ("data", "grad") and _layer_weight(base, node):
         return Value(_TENSOR, base.places, base.origins, Basis.INFERRED)
     if attr == "device" and base.places is not None and (base.may_be(Kind.TENSOR) or base.may_be(Kind.MODULE)):
-        return Value(frozenset((Kind.DEVICE,)), base.places, base.origins, base.basis)
+        return _device_of(base, node)
     if base.is_(Kind.TENSOR):
         if attr in ("shape", "dtype", "ndim", "is_cuda", "requires_grad"):
             return _OTHER

@@ -92,6 +92,7 @@ class Op(enum.Enum):
     OUTPUT = "output"  # the output of a module call
     LOADED = "loaded"  # torch.load, from_pretrained
     REFERENCE = "reference"  # a function of torch named as a value (``self.loss = F.mse_loss``)
+    READ = "read"  # read off another value: ``seg.device``, wherever ``seg`` lives
 
 
 class Basis(enum.IntEnum):

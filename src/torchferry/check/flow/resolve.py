@@ -1209,7 +1209,7 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
         _moved_by_callee(ev, node, result, 0 if static else 1 if bound else offset, bound_args)
     returns = _returns_given(ev, owner, target, result, bound_args) or result.returns
-    v = substitute(returns, bound_args)
+    v = substitute(_made_on_a_parameter(result, returns, bound_args), bound_args)
     passed = [bound_args.get(str(k)) for k in result.returned_params]
     if passed and not result.returns_other and all(a is not None for a in passed):
         v = join_all(a for a in passed if a is not None)  # the arguments themselves
@@ -1221,6 +1221,25 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if receiver is not None:
         return ev.record(node, Callee.METHOD, target.name, UNKNOWN, receiver, given, kws, v)
     return ev.record(node, Callee.FUNCTION, target.name, UNKNOWN, None, args, kws, v)
+
+
+def _made_on_a_parameter(result: ScopeResult, v: Value, bound_args: dict[str, Value]) -> Value:
+    """A callee's return made on the device it read off a parameter and kept in a name
+    (``dev = seg.device``; ``return torch.zeros(n, device=dev)``), as a caller that knows
+    where its argument is sees it: there.  Inside the callee the kept device reads as an
+    accelerator the code chose (so a CPU tensor meeting the result there is reported), and
+    so does the return for a caller whose argument's place is not known."""
+    made = v.origins[0] if v.origins else None
+    if not v.only(Where.ACCEL) or made is None or made.op is not Op.MADE \
+            or not isinstance(made.node, ast.Call):
+        return v
+    kw = next((k.value for k in made.node.keywords if k.arg == "device"), None)
+    d = result.values.get(id(kw)) if kw is not None else None
+    if d is None or not d.origins or d.origins[0].op is not Op.READ or not d.places \
+            or not all(p.symbolic for p in d.places):
+        return v
+    there = substitute(d, bound_args).places
+    return v._replace(places=there) if there and not any(p.symbolic for p in there) else v
 
 
 def _made_elsewhere(v: Value) -> Value:

@@ -153,6 +153,11 @@ What a class of the run yields is followed through its `__iter__` (its `yield`s,
 container it returns, `map(self.to_cuda, iter(self.loader))` of a method that moves each
 batch) and `__getitem__`, but not for an `nn.Module`, an `__iter__` returning `self`, or a
 `yield from`.
+What a helper of the run makes on the device of its argument (`device=seg.device`, written
+in place or kept in a name, `device = seg.device`) is, for a call whose argument's place is
+known, where that argument is (`class2one_hot(torch.Tensor(a)).numpy()` is not flagged); for
+an argument of unknown place a device kept in a name reads as an accelerator, and the result
+is flagged.
 A tensor that comes in as a parameter is placed only by the calls of the run: one given
 by a file that is not checked with it (`ferry check utils.py` alone, or a helper whose file
 more than eight checked files import), a method's parameter given by another file, or an
