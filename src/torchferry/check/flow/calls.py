@@ -44,7 +44,7 @@ from torchferry.check.flow.lattice import (
     part_of,
     unknown,
 )
-from torchferry.check.flow.places import computed_places, tensor_places
+from torchferry.check.flow.places import tensor_places
 
 if TYPE_CHECKING:
     from torchferry.check.flow.interp import Interp
@@ -328,7 +328,7 @@ class Evaluator:
             made = all(v.basis is Basis.CONSTRUCTED and (v.is_(Kind.TENSOR) or v.is_(Kind.SCALAR))
                        for v in values)
             at = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
-                else computed_places(_placed(values))
+                else tensor_places(_placed(values))
             return Value(_TENSOR, at, _origins(values),
                          Basis.CONSTRUCTED if made else Basis.INFERRED)
         if all(v.is_(Kind.SCALAR) for v in values):
@@ -340,7 +340,7 @@ class Evaluator:
             # ``total / n`` of a ``total = 0`` grown by ``total += loss``: a tensor op a
             # number is a tensor, a number op a number a number; so still one or the other
             at = _CPU_ONLY if any(_moved_to_the_cpu(v) for v in values) \
-                else computed_places(_placed(values))
+                else tensor_places(_placed(values))
             return Value(_NUMBER_OR_TENSOR, at, _origins(values))
         if any(v.is_(Kind.NDARRAY) for v in values) and not any(v.kinds is None for v in values):
             return Value.of(Kind.NDARRAY)

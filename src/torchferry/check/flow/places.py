@@ -25,29 +25,6 @@ def tensor_places(values: list[Value]) -> frozenset[Place] | None:
     return frozenset(out)
 
 
-def computed_places(values: list[Value]) -> frozenset[Place] | None:
-    """Where a torch function or arithmetic on ``values`` computes: the join of its tensors'
-    places, or, when some are unknown while a known one may be on an accelerator, the known
-    places (the unknown operands are there too, or 0-dimensional, or the operation fails).
-
-    >>> from torchferry.check.flow.lattice import CPU
-    >>> unknown = Value.of(Kind.TENSOR)._replace(places=None)
-    >>> computed_places([Value.of(Kind.TENSOR, ACCEL), unknown]) == frozenset((ACCEL,))
-    True
-    >>> computed_places([Value.of(Kind.TENSOR, CPU), unknown]) is None
-    True
-    """
-    joined = tensor_places(values)
-    if joined is not None:
-        return joined
-    known = [v for v in values if v.places and (v.kinds is None or v.kinds & _TENSORISH)
-             and v.item is None]
-    if not any(v.kinds is not None and v.kinds <= _TENSORISH and ACCEL in (v.places or ())
-               and not any(p.symbolic for p in v.places or ()) for v in known):
-        return None
-    return frozenset().union(*(v.places or frozenset() for v in known))
-
-
 def move_target(ev: Any, call: ast.Call, recv: Value) -> tuple[frozenset[Place] | None, bool]:
     """Where ``recv.to(...)`` puts its receiver, and whether it is a move at all (a dtype
     alone is a cast)."""
