@@ -162,12 +162,16 @@ def loop_index_names(loop: ast.AST) -> set[str]:
 
 
 def guarded(site_ctx: Ctx, loop: ast.AST) -> bool:
-    """Is a node inside ``loop`` under an ``if`` that looks like a logging interval?"""
+    """Is a node inside ``loop`` under an ``if`` that looks like a logging interval (``%``,
+    the loop's counter, ``verbose``, ``log_...``, or a name the body itself rebinds:
+    ``if nimg >= last + tick:`` with ``last = nimg`` in the body)?"""
     lo, hi = pos(loop), end_pos(loop)
     idx = loop_index_names(loop)
     for ifnode, in_body in site_ctx.ifs:
         if not (lo <= pos(ifnode) <= hi) or not in_body:
             continue
+        if rebound_by_body(ifnode):
+            return True
         for x in ast.walk(ifnode.test):
             if isinstance(x, ast.BinOp) and isinstance(x.op, ast.Mod):
                 return True
@@ -177,3 +181,13 @@ def guarded(site_ctx: Ctx, loop: ast.AST) -> bool:
             elif isinstance(x, ast.Attribute) and GUARD_NAME.search(x.attr):
                 return True
     return False
+
+
+def rebound_by_body(ifnode: ast.If) -> bool:
+    """Does a statement directly in the ``if``'s body rebind a name its test reads (the mark
+    of the next interval: ``tick_start = cur`` under ``if cur >= tick_start + k:``)?"""
+    tested = {x.id for x in ast.walk(ifnode.test) if isinstance(x, ast.Name)}
+    return any(isinstance(st, ast.Assign) and any(isinstance(t, ast.Name) and t.id in tested
+                                                  for t in st.targets)
+               for st in ifnode.body)
+

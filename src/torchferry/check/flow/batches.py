@@ -56,10 +56,20 @@ def loop_of(v: Value) -> ast.AST | None:
 
 
 def unmoved_item(v: Value) -> ast.AST | None:
-    """The loop whose batch ``v`` is an item of, if it is still on the CPU."""
-    if not v.is_(Kind.BATCH) or v.places != {CPU} or any(o.op is Op.MOVED for o in v.origins):
+    """The loop whose batch ``v`` is an item of, if it is still on the CPU: never moved, or
+    last retyped after an item of the batch that is (``labels.to(device).type_as(reals)``
+    of a CPU ``reals`` brings ``labels`` back to the CPU)."""
+    if not v.is_(Kind.BATCH) or v.places != {CPU}:
+        return None
+    if any(o.op is Op.MOVED for o in v.origins) and not _retyped_to_the_cpu(v):
         return None
     return loop_of(v)
+
+
+def _retyped_to_the_cpu(v: Value) -> bool:
+    """Was ``v`` last retyped after a value on the CPU (``x.type_as(y)``, ``y`` there)?"""
+    o = v.origins[0] if v.origins else None
+    return o is not None and o.op is Op.MOVED and o.text == "type_as(...)" and o.to == {CPU}
 
 
 def whole_batch_of(a: ast.AST, loop: ast.AST) -> bool:

@@ -312,6 +312,13 @@ class Interp:
         if not isinstance(self.node, ast.Module):
             self.ff.local_class(st)
 
+    def st_assert(self, st: ast.Assert) -> None:
+        """``assert test, msg``: the test runs (its calls and meetings happen); the message is
+        evaluated only when the test fails, so it is read but binds nothing."""
+        self.ev.eval(st.test)
+        if st.msg is not None:
+            self.ev.eval(st.msg)
+
     def st_delete(self, st: ast.Delete) -> None:
         for t in st.targets:
             if isinstance(t, ast.Name):
@@ -512,6 +519,7 @@ _STATEMENTS: dict[type, Callable[[Interp, Any], object]] = {
     ast.AsyncFunctionDef: Interp.st_def,
     ast.ClassDef: Interp.st_class,
     ast.Delete: Interp.st_delete,
+    ast.Assert: Interp.st_assert,
 }
 if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = Interp.st_try

@@ -138,6 +138,31 @@ def iterated(ev: Evaluator, it: Value, source: ast.expr | None) -> Value | None:
     return _as_seen(ev, owner, v, {"0": it})
 
 
+def generated(ev: Evaluator, owner: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef,
+              res: ScopeResult, args: dict[str, Value]) -> Value | None:
+    """What a call of ``fn``, a generator function of the run (``def loop(it): while True:
+    for x in it: yield x``), gives: an iterator whose items are what its ``yield``
+    statements give, the function interpreted with the loaders the call hands it
+    (``next(loop(loader))`` is a batch of ``loader``).  None for a function that is no
+    plain generator (a ``yield from``, a bare ``yield``, an ``async def``) or whose items
+    are not known."""
+    yields = _own_yields(fn) if isinstance(fn, ast.FunctionDef) else []
+    if not yields or any(isinstance(y, ast.YieldFrom) or y.value is None for y in yields):
+        return None
+    given = {int(k): Kind.LOADER for k, a in args.items()
+             if a.is_(Kind.LOADER) and int(k) not in res.param_hints}
+    seen_in = owner.given_result(fn, given) if given else res
+    if seen_in is None:
+        return None
+    seen = [seen_in.value(y.value) for y in yields if y.value is not None]
+    if any(s is None for s in seen):
+        return None
+    v = join_all(s for s in seen if s is not None)
+    if v.kinds is None and v.places is None:
+        return None
+    return container(item=_as_seen(ev, owner, v, args))
+
+
 def indexed(ev: Evaluator, base: Value, source: ast.expr, key: Value) -> Value | None:
     """``base[key]`` for an instance of a class of the run that defines ``__getitem__``:
     what it returns; None when ``base`` is not such an instance or that is not known."""

@@ -760,6 +760,16 @@ def _type_target(ev: Evaluator, node: ast.Call, recv: Value) -> frozenset[Place]
     return None
 
 
+def _typed_construction(ev: Evaluator, node: ast.Call, name: str, typed: Value, args: Args,
+                        kws: Kws) -> Value:
+    """``T(data)`` for a name bound to a legacy tensor type (``FloatTensor =
+    torch.cuda.FloatTensor if use_cuda else torch.FloatTensor``): a tensor made where each
+    type the name may hold makes it (the accelerator for a CUDA type, else the CPU)."""
+    ev.values[id(node.func)] = typed
+    v = _tensor(typed.places, _made(node, f"{name}(...)"), Basis.CONSTRUCTED)
+    return ev.record(node, Callee.FUNCTION, name, typed, None, args, kws, v)
+
+
 def _legacy_types(v: Value) -> bool:
     """Is ``v`` one legacy tensor type or another on every path it has (each origin a
     ``torch[.cuda].<T>Tensor`` named by the code)?"""
@@ -970,6 +980,10 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     ref = referenced(local) if local is not None else None
     if ref is not None:
         return _call_reference(ev, node, ref, local, args, kws)  # type: ignore[arg-type]
+    typed = local if local is not None else ev.i.lookup(name)
+    if typed is not None and typed.is_(Kind.OTHER) and typed.places and typed.origins \
+            and _legacy_types(typed) and k is None:
+        return _typed_construction(ev, node, name, typed, args, kws)
     called = _module_called(ev, local) if local is not None else None
     if called is not None:
         return module_call(ev, node, called, args, kws)
@@ -1216,6 +1230,7 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     v = _made_elsewhere(v)  # made in the callee, not in this scope
     if owner is not ev.ff:
         v = in_path(v, owner.path)
+    v = protocols.generated(ev, owner, target, result, bound_args) or v
     if v.places is None and v.kinds is None:
         _escape(ev, node)
     if receiver is not None:

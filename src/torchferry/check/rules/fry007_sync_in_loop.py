@@ -10,7 +10,8 @@ of a training or evaluation loop: a loop over a DataLoader (also through `enumer
 `tqdm`), over `range(epochs)`-style ranges or a `while`, whose own body calls a model,
 `loss.backward()` or `optimizer.step()`. It stays quiet when the read sits under a logging
 interval -- `if step % 100 == 0:`, `if i == 0:` on the loop counter, `if verbose:` or
-`if log_...` -- and for reads in an outer loop that run once per epoch. A read in a function
+`if log_...`, or a test on a name the guarded body rebinds (`if nimg >= last + tick:` with
+`last = nimg` in it) -- and for reads in an outer loop that run once per epoch. A read in a function
 that does one training step (it calls `.backward()` or `optimizer.step()`, not in a loop of
 its own) counts as in the loop that calls it on every iteration: `return {"loss": loss.item()}` in `train_step`, called
 as `self.train_step(batch)` in `for batch in loader:` (in another method, in a base class for

@@ -57,6 +57,14 @@ line after the other item's move, or `labels.to(device)` at the use. An item tha
 on the CPU (sequence lengths for `pack_padded_sequence`, file names) would be wrong to move;
 such items are rarely passed to a loss, but check.
 
+An item counts as left on the CPU also when it was moved and then retyped after an item
+that was not (`labels.to(device).type_as(reals)` on the right of `reals, labels =
+reals.to(device), ...`, where `reals` is still the CPU one: `type_as` brings `labels` back
+there), and when it is computed with numbers only (`target = 1 - labels`). A batch is also
+what `next()` gives of a generator function of the run over a loader (`batches =
+loop(loader)` of `def loop(it): while True: for x in it: yield x`, then `reals, labels =
+next(batches)`), as it is of `next(iter(loader))`.
+
 ## Known limits
 An item that the called model's `forward` hands, at every use, to torch on the CPU (the
 `lengths` of `pack_padded_sequence`, by position or keyword, which torch requires there; the
@@ -347,6 +355,8 @@ def _not_wanted_on_the_cpu(ff: FileFlow, res: ScopeResult, c: CallEvent,
 def _finding(ctx: Context, use: ast.AST, v: Value, loop: ast.AST, moves: list[CallEvent],
              meet: ast.AST) -> Finding:
     name = ctx.text(use)
+    if not isinstance(use, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
+        name = f"({name})"  # ``(1 - labels).to(device)``
     # prefer a move whose result was kept (``x = x.to(device)``) as the one to follow
     move = next((c for c in moves if _statement_of(loop, c.node) is not None), moves[0])
     recv = move.node.func.value  # type: ignore[attr-defined]

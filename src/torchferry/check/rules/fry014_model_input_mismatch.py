@@ -86,7 +86,10 @@ Flags a call `model(x)` when, in one scope,
 * (from the device-flow analysis) the input is moved to a device the code chose, or made
   there by a factory given `device=` such a device (`z = torch.randn(n, nz, 1, 1,
   device=device)` of `device = torch.device("cuda" if ... else "cpu")`, or
-  `device="cuda"`; not a device known only by its name), or lives
+  `device="cuda"`; not a device known only by its name), or by a legacy typed
+  constructor the code picks by the accelerator's availability (`state =
+  FloatTensor(board)` of `FloatTensor = torch.cuda.FloatTensor if use_cuda else
+  torch.FloatTensor`, or the CUDA type itself), or lives
   where a parameter does that every call of the file passes so moved (`h = x * 2` in
   `predict(self, x)`, called as `net.predict(x.to(device))`; in a loop, on its first run
   as above), or is the first item of `model(*inputs)`, or the item `inputs[k]` (a
@@ -1669,11 +1672,24 @@ def _made_on_chosen_device(ff: FileFlow, v: Value, made: Origin) -> bool:
     given = kwarg(node, "device") if isinstance(node, ast.Call) and made.path is None else None
     res = ff.scope_of(given) if given is not None else None
     dv = res.value(given) if res is not None and given is not None else None
-    if dv is None or not dv.is_(Kind.DEVICE) or dv.basis < Basis.INFERRED and not (
+    if given is None and isinstance(node, ast.Call) and made.path is None:
+        if not _typed_on_chosen_device(ff, node):
+            return False
+    elif dv is None or not dv.is_(Kind.DEVICE) or dv.basis < Basis.INFERRED and not (
             isinstance(given, ast.Constant) and isinstance(given.value, str)):
         return False
     return v.kinds == {Kind.TENSOR} and bool(v.places) and ACCEL in (v.places or ()) \
         and not any(p.symbolic for p in v.places or ())
+
+
+def _typed_on_chosen_device(ff: FileFlow, node: ast.Call) -> bool:
+    """Is ``node`` a call of a name bound to a legacy tensor type that may be a CUDA one
+    (``FloatTensor(board)`` of ``FloatTensor = torch.cuda.FloatTensor if use_cuda else
+    torch.FloatTensor``): a tensor the code makes on the device it chose?"""
+    res = ff.scope_of(node.func)
+    typed = res.value(node.func) if res is not None else None
+    return typed is not None and typed.is_(Kind.OTHER) and ACCEL in (typed.places or ()) \
+        and all(o.op is Op.MADE and o.text.startswith("torch.") for o in typed.origins)
 
 
 def _locals(res: ScopeResult) -> set[str]:
