@@ -35,7 +35,7 @@ from torchferry.check.flow.lattice import (
     param,
     substitute,
 )
-from torchferry.check.flow.places import move_target, named_dtype, tensor_places
+from torchferry.check.flow.places import move_target, named_dtype, shared_places, tensor_places
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
@@ -445,7 +445,7 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     # (``torch.cat(parts)``: the items of a list carry the origins)
     origins = tuple(dict.fromkeys(o for v in values for o in (
         v.item.origins if v.item is not None and not v.origins else v.origins)))[:ORIGIN_CAP]
-    return Value(_TENSOR, tensor_places(values), origins, Basis.INFERRED)
+    return Value(_TENSOR, shared_places(values), origins, Basis.INFERRED)
 
 
 def _computed_with(last: str, args: Args, kws: Kws) -> list[Value]:
