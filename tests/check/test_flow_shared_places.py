@@ -77,11 +77,17 @@ import torch
 from lib import window_of
 
 
-def spectrum(n):
-    w = window_of(n)
-    x = torch.randn(4, n){move}
-    s = torch.stft(x, n, window=w, return_complex=True)
-    return s
+class Spectrum:
+    def __init__(self, n):
+        self.n = n
+        self.window = window_of(n)
+
+    def __call__(self):
+        w = window_of(self.n)
+        x = torch.randn(4, self.n){move}
+        s = torch.stft(x, self.n, window=self.window, return_complex=True)
+        r = torch.stft(x, self.n, window=w, return_complex=True)
+        return s, r
 '''
 
 
@@ -92,3 +98,7 @@ def test_a_torch_function_of_a_device_tensor_and_an_unplaced_one_is_on_the_devic
 def test_a_torch_function_of_a_cpu_tensor_and_an_unplaced_one_stays_unknown() -> None:
     # (the CPU tensor may be a 0-dimensional scalar, the other on a device)
     assert _where(SPEC.format(move=""), "s") is None
+
+
+def test_an_unplaced_operand_that_is_no_held_attribute_keeps_the_result_unknown() -> None:
+    assert _where(SPEC.format(move=".cuda()"), "r") is None
