@@ -32,7 +32,9 @@ def shared_places(values: list[Value]) -> frozenset[Place] | None:
     0-dimensional CPU tensor meets a tensor of another device, so the operation, where it
     runs, computes on that device (``torch.stft(x, n, window=self.window)`` of an ``x`` on
     the GPU is there, wherever ``self.window`` is said to be).  A known CPU operand keeps the
-    unknown: the other may be on a device, the CPU one a 0-dimensional scalar.
+    unknown: the other may be on a device, the CPU one a 0-dimensional scalar.  (The caller
+    decides where to ask: :func:`~torchferry.check.flow.resolve.torch_call` asks only where
+    each unplaced operand is an object's attribute, state the analysis does not follow.)
 
     >>> from torchferry.check.flow.lattice import ACCEL, CPU, UNKNOWN
     >>> on_gpu = Value(_TENSORISH & {Kind.TENSOR}, frozenset((ACCEL,)), ())
