@@ -25,6 +25,34 @@ def tensor_places(values: list[Value]) -> frozenset[Place] | None:
     return frozenset(out)
 
 
+def shared_places(values: list[Value]) -> frozenset[Place] | None:
+    r"""Where an operation that needs its tensors on one device computes (a torch function,
+    an operator): :func:`tensor_places`, and where a tensor among ``values`` has no known
+    place while every known one is off the CPU (an accelerator, a parameter's), those: only a
+    0-dimensional CPU tensor meets a tensor of another device, so the operation, where it
+    runs, computes on that device (``torch.stft(x, n, window=self.window)`` of an ``x`` on
+    the GPU is there, wherever ``self.window`` is said to be).  A known CPU operand keeps the
+    unknown: the other may be on a device, the CPU one a 0-dimensional scalar.  (The caller
+    decides where to ask: :func:`~torchferry.check.flow.resolve.torch_call` asks only where
+    each unplaced operand is an object's attribute, state the analysis does not follow.)
+
+    >>> from torchferry.check.flow.lattice import ACCEL, CPU, UNKNOWN
+    >>> on_gpu = Value(_TENSORISH & {Kind.TENSOR}, frozenset((ACCEL,)), ())
+    >>> on_cpu = Value(_TENSORISH & {Kind.TENSOR}, frozenset((CPU,)), ())
+    >>> [p.where.name for p in shared_places([on_gpu, UNKNOWN])], shared_places([on_cpu, UNKNOWN])
+    (['ACCEL'], None)
+    """
+    joined = tensor_places(values)
+    if joined is not None:
+        return joined
+    known = [v.places for v in values if v.places is not None and
+             (v.kinds is None or v.kinds & _TENSORISH) and v.item is None]
+    out = frozenset(p for ps in known for p in ps)
+    if not out or any(p.where is Where.CPU for p in out):
+        return None
+    return out
+
+
 def move_target(ev: Any, call: ast.Call, recv: Value) -> tuple[frozenset[Place] | None, bool]:
     """Where ``recv.to(...)`` puts its receiver, and whether it is a move at all (a dtype
     alone is a cast)."""

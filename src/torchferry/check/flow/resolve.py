@@ -35,7 +35,7 @@ from torchferry.check.flow.lattice import (
     param,
     substitute,
 )
-from torchferry.check.flow.places import move_target, named_dtype, tensor_places
+from torchferry.check.flow.places import move_target, named_dtype, shared_places, tensor_places
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
@@ -445,7 +445,27 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     # (``torch.cat(parts)``: the items of a list carry the origins)
     origins = tuple(dict.fromkeys(o for v in values for o in (
         v.item.origins if v.item is not None and not v.origins else v.origins)))[:ORIGIN_CAP]
-    return Value(_TENSOR, tensor_places(values), origins, Basis.INFERRED)
+    at = tensor_places(values)
+    if at is None and _unplaced_are_held(node, last, args, kws):
+        at = shared_places(values)
+    return Value(_TENSOR, at, origins, Basis.INFERRED)
+
+
+def _unplaced_are_held(node: ast.Call, last: str, args: Args, kws: Kws) -> bool:
+    """Is every operand of ``node`` that may be a tensor of no known place an attribute
+    of an object (``self.window``: state the analysis does not follow), written out where
+    the call is (no ``*args``)?  Only then does :func:`shared_places` read the call as
+    computing where its placed tensors are."""
+    if any(isinstance(a, ast.Starred) for a in node.args) or len(node.args) != len(args):
+        return False
+    numbers = vocab.NUMBER_POSITIONS.get(last, frozenset())
+    given = [(e, v) for k, (e, v) in enumerate(zip(node.args, args, strict=True)) if k not in numbers]
+    named = {k.arg: k.value for k in node.keywords}
+    given += [(named[n], v) for n, v in kws if n in named and n not in vocab.NUMBER_KEYWORDS]
+    unplaced = [e for e, v in given if v.places is None and v.item is None and
+                (v.kinds is None or v.kinds & {Kind.TENSOR, Kind.BATCH})]
+    return bool(unplaced) and all(isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name)
+                                  for e in unplaced)
 
 
 def _computed_with(last: str, args: Args, kws: Kws) -> list[Value]:

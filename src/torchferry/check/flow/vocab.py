@@ -104,11 +104,12 @@ NUMBER_POSITIONS: dict[str, frozenset[int]] = {
     "cumprod": frozenset({1}), "softmax": frozenset({1}), "log_softmax": frozenset({1}),
     "chunk": frozenset({1, 2}), "transpose": frozenset({1, 2}), "flatten": frozenset({1, 2}),
     "unsqueeze": frozenset({1}), "cat": frozenset({1}), "stack": frozenset({1}),
+    "stft": frozenset({1, 2, 3}), "istft": frozenset({1, 2, 3}),
 }
 #: keyword parameters that take only Python numbers or bools in every function of torch
 #: that has them (``num_classes=``, ``dim=``, ``keepdim=``)
 NUMBER_KEYWORDS = frozenset("num_classes dim keepdim k largest sorted descending stable dim0 "
-                            "dim1 start_dim end_dim chunks".split())
+                            "dim1 start_dim end_dim chunks n_fft hop_length win_length".split())
 #: tensor methods whose every argument is a size, a dimension or a count, a Python int
 #: (``x.expand(n, max_len)``: a 0-dimensional tensor given there is read as its number),
 #: so the receiver meets no tensor there

@@ -17,7 +17,11 @@ operator (`x * self.scale`, `self.mask[:t, :t] == 0` fed to `x.masked_fill`), a 
 function (`torch.cat([x, self.extra])`) or a tensor method (`x.matmul(self.table)`),
 directly or through a local name computed from it, or through a helper method's parameter
 that a method gives such a tensor (`self.normalize(self.head(h))` with `normalize`
-computing `t - self.mean`), or in a function of the checked files
+computing `t - self.mean`; a torch function of such a tensor and an object's attribute
+the analysis cannot place, `torch.stft(x, n, window=self.window)` in a helper, computes on
+the device of the first, since only a 0-dim CPU tensor meets a tensor of another device),
+or in a function
+of the checked files
 it is handed to with such a tensor (`apply_mask(self.fc(x), self.mask)` where `apply_mask`
 computes `h * mask`) -- or is indexed by such a tensor
 (`self.betas[t]` with `t` an input annotated as a tensor or used as one in the method,

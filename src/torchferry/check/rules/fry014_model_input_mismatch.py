@@ -109,7 +109,10 @@ Flags a call `model(x)` when, in one scope,
   but in harmless methods, when every construction of the class in the run hands it a
   model so left on the CPU, with known weights, that the constructing scope reads nowhere
   else but in harmless methods: `Trainer(model, loader, gpu_id)` after `model =
-  torch.nn.Linear(20, 1)`, or `Trainer(Net(), ...)`), called
+  torch.nn.Linear(20, 1)`, or `Trainer(Net(), ...)`; also a submodule reached through a
+  model of a plain name, `model.decoder(z)`, which lives where its owner does, when the
+  owner is moved by no function, given to no call that may keep it, and every
+  `model.decoder` of the file is called or given a harmless method), called
   or given the input through a method of its class that runs the module on it (as the
   fourth form's `model.decode(z)`, or `layer.train(h)` whose method calls
   `self.forward(x)`), is on
@@ -1430,7 +1433,7 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         if _handed_on(ff, res, func.id) or _handed_on_around(ff, res, func.id) \
                 or _items_may_move(ff.tree, res.node, func.id):
             return None
-    elif not _held_unmoved(ff, res, func):
+    elif not _held_unmoved(ff, res, func) and not _submodule_of_unmoved(ff, res, func, moved_globals):
         return None
     if not _has_weights(ctx, c):
         return None
@@ -1485,6 +1488,37 @@ def _held_unmoved(ff: FileFlow, res: ScopeResult, func: ast.AST | None) -> bool:
     named = re.compile(rb"\.\s*" + re.escape(attr.encode()) + rb"\b")
     texts = [ff.project.files.get(p) for p in files or ()]
     return files is not None and not any(t is None or named.search(t) for t in texts)
+
+
+def _submodule_of_unmoved(ff: FileFlow, res: ScopeResult, func: ast.AST | None,
+                          moved_globals: set[str]) -> bool:
+    """Is ``func`` (``model.decoder``) an attribute of a name bound to a module (a submodule
+    its class keeps: it moves with the module and nothing else), where that name is moved by
+    no function in place, given to no call that may keep or move it, here or around?  Then
+    the submodule is where the analysis holds its owner."""
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name):
+        return False
+    owner = func.value.id
+    v = res.value(func.value)
+    if v is None or v.kinds != {Kind.MODULE} or owner in moved_globals or owner in res.params:
+        return False
+    return not (_handed_on(ff, res, owner) or _handed_on_around(ff, res, owner) or
+                _items_may_move(ff.tree, res.node, owner)) and \
+        _only_called(ff.tree, owner, func.attr)
+
+
+def _only_called(tree: ast.Module, owner: str, attr: str) -> bool:
+    """Is every ``<owner>.<attr>`` of the file called or given a harmless method
+    (:data:`_SAFE_USES`), never moved, bound nor handed on (``model.decoder.to(device)``)?"""
+    for node in ast.walk(tree):
+        for child in ast.iter_child_nodes(node):
+            if not (isinstance(child, ast.Attribute) and child.attr == attr and
+                    isinstance(child.value, ast.Name) and child.value.id == owner):
+                continue
+            called = isinstance(node, ast.Call) and node.func is child
+            if not called and not (isinstance(node, ast.Attribute) and node.attr in _SAFE_USES):
+                return False
+    return True
 
 
 def _held_on_cpu(ff: FileFlow, res: ScopeResult, func: ast.AST | None) -> Origin | None:
