@@ -40,7 +40,9 @@ Flags a call `model(x)` when, in one scope,
   `lengths` go to `pack_padded_sequence`) and is not checked; or no item of the batch is
   moved, but another call of the file gives the same model (the same move of it) an item
   of a batch it moved first (`train()` moves its batches, `validation()` calls
-  `self.model(input)` on `next(iter(self.valid_dataloader))`), in a file none of whose
+  `self.model(input)` on `next(iter(self.valid_dataloader))`; the model's method that hands
+  that argument to its weights, `model.stn(data)` of a `stn` that runs
+  `self.localization(x)`, counts as a call of the model), in a file none of whose
   loaders is given a `collate_fn` and none of whose `__getitem__` methods moves a tensor; or
 * (from the device-flow analysis) the model is on a device the code chose, as above,
   loaded there (`torch.load(f, map_location=device)`) or
@@ -364,7 +366,12 @@ an input on the CPU on purpose), and given by position or keyword (a `*args` of 
 items than `model(*inputs)`'s stops them), each only as a tensor the run made on the CPU
 (not an item of a batch moved in part).
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
-`device`/`device_map`), loaded with `torch.load` (the fourth form excepted, given a
+`device`/`device_map`; not a module class of the run whose `__init__` keeps the `device` it
+is given only as the place of tensors its methods make, `self.device = device` read as
+`torch.arange(n).to(self.device)` or `device=self.device` of a `torch` factory outside
+`__init__`, or hands it on to classes of the run that do the same: its weights stay on the
+CPU, and `Transformer(..., device=device)` never moved, given inputs moved there, is
+reported), loaded with `torch.load` (the fourth form excepted, given a
 `map_location` that is a device), passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
 in a file that sets a default device (`torch.set_default_device`, `with torch.device(...)`).
