@@ -66,6 +66,11 @@ def test_a_model_given_a_device_it_keeps_for_tensors_is_reported() -> None:
         ("", "", "\n        self.w = nn.Parameter(torch.zeros(4, device=self.device))"),
         ("", " + self.fc.to(self.device)(x)", ""),
         ("", "", "\n        layer = self.block\n        layer.to(self.device)"),
+        (
+            "",
+            "\n\n    def grow(self):\n        self.register_buffer('p', torch.zeros(4, device=self.device))",
+            "",
+        ),
     ],
 )
 def test_a_model_that_may_place_its_weights_there_is_not_reported(

@@ -214,11 +214,15 @@ def _torch_call(call: ast.Call) -> bool:
 
 
 def _kept_on_self(parents: dict[int, ast.AST], call: ast.Call) -> bool:
+    """May what ``call`` makes end up on ``self``: assigned to an attribute of it, or handed
+    to a method of it (``self.register_buffer("pe", ...)``, ``self.w.copy_(...)``)?"""
     node: ast.AST = call
     while True:
         up = parents.get(id(node))
         if up is None or isinstance(up, ast.stmt):
             break
+        if isinstance(up, ast.Call) and _rooted_at_self(up.func):
+            return True
         node = up
     targets = (
         up.targets
