@@ -399,7 +399,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     results = list(ff.results())
     init = [r for r in results if _object_init(ff, r) or _called_by_inits(ff, r)]
     built = {id(r) for r in init}
-    scopes = [r for r in results if (_in_function(r) or isinstance(r.node, ast.Module)) and not _module_init(ff, r)
+    scopes = [r for r in results if _in_function(r) and not _module_init(ff, r)
               and id(r) not in built]
     raised = _unsqueezed(ctx)
     factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
