@@ -197,7 +197,7 @@ class Evaluator:
         own = protocols.indexed(self, base, node.value, self.values.get(id(key), UNKNOWN))
         if own is not None:
             return own
-        if isinstance(index, int):  # ``batch[0]`` of a parameter: what the calls pass there
+        if index is not None:  # ``batch[0]``, ``r["d"]`` of a parameter: what the calls pass there
             return self.i.param_item(base, index, node, self._item_of(base, key))
         return self._item_of(base, key)
 

@@ -234,3 +234,18 @@ def _to_a_device(call: ast.Call) -> bool:
     first = call.args[0] if call.args else None
     return isinstance(first, ast.Attribute) and first.attr == "device" or \
         isinstance(first, ast.Constant) and isinstance(first.value, str)
+
+
+def bound_arguments(call: ast.Call, params: tuple[str, ...]) -> dict[int, ast.expr]:
+    """The arguments of ``call``, a call ``obj.method(...)`` of a method whose parameters
+    are ``params`` (``self`` first), by the index of the parameter each is bound to
+    (a ``*args`` or ``**kwargs`` stops the binding where it is)."""
+    out: dict[int, ast.expr] = {}
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            break
+        out[i + 1] = a
+    for k in call.keywords:
+        if k.arg is not None and k.arg in params[1:]:
+            out[params.index(k.arg)] = k.value
+    return out

@@ -405,15 +405,15 @@ class Interp:
             item = element(v, index if v.elts is not None else None)
             self.bind(e, self.param_item(v, index, e, item) if star is None else item)
 
-    def param_item(self, v: Value, index: int, node: ast.AST, item: Value) -> Value:
+    def param_item(self, v: Value, index: int | str, node: ast.AST, item: Value) -> Value:
         """``item``, item ``index`` of ``v``: when ``v`` is a parameter as it came in
-        (``audio, f0 = batch``, ``batch[1]``), with an origin at ``node`` that records the
+        (``audio, f0 = batch``, ``batch[1]``, ``r["d"]``: a position or a literal key), with an origin at ``node`` that records the
         position, so that the calls of the run can say what they pass there (a tuple of
         tensors on the device: :meth:`FileFlow.placed`)."""
         k = next((self.param_index[n] for n, e in self._entry.items() if e is v), None)
         if k is None or v.elts is not None or v.item is not None or v.keys is not None:
             return item
-        text = f"{self.res.params[k]}[{index}]" if k < len(self.res.params) else "item"
+        text = f"{self.res.params[k]}[{index!r}]" if k < len(self.res.params) else "item"
         origin = Origin(Op.PARAM, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text,
                         node=node)
         self.res.param_items[id(node)] = (k, index)

@@ -1844,9 +1844,9 @@ def _the_parameter(v: Value, p: Place) -> bool:
 _NUMBER_OR_TENSOR = frozenset((Kind.SCALAR, Kind.TENSOR))
 
 
-def _item_position(res: ScopeResult, v: Value, k: int) -> int | None:
-    """The position at which ``v`` was taken from parameter ``k`` as it came in
-    (``audio, f0 = batch``: ``f0`` is item 1 of ``batch``), or None."""
+def _item_position(res: ScopeResult, v: Value, k: int) -> int | str | None:
+    """The position (or the literal key) at which ``v`` was taken from parameter ``k`` as
+    it came in (``audio, f0 = batch``: ``f0`` is item 1 of ``batch``; ``r["d"]``), or None."""
     for o in v.origins:
         if o.op is Op.PARAM and o.node is not None:
             found = res.param_items.get(id(o.node))
@@ -1855,11 +1855,15 @@ def _item_position(res: ScopeResult, v: Value, k: int) -> int | None:
     return None
 
 
-def _passed_at(a: Value, position: int) -> Value:
+def _passed_at(a: Value, position: int | str) -> Value:
     """What a call passes at ``position`` of a tuple or list argument (``(audio, f0)``:
     its item there; a list's joined item when every item is a tensor away from the CPU),
+    or at a key of a dict the analysis knows (``{"d": out, "n": 3}``: its value there),
     else the argument itself (unknown at that position: its own places, a container's
     none)."""
+    if isinstance(position, str):
+        known = dict(a.keys).get(position) if a.keys is not None else None
+        return known if known is not None else a
     if a.elts is not None and -len(a.elts) <= position < len(a.elts):
         return a.elts[position]
     item = a.item

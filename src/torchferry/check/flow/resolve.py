@@ -12,6 +12,7 @@ import torchferry.check.flow.protocols as protocols
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.built import Argument, init_places, weightless_layer
 from torchferry.check.flow.converted import param_names
+from torchferry.check.flow.device_param import ignores_for_weights
 from torchferry.check.flow.events import Callee
 from torchferry.check.flow.lattice import (
     ACCEL,
@@ -1394,7 +1395,8 @@ def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.Cla
         if moved:
             origin = _made(node, text) if places == frozenset((CPU,)) else _made(node, text, Op.MOVED, places)
             v = Value(_MODULE, places, (origin,), Basis.CONSTRUCTED)
-        elif any(k in _DEVICE_KEYWORDS or k == "**" and not _spread_places_nothing(info) for k, _ in kws):
+        elif any(k in _DEVICE_KEYWORDS and not (k == "device" and ignores_for_weights(owner, info, k))
+                 or k == "**" and not _spread_places_nothing(info) for k, _ in kws):
             v = Value(_MODULE, None, (_made(node, text),), Basis.CONSTRUCTED)
         else:
             v = Value(_MODULE, frozenset((CPU,)), (_made(node, text),), Basis.CONSTRUCTED)

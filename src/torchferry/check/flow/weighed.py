@@ -109,21 +109,6 @@ def moves_own_param(ff: FileFlow, cls: ClassInfo, name: str, k: int) -> bool:
     return moves and k not in weighed_params(ff, cls, name)
 
 
-def bound_arguments(call: ast.Call, params: tuple[str, ...]) -> dict[int, ast.expr]:
-    """The arguments of ``call``, a call ``obj.method(...)`` of a method whose parameters
-    are ``params`` (``self`` first), by the index of the parameter each is bound to
-    (a ``*args`` or ``**kwargs`` stops the binding where it is)."""
-    out: dict[int, ast.expr] = {}
-    for i, a in enumerate(call.args):
-        if isinstance(a, ast.Starred):
-            break
-        out[i + 1] = a
-    for k in call.keywords:
-        if k.arg is not None and k.arg in params[1:]:
-            out[params.index(k.arg)] = k.value
-    return out
-
-
 def _weighed(ff: FileFlow, cls: ClassInfo, name: str, seen: set[str]) -> frozenset[int]:
     found = cls.method(name)
     if found is None or name in seen or len(seen) >= _MAX_METHODS:

@@ -75,7 +75,8 @@ net(x).max(1)[1])` in `train`), followed through the callers' own parameters, th
 deep. An item taken by position from such a parameter as it came in (`audio, f0 = batch`,
 `batch[0]`) is what each call passes at that position (`plot_batch((audio.to(device), f0))`:
 `audio` may be on the accelerator, `f0` is on the CPU); of a list, only when every item is
-a tensor that may be there. A helper defined at module level that neither makes nor moves
+a tensor that may be there; an item read by a literal key (`r["d"]`) is what each call's
+dict, one the analysis knows, holds at that key (`h({"d": out, "n": 3})`). A helper defined at module level that neither makes nor moves
 a tensor, that hands its data to NumPy, matplotlib, SciPy or scikit-learn, and that only
 the run's other files call (a `utils/plot.py` that `train.py` imports) is checked with
 their calls. In a method of an `nn.Module` class, what its submodules, parameters and buffers give

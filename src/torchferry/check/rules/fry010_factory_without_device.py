@@ -327,14 +327,14 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow.arms import off_device_arm
-from torchferry.check.flow.converted import param_names
+from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.lattice import number_value, param, zero_dim_made
 from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
 from torchferry.check.flow.queries import moved_apart
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
-from torchferry.check.flow.weighed import bound_arguments, weighed_params
+from torchferry.check.flow.weighed import weighed_params
 from torchferry.check.names import kwarg
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 

@@ -40,7 +40,9 @@ Flags a call `model(x)` when, in one scope,
   `lengths` go to `pack_padded_sequence`) and is not checked; or no item of the batch is
   moved, but another call of the file gives the same model (the same move of it) an item
   of a batch it moved first (`train()` moves its batches, `validation()` calls
-  `self.model(input)` on `next(iter(self.valid_dataloader))`), in a file none of whose
+  `self.model(input)` on `next(iter(self.valid_dataloader))`; the model's method that hands
+  that argument to its weights, `model.stn(data)` of a `stn` that runs
+  `self.localization(x)`, counts as a call of the model), in a file none of whose
   loaders is given a `collate_fn` and none of whose `__getitem__` methods moves a tensor; or
 * (from the device-flow analysis) the model is on a device the code chose, as above,
   loaded there (`torch.load(f, map_location=device)`) or
@@ -367,7 +369,12 @@ an input on the CPU on purpose), and given by position or keyword (a `*args` of 
 items than `model(*inputs)`'s stops them), each only as a tensor the run made on the CPU
 (not an item of a batch moved in part).
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
-`device`/`device_map`), loaded with `torch.load` (the fourth form excepted, given a
+`device`/`device_map`; not a module class of the run whose `__init__` keeps the `device` it
+is given only as the place of tensors its methods make, `self.device = device` read as
+`torch.arange(n).to(self.device)` or `device=self.device` of a `torch` factory outside
+`__init__`, or hands it on to classes of the run that do the same: its weights stay on the
+CPU, and `Transformer(..., device=device)` never moved, given inputs moved there, is
+reported), loaded with `torch.load` (the fourth form excepted, given a
 `map_location` that is a device), passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
 in a file that sets a default device (`torch.set_default_device`, `with torch.device(...)`).
@@ -411,7 +418,8 @@ from torchferry.check.flow.batches import (
     unmoved_item,
     whole_batch_of,
 )
-from torchferry.check.flow.converted import param_names
+from torchferry.check.flow.converted import bound_arguments, param_names
+from torchferry.check.flow.device_param import ignores_for_weights
 from torchferry.check.flow.feeds import Feed, call_feeds
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param
@@ -425,7 +433,7 @@ from torchferry.check.flow.vocab import (
     OUTSIDE_CLASS,
     PARAM_LAYERS,
 )
-from torchferry.check.flow.weighed import bound_arguments, moves_own_param, weighed_params
+from torchferry.check.flow.weighed import moves_own_param, weighed_params
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
@@ -599,10 +607,7 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
     if b.how is not How.EXPR or not isinstance(b.value, ast.Call):
         return None
     call = b.value
-    if any(k.arg in ("device", "device_map", "map_location") or k.arg is None
-           for k in call.keywords):
-        return None
-    if any(_device_like(m, a, ff) for a in call.args) or _built_elsewhere(ff, call):
+    if _placed_by_arguments(m, ff, call) or _built_elsewhere(ff, call):
         return None
     func = call.func
     q = m.qualname(func) or ""
@@ -651,6 +656,24 @@ def _weightless_transform(m: Walker, call: ast.Call, depth: int = 0) -> bool:
         (k.value for k in call.keywords if k.arg == "transforms"), None)
     return isinstance(steps, (ast.List, ast.Tuple)) and all(
         isinstance(st, ast.Call) and _weightless_transform(m, st, depth + 1) for st in steps.elts)
+
+
+def _placed_by_arguments(m: Walker, ff: FileFlow, call: ast.Call) -> bool:
+    """May ``call``'s arguments place what it builds (``device=``, ``device_map=``,
+    ``**kwargs``, an argument that is a device)?  Not when ``call`` builds a module class of
+    the run whose construction keeps each such argument only as the place of tensors its
+    methods make (:func:`ignores_for_weights`)."""
+    placing = [k.value for k in call.keywords if k.arg in ("device", "device_map", "map_location") or k.arg is None]
+    placing += [a for a in call.args if _device_like(m, a, ff)]
+    if not placing:
+        return False
+    cls = ff.class_called(call)
+    init = cls.methods.get("__init__") if cls is not None and cls.is_module else None
+    if cls is None or init is None or any(k.arg is None for k in call.keywords):
+        return True
+    params = param_names(init)
+    bound = {id(a): i for i, a in bound_arguments(call, params).items()}
+    return any(id(a) not in bound or not ignores_for_weights(ff, cls, params[bound[id(a)]]) for a in placing)
 
 
 def _built_elsewhere(ff: FileFlow, call: ast.Call) -> bool:
@@ -893,19 +916,32 @@ def _other_loader_item(ctx: Context, ff: FileFlow, res: ScopeResult, fed: dict[i
     (``train()`` moves its batches, ``validation()`` takes
     ``next(iter(self.valid_dataloader))`` and does not)."""
     for c in res.calls.values():
-        if c.callee is not Callee.MODULE or not c.args or not c.node.args or \
-                isinstance(c.node.args[0], ast.Starred):
+        given = _loader_input(ff, c)
+        if given is None:
             continue
-        a, v = c.node.args[0], c.args[0]
+        a, v = given
         loop = unmoved_item(v)
         if loop is None or id(loop) in moves or whole_batch_of(a, loop) or _unsure_item(ff, res, a, loop) \
-                or not _has_weights(ctx, c):
+                or c.callee is Callee.MODULE and not _has_weights(ctx, c):
             continue
-        moved = _model_at_call(ff, res, c)
+        moved = _model_at_call(ff, res, c) if c.callee is Callee.MODULE else \
+            _model_on_device(ff, res, c.receiver, at=c.node) if c.receiver is not None else None
         other = fed.get(id(moved.node)) if moved is not None and moved.node is not None else None
         if moved is None or other is None or other.node is c.node:
             continue
         yield _other_loader_finding(ctx, c, a, v, moved, other)
+
+
+def _loader_input(ff: FileFlow, c: CallEvent) -> tuple[ast.expr, Value] | None:
+    """The input of ``c`` that :func:`_other_loader_item` weighs: a module's first
+    argument, or the argument a method of a module class of the run hands to the module's
+    weights (:func:`_weighed_inputs`: ``model.stn(data)``, where ``stn`` runs
+    ``self.localization(x)``)."""
+    if c.callee is Callee.METHOD:
+        return next(iter(_weighed_inputs(ff, c)), None)
+    if c.callee is not Callee.MODULE or not c.args or not c.node.args or isinstance(c.node.args[0], ast.Starred):
+        return None
+    return c.node.args[0], c.args[0]
 
 
 def _other_loader_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin,
