@@ -77,6 +77,6 @@ def test_find_module_through_namespace_directories() -> None:
     p = Project(files, packages={"/r/pkg", "/r/pkg/a/sub"})
     assert p.find_module("/r/tools/run.py", "pkg.a.b.mod") == "/r/pkg/a/b/mod.py"
     assert p.find_module("/r/tools/run.py", "pkg.a.sub") == "/r/pkg/a/sub/__init__.py"
-    # no package of the run above it: not resolved (nothing shows the root is on the path)
-    assert p.find_module("/r/tools/run.py", "loose.mod") is None
+    # a dotted name: the one file of that path in a directory above (a namespace package)
+    assert p.find_module("/r/tools/run.py", "loose.mod") == "/r/loose/mod.py"
     assert p.find_module("/r/tools/run.py", "pkg.a.b.other") is None

@@ -231,7 +231,7 @@ class Project:
             if cand in self.files:
                 return cand
         found = self._in_namespace(rest)
-        if found is None and self._extends_path(from_path):
+        if found is None and ("." in rest or self._extends_path(from_path)):
             found = self._above(from_path, rest)
         return found
 
@@ -264,8 +264,20 @@ class Project:
     def _above(self, from_path: str, rest: str) -> str | None:
         """The module ``rest`` in a directory above ``from_path``'s, for a script that puts
         such a directory on ``sys.path`` (``os.path.join(os.path.dirname(__file__), "..")``,
-        ``Path(__file__).parents[1]``): the file when exactly one of those directories
-        holds it (which one the script adds is not read), else None."""
+        ``Path(__file__).parents[1]``), or a dotted name whose first part is a directory
+        without an ``__init__.py`` there (``from tasks.model import Net`` in
+        ``src/tasks/train.py``, run with ``src`` on the path: a namespace package): the file
+        when exactly one of those directories holds it (which one is on the path is not
+        read), else None.
+
+        >>> p = Project({"/r/src/tasks/train.py": b"", "/r/src/tasks/model.py": b"",
+        ...              "/r/src/lib/enc.py": b""}, packages=())
+        >>> p.find_module("/r/src/tasks/train.py", "lib.enc")
+        '/r/src/lib/enc.py'
+        >>> p.files["/r/lib/enc.py"] = b""  # two directories above hold ``lib/enc.py``
+        >>> p._find("/r/src/tasks/train.py", "lib.enc") is None
+        True
+        """
         hits = []
         d = os.path.dirname(os.path.dirname(from_path))
         while True:

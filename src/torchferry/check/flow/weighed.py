@@ -59,15 +59,19 @@ def weighed_params(ff: FileFlow, cls: ClassInfo, name: str) -> frozenset[int]:
     a base of the run) that meet the module's weights: handed to a submodule with weights
     or to the module itself, directly or through the module's other methods.  Empty when
     the method is not known, or its interpretation is over the budget."""
-    return _weighed(ff, cls, name, set())
+    return _weighed(ff, cls, name, set(), frozenset())
 
 
 def moves_own_param(ff: FileFlow, cls: ClassInfo, name: str, k: int) -> bool:
     """Does method ``name`` of ``cls`` put its parameter ``k`` (``self`` is 0) where the
     module is itself before it meets the module's weights?  True when its interpretation
     moves the parameter as it came in to a place that may be an accelerator
-    (``x = x.to(self.device)``, ``x.cuda()``; not a dtype cast, not a move to the CPU) and never hands it unmoved to a submodule with weights (``k`` is not among
-    :func:`weighed_params`): a caller may give it a tensor from anywhere.
+    (``x = x.to(self.device)``, ``x.cuda()``; not a dtype cast, not a move to the CPU), or
+    hands it as it came in to a submodule of a class of the run whose ``forward`` does so
+    in turn (``self.net(x)``), and never hands it unmoved to a submodule with weights (``k``
+    is not among :func:`weighed_params`; a later argument of such a submodule counts only
+    where that submodule's ``forward`` hands it to weights): a caller may give it a tensor
+    from anywhere.
 
     >>> import ast
     >>> from torchferry.check.flow.program import FileFlow
@@ -85,31 +89,63 @@ def moves_own_param(ff: FileFlow, cls: ClassInfo, name: str, k: int) -> bool:
     ...     def late(self, x):
     ...         y = self.fc(x)
     ...         return y + x.to(self.device)
+    ... class Outer(nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.net = Net()
+    ...     def forward(self, x):
+    ...         return self.net(x)
     ... '''
     >>> ff = FileFlow(ast.parse(src), "m.py")
     >>> info = ff.class_info(ff.tree.body[2])
     >>> moves_own_param(ff, info, "forward", 1), moves_own_param(ff, info, "late", 1)
     (True, False)
+    >>> moves_own_param(ff, ff.class_info(ff.tree.body[3]), "forward", 1)
+    True
     """
+    return _moves_own(ff, cls, name, k, set())
+
+
+def _moves_own(ff: FileFlow, cls: ClassInfo, name: str, k: int, seen: set[int]) -> bool:
+    """:func:`moves_own_param`, with the methods asked so far (``seen``: the budget, and
+    no cycle through a class that holds itself)."""
     found = cls.method(name)
-    if found is None or k <= 0:
+    if found is None or k <= 0 or id(found[1]) in seen or len(seen) >= _MAX_METHODS:
         return False
+    seen.add(id(found[1]))
     owner, fn = found
     res = owner.ff.summary(fn, ff)
     if res is None:
         return False
-    moves = False
+    moves, handed = False, set()
     for c in res.calls.values():
         recv = c.receiver
+        if c.callee is Callee.MODULE and _of_self(c.func) and _hands_to_a_mover(ff, owner.ff, c, k, seen):
+            moves = True
+            handed.add(id(c.node))
+            continue
         if c.callee is not Callee.METHOD or c.qualname not in ("to", "cuda") or recv is None:
             continue
         out = res.value(c.node)
         if recv.places == {param(k)} and out is not None and ACCEL in (out.places or ()):
             moves = True
-    return moves and k not in weighed_params(ff, cls, name)
+    return moves and k not in _weighed(ff, cls, name, set(), frozenset(handed))
 
 
-def _weighed(ff: FileFlow, cls: ClassInfo, name: str, seen: set[str]) -> frozenset[int]:
+def _hands_to_a_mover(ff: FileFlow, owner: FileFlow, c: CallEvent, k: int, seen: set[int]) -> bool:
+    """Is ``c``, a call of a submodule of the module (``self.encoder(x)``), given the
+    method's parameter ``k`` as it came in, as its first argument, and is every class the
+    submodule is made of one of the run whose ``forward`` moves that argument itself
+    (:func:`moves_own_param`, through its own submodules in turn)?"""
+    if not c.args or c.args[0].places != {param(k)} or any(o.op is Op.MOVED for o in c.args[0].origins):
+        return False
+    classes = _classes_of(owner, c.func)
+    return classes is not None and all(_moves_own(ff, info, "forward", 1, seen) for info in classes)
+
+
+def _weighed(ff: FileFlow, cls: ClassInfo, name: str, seen: set[str], movers: frozenset[int]) -> frozenset[int]:
+    """:func:`weighed_params`, leaving out the submodule calls ``movers`` (by node id),
+    whose ``forward`` moves what it is given where the submodule is."""
     found = cls.method(name)
     if found is None or name in seen or len(seen) >= _MAX_METHODS:
         return frozenset()
@@ -120,12 +156,15 @@ def _weighed(ff: FileFlow, cls: ClassInfo, name: str, seen: set[str]) -> frozens
         return frozenset()
     out: set[int] = set()
     for c in res.calls.values():
+        if id(c.node) in movers:
+            continue
         if c.callee is Callee.MODULE and _of_self(c.func) and _with_weights(owner.ff, c.func) \
                 or _layer_forward(c):
-            out.update(k for v in _given(c) for k in _params_of(v))
+            given = _given(c) if not movers else _given_to_weights(ff, owner.ff, c)
+            out.update(k for v in given for k in _params_of(v))
         elif _own_method(c):
             attr = c.node.func.attr  # type: ignore[attr-defined]
-            inner = _weighed(ff, cls, attr, seen)
+            inner = _weighed(ff, cls, attr, seen, movers)
             callee = cls.method(attr)
             if not inner or callee is None:
                 continue
@@ -135,6 +174,36 @@ def _weighed(ff: FileFlow, cls: ClassInfo, name: str, seen: set[str]) -> frozens
             out.update(k for j in inner if j in values for k in _params_of(values[j]))
     out.discard(0)
     return frozenset(out - res.cpu_params - converted_params(owner.ff, fn, owner))
+
+
+def _given_to_weights(ff: FileFlow, owner: FileFlow, c: CallEvent) -> list[Value]:
+    """:func:`_given` of a submodule call, less the positional arguments after the first
+    that the forward of every class the submodule is made of (all of the run) hands to no
+    weights (``self.readout(out, scope)`` of a ``forward(self, x, scope)`` that only counts
+    with ``scope``)."""
+    classes = _classes_of(owner, c.func)
+    if not classes or c.keywords or len(c.args) < 2:
+        return _given(c)
+    weighed = [weighed_params(ff, info, "forward") for info in classes]
+    kept = [c.args[0], *(v for j, v in enumerate(c.args[1:], 2) if any(j in w for w in weighed))]
+    return _given(c._replace(args=tuple(kept)))
+
+
+def _classes_of(owner: FileFlow, module: Value) -> list[ClassInfo] | None:
+    """The module classes of the run that every make of ``module``, a submodule built in
+    the owner's file, is (moves of it aside); None when one is anything else."""
+    classes = []
+    for o in module.origins:
+        node = o.node
+        if o.path is not None or not isinstance(node, ast.Call):
+            return None
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda"):
+            continue  # (a move of the submodule itself)
+        info = owner.class_called(node)
+        if info is None or not info.is_module:
+            return None
+        classes.append(info)
+    return classes or None
 
 
 def _of_self(module: Value) -> bool:

@@ -359,7 +359,14 @@ tokenizer's output handed on through parameters or lists of requests, a library'
 An item of a loader given a `collate_fn` that is not in the run may be no tensor at all (a
 numpy array of times, a list): the third form still reports it when another item of the
 batch is moved.  A `forward` that moves its input on some path only (`if self.use_cuda:
-x = x.cuda()`) counts as moving it (the same test may have placed the weights); a model
+x = x.cuda()`) counts as moving it (the same test may have placed the weights), and so does
+one that hands its input, as it came in, to a submodule of a class of the run whose own
+`forward` moves it (`self.encoder(batch)` of an encoder that runs `a, b = batch` then
+`a.cuda()`; through submodules in turn, six methods in all) when nothing else of the input
+meets its weights unmoved (a later argument of a submodule counts only where that
+submodule's `forward` hands it to weights); a model that is a parameter is asked of the
+models every call of the run passes (three calls deep).  A submodule the module's
+`__init__` is given (`self.encoder = encoder`) is not followed (still reported); a model
 that may also be of a class outside the run is not known to move it (still reported); a method
 other than `forward` called on the module (`model.decode(z)`) is asked whether it moves
 its parameter through what the method hands to its weights.
@@ -2228,17 +2235,10 @@ def _moves_its_input(ff: FileFlow, model: Value, call: ast.Call, arg: ast.expr) 
     make of it is a module class of the run (moves of it aside) whose ``forward`` moves the
     parameter ``arg`` is bound to before that meets the weights (``x = x.to(self.device)``,
     :func:`moves_own_param`): a CPU input is then no mismatch."""
-    classes = []
-    for o in model.origins:
-        node = o.node
-        if o.path is not None or not isinstance(node, ast.Call):
-            return False
-        if isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda"):
-            continue  # (a move of the module itself)
-        info = ff.class_called(node)
-        if info is None or not info.is_module:
-            return False
-        classes.append(info)
+    res = ff.scope_of(call)
+    classes = _module_classes(ff, res, model, 0) if res is not None else None
+    if not classes:
+        return False
     for info in classes:
         found = info.method("forward")
         bound = bound_arguments(call, param_names(found[1])) if found is not None else {}
@@ -2246,6 +2246,34 @@ def _moves_its_input(ff: FileFlow, model: Value, call: ast.Call, arg: ast.expr) 
         if not moves_own_param(ff, info, "forward", k):
             return False
     return bool(classes)
+
+
+def _module_classes(ff: FileFlow, res: ScopeResult, model: Value, depth: int) -> list[ClassInfo] | None:
+    """The module classes of the run that every make of ``model`` is (moves of it aside),
+    a parameter's through every call of the run, three calls deep; None when one make is
+    anything else or not known (:func:`_callers`)."""
+    if len(model.places or ()) == 1 and next(iter(model.places or ())).where is Where.PARAM:
+        if depth >= 3 or any(o.op is not Op.PARAM for o in model.origins):
+            return None
+        p = next(iter(model.places or ()))
+        found = [_module_classes(other, caller, given, depth + 1)
+                 for other, caller, _, given in _callers(ff, res, int(p.ref)) or ()]
+        if not found or any(f is None for f in found):
+            return None
+        return [info for f in found for info in f or ()]
+    classes = []
+    for o in model.origins:
+        node = o.node
+        if not isinstance(node, ast.Call):
+            return None
+        if isinstance(node.func, ast.Attribute) and node.func.attr in ("to", "cuda"):
+            continue  # (a move of the module itself)
+        made = ff if o.path is None else ff.project.file_flow(o.path) if ff.project is not None else None
+        info = made.class_called(node) if made is not None else None
+        if info is None or not info.is_module:
+            return None
+        classes.append(info)
+    return classes
 
 
 def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
