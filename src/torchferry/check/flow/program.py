@@ -207,6 +207,8 @@ class FileFlow:
         self.constructions: dict[tuple[str, str, int], dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
         #: :meth:`constructed_attr`, per (id(class), attribute)
         self._constructed_attrs: dict[tuple[int, str], Value | None] = {}
+        #: :meth:`own_yields`, per function of this file
+        self._yields: dict[int, list[ast.Yield | ast.YieldFrom]] = {}
         self._index(tree.body)
 
     # -- the file's names ---------------------------------------------------------------
@@ -856,6 +858,27 @@ class FileFlow:
         if not sites or any(k not in bound for *_, bound in sites):
             return None
         return [(other, caller, call_id, bound[k]) for other, caller, call_id, bound in sites]
+
+    def own_yields(self, fn: ast.AST) -> list[ast.Yield | ast.YieldFrom]:
+        """The ``yield`` expressions of ``fn``, a function of this file, itself (not of the
+        functions and classes it defines); walked once per function.
+
+        >>> ff = FileFlow(ast.parse("def g(xs):\\n    for x in xs:\\n        yield x\\n"), "<example>")
+        >>> [ast.unparse(y) for y in ff.own_yields(ff.tree.body[0])]
+        ['(yield x)']
+        """
+        found = self._yields.get(id(fn))
+        if found is None:
+            found = self._yields[id(fn)] = []
+            todo = list(ast.iter_child_nodes(fn))
+            while todo:
+                n = todo.pop()
+                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                    continue
+                if isinstance(n, (ast.Yield, ast.YieldFrom)):
+                    found.append(n)
+                todo.extend(ast.iter_child_nodes(n))
+        return found
 
     def held_class(self, holder: ClassInfo, attr: str) -> ClassInfo | None:
         """The class of the run of the object that ``self.<attr>`` of ``holder`` (a plain

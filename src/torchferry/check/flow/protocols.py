@@ -81,20 +81,6 @@ def _method(ev: Evaluator, info: ClassInfo, name: str) -> tuple[FileFlow, ast.Fu
     return (owner, found[1], res) if res is not None else None
 
 
-def _own_yields(fn: ast.AST) -> list[ast.Yield | ast.YieldFrom]:
-    """The ``yield`` expressions of ``fn`` itself (not of the functions and classes it defines)."""
-    found: list[ast.Yield | ast.YieldFrom] = []
-    todo = list(ast.iter_child_nodes(fn))
-    while todo:
-        n = todo.pop()
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        if isinstance(n, (ast.Yield, ast.YieldFrom)):
-            found.append(n)
-        todo.extend(ast.iter_child_nodes(n))
-    return found
-
-
 def _as_seen(ev: Evaluator, owner: FileFlow, v: Value, args: dict[str, Value]) -> Value:
     """A value of a method's summary as the caller sees it: its parameters replaced by the
     arguments, made elsewhere (never constructed in the caller's scope), citing its file."""
@@ -120,7 +106,7 @@ def iterated(ev: Evaluator, it: Value, source: ast.expr | None) -> Value | None:
     if found is None:
         return None
     owner, fn, res = found
-    yields = _own_yields(fn)
+    yields = owner.own_yields(fn)
     if yields:
         if any(isinstance(y, ast.YieldFrom) or y.value is None for y in yields):
             return None
@@ -146,7 +132,7 @@ def generated(ev: Evaluator, owner: FileFlow, fn: ast.FunctionDef | ast.AsyncFun
     (``next(loop(loader))`` is a batch of ``loader``).  None for a function that is no
     plain generator (a ``yield from``, a bare ``yield``, an ``async def``) or whose items
     are not known."""
-    yields = _own_yields(fn) if isinstance(fn, ast.FunctionDef) else []
+    yields = owner.own_yields(fn) if isinstance(fn, ast.FunctionDef) else []
     if not yields or any(isinstance(y, ast.YieldFrom) or y.value is None for y in yields):
         return None
     given = {int(k): Kind.LOADER for k, a in args.items()
