@@ -846,6 +846,21 @@ class FileFlow:
         >>> ff.kept_arguments(t, "n") is None
         True
         """
+        kept = self._kept_param(holder, attr)
+        if kept is None or self.project is None:
+            return None
+        init, k = kept
+        sites = self.project.constructions(self, holder.node, init)
+        if not sites or any(k not in bound for *_, bound in sites):
+            return None
+        return [(other, caller, call_id, bound[k]) for other, caller, call_id, bound in sites]
+
+    def _kept_param(self, holder: ClassInfo, attr: str
+                    ) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, str] | None:
+        """``holder``'s ``__init__`` and the index (as a string) of the one parameter it keeps
+        as it is in ``self.<attr>`` (``self.model = model``, nothing else storing there:
+        :meth:`constructed_attr`), for the constructions of the run to say what they pass;
+        None when not so (or when no project of files is known)."""
         init = holder.method("__init__")
         if init is None or self.project is None or self.constructed_attr(holder, attr) is None:
             return None
@@ -853,11 +868,7 @@ class FileFlow:
         refs = _param_refs(raw) if raw is not None else set()
         if raw is None or len(refs) != 1 or raw.places != frozenset((param(next(iter(refs))),)):
             return None
-        k = str(next(iter(refs)))
-        sites = self.project.constructions(self, holder.node, init[1])
-        if not sites or any(k not in bound for *_, bound in sites):
-            return None
-        return [(other, caller, call_id, bound[k]) for other, caller, call_id, bound in sites]
+        return init[1], str(next(iter(refs)))
 
     def own_yields(self, fn: ast.AST) -> list[ast.Yield | ast.YieldFrom]:
         """The ``yield`` expressions of ``fn``, a function of this file, itself (not of the
@@ -885,18 +896,15 @@ class FileFlow:
         class of this file) holds: a constructor's parameter kept as it is, to which every
         construction of ``holder`` in the run hands an object that a constructor of that one
         class built (``Parts(mesh)`` with ``mesh = Mesh(...)``); None when not so."""
-        init = holder.method("__init__")
-        if init is None or self.project is None or self.constructed_attr(holder, attr) is None:
+        kept = self._kept_param(holder, attr)
+        if kept is None or self.project is None:
             return None
-        raw = init[0].ff.result(init[1], init[0]).stores.get(attr)
-        refs = _param_refs(raw) if raw is not None else set()
-        if raw is None or len(refs) != 1 or raw.places != frozenset((param(next(iter(refs))),)):
-            return None
-        sites = self.project.constructions(self, holder.node, init[1]) or []
+        init, k = kept
+        sites = self.project.constructions(self, holder.node, init) or []
         classes = set()
         held: ClassInfo | None = None
         for other, _, _, bound in sites:
-            a = bound.get(str(next(iter(refs))))
+            a = bound.get(k)
             made = next((o for o in reversed(a.origins) if o.op is Op.MADE), None) if a is not None else None
             if a is None or not a.is_(Kind.OTHER) or made is None or not isinstance(made.node, ast.Call):
                 return None
