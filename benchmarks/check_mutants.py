@@ -8,8 +8,10 @@ batch kevinzakka/recurrent-visual-attention, KaiyangZhou/pytorch-center-loss and
 akamaster/pytorch_resnet_cifar10 scripts, for the ``reef`` batch other pytorch/tutorials
 and aladdinpersson/Machine-Learning-Collection scripts and for the ``shoal`` batch a third
 pytorch/tutorials, aladdinpersson/Machine-Learning-Collection and MorvanZhou/PyTorch-Tutorial
-script, each with its license (``morvan_gpu`` also reads the MNIST stand-in's older
-``test_data``/``test_labels`` names); see
+script (``morvan_gpu`` also reads the MNIST stand-in's older ``test_data``/``test_labels``
+names) and for the ``strait`` batch karpathy/makemore, locuslab/TCN and sfujim/TD3 scripts
+(TD3's on a ``gym`` stand-in, makemore's ``SummaryWriter`` on a ``tensorboard`` stand-in),
+each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -50,7 +52,7 @@ line; a mutation keeps the line count).
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set shoal          # the latest held-out batch
+    python benchmarks/check_mutants.py --set strait         # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -151,9 +153,9 @@ class Program:
 
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
-#: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05) and ``shoal`` (2026-12-06) were each
-#: gathered apart from the rules and measured once, blind
-BATCHES = ("original", "held-out", "jetty", "berth", "cove", "reef", "shoal")
+#: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal`` and ``strait``
+#: (2026-12-06) were each gathered apart from the rules and measured once, blind
+BATCHES = ("original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait")
 
 
 _WLM_TRAIN = (
@@ -176,6 +178,23 @@ _SR_TRAIN = (
 )  # fmt: skip
 _CENTER_LOSS = (
     "--max-epoch", "1", "--eval-freq", "1", "--batch-size", "48", "--workers", "0", "--plot",
+)  # fmt: skip
+
+_MAKEMORE = (
+    "--device", "cuda", "--num-workers", "0", "--max-steps", "1", "--n-layer", "1",
+    "--n-head", "2", "--n-embd", "8", "--n-embd2", "8", "--batch-size", "4",
+)  # fmt: skip
+_TCN_COPY_MEMORY = (
+    "--batch_size", "2500", "--epochs", "1", "--blank_len", "10", "--levels", "2", "--nhid",
+    "4", "--ksize", "2", "--log-interval", "2",
+)  # fmt: skip
+_TCN_PIXEL_MNIST = (
+    "--batch_size", "32", "--epochs", "1", "--levels", "2", "--nhid", "4", "--ksize", "3",
+    "--permute", "--log-interval", "1",
+)  # fmt: skip
+_TD3 = (
+    "--env", "Point-v0", "--start_timesteps", "8", "--max_timesteps", "20", "--eval_freq", "20",
+    "--batch_size", "4", "--save_model",
 )  # fmt: skip
 
 PROGRAMS: tuple[Program, ...] = (
@@ -215,6 +234,11 @@ PROGRAMS: tuple[Program, ...] = (
     Program("data_parallel", "data_parallel", "data_parallel_tutorial.py", (), batch="shoal"),
     Program("morvan_gpu", "morvan_gpu", "502_GPU.py", (), batch="shoal"),
     Program("simple_cnn", "simple_cnn", "pytorch_simple_CNN.py", (), batch="shoal"),
+    Program("makemore", "makemore", "makemore.py", _MAKEMORE, batch="strait"),
+    Program("tcn_copy_memory", "tcn", "copymem_test.py", _TCN_COPY_MEMORY, batch="strait"),
+    Program("tcn_pixel_mnist", "tcn", "pmnist_test.py", _TCN_PIXEL_MNIST, batch="strait"),
+    Program("td3", "td3", "TD3.py", (*_TD3, "--load_model", "default"), setup=(("main.py", _TD3),), batch="strait", entry="main.py"),
+    Program("td3/replay", "td3", "utils.py", _TD3, batch="strait", entry="main.py"),
 )  # fmt: skip
 
 

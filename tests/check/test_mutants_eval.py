@@ -7,7 +7,9 @@ import ast
 import hashlib
 import importlib.util
 import json
+import os
 import re
+import subprocess
 import sys
 import tarfile
 import types
@@ -161,6 +163,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "cove"],
         ["--set", "reef"],
         ["--set", "shoal"],
+        ["--set", "strait"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -174,6 +177,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[6]).isdisjoint(chosen[0] + chosen[1] + chosen[3] + chosen[4] + chosen[5])
     assert chosen[7] == [p.name for p in cm.PROGRAMS if p.batch == "shoal"]
     assert set(chosen[7]).isdisjoint(sum((chosen[i] for i in (0, 1, 3, 4, 5, 6)), []))
+    assert chosen[8] == [p.name for p in cm.PROGRAMS if p.batch == "strait"]
+    assert set(chosen[8]).isdisjoint(sum((chosen[i] for i in (0, 1, 3, 4, 5, 6, 7)), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -184,7 +189,8 @@ def _blob_id(data: bytes) -> str:
 
 
 @pytest.mark.parametrize(
-    ("batch", "least"), [("jetty", 4), ("berth", 4), ("cove", 1), ("reef", 3), ("shoal", 3)]
+    ("batch", "least"),
+    [("jetty", 4), ("berth", 4), ("cove", 1), ("reef", 3), ("shoal", 3), ("strait", 4)],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
     source = SOURCE.read_text()
@@ -230,11 +236,12 @@ def test_a_missing_program_stops_the_run_with_the_rebuild(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth, cove, reef and shoal programs come from other repositories than
+    """The berth, cove, reef, shoal and strait programs come from other repositories than
     pytorch/examples (whose license is ``LICENSE`` of the programs' folder): each folder holds
     its own."""
     _programs_here()
-    for program in (p for p in cm.PROGRAMS if p.batch in ("berth", "cove", "reef", "shoal")):
+    later = ("berth", "cove", "reef", "shoal", "strait")
+    for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
         assert text.startswith(("BSD 3-Clause License\n", "MIT License\n", "Copyright (c)")), (
             program.name
@@ -279,6 +286,54 @@ def test_the_download_stand_ins_serve_only_the_programs_data() -> None:
     assert six.moves.urllib.request.install_opener(opener) is None
     with pytest.raises(ConnectionError, match="serves only"):
         opener.open("http://example.com/x.tgz")
+
+
+def test_the_gym_stand_in_runs_episodes_of_a_fixed_length_with_the_older_api() -> None:
+    gym = _stub("gym")
+    env = gym.make("Any-v0")
+    assert env.seed(3) == [3] and env.action_space.seed(3) == [3]
+    assert env.observation_space.shape == (3,) and env.action_space.shape == (1,)
+    assert float(env.action_space.high[0]) == 2.0 and env._max_episode_steps == gym.EPISODE_STEPS
+    state, steps, done = env.reset(), 0, False
+    assert state.shape == (3,)
+    while not done:
+        action = env.action_space.sample()
+        assert -2.0 <= float(action[0]) <= 2.0
+        state, reward, done, info = env.step(action)
+        steps += 1
+        assert reward <= 0.0 and info == {}
+    assert steps == gym.EPISODE_STEPS
+    again = gym.make("Any-v0")
+    again.seed(3)
+    first = again.reset()
+    env.seed(3)
+    assert (env.reset() == first).all()  # seeded episodes start alike
+
+
+def test_summary_writer_runs_on_the_tensorboard_stand_in_and_writes_nothing(
+    tmp_path: Path,
+) -> None:
+    """torch's ``SummaryWriter`` needs tensorboard and protobuf; with the stand-in it is made,
+    written to and flushed, and leaves no file (a process of its own: the stand-in adds an
+    import finder)."""
+    code = (
+        "import torch\n"
+        "from torch.utils.tensorboard import SummaryWriter\n"
+        "w = SummaryWriter(log_dir='logs')\n"
+        "w.add_scalar('Loss/train', 1.5, 3)\n"
+        "w.add_scalar('Loss/test', torch.tensor(2.0), 3)\n"
+        "w.flush()\n"
+        "w.close()\n"
+        "import tensorboard.anything.at_all as m\n"
+        "print(type(m.Name(1, k=2).attr[0]).__name__)\n"
+    )
+    env = dict(os.environ, PYTHONPATH=str(cm.STUBS))
+    proc = subprocess.run(
+        [sys.executable, "-c", code], cwd=tmp_path, capture_output=True, text=True, env=env
+    )
+    assert proc.returncode == 0, proc.stderr[-2000:]
+    assert proc.stdout.split() == ["Anything"]
+    assert list(tmp_path.iterdir()) == []
 
 
 def test_the_mnist_stand_ins_say_their_split_and_tqdm_passes_the_iterable_through() -> None:
