@@ -216,6 +216,17 @@ def test_the_shoal_labels_file_names_only_shoal_code_bases() -> None:
     assert len(cc.SHOAL_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.SHOAL_EXTRA)
 
 
+def test_the_strait_labels_file_names_only_strait_code_bases() -> None:
+    """The strait set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_STRAIT_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_STRAIT_LABELS)
+    known = {cc._norm(n) for n, _ in cc.STRAIT} | {r.replace("/", "-") for r, _ in cc.STRAIT_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["strait"].labels == cc.DEFAULT_STRAIT_LABELS
+    assert len(cc.STRAIT_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.STRAIT_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -390,6 +401,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--reef", "--half", "test"],
         ["--shoal", "--reef"],
         ["--shoal", "--half", "dev"],
+        ["--strait", "--shoal"],
+        ["--strait", "--half", "test"],
     ],
     ids=[
         "two-sets",
@@ -418,6 +431,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "reef-half",
         "shoal-and-another",
         "shoal-half",
+        "strait-and-another",
+        "strait-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
