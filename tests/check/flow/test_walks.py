@@ -2,7 +2,13 @@
 
 import ast
 
-from torchferry.check.flow.program import _LEAVES, _self_attribute_calls, _walk_nodes
+from torchferry.check.flow.program import (
+    _LEAVES,
+    FileFlow,
+    _self_attribute_calls,
+    _walk_nodes,
+    word_rows,
+)
 
 SOURCE = (
     "class A:\n"
@@ -45,3 +51,63 @@ def test_the_calls_through_self_attributes_are_those_of_ast_walk_in_its_order():
     assert [(attr, name) for _, attr, name in found] == [
         ("a", "to"), ("q", "r"), ("b", "cuda"), ("g", "h"), ("m", "n"), ("c", "ok"), ("k", "l"),
         ("t", "u")]
+
+
+YIELDING = (
+    "def plain(xs):\r\n"
+    "    return [x for x in xs]\r\n"
+    "def gen(xs):\r"
+    "    for x in xs:\x0c\n"
+    "        yield (x,\n"
+    "               x)\n"
+    "    def inner():\n"
+    "        yield from xs\n"
+    "    return 'yield'\n"
+    "def outer(f):\n"
+    "    @f((yield))\n"
+    "    def decorated():\n"
+    "        return 1\n"
+    "    return decorated\n"
+    "async def agen(): yield 1\n"
+    "class A:\n"
+    "    def m(self, z=lambda: (yield)): pass\n"
+)
+
+
+def test_a_functions_own_yields_are_the_same_with_and_without_the_source_pre_check():
+    tree = ast.parse(YIELDING)
+    with_text = FileFlow(tree, "<t>", source=YIELDING)
+    walked = FileFlow(tree, "<t>")
+    fns = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    assert len(fns) == 7
+    for fn in fns:
+        assert with_text.own_yields(fn) == walked.own_yields(fn), fn.name
+    named = {fn.name: fn for fn in fns}
+    assert [ast.unparse(y) for y in with_text.own_yields(named["gen"])] == ["(yield (x, x))"]
+    assert [ast.unparse(y) for y in with_text.own_yields(named["decorated"])] == ["(yield)"]
+    assert with_text.own_yields(named["outer"]) == [] and with_text.own_yields(named["m"]) == []
+    assert not with_text._may_yield(named["plain"]) and with_text._may_yield(named["decorated"])
+    assert walked._may_yield(named["plain"])
+
+
+def test_word_rows_counts_lines_as_python_does():
+    tree = ast.parse(YIELDING)
+    assert word_rows(YIELDING, "yield") == sorted(
+        {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Yield, ast.YieldFrom))} | {9})
+    assert word_rows("x = 1\n", "yield") == []
+
+
+def test_the_base_names_are_those_every_class_of_the_tree_names_found_once():
+    src = ("class A(nn.Module): pass\n"
+           "def f():\n"
+           "    class B(A, object): pass\n"
+           "    return B\n"
+           "class C(B if x else A): pass\n"
+           "class D(f()(A)):\n"
+           "    class E(D): pass\n")
+    tree = ast.parse(src)
+    ff = FileFlow(tree, "<t>")
+    reference = {b.id for st in ast.walk(tree) if isinstance(st, ast.ClassDef)
+                 for b in st.bases if isinstance(b, ast.Name)}
+    assert ff.base_names() == reference == {"A", "object", "D"}
+    assert ff.base_names() is ff.base_names()

@@ -67,7 +67,7 @@ def _converted(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, cls: Cl
                depth: int) -> frozenset[int]:
     names = param_names(fn)
     nodes = list(ast.walk(fn))
-    parents = {id(c): n for n in nodes for c in ast.iter_child_nodes(n)}
+    parents: dict[int, ast.AST] | None = None  # (made when a read is asked about)
     reads: dict[str, list[ast.Name]] = {}
     for n in nodes:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names:
@@ -80,7 +80,9 @@ def _converted(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, cls: Cl
         if name == self_name or not uses or name in rebound:
             continue
         first = _before_rebinding(fn, name, uses)
-        if first and all(_converts(ff, n, parents, cls, self_name, depth) for n in first):
+        if first and parents is None:
+            parents = {id(c): n for n in nodes for c in ast.iter_child_nodes(n)}
+        if first and parents is not None and all(_converts(ff, n, parents, cls, self_name, depth) for n in first):
             out.add(k)
     return frozenset(out)
 
