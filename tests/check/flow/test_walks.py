@@ -2,6 +2,7 @@
 
 import ast
 
+from torchferry.check.flow.converted import _bindings, attribute_bindings
 from torchferry.check.flow.program import (
     _LEAVES,
     FileFlow,
@@ -111,3 +112,28 @@ def test_the_base_names_are_those_every_class_of_the_tree_names_found_once():
                  for b in st.bases if isinstance(b, ast.Name)}
     assert ff.base_names() == reference == {"A", "object", "D"}
     assert ff.base_names() is ff.base_names()
+
+
+def test_the_attribute_bindings_of_a_class_are_those_of_a_walk_of_each_statement():
+    src = ("class A(nn.Module):\n"
+           "    def __init__(self):\n"
+           "        self.enc = Enc()\n"
+           "        self.enc: Enc = Enc()\n"
+           "        self.enc += 1\n"
+           "        for self.i in range(2): pass\n"
+           "        with f() as self.ctx: pass\n"
+           "        self.a, self.enc = g()\n"
+           "        x.enc = y = h()\n"
+           "        def inner():\n"
+           "            o.enc = Other()\n")
+    tree = ast.parse(src)
+    info = FileFlow(tree, "<t>").classes[id(tree.body[0])]
+    reference: dict[str, list[tuple[ast.AST, ast.AST | None]]] = {}
+    for st in ast.walk(info.node):
+        for t, value in _bindings(st):
+            if isinstance(t, ast.Attribute):
+                reference.setdefault(t.attr, []).append((t, value))
+    found = attribute_bindings(info)
+    assert found == reference and attribute_bindings(info) is found
+    assert [v is None for _, v in found["enc"]] == [False, False, True, True, True, False]
+    assert set(found) == {"enc", "i", "ctx", "a"}

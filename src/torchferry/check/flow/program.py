@@ -90,6 +90,10 @@ class ClassInfo:
     _held_sites: dict[str, list[HeldSite]] | None = field(default=None, repr=False, compare=False)
     #: :meth:`calls_seen`, found once per class
     _seen: ClassCalls | None = field(default=None, repr=False, compare=False)
+    #: the bindings of attributes in the class's text, by attribute name, see
+    #: :func:`torchferry.check.flow.converted.attribute_bindings` (None: not yet asked)
+    attr_bindings: dict[str, list[tuple[ast.Attribute, ast.expr | None]]] | None = field(
+        default=None, repr=False, compare=False)
 
     def calls_seen(self) -> ClassCalls:
         """What the class's text calls or reads that the weight questions need
