@@ -172,8 +172,6 @@ class FileFlow:
         self.tree = tree
         self.path = path
         self.lines = lines
-        #: the text ``tree`` was parsed from, when known (for :meth:`own_yields`' pre-check)
-        self.source = source
         self._relevant: set[int] | None = None
         self._relevant_of: set[int] = set()
         self.project = project
@@ -242,8 +240,10 @@ class FileFlow:
         self._base_names: frozenset[str] | None = None
         #: :meth:`own_yields`, per function of this file
         self._yields: dict[int, list[ast.Yield | ast.YieldFrom]] = {}
-        #: the lines of :attr:`source` that hold the word ``yield`` (None: not yet known)
-        self._yield_rows: list[int] | None = None
+        #: the lines of ``source``, the text ``tree`` was parsed from, that hold the word
+        #: ``yield`` (None: the text is not known), for :meth:`own_yields`' pre-check; the
+        #: text itself is not kept (an analysis outlives its file's check)
+        self._yield_rows: list[int] | None = word_rows(source, "yield") if source is not None else None
         self._index(tree.body)
 
     # -- the file's names ---------------------------------------------------------------
@@ -944,14 +944,12 @@ class FileFlow:
 
     def _may_yield(self, fn: ast.AST) -> bool:
         """Whether a line of ``fn`` (its decorators included) holds the word ``yield`` in
-        :attr:`source` (True when the source is not known): a ``yield`` expression is
-        written on a line of its function, so a function without one has none (the walk
-        is left out)."""
-        if self.source is None:
-            return True
-        if self._yield_rows is None:
-            self._yield_rows = word_rows(self.source, "yield")
+        the text the file was parsed from (True when the text is not known): a ``yield``
+        expression is written on a line of its function, so a function without one has
+        none (the walk is left out)."""
         rows = self._yield_rows
+        if rows is None:
+            return True
         first = min([getattr(fn, "lineno", 0)] + [d.lineno for d in getattr(fn, "decorator_list", ())])
         i = bisect.bisect_left(rows, first)
         return i < len(rows) and rows[i] <= (getattr(fn, "end_lineno", None) or rows[i])
