@@ -2,7 +2,14 @@
 
 import ast
 
-from torchferry.check.flow.program import _LEAVES, _self_attribute_calls, _walk_nodes
+from torchferry.check.flow.converted import _bindings, attribute_bindings
+from torchferry.check.flow.program import (
+    _LEAVES,
+    FileFlow,
+    _self_attribute_calls,
+    _walk_nodes,
+    word_rows,
+)
 
 SOURCE = (
     "class A:\n"
@@ -45,3 +52,88 @@ def test_the_calls_through_self_attributes_are_those_of_ast_walk_in_its_order():
     assert [(attr, name) for _, attr, name in found] == [
         ("a", "to"), ("q", "r"), ("b", "cuda"), ("g", "h"), ("m", "n"), ("c", "ok"), ("k", "l"),
         ("t", "u")]
+
+
+YIELDING = (
+    "def plain(xs):\r\n"
+    "    return [x for x in xs]\r\n"
+    "def gen(xs):\r"
+    "    for x in xs:\x0c\n"
+    "        yield (x,\n"
+    "               x)\n"
+    "    def inner():\n"
+    "        yield from xs\n"
+    "    return 'yield'\n"
+    "def outer(f):\n"
+    "    @f((yield))\n"
+    "    def decorated():\n"
+    "        return 1\n"
+    "    return decorated\n"
+    "async def agen(): yield 1\n"
+    "class A:\n"
+    "    def m(self, z=lambda: (yield)): pass\n"
+)
+
+
+def test_a_functions_own_yields_are_the_same_with_and_without_the_source_pre_check():
+    tree = ast.parse(YIELDING)
+    with_text = FileFlow(tree, "<t>", source=YIELDING)
+    walked = FileFlow(tree, "<t>")
+    fns = [n for n in ast.walk(tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))]
+    assert len(fns) == 7
+    for fn in fns:
+        assert with_text.own_yields(fn) == walked.own_yields(fn), fn.name
+    named = {fn.name: fn for fn in fns}
+    assert [ast.unparse(y) for y in with_text.own_yields(named["gen"])] == ["(yield (x, x))"]
+    assert [ast.unparse(y) for y in with_text.own_yields(named["decorated"])] == ["(yield)"]
+    assert with_text.own_yields(named["outer"]) == [] and with_text.own_yields(named["m"]) == []
+    assert not with_text._may_yield(named["plain"]) and with_text._may_yield(named["decorated"])
+    assert walked._may_yield(named["plain"])
+
+
+def test_word_rows_counts_lines_as_python_does():
+    tree = ast.parse(YIELDING)
+    assert word_rows(YIELDING, "yield") == sorted(
+        {n.lineno for n in ast.walk(tree) if isinstance(n, (ast.Yield, ast.YieldFrom))} | {9})
+    assert word_rows("x = 1\n", "yield") == []
+
+
+def test_the_base_names_are_those_every_class_of_the_tree_names_found_once():
+    src = ("class A(nn.Module): pass\n"
+           "def f():\n"
+           "    class B(A, object): pass\n"
+           "    return B\n"
+           "class C(B if x else A): pass\n"
+           "class D(f()(A)):\n"
+           "    class E(D): pass\n")
+    tree = ast.parse(src)
+    ff = FileFlow(tree, "<t>")
+    reference = {b.id for st in ast.walk(tree) if isinstance(st, ast.ClassDef)
+                 for b in st.bases if isinstance(b, ast.Name)}
+    assert ff.base_names() == reference == {"A", "object", "D"}
+    assert ff.base_names() is ff.base_names()
+
+
+def test_the_attribute_bindings_of_a_class_are_those_of_a_walk_of_each_statement():
+    src = ("class A(nn.Module):\n"
+           "    def __init__(self):\n"
+           "        self.enc = Enc()\n"
+           "        self.enc: Enc = Enc()\n"
+           "        self.enc += 1\n"
+           "        for self.i in range(2): pass\n"
+           "        with f() as self.ctx: pass\n"
+           "        self.a, self.enc = g()\n"
+           "        x.enc = y = h()\n"
+           "        def inner():\n"
+           "            o.enc = Other()\n")
+    tree = ast.parse(src)
+    info = FileFlow(tree, "<t>").classes[id(tree.body[0])]
+    reference: dict[str, list[tuple[ast.AST, ast.AST | None]]] = {}
+    for st in ast.walk(info.node):
+        for t, value in _bindings(st):
+            if isinstance(t, ast.Attribute):
+                reference.setdefault(t.attr, []).append((t, value))
+    found = attribute_bindings(info)
+    assert found == reference and attribute_bindings(info) is found
+    assert [v is None for _, v in found["enc"]] == [False, False, True, True, True, False]
+    assert set(found) == {"enc", "i", "ctx", "a"}

@@ -50,7 +50,7 @@ def analyze(tree: ast.Module, path: str, project: Project | None = None,
     """The analysis of one file (scopes are interpreted when first asked for; with the
     source ``lines``, :meth:`FileFlow.results` skips those that cannot matter; ``source``:
     the text ``tree`` was parsed from, for :meth:`Project.add`)."""
-    ff = FileFlow(tree, path, project, module_classes, lines)
+    ff = FileFlow(tree, path, project, module_classes, lines, source)
     if project is not None:
         project.add(ff, source)
     return ff

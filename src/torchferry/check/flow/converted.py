@@ -67,7 +67,7 @@ def _converted(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, cls: Cl
                depth: int) -> frozenset[int]:
     names = param_names(fn)
     nodes = list(ast.walk(fn))
-    parents = {id(c): n for n in nodes for c in ast.iter_child_nodes(n)}
+    parents: dict[int, ast.AST] | None = None  # (made when a read is asked about)
     reads: dict[str, list[ast.Name]] = {}
     for n in nodes:
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load) and n.id in names:
@@ -80,7 +80,9 @@ def _converted(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, cls: Cl
         if name == self_name or not uses or name in rebound:
             continue
         first = _before_rebinding(fn, name, uses)
-        if first and all(_converts(ff, n, parents, cls, self_name, depth) for n in first):
+        if first and parents is None:
+            parents = {id(c): n for n in nodes for c in ast.iter_child_nodes(n)}
+        if first and parents is not None and all(_converts(ff, n, parents, cls, self_name, depth) for n in first):
             out.add(k)
     return frozenset(out)
 
@@ -161,18 +163,37 @@ def _submodule_forward(call: ast.Call, cls: ClassInfo | None, self_name: str | N
         return None
     built: dict[int, ClassInfo] = {}
     for c in cls.lineage():
-        for st in ast.walk(c.node):
-            for t, value in _bindings(st):
-                if not isinstance(t, ast.Attribute) or t.attr != func.attr:
-                    continue
-                info = c.ff.class_called(value) if isinstance(value, ast.Call) else None
-                if info is None or not isinstance(t.value, ast.Name):
-                    return None
-                built[id(info)] = info
+        for t, value in attribute_bindings(c).get(func.attr, ()):
+            info = c.ff.class_called(value) if isinstance(value, ast.Call) else None
+            if info is None or not isinstance(t.value, ast.Name):
+                return None
+            built[id(info)] = info
     if len(built) != 1:
         return None
     fwd = next(iter(built.values())).method("forward")
     return (fwd[0].ff, fwd[1], 1) if fwd is not None else None
+
+
+def attribute_bindings(c: ClassInfo) -> dict[str, list[tuple[ast.Attribute, ast.expr | None]]]:
+    """Every binding of an attribute (``<name>.encoder = ...``, ``for o.x in ...``) in the
+    text of ``c``'s class, its nested functions and classes included, by the attribute's
+    name: (the target, the value when it is the statement's whole value, see
+    :func:`_bindings`), in the order of :func:`ast.walk`; found by one walk, the first time
+    the class is asked.
+
+    >>> from torchferry.check.flow.program import FileFlow
+    >>> ff = FileFlow(ast.parse("class A:\\n    def f(self):\\n        self.e = E()\\n        a.e, b = 1, 2\\n"), "<example>")
+    >>> {k: [(ast.unparse(t), v and ast.unparse(v)) for t, v in b] for k, b in attribute_bindings(ff.classes[id(ff.tree.body[0])]).items()}
+    {'e': [('self.e', 'E()'), ('a.e', None)]}
+    """
+    if c.attr_bindings is None:
+        found: dict[str, list[tuple[ast.Attribute, ast.expr | None]]] = {}
+        for st in ast.walk(c.node):
+            for t, value in _bindings(st):
+                if isinstance(t, ast.Attribute):
+                    found.setdefault(t.attr, []).append((t, value))
+        c.attr_bindings = found
+    return c.attr_bindings
 
 
 def _bindings(st: ast.AST) -> list[tuple[ast.AST, ast.expr | None]]:

@@ -93,11 +93,7 @@ def _parents(fn: ast.AST) -> dict[int, ast.AST]:
 def _subclassed(ff: FileFlow, cls: ClassInfo) -> bool:
     """Does a class of the file name ``cls`` among its bases (its ``__init__`` may use the
     value another way)?"""
-    return any(
-        isinstance(st, ast.ClassDef)
-        and any(isinstance(b, ast.Name) and b.id == cls.node.name for b in st.bases)
-        for st in ast.walk(ff.tree)
-    )
+    return cls.node.name in ff.base_names()
 
 
 def _kept_as(up: ast.AST | None, node: ast.Name) -> str | None:

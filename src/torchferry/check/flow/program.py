@@ -14,6 +14,7 @@ the function is interpreted again until its result stops changing, at most
 from __future__ import annotations
 
 import ast
+import bisect
 import re
 from collections import Counter
 from collections.abc import Iterator
@@ -89,6 +90,10 @@ class ClassInfo:
     _held_sites: dict[str, list[HeldSite]] | None = field(default=None, repr=False, compare=False)
     #: :meth:`calls_seen`, found once per class
     _seen: ClassCalls | None = field(default=None, repr=False, compare=False)
+    #: the bindings of attributes in the class's text, by attribute name, see
+    #: :func:`torchferry.check.flow.converted.attribute_bindings` (None: not yet asked)
+    attr_bindings: dict[str, list[tuple[ast.Attribute, ast.expr | None]]] | None = field(
+        default=None, repr=False, compare=False)
 
     def calls_seen(self) -> ClassCalls:
         """What the class's text calls or reads that the weight questions need
@@ -127,6 +132,30 @@ class ClassInfo:
         return mro(self)
 
 
+_LINE_BREAK = re.compile(r"\r\n|\r|\n")
+
+
+def word_rows(text: str, word: str) -> list[int]:
+    """The numbers of the lines of ``text`` (as Python counts them: only ``\\r\\n``,
+    ``\\r`` and ``\\n`` end a line) on which ``word`` begins, in order, each once.
+
+    >>> word_rows("def g():\\r\\n    yield 1\\x0c\\r    x = 2\\n    yield x; yield 3\\n", "yield")
+    [2, 4]
+    >>> word_rows("def f():\\n    return 1\\n", "yield")
+    []
+    """
+    rows: list[int] = []
+    row, prev = 1, 0
+    at = text.find(word)
+    while at >= 0:
+        row += len(_LINE_BREAK.findall(text, prev, at))
+        if not rows or rows[-1] != row:
+            rows.append(row)
+        prev = at
+        at = text.find(word, at + len(word))
+    return rows
+
+
 def in_file(v: Value, other: FileFlow, ff: FileFlow) -> Value:
     """``v`` of ``other``'s analysis as ``ff``'s findings cite it: its origins name their file."""
     if other is ff:
@@ -139,7 +168,7 @@ class FileFlow:
 
     def __init__(self, tree: ast.Module, path: str, project: Project | None = None,
                  module_classes: frozenset[str] = frozenset(),
-                 lines: list[str] | None = None) -> None:
+                 lines: list[str] | None = None, source: str | None = None) -> None:
         self.tree = tree
         self.path = path
         self.lines = lines
@@ -207,8 +236,14 @@ class FileFlow:
         self.constructions: dict[tuple[str, str, int], dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
         #: :meth:`constructed_attr`, per (id(class), attribute)
         self._constructed_attrs: dict[tuple[int, str], Value | None] = {}
+        #: :meth:`base_names` (None: not yet asked)
+        self._base_names: frozenset[str] | None = None
         #: :meth:`own_yields`, per function of this file
         self._yields: dict[int, list[ast.Yield | ast.YieldFrom]] = {}
+        #: the lines of ``source``, the text ``tree`` was parsed from, that hold the word
+        #: ``yield`` (None: the text is not known), for :meth:`own_yields`' pre-check; the
+        #: text itself is not kept (an analysis outlives its file's check)
+        self._yield_rows: list[int] | None = word_rows(source, "yield") if source is not None else None
         self._index(tree.body)
 
     # -- the file's names ---------------------------------------------------------------
@@ -881,6 +916,8 @@ class FileFlow:
         found = self._yields.get(id(fn))
         if found is None:
             found = self._yields[id(fn)] = []
+            if not self._may_yield(fn):
+                return found
             todo = list(ast.iter_child_nodes(fn))
             while todo:
                 n = todo.pop()
@@ -890,6 +927,32 @@ class FileFlow:
                     found.append(n)
                 todo.extend(ast.iter_child_nodes(n))
         return found
+
+    def base_names(self) -> frozenset[str]:
+        """The plain names the classes of this file (nested ones included) derive from
+        (``class B(A)``: ``A``), from one walk of the tree.
+
+        >>> ff = FileFlow(ast.parse("class A: pass\\nclass B(A, m.C):\\n    class D(B): pass\\n"), "<example>")
+        >>> sorted(ff.base_names())
+        ['A', 'B']
+        """
+        if self._base_names is None:
+            self._base_names = frozenset(
+                b.id for st in ast.walk(self.tree) if isinstance(st, ast.ClassDef)
+                for b in st.bases if isinstance(b, ast.Name))
+        return self._base_names
+
+    def _may_yield(self, fn: ast.AST) -> bool:
+        """Whether a line of ``fn`` (its decorators included) holds the word ``yield`` in
+        the text the file was parsed from (True when the text is not known): a ``yield``
+        expression is written on a line of its function, so a function without one has
+        none (the walk is left out)."""
+        rows = self._yield_rows
+        if rows is None:
+            return True
+        first = min([getattr(fn, "lineno", 0)] + [d.lineno for d in getattr(fn, "decorator_list", ())])
+        i = bisect.bisect_left(rows, first)
+        return i < len(rows) and rows[i] <= (getattr(fn, "end_lineno", None) or rows[i])
 
     def held_class(self, holder: ClassInfo, attr: str) -> ClassInfo | None:
         """The class of the run of the object that ``self.<attr>`` of ``holder`` (a plain

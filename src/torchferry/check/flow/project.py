@@ -359,7 +359,7 @@ class Project:
                 tree = self._parse(text, path)
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 return None
-        ff = FileFlow(tree, path, self, self.module_classes)
+        ff = FileFlow(tree, path, self, self.module_classes, source=text)
         self._flows[path] = ff
         self._texts[path] = text
         while len(self._flows) > KEEP_FILES:
