@@ -34,6 +34,9 @@ starts, a function the arm calls after it) sees the moved model.
 :func:`off_device_arm` tells whether a place is in the arm of a fixed device test where
 nothing of the file goes to a device (``else`` of ``if torch.cuda.is_available():`` when
 every move of the file is in its body): a CPU tensor there meets none on the device.
+
+:func:`plain_on_one_gpu` tells whether a data-parallel wrapper is made only in the body of
+``if torch.cuda.device_count() > 1:``: on a machine with one GPU the module stays plain.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from collections.abc import Iterator
 
 from torchferry.check.flow.lattice import ACCEL, Op, Origin, Value, join, outside
 from torchferry.check.flow.program import FileFlow
-from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES
+from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES, WRAPPERS
 
 
 def other_arm_of_move(ff: FileFlow, site: ast.AST, moved: Origin) -> bool:
@@ -438,3 +441,60 @@ def _runs_after(ff: FileFlow, fn: ast.AST, arm: ast.If, i: int, depth: int) -> b
         elif depth >= 3 or caller.node is fn or not _runs_after(ff, caller.node, arm, i, depth + 1):
             return False
     return True
+
+
+def plain_on_one_gpu(ff: FileFlow, site: ast.AST, model: Value) -> bool:
+    """Is every data-parallel wrapper ``model`` may be (``nn.DataParallel(m)``) bound back to
+    the name it wraps in the body of an ``if`` that asks for more than one GPU (``if
+    torch.cuda.device_count() > 1: model = nn.DataParallel(model)``), with no ``else``
+    binding that name and ``site`` after the ``if``, not in it?  On a machine with one GPU
+    the body is skipped, and ``site`` sees the plain module.
+
+    >>> from torchferry.check.flow import analyze
+    >>> src = ("import torch\\nm = torch.nn.Linear(2, 2)\\n"
+    ...        "if torch.cuda.device_count() > 1:\\n    m = torch.nn.DataParallel(m)\\n"
+    ...        "m.cuda()\\ny = m(torch.ones(2))\\n")
+    >>> tree = ast.parse(src)
+    >>> ff = analyze(tree, "<example>")
+    >>> call = tree.body[-1].value
+    >>> plain_on_one_gpu(ff, call, ff.module_result().calls[id(call)].func)
+    True
+    """
+    wrappers = [o for o in model.origins if o.op is Op.MADE and
+                o.text.split("(", 1)[0].rsplit(".", 1)[-1] in WRAPPERS]
+    return bool(wrappers) and all(
+        o.path is None and isinstance(o.node, ast.Call) and _skipped_on_one_gpu(ff, o.node, site)
+        for o in wrappers)
+
+
+def _skipped_on_one_gpu(ff: FileFlow, wrap: ast.Call, site: ast.AST) -> bool:
+    """Is ``name = Wrapper(name, ...)``, the statement of ``wrap``, directly in the body of
+    an ``if`` asking for more than one GPU whose ``else`` binds no ``name``, and ``site``
+    outside that ``if``?"""
+    first = wrap.args[0] if wrap.args else None
+    if not isinstance(first, ast.Name):
+        return False
+    for st in ast.walk(ff.tree):
+        if not isinstance(st, ast.If) or not _more_than_one_gpu(ff, st.test):
+            continue
+        if any(isinstance(s, ast.Assign) and s.value is wrap and len(s.targets) == 1 and
+               isinstance(s.targets[0], ast.Name) and s.targets[0].id == first.id for s in st.body):
+            return not any(_binds(s, first.id) for s in st.orelse) and \
+                not any(x is site for x in ast.walk(st))
+    return False
+
+
+def _more_than_one_gpu(ff: FileFlow, test: ast.expr) -> bool:
+    """``torch.cuda.device_count() > 1`` (or ``>= 2``, or written the other way round)."""
+    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
+        return False
+    left, op, right = test.left, test.ops[0], test.comparators[0]
+    if isinstance(left, ast.Constant):  # ``1 < torch.cuda.device_count()``
+        left, right = right, left
+        op = {ast.Lt: ast.Gt(), ast.LtE: ast.GtE()}.get(type(op), op)
+    if not (isinstance(left, ast.Call) and not left.args and
+            ff.qualname(left.func) == "torch.cuda.device_count"):
+        return False
+    bound = right.value if isinstance(right, ast.Constant) else None
+    return isinstance(bound, int) and (isinstance(op, ast.Gt) and bound == 1 or
+                                       isinstance(op, ast.GtE) and bound == 2)

@@ -20,10 +20,10 @@ from __future__ import annotations
 
 import ast
 
-from torchferry.check.flow.events import Callee, ScopeResult
+from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.lattice import ORIGIN_CAP, Kind, Op, Origin, Value, Where
 from torchferry.check.flow.program import FileFlow
-from torchferry.check.flow.vocab import CALLED_MODULE_METHODS, MODEL_NAME
+from torchferry.check.flow.vocab import CALLED_MODULE_METHODS, KEEPING_WRAPPERS, MODEL_NAME
 
 #: a tensor, or an item of a batch (moved, or not)
 _TENSORS = frozenset({Kind.TENSOR, Kind.BATCH})
@@ -236,3 +236,32 @@ def callee_value(ff: FileFlow, call: ast.Call) -> Value | None:
     res = ff.scope_of(call)
     ev = res.calls.get(id(call)) if res is not None else None
     return ev.func if ev is not None else None
+
+
+def rewrapped(res: ScopeResult, c: CallEvent, name: str) -> bool:
+    """Is ``c`` the wrapping of the module ``name`` holds in a wrapper that stays where it
+    is, bound back to the same name (``model = nn.DataParallel(model)``)?  The module is
+    then reached only through the wrapper, whose moves are the name's own, so handing it
+    over moves nothing the analysis does not see.
+
+    >>> from torchferry.check.flow import analyze
+    >>> src = ("import torch\\nmodel = torch.nn.Linear(2, 2)\\n"
+    ...        "model = torch.nn.DataParallel(model)\\nother = torch.nn.DataParallel(model)\\n")
+    >>> ff = analyze(ast.parse(src), "<example>")
+    >>> res = next(iter(ff.results()))
+    >>> [rewrapped(res, c, "model") for c in res.calls.values() if c.args]  # Linear, then the two wrappers
+    [False, True, False]
+    """
+    r = c.result
+    if not r.is_(Kind.MODULE) or not r.known_places or not c.args or r.places != c.args[0].places:
+        return False
+    made = r.origins[0] if r.origins else None
+    if made is None or made.op is not Op.MADE or made.node is not c.node or \
+            made.text.split("(", 1)[0].rsplit(".", 1)[-1] not in KEEPING_WRAPPERS:
+        return False
+    first = c.node.args[0] if c.node.args else None
+    if not (isinstance(first, ast.Name) and first.id == name):
+        return False
+    return any(isinstance(s, ast.Assign) and s.value is c.node and len(s.targets) == 1 and
+               isinstance(s.targets[0], ast.Name) and s.targets[0].id == name
+               for s in ast.walk(res.node))

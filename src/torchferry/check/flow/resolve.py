@@ -48,6 +48,7 @@ Kws = list[tuple[str, Value]]
 _TENSOR = frozenset((Kind.TENSOR,))
 _MODULE = frozenset((Kind.MODULE,))
 _MODULE_OR_OTHER = frozenset((Kind.MODULE, Kind.OTHER))
+_TENSOR_OR_MODULE = frozenset((Kind.TENSOR, Kind.MODULE))
 _DEVICE_KEYWORDS = frozenset({"device", "device_map", "map_location"})
 #: methods every module has: ``self.to(d)``, ``self.eval()``, ``self.parameters()``
 _MODULE_OWN = vocab.MODULE_SELF | vocab.MODULE_METHODS | vocab.MOVE_NAMES
@@ -508,9 +509,23 @@ def _nn_call(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Valu
     if last in vocab.NN_NOT_MODULES:
         return UNKNOWN
     if last in vocab.WRAPPERS:
-        return Value(_MODULE, None, (_made(node, text),), Basis.CONSTRUCTED)
+        return _wrapper(node, last, text, args, kws)
     return Value(_MODULE, _device_from(kws, frozenset((CPU,))), (_made(node, text),),
                  Basis.CONSTRUCTED)
+
+
+def _wrapper(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Value:
+    """``nn.DataParallel(m)``, ``DistributedDataParallel(m)`` of a module ``m`` on the CPU:
+    a module on the CPU.  Neither moves ``m`` (``device_ids`` names where it must already
+    be); the sharded wrapper, given ``device_id=``, may move it, and so may unknown
+    keywords (``**kw``).  A wrapper of a module elsewhere keeps an unknown place (its
+    forward scatters its inputs and gathers its outputs where it chooses)."""
+    made = _made(node, text)
+    if last not in vocab.KEEPING_WRAPPERS or not args or not args[0].is_(Kind.MODULE) or \
+            args[0].places != {CPU} or any(name == "**" for name, _ in kws):
+        return Value(_MODULE, None, (made,), Basis.CONSTRUCTED)
+    inner = args[0]
+    return Value(_MODULE, inner.places, (made, *inner.origins)[:ORIGIN_CAP], Basis.CONSTRUCTED)
 
 
 # -- values with methods -----------------------------------------------------------------
@@ -702,6 +717,9 @@ def _unknown_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args:
     is unknown."""
     if attr in vocab.MODULE_SELF:
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, recv)
+    if attr == "type" and _legacy_target(ev, node):
+        v = _legacy_cast(node, _type_target(ev, node, recv))
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
     if attr == "state_dict" and not args and not kws and recv.known_places:
         # ``model.state_dict()`` of a model handed in: a dict of tensors where the model
         # is (``.items()`` and ``.values()`` give them, see :func:`_dict_view`)
@@ -732,6 +750,8 @@ def tensor_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value) -> Valu
         places = _type_target(ev, node, recv)
         if places == recv.places:
             return Value(kinds, recv.places, recv.origins, recv.basis)
+        if not recv.known_places and _legacy_target(ev, node):
+            return _legacy_cast(node, places)
         return Value(kinds, places, (_made(node, "type(...)", Op.MOVED, places), *recv.origins)[:ORIGIN_CAP],
                      recv.basis)
     if attr in vocab.REDUCTIONS and not node.args and not node.keywords and recv.places == {CPU}:
@@ -779,6 +799,23 @@ def _type_target(ev: Evaluator, node: ast.Call, recv: Value) -> frozenset[Place]
     if parts[-1] in vocab.LEGACY_CONSTRUCTORS or parts[-1] == "Tensor":
         return frozenset((ACCEL if "cuda" in parts else CPU,))
     return None
+
+
+def _legacy_target(ev: Evaluator, node: ast.Call) -> bool:
+    """Does ``x.type(T)`` name a legacy tensor type (``torch.FloatTensor``,
+    ``torch.cuda.LongTensor``), not a dtype?  Only a tensor or a module has such a
+    method, and either comes back cast onto that type's device."""
+    if not node.args:
+        return False
+    text = ev.ff.qualname(node.args[0], ev.i)
+    return text is not None and text.startswith("torch.") and \
+        text.rsplit(".", 1)[-1] in vocab.LEGACY_CONSTRUCTORS
+
+
+def _legacy_cast(node: ast.Call, places: frozenset[Place] | None) -> Value:
+    """``x.type(torch.FloatTensor)`` of an ``x`` whose place is not known: a tensor made
+    on that type's device, whatever ``x`` was (a CPU type copies a device tensor back)."""
+    return Value(_TENSOR, places, (_made(node, "type(...)", Op.MADE, places),), Basis.INFERRED)
 
 
 def _typed_construction(ev: Evaluator, node: ast.Call, name: str, typed: Value, args: Args,

@@ -204,6 +204,8 @@ TENSOR_UTILS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
 TENSOR_SUBMODULES = frozenset({"fft", "linalg", "special", "autograd", "sparse"})
 #: wrappers that hand inputs to the right device themselves (their place is left unknown)
 WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel", "FullyShardedDataParallel"})
+#: the wrappers that never move the module they wrap: each is where its module is
+KEEPING_WRAPPERS = frozenset({"DataParallel", "DistributedDataParallel"})
 #: functions of torch that make no tensor
 TORCH_NON_TENSOR = frozenset(
     "device dtype is_tensor is_floating_point is_complex numel get_default_dtype "

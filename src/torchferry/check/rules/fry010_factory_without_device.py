@@ -13,7 +13,7 @@ whatever its own size; in the function, or in a file of the run that imports thi
 and the legacy typed constructors `torch.FloatTensor`,
 `torch.LongTensor`, `torch.Tensor`, ... given sizes or data written out, which build on the
 CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU) called inside
-a function without `device=`, when the
+a function, or in a script's own statements at module level, without `device=`, when the
 device-flow analysis sees its result meet a tensor that may be on an accelerator: in
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
 `x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`, a method
@@ -252,7 +252,13 @@ each finding's evidence names the other's line.
 A result stored on `self` is followed only through the class's attribute table (joined over
 its methods). A result handed to a function is followed one call deep, to that function's
 operators, torch calls, tensor methods and indexing: not to a submodule it gives it to, nor
-on to a function it calls in turn. A result that meets tensors in another file is reported only where that file
+on to a function it calls in turn. A factory in a script's own statements at module level is not checked in a file that sets
+a default device or tensor type (`torch.set_default_device(device)`), and is paired only where its file
+meets its result (in the script's statements, or in a function that reads it as a global),
+never through the parameter of a function it is handed to, nor in another file; in the
+script's statements the arguments of a model meet each other only for a `torch.nn` layer or
+loss (`criterion(output, label)`), not for a model of another class, which may keep some
+on the CPU by design (`encoder(mel, lengths)`); in a function they do. A result that meets tensors in another file is reported only where that file
 imports the factory's file and no more than eight files do, nor where it meets them in a file
 the factory's file imports (a callback it is handed). Calls of a module's method
 from other files do not count as its parameters' call sites, nor do those of a plain
@@ -399,8 +405,9 @@ def check(ctx: Context) -> Iterable[Finding]:
     results = list(ff.results())
     init = [r for r in results if _object_init(ff, r) or _called_by_inits(ff, r)]
     built = {id(r) for r in init}
-    scopes = [r for r in results if _in_function(r) and not _module_init(ff, r)
-              and id(r) not in built]
+    script = not _sets_a_default_device(results)  # (``torch.set_default_device(d)``: made there)
+    scopes = [r for r in results if (_in_function(r) or script and isinstance(r.node, ast.Module))
+              and not _module_init(ff, r) and id(r) not in built]
     raised = _unsqueezed(ctx)
     factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
                  if _candidate(c) or _data_tensor(c) and (id(c.node) in raised or _sequence_data(c)
@@ -439,15 +446,17 @@ def check(ctx: Context) -> Iterable[Finding]:
                 for made in _made_all(v, pool, res.node, ff=ff, at=meet.node):
                     _pair_here(ff, res, meet, node, made, (tables, indexed, arrays), found, levels)
     _kept_module_inputs(ff, results, kept, found, levels)
-    left = {k: f for k, f in factories.items() if levels.get(k) is not Certainty.SURE}
-    tables_left = {k: f for k, f in arrays.items() if levels.get(k) is not Certainty.SURE}
+    # (a script's own factories are paired in its own statements only)
+    left = {k: f for k, f in factories.items()
+            if levels.get(k) is not Certainty.SURE and _in_function(f[0])}
+    tables_left = {k: f for k, f in arrays.items()
+                   if levels.get(k) is not Certainty.SURE and _in_function(f[0])}
     others = ff.project.importer_flows(ff) if (left or tables_left) and ff.project is not None else None
     away = _met_elsewhere(ff, left, others, tables_left, dict(levels))
     for k, f in away.items():
         if _surer(levels, k, f[6]):
             found[k] = f[:5]
-    passed = _met_in_callees(ff, {k: f for k, f in factories.items() if levels.get(k) is not Certainty.SURE},
-                             others, dict(levels))
+    passed = _met_in_callees(ff, left, others, dict(levels))
     for k, g in passed.items():
         if _surer(levels, k, g[7]):
             found[k] = g[:5]
@@ -936,6 +945,13 @@ def _self_attribute(node: ast.AST) -> bool:
 
 def _pos(node: ast.AST) -> tuple[int, int]:
     return getattr(node, "lineno", 0), getattr(node, "col_offset", 0)
+
+
+def _sets_a_default_device(results: list[ScopeResult]) -> bool:
+    """Does the file call ``torch.set_default_device`` or ``torch.set_default_tensor_type``
+    anywhere (a script's factories then build where the code chose)?"""
+    return any(c.qualname in ("torch.set_default_device", "torch.set_default_tensor_type")
+               for r in results for c in r.calls.values())
 
 
 def _in_function(res: ScopeResult) -> bool:
@@ -1490,7 +1506,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 yield Meeting(c.node, ((func.value, c.receiver), *ops), written=in_place)
             elif c.qualname not in vocab.MODULE_METHODS and c.qualname not in vocab.TENSOR_METHODS \
                     and _moved_model(res, c.receiver):
-                if len(ops) > 1:
+                if len(ops) > 1 and not isinstance(res.node, ast.Module):
                     yield Meeting(c.node, ops)
                 weighed = _weighed_operands(ff, c, ops)
                 if weighed:
@@ -1507,12 +1523,23 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             kept = {id(a) for a in _not_wanted_on_the_cpu(ff, res, c, [*c.node.args, *(
                 k.value for k in c.node.keywords)])}
             ops = tuple(o for o in ops if id(o[0]) in kept or not _top_level(c.node, o[0]))
-            if len(ops) > 1 and not _given_elsewhere(res, c.func):
+            if len(ops) > 1 and not _given_elsewhere(res, c.func) and _meets_its_arguments(res, c):
                 yield Meeting(c.node, ops)
             if _weights_may_be_on_device(ff, res, c.func):
                 yield Meeting(c.node, ops, module=c.node.func)
         elif c.callee is Callee.UNRESOLVED and _injected_module(ff, res, c):
             yield Meeting(c.node, ops, module=c.node.func)
+
+
+def _meets_its_arguments(res: ScopeResult, c: CallEvent) -> bool:
+    """Do the arguments of the module call ``c`` meet each other?  In a function, as they
+    always have; in a script's statements at module level only for a ``torch.nn`` layer or
+    loss (``criterion(out, label)``, ``rnn(x, h0)``), whose arguments do: a model of any
+    other class may keep some on the CPU by design (the lengths it packs with)."""
+    if not isinstance(res.node, ast.Module):
+        return True
+    made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
+    return made is not None and made.text.startswith("torch.nn.")
 
 
 def _injected_module(ff: FileFlow, res: ScopeResult, c: CallEvent) -> bool:

@@ -127,7 +127,10 @@ Flags a call `model(x)` when, in one scope,
   neither here nor by a function of the file it was given to (`setup(model)` that calls
   `model.cuda()` counts as a move) -- and never handed to anything but such functions and
   builtins (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
-  `Trainer(model)`, that may move it with itself; for a model a function reads from the
+  `Trainer(model)`, that may move it with itself; `model = nn.DataParallel(model)`, or
+  `DistributedDataParallel`, bound back to the model's own name is no handing on: neither
+  wrapper moves its module, the wrapper is where its module is, and its moves are the
+  name's; for a model a function reads from the
   scope around it, a global or a name of an enclosing function, not there either: a
   script's `trainer = Trainer(config, model)`, then `model.generate(x)` in its callback;
   nor, for a model a call passes to a function or as the receiver of a method, by the
@@ -233,7 +236,10 @@ A cast to a legacy tensor type is a move: `x.type(torch.cuda.FloatTensor)` (or t
 `"torch.cuda.FloatTensor"`) puts `x` on the accelerator, `x.type(torch.FloatTensor)` on the
 CPU, and `x.type(T)` with `T` bound to one or the other by a branch (`T =
 torch.cuda.FloatTensor if use_gpu else torch.FloatTensor`) where each path's type says, as
-a device chosen by the same branch does.
+a device chosen by the same branch does. Named outright (`torch.FloatTensor`, not a
+dtype), the type also says what the result is: a tensor made there whatever `x` was
+(`torch.unsqueeze(dataset.test_data, dim=1).type(torch.FloatTensor)` of a dataset's
+attribute of unknown kind is a tensor made on the CPU).
 
 ## Why is this bad
 This is the most common device error on the forums: "Input type (torch.FloatTensor) and
@@ -303,8 +309,14 @@ never count), the third another item of the batch moved or a loader of the file 
 torchvision dataset (a `**kwargs` of the loader counts only when every binding of it in
 the file is a dict literal without `collate_fn`). No form reports a call of a data-parallel
 wrapper (`nn.DataParallel(net)`, `DistributedDataParallel`, `FullyShardedDataParallel`),
-also one a function is given as its model: its forward scatters (or moves) its inputs to
-the devices of its replicas itself. The
+also one a function is given as its model, on an input made on the CPU: its forward
+scatters (or moves) its inputs to the devices of its replicas itself. Except where the
+wrapper is made only in the body of `if torch.cuda.device_count() > 1:` (bound back to the
+module's name, no `else` binding it), and the call comes after that `if`: on a machine with
+one GPU the model there is the plain module, which a CPU input fails. The fifth form
+judges a `DataParallel` or `DistributedDataParallel` wrapper that the analysis holds on
+the CPU (its module never moved) by its module: given a moved input, it fails as the module
+does. The
 fourth form does not report a module without weights (a loss, an activation, a container
 of such modules only, a module class of the run without weights as above, or anything
 named as a loss, criterion or metric that is not one of torchmetrics' metrics above), a
@@ -417,6 +429,7 @@ from torchferry.check.flow.arms import (
     global_in_arm,
     off_device_arm,
     other_arm_of_move,
+    plain_on_one_gpu,
 )
 from torchferry.check.flow.batches import (
     batch_moves,
@@ -432,7 +445,7 @@ from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param
 from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import builds_weights, holds_parameters
-from torchferry.check.flow.queries import is_device, value_of
+from torchferry.check.flow.queries import is_device, rewrapped, value_of
 from torchferry.check.flow.vocab import (
     ACCEL_KINDS,
     ACCEL_MOVE_NAMES,
@@ -1478,7 +1491,7 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
             return None
     elif not _held_unmoved(ff, res, func) and not _submodule_of_unmoved(ff, res, func, moved_globals):
         return None
-    if not _has_weights(ctx, c):
+    if not _has_weights(ctx, c, wrapped=True):
         return None
     built = _model_on_cpu(ff, res, model)
     if built is not None and not isinstance(func, ast.Name) and not (
@@ -1864,8 +1877,8 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
                    for a in given):
             continue
         func = c.node.func
-        if c.callee is Callee.BUILTIN:
-            continue
+        if c.callee is Callee.BUILTIN or rewrapped(res, c, name):
+            continue  # (``model = nn.DataParallel(model)``: the name's own moves move it)
         if c.callee is Callee.FUNCTION and isinstance(func, ast.Name) and \
                 isinstance(ff.defs.get(func.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
@@ -1889,7 +1902,8 @@ def _handed_on_around(ff: FileFlow, res: ScopeResult, name: str) -> bool:
         if outer is fn or not isinstance(outer, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         if isinstance(outer, ast.Module) or outer.lineno <= fn.lineno and end <= (outer.end_lineno or 0):
-            if any(_builds_a_class(ff, c.node) and _given(c.node, name) for c in r.calls.values()):
+            if any(_builds_a_class(ff, c.node) and _given(c.node, name) and not rewrapped(r, c, name)
+                   for c in r.calls.values()):
                 return True
     return False
 
@@ -2131,12 +2145,15 @@ def _cpu_made(v: Value) -> Origin | None:
 _NOT_MADE_HERE = frozenset({Op.MOVED, Op.BATCH, Op.LOADED, Op.PARAM, Op.OUTPUT, Op.RETURNED})
 
 
-def _has_weights(ctx: Context, c: CallEvent) -> bool:
+def _has_weights(ctx: Context, c: CallEvent, wrapped: bool = False) -> bool:
     """Not a loss, an activation or another module without weights (moved or not, it
     computes where its inputs are), nor a data-parallel wrapper (it scatters its inputs
-    to the devices itself)."""
+    to the devices itself).  ``wrapped``: a wrapper the analysis holds where its module is
+    (``nn.DataParallel(net)``, see :func:`~torchferry.check.flow.queries.rewrapped`) is
+    judged by that module: one on the CPU fails a moved input as the module itself does."""
     model = c.func
-    if _data_parallel(model):
+    if _data_parallel(model) and not (wrapped and model.places == {CPU}) and \
+            not plain_on_one_gpu(ctx.flow, c.node, model):
         return False
     if _metric(model):
         return True  # (its state is where it was built, whatever its name says)
@@ -2283,7 +2300,7 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
     ``self`` of a module's method is where an instance the run moves is, by a move that
     can have happened before ``at``, the node of ``res`` that uses it, when given
     (:meth:`FileFlow.self_placed`)."""
-    if not model.places or _data_parallel(model):
+    if not model.places or _data_parallel(model) and not (at is not None and plain_on_one_gpu(ff, at, model)):
         return None  # (a data-parallel wrapper moves its inputs where its replicas are)
     if all(not p.symbolic for p in model.places):  # moved (or loaded) to a device the code chose
         if not model.may_live(Where.ACCEL):
