@@ -135,7 +135,8 @@ def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent) -> tuple[ScopeResult
     if c.callee is Callee.METHOD:
         recv = c.receiver
         info = ff.class_of(recv) if recv is not None and c.qualname else None
-        if info is None and recv is not None and c.qualname and isinstance(c.node.func, ast.Attribute):
+        if info is None and recv is not None and c.qualname and isinstance(c.node.func, ast.Attribute) \
+                and _plain_method(ff, c.qualname):
             info = instance_class(ff, res, c.node.func.value, recv)  # (a parameter of the callers')
         found = info.method(c.qualname) if info is not None and c.qualname else None
         if found is None or found[0].ff is not ff or recv is None:
@@ -161,6 +162,11 @@ def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent) -> tuple[ScopeResult
     if callee is None:
         return None
     return callee, {str(k): v for k, v in enumerate(values)}, first
+
+
+def _plain_method(ff: FileFlow, name: str) -> bool:
+    """Does a plain class (not a module) of this file define a method ``name``?"""
+    return any(not info.is_module and name in info.methods for info in ff.classes.values())
 
 
 def _overridden(ff: FileFlow, cls: ClassInfo, fn: ast.AST) -> bool:

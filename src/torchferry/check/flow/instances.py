@@ -106,10 +106,12 @@ def _arguments(ff: FileFlow, res: ScopeResult, k: int) -> list[tuple[ScopeResult
     expression, its value) for parameter ``k``; None for a method (its callers are not all
     known), a function another file of the run may call, or a call that binds ``k`` other
     than by a plain name given by position."""
-    if ff.is_method(res.node) or ff.project is not None and ff.project.foreign_calls(ff, res.node) != []:
+    sites = ff.call_sites.get(id(res.node), {})
+    if not sites or ff.is_method(res.node) or \
+            ff.project is not None and ff.project.foreign_calls(ff, res.node) != []:
         return None
     out = []
-    for call_id, (caller, bound) in ff.call_sites.get(id(res.node), {}).items():
+    for call_id, (caller, bound) in sites.items():
         c = caller.calls.get(call_id)
         v = bound.get(str(k))
         if c is None or v is None or c.callee is not Callee.FUNCTION or len(c.args) != len(c.node.args) \
