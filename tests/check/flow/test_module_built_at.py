@@ -168,3 +168,86 @@ def test_a_to_that_names_no_device_leaves_the_place_untold():
     """)
     h, w = next(c for r in s.results for c in r.calls.values() if c.qualname == "print").args
     assert h.places is None and w.places is None
+
+
+BASED = """
+import torch
+import torch.nn as nn
+class Core(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.conv = nn.Conv2d(1, n, 3)
+    def forward(self, x):
+        return self.conv(x)
+class Placed(Core):
+    def __init__(self, n, device="cuda"):
+        super().__init__(n)
+        self.to(device)
+        self.head = nn.Linear(n, 1)
+        self.to(device)
+class TypedDefault(Core):
+    def __init__(self, n, device=torch.device("cuda")):
+        super(TypedDefault, self).__init__(n)
+        self.to(device)
+class Named(Core):
+    def __init__(self, n, device):
+        Core.__init__(self, n)
+        self.head = nn.Linear(n, 1)
+        self.to(device)
+class Unmoved(Core):
+    def __init__(self, n, device="cuda"):
+        super().__init__(n)
+        self.head = nn.Linear(n, 1)
+class HeadOnly(Core):
+    def __init__(self, n, device="cuda"):
+        super().__init__(n)
+        self.head = nn.Linear(n, 1).to(device)
+class Tail(Core):
+    def __init__(self, n, device="cuda"):
+        super().__init__(n)
+        self.to(device)
+        self.head = nn.Linear(n, 1)
+class Flag(Core):
+    def __init__(self, n, device="cuda", move=True):
+        super().__init__(n)
+        if move:
+            self.to(device)
+placed = Placed(4)
+typed = TypedDefault(4)
+named = Named(4, torch.device("cuda"))
+cpu = Placed(4, device="cpu")
+unmoved = Unmoved(4)
+head_only = HeadOnly(4)
+tail = Tail(4)
+flag = Flag(4)
+print(placed, typed, named, cpu, unmoved, head_only, tail, flag)
+"""
+
+
+def _based() -> dict:
+    s = Snippet(BASED)
+    printed = next(c for r in s.results for c in r.calls.values() if c.qualname == "print")
+    names = ["placed", "typed", "named", "cpu", "unmoved", "head_only", "tail", "flag"]
+    return dict(zip(names, printed.args, strict=True))
+
+
+def test_a_whole_module_move_after_the_base_init_places_the_base_layers():
+    """``super().__init__(n)`` (or ``super(C, self)``, ``Core.__init__(self, n)``), then
+    ``self.to(device)``: every layer, the base's included, is where the device goes; the
+    parameter's default (``"cuda"``, ``torch.device("cuda")``) decides when the call gives
+    none, and ``device="cpu"`` keeps it on the CPU."""
+    v = _based()
+    for name in ("placed", "typed", "named"):
+        assert wheres(v[name]) == {"ACCEL"}, name
+    assert wheres(v["cpu"]) == {"CPU"}
+
+
+def test_a_subclass_that_moves_nothing_or_part_is_not_placed_on_the_device():
+    """No whole-module move after the base's ``__init__`` (none at all, only the subclass's
+    own layer moved, a layer built after the last move, a move under a branch): the
+    instance is not claimed to be on the device."""
+    v = _based()
+    assert wheres(v["unmoved"]) == {"CPU"}  # (built on the CPU, as before)
+    assert wheres(v["head_only"]) == {"CPU"}
+    assert v["tail"].places is None
+    assert v["flag"].places is None

@@ -48,30 +48,63 @@ def init_places(info: ClassInfo, bound: dict[str, Argument], caller: FileFlow) -
     places)`` when every weighted submodule ends at ``places``, ``(True, None)`` when they
     may not all be at one known place (or the class is built while its ``__init__`` runs)."""
     init = info.method("__init__")
-    if init is None or any(c is not init[0] and "__init__" in c.methods for c in info.lineage()):
+    if init is None:
         return False, None
+    inherits = any(c is not init[0] and "__init__" in c.methods for c in info.lineage())
     owner, fn = init[0].ff, init[1]
     if owner.building(fn):
         return True, None  # (``self.child = Tree(d - 1)``: not known yet)
     res = owner.summary(fn, caller)
     if res is None:
         return False, None
-    return _walk(fn, res.stores, bound)
+    if not inherits:
+        return _walk(fn, res.stores, bound)
+    return _walk_inherited(fn, res.stores, bound)
+
+
+_BASE = ""  # the submodules a base class's ``__init__`` builds, as one key of :func:`_walk`
+
+
+def _walk_inherited(fn: ast.FunctionDef | ast.AsyncFunctionDef, stores: dict[str, Value],
+                    bound: dict[str, Argument]) -> tuple[bool, Places | None]:
+    """:func:`_walk` for an ``__init__`` whose class has a base of the run with its own
+    ``__init__``: the base's submodules are not in ``stores``, so the place is told only
+    by a whole-module move (``self.to(device)``) run on every construction after the
+    base's ``__init__`` (``super().__init__(...)``, a statement of the body itself); one
+    under a branch leaves the place unknown.  With no such move the instance "moves
+    nothing" (``(False, None)``), as before: the base's layers are taken as built on the
+    CPU and left there."""
+    base = next((st for st in fn.body if _base_init(st)), None)
+    if base is None or not any(_whole_move(st) for st, _ in _statements(fn.body, False)):
+        return False, None
+    return _walk(fn, stores, bound, base_after=base)
+
+
+def _whole_move(st: ast.stmt) -> bool:
+    """Is the statement a whole-module move in place (``self.to(device)``, ``self.cuda()``)?"""
+    move_of = _in_place_move(_expr_call(st))
+    return move_of is not None and move_of[0] == ""
 
 
 def _walk(fn: ast.FunctionDef | ast.AsyncFunctionDef, stores: dict[str, Value],
-          bound: dict[str, Argument]) -> tuple[bool, Places | None]:
+          bound: dict[str, Argument], base_after: ast.stmt | None = None) -> tuple[bool, Places | None]:
     """:func:`init_places` over the statements of ``fn``, whose interpretation stores
     ``stores`` on ``self``; ``(True, None)`` as soon as a move is under a branch or a loop
-    or names no device."""
+    or names no device.  With ``base_after`` (the statement that runs a base class's
+    ``__init__``), the base's submodules count as one more weighted entry, at no known
+    place until a whole-module move after that statement places them."""
     weighted = {a for a, v in stores.items() if _weighted(v)}
+    if base_after is not None:
+        weighted.add(_BASE)
     if not weighted:
         return False, None
     params = _params(fn, bound)
     aliases: dict[str, Places | None] = {}  # ``self.device = device``
-    at: dict[str, Places | None] = {}
+    at: dict[str, Places | None] = {_BASE: None} if base_after is not None else {}
     moved = False
     for st, nested in _statements(fn.body, False):
+        if st is base_after:
+            at[_BASE] = None  # (built now, wherever the base's ``__init__`` leaves them)
         target, value = _assigned(st)
         if target is not None and value is not None and target.startswith("self."):
             attr = target[5:]
@@ -87,7 +120,7 @@ def _walk(fn: ast.FunctionDef | ast.AsyncFunctionDef, stores: dict[str, Value],
             elif not nested:
                 aliases[attr] = _device_of(value, params, aliases)
             continue
-        call = st.value if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) else None
+        call = _expr_call(st)
         move_of = _in_place_move(call)
         if move_of is None:
             continue
@@ -99,9 +132,9 @@ def _walk(fn: ast.FunctionDef | ast.AsyncFunctionDef, stores: dict[str, Value],
             at = {a: places for a in weighted}
         elif who in weighted:
             at[who] = places
-    if not moved and not any(_placed_by_its_constructor(stores[a]) for a in weighted):
+    if not moved and not any(_placed_by_its_constructor(stores[a]) for a in weighted if a != _BASE):
         return False, None
-    found = {at.get(a, _made_places(stores[a])) for a in weighted}
+    found = {at[a] if a in at else _made_places(stores[a]) for a in weighted}
     if len(found) != 1 or None in found:
         return True, None
     return True, next(iter(found))
@@ -210,6 +243,24 @@ def _in_place_move(call: ast.Call | None) -> tuple[str, ast.Call] | None:
         return "", call
     attr = _self_attr(recv)
     return (attr, call) if attr is not None else None
+
+
+def _expr_call(st: ast.stmt) -> ast.Call | None:
+    """The call a statement of its own is (``self.to(device)``), or None."""
+    return st.value if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) else None
+
+
+def _base_init(st: ast.stmt) -> bool:
+    """Does the statement run a base class's ``__init__``: ``super().__init__(...)``,
+    ``super(Cls, self).__init__(...)`` or ``Base.__init__(self, ...)``?"""
+    call = _expr_call(st)
+    if call is None or not isinstance(call.func, ast.Attribute) or call.func.attr != "__init__":
+        return False
+    recv = call.func.value
+    if isinstance(recv, ast.Call) and isinstance(recv.func, ast.Name) and recv.func.id == "super":
+        return True
+    return isinstance(recv, (ast.Name, ast.Attribute)) and bool(call.args) and \
+        isinstance(call.args[0], ast.Name) and call.args[0].id == "self"
 
 
 def _names_no_device(move: ast.Call) -> bool:

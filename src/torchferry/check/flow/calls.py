@@ -110,6 +110,7 @@ class Evaluator:
     def name(self, node: ast.Name) -> Value:
         v = self.i.lookup(node.id)
         if v is not None:
+            self.i.note_held(node)
             return v
         q = self.ff.qualname(node, self.i)  # ``from torch.nn.functional import mse_loss``
         if q is not None:
@@ -126,7 +127,7 @@ class Evaluator:
         if isinstance(node.value, ast.Name) and node.value.id == self.i.self_name:
             return self.self_attr(node.attr, node)
         if base.is_(Kind.OTHER) and base.origins:  # (an instance of a class of the run)
-            stored = self.ff.instance_attr(base, node.attr)
+            stored = self.i.held_attr(node) or self.ff.instance_attr(base, node.attr)
             if stored is not None:
                 return stored
         return _attr_of(base, node.attr, node)

@@ -95,6 +95,9 @@ class ScopeResult:
     #: (``for x, y in loader``): id(the name's node in the loop's target) -> (the
     #: parameter's index, the position in the item, None for the whole)
     param_batches: dict[int, tuple[int, int | None]] = field(default_factory=dict)
+    #: id(a name's node) -> the attributes of the instance it names that a statement of the
+    #: scope moved before (``agent.q.to(device)``), as they were there: attribute -> value
+    held: dict[int, dict[str, Value]] = field(default_factory=dict)
 
     def value(self, node: ast.AST) -> Value | None:
         """The value an expression of this scope had (None: not evaluated)."""

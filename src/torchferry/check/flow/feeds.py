@@ -32,7 +32,8 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.first_run import first_run
-from torchferry.check.flow.lattice import Kind, Value, Where, substitute
+from torchferry.check.flow.instances import held_attr, instance_class
+from torchferry.check.flow.lattice import Kind, Value, Where, param, substitute
 from torchferry.check.flow.program import mro
 
 if TYPE_CHECKING:
@@ -102,8 +103,25 @@ def call_feeds(ff: FileFlow, res: ScopeResult, c: CallEvent, depth: int = 0,
         arg = bound[str(j)]
         for f in found:
             lifted = f._replace(module=substitute(f.module, bound), via=(c, *f.via))
-            out.append((i, arg, lifted))
+            held = _held_by_receiver(ff, res, c, f)
+            out.append((i, arg, lifted if held is None else lifted._replace(module=held)))
     return out
+
+
+def _held_by_receiver(ff: FileFlow, res: ScopeResult, c: CallEvent, f: Feed) -> Value | None:
+    """For ``agent.act(x)`` (``c``, a method of a plain class called on an instance) whose
+    feed runs ``self.<attr>`` of that instance (in ``act`` itself or through its calls of
+    ``self``'s methods): ``agent.<attr>`` as the caller moved it from outside the class
+    (:func:`~torchferry.check.flow.instances.held_attr`); None otherwise."""
+    func = f.call.node.func
+    if c.callee is not Callee.METHOD or c.receiver is None or not isinstance(c.node.func, ast.Attribute) \
+            or not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) \
+            or not f.scope.params or func.value.id != f.scope.params[0] or f.call.callee is not Callee.MODULE:
+        return None
+    if not all(v.callee is Callee.FUNCTION and v.args and v.args[0].places == {param(0)}
+               and len(v.args) == len(v.node.args) + 1 for v in f.via):
+        return None  # (not every call between is ``self.step(x)``)
+    return held_attr(ff, res, c.node.func.value, c.receiver, func.attr)
 
 
 def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent) -> tuple[ScopeResult, dict[str, Value], int] | None:
@@ -117,6 +135,9 @@ def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent) -> tuple[ScopeResult
     if c.callee is Callee.METHOD:
         recv = c.receiver
         info = ff.class_of(recv) if recv is not None and c.qualname else None
+        if info is None and recv is not None and c.qualname and isinstance(c.node.func, ast.Attribute) \
+                and _plain_method(ff, c.qualname):
+            info = instance_class(ff, res, c.node.func.value, recv)  # (a parameter of the callers')
         found = info.method(c.qualname) if info is not None and c.qualname else None
         if found is None or found[0].ff is not ff or recv is None:
             return None
@@ -141,6 +162,11 @@ def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent) -> tuple[ScopeResult
     if callee is None:
         return None
     return callee, {str(k): v for k, v in enumerate(values)}, first
+
+
+def _plain_method(ff: FileFlow, name: str) -> bool:
+    """Does a plain class (not a module) of this file define a method ``name``?"""
+    return any(not info.is_module and name in info.methods for info in ff.classes.values())
 
 
 def _overridden(ff: FileFlow, cls: ClassInfo, fn: ast.AST) -> bool:

@@ -108,6 +108,9 @@ class Interp:
         self.exits: list[Env] = []
         self.param_index: dict[str, int] = {}
         self._entry: dict[str, Value] = {}  # each parameter's value on entry
+        #: ``obj.attr`` (the environment's key) -> the instance ``obj`` held when a statement
+        #: of the scope's own body moved or replaced that attribute (:meth:`held_attr`)
+        self._held_owner: dict[str, Value] = {}
         from torchferry.check.flow.calls import Evaluator
 
         self.ev = Evaluator(self)
@@ -421,6 +424,8 @@ class Interp:
 
     def _bind_attr(self, target: ast.Attribute, v: Value, moved: bool = False) -> None:
         base = target.value
+        if isinstance(base, ast.Name) and base.id != self.self_name:
+            self._hold_attr(base, target.attr, v, target)
         if isinstance(base, ast.Name) and base.id == self.self_name:
             attr = target.attr
             old = self.res.stores.get(attr)
@@ -431,6 +436,65 @@ class Interp:
             self.self_env[attr] = v
             self.env[SELF_KEY + attr] = v
             self.res.stores[attr] = v if old is None else join(old, v)
+
+    def _hold_attr(self, base: ast.Name, attr: str, v: Value, node: ast.AST) -> None:
+        """``agent.q = agent.q.to(device)`` or ``agent.q.to(device)`` (``node`` the target or
+        the move's callee), ``agent`` an instance of a plain class of the run: a module
+        moved by a statement of the scope's own body (on every path through it) is what
+        ``agent.q`` holds afterwards, while ``agent`` holds the same instance; any other
+        store there (under a branch or a loop, or not a module moved) leaves it unknown."""
+        inst = self.env.get(base.id)
+        if base.id == "self" or inst is None or not self.ff.plain_instance(inst):
+            return
+        key = f"{base.id}.{attr}"
+        if v.kinds is None and v.known_places and self._stores_module(inst, attr):
+            v = v._replace(kinds=frozenset((Kind.MODULE,)))  # (``.to`` of the class's module)
+        if v.is_(Kind.MODULE) and any(o.op is Op.MOVED for o in v.origins) and self._own_statement(node):
+            self.env[key] = v
+            self._held_owner[key] = inst
+        elif key in self.env:
+            self.env[key] = UNKNOWN
+
+    def _stores_module(self, inst: Value, attr: str) -> bool:
+        """Do the methods of the class of ``inst`` leave a module in ``self.<attr>``?"""
+        info = self.ff.class_of(inst)
+        return info is not None and self.ff.class_attr(info, attr).is_(Kind.MODULE)
+
+    def _own_statement(self, node: ast.AST) -> bool:
+        """Is ``node`` the target of an assignment, or the callee of a call, that is a
+        statement of the scope's body itself (not under a branch, a loop or a handler)?"""
+        body = getattr(self.node, "body", None)
+        if not isinstance(body, list):
+            return False
+        for st in body:
+            if isinstance(st, ast.Assign) and any(t is node for t in st.targets):
+                return True
+            if isinstance(st, ast.Expr) and isinstance(st.value, ast.Call) and st.value.func is node:
+                return True
+        return False
+
+    def note_held(self, node: ast.Name) -> None:
+        """Record, for the name ``node`` read here, the attributes :meth:`_hold_attr` knows
+        of the instance it holds (``train(agent)`` after ``agent.q.to(device)``)."""
+        if not self._held_owner:
+            return
+        inst = self.env.get(node.id)
+        prefix = node.id + "."
+        facts = {key[len(prefix):]: self.env[key] for key, owner in self._held_owner.items()
+                 if key.startswith(prefix) and owner is inst and key in self.env}
+        if facts:
+            self.res.held[id(node)] = facts
+
+    def held_attr(self, node: ast.expr) -> Value | None:
+        """``obj.attr`` (``node``) as :meth:`_hold_attr` left it, when ``obj`` still holds the
+        instance it held then; None otherwise."""
+        if not isinstance(node, ast.Attribute) or not isinstance(node.value, ast.Name):
+            return None
+        key = f"{node.value.id}.{node.attr}"
+        owner = self._held_owner.get(key)
+        if owner is None or self.env.get(node.value.id) is not owner:
+            return None
+        return self.env.get(key)
 
     def _bind_item(self, target: ast.Subscript, v: Value) -> None:
         base = target.value

@@ -987,6 +987,12 @@ class FileFlow:
             return None
         return method[0].ff.summary(method[1], self)
 
+    def plain_instance(self, v: Value) -> bool:
+        """Is ``v`` an instance of a plain class of the run (no module, no base outside the
+        run, no ``__getattr__``/``__setattr__``) that a constructor of this file built?"""
+        info = self.class_of(v) if v.is_(Kind.OTHER) else None
+        return info is not None and not info.is_module and _plain_class(info)
+
     def class_of(self, module: Value) -> ClassInfo | None:
         """The class of the run whose constructor, called in this file, built ``module``."""
         made = next((o for o in reversed(module.origins) if o.op is Op.MADE), None)

@@ -541,7 +541,8 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
     method = _method_of_the_run(ev, recv, attr)
     if method is not None:  # ``net.predict(x)``: a method a class of the run defines
         return project_call(ev, node, method[0].ff, method[1], args, kws, receiver=recv)
-    held = _held_module(ev, recv, attr)
+    held = ev.i.held_attr(node.func) if isinstance(node.func, ast.Attribute) else None
+    held = held if held is not None else _held_module(ev, recv, attr)
     if held is not None:  # ``self.policy.net(x)``, ``trainer.model(batch)``
         return module_call(ev, node, held, args, kws)
     if recv.is_(Kind.MODULE):
@@ -888,6 +889,8 @@ def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
     elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name) \
             and base.value.id == i.self_name:
         i._bind_attr(base, v, moved=True)
+    elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name):
+        i._hold_attr(base.value, base.attr, v, func)  # ``agent.q.to(device)``
 
 
 def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: Kws,

@@ -19,7 +19,10 @@ Flags a call `model(x)` when, in one scope,
 * (from the device-flow analysis) the model is on a device the code chose -- moved in the
   calling scope, built by a constructor whose `__init__` moves every weighted layer to a
   device it is given (`Encoder(vocab, device=device)` of `self.embed = nn.Embedding(n,
-  d).to(device)`, `self.to(device)`), or a parameter that every call of the run passes moved
+  d).to(device)`, `self.to(device)`; also a subclass whose `__init__` runs a base class's
+  of the run, `super().__init__(...)`, and then moves itself whole, `self.to(device)`,
+  which takes the base's layers along; the parameter's default, `device="cuda"`, where
+  the call gives none), or a parameter that every call of the run passes moved
   (`train(model.to(device), loader)`, in this file or in the files that import it),
   followed through the callers' own parameters --
   and its first argument `x` is an item of a DataLoader's batch that is never moved, while
@@ -156,7 +159,19 @@ Flags a call `model(x)` when, in one scope,
   of the module's inputs to the device there (`extra = extra.to(self.device)` before
   `self.model(fp, extra)`, or `self.model(fp, mask=mask.cuda())`): that function puts the
   module's inputs on the device itself, and the input it hands on unmoved lacks its move
-  there.
+  there.  The module may be a network that a plain class of the file (an agent, not a
+  module) builds on the CPU in its `__init__` and the code moves from outside the class, by
+  a statement of a function's own body (`agent.q.to(device)`, `agent.q = agent.q.to(device)`;
+  not under a branch or a loop), run by a method of the class on the instance
+  (`agent.act(x)` whose `act` runs `self.q(state)`, itself or through calls of `self`'s
+  methods), in the scope of the move while the name holds the same instance, or in a
+  function every call of which in the file hands it that instance by a plain name
+  (`train(args, env, agent)`; three calls up; not a function other files import, nor a
+  method).  Such a finding is reported at the call that hands the CPU tensor on
+  (`agent.act(torch.from_numpy(s))`), not at `self.q(state)` where the two meet: the
+  tensor is made there and the device is known there, while the class keeps no device of
+  its own and another instance of it, never moved, is rightly given CPU tensors through
+  the same method.
 
 No form reports a model on the device called on a CPU input that the model's `forward`
 moves itself: every class the model may be is a module class of the run whose `forward`
@@ -280,6 +295,11 @@ resolves: where another file imports the module's file, where a method is run ot
 a call of its name (`forward`, a callback), or the two lie in scopes no chain of calls
 joins, any move counts.  A method that moves its module after the call and is itself called
 again on the same instance (from outside the file) is not reported.
+A module class whose base class of the run has its own `__init__` is placed by its
+constructor only through a whole-module move (`self.to(device)`, `self.cuda()`) after the
+base's `__init__` (`super().__init__(...)` as a statement of the body): one that moves only
+its own layers, or a base whose own `__init__` moves its layers, counts as built on the CPU
+(the base's `__init__` is not followed).
 A model a plain class keeps from its constructor is placed only when every construction of
 the class in the run is known: none where no file of the run builds it; none when a file names
 the class other than in a construction (a subclass, an annotation, the class handed to a

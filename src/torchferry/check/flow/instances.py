@@ -1,0 +1,121 @@
+"""An instance of a plain class of the run, followed with what the code did to its
+attributes from outside the class.
+
+A plain class (a DQN agent, a trainer: not a module) that builds its network in
+``__init__`` leaves it on the CPU; the code that uses it may move it from outside
+(``agent.q.to(device)`` or ``agent.q = agent.q.to(device)`` as a statement of a function's
+own body).  The interpreter keeps that move with the name that holds the instance
+(:meth:`Interp.held_attr <torchferry.check.flow.interp.Interp.held_attr>`, recorded at
+each later read of the name in :attr:`ScopeResult.held`).  This module answers, for a
+name read in a scope, where that attribute is and of which class the instance is, also
+when the name is a parameter of the scope's function: then every call of the function in
+its file must hand it an instance so known (``train(args, env, agent)`` in ``main``, after
+``agent.q.to(device)``), followed three calls up::
+
+    class Agent:
+        def __init__(self):
+            self.q = QNet()                      # built on the CPU
+        def act(self, state):
+            return self.q(state)                 # where ``agent.q`` is, for each caller
+
+    def train(agent, s):
+        agent.act(torch.from_numpy(s))           # agent.q on the device: a CPU input meets it
+
+    def main(device):
+        agent = Agent()
+        agent.q.to(device)
+        train(agent, s)
+
+A function the other files of the run may call (one they import) is not followed to its
+callers; nor is a method, whose callers are not all known.
+"""
+
+from __future__ import annotations
+
+import ast
+from collections.abc import Callable
+from typing import TYPE_CHECKING, TypeVar
+
+from torchferry.check.flow.events import Callee, ScopeResult
+from torchferry.check.flow.lattice import Value, Where, join_all
+
+if TYPE_CHECKING:
+    from torchferry.check.flow.program import ClassInfo, FileFlow
+
+#: calls followed up from a parameter to the arguments that bind it
+MAX_CALLERS_DEPTH = 3
+
+T = TypeVar("T")
+
+
+def held_attr(ff: FileFlow, res: ScopeResult, node: ast.expr, v: Value, attr: str) -> Value | None:
+    """``node.attr`` where ``node`` (of value ``v``) is read in ``res``: the value a
+    statement of ``res`` (or of every caller, for a parameter as it came in) left there by
+    moving it from outside the class; None when not so known."""
+    return _answer(ff, res, node, v, lambda r, n, _: r.held.get(id(n), {}).get(attr), _joined, 0)
+
+
+def instance_class(ff: FileFlow, res: ScopeResult, node: ast.expr, v: Value) -> ClassInfo | None:
+    """The plain class of the run whose instance ``node`` (of value ``v``) holds in
+    ``res``: the class its constructor's call of this file names, or, for a parameter as
+    it came in, the one class every call of the function hands it."""
+    def own(_r: ScopeResult, _n: ast.expr, got: Value) -> ClassInfo | None:
+        return ff.class_of(got) if ff.plain_instance(got) else None
+
+    return _answer(ff, res, node, v, own, _same, 0)
+
+
+def _joined(found: list[Value]) -> Value | None:
+    return join_all(found)
+
+
+def _same(found: list[ClassInfo]) -> ClassInfo | None:
+    return found[0] if all(f is found[0] for f in found) else None
+
+
+def _answer(ff: FileFlow, res: ScopeResult, node: ast.expr, v: Value,
+            own: Callable[[ScopeResult, ast.expr, Value], T | None],
+            agree: Callable[[list[T]], T | None], depth: int) -> T | None:
+    """``own(res, node)``, else the answer every call of ``res``'s function agrees on
+    (``agree``) for the argument it binds to the parameter ``v`` is."""
+    got = own(res, node, v)
+    if got is not None:
+        return got
+    k = _param_index(v)
+    if k is None or depth >= MAX_CALLERS_DEPTH:
+        return None
+    found: list[T] = []
+    for caller, arg, value in _arguments(ff, res, k) or ():
+        inner = _answer(ff, caller, arg, value, own, agree, depth + 1)
+        if inner is None:
+            return None
+        found.append(inner)
+    return agree(found) if found else None
+
+
+def _param_index(v: Value) -> int | None:
+    """The parameter ``v`` is as it came in (it lives where that parameter does only)."""
+    if v.places is None or len(v.places) != 1:
+        return None
+    p = next(iter(v.places))
+    return int(p.ref) if p.where is Where.PARAM else None
+
+
+def _arguments(ff: FileFlow, res: ScopeResult, k: int) -> list[tuple[ScopeResult, ast.expr, Value]] | None:
+    """Each call of ``res``'s function in its file: (the calling scope, the argument's
+    expression, its value) for parameter ``k``; None for a method (its callers are not all
+    known), a function another file of the run may call, or a call that binds ``k`` other
+    than by a plain name given by position."""
+    sites = ff.call_sites.get(id(res.node), {})
+    if not sites or ff.is_method(res.node) or \
+            ff.project is not None and ff.project.foreign_calls(ff, res.node) != []:
+        return None
+    out = []
+    for call_id, (caller, bound) in sites.items():
+        c = caller.calls.get(call_id)
+        v = bound.get(str(k))
+        if c is None or v is None or c.callee is not Callee.FUNCTION or len(c.args) != len(c.node.args) \
+                or k >= len(c.node.args) or not isinstance(c.node.args[k], ast.Name):
+            return None
+        out.append((caller, c.node.args[k], v))
+    return out
