@@ -427,9 +427,10 @@ from torchferry.check.flow.batches import (
 )
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.device_param import ignores_for_weights
-from torchferry.check.flow.feeds import Feed, call_feeds
+from torchferry.check.flow.feeds import Feed, call_feeds, callee_of
 from torchferry.check.flow.first_run import first_run
-from torchferry.check.flow.lattice import param
+from torchferry.check.flow.lattice import param, zero_dim_made
+from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_meetings
 from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import builds_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, value_of
@@ -753,7 +754,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     seen = {(f.line, f.column) for f in found}
     yield from found
     for f in [*_batch_item_on_the_cpu(ctx), *_cpu_loader_item(ctx), *_made_on_the_cpu(ctx, m),
-              *_model_left_behind(ctx), *_handed_to_a_model(ctx)]:
+              *_model_left_behind(ctx), *_handed_to_a_model(ctx), *_met_in_a_helper(ctx)]:
         if (f.line, f.column) not in seen:
             seen.add((f.line, f.column))
             yield f
@@ -2410,4 +2411,99 @@ def _handed_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Or
     if sibling is not None:
         steps.append(ev.step(ctx, sibling, "another input of the model is moved to the device here"))
     steps.append(ev.at(ctx, feed.call.node, f"which gives it, unchanged, to `{name}(...)` here"))
+    return replace(f, evidence=tuple(steps))
+
+
+def _met_in_a_helper(ctx: Context) -> Iterator[Finding]:
+    """A call of a function or method of this file (``calculat_acc(outputs, labels)``) that
+    hands a model's output on the device to one parameter and a tensor surely on the CPU to
+    another, where the callee makes the two meet in an operation that wants one device
+    (:func:`~torchferry.check.flow.meetings.param_meetings`: ``torch.equal(i, j)`` of
+    ``zip(target, output)``, or through the callee's own calls)."""
+    ff: FileFlow = ctx.flow
+    for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
+        moves = batch_moves(res)
+        for c in list(res.calls.values()):
+            target = callee_of(ff, res, c)
+            if target is None:
+                continue
+            callee, bound, first = target
+            found = _helper_mismatch(ctx, res, c, given_tensors(ff, callee, bound, first), bound, first, moves)
+            if found is not None:
+                yield found
+
+
+def _helper_mismatch(ctx: Context, res: ScopeResult, c: CallEvent, callee: ScopeResult,
+                     bound: dict[str, Value], first: int, moves: dict[int, list[CallEvent]]) -> Finding | None:
+    """The finding of :func:`_met_in_a_helper` for the call ``c`` (None: none)."""
+    ff: FileFlow = ctx.flow
+    for m in param_meetings(ff, callee):
+        for d, h in ((m.first, m.second), (m.second, m.first)):
+            if d < first or h < first:
+                continue
+            out = _output_on_device(ctx, res, bound[str(d)])
+            cpu = _surely_on_the_cpu(ff, res, c, callee.node, h, bound[str(h)], moves) if out is not None else None
+            if out is not None and cpu is not None:
+                return _helper_finding(ctx, c, m, c.node.args[d - first], c.node.args[h - first], out, cpu)
+    return None
+
+
+def _output_on_device(ctx: Context, res: ScopeResult, v: Value) -> tuple[CallEvent, Origin] | None:
+    """The call of a model with weights on a device the code chose (:func:`_model_at_call`)
+    whose output ``v``, a tensor, is, with the model's move."""
+    if not v.origins or v.origins[0].op is not Op.OUTPUT or Kind.TENSOR not in (v.kinds or ()):
+        return None
+    mc = res.calls.get(id(v.origins[0].node))
+    if mc is None or mc.callee is not Callee.MODULE or not _has_weights(ctx, mc):
+        return None
+    moved = _model_at_call(ctx.flow, res, mc)
+    return (mc, moved) if moved is not None else None
+
+
+def _surely_on_the_cpu(ff: FileFlow, res: ScopeResult, c: CallEvent, fn: ast.AST, h: int, v: Value,
+                       moves: dict[int, list[CallEvent]]) -> tuple[Origin, Origin | None] | None:
+    """Where ``v``, given by ``c`` to parameter ``h`` of ``fn``, was made on the CPU
+    (:func:`_cpu_made`, of one or more dimensions), or the batch it is an unmoved item of,
+    with the move of an item of a batch that another call of the file gives the same
+    parameter (the file moves those: ``calculat_acc(outputs, labels)`` after
+    ``labels.to(device)`` in the training loop); None when not sure."""
+    made = _cpu_made(v)
+    if made is not None:
+        node = made.node
+        if made.op is not Op.MADE or not isinstance(node, ast.Call) or zero_dim_made(
+                ff.qualname(node.func), node, lambda e: not isinstance(e, (ast.List, ast.Tuple))):
+            return None
+        return made, None
+    loop = unmoved_item(v)
+    a = next((x for x in c.node.args if res.value(x) is v), None)
+    if loop is None or id(loop) in moves or a is None or whole_batch_of(a, loop) or \
+            not _no_loader_moves(ff.tree) or _unsure_item(ff, res, a, loop):
+        return None
+    batch = ev.first(v, Op.BATCH)
+    others = [ev.latest(w, Op.MOVED) for _, w in ff.arguments(fn, h) or ()
+              if w.is_(Kind.BATCH) and w.may_live(Where.ACCEL)]
+    other = next((o for o in others if o is not None), None)
+    return (batch, other) if batch is not None and other is not None else None
+
+
+def _helper_finding(ctx: Context, c: CallEvent, m: ParamMeeting, out: ast.expr, cpu: ast.expr,
+                    on_device: tuple[CallEvent, Origin], made: tuple[Origin, Origin | None]) -> Finding:
+    """The finding of :func:`_met_in_a_helper`: at the call, with the meeting in the callee."""
+    mc, moved = on_device
+    name, helper, x, y = ctx.text(mc.node.func), ctx.text(c.node.func), ctx.text(out), ctx.text(cpu)
+    line = getattr(m.node, "lineno", 0)
+    f = ctx.finding(
+        CODE, c.node,
+        f"`{x}`, the output of `{name}` on the device, and `{y}`, left on the CPU, meet in "
+        f"`{helper}` (line {line}): on a GPU machine this fails with \"Expected all tensors to be "
+        f"on the same device\"; move `{y}` too (`{y}.to(device)`)")
+    origin, other = made
+    steps = [ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}"),
+             ev.at(ctx, mc.node, f"`{x}` is its output, on the device")]
+    steps.append(ev.step(ctx, origin, f"`{y}` comes from the batch at {ev.where(origin)} and is never moved"
+                         if origin.op is Op.BATCH else f"`{y}` is made on the CPU at {ev.where(origin)}"))
+    if other is not None:
+        steps.append(ev.step(ctx, other, f"the batch item the file gives `{helper}` elsewhere is moved here"))
+    steps += [ev.at(ctx, v.node, f"handed on to `{ctx.text(v.node.func)}` here") for v in m.via]
+    steps.append(ev.at(ctx, m.node, "they meet here"))
     return replace(f, evidence=tuple(steps))
