@@ -69,3 +69,11 @@ def test_a_parameter_moved_first_or_a_device_test_or_a_reduction_meets_nothing()
 
 def test_parameters_of_unknown_kind_meet_nothing() -> None:
     assert _meetings("acc", 0) == []
+
+
+def test_the_items_of_star_args_are_not_bound_one_by_one() -> None:
+    src = "import torch\ndef f(a, *rest):\n    return torch.equal(a, rest[0])\n"
+    ff = FileFlow(ast.parse(src), "<t>")
+    res = ff.given_result(ff.defs["f"], {0: Kind.TENSOR, 1: Kind.TENSOR})
+    assert res is not None
+    assert param_meetings(ff, res) == ()

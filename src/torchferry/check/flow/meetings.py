@@ -21,7 +21,8 @@ Not a meeting: one under a test that reads a device (``if x.device != y.device:`
 moves first (``y = y.to(out.device)``), or one reduced to a 0-dimensional value
 (``y.sum()``), which mixes with a tensor of any device.  Only functions and methods of
 the same file are followed (:func:`~torchferry.check.flow.feeds.callee_of`: no ``*args``
-spread, no keywords).
+spread, no keywords), and only parameters bound one by one: a callee's ``*args`` (read as
+``args[1]``) is not.
 
 >>> import ast
 >>> from torchferry.check.flow.program import FileFlow
@@ -81,7 +82,7 @@ def param_meetings(ff: FileFlow, res: ScopeResult, depth: int = 0) -> tuple[Para
     if _guarded(res.node):
         memo[key] = ()
         return ()
-    out = _own(res)
+    out = [m for m in _own(res) if max(m.first, m.second) < _positional(res.node)]
     for c in list(res.calls.values()):
         target = callee_of(ff, res, c)
         if target is None or target[0] is res:
@@ -105,6 +106,13 @@ def given_tensors(ff: FileFlow, callee: ScopeResult, bound: dict[str, Value], fi
              if (bound[str(k)].kinds or frozenset()) & {Kind.TENSOR, Kind.BATCH}}
     seen = ff.given_result(callee.node, given) if given else None
     return seen or callee
+
+
+def _positional(fn: ast.AST) -> int:
+    """How many parameters of ``fn`` a call's positional arguments bind one by one (not
+    ``*args``, which takes the rest as a tuple, nor the keyword-only ones)."""
+    a = getattr(fn, "args", None)
+    return len(a.posonlyargs) + len(a.args) if isinstance(a, ast.arguments) else 0
 
 
 def param_index(v: Value) -> int | None:

@@ -235,6 +235,20 @@ CPU, and `x.type(T)` with `T` bound to one or the other by a branch (`T =
 torch.cuda.FloatTensor if use_gpu else torch.FloatTensor`) where each path's type says, as
 a device chosen by the same branch does.
 
+Also flags a call of a function or method of the file that hands the output of a model (one
+with weights, on a device the code chose, as above) to one parameter and a tensor surely on
+the CPU to another -- made there and never moved (`torch.zeros(n, dtype=torch.long)`, not
+a 0-dimensional `torch.tensor(0.5)`, which mixes with a tensor of any device), or an item
+of a loader's batch none of whose items that loop moves, when another call of the file
+gives the same parameter an item of a batch moved to the device (the training loop moves
+its labels for `calculat_acc(outputs, labels)`, the test loop does not) -- where the
+callee makes the two meet in an operation that wants one device (an operator, a function
+of torch, a tensor method that spells an operator, a loss of `torch.nn`: `(outputs.argmax(1)
+== labels).sum()`, `torch.equal(i, j)` over `zip(target, output)`), directly or through its
+own calls of functions of the file, three deep
+(:mod:`torchferry.check.flow.meetings`).  Reported at the call; the evidence names the
+meeting inside the callee.
+
 ## Why is this bad
 This is the most common device error on the forums: "Input type (torch.FloatTensor) and
 weight type (torch.cuda.FloatTensor) should be the same" (the model moved, the input not)
@@ -263,6 +277,12 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A meeting inside a called function is followed only for functions and methods of the same
+file called without keywords or a spread `*args`, for parameters bound one by one (the
+items of the callee's own `*args`, `args[1]`, are not), and not in a callee that tests a
+tensor's device anywhere (`if x.device != y.device:`): it may set the places right on a
+path the analysis does not weigh.  An item of a batch that the same loop also moves
+another item of is FRY013's.
 A module whose every move the code runs only after the call (`out = self.forward(x)` then
 `self.to(device)` in a `test` method, or in a helper the method calls afterwards; a method
 that the program calls before it moves the instance, `net.probe()` then `net.cuda()`) is
@@ -2424,34 +2444,39 @@ def _met_in_a_helper(ctx: Context) -> Iterator[Finding]:
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
         moves = batch_moves(res)
         for c in list(res.calls.values()):
-            target = callee_of(ff, res, c)
+            if c.callee not in (Callee.FUNCTION, Callee.METHOD) or len(c.node.args) < 2:
+                continue
+            outs = {k: o for k, v in enumerate(c.node.args) if (o := _output_on_device(ctx, res, res.value(v))) is not None}
+            target = callee_of(ff, res, c) if outs else None
             if target is None:
                 continue
             callee, bound, first = target
-            found = _helper_mismatch(ctx, res, c, given_tensors(ff, callee, bound, first), bound, first, moves)
+            cpus = {k: m for k in range(first, len(bound)) if k - first not in outs and (
+                m := _surely_on_the_cpu(ff, res, c, callee.node, k, bound[str(k)], moves)) is not None}
+            found = _helper_mismatch(ctx, c, given_tensors(ff, callee, bound, first), first, outs, cpus) \
+                if cpus else None
             if found is not None:
                 yield found
 
 
-def _helper_mismatch(ctx: Context, res: ScopeResult, c: CallEvent, callee: ScopeResult,
-                     bound: dict[str, Value], first: int, moves: dict[int, list[CallEvent]]) -> Finding | None:
-    """The finding of :func:`_met_in_a_helper` for the call ``c`` (None: none)."""
-    ff: FileFlow = ctx.flow
-    for m in param_meetings(ff, callee):
+def _helper_mismatch(ctx: Context, c: CallEvent, callee: ScopeResult, first: int,
+                     outs: dict[int, tuple[CallEvent, Origin]],
+                     cpus: dict[int, tuple[Origin, Origin | None]]) -> Finding | None:
+    """The finding of :func:`_met_in_a_helper` for the call ``c`` (None: none): ``outs``,
+    its arguments that are a model's output on the device (by position), ``cpus``, the
+    parameters of ``callee`` it gives a tensor surely on the CPU."""
+    for m in param_meetings(ctx.flow, callee):
         for d, h in ((m.first, m.second), (m.second, m.first)):
-            if d < first or h < first:
-                continue
-            out = _output_on_device(ctx, res, bound[str(d)])
-            cpu = _surely_on_the_cpu(ff, res, c, callee.node, h, bound[str(h)], moves) if out is not None else None
-            if out is not None and cpu is not None:
-                return _helper_finding(ctx, c, m, c.node.args[d - first], c.node.args[h - first], out, cpu)
+            if d - first in outs and h in cpus:
+                return _helper_finding(ctx, c, m, c.node.args[d - first], c.node.args[h - first],
+                                       outs[d - first], cpus[h])
     return None
 
 
-def _output_on_device(ctx: Context, res: ScopeResult, v: Value) -> tuple[CallEvent, Origin] | None:
+def _output_on_device(ctx: Context, res: ScopeResult, v: Value | None) -> tuple[CallEvent, Origin] | None:
     """The call of a model with weights on a device the code chose (:func:`_model_at_call`)
     whose output ``v``, a tensor, is, with the model's move."""
-    if not v.origins or v.origins[0].op is not Op.OUTPUT or Kind.TENSOR not in (v.kinds or ()):
+    if v is None or not v.origins or v.origins[0].op is not Op.OUTPUT or Kind.TENSOR not in (v.kinds or ()):
         return None
     mc = res.calls.get(id(v.origins[0].node))
     if mc is None or mc.callee is not Callee.MODULE or not _has_weights(ctx, mc):
