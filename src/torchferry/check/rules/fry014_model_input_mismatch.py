@@ -256,6 +256,20 @@ dtype), the type also says what the result is: a tensor made there whatever `x` 
 (`torch.unsqueeze(dataset.test_data, dim=1).type(torch.FloatTensor)` of a dataset's
 attribute of unknown kind is a tensor made on the CPU).
 
+Also flags a call of a function or method of the file that hands the output of a model (one
+with weights, on a device the code chose, as above) to one parameter and a tensor surely on
+the CPU to another -- made there and never moved (`torch.zeros(n, dtype=torch.long)`, not
+a 0-dimensional `torch.tensor(0.5)`, which mixes with a tensor of any device), or an item
+of a loader's batch none of whose items that loop moves, when another call of the file
+gives the same parameter an item of a batch moved to the device (the training loop moves
+its labels for `calculat_acc(outputs, labels)`, the test loop does not) -- where the
+callee makes the two meet in an operation that wants one device (an operator, a function
+of torch, a tensor method that spells an operator, a loss of `torch.nn`: `(outputs.argmax(1)
+== labels).sum()`, `torch.equal(i, j)` over `zip(target, output)`), directly or through its
+own calls of functions of the file, three deep
+(:mod:`torchferry.check.flow.meetings`).  Reported at the call; the evidence names the
+meeting inside the callee.
+
 ## Why is this bad
 This is the most common device error on the forums: "Input type (torch.FloatTensor) and
 weight type (torch.cuda.FloatTensor) should be the same" (the model moved, the input not)
@@ -284,6 +298,12 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A meeting inside a called function is followed only for functions and methods of the same
+file called without keywords or a spread `*args`, for parameters bound one by one (the
+items of the callee's own `*args`, `args[1]`, are not), and not in a callee that tests a
+tensor's device anywhere (`if x.device != y.device:`): it may set the places right on a
+path the analysis does not weigh.  An item of a batch that the same loop also moves
+another item of is FRY013's.
 A module whose every move the code runs only after the call (`out = self.forward(x)` then
 `self.to(device)` in a `test` method, or in a helper the method calls afterwards; a method
 that the program calls before it moves the instance, `net.probe()` then `net.cuda()`) is
@@ -460,9 +480,10 @@ from torchferry.check.flow.batches import (
 )
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.device_param import ignores_for_weights
-from torchferry.check.flow.feeds import Feed, call_feeds
+from torchferry.check.flow.feeds import Feed, call_feeds, callee_of
 from torchferry.check.flow.first_run import first_run
-from torchferry.check.flow.lattice import param
+from torchferry.check.flow.lattice import param, zero_dim_made
+from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_meetings
 from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import builds_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, rewrapped, value_of
@@ -786,7 +807,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     seen = {(f.line, f.column) for f in found}
     yield from found
     for f in [*_batch_item_on_the_cpu(ctx), *_cpu_loader_item(ctx), *_made_on_the_cpu(ctx, m),
-              *_model_left_behind(ctx), *_handed_to_a_model(ctx)]:
+              *_model_left_behind(ctx), *_handed_to_a_model(ctx), *_met_in_a_helper(ctx)]:
         if (f.line, f.column) not in seen:
             seen.add((f.line, f.column))
             yield f
@@ -2447,4 +2468,104 @@ def _handed_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Or
     if sibling is not None:
         steps.append(ev.step(ctx, sibling, "another input of the model is moved to the device here"))
     steps.append(ev.at(ctx, feed.call.node, f"which gives it, unchanged, to `{name}(...)` here"))
+    return replace(f, evidence=tuple(steps))
+
+
+def _met_in_a_helper(ctx: Context) -> Iterator[Finding]:
+    """A call of a function or method of this file (``calculat_acc(outputs, labels)``) that
+    hands a model's output on the device to one parameter and a tensor surely on the CPU to
+    another, where the callee makes the two meet in an operation that wants one device
+    (:func:`~torchferry.check.flow.meetings.param_meetings`: ``torch.equal(i, j)`` of
+    ``zip(target, output)``, or through the callee's own calls)."""
+    ff: FileFlow = ctx.flow
+    for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
+        moves = batch_moves(res)
+        for c in list(res.calls.values()):
+            if c.callee not in (Callee.FUNCTION, Callee.METHOD) or len(c.node.args) < 2:
+                continue
+            outs = {k: o for k, v in enumerate(c.node.args) if (o := _output_on_device(ctx, res, res.value(v))) is not None}
+            target = callee_of(ff, res, c) if outs else None
+            if target is None:
+                continue
+            callee, bound, first = target
+            cpus = {k: m for k in range(first, len(bound)) if k - first not in outs and (
+                m := _surely_on_the_cpu(ff, res, c, callee.node, k, bound[str(k)], moves)) is not None}
+            found = _helper_mismatch(ctx, c, given_tensors(ff, callee, bound, first), first, outs, cpus) \
+                if cpus else None
+            if found is not None:
+                yield found
+
+
+def _helper_mismatch(ctx: Context, c: CallEvent, callee: ScopeResult, first: int,
+                     outs: dict[int, tuple[CallEvent, Origin]],
+                     cpus: dict[int, tuple[Origin, Origin | None]]) -> Finding | None:
+    """The finding of :func:`_met_in_a_helper` for the call ``c`` (None: none): ``outs``,
+    its arguments that are a model's output on the device (by position), ``cpus``, the
+    parameters of ``callee`` it gives a tensor surely on the CPU."""
+    for m in param_meetings(ctx.flow, callee):
+        for d, h in ((m.first, m.second), (m.second, m.first)):
+            if d - first in outs and h in cpus:
+                return _helper_finding(ctx, c, m, c.node.args[d - first], c.node.args[h - first],
+                                       outs[d - first], cpus[h])
+    return None
+
+
+def _output_on_device(ctx: Context, res: ScopeResult, v: Value | None) -> tuple[CallEvent, Origin] | None:
+    """The call of a model with weights on a device the code chose (:func:`_model_at_call`)
+    whose output ``v``, a tensor, is, with the model's move."""
+    if v is None or not v.origins or v.origins[0].op is not Op.OUTPUT or Kind.TENSOR not in (v.kinds or ()):
+        return None
+    mc = res.calls.get(id(v.origins[0].node))
+    if mc is None or mc.callee is not Callee.MODULE or not _has_weights(ctx, mc):
+        return None
+    moved = _model_at_call(ctx.flow, res, mc)
+    return (mc, moved) if moved is not None else None
+
+
+def _surely_on_the_cpu(ff: FileFlow, res: ScopeResult, c: CallEvent, fn: ast.AST, h: int, v: Value,
+                       moves: dict[int, list[CallEvent]]) -> tuple[Origin, Origin | None] | None:
+    """Where ``v``, given by ``c`` to parameter ``h`` of ``fn``, was made on the CPU
+    (:func:`_cpu_made`, of one or more dimensions), or the batch it is an unmoved item of,
+    with the move of an item of a batch that another call of the file gives the same
+    parameter (the file moves those: ``calculat_acc(outputs, labels)`` after
+    ``labels.to(device)`` in the training loop); None when not sure."""
+    made = _cpu_made(v)
+    if made is not None:
+        node = made.node
+        if made.op is not Op.MADE or not isinstance(node, ast.Call) or zero_dim_made(
+                ff.qualname(node.func), node, lambda e: not isinstance(e, (ast.List, ast.Tuple))):
+            return None
+        return made, None
+    loop = unmoved_item(v)
+    a = next((x for x in c.node.args if res.value(x) is v), None)
+    if loop is None or id(loop) in moves or a is None or whole_batch_of(a, loop) or \
+            not _no_loader_moves(ff.tree) or _unsure_item(ff, res, a, loop):
+        return None
+    batch = ev.first(v, Op.BATCH)
+    others = [ev.latest(w, Op.MOVED) for _, w in ff.arguments(fn, h) or ()
+              if w.is_(Kind.BATCH) and w.may_live(Where.ACCEL)]
+    other = next((o for o in others if o is not None), None)
+    return (batch, other) if batch is not None and other is not None else None
+
+
+def _helper_finding(ctx: Context, c: CallEvent, m: ParamMeeting, out: ast.expr, cpu: ast.expr,
+                    on_device: tuple[CallEvent, Origin], made: tuple[Origin, Origin | None]) -> Finding:
+    """The finding of :func:`_met_in_a_helper`: at the call, with the meeting in the callee."""
+    mc, moved = on_device
+    name, helper, x, y = ctx.text(mc.node.func), ctx.text(c.node.func), ctx.text(out), ctx.text(cpu)
+    line = getattr(m.node, "lineno", 0)
+    f = ctx.finding(
+        CODE, c.node,
+        f"`{x}`, the output of `{name}` on the device, and `{y}`, left on the CPU, meet in "
+        f"`{helper}` (line {line}): on a GPU machine this fails with \"Expected all tensors to be "
+        f"on the same device\"; move `{y}` too (`{y}.to(device)`)")
+    origin, other = made
+    steps = [ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}"),
+             ev.at(ctx, mc.node, f"`{x}` is its output, on the device")]
+    steps.append(ev.step(ctx, origin, f"`{y}` comes from the batch at {ev.where(origin)} and is never moved"
+                         if origin.op is Op.BATCH else f"`{y}` is made on the CPU at {ev.where(origin)}"))
+    if other is not None:
+        steps.append(ev.step(ctx, other, f"the batch item the file gives `{helper}` elsewhere is moved here"))
+    steps += [ev.at(ctx, v.node, f"handed on to `{ctx.text(v.node.func)}` here") for v in m.via]
+    steps.append(ev.at(ctx, m.node, "they meet here"))
     return replace(f, evidence=tuple(steps))
