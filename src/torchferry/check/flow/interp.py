@@ -27,6 +27,7 @@ from torchferry.check.flow.lattice import (
     Origin,
     Reason,
     Value,
+    Where,
     container,
     element,
     join,
@@ -179,6 +180,8 @@ class Interp:
                 kinds = frozenset((Kind.MODULE,)) if self.cls.is_module else frozenset((Kind.OTHER,))
             if self.given is not None and self.given.get(k) is Kind.DEVICE and kinds == _DEVICE:
                 place = CPU  # a device parameter the call points at the CPU (see given_result)
+            elif self.given is not None and self.given.get(k) is Kind.OTHER and kinds == _DEVICE:
+                kinds = frozenset((Kind.OTHER,))  # a device parameter the call leaves ``None``
             self.env[name] = self._entry[name] = Value(kinds, frozenset((place,)), (origin,), basis)
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
@@ -450,6 +453,10 @@ class Interp:
         if d is None or d.keys is None or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             if d is not None and d.item is not None:
                 self.env[base.id] = container(item=join(d.item, v))
+            elif d is not None and d.is_(Kind.BATCH) and v.may_live(Where.ACCEL):
+                # ``targets["av"] = targets["av"].cuda()``: the batch's mapping now holds a
+                # tensor on the device, wherever the rest of it is
+                self.env[base.id] = join(d, v)
             return
         keys = dict(d.keys)
         keys[key.value] = v
