@@ -57,3 +57,22 @@ def test_a_mapping_given_a_cpu_value_is_reported() -> None:
         'targets["av"] = targets["av"].cuda()', 'targets["av"] = targets["av"].float()'
     )
     assert lines(src) == [use_line(src)]
+
+
+def test_the_whole_batch_keeps_its_other_entries_apart() -> None:
+    """``sample["x"] = sample["x"].cuda()`` on the whole batch moves that entry only: another
+    entry read later is still on the CPU (no FRY003 for its ``.numpy()``)."""
+    src = """
+import torch
+
+
+def run(loader):
+    for sample in loader:
+        sample["x"] = sample["x"].cuda()
+        calib = sample["calib"].numpy()
+        print(calib)
+
+
+run(torch.utils.data.DataLoader([]))
+"""
+    assert check_source(src, "t.py", select=("FRY003",)) == []

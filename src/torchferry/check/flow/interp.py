@@ -453,9 +453,11 @@ class Interp:
         if d is None or d.keys is None or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             if d is not None and d.item is not None:
                 self.env[base.id] = container(item=join(d.item, v))
-            elif d is not None and d.is_(Kind.BATCH) and v.may_live(Where.ACCEL):
-                # ``targets["av"] = targets["av"].cuda()``: the batch's mapping now holds a
-                # tensor on the device, wherever the rest of it is
+            elif d is not None and d.is_(Kind.BATCH) and v.may_live(Where.ACCEL) and \
+                    not whole_batch(self.node, base):
+                # ``targets["av"] = targets["av"].cuda()`` of an item of the batch: that mapping
+                # now holds a tensor on the device, wherever the rest of it is (the whole batch,
+                # ``batch["x"] = ...``, keeps its other entries apart, as they were)
                 self.env[base.id] = join(d, v)
             return
         keys = dict(d.keys)

@@ -274,6 +274,11 @@ resolves: where another file imports the module's file, where a method is run ot
 a call of its name (`forward`, a callback), or the two lie in scopes no chain of calls
 joins, any move counts.  A method that moves its module after the call and is itself called
 again on the same instance (from outside the file) is not reported.
+A module-level name that a function of the file rebinds (`global device` in `main`, then
+`device = torch.device("cuda")`) is of unknown value wherever a function reads it (the
+module's own `device = None` is one of the values it may hold): an input moved to it
+(`x.to(device)`) is not taken to stay on the CPU, and a model moved to it counts as moved
+to a device the code chose.
 A model a plain class keeps from its constructor is placed only when every construction of
 the class in the run is known: none where no file of the run builds it; none when a file names
 the class other than in a construction (a subclass, an annotation, the class handed to a
