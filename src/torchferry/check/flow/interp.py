@@ -27,6 +27,7 @@ from torchferry.check.flow.lattice import (
     Origin,
     Reason,
     Value,
+    Where,
     container,
     element,
     join,
@@ -182,6 +183,8 @@ class Interp:
                 kinds = frozenset((Kind.MODULE,)) if self.cls.is_module else frozenset((Kind.OTHER,))
             if self.given is not None and self.given.get(k) is Kind.DEVICE and kinds == _DEVICE:
                 place = CPU  # a device parameter the call points at the CPU (see given_result)
+            elif self.given is not None and self.given.get(k) is Kind.OTHER and kinds == _DEVICE:
+                kinds = frozenset((Kind.OTHER,))  # a device parameter the call leaves ``None``
             self.env[name] = self._entry[name] = Value(kinds, frozenset((place,)), (origin,), basis)
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
@@ -514,6 +517,12 @@ class Interp:
         if d is None or d.keys is None or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             if d is not None and d.item is not None:
                 self.env[base.id] = container(item=join(d.item, v))
+            elif d is not None and d.is_(Kind.BATCH) and v.may_live(Where.ACCEL) and \
+                    not whole_batch(self.node, base):
+                # ``targets["av"] = targets["av"].cuda()`` of an item of the batch: that mapping
+                # now holds a tensor on the device, wherever the rest of it is (the whole batch,
+                # ``batch["x"] = ...``, keeps its other entries apart, as they were)
+                self.env[base.id] = join(d, v)
             return
         keys = dict(d.keys)
         keys[key.value] = v

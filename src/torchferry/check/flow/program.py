@@ -186,6 +186,7 @@ class FileFlow:
         self.live_module: Interp | None = None
         self.globals: Env | None = None
         self.last_reason = Reason.UNRESOLVED
+        self._rebound: frozenset[str] | None = None
         self._results: dict[int, ScopeResult] = {}
         self._pending: dict[int, ScopeResult] = {}
         #: the budget's units each memoised summary paid for (see :meth:`summary`)
@@ -402,6 +403,29 @@ class FileFlow:
                 return found
         return None
 
+    @property
+    def rebound_globals(self) -> frozenset[str]:
+        """The module-level names that a function of the file rebinds (``global device``
+        then ``device = torch.device("cuda")``): the module's own binding is then one of
+        the values a reader may see, which the analysis does not follow (the interpreter
+        binds such a name in the function's scope).
+
+        >>> ff = FileFlow(ast.parse("d = None\\ndef f():\\n    global d\\n    d = 1\\n"), "<example>")
+        >>> sorted(ff.rebound_globals)
+        ['d']
+        """
+        if self._rebound is not None:
+            return self._rebound
+        out: set[str] = set()
+        for fn in ast.walk(self.tree):
+            if not isinstance(fn, _FUNCS):
+                continue
+            declared = {name for n in ast.walk(fn) if isinstance(n, ast.Global) for name in n.names}
+            out.update(n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id in declared
+                       and isinstance(n.ctx, (ast.Store, ast.Del)))
+        self._rebound = frozenset(out)
+        return self._rebound
+
     def global_value(self, name: str) -> Value | None:
         """A module-level name's value, seen from a function (the module's state as it
         stands while the module's code runs, its final state afterwards)."""
@@ -409,7 +433,7 @@ class FileFlow:
             self.live_module.env if self.live_module is not None else {}
         v = env.get(name)
         if v is not None:
-            return v
+            return UNKNOWN if name in self.rebound_globals else v
         if name in self.defs:
             node = self.defs[name]
             if isinstance(node, _FUNCS):

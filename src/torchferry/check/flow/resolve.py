@@ -1357,7 +1357,10 @@ def _cpu_devices(fn: ast.FunctionDef | ast.AsyncFunctionDef, result: ScopeResult
     (``torch.device("cpu")``, ``"cpu"``, a name bound to one), or, left out, a default that
     names it (``device="cpu"``).  Given so (``Kind.DEVICE`` in a specialised
     interpretation), what the function moves to the parameter, or makes on it, is on the
-    CPU: the summary reads it as a device the code chose, which may be an accelerator."""
+    CPU: the summary reads it as a device the code chose, which may be an accelerator.
+    A device parameter that the call leaves out, of default ``None``, is given as
+    ``Kind.OTHER``: ``x.to(None)`` leaves ``x`` where it is, ``torch.zeros(n, device=None)``
+    makes it on the default device."""
     out: dict[int, Kind] = {}
     for k, kind in result.param_hints.items():
         if kind is not Kind.DEVICE or k >= len(result.params):
@@ -1367,7 +1370,18 @@ def _cpu_devices(fn: ast.FunctionDef | ast.AsyncFunctionDef, result: ScopeResult
             _default_where(fn, result.params[k]) is Where.CPU
         if on_cpu:
             out[k] = Kind.DEVICE
+        elif a is None and _default_none(fn, result.params[k]):
+            out[k] = Kind.OTHER  # ``x.to(device)`` of ``device=None`` left out: ``x`` stays
     return out
+
+
+def _default_none(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Is the default of parameter ``name`` of ``fn`` the constant ``None``?"""
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True))
+    pairs += [(x, d) for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    return any(arg.arg == name and isinstance(d, ast.Constant) and d.value is None for arg, d in pairs)
 
 
 def _default_where(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> Where | None:

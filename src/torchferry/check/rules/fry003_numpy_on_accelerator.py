@@ -158,7 +158,10 @@ What a helper of the run makes on the device of its argument (`device=seg.device
 in place or kept in a name, `device = seg.device`) is, for a call whose argument's place is
 known, where that argument is (`class2one_hot(torch.Tensor(a)).numpy()` is not flagged); for
 an argument of unknown place a device kept in a name reads as an accelerator, and the result
-is flagged.
+is flagged.  A helper's device parameter that a call leaves at its default `None`
+(`def coo2tensor(coo, device=None): ... return t.to(device)`, called `coo2tensor(coo)`)
+moves nothing at that call (`t.to(None)` keeps `t` where it is); a default that is anything
+else but `"cpu"`, or an argument of unknown value, reads as a device the code chose.
 A tensor that comes in as a parameter is placed only by the calls of the run: one given
 by a file that is not checked with it (`ferry check utils.py` alone, or a helper whose file
 more than eight checked files import), a method's parameter given by another file, or an

@@ -84,6 +84,9 @@ classes every call of the file passes for it (three calls deep; an input counts 
 belonging on the CPU only when it does for each of them); a model parameter no call of the
 file binds, or bound by a call of another file only, is of no known class, and its later
 arguments are checked as any module's.
+An item that is a mapping given a tensor on the device in place (`targets["av"] =
+targets["av"].cuda()`) is not taken to be on the CPU: which of its entries were moved is
+not followed, so it is not reported, whatever the others are.
 The items of a loader over a dataset of a class of the run whose `__getitem__` moves what
 it returns to a device (`return x.to(self.device), y`, `sample["image"].cuda()`) are not
 taken to be on the CPU: which items it moved, and what a collate function makes of them, is

@@ -320,6 +320,12 @@ constructor only through a whole-module move (`self.to(device)`, `self.cuda()`) 
 base's `__init__` (`super().__init__(...)` as a statement of the body): one that moves only
 its own layers, or a base whose own `__init__` moves its layers, counts as built on the CPU
 (the base's `__init__` is not followed).
+
+A module-level name that a function of the file rebinds (`global device` in `main`, then
+`device = torch.device("cuda")`) is of unknown value wherever a function reads it (the
+module's own `device = None` is one of the values it may hold): an input moved to it
+(`x.to(device)`) is not taken to stay on the CPU, and a model moved to it counts as moved
+to a device the code chose.
 A model a plain class keeps from its constructor is placed only when every construction of
 the class in the run is known: none where no file of the run builds it; none when a file names
 the class other than in a construction (a subclass, an annotation, the class handed to a
