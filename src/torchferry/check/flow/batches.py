@@ -17,7 +17,7 @@ import ast
 
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.lattice import CPU, Basis, Kind, Op, Origin, Value, Where
-from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES
+from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES, TENSOR_METHODS
 
 
 def batch_moves(res: ScopeResult) -> dict[int, list[CallEvent]]:
@@ -130,3 +130,60 @@ def loader_item_made(loader: Value, index: int | None) -> Origin | None:
     if item is None or item.elts is not None or item.item is not None or item.keys is not None:
         return None
     return _made_on_the_cpu(item)
+
+
+def of_unknown_kind(res: ScopeResult, a: ast.AST, loop: ast.AST) -> bool:
+    """Is ``a``, an item of the batch of ``loop``, of no known kind: the scope tests the
+    kind of an item of that batch (``isinstance(tar, torch.Tensor)``, ``isinstance(nodes,
+    dict)``: the code itself says the batch holds more than tensors), and never uses ``a`` as
+    only a tensor is used (:func:`used_as_a_tensor`)?  Such an item handed to a model (file
+    names, a graph library's blocks) may be anything.
+
+    >>> src = ("import torch\\ndef run(model, loader, dev):\\n"
+    ...        "    for x, tar, info in loader:\\n"
+    ...        "        if isinstance(tar, torch.Tensor):\\n            tar = tar.to(dev)\\n"
+    ...        "        out = model(x.to(dev), info)\\n")
+    >>> from torchferry.check.flow import FileFlow
+    >>> res = next(r for r in FileFlow(ast.parse(src), "<example>").results()
+    ...            if getattr(r.node, "name", "") == "run")
+    >>> call = next(c for c in res.calls.values() if getattr(c.node.func, "id", "") == "model")
+    >>> info = call.node.args[1]
+    >>> of_unknown_kind(res, info, loop_of(res.value(info)))
+    True
+    """
+    return _kind_tested(res, loop) and not used_as_a_tensor(res, a, loop)
+
+
+def _kind_tested(res: ScopeResult, loop: ast.AST) -> bool:
+    """Does the scope test the kind of an item of the batch of ``loop`` (``isinstance(item,
+    ...)``)?"""
+    for n in ast.walk(res.node):
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "isinstance" \
+                and n.args and (v := res.value(n.args[0])) is not None and v.is_(Kind.BATCH) \
+                and loop_of(v) is loop:
+            return True
+    return False
+
+
+def used_as_a_tensor(res: ScopeResult, a: ast.AST, loop: ast.AST) -> bool:
+    """Does the scope use ``a``, an item of the batch of ``loop``, as only a tensor is used:
+    a method no container has (``labels.view(-1)``, ``labels.size(0)``), an operator
+    (``preds == labels``), a torch function's argument?  The uses are those of the scope
+    spelled as ``a`` whose value comes from the same batch."""
+    text = ast.dump(a)
+
+    def item(x: ast.AST | None) -> bool:
+        v = res.value(x) if isinstance(x, ast.expr) and ast.dump(x) == text else None
+        return v is not None and loop_of(v) is loop
+
+    for n in ast.walk(res.node):
+        if isinstance(n, ast.Attribute) and n.attr in TENSOR_METHODS and item(n.value):
+            return True
+        if isinstance(n, ast.BinOp) and (item(n.left) or item(n.right)) or \
+                isinstance(n, ast.Compare) and any(item(x) for x in (n.left, *n.comparators)):
+            return True
+        if isinstance(n, ast.Call) and any(item(x) for x in n.args):
+            c = res.calls.get(id(n))
+            if c is not None and c.callee is Callee.TORCH:
+                return True
+    return False

@@ -84,6 +84,16 @@ classes every call of the file passes for it (three calls deep; an input counts 
 belonging on the CPU only when it does for each of them); a model parameter no call of the
 file binds, or bound by a call of another file only, is of no known class, and its later
 arguments are checked as any module's.
+An item handed unmoved to the call of a model of no class the analysis can see (a
+parameter no call of the file binds, a model built in another package) together with moved
+inputs, none of them a module's output, is not flagged when the function tests the kind of
+an item of the same batch (`isinstance(data_tar, torch.Tensor)`, `isinstance(input_nodes,
+dict)`: the code itself says the batch holds more than tensors) and never uses this one as
+only a tensor is used (a method no container has, `labels.view(-1)`, `labels.size(0)`; an
+operator; a torch function's argument): what such a model makes of it (file names, a graph
+library's blocks) is not seen, and the item is of no known kind.  Where nothing tests an
+item's kind, the batch is taken to hold tensors and the item is flagged as before; so is
+one given to a call with a module's output (`criterion(outputs, labels)`, a loss).
 An item that is a mapping given a tensor on the device in place (`targets["av"] =
 targets["av"].cuda()`) is not taken to be on the CPU: which of its entries were moved is
 not followed, so it is not reported, whatever the others are.
@@ -128,7 +138,7 @@ from torchferry.check.flow import (
     Value,
     Where,
 )
-from torchferry.check.flow.batches import batch_moves, unmoved_item, whole_batch_of
+from torchferry.check.flow.batches import batch_moves, of_unknown_kind, unmoved_item, whole_batch_of
 from torchferry.check.flow.converted import converted_params, param_names
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.feeds import callee_of
@@ -157,6 +167,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             for a, v in operands:
                 loop = unmoved_item(v)
                 if loop is None or id(loop) not in moves or id(a) in reported or whole_batch_of(a, loop):
+                    continue
+                if _input_of_an_unseen_model(ctx.flow, res, node, operands) and of_unknown_kind(res, a, loop):
                     continue
                 reported.add(id(a))
                 yield _finding(ctx, a, v, loop, moves[id(loop)], node)
@@ -188,6 +200,21 @@ def _met_in_a_callee(ff: FileFlow, res: ScopeResult, moves: dict[int, list[CallE
                              if _param_index(w) not in items):
                 a, v, loop = given[0]
                 yield a, v, loop, node
+
+
+def _input_of_an_unseen_model(ff: FileFlow, res: ScopeResult, node: ast.AST,
+                              operands: list[tuple[ast.AST, Value]]) -> bool:
+    """Is ``node`` a call of a module whose ``forward`` the analysis cannot see (of no
+    class of the run), given inputs only: none of its operands is the output of a module
+    call (``criterion(outputs, labels)`` compares an output with a target; ``model(x,
+    info)`` feeds a model, and what it makes of ``info`` is its own affair)?"""
+    c = res.calls.get(id(node))
+    if c is None or c.func is None or c.callee is Callee.TORCH or _functional_loss(c) or \
+            _operator_method(res, c) is not None or _metric_update(res, c) is not None:
+        return False
+    if ff.classes_of(res, c.func):
+        return False
+    return not any(v.origins and v.origins[0].op is Op.OUTPUT for _, v in operands)
 
 
 def _param_index(v: Value) -> int | None:

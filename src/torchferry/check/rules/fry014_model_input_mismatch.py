@@ -298,6 +298,11 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+An item of a batch given to a model of no class the analysis can see (`self.model` built
+by a factory of another package) is not flagged when the function tests the kind of an item
+of the same batch (`isinstance(input_nodes, dict)`: the batch holds more than tensors) and
+never uses this one as only a tensor is used (a method no container has, an operator, a
+torch function's argument): a graph library's blocks or file names may be anything.
 A meeting inside a called function is followed only for functions and methods of the same
 file called without keywords or a spread `*args`, for parameters bound one by one (the
 items of the callee's own `*args`, `args[1]`, are not), and not in a callee that tests a
@@ -481,6 +486,7 @@ from torchferry.check.flow.batches import (
     batch_moves,
     loader_item_made,
     made_item,
+    of_unknown_kind,
     unmoved_item,
     whole_batch_of,
 )
@@ -892,6 +898,8 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
             loop = unmoved_item(v)
             if loop is None or id(loop) not in moves or whole_batch_of(a, loop) or _unsure_item(ff, res, a, loop):
                 continue
+            if not own and of_unknown_kind(res, a, loop) and not (c.func is not None and ff.classes_of(res, c.func)):
+                continue  # (an item of no known kind, to a model whose ``forward`` is not seen)
             if c.callee is Callee.UNRESOLVED and not own:
                 built = _constructed_call(ff, res, c)  # (``self.model(x)``, the model given to the class)
                 if built is None:
