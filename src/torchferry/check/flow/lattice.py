@@ -81,6 +81,22 @@ def param(k: int) -> Place:
 _PARAMS: dict[int, Place] = {}
 
 
+def in_order(places: Iterable[Place]) -> list[Place]:
+    """``places`` in a fixed order, whatever the order of the set they come in: by kind
+    (:class:`Where`), parameters by position, attributes by name.  A set of places iterates
+    in an order that depends on the hash of their strings, which changes from run to run.
+
+    >>> ps = {param(10), Place(Where.ATTR, "w"), param(2), ACCEL, Place(Where.ATTR, "b")}
+    >>> [(p.where.name, p.ref) for p in in_order(ps)]
+    [('ACCEL', ''), ('PARAM', '2'), ('PARAM', '10'), ('ATTR', 'b'), ('ATTR', 'w')]
+    """
+    return sorted(places, key=_place_key)
+
+
+def _place_key(p: Place) -> tuple[int, int, str]:
+    return p.where, int(p.ref) if p.ref.isdigit() else -1, p.ref
+
+
 class Op(enum.Enum):
     """What an origin did to the value."""
 
@@ -343,9 +359,10 @@ def substitute(v: Value, args: dict[str, Value]) -> Value:
     if v.places is None or not any(p.where == Where.PARAM for p in v.places):
         return _substitute_slots(v, args)
     places: set[Place] = set()
-    # (the callee's "came in as a parameter" is, for the caller, what the argument came from)
+    # (the callee's "came in as a parameter" is, for the caller, what the argument came from;
+    # the arguments' origins follow in the order of the parameters, whatever the set's order)
     origins = tuple(o for o in v.origins if o.op is not Op.PARAM)
-    for p in v.places:
+    for p in in_order(v.places):
         if p.where != Where.PARAM:
             places.add(p)
             continue

@@ -39,6 +39,7 @@ from torchferry.check.flow.lattice import (
     Reason,
     Value,
     Where,
+    in_order,
     in_path,
     join,
     outside,
@@ -1244,7 +1245,7 @@ class FileFlow:
         places = set(v.places)
         origins = list(v.origins[:1])
         kinds = v.kinds
-        for p in v.places:
+        for p in in_order(v.places):  # (the origins follow the parameters' order)
             if p.where is not Where.PARAM or p == param(0) and self.method_of.get(id(res.node)) \
                     and not _static(res.node):
                 continue  # (``self``; a static method's first parameter is an argument)

@@ -335,7 +335,7 @@ from torchferry.check.flow import (
 from torchferry.check.flow.arms import off_device_arm
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.evidence import at, step
-from torchferry.check.flow.lattice import number_value, param, zero_dim_made
+from torchferry.check.flow.lattice import in_order, number_value, param, zero_dim_made
 from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
 from torchferry.check.flow.queries import moved_apart
@@ -559,7 +559,7 @@ def _placed_by_the_run(ff: FileFlow, res: ScopeResult, v: Value, depth: int,
         if inst is not None and _placed_by_the_run(ff, res, inst._replace(kinds=None), 3):
             return True
     constructing = _module_init(ff, res)
-    for p in v.places or ():
+    for p in in_order(v.places or ()):
         if p.where is Where.ACCEL:
             return CPU not in (v.places or ()) or _moved_last(v)
         if p.where is Where.PARAM and depth < 3 and not (constructing and p == param(0)):
@@ -788,7 +788,7 @@ def _on_device_at(at: FileFlow, caller: ScopeResult, callee: ScopeResult, w: Val
     kinds = callee.kind_of(w)
     if w.places is None or kinds is not None and (Kind.SCALAR in kinds or not kinds & {Kind.TENSOR, Kind.BATCH}):
         return False
-    for p in w.places:  # (not one the callee makes "on the device": ``device=x.device`` of
+    for p in in_order(w.places):  # (not one the callee makes "on the device": ``device=x.device`` of
         # another parameter reads so in its summary, and is where ``x`` is at this call)
         if p.where is not Where.PARAM or int(p.ref) == k:
             continue
