@@ -1702,7 +1702,50 @@ def _plain_held_use(ff: FileFlow, cls: ClassInfo, use: ast.Attribute, parent: as
         return True
     if isinstance(parent, ast.Call) and parent.func is use:
         return True
-    return isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES
+    if isinstance(parent, ast.Call) and parent.args == [use] and not parent.keywords and \
+            ff.qualname(parent.func) in _COPIES:
+        return True  # (``copy.deepcopy(self.actor)``: a new object; the original stays)
+    if isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES:
+        return True
+    return isinstance(parent, ast.Attribute) and _own_harmless_method(ff, cls, use.attr, parent.attr)
+
+
+#: the standard library's copies: a new object, the original left where it is
+_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
+
+
+def _own_harmless_method(ff: FileFlow, cls: ClassInfo, attr: str, name: str) -> bool:
+    """Is ``self.<attr>.<name>`` of ``cls`` a method of the run's module class that every
+    binding of ``self.<attr>`` in ``cls`` constructs (``self.critic = Critic(...)``), one
+    that reads its own ``self`` only as ``self.<x>`` and never moves or hands on anything
+    of it (``def Q1(self, s, a): return self.l3(torch.cat([s, a], 1))``)?"""
+    bound = [n.value for n in ast.walk(cls.node) if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Attribute) and t.attr == attr for t in n.targets)]
+    built = [ff.class_called(b) if isinstance(b, ast.Call) else None for b in bound]
+    classes = {id(c): c for c in built if c is not None}
+    if not built or None in built or len(classes) != 1:
+        return False
+    held = next(iter(classes.values()))
+    found = held.method(name) if held.is_module else None
+    return found is not None and _self_only_read(found[1])
+
+
+def _self_only_read(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Does ``fn`` (a method) read its first parameter only as ``self.<x>``, never called
+    through a mover (``self.l1.cuda()``, ``self.to(d)``), bound or handed on as a whole?"""
+    args = fn.args.posonlyargs + fn.args.args
+    if not args:
+        return False
+    me = args[0].arg
+    parents = {id(ch): n for n in ast.walk(fn) for ch in ast.iter_child_nodes(n)}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and n.id == me:
+            parent = parents.get(id(n))
+            if not isinstance(parent, ast.Attribute) or not isinstance(n.ctx, ast.Load):
+                return False
+        if isinstance(n, ast.Attribute) and n.attr in _MOVERS:
+            return False
+    return True
 
 
 #: iterating a collection through these gives its items
