@@ -32,6 +32,9 @@ class Net(nn.Module):
         self.to(x.device)
         return self.fc(x)
 
+    def through(self, x):
+        return self.placed(x)
+
 
 class Agent(object):
     def __init__(self):
@@ -68,6 +71,7 @@ def test_a_copied_model_moved_where_it_is_built_is_quiet(finding_lines: Callable
 
 @pytest.mark.parametrize("use", [
     "self.placed = self.actor.placed",          # a method that moves its own module
+    "self.placed = self.actor.through",         # ... through another of its methods
     "self.target = share(self.actor)",          # handed to a call that may move it
     "self.target = copy.deepcopy(self.actor, memo={})",
 ])
