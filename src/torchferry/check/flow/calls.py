@@ -45,7 +45,7 @@ from torchferry.check.flow.lattice import (
     part_of,
     unknown,
 )
-from torchferry.check.flow.places import tensor_places
+from torchferry.check.flow.places import module_dict_entry, tensor_places
 
 if TYPE_CHECKING:
     from torchferry.check.flow.interp import Interp
@@ -130,7 +130,9 @@ class Evaluator:
             stored = self.i.held_attr(node) or self.ff.instance_attr(base, node.attr)
             if stored is not None:
                 return stored
-        return _attr_of(base, node.attr, node)
+        # (``self.transformer.wpe`` of ``nn.ModuleDict(dict(wpe=nn.Embedding(...)))``)
+        entry = module_dict_entry(base, node.attr, self.ff.qualname)
+        return entry if entry is not None else _attr_of(base, node.attr, node)
 
     def _qualified_attr(self, q: str, node: ast.AST) -> Value:
         head, _, last = q.rpartition(".")

@@ -4,10 +4,21 @@ of ``.to(...)``."""
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 from typing import Any
 
 import torchferry.check.flow.vocab as vocab
-from torchferry.check.flow.lattice import ACCEL, UNKNOWN, Kind, Op, Place, Value, Where
+from torchferry.check.flow.lattice import (
+    ACCEL,
+    UNKNOWN,
+    Basis,
+    Kind,
+    Op,
+    Origin,
+    Place,
+    Value,
+    Where,
+)
 
 _TENSORISH = frozenset((Kind.TENSOR, Kind.BATCH))
 
@@ -127,3 +138,52 @@ def whole_batch(fn: ast.AST, recv: ast.expr) -> bool:
                 and isinstance(target.elts[1], ast.Name) and target.elts[1].id == recv.id:
             return True
     return False
+
+
+def module_dict_entry(v: Value, attr: str, qualname: Callable[[ast.AST], str | None]) -> Value | None:
+    r"""``v.<attr>`` where ``v`` is a module built by ``nn.ModuleDict(dict(k=...))`` or
+    ``nn.ModuleDict({"k": ...})`` on every path, with ``attr`` a key written out in each
+    construction: that submodule, where the container is, made by the entry's expression
+    (``qualname``: the qualified name of a called expression, for the origin's text);
+    None when not so.
+
+    >>> src = "import torch.nn as nn\nd = nn.ModuleDict(dict(wpe=nn.Embedding(4, 2)))\n"
+    >>> from torchferry.check.flow import analyze
+    >>> ff = analyze(ast.parse(src), "<example>")
+    >>> d = ff.module_result().values[id(ff.tree.body[1].value)]
+    >>> [o.text for o in module_dict_entry(d, "wpe", ff.qualname).origins]
+    ['torch.nn.Embedding(...)']
+    >>> module_dict_entry(d, "keys", ff.qualname) is None
+    True
+    """
+    if not v.is_(Kind.MODULE):
+        return None
+    made = [o for o in v.origins if o.op is Op.MADE]
+    if not made or len(made) != len(v.origins) or not all(o.text.startswith("torch.nn.ModuleDict(") for o in made):
+        return None
+    origins = []
+    for o in made:
+        entry = _written_entries(o.node).get(attr)
+        if entry is None:
+            return None
+        func = entry.func if isinstance(entry, ast.Call) else None
+        q = (qualname(func) if o.path is None else None) if func is not None else None
+        text = f"{q or ast.unparse(func)}(...)" if func is not None else ast.unparse(entry)
+        origins.append(Origin(Op.MADE if func is not None else Op.READ, entry.lineno, entry.col_offset,
+                              text, o.path, node=entry))
+    return Value(frozenset((Kind.MODULE,)), v.places, tuple(origins), min(v.basis, Basis.INFERRED))
+
+
+def _written_entries(call: ast.AST | None) -> dict[str, ast.expr]:
+    """The entries of ``nn.ModuleDict(dict(a=..., b=...))`` or ``nn.ModuleDict({"a": ...})``
+    by key, when every key is written out (none when not)."""
+    if not isinstance(call, ast.Call) or len(call.args) != 1 or call.keywords:
+        return {}
+    arg = call.args[0]
+    if isinstance(arg, ast.Call) and isinstance(arg.func, ast.Name) and arg.func.id == "dict" \
+            and not arg.args and all(k.arg is not None for k in arg.keywords):
+        return {k.arg: k.value for k in arg.keywords if k.arg is not None}
+    if isinstance(arg, ast.Dict) and all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in arg.keys):
+        return {k.value: v for k, v in zip(arg.keys, arg.values, strict=True)
+                if isinstance(k, ast.Constant) and isinstance(k.value, str)}
+    return {}

@@ -36,7 +36,13 @@ from torchferry.check.flow.lattice import (
     param,
     substitute,
 )
-from torchferry.check.flow.places import move_target, named_dtype, shared_places, tensor_places
+from torchferry.check.flow.places import (
+    module_dict_entry,
+    move_target,
+    named_dtype,
+    shared_places,
+    tensor_places,
+)
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
@@ -635,6 +641,9 @@ def _held_module(ev: Evaluator, recv: Value, attr: str) -> Value | None:
         return stored if stored is not None and stored.is_(Kind.MODULE) else None
     if not recv.is_(Kind.MODULE) or not recv.known_places:
         return None
+    entry = module_dict_entry(recv, attr, ev.ff.qualname)
+    if entry is not None:  # ``self.transformer.wpe(pos)`` of an ``nn.ModuleDict``
+        return entry
     info = ev.ff.class_of(recv)
     if info is None or not info.is_module or info.method(attr) is not None:
         return None

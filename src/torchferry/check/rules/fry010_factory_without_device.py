@@ -53,7 +53,9 @@ accelerator" when the analysis sees it there on some path: moved or made there (
 `.cuda()`, `.type(torch.cuda.FloatTensor)`; also a value of unknown kind moved there, which
 only a tensor can be where it is computed with), the model's (a submodule's output, also
 of one taken from an `nn.ModuleList` or `nn.Sequential` by a loop or an index, or from an
-`nn.ModuleDict` by a key: `self.layers[i - 1](x)`, `self.heads[name](h)`, a list extended
+`nn.ModuleDict` by a key, or by attribute for a key written out in its construction,
+`self.transformer.wpe(pos)` of `nn.ModuleDict(dict(wpe=nn.Embedding(n, d)))`, that entry
+with its own weights: `self.layers[i - 1](x)`, `self.heads[name](h)`, a list extended
 with `self.layers += [block]` included, `self` of a module, a
 model stored on `self` and moved in place there: `self.net = Net();
 self.net.to(device)`), the output of a loss (of modules without weights, one chosen on
@@ -231,6 +233,9 @@ with the meeting that blames it; a factory whose result the partner may itself h
 not. A module injected into a plain class is followed only through
 the constructions of the run when no other method stores the attribute: a `load` method
 that rebinds it (`self.transformer = torch.load(path, map_location=self.device)`) hides it.
+An entry of an `nn.ModuleDict` is read by attribute only when every construction of the
+container writes its keys out (`dict(wpe=...)`, `{"wpe": ...}`): one built from a
+comprehension, a variable or with `update()` leaves `self.blocks.wpe` unknown.
 A meeting is sure only through what the analysis places itself: an input of a library's
 `forward`, or a model moved by a framework (a Lightning `training_step`'s batch), is never
 sure, however certain its author is that it runs on the accelerator (the batch of a

@@ -108,8 +108,11 @@ Flags a call `model(x)` when, in one scope,
   assignment or `len`; nor does the attribute of a plain class without bases, a trainer's
   `self.model = Net()` called as `self.model(x)` in another of its methods, when only the
   methods of that class name the attribute in the file, each calling it, calling one of
-  its harmless methods, `self.model.train()`, `self.model.parameters()`, or binding it,
-  and no file of the run that imports the file names such an attribute at all; also
+  its harmless methods, `self.model.train()`, `self.model.parameters()`, or a method of
+  the module class of the run that every binding of the attribute constructs, one that
+  reads its `self` only as `self.<x>` and moves nothing (`self.critic.Q1(s, a)`), copying
+  it (`copy.deepcopy(self.model)`: a new object, the original left where it is), or
+  binding it, and no file of the run that imports the file names such an attribute at all; also
   `self.model = model` of its `__init__`, a parameter that `__init__` reads nowhere else
   but in harmless methods, when every construction of the class in the run hands it a
   model so left on the CPU, with known weights, that the constructing scope reads nowhere
@@ -347,8 +350,11 @@ without bases, of the file that builds the model, when the run's importing files
 known (at most 8) and the model's weights are (a `torch.nn` layer with parameters, a class
 of the run that holds them, a container built right there holding one: not
 `nn.Sequential(*augments)` of a list built elsewhere); a model handed anywhere
-(`wrap(self.model)`, `nn.DataParallel(self.model)`), or named through anything but `self`
-(`trainer.model.cuda()`, in the file or an importing one), keeps the class quiet.
+(`wrap(self.model)`, `nn.DataParallel(self.model)`, `copy.deepcopy(self.model, memo)`), or
+named through anything but `self` (`trainer.model.cuda()`, in the file or an importing one),
+keeps the class quiet; so does a method of the model that names its own `self` whole
+(`self.to(x.device)`, `helper(self)`) or any mover, or a method of a class that the
+bindings do not all construct.
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
 the model and the CPU input bound in the calling scope (for the second form, the model may be
 a global); the third and fourth need a move of the model the analysis sees in the file (or, for the
@@ -1710,7 +1716,60 @@ def _plain_held_use(ff: FileFlow, cls: ClassInfo, use: ast.Attribute, parent: as
         return True
     if isinstance(parent, ast.Call) and parent.func is use:
         return True
-    return isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES
+    if isinstance(parent, ast.Call) and parent.args == [use] and not parent.keywords and \
+            ff.qualname(parent.func) in _COPIES:
+        return True  # (``copy.deepcopy(self.actor)``: a new object; the original stays)
+    if isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES:
+        return True
+    return isinstance(parent, ast.Attribute) and _own_harmless_method(ff, cls, use.attr, parent.attr)
+
+
+#: the standard library's copies: a new object, the original left where it is
+_COPIES = frozenset({"copy.deepcopy", "copy.copy"})
+
+
+def _own_harmless_method(ff: FileFlow, cls: ClassInfo, attr: str, name: str) -> bool:
+    """Is ``self.<attr>.<name>`` of ``cls`` a method of the run's module class that every
+    binding of ``self.<attr>`` in ``cls`` constructs (``self.critic = Critic(...)``), one
+    that reads its own ``self`` only as ``self.<x>`` and never moves or hands on anything
+    of it (``def Q1(self, s, a): return self.l3(torch.cat([s, a], 1))``)?"""
+    bound = [n.value for n in ast.walk(cls.node) if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Attribute) and t.attr == attr for t in n.targets)]
+    built = [ff.class_called(b) if isinstance(b, ast.Call) else None for b in bound]
+    classes = {id(c): c for c in built if c is not None}
+    if not built or None in built or len(classes) != 1:
+        return False
+    held = next(iter(classes.values()))
+    return held.is_module and _self_only_read(held, name, set())
+
+
+def _self_only_read(cls: ClassInfo, name: str, seen: set[str]) -> bool:
+    """Does the method ``name`` of ``cls`` (and each method of ``cls`` it reaches through
+    ``self.<method>``) read its first parameter only as ``self.<x>``, never name a mover
+    (``self.l1.cuda()``, ``self.to(d)``), nor bind or hand on ``self`` as a whole?"""
+    if name in seen:
+        return True  # (being checked, further up)
+    found = cls.method(name)
+    if found is None or len(seen) >= 8:
+        return False
+    seen.add(name)
+    fn = found[1]
+    args = fn.args.posonlyargs + fn.args.args
+    if not args:
+        return False
+    me = args[0].arg
+    parents = {id(ch): n for n in ast.walk(fn) for ch in ast.iter_child_nodes(n)}
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Attribute) and n.attr in _MOVERS:
+            return False
+        if not (isinstance(n, ast.Name) and n.id == me):
+            continue
+        parent = parents.get(id(n))
+        if not isinstance(parent, ast.Attribute) or not isinstance(n.ctx, ast.Load):
+            return False
+        if cls.method(parent.attr) is not None and not _self_only_read(cls, parent.attr, seen):
+            return False
+    return True
 
 
 #: iterating a collection through these gives its items
