@@ -472,6 +472,7 @@ from torchferry.check.flow import (
 from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import (
     entry_arm_move,
+    flag_arm_move,
     global_in_arm,
     off_device_arm,
     other_arm_of_move,
@@ -1529,6 +1530,9 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         if arg is not None:
             a, v = arg
             moved = _input_moved(ff, res, v)
+    if moved is None and item is None and c.callee is Callee.MODULE and v.kinds is not None \
+            and v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+        moved = flag_arm_move(ff, v, c.node)  # (moved where a fixed device flag is true)
     if moved is None:
         return None
     # (an attribute moves with the module that owns it, not with a plain class that holds it)
