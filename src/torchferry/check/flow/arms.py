@@ -35,6 +35,11 @@ starts, a function the arm calls after it) sees the moved model.
 nothing of the file goes to a device (``else`` of ``if torch.cuda.is_available():`` when
 every move of the file is in its body): a CPU tensor there meets none on the device.
 
+:func:`flag_arm_move` finds the moves of a value that all run in the true arm of one fixed
+device flag (``if args.cuda: x = x.cuda()``): the analysis joins the value over the flag's
+two arms, but where the flag is true every such move happens, so a model the code never
+moves meets the moved value there.
+
 :func:`plain_on_one_gpu` tells whether a data-parallel wrapper is made only in the body of
 ``if torch.cuda.device_count() > 1:``: on a machine with one GPU the module stays plain.
 """
@@ -44,7 +49,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from torchferry.check.flow.lattice import ACCEL, Op, Origin, Value, join, outside
+from torchferry.check.flow.lattice import ACCEL, CPU, Op, Origin, Value, join, outside
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES, WRAPPERS
 
@@ -373,6 +378,73 @@ def _shadowed(tree: ast.Module, names: set[str], sites: list[ast.AST]) -> bool:
         if local & names and any(id(x) in ids for x in ast.walk(fn)):
             return True
     return False
+
+
+def flag_arm_move(ff: FileFlow, v: Value, site: ast.AST) -> Origin | None:
+    r"""The latest move of ``v`` (``x = x.cuda()``) when ``v`` may live on the CPU or an
+    accelerator, every move of it is in this file in the true arm of ``if F:`` for one device
+    flag ``F`` fixed for the run (:func:`_device_flag`: ``args.cuda``,
+    ``use_cuda = torch.cuda.is_available()``), nothing else of it may be on a device, and
+    ``site`` is in no arm where ``F`` is false.  Where the flag is true (on a GPU machine)
+    the moves have all run: ``v`` is on the accelerator there.  None otherwise.
+
+    >>> from torchferry.check.flow import analyze
+    >>> src = ("import torch\nimport sys\ncuda = torch.cuda.is_available()\n"
+    ...        "x = torch.ones(2)\nif cuda:\n    x = x.cuda()\ny = x + 1\n")
+    >>> tree = ast.parse(src)
+    >>> ff = analyze(tree, "<example>")
+    >>> site = tree.body[-1].value
+    >>> flag_arm_move(ff, ff.module_result().value(site.left), site).line
+    6
+    """
+    if not v.places or v.places != {CPU, ACCEL} or any(
+            o.op not in (Op.MOVED, Op.MADE, Op.BATCH) for o in v.origins):
+        return None
+    moves = [o for o in v.origins if o.op is Op.MOVED]
+    if not moves or any(o.node is None or o.path is not None or o.to != frozenset({ACCEL}) for o in moves):
+        return None
+    arms = _arms_of(ff.tree)
+    common: set[str] | None = None
+    tests: dict[str, ast.expr] = {}
+    for o in moves:
+        true = {text: test for text, value, test in arms.get(id(o.node), ()) if value}
+        tests.update(true)
+        common = set(true) if common is None else common & set(true)
+    nodes: list[ast.AST] = [site, *(o.node for o in moves if o.node is not None)]
+    for text in sorted(common or ()):
+        if not any(t == text and not value for t, value, _ in arms.get(id(site), ())) \
+                and _device_flag(ff, tests[text], nodes):
+            return max(moves, key=lambda o: (o.line, o.column))
+    return None
+
+
+def _device_flag(ff: FileFlow, test: ast.expr, sites: list[ast.AST]) -> bool:
+    """Is ``test`` fixed for the run (:func:`_fixed_device_test`), or a name or an attribute
+    (``args.cuda``) that one module-level statement binds, to such a test (``args.cuda =
+    not args.no_cuda and torch.cuda.is_available()``), that nothing else binds and that no
+    function declares ``global``, with every module-level ``site`` after that statement?"""
+    if _fixed_device_test(ff, test, sites):
+        return True
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    if not (isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name)):
+        return False
+    text = ast.unparse(test)
+    stores = [n for n in ast.walk(ff.tree) if isinstance(n, ast.Attribute) and n.attr == test.attr
+              and isinstance(n.ctx, (ast.Store, ast.Del))]
+    binding = [st for st in ff.tree.body if isinstance(st, ast.Assign) and len(st.targets) == 1
+               and ast.unparse(st.targets[0]) == text]
+    if len(stores) != 1 or len(binding) != 1 or stores[0] is not binding[0].targets[0] or any(
+            isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr"
+            for n in ast.walk(ff.tree)) or _shadowed(ff.tree, {test.value.id}, sites):
+        return False
+    value = binding[0].value
+    if not any(isinstance(n, ast.Call) and ast.unparse(n.func).endswith("cuda.is_available")
+               for n in ast.walk(value)) or not _fixed_device_test(ff, value, []):
+        return False
+    inside = {id(x) for fn in ast.walk(ff.tree) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef))
+              for x in ast.walk(fn)}
+    return all(id(s) in inside or getattr(s, "lineno", 0) > binding[0].lineno for s in sites)
 
 
 def entry_arm_move(ff: FileFlow, fn: ast.AST, name: str, model: Value) -> Origin | None:

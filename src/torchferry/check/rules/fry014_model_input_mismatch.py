@@ -444,6 +444,16 @@ whose every class is of the run (a library's model, or one built by a function, 
 an input on the CPU on purpose), and given by position or keyword (a `*args` of other
 items than `model(*inputs)`'s stops them), each only as a tensor the run made on the CPU
 (not an item of a batch moved in part).
+An input moved on some path only (the analysis joins it over the arms of a test) counts as
+moved, for a model the code never moves, only where every move of it is in this file in the
+true arm of one device flag fixed for the run (`if args.cuda: x = x.cuda()`: `args.cuda` an
+attribute the file never assigns, or assigns once in a module-level statement from a test of
+`torch.cuda.is_available()`, `args.cuda = not args.no_cuda and torch.cuda.is_available()`;
+a module-level name bound once from such a test, `use_cuda = torch.cuda.is_available()`),
+and the call is in no arm where the flag is false: where the flag is true every such move
+has run.  A move under any other test (`if x.sum() > 0:`), moves under different flags, a
+flag assigned anywhere else (a second assignment, `global`, `setattr`), or an input made
+through a call the analysis cannot see into keep the call quiet.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`; not a module class of the run whose `__init__` keeps the `device` it
 is given only as the place of tensors its methods make, `self.device = device` read as
@@ -483,6 +493,7 @@ from torchferry.check.flow import (
 from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import (
     entry_arm_move,
+    flag_arm_move,
     global_in_arm,
     off_device_arm,
     other_arm_of_move,
@@ -1543,6 +1554,9 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         if arg is not None:
             a, v = arg
             moved = _input_moved(ff, res, v)
+    if moved is None and item is None and c.callee is Callee.MODULE and v.kinds is not None \
+            and v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+        moved = flag_arm_move(ff, v, c.node)  # (moved where a fixed device flag is true)
     if moved is None:
         return None
     # (an attribute moves with the module that owns it, not with a plain class that holds it)
