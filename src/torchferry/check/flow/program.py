@@ -1606,7 +1606,7 @@ def _outside_stores(tree: ast.Module) -> set[str]:
 _NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(", ".type_as(",
             "zeros(", "ones(", "empty(", "full(", "arange(", "rand", "eye(", "linspace(",
             "logspace(", "tensor(", "asarray(", "from_numpy(", "normal(", "bernoulli(",
-            "multinomial(", "Tensor(", "TensorV2(", "oader", "device", "synchronize", "non_blocking", "return_tensors")
+            "multinomial(", "_window(", "Tensor(", "TensorV2(", "oader", "device", "synchronize", "non_blocking", "return_tensors")
 #: (``\b`` first: a name is tried from its first character only, not again from each later
 #: one; the same names, a third less CPU)
 _CALLED = re.compile(r"\b(\w+)\(")
