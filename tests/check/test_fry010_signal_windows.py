@@ -88,3 +88,34 @@ def test_a_window_made_on_the_device_is_quiet(finding_lines: Callable[..., list[
         "    return torch.stft(wav, 512, window=window, return_complex=True)\n"
     )
     assert finding_lines({"spec.py": code}, "FRY010") == []
+
+
+ALIASED = (
+    "import torch\n"
+    "import torch.nn as nn\n"
+    "\n"
+    "\n"
+    "class SpectralLoss(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.win = torch.hann_window\n"
+    "\n"
+    "    def forward(self, output, target):\n"
+    "        x = torch.stft(output, 512, window=self.win(512{DEVICE}), return_complex=True)\n"
+    "        y = torch.stft(target, 512, window=self.win(512{DEVICE}), return_complex=True)\n"
+    "        return (x.abs() - y.abs()).pow(2).mean()\n"
+)
+
+
+def test_a_window_factory_kept_as_a_value_and_called(
+    finding_lines: Callable[..., list[int]],
+) -> None:
+    code = ALIASED.replace("{DEVICE}", "")
+    assert finding_lines({"loss.py": code}, "FRY010") == [11, 12]
+
+
+def test_a_window_factory_kept_as_a_value_and_called_on_the_device_is_quiet(
+    finding_lines: Callable[..., list[int]],
+) -> None:
+    code = ALIASED.replace("{DEVICE}", ", device=output.device")
+    assert finding_lines({"loss.py": code}, "FRY010") == []

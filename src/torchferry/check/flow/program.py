@@ -1617,9 +1617,26 @@ _STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|c
                      r"|self\.\w+\[[^\]\n]*\]\s*=(?!=)|register_|setattr")
 
 
+#: a factory of torch bound to a name as a value (``self.win = torch.hann_window``)
+_FACTORY_ALIAS = re.compile(r"\b(\w+)\s*=\s*(?:torch|th)\.(\w+)\s*(?:$|[#;)\]])")
+
+
+def _factory_aliases(lines: list[str]) -> set[str]:
+    r"""The names that the file binds to a factory of torch named as a value: a scope
+    calling one (``self.win(n)``) makes a tensor as the factory does.
+
+    >>> sorted(_factory_aliases(["        self.win = torch.hann_window", "f = torch.ones(2)"]))
+    ['win']
+    """
+    return {m.group(1) for line in lines if "torch." in line or "th." in line
+            for m in [_FACTORY_ALIAS.search(line)] if m is not None
+            and m.group(2) in vocab.SHAPE_FACTORIES | vocab.LIKE_FACTORIES | vocab.DATA_FACTORIES}
+
+
 def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:
     """The scopes whose text mentions one of :data:`_NEEDLES` or calls (by name) one that
-    does, to a fixed point."""
+    does, or a factory the file names as a value (:func:`_factory_aliases`), to a fixed
+    point."""
     texts = {id(n): "\n".join(lines[n.lineno - 1: n.end_lineno or n.lineno]) for n in scopes
              if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     names = {id(n): n.name for n in scopes if id(n) in texts}  # type: ignore[attr-defined]
@@ -1628,7 +1645,7 @@ def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:
     for k, c in calls.items():  # a loop calls the ``__iter__`` of what it iterates over
         if _ITERATES.search(texts[k]):
             c.add("__iter__")
-    called = {names[k] for k in relevant}
+    called = {names[k] for k in relevant} | _factory_aliases(lines)
     while True:
         more = {k for k, c in calls.items() if c & called}
         if not more:
