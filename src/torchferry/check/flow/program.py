@@ -1274,14 +1274,19 @@ class FileFlow:
         return v._replace(kinds=kinds, places=frozenset(places) if len(places) <= PLACE_CAP else None,
                           origins=tuple(dict.fromkeys(origins))[:ORIGIN_CAP])
 
-    def follows_model(self, res: ScopeResult, v: Value, depth: int = 0) -> bool:
+    def follows_model(self, res: ScopeResult, v: Value, depth: int = 0, used: bool = False) -> bool:
         """Does ``v`` (a value of ``res``) follow a module to its device, wherever
         ``model.to(device)`` puts it: on an accelerator already, or computed from ``self``
         of an ``nn.Module``'s method other than ``__init__`` (its submodules' outputs, its
         parameters and buffers), from an input of its ``forward``, or from a parameter
-        that a call of the run gives such a value (:meth:`run_arguments`, three calls deep)?"""
+        that a call of the run gives such a value (:meth:`run_arguments`, three calls deep)?
+        ``used``: the callee that ``v`` is handed to uses its parameter as a tensor
+        (``torch.stft(x, ...)`` in ``self.transform(x)`` of a ``forward`` input ``x`` that
+        ``forward`` only hands on), which tells the argument's kind too."""
         # (a parameter's kind from its uses, ``x.view(-1)``, never from a hint)
         kinds = res.kind_of(v._replace(kinds=None) if v.basis is Basis.HINT else v)
+        if kinds is None and used:
+            kinds = frozenset((Kind.TENSOR,))
         if not v.places or kinds is not None and not kinds & {Kind.TENSOR, Kind.BATCH}:
             return False
         cls = self.method_of.get(id(res.node))
@@ -1301,7 +1306,8 @@ class FileFlow:
                 for fn in cls.methods.values():
                     self.result(fn, cls)
             given = self.run_arguments(res.node, k)
-            if given and any(other.follows_model(caller, a, depth + 1) for other, caller, a in given):
+            tensor = kinds is not None and Kind.TENSOR in kinds
+            if given and any(other.follows_model(caller, a, depth + 1, tensor) for other, caller, a in given):
                 return True
         return False
 
