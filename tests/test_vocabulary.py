@@ -13,8 +13,11 @@ def test_every_factory_exists_and_makes_a_tensor():
     probe = torch.ones(2)
     for name in sorted(v.SHAPE_FACTORIES):
         args = {"full": ((2,), 1.0), "arange": (2,), "randint": (3, (2,)), "randperm": (2,),
-                "eye": (2,), "linspace": (0, 1, 2), "logspace": (0, 1, 2)}.get(name, ((2,),))
-        assert isinstance(getattr(torch, name)(*args), torch.Tensor), name
+                "eye": (2,), "linspace": (0, 1, 2), "logspace": (0, 1, 2)}.get(
+            name, (4,) if name.endswith("_window") else ((2,),))
+        made = getattr(torch, name)(*args)
+        assert isinstance(made, torch.Tensor), name
+        assert made.device == torch.ones(1).device and "device" in getattr(torch, name).__doc__, name
     for name in sorted(v.LIKE_FACTORIES):
         args = {"full_like": (probe, 1.0), "randint_like": (probe, 3)}.get(name, (probe,))
         out = getattr(torch, name)(*args)

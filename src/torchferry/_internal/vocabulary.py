@@ -48,6 +48,8 @@ ACCELERATOR_LITERAL = re.compile(r"^(cuda|mps|xpu)(:\d+)?$")
 # (or the default device).
 SHAPE_FACTORIES = frozenset(
     "zeros ones empty full arange rand randn randint randperm eye linspace logspace".split()
+) | frozenset(  # the signal windows handed to ``torch.stft``: made of one length
+    "hann_window hamming_window blackman_window bartlett_window kaiser_window".split()
 )
 # torch.<name>(t): same device as ``t`` unless ``device=`` says otherwise.
 LIKE_FACTORIES = frozenset(

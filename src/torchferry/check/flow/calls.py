@@ -556,7 +556,9 @@ def _layer_weight(base: Value, node: ast.Attribute | None) -> bool:
     return node is not None and isinstance(node.value, ast.Attribute) \
         and node.value.attr in ("weight", "bias") and base.kinds is None and base.known_places
 _FILLED = ("torch.zeros(", "torch.ones(", "torch.empty(", "torch.rand(", "torch.randn(")
-_ONE_DIMENSIONAL = ("torch.arange(", "torch.linspace(", "torch.logspace(", "torch.randperm(")
+_ONE_DIMENSIONAL = ("torch.arange(", "torch.linspace(", "torch.logspace(", "torch.randperm(",
+                    "torch.hann_window(", "torch.hamming_window(", "torch.blackman_window(",
+                    "torch.bartlett_window(", "torch.kaiser_window(")
 
 
 def _joined_tensor_item(base: Value, key: ast.expr) -> Value | None:

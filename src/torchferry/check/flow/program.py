@@ -1275,14 +1275,19 @@ class FileFlow:
         return v._replace(kinds=kinds, places=frozenset(places) if len(places) <= PLACE_CAP else None,
                           origins=tuple(dict.fromkeys(origins))[:ORIGIN_CAP])
 
-    def follows_model(self, res: ScopeResult, v: Value, depth: int = 0) -> bool:
+    def follows_model(self, res: ScopeResult, v: Value, depth: int = 0, used: bool = False) -> bool:
         """Does ``v`` (a value of ``res``) follow a module to its device, wherever
         ``model.to(device)`` puts it: on an accelerator already, or computed from ``self``
         of an ``nn.Module``'s method other than ``__init__`` (its submodules' outputs, its
         parameters and buffers), from an input of its ``forward``, or from a parameter
-        that a call of the run gives such a value (:meth:`run_arguments`, three calls deep)?"""
+        that a call of the run gives such a value (:meth:`run_arguments`, three calls deep)?
+        ``used``: the callee that ``v`` is handed to uses its parameter as a tensor
+        (``torch.stft(x, ...)`` in ``self.transform(x)`` of a ``forward`` input ``x`` that
+        ``forward`` only hands on), which tells the argument's kind too."""
         # (a parameter's kind from its uses, ``x.view(-1)``, never from a hint)
         kinds = res.kind_of(v._replace(kinds=None) if v.basis is Basis.HINT else v)
+        if kinds is None and used:
+            kinds = frozenset((Kind.TENSOR,))
         if not v.places or kinds is not None and not kinds & {Kind.TENSOR, Kind.BATCH}:
             return False
         cls = self.method_of.get(id(res.node))
@@ -1302,7 +1307,8 @@ class FileFlow:
                 for fn in cls.methods.values():
                     self.result(fn, cls)
             given = self.run_arguments(res.node, k)
-            if given and any(other.follows_model(caller, a, depth + 1) for other, caller, a in given):
+            tensor = kinds is not None and Kind.TENSOR in kinds
+            if given and any(other.follows_model(caller, a, depth + 1, tensor) for other, caller, a in given):
                 return True
         return False
 
@@ -1607,7 +1613,7 @@ def _outside_stores(tree: ast.Module) -> set[str]:
 _NEEDLES = (".to(", ".cuda(", ".cpu(", ".xpu(", ".numpy(", ".item(", ".tolist(", ".type_as(",
             "zeros(", "ones(", "empty(", "full(", "arange(", "rand", "eye(", "linspace(",
             "logspace(", "tensor(", "asarray(", "from_numpy(", "normal(", "bernoulli(",
-            "multinomial(", "Tensor(", "TensorV2(", "oader", "device", "synchronize", "non_blocking", "return_tensors")
+            "multinomial(", "_window(", "Tensor(", "TensorV2(", "oader", "device", "synchronize", "non_blocking", "return_tensors")
 #: (``\b`` first: a name is tried from its first character only, not again from each later
 #: one; the same names, a third less CPU)
 _CALLED = re.compile(r"\b(\w+)\(")
@@ -1618,9 +1624,26 @@ _STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|c
                      r"|self\.\w+\[[^\]\n]*\]\s*=(?!=)|register_|setattr")
 
 
+#: a factory of torch bound to a name as a value (``self.win = torch.hann_window``)
+_FACTORY_ALIAS = re.compile(r"\b(\w+)\s*=\s*(?:torch|th)\.(\w+)\s*(?:$|[#;)\]])")
+
+
+def _factory_aliases(lines: list[str]) -> set[str]:
+    r"""The names that the file binds to a factory of torch named as a value: a scope
+    calling one (``self.win(n)``) makes a tensor as the factory does.
+
+    >>> sorted(_factory_aliases(["        self.win = torch.hann_window", "f = torch.ones(2)"]))
+    ['win']
+    """
+    return {m.group(1) for line in lines if "torch." in line or "th." in line
+            for m in [_FACTORY_ALIAS.search(line)] if m is not None
+            and m.group(2) in vocab.SHAPE_FACTORIES | vocab.LIKE_FACTORIES | vocab.DATA_FACTORIES}
+
+
 def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:
     """The scopes whose text mentions one of :data:`_NEEDLES` or calls (by name) one that
-    does, to a fixed point."""
+    does, or a factory the file names as a value (:func:`_factory_aliases`), to a fixed
+    point."""
     texts = {id(n): "\n".join(lines[n.lineno - 1: n.end_lineno or n.lineno]) for n in scopes
              if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     names = {id(n): n.name for n in scopes if id(n) in texts}  # type: ignore[attr-defined]
@@ -1629,7 +1652,7 @@ def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:
     for k, c in calls.items():  # a loop calls the ``__iter__`` of what it iterates over
         if _ITERATES.search(texts[k]):
             c.add("__iter__")
-    called = {names[k] for k in relevant}
+    called = {names[k] for k in relevant} | _factory_aliases(lines)
     while True:
         more = {k for k, c in calls.items() if c & called}
         if not more:

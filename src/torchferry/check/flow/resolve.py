@@ -1355,8 +1355,22 @@ def _returns_given(ev: Evaluator, owner: FileFlow, target: ast.FunctionDef | ast
             kind = next((x for x in _GIVEN if a.is_(x)), None)
             if k not in result.param_hints and kind is not None:
                 given[k] = kind
+        if given:
+            given.update(_unplaced_operands(result, bound_args))
     given.update(_cpu_devices(target, result, bound_args))
     return owner.returns_given(target, given) if given else None
+
+
+def _unplaced_operands(result: ScopeResult, bound_args: dict[str, Value]) -> dict[int, Kind]:
+    """The parameters given a value of unknown kind and place (``hp.preemphasis`` of a
+    configuration the analysis does not read, most often a number), read as numbers where
+    the call also gives a tensor: ``wav[:, 1:] - coeff * wav[:, :-1]`` is then where
+    ``wav`` is, as arithmetic written in the caller would be (a tensor operand is where
+    the others are or the operation fails).  A parameter the callee returns on some path
+    keeps its own place there, which the call does not know, so the return stays unknown."""
+    return {int(ref): Kind.SCALAR for ref, a in bound_args.items()
+            if a.kinds is None and a.places is None and int(ref) not in result.param_hints
+            and int(ref) not in result.returned_params}
 
 
 def _cpu_devices(fn: ast.FunctionDef | ast.AsyncFunctionDef, result: ScopeResult,

@@ -2,7 +2,9 @@
 
 ## What it does
 Flags a factory (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye`,
-`linspace`, ..., `torch.tensor([...])`, `torch.tensor(data).unsqueeze(1)` (at least one
+`linspace`, the signal windows `hann_window`, `hamming_window`, `blackman_window`,
+`bartlett_window`, `kaiser_window` (also kept as a value, `self.win = torch.hann_window`,
+then `torch.stft(x, n, window=self.win(n))`), ..., `torch.tensor([...])`, `torch.tensor(data).unsqueeze(1)` (at least one
 dimension, whatever the data), `torch.tensor(mask)` of a value the analysis knows to be a
 Python sequence (a list built with `append`, a tuple: no number, so at least one
 dimension), `torch.tensor(a)` of a NumPy array the function made with at least one dimension
@@ -227,6 +229,14 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
+A helper method's result computed by arithmetic from a tensor and a value of unknown kind
+and place (`self.preemphasize(wav, hp.preemphasis)` returning `wav[:, 1:] - coeff * wav[:,
+:-1]`) is where the tensor is, as that arithmetic written in the caller would be; one that
+returns the unknown value on some path, or is a torch function's result
+(`torch.cat([wav, coeff * wav])`, already a tensor in the helper's summary), keeps the
+summary's places, and an argument of unknown place there makes them unknown. A window
+kept as a value is followed where the file binds it on one line (`self.win =
+torch.hann_window`); `torch.signal.windows.hann(n)` is not known as a factory.
 Every factory whose result the met value holds is reported (`gamma ** (n - m)` of `n` and
 `m`, each from `torch.arange`; the two arms' `torch.linspace` of `t_span = ...`), each
 with the meeting that blames it; a factory whose result the partner may itself hold is

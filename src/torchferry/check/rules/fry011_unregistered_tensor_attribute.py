@@ -178,7 +178,10 @@ attribute read by other code (`volume.bbox_min` in a free
 function, a subclass in a file that does not import the class's file, or through a class
 between of a third file), or combined with a tensor the analysis cannot place
 (a parameter of a helper method that no method of the file gives a tensor of the model,
-and that is never used as a tensor), is not flagged. An attribute handed to a function
+and that is never used as a tensor), is not flagged. A `forward` input that `forward` only
+hands on, as it is, to a helper that uses it as a tensor (`self.transform(x)` whose
+`torch.stft(x, n, window=self.window)` meets the attribute) follows the model: the
+helper's use tells its kind; an input used nowhere as a tensor does not. An attribute handed to a function
 or method of the checked files counts as combined only where that function's own body
 combines the argument, as it came in on some path, with another argument that moves with the
 model (`h * w`, `torch.cat([h, w])`): not where it moves it first (`w = w.to(self.device)`,
