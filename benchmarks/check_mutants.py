@@ -10,8 +10,11 @@ and aladdinpersson/Machine-Learning-Collection scripts and for the ``shoal`` bat
 pytorch/tutorials, aladdinpersson/Machine-Learning-Collection and MorvanZhou/PyTorch-Tutorial
 script (``morvan_gpu`` also reads the MNIST stand-in's older ``test_data``/``test_labels``
 names) and for the ``strait`` batch karpathy/makemore, locuslab/TCN and sfujim/TD3 scripts
-(TD3's on a ``gym`` stand-in, makemore's ``SummaryWriter`` on a ``tensorboard`` stand-in),
-each with its license; see
+(TD3's on a ``gym`` stand-in, makemore's ``SummaryWriter`` on a ``tensorboard`` stand-in)
+and for the ``inlet`` batch pytorch/examples' ``language_translation`` (on a ``torchtext``
+stand-in), keon/3-min-pytorch's denoising autoencoder and text classifier (the latter on the
+``torchtext`` stand-in's legacy API) and Kaixhin/Rainbow (on ``atari_py``, ``cv2`` and
+``plotly`` stand-ins), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -52,7 +55,7 @@ line; a mutation keeps the line count).
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set strait         # the latest held-out batch
+    python benchmarks/check_mutants.py --set inlet          # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -153,9 +156,9 @@ class Program:
 
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
-#: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal`` and ``strait``
+#: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait`` and ``inlet``
 #: (2026-12-06) were each gathered apart from the rules and measured once, blind
-BATCHES = ("original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait")
+BATCHES = ("original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet")
 
 
 _WLM_TRAIN = (
@@ -195,6 +198,16 @@ _TCN_PIXEL_MNIST = (
 _TD3 = (
     "--env", "Point-v0", "--start_timesteps", "8", "--max_timesteps", "20", "--eval_freq", "20",
     "--batch_size", "4", "--save_model",
+)  # fmt: skip
+_TRANSLATION = (
+    "-e", "1", "--batch", "8", "--backend", "gpu", "--enc_layers", "1", "--dec_layers", "1",
+    "--embed_size", "16", "--attn_heads", "2", "--dim_feedforward", "16", "--logging_dir", "out/",
+)  # fmt: skip
+_RAINBOW = (
+    "--T-max", "40", "--learn-start", "16", "--memory-capacity", "200", "--evaluation-size",
+    "20", "--evaluation-interval", "40", "--evaluation-episodes", "1", "--max-episode-length",
+    "200", "--architecture", "data-efficient", "--hidden-size", "16", "--batch-size", "4",
+    "--target-update", "20",
 )  # fmt: skip
 
 PROGRAMS: tuple[Program, ...] = (
@@ -239,6 +252,12 @@ PROGRAMS: tuple[Program, ...] = (
     Program("tcn_pixel_mnist", "tcn", "pmnist_test.py", _TCN_PIXEL_MNIST, batch="strait"),
     Program("td3", "td3", "TD3.py", (*_TD3, "--load_model", "default"), setup=(("main.py", _TD3),), batch="strait", entry="main.py"),
     Program("td3/replay", "td3", "utils.py", _TD3, batch="strait", entry="main.py"),
+    Program("translation", "translation", "main.py", _TRANSLATION, batch="inlet"),
+    Program("translation/masks", "translation", "src/data.py", _TRANSLATION, batch="inlet", entry="main.py"),
+    Program("denoising_autoencoder", "denoising_autoencoder", "denoising_autoencoder.py", (), batch="inlet"),
+    Program("text_classification", "text_classification", "text_classification.py", (), batch="inlet"),
+    Program("rainbow", "rainbow", "agent.py", _RAINBOW, batch="inlet", entry="main.py"),
+    Program("rainbow/memory", "rainbow", "memory.py", _RAINBOW, batch="inlet", entry="main.py"),
 )  # fmt: skip
 
 

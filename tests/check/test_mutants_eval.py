@@ -164,6 +164,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "reef"],
         ["--set", "shoal"],
         ["--set", "strait"],
+        ["--set", "inlet"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -179,6 +180,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[7]).isdisjoint(sum((chosen[i] for i in (0, 1, 3, 4, 5, 6)), []))
     assert chosen[8] == [p.name for p in cm.PROGRAMS if p.batch == "strait"]
     assert set(chosen[8]).isdisjoint(sum((chosen[i] for i in (0, 1, 3, 4, 5, 6, 7)), []))
+    assert chosen[9] == [p.name for p in cm.PROGRAMS if p.batch == "inlet"]
+    assert set(chosen[9]).isdisjoint(sum((chosen[i] for i in (0, 1, 3, 4, 5, 6, 7, 8)), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -190,7 +193,15 @@ def _blob_id(data: bytes) -> str:
 
 @pytest.mark.parametrize(
     ("batch", "least"),
-    [("jetty", 4), ("berth", 4), ("cove", 1), ("reef", 3), ("shoal", 3), ("strait", 4)],
+    [
+        ("jetty", 4),
+        ("berth", 4),
+        ("cove", 1),
+        ("reef", 3),
+        ("shoal", 3),
+        ("strait", 4),
+        ("inlet", 4),
+    ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
     source = SOURCE.read_text()
@@ -236,11 +247,11 @@ def test_a_missing_program_stops_the_run_with_the_rebuild(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth, cove, reef, shoal and strait programs come from other repositories than
-    pytorch/examples (whose license is ``LICENSE`` of the programs' folder): each folder holds
-    its own."""
+    """The berth, cove, reef, shoal, strait and inlet programs come from other repositories
+    than pytorch/examples (whose license is ``LICENSE`` of the programs' folder), or, for
+    inlet's, some of them: each folder holds its own."""
     _programs_here()
-    later = ("berth", "cove", "reef", "shoal", "strait")
+    later = ("berth", "cove", "reef", "shoal", "strait", "inlet")
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
         assert text.startswith(("BSD 3-Clause License\n", "MIT License\n", "Copyright (c)")), (
@@ -334,6 +345,93 @@ def test_summary_writer_runs_on_the_tensorboard_stand_in_and_writes_nothing(
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["Anything"]
     assert list(tmp_path.iterdir()) == []
+
+
+def _submodule(package: types.ModuleType, name: str) -> types.ModuleType:
+    return importlib.import_module(f"{package.__name__}.{name}")
+
+
+def test_the_torchtext_stand_in_tokenizes_builds_a_vocabulary_and_serves_multi30k() -> None:
+    torchtext = _stub("torchtext")
+    datasets = _submodule(torchtext, "datasets")
+    vocab = _submodule(torchtext, "vocab")
+    tokenize = _submodule(torchtext, "data.utils").get_tokenizer("spacy", "de")
+    assert tokenize("ein mann sitzt") == ["ein", "mann", "sitzt"]
+    datasets.multi30k.URL["train"] = "https://example.com/training.tar.gz"  # set, never read
+    train = datasets.Multi30k(split="train", language_pair=("de", "en"))
+    valid, test = datasets.Multi30k(split=("valid", "test"), language_pair=("de", "en"))
+    assert len(train) == 24 and len(valid) == len(test) == 8
+    assert list(train) == list(train)  # read more than once, as the program does
+    assert all(de.endswith("\n") and en.endswith("\n") for de, en in train)
+    specials = ["<unk>", "<pad>", "<bos>", "<eos>"]
+    v = vocab.build_vocab_from_iterator(
+        (tokenize(de) for de, _ in train), min_freq=1, specials=specials, special_first=True
+    )
+    assert v.lookup_tokens([0, 1, 2, 3]) == specials and len(v) > len(specials)
+    words = tokenize(train[0][0])
+    assert v.lookup_tokens(v(words)) == words
+    with pytest.raises(RuntimeError):
+        v(["unknown"])
+    v.set_default_index(0)
+    assert v(["unknown"]) == [0]
+
+
+def test_the_torchtext_stand_in_has_the_legacy_fields_datasets_and_bucket_iterator() -> None:
+    import torch
+
+    torchtext = _stub("torchtext")
+    data, datasets = _submodule(torchtext, "data"), _submodule(torchtext, "datasets")
+    text = data.Field(sequential=True, batch_first=True, lower=True)
+    label = data.Field(sequential=False, batch_first=True)
+    train, test = datasets.IMDB.splits(text, label)
+    assert (len(train), len(test)) == (40, 16)
+    text.build_vocab(train, min_freq=5)
+    label.build_vocab(train)
+    assert label.vocab.lookup_tokens([0, 1, 2]) == ["<unk>", "neg", "pos"]
+    train, valid = train.split(split_ratio=0.8)
+    assert (len(train), len(valid)) == (32, 8)
+    iters = data.BucketIterator.splits((train, valid, test), batch_size=12, shuffle=True)
+    assert [len(i) for i in iters] == [3, 1, 2] and iters[1].dataset is valid
+    batches = list(iters[0])
+    assert [b.batch_size for b in batches] == [12, 12, 8]
+    first = batches[0]
+    assert first.text.dtype == first.label.dtype == torch.long
+    assert first.text.shape[0] == 12 and first.label.shape == (12,)
+    assert set(first.label.tolist()) <= {1, 2}  # the labels' indices, after <unk>
+
+
+def test_the_atari_stand_in_ends_its_game_and_cv2_resizes_to_width_and_height() -> None:
+    atari_py, cv2 = _stub("atari_py"), _stub("cv2")
+    assert "space_invaders" in atari_py.list_games()
+    ale = atari_py.ALEInterface()
+    ale.setInt("random_seed", 3)
+    ale.setBool("color_averaging", False)
+    ale.loadROM(atari_py.get_game_path("space_invaders"))
+    actions = list(ale.getMinimalActionSet())
+    assert actions == [0, 1, 2, 3] and ale.lives() == 3
+    screen = ale.getScreenGrayscale()
+    assert screen.shape == (210, 160) and str(screen.dtype) == "uint8"
+    assert ale.getScreenRGB().shape == (210, 160, 3)
+    rewards = []
+    while not ale.game_over():
+        rewards.append(ale.act(1))
+    assert len(rewards) == atari_py.EPISODE_FRAMES and set(rewards) == {0, 1}
+    ale.reset_game()
+    assert not ale.game_over()
+    small = cv2.resize(screen, (84, 42), interpolation=cv2.INTER_LINEAR)
+    assert small.shape == (42, 84) and small[0, 0] == screen[0, 0]
+    assert cv2.imshow("screen", screen) is None and cv2.waitKey(1) == -1
+
+
+def test_the_plotly_stand_in_writes_nothing_and_trange_is_a_range(tmp_path: Path) -> None:
+    plotly = _stub("plotly")
+    graph_objs = plotly.graph_objs
+    trace = graph_objs.Scatter(x=[1, 2], y=[3, 4], line=graph_objs.scatter.Line(color="red"))
+    assert trace["x"] == [1, 2] and trace["line"] == {"color": "red"}
+    target = tmp_path / "Reward.html"
+    assert plotly.offline.plot({"data": [trace]}, filename=str(target), auto_open=False)
+    assert not target.exists()
+    assert list(_stub("tqdm").trange(1, 4)) == [1, 2, 3]
 
 
 def test_the_mnist_stand_ins_say_their_split_and_tqdm_passes_the_iterable_through() -> None:
