@@ -134,6 +134,9 @@ class ClassInfo:
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
+#: where a ``global`` statement can begin: the keyword as a word at the start of a line
+#: or after ``;`` or ``:`` (a superset: a docstring's line may begin with the word too)
+_GLOBAL_WORD = re.compile(r"(?:^|[;:\r])[ \t\f\ufeff]*global\b", re.MULTILINE)
 
 
 def word_rows(text: str, word: str) -> list[int]:
@@ -187,7 +190,10 @@ class FileFlow:
         self.live_module: Interp | None = None
         self.globals: Env | None = None
         self.last_reason = Reason.UNRESOLVED
-        self._rebound: frozenset[str] | None = None
+        #: :meth:`rebound_globals` (None: not yet asked); empty at once when the text the
+        #: tree was parsed from cannot hold a ``global`` statement
+        self._rebound: frozenset[str] | None = \
+            frozenset() if source is not None and _GLOBAL_WORD.search(source) is None else None
         self._results: dict[int, ScopeResult] = {}
         self._pending: dict[int, ScopeResult] = {}
         #: the budget's units each memoised summary paid for (see :meth:`summary`)
@@ -418,6 +424,9 @@ class FileFlow:
         if self._rebound is not None:
             return self._rebound
         out: set[str] = set()
+        if not any(isinstance(n, ast.Global) for n in ast.walk(self.tree)):
+            self._rebound = frozenset()
+            return self._rebound
         for fn in ast.walk(self.tree):
             if not isinstance(fn, _FUNCS):
                 continue
