@@ -8,6 +8,7 @@ from torchferry.check.flow.program import (
     FileFlow,
     _self_attribute_calls,
     _walk_nodes,
+    may_hold_global,
     word_rows,
 )
 
@@ -166,3 +167,11 @@ def test_a_source_without_a_global_statement_is_answered_without_a_walk():
     assert FileFlow(ast.parse(GLOBALS[0]), "<t>", source=GLOBALS[0])._rebound is None
     assert FileFlow(ast.parse(GLOBALS[0]), "<t>", source=GLOBALS[0]).rebound_globals == {"d"}
     assert FileFlow(ast.parse(GLOBALS[1]), "<t>").rebound_globals == {"d", "e"}
+
+
+def test_every_text_with_a_global_statement_may_hold_one():
+    for source in GLOBALS:
+        if any(isinstance(n, ast.Global) for n in ast.walk(ast.parse(source))):
+            assert may_hold_global(source), source
+    assert not may_hold_global("global_pool = 1  # global average pooling\nx = 'global'\nglobalx = 2\n")
+    assert may_hold_global('"""\nglobal average pooling\n"""\n')  # a docstring's line: a superset

@@ -134,9 +134,29 @@ class ClassInfo:
 
 
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
-#: where a ``global`` statement can begin: the keyword as a word at the start of a line
-#: or after ``;`` or ``:`` (a superset: a docstring's line may begin with the word too)
-_GLOBAL_WORD = re.compile(r"(?:^|[;:\r])[ \t\f\ufeff]*global\b", re.MULTILINE)
+
+
+def may_hold_global(text: str) -> bool:
+    """Can ``text`` hold a ``global`` statement?  Only where the word ``global`` begins a
+    line or follows ``;`` or ``:`` (blanks between); a superset, as a docstring's line may
+    begin with the word too.  One search for the word, then a look at its neighbours.
+
+    >>> may_hold_global("def f():\\n    global d\\n"), may_hold_global("def f(): x = 1; global d\\n")
+    (True, True)
+    >>> may_hold_global("global_pool = 1  # a global pool\\nx = 'global'\\n")
+    False
+    """
+    at = text.find("global")
+    while at >= 0:
+        end = at + 6
+        if end == len(text) or not (text[end].isalnum() or text[end] == "_"):
+            k = at
+            while k > 0 and text[k - 1] in " \t\f\ufeff":
+                k -= 1
+            if k == 0 or text[k - 1] in "\n\r;:":
+                return True
+        at = text.find("global", end)
+    return False
 
 
 def word_rows(text: str, word: str) -> list[int]:
@@ -193,7 +213,7 @@ class FileFlow:
         #: :meth:`rebound_globals` (None: not yet asked); empty at once when the text the
         #: tree was parsed from cannot hold a ``global`` statement
         self._rebound: frozenset[str] | None = \
-            frozenset() if source is not None and _GLOBAL_WORD.search(source) is None else None
+            frozenset() if source is not None and not may_hold_global(source) else None
         self._results: dict[int, ScopeResult] = {}
         self._pending: dict[int, ScopeResult] = {}
         #: the budget's units each memoised summary paid for (see :meth:`summary`)
