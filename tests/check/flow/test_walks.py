@@ -8,6 +8,7 @@ from torchferry.check.flow.program import (
     FileFlow,
     _self_attribute_calls,
     _walk_nodes,
+    may_hold_global,
     word_rows,
 )
 
@@ -137,3 +138,40 @@ def test_the_attribute_bindings_of_a_class_are_those_of_a_walk_of_each_statement
     assert found == reference and attribute_bindings(info) is found
     assert [v is None for _, v in found["enc"]] == [False, False, True, True, True, False]
     assert set(found) == {"enc", "i", "ctx", "a"}
+
+
+GLOBALS = [
+    "d = None\ndef f():\n    global d\n    d = 1\n",
+    "d = e = 0\ndef f():\n    def g():\n        global d, e\n        del e\n    d = 2\n",
+    "d = 0\nclass A:\n    def m(self):\n        if self: global d\n        d = 3\n",
+    "d = 0\ndef f(): x = 1; global d; d = x\n",
+    "d = 0\r\ndef f():\r    global d\r    d = 4\r",
+    "d = 0\ndef f():\n\x0c    global d\n    d = 5\n",
+    '"""global state, global_pool"""\nglobal_pool = 1\ndef f():\n    global_pool = 2\n    x = "; global d"\n',
+    "def f():\n    # global d\n    d = 1\n",
+    "d = 0\ndef f():\n    global d\n    return d\n",
+]
+
+
+def test_the_globals_functions_rebind_are_the_same_with_and_without_the_source_pre_check():
+    for source in GLOBALS:
+        tree = ast.parse(source)
+        walked = FileFlow(tree, "<t>").rebound_globals
+        assert FileFlow(tree, "<t>", source=source).rebound_globals == walked, source
+
+
+def test_a_source_without_a_global_statement_is_answered_without_a_walk():
+    source = GLOBALS[-2]
+    ff = FileFlow(ast.parse(source), "<t>", source=source)
+    assert ff._rebound == frozenset()  # known at once, from the text
+    assert FileFlow(ast.parse(GLOBALS[0]), "<t>", source=GLOBALS[0])._rebound is None
+    assert FileFlow(ast.parse(GLOBALS[0]), "<t>", source=GLOBALS[0]).rebound_globals == {"d"}
+    assert FileFlow(ast.parse(GLOBALS[1]), "<t>").rebound_globals == {"d", "e"}
+
+
+def test_every_text_with_a_global_statement_may_hold_one():
+    for source in GLOBALS:
+        if any(isinstance(n, ast.Global) for n in ast.walk(ast.parse(source))):
+            assert may_hold_global(source), source
+    assert not may_hold_global("global_pool = 1  # global average pooling\nx = 'global'\nglobalx = 2\n")
+    assert may_hold_global('"""\nglobal average pooling\n"""\n')  # a docstring's line: a superset

@@ -136,6 +136,29 @@ class ClassInfo:
 _LINE_BREAK = re.compile(r"\r\n|\r|\n")
 
 
+def may_hold_global(text: str) -> bool:
+    """Can ``text`` hold a ``global`` statement?  Only where the word ``global`` begins a
+    line or follows ``;`` or ``:`` (blanks between); a superset, as a docstring's line may
+    begin with the word too.  One search for the word, then a look at its neighbours.
+
+    >>> may_hold_global("def f():\\n    global d\\n"), may_hold_global("def f(): x = 1; global d\\n")
+    (True, True)
+    >>> may_hold_global("global_pool = 1  # a global pool\\nx = 'global'\\n")
+    False
+    """
+    at = text.find("global")
+    while at >= 0:
+        end = at + 6
+        if end == len(text) or not (text[end].isalnum() or text[end] == "_"):
+            k = at
+            while k > 0 and text[k - 1] in " \t\f\ufeff":
+                k -= 1
+            if k == 0 or text[k - 1] in "\n\r;:":
+                return True
+        at = text.find("global", end)
+    return False
+
+
 def word_rows(text: str, word: str) -> list[int]:
     """The numbers of the lines of ``text`` (as Python counts them: only ``\\r\\n``,
     ``\\r`` and ``\\n`` end a line) on which ``word`` begins, in order, each once.
@@ -175,6 +198,8 @@ class FileFlow:
         self.lines = lines
         self._relevant: set[int] | None = None
         self._relevant_of: set[int] = set()
+        #: :meth:`_factory_aliases` (None: not yet asked)
+        self._aliases: frozenset[str] | None = None
         self.project = project
         self.module_classes = module_classes
         self.imports: dict[str, str] = {}
@@ -187,7 +212,10 @@ class FileFlow:
         self.live_module: Interp | None = None
         self.globals: Env | None = None
         self.last_reason = Reason.UNRESOLVED
-        self._rebound: frozenset[str] | None = None
+        #: :meth:`rebound_globals` (None: not yet asked); empty at once when the text the
+        #: tree was parsed from cannot hold a ``global`` statement
+        self._rebound: frozenset[str] | None = \
+            frozenset() if source is not None and not may_hold_global(source) else None
         self._results: dict[int, ScopeResult] = {}
         self._pending: dict[int, ScopeResult] = {}
         #: the budget's units each memoised summary paid for (see :meth:`summary`)
@@ -418,6 +446,9 @@ class FileFlow:
         if self._rebound is not None:
             return self._rebound
         out: set[str] = set()
+        if not any(isinstance(n, ast.Global) for n in ast.walk(self.tree)):
+            self._rebound = frozenset()
+            return self._rebound
         for fn in ast.walk(self.tree):
             if not isinstance(fn, _FUNCS):
                 continue
@@ -543,16 +574,22 @@ class FileFlow:
             return True
         if self._relevant is None:
             scopes = [n for n, _, _ in self._scopes]
-            self._relevant = _relevant_scopes(self.lines, scopes)
+            self._relevant = _relevant_scopes(self.lines, scopes, self._factory_aliases())
             self._relevant_of = {id(n) for n in scopes}
             self._relevant |= self.given_by_run([n for n in scopes if id(n) not in self._relevant])
         key = id(node)
         if key not in self._relevant_of:  # found later: a function or class inside a function
             self._relevant_of.add(key)
             if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)) and \
-                    _relevant_scopes(self.lines, [node]):
+                    _relevant_scopes(self.lines, [node], self._factory_aliases()):
                 self._relevant.add(key)
         return key in self._relevant
+
+    def _factory_aliases(self) -> frozenset[str]:
+        """:func:`_factory_aliases` of the file's lines, found once per analysis."""
+        if self._aliases is None:
+            self._aliases = frozenset(_factory_aliases(self.lines or []))
+        return self._aliases
 
     def given_by_run(self, fns: list[ast.AST]) -> set[int]:
         """The functions and methods of ``fns`` (of this file) that a call of another file
@@ -1640,10 +1677,10 @@ def _factory_aliases(lines: list[str]) -> set[str]:
             and m.group(2) in vocab.SHAPE_FACTORIES | vocab.LIKE_FACTORIES | vocab.DATA_FACTORIES}
 
 
-def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:
+def _relevant_scopes(lines: list[str], scopes: list[ast.AST], aliases: frozenset[str]) -> set[int]:
     """The scopes whose text mentions one of :data:`_NEEDLES` or calls (by name) one that
-    does, or a factory the file names as a value (:func:`_factory_aliases`), to a fixed
-    point."""
+    does, or a factory the file names as a value (``aliases``: :func:`_factory_aliases` of
+    ``lines``), to a fixed point."""
     texts = {id(n): "\n".join(lines[n.lineno - 1: n.end_lineno or n.lineno]) for n in scopes
              if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
     names = {id(n): n.name for n in scopes if id(n) in texts}  # type: ignore[attr-defined]
@@ -1652,7 +1689,7 @@ def _relevant_scopes(lines: list[str], scopes: list[ast.AST]) -> set[int]:
     for k, c in calls.items():  # a loop calls the ``__iter__`` of what it iterates over
         if _ITERATES.search(texts[k]):
             c.add("__iter__")
-    called = {names[k] for k in relevant} | _factory_aliases(lines)
+    called = {names[k] for k in relevant} | aliases
     while True:
         more = {k for k, c in calls.items() if c & called}
         if not more:
