@@ -512,6 +512,7 @@ from torchferry.check.flow.device_param import ignores_for_weights
 from torchferry.check.flow.feeds import Feed, call_feeds, callee_of
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param, zero_dim_made
+from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_meetings
 from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import builds_weights, holds_parameters
@@ -2067,7 +2068,7 @@ def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
     if name.startswith("torch.nn."):
         layer = name.rsplit(".", 1)[-1]
         return layer in PARAM_LAYERS or layer in vocab.CONTAINERS
-    if name.startswith(vocab.MODEL_ZOOS) or vocab.tensor_state_metric(name):
+    if name.startswith(vocab.MODEL_ZOOS) or vocab.tensor_state_metric(name) or holds_tensors(name):
         return True
     info = ff.class_of(model)
     return info is not None and info.is_module and holds_parameters(info)
