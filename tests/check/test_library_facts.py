@@ -237,3 +237,43 @@ def test_call_facts_are_found_by_qualified_name_only() -> None:
     assert all(f.placement is Placement.CPU for f in CALL_FACTS)
     fact = call_fact("torchvision.io.decode_jpeg")
     assert fact is not None and fact.returns is Returned.TENSOR and "device" in fact.elsewhere
+
+
+TOKENIZER_HEAD = """
+import torch
+from transformers import AutoModel
+
+def run(tokenizer, text, model_in):
+    device = "cuda" if torch.cuda.is_available() else "cpu"
+"""
+
+#: a tokenizer handed in as a parameter, called with ``return_tensors="pt"``
+TOKENIZER_CASES = {
+    "inputs-meet-moved-model": (
+        'model = AutoModel.from_pretrained("m").to(device)\n'
+        'inputs = tokenizer(text, return_tensors="pt")\nreturn model(**inputs)',
+        "return model(**inputs)",
+    ),
+    "inputs-moved": (
+        'model = AutoModel.from_pretrained("m").to(device)\n'
+        'inputs = tokenizer(text, return_tensors="pt").to(device)\nreturn model(**inputs)',
+        None,
+    ),
+    "model-of-unknown-place": (
+        'inputs = tokenizer(text, return_tensors="pt")\nreturn model_in(**inputs)',
+        None,
+    ),
+    "numpy-tensors": (
+        'model = AutoModel.from_pretrained("m").to(device)\n'
+        'inputs = tokenizer(text, return_tensors="np")\nreturn model(**inputs)',
+        None,
+    ),
+}
+
+
+@pytest.mark.parametrize("case", list(TOKENIZER_CASES), ids=list(TOKENIZER_CASES))
+def test_a_tokenizer_parameter_makes_its_tensors_on_the_cpu(case: str) -> None:
+    body, site = TOKENIZER_CASES[case]
+    source = TOKENIZER_HEAD + "".join(f"    {line}\n" for line in body.splitlines())
+    found = [f.line for f in check_source(source, "t.py", select=["FRY014"])]
+    assert found == ([] if site is None else [_line(source, site)])

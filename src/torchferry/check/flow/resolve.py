@@ -1077,6 +1077,11 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         return module_call(ev, node, called, args, kws)
     if local is not None and local.call is not None:
         return _call_of(ev, node, name, local, args, kws)
+    if k is not None and local is not None and local.kinds is None and not module_param \
+            and _tensors_on_the_cpu(node):
+        # ``tokenizer(texts, return_tensors="pt")`` for a parameter ``tokenizer``: a
+        # tokenizer or a processor, whoever built it, makes its tensors on the CPU
+        return _unresolved(ev, node, name, local, args, kws, Reason.UNRESOLVED)
     if k is not None and local is not None and local.kinds is None:
         # ``model(x)`` for a parameter ``model``: its output is where its inputs are (had
         # they not been where its weights are, the call would have failed); ``fn(*args)``,
