@@ -1078,9 +1078,10 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     if local is not None and local.call is not None:
         return _call_of(ev, node, name, local, args, kws)
     if k is not None and local is not None and local.kinds is None and not module_param \
-            and _tensors_on_the_cpu(node):
+            and _tensors_on_the_cpu(node) and not any(a.kinds and Kind.BATCH in a.kinds for a in args):
         # ``tokenizer(texts, return_tensors="pt")`` for a parameter ``tokenizer``: a
-        # tokenizer or a processor, whoever built it, makes its tensors on the CPU
+        # tokenizer or a processor, whoever built it, makes its tensors on the CPU (of a
+        # batch's texts, the batch's item as before: the rules weigh it with its batch)
         return _unresolved(ev, node, name, local, args, kws, Reason.UNRESOLVED)
     if k is not None and local is not None and local.kinds is None:
         # ``model(x)`` for a parameter ``model``: its output is where its inputs are (had
