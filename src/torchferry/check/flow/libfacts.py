@@ -17,7 +17,14 @@ A fact of a hook applies only to a class that provably derives from the framewor
 a base imported from the framework (``pl.LightningModule`` after ``import pytorch_lightning
 as pl``), or a class of the run that does.  A class named like one proves nothing.
 
-What a library's *call* returns, and where, is answered with the calls themselves:
+What a library's *call* returns, and where, is the table :data:`CALL_FACTS` (each fact found
+by the call's qualified name, through the file's imports, never a bare name):
+``torchaudio.load`` reads a waveform into a tensor on the CPU (with its sample rate),
+``torchaudio.transforms.Resample`` and the spectrogram transforms are modules built on the
+CPU that hold tensors (a kernel, a window, a filter bank: they meet their input as weights
+do, so they must be moved like any module), and ``torchvision.io.read_image`` and its
+decoders read an image into a tensor on the CPU unless given ``device=``.  Older facts
+live with the calls themselves:
 :data:`~torchferry.check.flow.vocab.MODEL_ZOOS` and
 :data:`~torchferry.check.flow.vocab.MODEL_BUILDERS` (models built on the CPU),
 :data:`~torchferry.check.flow.vocab.TENSORS_ON_THE_CPU` (a tokenizer's or processor's
@@ -35,6 +42,10 @@ What a library's *call* returns, and where, is answered with the calls themselve
 >>> hook_parameter(info, "training_step", 1), hook_parameter(info, "training_step", 2)
 (<Placement.MODULE_DEVICE: 'module device'>, None)
 >>> hook_parameter(info, "on_before_batch_transfer", 1) is None
+True
+>>> call_fact("torchaudio.transforms.Resample").returns, call_fact("torchaudio.load").returns
+(<Returned.MODULE: 'a module holding tensors'>, <Returned.AUDIO: 'a tensor and its sample rate'>)
+>>> call_fact("torchaudio.transforms.Vol") is None  # (a transform without tensors)
 True
 """
 
@@ -54,10 +65,26 @@ class Framework(enum.Enum):
     LIGHTNING = "Lightning"
 
 
+class Library(enum.Enum):
+    """A library whose calls' documented results the analysis knows."""
+
+    TORCHAUDIO = "torchaudio"
+    TORCHVISION = "torchvision"
+
+
 class Placement(enum.Enum):
-    """Where a framework puts a value it hands to user code."""
+    """Where a framework or a library puts a value it hands to user code."""
 
     MODULE_DEVICE = "module device"  # where the module (``self``) lives
+    CPU = "cpu"  # on the CPU
+
+
+class Returned(enum.Enum):
+    """What a library call returns."""
+
+    TENSOR = "a tensor"
+    AUDIO = "a tensor and its sample rate"  # a tuple ``(waveform, sample_rate)``
+    MODULE = "a module holding tensors"  # its tensors move with ``.to(device)``
 
 
 #: the qualified names Lightning's module class is imported as
@@ -119,3 +146,73 @@ def hook_parameter(info: ClassInfo, method: str, index: int) -> Placement | None
         if method in fact.hooks and index == fact.index and derives_from(info, fact.bases):
             return fact.placement
     return None
+
+
+@dataclass(frozen=True)
+class CallFact:
+    """A call of one of ``names`` (qualified, as imported) returns ``returns`` at
+    ``placement``, unless one of ``elsewhere`` (keywords) is given: then its place is
+    unknown."""
+
+    library: Library
+    names: frozenset[str]
+    returns: Returned
+    placement: Placement
+    elsewhere: frozenset[str] = frozenset()
+
+
+def _under(package: str, names: str) -> frozenset[str]:
+    return frozenset(f"{package}.{n}" for n in names.split())
+
+
+#: the library calls whose results the analysis knows
+CALL_FACTS: tuple[CallFact, ...] = (
+    # ``waveform, sample_rate = torchaudio.load(path)``: no ``device=`` parameter
+    CallFact(
+        Library.TORCHAUDIO,
+        _under("torchaudio", "load load_with_torchcodec sox_effects.apply_effects_file"),
+        Returned.AUDIO,
+        Placement.CPU,
+    ),
+    # transforms that register tensors (``Resample``'s kernel, a spectrogram's window, a mel
+    # filter bank, a DCT matrix): the others (``Vol``, ``AmplitudeToDB``, masking) hold none
+    CallFact(
+        Library.TORCHAUDIO,
+        _under(
+            "torchaudio.transforms",
+            "Spectrogram InverseSpectrogram GriffinLim MelScale "
+            "InverseMelScale MelSpectrogram MFCC LFCC Resample TimeStretch "
+            "SpectralCentroid",
+        ),
+        Returned.MODULE,
+        Placement.CPU,
+    ),
+    CallFact(
+        Library.TORCHVISION,
+        _under("torchvision.io", "read_image decode_image decode_png read_file")
+        | _under("torchvision.io.image", "read_image decode_image decode_png read_file"),
+        Returned.TENSOR,
+        Placement.CPU,
+    ),
+    # (``decode_jpeg(data, device="cuda")`` decodes on the accelerator)
+    CallFact(
+        Library.TORCHVISION,
+        frozenset({"torchvision.io.decode_jpeg", "torchvision.io.image.decode_jpeg"}),
+        Returned.TENSOR,
+        Placement.CPU,
+        frozenset({"device", "**"}),
+    ),
+)
+
+_BY_NAME = {name: fact for fact in CALL_FACTS for name in fact.names}
+
+
+def call_fact(qualname: str) -> CallFact | None:
+    """The fact known of a call of ``qualname`` (a qualified name), if any."""
+    return _BY_NAME.get(qualname)
+
+
+def holds_tensors(qualname: str) -> bool:
+    """Does a call of ``qualname`` build a module that holds tensors of its own?"""
+    fact = call_fact(qualname)
+    return fact is not None and fact.returns is Returned.MODULE

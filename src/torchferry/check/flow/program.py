@@ -46,6 +46,7 @@ from torchferry.check.flow.lattice import (
     param,
     substitute,
 )
+from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.modclass import module_base, module_class
 from torchferry.check.flow.order import Point, surely_after
 from torchferry.check.names import imported_by_call
@@ -1826,6 +1827,8 @@ def builds_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int] = frozense
         return layer in vocab.PARAM_LAYERS
     if q.startswith(vocab.MODEL_ZOOS) or vocab.tensor_state_metric(q):
         return True  # (a metric's state tensors meet its inputs as weights do)
+    if holds_tensors(q):  # (a library module's buffers: a resampling kernel, a window)
+        return buffers
     info = ff.class_called(call)
     if info is None or not info.is_module or id(info) in seen:
         return None

@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 import torchferry.check.flow.distributions as distributions
+import torchferry.check.flow.libfacts as libfacts
 import torchferry.check.flow.protocols as protocols
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.built import Argument, init_places, weightless_layer
@@ -179,6 +180,10 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
         places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
         v = Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
         return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
+    fact = libfacts.call_fact(qual)
+    if fact is not None:
+        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
+                         _library_value(node, qual, fact, kws))
     if vocab.tensor_state_metric(qual):
         # a metric whose state is tensors, made on the CPU (``JaccardIndex(num_classes=n)``)
         places = None if any(k in _DEVICE_KEYWORDS or k in vocab.LIST_STATE_KEYWORDS or k == "**"
@@ -212,6 +217,19 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
     project = ev.ff.project
     reason = Reason.BUDGET if project is not None and project.budget.left <= 0 else Reason.OUTSIDE
     return _unresolved(ev, node, qual, UNKNOWN, args, kws, reason)
+
+
+def _library_value(node: ast.Call, qual: str, fact: libfacts.CallFact, kws: Kws) -> Value:
+    """What a library call returns by a fact of :data:`~libfacts.CALL_FACTS`: a tensor or a
+    module made on the CPU, or a waveform made there and its sample rate (a tuple)."""
+    places = None if any(k in fact.elsewhere for k, _ in kws) else frozenset((CPU,))
+    made = _made(node, f"{qual}(...)")
+    if fact.returns is libfacts.Returned.MODULE:
+        return Value(_MODULE, places, (made,), Basis.CONSTRUCTED)
+    tensor = _tensor(places, made, Basis.CONSTRUCTED)
+    if fact.returns is libfacts.Returned.AUDIO:
+        return container((tensor, Value.of(Kind.SCALAR)))
+    return tensor
 
 
 _DATASETS = "torchvision.datasets."
@@ -1059,6 +1077,12 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         return module_call(ev, node, called, args, kws)
     if local is not None and local.call is not None:
         return _call_of(ev, node, name, local, args, kws)
+    if k is not None and local is not None and local.kinds is None and not module_param \
+            and _tensors_on_the_cpu(node) and not any(a.kinds and Kind.BATCH in a.kinds for a in args):
+        # ``tokenizer(texts, return_tensors="pt")`` for a parameter ``tokenizer``: a
+        # tokenizer or a processor, whoever built it, makes its tensors on the CPU (of a
+        # batch's texts, the batch's item as before: the rules weigh it with its batch)
+        return _unresolved(ev, node, name, local, args, kws, Reason.UNRESOLVED)
     if k is not None and local is not None and local.kinds is None:
         # ``model(x)`` for a parameter ``model``: its output is where its inputs are (had
         # they not been where its weights are, the call would have failed); ``fn(*args)``,

@@ -8,7 +8,9 @@ Flags a call `model(x)` when, in one scope,
   factory without `device=`) and never moved, under its own name or one it was copied to
   (`x = img`, `input = input`: the same tensor, followed back three names deep); or
 * `x` was moved to a device (`x = x.to(device)`, `img.cuda()`) and the model, constructed
-  in the same file (`Net(...)`, `torchvision.models.resnet50(...)`; not a transform of
+  in the same file (`Net(...)`, `torchvision.models.resnet50(...)`, a transform of
+  torchaudio that holds tensors, `torchaudio.transforms.Resample(...)`'s kernel or a
+  spectrogram's window and filter bank; not a transform of
   `torchvision.transforms` that holds no tensor of its own, `T.Normalize(mean, std)` or a
   `Compose` of such, which computes where its input is; an instance of a class of another
   package, not torch's or torchvision's nor a class of the run, only when the file uses it
@@ -70,7 +72,9 @@ Flags a call `model(x)` when, in one scope,
   whose `__init__` stores a tensor it made; `get_batch(source, i)` returning
   `source[i:j]` of such a tensor)
   (`torch.from_numpy(...)`, `torch.full(...)`, a factory without `device=`, a torchvision
-  `ToTensor()` or a `Compose` of torchvision transforms holding one, the `"image"` of what
+  `ToTensor()` or a `Compose` of torchvision transforms holding one, the waveform of
+  `torchaudio.load(path)`, an image of `torchvision.io.read_image(path)` or a decoder not
+  given `device=`, the `"image"` of what
   albumentations' `ToTensorV2()` or a `Compose` of albumentations transforms ending with it
   returns, or an item of a
   dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`) and
@@ -79,8 +83,8 @@ Flags a call `model(x)` when, in one scope,
   through the callers' own parameters: `model(*data)` in `evaluate(model, data)`, called
   as `evaluate(net, (feats, adj))` after `feats, adj = load(device)` whose return leaves
   `feats` on the CPU); or what a call given `return_tensors="pt"` and no `device=` returned (a
-  tokenizer or processor of transformers makes those tensors on the CPU:
-  `inputs = tokenizer(texts, return_tensors="pt")`, `tokenizer.encode(text,
+  tokenizer or processor of transformers makes those tensors on the CPU, one built in the
+  file or handed in as a parameter: `inputs = tokenizer(texts, return_tensors="pt")`, `tokenizer.encode(text,
   return_tensors="pt")`), bound to a name nothing else binds and never moved, not even in
   place (`inputs.to(device)` as a statement moves a `BatchEncoding`), or an item of what
   such a call returned (`enc["input_ids"]`, or a list of those joined by `torch.cat`).  In a loop, the
@@ -512,6 +516,7 @@ from torchferry.check.flow.device_param import ignores_for_weights
 from torchferry.check.flow.feeds import Feed, call_feeds, callee_of
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.lattice import param, zero_dim_made
+from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_meetings
 from torchferry.check.flow.modclass import has_parameters
 from torchferry.check.flow.program import builds_weights, holds_parameters
@@ -2067,7 +2072,7 @@ def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
     if name.startswith("torch.nn."):
         layer = name.rsplit(".", 1)[-1]
         return layer in PARAM_LAYERS or layer in vocab.CONTAINERS
-    if name.startswith(vocab.MODEL_ZOOS) or vocab.tensor_state_metric(name):
+    if name.startswith(vocab.MODEL_ZOOS) or vocab.tensor_state_metric(name) or holds_tensors(name):
         return True
     info = ff.class_of(model)
     return info is not None and info.is_module and holds_parameters(info)
