@@ -24,6 +24,7 @@ level, the functions of the file that read the name as a global see it too.
 ... x = x.cuda()
 ... '''
 >>> ff = analyze(ast.parse(src), "<example>")
+>>> _ = list(ff.results())  # (every scope interpreted)
 >>> [(g.names, sorted(g.moves)) for g in sibling_groups(ff)]
 [(('x', 'y'), ['x'])]
 """

@@ -28,8 +28,17 @@ moved in `__init__`), or another argument of the call that is (`step(model(x), y
 (`accuracy(output.data, target)` whose `_, pred = output.topk(k, 1); pred = pred.t()` meets
 `target` in `pred.eq(target.view(1, -1))`); reported at the argument.
 
-The finding's evidence names the loop the item comes from, the move of another item, and
-where they meet.
+Outside a loop over a loader, the tensors one call returns, unpacked by one assignment
+(`train_x, train_y = data_generator(n)`), are siblings as the items of a batch are: when the
+scope of the unpacking moves one of them to the device after it (`train_x =
+train_x.cuda()`, also in one arm of an `if args.cuda:`) and no statement of the file moves
+another by its name, that other one, still the CPU tensor the call made, is flagged where
+it meets a tensor that may be on the device, in that scope or, for an unpacking at module
+level, in a function of the file that reads it as a global (`criterion(out,
+train_y[i:j].view(-1))`, `pred.eq(y.view_as(pred))`).
+
+The finding's evidence names the loop the item comes from (or the call the siblings come
+from), the move of another item, and where they meet.
 
 ## Why is this bad
 "It nearly always means one tensor missed the ferry -- often the labels while the inputs
@@ -66,6 +75,15 @@ loop(loader)` of `def loop(it): while True: for x in it: yield x`, then `reals, 
 next(batches)`), as it is of `next(iter(loader))`.
 
 ## Known limits
+A sibling of an unpacking (`x, y = f(...)`) is followed by the name the unpacking binds:
+one moved anywhere in the file by that name (even after it met the device side) counts as
+moved, and one handed to a function of the file is not followed into it. It is flagged only
+as a tensor whose makers the analysis sees (torch factories of the run, no parameter, load
+or unresolved call among them) and that keeps them unchanged up to the meeting (slicing,
+views); a 0-dimensional tensor made so (`torch.tensor(0.5)`, `torch.zeros(())`) or a
+number is never flagged, and a meeting that is the call of a model of no class the analysis
+sees is not counted.  The fix moves it right after the sibling's `x = x.cuda()` statement,
+when that statement stands on lines of its own; otherwise none is offered.
 An item that the called model's `forward` hands, at every use, to torch on the CPU (the
 `lengths` of `pack_padded_sequence`, by position or keyword, which torch requires there; the
 targets and lengths of `ctc_loss`, directly or through its own helpers, for a model class of
