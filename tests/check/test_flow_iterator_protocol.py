@@ -38,6 +38,23 @@ class Noise:
         return self.fn(*self.shape)
 
 
+class Chosen:
+    def __init__(self, shape, kind):
+        self.shape = shape
+        if kind == "uniform":
+            self.fn = torch.rand
+        elif kind == "normal":
+            self.fn = torch.randn
+        else:
+            raise ValueError(kind)
+
+    def __iter__(self):
+        return self
+
+    def __next__(self):
+        return self.fn(*self.shape)
+
+
 class Plain:
     def __init__(self, shape):
         self.shape = shape
@@ -107,6 +124,7 @@ def _line(body: str, text: str) -> int:
     ("for y, z in zip([1, 2], Plain((4, 3))):\n    out = model(z)\n", "    out = model(z)"),
     ("for z in Wrapped():\n    out = model(z)\n", "    out = model(z)"),
     ("for z in Noise((4, 3), True):\n    out = model(z)\n", "    out = model(z)"),
+    ("for y, z in zip([1, 2], Chosen((4, 3), 'normal')):\n    out = model(z)\n", "    out = model(z)"),
 ])
 def test_the_items_of_an_iterator_of_the_run_are_followed(body: str, at: str) -> None:
     assert _f014(body) == [_line(body, at)]
