@@ -36,7 +36,7 @@ def test_a_returned_iterator_gives_the_items_of_its_container(snippet):
     assert s.wheres(s.value_at(12, "b")) == {"CPU"}
 
 
-def test_an_iterator_of_unknown_items_and_a_module_are_left_alone(snippet):
+def test_an_iterator_gives_its_next_and_a_module_is_left_alone(snippet):
     s = snippet("""
         import torch
         class Counter:
@@ -47,13 +47,19 @@ def test_an_iterator_of_unknown_items_and_a_module_are_left_alone(snippet):
         class Blocks(torch.nn.Module):
             def __iter__(self):
                 yield torch.zeros(3)
+        class Bare:
+            def __iter__(self):
+                return self
         for a in Counter():
             print(a)
         for b in Blocks():
             print(b)
+        for c in Bare():
+            print(c)
     """)
-    assert s.value_at(11, "a").places is None
-    assert s.value_at(13, "b").kinds != {Kind.TENSOR}
+    assert s.wheres(s.value_at(14, "a")) == {"CPU"}
+    assert s.value_at(16, "b").kinds != {Kind.TENSOR}
+    assert s.value_at(18, "c").places is None
 
 
 def test_the_batches_of_a_loader_over_a_cpu_dataset_are_made_there(snippet):

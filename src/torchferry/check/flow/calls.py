@@ -386,7 +386,9 @@ class Evaluator:
         return self.eval(node.value)
 
     def lambda_(self, node: ast.Lambda) -> Value:
-        return _OTHER
+        # (made here: a name bound to a lambda on one path and to a torch function on
+        # another names no one function)
+        return Value(_OTHER.kinds, _OTHER.places, (_origin(Op.MADE, node, "lambda"),), Basis.CONSTRUCTED)
 
     def fstring(self, node: ast.AST) -> Value:
         self._children(node)

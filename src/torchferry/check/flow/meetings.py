@@ -131,7 +131,7 @@ def _own(res: ScopeResult) -> list[ParamMeeting]:
     """The meetings of ``res``'s parameters in its own operations."""
     out = []
     for node, operands in _operations(res):
-        ks = [k for e, v in operands if (k := param_index(v)) is not None and not _zero_dim(res.node, e)]
+        ks = [k for e, v in operands if (k := param_index(v)) is not None and not zero_dim(res.node, e)]
         pairs = sorted({(a, b) for a in ks for b in ks if a < b})
         out += [ParamMeeting(a, b, node, res) for a, b in pairs]
     return out
@@ -155,13 +155,13 @@ def _operations(res: ScopeResult) -> list[tuple[ast.AST, list[tuple[ast.AST, Val
     return out
 
 
-def _zero_dim(fn: ast.AST, e: ast.AST) -> bool:
+def zero_dim(fn: ast.AST, e: ast.AST) -> bool:
     """Is ``e`` a 0-dimensional reduction written out (``y.sum()``, ``y.item()``), or a name
     of ``fn`` that every assignment binds to one?"""
     if isinstance(e, ast.Name):
         binds = [n.value for n in ast.walk(fn) if isinstance(n, ast.Assign)
                  and any(isinstance(t, ast.Name) and t.id == e.id for t in n.targets)]
-        return bool(binds) and all(not isinstance(b, ast.Name) and _zero_dim(fn, b) for b in binds)
+        return bool(binds) and all(not isinstance(b, ast.Name) and zero_dim(fn, b) for b in binds)
     return isinstance(e, ast.Call) and isinstance(e.func, ast.Attribute) and not e.args and \
         not e.keywords and (e.func.attr in REDUCTIONS or e.func.attr == "item")
 

@@ -103,7 +103,7 @@ def iterated(ev: Evaluator, it: Value, source: ast.expr | None) -> Value | None:
     ``__iter__``; None when it is not such an instance or what it gives is not known."""
     info = instance_class(ev, it, source)
     found = _method(ev, info, "__iter__") if info is not None else None
-    if found is None:
+    if found is None or info is None:
         return None
     owner, fn, res = found
     yields = owner.own_yields(fn)
@@ -114,11 +114,52 @@ def iterated(ev: Evaluator, it: Value, source: ast.expr | None) -> Value | None:
         if any(s is None for s in seen):
             return None
         v = join_all(s for s in seen if s is not None)
+    elif _returns_self(fn):
+        return _next_of(ev, info, it)
     else:
         ret = res.returns
         if ret.elts is None and ret.item is None and ret.keys is None:
-            return None  # (``return self`` with a ``__next__``, an iterator of unknown items)
+            return None
         v = element(ret, None)
+    if v.kinds is None and v.places is None:
+        return None
+    return _as_seen(ev, owner, v, {"0": it})
+
+
+def _returns_self(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Does every ``return`` of ``fn`` itself (none of the functions it defines) return its
+    first parameter, ``self``, and is there one?
+
+    >>> fn = ast.parse("def __iter__(self):\\n    return self\\n").body[0]
+    >>> _returns_self(fn)  # type: ignore[arg-type]
+    True
+    """
+    if not fn.args.args:
+        return False
+    me = fn.args.args[0].arg
+    todo: list[ast.AST] = list(fn.body)
+    found = False
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (*_FUNCS, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, ast.Return):
+            if not (isinstance(n.value, ast.Name) and n.value.id == me):
+                return False
+            found = True
+        todo.extend(ast.iter_child_nodes(n))
+    return found
+
+
+def _next_of(ev: Evaluator, info: ClassInfo, it: Value) -> Value | None:
+    """What ``__next__`` of ``info`` returns for the instance ``it`` (the items of an
+    iterator whose ``__iter__`` returns ``self``); None when the class defines no
+    ``__next__`` or what it returns is not known."""
+    found = _method(ev, info, "__next__")
+    if found is None:
+        return None
+    owner, _, res = found
+    v = res.returns
     if v.kinds is None and v.places is None:
         return None
     return _as_seen(ev, owner, v, {"0": it})

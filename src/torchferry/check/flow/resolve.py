@@ -975,6 +975,9 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
     ref = referenced(fv)
     if ref is not None:
         return _call_reference(ev, node, ref, fv, args, kws)
+    refs = factory_references(fv)
+    if refs:
+        return _call_factories(ev, node, refs, args, kws)
     called = _module_called(ev, fv)
     if called is not None:
         return module_call(ev, node, called, args, kws)
@@ -1068,6 +1071,9 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     ref = referenced(local) if local is not None else None
     if ref is not None:
         return _call_reference(ev, node, ref, local, args, kws)  # type: ignore[arg-type]
+    refs = factory_references(local) if local is not None else ()
+    if refs:
+        return _call_factories(ev, node, refs, args, kws)
     typed = local if local is not None else ev.i.lookup(name)
     if typed is not None and typed.is_(Kind.OTHER) and typed.places and typed.origins \
             and _legacy_types(typed) and k is None:
@@ -1166,9 +1172,44 @@ def referenced(v: Value) -> str | None:
     """The function ``v`` names on every path (``self.loss_fn = F.mse_loss``, maybe None on
     another; ``loss_fn = log_likelihood``), else None."""
     refs = {o.text for o in v.origins if o.op is Op.REFERENCE}
-    if len(refs) != 1 or v.kinds is None or v.kinds - {Kind.OTHER}:
+    if len(refs) != 1 or v.kinds is None or v.kinds - {Kind.OTHER} \
+            or any(o.op is not Op.REFERENCE for o in v.origins):
         return None
     return next(iter(refs))
+
+
+def factory_references(v: Value) -> tuple[str, ...]:
+    """The torch factories ``v`` names, one on each path, when there are several and every
+    path names one (``self.noise = torch.rand`` on one branch, ``torch.randn`` on the
+    other; ``fn = torch.zeros if a else torch.ones``), else none: a path binding anything
+    else (a function of the run, a lambda, what a call returns) leaves it unknown.
+
+    >>> ref = lambda q: Value(frozenset((Kind.OTHER,)), frozenset(), (Origin(Op.REFERENCE, 1, 0, q),))
+    >>> factory_references(join(ref("torch.rand"), ref("torch.randn")))
+    ('torch.rand', 'torch.randn')
+    >>> factory_references(join(ref("torch.rand"), ref("helper")))
+    ()
+    """
+    refs = tuple(sorted({o.text for o in v.origins}))
+    if len(refs) < 2 or v.kinds != _OTHER_KIND or v.elts is not None or v.item is not None \
+            or any(o.op is not Op.REFERENCE for o in v.origins):
+        return ()
+    for r in refs:
+        head, _, last = r.partition(".")
+        if head != "torch" or last not in _FACTORY_NAMES:
+            return ()
+    return refs
+
+
+_OTHER_KIND = frozenset((Kind.OTHER,))
+_FACTORY_NAMES = vocab.SHAPE_FACTORIES | vocab.LIKE_FACTORIES | vocab.DATA_FACTORIES
+
+
+def _call_factories(ev: Evaluator, node: ast.Call, refs: tuple[str, ...], args: Args, kws: Kws) -> Value:
+    """A call of a value naming one torch factory on each path (:func:`factory_references`):
+    what every one of them makes, joined, recorded as a call of the first."""
+    made = [qualified_call(ev, node, r, args, kws) for r in refs]
+    return ev.record(node, Callee.TORCH, refs[0], UNKNOWN, None, args, kws, join_all(made))
 
 
 def _names_a_class(v: Value) -> bool:

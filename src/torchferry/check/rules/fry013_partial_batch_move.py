@@ -28,8 +28,17 @@ moved in `__init__`), or another argument of the call that is (`step(model(x), y
 (`accuracy(output.data, target)` whose `_, pred = output.topk(k, 1); pred = pred.t()` meets
 `target` in `pred.eq(target.view(1, -1))`); reported at the argument.
 
-The finding's evidence names the loop the item comes from, the move of another item, and
-where they meet.
+Outside a loop over a loader, the tensors one call returns, unpacked by one assignment
+(`train_x, train_y = data_generator(n)`), are siblings as the items of a batch are: when the
+scope of the unpacking moves one of them to the device after it (`train_x =
+train_x.cuda()`, also in one arm of an `if args.cuda:`) and no statement of the file moves
+another by its name, that other one, still the CPU tensor the call made, is flagged where
+it meets a tensor that may be on the device, in that scope or, for an unpacking at module
+level, in a function of the file that reads it as a global (`criterion(out,
+train_y[i:j].view(-1))`, `pred.eq(y.view_as(pred))`).
+
+The finding's evidence names the loop the item comes from (or the call the siblings come
+from), the move of another item, and where they meet.
 
 ## Why is this bad
 "It nearly always means one tensor missed the ferry -- often the labels while the inputs
@@ -66,6 +75,15 @@ loop(loader)` of `def loop(it): while True: for x in it: yield x`, then `reals, 
 next(batches)`), as it is of `next(iter(loader))`.
 
 ## Known limits
+A sibling of an unpacking (`x, y = f(...)`) is followed by the name the unpacking binds:
+one moved anywhere in the file by that name (even after it met the device side) counts as
+moved, and one handed to a function of the file is not followed into it. It is flagged only
+as a tensor whose makers the analysis sees (torch factories of the run, no parameter, load
+or unresolved call among them) and that keeps them unchanged up to the meeting (slicing,
+views); a 0-dimensional tensor made so (`torch.tensor(0.5)`, `torch.zeros(())`) or a
+number is never flagged, and a meeting that is the call of a model of no class the analysis
+sees is not counted.  The fix moves it right after the sibling's `x = x.cuda()` statement,
+when that statement stands on lines of its own; otherwise none is offered.
 An item that the called model's `forward` hands, at every use, to torch on the CPU (the
 `lengths` of `pack_padded_sequence`, by position or keyword, which torch requires there; the
 targets and lengths of `ctc_loss`, directly or through its own helpers, for a model class of
@@ -143,6 +161,8 @@ from torchferry.check.flow.converted import converted_params, param_names
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.feeds import callee_of
 from torchferry.check.flow.lattice import substitute
+from torchferry.check.flow.meetings import zero_dim
+from torchferry.check.flow.siblings import Siblings, left_behind, readers, sibling_groups
 from torchferry.check.flow.vocab import METRIC_UPDATES, OPERATOR_METHODS
 
 CODE = "FRY013"
@@ -176,6 +196,29 @@ def check(ctx: Context) -> Iterable[Finding]:
             if id(a) not in reported:
                 reported.add(id(a))
                 yield _finding(ctx, a, v, loop, moves[id(loop)], meet)
+    for a, group, name, meet in _siblings_left_behind(ctx.flow):
+        if id(a) not in reported:
+            reported.add(id(a))
+            yield _sibling_finding(ctx, a, group, name, meet)
+
+
+def _siblings_left_behind(ff: FileFlow) -> Iterator[tuple[ast.AST, Siblings, str, ast.AST]]:
+    """Tensors one call returned with others (``train_x, train_y = data_generator(n)``),
+    never moved while a sibling was, that meet a tensor that may be on the device, where
+    the unpacking's scope or a function reading them as globals computes with them: (the
+    operand, the unpacking, the name left behind, the meeting)."""
+    for group in sibling_groups(ff):
+        for name in group.names:
+            if name in group.moves:
+                continue
+            for res in readers(ff, group, name):
+                for node, operands in _meetings(ff, res):
+                    if not any(_on_device(res, w) for _, w in operands) or \
+                            _input_of_an_unseen_model(ff, res, node, operands):
+                        continue
+                    for a, v in operands:
+                        if not zero_dim(res.node, a) and left_behind(ff, group, res, v) == name:
+                            yield a, group, name, node
 
 
 def _met_in_a_callee(ff: FileFlow, res: ScopeResult, moves: dict[int, list[CallEvent]]
@@ -407,6 +450,48 @@ def _finding(ctx: Context, use: ast.AST, v: Value, loop: ast.AST, moves: list[Ca
         step(ctx, moved, f"`{ctx.text(recv)}`, {what} of that batch, is moved here"),
         at(ctx, meet, "they meet here"),
     ))
+
+
+def _sibling_finding(ctx: Context, use: ast.AST, group: Siblings, name: str, meet: ast.AST) -> Finding:
+    text = ctx.text(use)
+    if not isinstance(use, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
+        text = f"({text})"
+    moved, move = min(group.moves.items(), key=lambda m: (m[1].node.lineno, m[1].node.col_offset))
+    recv = move.node.func.value  # type: ignore[attr-defined]
+    how = ctx.text(move.node)[len(ctx.text(recv)):]
+    call = ctx.text(group.assign.value)
+    f = ctx.finding(
+        CODE, use,
+        f"`{text}` is used unmoved next to tensors that went to the device (`{name}` came "
+        f"with `{moved}` from `{call}`, and `{moved}` was moved: `{ctx.text(move.node)}`); "
+        f"it missed the ferry: move it with the others: `{name} = {name}{how}`",
+        _sibling_fix(ctx, group, name, how, move),
+    )
+    made = Origin(Op.RETURNED, group.assign.lineno, group.assign.col_offset, "")
+    moved_at = Origin(Op.MOVED, move.node.lineno, move.node.col_offset, "")
+    return replace(f, evidence=(
+        step(ctx, made, f"`{name}` comes with `{moved}` from this call and is never moved"),
+        step(ctx, moved_at, f"`{moved}` is moved here"),
+        at(ctx, meet, "they meet here"),
+    ))
+
+
+def _sibling_fix(ctx: Context, group: Siblings, name: str, how: str, move: CallEvent) -> Fix | None:
+    """``name = name.cuda()`` on a line of its own after the sibling's ``x = x.cuda()``
+    statement, where that statement stands alone on its lines; None otherwise."""
+    st = next((s for s in ast.walk(group.scope.node) if isinstance(s, ast.Assign) and s.value is move.node
+               and len(s.targets) == 1 and isinstance(s.targets[0], ast.Name)), None)
+    if st is None:
+        return None
+    line = ctx.lines[st.lineno - 1]
+    ind = line[: len(line) - len(line.lstrip())]
+    end_line = st.end_lineno or st.lineno
+    rest = ctx.lines[end_line - 1][ctx.char_col(end_line, st.end_col_offset or 0):].strip()
+    if ctx.char_col(st.lineno, st.col_offset) != len(ind) or rest and not rest.startswith("#") \
+            or end_line >= len(ctx.lines):
+        return None
+    return Fix((Edit(end_line + 1, 0, end_line + 1, 0, f"{ind}{name} = {name}{how}\n"),), False,
+               f"Move `{name}` with the others")
 
 
 def _statement_of(loop: ast.AST, call: ast.Call) -> ast.Assign | None:

@@ -422,8 +422,8 @@ with tensors the run made there: `torch.cat([prefix, ids])`); a move nested in a
 loop of the arm, or a function another file runs after moving the model itself, is not
 followed.
 The run's containers are followed only for a class that is not an `nn.Module`; an
-`__iter__` that returns `self` (with a `__next__`) or uses `yield from` gives nothing known,
-and a dataset whose `__getitem__` reads tensors its `__init__` was given (`self.x[i]` of a
+`__iter__` that returns `self` gives what the class's `__next__` returns (nothing known
+without one), one that uses `yield from` gives nothing known, and a dataset whose `__getitem__` reads tensors its `__init__` was given (`self.x[i]` of a
 tensor argument) yields batches of unknown make.  A loop over a loader parameter is
 followed only when it iterates the parameter itself (`loader`, `enumerate(loader)`,
 `tqdm(loader)`) and the item reaches the model unchanged; a mapping of unknown values (a
