@@ -100,8 +100,10 @@ def _carries(res: ScopeResult, e: ast.expr, move: ast.AST, binds: Bindings, dept
         return True
     if depth > _DEPTH:
         return False
-    if isinstance(e, ast.Subscript) and not isinstance(e.slice, ast.Constant) or \
-            isinstance(e, ast.Subscript) and isinstance(e.slice.value, int):
+    if isinstance(e, ast.Subscript):  # (by a position or a slice, not by a key: ``o["name"]``)
+        key = e.slice
+        if isinstance(key, ast.Constant) and not isinstance(key.value, int):
+            return False
         return _carries(res, e.value, move, binds, depth + 1)
     if isinstance(e, ast.BinOp) and not isinstance(e.op, ast.Mod):
         return any(_carries(res, x, move, binds, depth + 1) for x in (e.left, e.right))

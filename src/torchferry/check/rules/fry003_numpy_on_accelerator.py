@@ -30,7 +30,13 @@ function, only where torch made it a tensor since (`torch.clamp(decode(x), 0, 1)
 such a tensor handed to NumPy
 (`np.array([a, t * 100])`, `np.sum(final, 0)` where `final` got them through
 `final.append(...)`, a list comprehension of losses of such tensors) is flagged too: NumPy
-converts each item. Plotting methods of matplotlib axes bound in the same scope from a
+converts each item; so is a list of rows holding one (`targets.append([i, cls, conf])`, then
+`np.array(targets)`). A value moved to a device the code chose whose kind the analysis does
+not know (`o = o.to(dev)` of a parameter, `output = [o.to(dev) for o in output]`), an item
+of it (`o[4]`, `for pred in o`, `for i, o in enumerate(output)`) or arithmetic on these
+(`(box[2] - box[0]) / 640`) is a tensor where NumPy reads it (a module or an object of a
+library is not handed to NumPy); an attribute or a method's result of it (`g.num_nodes`,
+`pipe.decode(z)`) may be anything and is not followed. Plotting methods of matplotlib axes bound in the same scope from a
 matplotlib call (`fig, ax = plt.subplots()`; `ax.imshow(t)`, `axes[1].plot(t)`,
 `ax.quiver(...)`, `ax.tripcolor(...)`), or from a method of such an object (`ax =
 fig.add_subplot(1, 1, 1)`, `twin = ax.twinx()`), and the data setters of its artists (`im =
@@ -97,7 +103,10 @@ t.cpu() if t.is_cuda else t`),
 one arm of such a test whose other arm calls `.cpu()` (`t.numpy() if not train_on_gpu else
 t.cpu().numpy()`) -- but not where an arm of the test moves the tensor to an accelerator (`p =
 p.cuda() if gpu else p.cpu()` before `p.numpy()`, `t.cuda().numpy() if gpu else
-t.cpu().numpy()`: flagged) --, the body of `if not isinstance(x, torch.Tensor)`, and the arm of a
+t.cpu().numpy()`: flagged) --, an arm of an `isinstance` test that rules a tensor out (the
+body of `if not isinstance(x, torch.Tensor)`, `torch.zeros_like(x) if isinstance(x,
+torch.Tensor) else np.zeros_like(x)`: the test narrows the name it reads on each arm of an
+`if` statement or a conditional expression, and after an `if` whose other arm ends), and the arm of a
 test that left the module on the CPU: a class whose `__init__` moves it in one arm of
 `if T:` and not in the other (`if self.training: self.net = Net().cuda()` / `else:
 self.net = Net()`), read in the other arm of the same test in a method (the same text, up to

@@ -97,7 +97,11 @@ Flags a call `model(x)` when, in one scope,
   torch.FloatTensor`, or the CUDA type itself), or lives
   where a parameter does that every call of the file passes so moved (`h = x * 2` in
   `predict(self, x)`, called as `net.predict(x.to(device))`; in a loop, on its first run
-  as above), or is the first item of `model(*inputs)`, or the item `inputs[k]` (a
+  as above; a value moved there whose kind the analysis does not know, `s = s.to(device)`
+  of a parameter, counts where a use says it is a tensor: the model is a layer of
+  `torch.nn` with weights that takes tensors only, `nn.Conv1d(1, 1, 3)`, not a container or
+  a recurrent layer, or the function whose parameter it becomes uses that parameter as a
+  tensor, `x.view(1, 1, -1)`), or is the first item of `model(*inputs)`, or the item `inputs[k]` (a
   constant `k`) of a parameter, of a tuple written out there or by every call of the run,
   in the caller's own function or handed on through the parameters of the calls between
   (`model(*data)` in `evaluate(model, data)`, called as `evaluate(net, (feats, adj))`
