@@ -154,6 +154,13 @@ unsafe: a global, an attribute or a function's return may be a NumPy array, on w
 gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
+An `isinstance` test narrows a plain name only (not `self.x` nor an item, `batch[0]`), and
+not inside the test itself (`isinstance(x, torch.Tensor) and x.dim() > 1`) nor in a `while`
+loop. A moved value of unknown kind is followed through items by position or slice, loops,
+`enumerate`/`zip` and arithmetic only: an item read by a key (`batch["x"]`), an attribute or
+a method's result of it is not flagged, nor arithmetic with a value of unknown place (`(box[2]
+- box[0]) / width` of a parameter `width`: a tensor on the CPU there would not matter, but the
+analysis cannot place the result).
 A loss of `torch.nn` built in the file with a reducing `reduction` (the default, `"mean"`,
 `"sum"`) returns a 0-dimensional tensor; its read by a position (`loss.data[0]`,
 `loss[0]`), an error on the tensors of today, is the old API's Python number, and sums of

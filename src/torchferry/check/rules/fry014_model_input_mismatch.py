@@ -305,6 +305,11 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A value moved to the device whose kind the analysis does not know, handed to a helper of
+the run, counts as the helper's model input only where a layer of `torch.nn` with weights
+takes it, or the helper uses its parameter as a tensor (a tensor method, a torch function):
+handed on to a model of the run, a container or a recurrent layer (which may take other
+objects) it is not followed.
 An item of a batch given to a model of no class the analysis can see (`self.model` built
 by a factory of another package) is not flagged when the function tests the kind of an item
 of the same batch (`isinstance(input_nodes, dict)`: the batch holds more than tensors) and
