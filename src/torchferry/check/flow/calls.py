@@ -375,7 +375,16 @@ class Evaluator:
 
     def ifexp(self, node: ast.IfExp) -> Value:
         self.eval(node.test)
-        return join(self.eval(node.body), self.eval(node.orelse))
+        start = self.i.env
+        yes, no = self.i.narrowed_envs(node.test, start)
+        try:  # (each arm sees what the test says: ``x if isinstance(x, torch.Tensor) else ...``)
+            self.i.env = yes
+            body = self.eval(node.body)
+            self.i.env = no
+            orelse = self.eval(node.orelse)
+        finally:
+            self.i.env = start
+        return join(body, orelse)
 
     def named(self, node: ast.NamedExpr) -> Value:
         v = self.eval(node.value)

@@ -38,6 +38,7 @@ from torchferry.check.flow.lattice import (
     unknown,
 )
 from torchferry.check.flow.libfacts import Placement, hook_parameter
+from torchferry.check.flow.narrowing import narrowed, narrowings
 from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MOVE_NAMES
 
@@ -267,11 +268,31 @@ class Interp:
     def st_if(self, st: ast.If) -> bool:
         self.ev.eval(st.test)
         start = self.env
-        a = self._branch(st.body, start)
-        b = self._branch(st.orelse, start)
+        yes, no = self.narrowed_envs(st.test, start)
+        a = self._branch(st.body, yes)
+        b = self._branch(st.orelse, no)
+        if a is not None and b is not None:  # (a name neither arm rebinds is what it was)
+            a, b = _unnarrowed(a, yes, start), _unnarrowed(b, no, start)
         merged = join_env(a, b)
         self.env = merged if merged is not None else start
         return merged is not None
+
+    def narrowed_envs(self, test: ast.expr, env: Env) -> tuple[Env, Env]:
+        """``env`` on the true arm and on the false arm of ``test``
+        (:func:`~torchferry.check.flow.narrowing.narrowings`: ``isinstance(x,
+        torch.Tensor)``); ``env`` itself where the test narrows nothing."""
+        yes, no = narrowings(test, lambda e: self.ff.qualname(e, self))
+        out = []
+        for side in (yes, no):
+            arm = env
+            for name, n in side.items():
+                v = env.get(name)
+                w = narrowed(v, n) if v is not None else None
+                if w is not None and w is not v:
+                    arm = dict(arm) if arm is env else arm
+                    arm[name] = w
+            out.append(arm)
+        return out[0], out[1]
 
     def st_try(self, st: ast.Try) -> bool:
         start = self.env
@@ -563,6 +584,16 @@ def _batch_names(target: ast.expr, item: Value) -> frozenset[str]:
             out |= _batch_names(t, v)
         return out
     return frozenset()
+
+
+def _unnarrowed(end: Env, arm: Env, start: Env) -> Env:
+    """``end``, the environment at the end of an arm entered with ``arm`` (``start``
+    narrowed by the test), with each name the arm narrowed and never rebound back to its
+    value in ``start``: after the join, both arms' halves make the whole again."""
+    if arm is start:
+        return end
+    back = {k: start[k] for k, v in arm.items() if k in start and v is not start[k] and end.get(k) is v}
+    return {**end, **back} if back else end
 
 
 def _widen(entry: Env, last: Env) -> Env:

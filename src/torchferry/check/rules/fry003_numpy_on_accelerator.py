@@ -30,7 +30,13 @@ function, only where torch made it a tensor since (`torch.clamp(decode(x), 0, 1)
 such a tensor handed to NumPy
 (`np.array([a, t * 100])`, `np.sum(final, 0)` where `final` got them through
 `final.append(...)`, a list comprehension of losses of such tensors) is flagged too: NumPy
-converts each item. Plotting methods of matplotlib axes bound in the same scope from a
+converts each item; so is a list of rows holding one (`targets.append([i, cls, conf])`, then
+`np.array(targets)`). A value moved to a device the code chose whose kind the analysis does
+not know (`o = o.to(dev)` of a parameter, `output = [o.to(dev) for o in output]`), an item
+of it (`o[4]`, `for pred in o`, `for i, o in enumerate(output)`) or arithmetic on these
+(`(box[2] - box[0]) / 640`) is a tensor where NumPy reads it (a module or an object of a
+library is not handed to NumPy); an attribute or a method's result of it (`g.num_nodes`,
+`pipe.decode(z)`) may be anything and is not followed. Plotting methods of matplotlib axes bound in the same scope from a
 matplotlib call (`fig, ax = plt.subplots()`; `ax.imshow(t)`, `axes[1].plot(t)`,
 `ax.quiver(...)`, `ax.tripcolor(...)`), or from a method of such an object (`ax =
 fig.add_subplot(1, 1, 1)`, `twin = ax.twinx()`), and the data setters of its artists (`im =
@@ -97,7 +103,10 @@ t.cpu() if t.is_cuda else t`),
 one arm of such a test whose other arm calls `.cpu()` (`t.numpy() if not train_on_gpu else
 t.cpu().numpy()`) -- but not where an arm of the test moves the tensor to an accelerator (`p =
 p.cuda() if gpu else p.cpu()` before `p.numpy()`, `t.cuda().numpy() if gpu else
-t.cpu().numpy()`: flagged) --, the body of `if not isinstance(x, torch.Tensor)`, and the arm of a
+t.cpu().numpy()`: flagged) --, an arm of an `isinstance` test that rules a tensor out (the
+body of `if not isinstance(x, torch.Tensor)`, `torch.zeros_like(x) if isinstance(x,
+torch.Tensor) else np.zeros_like(x)`: the test narrows the name it reads on each arm of an
+`if` statement or a conditional expression, and after an `if` whose other arm ends), and the arm of a
 test that left the module on the CPU: a class whose `__init__` moves it in one arm of
 `if T:` and not in the other (`if self.training: self.net = Net().cuda()` / `else:
 self.net = Net()`), read in the other arm of the same test in a method (the same text, up to
@@ -145,6 +154,13 @@ unsafe: a global, an attribute or a function's return may be a NumPy array, on w
 gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
+An `isinstance` test narrows a plain name only (not `self.x` nor an item, `batch[0]`), and
+not inside the test itself (`isinstance(x, torch.Tensor) and x.dim() > 1`) nor in a `while`
+loop. A moved value of unknown kind is followed through items by position or slice, loops,
+`enumerate`/`zip` and arithmetic only: an item read by a key (`batch["x"]`), an attribute or
+a method's result of it is not flagged, nor arithmetic with a value of unknown place (`(box[2]
+- box[0]) / width` of a parameter `width`: a tensor on the CPU there would not matter, but the
+analysis cannot place the result).
 A loss of `torch.nn` built in the file with a reducing `reduction` (the default, `"mean"`,
 `"sum"`) returns a 0-dimensional tensor; its read by a position (`loss.data[0]`,
 `loss[0]`), an error on the tensors of today, is the old API's Python number, and sums of
@@ -230,12 +246,14 @@ from torchferry.check.flow import (
     Value,
 )
 from torchferry.check.flow.arms import other_arm_of_move
+from torchferry.check.flow.carried import carried_move
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.lattice import UNKNOWN, element
 from torchferry.check.flow.safety import tensor_by_construction
 from torchferry.check.names import BODY_FIELDS, needs_parens, short
 
 CODE = "FRY003"
+_TENSOR = frozenset((Kind.TENSOR,))
 NAME = "numpy-on-accelerator"
 FIX = "safe"
 
@@ -709,25 +727,16 @@ def _cpu_in_other_arm(res: ScopeResult, node: ast.AST, v: Value | None = None) -
     return False
 
 
-def _not_a_tensor_here(res: ScopeResult, node: ast.AST) -> bool:
-    """The site is in the body of ``if not isinstance(x, torch.Tensor):``."""
-    for n in ast.walk(res.node):
-        if isinstance(n, ast.If) and isinstance(n.test, ast.UnaryOp) and \
-                isinstance(n.test.op, ast.Not) and "isinstance" in ast.unparse(n.test) and \
-                "Tensor" in ast.unparse(n.test) and \
-                any(x is node for st in n.body for x in ast.walk(st)):
-            return True
-    return False
-
-
 def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.expr, v: Value,
                     what: str, cuda_default: int | None) -> Finding | None:
     v = _through_get(res, v)
     if v.kinds is None and res.kind_of(v) is not None:
         v = v._replace(kinds=res.kind_of(v))  # a parameter used as a tensor here
+    elif v.kinds is None and carried_move(res, node) is not None:
+        v = v._replace(kinds=_TENSOR)  # a moved value (an item of it) NumPy reads: a tensor
     v = ctx.flow.placed_at(res, node, v)  # (``self.scores`` of a plain class: its constructions)
     origin = _on_device(res, v, cuda_default, not _numpy_method(call), ctx)
-    if origin is None or _not_a_tensor_here(res, call.node) or _cpu_in_other_arm(res, call.node, v) \
+    if origin is None or _cpu_in_other_arm(res, call.node, v) \
             or other_arm_of_move(ctx.flow, call.node, origin):
         return None
     add = ".detach().cpu()" if _may_require_grad(ctx, res, call.node, node, v) else ".cpu()"
@@ -838,7 +847,7 @@ def _stored_into_arrays(ctx: Context, res: ScopeResult, stores: list[ast.Assign]
             continue
         v = _through_get(res, v)
         origin = _on_device(res, v, cuda_default, ctx=ctx)
-        if origin is None or _not_a_tensor_here(res, st) or _cpu_in_other_arm(res, st, v):
+        if origin is None or _cpu_in_other_arm(res, st, v):
             continue
         name = short(ctx.text(st.value), 40)
         add = ".detach().cpu()" if _may_require_grad(ctx, res, st, st.value, v) else ".cpu()"
@@ -888,12 +897,15 @@ def _list_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.exp
     if _numpy_method(call):
         return None
     items = [*(v.elts or ()), *((v.item,) if v.item is not None else ())]
-    if isinstance(node, (ast.List, ast.Tuple)):  # ``np.array([a, t * 100])``: each item
-        items += [x for e in node.elts if (x := res.value(e)) is not None]
-    items += _appended(res, node, call.node)
+    held = [*node.elts] if isinstance(node, (ast.List, ast.Tuple)) else []  # ``np.array([a, t * 100])``
+    held += _appended(res, node, call.node)
+    held += [x for e in held if isinstance(e, (ast.List, ast.Tuple)) for x in e.elts]  # (rows: ``[i, conf]``)
+    items += [x for e in held if (x := res.value(e)) is not None]
+    items += [x for e in items for x in (*(e.elts or ()), *((e.item,) if e.item is not None else ()))]
     if isinstance(node, ast.ListComp):
         items += _losses_of_device_tensors(res, node.elt)
-    origin = next((o for o in (_on_device(res, x, ctx=ctx) for x in items) if o is not None), None)
+    origin = next((o for o in (_on_device(res, x, ctx=ctx) for x in items) if o is not None), None) or \
+        next((o for e in held if (o := carried_move(res, e)) is not None), None)
     if origin is None:
         return None
     text = short(ctx.text(node), 40)
@@ -908,7 +920,7 @@ def _list_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.exp
     ))
 
 
-def _appended(res: ScopeResult, node: ast.expr, site: ast.Call) -> list[Value]:
+def _appended(res: ScopeResult, node: ast.expr, site: ast.Call) -> list[ast.expr]:
     """What ``name.append(...)`` added to the list ``name`` since it was last bound."""
     if not isinstance(node, ast.Name):
         return []
@@ -921,7 +933,7 @@ def _appended(res: ScopeResult, node: ast.expr, site: ast.Call) -> list[Value]:
         if c.qualname == "append" and isinstance(func, ast.Attribute) and \
                 isinstance(func.value, ast.Name) and func.value.id == node.id and c.args and \
                 bound < c.node.lineno <= site.lineno:
-            out.append(c.args[0])
+            out.append(c.node.args[0])
     return out
 
 

@@ -101,7 +101,11 @@ Flags a call `model(x)` when, in one scope,
   torch.FloatTensor`, or the CUDA type itself), or lives
   where a parameter does that every call of the file passes so moved (`h = x * 2` in
   `predict(self, x)`, called as `net.predict(x.to(device))`; in a loop, on its first run
-  as above), or is the first item of `model(*inputs)`, or the item `inputs[k]` (a
+  as above; a value moved there whose kind the analysis does not know, `s = s.to(device)`
+  of a parameter, counts where a use says it is a tensor: the model is a layer of
+  `torch.nn` with weights that takes tensors only, `nn.Conv1d(1, 1, 3)`, not a container or
+  a recurrent layer, or the function whose parameter it becomes uses that parameter as a
+  tensor, `x.view(1, 1, -1)`), or is the first item of `model(*inputs)`, or the item `inputs[k]` (a
   constant `k`) of a parameter, of a tuple written out there or by every call of the run,
   in the caller's own function or handed on through the parameters of the calls between
   (`model(*data)` in `evaluate(model, data)`, called as `evaluate(net, (feats, adj))`
@@ -305,6 +309,11 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A value moved to the device whose kind the analysis does not know, handed to a helper of
+the run, counts as the helper's model input only where a layer of `torch.nn` with weights
+takes it, or the helper uses its parameter as a tensor (a tensor method, a torch function):
+handed on to a model of the run, a container or a recurrent layer (which may take other
+objects) it is not followed.
 An item of a batch given to a model of no class the analysis can see (`self.model` built
 by a factory of another package) is not flagged when the function tests the kind of an item
 of the same batch (`isinstance(input_nodes, dict)`: the batch holds more than tensors) and
@@ -1550,7 +1559,7 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
     if arg is None or model is None or isinstance(func, ast.Name) and func.id in moved_globals:
         return None
     a, v = arg
-    moved = _input_moved(ff, res, v, item=item)
+    moved = _input_moved(ff, res, v, item=item, tensor=c.callee is Callee.MODULE and _takes_tensors(model))
     if moved is None and item is None and _metric(model) and \
             not any(isinstance(x, ast.Starred) for x in c.node.args):
         # a metric's state meets every tensor it is given (``jaccard(preds, target)``)
@@ -1862,27 +1871,45 @@ def _param_item(res: ScopeResult, a: ast.expr) -> int | None:
 
 
 def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0,
-                 item: int | None = None) -> Origin | None:
+                 item: int | None = None, tensor: bool = False) -> Origin | None:
     """The move that put ``v``, a tensor (or a batch), on a device the code chose: its own,
     or, for a value that lives where a parameter does (``h = overlay(x)`` of a parameter
     ``x``), the one of what every call of this file passes for it.  With ``item``, of the
     ``item``-th element of the sequence ``v`` (``model(*inputs)``, ``model(inputs[0])``): of a
     tuple written out (here or by every caller), else of the whole when it is a tensor or a
-    batch, not of a sequence of unknown items."""
+    batch, not of a sequence of unknown items.  With ``tensor`` (a use says ``v`` is a
+    tensor: a layer of ``torch.nn`` is given it, or it is a parameter the function uses as
+    one, ``x.view(-1)``), a value moved there whose kind the analysis does not know counts
+    too (``s = s.to(device)`` of a parameter ``s``)."""
     if item is not None and v.elts is not None:
         return _input_moved(ff, res, v.elts[item], depth) if item < len(v.elts) else None
     if v.places and len(v.places) == 1 and next(iter(v.places)).where is Where.PARAM and depth < 3:
         if item is None and v.kinds is not None and not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
             return None
-        return _from_callers(ff, res, v, depth, lambda o, c, g, d: _input_moved(o, c, g, d, item))
+        k = int(next(iter(v.places)).ref)
+        used = item is None and (tensor or res.param_uses.get(k) is Kind.TENSOR)
+        return _from_callers(ff, res, v, depth, lambda o, c, g, d: _input_moved(o, c, g, d, item, used))
     # (an item of a moved tensor or batch is where the whole is)
     moved = ev.latest(v, Op.MOVED, Op.MADE)  # (to the device the code chose: maybe the CPU)
     if moved is not None and moved.op is Op.MADE:
         return moved if _made_on_chosen_device(ff, v, moved) else None
-    if moved is None or moved.to is None or ACCEL not in moved.to or v.places != moved.to \
-            or v.kinds is None or not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+    if moved is None or moved.to is None or ACCEL not in moved.to or v.places != moved.to:
+        return None
+    if v.kinds is None and (not tensor or item is not None) or \
+            v.kinds is not None and not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
         return None
     return moved
+
+
+def _takes_tensors(model: Value) -> bool:
+    """Was ``model`` built, on every path, as a layer of ``torch.nn`` with weights that is
+    given tensors only (``nn.Conv1d(1, 1, 3)``; not a container, whose first layer decides,
+    nor a recurrent layer, which takes packed sequences too)?"""
+    made = [o for o in model.origins if o.op is Op.MADE]
+    names = [o.text.split("(", 1)[0] for o in made]
+    return bool(made) and all(
+        n.startswith("torch.nn.") and (last := n.rsplit(".", 1)[-1]) in PARAM_LAYERS and
+        not last.startswith(("RNN", "LSTM", "GRU")) for n in names)
 
 
 def _made_on_chosen_device(ff: FileFlow, v: Value, made: Origin) -> bool:
