@@ -119,3 +119,56 @@ def _arguments(ff: FileFlow, res: ScopeResult, k: int) -> list[tuple[ScopeResult
             return None
         out.append((caller, c.node.args[k], v))
     return out
+
+
+def given_instances(ff: FileFlow, res: ScopeResult) -> dict[int, ClassInfo]:
+    """The parameters of ``res``'s function (of this file's top level, or a plain method of
+    a class there) that every call of the run hands an instance of one plain class of the
+    run, built by the caller (``policy.train(replay_buffer)`` after ``replay_buffer =
+    utils.ReplayBuffer(...)``), each with that class; only parameters of no kind of their
+    own whose method the function calls (``replay_buffer.sample(n)``) and that a class of
+    the run may define.  Complete once every scope of the file is interpreted."""
+    fn = res.node
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.decorator_list or \
+            fn.name.startswith("__") or fn.name == "forward" or not ff._top_level(fn) or \
+            fn.name in ff._value_names():
+        return {}
+    out: dict[int, ClassInfo] = {}
+    for k, attr in _receivers(ff, res).items():
+        if not _defined_in_run(ff, attr):
+            continue
+        given = ff.run_arguments(fn, k)
+        own = len(ff.call_sites.get(id(fn), {}))
+        if not given or ff._called_names().get(fn.name, 0) != own:
+            return {}  # (a call of its name this file's analysis did not resolve to it)
+        found = [other.class_of(v) if other.plain_instance(v) else None for other, _, v in given]
+        first = found[0]
+        if first is not None and all(f is not None and f.node is first.node for f in found):
+            out[k] = first
+    return out
+
+
+def _receivers(ff: FileFlow, res: ScopeResult) -> dict[int, str]:
+    """The parameters (of no kind of their own, not ``self``) that ``res`` calls a method
+    of, as they came in (a method of unknown kind): index -> one such method's name."""
+    first = 1 if ff.is_method(res.node) else 0
+    out: dict[int, str] = {}
+    for c in res.calls.values():
+        func = c.node.func
+        if c.callee not in (Callee.UNRESOLVED, Callee.METHOD) or not isinstance(func, ast.Attribute) or \
+                not isinstance(func.value, ast.Name):
+            continue
+        v = res.value(func.value)
+        k = _param_index(v) if v is not None and v.kinds is None and len(v.origins) == 1 else None
+        if k is not None and k >= first and k not in res.param_hints:
+            out.setdefault(k, func.attr)
+    return out
+
+
+def _defined_in_run(ff: FileFlow, name: str) -> bool:
+    """Does a file of the run define a function or method ``name`` (by its text)?"""
+    needle = f"def {name}("
+    if ff.project is None:
+        return any(needle in line for line in ff.lines or ())
+    raw = needle.encode()
+    return any(raw in text for text in ff.project.files.values())

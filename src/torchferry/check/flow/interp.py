@@ -90,7 +90,8 @@ class Interp:
     """Interprets one scope; :meth:`run` returns its :class:`ScopeResult`."""
 
     def __init__(self, ff: FileFlow, node: ast.AST, cls: ClassInfo | None = None,
-                 outer: Env | None = None, given: dict[int, Kind] | None = None) -> None:
+                 outer: Env | None = None, given: dict[int, Kind] | None = None,
+                 instances: dict[int, ClassInfo] | None = None) -> None:
         self.ff = ff
         self.node = node
         self.cls = cls
@@ -98,6 +99,9 @@ class Interp:
         #: the kinds of the parameters one call gives (a specialised interpretation, see
         #: :meth:`FileFlow.returns_given`: it records no call sites and no nested scopes)
         self.given = given
+        #: the plain classes of the run whose instance every call of the run hands a
+        #: parameter (index -> class, :func:`~torchferry.check.flow.instances.given_instances`)
+        self.instances = instances or {}
         self.res = ScopeResult(node)
         self.env: Env = {}
         self.self_name: str | None = None
@@ -185,6 +189,8 @@ class Interp:
                 place = CPU  # a device parameter the call points at the CPU (see given_result)
             elif self.given is not None and self.given.get(k) is Kind.OTHER and kinds == _DEVICE:
                 kinds = frozenset((Kind.OTHER,))  # a device parameter the call leaves ``None``
+            if kinds is None and k in self.instances:
+                kinds = frozenset((Kind.OTHER,))  # an instance of a class of the run, by its callers
             self.env[name] = self._entry[name] = Value(kinds, frozenset((place,)), (origin,), basis)
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
@@ -487,6 +493,15 @@ class Interp:
                  if key.startswith(prefix) and owner is inst and key in self.env}
         if facts:
             self.res.held[id(node)] = facts
+
+    def instance_of_param(self, v: Value) -> ClassInfo | None:
+        """The class of the run whose instance ``v`` is when it is a parameter as it came
+        in that every call of the run hands such an instance (:attr:`instances`)."""
+        if not self.instances or v.places is None or len(v.places) != 1 or len(v.origins) != 1 \
+                or v.origins[0].op is not Op.PARAM:
+            return None
+        p = next(iter(v.places))
+        return self.instances.get(int(p.ref)) if p.where is Where.PARAM else None
 
     def held_attr(self, node: ast.expr) -> Value | None:
         """``obj.attr`` (``node``) as :meth:`_hold_attr` left it, when ``obj`` still holds the

@@ -221,6 +221,8 @@ class FileFlow:
         self._instances: dict[tuple[int, int, int], Value | None] = {}
         #: whether :meth:`results` has interpreted every scope it yields
         self._complete = False
+        #: whether :meth:`_specialise` has run
+        self._specialised = False
         #: the names this file uses other than as the function of a call, see :meth:`callers_of`
         self._named_values: frozenset[str] | None = None
         self._named_calls: Counter[str] = Counter()
@@ -468,19 +470,41 @@ class FileFlow:
         their summaries are needed, and yielded after the others."""
         self.module_result()
         k = 0
+        order = []
         skipped = []
         while k < len(self._scopes):
             node, cls, outer = self._scopes[k]
             k += 1
             if self.relevant(node):
-                yield self.result(node, cls, outer)
+                self.result(node, cls, outer)
+                order.append(node)
             else:
                 skipped.append(node)
         # a scope left out whose summary a call needed is interpreted already: its record
         # costs nothing (``net.predict(x)``, whose text neither makes nor moves a tensor)
-        yield from (self._results[id(n)] for n in skipped if id(n) in self._results)
+        order.extend(n for n in skipped if id(n) in self._results)
         self._complete = True  # (every call site of the file is known: :meth:`callers_of`)
+        self._specialise(order)
+        yield from (self._results[id(n)] for n in order)
         yield self._results[id(self.tree)]
+
+    def _specialise(self, scopes: list[ast.AST]) -> None:
+        """Interpret again, once every call site of the file is known, each function whose
+        parameter every call of the run hands an instance of one plain class of the run
+        (:func:`~torchferry.check.flow.instances.given_instances`), with the parameter
+        that class's instance: its methods' calls are followed, for the rules and for the
+        calls interpreted later."""
+        if self._specialised:
+            return
+        self._specialised = True
+        from torchferry.check.flow.instances import given_instances
+
+        for node in scopes:
+            res = self._results.get(id(node))
+            given = given_instances(self, res) if res is not None else {}
+            if given:
+                self._results[id(node)] = Interp(self, node, self.method_of.get(id(node)), None,
+                                                 instances=given).run()
 
     def called_from_run(self, needles: tuple[str, ...]) -> list[ScopeResult]:
         """The functions defined at module level that :meth:`results` left out (their text
