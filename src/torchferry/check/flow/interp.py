@@ -42,6 +42,7 @@ from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MOVE_NAMES
 
 if TYPE_CHECKING:
+    from torchferry.check.flow.instances import ByCallers
     from torchferry.check.flow.program import ClassInfo, FileFlow
 
 #: rounds of a loop body before what still changes becomes unknown
@@ -91,7 +92,7 @@ class Interp:
 
     def __init__(self, ff: FileFlow, node: ast.AST, cls: ClassInfo | None = None,
                  outer: Env | None = None, given: dict[int, Kind] | None = None,
-                 instances: dict[int, ClassInfo] | None = None) -> None:
+                 by_callers: ByCallers | None = None) -> None:
         self.ff = ff
         self.node = node
         self.cls = cls
@@ -99,13 +100,16 @@ class Interp:
         #: the kinds of the parameters one call gives (a specialised interpretation, see
         #: :meth:`FileFlow.returns_given`: it records no call sites and no nested scopes)
         self.given = given
-        #: the plain classes of the run whose instance every call of the run hands a
-        #: parameter (index -> class, :func:`~torchferry.check.flow.instances.given_instances`)
-        self.instances = instances or {}
+        #: what every call of the run hands some parameters: an instance of a plain class
+        #: of the run, or a module (:func:`~torchferry.check.flow.instances.given_by_callers`)
+        self.instances = by_callers.instances if by_callers is not None else {}
+        self.modules = by_callers.modules if by_callers is not None else frozenset()
         self.res = ScopeResult(node)
         self.env: Env = {}
         self.self_name: str | None = None
-        self.self_env: Env = {}
+        #: ``self.<attr>`` as the method found it: nothing, or what every construction of
+        #: the run gives an attribute ``__init__`` keeps (:class:`ByCallers`)
+        self.self_env: Env = dict(by_callers.attrs) if by_callers is not None else {}
         #: ``setattr(self, name, ...)`` with a computed name was met: any ``self`` attribute
         #: read after it may have been replaced
         self.dynamic_self = False
@@ -190,7 +194,9 @@ class Interp:
             elif self.given is not None and self.given.get(k) is Kind.OTHER and kinds == _DEVICE:
                 kinds = frozenset((Kind.OTHER,))  # a device parameter the call leaves ``None``
             if kinds is None and k in self.instances:
-                kinds = frozenset((Kind.OTHER,))  # an instance of a class of the run, by its callers
+                kinds, basis = frozenset((Kind.OTHER,)), Basis.INFERRED  # an instance, by its callers
+            elif kinds is None and k in self.modules:
+                kinds, basis = frozenset((Kind.MODULE,)), Basis.INFERRED  # a module, by its callers
             self.env[name] = self._entry[name] = Value(kinds, frozenset((place,)), (origin,), basis)
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
