@@ -34,16 +34,20 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
-from typing import TYPE_CHECKING, TypeVar
+from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from torchferry.check.flow.events import Callee, ScopeResult
-from torchferry.check.flow.lattice import Value, Where, join_all
+from torchferry.check.flow.lattice import Basis, Kind, Value, Where, join_all
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import ClassInfo, FileFlow
 
 #: calls followed up from a parameter to the arguments that bind it
 MAX_CALLERS_DEPTH = 3
+#: a function's parameters are given what every call of the run hands them only in a file
+#: that at most this many files of the run import (each is interpreted whole to find its
+#: calls: :func:`given_by_callers`)
+MAX_CALLER_FILES = 4
 
 T = TypeVar("T")
 
@@ -119,3 +123,123 @@ def _arguments(ff: FileFlow, res: ScopeResult, k: int) -> list[tuple[ScopeResult
             return None
         out.append((caller, c.node.args[k], v))
     return out
+
+
+class ByCallers(NamedTuple):
+    """What every call of the run hands some parameters of a function: index -> the plain
+    class of the run whose instance it is (``instances``), the parameters it hands a
+    module (``modules``); and, for a method of a plain class, the attributes of ``self``
+    that ``__init__`` keeps from its parameters as every construction of the run gives
+    them (``attrs``: name -> value, :meth:`FileFlow.constructed_attr`)."""
+
+    instances: dict[int, ClassInfo]
+    modules: frozenset[int]
+    attrs: dict[str, Value]
+
+
+def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
+    """The parameters of ``res``'s function (of this file's top level, or a plain method of
+    a class there) of no kind of their own that every call of the run hands
+
+    - an instance of one plain class of the run, built by the caller
+      (``policy.train(replay_buffer)`` after ``replay_buffer = utils.ReplayBuffer(...)``),
+      when the function calls a method of it (``replay_buffer.sample(n)``) that a class of
+      the run may define;
+    - a module (``step(g)`` after ``g = G().to(device)``, ``step(generator=g)``), when the
+      function calls it (``generator(z)``);
+
+    None when there is none, or a call of the function's name in its file is not resolved
+    to it.  Complete once every scope of the file is interpreted."""
+    fn = res.node
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or not ff._top_level(fn) or \
+            not _few_importers(ff):
+        return None
+    attrs = _constructed_attrs(ff, res)
+    if fn.decorator_list or fn.name.startswith("__") or fn.name == "forward" or \
+            fn.name in ff._value_names():
+        return ByCallers({}, frozenset(), attrs) if attrs else None
+    receivers = {k: a for k, a in _receivers(ff, res).items() if a is None or _defined_in_run(ff, a)}
+    if not receivers or ff._called_names().get(fn.name, 0) != len(ff.call_sites.get(id(fn), {})):
+        return ByCallers({}, frozenset(), attrs) if attrs else None
+    instances: dict[int, ClassInfo] = {}
+    modules: set[int] = set()
+    for k, attr in receivers.items():
+        given = ff.run_arguments(fn, k)
+        if not given:
+            return None
+        if attr is None:
+            if all(v.is_(Kind.MODULE) and v.basis is not Basis.HINT for _, _, v in given):
+                modules.add(k)
+            continue
+        found = [other.class_of(v) if other.plain_instance(v) else None for other, _, v in given]
+        first = found[0]
+        if first is not None and all(f is not None and f.node is first.node for f in found):
+            instances[k] = first
+    return ByCallers(instances, frozenset(modules), attrs) if instances or modules or attrs else None
+
+
+def _constructed_attrs(ff: FileFlow, res: ScopeResult) -> dict[str, Value]:
+    """For a method of a plain class of this file other than ``__init__``: the attributes
+    of ``self`` it reads that its own interpretation does not place (``self.scale`` of
+    ``self.scale = scale`` in ``__init__``) and that every construction of the run gives
+    a value of known kind at known, concrete places (``VonMisesFisher(loc, torch.ones(n,
+    device=device))``), as inferred from them."""
+    cls = ff.method_of.get(id(res.node))
+    if cls is None or cls.is_module or getattr(res.node, "name", "") == "__init__" or \
+            not res.params or res.node.decorator_list:  # type: ignore[attr-defined]
+        return {}
+    self_name = res.params[0]
+    out: dict[str, Value] = {}
+    for node in ast.walk(res.node):
+        if not isinstance(node, ast.Attribute) or not isinstance(node.ctx, ast.Load) or \
+                not isinstance(node.value, ast.Name) or node.value.id != self_name or node.attr in out:
+            continue
+        v = res.value(node)
+        if v is None or v.places is not None:
+            continue
+        built = ff.constructed_attr(cls, node.attr)
+        if built is not None and built.kinds is not None and built.places and \
+                not any(p.symbolic for p in built.places):
+            out[node.attr] = built._replace(basis=Basis.INFERRED)
+    return out
+
+
+def _few_importers(ff: FileFlow) -> bool:
+    """Do at most :data:`MAX_CALLER_FILES` other files of the run import ``ff`` (whose
+    calls of its functions are then interpreted to say what they hand them)?"""
+    if ff.project is None:
+        return True
+    files = ff.project.importers(ff.path)
+    return files is not None and len(files - {ff.path}) <= MAX_CALLER_FILES
+
+
+def _receivers(ff: FileFlow, res: ScopeResult) -> dict[int, str | None]:
+    """The parameters (of no kind of their own, not ``self``) as they came in that ``res``
+    calls (index -> None) or calls a method of unknown kind of (index -> one such method's
+    name)."""
+    first = 1 if ff.is_method(res.node) else 0
+    out: dict[int, str | None] = {}
+    for c in res.calls.values():
+        func = c.node.func
+        if c.callee not in (Callee.UNRESOLVED, Callee.METHOD):
+            continue
+        name = func.value if isinstance(func, ast.Attribute) else func
+        v = res.value(name) if isinstance(func, ast.Attribute) else c.func
+        v = v if isinstance(name, ast.Name) else None
+        k = _param_index(v) if v is not None and v.kinds is None and len(v.origins) == 1 else None
+        if k is None or k < first or k in res.param_hints:
+            continue
+        if isinstance(func, ast.Attribute):
+            out.setdefault(k, func.attr)
+        elif c.callee is Callee.UNRESOLVED:
+            out[k] = None
+    return out
+
+
+def _defined_in_run(ff: FileFlow, name: str) -> bool:
+    """Does a file of the run define a function or method ``name`` (by its text)?"""
+    needle = f"def {name}("
+    if ff.project is None:
+        return any(needle in line for line in ff.lines or ())
+    raw = needle.encode()
+    return any(raw in text for text in ff.project.files.values())

@@ -43,6 +43,7 @@ from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MOVE_NAMES
 
 if TYPE_CHECKING:
+    from torchferry.check.flow.instances import ByCallers
     from torchferry.check.flow.program import ClassInfo, FileFlow
 
 #: rounds of a loop body before what still changes becomes unknown
@@ -91,7 +92,8 @@ class Interp:
     """Interprets one scope; :meth:`run` returns its :class:`ScopeResult`."""
 
     def __init__(self, ff: FileFlow, node: ast.AST, cls: ClassInfo | None = None,
-                 outer: Env | None = None, given: dict[int, Kind] | None = None) -> None:
+                 outer: Env | None = None, given: dict[int, Kind] | None = None,
+                 by_callers: ByCallers | None = None) -> None:
         self.ff = ff
         self.node = node
         self.cls = cls
@@ -99,10 +101,16 @@ class Interp:
         #: the kinds of the parameters one call gives (a specialised interpretation, see
         #: :meth:`FileFlow.returns_given`: it records no call sites and no nested scopes)
         self.given = given
+        #: what every call of the run hands some parameters: an instance of a plain class
+        #: of the run, or a module (:func:`~torchferry.check.flow.instances.given_by_callers`)
+        self.instances = by_callers.instances if by_callers is not None else {}
+        self.modules = by_callers.modules if by_callers is not None else frozenset()
         self.res = ScopeResult(node)
         self.env: Env = {}
         self.self_name: str | None = None
-        self.self_env: Env = {}
+        #: ``self.<attr>`` as the method found it: nothing, or what every construction of
+        #: the run gives an attribute ``__init__`` keeps (:class:`ByCallers`)
+        self.self_env: Env = dict(by_callers.attrs) if by_callers is not None else {}
         #: ``setattr(self, name, ...)`` with a computed name was met: any ``self`` attribute
         #: read after it may have been replaced
         self.dynamic_self = False
@@ -186,6 +194,10 @@ class Interp:
                 place = CPU  # a device parameter the call points at the CPU (see given_result)
             elif self.given is not None and self.given.get(k) is Kind.OTHER and kinds == _DEVICE:
                 kinds = frozenset((Kind.OTHER,))  # a device parameter the call leaves ``None``
+            if kinds is None and k in self.instances:
+                kinds, basis = frozenset((Kind.OTHER,)), Basis.INFERRED  # an instance, by its callers
+            elif kinds is None and k in self.modules:
+                kinds, basis = frozenset((Kind.MODULE,)), Basis.INFERRED  # a module, by its callers
             self.env[name] = self._entry[name] = Value(kinds, frozenset((place,)), (origin,), basis)
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
@@ -508,6 +520,15 @@ class Interp:
                  if key.startswith(prefix) and owner is inst and key in self.env}
         if facts:
             self.res.held[id(node)] = facts
+
+    def instance_of_param(self, v: Value) -> ClassInfo | None:
+        """The class of the run whose instance ``v`` is when it is a parameter as it came
+        in that every call of the run hands such an instance (:attr:`instances`)."""
+        if not self.instances or v.places is None or len(v.places) != 1 or len(v.origins) != 1 \
+                or v.origins[0].op is not Op.PARAM:
+            return None
+        p = next(iter(v.places))
+        return self.instances.get(int(p.ref)) if p.where is Where.PARAM else None
 
     def held_attr(self, node: ast.expr) -> Value | None:
         """``obj.attr`` (``node``) as :meth:`_hold_attr` left it, when ``obj`` still holds the

@@ -250,6 +250,8 @@ class FileFlow:
         self._instances: dict[tuple[int, int, int], Value | None] = {}
         #: whether :meth:`results` has interpreted every scope it yields
         self._complete = False
+        #: whether :meth:`_specialise` has run
+        self._specialised = False
         #: the names this file uses other than as the function of a call, see :meth:`callers_of`
         self._named_values: frozenset[str] | None = None
         self._named_calls: Counter[str] = Counter()
@@ -500,19 +502,41 @@ class FileFlow:
         their summaries are needed, and yielded after the others."""
         self.module_result()
         k = 0
+        order = []
         skipped = []
         while k < len(self._scopes):
             node, cls, outer = self._scopes[k]
             k += 1
             if self.relevant(node):
-                yield self.result(node, cls, outer)
+                self.result(node, cls, outer)
+                order.append(node)
             else:
                 skipped.append(node)
         # a scope left out whose summary a call needed is interpreted already: its record
         # costs nothing (``net.predict(x)``, whose text neither makes nor moves a tensor)
-        yield from (self._results[id(n)] for n in skipped if id(n) in self._results)
+        order.extend(n for n in skipped if id(n) in self._results)
         self._complete = True  # (every call site of the file is known: :meth:`callers_of`)
+        self._specialise(order)
+        yield from (self._results[id(n)] for n in order)
         yield self._results[id(self.tree)]
+
+    def _specialise(self, scopes: list[ast.AST]) -> None:
+        """Interpret again, once every call site of the file is known, each function whose
+        parameter every call of the run hands an instance of one plain class of the run
+        or a module (:func:`~torchferry.check.flow.instances.given_by_callers`), with the
+        parameter that class's instance (its methods' calls are followed) or a module (its
+        calls are a module's), for the rules and for the calls interpreted later."""
+        if self._specialised:
+            return
+        self._specialised = True
+        from torchferry.check.flow.instances import given_by_callers
+
+        for node in scopes:
+            res = self._results.get(id(node))
+            given = given_by_callers(self, res) if res is not None else None
+            if given is not None:
+                self._results[id(node)] = Interp(self, node, self.method_of.get(id(node)), None,
+                                                 by_callers=given).run()
 
     def called_from_run(self, needles: tuple[str, ...]) -> list[ScopeResult]:
         """The functions defined at module level that :meth:`results` left out (their text
@@ -2061,14 +2085,23 @@ def _passed_at(a: Value, position: int | str) -> Value:
     return a
 
 
+#: bases outside the run whose ``__init__`` sets none but their own private attributes
+#: (the batch and event shapes of a distribution) and that define no ``__getattr__`` or
+#: ``__setattr__``: a subclass stores what it is given as a plain class does
+PLAIN_LIBRARY_BASES = frozenset({"torch.distributions.Distribution",
+                                 "torch.distributions.distribution.Distribution"})
+
+
 def _plain_class(cls: ClassInfo) -> bool:
-    """Is every base of the class (and of its bases) ``object`` or a class of the run, and
-    does none define ``__getattr__``, ``__getattribute__`` or ``__setattr__``?"""
+    """Is every base of the class (and of its bases) ``object``, a class of the run or one
+    of :data:`PLAIN_LIBRARY_BASES`, and does none define ``__getattr__``,
+    ``__getattribute__`` or ``__setattr__``?"""
     for c in mro(cls):
         if any(name in c.methods for name in ("__getattr__", "__getattribute__", "__setattr__")):
             return False
         resolved = len(c.bases)
-        plain = sum(isinstance(b, ast.Name) and b.id == "object" for b in c.node.bases)
+        plain = sum(isinstance(b, ast.Name) and b.id == "object" or c.ff.qualname(b) in PLAIN_LIBRARY_BASES
+                    for b in c.node.bases)
         if resolved + plain != len(c.node.bases) or c.node.keywords:
             return False
     return True

@@ -573,7 +573,7 @@ class Project:
             if any(c.result.reason is Reason.BUDGET for r in scopes for c in r.calls.values()):
                 return None
             sites = _constructing(other, key, name)
-            if _references(other, name) - sites.keys() - _static_calls(other, name):
+            if _references(other, name) - sites.keys() - _static_calls(other, name) - _super_names(other):
                 return None  # (also a construction in a scope the rules skip, not interpreted)
             out.extend((other, res, c, bound) for res, c, bound in sites.values())
         return out
@@ -756,6 +756,14 @@ def _constructs(ff: FileFlow, node: ast.AST, name: str) -> bool:
     local = {a for a, q in ff.imports.items() if q.rsplit(".", 1)[-1] == name} | {name}
     return isinstance(func, ast.Name) and func.id in local or \
         isinstance(func, ast.Attribute) and func.attr == name
+
+
+def _super_names(ff: FileFlow) -> set[int]:
+    """The class names ``ff`` gives ``super`` (``super(Net, self).__init__()``): the class is
+    named, but no instance is built there."""
+    return {id(node.args[0]) for node in ast.walk(ff.tree)
+            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+            and len(node.args) == 2 and isinstance(node.args[0], ast.Name)}
 
 
 def _static_calls(ff: FileFlow, name: str) -> set[int]:

@@ -564,6 +564,8 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         return _forward(ev, node, recv, args, kws)
     method = _method_of_the_run(ev, recv, attr)
     if method is not None:  # ``net.predict(x)``: a method a class of the run defines
+        for info, fn in _other_methods(ev, recv, attr, method[1]):
+            _site_of(ev, node, info.ff, fn, [recv, *args], kws)  # (one of several classes)
         return project_call(ev, node, method[0].ff, method[1], args, kws, receiver=recv)
     held = ev.i.held_attr(node.func) if isinstance(node.func, ast.Attribute) else None
     held = held if held is not None else _held_module(ev, recv, attr)
@@ -638,11 +640,43 @@ def _method_of_the_run(ev: Evaluator, recv: Value, attr: str) -> tuple[ClassInfo
     method: no decorator), unless ``attr`` moves a module (``to``, ``cuda``...)."""
     if attr in vocab.MOVE_NAMES or not (recv.is_(Kind.MODULE) or recv.is_(Kind.OTHER)):
         return None
-    info = ev.ff.class_of(recv)
+    info = ev.ff.class_of(recv) or ev.i.instance_of_param(recv)
     found = info.method(attr) if info is not None else None
     if found is None or found[1].decorator_list:
         return None
     return found
+
+
+def _other_methods(ev: Evaluator, recv: Value, attr: str, fn: ast.AST) -> list[tuple[ClassInfo, ast.AST]]:
+    """The methods ``attr`` of the other classes of the run whose constructors, called in
+    this file, may have built ``recv`` (``policy = TD3(...)`` on one arm, ``DDPG(...)`` on
+    the other): ``recv.attr(...)`` calls whichever class's, so each one is called there."""
+    out: list[tuple[ClassInfo, ast.AST]] = []
+    for o in recv.origins:
+        if o.op is not Op.MADE or o.path is not None or not isinstance(o.node, ast.Call):
+            continue
+        info = ev.ff.class_called(o.node)
+        found = info.method(attr) if info is not None and not info.is_module else None
+        if found is not None and found[1] is not fn and not found[1].decorator_list and \
+                all(m is not found[1] for _, m in out):
+            out.append(found)
+    return out
+
+
+def _site_of(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST, args: Args, kws: Kws) -> None:
+    """Record ``node`` as a call of ``target`` (a method, ``args`` starting with its
+    receiver) among the call sites the rules ask, without interpreting it."""
+    if not isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) or ev.i.given is not None:
+        return
+    params = param_names(target)
+    bound = {str(k): a for k, a in enumerate(args) if k < len(params)}
+    bound.update((str(params.index(name)), v) for name, v in kws if name in params)
+    spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
+    site = (ev.i.res, {} if spread else bound)
+    if owner is ev.ff:
+        owner.call_sites.setdefault(id(target), {})[id(node)] = site
+    else:
+        ev.ff.calls_into.setdefault((owner.path, target.name, target.lineno), {})[id(node)] = site
 
 
 def _held_module(ev: Evaluator, recv: Value, attr: str) -> Value | None:

@@ -229,6 +229,12 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
+An attribute that a plain class's `__init__` keeps from a constructor's parameter
+(`self.scale = scale`) is, in the class's other methods, what every construction of the run
+gives it (`Vmf(loc, torch.ones(n, 1, device=device))`), for a class whose bases are of the run
+or `torch.distributions.Distribution`; a class named other than in a construction (a
+decorator's argument, `register_kl(Vmf, Other)`; a list of classes) or built nowhere in the
+run keeps it unknown, and so do files that more than four files of the run import.
 A helper method's result computed by arithmetic from a tensor and a value of unknown kind
 and place (`self.preemphasize(wav, hp.preemphasis)` returning `wav[:, 1:] - coeff * wav[:,
 :-1]`) is where the tensor is, as that arithmetic written in the caller would be; one that

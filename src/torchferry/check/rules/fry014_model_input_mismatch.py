@@ -314,6 +314,16 @@ the run, counts as the helper's model input only where a layer of `torch.nn` wit
 takes it, or the helper uses its parameter as a tensor (a tensor method, a torch function):
 handed on to a model of the run, a container or a recurrent layer (which may take other
 objects) it is not followed.
+
+A parameter is taken for a module (`generator(z)` a module call) or for an instance of a
+plain class of the run (`buffer.sample(n)` then gives what that class's `sample` returns)
+only when every call of the run hands it one: the calls of its file and of the files that
+import it, where at most four files do; a function called from nowhere, handed on as a value,
+decorated, a dunder or `forward`, or a call of its name the analysis does not resolve to it,
+or one call handing anything else, leaves the parameter unknown.  A method called on an
+object that one of several classes of the run may have built (`policy = TD3(...)` on one arm,
+`DDPG(...)` on the other) counts as called by each class's method of that name.
+
 An item of a batch given to a model of no class the analysis can see (`self.model` built
 by a factory of another package) is not flagged when the function tests the kind of an item
 of the same batch (`isinstance(input_nodes, dict)`: the batch holds more than tensors) and
