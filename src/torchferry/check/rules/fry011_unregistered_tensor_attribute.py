@@ -221,6 +221,7 @@ from typing import NamedTuple
 from torchferry.check.api import Context, Finding, Fix, walk
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.events import ScopeResult
+from torchferry.check.flow.holders import instance_moves
 from torchferry.check.flow.lattice import is_number, number_defaults, zero_dim_made
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
@@ -325,7 +326,8 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     if dev is None and not _made_here(found[1]) and not _made_on_cpu(ctx, value):
         return
     if dev is not None and (a.where is _Where.METHOD or not _made_data(found[1]) or
-                            _reads(value, self_name, a.attr) or _tied(ctx, cls, a.scope, dev)):
+                            _reads(value, self_name, a.attr) or _tied(ctx, cls, a.scope, dev) or
+                            _where_every_move_goes(ctx, cls, a, dev)):
         return  # placed where the module is built (or, in a later method, where the author chose)
     if a.where is not _Where.INIT and (
             not _made_within(found[1], a.scope.function) or
@@ -1691,6 +1693,45 @@ def _tied(ctx: Context, cls: ClassInfo, scope: Scope, dev: ast.expr) -> bool:
     key = _device_key(dev, self_name, defs)
     return any(_device_key(d, self_name, defs) == key
                for fn in fns for d in _module_placements(ctx, m, cls, fn, self_name))
+
+
+def _where_every_move_goes(ctx: Context, cls: ClassInfo, a: _Assign, dev: ast.expr) -> bool:
+    """Is ``dev`` a device written out (``.cuda()``, ``"cuda"``, ``torch.device("cuda")``,
+    also through the ``self.device`` that ``__init__`` sets to one) that every instance of
+    the class is moved to, and only there, by the code of the run that holds it
+    (:func:`~torchferry.check.flow.holders.instance_moves`: ``self.model = Encoder(...)``,
+    then only ``model = self.model.cuda()``; never handed to ``nn.DataParallel`` or to any
+    other function)?  Then the attribute, put there by a statement of ``__init__``'s own
+    body, is where the parameters are on every machine the program runs on."""
+    fn = a.scope.function
+    if a.where is not _Where.INIT or fn is None or not any(st is a.stmt for st in getattr(fn, "body", ())):
+        return False
+    defs = _self_defs([fn], a.scope.self_name or "self")
+    key = _written_device(ctx.syntax, dev, a.scope.self_name or "self", defs)
+    if key is None:
+        return False
+    moves = instance_moves(ctx.flow, cls.node)
+    return bool(moves) and all(
+        _written_device(ctx.syntax, _move_target(ctx.syntax, c) or c, "", {}) == key for c in moves)
+
+
+def _written_device(m: Walker, dev: ast.expr, self_name: str, defs: dict[str, ast.expr]) -> str | None:
+    """The device ``dev`` names when it is written out: ``"cuda"`` for a ``.cuda()`` call
+    with no argument, a string literal's text, ``torch.device("<text>")``'s; ``"cpu"`` for
+    ``.cpu()``; None otherwise."""
+    for _ in range(3):
+        if isinstance(dev, ast.Attribute) and isinstance(dev.value, ast.Name) and \
+                dev.value.id == self_name and dev.attr in defs:
+            dev = defs[dev.attr]
+    if isinstance(dev, ast.Call) and isinstance(dev.func, ast.Attribute) and \
+            dev.func.attr in ("cuda", "cpu") and not dev.args and not dev.keywords:
+        return dev.func.attr
+    if isinstance(dev, ast.Call) and m.qualname(dev.func) == "torch.device" and \
+            len(dev.args) == 1 and not dev.keywords:
+        dev = dev.args[0]
+    if isinstance(dev, ast.Constant) and isinstance(dev.value, str):
+        return dev.value
+    return None
 
 
 def _self_defs(fns: list[ast.AST], self_name: str) -> dict[str, ast.expr]:
