@@ -33,7 +33,7 @@ from torchferry.check.flow.program import FileFlow
 
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 #: the methods that move a module (what they are given names the device)
-MODULE_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "to_empty"})
+MODULE_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "ipu", "to_empty", "type", "_apply"})
 
 
 def instance_moves(ff: FileFlow, cls: ast.ClassDef, depth: int = 0) -> list[ast.Call] | None:

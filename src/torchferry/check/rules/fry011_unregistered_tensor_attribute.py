@@ -119,6 +119,20 @@ Not flagged, because nothing can go wrong or the author already handles it:
   `super().__init__` of a base outside the checked files; a move under a test
   (`if config.is_gpu: self.t = self.t.cuda()`) leaves it on the CPU on the other arm, where
   `model.to(device)` does not carry it, and is flagged;
+* a tensor that a statement of `__init__`'s own body puts on a device written out
+  (`.cuda()`, `.to("cuda")`, `device=torch.device("cuda")`, also through a `self.device`
+  set to one) where every instance of the class is moved by the code of the run that holds
+  it to that same device and nowhere else: each construction (`self.model = Encoder(...)`,
+  `model = Encoder(...)`) is stored in a name or a `self` attribute, and every use of it in
+  the run (an attribute of that name read in any file, a local name in its function, one
+  that a move is bound to, the model an instance is an attribute of) calls it, reads an
+  attribute of it or moves it -- `model = self.model.cuda()`, then `model()`,
+  `model.parameters()` --, with at least one move; the attribute is then where the
+  parameters are on every machine the program runs on.  A move to another device
+  (`model.cpu()`, `.cuda(1)`, a device chosen apart: `"cuda" if ... else "cpu"`), a
+  model never moved, one handed to any function (`nn.DataParallel(model)`,
+  `torch.compile(model)`), returned or stored elsewhere, a construction used otherwise, or
+  one the class's name does not show (`model_class(args)`) keep it flagged;
 * a tensor a method other than `__init__` puts on a device (a cache built on the input's
   device: `self.grid = torch.arange(n, device=x.device)`), puts on the CPU by a move of its
   own (`self.w = w.cpu().clone()`), builds with `torch.tensor` of data that is not a
@@ -195,7 +209,11 @@ array has them), unless every call of the method in the file gives it such a ten
 placement before a use is followed through the method's own statements only: a loop
 body is taken as entered from the statement before the loop, and a call that reassigns the
 attribute elsewhere is not seen. An
-`_apply` override in another file is not seen. An attribute placed in `__init__` on a
+`_apply` override in another file is not seen. A device computed at run time that every
+instance is moved to (`self.device = args.device` and `model.to(args.device)` of the same
+`args`) is not compared: flagged. Those uses of an instance are read off the syntax of the
+run's files, also of files outside the check's dependencies, and a result kept by the
+cache is not redone when such a file alone changes. An attribute placed in `__init__` on a
 device tied to the parameters is left behind when the model later moves to another device
 (`model.cpu()` for inference, `DataParallel` replicas); that is not flagged. A value that
 joins such an attribute with the model's tensors has no known place, and a further use of
@@ -1711,7 +1729,7 @@ def _where_every_move_goes(ctx: Context, cls: ClassInfo, a: _Assign, dev: ast.ex
     if key is None:
         return False
     moves = instance_moves(ctx.flow, cls.node)
-    return bool(moves) and all(
+    return moves is not None and bool(moves) and all(
         _written_device(ctx.syntax, _move_target(ctx.syntax, c) or c, "", {}) == key for c in moves)
 
 
