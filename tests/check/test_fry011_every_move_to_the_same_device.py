@@ -91,6 +91,8 @@ ELSEWHERE = {
     "data_parallel_after": (MAIN, "model.cuda()\n    model = torch.nn.DataParallel(model)"),
     "handed_to_a_function": (MAIN, "model.cuda()\n    torch.compile(model)"),
     "never_moved": (MAIN, "model.eval()"),
+    "moved_under_a_test": (MAIN, "if n > 1:\n        model.cuda()"),
+    "applied_function": (MAIN, "model.cuda()\n    model.apply(print)"),
     "other_cuda_device": (MAIN, "model.cuda(1)"),
     "submodule_of_a_model_never_moved": (OUTER, "model.eval()"),
     "submodule_of_a_replicated_model": (OUTER, "model = nn.DataParallel(model.cuda())"),

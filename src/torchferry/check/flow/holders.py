@@ -7,7 +7,8 @@ construction of a class to the name or attribute that holds it and reads every u
 holder: a move (``.to(d)``, ``.cuda()``, ``.cpu()``) is recorded; an attribute read, a
 method call or a call of the instance itself (``model(x)``, ``model.parameters()``) keeps
 it where it is; the holder bound to a local name (``model = self.model.cuda()``) is
-followed through that name.  Any other use -- handed to a function
+followed through that name.  A move under a test (``if args.cuda: model.cuda()``),
+in a loop or a ``try``, and ``model.apply(fn)``, count as unknown too.  Any other use -- handed to a function
 (``nn.DataParallel(model)``, ``accelerator.prepare(model)``), returned, stored elsewhere --
 lets the instance go where the analysis cannot see, and the answer is None.
 
@@ -191,6 +192,17 @@ def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
         todo.extend(ast.iter_child_nodes(n))
 
 
+def _unconditional(st: ast.AST | None, parents: dict[int, ast.AST]) -> bool:
+    """Is ``st`` a statement of its function's (or module's) own body, at most inside
+    ``with`` blocks: run whenever the function runs?"""
+    up = parents.get(id(st)) if isinstance(st, ast.stmt) else None
+    while up is not None and not isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if not isinstance(up, (ast.With, ast.AsyncWith)):
+            return False
+        up = parents.get(id(up))
+    return up is not None
+
+
 def _use(n: ast.expr, parents: dict[int, ast.AST]) -> list[ast.Call] | None:
     """What a read ``n`` of the holder does with the instance: the moves it makes, or None
     where it may take it elsewhere."""
@@ -200,11 +212,15 @@ def _use(n: ast.expr, parents: dict[int, ast.AST]) -> list[ast.Call] | None:
     if not (isinstance(up, ast.Attribute) and up.value is n):
         return None  # handed on, returned, stored, compared
     call = parents.get(id(up))
+    if up.attr == "apply":
+        return None  # (the function it applies may move each submodule)
     if up.attr not in MODULE_MOVES:
         return []  # ``model.parameters()``, ``model.embedding_dict[...]``, ``model.eval()``
     if not (isinstance(call, ast.Call) and call.func is up):
         return None
     st = parents.get(id(call))
+    if not _unconditional(st, parents):
+        return None  # ``if args.cuda: model.cuda()``: on the other path it stays
     if isinstance(st, ast.Expr):
         return [call]
     if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):

@@ -127,11 +127,13 @@ Not flagged, because nothing can go wrong or the author already handles it:
   the run (an attribute of that name read in any file, a local name in its function, one
   that a move is bound to, the model an instance is an attribute of) calls it, reads an
   attribute of it or moves it -- `model = self.model.cuda()`, then `model()`,
-  `model.parameters()` --, with at least one move; the attribute is then where the
+  `model.parameters()` --, with at least one move, each a statement its function runs
+  whenever it runs (not under an `if`, in a loop or a `try`); the attribute is then where the
   parameters are on every machine the program runs on.  A move to another device
   (`model.cpu()`, `.cuda(1)`, a device chosen apart: `"cuda" if ... else "cpu"`), a
-  model never moved, one handed to any function (`nn.DataParallel(model)`,
-  `torch.compile(model)`), returned or stored elsewhere, a construction used otherwise, or
+  model never moved or moved under a test (`if args.cuda: model.cuda()`), one handed to
+  any function (`nn.DataParallel(model)`, `torch.compile(model)`, `model.apply(fn)`),
+  returned or stored elsewhere, a construction used otherwise, or
   one the class's name does not show (`model_class(args)`) keep it flagged;
 * a tensor a method other than `__init__` puts on a device (a cache built on the input's
   device: `self.grid = torch.arange(n, device=x.device)`), puts on the CPU by a move of its
