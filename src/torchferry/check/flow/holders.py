@@ -28,10 +28,14 @@ attribute of the same name counts too: that only makes the answer more often Non
 from __future__ import annotations
 
 import ast
+import weakref
 from collections.abc import Iterator
 
 from torchferry.check.flow.program import FileFlow
+from torchferry.check.flow.project import Project
 
+#: per run (its :class:`Project`): attribute name -> :func:`_attr_moves` of it
+_ATTR_MOVES: weakref.WeakKeyDictionary[Project, dict[str, list[ast.Call] | None]] = weakref.WeakKeyDictionary()
 _NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 #: the methods that move a module (what they are given names the device)
 MODULE_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "ipu", "to_empty", "type", "_apply"})
@@ -93,7 +97,10 @@ def _holder_moves(ff: FileFlow, parents: dict[int, ast.AST], holder: tuple[str |
     if isinstance(name, str):
         return _name_moves(scope, name)
     assert ff.project is not None
-    found = _attr_moves(ff.project.files, name.attr)
+    known = _ATTR_MOVES.setdefault(ff.project, {})
+    if name.attr not in known:
+        known[name.attr] = _attr_moves(ff.project.files, name.attr)
+    found = known[name.attr]
     owner = parents.get(id(scope))
     if found is None or not isinstance(owner, ast.ClassDef) or not ff.class_info(owner).is_module:
         return found
