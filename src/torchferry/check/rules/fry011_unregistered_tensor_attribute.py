@@ -119,6 +119,22 @@ Not flagged, because nothing can go wrong or the author already handles it:
   `super().__init__` of a base outside the checked files; a move under a test
   (`if config.is_gpu: self.t = self.t.cuda()`) leaves it on the CPU on the other arm, where
   `model.to(device)` does not carry it, and is flagged;
+* a tensor that a statement of `__init__`'s own body puts on a device written out
+  (`.cuda()`, `.to("cuda")`, `device=torch.device("cuda")`, also through a `self.device`
+  set to one) where every instance of the class is moved by the code of the run that holds
+  it to that same device and nowhere else: each construction (`self.model = Encoder(...)`,
+  `model = Encoder(...)`) is stored in a name or a `self` attribute, and every use of it in
+  the run (an attribute of that name read in any file, a local name in its function, one
+  that a move is bound to, the model an instance is an attribute of) calls it, reads an
+  attribute of it or moves it -- `model = self.model.cuda()`, then `model()`,
+  `model.parameters()` --, with at least one move, each a statement its function runs
+  whenever it runs (not under an `if`, in a loop or a `try`); the attribute is then where the
+  parameters are on every machine the program runs on.  A move to another device
+  (`model.cpu()`, `.cuda(1)`, a device chosen apart: `"cuda" if ... else "cpu"`), a
+  model never moved or moved under a test (`if args.cuda: model.cuda()`), one handed to
+  any function (`nn.DataParallel(model)`, `torch.compile(model)`, `model.apply(fn)`),
+  returned or stored elsewhere, a construction used otherwise, or
+  one the class's name does not show (`model_class(args)`) keep it flagged;
 * a tensor a method other than `__init__` puts on a device (a cache built on the input's
   device: `self.grid = torch.arange(n, device=x.device)`), puts on the CPU by a move of its
   own (`self.w = w.cpu().clone()`), builds with `torch.tensor` of data that is not a
@@ -195,7 +211,11 @@ array has them), unless every call of the method in the file gives it such a ten
 placement before a use is followed through the method's own statements only: a loop
 body is taken as entered from the statement before the loop, and a call that reassigns the
 attribute elsewhere is not seen. An
-`_apply` override in another file is not seen. An attribute placed in `__init__` on a
+`_apply` override in another file is not seen. A device computed at run time that every
+instance is moved to (`self.device = args.device` and `model.to(args.device)` of the same
+`args`) is not compared: flagged. Those uses of an instance are read off the syntax of the
+run's files, also of files outside the check's dependencies, and a result kept by the
+cache is not redone when such a file alone changes. An attribute placed in `__init__` on a
 device tied to the parameters is left behind when the model later moves to another device
 (`model.cpu()` for inference, `DataParallel` replicas); that is not flagged. A value that
 joins such an attribute with the model's tensors has no known place, and a further use of
@@ -221,6 +241,7 @@ from typing import NamedTuple
 from torchferry.check.api import Context, Finding, Fix, walk
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.events import ScopeResult
+from torchferry.check.flow.holders import instance_moves
 from torchferry.check.flow.lattice import is_number, number_defaults, zero_dim_made
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
@@ -325,7 +346,8 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     if dev is None and not _made_here(found[1]) and not _made_on_cpu(ctx, value):
         return
     if dev is not None and (a.where is _Where.METHOD or not _made_data(found[1]) or
-                            _reads(value, self_name, a.attr) or _tied(ctx, cls, a.scope, dev)):
+                            _reads(value, self_name, a.attr) or _tied(ctx, cls, a.scope, dev) or
+                            _where_every_move_goes(ctx, cls, a, dev)):
         return  # placed where the module is built (or, in a later method, where the author chose)
     if a.where is not _Where.INIT and (
             not _made_within(found[1], a.scope.function) or
@@ -1691,6 +1713,45 @@ def _tied(ctx: Context, cls: ClassInfo, scope: Scope, dev: ast.expr) -> bool:
     key = _device_key(dev, self_name, defs)
     return any(_device_key(d, self_name, defs) == key
                for fn in fns for d in _module_placements(ctx, m, cls, fn, self_name))
+
+
+def _where_every_move_goes(ctx: Context, cls: ClassInfo, a: _Assign, dev: ast.expr) -> bool:
+    """Is ``dev`` a device written out (``.cuda()``, ``"cuda"``, ``torch.device("cuda")``,
+    also through the ``self.device`` that ``__init__`` sets to one) that every instance of
+    the class is moved to, and only there, by the code of the run that holds it
+    (:func:`~torchferry.check.flow.holders.instance_moves`: ``self.model = Encoder(...)``,
+    then only ``model = self.model.cuda()``; never handed to ``nn.DataParallel`` or to any
+    other function)?  Then the attribute, put there by a statement of ``__init__``'s own
+    body, is where the parameters are on every machine the program runs on."""
+    fn = a.scope.function
+    if a.where is not _Where.INIT or fn is None or not any(st is a.stmt for st in getattr(fn, "body", ())):
+        return False
+    defs = _self_defs([fn], a.scope.self_name or "self")
+    key = _written_device(ctx.syntax, dev, a.scope.self_name or "self", defs)
+    if key is None:
+        return False
+    moves = instance_moves(ctx.flow, cls.node)
+    return moves is not None and bool(moves) and all(
+        _written_device(ctx.syntax, _move_target(ctx.syntax, c) or c, "", {}) == key for c in moves)
+
+
+def _written_device(m: Walker, dev: ast.expr, self_name: str, defs: dict[str, ast.expr]) -> str | None:
+    """The device ``dev`` names when it is written out: ``"cuda"`` for a ``.cuda()`` call
+    with no argument, a string literal's text, ``torch.device("<text>")``'s; ``"cpu"`` for
+    ``.cpu()``; None otherwise."""
+    for _ in range(3):
+        if isinstance(dev, ast.Attribute) and isinstance(dev.value, ast.Name) and \
+                dev.value.id == self_name and dev.attr in defs:
+            dev = defs[dev.attr]
+    if isinstance(dev, ast.Call) and isinstance(dev.func, ast.Attribute) and \
+            dev.func.attr in ("cuda", "cpu") and not dev.args and not dev.keywords:
+        return dev.func.attr
+    if isinstance(dev, ast.Call) and m.qualname(dev.func) == "torch.device" and \
+            len(dev.args) == 1 and not dev.keywords:
+        dev = dev.args[0]
+    if isinstance(dev, ast.Constant) and isinstance(dev.value, str):
+        return dev.value
+    return None
 
 
 def _self_defs(fns: list[ast.AST], self_name: str) -> dict[str, ast.expr]:

@@ -1,0 +1,239 @@
+"""Every move of the instances of a module class, across the files of the run.
+
+A module built in one place (``self.model = Encoder(...)`` in a trainer's ``__init__``,
+``model = Net(args)`` in ``main``) is moved by the code that holds it: ``model =
+self.model.cuda()`` in ``train``, ``model.to(device)``.  This module follows each
+construction of a class to the name or attribute that holds it and reads every use of that
+holder: a move (``.to(d)``, ``.cuda()``, ``.cpu()``) is recorded; an attribute read, a
+method call or a call of the instance itself (``model(x)``, ``model.parameters()``) keeps
+it where it is; the holder bound to a local name (``model = self.model.cuda()``) is
+followed through that name.  A move under a test (``if args.cuda: model.cuda()``),
+in a loop or a ``try``, and ``model.apply(fn)``, count as unknown too.  Any other use -- handed to a function
+(``nn.DataParallel(model)``, ``accelerator.prepare(model)``), returned, stored elsewhere --
+lets the instance go where the analysis cannot see, and the answer is None.
+
+An attribute holder (``self.model``) is looked for by its attribute name in every file of
+the run that writes ``.<name>``: an object that holds the model may travel to a file that
+does not import the class's file, so every such read counts (a read of another object's
+attribute of the same name counts too: that only makes the answer more often None)::
+
+    class Trainer:
+        def __init__(self):
+            self.model = Encoder()
+        def train(self):
+            model = self.model.cuda()            # the one move: ``.cuda()``
+            return model(batch)
+"""
+
+from __future__ import annotations
+
+import ast
+import weakref
+from collections.abc import Iterator
+
+from torchferry.check.flow.program import FileFlow
+from torchferry.check.flow.project import Project
+
+#: per run (its :class:`Project`): attribute name -> :func:`_attr_moves` of it
+_ATTR_MOVES: weakref.WeakKeyDictionary[Project, dict[str, list[ast.Call] | None]] = weakref.WeakKeyDictionary()
+_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+#: the methods that move a module (what they are given names the device)
+MODULE_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "ipu", "to_empty", "type", "_apply"})
+
+
+def instance_moves(ff: FileFlow, cls: ast.ClassDef, depth: int = 0) -> list[ast.Call] | None:
+    """The move calls of every instance of ``cls`` (a module class ``ff`` defines) in the
+    run, or None when they cannot all be known: a construction the analysis cannot list, a
+    construction not bound to a plain name or a ``self`` attribute, a use of the holder
+    that may take the instance elsewhere (see the module docstring), or a holder that
+    never moves it.  An instance held by an attribute of another module class
+    (``self.encoder = Encoder(n)`` in a model's ``__init__``) moves with that module too:
+    the moves of that class's instances count for it, followed three classes up.
+
+    >>> import ast
+    >>> from torchferry.check.flow.project import Project
+    >>> src = '''
+    ... import torch.nn as nn
+    ... class Enc(nn.Module):
+    ...     pass
+    ... class Trainer:
+    ...     def __init__(self):
+    ...         self.model = Enc()
+    ...     def train(self):
+    ...         model = self.model.cuda()
+    ...         return model.parameters()
+    ... '''
+    >>> p = Project({"t.py": src.encode()}, packages=())
+    >>> ff = p.file_flow("t.py")
+    >>> [ast.unparse(c) for c in instance_moves(ff, ff.defs["Enc"])]
+    ['self.model.cuda()']
+    """
+    project = ff.project
+    files = project.importers(ff.path) if project is not None else None
+    if project is None or files is None or depth > 3:
+        return None
+    out: list[ast.Call] = []
+    for path in sorted({ff.path, *files}):
+        other = ff if path == ff.path else project.file_flow(path)
+        if other is None:
+            return None
+        parents = _parents(other.tree)
+        for ref in _named(other, cls.name):
+            if _super_argument(parents, ref):
+                continue  # ``super(Encoder, self).__init__()``
+            holder = _holder(parents, ref)
+            found = None if holder is None else _holder_moves(other, parents, holder, depth)
+            if not found:
+                return None
+            out.extend(found)
+    return out
+
+
+def _holder_moves(ff: FileFlow, parents: dict[int, ast.AST], holder: tuple[str | ast.Attribute, ast.AST],
+                  depth: int) -> list[ast.Call] | None:
+    """The moves of what ``holder`` holds: of the name in its scope, or of every read of the
+    attribute in the run, with those of the module whose attribute it is."""
+    name, scope = holder
+    if isinstance(name, str):
+        return _name_moves(scope, name)
+    assert ff.project is not None
+    known = _ATTR_MOVES.setdefault(ff.project, {})
+    if name.attr not in known:
+        known[name.attr] = _attr_moves(ff.project.files, name.attr)
+    found = known[name.attr]
+    owner = parents.get(id(scope))
+    if found is None or not isinstance(owner, ast.ClassDef) or not ff.class_info(owner).is_module:
+        return found
+    more = instance_moves(ff, owner, depth + 1)
+    return None if more is None else [*found, *more]
+
+
+def _super_argument(parents: dict[int, ast.AST], ref: ast.AST) -> bool:
+    call = parents.get(id(ref))
+    return isinstance(call, ast.Call) and isinstance(call.func, ast.Name) and \
+        call.func.id == "super" and bool(call.args) and call.args[0] is ref
+
+
+def _named(ff: FileFlow, name: str) -> Iterator[ast.expr]:
+    """The nodes of ``ff`` that may name the class ``name``: the name itself, a name it is
+    imported as, an attribute ``<x>.name``."""
+    local = {a for a, q in ff.imports.items() if q.rsplit(".", 1)[-1] == name} | {name}
+    for node in ast.walk(ff.tree):
+        if isinstance(node, ast.Name) and node.id in local and isinstance(node.ctx, ast.Load) or \
+                isinstance(node, ast.Attribute) and node.attr == name:
+            yield node
+
+
+def _parents(tree: ast.AST) -> dict[int, ast.AST]:
+    return {id(ch): n for n in ast.walk(tree) for ch in ast.iter_child_nodes(n)}
+
+
+def _holder(parents: dict[int, ast.AST], ref: ast.AST) -> tuple[str | ast.Attribute, ast.AST] | None:
+    """What the construction ``ref(...)`` is stored in: a local name (with the function, or
+    module, whose code holds it) or a ``self.<attr>``; None for any other use of the class
+    (a subclass, a factory handed it, an annotation, a construction used otherwise)."""
+    call = parents.get(id(ref))
+    st = parents.get(id(call)) if isinstance(call, ast.Call) and call.func is ref else None
+    if not isinstance(st, ast.Assign) or len(st.targets) != 1:
+        return None
+    target = st.targets[0]
+    scope: ast.AST | None = st
+    while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        scope = parents.get(id(scope))
+    if scope is None:
+        return None
+    if isinstance(target, ast.Name):
+        return target.id, scope
+    if isinstance(target, ast.Attribute) and isinstance(target.value, ast.Name):
+        return target, scope
+    return None
+
+
+def _attr_moves(files: dict[str, bytes], attr: str) -> list[ast.Call] | None:
+    """The moves of ``<x>.<attr>`` in every file of the run that writes ``.<attr>``."""
+    out: list[ast.Call] = []
+    needle = b"." + attr.encode()
+    for path, data in files.items():
+        if needle not in data:
+            continue
+        try:
+            tree = ast.parse(data.decode("utf-8", "surrogateescape"), path)
+        except (SyntaxError, ValueError, RecursionError, MemoryError):
+            return None
+        parents = _parents(tree)
+        reads = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == attr
+                 and isinstance(n.ctx, ast.Load)]
+        for n in reads:
+            found = _use(n, parents)
+            if found is None:
+                return None
+            out.extend(found)
+    return out
+
+
+def _name_moves(scope: ast.AST, name: str) -> list[ast.Call] | None:
+    """The moves of the local name ``name`` in ``scope`` (its own code, not nested
+    functions: a closure that reads it hands it on)."""
+    parents = _parents(scope)
+    out: list[ast.Call] = []
+    for n in _own_nodes(scope):
+        if isinstance(n, _NESTED) and any(
+                isinstance(x, ast.Name) and x.id == name for x in ast.walk(n)):
+            return None  # (a closure that reads it may hand it on)
+        if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
+            found = _use(n, parents)
+            if found is None:
+                return None
+            out.extend(found)
+    return out
+
+
+def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, _NESTED):
+            yield n  # (not entered: :func:`_name_moves` reads it whole)
+            continue
+        yield n
+        todo.extend(ast.iter_child_nodes(n))
+
+
+def _unconditional(st: ast.AST | None, parents: dict[int, ast.AST]) -> bool:
+    """Is ``st`` a statement of its function's (or module's) own body, at most inside
+    ``with`` blocks: run whenever the function runs?"""
+    up = parents.get(id(st)) if isinstance(st, ast.stmt) else None
+    while up is not None and not isinstance(up, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+        if not isinstance(up, (ast.With, ast.AsyncWith)):
+            return False
+        up = parents.get(id(up))
+    return up is not None
+
+
+def _use(n: ast.expr, parents: dict[int, ast.AST]) -> list[ast.Call] | None:
+    """What a read ``n`` of the holder does with the instance: the moves it makes, or None
+    where it may take it elsewhere."""
+    up = parents.get(id(n))
+    if isinstance(up, ast.Call) and up.func is n:
+        return []  # ``model(x)``: the module runs where it is
+    if not (isinstance(up, ast.Attribute) and up.value is n):
+        return None  # handed on, returned, stored, compared
+    call = parents.get(id(up))
+    if up.attr == "apply":
+        return None  # (the function it applies may move each submodule)
+    if up.attr not in MODULE_MOVES:
+        return []  # ``model.parameters()``, ``model.embedding_dict[...]``, ``model.eval()``
+    if not (isinstance(call, ast.Call) and call.func is up):
+        return None
+    st = parents.get(id(call))
+    if not _unconditional(st, parents):
+        return None  # ``if args.cuda: model.cuda()``: on the other path it stays
+    if isinstance(st, ast.Expr):
+        return [call]
+    if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name):
+        scope: ast.AST | None = st
+        while scope is not None and not isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Module)):
+            scope = parents.get(id(scope))
+        more = _name_moves(scope, st.targets[0].id) if scope is not None else None
+        return None if more is None else [call, *more]
+    return None
