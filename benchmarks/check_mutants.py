@@ -801,6 +801,17 @@ def original_findings(ws: Workspace, program: Program, select: str | None) -> li
     return _check(ws, program, program.name + ":original", None, select)
 
 
+def in_script(path: str, program: Program) -> bool:
+    """Is a finding's ``path`` (relative to the program's directory) the mutated script,
+    which may sit in a subfolder (``src/data.py``)?
+
+    >>> p = Program("t", "t", "src/data.py", ())
+    >>> in_script("src/data.py", p), in_script("./src/data.py", p), in_script("data.py", p)
+    (True, True, False)
+    """
+    return os.path.normpath(path) == os.path.normpath(program.script)
+
+
 def _check(
     ws: Workspace, program: Program, key: str, source: str | None, select: str | None
 ) -> list[dict]:
@@ -811,7 +822,7 @@ def _check(
         proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=_env(CHECK_SRC))
         if not proc.stdout.strip().startswith("["):
             raise SystemExit(f"check_mutants: ferry check failed for {key}:\n{proc.stderr[-1500:]}")
-        return [f for f in json.loads(proc.stdout) if Path(f["path"]).name == program.script]
+        return [f for f in json.loads(proc.stdout) if in_script(f["path"], program)]
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -878,7 +889,7 @@ def reverse(ws: Workspace, program: Program, select: str | None) -> Reverse:
         found = [
             f
             for f in json.loads(proc.stdout)
-            if Path(f["path"]).name == program.script and f["code"] in ERROR_RULES
+            if in_script(f["path"], program) and f["code"] in ERROR_RULES
         ]
         return Reverse(program, executed, found)
     finally:

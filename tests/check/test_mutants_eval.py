@@ -674,3 +674,12 @@ def test_the_super_resolve_program_runs_on_the_checkpoint_its_setup_writes(
     assert (seed / "model_epoch_1.pth").is_file()
     assert sorted(p.name for p in (seed / "dataset" / "BSDS300" / "images" / "test").iterdir())
     assert cm.baseline_ok(ws, program) is None
+
+
+def test_a_finding_counts_for_a_script_in_a_subfolder_by_its_whole_path():
+    program = cm.Program("t/masks", "t", "src/data.py", ())
+    assert cm.in_script("src/data.py", program)
+    assert cm.in_script("./src/data.py", program)
+    assert not cm.in_script("data.py", program)
+    assert not cm.in_script("other/src/data.py", program)
+    assert cm.in_script("main.py", cm.Program("t", "t", "main.py", ()))
