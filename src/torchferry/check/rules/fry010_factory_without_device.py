@@ -467,6 +467,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 for made in _made_all(v, pool, res.node, ff=ff, at=meet.node):
                     _pair_here(ff, res, meet, node, made, (tables, indexed, arrays), found, levels)
     _kept_module_inputs(ff, results, kept, found, levels)
+    _kept_attributes_met(ff, results, kept, found, levels)
     # (a script's own factories are paired in its own statements only)
     left = {k: f for k, f in factories.items()
             if levels.get(k) is not Certainty.SURE and _in_function(f[0])}
@@ -956,6 +957,42 @@ def _kept_module_inputs(ff: FileFlow, results: list[ScopeResult], kept: dict,
                 _surer(levels, id(made.node), Certainty.SURE if _placed_by_the_run(ff, res, module, 0, c.node)
                        else Certainty.MAY)
                 found[id(made.node)] = (home, call, meet, c.node.func, res)
+
+
+def _kept_attributes_met(ff: FileFlow, results: list[ScopeResult], kept: dict,
+                         found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST,
+                                                ScopeResult]], levels: dict[int, Certainty]) -> None:
+    """A tensor an object's ``__init__`` keeps on ``self`` without a device, read as written
+    (``self.support``, no item of it) by another method of the same class where it meets,
+    in arithmetic or a call, a tensor the run's own code puts on the accelerator
+    (``self.net(x) * self.support`` of ``self.net = Net().to(device)``), when the file binds
+    the attribute nowhere else (no later move, no other value joined into it)."""
+    if not kept:
+        return
+    for res in results:
+        cls = ff.method_of.get(id(res.node))
+        if cls is None or cls.is_module or _object_init(ff, res):
+            continue
+        for meet in _meetings(ff, res):
+            if meet.written or meet.stored or meet.held or meet.first_only or meet.module is not None:
+                continue
+            for node, v in meet.operands:
+                made = _made_by(v, kept) if _self_attribute(node) else None
+                if made is None or id(made.node) in found or not isinstance(node, ast.Attribute):
+                    continue
+                home, _ = kept[id(made.node)]
+                if ff.method_of.get(id(home.node)) is not cls or not _bound_once(ff, node.attr):
+                    continue
+                sure = _sure_partner(ff, res, meet, node, made)
+                if sure is None or off_device_arm(ff, [n for n in (made.node, meet.node) if n is not None]):
+                    continue
+                _pair_here(ff, res, meet, node, made, (kept, {}, {}), found, levels)
+
+
+def _bound_once(ff: FileFlow, attr: str) -> bool:
+    """Does the file bind an attribute named ``attr`` (of any object) exactly once?"""
+    return sum(isinstance(n, ast.Attribute) and n.attr == attr and not isinstance(n.ctx, ast.Load)
+               for n in ast.walk(ff.tree)) == 1
 
 
 def _self_attribute(node: ast.AST) -> bool:
