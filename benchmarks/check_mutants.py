@@ -811,9 +811,16 @@ def _check(
         proc = subprocess.run(cmd, cwd=work, capture_output=True, text=True, env=_env(CHECK_SRC))
         if not proc.stdout.strip().startswith("["):
             raise SystemExit(f"check_mutants: ferry check failed for {key}:\n{proc.stderr[-1500:]}")
-        return [f for f in json.loads(proc.stdout) if Path(f["path"]).name == program.script]
+        return in_script(json.loads(proc.stdout), work, program.script)
     finally:
         shutil.rmtree(work, ignore_errors=True)
+
+
+def in_script(found: Sequence[dict], work: Path, script: str) -> list[dict]:
+    """The findings of ``ferry check`` run in ``work`` that are in the mutated script (a
+    path under ``work``: ``src/data.py`` is not ``data.py`` of another folder)."""
+    target = (work / script).resolve()
+    return [f for f in found if (work / f["path"]).resolve() == target]
 
 
 # -- the reverse direction: findings on lines the simulation ran without an error -------

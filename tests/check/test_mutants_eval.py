@@ -674,3 +674,13 @@ def test_the_super_resolve_program_runs_on_the_checkpoint_its_setup_writes(
     assert (seed / "model_epoch_1.pth").is_file()
     assert sorted(p.name for p in (seed / "dataset" / "BSDS300" / "images" / "test").iterdir())
     assert cm.baseline_ok(ws, program) is None
+
+
+def test_findings_count_only_in_the_mutated_script_by_its_path(tmp_path: Path) -> None:
+    found = [
+        {"path": "src/data.py", "line": 3},
+        {"path": "data.py", "line": 4},
+        {"path": "main.py", "line": 5},
+    ]
+    assert [f["line"] for f in cm.in_script(found, tmp_path, "src/data.py")] == [3]
+    assert [f["line"] for f in cm.in_script(found, tmp_path, "main.py")] == [5]

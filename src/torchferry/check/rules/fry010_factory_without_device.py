@@ -295,9 +295,16 @@ that only such constructors call: `self.betas = betas_for_alpha_bar(n)`) and kee
 `self` is checked only where another method gives it, as it is, to a module the code moved
 to a device (`self.model(obs, self.memories)` after `self.model.to(device)`), or indexes it
 with an index on the device (`self.alphas_cumprod[t]` of `t` drawn on the device by the
-callers of the method: a CPU tensor indexed by a device index fails whatever its size): a
+callers of the method: a CPU tensor indexed by a device index fails whatever its size), or
+where another method of the same class reads it as written (`self.support`, not an item of
+it) in arithmetic or a call with a tensor the run's own code puts on the device (`self.net(x)
+* self.support` after `self.net = Net().to(device)`, `torch.matmul(r.to(d), self.scaling)`)
+and the file binds that attribute nowhere else (no later move, no other value): a
 scheduler's `betas` is read in the other methods through the attribute table joined over
-them, mostly as 0-dimensional items that mix as scalars or moved there first. Other
+them, mostly as 0-dimensional items that mix as scalars or moved there first; a partner
+that may only be on the device (a parameter without calls of the run) is not enough
+there, nor is a method whose text names no device operation and calls no function that
+does (the analysis does not walk it). Other
 0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector computed
 from a factory's, `i = row[0]` of `for row in t.nonzero()`, which indexes as its number) are
 not told apart. A legacy constructor given a tensor (which
