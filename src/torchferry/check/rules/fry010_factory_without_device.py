@@ -461,10 +461,12 @@ def check(ctx: Context) -> Iterable[Finding]:
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
     levels: dict[int, Certainty] = {}  # (how sure each factory's meeting is)
     construction = _construction_helpers(ff, results)
+    met: dict[int, list[Meeting]] = {}  # (each scope's meetings, walked once)
     for res in results:
         if _module_init(ff, res) or id(res.node) in construction:
             continue
-        for meet in _meetings(ff, res):
+        met[id(res.node)] = list(_meetings(ff, res))
+        for meet in met[id(res.node)]:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
@@ -474,7 +476,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 for made in _made_all(v, pool, res.node, ff=ff, at=meet.node):
                     _pair_here(ff, res, meet, node, made, (tables, indexed, arrays), found, levels)
     _kept_module_inputs(ff, results, kept, found, levels)
-    _kept_attributes_met(ff, results, kept, found, levels)
+    _kept_attributes_met(ff, results, met, kept, found, levels)
     # (a script's own factories are paired in its own statements only)
     left = {k: f for k, f in factories.items()
             if levels.get(k) is not Certainty.SURE and _in_function(f[0])}
@@ -966,21 +968,23 @@ def _kept_module_inputs(ff: FileFlow, results: list[ScopeResult], kept: dict,
                 found[id(made.node)] = (home, call, meet, c.node.func, res)
 
 
-def _kept_attributes_met(ff: FileFlow, results: list[ScopeResult], kept: dict,
-                         found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST,
-                                                ScopeResult]], levels: dict[int, Certainty]) -> None:
+def _kept_attributes_met(ff: FileFlow, results: list[ScopeResult], met: dict[int, list[Meeting]],
+                         kept: dict, found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST,
+                                                            ScopeResult]],
+                         levels: dict[int, Certainty]) -> None:
     """A tensor an object's ``__init__`` keeps on ``self`` without a device, read as written
     (``self.support``, no item of it) by another method of the same class where it meets,
     in arithmetic or a call, a tensor the run's own code puts on the accelerator
     (``self.net(x) * self.support`` of ``self.net = Net().to(device)``), when the file binds
-    the attribute nowhere else (no later move, no other value joined into it)."""
+    the attribute nowhere else (no later move, no other value joined into it).  ``met``:
+    the meetings of each scope, by its node."""
     if not kept:
         return
     for res in results:
         cls = ff.method_of.get(id(res.node))
         if cls is None or cls.is_module or _object_init(ff, res):
             continue
-        for meet in _meetings(ff, res):
+        for meet in met.get(id(res.node), ()):
             if meet.written or meet.stored or meet.held or meet.first_only or meet.module is not None:
                 continue
             for node, v in meet.operands:
