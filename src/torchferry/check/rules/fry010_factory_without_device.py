@@ -295,9 +295,16 @@ that only such constructors call: `self.betas = betas_for_alpha_bar(n)`) and kee
 `self` is checked only where another method gives it, as it is, to a module the code moved
 to a device (`self.model(obs, self.memories)` after `self.model.to(device)`), or indexes it
 with an index on the device (`self.alphas_cumprod[t]` of `t` drawn on the device by the
-callers of the method: a CPU tensor indexed by a device index fails whatever its size): a
+callers of the method: a CPU tensor indexed by a device index fails whatever its size), or
+where another method of the same class reads it as written (`self.support`, not an item of
+it) in arithmetic or a call with a tensor the run's own code puts on the device (`self.net(x)
+* self.support` after `self.net = Net().to(device)`, `torch.matmul(r.to(d), self.scaling)`)
+and the file binds that attribute nowhere else (no later move, no other value): a
 scheduler's `betas` is read in the other methods through the attribute table joined over
-them, mostly as 0-dimensional items that mix as scalars or moved there first. Other
+them, mostly as 0-dimensional items that mix as scalars or moved there first; a partner
+that may only be on the device (a parameter without calls of the run) is not enough
+there, nor is a method whose text names no device operation and calls no function that
+does (the analysis does not walk it). Other
 0-dimensional results (`x.sum(dim)` of a 1-D tensor, an item `x[t]` of a vector computed
 from a factory's, `i = row[0]` of `for row in t.nonzero()`, which indexes as its number) are
 not told apart. A legacy constructor given a tensor (which
@@ -454,10 +461,12 @@ def check(ctx: Context) -> Iterable[Finding]:
     found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
     levels: dict[int, Certainty] = {}  # (how sure each factory's meeting is)
     construction = _construction_helpers(ff, results)
+    met: dict[int, list[Meeting]] = {}  # (each scope's meetings, walked once)
     for res in results:
         if _module_init(ff, res) or id(res.node) in construction:
             continue
-        for meet in _meetings(ff, res):
+        met[id(res.node)] = list(_meetings(ff, res))
+        for meet in met[id(res.node)]:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
@@ -467,6 +476,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                 for made in _made_all(v, pool, res.node, ff=ff, at=meet.node):
                     _pair_here(ff, res, meet, node, made, (tables, indexed, arrays), found, levels)
     _kept_module_inputs(ff, results, kept, found, levels)
+    _kept_attributes_met(ff, results, met, kept, found, levels)
     # (a script's own factories are paired in its own statements only)
     left = {k: f for k, f in factories.items()
             if levels.get(k) is not Certainty.SURE and _in_function(f[0])}
@@ -956,6 +966,44 @@ def _kept_module_inputs(ff: FileFlow, results: list[ScopeResult], kept: dict,
                 _surer(levels, id(made.node), Certainty.SURE if _placed_by_the_run(ff, res, module, 0, c.node)
                        else Certainty.MAY)
                 found[id(made.node)] = (home, call, meet, c.node.func, res)
+
+
+def _kept_attributes_met(ff: FileFlow, results: list[ScopeResult], met: dict[int, list[Meeting]],
+                         kept: dict, found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST,
+                                                            ScopeResult]],
+                         levels: dict[int, Certainty]) -> None:
+    """A tensor an object's ``__init__`` keeps on ``self`` without a device, read as written
+    (``self.support``, no item of it) by another method of the same class where it meets,
+    in arithmetic or a call, a tensor the run's own code puts on the accelerator
+    (``self.net(x) * self.support`` of ``self.net = Net().to(device)``), when the file binds
+    the attribute nowhere else (no later move, no other value joined into it).  ``met``:
+    the meetings of each scope, by its node."""
+    if not kept:
+        return
+    for res in results:
+        cls = ff.method_of.get(id(res.node))
+        if cls is None or cls.is_module or _object_init(ff, res):
+            continue
+        for meet in met.get(id(res.node), ()):
+            if meet.written or meet.stored or meet.held or meet.first_only or meet.module is not None:
+                continue
+            for node, v in meet.operands:
+                made = _made_by(v, kept) if _self_attribute(node) else None
+                if made is None or id(made.node) in found or not isinstance(node, ast.Attribute):
+                    continue
+                home, _ = kept[id(made.node)]
+                if ff.method_of.get(id(home.node)) is not cls or not _bound_once(ff, node.attr):
+                    continue
+                sure = _sure_partner(ff, res, meet, node, made)
+                if sure is None or off_device_arm(ff, [n for n in (made.node, meet.node) if n is not None]):
+                    continue
+                _pair_here(ff, res, meet, node, made, (kept, {}, {}), found, levels)
+
+
+def _bound_once(ff: FileFlow, attr: str) -> bool:
+    """Does the file bind an attribute named ``attr`` (of any object) exactly once?"""
+    return sum(isinstance(n, ast.Attribute) and n.attr == attr and not isinstance(n.ctx, ast.Load)
+               for n in ast.walk(ff.tree)) == 1
 
 
 def _self_attribute(node: ast.AST) -> bool:
