@@ -66,6 +66,40 @@ def unmoved_item(v: Value) -> ast.AST | None:
     return loop_of(v)
 
 
+def joined_item(res: ScopeResult, v: Value) -> ast.AST | None:
+    """The loop whose batch gave an item, never moved, that ``v`` was computed from
+    together with tensors the run made on the CPU and nothing else (``x + torch.randn(
+    x.size())``, in the scope or in a function of the run that returns such a sum of its
+    parameter): both sides are on the CPU, so the result is.  A value that also draws on a
+    parameter of the scope, a move, a load or a module's output is not one.
+
+    >>> src = ("import torch\\ndef noisy(img):\\n    return img + torch.randn(img.size())\\n"
+    ...        "def run(model, loader, dev):\\n    for x, y in loader:\\n"
+    ...        "        y = y.to(dev)\\n        n = noisy(x)\\n        out = model(n)\\n")
+    >>> from torchferry.check.flow import FileFlow
+    >>> res = next(r for r in FileFlow(ast.parse(src), "<example>").results()
+    ...            if getattr(r.node, "name", "") == "run")
+    >>> call = next(c for c in res.calls.values() if getattr(c.node.func, "id", "") == "model")
+    >>> joined_item(res, call.args[0]) is loop_of(call.args[0])
+    True
+    """
+    if v.kinds != {Kind.TENSOR} or v.places != {CPU} or v.basis is Basis.HINT:
+        return None
+    loops = {id(o.node): o.node for o in v.origins if o.op is Op.BATCH and o.node is not None}
+    if len(loops) != 1 or not any(o.op is Op.MADE for o in v.origins):
+        return None
+    loop = next(iter(loops.values()))
+    target = next((n.target for n in ast.walk(res.node)
+                   if isinstance(n, (ast.For, ast.AsyncFor)) and loop in (n, n.iter)), None)
+    for o in v.origins:
+        if o.op is Op.PARAM and (target is None or o.node is None or
+                                 not any(n is o.node for n in ast.walk(target))):
+            return None
+        if o.op not in (Op.BATCH, Op.MADE, Op.PARAM):
+            return None
+    return loop
+
+
 def _retyped_to_the_cpu(v: Value) -> bool:
     """Was ``v`` last retyped after a value on the CPU (``x.type_as(y)``, ``y`` there)?"""
     o = v.origins[0] if v.origins else None

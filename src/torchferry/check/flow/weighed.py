@@ -42,7 +42,7 @@ import ast
 from typing import TYPE_CHECKING
 
 import torchferry.check.flow.vocab as vocab
-from torchferry.check.flow.converted import converted_params, param_names
+from torchferry.check.flow.converted import attribute_bindings, converted_params, param_names
 from torchferry.check.flow.events import Callee, CallEvent
 from torchferry.check.flow.lattice import ACCEL, Kind, Op, Place, Value, Where, param
 from torchferry.check.flow.program import builds_weights
@@ -269,3 +269,53 @@ def _a_param(p: Place) -> bool:
 def _names(fn: ast.AST) -> tuple[str, ...]:
     """The parameters of a method, ``self`` first."""
     return param_names(fn) if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else ()
+
+
+def forward_takes_a_tensor(cls: ClassInfo) -> bool:
+    """Does the ``forward`` of ``cls`` (its own or a base's in the run) hand its first
+    parameter, as it came in and in the first statement that names it, to a layer of
+    ``torch.nn`` that takes tensors only (``x = self.embed(x)`` of ``self.embed =
+    nn.Embedding(n, d)``, bound once in the class; not a recurrent layer, which takes
+    packed sequences too, nor a statement under a test)?  Then what the module is called
+    on is a tensor, in a program that runs.
+
+    >>> from torchferry.check.flow.program import FileFlow
+    >>> src = ("from torch import nn\\nclass Net(nn.Module):\\n    def __init__(self):\\n"
+    ...        "        super().__init__()\\n        self.embed = nn.Embedding(9, 4)\\n"
+    ...        "        self.gru = nn.GRU(4, 4)\\n"
+    ...        "    def forward(self, x):\\n        x = self.embed(x)\\n        return self.gru(x)\\n")
+    >>> ff = FileFlow(ast.parse(src), "<example>")
+    >>> forward_takes_a_tensor(ff.classes[id(ff.tree.body[1])])
+    True
+    """
+    found = cls.method("forward")
+    if found is None:
+        return False
+    owner, fn = found
+    names = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    if len(names) < 2:
+        return False
+    first = names[1]
+    for st in fn.body:
+        if not any(isinstance(n, ast.Name) and n.id == first for n in ast.walk(st)):
+            continue
+        if not isinstance(st, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)):
+            return False
+        return any(_tensor_layer_call(owner, n, first) for n in ast.walk(st))
+    return False
+
+
+def _tensor_layer_call(cls: ClassInfo, n: ast.AST, name: str) -> bool:
+    """Is ``n`` a call ``self.<attr>(name, ...)`` of an attribute that the class binds once,
+    to a layer of ``torch.nn`` with weights that takes tensors only?"""
+    if not (isinstance(n, ast.Call) and n.args and isinstance(n.args[0], ast.Name) and n.args[0].id == name
+            and isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+            and n.func.value.id == "self"):
+        return False
+    bound = attribute_bindings(cls).get(n.func.attr, [])
+    if len(bound) != 1 or not isinstance(bound[0][1], ast.Call):
+        return False
+    qual = cls.ff.qualname(bound[0][1].func) or ""
+    layer = qual.rsplit(".", 1)[-1]
+    return qual.startswith("torch.nn.") and layer in vocab.PARAM_LAYERS and \
+        not layer.startswith(("RNN", "LSTM", "GRU", "MultiheadAttention", "Transformer"))

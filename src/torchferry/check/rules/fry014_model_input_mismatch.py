@@ -487,6 +487,27 @@ reported), loaded with `torch.load` (the fourth form excepted, given a
 `map_location` that is a device), passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
 in a file that sets a default device (`torch.set_default_device`, `with torch.device(...)`).
+Where a library places the model, outside the checked files, the rule does not know where
+it is: `accelerator.prepare(model)` of accelerate (which puts it on the accelerator), a
+Lightning `Trainer` after `fit` (which hands the module back on the CPU), a model a class of
+the run is given by code outside the run (`Jsonformer(model, ...)` of a caller's
+`model.cuda()`): its CPU inputs are not reported.
+
+An item of a loader's batch, never moved while another item is, is followed through
+arithmetic with tensors the run made on the CPU (`x + torch.randn(x.size())`, in the loop
+or in a function of the run that returns such a sum of its parameter): both sides are on
+the CPU, so the model's input is; not a sum that also draws on a parameter of the scope, a
+module's output or a load.  An attribute of a whole batch (`batch.text`, `batch.label` of a
+torchtext iterator) is not an item: `x = batch.text` left on the CPU while `batch.label` is
+moved is not reported.  A value of unknown kind moved to the device (`x =
+batch.text.to(device)`) counts as a tensor given to a model of the run that is never moved
+when every make of the model is a module class of the run whose `forward` hands its first
+parameter, in the first statement that names it and under no test, to a layer of
+`torch.nn` with weights that takes tensors only and that the class binds once (`x =
+self.embed(x)` of `self.embed = nn.Embedding(n, d)`; not a recurrent layer, which takes
+packed sequences too).  The input of a model that is an attribute of an attribute
+(`self.clip_model.text_model(**inputs)`), or the return of a method of the run
+(`img = self._get_image()`), is not followed.
 """
 
 from __future__ import annotations
@@ -524,6 +545,7 @@ from torchferry.check.flow.arms import (
 )
 from torchferry.check.flow.batches import (
     batch_moves,
+    joined_item,
     loader_item_made,
     made_item,
     of_unknown_kind,
@@ -547,7 +569,7 @@ from torchferry.check.flow.vocab import (
     OUTSIDE_CLASS,
     PARAM_LAYERS,
 )
-from torchferry.check.flow.weighed import moves_own_param, weighed_params
+from torchferry.check.flow.weighed import forward_takes_a_tensor, moves_own_param, weighed_params
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
@@ -936,7 +958,7 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
             if c.callee is not Callee.MODULE and not own and c.callee is not Callee.UNRESOLVED:
                 continue
             a, v = c.node.args[0], c.args[1 if own else 0]
-            loop = unmoved_item(v)
+            loop = unmoved_item(v) or joined_item(res, v)
             if loop is None or id(loop) not in moves or whole_batch_of(a, loop) or _unsure_item(ff, res, a, loop):
                 continue
             if not own and of_unknown_kind(res, a, loop) and not (c.func is not None and ff.classes_of(res, c.func)):
@@ -1570,6 +1592,9 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         return None
     a, v = arg
     moved = _input_moved(ff, res, v, item=item, tensor=c.callee is Callee.MODULE and _takes_tensors(model))
+    if moved is None and item is None and c.callee is Callee.MODULE and v.kinds is None and \
+            _forward_takes_tensors(ff, res, model):
+        moved = _input_moved(ff, res, v, tensor=True)
     if moved is None and item is None and _metric(model) and \
             not any(isinstance(x, ast.Starred) for x in c.node.args):
         # a metric's state meets every tensor it is given (``jaccard(preds, target)``)
@@ -1920,6 +1945,14 @@ def _takes_tensors(model: Value) -> bool:
     return bool(made) and all(
         n.startswith("torch.nn.") and (last := n.rsplit(".", 1)[-1]) in PARAM_LAYERS and
         not last.startswith(("RNN", "LSTM", "GRU")) for n in names)
+
+
+def _forward_takes_tensors(ff: FileFlow, res: ScopeResult, model: Value) -> bool:
+    """Is ``model``, on every make of it in the run, a module class of the run whose
+    ``forward`` hands its input first to a layer of ``torch.nn`` that takes tensors only
+    (:func:`forward_takes_a_tensor`: ``x = self.embed(x)``)?"""
+    classes = _module_classes(ff, res, model, 0)
+    return bool(classes) and all(forward_takes_a_tensor(info) for info in classes or ())
 
 
 def _made_on_chosen_device(ff: FileFlow, v: Value, made: Origin) -> bool:
