@@ -243,6 +243,7 @@ from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.holders import instance_moves
 from torchferry.check.flow.lattice import is_number, number_defaults, zero_dim_made
+from torchferry.check.flow.program import ClassInfo as FlowClass
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
 from torchferry.check.flow.vocab import (
@@ -361,7 +362,8 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
         return
     # moved by hand somewhere: only an unmoved read that indexes it on the device counts
     use = info.mixed_use(a.attr, indexed_only=a.attr in info.carried,
-                         elsewhere=a.scope if a.where is _Where.METHOD else None)
+                         elsewhere=a.scope if a.where is _Where.METHOD else None,
+                         placed=dev is not None or _names_a_device(value))
     user, text = info, ctx.text
     if use is None:
         away = _use_in_foreign_subclass(ctx, info, a.attr)
@@ -375,6 +377,33 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
             user.scalar_tolerant(a.attr, element=True):
         return  # only its items, taken with an integer: 0-dim CPU tensors, accepted too
     yield _plain_finding(ctx, info, a, dev if dev is not None else later, use, text)
+
+
+def _names_a_device(value: ast.expr) -> bool:
+    """Does ``value`` make or move a tensor to a device it names (``device=d``, ``.to(d)``)?"""
+    return any(isinstance(n, ast.Call) and (kwarg(n, "device") is not None or
+               isinstance(n.func, ast.Attribute) and n.func.attr == "to" and bool(n.args))
+               for n in ast.walk(value))
+
+
+def _plain_attribute(cls: FlowClass, name: str) -> bool:
+    """Is ``self.<name>`` a plain attribute of instances of ``cls``: no method or property of
+    the class or of a base in the run, and assigned (``self.<name> = ...``) in one of their
+    methods?  (A base outside the run may still define it: the assignment would fail
+    where that is a property without a setter, so the assignment is the evidence.)"""
+    if cls.method(name) is not None:
+        return False
+    for c in cls.lineage():
+        for fn in c.methods.values():
+            args = fn.args.posonlyargs + fn.args.args
+            me = args[0].arg if args else None
+            if me is not None and any(
+                    isinstance(n, ast.Assign) and any(
+                        isinstance(t, ast.Attribute) and t.attr == name and
+                        isinstance(t.value, ast.Name) and t.value.id == me for t in n.targets)
+                    for n in ast.walk(fn)):
+                return True
+    return False
 
 
 def _use_in_foreign_subclass(ctx: Context, info: _Class, attr: str) -> tuple[_Class, Site] | None:
@@ -470,6 +499,7 @@ class _Class:
         self.ff = ctx.flow  # what a value is and where it lives
         self.text = ctx.text
         self.cls = cls
+        self._placed = False
         self.registered = _registered_names(m)
         self._scopes: list[tuple[Scope, str]] | None = None
         #: the classes of the file that derive from this one, each with the classes between
@@ -634,7 +664,7 @@ class _Class:
                     yield from handed & back
 
     def mixed_use(self, attr: str, indexed_only: bool = False,
-                  elsewhere: Scope | None = None) -> Site | None:
+                  elsewhere: Scope | None = None, placed: bool = False) -> Site | None:
         """The first place where ``self.<attr>`` (or a value computed from it without a
         move) meets, in one operation, a tensor that may be on the accelerator: a
         ``forward`` input, a submodule's output, an ``nn.Parameter``.  None when there is
@@ -642,7 +672,11 @@ class _Class:
         Of several, the message quotes the shortest that names the attribute.  With
         ``indexed_only``, only indexing by such a tensor counts, as it does in a method
         that moves the attribute by hand where it uses it; with ``elsewhere``, only
-        places outside that method (and the functions nested in it)."""
+        places outside that method (and the functions nested in it).  With ``placed`` (the
+        attribute was put on a device while the model was built), a tensor made or moved
+        only to a plain device attribute of ``self`` does not count: ``.to()`` moves
+        neither (:meth:`_at_plain_device`)."""
+        self._placed = placed
         found: list[Site] = []
         by_hand = self.moved_in.get(attr, set())
         for scope, self_name in self.scopes_for(attr):
@@ -956,8 +990,33 @@ class _Class:
         carried = [self._carries(e, attr, self_name, ctx.scope, 0) for e in operands]
         if not any(carried):
             return False
-        return any(not c and self._on_model(e, ctx)
+        return any(not c and self._on_model(e, ctx) and
+                   not (self._placed and self._at_plain_device(e, ctx))
                    for e, c in zip(operands, carried, strict=True))
+
+    def _at_plain_device(self, e: ast.expr, ctx: Ctx) -> bool:
+        """Is ``e`` a tensor placed, on every origin the analysis sees, by a factory's
+        ``device=self.<name>`` or a ``.to(self.<name>)`` where ``self.<name>`` is a plain
+        attribute that the class's methods assign (``self.device = device``), not a
+        property or method reading the parameters' device?  ``model.to(...)`` leaves such
+        an attribute, and so such a tensor, where the constructor put it."""
+        found = value_of(self.ff, e)
+        method = _method(ctx.scope)
+        self_name = method.self_name if method is not None else None
+        if found is None or not found[1].origins or self_name is None:
+            return False
+        return all(isinstance(o.node, ast.Call) and self._plain_target(o.node, self_name)
+                   for o in found[1].origins)
+
+    def _plain_target(self, call: ast.Call, self_name: str) -> bool:
+        """Does ``call`` place its tensor at a plain device attribute of ``self``?"""
+        func = call.func
+        where = kwarg(call, "device")
+        if where is None and isinstance(func, ast.Attribute) and func.attr == "to" and call.args:
+            where = call.args[0]
+        return isinstance(where, ast.Attribute) and isinstance(where.value, ast.Name) and \
+            where.value.id == self_name and \
+            _plain_attribute(self.ff.class_info(self.cls.node), where.attr)
 
     def _on_model(self, e: ast.expr, ctx: Ctx) -> bool:
         """Is ``e`` a tensor that moves with the model: a ``forward`` input, a submodule's
