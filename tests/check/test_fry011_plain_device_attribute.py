@@ -38,3 +38,30 @@ def test_quiet_at_a_plain_device_attribute() -> None:
 
 def test_reported_with_the_moved_parameter() -> None:
     assert _codes(WITH_PARAMETER) == ["FRY011"]
+
+
+PROPERTY = PLAIN.replace("        self.device = device\n", "").replace(
+    "    def forward(self, x):",
+    "    @property\n    def device(self):\n        return next(self.parameters()).device\n\n    def forward(self, x):",
+)
+
+LIKE = PLAIN.replace(
+    'return torch.einsum("p, p -> p", self.env, a)',
+    'h = torch.einsum("p, p -> p", self.env, a)\n'
+    "        return torch.where(h != 0, h, 1e-9 * torch.ones_like(h))",
+)
+
+
+def test_reported_at_a_property_reading_the_parameters() -> None:
+    assert _codes(PROPERTY) == ["FRY011"]
+
+
+def test_quiet_with_a_like_of_the_meeting() -> None:
+    assert _codes(LIKE) == []
+
+
+def test_a_cpu_attribute_still_meets_a_moved_input() -> None:
+    cpu = PLAIN.replace("torch.arange(0, 3, 1, device=device)", "torch.arange(0, 3, 1)").replace(
+        "self.env, a)", "self.env, x)"
+    )
+    assert _codes(cpu) == ["FRY011"]

@@ -991,22 +991,36 @@ class _Class:
         if not any(carried):
             return False
         return any(not c and self._on_model(e, ctx) and
-                   not (self._placed and self._at_plain_device(e, ctx))
+                   not (self._placed and self._at_plain_device(e, ctx, attr))
                    for e, c in zip(operands, carried, strict=True))
 
-    def _at_plain_device(self, e: ast.expr, ctx: Ctx) -> bool:
+    def _at_plain_device(self, e: ast.expr, ctx: Ctx, attr: str, depth: int = 0) -> bool:
         """Is ``e`` a tensor placed, on every origin the analysis sees, by a factory's
         ``device=self.<name>`` or a ``.to(self.<name>)`` where ``self.<name>`` is a plain
         attribute that the class's methods assign (``self.device = device``), not a
-        property or method reading the parameters' device?  ``model.to(...)`` leaves such
-        an attribute, and so such a tensor, where the constructor put it."""
+        property or method reading the parameters' device; or by ``torch.ones_like(t)``
+        (``zeros_like``, ...) of such a tensor or of one computed from ``self.<attr>``?
+        ``model.to(...)`` leaves such an attribute, and so such a tensor, where the
+        constructor put it."""
         found = value_of(self.ff, e)
         method = _method(ctx.scope)
         self_name = method.self_name if method is not None else None
-        if found is None or not found[1].origins or self_name is None:
+        if depth > 4 or found is None or not found[1].origins or self_name is None:
             return False
-        return all(isinstance(o.node, ast.Call) and self._plain_target(o.node, self_name)
-                   for o in found[1].origins)
+        return all(isinstance(o.node, ast.Call) and (
+            self._plain_target(o.node, self_name) or
+            self._like_of(o.node, ctx, attr, self_name, depth)) for o in found[1].origins)
+
+    def _like_of(self, call: ast.Call, ctx: Ctx, attr: str, self_name: str, depth: int) -> bool:
+        """Is ``call`` ``torch.<f>_like(t)`` of a ``t`` that :meth:`_at_plain_device` places,
+        or that is computed from ``self.<attr>`` (where the attribute meets it, so is ``t``)?"""
+        q = self.m.qualname(call.func) or ""
+        if not (q.startswith("torch.") and q.endswith("_like")) or not call.args or \
+                kwarg(call, "device") is not None:
+            return False
+        t = call.args[0]
+        return self._carries(t, attr, self_name, ctx.scope, 0) or \
+            self._at_plain_device(t, ctx, attr, depth + 1)
 
     def _plain_target(self, call: ast.Call, self_name: str) -> bool:
         """Does ``call`` place its tensor at a plain device attribute of ``self``?"""
