@@ -242,7 +242,13 @@ from torchferry.check.api import Context, Finding, Fix, walk
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.holders import instance_moves
-from torchferry.check.flow.lattice import is_number, number_defaults, zero_dim_made
+from torchferry.check.flow.lattice import (
+    ELEMENTWISE,
+    is_number,
+    number_defaults,
+    sizes_given,
+    zero_dim_made,
+)
 from torchferry.check.flow.program import ClassInfo as FlowClass
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
@@ -749,13 +755,20 @@ class _Class:
         """Is ``e``, computed from ``self.<attr>``, on the model's device: an operation
         that accepts the attribute as a CPU scalar (see :meth:`_tolerant_at`) with a
         tensor that moves with the model or one that landed there (``torch.min(self.clip,
-        h)``, ``h.abs() + self.eps``), or a local name of the scope bound to one?"""
+        h)``, ``h.abs() + self.eps``), a torch function or tensor method of such tensors
+        only (``softmax(h / self.scale, -1)``), or a local name of the scope bound to one?"""
         if isinstance(e, ast.Name):
             b = self.m.binding(e.id, scope, pos(e))
             if b is None or b.how is not How.EXPR or b.value is None or b.ctx.scope is not scope:
                 return False
             e = b.value
         inner = _scalar_operands(self.m, e)
+        if inner is None and isinstance(e, ast.Call) and depth <= 8 and \
+                self._run_target(e, scope, self_name) is None:
+            # a torch function or tensor method of landed tensors (``softmax(score, -1)``)
+            carried = [x for x in self._call_operands(e) if self._carries(x, attr, self_name, scope, 0)]
+            return bool(carried) and all(
+                self._landed(x, attr, self_name, scope, depth + 1, element) for x in carried)
         if inner is None or not self._tolerant_at(e, attr, self_name, scope, depth, element):
             return False
         ctx = Ctx(scope)
@@ -1511,33 +1524,19 @@ def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
             any(k.arg not in ("dtype", "requires_grad") for k in value.keywords):
         return False
     q = m.qualname(value.func)
-    if q in _TORCH_ELEMENTWISE and len(value.args) == 1 and not value.keywords:
+    if q in ELEMENTWISE and len(value.args) == 1 and not value.keywords:
         return _zero_dim(m, value.args[0], scope)
     return zero_dim_made(q, value, lambda x: _number_data(m, x, scope))
 
 
-#: torch functions of one tensor that keep its shape
-_TORCH_ELEMENTWISE = frozenset(f"torch.{f}" for f in (
-    "sqrt", "rsqrt", "exp", "log", "log2", "log10", "log1p", "abs", "neg", "sigmoid", "tanh",
-    "reciprocal", "square"))
-
-#: ``torch.nn`` layers whose first two positional arguments are sizes (integers)
-_SIZED_LAYERS = frozenset(f"torch.nn.{c}" for c in (
-    "Linear", "Bilinear", "Embedding", "EmbeddingBag", "Conv1d", "Conv2d", "Conv3d",
-    "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"))
-_SIZE_KEYWORDS = frozenset({"in_features", "out_features", "in_channels", "out_channels",
-                            "num_embeddings", "embedding_dim"})
-
-
 def _sizes_a_layer(m: Walker, fn: ast.AST | None, name: str) -> bool:
-    """Does ``fn`` give its parameter ``name`` to a ``torch.nn`` layer as one of its sizes
-    (``nn.Linear(d, name)``, ``nn.Conv2d(c, out_channels=name, ...)``)?  Such a size is an
-    integer (a 0-dim integer tensor at most), so ``torch.tensor(name)`` is 0-dim."""
+    """Does ``fn`` give its parameter ``name`` as one size (:func:`sizes_given`) to a
+    ``torch.nn`` layer or a torch factory (``nn.Linear(d, name)``, ``torch.zeros((name,
+    name))``)?  Such a size is an integer (a 0-dim integer tensor at most), so
+    ``torch.tensor(name)`` is 0-dim."""
     for n in ast.walk(fn) if fn is not None else ():
-        if not isinstance(n, ast.Call) or m.qualname(n.func) not in _SIZED_LAYERS:
-            continue
-        given = [*n.args[:2], *(k.value for k in n.keywords if k.arg in _SIZE_KEYWORDS)]
-        if any(isinstance(a, ast.Name) and a.id == name for a in given):
+        if isinstance(n, ast.Call) and any(
+                isinstance(a, ast.Name) and a.id == name for a in sizes_given(m.qualname(n.func), n)):
             return True
     return False
 
