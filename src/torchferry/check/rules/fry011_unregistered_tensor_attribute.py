@@ -228,6 +228,17 @@ name (Lightning's `LightningModule`, a transformers model: `PreTrainedModel`,
 `MessagePassing`), such as allennlp's `Model`, is checked only when its own code shows it
 is a module: `__init__` assigns `torch.nn` layers or `nn.Parameter`s to `self` and the
 class defines `forward`, or it calls `self.register_buffer`, `self.parameters()` or their kin.
+A tensor a method makes or moves at a plain device attribute of `self` (`self.device =
+device`, assigned by the class, no property or method of that name), or a `torch.*_like`
+of one, does not move with the model (`.to()` leaves the attribute), so an attribute put on
+a device while the model is built (`device=device` in `__init__`) is not flagged for meeting
+it; a property that reads the parameters' device still counts as the model's. An attribute
+made on the CPU that meets such a tensor is flagged as before: the device attribute may
+name an accelerator. A 0-dim attribute (`torch.sqrt(torch.tensor(d))` of a `d` that
+`__init__` gives a layer or a torch factory as one size, `torch.zeros((d, d))`) whose
+divisions or products landed on the model's device are then only given to torch functions
+(`softmax(score, -1)`) is not flagged; a lone factory argument (`torch.zeros(d)`) may be a
+shape, so it tells nothing.
 """
 
 from __future__ import annotations
