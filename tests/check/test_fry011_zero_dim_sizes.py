@@ -17,6 +17,18 @@ from torch import nn
 '''
 
 QUIET = {
+    "sqrt_of_a_factory_size_then_softmax": '''
+class Att(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.scale = torch.sqrt(torch.tensor(dim))
+        self.Wk = nn.Parameter(torch.zeros((dim, dim)))
+
+    def forward(self, key, query, value):
+        score = torch.bmm(query, key.transpose(1, 2)) / self.scale
+        attn = torch.nn.functional.softmax(score, -1)
+        return torch.bmm(attn, value)
+''',
     "sqrt_of_a_layer_size": '''
 class Att(nn.Module):
     def __init__(self, in_channels, out_channels):
@@ -51,6 +63,28 @@ class Temp(nn.Module):
 }
 
 FLAGGED = {
+    "lone_factory_argument_may_be_a_shape": '''
+class Att(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.scale = torch.sqrt(torch.tensor(dim))
+        self.Wk = nn.Parameter(torch.zeros(dim))
+
+    def forward(self, key, query, value):
+        score = torch.bmm(query, key.transpose(1, 2)) / self.scale
+        return torch.bmm(torch.nn.functional.softmax(score, -1), value)
+''',
+    "softmax_of_the_attribute_itself": '''
+class Att(nn.Module):
+    def __init__(self, dim):
+        super().__init__()
+        self.scale = torch.sqrt(torch.tensor(dim))
+        self.Wk = nn.Parameter(torch.zeros((dim, dim)))
+
+    def forward(self, key, query, value):
+        w = torch.nn.functional.softmax(self.scale, -1)
+        return torch.bmm(query, key) * w + torch.mm(w, value)
+''',
     "size_of_nothing": '''
 class Att(nn.Module):
     def __init__(self, dims):

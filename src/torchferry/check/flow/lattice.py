@@ -424,6 +424,46 @@ def number_defaults(a: ast.arguments) -> dict[str, ast.arg]:
 _SHAPE_FACTORIES = frozenset({"torch.zeros", "torch.ones", "torch.empty", "torch.full"})
 
 
+#: torch factories whose positional arguments, or first argument written out as a tuple or
+#: list, are sizes (``torch.zeros(n, m)``, ``torch.randn((n, m))``)
+_SIZED_FACTORIES = _SHAPE_FACTORIES | {"torch.rand", "torch.randn"}
+
+#: ``torch.nn`` layers whose first two positional arguments are sizes (integers)
+_SIZED_LAYERS = frozenset(f"torch.nn.{c}" for c in (
+    "Linear", "Bilinear", "Embedding", "EmbeddingBag", "Conv1d", "Conv2d", "Conv3d",
+    "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"))
+_SIZE_KEYWORDS = frozenset({"in_features", "out_features", "in_channels", "out_channels",
+                            "num_embeddings", "embedding_dim"})
+
+
+def sizes_given(qualname: str | None, call: ast.Call) -> list[ast.expr]:
+    """The arguments of ``call`` (a call of ``qualname``) that are each one size, so an
+    integer: a ``torch.nn`` layer's two sizes (``nn.Linear(d, out_features=k)``), an item
+    of a shape written out for a factory (``torch.zeros((d, d))``), or any of two or more
+    positional sizes (``torch.randn(n, d)``; a lone ``torch.zeros(s)`` may take a shape).
+
+    >>> call = ast.parse("torch.zeros((dim, 3), dtype=t)", mode="eval").body
+    >>> [ast.unparse(e) for e in sizes_given("torch.zeros", call)]
+    ['dim', '3']
+    >>> sizes_given("torch.zeros", ast.parse("torch.zeros(shape)", mode="eval").body)
+    []
+    """
+    args = call.args
+    if qualname in _SIZED_LAYERS:
+        return [*args[:2], *(k.value for k in call.keywords if k.arg in _SIZE_KEYWORDS)]
+    if qualname not in _SIZED_FACTORIES or not args or any(isinstance(a, ast.Starred) for a in args):
+        return []
+    if isinstance(args[0], (ast.Tuple, ast.List)):
+        return [e for e in args[0].elts if not isinstance(e, ast.Starred)]
+    return [] if qualname == "torch.full" or len(args) < 2 else list(args)
+
+
+#: torch functions of one tensor that keep its shape (a 0-dim tensor stays 0-dim)
+ELEMENTWISE = frozenset(f"torch.{f}" for f in (
+    "sqrt", "rsqrt", "exp", "log", "log2", "log10", "log1p", "abs", "neg", "sigmoid", "tanh",
+    "reciprocal", "square"))
+
+
 def zero_dim_made(qualname: str | None, call: ast.Call,
                   number: Callable[[ast.expr], bool] = is_number) -> bool:
     """Does ``call``, a call of the torch function ``qualname``, make a 0-dimensional tensor

@@ -228,6 +228,17 @@ name (Lightning's `LightningModule`, a transformers model: `PreTrainedModel`,
 `MessagePassing`), such as allennlp's `Model`, is checked only when its own code shows it
 is a module: `__init__` assigns `torch.nn` layers or `nn.Parameter`s to `self` and the
 class defines `forward`, or it calls `self.register_buffer`, `self.parameters()` or their kin.
+A tensor a method makes or moves at a plain device attribute of `self` (`self.device =
+device`, assigned by the class, no property or method of that name), or a `torch.*_like`
+of one, does not move with the model (`.to()` leaves the attribute), so an attribute put on
+a device while the model is built (`device=device` in `__init__`) is not flagged for meeting
+it; a property that reads the parameters' device still counts as the model's. An attribute
+made on the CPU that meets such a tensor is flagged as before: the device attribute may
+name an accelerator. A 0-dim attribute (`torch.sqrt(torch.tensor(d))` of a `d` that
+`__init__` gives a layer or a torch factory as one size, `torch.zeros((d, d))`) whose
+divisions or products landed on the model's device are then only given to torch functions
+(`softmax(score, -1)`) is not flagged; a lone factory argument (`torch.zeros(d)`) may be a
+shape, so it tells nothing.
 """
 
 from __future__ import annotations
@@ -242,7 +253,14 @@ from torchferry.check.api import Context, Finding, Fix, walk
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.holders import instance_moves
-from torchferry.check.flow.lattice import is_number, number_defaults, zero_dim_made
+from torchferry.check.flow.lattice import (
+    ELEMENTWISE,
+    is_number,
+    number_defaults,
+    sizes_given,
+    zero_dim_made,
+)
+from torchferry.check.flow.program import ClassInfo as FlowClass
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
 from torchferry.check.flow.vocab import (
@@ -361,7 +379,8 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
         return
     # moved by hand somewhere: only an unmoved read that indexes it on the device counts
     use = info.mixed_use(a.attr, indexed_only=a.attr in info.carried,
-                         elsewhere=a.scope if a.where is _Where.METHOD else None)
+                         elsewhere=a.scope if a.where is _Where.METHOD else None,
+                         placed=dev is not None or _names_a_device(value))
     user, text = info, ctx.text
     if use is None:
         away = _use_in_foreign_subclass(ctx, info, a.attr)
@@ -375,6 +394,33 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
             user.scalar_tolerant(a.attr, element=True):
         return  # only its items, taken with an integer: 0-dim CPU tensors, accepted too
     yield _plain_finding(ctx, info, a, dev if dev is not None else later, use, text)
+
+
+def _names_a_device(value: ast.expr) -> bool:
+    """Does ``value`` make or move a tensor to a device it names (``device=d``, ``.to(d)``)?"""
+    return any(isinstance(n, ast.Call) and (kwarg(n, "device") is not None or
+               isinstance(n.func, ast.Attribute) and n.func.attr == "to" and bool(n.args))
+               for n in ast.walk(value))
+
+
+def _plain_attribute(cls: FlowClass, name: str) -> bool:
+    """Is ``self.<name>`` a plain attribute of instances of ``cls``: no method or property of
+    the class or of a base in the run, and assigned (``self.<name> = ...``) in one of their
+    methods?  (A base outside the run may still define it: the assignment would fail
+    where that is a property without a setter, so the assignment is the evidence.)"""
+    if cls.method(name) is not None:
+        return False
+    for c in cls.lineage():
+        for fn in c.methods.values():
+            args = fn.args.posonlyargs + fn.args.args
+            me = args[0].arg if args else None
+            if me is not None and any(
+                    isinstance(n, ast.Assign) and any(
+                        isinstance(t, ast.Attribute) and t.attr == name and
+                        isinstance(t.value, ast.Name) and t.value.id == me for t in n.targets)
+                    for n in ast.walk(fn)):
+                return True
+    return False
 
 
 def _use_in_foreign_subclass(ctx: Context, info: _Class, attr: str) -> tuple[_Class, Site] | None:
@@ -470,6 +516,7 @@ class _Class:
         self.ff = ctx.flow  # what a value is and where it lives
         self.text = ctx.text
         self.cls = cls
+        self._placed = False
         self.registered = _registered_names(m)
         self._scopes: list[tuple[Scope, str]] | None = None
         #: the classes of the file that derive from this one, each with the classes between
@@ -634,7 +681,7 @@ class _Class:
                     yield from handed & back
 
     def mixed_use(self, attr: str, indexed_only: bool = False,
-                  elsewhere: Scope | None = None) -> Site | None:
+                  elsewhere: Scope | None = None, placed: bool = False) -> Site | None:
         """The first place where ``self.<attr>`` (or a value computed from it without a
         move) meets, in one operation, a tensor that may be on the accelerator: a
         ``forward`` input, a submodule's output, an ``nn.Parameter``.  None when there is
@@ -642,7 +689,11 @@ class _Class:
         Of several, the message quotes the shortest that names the attribute.  With
         ``indexed_only``, only indexing by such a tensor counts, as it does in a method
         that moves the attribute by hand where it uses it; with ``elsewhere``, only
-        places outside that method (and the functions nested in it)."""
+        places outside that method (and the functions nested in it).  With ``placed`` (the
+        attribute was put on a device while the model was built), a tensor made or moved
+        only to a plain device attribute of ``self`` does not count: ``.to()`` moves
+        neither (:meth:`_at_plain_device`)."""
+        self._placed = placed
         found: list[Site] = []
         by_hand = self.moved_in.get(attr, set())
         for scope, self_name in self.scopes_for(attr):
@@ -715,13 +766,20 @@ class _Class:
         """Is ``e``, computed from ``self.<attr>``, on the model's device: an operation
         that accepts the attribute as a CPU scalar (see :meth:`_tolerant_at`) with a
         tensor that moves with the model or one that landed there (``torch.min(self.clip,
-        h)``, ``h.abs() + self.eps``), or a local name of the scope bound to one?"""
+        h)``, ``h.abs() + self.eps``), a torch function or tensor method of such tensors
+        only (``softmax(h / self.scale, -1)``), or a local name of the scope bound to one?"""
         if isinstance(e, ast.Name):
             b = self.m.binding(e.id, scope, pos(e))
             if b is None or b.how is not How.EXPR or b.value is None or b.ctx.scope is not scope:
                 return False
             e = b.value
         inner = _scalar_operands(self.m, e)
+        if inner is None and isinstance(e, ast.Call) and depth <= 8 and \
+                self._run_target(e, scope, self_name) is None:
+            # a torch function or tensor method of landed tensors (``softmax(score, -1)``)
+            carried = [x for x in self._call_operands(e) if self._carries(x, attr, self_name, scope, 0)]
+            return bool(carried) and all(
+                self._landed(x, attr, self_name, scope, depth + 1, element) for x in carried)
         if inner is None or not self._tolerant_at(e, attr, self_name, scope, depth, element):
             return False
         ctx = Ctx(scope)
@@ -956,8 +1014,47 @@ class _Class:
         carried = [self._carries(e, attr, self_name, ctx.scope, 0) for e in operands]
         if not any(carried):
             return False
-        return any(not c and self._on_model(e, ctx)
+        return any(not c and self._on_model(e, ctx) and
+                   not (self._placed and self._at_plain_device(e, ctx, attr))
                    for e, c in zip(operands, carried, strict=True))
+
+    def _at_plain_device(self, e: ast.expr, ctx: Ctx, attr: str, depth: int = 0) -> bool:
+        """Is ``e`` a tensor placed, on every origin the analysis sees, by a factory's
+        ``device=self.<name>`` or a ``.to(self.<name>)`` where ``self.<name>`` is a plain
+        attribute that the class's methods assign (``self.device = device``), not a
+        property or method reading the parameters' device; or by ``torch.ones_like(t)``
+        (``zeros_like``, ...) of such a tensor or of one computed from ``self.<attr>``?
+        ``model.to(...)`` leaves such an attribute, and so such a tensor, where the
+        constructor put it."""
+        found = value_of(self.ff, e)
+        method = _method(ctx.scope)
+        self_name = method.self_name if method is not None else None
+        if depth > 4 or found is None or not found[1].origins or self_name is None:
+            return False
+        return all(isinstance(o.node, ast.Call) and (
+            self._plain_target(o.node, self_name) or
+            self._like_of(o.node, ctx, attr, self_name, depth)) for o in found[1].origins)
+
+    def _like_of(self, call: ast.Call, ctx: Ctx, attr: str, self_name: str, depth: int) -> bool:
+        """Is ``call`` ``torch.<f>_like(t)`` of a ``t`` that :meth:`_at_plain_device` places,
+        or that is computed from ``self.<attr>`` (where the attribute meets it, so is ``t``)?"""
+        q = self.m.qualname(call.func) or ""
+        if not (q.startswith("torch.") and q.endswith("_like")) or not call.args or \
+                kwarg(call, "device") is not None:
+            return False
+        t = call.args[0]
+        return self._carries(t, attr, self_name, ctx.scope, 0) or \
+            self._at_plain_device(t, ctx, attr, depth + 1)
+
+    def _plain_target(self, call: ast.Call, self_name: str) -> bool:
+        """Does ``call`` place its tensor at a plain device attribute of ``self``?"""
+        func = call.func
+        where = kwarg(call, "device")
+        if where is None and isinstance(func, ast.Attribute) and func.attr == "to" and call.args:
+            where = call.args[0]
+        return isinstance(where, ast.Attribute) and isinstance(where.value, ast.Name) and \
+            where.value.id == self_name and \
+            _plain_attribute(self.ff.class_info(self.cls.node), where.attr)
 
     def _on_model(self, e: ast.expr, ctx: Ctx) -> bool:
         """Is ``e`` a tensor that moves with the model: a ``forward`` input, a submodule's
@@ -1438,33 +1535,19 @@ def _zero_dim(m: Walker, value: ast.expr, scope: Scope) -> bool:
             any(k.arg not in ("dtype", "requires_grad") for k in value.keywords):
         return False
     q = m.qualname(value.func)
-    if q in _TORCH_ELEMENTWISE and len(value.args) == 1 and not value.keywords:
+    if q in ELEMENTWISE and len(value.args) == 1 and not value.keywords:
         return _zero_dim(m, value.args[0], scope)
     return zero_dim_made(q, value, lambda x: _number_data(m, x, scope))
 
 
-#: torch functions of one tensor that keep its shape
-_TORCH_ELEMENTWISE = frozenset(f"torch.{f}" for f in (
-    "sqrt", "rsqrt", "exp", "log", "log2", "log10", "log1p", "abs", "neg", "sigmoid", "tanh",
-    "reciprocal", "square"))
-
-#: ``torch.nn`` layers whose first two positional arguments are sizes (integers)
-_SIZED_LAYERS = frozenset(f"torch.nn.{c}" for c in (
-    "Linear", "Bilinear", "Embedding", "EmbeddingBag", "Conv1d", "Conv2d", "Conv3d",
-    "ConvTranspose1d", "ConvTranspose2d", "ConvTranspose3d"))
-_SIZE_KEYWORDS = frozenset({"in_features", "out_features", "in_channels", "out_channels",
-                            "num_embeddings", "embedding_dim"})
-
-
 def _sizes_a_layer(m: Walker, fn: ast.AST | None, name: str) -> bool:
-    """Does ``fn`` give its parameter ``name`` to a ``torch.nn`` layer as one of its sizes
-    (``nn.Linear(d, name)``, ``nn.Conv2d(c, out_channels=name, ...)``)?  Such a size is an
-    integer (a 0-dim integer tensor at most), so ``torch.tensor(name)`` is 0-dim."""
+    """Does ``fn`` give its parameter ``name`` as one size (:func:`sizes_given`) to a
+    ``torch.nn`` layer or a torch factory (``nn.Linear(d, name)``, ``torch.zeros((name,
+    name))``)?  Such a size is an integer (a 0-dim integer tensor at most), so
+    ``torch.tensor(name)`` is 0-dim."""
     for n in ast.walk(fn) if fn is not None else ():
-        if not isinstance(n, ast.Call) or m.qualname(n.func) not in _SIZED_LAYERS:
-            continue
-        given = [*n.args[:2], *(k.value for k in n.keywords if k.arg in _SIZE_KEYWORDS)]
-        if any(isinstance(a, ast.Name) and a.id == name for a in given):
+        if isinstance(n, ast.Call) and any(
+                isinstance(a, ast.Name) and a.id == name for a in sizes_given(m.qualname(n.func), n)):
             return True
     return False
 
