@@ -360,6 +360,7 @@ from torchferry.check.flow.lattice import in_order, number_value, param, zero_di
 from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
 from torchferry.check.flow.queries import moved_apart
+from torchferry.check.flow.resolve import tensor_class
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.weighed import weighed_params
 from torchferry.check.names import kwarg
@@ -1757,9 +1758,12 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     if hop is not None:
         there = f" in `{hop.callee}`{there}"
     made = "is always built on the CPU" if legacy else "without `device=` is built on the CPU"
+    label = f"`{fname}(...)`"
+    if tensor_class(call.func, call.node):  # ``type(t)(...)``: the class of a tensor
+        label = f"`{ctx.text(call.node.func)[:40]}(...)` (`torch.Tensor`, the class of a tensor)"
     f = ctx.finding(
         CODE, call.node,
-        f"`{fname}(...)` {made} but meets `{text}`{there}, which "
+        f"{label} {made} but meets `{text}`{there}, which "
         f"{_PLACED[level]}; create it there: `{where}`",
         fix,
     )
