@@ -14,7 +14,9 @@ where a tensor index of at least one dimension on the device indexes it (it fail
 whatever its own size; in the function, or in a file of the run that imports this one),
 and the legacy typed constructors `torch.FloatTensor`,
 `torch.LongTensor`, `torch.Tensor`, ... given sizes or data written out, which build on the
-CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU) called inside
+CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU; also the class
+of a tensor called, `type(t)(3, 4)` or `tensortype = type(t.data)` then
+`tensortype(t.data.size())`, which is `torch.Tensor`) called inside
 a function, or in a script's own statements at module level, without `device=`, when the
 device-flow analysis sees its result meet a tensor that may be on an accelerator: in
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
@@ -303,7 +305,11 @@ from a factory's, `i = row[0]` of `for row in t.nonzero()`, which indexes as its
 not told apart. A legacy constructor given a tensor (which
 `torch.Tensor(t)` returns where it is) or `device=` (which it refuses off the CPU) is not
 checked, nor is one given data of unknown kind (`torch.Tensor(flags[rows].A)`: it
-returns a tensor given where it is). A method of a model is a meeting only where the model
+returns a tensor given where it is). The class of a value, `type(e)(...)`, is taken for
+`torch.Tensor` only where `e` is a tensor by the analysis or the call is given `e.size()`
+alone (`type(batch)(3, 4)` of a parameter of unknown kind, `type(batch)(v for v in batch)`
+rebuilding a container, is not checked); `t.new(...)` and `t.new_tensor(...)` follow `t`'s
+device and are not factories. A method of a model is a meeting only where the model
 was moved (`model.to(device)`), or is `self` in the module's own methods (not in one
 only constructors call, nor where the run builds the model and never moves it); a model of
 unknown class built elsewhere and not moved here is not followed, nor is a method of

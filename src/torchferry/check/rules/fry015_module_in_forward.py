@@ -8,7 +8,9 @@ such layers or an `nn.Parameter`) inside the `forward` method of an `nn.Module`
 subclass, or inside `training_step` / `validation_step` / `test_step` / `predict_step`
 of a `LightningModule`, or inside a method of the class that one of those calls on `self`
 (`self.decode(x)`, to any depth; an override in a subclass is the one that runs, so a
-base's `forward` calling `self.decode` reaches the subclass's `decode`).
+base's `forward` calling `self.decode` reaches the subclass's `decode`), or inside a
+module-level function of the same file that one of those calls by name
+(`return output_head(x, self.num_tokens)`, to any depth).
 
 ## Why is this bad
 The layer is made anew on every call: its weights are fresh random numbers each time, the
@@ -49,11 +51,14 @@ No fix: where the layer belongs (and how big it is) needs the author.
 Layers without parameters (`nn.ReLU()`, `nn.Dropout()`, `nn.MaxPool2d()`, `nn.Flatten()`,
 `nn.Upsample()`...) are not flagged: making them per call is wasteful but harmless. A
 construction under an `if` that tests for `None`, `hasattr`/`getattr` or an attribute of
-`self` (a lazy, once-only initialisation such as `if self.proj is None:`) is not flagged,
-nor are modules built by functions (`make_layer(...)`) or by classes from other files. A
-method is followed only through calls on `self` in the same file (not through a base
-class of another file, a nested function, a call under such a guard, or into a decorated
-method, which may cache its result: `@singleton("projector")`).
+`self` (a lazy, once-only initialisation such as `if self.proj is None:`, or a lookup
+in a mapping kept elsewhere, `if key not in _LAYERS:`) is not flagged, nor are modules
+built by classes from other files, nor by functions that only `__init__` (or no step)
+calls (`self.body = make_layer(...)`). A method is followed only through calls on `self`
+in the same file, a function only through a call by its name where the file binds that
+name once (not through a base class of another file, a nested function, a function of
+another file, a call under such a guard, or into a decorated method or function, which
+may cache its result: `@singleton("projector")`, `@lru_cache`).
 """
 
 from __future__ import annotations
