@@ -83,6 +83,8 @@ def call_value(ev: Evaluator, node: ast.Call) -> Value:
     if isinstance(func, ast.Name):
         return name_call(ev, node, func.id, args, kws)
     fv = ev.eval(func)
+    if tensor_class(fv, node):  # ``type(t)(n, m)``
+        return _tensor_construction(ev, node, ast.unparse(func)[:40], fv, args, kws)
     if fv.is_(Kind.MODULE):
         return module_call(ev, node, fv, args, kws)
     if fv.call is not None:  # ``ToTensorV2()(image=img)``
@@ -890,6 +892,58 @@ def _typed_construction(ev: Evaluator, node: ast.Call, name: str, typed: Value, 
     return ev.record(node, Callee.FUNCTION, name, typed, None, args, kws, v)
 
 
+#: the origin text of ``type(t)`` for a ``t`` that is a tensor (:func:`_class_of`)
+_TENSOR_CLASS = "torch.Tensor"
+#: the origin text of ``type(e)`` for an ``e`` of unknown kind
+_CLASS_OF = "type(...)"
+
+
+def _class_of(node: ast.Call, of: Value) -> Value:
+    """``type(t)``: the class of ``t``.  For a tensor that is ``torch.Tensor`` (whatever
+    device ``t`` is on), whose constructor is the legacy one that builds on the CPU; for a
+    value of unknown kind, a class that :func:`tensor_class` may still show to be it."""
+    text = _TENSOR_CLASS if of.is_(Kind.TENSOR) else _CLASS_OF
+    return Value(frozenset((Kind.OTHER,)), frozenset((CPU,)), (_made(node, text),), Basis.INFERRED)
+
+
+def tensor_class(v: Value, call: ast.Call) -> bool:
+    """Does ``call`` construct ``torch.Tensor`` through a class taken with ``type(e)``?  So
+    on every path ``v`` has: ``e`` is a tensor, or ``call`` is given ``e``'s own
+    ``e.size()`` (a tensor's size; an array's ``size`` is a number, not a method).
+
+    >>> import ast
+    >>> src = "k = type(x.data)\\nk(x.data.size())"
+    >>> body = ast.parse(src).body
+    >>> of, call = body[0].value, body[1].value
+    >>> tensor_class(_class_of(of, UNKNOWN), call)
+    True
+    >>> tensor_class(_class_of(of, UNKNOWN), ast.parse("k([1, 2])").body[0].value)
+    False
+    """
+    if not v.origins or not v.is_(Kind.OTHER):
+        return False
+    return all(o.op is Op.MADE and (o.text == _TENSOR_CLASS or o.text == _CLASS_OF and
+                                    _sized_by(o.node, call)) for o in v.origins)
+
+
+def _sized_by(of: ast.AST | None, call: ast.Call) -> bool:
+    """Is ``call`` given ``e.size()`` alone, for the ``e`` of ``of`` (``type(e)``)?"""
+    if not isinstance(of, ast.Call) or len(of.args) != 1 or len(call.args) != 1 or call.keywords:
+        return False
+    arg = call.args[0]
+    return isinstance(arg, ast.Call) and isinstance(arg.func, ast.Attribute) and \
+        arg.func.attr == "size" and not arg.args and not arg.keywords and \
+        ast.dump(arg.func.value) == ast.dump(of.args[0])
+
+
+def _tensor_construction(ev: Evaluator, node: ast.Call, name: str, cls: Value, args: Args,
+                         kws: Kws) -> Value:
+    """``type(t)(sizes)``: ``torch.Tensor(sizes)``, made on the CPU."""
+    ev.values[id(node.func)] = cls
+    v = _tensor(frozenset((CPU,)), _made(node, f"{name}(...)"), Basis.CONSTRUCTED)
+    return ev.record(node, Callee.TORCH, "torch.Tensor", cls, None, args, kws, v)
+
+
 def _legacy_types(v: Value) -> bool:
     """Is ``v`` one legacy tensor type or another on every path it has (each origin a
     ``torch[.cuda].<T>Tensor`` named by the code)?"""
@@ -1109,6 +1163,8 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     if refs:
         return _call_factories(ev, node, refs, args, kws)
     typed = local if local is not None else ev.i.lookup(name)
+    if typed is not None and k is None and tensor_class(typed, node):
+        return _tensor_construction(ev, node, name, typed, args, kws)
     if typed is not None and typed.is_(Kind.OTHER) and typed.places and typed.origins \
             and _legacy_types(typed) and k is None:
         return _typed_construction(ev, node, name, typed, args, kws)
@@ -1142,6 +1198,9 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         return _call_of(ev, node, name, g, args, kws)
     if name in vocab.SCALAR_BUILTINS or name in _ITERATING:
         return builtin_call(ev, node, name, args, kws)
+    if name == "type" and g is None and name not in ff.defs and len(node.args) == 1 and \
+            not node.keywords and (args[0].kinds is None or args[0].is_(Kind.TENSOR)):
+        return ev.record(node, Callee.BUILTIN, name, UNKNOWN, None, args, kws, _class_of(node, args[0]))
     made = _built_in_container(ev, node, name, args, kws) if g is None else None
     if made is not None:
         return ev.record(node, Callee.BUILTIN, name, UNKNOWN, None, args, kws, made)

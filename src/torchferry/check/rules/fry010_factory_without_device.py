@@ -14,7 +14,9 @@ where a tensor index of at least one dimension on the device indexes it (it fail
 whatever its own size; in the function, or in a file of the run that imports this one),
 and the legacy typed constructors `torch.FloatTensor`,
 `torch.LongTensor`, `torch.Tensor`, ... given sizes or data written out, which build on the
-CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU) called inside
+CPU whatever the default device; `torch.cuda.FloatTensor` builds on the GPU; also the class
+of a tensor called, `type(t)(3, 4)` or `tensortype = type(t.data)` then
+`tensortype(t.data.size())`, which is `torch.Tensor`) called inside
 a function, or in a script's own statements at module level, without `device=`, when the
 device-flow analysis sees its result meet a tensor that may be on an accelerator: in
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
@@ -310,7 +312,11 @@ from a factory's, `i = row[0]` of `for row in t.nonzero()`, which indexes as its
 not told apart. A legacy constructor given a tensor (which
 `torch.Tensor(t)` returns where it is) or `device=` (which it refuses off the CPU) is not
 checked, nor is one given data of unknown kind (`torch.Tensor(flags[rows].A)`: it
-returns a tensor given where it is). A method of a model is a meeting only where the model
+returns a tensor given where it is). The class of a value, `type(e)(...)`, is taken for
+`torch.Tensor` only where `e` is a tensor by the analysis or the call is given `e.size()`
+alone (`type(batch)(3, 4)` of a parameter of unknown kind, `type(batch)(v for v in batch)`
+rebuilding a container, is not checked); `t.new(...)` and `t.new_tensor(...)` follow `t`'s
+device and are not factories. A method of a model is a meeting only where the model
 was moved (`model.to(device)`), or is `self` in the module's own methods (not in one
 only constructors call, nor where the run builds the model and never moves it); a model of
 unknown class built elsewhere and not moved here is not followed, nor is a method of
@@ -367,6 +373,7 @@ from torchferry.check.flow.lattice import in_order, number_value, param, zero_di
 from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
 from torchferry.check.flow.queries import moved_apart
+from torchferry.check.flow.resolve import tensor_class
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.weighed import weighed_params
 from torchferry.check.names import kwarg
@@ -1805,9 +1812,12 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     if hop is not None:
         there = f" in `{hop.callee}`{there}"
     made = "is always built on the CPU" if legacy else "without `device=` is built on the CPU"
+    label = f"`{fname}(...)`"
+    if tensor_class(call.func, call.node):  # ``type(t)(...)``: the class of a tensor
+        label = f"`{ctx.text(call.node.func)[:40]}(...)` (`torch.Tensor`, the class of a tensor)"
     f = ctx.finding(
         CODE, call.node,
-        f"`{fname}(...)` {made} but meets `{text}`{there}, which "
+        f"{label} {made} but meets `{text}`{there}, which "
         f"{_PLACED[level]}; create it there: `{where}`",
         fix,
     )

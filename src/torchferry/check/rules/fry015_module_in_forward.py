@@ -8,7 +8,9 @@ such layers or an `nn.Parameter`) inside the `forward` method of an `nn.Module`
 subclass, or inside `training_step` / `validation_step` / `test_step` / `predict_step`
 of a `LightningModule`, or inside a method of the class that one of those calls on `self`
 (`self.decode(x)`, to any depth; an override in a subclass is the one that runs, so a
-base's `forward` calling `self.decode` reaches the subclass's `decode`).
+base's `forward` calling `self.decode` reaches the subclass's `decode`), or inside a
+module-level function of the same file that one of those calls by name
+(`return output_head(x, self.num_tokens)`, to any depth).
 
 ## Why is this bad
 The layer is made anew on every call: its weights are fresh random numbers each time, the
@@ -49,11 +51,14 @@ No fix: where the layer belongs (and how big it is) needs the author.
 Layers without parameters (`nn.ReLU()`, `nn.Dropout()`, `nn.MaxPool2d()`, `nn.Flatten()`,
 `nn.Upsample()`...) are not flagged: making them per call is wasteful but harmless. A
 construction under an `if` that tests for `None`, `hasattr`/`getattr` or an attribute of
-`self` (a lazy, once-only initialisation such as `if self.proj is None:`) is not flagged,
-nor are modules built by functions (`make_layer(...)`) or by classes from other files. A
-method is followed only through calls on `self` in the same file (not through a base
-class of another file, a nested function, a call under such a guard, or into a decorated
-method, which may cache its result: `@singleton("projector")`).
+`self` (a lazy, once-only initialisation such as `if self.proj is None:`, or a lookup
+in a mapping kept elsewhere, `if key not in _LAYERS:`) is not flagged, nor are modules
+built by classes from other files, nor by functions that only `__init__` (or no step)
+calls (`self.body = make_layer(...)`). A method is followed only through calls on `self`
+in the same file, a function only through a call by its name where the file binds that
+name once (not through a base class of another file, a nested function, a function of
+another file, a call under such a guard, or into a decorated method or function, which
+may cache its result: `@singleton("projector")`, `@lru_cache`).
 """
 
 from __future__ import annotations
@@ -86,7 +91,17 @@ def _lazy_guard(site: Site[ast.Call], self_name: str | None) -> bool:
             if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
                     node.value.id == (self_name or "self"):
                 return True
+            if isinstance(node, ast.Compare) and _cache_test(node):
+                return True
     return False
+
+
+def _cache_test(node: ast.Compare) -> bool:
+    """``key not in _LAYERS`` (a lookup in a mapping kept elsewhere: a cache filled once),
+    not ``kind in ("a", "b")`` (a choice among values written out)."""
+    return any(isinstance(op, (ast.In, ast.NotIn)) and
+               not isinstance(right, (ast.Tuple, ast.List, ast.Set, ast.Constant))
+               for op, right in zip(node.ops, node.comparators, strict=True))
 
 
 def _lookup(m: Walker, cls: ClassInfo, name: str, seen: set[str] | None = None) -> Scope | None:
@@ -107,16 +122,19 @@ def _lookup(m: Walker, cls: ClassInfo, name: str, seen: set[str] | None = None) 
 
 
 def _self_name(scope: Scope) -> str | None:
+    """The name a method gives its instance (None for a function outside a class)."""
     fn = scope.function
-    return fn.args.args[0].arg if fn is not None and fn.args.args else None
+    return fn.args.args[0].arg if fn is not None and fn.args.args and scope.cls is not None else None
 
 
 def _reached(m: Walker, cls: ClassInfo) -> list[tuple[Scope, str, tuple[ast.Call, ...]]]:
     """The step methods of ``cls`` (its own or inherited) and every method of the class
     they call on ``self`` (``self.decode(x)``, to any depth, resolved on ``cls``: an
-    override in a subclass is the one that runs), each with the step it runs in.  A call
+    override in a subclass is the one that runs), and every module-level function of the
+    file they call by name (``output_head(x, n)``), each with the step it runs in.  A call
     under a once-only guard (``if self.head is None: self._build()``) does not count."""
     out: list[tuple[Scope, str, tuple[ast.Call, ...]]] = []
+    funcs = _module_functions(m)
     seen: set[int] = set()
     todo: list[tuple[Scope, str, tuple[ast.Call, ...]]] = []
     for step in STEP_METHODS:
@@ -132,16 +150,39 @@ def _reached(m: Walker, cls: ClassInfo) -> list[tuple[Scope, str, tuple[ast.Call
         self_name = _self_name(scope)
         for site in scope.calls:
             func = site.node.func
-            if site.ctx.scope is not scope or not isinstance(func, ast.Attribute) or \
-                    not isinstance(func.value, ast.Name) or func.value.id != self_name or \
-                    func.attr == "__init__" or _lazy_guard(site, self_name):
-                continue
-            callee = _lookup(m, cls, func.attr)
+            if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) and \
+                    func.value.id == self_name and func.attr != "__init__" and \
+                    site.ctx.scope is scope and not _lazy_guard(site, self_name):
+                callee = _lookup(m, cls, func.attr)
+            else:
+                callee = _callee(m, funcs, scope, site, self_name)
             fn = callee.function if callee is not None else None
             if callee is not None and fn is not None and not fn.decorator_list:
-                # (a decorated method may run once: ``@singleton("projector")`` caches it)
+                # (a decorated function may run once: ``@singleton("projector")`` caches it)
                 todo.append((callee, step, (*path, site.node)))
     return out
+
+
+def _callee(m: Walker, funcs: dict[str, Scope], scope: Scope, site: Site[ast.Call],
+            self_name: str | None) -> Scope | None:
+    """The function of the file that ``site`` calls from ``scope``: a method of the class
+    called on ``self`` (resolved on the instance's class by the caller), or a module-level
+    function called by its name (``output_head(x, n)``) where the file binds that name once
+    and no function around the call binds it.  None for any other call, or one under a
+    once-only guard."""
+    func = site.node.func
+    if site.ctx.scope is not scope or _lazy_guard(site, self_name):
+        return None
+    if isinstance(func, ast.Name):
+        if _bound_in_function(scope, func.id) or len(m.module_scope.binds.get(func.id, ())) != 1:
+            return None
+        return funcs.get(func.id)
+    return None
+
+
+def _module_functions(m: Walker) -> dict[str, Scope]:
+    """The file's module-level functions by name."""
+    return {f.name: f for f in m.functions if f.parent is m.module_scope}
 
 
 def _bound_in_function(scope: Scope, name: str) -> bool:
