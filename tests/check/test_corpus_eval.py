@@ -238,6 +238,17 @@ def test_the_inlet_labels_file_names_only_inlet_code_bases() -> None:
     assert len(cc.INLET_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.INLET_EXTRA)
 
 
+def test_the_fjord_labels_file_names_only_fjord_code_bases() -> None:
+    """The fjord set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_FJORD_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_FJORD_LABELS)
+    known = {cc._norm(n) for n, _ in cc.FJORD} | {r.replace("/", "-") for r, _ in cc.FJORD_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["fjord"].labels == cc.DEFAULT_FJORD_LABELS
+    assert len(cc.FJORD_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.FJORD_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -416,6 +427,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--strait", "--half", "test"],
         ["--inlet", "--strait"],
         ["--inlet", "--half", "dev"],
+        ["--fjord", "--inlet"],
+        ["--fjord", "--half", "test"],
     ],
     ids=[
         "two-sets",
@@ -448,6 +461,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "strait-half",
         "inlet-and-another",
         "inlet-half",
+        "fjord-and-another",
+        "fjord-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
