@@ -331,8 +331,9 @@ def programs_problems(root: Path | None = None) -> list[str]:
 
 
 def export_programs(mirror: Path, out: Path) -> dict[str, list[str]]:
-    """Write each file of the manifest from ``mirror/OWNER+NAME`` (a clone or mirror) under
-    ``out`` when its digest matches; the paths by outcome."""
+    """Write each file of the manifest from ``mirror/OWNER+NAME`` (a clone or mirror, bare
+    or not, or either under ``repo``) under ``out`` when its digest matches; the paths by
+    outcome."""
     outcome: dict[str, list[str]] = defaultdict(list)
     for f in program_files():
         target = out / f.path
@@ -343,7 +344,8 @@ def export_programs(mirror: Path, out: Path) -> dict[str, list[str]]:
             (
                 d
                 for d in (
-                    mirror / f.repository.replace("/", "+") / s for s in ("repo", ".git", ".")
+                    mirror / f.repository.replace("/", "+") / s
+                    for s in ("repo", "repo/.git", ".git", ".")
                 )
                 if (d / "objects").is_dir()
             ),

@@ -250,6 +250,36 @@ def test_a_missing_program_stops_the_run_with_the_rebuild(
     assert "--export-programs --mirror" in capsys.readouterr().err
 
 
+def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clone = tmp_path / "mirror" / "owner+name" / "repo"
+    clone.mkdir(parents=True)
+    (clone / "train.py").write_text("print('train')\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(clone)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "train.py"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "train"], check=True)
+    commit = subprocess.run(
+        [*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    data = (clone / "train.py").read_bytes()
+    manifest = tmp_path / "programs.toml"
+    manifest.write_text(
+        f'[[file]]\npath = "p/train.py"\nrepository = "owner/name"\ncommit = "{commit}"\n'
+        f'source = "train.py"\nblob = "{_blob_id(data)}"\n'
+        f'sha256 = "{hashlib.sha256(data).hexdigest()}"\n'
+    )
+    monkeypatch.setattr(cm, "PROGRAMS_MANIFEST", manifest)
+    out = tmp_path / "programs"
+    assert cm.export_programs(tmp_path / "mirror", out) == {"written": ["p/train.py"]}
+    assert (out / "p" / "train.py").read_bytes() == data
+    assert cm.export_programs(tmp_path / "mirror", out) == {"present": ["p/train.py"]}
+    assert cm.export_programs(tmp_path / "absent", tmp_path / "other") == {
+        "no mirror": ["p/train.py"]
+    }
+
+
 def test_programs_from_other_repositories_carry_their_license() -> None:
     """The berth, cove, reef, shoal, strait, inlet and fjord programs come from other
     repositories than pytorch/examples (whose license is ``LICENSE`` of the programs'
