@@ -14,7 +14,10 @@ names) and for the ``strait`` batch karpathy/makemore, locuslab/TCN and sfujim/T
 and for the ``inlet`` batch pytorch/examples' ``language_translation`` (on a ``torchtext``
 stand-in), keon/3-min-pytorch's denoising autoencoder and text classifier (the latter on the
 ``torchtext`` stand-in's legacy API) and Kaixhin/Rainbow (on ``atari_py``, ``cv2`` and
-``plotly`` stand-ins), each with its license; see
+``plotly`` stand-ins) and for the ``fjord`` batch shaoxiongji/federated-learning (on an
+``sklearn`` stand-in), pytorch/examples' ``imagenet`` (on the ``FakeData`` stand-in) and
+keon/seq2seq (on the ``torchtext`` stand-in's legacy ``Multi30k`` and a ``spacy``
+stand-in), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -55,7 +58,7 @@ line; a mutation keeps the line count).
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set inlet          # the latest held-out batch
+    python benchmarks/check_mutants.py --set fjord          # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -156,9 +159,11 @@ class Program:
 
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
-#: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait`` and ``inlet``
-#: (2026-12-06) were each gathered apart from the rules and measured once, blind
-BATCHES = ("original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet")
+#: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet`` and
+#: ``fjord`` (2026-12-06) were each gathered apart from the rules and measured once, blind
+BATCHES = (
+    "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
+)  # fmt: skip
 
 
 _WLM_TRAIN = (
@@ -209,6 +214,13 @@ _RAINBOW = (
     "200", "--architecture", "data-efficient", "--hidden-size", "16", "--batch-size", "4",
     "--target-update", "20",
 )  # fmt: skip
+_FEDAVG = (
+    "--epochs", "2", "--num_users", "4", "--frac", "0.5", "--local_ep", "1", "--local_bs", "8",
+    "--bs", "16", "--model", "cnn", "--num_channels", "1", "--iid", "--gpu", "0",
+)  # fmt: skip
+_IMAGENET = (
+    "--dummy", "-a", "resnet18", "-b", "8", "-j", "0", "--print-freq", "2", "--gpu", "0",
+)  # fmt: skip
 
 PROGRAMS: tuple[Program, ...] = (
     Program("mnist", "mnist", "main.py", ("--epochs", "1", "--batch-size", "16", "--test-batch-size", "16")),
@@ -258,6 +270,15 @@ PROGRAMS: tuple[Program, ...] = (
     Program("text_classification", "text_classification", "text_classification.py", (), batch="inlet"),
     Program("rainbow", "rainbow", "agent.py", _RAINBOW, batch="inlet", entry="main.py"),
     Program("rainbow/memory", "rainbow", "memory.py", _RAINBOW, batch="inlet", entry="main.py"),
+    Program("fedavg", "fedavg", "main_fed.py", _FEDAVG, batch="fjord"),
+    Program("fedavg/update", "fedavg", "models/Update.py", _FEDAVG, batch="fjord", entry="main_fed.py"),
+    Program("fedavg/test", "fedavg", "models/test.py", _FEDAVG, batch="fjord", entry="main_fed.py"),
+    Program(
+        "imagenet", "imagenet", "main.py", (*_IMAGENET, "--epochs", "2", "--resume", "checkpoint.pth.tar"),
+        setup=(("main.py", (*_IMAGENET, "--epochs", "1")),), batch="fjord",
+    ),
+    Program("seq2seq", "seq2seq", "train.py", ("-epochs", "1", "-batch_size", "12"), batch="fjord"),
+    Program("seq2seq/model", "seq2seq", "model.py", ("-epochs", "1", "-batch_size", "12"), batch="fjord", entry="train.py"),
 )  # fmt: skip
 
 
@@ -310,8 +331,9 @@ def programs_problems(root: Path | None = None) -> list[str]:
 
 
 def export_programs(mirror: Path, out: Path) -> dict[str, list[str]]:
-    """Write each file of the manifest from ``mirror/OWNER+NAME`` (a clone or mirror) under
-    ``out`` when its digest matches; the paths by outcome."""
+    """Write each file of the manifest from ``mirror/OWNER+NAME`` (a clone or mirror, bare
+    or not, or either under ``repo``) under ``out`` when its digest matches; the paths by
+    outcome."""
     outcome: dict[str, list[str]] = defaultdict(list)
     for f in program_files():
         target = out / f.path
@@ -322,7 +344,8 @@ def export_programs(mirror: Path, out: Path) -> dict[str, list[str]]:
             (
                 d
                 for d in (
-                    mirror / f.repository.replace("/", "+") / s for s in ("repo", ".git", ".")
+                    mirror / f.repository.replace("/", "+") / s
+                    for s in ("repo", "repo/.git", ".git", ".")
                 )
                 if (d / "objects").is_dir()
             ),

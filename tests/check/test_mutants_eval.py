@@ -165,6 +165,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "shoal"],
         ["--set", "strait"],
         ["--set", "inlet"],
+        ["--set", "fjord"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -182,6 +183,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[8]).isdisjoint(sum((chosen[i] for i in (0, 1, 3, 4, 5, 6, 7)), []))
     assert chosen[9] == [p.name for p in cm.PROGRAMS if p.batch == "inlet"]
     assert set(chosen[9]).isdisjoint(sum((chosen[i] for i in (0, 1, 3, 4, 5, 6, 7, 8)), []))
+    assert chosen[10] == [p.name for p in cm.PROGRAMS if p.batch == "fjord"]
+    assert set(chosen[10]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 10))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -201,6 +204,7 @@ def _blob_id(data: bytes) -> str:
         ("shoal", 3),
         ("strait", 4),
         ("inlet", 4),
+        ("fjord", 4),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -246,12 +250,42 @@ def test_a_missing_program_stops_the_run_with_the_rebuild(
     assert "--export-programs --mirror" in capsys.readouterr().err
 
 
+def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    clone = tmp_path / "mirror" / "owner+name" / "repo"
+    clone.mkdir(parents=True)
+    (clone / "train.py").write_text("print('train')\n")
+    git = ["git", "-c", "user.name=t", "-c", "user.email=t@example.com", "-C", str(clone)]
+    subprocess.run([*git, "init", "-q"], check=True)
+    subprocess.run([*git, "add", "train.py"], check=True)
+    subprocess.run([*git, "commit", "-q", "-m", "train"], check=True)
+    commit = subprocess.run(
+        [*git, "rev-parse", "HEAD"], check=True, capture_output=True, text=True
+    ).stdout.strip()
+    data = (clone / "train.py").read_bytes()
+    manifest = tmp_path / "programs.toml"
+    manifest.write_text(
+        f'[[file]]\npath = "p/train.py"\nrepository = "owner/name"\ncommit = "{commit}"\n'
+        f'source = "train.py"\nblob = "{_blob_id(data)}"\n'
+        f'sha256 = "{hashlib.sha256(data).hexdigest()}"\n'
+    )
+    monkeypatch.setattr(cm, "PROGRAMS_MANIFEST", manifest)
+    out = tmp_path / "programs"
+    assert cm.export_programs(tmp_path / "mirror", out) == {"written": ["p/train.py"]}
+    assert (out / "p" / "train.py").read_bytes() == data
+    assert cm.export_programs(tmp_path / "mirror", out) == {"present": ["p/train.py"]}
+    assert cm.export_programs(tmp_path / "absent", tmp_path / "other") == {
+        "no mirror": ["p/train.py"]
+    }
+
+
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth, cove, reef, shoal, strait and inlet programs come from other repositories
-    than pytorch/examples (whose license is ``LICENSE`` of the programs' folder), or, for
-    inlet's, some of them: each folder holds its own."""
+    """The berth, cove, reef, shoal, strait, inlet and fjord programs come from other
+    repositories than pytorch/examples (whose license is ``LICENSE`` of the programs'
+    folder), or, for inlet's and fjord's, some of them: each folder holds its own."""
     _programs_here()
-    later = ("berth", "cove", "reef", "shoal", "strait", "inlet")
+    later = ("berth", "cove", "reef", "shoal", "strait", "inlet", "fjord")
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
         assert text.startswith(("BSD 3-Clause License\n", "MIT License\n", "Copyright (c)")), (
@@ -398,6 +432,43 @@ def test_the_torchtext_stand_in_has_the_legacy_fields_datasets_and_bucket_iterat
     assert first.text.dtype == first.label.dtype == torch.long
     assert first.text.shape[0] == 12 and first.label.shape == (12,)
     assert set(first.label.tolist()) <= {1, 2}  # the labels' indices, after <unk>
+
+
+def test_the_legacy_multi30k_splits_frame_and_measure_the_sentences_of_a_tokenizer() -> None:
+    torchtext, spacy = _stub("torchtext"), _stub("spacy")
+    data, datasets = _submodule(torchtext, "data"), _submodule(torchtext, "datasets")
+    german = spacy.load("de")
+    assert [t.text for t in german.tokenizer("ein mann  sitzt")] == ["ein", "mann", "sitzt"]
+
+    def tokenize(text: str) -> list[str]:
+        return [t.text for t in german.tokenizer(text)]
+
+    src = data.Field(tokenize=tokenize, include_lengths=True, init_token="<sos>", eos_token="<eos>")
+    trg = data.Field(
+        tokenize=str.split, include_lengths=True, init_token="<sos>", eos_token="<eos>"
+    )
+    train, valid, test = datasets.Multi30k.splits(exts=(".de", ".en"), fields=(src, trg))
+    assert (len(train), len(valid), len(test)) == (24, 8, 8)
+    assert train.examples[0].src == tokenize(datasets.Multi30k(split="train")[0][0])
+    src.build_vocab(train.src, min_freq=2)  # a column of the dataset, as the legacy API reads it
+    trg.build_vocab(train.trg, max_size=3)
+    assert src.vocab.itos[:4] == ["<unk>", "<pad>", "<sos>", "<eos>"]
+    assert len(trg.vocab) == 4 + 3 and trg.vocab.stoi["<pad>"] == 1
+    with pytest.raises(AttributeError):
+        train.absent  # noqa: B018 - only the fields are columns
+    (batch,) = data.BucketIterator.splits((test,), batch_size=8, repeat=False)
+    first = next(iter(batch))
+    tokens, lengths = first.src
+    assert tokens.shape == (int(lengths.max()), 8)  # time first, as without batch_first
+    assert tokens[0].tolist() == [src.vocab.stoi["<sos>"]] * 8
+    lengths_seen = [len(e.src) + 2 for e in test.examples]
+    assert lengths.tolist() == lengths_seen
+
+
+def test_the_sklearn_stand_in_imports_its_metrics() -> None:
+    sklearn = _stub("sklearn")
+    assert sklearn.metrics.accuracy_score([1, 0, 1, 1], [1, 1, 1, 0]) == 0.5
+    assert sklearn.metrics.accuracy_score([], []) == 0.0
 
 
 def test_the_atari_stand_in_ends_its_game_and_cv2_resizes_to_width_and_height() -> None:
