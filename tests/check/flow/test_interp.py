@@ -674,7 +674,10 @@ def test_values_and_items_of_a_known_dict_keep_its_values(snippet):
 def test_the_attributes_a_file_stores_outside_self_are_those_of_a_full_walk():
     import ast
 
-    from torchferry.check.flow.program import _outside_stores
+    from torchferry.check.flow.treeindex import tree_index
+
+    def _outside_stores(tree):
+        return set(tree_index(tree).outside_stores())
 
     def reference(tree):  # every node, isinstance tests
         out = set()

@@ -241,5 +241,4 @@ def _defined_in_run(ff: FileFlow, name: str) -> bool:
     needle = f"def {name}("
     if ff.project is None:
         return any(needle in line for line in ff.lines or ())
-    raw = needle.encode()
-    return any(raw in text for text in ff.project.files.values())
+    return ff.project.defines(name)

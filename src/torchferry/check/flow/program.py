@@ -49,6 +49,7 @@ from torchferry.check.flow.lattice import (
 from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.modclass import module_base, module_class
 from torchferry.check.flow.order import Point, surely_after
+from torchferry.check.flow.treeindex import tree_index
 from torchferry.check.names import imported_by_call
 
 if TYPE_CHECKING:
@@ -221,7 +222,6 @@ class FileFlow:
         self._pending: dict[int, ScopeResult] = {}
         #: the budget's units each memoised summary paid for (see :meth:`summary`)
         self._paid: dict[int, frozenset[tuple[str, int, int]]] = {}
-        self._outside_stores: set[str] | None = None
         self._given: dict[tuple[int, tuple[tuple[int, Kind], ...]], ScopeResult] = {}
         #: what each function feeds to modules, see :func:`torchferry.check.flow.feeds.feeds`
         self.feeds_memo: dict[int, dict[int, list[Feed]]] = {}
@@ -253,8 +253,6 @@ class FileFlow:
         #: whether :meth:`_specialise` has run
         self._specialised = False
         #: the names this file uses other than as the function of a call, see :meth:`callers_of`
-        self._named_values: frozenset[str] | None = None
-        self._named_calls: Counter[str] = Counter()
         self._local_classes: set[int] = set()
         #: id(call) -> what ``Plain(...)``, a plain class of the run built in this file,
         #: gives its ``__init__`` (parameter index as a string -> argument value)
@@ -1025,8 +1023,7 @@ class FileFlow:
         """
         if self._base_names is None:
             self._base_names = frozenset(
-                b.id for st in ast.walk(self.tree) if isinstance(st, ast.ClassDef)
-                for b in st.bases if isinstance(b, ast.Name))
+                b.id for st in tree_index(self.tree).classes for b in st.bases if isinstance(b, ast.Name))
         return self._base_names
 
     def _may_yield(self, fn: ast.AST) -> bool:
@@ -1242,19 +1239,11 @@ class FileFlow:
     def _value_names(self) -> frozenset[str]:
         """The names this file uses other than as the function of a call (``f`` of
         ``map(f, xs)``, ``self.step`` of ``hooks.append(self.step)``)."""
-        if self._named_values is None:
-            calls = [n for n in ast.walk(self.tree) if isinstance(n, ast.Call)]
-            called = {id(n.func) for n in calls}
-            self._named_values = frozenset(
-                n.id if isinstance(n, ast.Name) else n.attr for n in ast.walk(self.tree)
-                if isinstance(n, (ast.Name, ast.Attribute)) and id(n) not in called)
-            self._named_calls = Counter(name for name in map(_called_name, calls) if name is not None)
-        return self._named_values
+        return tree_index(self.tree).value_names()
 
     def _called_names(self) -> Counter[str]:
         """How many calls of this file call each name (``f(x)``, ``obj.f(x)``)."""
-        self._value_names()
-        return self._named_calls
+        return tree_index(self.tree).called_names()
 
     def _moves_itself(self, res: ScopeResult, call: CallEvent) -> ClassInfo | None:
         """The ``nn.Module`` class whose method ``res`` moves its own object with ``call``
@@ -1606,9 +1595,8 @@ class FileFlow:
     def _assigned_outside(self, attr: str) -> bool:
         """Does this file assign ``<x>.<attr>`` for an ``x`` other than ``self`` (or call
         ``setattr``)?"""
-        if self._outside_stores is None:
-            self._outside_stores = _outside_stores(self.tree)
-        return attr in self._outside_stores or "" in self._outside_stores
+        stores = tree_index(self.tree).outside_stores()
+        return attr in stores or "" in stores
 
     def _table(self, cls: ClassInfo) -> dict[str, Value]:
         if cls.table is not None:
@@ -1630,44 +1618,6 @@ class FileFlow:
                 old = cls.table.get(name)
                 cls.table[name] = v if old is None else join(old, v)
         return cls.table
-
-
-def _outside_stores(tree: ast.Module) -> set[str]:
-    """The attributes ``tree`` assigns or deletes on something other than ``self``
-    (``x.attr = v``), and ``""`` when it calls ``setattr``: every node but names, constants
-    and those of :data:`_LEAVES`, in one pass over a list that grows while it is read, with
-    exact type tests (about a third of the time of ``ast.walk`` with ``isinstance`` on the
-    files of a large code base)."""
-    out: set[str] = set()
-    attribute, call, name, stores, node_type = ast.Attribute, ast.Call, ast.Name, (ast.Store, ast.Del), ast.AST
-    skip = _LEAVES | {name, ast.Constant}  # (no attribute store or call lies under them)
-    todo: list[Any] = [tree]  # (every other kind of node; each branch tests its type first)
-    add = todo.append
-    for n in todo:
-        t = type(n)
-        if t is attribute:
-            v = n.value
-            if type(v) is name:
-                if type(n.ctx) in stores and v.id != "self":
-                    out.add(n.attr)
-                continue
-            if type(n.ctx) in stores:
-                out.add(n.attr)
-            add(v)
-            continue
-        if t is call:
-            f = n.func
-            if type(f) is name and f.id == "setattr":
-                out.add("")
-        for field_name in n._fields:
-            v = getattr(n, field_name, None)
-            if type(v) is list:
-                for x in v:
-                    if type(x) not in skip and isinstance(x, node_type):
-                        add(x)
-            elif type(v) not in skip and isinstance(v, node_type):
-                add(v)
-    return out
 
 
 #: what a scope's text must mention for a device mistake to show in it (plain substrings:
@@ -2034,12 +1984,6 @@ def _parameter_itself(v: Value) -> int | None:
         return None
     p = next(iter(places))
     return int(p.ref) if p.where is Where.PARAM else None
-
-
-def _called_name(call: ast.Call) -> str | None:
-    """The name a call calls: ``f`` of ``f(x)`` and of ``obj.f(x)``."""
-    f = call.func
-    return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None
 
 
 def _static(fn: ast.AST) -> bool:

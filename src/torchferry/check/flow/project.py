@@ -37,6 +37,7 @@ from typing import TypeVar
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.lattice import Reason, Value
 from torchferry.check.flow.program import SUMMARY_BUDGET, FileFlow
+from torchferry.check.flow.treeindex import tree_index
 
 try:  # the builtin module: hashlib would load OpenSSL first, slower to start
     from _blake2 import blake2b
@@ -52,6 +53,10 @@ ForeignCall = tuple[FileFlow, ScopeResult, int, dict[str, Value]]
 _FROM = re.compile(rb"[ \t]*from[ \t]+(\.*[\w.]*)[ \t]+import[ \t]+(\([^)]*\)|[^\n]*)")
 _IMPORT = re.compile(rb"[ \t]*import[ \t]+([\w.]+(?:[ \t]+as[ \t]+\w+)?(?:[ \t]*,[ \t]*[\w.]+(?:[ \t]+as[ \t]+\w+)?)*)")
 _NAME = re.compile(rb"[A-Za-z_]\w*")
+#: ``def <name>(`` in a text (:meth:`Project.defines`); a match holds no blank, so none
+#: hides another
+_DEFINES = re.compile(rb"def (\w+)\(")
+_DEFINED = re.compile(rb"\w+")
 #: a string literal quoted simply: no escape, no quote inside, on one line, without spaces
 _LITERAL = re.compile(rb"""(['"])([^'"\\\s]{2,200})\1""")
 _MASK128 = (1 << 128) - 1
@@ -151,6 +156,8 @@ class Project:
         for p, m in self.module_of.items():
             self.by_module.setdefault(m, p)
         self._flows: OrderedDict[str, FileFlow] = OrderedDict()
+        #: every ``<name>`` (ASCII) of a ``def <name>(`` in the run's texts (:meth:`defines`)
+        self._defined: set[bytes] | None = None
         #: the text each kept analysis of another file was parsed from (see :meth:`tree_of`)
         self._texts: dict[str, str] = {}
         #: the trees of analyses dropped by :meth:`add`, with their texts, to read again
@@ -413,6 +420,22 @@ class Project:
         return None
 
     # -- the callers of a function in other files ---------------------------------------------
+    def defines(self, name: str) -> bool:
+        """Does the text of a file of the run hold ``def <name>(`` (a function or method
+        ``name`` it may define)?  The names of every such text are found in one pass over
+        the run's files, the first time (an ASCII name; any other is searched for).
+
+        >>> run = Project({"a.py": b"def step(x):\\n    pass\\nadef  bad(1)\\n"}, packages=())
+        >>> run.defines("step"), run.defines("sample"), run.defines("bad"), run.defines(" bad")
+        (True, False, False, True)
+        """
+        if not name.isascii() or not _DEFINED.fullmatch(name.encode()):
+            raw = f"def {name}(".encode()
+            return any(raw in text for text in self.files.values())
+        if self._defined is None:
+            self._defined = {m for text in self.files.values() for m in _DEFINES.findall(text)}
+        return name.encode() in self._defined
+
     def importers(self, path: str) -> frozenset[str] | None:
         """The files of the run that import ``path``, directly or not (None: more than
         :data:`MAX_IMPORTERS`)."""
@@ -761,8 +784,8 @@ def _constructs(ff: FileFlow, node: ast.AST, name: str) -> bool:
 def _super_names(ff: FileFlow) -> set[int]:
     """The class names ``ff`` gives ``super`` (``super(Net, self).__init__()``): the class is
     named, but no instance is built there."""
-    return {id(node.args[0]) for node in ast.walk(ff.tree)
-            if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "super"
+    return {id(node.args[0]) for node in tree_index(ff.tree).calls
+            if isinstance(node.func, ast.Name) and node.func.id == "super"
             and len(node.args) == 2 and isinstance(node.args[0], ast.Name)}
 
 
@@ -770,8 +793,8 @@ def _static_calls(ff: FileFlow, name: str) -> set[int]:
     """The names of the class ``name`` in ``ff`` that call one of its static methods
     (``Parts.cut(idx, mesh)``): the class is named, but no instance is built there."""
     out: set[int] = set()
-    for node in ast.walk(ff.tree):
-        if not (isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+    for node in tree_index(ff.tree).calls:
+        if not isinstance(node.func, ast.Attribute):
             continue
         base = node.func.value
         if not (isinstance(base, ast.Name) and _references_name(ff, base, name)):
@@ -794,9 +817,7 @@ def _references(ff: FileFlow, name: str) -> set[int]:
     """The nodes of ``ff`` that may name the function ``name`` of another file: a name it
     is imported as (``from .summ import summary as s``) or an attribute ``<x>.name``."""
     local = {a for a, q in ff.imports.items() if q.rsplit(".", 1)[-1] == name} | {name}
-    out: set[int] = set()
-    for node in ast.walk(ff.tree):
-        if isinstance(node, ast.Name) and node.id in local and isinstance(node.ctx, ast.Load) or \
-                isinstance(node, ast.Attribute) and node.attr == name:
-            out.add(id(node))
+    index = tree_index(ff.tree)
+    out = {id(node) for k in local for node in index.names.get(k, ()) if isinstance(node.ctx, ast.Load)}
+    out.update(id(node) for node in index.attributes.get(name, ()))
     return out

@@ -32,12 +32,14 @@ level, the functions of the file that read the name as a global see it too.
 from __future__ import annotations
 
 import ast
+import bisect
 from collections.abc import Iterator
 from typing import NamedTuple
 
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.lattice import CPU, Kind, Op, Value, Where, zero_dim_made
 from torchferry.check.flow.program import FileFlow
+from torchferry.check.flow.treeindex import statements
 from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
@@ -57,8 +59,13 @@ def sibling_groups(ff: FileFlow) -> list[Siblings]:
     """The unpackings of one call's result into two names or more, in every scope of the
     file interpreted so far, of which the scope moves at least one tensor sibling (made on
     the CPU, as the call gave it) to a device after the unpacking."""
-    out = []
+    out: list[Siblings] = []
+    lines = sorted({st.lineno for st in statements(ff.tree) if _unpacked_names(st) is not None})
+    if not lines:
+        return out
     for res in ff.interpreted():
+        if not _may_hold(res.node, lines):
+            continue
         for st in _own_statements(res.node):
             names = _unpacked_names(st)
             if names is None:
@@ -69,16 +76,46 @@ def sibling_groups(ff: FileFlow) -> list[Siblings]:
     return out
 
 
+def _may_hold(fn: ast.AST, lines: list[int]) -> bool:
+    """Does one of ``lines`` (sorted) lie within the lines of ``fn`` (a module: every line)?
+
+    >>> fn = ast.parse("x = 1\\ndef f():\\n    a, b = g()\\n").body[1]
+    >>> _may_hold(fn, [1]), _may_hold(fn, [1, 3]), _may_hold(ast.Module([], []), [7])
+    (False, True, True)
+    """
+    first, last = getattr(fn, "lineno", None), getattr(fn, "end_lineno", None)
+    if first is None or last is None:
+        return True
+    at = bisect.bisect_left(lines, first)
+    return at < len(lines) and lines[at] <= last
+
+
 def _own_statements(fn: ast.AST) -> Iterator[ast.stmt]:
-    """The statements of ``fn`` itself (a module or a function), not of what it defines."""
-    todo = list(ast.iter_child_nodes(fn))
+    """The statements of ``fn`` itself (a module or a function), not of what it defines
+    (nor those of ``except`` handlers and ``case`` blocks), last first, depth first."""
+    todo = _statement_children(fn)
     while todo:
         n = todo.pop()
         if isinstance(n, _FUNCS):
             continue
-        if isinstance(n, ast.stmt):
-            yield n
-        todo.extend(c for c in ast.iter_child_nodes(n) if isinstance(c, ast.stmt))
+        yield n
+        todo.extend(_statement_children(n))
+
+
+def _statement_children(node: ast.AST) -> list[ast.stmt]:
+    """The statements directly in the blocks of ``node`` (``body``, ``orelse``, ...), in the
+    order of :func:`ast.iter_child_nodes`.
+
+    >>> [type(s).__name__ for s in _statement_children(ast.parse("if a:\\n    x = 1\\nelse:\\n    pass\\n").body[0])]
+    ['Assign', 'Pass']
+    """
+    out: list[ast.stmt] = []
+    stmt = ast.stmt
+    for name in node._fields:
+        v = getattr(node, name, None)
+        if type(v) is list:
+            out.extend([x for x in v if isinstance(x, stmt)])
+    return out
 
 
 def _unpacked_names(st: ast.stmt) -> tuple[str, ...] | None:
