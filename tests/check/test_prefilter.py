@@ -125,3 +125,18 @@ def test_a_file_that_only_imports_checked_files_is_checked(tmp_path: Path) -> No
              "main.py": "from helpers import add\n\nprint(add(1, 2))\n"}
     out = run(tmp_path / "plain", write(tmp_path / "plain", plain))
     assert out == {"helpers.py": (True, []), "main.py": (True, [])}
+
+
+def test_a_huge_file_is_searched_across_its_chunks(tmp_path: Path) -> None:
+    """A file over the size limit is read in chunks: a word that a chunk's end cuts is
+    found, and the tail of a word kept across the boundary (``mps`` of ``jumps``) is no
+    word."""
+    from torchferry.check.runner import _contains
+
+    size = 1 << 20
+    cut = tmp_path / "cut.py"
+    cut.write_bytes(b"#" * (size - 3) + b"torch\n")
+    tail = tmp_path / "tail.py"
+    tail.write_bytes(b"#" * (size - 2 - prefilter.LONGEST) + b"jumps" + b"#" * (prefilter.LONGEST - 3)
+                     + b"\n" * 8)
+    assert _contains(cut) and not _contains(tail)

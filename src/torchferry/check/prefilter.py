@@ -57,10 +57,12 @@ def _pattern() -> str:
 #: the pre-filter's words, as a pattern of bytes and of text
 WORDS = re.compile(_pattern().encode())
 WORDS_TEXT = re.compile(_pattern())
-#: the longest match, so a file read in chunks keeps this many bytes across a boundary
+#: the longest match: a file read in chunks keeps one byte more across a boundary (the
+#: byte before a word says whether it begins there)
 LONGEST = max(len(w) for w in (*_ANYWHERE, *_words(), *(f".{c}(" for c in _CALLS)))
 
 
-def mentions(data: bytes) -> bool:
-    """Does ``data`` spell a word without which no rule has anything to report?"""
-    return WORDS.search(data) is not None
+def mentions(data: bytes, start: int = 0) -> bool:
+    """Does ``data`` spell a word without which no rule has anything to report (from
+    ``start`` on: the bytes before it only say whether a word begins there)?"""
+    return WORDS.search(data, start) is not None

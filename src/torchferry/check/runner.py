@@ -737,9 +737,10 @@ def _contains(path: Path) -> bool:
         with open(path, "rb") as fh:
             tail = b""
             while chunk := fh.read(1 << 20):
-                if prefilter.mentions(tail + chunk):
+                # (a word at the tail's first byte was found in the chunk before)
+                if prefilter.mentions(tail + chunk, 1 if tail else 0):
                     return True
-                tail = chunk[-prefilter.LONGEST:]
+                tail = chunk[-prefilter.LONGEST - 1 :]
     except OSError:
         return True
     return False
