@@ -1,21 +1,27 @@
 r"""The pre-filter: which files no rule can report in, so they are skipped unparsed.
 
-A rule reports a device mistake only where the file spells some of the analysis's
-vocabulary: torch itself, a move (``.to(``, ``.cpu(``, ``cuda``), a device (``device``,
-an accelerator's name), a read of a tensor to the host (``.numpy(``, ``.item(``,
-``.tolist(``), or a library whose values the analysis knows (``transformers`` and its
-``from_pretrained`` loaders, a tokenizer's ``return_tensors``, ``torchvision``, ``timm``,
-Lightning, ...).  The words are derived from the analysis's own tables
+A device mistake is made with torch's values, which a file reaches by spelling torch, or
+through a library whose values the analysis knows: ``transformers`` (its models'
+``from_pretrained`` loaders, a tokenizer's ``return_tensors``), ``timm``, ``torchvision``,
+Lightning, ``diffusers``...  So a file is checked when it spells ``torch`` or one of those
+libraries' names as a word; the names are derived from the analysis's own tables
 (:mod:`torchferry.check.flow.vocab`, :mod:`~torchferry.check.flow.libfacts`,
-:mod:`~torchferry.check.flow.modclass`), so a fact added there widens the filter too.
-A file that spells none of them may still import a checked file of the run (a model
+:mod:`~torchferry.check.flow.modclass`), so a library fact added there widens the filter
+too.  A file that spells none of them may still import a checked file of the run (a model
 built by another file's factory) or be imported by one: the runner checks those as well.
+
+The words of torch's methods alone (``.numpy(``, ``.item(``, ``.to(``, ``cuda``,
+``device``) do not make a file checked: in a file that names no such library nor imports
+a checked file of the run, the analysis cannot know where such a value lives (a
+``.numpy()`` of an object a framework outside the run hands over, already on the CPU).
 
 >>> mentions(b"from transformers import CLIPModel\n")
 True
->>> mentions(b"model = build().cuda()\n"), mentions(b"probs = out.numpy()\n")
+>>> mentions(b"import timm\n"), mentions(b"m = M.from_pretrained(name)\n")
 (True, True)
->>> mentions(b"import json\nprint(json.dumps({'input': 1}))\n")  # "input" is no "npu"
+>>> mentions(b"boxes = instances.pred_boxes.tensor.numpy()\n")  # only a method's name
+False
+>>> mentions(b"import json\nprint(json.dumps({'timmy': 1}))\n")  # "timm" inside a word
 False
 """
 
@@ -26,10 +32,8 @@ from collections.abc import Iterable
 
 from torchferry.check.flow import libfacts, modclass, vocab
 
-#: spelled anywhere, also inside a longer name (``pytorch_lightning``, ``target_device``)
-_ANYWHERE = ("torch", "device")
-#: methods that move a tensor or read it to the host, spelled as a call (``.to(``)
-_CALLS = vocab.MOVE_NAMES | vocab.TO_NDARRAY | {"item", "tolist"}
+#: spelled anywhere, also inside a longer name (``pytorch_lightning``, ``torchvision``)
+_ANYWHERE = "torch"
 
 
 def _roots(quals: Iterable[str]) -> set[str]:
@@ -37,21 +41,18 @@ def _roots(quals: Iterable[str]) -> set[str]:
 
 
 def _words() -> frozenset[str]:
-    """Whole words: the accelerators' names (``"mps"``, never ``jumps``), the top-level
-    packages of the libraries the analysis knows, their loaders and keywords."""
+    """Whole words: the top-level packages of the libraries the analysis knows, their
+    loaders and keywords (those that spell torch are found as torch)."""
     libraries = (_roots(modclass.PACKAGE_MODULES) | _roots(vocab.MODEL_BUILDERS)
                  | _roots(vocab.MODEL_ZOOS) | _roots(libfacts.LIGHTNING_MODULES)
                  | _roots(n for fact in libfacts.CALL_FACTS for n in fact.names)
                  | set(modclass.HF_MODEL_PACKAGES) | {"torchmetrics"})
-    return frozenset(vocab.ACCEL_KINDS | libraries | vocab.PRETRAINED_LOADERS
-                     | {vocab.TENSORS_ON_THE_CPU[0]})
+    words = libraries | vocab.PRETRAINED_LOADERS | {vocab.TENSORS_ON_THE_CPU[0]}
+    return frozenset(w for w in words if _ANYWHERE not in w)
 
 
 def _pattern() -> str:
-    anywhere = "|".join(sorted(_ANYWHERE))
-    calls = "|".join(sorted(_CALLS))
-    words = "|".join(sorted(w for w in _words() if not any(a in w for a in _ANYWHERE)))
-    return rf"{anywhere}|\.(?:{calls})\(|\b(?:{words})\b"
+    return rf"{_ANYWHERE}|\b(?:{'|'.join(sorted(_words()))})\b"
 
 
 #: the pre-filter's words, as a pattern of bytes and of text
@@ -59,7 +60,7 @@ WORDS = re.compile(_pattern().encode())
 WORDS_TEXT = re.compile(_pattern())
 #: the longest match: a file read in chunks keeps one byte more across a boundary (the
 #: byte before a word says whether it begins there)
-LONGEST = max(len(w) for w in (*_ANYWHERE, *_words(), *(f".{c}(" for c in _CALLS)))
+LONGEST = max(len(w) for w in (_ANYWHERE, *_words()))
 
 
 def mentions(data: bytes, start: int = 0) -> bool:
