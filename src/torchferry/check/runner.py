@@ -23,7 +23,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from torchferry._internal.atomic import ChangedSinceRead, clean_stale_temps, write_bytes
-from torchferry.check import engine
+from torchferry.check import engine, prefilter
 from torchferry.check.api import Evidence, Finding, Fix, split_lines
 from torchferry.check.cache import Cache, content_hash, fix_from_json, fix_to_json
 from torchferry.check.config import DEFAULT_MAX_FILE_SIZE
@@ -44,8 +44,9 @@ __all__ = [
 if TYPE_CHECKING:
     from torchferry.check.flow import Project
 
-#: Files whose bytes do not contain this are skipped without being parsed.
-PREFILTER = b"torch"
+#: Files whose bytes spell none of these words are skipped without being parsed (unless
+#: they import a checked file of the run, or one imports them): :mod:`.prefilter`.
+PREFILTER = prefilter.WORDS
 #: Below this many bytes still to check, worker processes cost more than they save.
 PARALLEL_MIN_BYTES = 384 * 1024
 
@@ -558,7 +559,7 @@ def check_paths(
         if limit is not None and len(data) > limit:
             outcomes[i] = _too_large(path, display, opts, limit)
             continue
-        if opts.prefilter and not _mentions_torch(path, data):
+        if opts.prefilter and not _mentions_words(path, data):
             outcomes[i] = FileOutcome(path, display, skipped=True,
                                       note=_other_language(path, data))
             if path.suffix == ".py":  # not checked, but a file that is may import it
@@ -627,17 +628,21 @@ def check_paths(
 def _given_tensors(project: Project, context: list[tuple[int, Path, bytes]],
                    readable: list[tuple[int, Path, bytes, str]], outcomes: list[FileOutcome | None],
                    cwd: Path) -> list[tuple[int, Path, bytes, str]]:
-    """The files the pre-filter skipped that are checked all the same: a file of the run
-    that mentions torch imports them (``viz.py``, whose ``show(net)`` reads
-    ``net.conv1.weight.data.numpy()``, called by ``main.py`` with ``net.cuda()``), and few
-    enough files import them for their calls to be known (:meth:`Project.importers`)."""
+    """The files the pre-filter skipped that are checked all the same, as a checked file of
+    the run reaches into them or they into it: one imports them (``viz.py``, whose
+    ``show(net)`` reads ``net.conv1.weight.data.numpy()``, called by ``main.py`` with
+    ``net.cuda()``), and few enough files import them for their calls to be known
+    (:meth:`Project.importers`); or they import one (``app.py`` calling ``build_model()``
+    of a ``models.py`` that moves the model, and ``make_batch()`` of one that builds a
+    tensor on the CPU)."""
     if not context:
         return []
     checked = {os.path.abspath(p) for _, p, _, _ in readable}
     out = []
     for i, path, data in context:
-        by = project.importers(os.path.abspath(path))
-        if not by or not by & checked:
+        key = os.path.abspath(path)
+        by = project.importers(key)
+        if not (by and by & checked) and not project.imports_of(key) & checked:
             continue
         outcomes[i] = None
         out.append((i, path, data, display_path(path, cwd)))
@@ -649,10 +654,11 @@ def _given_tensors(project: Project, context: list[tuple[int, Path, bytes]],
 NOTEBOOK_SIZE_FACTOR = 20
 
 
-def _mentions_torch(path: Path, data: bytes) -> bool:
-    """The pre-filter: whether the file can use torch at all.  A notebook's JSON may spell
-    the name with escapes (``\\u0074orch``): its text is decoded when it has any."""
-    if PREFILTER in data:
+def _mentions_words(path: Path, data: bytes) -> bool:
+    """The pre-filter: whether the file spells a word some rule needs
+    (:func:`.prefilter.mentions`).  A notebook's JSON may spell it with escapes
+    (``\\u0074orch``): its text is decoded when it has any."""
+    if prefilter.mentions(data):
         return True
     if path.suffix != ".ipynb" or b"\\u" not in data:
         return False
@@ -662,7 +668,7 @@ def _mentions_torch(path: Path, data: bytes) -> bool:
         text = json.dumps(json.loads(data), ensure_ascii=False)
     except (ValueError, RecursionError):
         return True  # not JSON we can read: checking it reports what is wrong
-    return PREFILTER.decode() in text
+    return prefilter.WORDS_TEXT.search(text) is not None
 
 
 def _other_language(path: Path, data: bytes) -> str | None:
@@ -716,7 +722,7 @@ def _too_large(path: Path, display: str, opts: Options, limit: int) -> FileOutco
         size = st.st_size if stat.S_ISREG(st.st_mode) else None
     except OSError:
         size = None
-    if opts.prefilter and size is not None and not _contains(path, PREFILTER):
+    if opts.prefilter and size is not None and not _contains(path):
         return FileOutcome(path, display, skipped=True)
     if SYNTAX_ERROR in opts.ignore_for(path):
         return FileOutcome(path, display)
@@ -724,14 +730,17 @@ def _too_large(path: Path, display: str, opts: Options, limit: int) -> FileOutco
     return FileOutcome(path, display, [_too_large_diag(display, what, limit)])
 
 
-def _contains(path: Path, needle: bytes) -> bool:
+def _contains(path: Path) -> bool:
+    """Does the file spell a word of the pre-filter?  Read in chunks, so a huge file is
+    never held whole."""
     try:
         with open(path, "rb") as fh:
             tail = b""
             while chunk := fh.read(1 << 20):
-                if needle in tail + chunk:
+                # (a word at the tail's first byte was found in the chunk before)
+                if prefilter.mentions(tail + chunk, 1 if tail else 0):
                     return True
-                tail = chunk[-len(needle) + 1 :]
+                tail = chunk[-prefilter.LONGEST - 1 :]
     except OSError:
         return True
     return False

@@ -3,7 +3,7 @@ configuration, the workspace's ``nn.Module`` classes, and the findings of one do
 
 Everything here is plain ``torchferry.check``: a document is checked exactly as
 ``ferry check`` checks the file (the same ``[tool.torchferry]``, per-file ignores,
-exclude, size limit and "torch" pre-filter), with the unsaved text instead of the
+exclude, size limit and the pre-filter of words no rule can report without), with the unsaved text instead of the
 file's bytes::
 
     >>> import pathlib, tempfile
@@ -23,14 +23,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from torchferry.check import engine
+from torchferry.check import engine, prefilter
 from torchferry.check.api import Finding, Fix
 from torchferry.check.config import Config, load_config
 from torchferry.check.engine import SYNTAX_ERROR, InternalError
 from torchferry.check.files import Walker
 from torchferry.check.project import headers as class_headers
 from torchferry.check.project import module_classes
-from torchferry.check.runner import PREFILTER, Options, _notebook_fix, _too_large_diag
+from torchferry.check.runner import Options, _notebook_fix, _too_large_diag
 from torchferry.errors import UsageError
 
 __all__ = [
@@ -276,12 +276,12 @@ def _fry000(message: str) -> Finding:
 
 
 def _precheck(text: str, path: Path, project: Project, what: str) -> list[Finding] | None:
-    """Findings that stand for the whole document (too large), [] to skip it (excluded, no
-    "torch" in it), None to check it."""
+    """Findings that stand for the whole document (too large), [] to skip it (excluded, none of
+    the pre-filter's words in it), None to check it."""
     opts = project.options
     if project.excluded(path):
         return []
-    if opts.prefilter and PREFILTER.decode() not in text:
+    if opts.prefilter and prefilter.WORDS_TEXT.search(text) is None:
         return []
     limit = opts.max_file_size
     if limit is not None and len(text) > limit and len(text.encode("utf-8", "replace")) > limit:

@@ -187,6 +187,9 @@ class Evaluator:
         base = self.eval(node.value)
         key = node.slice
         self.eval(key)
+        if isinstance(node.value, ast.Name) and node.value.id not in self.i.env and \
+                self.ff.memo_cache(self.i.node, node.value.id):
+            return BOTTOM  # (what this function stored there, and returns on its other paths)
         # a literal key: a name, or a position (an int, not a bool)
         number = number_value(key, signed=False)
         index: int | str | None = number if isinstance(number, int) else \

@@ -45,7 +45,7 @@ from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
 from torchferry.check.flow.libfacts import LIGHTNING_MODULES
-from torchferry.check.flow.vocab import NN_NOT_MODULES, PARAM_LAYERS
+from torchferry.check.flow.vocab import NN_NOT_MODULES, PARAM_LAYERS, PRETRAINED_LOADERS
 
 if TYPE_CHECKING:
     from torchferry.check.scopes import ClassInfo, Walker
@@ -140,6 +140,39 @@ def hf_layer(qual: str, attr: str) -> str | None:
     if attr in HF_LAYERS or attr == arch.lower():
         return f"{qual}.{attr}"
     return None
+
+
+#: the factories of Hugging Face models (``AutoModelForCausalLM``): of some architecture
+_HF_AUTO = re.compile(r"AutoModel(For[A-Z]\w*)?")
+
+
+def hf_submodule(text: str, attr: str) -> bool:
+    """Is ``<model>.<attr>`` a layer (with weights) of the model that a call of origin text
+    ``text`` built: a Hugging Face model class or its loader
+    (``transformers.CLIPModel.from_pretrained(...)``: :func:`hf_layer`), or a factory of
+    some architecture (``transformers.AutoModel.from_pretrained(...)``: one of
+    :data:`HF_LAYERS`, which every architecture's classes hold)?
+
+    >>> hf_submodule("transformers.CLIPModel.from_pretrained(...)", "text_model")
+    True
+    >>> hf_submodule("transformers.AutoModelForSeq2SeqLM.from_pretrained(...)", "encoder")
+    True
+    >>> hf_submodule("transformers.CLIPModel.from_pretrained(...)", "generate")
+    False
+    >>> hf_submodule("mylib.CLIPModel(...)", "text_model")
+    False
+    """
+    if not text.endswith("(...)"):
+        return False
+    qual = text[: -len("(...)")]
+    head, _, last = qual.rpartition(".")
+    if last in PRETRAINED_LOADERS:
+        qual = head
+    top, _, rest = qual.partition(".")
+    if top in HF_MODEL_PACKAGES and _HF_AUTO.fullmatch(rest.rsplit(".", 1)[-1]):
+        return attr in HF_LAYERS
+    layer = hf_layer(qual, attr)
+    return layer is not None and layer != "torch.nn.Dropout"
 
 
 def module_base(qual: str) -> bool:

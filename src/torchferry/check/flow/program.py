@@ -222,6 +222,8 @@ class FileFlow:
         self._pending: dict[int, ScopeResult] = {}
         #: the budget's units each memoised summary paid for (see :meth:`summary`)
         self._paid: dict[int, frozenset[tuple[str, int, int]]] = {}
+        #: :meth:`memo_cache` (None: not yet asked)
+        self._memo: dict[str, ast.AST] | None = None
         self._given: dict[tuple[int, tuple[tuple[int, Kind], ...]], ScopeResult] = {}
         #: what each function feeds to modules, see :func:`torchferry.check.flow.feeds.feeds`
         self.feeds_memo: dict[int, dict[int, list[Feed]]] = {}
@@ -432,6 +434,21 @@ class FileFlow:
             if found is not None:
                 return found
         return None
+
+    def memo_cache(self, fn: ast.AST, name: str) -> bool:
+        """Is ``name`` a module-level cache that only ``fn`` fills, with values it returns
+        (:func:`~torchferry.check.flow.caches.memo_caches`), and that no other file of the
+        run that imports this one names?"""
+        if self._memo is None:
+            from torchferry.check.flow.caches import memo_caches
+
+            self._memo = memo_caches(self.tree)
+            if self._memo and self.project is not None:
+                by = self.project.importers(self.path)
+                texts = [self.project.files.get(p, b"") for p in by] if by is not None else None
+                self._memo = {n: f for n, f in self._memo.items()
+                              if texts is not None and not any(n.encode() in t for t in texts)}
+        return self._memo.get(name) is fn
 
     @property
     def rebound_globals(self) -> frozenset[str]:

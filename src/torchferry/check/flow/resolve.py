@@ -573,6 +573,9 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
     held = held if held is not None else _held_module(ev, recv, attr)
     if held is not None:  # ``self.policy.net(x)``, ``trainer.model(batch)``
         return module_call(ev, node, held, args, kws)
+    layer = _library_submodule(recv, attr)
+    if layer is not None:  # ``clip.text_model(**inputs)`` of a moved ``CLIPModel``
+        return module_call(ev, node, layer, args, kws)
     if recv.is_(Kind.MODULE):
         return module_method(ev, node, attr, recv, args, kws)
     if attr == "setdefault" and len(args) == 2 and recv.elts is None and \
@@ -709,6 +712,23 @@ def _held_module(ev: Evaluator, recv: Value, attr: str) -> Value | None:
         made = tuple(o if o.path else o._replace(path=info.ff.path) for o in made)
     moved = tuple(o for o in recv.origins if o.op is not Op.MADE)  # (its own construction's)
     return Value(_MODULE, recv.places, (*made, *moved)[:ORIGIN_CAP], Basis.INFERRED)
+
+
+def _library_submodule(recv: Value, attr: str) -> Value | None:
+    """``recv.<attr>`` when ``recv`` is a placed Hugging Face model, built or loaded by its
+    class or a factory (``CLIPModel.from_pretrained(name).to(device)``), and ``attr`` a
+    layer that class builds (:func:`~torchferry.check.flow.modclass.hf_submodule`:
+    ``text_model``, ``encoder``): a submodule, which the model's moves take along, where
+    the model is.  None for anything else (``model.generate``, a model of another origin
+    or of several)."""
+    if not recv.known_places or recv.kinds is not None and not recv.is_(Kind.MODULE):
+        return None
+    from torchferry.check.flow.modclass import hf_submodule
+
+    built = [o for o in recv.origins if o.op is not Op.MOVED]
+    if not built or not all(hf_submodule(o.text, attr) for o in built):
+        return None
+    return Value(_MODULE, recv.places, recv.origins, Basis.INFERRED)
 
 
 def _grow(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args) -> None:

@@ -492,6 +492,19 @@ it is: `accelerator.prepare(model)` of accelerate (which puts it on the accelera
 Lightning `Trainer` after `fit` (which hands the module back on the CPU), a model a class of
 the run is given by code outside the run (`Jsonformer(model, ...)` of a caller's
 `model.cuda()`): its CPU inputs are not reported.
+A layer of a Hugging Face model placed as a whole (`clip.text_model(**inputs)` of
+`CLIPModel.from_pretrained(name).to(device)`; `model.encoder(...)` of an `AutoModel...`) is
+a model call on the model's device only for the layers the library's classes build under
+known names (`text_model`, `vision_model`, `encoder`, `decoder`, `embeddings`, `lm_head`,
+the base model under the architecture's name); a method (`clip.get_text_features(...)`) or
+any other attribute is not. A module-level cache that one function fills with the model it
+returns (`model_cache[path] = net` then `return net`, the dict bound once to `{}`) keeps
+that model's place in what the function returns; a cache filled or rebound anywhere else
+(the module's code, another function, `.update()`, `global`, a file of the run that
+imports this one and names it) is not followed. A function's return that is a tensor made
+on the CPU on one path and `None` on another (`img = None`, then `img = torch.as_tensor(...)`
+under a test) is not taken for a CPU tensor, even under `if img is not None:` (the
+analysis does not narrow on `is None` tests).
 
 An item of a loader's batch, never moved while another item is, is followed through
 arithmetic with tensors the run made on the CPU (`x + torch.randn(x.size())`, in the loop
