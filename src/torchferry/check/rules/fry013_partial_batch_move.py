@@ -161,7 +161,7 @@ from torchferry.check.flow.converted import converted_params, param_names
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.feeds import callee_of
 from torchferry.check.flow.lattice import substitute
-from torchferry.check.flow.meetings import zero_dim
+from torchferry.check.flow.meetings import index_meetings, zero_dim
 from torchferry.check.flow.siblings import Siblings, left_behind, readers, sibling_groups
 from torchferry.check.flow.vocab import METRIC_UPDATES, OPERATOR_METHODS
 
@@ -192,6 +192,14 @@ def check(ctx: Context) -> Iterable[Finding]:
                     continue
                 reported.add(id(a))
                 yield _finding(ctx, a, v, loop, moves[id(loop)], node)
+        for m in index_meetings(res):
+            a, v = m.base
+            loop = unmoved_item(v)
+            if loop is None or id(loop) not in moves or id(a) in reported or whole_batch_of(a, loop) \
+                    or not any(_on_device(res, w) for _, w in m.indices):
+                continue
+            reported.add(id(a))
+            yield _finding(ctx, a, v, loop, moves[id(loop)], m.node)
         for a, v, loop, meet in _met_in_a_callee(ctx.flow, res, moves):
             if id(a) not in reported:
                 reported.add(id(a))
@@ -219,6 +227,51 @@ def _siblings_left_behind(ff: FileFlow) -> Iterator[tuple[ast.AST, Siblings, str
                     for a, v in operands:
                         if not zero_dim(res.node, a) and left_behind(ff, group, res, v) == name:
                             yield a, group, name, node
+                for m in index_meetings(res):
+                    a, v = m.base
+                    if any(_on_device(res, w) for _, w in m.indices) and \
+                            left_behind(ff, group, res, v) == name:
+                        yield a, group, name, m.node
+                for a, meet in _sibling_met_in_a_callee(ff, res, group, name):
+                    yield a, group, name, meet
+
+
+def _sibling_met_in_a_callee(ff: FileFlow, res: ScopeResult, group: Siblings, name: str
+                             ) -> Iterator[tuple[ast.expr, ast.AST]]:
+    """A sibling left behind that a call of a function or method of this file
+    (``train(model, labels, idx_train)``) passes to a parameter that meets, as it came in,
+    another argument of the call on the device (``target[mask]`` of ``def train(model,
+    target, mask)``, ``criterion(model(x), target)``): (the argument, the meeting in the
+    callee)."""
+    for c in list(res.calls.values()):
+        target = callee_of(ff, res, c)
+        if target is None:
+            continue
+        callee, bound, first = target
+        items = {j: c.node.args[j - first] for j in range(first, len(bound))
+                 if left_behind(ff, group, res, bound[str(j)]) == name}
+        if not items:
+            continue
+        for node, at_fault, operands in _callee_meetings(ff, callee, bound):
+            given = [items[k] for _, w in at_fault if (k := _param_index(w)) in items]
+            if given and any(_on_device_there(res, callee, w, bound) for _, w in operands
+                             if _param_index(w) not in items):
+                yield given[0], node
+                break
+
+
+def _callee_meetings(ff: FileFlow, callee: ScopeResult, bound: dict[str, Value]
+                     ) -> Iterator[tuple[ast.AST, list[tuple[ast.AST, Value]], list[tuple[ast.AST, Value]]]]:
+    """Where values of ``callee`` meet (:func:`_meetings`, and its tensor indexings): (the
+    meeting, the operands that may be at fault, all operands).  Of ``base[idx]`` only the
+    indexed tensor can be: a tensor on the device may be indexed by one on the CPU.  A
+    0-dimensional reduction (``target.sum()``) mixes with a tensor of any device."""
+    for node, operands in _meetings(ff, callee, bound):
+        ops = [(e, v) for e, v in operands if not zero_dim(callee.node, e)]
+        if len(ops) >= 2:
+            yield node, ops, ops
+    for m in index_meetings(callee):
+        yield m.node, [m.base], [m.base, *m.indices]
 
 
 def _met_in_a_callee(ff: FileFlow, res: ScopeResult, moves: dict[int, list[CallEvent]]
