@@ -942,7 +942,9 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
     fed = _fed_moved_items(scopes)
     if fed and not _no_loader_moves(ff.tree):
         fed = {}
-    for res in scopes:
+    # a function as the file's calls see it: ``train(model, train_loader)`` iterates a loader
+    called = [r for r in (ff.as_called(r, _LOADER) for r in scopes) if r is not None]
+    for res in [*scopes, *called]:
         moves = batch_moves(res)
         if fed:
             yield from _other_loader_item(ctx, ff, res, fed, moves)
@@ -999,6 +1001,7 @@ def _unsure_item(ff: FileFlow, res: ScopeResult, a: ast.expr, loop: ast.AST) -> 
         ff.qualname(node.func) not in _TORCH_LOADERS or not _plain_loader(ff.tree, node)
 
 
+_LOADER = frozenset((Kind.LOADER,))
 _TORCH_LOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
 
 
