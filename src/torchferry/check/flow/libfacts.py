@@ -23,7 +23,10 @@ by the call's qualified name, through the file's imports, never a bare name):
 ``torchaudio.transforms.Resample`` and the spectrogram transforms are modules built on the
 CPU that hold tensors (a kernel, a window, a filter bank: they meet their input as weights
 do, so they must be moved like any module), and ``torchvision.io.read_image`` and its
-decoders read an image into a tensor on the CPU unless given ``device=``.  Older facts
+decoders read an image into a tensor on the CPU unless given ``device=``, and the legacy
+iterators of torchtext (``data.BucketIterator(train, batch_size=32)``, ``Iterator``,
+``BPTTIterator`` and their ``splits``, one per dataset) are loaders whose batches' tensors
+are made on the CPU unless given a ``device``.  Older facts
 live with the calls themselves:
 :data:`~torchferry.check.flow.vocab.MODEL_ZOOS` and
 :data:`~torchferry.check.flow.vocab.MODEL_BUILDERS` (models built on the CPU),

@@ -27,7 +27,9 @@ Flags a call `model(x)` when, in one scope,
   the call gives none), or a parameter that every call of the run passes moved
   (`train(model.to(device), loader)`, in this file or in the files that import it),
   followed through the callers' own parameters --
-  and its first argument `x` is an item of a DataLoader's batch that is never moved, while
+  and its first argument `x` is an item of a DataLoader's batch (also of a loader that
+  every call of the file hands to the function, `train(model, train_loader)`, and of a
+  legacy torchtext iterator given no `device`, `batch.text`) that is never moved, while
   another item of the same batch is (`target = target.to(device)` ... `model(data)`; not
   when the loader's dataset is of a class of the run whose `__getitem__` moves what it
   returns to a device, `return x.to(self.device), y`; the
