@@ -75,6 +75,14 @@ class HeldSite(NamedTuple):
     attr: str
 
 
+def _on_self(st: ast.Assign, fn: ast.AST) -> bool:
+    """Does ``st`` assign to one attribute of ``self`` (the first parameter of ``fn``)?"""
+    args = getattr(fn, "args", None)
+    first = args.args[0].arg if args is not None and args.args else None
+    return len(st.targets) == 1 and isinstance(t := st.targets[0], ast.Attribute) and \
+        isinstance(t.value, ast.Name) and t.value.id == first
+
+
 @dataclass
 class ClassInfo:
     """A class of the run: its methods, bases and whether it is an ``nn.Module``."""
@@ -1153,7 +1161,10 @@ class FileFlow:
         key = (id(cls), len(self._results), id(at.node) if at is not None else 0)  # (asked again once more scopes are known)
         if key in self._instances:
             return self._instances[key]
+        self._instances[key] = None  # (a class held, through others, by itself: none)
         found = self._moved_instance(cls, list(self._results.values()), at)
+        if found is None:
+            found = self._moved_owner(cls, at)
         if found is None and self.project is not None:
             for path in sorted(self.project.importers(self.path) or ()):
                 other = self.project.file_flow(path)
@@ -1165,6 +1176,29 @@ class FileFlow:
                     break
         self._instances[key] = found
         return found
+
+    def _moved_owner(self, cls: ClassInfo, at: Point | None) -> Value | None:
+        """An instance on an accelerator (:meth:`instance_on_device`) of a module class of
+        this file whose ``__init__`` makes an instance of ``cls`` its submodule
+        (``self.encoder = Encoder(...)``): moving a module moves its submodules."""
+        if not cls.is_module:
+            return None
+        for owner in list(self.classes.values()):
+            if owner is cls or owner.node.name not in self.defs or not self.class_info(owner.node).is_module:
+                continue
+            init = owner.methods.get("__init__")
+            if init is None or not any(self._builds(cls, st.value) for st in ast.walk(init)
+                                       if isinstance(st, ast.Assign) and _on_self(st, init)):
+                continue
+            found = self.instance_on_device(owner, at)
+            if found is not None:
+                return found
+        return None
+
+    def _builds(self, cls: ClassInfo, value: ast.expr) -> bool:
+        """Is ``value`` a construction of ``cls`` (or of a subclass of it)?"""
+        made = self.class_called(value) if isinstance(value, ast.Call) else None
+        return made is not None and any(k is cls for k in mro(made))
 
     def _moved_instance(self, cls: ClassInfo, scopes: list[ScopeResult], at: Point | None) -> Value | None:
         """The first call of ``scopes`` (of this file) that puts an instance of ``cls`` on
