@@ -1161,7 +1161,6 @@ class FileFlow:
         key = (id(cls), len(self._results), id(at.node) if at is not None else 0)  # (asked again once more scopes are known)
         if key in self._instances:
             return self._instances[key]
-        self._instances[key] = None  # (a class held, through others, by itself: none)
         found = self._moved_instance(cls, list(self._results.values()), at)
         if found is None:
             found = self._moved_owner(cls, at)
@@ -1177,11 +1176,14 @@ class FileFlow:
         self._instances[key] = found
         return found
 
-    def _moved_owner(self, cls: ClassInfo, at: Point | None) -> Value | None:
-        """An instance on an accelerator (:meth:`instance_on_device`) of a module class of
-        this file whose ``__init__`` makes an instance of ``cls`` its submodule
-        (``self.encoder = Encoder(...)``): moving a module moves its submodules."""
-        if not cls.is_module:
+    def _moved_owner(self, cls: ClassInfo, at: Point | None, depth: int = 0) -> Value | None:
+        """An instance that the run builds and puts on an accelerator (``model =
+        Transformer(...).to(device)``, in this file or in one that imports it) of a module
+        class of this file whose ``__init__`` makes an instance of ``cls`` its submodule
+        (``self.encoder = Encoder(...)``), or of an owner of that class, three deep: moving a
+        module moves its submodules.  (An owner's method moving its own object is not
+        counted: it says nothing of when the submodule's methods run.)"""
+        if not cls.is_module or depth >= 3:
             return None
         for owner in list(self.classes.values()):
             if owner is cls or owner.node.name not in self.defs or not self.class_info(owner.node).is_module:
@@ -1190,9 +1192,24 @@ class FileFlow:
             if init is None or not any(self._builds(cls, st.value) for st in ast.walk(init)
                                        if isinstance(st, ast.Assign) and _on_self(st, init)):
                 continue
-            found = self.instance_on_device(owner, at)
+            found = self._built_on_device(owner, at) or self._moved_owner(owner, at, depth + 1)
             if found is not None:
                 return found
+        return None
+
+    def _built_on_device(self, cls: ClassInfo, at: Point | None) -> Value | None:
+        """An instance of ``cls`` that this file, or a file of the run importing it, builds
+        and puts on an accelerator (see :meth:`_moved_instance`)."""
+        found = self._moved_instance(cls, list(self._results.values()), at, built=True)
+        if found is not None or self.project is None:
+            return found
+        for path in sorted(self.project.importers(self.path) or ()):
+            other = self.project.file_flow(path)
+            if other is None or other is self:
+                continue
+            v = other._moved_instance(cls, list(other.results()), None, built=True)
+            if v is not None:
+                return in_file(v, other, self)
         return None
 
     def _builds(self, cls: ClassInfo, value: ast.expr) -> bool:
@@ -1200,7 +1217,8 @@ class FileFlow:
         made = self.class_called(value) if isinstance(value, ast.Call) else None
         return made is not None and any(k is cls for k in mro(made))
 
-    def _moved_instance(self, cls: ClassInfo, scopes: list[ScopeResult], at: Point | None) -> Value | None:
+    def _moved_instance(self, cls: ClassInfo, scopes: list[ScopeResult], at: Point | None,
+                        built: bool = False) -> Value | None:
         """The first call of ``scopes`` (of this file) that puts an instance of ``cls`` on
         an accelerator, or moves its own object there, and that can have happened before
         ``at`` (see :meth:`instance_on_device`)."""
@@ -1210,7 +1228,7 @@ class FileFlow:
                 if not v.is_(Kind.MODULE) or not v.places or ACCEL not in v.places:
                     continue
                 made = self.class_of(v)
-                mover = self._moves_itself(res, c) if made is None else None
+                mover = self._moves_itself(res, c) if made is None and not built else None
                 if (made is not None and any(k is cls for k in mro(made)) or
                         mover is not None and (any(k is cls for k in mro(mover)) or
                                                any(k is mover for k in mro(cls)))) and \
