@@ -3,7 +3,10 @@
 ## What it does
 Flags a call `model(x)` when, in one scope,
 
-* the model was moved to a device (`model = Net().to(device)`, `model.cuda()`) and `x` is a
+* the model was moved to a device (`model = Net().to(device)`, `model.cuda()`; in a
+  module's method, a submodule of `self`, where the run moves an instance of the class or
+  builds and moves one of a module class whose `__init__` makes it a submodule,
+  `self.encoder = Encoder(...)` of `Transformer(...).to(device)`) and `x` is a
   tensor built right there on the CPU (`torch.from_numpy(...)`, `torch.tensor(...)`, a
   factory without `device=`) and never moved, under its own name or one it was copied to
   (`x = img`, `input = input`: the same tensor, followed back three names deep); or
