@@ -23,7 +23,10 @@ by the call's qualified name, through the file's imports, never a bare name):
 ``torchaudio.transforms.Resample`` and the spectrogram transforms are modules built on the
 CPU that hold tensors (a kernel, a window, a filter bank: they meet their input as weights
 do, so they must be moved like any module), and ``torchvision.io.read_image`` and its
-decoders read an image into a tensor on the CPU unless given ``device=``.  Older facts
+decoders read an image into a tensor on the CPU unless given ``device=``, and the legacy
+iterators of torchtext (``data.BucketIterator(train, batch_size=32)``, ``Iterator``,
+``BPTTIterator`` and their ``splits``, one per dataset) are loaders whose batches' tensors
+are made on the CPU unless given a ``device``.  Older facts
 live with the calls themselves:
 :data:`~torchferry.check.flow.vocab.MODEL_ZOOS` and
 :data:`~torchferry.check.flow.vocab.MODEL_BUILDERS` (models built on the CPU),
@@ -69,6 +72,7 @@ class Library(enum.Enum):
     """A library whose calls' documented results the analysis knows."""
 
     TORCHAUDIO = "torchaudio"
+    TORCHTEXT = "torchtext"
     TORCHVISION = "torchvision"
 
 
@@ -85,6 +89,8 @@ class Returned(enum.Enum):
     TENSOR = "a tensor"
     AUDIO = "a tensor and its sample rate"  # a tuple ``(waveform, sample_rate)``
     MODULE = "a module holding tensors"  # its tensors move with ``.to(device)``
+    LOADER = "a loader of batches"  # iterated, batches of tensors made where it says
+    LOADERS = "loaders of batches, one for each dataset"  # a tuple of them
 
 
 #: the qualified names Lightning's module class is imported as
@@ -152,17 +158,25 @@ def hook_parameter(info: ClassInfo, method: str, index: int) -> Placement | None
 class CallFact:
     """A call of one of ``names`` (qualified, as imported) returns ``returns`` at
     ``placement``, unless one of ``elsewhere`` (keywords) is given: then its place is
-    unknown."""
+    unknown, or more than ``positional`` positional arguments (a device given in place)."""
 
     library: Library
     names: frozenset[str]
     returns: Returned
     placement: Placement
     elsewhere: frozenset[str] = frozenset()
+    positional: int | None = None
 
 
 def _under(package: str, names: str) -> frozenset[str]:
     return frozenset(f"{package}.{n}" for n in names.split())
+
+
+def _torchtext_iterators(suffix: str) -> frozenset[str]:
+    """The legacy iterator classes of torchtext (``suffix``: a class method of theirs)."""
+    packages = ("torchtext.data", "torchtext.data.iterator", "torchtext.legacy.data",
+                "torchtext.legacy.data.iterator")
+    return frozenset(f"{p}.{c}{suffix}" for p in packages for c in ("Iterator", "BucketIterator", "BPTTIterator"))
 
 
 #: the library calls whose results the analysis knows
@@ -201,6 +215,27 @@ CALL_FACTS: tuple[CallFact, ...] = (
         Returned.TENSOR,
         Placement.CPU,
         frozenset({"device", "**"}),
+    ),
+    # the legacy iterators of torchtext (``data.BucketIterator(train, batch_size=32)``)
+    # make each batch's tensors on ``device``, the CPU when it is left out; ``Iterator(
+    # dataset, batch_size, sort_key, device)`` takes it fourth
+    CallFact(
+        Library.TORCHTEXT,
+        _torchtext_iterators(""),
+        Returned.LOADER,
+        Placement.CPU,
+        frozenset({"device", "**"}),
+        3,
+    ),
+    # ``train_it, valid_it = data.BucketIterator.splits((train, valid), batch_size=32)``:
+    # one iterator for each dataset, the keywords given to each
+    CallFact(
+        Library.TORCHTEXT,
+        _torchtext_iterators(".splits"),
+        Returned.LOADERS,
+        Placement.CPU,
+        frozenset({"device", "**"}),
+        2,
     ),
 )
 

@@ -37,8 +37,10 @@ from __future__ import annotations
 
 import ast
 import weakref
+from collections.abc import Iterator
 from typing import TYPE_CHECKING, NamedTuple
 
+from torchferry.check.api import walk
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.feeds import callee_of
 from torchferry.check.flow.lattice import Kind, Op, Value, Where
@@ -194,3 +196,51 @@ def _guarded(fn: ast.AST) -> bool:
 
 def _reads_a_device(test: ast.expr) -> bool:
     return any(isinstance(n, ast.Attribute) and n.attr in _DEVICE_READS for n in ast.walk(test))
+
+
+class IndexMeeting(NamedTuple):
+    """``base[idx]`` (read or written) with tensor indices: ``base`` is the tensor indexed,
+    ``indices`` its tensor indices.  Only ``base`` can be at fault there: a tensor is indexed
+    by indices on the CPU or on its own device ("indices should be either on cpu or on the
+    same device as the indexed tensor"), so a tensor on the device may be indexed by one on
+    the CPU, never the other way round."""
+
+    node: ast.Subscript
+    base: tuple[ast.expr, Value]
+    indices: tuple[tuple[ast.expr, Value], ...]
+
+
+def index_meetings(res: ScopeResult) -> Iterator[IndexMeeting]:
+    """The subscripts of ``res`` that index a value that may be a tensor (an item of a
+    loader's batch included) with values that
+    are tensors (an index of no known kind that has a place, ``labels.to(device)``, is
+    one: no other value with a device indexes a tensor); slices and constants are not.
+
+    >>> from torchferry.check.flow.program import FileFlow
+    >>> src = "import torch\\ndef f(i):\\n    x = torch.zeros(9)\\n    return x[:, i.cuda()]\\n"
+    >>> ff = FileFlow(ast.parse(src), "<example>")
+    >>> [(m.node.lineno, ast.unparse(m.base[0]), [ast.unparse(e) for e, _ in m.indices])
+    ...  for m in index_meetings(ff.result(ff.defs["f"]))]
+    [(4, 'x', ['i.cuda()'])]
+    """
+    for sub in walk(res.node):
+        if not isinstance(sub, ast.Subscript):
+            continue
+        base = res.value(sub.value)
+        if base is None or not (base.may_be(Kind.TENSOR) or base.is_(Kind.BATCH)):
+            continue
+        key = sub.slice
+        items = key.elts if isinstance(key, ast.Tuple) else [key]
+        index = [(x, _as_index(v)) for x in items if not isinstance(x, (ast.Slice, ast.Constant))
+                 and (v := res.value(x)) is not None]
+        index = [(x, v) for x, v in index if v.kinds is not None and v.kinds & {Kind.TENSOR, Kind.BATCH}]
+        if index:
+            yield IndexMeeting(sub, (sub.value, base), tuple(index))
+
+
+def _as_index(v: Value) -> Value:
+    """An index of unknown kind that has a place (``labels.to(device)``) is a tensor: no
+    other value with a device indexes a tensor."""
+    if v.kinds is None and v.known_places:
+        return v._replace(kinds=frozenset((Kind.TENSOR,)))
+    return v

@@ -76,6 +76,14 @@ class HeldSite(NamedTuple):
     attr: str
 
 
+def _on_self(st: ast.Assign, fn: ast.AST) -> bool:
+    """Does ``st`` assign to one attribute of ``self`` (the first parameter of ``fn``)?"""
+    args = getattr(fn, "args", None)
+    first = args.args[0].arg if args is not None and args.args else None
+    return len(st.targets) == 1 and isinstance(t := st.targets[0], ast.Attribute) and \
+        isinstance(t.value, ast.Name) and t.value.id == first
+
+
 @dataclass
 class ClassInfo:
     """A class of the run: its methods, bases and whether it is an ``nn.Module``."""
@@ -1168,6 +1176,8 @@ class FileFlow:
         if key in self._instances:
             return self._instances[key]
         found = self._moved_instance(cls, list(self._results.values()), at)
+        if found is None:
+            found = self._moved_owner(cls, at)
         if found is None and self.project is not None:
             for path in sorted(self.project.importers(self.path) or ()):
                 other = self.project.file_flow(path)
@@ -1180,7 +1190,49 @@ class FileFlow:
         self._instances[key] = found
         return found
 
-    def _moved_instance(self, cls: ClassInfo, scopes: list[ScopeResult], at: Point | None) -> Value | None:
+    def _moved_owner(self, cls: ClassInfo, at: Point | None, depth: int = 0) -> Value | None:
+        """An instance that the run builds and puts on an accelerator (``model =
+        Transformer(...).to(device)``, in this file or in one that imports it) of a module
+        class of this file whose ``__init__`` makes an instance of ``cls`` its submodule
+        (``self.encoder = Encoder(...)``), or of an owner of that class, three deep: moving a
+        module moves its submodules.  (An owner's method moving its own object is not
+        counted: it says nothing of when the submodule's methods run.)"""
+        if not cls.is_module or depth >= 3:
+            return None
+        for owner in list(self.classes.values()):
+            if owner is cls or owner.node.name not in self.defs or not self.class_info(owner.node).is_module:
+                continue
+            init = owner.methods.get("__init__")
+            if init is None or not any(self._builds(cls, st.value) for st in ast.walk(init)
+                                       if isinstance(st, ast.Assign) and _on_self(st, init)):
+                continue
+            found = self._built_on_device(owner, at) or self._moved_owner(owner, at, depth + 1)
+            if found is not None:
+                return found
+        return None
+
+    def _built_on_device(self, cls: ClassInfo, at: Point | None) -> Value | None:
+        """An instance of ``cls`` that this file, or a file of the run importing it, builds
+        and puts on an accelerator (see :meth:`_moved_instance`)."""
+        found = self._moved_instance(cls, list(self._results.values()), at, built=True)
+        if found is not None or self.project is None:
+            return found
+        for path in sorted(self.project.importers(self.path) or ()):
+            other = self.project.file_flow(path)
+            if other is None or other is self:
+                continue
+            v = other._moved_instance(cls, list(other.results()), None, built=True)
+            if v is not None:
+                return in_file(v, other, self)
+        return None
+
+    def _builds(self, cls: ClassInfo, value: ast.expr) -> bool:
+        """Is ``value`` a construction of ``cls`` (or of a subclass of it)?"""
+        made = self.class_called(value) if isinstance(value, ast.Call) else None
+        return made is not None and any(k is cls for k in mro(made))
+
+    def _moved_instance(self, cls: ClassInfo, scopes: list[ScopeResult], at: Point | None,
+                        built: bool = False) -> Value | None:
         """The first call of ``scopes`` (of this file) that puts an instance of ``cls`` on
         an accelerator, or moves its own object there, and that can have happened before
         ``at`` (see :meth:`instance_on_device`)."""
@@ -1190,7 +1242,7 @@ class FileFlow:
                 if not v.is_(Kind.MODULE) or not v.places or ACCEL not in v.places:
                     continue
                 made = self.class_of(v)
-                mover = self._moves_itself(res, c) if made is None else None
+                mover = self._moves_itself(res, c) if made is None and not built else None
                 if (made is not None and any(k is cls for k in mro(made)) or
                         mover is not None and (any(k is cls for k in mro(mover)) or
                                                any(k is mover for k in mro(cls)))) and \

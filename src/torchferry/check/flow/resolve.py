@@ -223,9 +223,18 @@ def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kw
 
 def _library_value(node: ast.Call, qual: str, fact: libfacts.CallFact, kws: Kws) -> Value:
     """What a library call returns by a fact of :data:`~libfacts.CALL_FACTS`: a tensor or a
-    module made on the CPU, or a waveform made there and its sample rate (a tuple)."""
-    places = None if any(k in fact.elsewhere for k, _ in kws) else frozenset((CPU,))
+    module made on the CPU, a waveform made there and its sample rate (a tuple), or a loader
+    of batches made there (a tuple of them for ``splits``); a value of unknown kind and
+    place where the call places them elsewhere (``device=``)."""
+    placed = any(k in fact.elsewhere for k, _ in kws) or \
+        fact.positional is not None and len(node.args) > fact.positional
+    places = None if placed else frozenset((CPU,))
     made = _made(node, f"{qual}(...)")
+    if fact.returns in (libfacts.Returned.LOADER, libfacts.Returned.LOADERS):
+        if places is None:  # (its batches where the call says: not followed)
+            return Value(None, None, (made,), Basis.HINT, reason=Reason.OUTSIDE)
+        loader = Value.of(Kind.LOADER, None, made, Basis.CONSTRUCTED)
+        return loader if fact.returns is libfacts.Returned.LOADER else container(item=loader)
     if fact.returns is libfacts.Returned.MODULE:
         return Value(_MODULE, places, (made,), Basis.CONSTRUCTED)
     tensor = _tensor(places, made, Basis.CONSTRUCTED)

@@ -68,11 +68,33 @@ def sibling_groups(ff: FileFlow) -> list[Siblings]:
             continue
         for st in _own_statements(res.node):
             names = _unpacked_names(st)
-            if names is None:
+            if names is None or not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
                 continue
             moves = {n: c for n in names if (c := _first_move(res, n, st.lineno)) is not None}
+            for n, c in _moved_by_the_call(ff, res, st.value, names).items():
+                moves.setdefault(n, c)
             if moves:
-                out.append(Siblings(st, names, moves, res))  # type: ignore[arg-type]
+                out.append(Siblings(st, names, moves, res))
+    return out
+
+
+def _moved_by_the_call(ff: FileFlow, res: ScopeResult, call: ast.Call, names: tuple[str, ...]
+                       ) -> dict[str, CallEvent]:
+    """The names of ``a, b = f(...)`` that ``f``, a function of the file, returns moved to a
+    device (``return x.to(device), y``), as ``f``'s moves of them, when another item of the
+    tuple is a tensor made on the CPU (:func:`made_on_the_cpu`), as ``f`` returns it."""
+    v = res.value(call)
+    elts = v.elts if v is not None else None
+    if elts is None or len(elts) != len(names) or not any(made_on_the_cpu(e) for e in elts):
+        return {}
+    out = {}
+    for name, e in zip(names, elts, strict=True):
+        first = e.origins[0] if e.origins else None
+        if first is None or first.op is not Op.MOVED or e.kinds != _TENSOR or not e.may_live(Where.ACCEL):
+            continue
+        move = next((c for r in ff.interpreted() if (c := r.calls.get(id(first.node))) is not None), None)
+        if move is not None and isinstance(move.node.func, ast.Attribute):
+            out[name] = move
     return out
 
 

@@ -370,6 +370,7 @@ from torchferry.check.flow.arms import off_device_arm
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.lattice import in_order, number_value, param, zero_dim_made
+from torchferry.check.flow.meetings import index_meetings
 from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
 from torchferry.check.flow.queries import moved_apart
@@ -1683,31 +1684,11 @@ def _weighed_operands(ff: FileFlow, c: CallEvent, ops: tuple[tuple[ast.AST, Valu
 
 
 def _index_meetings(res: ScopeResult) -> Iterator[Meeting]:
-    """``cpu[idx]`` and ``cpu[idx] = v`` with tensor indices: a tensor is indexed only by
-    indices on the CPU or on its own device ("indices should be either on cpu or on the
-    same device as the indexed tensor"); and ``t[idx] = v``, where a ``v`` of one or more
+    """``cpu[idx]`` and ``cpu[idx] = v`` with tensor indices (:func:`index_meetings`): only
+    the indexed tensor can be at fault; and ``t[idx] = v``, where a ``v`` of one or more
     dimensions must be on ``t``'s device (:mod:`~torchferry.check.flow.stores`)."""
-    for sub in walk(res.node):
-        if not isinstance(sub, ast.Subscript):
-            continue
-        base = res.value(sub.value)
-        if base is None or not base.may_be(Kind.TENSOR):
-            continue
-        key = sub.slice
-        items = key.elts if isinstance(key, ast.Tuple) else [key]
-        index = [(x, _as_index(v)) for x in items if not isinstance(x, (ast.Slice, ast.Constant))
-                 and (v := res.value(x)) is not None]
-        index = [(x, v) for x, v in index if v.kinds is not None and v.kinds & {Kind.TENSOR, Kind.BATCH}]
-        if index:
-            yield Meeting(sub, ((sub.value, base), *index), first_only=True)
-
-
-def _as_index(v: Value) -> Value:
-    """An index of unknown kind that has a place (``labels.to(device)``) is a tensor: no
-    other value with a device indexes a tensor."""
-    if v.kinds is None and v.known_places:
-        return v._replace(kinds=frozenset((Kind.TENSOR,)))
-    return v
+    for m in index_meetings(res):
+        yield Meeting(m.node, (m.base, *m.indices), first_only=True)
 
 
 def _top_level(call: ast.Call, node: ast.AST) -> bool:

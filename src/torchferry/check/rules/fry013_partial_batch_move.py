@@ -7,7 +7,10 @@ that is used unmoved in a model or loss call (positional or keyword: `model(ids,
 labels=labels)`), a torch function, arithmetic or a comparison (or a tensor method that spells
 one: `preds.eq(labels)`, `out.add(bias)`, `a.mm(b)`), or a metric's `update` (of a
 metric moved to the device: `f1.update(out, data.gt_label)`) together with tensors that
-may be on the device -- while other items of the same batch were moved with `.to(device)` /
+may be on the device, or that is indexed by a tensor that may be on the device
+(`data[:, :, permute]` of `permute = permute.cuda()`: a tensor is indexed only by indices
+on the CPU or on its own device; a tensor on the device indexed by an item on the CPU is
+fine, and is not reported) -- while other items of the same batch were moved with `.to(device)` /
 `.cuda()` in that loop (in any arm of an `if`/`elif`: the analysis joins the arms, so an
 item moved on every path counts as moved and one moved on none does not), or what a call
 made of one was (a tokenizer's output, `encoded = tokenizer(batch["text"],
@@ -31,11 +34,15 @@ moved in `__init__`), or another argument of the call that is (`step(model(x), y
 Outside a loop over a loader, the tensors one call returns, unpacked by one assignment
 (`train_x, train_y = data_generator(n)`), are siblings as the items of a batch are: when the
 scope of the unpacking moves one of them to the device after it (`train_x =
-train_x.cuda()`, also in one arm of an `if args.cuda:`) and no statement of the file moves
-another by its name, that other one, still the CPU tensor the call made, is flagged where
-it meets a tensor that may be on the device, in that scope or, for an unpacking at module
-level, in a function of the file that reads it as a global (`criterion(out,
-train_y[i:j].view(-1))`, `pred.eq(y.view_as(pred))`).
+train_x.cuda()`, also in one arm of an `if args.cuda:`), or the function of the file that
+returns them moves it in its `return` (`return features.to(device), labels,
+adj.to(device)`), and no statement of the file moves another by its name, that other one,
+still the CPU tensor the call made, is flagged where it meets a tensor that may be on the
+device (or is indexed by one), in that scope or, for an unpacking at module level, in a
+function of the file that reads it as a global (`criterion(out, train_y[i:j].view(-1))`,
+`pred.eq(y.view_as(pred))`), or in a function of the file it is handed to, where it meets,
+as it came in, another argument of the call that may be on the device (`target[mask]` of
+`train(model, labels, idx_train)`, with `idx_train` moved; reported at the argument).
 
 The finding's evidence names the loop the item comes from (or the call the siblings come
 from), the move of another item, and where they meet.
@@ -77,7 +84,9 @@ next(batches)`), as it is of `next(iter(loader))`.
 ## Known limits
 A sibling of an unpacking (`x, y = f(...)`) is followed by the name the unpacking binds:
 one moved anywhere in the file by that name (even after it met the device side) counts as
-moved, and one handed to a function of the file is not followed into it. It is flagged only
+moved, and one handed to a function of the file is followed into it one call deep (no
+keywords or `*args` in the call), as it came in: a value the callee makes of it is not,
+and a 0-dimensional reduction of it (`target.sum()`) meets nothing. It is flagged only
 as a tensor whose makers the analysis sees (torch factories of the run, no parameter, load
 or unresolved call among them) and that keeps them unchanged up to the meeting (slicing,
 views); a 0-dimensional tensor made so (`torch.tensor(0.5)`, `torch.zeros(())`) or a
@@ -119,15 +128,16 @@ The items of a loader over a dataset of a class of the run whose `__getitem__` m
 it returns to a device (`return x.to(self.device), y`, `sample["image"].cuda()`) are not
 taken to be on the CPU: which items it moved, and what a collate function makes of them, is
 not followed, so none of them is reported.
-Only loops over a DataLoader (constructed in the file, a parameter named or annotated like
-one, `batches: DataLoader`, or that every call of the file passes a loader built in the
+Only loops over a DataLoader (constructed in the file, or a legacy torchtext iterator
+given no `device`, `data.BucketIterator.splits((train, valid), batch_size=32)`; a
+parameter named or annotated like one, `batches: DataLoader`, or that every call of the file passes a loader built in the
 file, a constructor's such parameter kept on `self` by its class, or an
 iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)["train"]`,
 `tqdm(self.val_loader)`, or a name bound to `tqdm(enumerate(loader))`) are checked. A call
 that made a moved value counts as made of the batch only through its first argument. Items
-used in indexing or passed to functions other than modules, losses and torch functions are
-not considered meetings, and an item moved on one arm of an `if` only is not flagged (it
-may be on either device there). A meeting in a callee is followed one call deep, into
+used as indices (`out[labels]`, where the item on the CPU is fine) or passed to functions
+other than modules, losses and torch functions are not considered meetings, and an item
+moved on one arm of an `if` only is not flagged (it may be on either device there). A meeting in a callee is followed one call deep, into
 functions and methods of the same file called without `*args` or keywords (a method
 overridden by a subclass of the file is not followed). A called parameter is a module (its
 call a meeting) when its name is one a model or a loss has, or when every call of the run
@@ -161,7 +171,7 @@ from torchferry.check.flow.converted import converted_params, param_names
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.feeds import callee_of
 from torchferry.check.flow.lattice import substitute
-from torchferry.check.flow.meetings import zero_dim
+from torchferry.check.flow.meetings import index_meetings, zero_dim
 from torchferry.check.flow.siblings import Siblings, left_behind, readers, sibling_groups
 from torchferry.check.flow.vocab import METRIC_UPDATES, OPERATOR_METHODS
 
@@ -192,6 +202,14 @@ def check(ctx: Context) -> Iterable[Finding]:
                     continue
                 reported.add(id(a))
                 yield _finding(ctx, a, v, loop, moves[id(loop)], node)
+        for m in index_meetings(res):
+            a, v = m.base
+            loop = unmoved_item(v)
+            if loop is None or id(loop) not in moves or id(a) in reported or whole_batch_of(a, loop) \
+                    or not any(_on_device(res, w) for _, w in m.indices):
+                continue
+            reported.add(id(a))
+            yield _finding(ctx, a, v, loop, moves[id(loop)], m.node)
         for a, v, loop, meet in _met_in_a_callee(ctx.flow, res, moves):
             if id(a) not in reported:
                 reported.add(id(a))
@@ -219,6 +237,51 @@ def _siblings_left_behind(ff: FileFlow) -> Iterator[tuple[ast.AST, Siblings, str
                     for a, v in operands:
                         if not zero_dim(res.node, a) and left_behind(ff, group, res, v) == name:
                             yield a, group, name, node
+                for m in index_meetings(res):
+                    a, v = m.base
+                    if any(_on_device(res, w) for _, w in m.indices) and \
+                            left_behind(ff, group, res, v) == name:
+                        yield a, group, name, m.node
+                for a, meet in _sibling_met_in_a_callee(ff, res, group, name):
+                    yield a, group, name, meet
+
+
+def _sibling_met_in_a_callee(ff: FileFlow, res: ScopeResult, group: Siblings, name: str
+                             ) -> Iterator[tuple[ast.expr, ast.AST]]:
+    """A sibling left behind that a call of a function or method of this file
+    (``train(model, labels, idx_train)``) passes to a parameter that meets, as it came in,
+    another argument of the call on the device (``target[mask]`` of ``def train(model,
+    target, mask)``, ``criterion(model(x), target)``): (the argument, the meeting in the
+    callee)."""
+    for c in list(res.calls.values()):
+        target = callee_of(ff, res, c)
+        if target is None:
+            continue
+        callee, bound, first = target
+        items = {j: c.node.args[j - first] for j in range(first, len(bound))
+                 if left_behind(ff, group, res, bound[str(j)]) == name}
+        if not items:
+            continue
+        for node, at_fault, operands in _callee_meetings(ff, callee, bound):
+            given = [items[k] for _, w in at_fault if (k := _param_index(w)) in items]
+            if given and any(_on_device_there(res, callee, w, bound) for _, w in operands
+                             if _param_index(w) not in items):
+                yield given[0], node
+                break
+
+
+def _callee_meetings(ff: FileFlow, callee: ScopeResult, bound: dict[str, Value]
+                     ) -> Iterator[tuple[ast.AST, list[tuple[ast.AST, Value]], list[tuple[ast.AST, Value]]]]:
+    """Where values of ``callee`` meet (:func:`_meetings`, and its tensor indexings): (the
+    meeting, the operands that may be at fault, all operands).  Of ``base[idx]`` only the
+    indexed tensor can be: a tensor on the device may be indexed by one on the CPU.  A
+    0-dimensional reduction (``target.sum()``) mixes with a tensor of any device."""
+    for node, operands in _meetings(ff, callee, bound):
+        ops = [(e, v) for e, v in operands if not zero_dim(callee.node, e)]
+        if len(ops) >= 2:
+            yield node, ops, ops
+    for m in index_meetings(callee):
+        yield m.node, [m.base], [m.base, *m.indices]
 
 
 def _met_in_a_callee(ff: FileFlow, res: ScopeResult, moves: dict[int, list[CallEvent]]

@@ -3,7 +3,10 @@
 ## What it does
 Flags a call `model(x)` when, in one scope,
 
-* the model was moved to a device (`model = Net().to(device)`, `model.cuda()`) and `x` is a
+* the model was moved to a device (`model = Net().to(device)`, `model.cuda()`; in a
+  module's method, a submodule of `self`, where the run moves an instance of the class or
+  builds and moves one of a module class whose `__init__` makes it a submodule,
+  `self.encoder = Encoder(...)` of `Transformer(...).to(device)`) and `x` is a
   tensor built right there on the CPU (`torch.from_numpy(...)`, `torch.tensor(...)`, a
   factory without `device=`) and never moved, under its own name or one it was copied to
   (`x = img`, `input = input`: the same tensor, followed back three names deep); or
@@ -27,7 +30,9 @@ Flags a call `model(x)` when, in one scope,
   the call gives none), or a parameter that every call of the run passes moved
   (`train(model.to(device), loader)`, in this file or in the files that import it),
   followed through the callers' own parameters --
-  and its first argument `x` is an item of a DataLoader's batch that is never moved, while
+  and its first argument `x` is an item of a DataLoader's batch (also of a loader that
+  every call of the file hands to the function, `train(model, train_loader)`, and of a
+  legacy torchtext iterator given no `device`, `batch.text`) that is never moved, while
   another item of the same batch is (`target = target.to(device)` ... `model(data)`; not
   when the loader's dataset is of a class of the run whose `__getitem__` moves what it
   returns to a device, `return x.to(self.device), y`; the
@@ -955,7 +960,9 @@ def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
     fed = _fed_moved_items(scopes)
     if fed and not _no_loader_moves(ff.tree):
         fed = {}
-    for res in scopes:
+    # a function as the file's calls see it: ``train(model, train_loader)`` iterates a loader
+    called = [r for r in (ff.as_called(r, _LOADER) for r in scopes) if r is not None]
+    for res in [*scopes, *called]:
         moves = batch_moves(res)
         if fed:
             yield from _other_loader_item(ctx, ff, res, fed, moves)
@@ -1012,6 +1019,7 @@ def _unsure_item(ff: FileFlow, res: ScopeResult, a: ast.expr, loop: ast.AST) -> 
         ff.qualname(node.func) not in _TORCH_LOADERS or not _plain_loader(ff.tree, node)
 
 
+_LOADER = frozenset((Kind.LOADER,))
 _TORCH_LOADERS = ("torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader")
 
 
