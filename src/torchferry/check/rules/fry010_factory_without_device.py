@@ -490,6 +490,8 @@ def check(ctx: Context) -> Iterable[Finding]:
     tables_left = {k: f for k, f in arrays.items()
                    if levels.get(k) is not Certainty.SURE and _in_function(f[0])}
     others = ff.project.importer_flows(ff) if (left or tables_left) and ff.project is not None else None
+    if others is not None and ff.project is not None:
+        others = others + ff.project.handed_flows(ff, _method_needles(ff, left, tables_left))
     away = _met_elsewhere(ff, left, others, tables_left, dict(levels))
     for k, f in away.items():
         if _surer(levels, k, f[6]):
@@ -509,6 +511,19 @@ def check(ctx: Context) -> Iterable[Finding]:
         else:
             there = None if other is None or found[id(call.node)][2] is not other[2] else other[5]
             yield _finding(ctx, home, call, meet, partner, res, there, level=level)
+
+
+def _method_needles(ff: FileFlow, *pools: dict) -> tuple[bytes, ...]:
+    """``.<name>(`` of each method (not a special one) of the plain classes of this file
+    whose methods hold a factory of ``pools``: where another file calls one on an instance
+    handed to it, the factory's result may meet its tensors there."""
+    names: set[str] = set()
+    for pool in pools:
+        for res, _ in pool.values():
+            cls = ff.method_of.get(id(res.node))
+            if cls is not None and not cls.is_module:
+                names.update(n for n in cls.methods if not n.startswith("__"))
+    return tuple(f".{n}(".encode() for n in sorted(names))
 
 
 def _pair_here(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST, made: Origin,
