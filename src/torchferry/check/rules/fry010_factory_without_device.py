@@ -282,8 +282,11 @@ never through the parameter of a function it is handed to, nor in another file; 
 script's statements the arguments of a model meet each other only for a `torch.nn` layer or
 loss (`criterion(output, label)`), not for a model of another class, which may keep some
 on the CPU by design (`encoder(mel, lengths)`); in a function they do. A result that meets tensors in another file is reported only where that file
-imports the factory's file and no more than eight files do, nor where it meets them in a file
-the factory's file imports (a callback it is handed). Calls of a module's method
+imports the factory's file and no more than eight files do, or, for a factory of a method of a
+plain class, where a file those importers import calls one of the class's methods (an instance
+handed on: `policy.train(buffer)` in main.py, `buffer.sample(n)` in the `train` of agent.py,
+which does not import the buffer's file); not where it meets them in a file the factory's file
+imports (a callback it is handed). Calls of a module's method
 from other files do not count as its parameters' call sites, nor do those of a plain
 class's method where another file names an attribute of the method's name other than in a
 call on an instance the analysis resolves, nor those of a function

@@ -384,8 +384,11 @@ a global); the third and fourth need a move of the model the analysis sees in th
 fourth, a `torch.load` given a device as `map_location`) or,
 for a parameter of a module-level function, in every call of the run (the calls from other
 files count only when at most 8 files import the function's file, each within the analysis's
-budget, and none names the function other than in a call; a method's callers in other files
-never count), the third another item of the batch moved or a loader of the file over a
+budget, and none names the function other than in a call; a method of a plain class counts
+the calls of those files on an instance they build, `agent.act(env.reset())`, where none names
+an attribute of the method's name other than in such a call, but not the calls of a file that
+does not import the class's file, handed the instance as a parameter, nor those of a module's
+method), the third another item of the batch moved or a loader of the file over a
 torchvision dataset (a `**kwargs` of the loader counts only when every binding of it in
 the file is a dict literal without `collate_fn`). No form reports a call of a data-parallel
 wrapper (`nn.DataParallel(net)`, `DistributedDataParallel`, `FullyShardedDataParallel`),
