@@ -32,6 +32,7 @@ import re
 import warnings
 from collections import OrderedDict
 from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import TypeVar
 
 from torchferry.check.flow.events import ScopeResult
@@ -498,6 +499,29 @@ class Project:
         if not files:
             return None if files is None else []
         return self._own_budget(lambda: self._whole_flows(sorted(files)))
+
+    def handed_flows(self, owner: FileFlow, needles: tuple[bytes, ...]) -> list[FileFlow]:
+        """The analyses of the files of the run that do not import ``owner`` but that a file
+        importing it imports (where an importer may hand on an instance of ``owner``'s
+        classes: ``policy.train(replay_buffer)`` in main.py, whose ``train`` of TD3.py calls
+        ``replay_buffer.sample(n)`` of utils.py), whose text holds one of ``needles``
+        (``b".sample("``), each interpreted whole on a budget of its own, in the order of
+        their paths; those that cannot be read or interpreted within the budget are left
+        out.  They are part of ``owner``'s :meth:`dependency_salt` (what its importers
+        import); ``[]`` when the importers are not all known."""
+        files = self.importers(owner.path)
+        if not files or not needles:
+            return []
+        reached: set[str] = set()
+        for p in files:
+            reached |= self.dependencies(p)
+        paths = sorted(p for p in reached - files - {owner.path}
+                       if any(n in self.files.get(p, b"") for n in needles))
+        out: list[FileFlow] = []
+        for p in paths:
+            got = self._own_budget(partial(self._whole_flows, [p]))
+            out.extend(got or ())
+        return out
 
     def _whole_flows(self, paths: list[str]) -> list[FileFlow] | None:
         out: list[FileFlow] = []

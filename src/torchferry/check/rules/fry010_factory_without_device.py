@@ -282,8 +282,11 @@ never through the parameter of a function it is handed to, nor in another file; 
 script's statements the arguments of a model meet each other only for a `torch.nn` layer or
 loss (`criterion(output, label)`), not for a model of another class, which may keep some
 on the CPU by design (`encoder(mel, lengths)`); in a function they do. A result that meets tensors in another file is reported only where that file
-imports the factory's file and no more than eight files do, nor where it meets them in a file
-the factory's file imports (a callback it is handed). Calls of a module's method
+imports the factory's file and no more than eight files do, or, for a factory of a method of a
+plain class, where a file those importers import calls one of the class's methods (an instance
+handed on: `policy.train(buffer)` in main.py, `buffer.sample(n)` in the `train` of agent.py,
+which does not import the buffer's file); not where it meets them in a file the factory's file
+imports (a callback it is handed). Calls of a module's method
 from other files do not count as its parameters' call sites, nor do those of a plain
 class's method where another file names an attribute of the method's name other than in a
 call on an instance the analysis resolves, nor those of a function
@@ -491,6 +494,8 @@ def check(ctx: Context) -> Iterable[Finding]:
     tables_left = {k: f for k, f in arrays.items()
                    if levels.get(k) is not Certainty.SURE and _in_function(f[0])}
     others = ff.project.importer_flows(ff) if (left or tables_left) and ff.project is not None else None
+    if others is not None and ff.project is not None:
+        others = others + ff.project.handed_flows(ff, _method_needles(ff, left, tables_left))
     away = _met_elsewhere(ff, left, others, tables_left, dict(levels))
     for k, f in away.items():
         if _surer(levels, k, f[6]):
@@ -510,6 +515,19 @@ def check(ctx: Context) -> Iterable[Finding]:
         else:
             there = None if other is None or found[id(call.node)][2] is not other[2] else other[5]
             yield _finding(ctx, home, call, meet, partner, res, there, level=level)
+
+
+def _method_needles(ff: FileFlow, *pools: dict) -> tuple[bytes, ...]:
+    """``.<name>(`` of each method (not a special one) of the plain classes of this file
+    whose methods hold a factory of ``pools``: where another file calls one on an instance
+    handed to it, the factory's result may meet its tensors there."""
+    names: set[str] = set()
+    for pool in pools:
+        for res, _ in pool.values():
+            cls = ff.method_of.get(id(res.node))
+            if cls is not None and not cls.is_module:
+                names.update(n for n in cls.methods if not n.startswith("__"))
+    return tuple(f".{n}(".encode() for n in sorted(names))
 
 
 def _pair_here(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST, made: Origin,

@@ -389,8 +389,11 @@ a global); the third and fourth need a move of the model the analysis sees in th
 fourth, a `torch.load` given a device as `map_location`) or,
 for a parameter of a module-level function, in every call of the run (the calls from other
 files count only when at most 8 files import the function's file, each within the analysis's
-budget, and none names the function other than in a call; a method's callers in other files
-never count), the third another item of the batch moved or a loader of the file over a
+budget, and none names the function other than in a call; a method of a plain class counts
+the calls of those files on an instance they build, `agent.act(env.reset())`, where none names
+an attribute of the method's name other than in such a call, but not the calls of a file that
+does not import the class's file, handed the instance as a parameter, nor those of a module's
+method), the third another item of the batch moved or a loader of the file over a
 torchvision dataset (a `**kwargs` of the loader counts only when every binding of it in
 the file is a dict literal without `collate_fn`). No form reports a call of a data-parallel
 wrapper (`nn.DataParallel(net)`, `DistributedDataParallel`, `FullyShardedDataParallel`),
@@ -1981,7 +1984,18 @@ def _made_on_chosen_device(ff: FileFlow, v: Value, made: Origin) -> bool:
     ``device=`` a device the code chose that may be an accelerator (``torch.randn(n, nz,
     device=device)`` of ``device = torch.device("cuda" if ... else "cpu")``, or
     ``device="cuda"``; not a device known only by its name), and is it still there (no
-    symbolic place: not a parameter's)?"""
+    symbolic place: not a parameter's)?  A tensor made by another file's function of the
+    run (``state = env.reset()`` of ``Env.reset`` returning ``torch.zeros(n,
+    device=self.device)``) is judged by that file's call, or, where its ``device=`` is of
+    no place there (``self.device`` kept from a constructor's argument), by where the
+    analysis of this file's call puts the tensor."""
+    if made.path is not None and made.path != ff.path:
+        home = ff.project.file_flow(made.path) if ff.project is not None else None
+        if home is None or home is ff:
+            return False
+        return _made_on_chosen_device(home, v, made._replace(path=None)) or \
+            isinstance(made.node, ast.Call) and kwarg(made.node, "device") is not None and \
+            v.basis >= Basis.INFERRED and _still_on_accel(v)
     node = made.node
     given = kwarg(node, "device") if isinstance(node, ast.Call) and made.path is None else None
     res = ff.scope_of(given) if given is not None else None
@@ -1992,6 +2006,11 @@ def _made_on_chosen_device(ff: FileFlow, v: Value, made: Origin) -> bool:
     elif dv is None or not dv.is_(Kind.DEVICE) or dv.basis < Basis.INFERRED and not (
             isinstance(given, ast.Constant) and isinstance(given.value, str)):
         return False
+    return _still_on_accel(v)
+
+
+def _still_on_accel(v: Value) -> bool:
+    """Is ``v`` a tensor that may be on an accelerator, at no symbolic place?"""
     return v.kinds == {Kind.TENSOR} and bool(v.places) and ACCEL in (v.places or ()) \
         and not any(p.symbolic for p in v.places or ())
 
@@ -2051,8 +2070,10 @@ def _callers(ff: FileFlow, res: ScopeResult, k: int) -> list[tuple[FileFlow, Sco
     that import it; None when a call leaves ``k`` unbound or spreads ``*args``."""
     sites = [(ff, caller, call_id, bound)
              for call_id, (caller, bound) in ff.call_sites.get(id(res.node), {}).items()]
-    if ff.project is not None and not ff.is_method(res.node):
-        foreign = ff.project.foreign_calls(ff, res.node)
+    if ff.project is not None:
+        method = ff.is_method(res.node)
+        foreign = ff.project.foreign_method_calls(ff, res.node) if method \
+            else ff.project.foreign_calls(ff, res.node)
         if foreign is not None:
             sites.extend(foreign)
     out = []
