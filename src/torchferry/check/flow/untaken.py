@@ -1,0 +1,244 @@
+r"""Arms of a function that no call of the run takes: a test that reads only parameters every
+call leaves at their constant defaults.
+
+In::
+
+    def get_grid(h, w, dtype="torch", device="cpu"):
+        grid = torch.stack(torch.meshgrid(torch.arange(h, device=device), ...))
+        if dtype == "numpy":
+            grid = grid.numpy()          # only when a caller passes dtype="numpy"
+        return grid
+
+the ``if`` arm runs only for a caller that passes ``dtype`` (or a value for it): when every
+call of the run leaves ``dtype`` at its default (``get_grid(h, w)``, or no call at all),
+the run's own code never takes the arm, and what a rule would say of a value there holds
+only on a path the run does not reach.  :func:`untaken_arm` answers, for a position in a
+function, whether an ``if`` statement or a conditional expression around it is decided
+against it by the defaults of parameters no call of the run binds.
+
+The calls must all be known: the function is defined at the file's top level (or is a
+method of a class there), not decorated, named nowhere but in calls of it that the
+analysis resolves to it, with ``*args``/``**kw`` spread by none of them, and every file
+of the run that imports its file is read (:meth:`Project.foreign_calls`).  A parameter
+the body rebinds, a test that reads anything but such parameters and constants, or a
+function with ``*args`` leaves the arm undecided.
+
+>>> import ast
+>>> from torchferry.check.flow import analyze
+>>> src = ("import torch\ndef f(x, as_array=False):\n    y = x.cuda()\n"
+...        "    if as_array:\n        return y.numpy()\n    return y\nf(torch.ones(2))\n")
+>>> tree = ast.parse(src)
+>>> ff = analyze(tree, "<example>")
+>>> _ = list(ff.results())
+>>> untaken_arm(ff, tree, 5) is not None
+True
+>>> untaken_arm(ff, ast.parse(src + "f(torch.ones(2), True)\n"), 5) is None
+True
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING, Any
+
+from torchferry.check.flow.converted import param_names
+
+if TYPE_CHECKING:
+    from torchferry.check.flow.program import FileFlow
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+_UNDECIDED = object()  # a test (or a part of it) that the defaults do not decide
+_COMPARE: dict[type, Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+}
+
+
+def untaken_arm(ff: FileFlow, tree: ast.AST, line: int, column: int = -1) -> ast.AST | None:
+    """The ``if`` statement or conditional expression of the function around ``line``
+    (``column``: of a conditional expression's arm; -1: any) whose test the run's calls
+    decide against the arm that holds the position; None when there is none or the calls
+    are not all known.  ``tree`` is the tree ``ff`` analysed."""
+    fn = _innermost_function(tree, line)
+    if fn is None:
+        return None
+    defaults: dict[str, Any] | None = None
+    for test, arm_taken in _arms_around(fn, line, column):
+        if defaults is None:
+            defaults = defaults_left(ff, fn)
+            if not defaults:
+                return None
+        decided = _decide(test, defaults)
+        if decided is not _UNDECIDED and bool(decided) is not arm_taken:
+            return test
+    return None
+
+
+def defaults_left(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
+    r"""The parameters of ``fn`` with a constant default that every call of the run leaves
+    unbound and the body never rebinds: name -> the default's value; empty when the calls
+    cannot all be known.
+
+    >>> from torchferry.check.flow import analyze
+    >>> tree = ast.parse("def f(x, k=3, *, m=None):\n    return x\nf(1, m=2)\n")
+    >>> ff = analyze(tree, "<example>")
+    >>> _ = list(ff.results())
+    >>> defaults_left(ff, tree.body[0])
+    {'k': 3}
+    """
+    if fn.args.vararg is not None or fn.decorator_list or not _calls_known(ff, fn):
+        return {}
+    params = param_names(fn)
+    passed = _bound_by_calls(ff, fn)
+    if passed is None:
+        return {}
+    stored = {
+        n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
+    }
+    stored |= {
+        n.name for n in ast.walk(fn) if isinstance(n, (*_FUNCS, ast.ClassDef)) and n is not fn
+    }
+    return {
+        name: value
+        for name, value in _constant_defaults(fn)
+        if name not in stored and str(params.index(name)) not in passed
+    }
+
+
+def _calls_known(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Can every call of ``fn`` be known: the file interpreted whole, ``fn`` at its top
+    level (or a method of a class there), not a special method or ``forward``, its name
+    used only in calls the analysis resolves to it?"""
+    name = fn.name
+    if (
+        not ff._complete
+        or name == "forward"
+        or name.startswith("__")
+        or name in ff._value_names()
+        or not ff._top_level(fn)
+    ):
+        return False
+    return ff._called_names().get(name, 0) == len(ff.call_sites.get(id(fn), {}))
+
+
+def _bound_by_calls(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str] | None:
+    """The parameter indices (as strings) some call of the run binds; None when a call
+    spreads ``*args``/``**kw`` or the calls of another file cannot all be known."""
+    sites: list[tuple[ast.AST | None, dict[str, Any]]] = []
+    for call_id, (caller, bound) in ff.call_sites.get(id(fn), {}).items():
+        event = caller.calls.get(call_id)
+        sites.append((None if event is None else event.node, bound))
+    if ff.project is not None:
+        foreign = (
+            ff.project.foreign_method_calls(ff, fn)
+            if ff.is_method(fn)
+            else ff.project.foreign_calls(ff, fn)
+        )
+        if foreign is None:
+            return None
+        for _, caller, call_id, bound in foreign:
+            event = caller.calls.get(call_id)
+            sites.append((None if event is None else event.node, bound))
+    out: set[str] = set()
+    for node, bound in sites:
+        if not isinstance(node, ast.Call) or _spreads(node):
+            return None
+        out |= set(bound)
+    return out
+
+
+def _spreads(call: ast.Call) -> bool:
+    return any(isinstance(a, ast.Starred) for a in call.args) or any(
+        k.arg is None for k in call.keywords
+    )
+
+
+def _constant_defaults(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterator[tuple[str, Any]]:
+    a = fn.args
+    positional = a.posonlyargs + a.args
+    pairs = list(zip(positional[len(positional) - len(a.defaults) :], a.defaults, strict=True))
+    pairs += [(x, d) for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None]
+    for arg, d in pairs:
+        if isinstance(d, ast.Constant):
+            yield arg.arg, d.value
+
+
+def _innermost_function(tree: ast.AST, line: int) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    found = None
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, _FUNCS)
+            and node.lineno <= line <= (node.end_lineno or node.lineno)
+            and (found is None or node.lineno >= found.lineno)
+        ):
+            found = node
+    if found is not None and any(
+        d.lineno <= line <= (d.end_lineno or d.lineno) for d in found.decorator_list
+    ):
+        return None
+    return found
+
+
+def _arms_around(fn: ast.AST, line: int, column: int) -> Iterator[tuple[ast.expr, bool]]:
+    """The tests of ``fn``'s own ``if`` statements and conditional expressions around the
+    position, each with the arm that holds it (True: the body), outermost first."""
+    for node in ast.walk(fn):
+        if (
+            isinstance(node, _FUNCS + (ast.Lambda, ast.ClassDef))
+            and node is not fn
+            and node.lineno <= line <= (node.end_lineno or node.lineno)
+        ):
+            return  # (the position is in a nested scope: not this function's arms)
+    for node in ast.walk(fn):
+        if isinstance(node, ast.If):
+            for arm, taken in ((node.body, True), (node.orelse, False)):
+                if arm and arm[0].lineno <= line <= (arm[-1].end_lineno or arm[-1].lineno):
+                    yield node.test, taken
+        elif isinstance(node, ast.IfExp) and column >= 0:
+            for part, taken in ((node.body, True), (node.orelse, False)):
+                if _holds(part, line, column):
+                    yield node.test, taken
+
+
+def _holds(node: ast.expr, line: int, column: int) -> bool:
+    start = (node.lineno, node.col_offset)
+    end = (node.end_lineno or node.lineno, node.end_col_offset or 0)
+    return start <= (line, column) < end
+
+
+def _decide(test: ast.expr, values: dict[str, Any]) -> Any:
+    """The value of ``test`` with the parameters of ``values`` at those values, or
+    :data:`_UNDECIDED` when it reads anything else."""
+    if isinstance(test, ast.Constant):
+        return test.value
+    if isinstance(test, ast.Name):
+        return values.get(test.id, _UNDECIDED)
+    if isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        v = _decide(test.operand, values)
+        return v if v is _UNDECIDED else not v
+    if isinstance(test, ast.BoolOp):
+        return _decide_bool(test, values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1 and type(test.ops[0]) in _COMPARE:
+        left, right = _decide(test.left, values), _decide(test.comparators[0], values)
+        if left is _UNDECIDED or right is _UNDECIDED:
+            return _UNDECIDED
+        return _COMPARE[type(test.ops[0])](left, right)
+    return _UNDECIDED
+
+
+def _decide_bool(test: ast.BoolOp, values: dict[str, Any]) -> Any:
+    """``a and b`` / ``a or b``: decided by one operand that settles it (``False and ?``),
+    or by all."""
+    settles = isinstance(test.op, ast.Or)
+    undecided = False
+    for operand in test.values:
+        v = _decide(operand, values)
+        if v is _UNDECIDED:
+            undecided = True
+        elif bool(v) is settles:
+            return settles
+    return _UNDECIDED if undecided else not settles
