@@ -9,19 +9,24 @@ In::
             grid = grid.numpy()          # only when a caller passes dtype="numpy"
         return grid
 
-the ``if`` arm runs only for a caller that passes ``dtype`` (or a value for it): when every
-call of the run leaves ``dtype`` at its default (``get_grid(h, w)``, or no call at all),
+the ``if`` arm runs only for a caller that passes ``dtype`` (or a value for it): when the
+run calls ``get_grid`` and every call leaves ``dtype`` at its default (``get_grid(h, w)``),
 the run's own code never takes the arm, and what a rule would say of a value there holds
 only on a path the run does not reach.  :func:`untaken_arm` answers, for a position in a
 function, whether an ``if`` statement or a conditional expression around it is decided
 against it by the defaults of parameters no call of the run binds.
 
-The calls must all be known: the function is defined at the file's top level (or is a
-method of a class there), not decorated, named nowhere but in calls of it that the
-analysis resolves to it, with ``*args``/``**kw`` spread by none of them, and every file
-of the run that imports its file is read (:meth:`Project.foreign_calls`).  A parameter
-the body rebinds, a test that reads anything but such parameters and constants, or a
-function with ``*args`` leaves the arm undecided.
+The calls must all be known, and there must be one at least (a function the run never
+calls is called from outside it, with anything): the function is defined at the file's top
+level (or is a method of a class there), not decorated, named nowhere but in calls of it
+that the analysis resolves to it, with ``*args``/``**kw`` spread by none of them, and every
+file of the run that imports its file is read (:meth:`Project.foreign_calls`).  A method
+that its class binds to an attribute of ``self`` (``self.encode = self.llama_encode``) is
+called through that attribute: then every call of an attribute of either name in the
+files of the run counts (on any object, so the method's calls are among them), and any
+other read of such an attribute leaves the calls unknown.  A parameter the body rebinds,
+a test that reads anything but such parameters and constants, or a function with
+``*args`` leaves the arm undecided.
 
 >>> import ast
 >>> from torchferry.check.flow import analyze
@@ -81,7 +86,8 @@ def untaken_arm(ff: FileFlow, tree: ast.AST, line: int, column: int = -1) -> ast
 def defaults_left(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> dict[str, Any]:
     r"""The parameters of ``fn`` with a constant default that every call of the run leaves
     unbound and the body never rebinds: name -> the default's value; empty when the calls
-    cannot all be known.
+    cannot all be known, or when the run calls ``fn`` nowhere (then callers outside the run
+    decide what it is given).
 
     >>> from torchferry.check.flow import analyze
     >>> tree = ast.parse("def f(x, k=3, *, m=None):\n    return x\nf(1, m=2)\n")
@@ -90,11 +96,13 @@ def defaults_left(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> d
     >>> defaults_left(ff, tree.body[0])
     {'k': 3}
     """
-    if fn.args.vararg is not None or fn.decorator_list or not _calls_known(ff, fn):
+    if fn.args.vararg is not None or fn.decorator_list:
         return {}
     params = param_names(fn)
     passed = _bound_by_calls(ff, fn)
     if passed is None:
+        passed = _bound_through_aliases(ff, fn, params)
+    if not passed:
         return {}
     stored = {
         n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)
@@ -102,10 +110,11 @@ def defaults_left(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> d
     stored |= {
         n.name for n in ast.walk(fn) if isinstance(n, (*_FUNCS, ast.ClassDef)) and n is not fn
     }
+    bound = set().union(*passed)
     return {
         name: value
         for name, value in _constant_defaults(fn)
-        if name not in stored and str(params.index(name)) not in passed
+        if name not in stored and str(params.index(name)) not in bound
     }
 
 
@@ -125,9 +134,13 @@ def _calls_known(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bo
     return ff._called_names().get(name, 0) == len(ff.call_sites.get(id(fn), {}))
 
 
-def _bound_by_calls(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> set[str] | None:
-    """The parameter indices (as strings) some call of the run binds; None when a call
-    spreads ``*args``/``**kw`` or the calls of another file cannot all be known."""
+def _bound_by_calls(
+    ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef
+) -> list[set[str]] | None:
+    """The parameter indices (as strings) each call of the run binds; None when the calls
+    cannot all be known or one spreads ``*args``/``**kw``."""
+    if not _calls_known(ff, fn):
+        return None
     sites: list[tuple[ast.AST | None, dict[str, Any]]] = []
     for call_id, (caller, bound) in ff.call_sites.get(id(fn), {}).items():
         event = caller.calls.get(call_id)
@@ -143,11 +156,106 @@ def _bound_by_calls(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) ->
         for _, caller, call_id, bound in foreign:
             event = caller.calls.get(call_id)
             sites.append((None if event is None else event.node, bound))
-    out: set[str] = set()
+    out: list[set[str]] = []
     for node, bound in sites:
         if not isinstance(node, ast.Call) or _spreads(node):
             return None
-        out |= set(bound)
+        out.append(set(bound))
+    return out
+
+
+def _bound_through_aliases(
+    ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, params: tuple[str, ...]
+) -> list[set[str]] | None:
+    """For a method its class binds to an attribute of ``self`` (``self.encode =
+    self.llama_encode``) and names nowhere else: the parameter indices each call of the
+    run of an attribute of either name binds (``x.encode(texts)``: every such call, on
+    any object, counts, so the calls of the method are among them); None when a file of
+    the run names either attribute other than in a call or such a binding, or a call
+    spreads ``*args``/``**kw``."""
+    cls = ff.method_of.get(id(fn))
+    if cls is None or not ff._complete or fn.name.startswith("__") or not ff._top_level(fn):
+        return None
+    aliases = _aliases(ff.tree, fn.name)
+    if not aliases:
+        return None
+    names = aliases | {fn.name}
+    trees: list[ast.AST] = [ff.tree]
+    if ff.project is not None:
+        for path, data in sorted(ff.project.files.items()):
+            if path != ff.path and any(f".{n}".encode() in data for n in names):
+                other = ff.project.file_flow(path)
+                if other is None:
+                    return None
+                trees.append(other.tree)
+    out: list[set[str]] = []
+    for tree in trees:
+        found = _attribute_calls(tree, names, params)
+        if found is None:
+            return None
+        out += found
+    return out
+
+
+def _aliases(tree: ast.AST, name: str) -> set[str] | None:
+    """The attributes ``A`` of ``self.A = self.<name>`` statements of ``tree``; None when
+    ``tree`` names ``.<name>`` otherwise than in a call or such a statement."""
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Assign) and _is_self_attr(node.value, name):
+            if len(node.targets) != 1 or not _is_self_attr(node.targets[0], None):
+                return None
+            out.add(node.targets[0].attr)  # type: ignore[attr-defined]
+    return out
+
+
+def _is_self_attr(node: ast.AST, attr: str | None) -> bool:
+    return (
+        isinstance(node, ast.Attribute)
+        and isinstance(node.value, ast.Name)
+        and node.value.id == "self"
+        and (attr is None or node.attr == attr)
+    )
+
+
+def _attribute_calls(
+    tree: ast.AST, names: set[str], params: tuple[str, ...]
+) -> list[set[str]] | None:
+    """The parameter indices each call ``x.<name>(...)`` of ``tree`` binds (a bound
+    method: its first argument is parameter 1); None when an attribute of one of
+    ``names`` is read otherwise than as a call's function or in an alias binding."""
+    called: dict[int, ast.Call] = {}
+    bindings: set[int] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            called[id(node.func)] = node
+        elif isinstance(node, ast.Assign) and len(node.targets) == 1:
+            target = node.targets[0]
+            if (
+                _is_self_attr(node.value, None)
+                and node.value.attr in names
+                and _is_self_attr(target, None)
+                and target.attr in names
+            ):  # type: ignore[attr-defined]
+                bindings |= {id(node.value), id(target)}
+    out: list[set[str]] = []
+    for node in ast.walk(tree):
+        if (
+            not isinstance(node, ast.Attribute)
+            or node.attr not in names
+            or isinstance(node.ctx, ast.Store)
+        ):
+            continue  # (a store is no read: ``self.encode = self.e5_encode``)
+        call = called.get(id(node))
+        if call is None:
+            if id(node) in bindings and _is_self_attr(node, None):
+                continue
+            return None
+        if _spreads(call):
+            return None
+        bound = {str(k + 1) for k in range(len(call.args))}
+        bound |= {str(params.index(k.arg)) for k in call.keywords if k.arg in params}
+        out.append(bound)
     return out
 
 
