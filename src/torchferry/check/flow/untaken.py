@@ -230,14 +230,16 @@ def _attribute_calls(
         if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
             called[id(node.func)] = node
         elif isinstance(node, ast.Assign) and len(node.targets) == 1:
-            target = node.targets[0]
+            target, value = node.targets[0], node.value
             if (
-                _is_self_attr(node.value, None)
-                and node.value.attr in names
+                isinstance(target, ast.Attribute)
+                and isinstance(value, ast.Attribute)
+                and _is_self_attr(value, None)
+                and value.attr in names
                 and _is_self_attr(target, None)
                 and target.attr in names
-            ):  # type: ignore[attr-defined]
-                bindings |= {id(node.value), id(target)}
+            ):
+                bindings |= {id(value), id(target)}
     out: list[set[str]] = []
     for node in ast.walk(tree):
         if (
