@@ -352,3 +352,47 @@ def _decide_bool(test: ast.BoolOp, values: dict[str, Any]) -> Any:
         elif bool(v) is settles:
             return settles
     return _UNDECIDED if undecided else not settles
+
+
+def given_whole_batches(ff: FileFlow, fn: ast.AST, k: int) -> bool:
+    r"""Does every call of the run (one at least, all known) hand parameter ``k`` of ``fn``
+    a whole batch of a loop over a loader, by name (``for data in loader:
+    self.step(model, data)``; :func:`~torchferry.check.flow.places.whole_batch`)?  Such a
+    parameter is the batch object, not one of its items.
+
+    >>> from torchferry.check.flow import analyze
+    >>> src = "def step(b):\n    b.to('cuda')\ndef run(loader):\n    for b in loader:\n        step(b)\n"
+    >>> tree = ast.parse(src)
+    >>> ff = analyze(tree, "<example>")
+    >>> _ = list(ff.results())
+    >>> given_whole_batches(ff, tree.body[0], 0)
+    True
+    """
+    from torchferry.check.flow.places import whole_batch
+
+    if not isinstance(fn, _FUNCS) or fn.args.vararg is not None or not _calls_known(ff, fn):
+        return False
+    if ff.project is not None:
+        foreign = (
+            ff.project.foreign_method_calls(ff, fn)
+            if ff.is_method(fn)
+            else ff.project.foreign_calls(ff, fn)
+        )
+        if foreign != []:
+            return False  # (another file's calls: their loops are not read here)
+    params = param_names(fn)
+    sites = ff.call_sites.get(id(fn), {})
+    if not sites or k >= len(params):
+        return False
+    offset = 1 if ff.is_method(fn) else 0
+    for call_id, (caller, _) in sites.items():
+        event = caller.calls.get(call_id)
+        call = None if event is None else event.node
+        if not isinstance(call, ast.Call) or _spreads(call):
+            return False
+        given = [kw.value for kw in call.keywords if kw.arg == params[k]]
+        if not given and 0 <= k - offset < len(call.args):
+            given = [call.args[k - offset]]
+        if not given or not whole_batch(caller.node, given[0]):
+            return False
+    return True
