@@ -153,3 +153,21 @@ def test_defaults_left_names_the_parameters_no_call_binds() -> None:
     assert defaults_left(ff, fn) == {"dtype": "torch"}
     assert untaken_arm(ff, tree, NUMPY_LINE) is not None
     assert untaken_arm(ff, tree, NUMPY_LINE - 2) is None  # (before the ``if``)
+
+
+def test_an_opt_in_rule_still_reports_the_arm() -> None:
+    # (a timing arm behind a flag the script leaves off: the user flips it by hand)
+    src = """
+import time
+import torch
+
+def predict(model, x, test=False):
+    if test:
+        t0 = time.time()
+        out = model(x)
+        print(time.time() - t0)
+
+model = torch.nn.Linear(2, 2).cuda()
+predict(model, torch.ones(2).cuda())
+"""
+    assert lines(src, "FRY006") == [9]

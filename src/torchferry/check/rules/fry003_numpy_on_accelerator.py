@@ -224,7 +224,7 @@ variable, is not. The arms of a test are related only in that structural case: a
 that another method may change, a test written differently, or a use after an early
 `return` in the other arm (not under an `else`) is reported.  A read in an arm that no call
 of the run takes (`if not to_tensor:` of a parameter every call leaves at its default
-`True`) is not reported, as for every rule; a helper the run never calls
+`True`) is not reported, as for every default rule; a helper the run never calls
 (`get_grid(..., dtype="torch", device="cpu")` with `if dtype == "numpy": grid.numpy()`) is
 reported all the same: its callers are outside the run.
 """
