@@ -484,6 +484,8 @@ def _on_paths_taken(findings: list[Finding], ctx: Context) -> list[Finding]:
     from torchferry.check.flow.untaken import untaken_arm
     from torchferry.check.rules import is_default
 
+    if "flow" not in ctx.__dict__:
+        return findings  # (no rule asked the analysis: none of its findings rests on it)
     if not any(f.code != SYNTAX_ERROR and is_default(f.code) for f in findings):
         return findings
     for _ in ctx.flow.results():  # (every call site of the file known)
