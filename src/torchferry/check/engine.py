@@ -466,11 +466,37 @@ def _run_rules(ctx: Context, rules: Sequence[ModuleType], noqa: bool) -> list[Fi
             ) from exc
     if not findings:
         return findings
+    findings = _on_paths_taken(findings, ctx)
     if noqa:
         findings = _drop_noqa(findings, ctx)
     findings = list(dict.fromkeys(findings))
     findings.sort(key=lambda f: (f.line, f.column, f.code, f.end_line, f.end_column, f.message))
     return findings
+
+
+def _on_paths_taken(findings: list[Finding], ctx: Context) -> list[Finding]:
+    """The findings, without those of the default rules inside an arm of a function that
+    no call of the run takes (:func:`~torchferry.check.flow.untaken.untaken_arm`: a test
+    decided by parameters every call leaves at their defaults): what they say holds only
+    on a path the run's own code never reaches, so a default rule is unsure there.  The
+    opt-in rules still report such a line: a user may pass the other value (a timing arm
+    behind ``test=False``, flipped by hand, is a reported mistake)."""
+    from torchferry.check.flow.untaken import untaken_arm
+    from torchferry.check.rules import is_default
+
+    if "flow" not in ctx.__dict__:
+        return findings  # (no rule asked the analysis: none of its findings rests on it)
+    if not any(f.code != SYNTAX_ERROR and is_default(f.code) for f in findings):
+        return findings
+    for _ in ctx.flow.results():  # (every call site of the file known)
+        pass
+    return [
+        f
+        for f in findings
+        if f.code == SYNTAX_ERROR
+        or not is_default(f.code)
+        or untaken_arm(ctx.flow, ctx.tree, f.line, f.column) is None
+    ]
 
 
 def _comment_columns(source: str) -> dict[int, int] | None:

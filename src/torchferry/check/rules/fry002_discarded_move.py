@@ -19,7 +19,9 @@ the file's one method of that name returns (`t, weights = sampler.sample(n)`). M
 tensor is left on the old device; `torch.tensor(x).cuda()` still counts, its data came
 from a value) and objects whose `.to` works in place (a whole batch
 object, `for batch in loader` or `batch = next(iter(loader))`: a tokenizer's
-`BatchEncoding`, a PyG `Data`) are not flagged. Neither is the last
+`BatchEncoding`, a PyG `Data`; also a parameter that every call of the run, one at least,
+hands such a whole batch by name: `for data in loader: self.step(model, data)`) are not
+flagged. Neither is the last
 expression of a notebook cell: IPython displays its value (`y_preds.cpu()` shows the CPU
 copy), unless a trailing `;` silences it.
 
@@ -256,6 +258,8 @@ def _tensor(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.expr,
         return Why("an item of what the data loader here yields", loop.node if loop else None)
     if v.kinds is not None or not isinstance(recv, ast.Name) or MODEL_NAME.match(recv.id):
         return None
+    if _given_whole_batches(ff, res, v):
+        return None  # (every call hands it a loop's whole batch: a batch object, moved in place)
     return (_parameter(ff, res, v) or _fed_to_a_model(res, st, recv, v) or _indexed_as_array(ff, res, st, recv, v)
             or _tensor_in_the_other_branches(res, st, recv) or _unique_method_item(ff, res, st, recv, v))
 
@@ -323,6 +327,17 @@ def _block_of(fn: ast.AST, st: ast.stmt) -> list[ast.stmt] | None:
 
 def _shape(node: ast.AST) -> str:
     return ast.dump(node).replace("ctx=Load()", "").replace("ctx=Store()", "")
+
+
+def _given_whole_batches(ff: FileFlow, res: ScopeResult, v: Value) -> bool:
+    """Is ``v`` a parameter of ``res`` that every call of the run hands the whole batch of
+    a loop over a loader (:func:`~torchferry.check.flow.untaken.given_whole_batches`)?"""
+    from torchferry.check.flow.untaken import given_whole_batches
+
+    if not v.places or len(v.places) != 1:
+        return False
+    p = next(iter(v.places))
+    return p.where is Where.PARAM and given_whole_batches(ff, res.node, int(p.ref))
 
 
 def _parameter(ff: FileFlow, res: ScopeResult, v: Value) -> Why | None:

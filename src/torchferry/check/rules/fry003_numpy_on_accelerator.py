@@ -222,7 +222,11 @@ made in the same scope by `np.zeros`/`np.ones`/`np.empty`/`np.full` with its sha
 out (or the index holds a slice); an array that comes from elsewhere, or whose shape is a
 variable, is not. The arms of a test are related only in that structural case: a test
 that another method may change, a test written differently, or a use after an early
-`return` in the other arm (not under an `else`) is reported.
+`return` in the other arm (not under an `else`) is reported.  A read in an arm that no call
+of the run takes (`if not to_tensor:` of a parameter every call leaves at its default
+`True`) is not reported, as for every default rule; a helper the run never calls
+(`get_grid(..., dtype="torch", device="cpu")` with `if dtype == "numpy": grid.numpy()`) is
+reported all the same: its callers are outside the run.
 """
 
 from __future__ import annotations
