@@ -56,18 +56,24 @@ def memo_caches(tree: ast.Module) -> dict[str, ast.AST]:
 
 
 def _empty_dicts(tree: ast.Module) -> set[str]:
-    """The names the module's own code binds once, to an empty dict."""
+    """The names a module-level statement binds to an empty dict (``cache = {}``) that no
+    other store or ``del`` of the whole tree binds (functions' and classes' included).
+    The tree is walked only when some module-level statement binds an empty dict.
+
+    >>> sorted(_empty_dicts(ast.parse("a = {}\\nb = dict()\\nc = {}\\ndef f():\\n    c = 1\\n")))
+    ['a', 'b']
+    >>> _empty_dicts(ast.parse("x = 1\\ndef f():\\n    y = {}\\n"))
+    set()
+    """
+    empty = {st.targets[0].id for st in tree.body
+             if isinstance(st, ast.Assign) and len(st.targets) == 1
+             and isinstance(st.targets[0], ast.Name) and _empty_dict(st.value)}
+    if not empty:
+        return empty
     bound: dict[str, int] = {}
-    empty: set[str] = set()
-    for stmt in tree.body:
-        for node in ast.walk(stmt):
-            if isinstance(node, _FUNCS) or isinstance(node, ast.ClassDef):
-                continue
-            if isinstance(node, ast.Name) and isinstance(node.ctx, (ast.Store, ast.Del)):
-                bound[node.id] = bound.get(node.id, 0) + 1
-        if isinstance(stmt, ast.Assign) and len(stmt.targets) == 1 and \
-                isinstance(stmt.targets[0], ast.Name) and _empty_dict(stmt.value):
-            empty.add(stmt.targets[0].id)
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and node.id in empty and isinstance(node.ctx, (ast.Store, ast.Del)):
+            bound[node.id] = bound.get(node.id, 0) + 1
     return {n for n in empty if bound.get(n) == 1}
 
 

@@ -95,6 +95,10 @@ class ClassInfo:
     is_module: bool = False
     resolved: bool = False  # bases found and ``is_module`` decided
     table: dict[str, Value] | None = None  # attributes joined over every method
+    #: every base found (set once :meth:`FileFlow._resolve_bases` is done: ``bases`` is final)
+    settled: bool = field(default=False, repr=False, compare=False)
+    #: :func:`mro` of the class, kept once every class in it is settled
+    mro_memo: tuple[ClassInfo, ...] | None = field(default=None, repr=False, compare=False)
     #: (start method, stop method) -> :func:`torchferry.check.flow.timers.class_timer`
     timers: dict[tuple[str, str], bool | None] = field(default_factory=dict)
     #: :meth:`held_call_sites`, found once per class
@@ -277,6 +281,8 @@ class FileFlow:
         self.constructions: dict[tuple[str, str, int], dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
         #: :meth:`constructed_attr`, per (id(class), attribute)
         self._constructed_attrs: dict[tuple[int, str], Value | None] = {}
+        #: :meth:`_self_assigns`: id(function) -> (the function, its assignments to ``self``)
+        self._assigns_of: dict[int, tuple[ast.AST, list[ast.Assign]]] = {}
         #: :meth:`base_names` (None: not yet asked)
         self._base_names: frozenset[str] | None = None
         #: :meth:`own_yields`, per function of this file
@@ -362,6 +368,7 @@ class FileFlow:
             else:
                 verdicts.append(None)
         info.is_module = module_class(info.node, verdicts, self.qualname, self._run_module)
+        info.settled = True
 
     def _run_module(self, name: str) -> bool:
         """Is the bare name ``name`` a module class of the run, as this file sees it?"""
@@ -1203,13 +1210,30 @@ class FileFlow:
             if owner is cls or owner.node.name not in self.defs or not self.class_info(owner.node).is_module:
                 continue
             init = owner.methods.get("__init__")
-            if init is None or not any(self._builds(cls, st.value) for st in ast.walk(init)
-                                       if isinstance(st, ast.Assign) and _on_self(st, init)):
+            if init is None or not any(self._builds(cls, st.value) for st in self._self_assigns(init)):
                 continue
             found = self._built_on_device(owner, at) or self._moved_owner(owner, at, depth + 1)
             if found is not None:
                 return found
         return None
+
+    def _self_assigns(self, fn: ast.AST) -> list[ast.Assign]:
+        """The assignments to one attribute of ``self`` (:func:`_on_self`) anywhere in
+        ``fn``, nested scopes included, in :func:`ast.walk`'s order; walked once per
+        function (:meth:`_moved_owner` asks about each owner class for every class).
+
+        >>> tree = ast.parse("class A:\\n    def __init__(self):\\n        self.a = B()\\n"
+        ...                  "        x = 1\\n        self.b, self.c = 1, 2\\n")
+        >>> ff = FileFlow(tree, "<example>")
+        >>> init = tree.body[0].body[0]
+        >>> [ast.unparse(st) for st in ff._self_assigns(init)], ff._self_assigns(init) is ff._self_assigns(init)
+        (['self.a = B()'], True)
+        """
+        got = self._assigns_of.get(id(fn))
+        if got is None or got[0] is not fn:
+            got = self._assigns_of[id(fn)] = (fn, [st for st in ast.walk(fn)
+                                                  if isinstance(st, ast.Assign) and _on_self(st, fn)])
+        return got[1]
 
     def _built_on_device(self, cls: ClassInfo, at: Point | None) -> Value | None:
         """An instance of ``cls`` that this file, or a file of the run importing it, builds
@@ -2142,7 +2166,26 @@ def _top_statement(body: list[ast.stmt], node: ast.AST | None) -> int | None:
 
 
 def mro(cls: ClassInfo) -> Iterator[ClassInfo]:
-    """``cls`` and its bases in the run, each once (nearest first)."""
+    """``cls`` and its bases in the run, each once (nearest first).  Kept on the class
+    once every class on the way had its bases found (:attr:`ClassInfo.settled`: they no
+    longer change); computed again otherwise.
+
+    >>> tree = ast.parse("class A: pass\\nclass B(A): pass\\nclass C(B, A): pass\\n")
+    >>> ff = FileFlow(tree, "<example>")
+    >>> c = ff.class_info(tree.body[2])
+    >>> [k.node.name for k in mro(c)], c.mro_memo is not None
+    (['C', 'B', 'A'], True)
+    """
+    got = cls.mro_memo
+    if got is None and cls.settled:
+        order = list(_mro(cls))  # (no code runs between two steps: the bases as they are now)
+        if all(c.settled for c in order):
+            got = cls.mro_memo = tuple(order)
+    return iter(got) if got is not None else _mro(cls)
+
+
+def _mro(cls: ClassInfo) -> Iterator[ClassInfo]:
+    """:func:`mro` found by going through the bases, step by step."""
     seen: set[int] = set()
     todo = [cls]
     while todo:
