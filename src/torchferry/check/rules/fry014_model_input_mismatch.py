@@ -559,6 +559,7 @@ from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import (
     entry_arm_move,
     flag_arm_move,
+    flag_arms_apart,
     global_in_arm,
     off_device_arm,
     other_arm_of_move,
@@ -1443,7 +1444,7 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     if moved is None and (_cpu_made(v) or _tokenized(res, a, v) or _joined_with_tokens(v)):
         moved = _entry_arm_model(ff, res, c, model)
     if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]) or \
-            _moved_in_another_test(ff, res, moved):
+            _moved_in_another_test(ff, res, moved) or flag_arms_apart(ff, c.node, res.node, model):
         return None  # (or in the arm of ``if torch.cuda.is_available():`` that moves nothing)
     if isinstance(a, ast.Starred):
         return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
@@ -1488,7 +1489,8 @@ def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, firs
         if made is None or _moves_its_input(ff, c.func, c.node, a):
             continue
         moved = _model_on_device(ff, res, c.func, at=c.node)
-        if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]):
+        if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]) \
+                or flag_arms_apart(ff, c.node, res.node, c.func):
             return None
         x = f"{ctx.text(a)}[{item}]" if item is not None else None
         return _made_finding(ctx, c, a, moved, made, first, x, later=True)
