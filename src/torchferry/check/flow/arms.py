@@ -50,6 +50,7 @@ import ast
 from collections.abc import Iterator
 
 from torchferry.check.flow.converted import param_names
+from torchferry.check.flow.holders import moved_under_flag
 from torchferry.check.flow.lattice import ACCEL, CPU, Op, Origin, Value, Where, join, outside
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES, WRAPPERS
@@ -704,3 +705,52 @@ def _argument(call: ast.Call, params: tuple[str, ...], k: int) -> ast.expr | Non
         if i == k:
             return a
     return next((kw.value for kw in call.keywords if kw.arg == params[k]), None)
+
+
+def init_flag_move(ff: FileFlow, cls: ast.ClassDef, init: ast.AST, stmt: ast.stmt, attr: str) -> bool:
+    r"""Is ``self.<attr>``, stored by the statement ``stmt`` of ``__init__``'s own body
+    ``init``, moved by a later statement of that body, ``if p.x: self.<attr> =
+    self.<attr>.cuda()`` (no ``else``; ``p`` a parameter of ``__init__`` bound once, ``x``
+    an attribute nothing in the file assigns), while every instance of ``cls`` is moved only
+    where the same flag, read through what its construction hands for ``p``, is true
+    (:func:`~torchferry.check.flow.holders.moved_under_flag`)?  Then the tensor is on the
+    CPU exactly where the module is: where the flag is false nothing moves either.
+
+    >>> from torchferry.check.flow.project import Project
+    >>> src = ("import torch\nimport torch.nn as nn\nclass M(nn.Module):\n"
+    ...        "    def __init__(self, args):\n        super().__init__()\n"
+    ...        "        self.t = torch.ones(2)\n        if args.gpu:\n"
+    ...        "            self.t = self.t.cuda()\n"
+    ...        "def main(args):\n    m = M(args)\n    if args.gpu:\n        m = m.cuda()\n"
+    ...        "    return m.t\n")
+    >>> ff = Project({"t.py": src.encode()}, packages=()).file_flow("t.py")
+    >>> cls = ff.tree.body[2]
+    >>> init = cls.body[0]
+    >>> init_flag_move(ff, cls, init, init.body[1], "t")
+    True
+    """
+    body = getattr(init, "body", [])
+    if not any(st is stmt for st in body) or not isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    after = body[next(i for i, st in enumerate(body) if st is stmt) + 1:]
+    for st in after:
+        if isinstance(st, ast.If) and not st.orelse and isinstance(st.test, ast.Attribute) \
+                and isinstance(st.test.value, ast.Name) and any(_moves_attr(s, attr) for s in st.body):
+            p = st.test.value.id
+            if p in param_names(init)[1:] and _bound_once(init, p) and _flag_parts(ff, st.test) is not None:
+                return moved_under_flag(ff, cls, p, st.test.attr, _arms_of)
+            return False
+        if any(isinstance(n, ast.Attribute) and n.attr == attr and not isinstance(n.ctx, ast.Load)
+               for n in ast.walk(st)):
+            return False
+    return False
+
+
+def _moves_attr(st: ast.stmt, attr: str) -> bool:
+    """Is ``st`` ``self.<attr> = self.<attr>.cuda()`` (or another move of a tensor)?"""
+    if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.value, ast.Call)):
+        return False
+    target, func = st.targets[0], st.value.func
+    return isinstance(target, ast.Attribute) and target.attr == attr and isinstance(func, ast.Attribute) \
+        and func.attr in ACCEL_MOVE_NAMES and isinstance(func.value, ast.Attribute) \
+        and func.value.attr == attr and ast.unparse(func.value) == ast.unparse(target)

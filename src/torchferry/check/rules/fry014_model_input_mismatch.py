@@ -485,6 +485,18 @@ and the call is in no arm where the flag is false: where the flag is true every 
 has run.  A move under any other test (`if x.sum() > 0:`), moves under different flags, a
 flag assigned anywhere else (a second assignment, `global`, `setattr`), or an input made
 through a call the analysis cannot see into keep the call quiet.
+Nor is a call reported in the false arm of a flag (`if args.gpu: out = model(x.cuda())` /
+`else: out = model(x)`) when all that may put the model on an accelerator is a move in this
+file in the true arm of the same flag: in the same function, or, for a model handed in as a
+parameter, in every caller of this file (three calls deep), where the flag reads what that
+caller hands for the parameter (`if args.gpu: model = model.cuda()`, then `train(model,
+args)`; `args` a parameter or a name bound once there, `gpu` an attribute nothing in the file
+assigns; a module-level name bound once, `USE_GPU`, reads the same everywhere).  A model
+moved whatever the flag (in one caller enough), under another flag, a flag attribute the
+file assigns, a name rebound before the call, another object handed for `args`, or a caller
+outside the file keep it reported.  A plain tensor attribute moved under the flag in
+`__init__` (`if args.gpu: self.mask = self.mask.cuda()`) of a module the caller moves only
+under the same flag is still reported by FRY011, which does not relate the two tests.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`; not a module class of the run whose `__init__` keeps the `device` it
 is given only as the place of tensors its methods make, `self.device = device` read as
