@@ -49,7 +49,9 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from torchferry.check.flow.lattice import ACCEL, CPU, Op, Origin, Value, join, outside
+from torchferry.check.flow.converted import param_names
+from torchferry.check.flow.holders import moved_under_flag
+from torchferry.check.flow.lattice import ACCEL, CPU, Op, Origin, Value, Where, join, outside
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES, WRAPPERS
 
@@ -570,3 +572,185 @@ def _more_than_one_gpu(ff: FileFlow, test: ast.expr) -> bool:
     bound = right.value if isinstance(right, ast.Constant) else None
     return isinstance(bound, int) and (isinstance(op, ast.Gt) and bound == 1 or
                                        isinstance(op, ast.GtE) and bound == 2)
+
+
+def flag_arms_apart(ff: FileFlow, site: ast.AST, fn: ast.AST, model: Value) -> bool:
+    r"""Is ``site``, in the scope ``fn``, in the false arm of ``if F:`` for a flag ``F`` the
+    run does not change (:func:`_flag_parts`: ``args.gpu``, ``USE_CUDA``), while all that may
+    put ``model`` on an accelerator is a move in this file in the true arm of the same flag
+    (``if args.gpu: model = model.cuda()``)?  For ``model`` a parameter of ``fn``, the moves
+    are sought in each caller of this file (up to three calls deep), where the flag reads
+    what that caller hands for ``fn``'s parameter (``train(model, args)`` under ``if
+    args.gpu:``).  Then, where the flag is false, ``model`` is on the CPU.
+
+    >>> from torchferry.check.flow import analyze
+    >>> src = ("import torch\ndef run(model, args, x):\n    if args.gpu:\n"
+    ...        "        model(x.cuda())\n    else:\n        model(x)\n"
+    ...        "def main(args):\n    model = torch.nn.Linear(2, 2)\n    if args.gpu:\n"
+    ...        "        model = model.cuda()\n    run(model, args, torch.ones(2))\n")
+    >>> tree = ast.parse(src)
+    >>> ff = analyze(tree, "<example>")
+    >>> run = tree.body[1]
+    >>> site = run.body[0].orelse[0].value
+    >>> call = next(c for r in list(ff.results()) for c in r.calls.values() if c.node is site)
+    >>> flag_arms_apart(ff, site, run, call.func)
+    True
+    """
+    arms = _arms_of(ff.tree)
+    for _, value, test in arms.get(id(site), ()):
+        parts = _flag_parts(ff, _plain_test(test))
+        if not value and parts is not None and _only_under(ff, arms, fn, parts, model, 0):
+            return True
+    return False
+
+
+def _plain_test(test: ast.expr) -> ast.expr:
+    """``test`` without its leading ``not`` s."""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return test
+
+
+def _flag_parts(ff: FileFlow, test: ast.expr) -> tuple[str, str | None] | None:
+    """``(name, attribute)`` of a flag ``name.attribute`` (or ``(name, None)`` of a bare
+    ``name``) whose attribute nothing in the file assigns, deletes or sets with ``setattr``,
+    or None."""
+    if isinstance(test, ast.Name):
+        return (test.id, None)
+    if not (isinstance(test, ast.Attribute) and isinstance(test.value, ast.Name)):
+        return None
+    if any(isinstance(n, ast.Attribute) and n.attr == test.attr and isinstance(n.ctx, (ast.Store, ast.Del))
+           or isinstance(n, ast.Call) and isinstance(n.func, ast.Name) and n.func.id == "setattr"
+           for n in ast.walk(ff.tree)):
+        return None
+    return (test.value.id, test.attr)
+
+
+def _bound_once(scope: ast.AST, name: str) -> bool:
+    """Is ``name`` bound at most once in ``scope`` (its own statements, not nested
+    functions'): a parameter, or one assignment, and declared ``global`` nowhere in it?"""
+    params = set(param_names(scope)) if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
+    stores = 0
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            stores += isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) and n.name == name
+            continue
+        if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            return False
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) \
+                or isinstance(n, (ast.Import, ast.ImportFrom)) and any(
+                    (a.asname or a.name).split(".")[0] == name for a in n.names):
+            stores += 1
+        todo.extend(ast.iter_child_nodes(n))
+    return stores + (name in params) <= 1
+
+
+def _only_under(ff: FileFlow, arms: dict[int, tuple[_Arm, ...]], scope: ast.AST,
+                parts: tuple[str, str | None], v: Value, depth: int) -> bool:
+    """Is every way ``v`` (a value of ``scope``) may be on an accelerator a move in the
+    true arm of the flag ``parts`` as ``scope`` reads it (see :func:`flag_arms_apart`)?"""
+    name, attr = parts
+    params = param_names(scope) if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else ()
+    if name in params and not _bound_once(scope, name) or name not in params and not (
+            _bound_once(ff.tree, name) and not _shadowed(ff.tree, {name}, [scope])):
+        return False
+    if v.places is not None and len(v.places) == 1 and next(iter(v.places)).where is Where.PARAM:
+        return _callers_under(ff, arms, scope, parts, int(next(iter(v.places)).ref), depth)
+    if not v.places or any(p not in (CPU, ACCEL) for p in v.places) or not v.origins:
+        return False
+    text = name if attr is None else f"{name}.{attr}"
+    inside = {id(n) for n in ast.walk(scope)}
+    for o in v.origins:
+        if o.op is Op.MADE and o.node is not None and not any(_may_place(n) for n in ast.walk(o.node)):
+            continue
+        if o.op is not Op.MOVED or o.path is not None or o.node is None or id(o.node) not in inside \
+                or not any(t == text and value for t, value, _ in arms.get(id(o.node), ())):
+            return False
+    return True
+
+
+def _callers_under(ff: FileFlow, arms: dict[int, tuple[_Arm, ...]], fn: ast.AST,
+                   parts: tuple[str, str | None], k: int, depth: int) -> bool:
+    """Does every call of ``fn`` (all in this file, at least one) hand for its parameter
+    ``k`` a value :func:`_only_under` the flag ``parts`` as that caller reads it?"""
+    if depth >= 3 or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or ff.is_method(fn) \
+            or ff.project is not None and ff.project.foreign_calls(ff, fn):
+        return False
+    params = param_names(fn)
+    sites = ff.call_sites.get(id(fn), {})
+    for call_id, (caller, bound) in sites.items():
+        event = caller.calls.get(call_id)
+        given = bound.get(str(k))
+        if event is None or given is None or not isinstance(event.node, ast.Call):
+            return False
+        mapped = parts
+        if parts[0] in params:
+            arg = _argument(event.node, params, params.index(parts[0]))
+            if not isinstance(arg, ast.Name):
+                return False
+            mapped = (arg.id, parts[1])
+        if not _only_under(ff, arms, caller.node, mapped, given, depth + 1):
+            return False
+    return bool(sites)
+
+
+def _argument(call: ast.Call, params: tuple[str, ...], k: int) -> ast.expr | None:
+    """The argument ``call`` binds to the parameter ``k`` of a function whose parameters are
+    ``params`` (None past a ``*args`` or ``**kwargs``, or where none is given)."""
+    for i, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            return None
+        if i == k:
+            return a
+    return next((kw.value for kw in call.keywords if kw.arg == params[k]), None)
+
+
+def init_flag_move(ff: FileFlow, cls: ast.ClassDef, init: ast.AST, stmt: ast.stmt, attr: str) -> bool:
+    r"""Is ``self.<attr>``, stored by the statement ``stmt`` of ``__init__``'s own body
+    ``init``, moved by a later statement of that body, ``if p.x: self.<attr> =
+    self.<attr>.cuda()`` (no ``else``; ``p`` a parameter of ``__init__`` bound once, ``x``
+    an attribute nothing in the file assigns), while every instance of ``cls`` is moved only
+    where the same flag, read through what its construction hands for ``p``, is true
+    (:func:`~torchferry.check.flow.holders.moved_under_flag`)?  Then the tensor is on the
+    CPU exactly where the module is: where the flag is false nothing moves either.
+
+    >>> from torchferry.check.flow.project import Project
+    >>> src = ("import torch\nimport torch.nn as nn\nclass M(nn.Module):\n"
+    ...        "    def __init__(self, args):\n        super().__init__()\n"
+    ...        "        self.t = torch.ones(2)\n        if args.gpu:\n"
+    ...        "            self.t = self.t.cuda()\n"
+    ...        "def main(args):\n    m = M(args)\n    if args.gpu:\n        m = m.cuda()\n"
+    ...        "    return m.t\n")
+    >>> ff = Project({"t.py": src.encode()}, packages=()).file_flow("t.py")
+    >>> cls = ff.tree.body[2]
+    >>> init = cls.body[0]
+    >>> init_flag_move(ff, cls, init, init.body[1], "t")
+    True
+    """
+    body = getattr(init, "body", [])
+    if not any(st is stmt for st in body) or not isinstance(init, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return False
+    after = body[next(i for i, st in enumerate(body) if st is stmt) + 1:]
+    for st in after:
+        if isinstance(st, ast.If) and not st.orelse and isinstance(st.test, ast.Attribute) \
+                and isinstance(st.test.value, ast.Name) and any(_moves_attr(s, attr) for s in st.body):
+            p = st.test.value.id
+            if p in param_names(init)[1:] and _bound_once(init, p) and _flag_parts(ff, st.test) is not None:
+                return moved_under_flag(ff, cls, p, st.test.attr, _arms_of)
+            return False
+        if any(isinstance(n, ast.Attribute) and n.attr == attr and not isinstance(n.ctx, ast.Load)
+               for n in ast.walk(st)):
+            return False
+    return False
+
+
+def _moves_attr(st: ast.stmt, attr: str) -> bool:
+    """Is ``st`` ``self.<attr> = self.<attr>.cuda()`` (or another move of a tensor)?"""
+    if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.value, ast.Call)):
+        return False
+    target, func = st.targets[0], st.value.func
+    return isinstance(target, ast.Attribute) and target.attr == attr and isinstance(func, ast.Attribute) \
+        and func.attr in ACCEL_MOVE_NAMES and isinstance(func.value, ast.Attribute) \
+        and func.value.attr == attr and ast.unparse(func.value) == ast.unparse(target)

@@ -29,7 +29,7 @@ from __future__ import annotations
 
 import ast
 import weakref
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.project import Project
@@ -237,3 +237,113 @@ def _use(n: ast.expr, parents: dict[int, ast.AST]) -> list[ast.Call] | None:
         more = _name_moves(scope, st.targets[0].id) if scope is not None else None
         return None if more is None else [call, *more]
     return None
+
+
+def moved_under_flag(ff: FileFlow, cls: ast.ClassDef, param: str, attr: str,
+                     arms_of: Callable[[ast.Module], dict[int, tuple[tuple[str, bool, ast.expr], ...]]]) -> bool:
+    """Is every instance of ``cls`` (a module class ``ff`` defines) in the run built into
+    a local name of a function, ``m = Cls(..., args)``, and moved (at least once) only in
+    the true arm of ``if <E>.<attr>:``, where ``E`` is what the construction hands for
+    ``__init__``'s parameter ``param``: a name bound once in that function, or ``self.<y>``
+    that only ``__init__`` methods assign?  Every other read of the name calls the instance
+    or reads an attribute of it (``m(x)``, ``m.train()``), and the name is bound to nothing
+    else; ``attr`` is assigned in no file of the run that may build one.  ``arms_of``: the
+    if-arms each node of a file is in.  Where the flag is false, then, no instance is
+    moved."""
+    project = ff.project
+    files = project.importers(ff.path) if project is not None else None
+    if project is None or files is None:
+        return False
+    seen = False
+    for path in sorted({ff.path, *files}):
+        other = ff if path == ff.path else project.file_flow(path)
+        if other is None or any(isinstance(n, ast.Attribute) and n.attr == attr and not isinstance(n.ctx, ast.Load)
+                                for n in ast.walk(other.tree)):
+            return False
+        parents = _parents(other.tree)
+        for ref in _named(other, cls.name):
+            if _super_argument(parents, ref):
+                continue  # ``super(Encoder, self).__init__()``
+            holder = _holder(parents, ref)
+            call = parents.get(id(ref))
+            if holder is None or not isinstance(holder[0], str) or not isinstance(call, ast.Call):
+                return False
+            flag = _handed_flag(other, parents, call, holder[1], _init_param(cls, param), attr)
+            moves = _flag_moves(holder[1], holder[0], call, flag, arms_of(other.tree)) if flag is not None else None
+            if not moves:
+                return False
+            seen = True
+    return seen
+
+
+def _init_param(cls: ast.ClassDef, param: str) -> tuple[int, str]:
+    """(the position among the arguments a construction passes, or -1 for a keyword-only
+    one or one ``__init__`` lacks; the name) of the parameter ``param`` of ``cls``'s
+    ``__init__``."""
+    init = next((st for st in cls.body if isinstance(st, ast.FunctionDef) and st.name == "__init__"), None)
+    positional = [a.arg for a in init.args.posonlyargs + init.args.args][1:] if init is not None else []
+    return (positional.index(param) if param in positional else -1, param)
+
+
+def _handed_flag(ff: FileFlow, parents: dict[int, ast.AST], call: ast.Call, scope: ast.AST,
+                 param: tuple[int, str], attr: str) -> str | None:
+    """The text ``<E>.<attr>`` of the flag for what ``call`` hands for ``__init__``'s
+    parameter ``param`` (see :func:`moved_under_flag`), or None."""
+    k, name = param
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+        return None
+    given = call.args[k] if 0 <= k < len(call.args) else next(
+        (kw.value for kw in call.keywords if kw.arg == name), None)
+    if given is None:
+        return None
+    if isinstance(given, ast.Name):
+        binds = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == given.id
+                 and not isinstance(n.ctx, ast.Load)]
+        params = {a.arg for a in ast.walk(scope.args) if isinstance(a, ast.arg)} \
+            if isinstance(scope, (ast.FunctionDef, ast.AsyncFunctionDef)) else set()
+        return f"{given.id}.{attr}" if len(binds) + (given.id in params) == 1 else None
+    if isinstance(given, ast.Attribute) and isinstance(given.value, ast.Name) and given.value.id == "self":
+        for n in ast.walk(ff.tree):
+            if isinstance(n, ast.Attribute) and n.attr == given.attr and not isinstance(n.ctx, ast.Load):
+                fn = parents.get(id(parents.get(id(n))))
+                while fn is not None and not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                    fn = parents.get(id(fn))
+                if fn is None or fn.name != "__init__":
+                    return None
+        return f"self.{given.attr}.{attr}"
+    return None
+
+
+def _flag_moves(scope: ast.AST, name: str, call: ast.Call, flag: str,
+                arms: dict[int, tuple[tuple[str, bool, ast.expr], ...]]) -> list[ast.Call] | None:
+    """The moves of the instance ``call`` builds into the local ``name`` of ``scope``, each
+    in the true arm of ``flag``; None for a use that may take it elsewhere, a move anywhere
+    else, or ``name`` bound to anything but the instance (see :func:`moved_under_flag`)."""
+    parents = _parents(scope)
+    out: list[ast.Call] = []
+    nodes = list(_own_nodes(scope))
+    if any(isinstance(n, _NESTED) and any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(n))
+           for n in nodes):
+        return None
+    names = [n for n in nodes if isinstance(n, ast.Name) and n.id == name]
+    for n in sorted(names, key=lambda n: not isinstance(n.ctx, ast.Load)):  # (the moves first)
+        st = parents.get(id(n))
+        if not isinstance(n.ctx, ast.Load):
+            if not (isinstance(st, ast.Assign) and len(st.targets) == 1 and st.targets[0] is n and (
+                    st.value is call or isinstance(st.value, ast.Call) and st.value in out)):
+                return None
+            continue
+        up = parents.get(id(n))
+        if isinstance(up, ast.Call) and up.func is n:
+            continue
+        if not isinstance(up, ast.Attribute) or up.attr == "apply":
+            return None
+        if up.attr not in MODULE_MOVES:
+            continue
+        move = parents.get(id(up))
+        if not isinstance(move, ast.Call) or move.func is not up or not isinstance(
+                parents.get(id(move)), (ast.Expr, ast.Assign)) or not any(
+                t == flag and v for t, v, _ in arms.get(id(move), ())):
+            return None
+        out.append(move)
+    return out

@@ -118,7 +118,16 @@ Not flagged, because nothing can go wrong or the author already handles it:
   `Attention(hid, device)`, `def __init__(self, device=DEVICE)`), or one given to the
   `super().__init__` of a base outside the checked files; a move under a test
   (`if config.is_gpu: self.t = self.t.cuda()`) leaves it on the CPU on the other arm, where
-  `model.to(device)` does not carry it, and is flagged;
+  `model.to(device)` does not carry it, and is flagged -- unless the test is a flag of a
+  parameter of `__init__` (`if args.gpu:`, no `else`, `gpu` assigned nowhere in the files
+  that may build the module) and every instance of the class in the run is built into a
+  local name (`explainer = Explain(..., args=self.args)`), moved at least once and only in
+  the true arm of the same flag as the builder reads it (`if self.args.gpu: explainer =
+  explainer.cuda()`; what is handed for `args` a name bound once there or a `self`
+  attribute only `__init__` methods assign), and otherwise only called or read from: the
+  tensor is then on the CPU exactly where the module is.  A module moved whatever the
+  flag, under another flag, another object handed for `args`, or an instance handed on
+  (`nn.DataParallel(model)`) keep it flagged;
 * a tensor that a statement of `__init__`'s own body puts on a device written out
   (`.cuda()`, `.to("cuda")`, `device=torch.device("cuda")`, also through a `self.device`
   set to one) where every instance of the class is moved by the code of the run that holds
@@ -251,6 +260,7 @@ from typing import NamedTuple
 
 from torchferry.check.api import Context, Finding, Fix, walk
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
+from torchferry.check.flow.arms import init_flag_move
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.holders import instance_moves
 from torchferry.check.flow.lattice import (
@@ -377,6 +387,9 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     later = _placed_later(ctx, a.scope.function, self_name, a.attr)
     if later is not None and (a.where is _Where.METHOD or _tied(ctx, cls, a.scope, later)):
         return
+    if later is None and dev is None and a.where is _Where.INIT and a.scope.function is not None and \
+            init_flag_move(ctx.flow, cls.node, a.scope.function, a.stmt, a.attr):
+        return  # (moved under the flag that alone moves every instance: on the CPU only with it)
     # moved by hand somewhere: only an unmoved read that indexes it on the device counts
     use = info.mixed_use(a.attr, indexed_only=a.attr in info.carried,
                          elsewhere=a.scope if a.where is _Where.METHOD else None,

@@ -485,6 +485,18 @@ and the call is in no arm where the flag is false: where the flag is true every 
 has run.  A move under any other test (`if x.sum() > 0:`), moves under different flags, a
 flag assigned anywhere else (a second assignment, `global`, `setattr`), or an input made
 through a call the analysis cannot see into keep the call quiet.
+Nor is a call reported in the false arm of a flag (`if args.gpu: out = model(x.cuda())` /
+`else: out = model(x)`) when all that may put the model on an accelerator is a move in this
+file in the true arm of the same flag: in the same function, or, for a model handed in as a
+parameter, in every caller of this file (three calls deep), where the flag reads what that
+caller hands for the parameter (`if args.gpu: model = model.cuda()`, then `train(model,
+args)`; `args` a parameter or a name bound once there, `gpu` an attribute nothing in the file
+assigns; a module-level name bound once, `USE_GPU`, reads the same everywhere).  A model
+moved whatever the flag (in one caller enough), under another flag, a flag attribute the
+file assigns, a name rebound before the call, another object handed for `args`, or a caller
+outside the file keep it reported.  A plain tensor attribute moved under the flag in
+`__init__` (`if args.gpu: self.mask = self.mask.cuda()`) of a module the caller moves only
+under the same flag is still reported by FRY011, which does not relate the two tests.
 A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
 `device`/`device_map`; not a module class of the run whose `__init__` keeps the `device` it
 is given only as the place of tensors its methods make, `self.device = device` read as
@@ -559,6 +571,7 @@ from torchferry.check.flow import evidence as ev
 from torchferry.check.flow.arms import (
     entry_arm_move,
     flag_arm_move,
+    flag_arms_apart,
     global_in_arm,
     off_device_arm,
     other_arm_of_move,
@@ -1443,7 +1456,7 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     if moved is None and (_cpu_made(v) or _tokenized(res, a, v) or _joined_with_tokens(v)):
         moved = _entry_arm_model(ff, res, c, model)
     if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]) or \
-            _moved_in_another_test(ff, res, moved):
+            _moved_in_another_test(ff, res, moved) or flag_arms_apart(ff, c.node, res.node, model):
         return None  # (or in the arm of ``if torch.cuda.is_available():`` that moves nothing)
     if isinstance(a, ast.Starred):
         return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
@@ -1488,7 +1501,8 @@ def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, firs
         if made is None or _moves_its_input(ff, c.func, c.node, a):
             continue
         moved = _model_on_device(ff, res, c.func, at=c.node)
-        if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]):
+        if moved is None or other_arm_of_move(ff, c.node, moved) or off_device_arm(ff, [c.node]) \
+                or flag_arms_apart(ff, c.node, res.node, c.func):
             return None
         x = f"{ctx.text(a)}[{item}]" if item is not None else None
         return _made_finding(ctx, c, a, moved, made, first, x, later=True)
