@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import ast
 import textwrap
+from pathlib import Path
 
 import pytest
 
@@ -55,3 +56,9 @@ def wheres(v: Value) -> set[str] | None:
 @pytest.fixture
 def snippet():
     return Snippet
+
+
+def project_sources(*extra: str) -> list[str]:
+    """``extra`` and the project's own modules (real code of every shape)."""
+    root = Path(__file__).resolve().parents[3] / "src" / "torchferry"
+    return [*extra, *(p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py")))]

@@ -2,12 +2,14 @@
 
 import ast
 from collections import Counter
-from pathlib import Path
 
 from torchferry.check.flow import analyze
 from torchferry.check.flow.project import Project, _references, _static_calls, _super_names
-from torchferry.check.flow.siblings import _may_hold, _own_statements, sibling_groups
-from torchferry.check.flow.treeindex import statements, tree_index
+from torchferry.check.flow.siblings import _may_hold, sibling_groups
+from torchferry.check.flow.treeindex import tree_index
+from torchferry.check.flow.walk import statements
+
+from .conftest import project_sources
 
 SOURCE = (
     "import torch\n"
@@ -40,9 +42,7 @@ SOURCE = (
 
 
 def _sources() -> list[str]:
-    """This one and the project's own modules (real code of every shape)."""
-    root = Path(__file__).resolve().parents[3] / "src" / "torchferry"
-    return [SOURCE, *(p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.py")))]
+    return project_sources(SOURCE)
 
 
 def _walked_value_names(tree: ast.AST) -> tuple[frozenset[str], Counter[str]]:
@@ -86,7 +86,7 @@ def test_the_index_lists_the_calls_and_classes_of_ast_walk_in_its_order_and_ever
         index = tree_index(tree)
         walked = list(ast.walk(tree))
         assert index.calls == [n for n in walked if isinstance(n, ast.Call)]
-        assert sorted(map(id, statements(tree))) == sorted(id(n) for n in walked if isinstance(n, ast.stmt))
+        assert sorted(map(id, statements(tree, nested=True))) == sorted(id(n) for n in walked if isinstance(n, ast.stmt))
         assert index.classes == [n for n in walked if isinstance(n, ast.ClassDef)]
         assert [n for k in index.names for n in index.names[k]] == \
             [n for k in dict.fromkeys(n.id for n in walked if isinstance(n, ast.Name))
@@ -130,7 +130,7 @@ def test_a_functions_own_statements_are_those_of_iter_child_nodes_in_its_order()
         tree = ast.parse(text)
         for fn in ast.walk(tree):
             if isinstance(fn, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                own = list(_own_statements(fn))
+                own = list(statements(fn))
                 assert own == _walked_own_statements(fn)
                 lines = sorted({st.lineno for st in own})
                 assert not lines or _may_hold(fn, lines)  # (the pre-check keeps every owner)
@@ -151,7 +151,7 @@ def test_scopes_without_an_unpacking_on_their_lines_are_left_out_with_the_same_g
     _ = list(ff.results())
     assert sorted((g.names, sorted(g.moves)) for g in sibling_groups(ff)) == [(("a", "b"), ["a"]), (("x", "y"), ["x"])]
     far = ff.tree.body[2]
-    lines = sorted({st.lineno for st in statements(ff.tree) if isinstance(st, ast.Assign)})
+    lines = sorted({st.lineno for st in statements(ff.tree, nested=True) if isinstance(st, ast.Assign)})
     assert not _may_hold(far, lines) and _may_hold(ff.tree.body[3], lines)
     plain = analyze(ast.parse("def f(x):\n    return x\n"), "<plain>")
     _ = list(plain.results())

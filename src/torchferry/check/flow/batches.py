@@ -203,7 +203,13 @@ def used_as_a_tensor(res: ScopeResult, a: ast.AST, loop: ast.AST) -> bool:
     """Does the scope use ``a``, an item of the batch of ``loop``, as only a tensor is used:
     a method no container has (``labels.view(-1)``, ``labels.size(0)``), an operator
     (``preds == labels``), a torch function's argument?  The uses are those of the scope
-    spelled as ``a`` whose value comes from the same batch."""
+    spelled as ``a`` whose value comes from the same batch.
+
+    The other questions of a use as a tensor differ on purpose: this one is asked of a
+    batch item (any expression, ``batch[1]``, checked by its value to come from ``loop``)
+    and counts an attribute read, an operator and a torch function's argument, in the
+    whole scope; :attr:`ScopeResult.param_uses` (FRY011's) and ``places._tensor_used`` are
+    asked of a parameter, and :func:`weighed.forward_takes_a_tensor` of a module's input."""
     text = ast.dump(a)
 
     def item(x: ast.AST | None) -> bool:

@@ -42,6 +42,8 @@ from __future__ import annotations
 
 import ast
 
+from torchferry.check.flow.walk import own_nodes
+
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 
 
@@ -86,7 +88,7 @@ def _empty_dict(node: ast.expr) -> bool:
 
 def _filler(tree: ast.Module, name: str) -> ast.AST | None:
     """The one function that reads and fills ``name`` as a cache, if every use is one."""
-    at_top = [n for n in _own_nodes(tree) if isinstance(n, ast.Name) and n.id == name]
+    at_top = [n for n in own_nodes(tree, defs=True) if isinstance(n, ast.Name) and n.id == name]
     if len(at_top) != 1 or any(isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names
                                for n in ast.walk(tree)):
         return None  # (used by the module's own code, or rebound by a function)
@@ -94,7 +96,7 @@ def _filler(tree: ast.Module, name: str) -> ast.AST | None:
     for fn in ast.walk(tree):
         if not isinstance(fn, (*_FUNCS, ast.Lambda, ast.ClassDef)):
             continue
-        uses = [n for n in _own_nodes(fn) if isinstance(n, ast.Name) and n.id == name]
+        uses = [n for n in own_nodes(fn, defs=True) if isinstance(n, ast.Name) and n.id == name]
         if not uses:
             continue
         if owner is not None or not isinstance(fn, _FUNCS) or not _cache_uses(fn, name, uses):
@@ -103,23 +105,11 @@ def _filler(tree: ast.Module, name: str) -> ast.AST | None:
     return owner
 
 
-def _own_nodes(fn: ast.AST) -> list[ast.AST]:
-    """The nodes of ``fn``'s own scope (not those of a function or class nested in it)."""
-    out: list[ast.AST] = []
-    todo = list(ast.iter_child_nodes(fn))
-    while todo:
-        node = todo.pop()
-        out.append(node)
-        if not isinstance(node, (*_FUNCS, ast.Lambda, ast.ClassDef)):
-            todo.extend(ast.iter_child_nodes(node))
-    return out
-
-
 def _cache_uses(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
                 uses: list[ast.Name]) -> bool:
-    returned = {r.value.id for r in _own_nodes(fn)
+    returned = {r.value.id for r in own_nodes(fn, defs=True)
                 if isinstance(r, ast.Return) and isinstance(r.value, ast.Name)}
-    parent = {id(c): p for p in _own_nodes(fn) for c in ast.iter_child_nodes(p)}
+    parent = {id(c): p for p in own_nodes(fn, defs=True) for c in ast.iter_child_nodes(p)}
     for use in uses:
         up = parent.get(id(use))
         if isinstance(use.ctx, (ast.Store, ast.Del)):

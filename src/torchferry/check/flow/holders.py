@@ -33,10 +33,10 @@ from collections.abc import Callable, Iterator
 
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.project import Project
+from torchferry.check.flow.walk import SCOPES, own_nodes
 
 #: per run (its :class:`Project`): attribute name -> :func:`_attr_moves` of it
 _ATTR_MOVES: weakref.WeakKeyDictionary[Project, dict[str, list[ast.Call] | None]] = weakref.WeakKeyDictionary()
-_NESTED = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 #: the methods that move a module (what they are given names the device)
 MODULE_MOVES = frozenset({"to", "cuda", "cpu", "xpu", "mps", "ipu", "to_empty", "type", "_apply"})
 
@@ -176,8 +176,8 @@ def _name_moves(scope: ast.AST, name: str) -> list[ast.Call] | None:
     functions: a closure that reads it hands it on)."""
     parents = _parents(scope)
     out: list[ast.Call] = []
-    for n in _own_nodes(scope):
-        if isinstance(n, _NESTED) and any(
+    for n in own_nodes(scope, defs=True):
+        if isinstance(n, SCOPES) and any(
                 isinstance(x, ast.Name) and x.id == name for x in ast.walk(n)):
             return None  # (a closure that reads it may hand it on)
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load):
@@ -186,17 +186,6 @@ def _name_moves(scope: ast.AST, name: str) -> list[ast.Call] | None:
                 return None
             out.extend(found)
     return out
-
-
-def _own_nodes(scope: ast.AST) -> Iterator[ast.AST]:
-    todo = list(ast.iter_child_nodes(scope))
-    while todo:
-        n = todo.pop()
-        if isinstance(n, _NESTED):
-            yield n  # (not entered: :func:`_name_moves` reads it whole)
-            continue
-        yield n
-        todo.extend(ast.iter_child_nodes(n))
 
 
 def _unconditional(st: ast.AST | None, parents: dict[int, ast.AST]) -> bool:

@@ -24,6 +24,8 @@ import ast
 from collections.abc import Callable, Iterator
 from typing import NamedTuple
 
+from torchferry.check.flow.walk import own_nodes
+
 #: callers followed upwards from a point
 MAX_LIFT = 4
 _LOOPS = (
@@ -35,7 +37,6 @@ _LOOPS = (
     ast.DictComp,
     ast.GeneratorExp,
 )
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 class Point(NamedTuple):
@@ -113,14 +114,7 @@ def _in_loop(p: Point) -> bool:
 
 def _loops(scope: ast.AST) -> Iterator[ast.AST]:
     """The loops of ``scope``'s own code (not of the functions and classes it defines)."""
-    todo = list(ast.iter_child_nodes(scope))
-    while todo:
-        n = todo.pop()
-        if isinstance(n, _SCOPES):
-            continue
-        if isinstance(n, _LOOPS):
-            yield n
-        todo.extend(ast.iter_child_nodes(n))
+    return (n for n in own_nodes(scope) if isinstance(n, _LOOPS))
 
 
 def _holds(outer: ast.AST, node: ast.AST) -> bool:

@@ -104,7 +104,14 @@ def _has_a_device(ev: Any, node: ast.expr) -> bool:
 
 
 def _tensor_used(fn: ast.AST) -> frozenset[str]:
-    """The names in ``fn`` that a tensor method is called on (``x.max()``)."""
+    """The names in ``fn`` that a tensor method is called on (``x.max()``).
+
+    Not :attr:`ScopeResult.param_uses`, on purpose: this reads the syntax of the whole
+    function (its nested functions' included), every call of a tensor method wherever it
+    stands, where ``param_uses`` keeps the first use of a parameter that the interpretation
+    met (a module's method first makes it a module; code it never reached counts for
+    nothing).  It is asked only of a parameter the analysis knows nothing else about, so
+    that ``t.device`` names where ``t`` lives."""
     return frozenset(n.func.value.id for n in ast.walk(fn) if isinstance(n, ast.Call) and
                      isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
                      and n.func.attr in vocab.TENSOR_METHODS)

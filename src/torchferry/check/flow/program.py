@@ -50,6 +50,7 @@ from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.modclass import module_base, module_class
 from torchferry.check.flow.order import Point, surely_after
 from torchferry.check.flow.treeindex import tree_index
+from torchferry.check.flow.walk import own_nodes
 from torchferry.check.names import imported_by_call
 
 if TYPE_CHECKING:
@@ -1035,14 +1036,7 @@ class FileFlow:
             found = self._yields[id(fn)] = []
             if not self._may_yield(fn):
                 return found
-            todo = list(ast.iter_child_nodes(fn))
-            while todo:
-                n = todo.pop()
-                if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-                    continue
-                if isinstance(n, (ast.Yield, ast.YieldFrom)):
-                    found.append(n)
-                todo.extend(ast.iter_child_nodes(n))
+            found.extend(n for n in own_nodes(fn) if isinstance(n, (ast.Yield, ast.YieldFrom)))
         return found
 
     def base_names(self) -> frozenset[str]:

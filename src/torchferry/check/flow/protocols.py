@@ -51,6 +51,7 @@ from torchferry.check.flow.lattice import (
     join_all,
     substitute,
 )
+from torchferry.check.flow.walk import own_nodes
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
@@ -137,17 +138,12 @@ def _returns_self(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
     if not fn.args.args:
         return False
     me = fn.args.args[0].arg
-    todo: list[ast.AST] = list(fn.body)
     found = False
-    while todo:
-        n = todo.pop()
-        if isinstance(n, (*_FUNCS, ast.Lambda, ast.ClassDef)):
-            continue
+    for n in own_nodes(fn):
         if isinstance(n, ast.Return):
             if not (isinstance(n.value, ast.Name) and n.value.id == me):
                 return False
             found = True
-        todo.extend(ast.iter_child_nodes(n))
     return found
 
 

@@ -144,81 +144,95 @@ def _made(node: ast.AST, text: str, op: Op = Op.MADE, to: frozenset[Place] | Non
 
 # -- names of torch and NumPy ------------------------------------------------------------
 def qualified_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
+    """A call of the function ``qual`` names (``torch.zeros``, ``numpy.asarray``, a function
+    of the run): torch's by their vocabulary, a library's by what it is known to make
+    (:func:`_library_made`), the run's by their interpretation, any other unresolved."""
     if qual == "torch":  # ``torch()``: the module itself is not callable (TypeError)
         return ev.record(node, Callee.UNRESOLVED, qual, UNKNOWN, None, args, kws, UNKNOWN)
     if qual.startswith("torch."):
-        _note_tensor_arguments(ev, node, qual)
-        _note_cpu_arguments(ev, node, qual)
-        v = torch_call(node, qual, args, kws)
-        if v.is_(Kind.LOADER):
-            v = _collated(ev, node, v)
-        return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
-    if qual.startswith("math."):
-        return ev.record(node, Callee.BUILTIN, qual, UNKNOWN, None, args, kws, Value.of(Kind.SCALAR))
-    if qual in _EINOPS and any(a.is_(Kind.TENSOR) for a in args):
-        # ``einsum(delta, A, "b l d, d n -> b d l n")``: a tensor where its tensors are
-        origins = tuple(dict.fromkeys(o for a in args for o in a.origins))[:ORIGIN_CAP]
-        v = Value(_TENSOR, tensor_places(list(args)), origins, Basis.INFERRED)
-        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
-    if qual in _COPIES and len(node.args) == 1 and not kws and args:
-        # ``copy.deepcopy(t)``: an object of the kind of ``t``, where ``t`` is (a tensor's
-        # copy on its device, a module's with its weights there)
-        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, args[0])
+        return _torch_function_call(ev, node, qual, args, kws)
     if qual in _TQDM:  # a progress bar yields what it wraps
         return builtin_call(ev, node, "tqdm", args, kws)
-    if qual.startswith("numpy."):
-        v = Value.of(Kind.NDARRAY, None, _made(node, qual), Basis.CONSTRUCTED)
-        return ev.record(node, Callee.NUMPY, qual, UNKNOWN, None, args, kws, v)
-    if qual in vocab.MODEL_BUILDERS:
-        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
-                         torch_call(node, qual, args, kws))
-    if qual.startswith(_TRANSFORMS):
-        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
-                         _transform(ev, node, qual))
-    if qual.startswith(_ALBUMENTATIONS):
-        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
-                         _albumentation(ev, node, qual))
-    if qual.startswith(vocab.MODEL_ZOOS):
-        places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
-        v = Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
-        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
-    fact = libfacts.call_fact(qual)
-    if fact is not None:
-        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws,
-                         _library_value(node, qual, fact, kws))
-    if vocab.tensor_state_metric(qual):
-        # a metric whose state is tensors, made on the CPU (``JaccardIndex(num_classes=n)``)
-        places = None if any(k in _DEVICE_KEYWORDS or k in vocab.LIST_STATE_KEYWORDS or k == "**"
-                             for k, _ in kws) else frozenset((CPU,))
-        v = Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
-        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
-    if qual == "collections.defaultdict" and len(node.args) == 1 and not kws and \
-            isinstance(node.args[0], ast.Name) and node.args[0].id == "list":
-        # ``defaultdict(list)``: an empty list at every key (``d[k].append(t)`` fills it)
-        v = container(keys=(), item=container(item=BOTTOM))
-        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
-    if qual.rsplit(".", 1)[-1] == "DataLoader":
-        v = Value.of(Kind.LOADER, None, _made(node, "DataLoader(...)"), Basis.CONSTRUCTED)
-        v = _collated(ev, node, v)
-        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
-    last = qual.rsplit(".", 1)[-1]
-    if last in ev.ff.module_classes and last[:1].isupper():
-        # an nn.Module class of another checked file (the run's pre-pass says so): built on
-        # the CPU, known without parsing that file
-        places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
-        v = Value(_MODULE, places, (_made(node, f"{last}(...)"),), Basis.CONSTRUCTED)
-        return ev.record(node, Callee.FUNCTION, qual, UNKNOWN, None, args, kws, v)
+    made = _library_made(ev, node, qual, args, kws)
+    if made is not None:
+        return ev.record(node, made[0], qual, UNKNOWN, None, args, kws, made[1])
     target = ev.ff.resolve(qual)
     if target is not None:
         return project_call(ev, node, target[0], target[1], args, kws)
     through = _class_method(ev.ff, node.func) if "." in qual else None
     if through is not None:
         return project_call(ev, node, through[0], through[1], args, kws)
-    if qual.startswith(_DATASETS) and last[:1].isupper():
+    if qual.startswith(_DATASETS) and qual.rsplit(".", 1)[-1][:1].isupper():
         return _dataset(ev, node, qual, args, kws)
     project = ev.ff.project
     reason = Reason.BUDGET if project is not None and project.budget.left <= 0 else Reason.OUTSIDE
     return _unresolved(ev, node, qual, UNKNOWN, args, kws, reason)
+
+
+def _torch_function_call(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
+    """A call of ``torch.<...>``: its value by the vocabulary, what it tells of the
+    parameters it is handed, a loader's batches collated."""
+    _note_tensor_arguments(ev, node, qual)
+    _note_cpu_arguments(ev, node, qual)
+    v = torch_call(node, qual, args, kws)
+    if v.is_(Kind.LOADER):
+        v = _collated(ev, node, v)
+    return ev.record(node, Callee.TORCH, qual, UNKNOWN, None, args, kws, v)
+
+
+def _library_made(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws
+                  ) -> tuple[Callee, Value] | None:
+    """What a call of a library function (not torch's) is known to make, and as which
+    callee it is recorded; None when ``qual`` is none of those known."""
+    if qual.startswith("math."):
+        return Callee.BUILTIN, Value.of(Kind.SCALAR)
+    if qual in _EINOPS and any(a.is_(Kind.TENSOR) for a in args):
+        # ``einsum(delta, A, "b l d, d n -> b d l n")``: a tensor where its tensors are
+        origins = tuple(dict.fromkeys(o for a in args for o in a.origins))[:ORIGIN_CAP]
+        return Callee.FUNCTION, Value(_TENSOR, tensor_places(list(args)), origins, Basis.INFERRED)
+    if qual in _COPIES and len(node.args) == 1 and not kws and args:
+        # ``copy.deepcopy(t)``: an object of the kind of ``t``, where ``t`` is (a tensor's
+        # copy on its device, a module's with its weights there)
+        return Callee.FUNCTION, args[0]
+    if qual.startswith("numpy."):
+        return Callee.NUMPY, Value.of(Kind.NDARRAY, None, _made(node, qual), Basis.CONSTRUCTED)
+    if qual in vocab.MODEL_BUILDERS:
+        return Callee.FUNCTION, torch_call(node, qual, args, kws)
+    if qual.startswith(_TRANSFORMS):
+        return Callee.FUNCTION, _transform(ev, node, qual)
+    if qual.startswith(_ALBUMENTATIONS):
+        return Callee.FUNCTION, _albumentation(ev, node, qual)
+    v = _built_on_the_cpu(ev, node, qual, kws)
+    return None if v is None else (Callee.FUNCTION, v)
+
+
+def _built_on_the_cpu(ev: Evaluator, node: ast.Call, qual: str, kws: Kws) -> Value | None:
+    """A module, metric, container or loader that a library call builds on the CPU (where
+    no device keyword says otherwise); None when ``qual`` is none of those known."""
+    if qual.startswith(vocab.MODEL_ZOOS):
+        places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
+        return Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
+    fact = libfacts.call_fact(qual)
+    if fact is not None:
+        return _library_value(node, qual, fact, kws)
+    if vocab.tensor_state_metric(qual):
+        # a metric whose state is tensors, made on the CPU (``JaccardIndex(num_classes=n)``)
+        places = None if any(k in _DEVICE_KEYWORDS or k in vocab.LIST_STATE_KEYWORDS or k == "**"
+                             for k, _ in kws) else frozenset((CPU,))
+        return Value(_MODULE, places, (_made(node, f"{qual}(...)"),), Basis.CONSTRUCTED)
+    if qual == "collections.defaultdict" and len(node.args) == 1 and not kws and \
+            isinstance(node.args[0], ast.Name) and node.args[0].id == "list":
+        # ``defaultdict(list)``: an empty list at every key (``d[k].append(t)`` fills it)
+        return container(keys=(), item=container(item=BOTTOM))
+    last = qual.rsplit(".", 1)[-1]
+    if last == "DataLoader":
+        return _collated(ev, node, Value.of(Kind.LOADER, None, _made(node, "DataLoader(...)"), Basis.CONSTRUCTED))
+    if last in ev.ff.module_classes and last[:1].isupper():
+        # an nn.Module class of another checked file (the run's pre-pass says so): built on
+        # the CPU, known without parsing that file
+        places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
+        return Value(_MODULE, places, (_made(node, f"{last}(...)"),), Basis.CONSTRUCTED)
+    return None
 
 
 def _library_value(node: ast.Call, qual: str, fact: libfacts.CallFact, kws: Kws) -> Value:

@@ -33,16 +33,13 @@ from __future__ import annotations
 
 import ast
 import bisect
-from collections.abc import Iterator
 from typing import NamedTuple
 
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.lattice import CPU, Kind, Op, Value, Where, zero_dim_made
 from torchferry.check.flow.program import FileFlow
-from torchferry.check.flow.treeindex import statements
 from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES
-
-_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
+from torchferry.check.flow.walk import statements
 
 
 class Siblings(NamedTuple):
@@ -60,13 +57,13 @@ def sibling_groups(ff: FileFlow) -> list[Siblings]:
     file interpreted so far, of which the scope moves at least one tensor sibling (made on
     the CPU, as the call gave it) to a device after the unpacking."""
     out: list[Siblings] = []
-    lines = sorted({st.lineno for st in statements(ff.tree) if _unpacked_names(st) is not None})
+    lines = sorted({st.lineno for st in statements(ff.tree, nested=True) if _unpacked_names(st) is not None})
     if not lines:
         return out
     for res in ff.interpreted():
         if not _may_hold(res.node, lines):
             continue
-        for st in _own_statements(res.node):
+        for st in statements(res.node):
             names = _unpacked_names(st)
             if names is None or not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
                 continue
@@ -110,34 +107,6 @@ def _may_hold(fn: ast.AST, lines: list[int]) -> bool:
         return True
     at = bisect.bisect_left(lines, first)
     return at < len(lines) and lines[at] <= last
-
-
-def _own_statements(fn: ast.AST) -> Iterator[ast.stmt]:
-    """The statements of ``fn`` itself (a module or a function), not of what it defines
-    (nor those of ``except`` handlers and ``case`` blocks), last first, depth first."""
-    todo = _statement_children(fn)
-    while todo:
-        n = todo.pop()
-        if isinstance(n, _FUNCS):
-            continue
-        yield n
-        todo.extend(_statement_children(n))
-
-
-def _statement_children(node: ast.AST) -> list[ast.stmt]:
-    """The statements directly in the blocks of ``node`` (``body``, ``orelse``, ...), in the
-    order of :func:`ast.iter_child_nodes`.
-
-    >>> [type(s).__name__ for s in _statement_children(ast.parse("if a:\\n    x = 1\\nelse:\\n    pass\\n").body[0])]
-    ['Assign', 'Pass']
-    """
-    out: list[ast.stmt] = []
-    stmt = ast.stmt
-    for name in node._fields:
-        v = getattr(node, name, None)
-        if type(v) is list:
-            out.extend([x for x in v if isinstance(x, stmt)])
-    return out
 
 
 def _unpacked_names(st: ast.stmt) -> tuple[str, ...] | None:

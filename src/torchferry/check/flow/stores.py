@@ -23,10 +23,12 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Iterator
+from itertools import chain
 from typing import NamedTuple
 
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.lattice import Kind, Value
+from torchferry.check.flow.walk import own_nodes
 
 _INDEX_KINDS = frozenset({Kind.TENSOR, Kind.BATCH})
 
@@ -148,12 +150,12 @@ def _only_binding(fn: ast.AST, name: str) -> ast.Assign | None:
     """The one statement that binds ``name`` in ``fn``, when it is ``name = [...]``."""
     stores = [
         n
-        for n in _own_nodes(fn)
+        for n in own_nodes(fn)
         if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
     ]
     if len(stores) != 1 or name in _params(fn):
         return None
-    for st in _own_nodes(fn):
+    for st in own_nodes(fn):
         if (
             isinstance(st, ast.Assign)
             and len(st.targets) == 1
@@ -169,7 +171,7 @@ def _appends(fn: ast.AST, name: str, joined: ast.Name) -> list[tuple[ast.stmt, a
     read anywhere else than there and at ``joined``."""
     found: list[tuple[ast.stmt, ast.expr]] = []
     seen: set[int] = set()
-    for st in _own_nodes(fn):
+    for st in own_nodes(fn):
         if (
             isinstance(st, ast.Expr)
             and isinstance(call := st.value, ast.Call)
@@ -184,7 +186,7 @@ def _appends(fn: ast.AST, name: str, joined: ast.Name) -> list[tuple[ast.stmt, a
             seen.add(id(f.value))
     loads = [
         n
-        for n in _own_nodes(fn)
+        for n in own_nodes(fn)
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)
     ]
     return found if all(id(n) in seen or n is joined for n in loads) else None
@@ -192,25 +194,12 @@ def _appends(fn: ast.AST, name: str, joined: ast.Name) -> list[tuple[ast.stmt, a
 
 def _block_of(fn: ast.AST, st: ast.stmt) -> list[ast.stmt] | None:
     """The statement list ``st`` is directly in."""
-    for node in _own_nodes(fn):
+    for node in chain((fn,), own_nodes(fn)):
         for field in ("body", "orelse", "finalbody"):
             block = getattr(node, field, None)
             if isinstance(block, list) and any(s is st for s in block):
                 return block
     return None
-
-
-def _own_nodes(fn: ast.AST) -> Iterator[ast.AST]:
-    """The nodes of ``fn``, not those of the functions, classes and lambdas defined in it."""
-    todo = [fn]
-    while todo:
-        node = todo.pop()
-        yield node
-        for child in ast.iter_child_nodes(node):
-            if not isinstance(
-                child, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
-            ):
-                todo.append(child)
 
 
 def _params(fn: ast.AST) -> set[str]:

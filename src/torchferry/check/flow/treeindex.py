@@ -86,35 +86,6 @@ class TreeIndex:
         return self._outside_stores
 
 
-def statements(tree: ast.AST) -> list[ast.stmt]:
-    """Every statement of ``tree`` (those of functions, classes, ``except`` handlers and
-    ``case`` blocks included), from a walk of the statement lists alone: expressions hold
-    none.
-
-    >>> src = "def f():\\n    try:\\n        a = 1\\n    except E:\\n        b = 2\\nmatch x:\\n    case 1:\\n        c = 3\\n"
-    >>> sorted(type(s).__name__ + str(s.lineno) for s in statements(ast.parse(src)))
-    ['Assign3', 'Assign5', 'Assign8', 'FunctionDef1', 'Match6', 'Try2']
-    """
-    out: list[ast.stmt] = []
-    todo: list[Any] = [tree]
-    add, stmt, holders = todo.append, ast.stmt, _HOLDERS
-    for node in todo:
-        for name in node._fields:
-            v = getattr(node, name, None)
-            if type(v) is list:
-                for x in v:
-                    if isinstance(x, stmt):
-                        out.append(x)
-                        add(x)
-                    elif isinstance(x, holders):
-                        add(x)
-    return out
-
-
-#: nodes that are no statement but hold a block of them
-_HOLDERS = (ast.excepthandler, ast.match_case)
-
-
 def _called_name(call: ast.Call) -> str | None:
     f = call.func
     return f.id if isinstance(f, ast.Name) else f.attr if isinstance(f, ast.Attribute) else None

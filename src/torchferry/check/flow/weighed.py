@@ -279,6 +279,11 @@ def forward_takes_a_tensor(cls: ClassInfo) -> bool:
     packed sequences too, nor a statement under a test)?  Then what the module is called
     on is a tensor, in a program that runs.
 
+    A stronger fact than a use as a tensor (:attr:`ScopeResult.param_uses`,
+    ``batches.used_as_a_tensor``), on purpose: a tensor method's name (``x.size()``,
+    ``x.view``) is one some other objects have too, while the layer takes nothing else, so
+    the module's input itself is known to be a tensor, not one of its uses.
+
     >>> from torchferry.check.flow.program import FileFlow
     >>> src = ("from torch import nn\\nclass Net(nn.Module):\\n    def __init__(self):\\n"
     ...        "        super().__init__()\\n        self.embed = nn.Embedding(9, 4)\\n"

@@ -439,9 +439,60 @@ class Meeting:
     held: bool = False
 
 
+#: id(a factory's call) -> the scope that makes it and the call
+Pool = dict[int, tuple[ScopeResult, CallEvent]]
+#: id(a factory's call) -> its scope, the call, the meeting, the partner met, the meeting's scope
+Found = dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]]
+
+
+@dataclass(frozen=True)
+class Pools:
+    """The factories of a file, by where their result is at fault when it meets a tensor
+    that may be on the device."""
+
+    #: made outside an object's ``__init__``, in a function (or a script's statements)
+    factories: Pool
+    #: those and the 0-dimensional ones, at fault only where they are written in place
+    written: Pool
+    #: kept on ``self`` by an object's ``__init__``: at fault only as a moved module's input
+    kept: Pool
+    #: made by an object's ``__init__`` and indexed by a method (``self.alphas_bar[t]``):
+    #: an index on the device fails on a table on the CPU whatever its size
+    indexed: Pool
+    #: ``torch.tensor(arr)`` of a NumPy array of unknown rank, indexed by a tensor
+    arrays: Pool
+    #: held in a list joined by a torch function: ``torch.tensor([np.inf] * b)`` too
+    repeated: Pool
+
+
 def check(ctx: Context) -> Iterable[Finding]:
     ff: FileFlow = ctx.flow
     results = list(ff.results())
+    pools = _pools(ctx, results)
+    if not pools.written and not pools.kept and not pools.arrays and not pools.repeated:
+        return
+    found: Found = {}
+    levels: dict[int, Certainty] = {}  # (how sure each factory's meeting is)
+    met = _pair_in_file(ff, results, pools, found, levels)
+    _kept_module_inputs(ff, results, pools.kept, found, levels)
+    _kept_attributes_met(ff, results, met, pools.kept, found, levels)
+    away, passed = _pair_in_other_files(ff, pools, found, levels)
+    for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
+        level = levels[id(call.node)]
+        if level < REPORTED:
+            continue
+        other = away.get(id(call.node))
+        hop = passed.get(id(call.node))
+        if hop is not None and found[id(call.node)][2] is hop[2]:
+            yield _finding(ctx, home, call, meet, partner, res, hop[6], hop[5], level)
+        else:
+            there = None if other is None or found[id(call.node)][2] is not other[2] else other[5]
+            yield _finding(ctx, home, call, meet, partner, res, there, level=level)
+
+
+def _pools(ctx: Context, results: list[ScopeResult]) -> Pools:
+    """The factories of the file's scopes, each in the pools where it may be at fault."""
+    ff: FileFlow = ctx.flow
     init = [r for r in results if _object_init(ff, r) or _called_by_inits(ff, r)]
     built = {id(r) for r in init}
     script = not _sets_a_default_device(results)  # (``torch.set_default_device(d)``: made there)
@@ -451,28 +502,26 @@ def check(ctx: Context) -> Iterable[Finding]:
     factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
                  if _candidate(c) or _data_tensor(c) and (id(c.node) in raised or _sequence_data(c)
                                                           or _array_data(c))}
-    # 0-dimensional ones, at fault only where they are written in place
     written = factories | {id(c.node): (r, c) for r in scopes for c in r.calls.values()
                            if _scalar_candidate(c)}
-    # kept on self by an object's ``__init__``: at fault only as a moved module's input
     kept = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)
             or _data_tensor(c) and (_sequence_data(c) or _array_data(c))}
-    # and those indexed by a method (``self.alphas_bar[t]``): an index on the device fails
-    # on a table on the CPU whatever its size
     indexed = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)}
-    # and ``torch.tensor(arr)`` of a NumPy array of unknown rank, indexed by a tensor
     arrays = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
               if _numpy_data(c) and id(c.node) not in factories}
-    # held in a list joined by a torch function: ``torch.tensor([np.inf] * b)`` too
     repeated = {id(c.node): (r, c) for r in scopes for c in r.calls.values() if _repeated_data(c)}
-    tables = written | indexed | arrays | repeated
-    index_pool = factories | indexed | arrays if indexed or arrays else factories
-    if not written and not kept and not arrays and not repeated:
-        return
-    found: dict[int, tuple[ScopeResult, CallEvent, Meeting, ast.AST, ScopeResult]] = {}
-    levels: dict[int, Certainty] = {}  # (how sure each factory's meeting is)
+    return Pools(factories, written, kept, indexed, arrays, repeated)
+
+
+def _pair_in_file(ff: FileFlow, results: list[ScopeResult], pools: Pools, found: Found,
+                  levels: dict[int, Certainty]) -> dict[int, list[Meeting]]:
+    """Pair the factories with the meetings of the file's scopes (into ``found``, their
+    certainty into ``levels``); each scope's meetings, walked once."""
+    tables = pools.written | pools.indexed | pools.arrays | pools.repeated
+    factories, written = pools.factories, pools.written
+    index_pool = factories | pools.indexed | pools.arrays if pools.indexed or pools.arrays else factories
     construction = _construction_helpers(ff, results)
-    met: dict[int, list[Meeting]] = {}  # (each scope's meetings, walked once)
+    met: dict[int, list[Meeting]] = {}
     for res in results:
         if _module_init(ff, res) or id(res.node) in construction:
             continue
@@ -482,16 +531,22 @@ def check(ctx: Context) -> Iterable[Finding]:
                 if i and meet.first_only:
                     break
                 pool = written if meet.written and not i else factories if meet.stored \
-                    else index_pool if meet.first_only else factories | repeated if meet.held \
+                    else index_pool if meet.first_only else factories | pools.repeated if meet.held \
                     else factories
                 for made in _made_all(v, pool, res.node, ff=ff, at=meet.node):
-                    _pair_here(ff, res, meet, node, made, (tables, indexed, arrays), found, levels)
-    _kept_module_inputs(ff, results, kept, found, levels)
-    _kept_attributes_met(ff, results, met, kept, found, levels)
+                    _pair_here(ff, res, meet, node, made, (tables, pools.indexed, pools.arrays), found, levels)
+    return met
+
+
+def _pair_in_other_files(ff: FileFlow, pools: Pools, found: Found, levels: dict[int, Certainty]
+                         ) -> tuple[dict[int, Away], dict[int, Passed]]:
+    """Pair the factories of functions not surely at fault yet with the meetings of the
+    other files of the run: where their result meets a tensor there (``away``), where a
+    function it is handed to meets it (``passed``); into ``found`` where surer."""
     # (a script's own factories are paired in its own statements only)
-    left = {k: f for k, f in factories.items()
+    left = {k: f for k, f in pools.factories.items()
             if levels.get(k) is not Certainty.SURE and _in_function(f[0])}
-    tables_left = {k: f for k, f in arrays.items()
+    tables_left = {k: f for k, f in pools.arrays.items()
                    if levels.get(k) is not Certainty.SURE and _in_function(f[0])}
     others = ff.project.importer_flows(ff) if (left or tables_left) and ff.project is not None else None
     if others is not None and ff.project is not None:
@@ -504,17 +559,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     for k, g in passed.items():
         if _surer(levels, k, g[7]):
             found[k] = g[:5]
-    for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
-        level = levels[id(call.node)]
-        if level < REPORTED:
-            continue
-        other = away.get(id(call.node))
-        hop = passed.get(id(call.node))
-        if hop is not None and found[id(call.node)][2] is hop[2]:
-            yield _finding(ctx, home, call, meet, partner, res, hop[6], hop[5], level)
-        else:
-            there = None if other is None or found[id(call.node)][2] is not other[2] else other[5]
-            yield _finding(ctx, home, call, meet, partner, res, there, level=level)
+    return away, passed
 
 
 def _method_needles(ff: FileFlow, *pools: dict) -> tuple[bytes, ...]:

@@ -942,7 +942,12 @@ class _Class:
 
     def _used_as_tensor(self, name: ast.Name) -> bool:
         """Does the device-flow analysis see the function use the parameter ``name`` as a
-        tensor (a tensor method called on it: ``labels.view(-1)``, ``t.float()``)?"""
+        tensor (a tensor method called on it: ``labels.view(-1)``, ``t.float()``)?
+
+        The interpretation's record (:attr:`ScopeResult.param_uses`: the first use it met;
+        a torch function's argument counts too), not the syntactic questions of the flow
+        (``places._tensor_used``, ``batches.used_as_a_tensor``): a parameter whose first
+        use is a module's method is no tensor here."""
         res = self.ctx.flow.scope_of(name)
         if res is None or name.id not in res.params:
             return False
