@@ -310,8 +310,8 @@ def _flag_moves(scope: ast.AST, name: str, call: ast.Call, flag: str,
     else, or ``name`` bound to anything but the instance (see :func:`moved_under_flag`)."""
     parents = _parents(scope)
     out: list[ast.Call] = []
-    nodes = list(_own_nodes(scope))
-    if any(isinstance(n, _NESTED) and any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(n))
+    nodes = list(own_nodes(scope, defs=True))
+    if any(isinstance(n, SCOPES) and any(isinstance(x, ast.Name) and x.id == name for x in ast.walk(n))
            for n in nodes):
         return None
     names = [n for n in nodes if isinstance(n, ast.Name) and n.id == name]
