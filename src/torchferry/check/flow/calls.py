@@ -263,9 +263,48 @@ class Evaluator:
                 and base.origins and base.origins[0].op is Op.OUTPUT:
             # ``out["preds"]`` of what was taken for a tensor (a model's output): no tensor is
             # indexed by a string, so it is a mapping, whose values may be tensors there or
-            # NumPy arrays (or anything else)
-            return Value(_KEYED_ITEM, base.places, base.origins, min(base.basis, Basis.INFERRED))
+            # NumPy arrays (or anything else), unless the module's ``forward`` says which
+            return self._output_item(base, key.value) or \
+                Value(_KEYED_ITEM, base.places, base.origins, min(base.basis, Basis.INFERRED))
         return part_of(base)
+
+    def _output_item(self, out: Value, key: str) -> Value | None:
+        """``out[key]`` of a module's output ``out``, where the ``forward`` of the class of
+        the run that built the module returns a dict with that key (written out, or filled
+        by ``results[key] = ...``): a tensor where the output is when the item is a tensor
+        there; of its kind, on no known place, when it is surely something else; None when
+        the ``forward`` does not say.
+
+        >>> import ast
+        >>> from torchferry.check.flow.program import FileFlow
+        >>> src = ("import torch\\nimport torch.nn as nn\\n"
+        ...        "class Net(nn.Module):\\n    def __init__(self):\\n"
+        ...        "        super().__init__()\\n        self.lin = nn.Linear(2, 2)\\n"
+        ...        "    def forward(self, x):\\n        return {'p': self.lin(x), 'n': 3}\\n"
+        ...        "def run():\\n    out = Net().cuda()(torch.zeros(2).cuda())\\n"
+        ...        "    return out['p'], out['n']\\n")
+        >>> ff = FileFlow(ast.parse(src), "<example>")
+        >>> res = next(r for r in ff.results() if getattr(r.node, "name", "") == "run")
+        >>> p, n = res.returns.elts
+        >>> p.kinds == frozenset({Kind.TENSOR}), bool(p.places), n.kinds == frozenset({Kind.SCALAR})
+        (True, True, True)
+        """
+        call = self.i.res.calls.get(id(out.origins[0].node))
+        if call is None or call.callee is not Callee.MODULE or call.func is None:
+            return None
+        fwd = self.ff.forward_of(call.func)
+        returned = fwd.returns if fwd is not None else None
+        if returned is None or returned.keys is None:
+            return None
+        items = [v for k, v in returned.keys if k == key]
+        if len(items) != 1:
+            return None
+        kinds = items[0].kinds
+        if kinds is None or kinds & _TENSORISH and kinds != _TENSOR:
+            return None
+        if kinds == _TENSOR:
+            return Value(_TENSOR, out.places, out.origins, Basis.INFERRED)
+        return Value(kinds, frozenset(), out.origins, Basis.INFERRED)
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> Value:
         self._comp_targets(node.generators)
@@ -323,6 +362,11 @@ class Evaluator:
         ops += [(c, self.eval(c)) for c in node.comparators]
         if any(v.may_be(Kind.TENSOR) and v.kinds is not None for _, v in ops) or _mask(
                 ops, self.values):
+            return self.arith(node, ops)
+        if any(v.kinds is None and v.places for _, v in ops) and all(
+                v.kinds is None or v.is_(Kind.SCALAR) for _, v in ops):
+            # ``labels > 0.1`` of a value of unknown kind with a place (a parameter the
+            # callers give a tensor): where it is, as ``labels * 2`` is
             return self.arith(node, ops)
         return _SCALAR
 
