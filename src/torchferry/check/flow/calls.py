@@ -363,11 +363,14 @@ class Evaluator:
         if any(v.may_be(Kind.TENSOR) and v.kinds is not None for _, v in ops) or _mask(
                 ops, self.values):
             return self.arith(node, ops)
-        if any(v.kinds is None and v.places for _, v in ops) and all(
-                v.kinds is None or v.is_(Kind.SCALAR) for _, v in ops):
+        unknown = [v for _, v in ops if v.kinds is None]
+        if len(unknown) == 1 and unknown[0].places and all(
+                v.is_(Kind.SCALAR) for _, v in ops if v.kinds is not None):
             # ``labels > 0.1`` of a value of unknown kind with a place (a parameter the
-            # callers give a tensor): where it is, as ``labels * 2`` is
-            return self.arith(node, ops)
+            # callers give a tensor) and numbers: where it is, as ``labels * 2`` is (a
+            # number meets no device)
+            v = unknown[0]
+            return Value(None, _CPU_ONLY if _moved_to_the_cpu(v) else v.places, v.origins)
         return _SCALAR
 
     def arith(self, node: ast.AST, ops: list[tuple[ast.expr, Value]]) -> Value:

@@ -204,7 +204,9 @@ model (`h * w`, `torch.cat([h, w])`): not where it moves it first (`w = w.to(sel
 `w.type_as(h)`), nor where it hands it on to a further function. An
 index that may hold one element -- a reduction without a dimension (`self.table[x.sum()]`)
 or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
-not flagged, nor is one the analysis cannot place, nor an input used directly as the index
+not flagged (an item of a list the method writes out from tensors that follow the model,
+`entities = [v]`, grown only by such tensors or by ones moved with `.to(...)`/`.cuda()`, is
+one of those tensors, and is flagged; a list grown any other way, `extend` or `+=`, is not), nor is one the analysis cannot place, nor an input used directly as the index
 without a `Tensor` annotation that the method never uses as a tensor and whose device
 it never reads (`self.schedule[epoch]`; `idx.shape` and `idx.dtype` say nothing, a NumPy
 array has them), unless every call of the method in the file gives it such a tensor. A
