@@ -363,12 +363,13 @@ class Evaluator:
         if any(v.may_be(Kind.TENSOR) and v.kinds is not None for _, v in ops) or _mask(
                 ops, self.values):
             return self.arith(node, ops)
-        unknown = [v for _, v in ops if v.kinds is None]
+        unknown = [v for e, v in ops if v.kinds is None and isinstance(e, ast.Name)
+                   and e.id in self.i.param_index]
         if len(unknown) == 1 and unknown[0].places and all(
-                v.is_(Kind.SCALAR) for _, v in ops if v.kinds is not None):
-            # ``labels > 0.1`` of a value of unknown kind with a place (a parameter the
-            # callers give a tensor) and numbers: where it is, as ``labels * 2`` is (a
-            # number meets no device)
+                v.is_(Kind.SCALAR) for _, v in ops if v is not unknown[0]):
+            # ``labels > 0.1`` of a parameter of unknown kind with a place (one the callers
+            # give a tensor) and numbers: where it is, as ``labels * 2`` is (a number meets
+            # no device); what an unknown call returns (``model(x) > 0``) stays a bool
             v = unknown[0]
             return Value(None, _CPU_ONLY if _moved_to_the_cpu(v) else v.places, v.origins)
         return _SCALAR

@@ -160,9 +160,10 @@ loop. A moved value of unknown kind is followed through items by position or sli
 `enumerate`/`zip` and arithmetic only: an item read by a key (`batch["x"]`), an attribute or
 a method's result of it is not flagged, nor arithmetic with a value of unknown place (`(box[2]
 - box[0]) / width` of a parameter `width`: a tensor on the CPU there would not matter, but the
-analysis cannot place the result). A comparison with a parameter that the callers give a
-tensor (`labels > 0.1`) is a tensor where that parameter is, as arithmetic is; with a
-parameter given a Python number it is a bool.
+analysis cannot place the result). A comparison of a parameter that the callers give a
+tensor with numbers (`labels > 0.1`) is a tensor where that parameter is, as arithmetic is;
+with a parameter given a Python number it is a bool, and a comparison of what an unknown
+call returns (`model(x) > 0`) is not followed.
 A loss of `torch.nn` built in the file with a reducing `reduction` (the default, `"mean"`,
 `"sum"`) returns a 0-dimensional tensor; its read by a position (`loss.data[0]`,
 `loss[0]`), an error on the tensors of today, is the old API's Python number, and sums of
