@@ -263,9 +263,48 @@ class Evaluator:
                 and base.origins and base.origins[0].op is Op.OUTPUT:
             # ``out["preds"]`` of what was taken for a tensor (a model's output): no tensor is
             # indexed by a string, so it is a mapping, whose values may be tensors there or
-            # NumPy arrays (or anything else)
-            return Value(_KEYED_ITEM, base.places, base.origins, min(base.basis, Basis.INFERRED))
+            # NumPy arrays (or anything else), unless the module's ``forward`` says which
+            return self._output_item(base, key.value) or \
+                Value(_KEYED_ITEM, base.places, base.origins, min(base.basis, Basis.INFERRED))
         return part_of(base)
+
+    def _output_item(self, out: Value, key: str) -> Value | None:
+        """``out[key]`` of a module's output ``out``, where the ``forward`` of the class of
+        the run that built the module returns a dict with that key (written out, or filled
+        by ``results[key] = ...``): a tensor where the output is when the item is a tensor
+        there; of its kind, on no known place, when it is surely something else; None when
+        the ``forward`` does not say.
+
+        >>> import ast
+        >>> from torchferry.check.flow.program import FileFlow
+        >>> src = ("import torch\\nimport torch.nn as nn\\n"
+        ...        "class Net(nn.Module):\\n    def __init__(self):\\n"
+        ...        "        super().__init__()\\n        self.lin = nn.Linear(2, 2)\\n"
+        ...        "    def forward(self, x):\\n        return {'p': self.lin(x), 'n': 3}\\n"
+        ...        "def run():\\n    out = Net().cuda()(torch.zeros(2).cuda())\\n"
+        ...        "    return out['p'], out['n']\\n")
+        >>> ff = FileFlow(ast.parse(src), "<example>")
+        >>> res = next(r for r in ff.results() if getattr(r.node, "name", "") == "run")
+        >>> p, n = res.returns.elts
+        >>> p.kinds == frozenset({Kind.TENSOR}), bool(p.places), n.kinds == frozenset({Kind.SCALAR})
+        (True, True, True)
+        """
+        call = self.i.res.calls.get(id(out.origins[0].node))
+        if call is None or call.callee is not Callee.MODULE or call.func is None:
+            return None
+        fwd = self.ff.forward_of(call.func)
+        returned = fwd.returns if fwd is not None else None
+        if returned is None or returned.keys is None:
+            return None
+        items = [v for k, v in returned.keys if k == key]
+        if len(items) != 1:
+            return None
+        kinds = items[0].kinds
+        if kinds is None or kinds & _TENSORISH and kinds != _TENSOR:
+            return None
+        if kinds == _TENSOR:
+            return Value(_TENSOR, out.places, out.origins, Basis.INFERRED)
+        return Value(kinds, frozenset(), out.origins, Basis.INFERRED)
 
     def comprehension(self, node: ast.ListComp | ast.SetComp | ast.GeneratorExp) -> Value:
         self._comp_targets(node.generators)
@@ -324,6 +363,15 @@ class Evaluator:
         if any(v.may_be(Kind.TENSOR) and v.kinds is not None for _, v in ops) or _mask(
                 ops, self.values):
             return self.arith(node, ops)
+        unknown = [v for e, v in ops if v.kinds is None and isinstance(e, ast.Name)
+                   and e.id in self.i.param_index]
+        if len(unknown) == 1 and unknown[0].places and all(
+                v.is_(Kind.SCALAR) for _, v in ops if v is not unknown[0]):
+            # ``labels > 0.1`` of a parameter of unknown kind with a place (one the callers
+            # give a tensor) and numbers: where it is, as ``labels * 2`` is (a number meets
+            # no device); what an unknown call returns (``model(x) > 0``) stays a bool
+            v = unknown[0]
+            return Value(None, _CPU_ONLY if _moved_to_the_cpu(v) else v.places, v.origins)
         return _SCALAR
 
     def arith(self, node: ast.AST, ops: list[tuple[ast.expr, Value]]) -> Value:

@@ -297,9 +297,10 @@ def _join_keys(a: tuple[tuple[str, Value], ...] | None,
     if a is None or b is None:
         return None
     da, db = dict(a), dict(b)
-    if da.keys() != db.keys():
-        return None  # a key on one path only: its value is unknown after the join
-    return tuple((k, join(v, db[k])) for k, v in da.items())
+    # a key on one path only (``results["aux"] = t`` under an ``if``): reading it succeeds
+    # only where that path wrote it (a KeyError elsewhere), so it holds what was written
+    return tuple((k, join(v, db[k]) if k in db else v) for k, v in da.items()) + \
+        tuple((k, v) for k, v in db.items() if k not in da)
 
 
 def join_all(values: Iterable[Value]) -> Value:

@@ -160,7 +160,10 @@ loop. A moved value of unknown kind is followed through items by position or sli
 `enumerate`/`zip` and arithmetic only: an item read by a key (`batch["x"]`), an attribute or
 a method's result of it is not flagged, nor arithmetic with a value of unknown place (`(box[2]
 - box[0]) / width` of a parameter `width`: a tensor on the CPU there would not matter, but the
-analysis cannot place the result).
+analysis cannot place the result). A comparison of a parameter that the callers give a
+tensor with numbers (`labels > 0.1`) is a tensor where that parameter is, as arithmetic is;
+with a parameter given a Python number it is a bool, and a comparison of what an unknown
+call returns (`model(x) > 0`) is not followed.
 A loss of `torch.nn` built in the file with a reducing `reduction` (the default, `"mean"`,
 `"sum"`) returns a 0-dimensional tensor; its read by a position (`loss.data[0]`,
 `loss[0]`), an error on the tensors of today, is the old API's Python number, and sums of
@@ -196,7 +199,10 @@ device is placed there by the analysis itself, through a helper's return and joi
 `o = self.fcn(img.cuda())` in `apply_fcn`, then `real_o = self.apply_fcn(o)` under `if
 self.fcn:`); what a model's output holds under a string key (`extra["preds"]` of `logits,
 extra = model(x)`: a mapping, whose values may be NumPy arrays) is not known to be a tensor,
-so handed to a NumPy function it is not flagged (`.numpy()` on it is); so is what a model of unknown class that the file never moves returns
+so handed to a NumPy function it is not flagged (`.numpy()` on it is), unless the model is
+of a class of the run whose `forward` returns a dict with that key holding a tensor (written
+out, or filled by `results["k"] = t` on some path): then the item, and its items
+(`out["probs"][0, :n]`), are tensors where the output is; so is what a model of unknown class that the file never moves returns
 (`self.Q(x)` of a model given to `__init__`) when handed to a NumPy function
 (`np.asarray(self.Q(x))`), even given a tensor on the device: it is not known to be a
 tensor. A callable the analysis cannot see that brings its result home (`to_cpu(x)` of a

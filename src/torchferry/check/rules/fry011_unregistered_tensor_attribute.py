@@ -213,7 +213,9 @@ model (`h * w`, `torch.cat([h, w])`): not where it moves it first (`w = w.to(sel
 `w.type_as(h)`), nor where it hands it on to a further function. An
 index that may hold one element -- a reduction without a dimension (`self.table[x.sum()]`)
 or an item of another tensor (`self.table[t[0]]`), which PyTorch reads as an integer -- is
-not flagged, nor is one the analysis cannot place, nor an input used directly as the index
+not flagged (an item of a list the method writes out from tensors that follow the model,
+`entities = [v]`, grown only by such tensors or by ones moved with `.to(...)`/`.cuda()`, is
+one of those tensors, and is flagged; a list grown any other way, `extend` or `+=`, is not), nor is one the analysis cannot place, nor an input used directly as the index
 without a `Tensor` annotation that the method never uses as a tensor and whose device
 it never reads (`self.schedule[epoch]`; `idx.shape` and `idx.dtype` say nothing, a NumPy
 array has them), unless every call of the method in the file gives it such a tensor. A
@@ -902,9 +904,11 @@ class _Class:
         What may hold one element -- a reduction without a dimension (``x.sum()``), an item
         (``t[0]``) -- indexes like an integer (PyTorch reads a 0-dim integer index with
         ``.item()``), so it is not one."""
-        if depth > 8 or isinstance(e, (ast.Slice, ast.Constant, ast.Subscript)):
+        if depth > 8 or isinstance(e, (ast.Slice, ast.Constant)):
             return False
         d = depth + 1
+        if isinstance(e, ast.Subscript):
+            return self._list_item_follows(e, self_name, scope, d)
         if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and \
                 e.value.id == self_name and e.attr in self.registered:
             return True
@@ -939,6 +943,45 @@ class _Class:
                 return self._follows_model(e.func.value, self_name, scope, d)
             return False
         return False
+
+    def _list_item_follows(self, e: ast.Subscript, self_name: str, scope: Scope, depth: int) -> bool:
+        """Is ``e`` an item of a list that the function writes out (``entities = [v]``) and
+        grows only by what moves with the model or is moved itself (``entities.append(
+        nb.to(device))``), every item it writes out following the model?  An item of a
+        tensor (``t[0]``) is no such list's: it indexes like an integer."""
+        if not isinstance(e.value, ast.Name) or isinstance(e.slice, ast.Slice):
+            return False
+        b = self.m.binding(e.value.id, scope, pos(e.value))
+        if b is None or b.how is not How.EXPR or b.ctx.scope is not scope or \
+                not isinstance(b.value, ast.List) or not b.value.elts:
+            return False
+        if not all(self._follows_model(x, self_name, scope, depth) for x in b.value.elts):
+            return False
+        fn = scope.function
+        for n in ast.walk(fn) if fn is not None else ():
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and \
+                    isinstance(n.func.value, ast.Name) and n.func.value.id == e.value.id:
+                if n.func.attr not in ("append", "insert") or not n.args:
+                    return False  # (``extend``, ``+=`` and the like: what they add is not read)
+                if not self._follows_or_moved(n.args[-1], self_name, scope, depth):
+                    return False
+        return True
+
+    def _follows_or_moved(self, e: ast.expr, self_name: str, scope: Scope, depth: int) -> bool:
+        """Does ``e`` follow the model, or is it a tensor moved to a device by ``.to(...)``
+        or ``.cuda()`` (directly or through a name bound to such a move)?"""
+        if self._follows_model(e, self_name, scope, depth):
+            return True
+        if isinstance(e, ast.Name):
+            b = self.m.binding(e.id, scope, pos(e))
+            if b is not None and b.how is How.EXPR and isinstance(b.value, ast.expr):
+                e = b.value
+        if not isinstance(e, ast.Call) or not isinstance(e.func, ast.Attribute):
+            return False
+        if e.func.attr == "cuda":
+            return True
+        return e.func.attr == "to" and bool(e.args) and not (
+            isinstance(e.args[0], ast.Constant) and e.args[0].value == "cpu")
 
     def _used_as_tensor(self, name: ast.Name) -> bool:
         """Does the device-flow analysis see the function use the parameter ``name`` as a
