@@ -5,6 +5,7 @@ trains a small MLP.  Each rank prints its losses and, at the end, the full weigh
 sum (gathered with ``full_tensor()``) and where the parameters live.
 """
 
+import gc
 import os
 import sys
 
@@ -62,3 +63,8 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
+    # the sharded model's reference cycles hold the gloo group's work until the interpreter's
+    # own teardown, where a rank can abort ("terminate called without an active exception",
+    # no Python frame), plain torchrun without torchferry included: free them while Python
+    # is still whole
+    gc.collect()
