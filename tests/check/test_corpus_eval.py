@@ -249,6 +249,17 @@ def test_the_fjord_labels_file_names_only_fjord_code_bases() -> None:
     assert len(cc.FJORD_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.FJORD_EXTRA)
 
 
+def test_the_sound_labels_file_names_only_sound_code_bases() -> None:
+    """The sound set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_SOUND_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_SOUND_LABELS)
+    known = {cc._norm(n) for n, _ in cc.SOUND} | {r.replace("/", "-") for r, _ in cc.SOUND_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["sound"].labels == cc.DEFAULT_SOUND_LABELS
+    assert len(cc.SOUND_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.SOUND_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -429,6 +440,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--inlet", "--half", "dev"],
         ["--fjord", "--inlet"],
         ["--fjord", "--half", "test"],
+        ["--sound", "--fjord"],
+        ["--sound", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -463,6 +476,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "inlet-half",
         "fjord-and-another",
         "fjord-half",
+        "sound-and-another",
+        "sound-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
