@@ -17,7 +17,9 @@ stand-in), keon/3-min-pytorch's denoising autoencoder and text classifier (the l
 ``plotly`` stand-ins) and for the ``fjord`` batch shaoxiongji/federated-learning (on an
 ``sklearn`` stand-in), pytorch/examples' ``imagenet`` (on the ``FakeData`` stand-in) and
 keon/seq2seq (on the ``torchtext`` stand-in's legacy ``Multi30k`` and a ``spacy``
-stand-in), each with its license; see
+stand-in) and for the ``sound`` batch xternalz/WideResNet-pytorch (on the CIFAR10 stand-in),
+sfujim/BCQ (on the ``gym`` stand-in) and sthalles/SimCLR (on the CIFAR10 stand-in and the
+``tensorboard`` stand-in), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -58,7 +60,7 @@ line; a mutation keeps the line count).
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set fjord          # the latest held-out batch
+    python benchmarks/check_mutants.py --set sound          # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -159,10 +161,12 @@ class Program:
 
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
-#: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet`` and
-#: ``fjord`` (2026-12-06) were each gathered apart from the rules and measured once, blind
+#: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
+#: ``fjord`` and ``sound`` (2026-12-06) were each gathered apart from the rules and measured
+#: once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
+    "sound",
 )  # fmt: skip
 
 
@@ -220,6 +224,17 @@ _FEDAVG = (
 )  # fmt: skip
 _IMAGENET = (
     "--dummy", "-a", "resnet18", "-b", "8", "-j", "0", "--print-freq", "2", "--gpu", "0",
+)  # fmt: skip
+_WIDERESNET = (
+    "-b", "16", "--layers", "10", "--widen-factor", "1", "--print-freq", "2", "--tensorboard",
+)  # fmt: skip
+_BCQ = (
+    "--env", "Pendulum-v0", "--max_timesteps", "10", "--start_timesteps", "5", "--eval_freq",
+    "10", "--batch_size", "8",
+)  # fmt: skip
+_SIMCLR = (
+    "-data", "./datasets", "-dataset-name", "cifar10", "--epochs", "1", "-b", "16", "-j", "0",
+    "--log-every-n-steps", "1",
 )  # fmt: skip
 
 PROGRAMS: tuple[Program, ...] = (
@@ -279,6 +294,24 @@ PROGRAMS: tuple[Program, ...] = (
     ),
     Program("seq2seq", "seq2seq", "train.py", ("-epochs", "1", "-batch_size", "12"), batch="fjord"),
     Program("seq2seq/model", "seq2seq", "model.py", ("-epochs", "1", "-batch_size", "12"), batch="fjord", entry="train.py"),
+    Program(
+        "wideresnet", "wideresnet", "train.py",
+        (*_WIDERESNET, "--epochs", "2", "--resume", "runs/WideResNet-28-10/checkpoint.pth.tar"),
+        setup=(("train.py", (*_WIDERESNET, "--epochs", "1")),), batch="sound",
+    ),
+    Program(
+        "bcq", "bcq", "BCQ.py", _BCQ, batch="sound", entry="main.py",
+        setup=(("main.py", (*_BCQ, "--train_behavioral")), ("main.py", (*_BCQ, "--generate_buffer"))),
+    ),
+    Program(
+        "bcq/replay", "bcq", "utils.py", _BCQ, batch="sound", entry="main.py",
+        setup=(("main.py", (*_BCQ, "--train_behavioral")), ("main.py", (*_BCQ, "--generate_buffer"))),
+    ),
+    Program(
+        "bcq/behavioral", "bcq", "DDPG.py", (*_BCQ, "--generate_buffer"), batch="sound", entry="main.py",
+        setup=(("main.py", (*_BCQ, "--train_behavioral")),),
+    ),
+    Program("simclr", "simclr", "simclr.py", _SIMCLR, batch="sound", entry="run.py"),
 )  # fmt: skip
 
 

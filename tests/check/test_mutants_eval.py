@@ -166,6 +166,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "strait"],
         ["--set", "inlet"],
         ["--set", "fjord"],
+        ["--set", "sound"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -185,6 +186,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[9]).isdisjoint(sum((chosen[i] for i in (0, 1, 3, 4, 5, 6, 7, 8)), []))
     assert chosen[10] == [p.name for p in cm.PROGRAMS if p.batch == "fjord"]
     assert set(chosen[10]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 10))), []))
+    assert chosen[11] == [p.name for p in cm.PROGRAMS if p.batch == "sound"]
+    assert set(chosen[11]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 11))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -205,6 +208,7 @@ def _blob_id(data: bytes) -> str:
         ("strait", 4),
         ("inlet", 4),
         ("fjord", 4),
+        ("sound", 4),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -281,11 +285,11 @@ def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth, cove, reef, shoal, strait, inlet and fjord programs come from other
+    """The berth, cove, reef, shoal, strait, inlet, fjord and sound programs come from other
     repositories than pytorch/examples (whose license is ``LICENSE`` of the programs'
     folder), or, for inlet's and fjord's, some of them: each folder holds its own."""
     _programs_here()
-    later = ("berth", "cove", "reef", "shoal", "strait", "inlet", "fjord")
+    later = ("berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound")
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
         assert text.startswith(("BSD 3-Clause License\n", "MIT License\n", "Copyright (c)")), (
@@ -359,8 +363,8 @@ def test_summary_writer_runs_on_the_tensorboard_stand_in_and_writes_nothing(
     tmp_path: Path,
 ) -> None:
     """torch's ``SummaryWriter`` needs tensorboard and protobuf; with the stand-in it is made,
-    written to and flushed, and leaves no file (a process of its own: the stand-in adds an
-    import finder)."""
+    written to and flushed, and leaves no file but its empty log directory, which tensorboard's
+    writer makes too (a process of its own: the stand-in adds an import finder)."""
     code = (
         "import torch\n"
         "from torch.utils.tensorboard import SummaryWriter\n"
@@ -378,7 +382,8 @@ def test_summary_writer_runs_on_the_tensorboard_stand_in_and_writes_nothing(
     )
     assert proc.returncode == 0, proc.stderr[-2000:]
     assert proc.stdout.split() == ["Anything"]
-    assert list(tmp_path.iterdir()) == []
+    assert list(tmp_path.iterdir()) == [tmp_path / "logs"]
+    assert list((tmp_path / "logs").iterdir()) == []
 
 
 def _submodule(package: types.ModuleType, name: str) -> types.ModuleType:
@@ -539,6 +544,38 @@ def test_the_cifar10_stand_in_yields_pil_images_its_random_transforms_keep_the_s
     flipped = transforms.RandomHorizontalFlip(p=1.0)(img)
     assert flipped.getpixel((0, 0)) == img.getpixel((31, 0))
     assert transforms.RandomCrop(20)(img).size == (20, 20)
+
+
+def test_the_contrastive_transforms_of_the_stand_in_keep_an_rgb_image_of_the_size_asked() -> None:
+    import torch
+
+    torchvision = _stub("torchvision")
+    transforms = torchvision.transforms
+    assert transforms.transforms is transforms  # ``from torchvision.transforms import transforms``
+    img, _ = torchvision.datasets.CIFAR10("d", train=True)[0]
+    assert transforms.RandomResizedCrop(size=24)(img).size == (24, 24)
+    brighter = transforms.ColorJitter(0.8, 0.8, 0.8, 0.2)
+    assert brighter(img).size == (32, 32) and brighter(img).mode == "RGB"
+    grey = transforms.RandomGrayscale(p=1.0)(img)
+    red, green, blue = grey.split()
+    assert grey.mode == "RGB" and red.tobytes() == green.tobytes() == blue.tobytes()
+    assert transforms.RandomApply([transforms.RandomGrayscale(p=1.0)], p=0.0)(img) is img
+    tensor = transforms.ToTensor()(img)
+    back = transforms.ToPILImage()(tensor)
+    assert back.size == (32, 32) and torch.equal(transforms.ToTensor()(back), tensor)
+    single = transforms.ToPILImage()(torch.zeros(1, 5, 7))
+    assert (single.size, single.mode) == ((7, 5), "L")
+
+
+def test_the_resnet_stand_ins_take_pretrained_false_and_refuse_weights() -> None:
+    import torch
+
+    models = _stub("torchvision").models
+    net = models.resnet50(pretrained=False, num_classes=7)
+    assert net.fc.out_features == 7 and type(net) is type(models.resnet18())
+    assert tuple(net(torch.zeros(2, 3, 32, 32)).shape) == (2, 7)
+    with pytest.raises(ValueError):
+        models.resnet18(pretrained=True)
 
 
 def test_make_grid_lays_a_batch_out_in_rows_with_padding_as_torchvision_does() -> None:
