@@ -50,16 +50,22 @@ for rnd in range(3):
 """
 
 
-def _found(tmp_path: Path, images: str, given: str, other: str = "net_glob.train()") -> list[tuple[str, int]]:
+def _found(
+    tmp_path: Path, images: str, given: str, other: str = "net_glob.train()"
+) -> list[tuple[str, int]]:
     (tmp_path / "update.py").write_text(UPDATE.format(images=images))
     (tmp_path / "main.py").write_text(MAIN.format(given=given, other=other))
     opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
     paths = [tmp_path / "main.py", tmp_path / "update.py"]
-    return [(Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics]
+    return [
+        (Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics
+    ]
 
 
 @pytest.mark.parametrize("other", ["net_glob.train()", "net_glob.eval()"])
-def test_a_model_handed_moved_to_the_method_meets_an_unmoved_item(tmp_path: Path, other: str) -> None:
+def test_a_model_handed_moved_to_the_method_meets_an_unmoved_item(
+    tmp_path: Path, other: str
+) -> None:
     assert _found(tmp_path, "images", "net_glob.to(args.device)", other) == [("update.py", 16)]
 
 
@@ -71,5 +77,7 @@ def test_a_model_handed_moved_to_the_method_meets_an_unmoved_item(tmp_path: Path
         ("images", "net_glob.to(args.device)", "unknown.train()"),  # may be another plain instance
     ],
 )
-def test_a_moved_item_or_unknown_calls_stay_quiet(tmp_path: Path, images: str, given: str, other: str) -> None:
+def test_a_moved_item_or_unknown_calls_stay_quiet(
+    tmp_path: Path, images: str, given: str, other: str
+) -> None:
     assert ("update.py", 16) not in _found(tmp_path, images, given, other)
