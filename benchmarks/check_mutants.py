@@ -48,8 +48,8 @@ the mistake bites on a GPU: under the simulation it ends with an explained devic
 fails on the plain CPU (PyTorch's "Attempting to deserialize object on a CUDA device");
 for ``add-item``, the simulation counts a host sync at the added line on every step (at
 least 2, ``--trips``).  A confirmed mutant is *caught* when ``ferry check --format json``
-(the default rule set; ``--select`` to change it) reports one of the operator's rules at
-the mutated line or at a line of the error's traceback in the script; the table also shows
+(the default rule set; ``--select`` to change it) reports one of the operator's rules (for
+a dropped move to the CPU, ``x.to("cpu").numpy()``, also FRY003's) at the mutated line or at a line of the error's traceback in the script; the table also shows
 mutants caught by any rule at those lines and, beside them, the second measure: mutants
 with a finding of any rule of the selection at those lines that is *new*, one that
 ``ferry check`` with the same rules does not report on the unmutated program (a rule on a
@@ -127,6 +127,9 @@ OPERATORS = {
         Operator("add-item", "add a per-step .item()", frozenset({"FRY007"})),
     )
 }
+
+#: the rules credited, besides the operator's, for a dropped move to the CPU (``to_host``)
+HOST_RULES = frozenset({"FRY003"})
 
 
 @dataclass(frozen=True)
@@ -414,6 +417,9 @@ class Mutant:
     col: int  #: the mutated node's column (tells two sites of one line apart)
     source: str  #: the whole mutated script
     before: str  #: the original line, for the report
+    #: the dropped move went to the CPU (``x.to("cpu").numpy()``): the mutant leaves a tensor
+    #: on the device where the host needs it, the mistake FRY003 reports as well
+    to_host: bool = False
 
     @property
     def key(self) -> str:
@@ -466,6 +472,30 @@ def _is_move(node: ast.AST) -> bool:
     if isinstance(first, ast.Attribute) and first.attr in _DTYPES:
         return False
     return first is not None or any(k.arg == "device" for k in node.keywords)
+
+
+def _cpu_device(node: ast.AST | None) -> bool:
+    """``"cpu"`` or ``torch.device("cpu")`` written out."""
+    if isinstance(node, ast.Call) and _terminal_name(node.func) == "device" and node.args:
+        node = node.args[0]
+    return isinstance(node, ast.Constant) and node.value == "cpu"
+
+
+def _to_host(node: ast.AST) -> bool:
+    """A move to the CPU written out: ``E.to("cpu")``, ``E.to(device=torch.device("cpu"))``.
+
+    >>> [_to_host(ast.parse(s).body[0].value) for s in
+    ...  ('x.to("cpu")', 'x.to(device=torch.device("cpu"))', "x.to(device)", "x.cuda()")]
+    [True, True, False, False]
+    """
+    if not (_is_move(node) and isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)):
+        return False
+    if node.func.attr != "to":
+        return False
+    first = node.args[0] if node.args else None
+    return _cpu_device(first) or any(
+        k.arg == "device" and _cpu_device(k.value) for k in node.keywords
+    )
 
 
 def _terminal_name(node: ast.AST) -> str:
@@ -639,7 +669,7 @@ def mutants(program: Program) -> list[Mutant]:
                 continue
             line, col = node.lineno, node.col_offset  # type: ignore[attr-defined]
             if new != text and new not in out:
-                out[new] = Mutant(program, op, line, col, new, lines[line - 1])
+                out[new] = Mutant(program, op, line, col, new, lines[line - 1], _to_host(node))
     return sorted(out.values(), key=lambda m: (m.line, m.col, m.op))
 
 
@@ -971,7 +1001,9 @@ def score(result: Result, mutant_findings: Sequence[dict], original: Sequence[di
     """Score a confirmed mutant on ``ferry check``'s findings of the mutated program and of
     the original one, at the mutated line and the traceback's frames in the script.
 
-    ``caught``: one of the operator's own rules reports there.  ``caught_new``: any rule
+    ``caught``: one of the operator's own rules reports there (or, for a dropped move to the
+    CPU, FRY003: the mutant leaves a tensor on the device where the host reads it, the
+    mistake of ``drop-cpu-numpy``, whose ``.cpu()`` is no move).  ``caught_new``: any rule
     reports there a finding the original does not have: a mutation keeps the line count, so
     a finding is new when the original has no finding of its rule on its line.
     """
@@ -981,7 +1013,10 @@ def score(result: Result, mutant_findings: Sequence[dict], original: Sequence[di
     new = [f for f in at if (f["code"], f["line"]) not in before]
     result.codes = tuple(sorted({f["code"] for f in at}))
     result.new_codes = tuple(sorted({f["code"] for f in new}))
-    result.caught = bool(OPERATORS[result.mutant.op].rules & set(result.codes))
+    rules = OPERATORS[result.mutant.op].rules | (
+        HOST_RULES if result.mutant.to_host else frozenset()
+    )
+    result.caught = bool(rules & set(result.codes))
     result.caught_any = bool(at)
     result.caught_new = bool(new)
     return result

@@ -110,6 +110,23 @@ def test_moves_of_tensors_and_their_assignments_are_dropped_one_at_a_time() -> N
     assert line in SCRIPT
 
 
+def test_a_dropped_move_to_the_cpu_is_credited_to_the_numpy_rule_too() -> None:
+    program = cm.Program("t", "t", "t.py", ())
+    text = "import torch\nx = torch.ones(2).cuda()\na = x.to('cpu').numpy()\nb = x.to(dev)\n"
+    src, tree = cm._Source(text), ast.parse(text)
+    moves = {src.seg(n): n for n in ast.walk(tree) if cm._is_move(n)}
+    assert {s: cm._to_host(n) for s, n in moves.items()} == {
+        "torch.ones(2).cuda()": False,
+        "x.to('cpu')": True,
+        "x.to(dev)": False,
+    }
+    found = [{"code": "FRY003", "line": 3}]
+    for to_host, caught in ((True, True), (False, False)):
+        m = cm.Mutant(program, "drop-move", 3, 4, text, "", to_host)
+        result = cm.score(cm.Result(m, cm.Verdict(True, "TypeError", [])), found, [])
+        assert (result.caught, result.caught_any) == (caught, True)
+
+
 def _programs_here() -> None:
     """Skip, naming the rebuild, where the programs' files are absent or changed."""
     problems = cm.programs_problems()

@@ -14,6 +14,7 @@ loop), and :func:`batch_moves` keys ``inputs.to(device)`` by the same loop.
 from __future__ import annotations
 
 import ast
+from collections.abc import Sequence
 
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.lattice import CPU, Basis, Kind, Op, Origin, Value, Where
@@ -227,3 +228,67 @@ def used_as_a_tensor(res: ScopeResult, a: ast.AST, loop: ast.AST) -> bool:
             if c is not None and c.callee is Callee.TORCH:
                 return True
     return False
+
+
+def left_on_an_arm(res: ScopeResult, a: ast.AST, v: Value, moves: dict[int, list[CallEvent]]
+                   ) -> tuple[ast.AST, CallEvent] | None:
+    r"""An item of a loader's batch moved on one arm of a test and left on the CPU on the
+    other, where another item of the batch goes to the device:
+
+        if args.gpu is not None:
+            images = images.cuda(args.gpu)      # ``target`` stays on the CPU here
+        else:
+            images, target = images.to(device), target.to(device)
+        loss = criterion(model(images), target)
+
+    ``a`` (a name) reads ``v`` after the test, made only of the batch's item and of its
+    moves in one arm of the test; the other arm moves another item of the batch and not
+    this one.  Gives the loop and that other arm's move; None otherwise.  (The join of the
+    arms makes ``target`` "moved on some path", which hides that it is left behind on one.)
+
+    >>> src = ("def run(model, loader, gpu, dev):\n    for x, y in loader:\n"
+    ...        "        if gpu:\n            x = x.cuda()\n        else:\n"
+    ...        "            x, y = x.to(dev), y.to(dev)\n        out = model(x) + y\n")
+    >>> from torchferry.check.flow import FileFlow
+    >>> res = next(r for r in FileFlow(ast.parse(src), "<example>").results()
+    ...            if getattr(r.node, "name", "") == "run")
+    >>> use = next(n for n in ast.walk(res.node) if isinstance(n, ast.Name) and n.id == "y"
+    ...            and n.lineno == 7)
+    >>> loop, move = left_on_an_arm(res, use, res.value(use), batch_moves(res))
+    >>> ast.unparse(move.node)
+    'x.cuda()'
+    """
+    if not isinstance(a, ast.Name) or not v.is_(Kind.BATCH) or CPU not in (v.places or ()):
+        return None
+    loop = loop_of(v)
+    if loop is None or id(loop) not in moves:
+        return None
+    moved = [o for o in v.origins if o.op is Op.MOVED]
+    stmt = next((n for n in ast.walk(res.node)
+                 if isinstance(n, (ast.For, ast.AsyncFor)) and loop in (n, n.iter)), None)
+    if stmt is None:
+        return None
+    target = stmt.target
+    if not moved or any(o.op not in (Op.BATCH, Op.MOVED, Op.PARAM) for o in v.origins) or any(
+            o.op is Op.PARAM and not _within([target], o.node) for o in v.origins):
+        return None
+    for test in ast.walk(stmt):
+        if not isinstance(test, ast.If) or not test.orelse or test.end_lineno >= a.lineno:  # type: ignore[operator]
+            continue
+        for arm, other in ((test.body, test.orelse), (test.orelse, test.body)):
+            if all(_within(arm, o.node) for o in moved) and not _moves_in(other, moves[id(loop)], a.id):
+                gone = [c for c in moves[id(loop)] if _within(other, c.node)]
+                if gone:
+                    return loop, gone[0]
+    return None
+
+
+def _within(block: Sequence[ast.AST], node: ast.AST | None) -> bool:
+    """Is ``node`` one of the nodes of the statements ``block``?"""
+    return node is not None and any(node is n for st in block for n in ast.walk(st))
+
+
+def _moves_in(block: list[ast.stmt], moves: list[CallEvent], name: str) -> bool:
+    """Does a move of ``moves`` in ``block`` move the value named ``name``?"""
+    return any(isinstance(f := c.node.func, ast.Attribute) and isinstance(f.value, ast.Name)
+               and f.value.id == name and _within(block, c.node) for c in moves)

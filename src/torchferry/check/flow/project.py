@@ -36,7 +36,7 @@ from functools import partial
 from typing import TypeVar
 
 from torchferry.check.flow.events import ScopeResult
-from torchferry.check.flow.lattice import Reason, Value
+from torchferry.check.flow.lattice import Basis, Kind, Reason, Value
 from torchferry.check.flow.program import SUMMARY_BUDGET, FileFlow
 from torchferry.check.flow.treeindex import tree_index
 
@@ -578,8 +578,10 @@ class Project:
             if any(c.result.reason is Reason.BUDGET for r in scopes for c in r.calls.values()):
                 return None
             sites = other.calls_into.get(key, {})
-            if _references(other, name) - {id(res.calls[c].node.func) for c, (res, _) in sites.items()
-                                            if c in res.calls}:
+            known = {id(res.calls[c].node.func) for c, (res, _) in sites.items() if c in res.calls}
+            if needle is not None:  # (a method: ``.train()`` of a module is another class's)
+                known |= _others_methods(scopes, name)
+            if _references(other, name) - known:
                 return None
             out.extend((other, res, c, bound) for c, (res, bound) in sites.items())
         return out
@@ -835,6 +837,33 @@ def _static_calls(ff: FileFlow, name: str) -> set[int]:
 def _references_name(ff: FileFlow, node: ast.Name, name: str) -> bool:
     """Is ``node`` the class ``name`` under its own name or the one it is imported as?"""
     return node.id == name or ff.imports.get(node.id, "").rsplit(".", 1)[-1] == name
+
+
+def _others_methods(scopes: Iterable[ScopeResult], name: str) -> set[int]:
+    r"""The attributes ``<x>.name`` called in ``scopes`` on a receiver the analysis knows to
+    be a module or a tensor (``net.train()`` of ``net = Net().to(device)``), built or
+    inferred, not hinted: a method of another class than a plain one of the run.
+
+    >>> src = ("import torch\nfrom torch import nn\nnet = nn.Linear(2, 2).to('cuda')\n"
+    ...        "net.train()\nt = torch.zeros(2)\nt.train()\nw.train()\n")
+    >>> from torchferry.check.flow import FileFlow
+    >>> ff = FileFlow(ast.parse(src), "<example>")
+    >>> sorted(ff.tree.body[i].value.func.lineno for i in range(len(ff.tree.body))
+    ...        if id(getattr(getattr(ff.tree.body[i], "value", None), "func", None))
+    ...        in _others_methods(ff.results(), "train"))
+    [4, 6]
+    """
+    out: set[int] = set()
+    for res in scopes:
+        for c in res.calls.values():
+            func, recv = c.node.func, c.receiver
+            if isinstance(func, ast.Attribute) and func.attr == name and recv is not None \
+                    and recv.kinds in _NOT_PLAIN and recv.basis is not Basis.HINT:
+                out.add(id(func))
+    return out
+
+
+_NOT_PLAIN = (frozenset((Kind.MODULE,)), frozenset((Kind.TENSOR,)))
 
 
 def _references(ff: FileFlow, name: str) -> set[int]:

@@ -12,7 +12,11 @@ may be on the device, or that is indexed by a tensor that may be on the device
 on the CPU or on its own device; a tensor on the device indexed by an item on the CPU is
 fine, and is not reported) -- while other items of the same batch were moved with `.to(device)` /
 `.cuda()` in that loop (in any arm of an `if`/`elif`: the analysis joins the arms, so an
-item moved on every path counts as moved and one moved on none does not), or what a call
+item moved on every path counts as moved and one moved on none does not; an item moved on
+one arm of an `if`/`else` whose other arm moves another item of the batch and not this one,
+`if args.gpu is not None: images = images.cuda(args.gpu)` / `else: images, target =
+images.to(device), target.to(device)`, is flagged where it meets a tensor that may be on
+the device after the test: on that arm it stays on the CPU), or what a call
 made of one was (a tokenizer's output, `encoded = tokenizer(batch["text"],
 return_tensors="pt").to(device)`, meeting `batch["label"]` in `model(**encoded,
 labels=...)`). The output of a module called on a moved item is on the device too
@@ -137,7 +141,11 @@ iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)[
 that made a moved value counts as made of the batch only through its first argument. Items
 used as indices (`out[labels]`, where the item on the CPU is fine) or passed to functions
 other than modules, losses and torch functions are not considered meetings, and an item
-moved on one arm of an `if` only is not flagged (it may be on either device there). A meeting in a callee is followed one call deep, into
+moved on one arm of an `if` only is not flagged (it may be on either device there), unless
+the other arm of an `if`/`else` moves another item and not it; the arms are compared only
+for an item read by its name after the test, whose value is the batch's item or its moves
+on one arm (nothing else bound to the name between), and only for the tests within the
+loop's body.  A meeting in a callee is followed one call deep, into
 functions and methods of the same file called without `*args` or keywords (a method
 overridden by a subclass of the file is not followed). A called parameter is a module (its
 call a meeting) when its name is one a model or a loss has, or when every call of the run
@@ -166,7 +174,13 @@ from torchferry.check.flow import (
     Value,
     Where,
 )
-from torchferry.check.flow.batches import batch_moves, of_unknown_kind, unmoved_item, whole_batch_of
+from torchferry.check.flow.batches import (
+    batch_moves,
+    left_on_an_arm,
+    of_unknown_kind,
+    unmoved_item,
+    whole_batch_of,
+)
 from torchferry.check.flow.converted import converted_params, param_names
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.feeds import callee_of
@@ -196,6 +210,10 @@ def check(ctx: Context) -> Iterable[Finding]:
                 continue
             for a, v in operands:
                 loop = unmoved_item(v)
+                if loop is None and id(a) not in reported and \
+                        (arm := _left_on_an_arm(ctx.flow, res, node, a, v, operands, moves)) is not None:
+                    reported.add(id(a))
+                    yield _arm_finding(ctx, a, v, arm, node)
                 if loop is None or id(loop) not in moves or id(a) in reported or whole_batch_of(a, loop):
                     continue
                 if _input_of_an_unseen_model(ctx.flow, res, node, operands) and of_unknown_kind(res, a, loop):
@@ -486,6 +504,38 @@ def _not_wanted_on_the_cpu(ff: FileFlow, res: ScopeResult, c: CallEvent,
     cpu = {id(a) for i, a in enumerate(c.node.args) if i + 1 in wanted}
     cpu |= {id(k.value) for k in c.node.keywords if k.arg in params and params.index(k.arg) in wanted}
     return [a for a in nodes if id(a) not in cpu]
+
+
+def _left_on_an_arm(ff: FileFlow, res: ScopeResult, node: ast.AST, a: ast.AST, v: Value,
+                    operands: list[tuple[ast.AST, Value]], moves: dict[int, list[CallEvent]]
+                    ) -> CallEvent | None:
+    """The move of another item of ``a``'s batch on the arm of a test where ``a`` stays on
+    the CPU (:func:`left_on_an_arm`), when another operand of the meeting may be on the
+    device and it is no input of a model the analysis cannot see."""
+    if not any(b is not a and _on_device(res, w) for b, w in operands):
+        return None
+    found = left_on_an_arm(res, a, v, moves)
+    if found is None or _input_of_an_unseen_model(ff, res, node, operands):
+        return None
+    return found[1]
+
+
+def _arm_finding(ctx: Context, use: ast.AST, v: Value, move: CallEvent, meet: ast.AST) -> Finding:
+    name = ctx.text(use)
+    f = ctx.finding(
+        CODE, use,
+        f"`{name}` is used unmoved next to tensors that went to the device on one arm of a "
+        f"test (that arm moves the batch's other items, `{ctx.text(move.node)}`, and not "
+        f"`{name}`, which the other arm moves); it missed the ferry there: move it on both",
+        None,
+    )
+    batch = next(o for o in v.origins if o.op is Op.BATCH)
+    moved = Origin(Op.MOVED, move.node.lineno, move.node.col_offset, "")
+    return replace(f, evidence=(
+        step(ctx, batch, f"`{name}` comes from the batch at {where(batch)}"),
+        step(ctx, moved, f"another item of that batch is moved here, and `{name}` is not on this arm"),
+        at(ctx, meet, "they meet here"),
+    ))
 
 
 def _finding(ctx: Context, use: ast.AST, v: Value, loop: ast.AST, moves: list[CallEvent],

@@ -391,7 +391,10 @@ for a parameter of a module-level function, in every call of the run (the calls 
 files count only when at most 8 files import the function's file, each within the analysis's
 budget, and none names the function other than in a call; a method of a plain class counts
 the calls of those files on an instance they build, `agent.act(env.reset())`, where none names
-an attribute of the method's name other than in such a call, but not the calls of a file that
+an attribute of the method's name other than in such a call or a call of it on a module or a
+tensor the analysis builds or infers (`net_glob.train()` beside `local.train(net=net_glob.to(
+device))`; a receiver of unknown kind, or known by its name only, may be another instance
+of the class), but not the calls of a file that
 does not import the class's file, handed the instance as a parameter, nor those of a module's
 method), the third another item of the batch moved or a loader of the file over a
 torchvision dataset (a `**kwargs` of the loader counts only when every binding of it in
