@@ -5,7 +5,9 @@ findings are mistakes, code that crashes or computes wrong results on some machi
 rules below are opt-in (``extend-select``, ``--select ALL`` or naming them), each for the
 reason given, which ``docs/rules.md``, ``ferry rule`` and ``ferry rules`` show: on real
 code most of their findings are deliberate, or (FRY006, FRY010) too often false (measured in
-docs/check.md).
+docs/check.md).  A rule may be on by default in part (``PARTLY_DEFAULT``): the default set
+alone runs it for the findings it is sure of, and a selector naming it (its code, ``ALL``,
+``extend-select``) for every finding.
 """
 
 from __future__ import annotations
@@ -45,6 +47,13 @@ OPT_IN: dict[str, str] = {
     ),
 }
 
+#: code -> the part of its findings a rule on by default reports when the default set alone
+#: selects it (a selector naming the rule reports every finding; see
+#: :class:`~torchferry.check.api.Selected`)
+PARTLY_DEFAULT: dict[str, str] = {
+    "FRY010": "sure meetings only",
+}
+
 
 def is_default(code: str) -> bool:
     """Whether the rule ``code`` is on when nothing selects rules.
@@ -53,6 +62,16 @@ def is_default(code: str) -> bool:
     (True, False)
     """
     return code not in OPT_IN
+
+
+def default_part(code: str) -> str | None:
+    """What the default rule set reports of the rule ``code`` when it is on by default only
+    in part, else None (every finding, or an opt-in rule).
+
+    >>> default_part("FRY013") is None
+    True
+    """
+    return PARTLY_DEFAULT.get(code) if is_default(code) else None
 
 
 @cache

@@ -150,8 +150,11 @@ of the run gives a parameter, followed through the callers' parameters), "which 
 an accelerator" where only a hint does (an input of a module's `forward`, `self` of a
 module that no code of the run moves, a parameter annotated as a tensor, `self.<attr>`, a
 tensor whose place the function follows). A factory met both ways is reported with its
-surest meeting. The rule module's `REPORTED` chooses which are reported: every one
-(`Certainty.MAY`, the default), or only the sure ones (`Certainty.SURE`).
+surest meeting. Which are reported depends on how the run selects the rule (the rule
+module's `REPORTED`): where a selector names it (`--select FRY010`, `--select ALL`,
+`extend-select = ["FRY010"]`), every one; where only the default rule set runs it, only
+the sure ones (and, as every default rule's, none in an arm of a function that no call of
+the run takes).
 
 The meeting may be in another file of the run: one that imports the factory's file,
 directly or not (`h = self.policy.hidden; h + x.to(device)` in agent.py, the hidden state
@@ -355,7 +358,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from torchferry._internal import vocabulary
-from torchferry.check.api import Context, Evidence, Finding, Fix, walk
+from torchferry.check.api import Context, Evidence, Finding, Fix, Selected, walk
 from torchferry.check.flow import (
     ACCEL,
     CPU,
@@ -414,9 +417,12 @@ class Certainty(enum.IntEnum):
     SURE = 2
 
 
-#: the findings reported: those at least this certain (``Certainty.SURE``: only where the
-#: run's code establishes the partner's place)
-REPORTED = Certainty.MAY
+#: the findings reported, by how the run selects the rule: those at least this certain
+#: (``Certainty.SURE``: only where the run's code establishes the partner's place)
+REPORTED: dict[Selected, Certainty] = {
+    Selected.BY_DEFAULT: Certainty.SURE,
+    Selected.NAMED: Certainty.MAY,
+}
 
 
 @dataclass(frozen=True)
@@ -477,9 +483,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     _kept_module_inputs(ff, results, pools.kept, found, levels)
     _kept_attributes_met(ff, results, met, pools.kept, found, levels)
     away, passed = _pair_in_other_files(ff, pools, found, levels)
+    least = REPORTED[ctx.selected(CODE)]
     for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
         level = levels[id(call.node)]
-        if level < REPORTED:
+        if level < least:
             continue
         other = away.get(id(call.node))
         hop = passed.get(id(call.node))
