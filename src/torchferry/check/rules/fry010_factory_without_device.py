@@ -1645,8 +1645,9 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                                       held=True)
         elif c.callee is Callee.METHOD and c.receiver is not None:
             func = c.node.func
-            if c.qualname in _CROSS_DEVICE_METHODS or c.qualname in vocab.SIZE_METHODS or \
-                    not isinstance(func, ast.Attribute):
+            # (a move's device argument, a shape read from another tensor: no meeting)
+            if c.qualname in _CROSS_DEVICE_METHODS or c.qualname in vocab.NO_MEETING or \
+                    c.qualname in vocab.SIZE_METHODS or not isinstance(func, ast.Attribute):
                 continue
             if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
                 in_place = c.qualname in _IN_PLACE
