@@ -153,3 +153,18 @@ def test_ferry_rules_and_the_rule_doc_show_the_default_part(capsys) -> None:
         if ln.startswith("Default: ")
     )
     assert "sure meetings only" in doc and 'extend-select = ["FRY010"]' in doc
+
+
+def test_the_language_server_takes_the_same_selection(tmp_path: Path) -> None:
+    from torchferry.server.analysis import Projects, Settings, check_python
+
+    path = tmp_path / "t.py"
+    path.write_text(BOTH)
+
+    def found(settings: Settings) -> list[int]:
+        project = Projects(settings).get(path)
+        return lines(i.finding for i in check_python(BOTH, path, project, frozenset()))
+
+    assert found(Settings()) == [SURE_LINE]
+    assert found(Settings(extend_select=("FRY010",))) == [SURE_LINE, MAY_LINE]
+    assert found(Settings(select=("ALL",))) == [SURE_LINE, MAY_LINE]
