@@ -80,3 +80,49 @@ def test_a_move_of_the_factory_left_out_on_one_arm_is_still_found() -> None:
         "    if scores.is_cuda:\n        mask = mask.cuda(scores.get_device())\n", ""
     )
     assert lines(source) == [6, 6]
+
+
+ZERO_DIM_RANDOM = """
+import torch
+
+
+def augment(inputs, epsilon):
+    a = torch.rand({shape})
+    noise = torch.rand_like(inputs).to(inputs.device)
+    return inputs + epsilon * a * noise
+
+
+def run(x, device):
+    return augment(x.to(device), 0.1)
+"""
+
+
+def test_a_random_tensor_of_no_dimension_mixes_with_any_device() -> None:
+    assert lines(ZERO_DIM_RANDOM.format(shape="[]")) == []
+    assert lines(ZERO_DIM_RANDOM.format(shape="()")) == []
+
+
+def test_a_random_tensor_of_one_dimension_does_not() -> None:
+    assert lines(ZERO_DIM_RANDOM.format(shape="[1]")) == [6]
+
+
+BROADCAST = """
+import torch
+
+
+def expand_to(x, shape, device):
+    x = x.to(device)
+    x, _ = torch.broadcast_tensors(x, torch.empty(shape))
+    return x
+"""
+
+
+def test_broadcasting_views_keep_each_tensors_device() -> None:
+    assert lines(BROADCAST) == []
+
+
+def test_a_factory_added_to_a_moved_tensor_is_still_found() -> None:
+    added = BROADCAST.replace(
+        "x, _ = torch.broadcast_tensors(x, torch.empty(shape))", "x = x + torch.empty(shape)"
+    )
+    assert lines(added) == [7]

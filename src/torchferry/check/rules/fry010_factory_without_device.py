@@ -400,6 +400,10 @@ _IN_PLACE = frozenset("add_ sub_ mul_ div_ true_divide_ addcmul_ addcdiv_ lerp_ 
 _PLACING = frozenset({Op.MADE, Op.MOVED, Op.OUTPUT, Op.BATCH, Op.LOADED, Op.RETURNED})
 _CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type", "type_as", "new_tensor", "set_"})
 _NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
+#: torch functions that read only their tensors' shapes: their views keep each one's device
+_SHAPES_ONLY = frozenset({"torch.broadcast_tensors"})
+#: factories whose first argument is the size (``torch.rand(())``: 0-dimensional)
+_SIZE_FIRST = frozenset({"zeros", "ones", "empty", "rand", "randn"})
 
 
 class Certainty(enum.IntEnum):
@@ -1178,7 +1182,7 @@ def _candidate(c: CallEvent) -> bool:
     if name == "full" and c.node.args and isinstance(c.node.args[0], (ast.Tuple, ast.List)) \
             and not c.node.args[0].elts:
         return False  # ``torch.full((), value)``: 0-dimensional
-    return not (name in ("zeros", "ones", "empty") and _no_shape(c.node))
+    return not (name in _SIZE_FIRST and _no_shape(c.node))
 
 
 def _repeated_data(c: CallEvent) -> bool:
@@ -1635,7 +1639,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
         if c.callee is Callee.TORCH and c.qualname is not None:
             last = c.qualname.rsplit(".", 1)[-1]
             if c.qualname.count(".") == 1 and (last in _FACTORIES or last in _NOT_MEETINGS or last in _LEGACY) \
-                    or last in vocab.CPU_ARGUMENTS:
+                    or last in vocab.CPU_ARGUMENTS or c.qualname in _SHAPES_ONLY:
                 continue
             yield Meeting(c.node, ops)
             if last in JOINING:  # ``torch.stack(his)`` of a list filled over time
