@@ -4,10 +4,12 @@ The default rule set, as ruff has one: on unless configured otherwise are the ru
 findings are mistakes, code that crashes or computes wrong results on some machine.  The
 rules below are opt-in (``extend-select``, ``--select ALL`` or naming them), each for the
 reason given, which ``docs/rules.md``, ``ferry rule`` and ``ferry rules`` show: on real
-code most of their findings are deliberate, or (FRY006, FRY010) too often false (measured in
+code most of their findings are deliberate, or (FRY006) too often false (measured in
 docs/check.md).  A rule may be on by default in part (``PARTLY_DEFAULT``): the default set
 alone runs it for the findings it is sure of, and a selector naming it (its code, ``ALL``,
-``extend-select``) for every finding.
+``extend-select``) for every finding.  FRY010 is: its meetings with a tensor the run's own
+code puts on the accelerator are crashes on a GPU machine; most of those with a value only a
+hint places (a parameter every caller passes on the CPU) were false on real code.
 """
 
 from __future__ import annotations
@@ -39,11 +41,6 @@ OPT_IN: dict[str, str] = {
         "on code it was never developed on, most of its findings were deliberate or false "
         "(3 real, 13 debatable, 9 false over six such sets): a progress line or a CPU-only "
         "path timed, rarely a benchmark; a misleading timing, not a crash or a wrong result"
-    ),
-    "FRY010": (
-        "on code it was never developed on, most of its findings were false (strict "
-        "precision 12% and 14% on two such sets): a factory that meets a value the analysis "
-        "cannot place, such as a parameter every caller passes on the CPU"
     ),
 }
 
