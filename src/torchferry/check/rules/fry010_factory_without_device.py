@@ -234,6 +234,14 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
+The default rule set reports only the sure meetings. "Sure" is about the other tensor's
+place, not about the path: a factory in an arm where the other value is `None` (`style_ =
+... if style is not None else style`), a placeholder that a flag makes the class replace
+before its first use (`self.pred_cov_fac_need_update = True`), a CPU tensor a module call
+takes as a size, or lengths a model moves to the CPU itself are still reported. A move to
+another value's device whose place the analysis does not know (`.to(x1.device)` of a
+parameter used as nothing else, `.to(other)` of a value of unknown kind) counts as a move
+to a device the code chose, so a meeting with its result is graded sure.
 An attribute that a plain class's `__init__` keeps from a constructor's parameter
 (`self.scale = scale`) is, in the class's other methods, what every construction of the run
 gives it (`Vmf(loc, torch.ones(n, 1, device=device))`), for a class whose bases are of the run
