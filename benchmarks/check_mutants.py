@@ -53,7 +53,9 @@ a dropped move to the CPU, ``x.to("cpu").numpy()``, also FRY003's) at the mutate
 mutants caught by any rule at those lines and, beside them, the second measure: mutants
 with a finding of any rule of the selection at those lines that is *new*, one that
 ``ferry check`` with the same rules does not report on the unmutated program (a rule on a
-line; a mutation keeps the line count).
+line; a mutation keeps the line count).  The default rule set runs FRY010 for its sure
+meetings only (the factory meets a tensor the program's own code puts on the accelerator):
+with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``), every one.
 
     python benchmarks/check_mutants.py                      # all programs, cached
     python benchmarks/check_mutants.py --program mnist --op drop-move --max-mutants 3

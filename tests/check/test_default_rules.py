@@ -6,7 +6,7 @@ import json
 
 from torchferry.check import check_source
 from torchferry.check.docs import rule_doc, rules_markdown
-from torchferry.check.rules import OPT_IN, all_rules, rule_by_code
+from torchferry.check.rules import OPT_IN, all_rules, default_part, rule_by_code
 from torchferry.cli import main
 
 HARDCODED_AND_PARTIAL = """\
@@ -31,11 +31,14 @@ def test_every_rule_says_in_its_doc_whether_it_is_on_by_default() -> None:
         line = next(ln for ln in doc.splitlines() if ln.startswith("Default: "))
         if mod.CODE in OPT_IN:
             assert OPT_IN[mod.CODE] in line and "extend-select" in line
+        elif default_part(mod.CODE) is not None:
+            assert line.startswith(f"Default: on by default, {default_part(mod.CODE)} (")
         else:
             assert line == "Default: on by default"
     table = rules_markdown()
     assert "| [FRY001](#fry001-hardcoded-accelerator) | hardcoded-accelerator | opt-in |" in table
     assert "| [FRY013](#fry013-partial-batch-move) | partial-batch-move | default |" in table
+    assert "| factory-without-device | default, part |" in table
 
 
 def test_ferry_rules_shows_the_default_set(capsys) -> None:

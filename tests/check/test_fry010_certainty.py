@@ -2,7 +2,8 @@
 ``Certainty.SURE`` where the run's own code puts it there (``x.to(device)``, a model after
 ``model.to(device)``, what a call of the run gives a parameter), ``Certainty.MAY`` where only
 a hint says so (an input of a module's ``forward`` no call of the run places, a parameter
-annotated as a tensor).  The message says which; ``REPORTED`` chooses which are reported."""
+annotated as a tensor).  The message says which; ``REPORTED`` chooses which are reported, by
+how the run selects the rule."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ import textwrap
 
 import pytest
 
+from torchferry.check.api import Selected
 from torchferry.check.engine import check_source
 from torchferry.check.rules import fry010_factory_without_device as fry010
 from torchferry.check.rules.fry010_factory_without_device import Certainty
@@ -89,11 +91,11 @@ def levels(source: str) -> list[str]:
 
 @pytest.fixture
 def sure_only(monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(fry010, "REPORTED", Certainty.SURE)
+    monkeypatch.setitem(fry010.REPORTED, Selected.NAMED, Certainty.SURE)
 
 
-def test_every_finding_is_reported_by_default() -> None:
-    assert fry010.REPORTED is Certainty.MAY
+def test_every_finding_is_reported_where_a_selector_names_the_rule() -> None:
+    assert fry010.REPORTED == {Selected.NAMED: Certainty.MAY, Selected.BY_DEFAULT: Certainty.SURE}
     assert levels(TAGGER) == ["may", "may"]
     assert levels(ANNOTATED) == ["may"]
 

@@ -19,8 +19,9 @@ print columns 1-based, as ruff does.
 from __future__ import annotations
 
 import ast
+import enum
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from functools import cached_property
 from typing import TYPE_CHECKING, Protocol
@@ -126,6 +127,29 @@ def walk(tree: ast.AST) -> list[ast.AST]:
     return out
 
 
+class Selected(enum.Enum):
+    """How a run selects a rule: a rule on by default only in part (``PARTLY_DEFAULT`` in
+    :mod:`torchferry.check.rules`) reports that part when the default rule set alone
+    selects it, and every finding when a selector names it."""
+
+    #: by the default rule set alone (``ferry check`` with no ``select``)
+    BY_DEFAULT = 1
+    #: by a selector that names it: its code, its name, a prefix of codes, ``ALL``
+    NAMED = 2
+
+
+class RuleSet(enum.Enum):
+    """A selector that stands for a set of rules rather than naming them: where a run's
+    selection starts when nothing replaces it (``extend-select`` adds to it)."""
+
+    #: the default rule set (the rules :func:`torchferry.check.rules.is_default` names)
+    DEFAULT = "the default rule set"
+
+
+#: a selector of rules: a code, a prefix of codes, a rule's name, ``ALL``, or a set
+Selector = str | RuleSet
+
+
 class Rule(Protocol):
     CODE: str
     NAME: str
@@ -155,9 +179,20 @@ class Context:
     #: the files checked in the same run, for the analysis to follow calls into (None: this
     #: file alone); see :mod:`torchferry.check.flow.project`
     project: Project | None = None
+    #: code -> how the run selects each of its rules (a rule missing: :attr:`Selected.NAMED`)
+    selection: Mapping[str, Selected] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         self.lines = split_lines(self.source)
+
+    def selected(self, code: str) -> Selected:
+        """How the run selects the rule ``code``.
+
+        >>> Context("t.py", "", ast.Module([], []), selection={"FRY010": Selected.BY_DEFAULT}
+        ...         ).selected("FRY010").name
+        'BY_DEFAULT'
+        """
+        return self.selection.get(code, Selected.NAMED)
 
     def of_file(self, other: FileFlow) -> Context:
         """What a rule sees of ``other``, another file of this run, over the analysis the run
@@ -165,7 +200,8 @@ class Context:
         data = self.project.files[other.path] if self.project is not None else b""
         octx = Context(path=other.path, source=data.decode("utf-8", "surrogateescape"),
                        tree=other.tree, target_torch_version=self.target_torch_version,
-                       module_classes=self.module_classes, project=self.project)
+                       module_classes=self.module_classes, project=self.project,
+                       selection=self.selection)
         octx.__dict__["flow"] = other  # (seeds the cached property)
         return octx
 

@@ -35,6 +35,7 @@ import sys
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from torchferry.check.api import Selector
 from torchferry.check.files import DEFAULT_EXCLUDE, check_pattern, read_bytes
 from torchferry.errors import UsageError
 
@@ -113,7 +114,7 @@ class Config:
         return (*base, *self.extend_exclude)
 
     def selection(self, select: list[str] | None = None,
-                  extend_select: list[str] | None = None) -> tuple[str, ...]:
+                  extend_select: list[str] | None = None) -> tuple[Selector, ...]:
         """The selectors to run, as ruff combines them: the command line's ``select``
         replaces the configuration's (and its ``extend-select``), which replaces the
         default rule set; ``extend-select`` adds.  An empty result selects no rule.
@@ -121,6 +122,8 @@ class Config:
         >>> cfg = Config(root=Path("."), select=["FRY001"], extend_select=["FRY002"])
         >>> cfg.selection(), cfg.selection(["FRY003"]), Config(Path("."), select=[]).selection()
         (('FRY001', 'FRY002'), ('FRY003',), ())
+        >>> Config(root=Path("."), extend_select=["FRY001"]).selection()
+        (<RuleSet.DEFAULT: 'the default rule set'>, 'FRY001')
         """
         if select is not None:
             return (*select, *(extend_select or ()))

@@ -60,9 +60,13 @@ def default_words(mod: ModuleType) -> str:
     >>> default_words(rule_by_code("FRY007")).split(":")[0]
     'opt-in (`extend-select = ["FRY007"]`)'
     """
-    from torchferry.check.rules import OPT_IN
+    from torchferry.check.rules import OPT_IN, default_part
 
     why = OPT_IN.get(mod.CODE)
+    part = default_part(mod.CODE)
+    if part is not None:
+        return (f'on by default, {part} (every finding where a selector names it: '
+                f'`extend-select = ["{mod.CODE}"]`, `--select ALL`)')
     if why is None:
         return "on by default"
     return f'opt-in (`extend-select = ["{mod.CODE}"]`): {why}'
@@ -113,16 +117,21 @@ def rules_markdown(rules: tuple[ModuleType, ...] | None = None) -> str:
         "The rules marked *default* are on when nothing selects rules: their findings are",
         "mistakes (a crash or wrong results on some machine).  The others are opt-in",
         '(`extend-select = ["FRY001"]`, `--extend-select FRY001`, or `--select ALL`), each',
-        "for the reason its section gives.",
+        "for the reason its section gives.  A rule marked *default, part* is on by default",
+        "for part of its findings (its section says which) and reports every finding where",
+        "a selector names it (its code, a prefix, `ALL`, `extend-select`).",
         "FRY000 reports a file that cannot be parsed (a syntax error, undecodable bytes, a",
         "broken notebook).",
         "",
         "| code | name | default | fix | summary |",
         "|---|---|---|---|---|",
     ]
+    from torchferry.check.rules import default_part, is_default
+
     for mod in rules:
         summary = rule_summary(mod).replace("|", "\\|")
-        on = "default" if default_words(mod) == "on by default" else "opt-in"
+        on = ("opt-in" if not is_default(mod.CODE) else "default" if default_part(mod.CODE) is None
+              else "default, part")
         out.append(
             f"| [{mod.CODE}](#{_anchor(mod)}) | {mod.NAME} | {on} | {mod.FIX} | {summary} |"
         )

@@ -22,7 +22,7 @@ from functools import lru_cache
 from types import ModuleType
 from typing import TYPE_CHECKING
 
-from torchferry.check.api import Context, Finding, Fix, split_lines
+from torchferry.check.api import Context, Finding, Fix, RuleSet, Selected, Selector, split_lines
 from torchferry.errors import InternalError, UsageError
 
 if TYPE_CHECKING:
@@ -61,8 +61,13 @@ def _all_rules() -> tuple[ModuleType, ...]:
     return all_rules()
 
 
-def _specificity(selector: str, rule: ModuleType) -> int:
-    """How specifically ``selector`` names ``rule``: -1 not at all, 0 for ALL, longer prefixes more."""
+def _specificity(selector: Selector, rule: ModuleType) -> int:
+    """How specifically ``selector`` names ``rule``: -1 not at all, 0 for ALL, longer prefixes
+    more; the default rule set selects its rules as their codes would."""
+    if isinstance(selector, RuleSet):
+        from torchferry.check.rules import is_default
+
+        return 100 if is_default(rule.CODE) else -1
     if selector == "ALL":
         return 0
     if selector == rule.CODE:
@@ -74,13 +79,16 @@ def _specificity(selector: str, rule: ModuleType) -> int:
     return -1
 
 
-def _normalise(selectors: Iterable[str] | None) -> tuple[str, ...] | None:
+def _normalise(selectors: Iterable[Selector] | None) -> tuple[Selector, ...] | None:
     if selectors is None:
         return None
     if isinstance(selectors, str):
         selectors = [selectors]
-    out = []
+    out: list[Selector] = []
     for sel in selectors:
+        if isinstance(sel, RuleSet):
+            out.append(sel)
+            continue
         for part in str(sel).split(","):
             part = part.strip()
             if part:
@@ -88,7 +96,7 @@ def _normalise(selectors: Iterable[str] | None) -> tuple[str, ...] | None:
     return tuple(out)
 
 
-def validate_selectors(selectors: Iterable[str] | None, origin: str = "--select") -> None:
+def validate_selectors(selectors: Iterable[Selector] | None, origin: str = "--select") -> None:
     """Raise :class:`UsageError` (one line) if a selector names no rule.
 
     A selector is ``ALL``, a code (``FRY002``), a prefix of codes (``FRY00``) or
@@ -97,7 +105,7 @@ def validate_selectors(selectors: Iterable[str] | None, origin: str = "--select"
     sels = _normalise(selectors) or ()
     rules = _all_rules()
     for sel in sels:
-        if sel == "ALL" or sel == SYNTAX_ERROR or sel == SYNTAX_ERROR_NAME:
+        if isinstance(sel, RuleSet) or sel == "ALL" or sel == SYNTAX_ERROR or sel == SYNTAX_ERROR_NAME:
             continue
         if SYNTAX_ERROR.startswith(sel) and sel.startswith("FRY"):
             continue
@@ -109,42 +117,65 @@ def validate_selectors(selectors: Iterable[str] | None, origin: str = "--select"
             )
 
 
-def default_selection() -> tuple[str, ...]:
-    """The codes selected when nothing selects rules: the default rule set.
+def default_selection() -> tuple[Selector, ...]:
+    """The selectors in force when nothing selects rules: the default rule set.
 
-    >>> "FRY013" in default_selection(), "FRY001" in default_selection()
-    (True, False)
+    >>> default_selection()
+    (<RuleSet.DEFAULT: 'the default rule set'>,)
     """
-    from torchferry.check.rules import is_default
+    return (RuleSet.DEFAULT,)
 
-    return tuple(r.CODE for r in _all_rules() if is_default(r.CODE))
+
+#: rule modules with how the run selects each, sorted by code
+Resolved = tuple[tuple[ModuleType, Selected], ...]
 
 
 @lru_cache(maxsize=64)
-def _resolve(select: tuple[str, ...] | None, ignore: tuple[str, ...]) -> tuple[ModuleType, ...]:
+def _resolve(select: tuple[Selector, ...] | None, ignore: tuple[Selector, ...]) -> Resolved:
     selectors = default_selection() if select is None else select
+    named = [s for s in selectors if not isinstance(s, RuleSet)]
+    sets = [s for s in selectors if isinstance(s, RuleSet)]
     chosen = []
     for rule in _all_rules():
-        best_select = max((_specificity(s, rule) for s in selectors), default=-1)
+        best_named = max((_specificity(s, rule) for s in named), default=-1)
+        best_set = max((_specificity(s, rule) for s in sets), default=-1)
         best_ignore = max((_specificity(s, rule) for s in ignore), default=-1)
         # The more specific selector wins; on a tie, ignore wins (as in ruff).
-        if best_select >= 0 and best_select > best_ignore:
-            chosen.append(rule)
+        if best_named >= 0 and best_named > best_ignore:
+            chosen.append((rule, Selected.NAMED))
+        elif best_set >= 0 and best_set > best_ignore:
+            chosen.append((rule, Selected.BY_DEFAULT))
     return tuple(chosen)
 
 
+def resolve_selection(
+    select: Sequence[Selector] | None = None, ignore: Sequence[Selector] | None = None
+) -> Resolved:
+    """The rule modules that ``select``/``ignore`` enable, sorted by code, each with how it
+    is selected: :attr:`Selected.NAMED` where a selector names it, else (the default rule
+    set alone selects it) :attr:`Selected.BY_DEFAULT`.
+
+    >>> [(m.CODE, s.name) for m, s in resolve_selection(None, ["FRY0"])
+    ...  if m.CODE == "FRY013"]
+    [('FRY013', 'BY_DEFAULT')]
+    >>> [(m.CODE, s.name) for m, s in resolve_selection(["FRY013"])]
+    [('FRY013', 'NAMED')]
+    """
+    return _resolve(_normalise(select), _normalise(ignore) or ())
+
+
 def resolve_rules(
-    select: Sequence[str] | None = None, ignore: Sequence[str] | None = None
+    select: Sequence[Selector] | None = None, ignore: Sequence[Selector] | None = None
 ) -> tuple[ModuleType, ...]:
     """The rule modules that ``select``/``ignore`` enable, sorted by code.
 
     ``select=None`` means the default rule set (:func:`default_selection`), ``["ALL"]``
     every rule.  When a code matches both lists, the more
     specific selector wins (``ignore=["FRY00"], select=["FRY001"]`` keeps FRY001)."""
-    return _resolve(_normalise(select), _normalise(ignore) or ())
+    return tuple(m for m, _ in resolve_selection(select, ignore))
 
 
-def _reports_syntax_errors(ignore: tuple[str, ...] | None) -> bool:
+def _reports_syntax_errors(ignore: tuple[Selector, ...] | None) -> bool:
     return not ignore or (SYNTAX_ERROR not in ignore and SYNTAX_ERROR_NAME not in ignore)
 
 
@@ -326,8 +357,8 @@ def check_source(
     source: str,
     path: str = "<stdin>",
     *,
-    select: Sequence[str] | None = None,
-    ignore: Sequence[str] | None = None,
+    select: Sequence[Selector] | None = None,
+    ignore: Sequence[Selector] | None = None,
     noqa: bool = True,
     target_torch_version: tuple[int, int, int] | None = None,
     module_classes: frozenset[str] = frozenset(),
@@ -356,9 +387,11 @@ end_line=2, end_column=4, fix=None, evidence=())
         if _reports_syntax_errors(ign):
             return [syntax_error_finding(source, exc)]
         return []
+    rules = _resolve(sel, ign)
     ctx = Context(path, source, tree, target_torch_version=target_torch_version,
-                  module_classes=module_classes, cell_starts=cell_starts, project=project)
-    findings = _run_rules(ctx, _resolve(sel, ign), noqa)
+                  module_classes=module_classes, cell_starts=cell_starts, project=project,
+                  selection={m.CODE: how for m, how in rules})
+    findings = _run_rules(ctx, rules, noqa)
     return _applicable(source, path, findings) if verify_fixes else findings
 
 
@@ -389,8 +422,8 @@ def check_tree(
     source: str,
     path: str = "<stdin>",
     *,
-    select: Sequence[str] | None = None,
-    ignore: Sequence[str] | None = None,
+    select: Sequence[Selector] | None = None,
+    ignore: Sequence[Selector] | None = None,
     noqa: bool = True,
     target_torch_version: tuple[int, int, int] | None = None,
     module_classes: frozenset[str] = frozenset(),
@@ -398,7 +431,7 @@ def check_tree(
     """Like :func:`check_source` for a tree already parsed from ``source`` (flake8 has one)."""
     rules = _resolve(_normalise(select), _normalise(ignore) or ())
     ctx = Context(path, source, tree, target_torch_version=target_torch_version,
-                  module_classes=module_classes)
+                  module_classes=module_classes, selection={m.CODE: how for m, how in rules})
     return _run_rules(ctx, rules, noqa)
 
 
@@ -413,8 +446,8 @@ class CellFinding:
 def check_cells(
     cells: Sequence[str],
     *,
-    select: Sequence[str] | None = None,
-    ignore: Sequence[str] | None = None,
+    select: Sequence[Selector] | None = None,
+    ignore: Sequence[Selector] | None = None,
     noqa: bool = True,
     path: str = "<cells>",
     target_torch_version: tuple[int, int, int] | None = None,
@@ -455,9 +488,9 @@ def check_cells(
     return out
 
 
-def _run_rules(ctx: Context, rules: Sequence[ModuleType], noqa: bool) -> list[Finding]:
+def _run_rules(ctx: Context, rules: Resolved, noqa: bool) -> list[Finding]:
     findings: list[Finding] = []
-    for rule in rules:
+    for rule, _ in rules:
         try:
             findings.extend(rule.check(ctx))
         except Exception as exc:  # a bug in a rule: name it, never hide it
@@ -480,23 +513,33 @@ def _on_paths_taken(findings: list[Finding], ctx: Context) -> list[Finding]:
     decided by parameters every call leaves at their defaults): what they say holds only
     on a path the run's own code never reaches, so a default rule is unsure there.  The
     opt-in rules still report such a line: a user may pass the other value (a timing arm
-    behind ``test=False``, flipped by hand, is a reported mistake)."""
+    behind ``test=False``, flipped by hand, is a reported mistake), and so does a rule on by
+    default only in part where a selector names it (it reports every finding then)."""
     from torchferry.check.flow.untaken import untaken_arm
-    from torchferry.check.rules import is_default
 
     if "flow" not in ctx.__dict__:
         return findings  # (no rule asked the analysis: none of its findings rests on it)
-    if not any(f.code != SYNTAX_ERROR and is_default(f.code) for f in findings):
+    if not any(_held_to_default(ctx, f.code) for f in findings):
         return findings
     for _ in ctx.flow.results():  # (every call site of the file known)
         pass
     return [
         f
         for f in findings
-        if f.code == SYNTAX_ERROR
-        or not is_default(f.code)
+        if not _held_to_default(ctx, f.code)
         or untaken_arm(ctx.flow, ctx.tree, f.line, f.column) is None
     ]
+
+
+def _held_to_default(ctx: Context, code: str) -> bool:
+    """Whether a finding of the rule ``code`` is reported as the default set's (only on a
+    path the run's code takes): a default rule's, unless the rule is on by default only in
+    part and a selector names it."""
+    from torchferry.check.rules import default_part, is_default
+
+    if code == SYNTAX_ERROR or not is_default(code):
+        return False
+    return default_part(code) is None or ctx.selected(code) is Selected.BY_DEFAULT
 
 
 def _comment_columns(source: str) -> dict[int, int] | None:
@@ -668,8 +711,8 @@ def fix_source(
     source: str,
     path: str = "<stdin>",
     *,
-    select: Sequence[str] | None = None,
-    ignore: Sequence[str] | None = None,
+    select: Sequence[Selector] | None = None,
+    ignore: Sequence[Selector] | None = None,
     unsafe: bool = False,
     max_passes: int = 10,
     check=None,

@@ -24,7 +24,7 @@ from typing import TYPE_CHECKING, Any
 
 from torchferry._internal.atomic import ChangedSinceRead, clean_stale_temps, write_bytes
 from torchferry.check import engine, prefilter
-from torchferry.check.api import Evidence, Finding, Fix, split_lines
+from torchferry.check.api import Evidence, Finding, Fix, Selector, split_lines
 from torchferry.check.cache import Cache, content_hash, fix_from_json, fix_to_json
 from torchferry.check.config import DEFAULT_MAX_FILE_SIZE
 from torchferry.check.engine import SYNTAX_ERROR, InternalError
@@ -115,7 +115,7 @@ class Options:
     """How to check: the selection, per-file ignores, and what to do with fixes."""
 
     root: Path  #: the project root (``exclude``/``per-file-ignores`` are relative to it)
-    select: tuple[str, ...] | None = None
+    select: tuple[Selector, ...] | None = None
     ignore: tuple[str, ...] = ()
     per_file_ignores: dict[str, list[str]] = field(default_factory=dict)
     fix: bool = False

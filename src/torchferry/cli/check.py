@@ -202,20 +202,22 @@ def run_rules(args: argparse.Namespace) -> int:
 
     from torchferry.check.docs import rule_summary
     from torchferry.check.engine import SYNTAX_ERROR, SYNTAX_ERROR_NAME, _all_rules
-    from torchferry.check.rules import is_default
+    from torchferry.check.rules import default_part, is_default
 
     rows = [(SYNTAX_ERROR, SYNTAX_ERROR_NAME, True, "none",
              "A file Python cannot read: a syntax error, undecodable bytes, a broken notebook")]
     rows += [(m.CODE, m.NAME, is_default(m.CODE), m.FIX, rule_summary(m)) for m in _all_rules()]
     if args.output_format == "json":
-        items = [{"code": c, "name": n, "fix": f, "default": d, "summary": t}
-                 for c, n, d, f, t in rows]  # fmt: skip
+        items = [{"code": c, "name": n, "fix": f, "default": d, "default_part": default_part(c),
+                  "summary": t} for c, n, d, f, t in rows]  # fmt: skip
         print(json.dumps(items, indent=2))
         return 0
     width = max(len(n) for _, n, _, _, _ in rows)
     for code, name, default, fix, summary in rows:
         on = "default" if default else "opt-in"
-        print(f"{code}  {name:<{width}}  {on:<7}  {fix:<6}  {summary}")
+        part = default_part(code)
+        note = f"(default: {part}) " if part is not None else ""
+        print(f"{code}  {name:<{width}}  {on:<7}  {fix:<6}  {note}{summary}")
     return 0
 
 
@@ -315,6 +317,7 @@ def _check_files(args: argparse.Namespace, cfg, opts, enabled: list[str]):
         key = settings_key(
             enabled=enabled, ignore=sorted(opts.ignore), per_file=cfg.per_file_ignores,
             max_file_size=opts.max_file_size,
+            select=opts.select,  # (how each rule is selected: the default set's part, or all)
         )  # fmt: skip
         cache = Cache(cfg.root, key)
     # Only a process that is `ferry check` tunes the collector; called as

@@ -4,8 +4,12 @@ The default rule set, as ruff has one: on unless configured otherwise are the ru
 findings are mistakes, code that crashes or computes wrong results on some machine.  The
 rules below are opt-in (``extend-select``, ``--select ALL`` or naming them), each for the
 reason given, which ``docs/rules.md``, ``ferry rule`` and ``ferry rules`` show: on real
-code most of their findings are deliberate, or (FRY006, FRY010) too often false (measured in
-docs/check.md).
+code most of their findings are deliberate, or (FRY006) too often false (measured in
+docs/check.md).  A rule may be on by default in part (``PARTLY_DEFAULT``): the default set
+alone runs it for the findings it is sure of, and a selector naming it (its code, ``ALL``,
+``extend-select``) for every finding.  FRY010 is: its meetings with a tensor the run's own
+code puts on the accelerator are crashes on a GPU machine; most of those with a value only a
+hint places (a parameter every caller passes on the CPU) were false on real code.
 """
 
 from __future__ import annotations
@@ -38,11 +42,13 @@ OPT_IN: dict[str, str] = {
         "(3 real, 13 debatable, 9 false over six such sets): a progress line or a CPU-only "
         "path timed, rarely a benchmark; a misleading timing, not a crash or a wrong result"
     ),
-    "FRY010": (
-        "on code it was never developed on, most of its findings were false (strict "
-        "precision 12% and 14% on two such sets): a factory that meets a value the analysis "
-        "cannot place, such as a parameter every caller passes on the CPU"
-    ),
+}
+
+#: code -> the part of its findings a rule on by default reports when the default set alone
+#: selects it (a selector naming the rule reports every finding; see
+#: :class:`~torchferry.check.api.Selected`)
+PARTLY_DEFAULT: dict[str, str] = {
+    "FRY010": "sure meetings only",
 }
 
 
@@ -53,6 +59,16 @@ def is_default(code: str) -> bool:
     (True, False)
     """
     return code not in OPT_IN
+
+
+def default_part(code: str) -> str | None:
+    """What the default rule set reports of the rule ``code`` when it is on by default only
+    in part, else None (every finding, or an opt-in rule).
+
+    >>> default_part("FRY013") is None
+    True
+    """
+    return PARTLY_DEFAULT.get(code) if is_default(code) else None
 
 
 @cache

@@ -150,8 +150,11 @@ of the run gives a parameter, followed through the callers' parameters), "which 
 an accelerator" where only a hint does (an input of a module's `forward`, `self` of a
 module that no code of the run moves, a parameter annotated as a tensor, `self.<attr>`, a
 tensor whose place the function follows). A factory met both ways is reported with its
-surest meeting. The rule module's `REPORTED` chooses which are reported: every one
-(`Certainty.MAY`, the default), or only the sure ones (`Certainty.SURE`).
+surest meeting. Which are reported depends on how the run selects the rule (the rule
+module's `REPORTED`): where a selector names it (`--select FRY010`, `--select ALL`,
+`extend-select = ["FRY010"]`), every one; where only the default rule set runs it, only
+the sure ones (and, as every default rule's, none in an arm of a function that no call of
+the run takes).
 
 The meeting may be in another file of the run: one that imports the factory's file,
 directly or not (`h = self.policy.hidden; h + x.to(device)` in agent.py, the hidden state
@@ -231,6 +234,14 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
+The default rule set reports only the sure meetings. "Sure" is about the other tensor's
+place, not about the path: a factory in an arm where the other value is `None` (`style_ =
+... if style is not None else style`), a placeholder that a flag makes the class replace
+before its first use (`self.pred_cov_fac_need_update = True`), a CPU tensor a module call
+takes as a size, or lengths a model moves to the CPU itself are still reported. A move to
+another value's device whose place the analysis does not know (`.to(x1.device)` of a
+parameter used as nothing else, `.to(other)` of a value of unknown kind) counts as a move
+to a device the code chose, so a meeting with its result is graded sure.
 An attribute that a plain class's `__init__` keeps from a constructor's parameter
 (`self.scale = scale`) is, in the class's other methods, what every construction of the run
 gives it (`Vmf(loc, torch.ones(n, 1, device=device))`), for a class whose bases are of the run
@@ -355,7 +366,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from torchferry._internal import vocabulary
-from torchferry.check.api import Context, Evidence, Finding, Fix, walk
+from torchferry.check.api import Context, Evidence, Finding, Fix, Selected, walk
 from torchferry.check.flow import (
     ACCEL,
     CPU,
@@ -397,6 +408,10 @@ _IN_PLACE = frozenset("add_ sub_ mul_ div_ true_divide_ addcmul_ addcdiv_ lerp_ 
 _PLACING = frozenset({Op.MADE, Op.MOVED, Op.OUTPUT, Op.BATCH, Op.LOADED, Op.RETURNED})
 _CROSS_DEVICE_METHODS = frozenset({"copy_", "to", "type", "type_as", "new_tensor", "set_"})
 _NOT_MEETINGS = frozenset({"tensor", "as_tensor", "device", "load", "save"})
+#: torch functions that read only their tensors' shapes: their views keep each one's device
+_SHAPES_ONLY = frozenset({"torch.broadcast_tensors"})
+#: factories whose first argument is the size (``torch.rand(())``: 0-dimensional)
+_SIZE_FIRST = frozenset({"zeros", "ones", "empty", "rand", "randn"})
 
 
 class Certainty(enum.IntEnum):
@@ -414,9 +429,12 @@ class Certainty(enum.IntEnum):
     SURE = 2
 
 
-#: the findings reported: those at least this certain (``Certainty.SURE``: only where the
-#: run's code establishes the partner's place)
-REPORTED = Certainty.MAY
+#: the findings reported, by how the run selects the rule: those at least this certain
+#: (``Certainty.SURE``: only where the run's code establishes the partner's place)
+REPORTED: dict[Selected, Certainty] = {
+    Selected.BY_DEFAULT: Certainty.SURE,
+    Selected.NAMED: Certainty.MAY,
+}
 
 
 @dataclass(frozen=True)
@@ -477,9 +495,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     _kept_module_inputs(ff, results, pools.kept, found, levels)
     _kept_attributes_met(ff, results, met, pools.kept, found, levels)
     away, passed = _pair_in_other_files(ff, pools, found, levels)
+    least = REPORTED[ctx.selected(CODE)]
     for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
         level = levels[id(call.node)]
-        if level < REPORTED:
+        if level < least:
             continue
         other = away.get(id(call.node))
         hop = passed.get(id(call.node))
@@ -1171,7 +1190,7 @@ def _candidate(c: CallEvent) -> bool:
     if name == "full" and c.node.args and isinstance(c.node.args[0], (ast.Tuple, ast.List)) \
             and not c.node.args[0].elts:
         return False  # ``torch.full((), value)``: 0-dimensional
-    return not (name in ("zeros", "ones", "empty") and _no_shape(c.node))
+    return not (name in _SIZE_FIRST and _no_shape(c.node))
 
 
 def _repeated_data(c: CallEvent) -> bool:
@@ -1628,7 +1647,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
         if c.callee is Callee.TORCH and c.qualname is not None:
             last = c.qualname.rsplit(".", 1)[-1]
             if c.qualname.count(".") == 1 and (last in _FACTORIES or last in _NOT_MEETINGS or last in _LEGACY) \
-                    or last in vocab.CPU_ARGUMENTS:
+                    or last in vocab.CPU_ARGUMENTS or c.qualname in _SHAPES_ONLY:
                 continue
             yield Meeting(c.node, ops)
             if last in JOINING:  # ``torch.stack(his)`` of a list filled over time
@@ -1638,8 +1657,9 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                                       held=True)
         elif c.callee is Callee.METHOD and c.receiver is not None:
             func = c.node.func
-            if c.qualname in _CROSS_DEVICE_METHODS or c.qualname in vocab.SIZE_METHODS or \
-                    not isinstance(func, ast.Attribute):
+            # (a move's device argument, a shape read from another tensor: no meeting)
+            if c.qualname in _CROSS_DEVICE_METHODS or c.qualname in vocab.NO_MEETING or \
+                    c.qualname in vocab.SIZE_METHODS or not isinstance(func, ast.Attribute):
                 continue
             if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
                 in_place = c.qualname in _IN_PLACE
