@@ -114,3 +114,21 @@ def test_mro_of_an_unsettled_class_follows_its_bases_as_they_grow():
         if k is a:
             a.bases.append(b)
     assert seen == ["A", "B"] and a.mro_memo is None
+
+
+def test_a_relative_import_is_found_once_per_file_and_as_before():
+    from torchferry.check.flow.project import Project
+
+    files = {"/r/pkg/__init__.py": b"", "/r/pkg/a.py": b"", "/r/pkg/sub/__init__.py": b"",
+             "/r/pkg/sub/b.py": b"", "/r/pkg/sub/c.py": b""}
+    packages = {"/r/pkg", "/r/pkg/sub"}
+    questions = [(f, m) for f in files for m in (".", ".a", ".b", "..a", "..sub.c", "...x", ".sub")]
+    fresh = Project(files, packages=packages)
+    expected = [fresh._find(f, m) for f, m in questions]
+    kept = Project(files, packages=packages)
+    assert [kept.find_module(f, m) for f, m in questions] == expected
+    assert "/r/pkg/a.py" in expected and "/r/pkg/sub/c.py" in expected
+    calls = []
+    kept._find = lambda *a: calls.append(a)  # type: ignore[method-assign]
+    assert [kept.find_module(f, m) for f, m in questions] == expected
+    assert calls == []

@@ -205,7 +205,13 @@ class Project:
     def find_module(self, from_path: str, module: str) -> str | None:
         """The file of the run that ``import module`` in ``from_path`` loads, if any."""
         if module.startswith("."):
-            return self._find(from_path, module)
+            # (kept per file: a relative import reads only the file's module name)
+            rel = (from_path, module, False)
+            try:
+                return self._found[rel]
+            except KeyError:
+                found = self._found[rel] = self._find(from_path, module)
+                return found
         # an absolute import reads only the directory of ``from_path``: the answer is kept
         # for every file of that directory (the files scanned for imports ask the same
         # ``torch``, ``torch.nn``... again and again)
