@@ -39,7 +39,7 @@ _MAX_DEPTH = 3
 
 
 def read_as_an_object(fn: ast.AST, name: str) -> ast.Attribute | None:
-    """A read of an attribute of ``name`` in ``fn`` that no tensor has, not called
+    r"""A read of an attribute of ``name`` in ``fn`` that no tensor has, not called
     (``data.y``, ``graph.edge_index`` of a graph library's batch object): ``name``, never
     rebound in ``fn``, is no tensor there.  A method read without a call (``f = x.sum``) is
     not one: only an attribute read whose name is neither a property of a tensor nor any
@@ -130,11 +130,7 @@ def _before_rebinding(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
     ``sents = list(sents)``) is no rebinding: what it reads is the argument's elements,
     which the later reads see again.
 
-    >>> fn = ast.parse("def f(s, t):
-    s = sum(zip(s, s), ())
-    g(s)
-    s = 1
-    h(s)").body[0]
+    >>> fn = ast.parse("def f(s, t):\n    s = sum(zip(s, s), ())\n    g(s)\n    s = 1\n    h(s)").body[0]
     >>> [n.lineno for n in _before_rebinding(fn, "s", [n for n in ast.walk(fn) if getattr(n, "id", "") == "s"
     ...  and isinstance(n.ctx, ast.Load)])]
     [3]
