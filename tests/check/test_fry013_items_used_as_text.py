@@ -94,3 +94,21 @@ def test_a_submodule_rebound_to_something_else_is_not_followed(tmp_path: Path) -
                           "    def swap(self, other):\n"
                           "        self.encoder = other\n")
     assert findings(tmp_path, model=model) == [("train.py", 8)]
+
+
+@pytest.mark.parametrize("rebuild", [
+    "        sent = sum(zip(sent, sent), ())\n",
+    "        sent = list(sent)\n",
+])
+def test_an_item_the_forward_rebuilds_of_its_elements_is_followed(tmp_path: Path, rebuild: str) -> None:
+    model = MODEL.replace("    def forward(self, feat, sent):\n", "    def forward(self, feat, sent):\n" + rebuild)
+    assert findings(tmp_path, model=model) == []
+
+
+def test_an_item_the_forward_rebuilds_otherwise_is_reported(tmp_path: Path) -> None:
+    model = MODEL.replace("    def forward(self, feat, sent):\n",
+                          "    def forward(self, feat, sent):\n        sent = sum(zip(sent, feat), ())\n")
+    assert findings(tmp_path, model=model) == [("train.py", 8)]
+    model = MODEL.replace("    def forward(self, feat, sent):\n",
+                          "    def forward(self, feat, sent):\n        sent = list(sent)\n        feat = feat * sent\n")
+    assert findings(tmp_path, model=model) == [("train.py", 8)]

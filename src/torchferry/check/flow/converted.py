@@ -27,8 +27,43 @@ _TEXT_METHODS = frozenset("""capitalize casefold center encode endswith expandta
     isprintable isspace istitle isupper ljust lower lstrip partition removeprefix removesuffix
     rfind rindex rjust rpartition rsplit rstrip splitlines startswith strip swapcase title
     translate upper zfill""".split())
+#: the attributes of a tensor that are no methods (``x.shape``, ``x.device``, ``x.T``)
+_TENSOR_PROPERTIES = frozenset("""H T _backward_hooks _base _cdata _grad _grad_fn
+    _has_symbolic_sizes_strides _post_accumulate_grad_hooks _python_dispatch _version data
+    device dtype grad grad_dtype grad_fn imag is_cpu is_cuda is_ipu is_leaf is_maia is_meta
+    is_mkldnn is_mps is_mtia is_nested is_quantized is_sparse is_sparse_csr is_vulkan is_xla
+    is_xpu itemsize layout mH mT name names nbytes ndim output_nr real requires_grad
+    retains_grad shape volatile""".split())
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _MAX_DEPTH = 3
+
+
+def read_as_an_object(fn: ast.AST, name: str) -> ast.Attribute | None:
+    r"""A read of an attribute of ``name`` in ``fn`` that no tensor has, not called
+    (``data.y``, ``graph.edge_index`` of a graph library's batch object): ``name``, never
+    rebound in ``fn``, is no tensor there.  A method read without a call (``f = x.sum``) is
+    not one: only an attribute read whose name is neither a property of a tensor nor any
+    method counts, and every method name of a tensor is a method's, so such a read is
+    looked for among the names that are not called anywhere in ``fn``.
+
+    >>> fn = ast.parse("def step(model, data):\n    data.to('cuda')\n    y = data.y").body[0]
+    >>> ast.unparse(read_as_an_object(fn, "data"))
+    'data.y'
+    >>> read_as_an_object(ast.parse("def f(x):\n    n = x.shape\n    x.cuda()").body[0], "x") is None
+    True
+    """
+    called: set[str] = set()
+    reads: list[ast.Attribute] = []
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            return None  # (rebound: what it holds where is not followed here)
+        if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute):
+            called.add(n.func.attr)
+        if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name \
+                and isinstance(n.ctx, ast.Load):
+            reads.append(n)
+    return next((a for a in reads if a.attr not in _TENSOR_PROPERTIES and a.attr not in called
+                 and a.attr not in vocab.TENSOR_METHODS), None)
 
 
 def param_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> tuple[str, ...]:
@@ -89,16 +124,49 @@ def _converted(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, cls: Cl
 
 def _before_rebinding(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
                       uses: list[ast.Name]) -> list[ast.Name]:
-    """The reads of ``name`` up to the first statement of the body that rebinds it
-    (``lengths = lengths.cpu().int()``: later reads see the converted value)."""
+    r"""The reads of ``name`` up to the first statement of the body that rebinds it
+    (``lengths = lengths.cpu().int()``: later reads see the converted value).  A statement
+    that rebuilds it of its own elements alone (``sents = sum(zip(sents, sents), ())``,
+    ``sents = list(sents)``) is no rebinding: what it reads is the argument's elements,
+    which the later reads see again.
+
+    >>> fn = ast.parse("def f(s, t):\n    s = sum(zip(s, s), ())\n    g(s)\n    s = 1\n    h(s)").body[0]
+    >>> [n.lineno for n in _before_rebinding(fn, "s", [n for n in ast.walk(fn) if getattr(n, "id", "") == "s"
+    ...  and isinstance(n.ctx, ast.Load)])]
+    [3]
+    """
+    rebuilt: set[int] = set()
     for st in fn.body:
         if isinstance(st, (ast.Assign, ast.AnnAssign)):
             targets = st.targets if isinstance(st, ast.Assign) else [st.target]
-            if any(isinstance(t, ast.Name) and t.id == name for t in targets):
-                inside = {id(n) for n in ast.walk(st)}
-                end = (st.end_lineno or st.lineno, st.end_col_offset or 0)
-                return [u for u in uses if id(u) in inside or (u.lineno, u.col_offset) < end]
-    return uses
+            if not any(isinstance(t, ast.Name) and t.id == name for t in targets):
+                continue
+            if len(targets) == 1 and st.value is not None and _same_elements(st.value, name):
+                rebuilt |= {id(n) for n in ast.walk(st.value)}
+                continue
+            inside = {id(n) for n in ast.walk(st)}
+            end = (st.end_lineno or st.lineno, st.end_col_offset or 0)
+            return [u for u in uses if id(u) not in rebuilt and
+                    (id(u) in inside or (u.lineno, u.col_offset) < end)]
+    return [u for u in uses if id(u) not in rebuilt]
+
+
+def _same_elements(e: ast.expr, name: str) -> bool:
+    """Is ``e`` a sequence of the elements of ``name`` alone, rebuilt by builtins:
+    ``list(name)``, ``tuple(name)``, ``sorted(name)``, ``reversed(name)``, or the pairs of
+    ``zip(name, name)`` flattened by ``sum(..., ())``?"""
+    if isinstance(e, ast.Name):
+        return e.id == name
+    if not isinstance(e, ast.Call) or not isinstance(e.func, ast.Name) or e.keywords:
+        return False
+    f, args = e.func.id, e.args
+    if f in ("list", "tuple", "sorted", "reversed"):
+        return len(args) == 1 and _same_elements(args[0], name)
+    if f == "sum" and len(args) == 2 and isinstance(args[1], (ast.Tuple, ast.List)) and not args[1].elts:
+        z = args[0]
+        return isinstance(z, ast.Call) and isinstance(z.func, ast.Name) and z.func.id == "zip" \
+            and bool(z.args) and not z.keywords and all(_same_elements(a, name) for a in z.args)
+    return False
 
 
 def _rebound_in_a_branch(fn: ast.FunctionDef | ast.AsyncFunctionDef,

@@ -559,16 +559,25 @@ class Interp:
         if d is None or d.keys is None or not (isinstance(key, ast.Constant) and isinstance(key.value, str)):
             if d is not None and d.item is not None:
                 self.env[base.id] = container(item=join(d.item, v))
-            elif d is not None and d.is_(Kind.BATCH) and v.may_live(Where.ACCEL) and \
-                    not whole_batch(self.node, base):
-                # ``targets["av"] = targets["av"].cuda()`` of an item of the batch: that mapping
-                # now holds a tensor on the device, wherever the rest of it is (the whole batch,
-                # ``batch["x"] = ...``, keeps its other entries apart, as they were)
-                self.env[base.id] = join(d, v)
+            elif d is not None and d.is_(Kind.BATCH) and v.may_live(Where.ACCEL):
+                self.env[base.id] = self._batch_given(base, d, key, v)
             return
         keys = dict(d.keys)
         keys[key.value] = v
-        self.env[base.id] = container(keys=tuple(keys.items()))
+        self.env[base.id] = container(keys=tuple(keys.items()), item=d.item if d.is_(Kind.BATCH) else None)
+
+    def _batch_given(self, base: ast.Name, d: Value, key: ast.expr, v: Value) -> Value:
+        """A batch (or an item of one) given ``v``, a value that may be on the device, at
+        ``key``.  ``targets["av"] = targets["av"].cuda()`` of an item of the batch: that
+        mapping now holds a tensor on the device, wherever the rest of it is.  The whole
+        batch keeps its other entries apart, as they were: ``batch["x"] = ...`` holds ``v``
+        at ``"x"``, and a key the analysis does not know (``batch[k] = v.to(device)`` of
+        ``for k, v in batch.items()``) may be any entry, so every entry may hold it."""
+        if not whole_batch(self.node, base):
+            return join(d, v)
+        if isinstance(key, ast.Constant) and isinstance(key.value, str):
+            return d._replace(keys=((key.value, v),), item=d)
+        return d._replace(item=join(d, v))
 
     def self_attr(self, node: ast.expr) -> bool:
         """Is ``node`` an attribute of this method's ``self`` (``self.items``)?"""

@@ -265,6 +265,7 @@ def join(a: Value, b: Value) -> Value:
         return b
     if b == BOTTOM:
         return a
+    a, b = _entries_of(a, b), _entries_of(b, a)
     elts = None
     item = _join_opt(a.item, b.item)
     if a.elts is not None and b.elts is not None and len(a.elts) == len(b.elts):
@@ -282,6 +283,18 @@ def join(a: Value, b: Value) -> Value:
         a.reason or b.reason,
         a.call if a.call == b.call else None,
     )
+
+
+def _entries_of(v: Value, other: Value) -> Value:
+    """``v``, a batch joined with ``other``, one that was given entries (``batch["x"] =
+    x.to(device)``): every entry of ``v`` is ``v`` itself (what :func:`element` reads of a
+    batch), written out for the keys ``other`` holds, so that the join keeps each of them
+    (``batch["x"]`` moved in one arm of an ``if`` is on either device after it)."""
+    if v.kinds != {Kind.BATCH} or v.item is not None or v.keys is not None or v.elts is not None \
+            or other.kinds != {Kind.BATCH} or (other.item is None and other.keys is None):
+        return v
+    keys = tuple((k, v) for k, _ in other.keys) if other.keys is not None else None
+    return v._replace(item=v, keys=keys)
 
 
 def _join_opt(a: Value | None, b: Value | None) -> Value | None:

@@ -20,8 +20,9 @@ tensor is left on the old device; `torch.tensor(x).cuda()` still counts, its dat
 from a value) and objects whose `.to` works in place (a whole batch
 object, `for batch in loader` or `batch = next(iter(loader))`: a tokenizer's
 `BatchEncoding`, a PyG `Data`; also a parameter that every call of the run, one at least,
-hands such a whole batch by name: `for data in loader: self.step(model, data)`) are not
-flagged. Neither is the last
+hands such a whole batch by name: `for data in loader: self.step(model, data)`; a name
+of unknown kind whose function reads an attribute of it that no tensor has, `data.y`,
+and never rebinds it) are not flagged. Neither is the last
 expression of a notebook cell: IPython displays its value (`y_preds.cpu()` shows the CPU
 copy), unless a trailing `;` silences it.
 
@@ -99,6 +100,7 @@ from torchferry.check.flow import (
     Value,
     Where,
 )
+from torchferry.check.flow.converted import read_as_an_object
 from torchferry.check.flow.evidence import at, first
 from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MODEL_NAME
@@ -260,6 +262,8 @@ def _tensor(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.expr,
         return None
     if _given_whole_batches(ff, res, v):
         return None  # (every call hands it a loop's whole batch: a batch object, moved in place)
+    if read_as_an_object(res.node, recv.id) is not None:
+        return None  # (``data.y``: an object of attributes, whose ``to`` may move them in place)
     return (_parameter(ff, res, v) or _fed_to_a_model(res, st, recv, v) or _indexed_as_array(ff, res, st, recv, v)
             or _tensor_in_the_other_branches(res, st, recv) or _unique_method_item(ff, res, st, recv, v))
 

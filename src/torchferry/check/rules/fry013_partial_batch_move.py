@@ -107,8 +107,9 @@ or iterates as text (`for i, sent in enumerate(sents)` with `sent.strip()`, a me
 tensor has: a list of strings, directly, through a helper of the run, or through the
 `forward` of a submodule every binding of whose attribute builds one class of the run,
 `self.encoder = Encoder(...)`, three calls deep): it meets nothing where it came in.  An
-item that `forward` first rebuilds (`sent = sum(zip(sent, sent), ())`) is not followed
-through the new value, and is flagged.  An item `forward` also computes with as it came in
+item that `forward` first rebuilds of its own elements alone (`sent = sum(zip(sent, sent),
+())`, `list(sent)`, `tuple(sent)`, `sorted(sent)`) is followed through the new value; one
+rebuilt otherwise (`sent = sum(zip(sent, feat), ())`) is not, and is flagged.  An item `forward` also computes with as it came in
 (`x * (lengths > 0)` besides the packing) is flagged.  The model's class is the one the file
 builds it with, or, for a model given as a parameter (`train(loader, model, device)`), the
 classes every call of the file passes for it (three calls deep; an input counts as
@@ -127,7 +128,12 @@ item's kind, the batch is taken to hold tensors and the item is flagged as befor
 one given to a call with a module's output (`criterion(outputs, labels)`, a loss).
 An item that is a mapping given a tensor on the device in place (`targets["av"] =
 targets["av"].cuda()`) is not taken to be on the CPU: which of its entries were moved is
-not followed, so it is not reported, whatever the others are.
+not followed, so it is not reported, whatever the others are.  The whole batch given an
+entry at a string key (`batch["x"] = batch["x"].to(device)`) holds the moved tensor there
+and its other entries as they were (`batch["y"]`, never given, is still flagged; one given
+in one arm of an `if` only is not); given one at a key the analysis does not know
+(`for k, v in batch.items(): batch[k] = v.to(device)`), any entry may be the moved one, so
+none of them is reported.
 The items of a loader over a dataset of a class of the run whose `__getitem__` moves what
 it returns to a device (`return x.to(self.device), y`, `sample["image"].cuda()`) are not
 taken to be on the CPU: which items it moved, and what a collate function makes of them, is
