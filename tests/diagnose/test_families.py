@@ -409,3 +409,29 @@ def test_every_golden_file_has_its_case() -> None:
     on_disk = {p.name.split(".", 1)[0] for p in GOLDEN.iterdir()}
     assert on_disk == names
 
+
+
+@pytest.mark.parametrize(("noqa", "found"), [("", True), ("  # noqa: FRY010", False)])
+def test_a_factory_found_on_its_own_line_is_found_before_the_run(
+        noqa: str, found: bool, tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    # FRY010 reports the factory's line, not the line that fails: the explanation says
+    # `ferry check` finds the mistake where the check reports it at the culprit's creation
+    program = f"""\
+        import torch
+        import torch.nn.functional as F
+
+        device = "cuda" if torch.cuda.is_available() else "cpu"
+
+
+        def step():
+            logits = torch.randn(4, 3, device=device)
+            labels = torch.tensor([0, 1, 2, 0]){noqa}
+            F.cross_entropy(logits, labels)
+
+
+        step()
+        """
+    _, report = _run(Case("late", program, simulate="cuda"), tmp_path, monkeypatch)
+    assert report is not None and report.rule == "FRY010"
+    assert report.found_statically is found
+    assert ("`ferry check` finds this before you run" in format_report(report)) is found

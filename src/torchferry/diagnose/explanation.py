@@ -37,8 +37,10 @@ from __future__ import annotations
 import ast
 import contextlib
 import linecache
+import os
 import sys
 import types
+from collections.abc import Sequence
 from dataclasses import dataclass
 from types import FrameType, TracebackType
 from typing import Any, Literal, TextIO
@@ -160,8 +162,10 @@ def _explain_line(handler: Handler, err: BaseException, kind: ErrorKind,
         if o.culprit:
             o.created_at = created_at(o, f.frame, f.tree, f.line, f.outer)
     fix, rule = handler.fix(FixContext(kind, operands, f.focus, f.frame, good, f.tree, f.line))
+    made = [o.created_at["line"] for o in operands if o.culprit and o.created_at
+            and _same_file(o.created_at["path"], f.path)]
     rule, found, discarded = _static_rule(rule, f.source, f.path, f.line,
-                                          [o.expr for o in operands if o.culprit])
+                                          [o.expr for o in operands if o.culprit], made)
     if discarded is not None:
         fix = (f"{fix}  (line {discarded[0]} computes {discarded[1]} and discards the result: "
                ".to() is not in place)")
@@ -187,11 +191,13 @@ def _explained(handler: Handler, operands: list[ops.Operand]) -> tuple[Explained
     )
 
 
-def _static_rule(rule: str | None, source: str, path: str, line: int,
-                 culprits: list[str]) -> tuple[str | None, bool, tuple[int, str] | None]:
+def _static_rule(rule: str | None, source: str, path: str, line: int, culprits: list[str],
+                 made: Sequence[int] = ()) -> tuple[str | None, bool, tuple[int, str] | None]:
     """Name the rule ``ferry check`` really reports for this mistake, and whether it does.
 
     Returns (rule, found by ``ferry check``, (line, text) of a discarded move of a culprit).
+    The mistake is found where ``ferry check`` reports the rule on the failing line or on a
+    line of ``made`` (where a culprit was created in this file: FRY010 reports the factory).
     A discarded ``x.to(device)`` earlier in the file is FRY002 (found statically), not
     FRY013; FRY013 (partial batch move) is named only where ``ferry check`` reports it
     on this line; other rules keep their name without claiming a static finding.
@@ -208,10 +214,15 @@ def _static_rule(rule: str | None, source: str, path: str, line: int,
         discarded = _discarded_move(findings, source.splitlines(), line, culprits)
         if discarded is not None:
             return "FRY002", True, discarded
-    found = any(f.code == rule and f.line == line for f in findings)
+    found = any(f.code == rule and (f.line == line or f.line in made) for f in findings)
     if rule == "FRY013" and not found:
         return None, False, None
     return rule, found, None
+
+
+def _same_file(a: str, b: str) -> bool:
+    """Do two paths of frames name one file?"""
+    return os.path.normcase(os.path.abspath(a)) == os.path.normcase(os.path.abspath(b))
 
 
 def _discarded_move(findings: list[Any], lines: list[str], line: int,
