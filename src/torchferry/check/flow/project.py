@@ -482,7 +482,9 @@ class Project:
         (``sched = Scheduler(...)`` then ``sched.add_noise(x, t)`` in ``train.py``), each
         file interpreted whole; None as :meth:`foreign_calls` says, and also where a file
         names an attribute ``.<method>`` other than in such a call (an object the analysis
-        does not resolve, or another class's method of the same name)."""
+        does not resolve, or another class's method of the same name, but for a call that
+        it resolves to another function of the run: ``ddpg.train(buf)`` beside
+        ``bcq.train(buf)``, :func:`_resolved_elsewhere`)."""
         name = getattr(fn, "name", None)
         cls = owner.method_of.get(id(fn))
         if name is None or cls is None or cls.is_module or cls.methods.get(name) is not fn \
@@ -586,7 +588,7 @@ class Project:
             sites = other.calls_into.get(key, {})
             known = {id(res.calls[c].node.func) for c, (res, _) in sites.items() if c in res.calls}
             if needle is not None:  # (a method: ``.train()`` of a module is another class's)
-                known |= _others_methods(scopes, name)
+                known |= _others_methods(scopes, name) | _resolved_elsewhere(other, name, key)
             if _references(other, name) - known:
                 return None
             out.extend((other, res, c, bound) for c, (res, bound) in sites.items())
@@ -870,6 +872,28 @@ def _others_methods(scopes: Iterable[ScopeResult], name: str) -> set[int]:
 
 
 _NOT_PLAIN = (frozenset((Kind.MODULE,)), frozenset((Kind.TENSOR,)))
+
+
+def _resolved_elsewhere(ff: FileFlow, name: str, key: tuple[str, str, int]) -> set[int]:
+    r"""The attributes ``<x>.name`` of ``ff``'s calls that its analysis resolved to another
+    function of that name than ``key`` (``policy.train(buf)`` on an instance of another
+    plain class of the run that defines ``train`` too): not a call of ``key``'s method.
+
+    >>> files = {"/r/a.py": b"class A:\n    def train(self, b):\n        return b\n",
+    ...          "/r/b.py": b"class B:\n    def train(self, b):\n        return b\n",
+    ...          "/r/m.py": b"import a\nimport b\nx = a.A()\ny = b.B()\nx.train(1)\ny.train(2)\n"}
+    >>> ff = Project(files, packages=set()).file_flow("/r/m.py")
+    >>> scopes = list(ff.results())
+    >>> key = ("/r/a.py", "train", 2)
+    >>> [n.lineno for n in ast.walk(ff.tree) if id(n) in _resolved_elsewhere(ff, "train", key)]
+    [6]
+    """
+    out: set[int] = set()
+    for other, sites in ff.calls_into.items():
+        if other == key or other[1] != name:
+            continue
+        out.update(id(res.calls[c].node.func) for c, (res, _) in sites.items() if c in res.calls)
+    return out
 
 
 def _references(ff: FileFlow, name: str) -> set[int]:

@@ -123,7 +123,9 @@ Flags a call `model(x)` when, in one scope,
   methods of that class name the attribute in the file, each calling it, calling one of
   its harmless methods, `self.model.train()`, `self.model.parameters()`, or a method of
   the module class of the run that every binding of the attribute constructs, one that
-  reads its `self` only as `self.<x>` and moves nothing (`self.critic.Q1(s, a)`), copying
+  reads its `self` only as `self.<x>` and moves nothing but tensors a factory of torch makes
+  right there (`self.critic.Q1(s, a)`; `self.vae.decode(s)` whose `z = torch.randn(n,
+  d).to(self.device)` moves a new tensor, none of the module's weights), copying
   it (`copy.deepcopy(self.model)`: a new object, the original left where it is), or
   binding it, and no file of the run that imports the file names such an attribute at all; also
   `self.model = model` of its `__init__`, a parameter that `__init__` reads nowhere else
@@ -393,8 +395,10 @@ budget, and none names the function other than in a call; a method of a plain cl
 the calls of those files on an instance they build, `agent.act(env.reset())`, where none names
 an attribute of the method's name other than in such a call or a call of it on a module or a
 tensor the analysis builds or infers (`net_glob.train()` beside `local.train(net=net_glob.to(
-device))`; a receiver of unknown kind, or known by its name only, may be another instance
-of the class), but not the calls of a file that
+device))`), or on an instance of another plain class of the run that the analysis resolves
+to that class's own method of the name (`ddpg.train(buffer)` beside `bcq.train(buffer)`); a
+receiver of unknown kind, or known by its name only, may be another instance of the class),
+but not the calls of a file that
 does not import the class's file, handed the instance as a parameter, nor those of a module's
 method), the third another item of the batch moved or a loader of the file over a
 torchvision dataset (a `**kwargs` of the loader counts only when every binding of it in
@@ -603,8 +607,11 @@ from torchferry.check.flow.vocab import (
     ACCEL_KINDS,
     ACCEL_MOVE_NAMES,
     ACCEL_MOVES,
+    DATA_FACTORIES,
+    LIKE_FACTORIES,
     OUTSIDE_CLASS,
     PARAM_LAYERS,
+    SHAPE_FACTORIES,
 )
 from torchferry.check.flow.weighed import forward_takes_a_tensor, moves_own_param, weighed_params
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
@@ -1850,7 +1857,8 @@ def _own_harmless_method(ff: FileFlow, cls: ClassInfo, attr: str, name: str) -> 
 def _self_only_read(cls: ClassInfo, name: str, seen: set[str]) -> bool:
     """Does the method ``name`` of ``cls`` (and each method of ``cls`` it reaches through
     ``self.<method>``) read its first parameter only as ``self.<x>``, never name a mover
-    (``self.l1.cuda()``, ``self.to(d)``), nor bind or hand on ``self`` as a whole?"""
+    (``self.l1.cuda()``, ``self.to(d)``) but of a tensor a factory of torch makes there
+    (:func:`_fresh_tensor`), nor bind or hand on ``self`` as a whole?"""
     if name in seen:
         return True  # (being checked, further up)
     found = cls.method(name)
@@ -1864,7 +1872,7 @@ def _self_only_read(cls: ClassInfo, name: str, seen: set[str]) -> bool:
     me = args[0].arg
     parents = {id(ch): n for n in ast.walk(fn) for ch in ast.iter_child_nodes(n)}
     for n in ast.walk(fn):
-        if isinstance(n, ast.Attribute) and n.attr in _MOVERS:
+        if isinstance(n, ast.Attribute) and n.attr in _MOVERS and not _fresh_tensor(cls.ff, n.value):
             return False
         if not (isinstance(n, ast.Name) and n.id == me):
             continue
@@ -1874,6 +1882,19 @@ def _self_only_read(cls: ClassInfo, name: str, seen: set[str]) -> bool:
         if cls.method(parent.attr) is not None and not _self_only_read(cls, parent.attr, seen):
             return False
     return True
+
+
+def _fresh_tensor(ff: FileFlow, node: ast.expr) -> bool:
+    """Is ``node`` a tensor a factory of torch makes right there (``torch.randn(n, d)``,
+    ``torch.zeros_like(x)``): a new object, so that moving it (``torch.randn(n,
+    d).to(self.device)``) moves nothing the module holds?"""
+    if not isinstance(node, ast.Call):
+        return False
+    head, _, last = (ff.qualname(node.func) or "").rpartition(".")
+    return head == "torch" and last in _FRESH_FACTORIES
+
+
+_FRESH_FACTORIES = SHAPE_FACTORIES | LIKE_FACTORIES | DATA_FACTORIES
 
 
 #: iterating a collection through these gives its items
