@@ -1072,13 +1072,86 @@ SOUND_EXTRA: tuple[tuple[str, str], ...] = (
 DEFAULT_SOUND_CORPUS = REPO / ".corpus" / "sound"
 DEFAULT_SOUND_LABELS = REPO / "benchmarks" / "check_labels_sound.toml"
 
+#: a nineteenth held-out set, gathered after the sound set had been measured: research, training
+#: and library code (the pytorch_image_classification CIFAR and ImageNet training code, the Masked
+#: Siamese Networks self-supervised pretraining, the Convolutional vision Transformer CvT, RepVGG
+#: structural re-parameterisation, the Cadene pretrained-models zoo, the Longformer long-document
+#: transformer, the dictionary_learning sparse-autoencoder trainer, the OfflineRL-Kit offline
+#: reinforcement learning library, the rl-agents reinforcement learning and planning agents, the
+#: nnAudio spectrogram layers, the RAVE realtime audio variational autoencoder, hyperbolic graph
+#: convolutional networks (hgcn), neural subgraph matching (neural-subgraph-learning-GNN), GRAN
+#: graph generation, the DALLE-pytorch text-to-image transformer, NCSNv2 score-based generative
+#: models, the Hopular Hopfield network for tabular data and the higher library for
+#: differentiable inner loops), none in CORPUS, EXTRA, the other held-out sets, check_split.toml
+#: or the repositories of the bug-report reproductions or the mutation programs; labelled in
+#: ``benchmarks/check_labels_bay.toml`` (``--bay``; cache ``.corpus/bay``).  Source snapshots
+#: only, like the sound set.
+BAY: tuple[tuple[str, str], ...] = ()
+#: its source snapshots, checked with ``--bay --extra DIR``; ``--bay --export GIT_DIR --extra
+#: DIR`` writes them into DIR.  Left out for a file shared with a code base of a listed set, a
+#: package or a bug-report repository: nlpyang/PreSumm (src/models/neural.py, in
+#: utterworks/fast-bert, a fjord report's; src/others/tokenization.py, the BERT tokenizer of
+#: pytorch-pretrained-bert), huggingface/parler-tts (parler_tts/modeling_parler_tts.py, the
+#: transformers MusicGen code in tianyi-lab/MoE-Embedding, a sound report's), Wuyxin/DIR-GNN
+#: (spmotif_gen/synthetic_structsim.py and BA3_loc.py, RexYing/gnn-model-explainer's, fjord),
+#: rtqichen/residual-flows (resflows/optimizers.py, utils.py and visualize_flow.py,
+#: rtqichen/ffjord's, reef), yandex-research/rtdl-revisiting-models (bin/ft_transformer.py and
+#: autoint.py, yandex-research/rtdl's, reef), tatsu-lab/alpaca_farm (its flash models, decoding
+#: and utilities, princeton-nlp/LLM-Shearing's, fjord), neonbjb/tortoise-tts
+#: (tortoise/models/stream_generator.py, in IINemo/lm-polygraph, an inlet report's;
+#: tortoise/utils/tokenizer.py, in fatchord/WaveRNN, a sound report's),
+#: Stable-Baselines-Team/stable-baselines3-contrib (sb3_contrib/tqc/policies.py, crossq/policies.py
+#: and ppo_mask/ppo_mask.py, the stable-baselines3 package's, CORPUS), kakaobrain/fast-autoaugment
+#: (FastAutoAugment/networks/efficientnet_pytorch, the package of lukemelas/EfficientNet-PyTorch, a
+#: bug-report reproduction's repository; networks/resnet.py, in clovaai/CutMix-PyTorch, whose
+#: programs are gathered for bay's mutants) and gemelo-ai/vocos (its heads, modules, spectral_ops and loss, in index-tts/index-tts, whose
+#: reports are gathered for bay).  Shared with a bay report repository, a short helper each:
+#: DingXiaoH/RepVGG's utils.py (its meters, with anucvml/ddn), acids-ircam/RAVE's
+#: rave/quantization.py (a vector-quantizer codebook, with index-tts/index-tts) and
+#: ermongroup/ncsnv2's evaluation/inception.py (the pytorch-fid Inception network, with
+#: photosynthesis-team/piq).  Not taken for their size (over 10,000 lines of Python):
+#: LAMDA-Tabular/TALENT (48,123), HumanCompatibleAI/imitation (30,204), rail-berkeley/rlkit
+#: (27,612), reczoo/FuxiCTR (27,284), datawhalechina/torch-rechub (26,001),
+#: graphdeeplearning/benchmarking-gnns (24,708), pyg-team/pytorch-frame (21,840),
+#: snap-stanford/deepsnap (21,026), microsoft/Graphormer (19,441), GilesStrong/lumin (16,425),
+#: basf/mamba-tabular (16,422), HazyResearch/safari (16,302), didriknielsen/survae_flows (16,170),
+#: kan-bayashi/ParallelWaveGAN (15,910), vanderschaarlab/hyperimpute (15,558),
+#: mit-han-lab/once-for-all (12,605) and mlfoundations/open_lm (11,545); for fewer than 2,000:
+#: Team-TUD/CTAB-GAN and CTAB-GAN-Plus, enhuiz/vall-e, jwzhanggy/Graph-Bert, tkipf/c-swm,
+#: erikwijmans/Pointnet2_PyTorch, POSTECH-CVLab/point-transformer,
+#: w86763777/pytorch-gan-collections, CUAI/CorrectAndSmooth, snap-stanford/distance-encoding,
+#: openai/vdvae and facebookresearch/ToMe; snap-stanford/qagnn (no snapshot to be had).
+BAY_EXTRA: tuple[tuple[str, str], ...] = (
+    ("hysts/pytorch_image_classification", "993089a3a08b1955914641fa6e88b5ecbbf638af"),
+    ("facebookresearch/msn", "4388dc1eadbe3042b85d3296d41b9b207656e043"),
+    ("microsoft/CvT", "f851e681966390779b71380d2600b52360ff4fe1"),
+    ("DingXiaoH/RepVGG", "eae7c5204001eaf195bbe2ee72fb6a37855cce33"),
+    ("Cadene/pretrained-models.pytorch", "8aae3d8f1135b6b13fed79c1d431e3449fdbf6e0"),
+    ("allenai/longformer", "caefee668e39cacdece7dd603a0bebf24df6d8ca"),
+    ("saprmarks/dictionary_learning", "60ec6bf5264944d64a4ca271f45a29ebfb9d4946"),
+    ("yihaosun1124/OfflineRL-Kit", "e3ce69793766d02660217d4dfc0af4693a5531bd"),
+    ("eleurent/rl-agents", "84df15ea977271e6a4d015f10f9f355f7e866890"),
+    ("KinWaiCheuk/nnAudio", "ad2d8875f335b0a08098e42a0a2826b89a7fa073"),
+    ("acids-ircam/RAVE", "f048ec4569afba7c6ba38d590be8a07b8ab24840"),
+    ("HazyResearch/hgcn", "a526385744da25fc880f3da346e17d0fe33817f8"),
+    ("snap-stanford/neural-subgraph-learning-GNN", "4d074cbc0fa9d81defef746302e62b1b9a97791d"),
+    ("lrjconan/GRAN", "fc9c04a3f002c55acf892f864c03c6040947bc6b"),
+    ("lucidrains/DALLE-pytorch", "58c1e1a4fef10725a79bd45cdb5581c03e3e59e7"),
+    ("ermongroup/ncsnv2", "1bcea03bd97d76a8357b9d674fa0bae5ff0f1093"),
+    ("ml-jku/hopular", "3e0c39fdc59568349373af573ee52c03305ca105"),
+    ("facebookresearch/higher", "15a247ac06cac0d22601322677daff0dcfff062e"),
+)
+DEFAULT_BAY_CORPUS = REPO / ".corpus" / "bay"
+DEFAULT_BAY_LABELS = REPO / "benchmarks" / "check_labels_bay.toml"
+
 
 @dataclass(frozen=True)
 class HeldOutSet:
     """A set of code bases measured apart from the corpus: its packages, snapshots, cache
     directory and labels file (``--fresh``, ``--unseen``, ``--blind``, ``--sealed``,
     ``--vault``, ``--dock``, ``--pier``, ``--quay``, ``--wharf``, ``--jetty``, ``--berth``,
-    ``--cove``, ``--reef``, ``--shoal``, ``--strait``, ``--inlet``, ``--fjord``, ``--sound``)."""
+    ``--cove``, ``--reef``, ``--shoal``, ``--strait``, ``--inlet``, ``--fjord``, ``--sound``,
+    ``--bay``)."""
 
     flag: str
     packages: tuple[tuple[str, str], ...]
@@ -1112,6 +1185,7 @@ HELD_OUT_SETS: dict[str, HeldOutSet] = {
     "inlet": HeldOutSet("--inlet", INLET, INLET_EXTRA, DEFAULT_INLET_CORPUS, DEFAULT_INLET_LABELS),
     "fjord": HeldOutSet("--fjord", FJORD, FJORD_EXTRA, DEFAULT_FJORD_CORPUS, DEFAULT_FJORD_LABELS),
     "sound": HeldOutSet("--sound", SOUND, SOUND_EXTRA, DEFAULT_SOUND_CORPUS, DEFAULT_SOUND_LABELS),
+    "bay": HeldOutSet("--bay", BAY, BAY_EXTRA, DEFAULT_BAY_CORPUS, DEFAULT_BAY_LABELS),
 }
 
 
@@ -2646,6 +2720,12 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"joined with {DEFAULT_SOUND_LABELS.name} (cache {DEFAULT_SOUND_CORPUS.relative_to(REPO)})",
     )
     ap.add_argument(
+        "--bay",
+        action="store_true",
+        help="check the nineteenth held-out set (BAY_EXTRA, with --extra DIR) instead of CORPUS, "
+        f"joined with {DEFAULT_BAY_LABELS.name} (cache {DEFAULT_BAY_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
         "--fetch-only",
         action="store_true",
         help="download and unpack the packages of the chosen set into the cache, and exit "
@@ -2659,7 +2739,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--blind: BLIND_EXTRA, --sealed: SEALED_EXTRA, --vault: VAULT_EXTRA, --dock: DOCK_EXTRA, "
         "--pier: PIER_EXTRA, --quay: QUAY_EXTRA, --wharf: WHARF_EXTRA, --jetty: JETTY_EXTRA, "
         "--berth: BERTH_EXTRA, --cove: COVE_EXTRA, --reef: REEF_EXTRA, --shoal: SHOAL_EXTRA, "
-        "--strait: STRAIT_EXTRA, --inlet: INLET_EXTRA, --fjord: FJORD_EXTRA, --sound: SOUND_EXTRA) "
+        "--strait: STRAIT_EXTRA, --inlet: INLET_EXTRA, --fjord: FJORD_EXTRA, --sound: SOUND_EXTRA, "
+        "--bay: BAY_EXTRA) "
         "project found in "
         "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
     )
@@ -2697,8 +2778,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(chosen) > 1:
         ap.error(
             "--fresh, --unseen, --blind, --sealed, --vault, --dock, --pier, --quay, --wharf, "
-            "--jetty, --berth, --cove, --reef, --shoal, --strait, --inlet, --fjord and --sound are "
-            "separate sets: give one"
+            "--jetty, --berth, --cove, --reef, --shoal, --strait, --inlet, --fjord, --sound and --bay "
+            "are separate sets: give one"
         )
     packages, snapshots = CORPUS, EXTRA
     for held in chosen:

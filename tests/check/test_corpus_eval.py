@@ -260,6 +260,17 @@ def test_the_sound_labels_file_names_only_sound_code_bases() -> None:
     assert len(cc.SOUND_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.SOUND_EXTRA)
 
 
+def test_the_bay_labels_file_names_only_bay_code_bases() -> None:
+    """The bay set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_BAY_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_BAY_LABELS)
+    known = {cc._norm(n) for n, _ in cc.BAY} | {r.replace("/", "-") for r, _ in cc.BAY_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["bay"].labels == cc.DEFAULT_BAY_LABELS
+    assert len(cc.BAY_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.BAY_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -442,6 +453,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--fjord", "--half", "test"],
         ["--sound", "--fjord"],
         ["--sound", "--half", "dev"],
+        ["--bay", "--sound"],
+        ["--bay", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -478,6 +491,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "fjord-half",
         "sound-and-another",
         "sound-half",
+        "bay-and-another",
+        "bay-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
