@@ -612,6 +612,7 @@ from torchferry.check.flow.vocab import (
     OUTSIDE_CLASS,
     PARAM_LAYERS,
     SHAPE_FACTORIES,
+    keeps_arguments,
 )
 from torchferry.check.flow.weighed import forward_takes_a_tensor, moves_own_param, weighed_params
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
@@ -2160,13 +2161,25 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
                    for a in given):
             continue
         func = c.node.func
-        if c.callee is Callee.BUILTIN or rewrapped(res, c, name):
+        if c.callee is Callee.BUILTIN or rewrapped(res, c, name) or _kept_there(res, c, name):
             continue  # (``model = nn.DataParallel(model)``: the name's own moves move it)
         if c.callee is Callee.FUNCTION and isinstance(func, ast.Name) and \
                 isinstance(ff.defs.get(func.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         return True
     return False
+
+
+def _kept_there(res: ScopeResult, c: CallEvent, name: str) -> bool:
+    """Does the call ``c`` keep ``name`` in place: a function of the library that keeps
+    its arguments (:func:`keeps_arguments`), or one of the run whose summary hands
+    off none of the expressions ``name`` is given as (:attr:`ScopeResult.handed_calls`)?"""
+    if c.callee in (Callee.TORCH, Callee.NUMPY):
+        return c.qualname is not None and keeps_arguments(c.qualname)
+    handed = res.handed_calls.get(id(c.node))
+    return handed is not None and not any(
+        isinstance(a, ast.Name) and a.id == name and id(a) in handed
+        for a in [*c.node.args, *(k.value for k in c.node.keywords)])
 
 
 def _handed_on_around(ff: FileFlow, res: ScopeResult, name: str) -> bool:
