@@ -1846,10 +1846,13 @@ def _tensors_on_the_cpu(node: ast.Call) -> bool:
 
 def _cpu_tensors(node: ast.Call, v: Value) -> Value:
     """What a tokenizer or processor given ``return_tensors="pt"`` returns: on the CPU,
-    a ``BatchEncoding`` mapping (or, for ``encode``, one tensor) whose items are tensors
-    made there (its kind is left unknown: a mapping or a tensor)."""
+    a ``BatchEncoding`` mapping whose items are tensors made there (its kind is left
+    unknown: a mapping, or a tensor); for ``encode`` (:data:`vocab.ONE_TENSOR_ENCODERS`),
+    one tensor."""
     text = f"{ast.unparse(node.func)}(..., return_tensors=\"pt\")"
     item = Value.of(Kind.TENSOR, CPU, _made(node, text), Basis.INFERRED)
+    if isinstance(node.func, ast.Attribute) and node.func.attr in vocab.ONE_TENSOR_ENCODERS:
+        return item
     return v._replace(places=frozenset((CPU,)), item=item, reason=None)
 
 

@@ -42,6 +42,9 @@ MOVE_NAMES = frozenset({"to", *MOVES})
 #: ``torch.Tensor``s (in a ``BatchEncoding`` mapping, or one tensor for ``encode``), built
 #: on the CPU (``BatchEncoding.to(device)`` moves them) unless a ``device=`` is given
 TENSORS_ON_THE_CPU = ("return_tensors", "pt")
+#: the methods of those tokenizers that, so given, return one tensor, not a mapping
+#: (``encode``; ``encode_plus``, ``batch_encode_plus`` and the call give a ``BatchEncoding``)
+ONE_TENSOR_ENCODERS = frozenset({"encode"})
 #: methods that move it to an accelerator (``.cuda()``)
 ACCEL_MOVES = frozenset(m for m, w in MOVES.items() if w is Where.ACCEL)
 #: those and ``.to()``: the moves that may put it on an accelerator
