@@ -102,7 +102,7 @@ def test_library_calls_known_to_keep_their_arguments(snippet):
     assert keeps_arguments("torch.nn.functional.cross_entropy")
     assert keeps_arguments("torch.stack") and keeps_arguments("numpy.asarray")
     assert not keeps_arguments("torch.compile") and not keeps_arguments("torch.load")
-    assert not keeps_arguments("torch.optim.Adam") and not keeps_arguments("helpers.fit")
+    assert keeps_arguments("torch.optim.Adam") and not keeps_arguments("helpers.fit")
     s = snippet("""
         import torch
         def step(model, clip):
@@ -116,3 +116,20 @@ def test_library_calls_known_to_keep_their_arguments(snippet):
     assert s.wheres(s.value_at(4, "norm")) == {"PARAM0"}  # where the parameters are
     assert s.wheres(s.value_at(8, "n")) == {"ACCEL"}
     assert 0 not in handoff.handed_params(s.function("step"))
+
+
+def test_an_optimizer_built_on_the_parameters_keeps_the_model_in_place(snippet):
+    s = snippet("""
+        import torch
+        def fit(model, loader):
+            optimizer = torch.optim.SGD(model.parameters(), lr=0.1)
+            for x in loader:
+                optimizer.zero_grad()
+                model(x).sum().backward()
+                optimizer.step()
+        def fit_elsewhere(model):
+            holder = make_optimizer(model.parameters())
+            return holder
+    """)
+    assert handoff.handed_params(s.function("fit")) == {1}
+    assert handoff.handed_params(s.function("fit_elsewhere")) == {0}

@@ -219,11 +219,12 @@ TORCH_KEEPERS = SAME_MODULE | {"torch.nn.utils.weight_norm", "torch.nn.utils.spe
 
 
 def keeps_arguments(qual: str) -> bool:
-    """Does the library function ``qual`` leave what it is given where it is, holding on
-    to none of it?  The functions of torch that compute tensors (``torch.cat``,
-    ``F.relu``, ``torch.linalg.norm``), the tensor utilities of ``torch.nn.utils`` and
-    NumPy's functions: their arguments are read (or written where they are), never moved,
-    never kept for later.
+    """Does the library function ``qual`` leave what it is given where it is?  The
+    functions of torch that compute tensors (``torch.cat``, ``F.relu``,
+    ``torch.linalg.norm``), the tensor utilities of ``torch.nn.utils`` and NumPy's
+    functions read their arguments (or write into them where they are) and keep none;
+    the optimizers and schedulers of ``torch.optim`` keep the parameters they are given
+    but never move them.
 
     >>> keeps_arguments("torch.nn.utils.clip_grad_norm_"), keeps_arguments("torch.cat")
     (True, True)
@@ -231,14 +232,16 @@ def keeps_arguments(qual: str) -> bool:
     (True, True)
     >>> keeps_arguments("torch.compile"), keeps_arguments("torch.nn.DataParallel")
     (False, False)
+    >>> keeps_arguments("torch.optim.Adam"), keeps_arguments("torch.optim.lr_scheduler.StepLR")
+    (True, True)
     >>> keeps_arguments("torch.utils.data.DataLoader"), keeps_arguments("mylib.step")
     (False, False)
     """
     parts = qual.split(".")
     if qual in TORCH_KEEPERS or len(parts) < 2:
         return False
-    if qual in TENSOR_UTILS or qual in TENSOR_WRITERS:
-        return True
+    if qual in TENSOR_UTILS or qual in TENSOR_WRITERS or parts[:2] == ["torch", "optim"]:
+        return True  # (an optimizer or a scheduler holds the parameters, never moves them)
     if parts[0] == "numpy":
         return True
     if parts[0] != "torch" or not parts[-1][:1].islower():
