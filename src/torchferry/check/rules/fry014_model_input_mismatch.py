@@ -146,8 +146,10 @@ Flags a call `model(x)` when, in one scope,
   the run, in any file, whose methods register no parameter or buffer and store no
   submodule that may hold one, a `torch.nn` layer without parameters), never moved --
   neither here nor by a function of the file it was given to (`setup(model)` that calls
-  `model.cuda()` counts as a move) -- and never handed to anything but such functions and
-  builtins (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
+  `model.cuda()` counts as a move) -- and never handed to anything but such functions,
+  builtins, a function of the run whose summary keeps it in place (`validate(loader,
+  model)` that only calls it and `model.eval()`) and a function of torch or NumPy that
+  keeps its arguments (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
   `Trainer(model)`, that may move it with itself; `model = nn.DataParallel(model)`, or
   `DistributedDataParallel`, bound back to the model's own name is no handing on: neither
   wrapper moves its module, the wrapper is where its module is, and its moves are the
