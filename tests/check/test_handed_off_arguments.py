@@ -7,6 +7,8 @@ call it cannot follow at all, still hand it off."""
 
 from __future__ import annotations
 
+from collections.abc import Callable
+
 import pytest
 
 from torchferry.check.engine import check_source
@@ -145,3 +147,58 @@ def test_the_other_norms_of_torch_nn_utils_are_where_the_parameters_are() -> Non
                  "parameters_to_vector(model.parameters())"):
         source = CLIPPED.replace("clip_grad_norm_(model.parameters(), clip)", call)
         assert lines(source, "FRY003") == [line_of(source, "np.isnan(grad_norm)")], call
+
+
+KEPT = """\
+import torch
+from torch.utils.data import DataLoader
+
+
+class Trainer:
+    def __init__(self, model, loader, device):
+        self.model = model
+        self.loader = loader
+        self.device = device
+
+    def run(self):
+        for source in self.loader:
+            source = source.to(self.device)
+            self.model(source)
+
+
+def describe(model):
+    model.eval()
+    print(model)
+
+
+def main(device, dataset):
+    model = torch.nn.Linear(20, 1)
+    describe(model)
+    trainer = Trainer(model, DataLoader(dataset, batch_size=8), device)
+    trainer.run()
+
+
+if __name__ == "__main__":
+    main(0, [])
+"""
+
+
+def test_a_model_only_read_beside_its_trainer_is_still_left_behind(
+    finding_lines: Callable[..., list[int]],
+) -> None:
+    assert finding_lines({"train.py": KEPT}, "FRY014") == [line_of(KEPT, "self.model(source)")]
+
+
+@pytest.mark.parametrize(
+    "change",
+    [
+        ("    model.eval()\n", "    model.eval()\n    model.cuda()\n"),  # moved by the helper
+        ("    print(model)\n", "    print(model)\n    register(model)\n"),  # handed on by it
+        ("    describe(model)\n", "    describe(model)\n    model.to(device)\n"),  # moved here
+    ],
+)
+def test_a_model_changed_beside_its_trainer_is_not_reported(
+    finding_lines: Callable[..., list[int]], change: tuple[str, str]
+) -> None:
+    assert change[0] in KEPT
+    assert finding_lines({"train.py": KEPT.replace(*change)}, "FRY014") == []

@@ -71,6 +71,14 @@ def handed_params(res: ScopeResult) -> frozenset[int]:
 _NESTED = ast.Name(id="", ctx=ast.Load())  # (a read in a nested function or class)
 
 
+def read_in_place(res: ScopeResult, name: str, but: frozenset[int]) -> bool:
+    """Is every read of ``name`` in the scope of ``res`` (but the expressions ``but``)
+    one that keeps its value in place (:func:`_stays`), none in a nested function?"""
+    parents = {id(c): n for n in ast.walk(res.node) for c in ast.iter_child_nodes(n)}
+    return all(not nested and _stays(res, parents, n) for n, nested in _names(res.node, False)
+               if n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in but)
+
+
 def _names(node: ast.AST, nested: bool) -> Iterator[tuple[ast.Name, bool]]:
     for child in ast.iter_child_nodes(node):
         if isinstance(child, ast.Name):

@@ -574,6 +574,7 @@ from torchferry.check.flow import (
     ScopeResult,
     Value,
     Where,
+    handoff,
     vocab,
 )
 from torchferry.check.flow import evidence as ev
@@ -1773,7 +1774,7 @@ def _held_on_cpu(ff: FileFlow, res: ScopeResult, func: ast.AST | None) -> Origin
             return None
         names = {a.id for a in [*c.node.args, *(k.value for k in c.node.keywords)]
                  if isinstance(a, ast.Name) and caller.value(a) == given}
-        if any(n in caller.escapes or not _read_only_in(caller.node, n, c.node) for n in names):
+        if any(n in caller.escapes or not _only_read_beside(caller, n, c.node) for n in names):
             return None
         built = _model_on_cpu(other, caller, given)
         if built is None or not isinstance(built.node, ast.Call) or \
@@ -1790,6 +1791,15 @@ def _read_only_kept(init: ast.AST) -> bool:
     args = getattr(init, "args", None)
     params = [a.arg for a in (args.posonlyargs + args.args + args.kwonlyargs)[1:]] if args is not None else []
     return all(_read_only_in(init, p, None) for p in params)
+
+
+def _only_read_beside(caller: ScopeResult, name: str, call: ast.Call) -> bool:
+    """Is every read of ``name`` in the scope of ``caller``, but as an argument of
+    ``call``, harmless (:func:`_read_only_in`), or one that keeps the value in place
+    (:func:`handoff.read_in_place`: a call of a function of the run whose summary only
+    reads it, ``describe(model)``)?"""
+    given = frozenset(id(a) for a in [*call.args, *(k.value for k in call.keywords)])
+    return _read_only_in(caller.node, name, call) or handoff.read_in_place(caller, name, given)
 
 
 def _read_only_in(scope: ast.AST, name: str, call: ast.Call | None) -> bool:
