@@ -374,9 +374,10 @@ moves a tensor (such a function is not interpreted), or when another method of t
 assigns the attribute; constructions that disagree (one moves the model, one does not) make it
 "may be on the device". Only `self.model(x)` in a method of the class itself is read so, not
 `self.model` bound to another name first.  Such a kept model counts as left on the CPU only
-when the constructing scope reads the name it passes nowhere but in the construction and in
-harmless methods (`model.parameters()`): a model also given to anything else, or moved in
-place after the construction (`model.cuda()`), keeps the class quiet.
+when the constructing scope reads the name it passes nowhere but in the construction, in
+harmless methods (`model.parameters()`) and in calls that keep it in place (a function of the
+run whose summary only reads it, `describe(model)`): a model also given to anything else, or
+moved in place after the construction (`model.cuda()`), keeps the class quiet.
 A plain class's model attribute counts as left on the CPU (the last form) only for a class
 without bases, of the file that builds the model, when the run's importing files are all
 known (at most 8) and the model's weights are (a `torch.nn` layer with parameters, a class
