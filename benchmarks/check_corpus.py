@@ -2417,16 +2417,20 @@ def verify_set(rs: ReportSet, fixtures: Path | None = None) -> list[str]:
     return problems
 
 
-def rebuild_file(f: ManifestFile, original: bytes) -> bytes:
+def rebuild_file(f: ManifestFile, original: bytes, *, strip_marked: bool = False) -> bytes:
     """A whole-file reproduction from the repository's file: header, then its lines with
-    the marker suffixes appended (the digest says whether it is the same file)."""
+    the marker suffixes appended (the digest says whether it is the same file);
+    ``strip_marked``: a marked line's trailing blanks give way to its suffix."""
     lines = original.decode("utf-8").splitlines(keepends=True)
     head = [h + "\n" for h in f.header]
     by_line = {m.line - len(head): m.suffix for m in f.markers}
     body = []
     for i, line in enumerate(lines, 1):
         text = line.rstrip("\r\n")
-        body.append(text + by_line.get(i, "") + line[len(text) :])
+        end = line[len(text) :]
+        if strip_marked and i in by_line:
+            text = text.rstrip()
+        body.append(text + by_line.get(i, "") + end)
     return "".join(head + body).encode("utf-8")
 
 
@@ -2460,16 +2464,25 @@ def _export_report(r: ManifestReport, mirror: Path, out: Path) -> str:
         )
         if shown.returncode:
             return "no commit"
-        data = rebuild_file(f, shown.stdout)
-        if not data.endswith(b"\n"):  # a header line ends the file's last line too
-            data += b"\n" * (hashlib.sha256(data + b"\n").hexdigest() == f.sha256)
-        if hashlib.sha256(data).hexdigest() != f.sha256:
+        data = _rebuilt_as_pinned(f, shown.stdout)
+        if data is None:
             return "differs"
         built.append((out / f.path, data))
     for path, data in built:
         path.parent.mkdir(parents=True, exist_ok=True)
         path.write_bytes(data)
     return "written"
+
+
+def _rebuilt_as_pinned(f: ManifestFile, original: bytes) -> bytes | None:
+    """The rebuilt file whose digest is the manifest's, or None."""
+    for strip_marked in (False, True):
+        data = rebuild_file(f, original, strip_marked=strip_marked)
+        if not data.endswith(b"\n"):  # a header line ends the file's last line too
+            data += b"\n" * (hashlib.sha256(data + b"\n").hexdigest() == f.sha256)
+        if hashlib.sha256(data).hexdigest() == f.sha256:
+            return data
+    return None
 
 
 def _set_problems(name: str) -> list[str]:

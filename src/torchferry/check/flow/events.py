@@ -79,6 +79,13 @@ class ScopeResult:
     param_hints: dict[int, Kind] = field(default_factory=dict)
     #: names handed to a call the analysis could not follow (it may have moved them)
     escapes: set[str] = field(default_factory=set)
+    #: id(a call of a function of the run) -> the ids of the argument expressions it
+    #: hands off (:func:`~torchferry.check.flow.handoff.handed_arguments`); the others it
+    #: keeps in place
+    handed_calls: dict[int, frozenset[int]] = field(default_factory=dict)
+    #: the parameters the function hands off (:func:`~torchferry.check.flow.handoff.handed_params`,
+    #: computed when first asked)
+    handed: frozenset[int] | None = None
     #: in-place moves of modules bound outside this scope: name -> the value after the move
     outer_moves: dict[str, Value] = field(default_factory=dict)
     #: parameters the function moves in place (``model.to(device)`` as a statement on a

@@ -8,6 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 import torchferry.check.flow.distributions as distributions
+import torchferry.check.flow.handoff as handoff
 import torchferry.check.flow.libfacts as libfacts
 import torchferry.check.flow.protocols as protocols
 import torchferry.check.flow.vocab as vocab
@@ -1502,8 +1503,8 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if owner is not ev.ff:
         v = in_path(v, owner.path)
     v = protocols.generated(ev, owner, target, result, bound_args) or v
-    if v.places is None and v.kinds is None:
-        _escape(ev, node)
+    _hand_off(ev, node, result, 0 if static else 1 if bound else offset,
+              v.places is None and v.kinds is None)
     if receiver is not None:
         return ev.record(node, Callee.METHOD, target.name, UNKNOWN, receiver, given, kws, v)
     return ev.record(node, Callee.FUNCTION, target.name, UNKNOWN, None, args, kws, v)
@@ -1742,9 +1743,28 @@ def _bind_constructor(ev: Evaluator, node: ast.Call, info: ClassInfo, args: Args
 
 
 def _escape(ev: Evaluator, node: ast.Call) -> None:
+    """A call the analysis cannot follow: each name it is given that it could change by
+    mutation escapes (:func:`handoff.by_value`: not a tensor's, whose place is fixed)."""
     for a in [*node.args, *(k.value for k in node.keywords)]:
-        if isinstance(a, ast.Name):
+        if isinstance(a, ast.Name) and not handoff.by_value(ev.i.res.value(a)):
             ev.i.res.escapes.add(a.id)
+
+
+def _hand_off(ev: Evaluator, node: ast.Call, result: ScopeResult, first: int,
+              unknown: bool) -> None:
+    """A call of a function of the run whose first positional argument binds parameter
+    ``first`` (1: a method called on an object, ``obj.step(x)``, the object binding 0):
+    the arguments its summary hands off (:func:`handoff.handed_arguments`), kept for the
+    summaries of the caller; with a result of unknown kind and place, the names among
+    them escape."""
+    func = node.func
+    receiver = func.value if first == 1 and isinstance(func, ast.Attribute) else None
+    handed = handoff.handed_arguments(node, result, first, receiver)
+    ev.i.res.handed_calls[id(node)] = handed
+    if unknown:
+        for a in [*node.args, *(k.value for k in node.keywords)]:
+            if isinstance(a, ast.Name) and id(a) in handed:
+                ev.i.res.escapes.add(a.id)
 
 
 def _unresolved(ev: Evaluator, node: ast.Call, qual: str | None, fv: Value, args: Args,
@@ -1826,10 +1846,13 @@ def _tensors_on_the_cpu(node: ast.Call) -> bool:
 
 def _cpu_tensors(node: ast.Call, v: Value) -> Value:
     """What a tokenizer or processor given ``return_tensors="pt"`` returns: on the CPU,
-    a ``BatchEncoding`` mapping (or, for ``encode``, one tensor) whose items are tensors
-    made there (its kind is left unknown: a mapping or a tensor)."""
+    a ``BatchEncoding`` mapping whose items are tensors made there (its kind is left
+    unknown: a mapping, or a tensor); for ``encode`` (:data:`vocab.ONE_TENSOR_ENCODERS`),
+    one tensor."""
     text = f"{ast.unparse(node.func)}(..., return_tensors=\"pt\")"
     item = Value.of(Kind.TENSOR, CPU, _made(node, text), Basis.INFERRED)
+    if isinstance(node.func, ast.Attribute) and node.func.attr in vocab.ONE_TENSOR_ENCODERS:
+        return item
     return v._replace(places=frozenset((CPU,)), item=item, reason=None)
 
 

@@ -42,6 +42,9 @@ MOVE_NAMES = frozenset({"to", *MOVES})
 #: ``torch.Tensor``s (in a ``BatchEncoding`` mapping, or one tensor for ``encode``), built
 #: on the CPU (``BatchEncoding.to(device)`` moves them) unless a ``device=`` is given
 TENSORS_ON_THE_CPU = ("return_tensors", "pt")
+#: the methods of those tokenizers that, so given, return one tensor, not a mapping
+#: (``encode``; ``encode_plus``, ``batch_encode_plus`` and the call give a ``BatchEncoding``)
+ONE_TENSOR_ENCODERS = frozenset({"encode"})
 #: methods that move it to an accelerator (``.cuda()``)
 ACCEL_MOVES = frozenset(m for m, w in MOVES.items() if w is Where.ACCEL)
 #: those and ``.to()``: the moves that may put it on an accelerator
@@ -105,11 +108,13 @@ NUMBER_POSITIONS: dict[str, frozenset[int]] = {
     "chunk": frozenset({1, 2}), "transpose": frozenset({1, 2}), "flatten": frozenset({1, 2}),
     "unsqueeze": frozenset({1}), "cat": frozenset({1}), "stack": frozenset({1}),
     "stft": frozenset({1, 2, 3}), "istft": frozenset({1, 2, 3}),
+    "clip_grad_norm_": frozenset({1, 2, 3, 4}), "get_total_norm": frozenset({1, 2, 3}),
 }
 #: keyword parameters that take only Python numbers or bools in every function of torch
 #: that has them (``num_classes=``, ``dim=``, ``keepdim=``)
 NUMBER_KEYWORDS = frozenset("num_classes dim keepdim k largest sorted descending stable dim0 "
-                            "dim1 start_dim end_dim chunks n_fft hop_length win_length".split())
+                            "dim1 start_dim end_dim chunks n_fft hop_length win_length "
+                            "max_norm norm_type error_if_nonfinite foreach".split())
 #: tensor methods whose every argument is a size, a dimension or a count, a Python int
 #: (``x.expand(n, max_len)``: a 0-dimensional tensor given there is read as its number),
 #: so the receiver meets no tensor there
@@ -198,8 +203,52 @@ SAME_MODULE = frozenset({"torch.compile", "torch.jit.script", "torch.jit.trace",
                          "torch.jit.trace_module", "torch.jit.freeze",
                          "torch.jit.optimize_for_inference"})
 #: functions of ``torch.nn.utils`` that compute one tensor where their tensors are
-#: (``pad_sequence(tensors)``: a padded stack of a list's tensors)
-TENSOR_UTILS = frozenset({"torch.nn.utils.rnn.pad_sequence"})
+#: (``pad_sequence(tensors)``: a padded stack of a list's tensors; ``clip_grad_norm_``,
+#: ``get_total_norm``: the total norm of the gradients, where the parameters are;
+#: ``parameters_to_vector``: the parameters in one vector, where they are)
+TENSOR_UTILS = frozenset({"torch.nn.utils.rnn.pad_sequence", "torch.nn.utils.clip_grad_norm_",
+                          "torch.nn.utils.get_total_norm",
+                          "torch.nn.utils.parameters_to_vector"})
+#: functions of ``torch.nn.utils`` that write into the tensors they are given, where they
+#: are (clipped gradients, a vector copied into the parameters), and keep none of them
+TENSOR_WRITERS = frozenset({"torch.nn.utils.clip_grad_value_", "torch.nn.utils.clip_grads_with_norm_",
+                            "torch.nn.utils.vector_to_parameters", "torch.nn.utils.clip_grad_norm"})
+#: functions of torch that keep something they are given (the module inside the compiled
+#: or scripted one, :data:`SAME_MODULE`) or may put it elsewhere
+TORCH_KEEPERS = SAME_MODULE | {"torch.nn.utils.weight_norm", "torch.nn.utils.spectral_norm"}
+
+
+def keeps_arguments(qual: str) -> bool:
+    """Does the library function ``qual`` leave what it is given where it is?  The
+    functions of torch that compute tensors (``torch.cat``, ``F.relu``,
+    ``torch.linalg.norm``), the tensor utilities of ``torch.nn.utils`` and NumPy's
+    functions read their arguments (or write into them where they are) and keep none;
+    the optimizers and schedulers of ``torch.optim`` keep the parameters they are given
+    but never move them.
+
+    >>> keeps_arguments("torch.nn.utils.clip_grad_norm_"), keeps_arguments("torch.cat")
+    (True, True)
+    >>> keeps_arguments("torch.nn.functional.relu"), keeps_arguments("numpy.isnan")
+    (True, True)
+    >>> keeps_arguments("torch.compile"), keeps_arguments("torch.nn.DataParallel")
+    (False, False)
+    >>> keeps_arguments("torch.optim.Adam"), keeps_arguments("torch.optim.lr_scheduler.StepLR")
+    (True, True)
+    >>> keeps_arguments("torch.utils.data.DataLoader"), keeps_arguments("mylib.step")
+    (False, False)
+    """
+    parts = qual.split(".")
+    if qual in TORCH_KEEPERS or len(parts) < 2:
+        return False
+    if qual in TENSOR_UTILS or qual in TENSOR_WRITERS or parts[:2] == ["torch", "optim"]:
+        return True  # (an optimizer or a scheduler holds the parameters, never moves them)
+    if parts[0] == "numpy":
+        return True
+    if parts[0] != "torch" or not parts[-1][:1].islower():
+        return False
+    if len(parts) == 2:
+        return parts[1] not in ("load", "jit")
+    return parts[1] in TENSOR_SUBMODULES or parts[1:3] == ["nn", "functional"]
 #: submodules of torch whose functions compute tensors
 TENSOR_SUBMODULES = frozenset({"fft", "linalg", "special", "autograd", "sparse"})
 #: wrappers that hand inputs to the right device themselves (their place is left unknown)

@@ -146,8 +146,10 @@ Flags a call `model(x)` when, in one scope,
   the run, in any file, whose methods register no parameter or buffer and store no
   submodule that may hold one, a `torch.nn` layer without parameters), never moved --
   neither here nor by a function of the file it was given to (`setup(model)` that calls
-  `model.cuda()` counts as a move) -- and never handed to anything but such functions and
-  builtins (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
+  `model.cuda()` counts as a move) -- and never handed to anything but such functions,
+  builtins, a function of the run whose summary keeps it in place (`validate(loader,
+  model)` that only calls it and `model.eval()`) and a function of torch or NumPy that
+  keeps its arguments (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
   `Trainer(model)`, that may move it with itself; `model = nn.DataParallel(model)`, or
   `DistributedDataParallel`, bound back to the model's own name is no handing on: neither
   wrapper moves its module, the wrapper is where its module is, and its moves are the
@@ -372,9 +374,10 @@ moves a tensor (such a function is not interpreted), or when another method of t
 assigns the attribute; constructions that disagree (one moves the model, one does not) make it
 "may be on the device". Only `self.model(x)` in a method of the class itself is read so, not
 `self.model` bound to another name first.  Such a kept model counts as left on the CPU only
-when the constructing scope reads the name it passes nowhere but in the construction and in
-harmless methods (`model.parameters()`): a model also given to anything else, or moved in
-place after the construction (`model.cuda()`), keeps the class quiet.
+when the constructing scope reads the name it passes nowhere but in the construction, in
+harmless methods (`model.parameters()`) and in calls that keep it in place (a function of the
+run whose summary only reads it, `describe(model)`): a model also given to anything else, or
+moved in place after the construction (`model.cuda()`), keeps the class quiet.
 A plain class's model attribute counts as left on the CPU (the last form) only for a class
 without bases, of the file that builds the model, when the run's importing files are all
 known (at most 8) and the model's weights are (a `torch.nn` layer with parameters, a class
@@ -572,6 +575,7 @@ from torchferry.check.flow import (
     ScopeResult,
     Value,
     Where,
+    handoff,
     vocab,
 )
 from torchferry.check.flow import evidence as ev
@@ -612,6 +616,7 @@ from torchferry.check.flow.vocab import (
     OUTSIDE_CLASS,
     PARAM_LAYERS,
     SHAPE_FACTORIES,
+    keeps_arguments,
 )
 from torchferry.check.flow.weighed import forward_takes_a_tensor, moves_own_param, weighed_params
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
@@ -1770,7 +1775,7 @@ def _held_on_cpu(ff: FileFlow, res: ScopeResult, func: ast.AST | None) -> Origin
             return None
         names = {a.id for a in [*c.node.args, *(k.value for k in c.node.keywords)]
                  if isinstance(a, ast.Name) and caller.value(a) == given}
-        if any(n in caller.escapes or not _read_only_in(caller.node, n, c.node) for n in names):
+        if any(n in caller.escapes or not _only_read_beside(caller, n, c.node) for n in names):
             return None
         built = _model_on_cpu(other, caller, given)
         if built is None or not isinstance(built.node, ast.Call) or \
@@ -1787,6 +1792,15 @@ def _read_only_kept(init: ast.AST) -> bool:
     args = getattr(init, "args", None)
     params = [a.arg for a in (args.posonlyargs + args.args + args.kwonlyargs)[1:]] if args is not None else []
     return all(_read_only_in(init, p, None) for p in params)
+
+
+def _only_read_beside(caller: ScopeResult, name: str, call: ast.Call) -> bool:
+    """Is every read of ``name`` in the scope of ``caller``, but as an argument of
+    ``call``, harmless (:func:`_read_only_in`), or one that keeps the value in place
+    (:func:`handoff.read_in_place`: a call of a function of the run whose summary only
+    reads it, ``describe(model)``)?"""
+    given = frozenset(id(a) for a in [*call.args, *(k.value for k in call.keywords)])
+    return _read_only_in(caller.node, name, call) or handoff.read_in_place(caller, name, given)
 
 
 def _read_only_in(scope: ast.AST, name: str, call: ast.Call | None) -> bool:
@@ -2160,13 +2174,25 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
                    for a in given):
             continue
         func = c.node.func
-        if c.callee is Callee.BUILTIN or rewrapped(res, c, name):
+        if c.callee is Callee.BUILTIN or rewrapped(res, c, name) or _kept_there(res, c, name):
             continue  # (``model = nn.DataParallel(model)``: the name's own moves move it)
         if c.callee is Callee.FUNCTION and isinstance(func, ast.Name) and \
                 isinstance(ff.defs.get(func.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
         return True
     return False
+
+
+def _kept_there(res: ScopeResult, c: CallEvent, name: str) -> bool:
+    """Does the call ``c`` keep ``name`` in place: a function of the library that keeps
+    its arguments (:func:`keeps_arguments`), or one of the run whose summary hands
+    off none of the expressions ``name`` is given as (:attr:`ScopeResult.handed_calls`)?"""
+    if c.callee in (Callee.TORCH, Callee.NUMPY):
+        return c.qualname is not None and keeps_arguments(c.qualname)
+    handed = res.handed_calls.get(id(c.node))
+    return handed is not None and not any(
+        isinstance(a, ast.Name) and a.id == name and id(a) in handed
+        for a in [*c.node.args, *(k.value for k in c.node.keywords)])
 
 
 def _handed_on_around(ff: FileFlow, res: ScopeResult, name: str) -> bool:
