@@ -19,7 +19,10 @@ stand-in), keon/3-min-pytorch's denoising autoencoder and text classifier (the l
 keon/seq2seq (on the ``torchtext`` stand-in's legacy ``Multi30k`` and a ``spacy``
 stand-in) and for the ``sound`` batch xternalz/WideResNet-pytorch (on the CIFAR10 stand-in),
 sfujim/BCQ (on the ``gym`` stand-in) and sthalles/SimCLR (on the CIFAR10 stand-in and the
-``tensorboard`` stand-in), each with its license; see
+``tensorboard`` stand-in) and for the ``bay`` batch uoguelph-mlrg/Cutout (on the CIFAR10
+stand-in, its ``logs`` and ``checkpoints`` folders made), nadavbh12/VQ-VAE (on the MNIST
+stand-in) and BY571/Soft-Actor-Critic-and-Extensions (on the ``gym`` stand-in and a
+``pybulletgym`` stand-in), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -62,12 +65,13 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set sound          # the latest held-out batch
+    python benchmarks/check_mutants.py --set bay            # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
 sha256) and the files live in ``.corpus/mutants/programs/``; a run stops (exit 2) naming a
-missing or changed file, and ``--export-programs --mirror GIT_DIR`` writes them from clones.
+missing or changed file of the programs it selects, and ``--export-programs --mirror
+GIT_DIR`` writes them from clones.
 
 Oracle results are cached in ``.corpus/mutants-cache.json`` (keyed by the mutant's source,
 its arguments, the simulation's source and the torch version), so that a re-run after a
@@ -87,7 +91,7 @@ import subprocess
 import sys
 import tempfile
 from collections import Counter, defaultdict
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -154,6 +158,9 @@ class Program:
     #: the script that runs, where it is not the mutated one (a ``main.py`` that drives the
     #: mutated module); None: the mutated script runs itself
     entry: str | None = None
+    #: folders made in the program's copy before it runs: those it writes into without
+    #: making them (its repository ignores them)
+    dirs: tuple[str, ...] = ()
 
     @property
     def runs(self) -> str:
@@ -167,11 +174,11 @@ class Program:
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
-#: ``fjord`` and ``sound`` (2026-12-06) were each gathered apart from the rules and measured
-#: once, blind
+#: ``fjord``, ``sound`` and ``bay`` (2026-12-06) were each gathered apart from the rules and
+#: measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
-    "sound",
+    "sound", "bay",
 )  # fmt: skip
 
 
@@ -236,6 +243,24 @@ _WIDERESNET = (
 _BCQ = (
     "--env", "Pendulum-v0", "--max_timesteps", "10", "--start_timesteps", "5", "--eval_freq",
     "10", "--batch_size", "8",
+)  # fmt: skip
+_CUTOUT = (
+    "--dataset", "cifar10", "--model", "resnet18", "--batch_size", "16", "--epochs", "1",
+    "--data_augmentation", "--cutout", "--length", "16",
+)  # fmt: skip
+_VQVAE = (
+    "--dataset", "mnist", "--model", "vqvae", "--batch-size", "16", "--epochs", "1",
+    "--hidden", "16", "-k", "8", "--data-dir", "data", "--results-dir", "results",
+    "--save-name", "run",
+)  # fmt: skip
+_SAC_EXTENSIONS = (
+    "-env", "Pendulum-v0", "-frames", "40", "-eval_every", "20", "-eval_runs", "1", "-bs", "8",
+    "-layer_size", "16", "-info", "sac",
+)  # fmt: skip
+#: the distributional critic (IQN) learns slower: fewer frames
+_SAC_IQN = (
+    "-env", "Pendulum-v0", "-frames", "20", "-eval_every", "20", "-eval_runs", "1", "-bs", "8",
+    "-layer_size", "16", "-info", "sac", "-dist", "1",
 )  # fmt: skip
 _SIMCLR = (
     "-data", "./datasets", "-dataset-name", "cifar10", "--epochs", "1", "-b", "16", "-j", "0",
@@ -317,6 +342,18 @@ PROGRAMS: tuple[Program, ...] = (
         setup=(("main.py", (*_BCQ, "--train_behavioral")),),
     ),
     Program("simclr", "simclr", "simclr.py", _SIMCLR, batch="sound", entry="run.py"),
+    Program("cutout", "cutout", "train.py", _CUTOUT, batch="bay", dirs=("logs", "checkpoints")),
+    Program("vqvae", "vqvae", "main.py", _VQVAE, batch="bay"),
+    Program("vqvae/model", "vqvae", "vq_vae/auto_encoder.py", _VQVAE, batch="bay", entry="main.py"),
+    Program("sac_extensions", "sac_extensions", "files/Agent.py", _SAC_EXTENSIONS, batch="bay", entry="run.py"),
+    Program(
+        "sac_extensions/replay", "sac_extensions", "files/ReplayBuffers.py", (*_SAC_EXTENSIONS, "-per", "1"),
+        batch="bay", entry="run.py",
+    ),
+    Program(
+        "sac_extensions/iqn", "sac_extensions", "files/networks.py", _SAC_IQN,
+        batch="bay", entry="run.py",
+    ),
 )  # fmt: skip
 
 
@@ -352,14 +389,21 @@ def programs_hint() -> str:
     )
 
 
-def programs_problems(root: Path | None = None) -> list[str]:
+def programs_problems(
+    root: Path | None = None, directories: Collection[str] | None = None
+) -> list[str]:
     """One line per file of the manifest that is missing under ``root`` (default
-    ``PROGRAMS_DIR``) or differs from it; [] when every file is as pinned."""
+    ``PROGRAMS_DIR``) or differs from it; [] when every file is as pinned.  With
+    ``directories``, only the files under those program folders (and the shared ones at the
+    top) count."""
     root = root or PROGRAMS_DIR
     if not root.is_dir():
         return [f"{root}: the mutation benchmark's programs are absent; {programs_hint()}"]
     problems = []
     for f in program_files():
+        top, _, rest = f.path.partition("/")
+        if directories is not None and rest and top not in directories:
+            continue
         path = root / f.path
         if not path.is_file():
             problems.append(f"{path}: missing")
@@ -739,6 +783,8 @@ class Workspace:
         if program.name not in self.seeds:
             seed = self.root / "seed" / program.name.replace("/", "_")
             shutil.copytree(PROGRAMS_DIR / program.directory, seed)
+            for folder in program.dirs:
+                (seed / folder).mkdir(parents=True, exist_ok=True)
             if program.corpus:
                 (seed / "corpus").mkdir()
                 _write_corpus(seed / "corpus")
@@ -1241,10 +1287,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         for kind, paths in sorted(export_programs(args.mirror, PROGRAMS_DIR).items()):
             print(f"{kind}: {len(paths)}" + "".join(f"\n  {p}" for p in paths))
         return 0
-    problems = programs_problems()
-    if problems:
-        print("\n".join(f"check_mutants: {p}" for p in problems), file=sys.stderr)
-        return 2
     if args.max_mutants is not None and args.max_mutants < 1:
         ap.error("--max-mutants must be at least 1")
     if args.check_src is not None:
@@ -1255,6 +1297,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     programs = [
         p for p in PROGRAMS if (p.name in args.program if args.program else p.batch == args.set)
     ]
+    problems = programs_problems(directories={p.directory for p in programs})
+    if problems:
+        print("\n".join(f"check_mutants: {p}" for p in problems), file=sys.stderr)
+        return 2
     ops = set(args.op or OPERATORS)
     if args.list:
         for p in programs:

@@ -155,7 +155,7 @@ def _chosen(monkeypatch: pytest.MonkeyPatch, *argvs: list[str]) -> list[list[str
         return []
 
     monkeypatch.setattr(cm, "evaluate", fake_evaluate)
-    monkeypatch.setattr(cm, "programs_problems", lambda: [])  # selection needs no file
+    monkeypatch.setattr(cm, "programs_problems", lambda **kw: [])  # selection needs no file
     for argv in argvs:
         cm.main(argv)
     return chosen
@@ -184,6 +184,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "inlet"],
         ["--set", "fjord"],
         ["--set", "sound"],
+        ["--set", "bay"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -205,6 +206,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[10]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 10))), []))
     assert chosen[11] == [p.name for p in cm.PROGRAMS if p.batch == "sound"]
     assert set(chosen[11]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 11))), []))
+    assert chosen[12] == [p.name for p in cm.PROGRAMS if p.batch == "bay"]
+    assert set(chosen[12]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 12))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -226,6 +229,7 @@ def _blob_id(data: bytes) -> str:
         ("inlet", 4),
         ("fjord", 4),
         ("sound", 4),
+        ("bay", 5),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -271,6 +275,33 @@ def test_a_missing_program_stops_the_run_with_the_rebuild(
     assert "--export-programs --mirror" in capsys.readouterr().err
 
 
+def test_a_run_needs_the_files_of_the_programs_it_selects_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    files = {"LICENSE": b"shared\n", "a/train.py": b"print('a')\n", "b/main.py": b"print('b')\n"}
+    manifest = tmp_path / "programs.toml"
+    manifest.write_text(
+        "".join(
+            f'[[file]]\npath = "{path}"\nrepository = "o/n"\ncommit = "{"0" * 40}"\n'
+            f'source = "{path}"\nblob = "{_blob_id(data)}"\n'
+            f'sha256 = "{hashlib.sha256(data).hexdigest()}"\n\n'
+            for path, data in files.items()
+        )
+    )
+    monkeypatch.setattr(cm, "PROGRAMS_MANIFEST", manifest)
+    root = tmp_path / "programs"
+    (root / "a").mkdir(parents=True)
+    for path in ("LICENSE", "a/train.py"):
+        (root / path).write_bytes(files[path])
+    assert cm.programs_problems(root, directories={"a"}) == []
+    assert cm.programs_problems(root) == [f"{root / 'b' / 'main.py'}: missing"]
+    assert cm.programs_problems(root, directories={"b"}) == [f"{root / 'b' / 'main.py'}: missing"]
+    (root / "LICENSE").write_bytes(b"edited\n")  # a shared file counts for every selection
+    assert cm.programs_problems(root, directories={"a"}) == [
+        f"{root / 'LICENSE'}: differs from programs.toml"
+    ]
+
+
 def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
@@ -302,13 +333,17 @@ def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth, cove, reef, shoal, strait, inlet, fjord and sound programs come from other
-    repositories than pytorch/examples (whose license is ``LICENSE`` of the programs'
-    folder), or, for inlet's and fjord's, some of them: each folder holds its own."""
+    """The berth, cove, reef, shoal, strait, inlet, fjord, sound and bay programs come from
+    other repositories than pytorch/examples (whose license is ``LICENSE`` of the programs'
+    folder), or, for inlet's and fjord's, some of them: each folder holds its own (an MIT or
+    BSD license, or for bay's ``cutout`` the Educational Community License 2.0)."""
     _programs_here()
-    later = ("berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound")
+    later = ("berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay")
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
+        if text.startswith("Educational Community License, Version 2.0 (ECL-2.0)\n"):
+            assert "a perpetual, worldwide, non-exclusive" in text, program.name
+            continue
         assert text.startswith(("BSD 3-Clause License\n", "MIT License\n", "Copyright (c)")), (
             program.name
         )
@@ -374,6 +409,42 @@ def test_the_gym_stand_in_runs_episodes_of_a_fixed_length_with_the_older_api() -
     first = again.reset()
     env.seed(3)
     assert (env.reset() == first).all()  # seeded episodes start alike
+
+
+def test_the_gym_stand_in_wraps_an_environment_and_keeps_a_log_level() -> None:
+    gym = _stub("gym")
+    gym.logger.set_level(40)
+    assert gym.logger.level == 40
+
+    class Scaled(gym.Wrapper):
+        def step(self, action):
+            return self.env.step(action * 2.0)
+
+    inner = gym.make("Any-v0")
+    env = Scaled(inner)
+    assert env.action_space is inner.action_space and env._max_episode_steps == gym.EPISODE_STEPS
+    assert env.seed(1) == [1] and env.reset().shape == (3,)
+    state, reward, done, info = env.step(env.action_space.sample() / 2.0)
+    assert state.shape == (3,) and not done and info == {}
+    with pytest.raises(AttributeError):
+        env.render_nothing  # noqa: B018 (an attribute neither defines)
+    pybulletgym = _stub("pybulletgym")  # imported for its registrations: there are none
+    assert [n for n in vars(pybulletgym) if not n.startswith("__")] == []
+
+
+def test_a_program_s_folders_are_made_in_its_copy(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A program that writes into folders it does not make (Cutout's ``logs`` and
+    ``checkpoints``) gets them in its copy, and nothing else changes."""
+    programs = tmp_path / "programs"
+    (programs / "p").mkdir(parents=True)
+    (programs / "p" / "train.py").write_text("print('train')\n")
+    monkeypatch.setattr(cm, "PROGRAMS_DIR", programs)
+    program = cm.Program("p", "p", "train.py", (), batch="bay", dirs=("logs", "checkpoints"))
+    seed = cm.Workspace(tmp_path / "work").seed(program)
+    assert sorted(e.name for e in seed.iterdir()) == ["checkpoints", "logs", "train.py"]
+    assert not any((seed / "logs").iterdir()) and not (programs / "p" / "logs").exists()
 
 
 def test_summary_writer_runs_on_the_tensorboard_stand_in_and_writes_nothing(
@@ -537,7 +608,10 @@ def test_the_mnist_stand_ins_say_their_split_and_tqdm_passes_the_iterable_throug
     assert test.test_data is test.data and test.test_labels is test.targets  # older names
     assert train.train_data is train.data and train.train_labels is train.targets
     items = [1, 2, 3]
-    assert _stub("tqdm").tqdm(items, desc="x") is items
+    bar = _stub("tqdm").tqdm(items, desc="x")
+    assert list(bar) == items and len(bar) == 3
+    bar.set_description("Epoch 0")
+    bar.set_postfix(loss="0.5", acc="0.1")
     with _stub("tqdm").tqdm(total=3) as bar:
         bar.set_description("x")
         bar.update(2)
@@ -561,6 +635,26 @@ def test_the_cifar10_stand_in_yields_pil_images_its_random_transforms_keep_the_s
     flipped = transforms.RandomHorizontalFlip(p=1.0)(img)
     assert flipped.getpixel((0, 0)) == img.getpixel((31, 0))
     assert transforms.RandomCrop(20)(img).size == (20, 20)
+
+
+def test_the_image_folder_stand_in_labels_each_image_with_its_folder(tmp_path: Path) -> None:
+    from PIL import Image
+
+    for name, colour in (("cat", (255, 0, 0)), ("ant", (0, 0, 255))):
+        (tmp_path / name).mkdir()
+        Image.new("L" if name == "ant" else "RGB", (6, 4), 200).save(tmp_path / name / "a.png")
+        Image.new("RGB", (6, 4), colour).save(tmp_path / name / "b.png")
+    folder = _stub("torchvision").datasets.ImageFolder(str(tmp_path), transform=lambda im: im.size)
+    assert folder.classes == ["ant", "cat"] and folder.class_to_idx == {"ant": 0, "cat": 1}
+    assert len(folder) == 4 and folder.targets == [0, 0, 1, 1]
+    assert folder[0] == ((6, 4), 0) and folder[3] == ((6, 4), 1)
+    plain = _stub("torchvision").datasets.ImageFolder(str(tmp_path))
+    assert plain[0][0].mode == "RGB" and plain[3][0].getpixel((0, 0)) == (255, 0, 0)
+
+
+def test_the_tqdm_stand_in_writes_a_line_as_tqdm_does(capsys: pytest.CaptureFixture[str]) -> None:
+    _stub("tqdm").tqdm.write("test_acc: 0.094")
+    assert capsys.readouterr().out == "test_acc: 0.094\n"
 
 
 def test_the_contrastive_transforms_of_the_stand_in_keep_an_rgb_image_of_the_size_asked() -> None:
