@@ -336,3 +336,52 @@ def _flag_moves(scope: ast.AST, name: str, call: ast.Call, flag: str,
             return None
         out.append(move)
     return out
+
+
+def passed_by_every_construction(ff: FileFlow, cls: ast.ClassDef, param: str) -> bool:
+    """Does every construction of ``cls`` (a module class ``ff`` defines) in the run hand
+    an argument for ``__init__``'s parameter ``param`` (by position or by name), so that
+    its default is never used?  Each place a file of the run (``ff`` and the files that
+    import it) names the class must be such a call (``Net(x, device=args.device)``); a
+    subclass, a factory handed the class, a call that spreads ``*args``/``**kw`` or one
+    that leaves the parameter out answers no, and so does a run that builds none.
+
+    >>> from torchferry.check.flow.project import Project
+    >>> src = ("import torch.nn as nn\\nclass M(nn.Module):\\n"
+    ...        "    def __init__(self, n, device='cpu'):\\n        super(M, self).__init__()\\n"
+    ...        "def main(args):\\n    return M(3, device=args.device), M(4, args.device)\\n")
+    >>> ff = Project({"t.py": src.encode()}, packages=()).file_flow("t.py")
+    >>> passed_by_every_construction(ff, ff.defs["M"], "device")
+    True
+    >>> src = src.replace("M(4, args.device)", "M(4)")
+    >>> ff = Project({"t.py": src.encode()}, packages=()).file_flow("t.py")
+    >>> passed_by_every_construction(ff, ff.defs["M"], "device")
+    False
+    """
+    project = ff.project
+    files = project.importers(ff.path) if project is not None else None
+    if project is None or files is None:
+        return False
+    k, name = _init_param(cls, param)
+    seen = False
+    for path in sorted({ff.path, *files}):
+        other = ff if path == ff.path else project.file_flow(path)
+        if other is None:
+            return False
+        parents = _parents(other.tree)
+        for ref in _named(other, cls.name):
+            if _super_argument(parents, ref):
+                continue  # ``super(Encoder, self).__init__()``
+            call = parents.get(id(ref))
+            if not (isinstance(call, ast.Call) and call.func is ref) or _leaves_out(call, k, name):
+                return False
+            seen = True
+    return seen
+
+
+def _leaves_out(call: ast.Call, k: int, name: str) -> bool:
+    """May ``call`` leave the parameter at position ``k`` (-1: keyword-only), named
+    ``name``, to its default?"""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(kw.arg is None for kw in call.keywords):
+        return True
+    return not (0 <= k < len(call.args) or any(kw.arg == name for kw in call.keywords))

@@ -9,7 +9,12 @@ docs/check.md).  A rule may be on by default in part (``PARTLY_DEFAULT``): the d
 alone runs it for the findings it is sure of, and a selector naming it (its code, ``ALL``,
 ``extend-select``) for every finding.  FRY010 is: its meetings with a tensor the run's own
 code puts on the accelerator are crashes on a GPU machine; most of those with a value only a
-hint places (a parameter every caller passes on the CPU) were false on real code.
+hint places (a parameter every caller passes on the CPU) were false on real code.  So is
+FRY011: an attribute left on the CPU, or put on a device written out, is left behind by
+``model.to(device)``; one that ``__init__`` puts on a device the program chooses when it runs
+(``args.device``, ``"cuda" if torch.cuda.is_available() else "cpu"``) is where the program
+puts the model too, unless it moves the model elsewhere, and on real code such findings were
+harmless.
 """
 
 from __future__ import annotations
@@ -49,6 +54,7 @@ OPT_IN: dict[str, str] = {
 #: :class:`~torchferry.check.api.Selected`)
 PARTLY_DEFAULT: dict[str, str] = {
     "FRY010": "sure meetings only",
+    "FRY011": "not for attributes placed on a device the program chooses when it runs",
 }
 
 

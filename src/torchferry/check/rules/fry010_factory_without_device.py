@@ -241,7 +241,12 @@ before its first use (`self.pred_cov_fac_need_update = True`), a CPU tensor a mo
 takes as a size, or lengths a model moves to the CPU itself are still reported. A move to
 another value's device whose place the analysis does not know (`.to(x1.device)` of a
 parameter used as nothing else, `.to(other)` of a value of unknown kind) counts as a move
-to a device the code chose, so a meeting with its result is graded sure.
+to a device the code chose, so a meeting with its result is graded sure. The arguments of a
+module whose code the analysis cannot read (neither a `torch.nn` layer or loss nor a class of
+the run that built it: a model handed in by another file, `loss = model(inputs, feats)` in a
+training function whose `model` a script of its own builds) are taken to meet each other, but
+never surely: its `forward` may use one as an index into another (a CPU index reads a tensor on
+any device) or keep it on the CPU, so the default set does not report such a meeting.
 An attribute that a plain class's `__init__` keeps from a constructor's parameter
 (`self.scale = scale`) is, in the class's other methods, what every construction of the run
 gives it (`Vmf(loc, torch.ones(n, 1, device=device))`), for a class whose bases are of the run
@@ -455,6 +460,10 @@ class Meeting:
     stored: bool = False
     #: the operands are items a list holds together where a torch function joins it
     held: bool = False
+    #: the operands are arguments of a module whose code the analysis cannot read (neither
+    #: a ``torch.nn`` layer nor a class of the run): they meet only if its ``forward`` makes
+    #: them meet, which may use one as an index, a length or a number
+    presumed: bool = False
 
 
 #: id(a factory's call) -> the scope that makes it and the call
@@ -646,7 +655,10 @@ def _sure_partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
                   made: Origin) -> ast.AST | None:
     """The partner of ``meet`` (its module, or an operand other than the factory's result
     ``node``) that the run's own code puts on the accelerator (:func:`_placed_by_the_run`),
-    not moved to the result's device; None when there is none."""
+    not moved to the result's device; None when there is none, or when the meeting itself is
+    presumed (the arguments of a module whose code the analysis cannot read)."""
+    if meet.presumed:
+        return None
     if meet.module is not None:
         event = res.calls.get(id(meet.node))
         module = res.value(meet.module) or (event.func if event is not None and event.callee is Callee.MODULE
@@ -1684,7 +1696,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 k.value for k in c.node.keywords)])}
             ops = tuple(o for o in ops if id(o[0]) in kept or not _top_level(c.node, o[0]))
             if len(ops) > 1 and not _given_elsewhere(res, c.func) and _meets_its_arguments(res, c):
-                yield Meeting(c.node, ops)
+                yield Meeting(c.node, ops, presumed=_unread_module(ff, res, c))
             if _weights_may_be_on_device(ff, res, c.func):
                 yield Meeting(c.node, ops, module=c.node.func)
         elif c.callee is Callee.UNRESOLVED and _injected_module(ff, res, c):
@@ -1700,6 +1712,18 @@ def _meets_its_arguments(res: ScopeResult, c: CallEvent) -> bool:
         return True
     made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
     return made is not None and made.text.startswith("torch.nn.")
+
+
+def _unread_module(ff: FileFlow, res: ScopeResult, c: CallEvent) -> bool:
+    """Is the module that ``c`` calls one whose code the analysis cannot read: neither a
+    ``torch.nn`` layer or loss nor a class of the run that built it (:meth:`FileFlow.classes_of`:
+    in this file, or for a parameter what every call of the file passes)?  A model handed in
+    from another file, or one of a library, may use an argument as an index into another
+    (a CPU index reads a tensor on any device) or keep it on the CPU."""
+    made = next((o for o in reversed(c.func.origins) if o.op is Op.MADE), None)
+    if made is not None and made.text.startswith("torch.nn."):
+        return False
+    return not ff.classes_of(res, c.func)
 
 
 def _injected_module(ff: FileFlow, res: ScopeResult, c: CallEvent) -> bool:

@@ -115,7 +115,11 @@ Not flagged, because nothing can go wrong or the author already handles it:
   parameter or buffer on (`nn.Linear(n, n, device=device)`, `nn.Conv1d(...).to(device)`,
   `self.to(device)`), a parameter of `__init__` with no default or with the program's
   device variable as default (the caller names the device the model is built for:
-  `Attention(hid, device)`, `def __init__(self, device=DEVICE)`), or one given to the
+  `Attention(hid, device)`, `def __init__(self, device=DEVICE)`), one with a value as
+  default (`device="cpu"`) that every construction of the class in the run names
+  (`Mixer(feats, device=args.device)` in each script that builds it: the default is never
+  used; a construction that leaves it out or spreads `**kwargs`, a subclass or a class
+  handed on keeps it flagged), or one given to the
   `super().__init__` of a base outside the checked files; a move under a test
   (`if config.is_gpu: self.t = self.t.cuda()`) leaves it on the CPU on the other arm, where
   `model.to(device)` does not carry it, and is flagged -- unless the test is a flag of a
@@ -224,7 +228,16 @@ body is taken as entered from the statement before the loop, and a call that rea
 attribute elsewhere is not seen. An
 `_apply` override in another file is not seen. A device computed at run time that every
 instance is moved to (`self.device = args.device` and `model.to(args.device)` of the same
-`args`) is not compared: flagged. Those uses of an instance are read off the syntax of the
+`args`) is not compared: flagged when the rule is named (`--select FRY011`, `ALL`). The default
+rule set does not report an attribute that `__init__` (or a method only it calls) puts on a
+device the program chooses when it runs: a choice between devices (`"cuda" if
+torch.cuda.is_available() else "cpu"`), or an attribute of a parameter of `__init__` that the
+method reads as an object of attributes, a configuration (`args.device`,
+`torch.device(cfg.MODEL.DEVICE)`), directly, through a name bound once or through a
+`self.device` that `__init__` or a base's `__init__` of the run sets so. Such an attribute is
+where the program puts the model wherever it moves the model to that same choice (on real code
+every such finding was harmless); a device written out (`.cuda()`, `"cuda:0"`), a parameter's
+default or the device of a tensor handed in (`x_example.device`) stay in the default set. Those uses of an instance are read off the syntax of the
 run's files, also of files outside the check's dependencies, and a result kept by the
 cache is not redone when such a file alone changes. An attribute placed in `__init__` on a
 device tied to the parameters is left behind when the model later moves to another device
@@ -260,11 +273,12 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from typing import NamedTuple
 
-from torchferry.check.api import Context, Finding, Fix, walk
+from torchferry.check.api import Context, Finding, Fix, Selected, walk
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.arms import init_flag_move
+from torchferry.check.flow.converted import param_names, read_as_an_object
 from torchferry.check.flow.events import ScopeResult
-from torchferry.check.flow.holders import instance_moves
+from torchferry.check.flow.holders import instance_moves, passed_by_every_construction
 from torchferry.check.flow.lattice import (
     ELEMENTWISE,
     is_number,
@@ -273,7 +287,7 @@ from torchferry.check.flow.lattice import (
     zero_dim_made,
 )
 from torchferry.check.flow.program import ClassInfo as FlowClass
-from torchferry.check.flow.program import FileFlow
+from torchferry.check.flow.program import FileFlow, mro
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
 from torchferry.check.flow.vocab import (
     MOVE_NAMES,
@@ -408,7 +422,11 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     if a.attr not in info.moved and _numbers_1d(m, value, a.scope) and \
             user.scalar_tolerant(a.attr, element=True):
         return  # only its items, taken with an integer: 0-dim CPU tensors, accepted too
-    yield _plain_finding(ctx, info, a, dev if dev is not None else later, use, text)
+    placed = dev if dev is not None else later
+    if placed is not None and ctx.selected(CODE) is Selected.BY_DEFAULT and \
+            a.where is not _Where.METHOD and _chosen_when_run(ctx, cls, a.scope, placed):
+        return  # (the default set: where the program also puts the model, unless moved apart)
+    yield _plain_finding(ctx, info, a, placed, use, text)
 
 
 def _names_a_device(value: ast.expr) -> bool:
@@ -1852,11 +1870,91 @@ def _tied(ctx: Context, cls: ClassInfo, scope: Scope, dev: ast.expr) -> bool:
     fns = [f for k, f in enumerate(fns) if f not in fns[:k]]
     self_name = scope.self_name or "self"
     defs = _self_defs(fns, self_name)
-    if _from_parameters(dev, self_name, defs) or _required_device(dev, fns, self_name, defs):
+    init_fn = getattr(init, "function", None)
+
+    def passed(fn: ast.AST, name: str) -> bool:  # (of ``__init__``, named by every construction)
+        return fn is init_fn and passed_by_every_construction(ctx.flow, cls.node, name)
+
+    if _from_parameters(dev, self_name, defs) or _required_device(dev, fns, self_name, defs, passed):
         return True
     key = _device_key(dev, self_name, defs)
     return any(_device_key(d, self_name, defs) == key
                for fn in fns for d in _module_placements(ctx, m, cls, fn, self_name))
+
+
+def _chosen_when_run(ctx: Context, cls: ClassInfo, scope: Scope, dev: ast.expr) -> bool:
+    """Is ``dev``, the device ``__init__`` (or a method only it calls) puts an attribute on,
+    one the program chooses when it runs, as it chooses where the model goes: a choice
+    between devices (``"cuda" if torch.cuda.is_available() else "cpu"``), or an attribute of
+    a parameter of ``__init__`` read as an object of attributes, a configuration
+    (``args.device``, ``torch.device(cfg.MODEL.DEVICE)``) -- directly, through a name bound
+    once, or through ``self.device`` set so by ``__init__`` or a base's?  The attribute is
+    then where the model is wherever the program moves it to that same choice; only a move
+    elsewhere leaves it behind, which the analysis does not establish.  Not a device written
+    out (``.cuda()``, ``"cuda:0"``), a parameter's default, nor the device of a tensor
+    (``x_example.device``): the default rule set reports those."""
+    init = cls.methods.get("__init__")
+    fn: ast.AST | None = getattr(init, "function", None) or scope.function
+    self_name = scope.self_name or "self"
+    bases = list(mro(ctx.flow.class_info(cls.node)))[1:]
+    for _ in range(4):
+        if fn is None:
+            return False
+        if isinstance(dev, ast.Call) and len(dev.args) == 1 and not dev.keywords and \
+                isinstance(dev.func, ast.Attribute) and dev.func.attr == "device":
+            dev = dev.args[0]  # ``torch.device(d)``
+        if isinstance(dev, ast.IfExp):
+            return True
+        root = dev
+        while isinstance(root, ast.Attribute):
+            root = root.value
+        if not isinstance(root, ast.Name):
+            return False
+        if root.id == self_name and isinstance(dev, ast.Attribute) and dev.value is root:
+            fn, dev, self_name = _self_value(fn, bases, self_name, dev.attr)
+            continue
+        params = param_names(fn)[1:] if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else ()
+        if root is not dev:
+            return root.id in params and read_as_an_object(fn, root.id) is not None
+        if root.id in params:
+            return False  # (its default, or what the callers name: decided elsewhere)
+        fn, dev = _bound_once_to(fn, ctx.tree, root.id)
+    return False
+
+
+def _self_value(fn: ast.AST, bases: list[FlowClass], self_name: str,
+                attr: str) -> tuple[ast.AST | None, ast.expr, str]:
+    """The one value ``self.<attr>`` is given by ``fn`` (``__init__``) or, when it gives
+    none, by the ``__init__`` of the nearest base of the run that does; with that function
+    and its ``self``.  (None, the attribute, ...) when there is no one such value."""
+    for f in [fn, *(b.methods.get("__init__") for b in bases)]:
+        if not isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)) or not f.args.args:
+            continue
+        me = self_name if f is fn else f.args.args[0].arg
+        defs = _self_defs([f], me)
+        if attr in defs:
+            return f, defs[attr], me
+        if any(isinstance(t, ast.Attribute) and t.attr == attr for t in ast.walk(f)
+               if isinstance(getattr(t, "ctx", None), ast.Store)):
+            break  # (stored more than once there)
+    return None, ast.Name(attr), self_name
+
+
+def _bound_once_to(fn: ast.AST, tree: ast.AST, name: str) -> tuple[ast.AST | None, ast.expr]:
+    """The value of the one assignment ``name = <value>`` of ``fn`` (its own statements),
+    else of the module ``tree`` when ``fn`` binds the name nowhere; with where it is bound.
+    (None, the name) when there is no one such assignment."""
+    for where in (fn, tree):
+        binds = [n for n in ast.walk(where) if isinstance(n, ast.Name) and n.id == name
+                 and not isinstance(n.ctx, ast.Load)]
+        if not binds:
+            continue
+        stmts = [st for st in ast.walk(where) if isinstance(st, ast.Assign) and len(st.targets) == 1
+                 and isinstance(st.targets[0], ast.Name) and st.targets[0].id == name]
+        if len(binds) == 1 and len(stmts) == 1:
+            return where, stmts[0].value
+        break
+    return None, ast.Name(name)
 
 
 def _where_every_move_goes(ctx: Context, cls: ClassInfo, a: _Assign, dev: ast.expr) -> bool:
@@ -1926,14 +2024,16 @@ def _device_key(dev: ast.expr, self_name: str, defs: dict[str, ast.expr]) -> str
 
 
 def _required_device(dev: ast.expr, fns: list[ast.AST], self_name: str,
-                     defs: dict[str, ast.expr]) -> bool:
+                     defs: dict[str, ast.expr],
+                     passed: Callable[[ast.AST, str], bool] = lambda _f, _n: False) -> bool:
     """Is ``dev`` (or ``torch.device(dev)``, or the ``self.device`` it was stored in) a
     parameter of ``__init__`` (or of the method that stores the attribute) with no default,
     or with the program's device variable as default (``device=DEVICE``): the caller names
     the device the module is built for (``Attention(hid, device)``, then
     ``model.to(device)``)?  One with a value as default (``device="cpu"``, ``None``) puts the
     attribute there whenever the module is built without naming one, wherever the model
-    goes next."""
+    goes next -- unless every construction of the run names it (``passed``: the default is
+    then never used, and the caller names the device as for one without a default)."""
     for _ in range(3):
         if isinstance(dev, ast.Attribute) and isinstance(dev.value, ast.Name) and \
                 dev.value.id == self_name and dev.attr in defs:
@@ -1953,6 +2053,8 @@ def _required_device(dev: ast.expr, fns: list[ast.AST], self_name: str,
             list(zip(a.kwonlyargs, a.kw_defaults, strict=True))
         if any(x.arg == dev.id and (d is None or isinstance(d, (ast.Name, ast.Attribute)))
                for x, d in pairs):
+            return True
+        if any(x.arg == dev.id for x, _ in pairs[1:]) and passed(fn, dev.id):
             return True
     return False
 
