@@ -352,14 +352,20 @@ def programs_hint() -> str:
     )
 
 
-def programs_problems(root: Path | None = None) -> list[str]:
+def programs_problems(
+    root: Path | None = None, directories: frozenset[str] | None = None
+) -> list[str]:
     """One line per file of the manifest that is missing under ``root`` (default
-    ``PROGRAMS_DIR``) or differs from it; [] when every file is as pinned."""
+    ``PROGRAMS_DIR``) or differs from it; [] when every file is as pinned.  With
+    ``directories``, only the files in those program directories and the top-level ones."""
     root = root or PROGRAMS_DIR
     if not root.is_dir():
         return [f"{root}: the mutation benchmark's programs are absent; {programs_hint()}"]
     problems = []
     for f in program_files():
+        top = f.path.split("/")[0] if "/" in f.path else None
+        if directories is not None and top is not None and top not in directories:
+            continue
         path = root / f.path
         if not path.is_file():
             problems.append(f"{path}: missing")
@@ -1241,10 +1247,6 @@ def main(argv: Sequence[str] | None = None) -> int:
         for kind, paths in sorted(export_programs(args.mirror, PROGRAMS_DIR).items()):
             print(f"{kind}: {len(paths)}" + "".join(f"\n  {p}" for p in paths))
         return 0
-    problems = programs_problems()
-    if problems:
-        print("\n".join(f"check_mutants: {p}" for p in problems), file=sys.stderr)
-        return 2
     if args.max_mutants is not None and args.max_mutants < 1:
         ap.error("--max-mutants must be at least 1")
     if args.check_src is not None:
@@ -1255,6 +1257,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     programs = [
         p for p in PROGRAMS if (p.name in args.program if args.program else p.batch == args.set)
     ]
+    problems = programs_problems(directories=frozenset(p.directory for p in programs))
+    if problems:
+        print("\n".join(f"check_mutants: {p}" for p in problems), file=sys.stderr)
+        return 2
     ops = set(args.op or OPERATORS)
     if args.list:
         for p in programs:

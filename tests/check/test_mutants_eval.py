@@ -155,7 +155,7 @@ def _chosen(monkeypatch: pytest.MonkeyPatch, *argvs: list[str]) -> list[list[str
         return []
 
     monkeypatch.setattr(cm, "evaluate", fake_evaluate)
-    monkeypatch.setattr(cm, "programs_problems", lambda: [])  # selection needs no file
+    monkeypatch.setattr(cm, "programs_problems", lambda **_: [])  # selection needs no file
     for argv in argvs:
         cm.main(argv)
     return chosen
