@@ -141,7 +141,9 @@ Flags a call `model(x)` when, in one scope,
   `self.forward(x)`), is on
   the CPU: built here, with weights (a `torch.nn` layer with parameters, a
   torchvision model, a module class of the run that holds parameters or buffers or derives from
-  such a `torch.nn` layer, or a container, `nn.Sequential`, `nn.ModuleList` or
+  such a `torch.nn` layer, or that keeps a module its construction is given with weights,
+  `self.encoder = encoder` of `Seq2Seq(Encoder(...), decoder)` or of `Seq2Seq(enc, dec)`
+  after `enc = Encoder(...)`, or a container, `nn.Sequential`, `nn.ModuleList` or
   `nn.ModuleDict`, not built only of modules known to be without them: a module class of
   the run, in any file, whose methods register no parameter or buffer and store no
   submodule that may hold one, a `torch.nn` layer without parameters), never moved --
