@@ -107,3 +107,66 @@ def test_an_attribute_another_method_stores_is_not_the_argument() -> None:
         "        self.encoder = Flip()\n"
     )
     assert _weights("Swapped(Encoder(), Flip())", rebinds) is not True
+
+
+#: an input of unknown kind (``src, n = batch.src``) moved to the device, given to a
+#: wrapper left on the CPU whose ``forward`` reads the input's shape and hands it to the
+#: encoder it was given; ``{first}`` is the encoder's first use of it
+UNKNOWN_KIND = (
+    "import torch.nn as nn\n"
+    "\n"
+    "\n"
+    "class Encoder(nn.Module):\n"
+    "    def __init__(self):\n"
+    "        super().__init__()\n"
+    "        self.embed = nn.Embedding(9, 4)\n"
+    "        self.rnn = nn.GRU(4, 4)\n"
+    "\n"
+    "    def forward(self, src):\n"
+    "        {first}\n"
+    "        return self.rnn(x)\n"
+    "\n"
+    "\n"
+    "class Seq2Seq(nn.Module):\n"
+    "    def __init__(self, encoder):\n"
+    "        super().__init__()\n"
+    "        self.encoder = encoder\n"
+    "\n"
+    "    def forward(self, src):\n"
+    "        {wrapper}\n"
+    "        return self.encoder(src)\n"
+    "\n"
+    "\n"
+    "def train(model, batches):\n"
+    "    for batch in batches:\n"
+    "        src, n = batch.src\n"
+    "        src = src.cuda()\n"
+    "        model(src)\n"
+    "\n"
+    "\n"
+    "def main(batches):\n"
+    "    enc = Encoder()\n"
+    "    train(Seq2Seq(enc), batches)\n"
+)
+UNKNOWN_CALL = UNKNOWN_KIND.splitlines().index("        model(src)") + 1
+
+
+def _unknown(tmp_path: Path, first: str, wrapper: str) -> list[int]:
+    (tmp_path / "s2s.py").write_text(UNKNOWN_KIND.replace("{first}", first).replace("{wrapper}", wrapper))
+    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
+    outcomes = check_paths([tmp_path / "s2s.py"], opts, jobs=1)
+    return [d.line for o in outcomes for d in o.diagnostics]
+
+
+@pytest.mark.parametrize("wrapper", ["n = src.size(1)", "b = src.shape[0]", "pass"])
+def test_an_input_the_given_encoder_embeds_is_a_tensor(tmp_path: Path, wrapper: str) -> None:
+    assert _unknown(tmp_path, "x = self.embed(src)", wrapper) == [UNKNOWN_CALL]
+
+
+@pytest.mark.parametrize(("first", "wrapper"), [
+    ("x = self.rnn(src)", "n = src.size(1)"),  # a recurrent layer takes packed sequences too
+    ("x = self.embed(src)", "src = src.data"),  # rebound before the encoder sees it
+    ("x = self.embed(src)", "n = len(src)"),  # a use that is not a shape's read
+])
+def test_quiet_when_the_input_may_be_something_else(tmp_path: Path, first: str, wrapper: str) -> None:
+    assert _unknown(tmp_path, first, wrapper) == []

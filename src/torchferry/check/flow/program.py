@@ -1906,33 +1906,33 @@ def injected_weights(ff: FileFlow, info: ClassInfo, call: ast.Call, seen: frozen
     builds weights (:func:`builds_weights`: ``Seq2Seq(Encoder(...), dec)``, or a name the
     calling scope bound to such a module, ``enc = Encoder(...)``)?"""
     seen = seen | {id(info)}
-    for k in _kept_params(info):
-        arg = _argument(call, k, info)
+    for k in kept_attributes(info).values():
+        arg = argument_of(call, k, info)
         if arg is not None and _argument_weights(ff, arg, seen, buffers):
             return True
     return False
 
 
-def _kept_params(info: ClassInfo) -> set[int]:
-    """The parameters (by index, ``self`` 0) that ``info``'s ``__init__`` keeps as they are
-    on ``self``, each in an attribute that no other method of the class (or of a base in
-    the run) stores."""
+def kept_attributes(info: ClassInfo) -> dict[str, int]:
+    """The attributes that ``info``'s ``__init__`` binds to one of its parameters kept as it
+    is (``self.encoder = encoder``), and no other method of the class (or of a base in the
+    run) stores: attribute -> the parameter's index (``self`` 0)."""
     init = info.method("__init__")
     if init is None:
-        return set()
+        return {}
     owner, fn = init
-    out: set[int] = set()
+    out: dict[str, int] = {}
     for attr, v in owner.ff.result(fn, owner).stores.items():
         refs = _param_refs(v)
         if len(refs) != 1 or 0 in refs or v.places != frozenset((param(next(iter(refs))),)) or any(
                 m is not fn and c.ff._stores_on_self(m) and attr in c.ff.result(m, c).stores
                 for c in mro(info) for m in c.methods.values()):
             continue
-        out.add(next(iter(refs)))
+        out[attr] = next(iter(refs))
     return out
 
 
-def _argument(call: ast.Call, k: int, info: ClassInfo) -> ast.expr | None:
+def argument_of(call: ast.Call, k: int, info: ClassInfo) -> ast.expr | None:
     """The argument ``call`` gives parameter ``k`` of ``info``'s ``__init__`` (``self`` 0):
     positional before any ``*args``, or by keyword; None when not written out."""
     init = info.method("__init__")
