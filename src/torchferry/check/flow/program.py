@@ -1893,9 +1893,72 @@ def builds_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int] = frozense
     info = ff.class_called(call)
     if info is None or not info.is_module or id(info) in seen:
         return None
-    if holds_parameters(info, seen, buffers):
+    if holds_parameters(info, seen, buffers) or injected_weights(ff, info, call, seen, buffers):
         return True
     return False if weightless(info, seen, call) else None
+
+
+def injected_weights(ff: FileFlow, info: ClassInfo, call: ast.Call, seen: frozenset[int] = frozenset(),
+                     buffers: bool = True) -> bool:
+    """Does ``call`` (of ``ff``'s file) give the module class ``info`` of the run a submodule
+    with weights through its constructor: a parameter that ``__init__`` keeps as it is on
+    ``self`` (``self.encoder = encoder``, no other method storing there), whose argument
+    builds weights (:func:`builds_weights`: ``Seq2Seq(Encoder(...), dec)``, or a name the
+    calling scope bound to such a module, ``enc = Encoder(...)``)?"""
+    seen = seen | {id(info)}
+    for k in kept_attributes(info).values():
+        arg = argument_of(call, k, info)
+        if arg is not None and _argument_weights(ff, arg, seen, buffers):
+            return True
+    return False
+
+
+def kept_attributes(info: ClassInfo) -> dict[str, int]:
+    """The attributes that ``info``'s ``__init__`` binds to one of its parameters kept as it
+    is (``self.encoder = encoder``), and no other method of the class (or of a base in the
+    run) stores: attribute -> the parameter's index (``self`` 0)."""
+    init = info.method("__init__")
+    if init is None:
+        return {}
+    owner, fn = init
+    out: dict[str, int] = {}
+    for attr, v in owner.ff.result(fn, owner).stores.items():
+        refs = _param_refs(v)
+        if len(refs) != 1 or 0 in refs or v.places != frozenset((param(next(iter(refs))),)) or any(
+                m is not fn and c.ff._stores_on_self(m) and attr in c.ff.result(m, c).stores
+                for c in mro(info) for m in c.methods.values()):
+            continue
+        out[attr] = next(iter(refs))
+    return out
+
+
+def argument_of(call: ast.Call, k: int, info: ClassInfo) -> ast.expr | None:
+    """The argument ``call`` gives parameter ``k`` of ``info``'s ``__init__`` (``self`` 0):
+    positional before any ``*args``, or by keyword; None when not written out."""
+    init = info.method("__init__")
+    if init is None:
+        return None
+    names = param_names(init[1])
+    for j, a in enumerate(call.args):
+        if isinstance(a, ast.Starred):
+            return None
+        if j + 1 == k:
+            return a
+    name = names[k] if k < len(names) else None
+    return next((kw.value for kw in call.keywords if kw.arg is not None and kw.arg == name), None)
+
+
+def _argument_weights(ff: FileFlow, arg: ast.expr, seen: frozenset[int], buffers: bool) -> bool:
+    """Does the module ``arg`` (an argument of a call of ``ff``'s file) own weights: a call
+    that builds weights, or a name whose value there was made only by such calls (moves
+    aside)?"""
+    if isinstance(arg, ast.Call):
+        return builds_weights(ff, arg, seen, buffers) is True
+    if not isinstance(arg, ast.Name):
+        return False
+    res = ff.scope_of(arg)
+    v = res.value(arg) if res is not None else None
+    return v is not None and v.is_(Kind.MODULE) and _submodule_weights(ff, v, seen, buffers) is True
 
 
 def _submodule_weights(ff: FileFlow, v: Value, seen: frozenset[int], buffers: bool = True) -> bool | None:

@@ -141,7 +141,9 @@ Flags a call `model(x)` when, in one scope,
   `self.forward(x)`), is on
   the CPU: built here, with weights (a `torch.nn` layer with parameters, a
   torchvision model, a module class of the run that holds parameters or buffers or derives from
-  such a `torch.nn` layer, or a container, `nn.Sequential`, `nn.ModuleList` or
+  such a `torch.nn` layer, or that keeps a module its construction is given with weights,
+  `self.encoder = encoder` of `Seq2Seq(Encoder(...), decoder)` or of `Seq2Seq(enc, dec)`
+  after `enc = Encoder(...)`, or a container, `nn.Sequential`, `nn.ModuleList` or
   `nn.ModuleDict`, not built only of modules known to be without them: a module class of
   the run, in any file, whose methods register no parameter or buffer and store no
   submodule that may hold one, a `torch.nn` layer without parameters), never moved --
@@ -548,7 +550,10 @@ when every make of the model is a module class of the run whose `forward` hands 
 parameter, in the first statement that names it and under no test, to a layer of
 `torch.nn` with weights that takes tensors only and that the class binds once (`x =
 self.embed(x)` of `self.embed = nn.Embedding(n, d)`; not a recurrent layer, which takes
-packed sequences too).  The input of a model that is an attribute of an attribute
+packed sequences too), or, after statements that only read its shape (`n = src.size(1)`),
+hands it to a module its `__init__` keeps from a parameter (`self.encoder(src)` of
+`self.encoder = encoder`) whose argument in that make is a module class of the run whose
+`forward` so hands its input to such a layer (`Seq2Seq(Encoder(...))`).  The input of a model that is an attribute of an attribute
 (`self.clip_model.text_model(**inputs)`), or the return of a method of the run
 (`img = self._get_image()`), is not followed.
 """
@@ -601,6 +606,7 @@ from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.device_param import ignores_for_weights
 from torchferry.check.flow.feeds import Feed, call_feeds, callee_of
 from torchferry.check.flow.first_run import first_run
+from torchferry.check.flow.injected import hands_to_a_tensor_layer
 from torchferry.check.flow.lattice import param, zero_dim_made
 from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_meetings
@@ -2027,8 +2033,9 @@ def _forward_takes_tensors(ff: FileFlow, res: ScopeResult, model: Value) -> bool
     """Is ``model``, on every make of it in the run, a module class of the run whose
     ``forward`` hands its input first to a layer of ``torch.nn`` that takes tensors only
     (:func:`forward_takes_a_tensor`: ``x = self.embed(x)``)?"""
-    classes = _module_classes(ff, res, model, 0)
-    return bool(classes) and all(forward_takes_a_tensor(info) for info in classes or ())
+    makes = _module_makes(ff, res, model, 0)
+    return bool(makes) and all(forward_takes_a_tensor(info) or hands_to_a_tensor_layer(made, info, call)
+                               for made, info, call in makes or ())
 
 
 def _made_on_chosen_device(ff: FileFlow, v: Value, made: Origin) -> bool:
@@ -2578,16 +2585,23 @@ def _module_classes(ff: FileFlow, res: ScopeResult, model: Value, depth: int) ->
     """The module classes of the run that every make of ``model`` is (moves of it aside),
     a parameter's through every call of the run, three calls deep; None when one make is
     anything else or not known (:func:`_callers`)."""
+    makes = _module_makes(ff, res, model, depth)
+    return None if makes is None else [info for _, info, _ in makes]
+
+
+def _module_makes(ff: FileFlow, res: ScopeResult, model: Value,
+                  depth: int) -> list[tuple[FileFlow, ClassInfo, ast.Call]] | None:
+    """:func:`_module_classes`, each with the construction that makes it and its file."""
     if len(model.places or ()) == 1 and next(iter(model.places or ())).where is Where.PARAM:
         if depth >= 3 or any(o.op is not Op.PARAM for o in model.origins):
             return None
         p = next(iter(model.places or ()))
-        found = [_module_classes(other, caller, given, depth + 1)
+        found = [_module_makes(other, caller, given, depth + 1)
                  for other, caller, _, given in _callers(ff, res, int(p.ref)) or ()]
         if not found or any(f is None for f in found):
             return None
-        return [info for f in found for info in f or ()]
-    classes = []
+        return [m for f in found for m in f or ()]
+    makes = []
     for o in model.origins:
         node = o.node
         if not isinstance(node, ast.Call):
@@ -2596,10 +2610,10 @@ def _module_classes(ff: FileFlow, res: ScopeResult, model: Value, depth: int) ->
             continue  # (a move of the module itself)
         made = ff if o.path is None else ff.project.file_flow(o.path) if ff.project is not None else None
         info = made.class_called(node) if made is not None else None
-        if info is None or not info.is_module:
+        if made is None or info is None or not info.is_module:
             return None
-        classes.append(info)
-    return classes
+        makes.append((made, info, node))
+    return makes
 
 
 def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
