@@ -311,7 +311,10 @@ a call; a function passed around as a value in its own file (a callback) may be 
 with anything: its calls there are taken as all of them.
 A free function whose tensor parameters no call of the run places (a library's public
 helper) is not checked unless it follows their place as above, nor is a parameter used
-only as `x.shape` (NumPy arrays look the same). A tensor that a class other than a module builds in its `__init__` (or in a function
+only as `x.shape` (NumPy arrays look the same). Such a followed parameter also counts as an
+index (`torch.arange(n)[lvl_idx]` of `lvl_idx = lvl == points[:, 2]` in a function that makes
+`points.new_zeros(n)`) where the code shows the index has a dimension (a slice, a comparison
+or an elementwise function of one): a 0-dimensional index reads as its number. A tensor that a class other than a module builds in its `__init__` (or in a function
 that only such constructors call: `self.betas = betas_for_alpha_bar(n)`) and keeps on
 `self` is checked only where another method gives it, as it is, to a module the code moved
 to a device (`self.model(obs, self.memories)` after `self.model.to(device)`), or indexes it
@@ -712,7 +715,8 @@ def _partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
         (n for n, w in meet.operands if n is not node
          and not _may_hold(res, n, w, made)
          and (_on_device(ff, res, ff.built_at(res, n, w) or w, hints=plain)
-              or plain and _followed_unknown(res, n, w))), None)
+              or plain and _followed_unknown(res, n, w)
+              or not plain and _followed_index(ff, res, n, w))), None)
     if partner is not None and _moved_to_match(res, partner, made):
         return None
     return partner
@@ -933,6 +937,19 @@ def _on_device_at(at: FileFlow, caller: ScopeResult, callee: ScopeResult, w: Val
     return False
 
 
+def _followed_index(ff: FileFlow, res: ScopeResult, node: ast.AST, v: Value) -> bool:
+    """An index computed from a parameter whose place the function follows (it makes
+    tensors there: ``points.new_zeros(n)``, ``device=points.device``), without calls of the
+    run that place it, of at least one dimension by the code (``points[:, 2] == lvl``): a
+    CPU tensor indexed by it fails wherever that parameter is on an accelerator ("indices
+    should be either on cpu or on the same device as the indexed tensor")."""
+    refs = [int(p.ref) for p in v.places or () if p.where is Where.PARAM]
+    if not refs or res.kind_of(v) != frozenset((Kind.TENSOR,)):
+        return False
+    return any(not ff.run_arguments(res.node, k) and _carries_device(res, k) for k in refs) \
+        and _many_indices(ff, res, node, 0)
+
+
 def _argument(caller: ScopeResult, event: CallEvent, v: Value | None) -> ast.AST | None:
     """The argument of the call whose value is ``v``."""
     if v is None:
@@ -958,6 +975,12 @@ def _many_indices(ff: FileFlow, res: ScopeResult, node: ast.AST, depth: int) -> 
         return False
     if isinstance(node, ast.BinOp):
         return _many_indices(ff, res, node.left, depth) or _many_indices(ff, res, node.right, depth)
+    if isinstance(node, ast.Compare):  # (broadcast: the most dimensions of its operands)
+        return any(_many_indices(ff, res, x, depth) for x in (node.left, *node.comparators))
+    if isinstance(node, ast.UnaryOp):
+        return _many_indices(ff, res, node.operand, depth)
+    if isinstance(node, ast.Subscript) and _slices(node.slice):
+        return True  # ``x[:, 2]``: a slice keeps its dimension
     if isinstance(node, ast.Call):
         c = res.calls.get(id(node))
         if isinstance(node.func, ast.Attribute) and node.func.attr in _KEEP_DIMS and \
@@ -967,6 +990,8 @@ def _many_indices(ff: FileFlow, res: ScopeResult, node: ast.AST, depth: int) -> 
         args = node.args
         if q in _VECTORS:
             return True
+        if q in _ELEMENTWISE and len(args) == 1:
+            return _many_indices(ff, res, args[0], depth)
         if q == "torch.randint":
             size = args[2] if len(args) > 2 else args[1] if len(args) == 2 \
                 and isinstance(args[1], (ast.Tuple, ast.List)) else kwarg(node, "size")
@@ -991,6 +1016,18 @@ def _many_indices(ff: FileFlow, res: ScopeResult, node: ast.AST, depth: int) -> 
     if node.id not in res.params or node.id in ("self", "cls"):
         return False
     return _given_many(ff, res, res.params.index(node.id), node.id, depth + 1)
+
+
+#: torch functions of one tensor that keep its shape
+_ELEMENTWISE = frozenset({"torch.abs", "torch.exp", "torch.log", "torch.log2", "torch.log10",
+                          "torch.sqrt", "torch.floor", "torch.ceil", "torch.round", "torch.neg",
+                          "torch.logical_not", "torch.sigmoid"})
+
+
+def _slices(key: ast.expr) -> bool:
+    """Does the subscript key hold a slice (``x[:, 2]``, ``x[1:]``)?"""
+    return isinstance(key, ast.Slice) or isinstance(key, ast.Tuple) and \
+        any(isinstance(e, ast.Slice) for e in key.elts)
 
 
 #: torch functions that return a (2, n) tensor of indices: each row indexes with n items
