@@ -22,7 +22,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
-from torchferry.check.flow import vocab
+import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee, ScopeResult
 from torchferry.check.flow.lattice import Kind, Value
 
