@@ -45,6 +45,16 @@ def test_legacy_constructors_and_moves_exist():
         assert callable(getattr(torch.nn.Linear(1, 1), name, None)), name
 
 
+def test_empty_modules_hold_no_tensor_and_move_nothing():
+    for name in sorted(v.EMPTY_MODULES):
+        module = getattr(torch.nn, name)()
+        assert not list(module.parameters()), name
+        assert all(b is None for b in module.buffers()), name
+        assert not list(module.children()), name
+        assert module.cuda() is module, name  # moves nothing: runs without a GPU too
+    assert list(torch.nn.CrossEntropyLoss(weight=torch.ones(2)).buffers())  # a tensor gives one
+
+
 def test_dtypes_are_every_dtype_torch_names():
     named = {n for n in dir(torch) if isinstance(getattr(torch, n), torch.dtype)}
     assert v.DTYPES == named

@@ -28,6 +28,7 @@ __all__ = [
     "SAMPLING_FUNCTIONS",
     "FACTORIES",
     "LEGACY_CONSTRUCTORS",
+    "EMPTY_MODULES",
     "DEVICE_MOVE_METHODS",
     "CAST_METHODS",
     "MOVE_METHODS",
@@ -73,6 +74,21 @@ FACTORIES = SHAPE_FACTORIES | LIKE_FACTORIES | DATA_FACTORIES | SAMPLING_FUNCTIO
 LEGACY_CONSTRUCTORS = frozenset(
     "FloatTensor DoubleTensor HalfTensor BFloat16Tensor ByteTensor CharTensor ShortTensor "
     "IntTensor LongTensor BoolTensor".split()
+)
+
+# ``torch.nn`` modules that hold no parameter, no buffer and no submodule when built from
+# constants: built with no arguments none has one, and only a tensor argument (a loss's
+# ``weight``, ``pos_weight``) could give one, so ``nn.CrossEntropyLoss().cuda()`` moves
+# nothing and runs on a machine without a GPU.
+EMPTY_MODULES = frozenset(
+    "AlphaDropout BCELoss BCEWithLogitsLoss CELU CTCLoss CosineEmbeddingLoss CosineSimilarity "
+    "CrossEntropyLoss Dropout Dropout1d Dropout2d Dropout3d ELU FeatureAlphaDropout Flatten "
+    "GELU GLU GaussianNLLLoss Hardshrink Hardsigmoid Hardswish Hardtanh HingeEmbeddingLoss "
+    "HuberLoss Identity KLDivLoss L1Loss LeakyReLU LogSigmoid LogSoftmax MSELoss "
+    "MarginRankingLoss Mish MultiLabelMarginLoss MultiLabelSoftMarginLoss MultiMarginLoss "
+    "NLLLoss PairwiseDistance PoissonNLLLoss RReLU ReLU ReLU6 SELU SiLU Sigmoid SmoothL1Loss "
+    "SoftMarginLoss Softmax Softmax2d Softmin Softplus Softshrink Softsign Tanh Tanhshrink "
+    "TripletMarginLoss Upsample UpsamplingBilinear2d UpsamplingNearest2d".split()
 )
 
 # Tensor/module methods that change the device.

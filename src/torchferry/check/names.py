@@ -29,6 +29,7 @@ SHIFT = 20  # positions are encoded as (line << SHIFT) | column
 DEVICE_FACTORIES = vocabulary.SHAPE_FACTORIES
 #: ``torch.FloatTensor(...)``: always on the CPU; ``torch.cuda.FloatTensor(...)``: on the GPU
 LEGACY_CONSTRUCTORS = vocabulary.LEGACY_CONSTRUCTORS
+EMPTY_MODULES = vocabulary.EMPTY_MODULES
 MOVE_METHODS = vocabulary.MOVE_METHODS
 NON_TENSOR_METHODS = frozenset(
     "item tolist numpy size dim ndimension numel nelement element_size data_ptr get_device "

@@ -55,6 +55,9 @@ line. The program then runs on the CPU where it used to crash -- usually what yo
 deliberate "this needs a GPU" turns into a silent slow run, so review it.
 
 ## Known limits
+`.cuda()` of a `torch.nn` module built from constants that holds no tensor
+(`nn.CrossEntropyLoss().cuda()`, `nn.ReLU().cuda()`) is not flagged: it moves nothing and runs
+on a machine without a GPU; the same module bound to a name first (`criterion.cuda()`) still is.
 A `torch.device("cuda")` only compared with (`x.device == torch.device("cuda")`,
 `torch.device("cuda").type`) is not flagged: building the descriptor needs no GPU.
 Parameter defaults (`def f(device="cuda")`), device strings built at run time
@@ -80,6 +83,7 @@ from torchferry.check.flow import FileFlow
 from torchferry.check.flow.queries import is_device
 from torchferry.check.names import (
     DEVICE_NAME,
+    EMPTY_MODULES,
     LEGACY_CONSTRUCTORS,
     dotted,
     end_pos,
@@ -107,6 +111,8 @@ def check(ctx: Context) -> Iterable[Finding]:
             continue
         if site.ctx.scope.name == "cuda":
             continue  # implementing a ``cuda()`` method of one's own
+        if _moves_nothing(m, call.func.value):
+            continue
         recv = ctx.text(call.func.value)
         fix = None
         var = _device_var(m, ctx.flow, site.ctx.scope, site.pos)
@@ -126,6 +132,35 @@ def check(ctx: Context) -> Iterable[Finding]:
             "and use `.to(device)`",
             rl, rc, el, ec, fix,
         )
+
+
+def _moves_nothing(m: Walker, recv: ast.expr) -> bool:
+    """Is ``recv`` a ``torch.nn`` module built from constants that holds no tensor
+    (``nn.CrossEntropyLoss()``, ``nn.ReLU(inplace=True)``)?  Its ``.cuda()`` moves nothing,
+    and runs on a machine without a GPU.
+
+    >>> import ast
+    >>> from torchferry.check.scopes import Walker
+    >>> w = Walker(ast.parse("import torch.nn as nn"))
+    >>> [_moves_nothing(w, ast.parse(s).body[0].value) for s in
+    ...  ("nn.CrossEntropyLoss(label_smoothing=0.1)", "nn.CrossEntropyLoss(weight=w)",
+    ...   "nn.Linear(2, 2)")]
+    [True, False, False]
+    """
+    if not isinstance(recv, ast.Call):
+        return False
+    q = m.qualname(recv.func) or ""
+    if not q.startswith("torch.nn.") or q.rsplit(".", 1)[-1] not in EMPTY_MODULES:
+        return False
+    args = list(recv.args) + [k.value for k in recv.keywords if k.arg is not None]
+    return len(args) == len(recv.args) + len(recv.keywords) and all(map(_constant, args))
+
+
+def _constant(e: ast.expr) -> bool:
+    """A literal number, string, bool or None (``-1`` too): never a tensor."""
+    if isinstance(e, ast.UnaryOp) and isinstance(e.op, ast.USub):
+        e = e.operand
+    return isinstance(e, ast.Constant)
 
 
 def _legacy(ctx: Context, m: Walker) -> Iterable[Finding]:
