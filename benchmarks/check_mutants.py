@@ -46,8 +46,10 @@ the oracle runs):
 * ``add-item``: add a ``.item()`` of the loss on every step of a training loop.
 
 The original must pass under ``ferry run --simulate cuda``.  A mutant is *confirmed* when
-the mistake bites on a GPU: under the simulation it ends with an explained device error
-(``--report``); for ``drop-map-location``, loading the checkpoint a simulated-GPU run wrote
+the mistake bites on a GPU: under the simulation it ends with an error (``--report``;
+a device error in nearly every case, but the oracle does not ask the error's kind, so an added
+``.detach().numpy()`` on a value that is no tensor, which fails on every device, counts too);
+for ``drop-map-location``, loading the checkpoint a simulated-GPU run wrote
 fails on the plain CPU (PyTorch's "Attempting to deserialize object on a CUDA device");
 for ``add-item``, the simulation counts a host sync at the added line on every step (at
 least 2, ``--trips``).  A confirmed mutant is *caught* when ``ferry check --format json``
