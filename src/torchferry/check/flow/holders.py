@@ -68,19 +68,14 @@ def instance_moves(ff: FileFlow, cls: ast.ClassDef, depth: int = 0) -> list[ast.
     >>> [ast.unparse(c) for c in instance_moves(ff, ff.defs["Enc"])]
     ['self.model.cuda()']
     """
-    project = ff.project
-    files = project.importers(ff.path) if project is not None else None
-    if project is None or files is None or depth > 3:
+    if depth > 3:
         return None
     out: list[ast.Call] = []
-    for path in sorted({ff.path, *files}):
-        other = ff if path == ff.path else project.file_flow(path)
-        if other is None:
+    for naming in _naming_files(ff, cls):
+        if naming is None:
             return None
-        parents = _parents(other.tree)
-        for ref in _named(other, cls.name):
-            if _super_argument(parents, ref):
-                continue  # ``super(Encoder, self).__init__()``
+        other, parents, refs = naming
+        for ref in refs:
             holder = _holder(parents, ref)
             found = None if holder is None else _holder_moves(other, parents, holder, depth)
             if not found:
@@ -106,6 +101,26 @@ def _holder_moves(ff: FileFlow, parents: dict[int, ast.AST], holder: tuple[str |
         return found
     more = instance_moves(ff, owner, depth + 1)
     return None if more is None else [*found, *more]
+
+
+def _naming_files(ff: FileFlow, cls: ast.ClassDef) -> Iterator[
+        tuple[FileFlow, dict[int, ast.AST], list[ast.expr]] | None]:
+    """Each file of the run that may name ``cls`` (``ff``'s own and the files that import
+    it), with its parent map and the nodes naming ``cls`` there, but the first argument of
+    ``super(Encoder, self).__init__()``; one None, and no more, where those files are not
+    known or one of them cannot be read."""
+    project = ff.project
+    files = project.importers(ff.path) if project is not None else None
+    if project is None or files is None:
+        yield None
+        return
+    for path in sorted({ff.path, *files}):
+        other = ff if path == ff.path else project.file_flow(path)
+        if other is None:
+            yield None
+            return
+        parents = _parents(other.tree)
+        yield other, parents, [r for r in _named(other, cls.name) if not _super_argument(parents, r)]
 
 
 def _super_argument(parents: dict[int, ast.AST], ref: ast.AST) -> bool:
@@ -239,20 +254,13 @@ def moved_under_flag(ff: FileFlow, cls: ast.ClassDef, param: str, attr: str,
     else; ``attr`` is assigned in no file of the run that may build one.  ``arms_of``: the
     if-arms each node of a file is in.  Where the flag is false, then, no instance is
     moved."""
-    project = ff.project
-    files = project.importers(ff.path) if project is not None else None
-    if project is None or files is None:
-        return False
     seen = False
-    for path in sorted({ff.path, *files}):
-        other = ff if path == ff.path else project.file_flow(path)
-        if other is None or any(isinstance(n, ast.Attribute) and n.attr == attr and not isinstance(n.ctx, ast.Load)
-                                for n in ast.walk(other.tree)):
+    for naming in _naming_files(ff, cls):
+        if naming is None or any(isinstance(n, ast.Attribute) and n.attr == attr and
+                                 not isinstance(n.ctx, ast.Load) for n in ast.walk(naming[0].tree)):
             return False
-        parents = _parents(other.tree)
-        for ref in _named(other, cls.name):
-            if _super_argument(parents, ref):
-                continue  # ``super(Encoder, self).__init__()``
+        other, parents, refs = naming
+        for ref in refs:
             holder = _holder(parents, ref)
             call = parents.get(id(ref))
             if holder is None or not isinstance(holder[0], str) or not isinstance(call, ast.Call):
@@ -358,20 +366,13 @@ def passed_by_every_construction(ff: FileFlow, cls: ast.ClassDef, param: str) ->
     >>> passed_by_every_construction(ff, ff.defs["M"], "device")
     False
     """
-    project = ff.project
-    files = project.importers(ff.path) if project is not None else None
-    if project is None or files is None:
-        return False
     k, name = _init_param(cls, param)
     seen = False
-    for path in sorted({ff.path, *files}):
-        other = ff if path == ff.path else project.file_flow(path)
-        if other is None:
+    for naming in _naming_files(ff, cls):
+        if naming is None:
             return False
-        parents = _parents(other.tree)
-        for ref in _named(other, cls.name):
-            if _super_argument(parents, ref):
-                continue  # ``super(Encoder, self).__init__()``
+        _, parents, refs = naming
+        for ref in refs:
             call = parents.get(id(ref))
             if not (isinstance(call, ast.Call) and call.func is ref) or _leaves_out(call, k, name):
                 return False
