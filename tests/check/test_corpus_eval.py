@@ -271,6 +271,18 @@ def test_the_bay_labels_file_names_only_bay_code_bases() -> None:
     assert len(cc.BAY_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.BAY_EXTRA)
 
 
+def test_the_lagoon_labels_file_names_only_lagoon_code_bases() -> None:
+    """The lagoon set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_LAGOON_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_LAGOON_LABELS)
+    known = {cc._norm(n) for n, _ in cc.LAGOON} | {r.replace("/", "-") for r, _ in cc.LAGOON_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["lagoon"].labels == cc.DEFAULT_LAGOON_LABELS
+    assert len(cc.LAGOON_EXTRA) == 18
+    assert all(len(commit) == 40 for _, commit in cc.LAGOON_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -455,6 +467,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--sound", "--half", "dev"],
         ["--bay", "--sound"],
         ["--bay", "--half", "dev"],
+        ["--lagoon", "--bay"],
+        ["--lagoon", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -493,6 +507,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "sound-half",
         "bay-and-another",
         "bay-half",
+        "lagoon-and-another",
+        "lagoon-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
