@@ -22,7 +22,9 @@ sfujim/BCQ (on the ``gym`` stand-in) and sthalles/SimCLR (on the CIFAR10 stand-i
 ``tensorboard`` stand-in) and for the ``bay`` batch uoguelph-mlrg/Cutout (on the CIFAR10
 stand-in, its ``logs`` and ``checkpoints`` folders made), nadavbh12/VQ-VAE (on the MNIST
 stand-in) and BY571/Soft-Actor-Critic-and-Extensions (on the ``gym`` stand-in and a
-``pybulletgym`` stand-in), each with its license; see
+``pybulletgym`` stand-in) and for the ``lagoon`` batch clovaai/CutMix-PyTorch (on the CIFAR10
+stand-in), sfujim/LAP-PAL and sfujim/TD7 (each on the ``gym`` stand-in), each with its
+license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -67,7 +69,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set bay            # the latest held-out batch
+    python benchmarks/check_mutants.py --set lagoon         # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -176,11 +178,11 @@ class Program:
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
-#: ``fjord``, ``sound`` and ``bay`` (2026-12-06) were each gathered apart from the rules and
-#: measured once, blind
+#: ``fjord``, ``sound``, ``bay`` and ``lagoon`` (2026-12-06) were each gathered apart from the
+#: rules and measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
-    "sound", "bay",
+    "sound", "bay", "lagoon",
 )  # fmt: skip
 
 
@@ -263,6 +265,23 @@ _SAC_EXTENSIONS = (
 _SAC_IQN = (
     "-env", "Pendulum-v0", "-frames", "20", "-eval_every", "20", "-eval_runs", "1", "-bs", "8",
     "-layer_size", "16", "-info", "sac", "-dist", "1",
+)  # fmt: skip
+#: ``-b 1``: its ``accuracy`` views a slice of a transposed tensor, which only a batch of one
+#: image allows in the torch of today; ``--beta`` left at 0 (its CutMix box uses ``np.int``,
+#: which numpy no longer has)
+_CUTMIX = (
+    "--net_type", "resnet", "--dataset", "cifar10", "--depth", "8", "--no-bottleneck",
+    "--epochs", "1", "-b", "1", "-j", "0", "--expname", "lagoon", "--no-verbose",
+)  # fmt: skip
+_LAP_PAL = (
+    "--env", "Pendulum-v0", "--start_timesteps", "10", "--eval_freq", "20", "--max_timesteps",
+    "40", "--batch_size", "8",
+)  # fmt: skip
+#: one episode of updates (ten, with the checkpoints TD7 keeps by default) after one of
+#: random actions, one evaluation before and one after
+_TD7 = (
+    "--env", "Pendulum-v0", "--timesteps_before_training", "0", "--eval_freq", "10",
+    "--eval_eps", "1", "--max_timesteps", "19",
 )  # fmt: skip
 _SIMCLR = (
     "-data", "./datasets", "-dataset-name", "cifar10", "--epochs", "1", "-b", "16", "-j", "0",
@@ -356,6 +375,22 @@ PROGRAMS: tuple[Program, ...] = (
         "sac_extensions/iqn", "sac_extensions", "files/networks.py", _SAC_IQN,
         batch="bay", entry="run.py",
     ),
+    Program("cutmix", "cutmix", "train.py", _CUTMIX, batch="lagoon"),
+    Program("lap_pal", "lap_pal", "LAP_TD3.py", (*_LAP_PAL, "--algorithm", "LAP_TD3"), batch="lagoon", entry="main.py"),
+    Program(
+        "lap_pal/pal", "lap_pal", "PAL_TD3.py", (*_LAP_PAL, "--algorithm", "PAL_TD3"),
+        batch="lagoon", entry="main.py",
+    ),
+    Program(
+        "lap_pal/per", "lap_pal", "PER_TD3.py", (*_LAP_PAL, "--algorithm", "PER_TD3"),
+        batch="lagoon", entry="main.py",
+    ),
+    Program(
+        "lap_pal/replay", "lap_pal", "utils.py", (*_LAP_PAL, "--algorithm", "LAP_TD3"),
+        batch="lagoon", entry="main.py",
+    ),
+    Program("td7", "td7", "TD7.py", _TD7, batch="lagoon", entry="main.py"),
+    Program("td7/buffer", "td7", "buffer.py", _TD7, batch="lagoon", entry="main.py"),
 )  # fmt: skip
 
 

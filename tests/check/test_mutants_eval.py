@@ -185,6 +185,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "fjord"],
         ["--set", "sound"],
         ["--set", "bay"],
+        ["--set", "lagoon"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -208,6 +209,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[11]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 11))), []))
     assert chosen[12] == [p.name for p in cm.PROGRAMS if p.batch == "bay"]
     assert set(chosen[12]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 12))), []))
+    assert chosen[13] == [p.name for p in cm.PROGRAMS if p.batch == "lagoon"]
+    assert set(chosen[13]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 13))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -230,6 +233,7 @@ def _blob_id(data: bytes) -> str:
         ("fjord", 4),
         ("sound", 4),
         ("bay", 5),
+        ("lagoon", 6),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -333,12 +337,14 @@ def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth, cove, reef, shoal, strait, inlet, fjord, sound and bay programs come from
-    other repositories than pytorch/examples (whose license is ``LICENSE`` of the programs'
-    folder), or, for inlet's and fjord's, some of them: each folder holds its own (an MIT or
-    BSD license, or for bay's ``cutout`` the Educational Community License 2.0)."""
+    """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay and lagoon programs come
+    from other repositories than pytorch/examples (whose license is ``LICENSE`` of the
+    programs' folder), or, for inlet's and fjord's, some of them: each folder holds its own (an
+    MIT or BSD license, or for bay's ``cutout`` the Educational Community License 2.0)."""
     _programs_here()
-    later = ("berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay")
+    later = (
+        "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay", "lagoon",
+    )  # fmt: skip
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
         if text.startswith("Educational Community License, Version 2.0 (ECL-2.0)\n"):
