@@ -48,11 +48,16 @@ the oracle runs):
 * ``add-item``: add a ``.item()`` of the loss on every step of a training loop.
 
 The original must pass under ``ferry run --simulate cuda``.  A mutant is *confirmed* when
-the mistake bites on a GPU: under the simulation it ends with an error (``--report``;
-a device error in nearly every case, but the oracle does not ask the error's kind, so an added
-``.detach().numpy()`` on a value that is no tensor, which fails on every device, counts too);
-for ``drop-map-location``, loading the checkpoint a simulated-GPU run wrote
-fails on the plain CPU (PyTorch's "Attempting to deserialize object on a CUDA device");
+the mistake bites on a GPU: under the simulation it ends with a device error, an error that
+``ferry run --report`` explains and gives a kind (its ``"error"`` object's ``"kind"``, a
+family of ``torchferry.diagnose``: mixed devices, ``.numpy()`` on the accelerator, ...); an
+error of no kind is the program's, not the device's (an added ``.detach().numpy()`` on a
+dict fails with AttributeError on every device) and does not count.  Where the program has
+arguments for the plain CPU (``plain_args``), a device error that the plain CPU run ends
+with too (the same type at the same line of the same script) does not count either.  For
+``drop-map-location``, loading the checkpoint a simulated-GPU run wrote fails on the plain
+CPU with the kind ``checkpoint_map_location`` (PyTorch's "Attempting to deserialize object
+on a CUDA device");
 for ``add-item``, the simulation counts a host sync at the added line on every step (at
 least 2, ``--trips``).  A confirmed mutant is *caught* when ``ferry check --format json``
 (the default rule set; ``--select`` to change it) reports one of the operator's rules (for
@@ -77,9 +82,13 @@ sha256) and the files live in ``.corpus/mutants/programs/``; a run stops (exit 2
 missing or changed file of the programs it selects, and ``--export-programs --mirror
 GIT_DIR`` writes them from clones.
 
-Oracle results are cached in ``.corpus/mutants-cache.json`` (keyed by the mutant's source,
-its arguments, the simulation's source and the torch version), so that a re-run after a
-rule change only runs ``ferry check``.  Exit status 0; 2 on a usage error.
+Oracle results are cached in ``.corpus/mutants-cache-v2.json`` (keyed by the mutant's source,
+its arguments, the simulation's source and the torch version; each verdict with its error's
+kind), so that a re-run after a rule change only runs ``ferry check``.  The cache of the
+former oracle, which counted any error and kept no kind (``.corpus/mutants-cache.json``), is
+read and never written: a verdict it did not confirm holds still and is taken over (this
+oracle counts fewer errors, never more), as is an ``add-item`` host-sync count; a verdict it
+confirmed is run again.  Exit status 0; 2 on a usage error.
 """
 
 from __future__ import annotations
@@ -99,6 +108,9 @@ from collections.abc import Callable, Collection, Iterator, Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
+from threading import Lock
+
+from torchferry.diagnose.record import Family
 
 REPO = Path(__file__).resolve().parents[1]
 HERE = REPO / "tests" / "check" / "mutants" / "fixtures"
@@ -107,7 +119,11 @@ HERE = REPO / "tests" / "check" / "mutants" / "fixtures"
 PROGRAMS_DIR = REPO / ".corpus" / "mutants" / "programs"
 PROGRAMS_MANIFEST = REPO / "tests" / "check" / "mutants" / "programs.toml"
 STUBS = HERE / "stubs"
-DEFAULT_CACHE = REPO / ".corpus" / "mutants-cache.json"
+#: the oracle's verdicts, each with the kind of the error it counts
+DEFAULT_CACHE = REPO / ".corpus" / "mutants-cache-v2.json"
+#: the verdicts of the former oracle (any error counted, no kind kept): read, never written;
+#: a verdict it did not confirm still holds (``carried``)
+LEGACY_CACHE = REPO / ".corpus" / "mutants-cache.json"
 #: seconds a run may take; the whole 20-epoch spatial_transformer run takes over 300 on a
 #: loaded 2-core machine (a run killed at the limit leaves no verdict in the cache)
 TIMEOUT_S = 600
@@ -787,9 +803,9 @@ def _run(
 ) -> Run:
     report = workdir / ".ferry-report.json"
     report.unlink(missing_ok=True)
-    cmd = [sys.executable, "-m", "torchferry", "run"]
+    cmd = [sys.executable, "-m", "torchferry", "run", "--report", str(report)]
     if simulate:
-        cmd += ["--simulate", "cuda", "--report", str(report)] + (["--trips"] if trips else [])
+        cmd += ["--simulate", "cuda"] + (["--trips"] if trips else [])
     cmd += [script, *args]
     try:
         proc = subprocess.run(
@@ -873,6 +889,19 @@ class Verdict:
     confirmed: bool
     why: str  #: the error, the sync count, or why it is not confirmed
     frames: list[int]  #: lines of the script in the failing traceback
+    #: the family the diagnosis gives the error the run ends with (the report's ``"kind"``);
+    #: None where the run ends with no device error
+    kind: Family | None = None
+
+    def to_json(self) -> dict:
+        """The cache's form of the verdict (every key, ``kind`` as the report writes it)."""
+        kind = self.kind.value if self.kind is not None else None
+        return {"confirmed": self.confirmed, "why": self.why, "frames": self.frames, "kind": kind}
+
+    @classmethod
+    def from_json(cls, data: dict) -> Verdict:
+        kind = data["kind"]
+        return cls(data["confirmed"], data["why"], list(data["frames"]), _family(kind))
 
     @property
     def timed_out(self) -> bool:
@@ -896,6 +925,69 @@ def _timed_out() -> Verdict:
     return Verdict(False, f"{TIMED_OUT} after {TIMEOUT_S} s", [])
 
 
+def _family(kind: object) -> Family | None:
+    """The family a report's ``"kind"`` names; None for null or a kind this library lacks."""
+    return next((f for f in Family if f.value == kind), None)
+
+
+def _error(run: Run) -> dict:
+    """The error the run's report holds ({} where it holds none)."""
+    return run.report.get("error") or {}
+
+
+def device_error(run: Run, script: Path) -> Verdict:
+    """The verdict on a run under the simulation: confirmed when it ends with an error the
+    diagnosis explains as a device error (its report gives the error a kind); an error of
+    no kind (an AttributeError of ``.numpy()`` on a dict, which fails on every device) is
+    the program's, not the device's."""
+    err = _error(run)
+    if run.rc == 0 or not err:
+        return Verdict(False, "passes" if run.rc == 0 else f"exit {run.rc}, no error reported", [])
+    what = f"{err.get('type')}: {str(err.get('message'))[:90]}"
+    kind = _family(err.get("kind"))
+    if kind is None:
+        return Verdict(False, f"{what} (no device error)", _frames(run.stderr, script))
+    return Verdict(True, what, _frames(run.stderr, script), kind)
+
+
+def same_error(a: dict, b: dict) -> bool:
+    """Two reports' errors are one: the same type at the same line of the same script."""
+    where = ("type", "line")
+    return all(a.get(k) == b.get(k) for k in where) and (
+        Path(str(a.get("path"))).name == Path(str(b.get("path"))).name
+    )
+
+
+def on_the_cpu_too(verdict: Verdict, sim: Run, cpu: Run) -> Verdict:
+    """A confirmed verdict stands unless the plain CPU run ends with the same error: an
+    error that happens without the simulation is not the device's, whatever it is called."""
+    if not verdict.confirmed or cpu.rc == 0 or not same_error(_error(sim), _error(cpu)):
+        return verdict
+    return Verdict(False, f"{verdict.why} (also on the plain CPU)", verdict.frames, verdict.kind)
+
+
+def _deserialize_verdict(run: Run, script: Path) -> Verdict:
+    """``drop-map-location``: loading on the plain CPU fails as a checkpoint saved on the
+    GPU does (the diagnosis's ``checkpoint_map_location``)."""
+    kind = _family(_error(run).get("kind"))
+    bites = run.rc != 0 and kind is Family.CHECKPOINT_MAP_LOCATION
+    why = "deserialize error on the CPU" if bites else f"exit {run.rc}"
+    return Verdict(bites, why, _frames(run.stderr, script), kind)
+
+
+def _sync_verdict(run: Run, m: Mutant, script: Path) -> Verdict:
+    """``add-item``: the simulation counts a host sync at the added line on every step."""
+    syncs = sum(
+        t.get("count", 0)
+        for t in run.report.get("trips", [])
+        if Path(t.get("path", "")).name == script.name
+        and t.get("line") == m.line
+        and "sync" in str(t.get("kind", ""))
+    )
+    ok = run.rc == 0 and syncs >= 2
+    return Verdict(ok, f"{syncs} host syncs at the line" if run.rc == 0 else f"exit {run.rc}", [])
+
+
 def oracle(ws: Workspace, m: Mutant) -> Verdict:
     """Does the mistake bite on a GPU?"""
     tag = _digest(m.key, m.source)
@@ -905,42 +997,19 @@ def oracle(ws: Workspace, m: Mutant) -> Verdict:
         if m.op == "drop-map-location":
             assert m.program.plain_args is not None
             run = _run(work, m.program.runs, m.program.plain_args, simulate=False)
-            if run.timed_out:
-                return _timed_out()
-            bites = (
-                run.rc != 0 and "Attempting to deserialize object on a CUDA device" in run.stderr
-            )
-            return Verdict(
-                bites,
-                "deserialize error on the CPU" if bites else f"exit {run.rc}",
-                _frames(run.stderr, script),
-            )
-        if m.op == "add-item":
-            run = _run(work, m.program.runs, m.program.args, simulate=True, trips=True)
-            if run.timed_out:
-                return _timed_out()
-            syncs = sum(
-                t.get("count", 0)
-                for t in run.report.get("trips", [])
-                if Path(t.get("path", "")).name == script.name
-                and t.get("line") == m.line
-                and "sync" in str(t.get("kind", ""))
-            )
-            ok = run.rc == 0 and syncs >= 2
-            return Verdict(
-                ok, f"{syncs} host syncs at the line" if run.rc == 0 else f"exit {run.rc}", []
-            )
-        run = _run(work, m.program.runs, m.program.args, simulate=True)
+            return _timed_out() if run.timed_out else _deserialize_verdict(run, script)
+        trips = m.op == "add-item"
+        run = _run(work, m.program.runs, m.program.args, simulate=True, trips=trips)
         if run.timed_out:
             return _timed_out()
-        err = run.report.get("error")
-        if run.rc != 0 and err:
-            return Verdict(
-                True,
-                f"{err.get('type')}: {str(err.get('message'))[:90]}",
-                _frames(run.stderr, script),
-            )
-        return Verdict(False, "passes" if run.rc == 0 else f"exit {run.rc}, no device error", [])
+        if trips:
+            return _sync_verdict(run, m, script)
+        verdict = device_error(run, script)
+        if not verdict.confirmed or m.program.plain_args is None:
+            return verdict
+        cpu = _run(ws.copy(m.program, tag, m.source), m.program.runs, m.program.plain_args,
+                   simulate=False)  # fmt: skip
+        return _timed_out() if cpu.timed_out else on_the_cpu_too(verdict, run, cpu)
     finally:
         shutil.rmtree(work, ignore_errors=True)
 
@@ -1172,15 +1241,82 @@ def _load_cache(path: Path) -> dict:
         return {}
 
 
+_SAVING = Lock()
+
+
 def _save_cache(path: Path, entries: dict) -> None:
     """Add ``entries`` to the cache at ``path``: what another run wrote there since this one
     read it stays (the cache is shared), and the file is replaced whole, never half written."""
-    merged = _load_cache(path)
-    merged.update(entries)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-    tmp.write_text(json.dumps(merged, indent=0, sort_keys=True), encoding="utf-8")
-    os.replace(tmp, path)
+    with _SAVING:
+        merged = _load_cache(path)
+        merged.update(entries)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        tmp.write_text(json.dumps(merged, indent=0, sort_keys=True), encoding="utf-8")
+        os.replace(tmp, path)
+
+
+#: the operators whose oracle reads no error of the simulated run (the host syncs it counts):
+#: the former oracle's verdicts on them hold as they are
+_NO_ERROR_READ = frozenset({"add-item"})
+
+
+def carried(legacy: object, op: str) -> Verdict | None:
+    """The former oracle's verdict where it still holds, else None (run the oracle again).
+
+    The former oracle confirmed any error the simulated run ended with; this one confirms
+    only those of a device error's kind, so a mutant the former did not confirm stays
+    unconfirmed (a run it saw killed after the time limit excepted).  A confirmed one is run
+    again: the kind of its error was not kept.  ``drop-map-location`` now reads the error's
+    kind too: run again."""
+    if not isinstance(legacy, dict) or op == "drop-map-location":
+        return None
+    old = Verdict(
+        bool(legacy.get("confirmed")), str(legacy.get("why")), list(legacy.get("frames", []))
+    )
+    if old.timed_out or (old.confirmed and op not in _NO_ERROR_READ):
+        return None
+    return old
+
+
+def _cached(entry: object) -> Verdict | None:
+    """A verdict of this oracle's cache; None for none or one without a kind (kept by an
+    earlier format: not trusted, run again)."""
+    if isinstance(entry, dict) and "kind" in entry:
+        return Verdict.from_json(entry)
+    return None
+
+
+@dataclass
+class _Verdicts:
+    """The cache of verdicts a run reads and adds to, and the former oracle's it reads."""
+
+    path: Path | None
+    entries: dict
+    legacy: dict
+    carried: int = 0  #: verdicts taken over from ``legacy``
+
+    @classmethod
+    def load(cls, path: Path | None, legacy: Path | None) -> _Verdicts:
+        return cls(path, _load_cache(path) if path else {}, _load_cache(legacy) if legacy else {})
+
+    def passes(self, key: str) -> bool:
+        return "passes" in (self.entries.get(key), self.legacy.get(key))
+
+    def verdict(self, key: str, op: str) -> Verdict | None:
+        found = _cached(self.entries.get(key))
+        if found is None and (found := carried(self.legacy.get(key), op)) is not None:
+            self.carried += 1
+            self.keep(key, found)
+        return found
+
+    def keep(self, key: str, verdict: Verdict | str) -> None:
+        """Record a verdict (or an original's ``"passes"``), written at once: a run stopped
+        half way keeps what it found."""
+        entry = verdict if isinstance(verdict, str) else verdict.to_json()
+        self.entries[key] = entry
+        if self.path is not None:
+            _save_cache(self.path, {key: entry})
 
 
 def evaluate(
@@ -1191,34 +1327,34 @@ def evaluate(
     cache_path: Path | None,
     jobs: int,
     check: bool = True,
+    legacy_path: Path | None = None,
 ) -> list[Result]:
     """The oracle's verdict on every mutant of ``programs`` and, with ``check``, whether
-    ``ferry check`` reports a confirmed one."""
-    cache = _load_cache(cache_path) if cache_path else {}
+    ``ferry check`` reports a confirmed one.  ``legacy_path``: the former oracle's cache,
+    whose verdicts that still hold (``carried``) are taken over."""
+    cache = _Verdicts.load(cache_path, legacy_path)
     digest = sim_digest()
-    results: list[Result] = []
     with tempfile.TemporaryDirectory(prefix="ferry-mutants-") as tmp:
         ws = Workspace(Path(tmp))
         todo: list[Mutant] = []
         for program in programs:
             original = (PROGRAMS_DIR / program.directory / program.script).read_text()
             key = _digest(digest, program.name, "original", original, *program.args)
-            if cache.get(key) != "passes":
+            if not cache.passes(key):
                 why = baseline_ok(ws, program)
                 if why is not None:
                     raise SystemExit(f"check_mutants: the original {program.name} {why}")
-                cache[key] = "passes"
+                cache.keep(key, "passes")
             ms = [m for m in mutants(program) if m.op in ops]
             todo += ms[:max_mutants] if max_mutants is not None else ms
 
         def judge(m: Mutant) -> Result:
             key = _digest(digest, m.program.name, m.op, m.source, *m.program.args)
-            hit = cache.get(key)
-            verdict = Verdict(**hit) if hit else None
+            verdict = cache.verdict(key, m.op)
             if verdict is None or verdict.timed_out:  # a killed run is tried again
                 verdict = oracle(ws, m)
-            if not verdict.timed_out:
-                cache[key] = verdict.__dict__
+                if not verdict.timed_out:
+                    cache.keep(key, verdict)
             result = Result(m, verdict)
             if verdict.confirmed and check:
                 score(result, findings(ws, m, select), originals[m.program.name])
@@ -1231,8 +1367,12 @@ def evaluate(
                 originals[program.name] = original_findings(ws, program, select)
         with ThreadPoolExecutor(max_workers=max(1, jobs)) as pool:
             results = list(pool.map(judge, todo))
-    if cache_path:
-        _save_cache(cache_path, cache)
+    if cache.carried:
+        print(
+            f"check_mutants: {cache.carried} verdicts taken over from {legacy_path}: those it "
+            "did not confirm (it counted any error, this oracle fewer) and the host-sync counts",
+            file=sys.stderr,
+        )
     return results
 
 
@@ -1355,6 +1495,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         None if args.no_cache else args.cache,
         args.jobs,
         check=not args.oracle_only,
+        legacy_path=None if args.no_cache else LEGACY_CACHE,
     )
     if args.oracle_only:
         print(f"mutation benchmark: {len(programs)} programs, the simulation only\n")
@@ -1390,6 +1531,7 @@ def main(argv: Sequence[str] | None = None) -> int:
                 "before": r.mutant.before,
                 "confirmed": r.verdict.confirmed,
                 "why": r.verdict.why,
+                "kind": r.verdict.kind.value if r.verdict.kind is not None else None,
                 "caught": r.caught,
                 "caught_any": r.caught_any,
                 "caught_new": r.caught_new,
