@@ -251,3 +251,52 @@ def holds_tensors(qualname: str) -> bool:
     """Does a call of ``qualname`` build a module that holds tensors of its own?"""
     fact = call_fact(qualname)
     return fact is not None and fact.returns is Returned.MODULE
+
+
+@dataclass(frozen=True)
+class CheckpointLoad:
+    """A call that unpickles a checkpoint as ``torch.load`` does, restoring each tensor to
+    the device it was saved from unless given ``map_location``: by keyword, or as
+    positional argument ``map_at`` (0 is the first)."""
+
+    names: frozenset[str]
+    map_at: int
+
+
+#: the calls that read a checkpoint with ``torch.load``'s device semantics:
+#: ``torch.load(f, map_location=None, ...)`` itself, and ``torch.hub``'s
+#: ``load_state_dict_from_url(url, model_dir=None, map_location=None, ...)``, which downloads
+#: the file and returns ``torch.load(cached_file, map_location=map_location)``; torch
+#: re-exports it as ``torch.utils.model_zoo.load_url``, torchvision as
+#: ``torchvision.models.utils.load_state_dict_from_url`` (before 0.11) and
+#: ``torchvision._internally_replaced_utils.load_state_dict_from_url``
+CHECKPOINT_LOADS: tuple[CheckpointLoad, ...] = (
+    CheckpointLoad(frozenset({"torch.load"}), 1),
+    CheckpointLoad(
+        frozenset(
+            {
+                "torch.hub.load_state_dict_from_url",
+                "torch.utils.model_zoo.load_url",
+                "torchvision.models.utils.load_state_dict_from_url",
+                "torchvision._internally_replaced_utils.load_state_dict_from_url",
+            }
+        ),
+        2,
+    ),
+)
+
+_LOADS = {name: fact for fact in CHECKPOINT_LOADS for name in fact.names}
+#: the last components of their names (``calls_by_tail`` keys)
+CHECKPOINT_LOAD_TAILS = frozenset(n.rsplit(".", 1)[-1] for n in _LOADS)
+
+
+def checkpoint_load(qualname: str | None) -> CheckpointLoad | None:
+    """The fact of a checkpoint-reading call of ``qualname`` (qualified), if it is one.
+
+    >>> checkpoint_load("torch.utils.model_zoo.load_url").map_at
+    2
+    >>> checkpoint_load("torch.hub.load") is None  # (a hub model, built by its own code)
+    True
+    """
+    return _LOADS.get(qualname) if qualname is not None else None
+
