@@ -102,7 +102,7 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow.converted import read_as_an_object
 from torchferry.check.flow.evidence import at, first
-from torchferry.check.flow.places import whole_batch
+from torchferry.check.flow.places import iterated_batch, whole_batch
 from torchferry.check.flow.vocab import MODEL_NAME
 from torchferry.check.names import BODY_FIELDS, DEVICE_FACTORIES, MOVE_METHODS, short
 
@@ -119,6 +119,9 @@ class Why(NamedTuple):
 
     text: str
     node: ast.AST | None = None
+    #: the batch a loop iterates to bind the receiver: assigning the loop's name keeps
+    #: nothing in it, so there is no one-line fix
+    batch: ast.Name | None = None
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -257,6 +260,9 @@ def _tensor(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.expr,
         if whole_batch(res.node, recv) or graph and isinstance(recv, ast.Name):
             return None  # a batch object (BatchEncoding, PyG's Data) moves in place
         loop = first(v, Op.BATCH)
+        batch = iterated_batch(res.node, recv)
+        if batch is not None:
+            return Why(f"an item of the batch `{batch.id}`, which the loop iterates", batch, batch)
         return Why("an item of what the data loader here yields", loop.node if loop else None)
     if v.kinds is not None or not isinstance(recv, ast.Name) or MODEL_NAME.match(recv.id):
         return None
@@ -513,7 +519,10 @@ def _finding(ctx: Context, call: ast.Call, st: ast.Expr, why: Why) -> Finding:
     text = short(ctx.text(call))
     recv = func.value
     fix = None
-    if isinstance(recv, ast.Name):
+    if why.batch is not None:
+        b, item = why.batch.id, short(ctx.text(recv))
+        hint = f"rebuild the batch from the moved items: `{b} = [{text} for {item} in {b}]`"
+    elif isinstance(recv, ast.Name):
         fix = Fix((ctx.insert_before(st, f"{recv.id} = "),), False,
                   f"Assign the result: `{recv.id} = {text}`")
         hint = f"assign it: `{recv.id} = {text}`"
