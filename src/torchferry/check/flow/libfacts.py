@@ -54,6 +54,7 @@ True
 
 from __future__ import annotations
 
+import ast
 import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -299,4 +300,53 @@ def checkpoint_load(qualname: str | None) -> CheckpointLoad | None:
     True
     """
     return _LOADS.get(qualname) if qualname is not None else None
+
+
+#: ``torch.autograd.Function`` under the qualified names it is imported as
+AUTOGRAD_FUNCTIONS = frozenset(
+    {
+        "torch.autograd.Function",
+        "torch.autograd.function.Function",
+        "torch.autograd.function.InplaceFunction",
+    }
+)
+#: the attributes of an autograd ``Function``'s context that hold, in its ``backward``, the
+#: tensors its ``forward`` saved with ``ctx.save_for_backward(...)`` (``saved_variables``:
+#: the older name), as a tuple
+SAVED_TENSORS = frozenset({"saved_tensors", "saved_variables"})
+
+
+def autograd_backward(info: ClassInfo | None, fn: ast.AST) -> bool:
+    """Is ``fn`` the ``backward`` of a class ``info`` that derives from
+    ``torch.autograd.Function``?  Autograd calls it with the context of ``forward`` first,
+    whose :data:`SAVED_TENSORS` are tensors ``forward`` was given or made from them: where
+    the function's inputs were, which the code of ``backward`` follows when it makes
+    tensors on their device (``torch.eye(n, device=M.device)``)."""
+    return info is not None and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        and fn.name == "backward" and derives_from(info, AUTOGRAD_FUNCTIONS)
+
+
+def saved_tensor_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The names ``fn`` (a ``backward``) binds to the saved tensors of its context, its
+    first parameter: ``M, r = ctx.saved_tensors``, ``(x,) = ctx.saved_tensors``,
+    ``x = ctx.saved_tensors[0]``.
+
+    >>> fn = ast.parse("def backward(ctx, g):\\n    M, r = ctx.saved_tensors\\n"
+    ...                "    w = ctx.saved_tensors[0]\\n    q = other.saved_tensors[0]\\n").body[0]
+    >>> sorted(saved_tensor_names(fn))
+    ['M', 'r', 'w']
+    """
+    params = [*fn.args.posonlyargs, *fn.args.args]
+    if not params:
+        return frozenset()
+    ctx = params[0].arg
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Assign):
+            continue
+        value = node.value.value if isinstance(node.value, ast.Subscript) else node.value
+        if isinstance(value, ast.Attribute) and value.attr in SAVED_TENSORS \
+                and isinstance(value.value, ast.Name) and value.value.id == ctx:
+            out.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return frozenset(out)
 

@@ -80,7 +80,11 @@ which the calls in the file override), and so may one whose place the function f
 when it makes or converts other tensors (`torch.zeros(L, S, device=query.device)`,
 `phi.new_empty(n, 3, 3)`, `torch.zeros_like(x)`, `w.type_as(x)`, `w.type(x.type())`: the
 code itself says it may be anywhere, as a library's entry point is); a parameter merely
-used as a tensor is not known to be. So is a tensor of unknown place (`mat = self.mat` of
+used as a tensor is not known to be. The tensors an autograd `Function`'s `backward` reads
+from its context (`M, r = ctx.saved_tensors`, of a class deriving from
+`torch.autograd.Function`) are where the function's inputs were, and may be on a device
+when `backward` makes tensors where one of them is (`torch.eye(n, device=M.device)`); the
+fix then names that tensor's device (`device=M.device`), never the context's. So is a tensor of unknown place (`mat = self.mat` of
 an object that was given it, `dist` returned by another file's function) whose place the
 function follows the same way (`mat.new_zeros(n)`, or the partner is such a tensor:
 `torch.ones_like(dist) - torch.eye(n)`). An attribute of an object of a plain class of the
@@ -386,6 +390,7 @@ from torchferry.check.flow import (
     ScopeResult,
     Value,
     Where,
+    libfacts,
     vocab,
 )
 from torchferry.check.flow.arms import off_device_arm
@@ -1470,7 +1475,20 @@ def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
     if not hints:  # (indices: the model's own, not an annotation's)
         return _of_the_model(ff, res, k)
     # (``self`` of a module: MODULE)
-    return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE) or _carries_device(res, k)
+    return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE) or _carries_device(res, k) \
+        or k == 0 and _saved_followed(ff, res)
+
+
+def _saved_followed(ff: FileFlow, res: ScopeResult) -> bool:
+    """In an autograd ``Function``'s ``backward``, whose context holds the tensors
+    ``forward`` saved where the function's inputs were: does it make tensors where one of
+    them is (``M, r = ctx.saved_tensors`` then ``torch.eye(n, device=M.device)``)?  The code
+    says they may be on a device."""
+    fn = res.node
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or not libfacts.autograd_backward(ff.method_of.get(id(fn)), fn):
+        return False
+    return any(_follows_place(fn, name) for name in libfacts.saved_tensor_names(fn))
 
 
 def _carries_device(res: ScopeResult, k: int) -> bool:
@@ -1917,7 +1935,7 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     named = hop.arg is not None and hop.caller is home if hop is not None else False
     input_name = (_local_name(home, hop.arg, home, call.node) if hop is not None and named
                   and hop.arg is not None else _local_name(home, partner, res, call.node)) \
-        or _input_name(home, partner, res)
+        or _input_name(home, partner, res, ctx.flow)
     # a module has no .device (only its parameters have one)
     weights = isinstance(partner, ast.Name) and partner.id == input_name and (
         partner is meet.module or partner.id in home.params
@@ -1972,11 +1990,11 @@ def _evidence(ctx: Context, call: CallEvent, meet: Meeting, partner: ast.AST,
     return tuple(steps)
 
 
-def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult) -> str | None:
+def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult, ff: FileFlow) -> str | None:
     """The tensor whose device the fix names: the partner when it is a parameter of the
     factory's own function known as a tensor there, else the tensor parameter whose place
     the partner has, else that function's first tensor parameter (never one used as a
-    module)."""
+    module; in an autograd ``backward``, a saved tensor it follows, never its context)."""
     if res is home and isinstance(partner, ast.Name) and partner.id in home.params:
         if _a_tensor(res.value(partner)) or \
                 home.param_uses.get(home.params.index(partner.id)) in (Kind.TENSOR, Kind.MODULE):
@@ -1990,9 +2008,26 @@ def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult) -> str | 
                and (home.param_uses.get(k) is Kind.TENSOR or _hinted_tensor(fn, name, home))]
     v = res.value(partner) if res is home else None
     held = v.places or frozenset() if v is not None else frozenset()
+    if home.params and home.params[0] in tensors and isinstance(fn, ast.FunctionDef) \
+            and libfacts.autograd_backward(ff.method_of.get(id(fn)), fn):
+        # (an autograd context has no device: its saved tensors, which the code follows, do)
+        tensors.remove(home.params[0])
+        if param(0) in held:
+            return _saved_name(fn)
     # the parameter the partner is placed by, when there is one; else the first tensor parameter
     return next((n for n in tensors if param(home.params.index(n)) in held),
                 tensors[0] if tensors else None)
+
+
+def _saved_name(fn: ast.FunctionDef) -> str | None:
+    """A saved tensor of an autograd ``backward`` whose place it follows, bound once (by
+    its only store) and not rebound: the tensor whose device a fix may name."""
+    for name in sorted(libfacts.saved_tensor_names(fn)):
+        stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name
+                  and isinstance(n.ctx, ast.Store)]
+        if len(stores) == 1 and _follows_place(fn, name):
+            return name
+    return None
 
 
 def _local_name(home: ScopeResult, partner: ast.AST, res: ScopeResult, factory: ast.AST) -> str | None:
