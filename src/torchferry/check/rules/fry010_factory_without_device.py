@@ -104,6 +104,19 @@ annotated as a number (`fps: float | None`). A value moved to `x.device` of a pa
 that its function calls a tensor's method on (`mask.to(x.device)` with `x.max()`) is where
 `x` is; moved to `opts.device` of any other value, on a device the code chose.
 
+A random factory (`torch.rand`, `randn`, `randint`, `randperm`, and their `_like` forms)
+without `device=` given a `generator=` on an accelerator is flagged too: a generator must be
+on the device the factory builds on, so it fails as it is built ("Expected a 'cpu' device
+type for generator but found 'cuda'"), whatever its size (a 0-dimensional draw,
+`torch.rand((), generator=g).item()`, included). The generator is on an accelerator where
+the code builds it there: `torch.Generator(device="cuda")`, `torch.Generator(dev)` of a device
+the code puts on an accelerator when there is one, in the argument itself or through a name
+its function (or the module's own statements) binds once; that is a sure finding, and the
+fix passes `device=g.device`. A parameter annotated `torch.Generator` (or `torch.Generator |
+None`) that no call of the run gives a value is a hint (its callers may build a CUDA one):
+reported where the rule is selected by name, without a fix (it may be None). Quiet where the
+file sets a default device.
+
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
 indices on the CPU), a partner moved to the factory's result's own device
 (`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`,
@@ -396,6 +409,7 @@ from torchferry.check.flow import (
 from torchferry.check.flow.arms import off_device_arm
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.evidence import at, step
+from torchferry.check.flow.generators import GeneratorPlace, generator_place
 from torchferry.check.flow.lattice import in_order, number_value, param, zero_dim_made
 from torchferry.check.flow.meetings import index_meetings
 from torchferry.check.flow.order import Point
@@ -404,7 +418,7 @@ from torchferry.check.flow.queries import moved_apart
 from torchferry.check.flow.resolve import tensor_class
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.weighed import weighed_params
-from torchferry.check.names import kwarg
+from torchferry.check.names import kwarg, short
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
 CODE = "FRY010"
@@ -505,6 +519,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     results = list(ff.results())
     pools = _pools(ctx, results)
     if not pools.written and not pools.kept and not pools.arrays and not pools.repeated:
+        yield from _drawn_from_accelerators(ctx, results, set())
         return
     found: Found = {}
     levels: dict[int, Certainty] = {}  # (how sure each factory's meeting is)
@@ -524,6 +539,52 @@ def check(ctx: Context) -> Iterable[Finding]:
         else:
             there = None if other is None or found[id(call.node)][2] is not other[2] else other[5]
             yield _finding(ctx, home, call, meet, partner, res, there, level=level)
+    yield from _drawn_from_accelerators(ctx, results, {k for k, v in found.items() if levels[k] >= least})
+
+
+def _drawn_from_accelerators(ctx: Context, results: list[ScopeResult], reported: set[int]) -> Iterable[Finding]:
+    """A random factory without ``device=`` given a ``generator=`` on an accelerator
+    (:func:`~torchferry.check.flow.generators.generator_place`): it fails as it is built,
+    whatever its size; not where the file sets a default device, nor twice."""
+    if _sets_a_default_device(results):
+        return
+    least = REPORTED[ctx.selected(CODE)]
+    for res in results:
+        for c in res.calls.values():
+            last = (c.qualname or "").removeprefix("torch.")
+            if c.qualname != f"torch.{last}" or last not in vocabulary.RANDOM_FACTORIES \
+                    or id(c.node) in reported or kwarg(c.node, "device") is not None:
+                continue
+            place = generator_place(ctx.flow, c.node)
+            level = Certainty.SURE if place is GeneratorPlace.SURE else Certainty.MAY if place else None
+            if level is not None and level >= least:
+                reported.add(id(c.node))
+                yield _generator_finding(ctx, c, level)
+
+
+def _generator_finding(ctx: Context, call: CallEvent, level: Certainty) -> Finding:
+    gen = kwarg(call.node, "generator")
+    assert gen is not None
+    text = short(ctx.text(gen))
+    named = isinstance(gen, (ast.Name, ast.Attribute))
+    fix = None
+    # (a parameter may be None: ``generator: torch.Generator | None = None``)
+    edit = ctx.add_keyword(call.node, f"device={text}.device") if named and level is Certainty.SURE else None
+    if edit is not None:
+        fix = Fix((edit,), False, f"Pass `device={text}.device`")
+    where = {Certainty.SURE: "is built on an accelerator when there is one",
+             Certainty.MAY: "may be on an accelerator (its annotation says a `torch.Generator`, "
+                            "which its callers may build there)"}[level]
+    f = ctx.finding(
+        CODE, call.node,
+        f"`{call.qualname}(...)` without `device=` is built on the CPU but draws from the "
+        f"generator `{text}`, which {where}; a generator must be on the factory's device: "
+        f"`device={text if named else '<generator>'}.device`",
+        fix,
+    )
+    made = Origin(Op.MADE, call.node.lineno, call.node.col_offset, "", node=call.node)
+    return replace(f, evidence=(step(ctx, made, f"`{call.qualname}(...)` builds the tensor on the CPU here"),
+                                at(ctx, gen, f"it draws from `{text}` here")))
 
 
 def _pools(ctx: Context, results: list[ScopeResult]) -> Pools:
