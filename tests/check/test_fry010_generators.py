@@ -88,6 +88,13 @@ QUIET = {
         "def sample(n, generator=None):\n"
         "    return torch.rand(n, generator=generator)\n"
     ),
+    # (the default says where the author expects it)
+    "annotated-with-a-cpu-default": (
+        "import torch\n"
+        "from typing import Optional\n"
+        "def sample(n, generator: Optional[torch.Generator] = torch.Generator()):\n"
+        "    return torch.rand(n, generator=generator)\n"
+    ),
     "annotated-but-given-by-a-call": (
         "import torch\n"
         "def sample(n, generator: torch.Generator):\n"

@@ -12,7 +12,8 @@ when there is one (a device string such as ``"cuda"``, ``torch.device("cuda")``,
 value the analysis may place there), in the expression itself or through a name the same
 function (or the module) binds once; :attr:`GeneratorPlace.HINT` where the generator is a
 parameter annotated ``torch.Generator`` that no call of the run gives a value (its callers
-decide, and may give a CUDA one: a hint, never proof); None otherwise.
+decide, and may give a CUDA one: a hint, never proof), unless its default is a generator
+(``generator=torch.Generator()``: the CPU's, as the author expects); None otherwise.
 
 >>> import ast
 >>> from torchferry.check.flow import analyze
@@ -63,7 +64,7 @@ def generator_place(ff: FileFlow, call: ast.Call) -> GeneratorPlace | None:
         return GeneratorPlace.SURE if _on_accelerator(ff, built) else None
     if isinstance(gen, ast.Name) and fn is not None and _annotated_parameter(ff, fn, gen.id):
         k = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)].index(gen.id)
-        if ff.run_arguments(fn, k) == [] and not _rebound(fn, gen.id):
+        if ff.run_arguments(fn, k) == [] and not _rebound(fn, gen.id) and _no_default(fn, gen.id):
             return GeneratorPlace.HINT
     return None
 
@@ -144,6 +145,17 @@ def _annotated_parameter(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDe
             return any(ff.qualname(n) in GENERATOR_CLASSES for n in ast.walk(x.annotation)
                        if isinstance(n, (ast.Name, ast.Attribute)))
     return False
+
+
+def _no_default(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Has parameter ``name`` no default but None?  A default generator
+    (``generator=torch.Generator()``) says where the author expects it: the CPU's."""
+    a = fn.args
+    positional = [*a.posonlyargs, *a.args]
+    defaults = dict(zip([x.arg for x in positional[len(positional) - len(a.defaults):]], a.defaults, strict=True))
+    defaults.update({x.arg: d for x, d in zip(a.kwonlyargs, a.kw_defaults, strict=True) if d is not None})
+    default = defaults.get(name)
+    return default is None or isinstance(default, ast.Constant) and default.value is None
 
 
 def _rebound(fn: ast.AST, name: str) -> bool:

@@ -113,7 +113,8 @@ the code builds it there: `torch.Generator(device="cuda")`, `torch.Generator(dev
 the code puts on an accelerator when there is one, in the argument itself or through a name
 its function (or the module's own statements) binds once; that is a sure finding, and the
 fix passes `device=g.device`. A parameter annotated `torch.Generator` (or `torch.Generator |
-None`) that no call of the run gives a value is a hint (its callers may build a CUDA one):
+None`), with no default but None, that no call of the run gives a value is a hint (its
+callers may build a CUDA one; a default `torch.Generator()` says the author expects the CPU's):
 reported where the rule is selected by name, without a fix (it may be None). Quiet where the
 file sets a default device.
 
