@@ -5,7 +5,9 @@ Flags a tensor's `.to(...)`, `.cuda()`, `.cpu()`, `.float()`, `.half()`, `.doubl
 `.bfloat16()` or `.type(...)` written as a bare statement, so that its result is thrown away.
 The device-flow analysis must hold the receiver to be a tensor: made by a tensor factory,
 returned by a model or a torch function (in this function or through a helper of the checked
-files), an item of a DataLoader batch, a parameter annotated `Tensor` or an input of a
+files), an item of a DataLoader batch (also one a loop over the whole batch binds, `for
+tensor in batch: tensor.to(device)`: a collated tuple's or list's tensors, a collated tensor's
+rows), a parameter annotated `Tensor` or an input of a
 module's `forward`, a parameter its function uses as a tensor (`H1.size(0)`, `H1.t()`,
 passed to `F.cross_entropy`) or one that a call in the same file gives a tensor (and none
 anything known not to be one), a name later passed unchanged to a model or loss call
@@ -59,7 +61,9 @@ the program computes: the tensor now lives on the device (or has the new dtype),
 code after it runs there, and a model that was never moved either now fails on a GPU
 (udacity's `problem_unittests.py`: `if train_on_gpu: x.cuda()` then `D(x)` with `D` on the
 CPU), and a discarded `.half()` assigned back computes in float16. Review it.
-Attribute and subscript receivers (`batch["x"].to(device)`) are reported without a fix.
+Attribute and subscript receivers (`batch["x"].to(device)`) are reported without a fix, and
+so is the name a loop over a batch binds (`for tensor in batch:`): assigning it keeps nothing
+in the batch; the message shows the batch rebuilt from the moved items instead.
 
 ## Known limits
 A receiver the analysis cannot place (a parameter neither annotated, used as a tensor nor
