@@ -126,6 +126,9 @@ class Evaluator:
         base = self.eval(node.value)
         if isinstance(node.value, ast.Name) and node.value.id == self.i.self_name:
             return self.self_attr(node.attr, node)
+        saved = self.i.saved_tensors(node)
+        if saved is not None:
+            return saved
         if base.is_(Kind.OTHER) and base.origins:  # (an instance of a class of the run)
             stored = self.i.held_attr(node) or self.ff.instance_attr(base, node.attr)
             if stored is not None:

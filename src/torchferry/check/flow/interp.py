@@ -37,7 +37,12 @@ from torchferry.check.flow.lattice import (
     param,
     unknown,
 )
-from torchferry.check.flow.libfacts import Placement, hook_parameter
+from torchferry.check.flow.libfacts import (
+    SAVED_TENSORS,
+    Placement,
+    autograd_backward,
+    hook_parameter,
+)
 from torchferry.check.flow.narrowing import narrowed, narrowings
 from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MOVE_NAMES
@@ -117,6 +122,9 @@ class Interp:
         #: the environments at the scope's normal exits (a ``return``, the end of its body)
         self.exits: list[Env] = []
         self.param_index: dict[str, int] = {}
+        #: the context parameter of an autograd ``Function``'s ``backward`` (its first), whose
+        #: saved tensors are where the function's inputs were (:meth:`saved_tensors`)
+        self.context_name: str | None = None
         self._entry: dict[str, Value] = {}  # each parameter's value on entry
         #: ``obj.attr`` (the environment's key) -> the instance ``obj`` held when a statement
         #: of the scope's own body moved or replaced that attribute (:meth:`held_attr`)
@@ -171,6 +179,8 @@ class Interp:
         annotations = {x.arg: x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs}
         forward = method and fn.name == "forward" and self.cls is not None and self.cls.is_module
         numbers = number_defaults(a)
+        if names and autograd_backward(self.cls, fn):
+            self.context_name = names[0]
         for k, name in enumerate(names):
             self.param_index[name] = k
             origin = Origin(Op.PARAM, fn.lineno, fn.col_offset, name)
@@ -201,6 +211,18 @@ class Interp:
             self.env[name] = self._entry[name] = Value(kinds, frozenset((place,)), (origin,), basis)
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
+
+    def saved_tensors(self, node: ast.Attribute) -> Value | None:
+        """``ctx.saved_tensors`` of the context parameter, not rebound, of an autograd
+        ``Function``'s ``backward``: a tuple of tensors where the context is (``param(0)``,
+        the place of what ``forward`` was given); None for any other attribute."""
+        ctx = self.context_name
+        if ctx is None or node.attr not in SAVED_TENSORS or not isinstance(node.value, ast.Name) \
+                or node.value.id != ctx or self.env.get(ctx) is not self._entry.get(ctx):
+            return None
+        origin = Origin(Op.PARAM, node.lineno, node.col_offset, f"{ctx}.{node.attr}", node=node)
+        return container(item=Value(frozenset((Kind.TENSOR,)), frozenset((param(0),)), (origin,),
+                                    Basis.INFERRED))
 
     # -- statements --------------------------------------------------------------
     def block(self, body: list[ast.stmt]) -> bool:

@@ -54,6 +54,7 @@ True
 
 from __future__ import annotations
 
+import ast
 import enum
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -251,3 +252,101 @@ def holds_tensors(qualname: str) -> bool:
     """Does a call of ``qualname`` build a module that holds tensors of its own?"""
     fact = call_fact(qualname)
     return fact is not None and fact.returns is Returned.MODULE
+
+
+@dataclass(frozen=True)
+class CheckpointLoad:
+    """A call that unpickles a checkpoint as ``torch.load`` does, restoring each tensor to
+    the device it was saved from unless given ``map_location``: by keyword, or as
+    positional argument ``map_at`` (0 is the first)."""
+
+    names: frozenset[str]
+    map_at: int
+
+
+#: the calls that read a checkpoint with ``torch.load``'s device semantics:
+#: ``torch.load(f, map_location=None, ...)`` itself, and ``torch.hub``'s
+#: ``load_state_dict_from_url(url, model_dir=None, map_location=None, ...)``, which downloads
+#: the file and returns ``torch.load(cached_file, map_location=map_location)``; torch
+#: re-exports it as ``torch.utils.model_zoo.load_url``, torchvision as
+#: ``torchvision.models.utils.load_state_dict_from_url`` (before 0.11) and
+#: ``torchvision._internally_replaced_utils.load_state_dict_from_url``
+CHECKPOINT_LOADS: tuple[CheckpointLoad, ...] = (
+    CheckpointLoad(frozenset({"torch.load"}), 1),
+    CheckpointLoad(
+        frozenset(
+            {
+                "torch.hub.load_state_dict_from_url",
+                "torch.utils.model_zoo.load_url",
+                "torchvision.models.utils.load_state_dict_from_url",
+                "torchvision._internally_replaced_utils.load_state_dict_from_url",
+            }
+        ),
+        2,
+    ),
+)
+
+_LOADS = {name: fact for fact in CHECKPOINT_LOADS for name in fact.names}
+#: the last components of their names (``calls_by_tail`` keys)
+CHECKPOINT_LOAD_TAILS = frozenset(n.rsplit(".", 1)[-1] for n in _LOADS)
+
+
+def checkpoint_load(qualname: str | None) -> CheckpointLoad | None:
+    """The fact of a checkpoint-reading call of ``qualname`` (qualified), if it is one.
+
+    >>> checkpoint_load("torch.utils.model_zoo.load_url").map_at
+    2
+    >>> checkpoint_load("torch.hub.load") is None  # (a hub model, built by its own code)
+    True
+    """
+    return _LOADS.get(qualname) if qualname is not None else None
+
+
+#: ``torch.autograd.Function`` under the qualified names it is imported as
+AUTOGRAD_FUNCTIONS = frozenset(
+    {
+        "torch.autograd.Function",
+        "torch.autograd.function.Function",
+        "torch.autograd.function.InplaceFunction",
+    }
+)
+#: the attributes of an autograd ``Function``'s context that hold, in its ``backward``, the
+#: tensors its ``forward`` saved with ``ctx.save_for_backward(...)`` (``saved_variables``:
+#: the older name), as a tuple
+SAVED_TENSORS = frozenset({"saved_tensors", "saved_variables"})
+
+
+def autograd_backward(info: ClassInfo | None, fn: ast.AST) -> bool:
+    """Is ``fn`` the ``backward`` of a class ``info`` that derives from
+    ``torch.autograd.Function``?  Autograd calls it with the context of ``forward`` first,
+    whose :data:`SAVED_TENSORS` are tensors ``forward`` was given or made from them: where
+    the function's inputs were, which the code of ``backward`` follows when it makes
+    tensors on their device (``torch.eye(n, device=M.device)``)."""
+    return info is not None and isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+        and fn.name == "backward" and derives_from(info, AUTOGRAD_FUNCTIONS)
+
+
+def saved_tensor_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> frozenset[str]:
+    """The names ``fn`` (a ``backward``) binds to the saved tensors of its context, its
+    first parameter: ``M, r = ctx.saved_tensors``, ``(x,) = ctx.saved_tensors``,
+    ``x = ctx.saved_tensors[0]``.
+
+    >>> fn = ast.parse("def backward(ctx, g):\\n    M, r = ctx.saved_tensors\\n"
+    ...                "    w = ctx.saved_tensors[0]\\n    q = other.saved_tensors[0]\\n").body[0]
+    >>> sorted(saved_tensor_names(fn))
+    ['M', 'r', 'w']
+    """
+    params = [*fn.args.posonlyargs, *fn.args.args]
+    if not params:
+        return frozenset()
+    ctx = params[0].arg
+    out: set[str] = set()
+    for node in ast.walk(fn):
+        if not isinstance(node, ast.Assign):
+            continue
+        value = node.value.value if isinstance(node.value, ast.Subscript) else node.value
+        if isinstance(value, ast.Attribute) and value.attr in SAVED_TENSORS \
+                and isinstance(value.value, ast.Name) and value.value.id == ctx:
+            out.update(n.id for t in node.targets for n in ast.walk(t) if isinstance(n, ast.Name))
+    return frozenset(out)
+

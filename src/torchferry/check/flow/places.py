@@ -123,11 +123,17 @@ def named_dtype(node: ast.expr) -> bool:
     return "dtype" in name or "precision" in name
 
 
-def whole_batch(fn: ast.AST, recv: ast.expr) -> bool:
+def whole_batch(fn: ast.AST, recv: ast.expr, depth: int = 0) -> bool:
     """``batch`` of ``for batch in loader`` (or ``for i, batch in enumerate(loader)``, or
     ``batch = next(iter(loader))``) in the scope ``fn``: the batch object, not one of its
-    items."""
-    if not isinstance(recv, ast.Name):
+    items.  A loop over such a batch (``for tensor in batch:``) binds its items (the
+    tensors of a collated tuple or list, the rows of a collated tensor), not a batch.
+
+    >>> fn = ast.parse("for b in loader:\\n    for t in b:\\n        t.to(d)\\n")
+    >>> whole_batch(fn, ast.Name("b")), whole_batch(fn, ast.Name("t"))
+    (True, False)
+    """
+    if not isinstance(recv, ast.Name) or depth > 2:
         return False
     for node in ast.walk(fn):
         if isinstance(node, ast.Assign) and isinstance(node.value, ast.Call) and \
@@ -138,6 +144,8 @@ def whole_batch(fn: ast.AST, recv: ast.expr) -> bool:
             continue
         target = node.target
         if isinstance(target, ast.Name) and target.id == recv.id:
+            if _over_a_batch(fn, node.iter, recv, depth):
+                continue
             return True
         it = node.iter
         if isinstance(it, ast.Call) and isinstance(it.func, ast.Name) and it.func.id == "enumerate" \
@@ -145,6 +153,26 @@ def whole_batch(fn: ast.AST, recv: ast.expr) -> bool:
                 and isinstance(target.elts[1], ast.Name) and target.elts[1].id == recv.id:
             return True
     return False
+
+
+def _over_a_batch(fn: ast.AST, it: ast.expr, recv: ast.Name, depth: int) -> bool:
+    """Does the loop over ``it`` that binds ``recv`` iterate a whole batch of ``fn`` (another
+    name)?"""
+    return isinstance(it, ast.Name) and it.id != recv.id and whole_batch(fn, it, depth + 1)
+
+
+def iterated_batch(fn: ast.AST, recv: ast.expr) -> ast.Name | None:
+    """The whole batch that a loop of ``fn`` iterates to bind ``recv``: ``batch`` for
+    ``tensor`` in ``for batch in loader: for tensor in batch:`` (rebinding ``tensor``
+    changes nothing in ``batch``); None when ``recv`` is bound so by no loop."""
+    if not isinstance(recv, ast.Name):
+        return None
+    for node in ast.walk(fn):
+        if isinstance(node, (ast.For, ast.AsyncFor)) and isinstance(node.target, ast.Name) \
+                and node.target.id == recv.id and isinstance(node.iter, ast.Name) \
+                and _over_a_batch(fn, node.iter, recv, 0):
+            return node.iter
+    return None
 
 
 def module_dict_entry(v: Value, attr: str, qualname: Callable[[ast.AST], str | None]) -> Value | None:

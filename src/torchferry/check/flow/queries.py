@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
-from torchferry.check.flow.lattice import ORIGIN_CAP, Kind, Op, Origin, Value, Where
+from torchferry.check.flow.lattice import ORIGIN_CAP, Basis, Kind, Op, Origin, Value, Where
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.flow.vocab import CALLED_MODULE_METHODS, KEEPING_WRAPPERS, MODEL_NAME
 
@@ -127,6 +127,28 @@ def is_tensor(ff: FileFlow, node: ast.AST) -> bool:
     its uses alone (``fabric.device`` does not make ``fabric`` a tensor)."""
     found = value_of(ff, node)
     return found is not None and found[1].is_(Kind.TENSOR)
+
+
+def established_tensor(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` a tensor by the code's own facts, not by an annotation or a name: made,
+    computed or returned as one; or a parameter its function uses as one (``m.norm()``,
+    ``m.size(0)``), or that every call of the run (one at least) gives a tensor so
+    established (``_fid(m_pred)`` of ``m_pred = torch.mean(x, dim=0)``)?"""
+    found = value_of(ff, node)
+    if found is None or found[0].kind_of(found[1]) != {Kind.TENSOR}:
+        return False
+    res, v = found
+    if v.is_(Kind.TENSOR) and v.basis > Basis.HINT:
+        return True
+    if not isinstance(node, ast.Name) or node.id not in res.params \
+            or not any(o.op is Op.PARAM and o.text == node.id for o in v.origins):
+        return False
+    k = res.params.index(node.id)
+    if res.param_uses.get(k) is Kind.TENSOR:
+        return True
+    given = ff.run_arguments(res.node, k)
+    return bool(given) and all(caller.kind_of(a) == {Kind.TENSOR} and a.basis > Basis.HINT
+                               for _, caller, a in given or ())
 
 
 def moves(ff: FileFlow, call: ast.Call) -> bool:

@@ -5,7 +5,9 @@ Flags a tensor's `.to(...)`, `.cuda()`, `.cpu()`, `.float()`, `.half()`, `.doubl
 `.bfloat16()` or `.type(...)` written as a bare statement, so that its result is thrown away.
 The device-flow analysis must hold the receiver to be a tensor: made by a tensor factory,
 returned by a model or a torch function (in this function or through a helper of the checked
-files), an item of a DataLoader batch, a parameter annotated `Tensor` or an input of a
+files), an item of a DataLoader batch (also one a loop over the whole batch binds, `for
+tensor in batch: tensor.to(device)`: a collated tuple's or list's tensors, a collated tensor's
+rows), a parameter annotated `Tensor` or an input of a
 module's `forward`, a parameter its function uses as a tensor (`H1.size(0)`, `H1.t()`,
 passed to `F.cross_entropy`) or one that a call in the same file gives a tensor (and none
 anything known not to be one), a name later passed unchanged to a model or loss call
@@ -59,7 +61,9 @@ the program computes: the tensor now lives on the device (or has the new dtype),
 code after it runs there, and a model that was never moved either now fails on a GPU
 (udacity's `problem_unittests.py`: `if train_on_gpu: x.cuda()` then `D(x)` with `D` on the
 CPU), and a discarded `.half()` assigned back computes in float16. Review it.
-Attribute and subscript receivers (`batch["x"].to(device)`) are reported without a fix.
+Attribute and subscript receivers (`batch["x"].to(device)`) are reported without a fix, and
+so is the name a loop over a batch binds (`for tensor in batch:`): assigning it keeps nothing
+in the batch; the message shows the batch rebuilt from the moved items instead.
 
 ## Known limits
 A receiver the analysis cannot place (a parameter neither annotated, used as a tensor nor
@@ -102,7 +106,7 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow.converted import read_as_an_object
 from torchferry.check.flow.evidence import at, first
-from torchferry.check.flow.places import whole_batch
+from torchferry.check.flow.places import iterated_batch, whole_batch
 from torchferry.check.flow.vocab import MODEL_NAME
 from torchferry.check.names import BODY_FIELDS, DEVICE_FACTORIES, MOVE_METHODS, short
 
@@ -119,6 +123,9 @@ class Why(NamedTuple):
 
     text: str
     node: ast.AST | None = None
+    #: the batch a loop iterates to bind the receiver: assigning the loop's name keeps
+    #: nothing in it, so there is no one-line fix
+    batch: ast.Name | None = None
 
 
 def check(ctx: Context) -> Iterable[Finding]:
@@ -257,6 +264,9 @@ def _tensor(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.expr,
         if whole_batch(res.node, recv) or graph and isinstance(recv, ast.Name):
             return None  # a batch object (BatchEncoding, PyG's Data) moves in place
         loop = first(v, Op.BATCH)
+        batch = iterated_batch(res.node, recv)
+        if batch is not None:
+            return Why(f"an item of the batch `{batch.id}`, which the loop iterates", batch, batch)
         return Why("an item of what the data loader here yields", loop.node if loop else None)
     if v.kinds is not None or not isinstance(recv, ast.Name) or MODEL_NAME.match(recv.id):
         return None
@@ -513,7 +523,10 @@ def _finding(ctx: Context, call: ast.Call, st: ast.Expr, why: Why) -> Finding:
     text = short(ctx.text(call))
     recv = func.value
     fix = None
-    if isinstance(recv, ast.Name):
+    if why.batch is not None:
+        b, item = why.batch.id, short(ctx.text(recv))
+        hint = f"rebuild the batch from the moved items: `{b} = [{text} for {item} in {b}]`"
+    elif isinstance(recv, ast.Name):
         fix = Fix((ctx.insert_before(st, f"{recv.id} = "),), False,
                   f"Assign the result: `{recv.id} = {text}`")
         hint = f"assign it: `{recv.id} = {text}`"

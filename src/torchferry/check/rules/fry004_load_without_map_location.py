@@ -2,7 +2,12 @@
 
 ## What it does
 Flags `torch.load(...)` calls that pass no `map_location` (neither as keyword nor as the
-second positional argument) and read what may be a checkpoint from elsewhere.
+second positional argument) and read what may be a checkpoint from elsewhere. The calls
+that download a checkpoint and read it with `torch.load` are flagged alike:
+`torch.hub.load_state_dict_from_url(url)` and its other names
+(`torch.utils.model_zoo.load_url`, torchvision's `models.utils` and
+`_internally_replaced_utils` re-exports), whose `map_location` is the keyword or the third
+positional argument and defaults to None, as `torch.load`'s does.
 
 Quiet where what is read cannot hold tensors of a device this machine lacks:
 
@@ -112,6 +117,7 @@ from collections.abc import Iterable
 
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import FileFlow
+from torchferry.check.flow.libfacts import CHECKPOINT_LOAD_TAILS, checkpoint_load
 from torchferry.check.flow.safety import module_by_construction, self_of_module
 from torchferry.check.loads import (
     dataset_method,
@@ -133,11 +139,13 @@ FIX = "safe"
 
 def check(ctx: Context) -> Iterable[Finding]:
     m = ctx.syntax
-    for site in m.calls_by_tail.get("load", ()):
+    for site in _checkpoint_loads(m):
         call = site.node
-        if m.qualname(call.func) != "torch.load" or has_star_kwargs(call):
+        name = m.qualname(call.func)
+        fact = checkpoint_load(name)
+        if fact is None or has_star_kwargs(call):
             continue
-        if len(call.args) >= 2 or kwarg(call, "map_location") is not None:
+        if len(call.args) > fact.map_at or kwarg(call, "map_location") is not None:
             continue
         if _not_a_foreign_checkpoint(m, ctx.flow, site):
             continue
@@ -147,11 +155,17 @@ def check(ctx: Context) -> Iterable[Finding]:
             fix = Fix((edit,), _feeds_load_state_dict(ctx.flow, m, site), 'Add `map_location="cpu"`')
         yield ctx.finding(
             CODE, call,
-            "`torch.load` without `map_location` restores tensors to the device they were saved "
+            f"`{name}` without `map_location` restores tensors to the device they were saved "
             "from and fails on machines without it; pass `map_location=\"cpu\"` (then move to "
             "`device`)",
             fix,
         )
+
+
+def _checkpoint_loads(m: Walker) -> Iterable[Site[ast.Call]]:
+    """The calls of the file whose name ends as a checkpoint-reading call's does."""
+    for last in sorted(CHECKPOINT_LOAD_TAILS):
+        yield from m.calls_by_tail.get(last, ())
 
 
 def _not_a_foreign_checkpoint(m: Walker, flow: FileFlow, site: Site[ast.Call]) -> bool:

@@ -4,7 +4,12 @@
 Flags a tensor factory -- `torch.randn`, `rand`, `randint`, `randperm`, `zeros`, `ones`,
 `empty`, `full`, `arange`, `eye`, `linspace`, `logspace` -- with `.to(device)`, `.cuda()` or
 `.type_as(t)` chained onto it: `torch.randn(64, 100).to(device)`,
-`torch.zeros(m, n).type_as(t)` (`type_as` copies to `t`'s device and casts to its dtype).
+`torch.zeros(m, n).type_as(t)` (`type_as` copies to `t`'s device and casts to its dtype),
+and `torch.eye(n).to(t)` where the code itself establishes that `t` is a tensor
+(`Tensor.to(other)` also copies to `other`'s device and casts to its dtype): made,
+computed or returned as one, a parameter its function uses as one (`t.norm()`,
+`t.size(0)`), or one that every call of the run gives such a tensor; an annotation alone
+does not establish it.
 
 ## Why is this bad
 The tensor is built in host memory, then copied to the device: two allocations, a transfer
@@ -43,12 +48,12 @@ other arguments (`non_blocking`, `copy`, `memory_format`), when the factory alre
 `pin_memory=` (other than `False`): on the GPU the fixed call fails where the original ran
 ("Expected out tensor to have device ...", "Only dense CPU tensors can be pinned"). With `requires_grad=` on the factory the
 fix is unsafe: the moved copy is a non-leaf whose `.grad` stays None, the tensor made on the
-device is the leaf that receives the gradient. The fix of `.type_as(t)` (for a plain
+device is the leaf that receives the gradient. The fix of `.type_as(t)` and of `.to(t)` (for a plain
 name or attribute `t`, and no `requires_grad=`) is always unsafe:
 `torch.zeros(m, n, device=t.device, dtype=t.dtype)` for zeros, ones, empty and eye (the same
 values in every dtype), `torch.arange(n, device=t.device).to(t.dtype)` for the others. Eager
 code computes the same, but code traced with `torch.jit.trace` or exported to ONNX records
-`device=t.device` as a constant, where `type_as` follows `t` at run time.
+`device=t.device` as a constant, where `type_as` and `.to(t)` follow `t` at run time.
 
 Quiet for `.type_as(t)` where the analysis places `t` on the CPU on every path, made without a device
 (`ends = torch.cumsum(torch.tensor(dims), 0)`; `torch.zeros(1).type_as(ends)`): both are
@@ -60,7 +65,11 @@ torch.empty(n))`): both tensors are on the default device, so nothing is copied.
 ## Known limits
 Factories given a `generator=` are not flagged (the generator fixes the device the
 numbers are drawn on). Only a `.to` whose argument is clearly a device (a device variable, `torch.device`, a
-string, `x.device`) is flagged; `.to(other_tensor)` and dtype-only `.to` are not.
+string, `x.device`) or a tensor by the code's own facts is flagged; `.to(t)` of a `t` known
+as a tensor only by its annotation, and dtype-only `.to`, are not. `torch.tensor(data)` is
+not one of the factories: given `device=`, it still converts the data into a tensor on the
+CPU and copies it to the device (torch's own note on `torch.tensor`), the same work as
+`torch.tensor(data).to(device)`.
 `type_as` is sometimes chosen on purpose in export code (for the tracing reason above):
 silence those lines with `# noqa: FRY009`.
 """
@@ -72,7 +81,7 @@ import enum
 from collections.abc import Iterable
 
 from torchferry.check.api import Context, Edit, Finding, Fix
-from torchferry.check.flow.queries import cpu_tensor, is_device
+from torchferry.check.flow.queries import cpu_tensor, established_tensor, is_device
 from torchferry.check.flow.safety import device_by_construction
 from torchferry.check.flow.vocab import DTYPES
 from torchferry.check.names import DEVICE_FACTORIES, DEVICE_NAME, end_pos, kwarg, pos, short
@@ -125,37 +134,60 @@ def _factory_receiver(m: Walker, call: ast.Call) -> tuple[ast.Call, str] | None:
 
 def _type_as(ctx: Context, m: Walker) -> Iterable[Finding]:
     """``torch.zeros(m, n).type_as(t)``: built on the CPU, then copied to ``t``'s device
-    and cast to its dtype (``type_as`` is ``.to(t.options())``: device and dtype)."""
-    for site in m.calls_by_tail.get("type_as", ()):
-        call = site.node
-        found = _factory_receiver(m, call) if len(call.args) == 1 and not call.keywords else None
-        if found is None:
-            continue
-        fac, name = found
-        other = call.args[0]
-        if _made_alike_in_init(m, site, other):
-            continue
-        if isinstance(other, ast.Name) and cpu_tensor(ctx.flow, other):
-            continue  # ``t`` is on the CPU (made here without a device): no copy
-        pure = isinstance(other, (ast.Name, ast.Attribute)) and all(
-            isinstance(n, (ast.Name, ast.Attribute, ast.Load)) for n in ast.walk(other))
-        t = ctx.text(other)
-        fix = None
-        if pure and kwarg(fac, "requires_grad") is None:
-            if name in _EXACT_IN_ANY_DTYPE and kwarg(fac, "dtype") is None:
-                fix = _fold_both(ctx, fac, call, t)
-            else:
-                fix = _fix(ctx, fac, call, f"{t}.device", f"{t}.dtype", name)
-            if fix is not None:  # never safe: traced code (torch.jit.trace, ONNX export)
-                # records ``device=t.device`` as a constant, where ``type_as`` follows ``t``
-                fix = Fix(fix.edits, False, fix.message)
-        yield ctx.finding(
-            CODE, call,
-            f"`torch.{name}(...)` builds the tensor on the CPU and `.type_as({short(t)})` copies "
-            f"it to that tensor's device; create it there: "
-            f"`torch.{name}(..., device={short(t)}.device, dtype={short(t)}.dtype)`",
-            fix,
-        )
+    and cast to its dtype (``type_as`` is ``.to(t.options())``: device and dtype); also
+    ``torch.zeros(m, n).to(t)`` of a tensor ``t`` (``Tensor.to(other)``: ``other``'s device
+    and dtype), where the code itself establishes that ``t`` is a tensor."""
+    for meth in ("type_as", "to"):
+        for site in m.calls_by_tail.get(meth, ()):
+            call = site.node
+            found = _factory_receiver(m, call) if len(call.args) == 1 and not call.keywords else None
+            if found is None:
+                continue
+            other = call.args[0]
+            if meth == "to" and (_kind(ctx, m, other) is not None or not _tensor_given(ctx, other)):
+                continue  # (a device or a dtype: :func:`check`; or not surely a tensor)
+            finding = _to_a_tensor(ctx, m, site, found, meth)
+            if finding is not None:
+                yield finding
+
+
+def _tensor_given(ctx: Context, other: ast.expr) -> bool:
+    """Is ``other`` (of ``.to(other)``) a tensor by the code's own facts?"""
+    for _ in ctx.flow.results():  # every scope interpreted: the calls of the run known
+        pass
+    return established_tensor(ctx.flow, other)
+
+
+def _to_a_tensor(ctx: Context, m: Walker, site: Site[ast.Call], found: tuple[ast.Call, str],
+                 meth: str) -> Finding | None:
+    """The finding of ``torch.<name>(...).<meth>(t)`` (``type_as`` or ``to``) that copies a
+    factory's tensor to the tensor ``t``'s device and dtype; None where nothing is copied."""
+    call = site.node
+    fac, name = found
+    other = call.args[0]
+    if _made_alike_in_init(m, site, other):
+        return None
+    if isinstance(other, ast.Name) and cpu_tensor(ctx.flow, other):
+        return None  # ``t`` is on the CPU (made here without a device): no copy
+    pure = isinstance(other, (ast.Name, ast.Attribute)) and all(
+        isinstance(n, (ast.Name, ast.Attribute, ast.Load)) for n in ast.walk(other))
+    t = ctx.text(other)
+    fix = None
+    if pure and kwarg(fac, "requires_grad") is None:
+        if name in _EXACT_IN_ANY_DTYPE and kwarg(fac, "dtype") is None:
+            fix = _fold_both(ctx, fac, call, t)
+        else:
+            fix = _fix(ctx, fac, call, f"{t}.device", f"{t}.dtype", name)
+        if fix is not None:  # never safe: traced code (torch.jit.trace, ONNX export)
+            # records ``device=t.device`` as a constant, where ``type_as`` follows ``t``
+            fix = Fix(fix.edits, False, fix.message)
+    return ctx.finding(
+        CODE, call,
+        f"`torch.{name}(...)` builds the tensor on the CPU and `.{meth}({short(t)})` copies "
+        f"it to that tensor's device; create it there: "
+        f"`torch.{name}(..., device={short(t)}.device, dtype={short(t)}.dtype)`",
+        fix,
+    )
 
 
 def _fold_both(ctx: Context, fac: ast.Call, call: ast.Call, t: str) -> Fix | None:

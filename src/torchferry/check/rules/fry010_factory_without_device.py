@@ -80,7 +80,11 @@ which the calls in the file override), and so may one whose place the function f
 when it makes or converts other tensors (`torch.zeros(L, S, device=query.device)`,
 `phi.new_empty(n, 3, 3)`, `torch.zeros_like(x)`, `w.type_as(x)`, `w.type(x.type())`: the
 code itself says it may be anywhere, as a library's entry point is); a parameter merely
-used as a tensor is not known to be. So is a tensor of unknown place (`mat = self.mat` of
+used as a tensor is not known to be. The tensors an autograd `Function`'s `backward` reads
+from its context (`M, r = ctx.saved_tensors`, of a class deriving from
+`torch.autograd.Function`) are where the function's inputs were, and may be on a device
+when `backward` makes tensors where one of them is (`torch.eye(n, device=M.device)`); the
+fix then names that tensor's device (`device=M.device`), never the context's. So is a tensor of unknown place (`mat = self.mat` of
 an object that was given it, `dist` returned by another file's function) whose place the
 function follows the same way (`mat.new_zeros(n)`, or the partner is such a tensor:
 `torch.ones_like(dist) - torch.eye(n)`). An attribute of an object of a plain class of the
@@ -99,6 +103,20 @@ included), unless it is
 annotated as a number (`fps: float | None`). A value moved to `x.device` of a parameter `x`
 that its function calls a tensor's method on (`mask.to(x.device)` with `x.max()`) is where
 `x` is; moved to `opts.device` of any other value, on a device the code chose.
+
+A random factory (`torch.rand`, `randn`, `randint`, `randperm`, and their `_like` forms)
+without `device=` given a `generator=` on an accelerator is flagged too: a generator must be
+on the device the factory builds on, so it fails as it is built ("Expected a 'cpu' device
+type for generator but found 'cuda'"), whatever its size (a 0-dimensional draw,
+`torch.rand((), generator=g).item()`, included). The generator is on an accelerator where
+the code builds it there: `torch.Generator(device="cuda")`, `torch.Generator(dev)` of a device
+the code puts on an accelerator when there is one, in the argument itself or through a name
+its function (or the module's own statements) binds once; that is a sure finding, and the
+fix passes `device=g.device`. A parameter annotated `torch.Generator` (or `torch.Generator |
+None`), with no default but None, that no call of the run gives a value is a hint (its
+callers may build a CUDA one; a default `torch.Generator()` says the author expects the CPU's):
+reported where the rule is selected by name, without a fix (it may be None). Quiet where the
+file sets a default device.
 
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
 indices on the CPU), a partner moved to the factory's result's own device
@@ -386,11 +404,13 @@ from torchferry.check.flow import (
     ScopeResult,
     Value,
     Where,
+    libfacts,
     vocab,
 )
 from torchferry.check.flow.arms import off_device_arm
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.evidence import at, step
+from torchferry.check.flow.generators import GeneratorPlace, generator_place
 from torchferry.check.flow.lattice import in_order, number_value, param, zero_dim_made
 from torchferry.check.flow.meetings import index_meetings
 from torchferry.check.flow.order import Point
@@ -399,7 +419,7 @@ from torchferry.check.flow.queries import moved_apart
 from torchferry.check.flow.resolve import tensor_class
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.weighed import weighed_params
-from torchferry.check.names import kwarg
+from torchferry.check.names import kwarg, short
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
 CODE = "FRY010"
@@ -500,6 +520,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     results = list(ff.results())
     pools = _pools(ctx, results)
     if not pools.written and not pools.kept and not pools.arrays and not pools.repeated:
+        yield from _drawn_from_accelerators(ctx, results, set())
         return
     found: Found = {}
     levels: dict[int, Certainty] = {}  # (how sure each factory's meeting is)
@@ -519,6 +540,52 @@ def check(ctx: Context) -> Iterable[Finding]:
         else:
             there = None if other is None or found[id(call.node)][2] is not other[2] else other[5]
             yield _finding(ctx, home, call, meet, partner, res, there, level=level)
+    yield from _drawn_from_accelerators(ctx, results, {k for k, v in found.items() if levels[k] >= least})
+
+
+def _drawn_from_accelerators(ctx: Context, results: list[ScopeResult], reported: set[int]) -> Iterable[Finding]:
+    """A random factory without ``device=`` given a ``generator=`` on an accelerator
+    (:func:`~torchferry.check.flow.generators.generator_place`): it fails as it is built,
+    whatever its size; not where the file sets a default device, nor twice."""
+    if _sets_a_default_device(results):
+        return
+    least = REPORTED[ctx.selected(CODE)]
+    for res in results:
+        for c in res.calls.values():
+            last = (c.qualname or "").removeprefix("torch.")
+            if c.qualname != f"torch.{last}" or last not in vocabulary.RANDOM_FACTORIES \
+                    or id(c.node) in reported or kwarg(c.node, "device") is not None:
+                continue
+            place = generator_place(ctx.flow, c.node)
+            level = Certainty.SURE if place is GeneratorPlace.SURE else Certainty.MAY if place else None
+            if level is not None and level >= least:
+                reported.add(id(c.node))
+                yield _generator_finding(ctx, c, level)
+
+
+def _generator_finding(ctx: Context, call: CallEvent, level: Certainty) -> Finding:
+    gen = kwarg(call.node, "generator")
+    assert gen is not None
+    text = short(ctx.text(gen))
+    named = isinstance(gen, (ast.Name, ast.Attribute))
+    fix = None
+    # (a parameter may be None: ``generator: torch.Generator | None = None``)
+    edit = ctx.add_keyword(call.node, f"device={text}.device") if named and level is Certainty.SURE else None
+    if edit is not None:
+        fix = Fix((edit,), False, f"Pass `device={text}.device`")
+    where = {Certainty.SURE: "is built on an accelerator when there is one",
+             Certainty.MAY: "may be on an accelerator (its annotation says a `torch.Generator`, "
+                            "which its callers may build there)"}[level]
+    f = ctx.finding(
+        CODE, call.node,
+        f"`{call.qualname}(...)` without `device=` is built on the CPU but draws from the "
+        f"generator `{text}`, which {where}; a generator must be on the factory's device: "
+        f"`device={text if named else '<generator>'}.device`",
+        fix,
+    )
+    made = Origin(Op.MADE, call.node.lineno, call.node.col_offset, "", node=call.node)
+    return replace(f, evidence=(step(ctx, made, f"`{call.qualname}(...)` builds the tensor on the CPU here"),
+                                at(ctx, gen, f"it draws from `{text}` here")))
 
 
 def _pools(ctx: Context, results: list[ScopeResult]) -> Pools:
@@ -1470,7 +1537,20 @@ def _param_on_device(ff: FileFlow, res: ScopeResult, k: int, depth: int,
     if not hints:  # (indices: the model's own, not an annotation's)
         return _of_the_model(ff, res, k)
     # (``self`` of a module: MODULE)
-    return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE) or _carries_device(res, k)
+    return res.param_hints.get(k) in (Kind.TENSOR, Kind.MODULE) or _carries_device(res, k) \
+        or k == 0 and _saved_followed(ff, res)
+
+
+def _saved_followed(ff: FileFlow, res: ScopeResult) -> bool:
+    """In an autograd ``Function``'s ``backward``, whose context holds the tensors
+    ``forward`` saved where the function's inputs were: does it make tensors where one of
+    them is (``M, r = ctx.saved_tensors`` then ``torch.eye(n, device=M.device)``)?  The code
+    says they may be on a device."""
+    fn = res.node
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or not libfacts.autograd_backward(ff.method_of.get(id(fn)), fn):
+        return False
+    return any(_follows_place(fn, name) for name in libfacts.saved_tensor_names(fn))
 
 
 def _carries_device(res: ScopeResult, k: int) -> bool:
@@ -1917,7 +1997,7 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     named = hop.arg is not None and hop.caller is home if hop is not None else False
     input_name = (_local_name(home, hop.arg, home, call.node) if hop is not None and named
                   and hop.arg is not None else _local_name(home, partner, res, call.node)) \
-        or _input_name(home, partner, res)
+        or _input_name(home, partner, res, ctx.flow)
     # a module has no .device (only its parameters have one)
     weights = isinstance(partner, ast.Name) and partner.id == input_name and (
         partner is meet.module or partner.id in home.params
@@ -1972,11 +2052,11 @@ def _evidence(ctx: Context, call: CallEvent, meet: Meeting, partner: ast.AST,
     return tuple(steps)
 
 
-def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult) -> str | None:
+def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult, ff: FileFlow) -> str | None:
     """The tensor whose device the fix names: the partner when it is a parameter of the
     factory's own function known as a tensor there, else the tensor parameter whose place
     the partner has, else that function's first tensor parameter (never one used as a
-    module)."""
+    module; in an autograd ``backward``, a saved tensor it follows, never its context)."""
     if res is home and isinstance(partner, ast.Name) and partner.id in home.params:
         if _a_tensor(res.value(partner)) or \
                 home.param_uses.get(home.params.index(partner.id)) in (Kind.TENSOR, Kind.MODULE):
@@ -1990,9 +2070,26 @@ def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult) -> str | 
                and (home.param_uses.get(k) is Kind.TENSOR or _hinted_tensor(fn, name, home))]
     v = res.value(partner) if res is home else None
     held = v.places or frozenset() if v is not None else frozenset()
+    if home.params and home.params[0] in tensors and isinstance(fn, ast.FunctionDef) \
+            and libfacts.autograd_backward(ff.method_of.get(id(fn)), fn):
+        # (an autograd context has no device: its saved tensors, which the code follows, do)
+        tensors.remove(home.params[0])
+        if param(0) in held:
+            return _saved_name(fn)
     # the parameter the partner is placed by, when there is one; else the first tensor parameter
     return next((n for n in tensors if param(home.params.index(n)) in held),
                 tensors[0] if tensors else None)
+
+
+def _saved_name(fn: ast.FunctionDef) -> str | None:
+    """A saved tensor of an autograd ``backward`` whose place it follows, bound once (by
+    its only store) and not rebound: the tensor whose device a fix may name."""
+    for name in sorted(libfacts.saved_tensor_names(fn)):
+        stores = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name
+                  and isinstance(n.ctx, ast.Store)]
+        if len(stores) == 1 and _follows_place(fn, name):
+            return name
+    return None
 
 
 def _local_name(home: ScopeResult, partner: ast.AST, res: ScopeResult, factory: ast.AST) -> str | None:
