@@ -175,3 +175,94 @@ def test_every_text_with_a_global_statement_may_hold_one():
             assert may_hold_global(source), source
     assert not may_hold_global("global_pool = 1  # global average pooling\nx = 'global'\nglobalx = 2\n")
     assert may_hold_global('"""\nglobal average pooling\n"""\n')  # a docstring's line: a superset
+
+
+def _scopes_of_the_package() -> list[ast.AST]:
+    """The modules, functions, lambdas and classes of the analysis's own source: every
+    statement and expression form it writes, nested scopes included."""
+    import pathlib
+
+    import torchferry.check.flow as flow
+
+    out: list[ast.AST] = []
+    for path in sorted(pathlib.Path(flow.__file__).parent.glob("*.py")):
+        tree = ast.parse(path.read_text(encoding="utf-8"))
+        out += [n for n in ast.walk(tree) if isinstance(n, (ast.Module, ast.FunctionDef, ast.AsyncFunctionDef,
+                                                              ast.Lambda, ast.ClassDef))]
+    return out
+
+
+WALKED_SOURCE = (
+    "def f(t, i, xs):\n"
+    "    t[i] = 1\n"
+    "    for x in xs:\n"
+    "        try:\n"
+    "            t[x] = g(lambda: t[0])\n"
+    "        except E:\n"
+    "            match x:\n"
+    "                case 1:\n"
+    "                    t[i], y = 2, 3\n"
+    "        else:\n"
+    "            while t:\n"
+    "                def h():\n"
+    "                    t[i] = 4\n"
+    "                break\n"
+)
+
+
+def test_the_statements_walked_are_those_of_ast_walk_in_its_order():
+    from torchferry.check.flow.stores import _HOLDERS, statements_walked
+
+    tree = ast.parse(WALKED_SOURCE)
+    for scope in [tree, *_scopes_of_the_package()]:
+        assert statements_walked(scope) == [scope, *(n for n in ast.walk(scope)
+                                                     if isinstance(n, _HOLDERS) and n is not scope)]
+    assert sum(isinstance(n, ast.Assign) for n in statements_walked(tree)) == 4
+
+
+def _reads_by_the_walk(scope: ast.AST, names: frozenset[str]) -> tuple[dict, dict]:
+    """The parents and the loads of ``names`` as :func:`ast.walk` and a recursion find them."""
+    from torchferry.check.flow.handoff import _SCOPES
+
+    parents = {id(c): n for n in ast.walk(scope) for c in ast.iter_child_nodes(n)}
+    reads: dict[str, list[tuple[int, bool]]] = {}
+
+    def visit(node: ast.AST, nested: bool) -> None:
+        for child in ast.iter_child_nodes(node):
+            if isinstance(child, ast.Name):
+                if child.id in names and isinstance(child.ctx, ast.Load):
+                    reads.setdefault(child.id, []).append((id(child), nested))
+            else:
+                visit(child, nested or isinstance(child, _SCOPES))
+
+    visit(scope, False)
+    return parents, reads
+
+
+def test_the_reads_of_a_scope_and_their_parents_are_those_of_ast_walk():
+    from torchferry.check.flow.handoff import _reads_of
+
+    for scope in _scopes_of_the_package():
+        args = getattr(scope, "args", None)
+        names = frozenset(a.arg for a in args.args) if args is not None else frozenset({"self", "ast"})
+        parents, reads = _reads_of(scope, names)
+        want_parents, want_reads = _reads_by_the_walk(scope, names)
+        assert {k: sorted((id(n), nested) for n, nested in v) for k, v in reads.items()} == \
+            {k: sorted(v) for k, v in want_reads.items()}
+        for v in reads.values():
+            for n, _ in v:
+                assert parents[id(n)] is want_parents[id(n)]
+                above = parents.get(id(parents[id(n)]))
+                assert above is want_parents.get(id(parents[id(n)]))
+
+
+def test_the_unsqueezed_calls_are_found_in_the_trees_index():
+    from torchferry.check.api import Context
+    from torchferry.check.rules.fry010_factory_without_device import _unsqueezed
+
+    src = "import torch\ndef f(d):\n    a = torch.tensor(d).unsqueeze(1)\n    return g(a.unsqueeze)(0)\n"
+    tree = ast.parse(src)
+    ctx = Context("<t>", src, tree)
+    want = {id(n.func.value) for n in ast.walk(tree) if isinstance(n, ast.Call)
+            and isinstance(n.func, ast.Attribute) and n.func.attr == "unsqueeze"}
+    assert _unsqueezed(ctx) == want and len(want) == 1

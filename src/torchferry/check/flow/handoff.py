@@ -20,7 +20,6 @@ callee can change is handed off:
 from __future__ import annotations
 
 import ast
-from collections.abc import Iterator
 
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee, ScopeResult
@@ -55,11 +54,8 @@ def handed_params(res: ScopeResult) -> frozenset[int]:
     function moves in place."""
     if res.handed is not None:
         return res.handed
-    parents = {id(c): n for n in ast.walk(res.node) for c in ast.iter_child_nodes(n)}
-    reads: dict[str, list[ast.Name]] = {}
-    for n, nested in _names(res.node, False):
-        if isinstance(n.ctx, ast.Load) and n.id in res.params:
-            reads.setdefault(n.id, []).append(n if not nested else _NESTED)
+    parents, found = _reads_of(res.node, frozenset(res.params))
+    reads = {p: [_NESTED if nested else n for n, nested in ns] for p, ns in found.items()}
     handed = frozenset(
         k for k, p in enumerate(res.params)
         if k in res.param_moves or any(n is _NESTED or not _stays(res, parents, n)
@@ -74,17 +70,42 @@ _NESTED = ast.Name(id="", ctx=ast.Load())  # (a read in a nested function or cla
 def read_in_place(res: ScopeResult, name: str, but: frozenset[int]) -> bool:
     """Is every read of ``name`` in the scope of ``res`` (but the expressions ``but``)
     one that keeps its value in place (:func:`_stays`), none in a nested function?"""
-    parents = {id(c): n for n in ast.walk(res.node) for c in ast.iter_child_nodes(n)}
-    return all(not nested and _stays(res, parents, n) for n, nested in _names(res.node, False)
-               if n.id == name and isinstance(n.ctx, ast.Load) and id(n) not in but)
+    parents, reads = _reads_of(res.node, frozenset((name,)))
+    return all(not nested and _stays(res, parents, n) for n, nested in reads.get(name, ())
+               if id(n) not in but)
 
 
-def _names(node: ast.AST, nested: bool) -> Iterator[tuple[ast.Name, bool]]:
-    for child in ast.iter_child_nodes(node):
-        if isinstance(child, ast.Name):
-            yield child, nested
-        else:
-            yield from _names(child, nested or isinstance(child, _SCOPES))
+Reads = dict[str, list[tuple[ast.Name, bool]]]
+
+
+def _reads_of(scope: ast.AST, names: frozenset[str]) -> tuple[dict[int, ast.AST], Reads]:
+    """The parent of every node below ``scope`` (by id), and the loads of each of
+    ``names`` there, each with whether it is in a nested function, lambda or class (in no
+    particular order).  One pass over the nodes, without generators.
+
+    >>> fn = ast.parse("def f(a, b):\\n    g(a.x)\\n    h = lambda: b\\n").body[0]
+    >>> parents, reads = _reads_of(fn, frozenset({"a", "b"}))
+    >>> [(type(parents[id(n)]).__name__, nested) for n, nested in reads["a"] + reads["b"]]
+    [('Attribute', False), ('Lambda', True)]
+    """
+    parents: dict[int, ast.AST] = {}
+    reads: Reads = {}
+    node_type, name_type, load, scopes = ast.AST, ast.Name, ast.Load, _SCOPES
+    todo: list[tuple[ast.AST, bool]] = [(scope, False)]
+    while todo:
+        node, nested = todo.pop()
+        for field in node._fields:
+            v = getattr(node, field, None)
+            for child in v if type(v) is list else (v,):
+                if not isinstance(child, node_type):
+                    continue
+                parents[id(child)] = node
+                if isinstance(child, name_type):
+                    if child.id in names and isinstance(child.ctx, load):
+                        reads.setdefault(child.id, []).append((child, nested))
+                else:
+                    todo.append((child, nested or isinstance(child, scopes)))
+    return parents, reads
 
 
 def _stays(res: ScopeResult, parents: dict[int, ast.AST], n: ast.expr) -> bool:

@@ -46,7 +46,7 @@ def index_writes(res: ScopeResult) -> Iterator[IndexWrite]:
     """The writes of the scope into a tensor (or a value that may be one) through an
     index the analysis knows to be a tensor, with the value written (not ``t[idx] += v``,
     an operator on ``t[idx]`` the scope records as a meeting)."""
-    for st in ast.walk(res.node):
+    for st in statements_walked(res.node):
         if not isinstance(st, ast.Assign) or isinstance(st.value, ast.Tuple):
             continue
         written = res.value(st.value)
@@ -56,6 +56,30 @@ def index_writes(res: ScopeResult) -> Iterator[IndexWrite]:
             base = res.value(target.value)
             if base is not None and base.may_be(Kind.TENSOR) and tensor_indexed(res, target):
                 yield IndexWrite(target, base, st.value, written)
+
+
+#: the nodes that hold statements: an expression never does (a lambda's body is one)
+_HOLDERS = (ast.mod, ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def statements_walked(node: ast.AST) -> list[ast.AST]:
+    """``node``, then the statements below it (and the handlers and cases that hold
+    some), in :func:`ast.walk`'s order: that walk with the expressions left out, which
+    hold no statement.
+
+    >>> tree = ast.parse("if a:\\n    x = [lambda: 1]\\nelse:\\n    try:\\n        y = 2\\n    except E:\\n        z = 3\\n")
+    >>> [type(n).__name__ for n in statements_walked(tree)] == [
+    ...     type(n).__name__ for n in ast.walk(tree) if isinstance(n, _HOLDERS)]
+    True
+    """
+    out = [node]
+    holders = _HOLDERS
+    for n in out:
+        for name in n._fields:
+            v = getattr(n, name, None)
+            if type(v) is list:
+                out.extend(x for x in v if isinstance(x, holders))
+    return out
 
 
 def tensor_indexed(res: ScopeResult, sub: ast.Subscript) -> bool:

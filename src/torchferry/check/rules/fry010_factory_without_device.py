@@ -418,6 +418,7 @@ from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, h
 from torchferry.check.flow.queries import moved_apart
 from torchferry.check.flow.resolve import tensor_class
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
+from torchferry.check.flow.treeindex import tree_index
 from torchferry.check.flow.weighed import weighed_params
 from torchferry.check.names import kwarg, short
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
@@ -1323,9 +1324,10 @@ def _repeated_data(c: CallEvent) -> bool:
 
 def _unsqueezed(ctx: Context) -> set[int]:
     """The calls whose result is unsqueezed at once (``torch.tensor(dones).unsqueeze(1)``):
-    at least one-dimensional, whatever data they were given."""
-    return {id(n.func.value) for n in ctx.nodes.get(ast.Call, []) if isinstance(n, ast.Call)
-            and isinstance(n.func, ast.Attribute) and n.func.attr == "unsqueeze"}
+    at least one-dimensional, whatever data they were given.  (The calls the analysis's
+    index of the tree holds: no other walk of the file.)"""
+    return {id(n.func.value) for n in tree_index(ctx.tree).calls
+            if isinstance(n.func, ast.Attribute) and n.func.attr == "unsqueeze"}
 
 
 def _data_tensor(c: CallEvent) -> bool:
