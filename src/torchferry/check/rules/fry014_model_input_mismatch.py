@@ -488,15 +488,31 @@ an input on the CPU on purpose), and given by position or keyword (a `*args` of 
 items than `model(*inputs)`'s stops them), each only as a tensor the run made on the CPU
 (not an item of a batch moved in part).
 An input moved on some path only (the analysis joins it over the arms of a test) counts as
-moved, for a model the code never moves, only where every move of it is in this file in the
+moved, for a model the code never moves, where every move of it is in this file in the
 true arm of one device flag fixed for the run (`if args.cuda: x = x.cuda()`: `args.cuda` an
 attribute the file never assigns, or assigns once in a module-level statement from a test of
 `torch.cuda.is_available()`, `args.cuda = not args.no_cuda and torch.cuda.is_available()`;
 a module-level name bound once from such a test, `use_cuda = torch.cuda.is_available()`),
 and the call is in no arm where the flag is false: where the flag is true every such move
-has run.  A move under any other test (`if x.sum() > 0:`), moves under different flags, a
-flag assigned anywhere else (a second assignment, `global`, `setattr`), or an input made
-through a call the analysis cannot see into keep the call quiet.
+has run.  It counts too, for a model of a plain name that no path moves (built on the CPU
+here or by every caller, not handed to anything that may move it, nor bound to another
+name or put in a container, `net = model`, in the scope that builds it or in a caller that
+hands it on), where every move of it goes to a device that may be an accelerator and
+lies in arms of tests of a setting (a name or an attribute of one: `if cuda:` of a
+parameter `cuda`, `if self.use_gpu:`) that the file does not fix against the arm (every
+binding of the name a constant that makes the arm not taken, `USE_CUDA = False`, or `if
+False:`) and that read nothing named as the model is (`if next(model.parameters()).is_cuda:`),
+and the call is in no other arm of those tests (`if not cuda: out = model(data)`): where
+the move runs, the input is on the device and the model is not.  A move under a test of
+the data (`if x.sum() > 0:`), or an input made through a call the analysis cannot see into
+keep the call quiet.  A model built by one class of a table of classes of the run
+(`models[args.dataset][args.model](hidden)`, a dict of classes, or `A if big else B`)
+counts as built on the CPU where no class's `__init__` places its layers, and with weights
+where each class is known to hold weights or not and one does (each entry is a model the
+code offers); more than seven classes, or an entry that is anything else, leave it unknown.
+A model bound to one class or another in the arms of a test, moved in one arm and not in
+the other (`if self.D2RL: self.actor = DeepActor(...).to(device)` / `else: self.actor =
+Actor(...)`), is not reported: the test may decide the device too.
 Nor is a call reported in the false arm of a flag (`if args.gpu: out = model(x.cuda())` /
 `else: out = model(x)`) when all that may put the model on an accelerator is a move in this
 file in the true arm of the same flag: in the same function, or, for a model handed in as a
@@ -1667,8 +1683,8 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
             and v.kinds <= {Kind.TENSOR, Kind.BATCH}:
         moved = flag_arm_move(ff, v, c.node)  # (moved where a fixed device flag is true)
     on_a_path = False
-    if moved is None and item is None and c.callee is Callee.MODULE and v.kinds is not None \
-            and v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+    if moved is None and item is None and c.callee is Callee.MODULE and isinstance(func, ast.Name) \
+            and v.kinds is not None and v.kinds <= {Kind.TENSOR, Kind.BATCH}:
         # (moved on some path: a model that no path moves fails there)
         moved, on_a_path = move_on_a_path(ff, v, c.node, _names(func)), True
     if moved is None:
