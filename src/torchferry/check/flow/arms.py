@@ -420,6 +420,98 @@ def flag_arm_move(ff: FileFlow, v: Value, site: ast.AST) -> Origin | None:
     return None
 
 
+def move_on_a_path(ff: FileFlow, v: Value, site: ast.AST,
+                   avoid: frozenset[str] = frozenset()) -> Origin | None:
+    r"""The latest move of ``v``, read at ``site``, when ``v`` may live on the CPU or an
+    accelerator (made, taken from a batch or a parameter, at no place of a parameter) and
+    every move of it in this file goes to a device that may be an accelerator, in arms of
+    tests of a setting of the run (:func:`_setting`: ``if cuda: data = data.cuda()``; not
+    ``if x.sum() > 0:``) that the file does not fix against the arm
+    (:func:`_fixed_against`), that ``site`` is in no other arm of, and that read no name
+    or attribute of ``avoid`` (``if next(model.parameters()).is_cuda:`` moves the input
+    only where the model already is).  On the path that runs the moves, ``v`` is on the
+    device the code chose: a module that no path moves fails there.  None otherwise.
+
+    >>> from torchferry.check.flow import analyze
+    >>> src = ("import torch\ndef f(cuda):\n    x = torch.ones(2)\n    if cuda:\n"
+    ...        "        x = x.cuda()\n    if not cuda:\n        return x\n    return x + 1\n")
+    >>> tree = ast.parse(src)
+    >>> ff = analyze(tree, "<example>")
+    >>> res = next(r for r in ff.results() if getattr(r.node, "name", "") == "f")
+    >>> ret, early = tree.body[1].body[-1].value, tree.body[1].body[2].body[0].value
+    >>> move_on_a_path(ff, res.value(ret.left), ret).line
+    5
+    >>> move_on_a_path(ff, res.value(early), early) is None
+    True
+    >>> move_on_a_path(ff, res.value(ret.left), ret, frozenset({"cuda"})) is None
+    True
+    """
+    if v.places != {CPU, ACCEL} or any(o.op not in (Op.MOVED, Op.MADE, Op.BATCH, Op.PARAM) for o in v.origins):
+        return None
+    moves = [o for o in v.origins if o.op is Op.MOVED]
+    if not moves or any(o.node is None or o.path is not None or o.to is None or ACCEL not in o.to
+                        or not o.to <= {CPU, ACCEL} for o in moves):
+        return None
+    arms = _arms_of(ff.tree)
+    apart = {(text, not value) for text, value, _ in arms.get(id(site), ())}
+    for o in moves:
+        for text, value, test in arms.get(id(o.node), ()):
+            if (text, value) in apart or not _setting(test) or _fixed_against(ff.tree, test, value) or any(
+                    isinstance(n, ast.Name) and n.id in avoid or isinstance(n, ast.Attribute) and n.attr in avoid
+                    for n in ast.walk(test)):
+                return None
+    return max(moves, key=lambda o: (o.line, o.column))
+
+
+def _setting(test: ast.expr) -> bool:
+    """Is ``test`` a setting of the run, not a fact of the data: a name or an attribute of
+    one (``cuda``, ``args.cuda``, ``self.use_gpu``), under any ``not`` s?"""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    while isinstance(test, ast.Attribute):
+        test = test.value
+    return isinstance(test, ast.Name)
+
+
+def _fixed_against(tree: ast.Module, test: ast.expr, value: bool) -> bool:
+    r"""Is the arm where ``test``, without its leading ``not`` s, has ``value`` never
+    taken, as far as the file says: the
+    test is a constant (``if False:``), or a name or attribute (``use_cuda``, ``args.cuda``,
+    under any ``not`` s) whose every binding in the file is a constant, none of which gives
+    the arm's value?  A binding by anything else (a call, a parameter, ``global``) may
+    give either.
+
+    >>> tree = ast.parse("use_cuda = False\nif use_cuda:\n    pass\n")
+    >>> _fixed_against(tree, tree.body[1].test, True), _fixed_against(tree, tree.body[1].test, False)
+    (True, False)
+    """
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand  # (``value`` is that of the test without them, as ``_arms_of`` gives)
+    if isinstance(test, ast.Constant):
+        return bool(test.value) is not value
+    stores: list[ast.AST]
+    if isinstance(test, ast.Name):
+        stores = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == test.id
+                  and not isinstance(n.ctx, ast.Load)]
+        stores += [n for n in ast.walk(tree) if isinstance(n, ast.arg) and n.arg == test.id]
+    elif isinstance(test, ast.Attribute):
+        stores = [n for n in ast.walk(tree) if isinstance(n, ast.Attribute) and n.attr == test.attr
+                  and not isinstance(n.ctx, ast.Load)]
+    else:
+        return False
+    given = [_constant_binding(tree, n) for n in stores]
+    return bool(given) and all(g is not None and bool(g.value) is not value for g in given)
+
+
+def _constant_binding(tree: ast.Module, target: ast.AST) -> ast.Constant | None:
+    """The constant ``target`` is bound to by a plain assignment (``x = False``), else None."""
+    for st in ast.walk(tree):
+        if isinstance(st, (ast.Assign, ast.AnnAssign)) and isinstance(st.value, ast.Constant) and \
+                any(t is target for t in (st.targets if isinstance(st, ast.Assign) else [st.target])):
+            return st.value
+    return None
+
+
 def _device_flag(ff: FileFlow, test: ast.expr, sites: list[ast.AST]) -> bool:
     """Is ``test`` fixed for the run (:func:`_fixed_device_test`), or a name or an attribute
     (``args.cuda``) that one module-level statement binds, to such a test (``args.cuda =

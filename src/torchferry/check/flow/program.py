@@ -274,6 +274,9 @@ class FileFlow:
         self.constructed: dict[int, dict[str, Value]] = {}
         #: id(call) -> the class of the run a call of this file built an instance of
         self.built: dict[int, ClassInfo] = {}
+        #: id(call) -> the classes of the run a call of this file built an instance of one
+        #: of, one on each path (``models[name](...)`` of a table of classes)
+        self.built_among: dict[int, tuple[ClassInfo, ...]] = {}
         #: :meth:`held_calls`, per method
         self._held: dict[int, list[tuple[FileFlow, ScopeResult, dict[str, Value]]]] = {}
         #: this file's constructions of plain classes of the run, as calls of their
@@ -1890,8 +1893,18 @@ def builds_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int] = frozense
         return True  # (a metric's state tensors meet its inputs as weights do)
     if holds_tensors(q):  # (a library module's buffers: a resampling kernel, a window)
         return buffers
+    among = ff.built_among.get(id(call))
+    if among is not None:  # (one of several classes: known when all agree)
+        answers = {class_weights(ff, info, call, seen, buffers) for info in among}
+        return answers.pop() if len(answers) == 1 else None
     info = ff.class_called(call)
-    if info is None or not info.is_module or id(info) in seen:
+    return class_weights(ff, info, call, seen, buffers) if info is not None else None
+
+
+def class_weights(ff: FileFlow, info: ClassInfo, call: ast.Call, seen: frozenset[int] = frozenset(),
+                  buffers: bool = True) -> bool | None:
+    """:func:`builds_weights` of ``call`` building an instance of ``info``, a class of the run."""
+    if not info.is_module or id(info) in seen:
         return None
     if holds_parameters(info, seen, buffers) or injected_weights(ff, info, call, seen, buffers):
         return True

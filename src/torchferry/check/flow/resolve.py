@@ -90,6 +90,9 @@ def call_value(ev: Evaluator, node: ast.Call) -> Value:
         return module_call(ev, node, fv, args, kws)
     if fv.call is not None:  # ``ToTensorV2()(image=img)``
         return _call_of(ev, node, ast.unparse(func)[:40], fv, args, kws)
+    classes = class_references(fv)
+    if classes:  # ``models[args.dataset][args.model](hidden)``
+        return _call_classes(ev, node, classes, args, kws)
     return _unresolved(ev, node, None, fv, args, kws, Reason.DYNAMIC)
 
 
@@ -1206,6 +1209,9 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     refs = factory_references(local) if local is not None else ()
     if refs:
         return _call_factories(ev, node, refs, args, kws)
+    classes = class_references(local) if local is not None and k is None else ()
+    if classes:  # ``cls = models[name]``, then ``cls(hidden)``
+        return _call_classes(ev, node, classes, args, kws)
     typed = local if local is not None else ev.i.lookup(name)
     if typed is not None and k is None and tensor_class(typed, node):
         return _tensor_construction(ev, node, name, typed, args, kws)
@@ -1353,6 +1359,48 @@ def _names_a_class(v: Value) -> bool:
     """Does ``v`` name one class of the run on every path?"""
     return referenced(v) is not None and \
         isinstance(next(o.node for o in v.origins if o.op is Op.REFERENCE), ast.ClassDef)
+
+
+def class_references(v: Value) -> tuple[Origin, ...]:
+    """The classes of the run ``v`` names, one on each path, when there are several and
+    every path names one (``cls = models[args.dataset]`` of a dict of classes, ``Net if a
+    else Other``), else none: a path naming anything else, or more classes than a value
+    keeps origins of (some may have been dropped), leaves it unknown.
+
+    >>> import ast
+    >>> a, b = (ast.parse(f"class {n}: pass").body[0] for n in "AB")
+    >>> ref = lambda c: Value(frozenset((Kind.OTHER,)), frozenset(), (Origin(Op.REFERENCE, 1, 0, c.name, node=c),))
+    >>> [o.text for o in class_references(join(ref(a), ref(b)))]
+    ['A', 'B']
+    >>> class_references(join(ref(a), Value.of(Kind.OTHER)))
+    ()
+    """
+    refs = tuple(dict.fromkeys(v.origins))
+    if len(refs) < 2 or len(refs) >= ORIGIN_CAP or v.kinds != _OTHER_KIND or v.elts is not None \
+            or v.item is not None or v.keys is not None or v.call is not None:
+        return ()
+    if any(o.op is not Op.REFERENCE or not isinstance(o.node, ast.ClassDef) for o in refs):
+        return ()
+    return refs
+
+
+def _call_classes(ev: Evaluator, node: ast.Call, refs: tuple[Origin, ...], args: Args,
+                  kws: Kws) -> Value:
+    """A call of a value naming one class of the run on each path (:func:`class_references`):
+    what each constructor builds, joined, and the classes kept for the rules
+    (:attr:`FileFlow.built_among`); unresolved when a class is not one of the run's files."""
+    built: list[Value] = []
+    infos = []
+    for o in refs:
+        assert isinstance(o.node, ast.ClassDef)
+        owner = _class_owner(ev.ff, o.path, o.node)
+        if owner is None:
+            return _unresolved(ev, node, None, UNKNOWN, args, kws, Reason.DYNAMIC)
+        built.append(project_call(ev, node, owner, o.node, args, kws))
+        infos.append(owner.class_info(o.node))
+    ev.ff.built.pop(id(node), None)  # (no one class: see ``built_among``)
+    ev.ff.built_among[id(node)] = tuple(infos)
+    return ev.record(node, Callee.FUNCTION, refs[0].text, UNKNOWN, None, args, kws, join_all(built))
 
 
 def _callable_module(v: Value) -> bool:

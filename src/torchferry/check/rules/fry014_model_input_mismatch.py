@@ -488,15 +488,31 @@ an input on the CPU on purpose), and given by position or keyword (a `*args` of 
 items than `model(*inputs)`'s stops them), each only as a tensor the run made on the CPU
 (not an item of a batch moved in part).
 An input moved on some path only (the analysis joins it over the arms of a test) counts as
-moved, for a model the code never moves, only where every move of it is in this file in the
+moved, for a model the code never moves, where every move of it is in this file in the
 true arm of one device flag fixed for the run (`if args.cuda: x = x.cuda()`: `args.cuda` an
 attribute the file never assigns, or assigns once in a module-level statement from a test of
 `torch.cuda.is_available()`, `args.cuda = not args.no_cuda and torch.cuda.is_available()`;
 a module-level name bound once from such a test, `use_cuda = torch.cuda.is_available()`),
 and the call is in no arm where the flag is false: where the flag is true every such move
-has run.  A move under any other test (`if x.sum() > 0:`), moves under different flags, a
-flag assigned anywhere else (a second assignment, `global`, `setattr`), or an input made
-through a call the analysis cannot see into keep the call quiet.
+has run.  It counts too, for a model of a plain name that no path moves (built on the CPU
+here or by every caller, not handed to anything that may move it, nor bound to another
+name or put in a container, `net = model`, in the scope that builds it or in a caller that
+hands it on), where every move of it goes to a device that may be an accelerator and
+lies in arms of tests of a setting (a name or an attribute of one: `if cuda:` of a
+parameter `cuda`, `if self.use_gpu:`) that the file does not fix against the arm (every
+binding of the name a constant that makes the arm not taken, `USE_CUDA = False`, or `if
+False:`) and that read nothing named as the model is (`if next(model.parameters()).is_cuda:`),
+and the call is in no other arm of those tests (`if not cuda: out = model(data)`): where
+the move runs, the input is on the device and the model is not.  A move under a test of
+the data (`if x.sum() > 0:`), or an input made through a call the analysis cannot see into
+keep the call quiet.  A model built by one class of a table of classes of the run
+(`models[args.dataset][args.model](hidden)`, a dict of classes, or `A if big else B`)
+counts as built on the CPU where no class's `__init__` places its layers, and with weights
+where each class is known to hold weights or not and one does (each entry is a model the
+code offers); more than seven classes, or an entry that is anything else, leave it unknown.
+A model bound to one class or another in the arms of a test, moved in one arm and not in
+the other (`if self.D2RL: self.actor = DeepActor(...).to(device)` / `else: self.actor =
+Actor(...)`), is not reported: the test may decide the device too.
 Nor is a call reported in the false arm of a flag (`if args.gpu: out = model(x.cuda())` /
 `else: out = model(x)`) when all that may put the model on an accelerator is a move in this
 file in the true arm of the same flag: in the same function, or, for a model handed in as a
@@ -589,6 +605,7 @@ from torchferry.check.flow.arms import (
     flag_arm_move,
     flag_arms_apart,
     global_in_arm,
+    move_on_a_path,
     off_device_arm,
     other_arm_of_move,
     plain_on_one_gpu,
@@ -611,7 +628,7 @@ from torchferry.check.flow.lattice import param, zero_dim_made
 from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_meetings
 from torchferry.check.flow.modclass import has_parameters
-from torchferry.check.flow.program import builds_weights, holds_parameters
+from torchferry.check.flow.program import builds_weights, class_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, rewrapped, value_of
 from torchferry.check.flow.vocab import (
     ACCEL_KINDS,
@@ -1665,12 +1682,17 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
     if moved is None and item is None and c.callee is Callee.MODULE and v.kinds is not None \
             and v.kinds <= {Kind.TENSOR, Kind.BATCH}:
         moved = flag_arm_move(ff, v, c.node)  # (moved where a fixed device flag is true)
+    on_a_path = False
+    if moved is None and item is None and c.callee is Callee.MODULE and isinstance(func, ast.Name) \
+            and v.kinds is not None and v.kinds <= {Kind.TENSOR, Kind.BATCH}:
+        # (moved on some path: a model that no path moves fails there)
+        moved, on_a_path = move_on_a_path(ff, v, c.node, _names(func)), True
     if moved is None:
         return None
     # (an attribute moves with the module that owns it, not with a plain class that holds it)
     if isinstance(func, ast.Name):
         if _handed_on(ff, res, func.id) or _handed_on_around(ff, res, func.id) \
-                or _items_may_move(ff.tree, res.node, func.id):
+                or _items_may_move(ff.tree, res.node, func.id) or on_a_path and _aliased(res, func.id):
             return None
     elif not _held_unmoved(ff, res, func) and not _submodule_of_unmoved(ff, res, func, moved_globals):
         return None
@@ -1682,13 +1704,47 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         return None  # (a plain class's model: its weights known, not a container of anything)
     if built is None and not isinstance(func, ast.Name):
         built = _held_on_cpu(ff, res, func)
-    if built is None and isinstance(func, ast.Name):
+    if built is None and isinstance(func, ast.Name) and not on_a_path:
         # a global model bound in each arm of ``if T:``, called in an arm of ``if T:``
         chosen = global_in_arm(ff, c.node, func.id, model) if func.id not in res.params and \
             func.id not in _locals(res) else None
         built = _model_on_cpu(ff, res, chosen) if chosen is not None else None
     through = bool(v.places) and all(p.where is Where.PARAM for p in v.places or ())
     return _left_finding(ctx, c, a, moved, built, through) if built is not None else None
+
+
+def _aliased(res: ScopeResult, name: str) -> bool:
+    """Does the scope bind ``name``'s object to another name or a container (``net =
+    model``, ``self.net = model``, ``pair = (model, opt)``)?  A move through the alias
+    (``net.cuda()``) moves it, though the analysis follows the move under the alias only."""
+    for st in ast.walk(res.node):
+        if isinstance(st, (ast.Assign, ast.AnnAssign, ast.NamedExpr)) and st.value is not None:
+            targets = st.targets if isinstance(st, ast.Assign) else [st.target]
+            if all(isinstance(t, ast.Name) and t.id == name for t in targets):
+                continue  # (``model = model``: the same name)
+            if _holds_name(st.value, name):
+                return True
+    return False
+
+
+def _holds_name(node: ast.AST, name: str) -> bool:
+    """Is ``node`` the name, or a literal container holding it (at any depth)?"""
+    if isinstance(node, ast.Name):
+        return node.id == name
+    if isinstance(node, (ast.Tuple, ast.List, ast.Set)):
+        return any(_holds_name(e, name) for e in node.elts)
+    if isinstance(node, ast.Dict):
+        return any(_holds_name(v, name) for v in node.values)
+    if isinstance(node, ast.IfExp):
+        return _holds_name(node.body, name) or _holds_name(node.orelse, name)
+    return False
+
+
+def _names(node: ast.AST | None) -> frozenset[str]:
+    """The name a model is called by: ``model``, or the attribute of ``self.model``."""
+    if isinstance(node, ast.Name):
+        return frozenset((node.id,))
+    return frozenset((node.attr,)) if isinstance(node, ast.Attribute) else frozenset()
 
 
 def _held_unmoved(ff: FileFlow, res: ScopeResult, func: ast.AST | None) -> bool:
@@ -2116,7 +2172,8 @@ def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) 
         receiver = [c.node.func.value] if isinstance(c.node.func, ast.Attribute) else []
         names = [x for x in [*c.node.args, *(k.value for k in c.node.keywords), *receiver]
                  if isinstance(x, ast.Name) and caller.value(x) == given]
-        if any(_handed_on(other, caller, n.id) or _handed_on_around(other, caller, n.id) for n in names):
+        if any(_handed_on(other, caller, n.id) or _handed_on_around(other, caller, n.id)
+               or _aliased(caller, n.id) for n in names):
             return None
         found.append(_in_file(_model_on_cpu(other, caller, given, depth + 1), other, ff))
     return found[0] if all(f is not None for f in found) else None
@@ -2248,6 +2305,11 @@ def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
     """A ``torch.nn`` layer with weights, a torchvision model, or a class of the run that
     holds parameters."""
     name = made.text.split("(", 1)[0]
+    among = ff.built_among.get(id(made.node)) if made.path is None else None
+    if among is not None and isinstance(made.node, ast.Call):
+        # (one class of a table on each path: each entry is a model the code offers)
+        answers = [class_weights(ff, info, made.node) for info in among]
+        return None not in answers and True in answers
     if made.path is None and isinstance(made.node, ast.Call):
         weights = builds_weights(ff, made.node)
         if weights is not None:
