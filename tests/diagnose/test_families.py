@@ -102,6 +102,14 @@ CASES = [
         x = torch.ones(2, 3, 8, 8).to("cuda")
         y = conv(x)
         """, simulate="cuda"),
+    Case("mixed_devices-rnn_parameters-lstm_left_behind", """\
+        import torch
+        from torch import nn
+
+        lstm = nn.LSTM(3, 4)
+        x = torch.randn(5, 1, 3, device="cuda")
+        out, (h, c) = lstm(x)
+        """, simulate="cuda"),
     Case("mixed_devices-mask", """\
         import torch
 

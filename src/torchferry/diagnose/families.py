@@ -11,10 +11,12 @@ family                     PyTorch's text (forms)                               
 =========================  =====================================================  ==========
 mixed_devices              ``Expected all tensors to be on the same device``      odd device
                            (both forms), conv's ``Input type ... and weight
-                           type ... should be the same``, ``expected self and
-                           mask to be on the same device``, ``Tensor on device
-                           A is not on the expected device B!``, MPS's
-                           ``Placeholder storage has not been allocated``
+                           type ... should be the same``, the RNNs' ``Input and
+                           parameter tensors are not at the same device``,
+                           ``expected self and mask to be on the same device``,
+                           ``Tensor on device A is not on the expected device
+                           B!``, MPS's ``Placeholder storage has not been
+                           allocated``
 index_device               ``indices should be either on cpu or on the same      odd device
                            device as the indexed tensor``
 rnn_hidden                 ``Input and hidden tensors are not at the same        odd device
@@ -106,6 +108,12 @@ class MixedDevices(_Mismatch):
               r"should be the same",
               lambda m: _mixed((m[3] or "cpu", m[1] or "cpu"), odd="cpu",
                                arg="input" if not m[1] else m[2])),
+        # RNNs (aten/src/ATen/native/RNN.cpp, check_attributes): the input and the module's
+        # weights apart; the odd one is whichever side is on the CPU
+        _form(r"Input and parameter tensors are not at the same device, found input tensor at "
+              + _DEV + " and parameter tensor at " + _DEV,
+              lambda m: _mixed((m[2], m[1]), odd="cpu" if "cpu" in (m[1], m[2]) else None,
+                               arg="input" if m[1] == "cpu" else "parameter")),
         _form(r"expected self and mask to be on the same device, but got mask on " + _DEV
               + " and self on " + _DEV,
               lambda m: _mixed((m[2], m[1]), odd=m[1], arg="mask")),
