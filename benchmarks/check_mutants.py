@@ -110,6 +110,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from threading import Lock
 
+from torchferry._internal.atomic import write_text
 from torchferry.diagnose.record import Family
 
 REPO = Path(__file__).resolve().parents[1]
@@ -1251,9 +1252,7 @@ def _save_cache(path: Path, entries: dict) -> None:
         merged = _load_cache(path)
         merged.update(entries)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        tmp.write_text(json.dumps(merged, indent=0, sort_keys=True), encoding="utf-8")
-        os.replace(tmp, path)
+        write_text(path, json.dumps(merged, indent=0, sort_keys=True))
 
 
 #: the operators whose oracle reads no error of the simulated run (the host syncs it counts):

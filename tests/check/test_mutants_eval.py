@@ -864,7 +864,9 @@ def test_the_table_shows_both_measures_side_by_side() -> None:
 
 
 @pytest.mark.slow
-def test_the_oracle_confirms_a_dropped_move_and_passes_the_original(tmp_path: Path) -> None:
+def test_the_oracle_confirms_a_dropped_move_and_passes_the_original(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     prog_dir = tmp_path / "programs" / "tiny"
     prog_dir.mkdir(parents=True)
     (prog_dir / "main.py").write_text(
@@ -875,17 +877,13 @@ def test_the_oracle_confirms_a_dropped_move_and_passes_the_original(tmp_path: Pa
         "print(model(x).sum().item())\n"
     )
     program = cm.Program("tiny", "tiny", "main.py", ())
-    old = cm.PROGRAMS_DIR
-    cm.PROGRAMS_DIR = tmp_path / "programs"
-    try:
-        ws = cm.Workspace(tmp_path / "ws")
-        assert cm.baseline_ok(ws, program) is None
-        drop = next(m for m in cm.mutants(program) if m.op == "drop-move")
-        verdict = cm.oracle(ws, drop)
-        assert verdict.confirmed and "RuntimeError" in verdict.why
-        assert 6 in verdict.frames
-    finally:
-        cm.PROGRAMS_DIR = old
+    monkeypatch.setattr(cm, "PROGRAMS_DIR", tmp_path / "programs")
+    ws = cm.Workspace(tmp_path / "ws")
+    assert cm.baseline_ok(ws, program) is None
+    drop = next(m for m in cm.mutants(program) if m.op == "drop-move")
+    verdict = cm.oracle(ws, drop)
+    assert verdict.confirmed and "RuntimeError" in verdict.why
+    assert 6 in verdict.frames
 
 
 @pytest.mark.slow

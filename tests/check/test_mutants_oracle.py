@@ -119,20 +119,18 @@ print(out["y"].sum().item())
 
 
 @pytest.mark.slow
-def test_the_oracle_confirms_a_device_mismatch_and_not_numpy_of_a_dict(tmp_path: Path) -> None:
+def test_the_oracle_confirms_a_device_mismatch_and_not_numpy_of_a_dict(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     (tmp_path / "programs" / "tiny").mkdir(parents=True)
     (tmp_path / "programs" / "tiny" / "main.py").write_text(_TINY)
     program = cm.Program("tiny", "tiny", "main.py", ())
-    old = cm.PROGRAMS_DIR
-    cm.PROGRAMS_DIR = tmp_path / "programs"
-    try:
-        ws = cm.Workspace(tmp_path / "ws")
-        assert cm.baseline_ok(ws, program) is None
-        by_op = {m.op: m for m in cm.mutants(program) if m.line == 5 or m.op == "add-numpy"}
-        drop = cm.oracle(ws, by_op["drop-move"])
-        assert drop.confirmed and drop.kind is cm.Family.MIXED_DEVICES and drop.frames == [8, 7]
-        numpy = cm.oracle(ws, by_op["add-numpy"])  # out is a dict: no device error
-        assert not numpy.confirmed and numpy.kind is None
-        assert numpy.why.startswith("AttributeError")
-    finally:
-        cm.PROGRAMS_DIR = old
+    monkeypatch.setattr(cm, "PROGRAMS_DIR", tmp_path / "programs")
+    ws = cm.Workspace(tmp_path / "ws")
+    assert cm.baseline_ok(ws, program) is None
+    by_op = {m.op: m for m in cm.mutants(program) if m.line == 5 or m.op == "add-numpy"}
+    drop = cm.oracle(ws, by_op["drop-move"])
+    assert drop.confirmed and drop.kind is cm.Family.MIXED_DEVICES and drop.frames == [8, 7]
+    numpy = cm.oracle(ws, by_op["add-numpy"])  # out is a dict: no device error
+    assert not numpy.confirmed and numpy.kind is None
+    assert numpy.why.startswith("AttributeError")
