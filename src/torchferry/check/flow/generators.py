@@ -37,6 +37,7 @@ import ast
 import enum
 
 from torchferry._internal.vocabulary import ACCELERATOR_LITERAL
+from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.lattice import Kind, Where
 from torchferry.check.flow.program import FileFlow
 from torchferry.check.names import kwarg
@@ -63,7 +64,7 @@ def generator_place(ff: FileFlow, call: ast.Call) -> GeneratorPlace | None:
     if built is not None:
         return GeneratorPlace.SURE if _on_accelerator(ff, built) else None
     if isinstance(gen, ast.Name) and fn is not None and _annotated_parameter(ff, fn, gen.id):
-        k = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args, *fn.args.kwonlyargs)].index(gen.id)
+        k = param_names(fn).index(gen.id)
         if ff.run_arguments(fn, k) == [] and not _rebound(fn, gen.id) and _no_default(fn, gen.id):
             return GeneratorPlace.HINT
     return None
@@ -87,7 +88,7 @@ def _built(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef | None, gen:
         return None
     if fn is not None:
         stores = _stores(fn, gen.id, nested=True)
-        if stores or gen.id in _param_names(fn):
+        if stores or gen.id in param_names(fn):
             return _only_call(ff, stores)
     return _only_call(ff, _stores(ff.tree, gen.id, nested=False))
 
@@ -129,11 +130,6 @@ def _on_accelerator(ff: FileFlow, built: ast.Call) -> bool:
     res = ff.scope_of(dev)
     v = res.value(dev) if res is not None else None
     return v is not None and v.is_(Kind.DEVICE) and v.may_live(Where.ACCEL)
-
-
-def _param_names(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[str]:
-    a = fn.args
-    return [x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)]
 
 
 def _annotated_parameter(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
