@@ -1208,6 +1208,53 @@ LAGOON_EXTRA: tuple[tuple[str, str], ...] = (
 DEFAULT_LAGOON_CORPUS = REPO / ".corpus" / "lagoon"
 DEFAULT_LAGOON_LABELS = REPO / "benchmarks" / "check_labels_lagoon.toml"
 
+#: a twenty-first held-out set, gathered after the lagoon set had been measured: research,
+#: training and library code (the Spinning Up reinforcement learning algorithms, the BERTScore
+#: text generation metric, FullSubNet speech enhancement, the heterogeneous graph transformer
+#: pyHGT, the torch-fidelity generative model metrics, disentangled variational autoencoders,
+#: latent ODEs for irregular time series, the FourCastNet weather forecasting networks, MiDaS
+#: monocular depth estimation, IDR implicit differentiable rendering, DeepSDF signed distance
+#: functions, the ViLT vision-and-language transformer, the universal music translation
+#: network, attention models for routing problems, SafeDrug drug recommendation, PVCNN
+#: point-voxel convolutions, POMO combinatorial optimization and the LASER multilingual
+#: sentence embeddings), none in CORPUS, EXTRA, the other held-out sets, check_split.toml or
+#: the repositories of the bug-report reproductions or the mutation programs; labelled in
+#: ``benchmarks/check_labels_delta.toml`` (``--delta``; cache ``.corpus/delta``).  Source
+#: snapshots only, like the sound set.
+DELTA: tuple[tuple[str, str], ...] = ()
+#: its source snapshots, checked with ``--delta --extra DIR``; ``--delta --export GIT_DIR
+#: --extra DIR`` writes them into DIR.  Left out for a file shared with a code base of a listed
+#: set: edebrouwer/gru_ode_bayes (a copy of torchdiffeq's _impl package, fresh),
+#: jingraham/neurips19-graph-protein-design (struct2seq/data.py, in dauparas/ProteinMPNN's
+#: protein_mpnn_utils.py and training/utils.py, sound) and jsikyoon/dreamer-torch (tools.py,
+#: NM512/dreamerv3-torch's, shoal).  swz30/MPRNet was not taken as the repository of a
+#: bug-report reproduction.  Not taken for their size (over 10,000 lines of Python):
+#: ACEsuit/mace (35,409), facebookresearch/PyTorch-BigGraph (15,106) and NATSpeech/NATSpeech
+#: (11,802); for fewer than 2,000: yumeng5/LOTClass (749) and ZhixiuYe/NER-pytorch (1,459).
+#: No snapshot to be had: minzwon/sota-music-tagging-models (too large to fetch).
+DELTA_EXTRA: tuple[tuple[str, str], ...] = (
+    ("openai/spinningup", "038665d62d569055401d91856abb287263096178"),
+    ("Tiiiger/bert_score", "19e7f551fe4fa43fdd07b8129ae947015b902b2d"),
+    ("haoxiangsnr/FullSubNet", "5e223b023f91085bc784121453de22ea722fa01f"),
+    ("acbull/pyHGT", "85eaccd482bc1d1af56c2de297b6e3a88b96d5cd"),
+    ("toshas/torch-fidelity", "5e211a950a7b45206bd4976813ffd6aed6cf4ccc"),
+    ("YannDubs/disentangling-vae", "f0452191bab6d94eba0b4e6a065f74dcfd54ac52"),
+    ("YuliaRubanova/latent_ode", "c0682d4f52b806fb88d965755892eadd9783f936"),
+    ("NVlabs/FourCastNet", "93360c1720a9f97aabf970689f21c9fad8737788"),
+    ("isl-org/MiDaS", "454597711a62eabcbf7d1e89f3fb9f569051ac9b"),
+    ("lioryariv/idr", "44959e7aac267775e63552d8aac6c2e9f2918cca"),
+    ("facebookresearch/DeepSDF", "48c19b8d49ed5293da4edd7da8c3941444bc5cd7"),
+    ("dandelin/ViLT", "762fd3975c180db6fc88f577cf39549983fa373a"),
+    ("facebookresearch/music-translation", "a62f501c5ba5d26e0a68ea3dded7a134c2153be1"),
+    ("wouterkool/attention-learn-to-route", "c9abf41ac2f878a55b20dc7e829bc942bb999631"),
+    ("ycq091044/SafeDrug", "88ce5c377dcdc2aa01aaa88f5478dfa4373ba49a"),
+    ("mit-han-lab/pvcnn", "476715b113f9c119f88003729bc6475285f78819"),
+    ("yd-kwon/POMO", "d7c3d6ea580499a53e874fe9e065f69e799a8551"),
+    ("facebookresearch/LASER", "74bc6ae7ffb7cba670fe0f428d0ede9f666fb821"),
+)
+DEFAULT_DELTA_CORPUS = REPO / ".corpus" / "delta"
+DEFAULT_DELTA_LABELS = REPO / "benchmarks" / "check_labels_delta.toml"
+
 
 @dataclass(frozen=True)
 class HeldOutSet:
@@ -1215,7 +1262,7 @@ class HeldOutSet:
     directory and labels file (``--fresh``, ``--unseen``, ``--blind``, ``--sealed``,
     ``--vault``, ``--dock``, ``--pier``, ``--quay``, ``--wharf``, ``--jetty``, ``--berth``,
     ``--cove``, ``--reef``, ``--shoal``, ``--strait``, ``--inlet``, ``--fjord``, ``--sound``,
-    ``--bay``, ``--lagoon``)."""
+    ``--bay``, ``--lagoon``, ``--delta``)."""
 
     flag: str
     packages: tuple[tuple[str, str], ...]
@@ -1253,6 +1300,7 @@ HELD_OUT_SETS: dict[str, HeldOutSet] = {
     "lagoon": HeldOutSet(
         "--lagoon", LAGOON, LAGOON_EXTRA, DEFAULT_LAGOON_CORPUS, DEFAULT_LAGOON_LABELS
     ),
+    "delta": HeldOutSet("--delta", DELTA, DELTA_EXTRA, DEFAULT_DELTA_CORPUS, DEFAULT_DELTA_LABELS),
 }
 
 
@@ -2813,6 +2861,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"(cache {DEFAULT_LAGOON_CORPUS.relative_to(REPO)})",
     )
     ap.add_argument(
+        "--delta",
+        action="store_true",
+        help="check the twenty-first held-out set (DELTA_EXTRA, with --extra DIR) instead of "
+        f"CORPUS, joined with {DEFAULT_DELTA_LABELS.name} "
+        f"(cache {DEFAULT_DELTA_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
         "--fetch-only",
         action="store_true",
         help="download and unpack the packages of the chosen set into the cache, and exit "
@@ -2827,7 +2882,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--pier: PIER_EXTRA, --quay: QUAY_EXTRA, --wharf: WHARF_EXTRA, --jetty: JETTY_EXTRA, "
         "--berth: BERTH_EXTRA, --cove: COVE_EXTRA, --reef: REEF_EXTRA, --shoal: SHOAL_EXTRA, "
         "--strait: STRAIT_EXTRA, --inlet: INLET_EXTRA, --fjord: FJORD_EXTRA, --sound: SOUND_EXTRA, "
-        "--bay: BAY_EXTRA, --lagoon: LAGOON_EXTRA) "
+        "--bay: BAY_EXTRA, --lagoon: LAGOON_EXTRA, --delta: DELTA_EXTRA) "
         "project found in "
         "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
     )
@@ -2865,8 +2920,8 @@ def main(argv: Sequence[str] | None = None) -> int:
     if len(chosen) > 1:
         ap.error(
             "--fresh, --unseen, --blind, --sealed, --vault, --dock, --pier, --quay, --wharf, "
-            "--jetty, --berth, --cove, --reef, --shoal, --strait, --inlet, --fjord, --sound, --bay "
-            "and --lagoon are separate sets: give one"
+            "--jetty, --berth, --cove, --reef, --shoal, --strait, --inlet, --fjord, --sound, --bay, "
+            "--lagoon and --delta are separate sets: give one"
         )
     packages, snapshots = CORPUS, EXTRA
     for held in chosen:

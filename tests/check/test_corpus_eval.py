@@ -283,6 +283,18 @@ def test_the_lagoon_labels_file_names_only_lagoon_code_bases() -> None:
     assert all(len(commit) == 40 for _, commit in cc.LAGOON_EXTRA)
 
 
+def test_the_delta_labels_file_names_only_delta_code_bases() -> None:
+    """The delta set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_DELTA_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_DELTA_LABELS)
+    known = {cc._norm(n) for n, _ in cc.DELTA} | {r.replace("/", "-") for r, _ in cc.DELTA_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["delta"].labels == cc.DEFAULT_DELTA_LABELS
+    assert len(cc.DELTA_EXTRA) == 18
+    assert all(len(commit) == 40 for _, commit in cc.DELTA_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -469,6 +481,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--bay", "--half", "dev"],
         ["--lagoon", "--bay"],
         ["--lagoon", "--half", "dev"],
+        ["--delta", "--lagoon"],
+        ["--delta", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -509,6 +523,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "bay-half",
         "lagoon-and-another",
         "lagoon-half",
+        "delta-and-another",
+        "delta-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
