@@ -2590,13 +2590,16 @@ def _export_report(r: ManifestReport, mirror: Path, out: Path) -> str:
 
 
 def _rebuilt_as_pinned(f: ManifestFile, original: bytes) -> bytes | None:
-    """The rebuilt file whose digest is the manifest's, or None."""
-    for strip_marked in (False, True):
-        data = rebuild_file(f, original, strip_marked=strip_marked)
-        if not data.endswith(b"\n"):  # a header line ends the file's last line too
-            data += b"\n" * (hashlib.sha256(data + b"\n").hexdigest() == f.sha256)
-        if hashlib.sha256(data).hexdigest() == f.sha256:
-            return data
+    """The rebuilt file whose digest is the manifest's, or None; a repository file with
+    CRLF line ends is also tried with them made LF (``trimmed: nothing; CRLF line endings
+    made LF``)."""
+    for text in dict.fromkeys((original, original.replace(b"\r\n", b"\n"))):
+        for strip_marked in (False, True):
+            data = rebuild_file(f, text, strip_marked=strip_marked)
+            if not data.endswith(b"\n"):  # a header line ends the file's last line too
+                data += b"\n" * (hashlib.sha256(data + b"\n").hexdigest() == f.sha256)
+            if hashlib.sha256(data).hexdigest() == f.sha256:
+                return data
     return None
 
 

@@ -743,6 +743,26 @@ def test_a_report_set_is_rebuilt_byte_for_byte_from_a_clone(tmp_path: Path) -> N
     assert cc.export_report_set(rs, tmp_path / "none", tmp_path / "x")["no mirror"] == ["r1.py"]
 
 
+def test_a_reproduction_whose_crlf_line_ends_were_made_lf_is_rebuilt(tmp_path: Path) -> None:
+    _, commit = _git_repo_with(
+        tmp_path / "mirror", {"m.py": "import torch\r\nx = torch.zeros(3)\r\n"}
+    )
+    fixtures = tmp_path / "fixtures"
+    fixtures.mkdir()
+    body = "import torch\nx = torch.zeros(3)  # FRY010\n"
+    lf = _reproduction(commit, "m.py", body, "nothing; CRLF line endings made LF")
+    (fixtures / "r1.py").write_text(lf)
+    cc.write_manifest("demo", fixtures, 1, 1, dest=tmp_path / "sets")
+    rs = cc.report_sets(tmp_path / "sets")["demo"]
+    out = tmp_path / "rebuilt"
+    assert cc.export_report_set(rs, tmp_path / "mirror", out) == {"written": ["r1.py"]}
+    assert (out / "r1.py").read_bytes() == lf.encode()
+    (fixtures / "r1.py").write_text(lf.replace("zeros(3)", "zeros(4)"))
+    cc.write_manifest("demo", fixtures, 1, 1, dest=tmp_path / "sets")
+    rs = cc.report_sets(tmp_path / "sets")["demo"]
+    assert cc.export_report_set(rs, tmp_path / "mirror", tmp_path / "x") == {"differs": ["r1.py"]}
+
+
 def test_recall_on_a_set_refuses_files_that_differ_from_its_manifest(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
 ) -> None:
