@@ -95,7 +95,7 @@ def sure_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
 
 def test_every_finding_is_reported_where_a_selector_names_the_rule() -> None:
-    assert fry010.REPORTED == {Selected.NAMED: Certainty.MAY, Selected.BY_DEFAULT: Certainty.SURE}
+    assert fry010.REPORTED == {Selected.NAMED: Certainty.MAY, Selected.BY_DEFAULT: Certainty.OWN_TENSOR}
     assert levels(TAGGER) == ["may", "may"]
     assert levels(ANNOTATED) == ["may"]
 

@@ -175,6 +175,28 @@ def hf_submodule(text: str, attr: str) -> bool:
     return layer is not None and layer != "torch.nn.Dropout"
 
 
+def hf_pretrained_model(qual: str) -> bool:
+    """Is ``qual`` the ``from_pretrained`` loader of a PyTorch model class of a Hugging Face
+    package, or of one of its model factories (``AutoModelForCausalLM``), which loads the
+    weights on the CPU unless a keyword places them?
+
+    >>> hf_pretrained_model("transformers.GPTNeoForCausalLM.from_pretrained")
+    True
+    >>> hf_pretrained_model("transformers.AutoModel.from_pretrained")
+    True
+    >>> hf_pretrained_model("transformers.AutoTokenizer.from_pretrained")
+    False
+    >>> hf_pretrained_model("transformers.TFBertModel.from_pretrained")
+    False
+    """
+    head, _, last = qual.rpartition(".")
+    if last != "from_pretrained":
+        return False
+    top, _, rest = head.partition(".")
+    return hf_model_class(head) or top in HF_MODEL_PACKAGES and \
+        _HF_AUTO.fullmatch(rest.rsplit(".", 1)[-1]) is not None
+
+
 def module_base(qual: str) -> bool:
     """Is ``qual`` a module class that a class of the run may derive from: a ``torch.nn``
     module class, one of :data:`PACKAGE_MODULES` or a Hugging Face model class

@@ -35,6 +35,7 @@ from torchferry.check.flow.lattice import (
     Basis,
     Kind,
     Op,
+    Origin,
     Place,
     Reason,
     Value,
@@ -1573,7 +1574,28 @@ class FileFlow:
             v = table.get(attr)
             if v is not None:  # a mixin's submodule follows the module it is mixed into
                 return _as_attribute(v, cls.is_module)
-        return UNKNOWN
+        inherited = self._layer_tensor(cls, attr) if cls.is_module else None
+        return UNKNOWN if inherited is None else inherited
+
+    def _layer_tensor(self, cls: ClassInfo, attr: str) -> Value | None:
+        """``self.<attr>`` of a subclass (or a subclass of a subclass in the run) of a
+        ``torch.nn`` layer whose ``__init__`` always registers ``attr``
+        (:data:`vocab.LAYER_TENSORS`: ``self.weight`` of ``class WSConv2d(nn.Conv2d)``) when
+        no class of the run stores it and this file assigns no ``<x>.<attr>``: a parameter
+        of the module, where ``self`` is.  None for anything else."""
+        if self._assigned_outside(attr):
+            return None
+        for c in mro(cls):
+            for b in c.node.bases:
+                q = c.ff.qualname(b) or ""
+                head, _, last = q.rpartition(".")
+                if head in ("torch.nn", "torch.nn.modules") or head.startswith("torch.nn.modules."):
+                    if attr in vocab.LAYER_TENSORS.get(last, ()):
+                        made = Origin(Op.MADE, b.lineno, b.col_offset,
+                                      f"torch.nn.Parameter ({last}.{attr})", node=b)
+                        v = Value(frozenset((Kind.TENSOR,)), frozenset((param(0),)), (made,))
+                        return v if c.ff is self else in_path(v, c.ff.path)
+        return None
 
     def instance_attr(self, obj: Value, attr: str) -> Value | None:
         """``obj.<attr>`` for an instance of a plain class of the run (not a module) that

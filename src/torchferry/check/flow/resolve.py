@@ -58,6 +58,9 @@ _MODULE = frozenset((Kind.MODULE,))
 _MODULE_OR_OTHER = frozenset((Kind.MODULE, Kind.OTHER))
 _TENSOR_OR_MODULE = frozenset((Kind.TENSOR, Kind.MODULE))
 _DEVICE_KEYWORDS = frozenset({"device", "device_map", "map_location"})
+#: keywords of a Hugging Face ``from_pretrained`` that may put the weights elsewhere than on
+#: the CPU (a quantised model is placed by its ``device_map``, given or defaulted)
+_HF_PLACING = _DEVICE_KEYWORDS | {"load_in_8bit", "load_in_4bit", "quantization_config", "tp_plan"}
 #: methods every module has: ``self.to(d)``, ``self.eval()``, ``self.parameters()``
 _MODULE_OWN = vocab.MODULE_SELF | vocab.MODULE_METHODS | vocab.MOVE_NAMES
 
@@ -219,6 +222,14 @@ def _built_on_the_cpu(ev: Evaluator, node: ast.Call, qual: str, kws: Kws) -> Val
     fact = libfacts.call_fact(qual)
     if fact is not None:
         return _library_value(node, qual, fact, kws)
+    from torchferry.check.flow.modclass import hf_pretrained_model
+
+    if hf_pretrained_model(qual):
+        # ``GPTNeoForCausalLM.from_pretrained(name)``: its weights loaded on the CPU unless
+        # a keyword places them (``device_map="auto"``, a quantisation, which needs one)
+        placed = any(k in _HF_PLACING or k == "**" for k, _ in kws)
+        return Value(_MODULE, None if placed else frozenset((CPU,)), (_made(node, f"{qual}(...)"),),
+                     Basis.CONSTRUCTED)
     if vocab.tensor_state_metric(qual):
         # a metric whose state is tensors, made on the CPU (``JaccardIndex(num_classes=n)``)
         places = None if any(k in _DEVICE_KEYWORDS or k in vocab.LIST_STATE_KEYWORDS or k == "**"

@@ -161,6 +161,18 @@ PARAM_LAYERS = frozenset(
     TransformerEncoder TransformerDecoder TransformerEncoderLayer TransformerDecoderLayer
     PReLU""".split()
 )
+#: the tensors a ``torch.nn`` layer's ``__init__`` always registers on itself, whatever its
+#: arguments (``nn.Conv2d``'s ``weight`` is an ``nn.Parameter``; its ``bias`` may be None,
+#: as ``nn.BatchNorm2d``'s running statistics and ``nn.LayerNorm``'s weight may be): a
+#: subclass's ``self.weight`` that no class of the run assigns is one of the module's
+#: parameters, which follow the module wherever it is moved
+LAYER_TENSORS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(
+        """Linear Bilinear Conv1d Conv2d Conv3d ConvTranspose1d ConvTranspose2d ConvTranspose3d
+        Embedding EmbeddingBag PReLU""".split(), frozenset({"weight"})),
+    **dict.fromkeys("RNN LSTM GRU".split(), frozenset({"weight_ih_l0", "weight_hh_l0"})),
+    **dict.fromkeys("RNNCell LSTMCell GRUCell".split(), frozenset({"weight_ih", "weight_hh"})),
+}
 #: ``torch.nn`` containers (they own what they hold)
 CONTAINERS = frozenset({"Sequential", "ModuleList", "ModuleDict"})
 #: model zoos whose constructors build a model on the CPU

@@ -5,13 +5,15 @@ Flags `.item()`, `.tolist()`, `.cpu()`, `float(t)` / `int(t)` / `bool(t)` and `p
 (also inside an f-string) of a tensor that the device-flow analysis establishes may live
 on an accelerator (moved or made there, the output of a module there, a loss of such
 tensors, also where it comes from a helper or a method of the checked files:
-`loss = self.compute_loss(x, y)`; `float(loss)`), directly in the body
+`loss = self.compute_loss(x, y)`; `float(loss)`), in the body
 of a training or evaluation loop: a loop over a DataLoader (also through `enumerate` or
 `tqdm`), over `range(epochs)`-style ranges or a `while`, whose own body calls a model,
-`loss.backward()` or `optimizer.step()`. It stays quiet when the read sits under a logging
-interval -- `if step % 100 == 0:`, `if i == 0:` on the loop counter, `if verbose:` or
-`if log_...`, or a test on a name the guarded body rebinds (`if nimg >= last + tick:` with
-`last = nimg` in it) -- and for reads in an outer loop that run once per epoch. A read in a function
+`loss.backward()` or `optimizer.step()`, directly or in a loop nested in that body (`for
+head_loss in losses: logs.append(head_loss.item())` runs on every step, once per item). It
+stays quiet when the read sits under a logging interval in any of those loops -- `if step %
+100 == 0:`, `if i == 0:` on a loop's counter, `if verbose:` or `if log_...`, or a test on a
+name the guarded body rebinds (`if nimg >= last + tick:` with `last = nimg` in it) -- and
+for reads in an outer loop that run once per epoch. A read in a function
 that does one training step (it calls `.backward()` or `optimizer.step()`, not in a loop of
 its own) counts as in the loop that calls it on every iteration: `return {"loss": loss.item()}` in `train_step`, called
 as `self.train_step(batch)` in `for batch in loader:` (in another method, in a base class for
@@ -140,12 +142,19 @@ def check(ctx: Context) -> Iterable[Finding]:
 
 
 def _in_hot_loop(lp: Loops, site: Site[ast.Call]) -> bool:
-    """Does the read run on every iteration of a training/evaluation loop?"""
-    if not site.ctx.loops:
+    """Does the read run on every iteration of a training/evaluation loop: in its body, or
+    in a loop nested in it (``for head, loss in enumerate(losses): logs.append(loss.item())``
+    inside the step loop runs each step, once per item)?  The nearest enclosing training
+    loop counts; no loop from it to the read may guard the read with a logging interval,
+    need its value to decide what it does, or have synchronised before it."""
+    loops = site.ctx.loops
+    if not loops:
         return _in_step_function(lp, site)
-    loop = site.ctx.loops[-1]
-    return lp.is_training_loop(loop, site.ctx) and not guarded(site.ctx, loop) and \
-        not _decides_control_flow(site, loop) and not _after_synchronize(site, loop)
+    for k in range(len(loops) - 1, -1, -1):
+        if lp.is_training_loop(loops[k], site.ctx):
+            return not any(guarded(site.ctx, loop) or _decides_control_flow(site, loop) or
+                           _after_synchronize(site, loop) for loop in loops[k:])
+    return False
 
 
 def _in_step_function(lp: Loops, site: Site[ast.Call]) -> bool:

@@ -164,15 +164,23 @@ Its message says how sure the analysis is that the other one is on the accelerat
 the code puts on the accelerator when there is one" where the run's own code puts it there
 (moved or made there, `x.to(device)`, `.cuda()`; a model after `model = Net().to(device)`,
 so its submodules' outputs in its methods; a value computed from them; the argument a call
-of the run gives a parameter, followed through the callers' parameters), "which may be on
-an accelerator" where only a hint does (an input of a module's `forward`, `self` of a
-module that no code of the run moves, a parameter annotated as a tensor, `self.<attr>`, a
-tensor whose place the function follows). A factory met both ways is reported with its
-surest meeting. Which are reported depends on how the run selects the rule (the rule
-module's `REPORTED`): where a selector names it (`--select FRY010`, `--select ALL`,
-`extend-select = ["FRY010"]`), every one; where only the default rule set runs it, only
-the sure ones (and, as every default rule's, none in an arm of a function that no call of
-the run takes).
+of the run gives a parameter, followed through the callers' parameters), "which is a tensor
+of the module and goes wherever the module is moved" where it is a parameter or buffer of
+the module whose method (not `__init__`) meets it, or a result of that tensor alone
+(`self.decay.view(-1, 1) ** torch.arange(n)`, `self.register_buffer("scale", ...)`, the
+`weight` a `torch.nn` base layer such as `nn.Conv2d` registers), met as an operand, not as
+an index, nor with a reduction of the factory's result given no dimension or arithmetic of
+such reductions (`weight = lengths.sum()`, 0-dimensional: it mixes with any device): the
+meeting fails on every run that puts the module on an accelerator, whoever
+moves it; "which may be on an accelerator" where only a hint does (an input of a module's
+`forward`, `self` of a module that no code of the run moves, its submodules' outputs, a
+parameter annotated as a tensor, another `self.<attr>`, a tensor whose place the function
+follows). A factory met both ways is reported with its surest meeting. Which are reported
+depends on how the run selects the rule (the rule module's `REPORTED`): where a selector
+names it (`--select FRY010`, `--select ALL`, `extend-select = ["FRY010"]`), every one;
+where only the default rule set runs it, the sure ones and those meeting a tensor of the
+module (and, as every default rule's, none in an arm of a function that no call of the run
+takes).
 
 The meeting may be in another file of the run: one that imports the factory's file,
 directly or not (`h = self.policy.hidden; h + x.to(device)` in agent.py, the hidden state
@@ -252,8 +260,11 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
-The default rule set reports only the sure meetings. "Sure" is about the other tensor's
-place, not about the path: a factory in an arm where the other value is `None` (`style_ =
+The default rule set reports only the sure meetings and those with a tensor of the module.
+A tensor of the module is graded so only where the meeting is in the method's own scope (a
+meeting in a callee, in another file or with a kept attribute keeps its grade), and a
+module that its users keep on the CPU on purpose has such meetings reported all the same.
+"Sure" is about the other tensor's place, not about the path: a factory in an arm where the other value is `None` (`style_ =
 ... if style is not None else style`), a placeholder that a flag makes the class replace
 before its first use (`self.pred_cov_fac_need_update = True`), a CPU tensor a module call
 takes as a size, or lengths a model moves to the CPU itself are still reported. A move to
@@ -451,17 +462,22 @@ class Certainty(enum.IntEnum):
     #: tensor without calls of the run that place it, ``self.<attr>``, a tensor whose place
     #: the function follows (``x.new_zeros(n)``)
     MAY = 1
+    #: it is a parameter or buffer of the module whose method meets it (``self.decay`` of
+    #: ``nn.Parameter``, a view of it): wherever the module is moved it goes too, so the
+    #: meeting fails on every run that puts the module on an accelerator, even where no
+    #: code of the run moves it (its user does)
+    OWN_TENSOR = 2
     #: the run's own code puts it there whenever the program runs on one: moved or made
     #: there (``.to(device)``, ``.cuda()``, a model after ``model.to(device)``, a value
     #: computed from such a tensor), also as the argument a call of the run gives a
     #: parameter (followed through the callers' parameters)
-    SURE = 2
+    SURE = 3
 
 
 #: the findings reported, by how the run selects the rule: those at least this certain
 #: (``Certainty.SURE``: only where the run's code establishes the partner's place)
 REPORTED: dict[Selected, Certainty] = {
-    Selected.BY_DEFAULT: Certainty.SURE,
+    Selected.BY_DEFAULT: Certainty.OWN_TENSOR,
     Selected.NAMED: Certainty.MAY,
 }
 
@@ -690,9 +706,51 @@ def _pair_here(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST, mad
     if (id(made.node) in indexed or id(made.node) in arrays) and not _many_indices(ff, res, partner, 0):
         return  # (an index that may be 0-dimensional reads as its number)
     sure = _sure_partner(ff, res, meet, node, made)
-    if _surer(levels, id(made.node), sure):
+    level = Certainty.SURE if sure is not None else _own_tensor_level(ff, res, meet, partner)
+    if _surer(levels, id(made.node), level):
         home, call = tables[id(made.node)]
         found[id(made.node)] = (home, call, meet, partner if sure is None else sure, res)
+
+
+def _own_tensor_level(ff: FileFlow, res: ScopeResult, meet: Meeting, partner: ast.AST) -> Certainty:
+    """:attr:`Certainty.OWN_TENSOR` when ``partner`` is an operand (not an index, not a
+    module's argument) that holds a parameter or buffer of ``self`` in a method of an
+    ``nn.Module`` other than its constructor: a tensor at ``self``'s place, registered
+    (``nn.Parameter(...)``, ``nn.Buffer(...)``, ``self.register_buffer(...)``, a weight a
+    ``torch.nn`` base layer registers), or a view or result of one alone; else
+    :attr:`Certainty.MAY`."""
+    cls = ff.method_of.get(id(res.node))
+    if cls is None or not cls.is_module or meet.module is not None or meet.presumed or \
+            (meet.first_only and not meet.stored) or getattr(res.node, "name", "") == "__init__":
+        return Certainty.MAY
+    v = next((w for n, w in meet.operands if n is partner), None)
+    if v is None or v.kinds != frozenset((Kind.TENSOR,)) or v.places != frozenset((param(0),)) or \
+            any(_reduced(res, n) for n, _ in meet.operands if n is not partner):
+        return Certainty.MAY
+    registered = not v.origins or v.origins[0].op is Op.MADE and v.origins[0].text.startswith(vocab.REGISTERED)
+    return Certainty.OWN_TENSOR if registered else Certainty.MAY
+
+
+#: tensor methods that, given no dimension, reduce a tensor to a 0-dimensional one
+_REDUCTIONS = frozenset({"sum", "mean", "max", "min", "prod", "norm", "std", "var", "amax", "amin",
+                         "all", "any", "median", "logsumexp", "count_nonzero"})
+
+
+def _reduced(res: ScopeResult, node: ast.AST, depth: int = 0) -> bool:
+    """Is ``node`` a reduction given no dimension (``lengths.sum()``), arithmetic of such
+    reductions and numbers (``weight * mean``), or a name the scope binds only to those
+    (``weight = lengths.sum()``, three names deep)?  A 0-dimensional tensor on the CPU mixes
+    with one on any device, so such an operand is no sure mistake."""
+    if isinstance(node, ast.Call):
+        return isinstance(node.func, ast.Attribute) and node.func.attr in _REDUCTIONS and \
+            not node.args and not any(k.arg == "dim" for k in node.keywords)
+    if isinstance(node, ast.BinOp):
+        return all(isinstance(e, ast.Constant) or _reduced(res, e, depth) for e in (node.left, node.right))
+    if not isinstance(node, ast.Name) or depth >= 3:
+        return False
+    bound = [st.value for st in ast.walk(res.node) if isinstance(st, ast.Assign)
+             and any(isinstance(t, ast.Name) and t.id == node.id for t in st.targets)]
+    return bool(bound) and all(_reduced(res, b, depth + 1) for b in bound)
 
 
 def _surer(levels: dict[int, Certainty], key: int, sure: ast.AST | Certainty | None) -> bool:
@@ -2037,6 +2095,7 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
 
 
 _PLACED = {Certainty.MAY: "may be on an accelerator",
+           Certainty.OWN_TENSOR: "is a tensor of the module and goes wherever the module is moved",
            Certainty.SURE: "the code puts on the accelerator when there is one"}
 
 

@@ -525,8 +525,8 @@ file assigns, a name rebound before the call, another object handed for `args`, 
 outside the file keep it reported.  A plain tensor attribute moved under the flag in
 `__init__` (`if args.gpu: self.mask = self.mask.cuda()`) of a module the caller moves only
 under the same flag is still reported by FRY011, which does not relate the two tests.
-A model built by a function (`build_model(cfg)`, `from_pretrained(...)`, anything given a
-`device`/`device_map`; not a module class of the run whose `__init__` keeps the `device` it
+A model built by a function (`build_model(cfg)`, `from_pretrained(...)` of a class that is
+no Hugging Face model class, anything given a `device`/`device_map`; not a module class of the run whose `__init__` keeps the `device` it
 is given only as the place of tensors its methods make, `self.device = device` read as
 `torch.arange(n).to(self.device)` or `device=self.device` of a `torch` factory outside
 `__init__`, or hands it on to classes of the run that do the same: its weights stay on the
@@ -535,6 +535,14 @@ reported), loaded with `torch.load` (the fourth form excepted, given a
 `map_location` that is a device), passed to another call (`DataParallel`,
 `accelerator.prepare`, `trainer.fit`), returned or aliased is not checked, nor is any model
 in a file that sets a default device (`torch.set_default_device`, `with torch.device(...)`).
+A Hugging Face model loaded by `from_pretrained` of its class or of an `AutoModel...`
+factory (`GPTNeoForCausalLM.from_pretrained(name)`) with no keyword that may place it
+(`device_map`, `device`, a quantisation: `load_in_8bit`, `quantization_config`; nor
+`**kwargs`) holds its weights on the CPU, as transformers loads them: called, or its
+`generate` called, on an input moved to the device (the prompt `tokenizer(text,
+return_tensors="pt").to(device).input_ids`) where the run never moves it, it is reported.
+Such a model bound to `None` on another path (`model = None`, then `if name: model =
+...from_pretrained(name)`) is not followed.
 Where a library places the model, outside the checked files, the rule does not know where
 it is: `accelerator.prepare(model)` of accelerate (which puts it on the accelerator), a
 Lightning `Trainer` after `fit` (which hands the module back on the CPU), a model a class of
@@ -627,7 +635,7 @@ from torchferry.check.flow.injected import hands_to_a_tensor_layer
 from torchferry.check.flow.lattice import param, zero_dim_made
 from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_meetings
-from torchferry.check.flow.modclass import has_parameters
+from torchferry.check.flow.modclass import has_parameters, hf_pretrained_model
 from torchferry.check.flow.program import builds_weights, class_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, rewrapped, value_of
 from torchferry.check.flow.vocab import (
@@ -1629,7 +1637,8 @@ def _model_left_behind(ctx: Context) -> Iterator[Finding]:
             first = first_run(res, last.node)  # (the fixed point, then the loop's first run)
             for c in (last, first) if first is not None else (last,):
                 c = _kept_module_call(ff, res, c)
-                if c.callee is not Callee.MODULE and _feeding_method(ff, c) is None:
+                if c.callee is not Callee.MODULE and _feeding_method(ff, c) is None and \
+                        _generating(ff, c) is None:
                     break
                 f = _left_here(ctx, ff, res, c, moved_globals)
                 if f is not None:
@@ -1652,7 +1661,10 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
     """The finding of :func:`_model_left_behind` for one call of a module (or of a method
     of the module's class that feeds it its argument: ``layer.train(h)``), or None."""
     item: int | None = None
-    if c.callee is Callee.MODULE:
+    generating = _generating(ff, c) is not None
+    if generating:  # (``model.generate(ids)``: the prompt, a tensor, meets the weights)
+        arg = _generated_from(c)
+    elif c.callee is Callee.MODULE:
         arg, item = _input(c), None
         if arg is None and c.node.args:
             arg, item = (c.node.args[0], c.args[0]), 0  # ``model(*inputs)``: their first item
@@ -1662,12 +1674,13 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         arg = next(((a, v) for a, v in _weighed_inputs(ff, c)
                     if _input_moved(ff, res, v) is not None), None)
     # the model: the called module, or the receiver of a feeding method
-    func = c.node.func if c.callee is Callee.MODULE else getattr(c.node.func, "value", None)
-    model = c.func if c.callee is Callee.MODULE else c.receiver
+    module = c.callee is Callee.MODULE and not generating
+    func = c.node.func if module else getattr(c.node.func, "value", None)
+    model = c.func if module else c.receiver
     if arg is None or model is None or isinstance(func, ast.Name) and func.id in moved_globals:
         return None
     a, v = arg
-    moved = _input_moved(ff, res, v, item=item, tensor=c.callee is Callee.MODULE and _takes_tensors(model))
+    moved = _input_moved(ff, res, v, item=item, tensor=generating or module and _takes_tensors(model))
     if moved is None and item is None and c.callee is Callee.MODULE and v.kinds is None and \
             _forward_takes_tensors(ff, res, model):
         moved = _input_moved(ff, res, v, tensor=True)
@@ -2317,7 +2330,8 @@ def _built_with_weights(ff: FileFlow, model: Value, made: Origin) -> bool:
     if name.startswith("torch.nn."):
         layer = name.rsplit(".", 1)[-1]
         return layer in PARAM_LAYERS or layer in vocab.CONTAINERS
-    if name.startswith(vocab.MODEL_ZOOS) or vocab.tensor_state_metric(name) or holds_tensors(name):
+    if name.startswith(vocab.MODEL_ZOOS) or vocab.tensor_state_metric(name) or holds_tensors(name) \
+            or hf_pretrained_model(name):
         return True
     info = ff.class_of(model)
     return info is not None and info.is_module and holds_parameters(info)
