@@ -66,7 +66,9 @@ def test_a_class_under_a_namespace_directory_is_known(tmp_path: Path, imports: s
 
 @pytest.mark.parametrize(("imports", "make"), SPELLINGS, ids=["from-import", "import-as", "from-package"])
 def test_an_argument_the_forward_computes_with_is_still_found(tmp_path: Path, imports: str, make: str) -> None:
-    used = WRAPPER.replace("+ len(gts)", "+ gt_indices.sum()")
+    used = WRAPPER.replace("self.model(feats).sum() + len(gts)",
+                           "(self.model(feats) * gt_indices.unsqueeze(1)).sum() + len(gts)")
+    assert used != WRAPPER
     paths = _write(tmp_path, TRAIN.format(imports=imports, make=make), used)
     assert _fry010(tmp_path, paths) == [("train.py", 10)]
 

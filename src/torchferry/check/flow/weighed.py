@@ -42,9 +42,15 @@ import ast
 from typing import TYPE_CHECKING
 
 import torchferry.check.flow.vocab as vocab
-from torchferry.check.flow.converted import attribute_bindings, converted_params, param_names
-from torchferry.check.flow.events import Callee, CallEvent
+from torchferry.check.flow.converted import (
+    attribute_bindings,
+    bound_arguments,
+    converted_params,
+    param_names,
+)
+from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.lattice import ACCEL, Kind, Op, Place, Value, Where, param
+from torchferry.check.flow.meetings import param_meetings
 from torchferry.check.flow.program import builds_weights
 
 if TYPE_CHECKING:
@@ -104,6 +110,64 @@ def moves_own_param(ff: FileFlow, cls: ClassInfo, name: str, k: int) -> bool:
     True
     """
     return _moves_own(ff, cls, name, k, set())
+
+
+
+def unmet_inputs(ff: FileFlow, res: ScopeResult, c: CallEvent) -> frozenset[int]:
+    """The arguments (by node id) after the first of ``c``, a call of a module every make
+    of which is a class of the run, that no such class's ``forward`` is shown to bring
+    where the module's device matters: neither handed to the module's weights
+    (:func:`weighed_params`) nor met with another of its parameters in an operation that
+    wants one device (:func:`~torchferry.check.flow.meetings.param_meetings`).  The module
+    may keep such an argument on the CPU, use it as a number, or move it itself on the way
+    to a solver of another file (``model(x, t_span)`` whose ``forward`` hands ``t_span`` to
+    a function that runs ``t_span.to(x.device)``): a tensor left on the CPU there is not
+    surely a mismatch.  Empty where the classes are not all known, where their ``forward``
+    methods bind their parameters differently or take ``*args``/``**kwargs``, and where the
+    call spreads ``*args``: the binding is then not known.
+
+    >>> import ast
+    >>> from torchferry.check.flow.program import FileFlow
+    >>> src = '''
+    ... import torch
+    ... from torch import nn
+    ... class Ode(nn.Module):
+    ...     def __init__(self):
+    ...         super().__init__()
+    ...         self.f = nn.Linear(2, 2)
+    ...     def forward(self, x, t, noise):
+    ...         n = len(t)
+    ...         return self.f(x) + noise
+    ... def run(x):
+    ...     m = Ode().to("cuda")
+    ...     return m(x, torch.linspace(0, 1, 5), torch.randn(2))
+    ... '''
+    >>> ff = FileFlow(ast.parse(src), "m.py")
+    >>> res = next(r for r in ff.results() if getattr(r.node, "name", "") == "run")
+    >>> c = next(c for c in res.calls.values() if c.callee is Callee.MODULE)
+    >>> [ast.unparse(a) for a in c.node.args if id(a) in unmet_inputs(ff, res, c)]
+    ['torch.linspace(0, 1, 5)']
+    """
+    classes = ff.classes_of(res, c.func)
+    if not classes or any(isinstance(a, ast.Starred) for a in c.node.args):
+        return frozenset()
+    names: tuple[str, ...] | None = None
+    met: set[int] = set()
+    for info in classes:
+        found = info.method("forward") if info.is_module else None
+        if found is None or not isinstance(found[1], (ast.FunctionDef, ast.AsyncFunctionDef)) \
+                or found[1].args.vararg is not None or found[1].args.kwarg is not None:
+            return frozenset()
+        owner, fn = found
+        if names is not None and param_names(fn) != names:
+            return frozenset()
+        names = param_names(fn)
+        met |= weighed_params(ff, info, "forward")
+        summary = owner.ff.summary(fn, ff)
+        if summary is not None:
+            met.update(k for m in param_meetings(owner.ff, summary) for k in (m.first, m.second))
+    bound = bound_arguments(c.node, names or ())
+    return frozenset(id(a) for k, a in bound.items() if k > 1 and k not in met)
 
 
 def _moves_own(ff: FileFlow, cls: ClassInfo, name: str, k: int, seen: set[int]) -> bool:

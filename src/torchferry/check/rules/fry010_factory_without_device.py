@@ -276,6 +276,13 @@ the run that built it: a model handed in by another file, `loss = model(inputs, 
 training function whose `model` a script of its own builds) are taken to meet each other, but
 never surely: its `forward` may use one as an index into another (a CPU index reads a tensor on
 any device) or keep it on the CPU, so the default set does not report such a meeting.
+For a module every class of which is of the run, an argument after the first counts only
+where a class's `forward` hands it to the module's weights or brings it together with another
+of its inputs: `model(x, torch.linspace(0, 1, n))` whose `forward` only passes the time grid
+on to a solver of another file (which may move it to `x`'s device itself) is not reported, and
+neither is a real mismatch that such a solver hides from the analysis. A `forward` with
+`*args` or `**kwargs`, forwards that name their inputs differently, and a call the analysis
+cannot bind to classes of the run (`super().forward(x, t_span)`) keep every argument.
 An attribute that a plain class's `__init__` keeps from a constructor's parameter
 (`self.scale = scale`) is, in the class's other methods, what every construction of the run
 gives it (`Vmf(loc, torch.ones(n, 1, device=device))`), for a class whose bases are of the run
@@ -430,7 +437,7 @@ from torchferry.check.flow.queries import moved_apart
 from torchferry.check.flow.resolve import tensor_class
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.treeindex import tree_index
-from torchferry.check.flow.weighed import weighed_params
+from torchferry.check.flow.weighed import unmet_inputs, weighed_params
 from torchferry.check.names import kwarg, short
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
@@ -1872,6 +1879,8 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             kept = {id(a) for a in _not_wanted_on_the_cpu(ff, res, c, [*c.node.args, *(
                 k.value for k in c.node.keywords)])}
             ops = tuple(o for o in ops if id(o[0]) in kept or not _top_level(c.node, o[0]))
+            unmet = unmet_inputs(ff, res, c)  # (a later input its forward is not shown to use there)
+            ops = tuple(o for o in ops if not any(id(x) in unmet for x in _args_holding(c.node, o[0])))
             if len(ops) > 1 and not _given_elsewhere(res, c.func) and _meets_its_arguments(res, c):
                 yield Meeting(c.node, ops, presumed=_unread_module(ff, res, c))
             if _weights_may_be_on_device(ff, res, c.func):
@@ -1973,6 +1982,12 @@ def _index_meetings(res: ScopeResult) -> Iterator[Meeting]:
     dimensions must be on ``t``'s device (:mod:`~torchferry.check.flow.stores`)."""
     for m in index_meetings(res):
         yield Meeting(m.node, (m.base, *m.indices), first_only=True)
+
+
+def _args_holding(call: ast.Call, node: ast.AST) -> list[ast.expr]:
+    """The arguments of ``call`` that are ``node`` or write it out as an item."""
+    return [a for a in (*call.args, *(k.value for k in call.keywords))
+            if a is node or isinstance(a, (ast.List, ast.Tuple)) and any(e is node for e in a.elts)]
 
 
 def _top_level(call: ast.Call, node: ast.AST) -> bool:

@@ -225,7 +225,15 @@ it never reads (`self.schedule[epoch]`; `idx.shape` and `idx.dtype` say nothing,
 array has them), unless every call of the method in the file gives it such a tensor. A
 placement before a use is followed through the method's own statements only: a loop
 body is taken as entered from the statement before the loop, and a call that reassigns the
-attribute elsewhere is not seen. An
+attribute elsewhere is not seen. A rebinding before the use to a value that holds nothing
+of the attribute (`self.weight = w.reshape(o, i)` of `w = self.calculate_weights(t)`, a
+method that names no attribute of that name) counts as such a placement: what `__init__`
+stored never reaches the use. A store that a later store of the same method replaces on
+every path while the model is built is not reported when the later value does not read the
+attribute or is known to be no tensor (`self.bands = self.bands.numpy().tolist()`); a later
+store that keeps it as a tensor (`self.std = self.std.cuda()`, a cast) leaves the finding on
+the first. A method of another object that the rebinding calls (`self.net.weights()`), or a
+subclass's override of the class's own method, is not read: its value counts as fresh. An
 `_apply` override in another file is not seen. A device computed at run time that every
 instance is moved to (`self.device = args.device` and `model.to(args.device)` of the same
 `args`) is not compared: flagged when the rule is named (`--select FRY011`, `ALL`). The default
@@ -289,6 +297,7 @@ from torchferry.check.flow.lattice import (
 from torchferry.check.flow.program import ClassInfo as FlowClass
 from torchferry.check.flow.program import FileFlow, mro
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
+from torchferry.check.flow.rebound import fresh_value, overwritten_after
 from torchferry.check.flow.vocab import (
     MOVE_NAMES,
     PARAM_LAYERS,
@@ -386,6 +395,8 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     cls = a.scope.cls
     assert cls is not None
     self_name = a.scope.self_name or "self"
+    if _replaced_while_built(ctx, a, self_name):
+        return  # (the later store is judged on its own)
     dev = _placement(m, value)
     if dev is None and not _made_here(found[1]) and not _made_on_cpu(ctx, value):
         return
@@ -427,6 +438,24 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
             a.where is not _Where.METHOD and _chosen_when_run(ctx, cls, a.scope, placed):
         return  # (the default set: where the program also puts the model, unless moved apart)
     yield _plain_finding(ctx, info, a, placed, use, text)
+
+
+def _replaced_while_built(ctx: Context, a: _Assign, self_name: str) -> bool:
+    """Does a later store of the same method, while the model is built, replace the
+    tensor of ``a`` on every path (:func:`~torchferry.check.flow.rebound.overwritten_after`)
+    with a value that holds nothing of it, or with one the analysis knows is no tensor
+    (``self.bands = self.bands.numpy().tolist()``)?  A later store that keeps it as a
+    tensor (``self.std = self.std.cuda()``, a cast) leaves it to the first store's finding."""
+    if a.where is _Where.METHOD or a.scope.function is None:
+        return False
+    later = overwritten_after(a.scope.function, a.stmt, self_name, a.attr)
+    if later is None:
+        return False
+    if not any(isinstance(n, ast.Attribute) and n.attr == a.attr for n in ast.walk(later)):
+        return True
+    found = value_of(ctx.flow, later)
+    kinds = found[1].kinds if found is not None else None
+    return kinds is not None and bool(kinds) and Kind.TENSOR not in kinds and Kind.BATCH not in kinds
 
 
 def _names_a_device(value: ast.expr) -> bool:
@@ -827,7 +856,12 @@ class _Class:
         fn = site.ctx.scope.function
         if fn is None or isinstance(fn, ast.Lambda):
             return False
-        return _Placement(self.ff, attr, self_name, site.node).before(fn.body) is True
+        return _Placement(self.ff, attr, self_name, site.node, fn, self._method_body).before(fn.body) is True
+
+    def _method_body(self, name: str) -> ast.AST | None:
+        """The method ``name`` of the class (its own or a base's of the run), or None."""
+        found = self.ff.class_info(self.cls.node).method(name)
+        return found[1] if found is not None else None
 
     def _mixed_in(self, scope: Scope, attr: str, self_name: str) -> list[Site]:
         """The operators and calls of one scope that combine ``self.<attr>`` with a tensor
@@ -1222,15 +1256,21 @@ class _Placement:
     ``self.attr.type() != t.type()`` or ``self.attr.device != t.device`` is false holds
     the attribute where ``t`` is (a tensor's type names its device: ``torch.cuda.FloatTensor``);
     a loop or a ``with`` body is entered as the statement before it left the attribute
-    (a loop may run no time); a ``try`` handler as the ``try`` was entered.  Any other
-    assignment to the attribute undoes the placement; a call that might reassign it
-    elsewhere is not seen."""
+    (a loop may run no time); a ``try`` handler as the ``try`` was entered.  An
+    assignment of a value that holds nothing of the attribute's earlier one
+    (:func:`~torchferry.check.flow.rebound.fresh_value`: ``self.weight = w.reshape(o, i)``
+    of weights the method computes) counts as well: what was stored before never reaches
+    ``node``.  Any other assignment to the attribute undoes the placement; a call that
+    might reassign it elsewhere is not seen."""
 
-    def __init__(self, ff: FileFlow, attr: str, self_name: str, node: ast.AST) -> None:
+    def __init__(self, ff: FileFlow, attr: str, self_name: str, node: ast.AST, fn: ast.AST,
+                 method: Callable[[str], ast.AST | None]) -> None:
         self.ff = ff
         self.attr = attr
         self.self_name = self_name
         self.node = node
+        self.fn = fn
+        self.method = method
 
     def before(self, stmts: list[ast.stmt], placed: bool = False) -> bool | None:
         """Placed where ``node`` is evaluated, entering ``stmts`` with ``placed``; None when
@@ -1281,7 +1321,8 @@ class _Placement:
         if isinstance(st, (ast.Assign, ast.AnnAssign)):
             targets = st.targets if isinstance(st, ast.Assign) else [st.target]
             if any(self._is_attr(t) for t in targets):
-                return st.value is not None and self._places(st.value)
+                return st.value is not None and (self._places(st.value) or fresh_value(
+                    self.fn, st.value, self.self_name, self.attr, self.method))
             return placed
         if isinstance(st, ast.If):
             return _all(self.block(st.body, placed),

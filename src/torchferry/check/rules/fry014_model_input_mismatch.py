@@ -486,7 +486,10 @@ The inputs after the first are checked only for a `torch.nn` layer with weights 
 whose every class is of the run (a library's model, or one built by a function, may keep
 an input on the CPU on purpose), and given by position or keyword (a `*args` of other
 items than `model(*inputs)`'s stops them), each only as a tensor the run made on the CPU
-(not an item of a batch moved in part).
+(not an item of a batch moved in part), and for a module of the run only where its `forward`
+hands the input to its weights or brings it together with another input: a time grid it
+only passes on to a solver of another file (`model(x, t_span)`, the solver may move it to
+`x`'s device) is not reported, even where that solver would fail.
 An input moved on some path only (the analysis joins it over the arms of a test) counts as
 moved, for a model the code never moves, where every move of it is in this file in the
 true arm of one device flag fixed for the run (`if args.cuda: x = x.cuda()`: `args.cuda` an
@@ -649,7 +652,12 @@ from torchferry.check.flow.vocab import (
     SHAPE_FACTORIES,
     keeps_arguments,
 )
-from torchferry.check.flow.weighed import forward_takes_a_tensor, moves_own_param, weighed_params
+from torchferry.check.flow.weighed import (
+    forward_takes_a_tensor,
+    moves_own_param,
+    unmet_inputs,
+    weighed_params,
+)
 from torchferry.check.names import DEVICE_NAME, kwarg, pos, tail
 from torchferry.check.scopes import How, Scope, ScopeKind, Site, Walker
 
@@ -981,7 +989,8 @@ def _local(ctx: Context, m: Walker) -> Iterator[Finding]:
             continue  # a class being constructed, or an imported function
         args = [a for a in call.args if not isinstance(a, ast.Starred)]
         if _model_moved_here(m, ctx.flow, name, site) and not _wrapper_at(ctx.flow, call):
-            cpu = next((a for a in args if _cpu_tensor(m, ctx.flow, a, site)), None)
+            unmet = _unmet_inputs(ctx.flow, call)
+            cpu = next((a for a in args if id(a) not in unmet and _cpu_tensor(m, ctx.flow, a, site)), None)
             if cpu is not None and not _moved_by_forward(ctx.flow, call, cpu):
                 x = ctx.text(cpu)
                 yield ctx.finding(
@@ -2637,6 +2646,15 @@ def _moved_by_forward(ff: FileFlow, call: ast.Call, arg: ast.expr) -> bool:
     res = ff.scope_of(call)
     c = res.calls.get(id(call)) if res is not None else None
     return c is not None and c.callee is Callee.MODULE and _moves_its_input(ff, c.func, call, arg)
+
+
+def _unmet_inputs(ff: FileFlow, call: ast.Call) -> frozenset[int]:
+    """:func:`~torchferry.check.flow.weighed.unmet_inputs` of ``call`` as the device-flow
+    analysis saw it (none where no scope evaluated it as a module call)."""
+    res = ff.scope_of(call)
+    c = res.calls.get(id(call)) if res is not None else None
+    return unmet_inputs(ff, res, c) if res is not None and c is not None and c.callee is Callee.MODULE \
+        else frozenset()
 
 
 def _moves_its_input(ff: FileFlow, model: Value, call: ast.Call, arg: ast.expr) -> bool:
