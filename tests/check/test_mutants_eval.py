@@ -445,30 +445,6 @@ def test_the_gym_stand_in_wraps_an_environment_and_keeps_a_log_level() -> None:
     assert [n for n in vars(pybullet_envs) if not n.startswith("__")] == []
 
 
-def test_the_torchvision_stand_in_resizes_an_image_tensor_as_a_pil_image() -> None:
-    """``Resize`` takes the MNIST stand-in's (H, W) uint8 tensors as torchvision's does: the
-    shorter side becomes ``size``, the dtype stays; the same size leaves the image as it is."""
-    torch = pytest.importorskip("torch")
-    np = pytest.importorskip("numpy")
-    image_module = pytest.importorskip("PIL.Image")
-
-    path = cm.STUBS / "torchvision" / "transforms.py"
-    spec = importlib.util.spec_from_file_location("stub_torchvision_transforms", path)
-    assert spec and spec.loader
-    transforms = importlib.util.module_from_spec(spec)
-    sys.modules[spec.name] = transforms
-    spec.loader.exec_module(transforms)
-    image = torch.randint(0, 256, (28, 28), dtype=torch.uint8)
-    assert torch.equal(transforms.Resize(28)(image), image)
-    grown = transforms.Resize(32)(image)
-    assert grown.shape == (32, 32) and grown.dtype == torch.uint8
-    wide = transforms.Resize(14)(torch.rand(3, 28, 56))
-    assert wide.shape == (3, 14, 28) and wide.dtype == torch.float32
-    pil = transforms.Resize(32)(image_module.fromarray(image.numpy()))
-    assert pil.size == (32, 32)
-    assert (grown.float() - torch.from_numpy(np.array(pil)).float()).abs().mean() < 8
-
-
 def test_a_program_s_folders_are_made_in_its_copy(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
