@@ -23,8 +23,10 @@ sfujim/BCQ (on the ``gym`` stand-in) and sthalles/SimCLR (on the CIFAR10 stand-i
 stand-in, its ``logs`` and ``checkpoints`` folders made), nadavbh12/VQ-VAE (on the MNIST
 stand-in) and BY571/Soft-Actor-Critic-and-Extensions (on the ``gym`` stand-in and a
 ``pybulletgym`` stand-in) and for the ``lagoon`` batch clovaai/CutMix-PyTorch (on the CIFAR10
-stand-in), sfujim/LAP-PAL and sfujim/TD7 (each on the ``gym`` stand-in), each with its
-license; see
+stand-in), sfujim/LAP-PAL and sfujim/TD7 (each on the ``gym`` stand-in) and for the
+``delta`` batch dongminlee94/deep_rl (on the ``gym`` stand-in and the ``tensorboard``
+stand-in) and BY571/Normalized-Advantage-Function-NAF- (on the ``gym`` stand-in and a
+``pybullet_envs`` stand-in), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -74,7 +76,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set lagoon         # the latest held-out batch
+    python benchmarks/check_mutants.py --set delta          # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -195,11 +197,11 @@ class Program:
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
-#: ``fjord``, ``sound``, ``bay`` and ``lagoon`` (2026-12-06) were each gathered apart from the
-#: rules and measured once, blind
+#: ``fjord``, ``sound``, ``bay``, ``lagoon`` and ``delta`` (2026-12-06) were each gathered apart
+#: from the rules and measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
-    "sound", "bay", "lagoon",
+    "sound", "bay", "lagoon", "delta",
 )  # fmt: skip
 
 
@@ -299,6 +301,14 @@ _LAP_PAL = (
 _TD7 = (
     "--env", "Pendulum-v0", "--timesteps_before_training", "0", "--eval_freq", "10",
     "--eval_eps", "1", "--max_timesteps", "19",
+)  # fmt: skip
+#: 102 episodes of the ``gym`` stand-in (1020 steps, random actions throughout: the agents act
+#: after 2000 steps), updates after the 1000th step, then one evaluation of 100 episodes
+_DEEP_RL = ("--iterations", "102", "--eval_per_train", "102")
+#: 40 steps, four episodes, updates from the ninth step on; two evaluations
+_NAF = (
+    "-env", "Pendulum-v0", "--frames", "40", "--eval_every", "20", "--eval_runs", "1", "-b", "8",
+    "-l", "16", "-info", "naf",
 )  # fmt: skip
 _SIMCLR = (
     "-data", "./datasets", "-dataset-name", "cifar10", "--epochs", "1", "-b", "16", "-j", "0",
@@ -408,6 +418,16 @@ PROGRAMS: tuple[Program, ...] = (
     ),
     Program("td7", "td7", "TD7.py", _TD7, batch="lagoon", entry="main.py"),
     Program("td7/buffer", "td7", "buffer.py", _TD7, batch="lagoon", entry="main.py"),
+    Program("deep_rl/sac", "deep_rl", "agents/sac.py", (*_DEEP_RL, "--algo", "asac"), batch="delta", entry="run_pendulum.py"),
+    Program("deep_rl/td3", "deep_rl", "agents/td3.py", (*_DEEP_RL, "--algo", "td3"), batch="delta", entry="run_pendulum.py"),
+    Program("deep_rl/ddpg", "deep_rl", "agents/ddpg.py", (*_DEEP_RL, "--algo", "ddpg"), batch="delta", entry="run_pendulum.py"),
+    Program(
+        "deep_rl/buffers", "deep_rl", "agents/common/buffers.py", (*_DEEP_RL, "--algo", "asac"),
+        batch="delta", entry="run_pendulum.py",
+    ),
+    Program("naf", "naf", "agent.py", _NAF, batch="delta", entry="naf.py"),
+    Program("naf/replay", "naf", "replay_buffer.py", _NAF, batch="delta", entry="naf.py"),
+    Program("naf/networks", "naf", "networks.py", _NAF, batch="delta", entry="naf.py"),
 )  # fmt: skip
 
 

@@ -186,6 +186,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "sound"],
         ["--set", "bay"],
         ["--set", "lagoon"],
+        ["--set", "delta"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -211,6 +212,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[12]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 12))), []))
     assert chosen[13] == [p.name for p in cm.PROGRAMS if p.batch == "lagoon"]
     assert set(chosen[13]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 13))), []))
+    assert chosen[14] == [p.name for p in cm.PROGRAMS if p.batch == "delta"]
+    assert set(chosen[14]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 14))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -234,6 +237,7 @@ def _blob_id(data: bytes) -> str:
         ("sound", 4),
         ("bay", 5),
         ("lagoon", 6),
+        ("delta", 6),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -337,13 +341,14 @@ def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay and lagoon programs come
-    from other repositories than pytorch/examples (whose license is ``LICENSE`` of the
+    """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay, lagoon and delta programs
+    come from other repositories than pytorch/examples (whose license is ``LICENSE`` of the
     programs' folder), or, for inlet's and fjord's, some of them: each folder holds its own (an
     MIT or BSD license, or for bay's ``cutout`` the Educational Community License 2.0)."""
     _programs_here()
     later = (
         "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay", "lagoon",
+        "delta",
     )  # fmt: skip
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
@@ -436,6 +441,8 @@ def test_the_gym_stand_in_wraps_an_environment_and_keeps_a_log_level() -> None:
         env.render_nothing  # noqa: B018 (an attribute neither defines)
     pybulletgym = _stub("pybulletgym")  # imported for its registrations: there are none
     assert [n for n in vars(pybulletgym) if not n.startswith("__")] == []
+    pybullet_envs = _stub("pybullet_envs")
+    assert [n for n in vars(pybullet_envs) if not n.startswith("__")] == []
 
 
 def test_a_program_s_folders_are_made_in_its_copy(
