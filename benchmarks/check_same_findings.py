@@ -41,15 +41,16 @@ def targets(corpus: Path) -> list[tuple[str, Path]]:
     return out
 
 
-def findings(directory: Path, select: list[str], jobs: int) -> str:
-    """The sorted findings of ``ferry check`` on ``directory``, as canonical JSON text."""
+def findings(directory: Path, select: list[str], jobs: int) -> tuple[str, int]:
+    """The sorted findings of ``ferry check`` on ``directory``, as canonical JSON text, and
+    how many there are."""
     cmd = [sys.executable, "-m", "torchferry", "check", "--format", "json", "--no-cache",
            "--exit-zero", "--jobs", str(jobs), *select, "."]
     proc = subprocess.run(cmd, cwd=directory, capture_output=True, text=True)
     if proc.returncode != 0:
         raise SystemExit(f"{directory}: ferry check failed ({proc.returncode}):\n{proc.stderr[-2000:]}")
     rows = sorted(json.dumps(f, sort_keys=True) for f in json.loads(proc.stdout))
-    return "[\n" + ",\n".join(rows) + "\n]\n"
+    return "[\n" + ",\n".join(rows) + "\n]\n", len(rows)
 
 
 def record(out: Path, corpus: Path, jobs: int, only: list[str]) -> int:
@@ -59,9 +60,8 @@ def record(out: Path, corpus: Path, jobs: int, only: list[str]) -> int:
             continue
         for sel, args in SELECTIONS.items():
             t0 = time.perf_counter()
-            text = findings(directory, args, jobs)
+            text, n = findings(directory, args, jobs)
             (out / f"{name}.{sel}.json").write_text(text)
-            n = text.count("\n") - 2
             print(f"{name} {sel}: {n} findings, {time.perf_counter() - t0:.1f} s", flush=True)
     return 0
 
