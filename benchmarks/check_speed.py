@@ -16,6 +16,7 @@ a table with the ratios, then the findings per rule and the list of findings.
     python benchmarks/check_speed.py --torchfix-runs 0  # ferry only
     python benchmarks/check_speed.py --torchfix /path/to/venv/bin/torchfix
     python benchmarks/check_speed.py --beside-ruff DIR  # ferry next to `ruff check --select ALL`
+    python benchmarks/check_speed.py --timm DIR         # an unpacked timm already there
 
 ``--beside-ruff DIR`` times, alternating run by run on DIR (e.g. an unpacked diffusers
 source), ``ferry check --no-cache`` (the default rule set, and ``--select ALL``) and
@@ -120,6 +121,9 @@ def main() -> int:
         "TorchFix needs only libcst, so a small venv of its own will do",
     )
     ap.add_argument("--no-list", action="store_true", help="do not list the findings")
+    ap.add_argument("--timm", metavar="DIR", type=Path, default=None,
+                    help="time this unpacked timm (a directory holding timm/, e.g. "
+                    "check_corpus.py's .corpus/ecosystem/timm-1.0.31) instead of downloading one")
     ap.add_argument("--beside-ruff", metavar="DIR", type=Path, default=None,
                     help="time ferry check next to ruff check --select ALL on DIR, and exit")
     args = ap.parse_args()
@@ -136,7 +140,10 @@ def main() -> int:
         )
         return 2
 
-    root = fetch_timm()
+    root = fetch_timm() if args.timm is None else args.timm.resolve()
+    if not (root / "timm").is_dir():
+        print(f"check_speed.py: error: {root}: no timm/ there", file=sys.stderr)
+        return 2
     nfiles, nlines = lines_of(root)
     ferry = str(BIN / "ferry")
     target = "timm"

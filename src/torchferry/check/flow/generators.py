@@ -71,12 +71,17 @@ def generator_place(ff: FileFlow, call: ast.Call) -> GeneratorPlace | None:
 
 
 def _enclosing_function(tree: ast.AST, node: ast.AST) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
-    """The innermost function whose body holds ``node``."""
-    found = None
-    for fn in ast.walk(tree):
-        if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) and any(n is node for n in ast.walk(fn)):
-            found = fn  # (``ast.walk`` is breadth first: a nested function comes later)
-    return found
+    """The innermost function whose body holds ``node`` (one walk down the tree, each node
+    with the innermost function it is in, until ``node`` is found)."""
+    todo: list[tuple[ast.AST, ast.FunctionDef | ast.AsyncFunctionDef | None]] = [(tree, None)]
+    while todo:
+        here, fn = todo.pop()
+        if isinstance(here, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            fn = here
+        if here is node:
+            return fn
+        todo.extend((child, fn) for child in ast.iter_child_nodes(here))
+    return None
 
 
 def _built(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef | None, gen: ast.expr) -> ast.Call | None:

@@ -550,8 +550,7 @@ class Project:
         def read() -> tuple[FileFlow, ast.AST, ScopeResult] | None:
             owner = self.file_flow(path)
             fn = None if owner is None else next(
-                (n for n in ast.walk(owner.tree) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
-                 and n.name == name and n.lineno == line), None)
+                (n for n in tree_index(owner.tree).functions if n.name == name and n.lineno == line), None)
             if owner is None or fn is None:
                 return None
             return owner, fn, owner.result(fn, *(owner.enclosed(fn) or (None, None)))

@@ -13,8 +13,8 @@ lives.
 >>> index = tree_index(tree)
 >>> index is tree_index(tree)
 True
->>> sorted(index.names), sorted(index.attributes), len(index.calls)
-(['a', 'f', 'obj', 'torch', 'x'], ['b', 'ones', 'w'], 2)
+>>> sorted(index.names), sorted(index.attributes), len(index.calls), index.functions
+(['a', 'f', 'obj', 'torch', 'x'], ['b', 'ones', 'w'], 2, [])
 """
 
 from __future__ import annotations
@@ -33,12 +33,13 @@ _LEAVES = frozenset((ast.Load, ast.Store, ast.Del, ast.Pass, ast.Break, ast.Cont
 
 @dataclass
 class TreeIndex:
-    """The calls and classes of a tree, its names by identifier and its attributes by
+    """The calls, classes and functions of a tree, its names by identifier and its attributes by
     attribute name, each in :func:`ast.walk`'s order; the answers found from them are kept
     here too."""
 
     calls: list[ast.Call] = field(default_factory=list)
     classes: list[ast.ClassDef] = field(default_factory=list)
+    functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=list)
     names: dict[str, list[ast.Name]] = field(default_factory=dict)
     attributes: dict[str, list[ast.Attribute]] = field(default_factory=dict)
     _value_names: frozenset[str] | None = None
@@ -106,6 +107,7 @@ def _build(tree: ast.AST) -> TreeIndex:
     index = TreeIndex()
     calls, names, attributes = index.calls, index.names, index.attributes
     call, name, attribute, class_def = ast.Call, ast.Name, ast.Attribute, ast.ClassDef
+    function_def, async_def = ast.FunctionDef, ast.AsyncFunctionDef
     node_type, leaves = ast.AST, _LEAVES
     todo: list[Any] = [tree]
     add = todo.append
@@ -128,6 +130,8 @@ def _build(tree: ast.AST) -> TreeIndex:
             calls.append(node)
         elif t is class_def:
             index.classes.append(node)
+        elif t is function_def or t is async_def:
+            index.functions.append(node)
         for field_name in node._fields:
             v = getattr(node, field_name, None)
             if type(v) is list:

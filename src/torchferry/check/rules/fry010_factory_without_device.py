@@ -410,7 +410,7 @@ from dataclasses import dataclass, replace
 from typing import Literal
 
 from torchferry._internal import vocabulary
-from torchferry.check.api import Context, Evidence, Finding, Fix, Selected, walk
+from torchferry.check.api import Context, Evidence, Finding, Fix, Selected
 from torchferry.check.flow import (
     ACCEL,
     CPU,
@@ -878,6 +878,7 @@ def _met_elsewhere(ff: FileFlow, factories: dict, others: list[FileFlow] | None,
     left = {(c.node.lineno, c.node.col_offset): (r, c) for r, c in factories.values()}
     tables = {(c.node.lineno, c.node.col_offset): (r, c) for r, c in (arrays or {}).values()}
     away: dict[int, Away] = {}
+    spots = left.keys() | tables.keys()
     for other in others or ():
         if other is ff:
             continue
@@ -886,11 +887,39 @@ def _met_elsewhere(ff: FileFlow, factories: dict, others: list[FileFlow] | None,
         for res in sorted(results, key=lambda r: _pos(r.node)):
             if _module_init(other, res) or id(res.node) in construction:
                 continue
+            if spots.isdisjoint(_factories_behind(res, ff.path)):
+                continue  # (no value of the scope comes from those factories: nothing pairs)
             for meet in sorted(_meetings(other, res), key=lambda m: _pos(m.node)):
                 _pair_away(ff, other, res, meet, left, away, levels)
                 if meet.first_only and tables:
                     _pair_away(ff, other, res, meet, tables, away, levels, many=True)
     return away
+
+
+def _factories_behind(res: ScopeResult, path: str) -> set[tuple[int, int]]:
+    """The (line, column) of each factory of the file ``path`` among the origins of the
+    values of ``res``: its expressions', its meetings' operands', its calls' parts', and
+    their items' (every value a meeting of the scope, :func:`_meetings`, hands to
+    :func:`_made_all`, and more).  A factory not among them pairs with no meeting there."""
+    todo: list[Value] = [*res.values.values()]
+    for m in res.meets.values():
+        todo.extend(v for _, v in m.operands)
+    for c in res.calls.values():
+        todo.extend((c.func, c.result, *c.args, *(v for _, v in c.keywords)))
+        if c.receiver is not None:
+            todo.append(c.receiver)
+    seen: set[int] = set()
+    spots: set[tuple[int, int]] = set()
+    while todo:
+        v = todo.pop()
+        if id(v) in seen:
+            continue
+        seen.add(id(v))
+        spots.update((o.line, o.column) for o in v.origins if o.op is Op.MADE and o.path == path)
+        todo.extend(v.elts or ())
+        todo.extend(w for _, w in v.keys or ())
+        todo.extend(w for w in (v.item, v.call) if w is not None)
+    return spots
 
 
 def _pair_away(ff: FileFlow, other: FileFlow, res: ScopeResult, meet: Meeting,
@@ -976,8 +1005,7 @@ def _sites(at: FileFlow) -> list[Site]:
     """The calls of ``at`` of functions of the run, with the arguments bound to their
     parameters (by index), in source order: (caller, its call, the callee's file, the
     callee, its interpretation, bound)."""
-    fns: dict[int, ast.AST] = {id(n): n for n in walk(at.tree)
-                               if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))}
+    fns: dict[int, ast.AST] = {id(n): n for n in tree_index(at.tree).functions}
     found: list[tuple[ScopeResult, int, FileFlow, ast.AST, ScopeResult, dict[str, Value]]] = []
     for target, calls in at.call_sites.items():
         local = fns.get(target)
