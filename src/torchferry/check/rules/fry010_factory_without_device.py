@@ -122,7 +122,8 @@ reported where the rule is selected by name, without a fix (it may be None). Qui
 file sets a default device.
 
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
-indices on the CPU), a partner moved to the factory's result's own device
+indices on the CPU), the input of a data-parallel wrapper (`nn.DataParallel(net.to(device))`,
+`DistributedDataParallel`: its forward scatters its inputs to its devices), a partner moved to the factory's result's own device
 (`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`,
 `type`, `type_as`), the size, dimension and count arguments of a tensor method or a torch
 function (`r.expand(b, max_len)`, `x.view(n, -1)`, `torch.topk(t, k)`, `F.one_hot(t,
@@ -421,7 +422,7 @@ from torchferry.check.flow.lattice import in_order, number_value, param, zero_di
 from torchferry.check.flow.meetings import index_meetings
 from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
-from torchferry.check.flow.queries import moved_apart
+from torchferry.check.flow.queries import data_parallel, moved_apart
 from torchferry.check.flow.resolve import tensor_class
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.treeindex import tree_index
@@ -1976,8 +1977,9 @@ def _members(v: Value) -> list[Value]:
 
 def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> bool:
     """A module that follows the model (a submodule of ``self``) or was moved, and owns
-    weights: its input must be where they are."""
-    if not module.is_(Kind.MODULE) or not module.places:
+    weights: its input must be where they are (not a data-parallel wrapper's, which it
+    scatters to its devices)."""
+    if not module.is_(Kind.MODULE) or not module.places or data_parallel(module):
         return False
     if not _places_on_device(ff, res, module, 0):
         return False
