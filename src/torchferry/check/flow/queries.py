@@ -21,9 +21,14 @@ from __future__ import annotations
 import ast
 
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
-from torchferry.check.flow.lattice import ORIGIN_CAP, Basis, Kind, Op, Origin, Value, Where
+from torchferry.check.flow.lattice import ACCEL, ORIGIN_CAP, Basis, Kind, Op, Origin, Value, Where
 from torchferry.check.flow.program import FileFlow
-from torchferry.check.flow.vocab import CALLED_MODULE_METHODS, KEEPING_WRAPPERS, MODEL_NAME
+from torchferry.check.flow.vocab import (
+    CALLED_MODULE_METHODS,
+    KEEPING_WRAPPERS,
+    MODEL_NAME,
+    WRAPPERS,
+)
 
 #: a tensor, or an item of a batch (moved, or not)
 _TENSORS = frozenset({Kind.TENSOR, Kind.BATCH})
@@ -287,3 +292,43 @@ def rewrapped(res: ScopeResult, c: CallEvent, name: str) -> bool:
     return any(isinstance(s, ast.Assign) and s.value is c.node and len(s.targets) == 1 and
                isinstance(s.targets[0], ast.Name) and s.targets[0].id == name
                for s in ast.walk(res.node))
+
+
+def data_parallel(module: Value) -> bool:
+    """Was ``module`` made by a data-parallel wrapper (``nn.DataParallel(net)``,
+    ``DistributedDataParallel``, ``FullyShardedDataParallel``)?  Its forward scatters (or
+    moves) its inputs to its devices itself: a CPU input meets no weight there."""
+    return any(o.op is Op.MADE and o.text.split("(", 1)[0].rsplit(".", 1)[-1] in WRAPPERS
+               for o in module.origins)
+
+
+def gathered_output(ff: FileFlow, res: ScopeResult, v: Value) -> Origin | None:
+    """The move that put a data-parallel wrapper on the accelerator, where ``v`` is the
+    output of a parameter of ``res`` called as a model (``output = model(input)`` in
+    ``validate(loader, model)``) that every call of the run hands a wrapper the run moved
+    there (``nn.DataParallel(net).cuda()``, ``nn.DataParallel(net.to(device))``): its forward
+    gathers the output on its first device, wherever the input was, which the analysis
+    otherwise reads as the output's place (a model's input is where its weights are, or
+    the call fails).  None where one call hands it anything else, or the function is not
+    called."""
+    if not v.origins or v.origins[0].op is not Op.OUTPUT:
+        return None
+    call = res.calls.get(id(v.origins[0].node))
+    func = call.node.func if call is not None else None
+    if call is None or call.callee not in (Callee.MODULE, Callee.UNRESOLVED) or \
+            not isinstance(func, ast.Name) or func.id not in res.params:
+        return None
+    given = ff.run_arguments(res.node, res.params.index(func.id))
+    moves = [gathered_there(a) for _, _, a in given or ()]
+    return moves[0] if moves and all(m is not None for m in moves) else None
+
+
+def gathered_there(module: Value) -> Origin | None:
+    """The move of a data-parallel wrapper placed on the accelerator by the latest step
+    that placed it (a move of the wrapper, or of the module it wraps): its output is there."""
+    if not data_parallel(module) or not module.places or ACCEL not in module.places:
+        return None
+    for o in module.origins:
+        if o.op is Op.MOVED:
+            return o if o.to is not None and ACCEL in o.to else None
+    return None

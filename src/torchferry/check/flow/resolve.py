@@ -579,14 +579,15 @@ def _nn_call(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Valu
 
 
 def _wrapper(node: ast.Call, last: str, text: str, args: Args, kws: Kws) -> Value:
-    """``nn.DataParallel(m)``, ``DistributedDataParallel(m)`` of a module ``m`` on the CPU:
-    a module on the CPU.  Neither moves ``m`` (``device_ids`` names where it must already
-    be); the sharded wrapper, given ``device_id=``, may move it, and so may unknown
-    keywords (``**kw``).  A wrapper of a module elsewhere keeps an unknown place (its
-    forward scatters its inputs and gathers its outputs where it chooses)."""
+    """``nn.DataParallel(m)``, ``DistributedDataParallel(m)`` of a module ``m``: a module
+    where ``m`` is.  Neither moves ``m`` (``device_ids`` names where it must already be),
+    and the forward gathers its outputs on the first of those devices, where ``m``'s
+    weights are, unless ``output_device=`` names another one (then the place is unknown).
+    The sharded wrapper, given ``device_id=``, may move it, and so may unknown keywords
+    (``**kw``)."""
     made = _made(node, text)
     if last not in vocab.KEEPING_WRAPPERS or not args or not args[0].is_(Kind.MODULE) or \
-            args[0].places != {CPU} or any(name == "**" for name, _ in kws):
+            any(name in ("**", "output_device") for name, _ in kws):
         return Value(_MODULE, None, (made,), Basis.CONSTRUCTED)
     inner = args[0]
     return Value(_MODULE, inner.places, (made, *inner.origins)[:ORIGIN_CAP], Basis.CONSTRUCTED)

@@ -11,7 +11,11 @@ module that was moved or built there (`model = Net().to(device)`, `self.model =
 self.model.cuda()`), the output of a model given an input that a path moved there (`if
 torch.cuda.is_available(): x = x.to("cuda")`, then `out = model(x)` of a model that came in as
 a parameter: a model runs where its input is, or the call already fails; also where what the
-other path holds is of unknown kind or place, but not where a path moves it elsewhere), a
+other path holds is of unknown kind or place, but not where a path moves it elsewhere), the
+output of a model that came in as a parameter, wherever its input is, where every call of
+the run hands it a data-parallel wrapper the run put on the device (`validate(loader, model)`
+of `model = nn.DataParallel(net).cuda()`: its forward gathers the output on its first
+device), a
 value of the `state_dict()` of such a module, or anything computed
 from these, followed through names, containers, branches and the functions of the checked
 files (a number grown by such tensors stays a number or a tensor through arithmetic with
@@ -259,6 +263,7 @@ from torchferry.check.flow.arms import other_arm_of_move
 from torchferry.check.flow.carried import carried_move
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.lattice import UNKNOWN, element
+from torchferry.check.flow.queries import gathered_output
 from torchferry.check.flow.safety import tensor_by_construction
 from torchferry.check.names import BODY_FIELDS, needs_parens, short
 
@@ -501,6 +506,9 @@ def _on_device(res: ScopeResult, v: Value, cuda_default: int | None = None,
         return _moved_input(v)  # (a tensor a path moved there, joined with one of unknown place)
     if not v.places:
         return None  # unknown: not established
+    gathered = gathered_output(ctx.flow, res, v) if ctx is not None else None
+    if gathered is not None:
+        return gathered  # (a data-parallel wrapper's output: on its first device)
     if ACCEL in v.places:
         if CPU in v.places and (_home_under_device_test(res, v) or
                                 ctx is not None and _brought_home_elsewhere(ctx, v)):
@@ -755,19 +763,26 @@ def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.e
         f"{what}: the tensor may still be on the accelerator and NumPy only reads CPU memory; "
         f"bring it home first with `{add}`",
         _fix(ctx, res, call, node, v, add))
-    steps = _made_or_moved(ctx, v, origin, f"`{short(ctx.text(node), 40)}`")
+    wrapper = origin is gathered_output(ctx.flow, res, v)
+    steps = _made_or_moved(ctx, v, origin, f"`{short(ctx.text(node), 40)}`", wrapper)
     return replace(f, evidence=(*steps, at(ctx, call.node, "it reaches NumPy here")))
 
 
-def _made_or_moved(ctx: Context, v: Value, origin: Origin, name: str) -> tuple[Evidence, ...]:
+def _made_or_moved(ctx: Context, v: Value, origin: Origin, name: str,
+                   wrapper: bool = False) -> tuple[Evidence, ...]:
     """The chain behind "may be on the accelerator": the module call it came out of and the
-    move of that module, or the move (or the construction) of the tensor itself."""
+    move of that module (``wrapper``: of the data-parallel wrapper its callers hand it), or
+    the move (or the construction) of the tensor itself."""
     if v.origins and v.origins[0].op is Op.RETURNED and origin is not v.origins[0]:
         return (step(ctx, v.origins[0], f"{name} comes out of `{v.origins[0].text}` at "
                                         f"{where(v.origins[0])}, which the analysis cannot "
                                         f"see into"),
                 step(ctx, origin, f"it is given a tensor on the device since {where(origin)}"))
     out = next((o for o in v.origins if o.op is Op.OUTPUT), None)
+    if out is not None and wrapper:
+        return (step(ctx, out, f"{name} comes out of a module call at {where(out)}"),
+                step(ctx, origin, f"the data-parallel model the calls hand it is moved to the device "
+                                  f"at {where(origin)}: it gathers its output there"))
     if out is not None and origin not in v.origins:  # an input of the call was on the device
         return (step(ctx, out, f"{name} comes out of a module call at {where(out)}"),
                 step(ctx, origin, f"its input is moved to the device at {where(origin)}"))

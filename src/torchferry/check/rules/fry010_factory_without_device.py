@@ -5,7 +5,10 @@ Flags a factory (`torch.zeros`, `ones`, `empty`, `full`, `arange`, `rand*`, `eye
 `linspace`, the signal windows `hann_window`, `hamming_window`, `blackman_window`,
 `bartlett_window`, `kaiser_window` (also kept as a value, `self.win = torch.hann_window`,
 then `torch.stft(x, n, window=self.win(n))`), ..., `torch.tensor([...])`, `torch.tensor(data).unsqueeze(1)` (at least one
-dimension, whatever the data), `torch.tensor(mask)` of a value the analysis knows to be a
+dimension, whatever the data), `torch.tensor(x.reshape(1, -1))` (sizes written out to
+`reshape` or `view`, or `x.flatten()`, `x.ravel()`: at least one dimension, whatever `x` is;
+the fix then names no device of `x`, which is no tensor on a device, or the result would be
+there), `torch.tensor(mask)` of a value the analysis knows to be a
 Python sequence (a list built with `append`, a tuple: no number, so at least one
 dimension), `torch.tensor(a)` of a NumPy array the function made with at least one dimension
 (`np.zeros([n])`, `np.arange(n)`, `np.array([...])` of data written out, `np.stack(xs)`),
@@ -119,7 +122,8 @@ reported where the rule is selected by name, without a fix (it may be None). Qui
 file sets a default device.
 
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
-indices on the CPU), a partner moved to the factory's result's own device
+indices on the CPU), the input of a data-parallel wrapper (`nn.DataParallel(net.to(device))`,
+`DistributedDataParallel`: its forward scatters its inputs to its devices), a partner moved to the factory's result's own device
 (`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`,
 `type`, `type_as`), the size, dimension and count arguments of a tensor method or a torch
 function (`r.expand(b, max_len)`, `x.view(n, -1)`, `torch.topk(t, k)`, `F.one_hot(t,
@@ -391,7 +395,10 @@ out, and uses it otherwise only in `append` statements and the join (not `extend
 `insert`, a list handed to another call, one built by a comprehension); two appends in
 loops or branches are not paired. A write through tensor indices is checked for the value
 written (a factory's result into a tensor that may be on the device), not for a table on
-the CPU given a value on the device (whose rank decides). A factory's result joined with a
+the CPU given a value on the device (whose rank decides). The data of `torch.tensor(data)` has
+a known rank only in the forms above: `torch.tensor(self.state[ind])` of an array that
+another method may replace by a value of unknown kind (`self.state = dataset["obs"]`) is
+not checked, whatever the index. A factory's result joined with a
 value that another path moved (`f = fast(x) if n > 1 else torch.zeros(n)`) is checked only
 where each such move is known to have acted on other tensors: its receiver, as the scope
 that moved it saw it, is of known place, its origins are all makes and moves of this file
@@ -433,7 +440,7 @@ from torchferry.check.flow.lattice import in_order, number_value, param, zero_di
 from torchferry.check.flow.meetings import index_meetings
 from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
-from torchferry.check.flow.queries import moved_apart
+from torchferry.check.flow.queries import data_parallel, moved_apart
 from torchferry.check.flow.resolve import tensor_class
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.treeindex import tree_index
@@ -623,11 +630,11 @@ def _pools(ctx: Context, results: list[ScopeResult]) -> Pools:
     raised = _unsqueezed(ctx)
     factories = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
                  if _candidate(c) or _data_tensor(c) and (id(c.node) in raised or _sequence_data(c)
-                                                          or _array_data(c))}
+                                                          or _array_data(c) or _shaped_data(c))}
     written = factories | {id(c.node): (r, c) for r in scopes for c in r.calls.values()
                            if _scalar_candidate(c)}
     kept = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)
-            or _data_tensor(c) and (_sequence_data(c) or _array_data(c))}
+            or _data_tensor(c) and (_sequence_data(c) or _array_data(c) or _shaped_data(c))}
     indexed = {id(c.node): (r, c) for r in init for c in r.calls.values() if _candidate(c)}
     arrays = {id(c.node): (r, c) for r in scopes for c in r.calls.values()
               if _numpy_data(c) and id(c.node) not in factories}
@@ -1423,6 +1430,26 @@ def _unsqueezed(ctx: Context) -> set[int]:
             if isinstance(n.func, ast.Attribute) and n.func.attr == "unsqueeze"}
 
 
+def _shaped_data(c: CallEvent) -> bool:
+    """``torch.tensor(x.reshape(1, -1))``: data given a shape of at least one size written
+    out (two or more sizes, one number, a non-empty tuple or list of them) by ``reshape`` or
+    ``view``, or flattened (``x.flatten()``, ``x.ravel()``): at least one dimension, whatever
+    ``x`` is (an array, a tensor, a value the analysis cannot place)."""
+    data = c.node.args[0] if len(c.node.args) == 1 else None
+    if not isinstance(data, ast.Call) or not isinstance(data.func, ast.Attribute) or data.keywords:
+        return False
+    name, sizes = data.func.attr, data.args
+    if name in ("flatten", "ravel"):
+        return not sizes
+    if name not in ("reshape", "view") or not sizes:
+        return False
+    if len(sizes) > 1:
+        return not any(isinstance(a, ast.Starred) for a in sizes)
+    one = sizes[0]
+    return isinstance(number_value(one), int) or isinstance(one, (ast.Tuple, ast.List)) and bool(one.elts) \
+        and not any(isinstance(a, ast.Starred) for a in one.elts)
+
+
 def _data_tensor(c: CallEvent) -> bool:
     """``torch.tensor(data)`` / ``torch.as_tensor(data)`` without ``device=`` (nor
     ``**kwargs``), of data that is not written out here."""
@@ -2051,8 +2078,9 @@ def _members(v: Value) -> list[Value]:
 
 def _weights_may_be_on_device(ff: FileFlow, res: ScopeResult, module: Value) -> bool:
     """A module that follows the model (a submodule of ``self``) or was moved, and owns
-    weights: its input must be where they are."""
-    if not module.is_(Kind.MODULE) or not module.places:
+    weights: its input must be where they are (not a data-parallel wrapper's, which it
+    scatters to its devices)."""
+    if not module.is_(Kind.MODULE) or not module.places or data_parallel(module):
         return False
     if not _places_on_device(ff, res, module, 0):
         return False
@@ -2100,7 +2128,7 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     named = hop.arg is not None and hop.caller is home if hop is not None else False
     input_name = (_local_name(home, hop.arg, home, call.node) if hop is not None and named
                   and hop.arg is not None else _local_name(home, partner, res, call.node)) \
-        or _input_name(home, partner, res, ctx.flow)
+        or _input_name(home, partner, res, ctx.flow, _data_names(call))
     # a module has no .device (only its parameters have one)
     weights = isinstance(partner, ast.Name) and partner.id == input_name and (
         partner is meet.module or partner.id in home.params
@@ -2156,11 +2184,22 @@ def _evidence(ctx: Context, call: CallEvent, meet: Meeting, partner: ast.AST,
     return tuple(steps)
 
 
-def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult, ff: FileFlow) -> str | None:
+def _data_names(call: CallEvent) -> frozenset[str]:
+    """The names the data of ``torch.tensor(data)`` reads (``state`` of
+    ``torch.tensor(state.reshape(1, -1))``): no tensor on a device, or the result would be
+    there, so no device a fix may name."""
+    if call.qualname not in ("torch.tensor", "torch.as_tensor") or not call.node.args:
+        return frozenset()
+    return frozenset(n.id for n in ast.walk(call.node.args[0]) if isinstance(n, ast.Name))
+
+
+def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult, ff: FileFlow,
+                data: frozenset[str] = frozenset()) -> str | None:
     """The tensor whose device the fix names: the partner when it is a parameter of the
     factory's own function known as a tensor there, else the tensor parameter whose place
     the partner has, else that function's first tensor parameter (never one used as a
-    module; in an autograd ``backward``, a saved tensor it follows, never its context)."""
+    module, nor one the factory's ``data`` reads; in an autograd ``backward``, a saved
+    tensor it follows, never its context)."""
     if res is home and isinstance(partner, ast.Name) and partner.id in home.params:
         if _a_tensor(res.value(partner)) or \
                 home.param_uses.get(home.params.index(partner.id)) in (Kind.TENSOR, Kind.MODULE):
@@ -2170,7 +2209,7 @@ def _input_name(home: ScopeResult, partner: ast.AST, res: ScopeResult, ff: FileF
         return None
     # never a parameter used as a module (a model has no .device), however its outputs are placed
     tensors = [name for k, name in enumerate(home.params)
-               if name not in ("self", "cls") and home.param_uses.get(k) is not Kind.MODULE
+               if name not in ("self", "cls", *data) and home.param_uses.get(k) is not Kind.MODULE
                and (home.param_uses.get(k) is Kind.TENSOR or _hinted_tensor(fn, name, home))]
     v = res.value(partner) if res is home else None
     held = v.places or frozenset() if v is not None else frozenset()

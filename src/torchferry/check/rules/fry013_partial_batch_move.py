@@ -48,8 +48,15 @@ function of the file that reads it as a global (`criterion(out, train_y[i:j].vie
 as it came in, another argument of the call that may be on the device (`target[mask]` of
 `train(model, labels, idx_train)`, with `idx_train` moved; reported at the argument).
 
+An item also misses the ferry where another item of its batch went into a data-parallel
+wrapper on the device (`output = model(input)` of `model = nn.DataParallel(net).cuda()`, or of
+a parameter every call of the run hands such a wrapper): the wrapper scatters that item to
+its devices and gathers its output on the first one, so `criterion(output, target)` with
+`target` never moved fails though no `.to()` moved `input`. The fix then moves it to the
+output's device (`target.to(output.device)`).
+
 The finding's evidence names the loop the item comes from (or the call the siblings come
-from), the move of another item, and where they meet.
+from), the move of another item (or the wrapper's call), and where they meet.
 
 ## Why is this bad
 "It nearly always means one tensor missed the ferry -- often the labels while the inputs
@@ -192,8 +199,10 @@ from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.feeds import callee_of
 from torchferry.check.flow.lattice import substitute
 from torchferry.check.flow.meetings import index_meetings, zero_dim
+from torchferry.check.flow.queries import data_parallel, gathered_output, gathered_there
 from torchferry.check.flow.siblings import Siblings, left_behind, readers, sibling_groups
 from torchferry.check.flow.vocab import METRIC_UPDATES, OPERATOR_METHODS
+from torchferry.check.names import short
 
 CODE = "FRY013"
 NAME = "partial-batch-move"
@@ -238,10 +247,72 @@ def check(ctx: Context) -> Iterable[Finding]:
             if id(a) not in reported:
                 reported.add(id(a))
                 yield _finding(ctx, a, v, loop, moves[id(loop)], meet)
+    for res in scopes:
+        for a, out, call, meet in _next_to_a_gathered_output(ctx.flow, res):
+            if id(a) not in reported:
+                reported.add(id(a))
+                yield _gathered_finding(ctx, a, out, call, meet)
     for a, group, name, meet in _siblings_left_behind(ctx.flow):
         if id(a) not in reported:
             reported.add(id(a))
             yield _sibling_finding(ctx, a, group, name, meet)
+
+
+def _next_to_a_gathered_output(ff: FileFlow, res: ScopeResult
+                               ) -> Iterator[tuple[ast.AST, ast.AST, CallEvent, ast.AST]]:
+    """Items of a loop's batch used unmoved (in a meeting of ``res``) next to the output of a
+    data-parallel wrapper on the accelerator that another item of the same batch was handed
+    to (``output = model(input)``, ``criterion(output, target)``): the wrapper scattered
+    that item to its devices and gathered the output on its first one, so the batch went
+    there but for this item.  (item, output, the wrapper's call, the meeting)"""
+    for node, operands in _meetings(ff, res):
+        for o, w in operands:
+            call = _gathering_call(ff, res, w)
+            loop = unmoved_item(call.args[0]) if call is not None and call.args else None
+            if call is None or loop is None:
+                continue
+            for a, v in operands:
+                if a is not o and unmoved_item(v) is loop and not whole_batch_of(a, loop):
+                    yield a, o, call, node
+
+
+def _gathering_call(ff: FileFlow, res: ScopeResult, w: Value) -> CallEvent | None:
+    """The call of a data-parallel wrapper on the accelerator that ``w`` is the output of:
+    one the scope holds there, or a parameter every call of the run hands one."""
+    if not w.origins or w.origins[0].op is not Op.OUTPUT:
+        return None
+    call = res.calls.get(id(w.origins[0].node))
+    if call is None or call.callee not in (Callee.MODULE, Callee.UNRESOLVED):
+        return None
+    placed = data_parallel(call.func) and gathered_there(call.func) is not None
+    return call if placed or gathered_output(ff, res, w) is not None else None
+
+
+def _gathered_finding(ctx: Context, use: ast.AST, out: ast.AST, call: CallEvent, meet: ast.AST) -> Finding:
+    name, output = ctx.text(use), ctx.text(out)
+    if not isinstance(use, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
+        name = f"({name})"
+    plain = isinstance(out, (ast.Name, ast.Attribute))
+    fix = Fix((ctx.edit(use, f"{name}.to({output}.device)"),), False, f"Move `{name}` to `{output}`'s device") \
+        if plain else None
+    first = call.node.args[0] if call.node.args else call.node
+    f = ctx.finding(
+        CODE, use,
+        f"`{name}` is used unmoved next to `{short(output, 40)}`, which the data-parallel model "
+        f"`{ctx.text(call.node.func)}` gathers on its first device (it scattered "
+        f"`{ctx.text(first)}`, another item of the batch, there); it missed the ferry: "
+        f"move it there too: `{name}.to({output if plain else '<output>'}.device)`",
+        fix,
+    )
+    v = ctx.flow.scope_of(use)
+    item = v.value(use) if v is not None else None
+    batch = next((o for o in item.origins if o.op is Op.BATCH), None) if item is not None else None
+    made = Origin(Op.OUTPUT, call.node.lineno, call.node.col_offset, "")
+    steps = [step(ctx, batch, f"`{name}` comes from the batch at {where(batch)} and is never moved")] \
+        if batch is not None else []
+    steps.append(step(ctx, made, f"`{ctx.text(first)}` goes into the data-parallel model here, "
+                                 "which gathers its output on the accelerator"))
+    return replace(f, evidence=(*steps, at(ctx, meet, "they meet here")))
 
 
 def _siblings_left_behind(ff: FileFlow) -> Iterator[tuple[ast.AST, Siblings, str, ast.AST]]:

@@ -122,7 +122,9 @@ Flags a call `model(x)` when, in one scope,
   `self.model = Net()` called as `self.model(x)` in another of its methods, when only the
   methods of that class name the attribute in the file, each calling it, calling one of
   its harmless methods, `self.model.train()`, `self.model.parameters()`, or a method of
-  the module class of the run that every binding of the attribute constructs, one that
+  the module class of the run that every binding of the attribute constructs (or copies
+  from an attribute so bound: `self.fixed = copy.deepcopy(self.encoder)`, a copy where
+  the module is), one that
   reads its `self` only as `self.<x>` and moves nothing but tensors a factory of torch makes
   right there (`self.critic.Q1(s, a)`; `self.vae.decode(s)` whose `z = torch.randn(n,
   d).to(self.device)` moves a new tensor, none of the module's weights), copying
@@ -389,7 +391,8 @@ of the run that holds them, a container built right there holding one: not
 named through anything but `self` (`trainer.model.cuda()`, in the file or an importing one),
 keeps the class quiet; so does a method of the model that names its own `self` whole
 (`self.to(x.device)`, `helper(self)`) or any mover, or a method of a class that the
-bindings do not all construct.
+bindings do not all construct (or copy, `copy.deepcopy(self.<attr>)`, from an attribute
+whose bindings do).
 The first two forms check only calls of a plain name (`model(x)`, not `self.model(x)`), with
 the model and the CPU input bound in the calling scope (for the second form, the model may be
 a global); the third and fourth need a move of the model the analysis sees in the file (or, for the
@@ -1939,17 +1942,39 @@ _COPIES = frozenset({"copy.deepcopy", "copy.copy"})
 
 def _own_harmless_method(ff: FileFlow, cls: ClassInfo, attr: str, name: str) -> bool:
     """Is ``self.<attr>.<name>`` of ``cls`` a method of the run's module class that every
-    binding of ``self.<attr>`` in ``cls`` constructs (``self.critic = Critic(...)``), one
-    that reads its own ``self`` only as ``self.<x>`` and never moves or hands on anything
+    binding of ``self.<attr>`` in ``cls`` constructs (``self.critic = Critic(...)``, or
+    copies from an attribute so bound: ``self.critic_target = copy.deepcopy(self.critic)``),
+    one that reads its own ``self`` only as ``self.<x>`` and never moves or hands on anything
     of it (``def Q1(self, s, a): return self.l3(torch.cat([s, a], 1))``)?"""
-    bound = [n.value for n in ast.walk(cls.node) if isinstance(n, ast.Assign) and any(
-        isinstance(t, ast.Attribute) and t.attr == attr for t in n.targets)]
-    built = [ff.class_called(b) if isinstance(b, ast.Call) else None for b in bound]
+    built = _bound_classes(ff, cls, attr, 0)
     classes = {id(c): c for c in built if c is not None}
     if not built or None in built or len(classes) != 1:
         return False
     held = next(iter(classes.values()))
     return held.is_module and _self_only_read(held, name, set())
+
+
+def _bound_classes(ff: FileFlow, cls: ClassInfo, attr: str, depth: int) -> list[ClassInfo | None]:
+    """The class each binding of ``self.<attr>`` in ``cls`` constructs (None: not known), a
+    copy (``copy.deepcopy(self.encoder)``) standing for the bindings of what it copies."""
+    bound = [n.value for n in ast.walk(cls.node) if isinstance(n, ast.Assign) and any(
+        isinstance(t, ast.Attribute) and t.attr == attr for t in n.targets)]
+    out: list[ClassInfo | None] = []
+    for b in bound:
+        copied = b.args[0] if isinstance(b, ast.Call) and len(b.args) == 1 and not b.keywords \
+            and ff.qualname(b.func) in _COPIES else None
+        method = _method_holding(cls, b)
+        if isinstance(copied, ast.Attribute) and method is not None and _is_self(ff, method, copied.value) \
+                and copied.attr != attr and depth < 3:
+            out.extend(_bound_classes(ff, cls, copied.attr, depth + 1))
+        else:
+            out.append(ff.class_called(b) if isinstance(b, ast.Call) else None)
+    return out
+
+
+def _method_holding(cls: ClassInfo, node: ast.AST) -> ast.AST | None:
+    """The method of ``cls`` whose body holds ``node``."""
+    return next((m for m in cls.methods.values() if _within(node, m)), None)
 
 
 def _self_only_read(cls: ClassInfo, name: str, seen: set[str]) -> bool:
