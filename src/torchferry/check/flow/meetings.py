@@ -4,7 +4,8 @@ Two parameters of a function *meet* when values made of each alone -- the parame
 came in, or what the function computes of it without anything else (``x.view(-1)``,
 ``torch.argmax(x, 1)``, the items of ``zip(x, y)``), never moved -- are the operands of an
 operator (``a == b``), of a function of torch (``torch.equal(i, j)``,
-``F.cross_entropy(out, y)``), of a tensor method that spells an operator
+``F.cross_entropy(out, y)``, the items of a list written out for it: ``torch.cat([x, a])``),
+of a tensor method that spells an operator
 (``out.eq(y)``) or of a loss module of ``torch.nn`` (``criterion(out, y)``)::
 
     def accuracy(output, target):            # parameters 0 and 1 meet ...
@@ -148,13 +149,20 @@ def _operations(res: ScopeResult) -> list[tuple[ast.AST, list[tuple[ast.AST, Val
             (a, v) for a in c.node.args if not isinstance(a, ast.Starred) and (v := res.value(a)) is not None]
         func = c.node.func
         if c.callee is Callee.TORCH and _one_device_function(c.qualname):
-            out.append((c.node, args))
+            out.append((c.node, args + _items_written_out(res, c.node)))
         elif c.callee is Callee.METHOD and c.qualname in OPERATOR_METHODS and c.receiver is not None \
                 and isinstance(func, ast.Attribute):
             out.append((c.node, [(func.value, c.receiver), *args]))
         elif c.callee is Callee.MODULE and _loss_module(c.func):
             out.append((c.node, args))
     return out
+
+
+def _items_written_out(res: ScopeResult, call: ast.Call) -> list[tuple[ast.AST, Value]]:
+    """The items of a list or tuple written out as a positional argument of ``call``, with
+    their values (``torch.cat([x, a], dim=-1)`` brings ``x`` and ``a`` together)."""
+    return [(e, v) for a in call.args if isinstance(a, (ast.List, ast.Tuple))
+            for e in a.elts if not isinstance(e, ast.Starred) and (v := res.value(e)) is not None]
 
 
 def zero_dim(fn: ast.AST, e: ast.AST) -> bool:
