@@ -4,7 +4,8 @@ Two parameters of a function *meet* when values made of each alone -- the parame
 came in, or what the function computes of it without anything else (``x.view(-1)``,
 ``torch.argmax(x, 1)``, the items of ``zip(x, y)``), never moved -- are the operands of an
 operator (``a == b``), of a function of torch (``torch.equal(i, j)``,
-``F.cross_entropy(out, y)``, the items of a list written out for it: ``torch.cat([x, a])``),
+``F.cross_entropy(out, y)``, the items of a list written out for one that joins them:
+``torch.cat([x, a])``),
 of a tensor method that spells an operator
 (``out.eq(y)``) or of a loss module of ``torch.nn`` (``criterion(out, y)``)::
 
@@ -45,6 +46,7 @@ from torchferry.check.api import walk
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.feeds import callee_of
 from torchferry.check.flow.lattice import Kind, Op, Value, Where
+from torchferry.check.flow.stores import JOINING
 from torchferry.check.flow.vocab import OPERATOR_METHODS, REDUCTIONS
 
 if TYPE_CHECKING:
@@ -149,7 +151,7 @@ def _operations(res: ScopeResult) -> list[tuple[ast.AST, list[tuple[ast.AST, Val
             (a, v) for a in c.node.args if not isinstance(a, ast.Starred) and (v := res.value(a)) is not None]
         func = c.node.func
         if c.callee is Callee.TORCH and _one_device_function(c.qualname):
-            out.append((c.node, args + _items_written_out(res, c.node)))
+            out.append((c.node, args + _items_written_out(res, c.node, c.qualname)))
         elif c.callee is Callee.METHOD and c.qualname in OPERATOR_METHODS and c.receiver is not None \
                 and isinstance(func, ast.Attribute):
             out.append((c.node, [(func.value, c.receiver), *args]))
@@ -158,10 +160,13 @@ def _operations(res: ScopeResult) -> list[tuple[ast.AST, list[tuple[ast.AST, Val
     return out
 
 
-def _items_written_out(res: ScopeResult, call: ast.Call) -> list[tuple[ast.AST, Value]]:
-    """The items of a list or tuple written out as a positional argument of ``call``, with
-    their values (``torch.cat([x, a], dim=-1)`` brings ``x`` and ``a`` together)."""
-    return [(e, v) for a in call.args if isinstance(a, (ast.List, ast.Tuple))
+def _items_written_out(res: ScopeResult, call: ast.Call, qualname: str | None) -> list[tuple[ast.AST, Value]]:
+    """The items of a list or tuple written out as the first argument of ``call``, a torch
+    function that joins a sequence of tensors (``torch.cat([x, a], dim=-1)`` brings ``x``
+    and ``a`` together; ``torch.tensor([a, b])`` reads numbers and joins nothing)."""
+    if qualname is None or qualname.rsplit(".", 1)[-1] not in JOINING:
+        return []
+    return [(e, v) for a in call.args[:1] if isinstance(a, (ast.List, ast.Tuple))
             for e in a.elts if not isinstance(e, ast.Starred) and (v := res.value(e)) is not None]
 
 
