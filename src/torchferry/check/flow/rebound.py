@@ -46,10 +46,11 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
+from torchferry.check.flow.walk import SCOPES, own_nodes
+
 #: local names followed back through their bindings
 _MAX_DEPTH = 3
 _LEAVES = (ast.Return, ast.Raise, ast.Break, ast.Continue)
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
 def overwritten_after(fn: ast.AST, stmt: ast.stmt, self_name: str, attr: str) -> ast.expr | None:
@@ -110,7 +111,7 @@ def _fresh_name(fn: ast.AST, name: str, self_name: str, attr: str,
                 method: Callable[[str], ast.AST | None], depth: int) -> bool:
     """Is every binding of the local ``name`` in ``fn`` a plain assignment of a fresh
     value (:func:`fresh_value`)?  A name ``fn`` never binds is a global or a builtin."""
-    for n in _own_nodes(fn):
+    for n in own_nodes(fn):
         if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, (ast.Store, ast.Del)):
             bound = _assignment_of(fn, n)
             if bound is None or not fresh_value(fn, bound, self_name, attr, method, depth + 1):
@@ -120,24 +121,12 @@ def _fresh_name(fn: ast.AST, name: str, self_name: str, attr: str,
 
 def _assignment_of(fn: ast.AST, target: ast.Name) -> ast.expr | None:
     """The value of the plain assignment ``target = <value>`` (one target, no unpacking)."""
-    for n in _own_nodes(fn):
+    for n in own_nodes(fn):
         if isinstance(n, ast.Assign) and len(n.targets) == 1 and n.targets[0] is target:
             return n.value
         if isinstance(n, ast.AnnAssign) and n.target is target:
             return n.value
     return None
-
-
-def _own_nodes(fn: ast.AST) -> list[ast.AST]:
-    """The nodes of ``fn``'s body, not those of the functions and classes nested in it."""
-    out: list[ast.AST] = []
-    todo: list[ast.AST] = list(getattr(fn, "body", []))
-    while todo:
-        n = todo.pop()
-        out.append(n)
-        if not isinstance(n, _SCOPES):
-            todo.extend(ast.iter_child_nodes(n))
-    return out
 
 
 def _args(fn: ast.AST) -> list[ast.arg]:
@@ -153,7 +142,7 @@ def _path(block: list[ast.stmt], stmt: ast.stmt) -> list[tuple[list[ast.stmt], i
     for i, st in enumerate(block):
         if st is stmt:
             return [(block, i)]
-        if isinstance(st, _SCOPES):
+        if isinstance(st, SCOPES):
             continue
         for inner in _blocks(st):
             found = _path(inner, stmt)
@@ -177,7 +166,7 @@ def _stores(st: ast.stmt, self_name: str, attr: str) -> bool:
 
 def _may_leave(st: ast.stmt) -> bool:
     """Can ``st`` leave the method or the loop around it (outside nested scopes)?"""
-    return any(isinstance(n, _LEAVES) for n in _own_nodes(ast.Module(body=[st], type_ignores=[])))
+    return any(isinstance(n, _LEAVES) for n in own_nodes(ast.Module(body=[st], type_ignores=[])))
 
 
 def _names_attr(n: ast.AST, self_name: str, attr: str) -> bool:
