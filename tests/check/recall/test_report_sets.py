@@ -4,8 +4,8 @@ Each set was gathered after the one before it had been measured, and kept away f
 work on the rules while it was gathered: ``unseen`` (measured, never tuned on), ``blind``
 (gathered while the data-flow rules were being changed), then ``held``, ``sealed``,
 ``vault``, ``dock``, ``pier``, ``quay``, ``wharf``, ``jetty``, ``berth``, ``cove``,
-``reef``, ``shoal``, ``strait``, ``inlet``, ``fjord``, ``sound``, ``bay``, ``lagoon`` and
-``delta``, one report per repository.
+``reef``, ``shoal``, ``strait``, ``inlet``, ``fjord``, ``sound``, ``bay``, ``lagoon``,
+``delta`` and ``estuary``, one report per repository.
 
 Each reproduction copies the original file at a commit where the reported mistake is
 present (trimmed only of unrelated code, as its header says), or, where the place of the
