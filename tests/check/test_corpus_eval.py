@@ -295,6 +295,20 @@ def test_the_delta_labels_file_names_only_delta_code_bases() -> None:
     assert all(len(commit) == 40 for _, commit in cc.DELTA_EXTRA)
 
 
+def test_the_estuary_labels_file_names_only_estuary_code_bases() -> None:
+    """The estuary set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_ESTUARY_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_ESTUARY_LABELS)
+    known = {cc._norm(n) for n, _ in cc.ESTUARY} | {
+        r.replace("/", "-") for r, _ in cc.ESTUARY_EXTRA
+    }
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["estuary"].labels == cc.DEFAULT_ESTUARY_LABELS
+    assert len(cc.ESTUARY_EXTRA) == 18
+    assert all(len(commit) == 40 for _, commit in cc.ESTUARY_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -483,6 +497,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--lagoon", "--half", "dev"],
         ["--delta", "--lagoon"],
         ["--delta", "--half", "dev"],
+        ["--estuary", "--delta"],
+        ["--estuary", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -525,6 +541,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "lagoon-half",
         "delta-and-another",
         "delta-half",
+        "estuary-and-another",
+        "estuary-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
