@@ -5,7 +5,7 @@ work on the rules while it was gathered: ``unseen`` (measured, never tuned on), 
 (gathered while the data-flow rules were being changed), then ``held``, ``sealed``,
 ``vault``, ``dock``, ``pier``, ``quay``, ``wharf``, ``jetty``, ``berth``, ``cove``,
 ``reef``, ``shoal``, ``strait``, ``inlet``, ``fjord``, ``sound``, ``bay``, ``lagoon``,
-``delta`` and ``estuary``, one report per repository.
+``delta``, ``estuary`` and ``firth``, one report per repository.
 
 Each reproduction copies the original file at a commit where the reported mistake is
 present (trimmed only of unrelated code, as its header says), or, where the place of the
