@@ -47,7 +47,7 @@ READING_METHODS = (vocab.TENSOR_METHODS - {"copy_"}) | frozenset(
 READING_BUILTINS = vocab.SCALAR_BUILTINS | frozenset({"type", "id", "callable"})
 #: methods that write values into their receiver (a tensor) and leave it where it is
 WRITING_METHODS = frozenset(
-    "copy_ add_ sub_ mul_ div_ lerp_ zero_ fill_ clamp_ addcmul_ addcdiv_ mul add sub".split())
+    "copy_ add_ sub_ mul_ div_ lerp_ zero_ fill_ clamp_ addcmul_ addcdiv_".split())
 #: methods that copy the state of their argument into the receiver, leaving the argument
 #: where it is (a module's or an optimizer's ``load_state_dict``)
 COPYING_METHODS = frozenset({"load_state_dict"})
@@ -195,15 +195,15 @@ def _kept_by_call(res: ScopeResult, call: ast.Call, arg: ast.expr, place: bool =
     """Does ``call`` keep its argument ``arg`` in place?  With ``place``, a copy of its
     state or values into another module or tensor (``target.load_state_dict(sd)``,
     ``t.data.copy_(p.data)``) does too."""
+    c = res.calls.get(id(call))
+    if c is None:
+        return False
     decided = (res.moving_calls if place else res.handed_calls).get(id(call))
     if decided is not None:
         return id(arg) not in decided
     if place and isinstance(call.func, ast.Attribute) and call.func.attr in COPYING_METHODS | WRITING_METHODS \
             and any(a is arg for a in call.args):
         return True  # (``t.copy_(p)``, ``target.load_state_dict(sd)``: the argument read)
-    c = res.calls.get(id(call))
-    if c is None:
-        return False
     if c.callee in (Callee.TORCH, Callee.NUMPY):
         return c.qualname is not None and vocab.keeps_arguments(c.qualname)
     if c.callee is Callee.BUILTIN:
