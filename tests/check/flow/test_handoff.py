@@ -133,3 +133,49 @@ def test_an_optimizer_built_on_the_parameters_keeps_the_model_in_place(snippet):
     """)
     assert handoff.handed_params(s.function("fit")) == {1}
     assert handoff.handed_params(s.function("fit_elsewhere")) == {0}
+
+
+def test_a_place_summary_keeps_the_modules_a_function_copies_state_between(snippet):
+    s = snippet("""
+        import torch
+        def hard(main, target):
+            target.load_state_dict(main.state_dict())
+        def soft(main, target, tau):
+            for m, t in zip(main.parameters(), target.parameters()):
+                t.data.copy_(tau * m.data + (1.0 - tau) * t.data)
+        def rebind(main, target):
+            for m, t in zip(main.parameters(), target.parameters()):
+                t.data = m.data.cuda()
+        def frozen(model):
+            for p in model.parameters():
+                p.data.mul_(0.5)
+        def kept(model, store):
+            for p in model.parameters():
+                store.append(p)
+        def shown(model):
+            print(model)
+            model.eval()
+            torch.save(model.state_dict(), "m.pt")
+        def through(main, target):
+            soft(main, target, 0.5)
+            rebind(main, target)
+        def main():
+            a, b = torch.nn.Linear(2, 2), torch.nn.Linear(2, 2)
+            hard(a, b)
+            soft(a, b, 0.1)
+    """)
+    keeps, moves = handoff.Effect.KEEPS_PLACE, handoff.Effect.MAY_MOVE
+    assert handoff.place_effects(s.function("hard")) == (keeps, keeps)
+    assert handoff.place_effects(s.function("soft")) == (keeps, keeps, keeps)
+    # (the loop is judged whole: a rebound item of one module counts for both)
+    assert handoff.place_effects(s.function("rebind")) == (moves, moves)
+    assert handoff.place_effects(s.function("shown")) == (keeps,)
+    assert handoff.place_effects(s.function("frozen")) == (keeps,)
+    assert handoff.place_effects(s.function("kept")) == (moves, moves)  # (its items stored)
+    assert handoff.place_effects(s.function("through")) == (moves, moves)
+    # the summary that asks what a call may change still hands the written target off
+    assert handoff.handed_params(s.function("soft")) == {0, 1}
+    main = s.function("main")
+    assert all(not main.moving_calls[id(c.node)] for c in main.calls.values()
+               if id(c.node) in main.moving_calls)
+    assert len(main.moving_calls) == 2

@@ -52,6 +52,16 @@ class MeetEvent(NamedTuple):
     operands: tuple[tuple[ast.expr, Value], ...]
 
 
+class Effect(enum.Enum):
+    """What a function of the run may do to the place of a module given as a parameter
+    (:func:`~torchferry.check.flow.handoff.place_effects`)."""
+
+    #: every read of the parameter leaves it where it is (it may write its values)
+    KEEPS_PLACE = "keeps place"
+    #: the function may move it, keep it or hand it to something that may
+    MAY_MOVE = "may move"
+
+
 @dataclass
 class ScopeResult:
     """The interpretation of one function (or of a module's top-level code).
@@ -83,9 +93,16 @@ class ScopeResult:
     #: hands off (:func:`~torchferry.check.flow.handoff.handed_arguments`); the others it
     #: keeps in place
     handed_calls: dict[int, frozenset[int]] = field(default_factory=dict)
+    #: id(a call of a function of the run) -> the ids of the argument expressions it may
+    #: move (:func:`~torchferry.check.flow.handoff.moving_arguments`); the others it keeps
+    #: where they are, though it may write their values
+    moving_calls: dict[int, frozenset[int]] = field(default_factory=dict)
     #: the parameters the function hands off (:func:`~torchferry.check.flow.handoff.handed_params`,
     #: computed when first asked)
     handed: frozenset[int] | None = None
+    #: what the function may do to the place of each parameter
+    #: (:func:`~torchferry.check.flow.handoff.place_effects`, computed when first asked)
+    effects: tuple[Effect, ...] | None = None
     #: in-place moves of modules bound outside this scope: name -> the value after the move
     outer_moves: dict[str, Value] = field(default_factory=dict)
     #: parameters the function moves in place (``model.to(device)`` as a statement on a

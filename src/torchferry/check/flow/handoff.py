@@ -15,6 +15,12 @@ callee can change is handed off:
 * a call the analysis cannot follow hands off what it could change by mutation: anything
   but a value known to be a tensor, an array, a number or a device, whose place no
   callee can change in place (:func:`by_value`).
+
+Where a rule asks only whether a call may *move* a module it is given, not whether it may
+change it, a second summary answers (:func:`place_effects`, an :class:`Effect` for each
+parameter): a function that only copies state into or out of a module keeps it in place
+(``target.load_state_dict(main.state_dict())``, ``for t, s in zip(target.parameters(),
+main.parameters()): t.data.copy_(s.data)``), though it hands the target off (it writes it).
 """
 
 from __future__ import annotations
@@ -22,7 +28,7 @@ from __future__ import annotations
 import ast
 
 import torchferry.check.flow.vocab as vocab
-from torchferry.check.flow.events import Callee, ScopeResult
+from torchferry.check.flow.events import Callee, Effect, ScopeResult
 from torchferry.check.flow.lattice import Kind, Value
 
 #: kinds of value a callee cannot move in place: a tensor's device is fixed once made
@@ -39,6 +45,14 @@ READING_METHODS = (vocab.TENSOR_METHODS - {"copy_"}) | frozenset(
     "forward zero_grad load_state_dict item tolist size dim numel".split())
 #: builtins that read their arguments and keep none of them
 READING_BUILTINS = vocab.SCALAR_BUILTINS | frozenset({"type", "id", "callable"})
+#: methods that write values into their receiver (a tensor) and leave it where it is
+WRITING_METHODS = frozenset(
+    "copy_ add_ sub_ mul_ div_ lerp_ zero_ fill_ clamp_ addcmul_ addcdiv_".split())
+#: methods that copy the state of their argument into the receiver, leaving the argument
+#: where it is (a module's or an optimizer's ``load_state_dict``)
+COPYING_METHODS = frozenset({"load_state_dict"})
+#: builtins whose result, iterated, gives the items of their arguments
+ITERATING_BUILTINS = frozenset({"zip", "enumerate", "iter", "list", "tuple", "reversed"})
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
 
 
@@ -65,6 +79,36 @@ def handed_params(res: ScopeResult) -> frozenset[int]:
 
 
 _NESTED = ast.Name(id="", ctx=ast.Load())  # (a read in a nested function or class)
+
+
+def place_effects(res: ScopeResult) -> tuple[Effect, ...]:
+    """What the function of ``res`` may do to the place of each parameter (by index): it
+    keeps it in place when it moves it nowhere and every read of it, none in a nested
+    function, leaves it where it is, writing values into it allowed (:func:`stays_in_place`);
+    a call of a function of the run counts by that function's own effects."""
+    if res.effects is not None:
+        return res.effects
+    parents, found = _reads_of(res.node, frozenset(res.params))
+    effects = tuple(
+        Effect.MAY_MOVE if k in res.param_moves or any(
+            nested or not _stays(res, parents, n, place=True) for n, nested in found.get(p, ()))
+        else Effect.KEEPS_PLACE
+        for k, p in enumerate(res.params))
+    res.effects = effects
+    return effects
+
+
+def stays_in_place(res: ScopeResult, parents: dict[int, ast.AST], n: ast.expr) -> bool:
+    """Does the read ``n`` in the scope of ``res`` (``parents``: the parent of each node
+    there, by id) leave the module it reads where it is: called, read off, saved, its state
+    read (``m.state_dict()``) or written (``m.load_state_dict(sd)``, ``p.data.copy_(x)`` for
+    each ``p`` of ``m.parameters()``), or given to a call that keeps it in place?"""
+    return _stays(res, parents, n, place=True)
+
+
+def parents_of(scope: ast.AST) -> dict[int, ast.AST]:
+    """The parent of every node below ``scope``, by id."""
+    return _reads_of(scope, frozenset())[0]
 
 
 def read_in_place(res: ScopeResult, name: str, but: frozenset[int]) -> bool:
@@ -108,54 +152,85 @@ def _reads_of(scope: ast.AST, names: frozenset[str]) -> tuple[dict[int, ast.AST]
     return parents, reads
 
 
-def _stays(res: ScopeResult, parents: dict[int, ast.AST], n: ast.expr) -> bool:
+def _stays(res: ScopeResult, parents: dict[int, ast.AST], n: ast.expr, place: bool = False) -> bool:
     """Is the value of ``n`` (a parameter, or something read off it) only read where it
-    is: called, compared, tested, read off, or given to a call that keeps it in place?"""
+    is: called, compared, tested, read off, or given to a call that keeps it in place?
+    With ``place``, writing values into it where it is counts as a read too."""
     parent = parents.get(id(n))
     if isinstance(parent, (ast.Attribute, ast.Subscript)) and parent.value is n:
         above = parents.get(id(parent))
         if isinstance(above, ast.Call) and above.func is parent and isinstance(parent, ast.Attribute):
-            return _kept_by_method(res, parents, above, parent.attr)
-        return isinstance(parent.ctx, ast.Load) and _stays(res, parents, parent)
+            return _kept_by_method(res, parents, above, parent.attr, place)
+        return isinstance(parent.ctx, ast.Load) and _stays(res, parents, parent, place)
     if isinstance(parent, ast.keyword):
         call = parents.get(id(parent))
-        return isinstance(call, ast.Call) and _kept_by_call(res, call, n)
+        return isinstance(call, ast.Call) and _kept_by_call(res, call, n, place)
+    if place and isinstance(parent, (ast.Call, ast.For, ast.AsyncFor)) and _iterated_in_place(res, parents, n):
+        return True
     if isinstance(parent, ast.Call):
-        return parent.func is n or _kept_by_call(res, parent, n)
+        return parent.func is n or _kept_by_call(res, parent, n, place)
     if isinstance(parent, ast.BoolOp):  # (``m = model or default``: the value itself)
-        return _stays(res, parents, parent)
+        return _stays(res, parents, parent, place)
     if isinstance(parent, (ast.If, ast.While, ast.Assert, ast.IfExp)):
         return getattr(parent, "test", None) is n
     return isinstance(parent, (ast.Compare, ast.UnaryOp, ast.BinOp, ast.FormattedValue, ast.Expr))
 
 
-def _kept_by_method(res: ScopeResult, parents: dict[int, ast.AST], call: ast.Call, attr: str) -> bool:
+def _kept_by_method(res: ScopeResult, parents: dict[int, ast.AST], call: ast.Call, attr: str,
+                    place: bool = False) -> bool:
     """``<value>.attr(...)``: a method of a function of the run that keeps its receiver in
     place, or one that only reads it (its result, when it reaches into the receiver,
-    only read too)."""
+    only read too); with ``place``, also one that writes values into it."""
     if attr in vocab.MOVE_NAMES:
         return False
-    decided = res.handed_calls.get(id(call))
+    decided = (res.moving_calls if place else res.handed_calls).get(id(call))
     if decided is not None:
         return isinstance(call.func, ast.Attribute) and id(call.func.value) not in decided
     if attr in REACHING_METHODS:
-        return _stays(res, parents, call)
-    return attr in READING_METHODS
+        return _stays(res, parents, call, place)
+    return attr in READING_METHODS or place and attr in WRITING_METHODS
 
 
-def _kept_by_call(res: ScopeResult, call: ast.Call, arg: ast.expr) -> bool:
-    """Does ``call`` keep its argument ``arg`` in place?"""
+def _kept_by_call(res: ScopeResult, call: ast.Call, arg: ast.expr, place: bool = False) -> bool:
+    """Does ``call`` keep its argument ``arg`` in place?  With ``place``, a copy of its
+    state or values into another module or tensor (``target.load_state_dict(sd)``,
+    ``t.data.copy_(p.data)``) does too."""
     c = res.calls.get(id(call))
     if c is None:
         return False
-    decided = res.handed_calls.get(id(call))
+    decided = (res.moving_calls if place else res.handed_calls).get(id(call))
     if decided is not None:
         return id(arg) not in decided
+    if place and isinstance(call.func, ast.Attribute) and call.func.attr in COPYING_METHODS | WRITING_METHODS \
+            and any(a is arg for a in call.args):
+        return True  # (``t.copy_(p)``, ``target.load_state_dict(sd)``: the argument read)
     if c.callee in (Callee.TORCH, Callee.NUMPY):
         return c.qualname is not None and vocab.keeps_arguments(c.qualname)
     if c.callee is Callee.BUILTIN:
         return c.qualname in READING_BUILTINS
     return c.callee is Callee.MODULE  # (a layer computes with its input)
+
+
+def _iterated_in_place(res: ScopeResult, parents: dict[int, ast.AST], n: ast.expr) -> bool:
+    """Is ``n`` (``model.parameters()``) iterated by a ``for`` of the scope, directly or
+    through builtins that give the items of their arguments (``zip(a.parameters(),
+    b.parameters())``, ``enumerate(...)``), whose target names are, wherever the scope reads
+    them, only read or written where they are (``t.data.copy_(s.data)``)?"""
+    up = parents.get(id(n))
+    while isinstance(up, ast.Call) and any(a is n for a in up.args):
+        c = res.calls.get(id(up))
+        if c is None or c.callee is not Callee.BUILTIN or c.qualname not in ITERATING_BUILTINS:
+            return False
+        n, up = up, parents.get(id(up))
+    if not isinstance(up, (ast.For, ast.AsyncFor)) or up.iter is not n:
+        return False
+    names = {t.id for t in ast.walk(up.target) if isinstance(t, ast.Name)}
+    if not names or not all(isinstance(t, (ast.Name, ast.Tuple, ast.List, ast.Store))
+                            for t in ast.walk(up.target)):
+        return False
+    _, reads = _reads_of(res.node, frozenset(names))
+    return all(not nested and _stays(res, parents, r, place=True)
+               for ns in reads.values() for r, nested in ns)
 
 
 def handed_arguments(call: ast.Call, result: ScopeResult, first: int,
@@ -164,17 +239,32 @@ def handed_arguments(call: ast.Call, result: ScopeResult, first: int,
     off: those bound to a parameter it hands off (:func:`handed_params`), to none (past
     its named parameters), or spread (``*args``, ``**kw``); ``first``: the parameter the
     first positional argument binds; ``receiver``: the expression bound to parameter 0."""
-    handed = handed_params(result)
-    params = result.params
+    return _bound_to(call, result.params, handed_params(result), first, receiver)
+
+
+def moving_arguments(call: ast.Call, result: ScopeResult, first: int,
+                     receiver: ast.expr | None) -> frozenset[int]:
+    """The argument expressions (by id) that a call of the function of ``result`` may
+    move: those bound to a parameter it may move (:func:`place_effects`), to none, or
+    spread; ``first`` and ``receiver`` as for :func:`handed_arguments`."""
+    effects = place_effects(result)
+    moving = frozenset(k for k, e in enumerate(effects) if e is Effect.MAY_MOVE)
+    return _bound_to(call, result.params, moving, first, receiver)
+
+
+def _bound_to(call: ast.Call, params: tuple[str, ...], chosen: frozenset[int], first: int,
+              receiver: ast.expr | None) -> frozenset[int]:
+    """The argument expressions (by id) of ``call`` bound to a parameter of ``chosen``
+    (by index), to none, or spread."""
     out: set[int] = set()
-    if receiver is not None and 0 in handed:
+    if receiver is not None and 0 in chosen:
         out.add(id(receiver))
     spread = any(isinstance(a, ast.Starred) for a in call.args) or \
         any(k.arg is None for k in call.keywords)
     for k, a in enumerate(call.args):
-        if spread or k + first >= len(params) or k + first in handed:
+        if spread or k + first >= len(params) or k + first in chosen:
             out.add(id(a))
     for kw in call.keywords:
-        if spread or kw.arg not in params or params.index(kw.arg) in handed:
+        if spread or kw.arg not in params or params.index(kw.arg) in chosen:
             out.add(id(kw.value))
     return frozenset(out)

@@ -1821,6 +1821,7 @@ def _hand_off(ev: Evaluator, node: ast.Call, result: ScopeResult, first: int,
     receiver = func.value if first == 1 and isinstance(func, ast.Attribute) else None
     handed = handoff.handed_arguments(node, result, first, receiver)
     ev.i.res.handed_calls[id(node)] = handed
+    ev.i.res.moving_calls[id(node)] = handoff.moving_arguments(node, result, first, receiver)
     if unknown:
         for a in [*node.args, *(k.value for k in node.keywords)]:
             if isinstance(a, ast.Name) and id(a) in handed:

@@ -387,9 +387,13 @@ without bases, of the file that builds the model, when the run's importing files
 known (at most 8) and the model's weights are (a `torch.nn` layer with parameters, a class
 of the run that holds them, a container built right there holding one: not
 `nn.Sequential(*augments)` of a list built elsewhere); a model handed anywhere
-(`wrap(self.model)`, `nn.DataParallel(self.model)`, `copy.deepcopy(self.model, memo)`), or
-named through anything but `self` (`trainer.model.cuda()`, in the file or an importing one),
-keeps the class quiet; so does a method of the model that names its own `self` whole
+(`wrap(self.model)`, `nn.DataParallel(self.model)`, `copy.deepcopy(self.model, memo)`) but
+to a function of the run whose summary keeps it in place (one that only copies state between
+modules: `target.load_state_dict(main.state_dict())`, or a `for` over `zip(main.parameters(),
+target.parameters())` writing `t.data.copy_(...)`), or named through anything but `self`
+(`trainer.model.cuda()`, in the file or an importing one) but where an importing file only
+reads or writes its state (`agent.policy.load_state_dict(sd)`,
+`torch.save(agent.policy.state_dict(), f)`), keeps the class quiet; so does a method of the model that names its own `self` whole
 (`self.to(x.device)`, `helper(self)`) or any mover, or a method of a class that the
 bindings do not all construct (or copy, `copy.deepcopy(self.<attr>)`, from an attribute
 whose bindings do).
@@ -655,6 +659,7 @@ from torchferry.check.flow.vocab import (
     SHAPE_FACTORIES,
     keeps_arguments,
 )
+from torchferry.check.flow.walk import own_nodes
 from torchferry.check.flow.weighed import (
     forward_takes_a_tensor,
     moves_own_param,
@@ -1777,8 +1782,10 @@ def _held_unmoved(ff: FileFlow, res: ScopeResult, func: ast.AST | None) -> bool:
     the file, without bases (a trainer, not an ``nn.Module``: nothing moves it with
     ``self``), that only that class's methods name, each only calling it or one of its
     harmless methods (:data:`_SAFE_USES`: ``self.model.train()``,
-    ``self.model.parameters()``) or binding it, and that no file importing this one names
-    at all?  Then nothing the run does moves the model but what the analysis sees.
+    ``self.model.parameters()``), binding it or giving it to a function of the run that keeps
+    it in place (:func:`_given_in_place`), and that the files importing this one name only
+    where that keeps it in place (:func:`_named_in_place`)?  Then nothing the run does moves
+    the model but what the analysis sees.
 
     >>> src = (
     ...     "class T:\\n"
@@ -1802,12 +1809,7 @@ def _held_unmoved(ff: FileFlow, res: ScopeResult, func: ast.AST | None) -> bool:
             if isinstance(child, ast.Attribute) and child.attr == attr and \
                     not _plain_held_use(ff, cls, child, node):
                 return False
-    if ff.project is None:
-        return True
-    files = ff.project.importers(ff.path)
-    named = re.compile(rb"\.\s*" + re.escape(attr.encode()) + rb"\b")
-    texts = [ff.project.files.get(p) for p in files or ()]
-    return files is not None and not any(t is None or named.search(t) for t in texts)
+    return ff.project is None or _named_in_place(ff, attr)
 
 
 def _submodule_of_unmoved(ff: FileFlow, res: ScopeResult, func: ast.AST | None,
@@ -1928,12 +1930,58 @@ def _plain_held_use(ff: FileFlow, cls: ClassInfo, use: ast.Attribute, parent: as
         return True
     if isinstance(parent, ast.Call) and parent.func is use:
         return True
+    if _given_in_place(ff, method, use, parent):
+        return True
     if isinstance(parent, ast.Call) and parent.args == [use] and not parent.keywords and \
             ff.qualname(parent.func) in _COPIES:
         return True  # (``copy.deepcopy(self.actor)``: a new object; the original stays)
     if isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES:
         return True
     return isinstance(parent, ast.Attribute) and _own_harmless_method(ff, cls, use.attr, parent.attr)
+
+
+def _given_in_place(ff: FileFlow, method: ast.AST, use: ast.Attribute, parent: ast.AST) -> bool:
+    """Is ``use`` an argument of a call of a function of the run whose summary keeps it in
+    place (:func:`handoff.place_effects`: ``hard_target_update(self.policy,
+    self.policy_target)`` that only copies the state of one into the other)?"""
+    call = parent if isinstance(parent, ast.Call) else None
+    if isinstance(parent, ast.keyword):
+        call = next((n for n in ast.walk(method) if isinstance(n, ast.Call) and parent in n.keywords), None)
+    if call is None or call.func is use:
+        return False
+    moving = ff.result(method).moving_calls.get(id(call))
+    return moving is not None and id(use) not in moving
+
+
+def _named_in_place(ff: FileFlow, attr: str) -> bool:
+    """Does every file of the run that imports this one name ``.<attr>`` (``agent.policy``)
+    only where that keeps the module in place (:func:`handoff.stays_in_place`:
+    ``agent.policy.load_state_dict(sd)``, ``torch.save(agent.policy.state_dict(), f)``)?
+    False when those files cannot all be known."""
+    project = ff.project
+    files = project.importers(ff.path) if project is not None else None
+    if project is None or files is None:
+        return False
+    named = re.compile(rb"\.\s*" + re.escape(attr.encode()) + rb"\b")
+    texts = [project.files.get(p) for p in files]
+    if not any(t is None or named.search(t) for t in texts):
+        return True
+    flows = project.importer_flows(ff)
+    return flows is not None and all(_uses_in_place(other, attr) for other in flows)
+
+
+def _uses_in_place(other: FileFlow, attr: str) -> bool:
+    """Is every ``<x>.<attr>`` of the file of ``other`` read where it keeps its module in
+    place, in the own code of a scope the analysis interpreted?"""
+    left = sum(1 for n in ast.walk(other.tree) if isinstance(n, ast.Attribute) and n.attr == attr)
+    for r in other.results():
+        parents = handoff.parents_of(r.node)
+        for n in own_nodes(r.node):
+            if isinstance(n, ast.Attribute) and n.attr == attr:
+                if not isinstance(n.ctx, ast.Load) or not handoff.stays_in_place(r, parents, n):
+                    return False
+                left -= 1
+    return left == 0
 
 
 #: the standard library's copies: a new object, the original left where it is
