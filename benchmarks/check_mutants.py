@@ -26,7 +26,9 @@ stand-in) and BY571/Soft-Actor-Critic-and-Extensions (on the ``gym`` stand-in an
 stand-in), sfujim/LAP-PAL and sfujim/TD7 (each on the ``gym`` stand-in) and for the
 ``delta`` batch dongminlee94/deep_rl (on the ``gym`` stand-in and the ``tensorboard``
 stand-in) and BY571/Normalized-Advantage-Function-NAF- (on the ``gym`` stand-in and a
-``pybullet_envs`` stand-in), each with its license; see
+``pybullet_envs`` stand-in) and for the ``estuary`` batch Spijkervet/SimCLR (on the CIFAR10
+stand-in, whose ``models`` module is also ``models.resnet``, and the ``tensorboard`` stand-in)
+and yaodongyu/TRADES (on the MNIST stand-in), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -76,7 +78,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set delta          # the latest held-out batch
+    python benchmarks/check_mutants.py --set estuary        # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -197,11 +199,11 @@ class Program:
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
-#: ``fjord``, ``sound``, ``bay``, ``lagoon`` and ``delta`` (2026-12-06) were each gathered apart
-#: from the rules and measured once, blind
+#: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06) and ``estuary`` (2026-12-07)
+#: were each gathered apart from the rules and measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
-    "sound", "bay", "lagoon", "delta",
+    "sound", "bay", "lagoon", "delta", "estuary",
 )  # fmt: skip
 
 
@@ -310,6 +312,20 @@ _NAF = (
     "-env", "Pendulum-v0", "--frames", "40", "--eval_every", "20", "--eval_runs", "1", "-b", "8",
     "-l", "16", "-info", "naf",
 )  # fmt: skip
+#: one epoch of the CIFAR10 stand-in's 64 images at 32x32 in eight batches, no loader workers
+_SIMCLR_SP = ("--epochs", "1", "--batch_size", "8", "--image_size", "32", "--workers", "0")
+#: the linear probe on the checkpoint of that epoch, four batches of features, two epochs
+_SIMCLR_SP_LINEAR = (
+    "--epoch_num", "1", "--logistic_batch_size", "16", "--logistic_epochs", "2", "--image_size",
+    "32", "--workers", "0",
+)  # fmt: skip
+#: one epoch of the MNIST stand-in's 96 images in three batches (40 attack steps each), the
+#: model saved after it
+_TRADES = (
+    "--epochs", "1", "--batch-size", "32", "--test-batch-size", "48", "--save-freq", "1",
+)  # fmt: skip
+#: one epoch in two batches (10 attack steps each), one test batch
+_TRADES_EXAMPLE = ("--epochs", "1", "--test-batch-size", "48")
 _SIMCLR = (
     "-data", "./datasets", "-dataset-name", "cifar10", "--epochs", "1", "-b", "16", "-j", "0",
     "--log-every-n-steps", "1",
@@ -428,6 +444,28 @@ PROGRAMS: tuple[Program, ...] = (
     Program("naf", "naf", "agent.py", _NAF, batch="delta", entry="naf.py"),
     Program("naf/replay", "naf", "replay_buffer.py", _NAF, batch="delta", entry="naf.py"),
     Program("naf/networks", "naf", "networks.py", _NAF, batch="delta", entry="naf.py"),
+    Program("simclr_sp", "simclr_spijkervet", "main.py", _SIMCLR_SP, batch="estuary"),
+    Program(
+        "simclr_sp/nt_xent", "simclr_spijkervet", "simclr/modules/nt_xent.py", _SIMCLR_SP,
+        batch="estuary", entry="main.py",
+    ),
+    #: the probe loads the checkpoint that a pretraining epoch under the simulation wrote
+    Program(
+        "simclr_sp/linear", "simclr_spijkervet", "linear_evaluation.py", _SIMCLR_SP_LINEAR,
+        plain_args=_SIMCLR_SP_LINEAR, setup=(("main.py", _SIMCLR_SP),), batch="estuary",
+    ),
+    Program("trades", "trades", "train_trades_mnist.py", _TRADES, batch="estuary"),
+    Program("trades/example", "trades", "mnist_example_trades.py", _TRADES_EXAMPLE, batch="estuary"),
+    Program(
+        "trades/loss", "trades", "trades.py", _TRADES_EXAMPLE, batch="estuary",
+        entry="mnist_example_trades.py",
+    ),
+    #: a white-box PGD attack on the model that an epoch of TRADES under the simulation wrote
+    Program(
+        "trades/pgd", "trades", "pgd_attack_mnist.py",
+        ("--model-path", "model-mnist-smallCNN/model-nn-epoch1.pt", "--test-batch-size", "48"),
+        setup=(("train_trades_mnist.py", _TRADES),), batch="estuary",
+    ),
 )  # fmt: skip
 
 

@@ -187,6 +187,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "bay"],
         ["--set", "lagoon"],
         ["--set", "delta"],
+        ["--set", "estuary"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -214,6 +215,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[13]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 13))), []))
     assert chosen[14] == [p.name for p in cm.PROGRAMS if p.batch == "delta"]
     assert set(chosen[14]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 14))), []))
+    assert chosen[15] == [p.name for p in cm.PROGRAMS if p.batch == "estuary"]
+    assert set(chosen[15]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 15))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -238,6 +241,7 @@ def _blob_id(data: bytes) -> str:
         ("bay", 5),
         ("lagoon", 6),
         ("delta", 6),
+        ("estuary", 7),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -341,14 +345,14 @@ def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay, lagoon and delta programs
-    come from other repositories than pytorch/examples (whose license is ``LICENSE`` of the
+    """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay, lagoon, delta and estuary
+    programs come from other repositories than pytorch/examples (whose license is ``LICENSE`` of the
     programs' folder), or, for inlet's and fjord's, some of them: each folder holds its own (an
     MIT or BSD license, or for bay's ``cutout`` the Educational Community License 2.0)."""
     _programs_here()
     later = (
         "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay", "lagoon",
-        "delta",
+        "delta", "estuary",
     )  # fmt: skip
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
@@ -700,6 +704,22 @@ def test_the_resnet_stand_ins_take_pretrained_false_and_refuse_weights() -> None
     assert tuple(net(torch.zeros(2, 3, 32, 32)).shape) == (2, 7)
     with pytest.raises(ValueError):
         models.resnet18(pretrained=True)
+
+
+def test_the_models_stand_in_is_also_torchvision_models_resnet() -> None:
+    """``from torchvision.models.resnet import Bottleneck, ResNet`` imports from the stand-in's
+    ``models``, whose ``Bottleneck`` maps ``inplanes`` to four times ``planes`` with the stride
+    of its 3x3 convolution, as torchvision's does."""
+    import torch
+
+    models = _stub("torchvision").models
+    resnet = importlib.import_module(models.__name__ + ".resnet")
+    assert resnet is models and models.resnet is models
+    assert isinstance(models.resnet18(), resnet.ResNet)
+    block = resnet.Bottleneck(32, 16, stride=2)
+    assert block.expansion == 4 and block.conv1.kernel_size == (1, 1)
+    assert block.conv2.stride == (2, 2)
+    assert tuple(block(torch.zeros(2, 32, 8, 8)).shape) == (2, 64, 4, 4)
 
 
 def test_make_grid_lays_a_batch_out_in_rows_with_padding_as_torchvision_does() -> None:
