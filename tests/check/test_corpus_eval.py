@@ -309,6 +309,18 @@ def test_the_estuary_labels_file_names_only_estuary_code_bases() -> None:
     assert all(len(commit) == 40 for _, commit in cc.ESTUARY_EXTRA)
 
 
+def test_the_firth_labels_file_names_only_firth_code_bases() -> None:
+    """The firth set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_FIRTH_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_FIRTH_LABELS)
+    known = {cc._norm(n) for n, _ in cc.FIRTH} | {r.replace("/", "-") for r, _ in cc.FIRTH_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["firth"].labels == cc.DEFAULT_FIRTH_LABELS
+    assert len(cc.FIRTH_EXTRA) == 18
+    assert all(len(commit) == 40 for _, commit in cc.FIRTH_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -499,6 +511,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--delta", "--half", "dev"],
         ["--estuary", "--delta"],
         ["--estuary", "--half", "dev"],
+        ["--firth", "--estuary"],
+        ["--firth", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -543,6 +557,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "delta-half",
         "estuary-and-another",
         "estuary-half",
+        "firth-and-another",
+        "firth-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
