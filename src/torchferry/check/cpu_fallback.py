@@ -96,13 +96,13 @@ _SITES: weakref.WeakKeyDictionary[Project, dict[str, tuple[int, int] | None]] = 
 
 
 def _site_in(project: Project, path: str) -> tuple[int, int] | None:
-    """:func:`fallback_site` of another file of the run, parsed only when its bytes say
-    both ``is_available`` and ``cpu``."""
+    """:func:`fallback_site` of another Python file of the run, parsed only when its bytes
+    say both ``is_available`` and ``cpu`` (a notebook's are JSON: never read here)."""
     memo = _SITES.setdefault(project, {})
     if path not in memo:
         data = project.files.get(path, b"")
         site = None
-        if b"is_available" in data and b"cpu" in data:
+        if path.endswith(".py") and b"is_available" in data and b"cpu" in data:
             try:
                 site = fallback_site(ast.parse(data))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
