@@ -86,6 +86,13 @@ its arms: a literal after it is flagged. One arm that leaves anywhere in it (a `
 under a further `if`) counts as leaving. "CUDA-only by design" is
 read from the code around the literal; a module-level call of a setup function that pins the
 GPU quiets the whole file, including a library function in it that was meant to be portable.
+The default part knows a fallback only as written out: one chosen by a flag (`"cuda" if
+args.cuda else "cpu"`) is none, and a notebook is not read for the other files of the run. A
+file checked alone (`ferry check train.py`, the language server) knows only its own; past
+eight files importing it, the importers are not read. Every finding of a program with a
+fallback is in the default part, also one on a path that only the accelerator's run takes
+without testing for it there (`if device.type == "cuda": helper()`, the `.cuda()` inside
+`helper`).
 """
 
 from __future__ import annotations
