@@ -36,7 +36,8 @@ def test_every_rule_says_in_its_doc_whether_it_is_on_by_default() -> None:
         else:
             assert line == "Default: on by default"
     table = rules_markdown()
-    assert "| [FRY001](#fry001-hardcoded-accelerator) | hardcoded-accelerator | opt-in |" in table
+    assert "| [FRY004](#fry004-load-without-map-location) | load-without-map-location | opt-in |" in table
+    assert "| [FRY001](#fry001-hardcoded-accelerator) | hardcoded-accelerator | default, part |" in table
     assert "| [FRY013](#fry013-partial-batch-move) | partial-batch-move | default |" in table
     assert "| factory-without-device | default, part |" in table
 
@@ -47,7 +48,7 @@ def test_ferry_rules_shows_the_default_set(capsys) -> None:
     assert items == {"FRY000": True, **{m.CODE: m.CODE not in OPT_IN for m in all_rules()}}
     assert main(["rules"]) == 0
     rows = {ln.split()[0]: ln.split()[2] for ln in capsys.readouterr().out.splitlines()}
-    assert rows["FRY001"] == "opt-in" and rows["FRY002"] == "default"
+    assert rows["FRY004"] == "opt-in" and rows["FRY002"] == "default"
     assert rule_by_code("FRY013") is not None
 
 

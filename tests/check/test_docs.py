@@ -68,7 +68,7 @@ def test_ferry_rules_lists_code_name_default_fix_summary(capsys):
     assert len(lines) == len(_all_rules()) + 1  # FRY000 (syntax-error) first, as 'ferry rule' knows it
     assert lines[0].split()[:4] == ["FRY000", "syntax-error", "default", "none"]
     first = _all_rules()[0]
-    assert lines[1].split()[:4] == [first.CODE, first.NAME, "opt-in", first.FIX]
+    assert lines[1].split()[:4] == [first.CODE, first.NAME, "default", first.FIX]
     assert main(["rules", "--format", "json"]) == 0
     items = json.loads(capsys.readouterr().out)
     assert [i["code"] for i in items] == ["FRY000", *(m.CODE for m in _all_rules())]

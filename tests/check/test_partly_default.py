@@ -77,7 +77,7 @@ def test_ignoring_the_rule_or_replacing_the_default_set_turns_it_off() -> None:
 def test_the_selection_says_how_each_rule_is_selected() -> None:
     how = {m.CODE: s for m, s in resolve_selection()}
     assert how["FRY010"] is Selected.BY_DEFAULT and how["FRY013"] is Selected.BY_DEFAULT
-    assert "FRY001" not in how
+    assert "FRY004" not in how
     assert {m.CODE: s for m, s in resolve_selection(["ALL"])}["FRY010"] is Selected.NAMED
     extended = {m.CODE: s for m, s in resolve_selection([RuleSet.DEFAULT, "FRY010"])}
     assert extended["FRY010"] is Selected.NAMED and extended["FRY013"] is Selected.BY_DEFAULT

@@ -30,7 +30,8 @@ def test_eglot_shows_the_findings_and_applies_a_quick_fix(tmp_path: Path) -> Non
     emacs = shutil.which("emacs")
     if emacs is None:
         _missing("emacs is not installed (apt-get install emacs-nox elpa-eglot)")
-    # the opt-in FRY001 and FRY009 come from Eglot's initializationOptions
+    # FRY001 (every finding, not only its default part) and the opt-in FRY009 come from
+    # Eglot's initializationOptions
     (tmp_path / "pyproject.toml").write_text("[tool.torchferry]\n")
     script = tmp_path / "train.py"
     script.write_text(SAFE)

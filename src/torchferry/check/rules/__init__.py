@@ -14,7 +14,10 @@ FRY011: an attribute left on the CPU, or put on a device written out, is left be
 ``model.to(device)``; one that ``__init__`` puts on a device the program chooses when it runs
 (``args.device``, ``"cuda" if torch.cuda.is_available() else "cpu"``) is where the program
 puts the model too, unless it moves the model elsewhere, and on real code such findings were
-harmless.
+harmless.  So is FRY001: a hard-coded accelerator in a program whose own code picks its
+device with a CPU fallback (in the file, a file it imports or one that imports it) crashes
+on the run that fallback is written for; elsewhere most were deliberate (code that is
+CUDA-only by design).
 """
 
 from __future__ import annotations
@@ -26,10 +29,6 @@ from types import ModuleType
 
 #: code -> why the rule is not in the default set
 OPT_IN: dict[str, str] = {
-    "FRY001": (
-        "most hard-coded accelerators in real code are in code that is CUDA-only by design "
-        "(a GPU kernel wrapper, a benchmark, a multi-GPU launcher) and says so elsewhere"
-    ),
     "FRY004": (
         "most loads without map_location in real code read back a checkpoint the same "
         "program saved on the same machine; it crashes only when the file moves to a "
@@ -53,6 +52,7 @@ OPT_IN: dict[str, str] = {
 #: selects it (a selector naming the rule reports every finding; see
 #: :class:`~torchferry.check.api.Selected`)
 PARTLY_DEFAULT: dict[str, str] = {
+    "FRY001": "where the program picks its device with a CPU fallback",
     "FRY010": "sure meetings and tensors of the module",
     "FRY011": "not for attributes placed on a device the program chooses when it runs",
 }
@@ -61,7 +61,7 @@ PARTLY_DEFAULT: dict[str, str] = {
 def is_default(code: str) -> bool:
     """Whether the rule ``code`` is on when nothing selects rules.
 
-    >>> is_default("FRY013"), is_default("FRY001")
+    >>> is_default("FRY013"), is_default("FRY004")
     (True, False)
     """
     return code not in OPT_IN

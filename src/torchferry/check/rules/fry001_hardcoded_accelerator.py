@@ -26,6 +26,23 @@ called without testing for a GPU, in the same function or class, an enclosing on
 function of the same file that one of those calls (`ddp_setup(rank, world_size)`,
 `print_memory_usage()`).
 
+Which are reported depends on how the run selects the rule (the rule module's `REPORTED`):
+where a selector names it (`--select FRY001`, `--select ALL`, `extend-select = ["FRY001"]`),
+every one; where only the default rule set runs it, those in a program whose own code picks
+its device with a CPU fallback -- `"cuda" if torch.cuda.is_available() else "cpu"`,
+`torch.device("cuda" if torch.cuda.is_available() else "cpu")`, or an `if
+torch.cuda.is_available():` (or `torch.backends.mps`'s, `torch.xpu`'s) whose arm assigns
+`"cpu"` or `torch.device("cpu")` -- in the file itself, a file of the run it imports, or a
+file of the run that imports it, directly or not (as for FRY010, when at most eight do; and,
+as every default rule's, none in an arm of a function that no call of the run takes). Such a
+program is written to run without the accelerator, and that run crashes at the literal: the
+training scripts that call `.cuda()` on every batch after a helper they import chose
+`torch.device("cuda" if torch.cuda.is_available() else "cpu")`. The finding's evidence names
+the fallback. Only the code counts: a flag (`args.cuda`, `--no-cuda`) or a variable's name
+says nothing here. On seven labelled sets of real code (development data) this part kept 32
+of 590 findings: 28 real, 2 debatable, 2 false (88% actionable, against 17% for the whole
+rule); 21 of the 28 are of one project.
+
 ## Why is this bad
 "Code with a literal `"cuda"` inside crashes on every machine without one -- including your
 reader's." The device line at the top costs nothing and makes the file portable: pick the
@@ -69,16 +86,26 @@ its arms: a literal after it is flagged. One arm that leaves anywhere in it (a `
 under a further `if`) counts as leaving. "CUDA-only by design" is
 read from the code around the literal; a module-level call of a setup function that pins the
 GPU quiets the whole file, including a library function in it that was meant to be portable.
+The default part knows a fallback only as written out: one chosen by a flag (`"cuda" if
+args.cuda else "cpu"`) is none, and a notebook is not read for the other files of the run. A
+file checked alone (`ferry check train.py`, the language server) knows only its own; past
+eight files importing it, the importers are not read. Every finding of a program with a
+fallback is in the default part, also one on a path that only the accelerator's run takes
+without testing for it there (`if device.type == "cuda": helper()`, the `.cuda()` inside
+`helper`).
 """
 
 from __future__ import annotations
 
 import ast
+import enum
 import re
 import weakref
 from collections.abc import Iterable
+from dataclasses import replace
 
-from torchferry.check.api import Context, Edit, Finding, Fix
+from torchferry.check.api import Context, Edit, Finding, Fix, Selected
+from torchferry.check.cpu_fallback import program_fallback
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.queries import is_device
 from torchferry.check.names import (
@@ -100,7 +127,39 @@ FIX = "unsafe"
 _DEVICE_KWARGS = frozenset({"device", "map_location"})
 
 
+class Certainty(enum.IntEnum):
+    """What the program's own code says of running without the accelerator (ordered)."""
+
+    #: nothing: the accelerator may be required on purpose (code that is CUDA-only by design)
+    MAY = 1
+    #: the program picks its device with a CPU fallback (``"cuda" if
+    #: torch.cuda.is_available() else "cpu"``) in the file, a file it imports or a file of
+    #: the run that imports it: it is written to run without the accelerator, and that run
+    #: crashes at the hard-coded one
+    CPU_PATH = 2
+
+
+#: the findings reported, by how the run selects the rule: those at least this certain
+REPORTED: dict[Selected, Certainty] = {
+    Selected.BY_DEFAULT: Certainty.CPU_PATH,
+    Selected.NAMED: Certainty.MAY,
+}
+
+
 def check(ctx: Context) -> Iterable[Finding]:
+    found = list(_findings(ctx))
+    if not found:
+        return
+    fallback = program_fallback(ctx.tree, ctx.path, ctx.project)
+    certainty = Certainty.MAY if fallback is None else Certainty.CPU_PATH
+    if certainty < REPORTED[ctx.selected(CODE)]:
+        return
+    for f in found:
+        yield f if fallback is None else replace(f, evidence=(*f.evidence, fallback))
+
+
+def _findings(ctx: Context) -> Iterable[Finding]:
+    """Every hard-coded accelerator of the file that no check of availability guards."""
     m = ctx.syntax
     for const in m.accel_consts:
         yield from _literal(ctx, m, const)
