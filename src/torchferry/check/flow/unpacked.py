@@ -47,7 +47,7 @@ import ast
 from typing import NamedTuple
 
 from torchferry.check.flow.events import ScopeResult
-from torchferry.check.flow.lattice import Kind, Op, Value, Where, param
+from torchferry.check.flow.lattice import CPU, Kind, Op, Value, Where, param
 from torchferry.check.flow.program import FileFlow, in_file
 
 #: how many calls up a tuple handed on whole through the callers' parameters is followed
@@ -152,3 +152,11 @@ def _whole_param(ff: FileFlow, res: ScopeResult, v: Value) -> int | None:
     k = int(p.ref)
     static = any(isinstance(d, ast.Name) and d.id == "staticmethod" for d in getattr(res.node, "decorator_list", ()))
     return None if k == 0 and ff.is_method(res.node) and not static else k
+
+
+def returns_cpu_items(ff: FileFlow) -> bool:
+    """Does a function of ``ff`` (interpreted so far) return a tuple holding a tensor made on
+    the CPU, one that another file may unpack from a parameter?  (When none does, the files
+    that import ``ff`` need not be read for :func:`unpacked_item` s made in ``ff``.)"""
+    return any(e.kinds == {Kind.TENSOR} and e.places == {CPU} and any(o.op is Op.MADE for o in e.origins)
+               for res in ff.interpreted() for e in res.returns.elts or ())

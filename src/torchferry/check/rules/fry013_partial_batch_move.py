@@ -223,7 +223,7 @@ from torchferry.check.flow.siblings import (
     readers,
     sibling_groups,
 )
-from torchferry.check.flow.unpacked import passed_tuples, unpacked_item
+from torchferry.check.flow.unpacked import passed_tuples, returns_cpu_items, unpacked_item
 from torchferry.check.flow.vocab import METRIC_UPDATES, OPERATOR_METHODS
 from torchferry.check.names import short
 
@@ -468,7 +468,8 @@ def _made_for_another_file(ctx: Context) -> Iterator[Finding]:
     read only when the run knows them all
     (:meth:`~torchferry.check.flow.project.Project.importer_flows`)."""
     ff: FileFlow = ctx.flow
-    others = ff.project.importer_flows(ff) if ff.project is not None else None
+    others = ff.project.importer_flows(ff) \
+        if ff.project is not None and returns_cpu_items(ff) else None
     done: set[tuple[int, int]] = set()
     for other in others or ():
         for a, h, meet in _handed_siblings_left_behind(other, list(other.results())):

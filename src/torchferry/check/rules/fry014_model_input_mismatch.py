@@ -653,7 +653,7 @@ from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_me
 from torchferry.check.flow.modclass import has_parameters, hf_pretrained_model
 from torchferry.check.flow.program import builds_weights, class_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, rewrapped, value_of
-from torchferry.check.flow.unpacked import passed_tuples, unpacked_item
+from torchferry.check.flow.unpacked import passed_tuples, returns_cpu_items, unpacked_item
 from torchferry.check.flow.vocab import (
     ACCEL_KINDS,
     ACCEL_MOVE_NAMES,
@@ -2520,7 +2520,8 @@ def _made_for_another_file(ctx: Context) -> Iterator[Finding]:
     model, call and meeting.  The files that import this one are read only when the run
     knows them all (:meth:`~torchferry.check.flow.project.Project.importer_flows`)."""
     ff: FileFlow = ctx.flow
-    others = ff.project.importer_flows(ff) if ff.project is not None else None
+    others = ff.project.importer_flows(ff) \
+        if ff.project is not None and returns_cpu_items(ff) else None
     for other in others or ():
         for res in list(other.results()):
             if not res.param_unpacked:
