@@ -101,3 +101,10 @@ def test_a_moved_item_or_a_tuple_of_unknown_items_stays_quiet(
     tmp_path: Path, move: str, returned: str, unpacking: str, handed: str
 ) -> None:
     assert _found(tmp_path, move, returned, unpacking, handed) == []
+
+
+def test_a_model_left_on_the_cpu_meets_an_item_moved_in_another_file(tmp_path: Path) -> None:
+    (tmp_path / "buffer.py").write_text(BUFFER.format(move=".to(self.device)", returned="(states, rewards)"))
+    agent = AGENT.format(unpacking="states, rewards", handed="experiences")
+    (tmp_path / "agent.py").write_text(agent.replace("nn.Linear(4, 1).to(device)", "nn.Linear(4, 1)"))
+    assert [(Path(o.path).name, d.line) for o in _outcomes(tmp_path) for d in o.diagnostics] == [("agent.py", 19)]

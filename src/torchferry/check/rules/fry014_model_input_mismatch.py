@@ -122,7 +122,10 @@ Flags a call `model(x)` when, in one scope,
   constant `k`) of a parameter, of a tuple written out there or by every call of the run,
   in the caller's own function or handed on through the parameters of the calls between
   (`model(*data)` in `evaluate(model, data)`, called as `evaluate(net, (feats, adj))`
-  after `feats, adj = load(device)` whose return moves both), and the
+  after `feats, adj = load(device)` whose return moves both; or an item unpacked by names
+  from a tuple parameter, `states, actions = experiences`, whose position every call of
+  the run passes so moved, `self.learn(self.memory.sample())` of a `sample` that returns
+  `(states.to(self.device), ...)`), and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
   it; but a layer taken from a plain list, `for layer in self.layers`, does not, when
   every use of the list in the file is a loop that only calls its items, its own
@@ -2122,6 +2125,9 @@ def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0,
     too (``s = s.to(device)`` of a parameter ``s``)."""
     if item is not None and v.elts is not None:
         return _input_moved(ff, res, v.elts[item], depth) if item < len(v.elts) else None
+    handed = _unpacked_moved(ff, res, v, depth) if item is None and depth < 3 else None
+    if handed is not None:
+        return handed
     if v.places and len(v.places) == 1 and next(iter(v.places)).where is Where.PARAM and depth < 3:
         if item is None and v.kinds is not None and not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
             return None
@@ -2138,6 +2144,21 @@ def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0,
             v.kinds is not None and not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
         return None
     return moved
+
+
+def _unpacked_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int) -> Origin | None:
+    """The move that put ``v``, an item unpacked by names from a tuple parameter of ``res``
+    (:func:`~torchferry.check.flow.unpacked.unpacked_item`), on a device the code chose: that
+    of the item at its position of every tuple the run's calls pass
+    (:func:`~torchferry.check.flow.unpacked.passed_tuples`; :func:`_input_moved` of each, in
+    its caller), cited in its file; None when one is not so moved."""
+    u = unpacked_item(res, v)
+    passed = passed_tuples(ff, res, u.param, u.names) if u is not None else None
+    if u is None or not passed:
+        return None
+    moves = [_in_file(_input_moved(t.ff, t.scope, t.value.elts[u.position], depth + 1), t.ff, ff)
+             for t in passed if t.value.elts is not None]
+    return moves[0] if len(moves) == len(passed) and all(m is not None for m in moves) else None
 
 
 def _takes_tensors(model: Value) -> bool:
