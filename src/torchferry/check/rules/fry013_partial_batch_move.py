@@ -441,6 +441,8 @@ def _moved_there(v: Value) -> bool:
 
 
 def _handed_finding(ctx: Context, use: ast.AST, h: _Handed, meet: ast.AST) -> Finding:
+    """The finding of :func:`_handed_siblings_left_behind` at ``use``, the item (or what
+    the function computes of it with numbers) where it meets ``meet``, in this file."""
     text = ctx.text(use)
     if not isinstance(use, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
         text = f"({text})"
