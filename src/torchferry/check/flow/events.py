@@ -115,6 +115,10 @@ class ScopeResult:
     #: the items taken by position from a parameter as it came in (``audio, f0 = batch``,
     #: ``batch[0]``): id(the origin's node) -> (the parameter's index, the position)
     param_items: dict[int, tuple[int, int | str]] = field(default_factory=dict)
+    #: of those items, the ones an unpacking without a starred name binds (``states,
+    #: actions = batch``): id(the origin's node) -> the number of names it binds, which is
+    #: the length of every tuple that gets past it (any other raises there)
+    param_unpacked: dict[int, int] = field(default_factory=dict)
     #: the names a loop over a parameter as it came in binds to what it yields
     #: (``for x, y in loader``): id(the name's node in the loop's target) -> (the
     #: parameter's index, the position in the item, None for the whole)

@@ -464,13 +464,16 @@ class Interp:
         for i, e in enumerate(elts):
             index = i if star is None or i < star else i - len(elts)
             item = element(v, index if v.elts is not None else None)
-            self.bind(e, self.param_item(v, index, e, item) if star is None else item)
+            self.bind(e, self.param_item(v, index, e, item, len(elts)) if star is None else item)
 
-    def param_item(self, v: Value, index: int | str, node: ast.AST, item: Value) -> Value:
+    def param_item(self, v: Value, index: int | str, node: ast.AST, item: Value,
+                   count: int | None = None) -> Value:
         """``item``, item ``index`` of ``v``: when ``v`` is a parameter as it came in
         (``audio, f0 = batch``, ``batch[1]``, ``r["d"]``: a position or a literal key), with an origin at ``node`` that records the
         position, so that the calls of the run can say what they pass there (a tuple of
-        tensors on the device: :meth:`FileFlow.placed`)."""
+        tensors on the device: :meth:`FileFlow.placed`).  ``count``: the number of names
+        an unpacking without a starred name binds (``states, actions = batch``: 2), which
+        every tuple that gets past it has (:attr:`ScopeResult.param_unpacked`)."""
         k = next((self.param_index[n] for n, e in self._entry.items() if e is v), None)
         if k is None or v.elts is not None or v.item is not None or v.keys is not None:
             return item
@@ -478,6 +481,8 @@ class Interp:
         origin = Origin(Op.PARAM, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text,
                         node=node)
         self.res.param_items[id(node)] = (k, index)
+        if count is not None:
+            self.res.param_unpacked[id(node)] = count
         return item._replace(origins=(origin, *item.origins)[:ORIGIN_CAP])
 
     def _bind_attr(self, target: ast.Attribute, v: Value, moved: bool = False) -> None:

@@ -48,6 +48,19 @@ function of the file that reads it as a global (`criterion(out, train_y[i:j].vie
 as it came in, another argument of the call that may be on the device (`target[mask]` of
 `train(model, labels, idx_train)`, with `idx_train` moved; reported at the argument).
 
+A tuple handed whole to a function and unpacked there by names alone (`states, rewards =
+experiences` in `learn(self, experiences)`) holds siblings too: when every call of the run
+passes a tuple of as many items whose item there is a tensor made on the CPU and never
+moved while another item was moved to the device (`self.learn(self.memory.sample())` of
+`self.memory = ReplayBuffer(...)`, another file's class whose `sample` returns
+`(states.to(self.device), rewards)`; also a tuple a caller hands on whole from a
+parameter of its own), that item, as it came in and moved by its name nowhere in the file,
+is flagged where it meets a tensor that may be on the device (`rewards + gamma *
+self.target(next_states)`), or another item of the tuple that every call passes moved. An
+item made in another file, one the calling file imports, is reported at its make, in that
+file, once, with the call that hands the tuple in and the meeting as evidence. No fix is
+offered: the move belongs where the others are moved, in the function that made it.
+
 An item also misses the ferry where another item of its batch went into a data-parallel
 wrapper on the device (`output = model(input)` of `model = nn.DataParallel(net).cuda()`, or of
 a parameter every call of the run hands such a wrapper): the wrapper scatters that item to
@@ -171,8 +184,10 @@ tensor.
 from __future__ import annotations
 
 import ast
+import os
 from collections.abc import Iterable, Iterator
 from dataclasses import replace
+from typing import NamedTuple
 
 from torchferry.check.api import Context, Edit, Finding, Fix
 from torchferry.check.flow import (
@@ -200,7 +215,15 @@ from torchferry.check.flow.feeds import callee_of
 from torchferry.check.flow.lattice import substitute
 from torchferry.check.flow.meetings import index_meetings, zero_dim
 from torchferry.check.flow.queries import data_parallel, gathered_output, gathered_there
-from torchferry.check.flow.siblings import Siblings, left_behind, readers, sibling_groups
+from torchferry.check.flow.siblings import (
+    Siblings,
+    left_behind,
+    made_on_the_cpu,
+    moved_by_name,
+    readers,
+    sibling_groups,
+)
+from torchferry.check.flow.unpacked import passed_tuples, returns_cpu_items, unpacked_item
 from torchferry.check.flow.vocab import METRIC_UPDATES, OPERATOR_METHODS
 from torchferry.check.names import short
 
@@ -256,6 +279,11 @@ def check(ctx: Context) -> Iterable[Finding]:
         if id(a) not in reported:
             reported.add(id(a))
             yield _sibling_finding(ctx, a, group, name, meet)
+    for a, handed, meet in _handed_siblings_left_behind(ctx.flow, scopes):
+        if id(a) not in reported and handed.made.path is None:  # (else reported where made)
+            reported.add(id(a))
+            yield _handed_finding(ctx, a, handed, meet)
+    yield from _made_for_another_file(ctx)
 
 
 def _next_to_a_gathered_output(ff: FileFlow, res: ScopeResult
@@ -339,6 +367,154 @@ def _siblings_left_behind(ff: FileFlow) -> Iterator[tuple[ast.AST, Siblings, str
                         yield a, group, name, m.node
                 for a, meet in _sibling_met_in_a_callee(ff, res, group, name):
                     yield a, group, name, meet
+
+
+class _Handed(NamedTuple):
+    """An item left behind in a tuple handed to a function (:func:`_handed_left_behind`):
+    where the item was made, where another item of the tuple was moved, the call that
+    handed the tuple in, and the item's name in the function."""
+
+    made: Origin
+    moved: Origin
+    call: Origin
+    name: str
+
+
+def _handed_siblings_left_behind(ff: FileFlow, scopes: list[ScopeResult]
+                                 ) -> Iterator[tuple[ast.AST, _Handed, ast.AST]]:
+    """Items that a function unpacks from a tuple parameter (``states, rewards =
+    experiences``) where every call of the run passes a tuple whose item there is a tensor
+    made on the CPU and never moved while another item was moved to a device
+    (:func:`_handed_left_behind`), meeting, as they came in, a tensor that may be on the
+    device in the function (``rewards + gamma * self.target(next_states)``), or another
+    such item that every call passes moved: (the operand, the item, the meeting)."""
+    for res in scopes:
+        if not res.param_unpacked:
+            continue
+        for node, operands in _meetings(ff, res):
+            items = [(a, v, _handed_left_behind(ff, res, v)) for a, v in operands]
+            if not any(h is not None for _, _, h in items) or _input_of_an_unseen_model(ff, res, node, operands):
+                continue
+            for a, _, h in items:
+                if h is not None and not zero_dim(res.node, a) and any(
+                        b is not a and (_on_device(res, w) or _handed_moved(ff, res, w)) for b, w, _ in items):
+                    yield a, h, node
+
+
+def _handed_left_behind(ff: FileFlow, res: ScopeResult, v: Value) -> _Handed | None:
+    """For ``v``, an item of a tuple parameter of ``res`` as it came in
+    (:func:`~torchferry.check.flow.unpacked.unpacked_item`), whose name no statement of the
+    file moves: where it was made and where another item was moved, when every tuple the
+    run's calls pass there (:func:`~torchferry.check.flow.unpacked.passed_tuples`) holds a
+    tensor made on the CPU and never moved at that position, and a tensor moved to a device
+    at another; None otherwise."""
+    item = unpacked_item(res, v)
+    passed = passed_tuples(ff, res, item.param, item.names) if item is not None else None
+    if item is None or not passed or not isinstance(item.node, ast.Name) or moved_by_name(ff, item.node.id):
+        return None
+    found: list[tuple[Origin, Origin]] = []
+    for t in passed:
+        elts = t.value.elts or ()
+        moved = next((e.origins[0] for i, e in enumerate(elts) if i != item.position and _moved_there(e)), None)
+        if len(elts) != item.names or not made_on_the_cpu(elts[item.position]) or moved is None:
+            return None
+        found.append((elts[item.position].origins[-1], moved))
+    first = passed[0]
+    call = Origin(Op.PARAM, first.call.lineno, first.call.col_offset, f"{ast.unparse(first.call.func)}(...)",
+                  None if first.ff is ff else first.ff.path, node=first.call)
+    return _Handed(found[0][0], found[0][1], call, item.node.id)
+
+
+def _handed_moved(ff: FileFlow, res: ScopeResult, v: Value) -> bool:
+    """Is ``v`` an item of a tuple parameter of ``res`` as it came in that every call of
+    the run passes moved to a device (:func:`_moved_there`)?"""
+    item = unpacked_item(res, v)
+    passed = passed_tuples(ff, res, item.param, item.names) if item is not None else None
+    return item is not None and bool(passed) and all(
+        t.value.elts is not None and _moved_there(t.value.elts[item.position]) for t in passed or ())
+
+
+def _moved_there(v: Value) -> bool:
+    """A tensor whose latest origin is a move that may have put it on an accelerator."""
+    return bool(v.origins) and v.origins[0].op is Op.MOVED and v.kinds == {Kind.TENSOR} and \
+        v.may_live(Where.ACCEL)
+
+
+def _handed_finding(ctx: Context, use: ast.AST, h: _Handed, meet: ast.AST) -> Finding:
+    """The finding of :func:`_handed_siblings_left_behind` at ``use``, the item (or what
+    the function computes of it with numbers) where it meets ``meet``, in this file."""
+    text = ctx.text(use)
+    if not isinstance(use, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
+        text = f"({text})"
+    f = ctx.finding(
+        CODE, use,
+        f"`{text}` is used unmoved next to tensors that went to the device (`{h.name}` came in a "
+        f"tuple, handed in by `{h.call.text}`, whose other items were moved: at {where(h.moved)}); "
+        f"it missed the ferry: move it with the others where they are moved",
+        None,
+    )
+    return replace(f, evidence=(
+        step(ctx, h.made, f"`{h.name}` is made at {where(h.made)} and never moved"),
+        step(ctx, h.moved, f"another item of its tuple is moved to the device at {where(h.moved)}"),
+        step(ctx, h.call, f"the tuple is handed in by `{h.call.text}` at {where(h.call)}"),
+        at(ctx, meet, "they meet here"),
+    ))
+
+
+def _made_for_another_file(ctx: Context) -> Iterator[Finding]:
+    """Tensors this file makes on the CPU in a tuple, whose other items it moves to the
+    device, that a file importing this one hands whole to a function which unpacks it and
+    computes with the item next to tensors on the device (:func:`_handed_siblings_left_behind`
+    of that file): reported at the make, here, where the fix goes, once per make; the
+    evidence names the other file's call and meeting.  The files that import this one are
+    read only when the run knows them all
+    (:meth:`~torchferry.check.flow.project.Project.importer_flows`)."""
+    ff: FileFlow = ctx.flow
+    others = ff.project.importer_flows(ff) \
+        if ff.project is not None and returns_cpu_items(ff) else None
+    done: set[tuple[int, int]] = set()
+    for other in others or ():
+        for a, h, meet in _handed_siblings_left_behind(other, list(other.results())):
+            node = _call_at(ff, h.made) if h.made.path == ff.path else None
+            if node is None or (node.lineno, node.col_offset) in done:
+                continue
+            done.add((node.lineno, node.col_offset))
+            yield _made_for_finding(ctx, other, a, h, meet, node)
+
+
+def _call_at(ff: FileFlow, made: Origin) -> ast.Call | None:
+    """The call of ``ff``'s tree at the line and column of ``made`` (an origin another
+    file's analysis cites in ``ff``)."""
+    return next((n for n in ast.walk(ff.tree) if isinstance(n, ast.Call) and n.lineno == made.line
+                 and n.col_offset == made.column), None)
+
+
+def _made_for_finding(ctx: Context, other: FileFlow, use: ast.AST, h: _Handed, meet: ast.AST,
+                      node: ast.Call) -> Finding:
+    """The finding of :func:`_made_for_another_file`, at ``node`` (the make)."""
+    there = os.path.basename(other.path)
+    text = ast.unparse(use)
+    f = ctx.finding(
+        CODE, node,
+        f"`{h.made.text}` makes a tensor on the CPU that is never moved, while another item of "
+        f"the tuple it is returned in is moved to the device (at {where(_here(h.moved, ctx))}); "
+        f"`{text}` of {there} (handed the tuple by `{h.call.text}`) uses it next to tensors on the "
+        f"device: it missed the ferry: move it with the others",
+        None,
+    )
+    cited = (h.call if h.call.path is not None else h.call._replace(path=other.path))
+    met = Origin(Op.OUTPUT, getattr(meet, "lineno", 0), getattr(meet, "col_offset", 0), "", other.path)
+    return replace(f, evidence=(
+        step(ctx, _here(h.made, ctx), "made here on the CPU and never moved"),
+        step(ctx, _here(h.moved, ctx), f"another item of its tuple is moved to the device at {where(_here(h.moved, ctx))}"),
+        step(ctx, cited, f"the tuple is handed in by `{h.call.text}` at {where(cited)}"),
+        step(ctx, met, f"`{text}` meets tensors on the device at {where(met)}"),
+    ))
+
+
+def _here(origin: Origin, ctx: Context) -> Origin:
+    """``origin`` as this file's findings cite it: without its path when it is this file."""
+    return origin._replace(path=None) if origin.path == ctx.flow.path else origin
 
 
 def _sibling_met_in_a_callee(ff: FileFlow, res: ScopeResult, group: Siblings, name: str

@@ -87,7 +87,15 @@ Flags a call `model(x)` when, in one scope,
   parameter, a constant `k`, of a tuple written out there or by every call of the run,
   through the callers' own parameters: `model(*data)` in `evaluate(model, data)`, called
   as `evaluate(net, (feats, adj))` after `feats, adj = load(device)` whose return leaves
-  `feats` on the CPU); or what a call given `return_tensors="pt"` and no `device=` returned (a
+  `feats` on the CPU; or an item that an unpacking without a starred name takes from a
+  parameter as it came in, `states, actions = experiences` in `learn(self, experiences)`,
+  when every call of the run passes a tuple of as many items whose item there is such a
+  tensor, held by the caller or handed on whole through its own parameters:
+  `self.learn(self.memory.sample())` of `self.memory = ReplayBuffer(...)` of another file,
+  whose `sample` returns `(torch.from_numpy(s).float(), ...)`; a tuple of another length
+  raises at the unpacking; an item made in another file, one the calling file imports, is
+  reported at its make, in that file, where the fix goes, with the call that hands the
+  tuple in, the model and their meeting as evidence); or what a call given `return_tensors="pt"` and no `device=` returned (a
   tokenizer or processor of transformers makes those tensors on the CPU, one built in the
   file or handed in as a parameter: `inputs = tokenizer(texts, return_tensors="pt")`, `tokenizer.encode(text,
   return_tensors="pt")`), bound to a name nothing else binds and never moved, not even in
@@ -114,7 +122,10 @@ Flags a call `model(x)` when, in one scope,
   constant `k`) of a parameter, of a tuple written out there or by every call of the run,
   in the caller's own function or handed on through the parameters of the calls between
   (`model(*data)` in `evaluate(model, data)`, called as `evaluate(net, (feats, adj))`
-  after `feats, adj = load(device)` whose return moves both), and the
+  after `feats, adj = load(device)` whose return moves both; or an item unpacked by names
+  from a tuple parameter, `states, actions = experiences`, whose position every call of
+  the run passes so moved, `self.learn(self.memory.sample())` of a `sample` that returns
+  `(states.to(self.device), ...)`), and the
   model, a plain name (not an attribute: `self.encoder` moves with the module that owns
   it; but a layer taken from a plain list, `for layer in self.layers`, does not, when
   every use of the list in the file is a loop that only calls its items, its own
@@ -595,6 +606,7 @@ hands it to a module its `__init__` keeps from a parameter (`self.encoder(src)` 
 from __future__ import annotations
 
 import ast
+import os
 import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
@@ -648,6 +660,7 @@ from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_me
 from torchferry.check.flow.modclass import has_parameters, hf_pretrained_model
 from torchferry.check.flow.program import builds_weights, class_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, rewrapped, value_of
+from torchferry.check.flow.unpacked import passed_tuples, returns_cpu_items, unpacked_item
 from torchferry.check.flow.vocab import (
     ACCEL_KINDS,
     ACCEL_MOVE_NAMES,
@@ -978,7 +991,8 @@ def check(ctx: Context) -> Iterable[Finding]:
     seen = {(f.line, f.column) for f in found}
     yield from found
     for f in [*_batch_item_on_the_cpu(ctx), *_cpu_loader_item(ctx), *_made_on_the_cpu(ctx, m),
-              *_model_left_behind(ctx), *_handed_to_a_model(ctx), *_met_in_a_helper(ctx)]:
+              *_model_left_behind(ctx), *_handed_to_a_model(ctx), *_met_in_a_helper(ctx),
+              *_made_for_another_file(ctx)]:
         if (f.line, f.column) not in seen:
             seen.add((f.line, f.column))
             yield f
@@ -1508,6 +1522,9 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
     a, v = arg
     made = (_cpu_made(v) or _tokenized(res, a, v) or _joined_with_tokens(v) or _param_batch_item(ff, res, v)
             if item is None else _item_made(ff, res, v, item))
+    unpacked = _unpacked_made(ff, res, v) if made is None and item is None else None
+    if unpacked is not None and unpacked[0].path is None:
+        made = unpacked[0]  # (made in another file: reported there, where the fix goes)
     mapped = _mapped_input(c) if made is None and generating is None and c.callee is Callee.MODULE else None
     if mapped is not None:
         a, made = mapped
@@ -1523,7 +1540,8 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
         return None  # (or in the arm of ``if torch.cuda.is_available():`` that moves nothing)
     if isinstance(a, ast.Starred):
         return _made_finding(ctx, c, a.value, moved, made, first, f"{ctx.text(a.value)}[{item}]")
-    return _made_finding(ctx, c, a, moved, made, first, mapping=mapped is not None)
+    return _made_finding(ctx, c, a, moved, made, first, mapping=mapped is not None,
+                         handed=unpacked[1] if unpacked is not None else None)
 
 
 _TEST_CASES = frozenset({"unittest.TestCase", "unittest.case.TestCase"})
@@ -1561,6 +1579,9 @@ def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, firs
         return None
     for a, v, item in _later_inputs(ff, res, c):
         made = _cpu_made(v) if item is None else _item_made(ff, res, v, item)
+        unpacked = _unpacked_made(ff, res, v) if made is None and item is None else None
+        if unpacked is not None and unpacked[0].path is None:
+            made = unpacked[0]  # (made in another file: reported there)
         if made is None or _moves_its_input(ff, c.func, c.node, a):
             continue
         moved = _model_on_device(ff, res, c.func, at=c.node)
@@ -1568,7 +1589,8 @@ def _later_made(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, firs
                 or flag_arms_apart(ff, c.node, res.node, c.func):
             return None
         x = f"{ctx.text(a)}[{item}]" if item is not None else None
-        return _made_finding(ctx, c, a, moved, made, first, x, later=True)
+        return _made_finding(ctx, c, a, moved, made, first, x, later=True,
+                             handed=unpacked[1] if unpacked is not None else None)
     return None
 
 
@@ -2151,6 +2173,9 @@ def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0,
     too (``s = s.to(device)`` of a parameter ``s``)."""
     if item is not None and v.elts is not None:
         return _input_moved(ff, res, v.elts[item], depth) if item < len(v.elts) else None
+    handed = _unpacked_moved(ff, res, v, depth) if item is None and depth < 3 else None
+    if handed is not None:
+        return handed
     if v.places and len(v.places) == 1 and next(iter(v.places)).where is Where.PARAM and depth < 3:
         if item is None and v.kinds is not None and not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
             return None
@@ -2167,6 +2192,21 @@ def _input_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0,
             v.kinds is not None and not v.kinds <= {Kind.TENSOR, Kind.BATCH}:
         return None
     return moved
+
+
+def _unpacked_moved(ff: FileFlow, res: ScopeResult, v: Value, depth: int) -> Origin | None:
+    """The move that put ``v``, an item unpacked by names from a tuple parameter of ``res``
+    (:func:`~torchferry.check.flow.unpacked.unpacked_item`), on a device the code chose: that
+    of the item at its position of every tuple the run's calls pass
+    (:func:`~torchferry.check.flow.unpacked.passed_tuples`; :func:`_input_moved` of each, in
+    its caller), cited in its file; None when one is not so moved."""
+    u = unpacked_item(res, v)
+    passed = passed_tuples(ff, res, u.param, u.names) if u is not None else None
+    if u is None or not passed:
+        return None
+    moves = [_in_file(_input_moved(t.ff, t.scope, t.value.elts[u.position], depth + 1), t.ff, ff)
+             for t in passed if t.value.elts is not None]
+    return moves[0] if len(moves) == len(passed) and all(m is not None for m in moves) else None
 
 
 def _takes_tensors(model: Value) -> bool:
@@ -2521,6 +2561,104 @@ def _input(c: CallEvent) -> tuple[ast.expr, Value] | None:
     return unpacked[0] if len(unpacked) == 1 else None
 
 
+def _unpacked_made(ff: FileFlow, res: ScopeResult, v: Value) -> tuple[Origin, Origin] | None:
+    """Where the run made ``v`` on the CPU, and the call that handed it in, when ``v`` is an
+    item that an unpacking of ``res`` without a starred name takes, as it came in, from a
+    parameter (``states, actions = experiences`` in ``learn(self, experiences)``,
+    :func:`~torchferry.check.flow.unpacked.unpacked_item`) and every call of the run passes
+    a tuple of as many items whose item there is a tensor made on the CPU and never moved
+    (:func:`_cpu_made`; :func:`~torchferry.check.flow.unpacked.passed_tuples`)."""
+    item = unpacked_item(res, v)
+    passed = passed_tuples(ff, res, item.param, item.names) if item is not None else None
+    if item is None or not passed:
+        return None
+    made = [m for t in passed if t.value.elts is not None and (m := _cpu_made(t.value.elts[item.position]))]
+    if len(made) != len(passed):
+        return None
+    first = passed[0]
+    handed = Origin(Op.PARAM, first.call.lineno, first.call.col_offset, f"{ast.unparse(first.call.func)}(...)",
+                    None if first.ff is ff else first.ff.path, node=first.call)
+    return made[0], handed
+
+
+def _made_for_another_file(ctx: Context) -> Iterator[Finding]:
+    """Tensors this file makes on the CPU, in a tuple that a function of the run returns
+    (``ReplayBuffer.sample``), that a file importing this one hands whole to a function
+    which unpacks it and gives the item to a model on the device (:func:`_unpacked_made`):
+    reported at the make, here, where the fix goes; the evidence names the other file's
+    model, call and meeting.  The files that import this one are read only when the run
+    knows them all (:meth:`~torchferry.check.flow.project.Project.importer_flows`)."""
+    ff: FileFlow = ctx.flow
+    others = ff.project.importer_flows(ff) \
+        if ff.project is not None and returns_cpu_items(ff) else None
+    for other in others or ():
+        for res in list(other.results()):
+            if not res.param_unpacked:
+                continue
+            for c in res.calls.values():
+                found = _handed_made_here(ff, other, res, c)
+                if found is not None:
+                    yield _made_for_finding(ctx, other, c, *found)
+
+
+def _handed_made_here(ff: FileFlow, other: FileFlow, res: ScopeResult, c: CallEvent
+                      ) -> tuple[ast.Call, Value, Origin, Origin, Origin] | None:
+    """For ``c``, a module call of ``other``'s scope ``res``: the call of ``ff`` that made
+    its input, an item of a tuple parameter, on the CPU (:func:`_unpacked_made`), the
+    input, where it was made, the call that handed the tuple in and the model's move; None
+    when not so, or when the model may be elsewhere."""
+    if c.callee is not Callee.MODULE or not _weighted(other, ast.unparse(c.node.func), c):
+        return None
+    given = _input(c)
+    inputs = ([given] if given is not None else []) + [(a, v) for a, v, item in _later_inputs(other, res, c)
+                                                       if item is None]
+    for a, v in inputs:
+        unpacked = _unpacked_made(other, res, v)
+        made = unpacked[0] if unpacked is not None else None
+        node = _made_node(ff, made) if made is not None and made.path == ff.path else None
+        if node is None or made is None or unpacked is None or _moves_its_input(other, c.func, c.node, a):
+            continue
+        moved = _model_at_call(other, res, c)
+        if moved is None or other_arm_of_move(other, c.node, moved) or off_device_arm(other, [c.node]) \
+                or flag_arms_apart(other, c.node, res.node, c.func):
+            return None
+        return node, v, made, unpacked[1], moved
+    return None
+
+
+def _made_node(ff: FileFlow, made: Origin) -> ast.Call | None:
+    """The call of ``ff``'s tree at the line and column of ``made`` (an origin another
+    file's analysis cites in ``ff``)."""
+    return next((n for n in ast.walk(ff.tree) if isinstance(n, ast.Call) and n.lineno == made.line
+                 and n.col_offset == made.column), None)
+
+
+def _made_for_finding(ctx: Context, other: FileFlow, c: CallEvent, node: ast.Call, v: Value,
+                      made: Origin, handed: Origin, moved: Origin) -> Finding:
+    """The finding of :func:`_made_for_another_file`, at ``node`` (the make)."""
+    name = ast.unparse(c.node.func)
+    there = os.path.basename(other.path)
+    f = ctx.finding(
+        CODE, node,
+        f"`{made.text}` makes a tensor on the CPU that is never moved, and `{name}` of "
+        f"{there}, which is on the device, is called on it (handed in a tuple by `{handed.text}`): "
+        f"on a GPU machine that call fails with \"Input type (torch.FloatTensor) and weight type "
+        f"(torch.cuda.FloatTensor) should be the same\"; move it to the device as the others are")
+    cite = _in_file(moved, other, ctx.flow)
+    meet = Origin(Op.OUTPUT, c.node.lineno, c.node.col_offset, name, other.path)
+    return replace(f, evidence=(
+        ev.step(ctx, made._replace(path=None), "made here on the CPU and never moved"),
+        ev.step(ctx, _in_file(handed, other, ctx.flow) or handed,
+                f"the tuple holding it is handed in by `{handed.text}` at {ev.where(_cited(handed, other))}"),
+        ev.step(ctx, cite or moved, f"`{name}` is {_placed(moved)} at {ev.where(_cited(moved, other))}"),
+        ev.step(ctx, meet, f"they meet in `{name}(...)` at {ev.where(meet)}")))
+
+
+def _cited(origin: Origin, other: FileFlow) -> Origin:
+    """``origin`` of ``other``'s analysis, naming its file."""
+    return origin if origin.path is not None else origin._replace(path=other.path)
+
+
 def _param_batch_item(ff: FileFlow, res: ScopeResult, v: Value, depth: int = 0) -> Origin | None:
     """Where the run made ``v`` on the CPU when it is (an item of) what a loop over a
     loader parameter yields, unmoved (``for x, y in loader: model(x)`` in ``train(loader,
@@ -2625,29 +2763,36 @@ def _has_weights(ctx: Context, c: CallEvent, wrapped: bool = False) -> bool:
     to the devices itself).  ``wrapped``: a wrapper the analysis holds where its module is
     (``nn.DataParallel(net)``, see :func:`~torchferry.check.flow.queries.rewrapped`) is
     judged by that module: one on the CPU fails a moved input as the module itself does."""
+    return _weighted(ctx.flow, ctx.text(c.node.func), c, wrapped)
+
+
+def _weighted(ff: FileFlow, func: str, c: CallEvent, wrapped: bool = False) -> bool:
+    """:func:`_has_weights` of ``c``, a call of ``ff``'s analysis whose callee is written
+    ``func``."""
     model = c.func
     if _data_parallel(model) and not (wrapped and model.places == {CPU}) and \
-            not plain_on_one_gpu(ctx.flow, c.node, model):
+            not plain_on_one_gpu(ff, c.node, model):
         return False
     if _metric(model):
         return True  # (its state is where it was built, whatever its name says)
     made = next((o for o in reversed(model.origins) if o.op is Op.MADE), None)
     if made is not None and made.path is None and isinstance(made.node, ast.Call) \
-            and builds_weights(ctx.flow, made.node) is False:
+            and builds_weights(ff, made.node) is False:
         return False  # (a container of such modules, a class of the run without weights)
     if made is not None and made.text.startswith("torch.nn."):
         layer = made.text.split("(", 1)[0].rsplit(".", 1)[-1]
         if layer not in PARAM_LAYERS and layer not in vocab.CONTAINERS:
             return False
-    return not _LOSSY.search(ctx.text(c.node.func))
+    return not _LOSSY.search(func)
 
 
 def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: Origin,
                   first: bool = False, x: str | None = None, mapping: bool = False,
-                  later: bool = False) -> Finding:
+                  later: bool = False, handed: Origin | None = None) -> Finding:
     """The finding of :func:`_made_here` (``x``: how the input is written, when not ``a``;
     ``mapping``: ``a`` is the mapping of ``model(**a)``, whose values are the inputs;
-    ``later``: ``a`` is an input after the first, checked against the others)."""
+    ``later``: ``a`` is an input after the first, checked against the others; ``handed``:
+    the call that handed in the tuple ``a`` was unpacked from, :func:`_unpacked_made`)."""
     func = c.node.func
     name, x = ctx.text(func), x or ctx.text(a)
     if (c.callee is Callee.METHOD or _unseen_generate(c)) and isinstance(func, ast.Attribute):
@@ -2667,6 +2812,8 @@ def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: 
     steps = (ev.step(ctx, moved, f"`{name}` is {_placed(moved)} at {ev.where(moved)}"),
              ev.step(ctx, made, f"`{x}` is made on the CPU ({how}) at {ev.where(made)} "
                      "and never moved"),
+             *((ev.step(ctx, handed, f"the tuple it is unpacked from is handed in by `{handed.text}` "
+                        f"at {ev.where(handed)}"),) if handed is not None else ()),
              ev.at(ctx, c.node, f"they meet in `{ctx.text(func)}(...)` here{when}"))
     return replace(f, evidence=steps)
 
