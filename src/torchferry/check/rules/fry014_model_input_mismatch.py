@@ -305,6 +305,21 @@ own calls of functions of the file, three deep
 (:mod:`torchferry.check.flow.meetings`).  Reported at the call; the evidence names the
 meeting inside the callee.
 
+Also flagged, whatever the inputs: a call of a layer with weights that a module's
+`__init__` keeps in a plain list, tuple or dict attribute (`self.convs = [nn.Conv2d(1, 8,
+(k, d)) for k in sizes]`, `self.heads = {"a": nn.Linear(d, 2)}`, or `self.blocks = []`
+grown with `self.blocks.append(nn.Linear(d, d))`), called in a method of the class (`for
+conv in self.convs: conv(x)`, `self.heads["a"](x)`).  A plain container registers
+nothing: `.to(device)` of the module leaves those weights on the CPU, where they meet
+what the module computes on the device, and `parameters()` does not list them (never
+trained, never saved), on every machine.  Only where the code establishes it: every item
+is a construction of a `torch.nn` layer that owns parameters or of a module class of the
+file that makes some (not a module handed in, `self.teacher = [teacher]`, a way to hide it
+from the state dict), and the class names the attribute only to call its items, take its
+`len` or grow it -- no `nn.ModuleList(...)`/`nn.Sequential(*...)` of it, no `add_module`,
+`register_module` or `setattr` in the class, no item moved or handed on, and no other code
+of the file naming the attribute (`model.blocks`) (:mod:`torchferry.check.flow.unregistered`).
+
 ## Why is this bad
 This is the most common device error on the forums: "Input type (torch.FloatTensor) and
 weight type (torch.cuda.FloatTensor) should be the same" (the model moved, the input not)
@@ -661,6 +676,12 @@ from torchferry.check.flow.modclass import has_parameters, hf_pretrained_model
 from torchferry.check.flow.program import builds_weights, class_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, rewrapped, value_of
 from torchferry.check.flow.unpacked import passed_tuples, returns_cpu_items, unpacked_item
+
+from torchferry.check.flow.unregistered import (
+    Container,
+    UnregisteredLayers,
+    unregistered_layers,
+)
 from torchferry.check.flow.vocab import (
     ACCEL_KINDS,
     ACCEL_MOVE_NAMES,
@@ -993,6 +1014,8 @@ def check(ctx: Context) -> Iterable[Finding]:
     for f in [*_batch_item_on_the_cpu(ctx), *_cpu_loader_item(ctx), *_made_on_the_cpu(ctx, m),
               *_model_left_behind(ctx), *_handed_to_a_model(ctx), *_met_in_a_helper(ctx),
               *_made_for_another_file(ctx)]:
+
+              *_unregistered_layer_called(ctx)]:
         if (f.line, f.column) not in seen:
             seen.add((f.line, f.column))
             yield f
@@ -3165,3 +3188,38 @@ def _helper_finding(ctx: Context, c: CallEvent, m: ParamMeeting, out: ast.expr, 
     steps += [ev.at(ctx, v.node, f"handed on to `{ctx.text(v.node.func)}` here") for v in m.via]
     steps.append(ev.at(ctx, m.node, "they meet here"))
     return replace(f, evidence=tuple(steps))
+
+
+_REGISTERING_CONTAINER = {Container.LIST: "nn.ModuleList", Container.TUPLE: "nn.ModuleList",
+                          Container.DICT: "nn.ModuleDict"}
+
+
+def _unregistered_error(u: UnregisteredLayers) -> str:
+    """PyTorch's error where a CUDA input meets the CPU weights of ``u``'s layers."""
+    if all(name is not None and name.startswith("Conv") for name in u.layers):
+        return '"Input type (torch.cuda.FloatTensor) and weight type (torch.FloatTensor) should be the same"'
+    if None not in u.layers:
+        return '"Expected all tensors to be on the same device"'
+    return "tensors on two devices"
+
+
+def _unregistered_layer_called(ctx: Context) -> Iterator[Finding]:
+    """A layer with weights kept in a plain list, tuple or dict attribute of the module,
+    called in one of its methods: no ``.to(device)`` of the module reaches it
+    (:func:`~torchferry.check.flow.unregistered.unregistered_layers`)."""
+    for u in unregistered_layers(ctx.syntax):
+        kind, holder = u.kind.value, _REGISTERING_CONTAINER[u.kind]
+        for call in u.calls:
+            f = ctx.finding(
+                CODE, call,
+                f"`{ctx.text(call.func)}` is a layer kept in the plain {kind} `self.{u.attr}`, "
+                f"which registers nothing: `.to(device)` of `{u.cls.name}` leaves its weights on "
+                "the CPU (and `parameters()` does not list them, so they are never trained nor "
+                f"saved); on a GPU machine this call fails with {_unregistered_error(u)}; keep "
+                f"the layers in `{holder}(...)`")
+            steps = (ev.at(ctx, u.stmt, f"`self.{u.attr}` is a plain {kind} of layers built at "
+                           f"line {u.stmt.lineno}: not submodules of `{u.cls.name}`"),
+                     ev.at(ctx, call, "one of them is called here, with the module's weights "
+                           "and inputs wherever the module is moved"))
+            yield replace(f, evidence=steps)
+
