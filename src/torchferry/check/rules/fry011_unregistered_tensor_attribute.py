@@ -97,7 +97,8 @@ Not flagged, because nothing can go wrong or the author already handles it:
   cannot follow, or a function of the checked files that moves what it returns on some
   path (`self.hist = c_f.to_device(self.hist, tensor=x)`), or from a value it moves to a
   device (`self.grid = self._make_grid(nx, ny).to(x.device)`, `self.alpha =
-  self.alpha.type_as(x)`);
+  self.alpha.type_as(x)`, also item by item in a tuple written out: `self.shift, self.scale =
+  self.shift.to(device), self.scale.to(device)`);
 * a use that every path of its method reaches only after the attribute was put where
   another tensor is (`self.alpha = self.alpha.type_as(x)`, `.to(x.device)`, `.to(x)`,
   stored back on `self`; on an arm that returns, the other arm's placement counts), also
@@ -721,26 +722,31 @@ class _Class:
         ``self.alpha = self.alpha.type_as(x)``: the class carries them by hand where it
         uses them), or a call handed the attribute that the analysis cannot follow or
         that is a function of the run moving what it returns on some path
-        (``self.hist = c_f.to_device(self.hist, tensor=x)``)."""
+        (``self.hist = c_f.to_device(self.hist, tensor=x)``), also as an item of a tuple
+        assignment (``self.a, self.b = self.a.to(d), self.b.to(d)``)."""
         for scope, self_name in self.scopes():
             fn = scope.function
             for st in ast.walk(fn) if fn is not None else ():
-                if not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
-                    continue
-                call = st.value
-                back = {t.attr for t in st.targets if isinstance(t, ast.Attribute)
-                        and isinstance(t.value, ast.Name) and t.value.id == self_name}
-                if moves(self.ff, call):
-                    yield from back
-                    continue
-                handed = {a.attr for a in [*call.args, *(k.value for k in call.keywords)]
-                          if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name)
-                          and a.value.id == self_name}
-                res = self.ff.scope_of(call) if handed & back else None
-                ev = res.calls.get(id(call)) if res is not None else None
-                if ev is not None and (ev.callee is Callee.UNRESOLVED or
-                                       any(o.op is Op.MOVED for o in ev.result.origins)):
-                    yield from handed & back
+                if isinstance(st, ast.Assign):
+                    for targets, call in _calls_stored(st):
+                        yield from self._moved_back(targets, call, self_name)
+
+    def _moved_back(self, targets: list[ast.expr], call: ast.Call, self_name: str) -> Iterator[str]:
+        """The attributes among ``targets`` (``self.<name>``) that receive ``call``'s value
+        where it moves them or may (see :meth:`_moved_by_methods`)."""
+        back = {t.attr for t in targets if isinstance(t, ast.Attribute)
+                and isinstance(t.value, ast.Name) and t.value.id == self_name}
+        if moves(self.ff, call):
+            yield from back
+            return
+        handed = {a.attr for a in [*call.args, *(k.value for k in call.keywords)]
+                  if isinstance(a, ast.Attribute) and isinstance(a.value, ast.Name)
+                  and a.value.id == self_name}
+        res = self.ff.scope_of(call) if handed & back else None
+        ev = res.calls.get(id(call)) if res is not None else None
+        if ev is not None and (ev.callee is Callee.UNRESOLVED or
+                               any(o.op is Op.MOVED for o in ev.result.origins)):
+            yield from handed & back
 
     def mixed_use(self, attr: str, indexed_only: bool = False,
                   elsewhere: Scope | None = None, placed: bool = False) -> Site | None:
@@ -1807,18 +1813,48 @@ def _moved_where_used(m: Walker, cls: ClassInfo) -> dict[str, set[int]]:
 
 def _placed_later(ctx: Context, fn: ast.AST | None, self_name: str, attr: str) -> ast.expr | None:
     """The device a statement of the method's own body moves ``self.<attr>`` to, on every
-    path (``self.t = self.t.cuda()``, ``self.t = self.t.to(device)``; a statement under an
-    ``if`` is not on every path); None if there is none."""
+    path (``self.t = self.t.cuda()``, ``self.t = self.t.to(device)``, also as an item of a
+    tuple assignment: ``self.t, self.u = self.t.to(device), self.u.to(device)``; a statement
+    under an ``if`` is not on every path); None if there is none."""
     for st in getattr(fn, "body", ()):
-        if not isinstance(st, ast.Assign) or not isinstance(st.value, ast.Call):
+        if not isinstance(st, ast.Assign):
             continue
-        func = st.value.func
-        if isinstance(func, ast.Attribute) and moves(ctx.flow, st.value) and \
-                isinstance(func.value, ast.Attribute) and func.value.attr == attr and \
-                isinstance(func.value.value, ast.Name) and func.value.value.id == self_name \
-                and any(isinstance(t, ast.Attribute) and t.attr == attr for t in st.targets):
-            return _move_target(ctx.syntax, st.value) or st.value
+        for target, value in _assigned_pairs(st):
+            if not isinstance(value, ast.Call) or not isinstance(target, ast.Attribute) or \
+                    target.attr != attr:
+                continue
+            func = value.func
+            if isinstance(func, ast.Attribute) and moves(ctx.flow, value) and \
+                    isinstance(func.value, ast.Attribute) and func.value.attr == attr and \
+                    isinstance(func.value.value, ast.Name) and func.value.value.id == self_name:
+                return _move_target(ctx.syntax, value) or value
     return None
+
+
+def _calls_stored(st: ast.Assign) -> Iterator[tuple[list[ast.expr], ast.Call]]:
+    """Each call whose value ``st`` stores, with the targets that receive it: the whole
+    value for the plain targets, and the items of a tuple written out for the items of a
+    tuple target (see :func:`_assigned_pairs`)."""
+    plain = [t for t in st.targets if not isinstance(t, (ast.Tuple, ast.List))]
+    if plain and isinstance(st.value, ast.Call):
+        yield plain, st.value
+    for target, value in _assigned_pairs(st):
+        if isinstance(target, (ast.Tuple, ast.List)) or target in plain:
+            continue
+        if isinstance(value, ast.Call):
+            yield [target], value
+
+
+def _assigned_pairs(st: ast.Assign) -> Iterator[tuple[ast.expr, ast.expr]]:
+    """Each target of ``st`` with the value it receives: the whole value for a plain
+    target, and item by item where a tuple or list target of no starred item takes a tuple
+    or list written out with as many items (``self.a, self.b = x, y``)."""
+    for target in st.targets:
+        if not isinstance(target, (ast.Tuple, ast.List)):
+            yield target, st.value
+        elif isinstance(st.value, (ast.Tuple, ast.List)) and len(target.elts) == len(st.value.elts) \
+                and not any(isinstance(e, ast.Starred) for e in (*target.elts, *st.value.elts)):
+            yield from zip(target.elts, st.value.elts, strict=True)
 
 
 def _placement(m: Walker, value: ast.expr) -> ast.expr | None:

@@ -206,7 +206,10 @@ Flags a call `model(x)` when, in one scope,
   (`agent.act(torch.from_numpy(s))`), not at `self.q(state)` where the two meet: the
   tensor is made there and the device is known there, while the class keeps no device of
   its own and another instance of it, never moved, is rightly given CPU tensors through
-  the same method.
+  the same method.  Not where the function that runs the module moves it, by every move
+  it has, to the device of the tensor it then runs it on, a parameter it never rebinds
+  and the call's one argument (`resampler = resampler.to(audio.device)`, then
+  `return resampler(audio)`): the module is wherever the caller's tensor is.
 
 No form reports a model on the device called on a CPU input that the model's `forward`
 moves itself: every class the model may be is a module class of the run whose `forward`
@@ -3020,12 +3023,65 @@ def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
                 if not _has_weights(ctx, inner):
                     continue
                 moved = _model_on_device(ff, res, feed.module, at=c.node)
-                if moved is None:
+                if moved is None or _moved_to_its_input(feed):
                     continue
                 yield _handed_finding(ctx, c, a, v, moved, feed,
                                       moves[id(loop)][0] if item and loop is not None else None, made,
                                       _sibling_move(feed))
                 break
+
+
+def _moved_to_its_input(feed: Feed) -> bool:
+    """Is the module of ``feed`` moved, by every move it has, to the device of the very
+    tensor its call takes (``resampler = resampler.to(audio.device)``, then
+    ``resampler(audio)``)?  Only where the call takes one positional argument and nothing
+    else, a parameter of the function that runs it which that function never rebinds, and
+    every move is written in that function as ``.to(<it>.device)``: the module is then
+    wherever the input is, whatever the caller gives."""
+    call, fn = feed.call.node, feed.scope.node
+    if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], ast.Name) or \
+            not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda)):
+        return False
+    name = call.args[0].id
+    a = fn.args
+    if name not in {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)} or _rebinds(fn, name):
+        return False
+    moves = [o for o in feed.module.origins if o.op is Op.MOVED]
+    return bool(moves) and all(
+        o.path is None and isinstance(o.node, ast.Call) and _within(o.node, fn) and
+        _to_device_of(o.node, name) for o in moves)
+
+
+def _to_device_of(move: ast.Call, name: str) -> bool:
+    """Is ``move`` ``<module>.to(<name>.device)`` (or ``.to(device=<name>.device)``)?"""
+    if not isinstance(move.func, ast.Attribute) or move.func.attr != "to":
+        return False
+    given = [*move.args, *(k.value for k in move.keywords if k.arg == "device")]
+    others = [k for k in move.keywords if k.arg != "device"]
+    return len(given) == 1 and not others and isinstance(d := given[0], ast.Attribute) and \
+        d.attr == "device" and isinstance(d.value, ast.Name) and d.value.id == name
+
+
+def _rebinds(fn: ast.AST, name: str) -> bool:
+    """Does the body of ``fn`` (or a function nested in it, through ``nonlocal``) bind or
+    delete ``name``?"""
+    for n in ast.walk(fn):
+        if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            return True
+        if isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names:
+            return True
+        if isinstance(n, ast.arg) and n.arg == name and n is not _own_arg(fn, name):
+            return True  # (a nested function or lambda taking the name: rebinds it there only,
+            #   but its reads are not the parameter's either; kept unsure)
+    return False
+
+
+def _own_arg(fn: ast.AST, name: str) -> ast.arg | None:
+    """The parameter ``name`` of ``fn`` itself."""
+    a = getattr(fn, "args", None)
+    if not isinstance(a, ast.arguments):
+        return None
+    return next((x for x in (*a.posonlyargs, *a.args, *a.kwonlyargs) if x.arg == name), None)
 
 
 def _within(node: ast.AST, outer: ast.AST) -> bool:
