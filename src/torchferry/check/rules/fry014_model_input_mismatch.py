@@ -679,7 +679,6 @@ from torchferry.check.flow.modclass import has_parameters, hf_pretrained_model
 from torchferry.check.flow.program import builds_weights, class_weights, holds_parameters
 from torchferry.check.flow.queries import is_device, rewrapped, value_of
 from torchferry.check.flow.unpacked import passed_tuples, returns_cpu_items, unpacked_item
-
 from torchferry.check.flow.unregistered import (
     Container,
     UnregisteredLayers,
@@ -1016,9 +1015,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     yield from found
     for f in [*_batch_item_on_the_cpu(ctx), *_cpu_loader_item(ctx), *_made_on_the_cpu(ctx, m),
               *_model_left_behind(ctx), *_handed_to_a_model(ctx), *_met_in_a_helper(ctx),
-              *_made_for_another_file(ctx)]:
-
-              *_unregistered_layer_called(ctx)]:
+              *_made_for_another_file(ctx), *_unregistered_layer_called(ctx)]:
         if (f.line, f.column) not in seen:
             seen.add((f.line, f.column))
             yield f
