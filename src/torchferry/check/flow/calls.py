@@ -20,6 +20,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 import torchferry.check.flow.distributions as distributions
+import torchferry.check.flow.optimizers as optimizers
 import torchferry.check.flow.protocols as protocols
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import Callee, CallEvent
@@ -157,7 +158,10 @@ class Evaluator:
         cls = self.i.cls
         if cls is None:
             return UNKNOWN
-        return outside(self.ff.class_attr(cls, attr))
+        kept = outside(self.ff.class_attr(cls, attr))
+        if attr == "param_groups" and kept == UNKNOWN and optimizers.is_optimizer(cls):
+            return optimizers.param_groups(node)  # (``Optimizer.__init__`` keeps the parameters)
+        return kept
 
     # -- containers ------------------------------------------------------------------
     def tuple_(self, node: ast.Tuple) -> Value:
@@ -189,7 +193,12 @@ class Evaluator:
     def subscript(self, node: ast.Subscript) -> Value:
         base = self.eval(node.value)
         key = node.slice
-        self.eval(key)
+        given = self.eval(key)
+        if isinstance(node.value, ast.Attribute) and node.value.attr == optimizers.STATE and \
+                self.i.self_attr(node.value) and optimizers.is_optimizer(self.i.cls):
+            state = optimizers.state_of(base, given, node)  # (one parameter's state dict)
+            if state is not None:
+                return state
         if isinstance(node.value, ast.Name) and node.value.id not in self.i.env and \
                 self.ff.memo_cache(self.i.node, node.value.id):
             return BOTTOM  # (what this function stored there, and returns on its other paths)

@@ -20,6 +20,7 @@ from torchferry.check.flow.lattice import (
     BOTTOM,
     CPU,
     ORIGIN_CAP,
+    SLOT_CAP,
     UNKNOWN,
     Basis,
     Kind,
@@ -44,6 +45,7 @@ from torchferry.check.flow.libfacts import (
     hook_parameter,
 )
 from torchferry.check.flow.narrowing import narrowed, narrowings
+from torchferry.check.flow.optimizers import STATE, is_state, kept_state
 from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MOVE_NAMES
 
@@ -591,7 +593,27 @@ class Interp:
             return
         keys = dict(d.keys)
         keys[key.value] = v
+        if is_state(d):
+            self._write_state(base.id, d, tuple(keys.items()))
+            return
         self.env[base.id] = container(keys=tuple(keys.items()), item=d.item if d.is_(Kind.BATCH) else None)
+
+    def _write_state(self, name: str, d: Value, keys: tuple[tuple[str, Value], ...]) -> None:
+        """``state[key] = v`` of one parameter's state dict ``d`` of an optimizer (bound to
+        ``name``, now holding ``keys``): the dict, and ``self.state`` that the class's other
+        methods read it from, hold ``v`` at ``key``; past :data:`SLOT_CAP` keys, nothing known."""
+        if len(keys) > SLOT_CAP:
+            self.env[name] = UNKNOWN
+            return
+        written = d._replace(keys=keys)
+        self.env[name] = written
+        # (the other parameters' dicts keep what they held: ``self.state`` holds both)
+        before = self.env.get(SELF_KEY + STATE) or self.self_env.get(STATE) or \
+            (self.ff.class_attr(self.cls, STATE) if self.cls is not None else None)
+        kept = kept_state(written, before)
+        old = self.res.stores.get(STATE)
+        self.self_env[STATE] = self.env[SELF_KEY + STATE] = kept
+        self.res.stores[STATE] = kept if old is None else join(old, kept)
 
     def _batch_given(self, base: ast.Name, d: Value, key: ast.expr, v: Value) -> Value:
         """A batch (or an item of one) given ``v``, a value that may be on the device, at

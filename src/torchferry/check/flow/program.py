@@ -688,7 +688,8 @@ class FileFlow:
         return out
 
     def _stores_on_self(self, fn: ast.AST) -> bool:
-        """Does a method's text assign a ``self`` attribute (or register a buffer)?"""
+        """Does a method's text assign a ``self`` attribute (or register a buffer, or read
+        ``self.state[...]``, where an optimizer keeps what it writes per parameter)?"""
         if self.lines is None:
             return True
         text = "\n".join(self.lines[fn.lineno - 1: fn.end_lineno or fn.lineno])  # type: ignore[attr-defined]
@@ -1745,7 +1746,7 @@ _CALLED = re.compile(r"\b(\w+)\(")
 #: ``__iter__`` of the file
 _ITERATES = re.compile(r"\bfor\b[^\n]*\bin\b|\biter\(")
 _STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu|append|extend|insert)\("
-                     r"|self\.\w+\[[^\]\n]*\]\s*=(?!=)|register_|setattr")
+                     r"|self\.\w+\[[^\]\n]*\]\s*=(?!=)|register_|setattr|self\.state\[")
 
 
 #: a factory of torch bound to a name as a value (``self.win = torch.hann_window``)

@@ -8,7 +8,9 @@ Flags a tensor factory -- `torch.randn`, `rand`, `randint`, `randperm`, `zeros`,
 and `torch.eye(n).to(t)` where the code itself establishes that `t` is a tensor
 (`Tensor.to(other)` also copies to `other`'s device and casts to its dtype): made,
 computed or returned as one, a parameter its function uses as one (`t.norm()`,
-`t.size(0)`), or one that every call of the run gives such a tensor; an annotation alone
+`t.size(0)`), one that every call of the run gives such a tensor, or, in a subclass of
+`torch.optim.Optimizer`, a parameter of `self.param_groups` or its gradient
+(`torch.zeros(grad.shape[:-1]).to(grad)` of `grad = p.grad`); an annotation alone
 does not establish it.
 
 ## Why is this bad

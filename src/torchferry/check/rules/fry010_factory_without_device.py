@@ -176,14 +176,24 @@ the module whose method (not `__init__`) meets it, or a result of that tensor al
 an index, nor with a reduction of the factory's result given no dimension or arithmetic of
 such reductions (`weight = lengths.sum()`, 0-dimensional: it mixes with any device): the
 meeting fails on every run that puts the module on an accelerator, whoever
-moves it; "which may be on an accelerator" where only a hint does (an input of a module's
+moves it; "which is where the parameters the optimizer updates are" in a method of a
+subclass of `torch.optim.Optimizer` (in the run or not, by its bases' qualified names) where
+it is one of the parameters of `self.param_groups` (`for group in self.param_groups: for p
+in group["params"]:`), `p.grad`, `p.data`, or a result of those alone, met the same way:
+the optimizer is built from the model's parameters, so they and their gradients are
+wherever the model is, and the meeting fails on every run that trains the model on an
+accelerator. The per-parameter state (`state = self.state[p]`) holds what any method of the
+class writes there (`state["exp_avg_sq_row"] = torch.zeros(grad.shape[:-1])` in `step()`
+or in a `reset()`, read by `step()` as `state["exp_avg_sq_row"].mul_(b).add_(grad.mean(dim=-1))`);
+a 0-dimensional step counter (`state["step"] = torch.tensor(0.0)`) mixes with any device and is
+never reported. "which may be on an accelerator" where only a hint does (an input of a module's
 `forward`, `self` of a module that no code of the run moves, its submodules' outputs, a
 parameter annotated as a tensor, another `self.<attr>`, a tensor whose place the function
 follows). A factory met both ways is reported with its surest meeting. Which are reported
 depends on how the run selects the rule (the rule module's `REPORTED`): where a selector
 names it (`--select FRY010`, `--select ALL`, `extend-select = ["FRY010"]`), every one;
 where only the default rule set runs it, the sure ones and those meeting a tensor of the
-module (and, as every default rule's, none in an arm of a function that no call of the run
+module or a parameter an optimizer updates (and, as every default rule's, none in an arm of a function that no call of the run
 takes).
 
 The meeting may be in another file of the run: one that imports the factory's file,
@@ -264,7 +274,11 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
-The default rule set reports only the sure meetings and those with a tensor of the module.
+The default rule set reports only the sure meetings and those with a tensor of the module
+or a parameter an optimizer updates. An optimizer's parameters are known only through
+`self.param_groups` read in its own methods: a helper function handed `p` and the state
+(`_update(p, grad, state)`), or an `_init_group(group, params, ...)` given the group, sees
+them only as unsure parameters; the state of more than eight keys is not followed.
 A tensor of the module is graded so only where the meeting is in the method's own scope (a
 meeting in a callee, in another file or with a kept attribute keeps its grade), and a
 module that its users keep on the CPU on purpose has such meetings reported all the same.
@@ -416,6 +430,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass, replace
 from typing import Literal
 
+import torchferry.check.flow.optimizers as optimizers
 from torchferry._internal import vocabulary
 from torchferry.check.api import Context, Evidence, Finding, Fix, Selected
 from torchferry.check.flow import (
@@ -731,15 +746,22 @@ def _own_tensor_level(ff: FileFlow, res: ScopeResult, meet: Meeting, partner: as
     module's argument) that holds a parameter or buffer of ``self`` in a method of an
     ``nn.Module`` other than its constructor: a tensor at ``self``'s place, registered
     (``nn.Parameter(...)``, ``nn.Buffer(...)``, ``self.register_buffer(...)``, a weight a
-    ``torch.nn`` base layer registers), or a view or result of one alone; else
+    ``torch.nn`` base layer registers), or a view or result of one alone; in a method of a
+    ``torch.optim.Optimizer`` subclass, one of the parameters it updates (``p`` of
+    ``group["params"]``, ``p.grad``, ``p.data``), or a view or result of one alone, which
+    are wherever the model is (:mod:`~torchferry.check.flow.optimizers`); else
     :attr:`Certainty.MAY`."""
     cls = ff.method_of.get(id(res.node))
-    if cls is None or not cls.is_module or meet.module is not None or meet.presumed or \
+    optimizer = optimizers.is_optimizer(cls)
+    if cls is None or not (cls.is_module or optimizer) or meet.module is not None or meet.presumed or \
             (meet.first_only and not meet.stored) or getattr(res.node, "name", "") == "__init__":
         return Certainty.MAY
     v = next((w for n, w in meet.operands if n is partner), None)
-    if v is None or v.kinds != frozenset((Kind.TENSOR,)) or v.places != frozenset((param(0),)) or \
-            any(_reduced(res, n) for n, _ in meet.operands if n is not partner):
+    if v is None or any(_reduced(res, n) for n, _ in meet.operands if n is not partner):
+        return Certainty.MAY
+    if optimizer:
+        return Certainty.OWN_TENSOR if optimizers.parameter(v) else Certainty.MAY
+    if v.kinds != frozenset((Kind.TENSOR,)) or v.places != frozenset((param(0),)):
         return Certainty.MAY
     registered = not v.origins or v.origins[0].op is Op.MADE and v.origins[0].text.startswith(vocab.REGISTERED)
     return Certainty.OWN_TENSOR if registered else Certainty.MAY
@@ -2154,7 +2176,7 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     f = ctx.finding(
         CODE, call.node,
         f"{label} {made} but meets `{text}`{there}, which "
-        f"{_PLACED[level]}; create it there: `{where}`",
+        f"{_placed(level, res, partner)}; create it there: `{where}`",
         fix,
     )
     evidence = _evidence(ctx, call, meet, partner, text, other)
@@ -2168,6 +2190,16 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
 _PLACED = {Certainty.MAY: "may be on an accelerator",
            Certainty.OWN_TENSOR: "is a tensor of the module and goes wherever the module is moved",
            Certainty.SURE: "the code puts on the accelerator when there is one"}
+
+
+def _placed(level: Certainty, res: ScopeResult, partner: ast.AST) -> str:
+    """How the message says the partner is on the accelerator: by ``level``, and for a
+    parameter an optimizer updates (or its gradient), that it is where the model is."""
+    v = res.value(partner)
+    if level is Certainty.OWN_TENSOR and v is not None and optimizers.parameter(v):
+        return ("is where the parameters the optimizer updates are (one, its gradient or a result of them), "
+                "and goes wherever the model is moved")
+    return _PLACED[level]
 
 
 def _evidence(ctx: Context, call: CallEvent, meet: Meeting, partner: ast.AST,
