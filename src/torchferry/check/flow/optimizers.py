@@ -73,11 +73,7 @@ _TENSOR = frozenset((Kind.TENSOR,))
 def is_optimizer(cls: ClassInfo | None) -> bool:
     """Is ``cls`` a subclass of ``torch.optim.Optimizer`` (directly, or through bases of
     the run), by the qualified names of its bases?"""
-    from torchferry.check.flow.program import mro
-
-    if cls is None or cls.is_module:
-        return False
-    return any(c.ff.qualname(b) in OPTIMIZER_NAMES for c in mro(cls) for b in c.node.bases)
+    return cls is not None and cls.is_optimizer()
 
 
 def param_groups(node: ast.AST) -> Value:

@@ -49,6 +49,7 @@ from torchferry.check.flow.lattice import (
 )
 from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.modclass import module_base, module_class
+from torchferry.check.flow.optimizers import OPTIMIZER_NAMES
 from torchferry.check.flow.order import Point, surely_after
 from torchferry.check.flow.treeindex import tree_index
 from torchferry.check.flow.walk import own_nodes
@@ -111,6 +112,12 @@ class ClassInfo:
     #: :func:`torchferry.check.flow.converted.attribute_bindings` (None: not yet asked)
     attr_bindings: dict[str, list[tuple[ast.Attribute, ast.expr | None]]] | None = field(
         default=None, repr=False, compare=False)
+
+    def is_optimizer(self) -> bool:
+        """Is the class a subclass of ``torch.optim.Optimizer`` (directly, or through bases
+        of the run), by the qualified names of its bases?"""
+        return not self.is_module and any(
+            c.ff.qualname(b) in OPTIMIZER_NAMES for c in mro(self) for b in c.node.bases)
 
     def calls_seen(self) -> ClassCalls:
         """What the class's text calls or reads that the weight questions need
