@@ -311,8 +311,8 @@ meeting inside the callee.
 Also flagged, whatever the inputs: a call of a layer with weights that a module's
 `__init__` keeps in a plain list, tuple or dict attribute (`self.convs = [nn.Conv2d(1, 8,
 (k, d)) for k in sizes]`, `self.heads = {"a": nn.Linear(d, 2)}`, or `self.blocks = []`
-grown with `self.blocks.append(nn.Linear(d, d))`), called in a method of the class (`for
-conv in self.convs: conv(x)`, `self.heads["a"](x)`).  A plain container registers
+grown with `self.blocks.append(nn.Linear(d, d))`), called in a method of the class
+(`for conv in self.convs: conv(x)`, `self.heads["a"](x)`).  A plain container registers
 nothing: `.to(device)` of the module leaves those weights on the CPU, where they meet
 what the module computes on the device, and `parameters()` does not list them (never
 trained, never saved), on every machine.  Only where the code establishes it: every item
