@@ -41,7 +41,11 @@ training scripts that call `.cuda()` on every batch after a helper they import c
 the fallback. Only the code counts: a flag (`args.cuda`, `--no-cuda`) or a variable's name
 says nothing here. On seven labelled sets of real code (development data) this part kept 32
 of 590 findings: 28 real, 2 debatable, 2 false (88% actionable, against 17% for the whole
-rule); 21 of the 28 are of one project.
+rule); 21 of the 28 are of one project. On 36 code bases it was not chosen on (measured
+blind, 161,611 lines) it kept 7 findings: 1 real, 5 debatable (a renderer that only exists for
+CUDA, a data generator sized for a GPU, a script that fails earlier without one), 1 false
+(a branch no configured loss takes); on 20 public bug reports it caught 12 of the 22
+hard-coded accelerators.
 
 ## Why is this bad
 "Code with a literal `"cuda"` inside crashes on every machine without one -- including your
