@@ -172,3 +172,20 @@ def place(net, device):
         b.to(device)
 """
     assert found(tmp_path, body, extra) == []
+
+
+def test_quiet_where_a_method_names_another_instances_container(tmp_path: Path) -> None:
+    body = """\
+        self.blocks = [nn.Linear(4, 4) for _ in range(2)]
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return x
+
+    @staticmethod
+    def place(net, device):
+        for b in net.blocks:
+            b.to(device)
+"""
+    assert found(tmp_path, body) == []

@@ -159,10 +159,10 @@ def _item_calls(m: Walker, cls: ClassInfo, attr: str, built: ast.stmt) -> list[a
 
 
 def _named_elsewhere(tree: ast.Module, cls: ast.ClassDef, attr: str) -> bool:
-    """Does code outside ``cls`` name ``.<attr>`` of anything but its own ``self``?"""
-    inside = {id(n) for n in ast.walk(cls)}
+    """Does any code of the file, ``cls`` included, name ``.<attr>`` of anything but a
+    ``self`` (``model.blocks``, ``other.blocks`` in a method of ``cls``)?"""
     return any(
-        isinstance(n, ast.Attribute) and n.attr == attr and id(n) not in inside
+        isinstance(n, ast.Attribute) and n.attr == attr
         and not (isinstance(n.value, ast.Name) and n.value.id == "self")
         for n in ast.walk(tree)
     )
