@@ -1956,6 +1956,32 @@ def injected_weights(ff: FileFlow, info: ClassInfo, call: ast.Call, seen: frozen
     return False
 
 
+def holds_a_moved_module(ff: FileFlow, call: ast.Call, depth: int = 0) -> bool:
+    """Does ``call`` (of ``ff``'s file) build a module class of the run around a module that
+    may be off the CPU: a parameter its ``__init__`` keeps on ``self`` (:func:`kept_attributes`)
+    given a module that was moved, whose place is not known, or that is itself built around
+    such a module (``BayesNN(args, net)`` after ``net = Net().to(dev)``)?  Such a construction
+    holds the argument's weights where the argument is, so it is not built on the CPU."""
+    info = ff.class_called(call)
+    if info is None or not info.is_module or depth >= 3:
+        return False
+    for k in kept_attributes(info).values():
+        arg = argument_of(call, k, info)
+        if isinstance(arg, ast.Call) and holds_a_moved_module(ff, arg, depth + 1):
+            return True
+        res = ff.scope_of(arg) if isinstance(arg, ast.Name) else None
+        v = res.value(arg) if res is not None and isinstance(arg, ast.Name) else None
+        if v is None or not v.is_(Kind.MODULE):
+            continue
+        if v.places != frozenset((CPU,)):
+            return True
+        made = next((o for o in v.origins if o.op is Op.MADE), None)
+        if made is not None and isinstance(made.node, ast.Call) and made.path is None and \
+                holds_a_moved_module(ff, made.node, depth + 1):
+            return True
+    return False
+
+
 def kept_attributes(info: ClassInfo) -> dict[str, int]:
     """The attributes that ``info``'s ``__init__`` binds to one of its parameters kept as it
     is (``self.encoder = encoder``), and no other method of the class (or of a base in the

@@ -552,6 +552,12 @@ code offers); more than seven classes, or an entry that is anything else, leave 
 A model bound to one class or another in the arms of a test, moved in one arm and not in
 the other (`if self.D2RL: self.actor = DeepActor(...).to(device)` / `else: self.actor =
 Actor(...)`), is not reported: the test may decide the device too.
+A module class of the run built around a module that may be off the CPU, one its
+`__init__` keeps on `self` as it is given (`self.base = base`) and the construction hands a
+module that was moved, whose place is not known, or that is itself so built (`net =
+Net().to(dev)`, then `bayes = Bayes(args, net)`, `swag = Swag(args, bayes)`), is not built
+on the CPU: it holds that module's weights where they are.  Where it also builds weighted
+layers of its own, never moved, the places are mixed and the call is not reported either.
 Nor is a call reported in the false arm of a flag (`if args.gpu: out = model(x.cuda())` /
 `else: out = model(x)`) when all that may put the model on an accelerator is a move in this
 file in the true arm of the same flag: in the same function, or, for a model handed in as a
@@ -676,7 +682,12 @@ from torchferry.check.flow.lattice import param, zero_dim_made
 from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_meetings
 from torchferry.check.flow.modclass import has_parameters, hf_pretrained_model
-from torchferry.check.flow.program import builds_weights, class_weights, holds_parameters
+from torchferry.check.flow.program import (
+    builds_weights,
+    class_weights,
+    holds_a_moved_module,
+    holds_parameters,
+)
 from torchferry.check.flow.queries import is_device, rewrapped, value_of
 from torchferry.check.flow.unpacked import passed_tuples, returns_cpu_items, unpacked_item
 from torchferry.check.flow.unregistered import (
@@ -875,8 +886,8 @@ def _global_model(m: Walker, ff: FileFlow, name: str, site: Site[ast.Call]):
     if b.how is not How.EXPR or not isinstance(b.value, ast.Call):
         return None
     call = b.value
-    if _placed_by_arguments(m, ff, call) or _built_elsewhere(ff, call):
-        return None
+    if _placed_by_arguments(m, ff, call) or _built_elsewhere(ff, call) or holds_a_moved_module(ff, call):
+        return None  # (built around a moved module: not on the CPU alone)
     func = call.func
     q = m.qualname(func) or ""
     callee = func.attr if isinstance(func, ast.Attribute) else getattr(func, "id", "")
@@ -2313,6 +2324,8 @@ def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) 
         if not model.is_(Kind.MODULE) or made is None or made.path is not None or any(
                 o.op in (Op.MOVED, Op.LOADED, Op.RETURNED) for o in model.origins):
             return None
+        if isinstance(made.node, ast.Call) and holds_a_moved_module(ff, made.node):
+            return None  # (built around a moved module: its weights are where that one is)
         return made if _built_with_weights(ff, model, made) else None
     if not model.places or len(model.places) != 1 or depth >= 3:
         return None
