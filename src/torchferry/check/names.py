@@ -87,6 +87,17 @@ def dotted(node: ast.AST) -> str | None:
     return None
 
 
+def self_attr(node: ast.AST | None) -> str | None:
+    """``x`` of ``self.x`` as written, else None.
+
+    >>> [self_attr(ast.parse(e, mode="eval").body) for e in ("self.net", "self.net.w", "other.net")]
+    ['net', None, None]
+    """
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
+        return node.attr
+    return None
+
+
 def tail(func: ast.AST) -> str | None:
     """The last name of a call's function: ``f`` for ``f(...)`` and ``x.f(...)``."""
     if isinstance(func, ast.Attribute):

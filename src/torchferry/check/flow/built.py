@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.lattice import ACCEL, CPU, Kind, Op, Place, Value, Where
+from torchferry.check.names import self_attr
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import ClassInfo, FileFlow
@@ -115,7 +116,7 @@ def _walk(fn: ast.FunctionDef | ast.AsyncFunctionDef, stores: dict[str, Value],
                         return True, None
                     at[attr] = _target(move, params, aliases)
                     moved = True
-                elif not (isinstance(inner, ast.Attribute) and _self_attr(inner) == attr):
+                elif not (isinstance(inner, ast.Attribute) and self_attr(inner) == attr):
                     at[attr] = _made_places(stores[attr])
             elif not nested:
                 aliases[attr] = _device_of(value, params, aliases)
@@ -205,14 +206,8 @@ def _assigned(st: ast.stmt) -> tuple[str | None, ast.expr | None]:
         target, value = st.target, st.value
     else:
         return None, None
-    attr = _self_attr(target)
+    attr = self_attr(target)
     return (f"self.{attr}" if attr is not None else None), value
-
-
-def _self_attr(node: ast.expr) -> str | None:
-    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id == "self":
-        return node.attr
-    return None
 
 
 def _strip_move(value: ast.expr) -> tuple[ast.expr, ast.Call | None]:
@@ -241,7 +236,7 @@ def _in_place_move(call: ast.Call | None) -> tuple[str, ast.Call] | None:
     recv = call.func.value
     if isinstance(recv, ast.Name) and recv.id == "self":
         return "", call
-    attr = _self_attr(recv)
+    attr = self_attr(recv)
     return (attr, call) if attr is not None else None
 
 
@@ -293,7 +288,7 @@ def _device_of(node: ast.expr, params: dict[str, Argument], aliases: dict[str, P
         return _device_of(node.args[0], params, aliases)
     if isinstance(node, ast.Name) and node.id in params:
         return _argument_places(params[node.id], params, aliases)
-    attr = _self_attr(node)
+    attr = self_attr(node)
     if attr is not None and attr in aliases:
         return aliases[attr]
     return None

@@ -46,6 +46,7 @@ from typing import TYPE_CHECKING
 
 from torchferry.check.flow.libfacts import LIGHTNING_MODULES
 from torchferry.check.flow.vocab import NN_NOT_MODULES, PARAM_LAYERS, PRETRAINED_LOADERS
+from torchferry.check.names import self_attr
 
 if TYPE_CHECKING:
     from torchferry.check.scopes import ClassInfo, Walker
@@ -232,7 +233,7 @@ def module_code(node: ast.ClassDef, qualname: Qualname, run_module: Callable[[st
         return False
     return any(_layer(st.value, qualname, run_module) for st in ast.walk(init)
                if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None
-               and any(_self_attr(t) for t in _targets(st)))
+               and any(self_attr(t) is not None for t in _targets(st)))
 
 
 def _layer(value: ast.expr, qualname: Qualname, run_module: Callable[[str], bool]) -> bool:
@@ -287,10 +288,6 @@ def has_parameters(m: Walker, cls: ClassInfo, seen: set[str] | None = None) -> b
 
 def _targets(st: ast.Assign | ast.AnnAssign) -> list[ast.expr]:
     return list(st.targets) if isinstance(st, ast.Assign) else [st.target]
-
-
-def _self_attr(t: ast.expr) -> bool:
-    return isinstance(t, ast.Attribute) and _is_self(t.value)
 
 
 def _is_self(e: ast.expr) -> bool:

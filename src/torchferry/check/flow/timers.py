@@ -37,6 +37,7 @@ from collections.abc import Iterator
 
 from torchferry.check.flow.program import ClassInfo, FileFlow
 from torchferry.check.flow.waits import Fn, call_waits, named
+from torchferry.check.names import self_attr
 
 #: the functions that read the wall clock
 CLOCKS = frozenset({
@@ -86,13 +87,6 @@ def _reach(info: ClassInfo, fn: Fn, depth: int) -> Iterator[tuple[ClassInfo, Fn]
                 yield from _reach(found[0], found[1], depth + 1)
 
 
-def _self_attr(e: ast.AST | None) -> str | None:
-    """``x`` of ``self.x``."""
-    if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == "self":
-        return e.attr
-    return None
-
-
 def _clock_attrs(fns: list[tuple[ClassInfo, Fn]]) -> set[str]:
     """The attributes of ``self`` the functions store a clock read in."""
     out: set[str] = set()
@@ -101,7 +95,7 @@ def _clock_attrs(fns: list[tuple[ClassInfo, Fn]]) -> set[str]:
             if isinstance(st, (ast.Assign, ast.AnnAssign)) and st.value is not None \
                     and is_clock(info.ff, st.value):
                 targets = st.targets if isinstance(st, ast.Assign) else [st.target]
-                out.update(a for a in map(_self_attr, targets) if a is not None)
+                out.update(a for a in map(self_attr, targets) if a is not None)
     return out
 
 
@@ -123,13 +117,13 @@ def _subtracted(info: ClassInfo, second: list[tuple[ClassInfo, Fn]], stored: set
                                      or isinstance(left, ast.Name) and left.id in names):
                 return True
     later = _clock_attrs(second)
-    return bool(later) and any(_self_attr(_taken_from(n, stored)) in later
+    return bool(later) and any(self_attr(_taken_from(n, stored)) in later
                                for fn in info.methods.values() for n in ast.walk(fn))
 
 
 def _taken_from(n: ast.AST, stored: set[str]) -> ast.expr | None:
     """``left`` of ``left - self.<one of stored>``, else None."""
-    if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and _self_attr(n.right) in stored:
+    if isinstance(n, ast.BinOp) and isinstance(n.op, ast.Sub) and self_attr(n.right) in stored:
         return n.left
     return None
 

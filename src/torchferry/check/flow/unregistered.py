@@ -34,6 +34,7 @@ import enum
 from dataclasses import dataclass
 
 from torchferry.check.flow.modclass import has_parameters, param_layer
+from torchferry.check.names import self_attr
 from torchferry.check.scopes import ClassInfo, Walker
 
 #: calls on a class's ``self`` that may register anything as a submodule
@@ -114,7 +115,7 @@ def _appended(cls: ClassInfo, attr: str) -> list[ast.expr]:
     return [
         call.args[0] for call in (s.node for s in init.calls)
         if isinstance(call.func, ast.Attribute) and call.func.attr == "append"
-        and _self_attr(call.func.value, attr) and len(call.args) == 1 and not call.keywords
+        and self_attr(call.func.value) == attr and len(call.args) == 1 and not call.keywords
     ]
 
 
@@ -132,18 +133,13 @@ def _weighted_layer(m: Walker, item: ast.expr) -> bool:
     return False
 
 
-def _self_attr(node: ast.AST, attr: str) -> bool:
-    return isinstance(node, ast.Attribute) and node.attr == attr and \
-        isinstance(node.value, ast.Name) and node.value.id == "self"
-
-
 def _item_calls(m: Walker, cls: ClassInfo, attr: str, built: ast.stmt) -> list[ast.Call]:
     """The calls of ``self.<attr>``'s items in ``cls``, or [] where any use of the attribute
     (in the class or, by its name, anywhere else in the file) is not one of those of the
     module's docstring, or the class may register submodules by other means."""
     node = cls.node
     parents = {id(c): p for p in ast.walk(node) for c in ast.iter_child_nodes(p)}
-    uses = [n for n in ast.walk(node) if _self_attr(n, attr)]
+    uses = [n for n in ast.walk(node) if self_attr(n) == attr]
     if _named_elsewhere(m.tree, node, attr) or _registers(node):
         return []  # (named outside the class, or items may be registered)
     calls: list[ast.Call] = []

@@ -49,6 +49,7 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING, Any
 
 from torchferry.check.flow.converted import param_names
+from torchferry.check.names import self_attr
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import FileFlow
@@ -202,20 +203,11 @@ def _aliases(tree: ast.AST, name: str) -> set[str] | None:
     ``tree`` names ``.<name>`` otherwise than in a call or such a statement."""
     out: set[str] = set()
     for node in ast.walk(tree):
-        if isinstance(node, ast.Assign) and _is_self_attr(node.value, name):
-            if len(node.targets) != 1 or not _is_self_attr(node.targets[0], None):
+        if isinstance(node, ast.Assign) and self_attr(node.value) == name:
+            if len(node.targets) != 1 or not self_attr(node.targets[0]) is not None:
                 return None
             out.add(node.targets[0].attr)  # type: ignore[attr-defined]
     return out
-
-
-def _is_self_attr(node: ast.AST, attr: str | None) -> bool:
-    return (
-        isinstance(node, ast.Attribute)
-        and isinstance(node.value, ast.Name)
-        and node.value.id == "self"
-        and (attr is None or node.attr == attr)
-    )
 
 
 def _attribute_calls(
@@ -234,9 +226,9 @@ def _attribute_calls(
             if (
                 isinstance(target, ast.Attribute)
                 and isinstance(value, ast.Attribute)
-                and _is_self_attr(value, None)
+                and self_attr(value) is not None
                 and value.attr in names
-                and _is_self_attr(target, None)
+                and self_attr(target) is not None
                 and target.attr in names
             ):
                 bindings |= {id(value), id(target)}
@@ -250,7 +242,7 @@ def _attribute_calls(
             continue  # (a store is no read: ``self.encode = self.e5_encode``)
         call = called.get(id(node))
         if call is None:
-            if id(node) in bindings and _is_self_attr(node, None):
+            if id(node) in bindings and self_attr(node) is not None:
                 continue
             return None
         if _spreads(call):

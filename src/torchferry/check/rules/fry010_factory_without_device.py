@@ -460,7 +460,7 @@ from torchferry.check.flow.resolve import tensor_class
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.treeindex import tree_index
 from torchferry.check.flow.weighed import unmet_inputs, weighed_params
-from torchferry.check.names import kwarg, short
+from torchferry.check.names import kwarg, self_attr, short
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
 CODE = "FRY010"
@@ -1337,8 +1337,7 @@ def _bound_once(ff: FileFlow, attr: str) -> bool:
 
 def _self_attribute(node: ast.AST) -> bool:
     """``self.memories`` as written (not an item of it, nor a value computed from it)."""
-    return isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and \
-        node.value.id == "self"
+    return self_attr(node) is not None
 
 
 def _pos(node: ast.AST) -> tuple[int, int]:
