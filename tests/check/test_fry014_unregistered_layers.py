@@ -31,6 +31,16 @@ def found(root: Path, body: str, extra: str = "") -> list[tuple[int, str, str]]:
     return [(d.line, d.code, d.message.split(":")[0]) for o in outcomes for d in o.diagnostics]
 
 
+#: a plain list of layers, called in ``forward``
+BLOCKS = """\
+        self.blocks = [nn.Linear(4, 4) for _ in range(2)]
+
+    def forward(self, x):
+        for b in self.blocks:
+            x = b(x)
+        return x
+"""
+
 LIST_COMP = """\
         self.convs = [nn.Conv2d(1, 8, (k, 4)) for k in ks]
 
@@ -157,32 +167,17 @@ class Student(nn.Module):
 
 
 def test_quiet_where_code_outside_the_class_names_the_container(tmp_path: Path) -> None:
-    body = """\
-        self.blocks = [nn.Linear(4, 4) for _ in range(2)]
-
-    def forward(self, x):
-        for b in self.blocks:
-            x = b(x)
-        return x
-"""
     extra = """\
 
 def place(net, device):
     for b in net.blocks:
         b.to(device)
 """
-    assert found(tmp_path, body, extra) == []
+    assert found(tmp_path, BLOCKS, extra) == []
 
 
 def test_quiet_where_a_method_names_another_instances_container(tmp_path: Path) -> None:
-    body = """\
-        self.blocks = [nn.Linear(4, 4) for _ in range(2)]
-
-    def forward(self, x):
-        for b in self.blocks:
-            x = b(x)
-        return x
-
+    body = BLOCKS + """
     @staticmethod
     def place(net, device):
         for b in net.blocks:
