@@ -1385,6 +1385,81 @@ FIRTH_EXTRA: tuple[tuple[str, str], ...] = (
 DEFAULT_FIRTH_CORPUS = REPO / ".corpus" / "firth"
 DEFAULT_FIRTH_LABELS = REPO / "benchmarks" / "check_labels_firth.toml"
 
+#: a twenty-fourth held-out set, gathered after the firth set had been pinned: research,
+#: training and library code (PoseDiffusion camera pose estimation, SSCD self-supervised copy
+#: detection descriptors, lip reading with temporal convolutional networks, higher-order
+#: coreference resolution (coref-hoi), hierarchical frequency-time transformer piano
+#: transcription (hFT-Transformer), the simplified action decoder for multi-agent RL in Hanabi
+#: (SAD), probabilistic ensembles with trajectory sampling for model-based RL
+#: (handful-of-trials), a fair comparison of graph neural networks for graph classification,
+#: invertible residual networks, the zuko normalizing-flow library, MeshfreeFlowNet space-time
+#: super-resolution of PDE solutions, Lie point symmetry data augmentation for neural PDE
+#: solvers (LPSDA), TranAD time-series anomaly detection, neural news recommendation, S3-Rec
+#: self-supervised sequential recommendation and the open_lth lottery-ticket training
+#: framework), none in CORPUS, EXTRA, the other held-out sets, check_split.toml or the
+#: repositories of the bug-report reproductions or the mutation programs; labelled in
+#: ``benchmarks/check_labels_harbor.toml`` (``--harbor``; cache ``.corpus/harbor``).  Source
+#: snapshots only, like the firth set.
+HARBOR: tuple[tuple[str, str], ...] = ()
+#: its source snapshots (56,708 lines of Python), checked with ``--harbor --extra DIR``;
+#: ``--harbor --export GIT_DIR --extra DIR`` writes them into DIR.  Left out for a file shared
+#: with a code base of a listed set or a bug-report repository: nianticlabs/manydepth and
+#: TRI-ML/packnet-sfm (the ResNet encoder and the depth and pose decoders of
+#: nianticlabs/monodepth2; manydepth also its layers.py, kitti_utils.py and data sets),
+#: facebookresearch/AudioMAE (the training scripts and util/ of facebookresearch/mae),
+#: facebookresearch/ppuda (util/misc.py of facebookresearch/mae, and the AdaBound optimizer of
+#: hysts/pytorch_image_classification, bay), katerakelly/oyster (its copy of
+#: rail-berkeley/rlkit), alipay/Pyraformer (embed.py and timefeatures.py of
+#: zhouhaoyi/Informer2020), kakaobrain/rq-vae-transformer (the FID code of ermongroup/ncsnv2,
+#: bay, and CompVis/taming-transformers' blocks), mit-han-lab/anycost-gan (cuda_op/upfirdn2d.py,
+#: rosinality/stylegan2-pytorch's, and utils/manipulator.py of genforce/interfacegan),
+#: tencent-ailab/bddm (bddm/loader/stft.py, NVIDIA/tacotron2's, pier), zju3dv/LoFTR
+#: (src/utils/comm.py, in dandelin/ViLT, delta), MILVLG/mcan-vqa (core/data/ans_punct.py, in
+#: jnhwkim/ban-vqa, reef), keonlee9420/StyleSpeech (ming024/FastSpeech2's code),
+#: thuml/Neural-Solver-Library (thuml/Transolver's, lagoon), facebookresearch/libri-light (the
+#: ABX and PER evaluation of facebookresearch/CPC_audio, quay), NVlabs/GroupViT
+#: (convert_dataset/convert_coco_object.py, the COCO-Stuff conversion script of
+#: open-mmlab/mmsegmentation) and zhoubolei/TRN-pytorch (transforms.py, in Tencent/TFace), the
+#: repositories of bug-report reproductions.  lxucs/coref-hoi's conll.py is also in
+#: thunlp/PL-Marker (in no set); PoseDiffusion's gaussian_diffuser.py is adapted from
+#: lucidrains/denoising-diffusion-pytorch (CORPUS) and shares no 30-line window with it.  No
+#: snapshot to be had: lmnt-inc/diffwave.  Not taken for their size (over 10,000 lines of
+#: Python): princeton-nlp/TRIME (100,340), mit-han-lab/torchquantum (55,034),
+#: facebookresearch/TransCoder (35,977), facebookresearch/Pearl (33,550), lmzintgraf/varibad
+#: (30,389), facebookresearch/CutLER (27,213), facebookresearch/hyperreel (26,334),
+#: stanfordnlp/pyvene (22,804), kengz/SLM-Lab (15,706), facebookresearch/frankmocap (14,113),
+#: diningphil/PyDGN (13,316), RUCAIBox/CRSLab (13,120), bayesiains/nsf (12,560),
+#: facebookresearch/omnivore (12,050), sail-sg/poolformer (10,493), facebookresearch/LaViLa
+#: (10,294) and INK-USC/MHGRN (10,277); for fewer than 2,000: salesforce/ETSformer (1,823),
+#: KimythAnly/AGAIN-VC (1,820), snap-stanford/KGReasoning (1,751),
+#: facebookresearch/poincare-embeddings (1,566), facebookresearch/neuralvolumes (1,277),
+#: denisyarats/pytorch_sac_ae (1,242), wzhouad/ATLOP (1,191), jongwook/onsets-and-frames
+#: (1,068), HKUDS/LightGCL (813), cyhuang-tw/AdaIN-VC (798) and bshall/soft-vc (one notebook,
+#: 24 lines).
+HARBOR_EXTRA: tuple[tuple[str, str], ...] = (
+    ("facebookresearch/PoseDiffusion", "b138198e2891a0f1a1c3435614b9490adb7fd4d6"),
+    ("facebookresearch/sscd-copy-detection", "95902662f2217a5f4aa45f2a3fc70a01dfd3b66a"),
+    (
+        "mpc001/Lipreading_using_Temporal_Convolutional_Networks",
+        "0cc99fab046bd959578f2baac52e654746da4825",
+    ),
+    ("lxucs/coref-hoi", "5ddfc3b64a5519c3555b5a57e47ab2f03c104a60"),
+    ("sony/hFT-Transformer", "71a2ee06e9ced1ea24673c95ee0acded2fc98d04"),
+    ("facebookresearch/hanabi_SAD", "415804b531447bb4b8adb12100f994d588589cd8"),
+    ("quanvuong/handful-of-trials-pytorch", "672d32f9fadf52862e7c6ee73a45f31e89d7d5ba"),
+    ("diningphil/gnn-comparison", "c524e97193e31195370efc2c3c344dd1d8f5c460"),
+    ("jhjacobsen/invertible-resnet", "630e886bcd50cc21dee0769d1a5b35100d3ff569"),
+    ("probabilists/zuko", "1063ae415bcd53bfad1da3a27b5519491365afdd"),
+    ("maxjiang93/space_time_pde", "5e355b0434baf1757d071ce993b84073c8426223"),
+    ("brandstetter-johannes/LPSDA", "2a7c4252d912336d1e2be02ef533ef7684346032"),
+    ("imperial-qore/TranAD", "7ffb98d0c18189cc3d9ab732b4cb0278200a0af0"),
+    ("yusanshi/news-recommendation", "8323a4f8ca30dc91eab715b55b069cf1f981728d"),
+    ("aHuiWang/CIKM2020-S3Rec", "49a890dcb516c9ed3126564495234ea74d5cd566"),
+    ("facebookresearch/open_lth", "2ce732fe48abd5a80c10a153c45d397b048e980c"),
+)
+DEFAULT_HARBOR_CORPUS = REPO / ".corpus" / "harbor"
+DEFAULT_HARBOR_LABELS = REPO / "benchmarks" / "check_labels_harbor.toml"
+
 
 @dataclass(frozen=True)
 class HeldOutSet:
@@ -1392,7 +1467,7 @@ class HeldOutSet:
     directory and labels file (``--fresh``, ``--unseen``, ``--blind``, ``--sealed``,
     ``--vault``, ``--dock``, ``--pier``, ``--quay``, ``--wharf``, ``--jetty``, ``--berth``,
     ``--cove``, ``--reef``, ``--shoal``, ``--strait``, ``--inlet``, ``--fjord``, ``--sound``,
-    ``--bay``, ``--lagoon``, ``--delta``, ``--estuary``, ``--firth``)."""
+    ``--bay``, ``--lagoon``, ``--delta``, ``--estuary``, ``--firth``, ``--harbor``)."""
 
     flag: str
     packages: tuple[tuple[str, str], ...]
@@ -1435,6 +1510,9 @@ HELD_OUT_SETS: dict[str, HeldOutSet] = {
         "--estuary", ESTUARY, ESTUARY_EXTRA, DEFAULT_ESTUARY_CORPUS, DEFAULT_ESTUARY_LABELS
     ),
     "firth": HeldOutSet("--firth", FIRTH, FIRTH_EXTRA, DEFAULT_FIRTH_CORPUS, DEFAULT_FIRTH_LABELS),
+    "harbor": HeldOutSet(
+        "--harbor", HARBOR, HARBOR_EXTRA, DEFAULT_HARBOR_CORPUS, DEFAULT_HARBOR_LABELS
+    ),
 }
 
 
@@ -3019,6 +3097,13 @@ def main(argv: Sequence[str] | None = None) -> int:
         f"(cache {DEFAULT_FIRTH_CORPUS.relative_to(REPO)})",
     )
     ap.add_argument(
+        "--harbor",
+        action="store_true",
+        help="check the twenty-fourth held-out set (HARBOR_EXTRA, with --extra DIR) instead "
+        f"of CORPUS, joined with {DEFAULT_HARBOR_LABELS.name} "
+        f"(cache {DEFAULT_HARBOR_CORPUS.relative_to(REPO)})",
+    )
+    ap.add_argument(
         "--fetch-only",
         action="store_true",
         help="download and unpack the packages of the chosen set into the cache, and exit "
@@ -3034,7 +3119,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--berth: BERTH_EXTRA, --cove: COVE_EXTRA, --reef: REEF_EXTRA, --shoal: SHOAL_EXTRA, "
         "--strait: STRAIT_EXTRA, --inlet: INLET_EXTRA, --fjord: FJORD_EXTRA, --sound: SOUND_EXTRA, "
         "--bay: BAY_EXTRA, --lagoon: LAGOON_EXTRA, --delta: DELTA_EXTRA, "
-        "--estuary: ESTUARY_EXTRA, --firth: FIRTH_EXTRA) "
+        "--estuary: ESTUARY_EXTRA, --firth: FIRTH_EXTRA, --harbor: HARBOR_EXTRA) "
         "project found in "
         "GIT_DIR/OWNER+NAME (a clone or mirror) into the --extra directory, and exit",
     )
@@ -3073,7 +3158,7 @@ def main(argv: Sequence[str] | None = None) -> int:
         ap.error(
             "--fresh, --unseen, --blind, --sealed, --vault, --dock, --pier, --quay, --wharf, "
             "--jetty, --berth, --cove, --reef, --shoal, --strait, --inlet, --fjord, --sound, --bay, "
-            "--lagoon, --delta, --estuary and --firth are separate sets: give one"
+            "--lagoon, --delta, --estuary, --firth and --harbor are separate sets: give one"
         )
     packages, snapshots = CORPUS, EXTRA
     for held in chosen:
