@@ -125,6 +125,9 @@ class Options:
     #: ``target-torch-version`` (``[tool.torchferry]`` of the root's pyproject.toml, or
     #: inferred from the project's torch requirement) unless given
     target_torch_version: tuple[int, int, int] | None | str = "infer"
+    #: the source codecs a dependency the project declares registers, read as UTF-8
+    #: (:func:`~torchferry.check.source_codecs.declared_codecs` of the root unless given)
+    utf8_codecs: frozenset[str] | None = None
     #: bytes; a larger file is a FRY000 "not checked" (notebooks: their code cells); None: no limit
     max_file_size: int | None = DEFAULT_MAX_FILE_SIZE
     #: ``nn.Module`` classes defined by the files of the run (set by :func:`check_paths`)
@@ -139,6 +142,10 @@ class Options:
             from torchferry.check.torch_version import resolve
 
             self.target_torch_version = resolve(self.root)
+        if self.utf8_codecs is None:
+            from torchferry.check.source_codecs import declared_codecs
+
+            self.utf8_codecs = declared_codecs(self.root)
 
     @property
     def torch_version(self) -> tuple[int, int, int] | None:
@@ -197,9 +204,11 @@ def _first_two_lines(data: bytes) -> bytes:
     return data if second < 0 else data[:second]
 
 
-def decode_source(data: bytes) -> tuple[str, str] | Finding:
+def decode_source(data: bytes, utf8_codecs: frozenset[str] = frozenset()) -> tuple[str, str] | Finding:
     """(text, encoding) of Python source bytes, as Python reads them (BOM, PEP 263 cookie),
-    or, when Python could not read them, a FRY000 finding at the offending position.
+    or, when Python could not read them, a FRY000 finding at the offending position.  A
+    cookie naming a codec of ``utf8_codecs`` (one a declared dependency registers, see
+    :mod:`~torchferry.check.source_codecs`) reads as UTF-8.
 
     >>> decode_source(b"x = 1")
     ('x = 1', 'utf-8')
@@ -216,7 +225,11 @@ def decode_source(data: bytes) -> tuple[str, str] | Finding:
         try:
             encoding, _ = tokenize.detect_encoding(io.BytesIO(data).readline)
         except SyntaxError as exc:
-            return Finding(SYNTAX_ERROR, f"SyntaxError: {exc}", 1, 0, 1, 0)
+            from torchferry.check.source_codecs import cookie
+
+            if cookie(data) not in utf8_codecs:
+                return Finding(SYNTAX_ERROR, f"SyntaxError: {exc}", 1, 0, 1, 0)
+            encoding = "utf-8"
     try:
         return data.decode(encoding), encoding
     except (UnicodeDecodeError, LookupError) as exc:
@@ -428,7 +441,7 @@ def check_bytes(
                 size = "" if len(data) == limit + 1 else f" ({_size(len(data))})"  # read cut
                 out.diagnostics = [_too_large_diag(display, f"the source{size} is", limit)]
             return out, None
-        decoded = decode_source(data)
+        decoded = decode_source(data, opts.utf8_codecs or frozenset())
         if isinstance(decoded, Finding):
             out = FileOutcome(path, display)
             out.diagnostics = [_diag(display, decoded, [])]
@@ -544,6 +557,8 @@ def check_paths(
     use_cache = cache is not None and not (opts.fix or opts.diff)
     # the target torch version changes findings: part of each entry's key
     salt = ".".join(map(str, opts.torch_version or ()))
+    if opts.utf8_codecs:  # (so do the codecs the project's dependencies register)
+        salt += "/" + ",".join(sorted(opts.utf8_codecs))
     readable: list[tuple[int, Path, bytes, str]] = []
     context: list[tuple[int, Path, bytes]] = []  # the files the pre-filter skips
     for i, path in enumerate(paths):

@@ -106,13 +106,15 @@ class Declaration:
     core: bool  #: a core (not optional) requirement
     conditional: bool  #: has an environment marker
     bound: Version | None  #: its lower bound
+    name: str = "torch"  #: the distribution required (normalised: ``future-fstrings``)
 
 
 def _add(out: list[Declaration], where: str, req: str, core: bool) -> None:
     parts = _split(req)
-    if parts is None or parts[0] != "torch":
+    if parts is None:
         return
-    out.append(Declaration(where, req.strip(), core, bool(parts[2]), _spec_lower_bound(parts[1])))
+    out.append(Declaration(where, req.strip(), core, bool(parts[2]), _spec_lower_bound(parts[1]),
+                           parts[0]))
 
 
 def _toml(path: Path) -> dict:
@@ -234,8 +236,9 @@ def _from_requirements(path: Path, root: Path, out: list[Declaration]) -> None:
         _add(out, where, line, True)
 
 
-def declarations(root: Path) -> list[Declaration]:
-    """Every torch requirement declared in the project files of ``root``."""
+def declarations(root: Path, name: str = "torch") -> list[Declaration]:
+    """Every requirement of the distribution ``name`` (normalised, ``future-fstrings``;
+    torch by default) declared in the project files of ``root``."""
     out: list[Declaration] = []
     if (root / "pyproject.toml").is_file():
         _from_pyproject(root / "pyproject.toml", out)
@@ -249,7 +252,7 @@ def declarations(root: Path) -> list[Declaration]:
     for path in reqs:
         if path.is_file():
             _from_requirements(path, root, out)
-    return out
+    return [d for d in out if d.name == name]
 
 
 def infer(root: Path) -> tuple[Version | None, str]:

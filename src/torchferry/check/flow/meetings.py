@@ -47,7 +47,7 @@ from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.feeds import callee_of
 from torchferry.check.flow.lattice import Kind, Op, Value, Where
 from torchferry.check.flow.stores import JOINING
-from torchferry.check.flow.vocab import OPERATOR_METHODS, REDUCTIONS
+from torchferry.check.flow.vocab import INPUT_ONLY_FUNCTIONS, OPERATOR_METHODS, REDUCTIONS
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import FileFlow
@@ -185,7 +185,8 @@ def _one_device_function(qualname: str | None) -> bool:
     """A function of torch (``torch.equal``) or of ``torch.nn.functional`` that computes
     with its tensors on one device (not the packing of sequences, which wants its lengths
     on the CPU)."""
-    if qualname is None or "pack" in qualname:
+    if qualname is None or "pack" in qualname or qualname.startswith("torch.nn.functional.") \
+            and qualname.rsplit(".", 1)[-1] in INPUT_ONLY_FUNCTIONS:
         return False
     return qualname.startswith("torch.nn.functional.") or qualname.count(".") == 1 and qualname.startswith("torch.")
 

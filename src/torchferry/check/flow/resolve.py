@@ -1050,7 +1050,7 @@ def _layer_basis(module: Value) -> Basis:
 def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
     if not isinstance(func, ast.Attribute):
         return
-    base = func.value
+    base = module_behind(ev, func.value)
     i = ev.i
     if isinstance(base, ast.Name):
         if base.id not in i.env and not isinstance(i.node, ast.Module):
@@ -1065,6 +1065,19 @@ def move_in_place(ev: Evaluator, func: ast.expr, v: Value) -> None:
         i._bind_attr(base, v, moved=True)
     elif isinstance(base, ast.Attribute) and isinstance(base.value, ast.Name):
         i._hold_attr(base.value, base.attr, v, func)  # ``agent.q.to(device)``
+
+
+def module_behind(ev: Evaluator, node: ast.expr) -> ast.expr:
+    """The module that ``node`` is, through the methods that return the module itself
+    (``model.bfloat16()`` of ``model.bfloat16().cuda()``, ``net.eval().half()``): ``model``,
+    when it is known to be a module (a tensor's ``.bfloat16()`` is a copy); otherwise
+    ``node``."""
+    root = node
+    while isinstance(root, ast.Call) and isinstance(root.func, ast.Attribute) and \
+            root.func.attr in vocab.MODULE_SELF:
+        root = root.func.value
+    v = ev.i.res.value(root) if root is not node else None
+    return root if v is not None and v.is_(Kind.MODULE) else node
 
 
 def module_call(ev: Evaluator, node: ast.Call, module: Value, args: Args, kws: Kws,

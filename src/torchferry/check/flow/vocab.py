@@ -63,6 +63,13 @@ TO_NDARRAY = frozenset({"numpy"})
 #: tensor methods whose receiver and arguments do not meet on one device: moves, casts to
 #: another's type, reads of another's shape, copies onto the receiver's device
 NO_MEETING = MOVE_NAMES | RETYPES | SHAPE_ONLY | NEW_ON_RECEIVER
+#: functions of ``torch.nn.functional`` whose only tensor is the input: their other
+#: arguments are sizes, factors, paddings or dimensions that torch reads as Python numbers
+#: (``F.interpolate(x, size)`` with ``size`` a list of integer tensors, or one, takes their
+#: values wherever they are), so nothing there meets the input on one device
+INPUT_ONLY_FUNCTIONS = frozenset("""interpolate upsample upsample_nearest upsample_bilinear pad
+    adaptive_avg_pool1d adaptive_avg_pool2d adaptive_avg_pool3d adaptive_max_pool1d
+    adaptive_max_pool2d adaptive_max_pool3d""".split())
 #: tensor methods that spell an operator (``a.eq(b)`` is ``a == b``, ``a.mm(b)`` is ``a @ b``):
 #: the receiver and the tensor arguments meet on one device, as the operator's operands do
 OPERATOR_METHODS = frozenset("""eq ne lt le gt ge add sub mul div true_divide floor_divide

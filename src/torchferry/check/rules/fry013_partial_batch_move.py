@@ -166,7 +166,10 @@ iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)[
 `tqdm(self.val_loader)`, or a name bound to `tqdm(enumerate(loader))`) are checked. A call
 that made a moved value counts as made of the batch only through its first argument. Items
 used as indices (`out[labels]`, where the item on the CPU is fine) or passed to functions
-other than modules, losses and torch functions are not considered meetings, and an item
+other than modules, losses and torch functions are not considered meetings, nor is an
+item given to a function of `torch.nn.functional` whose arguments other than the input are
+sizes, factors or paddings that torch reads as numbers (`F.interpolate(x, size)`, `F.pad`,
+the adaptive poolings' output size: a list of integer tensors there is never moved), and an item
 moved on one arm of an `if` only is not flagged (it may be on either device there), unless
 the other arm of an `if`/`else` moves another item and not it; the arms are compared only
 for an item read by its name after the test, whose value is the batch's item or its moves
@@ -224,7 +227,7 @@ from torchferry.check.flow.siblings import (
     sibling_groups,
 )
 from torchferry.check.flow.unpacked import passed_tuples, returns_cpu_items, unpacked_item
-from torchferry.check.flow.vocab import METRIC_UPDATES, OPERATOR_METHODS
+from torchferry.check.flow.vocab import INPUT_ONLY_FUNCTIONS, METRIC_UPDATES, OPERATOR_METHODS
 from torchferry.check.names import short
 
 CODE = "FRY013"
@@ -652,7 +655,8 @@ def _meetings(ff: FileFlow, res: ScopeResult, bound: dict[str, Value] | None = N
             continue
         if c.callee is Callee.TORCH and c.qualname is not None:
             q = c.qualname
-            if "pack" in q or not (q.startswith("torch.nn.functional.") or q.count(".") == 1):
+            if "pack" in q or not (q.startswith("torch.nn.functional.") or q.count(".") == 1) \
+                    or _input_only(q):
                 continue
         elif c.callee is not Callee.MODULE and not _functional_loss(c) and \
                 not _module_param(ff, res, c):
@@ -665,6 +669,13 @@ def _meetings(ff: FileFlow, res: ScopeResult, bound: dict[str, Value] | None = N
         ops: list[tuple[ast.AST, Value]] = [(a, v) for a in nodes if (v := res.value(a)) is not None]
         if len(ops) >= 2:
             yield c.node, ops
+
+
+def _input_only(qualname: str) -> bool:
+    """Is ``qualname`` a function of ``torch.nn.functional`` whose arguments other than the
+    input are read as numbers (``F.interpolate(x, size)``): it meets nothing?"""
+    return qualname.startswith("torch.nn.functional.") and \
+        qualname.rsplit(".", 1)[-1] in INPUT_ONLY_FUNCTIONS
 
 
 #: the losses of ``torch.nn.functional`` that take the input and the target on one device

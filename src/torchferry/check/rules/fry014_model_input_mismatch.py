@@ -161,7 +161,13 @@ Flags a call `model(x)` when, in one scope,
   the run, in any file, whose methods register no parameter or buffer and store no
   submodule that may hold one, a `torch.nn` layer without parameters), never moved --
   neither here nor by a function of the file it was given to (`setup(model)` that calls
-  `model.cuda()` counts as a move) -- and never handed to anything but such functions,
+  `model.cuda()` counts as a move; so does one through the methods that return the module
+  itself, `model.bfloat16().cuda()`, and, for a model called by a plain name, a move of its
+  parts by the calling function, stored into an attribute or item reached from it,
+  `model.decoder.embed = model.decoder.embed.to(dev)` or `layers[0] = layers[0].to(dev)` of
+  `layers = model.decoder.layers`, as a layer-by-layer calibration does: `.cuda()`, or
+  `.to(d)` of a device `d` the function also moves another tensor to or gives as
+  `device=`; not a cast, `.to(torch.float16)`) -- and never handed to anything but such functions,
   builtins, a function of the run whose summary keeps it in place (`validate(loader,
   model)` that only calls it and `model.eval()`) and a function of torch or NumPy that
   keeps its arguments (not to a wrapper or a class, `nn.DataParallel(model).cuda()` or
@@ -701,6 +707,7 @@ from torchferry.check.flow.vocab import (
     ACCEL_MOVES,
     DATA_FACTORIES,
     LIKE_FACTORIES,
+    MODULE_SELF,
     OUTSIDE_CLASS,
     PARAM_LAYERS,
     SHAPE_FACTORIES,
@@ -970,8 +977,10 @@ class _Uses:
 
     def __init__(self, m: Walker) -> None:
         self.loads: dict[str, list[tuple[ast.Name, ast.AST | None]]] = {}
+        self.parents: dict[int, ast.AST] = {}
         self.device_block = False
         for node in ast.walk(m.tree):
+            self.parents.update((id(c), node) for c in ast.iter_child_nodes(node))
             if isinstance(node, ast.With) and any(
                 isinstance(i.context_expr, ast.Call)
                 and m.qualname(i.context_expr.func) == "torch.device"
@@ -990,9 +999,24 @@ def _never_moved(uses: _Uses, name: str) -> bool:
     for node, parent in uses.loads.get(name, ()):
         if isinstance(parent, ast.Call) and parent.func is node:
             continue  # model(x)
-        if isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES:
+        if isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES and _chain_safe(uses, parent):
             continue  # model.eval(), model.load_state_dict(...), model.parameters()
         return False
+    return True
+
+
+def _chain_safe(uses: _Uses, attr: ast.Attribute) -> bool:
+    """Is the harmless method ``attr`` of a model (``model.half``) not followed by the
+    method of another kind that its result, the module itself, is given
+    (``model.half().cuda()`` moves the model)?"""
+    while attr.attr in MODULE_SELF:
+        call = uses.parents.get(id(attr))
+        up = uses.parents.get(id(call)) if isinstance(call, ast.Call) and call.func is attr else None
+        if not isinstance(up, ast.Attribute):
+            return True
+        if up.attr not in _SAFE_USES:
+            return False
+        attr = up
     return True
 
 
@@ -1778,7 +1802,8 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
     # (an attribute moves with the module that owns it, not with a plain class that holds it)
     if isinstance(func, ast.Name):
         if _handed_on(ff, res, func.id) or _handed_on_around(ff, res, func.id) \
-                or _items_may_move(ff.tree, res.node, func.id) or on_a_path and _aliased(res, func.id):
+                or _items_may_move(ff.tree, res.node, func.id) or on_a_path and _aliased(res, func.id) \
+                or _parts_moved(res.node, func.id):
             return None
     elif not _held_unmoved(ff, res, func) and not _submodule_of_unmoved(ff, res, func, moved_globals):
         return None
@@ -1797,6 +1822,57 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         built = _model_on_cpu(ff, res, chosen) if chosen is not None else None
     through = bool(v.places) and all(p.where is Where.PARAM for p in v.places or ())
     return _left_finding(ctx, c, a, moved, built, through) if built is not None else None
+
+
+def _parts_moved(scope: ast.AST, name: str) -> bool:
+    """Does ``scope`` put a part of the model ``name`` on a device, storing a move into an
+    attribute or item reached from it (``model.decoder.embed = model.decoder.embed.to(dev)``),
+    or from a local name bound to one (``layers = model.decoder.layers``, then ``layers[0] =
+    layers[0].to(dev)``)?  The model is then not where it was built: those parts are where
+    the code put them, as a layer-by-layer calibration of a large model does.  A move counts
+    as one to a device when it is ``.cuda()`` (or another accelerator's) or ``.to(d)`` with
+    ``d`` written as the scope also writes a device, ``device=d``, or moves a tensor that
+    is no part of the model, ``batch[0].to(d)`` (not a cast, ``.to(torch.float16)``)."""
+    roots = {name} | {t.id for st in ast.walk(scope) if isinstance(st, ast.Assign)
+                      and _reached_from(st.value, name) and not isinstance(st.value, ast.Name)
+                      for t in st.targets if isinstance(t, ast.Name)}
+    devices = _devices_written(scope, roots)
+    return any(isinstance(st, ast.Assign) and _moves_to(st.value, devices) and any(
+        isinstance(t, (ast.Attribute, ast.Subscript)) and _reached_from(t, *roots) for t in st.targets)
+        for st in ast.walk(scope))
+
+
+def _devices_written(scope: ast.AST, roots: set[str]) -> set[str]:
+    """The expressions (as ``ast.dump`` writes them) that ``scope`` gives as a ``device=``
+    or as the argument of ``.to()`` on a value reached from none of ``roots``."""
+    out = set()
+    for n in ast.walk(scope):
+        if not isinstance(n, ast.Call):
+            continue
+        out |= {ast.dump(k.value) for k in n.keywords if k.arg == "device"}
+        f = n.func
+        if isinstance(f, ast.Attribute) and f.attr == "to" and len(n.args) == 1 and not n.keywords \
+                and not _reached_from(f.value, *roots):
+            out.add(ast.dump(n.args[0]))
+    return out
+
+
+def _reached_from(node: ast.expr, *names: str) -> bool:
+    """Is ``node`` an attribute or item path (``m.decoder.layers[0]``) rooted at one of
+    ``names``?"""
+    while isinstance(node, (ast.Attribute, ast.Subscript)):
+        node = node.value
+    return isinstance(node, ast.Name) and node.id in names
+
+
+def _moves_to(node: ast.expr, devices: set[str]) -> bool:
+    """Is ``node`` a move to an accelerator (``.cuda()``) or ``.to(d)`` of ``d`` among
+    ``devices``?"""
+    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+        return False
+    if node.func.attr in ACCEL_MOVES:
+        return True
+    return node.func.attr == "to" and len(node.args) == 1 and ast.dump(node.args[0]) in devices
 
 
 def _aliased(res: ScopeResult, name: str) -> bool:
