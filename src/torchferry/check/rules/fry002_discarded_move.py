@@ -61,7 +61,8 @@ the program computes: the tensor now lives on the device (or has the new dtype),
 code after it runs there, and a model that was never moved either now fails on a GPU
 (udacity's `problem_unittests.py`: `if train_on_gpu: x.cuda()` then `D(x)` with `D` on the
 CPU), and a discarded `.half()` assigned back computes in float16. Review it.
-Attribute and subscript receivers (`batch["x"].to(device)`) are reported without a fix, and
+Attribute and subscript receivers (`batch["x"].to(device)`) and chains of conversions
+(`w.float().cuda()`, whose message says `w = w.float().cuda()`) are reported without a fix, and
 so is the name a loop over a batch binds (`for tensor in batch:`): assigning it keeps nothing
 in the batch; the message shows the batch rebuilt from the moved items instead.
 
@@ -517,6 +518,18 @@ def _binding(fn: ast.AST, st: ast.stmt, name: str) -> tuple[ast.expr, ast.expr] 
     return None if best is None else (best.targets[0], best.value)
 
 
+def _assignable_root(recv: ast.expr) -> ast.expr | None:
+    """The name, attribute or subscript at the root of a chain of method calls
+    (``w`` of ``w.float()``), the place the moved value belongs; None for anything else.
+
+    >>> ast.unparse(_assignable_root(ast.parse("w.float().half()", mode="eval").body))
+    'w'
+    """
+    while isinstance(recv, ast.Call) and isinstance(recv.func, ast.Attribute):
+        recv = recv.func.value
+    return recv if isinstance(recv, (ast.Name, ast.Attribute, ast.Subscript)) else None
+
+
 def _finding(ctx: Context, call: ast.Call, st: ast.Expr, why: Why) -> Finding:
     func = call.func
     assert isinstance(func, ast.Attribute)
@@ -531,7 +544,9 @@ def _finding(ctx: Context, call: ast.Call, st: ast.Expr, why: Why) -> Finding:
                   f"Assign the result: `{recv.id} = {text}`")
         hint = f"assign it: `{recv.id} = {text}`"
     else:
-        hint = f"assign it: `{short(ctx.text(recv))} = {text}`"
+        target = _assignable_root(recv)
+        hint = (f"assign it: `{short(ctx.text(target))} = {text}`" if target is not None
+                else f"keep it: `result = {text}`")
     what = "copied, not moved" if func.attr in ("to", "cuda", "cpu") else "converted into a new tensor"
     f = ctx.finding(CODE, call, f"`{text}` result is discarded: tensors are {what}; {hint}", fix)
     name = short(ctx.text(recv))
