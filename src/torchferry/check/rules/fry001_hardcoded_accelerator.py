@@ -8,6 +8,17 @@ CUDA constructors (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`..
 `torch.set_default_tensor_type("torch.cuda.FloatTensor")`, where the code does not check
 that the accelerator is available.
 
+A parameter default (`def f(x, device="cuda")`, `device=torch.device("cuda")`, a string
+default only for a parameter named for a device) is the caller's to override: it is flagged
+where a call of the run leaves the parameter to it (`f(x)`, `Block(dim)` of a module whose
+`__init__` has the default), binding positional and keyword arguments as Python does, at the
+default, with that call as evidence. The function must be defined at the file's top level
+(or be the `__init__` of a class there) and every use of its name, in the file and in the
+files of the run that import it, a call that can be bound: a name handed on as a value
+(`map(f, xs)`, a subclass), an attribute call (`mod.f(x)`), a call spreading `*args` /
+`**kw`, a decorator or a star import leaves it unflagged, and so does a call under a test on
+availability.
+
 The portable line `device = "cuda" if torch.cuda.is_available() else "cpu"`, literals
 under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) guard or in a
 conditional expression testing one (`x.cuda() if self.use_cuda else x`), code
@@ -81,9 +92,10 @@ deliberate "this needs a GPU" turns into a silent slow run, so review it.
 on a machine without a GPU; the same module bound to a name first (`criterion.cuda()`) still is.
 A `torch.device("cuda")` only compared with (`x.device == torch.device("cuda")`,
 `torch.device("cuda").type`) is not flagged: building the descriptor needs no GPU.
-Parameter defaults (`def f(device="cuda")`), device strings built at run time
-(`f"cuda:{rank}"`) and `device_type=` arguments (`torch.autocast("cuda")` only warns on a
-CPU machine) are not flagged. Any `if` whose test mentions the device, cuda, gpu or
+A parameter default is flagged only through a call of the run that relies on it: the
+default of a public function no file of the run calls, or of a method (`obj.run(x)`), is
+not. Device strings built at run time (`f"cuda:{rank}"`) and `device_type=` arguments
+(`torch.autocast("cuda")` only warns on a CPU machine) are not flagged. Any `if` whose test mentions the device, cuda, gpu or
 availability counts as a guard of its arms, even if it tests something else. An earlier
 `if torch.cuda.is_available():` whose arms both go on (a CPU `else`, or none) guards only
 its arms: a literal after it is flagged. One arm that leaves anywhere in it (a `return`
@@ -103,13 +115,15 @@ from __future__ import annotations
 
 import ast
 import enum
+import os
 import re
 import weakref
 from collections.abc import Iterable
 from dataclasses import replace
 
-from torchferry.check.api import Context, Edit, Finding, Fix, Selected
+from torchferry.check.api import Context, Edit, Evidence, Finding, Fix, Selected
 from torchferry.check.cpu_fallback import program_fallback
+from torchferry.check.default_calls import relying_call
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.queries import is_device
 from torchferry.check.names import (
@@ -280,7 +294,8 @@ def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Find
             elif isinstance(gp, ast.keyword) and gp.arg not in _DEVICE_KWARGS:
                 return
             elif isinstance(gp, ast.arguments):
-                return  # a parameter default: the caller chooses
+                yield from _default(ctx, m, site, gp, parent)  # a parameter default
+                return
             elif isinstance(gp, (ast.Attribute, ast.Compare)):
                 # ``torch.device("cuda").type``, ``x.device == torch.device("cuda")``: a
                 # descriptor built to compare with, nothing is placed there (stable-baselines3)
@@ -296,6 +311,9 @@ def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Find
         if not _device_target(parent):
             return
         target_stmt = parent
+    elif isinstance(parent, ast.arguments):
+        yield from _default(ctx, m, site, parent, const)  # a parameter default
+        return
     else:
         return  # comparisons, IfExp branches, f-strings, containers, defaults...
     if isinstance(parent, ast.keyword):
@@ -326,6 +344,54 @@ def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Find
         "(`device = \"cuda\" if torch.cuda.is_available() else \"cpu\"`) and use that variable",
         fix,
     )
+
+
+def _default(ctx: Context, m: Walker, site: Site[ast.Constant], args: ast.arguments,
+             default: ast.expr) -> Iterable[Finding]:
+    """A parameter default ``device="cuda"`` (or ``torch.device("cuda")``): flagged where a
+    call of the run leaves the parameter to it (:func:`relying_call`), at the default,
+    with that call as evidence; the caller chooses otherwise."""
+    fn = m.parents(site.stmt).get(id(args))
+    param = _defaulted(args, default)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or param is None:
+        return
+    if default is site.node and not _device_name(param):
+        return  # a string default of a parameter not named for a device: maybe no device
+    scope = next((s for s in m.functions if s.node is fn), None)
+    if _guarded(m, site) or scope is None or _cuda_only_by_design(m, scope):
+        return
+    relied = relying_call(ctx.tree, ctx.path, ctx.project, fn, param)
+    if relied is None:
+        return
+    shown = ctx.text(default) if default is not site.node else repr(site.node.value).replace("'", '"')
+    where = "" if relied.path is None else f" of {os.path.basename(relied.path)}"
+    f = ctx.finding(
+        CODE, site.node,
+        f"hard-coded accelerator default `{param}={shown}` crashes on machines without one: "
+        f"`{relied.name}(...)` at line {relied.line}{where} leaves `{param}` to it; pass the "
+        "device the program picked once (`device = \"cuda\" if torch.cuda.is_available() else "
+        "\"cpu\"`), or default to None and pick it there",
+    )
+    step = Evidence(f"`{relied.name}(...)` here leaves `{param}` to its default", relied.line,
+                    relied.column, relied.path)
+    yield replace(f, evidence=(step,))
+
+
+def _defaulted(args: ast.arguments, default: ast.expr) -> str | None:
+    """The parameter whose default is ``default``."""
+    positional = [*args.posonlyargs, *args.args]
+    for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True):
+        if d is default:
+            return a.arg
+    for a, kd in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        if kd is default:
+            return a.arg
+    return None
+
+
+def _device_name(name: str) -> bool:
+    """A name for a device (``device``, ``dev``, ``*_device``), not for its type."""
+    return bool(DEVICE_NAME.match(name)) and not name.lower().endswith("type")
 
 
 def _device_var(m: Walker, ff: FileFlow, scope: Scope, at: int) -> str | None:
