@@ -17,7 +17,11 @@ default, with that call as evidence. The function must be defined at the file's 
 files of the run that import it, a call that can be bound: a name handed on as a value
 (`map(f, xs)`, a subclass), an attribute call (`mod.f(x)`), a call spreading `*args` /
 `**kw`, a decorator or a star import leaves it unflagged, and so does a call under a test on
-availability.
+availability. In the same way, a test of a parameter whose default is None against None
+(`if device is not None: ... else: model.cuda()`, `if device is None: x = x.cuda()`) says
+nothing of the accelerator: the arm that runs on the default is no guard where such a call
+leaves the parameter to it (the evidence names the call; no fix is offered, the device
+variable being None there).
 
 The portable line `device = "cuda" if torch.cuda.is_available() else "cpu"`, literals
 under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) guard or in a
@@ -96,7 +100,10 @@ A parameter default is flagged only through a call of the run that relies on it:
 default of a public function no file of the run calls, or of a method (`obj.run(x)`), is
 not. Device strings built at run time (`f"cuda:{rank}"`) and `device_type=` arguments
 (`torch.autocast("cuda")` only warns on a CPU machine) are not flagged. Any `if` whose test mentions the device, cuda, gpu or
-availability counts as a guard of its arms, even if it tests something else. An earlier
+availability counts as a guard of its arms, even if it tests something else, but for the
+arm of a parameter's default None above: which arm a flag's name vouches for is not in the
+code (`if args.no_cuda:` / `if args.cuda:`), so a test is not read for what it establishes
+otherwise. An earlier
 `if torch.cuda.is_available():` whose arms both go on (a CPU `else`, or none) guards only
 its arms: a literal after it is flagged. One arm that leaves anywhere in it (a `return`
 under a further `if`) counts as leaving. "CUDA-only by design" is
@@ -184,7 +191,10 @@ def _findings(ctx: Context) -> Iterable[Finding]:
     yield from _legacy(ctx, m)
     for site in m.calls_by_tail.get("cuda", ()):
         call = site.node
-        if not isinstance(call.func, ast.Attribute) or _guarded(m, site):
+        if not isinstance(call.func, ast.Attribute):
+            continue
+        steps = _unguarded(ctx, m, site)
+        if steps is None:
             continue
         if site.ctx.scope.name == "cuda":
             continue  # implementing a ``cuda()`` method of one's own
@@ -192,7 +202,8 @@ def _findings(ctx: Context) -> Iterable[Finding]:
             continue
         recv = ctx.text(call.func.value)
         fix = None
-        var = _device_var(m, ctx.flow, site.ctx.scope, site.pos)
+        # (in an arm that runs on a parameter's default None, that parameter is None there)
+        var = None if steps else _device_var(m, ctx.flow, site.ctx.scope, site.pos)
         if var is not None and not call.args:
             rest = ", ".join(ctx.text(k) for k in call.keywords)
             _, _, el, ec = ctx.span(call.func.value)
@@ -207,7 +218,7 @@ def _findings(ctx: Context) -> Iterable[Finding]:
             f"`{shown}` hard-codes CUDA and crashes on machines without a GPU; "
             "pick the device once (`device = \"cuda\" if torch.cuda.is_available() else \"cpu\"`) "
             "and use `.to(device)`",
-            rl, rc, el, ec, fix,
+            rl, rc, el, ec, fix, steps,
         )
 
 
@@ -256,14 +267,16 @@ def _legacy(ctx: Context, m: Walker) -> Iterable[Finding]:
                 shown = f"torch.cuda.{name}(...)"
             else:
                 continue
-            if _guarded(m, site):
+            steps = _unguarded(ctx, m, site)
+            if steps is None:
                 continue
-            yield ctx.finding(
+            f = ctx.finding(
                 CODE, call,
                 f"`{shown}` hard-codes CUDA (a legacy constructor) and crashes on machines "
                 "without a GPU; pick the device once and create tensors there: "
                 "`torch.tensor(data, device=device)` / `torch.zeros(..., device=device)`",
             )
+            yield replace(f, evidence=steps)
 
 
 def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Finding]:
@@ -320,7 +333,8 @@ def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Find
         call = parents.get(id(parent))
         if isinstance(call, ast.Call) and "mock" in (dotted(call.func) or "").lower():
             return  # a device string handed to a mock: nothing runs on it
-    if _guarded(m, site):
+    steps = _unguarded(ctx, m, site)
+    if steps is None:
         return
     value = str(const.value)
     fix = None
@@ -332,18 +346,19 @@ def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Find
         fix = Fix((ctx.edit(const, f'"{value}" if {check} else "cpu"'),), False,
                   "Fall back to the CPU when the accelerator is missing")
     elif target_stmt is None:
-        var = _device_var(m, ctx.flow, site.ctx.scope, site.pos)
+        var = None if steps else _device_var(m, ctx.flow, site.ctx.scope, site.pos)
         if var is not None:
             node = call_wrapper if call_wrapper is not None and len(call_wrapper.args) == 1 \
                 and not call_wrapper.keywords else const
             fix = Fix((ctx.edit(node, var),), False, f"Use the device variable `{var}`")
     shown = ctx.text(call_wrapper) if call_wrapper is not None else repr(value).replace("'", '"')
-    yield ctx.finding(
+    f = ctx.finding(
         CODE, const,
         f"hard-coded accelerator `{shown}` crashes on machines without one; pick the device once "
         "(`device = \"cuda\" if torch.cuda.is_available() else \"cpu\"`) and use that variable",
         fix,
     )
+    yield replace(f, evidence=steps)
 
 
 def _default(ctx: Context, m: Walker, site: Site[ast.Constant], args: ast.arguments,
@@ -543,11 +558,12 @@ def _guarded(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
     child: ast.AST = site.node
     up = parents.get(id(child))
     while up is not None and up is not site.stmt:
-        if isinstance(up, ast.IfExp) and child is not up.test and m.mentions_availability(up.test):
+        if isinstance(up, ast.IfExp) and child is not up.test and m.mentions_availability(up.test) \
+                and _none_arm(site.ctx.scope, up.test, child is up.body) is None:
             return True
         child, up = up, parents.get(id(up))
-    for ifnode, _ in site.ctx.ifs:
-        if m.mentions_availability(ifnode.test):
+    for ifnode, in_body in site.ctx.ifs:
+        if m.mentions_availability(ifnode.test) and _none_arm(site.ctx.scope, ifnode.test, in_body) is None:
             return True
     for loop in site.ctx.loops:
         if isinstance(loop, ast.While) and m.mentions_availability(loop.test):
@@ -568,6 +584,83 @@ def _guarded(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
         scope = scope.parent
     # the literal sits in an ``if`` test itself, e.g. ``if x.is_cuda or "cuda" ...``
     return isinstance(site.stmt, (ast.If, ast.While)) and _in_test(site)
+
+
+def _unguarded(ctx: Context, m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> tuple[Evidence, ...] | None:
+    """None where availability is checked (:func:`_guarded`); else the evidence of the
+    arms the site is in that run on a parameter's default None (``if device is None:``, the
+    ``else`` of ``if device is not None:``): a call of the run that leaves the parameter to
+    its default, one per such arm.  Such a test says nothing of the accelerator, but the
+    caller may pass a device; with no call of the run known to leave it None the site
+    stays unflagged, as under any test naming the device."""
+    if _guarded(m, site):
+        return None
+    steps: list[Evidence] = []
+    for fn, param in _none_arms(m, site):
+        relied = relying_call(ctx.tree, ctx.path, ctx.project, fn, param)
+        if relied is None:
+            return None
+        where = "" if relied.path is None else f" of {os.path.basename(relied.path)}"
+        steps.append(Evidence(
+            f"`{relied.name}(...)`{where} here leaves `{param}` to its default None, "
+            "which takes this arm", relied.line, relied.column, relied.path))
+    return tuple(steps)
+
+
+def _none_arms(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:
+    """The parameters (with their function) whose default None the site's arms run on:
+    of each ``if`` (or conditional expression) around it whose test is ``p is None`` (the
+    site in its body) or ``p is not None`` (in its ``else``)."""
+    scope = site.ctx.scope
+    out = []
+    tests: list[tuple[ast.expr, bool]] = [(i.test, in_body) for i, in_body in site.ctx.ifs]
+    parents = m.parents(site.stmt)
+    child: ast.AST = site.node
+    up = parents.get(id(child))
+    while up is not None and up is not site.stmt:
+        if isinstance(up, ast.IfExp) and child is not up.test:
+            tests.append((up.test, child is up.body))
+        child, up = up, parents.get(id(up))
+    for test, in_body in tests:
+        found = _none_arm(scope, test, in_body)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _none_arm(scope: Scope, test: ast.expr, in_body: bool) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, str] | None:
+    """``(function, p)`` when ``test`` compares ``p``, a parameter of the scope's function
+    whose default is None and which nothing else binds, with None, and the arm (``in_body``:
+    the test's body) is the one where ``p`` is None."""
+    fn = scope.function
+    if fn is None or not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                          and isinstance(test.left, ast.Name)
+                          and isinstance(test.comparators[0], ast.Constant)
+                          and test.comparators[0].value is None):
+        return None
+    op = test.ops[0]
+    if not isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+        return None
+    is_none = isinstance(op, (ast.Is, ast.Eq))
+    name = test.left.id
+    if is_none != in_body or len(scope.binds.get(name, ())) != 1:
+        return None
+    default = _default_of(fn.args, name)
+    if not (isinstance(default, ast.Constant) and default.value is None):
+        return None
+    return fn, name
+
+
+def _default_of(args: ast.arguments, name: str) -> ast.expr | None:
+    """The default of the parameter ``name``, if it has one."""
+    positional = [*args.posonlyargs, *args.args]
+    for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True):
+        if a.arg == name:
+            return d
+    for a, kd in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        if a.arg == name:
+            return kd
+    return None
 
 
 #: calls that leave the function or skip the test (``sys.exit(1)``, ``pytest.skip(...)``)
