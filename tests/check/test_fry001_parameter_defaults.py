@@ -74,6 +74,13 @@ PASSED = {
         "if torch.cuda.is_available():\n"
         "    y = helper(torch.ones(2))\n"
     ),
+    "a-device-only-compared": (
+        "def train(data, device: str = 'cuda'):\n"
+        "    device_type = 'cuda' if 'cuda' in device else 'cpu'\n"
+        "    with torch.autocast(device_type=device_type):\n"
+        "        return data * 2\n"
+        "y = train(torch.ones(2))\n"
+    ),
     "not-a-device-parameter": (
         "def helper(x, backend='cuda'):\n"
         "    return backend == 'cuda'\n"

@@ -8,9 +8,10 @@ CUDA constructors (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`..
 `torch.set_default_tensor_type("torch.cuda.FloatTensor")`, where the code does not check
 that the accelerator is available.
 
-A parameter default (`def f(x, device="cuda")`, `device=torch.device("cuda")`, a string
-default only for a parameter named for a device) is the caller's to override: it is flagged
-where a call of the run leaves the parameter to it (`f(x)`, `Block(dim)` of a module whose
+A parameter default (`def f(x, device="cuda")`, `device=torch.device("cuda")`) of a
+parameter the function places something with (a `device=` argument, `.to(device)`,
+`torch.device(device)`, or `self.device = device` that a method of the class uses so) is the
+caller's to override: it is flagged where a call of the run leaves the parameter to it (`f(x)`, `Block(dim)` of a module whose
 `__init__` has the default), binding positional and keyword arguments as Python does, at the
 default, with that call as evidence. The function must be defined at the file's top level
 (or be the `__init__` of a class there) and every use of its name, in the file and in the
@@ -125,7 +126,7 @@ import enum
 import os
 import re
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
 from torchferry.check.api import Context, Edit, Evidence, Finding, Fix, Selected
@@ -370,8 +371,9 @@ def _default(ctx: Context, m: Walker, site: Site[ast.Constant], args: ast.argume
     param = _defaulted(args, default)
     if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or param is None:
         return
-    if default is site.node and not _device_name(param):
-        return  # a string default of a parameter not named for a device: maybe no device
+    cls = next((st for st in ctx.tree.body if isinstance(st, ast.ClassDef) and fn in st.body), None)
+    if not _places_with(fn, param, cls):
+        return  # (``device_type = "cuda" if "cuda" in device else "cpu"``: nothing placed)
     scope = next((s for s in m.functions if s.node is fn), None)
     if _guarded(m, site) or scope is None or _cuda_only_by_design(m, scope):
         return
@@ -404,9 +406,41 @@ def _defaulted(args: ast.arguments, default: ast.expr) -> str | None:
     return None
 
 
-def _device_name(name: str) -> bool:
-    """A name for a device (``device``, ``dev``, ``*_device``), not for its type."""
-    return bool(DEVICE_NAME.match(name)) and not name.lower().endswith("type")
+def _places_with(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str, cls: ast.ClassDef | None) -> bool:
+    """Does ``fn`` place something with its parameter ``param``: as a ``device=`` or
+    ``map_location=`` argument, the argument of ``.to(...)`` / ``.cuda(...)`` or of
+    ``torch.device(...)``, or kept on ``self.<attr>`` (``fn`` being a method of ``cls``)
+    that a method of the class uses so?"""
+    kept: set[str] = set()
+    if _places(fn, lambda n: isinstance(n, ast.Name) and n.id == param, kept):
+        return True
+    if cls is None or not kept:
+        return False
+    def of_self(n: ast.AST) -> bool:
+        return isinstance(n, ast.Attribute) and n.attr in kept and \
+            isinstance(n.value, ast.Name) and n.value.id == "self"
+    return any(_places(f, of_self, set()) for f in cls.body
+               if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+
+def _places(root: ast.AST, ref: Callable[[ast.AST], bool], kept: set[str]) -> bool:
+    """Is a value ``ref`` picks out used in ``root`` to place something (see
+    :func:`_places_with`)?  The attributes of ``self`` it is stored in go to ``kept``."""
+    parents = {id(c): p for p in ast.walk(root) for c in ast.iter_child_nodes(p)}
+    for n in ast.walk(root):
+        if not ref(n) or not isinstance(getattr(n, "ctx", None), ast.Load):
+            continue
+        p = parents.get(id(n))
+        if isinstance(p, ast.keyword) and p.arg in _DEVICE_KWARGS:
+            return True
+        if isinstance(p, ast.Call) and p.args and p.args[0] is n and (
+                tail(p.func) in ("to", "cuda") and isinstance(p.func, ast.Attribute)
+                or (dotted(p.func) or "").endswith("device")):
+            return True
+        if isinstance(p, ast.Assign) and p.value is n:
+            kept.update(t.attr for t in p.targets if isinstance(t, ast.Attribute)
+                        and isinstance(t.value, ast.Name) and t.value.id == "self")
+    return False
 
 
 def _device_var(m: Walker, ff: FileFlow, scope: Scope, at: int) -> str | None:
