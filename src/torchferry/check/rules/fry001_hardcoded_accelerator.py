@@ -131,7 +131,7 @@ from dataclasses import replace
 
 from torchferry.check.api import Context, Edit, Evidence, Finding, Fix, Selected
 from torchferry.check.cpu_fallback import program_fallback
-from torchferry.check.default_calls import relying_call
+from torchferry.check.default_calls import Reliance, relying_call
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.queries import is_device
 from torchferry.check.names import (
@@ -377,7 +377,7 @@ def _default(ctx: Context, m: Walker, site: Site[ast.Constant], args: ast.argume
     scope = next((s for s in m.functions if s.node is fn), None)
     if _guarded(m, site) or scope is None or _cuda_only_by_design(m, scope):
         return
-    relied = relying_call(ctx.tree, ctx.path, ctx.project, fn, param)
+    relied = _relied(ctx, m, fn, param)
     if relied is None:
         return
     shown = ctx.text(default) if default is not site.node else repr(site.node.value).replace("'", '"')
@@ -392,6 +392,21 @@ def _default(ctx: Context, m: Walker, site: Site[ast.Constant], args: ast.argume
     step = Evidence(f"`{relied.name}(...)` here leaves `{param}` to its default", relied.line,
                     relied.column, relied.path)
     yield replace(f, evidence=(step,))
+
+
+def _relied(ctx: Context, m: Walker, fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> Reliance | None:
+    """:func:`relying_call` of ``fn``'s parameter ``param``, worked out once per file."""
+    memo = _RELIED.get(m)
+    if memo is None:
+        memo = _RELIED[m] = {}
+    key = (id(fn), param)
+    if key not in memo:
+        memo[key] = relying_call(ctx.tree, ctx.path, ctx.project, fn, param)
+    return memo[key]
+
+
+#: :func:`_relied`'s answers for each file's model (dropped with it)
+_RELIED: weakref.WeakKeyDictionary[Walker, dict[tuple[int, str], Reliance | None]] = weakref.WeakKeyDictionary()
 
 
 def _defaulted(args: ast.arguments, default: ast.expr) -> str | None:
@@ -631,7 +646,7 @@ def _unguarded(ctx: Context, m: Walker, site: Site[ast.Call] | Site[ast.Constant
         return None
     steps: list[Evidence] = []
     for fn, param in _none_arms(m, site):
-        relied = relying_call(ctx.tree, ctx.path, ctx.project, fn, param)
+        relied = _relied(ctx, m, fn, param)
         if relied is None:
             return None
         where = "" if relied.path is None else f" of {os.path.basename(relied.path)}"
