@@ -257,6 +257,21 @@ FLAGGED = {
         "    torch.save(feats, cached)\n"
         "    return feats\n"
     ),
+    "cpu-arm-of-a-test-that-admits-mps": (
+        "import torch\n"
+        "def restore(model, path):\n"
+        "    if torch.cuda.is_available() or torch.backends.mps.is_available():\n"
+        "        sd = torch.load(path)\n"
+        "    else:\n"
+        "        sd = torch.load(path, map_location=torch.device('cpu'))\n"
+        "    model.load_state_dict(sd)\n"
+    ),
+    "cpu-arm-of-a-device-string-test": (
+        "import torch\n"
+        "def restore(path, device):\n"
+        "    return torch.load(path) if device in ('cuda', 'mps:0') \\\n"
+        "        else torch.load(path, map_location='cpu')\n"
+    ),
     "timings-with-a-tensor-put-in": (
         "import os, time, torch\n"
         "class Tracker:\n"

@@ -828,8 +828,9 @@ def device_chosen(m: Walker, site: Site[ast.Call]) -> bool:
     ``if`` (or ``a if T else b``) whose test, there, says an accelerator is available
     (``torch.cuda.is_available()``, ``x and torch.cuda.is_available()``, a name bound once
     to such a test), or whose other arm loads the same path with ``map_location`` to the
-    CPU (the author chose per device: the flag is the device's)?  On a machine without
-    the accelerator the other arm runs."""
+    CPU (the author chose per device: the flag is the device's) and whose test names no
+    other accelerator (``cuda or mps`` also holds on a Mac, where a CUDA checkpoint fails)?
+    On a machine without the accelerator the other arm runs."""
     src = load_source(site.node)
     for node, here in _arms(m, site):
         test, value = node.test, here
@@ -838,7 +839,27 @@ def device_chosen(m: Walker, site: Site[ast.Call]) -> bool:
         if value and _accelerator_test(m, test, site.ctx, 0):
             return True
         other = node.orelse if here else node.body
-        if src is not None and _cpu_sibling(m, other, src):
+        if src is not None and not _names_other_backend(node.test) and _cpu_sibling(m, other, src):
+            return True
+    return False
+
+
+# accelerators other than CUDA: a machine with one of them and no CUDA device cannot
+# restore a CUDA checkpoint either
+_OTHER_BACKENDS = frozenset({"mps", "xpu", "npu", "hpu", "xla", "mlu", "ipu"})
+
+
+def _names_other_backend(test: ast.expr) -> bool:
+    """Does ``test`` name an accelerator other than CUDA (``torch.backends.mps``, a
+    ``"mps"`` string)?  Then it may hold on a machine without CUDA (``cuda or mps``), so
+    the arm it guards is not known to be the CUDA machine's."""
+    for n in ast.walk(test):
+        if isinstance(n, ast.Attribute) and n.attr in _OTHER_BACKENDS:
+            return True
+        if isinstance(n, ast.Name) and n.id in _OTHER_BACKENDS:
+            return True
+        if isinstance(n, ast.Constant) and isinstance(n.value, str) \
+                and n.value.split(":", 1)[0] in _OTHER_BACKENDS:
             return True
     return False
 

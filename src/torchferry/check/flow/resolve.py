@@ -907,13 +907,29 @@ def _type_target(ev: Evaluator, node: ast.Call, recv: Value) -> frozenset[Place]
         (k.value for k in node.keywords if k.arg == "dtype"), None)
     if target is None:
         return None
+    return _cast_target(ev, target, recv, named_dtype(target))
+
+
+def _module_type_target(ev: Evaluator, node: ast.Call, recv: Value) -> frozenset[Place] | None:
+    """Where ``module.type(T)`` puts the module's tensors: as :func:`_type_target` for a
+    ``T`` the code names or chooses between legacy types; anything else (a parameter
+    ``dtype`` a caller may set to ``torch.cuda.FloatTensor``) may be any device, whatever
+    its name."""
+    target = node.args[0] if node.args else next(
+        (k.value for k in node.keywords if k.arg == "dst_type"), None)
+    return None if target is None else _cast_target(ev, target, recv, False)
+
+
+def _cast_target(ev: Evaluator, target: ast.expr, recv: Value, by_name: bool) -> frozenset[Place] | None:
+    """Where a cast to the type ``target`` puts ``recv``'s tensors; with ``by_name``, a
+    type the analysis cannot name is taken as a dtype when its name says so."""
     text = target.value if isinstance(target, ast.Constant) and isinstance(target.value, str) \
         else ev.ff.qualname(target, ev.i)
     if text is None:
         chosen = ev.values.get(id(target), UNKNOWN)
         if chosen.is_(Kind.OTHER) and chosen.places and _legacy_types(chosen):
             return chosen.places  # ``T = torch.cuda.FloatTensor if cuda else torch.FloatTensor``
-        return recv.places if named_dtype(target) else None
+        return recv.places if by_name else None
     parts = text.split(".")
     if parts[0] != "torch":
         return None
@@ -1022,6 +1038,14 @@ def module_method(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: A
         if moved:
             text = f"{attr}(...)" if attr == "to" else f"{attr}()"
             v = recv.at(places, _made(node, text, Op.MOVED, places))
+            move_in_place(ev, node.func, v)
+    elif attr == "type" and (node.args or node.keywords):
+        # ``Module.type(T)`` casts every parameter and buffer in place (``t.type(T)``): a
+        # CUDA tensor type puts them on the device, a type the analysis cannot name anywhere
+        places = _module_type_target(ev, node, recv)
+        v = recv
+        if places != recv.places:
+            v = recv.at(places, _made(node, "type(...)", Op.MOVED, places))
             move_in_place(ev, node.func, v)
     elif attr in vocab.MODULE_SELF:
         v = recv

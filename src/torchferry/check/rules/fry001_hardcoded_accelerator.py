@@ -8,6 +8,22 @@ CUDA constructors (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`..
 `torch.set_default_tensor_type("torch.cuda.FloatTensor")`, where the code does not check
 that the accelerator is available.
 
+A parameter default (`def f(x, device="cuda")`, `device=torch.device("cuda")`) of a
+parameter the function places something with (a `device=` argument, `.to(device)`,
+`torch.device(device)`, or `self.device = device` that a method of the class uses so) is the
+caller's to override: it is flagged where a call of the run leaves the parameter to it (`f(x)`, `Block(dim)` of a module whose
+`__init__` has the default), binding positional and keyword arguments as Python does, at the
+default, with that call as evidence. The function must be defined at the file's top level
+(or be the `__init__` of a class there) and every use of its name, in the file and in the
+files of the run that import it, a call that can be bound: a name handed on as a value
+(`map(f, xs)`, a subclass), an attribute call (`mod.f(x)`), a call spreading `*args` /
+`**kw`, a decorator or a star import leaves it unflagged, and so does a call under a test on
+availability. In the same way, a test of a parameter whose default is None against None
+(`if device is not None: ... else: model.cuda()`, `if device is None: x = x.cuda()`) says
+nothing of the accelerator: the arm that runs on the default is no guard where such a call
+leaves the parameter to it (the evidence names the call; no fix is offered, the device
+variable being None there).
+
 The portable line `device = "cuda" if torch.cuda.is_available() else "cpu"`, literals
 under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) guard or in a
 conditional expression testing one (`x.cuda() if self.use_cuda else x`), code
@@ -81,10 +97,14 @@ deliberate "this needs a GPU" turns into a silent slow run, so review it.
 on a machine without a GPU; the same module bound to a name first (`criterion.cuda()`) still is.
 A `torch.device("cuda")` only compared with (`x.device == torch.device("cuda")`,
 `torch.device("cuda").type`) is not flagged: building the descriptor needs no GPU.
-Parameter defaults (`def f(device="cuda")`), device strings built at run time
-(`f"cuda:{rank}"`) and `device_type=` arguments (`torch.autocast("cuda")` only warns on a
-CPU machine) are not flagged. Any `if` whose test mentions the device, cuda, gpu or
-availability counts as a guard of its arms, even if it tests something else. An earlier
+A parameter default is flagged only through a call of the run that relies on it: the
+default of a public function no file of the run calls, or of a method (`obj.run(x)`), is
+not. Device strings built at run time (`f"cuda:{rank}"`) and `device_type=` arguments
+(`torch.autocast("cuda")` only warns on a CPU machine) are not flagged. Any `if` whose test mentions the device, cuda, gpu or
+availability counts as a guard of its arms, even if it tests something else, but for the
+arm of a parameter's default None above: which arm a flag's name vouches for is not in the
+code (`if args.no_cuda:` / `if args.cuda:`), so a test is not read for what it establishes
+otherwise. An earlier
 `if torch.cuda.is_available():` whose arms both go on (a CPU `else`, or none) guards only
 its arms: a literal after it is flagged. One arm that leaves anywhere in it (a `return`
 under a further `if`) counts as leaving. "CUDA-only by design" is
@@ -103,13 +123,15 @@ from __future__ import annotations
 
 import ast
 import enum
+import os
 import re
 import weakref
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from torchferry.check.api import Context, Edit, Finding, Fix, Selected
+from torchferry.check.api import Context, Edit, Evidence, Finding, Fix, Selected
 from torchferry.check.cpu_fallback import program_fallback
+from torchferry.check.default_calls import Reliance, relying_call
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.queries import is_device
 from torchferry.check.names import (
@@ -170,7 +192,10 @@ def _findings(ctx: Context) -> Iterable[Finding]:
     yield from _legacy(ctx, m)
     for site in m.calls_by_tail.get("cuda", ()):
         call = site.node
-        if not isinstance(call.func, ast.Attribute) or _guarded(m, site):
+        if not isinstance(call.func, ast.Attribute):
+            continue
+        steps = _unguarded(ctx, m, site)
+        if steps is None:
             continue
         if site.ctx.scope.name == "cuda":
             continue  # implementing a ``cuda()`` method of one's own
@@ -178,7 +203,8 @@ def _findings(ctx: Context) -> Iterable[Finding]:
             continue
         recv = ctx.text(call.func.value)
         fix = None
-        var = _device_var(m, ctx.flow, site.ctx.scope, site.pos)
+        # (in an arm that runs on a parameter's default None, that parameter is None there)
+        var = None if steps else _device_var(m, ctx.flow, site.ctx.scope, site.pos)
         if var is not None and not call.args:
             rest = ", ".join(ctx.text(k) for k in call.keywords)
             _, _, el, ec = ctx.span(call.func.value)
@@ -193,7 +219,7 @@ def _findings(ctx: Context) -> Iterable[Finding]:
             f"`{shown}` hard-codes CUDA and crashes on machines without a GPU; "
             "pick the device once (`device = \"cuda\" if torch.cuda.is_available() else \"cpu\"`) "
             "and use `.to(device)`",
-            rl, rc, el, ec, fix,
+            rl, rc, el, ec, fix, steps,
         )
 
 
@@ -242,14 +268,16 @@ def _legacy(ctx: Context, m: Walker) -> Iterable[Finding]:
                 shown = f"torch.cuda.{name}(...)"
             else:
                 continue
-            if _guarded(m, site):
+            steps = _unguarded(ctx, m, site)
+            if steps is None:
                 continue
-            yield ctx.finding(
+            f = ctx.finding(
                 CODE, call,
                 f"`{shown}` hard-codes CUDA (a legacy constructor) and crashes on machines "
                 "without a GPU; pick the device once and create tensors there: "
                 "`torch.tensor(data, device=device)` / `torch.zeros(..., device=device)`",
             )
+            yield replace(f, evidence=steps)
 
 
 def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Finding]:
@@ -280,7 +308,8 @@ def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Find
             elif isinstance(gp, ast.keyword) and gp.arg not in _DEVICE_KWARGS:
                 return
             elif isinstance(gp, ast.arguments):
-                return  # a parameter default: the caller chooses
+                yield from _default(ctx, m, site, gp, parent)  # a parameter default
+                return
             elif isinstance(gp, (ast.Attribute, ast.Compare)):
                 # ``torch.device("cuda").type``, ``x.device == torch.device("cuda")``: a
                 # descriptor built to compare with, nothing is placed there (stable-baselines3)
@@ -296,13 +325,17 @@ def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Find
         if not _device_target(parent):
             return
         target_stmt = parent
+    elif isinstance(parent, ast.arguments):
+        yield from _default(ctx, m, site, parent, const)  # a parameter default
+        return
     else:
         return  # comparisons, IfExp branches, f-strings, containers, defaults...
     if isinstance(parent, ast.keyword):
         call = parents.get(id(parent))
         if isinstance(call, ast.Call) and "mock" in (dotted(call.func) or "").lower():
             return  # a device string handed to a mock: nothing runs on it
-    if _guarded(m, site):
+    steps = _unguarded(ctx, m, site)
+    if steps is None:
         return
     value = str(const.value)
     fix = None
@@ -314,18 +347,115 @@ def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Find
         fix = Fix((ctx.edit(const, f'"{value}" if {check} else "cpu"'),), False,
                   "Fall back to the CPU when the accelerator is missing")
     elif target_stmt is None:
-        var = _device_var(m, ctx.flow, site.ctx.scope, site.pos)
+        var = None if steps else _device_var(m, ctx.flow, site.ctx.scope, site.pos)
         if var is not None:
             node = call_wrapper if call_wrapper is not None and len(call_wrapper.args) == 1 \
                 and not call_wrapper.keywords else const
             fix = Fix((ctx.edit(node, var),), False, f"Use the device variable `{var}`")
     shown = ctx.text(call_wrapper) if call_wrapper is not None else repr(value).replace("'", '"')
-    yield ctx.finding(
+    f = ctx.finding(
         CODE, const,
         f"hard-coded accelerator `{shown}` crashes on machines without one; pick the device once "
         "(`device = \"cuda\" if torch.cuda.is_available() else \"cpu\"`) and use that variable",
         fix,
     )
+    yield replace(f, evidence=steps)
+
+
+def _default(ctx: Context, m: Walker, site: Site[ast.Constant], args: ast.arguments,
+             default: ast.expr) -> Iterable[Finding]:
+    """A parameter default ``device="cuda"`` (or ``torch.device("cuda")``): flagged where a
+    call of the run leaves the parameter to it (:func:`relying_call`), at the default,
+    with that call as evidence; the caller chooses otherwise."""
+    fn = m.parents(site.stmt).get(id(args))
+    param = _defaulted(args, default)
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or param is None:
+        return
+    cls = next((st for st in ctx.tree.body if isinstance(st, ast.ClassDef) and fn in st.body), None)
+    if not _places_with(fn, param, cls):
+        return  # (``device_type = "cuda" if "cuda" in device else "cpu"``: nothing placed)
+    scope = next((s for s in m.functions if s.node is fn), None)
+    if _guarded(m, site) or scope is None or _cuda_only_by_design(m, scope):
+        return
+    relied = _relied(ctx, m, fn, param)
+    if relied is None:
+        return
+    shown = ctx.text(default) if default is not site.node else repr(site.node.value).replace("'", '"')
+    where = "" if relied.path is None else f" of {os.path.basename(relied.path)}"
+    f = ctx.finding(
+        CODE, site.node,
+        f"hard-coded accelerator default `{param}={shown}` crashes on machines without one: "
+        f"`{relied.name}(...)` at line {relied.line}{where} leaves `{param}` to it; pass the "
+        "device the program picked once (`device = \"cuda\" if torch.cuda.is_available() else "
+        "\"cpu\"`), or default to None and pick it there",
+    )
+    step = Evidence(f"`{relied.name}(...)` here leaves `{param}` to its default", relied.line,
+                    relied.column, relied.path)
+    yield replace(f, evidence=(step,))
+
+
+def _relied(ctx: Context, m: Walker, fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> Reliance | None:
+    """:func:`relying_call` of ``fn``'s parameter ``param``, worked out once per file."""
+    memo = _RELIED.get(m)
+    if memo is None:
+        memo = _RELIED[m] = {}
+    key = (id(fn), param)
+    if key not in memo:
+        memo[key] = relying_call(ctx.tree, ctx.path, ctx.project, fn, param)
+    return memo[key]
+
+
+#: :func:`_relied`'s answers for each file's model (dropped with it)
+_RELIED: weakref.WeakKeyDictionary[Walker, dict[tuple[int, str], Reliance | None]] = weakref.WeakKeyDictionary()
+
+
+def _defaulted(args: ast.arguments, default: ast.expr) -> str | None:
+    """The parameter whose default is ``default``."""
+    positional = [*args.posonlyargs, *args.args]
+    for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True):
+        if d is default:
+            return a.arg
+    for a, kd in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        if kd is default:
+            return a.arg
+    return None
+
+
+def _places_with(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str, cls: ast.ClassDef | None) -> bool:
+    """Does ``fn`` place something with its parameter ``param``: as a ``device=`` or
+    ``map_location=`` argument, the argument of ``.to(...)`` / ``.cuda(...)`` or of
+    ``torch.device(...)``, or kept on ``self.<attr>`` (``fn`` being a method of ``cls``)
+    that a method of the class uses so?"""
+    kept: set[str] = set()
+    if _places(fn, lambda n: isinstance(n, ast.Name) and n.id == param, kept):
+        return True
+    if cls is None or not kept:
+        return False
+    def of_self(n: ast.AST) -> bool:
+        return isinstance(n, ast.Attribute) and n.attr in kept and \
+            isinstance(n.value, ast.Name) and n.value.id == "self"
+    return any(_places(f, of_self, set()) for f in cls.body
+               if isinstance(f, (ast.FunctionDef, ast.AsyncFunctionDef)))
+
+
+def _places(root: ast.AST, ref: Callable[[ast.AST], bool], kept: set[str]) -> bool:
+    """Is a value ``ref`` picks out used in ``root`` to place something (see
+    :func:`_places_with`)?  The attributes of ``self`` it is stored in go to ``kept``."""
+    parents = {id(c): p for p in ast.walk(root) for c in ast.iter_child_nodes(p)}
+    for n in ast.walk(root):
+        if not ref(n) or not isinstance(getattr(n, "ctx", None), ast.Load):
+            continue
+        p = parents.get(id(n))
+        if isinstance(p, ast.keyword) and p.arg in _DEVICE_KWARGS:
+            return True
+        if isinstance(p, ast.Call) and p.args and p.args[0] is n and (
+                tail(p.func) in ("to", "cuda") and isinstance(p.func, ast.Attribute)
+                or (dotted(p.func) or "").endswith("device")):
+            return True
+        if isinstance(p, ast.Assign) and p.value is n:
+            kept.update(t.attr for t in p.targets if isinstance(t, ast.Attribute)
+                        and isinstance(t.value, ast.Name) and t.value.id == "self")
+    return False
 
 
 def _device_var(m: Walker, ff: FileFlow, scope: Scope, at: int) -> str | None:
@@ -477,11 +607,12 @@ def _guarded(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
     child: ast.AST = site.node
     up = parents.get(id(child))
     while up is not None and up is not site.stmt:
-        if isinstance(up, ast.IfExp) and child is not up.test and m.mentions_availability(up.test):
+        if isinstance(up, ast.IfExp) and child is not up.test and m.mentions_availability(up.test) \
+                and _none_arm(site.ctx.scope, up.test, child is up.body) is None:
             return True
         child, up = up, parents.get(id(up))
-    for ifnode, _ in site.ctx.ifs:
-        if m.mentions_availability(ifnode.test):
+    for ifnode, in_body in site.ctx.ifs:
+        if m.mentions_availability(ifnode.test) and _none_arm(site.ctx.scope, ifnode.test, in_body) is None:
             return True
     for loop in site.ctx.loops:
         if isinstance(loop, ast.While) and m.mentions_availability(loop.test):
@@ -502,6 +633,83 @@ def _guarded(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
         scope = scope.parent
     # the literal sits in an ``if`` test itself, e.g. ``if x.is_cuda or "cuda" ...``
     return isinstance(site.stmt, (ast.If, ast.While)) and _in_test(site)
+
+
+def _unguarded(ctx: Context, m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> tuple[Evidence, ...] | None:
+    """None where availability is checked (:func:`_guarded`); else the evidence of the
+    arms the site is in that run on a parameter's default None (``if device is None:``, the
+    ``else`` of ``if device is not None:``): a call of the run that leaves the parameter to
+    its default, one per such arm.  Such a test says nothing of the accelerator, but the
+    caller may pass a device; with no call of the run known to leave it None the site
+    stays unflagged, as under any test naming the device."""
+    if _guarded(m, site):
+        return None
+    steps: list[Evidence] = []
+    for fn, param in _none_arms(m, site):
+        relied = _relied(ctx, m, fn, param)
+        if relied is None:
+            return None
+        where = "" if relied.path is None else f" of {os.path.basename(relied.path)}"
+        steps.append(Evidence(
+            f"`{relied.name}(...)`{where} here leaves `{param}` to its default None, "
+            "which takes this arm", relied.line, relied.column, relied.path))
+    return tuple(steps)
+
+
+def _none_arms(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:
+    """The parameters (with their function) whose default None the site's arms run on:
+    of each ``if`` (or conditional expression) around it whose test is ``p is None`` (the
+    site in its body) or ``p is not None`` (in its ``else``)."""
+    scope = site.ctx.scope
+    out = []
+    tests: list[tuple[ast.expr, bool]] = [(i.test, in_body) for i, in_body in site.ctx.ifs]
+    parents = m.parents(site.stmt)
+    child: ast.AST = site.node
+    up = parents.get(id(child))
+    while up is not None and up is not site.stmt:
+        if isinstance(up, ast.IfExp) and child is not up.test:
+            tests.append((up.test, child is up.body))
+        child, up = up, parents.get(id(up))
+    for test, in_body in tests:
+        found = _none_arm(scope, test, in_body)
+        if found is not None:
+            out.append(found)
+    return out
+
+
+def _none_arm(scope: Scope, test: ast.expr, in_body: bool) -> tuple[ast.FunctionDef | ast.AsyncFunctionDef, str] | None:
+    """``(function, p)`` when ``test`` compares ``p``, a parameter of the scope's function
+    whose default is None and which nothing else binds, with None, and the arm (``in_body``:
+    the test's body) is the one where ``p`` is None."""
+    fn = scope.function
+    if fn is None or not (isinstance(test, ast.Compare) and len(test.ops) == 1
+                          and isinstance(test.left, ast.Name)
+                          and isinstance(test.comparators[0], ast.Constant)
+                          and test.comparators[0].value is None):
+        return None
+    op = test.ops[0]
+    if not isinstance(op, (ast.Is, ast.IsNot, ast.Eq, ast.NotEq)):
+        return None
+    is_none = isinstance(op, (ast.Is, ast.Eq))
+    name = test.left.id
+    if is_none != in_body or len(scope.binds.get(name, ())) != 1:
+        return None
+    default = _default_of(fn.args, name)
+    if not (isinstance(default, ast.Constant) and default.value is None):
+        return None
+    return fn, name
+
+
+def _default_of(args: ast.arguments, name: str) -> ast.expr | None:
+    """The default of the parameter ``name``, if it has one."""
+    positional = [*args.posonlyargs, *args.args]
+    for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True):
+        if a.arg == name:
+            return d
+    for a, kd in zip(args.kwonlyargs, args.kw_defaults, strict=True):
+        if a.arg == name:
+            return kd
+    return None
 
 
 #: calls that leave the function or skip the test (``sys.exit(1)``, ``pytest.skip(...)``)

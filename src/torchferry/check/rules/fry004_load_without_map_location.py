@@ -46,7 +46,9 @@ Quiet where what is read cannot hold tensors of a device this machine lacks:
   `torch.cuda.device_count() > 0`, an `and` holding one, a name bound once to one), or
   whose other arm loads the same path with `map_location` to the CPU (`if use_cuda:
   torch.load(f)` / `else: torch.load(f, map_location="cpu")`: the author chose per
-  device, and a machine without the accelerator takes the other arm);
+  device, and a machine without the accelerator takes the other arm) and whose test
+  names no other accelerator (`torch.cuda.is_available() or
+  torch.backends.mps.is_available()` also holds on a Mac, where a CUDA checkpoint fails);
 * a NumPy array: the loaded name is only ever passed to `torch.from_numpy` (a pickled
   ndarray holds no torch storage, so there is no device to restore);
 * a method of a `Dataset` class (a base named `...Dataset`): a dataset's files hold

@@ -298,7 +298,11 @@ torch.cuda.FloatTensor if use_gpu else torch.FloatTensor`) where each path's typ
 a device chosen by the same branch does. Named outright (`torch.FloatTensor`, not a
 dtype), the type also says what the result is: a tensor made there whatever `x` was
 (`torch.unsqueeze(dataset.test_data, dim=1).type(torch.FloatTensor)` of a dataset's
-attribute of unknown kind is a tensor made on the CPU).
+attribute of unknown kind is a tensor made on the CPU). A module's `.type(T)` casts its
+parameters and buffers in place (`Module.type` applies `t.type(T)` to each): a CUDA tensor
+type moves it to the accelerator, a CPU tensor type to the CPU, a dtype leaves it where it
+is, and any other `T` (a parameter `dtype` the caller sets to `torch.cuda.FloatTensor`,
+whatever its name) leaves its place unknown, so the model is not taken as built on the CPU.
 
 Also flags a call of a function or method of the file that hands the output of a model (one
 with weights, on a device the code chose, as above) to one parameter and a tensor surely on

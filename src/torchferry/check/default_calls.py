@@ -1,0 +1,184 @@
+"""The calls of the run that leave a parameter to its default.
+
+``def f(x, device="cuda")`` hard-codes nothing by itself: a caller that passes ``device``
+chooses.  It is the call ``f(x)`` that runs on the default.  :func:`relying_call` finds such
+a call of a function defined at a file's top level (``f(...)``), or of a class defined there
+through its own ``__init__`` (``Block(...)``), among the calls of the file and of the files of
+the run that import it, binding positional and keyword arguments as Python does.  It answers
+only where every use of the name is known to be a call: the name handed on as a value
+(``map(f, xs)``, a subclass, an annotation), a call that spreads ``*args`` / ``**kw``, an
+attribute call (``mod.f(...)``, which may be another object's method), a decorated
+function, a name bound twice, a star import or an importer that cannot be read make it
+answer None.  A call under a test on availability (``if torch.cuda.is_available():``) is
+not counted: the default is the accelerator's there.
+"""
+
+from __future__ import annotations
+
+import ast
+import os
+from dataclasses import dataclass
+
+from torchferry.check.flow.project import Project
+from torchferry.check.scopes import Walker
+
+_FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
+
+
+@dataclass(frozen=True)
+class Target:
+    """What a call names to run the function: the name, and how many parameters the call
+    binds implicitly before its first positional argument (``self`` of ``__init__``)."""
+
+    name: str
+    skipped: int
+
+
+@dataclass(frozen=True)
+class Reliance:
+    """A call that leaves the parameter unbound: its file (None: the checked one) and place."""
+
+    name: str
+    line: int
+    column: int
+    path: str | None = None
+
+
+def relying_call(tree: ast.Module, path: str, project: Project | None,
+                 fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> Reliance | None:
+    """A call of the run that runs ``fn`` (defined in ``tree``, the file ``path``) without
+    binding its parameter ``param``, so that ``param`` takes its default; None when there is
+    none or when not every call of the run is known (see the module's docstring)."""
+    target = _target(tree, fn)
+    if target is None or param_position(fn, param) == -2:
+        return None
+    files = _run_trees(tree, path, project, target.name)
+    if files is None:
+        return None
+    found: list[Reliance] = []
+    for other, other_tree in files:
+        calls = _calls_of(other_tree, target.name, own=other is None)
+        if calls is None:
+            return None
+        for call, guarded in calls:
+            bound = _binds(call, fn, param, target.skipped)
+            if bound is None:
+                return None
+            if not bound and not guarded:
+                found.append(Reliance(target.name, call.lineno, call.col_offset, other))
+    return found[0] if found else None
+
+
+def _target(tree: ast.Module, fn: ast.AST) -> Target | None:
+    """How the run calls ``fn``: a function at the file's top level by its name, an
+    ``__init__`` of a class there by the class's name; None otherwise (or decorated)."""
+    if not isinstance(fn, _FUNCS) or fn.decorator_list:
+        return None
+    if any(st is fn for st in tree.body):
+        return Target(fn.name, 0) if _bound_once(tree, fn.name) else None
+    if fn.name != "__init__":
+        return None
+    for st in tree.body:
+        if isinstance(st, ast.ClassDef) and any(s is fn for s in st.body) and not st.decorator_list:
+            return Target(st.name, 1) if _bound_once(tree, st.name) else None
+    return None
+
+
+def _bound_once(tree: ast.Module, name: str) -> bool:
+    """Is ``name`` bound once in the file: by its ``def`` or ``class`` alone?"""
+    count = 0
+    for n in ast.walk(tree):
+        if isinstance(n, (*_FUNCS, ast.ClassDef)) and n.name == name:
+            count += 1
+        elif isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load):
+            return False
+        elif isinstance(n, ast.alias) and (n.asname or n.name).split(".")[0] == name:
+            return False
+    return count == 1
+
+
+def param_position(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> int:
+    """The index of ``param`` among the positional parameters of ``fn``; -1 for a
+    keyword-only one, -2 for none of its parameters."""
+    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
+    if param in positional:
+        return positional.index(param)
+    return -1 if param in [a.arg for a in fn.args.kwonlyargs] else -2
+
+
+def _binds(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str,
+           skipped: int) -> bool | None:
+    """Does ``call`` bind ``param`` of ``fn`` (with ``skipped`` parameters bound before its
+    arguments)?  None when it spreads ``*args`` or ``**kw``."""
+    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+        return None
+    at = param_position(fn, param)
+    if at >= 0 and len(call.args) + skipped > at:
+        return True
+    return any(k.arg == param for k in call.keywords)
+
+
+def _run_trees(tree: ast.Module, path: str, project: Project | None,
+               name: str) -> list[tuple[str | None, ast.Module]] | None:
+    """The checked file's tree, then those of the files of the run that import it and whose
+    text names ``name``; None when they cannot all be read."""
+    out: list[tuple[str | None, ast.Module]] = [(None, tree)]
+    if project is None:
+        return out
+    here = os.path.abspath(path)
+    if here not in project.files:
+        return None
+    importers = project.importers(here)
+    if importers is None:
+        return None
+    needle = name.encode()
+    for p in sorted(importers - {here}):
+        data = project.files.get(p, b"")
+        if needle not in data:
+            continue
+        if b"import *" in data:
+            return None
+        other = project.file_flow(p)
+        if other is None:
+            return None
+        out.append((p, other.tree))
+    return out
+
+
+def _calls_of(tree: ast.Module, name: str, own: bool) -> list[tuple[ast.Call, bool]] | None:
+    """The calls ``name(...)`` of ``tree``, each with whether a test on availability guards
+    it; None when the file names ``name`` other than as such a call (``obj.name``, a value,
+    a base class) or, outside the defining file (``own``), defines it itself."""
+    parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
+    out: list[tuple[ast.Call, bool]] = []
+    for n in ast.walk(tree):
+        if isinstance(n, (*_FUNCS, ast.ClassDef)) and n.name == name and not own:
+            return None
+        if isinstance(n, ast.Attribute) and n.attr == name:
+            return None
+        if not (isinstance(n, ast.Name) and n.id == name):
+            continue
+        parent = parents.get(id(n))
+        if isinstance(parent, ast.Call) and parent.func is n:
+            out.append((parent, _guarded(parents, parent)))
+        elif not (own and _names_super(parent, n)):
+            return None
+    return out
+
+
+def _names_super(parent: ast.AST | None, n: ast.Name) -> bool:
+    """``super(Name, self)``: the class named, no instance built."""
+    return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and \
+        parent.func.id == "super" and bool(parent.args) and parent.args[0] is n
+
+
+def _guarded(parents: dict[int, ast.AST], node: ast.AST) -> bool:
+    """Is ``node`` in an arm of an ``if`` (or conditional expression, or ``while``) whose
+    test mentions availability?"""
+    child, up = node, parents.get(id(node))
+    while up is not None:
+        if isinstance(up, (ast.If, ast.IfExp, ast.While)) and child is not up.test and \
+                Walker.mentions_availability(up.test):
+            return True
+        child, up = up, parents.get(id(up))
+    return False
