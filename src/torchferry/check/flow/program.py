@@ -227,6 +227,9 @@ class FileFlow:
         self.module_classes = module_classes
         self.imports: dict[str, str] = {}
         self.stars: list[str] = []
+        #: per star-imported module, the names it binds to what it imports from outside
+        #: the run (:meth:`~torchferry.check.flow.project.Project.star_imports`)
+        self.star_names: dict[str, dict[str, str]] = {}
         self.defs: dict[str, ast.AST] = {}
         self.classes: dict[int, ClassInfo] = {}
         self.method_of: dict[int, ClassInfo] = {}
@@ -319,7 +322,7 @@ class FileFlow:
                 base = "." * st.level + (st.module or "")
                 for a in st.names:
                     if a.name == "*":
-                        self.stars.append(base)
+                        self._star(base)
                     else:
                         sep = "." if st.module else ""
                         self.imports[a.asname or a.name] = f"{base}{sep}{a.name}"
@@ -334,6 +337,16 @@ class FileFlow:
                 for h in getattr(st, "handlers", ()):
                     self._index(h.body)
                 self._index(st.orelse)
+
+    def _star(self, base: str) -> None:
+        """``from base import *``: what the module imports from outside the run is imported
+        here too (a name this file imported before keeps its meaning); the names it
+        defines are looked up there (:meth:`star_definition`, :meth:`global_value`)."""
+        self.stars.append(base)
+        if self.project is not None:
+            found = self.star_names[base] = self.project.star_imports(self.path, base)
+            for name, qual in found.items():
+                self.imports.setdefault(name, qual)
 
     def _class(self, st: ast.ClassDef) -> ClassInfo:
         info = ClassInfo(self, st)
@@ -457,6 +470,8 @@ class FileFlow:
         if self.project is None:
             return None
         for mod in self.stars:
+            if not self.project.star_exported(self.path, mod, name):
+                continue
             found = self.project.resolve(self, f"{mod}.{name}" if mod.strip(".") else mod + name)
             if found is not None:
                 return found
@@ -524,6 +539,8 @@ class FileFlow:
         if q is not None:
             return self.project.imported_value(self, q) or self._imported_class(self.resolve(q))
         for mod in self.stars:
+            if not self.project.star_exported(self.path, mod, name):
+                continue
             v = self.project.imported_value(self, f"{mod}.{name}" if mod.strip(".") else mod + name)
             if v is not None:
                 return v
