@@ -318,7 +318,7 @@ class Context:
 
         flow = self.flow
         return Walker(self.tree, self.module_classes,
-                      lambda node: flow.class_info(node).is_module)
+                      lambda node: flow.class_info(node).is_module, flow.star_names)
 
     @cached_property
     def loops(self) -> Loops:

@@ -21,7 +21,7 @@ from __future__ import annotations
 import ast
 import enum
 from bisect import bisect_right
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import Any, Generic, TypeVar
 
 from torchferry.check.flow.modclass import module_base, module_class
@@ -220,8 +220,12 @@ class Walker:
     """The structural part of the per-file analysis: imports, scopes, bindings, sites."""
 
     def __init__(self, tree: ast.Module, module_classes: frozenset[str] = frozenset(),
-                 module_of: Callable[[ast.ClassDef], bool] | None = None) -> None:
+                 module_of: Callable[[ast.ClassDef], bool] | None = None,
+                 star_names: Mapping[str, Mapping[str, str]] | None = None) -> None:
         self.tree = tree
+        #: per module ``M`` of a ``from M import *``, the names it imports there
+        #: (:attr:`torchferry.check.flow.program.FileFlow.star_names`)
+        self._star_names = star_names or {}
         #: ``nn.Module`` subclasses defined in the other files of the same run
         self.module_classes = module_classes
         #: the device-flow analysis's answer to "is this class an ``nn.Module``?" (it
@@ -261,6 +265,8 @@ class Walker:
             base = ("." * st.level) + (st.module or "")
             for a in st.names:
                 if a.name == "*":
+                    for name, qual in self._star_names.get(base, {}).items():
+                        imp.setdefault(name, qual)
                     continue
                 imp.setdefault(a.asname or a.name, f"{base}.{a.name}" if base else a.name)
 

@@ -23,7 +23,7 @@ import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.optimizers as optimizers
 import torchferry.check.flow.protocols as protocols
 import torchferry.check.flow.vocab as vocab
-from torchferry.check.flow.events import Callee, CallEvent
+from torchferry.check.flow.events import AnyKey, Callee, CallEvent
 from torchferry.check.flow.lattice import (
     ACCEL,
     BOTTOM,
@@ -217,6 +217,9 @@ class Evaluator:
             return own
         if index is not None:  # ``batch[0]``, ``r["d"]`` of a parameter: what the calls pass there
             return self.i.param_item(base, index, node, self._item_of(base, key))
+        if isinstance(key, ast.Name) and isinstance(node.value, ast.Name) and \
+                self.i.loop_key(node.value.id, key.id):  # ``d[k]`` in ``for k in d.keys()``
+            return self.i.param_item(base, AnyKey.VALUE, node, self._item_of(base, key))
         return self._item_of(base, key)
 
     def _reduced_loss(self, base: Value) -> bool:

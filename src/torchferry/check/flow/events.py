@@ -14,6 +14,17 @@ from typing import NamedTuple
 from torchferry.check.flow.lattice import BOTTOM, Kind, Op, Value, Where
 
 
+class AnyKey(enum.Enum):
+    """The position of ``d[k]`` under a loop over ``d``'s own keys (``for k in d.keys()``,
+    ``for k, v in d.items()``, ``for k in d``): one of ``d``'s values, any of them."""
+
+    VALUE = "any key"
+
+
+#: where an item was taken from a parameter: a position, a literal key, or any key
+Position = int | str | AnyKey
+
+
 class Callee(enum.Enum):
     """What a call was resolved to."""
 
@@ -114,7 +125,7 @@ class ScopeResult:
     returns_other: bool = False
     #: the items taken by position from a parameter as it came in (``audio, f0 = batch``,
     #: ``batch[0]``): id(the origin's node) -> (the parameter's index, the position)
-    param_items: dict[int, tuple[int, int | str]] = field(default_factory=dict)
+    param_items: dict[int, tuple[int, Position]] = field(default_factory=dict)
     #: of those items, the ones an unpacking without a starred name binds (``states,
     #: actions = batch``): id(the origin's node) -> the number of names it binds, which is
     #: the length of every tuple that gets past it (any other raises there)

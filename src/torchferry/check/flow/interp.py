@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from torchferry.check.flow.batches import param_batch_targets
 from torchferry.check.flow.converted import param_names
-from torchferry.check.flow.events import MeetEvent, ScopeResult
+from torchferry.check.flow.events import AnyKey, MeetEvent, Position, ScopeResult
 from torchferry.check.flow.lattice import (
     BOTTOM,
     CPU,
@@ -124,6 +124,8 @@ class Interp:
         #: the environments at the scope's normal exits (a ``return``, the end of its body)
         self.exits: list[Env] = []
         self.param_index: dict[str, int] = {}
+        #: the ``for`` loops being interpreted, innermost last
+        self.fors: list[ast.For | ast.AsyncFor] = []
         #: the context parameter of an autograd ``Function``'s ``backward`` (its first), whose
         #: saved tensors are where the function's inputs were (:meth:`saved_tensors`)
         self.context_name: str | None = None
@@ -393,7 +395,37 @@ class Interp:
         item = self.ev.iterate(it, st)
         # a loader yields at least one batch: after the loop its target names hold what the
         # last iteration left in them, not what they held before the loop
-        return self._loop(st, lambda: self._bind_loop(st, item), _batch_names(st.target, item))
+        self.fors.append(st)
+        try:
+            return self._loop(st, lambda: self._bind_loop(st, item), _batch_names(st.target, item))
+        finally:
+            self.fors.pop()
+
+    def loop_key(self, mapping: str, key: str) -> bool:
+        """Is ``key`` the key of an enclosing loop over the keys of ``mapping`` (``for key in
+        mapping.keys()``, ``for key, v in mapping.items()``: ``mapping`` is a mapping, not
+        a list), not bound otherwise in that loop's body?
+
+        >>> import ast
+        >>> from torchferry.check.flow.program import FileFlow
+        >>> src = "def f(d):\\n    for k in d.keys():\\n        d[k]\\n"
+        >>> ff = FileFlow(ast.parse(src), "<example>")
+        >>> it = Interp(ff, ff.tree.body[0])
+        >>> it.fors.append(ff.tree.body[0].body[0])
+        >>> it.loop_key("d", "k"), it.loop_key("d", "j"), it.loop_key("e", "k")
+        (True, False, False)
+        """
+        for st in reversed(self.fors):
+            target = st.target
+            if isinstance(target, ast.Tuple) and len(target.elts) == 2 and _dict_call(st.iter, mapping, "items"):
+                target = target.elts[0]
+            elif not _dict_call(st.iter, mapping, "keys"):
+                continue
+            if not isinstance(target, ast.Name) or target.id != key:
+                continue
+            return not any(isinstance(n, ast.Name) and n.id == key and not isinstance(n.ctx, ast.Load)
+                           for s in st.body for n in ast.walk(s))
+        return False
 
     def _bind_loop(self, st: ast.For | ast.AsyncFor, item: Value) -> None:
         """Bind the loop's target; a name bound to (an item of) what a parameter as it came
@@ -468,7 +500,7 @@ class Interp:
             item = element(v, index if v.elts is not None else None)
             self.bind(e, self.param_item(v, index, e, item, len(elts)) if star is None else item)
 
-    def param_item(self, v: Value, index: int | str, node: ast.AST, item: Value,
+    def param_item(self, v: Value, index: Position, node: ast.AST, item: Value,
                    count: int | None = None) -> Value:
         """``item``, item ``index`` of ``v``: when ``v`` is a parameter as it came in
         (``audio, f0 = batch``, ``batch[1]``, ``r["d"]``: a position or a literal key), with an origin at ``node`` that records the
@@ -480,6 +512,8 @@ class Interp:
         if k is None or v.elts is not None or v.item is not None or v.keys is not None:
             return item
         text = f"{self.res.params[k]}[{index!r}]" if k < len(self.res.params) else "item"
+        if index is AnyKey.VALUE:
+            text = f"a value of {self.res.params[k]}" if k < len(self.res.params) else "item"
         origin = Origin(Op.PARAM, getattr(node, "lineno", 0), getattr(node, "col_offset", 0), text,
                         node=node)
         self.res.param_items[id(node)] = (k, index)
@@ -708,3 +742,13 @@ if hasattr(ast, "TryStar"):
     _STATEMENTS[ast.TryStar] = Interp.st_try
 
 __all__ = ["BOTTOM", "Interp", "join_all"]
+
+
+def _dict_call(node: ast.expr, mapping: str, method: str) -> bool:
+    """Is ``node`` ``mapping.method()`` (no argument), also wrapped in ``tqdm(...)`` (which
+    yields what it is given, as the analysis takes it everywhere)?"""
+    if isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "tqdm" and node.args:
+        node = node.args[0]
+    return isinstance(node, ast.Call) and not node.args and not node.keywords and \
+        isinstance(node.func, ast.Attribute) and node.func.attr == method and \
+        isinstance(node.func.value, ast.Name) and node.func.value.id == mapping

@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import param_names
-from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
+from torchferry.check.flow.events import AnyKey, Callee, CallEvent, Position, ScopeResult
 from torchferry.check.flow.interp import Env, Interp, class_reference, function_reference
 from torchferry.check.flow.lattice import (
     ACCEL,
@@ -43,6 +43,7 @@ from torchferry.check.flow.lattice import (
     in_order,
     in_path,
     join,
+    join_all,
     outside,
     param,
     substitute,
@@ -227,6 +228,9 @@ class FileFlow:
         self.module_classes = module_classes
         self.imports: dict[str, str] = {}
         self.stars: list[str] = []
+        #: per star-imported module, the names it binds to what it imports from outside
+        #: the run (:meth:`~torchferry.check.flow.project.Project.star_imports`)
+        self.star_names: dict[str, dict[str, str]] = {}
         self.defs: dict[str, ast.AST] = {}
         self.classes: dict[int, ClassInfo] = {}
         self.method_of: dict[int, ClassInfo] = {}
@@ -319,7 +323,7 @@ class FileFlow:
                 base = "." * st.level + (st.module or "")
                 for a in st.names:
                     if a.name == "*":
-                        self.stars.append(base)
+                        self._star(base)
                     else:
                         sep = "." if st.module else ""
                         self.imports[a.asname or a.name] = f"{base}{sep}{a.name}"
@@ -334,6 +338,16 @@ class FileFlow:
                 for h in getattr(st, "handlers", ()):
                     self._index(h.body)
                 self._index(st.orelse)
+
+    def _star(self, base: str) -> None:
+        """``from base import *``: what the module imports from outside the run is imported
+        here too (a name this file imported before keeps its meaning); the names it
+        defines are looked up there (:meth:`star_definition`, :meth:`global_value`)."""
+        self.stars.append(base)
+        if self.project is not None:
+            found = self.star_names[base] = self.project.star_imports(self.path, base)
+            for name, qual in found.items():
+                self.imports.setdefault(name, qual)
 
     def _class(self, st: ast.ClassDef) -> ClassInfo:
         info = ClassInfo(self, st)
@@ -457,6 +471,8 @@ class FileFlow:
         if self.project is None:
             return None
         for mod in self.stars:
+            if not self.project.star_exported(self.path, mod, name):
+                continue
             found = self.project.resolve(self, f"{mod}.{name}" if mod.strip(".") else mod + name)
             if found is not None:
                 return found
@@ -524,6 +540,8 @@ class FileFlow:
         if q is not None:
             return self.project.imported_value(self, q) or self._imported_class(self.resolve(q))
         for mod in self.stars:
+            if not self.project.star_exported(self.path, mod, name):
+                continue
             v = self.project.imported_value(self, f"{mod}.{name}" if mod.strip(".") else mod + name)
             if v is not None:
                 return v
@@ -2219,7 +2237,7 @@ def _the_parameter(v: Value, p: Place) -> bool:
 _NUMBER_OR_TENSOR = frozenset((Kind.SCALAR, Kind.TENSOR))
 
 
-def _item_position(res: ScopeResult, v: Value, k: int) -> int | str | None:
+def _item_position(res: ScopeResult, v: Value, k: int) -> Position | None:
     """The position (or the literal key) at which ``v`` was taken from parameter ``k`` as
     it came in (``audio, f0 = batch``: ``f0`` is item 1 of ``batch``; ``r["d"]``), or None."""
     for o in v.origins:
@@ -2230,14 +2248,21 @@ def _item_position(res: ScopeResult, v: Value, k: int) -> int | str | None:
     return None
 
 
-def _passed_at(a: Value, position: int | str) -> Value:
+def _passed_at(a: Value, position: Position) -> Value:
     """What a call passes at ``position`` of a tuple or list argument (``(audio, f0)``:
     its item there; a list's joined item when every item is a tensor away from the CPU),
-    or at a key of a dict the analysis knows (``{"d": out, "n": 3}``: its value there),
-    else the argument itself (unknown at that position: its own places, a container's
-    none)."""
+    or at a key of a dict the analysis knows (``{"d": out, "n": 3}``: its value there; a
+    dict comprehension's values when one operation placed every one of them,
+    ``{k: v.to(dev) for k, v in sd.items()}``), or at any key of a dict (a loop over its
+    keys: the join of its values), else the argument itself (unknown at that position:
+    its own places, a container's none)."""
+    if position is AnyKey.VALUE:
+        values = [*(x for _, x in a.keys or ()), *((a.item,) if a.item is not None else ())]
+        return join_all(values) if a.elts is None and values else a
     if isinstance(position, str):
         known = dict(a.keys).get(position) if a.keys is not None else None
+        if known is None and a.keys is None and a.elts is None and a.item is not None and _placed_once(a.item):
+            return a.item
         return known if known is not None else a
     if a.elts is not None and -len(a.elts) <= position < len(a.elts):
         return a.elts[position]
@@ -2246,6 +2271,19 @@ def _passed_at(a: Value, position: int | str) -> Value:
             and item.places and CPU not in item.places:
         return item
     return a
+
+
+#: the operations that put a value where it is
+_PLACING = frozenset((Op.MADE, Op.MOVED, Op.LOADED, Op.OUTPUT, Op.BATCH))
+
+
+def _placed_once(v: Value) -> bool:
+    """Is ``v`` (the joined value of a container) a tensor, or a value of unknown kind, at
+    known places, that one operation placed (its first origin, the only one that places:
+    every value of the container came from it), its origins all kept?"""
+    placing = [o for o in v.origins if o.op in _PLACING]
+    return bool(v.places) and (v.kinds is None or v.kinds <= {Kind.TENSOR, Kind.BATCH}) and \
+        len(placing) == 1 and placing[0] is v.origins[0] and len(v.origins) < ORIGIN_CAP
 
 
 #: bases outside the run whose ``__init__`` sets none but their own private attributes

@@ -38,6 +38,7 @@ from typing import TypeVar
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.lattice import Basis, Kind, Reason, Value
 from torchferry.check.flow.program import SUMMARY_BUDGET, FileFlow
+from torchferry.check.flow.stars import Exports, exports_of
 from torchferry.check.flow.treeindex import tree_index
 
 try:  # the builtin module: hashlib would load OpenSSL first, slower to start
@@ -181,6 +182,8 @@ class Project:
         self.budget = Budget(SUMMARY_BUDGET)
         self._literals: dict[str, frozenset[str]] = {}
         self._savers: dict[str, list[str]] | None = None
+        self._exports: dict[str, Exports | None] = {}
+        self._stars: dict[tuple[str, str], dict[str, str]] = {}
 
     # -- module names -------------------------------------------------------------------
     def _is_package(self, d: str) -> bool:
@@ -394,6 +397,8 @@ class Project:
             if q is not None:
                 return self.resolve(other, q, depth + 1)
             for mod in other.stars:
+                if not self.star_exported(other.path, mod, name):
+                    continue
                 hit = self.resolve(other, f"{mod}.{name}" if mod.strip(".") else mod + name, depth + 1)
                 if hit is not None:
                     return hit
@@ -425,6 +430,68 @@ class Project:
                 return None  # a submodule's attribute (pkg.mod.f as pkg.mod): not followed
             return other, parts[i]
         return None
+
+    # -- star imports ---------------------------------------------------------------------
+    def exports(self, path: str) -> Exports | None:
+        """The top-level bindings of a file of the run as a star import sees them (parsed
+        once, from its bytes), None when it is no such file or does not parse."""
+        if path in self._exports:
+            return self._exports[path]
+        data = self.files.get(path)
+        found = None
+        if data is not None:
+            try:
+                found = exports_of(self._parse(data.decode("utf-8", "surrogateescape"), path))
+            except (SyntaxError, ValueError, RecursionError, MemoryError):
+                found = None
+        self._exports[path] = found
+        return found
+
+    def star_exported(self, from_path: str, module: str, name: str) -> bool:
+        """Does ``from module import *`` in ``from_path`` bind ``name``, when ``module`` is a
+        file of the run (True when it is not: nothing is known against it)?"""
+        path = self.find_module(from_path, module)
+        ex = self.exports(path) if path is not None else None
+        return ex is None or ex.exports(name)
+
+    def star_imports(self, from_path: str, module: str) -> dict[str, str]:
+        """The names ``from module import *`` in ``from_path`` binds to what the module
+        imports from outside the run (``import torch``, ``from torch import nn``): name ->
+        qualified name, when ``module`` is a file of the run; through the star imports of
+        that file too (a cycle stops).  A module outside the run binds nothing known.  The
+        names the module defines, or imports from the run, are followed as its definitions
+        (:meth:`resolve`, :meth:`imported_value`)."""
+        key = (from_path, module)
+        done = self._stars.get(key)
+        if done is None:
+            found: dict[str, str] = {}
+            self._star_names(from_path, module, [], found)
+            done = self._stars[key] = {n: q for n, q in found.items() if self._outside(from_path, q)}
+        return done
+
+    def _star_names(self, from_path: str, module: str, stack: list[str], out: dict[str, str]) -> None:
+        path = self.find_module(from_path, module)
+        ex = self.exports(path) if path is not None else None
+        if path is None or ex is None or path in stack or len(stack) > 8:
+            return
+        for name, q in ex.imports.items():
+            if ex.exports(name) and self._outside(path, q):
+                out.setdefault(name, q)
+        for base in ex.stars:
+            more: dict[str, str] = {}
+            self._star_names(path, base, [*stack, path], more)
+            for name, q in more.items():
+                if ex.exports(name) and name not in ex.bound and name not in ex.imports:
+                    out.setdefault(name, q)
+
+    def _outside(self, from_path: str, qual: str) -> bool:
+        """Is ``qual`` (as ``from_path`` spells it) an absolute name no part of which is a
+        file of the run, seen from ``from_path``?"""
+        if qual.startswith("."):
+            return False
+        parts = qual.split(".")
+        return all(self.find_module(from_path, ".".join(parts[:i])) is None
+                   for i in range(1, len(parts) + 1))
 
     # -- the callers of a function in other files ---------------------------------------------
     def defines(self, name: str) -> bool:

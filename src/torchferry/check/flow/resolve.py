@@ -621,6 +621,11 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
             (recv.item is not None or recv.keys is not None):
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws,
                          _kept_at(recv, node.args[0], args[1]))
+    if attr == "copy" and not args and not kws and recv.elts is None and \
+            (recv.item is not None or recv.keys is not None):
+        # ``d.copy()`` of a dict (a list, a set) the analysis knows: the same values
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws,
+                         container(item=recv.item, keys=recv.keys))
     if attr in ("items", "values") and not args and recv.elts is None and \
             (recv.item is not None or recv.keys is not None):
         return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws,
@@ -1535,9 +1540,25 @@ def _built_in_container(ev: Evaluator, node: ast.Call, name: str, args: Args, kw
     (:func:`~torchferry.check.flow.protocols.mapped`); None for anything else."""
     if name == "dict" and not node.args and kws and all(k != "**" for k, _ in kws):
         return container(keys=tuple(kws))
+    if name == "dict" and len(node.args) == 1 and not kws and not isinstance(node.args[0], ast.Starred):
+        return _mapping_copy(args[0])
     if name == "map" and name not in ev.ff.defs:
         return protocols.mapped(ev, node, list(args))
     return None
+
+
+def _mapping_copy(d: Value) -> Value | None:
+    """``dict(d)`` of a dict the analysis knows: a dict of the same values (per literal
+    key, or joined: a dict comprehension's); of a sequence of pairs (``dict(zip(names,
+    ts))``), their second items; None for a container of containers that are not pairs."""
+    if d.elts is not None or d.keys is None and d.item is None:
+        return None
+    if d.keys is not None:
+        return container(item=d.item, keys=d.keys)
+    item = d.item
+    if item is not None and item.elts is not None:
+        return container(item=item.elts[1]) if len(item.elts) == 2 else None
+    return container(item=item) if item is not None and item.keys is None and item.item is None else None
 
 
 def _static(fn: ast.AST) -> bool:

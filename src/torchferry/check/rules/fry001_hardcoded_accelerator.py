@@ -3,7 +3,10 @@
 ## What it does
 Flags a literal accelerator device -- `"cuda"`, `"cuda:0"`, `"mps"`, `"xpu"` -- used as a
 device (`torch.device("cuda")`, `device="cuda"`, `.to("cuda")`, `map_location="cuda"`,
-`device = "cuda"`, `torch.set_default_device("cuda")`), every `.cuda()` call, the legacy
+`device = "cuda"`, `torch.set_default_device("cuda")`), an integer device ordinal given to
+torch as a device (`torch.device(0)`, `device=0` of a torch function or layer, `.to(0)` and
+`.to(device=0)` of a tensor or a module: device 0 of the accelerator, which torch 2.13 refuses
+without one, "Cannot access accelerator device when none is available"), every `.cuda()` call, the legacy
 CUDA constructors (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`...) and
 `torch.set_default_tensor_type("torch.cuda.FloatTensor")`, where the code does not check
 that the accelerator is available.
@@ -36,7 +39,7 @@ check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`,
 handed to a mock, and code that is CUDA-only by design: in a function or class named for
 an accelerator (`CUDAAccelerator`, `_probe_gpus`), in a file that uses a CUDA-only library
 (bitsandbytes, triton, apex, Megatron-LM...) or places parts on two or more numbered GPUs
-(`.cuda(0)` and `.cuda(2)`: pipeline or model parallelism), or next to CUDA streams, `torch.cuda.set_device(local_rank)`,
+(`.cuda(0)` and `.cuda(2)`, `.to(0)` and `.to(1)`: pipeline or model parallelism), or next to CUDA streams, `torch.cuda.set_device(local_rank)`,
 an NCCL process group or CUDA memory statistics (`torch.cuda.max_memory_allocated()`...)
 called without testing for a GPU, in the same function or class, an enclosing one, or a
 function of the same file that one of those calls (`ddp_setup(rank, world_size)`,
@@ -100,8 +103,13 @@ A `torch.device("cuda")` only compared with (`x.device == torch.device("cuda")`,
 A parameter default is flagged only through a call of the run that relies on it: the
 default of a public function no file of the run calls, or of a method (`obj.run(x)`), is
 not. Device strings built at run time (`f"cuda:{rank}"`) and `device_type=` arguments
-(`torch.autocast("cuda")` only warns on a CPU machine) are not flagged. Any `if` whose test mentions the device, cuda, gpu or
-availability counts as a guard of its arms, even if it tests something else, but for the
+(`torch.autocast("cuda")` only warns on a CPU machine) are not flagged. An integer ordinal is
+flagged only where it is a device of torch: `.to(0)` of a value the analysis does not know as
+a tensor or a module (a parameter never used as one) is not, nor a `device=0` handed to
+another library (`pipeline(..., device=0)` of transformers: what its int means is that
+library's, read nowhere in the code checked), nor one of the accelerator's own APIs
+(`torch.cuda.memory_allocated(device=0)`). Any `if` whose test mentions the device, cuda, gpu
+or availability counts as a guard of its arms, even if it tests something else, but for the
 arm of a parameter's default None above: which arm a flag's name vouches for is not in the
 code (`if args.no_cuda:` / `if args.cuda:`), so a test is not read for what it establishes
 otherwise. An earlier
@@ -133,7 +141,8 @@ from torchferry.check.api import Context, Edit, Evidence, Finding, Fix, Selected
 from torchferry.check.cpu_fallback import program_fallback
 from torchferry.check.default_calls import Reliance, relying_call
 from torchferry.check.flow import FileFlow
-from torchferry.check.flow.queries import is_device
+from torchferry.check.flow.lattice import Kind
+from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.names import (
     DEVICE_NAME,
     EMPTY_MODULES,
@@ -189,6 +198,7 @@ def _findings(ctx: Context) -> Iterable[Finding]:
     m = ctx.syntax
     for const in m.accel_consts:
         yield from _literal(ctx, m, const)
+    yield from _ordinals(ctx, m)
     yield from _legacy(ctx, m)
     for site in m.calls_by_tail.get("cuda", ()):
         call = site.node
@@ -221,6 +231,81 @@ def _findings(ctx: Context) -> Iterable[Finding]:
             "and use `.to(device)`",
             rl, rc, el, ec, fix, steps,
         )
+
+
+#: torch namespaces whose ``device=`` is a device of that accelerator's own API (code
+#: written for it, see :func:`_drives_cuda`), not a placement a CPU run could take
+_ACCEL_APIS = ("torch.cuda.", "torch.xpu.", "torch.mps.", "torch.accelerator.", "torch.distributed.")
+
+
+def _ordinals(ctx: Context, m: Walker) -> Iterable[Finding]:
+    """Integer device ordinals given to torch as a device: ``torch.device(0)``, ``device=0``
+    of a torch function or class, ``.to(0)`` and ``.to(device=0)`` of a tensor or a module.
+    Torch reads an int there as device N of the current accelerator, and raises without one
+    ("Cannot access accelerator device when none is available").  (``.cuda(0)`` is a
+    ``.cuda()`` call, reported as such.)"""
+    for site in m.calls:
+        found = _ordinal_of(ctx, m, site)
+        if found is None or _guarded(m, site):
+            continue
+        const, shown = found
+        n = _number(const)
+        fix = None
+        var = _device_var(m, ctx.flow, site.ctx.scope, site.pos)
+        if var is not None:
+            whole = site.node if shown.startswith("torch.device(") else const
+            fix = Fix((ctx.edit(whole, var),), False, f"Use the device variable `{var}`")
+        yield ctx.finding(
+            CODE, const,
+            f"hard-coded accelerator `{shown}`: the integer {n} is device "
+            f"{n} of the accelerator, and crashes on machines without one; pick the "
+            "device once (`device = \"cuda\" if torch.cuda.is_available() else \"cpu\"`) "
+            "and use that variable",
+            fix,
+        )
+
+
+def _ordinal_of(ctx: Context, m: Walker, site: Site[ast.Call]) -> tuple[ast.Constant, str] | None:
+    """The integer ordinal the call of ``site`` gives torch as a device, with the text to
+    show."""
+    call = site.node
+    func = call.func
+    q = m.qualname(func) or ""
+    if q == "torch.device":
+        first = _ordinal(call.args[0]) if len(call.args) == 1 and not call.keywords else None
+        up = m.parents(site.stmt).get(id(call))
+        if first is None or isinstance(up, (ast.Attribute, ast.Compare, ast.arguments)):
+            return None  # ``torch.device(0).type``, compared, a parameter's default
+        return first, f"torch.device({_number(first)})"
+    kw = _ordinal(next((k.value for k in call.keywords if k.arg == "device"), None))
+    if q.startswith("torch.") and not q.startswith(_ACCEL_APIS):
+        return (kw, f"device={_number(kw)}") if kw is not None else None
+    if not isinstance(func, ast.Attribute) or func.attr != "to":
+        return None
+    given = _ordinal(call.args[0]) if call.args else kw
+    if given is None or not _tensor_or_module(ctx.flow, func.value):
+        return None
+    return given, f".to({_number(given)})" if call.args else f".to(device={_number(given)})"
+
+
+def _number(c: ast.Constant) -> int:
+    """The int of an ordinal :func:`_ordinal` found."""
+    return c.value if isinstance(c.value, int) else -1
+
+
+def _ordinal(e: ast.expr | None) -> ast.Constant | None:
+    """``e`` when it is a literal non-negative int (not a bool), else None."""
+    if isinstance(e, ast.Constant) and type(e.value) is int and e.value >= 0:
+        return e
+    return None
+
+
+def _tensor_or_module(ff: FileFlow, node: ast.expr) -> bool:
+    """Does the device-flow analysis know ``node`` as a tensor or a module (whose ``.to``
+    is torch's)?"""
+    found = value_of(ff, node)
+    return found is not None and found[1].kinds is not None and \
+        bool(found[1].kinds) and found[1].kinds <= {Kind.TENSOR, Kind.MODULE}
 
 
 def _moves_nothing(m: Walker, recv: ast.expr) -> bool:
@@ -554,13 +639,13 @@ _FILE_DESIGN: weakref.WeakKeyDictionary[Walker, tuple[bool, dict[str, Scope]]] =
 
 
 def _gpu_indices(m: Walker) -> set[int]:
-    """The GPU numbers the file places things on with ``.cuda(N)``.  Two or more mean the
+    """The GPU numbers the file places things on with ``.cuda(N)`` (or ``.to(N)``).  Two or more mean the
     code spreads a model over several GPUs on purpose (pipeline or model parallelism:
     ``block_1.cuda(0)`` ... ``block_3.cuda(2)``): it cannot fall back to one CPU.  (Device
     strings such as ``"cuda:1"`` do not count: a checkpoint mapped from one GPU to another
     is no model parallelism.)"""
     out: set[int] = set()
-    for site in m.calls_by_tail.get("cuda", ()):
+    for site in (*m.calls_by_tail.get("cuda", ()), *m.calls_by_tail.get("to", ())):
         args = site.node.args
         if args and isinstance(args[0], ast.Constant) and type(args[0].value) is int:
             out.add(args[0].value)

@@ -51,7 +51,8 @@ f.create_group("model")`), and the `video_array` (`audio_array`) of torchvision'
 `write_video(path, frames, fps)`, which reads it with `.numpy()`. The values of a dict the analysis knows (a dict literal,
 `model.state_dict()`, also of a model handed in as a parameter, which the calls of the file
 place) keep their kind and place through `.values()` and `.items()` (`for
-name, w in model.state_dict().items(): np.save(name, w)`); a list kept in a dict local to the
+name, w in model.state_dict().items(): np.save(name, w)`) and through a copy (`d.copy()`,
+`dict(d)`, `dict(zip(names, tensors))`); a list kept in a dict local to the
 scope (`hist = {"train": [], "val": []}`, `{}` grown with `d.setdefault(k, [])`,
 `defaultdict(list)`) holds what `hist[phase].append(t)` adds. What a `torch.distributions`
 object built from tensors computes (`Categorical(logits=t).sample()`, `dist.log_prob(a)`,
@@ -86,7 +87,11 @@ deep. An item taken by position from such a parameter as it came in (`audio, f0 
 `batch[0]`) is what each call passes at that position (`plot_batch((audio.to(device), f0))`:
 `audio` may be on the accelerator, `f0` is on the CPU); of a list, only when every item is
 a tensor that may be there; an item read by a literal key (`r["d"]`) is what each call's
-dict, one the analysis knows, holds at that key (`h({"d": out, "n": 3})`). A helper defined at module level that neither makes nor moves
+dict, one the analysis knows, holds at that key (`h({"d": out, "n": 3})`; of a dict
+comprehension, its values when one operation placed them all: `h({k: v.to(dev) for k, v
+in sd.items()})`), and an item read by the key of a loop over the parameter's own keys
+(`for k in theta.keys(): theta[k]`, also `theta.items()` and `tqdm(theta.keys())`) is any of
+the values each call's dict holds. A helper defined at module level that neither makes nor moves
 a tensor, that hands its data to NumPy, matplotlib, SciPy or scikit-learn, and that only
 the run's other files call (a `utils/plot.py` that `train.py` imports) is checked with
 their calls. In a method of an `nn.Module` class, what its submodules, parameters and buffers give
