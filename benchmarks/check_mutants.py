@@ -28,7 +28,11 @@ stand-in), sfujim/LAP-PAL and sfujim/TD7 (each on the ``gym`` stand-in) and for 
 stand-in) and BY571/Normalized-Advantage-Function-NAF- (on the ``gym`` stand-in and a
 ``pybullet_envs`` stand-in) and for the ``estuary`` batch Spijkervet/SimCLR (on the CIFAR10
 stand-in, whose ``models`` module is also ``models.resnet``, and the ``tensorboard`` stand-in)
-and yaodongyu/TRADES (on the MNIST stand-in), each with its license; see
+and yaodongyu/TRADES (on the MNIST stand-in) and for the ``harbor`` batch
+ikostrikov/pytorch-flows (on the two-moons set of a ``make_moons`` in the ``sklearn``
+stand-in, a ``tensorboardX`` stand-in and ``pandas``, ``h5py`` and ``scipy`` stand-ins that
+import) and HobbitLong/SupContrast (on the CIFAR10 stand-in and the ``tensorboard_logger``
+stand-in's ``Logger``), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -78,7 +82,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set estuary        # the latest held-out batch
+    python benchmarks/check_mutants.py --set harbor         # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -199,11 +203,11 @@ class Program:
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
-#: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06) and ``estuary`` (2026-12-07)
-#: were each gathered apart from the rules and measured once, blind
+#: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06), ``estuary`` and ``harbor``
+#: (2026-12-07) were each gathered apart from the rules and measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
-    "sound", "bay", "lagoon", "delta", "estuary",
+    "sound", "bay", "lagoon", "delta", "estuary", "harbor",
 )  # fmt: skip
 
 
@@ -326,6 +330,28 @@ _TRADES = (
 )  # fmt: skip
 #: one epoch in two batches (10 attack steps each), one test batch
 _TRADES_EXAMPLE = ("--epochs", "1", "--test-batch-size", "48")
+#: one epoch of the two-moons set's 24,000 points in batches of 1000, a RealNVP of 5 blocks
+_FLOWS_REALNVP = (
+    "--dataset", "MOONS", "--flow", "realnvp", "--epochs", "1", "--batch-size", "1000",
+    "--test-batch-size", "3000",
+)  # fmt: skip
+#: the same with a MAF (MADE, batch normalization and a reversal per block)
+_FLOWS_MAF = (
+    "--dataset", "MOONS", "--flow", "maf", "--epochs", "1", "--batch-size", "1000",
+    "--test-batch-size", "3000",
+)  # fmt: skip
+#: one epoch of the CIFAR10 stand-in in batches of 16, crops of 16x16, a ResNet-18
+_SUPCON = (
+    "--batch_size", "16", "--num_workers", "0", "--epochs", "1", "--model", "resnet18",
+    "--size", "16",
+)  # fmt: skip
+_SUPCE = ("--batch_size", "16", "--num_workers", "0", "--epochs", "1", "--model", "resnet18")
+#: a linear classifier on the encoder that an epoch of ``main_supcon.py`` saved
+_SUPCON_LINEAR = (
+    "--batch_size", "16", "--num_workers", "0", "--epochs", "1", "--model", "resnet18", "--ckpt",
+    "save/SupCon/cifar10_models/SupCon_cifar10_resnet18_lr_0.05_decay_0.0001_bsz_16_temp_0.07_"
+    "trial_0/last.pth",
+)  # fmt: skip
 _SIMCLR = (
     "-data", "./datasets", "-dataset-name", "cifar10", "--epochs", "1", "-b", "16", "-j", "0",
     "--log-every-n-steps", "1",
@@ -465,6 +491,20 @@ PROGRAMS: tuple[Program, ...] = (
         "trades/pgd", "trades", "pgd_attack_mnist.py",
         ("--model-path", "model-mnist-smallCNN/model-nn-epoch1.pt", "--test-batch-size", "48"),
         setup=(("train_trades_mnist.py", _TRADES),), batch="estuary",
+    ),
+    Program("flows", "pytorch_flows", "main.py", _FLOWS_REALNVP, batch="harbor"),
+    Program("flows/flows", "pytorch_flows", "flows.py", _FLOWS_MAF, batch="harbor", entry="main.py"),
+    Program("flows/utils", "pytorch_flows", "utils.py", _FLOWS_MAF, batch="harbor", entry="main.py"),
+    Program("supcon", "supcontrast", "main_supcon.py", _SUPCON, batch="harbor"),
+    Program(
+        "supcon/losses", "supcontrast", "losses.py", _SUPCON, batch="harbor",
+        entry="main_supcon.py",
+    ),
+    Program("supcon/ce", "supcontrast", "main_ce.py", _SUPCE, batch="harbor"),
+    #: the linear probe loads the encoder that an epoch of SupCon under the simulation wrote
+    Program(
+        "supcon/linear", "supcontrast", "main_linear.py", _SUPCON_LINEAR,
+        plain_args=_SUPCON_LINEAR, setup=(("main_supcon.py", _SUPCON),), batch="harbor",
     ),
 )  # fmt: skip
 
