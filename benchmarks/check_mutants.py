@@ -346,12 +346,6 @@ _SUPCON = (
     "--size", "16",
 )  # fmt: skip
 _SUPCE = ("--batch_size", "16", "--num_workers", "0", "--epochs", "1", "--model", "resnet18")
-#: a linear classifier on the encoder that an epoch of ``main_supcon.py`` saved
-_SUPCON_LINEAR = (
-    "--batch_size", "16", "--num_workers", "0", "--epochs", "1", "--model", "resnet18", "--ckpt",
-    "save/SupCon/cifar10_models/SupCon_cifar10_resnet18_lr_0.05_decay_0.0001_bsz_16_temp_0.07_"
-    "trial_0/last.pth",
-)  # fmt: skip
 _SIMCLR = (
     "-data", "./datasets", "-dataset-name", "cifar10", "--epochs", "1", "-b", "16", "-j", "0",
     "--log-every-n-steps", "1",
@@ -501,11 +495,6 @@ PROGRAMS: tuple[Program, ...] = (
         entry="main_supcon.py",
     ),
     Program("supcon/ce", "supcontrast", "main_ce.py", _SUPCE, batch="harbor"),
-    #: the linear probe loads the encoder that an epoch of SupCon under the simulation wrote
-    Program(
-        "supcon/linear", "supcontrast", "main_linear.py", _SUPCON_LINEAR,
-        plain_args=_SUPCON_LINEAR, setup=(("main_supcon.py", _SUPCON),), batch="harbor",
-    ),
 )  # fmt: skip
 
 

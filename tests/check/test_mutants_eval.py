@@ -245,7 +245,7 @@ def _blob_id(data: bytes) -> str:
         ("lagoon", 6),
         ("delta", 6),
         ("estuary", 7),
-        ("harbor", 7),
+        ("harbor", 6),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
