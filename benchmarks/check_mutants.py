@@ -30,9 +30,10 @@ stand-in) and BY571/Normalized-Advantage-Function-NAF- (on the ``gym`` stand-in 
 stand-in, whose ``models`` module is also ``models.resnet``, and the ``tensorboard`` stand-in)
 and yaodongyu/TRADES (on the MNIST stand-in) and for the ``harbor`` batch
 ikostrikov/pytorch-flows (on the two-moons set of a ``make_moons`` in the ``sklearn``
-stand-in, a ``tensorboardX`` stand-in and ``pandas``, ``h5py`` and ``scipy`` stand-ins that
-import) and HobbitLong/SupContrast (on the CIFAR10 stand-in and the ``tensorboard_logger``
-stand-in's ``Logger``), each with its license; see
+stand-in, a ``tensorboardX`` stand-in, ``pandas`` and ``h5py`` stand-ins that import and a
+``scipy`` stand-in with ``linalg.lu``), HobbitLong/SupContrast (on the CIFAR10 stand-in and
+the ``tensorboard_logger`` stand-in's ``Logger``) and philipperemy/n-beats (on its own
+synthetic series), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -335,9 +336,10 @@ _FLOWS_REALNVP = (
     "--dataset", "MOONS", "--flow", "realnvp", "--epochs", "1", "--batch-size", "1000",
     "--test-batch-size", "3000",
 )  # fmt: skip
-#: the same with a MAF (MADE, batch normalization and a reversal per block)
-_FLOWS_MAF = (
-    "--dataset", "MOONS", "--flow", "maf", "--epochs", "1", "--batch-size", "1000",
+#: the same with Glow (batch normalization, an LU-factored invertible matrix and a coupling
+#: layer per block)
+_FLOWS_GLOW = (
+    "--dataset", "MOONS", "--flow", "glow", "--epochs", "1", "--batch-size", "1000",
     "--test-batch-size", "3000",
 )  # fmt: skip
 #: one epoch of the CIFAR10 stand-in in batches of 16, crops of 16x16, a ResNet-18
@@ -345,7 +347,8 @@ _SUPCON = (
     "--batch_size", "16", "--num_workers", "0", "--epochs", "1", "--model", "resnet18",
     "--size", "16",
 )  # fmt: skip
-_SUPCE = ("--batch_size", "16", "--num_workers", "0", "--epochs", "1", "--model", "resnet18")
+#: N-BEATS on its synthetic seasonal series, seven steps (--test), a plot of the first
+_NBEATS = ("--task", "dummy", "--test")
 _SIMCLR = (
     "-data", "./datasets", "-dataset-name", "cifar10", "--epochs", "1", "-b", "16", "-j", "0",
     "--log-every-n-steps", "1",
@@ -487,14 +490,18 @@ PROGRAMS: tuple[Program, ...] = (
         setup=(("train_trades_mnist.py", _TRADES),), batch="estuary",
     ),
     Program("flows", "pytorch_flows", "main.py", _FLOWS_REALNVP, batch="harbor"),
-    Program("flows/flows", "pytorch_flows", "flows.py", _FLOWS_MAF, batch="harbor", entry="main.py"),
-    Program("flows/utils", "pytorch_flows", "utils.py", _FLOWS_MAF, batch="harbor", entry="main.py"),
+    Program("flows/flows", "pytorch_flows", "flows.py", _FLOWS_GLOW, batch="harbor", entry="main.py"),
+    Program("flows/utils", "pytorch_flows", "utils.py", _FLOWS_GLOW, batch="harbor", entry="main.py"),
     Program("supcon", "supcontrast", "main_supcon.py", _SUPCON, batch="harbor"),
     Program(
         "supcon/losses", "supcontrast", "losses.py", _SUPCON, batch="harbor",
         entry="main_supcon.py",
     ),
-    Program("supcon/ce", "supcontrast", "main_ce.py", _SUPCE, batch="harbor"),
+    Program("nbeats", "nbeats", "examples/trainer_pytorch.py", _NBEATS, batch="harbor"),
+    Program(
+        "nbeats/model", "nbeats", "nbeats_pytorch/model.py", _NBEATS, batch="harbor",
+        entry="examples/trainer_pytorch.py",
+    ),
 )  # fmt: skip
 
 

@@ -702,13 +702,31 @@ def test_the_tensorboardx_stand_in_s_writer_writes_nothing(tmp_path: Path) -> No
     assert not logdir.exists()
 
 
-def test_the_pandas_h5py_and_scipy_stand_ins_import_and_compute_nothing() -> None:
+def test_the_pandas_and_h5py_stand_ins_import_and_compute_nothing() -> None:
     """A program whose unused datasets' modules import them runs; reading a table or an HDF5
-    file, or SciPy's LU factorization, fails as a missing name."""
+    file fails as a missing name."""
     assert not hasattr(_stub("pandas"), "read_csv")
     assert not hasattr(_stub("h5py"), "File")
-    scipy = _stub("scipy")
-    assert not hasattr(scipy.linalg, "lu")
+
+
+def test_the_scipy_stand_in_factors_a_matrix_as_scipy_linalg_lu_does() -> None:
+    """``p @ l @ u`` gives the matrix back, ``p`` a permutation, ``l`` unit lower and ``u`` upper
+    triangular, the rows pivoted on the largest entry, in the matrix's floating type."""
+    import numpy as np
+
+    lu = _stub("scipy").linalg.lu
+    a = np.array([[1.0, 2.0, 0.0], [4.0, 1.0, 3.0], [2.0, 5.0, 1.0]], dtype=np.float32)
+    p, low, up = lu(a)
+    assert p.dtype == low.dtype == up.dtype == np.float32
+    assert np.allclose(p @ low @ up, a, atol=1e-6)
+    assert sorted(p.sum(axis=0).tolist()) == sorted(p.sum(axis=1).tolist()) == [1.0, 1.0, 1.0]
+    assert np.allclose(np.diag(low), 1.0) and np.allclose(low, np.tril(low))
+    assert np.allclose(up, np.triu(up)) and up[0, 0] == 4.0  # the largest of the first column
+    assert (np.abs(low) <= 1.0 + 1e-6).all()
+    rng = np.random.RandomState(0)
+    b = rng.normal(size=(6, 6))
+    p, low, up = lu(b)
+    assert p.dtype == np.float64 and np.allclose(p @ low @ up, b)
 
 
 def test_the_sklearn_stand_in_makes_two_moons_of_noisy_points() -> None:
