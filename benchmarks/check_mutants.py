@@ -28,7 +28,12 @@ stand-in), sfujim/LAP-PAL and sfujim/TD7 (each on the ``gym`` stand-in) and for 
 stand-in) and BY571/Normalized-Advantage-Function-NAF- (on the ``gym`` stand-in and a
 ``pybullet_envs`` stand-in) and for the ``estuary`` batch Spijkervet/SimCLR (on the CIFAR10
 stand-in, whose ``models`` module is also ``models.resnet``, and the ``tensorboard`` stand-in)
-and yaodongyu/TRADES (on the MNIST stand-in), each with its license; see
+and yaodongyu/TRADES (on the MNIST stand-in) and for the ``harbor`` batch
+ikostrikov/pytorch-flows (on the two-moons set of a ``make_moons`` in the ``sklearn``
+stand-in, a ``tensorboardX`` stand-in, ``pandas`` and ``h5py`` stand-ins that import and a
+``scipy`` stand-in with ``linalg.lu``), HobbitLong/SupContrast (on the CIFAR10 stand-in and
+the ``tensorboard_logger`` stand-in's ``Logger``) and philipperemy/n-beats (on its own
+synthetic series), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -78,7 +83,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set estuary        # the latest held-out batch
+    python benchmarks/check_mutants.py --set harbor         # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -199,11 +204,11 @@ class Program:
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
-#: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06) and ``estuary`` (2026-12-07)
-#: were each gathered apart from the rules and measured once, blind
+#: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06), ``estuary`` and ``harbor``
+#: (2026-12-07) were each gathered apart from the rules and measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
-    "sound", "bay", "lagoon", "delta", "estuary",
+    "sound", "bay", "lagoon", "delta", "estuary", "harbor",
 )  # fmt: skip
 
 
@@ -326,6 +331,24 @@ _TRADES = (
 )  # fmt: skip
 #: one epoch in two batches (10 attack steps each), one test batch
 _TRADES_EXAMPLE = ("--epochs", "1", "--test-batch-size", "48")
+#: one epoch of the two-moons set's 24,000 points in batches of 1000, a RealNVP of 5 blocks
+_FLOWS_REALNVP = (
+    "--dataset", "MOONS", "--flow", "realnvp", "--epochs", "1", "--batch-size", "1000",
+    "--test-batch-size", "3000",
+)  # fmt: skip
+#: the same with Glow (batch normalization, an LU-factored invertible matrix and a coupling
+#: layer per block)
+_FLOWS_GLOW = (
+    "--dataset", "MOONS", "--flow", "glow", "--epochs", "1", "--batch-size", "1000",
+    "--test-batch-size", "3000",
+)  # fmt: skip
+#: one epoch of the CIFAR10 stand-in in batches of 16, crops of 16x16, a ResNet-18
+_SUPCON = (
+    "--batch_size", "16", "--num_workers", "0", "--epochs", "1", "--model", "resnet18",
+    "--size", "16",
+)  # fmt: skip
+#: N-BEATS on its synthetic seasonal series, seven steps (--test), a plot of the first
+_NBEATS = ("--task", "dummy", "--test")
 _SIMCLR = (
     "-data", "./datasets", "-dataset-name", "cifar10", "--epochs", "1", "-b", "16", "-j", "0",
     "--log-every-n-steps", "1",
@@ -465,6 +488,19 @@ PROGRAMS: tuple[Program, ...] = (
         "trades/pgd", "trades", "pgd_attack_mnist.py",
         ("--model-path", "model-mnist-smallCNN/model-nn-epoch1.pt", "--test-batch-size", "48"),
         setup=(("train_trades_mnist.py", _TRADES),), batch="estuary",
+    ),
+    Program("flows", "pytorch_flows", "main.py", _FLOWS_REALNVP, batch="harbor"),
+    Program("flows/flows", "pytorch_flows", "flows.py", _FLOWS_GLOW, batch="harbor", entry="main.py"),
+    Program("flows/utils", "pytorch_flows", "utils.py", _FLOWS_GLOW, batch="harbor", entry="main.py"),
+    Program("supcon", "supcontrast", "main_supcon.py", _SUPCON, batch="harbor"),
+    Program(
+        "supcon/losses", "supcontrast", "losses.py", _SUPCON, batch="harbor",
+        entry="main_supcon.py",
+    ),
+    Program("nbeats", "nbeats", "examples/trainer_pytorch.py", _NBEATS, batch="harbor"),
+    Program(
+        "nbeats/model", "nbeats", "nbeats_pytorch/model.py", _NBEATS, batch="harbor",
+        entry="examples/trainer_pytorch.py",
     ),
 )  # fmt: skip
 

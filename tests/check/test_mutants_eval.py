@@ -188,6 +188,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "lagoon"],
         ["--set", "delta"],
         ["--set", "estuary"],
+        ["--set", "harbor"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -217,6 +218,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[14]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 14))), []))
     assert chosen[15] == [p.name for p in cm.PROGRAMS if p.batch == "estuary"]
     assert set(chosen[15]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 15))), []))
+    assert chosen[16] == [p.name for p in cm.PROGRAMS if p.batch == "harbor"]
+    assert set(chosen[16]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 16))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -242,6 +245,7 @@ def _blob_id(data: bytes) -> str:
         ("lagoon", 6),
         ("delta", 6),
         ("estuary", 7),
+        ("harbor", 6),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -345,23 +349,23 @@ def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay, lagoon, delta and estuary
-    programs come from other repositories than pytorch/examples (whose license is ``LICENSE`` of the
-    programs' folder), or, for inlet's and fjord's, some of them: each folder holds its own (an
-    MIT or BSD license, or for bay's ``cutout`` the Educational Community License 2.0)."""
+    """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay, lagoon, delta, estuary and
+    harbor programs come from other repositories than pytorch/examples (whose license is
+    ``LICENSE`` of the programs' folder), or, for inlet's and fjord's, some of them: each folder
+    holds its own (an MIT or BSD license, or for bay's ``cutout`` the Educational Community
+    License 2.0)."""
     _programs_here()
     later = (
         "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay", "lagoon",
-        "delta", "estuary",
+        "delta", "estuary", "harbor",
     )  # fmt: skip
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
         if text.startswith("Educational Community License, Version 2.0 (ECL-2.0)\n"):
             assert "a perpetual, worldwide, non-exclusive" in text, program.name
             continue
-        assert text.startswith(("BSD 3-Clause License\n", "MIT License\n", "Copyright (c)")), (
-            program.name
-        )
+        licenses = ("BSD 3-Clause License\n", "BSD 2-Clause License\n", "MIT License\n")
+        assert text.startswith((*licenses, "Copyright (c)")), program.name
         assert "Copyright (c)" in text, program.name
         assert "Permission is hereby granted" in text or "Redistribution and use" in text
 
@@ -672,6 +676,74 @@ def test_the_image_folder_stand_in_labels_each_image_with_its_folder(tmp_path: P
 def test_the_tqdm_stand_in_writes_a_line_as_tqdm_does(capsys: pytest.CaptureFixture[str]) -> None:
     _stub("tqdm").tqdm.write("test_acc: 0.094")
     assert capsys.readouterr().out == "test_acc: 0.094\n"
+
+
+def test_a_bar_of_the_tqdm_stand_in_counts_its_updates_in_n() -> None:
+    """A program divides by ``pbar.n``, the count of what ``update`` was given."""
+    bar = _stub("tqdm").tqdm(total=10)
+    assert bar.n == 0
+    bar.update(4)
+    bar.update()
+    assert bar.n == 5
+
+
+def test_a_logger_of_the_tensorboard_logger_stand_in_writes_nothing(tmp_path: Path) -> None:
+    logger = _stub("tensorboard_logger").Logger(logdir=str(tmp_path / "tb"), flush_secs=2)
+    assert logger.log_value("train_loss", 0.5, 1) is None
+    assert not (tmp_path / "tb").exists()
+
+
+def test_the_tensorboardx_stand_in_s_writer_writes_nothing(tmp_path: Path) -> None:
+    writer = _stub("tensorboardX").SummaryWriter(comment="maf_MOONS")
+    assert writer.add_scalar("training/loss", 1.5, 3) is None
+    writer.close()
+    logdir = tmp_path / "runs"
+    _stub("tensorboardX").SummaryWriter(logdir=str(logdir)).add_scalar("x", 1.0)
+    assert not logdir.exists()
+
+
+def test_the_pandas_and_h5py_stand_ins_import_and_compute_nothing() -> None:
+    """A program whose unused datasets' modules import them runs; reading a table or an HDF5
+    file fails as a missing name."""
+    assert not hasattr(_stub("pandas"), "read_csv")
+    assert not hasattr(_stub("h5py"), "File")
+
+
+def test_the_scipy_stand_in_factors_a_matrix_as_scipy_linalg_lu_does() -> None:
+    """``p @ l @ u`` gives the matrix back, ``p`` a permutation, ``l`` unit lower and ``u`` upper
+    triangular, the rows pivoted on the largest entry, in the matrix's floating type."""
+    import numpy as np
+
+    lu = _stub("scipy").linalg.lu
+    a = np.array([[1.0, 2.0, 0.0], [4.0, 1.0, 3.0], [2.0, 5.0, 1.0]], dtype=np.float32)
+    p, low, up = lu(a)
+    assert p.dtype == low.dtype == up.dtype == np.float32
+    assert np.allclose(p @ low @ up, a, atol=1e-6)
+    assert sorted(p.sum(axis=0).tolist()) == sorted(p.sum(axis=1).tolist()) == [1.0, 1.0, 1.0]
+    assert np.allclose(np.diag(low), 1.0) and np.allclose(low, np.tril(low))
+    assert np.allclose(up, np.triu(up)) and up[0, 0] == 4.0  # the largest of the first column
+    assert (np.abs(low) <= 1.0 + 1e-6).all()
+    rng = np.random.RandomState(0)
+    b = rng.normal(size=(6, 6))
+    p, low, up = lu(b)
+    assert p.dtype == np.float64 and np.allclose(p @ low @ up, b)
+
+
+def test_the_sklearn_stand_in_makes_two_moons_of_noisy_points() -> None:
+    """``make_moons``: half the points on the upper half circle of radius 1 about the origin, half
+    on the lower one about (1, 0.5); shuffled with the labels; noise moves them off the circles."""
+    import numpy as np
+
+    make_moons = importlib.import_module(_stub("sklearn").__name__ + ".datasets").make_moons
+    x, y = make_moons(n_samples=101, shuffle=False)
+    assert x.shape == (101, 2) and y.tolist() == [0] * 50 + [1] * 51
+    assert np.allclose(np.hypot(x[:50, 0], x[:50, 1]), 1.0) and (x[:50, 1] >= 0).all()
+    assert np.allclose(np.hypot(x[50:, 0] - 1, x[50:, 1] - 0.5), 1.0) and (x[50:, 1] <= 0.5).all()
+    shuffled, labels = make_moons(n_samples=101, shuffle=True, random_state=0)
+    assert sorted(map(tuple, shuffled.round(9))) == sorted(map(tuple, x.round(9)))
+    assert labels.tolist() != y.tolist() and (labels == 1).sum() == 51
+    noisy, _ = make_moons(n_samples=101, shuffle=False, noise=0.05, random_state=0)
+    assert not np.allclose(noisy, x) and np.abs(noisy - x).max() < 0.5
 
 
 def test_the_contrastive_transforms_of_the_stand_in_keep_an_rgb_image_of_the_size_asked() -> None:
