@@ -64,7 +64,7 @@ def test_call_feeds_give_the_module_in_the_callers_terms(snippet):
     module = next(r for r in s.results if getattr(r.node, "name", None) is None)
     call = next(c for c in module.calls.values() if c.callee is Callee.METHOD and c.qualname == "fit")
     out = call_feeds(s.ff, module, call)
-    assert out and {i for i, _, _ in out} == {0}
+    assert out and {a.position for a, _, _ in out} == {0}
     assert all(s.wheres(f.module) == {"ACCEL"} and f.via[0] is call for _, _, f in out)
 
 

@@ -20,9 +20,12 @@ outermost call it is the value the caller holds (``layer``, an item of ``self.la
 moved in ``__init__``).  In a loop, a call counts when its first run surely sees the
 parameter as it came in (:func:`~torchferry.check.flow.first_run.first_run`).
 
-Only functions and methods of the same file are followed (a module class's method called
-on an instance the file built, ``net.train(x)``; ``self.step(x)``; ``helper(x)``), six
-calls deep; a call that spreads ``*args`` or passes the parameter by keyword is not.
+Functions and methods of the same file are followed (a module class's method called
+on an instance the file built, ``net.train(x)``; ``self.step(x)``; ``helper(x)``), and
+functions defined at module level in another file of the run for a module that the caller
+hands them (``loss(model=model, x=data)`` of ``from trades import loss``), six
+calls deep, with the call's arguments bound by position or by keyword
+(:mod:`~torchferry.check.flow.binding`); a call that spreads ``*args`` or ``**kw`` is not.
 """
 
 from __future__ import annotations
@@ -30,6 +33,7 @@ from __future__ import annotations
 import ast
 from typing import TYPE_CHECKING, NamedTuple
 
+from torchferry.check.flow.binding import Arg, Binding, bind
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.instances import held_attr, instance_class
@@ -49,13 +53,16 @@ class Feed(NamedTuple):
     ``module``: the module in the terms of the function asked about (its places are that
     function's, a parameter's place standing for whatever the caller gives);
     ``call``: the module's call, in the scope ``scope`` (the innermost function);
-    ``via``: the calls that hand the parameter down to it, outermost first."""
+    ``via``: the calls that hand the parameter down to it, outermost first;
+    ``path``: the file of ``call`` when it is another file of the run than the one asked
+    about (None: that file)."""
 
     param: int
     module: Value
     call: CallEvent
     scope: ScopeResult
     via: tuple[CallEvent, ...] = ()
+    path: str | None = None
 
 
 def feeds(ff: FileFlow, res: ScopeResult, depth: int = 0,
@@ -87,24 +94,29 @@ def feeds(ff: FileFlow, res: ScopeResult, depth: int = 0,
 
 
 def call_feeds(ff: FileFlow, res: ScopeResult, c: CallEvent, depth: int = 0,
-               active: frozenset[int] = frozenset()) -> list[tuple[int, Value, Feed]]:
-    """For ``c``, a call in ``res`` of a function or method of this file: each positional
-    argument the callee hands to a module's input, as (its index among ``c.node.args``,
-    its value, the feed with the module in the caller's terms and ``c`` first in ``via``)."""
-    target = callee_of(ff, res, c)
+               active: frozenset[int] = frozenset()) -> list[tuple[Arg, Value, Feed]]:
+    """For ``c``, a call in ``res`` of a function or method of this file: each argument
+    the call writes out (by position or keyword) that the callee hands to a module's input,
+    as (the argument, its value, the feed with the module in the caller's terms and ``c``
+    first in ``via``)."""
+    target = callee_of(ff, res, c, across=True)
     if target is None:
         return []
-    callee, bound, first = target
+    bound = target.bound
+    elsewhere = target.owner is not ff
     out = []
-    for j, found in feeds(ff, callee, depth + 1, active).items():
-        i = j - first
-        if not 0 <= i < len(c.node.args) or str(j) not in bound:
+    for j, found in feeds(target.owner, target.callee, depth + 1, active).items():
+        given = target.args.get(j)
+        if given is None or str(j) not in bound:
             continue
         arg = bound[str(j)]
         for f in found:
-            lifted = f._replace(module=substitute(f.module, bound), via=(c, *f.via))
+            if elsewhere and not _a_parameter(f.module, bound):
+                continue  # (a module of the other file's own: its places are that file's)
+            lifted = f._replace(module=substitute(f.module, bound), via=(c, *f.via),
+                                path=f.path or (target.owner.path if elsewhere else None))
             held = _held_by_receiver(ff, res, c, f)
-            out.append((i, arg, lifted if held is None else lifted._replace(module=held)))
+            out.append((given, arg, lifted if held is None else lifted._replace(module=held)))
     return out
 
 
@@ -124,14 +136,31 @@ def _held_by_receiver(ff: FileFlow, res: ScopeResult, c: CallEvent, f: Feed) -> 
     return held_attr(ff, res, c.node.func.value, c.receiver, func.attr)
 
 
-def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent) -> tuple[ScopeResult, dict[str, Value], int] | None:
-    """The callee's interpretation, the values bound to its parameters (by index) and the
-    parameter that the call's first positional argument binds, for a call of a function
-    or method of this file (None otherwise, or when the call spreads ``*args`` or uses
-    keywords)."""
-    if c.callee not in (Callee.FUNCTION, Callee.METHOD) or c.node.keywords or any(
-            isinstance(a, ast.Starred) for a in c.node.args):
+class CallTarget(NamedTuple):
+    """A call of a function or method of this file, bound (:func:`callee_of`).
+
+    ``callee``: the callee's interpretation; ``bound``: the caller's values bound to its
+    parameters (index as a string -> value; ``self`` of a method called on an instance
+    included); ``first``: the parameter the call's first positional argument binds;
+    ``args``: the arguments the call writes out, by the parameter they bind; ``owner``:
+    the file that defines the callee."""
+
+    callee: ScopeResult
+    bound: dict[str, Value]
+    first: int
+    args: dict[int, Arg]
+    owner: FileFlow
+
+
+def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent, across: bool = False) -> CallTarget | None:
+    """The callee of ``c``, a call of a function or method of this file, with its
+    arguments bound to its parameters by position and by keyword (:func:`bind`); None
+    otherwise, or when the binding is not known (``*args`` or ``**kw`` spread).
+    ``across``: also a function defined at module level in another file of the run
+    (``trades_loss(model=model, x_natural=data)`` of ``from trades import trades_loss``)."""
+    if c.callee not in (Callee.FUNCTION, Callee.METHOD):
         return None
+    fn: ast.AST
     if c.callee is Callee.METHOD:
         recv = c.receiver
         info = ff.class_of(recv) if recv is not None and c.qualname else None
@@ -141,27 +170,42 @@ def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent) -> tuple[ScopeResult
         found = info.method(c.qualname) if info is not None and c.qualname else None
         if found is None or found[0].ff is not ff or recv is None:
             return None
-        values: tuple[Value, ...] = (recv, *c.args)
-        fn: ast.AST = found[1]
-        first = 1
+        lead: tuple[Value, ...] = (recv,)
+        owner, fn, first = ff, found[1], 1
     else:
         cls = ff.method_of.get(id(res.node))
         self_name = res.params[0] if cls is not None and res.params else None
         t = ff.target_of(c.node, cls, self_name)
-        if t is None or t[0] is not ff or t[2] > 1 or \
-                cls is not None and t[2] == 1 and _overridden(ff, cls, t[1]):
+        if t is None or t[0] is not ff and not (across and t[2] == 0 and _module_level(t[0], t[1])) \
+                or t[2] > 1 or cls is not None and t[2] == 1 and _overridden(ff, cls, t[1]):
             return None
-        fn, first = t[1], t[2]
-        values = c.args
-        # (``self.f(x)`` is recorded with ``self`` first; ``helper(x)`` with ``x`` first)
-        if len(values) != len(c.node.args) + first:
-            return None
-    if len(values) != len(c.node.args) + first:
+        owner, fn, first = t
+        lead = c.args[:first]  # (``self.f(x)`` is recorded with ``self`` first)
+    binding = bind(fn, c.node, first)
+    if binding is None or len(c.args) != len(c.node.args) + len(lead) * (c.callee is Callee.FUNCTION):
         return None
-    callee = ff.summary(fn, ff)
+    callee = owner.summary(fn, ff)
     if callee is None:
         return None
-    return callee, {str(k): v for k, v in enumerate(values)}, first
+    return CallTarget(callee, bound_values(binding, c, lead), first, binding.args, owner)
+
+
+def _module_level(owner: FileFlow, fn: ast.AST) -> bool:
+    """Is ``fn`` a function ``owner`` defines at module level?"""
+    name = getattr(fn, "name", None)
+    return name is not None and owner.defs.get(name) is fn
+
+
+def bound_values(binding: Binding, c: CallEvent, lead: tuple[Value, ...]) -> dict[str, Value]:
+    """The caller's values of the arguments ``binding`` binds (parameter index as a string
+    -> value), the first parameters given ``lead`` (``self``)."""
+    out = {str(k): v for k, v in enumerate(lead)}
+    skip = len(c.args) - len(c.node.args)  # (values recorded before the positional ones)
+    for k, a in binding.args.items():
+        v = c.args[skip + a.position] if a.position is not None else c.keyword(a.keyword or "")
+        if v is not None:
+            out[str(k)] = v
+    return out
 
 
 def _plain_method(ff: FileFlow, name: str) -> bool:
@@ -199,6 +243,12 @@ def _module_input(c: CallEvent) -> tuple[Value, Value | None] | None:
     if not c.node.args or isinstance(c.node.args[0], ast.Starred) or not values:
         return module, None
     return module, values[0]
+
+
+def _a_parameter(v: Value, bound: dict[str, Value]) -> bool:
+    """Is ``v`` made of its function's parameters alone, each one the call binds (once
+    substituted, it is the caller's argument)?"""
+    return bool(v.places) and all(p.where is Where.PARAM and p.ref in bound for p in v.places or ())
 
 
 def _as_param(v: Value | None) -> int | None:

@@ -22,8 +22,8 @@ Not a meeting: one under a test that reads a device (``if x.device != y.device:`
 ``x.is_cuda`` arm: the function tells the places apart itself), a parameter the function
 moves first (``y = y.to(out.device)``), or one reduced to a 0-dimensional value
 (``y.sum()``), which mixes with a tensor of any device.  Only functions and methods of
-the same file are followed (:func:`~torchferry.check.flow.feeds.callee_of`: no ``*args``
-spread, no keywords), and only parameters bound one by one: a callee's ``*args`` (read as
+the same file are followed (:func:`~torchferry.check.flow.feeds.callee_of`: arguments
+bound by position or keyword, no ``*args`` or ``**kw`` spread), and only parameters bound one by one: a callee's ``*args`` (read as
 ``args[1]``) is not.
 
 >>> import ast
@@ -92,7 +92,7 @@ def param_meetings(ff: FileFlow, res: ScopeResult, depth: int = 0) -> tuple[Para
         target = callee_of(ff, res, c)
         if target is None or target[0] is res:
             continue
-        callee, bound, first = target
+        callee, bound, first = target.callee, target.bound, target.first
         for m in param_meetings(ff, given_tensors(ff, callee, bound, first), depth + 1):
             a, b = bound.get(str(m.first)), bound.get(str(m.second))
             i = param_index(a) if a is not None else None
@@ -107,8 +107,8 @@ def given_tensors(ff: FileFlow, callee: ScopeResult, bound: dict[str, Value], fi
     """``callee`` as a call sees it that binds ``bound`` (:func:`callee_of`): its
     parameters of no kind of their own given a tensor are tensors there (what it computes
     of them, ``outputs.argmax(1) == labels``, is then known to be a tensor's operation)."""
-    given = {k: Kind.TENSOR for k in range(first, len(bound))
-             if (bound[str(k)].kinds or frozenset()) & {Kind.TENSOR, Kind.BATCH}}
+    given = {int(k): Kind.TENSOR for k, v in bound.items()
+             if int(k) >= first and (v.kinds or frozenset()) & {Kind.TENSOR, Kind.BATCH}}
     seen = ff.given_result(callee.node, given) if given else None
     return seen or callee
 

@@ -12,6 +12,7 @@ import torchferry.check.flow.handoff as handoff
 import torchferry.check.flow.libfacts as libfacts
 import torchferry.check.flow.protocols as protocols
 import torchferry.check.flow.vocab as vocab
+from torchferry.check.flow.binding import Binding, bind
 from torchferry.check.flow.built import Argument, init_places, weightless_layer
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.device_param import ignores_for_weights
@@ -1583,22 +1584,15 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     result = owner.summary(target, ev.ff)
     if result is None:
         return _unresolved(ev, node, target.name, UNKNOWN, args, kws, ev.ff.last_reason)
-    params = result.params
     static = _static(target)
     offset = 1 if owner.is_method(target) and not bound and not static else 0
-    bound_args: dict[str, Value] = {}
-    for k, a in enumerate(args):
-        if k + offset < len(params):
-            bound_args[str(k + offset)] = a
-    for name, v in kws:
-        if name in params:
-            bound_args[str(params.index(name))] = v
-    if result.cpu_params:  # handed on to a function that gives it to torch on the CPU
-        # (``self.f(x)``: node.args start at parameter 1; of a static method, at 0)
-        first = 0 if static else 1 if bound else offset
-        for k, x in enumerate(node.args):
-            p = ev.i.param_index.get(x.id) if isinstance(x, ast.Name) else None
-            if p is not None and k + first in result.cpu_params:
+    lead = len(args) - len(node.args)  # (the values given before the written ones: ``self``)
+    binding = bind(target, node, offset + lead)
+    bound_args = _bound_args(binding, args, kws, offset, lead)
+    if result.cpu_params and binding is not None:  # handed on to a function that gives it to torch on the CPU
+        for k, x in binding.args.items():
+            p = ev.i.param_index.get(x.node.id) if isinstance(x.node, ast.Name) else None
+            if p is not None and k in result.cpu_params:
                 ev.i.res.cpu_params.add(p)
     # the call sites of a function, for the rules that ask what it is given
     spread = any(isinstance(a, ast.Starred) for a in node.args) or any(k == "**" for k, _ in kws)
@@ -1626,6 +1620,22 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if receiver is not None:
         return ev.record(node, Callee.METHOD, target.name, UNKNOWN, receiver, given, kws, v)
     return ev.record(node, Callee.FUNCTION, target.name, UNKNOWN, None, args, kws, v)
+
+
+def _bound_args(binding: Binding | None, args: Args, kws: Kws, offset: int, lead: int) -> dict[str, Value]:
+    """The values a call binds to the callee's parameters (index as a string -> value):
+    the ``lead`` values given before the written arguments (``self`` of a method called on
+    an object) to the parameters from ``offset`` on, then the written ones as ``binding``
+    binds them (none when it is not known: ``f(*xs)``, ``f(**kw)``)."""
+    out = {str(offset + k): a for k, a in enumerate(args[:lead])}
+    if binding is None:
+        return out
+    named = dict(kws)
+    for k, a in binding.args.items():
+        v = args[lead + a.position] if a.position is not None else named.get(a.keyword or "")
+        if v is not None:
+            out[str(k)] = v
+    return out
 
 
 def _made_on_a_parameter(result: ScopeResult, v: Value, bound_args: dict[str, Value]) -> Value:
@@ -1764,19 +1774,17 @@ def _moved_by_callee(ev: Evaluator, node: ast.Call, result: ScopeResult, first: 
     the argument's own places substituted for the parameter's (a move on one path only
     keeps both).  ``first``: the parameter the call's first positional argument binds."""
     for k, left in result.param_moves.items():
-        a = _argument_node(node, result.params, k, first)
+        a = _argument_node(node, result.node, k, first)
         if a is not None and ev.i.lookup(a.id) is not None:
             ev.i.env[a.id] = substitute(left, bound_args)
 
 
-def _argument_node(node: ast.Call, params: tuple[str, ...], k: int, first: int) -> ast.Name | None:
-    """The name the call passes for parameter ``k`` (positionally or by keyword)."""
-    a: ast.expr | None = None
-    if 0 <= k - first < len(node.args):
-        a = node.args[k - first]
-    elif k < len(params):
-        a = next((kw.value for kw in node.keywords if kw.arg == params[k]), None)
-    return a if isinstance(a, ast.Name) else None
+def _argument_node(node: ast.Call, fn: ast.AST, k: int, first: int) -> ast.Name | None:
+    """The name the call passes for parameter ``k`` of ``fn`` (positionally or by keyword,
+    :func:`~torchferry.check.flow.binding.bind`)."""
+    binding = bind(fn, node, first)
+    a = binding.args.get(k) if binding is not None else None
+    return a.node if a is not None and isinstance(a.node, ast.Name) else None
 
 
 def _construct(ev: Evaluator, node: ast.Call, owner: FileFlow, cls_node: ast.ClassDef,

@@ -108,8 +108,9 @@ next(batches)`), as it is of `next(iter(loader))`.
 ## Known limits
 A sibling of an unpacking (`x, y = f(...)`) is followed by the name the unpacking binds:
 one moved anywhere in the file by that name (even after it met the device side) counts as
-moved, and one handed to a function of the file is followed into it one call deep (no
-keywords or `*args` in the call), as it came in: a value the callee makes of it is not,
+moved, and one handed to a function of the file is followed into it one call deep (its
+arguments bound by position or keyword as Python binds them; not a call that spreads
+`*args` or `**kw`, nor one Python would refuse), as it came in: a value the callee makes of it is not,
 and a 0-dimensional reduction of it (`target.sum()`) meets nothing. It is flagged only
 as a tensor whose makers the analysis sees (torch factories of the run, no parameter, load
 or unresolved call among them) and that keeps them unchanged up to the meeting (slicing,
@@ -175,8 +176,14 @@ the other arm of an `if`/`else` moves another item and not it; the arms are comp
 for an item read by its name after the test, whose value is the batch's item or its moves
 on one arm (nothing else bound to the name between), and only for the tests within the
 loop's body.  A meeting in a callee is followed one call deep, into
-functions and methods of the same file called without `*args` or keywords (a method
-overridden by a subclass of the file is not followed). A called parameter is a module (its
+functions and methods of the same file and functions defined at module level in another
+file of the run (`robust_loss(model=model, x=data, y=target)` of `from losses import
+robust_loss`), the call's arguments bound by position or keyword as Python binds them
+(not a call that spreads `*args` or `**kw`, nor one Python would refuse: a keyword no
+parameter has, a parameter bound twice); a method overridden by a subclass of the file is
+not followed.  The output of a module the callee runs on a parameter is on the device
+there when the call gives that parameter a tensor it moved (`logits = model(x)` of
+`x=data.to(device)`). A called parameter is a module (its
 call a meeting) when its name is one a model or a loss has, or when every call of the run
 passes a module for it (`train(model, nn.CrossEntropyLoss(), loader)`); a parameter some
 call leaves unbound or passes anything else is not. In a callee, a value of no known kind is
@@ -192,7 +199,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import NamedTuple
 
-from torchferry.check.api import Context, Edit, Finding, Fix
+from torchferry.check.api import Context, Edit, Evidence, Finding, Fix
 from torchferry.check.flow import (
     ACCEL,
     Callee,
@@ -269,10 +276,11 @@ def check(ctx: Context) -> Iterable[Finding]:
                 continue
             reported.add(id(a))
             yield _finding(ctx, a, v, loop, moves[id(loop)], m.node)
-        for a, v, loop, meet in _met_in_a_callee(ctx.flow, res, moves):
+        for a, v, loop, meet, path, how in _met_in_a_callee(ctx.flow, res, moves):
             if id(a) not in reported:
                 reported.add(id(a))
-                yield _finding(ctx, a, v, loop, moves[id(loop)], meet)
+                f = _finding(ctx, a, v, loop, moves[id(loop)], meet, path)
+                yield replace(f, evidence=(*f.evidence[:-1], at(ctx, a, how), f.evidence[-1]))
     for res in scopes:
         for a, out, call, meet in _next_to_a_gathered_output(ctx.flow, res):
             if id(a) not in reported:
@@ -531,9 +539,9 @@ def _sibling_met_in_a_callee(ff: FileFlow, res: ScopeResult, group: Siblings, na
         target = callee_of(ff, res, c)
         if target is None:
             continue
-        callee, bound, first = target
-        items = {j: c.node.args[j - first] for j in range(first, len(bound))
-                 if left_behind(ff, group, res, bound[str(j)]) == name}
+        callee, bound = target.callee, target.bound
+        items = {j: a.node for j, a in target.args.items()
+                 if str(j) in bound and left_behind(ff, group, res, bound[str(j)]) == name}
         if not items:
             continue
         for node, at_fault, operands in _callee_meetings(ff, callee, bound):
@@ -559,27 +567,31 @@ def _callee_meetings(ff: FileFlow, callee: ScopeResult, bound: dict[str, Value]
 
 
 def _met_in_a_callee(ff: FileFlow, res: ScopeResult, moves: dict[int, list[CallEvent]]
-                     ) -> Iterator[tuple[ast.expr, Value, ast.AST, ast.AST]]:
+                     ) -> Iterator[tuple[ast.expr, Value, ast.AST, ast.AST, str | None, str]]:
     """Items of a batch, unmoved while another item of it is, that a call of a function or
-    method of this file (``self._run_batch(source, targets)``) passes to a parameter
+    method of this file (``self._run_batch(source, targets)``), or of a function defined
+    at module level in another file of the run (``trades_loss(model=model, y=target)``),
+    passes, by position or keyword, to a parameter
     that meets, as it came in, a tensor on the device in the callee (``F.cross_entropy(
     output, targets)`` of ``output = self.model(source)``, the model moved in
-    ``__init__``): (the argument, its value, its loop, the meeting in the callee)."""
+    ``__init__``): (the argument, its value, its loop, the meeting in the callee, the
+    callee's file when it is another one, how the call hands it on)."""
     for c in list(res.calls.values()):
-        target = callee_of(ff, res, c)
+        target = callee_of(ff, res, c, across=True)
         if target is None:
             continue
-        callee, bound, first = target
-        items = {j: (c.node.args[j - first], v, loop) for j in range(first, len(bound))
-                 if (loop := unmoved_item(v := bound[str(j)])) is not None and id(loop) in moves}
+        path = target.owner.path if target.owner is not ff else None
+        callee, bound = target.callee, target.bound
+        items = {j: (a, v, loop) for j, a in target.args.items() if str(j) in bound
+                 and (loop := unmoved_item(v := bound[str(j)])) is not None and id(loop) in moves}
         if not items:
             continue
-        for node, operands in _meetings(ff, callee, bound):
+        for node, operands in _meetings(target.owner, callee, bound):
             given = [items[k] for _, w in operands if (k := _param_index(w)) in items]
             if given and any(_on_device_there(res, callee, w, bound) for _, w in operands
                              if _param_index(w) not in items):
                 a, v, loop = given[0]
-                yield a, v, loop, node
+                yield a.node, v, loop, node, path, f"it is handed here to `{ast.unparse(c.node.func)}` as {a.how()}"
 
 
 def _input_of_an_unseen_model(ff: FileFlow, res: ScopeResult, node: ast.AST,
@@ -609,13 +621,16 @@ def _param_index(v: Value) -> int | None:
 def _on_device_there(res: ScopeResult, callee: ScopeResult, v: Value, bound: dict[str, Value]) -> bool:
     """Is ``v``, a value of the callee, a tensor that may be on the device: in the callee's
     own terms, or, when it lives where a parameter does, in the caller's (the argument in
-    its place)?"""
+    its place), or the output of a module the callee calls on an argument the caller moved
+    to the device (:func:`_fed_from_the_device`, in the caller's terms)?"""
     if v.places and not any(p.symbolic for p in v.places):
         return _on_device(callee, v)
     k = _param_index(v)
     given = bound.get(str(k)) if k is not None else substitute(v, bound)
     if given is None:
         return False
+    if _fed_from_the_device(callee, v, bound):
+        return True
     return bool(given.places) and not any(p.symbolic for p in given.places or ()) and _on_device(res, given)
 
 
@@ -630,15 +645,19 @@ def _on_device(res: ScopeResult, v: Value) -> bool:
     return _fed_from_the_device(res, v)
 
 
-def _fed_from_the_device(res: ScopeResult, v: Value) -> bool:
+def _fed_from_the_device(res: ScopeResult, v: Value, bound: dict[str, Value] | None = None) -> bool:
     """The output of a module, wherever it is, called on a tensor moved to the device
-    (``out = self.model(x.to(device))``): had its weights been elsewhere, the call would
-    have failed."""
+    (``out = self.model(x.to(device))``; with ``bound``, what a call binds to the
+    parameters of ``res``, an argument the caller moved, ``logits = model(x)`` of a call
+    given ``x=data.to(device)``): had its weights been elsewhere, the call would have
+    failed."""
     if not v.origins or v.origins[0].op is not Op.OUTPUT:
         return False
     call = res.calls.get(id(v.origins[0].node))
+    args = [substitute(a, bound) for a in call.args] if call is not None and bound else \
+        call.args if call is not None else ()
     return call is not None and call.callee is Callee.MODULE and any(
-        a.places == {ACCEL} and any(o.op is Op.MOVED for o in a.origins) for a in call.args)
+        a.places == {ACCEL} and any(o.op is Op.MOVED for o in a.origins) for a in args)
 
 
 def _meetings(ff: FileFlow, res: ScopeResult, bound: dict[str, Value] | None = None
@@ -803,7 +822,9 @@ def _arm_finding(ctx: Context, use: ast.AST, v: Value, move: CallEvent, meet: as
 
 
 def _finding(ctx: Context, use: ast.AST, v: Value, loop: ast.AST, moves: list[CallEvent],
-             meet: ast.AST) -> Finding:
+             meet: ast.AST, path: str | None = None) -> Finding:
+    """The finding of an item ``use`` left on the CPU that meets its batch's moved items at
+    ``meet`` (of the file ``path`` when it is another one)."""
     name = ctx.text(use)
     if not isinstance(use, (ast.Name, ast.Attribute, ast.Subscript, ast.Call)):
         name = f"({name})"  # ``(1 - labels).to(device)``
@@ -825,7 +846,8 @@ def _finding(ctx: Context, use: ast.AST, v: Value, loop: ast.AST, moves: list[Ca
     return replace(f, evidence=(
         step(ctx, batch, f"`{name}` comes from the batch at {where(batch)} and is never moved"),
         step(ctx, moved, f"`{ctx.text(recv)}`, {what} of that batch, is moved here"),
-        at(ctx, meet, "they meet here"),
+        at(ctx, meet, "they meet here") if path is None else Evidence(
+            "they meet here", getattr(meet, "lineno", 1), getattr(meet, "col_offset", 0), path),
     ))
 
 

@@ -382,7 +382,8 @@ of the same batch (`isinstance(input_nodes, dict)`: the batch holds more than te
 never uses this one as only a tensor is used (a method no container has, an operator, a
 torch function's argument): a graph library's blocks or file names may be anything.
 A meeting inside a called function is followed only for functions and methods of the same
-file called without keywords or a spread `*args`, for parameters bound one by one (the
+file, the call's arguments bound by position or keyword (not a spread `*args` or `**kw`,
+nor a call Python would refuse), for parameters bound one by one (the
 items of the callee's own `*args`, `args[1]`, are not), and not in a callee that tests a
 tensor's device anywhere (`if x.device != y.device:`): it may set the places right on a
 path the analysis does not weigh.  An item of a batch that the same loop also moves
@@ -485,8 +486,12 @@ test another method may change, or a call after an early `return` rather than un
 not report a global model that a function of the file moves in place (it may run before
 the call), and a function called from outside the checked files may be given a moved model
 there.
-The last form follows only functions and methods of the same file, six calls deep, an
-argument passed by position to a call without `*args` or keywords, and a value handed on
+The last form follows functions and methods of the same file, and functions defined at
+module level in another file of the run for a module the call hands them
+(`robust_loss(model=model, x=data)` of `from losses import robust_loss`), six calls deep,
+an argument passed by position or keyword as Python binds it (not a call that spreads
+`*args` or `**kw`, nor one Python would refuse: a keyword no parameter has, a parameter
+bound twice), and a value handed on
 as it came in (moved, joined with another value on some path, or changed in a loop before
 the module's call on a round that may not be the first, it is not followed); the model of
 a method's own `self(...)` and a model moved by a library object (`Trainer`, an
@@ -645,7 +650,7 @@ import re
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import replace
 
-from torchferry.check.api import Context, Finding
+from torchferry.check.api import Context, Evidence, Finding
 from torchferry.check.flow import (
     ACCEL,
     CPU,
@@ -683,6 +688,7 @@ from torchferry.check.flow.batches import (
     unmoved_item,
     whole_batch_of,
 )
+from torchferry.check.flow.binding import Arg
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.device_param import ignores_for_weights
 from torchferry.check.flow.feeds import Feed, call_feeds, callee_of
@@ -3089,7 +3095,8 @@ def _item_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Orig
 
 
 def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
-    """A call of a function or method of this file given, as a positional argument, an
+    """A call of a function or method of this file (or of a function of another file of
+    the run that is given the module) given, by position or keyword, an
     unmoved item of a loader's batch (another item of the batch moved) or a tensor made on
     the CPU, which the callee hands unchanged -- through its own calls, a loop's first
     round -- to a module with weights that the analysis places on an accelerator
@@ -3101,8 +3108,8 @@ def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
         for c in list(res.calls.values()):
             if c.callee not in (Callee.FUNCTION, Callee.METHOD):
                 continue
-            for i, v, feed in call_feeds(ff, res, c):
-                a = c.node.args[i]
+            for given, v, feed in call_feeds(ff, res, c):
+                a = given.node
                 loop = unmoved_item(v)
                 item = loop is not None and id(loop) in moves and not whole_batch_of(a, loop) \
                     and not _unsure_item(ff, res, a, loop)
@@ -3110,15 +3117,21 @@ def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
                 if not item and made is None:
                     continue
                 inner = feed.call._replace(func=feed.module)
-                if not _has_weights(ctx, inner):
+                if not _weighted(ff, _feed_text(ctx, feed, feed.call.node.func), inner):
                     continue
                 moved = _model_on_device(ff, res, feed.module, at=c.node)
                 if moved is None or _moved_to_its_input(feed):
                     continue
-                yield _handed_finding(ctx, c, a, v, moved, feed,
+                yield _handed_finding(ctx, c, given, v, moved, feed,
                                       moves[id(loop)][0] if item and loop is not None else None, made,
-                                      _sibling_move(feed))
+                                      _sibling_move(feed) if feed.path is None else None)
                 break
+
+
+def _feed_text(ctx: Context, feed: Feed, node: ast.AST) -> str:
+    """The source text of ``node``, a node of the function that runs ``feed``'s module
+    (of another file: as the tree spells it)."""
+    return ctx.text(node) if feed.path is None else ast.unparse(node)
 
 
 def _moved_to_its_input(feed: Feed) -> bool:
@@ -3199,13 +3212,13 @@ def _sibling_move(feed: Feed) -> Origin | None:
     return None
 
 
-def _handed_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin, feed: Feed,
+def _handed_finding(ctx: Context, c: CallEvent, given: Arg, v: Value, moved: Origin, feed: Feed,
                     other: CallEvent | None, made: Origin | None, sibling: Origin | None) -> Finding:
     """The finding of an input left on the CPU that a call hands on to a model on the
     device (``other``: the move of another item of its batch; ``made``: where it was made;
     ``sibling``: the move of another of the model's inputs beside the model's call, which
     puts the finding there rather than at the outermost call)."""
-    name, x, call = ctx.text(feed.call.node.func), ctx.text(a), ctx.text(c.node.func)
+    name, x, call = _feed_text(ctx, feed, feed.call.node.func), ctx.text(given.node), ctx.text(c.node.func)
     if other is not None:
         what = f"an item of the loader's batch, is never moved (the batch's other items are: `{ctx.text(other.node)}`)"
     else:
@@ -3229,10 +3242,14 @@ def _handed_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Or
         steps.append(ev.step(ctx, source, f"`{x}` comes from {ev.where(source)} and is never moved"))
     if other is not None:
         steps.append(ev.at(ctx, other.node, "another item of that batch is moved here"))
-    steps.append(ev.at(ctx, c.node, f"it is handed here to `{call}`"))
+    by = f" as {given.how()}" if given.keyword is not None else ""
+    steps.append(ev.at(ctx, c.node, f"it is handed here to `{call}`{by}"))
     if sibling is not None:
         steps.append(ev.step(ctx, sibling, "another input of the model is moved to the device here"))
-    steps.append(ev.at(ctx, feed.call.node, f"which gives it, unchanged, to `{name}(...)` here"))
+    last = f"which gives it, unchanged, to `{name}(...)` here"
+    node = feed.call.node
+    steps.append(ev.at(ctx, node, last) if feed.path is None else
+                 Evidence(last, node.lineno, node.col_offset, feed.path))
     return replace(f, evidence=tuple(steps))
 
 
@@ -3246,32 +3263,35 @@ def _met_in_a_helper(ctx: Context) -> Iterator[Finding]:
     for res in list(ff.results()):  # (all interpreted first: the file's call sites known)
         moves = batch_moves(res)
         for c in list(res.calls.values()):
-            if c.callee not in (Callee.FUNCTION, Callee.METHOD) or len(c.node.args) < 2:
+            if c.callee not in (Callee.FUNCTION, Callee.METHOD) or len(c.node.args) + len(c.node.keywords) < 2:
                 continue
-            outs = {k: o for k, v in enumerate(c.node.args) if (o := _output_on_device(ctx, res, res.value(v))) is not None}
-            target = callee_of(ff, res, c) if outs else None
-            if target is None:
+            written = [*c.node.args, *(k.value for k in c.node.keywords)]
+            if not any(_output_on_device(ctx, res, res.value(x)) is not None for x in written):
                 continue
-            callee, bound, first = target
-            cpus = {k: m for k in range(first, len(bound)) if k - first not in outs and (
+            target = callee_of(ff, res, c)
+            outs = {k: (a.node, o) for k, a in target.args.items()
+                    if (o := _output_on_device(ctx, res, res.value(a.node))) is not None} if target else None
+            if target is None or not outs:
+                continue
+            callee, bound = target.callee, target.bound
+            cpus = {k: (a.node, m) for k, a in target.args.items() if k not in outs and str(k) in bound and (
                 m := _surely_on_the_cpu(ff, res, c, callee.node, k, bound[str(k)], moves)) is not None}
-            found = _helper_mismatch(ctx, c, given_tensors(ff, callee, bound, first), first, outs, cpus) \
+            found = _helper_mismatch(ctx, c, given_tensors(ff, callee, bound, target.first), outs, cpus) \
                 if cpus else None
             if found is not None:
                 yield found
 
 
-def _helper_mismatch(ctx: Context, c: CallEvent, callee: ScopeResult, first: int,
-                     outs: dict[int, tuple[CallEvent, Origin]],
-                     cpus: dict[int, tuple[Origin, Origin | None]]) -> Finding | None:
+def _helper_mismatch(ctx: Context, c: CallEvent, callee: ScopeResult,
+                     outs: dict[int, tuple[ast.expr, tuple[CallEvent, Origin]]],
+                     cpus: dict[int, tuple[ast.expr, tuple[Origin, Origin | None]]]) -> Finding | None:
     """The finding of :func:`_met_in_a_helper` for the call ``c`` (None: none): ``outs``,
-    its arguments that are a model's output on the device (by position), ``cpus``, the
-    parameters of ``callee`` it gives a tensor surely on the CPU."""
+    the parameters of ``callee`` that the call gives a model's output on the device,
+    ``cpus``, those it gives a tensor surely on the CPU (each with the argument)."""
     for m in param_meetings(ctx.flow, callee):
         for d, h in ((m.first, m.second), (m.second, m.first)):
-            if d - first in outs and h in cpus:
-                return _helper_finding(ctx, c, m, c.node.args[d - first], c.node.args[h - first],
-                                       outs[d - first], cpus[h])
+            if d in outs and h in cpus:
+                return _helper_finding(ctx, c, m, outs[d][0], cpus[h][0], outs[d][1], cpus[h][1])
     return None
 
 
@@ -3302,7 +3322,7 @@ def _surely_on_the_cpu(ff: FileFlow, res: ScopeResult, c: CallEvent, fn: ast.AST
             return None
         return made, None
     loop = unmoved_item(v)
-    a = next((x for x in c.node.args if res.value(x) is v), None)
+    a = next((x for x in [*c.node.args, *(k.value for k in c.node.keywords)] if res.value(x) is v), None)
     if loop is None or id(loop) in moves or a is None or whole_batch_of(a, loop) or \
             not _no_loader_moves(ff.tree) or _unsure_item(ff, res, a, loop):
         return None
