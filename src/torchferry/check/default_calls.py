@@ -19,6 +19,8 @@ import ast
 import os
 from dataclasses import dataclass
 
+from torchferry.check.flow.binding import bind
+from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.project import Project
 from torchferry.check.scopes import Walker
 
@@ -50,7 +52,7 @@ def relying_call(tree: ast.Module, path: str, project: Project | None,
     binding its parameter ``param``, so that ``param`` takes its default; None when there is
     none or when not every call of the run is known (see the module's docstring)."""
     target = _target(tree, fn)
-    if target is None or param_position(fn, param) == -2:
+    if target is None or param not in param_names(fn):
         return None
     files = _run_trees(tree, path, project, target.name)
     if files is None:
@@ -97,25 +99,15 @@ def _bound_once(tree: ast.Module, name: str) -> bool:
     return count == 1
 
 
-def param_position(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> int:
-    """The index of ``param`` among the positional parameters of ``fn``; -1 for a
-    keyword-only one, -2 for none of its parameters."""
-    positional = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
-    if param in positional:
-        return positional.index(param)
-    return -1 if param in [a.arg for a in fn.args.kwonlyargs] else -2
-
-
 def _binds(call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str,
            skipped: int) -> bool | None:
     """Does ``call`` bind ``param`` of ``fn`` (with ``skipped`` parameters bound before its
-    arguments)?  None when it spreads ``*args`` or ``**kw``."""
-    if any(isinstance(a, ast.Starred) for a in call.args) or any(k.arg is None for k in call.keywords):
+    arguments)?  None when the binding is not known (:func:`~torchferry.check.flow.binding.bind`:
+    a ``*args`` / ``**kw`` spread, or a call Python would refuse)."""
+    binding = bind(fn, call, skipped)
+    if binding is None:
         return None
-    at = param_position(fn, param)
-    if at >= 0 and len(call.args) + skipped > at:
-        return True
-    return any(k.arg == param for k in call.keywords)
+    return param_names(fn).index(param) in binding.args
 
 
 def _run_trees(tree: ast.Module, path: str, project: Project | None,
