@@ -5,7 +5,11 @@ imports of that module too.  A module that is not in the run binds nothing known
 
 from __future__ import annotations
 
+import ast
 from pathlib import Path
+
+from torchferry.check.flow import Project
+from torchferry.check.flow.stars import exports_of
 
 from .test_project_callers import found, write
 
@@ -107,3 +111,25 @@ def test_a_class_left_out_of_a_literal_all_is_not_bound(tmp_path: Path) -> None:
         files = {"agents.py": AGENTS + all_list + "\n",
                  "train.py": train("from agents import *", "agent = Agent(device)")}
         assert codes(tmp_path, files) == (sink(files) if fires else []), all_list
+
+
+def test_a_star_imported_file_is_parsed_once_for_its_exports_and_its_analysis() -> None:
+    parsed: list[str] = []
+
+    def parse(source: str, path: str) -> ast.Module:
+        parsed.append(path)
+        return ast.parse(source)
+
+    run = Project({"/p/ops.py": OPS.encode(), "/p/model.py": model().encode()},
+                  packages=(), parse=parse)
+    ex = run.exports("/p/ops.py")
+    assert ex is not None and ex.imports["F"] == "torch.nn.functional"
+    ff = run.file_flow("/p/ops.py")
+    assert ff is not None and parsed == ["/p/ops.py"]
+    assert run.tree_of("/p/ops.py", OPS) is ff.tree
+
+
+def test_the_globals_a_function_declares_are_bound_by_the_module() -> None:
+    source = "import torch\nfrom torch import nn\ndef f():\n    global nn\n    nn = None\n"
+    ex = exports_of(ast.parse(source))
+    assert "nn" in ex.bound and "nn" not in ex.imports and ex.imports == {"torch": "torch"}

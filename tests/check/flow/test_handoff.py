@@ -179,3 +179,18 @@ def test_a_place_summary_keeps_the_modules_a_function_copies_state_between(snipp
     assert all(not main.moving_calls[id(c.node)] for c in main.calls.values()
                if id(c.node) in main.moving_calls)
     assert len(main.moving_calls) == 2
+
+
+def test_the_reads_of_the_parameters_are_walked_once_for_both_questions(snippet, monkeypatch):
+    s = snippet("""
+        def keep(holder, model):
+            holder.model = model
+            model.eval()
+    """)
+    res = s.function("keep")
+    walks = []
+    walk = handoff._reads_of
+    monkeypatch.setattr(handoff, "_reads_of", lambda *a: walks.append(a) or walk(*a))
+    assert handoff.handed_params(res) == {0, 1}
+    assert handoff.place_effects(res) == (handoff.Effect.MAY_MOVE,) * 2  # (stored, then moved)
+    assert len(walks) == 1

@@ -114,6 +114,10 @@ class ScopeResult:
     #: what the function may do to the place of each parameter
     #: (:func:`~torchferry.check.flow.handoff.place_effects`, computed when first asked)
     effects: tuple[Effect, ...] | None = None
+    #: the parent of every node of the function (by id) and the loads of each parameter,
+    #: each with whether it is in a nested scope (one walk, shared by ``handed`` and
+    #: ``effects``, made when first asked)
+    param_reads: tuple[dict[int, ast.AST], dict[str, list[tuple[ast.Name, bool]]]] | None = None
     #: in-place moves of modules bound outside this scope: name -> the value after the move
     outer_moves: dict[str, Value] = field(default_factory=dict)
     #: parameters the function moves in place (``model.to(device)`` as a statement on a

@@ -68,7 +68,7 @@ def handed_params(res: ScopeResult) -> frozenset[int]:
     function moves in place."""
     if res.handed is not None:
         return res.handed
-    parents, found = _reads_of(res.node, frozenset(res.params))
+    parents, found = _param_reads(res)
     reads = {p: [_NESTED if nested else n for n, nested in ns] for p, ns in found.items()}
     handed = frozenset(
         k for k, p in enumerate(res.params)
@@ -88,7 +88,7 @@ def place_effects(res: ScopeResult) -> tuple[Effect, ...]:
     a call of a function of the run counts by that function's own effects."""
     if res.effects is not None:
         return res.effects
-    parents, found = _reads_of(res.node, frozenset(res.params))
+    parents, found = _param_reads(res)
     effects = tuple(
         Effect.MAY_MOVE if k in res.param_moves or any(
             nested or not _stays(res, parents, n, place=True) for n, nested in found.get(p, ()))
@@ -120,6 +120,13 @@ def read_in_place(res: ScopeResult, name: str, but: frozenset[int]) -> bool:
 
 
 Reads = dict[str, list[tuple[ast.Name, bool]]]
+
+
+def _param_reads(res: ScopeResult) -> tuple[dict[int, ast.AST], Reads]:
+    """:func:`_reads_of` the parameters of ``res``'s function, walked once per result."""
+    if res.param_reads is None:
+        res.param_reads = _reads_of(res.node, frozenset(res.params))
+    return res.param_reads
 
 
 def _reads_of(scope: ast.AST, names: frozenset[str]) -> tuple[dict[int, ast.AST], Reads]:

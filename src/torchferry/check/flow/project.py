@@ -441,11 +441,29 @@ class Project:
         found = None
         if data is not None:
             try:
-                found = exports_of(self._parse(data.decode("utf-8", "surrogateescape"), path))
+                found = exports_of(self._tree_for(path, data.decode("utf-8", "surrogateescape")))
             except (SyntaxError, ValueError, RecursionError, MemoryError):
                 found = None
         self._exports[path] = found
         return found
+
+    def _tree_for(self, path: str, text: str) -> ast.Module:
+        """The syntax tree of ``text``, the text of the run's file ``path``: a kept analysis's
+        or a kept tree when parsed from that same text, else parsed and kept (a later
+        analysis or check of the file reuses it: a tree is only read, never changed)."""
+        ff = self._flows.get(path)
+        if ff is not None and self._texts.get(path) == text:
+            return ff.tree
+        if self._checked is not None and self._checked.path == path and self._checked_text == text:
+            return self._checked.tree
+        kept = self._trees.get(path)
+        if kept is not None and kept[0] == text:
+            return kept[1]
+        tree = self._parse(text, path)
+        self._trees[path] = (text, tree)
+        while len(self._trees) > KEEP_FILES:
+            self._trees.popitem(last=False)
+        return tree
 
     def star_exported(self, from_path: str, module: str, name: str) -> bool:
         """Does ``from module import *`` in ``from_path`` bind ``name``, when ``module`` is a

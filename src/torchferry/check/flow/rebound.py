@@ -165,8 +165,17 @@ def _stores(st: ast.stmt, self_name: str, attr: str) -> bool:
 
 
 def _may_leave(st: ast.stmt) -> bool:
-    """Can ``st`` leave the method or the loop around it (outside nested scopes)?"""
-    return any(isinstance(n, _LEAVES) for n in own_nodes(ast.Module(body=[st], type_ignores=[])))
+    """Can ``st`` leave the method or the loop around it (outside nested scopes)?  Only
+    statements leave, so only the blocks of statements are walked, not the expressions."""
+    todo = [st]
+    while todo:
+        s = todo.pop()
+        if isinstance(s, _LEAVES):
+            return True
+        if not isinstance(s, SCOPES):
+            for block in _blocks(s):
+                todo.extend(block)
+    return False
 
 
 def _names_attr(n: ast.AST, self_name: str, attr: str) -> bool:

@@ -24,6 +24,8 @@ import enum
 from collections.abc import Iterator
 from dataclasses import dataclass
 
+from torchferry.check.flow.treeindex import tree_index
+
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
@@ -98,7 +100,7 @@ def _top_imports(body: list[ast.stmt], stars: list[str]) -> Iterator[tuple[str, 
 def _bound(tree: ast.Module) -> set[str]:
     """The names the module binds at its top level otherwise than by an import of its top
     level (or of an ``if``/``try`` there), and the names its functions declare ``global``."""
-    out = {n for node in ast.walk(tree) if isinstance(node, ast.Global) for n in node.names}
+    out = {n for node in tree_index(tree).globals for n in node.names}
     todo: list[ast.stmt] = list(tree.body)
     while todo:
         st = todo.pop()
@@ -137,7 +139,7 @@ def _stored(node: ast.AST | None) -> set[str]:
 
 def _all_list(tree: ast.Module) -> tuple[AllList, frozenset[str]]:
     """How the module spells ``__all__`` (see :class:`AllList`), with its strings."""
-    uses = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "__all__"]
+    uses = tree_index(tree).names.get("__all__", ())
     if not uses:
         return AllList.ABSENT, frozenset()
     one = [st for st in tree.body if isinstance(st, ast.Assign) and len(st.targets) == 1

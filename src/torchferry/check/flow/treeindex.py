@@ -33,13 +33,15 @@ _LEAVES = frozenset((ast.Load, ast.Store, ast.Del, ast.Pass, ast.Break, ast.Cont
 
 @dataclass
 class TreeIndex:
-    """The calls, classes and functions of a tree, its names by identifier and its attributes by
+    """The calls, classes, functions and ``global`` statements of a tree, its names by identifier and its attributes by
     attribute name, each in :func:`ast.walk`'s order; the answers found from them are kept
     here too."""
 
     calls: list[ast.Call] = field(default_factory=list)
     classes: list[ast.ClassDef] = field(default_factory=list)
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=list)
+    #: the ``global`` statements
+    globals: list[ast.Global] = field(default_factory=list)
     names: dict[str, list[ast.Name]] = field(default_factory=dict)
     attributes: dict[str, list[ast.Attribute]] = field(default_factory=dict)
     _value_names: frozenset[str] | None = None
@@ -107,7 +109,7 @@ def _build(tree: ast.AST) -> TreeIndex:
     index = TreeIndex()
     calls, names, attributes = index.calls, index.names, index.attributes
     call, name, attribute, class_def = ast.Call, ast.Name, ast.Attribute, ast.ClassDef
-    function_def, async_def = ast.FunctionDef, ast.AsyncFunctionDef
+    function_def, async_def, global_ = ast.FunctionDef, ast.AsyncFunctionDef, ast.Global
     node_type, leaves = ast.AST, _LEAVES
     todo: list[Any] = [tree]
     add = todo.append
@@ -132,6 +134,8 @@ def _build(tree: ast.AST) -> TreeIndex:
             index.classes.append(node)
         elif t is function_def or t is async_def:
             index.functions.append(node)
+        elif t is global_:
+            index.globals.append(node)
         for field_name in node._fields:
             v = getattr(node, field_name, None)
             if type(v) is list:
