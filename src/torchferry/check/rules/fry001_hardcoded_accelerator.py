@@ -66,6 +66,15 @@ CUDA, a data generator sized for a GPU, a script that fails earlier without one)
 (a branch no configured loss takes); on 20 public bug reports it caught 12 of the 22
 hard-coded accelerators.
 
+Where a selector names the rule, it also reports the wrong GPU: a `.cuda()` with no argument
+in the body of an `if` whose test is `<expr>.is_cuda` (`if x.is_cuda:`,
+`if next(model.parameters()).is_cuda:`). Such a test is a guard for the lesson above, but
+`.cuda()` moves to the *current* CUDA device (cuda:0 unless `torch.cuda.set_device` says
+otherwise), not to the device of `<expr>`, which the code has at hand: with `x` on `cuda:1`
+the value lands on `cuda:0` and meets `x` there ("Expected all tensors to be on the same
+device"). The message suggests `.to(x.device)`; the evidence names the test. `x.cuda()` of
+the tested value itself is not reported.
+
 ## Why is this bad
 "Code with a literal `"cuda"` inside crashes on every machine without one -- including your
 reader's." The device line at the top costs nothing and makes the file portable: pick the
@@ -125,6 +134,11 @@ eight files importing it, the importers are not read. Every finding of a program
 fallback is in the default part, also one on a path that only the accelerator's run takes
 without testing for it there (`if device.type == "cuda": helper()`, the `.cuda()` inside
 `helper`).
+The wrong-GPU part reads only a test that is exactly `<expr>.is_cuda` (not `not x.is_cuda`,
+not `x.is_cuda and ...`, not `x.device.type == "cuda"`) and only a `.cuda()` with no
+argument; `.to("cuda")` under such a test, and a `.cuda()` after `x = x.to(self.device)` (a
+device the program chose, under a flag such as `if self.cuda:`), are not reported. It offers
+no fix.
 """
 
 from __future__ import annotations
@@ -182,6 +196,8 @@ REPORTED: dict[Selected, Certainty] = {
 
 
 def check(ctx: Context) -> Iterable[Finding]:
+    if ctx.selected(CODE) is Selected.NAMED:
+        yield from _wrong_gpus(ctx)
     found = list(_findings(ctx))
     if not found:
         return
@@ -231,6 +247,56 @@ def _findings(ctx: Context) -> Iterable[Finding]:
             "and use `.to(device)`",
             rl, rc, el, ec, fix, steps,
         )
+
+
+def _wrong_gpus(ctx: Context) -> Iterable[Finding]:
+    """The ``.cuda()`` calls that an ``is_cuda`` test guards, sent to the current GPU where
+    the tested tensor's device is at hand (:func:`_wrong_gpu`)."""
+    m = ctx.syntax
+    for site in m.calls_by_tail.get("cuda", ()):
+        if isinstance(site.node.func, ast.Attribute) and _guarded(m, site):
+            yield from _wrong_gpu(ctx, site)
+
+
+def _wrong_gpu(ctx: Context, site: Site[ast.Call]) -> Iterable[Finding]:
+    """A no-argument ``.cuda()`` in the body of an ``if <expr>.is_cuda:``: the current CUDA
+    device, which need not be ``<expr>``'s, at hand as ``<expr>.device``.  Only where a
+    selector names the rule, and not of ``<expr>`` itself."""
+    call = site.node
+    assert isinstance(call.func, ast.Attribute)
+    if call.args or call.keywords or site.ctx.scope.name == "cuda":
+        return
+    tested = _is_cuda_test(site)
+    if tested is None:
+        return
+    tensor = tested.test
+    assert isinstance(tensor, ast.Attribute)
+    owner = ctx.text(tensor.value)
+    if ctx.text(call.func.value) == owner:
+        return
+    recv = ctx.text(call.func.value)
+    shown = f"{recv}.cuda()" if len(recv) <= 30 and "\n" not in recv else ".cuda()"
+    dev = f"{owner}.device" if len(owner) <= 40 and "\n" not in owner else "<tensor>.device"
+    _, _, rl, rc = ctx.span(call.func.value)
+    _, _, el, ec = ctx.span(call)
+    tl, tc, _, _ = ctx.span(tensor)
+    yield Finding(
+        CODE,
+        f"`{shown}` moves to the current CUDA device (cuda:0 unless set), not necessarily "
+        f"the one `{owner}` is on: with several GPUs the value meets tensors of another "
+        f"device; use `.to({dev})`",
+        rl, rc, el, ec, None,
+        (Evidence(f"`{owner}` is tested to be on CUDA here; its device is `{dev}`", tl, tc),),
+    )
+
+
+def _is_cuda_test(site: Site[ast.Call]) -> ast.If | None:
+    """The innermost ``if`` whose body holds the site and whose test is ``<expr>.is_cuda``."""
+    for ifnode, in_body in reversed(site.ctx.ifs):
+        t = ifnode.test
+        if in_body and isinstance(t, ast.Attribute) and t.attr == "is_cuda":
+            return ifnode
+    return None
 
 
 #: torch namespaces whose ``device=`` is a device of that accelerator's own API (code
