@@ -62,3 +62,60 @@ def test_quiet_where_the_device_is_named_or_not_tested(line: str) -> None:
 
 def test_not_in_the_default_rule_set() -> None:
     assert found("if x.is_cuda:\n    t = t.cuda()", select=None) == []
+
+
+TWICE = """
+import torch
+
+
+class Runner:
+    def __init__(self, args, net):
+        self.cuda = args.cuda
+        self.device = torch.device(args.device)
+        self.net = net
+
+    def deploy(self, x, device):
+        LINE
+        return self.net(x)
+"""
+
+
+def twice(line: str, select: list[str] | None = None) -> list[tuple[int, str]]:
+    """FRY001's findings in ``TWICE`` with ``LINE`` in place."""
+    src = textwrap.dedent(TWICE).replace("LINE", textwrap.indent(line, "        ").lstrip())
+    return [(f.line, f.message) for f in check_source(src, "t.py", select=select) if f.code == "FRY001"]
+
+
+@pytest.mark.parametrize(("line", "device"), [
+    ("x = x.to(self.device)\nif self.cuda:\n    x = x.cuda()", "self.device"),
+    ("x = x.to(device)\nif self.cuda:\n    x = x.cuda()", "device"),
+    ("x = x.to(device=self.device)\nprint(x.shape)\nif self.cuda:\n    y = x.cuda()", "self.device"),
+    ("self.net = self.net.to(self.device)\nif self.cuda:\n    self.net = self.net.cuda()", "self.device"),
+])
+def test_a_value_moved_to_a_chosen_device_then_to_the_current_gpu(line: str, device: str) -> None:
+    (hit,) = twice(line, ["FRY001"])
+    assert f"keep `.to({device})` alone" in hit[1]
+
+
+def test_the_evidence_names_the_first_move() -> None:
+    line = "x = x.to(self.device)\nif self.cuda:\n    x = x.cuda()"
+    src = textwrap.dedent(TWICE).replace("LINE", textwrap.indent(line, "        ").lstrip())
+    (f,) = check_source(src, "t.py", select=["FRY001"])
+    assert [e.line for e in f.evidence] == [12]
+    assert "`x` is moved to `self.device` here" in f.evidence[0].message
+
+
+@pytest.mark.parametrize("line", [
+    "x = x.to('cuda:1')\nif self.cuda:\n    x = x.cuda()",
+    "x = x.to(self.device)\nx = x * 2\nif self.cuda:\n    x = x.cuda()",
+    "x = x.to(self.device)\nif self.cuda:\n    x = x.cuda(1)",
+    "x = x.to(self.device)\nif self.cuda:\n    y = y.cuda()",
+    "if self.cuda:\n    x = x.cuda()\nx = x.to(self.device)",
+    "if device:\n    x = x.to(device)\nelse:\n    if self.cuda:\n        x = x.cuda()",
+])
+def test_quiet_without_a_chosen_device_for_the_same_value(line: str) -> None:
+    assert [m for _, m in twice(line, ["FRY001"]) if "current CUDA device" in m] == []
+
+
+def test_moved_twice_not_in_the_default_rule_set() -> None:
+    assert twice("x = x.to(self.device)\nif self.cuda:\n    x = x.cuda()") == []
