@@ -66,6 +66,19 @@ CUDA, a data generator sized for a GPU, a script that fails earlier without one)
 (a branch no configured loss takes); on 20 public bug reports it caught 12 of the 22
 hard-coded accelerators.
 
+Where a selector names the rule, it also reports the wrong GPU: a `.cuda()` with no argument
+in the body of an `if` whose test is `<expr>.is_cuda` (`if x.is_cuda:`,
+`if next(model.parameters()).is_cuda:`). Such a test is a guard for the lesson above, but
+`.cuda()` moves to the *current* CUDA device (cuda:0 unless `torch.cuda.set_device` says
+otherwise), not to the device of `<expr>`, which the code has at hand: with `x` on `cuda:1`
+the value lands on `cuda:0` and meets `x` there ("Expected all tensors to be on the same
+device"). The message suggests `.to(x.device)`; the evidence names the test. `x.cuda()` of
+the tested value itself is not reported. So is a `.cuda()` with no argument of a value the
+same function has just moved to a device it chose: `x = x.to(self.device)` (or a parameter,
+`x.to(device)`) and later in the same block, with `x` neither bound nor called on in between,
+`if self.cuda: x = x.cuda()`. That second move sends `x` from the chosen device (`cuda:1`,
+say) to the current one; the evidence names the first move.
+
 ## Why is this bad
 "Code with a literal `"cuda"` inside crashes on every machine without one -- including your
 reader's." The device line at the top costs nothing and makes the file portable: pick the
@@ -125,6 +138,13 @@ eight files importing it, the importers are not read. Every finding of a program
 fallback is in the default part, also one on a path that only the accelerator's run takes
 without testing for it there (`if device.type == "cuda": helper()`, the `.cuda()` inside
 `helper`).
+The wrong-GPU part reads only a test that is exactly `<expr>.is_cuda` (not `not x.is_cuda`,
+not `x.is_cuda and ...`, not `x.device.type == "cuda"`) and only a `.cuda()` with no
+argument; `.to("cuda")` under such a test is not reported. A value moved twice is read in
+one function, by the text of the value (`x`, `self.net`) and a device that is `self.<attr>`
+or a parameter: a `.cuda()` of another value that meets the moved one (`y.cuda() + x`), a
+device kept in a local variable, a first move in an enclosing block's sibling arm, or any call
+on the value between the two moves (`x.float()`) leaves it unreported. It offers no fix.
 """
 
 from __future__ import annotations
@@ -182,6 +202,8 @@ REPORTED: dict[Selected, Certainty] = {
 
 
 def check(ctx: Context) -> Iterable[Finding]:
+    if ctx.selected(CODE) is Selected.NAMED:
+        yield from _wrong_gpus(ctx)
     found = list(_findings(ctx))
     if not found:
         return
@@ -231,6 +253,174 @@ def _findings(ctx: Context) -> Iterable[Finding]:
             "and use `.to(device)`",
             rl, rc, el, ec, fix, steps,
         )
+
+
+def _wrong_gpus(ctx: Context) -> Iterable[Finding]:
+    """The ``.cuda()`` calls that an ``is_cuda`` test guards, sent to the current GPU where
+    the tested tensor's device is at hand (:func:`_wrong_gpu`)."""
+    m = ctx.syntax
+    guarded: dict[int, Site[ast.Call]] = {}
+    for site in m.calls_by_tail.get("cuda", ()):
+        if isinstance(site.node.func, ast.Attribute) and _guarded(m, site):
+            guarded[id(site.node)] = site
+    reported: set[int] = set()
+    for site in guarded.values():
+        for f in _wrong_gpu(ctx, site):
+            reported.add(id(site.node))
+            yield f
+    for scope in m.functions:
+        fn = scope.function
+        if fn is None:
+            continue
+        for move, call in _moved_twice(ctx, fn):
+            if id(call) in guarded and id(call) not in reported:
+                reported.add(id(call))
+                yield _twice_finding(ctx, move, call)
+
+
+def _twice_finding(ctx: Context, move: ast.Assign, call: ast.Call) -> Finding:
+    """The finding for ``call``, a ``.cuda()`` of the value that ``move`` sent to a device
+    the program chose."""
+    assert isinstance(call.func, ast.Attribute) and isinstance(move.value, ast.Call)
+    recv = ctx.text(call.func.value)
+    dev = ctx.text(_device_arg(move.value) or move.value)
+    shown = f"{recv}.cuda()" if len(recv) <= 30 and "\n" not in recv else ".cuda()"
+    _, _, rl, rc = ctx.span(call.func.value)
+    _, _, el, ec = ctx.span(call)
+    ml, mc, _, _ = ctx.span(move)
+    return Finding(
+        CODE,
+        f"`{shown}` moves `{recv}` again, to the current CUDA device (cuda:0 unless set), "
+        f"not necessarily `{dev}` the code chose for it: with several GPUs the value meets "
+        f"tensors of another device; keep `.to({dev})` alone",
+        rl, rc, el, ec, None,
+        (Evidence(f"`{recv}` is moved to `{dev}` here", ml, mc),),
+    )
+
+
+def _device_arg(call: ast.Call) -> ast.expr | None:
+    """The device of a ``.to(...)`` call: its first argument or ``device=``."""
+    if call.args:
+        return call.args[0]
+    return next((k.value for k in call.keywords if k.arg == "device"), None)
+
+
+def _chosen_device(fn: ast.FunctionDef | ast.AsyncFunctionDef, e: ast.expr | None) -> bool:
+    """``self.<attr>`` or a parameter of ``fn``: a device the program (or its caller) chose,
+    not a literal."""
+    if isinstance(e, ast.Attribute):
+        return isinstance(e.value, ast.Name) and e.value.id == "self"
+    a = fn.args
+    params = {x.arg for x in (*a.posonlyargs, *a.args, *a.kwonlyargs)}
+    return isinstance(e, ast.Name) and e.id in params
+
+
+def _moved_to_chosen(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef, st: ast.stmt) -> str | None:
+    """The text of ``T`` where ``st`` is ``T = T.to(D)`` with ``D`` a chosen device."""
+    if not (isinstance(st, ast.Assign) and len(st.targets) == 1):
+        return None
+    v = st.value
+    if not (isinstance(v, ast.Call) and isinstance(v.func, ast.Attribute) and v.func.attr == "to"):
+        return None
+    target = ctx.text(st.targets[0])
+    if ctx.text(v.func.value) != target or not _chosen_device(fn, _device_arg(v)):
+        return None
+    return target
+
+
+def _moved_twice(ctx: Context, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[tuple[ast.Assign, ast.Call]]:
+    """``T = T.to(D)`` (``D`` chosen) and, later in the same block with ``T`` not bound
+    again in between, a no-argument ``T.cuda()``."""
+    for block in _blocks(fn):
+        for i, st in enumerate(block):
+            target = _moved_to_chosen(ctx, fn, st)
+            if target is None:
+                continue
+            assert isinstance(st, ast.Assign)
+            first = _first_event(ctx, block[i + 1:], target)
+            if first is not None:
+                yield st, first
+
+
+def _first_event(ctx: Context, rest: list[ast.stmt], target: str) -> ast.Call | None:
+    """The no-argument ``target.cuda()`` call, when that is the first thing the statements
+    ``rest`` do to ``target`` (a call of it, a binding of it) in source order."""
+    events: list[tuple[tuple[int, int], ast.AST]] = []
+    for st in rest:
+        for n in ast.walk(st):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                return None  # a nested scope: out of this reading
+            if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) \
+                    and ctx.text(n.func.value) == target:
+                events.append(((n.lineno, n.col_offset), n))
+            elif isinstance(n, (ast.Name, ast.Attribute, ast.Subscript, ast.Starred)) \
+                    and isinstance(n.ctx, ast.Store) and ctx.text(n) == target:
+                events.append(((n.end_lineno or n.lineno, 10**6), n))
+    if not events:
+        return None
+    _, first = min(events, key=lambda e: e[0])
+    if isinstance(first, ast.Call) and isinstance(first.func, ast.Attribute) \
+            and first.func.attr == "cuda" and not first.args and not first.keywords:
+        return first
+    return None
+
+
+def _blocks(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> Iterable[list[ast.stmt]]:
+    """The statement lists of ``fn``'s body, nested blocks included, nested scopes not."""
+    todo: list[list[ast.stmt]] = [fn.body]
+    while todo:
+        block = todo.pop()
+        yield block
+        for st in block:
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+                continue
+            for name in ("body", "orelse", "finalbody"):
+                sub = getattr(st, name, None)
+                if isinstance(sub, list) and sub and isinstance(sub[0], ast.stmt):
+                    todo.append(sub)
+            for h in getattr(st, "handlers", ()):
+                todo.append(h.body)
+
+
+def _wrong_gpu(ctx: Context, site: Site[ast.Call]) -> Iterable[Finding]:
+    """A no-argument ``.cuda()`` in the body of an ``if <expr>.is_cuda:``: the current CUDA
+    device, which need not be ``<expr>``'s, at hand as ``<expr>.device``.  Only where a
+    selector names the rule, and not of ``<expr>`` itself."""
+    call = site.node
+    assert isinstance(call.func, ast.Attribute)
+    if call.args or call.keywords or site.ctx.scope.name == "cuda":
+        return
+    tested = _is_cuda_test(site)
+    if tested is None:
+        return
+    tensor = tested.test
+    assert isinstance(tensor, ast.Attribute)
+    owner = ctx.text(tensor.value)
+    if ctx.text(call.func.value) == owner:
+        return
+    recv = ctx.text(call.func.value)
+    shown = f"{recv}.cuda()" if len(recv) <= 30 and "\n" not in recv else ".cuda()"
+    dev = f"{owner}.device" if len(owner) <= 40 and "\n" not in owner else "<tensor>.device"
+    _, _, rl, rc = ctx.span(call.func.value)
+    _, _, el, ec = ctx.span(call)
+    tl, tc, _, _ = ctx.span(tensor)
+    yield Finding(
+        CODE,
+        f"`{shown}` moves to the current CUDA device (cuda:0 unless set), not necessarily "
+        f"the one `{owner}` is on: with several GPUs the value meets tensors of another "
+        f"device; use `.to({dev})`",
+        rl, rc, el, ec, None,
+        (Evidence(f"`{owner}` is tested to be on CUDA here; its device is `{dev}`", tl, tc),),
+    )
+
+
+def _is_cuda_test(site: Site[ast.Call]) -> ast.If | None:
+    """The innermost ``if`` whose body holds the site and whose test is ``<expr>.is_cuda``."""
+    for ifnode, in_body in reversed(site.ctx.ifs):
+        t = ifnode.test
+        if in_body and isinstance(t, ast.Attribute) and t.attr == "is_cuda":
+            return ifnode
+    return None
 
 
 #: torch namespaces whose ``device=`` is a device of that accelerator's own API (code
