@@ -3,7 +3,9 @@ its input itself before the input meets the weights (``x = x.to(self.device)``):
 tensor handed to it is no mismatch -- called as ``net(x)`` or ``net.forward(x)``, in the
 scope that moves the model or through the class that keeps it.  A forward that hands the
 input to a layer before moving it, moves it to the CPU, moves another parameter, or one of
-two classes the model may be that does not move it, still leaves the finding."""
+two classes the model may be that does not move it, still leaves the finding.  A move in
+a loop (``x = layer(x.to(self.device))`` each round) counts: the input as it came in is
+moved there on the first round."""
 
 from __future__ import annotations
 
@@ -49,6 +51,7 @@ SOME_PATH = "        if self.training:\n            x = x.cuda()\n        return
 LATE = "        h = self.fc(x)\n        return h + x.to(self.device).sum()\n"
 TO_CPU = '        x = x.to("cpu")\n        return self.fc(x)\n'
 OTHER = "        y = y.to(self.device)\n        return self.fc(x) + y\n"
+EACH_ROUND = "        for _ in range(2):\n            x = self.fc(x.to(self.device)).repeat(1, 2)\n        return x\n"
 
 CALL = '''
 
@@ -85,6 +88,7 @@ QUIET = {
     "moved_in_forward_called_by_name": _net(MOVES) + CALL_FORWARD,
     "cuda_in_forward": _net(CUDA) + CALL,
     "moved_on_some_path": _net(SOME_PATH) + CALL,
+    "moved_in_each_round_of_a_loop": _net(EACH_ROUND) + CALL,
     "kept_by_a_class_either_moves": _net(MOVES) + _net(CUDA, "Other") + KEPT,
 }
 

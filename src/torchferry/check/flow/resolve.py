@@ -324,7 +324,9 @@ def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
         return loader
     out = result.returns
     if out.elts is not None:  # a tuple: its tensors are the batch's items, the rest as made
-        parts = tuple(_collated_part(e) for e in out.elts)
+        # (a module-level function's parameter 0 is the list of samples)
+        plain = target[0].defs.get(target[1].name) is target[1]
+        parts = tuple(_collated_part(e, plain) for e in out.elts)
         if all(p is not None for p in parts):
             return loader._replace(item=container(tuple(p for p in parts if p is not None)))
         return loader
@@ -352,13 +354,18 @@ def _moving_dataset(ev: Evaluator, node: ast.Call) -> bool:
         for c in res.calls.values())
 
 
-def _collated_part(v: Value) -> Value | None:
+def _collated_part(v: Value, plain: bool) -> Value | None:
     """An element of the tuple a collate function returns, as the loader yields it: a
-    tensor is an item of the batch, where it was made; a list, a number or a string made
-    in the function (``lengths = [len(s) for s in seqs]``) is that; None for anything else
-    (the parts of the samples, of unknown kind: the batch's item, as without a collate)."""
+    tensor is an item of the batch, where it was made; a tensor made of the samples alone
+    (``torch.stack([a for a, _ in batch])``, where ``plain``: the function is not a method,
+    so its parameter 0 is the list of samples) is where the samples are, an item of the batch as
+    without a collate; a list, a number or a string made in the function (``lengths =
+    [len(s) for s in seqs]``) is that; None for anything else (the parts of the samples,
+    of unknown kind: the batch's item, as without a collate)."""
     if v.is_(Kind.TENSOR) and v.places and not any(p.symbolic for p in v.places):
         return Value(frozenset((Kind.BATCH,)), v.places, v.origins, Basis.INFERRED)
+    if plain and v.is_(Kind.TENSOR) and v.places == {param(0)}:
+        return Value(frozenset((Kind.BATCH,)), frozenset((CPU,)), (), Basis.INFERRED)
     if v.is_(Kind.OTHER) or v.is_(Kind.SCALAR):
         return v
     return None

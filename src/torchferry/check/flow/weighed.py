@@ -72,7 +72,9 @@ def moves_own_param(ff: FileFlow, cls: ClassInfo, name: str, k: int) -> bool:
     """Does method ``name`` of ``cls`` put its parameter ``k`` (``self`` is 0) where the
     module is itself before it meets the module's weights?  True when its interpretation
     moves the parameter as it came in to a place that may be an accelerator
-    (``x = x.to(self.device)``, ``x.cuda()``; not a dtype cast, not a move to the CPU), or
+    (``x = x.to(self.device)``, ``x.cuda()``, or in a loop, where the value moved is the
+    parameter on the first round, ``x = layer(x.to(self.device))``; not a dtype cast, not a
+    move to the CPU), or
     hands it as it came in to a submodule of a class of the run whose ``forward`` does so
     in turn (``self.net(x)``), and never hands it unmoved to a submodule with weights (``k``
     is not among :func:`weighed_params`; a later argument of such a submodule counts only
@@ -191,7 +193,7 @@ def _moves_own(ff: FileFlow, cls: ClassInfo, name: str, k: int, seen: set[int]) 
         if c.callee is not Callee.METHOD or c.qualname not in ("to", "cuda") or recv is None:
             continue
         out = res.value(c.node)
-        if recv.places == {param(k)} and out is not None and ACCEL in (out.places or ()):
+        if param(k) in (recv.places or ()) and out is not None and ACCEL in (out.places or ()):
             moves = True
     return moves and k not in _weighed(ff, cls, name, set(), frozenset(handed))
 

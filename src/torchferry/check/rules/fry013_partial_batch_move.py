@@ -155,6 +155,12 @@ and its other entries as they were (`batch["y"]`, never given, is still flagged;
 in one arm of an `if` only is not); given one at a key the analysis does not know
 (`for k, v in batch.items(): batch[k] = v.to(device)`), any entry may be the moved one, so
 none of them is reported.
+The items of a loader given a `collate_fn` of the run, a function that returns a tuple,
+are what it returns: a list of numbers it builds (`lengths = [len(s) for s in batch]`) is
+no tensor and is not reported; a tensor made of the samples alone (`torch.stack([a for a,
+_ in batch])`) is where the samples are, an item of the batch as without a collate.  Where
+one of the tuple's parts is of a kind the analysis does not know, every item is taken as
+without a collate.
 The items of a loader over a dataset of a class of the run whose `__getitem__` moves what
 it returns to a device (`return x.to(self.device), y`, `sample["image"].cuda()`) are not
 taken to be on the CPU: which items it moved, and what a collate function makes of them, is
