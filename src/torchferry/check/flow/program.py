@@ -52,6 +52,7 @@ from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.modclass import module_base, module_class
 from torchferry.check.flow.optimizers import OPTIMIZER_NAMES
 from torchferry.check.flow.order import Point, surely_after
+from torchferry.check.flow.stars import import_bindings
 from torchferry.check.flow.treeindex import tree_index
 from torchferry.check.flow.walk import own_nodes
 from torchferry.check.names import imported_by_call
@@ -312,21 +313,14 @@ class FileFlow:
     # -- the file's names ---------------------------------------------------------------
     def _index(self, body: list[ast.stmt]) -> None:
         for st in body:
-            if isinstance(st, ast.Import):
-                for a in st.names:
-                    if a.asname:
-                        self.imports[a.asname] = a.name
+            if isinstance(st, (ast.Import, ast.ImportFrom)):
+                for b in import_bindings(st):
+                    if b.name == "*":
+                        self._star(b.qualified)
+                    elif b.plain:
+                        self.imports.setdefault(b.name, b.qualified)
                     else:
-                        top = a.name.split(".")[0]
-                        self.imports.setdefault(top, top)
-            elif isinstance(st, ast.ImportFrom):
-                base = "." * st.level + (st.module or "")
-                for a in st.names:
-                    if a.name == "*":
-                        self._star(base)
-                    else:
-                        sep = "." if st.module else ""
-                        self.imports[a.asname or a.name] = f"{base}{sep}{a.name}"
+                        self.imports[b.name] = b.qualified
             elif isinstance(st, ast.Assign) and (found := imported_by_call(st)) is not None:
                 self.imports.setdefault(*found)  # ``torch = importlib.import_module("torch")``
             elif isinstance(st, (*_FUNCS, ast.ClassDef)):

@@ -23,6 +23,7 @@ import ast
 import enum
 from collections.abc import Iterator
 from dataclasses import dataclass
+from typing import NamedTuple
 
 from torchferry.check.flow.treeindex import tree_index
 
@@ -75,20 +76,49 @@ def exports_of(tree: ast.Module) -> Exports:
                    frozenset(bound), kind, listed)
 
 
+class Bound(NamedTuple):
+    """A name an import statement binds and the qualified name it binds it to (``*`` and the
+    module, as spelled, for a star import); ``plain`` for ``import a.b`` without ``as``,
+    which binds ``a``."""
+
+    name: str
+    qualified: str
+    plain: bool = False
+
+
+def import_bindings(st: ast.Import | ast.ImportFrom) -> Iterator[Bound]:
+    """What the import statement ``st`` binds, alias by alias.
+
+    >>> [tuple(b) for b in import_bindings(ast.parse("from .core import f as g, h").body[0])]
+    [('g', '.core.f', False), ('h', '.core.h', False)]
+    >>> [tuple(b) for b in import_bindings(ast.parse("from .core import *").body[0])]
+    [('*', '.core', False)]
+    >>> [tuple(b) for b in import_bindings(ast.parse("import torch.nn, numpy as np").body[0])]
+    [('torch', 'torch', True), ('np', 'numpy', False)]
+    """
+    if isinstance(st, ast.Import):
+        for a in st.names:
+            top = a.name.split(".")[0]
+            yield Bound(a.asname, a.name) if a.asname else Bound(top, top, True)
+        return
+    base = "." * st.level + (st.module or "")
+    for a in st.names:
+        if a.name == "*":
+            yield Bound("*", base)
+        else:
+            yield Bound(a.asname or a.name, f"{base}{'.' if st.module else ''}{a.name}")
+
+
 def _top_imports(body: list[ast.stmt], stars: list[str]) -> Iterator[tuple[str, str]]:
     """(name, qualified name) of the imports of a module's top level and of the bodies of
     its ``if`` and ``try`` statements; the star-imported modules are appended to ``stars``."""
     for st in body:
-        if isinstance(st, ast.Import):
-            for a in st.names:
-                yield (a.asname, a.name) if a.asname else (a.name.split(".")[0],) * 2
-        elif isinstance(st, ast.ImportFrom):
-            base = "." * st.level + (st.module or "")
-            for a in st.names:
-                if a.name == "*":
-                    stars.append(base)
+        if isinstance(st, (ast.Import, ast.ImportFrom)):
+            for b in import_bindings(st):
+                if b.name == "*":
+                    stars.append(b.qualified)
                 else:
-                    yield a.asname or a.name, f"{base}{'.' if st.module else ''}{a.name}"
+                    yield b.name, b.qualified
         elif isinstance(st, (ast.If, ast.Try)):
             yield from _top_imports(st.body, stars)
             for h in getattr(st, "handlers", ()):
