@@ -284,18 +284,28 @@ def _twice_finding(ctx: Context, move: ast.Assign, call: ast.Call) -> Finding:
     assert isinstance(call.func, ast.Attribute) and isinstance(move.value, ast.Call)
     recv = ctx.text(call.func.value)
     dev = ctx.text(_device_arg(move.value) or move.value)
-    shown = f"{recv}.cuda()" if len(recv) <= 30 and "\n" not in recv else ".cuda()"
+    ml, mc, _, _ = ctx.span(move)
+    return _at_cuda(
+        ctx, call,
+        f"`{_shown_cuda(recv)}` moves `{recv}` again, to the current CUDA device (cuda:0 unless "
+        f"set), not necessarily `{dev}` the code chose for it: with several GPUs the value "
+        f"meets tensors of another device; keep `.to({dev})` alone",
+        Evidence(f"`{recv}` is moved to `{dev}` here", ml, mc),
+    )
+
+
+def _shown_cuda(recv: str) -> str:
+    """``recv.cuda()`` as a message shows it: whole where short, else ``.cuda()``."""
+    return f"{recv}.cuda()" if len(recv) <= 30 and "\n" not in recv else ".cuda()"
+
+
+def _at_cuda(ctx: Context, call: ast.Call, message: str, evidence: Evidence) -> Finding:
+    """A wrong-GPU finding at ``.cuda()`` of ``call`` (from the end of its receiver to the
+    call's end), with no fix."""
+    assert isinstance(call.func, ast.Attribute)
     _, _, rl, rc = ctx.span(call.func.value)
     _, _, el, ec = ctx.span(call)
-    ml, mc, _, _ = ctx.span(move)
-    return Finding(
-        CODE,
-        f"`{shown}` moves `{recv}` again, to the current CUDA device (cuda:0 unless set), "
-        f"not necessarily `{dev}` the code chose for it: with several GPUs the value meets "
-        f"tensors of another device; keep `.to({dev})` alone",
-        rl, rc, el, ec, None,
-        (Evidence(f"`{recv}` is moved to `{dev}` here", ml, mc),),
-    )
+    return Finding(CODE, message, rl, rc, el, ec, None, (evidence,))
 
 
 def _device_arg(call: ast.Call) -> ast.expr | None:
@@ -399,18 +409,14 @@ def _wrong_gpu(ctx: Context, site: Site[ast.Call]) -> Iterable[Finding]:
     if ctx.text(call.func.value) == owner:
         return
     recv = ctx.text(call.func.value)
-    shown = f"{recv}.cuda()" if len(recv) <= 30 and "\n" not in recv else ".cuda()"
     dev = f"{owner}.device" if len(owner) <= 40 and "\n" not in owner else "<tensor>.device"
-    _, _, rl, rc = ctx.span(call.func.value)
-    _, _, el, ec = ctx.span(call)
     tl, tc, _, _ = ctx.span(tensor)
-    yield Finding(
-        CODE,
-        f"`{shown}` moves to the current CUDA device (cuda:0 unless set), not necessarily "
-        f"the one `{owner}` is on: with several GPUs the value meets tensors of another "
-        f"device; use `.to({dev})`",
-        rl, rc, el, ec, None,
-        (Evidence(f"`{owner}` is tested to be on CUDA here; its device is `{dev}`", tl, tc),),
+    yield _at_cuda(
+        ctx, call,
+        f"`{_shown_cuda(recv)}` moves to the current CUDA device (cuda:0 unless set), not "
+        f"necessarily the one `{owner}` is on: with several GPUs the value meets tensors of "
+        f"another device; use `.to({dev})`",
+        Evidence(f"`{owner}` is tested to be on CUDA here; its device is `{dev}`", tl, tc),
     )
 
 
