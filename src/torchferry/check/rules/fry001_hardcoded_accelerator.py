@@ -406,9 +406,9 @@ def _wrong_gpu(ctx: Context, site: Site[ast.Call]) -> Iterable[Finding]:
     tensor = tested.test
     assert isinstance(tensor, ast.Attribute)
     owner = ctx.text(tensor.value)
-    if ctx.text(call.func.value) == owner:
-        return
     recv = ctx.text(call.func.value)
+    if recv == owner:
+        return
     dev = f"{owner}.device" if len(owner) <= 40 and "\n" not in owner else "<tensor>.device"
     tl, tc, _, _ = ctx.span(tensor)
     yield _at_cuda(
