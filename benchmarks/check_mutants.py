@@ -540,7 +540,6 @@ PROGRAMS: tuple[Program, ...] = (
     Program("ewc/train", "ewc", "train.py", _EWC, batch="marsh", entry="main.py"),
     Program("ewc/model", "ewc", "model.py", _EWC, batch="marsh", entry="main.py"),
     Program("ewc/utils", "ewc", "utils.py", _EWC, batch="marsh", entry="main.py"),
-    Program("ewc/visual", "ewc", "visual.py", _EWC, batch="marsh", entry="main.py"),
 )  # fmt: skip
 
 

@@ -249,6 +249,7 @@ def _blob_id(data: bytes) -> str:
         ("delta", 6),
         ("estuary", 7),
         ("harbor", 6),
+        ("marsh", 10),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
