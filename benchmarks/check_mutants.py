@@ -33,7 +33,11 @@ ikostrikov/pytorch-flows (on the two-moons set of a ``make_moons`` in the ``skle
 stand-in, a ``tensorboardX`` stand-in, ``pandas`` and ``h5py`` stand-ins that import and a
 ``scipy`` stand-in with ``linalg.lu``), HobbitLong/SupContrast (on the CIFAR10 stand-in and
 the ``tensorboard_logger`` stand-in's ``Logger``) and philipperemy/n-beats (on its own
-synthetic series), each with its license; see
+synthetic series) and for the ``marsh`` batch gordicaleksa/pytorch-GANs (on the MNIST stand-in,
+the ``tensorboard`` stand-in, a ``git`` stand-in whose ``Repo`` names no commit and the ``cv2``
+stand-in's ``imwrite``, which writes nothing), davda54/sam (on the CIFAR10 stand-in; its
+``example`` folder laid beside ``sam.py``) and kuc2477/pytorch-ewc (on the MNIST stand-in with
+``Pad``, and a ``visdom`` stand-in that plots nothing), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -83,7 +87,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set harbor         # the latest held-out batch
+    python benchmarks/check_mutants.py --set marsh          # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -204,11 +208,11 @@ class Program:
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
-#: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06), ``estuary`` and ``harbor``
-#: (2026-12-07) were each gathered apart from the rules and measured once, blind
+#: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06), ``estuary``, ``harbor`` and
+#: ``marsh`` (2026-12-07) were each gathered apart from the rules and measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
-    "sound", "bay", "lagoon", "delta", "estuary", "harbor",
+    "sound", "bay", "lagoon", "delta", "estuary", "harbor", "marsh",
 )  # fmt: skip
 
 
@@ -349,6 +353,22 @@ _SUPCON = (
 )  # fmt: skip
 #: N-BEATS on its synthetic seasonal series, seven steps (--test), a plot of the first
 _NBEATS = ("--task", "dummy", "--test")
+#: one epoch of the MNIST stand-in's 96 images in three batches of 32
+_GANS = ("--num_epochs", "1", "--batch_size", "32")
+#: two permuted-MNIST tasks of one epoch each in three batches of 32, consolidated after the
+#: first (the Fisher information from two batches), one test batch per task validated and the
+#: losses plotted on every step, a hidden size of 64
+_EWC = (
+    "--task-number", "2", "--epochs-per-task", "1", "--batch-size", "32", "--test-size", "32",
+    "--fisher-estimation-sample-size", "64", "--eval-log-interval", "1", "--loss-log-interval",
+    "1", "--consolidate", "--hidden-size", "64",
+)  # fmt: skip
+#: one epoch of the CIFAR10 stand-in in four batches of 16, no loader workers, a WideResNet of
+#: depth 10 and width 1
+_SAM = (
+    "--epochs", "1", "--batch_size", "16", "--threads", "0", "--depth", "10", "--width_factor",
+    "1",
+)  # fmt: skip
 _SIMCLR = (
     "-data", "./datasets", "-dataset-name", "cifar10", "--epochs", "1", "-b", "16", "-j", "0",
     "--log-every-n-steps", "1",
@@ -502,6 +522,24 @@ PROGRAMS: tuple[Program, ...] = (
         "nbeats/model", "nbeats", "nbeats_pytorch/model.py", _NBEATS, batch="harbor",
         entry="examples/trainer_pytorch.py",
     ),
+    Program("gans", "gans_gordicaleksa", "train_vanilla_gan.py", _GANS, batch="marsh"),
+    Program("gans/cgan", "gans_gordicaleksa", "train_cgan.py", _GANS, batch="marsh"),
+    Program(
+        "gans/utils", "gans_gordicaleksa", "utils/utils.py", _GANS, batch="marsh",
+        entry="train_cgan.py",
+    ),
+    #: one image of the digit 3 from the conditional generator an epoch of train_cgan.py under
+    #: the simulation saved
+    Program(
+        "gans/generate", "gans_gordicaleksa", "generate_imagery.py",
+        ("--model_name", "CGAN_000000.pth"), setup=(("train_cgan.py", _GANS),), batch="marsh",
+    ),
+    Program("sam", "sam_davda54", "train.py", _SAM, batch="marsh"),
+    Program("sam/sam", "sam_davda54", "sam.py", _SAM, batch="marsh", entry="train.py"),
+    Program("ewc", "ewc", "main.py", _EWC, batch="marsh"),
+    Program("ewc/train", "ewc", "train.py", _EWC, batch="marsh", entry="main.py"),
+    Program("ewc/model", "ewc", "model.py", _EWC, batch="marsh", entry="main.py"),
+    Program("ewc/utils", "ewc", "utils.py", _EWC, batch="marsh", entry="main.py"),
 )  # fmt: skip
 
 

@@ -189,6 +189,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "delta"],
         ["--set", "estuary"],
         ["--set", "harbor"],
+        ["--set", "marsh"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -220,6 +221,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[15]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 15))), []))
     assert chosen[16] == [p.name for p in cm.PROGRAMS if p.batch == "harbor"]
     assert set(chosen[16]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 16))), []))
+    assert chosen[17] == [p.name for p in cm.PROGRAMS if p.batch == "marsh"]
+    assert set(chosen[17]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 17))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -246,6 +249,7 @@ def _blob_id(data: bytes) -> str:
         ("delta", 6),
         ("estuary", 7),
         ("harbor", 6),
+        ("marsh", 10),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -349,15 +353,15 @@ def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
 
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
-    """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay, lagoon, delta, estuary and
-    harbor programs come from other repositories than pytorch/examples (whose license is
+    """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay, lagoon, delta, estuary,
+    harbor and marsh programs come from other repositories than pytorch/examples (whose license is
     ``LICENSE`` of the programs' folder), or, for inlet's and fjord's, some of them: each folder
     holds its own (an MIT or BSD license, or for bay's ``cutout`` the Educational Community
     License 2.0)."""
     _programs_here()
     later = (
         "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay", "lagoon",
-        "delta", "estuary", "harbor",
+        "delta", "estuary", "harbor", "marsh",
     )  # fmt: skip
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
@@ -1005,3 +1009,50 @@ def test_a_finding_counts_for_a_script_in_a_subfolder_by_its_whole_path():
     assert not cm.in_script("data.py", program)
     assert not cm.in_script("other/src/data.py", program)
     assert cm.in_script("main.py", cm.Program("t", "t", "main.py", ()))
+
+
+def test_the_git_stand_in_names_no_commit_outside_a_repository(tmp_path: Path) -> None:
+    """A program records ``Repo(search_parent_directories=True).head.object.hexsha`` in its
+    checkpoint: forty hexadecimal digits, whatever the folder."""
+    repo = _stub("git").Repo(search_parent_directories=True)
+    sha = repo.head.object.hexsha
+    assert len(sha) == 40 and set(sha) <= set("0123456789abcdef")
+    assert _stub("git").Repo(str(tmp_path)).head.object.hexsha == sha
+
+
+def test_the_visdom_stand_in_s_plots_return_their_window() -> None:
+    """A new plot gets a window name of its own; a plot appended to a window returns that
+    window's name, as visdom's client does."""
+    import numpy as np
+
+    vis = _stub("visdom").Visdom(env="MLP-lambda40")
+    first = vis.line(X=np.array([1]), Y=np.array([0.5]), opts={"title": "loss"})
+    second = vis.line(X=np.array([1]), Y=np.array([0.1]))
+    assert isinstance(first, str) and first != second
+    assert vis.line(X=np.array([2]), Y=np.array([0.4]), win=first, update="append") == first
+    assert vis.image(np.zeros((1, 4, 4)), win="img") == "img"
+
+
+def test_the_cv2_stand_in_s_imwrite_writes_nothing(tmp_path: Path) -> None:
+    import numpy as np
+
+    target = tmp_path / "000000.jpg"
+    assert _stub("cv2").imwrite(str(target), np.zeros((4, 4, 3), dtype=np.uint8)) is True
+    assert not target.exists()
+
+
+def test_pad_adds_a_constant_border_to_a_pil_image_and_a_tensor() -> None:
+    """``Pad(2)`` makes a 28x28 image 32x32, the old pixels in the middle, the border ``fill``."""
+    import numpy as np
+    import torch
+    from PIL import Image
+
+    pad = _stub("torchvision").transforms.Pad(2)
+    pixels = np.arange(28 * 28, dtype=np.uint8).reshape(28, 28)
+    out = np.asarray(pad(Image.fromarray(pixels)))
+    assert out.shape == (32, 32) and (out[2:30, 2:30] == pixels).all()
+    assert out[:2].sum() == out[:, :2].sum() == out[30:].sum() == out[:, 30:].sum() == 0
+    image = torch.ones(1, 28, 28)
+    padded = _stub("torchvision").transforms.Pad(2, fill=-1.0)(image)
+    assert padded.shape == (1, 32, 32) and bool((padded[:, 2:30, 2:30] == 1).all())
+    assert float(padded[0, 0, 0]) == float(padded[0, 31, 31]) == -1.0
