@@ -22,7 +22,8 @@ Flags a call `model(x)` when, in one scope,
   wrapped or handed to anything that could move it anywhere in the file, nor put on a
   device by its own `__init__` (`self.lstm = nn.LSTM(...).cuda()`); or
 * (from the device-flow analysis) the model is on a device the code chose -- moved in the
-  calling scope, built by a constructor whose `__init__` moves every weighted layer to a
+  calling scope, built by a constructor (of a class of this file or of another file of the
+  run) whose `__init__` moves every weighted layer to a
   device it is given (`Encoder(vocab, device=device)` of `self.embed = nn.Embedding(n,
   d).to(device)`, `self.to(device)`; also a subclass whose `__init__` runs a base class's
   of the run, `super().__init__(...)`, and then moves itself whole, `self.to(device)`,
