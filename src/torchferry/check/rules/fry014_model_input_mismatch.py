@@ -561,7 +561,10 @@ here or by every caller, not handed to anything that may move it, nor bound to a
 name or put in a container, `net = model`, in the scope that builds it or in a caller that
 hands it on), where every move of it goes to a device that may be an accelerator and
 lies in arms of tests of a setting (a name or an attribute of one: `if cuda:` of a
-parameter `cuda`, `if self.use_gpu:`) that the file does not fix against the arm (every
+parameter `cuda`, `if self.use_gpu:`), or in the arm where `torch.cuda.is_available()`
+holds, which every machine with a GPU takes (`if torch.cuda.is_available(): images =
+images.cuda()` in `train(loader, model)`, every call of which passes a model built with
+weights and never moved), that the file does not fix against the arm (every
 binding of the name a constant that makes the arm not taken, `USE_CUDA = False`, or `if
 False:`) and that read nothing named as the model is (`if next(model.parameters()).is_cuda:`),
 and the call is in no other arm of those tests (`if not cuda: out = model(data)`): where
