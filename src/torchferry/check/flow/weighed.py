@@ -457,3 +457,24 @@ def _tensor_layer_call(cls: ClassInfo, n: ast.AST, name: str) -> bool:
     layer = qual.rsplit(".", 1)[-1]
     return qual.startswith("torch.nn.") and layer in vocab.PARAM_LAYERS and \
         not layer.startswith(("RNN", "LSTM", "GRU", "MultiheadAttention", "Transformer"))
+
+
+def forward_moves(ff: FileFlow, module: Value, call: ast.Call, arg: ast.AST) -> bool:
+    """Does ``module``, called by ``call`` of ``ff``'s file, put its argument ``arg`` where
+    it is itself before that meets its weights?  Every make of it is a module class of the
+    run built in that file (moves of it aside) whose ``forward`` moves the parameter
+    ``arg`` is bound to (:func:`moves_own_param`: ``x = x.to(self.device)``, or in a loop,
+    ``b(x.to(self.device))`` for each block): a tensor on the CPU given there is no
+    mismatch."""
+    classes = _classes_of(ff, module)
+    if not classes:
+        return False
+    for info in classes:
+        found = info.method("forward")
+        if found is None:
+            return False
+        bound = bound_arguments(call, param_names(found[1]))
+        k = next((i for i, a in bound.items() if a is arg), 0)
+        if not moves_own_param(ff, info, "forward", k):
+            return False
+    return True

@@ -369,6 +369,13 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A `forward` that moves its input inside a loop over blocks (`for b in self.blocks: x =
+b(x.to(self.device))`) and then hands the result to a layer of its own (`return
+self.fc(x)`) is not known to move its input: the analysis does not know the loop runs,
+and on the path where it does not the input reaches `self.fc` unmoved; with blocks kept in
+a plain list whose parameters a `ParameterList` of the moved parent holds, the blocks are
+also taken to stay on the CPU.  Such a model given a CPU tensor is reported though it
+moves it (FRY010 likewise).
 A value moved to the device whose kind the analysis does not know, handed to a helper of
 the run, counts as the helper's model input only where a layer of `torch.nn` with weights
 takes it, or the helper uses its parameter as a tensor (a tensor method, a torch function):
