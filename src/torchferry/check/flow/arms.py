@@ -426,7 +426,8 @@ def move_on_a_path(ff: FileFlow, v: Value, site: ast.AST,
     accelerator (made, taken from a batch or a parameter, at no place of a parameter) and
     every move of it in this file goes to a device that may be an accelerator, in arms of
     tests of a setting of the run (:func:`_setting`: ``if cuda: data = data.cuda()``; not
-    ``if x.sum() > 0:``) that the file does not fix against the arm
+    ``if x.sum() > 0:``), or in the arm where ``torch.cuda.is_available()`` holds (taken on
+    every machine with a GPU), that the file does not fix against the arm
     (:func:`_fixed_against`), that ``site`` is in no other arm of, and that read no name
     or attribute of ``avoid`` (``if next(model.parameters()).is_cuda:`` moves the input
     only where the model already is).  On the path that runs the moves, ``v`` is on the
@@ -456,11 +457,21 @@ def move_on_a_path(ff: FileFlow, v: Value, site: ast.AST,
     apart = {(text, not value) for text, value, _ in arms.get(id(site), ())}
     for o in moves:
         for text, value, test in arms.get(id(o.node), ()):
-            if (text, value) in apart or not _setting(test) or _fixed_against(ff.tree, test, value) or any(
+            if (text, value) in apart or not (_setting(test) or value and _availability(test)) or \
+                    _fixed_against(ff.tree, test, value) or any(
                     isinstance(n, ast.Name) and n.id in avoid or isinstance(n, ast.Attribute) and n.attr in avoid
                     for n in ast.walk(test)):
                 return None
     return max(moves, key=lambda o: (o.line, o.column))
+
+
+def _availability(test: ast.expr) -> bool:
+    """Is ``test``, under any ``not`` s, the machine's own answer, ``torch.cuda.is_available()``
+    (true on a machine with a GPU: there the arm where it holds runs)?"""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test = test.operand
+    return isinstance(test, ast.Call) and not test.args and not test.keywords and \
+        ast.unparse(test.func).endswith("cuda.is_available")
 
 
 def _setting(test: ast.expr) -> bool:

@@ -11,7 +11,7 @@ import enum
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
-from torchferry.check.flow.lattice import BOTTOM, Kind, Op, Value, Where
+from torchferry.check.flow.lattice import BOTTOM, Basis, Kind, Op, Value, Where
 
 
 class AnyKey(enum.Enum):
@@ -167,7 +167,8 @@ class ScopeResult:
     def kind_of(self, v: Value) -> frozenset[Kind] | None:
         """``v``'s kinds, refined by the uses of the parameter it is (``x.size(0)``); not
         what a module parameter returned (``out, ptr = model(batch)``: any kind, at the
-        module's place)."""
+        module's place), nor what a method of it did (``m.eval()`` makes ``m`` a module,
+        not ``m.sample(5)``, a value computed where it is)."""
         if v.kinds is not None or not v.places:
             return v.kinds
         if v.origins and v.origins[0].op is Op.OUTPUT:
@@ -175,6 +176,8 @@ class ScopeResult:
         uses = {self.param_uses.get(int(p.ref)) for p in v.places if p.where == Where.PARAM}
         if Kind.TENSOR in uses:
             return frozenset((Kind.TENSOR,))  # a tensor, maybe combined with other values
+        if uses == {Kind.MODULE} and v.basis is not Basis.HINT:
+            return None  # (what a method of a module parameter returns, ``m.sample(5)``: any kind)
         if len(uses) == 1 and None not in uses and len(v.places) == 1:
             return frozenset(uses)  # type: ignore[arg-type]
         return None

@@ -59,6 +59,11 @@ _NAME = re.compile(rb"[A-Za-z_]\w*")
 #: hides another
 _DEFINES = re.compile(rb"def (\w+)\(")
 _DEFINED = re.compile(rb"\w+")
+#: a move written in a class's body that its construction may run: of ``self`` itself
+#: (``self.to(self.device)``, ``self.cuda()``), or of what is kept on ``self``
+#: (``self.fc = nn.Linear(4, 4).to(device)``, a call's closing line ``).cuda()``)
+_OWN_MOVE = re.compile(rb"\bself[ \t]*\.[ \t]*(?:to|cuda)[ \t]*\(|^[ \t]*self\.\w+[ \t]*=[^\n]*\.(?:to|cuda)[ \t]*\("
+                       rb"|^[ \t]*\)[ \t]*\.(?:to|cuda)[ \t]*\(", re.M)
 #: a string literal quoted simply: no escape, no quote inside, on one line, without spaces
 _LITERAL = re.compile(rb"""(['"])([^'"\\\s]{2,200})\1""")
 _MASK128 = (1 << 128) - 1
@@ -181,6 +186,7 @@ class Project:
         self._foreign: dict[tuple[str, str, int], list[ForeignCall] | None] = {}
         self.budget = Budget(SUMMARY_BUDGET)
         self._literals: dict[str, frozenset[str]] = {}
+        self._own_moves: dict[str, bool] = {}
         self._savers: dict[str, list[str]] | None = None
         self._exports: dict[str, Exports | None] = {}
         self._stars: dict[tuple[str, str], dict[str, str]] = {}
@@ -527,6 +533,26 @@ class Project:
         if self._defined is None:
             self._defined = {m for text in self.files.values() for m in _DEFINES.findall(text)}
         return name.encode() in self._defined
+
+    def may_place_itself(self, name: str) -> bool:
+        """May a construction of the class ``name`` of the run put its weights somewhere
+        itself?  True when the text of a file that defines a class so named (``class
+        name``) writes a move of ``self`` or of what it keeps on ``self`` (:data:`_OWN_MOVE`);
+        read without parsing, once per name.  (A class whose construction cannot is built
+        on the CPU, known without following its ``__init__``.)
+
+        >>> run = Project({"a.py": b"class Net(M):\\n    def __init__(self, d):\\n        self.to(d)\\n",
+        ...                "b.py": b"class Head(M):\\n    pass\\n"}, packages=())
+        >>> run.may_place_itself("Net"), run.may_place_itself("Head"), run.may_place_itself("Other")
+        (True, False, False)
+        """
+        hit = self._own_moves.get(name)
+        if hit is None:
+            head = re.compile(rb"^[ \t]*class[ \t]+" + re.escape(name.encode()) + rb"\b", re.M)
+            hit = self._own_moves[name] = any(
+                head.search(text) is not None and _OWN_MOVE.search(text) is not None
+                for text in self.files.values() if name.encode() in text)
+        return hit
 
     def importers(self, path: str) -> frozenset[str] | None:
         """The files of the run that import ``path``, directly or not (None: more than

@@ -243,12 +243,25 @@ def _built_on_the_cpu(ev: Evaluator, node: ast.Call, qual: str, kws: Kws) -> Val
     last = qual.rsplit(".", 1)[-1]
     if last == "DataLoader":
         return _collated(ev, node, Value.of(Kind.LOADER, None, _made(node, "DataLoader(...)"), Basis.CONSTRUCTED))
-    if last in ev.ff.module_classes and last[:1].isupper():
-        # an nn.Module class of another checked file (the run's pre-pass says so): built on
-        # the CPU, known without parsing that file
+    if last in ev.ff.module_classes and last[:1].isupper() and not _placing_itself(ev, qual, last):
+        # an nn.Module class of another checked file (the run's pre-pass says so) whose
+        # construction moves nothing: built on the CPU, known without parsing that file
         places = None if any(k in _DEVICE_KEYWORDS or k == "**" for k, _ in kws) else frozenset((CPU,))
         return Value(_MODULE, places, (_made(node, f"{last}(...)"),), Basis.CONSTRUCTED)
     return None
+
+
+def _placing_itself(ev: Evaluator, qual: str, name: str) -> bool:
+    """Is ``qual`` a module class of another file of the run whose construction may move
+    what it builds (:meth:`~torchferry.check.flow.project.Project.may_place_itself`:
+    ``self.to(self.device)`` in its ``__init__``), and that the run's files define
+    (:meth:`FileFlow.resolve`)?  Such a construction is followed into that ``__init__``
+    (:func:`_construct`), as one of a class of the same file is."""
+    project = ev.ff.project
+    if project is None or not project.may_place_itself(name):
+        return False
+    found = ev.ff.resolve(qual)
+    return found is not None and isinstance(found[1], ast.ClassDef)
 
 
 def _library_value(node: ast.Call, qual: str, fact: libfacts.CallFact, kws: Kws) -> Value:

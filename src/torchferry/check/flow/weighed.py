@@ -209,6 +209,73 @@ def _hands_to_a_mover(ff: FileFlow, owner: FileFlow, c: CallEvent, k: int, seen:
     return classes is not None and all(_moves_own(ff, info, "forward", 1, seen) for info in classes)
 
 
+#: methods of a module (or of anything) that may put its parameters elsewhere, in place or
+#: by applying a function to every one of them
+_PLACING = vocab.MOVE_NAMES | frozenset({"type", "to_empty", "apply", "_apply"})
+
+
+def keeps_itself(cls: ClassInfo, name: str, seen: frozenset[str] = frozenset()) -> bool:
+    """Does method ``name`` of ``cls`` (a module class of the run, or a base of the run)
+    leave the module where it is?  True when its body calls no method that moves (no
+    ``.to(...)``, ``.cuda()``, ``.apply(...)`` on any receiver), uses ``self`` only as
+    ``self.<attr>`` or ``self(...)`` (it hands the module itself to nothing), and every
+    method of the class it calls through ``self`` keeps it too (four deep); a method of
+    another class (``nn.Module``'s own) is followed no further.
+
+    >>> import ast
+    >>> from torchferry.check.flow.program import FileFlow
+    >>> src = '''
+    ... from torch import nn
+    ... class Flow(nn.Module):
+    ...     def log_probs(self, x):
+    ...         return self(x).sum(-1) + self.prior(x)
+    ...     def prior(self, x):
+    ...         return self.fc(x)
+    ...     def place(self, x):
+    ...         self.setup()
+    ...         return self(x)
+    ...     def setup(self):
+    ...         self.cuda()
+    ...     def hand(self, x):
+    ...         wrap(self)
+    ... '''
+    >>> ff = FileFlow(ast.parse(src), "m.py")
+    >>> info = ff.class_info(ff.tree.body[1])
+    >>> [keeps_itself(info, n) for n in ("log_probs", "place", "hand", "missing")]
+    [True, False, False, False]
+    """
+    found = cls.method(name)
+    if found is None or name in seen or len(seen) >= 4:
+        return False
+    fn = found[1]
+    me = _self_name(fn)
+    if me is None or not _only_own_uses(fn, me):
+        return False
+    called = {n.func.attr for n in ast.walk(fn) if isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute)
+              and isinstance(n.func.value, ast.Name) and n.func.value.id == me}
+    return all(keeps_itself(cls, m, seen | {name}) for m in called if cls.method(m) is not None)
+
+
+def _self_name(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> str | None:
+    """The name of a method's first parameter (``self``), if it has one."""
+    first = [*fn.args.posonlyargs, *fn.args.args][:1]
+    return first[0].arg if first else None
+
+
+def _only_own_uses(fn: ast.AST, me: str) -> bool:
+    """Does ``fn`` call no placing method (:data:`_PLACING`) and read ``me`` only as
+    ``me.<attr>`` or ``me(...)``?"""
+    for node in ast.walk(fn):
+        if isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute) and node.func.attr in _PLACING:
+            return False
+        for child in ast.iter_child_nodes(node):
+            if not (isinstance(child, ast.Name) and child.id == me and isinstance(child.ctx, ast.Load)):
+                continue
+            if not (isinstance(node, ast.Call) and node.func is child or isinstance(node, ast.Attribute)):
+                return False  # (handed on, returned, stored: anything may move it)
+    return True
+
+
 def _weighed(ff: FileFlow, cls: ClassInfo, name: str, seen: set[str], movers: frozenset[int]) -> frozenset[int]:
     """:func:`weighed_params`, leaving out the submodule calls ``movers`` (by node id),
     whose ``forward`` moves what it is given where the submodule is."""
@@ -390,3 +457,24 @@ def _tensor_layer_call(cls: ClassInfo, n: ast.AST, name: str) -> bool:
     layer = qual.rsplit(".", 1)[-1]
     return qual.startswith("torch.nn.") and layer in vocab.PARAM_LAYERS and \
         not layer.startswith(("RNN", "LSTM", "GRU", "MultiheadAttention", "Transformer"))
+
+
+def forward_moves(ff: FileFlow, module: Value, call: ast.Call, arg: ast.AST) -> bool:
+    """Does ``module``, called by ``call`` of ``ff``'s file, put its argument ``arg`` where
+    it is itself before that meets its weights?  Every make of it is a module class of the
+    run built in that file (moves of it aside) whose ``forward`` moves the parameter
+    ``arg`` is bound to (:func:`moves_own_param`: ``x = x.to(self.device)``, or in a loop,
+    ``b(x.to(self.device))`` for each block): a tensor on the CPU given there is no
+    mismatch."""
+    classes = _classes_of(ff, module)
+    if not classes:
+        return False
+    for info in classes:
+        found = info.method("forward")
+        if found is None:
+            return False
+        bound = bound_arguments(call, param_names(found[1]))
+        k = next((i for i, a in bound.items() if a is arg), 0)
+        if not moves_own_param(ff, info, "forward", k):
+            return False
+    return True

@@ -21,7 +21,10 @@ from these, followed through names, containers, branches and the functions of th
 files (a number grown by such tensors stays a number or a tensor through arithmetic with
 numbers: `total = 0`, `total += loss`, then `100.0 * total / n`; a helper's parameter is of
 the kind every call of the run passes it; a helper's return too, also called through a name bound to it: `loss_fn = llh`;
-`net.forward(x)` is a module call; a list grown with `append` keeps what it holds, so
+`net.forward(x)` is a module call; a method of `nn.Module` that returns the module and moves
+nothing, `m.eval()`, `m.train()` or `m.zero_grad()` of a model handed in, tells only that
+the parameter is a module: what its other methods return, `m.sample(5)`, is still where the
+model is; a list grown with `append` keeps what it holds, so
 `torch.cat(parts).numpy()` after a loop of appends is followed). What a callable the
 analysis cannot see into returns (a function of another module, a callable held in an
 attribute or given as a parameter: `boxes = decode(rois)`, `mu, var = self.encoder(x)`)

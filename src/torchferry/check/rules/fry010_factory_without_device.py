@@ -123,7 +123,10 @@ file sets a default device.
 
 Not meetings: indexing a tensor with the factory's result (a tensor on the device takes
 indices on the CPU), the input of a data-parallel wrapper (`nn.DataParallel(net.to(device))`,
-`DistributedDataParallel`: its forward scatters its inputs to its devices), a partner moved to the factory's result's own device
+`DistributedDataParallel`: its forward scatters its inputs to its devices), the input of a
+module every make of which is a class of the file whose `forward` moves it where the module
+is before any layer sees it (`x = x.to(self.device)`, or `b(x.to(self.device))` for each
+block of a `ModuleList`), a partner moved to the factory's result's own device
 (`torch.cat([first, second.to(first.device)])`), a copy across devices (`copy_`, `to`,
 `type`, `type_as`), the size, dimension and count arguments of a tensor method or a torch
 function (`r.expand(b, max_len)`, `x.view(n, -1)`, `torch.topk(t, k)`, `F.one_hot(t,
@@ -459,7 +462,7 @@ from torchferry.check.flow.queries import data_parallel, moved_apart
 from torchferry.check.flow.resolve import tensor_class
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.treeindex import tree_index
-from torchferry.check.flow.weighed import unmet_inputs, weighed_params
+from torchferry.check.flow.weighed import forward_moves, unmet_inputs, weighed_params
 from torchferry.check.names import kwarg, self_attr, short
 from torchferry.check.rules.fry013_partial_batch_move import _not_wanted_on_the_cpu
 
@@ -1960,7 +1963,11 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             if len(ops) > 1 and not _given_elsewhere(res, c.func) and _meets_its_arguments(res, c):
                 yield Meeting(c.node, ops, presumed=_unread_module(ff, res, c))
             if _weights_may_be_on_device(ff, res, c.func):
-                yield Meeting(c.node, ops, module=c.node.func)
+                # (an input its forward moves where the module is meets no weights unmoved)
+                ops = tuple(o for o in ops if not (_top_level(c.node, o[0]) and
+                                                   forward_moves(ff, c.func, c.node, o[0])))
+                if ops:
+                    yield Meeting(c.node, ops, module=c.node.func)
         elif c.callee is Callee.UNRESOLVED and _injected_module(ff, res, c):
             yield Meeting(c.node, ops, module=c.node.func)
 

@@ -19,10 +19,16 @@ Flags a call `model(x)` when, in one scope,
   package, not torch's or torchvision's nor a class of the run, only when the file uses it
   as a module, `miner.eval()`, `miner.parameters()`: `miners.MultiSimilarityMiner()` that
   is only called may hold no weights), is never moved,
-  wrapped or handed to anything that could move it anywhere in the file, nor put on a
-  device by its own `__init__` (`self.lstm = nn.LSTM(...).cuda()`); or
+  wrapped or handed to anything that could move it anywhere in the file (a bare `model`
+  statement does nothing; a method of its module class of the run that moves nothing and
+  hands the module itself to nothing, nor calls a method that does, `model.log_probs(x)`,
+  leaves it where it is), nor put on a
+  device by its own `__init__` (`self.lstm = nn.LSTM(...).cuda()`); the model may be called
+  directly or through such a method that hands its argument to the module's weights
+  (`model.log_probs(data)` of a `log_probs` that runs `self(x)` or `self.forward(x)`); or
 * (from the device-flow analysis) the model is on a device the code chose -- moved in the
-  calling scope, built by a constructor whose `__init__` moves every weighted layer to a
+  calling scope, built by a constructor (of a class of this file or of another file of the
+  run) whose `__init__` moves every weighted layer to a
   device it is given (`Encoder(vocab, device=device)` of `self.embed = nn.Embedding(n,
   d).to(device)`, `self.to(device)`; also a subclass whose `__init__` runs a base class's
   of the run, `super().__init__(...)`, and then moves itself whole, `self.to(device)`,
@@ -72,7 +78,9 @@ Flags a call `model(x)` when, in one scope,
   the module's weights: to one of the module's layers with weights, to the module itself
   (`self(x)`, `self.forward(x)`) or to another of its methods that does so,
   `model.decode(z)`, `vae.sample(n, labels)` whose `sample` runs `self.dec(torch.cat([z,
-  labels], 1))`; not a parameter it only converts or gives a layer without weights) is a tensor the run made on the CPU, in this file or in another that
+  labels], 1))`; not a parameter it only converts or gives a layer without weights; and in
+  a method of a module class, the first argument of `self.forward(x)`, which runs the
+  module as `self(x)` does) is a tensor the run made on the CPU, in this file or in another that
   a function or class of the run hands it from (`corpus.train` of a `Corpus` of the run
   whose `__init__` stores a tensor it made; `get_batch(source, i)` returning
   `source[i:j]` of such a tensor)
@@ -361,6 +369,13 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A `forward` that moves its input inside a loop over blocks (`for b in self.blocks: x =
+b(x.to(self.device))`) and then hands the result to a layer of its own (`return
+self.fc(x)`) is not known to move its input: the analysis does not know the loop runs,
+and on the path where it does not the input reaches `self.fc` unmoved; with blocks kept in
+a plain list whose parameters a `ParameterList` of the moved parent holds, the blocks are
+also taken to stay on the CPU.  Such a model given a CPU tensor is reported though it
+moves it (FRY010 likewise).
 A value moved to the device whose kind the analysis does not know, handed to a helper of
 the run, counts as the helper's model input only where a layer of `torch.nn` with weights
 takes it, or the helper uses its parameter as a tensor (a tensor method, a torch function):
@@ -553,7 +568,10 @@ here or by every caller, not handed to anything that may move it, nor bound to a
 name or put in a container, `net = model`, in the scope that builds it or in a caller that
 hands it on), where every move of it goes to a device that may be an accelerator and
 lies in arms of tests of a setting (a name or an attribute of one: `if cuda:` of a
-parameter `cuda`, `if self.use_gpu:`) that the file does not fix against the arm (every
+parameter `cuda`, `if self.use_gpu:`), or in the arm where `torch.cuda.is_available()`
+holds, which every machine with a GPU takes (`if torch.cuda.is_available(): images =
+images.cuda()` in `train(loader, model)`, every call of which passes a model built with
+weights and never moved), that the file does not fix against the arm (every
 binding of the name a constant that makes the arm not taken, `USE_CUDA = False`, or `if
 False:`) and that read nothing named as the model is (`if next(model.parameters()).is_cuda:`),
 and the call is in no other arm of those tests (`if not cuda: out = model(data)`): where
@@ -726,6 +744,7 @@ from torchferry.check.flow.vocab import (
 from torchferry.check.flow.walk import own_nodes
 from torchferry.check.flow.weighed import (
     forward_takes_a_tensor,
+    keeps_itself,
     moves_own_param,
     unmet_inputs,
     weighed_params,
@@ -1002,17 +1021,28 @@ class _Uses:
                     self.loads.setdefault(child.id, []).append((child, node))
 
 
-def _never_moved(uses: _Uses, name: str) -> bool:
-    """Every use of ``name`` in the file is a call of it or a harmless method of it."""
+def _never_moved(uses: _Uses, name: str, info: ClassInfo | None = None) -> bool:
+    """Every use of ``name`` in the file is a call of it or a harmless method of it; with
+    ``info``, the model's module class of the run, also a call of a method of that class
+    that leaves the module where it is (:func:`keeps_itself`: ``model.log_probs(x)``)."""
     if uses.device_block:
         return False
     for node, parent in uses.loads.get(name, ()):
-        if isinstance(parent, ast.Call) and parent.func is node:
-            continue  # model(x)
+        if isinstance(parent, ast.Call) and parent.func is node or isinstance(parent, ast.Expr):
+            continue  # model(x); a bare ``model`` statement, which does nothing
         if isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES and _chain_safe(uses, parent):
             continue  # model.eval(), model.load_state_dict(...), model.parameters()
+        if isinstance(parent, ast.Attribute) and info is not None and _own_call(uses, parent) and \
+                keeps_itself(info, parent.attr):
+            continue  # model.log_probs(x) of a method that moves nothing
         return False
     return True
+
+
+def _own_call(uses: _Uses, attr: ast.Attribute) -> bool:
+    """Is ``attr`` (``model.log_probs``) called right there?"""
+    call = uses.parents.get(id(attr))
+    return isinstance(call, ast.Call) and call.func is attr
 
 
 def _chain_safe(uses: _Uses, attr: ast.Attribute) -> bool:
@@ -1072,6 +1102,11 @@ def _local(ctx: Context, m: Walker) -> Iterator[Finding]:
     for site in m.calls:
         call = site.node
         func = call.func
+        fed = _fed_by_method(ctx.flow, call)
+        if fed is not None:  # ``model.log_probs(data)`` of a method that runs ``self(x)``
+            uses = uses or _Uses(m)
+            yield from _left_unmoved(ctx, m, uses, fed[0], fed[1], site)
+            continue
         if not isinstance(func, ast.Name) or func.id in ("self", "cls") or not call.args:
             continue
         name = func.id
@@ -1092,24 +1127,60 @@ def _local(ctx: Context, m: Walker) -> Iterator[Finding]:
                     f"the same\"; move it too (`{x}.to(device)`)",
                 )
             continue
-        moved = next((a for a in args if _moved_input(m, ctx.flow, a, site)), None)
-        if moved is None:
-            continue
-        b = _global_model(m, ctx.flow, name, site)
-        if b is None or pos(b.stmt) > site.pos and b.ctx.scope is site.ctx.scope:
-            continue
-        if uses is None:
-            uses = _Uses(m)
-        if not _never_moved(uses, name) or not _shown_a_module(m, ctx.flow, uses, name, b.value):
-            continue
-        x = ctx.text(moved)
-        yield ctx.finding(
-            CODE,
-            call,
-            f"`{x}` is moved to the device but `{name}` never is: on a GPU machine this call "
-            "fails with \"Input type (torch.cuda.FloatTensor) and weight type "
-            f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)",
-        )
+        uses = uses or _Uses(m)
+        yield from _left_unmoved(ctx, m, uses, name, args, site)
+
+
+def _left_unmoved(ctx: Context, m: Walker, uses: _Uses, name: str, args: list[ast.expr],
+                  site: Site[ast.Call]) -> Iterator[Finding]:
+    """The finding of :func:`_local` for a model ``name`` the file never moves, called at
+    ``site`` (directly, or through a method of its class that runs it on ``args``) on an
+    input the file moved."""
+    call = site.node
+    moved = next((a for a in args if _moved_input(m, ctx.flow, a, site)), None)
+    if moved is None:
+        return
+    b = _global_model(m, ctx.flow, name, site)
+    if b is None or pos(b.stmt) > site.pos and b.ctx.scope is site.ctx.scope:
+        return
+    info = _model_class(ctx.flow, call)
+    if not _never_moved(uses, name, info) or not _shown_a_module(m, ctx.flow, uses, name, b.value):
+        return
+    x = ctx.text(moved)
+    yield ctx.finding(
+        CODE,
+        call,
+        f"`{x}` is moved to the device but `{name}` never is: on a GPU machine this call "
+        "fails with \"Input type (torch.cuda.FloatTensor) and weight type "
+        f"(torch.FloatTensor) should be the same\"; move the model once (`{name}.to(device)`)",
+    )
+
+
+def _fed_by_method(ff: FileFlow, call: ast.Call) -> tuple[str, list[ast.expr]] | None:
+    """``model.log_probs(data)``: the model's name and the argument, when the method, of
+    the model's module class of the run, hands that argument to the module's weights as
+    ``model(x)`` does its first (:func:`_weighed_inputs`: ``self(x)``, ``self.forward(x)``,
+    a layer of its own with weights)."""
+    func = call.func
+    if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Name) or \
+            func.value.id in ("self", "cls"):
+        return None
+    res = ff.scope_of(call)
+    c = res.calls.get(id(call)) if res is not None else None
+    fed = _weighed_inputs(ff, c) if c is not None else []
+    return (func.value.id, [a for a, _ in fed]) if fed else None
+
+
+def _model_class(ff: FileFlow, call: ast.Call) -> ClassInfo | None:
+    """The module class of the run of the model ``call`` runs (``model(x)``, or the
+    receiver of ``model.log_probs(x)``), as the device-flow analysis knows it."""
+    res = ff.scope_of(call)
+    c = res.calls.get(id(call)) if res is not None else None
+    if c is None:
+        return None
+    model = c.receiver if c.callee is Callee.METHOD else c.func
+    info = ff.class_of(model) if model is not None else None
+    return info if info is not None and info.is_module else None
 
 
 def _batch_item_on_the_cpu(ctx: Context) -> Iterator[Finding]:
@@ -1344,10 +1415,15 @@ def _defined_once(tree: ast.Module, name: str) -> bool:
 def _module_run(c: CallEvent) -> CallEvent | None:
     """``c`` as the call of a module it is (``model(x)``), or as the one it makes
     (``torch.jit.trace(model, x)``, ``writer.add_graph(model, x)``: the module given first
-    called on the input given second, at the place of ``c``); None for any other call."""
+    called on the input given second, at the place of ``c``), or ``self.forward(x)`` in a
+    module's method, which runs the module on ``x`` as ``self(x)`` does; None for any
+    other call."""
     if c.callee is Callee.MODULE:
         return c
     func = c.node.func
+    forward = _own_forward(c)
+    if forward is not None:
+        return forward
     runs = c.qualname in vocab.RUNS_MODULE if c.callee is Callee.TORCH else \
         isinstance(func, ast.Attribute) and func.attr in vocab.RUNS_MODULE_METHODS
     if not runs or len(c.node.args) < 2 or len(c.args) < 2 or \
@@ -1356,6 +1432,26 @@ def _module_run(c: CallEvent) -> CallEvent | None:
     node = ast.copy_location(ast.Call(func=c.node.args[0], args=[c.node.args[1]], keywords=[]), c.node)
     node.end_lineno, node.end_col_offset = c.node.end_lineno, c.node.end_col_offset
     return c._replace(node=node, callee=Callee.MODULE, func=c.args[0], args=(c.args[1],), keywords=())
+
+
+def _own_forward(c: CallEvent) -> CallEvent | None:
+    """``self.forward(x, ...)`` in a method of a module class (the class's ``forward``
+    given ``self`` first, or the method of the module ``self`` is) as the call
+    ``self(x, ...)``, at the place of ``c``; None for any other call."""
+    func = c.node.func
+    if not isinstance(func, ast.Attribute) or func.attr != "forward" or not isinstance(func.value, ast.Name):
+        return None
+    if c.callee is Callee.FUNCTION and c.args and c.args[0].places == {param(0)}:
+        module, args = c.args[0], c.args[1:]
+    elif c.callee is Callee.METHOD and c.receiver is not None and c.receiver.places == {param(0)}:
+        module, args = c.receiver, c.args
+    else:
+        return None
+    if not module.is_(Kind.MODULE) or any(isinstance(a, ast.Starred) for a in c.node.args):
+        return None
+    node = ast.copy_location(ast.Call(func=func.value, args=c.node.args, keywords=c.node.keywords), c.node)
+    node.end_lineno, node.end_col_offset = c.node.end_lineno, c.node.end_col_offset
+    return c._replace(node=node, callee=Callee.MODULE, func=module, args=tuple(args))
 
 
 def _cpu_loader_item(ctx: Context) -> Iterator[Finding]:
