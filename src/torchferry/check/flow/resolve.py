@@ -11,6 +11,7 @@ import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.handoff as handoff
 import torchferry.check.flow.libfacts as libfacts
 import torchferry.check.flow.protocols as protocols
+import torchferry.check.flow.tensordata as tensordata
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.binding import Binding, bind
 from torchferry.check.flow.built import Argument, init_places, weightless_layer
@@ -308,6 +309,9 @@ def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
         # collate function makes of them, is not followed)
         return loader._replace(item=Value(frozenset((Kind.BATCH,)), None, loader.origins, Basis.HINT))
     fn = next((k.value for k in node.keywords if k.arg == "collate_fn"), None)
+    rows = _tensor_dataset_batch(ev, node, fn)
+    if rows is not None:  # (the dataset's origin kept: ``loader.dataset`` reads it back)
+        return loader._replace(item=rows._replace(origins=()), origins=(*loader.origins, *rows.origins))
     if fn is None:
         made = protocols.dataset_batch(ev, node)
         return loader if made is None else loader._replace(item=made)
@@ -335,6 +339,17 @@ def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
     if target[0] is not ev.ff:
         out = in_path(out, target[0].path)
     return loader._replace(item=out._replace(basis=min(out.basis, Basis.INFERRED)))
+
+
+def _tensor_dataset_batch(ev: Evaluator, node: ast.Call, fn: ast.expr | None) -> Value | None:
+    """The batch of ``DataLoader(TensorDataset(...), ...)`` of tensors made on the CPU
+    (:func:`tensordata.loader_batch`; its origin: the dataset's), or None."""
+    arg = node.args[0] if node.args and not isinstance(node.args[0], ast.Starred) else next(
+        (k.value for k in node.keywords if k.arg == "dataset"), None)
+    ds = ev.values.get(id(arg)) if arg is not None else None
+    collate = None if fn is None else "None" if isinstance(fn, ast.Constant) and fn.value is None \
+        else ev.ff.qualname(fn, ev.i)
+    return tensordata.loader_batch(ev.ff.qualname(node.func, ev.i), node, ds, collate)
 
 
 def _moving_dataset(ev: Evaluator, node: ast.Call) -> bool:
@@ -487,6 +502,10 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         return _nn_call(node, last, text, args, kws)
     if last == "DataLoader":
         return Value.of(Kind.LOADER, None, _made(node, text), Basis.CONSTRUCTED)
+    if tensordata.is_tensor_dataset(qual):
+        ds = tensordata.dataset(node, args)
+        if ds is not None:
+            return ds
     if qual == "torch.load":
         to = _map_location(kws)
         return Value(None, to, (_made(node, text, Op.LOADED, to),))
