@@ -1542,6 +1542,10 @@ def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws)
         items = [ev.iterate(a, node, x) for a, x in zip(args, node.args, strict=False)]
         if name == "enumerate":
             v = container(item=container((Value.of(Kind.SCALAR), items[0] if items else UNKNOWN)))
+        elif name == "zip" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred):
+            v = _transposed(items[0] if items else UNKNOWN)
+        elif name == "zip" and any(isinstance(a, ast.Starred) for a in node.args):
+            v = container(item=container(item=UNKNOWN))  # (how many columns: not known)
         elif name == "zip":
             v = container(item=container(tuple(items)))
         elif name == "next":
@@ -1559,6 +1563,16 @@ def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws)
     else:
         v = Value.of(Kind.SCALAR if name not in ("print", "str", "repr") else Kind.OTHER)
     return ev.record(node, Callee.BUILTIN, name, UNKNOWN, None, args, kws, v)
+
+
+def _transposed(row: Value) -> Value:
+    """``zip(*rows)`` of rows each like ``row``: one tuple per column, of the rows'
+    elements at that position (``x, n = zip(*[(a, a.shape[0]) for a in batch])`` binds
+    ``n`` to a tuple of numbers); a row of unknown length gives columns of its joined
+    elements, in an unknown number."""
+    if row.elts is not None:
+        return container(tuple(container(item=e) for e in row.elts))
+    return container(item=container(item=element(row, None)))
 
 
 def _built_in_container(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value | None:

@@ -160,7 +160,14 @@ are what it returns: a list of numbers it builds (`lengths = [len(s) for s in ba
 no tensor and is not reported; a tensor made of the samples alone (`torch.stack([a for a,
 _ in batch])`) is where the samples are, an item of the batch as without a collate.  Where
 one of the tuple's parts is of a kind the analysis does not know, every item is taken as
-without a collate.
+without a collate.  An item at a position where every `return` of the collate function of
+every loader the loop may iterate puts numbers, strings or tuples and lists of them
+(`x, n = zip(*[(a, a.shape[0]) for a in batch])`, `return torch.stack(x), n`) is no tensor
+and is not reported, also when the collate function returns tuples of several lengths, the
+loader is built in another file and the loop's loader is a parameter every call of the
+run passes such a loader for; the item is the loop's own (`for x, n in loader`, also
+under `enumerate` or `tqdm`) or one of an unpacking of the whole batch (`x, n, y = batch`,
+`batch` bound by the loop alone), and every binding of its name takes that position.
 The items of a loader over a dataset of a class of the run whose `__getitem__` moves what
 it returns to a device (`return x.to(self.device), y`, `sample["image"].cuda()`) are not
 taken to be on the CPU: which items it moved, and what a collate function makes of them, is
@@ -205,6 +212,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import NamedTuple
 
+import torchferry.check.flow.collates as collates
 from torchferry.check.api import Context, Edit, Evidence, Finding, Fix
 from torchferry.check.flow import (
     ACCEL,
@@ -272,6 +280,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                     continue
                 if _input_of_an_unseen_model(ctx.flow, res, node, operands) and of_unknown_kind(res, a, loop):
                     continue
+                if collates.not_a_tensor(ctx.flow, res, a, loop):
+                    continue  # (a position the loaders' collate function fills with numbers)
                 reported.add(id(a))
                 yield _finding(ctx, a, v, loop, moves[id(loop)], node)
         for m in index_meetings(res):
