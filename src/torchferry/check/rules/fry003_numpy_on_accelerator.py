@@ -186,7 +186,11 @@ What a helper of the run makes on the device of its argument (`device=seg.device
 in place or kept in a name, `device = seg.device`) is, for a call whose argument's place is
 known, where that argument is (`class2one_hot(torch.Tensor(a)).numpy()` is not flagged); for
 an argument of unknown place a device kept in a name reads as an accelerator, and the result
-is flagged.  A helper's device parameter that a call leaves at its default `None`
+is flagged, unless the helper reads a property only a tensor has of that argument
+(`len(grid.shape)`, `grid.ndim`) or calls a tensor's method on it: then a move to its device,
+`x.to(grid.device)` or `device = grid.device` ... `x.to(device)`, puts `x` where the
+caller's argument is, which is evidence of an accelerator only where that may be one (a
+test method a decorator feeds, whose grid the analysis cannot see, is not flagged).  A helper's device parameter that a call leaves at its default `None`
 (`def coo2tensor(coo, device=None): ... return t.to(device)`, called `coo2tensor(coo)`)
 moves nothing at that call (`t.to(None)` keeps `t` where it is); a default that is anything
 else but `"cpu"`, or an argument of unknown value, reads as a device the code chose.
