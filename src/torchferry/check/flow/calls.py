@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.optimizers as optimizers
 import torchferry.check.flow.protocols as protocols
+import torchferry.check.flow.tensordata as tensordata
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import AnyKey, Callee, CallEvent
 from torchferry.check.flow.lattice import (
@@ -130,6 +131,9 @@ class Evaluator:
         saved = self.i.saved_tensors(node)
         if saved is not None:
             return saved
+        held = _dataset_attr(base, node.attr)
+        if held is not None:  # (``loader.dataset.tensors`` of a ``TensorDataset``)
+            return held
         if base.is_(Kind.OTHER) and base.origins:  # (an instance of a class of the run)
             stored = self.i.held_attr(node) or self.ff.instance_attr(base, node.attr)
             if stored is not None:
@@ -596,6 +600,16 @@ def _device_of(base: Value, node: ast.Attribute | None) -> Value:
     if node is not None and any(p.symbolic for p in places):
         origins = (_origin(Op.READ, node, ast.unparse(node)), *origins)[:ORIGIN_CAP]
     return Value(frozenset((Kind.DEVICE,)), base.places, origins, base.basis)
+
+
+def _dataset_attr(base: Value, attr: str) -> Value | None:
+    """``loader.dataset`` and ``dataset.tensors`` of a loader over a ``TensorDataset`` of
+    tensors made on the CPU (:mod:`~torchferry.check.flow.tensordata`); None otherwise."""
+    if attr == "dataset":
+        return tensordata.loader_dataset(base)
+    if attr == "tensors":
+        return tensordata.tensors(base)
+    return None
 
 
 def _attr_of(base: Value, attr: str, node: ast.Attribute | None = None) -> Value:

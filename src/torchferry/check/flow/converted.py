@@ -191,6 +191,12 @@ def _converts(ff: FileFlow, n: ast.Name, parents: dict[int, ast.AST], cls: Class
     up = parents.get(id(n))
     if _iterated_as_text(ff, n, parents):
         return True
+    viewed = _viewed(n, parents)
+    if viewed is not n:  # (``dx[:, None].to(u.device)``: a view of it, then moved)
+        up = parents.get(id(viewed))
+        call = parents.get(id(up)) if isinstance(up, ast.Attribute) and up.value is viewed else None
+        return isinstance(call, ast.Call) and call.func is up and isinstance(up, ast.Attribute) and (
+            up.attr in _CONVERTING or up.attr == "to" and _to_a_device(call))
     if isinstance(up, ast.Attribute) and up.value is n:
         call = parents.get(id(up))
         if not isinstance(call, ast.Call) or call.func is not up:
@@ -217,6 +223,53 @@ def _converts(ff: FileFlow, n: ast.Name, parents: dict[int, ast.AST], cls: Class
     owner, callee, first = target
     inner = owner.method_of.get(id(callee))
     return up.args.index(n) + first in converted_params(owner, callee, inner, depth + 1)
+
+
+def _viewed(n: ast.expr, parents: dict[int, ast.AST]) -> ast.expr:
+    """The largest expression around ``n`` made of it by indexing with constants and
+    slices of constants (``dx[:, None, None]``) and methods that reshape or retype it where
+    it is (``.repeat(1, k, 1)``, ``.float()``): ``n`` itself when there is none.  Such a view
+    lives where ``n`` does and meets nothing on the way."""
+    cur = n
+    while True:
+        up = parents.get(id(cur))
+        if isinstance(up, ast.Subscript) and up.value is cur and isinstance(up.ctx, ast.Load) \
+                and _constant_key(up.slice):
+            cur = up
+            continue
+        call = parents.get(id(up)) if isinstance(up, ast.Attribute) and up.value is cur \
+            and up.attr in _VIEWS else None
+        if isinstance(call, ast.Call) and call.func is up and not call.keywords \
+                and all(_plain_size(a) for a in call.args):
+            cur = call
+            continue
+        return cur
+
+
+#: tensor methods that reshape or retype a tensor where it is, given sizes or dimensions
+_VIEWS = frozenset("""view reshape unsqueeze squeeze repeat expand permute transpose flatten
+    contiguous float double half long int bool clone detach t""".split())
+
+
+def _constant_key(key: ast.expr) -> bool:
+    """A subscript of constants, ``None``, ``...`` and slices of constants only."""
+    parts = key.elts if isinstance(key, ast.Tuple) else [key]
+    for p in parts:
+        if isinstance(p, ast.Slice):
+            if not all(b is None or isinstance(b, ast.Constant) or
+                       isinstance(b, ast.UnaryOp) and isinstance(b.operand, ast.Constant)
+                       for b in (p.lower, p.upper, p.step)):
+                return False
+        elif not (isinstance(p, ast.Constant) or isinstance(p, ast.UnaryOp) and isinstance(p.operand, ast.Constant)):
+            return False
+    return True
+
+
+def _plain_size(a: ast.expr) -> bool:
+    """A size or a dimension as a view method takes it: a constant, a name or an attribute
+    read (``self.pde.nx``), a ``-1``; not a call, a subscript or a starred list."""
+    return isinstance(a, (ast.Constant, ast.Name, ast.Attribute)) or \
+        isinstance(a, ast.UnaryOp) and isinstance(a.operand, ast.Constant)
 
 
 def _submodule_forward(call: ast.Call, cls: ClassInfo | None, self_name: str | None

@@ -85,6 +85,9 @@ def move_target(ev: Any, call: ast.Call, recv: Value) -> tuple[frozenset[Place] 
         if v.places and isinstance(target, ast.Attribute) and target.attr == "device" \
                 and _has_a_device(ev, target.value):
             return v.places, True  # ``x.to(t.device)`` of a tensor ``t``: wherever ``t`` is
+        read = _read_device(v)
+        if v.places and read is not None and _has_a_device(ev, read.value):
+            return v.places, True  # ``dev = t.device`` ... ``x.to(dev)``: the same
         if v.kinds is not None and Kind.TENSOR in v.kinds:
             return v.places, True  # ``x.to(other)``: wherever ``other`` is
     return frozenset((ACCEL,)), True  # a device the code chose: it may be an accelerator
@@ -103,8 +106,17 @@ def _has_a_device(ev: Any, node: ast.expr) -> bool:
     return node.id in _tensor_used(ev.i.node)
 
 
+def _read_device(v: Value) -> ast.Attribute | None:
+    """``t.device`` when a device value is that read of it, kept in a name (its first
+    origin, :attr:`Op.READ`, in this scope), else None."""
+    o = v.origins[0] if v.origins else None
+    node = o.node if o is not None and o.op is Op.READ and o.path is None else None
+    return node if isinstance(node, ast.Attribute) and node.attr == "device" else None
+
+
 def _tensor_used(fn: ast.AST) -> frozenset[str]:
-    """The names in ``fn`` that a tensor method is called on (``x.max()``).
+    """The names in ``fn`` that a tensor method is called on (``x.max()``), or that a
+    property only a tensor (or an array) has is read of (``len(grid.shape)``).
 
     Not :attr:`ScopeResult.param_uses`, on purpose: this reads the syntax of the whole
     function (its nested functions' included), every call of a tensor method wherever it
@@ -112,9 +124,17 @@ def _tensor_used(fn: ast.AST) -> frozenset[str]:
     met (a module's method first makes it a module; code it never reached counts for
     nothing).  It is asked only of a parameter the analysis knows nothing else about, so
     that ``t.device`` names where ``t`` lives."""
-    return frozenset(n.func.value.id for n in ast.walk(fn) if isinstance(n, ast.Call) and
-                     isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
-                     and n.func.attr in vocab.TENSOR_METHODS)
+    called = (n.func.value.id for n in ast.walk(fn) if isinstance(n, ast.Call) and
+              isinstance(n.func, ast.Attribute) and isinstance(n.func.value, ast.Name)
+              and n.func.attr in vocab.TENSOR_METHODS)
+    read = (n.value.id for n in ast.walk(fn) if isinstance(n, ast.Attribute) and
+            isinstance(n.value, ast.Name) and n.attr in _TENSOR_PROPERTIES and isinstance(n.ctx, ast.Load))
+    return frozenset((*called, *read))
+
+
+#: properties of a tensor (and of an array) that a configuration or a module has not:
+#: a name read so holds a tensor, so its ``.device`` is where it lives
+_TENSOR_PROPERTIES = frozenset({"shape", "ndim", "is_cuda", "mT"})
 
 
 def named_dtype(node: ast.expr) -> bool:

@@ -11,6 +11,7 @@ import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.handoff as handoff
 import torchferry.check.flow.libfacts as libfacts
 import torchferry.check.flow.protocols as protocols
+import torchferry.check.flow.tensordata as tensordata
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.binding import Binding, bind
 from torchferry.check.flow.built import Argument, init_places, weightless_layer
@@ -321,6 +322,9 @@ def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
         # collate function makes of them, is not followed)
         return loader._replace(item=Value(frozenset((Kind.BATCH,)), None, loader.origins, Basis.HINT))
     fn = next((k.value for k in node.keywords if k.arg == "collate_fn"), None)
+    rows = _tensor_dataset_batch(ev, node, fn)
+    if rows is not None:  # (the dataset's origin kept: ``loader.dataset`` reads it back)
+        return loader._replace(item=rows._replace(origins=()), origins=(*loader.origins, *rows.origins))
     if fn is None:
         made = protocols.dataset_batch(ev, node)
         return loader if made is None else loader._replace(item=made)
@@ -348,6 +352,17 @@ def _collated(ev: Evaluator, node: ast.Call, loader: Value) -> Value:
     if target[0] is not ev.ff:
         out = in_path(out, target[0].path)
     return loader._replace(item=out._replace(basis=min(out.basis, Basis.INFERRED)))
+
+
+def _tensor_dataset_batch(ev: Evaluator, node: ast.Call, fn: ast.expr | None) -> Value | None:
+    """The batch of ``DataLoader(TensorDataset(...), ...)`` of tensors made on the CPU
+    (:func:`tensordata.loader_batch`; its origin: the dataset's), or None."""
+    arg = node.args[0] if node.args and not isinstance(node.args[0], ast.Starred) else next(
+        (k.value for k in node.keywords if k.arg == "dataset"), None)
+    ds = ev.values.get(id(arg)) if arg is not None else None
+    collate = None if fn is None else "None" if isinstance(fn, ast.Constant) and fn.value is None \
+        else ev.ff.qualname(fn, ev.i)
+    return tensordata.loader_batch(ev.ff.qualname(node.func, ev.i), node, ds, collate)
 
 
 def _moving_dataset(ev: Evaluator, node: ast.Call) -> bool:
@@ -500,6 +515,10 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         return _nn_call(node, last, text, args, kws)
     if last == "DataLoader":
         return Value.of(Kind.LOADER, None, _made(node, text), Basis.CONSTRUCTED)
+    if tensordata.is_tensor_dataset(qual):
+        ds = tensordata.dataset(node, args)
+        if ds is not None:
+            return ds
     if qual == "torch.load":
         to = _map_location(kws)
         return Value(None, to, (_made(node, text, Op.LOADED, to),))
@@ -1536,6 +1555,10 @@ def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws)
         items = [ev.iterate(a, node, x) for a, x in zip(args, node.args, strict=False)]
         if name == "enumerate":
             v = container(item=container((Value.of(Kind.SCALAR), items[0] if items else UNKNOWN)))
+        elif name == "zip" and len(node.args) == 1 and isinstance(node.args[0], ast.Starred):
+            v = _transposed(items[0] if items else UNKNOWN)
+        elif name == "zip" and any(isinstance(a, ast.Starred) for a in node.args):
+            v = container(item=container(item=UNKNOWN))  # (how many columns: not known)
         elif name == "zip":
             v = container(item=container(tuple(items)))
         elif name == "next":
@@ -1553,6 +1576,16 @@ def builtin_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws)
     else:
         v = Value.of(Kind.SCALAR if name not in ("print", "str", "repr") else Kind.OTHER)
     return ev.record(node, Callee.BUILTIN, name, UNKNOWN, None, args, kws, v)
+
+
+def _transposed(row: Value) -> Value:
+    """``zip(*rows)`` of rows each like ``row``: one tuple per column, of the rows'
+    elements at that position (``x, n = zip(*[(a, a.shape[0]) for a in batch])`` binds
+    ``n`` to a tuple of numbers); a row of unknown length gives columns of its joined
+    elements, in an unknown number."""
+    if row.elts is not None:
+        return container(tuple(container(item=e) for e in row.elts))
+    return container(item=container(item=element(row, None)))
 
 
 def _built_in_container(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value | None:

@@ -189,7 +189,16 @@ What a helper of the run makes on the device of its argument (`device=seg.device
 in place or kept in a name, `device = seg.device`) is, for a call whose argument's place is
 known, where that argument is (`class2one_hot(torch.Tensor(a)).numpy()` is not flagged); for
 an argument of unknown place a device kept in a name reads as an accelerator, and the result
-is flagged.  A helper's device parameter that a call leaves at its default `None`
+is flagged, unless the helper reads a property only a tensor has of that argument
+(`len(grid.shape)`, `grid.ndim`) or calls a tensor's method on it: then a move to its device,
+`x.to(grid.device)` or `device = grid.device` ... `x.to(device)`, puts `x` where the
+caller's argument is, which is evidence of an accelerator only where that may be one (a
+test method a decorator feeds, whose grid the analysis cannot see, is not flagged).
+A value computed after a call of a module that Python refuses, in the same block (`out, a,
+gt = model(x, exact_trace=True)` where no `forward` of the classes of the run the model may
+be, by every call of the run, has that parameter nor `**kwargs`, and none defines its own
+`__call__`), is never reached and is not flagged; a model that may be of a class the run
+does not build (a loaded one, a wrapper) refuses nothing.  A helper's device parameter that a call leaves at its default `None`
 (`def coo2tensor(coo, device=None): ... return t.to(device)`, called `coo2tensor(coo)`)
 moves nothing at that call (`t.to(None)` keeps `t` where it is); a default that is anything
 else but `"cpu"`, or an argument of unknown value, reads as a device the code chose.
@@ -272,6 +281,7 @@ from torchferry.check.flow.carried import carried_move
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.lattice import UNKNOWN, element
 from torchferry.check.flow.queries import gathered_output
+from torchferry.check.flow.refused import after_one, refused_statements
 from torchferry.check.flow.safety import tensor_by_construction
 from torchferry.check.names import BODY_FIELDS, needs_parens, short
 
@@ -320,7 +330,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     seen = {id(r) for r in scopes}
     scopes += [r for r in ctx.flow.called_from_run(_HELPER_SINKS) if id(r) not in seen]
     for res in scopes:
+        refused_at = refused_statements(ctx.flow, res)
         for call in res.calls.values():
+            if after_one(res.node, refused_at, call.node) is not None:
+                continue  # (a call of a module that Python refuses comes first: never reached)
             for node, v, what in _handed_to_numpy(ctx, res, call):
                 found = _tensor_finding(ctx, res, call, node, v, what, cuda_default) or \
                     _list_finding(ctx, res, call, node, v, what)

@@ -123,7 +123,9 @@ An item that the called model's `forward` hands, at every use, to torch on the C
 targets and lengths of `ctc_loss`, directly or through its own helpers, for a model class of
 the checked files) is not flagged: it must stay there; nor is one that `forward` converts
 before any other use (`lengths = lengths.cpu().int()`, `lengths.to('cpu')`,
-`lengths.tolist()`, `int(n)`, a helper of the run that begins with `mask.to(x.device)`),
+`lengths.tolist()`, `int(n)`, a helper of the run that begins with `mask.to(x.device)`;
+also a view of it moved so, `dx[:, None, None].to(u.device)`, `dt[:, None].repeat(1, n).cuda()`:
+an index of constants and slices, then methods that reshape or retype it),
 or iterates as text (`for i, sent in enumerate(sents)` with `sent.strip()`, a method no
 tensor has: a list of strings, directly, through a helper of the run, or through the
 `forward` of a submodule every binding of whose attribute builds one class of the run,
@@ -133,10 +135,12 @@ item that `forward` first rebuilds of its own elements alone (`sent = sum(zip(se
 rebuilt otherwise (`sent = sum(zip(sent, feat), ())`) is not, and is flagged.  An item `forward` also computes with as it came in
 (`x * (lengths > 0)` besides the packing) is flagged.  The model's class is the one the file
 builds it with, or, for a model given as a parameter (`train(loader, model, device)`), the
-classes every call of the file passes for it (three calls deep; an input counts as
-belonging on the CPU only when it does for each of them); a model parameter no call of the
-file binds, or bound by a call of another file only, is of no known class, and its later
-arguments are checked as any module's.
+classes every call of the run passes for it, in this file or in the files that import it
+(three calls deep; a model built on several branches, `model = CNN(...)` ... `elif ...:
+model = FNO(...)`, may be each; an input counts as belonging on the CPU only when it does
+for each of them); a model parameter some call leaves unbound, or passes a model of no
+class of the run (a loaded one, a wrapper), is of no known class, and its later arguments
+are checked as any module's.
 An item handed unmoved to the call of a model of no class the analysis can see (a
 parameter no call of the file binds, a model built in another package) together with moved
 inputs, none of them a module's output, is not flagged when the function tests the kind of
@@ -160,7 +164,14 @@ are what it returns: a list of numbers it builds (`lengths = [len(s) for s in ba
 no tensor and is not reported; a tensor made of the samples alone (`torch.stack([a for a,
 _ in batch])`) is where the samples are, an item of the batch as without a collate.  Where
 one of the tuple's parts is of a kind the analysis does not know, every item is taken as
-without a collate.
+without a collate.  An item at a position where every `return` of the collate function of
+every loader the loop may iterate puts numbers, strings or tuples and lists of them
+(`x, n = zip(*[(a, a.shape[0]) for a in batch])`, `return torch.stack(x), n`) is no tensor
+and is not reported, also when the collate function returns tuples of several lengths, the
+loader is built in another file and the loop's loader is a parameter every call of the
+run passes such a loader for; the item is the loop's own (`for x, n in loader`, also
+under `enumerate` or `tqdm`) or one of an unpacking of the whole batch (`x, n, y = batch`,
+`batch` bound by the loop alone), and every binding of its name takes that position.
 The items of a loader over a dataset of a class of the run whose `__getitem__` moves what
 it returns to a device (`return x.to(self.device), y`, `sample["image"].cuda()`) are not
 taken to be on the CPU: which items it moved, and what a collate function makes of them, is
@@ -205,6 +216,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import replace
 from typing import NamedTuple
 
+import torchferry.check.flow.collates as collates
 from torchferry.check.api import Context, Edit, Evidence, Finding, Fix
 from torchferry.check.flow import (
     ACCEL,
@@ -230,6 +242,7 @@ from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.feeds import callee_of
 from torchferry.check.flow.lattice import substitute
 from torchferry.check.flow.meetings import index_meetings, zero_dim
+from torchferry.check.flow.passed_classes import passed_classes
 from torchferry.check.flow.queries import data_parallel, gathered_output, gathered_there
 from torchferry.check.flow.siblings import (
     Siblings,
@@ -272,6 +285,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                     continue
                 if _input_of_an_unseen_model(ctx.flow, res, node, operands) and of_unknown_kind(res, a, loop):
                     continue
+                if collates.not_a_tensor(ctx.flow, res, a, loop):
+                    continue  # (a position the loaders' collate function fills with numbers)
                 reported.add(id(a))
                 yield _finding(ctx, a, v, loop, moves[id(loop)], node)
         for m in index_meetings(res):
@@ -773,8 +788,12 @@ def _not_wanted_on_the_cpu(ff: FileFlow, res: ScopeResult, c: CallEvent,
     converts before any other use (``lengths = lengths.cpu().int()``, ``lengths.tolist()``,
     a helper of the run that does ``mask.to(x.device)``): they meet nothing as they come
     in.  The module is one this file builds, or a parameter (``def train(model, loader)``)
-    every call of this file gives such a module (:meth:`FileFlow.classes_of`)."""
+    every call of this file gives such a module (:meth:`FileFlow.classes_of`), or every
+    call of the run, in any file, gives one of several such modules
+    (:func:`~torchferry.check.flow.passed_classes.passed_classes`)."""
     classes = ff.classes_of(res, c.func)
+    if classes is None:  # (a parameter bound by calls of other files, or several classes)
+        classes = passed_classes(ff, res, c.func)
     wanted: set[int] | None = None
     params: tuple[str, ...] = ()
     for info in classes or ():

@@ -90,7 +90,10 @@ Flags a call `model(x)` when, in one scope,
   given `device=`, the `"image"` of what
   albumentations' `ToTensorV2()` or a `Compose` of albumentations transforms ending with it
   returns, or an item of a
-  dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`) and
+  dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`; or an
+  item of a batch of torch's `DataLoader` over a `TensorDataset` of such tensors, collated
+  by torch's default (no `collate_fn`, or `default_collate`), even where no other item of
+  the batch is moved, and its `loader.dataset.tensors[i]`) and
   never moved (also the first item of `model(*inputs)`, or the item `inputs[k]` of a
   parameter, a constant `k`, of a tuple written out there or by every call of the run,
   through the callers' own parameters: `model(*data)` in `evaluate(model, data)`, called

@@ -1,0 +1,125 @@
+"""``torch.utils.data.TensorDataset``: a dataset of tensors the run made, and what a
+``DataLoader`` over it yields.
+
+``TensorDataset(a, b)`` keeps the tensors it is given (``ds.tensors`` is ``(a, b)``) and
+gives, for ``ds[i]``, the tuple of their rows ``(a[i], b[i])``: slices of the same tensors,
+on the same device.  A ``DataLoader`` of torch over it with the default collate function
+(no ``collate_fn=``, or torch's ``default_collate``, and no ``**`` mapping that could hold
+another) stacks those rows: each batch is a tuple of tensors where ``a`` and ``b`` are.
+So where every tensor given to the dataset was made on the CPU (a factory without a
+device, ``torch.from_numpy``, ``torch.tensor`` of data) and never moved, each item of
+each batch is on the CPU, made there; ``loader.dataset.tensors[i]`` is the tensor itself.
+
+>>> import ast
+>>> from torchferry.check.flow import analyze
+>>> src = '''import numpy as np
+... import torch
+... from torch.utils.data import DataLoader, TensorDataset
+... loader = DataLoader(TensorDataset(torch.from_numpy(np.zeros((8, 4))), torch.zeros(8)))
+... for x, y in loader:
+...     print(x)
+... '''
+>>> tree = ast.parse(src)
+>>> ff = analyze(tree, "<example>")
+>>> x = [n for n in ast.walk(tree) if isinstance(n, ast.Name) and n.id == "x"][-1]
+>>> v = ff.scope_of(x).value(x)
+>>> sorted(k.name for k in v.kinds), sorted(p.where.name for p in v.places)
+(['BATCH'], ['CPU'])
+"""
+
+from __future__ import annotations
+
+import ast
+
+from torchferry.check.flow.lattice import CPU, Basis, Kind, Op, Origin, Value, container
+
+#: where torch keeps the class (``torch.utils.data.TensorDataset`` and its module's name)
+_DATASET_NAMES = frozenset({"torch.utils.data.TensorDataset", "torch.utils.data.dataset.TensorDataset"})
+#: torch's loader, by the names it is imported as
+_LOADER_NAMES = frozenset({"torch.utils.data.DataLoader", "torch.utils.data.dataloader.DataLoader"})
+#: torch's default collate function, as a ``collate_fn=`` may name it
+_DEFAULT_COLLATE = frozenset({"torch.utils.data.default_collate",
+                              "torch.utils.data.dataloader.default_collate",
+                              "torch.utils.data._utils.collate.default_collate"})
+#: the positional parameters of ``DataLoader`` before ``collate_fn`` (dataset ... num_workers)
+_BEFORE_COLLATE = 6
+#: how the dataset's origin is written (:attr:`Origin.text`)
+_TEXT = "TensorDataset(...)"
+_NOT_MADE_HERE = frozenset({Op.MOVED, Op.LOADED, Op.PARAM, Op.OUTPUT, Op.BATCH, Op.RETURNED})
+
+
+def is_tensor_dataset(qual: str) -> bool:
+    """Does ``qual`` name torch's ``TensorDataset``?"""
+    return qual in _DATASET_NAMES
+
+
+def dataset(node: ast.Call, args: list[Value]) -> Value | None:
+    """``TensorDataset(t1, ..., tn)`` (``node``; ``args``: its positional arguments' values)
+    where each ``tk`` is a tensor made on the CPU (:func:`made_on_the_cpu`): a sequence of
+    tuples of rows of those tensors (:attr:`Value.item`), each row on the CPU and made
+    where its tensor was.  None for anything else (a keyword, a ``*`` argument, a tensor
+    that may be elsewhere or that came from a parameter, a load, a module)."""
+    if not args or node.keywords or len(node.args) != len(args) or \
+            any(isinstance(a, ast.Starred) for a in node.args):
+        return None
+    if not all(made_on_the_cpu(a) for a in args):
+        return None
+    rows = tuple(Value(frozenset((Kind.TENSOR,)), a.places, a.origins, Basis.INFERRED) for a in args)
+    made = Origin(Op.MADE, node.lineno, node.col_offset, _TEXT, node=node)
+    return container(item=container(rows), origin=made)
+
+
+def made_on_the_cpu(v: Value) -> bool:
+    """Is ``v`` a tensor made on the CPU by the run (a factory, ``torch.from_numpy``, a
+    method of such a tensor), never moved, loaded, given as a parameter or computed by a
+    module or a call the analysis summarised?"""
+    return v.is_(Kind.TENSOR) and v.places == {CPU} and v.basis is not Basis.HINT \
+        and any(o.op is Op.MADE for o in v.origins) and not any(o.op in _NOT_MADE_HERE for o in v.origins)
+
+
+def of_dataset(ds: Value) -> tuple[Value, ...] | None:
+    """The tensors of ``ds`` when it is a ``TensorDataset`` of :func:`dataset` (its rows,
+    one per tensor given), else None."""
+    made = ds.origins[0] if ds.origins else None
+    item = ds.item
+    if made is None or made.op is not Op.MADE or made.text != _TEXT or item is None or item.elts is None:
+        return None
+    return item.elts
+
+
+def loader_batch(qual: str | None, node: ast.Call, ds: Value | None, collate: str | None) -> Value | None:
+    """What each batch of ``DataLoader(ds, ...)`` (``node``, a loader of torch named
+    ``qual``) is where ``ds`` is a ``TensorDataset`` of tensors made on the CPU and the
+    batches are collated by torch's default (``collate``: the name the ``collate_fn=``
+    given resolves to, ``"None"`` for a literal None; None where none is given): a tuple of
+    items of the batch, each on the CPU and made where its tensor was.  None otherwise."""
+    if qual not in _LOADER_NAMES or ds is None or any(k.arg is None for k in node.keywords) \
+            or len(node.args) > _BEFORE_COLLATE:
+        return None
+    given = any(k.arg == "collate_fn" for k in node.keywords)
+    if given and collate != "None" and collate not in _DEFAULT_COLLATE:
+        return None
+    rows = of_dataset(ds)
+    if rows is None:
+        return None
+    return container(tuple(Value(frozenset((Kind.BATCH,)), r.places, r.origins, Basis.INFERRED) for r in rows),
+                     origin=ds.origins[0])
+
+
+def loader_dataset(loader: Value) -> Value | None:
+    """``loader.dataset`` of a loader over a ``TensorDataset`` of tensors made on the CPU
+    (:func:`loader_batch`, which keeps the dataset's origin among the loader's): the
+    dataset again, its rows where the batch's items are.  None for another loader."""
+    if not loader.is_(Kind.LOADER) or loader.item is None or loader.item.elts is None:
+        return None
+    made = next((o for o in loader.origins if o.op is Op.MADE and o.text == _TEXT), None)
+    if made is None or not all(e.is_(Kind.BATCH) for e in loader.item.elts):
+        return None
+    rows = tuple(Value(frozenset((Kind.TENSOR,)), e.places, e.origins, Basis.INFERRED) for e in loader.item.elts)
+    return container(item=container(rows), origin=made)
+
+
+def tensors(ds: Value) -> Value | None:
+    """``ds.tensors`` of a ``TensorDataset`` of :func:`dataset`: the tuple of its tensors."""
+    rows = of_dataset(ds)
+    return None if rows is None else container(rows)
