@@ -5,7 +5,9 @@ Flags `self.x = <tensor>` in the `__init__` of an `nn.Module` subclass, where th
 a tensor the module creates (`torch.zeros(...)`, `torch.tensor(...)`, `torch.arange(...)`,
 `torch.from_numpy(...)`, a legacy constructor such as `torch.Tensor(n)`, an expression on
 those (`torch.cat((padding, torch.eye(k)), 1)`), or what a function of the checked files returns when the device-flow analysis
-establishes it is a tensor made on the CPU), is neither an `nn.Parameter` nor
+establishes it is a tensor made on the CPU; for each `self` target of an unpacking,
+`self.edges, self.values = self.edge_info()`, the item at its position, as
+`self.edges = self.edge_info()[0]` stores it), is neither an `nn.Parameter` nor
 registered with `self.register_buffer` (a `self.register_buffer("mask", self.mask)` after
 `self.mask = <tensor>` does not register it: PyTorch raises `KeyError: "attribute 'mask'
 already exists"`, and older versions let the plain attribute shadow the buffer), and another method of the class (`forward`, a
@@ -86,7 +88,8 @@ be saved). It changes what the program computes where the model is cast: `model.
 or `model.to(torch.float64)` now casts a floating-point buffer too. It fails if the
 statement runs before `super().__init__()`, and later assignments to the attribute must
 then be tensors (or `None`). None is offered outside `__init__`: there the name may be set
-already, and `register_buffer` refuses it (`KeyError: "attribute 'state' already exists"`).
+already, and `register_buffer` refuses it (`KeyError: "attribute 'state' already exists"`);
+nor for one target of an unpacking (`self.edges, self.values = ...`).
 
 Not flagged, because nothing can go wrong or the author already handles it:
 * an attribute a method moves where it uses it (`self.alpha.to(x.device)`,
@@ -290,6 +293,7 @@ from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.holders import instance_moves, passed_by_every_construction
 from torchferry.check.flow.lattice import (
     ELEMENTWISE,
+    element,
     is_number,
     number_defaults,
     sizes_given,
@@ -361,6 +365,50 @@ def check(ctx: Context) -> Iterable[Finding]:
                 helpers = _construction_helpers(m)
             where = _Where.SETUP if id(sctx.scope) in helpers else _Where.METHOD
             yield from _plain_tensor(ctx, info_of, _Assign(stmt, sctx.scope, attr, value, where))
+    for a in _unpacked_assigns(ctx, m):
+        yield from _plain_tensor(ctx, info_of, a)
+
+
+def _unpacked_assigns(ctx: Context, m: Walker) -> Iterator[_Assign]:
+    """``self.a, self.b = <value>`` in a method of an ``nn.Module`` class of the file, one
+    :class:`_Assign` per ``self`` attribute of the targets, whose value is the item at its
+    position of what the analysis knows ``<value>`` is (a tuple a method returns,
+    ``return edges, values``), as ``self.a = <value>[0]`` would store."""
+    helpers: set[int] | None = None
+    for fs in m.functions:
+        fn, cls, me = fs.function, fs.cls, fs.self_name
+        if fn is None or cls is None or not cls.is_module or me is None:
+            continue
+        for st in _own_statements(fn):
+            if not (isinstance(st, ast.Assign) and len(st.targets) == 1
+                    and isinstance(st.targets[0], (ast.Tuple, ast.List))):
+                continue
+            elts = st.targets[0].elts
+            found = value_of(ctx.flow, st.value)
+            if found is None or any(isinstance(e, ast.Starred) for e in elts):
+                continue
+            if helpers is None:
+                helpers = _construction_helpers(m)
+            where = _Where.INIT if fs.name == "__init__" else \
+                _Where.SETUP if id(fs) in helpers else _Where.METHOD
+            for i, e in enumerate(elts):
+                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
+                    item = ast.copy_location(ast.Subscript(st.value, ast.Constant(i), ast.Load()), st.value)
+                    yield _Assign(st, fs, e.attr, item, where, (i, element(found[1], i)))
+
+
+def _own_statements(fn: ast.AST) -> Iterator[ast.stmt]:
+    """The statements of ``fn``'s body, in blocks nested in it, not in nested functions or
+    classes."""
+    stack = list(getattr(fn, "body", []))
+    while stack:
+        st = stack.pop()
+        yield st
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            stack.extend(getattr(st, field, None) or [])
+        stack.extend(c for case in getattr(st, "cases", None) or [] for c in case.body)
 
 
 class _Where(enum.Enum):
@@ -372,13 +420,16 @@ class _Where(enum.Enum):
 
 
 class _Assign(NamedTuple):
-    """``self.<attr> = <value>`` in the method ``scope``."""
+    """``self.<attr> = <value>`` in the method ``scope``; ``item``: for one target of
+    ``self.a, self.b = <value>``, its position and the value the analysis gives it
+    (``value`` then stands for ``<value>[position]``)."""
 
     stmt: ast.stmt
     scope: Scope
     attr: str
     value: ast.expr
     where: _Where
+    item: tuple[int, Value] | None = None
 
 
 def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
@@ -389,7 +440,9 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     nothing ties to the module's own parameters (``.to("cuda")``, ``device=x.device`` of
     an argument, ``device=device`` where no layer is built there)."""
     m = ctx.syntax
-    found = value_of(ctx.flow, a.value)
+    found = value_of(ctx.flow, a.value if a.item is None else getattr(a.stmt, "value", a.value))
+    if found is not None and a.item is not None:
+        found = (found[0], a.item[1])
     value = a.value
     if found is None or isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
         return  # (``**factory_kwargs`` may carry the device)
@@ -399,7 +452,7 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     if _replaced_while_built(ctx, a, self_name):
         return  # (the later store is judged on its own)
     dev = _placement(m, value)
-    if dev is None and not _made_here(found[1]) and not _made_on_cpu(ctx, value):
+    if dev is None and not _made_here(found[1]) and not _made_on_cpu(found[1]):
         return
     if dev is not None and (a.where is _Where.METHOD or not _made_data(found[1]) or
                             _reads(value, self_name, a.attr) or _tied(ctx, cls, a.scope, dev) or
@@ -407,7 +460,7 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
         return  # placed where the module is built (or, in a later method, where the author chose)
     if a.where is not _Where.INIT and (
             not _made_within(found[1], a.scope.function) or
-            dev is None and (not _made_on_cpu(ctx, value) or _moved_or_scalar(m, value))):
+            dev is None and (not _made_on_cpu(found[1]) or _moved_or_scalar(m, value))):
         return  # (``self.table = self.table.float()``: the tensor stored before, where it was)
     info = info_of(cls)
     if a.attr in info.registered and not _registered_after(a.scope.function, a.stmt, self_name, a.attr):
@@ -544,7 +597,8 @@ def _plain_finding(ctx: Context, info: _Class, a: _Assign, dev: ast.expr | None,
     of ``use`` (of another file, for a subclass there)."""
     self_name = a.scope.self_name or "self"
     fix = None
-    if a.where is _Where.INIT and isinstance(a.stmt, ast.Assign) and len(a.stmt.targets) == 1:
+    if a.where is _Where.INIT and isinstance(a.stmt, ast.Assign) and len(a.stmt.targets) == 1 \
+            and a.item is None:
         fix = Fix((ctx.edit(a.stmt, f'{self_name}.register_buffer("{a.attr}", '
                                     f'{ctx.text(a.value)}, persistent=False)'),), False,
                   f'Register it: `self.register_buffer("{a.attr}", ...)`')
@@ -561,13 +615,21 @@ def _plain_finding(ctx: Context, info: _Class, a: _Assign, dev: ast.expr | None,
         "a device nothing ties to the module's parameters"
     return ctx.finding(
         CODE, a.stmt,
-        f"`self.{a.attr} = {short(ctx.text(a.value), 40)}` is a plain tensor attribute{made}"
+        f"{_stored(ctx, a)} is a plain tensor attribute{made}"
         f"{shadow}: `model.to(device)` leaves it behind {where}, and `{user}` "
         f"combines it with a tensor that moves with the model "
         f"(`{short(' '.join(text(use.node).split()), 60)}`); "
         f'register it: `self.register_buffer("{a.attr}", ...)` (or make it an `nn.Parameter`)',
         fix,
     )
+
+
+def _stored(ctx: Context, a: _Assign) -> str:
+    """How the finding shows the store: ``self.mask = torch.ones(...)``, or for one target
+    of an unpacking ``self.a`` of ``self.a, self.b = self.info()`` (item 0)."""
+    if a.item is None:
+        return f"`self.{a.attr} = {short(ctx.text(a.value), 40)}`"
+    return f"`self.{a.attr}` (item {a.item[0]} of `{short(ctx.text(a.stmt), 50)}`)"
 
 
 class _Class:
@@ -1778,12 +1840,11 @@ def _made_here(v: Value) -> bool:
     return ops[0] is Op.MADE or ops[:2] == [Op.MOVED, Op.MADE] and v.only(Where.CPU)
 
 
-def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
-    """Does the device-flow analysis establish that ``value`` is a tensor made on the CPU
-    (by a factory here, or returned by a function of the checked files that makes one)?"""
-    res = ctx.flow.scope_of(value)
-    v = res.value(value) if res is not None else None
-    return v is not None and v.is_(Kind.TENSOR) and v.places == {CPU} and \
+def _made_on_cpu(v: Value) -> bool:
+    """Does the device-flow analysis establish that ``v`` (an expression's value) is a tensor
+    made on the CPU (by a factory here, or returned by a function of the checked files that
+    makes one)?"""
+    return v.is_(Kind.TENSOR) and v.places == {CPU} and \
         v.basis is not Basis.HINT and bool(v.origins) and \
         all(o.op is Op.MADE and not o.text.startswith(REGISTERED) for o in v.origins)
 
