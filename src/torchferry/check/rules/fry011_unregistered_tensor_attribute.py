@@ -194,7 +194,12 @@ Not flagged, because nothing can go wrong or the author already handles it:
 ## Known limits
 Only tensors the module makes are checked, and an attribute registered as a buffer
 anywhere in the file (e.g. by a base class) is accepted; a tensor passed in as an argument and
-stored is not flagged, nor is one another method caches on the device of its first input
+stored as it is (`self.mask = mask` in `__init__`) is flagged only where every construction of
+the class in the run is known and passes a tensor made on the CPU that is not 0-dim by
+construction (`Coupling(n, torch.arange(n) % 2)`, in the class's file or one that imports it;
+a construction in a function the analysis skips, or a class named other than in a
+construction, a subclass included, keeps it quiet), and only where a use takes it whole (one
+used only through items taken with an integer stays quiet: its dimensions are not known), nor is one another method caches on the device of its first input
 and reuses after the model moved (`self.mask = make_mask(..., device=x.device)` rebuilt
 only when the shape changes). Uses are looked for in the
 class's own methods and in those of its subclasses in the same file (`class
@@ -283,24 +288,32 @@ import ast
 import enum
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import NamedTuple
 
-from torchferry.check.api import Context, Finding, Fix, Selected, walk
+from torchferry.check.api import Context, Evidence, Finding, Fix, Selected, walk
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.arms import init_flag_move
 from torchferry.check.flow.converted import param_names, read_as_an_object
 from torchferry.check.flow.events import ScopeResult
-from torchferry.check.flow.holders import instance_moves, passed_by_every_construction
+from torchferry.check.flow.evidence import step
+from torchferry.check.flow.holders import (
+    construction_arguments,
+    instance_moves,
+    passed_by_every_construction,
+)
 from torchferry.check.flow.lattice import (
     ELEMENTWISE,
     element,
     is_number,
+    join,
     number_defaults,
+    param,
     sizes_given,
     zero_dim_made,
 )
 from torchferry.check.flow.program import ClassInfo as FlowClass
-from torchferry.check.flow.program import FileFlow, mro
+from torchferry.check.flow.program import FileFlow, in_file, mro
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
 from torchferry.check.flow.rebound import fresh_value, overwritten_after
 from torchferry.check.flow.vocab import (
@@ -443,6 +456,9 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     found = value_of(ctx.flow, a.value if a.item is None else getattr(a.stmt, "value", a.value))
     if found is not None and a.item is not None:
         found = (found[0], a.item[1])
+    given = _given_by_every_construction(ctx, a, found[1]) if found is not None else None
+    if found is not None and given is not None:
+        found = (found[0], given)  # (``self.mask = mask``: what the constructions pass)
     value = a.value
     if found is None or isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
         return  # (``**factory_kwargs`` may carry the device)
@@ -484,14 +500,51 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
         text = user.text
     if a.attr not in info.moved and _zero_dim(m, value, a.scope) and user.scalar_tolerant(a.attr):
         return  # a 0-dim CPU tensor in elementwise operations: PyTorch accepts it
-    if a.attr not in info.moved and _numbers_1d(m, value, a.scope) and \
+    if a.attr not in info.moved and (_numbers_1d(m, value, a.scope) or given is not None) and \
             user.scalar_tolerant(a.attr, element=True):
         return  # only its items, taken with an integer: 0-dim CPU tensors, accepted too
     placed = dev if dev is not None else later
     if placed is not None and ctx.selected(CODE) is Selected.BY_DEFAULT and \
             a.where is not _Where.METHOD and _chosen_when_run(ctx, cls, a.scope, placed):
         return  # (the default set: where the program also puts the model, unless moved apart)
-    yield _plain_finding(ctx, info, a, placed, use, text)
+    f = _plain_finding(ctx, info, a, placed, use, text)
+    yield f if given is None else replace(f, evidence=_construction_evidence(ctx, a, given))
+
+
+def _given_by_every_construction(ctx: Context, a: _Assign, v: Value) -> Value | None:
+    """For ``self.<attr> = <param>`` in ``__init__``, the parameter as it came in: what
+    every construction of the class in the run passes for it (``Coupling(mask)`` with
+    ``mask = torch.arange(n) % 2``), where each is a tensor made on the CPU and not 0-dim by
+    construction (``torch.tensor(0.5)``); None otherwise, or where not every construction
+    is known (:func:`~torchferry.check.flow.holders.construction_arguments`) or one leaves
+    the parameter to its default."""
+    fn, cls = a.scope.function, a.scope.cls
+    if a.where is not _Where.INIT or a.item is not None or not isinstance(a.value, ast.Name) \
+            or fn is None or cls is None:
+        return None
+    names = param_names(fn)
+    k = names.index(a.value.id) if a.value.id in names else -1
+    if k <= 0 or v.places != frozenset((param(k),)) or not all(o.op is Op.PARAM for o in v.origins):
+        return None  # (not the parameter as it came in)
+    init = ctx.flow.class_info(cls.node).method("__init__")
+    args = construction_arguments(ctx.flow, cls.node, a.value.id) if init is not None and init[1] is fn else None
+    out: Value | None = None
+    for other, arg in args or ():
+        found = value_of(other, arg)
+        given = in_file(other.placed(found[0], found[1]), other, ctx.flow) if found is not None else None
+        if given is None or not _made_on_cpu(given) or any(
+                not isinstance(o.node, ast.Call) or zero_dim_made(other.qualname(o.node.func), o.node)
+                for o in given.origins):
+            return None
+        out = given if out is None else join(out, given)
+    return out
+
+
+def _construction_evidence(ctx: Context, a: _Assign, given: Value) -> tuple[Evidence, ...]:
+    """Where the tensors every construction passes for ``self.<attr> = <param>`` were made."""
+    name = ctx.text(a.value)
+    return tuple(step(ctx, o, f"`{short(o.text, 40)}` made on the CPU here is what a construction "
+                              f"passes for `{name}`") for o in given.origins)
 
 
 def _replaced_while_built(ctx: Context, a: _Assign, self_name: str) -> bool:
