@@ -67,6 +67,11 @@ def test_quiet_where_the_call_or_the_wrapper_chooses(name: str) -> None:
     assert lines(src) == []
 
 
+def test_quiet_where_a_local_name_hides_the_wrapper() -> None:
+    src = textwrap.dedent(WRAPPERS) + "def run(load, p):\n    return load(p)\n"
+    assert lines(src) == []
+
+
 def test_quiet_on_a_decorated_wrapper() -> None:
     assert lines("""
         import functools, torch

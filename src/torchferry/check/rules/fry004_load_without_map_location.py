@@ -144,7 +144,7 @@ from torchferry.check.loads import (
     xla_only,
 )
 from torchferry.check.names import dotted, has_star_kwargs, header_parents, kwarg
-from torchferry.check.scopes import Site, Walker
+from torchferry.check.scopes import ScopeKind, Site, Walker
 
 CODE = "FRY004"
 NAME = "load-without-map-location"
@@ -185,6 +185,12 @@ def _wrapper_calls(ctx: Context, m: Walker) -> Iterable[Finding]:
     flow = ctx.flow
     for site in m.calls:
         call = site.node
+        head = call.func
+        while isinstance(head, ast.Attribute):
+            head = head.value
+        scope = site.ctx.scope
+        if isinstance(head, ast.Name) and scope.kind is not ScopeKind.MODULE and head.id in scope.binds:
+            continue  # (a local name: not the function of the file or the module imported)
         found = callee(flow, call)
         wrapped = wrapped_load(ctx, *found) if found is not None else None
         if found is None or wrapped is None:
