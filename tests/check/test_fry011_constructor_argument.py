@@ -64,10 +64,11 @@ QUIET = {
 }
 
 
-def found(root: Path, files: dict[str, str]) -> list[tuple[str, int, list[tuple[str, int]]]]:
+def found(root: Path, files: dict[str, str], select: tuple[str, ...] | None = ("FRY011",)
+          ) -> list[tuple[str, int, list[tuple[str, int]]]]:
     for rel, text in files.items():
         (root / rel).write_text(textwrap.dedent(text))
-    opts = Options(root=root, select=("FRY011",), target_torch_version=None)
+    opts = Options(root=root, select=select, target_torch_version=None)
     return [(Path(o.path).name, d.line, [(Path(e.path or o.path).name, e.line) for e in d.evidence])
             for o in check_paths(sorted(root.rglob("*.py")), opts, cache=None, jobs=1)
             for d in o.diagnostics]
@@ -90,6 +91,12 @@ def test_quiet_unless_every_construction_passes_a_cpu_tensor(tmp_path: Path, nam
 def test_quiet_where_forward_moves_it(tmp_path: Path) -> None:
     src = CLASS.replace("x * self.mask", "x * self.mask.to(x.device)") + "c = Coupling(4, torch.ones(4))\n"
     assert [line for _, line, _ in found(tmp_path, {"m.py": src})] == []
+
+
+def test_reported_only_when_the_rule_is_named(tmp_path: Path) -> None:
+    src = CLASS + textwrap.dedent(FLAGGED["module-level"])
+    assert found(tmp_path, {"m.py": src}, select=None) == []
+    assert [line for _, line, _ in found(tmp_path, {"m.py": src}, select=("ALL",))] == [9]
 
 
 def test_quiet_in_a_file_checked_alone() -> None:

@@ -199,7 +199,10 @@ the class in the run is known and passes a tensor made on the CPU that is not 0-
 construction (`Coupling(n, torch.arange(n) % 2)`, in the class's file or one that imports it;
 a construction in a function the analysis skips, or a class named other than in a
 construction, a subclass included, keeps it quiet), and only where a use takes it whole (one
-used only through items taken with an integer stays quiet: its dimensions are not known), nor is one another method caches on the device of its first input
+used only through items taken with an integer stays quiet: its dimensions are not known);
+the default rule set does not report it (a module whose instances are never moved, or whose
+use hands it to a method that moves it first, is not told apart: both findings this gave on
+the development code bases were such), nor is one another method caches on the device of its first input
 and reuses after the model moved (`self.mask = make_mask(..., device=x.device)` rebuilt
 only when the shape changes). Uses are looked for in the
 class's own methods and in those of its subclasses in the same file (`class
@@ -457,6 +460,8 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     if found is not None and a.item is not None:
         found = (found[0], a.item[1])
     given = _given_by_every_construction(ctx, a, found[1]) if found is not None else None
+    if given is not None and ctx.selected(CODE) is Selected.BY_DEFAULT:
+        return  # (a constructor argument: reported when the rule is named)
     if found is not None and given is not None:
         found = (found[0], given)  # (``self.mask = mask``: what the constructions pass)
     value = a.value
