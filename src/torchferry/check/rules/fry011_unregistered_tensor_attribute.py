@@ -201,8 +201,7 @@ a construction in a function the analysis skips, or a class named other than in 
 construction, a subclass included, keeps it quiet), and only where a use takes it whole (one
 used only through items taken with an integer stays quiet: its dimensions are not known);
 the default rule set does not report it (a module whose instances are never moved, or whose
-use hands it to a method that moves it first, is not told apart: both findings this gave on
-the development code bases were such), nor is one another method caches on the device of its first input
+use hands it to a method that moves it first, is not told apart), nor is one another method caches on the device of its first input
 and reuses after the model moved (`self.mask = make_mask(..., device=x.device)` rebuilt
 only when the shape changes). Uses are looked for in the
 class's own methods and in those of its subclasses in the same file (`class
