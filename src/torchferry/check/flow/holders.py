@@ -380,6 +380,37 @@ def passed_by_every_construction(ff: FileFlow, cls: ast.ClassDef, param: str) ->
     return seen
 
 
+def construction_arguments(ff: FileFlow, cls: ast.ClassDef, param: str) -> list[tuple[FileFlow, ast.expr]] | None:
+    """What every construction of ``cls`` (a class ``ff`` defines) in the run hands its
+    ``__init__``'s parameter ``param``: each argument, with the file it is written in; None
+    where :func:`passed_by_every_construction` answers no (a place that names the class other
+    than in a call, a call that spreads ``*args``/``**kw`` or leaves the parameter out, or
+    no construction at all).
+
+    >>> from torchferry.check.flow.project import Project
+    >>> src = ("import torch.nn as nn\\nclass M(nn.Module):\\n"
+    ...        "    def __init__(self, n, mask=None):\\n        super().__init__()\\n"
+    ...        "a = M(3, mask=m1)\\nb = M(4, m2)\\n")
+    >>> ff = Project({"t.py": src.encode()}, packages=()).file_flow("t.py")
+    >>> [ast.unparse(a) for _, a in construction_arguments(ff, ff.defs["M"], "mask")]
+    ['m1', 'm2']
+    """
+    k, name = _init_param(cls, param)
+    out: list[tuple[FileFlow, ast.expr]] = []
+    for naming in _naming_files(ff, cls):
+        if naming is None:
+            return None
+        other, parents, refs = naming
+        for ref in refs:
+            call = parents.get(id(ref))
+            if not (isinstance(call, ast.Call) and call.func is ref) or _leaves_out(call, k, name):
+                return None
+            arg = call.args[k] if 0 <= k < len(call.args) else \
+                next(kw.value for kw in call.keywords if kw.arg == name)
+            out.append((other, arg))
+    return out or None
+
+
 def _leaves_out(call: ast.Call, k: int, name: str) -> bool:
     """May ``call`` leave the parameter at position ``k`` (-1: keyword-only), named
     ``name``, to its default?"""

@@ -500,7 +500,8 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         return _device_value(node, args)
     if qual == "torch.accelerator.current_accelerator":  # the accelerator (None without one)
         return Value.of(Kind.DEVICE, ACCEL, _made(node, text), Basis.CONSTRUCTED)
-    if len(parts) == 2 and last in vocab.SHAPE_FACTORIES | vocab.DATA_FACTORIES:
+    if len(parts) == 2 and last in vocab.SHAPE_FACTORIES | vocab.DATA_FACTORIES and \
+            not _sampled_from_tensors(last, args):
         default: frozenset[Place] | None = frozenset((CPU,))
         if last in ("as_tensor", "asarray") and args and args[0].is_(Kind.TENSOR):
             default = args[0].places
@@ -572,6 +573,16 @@ def _unplaced_are_held(node: ast.Call, last: str, args: Args, kws: Kws) -> bool:
                 (v.kinds is None or v.kinds & {Kind.TENSOR, Kind.BATCH})]
     return bool(unplaced) and all(isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name)
                                   for e in unplaced)
+
+
+def _sampled_from_tensors(last: str, args: Args) -> bool:
+    """Does ``torch.<last>(...)`` sample from tensors it is given, and so compute where they
+    are, rather than make a tensor on the CPU: ``torch.multinomial(w, n)`` and
+    ``torch.bernoulli(p)`` always (their input is a tensor), ``torch.normal(mean, std)``
+    unless both are known to be numbers (``torch.normal(0.0, 1.0, size=(n,))``)?"""
+    if last in ("multinomial", "bernoulli"):
+        return True
+    return last == "normal" and not (len(args) >= 2 and all(a.is_(Kind.SCALAR) for a in args[:2]))
 
 
 def _computed_with(last: str, args: Args, kws: Kws) -> list[Value]:

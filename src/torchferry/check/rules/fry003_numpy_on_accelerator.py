@@ -73,7 +73,14 @@ than in a construction or built in a function whose text neither makes nor moves
 Storing such a tensor into more than one element of a NumPy array made here
 with a written-out shape (`g_loss = np.zeros((5000, 1))`; `g_loss[i] = loss`, `a[2:4] = t`)
 is flagged too: NumPy converts it as an array. A store into one element (`a[i] = loss` of
-a 1-D array) reads it with `float()`, which works on any device, and is not flagged. In a file that sets a CUDA default device or tensor
+a 1-D array) reads it with `float()`, which works on any device, and is not flagged.
+So is a NumPy array indexed by such a tensor (`rev_idx[torch.multinomial(w, n)]`, also one
+item of a tuple index, `a[mask, :]`): NumPy reads an index that is no integer as an array,
+through `Tensor.__array__`, which is `.numpy()`. An index that may hold one element -- a
+reduction without a dimension (`t.argmax()`), an item (`t[0]`), `torch.multinomial(w, 1)`
+or `torch.topk(t, 1).indices` -- is read through `__index__`, which works on any device, and is not
+flagged. A sample (`torch.multinomial`, `torch.bernoulli`, `torch.normal` of tensors) is
+where the tensors it samples from are. In a file that sets a CUDA default device or tensor
 type (`torch.set_default_device("cuda")`, `set_default_device(f"cuda:{rank}")`,
 `set_default_tensor_type("torch.cuda.FloatTensor")` or `(torch.cuda.FloatTensor)`),
 tensors and layers made without a device are on the GPU: in a script's or notebook's
@@ -166,7 +173,9 @@ unsafe: a global, an attribute or a function's return may be a NumPy array, on w
 gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
-An `isinstance` test narrows a plain name only (not `self.x` nor an item, `batch[0]`), and
+An index tensor of one element that its construction does not show (`idx[t]` where `t`
+holds one element at run time) is flagged, although NumPy reads it as an integer. An
+`isinstance` test narrows a plain name only (not `self.x` nor an item, `batch[0]`), and
 not inside the test itself (`isinstance(x, torch.Tensor) and x.dim() > 1`) nor in a `while`
 loop. A moved value of unknown kind is followed through items by position or slice, loops,
 `enumerate`/`zip` and arithmetic only: an item read by a key (`batch["x"]`), an attribute or
@@ -283,6 +292,7 @@ from torchferry.check.flow.lattice import UNKNOWN, element
 from torchferry.check.flow.queries import gathered_output
 from torchferry.check.flow.refused import after_one, refused_statements
 from torchferry.check.flow.safety import tensor_by_construction
+from torchferry.check.flow.vocab import REDUCTIONS
 from torchferry.check.names import BODY_FIELDS, needs_parens, short
 
 CODE = "FRY003"
@@ -341,6 +351,8 @@ def check(ctx: Context) -> Iterable[Finding]:
                     yield found
         if stores:
             yield from _stored_into_arrays(ctx, res, stores, cuda_default)
+        if "numpy" in ctx.source:
+            yield from _indexed_arrays(ctx, res, cuda_default)
 
 
 def _handed_to_numpy(ctx: Context, res: ScopeResult,
@@ -907,6 +919,80 @@ def _stored_into_arrays(ctx: Context, res: ScopeResult, stores: list[ast.Assign]
             *steps, step(ctx, made, f"`{short(ctx.text(target.value), 30)}` is a NumPy array "
                                     f"made at {where(made)}"),
             at(ctx, st, "the tensor is stored into it here")))
+
+
+def _indexed_arrays(ctx: Context, res: ScopeResult, cuda_default: int | None) -> Iterable[Finding]:
+    """``rev_idx[torch.multinomial(w, n)]``: a NumPy array indexed by a tensor that may be on
+    the accelerator.  NumPy reads an index that is no integer as an array, through
+    ``Tensor.__array__``, which is ``self.numpy()``: it fails for a CUDA tensor.  An index
+    that may hold one element (a reduction without a dimension, an item of a tensor, a
+    sample of one) is read through ``__index__`` instead, which works anywhere: not flagged."""
+    for sub in _own_subscripts(res.node):
+        arr = res.values.get(id(sub.value))
+        if arr is None or arr.kinds != {Kind.NDARRAY} or arr.basis is Basis.HINT:
+            continue
+        parts = sub.slice.elts if isinstance(sub.slice, ast.Tuple) else [sub.slice]
+        for index in parts:
+            v = res.values.get(id(index))
+            if v is None or _one_element(index):
+                continue
+            v = _through_get(res, v)
+            origin = _on_device(res, v, cuda_default, ctx=ctx)
+            if origin is None or _cpu_in_other_arm(res, sub, v):
+                continue
+            name = short(ctx.text(index), 40)
+            f = ctx.finding(
+                CODE, sub,
+                f"`{short(ctx.text(sub), 50)}` indexes a NumPy array with a tensor that may still be "
+                "on the accelerator: NumPy reads the index as an array through `Tensor.__array__`, "
+                f"which is `.numpy()` and fails for it; bring the index home first with `{name}.cpu()`")
+            made = arr.origins[0] if arr.origins else None
+            shown = (step(ctx, made, f"`{short(ctx.text(sub.value), 30)}` is a NumPy array from "
+                                     f"`{short(made.text, 30)}` at {where(made)}"),) if made is not None else ()
+            yield replace(f, evidence=(*_made_or_moved(ctx, v, origin, f"`{name}`"), *shown,
+                                       at(ctx, sub, "NumPy converts the index here")))
+            break
+
+
+def _own_subscripts(scope: ast.AST) -> Iterable[ast.Subscript]:
+    """The subscripts of a scope's own code (not of the functions and classes it holds)."""
+    todo = list(ast.iter_child_nodes(scope))
+    while todo:
+        n = todo.pop()
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        if isinstance(n, ast.Subscript):
+            yield n
+        todo.extend(ast.iter_child_nodes(n))
+
+
+#: torch functions whose result has as many elements as a size argument says, by position
+#: (of the function; a method's is one less) and keyword: ``torch.multinomial(w, 1)``
+_COUNTED = {"multinomial": (1, "num_samples"), "topk": (1, "k")}
+
+
+def _one_element(index: ast.expr) -> bool:
+    """May the index tensor ``index`` hold one element by its construction: a reduction
+    without a dimension (``t.argmax()``), an item of a tensor (``t[0]``), a sample or top-k
+    of one (``torch.multinomial(w, 1)``)?  NumPy then reads it as an integer."""
+    if isinstance(index, ast.Subscript):
+        return not isinstance(index.slice, ast.Slice)
+    if isinstance(index, ast.Attribute) and index.attr in ("indices", "values"):
+        index = index.value  # (``torch.topk(t, 1).indices``)
+    if not isinstance(index, ast.Call) or not isinstance(index.func, (ast.Attribute, ast.Name)):
+        return False
+    func = index.func
+    name = func.attr if isinstance(func, ast.Attribute) else func.id
+    if name in REDUCTIONS:
+        return not index.args and not any(k.arg in ("dim", "axis") for k in index.keywords)
+    counted = _COUNTED.get(name)
+    if counted is None:
+        return False
+    method = isinstance(func, ast.Attribute) and not (isinstance(func.value, ast.Name) and func.value.id == "torch")
+    at_ = counted[0] - (1 if method else 0)
+    size = index.args[at_] if len(index.args) > at_ else next(
+        (k.value for k in index.keywords if k.arg == counted[1]), None)
+    return isinstance(size, ast.Constant) and size.value == 1
 
 
 def _array_made(arr: Value) -> Origin | None:

@@ -7,7 +7,12 @@ that download a checkpoint and read it with `torch.load` are flagged alike:
 `torch.hub.load_state_dict_from_url(url)` and its other names
 (`torch.utils.model_zoo.load_url`, torchvision's `models.utils` and
 `_internally_replaced_utils` re-exports), whose `map_location` is the keyword or the third
-positional argument and defaults to None, as `torch.load`'s does.
+positional argument and defaults to None, as `torch.load`'s does. A call of a function of
+the run that loads so with one of its parameters as `map_location` (`def load(path,
+map_location=None): return torch.load(path, map_location)`, in this file or another, itself
+or through another such function it passes the parameter to) is flagged where it leaves that
+parameter to its default None, bound as Python binds the call (`load(path)`): the load runs
+without `map_location`. The wrapper's load is the evidence.
 
 Quiet where what is read cannot hold tensors of a device this machine lacks:
 
@@ -94,8 +99,12 @@ name (`model`, `net`) or an annotation gets the fix as unsafe: it may be a wrapp
 whose `load_state_dict` keeps what it is given.
 
 ## Known limits
-Calls that pass `**kwargs` are not flagged (the keyword may be inside). Wrappers around
-`torch.load` are not followed. A file another script of the project writes is
+Calls that pass `**kwargs` are not flagged (the keyword may be inside). A wrapper around
+`torch.load` is followed only where it is a function defined at a file's top level, not
+decorated, whose parameter defaults to None, is never rebound and is read only to be passed
+on (a wrapper that tests it, `if map_location is None:`, is not followed, even where the
+value it picks is not the CPU), up to three wrappers deep; a method, or a wrapper called
+through a value (`loader = load; loader(p)`), is not followed. A file another script of the project writes is
 recognised only by a string literal both name (the path's last component), from the
 same directory, and only through `torch.save` there (not its save helpers), so loading
 it is otherwise still flagged unless its use shows what it is (an ndarray). A value the analysis places on the CPU may
@@ -116,11 +125,14 @@ from __future__ import annotations
 import ast
 import re
 from collections.abc import Iterable
+from dataclasses import replace
 
 from torchferry.check.api import Context, Finding, Fix
 from torchferry.check.flow import FileFlow
+from torchferry.check.flow.binding import bind
 from torchferry.check.flow.libfacts import CHECKPOINT_LOAD_TAILS, checkpoint_load
 from torchferry.check.flow.safety import module_by_construction, self_of_module
+from torchferry.check.load_wrappers import callee, wrapped_load
 from torchferry.check.loads import (
     dataset_method,
     device_chosen,
@@ -132,7 +144,7 @@ from torchferry.check.loads import (
     xla_only,
 )
 from torchferry.check.names import dotted, has_star_kwargs, header_parents, kwarg
-from torchferry.check.scopes import Site, Walker
+from torchferry.check.scopes import ScopeKind, Site, Walker
 
 CODE = "FRY004"
 NAME = "load-without-map-location"
@@ -162,6 +174,41 @@ def check(ctx: Context) -> Iterable[Finding]:
             "`device`)",
             fix,
         )
+    yield from _wrapper_calls(ctx, m)
+
+
+def _wrapper_calls(ctx: Context, m: Walker) -> Iterable[Finding]:
+    """The calls of a function of the run that loads a checkpoint with one of its parameters
+    as ``map_location`` (:func:`~torchferry.check.load_wrappers.wrapped_load`) and that leave
+    that parameter to its default None, bound as Python binds the call: the load runs
+    without ``map_location``."""
+    flow = ctx.flow
+    for site in m.calls:
+        call = site.node
+        head = call.func
+        while isinstance(head, ast.Attribute):
+            head = head.value
+        scope = site.ctx.scope
+        if isinstance(head, ast.Name) and scope.kind is not ScopeKind.MODULE and head.id in scope.binds:
+            continue  # (a local name: not the function of the file or the module imported)
+        found = callee(flow, call)
+        wrapped = wrapped_load(ctx, *found) if found is not None else None
+        if found is None or wrapped is None:
+            continue
+        binding = bind(found[1], call)
+        if binding is None or wrapped.index not in binding.defaulted:
+            continue
+        if _not_a_foreign_checkpoint(m, flow, site):
+            continue
+        name = ctx.text(call.func)
+        f = ctx.finding(
+            CODE, call,
+            f"`{name}(...)` leaves `{wrapped.param}` to its default None, so the checkpoint "
+            "load it runs has no `map_location`: it restores tensors to the device they were "
+            f"saved from and fails on machines without it; pass `{wrapped.param}=\"cpu\"` "
+            "(then move to `device`)",
+        )
+        yield replace(f, evidence=wrapped.steps)
 
 
 def _checkpoint_loads(m: Walker) -> Iterable[Site[ast.Call]]:

@@ -5,7 +5,9 @@ Flags `self.x = <tensor>` in the `__init__` of an `nn.Module` subclass, where th
 a tensor the module creates (`torch.zeros(...)`, `torch.tensor(...)`, `torch.arange(...)`,
 `torch.from_numpy(...)`, a legacy constructor such as `torch.Tensor(n)`, an expression on
 those (`torch.cat((padding, torch.eye(k)), 1)`), or what a function of the checked files returns when the device-flow analysis
-establishes it is a tensor made on the CPU), is neither an `nn.Parameter` nor
+establishes it is a tensor made on the CPU; for each `self` target of an unpacking,
+`self.edges, self.values = self.edge_info()`, the item at its position, as
+`self.edges = self.edge_info()[0]` stores it), is neither an `nn.Parameter` nor
 registered with `self.register_buffer` (a `self.register_buffer("mask", self.mask)` after
 `self.mask = <tensor>` does not register it: PyTorch raises `KeyError: "attribute 'mask'
 already exists"`, and older versions let the plain attribute shadow the buffer), and another method of the class (`forward`, a
@@ -86,7 +88,8 @@ be saved). It changes what the program computes where the model is cast: `model.
 or `model.to(torch.float64)` now casts a floating-point buffer too. It fails if the
 statement runs before `super().__init__()`, and later assignments to the attribute must
 then be tensors (or `None`). None is offered outside `__init__`: there the name may be set
-already, and `register_buffer` refuses it (`KeyError: "attribute 'state' already exists"`).
+already, and `register_buffer` refuses it (`KeyError: "attribute 'state' already exists"`);
+nor for one target of an unpacking (`self.edges, self.values = ...`).
 
 Not flagged, because nothing can go wrong or the author already handles it:
 * an attribute a method moves where it uses it (`self.alpha.to(x.device)`,
@@ -191,7 +194,14 @@ Not flagged, because nothing can go wrong or the author already handles it:
 ## Known limits
 Only tensors the module makes are checked, and an attribute registered as a buffer
 anywhere in the file (e.g. by a base class) is accepted; a tensor passed in as an argument and
-stored is not flagged, nor is one another method caches on the device of its first input
+stored as it is (`self.mask = mask` in `__init__`) is flagged only where every construction of
+the class in the run is known and passes a tensor made on the CPU that is not 0-dim by
+construction (`Coupling(n, torch.arange(n) % 2)`, in the class's file or one that imports it;
+a construction in a function the analysis skips, or a class named other than in a
+construction, a subclass included, keeps it quiet), and only where a use takes it whole (one
+used only through items taken with an integer stays quiet: its dimensions are not known);
+the default rule set does not report it (a module whose instances are never moved, or whose
+use hands it to a method that moves it first, is not told apart), nor is one another method caches on the device of its first input
 and reuses after the model moved (`self.mask = make_mask(..., device=x.device)` rebuilt
 only when the shape changes). Uses are looked for in the
 class's own methods and in those of its subclasses in the same file (`class
@@ -280,23 +290,32 @@ import ast
 import enum
 import re
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import replace
 from typing import NamedTuple
 
-from torchferry.check.api import Context, Finding, Fix, Selected, walk
+from torchferry.check.api import Context, Evidence, Finding, Fix, Selected, walk
 from torchferry.check.flow import CPU, Basis, Callee, Kind, Op, Value, Where
 from torchferry.check.flow.arms import init_flag_move
 from torchferry.check.flow.converted import param_names, read_as_an_object
 from torchferry.check.flow.events import ScopeResult
-from torchferry.check.flow.holders import instance_moves, passed_by_every_construction
+from torchferry.check.flow.evidence import step
+from torchferry.check.flow.holders import (
+    construction_arguments,
+    instance_moves,
+    passed_by_every_construction,
+)
 from torchferry.check.flow.lattice import (
     ELEMENTWISE,
+    element,
     is_number,
+    join,
     number_defaults,
+    param,
     sizes_given,
     zero_dim_made,
 )
 from torchferry.check.flow.program import ClassInfo as FlowClass
-from torchferry.check.flow.program import FileFlow, mro
+from torchferry.check.flow.program import FileFlow, in_file, mro
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
 from torchferry.check.flow.rebound import fresh_value, overwritten_after
 from torchferry.check.flow.vocab import (
@@ -361,6 +380,50 @@ def check(ctx: Context) -> Iterable[Finding]:
                 helpers = _construction_helpers(m)
             where = _Where.SETUP if id(sctx.scope) in helpers else _Where.METHOD
             yield from _plain_tensor(ctx, info_of, _Assign(stmt, sctx.scope, attr, value, where))
+    for a in _unpacked_assigns(ctx, m):
+        yield from _plain_tensor(ctx, info_of, a)
+
+
+def _unpacked_assigns(ctx: Context, m: Walker) -> Iterator[_Assign]:
+    """``self.a, self.b = <value>`` in a method of an ``nn.Module`` class of the file, one
+    :class:`_Assign` per ``self`` attribute of the targets, whose value is the item at its
+    position of what the analysis knows ``<value>`` is (a tuple a method returns,
+    ``return edges, values``), as ``self.a = <value>[0]`` would store."""
+    helpers: set[int] | None = None
+    for fs in m.functions:
+        fn, cls, me = fs.function, fs.cls, fs.self_name
+        if fn is None or cls is None or not cls.is_module or me is None:
+            continue
+        for st in _own_statements(fn):
+            if not (isinstance(st, ast.Assign) and len(st.targets) == 1
+                    and isinstance(st.targets[0], (ast.Tuple, ast.List))):
+                continue
+            elts = st.targets[0].elts
+            found = value_of(ctx.flow, st.value)
+            if found is None or any(isinstance(e, ast.Starred) for e in elts):
+                continue
+            if helpers is None:
+                helpers = _construction_helpers(m)
+            where = _Where.INIT if fs.name == "__init__" else \
+                _Where.SETUP if id(fs) in helpers else _Where.METHOD
+            for i, e in enumerate(elts):
+                if isinstance(e, ast.Attribute) and isinstance(e.value, ast.Name) and e.value.id == me:
+                    item = ast.copy_location(ast.Subscript(st.value, ast.Constant(i), ast.Load()), st.value)
+                    yield _Assign(st, fs, e.attr, item, where, (i, element(found[1], i)))
+
+
+def _own_statements(fn: ast.AST) -> Iterator[ast.stmt]:
+    """The statements of ``fn``'s body, in blocks nested in it, not in nested functions or
+    classes."""
+    stack = list(getattr(fn, "body", []))
+    while stack:
+        st = stack.pop()
+        yield st
+        if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            continue
+        for field in ("body", "orelse", "finalbody", "handlers"):
+            stack.extend(getattr(st, field, None) or [])
+        stack.extend(c for case in getattr(st, "cases", None) or [] for c in case.body)
 
 
 class _Where(enum.Enum):
@@ -372,13 +435,16 @@ class _Where(enum.Enum):
 
 
 class _Assign(NamedTuple):
-    """``self.<attr> = <value>`` in the method ``scope``."""
+    """``self.<attr> = <value>`` in the method ``scope``; ``item``: for one target of
+    ``self.a, self.b = <value>``, its position and the value the analysis gives it
+    (``value`` then stands for ``<value>[position]``)."""
 
     stmt: ast.stmt
     scope: Scope
     attr: str
     value: ast.expr
     where: _Where
+    item: tuple[int, Value] | None = None
 
 
 def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
@@ -389,7 +455,14 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     nothing ties to the module's own parameters (``.to("cuda")``, ``device=x.device`` of
     an argument, ``device=device`` where no layer is built there)."""
     m = ctx.syntax
-    found = value_of(ctx.flow, a.value)
+    found = value_of(ctx.flow, a.value if a.item is None else getattr(a.stmt, "value", a.value))
+    if found is not None and a.item is not None:
+        found = (found[0], a.item[1])
+    given = _given_by_every_construction(ctx, a, found[1]) if found is not None else None
+    if given is not None and ctx.selected(CODE) is Selected.BY_DEFAULT:
+        return  # (a constructor argument: reported when the rule is named)
+    if found is not None and given is not None:
+        found = (found[0], given)  # (``self.mask = mask``: what the constructions pass)
     value = a.value
     if found is None or isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
         return  # (``**factory_kwargs`` may carry the device)
@@ -399,7 +472,7 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     if _replaced_while_built(ctx, a, self_name):
         return  # (the later store is judged on its own)
     dev = _placement(m, value)
-    if dev is None and not _made_here(found[1]) and not _made_on_cpu(ctx, value):
+    if dev is None and not _made_here(found[1]) and not _made_on_cpu(found[1]):
         return
     if dev is not None and (a.where is _Where.METHOD or not _made_data(found[1]) or
                             _reads(value, self_name, a.attr) or _tied(ctx, cls, a.scope, dev) or
@@ -407,7 +480,7 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
         return  # placed where the module is built (or, in a later method, where the author chose)
     if a.where is not _Where.INIT and (
             not _made_within(found[1], a.scope.function) or
-            dev is None and (not _made_on_cpu(ctx, value) or _moved_or_scalar(m, value))):
+            dev is None and (not _made_on_cpu(found[1]) or _moved_or_scalar(m, value))):
         return  # (``self.table = self.table.float()``: the tensor stored before, where it was)
     info = info_of(cls)
     if a.attr in info.registered and not _registered_after(a.scope.function, a.stmt, self_name, a.attr):
@@ -431,14 +504,51 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
         text = user.text
     if a.attr not in info.moved and _zero_dim(m, value, a.scope) and user.scalar_tolerant(a.attr):
         return  # a 0-dim CPU tensor in elementwise operations: PyTorch accepts it
-    if a.attr not in info.moved and _numbers_1d(m, value, a.scope) and \
+    if a.attr not in info.moved and (_numbers_1d(m, value, a.scope) or given is not None) and \
             user.scalar_tolerant(a.attr, element=True):
         return  # only its items, taken with an integer: 0-dim CPU tensors, accepted too
     placed = dev if dev is not None else later
     if placed is not None and ctx.selected(CODE) is Selected.BY_DEFAULT and \
             a.where is not _Where.METHOD and _chosen_when_run(ctx, cls, a.scope, placed):
         return  # (the default set: where the program also puts the model, unless moved apart)
-    yield _plain_finding(ctx, info, a, placed, use, text)
+    f = _plain_finding(ctx, info, a, placed, use, text)
+    yield f if given is None else replace(f, evidence=_construction_evidence(ctx, a, given))
+
+
+def _given_by_every_construction(ctx: Context, a: _Assign, v: Value) -> Value | None:
+    """For ``self.<attr> = <param>`` in ``__init__``, the parameter as it came in: what
+    every construction of the class in the run passes for it (``Coupling(mask)`` with
+    ``mask = torch.arange(n) % 2``), where each is a tensor made on the CPU and not 0-dim by
+    construction (``torch.tensor(0.5)``); None otherwise, or where not every construction
+    is known (:func:`~torchferry.check.flow.holders.construction_arguments`) or one leaves
+    the parameter to its default."""
+    fn, cls = a.scope.function, a.scope.cls
+    if a.where is not _Where.INIT or a.item is not None or not isinstance(a.value, ast.Name) \
+            or fn is None or cls is None:
+        return None
+    names = param_names(fn)
+    k = names.index(a.value.id) if a.value.id in names else -1
+    if k <= 0 or v.places != frozenset((param(k),)) or not all(o.op is Op.PARAM for o in v.origins):
+        return None  # (not the parameter as it came in)
+    init = ctx.flow.class_info(cls.node).method("__init__")
+    args = construction_arguments(ctx.flow, cls.node, a.value.id) if init is not None and init[1] is fn else None
+    out: Value | None = None
+    for other, arg in args or ():
+        found = value_of(other, arg)
+        given = in_file(other.placed(found[0], found[1]), other, ctx.flow) if found is not None else None
+        if given is None or not _made_on_cpu(given) or any(
+                not isinstance(o.node, ast.Call) or zero_dim_made(other.qualname(o.node.func), o.node)
+                for o in given.origins):
+            return None
+        out = given if out is None else join(out, given)
+    return out
+
+
+def _construction_evidence(ctx: Context, a: _Assign, given: Value) -> tuple[Evidence, ...]:
+    """Where the tensors every construction passes for ``self.<attr> = <param>`` were made."""
+    name = ctx.text(a.value)
+    return tuple(step(ctx, o, f"`{short(o.text, 40)}` made on the CPU here is what a construction "
+                              f"passes for `{name}`") for o in given.origins)
 
 
 def _replaced_while_built(ctx: Context, a: _Assign, self_name: str) -> bool:
@@ -544,7 +654,8 @@ def _plain_finding(ctx: Context, info: _Class, a: _Assign, dev: ast.expr | None,
     of ``use`` (of another file, for a subclass there)."""
     self_name = a.scope.self_name or "self"
     fix = None
-    if a.where is _Where.INIT and isinstance(a.stmt, ast.Assign) and len(a.stmt.targets) == 1:
+    if a.where is _Where.INIT and isinstance(a.stmt, ast.Assign) and len(a.stmt.targets) == 1 \
+            and a.item is None:
         fix = Fix((ctx.edit(a.stmt, f'{self_name}.register_buffer("{a.attr}", '
                                     f'{ctx.text(a.value)}, persistent=False)'),), False,
                   f'Register it: `self.register_buffer("{a.attr}", ...)`')
@@ -561,13 +672,21 @@ def _plain_finding(ctx: Context, info: _Class, a: _Assign, dev: ast.expr | None,
         "a device nothing ties to the module's parameters"
     return ctx.finding(
         CODE, a.stmt,
-        f"`self.{a.attr} = {short(ctx.text(a.value), 40)}` is a plain tensor attribute{made}"
+        f"{_stored(ctx, a)} is a plain tensor attribute{made}"
         f"{shadow}: `model.to(device)` leaves it behind {where}, and `{user}` "
         f"combines it with a tensor that moves with the model "
         f"(`{short(' '.join(text(use.node).split()), 60)}`); "
         f'register it: `self.register_buffer("{a.attr}", ...)` (or make it an `nn.Parameter`)',
         fix,
     )
+
+
+def _stored(ctx: Context, a: _Assign) -> str:
+    """How the finding shows the store: ``self.mask = torch.ones(...)``, or for one target
+    of an unpacking ``self.a`` of ``self.a, self.b = self.info()`` (item 0)."""
+    if a.item is None:
+        return f"`self.{a.attr} = {short(ctx.text(a.value), 40)}`"
+    return f"`self.{a.attr}` (item {a.item[0]} of `{short(ctx.text(a.stmt), 50)}`)"
 
 
 class _Class:
@@ -1778,12 +1897,11 @@ def _made_here(v: Value) -> bool:
     return ops[0] is Op.MADE or ops[:2] == [Op.MOVED, Op.MADE] and v.only(Where.CPU)
 
 
-def _made_on_cpu(ctx: Context, value: ast.expr) -> bool:
-    """Does the device-flow analysis establish that ``value`` is a tensor made on the CPU
-    (by a factory here, or returned by a function of the checked files that makes one)?"""
-    res = ctx.flow.scope_of(value)
-    v = res.value(value) if res is not None else None
-    return v is not None and v.is_(Kind.TENSOR) and v.places == {CPU} and \
+def _made_on_cpu(v: Value) -> bool:
+    """Does the device-flow analysis establish that ``v`` (an expression's value) is a tensor
+    made on the CPU (by a factory here, or returned by a function of the checked files that
+    makes one)?"""
+    return v.is_(Kind.TENSOR) and v.places == {CPU} and \
         v.basis is not Basis.HINT and bool(v.origins) and \
         all(o.op is Op.MADE and not o.text.startswith(REGISTERED) for o in v.origins)
 

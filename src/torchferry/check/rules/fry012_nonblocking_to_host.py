@@ -7,6 +7,11 @@ indexing, printing, `float()`, a NumPy or torch function, directly, through the 
 was assigned to, or in a function of the same file it is passed to -- before any `synchronize()` or event `wait()` / `synchronize()` in the
 same function. A blocking copy to the host in between (`u.cpu()`, `u.to("cpu")`) counts as
 a synchronize: it waits for the stream, and so for the earlier copy queued on it.
+`non_blocking=` may also be a call of a small pure function of the run (one `return` of an
+expression) that the code shows returns True for the arguments given
+(`non_blocking=TorchDevice.get_non_blocking(TorchDevice.CPU_DEVICE)` with
+`return False if to_device.type == "mps" else True`), and the CPU target a class attribute
+or module-level name bound once to `torch.device("cpu")`.
 
 ## Why is this bad
 A non-blocking device-to-host copy returns immediately, before the data has arrived. Until
@@ -37,7 +42,12 @@ with the copy) is a performance decision.
 A blocking copy in between is taken to wait for the non-blocking one; it does not if it
 runs on another stream, or if its tensor is already on the CPU (a no-op that waits for
 nothing). Only literal CPU targets and device variables and attributes known to be the CPU
-are recognised. A copy passed straight to a function of the same file (`f(copy)`, `self.method(copy)`) counts when
+are recognised; a target that is a parameter (`model.to(target_device, ...)`) is not, even
+where every caller passes the CPU. A computed `non_blocking=` counts only where the function
+is one `return` (a function at a file's top level, or a static or class method of a class
+without bases called on the class) and its arguments are literals, `torch.device(...)` of
+literals, or names and class attributes of the same file bound once to one; a constant
+imported by name from another file is not followed. A copy passed straight to a function of the same file (`f(copy)`, `self.method(copy)`) counts when
 that function reads the parameter before a synchronize of its own; one that function hands
 on again, a method of a base class, or a copy that is returned or stored in a container is
 not followed (a pipeline that synchronises later is the usual reason to write it). Reads are
@@ -53,6 +63,7 @@ from collections.abc import Iterable
 from torchferry.check.api import Context, Finding
 from torchferry.check.flow.queries import is_cpu_device, is_module
 from torchferry.check.names import end_pos, header_parents, kwarg, pos, short
+from torchferry.check.pure_calls import cpu_constant, known_value
 from torchferry.check.scopes import Scope, ScopeKind, Site, Walker
 
 CODE = "FRY012"
@@ -65,8 +76,8 @@ def check(ctx: Context) -> Iterable[Finding]:
     for site in m.calls_by_tail.get("to", ()):
         call = site.node
         nb = kwarg(call, "non_blocking")
-        if not (isinstance(nb, ast.Constant) and nb.value is True):
-            continue
+        if nb is None or known_value(ctx.flow, nb) is not True:
+            continue  # (``True``, or a small function of the run returning True for its arguments)
         func = call.func
         if not isinstance(func, ast.Attribute):
             continue
@@ -115,8 +126,8 @@ def _is_cpu(ctx: Context, m: Walker, e: ast.AST) -> bool:
     if isinstance(e, ast.Call) and m.qualname(e.func) == "torch.device":
         a = e.args[0] if e.args else kwarg(e, "type")
         return isinstance(a, ast.Constant) and a.value == "cpu"
-    if isinstance(e, (ast.Name, ast.Attribute)):  # ``host``, ``self.host``
-        return is_cpu_device(ctx.flow, e)
+    if isinstance(e, (ast.Name, ast.Attribute)):  # ``host``, ``self.host``, ``Devices.CPU``
+        return is_cpu_device(ctx.flow, e) or cpu_constant(ctx.flow, e)
     return False
 
 
