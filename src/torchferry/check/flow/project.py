@@ -169,6 +169,9 @@ class Project:
         #: the analysis of the file being checked
         self._checked: FileFlow | None = None
         self._checked_text: str | None = None
+        #: the whole analysis of the checked file kept from before its check (calls of an
+        #: earlier file reached it), put back after it
+        self._whole: FileFlow | None = None
         self._deps: dict[str, frozenset[str]] = {}
         self._imports: dict[str, frozenset[str]] = {}
         self._found: dict[tuple[str, str, bool], str | None] = {}
@@ -323,16 +326,19 @@ class Project:
                 self._trees.popitem(last=False)
             self._flows.clear()
             self._texts.clear()
-        elif self._checked is not None and self._checked.path in self._flows:
+        elif self._checked is not None and self._flows.get(self._checked.path) is self._checked:
             # the checked file's analysis skipped the scopes that cannot hold a mistake
-            # of its own: another file's calls read the analysis of all of them, made anew
-            del self._flows[self._checked.path]
-        if self._checked is not None and self._checked_text is not None:
+            # of its own: another file's calls read the analysis of all of them, the one
+            # kept from before its check (the same bytes), else made anew
+            self._put_back_whole()
+        if self._checked is not None and self._checked_text is not None \
+                and self._checked.path not in self._flows:
             self._trees[self._checked.path] = (self._checked_text, self._checked.tree)  # to read again
             while len(self._trees) > KEEP_FILES:
                 self._trees.popitem(last=False)
         self._refused = False
         self._checked = ff
+        self._whole = self._flows.get(ff.path)
         self._flows[ff.path] = ff
         self._checked_text = self._texts.pop(ff.path, None)
         if self._checked_text is None:
@@ -341,6 +347,18 @@ class Project:
         self.budget = Budget(SUMMARY_BUDGET)
         self.budget.spent.add((ff.path, -1, -1))
         self._foreign.clear()
+
+    def _put_back_whole(self) -> None:
+        """End the checked file's turn in the kept analyses: the whole analysis of it kept
+        from before its check takes its place again, else it leaves them."""
+        assert self._checked is not None
+        path = self._checked.path
+        if self._whole is None or self._checked_text is None:
+            del self._flows[path]
+        else:
+            self._flows[path] = self._whole
+            self._texts[path] = self._checked_text
+        self._whole = None
 
     def tree_of(self, path: str, source: str) -> ast.Module | None:
         """The syntax tree of ``source`` if a call reached ``path`` before its own turn and
