@@ -505,6 +505,23 @@ class Project:
             done = self._stars[key] = {n: q for n, q in found.items() if self._outside(from_path, q)}
         return done
 
+    def read_star_imports(self) -> int:
+        """Answer :meth:`star_imports` now for every ``from M import *`` the run's texts hold
+        (read off their bytes: one inside a string reads a module for nothing), which
+        parses each star-imported module of the run and keeps its tree: done before the
+        workers start, each inherits the answers and the trees instead of making them
+        again (a worker's check of such a module reuses its tree, :meth:`tree_of`).  The
+        number of star imports read."""
+        n = 0
+        for path, data in self.files.items():
+            if b"import" not in data or b"*" not in data:
+                continue
+            for m in import_statements(data)[0]:
+                if m.group(2).split(b"#")[0].strip() == b"*":
+                    self.star_imports(path, m.group(1).decode("ascii", "replace"))
+                    n += 1
+        return n
+
     def _star_names(self, from_path: str, module: str, stack: list[str], out: dict[str, str]) -> None:
         path = self.find_module(from_path, module)
         ex = self.exports(path) if path is not None else None
