@@ -774,6 +774,10 @@ def _parallel(
 
     # fork on Linux (workers inherit the imported rules); the platform default elsewhere
     linux = sys.platform.startswith("linux")
+    if linux and opts.project is not None:
+        # what every worker would find on its own, found once: the star imports of the run
+        # (the modules they read are parsed here, and their trees inherited)
+        opts.project.read_star_imports()
     ctx = multiprocessing.get_context("fork" if linux else None)
     return _parallel_batches(todo, opts, workers, ctx, progress)
 

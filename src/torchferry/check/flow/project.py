@@ -174,6 +174,9 @@ class Project:
         #: the analysis of the file being checked
         self._checked: FileFlow | None = None
         self._checked_text: str | None = None
+        #: the whole analysis of the checked file kept from before its check (calls of an
+        #: earlier file reached it), put back after it
+        self._whole: FileFlow | None = None
         self._deps: dict[str, frozenset[str]] = {}
         self._imports: dict[str, frozenset[str]] = {}
         self._found: dict[tuple[str, str, bool], str | None] = {}
@@ -329,16 +332,19 @@ class Project:
                 self._trees.popitem(last=False)
             self._flows.clear()
             self._texts.clear()
-        elif self._checked is not None and self._checked.path in self._flows:
+        elif self._checked is not None and self._flows.get(self._checked.path) is self._checked:
             # the checked file's analysis skipped the scopes that cannot hold a mistake
-            # of its own: another file's calls read the analysis of all of them, made anew
-            del self._flows[self._checked.path]
-        if self._checked is not None and self._checked_text is not None:
+            # of its own: another file's calls read the analysis of all of them, the one
+            # kept from before its check (the same bytes), else made anew
+            self._put_back_whole()
+        if self._checked is not None and self._checked_text is not None \
+                and self._checked.path not in self._flows:
             self._trees[self._checked.path] = (self._checked_text, self._checked.tree)  # to read again
             while len(self._trees) > KEEP_FILES:
                 self._trees.popitem(last=False)
         self._refused = False
         self._checked = ff
+        self._whole = self._flows.get(ff.path)
         self._flows[ff.path] = ff
         self._checked_text = self._texts.pop(ff.path, None)
         if self._checked_text is None:
@@ -347,6 +353,18 @@ class Project:
         self.budget = Budget(SUMMARY_BUDGET)
         self.budget.spent.add((ff.path, -1, -1))
         self._foreign.clear()
+
+    def _put_back_whole(self) -> None:
+        """End the checked file's turn in the kept analyses: the whole analysis of it kept
+        from before its check takes its place again, else it leaves them."""
+        assert self._checked is not None
+        path = self._checked.path
+        if self._whole is None or self._checked_text is None:
+            del self._flows[path]
+        else:
+            self._flows[path] = self._whole
+            self._texts[path] = self._checked_text
+        self._whole = None
 
     def tree_of(self, path: str, source: str) -> ast.Module | None:
         """The syntax tree of ``source`` if a call reached ``path`` before its own turn and
@@ -492,6 +510,23 @@ class Project:
             self._star_names(from_path, module, [], found)
             done = self._stars[key] = {n: q for n, q in found.items() if self._outside(from_path, q)}
         return done
+
+    def read_star_imports(self) -> int:
+        """Answer :meth:`star_imports` now for every ``from M import *`` the run's texts hold
+        (read off their bytes: one inside a string reads a module for nothing), which
+        parses each star-imported module of the run and keeps its tree: done before the
+        workers start, each inherits the answers and the trees instead of making them
+        again (a worker's check of such a module reuses its tree, :meth:`tree_of`).  The
+        number of star imports read."""
+        n = 0
+        for path, data in self.files.items():
+            if b"import" not in data or b"*" not in data:
+                continue
+            for m in import_statements(data)[0]:
+                if m.group(2).split(b"#")[0].strip() == b"*":
+                    self.star_imports(path, m.group(1).decode("ascii", "replace"))
+                    n += 1
+        return n
 
     def _star_names(self, from_path: str, module: str, stack: list[str], out: dict[str, str]) -> None:
         path = self.find_module(from_path, module)
