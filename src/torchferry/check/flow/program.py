@@ -17,7 +17,7 @@ import ast
 import bisect
 import re
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, NamedTuple
 
@@ -1835,12 +1835,20 @@ def _annotation_name(node: ast.expr) -> str:
     return ""
 
 
-def holds_parameters(cls: ClassInfo, seen: frozenset[int] = frozenset(), buffers: bool = True) -> bool:
+#: what a construction tells of a ``torch.nn`` container built in ``__init__``: its
+#: weights (:func:`builds_weights`), or None where it tells nothing
+Given = Callable[[ast.Call], "bool | None"]
+
+
+def holds_parameters(cls: ClassInfo, seen: frozenset[int] = frozenset(), buffers: bool = True,
+                     given: Given | None = None) -> bool:
     """Does a module class (or a base in the run) own weights: a submodule that is not known
     to be without weights (:func:`builds_weights`), a registered ``nn.Parameter`` or
     ``nn.Buffer``, or a call of ``self.register_buffer`` / ``self.register_parameter``
     (``buffers`` False: parameters only, ``nn.Parameter`` and ``register_parameter``)?
-    ``seen``: the classes already asked about (a cycle answers no)."""
+    ``seen``: the classes already asked about (a cycle answers no); ``given``: what one
+    construction's arguments tell of a container ``__init__`` fills from its parameters
+    (:func:`_given_containers`)."""
     seen = seen | {id(cls)}
     for c in mro(cls):
         for b in c.node.bases:  # ``class Layer(nn.Linear)``: a torch.nn layer's weights
@@ -1854,21 +1862,23 @@ def holds_parameters(cls: ClassInfo, seen: frozenset[int] = frozenset(), buffers
             made = next((o.text for o in v.origins if o.op is Op.MADE and o.text.startswith(
                 vocab.REGISTERED)), v.origins[-1].text if v.origins else "")
             if v.is_(Kind.MODULE):
-                if _submodule_weights(c.ff, v, seen, buffers) is not False:
+                if _submodule_weights(c.ff, v, seen, buffers, given) is not False:
                     return True
             elif v.is_(Kind.TENSOR) and made.startswith(vocab.REGISTERED if buffers else _PARAMETERS):
                 return True
     return False
 
 
-def weightless(cls: ClassInfo, seen: frozenset[int] = frozenset(), call: ast.Call | None = None) -> bool:
+def weightless(cls: ClassInfo, seen: frozenset[int] = frozenset(), call: ast.Call | None = None,
+               given: Given | None = None) -> bool:
     """Is a module class of the run surely without weights: every base in the run or
     ``nn.Module``, every attribute its methods store of a known kind or made only of
     arguments of ``call`` (its construction) that are plain data, none a submodule that may
     own weights, no parameter or buffer registered and no ``setattr`` or
     ``self.add_module`` (``ColorJitterLayer(brightness=0.4)``, a layer that stores its
-    numbers and draws its factors on its input's device)?"""
-    if holds_parameters(cls, seen):
+    numbers and draws its factors on its input's device)?  ``given``: see
+    :func:`holds_parameters`."""
+    if holds_parameters(cls, seen, given=given):
         return False
     plain_data = _plain_arguments(cls, call)
     seen = seen | {id(cls)}
@@ -1881,16 +1891,17 @@ def weightless(cls: ClassInfo, seen: frozenset[int] = frozenset(), call: ast.Cal
             if v.kinds is None and not (v.origins and all(o.op is Op.PARAM and o.text in plain_data
                                                           for o in v.origins)):
                 return False
-            if v.is_(Kind.MODULE) and _submodule_weights(c.ff, v, seen) is not False:
+            if v.is_(Kind.MODULE) and _submodule_weights(c.ff, v, seen, given=given) is not False:
                 return False
     return True
 
 
 def _plain_arguments(cls: ClassInfo, call: ast.Call | None) -> set[str]:
-    """The parameters of the class's own ``__init__`` that ``call`` (its construction)
-    binds, itself or by their defaults, to plain data (numbers, strings, ``None`` and
-    tuples or lists of them): what is stored from them is no module."""
-    init = cls.methods.get("__init__")
+    """The parameters of the class's ``__init__`` (its own, or the one it inherits) that
+    ``call`` (its construction) binds, itself or by their defaults, to plain data (numbers,
+    strings, ``None`` and tuples or lists of them): what is stored from them is no module."""
+    found = cls.method("__init__")  # (its own, or the one it inherits from a base of the run)
+    init = found[1] if found is not None else None
     if call is None or init is None or any(isinstance(a, ast.Starred) for a in call.args) \
             or any(k.arg is None for k in call.keywords):
         return set()
@@ -1948,9 +1959,45 @@ def class_weights(ff: FileFlow, info: ClassInfo, call: ast.Call, seen: frozenset
     """:func:`builds_weights` of ``call`` building an instance of ``info``, a class of the run."""
     if not info.is_module or id(info) in seen:
         return None
-    if holds_parameters(info, seen, buffers) or injected_weights(ff, info, call, seen, buffers):
+    given = _given_containers(ff, info, call, seen, buffers)
+    if holds_parameters(info, seen, buffers, given) or injected_weights(ff, info, call, seen, buffers):
         return True
-    return False if weightless(info, seen, call) else None
+    return False if weightless(info, seen, call, given) else None
+
+
+def _given_containers(ff: FileFlow, info: ClassInfo, call: ast.Call, seen: frozenset[int],
+                      buffers: bool) -> Given:
+    """For ``call`` (of ``ff``'s file) building ``info``: the weights of a ``torch.nn``
+    container that the class's ``__init__`` builds from one of its parameters, as it came in
+    (``self.transforms = nn.ModuleList(transforms)``, ``transforms`` never rebound there),
+    judged by what ``call`` gives that parameter: a literal of modules written out
+    (``Compose([SpliceOut(...)])``), each known with or without weights; None for any other
+    container or argument."""
+    init = info.method("__init__")
+    seen = seen | {id(info)}
+
+    def weights(node: ast.Call) -> bool | None:
+        if init is None or node.keywords or len(node.args) != 1 or not isinstance(node.args[0], ast.Name):
+            return None
+        owner, fn = init
+        q = owner.ff.qualname(node.func) or ""
+        name = node.args[0].id
+        names = param_names(fn)
+        if not q.startswith("torch.nn.") or q.rsplit(".", 1)[-1] not in vocab.CONTAINERS or \
+                name not in names[1:] or not any(n is node for n in ast.walk(fn)) or any(
+                isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)
+                for n in ast.walk(fn)):
+            return None
+        arg = argument_of(call, names.index(name), info)
+        items = _elements(arg) if arg is not None else None
+        if not items:
+            return None
+        found = [builds_weights(ff, i, seen, buffers) if isinstance(i, ast.Call) else None for i in items]
+        if any(f is True for f in found):
+            return True
+        return False if all(f is False for f in found) else None
+
+    return weights
 
 
 def injected_weights(ff: FileFlow, info: ClassInfo, call: ast.Call, seen: frozenset[int] = frozenset(),
@@ -2042,16 +2089,24 @@ def _argument_weights(ff: FileFlow, arg: ast.expr, seen: frozenset[int], buffers
     return v is not None and v.is_(Kind.MODULE) and _submodule_weights(ff, v, seen, buffers) is True
 
 
-def _submodule_weights(ff: FileFlow, v: Value, seen: frozenset[int], buffers: bool = True) -> bool | None:
+def _submodule_weights(ff: FileFlow, v: Value, seen: frozenset[int], buffers: bool = True,
+                       given: Given | None = None) -> bool | None:
     """Does a submodule ``v`` stored by a method of ``ff``'s file own weights (None: not
-    known)?"""
+    known; ``given``: see :func:`holds_parameters`)?"""
     made = [o for o in v.origins if o.op is Op.MADE]
     if not made or any(o.op not in (Op.MADE, Op.MOVED) for o in v.origins) or any(o.path is not None or not isinstance(o.node, ast.Call) for o in made):
         return None
-    found = [builds_weights(ff, o.node, seen, buffers) for o in made if isinstance(o.node, ast.Call)]
+    found = [_made_weights(ff, o.node, seen, buffers, given) for o in made if isinstance(o.node, ast.Call)]
     if any(f is True for f in found):
         return True
     return False if all(f is False for f in found) else None
+
+
+def _made_weights(ff: FileFlow, node: ast.Call, seen: frozenset[int], buffers: bool,
+                  given: Given | None) -> bool | None:
+    """:func:`builds_weights` of ``node``, or where that is not known, what ``given`` tells."""
+    found = builds_weights(ff, node, seen, buffers)
+    return given(node) if found is None and given is not None else found
 
 
 def _container_weights(ff: FileFlow, call: ast.Call, seen: frozenset[int], buffers: bool) -> bool | None:

@@ -58,13 +58,45 @@ def overwritten_after(fn: ast.AST, stmt: ast.stmt, self_name: str, attr: str) ->
     ``fn``, as a statement, on every path that goes on through the method (see the
     module's docstring); None where there is none or ``stmt`` is not a statement of
     ``fn``'s own blocks."""
+    later = _next_store(fn, stmt, self_name, attr)
+    return later.value if later is not None else None  # type: ignore[attr-defined]
+
+
+def later_stores(fn: ast.AST, stmt: ast.stmt, self_name: str, attr: str) -> list[ast.stmt]:
+    """The stores of ``<self_name>.<attr>`` that follow the statement ``stmt`` of ``fn`` one
+    after the other, each on every path that goes on through the method from the one
+    before (:func:`overwritten_after`), in the order they run.
+
+    >>> import ast
+    >>> src = '''
+    ... def __init__(self, n, flag):
+    ...     self.w = make(n)
+    ...     self.w = self.w.view(1, -1)
+    ...     if flag:
+    ...         self.w = other()
+    ...     self.w = wrap(self.w)
+    ... '''
+    >>> fn = ast.parse(src).body[0]
+    >>> [ast.unparse(st.value) for st in later_stores(fn, fn.body[0], "self", "w")]
+    ['self.w.view(1, -1)', 'wrap(self.w)']
+    """
+    out: list[ast.stmt] = []
+    later = _next_store(fn, stmt, self_name, attr)
+    while later is not None:
+        out.append(later)
+        later = _next_store(fn, later, self_name, attr)
+    return out
+
+
+def _next_store(fn: ast.AST, stmt: ast.stmt, self_name: str, attr: str) -> ast.stmt | None:
+    """The statement of :func:`overwritten_after`."""
     path = _path(getattr(fn, "body", []), stmt)
     if path is None:
         return None
     for block, index in reversed(path):
         for st in block[index + 1:]:
             if _stores(st, self_name, attr):
-                return st.value  # type: ignore[attr-defined]
+                return st
             if _may_leave(st):
                 return None
     return None

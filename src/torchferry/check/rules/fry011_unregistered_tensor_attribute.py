@@ -243,7 +243,14 @@ stored never reaches the use. A store that a later store of the same method repl
 every path while the model is built is not reported when the later value does not read the
 attribute or is known to be no tensor (`self.bands = self.bands.numpy().tolist()`); a later
 store that keeps it as a tensor (`self.std = self.std.cuda()`, a cast) leaves the finding on
-the first. A method of another object that the rebinding calls (`self.net.weights()`), or a
+the first -- unless a store after it, on every path that goes on through the method, wraps
+the attribute as a parameter (`self.alpha = self.alpha.view(1, -1)`, then `self.alpha =
+nn.Parameter(self.alpha)`; also after an unpacking, `self.w, s, v = torch.svd(self.w)`):
+`Module.__setattr__` takes the name out of the plain attributes and registers the
+parameter, which moves with the module (no plain tensor can be stored over it after).  A
+wrap on one arm of an `if` only, or after a `return` that may leave first, keeps the
+finding, and so does `nn.Buffer(...)` or `self.register_buffer("<name>", ...)` over the
+plain attribute: PyTorch refuses the name. A method of another object that the rebinding calls (`self.net.weights()`), or a
 subclass's override of the class's own method, is not read: its value counts as fresh. An
 `_apply` override in another file is not seen. A device computed at run time that every
 instance is moved to (`self.device = args.device` and `model.to(args.device)` of the same
@@ -317,7 +324,7 @@ from torchferry.check.flow.lattice import (
 from torchferry.check.flow.program import ClassInfo as FlowClass
 from torchferry.check.flow.program import FileFlow, in_file, mro
 from torchferry.check.flow.queries import is_tensor, moves, on_device_tensor, value_of
-from torchferry.check.flow.rebound import fresh_value, overwritten_after
+from torchferry.check.flow.rebound import fresh_value, later_stores, overwritten_after
 from torchferry.check.flow.vocab import (
     MOVE_NAMES,
     PARAM_LAYERS,
@@ -559,6 +566,8 @@ def _replaced_while_built(ctx: Context, a: _Assign, self_name: str) -> bool:
     tensor (``self.std = self.std.cuda()``, a cast) leaves it to the first store's finding."""
     if a.where is _Where.METHOD or a.scope.function is None:
         return False
+    if _ends_a_parameter(ctx.syntax, a.scope.function, a.stmt, self_name, a.attr):
+        return True
     later = overwritten_after(a.scope.function, a.stmt, self_name, a.attr)
     if later is None:
         return False
@@ -567,6 +576,21 @@ def _replaced_while_built(ctx: Context, a: _Assign, self_name: str) -> bool:
     found = value_of(ctx.flow, later)
     kinds = found[1].kinds if found is not None else None
     return kinds is not None and bool(kinds) and Kind.TENSOR not in kinds and Kind.BATCH not in kinds
+
+
+def _ends_a_parameter(m: Walker, fn: ast.AST, stmt: ast.stmt, self_name: str, attr: str) -> bool:
+    """Is ``self.<attr>``, stored by ``stmt``, stored again later in ``fn`` as an
+    ``nn.Parameter`` on every path that goes on through it (``self.alpha =
+    nn.Parameter(self.alpha)``, maybe after other stores,
+    :func:`~torchferry.check.flow.rebound.later_stores`)?  ``Module.__setattr__`` then
+    takes the name out of the plain attributes and registers the parameter, which moves with
+    the module; a later plain tensor cannot be stored over it (PyTorch raises
+    ``TypeError: cannot assign ... as parameter``).  A buffer stored so (``nn.Buffer``) or
+    ``self.register_buffer("<attr>", ...)`` over the plain attribute does not count:
+    PyTorch refuses the name (``KeyError: "attribute '<attr>' already exists"``)."""
+    return any(isinstance(st, (ast.Assign, ast.AnnAssign)) and isinstance(st.value, ast.Call)
+               and m.qualname(st.value.func) in _PARAMETER
+               for st in later_stores(fn, stmt, self_name, attr))
 
 
 def _names_a_device(value: ast.expr) -> bool:

@@ -18,7 +18,13 @@ Flags a call `model(x)` when, in one scope,
   `Compose` of such, which computes where its input is; an instance of a class of another
   package, not torch's or torchvision's nor a class of the run, only when the file uses it
   as a module, `miner.eval()`, `miner.parameters()`: `miners.MultiSimilarityMiner()` that
-  is only called may hold no weights), is never moved,
+  is only called may hold no weights; nor an instance of a class of the run known to hold
+  none: no parameter or buffer registered, no base outside the run but `nn.Module`, every
+  attribute plain data, an object that is no module or a submodule without weights --
+  also a `torch.nn` container `__init__` builds from its parameter,
+  `self.transforms = nn.ModuleList(transforms)`, given a list of such modules written out,
+  `Compose([SpliceOut(...)])`: a transform that draws what it needs on its input's
+  device), is never moved,
   wrapped or handed to anything that could move it anywhere in the file (a bare `model`
   statement does nothing; a method of its module class of the run that moves nothing and
   hands the module itself to nothing, nor calls a method that does, `model.log_probs(x)`,
@@ -1149,6 +1155,8 @@ def _left_unmoved(ctx: Context, m: Walker, uses: _Uses, name: str, args: list[as
     info = _model_class(ctx.flow, call)
     if not _never_moved(uses, name, info) or not _shown_a_module(m, ctx.flow, uses, name, b.value):
         return
+    if isinstance(b.value, ast.Call) and builds_weights(ctx.flow, b.value) is False:
+        return  # (a module without weights computes where its input is)
     x = ctx.text(moved)
     yield ctx.finding(
         CODE,
