@@ -738,12 +738,78 @@ def _terminal_name(node: ast.AST) -> str:
     return node.id if isinstance(node, ast.Name) else ""
 
 
-def _is_model(node: ast.AST) -> bool:
-    """A module by construction (``Net(...)``) or by name (``model``, ``net``)."""
+#: torch classes outside ``torch.nn``'s modules whose construction is a tensor
+_TENSOR_CLASSES = {"torch.autograd.Variable", "torch.autograd.variable.Variable", "torch.Tensor",
+                   "torch.nn.Parameter", "torch.nn.parameter.Parameter"}  # fmt: skip
+
+
+def _imported_names(tree: ast.AST) -> dict[str, str]:
+    """The file's imported names and the dotted names they stand for
+    (``from torch.autograd import Variable`` gives ``Variable: torch.autograd.Variable``)."""
+    names: dict[str, str] = {}
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            for a in node.names:
+                root = a.name.split(".")[0]
+                names[a.asname or root] = a.name if a.asname else root
+        elif isinstance(node, ast.ImportFrom) and node.module and not node.level:
+            for a in node.names:
+                names[a.asname or a.name] = f"{node.module}.{a.name}"
+    return names
+
+
+def _dotted(node: ast.AST, imported: dict[str, str]) -> str | None:
+    """The dotted name of ``node`` (``nn.Linear`` -> ``torch.nn.Linear``) through the file's
+    imports; None where its root is not imported."""
+    parts: list[str] = []
+    while isinstance(node, ast.Attribute):
+        parts.append(node.attr)
+        node = node.value
+    if not isinstance(node, ast.Name) or node.id not in imported:
+        return None
+    return ".".join([imported[node.id], *reversed(parts)])
+
+
+def _constructs_tensor(func: ast.AST, imported: dict[str, str]) -> bool:
+    """``func`` is a torch class whose instance is a tensor (``Variable``, ``torch.Tensor``,
+    ``nn.Parameter``, ``torch.FloatTensor``)."""
+    name = _dotted(func, imported) or ""
+    return name in _TENSOR_CLASSES or (name.startswith("torch.") and name.endswith("Tensor"))
+
+
+#: module methods that return the module itself (of a tensor: a tensor)
+_RETURNS_SELF = {"train", "eval", "float", "double", "half", "bfloat16", "cpu", "cuda", "to",
+                 "requires_grad_", "share_memory"}  # fmt: skip
+
+
+def _is_model(
+    node: ast.AST, tree: ast.AST | None = None, seen: frozenset[str] = frozenset()
+) -> bool:
+    """A module by construction (``Net(...)``, ``Net().train()``) or by name (``model``,
+    ``net``), or a name the file binds to such a construction (``mlp = MLP(4)``).  A
+    construction that the file's imports resolve to a torch tensor class
+    (``Variable(y)``, ``torch.FloatTensor(...)``) is a tensor whatever its capital."""
     if isinstance(node, ast.Call):
+        if isinstance(node.func, ast.Attribute) and node.func.attr in _RETURNS_SELF:
+            return _is_model(node.func.value, tree, seen)
+        if tree is not None and _constructs_tensor(node.func, _imported_names(tree)):
+            return False
         name = _terminal_name(node.func)
         return name[:1].isupper() and not name.endswith("Tensor")  # torch.LongTensor(...)
-    return bool(_MODELISH.search(_terminal_name(node)))
+    if _MODELISH.search(_terminal_name(node)):
+        return True
+    if tree is None or not isinstance(node, ast.Name) or node.id in seen:
+        return False
+    return any(_is_model(v, tree, seen | {node.id}) for v in _bound_values(tree, node.id))
+
+
+def _bound_values(tree: ast.AST, name: str) -> Iterator[ast.expr]:
+    """The values the file assigns to the plain name ``name`` (``name = value``)."""
+    for n in ast.walk(tree):
+        if isinstance(n, ast.Assign) and any(
+            isinstance(t, ast.Name) and t.id == name for t in n.targets
+        ):
+            yield n.value
 
 
 def _drop_keyword(src: _Source, call: ast.Call, name: str) -> str | None:
@@ -787,7 +853,7 @@ def _move_sites(src: _Source, tree: ast.AST) -> Iterator[tuple[str, ast.AST, str
         if _is_move(node):
             assert isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute)
             receiver = node.func.value
-            op = "drop-model-move" if _is_model(receiver) else "drop-move"
+            op = "drop-model-move" if _is_model(receiver, tree) else "drop-move"
             a, b = src.span(node)
             yield op, node, src.replace(a, b, src.seg(receiver))
 
@@ -1390,6 +1456,9 @@ def _save_cache(path: Path, entries: dict) -> None:
 #: the operators whose oracle reads no error of the simulated run (the host syncs it counts):
 #: the former oracle's verdicts on them hold as they are
 _NO_ERROR_READ = frozenset({"add-item"})
+#: operators whose oracle runs are the same (the simulated run of the mutated source): a
+#: verdict cached under one holds for the same source under the other
+_SAME_ORACLE = {"drop-move": "drop-model-move", "drop-model-move": "drop-move"}
 
 
 def carried(legacy: object, op: str) -> Verdict | None:
@@ -1482,6 +1551,10 @@ def evaluate(
         def judge(m: Mutant) -> Result:
             key = _digest(digest, m.program.name, m.op, m.source, *m.program.args)
             verdict = cache.verdict(key, m.op)
+            if verdict is None and m.op in _SAME_ORACLE:  # kept under the other move's name
+                other = _SAME_ORACLE[m.op]
+                verdict = cache.verdict(_digest(digest, m.program.name, other, m.source,
+                                                *m.program.args), other)  # fmt: skip
             if verdict is None or verdict.timed_out:  # a killed run is tried again
                 verdict = oracle(ws, m)
                 if not verdict.timed_out:

@@ -1,6 +1,7 @@
 """Items of a loader's batch that FRY013 follows: an item retyped after a CPU item
 (``labels.to(device).type_as(reals)`` of an unmoved ``reals`` is back on the CPU), an item
-computed with numbers (``1 - labels``), and the batches that ``next()`` of a generator
+computed with numbers (``1 - labels``) or one-hot encoded
+(``F.one_hot(labels, 10)``, where the item is), and the batches that ``next()`` of a generator
 function of the file over a loader gives (``next(loop(loader))``)."""
 
 from __future__ import annotations
@@ -50,6 +51,13 @@ COMPUTED = """
         G(reals, 1 - labels)
 """
 
+ONE_HOT = """
+    for reals, labels in loader:
+        onehot = nn.functional.one_hot(labels, 4).type(torch.FloatTensor)
+        reals, labels = reals.to(device), {labels}
+        G(reals, onehot)
+"""
+
 GENERATED = """
     batches = loop(loader)
     for step in range(10):
@@ -89,3 +97,10 @@ def test_an_item_retyped_after_a_moved_item_is_not_reported() -> None:
         "reals = reals.to(device)\n        labels = {labels}",
     )
     assert findings(body, "labels.type_as(reals)") == []
+
+
+def test_a_torch_function_of_an_unmoved_item_and_numbers_is_where_the_item_is() -> None:
+    assert len(findings(ONE_HOT, "labels")) == 1
+    moved = ONE_HOT.replace("one_hot(labels, 4).type(torch.FloatTensor)",
+                            "one_hot(labels.to(device), 4).float()")
+    assert findings(moved, "labels") == []

@@ -184,3 +184,29 @@ def test_quiet_where_a_method_names_another_instances_container(tmp_path: Path) 
             b.to(device)
 """
     assert found(tmp_path, body) == []
+
+
+def test_a_slice_of_the_plain_list_holds_the_same_layers(tmp_path: Path) -> None:
+    body = """\
+        self.encs = []
+        for _ in range(3):
+            self.encs.append(nn.Linear(4, 4))
+
+    def forward(self, x):
+        e = self.encs[0](x)
+        for enc in self.encs[1:]:
+            e = enc(e)
+        return [h(e) for h in self.encs[:-1]]
+"""
+    assert [line for line, _, _ in found(tmp_path, body)] == [14, 16, 17]
+
+
+def test_a_slice_of_the_plain_list_handed_on_is_quiet(tmp_path: Path) -> None:
+    body = """\
+        self.encs = [nn.Linear(4, 4) for _ in range(3)]
+
+    def forward(self, x):
+        rest = nn.Sequential(*self.encs[1:])
+        return rest(self.encs[0](x))
+"""
+    assert found(tmp_path, body) == []

@@ -110,6 +110,39 @@ def test_moves_of_tensors_and_their_assignments_are_dropped_one_at_a_time() -> N
     assert line in SCRIPT
 
 
+def test_a_move_is_a_model_s_or_a_tensor_s_by_what_the_file_constructs() -> None:
+    text = (
+        "import torch\n"
+        "import torch.nn as nn\n"
+        "from torch.autograd import Variable\n"
+        "from model import MLP\n"
+        "y = Variable(y).cuda() if cuda else Variable(y)\n"
+        "z = Variable(torch.zeros(1)).cuda()\n"
+        "w = nn.Parameter(torch.ones(2)).cuda()\n"
+        "t = torch.autograd.Variable(t).cuda()\n"
+        "mlp = MLP(4).cuda()\n"
+        "lin = nn.Linear(4, 2).cuda()\n"
+        "d_net = MLP(4).train().to(device)\n"
+        "mlp2 = MLP(4)\n"
+        "mlp2.cuda()\n"
+        "h = torch.zeros(2).float().cuda()\n"
+    )
+    ops = {}
+    for op, node, _new in cm._move_sites(cm._Source(text), ast.parse(text)):
+        ops[node.lineno] = op
+    assert ops == {
+        5: "drop-move",
+        6: "drop-move",
+        7: "drop-move",
+        8: "drop-move",
+        9: "drop-model-move",
+        10: "drop-model-move",
+        11: "drop-model-move",
+        13: "drop-model-move",
+        14: "drop-move",
+    }
+
+
 def test_a_dropped_move_to_the_cpu_is_credited_to_the_numpy_rule_too() -> None:
     program = cm.Program("t", "t", "t.py", ())
     text = "import torch\nx = torch.ones(2).cuda()\na = x.to('cpu').numpy()\nb = x.to(dev)\n"

@@ -36,12 +36,12 @@ if TYPE_CHECKING:
 _BACKENDS = ("cuda", "mps", "xpu")
 
 
-def _tests_availability(test: ast.expr) -> bool:
+def checks_availability(test: ast.AST) -> bool:
     """Does ``test`` call ``torch.cuda.is_available()`` (or mps's, xpu's)?
 
-    >>> _tests_availability(ast.parse("not torch.cuda.is_available()").body[0].value)
+    >>> checks_availability(ast.parse("not torch.cuda.is_available()").body[0].value)
     True
-    >>> _tests_availability(ast.parse("args.cuda").body[0].value)
+    >>> checks_availability(ast.parse("args.cuda").body[0].value)
     False
     """
     for n in walk(test):
@@ -82,10 +82,10 @@ def fallback_site(tree: ast.AST) -> tuple[int, int] | None:
     hits = []
     for n in walk(tree):
         if isinstance(n, ast.IfExp) and (_is_cpu(n.body) or _is_cpu(n.orelse)) and \
-                _tests_availability(n.test):
+                checks_availability(n.test):
             hits.append((n.lineno, n.col_offset))
         elif isinstance(n, ast.If) and (_assigns_cpu(n.body) or _assigns_cpu(n.orelse)) and \
-                _tests_availability(n.test):
+                checks_availability(n.test):
             hits.append((n.lineno, n.col_offset))
     return min(hits) if hits else None
 

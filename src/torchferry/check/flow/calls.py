@@ -47,7 +47,7 @@ from torchferry.check.flow.lattice import (
     part_of,
     unknown,
 )
-from torchferry.check.flow.places import module_dict_entry, tensor_places
+from torchferry.check.flow.places import batch_item_and_numbers, module_dict_entry, tensor_places
 
 if TYPE_CHECKING:
     from torchferry.check.flow.interp import Interp
@@ -407,7 +407,7 @@ class Evaluator:
                          Basis.CONSTRUCTED if made else Basis.INFERRED)
         if all(v.is_(Kind.SCALAR) for v in values):
             return _SCALAR
-        item = _batch_item_and_numbers(values)
+        item = batch_item_and_numbers(values)
         if item is not None:  # ``1 - labels``: computed from the item, where it is
             return item
         if _number_or_tensor(values):
@@ -738,18 +738,6 @@ _EXPRESSIONS: dict[type, Callable[[Evaluator, Any], Value]] = {
     ast.JoinedStr: Evaluator.fstring,
     ast.Call: Evaluator.call,
 }
-
-def _batch_item_and_numbers(values: list[Value]) -> Value | None:
-    """An item of a loader's batch computed with numbers only (``1 - labels``,
-    ``labels * 2``): a tensor of the batch where the item is, of its loop (None for
-    anything else: two items, an item and a value of unknown kind)."""
-    items = [v for v in values if v.kinds == {Kind.BATCH}]
-    if len(items) != 1 or not all(v is items[0] or v.is_(Kind.SCALAR) for v in values):
-        return None
-    item = items[0]
-    return Value(item.kinds, item.places, item.origins, min(item.basis, Basis.INFERRED))
-
-
 
 __all__ = ["Evaluator", "tensor_places", "unknown", "Reason"]
 

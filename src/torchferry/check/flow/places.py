@@ -242,3 +242,14 @@ def _written_entries(call: ast.AST | None) -> dict[str, ast.expr]:
         return {k.value: v for k, v in zip(arg.keys, arg.values, strict=True)
                 if isinstance(k, ast.Constant) and isinstance(k.value, str)}
     return {}
+
+
+def batch_item_and_numbers(values: list[Value]) -> Value | None:
+    """An item of a loader's batch computed with numbers only (``1 - labels``,
+    ``labels * 2``, ``F.one_hot(labels, n)``): a tensor of the batch where the item is, of
+    its loop (None for anything else: two items, an item and a value of unknown kind)."""
+    items = [v for v in values if v.kinds == {Kind.BATCH}]
+    if len(items) != 1 or not all(v is items[0] or v.is_(Kind.SCALAR) for v in values):
+        return None
+    item = items[0]
+    return Value(item.kinds, item.places, item.origins, min(item.basis, Basis.INFERRED))

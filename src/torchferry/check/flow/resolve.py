@@ -41,6 +41,7 @@ from torchferry.check.flow.lattice import (
     substitute,
 )
 from torchferry.check.flow.places import (
+    batch_item_and_numbers,
     module_dict_entry,
     move_target,
     named_dtype,
@@ -546,6 +547,10 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
             and args and args[0].places == {CPU}:
         # ``torch.min(t)``: 0-dimensional on the CPU, as ``t.min()``
         return Value(_TENSOR, frozenset(), args[0].origins, Basis.INFERRED)
+    item = batch_item_and_numbers(_computed_with(last, args, kws)) \
+        if last in vocab.ITEM_ENCODINGS else None
+    if item is not None:  # ``F.one_hot(labels, n)``: the item encoded, where it is
+        return item
     # (``torch.cat((a, b))``: a tuple of tensors computes where its tensors are)
     values = [x for v in _computed_with(last, args, kws) for x in (
         v.elts if v.elts and all(e.is_(Kind.TENSOR) for e in v.elts) else (v,))]

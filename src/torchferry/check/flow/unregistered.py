@@ -7,8 +7,9 @@ dict).  :func:`unregistered_layers` finds such attributes of the file's module c
 the code itself establishes it: the container is written out in ``__init__`` holding only
 layer constructions (``[...]``, a comprehension, a dict of them, or ``[]`` grown with
 ``.append(nn.Linear(...))``), and the class names the attribute only to call its items
-(``for conv in self.convs: conv(x)``, ``self.convs[0](x)``, ``[c(x) for c in self.convs]``),
-to take ``len`` of it or to grow it -- nothing wraps it in ``nn.ModuleList``, hands it on,
+(``for conv in self.convs: conv(x)``, ``self.convs[0](x)``, ``[c(x) for c in self.convs]``,
+also of a slice of it, ``for conv in self.convs[1:]``: a slice of a list holds the same
+layers), to take ``len`` of it or to grow it -- nothing wraps it in ``nn.ModuleList``, hands it on,
 moves it or registers its items (``add_module``, ``register_module``, ``setattr``), and no
 other code of the file names the attribute.
 
@@ -147,6 +148,9 @@ def _item_calls(m: Walker, cls: ClassInfo, attr: str, built: ast.stmt) -> list[a
         parent = parents.get(id(use))
         if parent is built or _grown(parent, parents, use):
             continue
+        if isinstance(parent, ast.Subscript) and parent.value is use and \
+                isinstance(parent.slice, ast.Slice):
+            use, parent = parent, parents.get(id(parent))  # ``self.<attr>[1:]``: the same layers
         if _called_subscript(use, parent, parents, calls) or _len_of(use, parent):
             continue
         if not _iterated_and_called(use, parent, parents, calls):

@@ -108,6 +108,11 @@ CPU_ARGUMENTS: dict[str, tuple[frozenset[int], frozenset[str]]] = {
 #: bools (``F.one_hot(t, num_classes)``, ``torch.topk(t, k, dim)``): name -> those
 #: parameters' positions; a value given there (``model.n_classes``) is not a tensor the
 #: result computes with, wherever it comes from
+#: torch functions that encode one tensor element by element into one tensor of the same
+#: items (``F.one_hot(labels, n)``): of an item of a batch and numbers, that item, where it
+#: is (not ``torch.chunk``/``split``, which return tuples, nor reductions)
+ITEM_ENCODINGS = frozenset({"one_hot"})
+
 NUMBER_POSITIONS: dict[str, frozenset[int]] = {
     "one_hot": frozenset({1}), "topk": frozenset({1, 2, 3, 4}), "kthvalue": frozenset({1, 2, 3}),
     "argmax": frozenset({1, 2}), "argmin": frozenset({1, 2}), "cumsum": frozenset({1}),

@@ -27,6 +27,16 @@ nothing of the accelerator: the arm that runs on the default is no guard where s
 leaves the parameter to it (the evidence names the call; no fix is offered, the device
 variable being None there).
 
+An `argparse` option's default (`parser.add_argument("--device", default="cuda")`, or
+`default=torch.device("cuda")`) is what the program runs on when the option is not given.
+It is flagged, at the default, where the file uses the parsed value as a device
+(`device=args.device` of any call, `.to(args.device)`, `torch.device(args.device)`,
+`device = args.device`; `args` bound to `parser.parse_args()` or the first value of
+`parse_known_args()`), with that use as evidence, and the program has no CPU fallback (as
+defined below, in the file or a file of its program). It is quiet where the file assigns the
+option again (`if not torch.cuda.is_available(): args.device = "cpu"`), where every such use
+is under a test of availability, and where the default is computed from availability.
+
 The portable line `device = "cuda" if torch.cuda.is_available() else "cpu"`, literals
 under an `if torch.cuda.is_available():` (or `if use_cuda:`, `if args.gpu:`) guard or in a
 conditional expression testing one (`x.cuda() if self.use_cuda else x`), code
@@ -138,6 +148,12 @@ eight files importing it, the importers are not read. Every finding of a program
 fallback is in the default part, also one on a path that only the accelerator's run takes
 without testing for it there (`if device.type == "cuda": helper()`, the `.cuda()` inside
 `helper`).
+An option default is read only for `add_argument` of the file whose option string (or
+`dest=`) names the attribute read off a namespace the file gets from `parse_args()`: a
+namespace handed to the file as a parameter (`def main(args)`), an option whose value
+reaches a device through another file (`run(args)` with `args.device` read there), a
+configuration file (Hydra's YAML, `OmegaConf`) and `set_defaults(device="cuda")` are not
+read. It is never in the default part (it is quiet wherever the program has a fallback).
 The wrong-GPU part reads only a test that is exactly `<expr>.is_cuda` (not `not x.is_cuda`,
 not `x.is_cuda and ...`, not `x.device.type == "cuda"`) and only a `.cuda()` with no
 argument; `.to("cuda")` under such a test is not reported. A value moved twice is read in
@@ -157,8 +173,8 @@ import weakref
 from collections.abc import Callable, Iterable
 from dataclasses import replace
 
-from torchferry.check.api import Context, Edit, Evidence, Finding, Fix, Selected
-from torchferry.check.cpu_fallback import program_fallback
+from torchferry.check.api import Context, Edit, Evidence, Finding, Fix, Selected, walk
+from torchferry.check.cpu_fallback import checks_availability, program_fallback
 from torchferry.check.default_calls import Reliance, relying_call
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.lattice import Kind
@@ -575,6 +591,8 @@ def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Find
     target_stmt = None  # the device variable's own definition, when that is the context
     call_wrapper = None  # torch.device("cuda")
     if isinstance(parent, ast.keyword):
+        if parent.arg == "default":
+            yield from _option_default(ctx, m, site, parent, const)
         if parent.arg not in _DEVICE_KWARGS:
             return
     elif isinstance(parent, ast.Call):
@@ -587,6 +605,8 @@ def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Find
             if isinstance(gp, (ast.Assign, ast.AnnAssign)) and _device_target(gp):
                 target_stmt = gp
             elif isinstance(gp, ast.keyword) and gp.arg not in _DEVICE_KWARGS:
+                if gp.arg == "default":
+                    yield from _option_default(ctx, m, site, gp, parent)
                 return
             elif isinstance(gp, ast.arguments):
                 yield from _default(ctx, m, site, gp, parent)  # a parameter default
@@ -673,6 +693,106 @@ def _default(ctx: Context, m: Walker, site: Site[ast.Constant], args: ast.argume
     step = Evidence(f"`{relied.name}(...)` here leaves `{param}` to its default", relied.line,
                     relied.column, relied.path)
     yield replace(f, evidence=(step,))
+
+
+def _option_default(ctx: Context, m: Walker, site: Site[ast.Constant], kw: ast.keyword,
+                    default: ast.expr) -> Iterable[Finding]:
+    """An ``argparse`` option's default ``default="cuda"`` (or ``torch.device("cuda")``)
+    whose parsed value the file uses as a device (:func:`_option_device_use`), in a program
+    that tests for the accelerator nowhere: the run without the flag places there."""
+    call = m.parents(site.stmt).get(id(kw))
+    if not (isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
+            and call.func.attr == "add_argument"):
+        return
+    dest = _option_dest(call)
+    use = None if dest is None else _option_device_use(ctx.tree, dest)
+    if use is None or _unguarded(ctx, m, site) is None:
+        return
+    if program_fallback(ctx.tree, ctx.path, ctx.project) is not None:
+        return  # ``if not torch.cuda.is_available(): args.device = "cpu"``
+    shown = ctx.text(default) if default is not site.node else repr(site.node.value).replace("'", '"')
+    f = ctx.finding(
+        CODE, site.node,
+        f"hard-coded accelerator default `{shown}` of option `{dest}` becomes the program's "
+        "device and crashes on machines without one unless the option is given; default to "
+        "`\"cuda\" if torch.cuda.is_available() else \"cpu\"`",
+    )
+    step = Evidence(f"the option's value is used as a device here: `{ctx.text(use)}`",
+                    use.lineno, use.col_offset)
+    yield replace(f, evidence=(step,))
+
+
+def _option_dest(call: ast.Call) -> str | None:
+    """The attribute of the parsed namespace that ``add_argument`` fills: its ``dest=``,
+    else its first long option (``--map-device`` -> ``map_device``), else its name."""
+    for k in call.keywords:
+        if k.arg == "dest":
+            return k.value.value if isinstance(k.value, ast.Constant) and \
+                isinstance(k.value.value, str) else None
+    names = [a.value for a in call.args if isinstance(a, ast.Constant) and isinstance(a.value, str)]
+    if len(names) != len(call.args) or not names:
+        return None
+    long = next((n for n in names if n.startswith("--")), None)
+    if long is not None:
+        return long[2:].replace("-", "_")
+    return None if names[0].startswith("-") else names[0]
+
+
+def _option_device_use(tree: ast.AST, dest: str) -> ast.expr | ast.stmt | None:
+    """The first use of ``<ns>.<dest>`` as a device, ``<ns>`` a name the file binds to a
+    ``parse_args()`` (or ``parse_known_args()``) result: a ``device=`` / ``map_location=``
+    argument, ``.to(...)``'s or ``torch.device(...)``'s argument, or the value of a device
+    variable (``device = args.device``), outside any test of availability.  None also
+    where the file assigns the attribute (``args.device = "cpu"``): its value is chosen
+    again."""
+    parsed = _parsed_namespaces(tree)
+    parents = {id(c): n for n in walk(tree) for c in ast.iter_child_nodes(n)}
+    uses = [n for n in walk(tree) if isinstance(n, ast.Attribute) and n.attr == dest
+            and isinstance(n.value, ast.Name) and n.value.id in parsed]
+    if any(not isinstance(n.ctx, ast.Load) for n in uses):
+        return None
+    for n in uses:
+        if _under_availability_test(n, parents):
+            continue
+        up = parents.get(id(n))
+        call = parents.get(id(up))
+        if isinstance(up, ast.keyword) and up.arg in _DEVICE_KWARGS:
+            return call if isinstance(call, ast.Call) else n
+        if isinstance(up, ast.Call) and up.args and up.args[0] is n and (
+                tail(up.func) == "to" and isinstance(up.func, ast.Attribute)
+                or dotted(up.func) == "torch.device"):
+            return up
+        if isinstance(up, (ast.Assign, ast.AnnAssign)) and up.value is n and _device_target(up):
+            return up
+    return None
+
+
+def _under_availability_test(node: ast.AST, parents: dict[int, ast.AST]) -> bool:
+    """Is ``node`` inside an ``if`` / ``while`` / conditional expression whose test calls
+    ``is_available()`` of the accelerator, or inside that test itself?"""
+    up = parents.get(id(node))
+    while up is not None:
+        if isinstance(up, (ast.If, ast.While, ast.IfExp)) and checks_availability(up.test):
+            return True
+        up = parents.get(id(up))
+    return False
+
+
+def _parsed_namespaces(tree: ast.AST) -> set[str]:
+    """The names bound to a ``parse_args()`` result (``args = parser.parse_args()``,
+    ``args, _ = parser.parse_known_args()``)."""
+    names: set[str] = set()
+    for n in walk(tree):
+        if not (isinstance(n, ast.Assign) and len(n.targets) == 1 and isinstance(n.value, ast.Call)):
+            continue
+        which = tail(n.value.func)
+        target = n.targets[0]
+        if which == "parse_args" and isinstance(target, ast.Name):
+            names.add(target.id)
+        elif which == "parse_known_args" and isinstance(target, ast.Tuple) and target.elts \
+                and isinstance(target.elts[0], ast.Name):
+            names.add(target.elts[0].id)
+    return names
 
 
 def _relied(ctx: Context, m: Walker, fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> Reliance | None:

@@ -100,7 +100,8 @@ such items are rarely passed to a loss, but check.
 An item counts as left on the CPU also when it was moved and then retyped after an item
 that was not (`labels.to(device).type_as(reals)` on the right of `reals, labels =
 reals.to(device), ...`, where `reals` is still the CPU one: `type_as` brings `labels` back
-there), and when it is computed with numbers only (`target = 1 - labels`). A batch is also
+there), and when it is computed with numbers only (`target = 1 - labels`, or its
+one-hot encoding `F.one_hot(labels, 10)`, computed where the item is). A batch is also
 what `next()` gives of a generator function of the run over a loader (`batches =
 loop(loader)` of `def loop(it): while True: for x in it: yield x`, then `reals, labels =
 next(batches)`), as it is of `next(iter(loader))`.

@@ -339,7 +339,8 @@ Also flagged, whatever the inputs: a call of a layer with weights that a module'
 `__init__` keeps in a plain list, tuple or dict attribute (`self.convs = [nn.Conv2d(1, 8,
 (k, d)) for k in sizes]`, `self.heads = {"a": nn.Linear(d, 2)}`, or `self.blocks = []`
 grown with `self.blocks.append(nn.Linear(d, d))`), called in a method of the class
-(`for conv in self.convs: conv(x)`, `self.heads["a"](x)`).  A plain container registers
+(`for conv in self.convs: conv(x)`, `self.heads["a"](x)`, also through a slice of the
+list, `for enc in self.encs[1:]`, which holds the same layers).  A plain container registers
 nothing: `.to(device)` of the module leaves those weights on the CPU, where they meet
 what the module computes on the device, and `parameters()` does not list them (never
 trained, never saved), on every machine.  Only where the code establishes it: every item
