@@ -117,3 +117,22 @@ def test_across_files_with_the_construction_as_evidence(tmp_path: Path) -> None:
         """,
     }
     assert found(tmp_path, files) == [("flows.py", 9, [("main.py", 5)])]
+
+
+def test_the_default_set_reads_no_construction(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default set never reports a parameter stored as it came in, whatever the
+    constructions pass: it does not look for them (a run's other files interpreted for
+    nothing); the named rule still does."""
+    from torchferry.check.rules import fry011_unregistered_tensor_attribute as fry011
+
+    asked: list[str] = []
+    real = fry011.construction_arguments
+
+    def counted(*args: object, **kwargs: object) -> object:
+        asked.append("asked")
+        return real(*args, **kwargs)  # type: ignore[arg-type]
+
+    monkeypatch.setattr(fry011, "construction_arguments", counted)
+    src = CLASS + textwrap.dedent(FLAGGED["module-level"])
+    assert found(tmp_path, {"m.py": src}, select=None) == [] and asked == []
+    assert [line for _, line, _ in found(tmp_path, {"m.py": src}, select=("ALL",))] == [9] and asked

@@ -97,14 +97,36 @@ def _ancestors(fn: ast.AST, node: ast.AST) -> list[ast.AST] | None:
 
 
 def _own_statements(fn: ast.AST) -> list[ast.stmt]:
-    """The statements of ``fn``, not of the functions and classes nested in it."""
+    """The statements of ``fn``, not of the functions and classes nested in it, in the
+    order of a depth-first walk of its nodes (the last child first).  Only the blocks are
+    walked: no expression holds a statement.
+
+    >>> tree = ast.parse("def f(x):\\n    if x:\\n        y = 1\\n    else:\\n        def g(): pass\\n    return y\\n")
+    >>> [type(s).__name__ for s in _own_statements(tree.body[0])]
+    ['Return', 'If', 'Assign']
+    """
     out: list[ast.stmt] = []
-    stack = list(ast.iter_child_nodes(fn))
+    stack = _blocks_of(fn)
     while stack:
         n = stack.pop()
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
             continue
         if isinstance(n, ast.stmt):
             out.append(n)
-        stack.extend(ast.iter_child_nodes(n))
+        stack.extend(_blocks_of(n))
+    return out
+
+
+#: the nodes that hold statements: statements, ``except`` clauses and ``case`` clauses
+_HOLDERS = (ast.stmt, ast.excepthandler, ast.match_case)
+
+
+def _blocks_of(node: ast.AST) -> list[ast.AST]:
+    """The statements and clauses among ``node``'s children, in :func:`ast.iter_child_nodes`'
+    order."""
+    out: list[ast.AST] = []
+    for field in node._fields:
+        v = getattr(node, field, None)
+        if type(v) is list:
+            out.extend(x for x in v if isinstance(x, _HOLDERS))
     return out

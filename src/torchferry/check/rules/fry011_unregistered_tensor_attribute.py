@@ -465,9 +465,9 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     found = value_of(ctx.flow, a.value if a.item is None else getattr(a.stmt, "value", a.value))
     if found is not None and a.item is not None:
         found = (found[0], a.item[1])
+    if found is not None and ctx.selected(CODE) is Selected.BY_DEFAULT and _as_it_came_in(a, found[1]):
+        return  # (a constructor argument: reported when the rule is named; made nowhere here)
     given = _given_by_every_construction(ctx, a, found[1]) if found is not None else None
-    if given is not None and ctx.selected(CODE) is Selected.BY_DEFAULT:
-        return  # (a constructor argument: reported when the rule is named)
     if found is not None and given is not None:
         found = (found[0], given)  # (``self.mask = mask``: what the constructions pass)
     value = a.value
@@ -530,13 +530,8 @@ def _given_by_every_construction(ctx: Context, a: _Assign, v: Value) -> Value | 
     is known (:func:`~torchferry.check.flow.holders.construction_arguments`) or one leaves
     the parameter to its default."""
     fn, cls = a.scope.function, a.scope.cls
-    if a.where is not _Where.INIT or a.item is not None or not isinstance(a.value, ast.Name) \
-            or fn is None or cls is None:
+    if not _as_it_came_in(a, v) or fn is None or cls is None or not isinstance(a.value, ast.Name):
         return None
-    names = param_names(fn)
-    k = names.index(a.value.id) if a.value.id in names else -1
-    if k <= 0 or v.places != frozenset((param(k),)) or not all(o.op is Op.PARAM for o in v.origins):
-        return None  # (not the parameter as it came in)
     init = ctx.flow.class_info(cls.node).method("__init__")
     args = construction_arguments(ctx.flow, cls.node, a.value.id) if init is not None and init[1] is fn else None
     out: Value | None = None
@@ -549,6 +544,21 @@ def _given_by_every_construction(ctx: Context, a: _Assign, v: Value) -> Value | 
             return None
         out = given if out is None else join(out, given)
     return out
+
+
+def _as_it_came_in(a: _Assign, v: Value) -> bool:
+    """Is ``a`` ``self.<attr> = <param>`` in ``__init__`` of a class, storing the parameter
+    (not the first) as it came in (``v``, its value there)?  Such a store is judged only
+    by what the constructions pass (:func:`_given_by_every_construction`): the module
+    makes nothing there.
+    """
+    fn = a.scope.function
+    if a.where is not _Where.INIT or a.item is not None or not isinstance(a.value, ast.Name) \
+            or fn is None or a.scope.cls is None:
+        return False
+    names = param_names(fn)
+    k = names.index(a.value.id) if a.value.id in names else -1
+    return k > 0 and v.places == frozenset((param(k),)) and all(o.op is Op.PARAM for o in v.origins)
 
 
 def _construction_evidence(ctx: Context, a: _Assign, given: Value) -> tuple[Evidence, ...]:

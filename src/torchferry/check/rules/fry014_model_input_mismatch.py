@@ -1010,25 +1010,59 @@ def _built_elsewhere(ff: FileFlow, call: ast.Call) -> bool:
     return v is not None and v.is_(Kind.MODULE) and v.places != frozenset((CPU,))
 
 
+#: the nodes no question of :class:`_Uses` is about: the contexts of names and the operators
+_INERT = frozenset((ast.Load, ast.Store, ast.Del, *ast.operator.__subclasses__(), *ast.unaryop.__subclasses__(),
+                    *ast.cmpop.__subclasses__(), *ast.boolop.__subclasses__()))
+
+
 class _Uses:
-    """Every load of each name in the file with its parent node, and whether a
-    ``with torch.device(...)`` block exists (built once per file, on first need)."""
+    """Every load of each name in the file with its parent node, the parent of every
+    node, and whether a ``with torch.device(...)`` block exists: found in one walk of the
+    tree, once per file, when a question first reads them (most files ask none: their
+    calls have no input moved to the device)."""
 
     def __init__(self, m: Walker) -> None:
-        self.loads: dict[str, list[tuple[ast.Name, ast.AST | None]]] = {}
-        self.parents: dict[int, ast.AST] = {}
-        self.device_block = False
-        for node in ast.walk(m.tree):
-            self.parents.update((id(c), node) for c in ast.iter_child_nodes(node))
-            if isinstance(node, ast.With) and any(
-                isinstance(i.context_expr, ast.Call)
-                and m.qualname(i.context_expr.func) == "torch.device"
-                for i in node.items
-            ):
-                self.device_block = True
-            for child in ast.iter_child_nodes(node):
-                if isinstance(child, ast.Name) and isinstance(child.ctx, ast.Load):
-                    self.loads.setdefault(child.id, []).append((child, node))
+        self._m = m
+        self._found: tuple[dict[str, list[tuple[ast.Name, ast.AST | None]]], dict[int, ast.AST], bool] | None = None
+
+    @property
+    def loads(self) -> dict[str, list[tuple[ast.Name, ast.AST | None]]]:
+        return self._walked()[0]
+
+    @property
+    def parents(self) -> dict[int, ast.AST]:
+        return self._walked()[1]
+
+    @property
+    def device_block(self) -> bool:
+        return self._walked()[2]
+
+    def _walked(self) -> tuple[dict[str, list[tuple[ast.Name, ast.AST | None]]], dict[int, ast.AST], bool]:
+        """The three tables, from one walk in :func:`ast.walk`'s order (each node's children
+        recorded as it is reached; the contexts and operators, which no question asks
+        about, left out)."""
+        if self._found is None:
+            m = self._m
+            loads: dict[str, list[tuple[ast.Name, ast.AST | None]]] = {}
+            parents: dict[int, ast.AST] = {}
+            device_block = False
+            todo: list[ast.AST] = [m.tree]
+            for node in todo:
+                if type(node) is ast.With and not device_block and any(
+                        isinstance(i.context_expr, ast.Call) and m.qualname(i.context_expr.func) == "torch.device"
+                        for i in node.items):
+                    device_block = True
+                for field in node._fields:
+                    v = getattr(node, field, None)
+                    for child in v if type(v) is list else (v,):
+                        if not isinstance(child, ast.AST) or type(child) in _INERT:
+                            continue
+                        parents[id(child)] = node
+                        todo.append(child)
+                        if type(child) is ast.Name and isinstance(child.ctx, ast.Load):
+                            loads.setdefault(child.id, []).append((child, node))
+            self._found = (loads, parents, device_block)
+        return self._found
 
 
 def _never_moved(uses: _Uses, name: str, info: ClassInfo | None = None) -> bool:
