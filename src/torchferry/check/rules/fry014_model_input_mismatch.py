@@ -47,7 +47,10 @@ Flags a call `model(x)` when, in one scope,
   `self.step(data)` with `return self.model(inputs)`), or
   the loader, built in this file or by a function of another file of the run that returns
   it (`loader = utils.get_loader(n)`, its `DataLoader(...)` and dataset read in that
-  file), yields what a dataset of `torchvision.datasets` gives
+  file), or kept by an instance of a plain class of the run that built it in its methods
+  (`for batch in dataset.test` of `self.test = DataLoader(test_set, ...)` in `Cifar`'s
+  `__init__`; not an attribute the file assigns from outside the class, nor one another
+  method may store another loader in), yields what a dataset of `torchvision.datasets` gives
   (a `transform=` of torchvision that makes its tensors on the CPU, `ToTensor()` or a
   `Compose` holding one, and no `collate_fn`; or one of several such datasets, one per arm
   of a branch, when every binding of the dataset's name in the loader's scope is a plain
