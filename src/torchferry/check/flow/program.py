@@ -1628,7 +1628,7 @@ class FileFlow:
         if info is None or info.is_module or not _plain_class(info) or self._assigned_outside(attr):
             return None
         v = self._constructed_attr(info, obj, attr) or self.class_attr(info, attr)
-        if not _concrete(v):
+        if not _concrete(v) and not _loader_attr(v):
             return None
         if info.ff is not self:
             v = in_path(v, info.ff.path)
@@ -2355,6 +2355,14 @@ def _plain_class(cls: ClassInfo) -> bool:
         if resolved + plain != len(c.node.bases) or c.node.keywords:
             return False
     return True
+
+
+def _loader_attr(v: Value | None) -> bool:
+    """Is ``v`` a loader the class built (``self.train = DataLoader(train_set, ...)``), of
+    one construction, whose batches are unknown or at known, concrete places (a loader has
+    no place of its own: where its batches are is what the rules read of it)?"""
+    return v is not None and v.kinds == frozenset((Kind.LOADER,)) and len(v.origins) == 1 \
+        and v.origins[0].op is Op.MADE and (v.item is None or _concrete(v.item))
 
 
 def _concrete(v: Value) -> bool:

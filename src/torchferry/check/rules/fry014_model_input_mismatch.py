@@ -51,7 +51,12 @@ Flags a call `model(x)` when, in one scope,
   item may reach the model through a method of the class, defined once in the file, that
   hands its first argument unchanged to the model as the model's first argument:
   `self.step(data)` with `return self.model(inputs)`), or
-  the loader, built in this file, yields what a dataset of `torchvision.datasets` gives
+  the loader, built in this file or by a function of another file of the run that returns
+  it (`loader = utils.get_loader(n)`, its `DataLoader(...)` and dataset read in that
+  file), or kept by an instance of a plain class of the run that built it in its methods
+  (`for batch in dataset.test` of `self.test = DataLoader(test_set, ...)` in `Cifar`'s
+  `__init__`; not an attribute the file assigns from outside the class, nor one another
+  method may store another loader in), yields what a dataset of `torchvision.datasets` gives
   (a `transform=` of torchvision that makes its tensors on the CPU, `ToTensor()` or a
   `Compose` holding one, and no `collate_fn`; or one of several such datasets, one per arm
   of a branch, when every binding of the dataset's name in the loader's scope is a plain
@@ -397,7 +402,10 @@ plain class of the run (`buffer.sample(n)` then gives what that class's `sample`
 only when every call of the run hands it one: the calls of its file and of the files that
 import it, where at most four files do; a function called from nowhere, handed on as a value,
 decorated, a dunder or `forward`, or a call of its name the analysis does not resolve to it,
-or one call handing anything else, leaves the parameter unknown.  A method called on an
+or one call handing anything else, leaves the parameter unknown.  A loader that a function of
+another file returns is read there only where that function returns the one loader it
+builds (not one of several, by arm) and that file's dataset is built in that file (not
+by yet another file's function).  A method called on an
 object that one of several classes of the run may have built (`policy = TD3(...)` on one arm,
 `DDPG(...)` on the other) counts as called by each class's method of that name.
 
@@ -1542,26 +1550,38 @@ def _torchvision_loader(ff: FileFlow, res: ScopeResult, loop: ast.AST) -> tuple[
         return None
     made = loader.origins[0]
     node = made.node
-    if made.op is not Op.MADE or made.path is not None or not isinstance(node, ast.Call):
+    home = _loader_home(ff, made)
+    if made.op is not Op.MADE or home is None or not isinstance(node, ast.Call):
         return None
-    where = ff.scope_of(node)
+    where = home.scope_of(node)
     data = node.args[0] if node.args else kwarg(node, "dataset")
-    if where is None or data is None or not _plain_loader(ff.tree, node):
+    if where is None or data is None or not _plain_loader(home.tree, node):
         return None
     dataset = where.value(data)
     if dataset is None or not dataset.origins:
         return None
     if len(dataset.origins) == 1:
-        name = _cpu_torchvision_dataset(ff, dataset.origins[0])
+        name = _cpu_torchvision_dataset(home, dataset.origins[0])
         return (made, name) if name is not None else None
     # one dataset per arm of a branch (``if args.dataset == "mnist": ... else: ...``): every
     # binding of the name in the loader's scope (the value keeps only a few origins)
     built = _bindings(where.node, data.id) if isinstance(data, ast.Name) else None
-    names = [_cpu_torchvision_dataset(ff, o) if o is not None else None
-             for b in built or () for o in _made_by(ff, b)]
+    names = [_cpu_torchvision_dataset(home, o) if o is not None else None
+             for b in built or () for o in _made_by(home, b)]
     if not built or not names or any(n is None for n in names):
         return None
     return made, "` or `".join(dict.fromkeys(n for n in names if n is not None))
+
+
+def _loader_home(ff: FileFlow, made: Origin) -> FileFlow | None:
+    """The analysis of the file of the run that built the loader ``made`` says: this
+    file's, or another file's whose function returned it (``loader =
+    utils.get_loader(n)``, its ``DataLoader(...)`` and dataset read there); None when that
+    file is not at hand."""
+    if made.path is None or made.path == ff.path:
+        return ff
+    home = ff.project.file_flow(made.path) if ff.project is not None else None
+    return None if home is ff else home
 
 
 def _bindings(scope: ast.AST, name: str) -> list[ast.expr] | None:
