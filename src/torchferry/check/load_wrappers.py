@@ -26,6 +26,7 @@ from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from torchferry.check.api import Evidence
+from torchferry.check.flow.binding import default_of
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.libfacts import checkpoint_load
 from torchferry.check.names import kwarg
@@ -159,11 +160,8 @@ def _passed_as(fn: ast.FunctionDef | ast.AsyncFunctionDef, call: ast.Call,
 
 def _defaults_to_none(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
     """Is ``name`` a parameter of ``fn`` whose default is None?"""
-    a = fn.args
-    positional = [*a.posonlyargs, *a.args]
-    pairs = [*zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True),
-             *zip(a.kwonlyargs, a.kw_defaults, strict=True)]
-    return any(p.arg == name and isinstance(d, ast.Constant) and d.value is None for p, d in pairs)
+    d = default_of(fn.args, name)
+    return isinstance(d, ast.Constant) and d.value is None
 
 
 def _if_passed_only(fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str,

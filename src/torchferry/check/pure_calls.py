@@ -34,7 +34,7 @@ import ast
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from torchferry.check.flow.binding import bind
+from torchferry.check.flow.binding import bind, default_of
 from torchferry.check.flow.converted import param_names
 
 if TYPE_CHECKING:
@@ -174,7 +174,7 @@ def _call(ff: FileFlow, node: ast.Call, env: dict[str, object], depth: int) -> o
     for i, arg in binding.args.items():
         inner[names[i]] = _value(ff, arg.node, env, depth + 1)
     for i in binding.defaulted:
-        default = _default(fn, names[i])
+        default = default_of(fn.args, names[i])
         inner[names[i]] = _value(owner, default, {}, depth + 1) if default is not None else UNKNOWN
     return _value(owner, body, inner, depth + 1)
 
@@ -205,18 +205,6 @@ def _returned(fn: ast.FunctionDef | ast.AsyncFunctionDef) -> ast.expr | None:
     if len(body) != 1 or not isinstance(body[0], ast.Return) or body[0].value is None:
         return None
     return body[0].value
-
-
-def _default(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> ast.expr | None:
-    a = fn.args
-    positional = [*a.posonlyargs, *a.args]
-    for p, d in zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True):
-        if p.arg == name:
-            return d
-    for p, kd in zip(a.kwonlyargs, a.kw_defaults, strict=True):
-        if p.arg == name:
-            return kd
-    return None
 
 
 def _named(ff: FileFlow, node: ast.expr) -> tuple[FileFlow, ast.AST] | None:

@@ -73,6 +73,23 @@ def bind(fn: ast.AST, call: ast.Call, first: int = 0) -> Binding | None:
     return _with_defaults(a, out, first)
 
 
+def default_of(a: ast.arguments, name: str) -> ast.expr | None:
+    """The default of the parameter ``name`` of ``a``, if it has one.
+
+    >>> fn = ast.parse("def f(a, b=1, *, c=None, d): pass").body[0]
+    >>> [ast.unparse(d) if d else d for d in (default_of(fn.args, n) for n in "abcd")]
+    [None, '1', 'None', None]
+    """
+    positional = [*a.posonlyargs, *a.args]
+    for p, d in zip(positional[len(positional) - len(a.defaults):], a.defaults, strict=True):
+        if p.arg == name:
+            return d
+    for p, kd in zip(a.kwonlyargs, a.kw_defaults, strict=True):
+        if p.arg == name:
+            return kd
+    return None
+
+
 def _positional_args(a: ast.arguments, call: ast.Call, first: int) -> dict[int, Arg] | None:
     """The positional parameters the call's positional arguments bind; None when there are
     more of them than parameters and no ``*args`` takes the rest."""

@@ -366,18 +366,7 @@ def passed_by_every_construction(ff: FileFlow, cls: ast.ClassDef, param: str) ->
     >>> passed_by_every_construction(ff, ff.defs["M"], "device")
     False
     """
-    k, name = _init_param(cls, param)
-    seen = False
-    for naming in _naming_files(ff, cls):
-        if naming is None:
-            return False
-        _, parents, refs = naming
-        for ref in refs:
-            call = parents.get(id(ref))
-            if not (isinstance(call, ast.Call) and call.func is ref) or _leaves_out(call, k, name):
-                return False
-            seen = True
-    return seen
+    return bool(construction_arguments(ff, cls, param))
 
 
 def construction_arguments(ff: FileFlow, cls: ast.ClassDef, param: str) -> list[tuple[FileFlow, ast.expr]] | None:

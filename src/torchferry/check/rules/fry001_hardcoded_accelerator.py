@@ -177,6 +177,7 @@ from torchferry.check.api import Context, Edit, Evidence, Finding, Fix, Selected
 from torchferry.check.cpu_fallback import checks_availability, program_fallback
 from torchferry.check.default_calls import Reliance, relying_call
 from torchferry.check.flow import FileFlow
+from torchferry.check.flow.binding import default_of
 from torchferry.check.flow.lattice import Kind
 from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.names import (
@@ -1095,22 +1096,10 @@ def _none_arm(scope: Scope, test: ast.expr, in_body: bool) -> tuple[ast.Function
     name = test.left.id
     if is_none != in_body or len(scope.binds.get(name, ())) != 1:
         return None
-    default = _default_of(fn.args, name)
+    default = default_of(fn.args, name)
     if not (isinstance(default, ast.Constant) and default.value is None):
         return None
     return fn, name
-
-
-def _default_of(args: ast.arguments, name: str) -> ast.expr | None:
-    """The default of the parameter ``name``, if it has one."""
-    positional = [*args.posonlyargs, *args.args]
-    for a, d in zip(positional[len(positional) - len(args.defaults):], args.defaults, strict=True):
-        if a.arg == name:
-            return d
-    for a, kd in zip(args.kwonlyargs, args.kw_defaults, strict=True):
-        if a.arg == name:
-            return kd
-    return None
 
 
 #: calls that leave the function or skip the test (``sys.exit(1)``, ``pytest.skip(...)``)
