@@ -1608,7 +1608,10 @@ def main(argv: Sequence[str] | None = None) -> int:
         "--op", action="append", choices=list(OPERATORS), help="only this mutation (repeatable)"
     )
     ap.add_argument("--max-mutants", type=int, metavar="N", help="at most N mutants per program")
-    ap.add_argument("--select", help="rules for ferry check (default: its default rule set)")
+    ap.add_argument(
+        "--select",
+        help="rules for ferry check (default, or DEFAULT as check_corpus.py takes it: its default rule set)",
+    )
     ap.add_argument("--jobs", "-j", type=int, default=2, help="runs in parallel (default 2)")
     ap.add_argument(
         "--cache", type=Path, default=DEFAULT_CACHE, help=f"oracle cache (default {DEFAULT_CACHE})"
@@ -1662,6 +1665,8 @@ def main(argv: Sequence[str] | None = None) -> int:
         help="with --export-programs: GIT_DIR/OWNER+NAME is a clone or mirror of each repository",
     )
     args = ap.parse_args(argv)
+    if args.select == "DEFAULT":
+        args.select = None  # ferry check's own default set, as check_corpus.py reads it
     if args.export_programs:
         if args.mirror is None:
             ap.error("--export-programs needs --mirror GIT_DIR")

@@ -1089,3 +1089,18 @@ def test_pad_adds_a_constant_border_to_a_pil_image_and_a_tensor() -> None:
     padded = _stub("torchvision").transforms.Pad(2, fill=-1.0)(image)
     assert padded.shape == (1, 32, 32) and bool((padded[:, 2:30, 2:30] == 1).all())
     assert float(padded[0, 0, 0]) == float(padded[0, 31, 31]) == -1.0
+
+
+def test_select_default_means_ferry_checks_own_default_set(monkeypatch: pytest.MonkeyPatch) -> None:
+    seen: list[object] = []
+
+    def fake_evaluate(programs, ops, max_mutants, select, *args, **kwargs):
+        seen.append(select)
+        return []
+
+    monkeypatch.setattr(cm, "evaluate", fake_evaluate)
+    monkeypatch.setattr(cm, "programs_problems", lambda **kw: [])
+    cm.main(["--select", "DEFAULT"])
+    cm.main(["--select", "ALL"])
+    cm.main([])
+    assert seen == [None, "ALL", None]
