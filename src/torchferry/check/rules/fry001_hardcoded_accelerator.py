@@ -170,8 +170,8 @@ import enum
 import os
 import re
 import weakref
-from collections.abc import Callable, Iterable
-from dataclasses import replace
+from collections.abc import Callable, Generator, Iterable
+from dataclasses import dataclass, replace
 
 from torchferry.check.api import Context, Edit, Evidence, Finding, Fix, Selected, walk
 from torchferry.check.cpu_fallback import checks_availability, program_fallback
@@ -578,90 +578,129 @@ def _legacy(ctx: Context, m: Walker) -> Iterable[Finding]:
             yield replace(f, evidence=steps)
 
 
+@dataclass(frozen=True)
+class _Place:
+    """Where a literal accelerator is used: as the value of a device variable's own
+    definition (``target``), wrapped in ``torch.device(...)`` (``wrapper``), or neither
+    (a ``device=`` keyword, ``.to("cuda")``, ``torch.set_default_device``)."""
+
+    target: ast.Assign | ast.AnnAssign | None = None
+    wrapper: ast.Call | None = None
+
+
 def _literal(ctx: Context, m: Walker, site: Site[ast.Constant]) -> Iterable[Finding]:
     const = site.node
     parents = m.parents(site.stmt)
     parent = parents.get(id(const))
-    if parent is None:
+    if parent is None or _chosen(parents, parent, site.stmt):
         return
-    up: ast.AST | None = parent
-    while up is not None and up is not site.stmt:
-        if isinstance(up, ast.IfExp):
-            return  # ``"cuda" if ... else "cpu"``: a choice, made consciously
-        up = parents.get(id(up))
-    target_stmt = None  # the device variable's own definition, when that is the context
-    call_wrapper = None  # torch.device("cuda")
-    if isinstance(parent, ast.keyword):
-        if parent.arg == "default":
-            yield from _option_default(ctx, m, site, parent, const)
-        if parent.arg not in _DEVICE_KWARGS:
-            return
-    elif isinstance(parent, ast.Call):
-        if const not in parent.args:
-            return
-        q = m.qualname(parent.func) or ""
-        if q == "torch.device" and parent.args[0] is const:
-            call_wrapper = parent
-            gp = parents.get(id(parent))
-            if isinstance(gp, (ast.Assign, ast.AnnAssign)) and _device_target(gp):
-                target_stmt = gp
-            elif isinstance(gp, ast.keyword) and gp.arg not in _DEVICE_KWARGS:
-                if gp.arg == "default":
-                    yield from _option_default(ctx, m, site, gp, parent)
-                return
-            elif isinstance(gp, ast.arguments):
-                yield from _default(ctx, m, site, gp, parent)  # a parameter default
-                return
-            elif isinstance(gp, (ast.Attribute, ast.Compare)):
-                # ``torch.device("cuda").type``, ``x.device == torch.device("cuda")``: a
-                # descriptor built to compare with, nothing is placed there (stable-baselines3)
-                return
-        elif tail(parent.func) == "to" and isinstance(parent.func, ast.Attribute) and \
-                parent.args[0] is const:
-            pass
-        elif q == "torch.set_default_device" and parent.args[0] is const:
-            pass  # every tensor created afterwards goes there
-        else:
-            return
-    elif isinstance(parent, (ast.Assign, ast.AnnAssign)):
-        if not _device_target(parent):
-            return
-        target_stmt = parent
-    elif isinstance(parent, ast.arguments):
-        yield from _default(ctx, m, site, parent, const)  # a parameter default
+    place = yield from _place(ctx, m, site, parents, parent)
+    if place is None or _handed_to_mock(parents, parent):
         return
-    else:
-        return  # comparisons, IfExp branches, f-strings, containers, defaults...
-    if isinstance(parent, ast.keyword):
-        call = parents.get(id(parent))
-        if isinstance(call, ast.Call) and "mock" in (dotted(call.func) or "").lower():
-            return  # a device string handed to a mock: nothing runs on it
     steps = _unguarded(ctx, m, site)
     if steps is None:
         return
     value = str(const.value)
-    fix = None
-    torch_alias = m.alias_of("torch")
-    if target_stmt is not None and torch_alias is not None:
-        check = (f"{torch_alias}.backends.mps.is_available()" if value.startswith("mps")
-                 else f"{torch_alias}.xpu.is_available()" if value.startswith("xpu")
-                 else f"{torch_alias}.cuda.is_available()")
-        fix = Fix((ctx.edit(const, f'"{value}" if {check} else "cpu"'),), False,
-                  "Fall back to the CPU when the accelerator is missing")
-    elif target_stmt is None:
-        var = None if steps else _device_var(m, ctx.flow, site.ctx.scope, site.pos)
-        if var is not None:
-            node = call_wrapper if call_wrapper is not None and len(call_wrapper.args) == 1 \
-                and not call_wrapper.keywords else const
-            fix = Fix((ctx.edit(node, var),), False, f"Use the device variable `{var}`")
-    shown = ctx.text(call_wrapper) if call_wrapper is not None else repr(value).replace("'", '"')
+    shown = ctx.text(place.wrapper) if place.wrapper is not None else repr(value).replace("'", '"')
     f = ctx.finding(
         CODE, const,
         f"hard-coded accelerator `{shown}` crashes on machines without one; pick the device once "
         "(`device = \"cuda\" if torch.cuda.is_available() else \"cpu\"`) and use that variable",
-        fix,
+        _literal_fix(ctx, m, site, place, bool(steps)),
     )
     yield replace(f, evidence=steps)
+
+
+def _chosen(parents: dict[int, ast.AST], parent: ast.AST, stmt: ast.stmt) -> bool:
+    """``"cuda" if ... else "cpu"``: a choice, made consciously."""
+    up: ast.AST | None = parent
+    while up is not None and up is not stmt:
+        if isinstance(up, ast.IfExp):
+            return True
+        up = parents.get(id(up))
+    return False
+
+
+def _handed_to_mock(parents: dict[int, ast.AST], parent: ast.AST) -> bool:
+    """A device string handed to a mock by keyword: nothing runs on it."""
+    call = parents.get(id(parent)) if isinstance(parent, ast.keyword) else None
+    return isinstance(call, ast.Call) and "mock" in (dotted(call.func) or "").lower()
+
+
+def _place(
+    ctx: Context, m: Walker, site: Site[ast.Constant], parents: dict[int, ast.AST],
+    parent: ast.AST,
+) -> Generator[Finding, None, _Place | None]:
+    """Where the literal is used, or None when it places nothing itself; an option's or a
+    parameter's default is judged by :func:`_option_default` and :func:`_default`, whose
+    findings this yields."""
+    const = site.node
+    if isinstance(parent, ast.keyword):
+        if parent.arg == "default":
+            yield from _option_default(ctx, m, site, parent, const)
+        return _Place() if parent.arg in _DEVICE_KWARGS else None
+    if isinstance(parent, ast.Call):
+        if const not in parent.args:
+            return None
+        return (yield from _call_place(ctx, m, site, parents, parent))
+    if isinstance(parent, (ast.Assign, ast.AnnAssign)):
+        return _Place(target=parent) if _device_target(parent) else None
+    if isinstance(parent, ast.arguments):
+        yield from _default(ctx, m, site, parent, const)  # a parameter default
+    return None  # comparisons, IfExp branches, f-strings, containers, defaults...
+
+
+def _call_place(
+    ctx: Context, m: Walker, site: Site[ast.Constant], parents: dict[int, ast.AST],
+    call: ast.Call,
+) -> Generator[Finding, None, _Place | None]:
+    """The literal as a call's first argument: ``torch.device("cuda")`` (judged by where
+    the device goes), ``x.to("cuda")`` or ``torch.set_default_device("cuda")`` (every
+    tensor created afterwards goes there); any other call places nothing."""
+    q = m.qualname(call.func) or ""
+    first = call.args[0] is site.node
+    if q == "torch.device" and first:
+        gp = parents.get(id(call))
+        if isinstance(gp, (ast.Assign, ast.AnnAssign)) and _device_target(gp):
+            return _Place(target=gp, wrapper=call)
+        if isinstance(gp, ast.keyword) and gp.arg not in _DEVICE_KWARGS:
+            if gp.arg == "default":
+                yield from _option_default(ctx, m, site, gp, call)
+            return None
+        if isinstance(gp, ast.arguments):
+            yield from _default(ctx, m, site, gp, call)  # a parameter default
+            return None
+        if isinstance(gp, (ast.Attribute, ast.Compare)):
+            # ``torch.device("cuda").type``, ``x.device == torch.device("cuda")``: a
+            # descriptor built to compare with, nothing is placed there (stable-baselines3)
+            return None
+        return _Place(wrapper=call)
+    moves = tail(call.func) == "to" and isinstance(call.func, ast.Attribute)
+    return _Place() if first and (moves or q == "torch.set_default_device") else None
+
+
+def _literal_fix(
+    ctx: Context, m: Walker, site: Site[ast.Constant], place: _Place, stepped: bool
+) -> Fix | None:
+    """A device variable's definition falls back to the CPU; a use elsewhere takes the
+    device variable of its scope, when there is one and the literal reaches it directly."""
+    const = site.node
+    value = str(const.value)
+    torch_alias = m.alias_of("torch")
+    if place.target is not None:
+        if torch_alias is None:
+            return None
+        check = (f"{torch_alias}.backends.mps.is_available()" if value.startswith("mps")
+                 else f"{torch_alias}.xpu.is_available()" if value.startswith("xpu")
+                 else f"{torch_alias}.cuda.is_available()")
+        return Fix((ctx.edit(const, f'"{value}" if {check} else "cpu"'),), False,
+                   "Fall back to the CPU when the accelerator is missing")
+    var = None if stepped else _device_var(m, ctx.flow, site.ctx.scope, site.pos)
+    if var is None:
+        return None
+    w = place.wrapper
+    node = w if w is not None and len(w.args) == 1 and not w.keywords else const
+    return Fix((ctx.edit(node, var),), False, f"Use the device variable `{var}`")
 
 
 def _default(ctx: Context, m: Walker, site: Site[ast.Constant], args: ast.arguments,
