@@ -158,7 +158,8 @@ def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
 #: the code-base sets in the order they were gathered, each after the ones before it
 _CODE_SETS = ("corpus", "fresh", "unseen", "blind", "sealed", "vault", "dock", "pier", "quay",
               "wharf", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
-              "sound", "bay", "lagoon", "delta", "estuary", "firth", "harbor", "marsh")
+              "sound", "bay", "lagoon", "delta", "estuary", "firth", "harbor", "marsh",
+              "cape")
 
 
 @pytest.mark.parametrize(
