@@ -37,7 +37,10 @@ synthetic series) and for the ``marsh`` batch gordicaleksa/pytorch-GANs (on the 
 the ``tensorboard`` stand-in, a ``git`` stand-in whose ``Repo`` names no commit and the ``cv2``
 stand-in's ``imwrite``, which writes nothing), davda54/sam (on the CIFAR10 stand-in; its
 ``example`` folder laid beside ``sam.py``) and kuc2477/pytorch-ewc (on the MNIST stand-in with
-``Pad``, and a ``visdom`` stand-in that plots nothing), each with its license; see
+``Pad``, and a ``visdom`` stand-in that plots nothing) and for the ``cape`` batch
+tk-rusch/coRNN (its adding problem, whose sequences it draws itself) and ixaxaar/pytorch-dnc
+(its copy and argmax tasks, on sequences they draw themselves, with the ``visdom`` stand-in),
+each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -87,7 +90,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set marsh          # the latest held-out batch
+    python benchmarks/check_mutants.py --set cape           # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -208,11 +211,12 @@ class Program:
 
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
-#: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06), ``estuary``, ``harbor`` and
-#: ``marsh`` (2026-12-07) were each gathered apart from the rules and measured once, blind
+#: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06), ``estuary``, ``harbor``,
+#: ``marsh`` and ``cape`` (2026-12-07) were each gathered apart from the rules and measured once,
+#: blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
-    "sound", "bay", "lagoon", "delta", "estuary", "harbor", "marsh",
+    "sound", "bay", "lagoon", "delta", "estuary", "harbor", "marsh", "cape",
 )  # fmt: skip
 
 
@@ -368,6 +372,15 @@ _EWC = (
 _SAM = (
     "--epochs", "1", "--batch_size", "16", "--threads", "0", "--depth", "10", "--width_factor",
     "1",
+)  # fmt: skip
+#: the adding problem on sequences of ten steps, 101 steps of 50 (the test set of 50 scored once,
+#: at step 100), 32 hidden units
+_CORNN = ("--T", "10", "--max_steps", "101", "--batch_test", "50", "--n_hid", "32")
+#: four iterations in batches of 8 on the first GPU (``-cuda 0``; -1, the default, is the CPU),
+#: each summarised, a checkpoint written after the second
+_DNC = (
+    "-cuda", "0", "-iterations", "3", "-batch_size", "8", "-summarize_freq", "1", "-check_freq",
+    "2",
 )  # fmt: skip
 _SIMCLR = (
     "-data", "./datasets", "-dataset-name", "cifar10", "--epochs", "1", "-b", "16", "-j", "0",
@@ -540,6 +553,16 @@ PROGRAMS: tuple[Program, ...] = (
     Program("ewc/train", "ewc", "train.py", _EWC, batch="marsh", entry="main.py"),
     Program("ewc/model", "ewc", "model.py", _EWC, batch="marsh", entry="main.py"),
     Program("ewc/utils", "ewc", "utils.py", _EWC, batch="marsh", entry="main.py"),
+    Program("cornn", "cornn", "adding_task.py", _CORNN, batch="cape"),
+    Program("cornn/model", "cornn", "model.py", _CORNN, batch="cape", entry="adding_task.py"),
+    Program("dnc", "dnc_ixaxaar", "tasks/copy_task.py", _DNC, batch="cape"),
+    Program("dnc/argmax", "dnc_ixaxaar", "tasks/argmax_task.py", _DNC, batch="cape"),
+    Program(
+        "dnc/dnc", "dnc_ixaxaar", "dnc/dnc.py", _DNC, batch="cape", entry="tasks/copy_task.py"
+    ),
+    Program(
+        "dnc/util", "dnc_ixaxaar", "dnc/util.py", _DNC, batch="cape", entry="tasks/copy_task.py"
+    ),
 )  # fmt: skip
 
 

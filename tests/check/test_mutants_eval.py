@@ -223,6 +223,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "estuary"],
         ["--set", "harbor"],
         ["--set", "marsh"],
+        ["--set", "cape"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -256,6 +257,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[16]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 16))), []))
     assert chosen[17] == [p.name for p in cm.PROGRAMS if p.batch == "marsh"]
     assert set(chosen[17]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 17))), []))
+    assert chosen[18] == [p.name for p in cm.PROGRAMS if p.batch == "cape"]
+    assert set(chosen[18]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 18))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -283,6 +286,7 @@ def _blob_id(data: bytes) -> str:
         ("estuary", 7),
         ("harbor", 6),
         ("marsh", 10),
+        ("cape", 6),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -387,14 +391,14 @@ def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
     """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay, lagoon, delta, estuary,
-    harbor and marsh programs come from other repositories than pytorch/examples (whose license is
-    ``LICENSE`` of the programs' folder), or, for inlet's and fjord's, some of them: each folder
-    holds its own (an MIT or BSD license, or for bay's ``cutout`` the Educational Community
-    License 2.0)."""
+    harbor, marsh and cape programs come from other repositories than pytorch/examples (whose
+    license is ``LICENSE`` of the programs' folder), or, for inlet's and fjord's, some of them:
+    each folder holds its own (an MIT or BSD license, or for bay's ``cutout`` the Educational
+    Community License 2.0)."""
     _programs_here()
     later = (
         "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay", "lagoon",
-        "delta", "estuary", "harbor", "marsh",
+        "delta", "estuary", "harbor", "marsh", "cape",
     )  # fmt: skip
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
