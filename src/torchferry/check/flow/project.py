@@ -59,6 +59,8 @@ _NAME = re.compile(rb"[A-Za-z_]\w*")
 #: hides another
 _DEFINES = re.compile(rb"def (\w+)\(")
 _DEFINED = re.compile(rb"\w+")
+#: the name of each class a file's text defines (``class Net(...)``, at a line's start)
+_CLASS_HEAD = re.compile(rb"^[ \t]*class[ \t]+(\w+)", re.M)
 #: a move written in a class's body that its construction may run: of ``self`` itself
 #: (``self.to(self.device)``, ``self.cuda()``), or of what is kept on ``self``
 #: (``self.fc = nn.Linear(4, 4).to(device)``, a call's closing line ``).cuda()``)
@@ -190,6 +192,9 @@ class Project:
         self.budget = Budget(SUMMARY_BUDGET)
         self._literals: dict[str, frozenset[str]] = {}
         self._own_moves: dict[str, bool] = {}
+        #: the texts of the run's files by the names of the classes each defines (None: not
+        #: yet read), see :meth:`may_place_itself`
+        self._class_texts: dict[bytes, list[bytes]] | None = None
         self._savers: dict[str, list[str]] | None = None
         self._exports: dict[str, Exports | None] = {}
         self._stars: dict[tuple[str, str], dict[str, str]] = {}
@@ -580,14 +585,30 @@ class Project:
         ...                "b.py": b"class Head(M):\\n    pass\\n"}, packages=())
         >>> run.may_place_itself("Net"), run.may_place_itself("Head"), run.may_place_itself("Other")
         (True, False, False)
+        >>> run.may_place_itself("Ne"), run.may_place_itself("net")  # (a class's name whole)
+        (False, False)
         """
         hit = self._own_moves.get(name)
         if hit is None:
-            head = re.compile(rb"^[ \t]*class[ \t]+" + re.escape(name.encode()) + rb"\b", re.M)
             hit = self._own_moves[name] = any(
-                head.search(text) is not None and _OWN_MOVE.search(text) is not None
-                for text in self.files.values() if name.encode() in text)
+                _OWN_MOVE.search(text) is not None for text in self._defining_class(name))
         return hit
+
+    def _defining_class(self, name: str) -> list[bytes]:
+        """The texts of the run's files that define a class ``name`` at a line's start
+        (``class name``, the name whole).  For an ASCII identifier, read from one pass of
+        :data:`_CLASS_HEAD` over every file, made at the first question (on diffusers, with one
+        worker, 151 names were asked, each a search of every file's text before)."""
+        if not (name.isascii() and name.isidentifier()):
+            head = re.compile(rb"^[ \t]*class[ \t]+" + re.escape(name.encode()) + rb"\b", re.M)
+            return [text for text in self.files.values()
+                    if name.encode() in text and head.search(text) is not None]
+        if self._class_texts is None:
+            self._class_texts = {}
+            for text in self.files.values():
+                for found in set(_CLASS_HEAD.findall(text)):
+                    self._class_texts.setdefault(found, []).append(text)
+        return self._class_texts.get(name.encode(), [])
 
     def importers(self, path: str) -> frozenset[str] | None:
         """The files of the run that import ``path``, directly or not (None: more than

@@ -927,6 +927,9 @@ def _indexed_arrays(ctx: Context, res: ScopeResult, cuda_default: int | None) ->
     ``Tensor.__array__``, which is ``self.numpy()``: it fails for a CUDA tensor.  An index
     that may hold one element (a reduction without a dimension, an item of a tensor, a
     sample of one) is read through ``__index__`` instead, which works anywhere: not flagged."""
+    arrays = {Kind.NDARRAY}
+    if not any(v.kinds == arrays and v.basis is not Basis.HINT for v in res.values.values()):
+        return  # (no expression of the scope is a NumPy array: no subscript to walk for)
     for sub in _own_subscripts(res.node):
         arr = res.values.get(id(sub.value))
         if arr is None or arr.kinds != {Kind.NDARRAY} or arr.basis is Basis.HINT:

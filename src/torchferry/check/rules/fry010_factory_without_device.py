@@ -1333,9 +1333,9 @@ def _kept_attributes_met(ff: FileFlow, results: list[ScopeResult], met: dict[int
 
 
 def _bound_once(ff: FileFlow, attr: str) -> bool:
-    """Does the file bind an attribute named ``attr`` (of any object) exactly once?"""
-    return sum(isinstance(n, ast.Attribute) and n.attr == attr and not isinstance(n.ctx, ast.Load)
-               for n in ast.walk(ff.tree)) == 1
+    """Does the file bind an attribute named ``attr`` (of any object) exactly once?  (Read
+    from the file's attributes by name, :func:`~torchferry.check.flow.treeindex.tree_index`.)"""
+    return sum(not isinstance(n.ctx, ast.Load) for n in tree_index(ff.tree).attributes.get(attr, ())) == 1
 
 
 def _self_attribute(node: ast.AST) -> bool:
