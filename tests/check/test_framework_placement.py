@@ -4,7 +4,10 @@ trainer runs, an accelerator when the run's ``Trainer`` may use one, so a tensor
 CPU that meets it -- there, or in a helper the hook hands ``self`` to -- is FRY014's mistake.
 A hook Lightning calls before the move (``setup``), a method no framework calls, a class not
 derived from Lightning's, or a ``Trainer`` that surely runs on the CPU (or whose device the
-code does not show) stay quiet."""
+code does not show) stay quiet.  What accelerate's ``Accelerator().prepare(...)`` hands back
+is where the accelerator runs: a CPU tensor given to the prepared model, or meeting a
+prepared loader's batch, is reported; one made on ``accelerator.device``, moved there, or an
+``Accelerator`` that does not place (``cpu=True``, ``device_placement=False``) stays quiet."""
 
 from __future__ import annotations
 
@@ -155,3 +158,74 @@ def test_trainer_may_accelerate_reads_only_written_out_devices(call: str, expect
     assert isinstance(node, ast.Expr) and isinstance(node.value, ast.Call)
     assert trainer_may_accelerate(node.value) is expected
 
+
+PREPARED = """
+import torch
+from accelerate import Accelerator
+from torch.utils.data import DataLoader
+from mydata import Data
+
+
+class Net(torch.nn.Module):
+    def __init__(self):
+        super().__init__()
+        self.lin = torch.nn.Linear(4, 4)
+
+    def forward(self, x):
+        return self.lin(x)
+
+
+def main():
+    accelerator = Accelerator({options})
+    model = Net()
+    opt = torch.optim.SGD(model.parameters(), lr=0.1)
+    loader = DataLoader(Data(), batch_size=4)
+    model, opt, loader = accelerator.prepare(model, opt, loader)
+    for x, y in loader:
+        {loop}
+        accelerator.backward(loss)
+"""
+
+_NOISE = "noise = torch.randn(x.shape); loss = model(x + noise).sum()"
+_PROBE = "probe = torch.randn(2, 4); loss = model(probe).sum()"
+
+
+def _prepared(options: str = "", loop: str = _NOISE) -> str:
+    return PREPARED.format(options=options, loop=loop)
+
+
+def _rule_lines(source: str, rule: str) -> list[int]:
+    return [f.line for f in check_source(source, "t.py", select=[rule])]
+
+
+@pytest.mark.parametrize(("loop", "rule", "site"), [
+    (_NOISE, "FRY010", "torch.randn(x.shape)"),
+    (_PROBE, "FRY014", "torch.randn(2, 4)"),
+], ids=["factory-meets-a-prepared-batch", "factory-given-a-prepared-model"])
+def test_what_accelerate_prepares_is_where_the_accelerator_runs(loop: str, rule: str, site: str) -> None:
+    source = _prepared(loop=loop)
+    assert _rule_lines(source, rule) == [_line(source, site)]
+
+
+@pytest.mark.parametrize("source", [
+    _prepared("cpu=True"),
+    _prepared("device_placement=False"),
+    _prepared("**config"),
+    _prepared(loop="noise = torch.randn(x.shape, device=accelerator.device); loss = model(x + noise).sum()"),
+    _prepared(loop="noise = torch.randn(x.shape).to(accelerator.device); loss = model(x + noise).sum()"),
+    _prepared(loop="probe = torch.randn(2, 4).to(accelerator.device); loss = model(probe).sum()"),
+    _prepared().replace("from accelerate import Accelerator", "from mylib import Accelerator"),
+    _prepared().replace("accelerator.prepare(model, opt, loader)",
+                        "accelerator.prepare(model, opt, loader, device_placement=[False] * 3)"),
+], ids=["cpu-accelerator", "no-placement", "unknown-options", "made-on-its-device",
+        "moved-to-its-device", "input-moved-to-its-device", "not-accelerates", "placement-keyword"])
+def test_quiet_where_accelerate_does_not_place_or_the_tensor_follows(source: str) -> None:
+    assert _rule_lines(source, "FRY010") == []
+    assert _rule_lines(source, "FRY014") == []
+
+
+def test_a_single_prepared_model_is_the_model_itself() -> None:
+    source = _prepared(loop=_PROBE).replace(
+        "model, opt, loader = accelerator.prepare(model, opt, loader)",
+        "model = accelerator.prepare_model(model)\n    loader = accelerator.prepare(loader)")
+    assert _rule_lines(source, "FRY014") == [_line(source, "torch.randn(2, 4)")]

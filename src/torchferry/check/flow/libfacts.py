@@ -19,6 +19,11 @@ where the trainer runs, an accelerator when the run builds a ``Trainer`` that ma
 (:func:`trainer_may_accelerate`: ``Trainer(gpus=gpus)``), and so is a helper's parameter that
 such a hook hands ``self`` to (``sample_text(n, self)``).
 
+accelerate's ``Accelerator()`` (built in the file, without ``cpu=``, ``device_placement=``
+or ``**kwargs``: :func:`accelerator_places`) hands back what ``prepare`` is given where it
+runs: a module moved there, a loader whose batches it puts there, and its ``device`` is
+that place (:func:`placing_accelerator` recognises one).
+
 A fact of a hook applies only to a class that provably derives from the framework's class:
 a base imported from the framework (``pl.LightningModule`` after ``import pytorch_lightning
 as pl``), or a class of the run that does.  A class named like one proves nothing.
@@ -62,8 +67,11 @@ from __future__ import annotations
 
 import ast
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from torchferry.check.flow.lattice import Op, Value
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import ClassInfo
@@ -162,6 +170,54 @@ HOOK_FACTS: tuple[HookFact, ...] = (
     # ``self`` of the hooks Lightning calls once the module is where the trainer runs
     HookFact(Framework.LIGHTNING, LIGHTNING_MODULES, LIGHTNING_RUN_HOOKS, 0, Placement.TRAINER_DEVICE),
 )
+
+#: the qualified names accelerate's ``Accelerator`` is imported as
+ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+
+#: the methods of an ``Accelerator`` that hand back what they are given placed where it
+#: runs, and whether they take several objects (``prepare``) or one
+ACCELERATOR_PREPARES = {"prepare": True, "prepare_model": False, "prepare_data_loader": False}
+
+
+def accelerator_places(call: ast.Call) -> bool:
+    """Does ``Accelerator(...)`` (``call``) put what it prepares where it runs, an
+    accelerator when there is one?  accelerate 0.20.3 and 1.2.1 (``accelerator.py``):
+    ``Accelerator(device_placement=True, cpu=False, ...)``; ``prepare(*args)`` prepares
+    each object in turn and returns them in the same order (the object itself when it is
+    given one); ``prepare_model`` runs ``model = model.to(self.device)`` when
+    ``device_placement`` (not under FSDP, which places the model itself, nor a model spread
+    by a ``device_map``); ``prepare_data_loader`` hands ``self.device`` to the loader, whose
+    ``__iter__`` runs ``send_to_device(current_batch, self.device)`` (on a TPU, accelerate's
+    device loader places them); ``device`` is ``self.state.device``, the accelerator of the
+    process when there is one.  Not when the call is given ``cpu=True``,
+    ``device_placement=False`` or a value the code does not show (``cpu=args.cpu``,
+    ``**kwargs``).
+
+    >>> [accelerator_places(ast.parse(s).body[0].value) for s in (
+    ...     "Accelerator()", "Accelerator(mixed_precision='fp16', cpu=False)",
+    ...     "Accelerator(cpu=True)", "Accelerator(device_placement=flag)", "Accelerator(**kw)")]
+    [True, True, False, False, False]
+    """
+    if call.args:
+        return False  # (``device_placement`` is the first positional parameter)
+    for k in call.keywords:
+        if k.arg is None:
+            return False
+        if k.arg in ("cpu", "device_placement"):
+            if not isinstance(k.value, ast.Constant) or k.value.value is not (k.arg == "device_placement"):
+                return False
+    return True
+
+
+def placing_accelerator(qualname: Callable[[ast.expr], str | None], v: Value) -> bool:
+    """Is ``v`` an ``Accelerator`` of accelerate that the file whose ``qualname`` is given
+    builds, on every path, such that it places what it prepares
+    (:func:`accelerator_places`)?"""
+    return bool(v.origins) and v.kinds is None and all(
+        o.op is Op.RETURNED and o.path is None and isinstance(o.node, ast.Call)
+        and qualname(o.node.func) in ACCELERATORS and accelerator_places(o.node)
+        for o in v.origins)
+
 
 #: classes of the run followed up their bases at most this deep
 _DEPTH = 8

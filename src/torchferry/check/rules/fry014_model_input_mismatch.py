@@ -646,7 +646,12 @@ return_tensors="pt").to(device).input_ids`) where the run never moves it, it is 
 Such a model bound to `None` on another path (`model = None`, then `if name: model =
 ...from_pretrained(name)`) is not followed.
 Where a library places the model, outside the checked files, the rule does not know where
-it is: `accelerator.prepare(model)` of accelerate (which puts it on the accelerator), a
+it is: `accelerator.prepare(model)` of accelerate given a keyword (`device_placement=
+[...]`), or of an `Accelerator` built given `cpu=`, `device_placement=` or options the code
+does not show (`**kwargs`), or one not built in the same file (a model prepared by a plain
+`Accelerator()` of the file, `model, opt, loader = accelerator.prepare(model, opt,
+loader)` or `accelerator.prepare_model(model)`, is where the accelerator runs, as
+accelerate 0.20.3 and 1.2.1 put it, and a loader so prepared yields its batches there), a
 Lightning `Trainer` after `fit` (which hands the module back on the CPU), a `LightningModule`
 whose `Trainer` the run builds without a device the code shows (a bare `Trainer()`, which
 1.x runs on the CPU and 1.9 and 2.x on an accelerator when there is one; `accelerator=
