@@ -157,6 +157,13 @@ LIGHTNING_RUN_HOOKS = LIGHTNING_STEPS | frozenset(
               for what in ("epoch_end", "step_end")) | frozenset(
     {"on_before_backward", "on_after_backward", "on_before_optimizer_step", "on_before_zero_grad"})
 
+# Not used, the versions disagreeing: the loaders of ``self.trainer`` (pytorch-lightning
+# 1.3.8 and 1.9.5: ``val_dataloaders`` a list of ``DataLoader``; 2.4.0: the iterables the
+# module returned), a data module's ``train_dataloader()`` (a loader or a collection of
+# them in each version), and ``load_from_checkpoint(path)`` without ``map_location``
+# (0.8.5, 1.3.8, 1.9.5: ``map_location=lambda storage, loc: storage``, all to the CPU;
+# 2.4.0: ``_default_map_location``, each tensor to its saved device when available).
+
 #: the qualified names Lightning's trainer is imported as
 LIGHTNING_TRAINERS = frozenset(
     f"{package}.{module}Trainer"

@@ -656,7 +656,12 @@ Lightning `Trainer` after `fit` (which hands the module back on the CPU), a `Lig
 whose `Trainer` the run builds without a device the code shows (a bare `Trainer()`, which
 1.x runs on the CPU and 1.9 and 2.x on an accelerator when there is one; `accelerator=
 args.accelerator`; `Trainer(**config)`; `Trainer.from_argparse_args(args)`), a method of the
-module that its hooks call (only the hooks' own `self` is placed), a model a class of
+module that its hooks call (only the hooks' own `self` is placed), a batch the code draws
+itself from Lightning's trainer or data module (`next(iter(self.trainer.val_dataloaders))`,
+`self.trainer.datamodule.train_dataloader()`: Lightning does not move it, only the batches
+it hands to the `*_step` hooks, but `trainer.val_dataloaders` is a list of loaders in
+pytorch-lightning 1.3.8 and 1.9.5 and the loaders the module returned in 2.4.0, and a data
+module's `train_dataloader()` may return a collection of loaders in each), a model a class of
 the run is given by code outside the run (`Jsonformer(model, ...)` of a caller's
 `model.cuda()`): its CPU inputs are not reported.
 A layer of a Hugging Face model placed as a whole (`clip.text_model(**inputs)` of
