@@ -47,6 +47,7 @@ from torchferry.check.flow.lattice import (
     part_of,
     unknown,
 )
+from torchferry.check.flow.libfacts import placing_accelerator
 from torchferry.check.flow.places import batch_item_and_numbers, module_dict_entry, tensor_places
 
 if TYPE_CHECKING:
@@ -131,6 +132,10 @@ class Evaluator:
         saved = self.i.saved_tensors(node)
         if saved is not None:
             return saved
+        if node.attr == "device" and placing_accelerator(self.ff.qualname, base):
+            # (an ``Accelerator``'s device: the accelerator of the process, if there is one)
+            return Value(frozenset((Kind.DEVICE,)), frozenset((ACCEL, CPU)),
+                         (_origin(Op.MADE, node, "accelerator.device"),), Basis.INFERRED)
         held = _dataset_attr(base, node.attr)
         if held is not None:  # (``loader.dataset.tensors`` of a ``TensorDataset``)
             return held

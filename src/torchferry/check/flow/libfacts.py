@@ -13,6 +13,17 @@ which may be an accelerator::
             w = torch.ones(y.shape[0])         # on the CPU: the documented mistake
             return (self(x).sum(1) * w).mean()
 
+``self`` of the hooks the trainer calls from its loops (:data:`LIGHTNING_RUN_HOOKS`:
+``on_train_start``, ``validation_epoch_end``, ``on_validation_epoch_end``, the steps) is
+where the trainer runs, an accelerator when the run builds a ``Trainer`` that may use one
+(:func:`trainer_may_accelerate`: ``Trainer(gpus=gpus)``), and so is a helper's parameter that
+such a hook hands ``self`` to (``sample_text(n, self)``).
+
+accelerate's ``Accelerator()`` (built in the file, without ``cpu=``, ``device_placement=``
+or ``**kwargs``: :func:`accelerator_places`) hands back what ``prepare`` is given where it
+runs: a module moved there, a loader whose batches it puts there, and its ``device`` is
+that place (:func:`placing_accelerator` recognises one).
+
 A fact of a hook applies only to a class that provably derives from the framework's class:
 a base imported from the framework (``pl.LightningModule`` after ``import pytorch_lightning
 as pl``), or a class of the run that does.  A class named like one proves nothing.
@@ -56,8 +67,11 @@ from __future__ import annotations
 
 import ast
 import enum
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
+
+from torchferry.check.flow.lattice import Op, Value
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import ClassInfo
@@ -81,6 +95,7 @@ class Placement(enum.Enum):
     """Where a framework or a library puts a value it hands to user code."""
 
     MODULE_DEVICE = "module device"  # where the module (``self``) lives
+    TRAINER_DEVICE = "trainer device"  # where the framework's trainer runs (an accelerator it may use)
     CPU = "cpu"  # on the CPU
 
 
@@ -121,16 +136,95 @@ class HookFact:
     placement: Placement
 
 
+#: the hooks whose batch parameter Lightning moves to the module's device first
+LIGHTNING_STEPS = frozenset({"training_step", "validation_step", "test_step", "predict_step"})
+
+#: the hooks of a ``LightningModule`` that Lightning's trainer calls from its loops of
+#: ``fit``/``validate``/``test``/``predict``, after its strategy (1.9, 2.x) or its
+#: accelerator's ``pre_dispatch`` (1.3) has moved the module to the trainer's device
+#: (pytorch-lightning 1.3.8 ``Trainer._run``: ``call_hook("on_fit_start")``, then
+#: ``pre_dispatch()``, then ``dispatch()`` whose loops call these; 1.9.5 and 2.4.0
+#: ``Trainer._run``: ``self.strategy.setup(self)`` "will configure model and move it to the
+#: device", then ``_run_stage()``).  ``setup``, ``configure_model`` and ``on_fit_start``
+#: (1.3.8: before ``pre_dispatch``) are not among them, nor ``on_fit_end`` (after the
+#: teardown).  The ``*_epoch_end`` and ``*_step_end`` hooks are 1.x's: 2.0 refuses a module
+#: that defines them (``configuration_validator``: "Support for `validation_epoch_end` has
+#: been removed in v2.0.0"), so they are never called on another device.
+LIGHTNING_RUN_HOOKS = LIGHTNING_STEPS | frozenset(
+    f"on_{stage}_{when}" for stage in ("train", "validation", "test", "predict")
+    for when in ("start", "end", "epoch_start", "epoch_end", "batch_start", "batch_end")
+) | frozenset(f"{stage}_{what}" for stage in ("training", "validation", "test")
+              for what in ("epoch_end", "step_end")) | frozenset(
+    {"on_before_backward", "on_after_backward", "on_before_optimizer_step", "on_before_zero_grad"})
+
+# Not used, the versions disagreeing: the loaders of ``self.trainer`` (pytorch-lightning
+# 1.3.8 and 1.9.5: ``val_dataloaders`` a list of ``DataLoader``; 2.4.0: the iterables the
+# module returned), a data module's ``train_dataloader()`` (a loader or a collection of
+# them in each version), and ``load_from_checkpoint(path)`` without ``map_location``
+# (0.8.5, 1.3.8, 1.9.5: ``map_location=lambda storage, loc: storage``, all to the CPU;
+# 2.4.0: ``_default_map_location``, each tensor to its saved device when available).
+
+#: the qualified names Lightning's trainer is imported as
+LIGHTNING_TRAINERS = frozenset(
+    f"{package}.{module}Trainer"
+    for package in ("pytorch_lightning", "lightning.pytorch", "lightning")
+    for module in ("", "trainer.", "trainer.trainer.")
+)
+
 #: the hooks whose parameters the analysis knows the place of
 HOOK_FACTS: tuple[HookFact, ...] = (
-    HookFact(
-        Framework.LIGHTNING,
-        LIGHTNING_MODULES,
-        frozenset({"training_step", "validation_step", "test_step", "predict_step"}),
-        1,
-        Placement.MODULE_DEVICE,
-    ),
+    HookFact(Framework.LIGHTNING, LIGHTNING_MODULES, LIGHTNING_STEPS, 1, Placement.MODULE_DEVICE),
+    # ``self`` of the hooks Lightning calls once the module is where the trainer runs
+    HookFact(Framework.LIGHTNING, LIGHTNING_MODULES, LIGHTNING_RUN_HOOKS, 0, Placement.TRAINER_DEVICE),
 )
+
+#: the qualified names accelerate's ``Accelerator`` is imported as
+ACCELERATORS = frozenset({"accelerate.Accelerator", "accelerate.accelerator.Accelerator"})
+
+#: the methods of an ``Accelerator`` that hand back what they are given placed where it
+#: runs, and whether they take several objects (``prepare``) or one
+ACCELERATOR_PREPARES = {"prepare": True, "prepare_model": False, "prepare_data_loader": False}
+
+
+def accelerator_places(call: ast.Call) -> bool:
+    """Does ``Accelerator(...)`` (``call``) put what it prepares where it runs, an
+    accelerator when there is one?  accelerate 0.20.3 and 1.2.1 (``accelerator.py``):
+    ``Accelerator(device_placement=True, cpu=False, ...)``; ``prepare(*args)`` prepares
+    each object in turn and returns them in the same order (the object itself when it is
+    given one); ``prepare_model`` runs ``model = model.to(self.device)`` when
+    ``device_placement`` (not under FSDP, which places the model itself, nor a model spread
+    by a ``device_map``); ``prepare_data_loader`` hands ``self.device`` to the loader, whose
+    ``__iter__`` runs ``send_to_device(current_batch, self.device)`` (on a TPU, accelerate's
+    device loader places them); ``device`` is ``self.state.device``, the accelerator of the
+    process when there is one.  Not when the call is given ``cpu=True``,
+    ``device_placement=False`` or a value the code does not show (``cpu=args.cpu``,
+    ``**kwargs``).
+
+    >>> [accelerator_places(ast.parse(s).body[0].value) for s in (
+    ...     "Accelerator()", "Accelerator(mixed_precision='fp16', cpu=False)",
+    ...     "Accelerator(cpu=True)", "Accelerator(device_placement=flag)", "Accelerator(**kw)")]
+    [True, True, False, False, False]
+    """
+    if call.args:
+        return False  # (``device_placement`` is the first positional parameter)
+    for k in call.keywords:
+        if k.arg is None:
+            return False
+        if k.arg in ("cpu", "device_placement"):
+            if not isinstance(k.value, ast.Constant) or k.value.value is not (k.arg == "device_placement"):
+                return False
+    return True
+
+
+def placing_accelerator(qualname: Callable[[ast.expr], str | None], v: Value) -> bool:
+    """Is ``v`` an ``Accelerator`` of accelerate that the file whose ``qualname`` is given
+    builds, on every path, such that it places what it prepares
+    (:func:`accelerator_places`)?"""
+    return bool(v.origins) and v.kinds is None and all(
+        o.op is Op.RETURNED and o.path is None and isinstance(o.node, ast.Call)
+        and qualname(o.node.func) in ACCELERATORS and accelerator_places(o.node)
+        for o in v.origins)
+
 
 #: classes of the run followed up their bases at most this deep
 _DEPTH = 8
@@ -144,6 +238,38 @@ def derives_from(info: ClassInfo, bases: frozenset[str], depth: int = 0) -> bool
     if any(info.ff.qualname(b) in bases for b in info.node.bases):
         return True
     return any(derives_from(b, bases, depth + 1) for b in info.bases)
+
+
+#: ``Trainer(accelerator=...)`` values that run on an accelerator when one is present
+#: (1.9.5 and 2.4.0 document "cpu", "gpu", "tpu", "ipu", "hpu", "mps", "auto"; "cuda" is
+#: 2.x's name of "gpu")
+_ACCELERATORS = frozenset({"gpu", "cuda", "tpu", "ipu", "hpu", "mps", "auto"})
+
+
+def trainer_may_accelerate(call: ast.Call) -> bool:
+    """May a call of Lightning's ``Trainer`` run on an accelerator, by its keywords?
+    ``gpus=`` or ``tpu_cores=`` given anything but a literal none (``gpus=args.gpus``,
+    ``gpus=1``; 1.3.8 to 1.9.5), or ``accelerator=`` one of :data:`_ACCELERATORS` written
+    out.  A bare ``Trainer()`` is not: 1.3.8 trains on the CPU unless given ``gpus``, while
+    1.9.5 and 2.x choose an accelerator (``accelerator=None`` is ``"auto"``), and neither is
+    a value the code shows (``accelerator=args.accelerator``, ``**kwargs``).
+
+    >>> [trainer_may_accelerate(ast.parse(s).body[0].value) for s in (
+    ...     "Trainer(gpus=gpus)", "Trainer(gpus=0)", "Trainer(accelerator='gpu')", "Trainer()",
+    ...     "Trainer(accelerator='cpu', devices=4)", "Trainer(**cfg)")]
+    [True, False, True, False, False, False]
+    """
+    for k in call.keywords:
+        v = k.value
+        if k.arg in ("gpus", "tpu_cores"):
+            if not isinstance(v, (ast.Constant, ast.List, ast.Tuple)):
+                return True
+            if isinstance(v, ast.Constant) and v.value not in (None, 0, "", "0", False) or \
+                    isinstance(v, (ast.List, ast.Tuple)) and v.elts:
+                return True
+        elif k.arg == "accelerator" and isinstance(v, ast.Constant) and v.value in _ACCELERATORS:
+            return True
+    return False
 
 
 def hook_parameter(info: ClassInfo, method: str, index: int) -> Placement | None:

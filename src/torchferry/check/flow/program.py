@@ -19,7 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import param_names
@@ -48,7 +48,13 @@ from torchferry.check.flow.lattice import (
     param,
     substitute,
 )
-from torchferry.check.flow.libfacts import holds_tensors
+from torchferry.check.flow.libfacts import (
+    LIGHTNING_TRAINERS,
+    Placement,
+    holds_tensors,
+    hook_parameter,
+    trainer_may_accelerate,
+)
 from torchferry.check.flow.modclass import module_base, module_class
 from torchferry.check.flow.optimizers import OPTIMIZER_NAMES
 from torchferry.check.flow.order import Point, surely_after
@@ -227,6 +233,8 @@ class FileFlow:
         self._aliases: frozenset[str] | None = None
         self.project = project
         self.module_classes = module_classes
+        #: :meth:`accelerating_trainer` (None: not yet asked; False: none)
+        self._trainer: ast.Call | Literal[False] | None = None
         self.imports: dict[str, str] = {}
         self.stars: list[str] = []
         #: per star-imported module, the names it binds to what it imports from outside
@@ -1215,6 +1223,38 @@ class FileFlow:
         self._instances[key] = found
         return found
 
+    def trainer_placed(self, cls: ClassInfo, fn: ast.AST) -> Value | None:
+        """``self`` of ``fn``, a hook of ``cls`` that Lightning calls once the module is
+        where its trainer runs (:data:`~torchferry.check.flow.libfacts.LIGHTNING_RUN_HOOKS`,
+        ``cls`` derived from ``LightningModule``), when this file or one of the run that
+        imports it builds a ``Trainer`` that may use an accelerator
+        (:func:`~torchferry.check.flow.libfacts.trainer_may_accelerate`): a module that may
+        be there (or on the CPU), the trainer's construction its move.  None otherwise."""
+        name = getattr(fn, "name", None)
+        if not isinstance(name, str) or hook_parameter(cls, name, 0) is not Placement.TRAINER_DEVICE:
+            return None
+        files = [self]
+        if self.project is not None:
+            files += [f for path in sorted(self.project.importers(self.path) or ())
+                      if (f := self.project.file_flow(path)) is not None and f is not self]
+        for other in files:
+            call = other.accelerating_trainer()
+            if call is not None:
+                origin = Origin(Op.MOVED, call.lineno, call.col_offset, f"{ast.unparse(call.func)}(...)",
+                                to=frozenset((ACCEL, CPU)), node=call)
+                return in_file(Value.of(Kind.MODULE, ACCEL, origin)._replace(
+                    places=frozenset((ACCEL, CPU))), other, self)
+        return None
+
+    def accelerating_trainer(self) -> ast.Call | None:
+        """The first construction in this file of Lightning's ``Trainer`` that may run on an
+        accelerator (:func:`~torchferry.check.flow.libfacts.trainer_may_accelerate`)."""
+        if self._trainer is None:
+            self._trainer = next((c for c in tree_index(self.tree).calls
+                                  if c.keywords and self.qualname(c.func) in LIGHTNING_TRAINERS
+                                  and trainer_may_accelerate(c)), False)
+        return self._trainer if isinstance(self._trainer, ast.Call) else None
+
     def _moved_owner(self, cls: ClassInfo, at: Point | None, depth: int = 0) -> Value | None:
         """An instance that the run builds and puts on an accelerator (``model =
         Transformer(...).to(device)``, in this file or in one that imports it) of a module
@@ -1382,6 +1422,8 @@ class FileFlow:
                 self._constructing(res.node):
             return v
         inst = self.instance_on_device(cls, Point(res.node, at) if at is not None else None)
+        if inst is None or not inst.places:
+            inst = self.trainer_placed(cls, res.node)
         if inst is None or not inst.places:
             return v
         places = (v.places - {self_place}) | inst.places

@@ -655,6 +655,8 @@ _GROWS = frozenset({"append", "extend", "insert", "add"})
 
 def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args,
                 kws: Kws) -> Value:
+    if attr in libfacts.ACCELERATOR_PREPARES and libfacts.placing_accelerator(ev.ff.qualname, recv):
+        return _prepared(ev, node, attr, recv, args, kws)
     if attr in _GROWS and recv.item is not None and recv.elts is None and args:
         _grow(ev, node, attr, recv, args)
     if attr == "forward" and (recv.is_(Kind.MODULE) or recv.kinds is None):
@@ -699,6 +701,37 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         return _unknown_method(ev, node, attr, recv, args, kws)
     v = tensor_method(ev, node, attr, recv)
     return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
+
+
+#: where an accelerator's ``device`` is: an accelerator when there is one, else the CPU
+_ACCELERATOR_DEVICE = frozenset((ACCEL, CPU))
+
+
+def _prepared(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Args, kws: Kws) -> Value:
+    """``accelerator.prepare(model, optimizer, loader)``: the same objects in order (the one
+    object when given one), a module moved where the accelerator runs and a loader whose
+    batches are put there; what else it is given keeps an unknown kind.  Arguments given
+    by ``*``, or any keyword (``device_placement=[...]``), leave the result unknown."""
+    _escape(ev, node)
+    several = libfacts.ACCELERATOR_PREPARES[attr]
+    if any(isinstance(a, ast.Starred) for a in node.args) or node.keywords or not args \
+            or not several and len(args) != 1:
+        return ev.record(node, Callee.UNRESOLVED, attr, UNKNOWN, recv, args, kws, UNKNOWN)
+    moved = _made(node, f"{attr}(...)", Op.MOVED, _ACCELERATOR_DEVICE)
+    out = tuple(_placed_by_accelerator(a, moved) for a in args)
+    v = out[0] if len(out) == 1 else container(out)
+    return ev.record(node, Callee.UNRESOLVED, attr, UNKNOWN, recv, args, kws, v)
+
+
+def _placed_by_accelerator(v: Value, moved: Origin) -> Value:
+    """What ``prepare`` hands back for ``v``: a module at the accelerator's device, a
+    loader whose batches are there (their items, as the batch), anything else unknown."""
+    if v.is_(Kind.MODULE):
+        return v.at(_ACCELERATOR_DEVICE, moved)
+    if v.is_(Kind.LOADER):
+        batch = Value(frozenset((Kind.BATCH,)), _ACCELERATOR_DEVICE, (moved,), Basis.INFERRED)
+        return v._replace(item=batch, origins=(moved, *v.origins)[:ORIGIN_CAP])
+    return UNKNOWN
 
 
 def _kept_at(d: Value, key: ast.expr, default: Value) -> Value:

@@ -99,6 +99,12 @@ name (`model`, `net`) or an annotation gets the fix as unsafe: it may be a wrapp
 whose `load_state_dict` keeps what it is given.
 
 ## Known limits
+Lightning's `Model.load_from_checkpoint(path)` without `map_location` is not a load of this
+rule in any version read: pytorch-lightning 0.8.5, 1.3.8 and 1.9.5 read with
+`map_location=lambda storage, loc: storage` (every tensor to the CPU), 2.4.0 with
+`_default_map_location` (each tensor to its saved device when that one is available, to the
+CPU when not, then the module to the first tensor's device); none fails on a CPU-only
+machine, and they disagree on where the tensors land on a GPU machine.
 Calls that pass `**kwargs` are not flagged (the keyword may be inside). A wrapper around
 `torch.load` is followed only where it is a function defined at a file's top level, not
 decorated, whose parameter defaults to None, is never rebound and is read only to be passed

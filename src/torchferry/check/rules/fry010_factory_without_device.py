@@ -331,9 +331,11 @@ A meeting is sure only through what the analysis places itself: an input of a li
 `forward`, or a model moved by a framework (a Lightning `training_step`'s batch), is never
 sure, however certain its author is that it runs on the accelerator (the batch of a
 `LightningModule`'s `training_step`, `validation_step`, `test_step` and `predict_step` is
-where the module is, which may be an accelerator; no other framework's hooks are known:
-a batch that Accelerate's `prepare`d loader or a Hugging Face `Trainer` hands on has an
-unknown place, and a class that derives from Lightning's only through a base the run cannot
+where the module is, which may be an accelerator; a batch of a loader that accelerate's
+`accelerator.prepare(...)` hands back, of an `Accelerator()` built in the file without
+`cpu=`, `device_placement=` or `**kwargs`, is where the accelerator runs, which may be an
+accelerator; no other framework's hooks are known: a batch that a Hugging Face `Trainer`
+hands on has an unknown place, and a class that derives from Lightning's only through a base the run cannot
 resolve is not known to be one); nor is `self.<attr>`
 of a class whose attribute table does not know its place, nor a move under a test that is
 false on a GPU run (`x.cuda()` under `if args.cuda:` counts as sure).  `self` of a module's

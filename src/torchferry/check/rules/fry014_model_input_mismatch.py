@@ -6,7 +6,13 @@ Flags a call `model(x)` when, in one scope,
 * the model was moved to a device (`model = Net().to(device)`, `model.cuda()`; in a
   module's method, a submodule of `self`, where the run moves an instance of the class or
   builds and moves one of a module class whose `__init__` makes it a submodule,
-  `self.encoder = Encoder(...)` of `Transformer(...).to(device)`) and `x` is a
+  `self.encoder = Encoder(...)` of `Transformer(...).to(device)`; `self` of a hook of a
+  `LightningModule` that Lightning's trainer calls once it has put the module where it runs,
+  `on_train_start`, `validation_epoch_end`, `on_validation_epoch_end`, the `*_step` hooks,
+  not `setup` nor `on_fit_start`, where this file or one of the run that imports it builds
+  a `Trainer` that may use an accelerator, `gpus=` given, `accelerator="gpu"`; also a
+  parameter such a hook hands `self` to, `sample_text(n, self)` of a helper that calls
+  `network(x)`) and `x` is a
   tensor built right there on the CPU (`torch.from_numpy(...)`, `torch.tensor(...)`, a
   factory without `device=`) and never moved, under its own name or one it was copied to
   (`x = img`, `input = input`: the same tensor, followed back three names deep); or
@@ -640,8 +646,22 @@ return_tensors="pt").to(device).input_ids`) where the run never moves it, it is 
 Such a model bound to `None` on another path (`model = None`, then `if name: model =
 ...from_pretrained(name)`) is not followed.
 Where a library places the model, outside the checked files, the rule does not know where
-it is: `accelerator.prepare(model)` of accelerate (which puts it on the accelerator), a
-Lightning `Trainer` after `fit` (which hands the module back on the CPU), a model a class of
+it is: `accelerator.prepare(model)` of accelerate given a keyword (`device_placement=
+[...]`), or of an `Accelerator` built given `cpu=`, `device_placement=` or options the code
+does not show (`**kwargs`), or one not built in the same file (a model prepared by a plain
+`Accelerator()` of the file, `model, opt, loader = accelerator.prepare(model, opt,
+loader)` or `accelerator.prepare_model(model)`, is where the accelerator runs, as
+accelerate 0.20.3 and 1.2.1 put it, and a loader so prepared yields its batches there), a
+Lightning `Trainer` after `fit` (which hands the module back on the CPU), a `LightningModule`
+whose `Trainer` the run builds without a device the code shows (a bare `Trainer()`, which
+1.x runs on the CPU and 1.9 and 2.x on an accelerator when there is one; `accelerator=
+args.accelerator`; `Trainer(**config)`; `Trainer.from_argparse_args(args)`), a method of the
+module that its hooks call (only the hooks' own `self` is placed), a batch the code draws
+itself from Lightning's trainer or data module (`next(iter(self.trainer.val_dataloaders))`,
+`self.trainer.datamodule.train_dataloader()`: Lightning does not move it, only the batches
+it hands to the `*_step` hooks, but `trainer.val_dataloaders` is a list of loaders in
+pytorch-lightning 1.3.8 and 1.9.5 and the loaders the module returned in 2.4.0, and a data
+module's `train_dataloader()` may return a collection of loaders in each), a model a class of
 the run is given by code outside the run (`Jsonformer(model, ...)` of a caller's
 `model.cuda()`): its CPU inputs are not reported.
 A layer of a Hugging Face model placed as a whole (`clip.text_model(**inputs)` of
