@@ -270,7 +270,19 @@ class CheckpointLoad:
 #: the file and returns ``torch.load(cached_file, map_location=map_location)``; torch
 #: re-exports it as ``torch.utils.model_zoo.load_url``, torchvision as
 #: ``torchvision.models.utils.load_state_dict_from_url`` (before 0.11) and
-#: ``torchvision._internally_replaced_utils.load_state_dict_from_url``
+#: ``torchvision._internally_replaced_utils.load_state_dict_from_url``; and OpenMMLab's
+#: checkpoint readers (read in ``mmcv/runner/checkpoint.py`` at mmcv v0.2.10, v0.5.0,
+#: v1.0.0, v1.3.0 and v1.7.2, and ``mmengine/runner/checkpoint.py`` at mmengine 0.7.0 and
+#: 0.10.7): ``load_checkpoint(model, filename, map_location=None, strict=False, ...)``
+#: reads with ``_load_checkpoint(filename, map_location=None, ...)``, which (from mmcv
+#: v1.3.0, and in mmengine) is ``CheckpointLoader.load_checkpoint(filename,
+#: map_location=None, ...)``; each hands ``map_location`` unchanged to ``torch.load`` (a
+#: local path, a ceph or pavi file) or to ``load_url`` (a URL, a model zoo name), whose
+#: default None is ``torch.load``'s too, and mmengine's ``utils.dl_utils.load_url(url,
+#: model_dir=None, map_location=None, ...)`` is ``torch.utils.model_zoo.load_url`` (or a
+#: copy of it that reads with ``torch.load(f, map_location=map_location)``, before torch
+#: 1.7).  ``Runner.load_checkpoint(filename, map_location="cpu")``, a method, is not one
+#: of them
 CHECKPOINT_LOADS: tuple[CheckpointLoad, ...] = (
     CheckpointLoad(frozenset({"torch.load"}), 1),
     CheckpointLoad(
@@ -280,9 +292,23 @@ CHECKPOINT_LOADS: tuple[CheckpointLoad, ...] = (
                 "torch.utils.model_zoo.load_url",
                 "torchvision.models.utils.load_state_dict_from_url",
                 "torchvision._internally_replaced_utils.load_state_dict_from_url",
+                "mmengine.utils.dl_utils.load_url",
+                "mmengine.utils.dl_utils.hub.load_url",
             }
         ),
         2,
+    ),
+    CheckpointLoad(
+        _under("mmengine.runner", "load_checkpoint checkpoint.load_checkpoint")
+        | _under("mmcv.runner", "load_checkpoint checkpoint.load_checkpoint"),
+        2,
+    ),
+    CheckpointLoad(
+        _under("mmengine.runner", "checkpoint._load_checkpoint CheckpointLoader.load_checkpoint "
+               "checkpoint.CheckpointLoader.load_checkpoint")
+        | _under("mmcv.runner", "_load_checkpoint checkpoint._load_checkpoint "
+                 "CheckpointLoader.load_checkpoint checkpoint.CheckpointLoader.load_checkpoint"),
+        1,
     ),
 )
 
