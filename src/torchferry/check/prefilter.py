@@ -49,6 +49,7 @@ def _words() -> frozenset[str]:
                  | _roots(vocab.MODEL_ZOOS) | _roots(libfacts.LIGHTNING_MODULES)
                  | _roots(n for fact in libfacts.CALL_FACTS for n in fact.names)
                  | _roots(n for fact in libfacts.CHECKPOINT_LOADS for n in fact.names)
+                 | _roots(libfacts.NUMPY_CONSUMER_CLASSES)
                  | set(modclass.HF_MODEL_PACKAGES) | {"torchmetrics"})
     words = libraries | vocab.PRETRAINED_LOADERS | {vocab.TENSORS_ON_THE_CPU[0]}
     return frozenset(w for w in words if _ANYWHERE not in w)

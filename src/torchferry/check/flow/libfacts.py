@@ -72,6 +72,7 @@ class Framework(enum.Enum):
 class Library(enum.Enum):
     """A library whose calls' documented results the analysis knows."""
 
+    DETECTRON2 = "detectron2"
     TORCHAUDIO = "torchaudio"
     TORCHTEXT = "torchtext"
     TORCHVISION = "torchvision"
@@ -252,6 +253,76 @@ def holds_tensors(qualname: str) -> bool:
     """Does a call of ``qualname`` build a module that holds tensors of its own?"""
     fact = call_fact(qualname)
     return fact is not None and fact.returns is Returned.MODULE
+
+
+@dataclass(frozen=True)
+class NumpyConsumer:
+    """A method of one of ``methods`` of an object built by a call of one of ``classes``
+    (qualified, as imported) reads the arguments at ``positions`` (0 is the first after
+    ``self``) or ``keywords`` with NumPy (``.numpy()``, ``np.asarray``): each must be on the
+    CPU.  ``holder``: what it is given is an object that holds tensors and moves as one
+    (``Instances.to(device)``, no ``.cpu()``), not a tensor."""
+
+    library: Library
+    classes: frozenset[str]
+    methods: frozenset[str]
+    positions: frozenset[int]
+    keywords: frozenset[str]
+    holder: bool = False
+
+
+#: library methods that hand what they are given to NumPy.  detectron2's ``Visualizer``
+#: (``detectron2/utils/visualizer.py``, read at v0.1, v0.3, v0.4, v0.6 and 02b5c4e2):
+#: ``draw_instance_predictions(predictions)`` reads the fields of an ``Instances`` with
+#: NumPy (``np.asarray(predictions.pred_masks)``; its boxes through ``_convert_boxes``,
+#: ``boxes.tensor.numpy()``, and its keypoints with ``np.asarray``), ``draw_sem_seg(
+#: sem_seg)`` calls ``sem_seg.numpy()`` on a tensor, and ``draw_panoptic_seg(panoptic_seg,
+#: segments_info)`` (``draw_panoptic_seg_predictions`` before v0.4) builds a
+#: ``_PanopticPrediction`` that calls ``.numpy()`` on the areas ``torch.unique`` counts on
+#: ``panoptic_seg``'s device.  None of them moves its argument to the CPU first.  (Not
+#: torchvision's ``utils.save_image`` nor ``make_grid``: the first moves the grid with
+#: ``.to("cpu", torch.uint8)`` before ``.numpy()``, the second makes no array)
+NUMPY_CONSUMERS: tuple[NumpyConsumer, ...] = (
+    NumpyConsumer(
+        Library.DETECTRON2,
+        frozenset({"detectron2.utils.visualizer.Visualizer"}),
+        frozenset({"draw_instance_predictions"}),
+        frozenset({0}),
+        frozenset({"predictions"}),
+        True,
+    ),
+    NumpyConsumer(
+        Library.DETECTRON2,
+        frozenset({"detectron2.utils.visualizer.Visualizer"}),
+        frozenset({"draw_sem_seg"}),
+        frozenset({0}),
+        frozenset({"sem_seg"}),
+    ),
+    NumpyConsumer(
+        Library.DETECTRON2,
+        frozenset({"detectron2.utils.visualizer.Visualizer"}),
+        frozenset({"draw_panoptic_seg", "draw_panoptic_seg_predictions"}),
+        frozenset({0}),
+        frozenset({"panoptic_seg"}),
+    ),
+)
+
+_CONSUMERS = {(c, m): fact for fact in NUMPY_CONSUMERS for c in fact.classes for m in fact.methods}
+#: the classes whose objects' methods are NumPy consumers, and those methods' names
+NUMPY_CONSUMER_CLASSES = frozenset(c for fact in NUMPY_CONSUMERS for c in fact.classes)
+NUMPY_CONSUMER_METHODS = frozenset(m for fact in NUMPY_CONSUMERS for m in fact.methods)
+
+
+def numpy_consumer(cls: str, method: str) -> NumpyConsumer | None:
+    """The fact of ``method`` of an object of class ``cls`` (qualified) that hands its
+    arguments to NumPy, if it is one.
+
+    >>> numpy_consumer("detectron2.utils.visualizer.Visualizer", "draw_sem_seg").keywords
+    frozenset({'sem_seg'})
+    >>> numpy_consumer("detectron2.utils.visualizer.Visualizer", "draw_text") is None
+    True
+    """
+    return _CONSUMERS.get((cls, method))
 
 
 @dataclass(frozen=True)
