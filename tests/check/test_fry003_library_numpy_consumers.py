@@ -1,6 +1,7 @@
-"""FRY003 knows library methods that read what they are given with NumPy: detectron2's
+"""FRY003 knows library calls that read what they are given with NumPy: detectron2's
 ``Visualizer.draw_instance_predictions`` (an ``Instances``' fields), ``draw_sem_seg`` and
-``draw_panoptic_seg`` (a tensor, with ``.numpy()``), on an object built from the class."""
+``draw_panoptic_seg`` (a tensor, with ``.numpy()``), on an object built from the class, and
+soundfile's ``write`` (its ``data``, with ``np.asarray``)."""
 
 from __future__ import annotations
 
@@ -109,3 +110,23 @@ def test_torchvision_savers_are_not_consumers() -> None:
 
 def test_prefilter_keeps_a_file_that_names_only_the_library() -> None:
     assert mentions(b"from detectron2.utils.visualizer import Visualizer\n")
+
+
+SOUND = (
+    "import torch\n"
+    "import soundfile as sf\n"
+    "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
+    "model = torch.nn.Conv1d(1, 1, 3).to(device)\n"
+)
+
+
+@pytest.mark.parametrize("call", ["sf.write(path, wav, 16000)", "sf.write(path, data=wav, samplerate=16000)"])
+def test_soundfile_write_of_a_device_tensor(call: str) -> None:
+    src = SOUND + f"def save(path, x):\n    wav = model(x.to(device))[0, 0]\n    {call}\n"
+    assert [f.line for f in check_source(src, "<case>", select=["FRY003"])] == [7]
+
+
+def test_soundfile_write_of_a_tensor_brought_home() -> None:
+    src = SOUND + ("def save(path, x):\n    wav = model(x.to(device))[0, 0]\n"
+                   "    sf.write(path, wav.detach().cpu(), 16000)\n")
+    assert check_source(src, "<case>", select=["FRY003"]) == []

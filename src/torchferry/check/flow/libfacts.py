@@ -73,6 +73,7 @@ class Library(enum.Enum):
     """A library whose calls' documented results the analysis knows."""
 
     DETECTRON2 = "detectron2"
+    SOUNDFILE = "soundfile"
     TORCHAUDIO = "torchaudio"
     TORCHTEXT = "torchtext"
     TORCHVISION = "torchvision"
@@ -306,6 +307,48 @@ NUMPY_CONSUMERS: tuple[NumpyConsumer, ...] = (
         frozenset({"panoptic_seg"}),
     ),
 )
+
+@dataclass(frozen=True)
+class NumpyFunction:
+    """A library function of one of ``names`` (qualified, as imported) that reads its
+    arguments at ``positions`` (0 is the first) or ``keywords`` with NumPy."""
+
+    library: Library
+    names: frozenset[str]
+    positions: frozenset[int]
+    keywords: frozenset[str]
+
+
+#: library functions that hand what they are given to NumPy: torchvision's
+#: ``io.write_video(filename, video_array, fps, video_codec, options, audio_array, ...)``
+#: converts ``video_array`` and ``audio_array`` with ``torch.as_tensor(a).numpy()``, and
+#: soundfile's ``write(file, data, samplerate, ...)`` begins ``data = np.asarray(data)``
+#: (``soundfile.py`` read at 0.10.3.post1, 0.12.1 and 0.13.1)
+NUMPY_FUNCTIONS: tuple[NumpyFunction, ...] = (
+    NumpyFunction(
+        Library.TORCHVISION,
+        frozenset({"torchvision.io.write_video", "torchvision.io.video.write_video"}),
+        frozenset({1, 5}),
+        frozenset({"video_array", "audio_array"}),
+    ),
+    NumpyFunction(Library.SOUNDFILE, frozenset({"soundfile.write"}), frozenset({1}),
+                  frozenset({"data"})),
+)
+
+_NUMPY_FUNCTIONS = {name: fact for fact in NUMPY_FUNCTIONS for name in fact.names}
+
+
+def numpy_function(qualname: str) -> NumpyFunction | None:
+    """The fact of a library function ``qualname`` (qualified) that hands its arguments to
+    NumPy, if it is one.
+
+    >>> sorted(numpy_function("soundfile.write").positions)
+    [1]
+    >>> numpy_function("soundfile.read") is None
+    True
+    """
+    return _NUMPY_FUNCTIONS.get(qualname)
+
 
 _CONSUMERS = {(c, m): fact for fact in NUMPY_CONSUMERS for c in fact.classes for m in fact.methods}
 #: the classes whose objects' methods are NumPy consumers, and those methods' names

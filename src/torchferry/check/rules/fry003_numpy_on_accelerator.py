@@ -51,7 +51,8 @@ ax.imshow(a)`; `im.set_data(t)`, `pc.set_array(t)` of `pc = PolyCollection(verts
 NumPy calls; so does the `data=` of `create_dataset`/`require_dataset` of an HDF5 file or group
 bound in the same scope from h5py (`with h5py.File(path, "w") as f`, `g =
 f.create_group("model")`), and the `video_array` (`audio_array`) of torchvision's
-`write_video(path, frames, fps)`, which reads it with `.numpy()`; so do the methods of
+`write_video(path, frames, fps)`, which reads it with `.numpy()`, and the `data` of
+soundfile's `write(path, data, samplerate)`, which reads it with `np.asarray`; so do the methods of
 detectron2's `Visualizer` that read what they are given with NumPy, on an object built from
 it (`v = Visualizer(img, meta)` in the same scope, or `Visualizer(img, meta).draw_sem_seg(t)`):
 `draw_sem_seg(sem_seg)`, `draw_panoptic_seg(panoptic_seg, ...)` (and its older name
@@ -304,6 +305,7 @@ from torchferry.check.flow.libfacts import (
     NUMPY_CONSUMER_METHODS,
     NumpyConsumer,
     numpy_consumer,
+    numpy_function,
 )
 from torchferry.check.flow.queries import gathered_output
 from torchferry.check.flow.refused import after_one, refused_statements
@@ -391,12 +393,9 @@ def _handed_to_numpy(ctx: Context, res: ScopeResult,
         yield h5.value, kv, f"`{short(ctx.text(node.func), 30)}(...)` on `data=`"
         return
     q = call.qualname or ""
-    sink = _TORCH_TO_NUMPY.get(q)
-    consumer = _library_consumer(ctx, res, node) if sink is None else None
-    if consumer is not None:
-        sink = (consumer.positions, consumer.keywords)
-    if sink is not None:
-        yield from _sink_arguments(ctx, call, sink)
+    reader = numpy_function(q) or _library_consumer(ctx, res, node)
+    if reader is not None:
+        yield from _sink_arguments(ctx, call, (reader.positions, reader.keywords))
         return
     if not q.startswith(_LIBS) and not _plot_on_axes(ctx, res, node) or \
             q.rsplit(".", 1)[-1] in _NO_DATA:
@@ -417,20 +416,11 @@ def _handed_to_numpy(ctx: Context, res: ScopeResult,
             yield kw.value, kv, f"`{fn}(...)` on `{kw.arg}={short(ctx.text(kw.value), 40)}`"
 
 
-#: functions of torch's libraries that read a tensor argument with ``.numpy()`` (so it
-#: must be on the CPU): the positions and keywords of those arguments.
-#: ``torchvision.io.write_video`` converts ``video_array`` and ``audio_array`` with
-#: ``torch.as_tensor(a).numpy()``.
-_TORCH_TO_NUMPY: dict[str, tuple[frozenset[int], frozenset[str]]] = {
-    "torchvision.io.write_video": (frozenset({1, 5}), frozenset({"video_array", "audio_array"})),
-    "torchvision.io.video.write_video": (frozenset({1, 5}),
-                                         frozenset({"video_array", "audio_array"})),
-}
-
-
 def _sink_arguments(ctx: Context, call: CallEvent, sink: tuple[frozenset[int], frozenset[str]]
                     ) -> Iterable[tuple[ast.expr, Value, str]]:
-    """The arguments of a call of a function of :data:`_TORCH_TO_NUMPY` that it converts."""
+    """The arguments of a call of a library function or method that it converts
+    (:data:`~torchferry.check.flow.libfacts.NUMPY_FUNCTIONS`,
+    :data:`~torchferry.check.flow.libfacts.NUMPY_CONSUMERS`)."""
     node, (positions, keywords) = call.node, sink
     fn = short(ctx.text(node.func), 30)
     for k, (a, v) in enumerate(zip(node.args, call.args, strict=False)):
