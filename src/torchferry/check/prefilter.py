@@ -19,6 +19,8 @@ a checked file of the run, the analysis cannot know where such a value lives (a
 True
 >>> mentions(b"import timm\n"), mentions(b"m = M.from_pretrained(name)\n")
 (True, True)
+>>> mentions(b"from mmcv.runner import load_checkpoint\n")  # a checkpoint reader's library
+True
 >>> mentions(b"boxes = instances.pred_boxes.tensor.numpy()\n")  # only a method's name
 False
 >>> mentions(b"import json\nprint(json.dumps({'timmy': 1}))\n")  # "timm" inside a word
@@ -46,6 +48,8 @@ def _words() -> frozenset[str]:
     libraries = (_roots(modclass.PACKAGE_MODULES) | _roots(vocab.MODEL_BUILDERS)
                  | _roots(vocab.MODEL_ZOOS) | _roots(libfacts.LIGHTNING_MODULES)
                  | _roots(n for fact in libfacts.CALL_FACTS for n in fact.names)
+                 | _roots(n for fact in libfacts.CHECKPOINT_LOADS for n in fact.names)
+                 | _roots(libfacts.NUMPY_CONSUMER_CLASSES)
                  | set(modclass.HF_MODEL_PACKAGES) | {"torchmetrics"})
     words = libraries | vocab.PRETRAINED_LOADERS | {vocab.TENSORS_ON_THE_CPU[0]}
     return frozenset(w for w in words if _ANYWHERE not in w)

@@ -86,6 +86,8 @@ class Framework(enum.Enum):
 class Library(enum.Enum):
     """A library whose calls' documented results the analysis knows."""
 
+    DETECTRON2 = "detectron2"
+    SOUNDFILE = "soundfile"
     TORCHAUDIO = "torchaudio"
     TORCHTEXT = "torchtext"
     TORCHVISION = "torchvision"
@@ -381,6 +383,118 @@ def holds_tensors(qualname: str) -> bool:
 
 
 @dataclass(frozen=True)
+class NumpyConsumer:
+    """A method of one of ``methods`` of an object built by a call of one of ``classes``
+    (qualified, as imported) reads the arguments at ``positions`` (0 is the first after
+    ``self``) or ``keywords`` with NumPy (``.numpy()``, ``np.asarray``): each must be on the
+    CPU.  ``holder``: what it is given is an object that holds tensors and moves as one
+    (``Instances.to(device)``, no ``.cpu()``), not a tensor."""
+
+    library: Library
+    classes: frozenset[str]
+    methods: frozenset[str]
+    positions: frozenset[int]
+    keywords: frozenset[str]
+    holder: bool = False
+
+
+#: library methods that hand what they are given to NumPy.  detectron2's ``Visualizer``
+#: (``detectron2/utils/visualizer.py``, read at v0.1, v0.3, v0.4, v0.6 and 02b5c4e2):
+#: ``draw_instance_predictions(predictions)`` reads the fields of an ``Instances`` with
+#: NumPy (``np.asarray(predictions.pred_masks)``; its boxes through ``_convert_boxes``,
+#: ``boxes.tensor.numpy()``, and its keypoints with ``np.asarray``), ``draw_sem_seg(
+#: sem_seg)`` calls ``sem_seg.numpy()`` on a tensor, and ``draw_panoptic_seg(panoptic_seg,
+#: segments_info)`` (``draw_panoptic_seg_predictions`` before v0.4) builds a
+#: ``_PanopticPrediction`` that calls ``.numpy()`` on the areas ``torch.unique`` counts on
+#: ``panoptic_seg``'s device.  None of them moves its argument to the CPU first.  (Not
+#: torchvision's ``utils.save_image`` nor ``make_grid``: the first moves the grid with
+#: ``.to("cpu", torch.uint8)`` before ``.numpy()``, the second makes no array)
+NUMPY_CONSUMERS: tuple[NumpyConsumer, ...] = (
+    NumpyConsumer(
+        Library.DETECTRON2,
+        frozenset({"detectron2.utils.visualizer.Visualizer"}),
+        frozenset({"draw_instance_predictions"}),
+        frozenset({0}),
+        frozenset({"predictions"}),
+        True,
+    ),
+    NumpyConsumer(
+        Library.DETECTRON2,
+        frozenset({"detectron2.utils.visualizer.Visualizer"}),
+        frozenset({"draw_sem_seg"}),
+        frozenset({0}),
+        frozenset({"sem_seg"}),
+    ),
+    NumpyConsumer(
+        Library.DETECTRON2,
+        frozenset({"detectron2.utils.visualizer.Visualizer"}),
+        frozenset({"draw_panoptic_seg", "draw_panoptic_seg_predictions"}),
+        frozenset({0}),
+        frozenset({"panoptic_seg"}),
+    ),
+)
+
+@dataclass(frozen=True)
+class NumpyFunction:
+    """A library function of one of ``names`` (qualified, as imported) that reads its
+    arguments at ``positions`` (0 is the first) or ``keywords`` with NumPy."""
+
+    library: Library
+    names: frozenset[str]
+    positions: frozenset[int]
+    keywords: frozenset[str]
+
+
+#: library functions that hand what they are given to NumPy: torchvision's
+#: ``io.write_video(filename, video_array, fps, video_codec, options, audio_array, ...)``
+#: converts ``video_array`` and ``audio_array`` with ``torch.as_tensor(a).numpy()``, and
+#: soundfile's ``write(file, data, samplerate, ...)`` begins ``data = np.asarray(data)``
+#: (``soundfile.py`` read at 0.10.3.post1, 0.12.1 and 0.13.1)
+NUMPY_FUNCTIONS: tuple[NumpyFunction, ...] = (
+    NumpyFunction(
+        Library.TORCHVISION,
+        frozenset({"torchvision.io.write_video", "torchvision.io.video.write_video"}),
+        frozenset({1, 5}),
+        frozenset({"video_array", "audio_array"}),
+    ),
+    NumpyFunction(Library.SOUNDFILE, frozenset({"soundfile.write"}), frozenset({1}),
+                  frozenset({"data"})),
+)
+
+_NUMPY_FUNCTIONS = {name: fact for fact in NUMPY_FUNCTIONS for name in fact.names}
+
+
+def numpy_function(qualname: str) -> NumpyFunction | None:
+    """The fact of a library function ``qualname`` (qualified) that hands its arguments to
+    NumPy, if it is one.
+
+    >>> sorted(numpy_function("soundfile.write").positions)
+    [1]
+    >>> numpy_function("soundfile.read") is None
+    True
+    """
+    return _NUMPY_FUNCTIONS.get(qualname)
+
+
+_CONSUMERS = {(c, m): fact for fact in NUMPY_CONSUMERS for c in fact.classes for m in fact.methods}
+#: the classes whose objects' methods are NumPy consumers, and those methods' names
+NUMPY_CONSUMER_CLASSES = frozenset(c for fact in NUMPY_CONSUMERS for c in fact.classes)
+NUMPY_CONSUMER_METHODS = frozenset(m for fact in NUMPY_CONSUMERS for m in fact.methods)
+
+
+def numpy_consumer(cls: str, method: str) -> NumpyConsumer | None:
+    """The fact of ``method`` of an object of class ``cls`` (qualified) that hands its
+    arguments to NumPy, if it is one.
+
+    >>> numpy_consumer("detectron2.utils.visualizer.Visualizer", "draw_sem_seg").keywords
+    frozenset({'sem_seg'})
+    >>> numpy_consumer("detectron2.utils.visualizer.Visualizer", "draw_text") is None
+    True
+    """
+    return _CONSUMERS.get((cls, method))
+
+
+@dataclass(frozen=True)
 class CheckpointLoad:
     """A call that unpickles a checkpoint as ``torch.load`` does, restoring each tensor to
     the device it was saved from unless given ``map_location``: by keyword, or as
@@ -396,7 +510,19 @@ class CheckpointLoad:
 #: the file and returns ``torch.load(cached_file, map_location=map_location)``; torch
 #: re-exports it as ``torch.utils.model_zoo.load_url``, torchvision as
 #: ``torchvision.models.utils.load_state_dict_from_url`` (before 0.11) and
-#: ``torchvision._internally_replaced_utils.load_state_dict_from_url``
+#: ``torchvision._internally_replaced_utils.load_state_dict_from_url``; and OpenMMLab's
+#: checkpoint readers (read in ``mmcv/runner/checkpoint.py`` at mmcv v0.2.10, v0.5.0,
+#: v1.0.0, v1.3.0 and v1.7.2, and ``mmengine/runner/checkpoint.py`` at mmengine 0.7.0 and
+#: 0.10.7): ``load_checkpoint(model, filename, map_location=None, strict=False, ...)``
+#: reads with ``_load_checkpoint(filename, map_location=None, ...)``, which (from mmcv
+#: v1.3.0, and in mmengine) is ``CheckpointLoader.load_checkpoint(filename,
+#: map_location=None, ...)``; each hands ``map_location`` unchanged to ``torch.load`` (a
+#: local path, a ceph or pavi file) or to ``load_url`` (a URL, a model zoo name), whose
+#: default None is ``torch.load``'s too, and mmengine's ``utils.dl_utils.load_url(url,
+#: model_dir=None, map_location=None, ...)`` is ``torch.utils.model_zoo.load_url`` (or a
+#: copy of it that reads with ``torch.load(f, map_location=map_location)``, before torch
+#: 1.7).  ``Runner.load_checkpoint(filename, map_location="cpu")``, a method, is not one
+#: of them
 CHECKPOINT_LOADS: tuple[CheckpointLoad, ...] = (
     CheckpointLoad(frozenset({"torch.load"}), 1),
     CheckpointLoad(
@@ -406,9 +532,23 @@ CHECKPOINT_LOADS: tuple[CheckpointLoad, ...] = (
                 "torch.utils.model_zoo.load_url",
                 "torchvision.models.utils.load_state_dict_from_url",
                 "torchvision._internally_replaced_utils.load_state_dict_from_url",
+                "mmengine.utils.dl_utils.load_url",
+                "mmengine.utils.dl_utils.hub.load_url",
             }
         ),
         2,
+    ),
+    CheckpointLoad(
+        _under("mmengine.runner", "load_checkpoint checkpoint.load_checkpoint")
+        | _under("mmcv.runner", "load_checkpoint checkpoint.load_checkpoint"),
+        2,
+    ),
+    CheckpointLoad(
+        _under("mmengine.runner", "checkpoint._load_checkpoint CheckpointLoader.load_checkpoint "
+               "checkpoint.CheckpointLoader.load_checkpoint")
+        | _under("mmcv.runner", "_load_checkpoint checkpoint._load_checkpoint "
+                 "CheckpointLoader.load_checkpoint checkpoint.CheckpointLoader.load_checkpoint"),
+        1,
     ),
 )
 

@@ -62,7 +62,12 @@ _MODULE_OR_OTHER = frozenset((Kind.MODULE, Kind.OTHER))
 _TENSOR_OR_MODULE = frozenset((Kind.TENSOR, Kind.MODULE))
 _DEVICE_KEYWORDS = frozenset({"device", "device_map", "map_location"})
 #: keywords of a Hugging Face ``from_pretrained`` that may put the weights elsewhere than on
-#: the CPU (a quantised model is placed by its ``device_map``, given or defaulted)
+#: the CPU (a quantised model is placed by its ``device_map``, given or defaulted).  Read in
+#: ``transformers/modeling_utils.py`` at 4.30.2, 4.46.3, 5.0.0 and 5.25.0: without
+#: ``device_map`` the weights stay on the CPU (5.x: on the default device, which a file that
+#: sets one is not checked for), but ``load_in_8bit``/``load_in_4bit`` and a bitsandbytes
+#: ``quantization_config`` set ``device_map = {"": torch.cuda.current_device()}``
+#: (``update_device_map`` of the quantizers from 4.3x), so the place is left unknown
 _HF_PLACING = _DEVICE_KEYWORDS | {"load_in_8bit", "load_in_4bit", "quantization_config", "tp_plan"}
 #: methods every module has: ``self.to(d)``, ``self.eval()``, ``self.parameters()``
 _MODULE_OWN = vocab.MODULE_SELF | vocab.MODULE_METHODS | vocab.MOVE_NAMES

@@ -51,7 +51,15 @@ ax.imshow(a)`; `im.set_data(t)`, `pc.set_array(t)` of `pc = PolyCollection(verts
 NumPy calls; so does the `data=` of `create_dataset`/`require_dataset` of an HDF5 file or group
 bound in the same scope from h5py (`with h5py.File(path, "w") as f`, `g =
 f.create_group("model")`), and the `video_array` (`audio_array`) of torchvision's
-`write_video(path, frames, fps)`, which reads it with `.numpy()`. The values of a dict the analysis knows (a dict literal,
+`write_video(path, frames, fps)`, which reads it with `.numpy()`, and the `data` of
+soundfile's `write(path, data, samplerate)`, which reads it with `np.asarray`; so do the methods of
+detectron2's `Visualizer` that read what they are given with NumPy, on an object built from
+it (`v = Visualizer(img, meta)` in the same scope, or `Visualizer(img, meta).draw_sem_seg(t)`):
+`draw_sem_seg(sem_seg)`, `draw_panoptic_seg(panoptic_seg, ...)` (and its older name
+`draw_panoptic_seg_predictions`), and `draw_instance_predictions(predictions)`, given an
+`Instances` moved to a device the code chose (`out["instances"].to(device)`), whose boxes,
+masks and keypoints it converts (the fix for it is `.to("cpu")`; an `Instances` has no
+`.cpu()`). The values of a dict the analysis knows (a dict literal,
 `model.state_dict()`, also of a model handed in as a parameter, which the calls of the file
 place) keep their kind and place through `.values()` and `.items()` (`for
 name, w in model.state_dict().items(): np.save(name, w)`) and through a copy (`d.copy()`,
@@ -173,7 +181,10 @@ unsafe: a global, an attribute or a function's return may be a NumPy array, on w
 gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
-An index tensor of one element that its construction does not show (`idx[t]` where `t`
+A library method that reads its arguments with NumPy is known only on an object built in the
+same scope from the class (by its qualified name through the file's imports), never by the
+method's name alone: a `Visualizer` kept on `self` or given as a parameter, and
+detectron2's `VideoVisualizer`, are not followed. An index tensor of one element that its construction does not show (`idx[t]` where `t`
 holds one element at run time) is flagged, although NumPy reads it as an integer. An
 `isinstance` test narrows a plain name only (not `self.x` nor an item, `batch[0]`), and
 not inside the test itself (`isinstance(x, torch.Tensor) and x.dim() > 1`) nor in a `while`
@@ -289,6 +300,13 @@ from torchferry.check.flow.arms import other_arm_of_move
 from torchferry.check.flow.carried import carried_move
 from torchferry.check.flow.evidence import at, step, where
 from torchferry.check.flow.lattice import UNKNOWN, element
+from torchferry.check.flow.libfacts import (
+    NUMPY_CONSUMER_CLASSES,
+    NUMPY_CONSUMER_METHODS,
+    NumpyConsumer,
+    numpy_consumer,
+    numpy_function,
+)
 from torchferry.check.flow.queries import gathered_output
 from torchferry.check.flow.refused import after_one, refused_statements
 from torchferry.check.flow.safety import tensor_by_construction
@@ -375,9 +393,9 @@ def _handed_to_numpy(ctx: Context, res: ScopeResult,
         yield h5.value, kv, f"`{short(ctx.text(node.func), 30)}(...)` on `data=`"
         return
     q = call.qualname or ""
-    sink = _TORCH_TO_NUMPY.get(q)
-    if sink is not None:
-        yield from _sink_arguments(ctx, call, sink)
+    reader = numpy_function(q) or _library_consumer(ctx, res, node)
+    if reader is not None:
+        yield from _sink_arguments(ctx, call, (reader.positions, reader.keywords))
         return
     if not q.startswith(_LIBS) and not _plot_on_axes(ctx, res, node) or \
             q.rsplit(".", 1)[-1] in _NO_DATA:
@@ -398,20 +416,11 @@ def _handed_to_numpy(ctx: Context, res: ScopeResult,
             yield kw.value, kv, f"`{fn}(...)` on `{kw.arg}={short(ctx.text(kw.value), 40)}`"
 
 
-#: functions of torch's libraries that read a tensor argument with ``.numpy()`` (so it
-#: must be on the CPU): the positions and keywords of those arguments.
-#: ``torchvision.io.write_video`` converts ``video_array`` and ``audio_array`` with
-#: ``torch.as_tensor(a).numpy()``.
-_TORCH_TO_NUMPY: dict[str, tuple[frozenset[int], frozenset[str]]] = {
-    "torchvision.io.write_video": (frozenset({1, 5}), frozenset({"video_array", "audio_array"})),
-    "torchvision.io.video.write_video": (frozenset({1, 5}),
-                                         frozenset({"video_array", "audio_array"})),
-}
-
-
 def _sink_arguments(ctx: Context, call: CallEvent, sink: tuple[frozenset[int], frozenset[str]]
                     ) -> Iterable[tuple[ast.expr, Value, str]]:
-    """The arguments of a call of a function of :data:`_TORCH_TO_NUMPY` that it converts."""
+    """The arguments of a call of a library function or method that it converts
+    (:data:`~torchferry.check.flow.libfacts.NUMPY_FUNCTIONS`,
+    :data:`~torchferry.check.flow.libfacts.NUMPY_CONSUMERS`)."""
     node, (positions, keywords) = call.node, sink
     fn = short(ctx.text(node.func), 30)
     for k, (a, v) in enumerate(zip(node.args, call.args, strict=False)):
@@ -423,6 +432,38 @@ def _sink_arguments(ctx: Context, call: CallEvent, sink: tuple[frozenset[int], f
         kv = call.keyword(kw.arg) if kw.arg in keywords else None
         if kw.arg is not None and kv is not None:
             yield kw.value, kv, f"`{fn}(...)` on `{kw.arg}={short(ctx.text(kw.value), 40)}`"
+
+
+def _library_consumer(ctx: Context, res: ScopeResult, node: ast.Call) -> NumpyConsumer | None:
+    """``v.draw_sem_seg(t)`` where ``v`` is an object of a library class whose method hands
+    its arguments to NumPy (:data:`~torchferry.check.flow.libfacts.NUMPY_CONSUMERS`): built
+    by the call's own receiver (``Visualizer(img).draw_sem_seg(t)``), or a name that every
+    binding in this scope binds to such a construction (``v = Visualizer(img, meta)``)."""
+    func = node.func
+    if not isinstance(func, ast.Attribute) or func.attr not in NUMPY_CONSUMER_METHODS:
+        return None
+    cls = _constructed_class(ctx, res, func.value)
+    return numpy_consumer(cls, func.attr) if cls is not None else None
+
+
+def _constructed_class(ctx: Context, res: ScopeResult, recv: ast.expr) -> str | None:
+    """The consumer class (:data:`~torchferry.check.flow.libfacts.NUMPY_CONSUMER_CLASSES`)
+    that ``recv`` is built by: a call of it, or a name bound in this scope only so."""
+    if isinstance(recv, ast.Call):
+        q = ctx.flow.qualname(recv.func)
+        return q if q in NUMPY_CONSUMER_CLASSES else None
+    if not isinstance(recv, ast.Name):
+        return None
+    stores = [n for n in ast.walk(res.node) if isinstance(n, ast.Name) and n.id == recv.id
+              and not isinstance(n.ctx, ast.Load)]
+    values = [st.value for st in ast.walk(res.node) if isinstance(st, ast.Assign)
+              and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name)
+              and st.targets[0].id == recv.id]
+    if not stores or len(values) != len(stores) or not all(isinstance(v, ast.Call) for v in values):
+        return None
+    classes = {ctx.flow.qualname(v.func) for v in values if isinstance(v, ast.Call)}
+    cls = classes.pop() if len(classes) == 1 else None
+    return cls if cls in NUMPY_CONSUMER_CLASSES else None
 
 
 def _numpy_method(call: CallEvent) -> bool:
@@ -790,10 +831,15 @@ def _tensor_finding(ctx: Context, res: ScopeResult, call: CallEvent, node: ast.e
     if origin is None or _cpu_in_other_arm(res, call.node, v) \
             or other_arm_of_move(ctx.flow, call.node, origin):
         return None
-    add = ".detach().cpu()" if _may_require_grad(ctx, res, call.node, node, v) else ".cpu()"
+    consumer = _library_consumer(ctx, res, call.node)
+    if consumer is not None and consumer.holder:  # (``Instances``: ``.to()``, no ``.cpu()``)
+        add, noun = '.to("cpu")', "the tensors it holds"
+    else:
+        add = ".detach().cpu()" if _may_require_grad(ctx, res, call.node, node, v) else ".cpu()"
+        noun = "the tensor"
     f = ctx.finding(
         CODE, call.node,
-        f"{what}: the tensor may still be on the accelerator and NumPy only reads CPU memory; "
+        f"{what}: {noun} may still be on the accelerator and NumPy only reads CPU memory; "
         f"bring it home first with `{add}`",
         _fix(ctx, res, call, node, v, add))
     wrapper = origin is gathered_output(ctx.flow, res, v)

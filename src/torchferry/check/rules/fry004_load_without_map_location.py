@@ -7,7 +7,12 @@ that download a checkpoint and read it with `torch.load` are flagged alike:
 `torch.hub.load_state_dict_from_url(url)` and its other names
 (`torch.utils.model_zoo.load_url`, torchvision's `models.utils` and
 `_internally_replaced_utils` re-exports), whose `map_location` is the keyword or the third
-positional argument and defaults to None, as `torch.load`'s does. A call of a function of
+positional argument and defaults to None, as `torch.load`'s does. So are OpenMMLab's
+checkpoint readers, which hand their `map_location` (None by default) to `torch.load`:
+mmcv's and mmengine's `load_checkpoint(model, filename, map_location=None, ...)`
+(`map_location` its third positional argument), `_load_checkpoint(filename,
+map_location=None)` and `CheckpointLoader.load_checkpoint(filename, map_location=None)`
+(the second), and mmengine's `utils.dl_utils.load_url` (the third). A call of a function of
 the run that loads so with one of its parameters as `map_location` (`def load(path,
 map_location=None): return torch.load(path, map_location)`, in this file or another, itself
 or through another such function it passes the parameter to) is flagged where it leaves that
@@ -94,7 +99,9 @@ and schedulers, scalers and EMA helpers keep what they get; a file that defines 
 `load_state_dict` / `_load_from_state_dict` may keep the tensors too. The receiver must be
 a module by construction: built in the same scope (`model = Net().to(device)` with `Net` an
 `nn.Module` class of the checked files, `torch.nn.Linear(...)`, `torchvision.models...`),
-or `self` in a method of an `nn.Module` class. A receiver that is a module only by its
+or `self` in a method of an `nn.Module` class. The fix of a library's reader that loads
+into the model itself (`load_checkpoint(model, path)`) is unsafe: the checkpoint it returns
+comes back on the CPU. A receiver that is a module only by its
 name (`model`, `net`) or an annotation gets the fix as unsafe: it may be a wrapper
 whose `load_state_dict` keeps what it is given.
 
@@ -110,7 +117,9 @@ Calls that pass `**kwargs` are not flagged (the keyword may be inside). A wrappe
 decorated, whose parameter defaults to None, is never rebound and is read only to be passed
 on (a wrapper that tests it, `if map_location is None:`, is not followed, even where the
 value it picks is not the CPU), up to three wrappers deep; a method, or a wrapper called
-through a value (`loader = load; loader(p)`), is not followed. A file another script of the project writes is
+through a value (`loader = load; loader(p)`), is not followed. A library's reader is known
+only by its qualified name through the file's imports (a method, mmengine's
+`runner.load_checkpoint(path)`, which maps to the CPU by default, is not one). A file another script of the project writes is
 recognised only by a string literal both name (the path's last component), from the
 same directory, and only through `torch.save` there (not its save helpers), so loading
 it is otherwise still flagged unless its use shows what it is (an ndarray). A value the analysis places on the CPU may

@@ -644,7 +644,10 @@ factory (`GPTNeoForCausalLM.from_pretrained(name)`) with no keyword that may pla
 `generate` called, on an input moved to the device (the prompt `tokenizer(text,
 return_tensors="pt").to(device).input_ids`) where the run never moves it, it is reported.
 Such a model bound to `None` on another path (`model = None`, then `if name: model =
-...from_pretrained(name)`) is not followed.
+...from_pretrained(name)`) is not followed. A checkpoint saved already quantised with
+bitsandbytes (its config holds a `quantization_config`) is placed on the accelerator by
+transformers even without a keyword; the name of the checkpoint does not show it, and such
+a model is still taken to be on the CPU.
 Where a library places the model, outside the checked files, the rule does not know where
 it is: `accelerator.prepare(model)` of accelerate given a keyword (`device_placement=
 [...]`), or of an `Accelerator` built given `cpu=`, `device_placement=` or options the code
