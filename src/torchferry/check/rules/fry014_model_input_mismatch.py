@@ -11,7 +11,10 @@ Flags a call `model(x)` when, in one scope,
   factory without `device=`) and never moved, under its own name or one it was copied to
   (`x = img`, `input = input`: the same tensor, followed back three names deep); or
 * `x` was moved to a device (`x = x.to(device)`, `img.cuda()`) and the model, constructed
-  in the same file (`Net(...)`, `torchvision.models.resnet50(...)`, a transform of
+  in the same file or by a function of another file of the run that returns it as it built
+  it (`d, g = nets.build(device)` of `d = Net().train()` ... `return d, g`: the name read
+  only by the `return`, given to nothing; reported at the call, where the model meets its
+  input, the construction cited) (`Net(...)`, `torchvision.models.resnet50(...)`, a transform of
   torchaudio that holds tensors, `torchaudio.transforms.Resample(...)`'s kernel or a
   spectrogram's window and filter bank; not a transform of
   `torchvision.transforms` that holds no tensor of its own, `T.Normalize(mean, std)` or a
@@ -405,7 +408,12 @@ decorated, a dunder or `forward`, or a call of its name the analysis does not re
 or one call handing anything else, leaves the parameter unknown.  A loader that a function of
 another file returns is read there only where that function returns the one loader it
 builds (not one of several, by arm) and that file's dataset is built in that file (not
-by yet another file's function).  A method called on an
+by yet another file's function).  A model that a function of another file returns is
+taken to be on the CPU only where that function builds it and returns it on every path
+unmoved; one moved on some arms (`if name == "cgan": d = D()` beside `d = D().to(device)`)
+is a join of both places and stays quiet, even where the caller's constant argument
+(`build(device, "cgan")`) chooses the unmoved arm: the analysis does not bind constant
+arguments into calls.  A method called on an
 object that one of several classes of the run may have built (`policy = TD3(...)` on one arm,
 `DDPG(...)` on the other) counts as called by each class's method of that name.
 
@@ -2569,9 +2577,11 @@ def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) 
     or in every call of this file that passes it, by a name no unseen call was given)."""
     if model.places == {CPU}:
         made = ev.first(model, Op.MADE)
-        if not model.is_(Kind.MODULE) or made is None or made.path is not None or any(
+        if not model.is_(Kind.MODULE) or made is None or any(
                 o.op in (Op.MOVED, Op.LOADED, Op.RETURNED) for o in model.origins):
             return None
+        if made.path is not None:
+            return _returned_unmoved(ff, model, made)
         if isinstance(made.node, ast.Call) and holds_a_moved_module(ff, made.node):
             return None  # (built around a moved module: its weights are where that one is)
         return made if _built_with_weights(ff, model, made) else None
@@ -2596,6 +2606,69 @@ def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) 
             return None
         found.append(_in_file(_model_on_cpu(other, caller, given, depth + 1), other, ff))
     return found[0] if all(f is not None for f in found) else None
+
+
+def _returned_unmoved(ff: FileFlow, model: Value, made: Origin) -> Origin | None:
+    """``made``, where a function of another file of the run built ``model`` with weights
+    and returned it unmoved (``d, g = nets.build(device)`` of ``d = Net().train()`` ...
+    ``return d, g``), cited in that file; None when the construction is not in such a
+    function, or the function may have moved it there (see :func:`_plainly_returned`)."""
+    home = ff.project.file_flow(made.path) if ff.project is not None and made.path else None
+    node = made.node
+    if home is None or home is ff or not isinstance(node, ast.Call):
+        return None
+    where = home.scope_of(node)
+    fn = where.node if where is not None else None
+    if where is None or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or home.defs.get(fn.name) is not fn or not _plainly_returned(home, where, node):
+        return None
+    if holds_a_moved_module(home, node):
+        return None
+    local = made._replace(path=None)
+    return made if _built_with_weights(home, model._replace(origins=(local,)), local) else None
+
+
+def _plainly_returned(home: FileFlow, where: ScopeResult, node: ast.Call) -> bool:
+    """Does the function ``where`` return the module ``node`` builds as it was built: in
+    its ``return`` (alone or an item of a tuple written there), directly or under one name
+    bound once by a plain assignment, ``node`` the innermost receiver of a chain of calls
+    of module methods that return the module (``Net().train()``), the name read only by
+    its ``return`` statements, given to nothing, aliased by nothing, no part of it moved?"""
+    fn = where.node
+    parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+    top: ast.AST = node
+    while True:
+        up = parents.get(id(top))
+        if isinstance(up, ast.Attribute) and up.value is top and up.attr in _SELF_RETURNING:
+            call = parents.get(id(up))
+            if not isinstance(call, ast.Call) or call.func is not up or call.args or call.keywords:
+                return False
+            top = call
+            continue
+        break
+    up = parents.get(id(top))
+    if isinstance(up, ast.Tuple) and isinstance(parents.get(id(up)), ast.Return):
+        return True
+    if isinstance(up, ast.Return):
+        return True
+    if not isinstance(up, ast.Assign) or len(up.targets) != 1 or not isinstance(up.targets[0], ast.Name):
+        return False
+    name = up.targets[0].id
+    binds = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)]
+    loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    if len(binds) != 1 or not loads or any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
+        return False
+    for n in loads:
+        up = parents.get(id(n))
+        if isinstance(up, ast.Tuple):
+            up = parents.get(id(up))
+        if not isinstance(up, ast.Return):
+            return False
+    return not (_handed_on(home, where, name) or _aliased(where, name) or _parts_moved(fn, name))
+
+
+#: module methods that return the module itself, in place, and move nothing
+_SELF_RETURNING = frozenset(("train", "eval"))
 
 
 def _callers(ff: FileFlow, res: ScopeResult, k: int) -> list[tuple[FileFlow, ScopeResult, int, Value]] | None:
