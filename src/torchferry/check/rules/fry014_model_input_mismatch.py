@@ -31,7 +31,11 @@ Flags a call `model(x)` when, in one scope,
   wrapped or handed to anything that could move it anywhere in the file (a bare `model`
   statement does nothing; a method of its module class of the run that moves nothing and
   hands the module itself to nothing, nor calls a method that does, `model.log_probs(x)`,
-  leaves it where it is), nor put on a
+  leaves it where it is, and so does a function of the run whose summary puts its
+  parameter nowhere though it may write values into it: `disable_stats(model)` of another
+  file running `model.apply(_disable)` of a nested `_disable` that only tests each
+  submodule, `isinstance(m, _BatchNorm)`, and sets a constant or another of its own
+  attributes on it, `m.momentum = 0`, `m.backup = m.momentum`), nor put on a
   device by its own `__init__` (`self.lstm = nn.LSTM(...).cuda()`); the model may be called
   directly or through such a method that hands its argument to the module's weights
   (`model.log_probs(data)` of a `log_probs` that runs `self(x)` or `self.forward(x)`); or
@@ -2741,11 +2745,13 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
 
 def _kept_there(res: ScopeResult, c: CallEvent, name: str) -> bool:
     """Does the call ``c`` keep ``name`` in place: a function of the library that keeps
-    its arguments (:func:`keeps_arguments`), or one of the run whose summary hands
-    off none of the expressions ``name`` is given as (:attr:`ScopeResult.handed_calls`)?"""
+    its arguments (:func:`keeps_arguments`), or one of the run whose summary may move
+    none of the expressions ``name`` is given as (:attr:`ScopeResult.moving_calls`: it
+    may write their values, ``m.apply(fn)`` of an ``fn`` that sets a number on each
+    submodule, but puts them nowhere else)?"""
     if c.callee in (Callee.TORCH, Callee.NUMPY):
         return c.qualname is not None and keeps_arguments(c.qualname)
-    handed = res.handed_calls.get(id(c.node))
+    handed = res.moving_calls.get(id(c.node))
     return handed is not None and not any(
         isinstance(a, ast.Name) and a.id == name and id(a) in handed
         for a in [*c.node.args, *(k.value for k in c.node.keywords)])
