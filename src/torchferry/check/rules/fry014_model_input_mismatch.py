@@ -35,7 +35,9 @@ Flags a call `model(x)` when, in one scope,
   parameter nowhere though it may write values into it: `disable_stats(model)` of another
   file running `model.apply(_disable)` of a nested `_disable` that only tests each
   submodule, `isinstance(m, _BatchNorm)`, and sets a constant or another of its own
-  attributes on it, `m.momentum = 0`, `m.backup = m.momentum`), nor put on a
+  attributes on it, `m.momentum = 0`, `m.backup = m.momentum`; and an instance of a plain
+  class of the run built in the file and called, `log(model, loss)` of `log = Log()`, whose
+  `__call__` puts it nowhere, reading only numbers), nor put on a
   device by its own `__init__` (`self.lstm = nn.LSTM(...).cuda()`); the model may be called
   directly or through such a method that hands its argument to the module's weights
   (`model.log_probs(data)` of a `log_probs` that runs `self(x)` or `self.forward(x)`); or
@@ -739,6 +741,7 @@ from torchferry.check.flow.batches import (
 from torchferry.check.flow.binding import Arg
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.device_param import ignores_for_weights
+from torchferry.check.flow.events import Effect
 from torchferry.check.flow.feeds import Feed, call_feeds, callee_of
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.injected import hands_to_a_tensor_layer
@@ -2725,7 +2728,7 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
     builtin?  A wrapper or container moved later moves the module in it
     (``nn.DataParallel(model).cuda()``), and so may a class that keeps it
     (``Trainer(model)``) or anything the analysis cannot see into."""
-    if name in res.escapes:
+    if name in res.escapes and not _escape_explained(ff, res, name):
         return True
     for c in res.calls.values():
         given = [*c.node.args, *(k.value for k in c.node.keywords)]
@@ -2739,8 +2742,64 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
         if c.callee is Callee.FUNCTION and isinstance(func, ast.Name) and \
                 isinstance(ff.defs.get(func.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
+        if _called_instance_keeps(ff, c, name):
+            continue
         return True
     return False
+
+
+def _escape_explained(ff: FileFlow, res: ScopeResult, name: str) -> bool:
+    """Is every call of the scope that ``name`` escaped through (one the analysis could
+    not follow) a call of an instance of a plain class of the run whose ``__call__`` keeps
+    it in place (:func:`_called_instance_keeps`), and every call of a function of the run
+    given it one that hands it off nowhere, or moves it nowhere and returns a value the
+    analysis knows (one of unknown result may return the module itself, to be moved
+    under another name)?"""
+    for c in res.calls.values():
+        given = [a for a in [*c.node.args, *(k.value for k in c.node.keywords)]
+                 if isinstance(a, ast.Name) and a.id == name
+                 or isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == name]
+        if not given or c.callee in (Callee.BUILTIN, Callee.TORCH, Callee.NUMPY, Callee.MODULE):
+            continue
+        handed = res.handed_calls.get(id(c.node))
+        if handed is not None and not any(id(a) in handed for a in given):
+            continue
+        moving, out = res.moving_calls.get(id(c.node)), res.value(c.node)
+        if moving is not None and not any(id(a) in moving for a in given) and out is not None \
+                and (out.kinds is not None or out.places is not None):
+            continue  # (writes it, puts it nowhere, and returns something known)
+        if c.callee is Callee.UNRESOLVED and _called_instance_keeps(ff, c, name):
+            continue
+        return False
+    return True
+
+
+def _called_instance_keeps(ff: FileFlow, c: CallEvent, name: str) -> bool:
+    """Is ``c`` a call of an instance of a plain class of the run, built in this file
+    (``log = Log(...)``, then ``log(model, loss)``), whose ``__call__`` (undecorated, its
+    parameters bound one by one) puts none of the arguments ``name`` is given as anywhere
+    (:func:`handoff.place_effects`: read, or handed only to methods of the run that keep it
+    in place)?"""
+    made = c.func.origins[0] if c.callee is Callee.UNRESOLVED and len(c.func.origins) == 1 else None
+    if made is None or made.op is not Op.MADE or made.path is not None or not isinstance(made.node, ast.Call):
+        return False
+    info = ff.class_called(made.node)
+    found = info.method("__call__") if info is not None and not info.is_module else None
+    if found is None or found[1].decorator_list or not isinstance(found[1], ast.FunctionDef) \
+            or any(isinstance(a, ast.Starred) for a in c.node.args) \
+            or any(k.arg is None for k in c.node.keywords):
+        return False
+    owner, fn = found
+    summary = owner.ff.summary(fn, ff)
+    params = param_names(fn)
+    if summary is None or fn.args.vararg or fn.args.kwarg:
+        return False
+    effects = handoff.place_effects(summary)
+    given = [k + 1 for k, a in enumerate(c.node.args) if isinstance(a, ast.Name) and a.id == name]
+    given += [params.index(k.arg) for k in c.node.keywords
+              if isinstance(k.value, ast.Name) and k.value.id == name and k.arg in params]
+    named = sum(isinstance(a, ast.Name) and a.id == name for a in [*c.node.args, *(k.value for k in c.node.keywords)])
+    return len(given) == named and all(k < len(effects) and effects[k] is Effect.KEEPS_PLACE for k in given)
 
 
 def _kept_there(res: ScopeResult, c: CallEvent, name: str) -> bool:
