@@ -1,7 +1,7 @@
 """FRY007 on what a method of a module parameter's class returns: ``model.penalty()`` in
 ``train(model, ...)`` of one file, where every call of the run passes a module of a class
 of the run (``train(MLP(...).to(device), ...)`` in another file), is what that class's
-``penalty`` returns, its ``self`` where ``model`` is."""
+``penalty`` returns, its ``self`` where ``model`` is; so is a name bound once to it."""
 
 from __future__ import annotations
 
@@ -37,6 +37,8 @@ def train(model, loader, optimizer, criterion, device):
         loss.backward()
         optimizer.step()
         print(model.penalty().item())
+        penalty = model.penalty()
+        total = penalty.item()
 """
 
 MAIN = """\
@@ -66,7 +68,7 @@ def _found(tmp_path: Path, body: str, net: str = "MLP().to(device)") -> list[tup
 
 
 def test_a_method_of_the_parameter_models_class_returns_a_tensor_where_the_model_is(tmp_path: Path) -> None:
-    assert _found(tmp_path, ON_ITS_WEIGHTS) == [("train.py", 8)]
+    assert _found(tmp_path, ON_ITS_WEIGHTS) == [("train.py", 8), ("train.py", 10)]
 
 
 @pytest.mark.parametrize(

@@ -26,12 +26,14 @@ def param_method_return(ff: FileFlow, res: ScopeResult, node: ast.AST) -> Value 
     """What ``node``, a call ``model.meth(...)`` of the scope ``res`` on a parameter as it
     came in, returns: the join, over the module classes of the run every call of the run
     passes for it (three calls deep), of what each class's ``meth`` (its own or a base's in
-    the run; undecorated, not async) returns, its ``self`` where ``model`` is.  None when
+    the run; undecorated, not async) returns, its ``self`` where ``model`` is; for a name,
+    that of the one call that binds it (:func:`_bound_call`).  None when
     a class is not known, one is no module class, has no such method, or its return has
     an unknown kind or depends on another parameter's place."""
-    if not isinstance(node, ast.Call) or not isinstance(node.func, ast.Attribute):
+    call = _bound_call(res, node) if isinstance(node, ast.Name) else node
+    if not isinstance(call, ast.Call) or not isinstance(call.func, ast.Attribute):
         return None
-    c = res.calls.get(id(node))
+    c = res.calls.get(id(call))
     if c is None or c.callee is not Callee.METHOD or c.receiver is None:
         return None
     classes = passed_classes(ff, res, c.receiver)
@@ -39,7 +41,7 @@ def param_method_return(ff: FileFlow, res: ScopeResult, node: ast.AST) -> Value 
         return None
     out = []
     for info in classes:
-        found = info.method(node.func.attr) if info.is_module else None
+        found = info.method(call.func.attr) if info.is_module else None
         if found is None or found[1].decorator_list or not isinstance(found[1], ast.FunctionDef):
             return None
         owner, fn = found
@@ -50,3 +52,18 @@ def param_method_return(ff: FileFlow, res: ScopeResult, node: ast.AST) -> Value 
             return None
         out.append(substitute(ret, {"0": c.receiver}))
     return join_all(out)
+
+
+def _bound_call(res: ScopeResult, name: ast.Name) -> ast.Call | None:
+    """The call whose value ``name`` holds: the one plain assignment ``name = <call>`` of
+    the scope, the only binding of the name there (not in a nested function), when the
+    name's value here is that call's."""
+    binds = [n for n in ast.walk(res.node) if isinstance(n, ast.Name) and n.id == name.id
+             and not isinstance(n.ctx, ast.Load)]
+    if len(binds) != 1 or name.id in res.params:
+        return None
+    found = [st.value for st in ast.walk(res.node) if isinstance(st, ast.Assign) and len(st.targets) == 1
+             and st.targets[0] is binds[0] and isinstance(st.value, ast.Call)]
+    if len(found) != 1 or res.value(found[0]) != res.value(name):
+        return None
+    return found[0]

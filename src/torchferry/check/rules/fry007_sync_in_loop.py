@@ -8,7 +8,8 @@ tensors, also where it comes from a helper or a method of the checked files:
 `loss = self.compute_loss(x, y)`; `float(loss)`; or from a method of a module parameter's
 class, where every call of the run passes a module of classes of the run for it:
 `model.penalty().item()` in `train(model, ...)`, called as `train(MLP().to(device), ...)`,
-is what `MLP.penalty` returns, its `self` where `model` is), in the body
+is what `MLP.penalty` returns, its `self` where `model` is, and so is a name bound once
+to it), in the body
 of a training or evaluation loop: a loop over a DataLoader (also through `enumerate` or
 `tqdm`), over `range(epochs)`-style ranges or a `while`, whose own body calls a model,
 `loss.backward()` or `optimizer.step()`, directly or in a loop nested in that body (`for
