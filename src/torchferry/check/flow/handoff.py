@@ -20,7 +20,9 @@ Where a rule asks only whether a call may *move* a module it is given, not wheth
 change it, a second summary answers (:func:`place_effects`, an :class:`Effect` for each
 parameter): a function that only copies state into or out of a module keeps it in place
 (``target.load_state_dict(main.state_dict())``, ``for t, s in zip(target.parameters(),
-main.parameters()): t.data.copy_(s.data)``), though it hands the target off (it writes it).
+main.parameters()): t.data.copy_(s.data)``), though it hands the target off (it writes it),
+and so does ``m.apply(fn)`` of a function nested in it that only tests each submodule and
+sets a constant or another of its own attributes on it (:func:`sets_attributes_only`).
 """
 
 from __future__ import annotations
@@ -195,7 +197,76 @@ def _kept_by_method(res: ScopeResult, parents: dict[int, ast.AST], call: ast.Cal
         return isinstance(call.func, ast.Attribute) and id(call.func.value) not in decided
     if attr in REACHING_METHODS:
         return _stays(res, parents, call, place)
+    if place and attr == "apply":
+        fn = _nested_def(res.node, call)
+        return fn is not None and sets_attributes_only(fn)
     return attr in READING_METHODS or place and attr in WRITING_METHODS
+
+
+def _nested_def(scope: ast.AST, call: ast.Call) -> ast.FunctionDef | None:
+    """The function ``call`` (``m.apply(fn)``) is given alone, when ``fn`` names a
+    function defined once in ``scope`` (a nested ``def``) and bound by nothing else there."""
+    if len(call.args) != 1 or call.keywords or not isinstance(call.args[0], ast.Name):
+        return None
+    name = call.args[0].id
+    defs = [n for n in ast.walk(scope) if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef))
+            and n.name == name]
+    stores = [n for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == name
+              and not isinstance(n.ctx, ast.Load)]
+    if len(defs) != 1 or stores or not isinstance(defs[0], ast.FunctionDef):
+        return None
+    return defs[0]
+
+
+#: builtins that test their first argument and keep nothing of it
+TESTING_BUILTINS = frozenset({"isinstance", "hasattr"})
+
+
+def sets_attributes_only(fn: ast.FunctionDef) -> bool:
+    """Does ``fn`` (given to ``Module.apply``, which calls it on each submodule) leave the
+    module it is given where it is: every read of its first parameter, which nothing
+    rebinds and no nested function reads, tested (``isinstance(m, _BatchNorm)``,
+    ``hasattr(m, "x")``, a comparison), or an attribute of it set to a constant or to
+    another of its own attributes (``m.momentum = 0``, ``m.backup = m.momentum``), which
+    puts no tensor of anywhere else on it?  Undecorated, with no ``global`` statement."""
+    args = fn.args
+    if fn.decorator_list or not args.args or args.vararg or args.kwarg or \
+            any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
+        return False
+    name = args.args[0].arg
+    shadowed = {n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Load)}
+    if name in shadowed or shadowed & TESTING_BUILTINS:
+        return False
+    parents, reads = _reads_of(fn, frozenset((name,)))
+    return all(not nested and _sets_or_tests(parents, n, name) for n, nested in reads.get(name, ()))
+
+
+def _sets_or_tests(parents: dict[int, ast.AST], n: ast.Name, name: str) -> bool:
+    """Is the read ``n`` of the module ``name`` a test of it or a store of a constant or
+    of its own attribute into an attribute of it (:func:`sets_attributes_only`)?"""
+    up = parents.get(id(n))
+    if isinstance(up, ast.Call) and isinstance(up.func, ast.Name) and up.func.id in TESTING_BUILTINS:
+        return bool(up.args) and up.args[0] is n and not up.keywords
+    if isinstance(up, ast.Compare):
+        return True
+    if not isinstance(up, ast.Attribute) or up.value is not n:
+        return False
+    st = parents.get(id(up))
+    if isinstance(up.ctx, ast.Store):
+        return isinstance(st, ast.Assign) and _own_or_constant(st.value, name)
+    if isinstance(st, ast.Assign) and st.value is up:
+        return all(isinstance(t, ast.Attribute) and isinstance(t.value, ast.Name) and t.value.id == name
+                   for t in st.targets)
+    return isinstance(st, ast.Compare) or isinstance(st, ast.Call) and isinstance(st.func, ast.Name) \
+        and st.func.id in TESTING_BUILTINS and st.args[:1] == [up]
+
+
+def _own_or_constant(value: ast.expr, name: str) -> bool:
+    """A constant (a number, a string, ``None``) or ``<name>.<attr>`` read off the same
+    module."""
+    if isinstance(value, ast.Constant):
+        return True
+    return isinstance(value, ast.Attribute) and isinstance(value.value, ast.Name) and value.value.id == name
 
 
 def _kept_by_call(res: ScopeResult, call: ast.Call, arg: ast.expr, place: bool = False) -> bool:

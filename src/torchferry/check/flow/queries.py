@@ -96,12 +96,20 @@ def is_cpu_device(ff: FileFlow, node: ast.AST) -> bool:
 def on_device_tensor(ff: FileFlow, node: ast.AST) -> bool:
     """Is ``node`` a tensor (or a batch item) that may live on an accelerator for a reason the
     analysis sees: moved or made there, the output of a module there or of a loss given such
-    tensors, through helpers and methods of the checked files?"""
+    tensors, through helpers and methods of the checked files, and through a method of a
+    module parameter's class that every call of the run names (:func:`param_method_return`:
+    ``model.ewc_loss()`` in ``train(model)``, called as ``train(MLP(...))``)?"""
     found = value_of(ff, node)
     if found is None:
         return False
     res, v = found
     kinds = res.kind_of(v)
+    if kinds is None:  # ``model.penalty()`` of a parameter: its class's method's return
+        from torchferry.check.flow.param_methods import param_method_return
+
+        returned = param_method_return(ff, res, node)
+        if returned is not None:
+            v, kinds = returned, returned.kinds
     return kinds is not None and bool(kinds & _TENSORS) and res.may_be_on_device(v)
 
 

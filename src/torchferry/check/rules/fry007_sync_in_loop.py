@@ -5,7 +5,11 @@ Flags `.item()`, `.tolist()`, `.cpu()`, `float(t)` / `int(t)` / `bool(t)` and `p
 (also inside an f-string) of a tensor that the device-flow analysis establishes may live
 on an accelerator (moved or made there, the output of a module there, a loss of such
 tensors, also where it comes from a helper or a method of the checked files:
-`loss = self.compute_loss(x, y)`; `float(loss)`), in the body
+`loss = self.compute_loss(x, y)`; `float(loss)`; or from a method of a module parameter's
+class, where every call of the run passes a module of classes of the run for it:
+`model.penalty().item()` in `train(model, ...)`, called as `train(MLP().to(device), ...)`,
+is what `MLP.penalty` returns, its `self` where `model` is, and so is a name bound once
+to it), in the body
 of a training or evaluation loop: a loop over a DataLoader (also through `enumerate` or
 `tqdm`), over `range(epochs)`-style ranges or a `while`, whose own body calls a model,
 `loss.backward()` or `optimizer.step()`, directly or in a loop nested in that body (`for

@@ -17,7 +17,10 @@ Flags a call `model(x)` when, in one scope,
   factory without `device=`) and never moved, under its own name or one it was copied to
   (`x = img`, `input = input`: the same tensor, followed back three names deep); or
 * `x` was moved to a device (`x = x.to(device)`, `img.cuda()`) and the model, constructed
-  in the same file (`Net(...)`, `torchvision.models.resnet50(...)`, a transform of
+  in the same file or by a function of another file of the run that returns it as it built
+  it (`d, g = nets.build(device)` of `d = Net().train()` ... `return d, g`: the name read
+  only by the `return`, given to nothing; reported at the call, where the model meets its
+  input, the construction cited) (`Net(...)`, `torchvision.models.resnet50(...)`, a transform of
   torchaudio that holds tensors, `torchaudio.transforms.Resample(...)`'s kernel or a
   spectrogram's window and filter bank; not a transform of
   `torchvision.transforms` that holds no tensor of its own, `T.Normalize(mean, std)` or a
@@ -34,7 +37,13 @@ Flags a call `model(x)` when, in one scope,
   wrapped or handed to anything that could move it anywhere in the file (a bare `model`
   statement does nothing; a method of its module class of the run that moves nothing and
   hands the module itself to nothing, nor calls a method that does, `model.log_probs(x)`,
-  leaves it where it is), nor put on a
+  leaves it where it is, and so does a function of the run whose summary puts its
+  parameter nowhere though it may write values into it: `disable_stats(model)` of another
+  file running `model.apply(_disable)` of a nested `_disable` that only tests each
+  submodule, `isinstance(m, _BatchNorm)`, and sets a constant or another of its own
+  attributes on it, `m.momentum = 0`, `m.backup = m.momentum`; and an instance of a plain
+  class of the run built in the file and called, `log(model, loss)` of `log = Log()`, whose
+  `__call__` puts it nowhere, reading only numbers), nor put on a
   device by its own `__init__` (`self.lstm = nn.LSTM(...).cuda()`); the model may be called
   directly or through such a method that hands its argument to the module's weights
   (`model.log_probs(data)` of a `log_probs` that runs `self(x)` or `self.forward(x)`); or
@@ -411,7 +420,12 @@ decorated, a dunder or `forward`, or a call of its name the analysis does not re
 or one call handing anything else, leaves the parameter unknown.  A loader that a function of
 another file returns is read there only where that function returns the one loader it
 builds (not one of several, by arm) and that file's dataset is built in that file (not
-by yet another file's function).  A method called on an
+by yet another file's function).  A model that a function of another file returns is
+taken to be on the CPU only where that function builds it and returns it on every path
+unmoved; one moved on some arms (`if name == "cgan": d = D()` beside `d = D().to(device)`)
+is a join of both places and stays quiet, even where the caller's constant argument
+(`build(device, "cgan")`) chooses the unmoved arm: the analysis does not bind constant
+arguments into calls.  A method called on an
 object that one of several classes of the run may have built (`policy = TD3(...)` on one arm,
 `DDPG(...)` on the other) counts as called by each class's method of that name.
 
@@ -750,6 +764,7 @@ from torchferry.check.flow.batches import (
 from torchferry.check.flow.binding import Arg
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.device_param import ignores_for_weights
+from torchferry.check.flow.events import Effect
 from torchferry.check.flow.feeds import Feed, call_feeds, callee_of
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.injected import hands_to_a_tensor_layer
@@ -2592,9 +2607,11 @@ def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) 
     or in every call of this file that passes it, by a name no unseen call was given)."""
     if model.places == {CPU}:
         made = ev.first(model, Op.MADE)
-        if not model.is_(Kind.MODULE) or made is None or made.path is not None or any(
+        if not model.is_(Kind.MODULE) or made is None or any(
                 o.op in (Op.MOVED, Op.LOADED, Op.RETURNED) for o in model.origins):
             return None
+        if made.path is not None:
+            return _returned_unmoved(ff, model, made)
         if isinstance(made.node, ast.Call) and holds_a_moved_module(ff, made.node):
             return None  # (built around a moved module: its weights are where that one is)
         return made if _built_with_weights(ff, model, made) else None
@@ -2619,6 +2636,69 @@ def _model_on_cpu(ff: FileFlow, res: ScopeResult, model: Value, depth: int = 0) 
             return None
         found.append(_in_file(_model_on_cpu(other, caller, given, depth + 1), other, ff))
     return found[0] if all(f is not None for f in found) else None
+
+
+def _returned_unmoved(ff: FileFlow, model: Value, made: Origin) -> Origin | None:
+    """``made``, where a function of another file of the run built ``model`` with weights
+    and returned it unmoved (``d, g = nets.build(device)`` of ``d = Net().train()`` ...
+    ``return d, g``), cited in that file; None when the construction is not in such a
+    function, or the function may have moved it there (see :func:`_plainly_returned`)."""
+    home = ff.project.file_flow(made.path) if ff.project is not None and made.path else None
+    node = made.node
+    if home is None or home is ff or not isinstance(node, ast.Call):
+        return None
+    where = home.scope_of(node)
+    fn = where.node if where is not None else None
+    if where is None or not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) \
+            or home.defs.get(fn.name) is not fn or not _plainly_returned(home, where, node):
+        return None
+    if holds_a_moved_module(home, node):
+        return None
+    local = made._replace(path=None)
+    return made if _built_with_weights(home, model._replace(origins=(local,)), local) else None
+
+
+def _plainly_returned(home: FileFlow, where: ScopeResult, node: ast.Call) -> bool:
+    """Does the function ``where`` return the module ``node`` builds as it was built: in
+    its ``return`` (alone or an item of a tuple written there), directly or under one name
+    bound once by a plain assignment, ``node`` the innermost receiver of a chain of calls
+    of module methods that return the module (``Net().train()``), the name read only by
+    its ``return`` statements, given to nothing, aliased by nothing, no part of it moved?"""
+    fn = where.node
+    parents = {id(c): p for p in ast.walk(fn) for c in ast.iter_child_nodes(p)}
+    top: ast.AST = node
+    while True:
+        up = parents.get(id(top))
+        if isinstance(up, ast.Attribute) and up.value is top and up.attr in _SELF_RETURNING:
+            call = parents.get(id(up))
+            if not isinstance(call, ast.Call) or call.func is not up or call.args or call.keywords:
+                return False
+            top = call
+            continue
+        break
+    up = parents.get(id(top))
+    if isinstance(up, ast.Tuple) and isinstance(parents.get(id(up)), ast.Return):
+        return True
+    if isinstance(up, ast.Return):
+        return True
+    if not isinstance(up, ast.Assign) or len(up.targets) != 1 or not isinstance(up.targets[0], ast.Name):
+        return False
+    name = up.targets[0].id
+    binds = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load)]
+    loads = [n for n in ast.walk(fn) if isinstance(n, ast.Name) and n.id == name and isinstance(n.ctx, ast.Load)]
+    if len(binds) != 1 or not loads or any(isinstance(n, (ast.Global, ast.Nonlocal)) for n in ast.walk(fn)):
+        return False
+    for n in loads:
+        up = parents.get(id(n))
+        if isinstance(up, ast.Tuple):
+            up = parents.get(id(up))
+        if not isinstance(up, ast.Return):
+            return False
+    return not (_handed_on(home, where, name) or _aliased(where, name) or _parts_moved(fn, name))
+
+
+#: module methods that return the module itself, in place, and move nothing
+_SELF_RETURNING = frozenset(("train", "eval"))
 
 
 def _callers(ff: FileFlow, res: ScopeResult, k: int) -> list[tuple[FileFlow, ScopeResult, int, Value]] | None:
@@ -2671,7 +2751,7 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
     builtin?  A wrapper or container moved later moves the module in it
     (``nn.DataParallel(model).cuda()``), and so may a class that keeps it
     (``Trainer(model)``) or anything the analysis cannot see into."""
-    if name in res.escapes:
+    if name in res.escapes and not _escape_explained(ff, res, name):
         return True
     for c in res.calls.values():
         given = [*c.node.args, *(k.value for k in c.node.keywords)]
@@ -2685,17 +2765,75 @@ def _handed_on(ff: FileFlow, res: ScopeResult, name: str) -> bool:
         if c.callee is Callee.FUNCTION and isinstance(func, ast.Name) and \
                 isinstance(ff.defs.get(func.id), (ast.FunctionDef, ast.AsyncFunctionDef)):
             continue
+        if _called_instance_keeps(ff, c, name):
+            continue
         return True
     return False
 
 
+def _escape_explained(ff: FileFlow, res: ScopeResult, name: str) -> bool:
+    """Is every call of the scope that ``name`` escaped through (one the analysis could
+    not follow) a call of an instance of a plain class of the run whose ``__call__`` keeps
+    it in place (:func:`_called_instance_keeps`), and every call of a function of the run
+    given it one that hands it off nowhere, or moves it nowhere and returns a value the
+    analysis knows (one of unknown result may return the module itself, to be moved
+    under another name)?"""
+    for c in res.calls.values():
+        given = [a for a in [*c.node.args, *(k.value for k in c.node.keywords)]
+                 if isinstance(a, ast.Name) and a.id == name
+                 or isinstance(a, ast.Starred) and isinstance(a.value, ast.Name) and a.value.id == name]
+        if not given or c.callee in (Callee.BUILTIN, Callee.TORCH, Callee.NUMPY, Callee.MODULE):
+            continue
+        handed = res.handed_calls.get(id(c.node))
+        if handed is not None and not any(id(a) in handed for a in given):
+            continue
+        moving, out = res.moving_calls.get(id(c.node)), res.value(c.node)
+        if moving is not None and not any(id(a) in moving for a in given) and out is not None \
+                and (out.kinds is not None or out.places is not None):
+            continue  # (writes it, puts it nowhere, and returns something known)
+        if c.callee is Callee.UNRESOLVED and _called_instance_keeps(ff, c, name):
+            continue
+        return False
+    return True
+
+
+def _called_instance_keeps(ff: FileFlow, c: CallEvent, name: str) -> bool:
+    """Is ``c`` a call of an instance of a plain class of the run, built in this file
+    (``log = Log(...)``, then ``log(model, loss)``), whose ``__call__`` (undecorated, its
+    parameters bound one by one) puts none of the arguments ``name`` is given as anywhere
+    (:func:`handoff.place_effects`: read, or handed only to methods of the run that keep it
+    in place)?"""
+    made = c.func.origins[0] if c.callee is Callee.UNRESOLVED and len(c.func.origins) == 1 else None
+    if made is None or made.op is not Op.MADE or made.path is not None or not isinstance(made.node, ast.Call):
+        return False
+    info = ff.class_called(made.node)
+    found = info.method("__call__") if info is not None and not info.is_module else None
+    if found is None or found[1].decorator_list or not isinstance(found[1], ast.FunctionDef) \
+            or any(isinstance(a, ast.Starred) for a in c.node.args) \
+            or any(k.arg is None for k in c.node.keywords):
+        return False
+    owner, fn = found
+    summary = owner.ff.summary(fn, ff)
+    params = param_names(fn)
+    if summary is None or fn.args.vararg or fn.args.kwarg:
+        return False
+    effects = handoff.place_effects(summary)
+    given = [k + 1 for k, a in enumerate(c.node.args) if isinstance(a, ast.Name) and a.id == name]
+    given += [params.index(k.arg) for k in c.node.keywords
+              if isinstance(k.value, ast.Name) and k.value.id == name and k.arg in params]
+    named = sum(isinstance(a, ast.Name) and a.id == name for a in [*c.node.args, *(k.value for k in c.node.keywords)])
+    return len(given) == named and all(k < len(effects) and effects[k] is Effect.KEEPS_PLACE for k in given)
+
+
 def _kept_there(res: ScopeResult, c: CallEvent, name: str) -> bool:
     """Does the call ``c`` keep ``name`` in place: a function of the library that keeps
-    its arguments (:func:`keeps_arguments`), or one of the run whose summary hands
-    off none of the expressions ``name`` is given as (:attr:`ScopeResult.handed_calls`)?"""
+    its arguments (:func:`keeps_arguments`), or one of the run whose summary may move
+    none of the expressions ``name`` is given as (:attr:`ScopeResult.moving_calls`: it
+    may write their values, ``m.apply(fn)`` of an ``fn`` that sets a number on each
+    submodule, but puts them nowhere else)?"""
     if c.callee in (Callee.TORCH, Callee.NUMPY):
         return c.qualname is not None and keeps_arguments(c.qualname)
-    handed = res.handed_calls.get(id(c.node))
+    handed = res.moving_calls.get(id(c.node))
     return handed is not None and not any(
         isinstance(a, ast.Name) and a.id == name and id(a) in handed
         for a in [*c.node.args, *(k.value for k in c.node.keywords)])

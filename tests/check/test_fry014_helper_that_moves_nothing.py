@@ -1,0 +1,69 @@
+"""FRY014 with a model handed to a function of another file of the run that provably puts
+it nowhere: ``model.apply(fn)`` of a nested ``fn`` that only tests each submodule and sets
+numbers on it (``m.momentum = 0``, ``m.backup = m.momentum``) keeps the model where it
+was, so a model built on the CPU is still there when it meets an input moved to the
+device."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from torchferry.check.runner import Options, check_paths
+
+HELPERS = """\
+from torch import nn
+from torch.nn.modules.batchnorm import _BatchNorm
+
+
+def disable_stats(model):
+    def _disable(module):
+{body}
+
+    model.apply(_disable)
+"""
+
+MAIN = """\
+import torch
+from torch import nn
+from helpers import disable_stats
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+model = nn.Sequential(nn.Linear(10, 10), nn.BatchNorm1d(10))
+x = torch.ones(4, 10).to(device)
+disable_stats(model)
+out = model(x)
+"""
+
+SETS_NUMBERS = """\
+        if isinstance(module, _BatchNorm) and hasattr(module, "momentum"):
+            module.backup_momentum = module.momentum
+            module.momentum = 0"""
+
+
+def _found(tmp_path: Path, body: str) -> list[tuple[str, int]]:
+    (tmp_path / "helpers.py").write_text(HELPERS.format(body=body))
+    (tmp_path / "main.py").write_text(MAIN)
+    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
+    paths = [tmp_path / "main.py", tmp_path / "helpers.py"]
+    return [
+        (Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics
+    ]
+
+
+def test_a_model_handed_to_a_helper_that_sets_numbers_stays_on_the_cpu(tmp_path: Path) -> None:
+    assert _found(tmp_path, SETS_NUMBERS) == [("main.py", 9)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "        module.cuda()",  # moves each submodule
+        "        if isinstance(module, nn.Linear):\n            module.weight = nn.Parameter(module.weight.cuda())",
+        "        kept.append(module)",  # kept by something that may move it later
+        "        module.momentum = torch_default()",  # a value of unknown place
+    ],
+)
+def test_a_helper_that_may_put_the_model_elsewhere_keeps_it_quiet(tmp_path: Path, body: str) -> None:
+    assert _found(tmp_path, body) == []

@@ -1,0 +1,68 @@
+"""FRY014 with a model handed to an instance of a plain class of the run that is called
+(``log(model, loss)`` of ``log = Log()``): its ``__call__``, which reads only numbers and
+never the model, puts the model nowhere, so a model built on the CPU is still there when it
+meets an input moved to the device."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from torchferry.check.runner import Options, check_paths
+
+LOG = """\
+class Log:
+    def __init__(self):
+        self.total = 0.0
+        self.steps = 0
+
+    def __call__(self, model, loss):
+{body}
+
+    def _step(self, model, loss):
+        self.total += loss.sum().item()
+        self.steps += 1
+"""
+
+MAIN = """\
+import torch
+from torch import nn
+from log import Log
+
+device = torch.device("cuda" if torch.cuda.is_available() else "cpu")
+log = Log()
+model = nn.Linear(10, 2)
+for step in range(3):
+    x = torch.ones(4, 10).to(device)
+    loss = model(x).sum()
+    log(model, loss.cpu())
+"""
+
+READS_NUMBERS = "        self._step(model, loss)"
+
+
+def _found(tmp_path: Path, body: str) -> list[tuple[str, int]]:
+    (tmp_path / "log.py").write_text(LOG.format(body=body))
+    (tmp_path / "main.py").write_text(MAIN)
+    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
+    paths = [tmp_path / "main.py", tmp_path / "log.py"]
+    return [
+        (Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics
+    ]
+
+
+def test_a_model_handed_to_a_logger_that_reads_numbers_stays_on_the_cpu(tmp_path: Path) -> None:
+    assert _found(tmp_path, READS_NUMBERS) == [("main.py", 10)]
+
+
+@pytest.mark.parametrize(
+    "body",
+    [
+        "        self.model = model",  # kept, to be moved by another method
+        "        model.cuda()",  # moved
+        "        move_it(model)",  # handed to a call the analysis cannot see into
+    ],
+)
+def test_a_called_instance_that_may_move_the_model_keeps_it_quiet(tmp_path: Path, body: str) -> None:
+    assert _found(tmp_path, body) == []
