@@ -64,3 +64,13 @@ def test_the_fix_uses_the_device_variable() -> None:
 def test_two_numbered_devices_are_model_parallelism() -> None:
     two = "model = model.to(0)\n    t = t.to(1)"
     assert found(two) == []
+
+
+def test_two_numbered_cuda_devices_are_model_parallelism() -> None:
+    two = 'devices = (torch.device("cuda", 0), torch.device("cuda", index=1))'
+    assert found(two) == []
+
+
+def test_one_numbered_cuda_device_is_reported() -> None:
+    one = 'devices = (torch.device("cuda", 0), torch.device("cuda", 0))'
+    assert [name for _, name in found(one)] == ['torch.device("cuda", 0)'] * 2

@@ -49,7 +49,8 @@ check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`,
 handed to a mock, and code that is CUDA-only by design: in a function or class named for
 an accelerator (`CUDAAccelerator`, `_probe_gpus`), in a file that uses a CUDA-only library
 (bitsandbytes, triton, apex, Megatron-LM...) or places parts on two or more numbered GPUs
-(`.cuda(0)` and `.cuda(2)`, `.to(0)` and `.to(1)`: pipeline or model parallelism), or next to CUDA streams, `torch.cuda.set_device(local_rank)`,
+(`.cuda(0)` and `.cuda(2)`, `.to(0)` and `.to(1)`, `torch.device("cuda", 0)` and
+`torch.device("cuda", 1)`: pipeline or model parallelism), or next to CUDA streams, `torch.cuda.set_device(local_rank)`,
 an NCCL process group or CUDA memory statistics (`torch.cuda.max_memory_allocated()`...)
 called without testing for a GPU, in the same function or class, an enclosing one, or a
 function of the same file that one of those calls (`ddp_setup(rank, world_size)`,
@@ -999,13 +1000,31 @@ def _gpu_indices(m: Walker) -> set[int]:
     code spreads a model over several GPUs on purpose (pipeline or model parallelism:
     ``block_1.cuda(0)`` ... ``block_3.cuda(2)``): it cannot fall back to one CPU.  (Device
     strings such as ``"cuda:1"`` do not count: a checkpoint mapped from one GPU to another
-    is no model parallelism.)"""
+    is no model parallelism.)  A ``torch.device("cuda", N)`` names GPU ``N`` as well."""
     out: set[int] = set()
     for site in (*m.calls_by_tail.get("cuda", ()), *m.calls_by_tail.get("to", ())):
         args = site.node.args
         if args and isinstance(args[0], ast.Constant) and type(args[0].value) is int:
             out.add(args[0].value)
+    for site in m.calls_by_tail.get("device", ()):
+        index = _cuda_device_index(m, site.node)
+        if index is not None:
+            out.add(index)
     return out
+
+
+def _cuda_device_index(m: Walker, call: ast.Call) -> int | None:
+    """``N`` of ``torch.device("cuda", N)`` (or ``index=N``) with an int literal ``N``."""
+    if m.qualname(call.func) != "torch.device" or not call.args:
+        return None
+    kind = call.args[0]
+    if not isinstance(kind, ast.Constant) or kind.value != "cuda":
+        return None
+    index = call.args[1] if len(call.args) > 1 else next(
+        (k.value for k in call.keywords if k.arg == "index"), None)
+    if isinstance(index, ast.Constant) and type(index.value) is int:
+        return index.value
+    return None
 
 
 def _drives_cuda(m: Walker, scope: Scope) -> bool:
