@@ -29,6 +29,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from torchferry.check.names import imported_by_call
+
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
 _SCOPES = (*_FUNCS, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.DictComp,
            ast.GeneratorExp)
@@ -60,6 +62,9 @@ def _bindings(st: ast.stmt) -> Iterator[tuple[str, bool | None]]:
     """The module-scope names ``st`` binds, each with how: None by an import, True by a
     plain assignment that is ``st`` itself, False otherwise (in a branch, a loop, a
     ``with``, a ``def``...)."""
+    if isinstance(st, ast.Assign) and (found := imported_by_call(st)) is not None:
+        yield found[0], None  # ``torch = importlib.import_module("torch")``
+        return
     top = isinstance(st, (ast.Assign, ast.AnnAssign)) and getattr(st, "value", None) is not None
     for n in _module_scope(st):
         if isinstance(n, (ast.Import, ast.ImportFrom)):
