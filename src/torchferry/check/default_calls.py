@@ -9,7 +9,9 @@ only where every use of the name is known to be a call: the name handed on as a 
 (``map(f, xs)``, a subclass, an annotation), a call that spreads ``*args`` / ``**kw``, an
 attribute call (``mod.f(...)``, which may be another object's method), a decorated
 function, a name bound twice, a star import or an importer that cannot be read make it
-answer None.  A call under a test on availability (``if torch.cuda.is_available():``) is
+answer None.  A function of an importer that imports the name itself (``def f(): from m
+import g``) binds it in its own scope alone: its calls count only where that import loads
+the checked file.  A call under a test on availability (``if torch.cuda.is_available():``) is
 not counted: the default is the accelerator's there.
 """
 
@@ -17,6 +19,7 @@ from __future__ import annotations
 
 import ast
 import os
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from torchferry.check.flow.binding import bind
@@ -59,7 +62,8 @@ def relying_call(tree: ast.Module, path: str, project: Project | None,
         return None
     found: list[Reliance] = []
     for other, other_tree in files:
-        calls = _calls_of(other_tree, target.name, own=other is None)
+        ours = _loads_here(project, other, path)
+        calls = _calls_of(other_tree, target.name, own=other is None, ours=ours)
         if calls is None:
             return None
         for call, guarded in calls:
@@ -137,10 +141,27 @@ def _run_trees(tree: ast.Module, path: str, project: Project | None,
     return out
 
 
-def _calls_of(tree: ast.Module, name: str, own: bool) -> list[tuple[ast.Call, bool]] | None:
+def _loads_here(project: Project | None, other: str | None,
+                path: str) -> Callable[[ast.ImportFrom], bool] | None:
+    """For an importing file ``other``: does one of its ``from M import ...`` load ``M``
+    from the checked file ``path``?  None for the checked file itself (or without a run)."""
+    if other is None or project is None:
+        return None
+    here = os.path.abspath(path)
+
+    def ours(st: ast.ImportFrom) -> bool:
+        return project.find_module(other, "." * st.level + (st.module or "")) == here
+    return ours
+
+
+def _calls_of(tree: ast.Module, name: str, own: bool,
+              ours: Callable[[ast.ImportFrom], bool] | None = None) -> list[tuple[ast.Call, bool]] | None:
     """The calls ``name(...)`` of ``tree``, each with whether a test on availability guards
     it; None when the file names ``name`` other than as such a call (``obj.name``, a value,
-    a base class) or, outside the defining file (``own``), defines it itself."""
+    a base class) or, outside the defining file (``own``), defines it itself.  With
+    ``ours``, a call in a function that imports ``name`` itself (``def f(): from m import
+    name``) counts only where that import loads the checked file: the import binds the
+    name in that function alone, to what its module holds."""
     parents = {id(c): p for p in ast.walk(tree) for c in ast.iter_child_nodes(p)}
     out: list[tuple[ast.Call, bool]] = []
     for n in ast.walk(tree):
@@ -152,6 +173,9 @@ def _calls_of(tree: ast.Module, name: str, own: bool) -> list[tuple[ast.Call, bo
             continue
         parent = parents.get(id(n))
         if isinstance(parent, ast.Call) and parent.func is n:
+            local = _local_import(parents, n, name) if ours is not None else None
+            if local is not None and ours is not None and not ours(local):
+                continue  # (the name of that function is another module's)
             out.append((parent, _guarded(parents, parent)))
         elif not (own and _names_super(parent, n)):
             return None
@@ -162,6 +186,54 @@ def _names_super(parent: ast.AST | None, n: ast.Name) -> bool:
     """``super(Name, self)``: the class named, no instance built."""
     return isinstance(parent, ast.Call) and isinstance(parent.func, ast.Name) and \
         parent.func.id == "super" and bool(parent.args) and parent.args[0] is n
+
+
+def _local_import(parents: dict[int, ast.AST], node: ast.AST, name: str) -> ast.ImportFrom | None:
+    """The ``from M import name`` of the innermost function around ``node`` that binds
+    ``name`` by such an import alone; None when no enclosing function imports it (or one
+    binds it otherwise first, or imports it twice)."""
+    up = parents.get(id(node))
+    while up is not None:
+        if isinstance(up, (*_FUNCS, ast.Lambda)):
+            found = _own_import(up, name)
+            if found is not None:
+                return found if isinstance(found, ast.ImportFrom) else None
+        up = parents.get(id(up))
+    return None
+
+
+def _own_import(fn: ast.AST, name: str) -> ast.ImportFrom | bool | None:
+    """How ``fn`` binds ``name`` in its own scope: by one ``from M import name`` (that
+    statement), otherwise (False: a parameter, an assignment, a second import), or not at
+    all (None)."""
+    if isinstance(fn, _FUNCS) and name in param_names(fn):
+        return False
+    found: list[ast.AST] = []
+    for n in _own_nodes(fn):
+        if isinstance(n, (ast.Import, ast.ImportFrom)):
+            found.extend(n for a in n.names if (a.asname or a.name.split(".")[0]) == name)
+        elif isinstance(n, ast.Name) and n.id == name and not isinstance(n.ctx, ast.Load) or \
+                isinstance(n, (ast.Global, ast.Nonlocal)) and name in n.names or \
+                isinstance(n, (*_FUNCS, ast.ClassDef)) and n.name == name:
+            found.append(n)
+    if not found:
+        return None
+    one = found[0]
+    return one if len(found) == 1 and isinstance(one, ast.ImportFrom) else False
+
+
+def _own_nodes(fn: ast.AST) -> list[ast.AST]:
+    """The nodes of ``fn``'s body that belong to its own scope (not to nested functions or
+    classes, whose own names and definitions are kept)."""
+    out: list[ast.AST] = []
+    todo: list[ast.AST] = list(fn.body) if isinstance(fn, _FUNCS) else [getattr(fn, "body", fn)]
+    while todo:
+        n = todo.pop()
+        out.append(n)
+        if isinstance(n, (*_FUNCS, ast.ClassDef, ast.Lambda)):
+            continue
+        todo.extend(ast.iter_child_nodes(n))
+    return out
 
 
 def _guarded(parents: dict[int, ast.AST], node: ast.AST) -> bool:

@@ -58,6 +58,7 @@ from torchferry.check.flow.libfacts import (
 from torchferry.check.flow.modclass import module_base, module_class
 from torchferry.check.flow.optimizers import OPTIMIZER_NAMES
 from torchferry.check.flow.order import Point, surely_after
+from torchferry.check.flow.shadowed import shadowed_imports
 from torchferry.check.flow.stars import import_bindings
 from torchferry.check.flow.treeindex import tree_index
 from torchferry.check.flow.walk import own_nodes
@@ -252,6 +253,9 @@ class FileFlow:
         #: tree was parsed from cannot hold a ``global`` statement
         self._rebound: frozenset[str] | None = \
             frozenset() if source is not None and not may_hold_global(source) else None
+        #: :attr:`shadowed_imports` and :attr:`settled_imports` (None: not yet asked)
+        self._shadowed: frozenset[str] | None = None
+        self._settled: frozenset[str] | None = None
         self._results: dict[int, ScopeResult] = {}
         self._pending: dict[int, ScopeResult] = {}
         #: the budget's units each memoised summary paid for (see :meth:`summary`)
@@ -427,6 +431,8 @@ class FileFlow:
             return None
         if interp is not None and (node.id in interp.env or node.id in interp.outer):
             return None
+        if interp is not None and interp.node is not self.tree and node.id in self.shadowed_imports:
+            return None  # (a function reads the module's later binding: :meth:`global_value`)
         root = self.imports.get(node.id)
         if root is None:
             return None
@@ -521,12 +527,35 @@ class FileFlow:
         self._rebound = frozenset(out)
         return self._rebound
 
+    @property
+    def shadowed_imports(self) -> frozenset[str]:
+        """The names the module imports and also binds otherwise (``import model`` then
+        ``model = model.Net(...)``): a function that reads one sees whatever the module
+        left it as when the function runs, not necessarily the module imported.
+
+        >>> ff = FileFlow(ast.parse("import net\\nnet = net.Net()\\n"), "<example>")
+        >>> sorted(ff.shadowed_imports)
+        ['net']
+        """
+        if self._shadowed is None:
+            self._shadowed, self._settled = shadowed_imports(self.tree, set(self.imports))
+        return self._shadowed
+
+    @property
+    def settled_imports(self) -> frozenset[str]:
+        """Those of :attr:`shadowed_imports` that every function of the file reads as the
+        module's last binding (:func:`~torchferry.check.flow.shadowed.shadowed_imports`)."""
+        self.shadowed_imports  # noqa: B018 (computes both)
+        return self._settled or frozenset()
+
     def global_value(self, name: str) -> Value | None:
         """A module-level name's value, seen from a function (the module's state as it
         stands while the module's code runs, its final state afterwards)."""
         env = self.globals if self.globals is not None else \
             self.live_module.env if self.live_module is not None else {}
         v = env.get(name)
+        if name in self.shadowed_imports:
+            return v if v is not None and name in self.settled_imports else UNKNOWN
         if v is not None:
             return UNKNOWN if name in self.rebound_globals else v
         if name in self.defs:
