@@ -192,12 +192,7 @@ a 0-dimensional step counter (`state["step"] = torch.tensor(0.0)`) mixes with an
 never reported. "which may be on an accelerator" where only a hint does (an input of a module's
 `forward`, `self` of a module that no code of the run moves, its submodules' outputs, a
 parameter annotated as a tensor, another `self.<attr>`, a tensor whose place the function
-follows). A factory met both ways is reported with its surest meeting, but for one met at
-once, in the expression that builds it, by a tensor that may be on the accelerator
-(`torch.arange(n).view(-1, 1, 1) * ones`, never bound to a name alone): that meeting is the
-only one paired with it, as every later value is computed with that tensor and is on its
-device on every run that gets past it (the product meeting `self.weight` in another method
-is no fault of the factory's, and that module tensor is not named). Which are reported
+follows). A factory met both ways is reported with its surest meeting. Which are reported
 depends on how the run selects the rule (the rule module's `REPORTED`): where a selector
 names it (`--select FRY010`, `--select ALL`, `extend-select = ["FRY010"]`), every one;
 where only the default rule set runs it, the sure ones and those meeting a tensor of the
@@ -677,11 +672,10 @@ def _pair_in_file(ff: FileFlow, results: list[ScopeResult], pools: Pools, found:
     construction = _construction_helpers(ff, results)
     met: dict[int, list[Meeting]] = {}
     for res in results:
-        if not _module_init(ff, res) and id(res.node) not in construction:
-            met[id(res.node)] = list(_meetings(ff, res))
-    pinned = _pinned(ff, results, met, factories)
-    for res in results:
-        for meet in met.get(id(res.node), ()):
+        if _module_init(ff, res) or id(res.node) in construction:
+            continue
+        met[id(res.node)] = list(_meetings(ff, res))
+        for meet in met[id(res.node)]:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
@@ -689,53 +683,8 @@ def _pair_in_file(ff: FileFlow, results: list[ScopeResult], pools: Pools, found:
                     else index_pool if meet.first_only else factories | pools.repeated if meet.held \
                     else factories
                 for made in _made_all(v, pool, res.node, ff=ff, at=meet.node):
-                    if pinned.get(id(made.node), meet.node) is meet.node:
-                        _pair_here(ff, res, meet, node, made, (tables, pools.indexed, pools.arrays), found, levels)
-    for k in pinned:
-        factories.pop(k, None)  # (met nowhere else: not in the other files either)
+                    _pair_here(ff, res, meet, node, made, (tables, pools.indexed, pools.arrays), found, levels)
     return met
-
-
-def _pinned(ff: FileFlow, results: list[ScopeResult], met: dict[int, list[Meeting]],
-            factories: Pool) -> dict[int, ast.AST]:
-    """id(a factory's call) -> the node where its result is met at once by a partner that
-    may be on the device (:func:`_pinning`): the only node where the factory is at fault."""
-    pinned: dict[int, ast.AST] = {}
-    for res in results:
-        for meet in met.get(id(res.node), ()):
-            for node, v in meet.operands:
-                for made in v.origins:
-                    if made.node is not None and id(made.node) in factories and id(made.node) not in pinned \
-                            and _pinning(ff, res, meet, node, made):
-                        pinned[id(made.node)] = meet.node
-    return pinned
-
-
-def _written_in(node: ast.AST, call: ast.AST) -> bool:
-    """Is ``node`` the call ``call`` itself, or an item or a method's result of it
-    (``torch.arange(n).view(-1, 1)``)?"""
-    while node is not call:
-        if isinstance(node, ast.Subscript):
-            node = node.value
-        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
-            node = node.func.value
-        else:
-            return False
-    return True
-
-
-def _pinning(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST, made: Origin) -> bool:
-    """Is ``meet`` where the factory's result ``made`` is met at once, written in the
-    operand ``node`` itself (``torch.arange(n).view(-1, 1) * ones``, not bound to a name
-    first), by a partner that may be on the device?  No value ever holds the factory's
-    result alone then: what later meetings see is computed with that partner, on its device
-    on every run that gets past this meeting, so the factory is at fault only here (not
-    where the product meets ``self.weight`` in another method)."""
-    if meet.module is not None or meet.first_only or meet.written or meet.stored or meet.held \
-            or meet.presumed:
-        return False
-    return made.node is not None and _written_in(node, made.node) \
-        and _partner(ff, res, meet, node, made) is not None
 
 
 def _pair_in_other_files(ff: FileFlow, pools: Pools, found: Found, levels: dict[int, Certainty]
