@@ -106,3 +106,23 @@ def finding_lines(tmp_path: Path) -> Callable[..., list[int]]:
         return sorted(d.line for o in outcomes for d in o.diagnostics if o.path == paths[0])
 
     return run
+
+
+@pytest.fixture
+def finding_places(tmp_path: Path) -> Callable[..., list[tuple[str, int]]]:
+    """``finding_places(files, select)``: write ``files`` (relative path -> text) to a
+    temporary folder, check them as one run with the rules ``select`` names, and return
+    ``(file name, line)`` of every finding, in the run's order of files and findings."""
+
+    def run(files: dict[str, str], select: str) -> list[tuple[str, int]]:
+        paths = []
+        for name, text in files.items():
+            path = tmp_path / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+            paths.append(path)
+        opts = Options(root=tmp_path, select=(select,), target_torch_version=None)
+        outcomes = check_paths(paths, opts, jobs=1)
+        return [(Path(o.path).name, d.line) for o in outcomes for d in o.diagnostics]
+
+    return run

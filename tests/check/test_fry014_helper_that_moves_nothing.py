@@ -6,11 +6,12 @@ device."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
+
 
 HELPERS = """\
 from torch import nn
@@ -42,18 +43,12 @@ SETS_NUMBERS = """\
             module.momentum = 0"""
 
 
-def _found(tmp_path: Path, body: str) -> list[tuple[str, int]]:
-    (tmp_path / "helpers.py").write_text(HELPERS.format(body=body))
-    (tmp_path / "main.py").write_text(MAIN)
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    paths = [tmp_path / "main.py", tmp_path / "helpers.py"]
-    return [
-        (Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics
-    ]
+def _found(finding_places: Places, body: str) -> list[tuple[str, int]]:
+    return finding_places({"main.py": MAIN, "helpers.py": HELPERS.format(body=body)}, "FRY014")
 
 
-def test_a_model_handed_to_a_helper_that_sets_numbers_stays_on_the_cpu(tmp_path: Path) -> None:
-    assert _found(tmp_path, SETS_NUMBERS) == [("main.py", 9)]
+def test_a_model_handed_to_a_helper_that_sets_numbers_stays_on_the_cpu(finding_places: Places) -> None:
+    assert _found(finding_places, SETS_NUMBERS) == [("main.py", 9)]
 
 
 @pytest.mark.parametrize(
@@ -65,5 +60,5 @@ def test_a_model_handed_to_a_helper_that_sets_numbers_stays_on_the_cpu(tmp_path:
         "        module.momentum = torch_default()",  # a value of unknown place
     ],
 )
-def test_a_helper_that_may_put_the_model_elsewhere_keeps_it_quiet(tmp_path: Path, body: str) -> None:
-    assert _found(tmp_path, body) == []
+def test_a_helper_that_may_put_the_model_elsewhere_keeps_it_quiet(finding_places: Places, body: str) -> None:
+    assert _found(finding_places, body) == []

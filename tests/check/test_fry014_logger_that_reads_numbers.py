@@ -5,11 +5,12 @@ meets an input moved to the device."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
+
 
 LOG = """\
 class Log:
@@ -42,18 +43,12 @@ for step in range(3):
 READS_NUMBERS = "        self._step(model, loss)"
 
 
-def _found(tmp_path: Path, body: str) -> list[tuple[str, int]]:
-    (tmp_path / "log.py").write_text(LOG.format(body=body))
-    (tmp_path / "main.py").write_text(MAIN)
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    paths = [tmp_path / "main.py", tmp_path / "log.py"]
-    return [
-        (Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics
-    ]
+def _found(finding_places: Places, body: str) -> list[tuple[str, int]]:
+    return finding_places({"main.py": MAIN, "log.py": LOG.format(body=body)}, "FRY014")
 
 
-def test_a_model_handed_to_a_logger_that_reads_numbers_stays_on_the_cpu(tmp_path: Path) -> None:
-    assert _found(tmp_path, READS_NUMBERS) == [("main.py", 10)]
+def test_a_model_handed_to_a_logger_that_reads_numbers_stays_on_the_cpu(finding_places: Places) -> None:
+    assert _found(finding_places, READS_NUMBERS) == [("main.py", 10)]
 
 
 @pytest.mark.parametrize(
@@ -64,5 +59,5 @@ def test_a_model_handed_to_a_logger_that_reads_numbers_stays_on_the_cpu(tmp_path
         "        move_it(model)",  # handed to a call the analysis cannot see into
     ],
 )
-def test_a_called_instance_that_may_move_the_model_keeps_it_quiet(tmp_path: Path, body: str) -> None:
-    assert _found(tmp_path, body) == []
+def test_a_called_instance_that_may_move_the_model_keeps_it_quiet(finding_places: Places, body: str) -> None:
+    assert _found(finding_places, body) == []

@@ -5,11 +5,12 @@ finding goes to the call, where the model meets its input."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
+
 
 NETS = """\
 import torch
@@ -48,21 +49,14 @@ UNMOVED_ONE = """\
     return Net(), Net()"""
 
 
-def _found(tmp_path: Path, body: str) -> list[tuple[str, int]]:
-    (tmp_path / "lib").mkdir()
-    (tmp_path / "lib" / "__init__.py").write_text("")
-    (tmp_path / "lib" / "nets.py").write_text(NETS.format(body=body))
-    (tmp_path / "main.py").write_text(MAIN)
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    paths = [tmp_path / "main.py", tmp_path / "lib" / "__init__.py", tmp_path / "lib" / "nets.py"]
-    return [
-        (Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics
-    ]
+def _found(finding_places: Places, body: str) -> list[tuple[str, int]]:
+    files = {"main.py": MAIN, "lib/__init__.py": "", "lib/nets.py": NETS.format(body=body)}
+    return finding_places(files, "FRY014")
 
 
 @pytest.mark.parametrize("body", [UNMOVED_PAIR, UNMOVED_ONE])
-def test_a_model_another_file_returns_unmoved_meets_a_moved_input(tmp_path: Path, body: str) -> None:
-    assert _found(tmp_path, body) == [("main.py", 7)]
+def test_a_model_another_file_returns_unmoved_meets_a_moved_input(finding_places: Places, body: str) -> None:
+    assert _found(finding_places, body) == [("main.py", 7)]
 
 
 @pytest.mark.parametrize(
@@ -80,5 +74,5 @@ def test_a_model_another_file_returns_unmoved_meets_a_moved_input(tmp_path: Path
         "    d = Net().share_memory()\n    return d, Net()",
     ],
 )
-def test_a_model_the_helper_may_have_moved_stays_quiet(tmp_path: Path, body: str) -> None:
-    assert _found(tmp_path, body) == []
+def test_a_model_the_helper_may_have_moved_stays_quiet(finding_places: Places, body: str) -> None:
+    assert _found(finding_places, body) == []
