@@ -357,6 +357,18 @@ def test_the_cape_labels_file_names_only_cape_code_bases() -> None:
     assert all(len(commit) == 40 for _, commit in cc.CAPE_EXTRA)
 
 
+def test_the_moor_labels_file_names_only_moor_code_bases() -> None:
+    """The moor set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_MOOR_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_MOOR_LABELS)
+    known = {cc._norm(n) for n, _ in cc.MOOR} | {r.replace("/", "-") for r, _ in cc.MOOR_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["moor"].labels == cc.DEFAULT_MOOR_LABELS
+    assert len(cc.MOOR_EXTRA) == 16
+    assert all(len(commit) == 40 for _, commit in cc.MOOR_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -555,6 +567,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--marsh", "--half", "dev"],
         ["--cape", "--marsh"],
         ["--cape", "--half", "dev"],
+        ["--moor", "--cape"],
+        ["--moor", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -607,6 +621,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "marsh-half",
         "cape-and-another",
         "cape-half",
+        "moor-and-another",
+        "moor-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
