@@ -44,7 +44,10 @@ and for the ``moor`` batch rosinality/glow-pytorch (on a folder of synthetic ima
 ``ImageFolder`` of the ``torchvision`` stand-in and the ``scipy`` stand-in's ``linalg.qr``)
 and Tony-Y/pytorch_warmup (its CIFAR10 example on the CIFAR10 stand-in, with the ``resnet.py``
 of akamaster/pytorch_resnet_cifar10 that it asks for beside it, and ``tqdm.auto``; its EMNIST
-example on an ``EMNIST`` stand-in, the MNIST stand-in's shapes),
+example on an ``EMNIST`` stand-in, the MNIST stand-in's shapes), cybertronai/pytorch-lamb
+(its MNIST example, with ``add_histogram`` in the ``tensorboardX`` stand-in) and
+cleverhans-lab/cleverhans (its PyTorch CIFAR10 tutorial, on ``absl`` and ``easydict``
+stand-ins),
 each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
@@ -398,6 +401,12 @@ _WARMUP = (
 #: its EMNIST example one epoch on the EMNIST stand-in in three batches of 32 under its default
 #: linear warmup, the test set in one batch
 _WARMUP_EMNIST = ("--batch-size", "32", "--test-batch-size", "48", "--epochs", "1")
+#: its MNIST example one epoch on the MNIST stand-in in three batches of 32, the optimizer's
+#: trust ratios logged on every step, the test set in one batch
+_LAMB = ("--batch-size", "32", "--test-batch-size", "48", "--epochs", "1", "--log-interval", "1")
+#: the CIFAR10 tutorial one epoch on the CIFAR10 stand-in (one batch of its 64 images), then the
+#: FGM and 40-step PGD attacks on the test set's 32 in one batch
+_CLEVERHANS = ("--nb_epochs=1",)
 #: four iterations in batches of 8 on the first GPU (``-cuda 0``; -1, the default, is the CPU),
 #: each summarised, a checkpoint written after the second
 _DNC = (
@@ -595,6 +604,8 @@ PROGRAMS: tuple[Program, ...] = (
     ),
     Program("warmup", "warmup_tonyy", "main.py", _WARMUP, batch="moor"),
     Program("warmup/emnist", "warmup_tonyy", "emnist_main.py", _WARMUP_EMNIST, batch="moor"),
+    Program("lamb", "lamb_cybertronai", "test_lamb.py", _LAMB, batch="moor"),
+    Program("cleverhans", "cleverhans_lab", "cifar10_tutorial.py", _CLEVERHANS, batch="moor"),
 )  # fmt: skip
 
 

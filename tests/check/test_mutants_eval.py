@@ -290,7 +290,7 @@ def _blob_id(data: bytes) -> str:
         ("harbor", 6),
         ("marsh", 10),
         ("cape", 6),
-        ("moor", 4),
+        ("moor", 6),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -812,6 +812,29 @@ def test_the_tqdm_stand_in_keeps_disable_and_names_itself_tqdm_auto() -> None:
     env = {**os.environ, "PYTHONPATH": str(cm.STUBS)}
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
     assert out.stdout.split() == ["True", "[1]"], out.stderr
+
+
+def test_the_absl_stand_in_sets_flags_from_the_command_line_and_easydict_reads_items() -> None:
+    """``app.run(main)`` sets each defined flag given as ``--name=value``, ``--name value``,
+    ``--flag`` or ``--noflag``, keeps the others' defaults, hands ``main`` the rest and exits
+    with what it returns; an unknown flag stops the program, as absl does."""
+    code = (
+        "import sys; from absl import app, flags\n"
+        "flags.DEFINE_integer('n', 8, 'h'); flags.DEFINE_float('eps', 0.3, 'h')\n"
+        "flags.DEFINE_bool('adv', True, 'h'); flags.DEFINE_string('s', 'a', 'h')\n"
+        "F = flags.FLAGS\n"
+        "app.run(lambda argv: print(F.n, F.eps, F.adv, F.s, argv[1:]) or 3)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(cm.STUBS)}
+    argv = [sys.executable, "-c", code, "--n=1", "--eps", "0.5", "--noadv", "x"]
+    out = subprocess.run(argv, capture_output=True, text=True, env=env)
+    assert (out.returncode, out.stdout.strip()) == (3, "1 0.5 False a ['x']"), out.stderr
+    out = subprocess.run([*argv[:3], "--bad=1"], capture_output=True, text=True, env=env)
+    assert out.returncode != 0 and "Unknown command line flag 'bad'" in out.stderr
+    easy = _stub("easydict").EasyDict(nb_test=0)
+    easy.correct = 2
+    assert easy.nb_test == 0 and easy["correct"] == 2
+    assert _stub("tensorboardX").SummaryWriter().add_histogram("h", [1.0], 0) is None
 
 
 def test_an_image_folder_is_written_for_a_program_that_reads_one(tmp_path: Path) -> None:
