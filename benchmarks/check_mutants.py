@@ -39,7 +39,15 @@ stand-in's ``imwrite``, which writes nothing), davda54/sam (on the CIFAR10 stand
 ``example`` folder laid beside ``sam.py``) and kuc2477/pytorch-ewc (on the MNIST stand-in with
 ``Pad``, and a ``visdom`` stand-in that plots nothing) and for the ``cape`` batch
 tk-rusch/coRNN (its adding problem, whose sequences it draws itself) and ixaxaar/pytorch-dnc
-(its copy and argmax tasks, on sequences they draw themselves, with the ``visdom`` stand-in),
+(its copy and argmax tasks, on sequences they draw themselves, with the ``visdom`` stand-in)
+and for the ``moor`` batch rosinality/glow-pytorch (on a folder of synthetic images, the
+``ImageFolder`` of the ``torchvision`` stand-in and the ``scipy`` stand-in's ``linalg.qr``)
+and Tony-Y/pytorch_warmup (its CIFAR10 example on the CIFAR10 stand-in, with the ``resnet.py``
+of akamaster/pytorch_resnet_cifar10 that it asks for beside it, and ``tqdm.auto``; its EMNIST
+example on an ``EMNIST`` stand-in, the MNIST stand-in's shapes), cybertronai/pytorch-lamb
+(its MNIST example, with ``add_histogram`` in the ``tensorboardX`` stand-in) and
+cleverhans-lab/cleverhans (its PyTorch CIFAR10 tutorial, on ``absl`` and ``easydict``
+stand-ins),
 each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
@@ -90,7 +98,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set cape           # the latest held-out batch
+    python benchmarks/check_mutants.py --set moor           # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -198,6 +206,9 @@ class Program:
     #: folders made in the program's copy before it runs: those it writes into without
     #: making them (its repository ignores them)
     dirs: tuple[str, ...] = ()
+    #: a folder made in the program's copy and laid out as an ``ImageFolder`` root: one class
+    #: folder of synthetic RGB images (``_write_images``); None: none
+    images: str | None = None
 
     @property
     def runs(self) -> str:
@@ -212,11 +223,11 @@ class Program:
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
 #: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06), ``estuary``, ``harbor``,
-#: ``marsh`` and ``cape`` (2026-12-07) were each gathered apart from the rules and measured once,
-#: blind
+#: ``marsh``, ``cape`` and ``moor`` (2026-12-07) were each gathered apart from the rules and
+#: measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
-    "sound", "bay", "lagoon", "delta", "estuary", "harbor", "marsh", "cape",
+    "sound", "bay", "lagoon", "delta", "estuary", "harbor", "marsh", "cape", "moor",
 )  # fmt: skip
 
 
@@ -376,6 +387,26 @@ _SAM = (
 #: the adding problem on sequences of ten steps, 101 steps of 50 (the test set of 50 scored once,
 #: at step 100), 32 hidden units
 _CORNN = ("--T", "10", "--max_steps", "101", "--batch_test", "50", "--n_hid", "32")
+#: Glow of two blocks of two flows on 8x8 crops of the synthetic image folder, batches of 4, three
+#: iterations (the first initialises the activation norms without a step, then two steps)
+_GLOW = (
+    "--batch", "4", "--iter", "3", "--n_flow", "2", "--n_block", "2", "--img_size", "8",
+    "--n_sample", "2", "images",
+)  # fmt: skip
+#: a ResNet-20 one epoch on the CIFAR10 stand-in in two batches of 32 under a linear warmup of two
+#: steps, the test set in one batch, no progress bar
+_WARMUP = (
+    "-b", "32", "-c", "32", "-e", "1", "-w", "linear", "-t", "2", "--no-progress",
+)  # fmt: skip
+#: its EMNIST example one epoch on the EMNIST stand-in in three batches of 32 under its default
+#: linear warmup, the test set in one batch
+_WARMUP_EMNIST = ("--batch-size", "32", "--test-batch-size", "48", "--epochs", "1")
+#: its MNIST example one epoch on the MNIST stand-in in three batches of 32, the optimizer's
+#: trust ratios logged on every step, the test set in one batch
+_LAMB = ("--batch-size", "32", "--test-batch-size", "48", "--epochs", "1", "--log-interval", "1")
+#: the CIFAR10 tutorial one epoch on the CIFAR10 stand-in (one batch of its 64 images), then the
+#: FGM and 40-step PGD attacks on the test set's 32 in one batch
+_CLEVERHANS = ("--nb_epochs=1",)
 #: four iterations in batches of 8 on the first GPU (``-cuda 0``; -1, the default, is the CPU),
 #: each summarised, a checkpoint written after the second
 _DNC = (
@@ -563,6 +594,18 @@ PROGRAMS: tuple[Program, ...] = (
     Program(
         "dnc/util", "dnc_ixaxaar", "dnc/util.py", _DNC, batch="cape", entry="tasks/copy_task.py"
     ),
+    Program(
+        "glow", "glow_rosinality", "train.py", _GLOW, batch="moor", dirs=("checkpoint", "sample"),
+        images="images",
+    ),
+    Program(
+        "glow/model", "glow_rosinality", "model.py", _GLOW, batch="moor", entry="train.py",
+        dirs=("checkpoint", "sample"), images="images",
+    ),
+    Program("warmup", "warmup_tonyy", "main.py", _WARMUP, batch="moor"),
+    Program("warmup/emnist", "warmup_tonyy", "emnist_main.py", _WARMUP_EMNIST, batch="moor"),
+    Program("lamb", "lamb_cybertronai", "test_lamb.py", _LAMB, batch="moor"),
+    Program("cleverhans", "cleverhans_lab", "cifar10_tutorial.py", _CLEVERHANS, batch="moor"),
 )  # fmt: skip
 
 
@@ -1046,6 +1089,20 @@ def _write_corpus(root: Path) -> None:
         (root / name).write_text("\n".join(lines) + "\n", encoding="utf-8")
 
 
+def _write_images(root: Path, count: int = 8, size: int = 12) -> None:
+    """``count`` RGB images of ``size`` x ``size`` random pixels (seeded) as PNG files in
+    ``root/0/``, the one class of an ``ImageFolder`` rooted at ``root``."""
+    import numpy as np
+    from PIL import Image
+
+    folder = root / "0"
+    folder.mkdir(parents=True)
+    rng = np.random.default_rng(0)
+    for i in range(count):
+        pixels = rng.integers(0, 256, (size, size, 3), dtype=np.uint8)
+        Image.fromarray(pixels).save(folder / f"{i}.png")
+
+
 class Workspace:
     """A prepared copy of each program's directory (data and setup run once), copied
     again for every run so that no run sees another's files."""
@@ -1063,6 +1120,8 @@ class Workspace:
             if program.corpus:
                 (seed / "corpus").mkdir()
                 _write_corpus(seed / "corpus")
+            if program.images is not None:
+                _write_images(seed / program.images)
             for script, args in program.setup:
                 run = _run(seed, script, args, simulate=True)
                 if run.rc != 0:

@@ -224,6 +224,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "harbor"],
         ["--set", "marsh"],
         ["--set", "cape"],
+        ["--set", "moor"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -259,6 +260,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[17]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 17))), []))
     assert chosen[18] == [p.name for p in cm.PROGRAMS if p.batch == "cape"]
     assert set(chosen[18]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 18))), []))
+    assert chosen[19] == [p.name for p in cm.PROGRAMS if p.batch == "moor"]
+    assert set(chosen[19]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 19))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -287,6 +290,7 @@ def _blob_id(data: bytes) -> str:
         ("harbor", 6),
         ("marsh", 10),
         ("cape", 6),
+        ("moor", 6),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -391,14 +395,14 @@ def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
     """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay, lagoon, delta, estuary,
-    harbor, marsh and cape programs come from other repositories than pytorch/examples (whose
+    harbor, marsh, cape and moor programs come from other repositories than pytorch/examples (whose
     license is ``LICENSE`` of the programs' folder), or, for inlet's and fjord's, some of them:
     each folder holds its own (an MIT or BSD license, or for bay's ``cutout`` the Educational
     Community License 2.0)."""
     _programs_here()
     later = (
         "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay", "lagoon",
-        "delta", "estuary", "harbor", "marsh", "cape",
+        "delta", "estuary", "harbor", "marsh", "cape", "moor",
     )  # fmt: skip
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
@@ -683,6 +687,18 @@ def test_the_mnist_stand_ins_say_their_split_and_tqdm_passes_the_iterable_throug
     assert logger.log_value("loss", 1.0, 2) is None
 
 
+def test_the_emnist_stand_in_takes_a_split_and_has_the_mnist_shapes() -> None:
+    """``EMNIST(root, split, train=...)`` keeps the split and the train flag, with images of the
+    MNIST stand-in's shapes that are not its images."""
+    datasets = _stub("torchvision").datasets
+    mnist = datasets.MNIST("d", train=True)
+    train = datasets.EMNIST("d", "balanced", train=True, download=True)
+    test = datasets.EMNIST("d", "balanced", train=False)
+    assert (train.split, train.train, test.train) == ("balanced", True, False)
+    assert train.data.shape == mnist.data.shape and len(test) < len(train)
+    assert not bool((train.data == mnist.data).all())
+
+
 def test_the_cifar10_stand_in_yields_pil_images_its_random_transforms_keep_the_size() -> None:
     torchvision = _stub("torchvision")
     datasets, transforms = torchvision.datasets, torchvision.transforms
@@ -768,6 +784,75 @@ def test_the_scipy_stand_in_factors_a_matrix_as_scipy_linalg_lu_does() -> None:
     b = rng.normal(size=(6, 6))
     p, low, up = lu(b)
     assert p.dtype == np.float64 and np.allclose(p @ low @ up, b)
+
+
+def test_the_scipy_stand_in_factors_a_matrix_as_scipy_linalg_qr_does() -> None:
+    """``q @ r`` gives the matrix back, ``q`` orthogonal and square, ``r`` upper triangular of the
+    matrix's shape (SciPy's full mode)."""
+    import numpy as np
+
+    qr = _stub("scipy").linalg.qr
+    a = np.random.RandomState(1).normal(size=(5, 3))
+    q, r = qr(a)
+    assert q.shape == (5, 5) and r.shape == (5, 3)
+    assert np.allclose(q @ r, a) and np.allclose(q.T @ q, np.eye(5))
+    assert np.allclose(r, np.triu(r))
+
+
+def test_the_tqdm_stand_in_keeps_disable_and_names_itself_tqdm_auto() -> None:
+    """A bar made with ``disable=True`` says so, as tqdm's does (a program checks it before
+    drawing), ``set_postfix_str`` draws nothing, and ``tqdm.auto`` gives the same bar."""
+    stub = _stub("tqdm")
+    bar = stub.tqdm(total=3, disable=True)
+    assert bar.disable is True and stub.tqdm(range(2)).disable is False
+    assert bar.set_postfix_str("loss=1.00") is None
+    bar.update()
+    assert bar.n == 1
+    code = "import tqdm, tqdm.auto; print(tqdm.auto.tqdm is tqdm.tqdm, list(tqdm.auto.tqdm([1])))"
+    env = {**os.environ, "PYTHONPATH": str(cm.STUBS)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env=env)
+    assert out.stdout.split() == ["True", "[1]"], out.stderr
+
+
+def test_the_absl_stand_in_sets_flags_from_the_command_line_and_easydict_reads_items() -> None:
+    """``app.run(main)`` sets each defined flag given as ``--name=value``, ``--name value``,
+    ``--flag`` or ``--noflag``, keeps the others' defaults, hands ``main`` the rest and exits
+    with what it returns; an unknown flag stops the program, as absl does."""
+    code = (
+        "import sys; from absl import app, flags\n"
+        "flags.DEFINE_integer('n', 8, 'h'); flags.DEFINE_float('eps', 0.3, 'h')\n"
+        "flags.DEFINE_bool('adv', True, 'h'); flags.DEFINE_string('s', 'a', 'h')\n"
+        "F = flags.FLAGS\n"
+        "app.run(lambda argv: print(F.n, F.eps, F.adv, F.s, argv[1:]) or 3)"
+    )
+    env = {**os.environ, "PYTHONPATH": str(cm.STUBS)}
+    argv = [sys.executable, "-c", code, "--n=1", "--eps", "0.5", "--noadv", "x"]
+    out = subprocess.run(argv, capture_output=True, text=True, env=env)
+    assert (out.returncode, out.stdout.strip()) == (3, "1 0.5 False a ['x']"), out.stderr
+    out = subprocess.run([*argv[:3], "--bad=1"], capture_output=True, text=True, env=env)
+    assert out.returncode != 0 and "Unknown command line flag 'bad'" in out.stderr
+    easy = _stub("easydict").EasyDict(nb_test=0)
+    easy.correct = 2
+    assert easy.nb_test == 0 and easy["correct"] == 2
+    assert _stub("tensorboardX").SummaryWriter().add_histogram("h", [1.0], 0) is None
+
+
+def test_an_image_folder_is_written_for_a_program_that_reads_one(tmp_path: Path) -> None:
+    """``_write_images`` lays out one class folder of seeded RGB PNG images, which the
+    ``ImageFolder`` of the torchvision stand-in reads as class 0; ``Workspace.seed`` writes it
+    where the program names it."""
+    from PIL import Image
+
+    cm._write_images(tmp_path / "images")
+    files = sorted((tmp_path / "images" / "0").iterdir())
+    assert len(files) == 8
+    with Image.open(files[0]) as img:
+        assert img.mode == "RGB" and img.size == (12, 12)
+    again = tmp_path / "again"
+    cm._write_images(again)
+    assert (again / "0" / "3.png").read_bytes() == files[3].read_bytes()
+    glow = next(p for p in cm.PROGRAMS if p.name == "glow")
+    assert glow.images == "images" and glow.args[-1] == "images"
 
 
 def test_the_sklearn_stand_in_makes_two_moons_of_noisy_points() -> None:
