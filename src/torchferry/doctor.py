@@ -185,9 +185,20 @@ def _wheel_tag(cuda: str | None) -> str:
 
 def analyze(facts: dict[str, Any]) -> list[dict[str, str]]:
     """Turn :func:`gather_facts` output into problems, each ``{"id", "problem", "fix"}``."""
+    problems = _build_problems(facts)
+    problems += _hidden_gpus(facts)
+    problems += _cuda_init_failed(facts, problems)
+    problems += _unsupported_architectures(facts)
+    if facts["selected_device"] is None:
+        problems.append(_device_override(facts))
+    return problems
+
+
+def _build_problems(facts: dict[str, Any]) -> list[dict[str, str]]:
+    """A torch build that cannot use the machine's NVIDIA driver: a CPU-only wheel beside a
+    driver, or a CUDA build newer than the driver supports."""
     problems: list[dict[str, str]] = []
     build, driver = facts["build"], facts["driver"]
-    cvd = facts.get("cuda_visible_devices")
     gpus = driver.get("gpus") or []
 
     if build["kind"] == "cpu-only" and driver["present"]:
@@ -222,7 +233,15 @@ def analyze(facts: dict[str, Any]) -> list[dict[str, str]]:
                     f"--index-url https://download.pytorch.org/whl/{_wheel_tag(driver['cuda'])}"
                 ),
             })
+    return problems
 
+
+def _hidden_gpus(facts: dict[str, Any]) -> list[dict[str, str]]:
+    """``CUDA_VISIBLE_DEVICES`` hiding every GPU from a CUDA build that finds none."""
+    problems: list[dict[str, str]] = []
+    build, driver = facts["build"], facts["driver"]
+    cvd = facts.get("cuda_visible_devices")
+    gpus = driver.get("gpus") or []
     if cvd is not None and not facts["cuda_available"] and build["kind"] == "cuda":
         visible = [d.strip() for d in cvd.split(",") if d.strip()]
         hides_all = not visible or visible[0] in ("-1", "none", "NoDevFiles")
@@ -237,9 +256,16 @@ def analyze(facts: dict[str, Any]) -> list[dict[str, str]]:
                 ),
                 "fix": "unset CUDA_VISIBLE_DEVICES, or set it to the GPU indices to use, e.g. 0",
             })
+    return problems
 
+
+def _cuda_init_failed(facts: dict[str, Any], found: list[dict[str, str]]) -> list[dict[str, str]]:
+    """CUDA failing to initialise beside a driver, for a CUDA build, where no problem
+    ``found`` so far explains it."""
+    problems: list[dict[str, str]] = []
+    build, driver = facts["build"], facts["driver"]
     if (build["kind"] == "cuda" and driver["present"] and not facts["cuda_available"]
-            and not problems):
+            and not found):
         reason = "; ".join(facts.get("cuda_init_warnings") or []) or "no reason given by torch"
         problems.append({
             "id": "cuda-init-failed",
@@ -250,8 +276,14 @@ def analyze(facts: dict[str, Any]) -> list[dict[str, str]]:
                 "driver's CUDA version"
             ),
         })
+    return problems
 
-    arch = build.get("arch_list") or []
+
+def _unsupported_architectures(facts: dict[str, Any]) -> list[dict[str, str]]:
+    """Each CUDA device whose compute capability the torch build has no kernels (nor PTX)
+    for."""
+    problems: list[dict[str, str]] = []
+    arch = facts["build"].get("arch_list") or []
     for acc in facts["accelerators"]:
         cap = acc.get("capability")
         if not (cap and arch and acc["device"].startswith("cuda")):
@@ -268,13 +300,15 @@ def analyze(facts: dict[str, Any]) -> list[dict[str, str]]:
                 ),
                 "fix": "install a torch build that supports this GPU (a newer CUDA wheel)",
             })
-
-    if facts["selected_device"] is None:
-        # the error names its own fix ("... Fix: unset ..."): say it once, as the fix
-        problem, _, fix = facts["selected_because"].partition(" Fix: ")
-        fix = fix.split("; 'ferry doctor'")[0].rstrip(".") or f"fix or unset {ENV_VAR}"
-        problems.append({"id": "device-override", "problem": problem, "fix": fix})
     return problems
+
+
+def _device_override(facts: dict[str, Any]) -> dict[str, str]:
+    """The device override that failed: the problem and the fix its error names."""
+    # the error names its own fix ("... Fix: unset ..."): say it once, as the fix
+    problem, _, fix = facts["selected_because"].partition(" Fix: ")
+    fix = fix.split("; 'ferry doctor'")[0].rstrip(".") or f"fix or unset {ENV_VAR}"
+    return {"id": "device-override", "problem": problem, "fix": fix}
 
 
 def examine() -> dict[str, Any]:
