@@ -499,6 +499,31 @@ def _of_a_value(call: ast.Call) -> bool:
 
 def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     """What a function of torch returns."""
+    made = _torch_made(node, qual, args, kws)
+    if made is not None:
+        return made
+    parts = qual.split(".")
+    last = parts[-1]
+    if last in vocab.TORCH_NON_TENSOR or parts[1] in ("cuda", "backends", "distributed", "utils"):
+        return Value.of(Kind.OTHER)
+    if not _returns_tensor(parts) and qual not in vocab.TENSOR_UTILS:
+        return Value(None, None, (_made(node, f"{qual}(...)", Op.RETURNED),), Basis.HINT,
+                     reason=Reason.UNRESOLVED)
+    if len(parts) == 2 and last in vocab.REDUCTIONS and len(node.args) == 1 and not kws \
+            and args and args[0].places == {CPU}:
+        # ``torch.min(t)``: 0-dimensional on the CPU, as ``t.min()``
+        return Value(_TENSOR, frozenset(), args[0].origins, Basis.INFERRED)
+    item = batch_item_and_numbers(_computed_with(last, args, kws)) \
+        if last in vocab.ITEM_ENCODINGS else None
+    if item is not None:  # ``F.one_hot(labels, n)``: the item encoded, where it is
+        return item
+    return _computed_tensor(node, last, args, kws)
+
+
+def _torch_made(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value | None:
+    """What a function of torch that makes, loads or passes on a value returns (a device,
+    a factory's tensor, a module, a loader, a dataset, a distribution, its argument); None
+    for any other function."""
     parts = qual.split(".")
     last = parts[-1]
     text = f"{qual}(...)"
@@ -540,22 +565,12 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         # a PackedSequence: its data (and sorted indices) are where the input is; an RNN
         # given it computes there
         return Value(_TENSOR, args[0].places, args[0].origins, Basis.INFERRED)
-    dist = distributions.built(node, qual, args, kws)
-    if dist is not None:
-        return dist
-    if last in vocab.TORCH_NON_TENSOR or parts[1] in ("cuda", "backends", "distributed", "utils"):
-        return Value.of(Kind.OTHER)
-    if not _returns_tensor(parts) and qual not in vocab.TENSOR_UTILS:
-        return Value(None, None, (_made(node, text, Op.RETURNED),), Basis.HINT,
-                     reason=Reason.UNRESOLVED)
-    if len(parts) == 2 and last in vocab.REDUCTIONS and len(node.args) == 1 and not kws \
-            and args and args[0].places == {CPU}:
-        # ``torch.min(t)``: 0-dimensional on the CPU, as ``t.min()``
-        return Value(_TENSOR, frozenset(), args[0].origins, Basis.INFERRED)
-    item = batch_item_and_numbers(_computed_with(last, args, kws)) \
-        if last in vocab.ITEM_ENCODINGS else None
-    if item is not None:  # ``F.one_hot(labels, n)``: the item encoded, where it is
-        return item
+    return distributions.built(node, qual, args, kws)
+
+
+def _computed_tensor(node: ast.Call, last: str, args: Args, kws: Kws) -> Value:
+    """The tensor a function of torch computes from its operands: where they are, with
+    their origins."""
     # (``torch.cat((a, b))``: a tuple of tensors computes where its tensors are)
     values = [x for v in _computed_with(last, args, kws) for x in (
         v.elts if v.elts and all(e.is_(Kind.TENSOR) for e in v.elts) else (v,))]
