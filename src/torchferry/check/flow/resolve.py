@@ -1357,7 +1357,8 @@ def _outside_class(o: Origin) -> str | None:
 
 # -- functions and classes of the checked files --------------------------------------------
 def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value:
-    ff = ev.ff
+    """What ``name(...)`` returns: the call of the function's own value of ``name`` (a
+    local or a parameter) when it tells, else of the module's, the project's or a builtin."""
     if name == "setattr" and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
             and node.args[0].id == ev.i.self_name and not isinstance(node.args[1], ast.Constant):
         ev.i.dynamic_self = True  # (``setattr(self, attr, x.to(device))`` in a loop)
@@ -1366,6 +1367,18 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     module_param = k is not None and _module_param(ev, name, k, local)
     if k is not None and module_param:
         ev.i.res.param_uses.setdefault(k, Kind.MODULE)
+    got = _local_name_call(ev, node, name, local, k, module_param, args, kws)
+    if got is not None:
+        return got
+    return _global_name_call(ev, node, name, args, kws)
+
+
+def _local_name_call(ev: Evaluator, node: ast.Call, name: str, local: Value | None,
+                     k: int | None, module_param: bool, args: Args, kws: Kws) -> Value | None:
+    """What ``name(...)`` returns by the function's own value ``local`` of ``name`` (``k``:
+    the number of the parameter ``name`` is; ``module_param``: a module by some evidence):
+    a reference, factories or classes it holds, a tensor class, a module, a call made
+    earlier, a parameter called; None when it does not tell."""
     ref = referenced(local) if local is not None else None
     if ref is not None:
         return _call_reference(ev, node, ref, local, args, kws)  # type: ignore[arg-type]
@@ -1398,6 +1411,14 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         # with no evidence of a module, is a call of a callable of any kind, read the same
         callee = Callee.MODULE if module_param else Callee.UNRESOLVED
         return module_call(ev, node, local, args, kws, follow_inputs=True, callee=callee)
+    return None
+
+
+def _global_name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value:
+    """What ``name(...)`` returns when the function's own value of ``name`` does not tell: a
+    definition of the project, a module-level value, a builtin, a star import, a call
+    named as a model is, else an unresolved call."""
+    ff = ev.ff
     target = ff.definition(name)
     if target is not None:
         return project_call(ev, node, ff, target, args, kws)
