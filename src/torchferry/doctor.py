@@ -326,29 +326,14 @@ def examine() -> dict[str, Any]:
 def format_report(report: dict[str, Any]) -> str:
     """The human-readable ``ferry doctor`` report."""
     b, d = report["build"], report["driver"]
-    if b["kind"] == "cuda":
-        build = f"CUDA {b['cuda']}" + (f", cuDNN {b['cudnn']}" if b["cudnn"] else "")
-    elif b["kind"] == "rocm":
-        build = f"ROCm/HIP {b['hip']}"
-    elif b["kind"] == "xpu":
-        build = f"XPU {b['xpu']}"
-    else:
-        build = "CPU-only (no CUDA, no ROCm)"
     lines = [
         f"python        {report['python']} ({report['platform']}, {sys.executable})",
         f"torch         {report['torch']}",
-        f"build         {build}",
+        f"build         {_build_text(b)}",
     ]
     if b["arch_list"]:
         lines.append(f"archs         {' '.join(b['arch_list'])}")
-    if d["present"]:
-        drv = f"NVIDIA {d['version'] or '(version unknown)'}"
-        if d["cuda"]:
-            drv += f", supports CUDA up to {d['cuda']}"
-        drv += f" (from {d['source']})"
-    else:
-        drv = "none found (no nvidia-smi, no /proc/driver/nvidia)"
-    lines.append(f"driver        {drv}")
+    lines.append(f"driver        {_driver_text(d)}")
     for g in d.get("gpus") or []:
         lines.append(f"  gpu         {g}")
     cvd = report["cuda_visible_devices"]
@@ -356,34 +341,64 @@ def format_report(report: dict[str, Any]) -> str:
     lines.append(f"cuda          is_available() = {report['cuda_available']}")
     mps = report["mps"]
     lines.append(f"mps           built = {mps['built']}, available = {mps['available']}")
-    if report["accelerators"]:
-        lines.append("accelerators")
-        for a in report["accelerators"]:
-            extra = []
-            if a.get("memory_gib"):
-                extra.append(f"{a['memory_gib']} GiB")
-            if a.get("capability"):
-                extra.append(f"capability {a['capability']}")
-            lines.append(f"  {a['device']:<11} {a['name']}" + (f" ({', '.join(extra)})" if extra else ""))
-    else:
-        lines.append("accelerators  none visible to torch")
+    lines += _accelerator_lines(report["accelerators"])
     sel = report["selected_device"]
     lines.append(
         f"selected      {sel} ({report['selected_because']})" if sel
         else "selected      none: the device asked for cannot be used (see the problem below)"
     )
     lines.append("")
-    if report["problems"]:
-        lines.append(f"{len(report['problems'])} problem(s) found:")
-        for p in report["problems"]:
-            lines.append(f"  - {p['problem']}")
-            lines.append(f"    fix: {p['fix']}")
-    else:
-        if report["accelerators"]:
-            lines.append("No problems found: torch sees the accelerators this machine has.")
-        else:
-            lines.append(
-                "No problems found: this machine has no GPU torch could use, and torch agrees "
-                "(the portable pattern runs here on the CPU)."
-            )
+    lines += _verdict_lines(report["problems"], report["accelerators"])
     return "\n".join(lines)
+
+
+def _build_text(b: dict[str, Any]) -> str:
+    """What the torch build ``b`` computes with: CUDA (and cuDNN), ROCm, XPU or the CPU only."""
+    if b["kind"] == "cuda":
+        return f"CUDA {b['cuda']}" + (f", cuDNN {b['cudnn']}" if b["cudnn"] else "")
+    if b["kind"] == "rocm":
+        return f"ROCm/HIP {b['hip']}"
+    if b["kind"] == "xpu":
+        return f"XPU {b['xpu']}"
+    return "CPU-only (no CUDA, no ROCm)"
+
+
+def _driver_text(d: dict[str, Any]) -> str:
+    """The NVIDIA driver ``d``: its version, the CUDA it supports and where that was read."""
+    if not d["present"]:
+        return "none found (no nvidia-smi, no /proc/driver/nvidia)"
+    drv = f"NVIDIA {d['version'] or '(version unknown)'}"
+    if d["cuda"]:
+        drv += f", supports CUDA up to {d['cuda']}"
+    return drv + f" (from {d['source']})"
+
+
+def _accelerator_lines(accelerators: list[dict[str, Any]]) -> list[str]:
+    """The report's lines of the accelerators torch sees: device, name, memory, capability."""
+    if not accelerators:
+        return ["accelerators  none visible to torch"]
+    lines = ["accelerators"]
+    for a in accelerators:
+        extra = []
+        if a.get("memory_gib"):
+            extra.append(f"{a['memory_gib']} GiB")
+        if a.get("capability"):
+            extra.append(f"capability {a['capability']}")
+        lines.append(f"  {a['device']:<11} {a['name']}" + (f" ({', '.join(extra)})" if extra else ""))
+    return lines
+
+
+def _verdict_lines(problems: list[dict[str, str]], accelerators: list[dict[str, Any]]) -> list[str]:
+    """The report's closing lines: each problem with its fix, or that there are none."""
+    if not problems:
+        if accelerators:
+            return ["No problems found: torch sees the accelerators this machine has."]
+        return [
+            "No problems found: this machine has no GPU torch could use, and torch agrees "
+            "(the portable pattern runs here on the CPU)."
+        ]
+    lines = [f"{len(problems)} problem(s) found:"]
+    for p in problems:
+        lines.append(f"  - {p['problem']}")
+        lines.append(f"    fix: {p['fix']}")
+    return lines
