@@ -104,44 +104,8 @@ def _cuda_warnings() -> list[str]:
 
 def gather_facts() -> dict[str, Any]:
     """Everything ``ferry doctor`` looks at, as plain data."""
-    build: dict[str, Any] = {
-        "cuda": torch.version.cuda,
-        "hip": getattr(torch.version, "hip", None),
-        "xpu": getattr(torch.version, "xpu", None),
-        "cudnn": None,
-        "arch_list": [],
-    }
-    if build["cuda"] or build["hip"]:
-        try:
-            build["cudnn"] = torch.backends.cudnn.version()
-        except Exception:
-            pass
-        try:
-            build["arch_list"] = list(torch.cuda.get_arch_list())
-        except Exception:
-            pass
-    build["kind"] = (
-        "cuda" if build["cuda"] else "rocm" if build["hip"] else "xpu" if build["xpu"] else "cpu-only"
-    )
-
-    accelerators: list[dict[str, Any]] = []
-    if _devices._is_available("cuda"):
-        for i in range(_devices._count("cuda")):
-            p = torch.cuda.get_device_properties(i)
-            accelerators.append({
-                "device": f"cuda:{i}",
-                "name": p.name,
-                "memory_gib": round(p.total_memory / 2**30, 1),
-                "capability": f"{p.major}.{p.minor}",
-            })
-    if _devices._is_available("xpu"):
-        for i in range(_devices._count("xpu")):
-            xp = torch.xpu.get_device_properties(i)
-            accelerators.append({
-                "device": f"xpu:{i}", "name": xp.name,
-                "memory_gib": round(getattr(xp, "total_memory", 0) / 2**30, 1),
-                "capability": None,
-            })
+    build = _build_facts()
+    accelerators = _accelerator_facts()
     mps_backend = getattr(torch.backends, "mps", None)
     mps = {
         "built": bool(mps_backend and mps_backend.is_built()),
@@ -165,6 +129,53 @@ def gather_facts() -> dict[str, Any]:
         "selected_device": selected,
         "selected_because": why,
     }
+
+
+def _build_facts() -> dict[str, Any]:
+    """The torch build: its kind (cuda, rocm, xpu, cpu-only), versions and architectures."""
+    build: dict[str, Any] = {
+        "cuda": torch.version.cuda,
+        "hip": getattr(torch.version, "hip", None),
+        "xpu": getattr(torch.version, "xpu", None),
+        "cudnn": None,
+        "arch_list": [],
+    }
+    if build["cuda"] or build["hip"]:
+        try:
+            build["cudnn"] = torch.backends.cudnn.version()
+        except Exception:
+            pass
+        try:
+            build["arch_list"] = list(torch.cuda.get_arch_list())
+        except Exception:
+            pass
+    build["kind"] = (
+        "cuda" if build["cuda"] else "rocm" if build["hip"] else "xpu" if build["xpu"] else "cpu-only"
+    )
+    return build
+
+
+def _accelerator_facts() -> list[dict[str, Any]]:
+    """The CUDA and XPU devices torch sees: device, name, memory, compute capability."""
+    accelerators: list[dict[str, Any]] = []
+    if _devices._is_available("cuda"):
+        for i in range(_devices._count("cuda")):
+            p = torch.cuda.get_device_properties(i)
+            accelerators.append({
+                "device": f"cuda:{i}",
+                "name": p.name,
+                "memory_gib": round(p.total_memory / 2**30, 1),
+                "capability": f"{p.major}.{p.minor}",
+            })
+    if _devices._is_available("xpu"):
+        for i in range(_devices._count("xpu")):
+            xp = torch.xpu.get_device_properties(i)
+            accelerators.append({
+                "device": f"xpu:{i}", "name": xp.name,
+                "memory_gib": round(getattr(xp, "total_memory", 0) / 2**30, 1),
+                "capability": None,
+            })
+    return accelerators
 
 
 def _version_tuple(text: str | None) -> tuple[int, ...] | None:
