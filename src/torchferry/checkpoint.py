@@ -341,28 +341,41 @@ def load(
     except (CheckpointError, DeviceUnavailableError):
         raise
     except Exception as exc:  # noqa: BLE001 - every failure is said with the path
-        if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
-            raise
-        device = _device_error(exc, name)
-        if device is not None:
-            raise device from None
-        if weights_only and "Unsupported operand" in str(exc) and head.startswith(_ZIP_MAGIC):
-            protocol = _pickle_protocol(source)
-            if protocol is not None and protocol > 2:
-                raise CheckpointError(
-                    f"{name} was saved with pickle protocol {protocol} (torch.save(..., "
-                    f"pickle_protocol={protocol})), whose opcodes torch's weights-only loader "
-                    "cannot read: re-save it with torch.save's default protocol (2)"
-                ) from None
-        err = _diagnose(source, name, exc, weights_only)
+        err = _load_error(exc, source, name, head, weights_only)
         if err is None:
-            if isinstance(exc, OSError):
-                raise  # an I/O error is an I/O error
-            err = CheckpointError(
-                f"{name} is not a checkpoint torch can load ({type(exc).__name__}: "
-                f"{_first_line(exc)})"
-            )
+            raise
         raise err from None
+
+
+def _load_error(exc: Exception, source: Any, name: str, head: bytes,
+                weights_only: bool) -> BaseException | None:
+    """The error :func:`load` raises for ``exc``, raised by ``torch.load`` (or the checks
+    before it) on ``source``: a device not here, a pickle protocol the weights-only loader
+    cannot read, what :func:`_diagnose` finds, else a :class:`CheckpointError` naming the
+    path; None where ``exc`` itself is raised (a file not found or not permitted, a
+    directory, an I/O error nothing explains)."""
+    if isinstance(exc, (FileNotFoundError, PermissionError, IsADirectoryError)):
+        return None
+    device = _device_error(exc, name)
+    if device is not None:
+        return device
+    if weights_only and "Unsupported operand" in str(exc) and head.startswith(_ZIP_MAGIC):
+        protocol = _pickle_protocol(source)
+        if protocol is not None and protocol > 2:
+            return CheckpointError(
+                f"{name} was saved with pickle protocol {protocol} (torch.save(..., "
+                f"pickle_protocol={protocol})), whose opcodes torch's weights-only loader "
+                "cannot read: re-save it with torch.save's default protocol (2)"
+            )
+    err = _diagnose(source, name, exc, weights_only)
+    if err is None:
+        if isinstance(exc, OSError):
+            return None  # an I/O error is an I/O error
+        err = CheckpointError(
+            f"{name} is not a checkpoint torch can load ({type(exc).__name__}: "
+            f"{_first_line(exc)})"
+        )
+    return err
 
 
 _ZIP_MAGIC = (b"PK\x03\x04", b"PK\x05\x06")

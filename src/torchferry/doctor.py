@@ -104,44 +104,8 @@ def _cuda_warnings() -> list[str]:
 
 def gather_facts() -> dict[str, Any]:
     """Everything ``ferry doctor`` looks at, as plain data."""
-    build: dict[str, Any] = {
-        "cuda": torch.version.cuda,
-        "hip": getattr(torch.version, "hip", None),
-        "xpu": getattr(torch.version, "xpu", None),
-        "cudnn": None,
-        "arch_list": [],
-    }
-    if build["cuda"] or build["hip"]:
-        try:
-            build["cudnn"] = torch.backends.cudnn.version()
-        except Exception:
-            pass
-        try:
-            build["arch_list"] = list(torch.cuda.get_arch_list())
-        except Exception:
-            pass
-    build["kind"] = (
-        "cuda" if build["cuda"] else "rocm" if build["hip"] else "xpu" if build["xpu"] else "cpu-only"
-    )
-
-    accelerators: list[dict[str, Any]] = []
-    if _devices._is_available("cuda"):
-        for i in range(_devices._count("cuda")):
-            p = torch.cuda.get_device_properties(i)
-            accelerators.append({
-                "device": f"cuda:{i}",
-                "name": p.name,
-                "memory_gib": round(p.total_memory / 2**30, 1),
-                "capability": f"{p.major}.{p.minor}",
-            })
-    if _devices._is_available("xpu"):
-        for i in range(_devices._count("xpu")):
-            xp = torch.xpu.get_device_properties(i)
-            accelerators.append({
-                "device": f"xpu:{i}", "name": xp.name,
-                "memory_gib": round(getattr(xp, "total_memory", 0) / 2**30, 1),
-                "capability": None,
-            })
+    build = _build_facts()
+    accelerators = _accelerator_facts()
     mps_backend = getattr(torch.backends, "mps", None)
     mps = {
         "built": bool(mps_backend and mps_backend.is_built()),
@@ -167,6 +131,53 @@ def gather_facts() -> dict[str, Any]:
     }
 
 
+def _build_facts() -> dict[str, Any]:
+    """The torch build: its kind (cuda, rocm, xpu, cpu-only), versions and architectures."""
+    build: dict[str, Any] = {
+        "cuda": torch.version.cuda,
+        "hip": getattr(torch.version, "hip", None),
+        "xpu": getattr(torch.version, "xpu", None),
+        "cudnn": None,
+        "arch_list": [],
+    }
+    if build["cuda"] or build["hip"]:
+        try:
+            build["cudnn"] = torch.backends.cudnn.version()
+        except Exception:
+            pass
+        try:
+            build["arch_list"] = list(torch.cuda.get_arch_list())
+        except Exception:
+            pass
+    build["kind"] = (
+        "cuda" if build["cuda"] else "rocm" if build["hip"] else "xpu" if build["xpu"] else "cpu-only"
+    )
+    return build
+
+
+def _accelerator_facts() -> list[dict[str, Any]]:
+    """The CUDA and XPU devices torch sees: device, name, memory, compute capability."""
+    accelerators: list[dict[str, Any]] = []
+    if _devices._is_available("cuda"):
+        for i in range(_devices._count("cuda")):
+            p = torch.cuda.get_device_properties(i)
+            accelerators.append({
+                "device": f"cuda:{i}",
+                "name": p.name,
+                "memory_gib": round(p.total_memory / 2**30, 1),
+                "capability": f"{p.major}.{p.minor}",
+            })
+    if _devices._is_available("xpu"):
+        for i in range(_devices._count("xpu")):
+            xp = torch.xpu.get_device_properties(i)
+            accelerators.append({
+                "device": f"xpu:{i}", "name": xp.name,
+                "memory_gib": round(getattr(xp, "total_memory", 0) / 2**30, 1),
+                "capability": None,
+            })
+    return accelerators
+
+
 def _version_tuple(text: str | None) -> tuple[int, ...] | None:
     if not text:
         return None
@@ -185,9 +196,20 @@ def _wheel_tag(cuda: str | None) -> str:
 
 def analyze(facts: dict[str, Any]) -> list[dict[str, str]]:
     """Turn :func:`gather_facts` output into problems, each ``{"id", "problem", "fix"}``."""
+    problems = _build_problems(facts)
+    problems += _hidden_gpus(facts)
+    problems += _cuda_init_failed(facts, problems)
+    problems += _unsupported_architectures(facts)
+    if facts["selected_device"] is None:
+        problems.append(_device_override(facts))
+    return problems
+
+
+def _build_problems(facts: dict[str, Any]) -> list[dict[str, str]]:
+    """A torch build that cannot use the machine's NVIDIA driver: a CPU-only wheel beside a
+    driver, or a CUDA build newer than the driver supports."""
     problems: list[dict[str, str]] = []
     build, driver = facts["build"], facts["driver"]
-    cvd = facts.get("cuda_visible_devices")
     gpus = driver.get("gpus") or []
 
     if build["kind"] == "cpu-only" and driver["present"]:
@@ -222,7 +244,15 @@ def analyze(facts: dict[str, Any]) -> list[dict[str, str]]:
                     f"--index-url https://download.pytorch.org/whl/{_wheel_tag(driver['cuda'])}"
                 ),
             })
+    return problems
 
+
+def _hidden_gpus(facts: dict[str, Any]) -> list[dict[str, str]]:
+    """``CUDA_VISIBLE_DEVICES`` hiding every GPU from a CUDA build that finds none."""
+    problems: list[dict[str, str]] = []
+    build, driver = facts["build"], facts["driver"]
+    cvd = facts.get("cuda_visible_devices")
+    gpus = driver.get("gpus") or []
     if cvd is not None and not facts["cuda_available"] and build["kind"] == "cuda":
         visible = [d.strip() for d in cvd.split(",") if d.strip()]
         hides_all = not visible or visible[0] in ("-1", "none", "NoDevFiles")
@@ -237,9 +267,16 @@ def analyze(facts: dict[str, Any]) -> list[dict[str, str]]:
                 ),
                 "fix": "unset CUDA_VISIBLE_DEVICES, or set it to the GPU indices to use, e.g. 0",
             })
+    return problems
 
+
+def _cuda_init_failed(facts: dict[str, Any], found: list[dict[str, str]]) -> list[dict[str, str]]:
+    """CUDA failing to initialise beside a driver, for a CUDA build, where no problem
+    ``found`` so far explains it."""
+    problems: list[dict[str, str]] = []
+    build, driver = facts["build"], facts["driver"]
     if (build["kind"] == "cuda" and driver["present"] and not facts["cuda_available"]
-            and not problems):
+            and not found):
         reason = "; ".join(facts.get("cuda_init_warnings") or []) or "no reason given by torch"
         problems.append({
             "id": "cuda-init-failed",
@@ -250,8 +287,14 @@ def analyze(facts: dict[str, Any]) -> list[dict[str, str]]:
                 "driver's CUDA version"
             ),
         })
+    return problems
 
-    arch = build.get("arch_list") or []
+
+def _unsupported_architectures(facts: dict[str, Any]) -> list[dict[str, str]]:
+    """Each CUDA device whose compute capability the torch build has no kernels (nor PTX)
+    for."""
+    problems: list[dict[str, str]] = []
+    arch = facts["build"].get("arch_list") or []
     for acc in facts["accelerators"]:
         cap = acc.get("capability")
         if not (cap and arch and acc["device"].startswith("cuda")):
@@ -268,13 +311,15 @@ def analyze(facts: dict[str, Any]) -> list[dict[str, str]]:
                 ),
                 "fix": "install a torch build that supports this GPU (a newer CUDA wheel)",
             })
-
-    if facts["selected_device"] is None:
-        # the error names its own fix ("... Fix: unset ..."): say it once, as the fix
-        problem, _, fix = facts["selected_because"].partition(" Fix: ")
-        fix = fix.split("; 'ferry doctor'")[0].rstrip(".") or f"fix or unset {ENV_VAR}"
-        problems.append({"id": "device-override", "problem": problem, "fix": fix})
     return problems
+
+
+def _device_override(facts: dict[str, Any]) -> dict[str, str]:
+    """The device override that failed: the problem and the fix its error names."""
+    # the error names its own fix ("... Fix: unset ..."): say it once, as the fix
+    problem, _, fix = facts["selected_because"].partition(" Fix: ")
+    fix = fix.split("; 'ferry doctor'")[0].rstrip(".") or f"fix or unset {ENV_VAR}"
+    return {"id": "device-override", "problem": problem, "fix": fix}
 
 
 def examine() -> dict[str, Any]:
@@ -292,29 +337,14 @@ def examine() -> dict[str, Any]:
 def format_report(report: dict[str, Any]) -> str:
     """The human-readable ``ferry doctor`` report."""
     b, d = report["build"], report["driver"]
-    if b["kind"] == "cuda":
-        build = f"CUDA {b['cuda']}" + (f", cuDNN {b['cudnn']}" if b["cudnn"] else "")
-    elif b["kind"] == "rocm":
-        build = f"ROCm/HIP {b['hip']}"
-    elif b["kind"] == "xpu":
-        build = f"XPU {b['xpu']}"
-    else:
-        build = "CPU-only (no CUDA, no ROCm)"
     lines = [
         f"python        {report['python']} ({report['platform']}, {sys.executable})",
         f"torch         {report['torch']}",
-        f"build         {build}",
+        f"build         {_build_text(b)}",
     ]
     if b["arch_list"]:
         lines.append(f"archs         {' '.join(b['arch_list'])}")
-    if d["present"]:
-        drv = f"NVIDIA {d['version'] or '(version unknown)'}"
-        if d["cuda"]:
-            drv += f", supports CUDA up to {d['cuda']}"
-        drv += f" (from {d['source']})"
-    else:
-        drv = "none found (no nvidia-smi, no /proc/driver/nvidia)"
-    lines.append(f"driver        {drv}")
+    lines.append(f"driver        {_driver_text(d)}")
     for g in d.get("gpus") or []:
         lines.append(f"  gpu         {g}")
     cvd = report["cuda_visible_devices"]
@@ -322,34 +352,64 @@ def format_report(report: dict[str, Any]) -> str:
     lines.append(f"cuda          is_available() = {report['cuda_available']}")
     mps = report["mps"]
     lines.append(f"mps           built = {mps['built']}, available = {mps['available']}")
-    if report["accelerators"]:
-        lines.append("accelerators")
-        for a in report["accelerators"]:
-            extra = []
-            if a.get("memory_gib"):
-                extra.append(f"{a['memory_gib']} GiB")
-            if a.get("capability"):
-                extra.append(f"capability {a['capability']}")
-            lines.append(f"  {a['device']:<11} {a['name']}" + (f" ({', '.join(extra)})" if extra else ""))
-    else:
-        lines.append("accelerators  none visible to torch")
+    lines += _accelerator_lines(report["accelerators"])
     sel = report["selected_device"]
     lines.append(
         f"selected      {sel} ({report['selected_because']})" if sel
         else "selected      none: the device asked for cannot be used (see the problem below)"
     )
     lines.append("")
-    if report["problems"]:
-        lines.append(f"{len(report['problems'])} problem(s) found:")
-        for p in report["problems"]:
-            lines.append(f"  - {p['problem']}")
-            lines.append(f"    fix: {p['fix']}")
-    else:
-        if report["accelerators"]:
-            lines.append("No problems found: torch sees the accelerators this machine has.")
-        else:
-            lines.append(
-                "No problems found: this machine has no GPU torch could use, and torch agrees "
-                "(the portable pattern runs here on the CPU)."
-            )
+    lines += _verdict_lines(report["problems"], report["accelerators"])
     return "\n".join(lines)
+
+
+def _build_text(b: dict[str, Any]) -> str:
+    """What the torch build ``b`` computes with: CUDA (and cuDNN), ROCm, XPU or the CPU only."""
+    if b["kind"] == "cuda":
+        return f"CUDA {b['cuda']}" + (f", cuDNN {b['cudnn']}" if b["cudnn"] else "")
+    if b["kind"] == "rocm":
+        return f"ROCm/HIP {b['hip']}"
+    if b["kind"] == "xpu":
+        return f"XPU {b['xpu']}"
+    return "CPU-only (no CUDA, no ROCm)"
+
+
+def _driver_text(d: dict[str, Any]) -> str:
+    """The NVIDIA driver ``d``: its version, the CUDA it supports and where that was read."""
+    if not d["present"]:
+        return "none found (no nvidia-smi, no /proc/driver/nvidia)"
+    drv = f"NVIDIA {d['version'] or '(version unknown)'}"
+    if d["cuda"]:
+        drv += f", supports CUDA up to {d['cuda']}"
+    return drv + f" (from {d['source']})"
+
+
+def _accelerator_lines(accelerators: list[dict[str, Any]]) -> list[str]:
+    """The report's lines of the accelerators torch sees: device, name, memory, capability."""
+    if not accelerators:
+        return ["accelerators  none visible to torch"]
+    lines = ["accelerators"]
+    for a in accelerators:
+        extra = []
+        if a.get("memory_gib"):
+            extra.append(f"{a['memory_gib']} GiB")
+        if a.get("capability"):
+            extra.append(f"capability {a['capability']}")
+        lines.append(f"  {a['device']:<11} {a['name']}" + (f" ({', '.join(extra)})" if extra else ""))
+    return lines
+
+
+def _verdict_lines(problems: list[dict[str, str]], accelerators: list[dict[str, Any]]) -> list[str]:
+    """The report's closing lines: each problem with its fix, or that there are none."""
+    if not problems:
+        if accelerators:
+            return ["No problems found: torch sees the accelerators this machine has."]
+        return [
+            "No problems found: this machine has no GPU torch could use, and torch agrees "
+            "(the portable pattern runs here on the CPU)."
+        ]
+    lines = [f"{len(problems)} problem(s) found:"]
+    for p in problems:
+        lines.append(f"  - {p['problem']}")
+        lines.append(f"    fix: {p['fix']}")
+    return lines

@@ -361,6 +361,26 @@ def measure(
         >>> t.device, t.method, t.n >= 3
         ('cpu', 'perf_counter', True)
     """
+    _check_arguments(fn, warmup, repeat, min_time, max_repeat)
+    devices, probed = _infer_devices(fn, args, device)
+    warm = warmup - 1 if probed and warmup > 0 else warmup
+    timer = _timer_for(devices)
+    for _ in range(warm):
+        fn(*args)
+    for d in devices:
+        _sync(d)
+
+    times = _timed_runs(timer, fn, args, repeat, min_time, max_repeat)
+    dev_name = ",".join(str(d) for d in devices)
+    method = timer.method
+    if any(_simulated(d) for d in devices):  # say what was timed: the CPU's work
+        method = f"simulated {method} (CPU time)"
+    return Timing(times=tuple(times), device=dev_name, method=method, warmup=warmup)
+
+
+def _check_arguments(fn: Callable[..., Any], warmup: int, repeat: int | None, min_time: float,
+                     max_repeat: int) -> None:
+    """Raise TypeError or ValueError for arguments :func:`measure` cannot use."""
     if not callable(fn):
         raise TypeError(f"measure() needs a callable, got {type(fn).__name__}")
     if isinstance(warmup, bool) or not isinstance(warmup, int) or warmup < 0:
@@ -372,14 +392,11 @@ def measure(
     if isinstance(max_repeat, bool) or not isinstance(max_repeat, int) or max_repeat < 1:
         raise ValueError(f"max_repeat must be an int >= 1, got {max_repeat!r}")
 
-    devices, probed = _infer_devices(fn, args, device)
-    warm = warmup - 1 if probed and warmup > 0 else warmup
-    timer = _timer_for(devices)
-    for _ in range(warm):
-        fn(*args)
-    for d in devices:
-        _sync(d)
 
+def _timed_runs(timer: _PerfCounterTimer, fn: Callable[..., Any], args: tuple[Any, ...],
+                repeat: int | None, min_time: float, max_repeat: int) -> list[float]:
+    """The times of the timed runs of ``fn(*args)``: ``repeat`` of them, or (None) until they
+    add up to ``min_time`` seconds, at least ``MIN_RUNS`` and at most ``max_repeat``."""
     times: list[float] = []
     if repeat is not None:
         for _ in range(repeat):
@@ -390,8 +407,4 @@ def measure(
             t = timer.run(fn, args)
             times.append(t)
             total += t
-    dev_name = ",".join(str(d) for d in devices)
-    method = timer.method
-    if any(_simulated(d) for d in devices):  # say what was timed: the CPU's work
-        method = f"simulated {method} (CPU time)"
-    return Timing(times=tuple(times), device=dev_name, method=method, warmup=warmup)
+    return times

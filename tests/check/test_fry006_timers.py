@@ -4,9 +4,11 @@ clock around device work of another function (or file) that nothing waits for.""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from torchferry.check.runner import Options, check_paths
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
+
+
 
 CLASS_TIMER = (
     "import time\n"
@@ -108,20 +110,16 @@ SETUP = (
 )
 
 
-def _fry006(tmp_path: Path, files: dict[str, str]) -> list[tuple[str, int]]:
-    for name, text in files.items():
-        (tmp_path / name).write_text(text)
-    opts = Options(root=tmp_path, select=("FRY006",), target_torch_version=None)
-    outcomes = check_paths([tmp_path / n for n in files], opts, jobs=1)
-    return [(Path(o.path).name, d.line) for o in outcomes for d in o.diagnostics]
+def _fry006(finding_places: Places, files: dict[str, str]) -> list[tuple[str, int]]:
+    return finding_places(files, "FRY006")
 
 
-def test_a_timer_class_of_the_same_file_times_the_with_body(tmp_path: Path) -> None:
+def test_a_timer_class_of_the_same_file_times_the_with_body(finding_places: Places) -> None:
     run = CLASS_TIMER + "\n\n" + SETUP + "with Timer('forward'):\n    y = model(x)\n"
-    assert _fry006(tmp_path, {"run.py": run}) == [("run.py", 19)]
+    assert _fry006(finding_places, {"run.py": run}) == [("run.py", 19)]
 
 
-def test_a_timer_class_imported_from_another_file_times_the_with_body(tmp_path: Path) -> None:
+def test_a_timer_class_imported_from_another_file_times_the_with_body(finding_places: Places) -> None:
     for imp, use in (("from utils import Timer", "Timer('fwd')"), ("import utils", "utils.Timer('fwd')")):
         train = (f"{imp}\n{SETUP}"
                  "def step(model, x):\n"
@@ -130,10 +128,10 @@ def test_a_timer_class_imported_from_another_file_times_the_with_body(tmp_path: 
                  "        out.sum().backward()\n"
                  "    return t\n"
                  "step(model, x)\n")
-        assert _fry006(tmp_path, {"utils.py": CLASS_TIMER, "train.py": train}) == [("train.py", 6)], imp
+        assert _fry006(finding_places, {"utils.py": CLASS_TIMER, "train.py": train}) == [("train.py", 6)], imp
 
 
-def test_an_instance_of_a_timer_class_and_its_start_and_stop(tmp_path: Path) -> None:
+def test_an_instance_of_a_timer_class_and_its_start_and_stop(finding_places: Places) -> None:
     train = ("from utils import Stopwatch\n" + SETUP
              + "watch = Stopwatch()\n"
              "with watch:\n"          # line 6
@@ -141,11 +139,11 @@ def test_an_instance_of_a_timer_class_and_its_start_and_stop(tmp_path: Path) -> 
              "watch.start()\n"
              "y = x @ x.T\n"
              "watch.stop()\n")        # line 10
-    assert _fry006(tmp_path, {"utils.py": STOPWATCH, "train.py": train}) == [
+    assert _fry006(finding_places, {"utils.py": STOPWATCH, "train.py": train}) == [
         ("train.py", 6), ("train.py", 10)]
 
 
-def test_tic_and_toc_of_a_timer_attribute(tmp_path: Path) -> None:
+def test_tic_and_toc_of_a_timer_attribute(finding_places: Places) -> None:
     bench = ("import torch\nfrom tictoc import TicToc\n\n\n"
              "class Bench:\n"
              "    def __init__(self):\n"
@@ -156,10 +154,10 @@ def test_tic_and_toc_of_a_timer_attribute(tmp_path: Path) -> None:
              "        self.clock.tic()\n"
              "        y = self.model(x)\n"
              "        return y, self.clock.toc()\n")  # line 13
-    assert _fry006(tmp_path, {"tictoc.py": TICTOC, "bench.py": bench}) == [("bench.py", 13)]
+    assert _fry006(finding_places, {"tictoc.py": TICTOC, "bench.py": bench}) == [("bench.py", 13)]
 
 
-def test_a_timing_decorator_times_the_decorated_function(tmp_path: Path) -> None:
+def test_a_timing_decorator_times_the_decorated_function(finding_places: Places) -> None:
     infer = ("import torch\nfrom timing import timed, timed_as\n\n\n"
              "@timed\n"                      # line 5
              "def infer(model, x):\n"
@@ -169,31 +167,31 @@ def test_a_timing_decorator_times_the_decorated_function(tmp_path: Path) -> None
              "def product(n):\n"
              "    b = torch.randn(n, n).cuda()\n"
              "    return b @ b.T\n")
-    assert _fry006(tmp_path, {"timing.py": DECORATOR, "infer.py": infer}) == [
+    assert _fry006(finding_places, {"timing.py": DECORATOR, "infer.py": infer}) == [
         ("infer.py", 5), ("infer.py", 10)]
 
 
-def test_a_contextmanager_generator_timer(tmp_path: Path) -> None:
+def test_a_contextmanager_generator_timer(finding_places: Places) -> None:
     run = ("from timing import timing\n" + SETUP
            + "with timing('forward'):\n    y = model(x)\n")
-    assert _fry006(tmp_path, {"timing.py": GENERATOR, "run.py": run}) == [("run.py", 5)]
+    assert _fry006(finding_places, {"timing.py": GENERATOR, "run.py": run}) == [("run.py", 5)]
 
 
-def test_a_body_that_waits_is_not_reported(tmp_path: Path) -> None:
+def test_a_body_that_waits_is_not_reported(finding_places: Places) -> None:
     for wait in ("y.sum().item()", "torch.cuda.synchronize()", "print(float(y.mean()))", "y = y.cpu()"):
         run = ("from utils import Timer\n" + SETUP
                + f"with Timer('forward'):\n    y = model(x)\n    {wait}\n")
-        assert _fry006(tmp_path, {"utils.py": CLASS_TIMER, "run.py": run}) == [], wait
+        assert _fry006(finding_places, {"utils.py": CLASS_TIMER, "run.py": run}) == [], wait
 
 
-def test_a_helper_of_the_run_that_waits_in_the_body_is_not_reported(tmp_path: Path) -> None:
+def test_a_helper_of_the_run_that_waits_in_the_body_is_not_reported(finding_places: Places) -> None:
     run = ("from utils import Timer\n" + SETUP
            + "def accuracy(out):\n    return out.argmax(1).float().mean().item()\n"
            "with Timer('eval'):\n    acc = accuracy(model(x))\n")
-    assert _fry006(tmp_path, {"utils.py": CLASS_TIMER, "run.py": run}) == []
+    assert _fry006(finding_places, {"utils.py": CLASS_TIMER, "run.py": run}) == []
 
 
-def test_a_timer_that_synchronizes_is_not_reported(tmp_path: Path) -> None:
+def test_a_timer_that_synchronizes_is_not_reported(finding_places: Places) -> None:
     synced = CLASS_TIMER.replace("    def __exit__(self, *exc):\n",
                                  "    def __exit__(self, *exc):\n        torch.cuda.synchronize()\n")
     synced = "import torch\n" + synced
@@ -210,15 +208,15 @@ def test_a_timer_that_synchronizes_is_not_reported(tmp_path: Path) -> None:
     )
     run = "from utils import Timer\n" + SETUP + "with Timer('forward'):\n    y = model(x)\n"
     for timer in (synced, events):
-        assert _fry006(tmp_path, {"utils.py": timer, "run.py": run}) == []
+        assert _fry006(finding_places, {"utils.py": timer, "run.py": run}) == []
     deco = DECORATOR.replace("        out = fn(*args, **kwargs)\n",
                              "        out = fn(*args, **kwargs)\n        sync_device()\n")
     deco += "\n\ndef sync_device():\n    torch.cuda.synchronize()\n"
     infer = "from timing import timed\n\n\n@timed\ndef infer(model, x):\n    return model(x)\n"
-    assert _fry006(tmp_path, {"timing.py": "import torch\n" + deco, "infer.py": infer}) == []
+    assert _fry006(finding_places, {"timing.py": "import torch\n" + deco, "infer.py": infer}) == []
 
 
-def test_timers_around_host_work_are_not_reported(tmp_path: Path) -> None:
+def test_timers_around_host_work_are_not_reported(finding_places: Places) -> None:
     run = ("import numpy as np\nimport torch\nfrom utils import Timer\nfrom timing import timed\n"
            "batches = iter([np.ones(3)])\n"
            "with Timer('data'):\n"
@@ -228,25 +226,25 @@ def test_timers_around_host_work_are_not_reported(tmp_path: Path) -> None:
            "@timed\n"
            "def load(path):\n"
            "    return torch.load(path, map_location='cpu')\n")
-    assert _fry006(tmp_path, {"utils.py": CLASS_TIMER, "timing.py": DECORATOR, "run.py": run}) == []
+    assert _fry006(finding_places, {"utils.py": CLASS_TIMER, "timing.py": DECORATOR, "run.py": run}) == []
     # loading a batch onto the device: the copy returns when it is done
     for move in ("x = torch.from_numpy(batch).cuda()", "x = torch.as_tensor(batch).to('cuda')"):
         data = ("import numpy as np\nimport torch\nfrom utils import Timer\n"
                 "batches = iter([np.ones(3)])\n"
                 f"with Timer('data'):\n    batch = next(batches)\n    {move}\n")
-        assert _fry006(tmp_path, {"utils.py": CLASS_TIMER, "run.py": data}) == [], move
+        assert _fry006(finding_places, {"utils.py": CLASS_TIMER, "run.py": data}) == [], move
 
 
-def test_a_class_that_only_stores_the_clock_is_no_timer(tmp_path: Path) -> None:
+def test_a_class_that_only_stores_the_clock_is_no_timer(finding_places: Places) -> None:
     # a rate limiter: ``__exit__`` stores the clock, nothing subtracts one read from another
     limiter = ("import time\n\n\nclass Every:\n"
                "    def __enter__(self):\n        self.last = time.time()\n"
                "    def __exit__(self, *exc):\n        self.done = time.time()\n")
     run = "from utils import Every\n" + SETUP + "with Every():\n    y = model(x)\n"
-    assert _fry006(tmp_path, {"utils.py": limiter, "run.py": run}) == []
+    assert _fry006(finding_places, {"utils.py": limiter, "run.py": run}) == []
 
 
-def test_a_timer_kept_in_a_dict_of_timers(tmp_path: Path) -> None:
+def test_a_timer_kept_in_a_dict_of_timers(finding_places: Places) -> None:
     # ``_t = {'im_detect': Timer()}`` then ``_t['im_detect'].tic()`` .. ``.toc()``
     run = ("from tictoc import TicToc\n" + SETUP
            + "_t = {'detect': TicToc(), 'misc': TicToc()}\n"
@@ -257,10 +255,10 @@ def test_a_timer_kept_in_a_dict_of_timers(tmp_path: Path) -> None:
            "    _t['misc'].tic()\n"
            "    out = out.cpu()\n"
            "    m = _t['misc'].toc()\n")
-    assert _fry006(tmp_path, {"tictoc.py": TICTOC, "run.py": run}) == [("run.py", 9)]
+    assert _fry006(finding_places, {"tictoc.py": TICTOC, "run.py": run}) == [("run.py", 9)]
 
 
-def test_a_dict_of_timers_bound_in_a_function(tmp_path: Path) -> None:
+def test_a_dict_of_timers_bound_in_a_function(finding_places: Places) -> None:
     evaluate = ("from utils import Stopwatch\n" + SETUP
                 + "def evaluate(model, x):\n"
                 "    timers = {'forward': Stopwatch(), 'post': Stopwatch()}\n"
@@ -269,10 +267,10 @@ def test_a_dict_of_timers_bound_in_a_function(tmp_path: Path) -> None:
                 "    timers['forward'].stop()\n"       # line 9
                 "    return y\n"
                 "evaluate(model, x)\n")
-    assert _fry006(tmp_path, {"utils.py": STOPWATCH, "evaluate.py": evaluate}) == [("evaluate.py", 9)]
+    assert _fry006(finding_places, {"utils.py": STOPWATCH, "evaluate.py": evaluate}) == [("evaluate.py", 9)]
 
 
-def test_a_contextmanager_timer_reading_the_clock_in_a_finally(tmp_path: Path) -> None:
+def test_a_contextmanager_timer_reading_the_clock_in_a_finally(finding_places: Places) -> None:
     timing = ("import contextlib\nimport time\n\n\n"
               "@contextlib.contextmanager\n"
               "def stopwatch(log):\n"
@@ -286,7 +284,7 @@ def test_a_contextmanager_timer_reading_the_clock_in_a_finally(tmp_path: Path) -
            "with stopwatch(times):\n"                # line 6
            "    loss = model(x).sum()\n"
            "    loss.backward()\n")
-    assert _fry006(tmp_path, {"timing.py": timing, "run.py": run}) == [("run.py", 6)]
+    assert _fry006(finding_places, {"timing.py": timing, "run.py": run}) == [("run.py", 6)]
 
 
 # a model of the run: its ``forward`` queues work and waits for none
@@ -305,7 +303,7 @@ NET = (
 )
 
 
-def test_a_model_of_the_run_that_does_not_wait_is_reported(tmp_path: Path) -> None:
+def test_a_model_of_the_run_that_does_not_wait_is_reported(finding_places: Places) -> None:
     run = ("import torch\nfrom net import Net\nfrom tictoc import TicToc\nfrom timing import timing\n"
            "model = Net().cuda()\n"
            "x = torch.randn(8, 4, device='cuda')\n"
@@ -315,11 +313,11 @@ def test_a_model_of_the_run_that_does_not_wait_is_reported(tmp_path: Path) -> No
            "dt = clock.toc()\n"                       # line 10
            "with timing('forward'):\n"               # line 11
            "    y = model(x)\n")
-    assert _fry006(tmp_path, {"net.py": NET, "tictoc.py": TICTOC, "timing.py": GENERATOR,
+    assert _fry006(finding_places, {"net.py": NET, "tictoc.py": TICTOC, "timing.py": GENERATOR,
                               "run.py": run}) == [("run.py", 10), ("run.py", 11)]
 
 
-def test_timed_code_that_may_wait_on_some_path_is_not_reported(tmp_path: Path) -> None:
+def test_timed_code_that_may_wait_on_some_path_is_not_reported(finding_places: Places) -> None:
     # a detector of the run filtering by a boolean mask: indexing waits to learn the size
     masked = NET.replace("        return torch.where(y > 0, y, torch.zeros_like(y))\n",
                          "        keep = y[:, 0] > 0.5\n        return y[keep]\n")
@@ -355,13 +353,13 @@ def test_timed_code_that_may_wait_on_some_path_is_not_reported(tmp_path: Path) -
            "with timing('forward'):\n"
            "    y = model(x)\n")
     for net in (masked, phased):
-        assert _fry006(tmp_path, {"net.py": net, "tictoc.py": TICTOC, "timing.py": GENERATOR,
+        assert _fry006(finding_places, {"net.py": net, "tictoc.py": TICTOC, "timing.py": GENERATOR,
                                   "run.py": run}) == [], net
     # the post-processing class brought in by ``from post import *``
     cut = phased.index("class Net")
     starred = {"post.py": "import torch\n\n\n" + phased[len("import torch\n\n\n"):cut],
                "net.py": "import torch\nfrom post import *\n\n\n" + phased[cut:]}
-    assert _fry006(tmp_path, {**starred, "tictoc.py": TICTOC, "timing.py": GENERATOR,
+    assert _fry006(finding_places, {**starred, "tictoc.py": TICTOC, "timing.py": GENERATOR,
                               "run.py": run}) == []
     # a wait in a branch of a helper of the run; a mask index in the timed code itself
     for body in ("    y = step(model, x, verbose)\n", "    y = model(x)\n    y = y[y.sum(1) > 0]\n",
@@ -373,10 +371,10 @@ def test_timed_code_that_may_wait_on_some_path_is_not_reported(tmp_path: Path) -
                "        print(out.mean().item())\n"
                "    return out\n"
                f"with Timer('step'):\n{body}")
-        assert _fry006(tmp_path, {"utils.py": CLASS_TIMER, "run.py": run}) == [], body
+        assert _fry006(finding_places, {"utils.py": CLASS_TIMER, "run.py": run}) == [], body
 
 
-def test_each_use_of_a_timing_decorator_is_reported_once_its_wrapper_is_known(tmp_path: Path) -> None:
+def test_each_use_of_a_timing_decorator_is_reported_once_its_wrapper_is_known(finding_places: Places) -> None:
     # the wrapper is found once per decorator and kept; each decorated function is still
     # judged on its own (the second waits in its body)
     infer = ("import torch\nfrom timing import timed\n\n\n"
@@ -392,7 +390,7 @@ def test_each_use_of_a_timing_decorator_is_reported_once_its_wrapper_is_known(tm
              "def third(n):\n"
              "    b = torch.randn(n, n).cuda()\n"
              "    return b @ b.T\n")
-    assert _fry006(tmp_path, {"timing.py": DECORATOR, "infer.py": infer}) == [
+    assert _fry006(finding_places, {"timing.py": DECORATOR, "infer.py": infer}) == [
         ("infer.py", 5), ("infer.py", 15)]
 
 

@@ -3,9 +3,11 @@ waits at the clock read waits inside a helper of the run too."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from torchferry.check.runner import Options, check_paths
+Lines = Callable[[dict[str, str], str], list[int]]
+
+
 
 TIMED = (
     "import time\n"
@@ -26,27 +28,25 @@ TIMED = (
 )
 
 
-def _lines(tmp_path: Path, src: str) -> list[int]:
-    (tmp_path / "timed.py").write_text(src)
-    opts = Options(root=tmp_path, select=("FRY006",), target_torch_version=None)
-    return [d.line for o in check_paths([tmp_path / "timed.py"], opts, jobs=1) for d in o.diagnostics]
+def _lines(finding_lines: Lines, src: str) -> list[int]:
+    return finding_lines({"timed.py": src}, "FRY006")
 
 
-def test_a_saved_state_dict_waits_at_the_read_and_inside_a_helper(tmp_path: Path) -> None:
+def test_a_saved_state_dict_waits_at_the_read_and_inside_a_helper(finding_lines: Lines) -> None:
     save = "torch.save(model.state_dict(), 'w.pt')"
     # at the read: the interval holds the forward pass and the save
-    assert _lines(tmp_path, TIMED.format(wait="pass", call=f"model(x)\n{save}")) == []
+    assert _lines(finding_lines, TIMED.format(wait="pass", call=f"model(x)\n{save}")) == []
     # inside a helper that saves on every path
-    assert _lines(tmp_path, TIMED.format(wait=save, call="step(model, x)")) == []
+    assert _lines(finding_lines, TIMED.format(wait=save, call="step(model, x)")) == []
     # a helper that does not wait: the read is reported
-    assert _lines(tmp_path, TIMED.format(wait="pass", call="step(model, x)")) == [15]
+    assert _lines(finding_lines, TIMED.format(wait="pass", call="step(model, x)")) == [15]
 
 
-def test_a_name_is_evidence_of_a_wait_only_at_the_read(tmp_path: Path) -> None:
+def test_a_name_is_evidence_of_a_wait_only_at_the_read(finding_lines: Lines) -> None:
     # ``sample_no_sync`` is named like a synchronize: at the read that is taken at its word,
     # but inside ``step`` its body is read, and it does not wait
     helper = "\n\ndef sample_no_sync(p):\n    return torch.argmax(p, dim=-1)\n"
     direct = TIMED.format(wait="pass", call="y = sample_no_sync(model(x))") + helper
-    assert _lines(tmp_path, direct) == []
+    assert _lines(finding_lines, direct) == []
     inside = TIMED.format(wait="out = sample_no_sync(out)", call="step(model, x)") + helper
-    assert _lines(tmp_path, inside) == [15]
+    assert _lines(finding_lines, inside) == [15]

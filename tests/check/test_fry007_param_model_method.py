@@ -5,11 +5,12 @@ of the run (``train(MLP(...).to(device), ...)`` in another file), is what that c
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
+
 
 MODEL = """\
 import torch
@@ -56,19 +57,13 @@ train(net, loader, torch.optim.SGD(net.parameters(), lr=0.1), nn.CrossEntropyLos
 ON_ITS_WEIGHTS = "        return self.fc.weight.pow(2).sum()"
 
 
-def _found(tmp_path: Path, body: str, net: str = "MLP().to(device)") -> list[tuple[str, int]]:
-    (tmp_path / "model.py").write_text(MODEL.format(body=body))
-    (tmp_path / "train.py").write_text(TRAIN)
-    (tmp_path / "main.py").write_text(MAIN.format(net=net))
-    opts = Options(root=tmp_path, select=("FRY007",), target_torch_version=None)
-    paths = [tmp_path / "main.py", tmp_path / "model.py", tmp_path / "train.py"]
-    return [
-        (Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics
-    ]
+def _found(finding_places: Places, body: str, net: str = "MLP().to(device)") -> list[tuple[str, int]]:
+    files = {"main.py": MAIN.format(net=net), "model.py": MODEL.format(body=body), "train.py": TRAIN}
+    return finding_places(files, "FRY007")
 
 
-def test_a_method_of_the_parameter_models_class_returns_a_tensor_where_the_model_is(tmp_path: Path) -> None:
-    assert _found(tmp_path, ON_ITS_WEIGHTS) == [("train.py", 8), ("train.py", 10)]
+def test_a_method_of_the_parameter_models_class_returns_a_tensor_where_the_model_is(finding_places: Places) -> None:
+    assert _found(finding_places, ON_ITS_WEIGHTS) == [("train.py", 8), ("train.py", 10)]
 
 
 @pytest.mark.parametrize(
@@ -79,5 +74,5 @@ def test_a_method_of_the_parameter_models_class_returns_a_tensor_where_the_model
         (ON_ITS_WEIGHTS, "MLP().to(device) if device.type == 'cuda' else build()"),  # a class not known
     ],
 )
-def test_a_return_off_the_device_or_of_an_unknown_class_stays_quiet(tmp_path: Path, body: str, net: str) -> None:
-    assert _found(tmp_path, body, net) == []
+def test_a_return_off_the_device_or_of_an_unknown_class_stays_quiet(finding_places: Places, body: str, net: str) -> None:
+    assert _found(finding_places, body, net) == []

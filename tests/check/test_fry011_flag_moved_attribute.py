@@ -6,11 +6,12 @@ another flag, a flag the file assigns, or an instance handed on keep it reported
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Lines = Callable[[dict[str, str], str], list[int]]
+
 
 MODULE = '''import torch
 import torch.nn as nn
@@ -104,18 +105,16 @@ def main(args, adj):
 '''
 
 
-def _lines(tmp_path: Path, src: str) -> list[int]:
-    (tmp_path / "t.py").write_text(src)
-    opts = Options(root=tmp_path, select=("FRY011",), target_torch_version=None)
-    return [d.line for o in check_paths([tmp_path / "t.py"], opts) for d in o.diagnostics]
+def _lines(finding_lines: Lines, src: str) -> list[int]:
+    return finding_lines({"t.py": src}, "FRY011")
 
 
 @pytest.mark.parametrize("src", [SELF_ARGS, NAME_ARGS], ids=["self-args", "name-args"])
-def test_moved_with_the_module_under_one_flag_is_quiet(tmp_path: Path, src: str) -> None:
-    assert _lines(tmp_path, src) == []
+def test_moved_with_the_module_under_one_flag_is_quiet(finding_lines: Lines, src: str) -> None:
+    assert _lines(finding_lines, src) == []
 
 
 @pytest.mark.parametrize("src", [ALWAYS, OTHER_FLAG, ASSIGNED, OTHER_ARGS, HANDED],
                          ids=["always", "other-flag", "assigned", "other-args", "handed"])
-def test_module_moved_otherwise_is_reported(tmp_path: Path, src: str) -> None:
-    assert _lines(tmp_path, src) == [9]
+def test_module_moved_otherwise_is_reported(finding_lines: Lines, src: str) -> None:
+    assert _lines(finding_lines, src) == [9]

@@ -6,12 +6,13 @@ return tuples of several lengths.  A position that is a tensor is still reported
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from torchferry.check.engine import check_source
-from torchferry.check.runner import Options, check_paths
+
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
 
 ONE_FILE = """
 import torch
@@ -114,31 +115,24 @@ def test_a_tensor_a_collate_function_returns_is_reported() -> None:
     assert _lines(ONE_FILE.replace("return torch.stack(x), n", "return torch.stack(x), torch.tensor(n)")) == [27]
 
 
-def _project(tmp_path: Path, dataset: str = DATASET, main: str = MAIN) -> list[tuple[str, int]]:
-    (tmp_path / "pkg").mkdir()
-    (tmp_path / "pkg" / "__init__.py").write_text("")
-    (tmp_path / "pkg" / "dataset.py").write_text(dataset)
-    (tmp_path / "pkg" / "loaders.py").write_text(LOADERS)
-    (tmp_path / "main.py").write_text(main)
-    opts = Options(root=tmp_path, select=("FRY013",), target_torch_version=None)
-    paths = [tmp_path / "pkg" / "__init__.py", tmp_path / "pkg" / "dataset.py",
-             tmp_path / "pkg" / "loaders.py", tmp_path / "main.py"]
-    return [(Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics]
+def _project(finding_places: Places, dataset: str = DATASET, main: str = MAIN) -> list[tuple[str, int]]:
+    files = {"pkg/__init__.py": "", "pkg/dataset.py": dataset, "pkg/loaders.py": LOADERS, "main.py": main}
+    return finding_places(files, "FRY013")
 
 
-def test_numbers_of_a_loader_handed_in_from_another_file_are_not_reported(tmp_path: Path) -> None:
-    assert _project(tmp_path) == []
+def test_numbers_of_a_loader_handed_in_from_another_file_are_not_reported(finding_places: Places) -> None:
+    assert _project(finding_places) == []
 
 
 @pytest.mark.parametrize("change", [
     ("return data, n, labels, torch.stack(z)", "return data, torch.LongTensor(n), labels, torch.stack(z)"),
     ("return data, n, labels\n", "return data, labels, n\n"),
 ])
-def test_a_position_that_may_be_a_tensor_is_reported(tmp_path: Path, change: tuple[str, str]) -> None:
+def test_a_position_that_may_be_a_tensor_is_reported(finding_places: Places, change: tuple[str, str]) -> None:
     assert change[0] in DATASET
-    assert _project(tmp_path, dataset=DATASET.replace(*change)) == [("main.py", 24)]
+    assert _project(finding_places, dataset=DATASET.replace(*change)) == [("main.py", 24)]
 
 
-def test_a_loader_of_another_call_is_asked_too(tmp_path: Path) -> None:
+def test_a_loader_of_another_call_is_asked_too(finding_places: Places) -> None:
     main = MAIN + "\n\ndef other(model, batches):\n    evaluate(model, batches, True)\n"
-    assert _project(tmp_path, main=main) == [("main.py", 24)]
+    assert _project(finding_places, main=main) == [("main.py", 24)]

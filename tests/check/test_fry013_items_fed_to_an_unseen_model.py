@@ -8,11 +8,12 @@ anything but tensors."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Lines = Callable[[dict[str, str], str], list[int]]
+
 
 TRAIN = (
     "import torch\n"
@@ -30,29 +31,26 @@ TRAIN = (
 FIRST = TRAIN.replace("model(data_in, data_info)", "model(data_info, data_in)")
 
 
-def findings(tmp_path: Path, text: str, rule: str = "FRY013") -> list[int]:
-    path = tmp_path / "train.py"
-    path.write_text(text)
-    opts = Options(root=tmp_path, select=(rule,), target_torch_version=None)
-    return [d.line for o in check_paths([path], opts, jobs=1) for d in o.diagnostics]
+def findings(finding_lines: Lines, text: str, rule: str = "FRY013") -> list[int]:
+    return finding_lines({"train.py": text}, rule)
 
 
 @pytest.mark.parametrize(
     ("text", "rule"), [(TRAIN, "FRY013"), (FIRST, "FRY013"), (FIRST, "FRY014")]
 )
 def test_an_item_only_fed_to_an_unseen_model_is_left_alone(
-    tmp_path: Path, text: str, rule: str
+    finding_lines: Lines, text: str, rule: str
 ) -> None:
-    assert findings(tmp_path, text, rule) == []
+    assert findings(finding_lines, text, rule) == []
 
 
 @pytest.mark.parametrize(("text", "rule"), [(TRAIN, "FRY013"), (FIRST, "FRY014")])
 def test_an_item_of_a_batch_of_tensors_only_is_reported(
-    tmp_path: Path, text: str, rule: str
+    finding_lines: Lines, text: str, rule: str
 ) -> None:
     # (nothing tests the kind of an item: the batch holds tensors)
     plain = text.replace("        if isinstance(data_tar, torch.Tensor):\n    ", "")
-    assert findings(tmp_path, plain, rule) == [7]
+    assert findings(finding_lines, plain, rule) == [7]
 
 
 @pytest.mark.parametrize(
@@ -67,22 +65,22 @@ def test_an_item_of_a_batch_of_tensors_only_is_reported(
     ],
 )
 def test_an_item_the_code_uses_as_a_tensor_is_reported(
-    tmp_path: Path, use: str, lines: list[int]
+    finding_lines: Lines, use: str, lines: list[int]
 ) -> None:
-    assert findings(tmp_path, TRAIN + use) == lines
+    assert findings(finding_lines, TRAIN + use) == lines
 
 
-def test_an_item_the_code_uses_as_a_tensor_is_reported_at_the_model(tmp_path: Path) -> None:
-    assert findings(tmp_path, FIRST + "        k = data_info.view(-1)\n", "FRY014") == [8]
+def test_an_item_the_code_uses_as_a_tensor_is_reported_at_the_model(finding_lines: Lines) -> None:
+    assert findings(finding_lines, FIRST + "        k = data_info.view(-1)\n", "FRY014") == [8]
 
 
-def test_an_item_compared_with_a_module_output_is_reported(tmp_path: Path) -> None:
+def test_an_item_compared_with_a_module_output_is_reported(finding_lines: Lines) -> None:
     # (a loss: the output of ``model`` meets the unmoved item)
     text = TRAIN.replace("loss = criterion(out, data_tar)", "loss = criterion(out, data_info)")
-    assert findings(tmp_path, text) == [9]
+    assert findings(finding_lines, text) == [9]
 
 
-def test_an_item_fed_to_a_model_class_of_the_file_is_followed_there(tmp_path: Path) -> None:
+def test_an_item_fed_to_a_model_class_of_the_file_is_followed_there(finding_lines: Lines) -> None:
     # (a model the file builds: its ``forward`` adds the item to the moved input)
     model = (
         "import torch.nn as nn\n"
@@ -93,4 +91,4 @@ def test_an_item_fed_to_a_model_class_of_the_file_is_followed_there(tmp_path: Pa
         "    train(Net().to(device), nn.MSELoss(), loader, device)\n"
     )
     # (the parameter as it came in: each call's model is of a class of the file)
-    assert findings(tmp_path, TRAIN.replace("    model.to(device)\n", "") + model) == [7]
+    assert findings(finding_lines, TRAIN.replace("    model.to(device)\n", "") + model) == [7]

@@ -6,11 +6,12 @@ caller moved it, or when what it meets is not known to be on the device."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Lines = Callable[[dict[str, str], str], list[int]]
+
 
 TRAINER = (
     "import torch\n"
@@ -55,18 +56,14 @@ FUNCTION = (
 )
 
 
-def _check(tmp_path: Path, text: str) -> list[int]:
-    path = tmp_path / "train.py"
-    path.write_text(text)
-    opts = Options(root=tmp_path, select=("FRY013",), target_torch_version=None)
-    outcomes = check_paths([path], opts, jobs=1)
-    return sorted(d.line for o in outcomes for d in o.diagnostics)
+def _check(finding_lines: Lines, text: str) -> list[int]:
+    return finding_lines({"train.py": text}, "FRY013")
 
 
 @pytest.mark.parametrize(("text", "line"), [(TRAINER, 20), (FUNCTION, 16)])
 def test_an_unmoved_item_met_on_the_device_in_a_callee_is_reported(
-        tmp_path: Path, text: str, line: int) -> None:
-    assert _check(tmp_path, text) == [line]
+        finding_lines: Lines, text: str, line: int) -> None:
+    assert _check(finding_lines, text) == [line]
 
 
 @pytest.mark.parametrize("text", [
@@ -84,5 +81,5 @@ def test_an_unmoved_item_met_on_the_device_in_a_callee_is_reported(
     FUNCTION.replace("step(model(x), y)", "step(model(x).cpu(), y)"),
 ])
 def test_an_item_met_by_nothing_on_the_device_in_the_callee_is_not_reported(
-        tmp_path: Path, text: str) -> None:
-    assert _check(tmp_path, text) == []
+        finding_lines: Lines, text: str) -> None:
+    assert _check(finding_lines, text) == []

@@ -6,12 +6,13 @@ came in, or a model of no class of the run, keeps the finding."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from torchferry.check.engine import check_source
-from torchferry.check.runner import Options, check_paths
+
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
 
 HELPER = """
 import torch
@@ -70,28 +71,23 @@ def main(name, loader):
 """
 
 
-def _findings(tmp_path: Path, models: str = MODELS, train: str = TRAIN) -> list[tuple[str, int]]:
-    (tmp_path / "helper.py").write_text(HELPER)
-    (tmp_path / "models.py").write_text(models)
-    (tmp_path / "train.py").write_text(train)
-    opts = Options(root=tmp_path, select=("FRY013",), target_torch_version=None)
-    paths = [tmp_path / n for n in ("helper.py", "models.py", "train.py")]
-    return sorted((Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics)
+def _findings(finding_places: Places, models: str = MODELS, train: str = TRAIN) -> list[tuple[str, int]]:
+    return sorted(finding_places({"helper.py": HELPER, "models.py": models, "train.py": train}, "FRY013"))
 
 
-def test_items_every_passed_class_moves_first_are_not_reported(tmp_path: Path) -> None:
-    assert _findings(tmp_path) == []
+def test_items_every_passed_class_moves_first_are_not_reported(finding_places: Places) -> None:
+    assert _findings(finding_places) == []
 
 
-def test_a_class_that_uses_the_item_as_it_came_in_keeps_the_finding(tmp_path: Path) -> None:
+def test_a_class_that_uses_the_item_as_it_came_in_keeps_the_finding(finding_places: Places) -> None:
     models = MODELS.replace("dt = dt[:, None].to(u.device)", "dt = dt[:, None] + 0")
-    assert _findings(tmp_path, models=models) == [("helper.py", 8)]
+    assert _findings(finding_places, models=models) == [("helper.py", 8)]
 
 
-def test_a_model_of_no_class_of_the_run_keeps_the_findings(tmp_path: Path) -> None:
+def test_a_model_of_no_class_of_the_run_keeps_the_findings(finding_places: Places) -> None:
     train = TRAIN.replace("    else:\n        raise ValueError(name)\n",
                           "    else:\n        model = torch.hub.load('x', name)\n")
-    assert _findings(tmp_path, train=train) == [("helper.py", 8), ("helper.py", 8)]
+    assert _findings(finding_places, train=train) == [("helper.py", 8), ("helper.py", 8)]
 
 
 ONE_FILE = MODELS + HELPER.replace("import torch\n", "") + """

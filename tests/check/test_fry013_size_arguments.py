@@ -2,9 +2,11 @@
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from torchferry.check.runner import Options, check_paths
+Lines = Callable[[dict[str, str], str], list[int]]
+
+
 
 LOOP = (
     "import torch\n"
@@ -17,18 +19,16 @@ LOOP = (
 )
 
 
-def findings(tmp_path: Path, use: str) -> list[int]:
-    (tmp_path / "run.py").write_text(LOOP + use)
-    opts = Options(root=tmp_path, select=("FRY013",), target_torch_version=None)
-    return [d.line for o in check_paths([tmp_path / "run.py"], opts, jobs=1) for d in o.diagnostics]
+def findings(finding_lines: Lines, use: str) -> list[int]:
+    return finding_lines({"run.py": LOOP + use}, "FRY013")
 
 
-def test_an_output_size_of_interpolate_meets_nothing(tmp_path: Path) -> None:
-    assert findings(tmp_path, "    out = F.interpolate(rgb, size, mode='bilinear')\n") == []
-    assert findings(tmp_path, "    out = F.interpolate(rgb, size=size)\n") == []
-    assert findings(tmp_path, "    out = F.adaptive_avg_pool2d(rgb, size)\n") == []
+def test_an_output_size_of_interpolate_meets_nothing(finding_lines: Lines) -> None:
+    assert findings(finding_lines, "    out = F.interpolate(rgb, size, mode='bilinear')\n") == []
+    assert findings(finding_lines, "    out = F.interpolate(rgb, size=size)\n") == []
+    assert findings(finding_lines, "    out = F.adaptive_avg_pool2d(rgb, size)\n") == []
 
 
-def test_an_item_given_to_a_function_that_computes_with_it_is_reported(tmp_path: Path) -> None:
-    assert findings(tmp_path, "    out = F.mse_loss(rgb, size)\n") == [8]
-    assert findings(tmp_path, "    out = F.interpolate(rgb, size) + size\n") == [8]
+def test_an_item_given_to_a_function_that_computes_with_it_is_reported(finding_lines: Lines) -> None:
+    assert findings(finding_lines, "    out = F.mse_loss(rgb, size)\n") == [8]
+    assert findings(finding_lines, "    out = F.interpolate(rgb, size) + size\n") == [8]

@@ -5,11 +5,11 @@ on a moved input is no mismatch.  A wrapper around a module left on the CPU stil
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Lines = Callable[[dict[str, str], str], list[int]]
 
 SOURCE = (
     "import argparse\n"
@@ -50,11 +50,8 @@ SOURCE = (
 CALL_LINE = SOURCE.splitlines().index("    print(model(x))") + 1
 
 
-def _lines(tmp_path: Path, net: str, build: str) -> list[int]:
-    (tmp_path / "main.py").write_text(SOURCE.replace("{net}", net).replace("{build}", build))
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    outcomes = check_paths([tmp_path / "main.py"], opts, jobs=1)
-    return [d.line for o in outcomes for d in o.diagnostics]
+def _lines(finding_lines: Lines, net: str, build: str) -> list[int]:
+    return finding_lines({"main.py": SOURCE.replace("{net}", net).replace("{build}", build)}, "FRY014")
 
 
 @pytest.mark.parametrize("build", [
@@ -62,19 +59,16 @@ def _lines(tmp_path: Path, net: str, build: str) -> list[int]:
     "Wrap(base=net, args=args)",
     "Mixed(net)",
 ])
-def test_a_wrapper_of_a_moved_module_is_not_built_on_the_cpu(tmp_path: Path, build: str) -> None:
-    assert _lines(tmp_path, "nn.Linear(3, 3).to(args.device)", build) == []
+def test_a_wrapper_of_a_moved_module_is_not_built_on_the_cpu(finding_lines: Lines, build: str) -> None:
+    assert _lines(finding_lines, "nn.Linear(3, 3).to(args.device)", build) == []
 
 
-def test_a_wrapper_of_a_wrapper_of_a_moved_module(tmp_path: Path) -> None:
+def test_a_wrapper_of_a_wrapper_of_a_moved_module(finding_lines: Lines) -> None:
     """``Mixed(Wrap(args, net))``: the outer wrapper is built around one that holds ``net``."""
     source = SOURCE.replace("    model = {build}\n", "    inner = Wrap(args, net)\n    model = Mixed(inner)\n")
-    (tmp_path / "main.py").write_text(source.replace("{net}", "nn.Linear(3, 3).to(args.device)"))
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    outcomes = check_paths([tmp_path / "main.py"], opts, jobs=1)
-    assert [d.line for o in outcomes for d in o.diagnostics] == []
+    assert finding_lines({"main.py": source.replace("{net}", "nn.Linear(3, 3).to(args.device)")}, "FRY014") == []
 
 
 @pytest.mark.parametrize("build", ["Wrap(args, net)", "Mixed(net)"])
-def test_a_wrapper_of_an_unmoved_module_is_still_reported(tmp_path: Path, build: str) -> None:
-    assert _lines(tmp_path, "nn.Linear(3, 3)", build) == [CALL_LINE]
+def test_a_wrapper_of_an_unmoved_module_is_still_reported(finding_lines: Lines, build: str) -> None:
+    assert _lines(finding_lines, "nn.Linear(3, 3)", build) == [CALL_LINE]

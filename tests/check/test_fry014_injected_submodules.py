@@ -7,12 +7,13 @@ device, it fails as any model does."""
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from torchferry.check.flow.program import FileFlow, builds_weights
-from torchferry.check.runner import Options, check_paths
+
+Lines = Callable[[dict[str, str], str], list[int]]
 
 SOURCE = (
     "import torch\n"
@@ -57,11 +58,8 @@ SOURCE = (
 CALL_LINE = SOURCE.splitlines().index("        model(x)") + 1
 
 
-def _lines(tmp_path: Path, build: str) -> list[int]:
-    (tmp_path / "run.py").write_text(SOURCE.replace("{build}", build))
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    outcomes = check_paths([tmp_path / "run.py"], opts, jobs=1)
-    return [d.line for o in outcomes for d in o.diagnostics]
+def _lines(finding_lines: Lines, build: str) -> list[int]:
+    return finding_lines({"run.py": SOURCE.replace("{build}", build)}, "FRY014")
 
 
 @pytest.mark.parametrize("build", [
@@ -69,8 +67,8 @@ def _lines(tmp_path: Path, build: str) -> list[int]:
     "Pair(enc, Flip())",
     "Pair(decoder=Encoder(), encoder=Flip())",
 ])
-def test_a_wrapper_given_weights_and_left_on_the_cpu_is_reported(tmp_path: Path, build: str) -> None:
-    assert _lines(tmp_path, build) == [CALL_LINE]
+def test_a_wrapper_given_weights_and_left_on_the_cpu_is_reported(finding_lines: Lines, build: str) -> None:
+    assert _lines(finding_lines, build) == [CALL_LINE]
 
 
 @pytest.mark.parametrize("build", [
@@ -79,8 +77,8 @@ def test_a_wrapper_given_weights_and_left_on_the_cpu_is_reported(tmp_path: Path,
     "Pair(Encoder(), Flip()).cuda()",  # the wrapper moved, its submodules with it
     "Pair(*[Encoder(), Flip()])",  # the arguments not written out
 ])
-def test_quiet_when_no_weights_are_given_or_they_are_moved(tmp_path: Path, build: str) -> None:
-    assert _lines(tmp_path, build) == []
+def test_quiet_when_no_weights_are_given_or_they_are_moved(finding_lines: Lines, build: str) -> None:
+    assert _lines(finding_lines, build) == []
 
 
 def _weights(build: str, stores: str = "") -> bool | None:
@@ -151,16 +149,13 @@ UNKNOWN_KIND = (
 UNKNOWN_CALL = UNKNOWN_KIND.splitlines().index("        model(src)") + 1
 
 
-def _unknown(tmp_path: Path, first: str, wrapper: str) -> list[int]:
-    (tmp_path / "s2s.py").write_text(UNKNOWN_KIND.replace("{first}", first).replace("{wrapper}", wrapper))
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    outcomes = check_paths([tmp_path / "s2s.py"], opts, jobs=1)
-    return [d.line for o in outcomes for d in o.diagnostics]
+def _unknown(finding_lines: Lines, first: str, wrapper: str) -> list[int]:
+    return finding_lines({"s2s.py": UNKNOWN_KIND.replace("{first}", first).replace("{wrapper}", wrapper)}, "FRY014")
 
 
 @pytest.mark.parametrize("wrapper", ["n = src.size(1)", "b = src.shape[0]", "pass"])
-def test_an_input_the_given_encoder_embeds_is_a_tensor(tmp_path: Path, wrapper: str) -> None:
-    assert _unknown(tmp_path, "x = self.embed(src)", wrapper) == [UNKNOWN_CALL]
+def test_an_input_the_given_encoder_embeds_is_a_tensor(finding_lines: Lines, wrapper: str) -> None:
+    assert _unknown(finding_lines, "x = self.embed(src)", wrapper) == [UNKNOWN_CALL]
 
 
 @pytest.mark.parametrize(("first", "wrapper"), [
@@ -168,5 +163,5 @@ def test_an_input_the_given_encoder_embeds_is_a_tensor(tmp_path: Path, wrapper: 
     ("x = self.embed(src)", "src = src.data"),  # rebound before the encoder sees it
     ("x = self.embed(src)", "n = len(src)"),  # a use that is not a shape's read
 ])
-def test_quiet_when_the_input_may_be_something_else(tmp_path: Path, first: str, wrapper: str) -> None:
-    assert _unknown(tmp_path, first, wrapper) == []
+def test_quiet_when_the_input_may_be_something_else(finding_lines: Lines, first: str, wrapper: str) -> None:
+    assert _unknown(finding_lines, first, wrapper) == []

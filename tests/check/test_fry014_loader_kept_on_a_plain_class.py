@@ -4,11 +4,12 @@ plain class of the run (``self.test = DataLoader(test_set, ...)`` in a data hold
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
+Lines = Callable[[dict[str, str], str], list[int]]
 
 DATA = """\
 import torch
@@ -40,28 +41,20 @@ def main():
 """
 
 
-def _found(tmp_path: Path, inputs: str = "inputs", other: str = "", outside: str = "") -> list[tuple[str, int]]:
-    (tmp_path / "data").mkdir()
-    (tmp_path / "data" / "__init__.py").write_text("")
-    (tmp_path / "data" / "cifar.py").write_text(DATA.format(other=other))
-    (tmp_path / "main.py").write_text(MAIN.format(inputs=inputs, outside=outside))
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    paths = [tmp_path / "main.py", tmp_path / "data" / "__init__.py", tmp_path / "data" / "cifar.py"]
-    return [
-        (Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics
-    ]
+def _found(finding_places: Places, inputs: str = "inputs", other: str = "", outside: str = "") -> list[tuple[str, int]]:
+    files = {"main.py": MAIN.format(inputs=inputs, outside=outside), "data/__init__.py": "",
+             "data/cifar.py": DATA.format(other=other)}
+    return finding_places(files, "FRY014")
 
 
-def test_an_item_of_a_kept_loader_meets_a_moved_model(tmp_path: Path) -> None:
-    assert _found(tmp_path) == [("main.py", 12)]
+def test_an_item_of_a_kept_loader_meets_a_moved_model(finding_places: Places) -> None:
+    assert _found(finding_places) == [("main.py", 12)]
 
 
-def test_a_kept_loader_in_the_same_file_is_read_too(tmp_path: Path) -> None:
+def test_a_kept_loader_in_the_same_file_is_read_too(finding_lines: Lines) -> None:
     one = DATA.format(other="") + MAIN.replace("from data.cifar import Cifar\n", "").format(
         inputs="inputs", outside="")
-    (tmp_path / "one.py").write_text(one)
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    found = [d.line for o in check_paths([tmp_path / "one.py"], opts, jobs=1) for d in o.diagnostics]
+    found = finding_lines({"one.py": one}, "FRY014")
     assert found == [one.splitlines().index("        model(inputs)") + 1]
 
 
@@ -75,6 +68,6 @@ def test_a_kept_loader_in_the_same_file_is_read_too(tmp_path: Path) -> None:
     ],
 )
 def test_a_moved_item_or_an_attribute_not_known_stays_quiet(
-    tmp_path: Path, inputs: str, other: str, outside: str
+    finding_places: Places, inputs: str, other: str, outside: str
 ) -> None:
-    assert _found(tmp_path, inputs, other, outside) == []
+    assert _found(finding_places, inputs, other, outside) == []

@@ -4,11 +4,12 @@ dataset are read in that file, as for a loader built in the calling file."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
+
 
 UTILS = """\
 from torch.utils.data import DataLoader
@@ -42,21 +43,15 @@ for step, (images, _) in enumerate(loader):
 """
 
 
-def _found(tmp_path: Path, images: str = "images", transform: str = "get_transform()",
+def _found(finding_places: Places, images: str = "images", transform: str = "get_transform()",
            collate: str = "") -> list[tuple[str, int]]:
-    (tmp_path / "utils").mkdir()
-    (tmp_path / "utils" / "__init__.py").write_text("")
-    (tmp_path / "utils" / "utils.py").write_text(UTILS.format(transform=transform, collate=collate))
-    (tmp_path / "main.py").write_text(MAIN.format(images=images))
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    paths = [tmp_path / "main.py", tmp_path / "utils" / "__init__.py", tmp_path / "utils" / "utils.py"]
-    return [
-        (Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics
-    ]
+    files = {"main.py": MAIN.format(images=images), "utils/__init__.py": "",
+             "utils/utils.py": UTILS.format(transform=transform, collate=collate)}
+    return finding_places(files, "FRY014")
 
 
-def test_an_item_of_a_loader_another_file_returns_meets_a_moved_model(tmp_path: Path) -> None:
-    assert _found(tmp_path) == [("main.py", 9)]
+def test_an_item_of_a_loader_another_file_returns_meets_a_moved_model(finding_places: Places) -> None:
+    assert _found(finding_places) == [("main.py", 9)]
 
 
 @pytest.mark.parametrize(
@@ -68,6 +63,6 @@ def test_an_item_of_a_loader_another_file_returns_meets_a_moved_model(tmp_path: 
     ],
 )
 def test_a_moved_item_or_an_unknown_batch_stays_quiet(
-    tmp_path: Path, images: str, transform: str, collate: str
+    finding_places: Places, images: str, transform: str, collate: str
 ) -> None:
-    assert _found(tmp_path, images, transform, collate) == []
+    assert _found(finding_places, images, transform, collate) == []

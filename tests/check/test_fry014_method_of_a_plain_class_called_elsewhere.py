@@ -5,11 +5,12 @@ calls of the plain class's method are still all known."""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
+
 
 UPDATE = """\
 import torch
@@ -51,22 +52,17 @@ for rnd in range(3):
 
 
 def _found(
-    tmp_path: Path, images: str, given: str, other: str = "net_glob.train()"
+    finding_places: Places, images: str, given: str, other: str = "net_glob.train()"
 ) -> list[tuple[str, int]]:
-    (tmp_path / "update.py").write_text(UPDATE.format(images=images))
-    (tmp_path / "main.py").write_text(MAIN.format(given=given, other=other))
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    paths = [tmp_path / "main.py", tmp_path / "update.py"]
-    return [
-        (Path(o.path).name, d.line) for o in check_paths(paths, opts, jobs=1) for d in o.diagnostics
-    ]
+    files = {"main.py": MAIN.format(given=given, other=other), "update.py": UPDATE.format(images=images)}
+    return finding_places(files, "FRY014")
 
 
 @pytest.mark.parametrize("other", ["net_glob.train()", "net_glob.eval()"])
 def test_a_model_handed_moved_to_the_method_meets_an_unmoved_item(
-    tmp_path: Path, other: str
+    finding_places: Places, other: str
 ) -> None:
-    assert _found(tmp_path, "images", "net_glob.to(args.device)", other) == [("update.py", 16)]
+    assert _found(finding_places, "images", "net_glob.to(args.device)", other) == [("update.py", 16)]
 
 
 @pytest.mark.parametrize(
@@ -78,6 +74,6 @@ def test_a_model_handed_moved_to_the_method_meets_an_unmoved_item(
     ],
 )
 def test_a_moved_item_or_unknown_calls_stay_quiet(
-    tmp_path: Path, images: str, given: str, other: str
+    finding_places: Places, images: str, given: str, other: str
 ) -> None:
-    assert ("update.py", 16) not in _found(tmp_path, images, given, other)
+    assert ("update.py", 16) not in _found(finding_places, images, given, other)

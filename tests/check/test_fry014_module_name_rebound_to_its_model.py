@@ -8,11 +8,12 @@ and the rule stays quiet."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
+
 
 NET = """\
 import torch.nn as nn
@@ -43,18 +44,13 @@ run()
 """
 
 
-def _run(tmp_path: Path, bind: str) -> list[tuple[str, int]]:
-    files = {"net.py": NET, "main.py": MAIN.format(bind=bind)}
-    for name, text in files.items():
-        (tmp_path / name).write_text(textwrap.dedent(text))
-    opts = Options(root=tmp_path, select=["FRY014"], target_torch_version=None)
-    outcomes = check_paths(sorted(tmp_path.glob("*.py")), opts, cache=None, jobs=1)
-    return sorted((Path(o.path).name, d.line) for o in outcomes for d in o.diagnostics
-                  if d.code == "FRY014")
+def _run(finding_places: Places, bind: str) -> list[tuple[str, int]]:
+    files = {"main.py": MAIN.format(bind=bind), "net.py": NET}
+    return sorted(finding_places({name: textwrap.dedent(text) for name, text in files.items()}, "FRY014"))
 
 
-def test_a_function_reads_the_model_the_module_name_was_rebound_to(tmp_path: Path) -> None:
-    assert _run(tmp_path, "net = net.Net().to(device)") == [("main.py", 9)]
+def test_a_function_reads_the_model_the_module_name_was_rebound_to(finding_places: Places) -> None:
+    assert _run(finding_places, "net = net.Net().to(device)") == [("main.py", 9)]
 
 
 @pytest.mark.parametrize("bind", [
@@ -62,5 +58,5 @@ def test_a_function_reads_the_model_the_module_name_was_rebound_to(tmp_path: Pat
     "def warm():\n    return None\n\n\nwarm()\nnet = net.Net().to(device)",
     "net = net.Net().to(device)\n\n\ndef reset():\n    global net\n    net = None",
 ])
-def test_a_binding_a_function_may_not_see_is_unknown(tmp_path: Path, bind: str) -> None:
-    assert _run(tmp_path, bind) == []
+def test_a_binding_a_function_may_not_see_is_unknown(finding_places: Places, bind: str) -> None:
+    assert _run(finding_places, bind) == []

@@ -4,9 +4,11 @@ model.embed.to(dev)``, as a layer-by-layer calibration of a large model does).""
 
 from __future__ import annotations
 
-from pathlib import Path
+from collections.abc import Callable
 
-from torchferry.check.runner import Options, check_paths
+Lines = Callable[[dict[str, str], str], list[int]]
+
+
 
 CHAINED = (
     "import torch\n"
@@ -36,26 +38,24 @@ NET = (
 )
 
 
-def findings(tmp_path: Path, src: str) -> list[int]:
-    (tmp_path / "run.py").write_text(src)
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    return [d.line for o in check_paths([tmp_path / "run.py"], opts, jobs=1) for d in o.diagnostics]
+def findings(finding_lines: Lines, src: str) -> list[int]:
+    return finding_lines({"run.py": src}, "FRY014")
 
 
-def test_a_move_through_the_methods_that_return_the_module_moves_it(tmp_path: Path) -> None:
-    assert findings(tmp_path, CHAINED.replace("MOVE", "model.bfloat16().cuda()")) == []
-    assert findings(tmp_path, CHAINED.replace("MOVE", "model.eval().half().cuda()")) == []
+def test_a_move_through_the_methods_that_return_the_module_moves_it(finding_lines: Lines) -> None:
+    assert findings(finding_lines, CHAINED.replace("MOVE", "model.bfloat16().cuda()")) == []
+    assert findings(finding_lines, CHAINED.replace("MOVE", "model.eval().half().cuda()")) == []
 
 
-def test_a_model_only_cast_is_still_on_the_cpu(tmp_path: Path) -> None:
-    assert findings(tmp_path, CHAINED.replace("MOVE", "model.eval().bfloat16()")) == [6]
+def test_a_model_only_cast_is_still_on_the_cpu(finding_lines: Lines) -> None:
+    assert findings(finding_lines, CHAINED.replace("MOVE", "model.eval().bfloat16()")) == [6]
 
 
-def test_parts_moved_to_the_inputs_device_are_not_a_model_left_behind(tmp_path: Path) -> None:
-    assert findings(tmp_path, NET.replace("EMBED", "to(dev)").replace("FIRST", "to(dev)")) == []
-    assert findings(tmp_path, NET.replace("EMBED", "float()").replace("FIRST", "cuda()")) == []
+def test_parts_moved_to_the_inputs_device_are_not_a_model_left_behind(finding_lines: Lines) -> None:
+    assert findings(finding_lines, NET.replace("EMBED", "to(dev)").replace("FIRST", "to(dev)")) == []
+    assert findings(finding_lines, NET.replace("EMBED", "float()").replace("FIRST", "cuda()")) == []
 
 
-def test_parts_only_cast_leave_the_model_on_the_cpu(tmp_path: Path) -> None:
+def test_parts_only_cast_leave_the_model_on_the_cpu(finding_lines: Lines) -> None:
     cast = NET.replace("EMBED", "to(torch.float16)").replace("FIRST", "half()")
-    assert findings(tmp_path, cast) == [16]
+    assert findings(finding_lines, cast) == [16]

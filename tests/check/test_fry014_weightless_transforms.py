@@ -9,12 +9,13 @@ with a module that holds weights, or with one of a class that registers a buffer
 from __future__ import annotations
 
 import ast
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
 from torchferry.check.flow.program import FileFlow, builds_weights
-from torchferry.check.runner import Options, check_paths
+
+Places = Callable[[dict[str, str], str], list[tuple[str, int]]]
 
 LIBRARY = '''
 import torch
@@ -97,13 +98,10 @@ def test_made_on_the_device():
 '''
 
 
-def _lines(tmp_path: Path, build: str) -> list[int]:
+def _lines(finding_places: Places, build: str) -> list[int]:
     imported = ", ".join(sorted({n for n in ("Compose", "Gain", "Learned", "Shuffle") if n in build}))
-    (tmp_path / "lib.py").write_text(LIBRARY)
-    (tmp_path / "test_lib.py").write_text(TEST.format(imported=imported, build=build))
-    opts = Options(root=tmp_path, select=("FRY014",), target_torch_version=None)
-    outcomes = check_paths([tmp_path / "lib.py", tmp_path / "test_lib.py"], opts, jobs=1)
-    return sorted(d.line for o in outcomes for d in o.diagnostics)
+    files = {"lib.py": LIBRARY, "test_lib.py": TEST.format(imported=imported, build=build)}
+    return sorted(line for _, line in finding_places(files, "FRY014"))
 
 
 @pytest.mark.parametrize("build", [
@@ -111,8 +109,8 @@ def _lines(tmp_path: Path, build: str) -> list[int]:
     'Compose([Shuffle(p=1.0)], output_type="dict")',
     'Compose([Shuffle(), Shuffle(p=0.2)])',
 ])
-def test_a_transform_without_weights_is_quiet(tmp_path: Path, build: str) -> None:
-    assert _lines(tmp_path, build) == []
+def test_a_transform_without_weights_is_quiet(finding_places: Places, build: str) -> None:
+    assert _lines(finding_places, build) == []
 
 
 @pytest.mark.parametrize("build", [
@@ -121,10 +119,10 @@ def test_a_transform_without_weights_is_quiet(tmp_path: Path, build: str) -> Non
     'Compose([Shuffle(p=1.0), Gain()])',
     'Compose([Learned()], output_type="dict")',
 ])
-def test_a_transform_with_weights_is_reported(tmp_path: Path, build: str) -> None:
+def test_a_transform_with_weights_is_reported(finding_places: Places, build: str) -> None:
     lines = TEST.format(imported="", build=build).splitlines()
     calls = [i + 1 for i, text in enumerate(lines) if "return augment(" in text]
-    assert _lines(tmp_path, build) == calls
+    assert _lines(finding_places, build) == calls
 
 
 def test_a_container_of_a_parameter_is_judged_by_the_construction() -> None:

@@ -9,11 +9,11 @@ a number or keeps a setting meets nothing."""
 from __future__ import annotations
 
 import textwrap
-from pathlib import Path
+from collections.abc import Callable
 
 import pytest
 
-from torchferry.check.runner import Options, check_paths
+Lines = Callable[[dict[str, str], str], list[int]]
 
 MODELS = textwrap.dedent("""\
     import torch
@@ -109,44 +109,40 @@ def _script(made: str, call: str, moved: bool = True) -> str:
         """)
 
 
-def _found(tmp_path: Path, script: str, rule: str) -> list[int]:
-    (tmp_path / "models.py").write_text(MODELS)
-    (tmp_path / "main.py").write_text(script)
-    opts = Options(root=tmp_path, select=(rule,), target_torch_version=None)
-    outcomes = check_paths([tmp_path / "main.py", tmp_path / "models.py"], opts, jobs=1)
-    return [d.line for o in outcomes for d in o.diagnostics if Path(o.path).name == "main.py"]
+def _found(finding_lines: Lines, script: str, rule: str) -> list[int]:
+    return finding_lines({"main.py": script, "models.py": MODELS}, rule)
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
-def test_factory_given_to_a_moved_models_method(tmp_path: Path, name: str) -> None:
+def test_factory_given_to_a_moved_models_method(finding_lines: Lines, name: str) -> None:
     made, call, meets = CALLS[name]
-    assert _found(tmp_path, _script(made, call), "FRY010") == ([8] if meets else [])
+    assert _found(finding_lines, _script(made, call), "FRY010") == ([8] if meets else [])
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
-def test_cpu_tensor_given_to_a_moved_models_method(tmp_path: Path, name: str) -> None:
+def test_cpu_tensor_given_to_a_moved_models_method(finding_lines: Lines, name: str) -> None:
     made, call, meets = CALLS[name]
-    assert _found(tmp_path, _script(made, call), "FRY014") == ([9] if meets else [])
+    assert _found(finding_lines, _script(made, call), "FRY014") == ([9] if meets else [])
 
 
 @pytest.mark.parametrize("name", ["encode", "sample_keyword", "act_through_forward"])
-def test_model_left_on_the_cpu_meets_nothing(tmp_path: Path, name: str) -> None:
+def test_model_left_on_the_cpu_meets_nothing(finding_lines: Lines, name: str) -> None:
     made, call, _ = CALLS[name]
     script = _script(made, call, moved=False)
-    assert _found(tmp_path, script, "FRY010") == []
-    assert _found(tmp_path, script, "FRY014") == []
+    assert _found(finding_lines, script, "FRY010") == []
+    assert _found(finding_lines, script, "FRY014") == []
 
 
-def test_numbers_given_to_a_method_meet_nothing(tmp_path: Path) -> None:
+def test_numbers_given_to_a_method_meet_nothing(finding_lines: Lines) -> None:
     script = _script("n = 4", "model.sample(n, labels=torch.ones(4, 1, device=device))")
-    assert _found(tmp_path, script, "FRY010") == []
-    assert _found(tmp_path, script, "FRY014") == []
+    assert _found(finding_lines, script, "FRY010") == []
+    assert _found(finding_lines, script, "FRY014") == []
 
 
 @pytest.mark.parametrize("name", sorted(CALLS))
-def test_moved_input_given_to_a_method_of_a_model_left_on_the_cpu(tmp_path: Path, name: str) -> None:
+def test_moved_input_given_to_a_method_of_a_model_left_on_the_cpu(finding_lines: Lines, name: str) -> None:
     made, call, meets = CALLS[name]
-    assert _found(tmp_path, _script(made + ".to(device)", call, moved=False), "FRY014") == ([9] if meets else [])
+    assert _found(finding_lines, _script(made + ".to(device)", call, moved=False), "FRY014") == ([9] if meets else [])
 
 
 DIRECT = textwrap.dedent("""\
@@ -168,10 +164,7 @@ DIRECT = textwrap.dedent("""\
 
 
 @pytest.mark.parametrize(("rule", "line"), [("FRY010", 8), ("FRY014", 9)])
-def test_method_calling_a_forward_that_meets_the_weights_directly(tmp_path: Path, rule: str, line: int) -> None:
+def test_method_calling_a_forward_that_meets_the_weights_directly(finding_lines: Lines, rule: str,
+                                                                  line: int) -> None:
     script = _script("x = torch.zeros(4, 8)", "model.score(x)").replace("AutoEncoder", "Direct")
-    (tmp_path / "main.py").write_text(script)
-    (tmp_path / "models.py").write_text(DIRECT)
-    opts = Options(root=tmp_path, select=(rule,), target_torch_version=None)
-    outcomes = check_paths([tmp_path / "main.py", tmp_path / "models.py"], opts, jobs=1)
-    assert [d.line for o in outcomes for d in o.diagnostics if Path(o.path).name == "main.py"] == [line]
+    assert finding_lines({"main.py": script, "models.py": DIRECT}, rule) == [line]

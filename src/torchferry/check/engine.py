@@ -751,25 +751,41 @@ def fix_source(
         if new == current:
             break
         new_findings = check(new)
-        if any(f.code == SYNTAX_ERROR for f in new_findings) and not any(
-            f.code == SYNTAX_ERROR for f in findings
-        ):
-            bad = next(f for f in new_findings if f.code == SYNTAX_ERROR)
-            return FixResult(
-                source,
-                0,
-                check(source),
-                error=(
-                    f"fixes by {', '.join(sorted({_code_of(fx, findings) for fx, _ in chosen}))} "
-                    f"would make the file invalid ({bad.message} at line {bad.line}); "
-                    "left it unchanged"
-                ),
-                passes=passes,
-            )
+        bad = _new_syntax_error(findings, new_findings)
+        if bad is not None:
+            codes = sorted({_code_of(fx, findings) for fx, _ in chosen})
+            return _abandoned(source, check(source), codes, bad, passes)
         fixed += len(chosen)
         applied.extend(fx for fx, _ in chosen)
         current, findings = new, new_findings
     return FixResult(current, fixed, findings, passes=passes, applied=applied)
+
+
+def _new_syntax_error(findings: list[Finding], new_findings: list[Finding]) -> Finding | None:
+    """The syntax error of the fixed text (``new_findings``) when the text before the fixes
+    (``findings``) had none; None otherwise."""
+    if any(f.code == SYNTAX_ERROR for f in new_findings) and not any(
+        f.code == SYNTAX_ERROR for f in findings
+    ):
+        return next(f for f in new_findings if f.code == SYNTAX_ERROR)
+    return None
+
+
+def _abandoned(source: str, findings: list[Finding], codes: list[str], bad: Finding,
+               passes: int) -> FixResult:
+    """The outcome of fixes (by the rules ``codes``) abandoned as they would make the file
+    invalid (``bad``, the syntax error): ``source`` unchanged, with its ``findings``."""
+    return FixResult(
+        source,
+        0,
+        findings,
+        error=(
+            f"fixes by {', '.join(codes)} "
+            f"would make the file invalid ({bad.message} at line {bad.line}); "
+            "left it unchanged"
+        ),
+        passes=passes,
+    )
 
 
 def _code_of(fix: Fix, findings: Iterable[Finding]) -> str:

@@ -553,12 +553,39 @@ def check_paths(
     is called as the files still to check (not cached or skipped) are done."""
     cwd = Path.cwd()
     outcomes: list[FileOutcome | None] = [None] * len(paths)
-    todo: list[tuple[int, Path, bytes, str, str]] = []
+    readable, context = _read_paths(paths, opts, outcomes, cwd)
+    opts, project, salt = _with_project(opts, readable, context)
+    salt = _cache_salt(opts) + salt
+    readable += _given_tensors(project, context, readable, outcomes, cwd)
     use_cache = cache is not None and not (opts.fix or opts.diff)
-    # the target torch version changes findings: part of each entry's key
+    todo = _not_cached(readable, outcomes, cache if use_cache else None,
+                       None if cache is None else (project, salt))
+    if opts.fix and not opts.diff:
+        _clean_leftovers([p for _, p, _, _ in readable])
+    results = _check_todo(todo, opts, jobs, progress)
+    for (i, path, _data, _display, digest), out in zip(todo, results, strict=True):
+        outcomes[i] = out
+        if cache is not None:
+            _store(cache, path, digest, out, opts, project, salt)
+    return [o for o in outcomes if o is not None]
+
+
+def _cache_salt(opts: Options) -> str:
+    """What besides the bytes changes findings, part of each cache entry's key: the target
+    torch version (and the codecs the project's dependencies register)."""
     salt = ".".join(map(str, opts.torch_version or ()))
-    if opts.utf8_codecs:  # (so do the codecs the project's dependencies register)
+    if opts.utf8_codecs:
         salt += "/" + ",".join(sorted(opts.utf8_codecs))
+    return salt
+
+
+def _read_paths(
+    paths: Sequence[Path], opts: Options, outcomes: list[FileOutcome | None], cwd: Path,
+) -> tuple[list[tuple[int, Path, bytes, str]], list[tuple[int, Path, bytes]]]:
+    """Read each file: those to check ``(index, path, bytes, display)``, and the Python files
+    the pre-filter skips ``(index, path, bytes)`` (not checked, but a checked file may import
+    them).  A file that cannot be read, is too large or is skipped gets its outcome in
+    ``outcomes`` now."""
     readable: list[tuple[int, Path, bytes, str]] = []
     context: list[tuple[int, Path, bytes]] = []  # the files the pre-filter skips
     for i, path in enumerate(paths):
@@ -581,15 +608,25 @@ def check_paths(
                 context.append((i, path, data))
             continue
         readable.append((i, path, data, display))
+    return readable, context
+
+
+def _with_project(
+    opts: Options, readable: list[tuple[int, Path, bytes, str]],
+    context: list[tuple[int, Path, bytes]],
+) -> tuple[Options, Project, str]:
+    """``opts`` knowing the run's files: the ``nn.Module`` classes they define and the
+    :class:`Project` of them all; with that project, and the cache salt of the classes."""
     # the nn.Module classes the files of this run define, known to every file's checks
     # (``class Net(Base)`` in a file that never says "torch", ``Base`` an ``nn.Module`` of
     # another file, is a module all the same)
     from torchferry.check.project import fingerprint, module_classes
 
     classes = module_classes([*(data for _, _, data, _ in readable), *(d for _, _, d in context)])
+    salt = ""
     if classes:
         opts = replace(opts, module_classes=classes)
-        salt += "/" + fingerprint(classes)
+        salt = "/" + fingerprint(classes)
     # the analysis follows calls into the run's other files: a file's findings depend on
     # the bytes of the files it imports, transitively
     from torchferry.check.flow import Project
@@ -598,46 +635,64 @@ def check_paths(
     files.update((os.path.abspath(p), d) for _, p, d, _ in readable)
     project = Project(files, module_classes=classes,
                       parse=engine.parse_nested)
-    opts = replace(opts, project=project)
-    readable += _given_tensors(project, context, readable, outcomes, cwd)
+    return replace(opts, project=project), project, salt
+
+
+def _not_cached(
+    readable: list[tuple[int, Path, bytes, str]], outcomes: list[FileOutcome | None],
+    cache: Cache | None, keyed: tuple[Project, str] | None,
+) -> list[tuple[int, Path, bytes, str, str]]:
+    """The files still to check, each with its cache key (``""`` without a cache: ``keyed``
+    None), those ``cache`` holds given their outcome in ``outcomes`` instead.  A key is the
+    hash of the file's bytes, ``keyed``'s salt and the hashes of the files it imports."""
+    todo: list[tuple[int, Path, bytes, str, str]] = []
     for i, path, data, display in readable:
-        if cache is not None:
+        if keyed is not None:
+            project, salt = keyed
             key = os.path.abspath(path)
             digest = project.content_hash(key) + salt + project.dependency_salt(key)
         else:
             digest = ""
-        if use_cache and cache is not None:
+        if cache is not None:
             hit = cache.get(str(path), digest)
             if hit is not None:
                 diags = [Diagnostic.from_json(display, d) for d in hit]
                 outcomes[i] = FileOutcome(path, display, diags, cached=True)
                 continue
         todo.append((i, path, data, display, digest))
+    return todo
 
-    if opts.fix and not opts.diff:
-        _clean_leftovers([p for _, p, _, _ in readable])
+
+def _check_todo(
+    todo: list[tuple[int, Path, bytes, str, str]], opts: Options, jobs: int | None,
+    progress: Callable[[int, int], None] | None,
+) -> list[FileOutcome]:
+    """Check the files still to check, in worker processes when there are enough bytes."""
     workers = default_jobs() if jobs is None or jobs <= 0 else jobs
     total = sum(len(t[2]) for t in todo)
     if workers > 1 and len(todo) > 1 and total >= PARALLEL_MIN_BYTES:
-        results = _parallel(todo, opts, min(workers, len(todo)), progress)
-    else:
-        results = []
-        for _i, p, data, display, _d in todo:
-            results.append(_check_file(p, data, opts, display))
-            if progress is not None:
-                progress(len(results), len(todo))
+        return _parallel(todo, opts, min(workers, len(todo)), progress)
+    results = []
+    for _i, p, data, display, _d in todo:
+        results.append(_check_file(p, data, opts, display))
+        if progress is not None:
+            progress(len(results), len(todo))
+    return results
 
-    for (i, path, _data, _display, digest), out in zip(todo, results, strict=True):
-        outcomes[i] = out
-        if cache is not None and out.error is None and out.note is None and not opts.diff:
-            if opts.fix and out.fixed:
-                try:
-                    digest = content_hash(path.read_bytes()) + salt + \
-                        project.dependency_salt(os.path.abspath(path))
-                except OSError:
-                    continue
-            cache.put(str(path), digest, [d.to_json() for d in out.diagnostics])
-    return [o for o in outcomes if o is not None]
+
+def _store(cache: Cache, path: Path, digest: str, out: FileOutcome, opts: Options,
+           project: Project, salt: str) -> None:
+    """Keep a checked file's findings in ``cache`` (not an error, a note or a diff); a fixed
+    file under the key of the bytes the fixes wrote."""
+    if out.error is not None or out.note is not None or opts.diff:
+        return
+    if opts.fix and out.fixed:
+        try:
+            digest = content_hash(path.read_bytes()) + salt + \
+                project.dependency_salt(os.path.abspath(path))
+        except OSError:
+            return
+    cache.put(str(path), digest, [d.to_json() for d in out.diagnostics])
 
 
 def _given_tensors(project: Project, context: list[tuple[int, Path, bytes]],

@@ -70,6 +70,7 @@ def _jobs(value: str) -> int:
 
 
 def register(sub: argparse._SubParsersAction) -> None:
+    """Add ``ferry check``, ``ferry rule`` and ``ferry rules`` to the subcommands ``sub``."""
     p = sub.add_parser(
         "check",
         help="find (and fix) device mistakes in PyTorch scripts and notebooks",
@@ -81,6 +82,16 @@ def register(sub: argparse._SubParsersAction) -> None:
         ),
     )
     p.add_argument("paths", nargs="*", metavar="PATH", help="files or directories (default: .); - reads stdin")
+    _selection_arguments(p)
+    _report_arguments(p)
+    _configuration_arguments(p)
+    _run_arguments(p)
+    p.set_defaults(handler=run_check)
+    _rule_commands(sub)
+
+
+def _selection_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``ferry check`` that choose the rules and what to do with fixes."""
     p.add_argument(
         "--select", type=_codes, action="extend", metavar="CODES",
         help="only these rules: codes (FRY002), prefixes (FRY00), names (discarded-move) or "
@@ -99,6 +110,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--diff", action="store_true",
         help="print the fixes as a unified diff and write nothing (exit 1 if there are any)",
     )  # fmt: skip
+
+
+def _report_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``ferry check`` that shape the report."""
     p.add_argument(
         "--output-format", "--format", dest="output_format", choices=FORMATS, default=None,
         metavar="FORMAT",
@@ -118,6 +133,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         help="colour the text report: auto (on a terminal, unless NO_COLOR; FORCE_COLOR "
         "forces it), always or never",
     )  # fmt: skip
+
+
+def _configuration_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``ferry check`` that read or override the configuration: rules added,
+    files excluded, the target Python."""
     p.add_argument(
         "--config", metavar="FILE|KEY=VALUE", action="append", default=[],
         help="read the configuration from FILE (a pyproject.toml, or a TOML file with the "
@@ -147,6 +167,11 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--force-exclude", action="store_true",
         help="apply exclude also to files named on the command line (for pre-commit)",
     )  # fmt: skip
+
+
+def _run_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``ferry check`` for the run: exit status, cache, workers, size limit,
+    source from stdin."""
     p.add_argument("--exit-zero", action="store_true", help="exit 0 even when findings remain")
     p.add_argument("--no-cache", action="store_true", help="neither read nor write .ferry_cache/")
     p.add_argument(
@@ -162,8 +187,10 @@ def register(sub: argparse._SubParsersAction) -> None:
         "--stdin-filename", metavar="NAME",
         help="check source read from stdin, reported as NAME (with --fix: fixed source to stdout)",
     )  # fmt: skip
-    p.set_defaults(handler=run_check)
 
+
+def _rule_commands(sub: argparse._SubParsersAction) -> None:
+    """Add ``ferry rule`` (one rule's documentation) and ``ferry rules`` (the list)."""
     r = sub.add_parser(
         "rule",
         help="print the documentation of a checker rule",

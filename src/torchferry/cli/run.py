@@ -85,6 +85,7 @@ def _die_by_sigint() -> None:
 
 
 def register(sub: Any) -> None:
+    """Add ``ferry run`` to the subcommands ``sub``."""
     global _PARSER
     p = sub.add_parser(
         "run",
@@ -98,6 +99,15 @@ def register(sub: Any) -> None:
             "script's (1 after an uncaught exception); 2 for a missing script or a bad option."
         ),
     )
+    _simulation_arguments(p)
+    _diagnosis_arguments(p)
+    _script_arguments(p)
+    _PARSER = p
+    p.set_defaults(handler=_run)
+
+
+def _simulation_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``ferry run`` for the simulated accelerator and the ranks."""
     kinds = kind_names()  # the simulation's registry (torchferry.sim.kinds)
     p.add_argument(
         "--simulate",
@@ -132,7 +142,11 @@ def register(sub: Any) -> None:
         "N per node unless --device-count (under torchrun, ferry run --simulate defaults "
         "to LOCAL_WORLD_SIZE devices)",
     )
-    # -- diagnostics (torchferry.diagnose) --
+
+
+def _diagnosis_arguments(p: argparse.ArgumentParser) -> None:
+    """The options of ``ferry run`` for its diagnostics (:mod:`torchferry.diagnose`), and the
+    epilog that tells what follows a device error."""
     p.add_argument(
         "--report",
         metavar="FILE",
@@ -151,7 +165,10 @@ def register(sub: Any) -> None:
         "explanation: the operand of your line on the odd device, where it was created, the "
         "fix and the 'ferry check' rule."
     )
-    # -- end diagnostics --
+
+
+def _script_arguments(p: argparse.ArgumentParser) -> None:
+    """What ``ferry run`` runs: ``-m MODULE`` or ``SCRIPT``, and the arguments passed on."""
     p.add_argument(
         "-m",
         dest="module",
@@ -161,8 +178,6 @@ def register(sub: Any) -> None:
     )
     p.add_argument("target", nargs="?", metavar="SCRIPT", help="the script to run")
     p.add_argument("args", nargs=argparse.REMAINDER, help="arguments passed to the script")
-    _PARSER = p
-    p.set_defaults(handler=_run)
 
 
 def _run(args: argparse.Namespace) -> int:

@@ -31,6 +31,15 @@ def _is_python(uri: str, language: str | None) -> bool:
 
 def register(ls: FerryServer) -> None:
     """Attach every handler to ``ls``."""
+    _lifecycle(ls)
+    _documents(ls)
+    _workspace(ls)
+    _actions(ls)
+
+
+def _lifecycle(ls: FerryServer) -> None:
+    """Attach the handlers of ``initialize`` and ``initialized`` (settings, file watching,
+    the workspace's index) to ``ls``."""
 
     @ls.feature(types.INITIALIZE)
     def initialize(ls: FerryServer, params: types.InitializeParams) -> None:
@@ -49,6 +58,12 @@ def register(ls: FerryServer) -> None:
                 types.Registration("ferry-watch", types.WORKSPACE_DID_CHANGE_WATCHED_FILES,
                                    options)]))
         ls.index_workspace()
+
+
+
+def _documents(ls: FerryServer) -> None:
+    """Attach the handlers of text documents and notebooks opened, changed, saved and
+    closed (each schedules or forgets a check) to ``ls``."""
 
     # -- text documents ---------------------------------------------------------
     @ls.feature(types.TEXT_DOCUMENT_DID_OPEN)
@@ -88,6 +103,11 @@ def register(ls: FerryServer) -> None:
     def nb_close(ls: FerryServer, params: types.DidCloseNotebookDocumentParams) -> None:
         ls.forget(params.notebook_document.uri)
 
+
+
+def _workspace(ls: FerryServer) -> None:
+    """Attach the handlers of a changed configuration and of watched files to ``ls``."""
+
     # -- configuration --------------------------------------------------------------
     @ls.feature(types.WORKSPACE_DID_CHANGE_CONFIGURATION)
     def did_change_configuration(
@@ -111,6 +131,11 @@ def register(ls: FerryServer) -> None:
             fs = to_fs_path(change.uri)
             if fs and fs.endswith((*PYTHON_SUFFIXES, ".ipynb")) and change.uri not in ls.tracked:
                 ls.file_changed(Path(fs), change.type == types.FileChangeType.Deleted)
+
+
+
+def _actions(ls: FerryServer) -> None:
+    """Attach the handlers of code actions (quick fixes, fix all) and hover to ``ls``."""
 
     # -- code actions ------------------------------------------------------------------
     @ls.feature(

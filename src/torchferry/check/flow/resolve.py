@@ -499,6 +499,31 @@ def _of_a_value(call: ast.Call) -> bool:
 
 def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
     """What a function of torch returns."""
+    made = _torch_made(node, qual, args, kws)
+    if made is not None:
+        return made
+    parts = qual.split(".")
+    last = parts[-1]
+    if last in vocab.TORCH_NON_TENSOR or parts[1] in ("cuda", "backends", "distributed", "utils"):
+        return Value.of(Kind.OTHER)
+    if not _returns_tensor(parts) and qual not in vocab.TENSOR_UTILS:
+        return Value(None, None, (_made(node, f"{qual}(...)", Op.RETURNED),), Basis.HINT,
+                     reason=Reason.UNRESOLVED)
+    if len(parts) == 2 and last in vocab.REDUCTIONS and len(node.args) == 1 and not kws \
+            and args and args[0].places == {CPU}:
+        # ``torch.min(t)``: 0-dimensional on the CPU, as ``t.min()``
+        return Value(_TENSOR, frozenset(), args[0].origins, Basis.INFERRED)
+    item = batch_item_and_numbers(_computed_with(last, args, kws)) \
+        if last in vocab.ITEM_ENCODINGS else None
+    if item is not None:  # ``F.one_hot(labels, n)``: the item encoded, where it is
+        return item
+    return _computed_tensor(node, last, args, kws)
+
+
+def _torch_made(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value | None:
+    """What a function of torch that makes, loads or passes on a value returns (a device,
+    a factory's tensor, a module, a loader, a dataset, a distribution, its argument); None
+    for any other function."""
     parts = qual.split(".")
     last = parts[-1]
     text = f"{qual}(...)"
@@ -540,22 +565,12 @@ def torch_call(node: ast.Call, qual: str, args: Args, kws: Kws) -> Value:
         # a PackedSequence: its data (and sorted indices) are where the input is; an RNN
         # given it computes there
         return Value(_TENSOR, args[0].places, args[0].origins, Basis.INFERRED)
-    dist = distributions.built(node, qual, args, kws)
-    if dist is not None:
-        return dist
-    if last in vocab.TORCH_NON_TENSOR or parts[1] in ("cuda", "backends", "distributed", "utils"):
-        return Value.of(Kind.OTHER)
-    if not _returns_tensor(parts) and qual not in vocab.TENSOR_UTILS:
-        return Value(None, None, (_made(node, text, Op.RETURNED),), Basis.HINT,
-                     reason=Reason.UNRESOLVED)
-    if len(parts) == 2 and last in vocab.REDUCTIONS and len(node.args) == 1 and not kws \
-            and args and args[0].places == {CPU}:
-        # ``torch.min(t)``: 0-dimensional on the CPU, as ``t.min()``
-        return Value(_TENSOR, frozenset(), args[0].origins, Basis.INFERRED)
-    item = batch_item_and_numbers(_computed_with(last, args, kws)) \
-        if last in vocab.ITEM_ENCODINGS else None
-    if item is not None:  # ``F.one_hot(labels, n)``: the item encoded, where it is
-        return item
+    return distributions.built(node, qual, args, kws)
+
+
+def _computed_tensor(node: ast.Call, last: str, args: Args, kws: Kws) -> Value:
+    """The tensor a function of torch computes from its operands: where they are, with
+    their origins."""
     # (``torch.cat((a, b))``: a tuple of tensors computes where its tensors are)
     values = [x for v in _computed_with(last, args, kws) for x in (
         v.elts if v.elts and all(e.is_(Kind.TENSOR) for e in v.elts) else (v,))]
@@ -1342,7 +1357,8 @@ def _outside_class(o: Origin) -> str | None:
 
 # -- functions and classes of the checked files --------------------------------------------
 def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value:
-    ff = ev.ff
+    """What ``name(...)`` returns: the call of the function's own value of ``name`` (a
+    local or a parameter) when it tells, else of the module's, the project's or a builtin."""
     if name == "setattr" and len(node.args) >= 2 and isinstance(node.args[0], ast.Name) \
             and node.args[0].id == ev.i.self_name and not isinstance(node.args[1], ast.Constant):
         ev.i.dynamic_self = True  # (``setattr(self, attr, x.to(device))`` in a loop)
@@ -1351,6 +1367,18 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
     module_param = k is not None and _module_param(ev, name, k, local)
     if k is not None and module_param:
         ev.i.res.param_uses.setdefault(k, Kind.MODULE)
+    got = _local_name_call(ev, node, name, local, k, module_param, args, kws)
+    if got is not None:
+        return got
+    return _global_name_call(ev, node, name, args, kws)
+
+
+def _local_name_call(ev: Evaluator, node: ast.Call, name: str, local: Value | None,
+                     k: int | None, module_param: bool, args: Args, kws: Kws) -> Value | None:
+    """What ``name(...)`` returns by the function's own value ``local`` of ``name`` (``k``:
+    the number of the parameter ``name`` is; ``module_param``: a module by some evidence):
+    a reference, factories or classes it holds, a tensor class, a module, a call made
+    earlier, a parameter called; None when it does not tell."""
     ref = referenced(local) if local is not None else None
     if ref is not None:
         return _call_reference(ev, node, ref, local, args, kws)  # type: ignore[arg-type]
@@ -1383,6 +1411,14 @@ def name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) ->
         # with no evidence of a module, is a call of a callable of any kind, read the same
         callee = Callee.MODULE if module_param else Callee.UNRESOLVED
         return module_call(ev, node, local, args, kws, follow_inputs=True, callee=callee)
+    return None
+
+
+def _global_name_call(ev: Evaluator, node: ast.Call, name: str, args: Args, kws: Kws) -> Value:
+    """What ``name(...)`` returns when the function's own value of ``name`` does not tell: a
+    definition of the project, a module-level value, a builtin, a star import, a call
+    named as a model is, else an unresolved call."""
+    ff = ev.ff
     target = ff.definition(name)
     if target is not None:
         return project_call(ev, node, ff, target, args, kws)

@@ -461,65 +461,114 @@ def _plain_tensor(ctx: Context, info_of: Callable[[ClassInfo], _Class],
     model: a tensor made on the CPU, or -- while the model is built -- put on a device that
     nothing ties to the module's own parameters (``.to("cuda")``, ``device=x.device`` of
     an argument, ``device=device`` where no layer is built there)."""
-    m = ctx.syntax
-    found = value_of(ctx.flow, a.value if a.item is None else getattr(a.stmt, "value", a.value))
-    if found is not None and a.item is not None:
-        found = (found[0], a.item[1])
-    if found is not None and ctx.selected(CODE) is Selected.BY_DEFAULT and _as_it_came_in(a, found[1]):
-        return  # (a constructor argument: reported when the rule is named; made nowhere here)
-    given = _given_by_every_construction(ctx, a, found[1]) if found is not None else None
-    if found is not None and given is not None:
-        found = (found[0], given)  # (``self.mask = mask``: what the constructions pass)
-    value = a.value
-    if found is None or isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
-        return  # (``**factory_kwargs`` may carry the device)
+    stored = _stored_tensor(ctx, a)
+    if stored is None:
+        return
+    v, given = stored
     cls = a.scope.cls
     assert cls is not None
     self_name = a.scope.self_name or "self"
     if _replaced_while_built(ctx, a, self_name):
         return  # (the later store is judged on its own)
-    dev = _placement(m, value)
-    if dev is None and not _made_here(found[1]) and not _made_on_cpu(found[1]):
+    dev = _placement(ctx.syntax, a.value)
+    if _left_where_placed(ctx, a, cls, v, dev, self_name):
         return
-    if dev is not None and (a.where is _Where.METHOD or not _made_data(found[1]) or
-                            _reads(value, self_name, a.attr) or _tied(ctx, cls, a.scope, dev) or
-                            _where_every_move_goes(ctx, cls, a, dev)):
-        return  # placed where the module is built (or, in a later method, where the author chose)
-    if a.where is not _Where.INIT and (
-            not _made_within(found[1], a.scope.function) or
-            dev is None and (not _made_on_cpu(found[1]) or _moved_or_scalar(m, value))):
-        return  # (``self.table = self.table.float()``: the tensor stored before, where it was)
     info = info_of(cls)
     if a.attr in info.registered and not _registered_after(a.scope.function, a.stmt, self_name, a.attr):
         return
     later = _placed_later(ctx, a.scope.function, self_name, a.attr)
-    if later is not None and (a.where is _Where.METHOD or _tied(ctx, cls, a.scope, later)):
+    if _moved_later(ctx, a, cls, dev, later):
         return
-    if later is None and dev is None and a.where is _Where.INIT and a.scope.function is not None and \
-            init_flag_move(ctx.flow, cls.node, a.scope.function, a.stmt, a.attr):
-        return  # (moved under the flag that alone moves every instance: on the CPU only with it)
-    # moved by hand somewhere: only an unmoved read that indexes it on the device counts
-    use = info.mixed_use(a.attr, indexed_only=a.attr in info.carried,
-                         elsewhere=a.scope if a.where is _Where.METHOD else None,
-                         placed=dev is not None or _names_a_device(value))
-    user, text = info, ctx.text
-    if use is None:
-        away = _use_in_foreign_subclass(ctx, info, a.attr)
-        if away is None:
-            return  # never meets a tensor that moves with the model: nothing can go wrong
-        user, use = away
-        text = user.text
-    if a.attr not in info.moved and _zero_dim(m, value, a.scope) and user.scalar_tolerant(a.attr):
-        return  # a 0-dim CPU tensor in elementwise operations: PyTorch accepts it
-    if a.attr not in info.moved and (_numbers_1d(m, value, a.scope) or given is not None) and \
-            user.scalar_tolerant(a.attr, element=True):
-        return  # only its items, taken with an integer: 0-dim CPU tensors, accepted too
+    met = _met_on_the_device(ctx, info, a, dev)
+    if met is None:
+        return  # never meets a tensor that moves with the model: nothing can go wrong
+    user, use, text = met
+    if a.attr not in info.moved and _accepted_as_numbers(ctx.syntax, a, user, given):
+        return
     placed = dev if dev is not None else later
     if placed is not None and ctx.selected(CODE) is Selected.BY_DEFAULT and \
             a.where is not _Where.METHOD and _chosen_when_run(ctx, cls, a.scope, placed):
         return  # (the default set: where the program also puts the model, unless moved apart)
     f = _plain_finding(ctx, info, a, placed, use, text)
     yield f if given is None else replace(f, evidence=_construction_evidence(ctx, a, given))
+
+
+def _stored_tensor(ctx: Context, a: _Assign) -> tuple[Value, Value | None] | None:
+    """The value ``a`` stores, and what every construction passes for it when it stores a
+    constructor argument as it came in (:func:`_given_by_every_construction`, then the
+    value itself); None where the analysis knows no value, where a constructor argument is
+    not reported (the default set), or where ``**kwargs`` may carry the device."""
+    found = value_of(ctx.flow, a.value if a.item is None else getattr(a.stmt, "value", a.value))
+    if found is not None and a.item is not None:
+        found = (found[0], a.item[1])
+    if found is not None and ctx.selected(CODE) is Selected.BY_DEFAULT and _as_it_came_in(a, found[1]):
+        return None  # (a constructor argument: reported when the rule is named; made nowhere here)
+    given = _given_by_every_construction(ctx, a, found[1]) if found is not None else None
+    if found is not None and given is not None:
+        found = (found[0], given)  # (``self.mask = mask``: what the constructions pass)
+    value = a.value
+    if found is None or isinstance(value, ast.Call) and any(k.arg is None for k in value.keywords):
+        return None  # (``**factory_kwargs`` may carry the device)
+    return found[1], given
+
+
+def _left_where_placed(ctx: Context, a: _Assign, cls: ClassInfo, v: Value, dev: ast.expr | None,
+                       self_name: str) -> bool:
+    """Is the tensor ``v`` that ``a`` stores (put on ``dev`` where it is made) not one the
+    rule weighs: not made here nor on the CPU, placed where the module is built (or, in a
+    later method, where the author chose), or in a later method not made there on the CPU?"""
+    m, value = ctx.syntax, a.value
+    if dev is None and not _made_here(v) and not _made_on_cpu(v):
+        return True
+    if dev is not None and (a.where is _Where.METHOD or not _made_data(v) or
+                            _reads(value, self_name, a.attr) or _tied(ctx, cls, a.scope, dev) or
+                            _where_every_move_goes(ctx, cls, a, dev)):
+        return True  # placed where the module is built (or, in a later method, where the author chose)
+    if a.where is _Where.INIT:
+        return False
+    # (``self.table = self.table.float()``: the tensor stored before, where it was)
+    return not _made_within(v, a.scope.function) or \
+        dev is None and (not _made_on_cpu(v) or _moved_or_scalar(m, value))
+
+
+def _moved_later(ctx: Context, a: _Assign, cls: ClassInfo, dev: ast.expr | None,
+                 later: ast.expr | None) -> bool:
+    """Is the stored tensor moved later in its method (to ``later``), where it is all the
+    same or tied to the module; or in ``__init__`` under the flag that alone moves every
+    instance (on the CPU only with it)?"""
+    if later is not None and (a.where is _Where.METHOD or _tied(ctx, cls, a.scope, later)):
+        return True
+    return later is None and dev is None and a.where is _Where.INIT and \
+        a.scope.function is not None and \
+        init_flag_move(ctx.flow, cls.node, a.scope.function, a.stmt, a.attr)
+
+
+def _met_on_the_device(ctx: Context, info: _Class, a: _Assign, dev: ast.expr | None,
+                       ) -> tuple[_Class, Site, Callable[[ast.AST], str]] | None:
+    """Where the stored attribute meets a tensor that moves with the model: the class whose
+    method does (``info``'s, else a subclass's of another file), the use and that file's
+    text; None where it never does.  Moved by hand somewhere, only an unmoved read that
+    indexes it on the device counts."""
+    use = info.mixed_use(a.attr, indexed_only=a.attr in info.carried,
+                         elsewhere=a.scope if a.where is _Where.METHOD else None,
+                         placed=dev is not None or _names_a_device(a.value))
+    if use is not None:
+        return info, use, ctx.text
+    away = _use_in_foreign_subclass(ctx, info, a.attr)
+    if away is None:
+        return None
+    return away[0], away[1], away[0].text
+
+
+def _accepted_as_numbers(m: Walker, a: _Assign, user: _Class, given: Value | None) -> bool:
+    """Does PyTorch accept the stored CPU tensor where it is used: a 0-dim tensor in
+    elementwise operations, or only its items taken with an integer (0-dim CPU tensors
+    too)?"""
+    value = a.value
+    if _zero_dim(m, value, a.scope) and user.scalar_tolerant(a.attr):
+        return True
+    return (_numbers_1d(m, value, a.scope) or given is not None) and \
+        user.scalar_tolerant(a.attr, element=True)
 
 
 def _given_by_every_construction(ctx: Context, a: _Assign, v: Value) -> Value | None:

@@ -1967,37 +1967,64 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
                moved_globals: set[str]) -> Finding | None:
     """The finding of :func:`_model_left_behind` for one call of a module (or of a method
     of the module's class that feeds it its argument: ``layer.train(h)``), or None."""
-    item: int | None = None
     generating = _generating(ff, c) is not None
-    if generating:  # (``model.generate(ids)``: the prompt, a tensor, meets the weights)
-        arg = _generated_from(c)
-    elif c.callee is Callee.MODULE:
-        arg, item = _input(c), None
-        if arg is None and c.node.args:
-            arg, item = (c.node.args[0], c.args[0]), 0  # ``model(*inputs)``: their first item
-        elif arg is not None:
-            item = _param_item(res, arg[0])
-    else:
-        arg = next(((a, v) for a, v in _weighed_inputs(ff, c)
-                    if _input_moved(ff, res, v) is not None), None)
+    arg, item = _fed_input(ff, res, c, generating)
     # the model: the called module, or the receiver of a feeding method
     module = c.callee is Callee.MODULE and not generating
     func = c.node.func if module else getattr(c.node.func, "value", None)
     model = c.func if module else c.receiver
     if arg is None or model is None or isinstance(func, ast.Name) and func.id in moved_globals:
         return None
+    tensor = generating or module and _takes_tensors(model)
+    found = _input_met(ff, res, c, arg, item, model, func, tensor)
+    if found is None:
+        return None
+    a, v, moved, on_a_path = found
+    if not _model_stays(ctx, ff, res, c, func, moved_globals, on_a_path):
+        return None
+    built = _built_on_cpu(ff, res, c, func, model, on_a_path)
+    through = bool(v.places) and all(p.where is Where.PARAM for p in v.places or ())
+    return _left_finding(ctx, c, a, moved, built, through) if built is not None else None
+
+
+def _fed_input(ff: FileFlow, res: ScopeResult, c: CallEvent, generating: bool,
+               ) -> tuple[tuple[ast.expr, Value] | None, int | None]:
+    """The input ``c`` hands the model, as ``(argument, value)`` or None, and the item of
+    it that counts (``model(*inputs)``: their first; ``seq[k]`` of a parameter: ``k``):
+    the prompt of ``generate``, a module's input, or the moved input of a feeding method."""
+    item: int | None = None
+    if generating:  # (``model.generate(ids)``: the prompt, a tensor, meets the weights)
+        return _generated_from(c), item
+    if c.callee is Callee.MODULE:
+        arg = _input(c)
+        if arg is None and c.node.args:
+            return (c.node.args[0], c.args[0]), 0  # ``model(*inputs)``: their first item
+        if arg is not None:
+            item = _param_item(res, arg[0])
+        return arg, item
+    arg = next(((a, v) for a, v in _weighed_inputs(ff, c)
+                if _input_moved(ff, res, v) is not None), None)
+    return arg, item
+
+
+def _input_met(ff: FileFlow, res: ScopeResult, c: CallEvent, arg: tuple[ast.expr, Value],
+               item: int | None, model: Value, func: ast.AST | None, tensor: bool,
+               ) -> tuple[ast.expr, Value, Origin, bool] | None:
+    """The input the model meets on a device the code chose, as ``(argument, value, move,
+    on_a_path)``: ``arg``, or another tensor a metric is given; ``on_a_path`` where only
+    some path moves it (a model that no path moves fails there).  None for none."""
     a, v = arg
-    moved = _input_moved(ff, res, v, item=item, tensor=generating or module and _takes_tensors(model))
+    moved = _input_moved(ff, res, v, item=item, tensor=tensor)
     if moved is None and item is None and c.callee is Callee.MODULE and v.kinds is None and \
             _forward_takes_tensors(ff, res, model):
         moved = _input_moved(ff, res, v, tensor=True)
     if moved is None and item is None and _metric(model) and \
             not any(isinstance(x, ast.Starred) for x in c.node.args):
         # a metric's state meets every tensor it is given (``jaccard(preds, target)``)
-        arg = next(((x, w) for x, w in zip(c.node.args[1:], c.args[1:], strict=False)
-                    if not isinstance(x, ast.Starred) and _input_moved(ff, res, w) is not None), None)
-        if arg is not None:
-            a, v = arg
+        other = next(((x, w) for x, w in zip(c.node.args[1:], c.args[1:], strict=False)
+                      if not isinstance(x, ast.Starred) and _input_moved(ff, res, w) is not None), None)
+        if other is not None:
+            a, v = other
             moved = _input_moved(ff, res, v)
     if moved is None and item is None and c.callee is Callee.MODULE and v.kinds is not None \
             and v.kinds <= {Kind.TENSOR, Kind.BATCH}:
@@ -2007,18 +2034,29 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
             and v.kinds is not None and v.kinds <= {Kind.TENSOR, Kind.BATCH}:
         # (moved on some path: a model that no path moves fails there)
         moved, on_a_path = move_on_a_path(ff, v, c.node, _names(func)), True
-    if moved is None:
-        return None
-    # (an attribute moves with the module that owns it, not with a plain class that holds it)
+    return (a, v, moved, on_a_path) if moved is not None else None
+
+
+def _model_stays(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, func: ast.AST | None,
+                 moved_globals: set[str], on_a_path: bool) -> bool:
+    """Does the model the call ``func`` names stay where it was built, with weights: a name
+    not handed on, aliased or moved in parts, or an attribute held unmoved (an attribute
+    moves with the module that owns it, not with a plain class that holds it)?"""
     if isinstance(func, ast.Name):
         if _handed_on(ff, res, func.id) or _handed_on_around(ff, res, func.id) \
                 or _items_may_move(ff.tree, res.node, func.id) or on_a_path and _aliased(res, func.id) \
                 or _parts_moved(res.node, func.id):
-            return None
+            return False
     elif not _held_unmoved(ff, res, func) and not _submodule_of_unmoved(ff, res, func, moved_globals):
-        return None
-    if not _has_weights(ctx, c, wrapped=True):
-        return None
+        return False
+    return _has_weights(ctx, c, wrapped=True)
+
+
+def _built_on_cpu(ff: FileFlow, res: ScopeResult, c: CallEvent, func: ast.AST | None,
+                  model: Value, on_a_path: bool) -> Origin | None:
+    """Where the model was built on the CPU and left there: by its value, where a plain
+    class keeps it, or, for a global bound in each arm of ``if T:``, the arm's; None when
+    unknown or a plain class's model that is no known container of weights."""
     built = _model_on_cpu(ff, res, model)
     if built is not None and not isinstance(func, ast.Name) and not (
             isinstance(built.node, ast.Call) and builds_weights(ff, built.node) is True):
@@ -2030,8 +2068,7 @@ def _left_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent,
         chosen = global_in_arm(ff, c.node, func.id, model) if func.id not in res.params and \
             func.id not in _locals(res) else None
         built = _model_on_cpu(ff, res, chosen) if chosen is not None else None
-    through = bool(v.places) and all(p.where is Where.PARAM for p in v.places or ())
-    return _left_finding(ctx, c, a, moved, built, through) if built is not None else None
+    return built
 
 
 def _parts_moved(scope: ast.AST, name: str) -> bool:
