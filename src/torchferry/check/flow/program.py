@@ -228,12 +228,20 @@ class FileFlow:
         self.tree = tree
         self.path = path
         self.lines = lines
+        self.project = project
+        self.module_classes = module_classes
+        self._init_names(source)
+        self._init_scopes()
+        self._init_memos(source)
+        self._init_calls()
+        self._index(tree.body)
+
+    def _init_names(self, source: str | None) -> None:
+        """The file's names (filled by :meth:`_index`) and what is asked of them."""
         self._relevant: set[int] | None = None
         self._relevant_of: set[int] = set()
         #: :meth:`_factory_aliases` (None: not yet asked)
         self._aliases: frozenset[str] | None = None
-        self.project = project
-        self.module_classes = module_classes
         #: :meth:`accelerating_trainer` (None: not yet asked; False: none)
         self._trainer: ast.Call | Literal[False] | None = None
         self.imports: dict[str, str] = {}
@@ -244,11 +252,6 @@ class FileFlow:
         self.defs: dict[str, ast.AST] = {}
         self.classes: dict[int, ClassInfo] = {}
         self.method_of: dict[int, ClassInfo] = {}
-        #: the interpretation of the module's code while it runs (its ``env`` is replaced
-        #: at each join: an ``if``'s arms, a loop), for the functions it calls meanwhile
-        self.live_module: Interp | None = None
-        self.globals: Env | None = None
-        self.last_reason = Reason.UNRESOLVED
         #: :meth:`rebound_globals` (None: not yet asked); empty at once when the text the
         #: tree was parsed from cannot hold a ``global`` statement
         self._rebound: frozenset[str] | None = \
@@ -256,13 +259,37 @@ class FileFlow:
         #: :attr:`shadowed_imports` and :attr:`settled_imports` (None: not yet asked)
         self._shadowed: frozenset[str] | None = None
         self._settled: frozenset[str] | None = None
+        #: :meth:`base_names` (None: not yet asked)
+        self._base_names: frozenset[str] | None = None
+
+    def _init_scopes(self) -> None:
+        """The scopes' interpretations and the state of their making."""
+        #: the interpretation of the module's code while it runs (its ``env`` is replaced
+        #: at each join: an ``if``'s arms, a loop), for the functions it calls meanwhile
+        self.live_module: Interp | None = None
+        self.globals: Env | None = None
+        self.last_reason = Reason.UNRESOLVED
         self._results: dict[int, ScopeResult] = {}
         self._pending: dict[int, ScopeResult] = {}
         #: the budget's units each memoised summary paid for (see :meth:`summary`)
         self._paid: dict[int, frozenset[tuple[str, int, int]]] = {}
+        self._given: dict[tuple[int, tuple[tuple[int, Kind], ...]], ScopeResult] = {}
+        self._reentered: set[int] = set()
+        self._scopes: list[tuple[ast.AST, ClassInfo | None, Env | None]] = []
+        #: the functions defined in functions: id -> (the method's class, the enclosing names)
+        self._enclosed: dict[int, tuple[ClassInfo | None, Env]] = {}
+        #: the classes defined in functions whose methods are scopes (:meth:`local_class`)
+        self._local_classes: set[int] = set()
+        self._depth = 0
+        #: whether :meth:`results` has interpreted every scope it yields
+        self._complete = False
+        #: whether :meth:`_specialise` has run
+        self._specialised = False
+
+    def _init_memos(self, source: str | None) -> None:
+        """What the rules' and the analysis's questions about the file found, per question."""
         #: :meth:`memo_cache` (None: not yet asked)
         self._memo: dict[str, ast.AST] | None = None
-        self._given: dict[tuple[int, tuple[tuple[int, Kind], ...]], ScopeResult] = {}
         #: what each function feeds to modules, see :func:`torchferry.check.flow.feeds.feeds`
         self.feeds_memo: dict[int, dict[int, list[Feed]]] = {}
         #: whether each function waits for the device before it returns, see
@@ -274,26 +301,30 @@ class FileFlow:
         #: (id(function), id(its class) or 0, depth) -> the class asked with and
         #: :func:`~torchferry.check.flow.converted.converted_params`' answer
         self.converted_memo: dict[tuple[int, int, int], tuple[ClassInfo | None, frozenset[int]]] = {}
-        self._reentered: set[int] = set()
-        self._scopes: list[tuple[ast.AST, ClassInfo | None, Env | None]] = []
-        #: the functions defined in functions: id -> (the method's class, the enclosing names)
-        self._enclosed: dict[int, tuple[ClassInfo | None, Env]] = {}
-        self._depth = 0
+        #: (id(class), scopes interpreted) -> an instance on an accelerator, see
+        #: :meth:`instance_on_device`
+        self._instances: dict[tuple[int, int, int], Value | None] = {}
+        #: :meth:`held_calls`, per method
+        self._held: dict[int, list[tuple[FileFlow, ScopeResult, dict[str, Value]]]] = {}
+        #: :meth:`constructed_attr`, per (id(class), attribute)
+        self._constructed_attrs: dict[tuple[int, str], Value | None] = {}
+        #: :meth:`_self_assigns`: id(function) -> (the function, its assignments to ``self``)
+        self._assigns_of: dict[int, tuple[ast.AST, list[ast.Assign]]] = {}
+        #: :meth:`own_yields`, per function of this file
+        self._yields: dict[int, list[ast.Yield | ast.YieldFrom]] = {}
+        #: the lines of ``source``, the text ``tree`` was parsed from, that hold the word
+        #: ``yield`` (None: the text is not known), for :meth:`own_yields`' pre-check; the
+        #: text itself is not kept (an analysis outlives its file's check)
+        self._yield_rows: list[int] | None = word_rows(source, "yield") if source is not None else None
+
+    def _init_calls(self) -> None:
+        """The calls and constructions the interpretations of this file's scopes record."""
         #: the calls of each function of this file made from this file: id(function) ->
         #: id(call) -> (the calling scope, parameter index as a string -> argument value)
         self.call_sites: dict[int, dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
         #: this file's calls of functions of other files: (their file, name, line) -> id(call)
         #: -> (the calling scope, parameter index as a string -> argument value)
         self.calls_into: dict[tuple[str, str, int], dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
-        #: (id(class), scopes interpreted) -> an instance on an accelerator, see
-        #: :meth:`instance_on_device`
-        self._instances: dict[tuple[int, int, int], Value | None] = {}
-        #: whether :meth:`results` has interpreted every scope it yields
-        self._complete = False
-        #: whether :meth:`_specialise` has run
-        self._specialised = False
-        #: the names this file uses other than as the function of a call, see :meth:`callers_of`
-        self._local_classes: set[int] = set()
         #: id(call) -> what ``Plain(...)``, a plain class of the run built in this file,
         #: gives its ``__init__`` (parameter index as a string -> argument value)
         self.constructed: dict[int, dict[str, Value]] = {}
@@ -302,25 +333,10 @@ class FileFlow:
         #: id(call) -> the classes of the run a call of this file built an instance of one
         #: of, one on each path (``models[name](...)`` of a table of classes)
         self.built_among: dict[int, tuple[ClassInfo, ...]] = {}
-        #: :meth:`held_calls`, per method
-        self._held: dict[int, list[tuple[FileFlow, ScopeResult, dict[str, Value]]]] = {}
         #: this file's constructions of plain classes of the run, as calls of their
         #: ``__init__``: (its file, name, line) -> id(call) -> (the constructing scope,
         #: parameter index as a string -> argument value)
         self.constructions: dict[tuple[str, str, int], dict[int, tuple[ScopeResult, dict[str, Value]]]] = {}
-        #: :meth:`constructed_attr`, per (id(class), attribute)
-        self._constructed_attrs: dict[tuple[int, str], Value | None] = {}
-        #: :meth:`_self_assigns`: id(function) -> (the function, its assignments to ``self``)
-        self._assigns_of: dict[int, tuple[ast.AST, list[ast.Assign]]] = {}
-        #: :meth:`base_names` (None: not yet asked)
-        self._base_names: frozenset[str] | None = None
-        #: :meth:`own_yields`, per function of this file
-        self._yields: dict[int, list[ast.Yield | ast.YieldFrom]] = {}
-        #: the lines of ``source``, the text ``tree`` was parsed from, that hold the word
-        #: ``yield`` (None: the text is not known), for :meth:`own_yields`' pre-check; the
-        #: text itself is not kept (an analysis outlives its file's check)
-        self._yield_rows: list[int] | None = word_rows(source, "yield") if source is not None else None
-        self._index(tree.body)
 
     # -- the file's names ---------------------------------------------------------------
     def _index(self, body: list[ast.stmt]) -> None:

@@ -29,6 +29,7 @@ from __future__ import annotations
 import ast
 from collections.abc import Iterator
 
+from torchferry.check.flow.treeindex import TreeIndex, tree_index
 from torchferry.check.names import imported_by_call
 
 _FUNCS = (ast.FunctionDef, ast.AsyncFunctionDef)
@@ -39,7 +40,8 @@ _SCOPES = (*_FUNCS, ast.ClassDef, ast.Lambda, ast.ListComp, ast.SetComp, ast.Dic
 def shadowed_imports(tree: ast.Module, imported: set[str]) -> tuple[frozenset[str], frozenset[str]]:
     """The names of ``imported`` (the module's imports) that the module also binds
     otherwise, and those of them whose binding a function reads is the last one's."""
-    if not imported:
+    index = tree_index(tree)
+    if not any(_stored(index, name) for name in imported):
         return frozenset(), frozenset()
     last: dict[str, int] = {}  # name -> index of the last top-level statement binding it
     plain: dict[str, bool | None] = {}  # ... and whether that statement is a plain assignment
@@ -52,10 +54,18 @@ def shadowed_imports(tree: ast.Module, imported: set[str]) -> tuple[frozenset[st
             plain[name] = how
             if how is not None:
                 shadowed.add(name)
-    rebound = _declared_global(tree) & shadowed
+    rebound = {name for g in index.globals for name in g.names} & shadowed  # (declared ``global``)
     shadowed |= rebound
-    settled = {n for n in shadowed - rebound if plain.get(n) and _nothing_called_before(tree, last[n])}
+    own = {d.name for d in (*index.functions, *index.classes)}
+    settled = {n for n in shadowed - rebound if plain.get(n) and _nothing_called_before(tree, last[n], own)}
     return frozenset(shadowed), frozenset(settled)
+
+
+def _stored(index: TreeIndex, name: str) -> bool:
+    """Does the tree bind ``name`` anywhere other than by an import: a name stored or
+    deleted, a function or class defined?  (:func:`_bindings` yields no other binding.)"""
+    return any(type(n.ctx) is not ast.Load for n in index.names.get(name, ())) or \
+        any(d.name == name for d in (*index.functions, *index.classes))
 
 
 def _bindings(st: ast.stmt) -> Iterator[tuple[str, bool | None]]:
@@ -100,15 +110,10 @@ def _run_at_definition(n: ast.AST) -> list[ast.AST]:
     return [n.generators[0].iter] if n.generators else []  # type: ignore[attr-defined]
 
 
-def _declared_global(tree: ast.Module) -> set[str]:
-    """The names some function or class body of the file declares ``global``."""
-    return {name for n in ast.walk(tree) if isinstance(n, ast.Global) for name in n.names}
-
-
-def _nothing_called_before(tree: ast.Module, upto: int) -> bool:
+def _nothing_called_before(tree: ast.Module, upto: int, own: set[str]) -> bool:
     """Does the module's code up to its statement ``upto`` (included) call no function
-    or class the file defines (a class body's own statements included)?"""
-    own = {st.name for st in ast.walk(tree) if isinstance(st, (*_FUNCS, ast.ClassDef))}
+    or class the file defines (``own``: their names; a class body's own statements
+    included)?"""
     todo: list[ast.AST] = list(tree.body[:upto + 1])
     while todo:
         n = todo.pop()
