@@ -23,7 +23,12 @@ of a tensor called, `type(t)(3, 4)` or `tensortype = type(t.data)` then
 a function, or in a script's own statements at module level, without `device=`, when the
 device-flow analysis sees its result meet a tensor that may be on an accelerator: in
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
-`x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`, a method
+`x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`; also
+`crit = nn.CrossEntropyLoss(weight=w)` then `crit(out, y)`, a `torch.nn` loss whose
+`forward` uses the `weight=` / `pos_weight=` it is built with beside its inputs, built and
+called in one function and read there only in calls: not a loss moved with `.to(device)`
+or `.cuda()`, kept by a model or handed to other code, which takes or may take those
+buffers along; a method
 of a model the code moved to a device: `policy.to(device)`, then `policy.act(obs, hidden,
 masks)`), as an argument of such a method, of a module class of the run, that the method
 hands to the model's weights (to a submodule with weights, to the model itself, `self(x)`,
@@ -425,6 +430,13 @@ that moved it saw it, is of known place, its origins are all makes and moves of 
 than the analysis keeps (eight), and the factory's function combines no operand holding the
 factory's result with one holding the move (`mask.to(d) * torch.rand(n)` lives where the
 mask does on that path).
+A loss's `weight=` / `pos_weight=` is paired with the loss's calls only where one function,
+or a script's own statements, build the loss from a `torch.nn` class written out and call
+it: a loss stored on `self`, built in a script's statements and called in a function, made
+from a class held as a value (`self.lossfunction(weight=w)`), or read other than in a call
+keeps that tensor unpaired. The classes are those of torch 2.13.0's
+`torch/nn/modules/loss.py` (`NLLLoss`, `CrossEntropyLoss`, `BCELoss`, `BCEWithLogitsLoss`,
+`MultiLabelSoftMarginLoss`, `MultiMarginLoss`).
 """
 from __future__ import annotations
 
@@ -457,6 +469,7 @@ from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.generators import GeneratorPlace, generator_place
 from torchferry.check.flow.lattice import in_order, number_value, param, zero_dim_made
+from torchferry.check.flow.loss_weights import weight_arguments
 from torchferry.check.flow.meetings import index_meetings
 from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
@@ -1962,8 +1975,9 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             ops = tuple(o for o in ops if id(o[0]) in kept or not _top_level(c.node, o[0]))
             unmet = unmet_inputs(ff, res, c)  # (a later input its forward is not shown to use there)
             ops = tuple(o for o in ops if not any(id(x) in unmet for x in _args_holding(c.node, o[0])))
-            if len(ops) > 1 and not _given_elsewhere(res, c.func) and _meets_its_arguments(res, c):
-                yield Meeting(c.node, ops, presumed=_unread_module(ff, res, c))
+            weights = _loss_tensors(res, c) if ops else ()  # (``nn.CrossEntropyLoss(weight=w)``)
+            if (len(ops) > 1 or weights) and not _given_elsewhere(res, c.func) and _meets_its_arguments(res, c):
+                yield Meeting(c.node, (*weights, *ops), presumed=_unread_module(ff, res, c))
             if _weights_may_be_on_device(ff, res, c.func):
                 # (an input its forward moves where the module is meets no weights unmoved)
                 ops = tuple(o for o in ops if not (_top_level(c.node, o[0]) and
@@ -1972,6 +1986,36 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                     yield Meeting(c.node, ops, module=c.node.func)
         elif c.callee is Callee.UNRESOLVED and _injected_module(ff, res, c):
             yield Meeting(c.node, ops, module=c.node.func)
+
+
+def _loss_tensors(res: ScopeResult, c: CallEvent) -> tuple[tuple[ast.AST, Value], ...]:
+    """The tensors that the ``torch.nn`` loss ``c`` calls was built with in this scope and
+    that its ``forward`` uses with the inputs (:mod:`~torchferry.check.flow.loss_weights`:
+    ``crit = nn.CrossEntropyLoss(weight=w)``; ``crit(out, y)`` meets ``w``).  Only for a
+    loss every make of which is such a class written out in this scope, and that the
+    scope never moves: the loss is called there and never read otherwise (a move,
+    ``crit.to(device)``, would take its buffers along, and so might a function it is
+    handed to)."""
+    origins = c.func.origins
+    if not origins or any(o.op is not Op.MADE or o.path is not None or not isinstance(o.node, ast.Call)
+                          or not o.text.startswith("torch.nn.") for o in origins):
+        return ()
+    if not _only_called(res.node, c.node.func):
+        return ()
+    return tuple((a, v) for o in origins for a in weight_arguments(
+        o.node, o.text.split("(")[0].rsplit(".", 1)[-1]) if (v := res.value(a)) is not None)  # type: ignore[arg-type]
+
+
+def _only_called(scope: ast.AST, func: ast.expr) -> bool:
+    """Is ``func`` the construction itself (``nn.BCELoss(weight=w)(p, t)``) or a name that
+    ``scope`` only calls (every reading of it is a call's function)?"""
+    if isinstance(func, ast.Call):
+        return True
+    if not isinstance(func, ast.Name):
+        return False
+    called = {id(n.func) for n in ast.walk(scope) if isinstance(n, ast.Call)}
+    return all(id(n) in called for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == func.id
+               and isinstance(n.ctx, ast.Load))
 
 
 def _meets_its_arguments(res: ScopeResult, c: CallEvent) -> bool:
