@@ -23,7 +23,12 @@ of a tensor called, `type(t)(3, 4)` or `tensortype = type(t.data)` then
 a function, or in a script's own statements at module level, without `device=`, when the
 device-flow analysis sees its result meet a tensor that may be on an accelerator: in
 arithmetic or a comparison, or as an argument next to it in a call (`torch.cat([x, pad])`,
-`x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`, a method
+`x.masked_fill(mask, 0)`, `self.rnn(x, h0)`, `F.cross_entropy(p, t, weight=w)`; also
+`crit = nn.CrossEntropyLoss(weight=w)` then `crit(out, y)`, a `torch.nn` loss whose
+`forward` uses the `weight=` / `pos_weight=` it is built with beside its inputs, built and
+called in one function and read there only in calls: not a loss moved with `.to(device)`
+or `.cuda()`, kept by a model or handed to other code, which takes or may take those
+buffers along; a method
 of a model the code moved to a device: `policy.to(device)`, then `policy.act(obs, hidden,
 masks)`), as an argument of such a method, of a module class of the run, that the method
 hands to the model's weights (to a submodule with weights, to the model itself, `self(x)`,
@@ -170,7 +175,9 @@ The finding's evidence names where the tensor is built and where it meets the ot
 Its message says how sure the analysis is that the other one is on the accelerator: "which
 the code puts on the accelerator when there is one" where the run's own code puts it there
 (moved or made there, `x.to(device)`, `.cuda()`; a model after `model = Net().to(device)`,
-so its submodules' outputs in its methods; a value computed from them; the argument a call
+so its submodules' outputs in its methods; a value computed from them; a `*_like` copy of
+one made in the same function, `torch.ones_like(mask)` of `mask = m.float().to(device)`,
+which is on that tensor's device; the argument a call
 of the run gives a parameter, followed through the callers' parameters), "which is a tensor
 of the module and goes wherever the module is moved" where it is a parameter or buffer of
 the module whose method (not `__init__`) meets it, or a result of that tensor alone
@@ -192,7 +199,12 @@ a 0-dimensional step counter (`state["step"] = torch.tensor(0.0)`) mixes with an
 never reported. "which may be on an accelerator" where only a hint does (an input of a module's
 `forward`, `self` of a module that no code of the run moves, its submodules' outputs, a
 parameter annotated as a tensor, another `self.<attr>`, a tensor whose place the function
-follows). A factory met both ways is reported with its surest meeting. Which are reported
+follows). A factory met both ways is reported with its surest meeting, but for one met at
+once, in the expression that builds it, by a tensor that may be on the accelerator
+(`torch.arange(n).view(-1, 1, 1) * ones`, never bound to a name alone): that meeting is the
+only one paired with it, as every later value is computed with that tensor and is on its
+device on every run that gets past it (the product meeting `self.weight` in another method
+is no fault of the factory's, and that module tensor is not named). Which are reported
 depends on how the run selects the rule (the rule module's `REPORTED`): where a selector
 names it (`--select FRY010`, `--select ALL`, `extend-select = ["FRY010"]`), every one;
 where only the default rule set runs it, the sure ones and those meeting a tensor of the
@@ -425,6 +437,17 @@ that moved it saw it, is of known place, its origins are all makes and moves of 
 than the analysis keeps (eight), and the factory's function combines no operand holding the
 factory's result with one holding the move (`mask.to(d) * torch.rand(n)` lives where the
 mask does on that path).
+A factory met at once by a tensor that may be on the accelerator is graded by that meeting
+alone: where that tensor's place is only a hint (`ones = episodes.mask.unsqueeze(2)` of a
+parameter whose callers are in files the run does not follow), the default set does not
+report it, however sure a later meeting of the product is.
+A loss's `weight=` / `pos_weight=` is paired with the loss's calls only where one function,
+or a script's own statements, build the loss from a `torch.nn` class written out and call
+it: a loss stored on `self`, built in a script's statements and called in a function, made
+from a class held as a value (`self.lossfunction(weight=w)`), or read other than in a call
+keeps that tensor unpaired. The classes are those of torch 2.13.0's
+`torch/nn/modules/loss.py` (`NLLLoss`, `CrossEntropyLoss`, `BCELoss`, `BCEWithLogitsLoss`,
+`MultiLabelSoftMarginLoss`, `MultiMarginLoss`).
 """
 from __future__ import annotations
 
@@ -457,6 +480,7 @@ from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.generators import GeneratorPlace, generator_place
 from torchferry.check.flow.lattice import in_order, number_value, param, zero_dim_made
+from torchferry.check.flow.loss_weights import weight_arguments
 from torchferry.check.flow.meetings import index_meetings
 from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
@@ -672,10 +696,11 @@ def _pair_in_file(ff: FileFlow, results: list[ScopeResult], pools: Pools, found:
     construction = _construction_helpers(ff, results)
     met: dict[int, list[Meeting]] = {}
     for res in results:
-        if _module_init(ff, res) or id(res.node) in construction:
-            continue
-        met[id(res.node)] = list(_meetings(ff, res))
-        for meet in met[id(res.node)]:
+        if not _module_init(ff, res) and id(res.node) not in construction:
+            met[id(res.node)] = list(_meetings(ff, res))
+    pinned = _pinned(ff, results, met, factories)
+    for res in results:
+        for meet in met.get(id(res.node), ()):
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
@@ -683,8 +708,53 @@ def _pair_in_file(ff: FileFlow, results: list[ScopeResult], pools: Pools, found:
                     else index_pool if meet.first_only else factories | pools.repeated if meet.held \
                     else factories
                 for made in _made_all(v, pool, res.node, ff=ff, at=meet.node):
-                    _pair_here(ff, res, meet, node, made, (tables, pools.indexed, pools.arrays), found, levels)
+                    if pinned.get(id(made.node), meet.node) is meet.node:
+                        _pair_here(ff, res, meet, node, made, (tables, pools.indexed, pools.arrays), found, levels)
+    for k in pinned:
+        factories.pop(k, None)  # (met nowhere else: not in the other files either)
     return met
+
+
+def _pinned(ff: FileFlow, results: list[ScopeResult], met: dict[int, list[Meeting]],
+            factories: Pool) -> dict[int, ast.AST]:
+    """id(a factory's call) -> the node where its result is met at once by a partner that
+    may be on the device (:func:`_pinning`): the only node where the factory is at fault."""
+    pinned: dict[int, ast.AST] = {}
+    for res in results:
+        for meet in met.get(id(res.node), ()):
+            for node, v in meet.operands:
+                for made in v.origins:
+                    if made.node is not None and id(made.node) in factories and id(made.node) not in pinned \
+                            and _pinning(ff, res, meet, node, made):
+                        pinned[id(made.node)] = meet.node
+    return pinned
+
+
+def _written_in(node: ast.AST, call: ast.AST) -> bool:
+    """Is ``node`` the call ``call`` itself, or an item or a method's result of it
+    (``torch.arange(n).view(-1, 1)``)?"""
+    while node is not call:
+        if isinstance(node, ast.Subscript):
+            node = node.value
+        elif isinstance(node, ast.Call) and isinstance(node.func, ast.Attribute):
+            node = node.func.value
+        else:
+            return False
+    return True
+
+
+def _pinning(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST, made: Origin) -> bool:
+    """Is ``meet`` where the factory's result ``made`` is met at once, written in the
+    operand ``node`` itself (``torch.arange(n).view(-1, 1) * ones``, not bound to a name
+    first), by a partner that may be on the device?  No value ever holds the factory's
+    result alone then: what later meetings see is computed with that partner, on its device
+    on every run that gets past this meeting, so the factory is at fault only here (not
+    where the product meets ``self.weight`` in another method)."""
+    if meet.module is not None or meet.first_only or meet.written or meet.stored or meet.held \
+            or meet.presumed:
+        return False
+    return made.node is not None and _written_in(node, made.node) \
+        and _partner(ff, res, meet, node, made) is not None
 
 
 def _pair_in_other_files(ff: FileFlow, pools: Pools, found: Found, levels: dict[int, Certainty]
@@ -805,20 +875,36 @@ def _surer(levels: dict[int, Certainty], key: int, sure: ast.AST | Certainty | N
     return True
 
 
-def _moved_last(v: Value) -> bool:
+def _moved_last(res: ScopeResult, v: Value, depth: int = 0) -> bool:
     """``v`` may be on the CPU as well as on the accelerator: is the latest step that placed
     it (past module outputs and returns, which carry a place) a move or a factory to a
     device the code chose (``x.to(device)`` of ``"cuda" if torch.cuda.is_available() else
-    "cpu"``, on the CPU only where there is no accelerator)?  Not a value joined from a path
-    that left it on the CPU (``x, y = next(it)`` in a ``try`` whose ``except`` keeps the
-    last round's ``y.to(device)``), whose first recorded step is that path's."""
+    "cpu"``, on the CPU only where there is no accelerator), or a ``*_like`` copy of such a
+    value made in ``res`` (``torch.ones_like(mask)``, on ``mask``'s device)?  Not a value
+    joined from a path that left it on the CPU (``x, y = next(it)`` in a ``try`` whose
+    ``except`` keeps the last round's ``y.to(device)``), whose first recorded step is that
+    path's."""
     for o in v.origins:
         if o.op in (Op.OUTPUT, Op.RETURNED):
             continue
         if o.op is Op.MOVED:
             return o.to is not None and ACCEL in o.to
-        return o.op is Op.MADE and isinstance(o.node, ast.Call) and any(k.arg == "device" for k in o.node.keywords)
+        if o.op is Op.MADE and isinstance(o.node, ast.Call) and any(k.arg == "device" for k in o.node.keywords):
+            return True
+        source = _like_source(res, o)
+        return source is not None and depth < 3 and _moved_last(res, source, depth + 1)
     return False
+
+
+def _like_source(res: ScopeResult, o: Origin) -> Value | None:
+    """The value whose device ``o``, a ``torch.zeros_like(x)`` (any ``*_like`` factory)
+    without ``device=`` made in ``res``, takes (torch: "``device`` ... Default: if None,
+    defaults to the device of ``input``"); None for any other origin."""
+    node = o.node
+    if o.op is not Op.MADE or o.path is not None or not isinstance(node, ast.Call) or not node.args \
+            or not o.text.startswith("torch.") or not o.text.split("(")[0].endswith("_like"):
+        return None
+    return res.value(node.args[0])
 
 
 def _sure_partner(ff: FileFlow, res: ScopeResult, meet: Meeting, node: ast.AST,
@@ -864,7 +950,7 @@ def _placed_by_the_run(ff: FileFlow, res: ScopeResult, v: Value, depth: int,
     constructing = _module_init(ff, res)
     for p in in_order(v.places or ()):
         if p.where is Where.ACCEL:
-            return CPU not in (v.places or ()) or _moved_last(v)
+            return CPU not in (v.places or ()) or _moved_last(res, v)
         if p.where is Where.PARAM and depth < 3 and not (constructing and p == param(0)):
             given = ff.run_arguments(res.node, int(p.ref)) or ()
             if any(_placed_by_the_run(other, caller, a, depth + 1) for other, caller, a in given):
@@ -1962,8 +2048,9 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             ops = tuple(o for o in ops if id(o[0]) in kept or not _top_level(c.node, o[0]))
             unmet = unmet_inputs(ff, res, c)  # (a later input its forward is not shown to use there)
             ops = tuple(o for o in ops if not any(id(x) in unmet for x in _args_holding(c.node, o[0])))
-            if len(ops) > 1 and not _given_elsewhere(res, c.func) and _meets_its_arguments(res, c):
-                yield Meeting(c.node, ops, presumed=_unread_module(ff, res, c))
+            weights = _loss_tensors(res, c) if ops else ()  # (``nn.CrossEntropyLoss(weight=w)``)
+            if (len(ops) > 1 or weights) and not _given_elsewhere(res, c.func) and _meets_its_arguments(res, c):
+                yield Meeting(c.node, (*weights, *ops), presumed=_unread_module(ff, res, c))
             if _weights_may_be_on_device(ff, res, c.func):
                 # (an input its forward moves where the module is meets no weights unmoved)
                 ops = tuple(o for o in ops if not (_top_level(c.node, o[0]) and
@@ -1972,6 +2059,36 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                     yield Meeting(c.node, ops, module=c.node.func)
         elif c.callee is Callee.UNRESOLVED and _injected_module(ff, res, c):
             yield Meeting(c.node, ops, module=c.node.func)
+
+
+def _loss_tensors(res: ScopeResult, c: CallEvent) -> tuple[tuple[ast.AST, Value], ...]:
+    """The tensors that the ``torch.nn`` loss ``c`` calls was built with in this scope and
+    that its ``forward`` uses with the inputs (:mod:`~torchferry.check.flow.loss_weights`:
+    ``crit = nn.CrossEntropyLoss(weight=w)``; ``crit(out, y)`` meets ``w``).  Only for a
+    loss every make of which is such a class written out in this scope, and that the
+    scope never moves: the loss is called there and never read otherwise (a move,
+    ``crit.to(device)``, would take its buffers along, and so might a function it is
+    handed to)."""
+    origins = c.func.origins
+    if not origins or any(o.op is not Op.MADE or o.path is not None or not isinstance(o.node, ast.Call)
+                          or not o.text.startswith("torch.nn.") for o in origins):
+        return ()
+    if not _only_called(res.node, c.node.func):
+        return ()
+    return tuple((a, v) for o in origins for a in weight_arguments(
+        o.node, o.text.split("(")[0].rsplit(".", 1)[-1]) if (v := res.value(a)) is not None)  # type: ignore[arg-type]
+
+
+def _only_called(scope: ast.AST, func: ast.expr) -> bool:
+    """Is ``func`` the construction itself (``nn.BCELoss(weight=w)(p, t)``) or a name that
+    ``scope`` only calls (every reading of it is a call's function)?"""
+    if isinstance(func, ast.Call):
+        return True
+    if not isinstance(func, ast.Name):
+        return False
+    called = {id(n.func) for n in ast.walk(scope) if isinstance(n, ast.Call)}
+    return all(id(n) in called for n in ast.walk(scope) if isinstance(n, ast.Name) and n.id == func.id
+               and isinstance(n.ctx, ast.Load))
 
 
 def _meets_its_arguments(res: ScopeResult, c: CallEvent) -> bool:
