@@ -19,9 +19,15 @@ caller's to override: it is flagged where a call of the run leaves the parameter
 default, with that call as evidence. The function must be defined at the file's top level
 (or be the `__init__` of a class there) and every use of its name, in the file and in the
 files of the run that import it, a call that can be bound: a name handed on as a value
-(`map(f, xs)`, a subclass), an attribute call (`mod.f(x)`), a call spreading `*args` /
-`**kw`, a decorator or a star import leaves it unflagged, and so does a call under a test on
-availability. In the same way, a test of a parameter whose default is None against None
+(`map(f, xs)`, a subclass), an attribute call (`mod.f(x)`), a call spreading `*args` or a
+dict, a decorator or a star import leaves it unflagged, and so does a call under a test on
+availability. A call spreading the `**kw` of the top-level function it stands in (`def
+g(cfg, **kw): return f(cfg, **kw)`), `kw` used nowhere else there, passes the parameter
+only where a caller of `g` puts it in `kw`: a call of `g` in the run that passes no
+`device=` relies on the default (and is the evidence), and so does the forwarding call
+itself where `g` takes `device` as its own parameter; where no call of `g` is seen the
+forwarder relies on nothing and hides no other call; a call of `g` spreading `**` leaves it
+unflagged. In the same way, a test of a parameter whose default is None against None
 (`if device is not None: ... else: model.cuda()`, `if device is None: x = x.cuda()`) says
 nothing of the accelerator: the arm that runs on the default is no guard where such a call
 leaves the parameter to it (the evidence names the call; no fix is offered, the device
@@ -138,7 +144,9 @@ A `torch.device("cuda")` only compared with (`x.device == torch.device("cuda")`,
 `torch.device("cuda").type`) is not flagged: building the descriptor needs no GPU.
 A parameter default is flagged only through a call of the run that relies on it: the
 default of a public function no file of the run calls, or of a method (`obj.run(x)`), is
-not. Device strings built at run time (`f"cuda:{rank}"`) and `device_type=` arguments
+not; nor one reached only through a public `**kw` forwarder no file of the run calls. A
+forwarder is followed one step: its callers must name the parameter or leave it, not
+forward `**kw` again. Device strings built at run time (`f"cuda:{rank}"`) and `device_type=` arguments
 (`torch.autocast("cuda")` only warns on a CPU machine) are not flagged. An integer ordinal is
 flagged only where it is a device of torch: `.to(0)` of a value the analysis does not know as
 a tensor or a module (a parameter never used as one) is not, nor a `device=0` handed to
