@@ -13,6 +13,11 @@ answer None.  A function of an importer that imports the name itself (``def f():
 import g``) binds it in its own scope alone: its calls count only where that import loads
 the checked file.  A call under a test on availability (``if torch.cuda.is_available():``) is
 not counted: the default is the accelerator's there.
+
+A call spreading the ``**kw`` of the top-level function ``g`` it stands in, ``kw`` used
+nowhere else in ``g``, is followed one step (:func:`_forwarded`): it relies on the default
+where a call of ``g`` passes no such keyword, or where ``g`` keeps the keyword out of ``kw``
+by taking it as its own parameter.
 """
 
 from __future__ import annotations
@@ -69,10 +74,103 @@ def relying_call(tree: ast.Module, path: str, project: Project | None,
         for call, guarded in calls:
             bound = _binds(call, fn, param, target.skipped)
             if bound is None:
-                return None
+                forwarded = _forwarded(other_tree, other, path, project, call, fn, param, target.skipped)
+                if forwarded is None:
+                    return None
+                if forwarded is not _NOT_RELIED and not guarded:
+                    found.append(forwarded)
+                continue
             if not bound and not guarded:
                 found.append(Reliance(target.name, call.lineno, call.col_offset, other))
     return found[0] if found else None
+
+
+#: :func:`_forwarded`'s answer for a forwarding call that binds the parameter, or whose
+#: forwarder no call of the run leaves without it
+_NOT_RELIED = Reliance("", 0, 0)
+
+
+def _forwarded(tree: ast.Module, where: str | None, path: str, project: Project | None,
+               call: ast.Call, fn: ast.FunctionDef | ast.AsyncFunctionDef, param: str,
+               skipped: int) -> Reliance | None:
+    """For ``call`` (in ``tree``, the file ``where``: None for the checked file ``path``)
+    spreading the ``**kw`` of the top-level function ``g`` it stands in (``def g(cfg, **kw):
+    return fn(cfg, **kw)``), ``kw`` used nowhere else in ``g``: whether the call leaves
+    ``param`` of ``fn`` to its default.  It does where its own arguments do not bind
+    ``param`` and ``kw`` cannot hold it (``param`` a parameter of ``g`` that takes it by
+    keyword: the call itself is the reliance), or where a call of ``g`` in the run passes
+    no ``param=`` (that call is).  :data:`_NOT_RELIED` where it binds ``param`` or no such
+    call of ``g`` exists; None where this is not known (another spread, ``kw`` read or
+    changed in ``g``, a call of ``g`` that spreads ``**``)."""
+    g = _forwarder(tree, call)
+    if g is None:
+        return None
+    bound = _binds(ast.Call(call.func, call.args, [k for k in call.keywords if k.arg is not None]),
+                   fn, param, skipped)
+    if bound is None:
+        return None
+    if bound:
+        return _NOT_RELIED
+    a = g.args
+    if param in {x.arg for x in (*a.args, *a.kwonlyargs)}:
+        return Reliance(fn.name if skipped == 0 else _class_of(tree, fn), call.lineno, call.col_offset, where)
+    return _caller_without(tree, where, path if where is None else where, project, g, param)
+
+
+def _class_of(tree: ast.Module, fn: ast.AST) -> str:
+    """The name of the top-level class whose method ``fn`` is (``__init__``)."""
+    return next((st.name for st in tree.body if isinstance(st, ast.ClassDef)
+                 and any(s is fn for s in st.body)), "")
+
+
+def _forwarder(tree: ast.Module, call: ast.Call) -> ast.FunctionDef | ast.AsyncFunctionDef | None:
+    """The top-level function ``g`` whose body holds ``call`` when the call spreads exactly
+    ``**kw``, ``g``'s own ``**kw``, and nothing else (no ``*args``), ``kw`` being read
+    nowhere else in ``g`` and never bound there."""
+    spread = [k for k in call.keywords if k.arg is None]
+    if len(spread) != 1 or not isinstance(spread[0].value, ast.Name) \
+            or any(isinstance(x, ast.Starred) for x in call.args):
+        return None
+    kw = spread[0].value.id
+    for g in tree.body:
+        if not isinstance(g, _FUNCS) or g.args.kwarg is None or g.args.kwarg.arg != kw:
+            continue
+        nodes = _own_nodes(g)
+        if not any(n is call for n in nodes):
+            continue
+        uses = [n for n in nodes if isinstance(n, ast.Name) and n.id == kw]
+        shadowed = any(isinstance(n, (*_FUNCS, ast.ClassDef, ast.Lambda)) for n in nodes
+                       if kw in _mentioned(n))
+        return g if len(uses) == 1 and uses[0] is spread[0].value and not shadowed else None
+    return None
+
+
+def _mentioned(n: ast.AST) -> set[str]:
+    """The names a nested function, class or lambda reads or binds (it may read ``kw``)."""
+    return {x.id for x in ast.walk(n) if isinstance(x, ast.Name)}
+
+
+def _caller_without(tree: ast.Module, where: str | None, path: str, project: Project | None,
+                    g: ast.FunctionDef | ast.AsyncFunctionDef, param: str) -> Reliance | None:
+    """A call of ``g`` (top-level in ``tree``, the file ``path``; ``where`` as the checked
+    file names it) in the run that passes no ``param=`` and no ``**`` spread, under no test
+    on availability; :data:`_NOT_RELIED` where there is none; None where not every call of
+    ``g`` is known or one spreads ``**``."""
+    if _target(tree, g) is None:
+        return None
+    files = _run_trees(tree, path, project, g.name)
+    if files is None:
+        return None
+    for other, other_tree in files:
+        calls = _calls_of(other_tree, g.name, own=other is None, ours=_loads_here(project, other, path))
+        if calls is None:
+            return None
+        for c, guarded in calls:
+            if any(k.arg is None for k in c.keywords):
+                return None
+            if not guarded and all(k.arg != param for k in c.keywords):
+                return Reliance(g.name, c.lineno, c.col_offset, where if other is None else other)
+    return _NOT_RELIED
 
 
 def _target(tree: ast.Module, fn: ast.AST) -> Target | None:

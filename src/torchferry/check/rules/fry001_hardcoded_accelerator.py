@@ -19,9 +19,15 @@ caller's to override: it is flagged where a call of the run leaves the parameter
 default, with that call as evidence. The function must be defined at the file's top level
 (or be the `__init__` of a class there) and every use of its name, in the file and in the
 files of the run that import it, a call that can be bound: a name handed on as a value
-(`map(f, xs)`, a subclass), an attribute call (`mod.f(x)`), a call spreading `*args` /
-`**kw`, a decorator or a star import leaves it unflagged, and so does a call under a test on
-availability. In the same way, a test of a parameter whose default is None against None
+(`map(f, xs)`, a subclass), an attribute call (`mod.f(x)`), a call spreading `*args` or a
+dict, a decorator or a star import leaves it unflagged, and so does a call under a test on
+availability. A call spreading the `**kw` of the top-level function it stands in (`def
+g(cfg, **kw): return f(cfg, **kw)`), `kw` used nowhere else there, passes the parameter
+only where a caller of `g` puts it in `kw`: a call of `g` in the run that passes no
+`device=` relies on the default (and is the evidence), and so does the forwarding call
+itself where `g` takes `device` as its own parameter; where no call of `g` is seen the
+forwarder relies on nothing and hides no other call; a call of `g` spreading `**` leaves it
+unflagged. In the same way, a test of a parameter whose default is None against None
 (`if device is not None: ... else: model.cuda()`, `if device is None: x = x.cuda()`) says
 nothing of the accelerator: the arm that runs on the default is no guard where such a call
 leaves the parameter to it (the evidence names the call; no fix is offered, the device
@@ -55,6 +61,18 @@ an NCCL process group or CUDA memory statistics (`torch.cuda.max_memory_allocate
 called without testing for a GPU, in the same function or class, an enclosing one, or a
 function of the same file that one of those calls (`ddp_setup(rank, world_size)`,
 `print_memory_usage()`).
+
+A move in the body of a `try` whose handler catches its failure on every machine and goes
+on without it is guarded too: `try: _, idx = torch.sort(s.cuda()) except: _, idx =
+torch.sort(s)`. Catching means a bare `except:`, `except Exception` or `except
+BaseException`, or, for a move to CUDA, a tuple holding both `AssertionError` (what torch
+2.13's CPU wheel raises: "Torch not compiled with CUDA enabled") and `RuntimeError` (what a
+CUDA build without a driver or a GPU raises); `except RuntimeError:` alone is no guard. The
+handlers up to the catching one must not raise, nor read a value that the failed statement
+or a later one of the `try` body would have bound, and must bind each such value again or
+end by leaving (`return`, `continue`, `break`, `sys.exit()`): else the program fails after
+the `try` with the value missing (`try: y = x.cuda() except: pass`, then `y`), and the
+move is flagged.
 
 Which are reported depends on how the run selects the rule (the rule module's `REPORTED`):
 where a selector names it (`--select FRY001`, `--select ALL`, `extend-select = ["FRY001"]`),
@@ -126,7 +144,9 @@ A `torch.device("cuda")` only compared with (`x.device == torch.device("cuda")`,
 `torch.device("cuda").type`) is not flagged: building the descriptor needs no GPU.
 A parameter default is flagged only through a call of the run that relies on it: the
 default of a public function no file of the run calls, or of a method (`obj.run(x)`), is
-not. Device strings built at run time (`f"cuda:{rank}"`) and `device_type=` arguments
+not; nor one reached only through a public `**kw` forwarder no file of the run calls. A
+forwarder is followed one step: its callers must name the parameter or leave it, not
+forward `**kw` again. Device strings built at run time (`f"cuda:{rank}"`) and `device_type=` arguments
 (`torch.autocast("cuda")` only warns on a CPU machine) are not flagged. An integer ordinal is
 flagged only where it is a device of torch: `.to(0)` of a value the analysis does not know as
 a tensor or a module (a parameter never used as one) is not, nor a `device=0` handed to
@@ -155,6 +175,13 @@ namespace handed to the file as a parameter (`def main(args)`), an option whose 
 reaches a device through another file (`run(args)` with `args.device` read there), a
 configuration file (Hydra's YAML, `OmegaConf`) and `set_defaults(device="cuda")` are not
 read. It is never in the default part (it is quiet wherever the program has a fallback).
+A `try` guards only what fails inside it: a call (`.cuda()`, a legacy constructor) or a
+literal device of a `.to(...)` or of `device=` / `map_location=` of a torch function; a
+device bound to a name in the `try` (`device = torch.device("cuda")`) fails later, where it
+is used, and stays flagged. A handler's value counts as bound again only where a top-level
+assignment of the handler binds it (not under an `if` of the handler), and names are
+compared by their text; a legacy constructor (`TypeError` on the CPU wheel) and a move to
+another accelerator are guarded by a catch-all handler only.
 The wrong-GPU part reads only a test that is exactly `<expr>.is_cuda` (not `not x.is_cuda`,
 not `x.is_cuda and ...`, not `x.device.type == "cuda"`) and only a `.cuda()` with no
 argument; `.to("cuda")` under such a test is not reported. A value moved twice is read in
@@ -175,6 +202,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, replace
 
 from torchferry.check.api import Context, Edit, Evidence, Finding, Fix, Selected, walk
+from torchferry.check.caught import catching_try
 from torchferry.check.cpu_fallback import checks_availability, program_fallback
 from torchferry.check.default_calls import Reliance, relying_call
 from torchferry.check.flow import FileFlow
@@ -1102,7 +1130,7 @@ def _unguarded(ctx: Context, m: Walker, site: Site[ast.Call] | Site[ast.Constant
     its default, one per such arm.  Such a test says nothing of the accelerator, but the
     caller may pass a device; with no call of the run known to leave it None the site
     stays unflagged, as under any test naming the device."""
-    if _guarded(m, site):
+    if _guarded(m, site) or _caught(m, site):
         return None
     steps: list[Evidence] = []
     for fn, param in _none_arms(m, site):
@@ -1114,6 +1142,46 @@ def _unguarded(ctx: Context, m: Walker, site: Site[ast.Call] | Site[ast.Constant
             f"`{relied.name}(...)`{where} here leaves `{param}` to its default None, "
             "which takes this arm", relied.line, relied.column, relied.path))
     return tuple(steps)
+
+
+def _caught(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
+    """Does a ``try`` around the site catch the failed move on every machine
+    (:func:`torchferry.check.caught.catching_try`)?  The site fails where it stands when
+    it is a call (``.cuda()``, a legacy constructor) or a literal device of a ``.to(...)``
+    or of ``device=`` / ``map_location=`` of a torch function (``torch.zeros(3,
+    device="cuda")``), also through ``torch.device(...)``; a literal bound to a name
+    (``device = "cuda"``) fails later, where it is used."""
+    if isinstance(site.node, ast.Call):
+        func = site.node.func
+        cuda = isinstance(func, ast.Attribute) and func.attr == "cuda"
+    elif _literal_mover(m, site) is not None:
+        cuda = str(site.node.value).startswith("cuda")
+    else:
+        return False
+    return catching_try(m.tree, site.stmt, cuda) is not None
+
+
+def _literal_mover(m: Walker, site: Site[ast.Constant]) -> ast.Call | None:
+    """The call that moves to the literal device of ``site`` where it stands: ``x.to("cuda")``,
+    ``torch.zeros(3, device="cuda")``, either through ``torch.device("cuda")``."""
+    parents = m.parents(site.stmt)
+    node: ast.AST = site.node
+    up = parents.get(id(node))
+    if isinstance(up, ast.Call) and m.qualname(up.func) == "torch.device" and node in up.args:
+        node, up = up, parents.get(id(up))
+    if isinstance(up, ast.keyword) and up.arg in _DEVICE_KWARGS:
+        call = parents.get(id(up))
+        if isinstance(call, ast.Call) and (_moves_to(call) or (m.qualname(call.func) or "").startswith("torch.")):
+            return call
+        return None
+    if isinstance(up, ast.Call) and _moves_to(up) and up.args and up.args[0] is node:
+        return up
+    return None
+
+
+def _moves_to(call: ast.Call) -> bool:
+    """Is ``call`` a ``.to(...)`` method call?"""
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "to"
 
 
 def _none_arms(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> list[tuple[ast.FunctionDef | ast.AsyncFunctionDef, str]]:

@@ -3,7 +3,9 @@
 ## What it does
 Flags a tensor factory -- `torch.randn`, `rand`, `randint`, `randperm`, `zeros`, `ones`,
 `empty`, `full`, `arange`, `eye`, `linspace`, `logspace` -- with `.to(device)`, `.cuda()` or
-`.type_as(t)` chained onto it: `torch.randn(64, 100).to(device)`,
+`.type_as(t)` chained onto it, directly or through the legacy `Variable(...)` wrapper
+(which returns the tensor itself, detached, on its device: `Variable(torch.zeros(b,
+n)).to(x.device)`): `torch.randn(64, 100).to(device)`,
 `torch.zeros(m, n).type_as(t)` (`type_as` copies to `t`'s device and casts to its dtype),
 and `torch.eye(n).to(t)` where the code itself establishes that `t` is a tensor
 (`Tensor.to(other)` also copies to `other`'s device and casts to its dtype): made,
@@ -50,7 +52,9 @@ other arguments (`non_blocking`, `copy`, `memory_format`), when the factory alre
 `pin_memory=` (other than `False`): on the GPU the fixed call fails where the original ran
 ("Expected out tensor to have device ...", "Only dense CPU tensors can be pinned"). With `requires_grad=` on the factory the
 fix is unsafe: the moved copy is a non-leaf whose `.grad` stays None, the tensor made on the
-device is the leaf that receives the gradient. The fix of `.type_as(t)` and of `.to(t)` (for a plain
+device is the leaf that receives the gradient; so with `requires_grad=` on a `Variable(...)`
+wrapper (`Variable(torch.zeros(n), requires_grad=True).cuda()`), whose fix keeps the
+wrapper and passes the device to the factory inside it. The fix of `.type_as(t)` and of `.to(t)` (for a plain
 name or attribute `t`, and no `requires_grad=`) is always unsafe:
 `torch.zeros(m, n, device=t.device, dtype=t.dtype)` for zeros, ones, empty and eye (the same
 values in every dtype), `torch.arange(n, device=t.device).to(t.dtype)` for the others. Eager
@@ -72,6 +76,9 @@ as a tensor only by its annotation, and dtype-only `.to`, are not. `torch.tensor
 not one of the factories: given `device=`, it still converts the data into a tensor on the
 CPU and copies it to the device (torch's own note on `torch.tensor`), the same work as
 `torch.tensor(data).to(device)`.
+The `Variable(...)` wrapper is seen through only where it is torch's
+(`torch.autograd.Variable`) and given the factory alone, with `requires_grad=` or
+`volatile=` at most.
 `type_as` is sometimes chosen on purpose in export code (for the tracing reason above):
 silence those lines with `# noqa: FRY009`.
 """
@@ -81,6 +88,7 @@ from __future__ import annotations
 import ast
 import enum
 from collections.abc import Iterable
+from dataclasses import dataclass
 
 from torchferry.check.api import Context, Edit, Finding, Fix
 from torchferry.check.flow.queries import cpu_tensor, established_tensor, is_device
@@ -99,14 +107,14 @@ def check(ctx: Context) -> Iterable[Finding]:
     for meth in ("to", "cuda"):
         for site in m.calls_by_tail.get(meth, ()):
             call = site.node
-            found = _factory_receiver(m, call)
-            if found is None:
+            made = _factory_receiver(m, call)
+            if made is None:
                 continue
-            fac, name = found
+            name = made.name
             dev_text, dtype_text, clean = _split_to(ctx, m, call, site)
             if dev_text is None:
                 continue
-            fix = _fix(ctx, fac, call, dev_text, dtype_text, name) if clean else None
+            fix = _fix(ctx, made, call, dev_text, dtype_text) if clean else None
             if fix is not None and fix.safe and not _device_made_here(ctx, call):
                 fix = Fix(fix.edits, False, fix.message)
             yield ctx.finding(
@@ -118,20 +126,50 @@ def check(ctx: Context) -> Iterable[Finding]:
     yield from _type_as(ctx, m)
 
 
-def _factory_receiver(m: Walker, call: ast.Call) -> tuple[ast.Call, str] | None:
-    """``torch.<factory>(...)`` and its name when ``call`` is a method called on such a
-    factory call made without ``device=`` or ``generator=`` (a generator lives on one
-    device: creating the tensor elsewhere would fail)."""
+@dataclass(frozen=True)
+class _Made:
+    """The tensor a method is called on: made by ``factory``, ``torch.<name>(...)``, and
+    handed on as it is or through the legacy ``Variable(...)`` wrapper (``receiver``)."""
+
+    factory: ast.Call
+    name: str
+    #: the method's receiver: the factory call itself, or ``Variable(<factory>)``
+    receiver: ast.Call
+
+    @property
+    def grad(self) -> bool:
+        """Is ``requires_grad=`` given, to the factory or to the wrapper?"""
+        return any(kwarg(c, "requires_grad") is not None for c in (self.factory, self.receiver))
+
+
+#: the legacy autograd wrapper: ``Variable(t, requires_grad=False)`` returns ``t.detach()``
+#: with ``requires_grad`` set, on ``t``'s device (``THPVariable_pynew`` of
+#: torch/csrc/autograd/python_legacy_variable.cpp, pytorch/pytorch at 00895504; torch
+#: 2.13.0's torch/autograd/variable.py makes ``Variable`` that C type's subclass)
+_VARIABLE = frozenset({"torch.autograd.Variable", "torch.autograd.variable.Variable"})
+#: what ``Variable(...)`` takes besides the tensor that the fix may keep as it is
+_VARIABLE_KEYWORDS = frozenset({"requires_grad", "volatile"})
+
+
+def _factory_receiver(m: Walker, call: ast.Call) -> _Made | None:
+    """The factory when ``call`` is a method called on ``torch.<factory>(...)`` made
+    without ``device=`` or ``generator=`` (a generator lives on one device: creating the
+    tensor elsewhere would fail), directly or through ``Variable(<factory>)``."""
     func = call.func
     if not isinstance(func, ast.Attribute) or not isinstance(func.value, ast.Call):
         return None
-    fac = func.value
+    recv = fac = func.value
+    if m.qualname(recv.func) in _VARIABLE:
+        if len(recv.args) != 1 or not isinstance(recv.args[0], ast.Call) \
+                or any(k.arg not in _VARIABLE_KEYWORDS for k in recv.keywords):
+            return None
+        fac = recv.args[0]
     q = m.qualname(fac.func) or ""
     if not q.startswith("torch.") or q[6:] not in DEVICE_FACTORIES:
         return None
     if kwarg(fac, "device") is not None or kwarg(fac, "generator") is not None:
         return None
-    return fac, q[6:]
+    return _Made(fac, q[6:], recv)
 
 
 def _type_as(ctx: Context, m: Walker) -> Iterable[Finding]:
@@ -160,12 +198,12 @@ def _tensor_given(ctx: Context, other: ast.expr) -> bool:
     return established_tensor(ctx.flow, other)
 
 
-def _to_a_tensor(ctx: Context, m: Walker, site: Site[ast.Call], found: tuple[ast.Call, str],
+def _to_a_tensor(ctx: Context, m: Walker, site: Site[ast.Call], found: _Made,
                  meth: str) -> Finding | None:
     """The finding of ``torch.<name>(...).<meth>(t)`` (``type_as`` or ``to``) that copies a
     factory's tensor to the tensor ``t``'s device and dtype; None where nothing is copied."""
     call = site.node
-    fac, name = found
+    fac, name = found.factory, found.name
     other = call.args[0]
     if _made_alike_in_init(m, site, other):
         return None
@@ -175,11 +213,11 @@ def _to_a_tensor(ctx: Context, m: Walker, site: Site[ast.Call], found: tuple[ast
         isinstance(n, (ast.Name, ast.Attribute, ast.Load)) for n in ast.walk(other))
     t = ctx.text(other)
     fix = None
-    if pure and kwarg(fac, "requires_grad") is None:
+    if pure and not found.grad:
         if name in _EXACT_IN_ANY_DTYPE and kwarg(fac, "dtype") is None:
-            fix = _fold_both(ctx, fac, call, t)
+            fix = _fold_both(ctx, found, call, t)
         else:
-            fix = _fix(ctx, fac, call, f"{t}.device", f"{t}.dtype", name)
+            fix = _fix(ctx, found, call, f"{t}.device", f"{t}.dtype")
         if fix is not None:  # never safe: traced code (torch.jit.trace, ONNX export)
             # records ``device=t.device`` as a constant, where ``type_as`` follows ``t``
             fix = Fix(fix.edits, False, fix.message)
@@ -192,12 +230,13 @@ def _to_a_tensor(ctx: Context, m: Walker, site: Site[ast.Call], found: tuple[ast
     )
 
 
-def _fold_both(ctx: Context, fac: ast.Call, call: ast.Call, t: str) -> Fix | None:
+def _fold_both(ctx: Context, made: _Made, call: ast.Call, t: str) -> Fix | None:
     """``torch.zeros(m, n).type_as(t)`` -> ``torch.zeros(m, n, device=t.device, dtype=t.dtype)``
     (zeros, ones, identity and uninitialised memory are the same in every dtype)."""
+    fac = made.factory
     if _cpu_only_arguments(fac):
         return None
-    _, _, fl, fc = ctx.span(fac)
+    _, _, fl, fc = ctx.span(made.receiver)
     _, _, cl, cc = ctx.span(call)
     if _comment_inside(ctx, fl, fc, cl, cc):
         return None
@@ -317,13 +356,14 @@ def _cpu_only_arguments(fac: ast.Call) -> bool:
     return pinned or kwarg(fac, "out") is not None
 
 
-def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | None,
-         name: str) -> Fix | None:
-    """Pass the device to the factory; a dtype stays in a ``.to(dtype)`` (folding it would
-    change the values: a float32 ``linspace`` cast to bf16 is not a bf16 ``linspace``)."""
+def _fix(ctx: Context, made: _Made, call: ast.Call, dev: str, dtype: str | None) -> Fix | None:
+    """Pass the device to the factory (inside a ``Variable(...)`` wrapper, which stays);
+    a dtype stays in a ``.to(dtype)`` (folding it would change the values: a float32
+    ``linspace`` cast to bf16 is not a bf16 ``linspace``)."""
+    fac = made.factory
     if _cpu_only_arguments(fac):
         return None
-    _, _, fl, fc = ctx.span(fac)
+    _, _, fl, fc = ctx.span(made.receiver)
     _, _, cl, cc = ctx.span(call)
     if _comment_inside(ctx, fl, fc, cl, cc):
         return None
@@ -332,9 +372,10 @@ def _fix(ctx: Context, fac: ast.Call, call: ast.Call, dev: str, dtype: str | Non
     if ins is None:
         return None
     rest = f".to({dtype})" if dtype else ""
-    # ``requires_grad=True``: the moved copy is a non-leaf (its ``.grad`` stays None, the CPU
-    # original gets the gradient); made on the device it is the leaf: gradients go elsewhere
-    safe = name in _SAME_VALUES and kwarg(fac, "requires_grad") is None
+    # ``requires_grad=True`` (of the factory or of ``Variable``): the moved copy is a
+    # non-leaf (its ``.grad`` stays None, the CPU original gets the gradient); made on the
+    # device it is the leaf: gradients go elsewhere
+    safe = made.name in _SAME_VALUES and not made.grad
     msg = f"Pass `{add}` to the factory" + (f", keep `{rest}`" if rest else "")
     return Fix((ins, Edit(fl, fc, cl, cc, rest)), safe, msg)
 
