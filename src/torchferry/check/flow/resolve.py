@@ -14,6 +14,7 @@ import torchferry.check.flow.protocols as protocols
 import torchferry.check.flow.tensordata as tensordata
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.binding import Binding, bind
+from torchferry.check.flow.bound_methods import held_methods
 from torchferry.check.flow.built import Argument, init_places, weightless_layer
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.device_param import ignores_for_weights
@@ -1288,6 +1289,9 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
         return project_call(ev, node, owner.ff, fn, given, kws, bound=True)
     if selfv.is_(Kind.MODULE) and attr in _MODULE_OWN:
         return module_method(ev, node, attr, selfv, args, kws)
+    held = held_methods(cls, attr) if cls is not None and not ev.ff._assigned_outside(attr) else ()
+    if held:
+        return _call_held_methods(ev, node, held, selfv, args, kws)
     if selfv.is_(Kind.MODULE) and fv.kinds is None and fv.places is None:
         # ``self.net(x)``, an attribute the class's methods do not assign (a base's, or
         # set dynamically), or assign a value of unknown kind on some path: a submodule,
@@ -1298,6 +1302,26 @@ def self_call(ev: Evaluator, node: ast.Call, attr: str, selfv: Value, args: Args
             or _library_layer(ev, node, attr, fv)
         return module_call(ev, node, Value(_MODULE, selfv.places, made), args, kws)
     return _unresolved(ev, node, attr, fv, args, kws, Reason.UNRESOLVED, selfv)
+
+
+def _call_held_methods(ev: Evaluator, node: ast.Call, held: tuple[str, ...], selfv: Value,
+                       args: Args, kws: Kws) -> Value:
+    """``self.rl_loss(x)`` where ``self.rl_loss`` holds one of the instance's own methods on
+    every path (:func:`~torchferry.check.flow.bound_methods.held_methods`): what each of
+    them returns, given the same ``self`` and arguments, joined."""
+    cls = ev.i.cls
+    assert cls is not None
+    results = []
+    for name in held:
+        found = cls.method(name)
+        assert found is not None
+        owner, fn = found
+        results.append(project_call(ev, node, owner.ff, fn, [selfv, *args], kws, bound=True))
+    v = join_all(results)
+    event = ev.i.res.calls.get(id(node))
+    if event is not None and len(results) > 1:
+        ev.i.res.calls[id(node)] = event._replace(result=v)
+    return v
 
 
 def _built_outside(ev: Evaluator, attr: str, fv: Value) -> tuple[Origin, ...]:

@@ -238,7 +238,13 @@ the gradients of a loss of it, called with `loader.collate_fn([z])`, which the a
 cannot place: the move stays among its origins), (what a callable held in an attribute of `self` computes from a tensor on the
 device is placed there by the analysis itself, through a helper's return and joins:
 `o = self.fcn(img.cuda())` in `apply_fcn`, then `real_o = self.apply_fcn(o)` under `if
-self.fcn:`); what a model's output holds under a string key (`extra["preds"]` of `logits,
+self.fcn:`); an attribute of `self` that every binding in the class's text (its bases' in the
+run included) sets to one of the instance's own methods (`self.rl_loss = self.dqn_rl_loss` on
+one branch of `__init__`, `self.dist_rl_loss` on the other, or `self.a if c else self.b`;
+methods defined by a plain `def`) is a call of those methods, their results joined, so it is
+quiet where each brings the result home; a binding of it in a subclass or in another file
+of the run (`algo.rl_loss = f`) is not seen, while one in the same file outside the class,
+a class-level value or any other value bound to it leaves the call unknown as before; what a model's output holds under a string key (`extra["preds"]` of `logits,
 extra = model(x)`: a mapping, whose values may be NumPy arrays) is not known to be a tensor,
 so handed to a NumPy function it is not flagged (`.numpy()` on it is), unless the model is
 of a class of the run whose `forward` returns a dict with that key holding a tensor (written
