@@ -251,3 +251,87 @@ def test_a_subclass_that_moves_nothing_or_part_is_not_placed_on_the_device():
     assert wheres(v["head_only"]) == {"CPU"}
     assert v["tail"].places is None
     assert v["flag"].places is None
+
+
+REBOUND = """
+import torch
+import torch.nn as nn
+class Core(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.conv = nn.Conv2d(1, n, 3)
+class Rebound(nn.Module):
+    def __init__(self, n, device):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        self = self.to(device)
+class OnGpu(nn.Module):
+    def __init__(self, n):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        self = self.cuda()
+class Cast(nn.Module):
+    def __init__(self, n, device):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        self = self.to(device).float()
+class Based(Core):
+    def __init__(self, n, device="cuda"):
+        super().__init__(n)
+        self = self.to(device)
+class Branch(nn.Module):
+    def __init__(self, n, device, move):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        if move:
+            self = self.to(device)
+class Later(nn.Module):
+    def __init__(self, n, device):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        self = self.to(device)
+        self.head = nn.Linear(n, 1)
+class Other(nn.Module):
+    def __init__(self, n, device):
+        super().__init__()
+        self.fc = nn.Linear(n, n)
+        self = nn.Linear(n, n).to(device)
+device = torch.device("cuda")
+rebound = Rebound(4, device)
+gpu = OnGpu(4)
+cast = Cast(4, device)
+based = Based(4)
+cpu = Rebound(4, "cpu")
+branch = Branch(4, device, True)
+later = Later(4, device)
+other = Other(4, device)
+print(rebound, gpu, cast, based, cpu, branch, later, other)
+"""
+
+
+def _rebound() -> dict:
+    s = Snippet(REBOUND)
+    printed = next(c for r in s.results for c in r.calls.values() if c.qualname == "print")
+    names = ["rebound", "gpu", "cast", "based", "cpu", "branch", "later", "other"]
+    return dict(zip(names, printed.args, strict=True))
+
+
+def test_init_that_rebinds_self_to_its_own_move_places_the_instance():
+    """``self = self.to(device)`` (also ``self = self.cuda()``, ``self = self.to(device).float()``,
+    and after a base class's ``__init__``): ``Module.to`` moves the module in place and
+    returns it, so the instance is where the device goes; ``"cpu"`` keeps it on the CPU."""
+    v = _rebound()
+    for name in ("rebound", "gpu", "cast", "based"):
+        assert v[name].is_(Kind.MODULE) and wheres(v[name]) == {"ACCEL"}, name
+    assert wheres(v["cpu"]) == {"CPU"}
+
+
+def test_a_rebinding_move_on_a_branch_or_before_a_layer_or_of_another_module_does_not_place():
+    """``if move: self = self.to(device)`` (taken on some constructions only), a layer built
+    after the move, and ``self = nn.Linear(..).to(device)`` (the name bound to another
+    module; the instance's own layer stays on the CPU): the instance is not claimed to be on
+    the device."""
+    v = _rebound()
+    assert v["branch"].places is None
+    assert v["later"].places is None
+    assert wheres(v["other"]) == {"CPU"}

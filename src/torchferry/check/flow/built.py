@@ -1,7 +1,8 @@
 """Where a module of the run is when it is built: its ``__init__`` may move its weighted
 submodules, or itself, to a place its constructor's arguments give
 (``self.actor = nn.Sequential(...).to(self.device)``, ``self.embed = nn.Embedding(n,
-d).to(device)``, ``self.to(device)``, ``self.lstm = nn.LSTM(...).cuda()``).  The instance
+d).to(device)``, ``self.to(device)``, ``self = self.to(device)``, ``self.lstm =
+nn.LSTM(...).cuda()``).  The instance
 ``Agent(obs, act, device)`` is at that place only when every weighted submodule (and
 parameter) of the class ends there; a move on a branch, or of some submodules only,
 leaves it unknown."""
@@ -82,8 +83,9 @@ def _walk_inherited(fn: ast.FunctionDef | ast.AsyncFunctionDef, stores: dict[str
 
 
 def _whole_move(st: ast.stmt) -> bool:
-    """Is the statement a whole-module move in place (``self.to(device)``, ``self.cuda()``)?"""
-    move_of = _in_place_move(_expr_call(st))
+    """Is the statement a whole-module move in place (``self.to(device)``, ``self.cuda()``,
+    ``self = self.to(device)``)?"""
+    move_of = _moved_in_place(st)
     return move_of is not None and move_of[0] == ""
 
 
@@ -121,8 +123,7 @@ def _walk(fn: ast.FunctionDef | ast.AsyncFunctionDef, stores: dict[str, Value],
             elif not nested:
                 aliases[attr] = _device_of(value, params, aliases)
             continue
-        call = _expr_call(st)
-        move_of = _in_place_move(call)
+        move_of = _moved_in_place(st)
         if move_of is None:
             continue
         if nested or _names_no_device(move_of[1]):
@@ -238,6 +239,23 @@ def _in_place_move(call: ast.Call | None) -> tuple[str, ast.Call] | None:
         return "", call
     attr = self_attr(recv)
     return (attr, call) if attr is not None else None
+
+
+def _moved_in_place(st: ast.stmt) -> tuple[str, ast.Call] | None:
+    """The module the statement moves in place, as :func:`_in_place_move` tells it, for a
+    move written as a statement of its own (``self.lstm.cuda()``) or as the rebinding
+    ``self = self.to(device)`` (casts and mode switches around the move allowed,
+    ``self = self.to(device).float()``): ``Module.to``, ``cuda`` and ``cpu`` move the
+    module in place and return it (``return self._apply(...)``, torch 2.13
+    ``torch/nn/modules/module.py``), so the name ``self`` stays bound to the same
+    instance, now moved."""
+    if isinstance(st, ast.Assign) and len(st.targets) == 1 and \
+            isinstance(st.targets[0], ast.Name) and st.targets[0].id == "self":
+        inner, move = _strip_move(st.value)
+        if move is not None and isinstance(inner, ast.Name) and inner.id == "self":
+            return "", move
+        return None
+    return _in_place_move(_expr_call(st))
 
 
 def _expr_call(st: ast.stmt) -> ast.Call | None:

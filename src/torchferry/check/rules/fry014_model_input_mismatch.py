@@ -51,8 +51,9 @@ Flags a call `model(x)` when, in one scope,
   calling scope, built by a constructor (of a class of this file or of another file of the
   run) whose `__init__` moves every weighted layer to a
   device it is given (`Encoder(vocab, device=device)` of `self.embed = nn.Embedding(n,
-  d).to(device)`, `self.to(device)`; also a subclass whose `__init__` runs a base class's
-  of the run, `super().__init__(...)`, and then moves itself whole, `self.to(device)`,
+  d).to(device)`, `self.to(device)`, also written `self = self.to(device)`: `Module.to`
+  moves the module in place and returns it; also a subclass whose `__init__` runs a base
+  class's of the run, `super().__init__(...)`, and then moves itself whole, `self.to(device)`,
   which takes the base's layers along; the parameter's default, `device="cuda"`, where
   the call gives none), or a parameter that every call of the run passes moved
   (`train(model.to(device), loader)`, in this file or in the files that import it),
@@ -452,8 +453,12 @@ resolves: where another file imports the module's file, where a method is run ot
 a call of its name (`forward`, a callback), or the two lie in scopes no chain of calls
 joins, any move counts.  A method that moves its module after the call and is itself called
 again on the same instance (from outside the file) is not reported.
+A constructor that moves the module only on some constructions (`if move: self =
+self.to(device)`, `if use_cuda: self.cuda()`), or builds a layer after its whole-module
+move, leaves the instance's place unknown (the device or the CPU, a join of both): the
+instance is not taken to be on the device, nor on the CPU.
 A module class whose base class of the run has its own `__init__` is placed by its
-constructor only through a whole-module move (`self.to(device)`, `self.cuda()`) after the
+constructor only through a whole-module move (`self.to(device)`, `self = self.cuda()`) after the
 base's `__init__` (`super().__init__(...)` as a statement of the body): one that moves only
 its own layers, or a base whose own `__init__` moves its layers, counts as built on the CPU
 (the base's `__init__` is not followed).
