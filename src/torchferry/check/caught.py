@@ -27,20 +27,20 @@ import enum
 from collections.abc import Iterator
 from typing import cast
 
+from torchferry.check.flow.walk import own_nodes
 from torchferry.check.names import dotted, pos, tail
 
-__all__ = ["Catches", "catching_try", "handler_catches"]
+__all__ = ["LEAVING_CALLS", "Catches", "catching_try", "handler_catches"]
 
 #: exception classes that catch every failed move (every ``Exception``)
 _EVERYTHING = frozenset({"Exception", "BaseException"})
 #: what a move to CUDA raises without one: the CPU wheel, a CUDA build with no driver
 _CUDA_FAILURES = frozenset({"AssertionError", "RuntimeError"})
-#: calls that end the program or the test where the handler stands (``sys.exit(1)``)
-_LEAVING_CALLS = frozenset({"exit", "quit", "_exit", "skip", "skipTest", "fail"})
+#: calls that leave the function or end the program or the test (``sys.exit(1)``,
+#: ``pytest.skip(...)``)
+LEAVING_CALLS = frozenset({"exit", "quit", "_exit", "skip", "skipTest", "fail"})
 #: ``try`` statements (``try ... except*`` from Python 3.11)
 _TRYS: tuple[type[ast.stmt], ...] = (ast.Try, *((ast.TryStar,) if hasattr(ast, "TryStar") else ()))
-#: nodes whose bodies run later, not where they stand
-_SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)
 
 
 class Catches(enum.Enum):
@@ -194,12 +194,9 @@ def _loads(e: ast.AST) -> set[str]:
 
 
 def _walk(root: ast.AST) -> Iterator[ast.AST]:
-    """The nodes under ``root`` (itself included), nested scopes not."""
-    todo = [root]
-    while todo:
-        n = todo.pop()
-        yield n
-        todo.extend(c for c in ast.iter_child_nodes(n) if not isinstance(c, _SCOPES))
+    """``root`` and the nodes of its own code (:func:`own_nodes`: nested scopes not)."""
+    yield root
+    yield from own_nodes(root)
 
 
 def _raises(body: list[ast.stmt]) -> bool:
@@ -226,5 +223,5 @@ def _leaves(body: list[ast.stmt]) -> bool:
     if isinstance(last, (ast.Return, ast.Continue, ast.Break)):
         return True
     return isinstance(last, ast.Expr) and isinstance(last.value, ast.Call) \
-        and tail(last.value.func) in _LEAVING_CALLS
+        and tail(last.value.func) in LEAVING_CALLS
 

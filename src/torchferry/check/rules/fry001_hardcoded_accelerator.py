@@ -202,7 +202,7 @@ from collections.abc import Callable, Generator, Iterable
 from dataclasses import dataclass, replace
 
 from torchferry.check.api import Context, Edit, Evidence, Finding, Fix, Selected, walk
-from torchferry.check.caught import catching_try
+from torchferry.check.caught import LEAVING_CALLS, catching_try
 from torchferry.check.cpu_fallback import checks_availability, program_fallback
 from torchferry.check.default_calls import Reliance, relying_call
 from torchferry.check.flow import FileFlow
@@ -1228,10 +1228,6 @@ def _none_arm(scope: Scope, test: ast.expr, in_body: bool) -> tuple[ast.Function
     return fn, name
 
 
-#: calls that leave the function or skip the test (``sys.exit(1)``, ``pytest.skip(...)``)
-_LEAVING_CALLS = frozenset({"exit", "quit", "_exit", "skip", "skipTest", "fail"})
-
-
 def _an_arm_leaves(st: ast.stmt) -> bool:
     """Does an arm of the ``if`` on availability that ``st`` is leave the function or the
     loop's round (a ``return``, ``raise``, ``sys.exit()``, ``pytest.skip()``, ``continue``,
@@ -1250,7 +1246,7 @@ def _leaves(body: list[ast.stmt]) -> bool:
         n = todo.pop()
         if isinstance(n, (ast.Return, ast.Raise, ast.Continue, ast.Break)):
             return True  # (``continue``: the rest of the loop's body runs with a GPU only)
-        if isinstance(n, ast.Call) and tail(n.func) in _LEAVING_CALLS:
+        if isinstance(n, ast.Call) and tail(n.func) in LEAVING_CALLS:
             return True
         if not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
             todo.extend(ast.iter_child_nodes(n))
