@@ -16,6 +16,7 @@ import ast
 from typing import TYPE_CHECKING
 
 from torchferry.check.flow.converted import attribute_bindings
+from torchferry.check.flow.walk import own_nodes
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import ClassInfo
@@ -74,26 +75,12 @@ def _self_stores(c: ClassInfo, attr: str) -> dict[int, str]:
         if not fn.args.args or fn.decorator_list:
             continue
         self_name = fn.args.args[0].arg
-        for st in _own_statements(fn):
+        for st in own_nodes(fn):
             if isinstance(st, ast.Assign) and len(st.targets) == 1:
                 t = st.targets[0]
                 if isinstance(t, ast.Attribute) and t.attr == attr and \
                         isinstance(t.value, ast.Name) and t.value.id == self_name:
                     out[id(t)] = self_name
-    return out
-
-
-def _own_statements(fn: ast.AST) -> list[ast.AST]:
-    """The nodes of a function's body, without those of the functions, lambdas and classes
-    defined in it."""
-    out: list[ast.AST] = []
-    todo = list(ast.iter_child_nodes(fn))
-    while todo:
-        n = todo.pop()
-        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
-            continue
-        out.append(n)
-        todo.extend(ast.iter_child_nodes(n))
     return out
 
 
