@@ -369,6 +369,18 @@ def test_the_moor_labels_file_names_only_moor_code_bases() -> None:
     assert all(len(commit) == 40 for _, commit in cc.MOOR_EXTRA)
 
 
+def test_the_creek_labels_file_names_only_creek_code_bases() -> None:
+    """The creek set's labels are written after its first measurement; until then the file
+    holds none, and any label it holds names one of the set's snapshots."""
+    assert cc.DEFAULT_CREEK_LABELS.is_file()
+    labels = cc.load_labels(cc.DEFAULT_CREEK_LABELS)
+    known = {cc._norm(n) for n, _ in cc.CREEK} | {r.replace("/", "-") for r, _ in cc.CREEK_EXTRA}
+    assert {lab.package for lab in labels} <= known
+    assert cc.HELD_OUT_SETS["creek"].labels == cc.DEFAULT_CREEK_LABELS
+    assert len(cc.CREEK_EXTRA) == 16
+    assert all(len(commit) == 40 for _, commit in cc.CREEK_EXTRA)
+
+
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
     metadata = (
         "Metadata-Version: 2.1\nName: torchvision\nVersion: 0.29.1\n"
@@ -569,6 +581,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--cape", "--half", "dev"],
         ["--moor", "--cape"],
         ["--moor", "--half", "dev"],
+        ["--creek", "--moor"],
+        ["--creek", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -623,6 +637,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "cape-half",
         "moor-and-another",
         "moor-half",
+        "creek-and-another",
+        "creek-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
