@@ -470,6 +470,17 @@ def _pickle_reversed(text: str) -> str:
 #: min-char-seq2seq: one epoch of the short reversal set (``_reversal_files``)
 _SEQ2SEQ = ("--expdir", "experiments/short")
 _SEQ2SEQ_FILES = _reversal_files()
+#: the same without attention (the repository's other experiment), in its own folder
+_SEQ2SEQ_PLAIN = ("--expdir", "experiments/short_plain")
+_SEQ2SEQ_PLAIN_FILES = (
+    *_SEQ2SEQ_FILES[:-1],
+    (
+        "experiments/short_plain/config.gin",
+        _SEQ2SEQ_FILES[-1][1]
+        .replace("use_attention = True", "use_attention = False")
+        .replace("networks.DecoderWithAttention.", "networks.Decoder."),
+    ),
+)
 #: cs230's examples read their hyperparameters from ``--model_dir``'s params.json: the
 #: NER tagger two epochs of the repository's small set in batches of 5, 16-wide; the SIGNS
 #: classifier one epoch of twelve images in batches of 6, eight channels, no loader workers,
@@ -701,6 +712,14 @@ PROGRAMS: tuple[Program, ...] = (
         "seq2seq_min/model/infer", "seq2seq_zhihanyang", "seq2seq.py", (*_SEQ2SEQ, "--infer"),
         plain_args=(*_SEQ2SEQ, "--infer"), setup=(("train.py", _SEQ2SEQ),), batch="creek",
         entry="train.py", files=_SEQ2SEQ_FILES,
+    ),
+    Program(
+        "seq2seq_min/infer", "seq2seq_zhihanyang", "train.py", (*_SEQ2SEQ, "--infer"),
+        setup=(("train.py", _SEQ2SEQ),), batch="creek", files=_SEQ2SEQ_FILES,
+    ),
+    Program(
+        "seq2seq_min/model/plain", "seq2seq_zhihanyang", "seq2seq.py", _SEQ2SEQ_PLAIN,
+        batch="creek", entry="train.py", files=_SEQ2SEQ_PLAIN_FILES,
     ),
     Program(
         "cs230/nlp", "cs230_nlp", "train.py", _CS230_NLP, setup=(("build_vocab.py", ()),),
