@@ -47,7 +47,11 @@ of akamaster/pytorch_resnet_cifar10 that it asks for beside it, and ``tqdm.auto`
 example on an ``EMNIST`` stand-in, the MNIST stand-in's shapes), cybertronai/pytorch-lamb
 (its MNIST example, with ``add_histogram`` in the ``tensorboardX`` stand-in) and
 cleverhans-lab/cleverhans (its PyTorch CIFAR10 tutorial, on ``absl`` and ``easydict``
-stand-ins),
+stand-ins) and for the ``creek`` batch zhihanyang2022/min-char-seq2seq (its digit reversal
+with attention, on a short reversal set and a gin config that the benchmark writes beside it,
+and a ``gin`` stand-in) and cs230-stanford/cs230-code-examples (its NER tagger on the
+repository's small set, its SIGNS classifier on generated SIGNS images, each with a
+``params.json`` that the benchmark writes, and ``trange`` of the ``tqdm`` stand-in a bar),
 each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
@@ -98,7 +102,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set moor           # the latest held-out batch
+    python benchmarks/check_mutants.py --set creek          # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -209,11 +213,25 @@ class Program:
     #: a folder made in the program's copy and laid out as an ``ImageFolder`` root: one class
     #: folder of synthetic RGB images (``_write_images``); None: none
     images: str | None = None
+    #: a folder made in the program's copy and laid out as the SIGNS set of hand signs
+    #: (``_write_signs``): ``train_signs``, ``val_signs`` and ``test_signs`` of synthetic JPEG
+    #: images whose file names begin with their label; None: none
+    signs: str | None = None
+    #: (path, text) files written in the program's copy before it runs: a configuration the
+    #: program reads in place of its repository's, smaller, to keep the run short (part of
+    #: the oracle's key, as the arguments are)
+    files: tuple[tuple[str, str], ...] = ()
 
     @property
     def runs(self) -> str:
         """The script the oracle runs."""
         return self.entry or self.script
+
+    @property
+    def keyed(self) -> tuple[str, ...]:
+        """What the oracle's key takes of the run besides the source: the arguments, and
+        the files written before it (none: the arguments alone, as before there were any)."""
+        return self.args + tuple(f"{path}\0{text}" for path, text in self.files)
 
     @property
     def held_out(self) -> bool:
@@ -223,11 +241,11 @@ class Program:
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
 #: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06), ``estuary``, ``harbor``,
-#: ``marsh``, ``cape`` and ``moor`` (2026-12-07) were each gathered apart from the rules and
-#: measured once, blind
+#: ``marsh``, ``cape``, ``moor`` and ``creek`` (2026-12-07) were each gathered apart from the
+#: rules and measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
-    "sound", "bay", "lagoon", "delta", "estuary", "harbor", "marsh", "cape", "moor",
+    "sound", "bay", "lagoon", "delta", "estuary", "harbor", "marsh", "cape", "moor", "creek",
 )  # fmt: skip
 
 
@@ -407,6 +425,83 @@ _LAMB = ("--batch-size", "32", "--test-batch-size", "48", "--epochs", "1", "--lo
 #: the CIFAR10 tutorial one epoch on the CIFAR10 stand-in (one batch of its 64 images), then the
 #: FGM and 40-step PGD attacks on the test set's 32 in one batch
 _CLEVERHANS = ("--nb_epochs=1",)
+
+
+def _reversal_set(count: int, seed: int) -> str:
+    """``count`` strings of 12 digits (seeded), pickled in protocol 0 (ASCII text), as the
+    seq2seq example's dataset generators write theirs."""
+    import pickle
+    import random
+
+    rng = random.Random(seed)
+    return pickle.dumps(
+        ["".join(rng.choice("0123456789") for _ in range(12)) for _ in range(count)], protocol=0
+    ).decode("ascii")
+
+
+def _reversal_files() -> tuple[tuple[str, str], ...]:
+    """A reversal set of 64 training and 4 test strings (two of the example's fixed batches
+    of 32), and the gin config of a short run on it: one epoch, attention, a 16-wide embedding
+    and a 32-wide RNN (the example's are 300 and 1024)."""
+    data = {"src_train": _reversal_set(64, 0), "src_test": _reversal_set(4, 1)}
+    data |= {"tgt" + k[3:]: _pickle_reversed(v) for k, v in data.items()}
+    config = "\n".join((
+        "import train_utils", "import seq2seq", "import networks", "",
+        'train_utils.load_dataset.name = "short"',
+        "train_utils.get_training_hyperparams.num_epochs = 1",
+        "seq2seq.Seq2Seq.use_attention = True",
+        "networks.Encoder.embedding_size = 16", "networks.Encoder.hidden_size = 32",
+        "networks.DecoderWithAttention.embedding_size = 16",
+        "networks.DecoderWithAttention.hidden_size = 32", "",
+    ))  # fmt: skip
+    files = tuple((f"datasets/short/{k}.ob", v) for k, v in sorted(data.items()))
+    return (*files, ("experiments/short/config.gin", config))
+
+
+def _pickle_reversed(text: str) -> str:
+    """The pickled strings of ``text`` (protocol 0) reversed, pickled the same way."""
+    import pickle
+
+    return pickle.dumps([s[::-1] for s in pickle.loads(text.encode("ascii"))], protocol=0).decode(
+        "ascii"
+    )
+
+
+#: min-char-seq2seq: one epoch of the short reversal set (``_reversal_files``)
+_SEQ2SEQ = ("--expdir", "experiments/short")
+_SEQ2SEQ_FILES = _reversal_files()
+#: the same without attention (the repository's other experiment), in its own folder
+_SEQ2SEQ_PLAIN = ("--expdir", "experiments/short_plain")
+_SEQ2SEQ_PLAIN_FILES = (
+    *_SEQ2SEQ_FILES[:-1],
+    (
+        "experiments/short_plain/config.gin",
+        _SEQ2SEQ_FILES[-1][1]
+        .replace("use_attention = True", "use_attention = False")
+        .replace("networks.DecoderWithAttention.", "networks.Decoder."),
+    ),
+)
+#: cs230's examples read their hyperparameters from ``--model_dir``'s params.json: the
+#: NER tagger two epochs of the repository's small set in batches of 5, 16-wide; the SIGNS
+#: classifier one epoch of twelve images in batches of 6, eight channels, no loader workers,
+#: each step summarised
+_CS230_NLP = ("--model_dir", "experiments/short")
+_CS230_NLP_FILES = (
+    (
+        "experiments/short/params.json",
+        '{"learning_rate": 1e-3, "batch_size": 5, "num_epochs": 2, "lstm_hidden_dim": 16,'
+        ' "embedding_dim": 16, "save_summary_steps": 1}\n',
+    ),
+)
+_CS230_VISION = ("--model_dir", "experiments/short")
+_CS230_VISION_FILES = (
+    (
+        "experiments/short/params.json",
+        '{"learning_rate": 1e-3, "batch_size": 6, "num_epochs": 1, "dropout_rate": 0.8,'
+        ' "num_channels": 8, "save_summary_steps": 1, "num_workers": 0}\n',
+    ),
+)
+
 #: four iterations in batches of 8 on the first GPU (``-cuda 0``; -1, the default, is the CPU),
 #: each summarised, a checkpoint written after the second
 _DNC = (
@@ -606,6 +701,48 @@ PROGRAMS: tuple[Program, ...] = (
     Program("warmup/emnist", "warmup_tonyy", "emnist_main.py", _WARMUP_EMNIST, batch="moor"),
     Program("lamb", "lamb_cybertronai", "test_lamb.py", _LAMB, batch="moor"),
     Program("cleverhans", "cleverhans_lab", "cifar10_tutorial.py", _CLEVERHANS, batch="moor"),
+    Program(
+        "seq2seq_min", "seq2seq_zhihanyang", "train.py", _SEQ2SEQ, batch="creek", files=_SEQ2SEQ_FILES,
+    ),
+    Program(
+        "seq2seq_min/model", "seq2seq_zhihanyang", "seq2seq.py", _SEQ2SEQ, batch="creek",
+        entry="train.py", files=_SEQ2SEQ_FILES,
+    ),
+    Program(
+        "seq2seq_min/model/infer", "seq2seq_zhihanyang", "seq2seq.py", (*_SEQ2SEQ, "--infer"),
+        plain_args=(*_SEQ2SEQ, "--infer"), setup=(("train.py", _SEQ2SEQ),), batch="creek",
+        entry="train.py", files=_SEQ2SEQ_FILES,
+    ),
+    Program(
+        "seq2seq_min/infer", "seq2seq_zhihanyang", "train.py", (*_SEQ2SEQ, "--infer"),
+        setup=(("train.py", _SEQ2SEQ),), batch="creek", files=_SEQ2SEQ_FILES,
+    ),
+    Program(
+        "seq2seq_min/model/plain", "seq2seq_zhihanyang", "seq2seq.py", _SEQ2SEQ_PLAIN,
+        batch="creek", entry="train.py", files=_SEQ2SEQ_PLAIN_FILES,
+    ),
+    Program(
+        "cs230/nlp", "cs230_nlp", "train.py", _CS230_NLP, setup=(("build_vocab.py", ()),),
+        batch="creek", files=_CS230_NLP_FILES,
+    ),
+    Program(
+        "cs230/nlp/data_loader", "cs230_nlp", "model/data_loader.py", _CS230_NLP,
+        setup=(("build_vocab.py", ()),), batch="creek", entry="train.py", files=_CS230_NLP_FILES,
+    ),
+    Program(
+        "cs230/nlp/evaluate", "cs230_nlp", "evaluate.py", _CS230_NLP,
+        setup=(("build_vocab.py", ()), ("train.py", _CS230_NLP)), batch="creek",
+        files=_CS230_NLP_FILES,
+    ),
+    Program(
+        "cs230/vision", "cs230_vision", "train.py", _CS230_VISION, batch="creek",
+        signs="data/64x64_SIGNS", files=_CS230_VISION_FILES,
+    ),
+    Program(
+        "cs230/vision/evaluate", "cs230_vision", "evaluate.py", _CS230_VISION,
+        setup=(("train.py", _CS230_VISION),), batch="creek", signs="data/64x64_SIGNS",
+        files=_CS230_VISION_FILES,
+    ),
 )  # fmt: skip
 
 
@@ -1103,6 +1240,22 @@ def _write_images(root: Path, count: int = 8, size: int = 12) -> None:
         Image.fromarray(pixels).save(folder / f"{i}.png")
 
 
+def _write_signs(root: Path, size: int = 64) -> None:
+    """The SIGNS layout: in each of ``train_signs`` (12), ``val_signs`` and ``test_signs`` (6)
+    under ``root``, ``size`` x ``size`` RGB JPEGs of random pixels (seeded) named
+    ``LABEL_IMG_I.jpg``, the labels 0 to 5 in turn (the set's six signs)."""
+    import numpy as np
+    from PIL import Image
+
+    rng = np.random.default_rng(0)
+    for split, count in (("train_signs", 12), ("val_signs", 6), ("test_signs", 6)):
+        folder = root / split
+        folder.mkdir(parents=True)
+        for i in range(count):
+            pixels = rng.integers(0, 256, (size, size, 3), dtype=np.uint8)
+            Image.fromarray(pixels).save(folder / f"{i % 6}_IMG_{i}.jpg")
+
+
 class Workspace:
     """A prepared copy of each program's directory (data and setup run once), copied
     again for every run so that no run sees another's files."""
@@ -1122,6 +1275,11 @@ class Workspace:
                 _write_corpus(seed / "corpus")
             if program.images is not None:
                 _write_images(seed / program.images)
+            if program.signs is not None:
+                _write_signs(seed / program.signs)
+            for path, text in program.files:
+                (seed / path).parent.mkdir(parents=True, exist_ok=True)
+                (seed / path).write_text(text, encoding="utf-8")
             for script, args in program.setup:
                 run = _run(seed, script, args, simulate=True)
                 if run.rc != 0:
@@ -1621,7 +1779,7 @@ def evaluate(
         todo: list[Mutant] = []
         for program in programs:
             original = (PROGRAMS_DIR / program.directory / program.script).read_text()
-            key = _digest(digest, program.name, "original", original, *program.args)
+            key = _digest(digest, program.name, "original", original, *program.keyed)
             if not cache.passes(key):
                 why = baseline_ok(ws, program)
                 if why is not None:
@@ -1631,12 +1789,12 @@ def evaluate(
             todo += ms[:max_mutants] if max_mutants is not None else ms
 
         def judge(m: Mutant) -> Result:
-            key = _digest(digest, m.program.name, m.op, m.source, *m.program.args)
+            key = _digest(digest, m.program.name, m.op, m.source, *m.program.keyed)
             verdict = cache.verdict(key, m.op)
             if verdict is None and m.op in _SAME_ORACLE:  # kept under the other move's name
                 other = _SAME_ORACLE[m.op]
                 verdict = cache.verdict(_digest(digest, m.program.name, other, m.source,
-                                                *m.program.args), other)  # fmt: skip
+                                                *m.program.keyed), other)  # fmt: skip
             if verdict is None or verdict.timed_out:  # a killed run is tried again
                 verdict = oracle(ws, m)
                 if not verdict.timed_out:

@@ -225,6 +225,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "marsh"],
         ["--set", "cape"],
         ["--set", "moor"],
+        ["--set", "creek"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -262,6 +263,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[18]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 18))), []))
     assert chosen[19] == [p.name for p in cm.PROGRAMS if p.batch == "moor"]
     assert set(chosen[19]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 19))), []))
+    assert chosen[20] == [p.name for p in cm.PROGRAMS if p.batch == "creek"]
+    assert set(chosen[20]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 20))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -291,6 +294,7 @@ def _blob_id(data: bytes) -> str:
         ("marsh", 10),
         ("cape", 6),
         ("moor", 6),
+        ("creek", 8),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -402,14 +406,17 @@ def test_programs_from_other_repositories_carry_their_license() -> None:
     _programs_here()
     later = (
         "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay", "lagoon",
-        "delta", "estuary", "harbor", "marsh", "cape", "moor",
+        "delta", "estuary", "harbor", "marsh", "cape", "moor", "creek",
     )  # fmt: skip
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
         if text.startswith("Educational Community License, Version 2.0 (ECL-2.0)\n"):
             assert "a perpetual, worldwide, non-exclusive" in text, program.name
             continue
-        licenses = ("BSD 3-Clause License\n", "BSD 2-Clause License\n", "MIT License\n")
+        licenses = (
+            "BSD 3-Clause License\n", "BSD 2-Clause License\n", "MIT License\n",
+            "The MIT License (MIT)\n",
+        )  # fmt: skip
         assert text.startswith((*licenses, "Copyright (c)")), program.name
         assert "Copyright (c)" in text, program.name
         assert "Permission is hereby granted" in text or "Redistribution and use" in text
@@ -1193,3 +1200,50 @@ def test_select_default_means_ferry_checks_own_default_set(monkeypatch: pytest.M
     cm.main(["--select", "ALL"])
     cm.main([])
     assert seen == [None, "ALL", None]
+
+
+def test_the_gin_stand_in_binds_configurables_and_trange_is_a_bar(tmp_path: Path) -> None:
+    """A gin config binds a parameter of a ``configurable`` function and of a class's
+    ``__init__`` (by ``module.name`` or by name) that the call does not pass itself; a value
+    the call passes wins, and ``import`` lines and comments are skipped, as in gin. ``trange``
+    of the ``tqdm`` stand-in is a bar over the range: ``set_postfix`` shows nothing."""
+    (tmp_path / "config.gin").write_text(
+        "import m  # the module\n\nm.f.n = 3\nm.C.attention = True\ng.name = 'short'\n"
+    )
+    code = (
+        "import gin\n"
+        "@gin.configurable(module='m')\ndef f(n=1, k=2): return n, k\n"
+        "@gin.configurable(module='m')\nclass C:\n"
+        "    def __init__(self, width, attention=False): self.a = (width, attention)\n"
+        "@gin.configurable\ndef g(name='long'): return name\n"
+        "gin.parse_config_file('config.gin')\n"
+        "print(f(), f(n=5), C(4).a, g())\n"
+        "from tqdm import trange\nt = trange(2); t.set_postfix(loss='1'); print(list(t))"
+    )
+    env = {**os.environ, "PYTHONPATH": str(cm.STUBS)}
+    out = subprocess.run(
+        [sys.executable, "-c", code], capture_output=True, text=True, env=env, cwd=tmp_path
+    )
+    assert out.stdout.splitlines() == ["(3, 2) (5, 2) (4, True) short", "[0, 1]"], out.stderr
+
+
+def test_a_program_s_files_and_signs_are_written_in_its_copy_and_key_its_verdicts(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``files`` are written in the program's copy before it runs and enter the oracle's key
+    (a program without them keys on its arguments alone); ``signs`` lays out the SIGNS set:
+    ``{train,val,test}_signs`` of JPEGs named after their label, 0 to 5."""
+    plain = cm.Program("p", "p", "train.py", ("--a",))
+    with_files = cm.Program("p", "p", "train.py", ("--a",), files=(("c/x.json", "{}\n"),))
+    assert plain.keyed == ("--a",)
+    assert with_files.keyed != plain.keyed
+    (tmp_path / "programs" / "p").mkdir(parents=True)
+    monkeypatch.setattr(cm, "PROGRAMS_DIR", tmp_path / "programs")
+    program = cm.Program("p", "p", "train.py", (), files=(("c/x.json", "{}\n"),), signs="s")
+    seed = cm.Workspace(tmp_path / "ws").seed(program)
+    assert (seed / "c" / "x.json").read_text() == "{}\n"
+    names = {split: sorted(p.name for p in (seed / "s" / split).iterdir()) for split in
+             ("train_signs", "val_signs", "test_signs")}  # fmt: skip
+    assert len(names["train_signs"]) == 12 and len(names["test_signs"]) == 6
+    assert {n[0] for n in names["train_signs"]} == set("012345")
+    assert all(n.endswith(".jpg") for ns in names.values() for n in ns)
