@@ -11,6 +11,7 @@ import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.handoff as handoff
 import torchferry.check.flow.libfacts as libfacts
 import torchferry.check.flow.protocols as protocols
+import torchferry.check.flow.records as records
 import torchferry.check.flow.tensordata as tensordata
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.binding import Binding, bind
@@ -214,6 +215,9 @@ def _library_made(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws
         return Callee.NUMPY, Value.of(Kind.NDARRAY, None, _made(node, qual), Basis.CONSTRUCTED)
     if qual in vocab.MODEL_BUILDERS:
         return Callee.FUNCTION, torch_call(node, qual, args, kws)
+    record = records.built(qual, node, kws, args)
+    if record is not None:  # ``EasyDict(train=loader)``: its attributes are those values
+        return Callee.FUNCTION, record
     if qual.startswith(_TRANSFORMS):
         return Callee.FUNCTION, _transform(ev, node, qual)
     if qual.startswith(_ALBUMENTATIONS):

@@ -72,7 +72,12 @@ Flags a call `model(x)` when, in one scope,
   file), or kept by an instance of a plain class of the run that built it in its methods
   (`for batch in dataset.test` of `self.test = DataLoader(test_set, ...)` in `Cifar`'s
   `__init__`; not an attribute the file assigns from outside the class, nor one another
-  method may store another loader in), yields what a dataset of `torchvision.datasets` gives
+  method may store another loader in), or an attribute of a record built with keywords
+  (`for x, y in data.train` of `data = EasyDict(train=loader)` or of a function of the
+  run that returns one; also `types.SimpleNamespace`, `argparse.Namespace`; not an
+  attribute that a file the record may reach writes, `data.train = ...`, nor any where one
+  writes attributes by computed names, `setattr(d, k, v)`),
+  yields what a dataset of `torchvision.datasets` gives
   (a `transform=` of torchvision that makes its tensors on the CPU, `ToTensor()` or a
   `Compose` holding one, and no `collate_fn`; or one of several such datasets, one per arm
   of a branch, when every binding of the dataset's name in the loader's scope is a plain
