@@ -50,6 +50,7 @@ from torchferry.check.flow.places import (
     shared_places,
     tensor_places,
 )
+from torchferry.check.flow.wrapped import wrapped_module
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
@@ -695,8 +696,8 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
     held = held if held is not None else _held_module(ev, recv, attr)
     if held is not None:  # ``self.policy.net(x)``, ``trainer.model(batch)``
         return module_call(ev, node, held, args, kws)
-    layer = _library_submodule(recv, attr)
-    if layer is not None:  # ``clip.text_model(**inputs)`` of a moved ``CLIPModel``
+    layer = wrapped_module(recv, attr) or _library_submodule(recv, attr)
+    if layer is not None:  # ``clip.text_model(**inputs)`` of a moved ``CLIPModel``, ``dp.module(x)``
         return module_call(ev, node, layer, args, kws)
     if recv.is_(Kind.MODULE):
         return module_method(ev, node, attr, recv, args, kws)

@@ -520,7 +520,12 @@ torchvision dataset (a `**kwargs` of the loader counts only when every binding o
 the file is a dict literal without `collate_fn`). No form reports a call of a data-parallel
 wrapper (`nn.DataParallel(net)`, `DistributedDataParallel`, `FullyShardedDataParallel`),
 also one a function is given as its model, on an input made on the CPU: its forward
-scatters (or moves) its inputs to the devices of its replicas itself. Except where the
+scatters (or moves) its inputs to the devices of its replicas itself. The module such a
+wrapper holds, `model.module` (also read into a name first), is no wrapper: it is the
+module the wrapper was given, where the wrapper is (the wrapper's `.to()` moves it along),
+so `model.module(x)` of `model = nn.DataParallel(net).to(device)` on a CPU `x` is
+reported; not through a parameter that the callers give a wrapper, nor of a wrapper of a
+wrapper. Except where the
 wrapper is made only in the body of `if torch.cuda.device_count() > 1:` (bound back to the
 module's name, no `else` binding it), and the call comes after that `if`: on a machine with
 one GPU the model there is the plain module, which a CPU input fails. The fifth form
