@@ -6,7 +6,10 @@ Flags a call `model(x)` when, in one scope,
 * the model was moved to a device (`model = Net().to(device)`, `model.cuda()`; in a
   module's method, a submodule of `self`, where the run moves an instance of the class or
   builds and moves one of a module class whose `__init__` makes it a submodule,
-  `self.encoder = Encoder(...)` of `Transformer(...).to(device)`; `self` of a hook of a
+  `self.encoder = Encoder(...)` of `Transformer(...).to(device)`, also by adding it to a
+  registered container of its own, `self.blocks.append(Block(...))`, `.extend([...])`,
+  `.insert(i, ...)` or `self.blocks[k] = Block(...)` where every binding of `self.blocks`
+  in the class is `nn.ModuleList(...)` or `nn.ModuleDict(...)`; `self` of a hook of a
   `LightningModule` that Lightning's trainer calls once it has put the module where it runs,
   `on_train_start`, `validation_epoch_end`, `on_validation_epoch_end`, the `*_step` hooks,
   not `setup` nor `on_fit_start`, where this file or one of the run that imports it builds
