@@ -22,6 +22,7 @@ from typing import TYPE_CHECKING, Any
 import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.optimizers as optimizers
 import torchferry.check.flow.protocols as protocols
+import torchferry.check.flow.records as records
 import torchferry.check.flow.tensordata as tensordata
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import AnyKey, Callee, CallEvent
@@ -49,6 +50,7 @@ from torchferry.check.flow.lattice import (
 )
 from torchferry.check.flow.libfacts import placing_accelerator
 from torchferry.check.flow.places import batch_item_and_numbers, module_dict_entry, tensor_places
+from torchferry.check.flow.wrapped import wrapped_module
 
 if TYPE_CHECKING:
     from torchferry.check.flow.interp import Interp
@@ -136,6 +138,9 @@ class Evaluator:
             # (an ``Accelerator``'s device: the accelerator of the process, if there is one)
             return Value(frozenset((Kind.DEVICE,)), frozenset((ACCEL, CPU)),
                          (_origin(Op.MADE, node, "accelerator.device"),), Basis.INFERRED)
+        kept = records.field(self.ff, base, node.attr) or wrapped_module(base, node.attr)
+        if kept is not None:  # (``data.train`` of ``data = EasyDict(train=loader)``, ``dp.module``)
+            return kept
         held = _dataset_attr(base, node.attr)
         if held is not None:  # (``loader.dataset.tensors`` of a ``TensorDataset``)
             return held

@@ -19,6 +19,7 @@ import re
 from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 import torchferry.check.flow.vocab as vocab
@@ -56,6 +57,7 @@ from torchferry.check.flow.libfacts import (
     trainer_may_accelerate,
 )
 from torchferry.check.flow.modclass import module_base, module_class
+from torchferry.check.flow.modulelists import fills
 from torchferry.check.flow.optimizers import OPTIMIZER_NAMES
 from torchferry.check.flow.order import Point, surely_after
 from torchferry.check.flow.shadowed import shadowed_imports
@@ -1313,8 +1315,9 @@ class FileFlow:
             if owner is cls or owner.node.name not in self.defs or not self.class_info(owner.node).is_module:
                 continue
             init = owner.methods.get("__init__")
-            if init is None or not any(self._builds(cls, st.value) for st in self._self_assigns(init)):
-                continue
+            if init is None or not any(self._builds(cls, st.value) for st in self._self_assigns(init)) \
+                    and not fills(self, owner, init, partial(self._builds, cls)):
+                continue  # (also ``self.blocks.append(Block(...))`` of an ``nn.ModuleList``)
             found = self._built_on_device(owner, at) or self._moved_owner(owner, at, depth + 1)
             if found is not None:
                 return found

@@ -11,6 +11,7 @@ import torchferry.check.flow.distributions as distributions
 import torchferry.check.flow.handoff as handoff
 import torchferry.check.flow.libfacts as libfacts
 import torchferry.check.flow.protocols as protocols
+import torchferry.check.flow.records as records
 import torchferry.check.flow.tensordata as tensordata
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.binding import Binding, bind
@@ -49,6 +50,7 @@ from torchferry.check.flow.places import (
     shared_places,
     tensor_places,
 )
+from torchferry.check.flow.wrapped import wrapped_module
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
@@ -214,6 +216,9 @@ def _library_made(ev: Evaluator, node: ast.Call, qual: str, args: Args, kws: Kws
         return Callee.NUMPY, Value.of(Kind.NDARRAY, None, _made(node, qual), Basis.CONSTRUCTED)
     if qual in vocab.MODEL_BUILDERS:
         return Callee.FUNCTION, torch_call(node, qual, args, kws)
+    record = records.built(qual, node, kws, args)
+    if record is not None:  # ``EasyDict(train=loader)``: its attributes are those values
+        return Callee.FUNCTION, record
     if qual.startswith(_TRANSFORMS):
         return Callee.FUNCTION, _transform(ev, node, qual)
     if qual.startswith(_ALBUMENTATIONS):
@@ -691,8 +696,8 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
     held = held if held is not None else _held_module(ev, recv, attr)
     if held is not None:  # ``self.policy.net(x)``, ``trainer.model(batch)``
         return module_call(ev, node, held, args, kws)
-    layer = _library_submodule(recv, attr)
-    if layer is not None:  # ``clip.text_model(**inputs)`` of a moved ``CLIPModel``
+    layer = wrapped_module(recv, attr) or _library_submodule(recv, attr)
+    if layer is not None:  # ``clip.text_model(**inputs)`` of a moved ``CLIPModel``, ``dp.module(x)``
         return module_call(ev, node, layer, args, kws)
     if recv.is_(Kind.MODULE):
         return module_method(ev, node, attr, recv, args, kws)

@@ -7,7 +7,11 @@ The device-flow analysis must hold the receiver to be a tensor: made by a tensor
 returned by a model or a torch function (in this function or through a helper of the checked
 files), an item of a DataLoader batch (also one a loop over the whole batch binds, `for
 tensor in batch: tensor.to(device)`: a collated tuple's or list's tensors, a collated tensor's
-rows), a parameter annotated `Tensor` or an input of a
+rows; also of a loader that is an attribute of a record built with keywords (`for x, y in
+data.train` of `data = EasyDict(train=loader)` or of a function of the run that returns one;
+also `types.SimpleNamespace`, `argparse.Namespace`; not an attribute that a file the record
+may reach writes, `data.train = ...`, nor any where one writes attributes by computed names,
+`setattr(d, k, v)`)), a parameter annotated `Tensor` or an input of a
 module's `forward`, a parameter its function uses as a tensor (`H1.size(0)`, `H1.t()`,
 passed to `F.cross_entropy`) or one that a call in the same file gives a tensor (and none
 anything known not to be one), a name later passed unchanged to a model or loss call

@@ -8,7 +8,9 @@ too: `accuracy_score(y_true=labels, y_pred=preds)`) that the device-flow analysi
 establishes may live on an accelerator, with no `.cpu()` first: a tensor moved there
 (`.to(device)`, `.cuda()`, on some path), made there (`device=device`), the output of a
 module that was moved or built there (`model = Net().to(device)`, `self.model =
-self.model.cuda()`), the output of a model given an input that a path moved there (`if
+self.model.cuda()`; in a module's method, a layer of `self` where the run moves an owner
+whose `__init__` makes the instance its submodule, `self.coupling = Coupling()`, also by
+`self.blocks.append(Block())` of `self.blocks = nn.ModuleList()`), the output of a model given an input that a path moved there (`if
 torch.cuda.is_available(): x = x.to("cuda")`, then `out = model(x)` of a model that came in as
 a parameter: a model runs where its input is, or the call already fails; also where what the
 other path holds is of unknown kind or place, but not where a path moves it elsewhere), the

@@ -182,7 +182,12 @@ given no `device`, `data.BucketIterator.splits((train, valid), batch_size=32)`; 
 parameter named or annotated like one, `batches: DataLoader`, or that every call of the file passes a loader built in the
 file, a constructor's such parameter kept on `self` by its class, or an
 iterable whose expression names a loader: `train_loader`, `get_dataloaders(cfg)["train"]`,
-`tqdm(self.val_loader)`, or a name bound to `tqdm(enumerate(loader))`) are checked. A call
+`tqdm(self.val_loader)`, a name bound to `tqdm(enumerate(loader))`, or
+an attribute of a record built with keywords (`for x, y in data.train` of `data =
+EasyDict(train=loader)` or of a function of the run that returns one; also
+`types.SimpleNamespace`, `argparse.Namespace`; not an attribute that a file the record may
+reach writes, `data.train = ...`, nor any where one writes attributes by computed names,
+`setattr(d, k, v)`)) are checked. A call
 that made a moved value counts as made of the batch only through its first argument. Items
 used as indices (`out[labels]`, where the item on the CPU is fine) or passed to functions
 other than modules, losses and torch functions are not considered meetings, nor is an

@@ -6,7 +6,10 @@ Flags a call `model(x)` when, in one scope,
 * the model was moved to a device (`model = Net().to(device)`, `model.cuda()`; in a
   module's method, a submodule of `self`, where the run moves an instance of the class or
   builds and moves one of a module class whose `__init__` makes it a submodule,
-  `self.encoder = Encoder(...)` of `Transformer(...).to(device)`; `self` of a hook of a
+  `self.encoder = Encoder(...)` of `Transformer(...).to(device)`, also by adding it to a
+  registered container of its own, `self.blocks.append(Block(...))`, `.extend([...])`,
+  `.insert(i, ...)` or `self.blocks[k] = Block(...)` where every binding of `self.blocks`
+  in the class is `nn.ModuleList(...)` or `nn.ModuleDict(...)`; `self` of a hook of a
   `LightningModule` that Lightning's trainer calls once it has put the module where it runs,
   `on_train_start`, `validation_epoch_end`, `on_validation_epoch_end`, the `*_step` hooks,
   not `setup` nor `on_fit_start`, where this file or one of the run that imports it builds
@@ -72,7 +75,12 @@ Flags a call `model(x)` when, in one scope,
   file), or kept by an instance of a plain class of the run that built it in its methods
   (`for batch in dataset.test` of `self.test = DataLoader(test_set, ...)` in `Cifar`'s
   `__init__`; not an attribute the file assigns from outside the class, nor one another
-  method may store another loader in), yields what a dataset of `torchvision.datasets` gives
+  method may store another loader in), or an attribute of a record built with keywords
+  (`for x, y in data.train` of `data = EasyDict(train=loader)` or of a function of the
+  run that returns one; also `types.SimpleNamespace`, `argparse.Namespace`; not an
+  attribute that a file the record may reach writes, `data.train = ...`, nor any where one
+  writes attributes by computed names, `setattr(d, k, v)`),
+  yields what a dataset of `torchvision.datasets` gives
   (a `transform=` of torchvision that makes its tensors on the CPU, `ToTensor()` or a
   `Compose` holding one, and no `collate_fn`; or one of several such datasets, one per arm
   of a branch, when every binding of the dataset's name in the loader's scope is a plain
@@ -515,7 +523,12 @@ torchvision dataset (a `**kwargs` of the loader counts only when every binding o
 the file is a dict literal without `collate_fn`). No form reports a call of a data-parallel
 wrapper (`nn.DataParallel(net)`, `DistributedDataParallel`, `FullyShardedDataParallel`),
 also one a function is given as its model, on an input made on the CPU: its forward
-scatters (or moves) its inputs to the devices of its replicas itself. Except where the
+scatters (or moves) its inputs to the devices of its replicas itself. The module such a
+wrapper holds, `model.module` (also read into a name first), is no wrapper: it is the
+module the wrapper was given, where the wrapper is (the wrapper's `.to()` moves it along),
+so `model.module(x)` of `model = nn.DataParallel(net).to(device)` on a CPU `x` is
+reported; not through a parameter that the callers give a wrapper, nor of a wrapper of a
+wrapper. Except where the
 wrapper is made only in the body of `if torch.cuda.device_count() > 1:` (bound back to the
 module's name, no `else` binding it), and the call comes after that `if`: on a machine with
 one GPU the model there is the plain module, which a CPU input fails. The fifth form
