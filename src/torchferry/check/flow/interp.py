@@ -46,6 +46,7 @@ from torchferry.check.flow.libfacts import (
 )
 from torchferry.check.flow.narrowing import narrowed, narrowings
 from torchferry.check.flow.optimizers import STATE, is_state, kept_state
+from torchferry.check.flow.outputs import output_item
 from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MOVE_NAMES
 
@@ -498,6 +499,8 @@ class Interp:
         for i, e in enumerate(elts):
             index = i if star is None or i < star else i - len(elts)
             item = element(v, index if v.elts is not None else None)
+            if v.elts is None and star is None:
+                item = output_item(self, v, index, len(elts)) or item
             self.bind(e, self.param_item(v, index, e, item, len(elts)) if star is None else item)
 
     def param_item(self, v: Value, index: Position, node: ast.AST, item: Value,
