@@ -62,6 +62,7 @@ LARGE_LITERAL = 40
 Env = dict[str, Value]
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _DEVICE = frozenset((Kind.DEVICE,))
+_TENSOR_HINT = frozenset((Kind.TENSOR,))
 #: the environment's key of ``self.<attr>`` (not an identifier: no name can clash with it)
 SELF_KEY = "self."
 
@@ -214,8 +215,23 @@ class Interp:
             elif kinds is None and k in self.modules:
                 kinds, basis = frozenset((Kind.MODULE,)), Basis.INFERRED  # a module, by its callers
             self.env[name] = self._entry[name] = Value(kinds, frozenset((place,)), (origin,), basis)
+            items = self._annotated_items(a, name, k, origin)
+            if items is not None:  # (the hint the rules read of an annotated parameter)
+                self.env[name] = self._entry[name] = items
+                self.res.param_hints[k] = Kind.TENSOR
+                continue
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
+
+    def _annotated_items(self, a: ast.arguments, name: str, k: int, origin: Origin) -> Value | None:
+        """``*deltas: Tensor``: the tuple of a ``*args`` parameter whose annotation names a
+        tensor class, each item a tensor by that hint (PEP 484 annotates each item so) where
+        the parameter is; None for any other parameter."""
+        star = a.vararg
+        if star is None or star.arg != name or star.annotation is None or \
+                self.ff.hint_kinds("", star.annotation) != _TENSOR_HINT:
+            return None
+        return container(item=Value(_TENSOR_HINT, frozenset((param(k),)), (origin,), Basis.HINT))
 
     def saved_tensors(self, node: ast.Attribute) -> Value | None:
         """``ctx.saved_tensors`` of the context parameter, not rebound, of an autograd
