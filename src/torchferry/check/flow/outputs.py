@@ -42,7 +42,7 @@ def output_item(i: Interp, out: Value, index: int, count: int | None = None) -> 
     """Item ``index`` of ``out``, the output of a module call of the scope ``i``
     interprets, where every class of the run the module may be an instance of
     (:func:`_module_classes`) has a ``forward`` (its own or a base's in the run, not
-    decorated, not async, no ``__call__`` of its own) that returns a tuple written out (of
+    decorated, not async; the ``__call__`` that replaces it, where the class has one) that returns a tuple written out (of
     ``count`` items, for an unpacking) whose item there is surely a number: a number, on
     no place.  None when not so."""
     if not out.is_(Kind.TENSOR) or not out.origins or out.origins[0].op is not Op.OUTPUT:
@@ -79,9 +79,7 @@ def _module_classes(i: Interp, module: Value) -> list[ClassInfo] | None:
 def _returned_item(i: Interp, info: ClassInfo, index: int, count: int | None) -> Value | None:
     """Item ``index`` of the tuple that ``forward`` of ``info`` returns on its every path
     (``count`` items), or None."""
-    if info.method("__call__") is not None:
-        return None
-    found = info.method("forward")
+    found = info.forward_method()
     if found is None or found[1].decorator_list or not isinstance(found[1], ast.FunctionDef):
         return None
     summary = found[0].ff.summary(found[1], i.ff)

@@ -254,8 +254,8 @@ taken by position (`_, metric = metric_func(out, u)`, `metric_func(out, u)[1]`) 
 number, on no device, where the model is of classes of the run (built in the file, or, for
 a parameter, what every call of the run passes, three calls deep, also through a function
 handed to a function of the run that only calls it: `run_train(..., validate_epoch=validate)`
-then `validate_epoch(model, metric_func, ...)`) whose every `forward` (undecorated, with no
-`__call__` of the class's own) returns a tuple written out holding a number there
+then `validate_epoch(model, metric_func, ...)`) whose every `forward` (undecorated; the
+`__call__` that a class of the run defines in its place, where it has one) returns a tuple written out holding a number there
 (`loss.sqrt().item()`); the callers of a function are followed only as for its other
 parameters (not in a file that more than four files import, nor from files that reach it
 through another module's star import, `from libs import *`: there the item is a tensor where

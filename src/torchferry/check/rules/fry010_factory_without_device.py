@@ -82,7 +82,8 @@ directly or not: a helper of `utils.py` given `labels.cuda()` by `train.py`,
 callers' own parameters); if none does (they pass tensors on the CPU, 0-dimensional ones,
 `self` and its buffers in a module's `__init__`, which runs before any move, or values the
 analysis cannot place, for which an annotation does not stand in) it is not known to
-be. Without such calls, an input of a module's `forward` and a
+be. Without such calls, an input of a module's `forward` (or of the `__call__` that a module
+class of the run defines in its place, which calling an instance runs) and a
 parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
 which the calls in the file override; `*deltas: Tensor` annotates each item, `for delta in
 deltas`, `deltas[0]`), and so may one whose place the function follows
