@@ -80,3 +80,9 @@ def test_the_output_of_a_module_call_is_what_the_method_it_runs_returns(method: 
 
     assert found(".item()") == []
     assert found("") == [19]
+
+
+def test_a_call_that_hands_on_to_forward_leaves_forward_the_computation() -> None:
+    source = EMBEDDING.format(base="nn.Module", method="forward") + (
+        "\n    def __call__(self, position):\n        return super().__call__(position)\n")
+    assert lines(source) == [12]

@@ -162,10 +162,10 @@ class ClassInfo:
         return None
 
     def forward_method(self) -> tuple[ClassInfo, ast.FunctionDef | ast.AsyncFunctionDef] | None:
-        """What calling an instance of this module class runs: the ``__call__`` it (or a base
-        in the run) defines, which replaces ``nn.Module.__call__`` and with it the call of
-        ``forward``; else its ``forward``."""
-        return self.method("__call__") or self.method("forward")
+        """What calling an instance of this module class runs for its computation: the
+        ``__call__`` it (or a base in the run) defines in place of ``nn.Module.__call__``,
+        unless that hands on to ``forward`` (:func:`forward_name`); else its ``forward``."""
+        return self.method(forward_name(self))
 
     def lineage(self) -> Iterator[ClassInfo]:
         """This class and its bases in the run, each once, nearest first (:func:`mro`)."""

@@ -83,7 +83,8 @@ callers' own parameters); if none does (they pass tensors on the CPU, 0-dimensio
 `self` and its buffers in a module's `__init__`, which runs before any move, or values the
 analysis cannot place, for which an annotation does not stand in) it is not known to
 be. Without such calls, an input of a module's `forward` (or of the `__call__` that a module
-class of the run defines in its place, which calling an instance runs) and a
+class of the run defines in its place, which calling an instance runs, unless it hands on to
+`forward`: `return super().__call__(x)`) and a
 parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
 which the calls in the file override; `*deltas: Tensor` annotates each item, `for delta in
 deltas`, `deltas[0]`), and so may one whose place the function follows
