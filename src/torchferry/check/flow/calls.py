@@ -49,6 +49,7 @@ from torchferry.check.flow.lattice import (
     unknown,
 )
 from torchferry.check.flow.libfacts import placing_accelerator
+from torchferry.check.flow.outputs import output_item
 from torchferry.check.flow.places import batch_item_and_numbers, module_dict_entry, tensor_places
 from torchferry.check.flow.wrapped import wrapped_module
 
@@ -229,6 +230,10 @@ class Evaluator:
         own = protocols.indexed(self, base, node.value, self.values.get(id(key), UNKNOWN))
         if own is not None:
             return own
+        if isinstance(index, int):  # ``metric_func(out, y)[1]``: what ``forward`` returns there
+            returned = output_item(self.i, base, index)
+            if returned is not None:
+                return returned
         if index is not None:  # ``batch[0]``, ``r["d"]`` of a parameter: what the calls pass there
             return self.i.param_item(base, index, node, self._item_of(base, key))
         if isinstance(key, ast.Name) and isinstance(node.value, ast.Name) and \

@@ -38,6 +38,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 
 from torchferry.check.flow.events import Callee, ScopeResult
 from torchferry.check.flow.lattice import Basis, Kind, Value, Where, join_all
+from torchferry.check.flow.passed_classes import passed_classes
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import ClassInfo, FileFlow
@@ -168,7 +169,7 @@ def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
         if not given:
             return None
         if attr is None:
-            if all(v.is_(Kind.MODULE) and v.basis is not Basis.HINT for _, _, v in given):
+            if all(_given_module(other, caller, v) for other, caller, v in given):
                 modules.add(k)
             continue
         found = [other.class_of(v) if other.plain_instance(v) else None for other, _, v in given]
@@ -176,6 +177,19 @@ def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
         if first is not None and all(f is not None and f.node is first.node for f in found):
             instances[k] = first
     return ByCallers(instances, frozenset(modules), attrs) if instances or modules or attrs else None
+
+
+def _given_module(other: FileFlow, caller: ScopeResult, v: Value) -> bool:
+    """Is ``v``, an argument of a call in ``caller`` (a scope of ``other``), a module: by
+    its own value (not a hint), or, for a parameter of ``caller``'s function as it came in,
+    an instance of a module class of the run by every call of the run
+    (:func:`~torchferry.check.flow.passed_classes.passed_classes`)?"""
+    if v.is_(Kind.MODULE):
+        return v.basis is not Basis.HINT
+    if v.kinds is not None:
+        return False
+    classes = passed_classes(other, caller, v)
+    return bool(classes) and all(info.is_module for info in classes or ())
 
 
 def _constructed_attrs(ff: FileFlow, res: ScopeResult) -> dict[str, Value]:

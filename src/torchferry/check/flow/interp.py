@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from torchferry.check.flow.batches import param_batch_targets
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import AnyKey, MeetEvent, Position, ScopeResult
+from torchferry.check.flow.forwards import forward_name
 from torchferry.check.flow.lattice import (
     BOTTOM,
     CPU,
@@ -46,6 +47,7 @@ from torchferry.check.flow.libfacts import (
 )
 from torchferry.check.flow.narrowing import narrowed, narrowings
 from torchferry.check.flow.optimizers import STATE, is_state, kept_state
+from torchferry.check.flow.outputs import output_item
 from torchferry.check.flow.places import whole_batch
 from torchferry.check.flow.vocab import MOVE_NAMES
 
@@ -61,6 +63,7 @@ LARGE_LITERAL = 40
 Env = dict[str, Value]
 _ENDS = (ast.Return, ast.Raise, ast.Continue, ast.Break)
 _DEVICE = frozenset((Kind.DEVICE,))
+_TENSOR_HINT = frozenset((Kind.TENSOR,))
 #: the environment's key of ``self.<attr>`` (not an identifier: no name can clash with it)
 SELF_KEY = "self."
 
@@ -181,7 +184,7 @@ class Interp:
             isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
             for d in fn.decorator_list)
         annotations = {x.arg: x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs}
-        forward = method and fn.name == "forward" and self.cls is not None and self.cls.is_module
+        forward = method and self.cls is not None and self.cls.is_module and fn.name == forward_name(self.cls)
         numbers = number_defaults(a)
         if names and autograd_backward(self.cls, fn):
             self.context_name = names[0]
@@ -213,8 +216,23 @@ class Interp:
             elif kinds is None and k in self.modules:
                 kinds, basis = frozenset((Kind.MODULE,)), Basis.INFERRED  # a module, by its callers
             self.env[name] = self._entry[name] = Value(kinds, frozenset((place,)), (origin,), basis)
+            items = self._annotated_items(a, name, k, origin)
+            if items is not None:  # (the hint the rules read of an annotated parameter)
+                self.env[name] = self._entry[name] = items
+                self.res.param_hints[k] = Kind.TENSOR
+                continue
             if kinds is not None and len(kinds) == 1:
                 self.res.param_hints[k] = next(iter(kinds))
+
+    def _annotated_items(self, a: ast.arguments, name: str, k: int, origin: Origin) -> Value | None:
+        """``*deltas: Tensor``: the tuple of a ``*args`` parameter whose annotation names a
+        tensor class, each item a tensor by that hint (PEP 484 annotates each item so) where
+        the parameter is; None for any other parameter."""
+        star = a.vararg
+        if star is None or star.arg != name or star.annotation is None or \
+                self.ff.hint_kinds("", star.annotation) != _TENSOR_HINT:
+            return None
+        return container(item=Value(_TENSOR_HINT, frozenset((param(k),)), (origin,), Basis.HINT))
 
     def saved_tensors(self, node: ast.Attribute) -> Value | None:
         """``ctx.saved_tensors`` of the context parameter, not rebound, of an autograd
@@ -498,6 +516,8 @@ class Interp:
         for i, e in enumerate(elts):
             index = i if star is None or i < star else i - len(elts)
             item = element(v, index if v.elts is not None else None)
+            if v.elts is None and star is None:
+                item = output_item(self, v, index, len(elts)) or item
             self.bind(e, self.param_item(v, index, e, item, len(elts)) if star is None else item)
 
     def param_item(self, v: Value, index: Position, node: ast.AST, item: Value,

@@ -25,6 +25,7 @@ from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import AnyKey, Callee, CallEvent, Position, ScopeResult
+from torchferry.check.flow.forwards import forward_name
 from torchferry.check.flow.interp import Env, Interp, class_reference, function_reference
 from torchferry.check.flow.lattice import (
     ACCEL,
@@ -161,6 +162,12 @@ class ClassInfo:
             if found is not None:
                 return found
         return None
+
+    def forward_method(self) -> tuple[ClassInfo, ast.FunctionDef | ast.AsyncFunctionDef] | None:
+        """What calling an instance of this module class runs for its computation: the
+        ``__call__`` it (or a base in the run) defines in place of ``nn.Module.__call__``,
+        unless that hands on to ``forward`` (:func:`forward_name`); else its ``forward``."""
+        return self.method(forward_name(self))
 
     def lineage(self) -> Iterator[ClassInfo]:
         """This class and its bases in the run, each once, nearest first (:func:`mro`)."""
@@ -1171,7 +1178,7 @@ class FileFlow:
         """The interpretation of ``forward`` of the class of the run that built ``module``
         in this file (``DecoderRNN(...)``, imported or not), or None when not known."""
         info = self.class_of(module)
-        method = info.method("forward") if info is not None else None
+        method = info.forward_method() if info is not None and info.is_module else None
         if method is None:
             return None
         return method[0].ff.summary(method[1], self)
@@ -1551,7 +1558,7 @@ class FileFlow:
                 continue
             k = int(p.ref)
             if module_method and kinds is not None and \
-                    (k == 0 or getattr(res.node, "name", "") == "forward"):
+                    (k == 0 or cls is not None and getattr(res.node, "name", "") == forward_name(cls)):
                 return True  # (of unknown kind, ``step`` may be a number)
             if depth >= 3:
                 continue

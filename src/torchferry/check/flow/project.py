@@ -36,6 +36,7 @@ from functools import partial
 from typing import TypeVar
 
 from torchferry.check.flow.events import ScopeResult
+from torchferry.check.flow.handed import handed_calls
 from torchferry.check.flow.lattice import Basis, Kind, Reason, Value
 from torchferry.check.flow.program import SUMMARY_BUDGET, FileFlow
 from torchferry.check.flow.stars import Exports, exports_of
@@ -755,9 +756,14 @@ class Project:
             known = {id(res.calls[c].node.func) for c, (res, _) in sites.items() if c in res.calls}
             if needle is not None:  # (a method: ``.train()`` of a module is another class's)
                 known |= _others_methods(scopes, name) | _resolved_elsewhere(other, name, key)
-            if _references(other, name) - known:
+            unknown = _references(other, name) - known
+            fn = owner.defs.get(name) if unknown and needle is None else None
+            handed = [] if not unknown else handed_calls(self, other, fn, unknown) \
+                if isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+            if handed is None:
                 return None
             out.extend((other, res, c, bound) for c, (res, bound) in sites.items())
+            out.extend(handed)
         return out
 
     def constructions(self, owner: FileFlow, cls: ast.ClassDef, init: ast.AST) -> list[ForeignCall] | None:

@@ -251,7 +251,18 @@ extra = model(x)`: a mapping, whose values may be NumPy arrays) is not known to 
 so handed to a NumPy function it is not flagged (`.numpy()` on it is), unless the model is
 of a class of the run whose `forward` returns a dict with that key holding a tensor (written
 out, or filled by `results["k"] = t` on some path): then the item, and its items
-(`out["probs"][0, :n]`), are tensors where the output is; so is what a model of unknown class that the file never moves returns
+(`out["probs"][0, :n]`), are tensors where the output is; an item of a model's output
+taken by position (`_, metric = metric_func(out, u)`, `metric_func(out, u)[1]`) is a Python
+number, on no device, where the model is of classes of the run (built in the file, or, for
+a parameter, what every call of the run passes, three calls deep, also through a function
+handed to a function of the run that only calls it: `run_train(..., validate_epoch=validate)`
+then `validate_epoch(model, metric_func, ...)`) whose every `forward` (undecorated; the
+`__call__` that a class of the run defines in its place, where it has one) returns a tuple written out holding a number there
+(`loss.sqrt().item()`); the callers of a function are followed only as for its other
+parameters (not in a file that more than four files import, nor from files that reach it
+through another module's star import, `from libs import *`: there the item is a tensor where
+the output is, and a list of them is flagged), and a forward hook that replaces the output is
+not seen; so is what a model of unknown class that the file never moves returns
 (`self.Q(x)` of a model given to `__init__`) when handed to a NumPy function
 (`np.asarray(self.Q(x))`), even given a tensor on the device: it is not known to be a
 tensor. A callable the analysis cannot see that brings its result home (`to_cpu(x)` of a

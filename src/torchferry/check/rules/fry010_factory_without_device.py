@@ -82,9 +82,12 @@ directly or not: a helper of `utils.py` given `labels.cuda()` by `train.py`,
 callers' own parameters); if none does (they pass tensors on the CPU, 0-dimensional ones,
 `self` and its buffers in a module's `__init__`, which runs before any move, or values the
 analysis cannot place, for which an annotation does not stand in) it is not known to
-be. Without such calls, an input of a module's `forward` and a
+be. Without such calls, an input of a module's `forward` (or of the `__call__` that a module
+class of the run defines in its place, which calling an instance runs, unless it hands on to
+`forward`: `return super().__call__(x)`) and a
 parameter annotated `Tensor` or `nn.Module` may be on a device (an annotation is a hint,
-which the calls in the file override), and so may one whose place the function follows
+which the calls in the file override; `*deltas: Tensor` annotates each item, `for delta in
+deltas`, `deltas[0]`), and so may one whose place the function follows
 when it makes or converts other tensors (`torch.zeros(L, S, device=query.device)`,
 `phi.new_empty(n, 3, 3)`, `torch.zeros_like(x)`, `w.type_as(x)`, `w.type(x.type())`: the
 code itself says it may be anywhere, as a library's entry point is); a parameter merely
@@ -290,7 +293,9 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 
 ## Known limits
 The default rule set reports only the sure meetings and those with a tensor of the module
-or a parameter an optimizer updates. An optimizer's parameters are known only through
+or a parameter an optimizer updates. The calls of the run do not bind the items of a
+`*args` parameter, so an item of `*deltas: Tensor` is a hint whatever they pass (tensors on
+the CPU included). An optimizer's parameters are known only through
 `self.param_groups` read in its own methods: a helper function handed `p` and the state
 (`_update(p, grad, state)`), or an `_init_group(group, params, ...)` given the group, sees
 them only as unsure parameters; the state of more than eight keys is not followed.
