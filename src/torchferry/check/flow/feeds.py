@@ -26,6 +26,11 @@ functions defined at module level in another file of the run for a module that t
 hands them (``loss(model=model, x=data)`` of ``from trades import loss``), six
 calls deep, with the call's arguments bound by position or by keyword
 (:mod:`~torchferry.check.flow.binding`); a call that spreads ``*args`` or ``**kw`` is not.
+
+A parameter of no kind of its own called as a function (``model_fn(x)``) is a module's
+call where the caller gives that parameter a module (``attack(net, x)``): a summary of a
+function of another file is interpreted without its callers' kinds (only the file's own
+check specialises it with them), so the parameter is bound to the caller's module here.
 """
 
 from __future__ import annotations
@@ -115,6 +120,12 @@ def call_feeds(ff: FileFlow, res: ScopeResult, c: CallEvent, depth: int = 0,
                 continue  # (a module of the other file's own: its places are that file's)
             lifted = f._replace(module=substitute(f.module, bound), via=(c, *f.via),
                                 path=f.path or (target.owner.path if elsewhere else None))
+            if f.call.callee is Callee.UNRESOLVED:  # (a parameter called as a function: a module only
+                given_module = bound.get(str(_as_param(f.module)))  # where the call gives one,
+                if given_module is None or not given_module.is_(Kind.MODULE) and not (  # or the
+                        given_module.kinds is None and _as_param(given_module) is not None):  # caller's
+                    continue  # own parameter, for its callers to give)
+                lifted = lifted._replace(module=given_module)
             held = _held_by_receiver(ff, res, c, f)
             out.append((given, arg, lifted if held is None else lifted._replace(module=held)))
     return out
@@ -238,6 +249,9 @@ def _module_input(c: CallEvent) -> tuple[Value, Value | None] | None:
     elif named and c.callee is Callee.FUNCTION and c.args and c.args[0].is_(Kind.MODULE) \
             and len(c.args) == len(c.node.args) + 1:
         module, values = c.args[0], c.args[1:]
+    elif c.callee is Callee.UNRESOLVED and isinstance(func, ast.Name) and c.func.kinds is None \
+            and _as_param(c.func) is not None:
+        module, values = c.func, c.args  # (``model_fn(x)``: a module where the caller gives one)
     else:
         return None
     if not c.node.args or isinstance(c.node.args[0], ast.Starred) or not values:

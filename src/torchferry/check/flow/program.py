@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from functools import partial
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+import torchferry.check.flow.kept_lists as kept_lists
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import AnyKey, Callee, CallEvent, Position, ScopeResult
@@ -718,6 +719,8 @@ class FileFlow:
             self._relevant = _relevant_scopes(self.lines, scopes, self._factory_aliases())
             self._relevant_of = {id(n) for n in scopes}
             self._relevant |= self.given_by_run([n for n in scopes if id(n) not in self._relevant])
+            self._relevant |= kept_lists.readers(
+                [(n, c) for n, c, _ in self._scopes], self._relevant, self._text_of, self._grown_outside)
         key = id(node)
         if key not in self._relevant_of:  # found later: a function or class inside a function
             self._relevant_of.add(key)
@@ -725,6 +728,15 @@ class FileFlow:
                     _relevant_scopes(self.lines, [node], self._factory_aliases()):
                 self._relevant.add(key)
         return key in self._relevant
+
+    def _text_of(self, node: ast.AST) -> str:
+        """The source text of a scope of this file (its lines)."""
+        return "\n".join((self.lines or [])[node.lineno - 1: node.end_lineno or node.lineno])  # type: ignore[attr-defined]
+
+    def _grown_outside(self, attr: str) -> bool:
+        """Does this file store ``<x>.<attr>`` for an ``x`` other than ``self``, or grow a
+        list held there (``r.acc.append(t)``)?"""
+        return self._assigned_outside(attr) or kept_lists.grown_outside(self.lines or [], attr)
 
     def _factory_aliases(self) -> frozenset[str]:
         """:func:`_factory_aliases` of the file's lines, found once per analysis."""
@@ -1862,6 +1874,7 @@ _CALLED = re.compile(r"\b(\w+)\(")
 #: ``__iter__`` of the file
 _ITERATES = re.compile(r"\bfor\b[^\n]*\bin\b|\biter\(")
 _STORES = re.compile(r"self\.\w+\s*(?::[^=\n]*)?[-+*/]?=(?!=)|self\.\w+\.(?:to|cuda|cpu|append|extend|insert)\("
+                     r"|self\.\w+\[[^\]\n]*\]\.(?:append|extend|insert)\("
                      r"|self\.\w+\[[^\]\n]*\]\s*=(?!=)|register_|setattr|self\.state\[")
 
 

@@ -922,9 +922,10 @@ def _grow_in_dict(ev: Evaluator, base: ast.Subscript | ast.Call, grown: Value) -
     literal key; every key and the dict's item for a key the analysis does not know)
     holds what is added, for ``hist[phase]`` and ``hist.values()`` to read back."""
     holder = base.value if isinstance(base, ast.Subscript) else base.func.value  # type: ignore[attr-defined]
-    if not isinstance(holder, ast.Name) or holder.id not in ev.i.env:
+    kept = ev.i.self_attr(holder)  # (``self.hist[phase].append(t)``: a dict the class keeps)
+    if not kept and (not isinstance(holder, ast.Name) or holder.id not in ev.i.env):
         return
-    d = ev.i.env[holder.id]
+    d = ev.self_attr(holder.attr, holder) if kept else ev.i.env[holder.id]  # type: ignore[union-attr]
     if d.elts is not None or d.keys is None and d.item is None:
         return
     key = base.slice if isinstance(base, ast.Subscript) else base.args[0]
@@ -932,12 +933,15 @@ def _grow_in_dict(ev: Evaluator, base: ast.Subscript | ast.Call, grown: Value) -
     keys = d.keys
     if keys is not None and name is not None and any(k == name for k, _ in keys):
         keys = tuple((k, grown if k == name else v) for k, v in keys)
-        ev.i.env[holder.id] = d._replace(keys=keys)
-        return
-    if keys is not None:  # (an unknown key may be any of them, or a new one)
-        keys = tuple((k, join(v, grown)) for k, v in keys)
-    item = grown if d.item is None else join(d.item, grown)
-    ev.i.env[holder.id] = d._replace(keys=keys, item=item)
+        d = d._replace(keys=keys)
+    else:
+        if keys is not None:  # (an unknown key may be any of them, or a new one)
+            keys = tuple((k, join(v, grown)) for k, v in keys)
+        d = d._replace(keys=keys, item=grown if d.item is None else join(d.item, grown))
+    if kept:
+        ev.i._bind_attr(holder, d)  # type: ignore[arg-type]
+    else:
+        ev.i.env[holder.id] = d  # type: ignore[union-attr]
 
 
 def _forward(ev: Evaluator, node: ast.Call, recv: Value, args: Args, kws: Kws) -> Value:

@@ -80,6 +80,12 @@ base's) stores from its parameters (`self.scores = scores`) is what every constr
 the class in the run gives it (`Recorder(torch.zeros(n, device=device))`, in the class's file
 or a file that imports it), when all of them are known (none where the class is named other
 than in a construction or built in a function whose text neither makes nor moves a tensor).
+A list kept on `self` of a class of the run (`self.maes = []` in `__init__`; a dict of
+lists too, `self.per_step = {i: [] for i in range(3)}`) that a method fills (`self.maes.append(err.mean())`,
+`self.per_step[i].append(t)`) holds, in the class's other methods, what any of its methods
+appended (`np.mean(self.maes)` in `end`, whose own text neither makes nor moves a tensor);
+not where the file stores that attribute on another object (`s.maes = list(history)`,
+`s.maes.append(t)`), and an item of unknown kind appended anywhere leaves the list's items unknown.
 Storing such a tensor into more than one element of a NumPy array made here
 with a written-out shape (`g_loss = np.zeros((5000, 1))`; `g_loss[i] = loss`, `a[2:4] = t`)
 is flagged too: NumPy converts it as an array. A store into one element (`a[i] = loss` of
@@ -183,6 +189,10 @@ unsafe: a global, an attribute or a function's return may be a NumPy array, on w
 gets no fix (`torch.stack` would change what NumPy returns for ragged items).
 
 ## Known limits
+A list kept on `self` is followed in the methods of its own class only (of the file that
+defines it): one that a helper object of another class fills (`self.acc.add(loss)` of a
+metric accumulator whose methods store into its own dict of lists) is not, nor a list
+another file of the run stores on the object.
 A library method that reads its arguments with NumPy is known only on an object built in the
 same scope from the class (by its qualified name through the file's imports), never by the
 method's name alone: a `Visualizer` kept on `self` or given as a parameter, and

@@ -241,7 +241,10 @@ Flags a call `model(x)` when, in one scope,
   file's functions and methods, on a loop's first round -- to the input of a module with
   weights that is on a device the code chose, in the caller's terms: `net.train(x_pos)` ->
   `layer.train(h)` for `layer` in a list of layers moved in `Net.__init__` ->
-  `self.forward(x)` (a module's `forward` called by name runs the module); reported at the
+  `self.forward(x)` (a module's `forward` called by name runs the module; so does a call of a
+  parameter of the callee's where the caller gives it a module: `attack(net, x)` of `def
+  attack(model_fn, x)` that runs `model_fn(x)`, also for a function defined at module level
+  in another file of the run, `from attacks import attack`); reported at the
   outermost call, or at the module's call when the function that makes it moves another
   of the module's inputs to the device there (`extra = extra.to(self.device)` before
   `self.model(fp, extra)`, or `self.model(fp, mask=mask.cuda())`): that function puts the
@@ -408,6 +411,12 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+What a function of the run returns is where every argument it computes with is: an
+attack that clips its result with numbers the caller gives (`torch.clamp(eta, -eps, eps)`
+of `attack(net, x, FLAGS.eps)`, a command-line flag of unknown kind) returns a value of
+unknown place, so an input rebound to it in an optional arm (`if adv: x = attack(net, x,
+FLAGS.eps)`) is no longer known to be moved, and a model left on the CPU is not reported
+at its later call.
 A `forward` that moves its input inside a loop over blocks (`for b in self.blocks: x =
 b(x.to(self.device))`) and then hands the result to a layer of its own (`return
 self.fc(x)`) is not known to move its input: the analysis does not know the loop runs,
