@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 import torch
 
 from torchferry._internal import vocabulary as v
@@ -43,6 +44,24 @@ def test_legacy_constructors_and_moves_exist():
     for name in sorted(v.MOVE_METHODS):
         assert callable(getattr(t, name, None)), name
         assert callable(getattr(torch.nn.Linear(1, 1), name, None)), name
+
+
+def test_move_keywords_are_those_torch_accepts():
+    t = torch.ones(2)
+    values = {"device": "cpu", "dtype": torch.float32, "non_blocking": False, "copy": False,
+              "memory_format": torch.preserve_format, "tensor": t}
+    assert set(v.MOVE_KEYWORDS) == v.DEVICE_MOVE_METHODS
+    for method, keywords in v.MOVE_KEYWORDS.items():
+        for keyword in keywords:  # accepted by the tensor's method (a CPU wheel may then fail)
+            try:
+                getattr(t, method)(**{keyword: values[keyword]})
+            except TypeError as e:
+                raise AssertionError((method, keyword)) from e
+            except (AssertionError, RuntimeError):
+                pass  # ``.cuda(device="cpu")``, no CUDA here: the keyword itself was taken
+        for owner in (t, torch.nn.Linear(1, 1)):
+            with pytest.raises(TypeError):
+                getattr(owner, method)(filename="x.cif")
 
 
 def test_empty_modules_hold_no_tensor_and_move_nothing():

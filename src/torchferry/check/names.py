@@ -31,6 +31,8 @@ DEVICE_FACTORIES = vocabulary.SHAPE_FACTORIES
 LEGACY_CONSTRUCTORS = vocabulary.LEGACY_CONSTRUCTORS
 EMPTY_MODULES = vocabulary.EMPTY_MODULES
 MOVE_METHODS = vocabulary.MOVE_METHODS
+#: the keywords each device move accepts: any other names a different library's method
+MOVE_KEYWORDS = vocabulary.MOVE_KEYWORDS
 NON_TENSOR_METHODS = frozenset(
     "item tolist numpy size dim ndimension numel nelement element_size data_ptr get_device "
     "stride storage untyped_storage is_contiguous is_floating_point is_complex equal "

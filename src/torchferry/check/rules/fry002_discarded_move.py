@@ -28,7 +28,11 @@ object, `for batch in loader` or `batch = next(iter(loader))`: a tokenizer's
 `BatchEncoding`, a PyG `Data`; also a parameter that every call of the run, one at least,
 hands such a whole batch by name: `for data in loader: self.step(model, data)`; a name
 of unknown kind whose function reads an attribute of it that no tensor has, `data.y`,
-and never rebinds it) are not flagged. Neither is the last
+and never rebinds it) are not flagged. Nor is a call naming a keyword that no torch move
+accepts (`structure.to(filename="x.cif")`, a file writer: torch 2.13's `to` takes only
+`device`, `dtype`, `non_blocking`, `copy`, `memory_format` and `tensor`, `cuda` and `xpu`
+only `device`, `non_blocking` and `memory_format`, `cpu` only `memory_format`; any other
+raises TypeError on every tensor and module). Neither is the last
 expression of a notebook cell: IPython displays its value (`y_preds.cpu()` shows the CPU
 copy), unless a trailing `;` silences it.
 
@@ -113,7 +117,7 @@ from torchferry.check.flow.converted import read_as_an_object
 from torchferry.check.flow.evidence import at, first
 from torchferry.check.flow.places import iterated_batch, whole_batch
 from torchferry.check.flow.vocab import MODEL_NAME
-from torchferry.check.names import BODY_FIELDS, DEVICE_FACTORIES, MOVE_METHODS, short
+from torchferry.check.names import BODY_FIELDS, DEVICE_FACTORIES, MOVE_KEYWORDS, MOVE_METHODS, short
 
 CODE = "FRY002"
 NAME = "discarded-move"
@@ -146,6 +150,8 @@ def check(ctx: Context) -> Iterable[Finding]:
         assert isinstance(call, ast.Call) and isinstance(call.func, ast.Attribute)
         if call.func.attr == "type" and not call.args and not call.keywords:
             continue  # ``x.type()`` returns the type name: pointless, but not a move
+        if _foreign_keyword(call):
+            continue  # ``structure.to(filename=...)``: no tensor's or module's move takes it
         if _throwaway(ff, call.func.value):
             continue  # a fresh tensor nothing holds: no tensor is left behind on the old device
         if _module_self(call.func.value):
@@ -154,6 +160,21 @@ def check(ctx: Context) -> Iterable[Finding]:
         why = _tensor(ff, res, st, call.func.value, graph)
         if why is not None:
             yield _finding(ctx, call, st, why)
+
+
+def _foreign_keyword(call: ast.Call) -> bool:
+    """Does ``call``, a ``.to``/``.cuda``/``.cpu``/``.xpu`` call, name a keyword that no torch
+    move accepts?  Then it raises TypeError on every tensor and module: not a move.
+
+    >>> _foreign_keyword(ast.parse('s.to(filename="x.cif")', mode="eval").body)
+    True
+    >>> _foreign_keyword(ast.parse("x.to(device=d, non_blocking=True)", mode="eval").body)
+    False
+    """
+    assert isinstance(call.func, ast.Attribute)
+    accepted = MOVE_KEYWORDS.get(call.func.attr)
+    return accepted is not None and any(k.arg is not None and k.arg not in accepted
+                                        for k in call.keywords)
 
 
 #: methods of ``nn.Module`` that return the module itself and that a tensor does not have
