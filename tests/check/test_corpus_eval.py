@@ -107,278 +107,48 @@ def test_the_committed_labels_file_is_valid_and_consistent(
     assert all(len(lab.reason) > 15 for lab in labels), "a reason says why, in a sentence"
 
 
-def test_the_vault_labels_file_names_only_vault_code_bases() -> None:
-    """The vault set's labels are written after its first measurement; until then the file
+#: the held-out code-base sets with a labels file of their own, and how many snapshots each
+#: pins (None: not fixed for that set)
+_LABELLED_SETS = [
+    ("vault", None),
+    ("dock", 8),
+    ("pier", 18),
+    ("quay", 19),
+    ("wharf", 18),
+    ("jetty", 18),
+    ("berth", 18),
+    ("cove", 18),
+    ("reef", 18),
+    ("shoal", 18),
+    ("strait", 18),
+    ("inlet", 18),
+    ("fjord", 18),
+    ("sound", 18),
+    ("bay", 18),
+    ("lagoon", 18),
+    ("delta", 18),
+    ("estuary", 18),
+    ("firth", 18),
+    ("harbor", 16),
+    ("marsh", 16),
+    ("cape", 16),
+    ("moor", 16),
+    ("creek", 16),
+]
+
+
+@pytest.mark.parametrize(("name", "snapshots"), _LABELLED_SETS)
+def test_a_held_out_labels_file_names_only_its_own_code_bases(name: str, snapshots: int | None) -> None:
+    """A held-out set's labels are written after its first measurement; until then the file
     holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_VAULT_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_VAULT_LABELS)
-    known = {cc._norm(n) for n, _ in cc.VAULT} | {r.replace("/", "-") for r, _ in cc.VAULT_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["vault"].labels == cc.DEFAULT_VAULT_LABELS
-
-
-def test_the_dock_labels_file_names_only_dock_code_bases() -> None:
-    """The dock set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_DOCK_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_DOCK_LABELS)
-    known = {cc._norm(n) for n, _ in cc.DOCK} | {r.replace("/", "-") for r, _ in cc.DOCK_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["dock"].labels == cc.DEFAULT_DOCK_LABELS
-    assert len(cc.DOCK_EXTRA) == 8 and all(len(commit) == 40 for _, commit in cc.DOCK_EXTRA)
-
-
-def test_the_pier_labels_file_names_only_pier_code_bases() -> None:
-    """The pier set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_PIER_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_PIER_LABELS)
-    known = {cc._norm(n) for n, _ in cc.PIER} | {r.replace("/", "-") for r, _ in cc.PIER_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["pier"].labels == cc.DEFAULT_PIER_LABELS
-    assert len(cc.PIER_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.PIER_EXTRA)
-
-
-def test_the_quay_labels_file_names_only_quay_code_bases() -> None:
-    """The quay set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_QUAY_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_QUAY_LABELS)
-    known = {cc._norm(n) for n, _ in cc.QUAY} | {r.replace("/", "-") for r, _ in cc.QUAY_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["quay"].labels == cc.DEFAULT_QUAY_LABELS
-    assert len(cc.QUAY_EXTRA) == 19 and all(len(commit) == 40 for _, commit in cc.QUAY_EXTRA)
-
-
-def test_the_wharf_labels_file_names_only_wharf_code_bases() -> None:
-    """The wharf set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_WHARF_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_WHARF_LABELS)
-    known = {cc._norm(n) for n, _ in cc.WHARF} | {r.replace("/", "-") for r, _ in cc.WHARF_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["wharf"].labels == cc.DEFAULT_WHARF_LABELS
-    assert len(cc.WHARF_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.WHARF_EXTRA)
-
-
-def test_the_jetty_labels_file_names_only_jetty_code_bases() -> None:
-    """The jetty set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_JETTY_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_JETTY_LABELS)
-    known = {cc._norm(n) for n, _ in cc.JETTY} | {r.replace("/", "-") for r, _ in cc.JETTY_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["jetty"].labels == cc.DEFAULT_JETTY_LABELS
-    assert len(cc.JETTY_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.JETTY_EXTRA)
-
-
-def test_the_berth_labels_file_names_only_berth_code_bases() -> None:
-    """The berth set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_BERTH_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_BERTH_LABELS)
-    known = {cc._norm(n) for n, _ in cc.BERTH} | {r.replace("/", "-") for r, _ in cc.BERTH_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["berth"].labels == cc.DEFAULT_BERTH_LABELS
-    assert len(cc.BERTH_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.BERTH_EXTRA)
-
-
-def test_the_cove_labels_file_names_only_cove_code_bases() -> None:
-    """The cove set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_COVE_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_COVE_LABELS)
-    known = {cc._norm(n) for n, _ in cc.COVE} | {r.replace("/", "-") for r, _ in cc.COVE_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["cove"].labels == cc.DEFAULT_COVE_LABELS
-    assert len(cc.COVE_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.COVE_EXTRA)
-
-
-def test_the_reef_labels_file_names_only_reef_code_bases() -> None:
-    """The reef set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_REEF_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_REEF_LABELS)
-    known = {cc._norm(n) for n, _ in cc.REEF} | {r.replace("/", "-") for r, _ in cc.REEF_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["reef"].labels == cc.DEFAULT_REEF_LABELS
-    assert len(cc.REEF_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.REEF_EXTRA)
-
-
-def test_the_shoal_labels_file_names_only_shoal_code_bases() -> None:
-    """The shoal set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_SHOAL_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_SHOAL_LABELS)
-    known = {cc._norm(n) for n, _ in cc.SHOAL} | {r.replace("/", "-") for r, _ in cc.SHOAL_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["shoal"].labels == cc.DEFAULT_SHOAL_LABELS
-    assert len(cc.SHOAL_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.SHOAL_EXTRA)
-
-
-def test_the_strait_labels_file_names_only_strait_code_bases() -> None:
-    """The strait set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_STRAIT_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_STRAIT_LABELS)
-    known = {cc._norm(n) for n, _ in cc.STRAIT} | {r.replace("/", "-") for r, _ in cc.STRAIT_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["strait"].labels == cc.DEFAULT_STRAIT_LABELS
-    assert len(cc.STRAIT_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.STRAIT_EXTRA)
-
-
-def test_the_inlet_labels_file_names_only_inlet_code_bases() -> None:
-    """The inlet set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_INLET_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_INLET_LABELS)
-    known = {cc._norm(n) for n, _ in cc.INLET} | {r.replace("/", "-") for r, _ in cc.INLET_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["inlet"].labels == cc.DEFAULT_INLET_LABELS
-    assert len(cc.INLET_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.INLET_EXTRA)
-
-
-def test_the_fjord_labels_file_names_only_fjord_code_bases() -> None:
-    """The fjord set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_FJORD_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_FJORD_LABELS)
-    known = {cc._norm(n) for n, _ in cc.FJORD} | {r.replace("/", "-") for r, _ in cc.FJORD_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["fjord"].labels == cc.DEFAULT_FJORD_LABELS
-    assert len(cc.FJORD_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.FJORD_EXTRA)
-
-
-def test_the_sound_labels_file_names_only_sound_code_bases() -> None:
-    """The sound set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_SOUND_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_SOUND_LABELS)
-    known = {cc._norm(n) for n, _ in cc.SOUND} | {r.replace("/", "-") for r, _ in cc.SOUND_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["sound"].labels == cc.DEFAULT_SOUND_LABELS
-    assert len(cc.SOUND_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.SOUND_EXTRA)
-
-
-def test_the_bay_labels_file_names_only_bay_code_bases() -> None:
-    """The bay set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_BAY_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_BAY_LABELS)
-    known = {cc._norm(n) for n, _ in cc.BAY} | {r.replace("/", "-") for r, _ in cc.BAY_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["bay"].labels == cc.DEFAULT_BAY_LABELS
-    assert len(cc.BAY_EXTRA) == 18 and all(len(commit) == 40 for _, commit in cc.BAY_EXTRA)
-
-
-def test_the_lagoon_labels_file_names_only_lagoon_code_bases() -> None:
-    """The lagoon set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_LAGOON_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_LAGOON_LABELS)
-    known = {cc._norm(n) for n, _ in cc.LAGOON} | {r.replace("/", "-") for r, _ in cc.LAGOON_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["lagoon"].labels == cc.DEFAULT_LAGOON_LABELS
-    assert len(cc.LAGOON_EXTRA) == 18
-    assert all(len(commit) == 40 for _, commit in cc.LAGOON_EXTRA)
-
-
-def test_the_delta_labels_file_names_only_delta_code_bases() -> None:
-    """The delta set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_DELTA_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_DELTA_LABELS)
-    known = {cc._norm(n) for n, _ in cc.DELTA} | {r.replace("/", "-") for r, _ in cc.DELTA_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["delta"].labels == cc.DEFAULT_DELTA_LABELS
-    assert len(cc.DELTA_EXTRA) == 18
-    assert all(len(commit) == 40 for _, commit in cc.DELTA_EXTRA)
-
-
-def test_the_estuary_labels_file_names_only_estuary_code_bases() -> None:
-    """The estuary set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_ESTUARY_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_ESTUARY_LABELS)
-    known = {cc._norm(n) for n, _ in cc.ESTUARY} | {
-        r.replace("/", "-") for r, _ in cc.ESTUARY_EXTRA
-    }
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["estuary"].labels == cc.DEFAULT_ESTUARY_LABELS
-    assert len(cc.ESTUARY_EXTRA) == 18
-    assert all(len(commit) == 40 for _, commit in cc.ESTUARY_EXTRA)
-
-
-def test_the_firth_labels_file_names_only_firth_code_bases() -> None:
-    """The firth set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_FIRTH_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_FIRTH_LABELS)
-    known = {cc._norm(n) for n, _ in cc.FIRTH} | {r.replace("/", "-") for r, _ in cc.FIRTH_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["firth"].labels == cc.DEFAULT_FIRTH_LABELS
-    assert len(cc.FIRTH_EXTRA) == 18
-    assert all(len(commit) == 40 for _, commit in cc.FIRTH_EXTRA)
-
-
-def test_the_harbor_labels_file_names_only_harbor_code_bases() -> None:
-    """The harbor set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_HARBOR_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_HARBOR_LABELS)
-    known = {cc._norm(n) for n, _ in cc.HARBOR} | {r.replace("/", "-") for r, _ in cc.HARBOR_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["harbor"].labels == cc.DEFAULT_HARBOR_LABELS
-    assert len(cc.HARBOR_EXTRA) == 16
-    assert all(len(commit) == 40 for _, commit in cc.HARBOR_EXTRA)
-
-
-def test_the_marsh_labels_file_names_only_marsh_code_bases() -> None:
-    """The marsh set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_MARSH_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_MARSH_LABELS)
-    known = {cc._norm(n) for n, _ in cc.MARSH} | {r.replace("/", "-") for r, _ in cc.MARSH_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["marsh"].labels == cc.DEFAULT_MARSH_LABELS
-    assert len(cc.MARSH_EXTRA) == 16
-    assert all(len(commit) == 40 for _, commit in cc.MARSH_EXTRA)
-
-
-def test_the_cape_labels_file_names_only_cape_code_bases() -> None:
-    """The cape set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_CAPE_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_CAPE_LABELS)
-    known = {cc._norm(n) for n, _ in cc.CAPE} | {r.replace("/", "-") for r, _ in cc.CAPE_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["cape"].labels == cc.DEFAULT_CAPE_LABELS
-    assert len(cc.CAPE_EXTRA) == 16
-    assert all(len(commit) == 40 for _, commit in cc.CAPE_EXTRA)
-
-
-def test_the_moor_labels_file_names_only_moor_code_bases() -> None:
-    """The moor set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_MOOR_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_MOOR_LABELS)
-    known = {cc._norm(n) for n, _ in cc.MOOR} | {r.replace("/", "-") for r, _ in cc.MOOR_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["moor"].labels == cc.DEFAULT_MOOR_LABELS
-    assert len(cc.MOOR_EXTRA) == 16
-    assert all(len(commit) == 40 for _, commit in cc.MOOR_EXTRA)
-
-
-def test_the_creek_labels_file_names_only_creek_code_bases() -> None:
-    """The creek set's labels are written after its first measurement; until then the file
-    holds none, and any label it holds names one of the set's snapshots."""
-    assert cc.DEFAULT_CREEK_LABELS.is_file()
-    labels = cc.load_labels(cc.DEFAULT_CREEK_LABELS)
-    known = {cc._norm(n) for n, _ in cc.CREEK} | {r.replace("/", "-") for r, _ in cc.CREEK_EXTRA}
-    assert {lab.package for lab in labels} <= known
-    assert cc.HELD_OUT_SETS["creek"].labels == cc.DEFAULT_CREEK_LABELS
-    assert len(cc.CREEK_EXTRA) == 16
-    assert all(len(commit) == 40 for _, commit in cc.CREEK_EXTRA)
+    path = getattr(cc, f"DEFAULT_{name.upper()}_LABELS")
+    assert path.is_file()
+    extra = getattr(cc, f"{name.upper()}_EXTRA")
+    known = {cc._norm(n) for n, _ in getattr(cc, name.upper())} | {r.replace("/", "-") for r, _ in extra}
+    assert {lab.package for lab in cc.load_labels(path)} <= known
+    assert cc.HELD_OUT_SETS[name].labels == path
+    assert snapshots is None or len(extra) == snapshots
+    assert all(len(commit) == 40 for _, commit in extra)
 
 
 def test_pyproject_from_wheel_metadata_declares_the_requirements() -> None:
