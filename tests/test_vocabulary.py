@@ -6,6 +6,7 @@ import pytest
 import torch
 
 from torchferry._internal import vocabulary as v
+from torchferry.check.names import MOVE_KEYWORDS
 
 
 def test_every_factory_exists_and_makes_a_tensor():
@@ -50,8 +51,8 @@ def test_move_keywords_are_those_torch_accepts():
     t = torch.ones(2)
     values = {"device": "cpu", "dtype": torch.float32, "non_blocking": False, "copy": False,
               "memory_format": torch.preserve_format, "tensor": t}
-    assert set(v.MOVE_KEYWORDS) == v.DEVICE_MOVE_METHODS
-    for method, keywords in v.MOVE_KEYWORDS.items():
+    assert set(MOVE_KEYWORDS) == v.DEVICE_MOVE_METHODS
+    for method, keywords in MOVE_KEYWORDS.items():
         for keyword in keywords:  # accepted by the tensor's method (a CPU wheel may then fail)
             try:
                 getattr(t, method)(**{keyword: values[keyword]})

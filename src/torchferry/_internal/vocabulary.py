@@ -96,17 +96,6 @@ DEVICE_MOVE_METHODS = frozenset({"to", "cuda", "cpu", "xpu"})  # there is no .mp
 # Methods that change only the dtype (``type`` may also change the device: "torch.cuda.FloatTensor").
 CAST_METHODS = frozenset({"float", "half", "double", "bfloat16", "type"})
 MOVE_METHODS = DEVICE_MOVE_METHODS | CAST_METHODS
-# The keywords the device moves of a tensor or module accept (torch 2.13: ``Tensor.to`` and
-# ``Module.to`` through ``torch._C._nn._parse_to``, ``Tensor.cuda``/``xpu``/``cpu``; checked
-# against the installed torch by tests/test_vocabulary.py): a call naming any other keyword,
-# ``structure.to(filename="x.cif")``, raises TypeError on every tensor and module, so its
-# receiver is some other library's object.
-MOVE_KEYWORDS: dict[str, frozenset[str]] = {
-    "to": frozenset({"device", "dtype", "non_blocking", "copy", "memory_format", "tensor"}),
-    "cuda": frozenset({"device", "non_blocking", "memory_format"}),
-    "xpu": frozenset({"device", "non_blocking", "memory_format"}),
-    "cpu": frozenset({"memory_format"}),
-}
 
 # The dtypes ``torch.<name>`` names (aliases too: ``torch.half`` is ``torch.float16``):
 # ``x.to(torch.float16)`` casts, it moves nothing.

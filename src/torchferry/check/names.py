@@ -31,8 +31,17 @@ DEVICE_FACTORIES = vocabulary.SHAPE_FACTORIES
 LEGACY_CONSTRUCTORS = vocabulary.LEGACY_CONSTRUCTORS
 EMPTY_MODULES = vocabulary.EMPTY_MODULES
 MOVE_METHODS = vocabulary.MOVE_METHODS
-#: the keywords each device move accepts: any other names a different library's method
-MOVE_KEYWORDS = vocabulary.MOVE_KEYWORDS
+#: The keywords the device moves of a tensor or module accept (torch 2.13: ``Tensor.to`` and
+#: ``Module.to`` through ``torch._C._nn._parse_to``, ``Tensor.cuda``/``xpu``/``cpu``; checked
+#: against the installed torch by tests/test_vocabulary.py): a call naming any other keyword,
+#: ``structure.to(filename="x.cif")``, raises TypeError on every tensor and module, so its
+#: receiver is some other library's object.
+MOVE_KEYWORDS: dict[str, frozenset[str]] = {
+    "to": frozenset({"device", "dtype", "non_blocking", "copy", "memory_format", "tensor"}),
+    "cuda": frozenset({"device", "non_blocking", "memory_format"}),
+    "xpu": frozenset({"device", "non_blocking", "memory_format"}),
+    "cpu": frozenset({"memory_format"}),
+}
 NON_TENSOR_METHODS = frozenset(
     "item tolist numpy size dim ndimension numel nelement element_size data_ptr get_device "
     "stride storage untyped_storage is_contiguous is_floating_point is_complex equal "
