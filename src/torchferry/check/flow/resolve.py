@@ -42,6 +42,7 @@ from torchferry.check.flow.lattice import (
     param,
     substitute,
 )
+from torchferry.check.flow.own_loaders import own_loader_class
 from torchferry.check.flow.places import (
     batch_item_and_numbers,
     module_dict_entry,
@@ -254,7 +255,7 @@ def _built_on_the_cpu(ev: Evaluator, node: ast.Call, qual: str, kws: Kws) -> Val
         # ``defaultdict(list)``: an empty list at every key (``d[k].append(t)`` fills it)
         return container(keys=(), item=container(item=BOTTOM))
     last = qual.rsplit(".", 1)[-1]
-    if last == "DataLoader":
+    if last == "DataLoader" and not own_loader_class(ev.ff, qual):
         return _collated(ev, node, Value.of(Kind.LOADER, None, _made(node, "DataLoader(...)"), Basis.CONSTRUCTED))
     if last in ev.ff.module_classes and last[:1].isupper() and not _placing_itself(ev, qual, last):
         # an nn.Module class of another checked file (the run's pre-pass says so) whose

@@ -27,7 +27,11 @@ the kind every call of the run passes it; a helper's return too, also called thr
 nothing, `m.eval()`, `m.train()` or `m.zero_grad()` of a model handed in, tells only that
 the parameter is a module: what its other methods return, `m.sample(5)`, is still where the
 model is; a list grown with `append` keeps what it holds, so
-`torch.cat(parts).numpy()` after a loop of appends is followed). What a callable the
+`torch.cat(parts).numpy()` after a loop of appends is followed). A class of the run named `DataLoader`
+that derives from no class so named is the run's own (`data_loader.data_iterator(data,
+params)` of `class DataLoader(object)` is followed into that generator method: `next(it)`
+and `for x, y in it` give what it yields, `.cuda()` on a path included); one that derives
+from torch's stays a loader whose batches are of unknown place. What a callable the
 analysis cannot see into returns (a function of another module, a callable held in an
 attribute or given as a parameter: `boxes = decode(rois)`, `mu, var = self.encoder(x)`)
 is taken to be on the accelerator where it is given a tensor that may be there, no tensor
