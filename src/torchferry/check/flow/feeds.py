@@ -23,8 +23,13 @@ parameter as it came in (:func:`~torchferry.check.flow.first_run.first_run`).
 Functions and methods of the same file are followed (a module class's method called
 on an instance the file built, ``net.train(x)``; ``self.step(x)``; ``helper(x)``), and
 functions defined at module level in another file of the run for a module that the caller
-hands them (``loss(model=model, x=data)`` of ``from trades import loss``), six
-calls deep, with the call's arguments bound by position or by keyword
+hands them (``loss(model=model, x=data)`` of ``from trades import loss``), and methods
+of a plain class of another file called on an instance the calling file built
+(``algo.update(x)`` of ``from algo import Algo``), for a module the call hands them or
+one the class keeps on the CPU or the device (``self.encoder = Enc().to(device)`` in
+``__init__``: such a place means the same in every file, where a parameter's or an
+attribute's is the other file's), six calls deep, with the call's arguments bound by
+position or by keyword
 (:mod:`~torchferry.check.flow.binding`); a call that spreads ``*args`` or ``**kw`` is not.
 
 A parameter of no kind of its own called as a function (``model_fn(x)``) is a module's
@@ -42,7 +47,7 @@ from torchferry.check.flow.binding import Arg, Binding, bind
 from torchferry.check.flow.events import Callee, CallEvent, ScopeResult
 from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.instances import held_attr, instance_class
-from torchferry.check.flow.lattice import Kind, Value, Where, param, substitute
+from torchferry.check.flow.lattice import Kind, Value, Where, in_path, param, substitute
 from torchferry.check.flow.program import mro
 
 if TYPE_CHECKING:
@@ -116,9 +121,12 @@ def call_feeds(ff: FileFlow, res: ScopeResult, c: CallEvent, depth: int = 0,
             continue
         arg = bound[str(j)]
         for f in found:
-            if elsewhere and not _a_parameter(f.module, bound):
-                continue  # (a module of the other file's own: its places are that file's)
-            lifted = f._replace(module=substitute(f.module, bound), via=(c, *f.via),
+            module = f.module
+            if elsewhere and not _a_parameter(module, bound):
+                if c.callee is not Callee.METHOD or not _placed_alike(module):
+                    continue  # (a module of the other file's own: its places are that file's)
+                module = in_path(module, target.owner.path)
+            lifted = f._replace(module=substitute(module, bound), via=(c, *f.via),
                                 path=f.path or (target.owner.path if elsewhere else None))
             if f.call.callee is Callee.UNRESOLVED:  # (a parameter called as a function: a module only
                 given_module = bound.get(str(_as_param(f.module)))  # where the call gives one,
@@ -179,10 +187,11 @@ def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent, across: bool = False
                 and _plain_method(ff, c.qualname):
             info = instance_class(ff, res, c.node.func.value, recv)  # (a parameter of the callers')
         found = info.method(c.qualname) if info is not None and c.qualname else None
-        if found is None or found[0].ff is not ff or recv is None:
-            return None
+        if found is None or recv is None or found[0].ff is not ff and not (
+                across and ff.plain_instance(recv)):
+            return None  # (of another file: a method of a plain class only)
         lead: tuple[Value, ...] = (recv,)
-        owner, fn, first = ff, found[1], 1
+        owner, fn, first = found[0].ff, found[1], 1
     else:
         cls = ff.method_of.get(id(res.node))
         self_name = res.params[0] if cls is not None and res.params else None
@@ -257,6 +266,12 @@ def _module_input(c: CallEvent) -> tuple[Value, Value | None] | None:
     if not c.node.args or isinstance(c.node.args[0], ast.Starred) or not values:
         return module, None
     return module, values[0]
+
+
+def _placed_alike(v: Value) -> bool:
+    """Is ``v`` placed only on the CPU or an accelerator, places that mean the same in
+    every file (no parameter's or attribute's place, which would be the other file's)?"""
+    return bool(v.places) and not any(p.symbolic for p in v.places or ())
 
 
 def _a_parameter(v: Value, bound: dict[str, Value]) -> bool:

@@ -26,7 +26,9 @@ comes from (a star import); a loss handed in as a parameter, `criterion_xent(out
 labels)` in `train(model, criterion_xent, loader)` of `main`'s `train(net,
 nn.CrossEntropyLoss(), loader)`, is a module call when every call of the run passes one.
 
-The item may also meet them in a function or method of the file it is handed to: a call
+The item may also meet them in a function or method of the file it is handed to (or a
+function of another file of the run, or a method of a plain class of another file called on
+an instance the file built): a call
 (`self._run_batch(source, targets)`) passes it, unmoved, by position to a parameter that,
 as it came in (not moved nor converted there), meets in the callee a tensor that may be on
 the device (`F.cross_entropy(output, targets)` of `output = self.model(source)`, the model
@@ -598,6 +600,7 @@ def _met_in_a_callee(ff: FileFlow, res: ScopeResult, moves: dict[int, list[CallE
     """Items of a batch, unmoved while another item of it is, that a call of a function or
     method of this file (``self._run_batch(source, targets)``), or of a function defined
     at module level in another file of the run (``trades_loss(model=model, y=target)``),
+    or of a method of a plain class of another file called on an instance this file built,
     passes, by position or keyword, to a parameter
     that meets, as it came in, a tensor on the device in the callee (``F.cross_entropy(
     output, targets)`` of ``output = self.model(source)``, the model moved in

@@ -244,7 +244,10 @@ Flags a call `model(x)` when, in one scope,
   `self.forward(x)` (a module's `forward` called by name runs the module; so does a call of a
   parameter of the callee's where the caller gives it a module: `attack(net, x)` of `def
   attack(model_fn, x)` that runs `model_fn(x)`, also for a function defined at module level
-  in another file of the run, `from attacks import attack`); reported at the
+  in another file of the run, `from attacks import attack`; and for a method of a plain
+  class of another file run on an instance the caller built, `algo.update(x)` of `from algo
+  import Algo` whose `update` runs `self.encoder(src)`, a module the class placed on the
+  CPU or the device itself, `self.encoder = Enc().to(device)` in `__init__`); reported at the
   outermost call, or at the module's call when the function that makes it moves another
   of the module's inputs to the device there (`extra = extra.to(self.device)` before
   `self.model(fp, extra)`, or `self.model(fp, mask=mask.cuda())`): that function puts the
@@ -566,9 +569,12 @@ test another method may change, or a call after an early `return` rather than un
 not report a global model that a function of the file moves in place (it may run before
 the call), and a function called from outside the checked files may be given a moved model
 there.
-The last form follows functions and methods of the same file, and functions defined at
+The last form follows functions and methods of the same file, functions defined at
 module level in another file of the run for a module the call hands them
-(`robust_loss(model=model, x=data)` of `from losses import robust_loss`), six calls deep,
+(`robust_loss(model=model, x=data)` of `from losses import robust_loss`), and methods of a
+plain class of another file called on an instance the calling file built, for a module the
+call hands them or one the class keeps whose place is the CPU or the device (not one
+placed where a parameter or an attribute of that file is), six calls deep,
 an argument passed by position or keyword as Python binds it (not a call that spreads
 `*args` or `**kw`, nor one Python would refuse: a keyword no parameter has, a parameter
 bound twice), and a value handed on
