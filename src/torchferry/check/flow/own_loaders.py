@@ -24,8 +24,10 @@ loader and keeps that reading.
 from __future__ import annotations
 
 import ast
+from typing import TYPE_CHECKING
 
-from torchferry.check.flow.program import FileFlow
+if TYPE_CHECKING:
+    from torchferry.check.flow.program import FileFlow
 
 
 def own_loader_class(ff: FileFlow, qual: str) -> bool:
