@@ -82,6 +82,12 @@ def _printed(s: Snippet) -> dict:
     return dict(zip(names, printed.args, strict=True))
 
 
+def _print_arguments(s: Snippet, names: list[str]) -> dict:
+    """The arguments of the snippet's one ``print(...)`` call, by the names given."""
+    printed = next(c for r in s.results for c in r.calls.values() if c.qualname == "print")
+    return dict(zip(names, printed.args, strict=True))
+
+
 @pytest.mark.parametrize("same_file", [True, False])
 def test_an_instance_is_where_its_init_moves_every_weighted_submodule(same_file):
     """``Agent(.., device, ..)`` (``self.device = device``, then ``.to(self.device)`` on each
@@ -225,10 +231,7 @@ print(placed, typed, named, cpu, unmoved, head_only, tail, flag)
 
 
 def _based() -> dict:
-    s = Snippet(BASED)
-    printed = next(c for r in s.results for c in r.calls.values() if c.qualname == "print")
-    names = ["placed", "typed", "named", "cpu", "unmoved", "head_only", "tail", "flag"]
-    return dict(zip(names, printed.args, strict=True))
+    return _print_arguments(Snippet(BASED), ["placed", "typed", "named", "cpu", "unmoved", "head_only", "tail", "flag"])
 
 
 def test_a_whole_module_move_after_the_base_init_places_the_base_layers():
@@ -310,10 +313,7 @@ print(rebound, gpu, cast, based, cpu, branch, later, other)
 
 
 def _rebound() -> dict:
-    s = Snippet(REBOUND)
-    printed = next(c for r in s.results for c in r.calls.values() if c.qualname == "print")
-    names = ["rebound", "gpu", "cast", "based", "cpu", "branch", "later", "other"]
-    return dict(zip(names, printed.args, strict=True))
+    return _print_arguments(Snippet(REBOUND), ["rebound", "gpu", "cast", "based", "cpu", "branch", "later", "other"])
 
 
 def test_init_that_rebinds_self_to_its_own_move_places_the_instance():
