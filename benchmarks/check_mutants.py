@@ -51,8 +51,11 @@ stand-ins) and for the ``creek`` batch zhihanyang2022/min-char-seq2seq (its digi
 with attention, on a short reversal set and a gin config that the benchmark writes beside it,
 and a ``gin`` stand-in) and cs230-stanford/cs230-code-examples (its NER tagger on the
 repository's small set, its SIGNS classifier on generated SIGNS images, each with a
-``params.json`` that the benchmark writes, and ``trange`` of the ``tqdm`` stand-in a bar),
-each with its license; see
+``params.json`` that the benchmark writes, and ``trange`` of the ``tqdm`` stand-in a bar) and
+for the ``bight`` batch juntang-zhuang/Adabelief-Optimizer (its CIFAR10 experiment, fresh and
+resumed, on the CIFAR10 stand-in, with ``adabound`` and ``adabelief_pytorch`` stand-ins) and
+gpleiss/efficient_densenet_pytorch (its demo on the CIFAR10 stand-in, with and without a
+validation split, on a ``fire`` stand-in), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -102,7 +105,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set creek          # the latest held-out batch
+    python benchmarks/check_mutants.py --set bight          # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -241,11 +244,12 @@ class Program:
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
 #: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06), ``estuary``, ``harbor``,
-#: ``marsh``, ``cape``, ``moor`` and ``creek`` (2026-12-07) were each gathered apart from the
-#: rules and measured once, blind
+#: ``marsh``, ``cape``, ``moor``, ``creek`` and ``bight`` (2026-12-07) were each gathered apart
+#: from the rules and measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
     "sound", "bay", "lagoon", "delta", "estuary", "harbor", "marsh", "cape", "moor", "creek",
+    "bight",
 )  # fmt: skip
 
 
@@ -502,6 +506,22 @@ _CS230_VISION_FILES = (
     ),
 )
 
+#: AdaBelief's CIFAR10 experiment: one epoch of the CIFAR10 stand-in (two batches of 32) with
+#: its VGG-11 and SGD; resumed: a second epoch from the checkpoint and curve a simulated first
+#: epoch wrote (``checkpoint/`` and ``curve/``, named after the options)
+_ADABELIEF = ("--model", "vgg", "--total_epoch", "1", "--batchsize", "32")
+_ADABELIEF_RESUME = ("--model", "vgg", "--total_epoch", "2", "--batchsize", "32", "--resume")
+
+#: the efficient DenseNet demo (``fire``'s command line): one epoch of a DenseNet-BC of depth 10
+#: and growth 4 on the CIFAR10 stand-in in batches of 16, 16 of its 64 training images held out
+#: to validate; without them (``--valid_size 0``) it validates on the test set and saves after
+#: every epoch
+_DENSENET = (
+    "--data", "data", "--save", "save", "--depth", "10", "--growth_rate", "4", "--valid_size",
+    "16", "--n_epochs", "1", "--batch_size", "16", "--seed", "0",
+)  # fmt: skip
+_DENSENET_NO_VALID = (*_DENSENET[:8], "--valid_size", "0", *_DENSENET[10:])
+
 #: four iterations in batches of 8 on the first GPU (``-cuda 0``; -1, the default, is the CPU),
 #: each summarised, a checkpoint written after the second
 _DNC = (
@@ -742,6 +762,16 @@ PROGRAMS: tuple[Program, ...] = (
         "cs230/vision/evaluate", "cs230_vision", "evaluate.py", _CS230_VISION,
         setup=(("train.py", _CS230_VISION),), batch="creek", signs="data/64x64_SIGNS",
         files=_CS230_VISION_FILES,
+    ),
+    Program("adabelief/cifar", "adabelief_cifar", "main.py", _ADABELIEF, batch="bight"),
+    Program(
+        "adabelief/cifar/resume", "adabelief_cifar", "main.py", _ADABELIEF_RESUME,
+        setup=(("main.py", _ADABELIEF),), batch="bight",
+    ),
+    Program("densenet_efficient", "efficient_densenet", "demo.py", _DENSENET, batch="bight"),
+    Program(
+        "densenet_efficient/no_valid", "efficient_densenet", "demo.py", _DENSENET_NO_VALID,
+        batch="bight",
     ),
 )  # fmt: skip
 

@@ -226,6 +226,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "cape"],
         ["--set", "moor"],
         ["--set", "creek"],
+        ["--set", "bight"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -265,6 +266,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[19]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 19))), []))
     assert chosen[20] == [p.name for p in cm.PROGRAMS if p.batch == "creek"]
     assert set(chosen[20]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 20))), []))
+    assert chosen[21] == [p.name for p in cm.PROGRAMS if p.batch == "bight"]
+    assert set(chosen[21]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 21))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -295,6 +298,7 @@ def _blob_id(data: bytes) -> str:
         ("cape", 6),
         ("moor", 6),
         ("creek", 8),
+        ("bight", 4),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -399,14 +403,14 @@ def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
     """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay, lagoon, delta, estuary,
-    harbor, marsh, cape and moor programs come from other repositories than pytorch/examples (whose
+    harbor, marsh, cape, moor, creek and bight programs come from other repositories than pytorch/examples (whose
     license is ``LICENSE`` of the programs' folder), or, for inlet's and fjord's, some of them:
     each folder holds its own (an MIT or BSD license, or for bay's ``cutout`` the Educational
     Community License 2.0)."""
     _programs_here()
     later = (
         "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay", "lagoon",
-        "delta", "estuary", "harbor", "marsh", "cape", "moor", "creek",
+        "delta", "estuary", "harbor", "marsh", "cape", "moor", "creek", "bight",
     )  # fmt: skip
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
@@ -1247,3 +1251,34 @@ def test_a_program_s_files_and_signs_are_written_in_its_copy_and_key_its_verdict
     assert len(names["train_signs"]) == 12 and len(names["test_signs"]) == 6
     assert {n[0] for n in names["train_signs"]} == set("012345")
     assert all(n.endswith(".jpg") for ns in names.values() for n in ns)
+
+
+def test_the_fire_stand_in_calls_with_the_command_line_and_optimizers_step_as_adam() -> None:
+    """``fire.Fire(f)`` calls ``f`` with the command line: positional values in order,
+    ``--name value`` and ``--name=value`` read as Python literals where they are (else
+    strings), a bare ``--name`` True and ``--noname`` False. ``AdaBound`` and ``AdaBelief`` of
+    the ``adabound`` and ``adabelief_pytorch`` stand-ins take those optimizers' arguments and
+    take the step Adam takes."""
+    code = (
+        "import fire, sys\n"
+        "def demo(data, save, depth=100, efficient=True, fast=False, seed=None):\n"
+        "    print(repr((data, save, depth, efficient, fast, seed)))\n"
+        "fire.Fire(demo)\n"
+        "import torch\nfrom adabound import AdaBound\nfrom adabelief_pytorch import AdaBelief\n"
+        "def step(make):\n"
+        "    torch.manual_seed(0); w = torch.nn.Parameter(torch.randn(3))\n"
+        "    opt = make([w]); (w ** 2).sum().backward(); opt.step(); return w.detach()\n"
+        "adam = step(lambda p: torch.optim.Adam(p, 0.1, betas=(0.9, 0.999), weight_decay=0))\n"
+        "bound = step(lambda p: AdaBound(p, 0.1, betas=(0.9, 0.999), final_lr=0.1, gamma=1e-3,\n"
+        "                               weight_decay=0))\n"
+        "belief = step(lambda p: AdaBelief(p, 0.1, betas=(0.9, 0.999), weight_decay=0, eps=1e-8))\n"
+        "print(torch.equal(adam, bound), torch.equal(adam, belief))\n"
+    )
+    env = {**os.environ, "PYTHONPATH": str(cm.STUBS)}
+    out = subprocess.run(
+        [sys.executable, "-c", code, "d", "--save=s", "--depth", "10", "--noefficient", "--fast",
+         "--seed", "x1"],
+        capture_output=True, text=True, env=env,
+    )  # fmt: skip
+    assert out.returncode == 0, out.stderr
+    assert out.stdout.splitlines() == ["('d', 's', 10, False, True, 'x1')", "True True"]
