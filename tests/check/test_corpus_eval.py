@@ -134,6 +134,7 @@ _LABELLED_SETS = [
     ("cape", 16),
     ("moor", 16),
     ("creek", 16),
+    ("bight", 16),
 ]
 
 
@@ -353,6 +354,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--moor", "--half", "dev"],
         ["--creek", "--moor"],
         ["--creek", "--half", "dev"],
+        ["--bight", "--creek"],
+        ["--bight", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -409,6 +412,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "moor-half",
         "creek-and-another",
         "creek-half",
+        "bight-and-another",
+        "bight-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(
