@@ -160,7 +160,8 @@ takes them as given otherwise), is on another path than the one that made the re
 the CPU, which the analysis joins: on each path both are in one place. Neither
 are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional results
 (`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory, of a factory
-given one size that is a number (`torch.zeros(total)[k]`, also after `torch.sort`) or of a
+given one size that is a number (`torch.zeros(total)[k]`, also after `torch.sort`) or a shape
+written out with one size (`torch.ones([len(tasks)])[i]`, `pos_weight=w[i]`) or of a
 list of numbers written out (`for n, o in zip(sizes, torch.as_tensor([0, *sizes[:-1]]))`), a full
 reduction such as `torch.ones(n).sum()` or `torch.min(t)`) mix with any device and are not
 flagged, except where they are written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
