@@ -282,12 +282,50 @@ QUIET = {
             weights = torch.ones(len(x))
             return x * weights[n - 1]
         """,
+    "zero_dim_item_of_a_one_size_shape": """\
+        import torch
+        import torch.nn.functional as F
+
+        def loss(logits, labels, tasks):
+            logits, labels = logits.cuda(), labels.cuda()
+            w = torch.ones([len(tasks)])
+            total = 0
+            for i, t in enumerate(tasks):
+                total = total + F.binary_cross_entropy_with_logits(logits[:, i], labels[:, i], pos_weight=w[i])
+            return total
+        """,
+    "zero_dim_item_of_a_one_size_tuple_shape": """\
+        import torch
+
+        def scale(x, tasks):
+            x = x.cuda()
+            w = torch.zeros((len(tasks),), dtype=torch.float)
+            return [w[i] * x[:, i] for i in range(len(tasks))]
+        """,
 }
 
 
 @pytest.mark.parametrize("name", sorted(QUIET))
 def test_quiet_where_nothing_mixes_devices(name: str) -> None:
     assert lines(QUIET[name]) == []
+
+
+@pytest.mark.parametrize("shape", ["[len(tasks)]", "(len(tasks), 2)", "[len(tasks), 2]"])
+@pytest.mark.parametrize("use", ["w", "w[1:]"])
+def test_a_vector_or_a_matrix_not_reduced_by_an_index_still_meets(shape: str, use: str) -> None:
+    """Only one integer index of a vector (a shape of one size) makes a 0-dimensional item;
+    the whole vector, a slice of it, or a row of a matrix keeps its dimensions."""
+    source = f"""\
+        import torch
+
+        def scale(x, tasks):
+            x = x.cuda()
+            w = torch.ones({shape})
+            return {use} * x
+        """
+    assert lines(source) == [5]
+    if shape.startswith("(len(tasks), 2)"):
+        assert lines(source.replace(f"return {use} * x", "return w[0] * x")) == [5]
 
 
 def test_a_loop_value_compared_with_a_moved_one_keeps_its_first_meeting() -> None:

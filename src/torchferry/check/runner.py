@@ -635,6 +635,12 @@ def _with_project(
     files.update((os.path.abspath(p), d) for _, p, d, _ in readable)
     project = Project(files, module_classes=classes,
                       parse=engine.parse_nested)
+    # a run that puts no tensor on an accelerator has no hints of one (FRY010): every
+    # file's findings depend on that fact of the whole run
+    from torchferry.check.flow.accelerated import run_may_accelerate
+
+    if not run_may_accelerate(project):
+        salt += "/cpu-only"
     return replace(opts, project=project), project, salt
 
 

@@ -694,17 +694,32 @@ def _module_sequence(v: Value, keyed: bool = False) -> bool:
 def _one_dimensional(v: Value, values: dict[int, Value] | None = None) -> bool:
     """A tensor just made by a factory that makes vectors, from a list of numbers written
     out (``torch.as_tensor([0, *sizes[:-1]])``), or by a filling factory given one size
-    that this scope knows as a number (``torch.zeros(total)``; ``values``: its values)."""
+    that this scope knows as a number (``torch.zeros(total)``; ``values``: its values) or
+    a shape written out with one size (``torch.ones([len(tasks)])``, ``torch.zeros((n,))``:
+    a shape of one item makes a vector whatever the size is)."""
     if not (v.is_(Kind.TENSOR) and v.origins and v.origins[0].op is Op.MADE):
         return False
     made = v.origins[0]
     if made.text.startswith(_ONE_DIMENSIONAL):
+        return True
+    if values is not None and made.text.startswith(_FILLED) and _one_size_shape(made.node):
         return True
     if values is not None and made.text.startswith(_FILLED) and isinstance(made.node, ast.Call) \
             and len(made.node.args) == 1 and not any(k.arg in ("size", None) for k in made.node.keywords):
         size = values.get(id(made.node.args[0]))
         return size is not None and size.is_(Kind.SCALAR)
     return made.text.startswith(("torch.tensor(", "torch.as_tensor(")) and _numbers(made.node)
+
+
+def _one_size_shape(node: ast.AST | None) -> bool:
+    """``torch.ones([n])``, ``torch.zeros((n,), dtype=t)``: a filling factory's one
+    positional argument, a list or tuple written out with one size (no ``*``), and no
+    ``size=`` or ``**`` keyword beside it."""
+    if not isinstance(node, ast.Call) or len(node.args) != 1 or any(k.arg in ("size", None) for k in node.keywords):
+        return False
+    shape = node.args[0]
+    return isinstance(shape, (ast.List, ast.Tuple)) and len(shape.elts) == 1 \
+        and not isinstance(shape.elts[0], (ast.Starred, ast.List, ast.Tuple))
 
 
 def _numbers(node: ast.AST | None) -> bool:

@@ -160,7 +160,8 @@ takes them as given otherwise), is on another path than the one that made the re
 the CPU, which the analysis joins: on each path both are in one place. Neither
 are empty placeholders (`torch.empty(0)`, replaced before use). 0-dimensional results
 (`torch.zeros(())`, `torch.tensor(<scalar>)`, an item of a vector factory, of a factory
-given one size that is a number (`torch.zeros(total)[k]`, also after `torch.sort`) or of a
+given one size that is a number (`torch.zeros(total)[k]`, also after `torch.sort`) or a shape
+written out with one size (`torch.ones([len(tasks)])[i]`, `pos_weight=w[i]`) or of a
 list of numbers written out (`for n, o in zip(sizes, torch.as_tensor([0, *sizes[:-1]]))`), a full
 reduction such as `torch.ones(n).sum()` or `torch.min(t)`) mix with any device and are not
 flagged, except where they are written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
@@ -202,7 +203,15 @@ a 0-dimensional step counter (`state["step"] = torch.tensor(0.0)`) mixes with an
 never reported. "which may be on an accelerator" where only a hint does (an input of a module's
 `forward`, `self` of a module that no code of the run moves, its submodules' outputs, a
 parameter annotated as a tensor, another `self.<attr>`, a tensor whose place the function
-follows). A factory met both ways is reported with its surest meeting, but for one met at
+follows). No such hint is given in a program that never asks for an accelerator: no file
+of the run mentions a device, a move, a load or a library that places tensors (the words
+`device`, `cuda`, `gpu`, `.to(`, `load(`, `trainer`, `parallel`, ... in its bytes), every
+import is of the standard library, of torch, of the run, or of a package that does not
+depend on torch (`numpy`, `pandas`, `scipy`, `sklearn`, ...), and a file is a script
+(`if __name__ == "__main__":`) or a notebook: there every tensor is on the CPU. A
+run of definitions only (a library, whose users may move what it builds), one checked
+through the API without its files, or one with any such mention keeps its hints.
+A factory met both ways is reported with its surest meeting, but for one met at
 once, in the expression that builds it, by a tensor that may be on the accelerator
 (`torch.arange(n).view(-1, 1, 1) * ones`, never bound to a name alone): that meeting is the
 only one paired with it, as every later value is computed with that tensor and is on its
@@ -480,6 +489,7 @@ from torchferry.check.flow import (
     libfacts,
     vocab,
 )
+from torchferry.check.flow.accelerated import run_may_accelerate
 from torchferry.check.flow.arms import off_device_arm
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.evidence import at, step
@@ -608,7 +618,7 @@ def check(ctx: Context) -> Iterable[Finding]:
     _kept_module_inputs(ff, results, pools.kept, found, levels)
     _kept_attributes_met(ff, results, met, pools.kept, found, levels)
     away, passed = _pair_in_other_files(ff, pools, found, levels)
-    least = REPORTED[ctx.selected(CODE)]
+    least = _least(ctx)
     for home, call, meet, partner, res in sorted(found.values(), key=lambda x: _pos(x[1].node)):
         level = levels[id(call.node)]
         if level < least:
@@ -623,13 +633,23 @@ def check(ctx: Context) -> Iterable[Finding]:
     yield from _drawn_from_accelerators(ctx, results, {k for k, v in found.items() if levels[k] >= least})
 
 
+def _least(ctx: Context) -> Certainty:
+    """The least certainty reported (:data:`REPORTED`); in a run that puts no tensor on an
+    accelerator (:func:`~torchferry.check.flow.accelerated.run_may_accelerate`), a partner
+    that only may be there (:attr:`Certainty.MAY`) is on the CPU too: no hint."""
+    least = REPORTED[ctx.selected(CODE)]
+    if least is Certainty.MAY and not run_may_accelerate(ctx.project):
+        return Certainty.OWN_TENSOR
+    return least
+
+
 def _drawn_from_accelerators(ctx: Context, results: list[ScopeResult], reported: set[int]) -> Iterable[Finding]:
     """A random factory without ``device=`` given a ``generator=`` on an accelerator
     (:func:`~torchferry.check.flow.generators.generator_place`): it fails as it is built,
     whatever its size; not where the file sets a default device, nor twice."""
     if _sets_a_default_device(results):
         return
-    least = REPORTED[ctx.selected(CODE)]
+    least = _least(ctx)
     for res in results:
         for c in res.calls.values():
             last = (c.qualname or "").removeprefix("torch.")

@@ -274,6 +274,13 @@ moves itself: every class the model may be is a module class of the run whose `f
 moves the parameter that input is bound to (`x = x.to(self.device)`, `x.cuda()`; not a
 move to the CPU) before handing it to any layer with weights (`net(torch.tensor(obs))`,
 `self.q_network.forward(state)` of `def forward(self, x): x = x.to(self.device) / 255.0`).
+Nor one that every class the model may be, each a module class of the run, reads only as a
+number or a shape in its `forward`: a slice bound, `int(t)`, `range(t)`, `t.size(0)`, a
+formatted value, a comparison that meets no other tensor
+(`self.pos(torch.tensor(0), torch.tensor(n))` of a `forward(self, start, end)` that asserts
+`end <= self.n_ctx` and returns `self.weight[start:end]`: a tensor of any device gives its
+number there); one it hands to a layer or a helper, indexes a tensor with, or meets a
+weight with in an operator still counts.
 
 The fourth form checks a module's inputs after the first too, when the first is not at
 fault: every tensor argument of a `torch.nn` layer with weights, and the items of a tuple
@@ -805,6 +812,7 @@ from torchferry.check.flow.lattice import param, zero_dim_made
 from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_meetings
 from torchferry.check.flow.modclass import has_parameters, hf_pretrained_model
+from torchferry.check.flow.number_reads import number_read_args
 from torchferry.check.flow.program import (
     builds_weights,
     class_weights,
@@ -1831,6 +1839,8 @@ def _made_here(ctx: Context, ff: FileFlow, res: ScopeResult, c: CallEvent, first
         a, made = mapped
     if made is None or c.callee is Callee.MODULE and not _has_weights(ctx, c):
         return None
+    if id(a) in number_read_args(ff, res, c):
+        return None  # (``self.pos(torch.tensor(0), ...)`` of a ``forward`` that only slices with it)
     moved = None if unseen else \
         _model_at_call(ff, res, c) if c.callee is Callee.MODULE else \
         _model_on_device(ff, res, model, at=c.node)
