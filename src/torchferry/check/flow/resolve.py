@@ -51,6 +51,7 @@ from torchferry.check.flow.places import (
     shared_places,
     tensor_places,
 )
+from torchferry.check.flow.stores import JOINING
 from torchferry.check.flow.wrapped import wrapped_module
 
 if TYPE_CHECKING:
@@ -135,11 +136,22 @@ def _note_tensor_arguments(ev: Evaluator, node: ast.Call, qual: str) -> None:
     parts = qual.split(".")
     if not _returns_tensor(parts):
         return
-    for a in node.args:
+    for a in _tensor_operands(node, last):
         if isinstance(a, ast.Name):
             k = ev.i.param_index.get(a.id)
             if k is not None and a.id != ev.i.self_name:
                 ev.i.res.param_uses.setdefault(k, Kind.TENSOR)
+
+
+def _tensor_operands(node: ast.Call, last: str) -> list[ast.expr]:
+    """The arguments of a torch call that are tensors by the function's signature: its
+    positional ones, and the items of the sequence a joining function takes
+    (``torch.cat((state, extra), -1)``: ``cat``'s ``tensors`` is a sequence of tensors)."""
+    args = list(node.args)
+    first = args[0] if args else next((k.value for k in node.keywords if k.arg == "tensors"), None)
+    if last in JOINING and isinstance(first, (ast.List, ast.Tuple)):
+        args.extend(first.elts)
+    return args
 
 
 def _note_cpu_arguments(ev: Evaluator, node: ast.Call, qual: str) -> None:
