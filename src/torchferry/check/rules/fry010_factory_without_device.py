@@ -232,8 +232,9 @@ parameter: `table = torch.zeros(n, 3)`, then `gather_rows(table, idx)` of a func
 returns `table[idx]` (also a method, a function of another file, `apply_mask(scores,
 make_mask(n))` in train.py of a helper of utils.py, or one defined inside the calling
 function). The function's meetings of a parameter as it came in (written as its name, which
-the function never binds again, `x = x.to(dev)`, nor follows to its place, `y.to(x.device)`;
-not an item of it, `labels[i]`, which is 0-dimensional) are paired with each call's
+the function never binds again, `x = x.to(dev)`, nor follows to its place, `y.to(x.device)`
+-- a copy made where it is, `torch.ones_like(x)` or `x.new_zeros(n)`, is on its device and
+follows nothing, so it does not count --; not an item of it, `labels[i]`, which is 0-dimensional) are paired with each call's
 argument, and the partner must be on the device at that same call: an argument of that call
 that the caller has there (the code's own evidence, never an annotation; not a tensor the
 function makes with `device=x.device` of another parameter, which is where `x` is). A helper called with tensors on the CPU in one place and on
@@ -1184,7 +1185,9 @@ def _param_meetings(owner: FileFlow, callee: ScopeResult) -> Iterator[tuple[Meet
     name, never bound again in the function (``x = x.to(dev)`` is a move, not a meeting),
     nor followed to its place (``y.to(x.device)``, ``x.new_zeros(n)``), and as a whole (an
     item ``labels[i]`` is 0-dimensional: it mixes with any device): (the meeting, the
-    operand's position, the parameter's name and index)."""
+    operand's position, the parameter's name and index).  A copy made where the parameter
+    is (``torch.ones_like(mask)``, ``mask.new_zeros(n)``) does not count as following it:
+    it is on the parameter's device, so it meets the partner as the parameter does."""
     fn = callee.node
     if not _in_function(callee) or _module_init(owner, callee):
         return
@@ -1197,7 +1200,7 @@ def _param_meetings(owner: FileFlow, callee: ScopeResult) -> Iterator[tuple[Meet
                 continue
             k = callee.params.index(node.id)
             if node.id in ("self", "cls") or v.places != {param(k)} or \
-                    any(o.op is Op.MOVED for o in v.origins) or _follows_place(fn, node.id):
+                    any(o.op is Op.MOVED for o in v.origins) or _follows_place(fn, node.id, copies=False):
                 continue
             yield meet, i, node.id, k
 
@@ -1800,21 +1803,23 @@ def _carries_device(res: ScopeResult, k: int) -> bool:
     return name is not None and _follows_place(res.node, name)
 
 
-def _follows_place(fn: ast.AST, name: str, device_attr: bool = True) -> bool:
+def _follows_place(fn: ast.AST, name: str, device_attr: bool = True, copies: bool = True) -> bool:
     """Does ``fn`` make or move a tensor where the tensor named ``name`` is:
     ``name.device``, ``name.new_empty(...)`` (and the other ``new_*``),
     ``torch.zeros_like(name)`` (and the other ``*_like``, without ``device=``),
     ``t.type_as(name)``, ``t.type(name.type())``?  Then ``name`` is a tensor whose place
     the code follows, not one it knows to be on the CPU.  (Without ``device_attr``, not
-    ``name.device``, which a model or a wrapper may have as well.)"""
+    ``name.device``, which a model or a wrapper may have as well; without ``copies``, not
+    the ``new_*`` and ``*_like`` copies, which are made where ``name`` is and so move
+    nothing to where another tensor is.)"""
     for n in ast.walk(fn):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name \
-                and (n.attr == "device" and device_attr or n.attr in vocab.NEW_ON_RECEIVER):
+                and (n.attr == "device" and device_attr or n.attr in vocab.NEW_ON_RECEIVER and copies):
             return True
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.args):
             continue
         first = n.args[0]
-        if n.func.attr in vocab.LIKE_FACTORIES and _named(first, name) \
+        if copies and n.func.attr in vocab.LIKE_FACTORIES and _named(first, name) \
                 and not any(k.arg in ("device", None) for k in n.keywords):
             return True
         if n.func.attr == "type_as" and _named(first, name) or n.func.attr == "type" \
