@@ -1796,13 +1796,13 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
         _moved_by_callee(ev, node, result, 0 if static else 1 if bound else offset, bound_args)
     returns = _returns_given(ev, owner, target, result, bound_args) or result.returns
+    if owner is not ev.ff:  # (the callee's own origins name its file; the arguments' keep theirs)
+        returns = in_path(returns, owner.path)
     v = substitute(_made_on_a_parameter(result, returns, bound_args), bound_args)
     passed = [bound_args.get(str(k)) for k in result.returned_params]
     if passed and not result.returns_other and all(a is not None for a in passed):
         v = join_all(a for a in passed if a is not None)  # the arguments themselves
     v = _made_elsewhere(v)  # made in the callee, not in this scope
-    if owner is not ev.ff:
-        v = in_path(v, owner.path)
     v = protocols.generated(ev, owner, target, result, bound_args) or v
     _hand_off(ev, node, result, 0 if static else 1 if bound else offset,
               v.places is None and v.kinds is None)

@@ -442,7 +442,13 @@ that moved it saw it, is of known place, its origins are all makes and moves of 
 (a parameter only in the factory's own function, when it does not call itself) and fewer
 than the analysis keeps (eight), and the factory's function combines no operand holding the
 factory's result with one holding the move (`mask.to(d) * torch.rand(n)` lives where the
-mask does on that path).
+mask does on that path). Where a function of another file returns the factory's result on
+one path and a tensor computed from its argument on another (`return torch.tensor([[1]])`
+under a condition, `return torch.argmax(logits)` otherwise), a move of the caller's joined
+into the caller's value counts as acting on other tensors only where the tensor it moved
+was made or moved by the caller's file alone (of known place, fewer than eight origins) and
+the returning function combines the factory's result with no other operand in an operator
+or a call.
 A factory met at once by a tensor that may be on the accelerator is graded by that meeting
 alone: where that tensor's place is only a hint (`ones = episodes.mask.unsqueeze(2)` of a
 parameter whose callers are in files the run does not follow), the default set does not
@@ -492,6 +498,7 @@ from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
 from torchferry.check.flow.queries import data_parallel, moved_apart
 from torchferry.check.flow.resolve import tensor_class
+from torchferry.check.flow.returned import moved_away_from
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.treeindex import tree_index
 from torchferry.check.flow.weighed import forward_moves, unmet_inputs, weighed_params
@@ -1057,7 +1064,7 @@ def _pair_away(ff: FileFlow, other: FileFlow, res: ScopeResult, meet: Meeting,
     for i, (node, v) in enumerate(meet.operands):
         if i and meet.first_only:
             break
-        for made in _made_all(v, left, path=ff.path):
+        for made in _made_away(v, left, ff.path, other, meet.node):
             home, call = left[(made.line, made.column)]
             if levels.get(id(call.node)) is Certainty.SURE:
                 continue
@@ -1708,6 +1715,21 @@ def _made_all(v: Value, factories: dict, scope: ast.AST | None = None,
     # (without a move that may have acted on the factory's result)
     return [o for o in made if ff is None or not any(
         m.op is Op.MOVED and not moved_apart(ff, m, o, at) for m in v.origins)]
+
+
+def _made_away(v: Value, factories: dict, path: str, other: FileFlow, at: ast.AST) -> list[Origin]:
+    """Every candidate factory of the file ``path`` (``factories``: by line and column)
+    that made ``v``, a value of ``other`` met at ``at``, if ``v`` may be its CPU result:
+    as :func:`_made_all`, a move among ``v``'s origins counting only where it may have
+    acted on the factory's result (:func:`moved_away_from`: not ``other``'s moves of its
+    own tensors, joined with what a function of ``path`` returned on another path)."""
+    if any(o.op is Op.MOVED for o in v.origins):
+        made = _made_all(v._replace(origins=tuple(o for o in v.origins if o.op is not Op.MOVED)),
+                         factories, path=path)
+        return [o for o in made if all(
+            moved_away_from(other, m, factories[(o.line, o.column)][0], o)
+            for m in v.origins if m.op is Op.MOVED)]
+    return _made_all(v, factories, path=path)
 
 
 def _inside(o: Origin, scope: ast.AST | None) -> bool:
