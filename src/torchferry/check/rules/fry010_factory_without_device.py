@@ -165,7 +165,12 @@ list of numbers written out (`for n, o in zip(sizes, torch.as_tensor([0, *sizes[
 reduction such as `torch.ones(n).sum()` or `torch.min(t)`) mix with any device and are not
 flagged, except where they are written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
 with `loss` on the device fails, since the tensor written keeps its place and takes no
-operand from another device. A partner made on the device of the value that holds the
+operand from another device; and except as a bound of a clamp whose every bound is a
+tensor (`torch.clamp(x, min=lo)`, `torch.clamp(x, lo, hi)`, `x.clamp_min(lo)`,
+`x.clip(min=lo)`): that is the clamp's Tensor overload, which in torch 2.13.0 checks every
+tensor argument's device with no allowance for a 0-dimensional CPU one (a bound written as
+a number, `torch.clamp(x, lo, 1.0)`, picks the Scalar overload, which reads `lo` as its
+number). A partner made on the device of the value that holds the
 factory's result (`pos = torch.arange(pos)` then `torch.arange(d, device=pos.device)`) is
 where that value is: not a meeting of two devices. Nor is a factory made, or its result
 met, in the arm of a fixed device test where nothing of the file goes to a device: every
@@ -488,6 +493,7 @@ from torchferry.check.flow import (
     vocab,
 )
 from torchferry.check.flow.arms import off_device_arm
+from torchferry.check.flow.clamps import tensor_bounds
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.generators import GeneratorPlace, generator_place
@@ -575,6 +581,9 @@ class Meeting:
     #: a ``torch.nn`` layer nor a class of the run): they meet only if its ``forward`` makes
     #: them meet, which may use one as an index, a length or a number
     presumed: bool = False
+    #: the call takes every operand on one device, a 0-dimensional one included: a clamp
+    #: given tensor bounds (:func:`~torchferry.check.flow.clamps.tensor_bounds`)
+    whole: bool = False
 
 
 #: id(a factory's call) -> the scope that makes it and the call
@@ -717,7 +726,7 @@ def _pair_in_file(ff: FileFlow, results: list[ScopeResult], pools: Pools, found:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
-                pool = written if meet.written and not i else factories if meet.stored \
+                pool = written if meet.written and not i or meet.whole else factories if meet.stored \
                     else index_pool if meet.first_only else factories | pools.repeated if meet.held \
                     else factories
                 for made in _made_all(v, pool, res.node, ff=ff, at=meet.node):
@@ -2044,7 +2053,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             if c.qualname.count(".") == 1 and (last in _FACTORIES or last in _NOT_MEETINGS or last in _LEGACY) \
                     or last in vocab.CPU_ARGUMENTS or c.qualname in _SHAPES_ONLY:
                 continue
-            yield Meeting(c.node, ops)
+            yield Meeting(c.node, ops, whole=tensor_bounds(res, c))
             if last in JOINING:  # ``torch.stack(his)`` of a list filled over time
                 for a in c.node.args[:1]:
                     for h in held_together(res, a) if isinstance(a, ast.Name) else ():
@@ -2058,7 +2067,8 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 continue
             if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
                 in_place = c.qualname in _IN_PLACE
-                yield Meeting(c.node, ((func.value, c.receiver), *ops), written=in_place)
+                yield Meeting(c.node, ((func.value, c.receiver), *ops), written=in_place,
+                              whole=tensor_bounds(res, c))
             elif c.qualname not in vocab.MODULE_METHODS and c.qualname not in vocab.TENSOR_METHODS \
                     and _moved_model(res, c.receiver):
                 if len(ops) > 1 and not isinstance(res.node, ast.Module):
