@@ -51,6 +51,7 @@ from torchferry.check.flow.places import (
     shared_places,
     tensor_places,
 )
+from torchferry.check.flow.stores import JOINING
 from torchferry.check.flow.wrapped import wrapped_module
 
 if TYPE_CHECKING:
@@ -135,11 +136,22 @@ def _note_tensor_arguments(ev: Evaluator, node: ast.Call, qual: str) -> None:
     parts = qual.split(".")
     if not _returns_tensor(parts):
         return
-    for a in node.args:
+    for a in _tensor_operands(node, last):
         if isinstance(a, ast.Name):
             k = ev.i.param_index.get(a.id)
             if k is not None and a.id != ev.i.self_name:
                 ev.i.res.param_uses.setdefault(k, Kind.TENSOR)
+
+
+def _tensor_operands(node: ast.Call, last: str) -> list[ast.expr]:
+    """The arguments of a torch call that are tensors by the function's signature: its
+    positional ones, and the items of the sequence a joining function takes
+    (``torch.cat((state, extra), -1)``: ``cat``'s ``tensors`` is a sequence of tensors)."""
+    args = list(node.args)
+    first = args[0] if args else next((k.value for k in node.keywords if k.arg == "tensors"), None)
+    if last in JOINING and isinstance(first, (ast.List, ast.Tuple)):
+        args.extend(first.elts)
+    return args
 
 
 def _note_cpu_arguments(ev: Evaluator, node: ast.Call, qual: str) -> None:
@@ -1784,13 +1796,13 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
         _moved_by_callee(ev, node, result, 0 if static else 1 if bound else offset, bound_args)
     returns = _returns_given(ev, owner, target, result, bound_args) or result.returns
+    if owner is not ev.ff:  # (the callee's own origins name its file; the arguments' keep theirs)
+        returns = in_path(returns, owner.path)
     v = substitute(_made_on_a_parameter(result, returns, bound_args), bound_args)
     passed = [bound_args.get(str(k)) for k in result.returned_params]
     if passed and not result.returns_other and all(a is not None for a in passed):
         v = join_all(a for a in passed if a is not None)  # the arguments themselves
     v = _made_elsewhere(v)  # made in the callee, not in this scope
-    if owner is not ev.ff:
-        v = in_path(v, owner.path)
     v = protocols.generated(ev, owner, target, result, bound_args) or v
     _hand_off(ev, node, result, 0 if static else 1 if bound else offset,
               v.places is None and v.kinds is None)

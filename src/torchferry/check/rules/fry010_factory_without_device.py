@@ -166,7 +166,12 @@ list of numbers written out (`for n, o in zip(sizes, torch.as_tensor([0, *sizes[
 reduction such as `torch.ones(n).sum()` or `torch.min(t)`) mix with any device and are not
 flagged, except where they are written in place: `total = torch.tensor(0.0)` then `total += loss` (or `total.add_(loss)`)
 with `loss` on the device fails, since the tensor written keeps its place and takes no
-operand from another device. A partner made on the device of the value that holds the
+operand from another device; and except as a bound of a clamp whose every bound is a
+tensor (`torch.clamp(x, min=lo)`, `torch.clamp(x, lo, hi)`, `x.clamp_min(lo)`,
+`x.clip(min=lo)`): that is the clamp's Tensor overload, which in torch 2.13.0 checks every
+tensor argument's device with no allowance for a 0-dimensional CPU one (a bound written as
+a number, `torch.clamp(x, lo, 1.0)`, picks the Scalar overload, which reads `lo` as its
+number). A partner made on the device of the value that holds the
 factory's result (`pos = torch.arange(pos)` then `torch.arange(d, device=pos.device)`) is
 where that value is: not a meeting of two devices. Nor is a factory made, or its result
 met, in the arm of a fixed device test where nothing of the file goes to a device: every
@@ -241,8 +246,9 @@ parameter: `table = torch.zeros(n, 3)`, then `gather_rows(table, idx)` of a func
 returns `table[idx]` (also a method, a function of another file, `apply_mask(scores,
 make_mask(n))` in train.py of a helper of utils.py, or one defined inside the calling
 function). The function's meetings of a parameter as it came in (written as its name, which
-the function never binds again, `x = x.to(dev)`, nor follows to its place, `y.to(x.device)`;
-not an item of it, `labels[i]`, which is 0-dimensional) are paired with each call's
+the function never binds again, `x = x.to(dev)`, nor follows to its place, `y.to(x.device)`
+-- a copy made where it is, `torch.ones_like(x)` or `x.new_zeros(n)`, is on its device and
+follows nothing, so it does not count --; not an item of it, `labels[i]`, which is 0-dimensional) are paired with each call's
 argument, and the partner must be on the device at that same call: an argument of that call
 that the caller has there (the code's own evidence, never an annotation; not a tensor the
 function makes with `device=x.device` of another parameter, which is where `x` is). A helper called with tensors on the CPU in one place and on
@@ -450,7 +456,13 @@ that moved it saw it, is of known place, its origins are all makes and moves of 
 (a parameter only in the factory's own function, when it does not call itself) and fewer
 than the analysis keeps (eight), and the factory's function combines no operand holding the
 factory's result with one holding the move (`mask.to(d) * torch.rand(n)` lives where the
-mask does on that path).
+mask does on that path). Where a function of another file returns the factory's result on
+one path and a tensor computed from its argument on another (`return torch.tensor([[1]])`
+under a condition, `return torch.argmax(logits)` otherwise), a move of the caller's joined
+into the caller's value counts as acting on other tensors only where the tensor it moved
+was made or moved by the caller's file alone (of known place, fewer than eight origins) and
+the returning function combines the factory's result with no other operand in an operator
+or a call.
 A factory met at once by a tensor that may be on the accelerator is graded by that meeting
 alone: where that tensor's place is only a hint (`ones = episodes.mask.unsqueeze(2)` of a
 parameter whose callers are in files the run does not follow), the default set does not
@@ -491,6 +503,7 @@ from torchferry.check.flow import (
 )
 from torchferry.check.flow.accelerated import run_may_accelerate
 from torchferry.check.flow.arms import off_device_arm
+from torchferry.check.flow.clamps import tensor_bounds
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.evidence import at, step
 from torchferry.check.flow.generators import GeneratorPlace, generator_place
@@ -501,6 +514,7 @@ from torchferry.check.flow.order import Point
 from torchferry.check.flow.program import ClassInfo, FileFlow, builds_weights, holds_parameters
 from torchferry.check.flow.queries import data_parallel, moved_apart
 from torchferry.check.flow.resolve import tensor_class
+from torchferry.check.flow.returned import moved_away_from
 from torchferry.check.flow.stores import JOINING, held_together, index_writes
 from torchferry.check.flow.treeindex import tree_index
 from torchferry.check.flow.weighed import forward_moves, unmet_inputs, weighed_params
@@ -577,6 +591,9 @@ class Meeting:
     #: a ``torch.nn`` layer nor a class of the run): they meet only if its ``forward`` makes
     #: them meet, which may use one as an index, a length or a number
     presumed: bool = False
+    #: the call takes every operand on one device, a 0-dimensional one included: a clamp
+    #: given tensor bounds (:func:`~torchferry.check.flow.clamps.tensor_bounds`)
+    whole: bool = False
 
 
 #: id(a factory's call) -> the scope that makes it and the call
@@ -729,7 +746,7 @@ def _pair_in_file(ff: FileFlow, results: list[ScopeResult], pools: Pools, found:
             for i, (node, v) in enumerate(meet.operands):
                 if i and meet.first_only:
                     break
-                pool = written if meet.written and not i else factories if meet.stored \
+                pool = written if meet.written and not i or meet.whole else factories if meet.stored \
                     else index_pool if meet.first_only else factories | pools.repeated if meet.held \
                     else factories
                 for made in _made_all(v, pool, res.node, ff=ff, at=meet.node):
@@ -1076,7 +1093,7 @@ def _pair_away(ff: FileFlow, other: FileFlow, res: ScopeResult, meet: Meeting,
     for i, (node, v) in enumerate(meet.operands):
         if i and meet.first_only:
             break
-        for made in _made_all(v, left, path=ff.path):
+        for made in _made_away(v, left, ff.path, other, meet.node):
             home, call = left[(made.line, made.column)]
             if levels.get(id(call.node)) is Certainty.SURE:
                 continue
@@ -1204,7 +1221,9 @@ def _param_meetings(owner: FileFlow, callee: ScopeResult) -> Iterator[tuple[Meet
     name, never bound again in the function (``x = x.to(dev)`` is a move, not a meeting),
     nor followed to its place (``y.to(x.device)``, ``x.new_zeros(n)``), and as a whole (an
     item ``labels[i]`` is 0-dimensional: it mixes with any device): (the meeting, the
-    operand's position, the parameter's name and index)."""
+    operand's position, the parameter's name and index).  A copy made where the parameter
+    is (``torch.ones_like(mask)``, ``mask.new_zeros(n)``) does not count as following it:
+    it is on the parameter's device, so it meets the partner as the parameter does."""
     fn = callee.node
     if not _in_function(callee) or _module_init(owner, callee):
         return
@@ -1217,7 +1236,7 @@ def _param_meetings(owner: FileFlow, callee: ScopeResult) -> Iterator[tuple[Meet
                 continue
             k = callee.params.index(node.id)
             if node.id in ("self", "cls") or v.places != {param(k)} or \
-                    any(o.op is Op.MOVED for o in v.origins) or _follows_place(fn, node.id):
+                    any(o.op is Op.MOVED for o in v.origins) or _follows_place(fn, node.id, copies=False):
                 continue
             yield meet, i, node.id, k
 
@@ -1727,6 +1746,21 @@ def _made_all(v: Value, factories: dict, scope: ast.AST | None = None,
         m.op is Op.MOVED and not moved_apart(ff, m, o, at) for m in v.origins)]
 
 
+def _made_away(v: Value, factories: dict, path: str, other: FileFlow, at: ast.AST) -> list[Origin]:
+    """Every candidate factory of the file ``path`` (``factories``: by line and column)
+    that made ``v``, a value of ``other`` met at ``at``, if ``v`` may be its CPU result:
+    as :func:`_made_all`, a move among ``v``'s origins counting only where it may have
+    acted on the factory's result (:func:`moved_away_from`: not ``other``'s moves of its
+    own tensors, joined with what a function of ``path`` returned on another path)."""
+    if any(o.op is Op.MOVED for o in v.origins):
+        made = _made_all(v._replace(origins=tuple(o for o in v.origins if o.op is not Op.MOVED)),
+                         factories, path=path)
+        return [o for o in made if all(
+            moved_away_from(other, m, factories[(o.line, o.column)][0], o)
+            for m in v.origins if m.op is Op.MOVED)]
+    return _made_all(v, factories, path=path)
+
+
 def _inside(o: Origin, scope: ast.AST | None) -> bool:
     """Was ``o`` made inside ``scope`` (a function of the checked file, by its lines)?"""
     if o.path is not None or scope is None:
@@ -1820,21 +1854,23 @@ def _carries_device(res: ScopeResult, k: int) -> bool:
     return name is not None and _follows_place(res.node, name)
 
 
-def _follows_place(fn: ast.AST, name: str, device_attr: bool = True) -> bool:
+def _follows_place(fn: ast.AST, name: str, device_attr: bool = True, copies: bool = True) -> bool:
     """Does ``fn`` make or move a tensor where the tensor named ``name`` is:
     ``name.device``, ``name.new_empty(...)`` (and the other ``new_*``),
     ``torch.zeros_like(name)`` (and the other ``*_like``, without ``device=``),
     ``t.type_as(name)``, ``t.type(name.type())``?  Then ``name`` is a tensor whose place
     the code follows, not one it knows to be on the CPU.  (Without ``device_attr``, not
-    ``name.device``, which a model or a wrapper may have as well.)"""
+    ``name.device``, which a model or a wrapper may have as well; without ``copies``, not
+    the ``new_*`` and ``*_like`` copies, which are made where ``name`` is and so move
+    nothing to where another tensor is.)"""
     for n in ast.walk(fn):
         if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name) and n.value.id == name \
-                and (n.attr == "device" and device_attr or n.attr in vocab.NEW_ON_RECEIVER):
+                and (n.attr == "device" and device_attr or n.attr in vocab.NEW_ON_RECEIVER and copies):
             return True
         if not (isinstance(n, ast.Call) and isinstance(n.func, ast.Attribute) and n.args):
             continue
         first = n.args[0]
-        if n.func.attr in vocab.LIKE_FACTORIES and _named(first, name) \
+        if copies and n.func.attr in vocab.LIKE_FACTORIES and _named(first, name) \
                 and not any(k.arg in ("device", None) for k in n.keywords):
             return True
         if n.func.attr == "type_as" and _named(first, name) or n.func.attr == "type" \
@@ -2037,7 +2073,7 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
             if c.qualname.count(".") == 1 and (last in _FACTORIES or last in _NOT_MEETINGS or last in _LEGACY) \
                     or last in vocab.CPU_ARGUMENTS or c.qualname in _SHAPES_ONLY:
                 continue
-            yield Meeting(c.node, ops)
+            yield Meeting(c.node, ops, whole=tensor_bounds(res, c))
             if last in JOINING:  # ``torch.stack(his)`` of a list filled over time
                 for a in c.node.args[:1]:
                     for h in held_together(res, a) if isinstance(a, ast.Name) else ():
@@ -2051,7 +2087,8 @@ def _meetings(ff: FileFlow, res: ScopeResult) -> Iterator[Meeting]:
                 continue
             if Kind.TENSOR in (res.kind_of(c.receiver) or ()):
                 in_place = c.qualname in _IN_PLACE
-                yield Meeting(c.node, ((func.value, c.receiver), *ops), written=in_place)
+                yield Meeting(c.node, ((func.value, c.receiver), *ops), written=in_place,
+                              whole=tensor_bounds(res, c))
             elif c.qualname not in vocab.MODULE_METHODS and c.qualname not in vocab.TENSOR_METHODS \
                     and _moved_model(res, c.receiver):
                 if len(ops) > 1 and not isinstance(res.node, ast.Module):

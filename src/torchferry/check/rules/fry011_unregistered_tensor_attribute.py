@@ -220,7 +220,9 @@ between of a third file), or combined with a tensor the analysis cannot place
 (a parameter of a helper method that no method of the file gives a tensor of the model,
 and that is never used as a tensor), is not flagged. A `forward` input that `forward` only
 hands on, as it is, to a helper that uses it as a tensor (`self.transform(x)` whose
-`torch.stft(x, n, window=self.window)` meets the attribute) follows the model: the
+`torch.stft(x, n, window=self.window)` meets the attribute, or `self.density(state)` whose
+`torch.cat((state, self.context), -1)` joins it: `cat`, `stack` and the other joining
+functions take a sequence of tensors) follows the model: the
 helper's use tells its kind; an input used nowhere as a tensor does not. An attribute handed to a function
 or method of the checked files counts as combined only where that function's own body
 combines the argument, as it came in on some path, with another argument that moves with the
