@@ -150,7 +150,9 @@ Flags a call `model(x)` when, in one scope,
   call's first run counts too: a tensor made on the CPU before the loop and replaced in it
   (`token = torch.cat([token, new], 0)` after `lm(token)`) meets the model on the first
   round, when every round runs the call (no test around it in the loop reads a name the
-  loop binds) and the loops around it have no `break` or `continue`; or
+  loop binds) and the loops around it have no `continue`, nor a `break` of a loop inside
+  the outermost one (a `break` of the outermost loop ends it: the call ran on the first
+  round or never, `while True: logits = dec(cur, h); ...; if done: break`); or
 * (from the device-flow analysis) the input is moved to a device the code chose, or made
   there by a factory given `device=` such a device (`z = torch.randn(n, nz, 1, 1,
   device=device)` of `device = torch.device("cuda" if ... else "cpu")`, or
