@@ -371,6 +371,33 @@ def test_the_first_run_of_a_call_in_a_loop(snippet):
     assert first_run(res, calls[15].node) is None  # not in a loop
 
 
+def test_the_first_run_of_a_call_in_a_loop_that_breaks_or_continues(snippet):
+    import ast
+
+    from torchferry.check.flow.first_run import first_run
+
+    s = snippet("""
+        import torch
+        def gen(model, device):
+            token = torch.zeros(1)
+            while True:
+                out = model(token)
+                token = token.to(device)
+                if out.sum() > 0:
+                    break
+            for i in range(3):
+                if i == 0:
+                    continue
+                model(token.cpu())
+                token = token.to(device)
+    """)
+    res = s.function("gen")
+    calls = {c.node.lineno: c for c in res.calls.values() if ast.unparse(c.node.func) == "model"}
+    first = first_run(res, calls[5].node)  # a break of the outermost loop: ran on round 1 or never
+    assert first is not None and s.wheres(first.args[0]) == {"CPU"}
+    assert first_run(res, calls[12].node) is None  # a continue may skip round 1
+
+
 def test_a_scopes_paths_are_those_of_a_walk_down_from_its_root():
     import ast
 

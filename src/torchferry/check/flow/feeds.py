@@ -49,6 +49,7 @@ from torchferry.check.flow.first_run import first_run
 from torchferry.check.flow.instances import held_attr, instance_class
 from torchferry.check.flow.lattice import Kind, Value, Where, in_path, param, substitute
 from torchferry.check.flow.program import mro
+from torchferry.check.flow.receivers import made_classes, refused
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import ClassInfo, FileFlow
@@ -112,12 +113,13 @@ def call_feeds(ff: FileFlow, res: ScopeResult, c: CallEvent, depth: int = 0,
     target = callee_of(ff, res, c, across=True)
     if target is None:
         return []
+    fed = _fed_by_every_class(ff, res, c, target, depth, active)
     bound = target.bound
     elsewhere = target.owner is not ff
     out = []
     for j, found in feeds(target.owner, target.callee, depth + 1, active).items():
         given = target.args.get(j)
-        if given is None or str(j) not in bound:
+        if given is None or str(j) not in bound or id(given.node) not in fed:
             continue
         arg = bound[str(j)]
         for f in found:
@@ -137,6 +139,30 @@ def call_feeds(ff: FileFlow, res: ScopeResult, c: CallEvent, depth: int = 0,
             held = _held_by_receiver(ff, res, c, f)
             out.append((given, arg, lifted if held is None else lifted._replace(module=held)))
     return out
+
+
+def _fed_by_every_class(ff: FileFlow, res: ScopeResult, c: CallEvent, target: CallTarget, depth: int,
+                        active: frozenset[int]) -> set[int]:
+    """The arguments of ``c`` (by node id) that ``target``'s callee hands to a module's
+    input and, where ``c`` is a method call on a receiver that several constructors of the
+    run may have built (``A(n).to(d) if attention else B(n).to(d)``), that the method of
+    each of the other classes hands to one too; a class whose method Python would refuse
+    the call (:func:`~torchferry.check.flow.receivers.refused`) never runs it.  Empty when
+    another class's method is not known or its binding is not."""
+    mine = {id(a.node) for j, a in target.args.items() if j in feeds(target.owner, target.callee, depth + 1, active)}
+    recv = c.receiver
+    if c.callee is not Callee.METHOD or recv is None or not c.qualname:
+        return mine
+    for info in made_classes(ff, recv):
+        found = info.method(c.qualname)
+        if found is not None and found[1] is target.callee.node or refused(info, c.qualname, c.node):
+            continue
+        other = callee_of(ff, res, c, across=True, cls=info)
+        if other is None:
+            return set()
+        theirs = feeds(other.owner, other.callee, depth + 1, active)
+        mine &= {id(a.node) for j, a in other.args.items() if j in theirs}
+    return mine
 
 
 def _held_by_receiver(ff: FileFlow, res: ScopeResult, c: CallEvent, f: Feed) -> Value | None:
@@ -171,25 +197,31 @@ class CallTarget(NamedTuple):
     owner: FileFlow
 
 
-def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent, across: bool = False) -> CallTarget | None:
+def callee_of(ff: FileFlow, res: ScopeResult, c: CallEvent, across: bool = False,
+              cls: ClassInfo | None = None) -> CallTarget | None:
     """The callee of ``c``, a call of a function or method of this file, with its
     arguments bound to its parameters by position and by keyword (:func:`bind`); None
     otherwise, or when the binding is not known (``*args`` or ``**kw`` spread).
     ``across``: also a function defined at module level in another file of the run
-    (``trades_loss(model=model, x_natural=data)`` of ``from trades import trades_loss``)."""
+    (``trades_loss(model=model, x_natural=data)`` of ``from trades import trades_loss``)
+    and a method of a class of another file called on an instance this file built (a
+    plain class's, or a module class's: ``self.decoder.step(i, h)``).  ``cls``: the class
+    whose method a method call runs, where the receiver may be of several
+    (:func:`~torchferry.check.flow.receivers.made_classes`)."""
     if c.callee not in (Callee.FUNCTION, Callee.METHOD):
         return None
     fn: ast.AST
     if c.callee is Callee.METHOD:
         recv = c.receiver
-        info = ff.class_of(recv) if recv is not None and c.qualname else None
+        info = cls or (ff.class_of(recv) if recv is not None and c.qualname else None)
         if info is None and recv is not None and c.qualname and isinstance(c.node.func, ast.Attribute) \
                 and _plain_method(ff, c.qualname):
             info = instance_class(ff, res, c.node.func.value, recv)  # (a parameter of the callers')
         found = info.method(c.qualname) if info is not None and c.qualname else None
         if found is None or recv is None or found[0].ff is not ff and not (
-                across and ff.plain_instance(recv)):
-            return None  # (of another file: a method of a plain class only)
+                across and (ff.plain_instance(recv) or recv.is_(Kind.MODULE) and info is not None
+                            and info.is_module)):
+            return None  # (of another file: a method of a plain class or a module class only)
         lead: tuple[Value, ...] = (recv,)
         owner, fn, first = found[0].ff, found[1], 1
     else:

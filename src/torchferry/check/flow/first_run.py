@@ -11,8 +11,11 @@ The interpretation of a loop joins every round, so in::
 what the state before the loop holds; :attr:`ScopeResult.first_calls` keeps the call as
 the first round interpreted it, and :func:`first_run` says when that is the call's first
 run: the call is in the loop's body on every round (each test around it in the loop
-reads no name the loop binds) and nothing in the loop skips ahead (no ``break`` or
-``continue``).
+reads no name the loop binds) and nothing in the loop skips ahead to a later round (no
+``continue``, nor a ``break`` of a loop nested in the outermost one, after which the
+outer loop's next round starts the inner one again).  A ``break`` of the outermost loop
+ends it: the call then either ran on the first round or never runs, so its first run is
+still the first round's (``while True: out = model(idx); ...; if done: break``).
 """
 
 from __future__ import annotations
@@ -51,7 +54,7 @@ def first_run(res: ScopeResult, call: ast.Call) -> CallEvent | None:
     loops = [k for k, n in enumerate(path) if isinstance(n, _LOOPS)]
     if not loops:
         return None
-    if any(scope.jumps(path[k]) for k in loops):
+    if any(scope.jumps(path[k], k != loops[0]) for k in loops):
         return None
     outer = loops[0]
     # (the names the loop binds are found only when a test stands on the way)
@@ -84,7 +87,7 @@ class _Scope:
                     if not isinstance(child, scopes):
                         add(child)
         self._bound: dict[int, set[str]] = {}
-        self._jumps: dict[int, bool] = {}
+        self._jumps: dict[tuple[int, bool], bool] = {}
 
     def path(self, target: ast.Call) -> list[ast.AST] | None:
         """The nodes from the root down to the call ``target`` (None: not in this scope)."""
@@ -102,11 +105,11 @@ class _Scope:
             got = self._bound[id(loop)] = _bound(loop)
         return got
 
-    def jumps(self, loop: ast.AST) -> bool:
-        """:func:`_jumps`, once per loop."""
-        got = self._jumps.get(id(loop))
+    def jumps(self, loop: ast.AST, breaks: bool) -> bool:
+        """:func:`_jumps`, once per loop and question."""
+        got = self._jumps.get((id(loop), breaks))
         if got is None:
-            got = self._jumps[id(loop)] = _jumps(loop)
+            got = self._jumps[(id(loop), breaks)] = _jumps(loop, breaks)
         return got
 
 
@@ -149,13 +152,14 @@ def _walk_body(loop: ast.AST) -> list[ast.AST]:
     return out
 
 
-def _jumps(loop: ast.AST) -> bool:
-    """Does a ``break`` or ``continue`` of this loop (not of a loop nested in it) appear in
-    its body?"""
+def _jumps(loop: ast.AST, breaks: bool = True) -> bool:
+    """Does a ``continue`` of this loop (not of a loop nested in it) appear in its body, or,
+    with ``breaks``, a ``break``?"""
     todo: list[ast.AST] = list(getattr(loop, "body", []))
+    jumps = (ast.Break, ast.Continue) if breaks else (ast.Continue,)
     while todo:
         n = todo.pop()
-        if isinstance(n, (ast.Break, ast.Continue)):
+        if isinstance(n, jumps):
             return True
         if isinstance(n, _LOOPS):
             todo.extend(n.orelse)  # (its body's jumps are its own)

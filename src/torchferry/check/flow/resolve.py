@@ -51,6 +51,7 @@ from torchferry.check.flow.places import (
     shared_places,
     tensor_places,
 )
+from torchferry.check.flow.receivers import made_classes, refused
 from torchferry.check.flow.stores import JOINING
 from torchferry.check.flow.wrapped import wrapped_module
 
@@ -700,7 +701,7 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         _grow(ev, node, attr, recv, args)
     if attr == "forward" and (recv.is_(Kind.MODULE) or recv.kinds is None):
         return _forward(ev, node, recv, args, kws)
-    method = _method_of_the_run(ev, recv, attr)
+    method = _method_of_the_run(ev, node, recv, attr)
     if method is not None:  # ``net.predict(x)``: a method a class of the run defines
         for info, fn in _other_methods(ev, recv, attr, method[1]):
             _site_of(ev, node, info.ff, fn, [recv, *args], kws)  # (one of several classes)
@@ -812,12 +813,18 @@ def _class_method(ff: FileFlow, func: ast.expr) -> tuple[FileFlow, ast.AST] | No
     return m[0].ff, m[1]
 
 
-def _method_of_the_run(ev: Evaluator, recv: Value, attr: str) -> tuple[ClassInfo, ast.AST] | None:
+def _method_of_the_run(ev: Evaluator, node: ast.Call, recv: Value, attr: str) -> tuple[ClassInfo, ast.AST] | None:
     """The method ``attr`` of the class of the run that built ``recv`` in this file (a plain
-    method: no decorator), unless ``attr`` moves a module (``to``, ``cuda``...)."""
+    method: no decorator), unless ``attr`` moves a module (``to``, ``cuda``...).  Of a
+    receiver that several classes' constructors may have built, the one class whose
+    method Python would not refuse ``node`` (:func:`~torchferry.check.flow.receivers.refused`:
+    on the others the call raises ``TypeError``), where there is one."""
     if attr in vocab.MOVE_NAMES or not (recv.is_(Kind.MODULE) or recv.is_(Kind.OTHER)):
         return None
-    info = ev.ff.class_of(recv) or ev.i.instance_of_param(recv)
+    classes = made_classes(ev.ff, recv, whole=True)
+    taking = [c for c in classes if not refused(c, attr, node)]
+    info = taking[0] if len(classes) > 1 and len(taking) == 1 else None
+    info = info or ev.ff.class_of(recv) or ev.i.instance_of_param(recv)
     found = info.method(attr) if info is not None else None
     if found is None or found[1].decorator_list:
         return None

@@ -150,7 +150,9 @@ Flags a call `model(x)` when, in one scope,
   call's first run counts too: a tensor made on the CPU before the loop and replaced in it
   (`token = torch.cat([token, new], 0)` after `lm(token)`) meets the model on the first
   round, when every round runs the call (no test around it in the loop reads a name the
-  loop binds) and the loops around it have no `break` or `continue`; or
+  loop binds) and the loops around it have no `continue`, nor a `break` of a loop inside
+  the outermost one (a `break` of the outermost loop ends it: the call ran on the first
+  round or never, `while True: logits = dec(cur, h); ...; if done: break`); or
 * (from the device-flow analysis) the input is moved to a device the code chose, or made
   there by a factory given `device=` such a device (`z = torch.randn(n, nz, 1, 1,
   device=device)` of `device = torch.device("cuda" if ... else "cpu")`, or
@@ -247,7 +249,10 @@ Flags a call `model(x)` when, in one scope,
   in another file of the run, `from attacks import attack`; and for a method of a plain
   class of another file run on an instance the caller built, `algo.update(x)` of `from algo
   import Algo` whose `update` runs `self.encoder(src)`, a module the class placed on the
-  CPU or the device itself, `self.encoder = Enc().to(device)` in `__init__`); reported at the
+  CPU or the device itself, `self.encoder = Enc().to(device)` in `__init__`; and for a method
+  other than `forward` of a module class of another file run on a module the caller built,
+  `self.decoder.step(tgt, h)` of `from networks import Dec` whose `step` runs
+  `self.emb(idx)`: its body decides, never its name); reported at the
   outermost call, or at the module's call when the function that makes it moves another
   of the module's inputs to the device there (`extra = extra.to(self.device)` before
   `self.model(fp, extra)`, or `self.model(fp, mask=mask.cuda())`): that function puts the
@@ -455,7 +460,12 @@ is a join of both places and stays quiet, even where the caller's constant argum
 (`build(device, "cgan")`) chooses the unmoved arm: the analysis does not bind constant
 arguments into calls.  A method called on an
 object that one of several classes of the run may have built (`policy = TD3(...)` on one arm,
-`DDPG(...)` on the other) counts as called by each class's method of that name.
+`DDPG(...)` on the other) counts as called by each class's method of that name; the last
+form follows such a call only for an argument that each class's method hands to a module
+(a class whose method Python would refuse the call as written, by its number of
+arguments or a keyword, is left out: the program reaches the call only with an instance
+that takes it, `if isinstance(self.decoder, Att): self.decoder.step(i, h, enc)`).  An
+`isinstance` test itself narrows nothing.
 
 An item of a batch given to a model of no class the analysis can see (`self.model` built
 by a factory of another package) is not flagged when the function tests the kind of an item
@@ -581,7 +591,9 @@ module level in another file of the run for a module the call hands them
 (`robust_loss(model=model, x=data)` of `from losses import robust_loss`), and methods of a
 plain class of another file called on an instance the calling file built, for a module the
 call hands them or one the class keeps whose place is the CPU or the device (not one
-placed where a parameter or an attribute of that file is), six calls deep,
+placed where a parameter or an attribute of that file is), and methods of a module class
+of another file called on a module the calling file built (not one a parameter of the
+caller's holds, nor one another file built), six calls deep,
 an argument passed by position or keyword as Python binds it (not a call that spreads
 `*args` or `**kw`, nor one Python would refuse: a keyword no parameter has, a parameter
 bound twice), and a value handed on
