@@ -128,7 +128,10 @@ Flags a call `model(x)` when, in one scope,
   dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`; or an
   item of a batch of torch's `DataLoader` over a `TensorDataset` of such tensors, collated
   by torch's default (no `collate_fn`, or `default_collate`), even where no other item of
-  the batch is moved, and its `loader.dataset.tensors[i]`) and
+  the batch is moved, and its `loader.dataset.tensors[i]`; each position of such a batch is
+  where its tensor is, so a `TensorDataset(x, y.to(device))` gives a CPU item first and a
+  moved one second, the moved position read so only for a loader that collates in the
+  calling process, `num_workers` absent or 0 and no `pin_memory`) and
   never moved (also the first item of `model(*inputs)`, or the item `inputs[k]` of a
   parameter, a constant `k`, of a tuple written out there or by every call of the run,
   through the callers' own parameters: `model(*data)` in `evaluate(model, data)`, called
