@@ -424,11 +424,13 @@ def move_on_a_path(ff: FileFlow, v: Value, site: ast.AST,
                    avoid: frozenset[str] = frozenset()) -> Origin | None:
     r"""The latest move of ``v``, read at ``site``, when ``v`` may live on the CPU or an
     accelerator (made, taken from a batch or a parameter, at no place of a parameter) and
-    every move of it in this file goes to a device that may be an accelerator, in arms of
+    every move of it goes to a device that may be an accelerator, in arms (of its own file:
+    this one, or another file of the run, a generator there that moves what it yields) of
     tests of a setting of the run (:func:`_setting`: ``if cuda: data = data.cuda()``; not
     ``if x.sum() > 0:``), or in the arm where ``torch.cuda.is_available()`` holds (taken on
     every machine with a GPU), that the file does not fix against the arm
-    (:func:`_fixed_against`), that ``site`` is in no other arm of, and that read no name
+    (:func:`_fixed_against`; for a move of another file, neither does this file), that
+    ``site`` is in no other arm of, and that read no name
     or attribute of ``avoid`` (``if next(model.parameters()).is_cuda:`` moves the input
     only where the model already is).  On the path that runs the moves, ``v`` is on the
     device the code chose: a module that no path moves fails there.  None otherwise.
@@ -450,19 +452,41 @@ def move_on_a_path(ff: FileFlow, v: Value, site: ast.AST,
     if v.places != {CPU, ACCEL} or any(o.op not in (Op.MOVED, Op.MADE, Op.BATCH, Op.PARAM) for o in v.origins):
         return None
     moves = [o for o in v.origins if o.op is Op.MOVED]
-    if not moves or any(o.node is None or o.path is not None or o.to is None or ACCEL not in o.to
+    if not moves or any(o.node is None or o.to is None or ACCEL not in o.to
                         or not o.to <= {CPU, ACCEL} for o in moves):
         return None
-    arms = _arms_of(ff.tree)
-    apart = {(text, not value) for text, value, _ in arms.get(id(site), ())}
+    trees = _move_trees(ff, moves)
+    if trees is None:
+        return None
+    arms = {path: _arms_of(tree) for path, tree in trees.items()}
+    apart = {(text, not value) for text, value, _ in arms[None].get(id(site), ())}
     for o in moves:
-        for text, value, test in arms.get(id(o.node), ()):
+        if id(o.node) not in arms[o.path]:
+            return None  # (a node of another reading of the file)
+        for text, value, test in arms[o.path][id(o.node)]:
             if (text, value) in apart or not (_setting(test) or value and _availability(test)) or \
-                    _fixed_against(ff.tree, test, value) or any(
+                    any(_fixed_against(tree, test, value) for tree in {id(t): t for t in (
+                        trees[o.path], ff.tree)}.values()) or any(
                     isinstance(n, ast.Name) and n.id in avoid or isinstance(n, ast.Attribute) and n.attr in avoid
                     for n in ast.walk(test)):
                 return None
-    return max(moves, key=lambda o: (o.line, o.column))
+    # (the latest move of this file; of another file's, the latest there)
+    return max(moves, key=lambda o: (o.path is None, o.line, o.column))
+
+
+def _move_trees(ff: FileFlow, moves: list[Origin]) -> dict[str | None, ast.Module] | None:
+    """The syntax tree of the file of each move (None: this file), read through the run
+    (a generator method of another file's class that moves the batches it yields, ``if
+    params.cuda: x = x.cuda()``); None when a file is not in the run."""
+    out: dict[str | None, ast.Module] = {None: ff.tree, ff.path: ff.tree}
+    for o in moves:
+        if o.path is None or o.path in out:
+            continue
+        other = ff.project.file_flow(o.path) if ff.project is not None else None
+        if other is None:
+            return None
+        out[o.path] = other.tree
+    return out
 
 
 def _availability(test: ast.expr) -> bool:

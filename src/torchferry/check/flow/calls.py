@@ -26,6 +26,7 @@ import torchferry.check.flow.records as records
 import torchferry.check.flow.tensordata as tensordata
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.events import AnyKey, Callee, CallEvent
+from torchferry.check.flow.fetches import fetched_batch
 from torchferry.check.flow.lattice import (
     ACCEL,
     BOTTOM,
@@ -382,7 +383,7 @@ class Evaluator:
             # is; what built each, and so its weights and what it does with its inputs, is
             # not known (as a module a parameter gives)
             return Value(_MODULE, it.places, (), min(it.basis, Basis.INFERRED))
-        if it.kinds is None and source is not None and _names_a_loader(source):
+        if it.kinds is None and source is not None and (_names_a_loader(source) or _fetched(self, node)):
             return Value.of(Kind.BATCH, CPU, _origin(Op.BATCH, node, "batch"), Basis.HINT)
         return part_of(it)
 
@@ -733,6 +734,13 @@ def _numbers(node: ast.AST | None) -> bool:
     items = data.elts
     return not any(isinstance(x, (ast.List, ast.Tuple, ast.ListComp)) for x in items) and any(
         isinstance(x, ast.Constant) and isinstance(x.value, (int, float)) for x in items)
+
+
+def _fetched(ev: Evaluator, node: ast.AST) -> bool:
+    """Is ``node`` a ``next(it)`` that a training loop's own body fetches its batch with
+    (:func:`~torchferry.check.flow.fetches.fetched_batch`)?"""
+    return isinstance(node, ast.Call) and isinstance(node.func, ast.Name) and node.func.id == "next" \
+        and fetched_batch(ev.i.fors, node)
 
 
 def _names_a_loader(node: ast.expr) -> bool:

@@ -39,6 +39,7 @@ from typing import TYPE_CHECKING, NamedTuple, TypeVar
 from torchferry.check.flow.events import Callee, ScopeResult
 from torchferry.check.flow.lattice import Basis, Kind, Value, Where, join_all
 from torchferry.check.flow.passed_classes import passed_classes
+from torchferry.check.flow.streams import passed_generators
 
 if TYPE_CHECKING:
     from torchferry.check.flow.program import ClassInfo, FileFlow
@@ -136,6 +137,9 @@ class ByCallers(NamedTuple):
     instances: dict[int, ClassInfo]
     modules: frozenset[int]
     attrs: dict[str, Value]
+    #: the parameters every call of the run hands a generator object of the run, with it
+    #: (:func:`~torchferry.check.flow.streams.passed_generators`)
+    streams: tuple[tuple[int, Value], ...] = ()
 
 
 def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
@@ -148,6 +152,8 @@ def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
       the run may define;
     - a module (``step(g)`` after ``g = G().to(device)``, ``step(generator=g)``), when the
       function calls it (``generator(z)``);
+    - a generator object of a generator function of the run (``train(model,
+      data_loader.data_iterator(data, params))``; :mod:`~torchferry.check.flow.streams`);
 
     None when there is none, or a call of the function's name in its file is not resolved
     to it.  Complete once every scope of the file is interpreted."""
@@ -159,9 +165,10 @@ def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
     if fn.decorator_list or fn.name.startswith("__") or fn.name == "forward" or \
             fn.name in ff._value_names():
         return ByCallers({}, frozenset(), attrs) if attrs else None
+    streams = tuple(passed_generators(ff, res).items())
+    if ff._called_names().get(fn.name, 0) != len(ff.call_sites.get(id(fn), {})):
+        return ByCallers({}, frozenset(), attrs, streams) if attrs or streams else None
     receivers = {k: a for k, a in _receivers(ff, res).items() if a is None or _defined_in_run(ff, a)}
-    if not receivers or ff._called_names().get(fn.name, 0) != len(ff.call_sites.get(id(fn), {})):
-        return ByCallers({}, frozenset(), attrs) if attrs else None
     instances: dict[int, ClassInfo] = {}
     modules: set[int] = set()
     for k, attr in receivers.items():
@@ -176,7 +183,9 @@ def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
         first = found[0]
         if first is not None and all(f is not None and f.node is first.node for f in found):
             instances[k] = first
-    return ByCallers(instances, frozenset(modules), attrs) if instances or modules or attrs else None
+    if instances or modules or attrs or streams:
+        return ByCallers(instances, frozenset(modules), attrs, streams)
+    return None
 
 
 def _given_module(other: FileFlow, caller: ScopeResult, v: Value) -> bool:

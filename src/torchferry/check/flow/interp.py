@@ -115,6 +115,8 @@ class Interp:
         #: of the run, or a module (:func:`~torchferry.check.flow.instances.given_by_callers`)
         self.instances = by_callers.instances if by_callers is not None else {}
         self.modules = by_callers.modules if by_callers is not None else frozenset()
+        #: the parameters every call of the run hands a generator object of the run, with it
+        self.streams = dict(by_callers.streams) if by_callers is not None else {}
         self.res = ScopeResult(node)
         self.env: Env = {}
         self.self_name: str | None = None
@@ -216,6 +218,9 @@ class Interp:
             elif kinds is None and k in self.modules:
                 kinds, basis = frozenset((Kind.MODULE,)), Basis.INFERRED  # a module, by its callers
             self.env[name] = self._entry[name] = Value(kinds, frozenset((place,)), (origin,), basis)
+            if kinds is None and k in self.streams:  # what its generator yields, by its callers
+                self.env[name] = self._entry[name] = self.streams[k]
+                continue
             items = self._annotated_items(a, name, k, origin)
             if items is not None:  # (the hint the rules read of an annotated parameter)
                 self.env[name] = self._entry[name] = items

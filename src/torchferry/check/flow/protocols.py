@@ -51,6 +51,7 @@ from torchferry.check.flow.lattice import (
     join_all,
     substitute,
 )
+from torchferry.check.flow.streams import generator_object
 from torchferry.check.flow.walk import own_nodes
 
 if TYPE_CHECKING:
@@ -183,7 +184,7 @@ def generated(ev: Evaluator, owner: FileFlow, fn: ast.FunctionDef | ast.AsyncFun
     v = join_all(s for s in seen if s is not None)
     if v.kinds is None and v.places is None:
         return None
-    return container(item=_as_seen(ev, owner, v, args))
+    return generator_object(container(item=_as_seen(ev, owner, v, args)), fn)
 
 
 def indexed(ev: Evaluator, base: Value, source: ast.expr, key: Value) -> Value | None:

@@ -9,6 +9,13 @@ another) stacks those rows: each batch is a tuple of tensors where ``a`` and ``b
 So where every tensor given to the dataset was made on the CPU (a factory without a
 device, ``torch.from_numpy``, ``torch.tensor`` of data) and never moved, each item of
 each batch is on the CPU, made there; ``loader.dataset.tensors[i]`` is the tensor itself.
+A tensor the run moved (its last operation a move, ``y.to(device)``) keeps its place at
+its position: torch 2.13's ``TensorDataset.__getitem__`` is ``tuple(tensor[index] for
+tensor in self.tensors)`` and ``default_collate`` of a tuple collates each position apart,
+``torch.stack(batch, 0)`` of its rows (torch/utils/data/dataset.py, _utils/collate.py), so
+batch position k is where tensor k is.  That is read only for a loader that collates in
+the calling process: worker processes (``num_workers`` > 0) stack into shared memory and
+cannot take an accelerator's tensors, and ``pin_memory=True`` pins only CPU tensors.
 
 >>> import ast
 >>> from torchferry.check.flow import analyze
@@ -43,6 +50,8 @@ _DEFAULT_COLLATE = frozenset({"torch.utils.data.default_collate",
                               "torch.utils.data._utils.collate.default_collate"})
 #: the positional parameters of ``DataLoader`` before ``collate_fn`` (dataset ... num_workers)
 _BEFORE_COLLATE = 6
+#: the position of ``num_workers`` among ``DataLoader``'s parameters
+_WORKERS_AT = 5
 #: how the dataset's origin is written (:attr:`Origin.text`)
 _TEXT = "TensorDataset(...)"
 _NOT_MADE_HERE = frozenset({Op.MOVED, Op.LOADED, Op.PARAM, Op.OUTPUT, Op.BATCH, Op.RETURNED})
@@ -55,14 +64,14 @@ def is_tensor_dataset(qual: str) -> bool:
 
 def dataset(node: ast.Call, args: list[Value]) -> Value | None:
     """``TensorDataset(t1, ..., tn)`` (``node``; ``args``: its positional arguments' values)
-    where each ``tk`` is a tensor made on the CPU (:func:`made_on_the_cpu`): a sequence of
-    tuples of rows of those tensors (:attr:`Value.item`), each row on the CPU and made
-    where its tensor was.  None for anything else (a keyword, a ``*`` argument, a tensor
+    where each ``tk`` is a tensor made on the CPU (:func:`made_on_the_cpu`) or moved by the
+    run (:func:`moved_by_the_run`): a sequence of tuples of rows of those tensors
+    (:attr:`Value.item`), each row where its tensor is and made or moved where it was.  None for anything else (a keyword, a ``*`` argument, a tensor
     that may be elsewhere or that came from a parameter, a load, a module)."""
     if not args or node.keywords or len(node.args) != len(args) or \
             any(isinstance(a, ast.Starred) for a in node.args):
         return None
-    if not all(made_on_the_cpu(a) for a in args):
+    if not all(made_on_the_cpu(a) or moved_by_the_run(a) for a in args):
         return None
     rows = tuple(Value(frozenset((Kind.TENSOR,)), a.places, a.origins, Basis.INFERRED) for a in args)
     made = Origin(Op.MADE, node.lineno, node.col_offset, _TEXT, node=node)
@@ -77,6 +86,14 @@ def made_on_the_cpu(v: Value) -> bool:
         and any(o.op is Op.MADE for o in v.origins) and not any(o.op in _NOT_MADE_HERE for o in v.origins)
 
 
+def moved_by_the_run(v: Value) -> bool:
+    """Is ``v`` a tensor whose last operation is a move of the run (``x.to(device)``,
+    ``x.cuda()``), to places the analysis knows (the CPU or an accelerator, no parameter's),
+    by its own reading (no hint)?"""
+    return v.is_(Kind.TENSOR) and bool(v.places) and v.basis is not Basis.HINT and bool(v.origins) \
+        and v.origins[0].op is Op.MOVED and not any(p.symbolic for p in v.places or ())
+
+
 def of_dataset(ds: Value) -> tuple[Value, ...] | None:
     """The tensors of ``ds`` when it is a ``TensorDataset`` of :func:`dataset` (its rows,
     one per tensor given), else None."""
@@ -89,7 +106,8 @@ def of_dataset(ds: Value) -> tuple[Value, ...] | None:
 
 def loader_batch(qual: str | None, node: ast.Call, ds: Value | None, collate: str | None) -> Value | None:
     """What each batch of ``DataLoader(ds, ...)`` (``node``, a loader of torch named
-    ``qual``) is where ``ds`` is a ``TensorDataset`` of tensors made on the CPU and the
+    ``qual``) is where ``ds`` is a ``TensorDataset`` of :func:`dataset` (one with a moved
+    tensor only for a loader that collates in this process, :func:`_in_process`) and the
     batches are collated by torch's default (``collate``: the name the ``collate_fn=``
     given resolves to, ``"None"`` for a literal None; None where none is given): a tuple of
     items of the batch, each on the CPU and made where its tensor was.  None otherwise."""
@@ -100,10 +118,26 @@ def loader_batch(qual: str | None, node: ast.Call, ds: Value | None, collate: st
     if given and collate != "None" and collate not in _DEFAULT_COLLATE:
         return None
     rows = of_dataset(ds)
-    if rows is None:
+    if rows is None or any(r.origins[:1] and r.origins[0].op is Op.MOVED for r in rows) and not _in_process(node):
         return None
     return container(tuple(Value(frozenset((Kind.BATCH,)), r.places, r.origins, Basis.INFERRED) for r in rows),
                      origin=ds.origins[0])
+
+
+def _in_process(node: ast.Call) -> bool:
+    """Does ``DataLoader(...)`` (``node``) collate its batches in the calling process, with
+    no pinning thread: ``num_workers`` absent or a literal 0 (by keyword; given by position
+    it is refused) and ``pin_memory`` absent or a literal False?  (Worker processes cannot
+    take an accelerator's tensors, and ``pin_memory`` pins only CPU tensors.)"""
+    if len(node.args) > _WORKERS_AT:
+        return False
+    for k in node.keywords:
+        literal = isinstance(k.value, ast.Constant)
+        if k.arg == "num_workers" and not (literal and k.value.value == 0):  # type: ignore[attr-defined]
+            return False
+        if k.arg == "pin_memory" and not (literal and k.value.value is False):  # type: ignore[attr-defined]
+            return False
+    return True
 
 
 def loader_dataset(loader: Value) -> Value | None:

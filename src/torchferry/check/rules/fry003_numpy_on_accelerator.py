@@ -30,7 +30,10 @@ model is; a list grown with `append` keeps what it holds, so
 `torch.cat(parts).numpy()` after a loop of appends is followed). A class of the run named `DataLoader`
 that derives from no class so named is the run's own (`data_loader.data_iterator(data,
 params)` of `class DataLoader(object)` is followed into that generator method: `next(it)`
-and `for x, y in it` give what it yields, `.cuda()` on a path included); one that derives
+and `for x, y in it` give what it yields, `.cuda()` on a path included, also in a function
+that takes the generator object as a parameter, where every call of the run passes one
+such object of a generator function of the run: `train(model, data_iterator)` reading
+`next(data_iterator)`; a parameter some call gives anything else stays of unknown place); one that derives
 from torch's stays a loader whose batches are of unknown place. What a callable the
 analysis cannot see into returns (a function of another module, a callable held in an
 attribute or given as a parameter: `boxes = decode(rois)`, `mu, var = self.encoder(x)`)

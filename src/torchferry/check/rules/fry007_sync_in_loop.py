@@ -9,7 +9,9 @@ tensors, also where it comes from a helper or a method of the checked files:
 class, where every call of the run passes a module of classes of the run for it:
 `model.penalty().item()` in `train(model, ...)`, called as `train(MLP().to(device), ...)`,
 is what `MLP.penalty` returns, its `self` where `model` is, and so is a name bound once
-to it), in the body
+to it; or computed from a batch such a loop fetches with `next(it)` in its own body, a loop
+whose body calls `.backward()` and an optimizer's `.step()`, whatever the iterator is named:
+`x, y = next(data_iterator)`; `x = x.to(device)`), in the body
 of a training or evaluation loop: a loop over a DataLoader (also through `enumerate` or
 `tqdm`), over `range(epochs)`-style ranges or a `while`, whose own body calls a model,
 `loss.backward()` or `optimizer.step()`, directly or in a loop nested in that body (`for

@@ -128,7 +128,10 @@ Flags a call `model(x)` when, in one scope,
   dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`; or an
   item of a batch of torch's `DataLoader` over a `TensorDataset` of such tensors, collated
   by torch's default (no `collate_fn`, or `default_collate`), even where no other item of
-  the batch is moved, and its `loader.dataset.tensors[i]`) and
+  the batch is moved, and its `loader.dataset.tensors[i]`; each position of such a batch is
+  where its tensor is, so a `TensorDataset(x, y.to(device))` gives a CPU item first and a
+  moved one second, the moved position read so only for a loader that collates in the
+  calling process, `num_workers` absent or 0 and no `pin_memory`) and
   never moved (also the first item of `model(*inputs)`, or the item `inputs[k]` of a
   parameter, a constant `k`, of a tuple written out there or by every call of the run,
   through the callers' own parameters: `model(*data)` in `evaluate(model, data)`, called
@@ -445,8 +448,9 @@ takes it, or the helper uses its parameter as a tensor (a tensor method, a torch
 handed on to a model of the run, a container or a recurrent layer (which may take other
 objects) it is not followed.
 
-A parameter is taken for a module (`generator(z)` a module call) or for an instance of a
+A parameter is taken for a module (`generator(z)` a module call), for an instance of a
 plain class of the run (`buffer.sample(n)` then gives what that class's `sample` returns)
+or for a generator object of the run (`next(it)` then gives what its function yields)
 only when every call of the run hands it one: the calls of its file and of the files that
 import it, where at most four files do; a function called from nowhere, handed on as a value,
 decorated, a dunder or `forward`, or a call of its name the analysis does not resolve to it,
@@ -661,10 +665,12 @@ lies in arms of tests of a setting (a name or an attribute of one: `if cuda:` of
 parameter `cuda`, `if self.use_gpu:`), or in the arm where `torch.cuda.is_available()`
 holds, which every machine with a GPU takes (`if torch.cuda.is_available(): images =
 images.cuda()` in `train(loader, model)`, every call of which passes a model built with
-weights and never moved), that the file does not fix against the arm (every
+weights and never moved), in this file or in the generator function of another file of the
+run whose items the input is (`if params.cuda: batch = batch.cuda()` before `yield batch`
+in a method of a class of `data_loader.py`), that the file does not fix against the arm (every
 binding of the name a constant that makes the arm not taken, `USE_CUDA = False`, or `if
 False:`) and that read nothing named as the model is (`if next(model.parameters()).is_cuda:`),
-and the call is in no other arm of those tests (`if not cuda: out = model(data)`): where
+nor the calling file either, and the call is in no other arm of those tests (`if not cuda: out = model(data)`): where
 the move runs, the input is on the device and the model is not.  A move under a test of
 the data (`if x.sum() > 0:`), or an input made through a call the analysis cannot see into
 keep the call quiet.  A model built by one class of a table of classes of the run
