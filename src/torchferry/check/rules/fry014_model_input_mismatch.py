@@ -657,7 +657,12 @@ attribute the file never assigns, or assigns once in a module-level statement fr
 `torch.cuda.is_available()`, `args.cuda = not args.no_cuda and torch.cuda.is_available()`;
 a module-level name bound once from such a test, `use_cuda = torch.cuda.is_available()`),
 and the call is in no arm where the flag is false: where the flag is true every such move
-has run.  It counts too, for a model of a plain name that no path moves (built on the CPU
+has run.  So, on the other side, a model a function moves as its own parameter in the true
+arm of such a flag (`def train(model): if torch.cuda.is_available(): model = model.cuda()`;
+the parameter joined with nothing but its moves under that one flag) is on the device
+where it is used, in that function or in the one it hands the model to
+(`train_epoch(model=model)`, a call in no arm where the flag is false), whatever its
+caller gave: an input that no path moves fails there.  It counts too, for a model of a plain name that no path moves (built on the CPU
 here or by every caller, not handed to anything that may move it, nor bound to another
 name or put in a container, `net = model`, in the scope that builds it or in a caller that
 hands it on), where every move of it goes to a device that may be an accelerator and
@@ -808,6 +813,7 @@ from torchferry.check.flow.arms import (
     move_on_a_path,
     off_device_arm,
     other_arm_of_move,
+    param_flag_move,
     plain_on_one_gpu,
 )
 from torchferry.check.flow.batches import (
@@ -3474,12 +3480,15 @@ def _module_makes(ff: FileFlow, res: ScopeResult, model: Value,
 
 
 def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
-                     depth: int = 0, at: ast.AST | None = None) -> Origin | None:
+                     depth: int = 0, at: ast.AST | None = None, handed: ast.AST | None = None,
+                     ) -> Origin | None:
     """Why ``model`` is on an accelerator: its move (in this scope or one a call of this
-    file passes it through: ``train(model.to(device), ...)``), or None when not known.
-    ``self`` of a module's method is where an instance the run moves is, by a move that
-    can have happened before ``at``, the node of ``res`` that uses it, when given
-    (:meth:`FileFlow.self_placed`)."""
+    file passes it through: ``train(model.to(device), ...)``, or a caller's parameter moved
+    in the true arm of a fixed device flag before it hands it on: :func:`param_flag_move`),
+    or None when not known.  ``self`` of a module's method is where an instance the run
+    moves is, by a move that can have happened before ``at``, the node of ``res`` that uses
+    it, when given (:meth:`FileFlow.self_placed`); ``handed``: the call of ``res`` that
+    hands ``model`` to the function where it is used."""
     if not model.places or _data_parallel(model) and not (at is not None and plain_on_one_gpu(ff, at, model)):
         return None  # (a data-parallel wrapper moves its inputs where its replicas are)
     if all(not p.symbolic for p in model.places):  # moved (or loaded) to a device the code chose
@@ -3490,7 +3499,26 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
     held = ff.self_placed(res, model, at)  # (``self`` of a module's method: where the run moves it)
     if held is not model:
         return _model_on_device(ff, res, held, depth + 1)
-    return _from_callers(ff, res, model, depth, _model_on_device)
+    site = at if at is not None else handed
+    flagged = param_flag_move(ff, model, site) if site is not None else None
+    return flagged if flagged is not None else _device_from_callers(ff, res, model, depth)
+
+
+def _device_from_callers(ff: FileFlow, res: ScopeResult, model: Value, depth: int) -> Origin | None:
+    """:func:`_from_callers` for :func:`_model_on_device`, each caller's argument read with
+    the call that hands it on (so that a move of the caller's own parameter in the true arm
+    of a fixed device flag before that call counts)."""
+    if not model.places or len(model.places) != 1 or depth >= 3:
+        return None
+    p = next(iter(model.places))
+    if p.where is not Where.PARAM:
+        return None
+    found = []
+    for other, caller, call_id, given in _callers(ff, res, int(p.ref)) or ():
+        c = caller.calls.get(call_id)
+        handed = c.node if c is not None else None
+        found.append(_in_file(_model_on_device(other, caller, given, depth + 1, handed=handed), other, ff))
+    return found[0] if found and all(f is not None for f in found) else None
 
 
 def _item_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin,
