@@ -38,7 +38,9 @@ every move of the file is in its body): a CPU tensor there meets none on the dev
 :func:`flag_arm_move` finds the moves of a value that all run in the true arm of one fixed
 device flag (``if args.cuda: x = x.cuda()``): the analysis joins the value over the flag's
 two arms, but where the flag is true every such move happens, so a model the code never
-moves meets the moved value there.
+moves meets the moved value there.  :func:`param_flag_move` does the same for a
+function's parameter moved so (``def train(model): if torch.cuda.is_available(): model =
+model.cuda()``): where the flag is true it is on the accelerator, whatever its caller gave.
 
 :func:`plain_on_one_gpu` tells whether a data-parallel wrapper is made only in the body of
 ``if torch.cuda.device_count() > 1:``: on a machine with one GPU the module stays plain.
@@ -402,6 +404,39 @@ def flag_arm_move(ff: FileFlow, v: Value, site: ast.AST) -> Origin | None:
     if not v.places or v.places != {CPU, ACCEL} or any(
             o.op not in (Op.MOVED, Op.MADE, Op.BATCH) for o in v.origins):
         return None
+    return _moves_under_one_flag(ff, v, site)
+
+
+def param_flag_move(ff: FileFlow, v: Value, site: ast.AST) -> Origin | None:
+    r""":func:`flag_arm_move` for a parameter of the function as it came in, joined with
+    its moves in the true arm of one fixed device flag (``if torch.cuda.is_available():
+    model = model.cuda()`` in ``def train(model):``): ``v`` may live where one parameter
+    does or on an accelerator, and came from nothing but that parameter and moves of it.
+    Where the flag is true the moves have all run, wherever the caller's argument was:
+    ``v`` is on the accelerator there, at ``site`` (a use, or the call that hands ``v``
+    on) in no arm where the flag is false.  None otherwise.
+
+    >>> from torchferry.check.flow import analyze
+    >>> src = ("import torch\ndef train(model):\n    if torch.cuda.is_available():\n"
+    ...        "        model = model.cuda()\n    run(model)\ndef run(m):\n    pass\n")
+    >>> tree = ast.parse(src)
+    >>> ff = analyze(tree, "<example>")
+    >>> call = tree.body[1].body[-1].value
+    >>> res = ff.scope_of(call)
+    >>> param_flag_move(ff, res.value(call.args[0]), call).line
+    4
+    """
+    params = {p for p in v.places or () if p.where is Where.PARAM}
+    if len(params) != 1 or (v.places or set()) - params != {ACCEL} or any(
+            o.op not in (Op.MOVED, Op.PARAM) for o in v.origins):
+        return None
+    return _moves_under_one_flag(ff, v, site)
+
+
+def _moves_under_one_flag(ff: FileFlow, v: Value, site: ast.AST) -> Origin | None:
+    """The latest move of ``v`` when every move of it is in this file, to an accelerator,
+    in the true arm of one fixed device flag (:func:`_device_flag`) and ``site`` is in no
+    arm where that flag is false; None otherwise."""
     moves = [o for o in v.origins if o.op is Op.MOVED]
     if not moves or any(o.node is None or o.path is not None or o.to != frozenset({ACCEL}) for o in moves):
         return None

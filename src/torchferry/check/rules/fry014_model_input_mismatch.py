@@ -429,6 +429,11 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A module never moved, wrapped with several GPUs only (`model_wrapper = model; if
+torch.cuda.device_count() > 1: model_wrapper = nn.DataParallel(model).cuda()`), is not
+reported when called on a moved input, though with one GPU it stays on the CPU: the
+module handed to the wrapper counts as handed on, and the name joined with the moved
+wrapper as moved; only a module on the device used so is judged per machine.
 What a function of the run returns is where every argument it computes with is: an
 attack that clips its result with numbers the caller gives (`torch.clamp(eta, -eps, eps)`
 of `attack(net, x, FLAGS.eps)`, a command-line flag of unknown kind) returns a value of
@@ -564,7 +569,14 @@ reported; not through a parameter that the callers give a wrapper, nor of a wrap
 wrapper. Except where the
 wrapper is made only in the body of `if torch.cuda.device_count() > 1:` (bound back to the
 module's name, no `else` binding it), and the call comes after that `if`: on a machine with
-one GPU the model there is the plain module, which a CPU input fails. The fifth form
+one GPU the model there is the plain module, which a CPU input fails.  So too for a wrapper
+moved there (`model = nn.DataParallel(model).cuda()`), or bound to a name that the statement
+just before the `if` binds to the module (`model_wrapper = model`; the test may also be an
+`and` with `torch.cuda.device_count() > 1`, false with one GPU): the name, used after the
+`if` (or handed from there to a function of the run that uses it), is the module wherever
+it is, where nothing after the `if` rebinds it or the module, moves them in place, or hands
+them to a call the analysis does not know to keep them in place; such a finding says that
+it fails on a machine with one GPU. The fifth form
 judges a `DataParallel` or `DistributedDataParallel` wrapper that the analysis holds on
 the CPU (its module never moved) by its module: given a moved input, it fails as the module
 does. The
@@ -657,7 +669,12 @@ attribute the file never assigns, or assigns once in a module-level statement fr
 `torch.cuda.is_available()`, `args.cuda = not args.no_cuda and torch.cuda.is_available()`;
 a module-level name bound once from such a test, `use_cuda = torch.cuda.is_available()`),
 and the call is in no arm where the flag is false: where the flag is true every such move
-has run.  It counts too, for a model of a plain name that no path moves (built on the CPU
+has run.  So, on the other side, a model a function moves as its own parameter in the true
+arm of such a flag (`def train(model): if torch.cuda.is_available(): model = model.cuda()`;
+the parameter joined with nothing but its moves under that one flag) is on the device
+where it is used, in that function or in the one it hands the model to
+(`train_epoch(model=model)`, a call in no arm where the flag is false), whatever its
+caller gave: an input that no path moves fails there.  It counts too, for a model of a plain name that no path moves (built on the CPU
 here or by every caller, not handed to anything that may move it, nor bound to another
 name or put in a container, `net = model`, in the scope that builds it or in a caller that
 hands it on), where every move of it goes to a device that may be an accelerator and
@@ -808,6 +825,7 @@ from torchferry.check.flow.arms import (
     move_on_a_path,
     off_device_arm,
     other_arm_of_move,
+    param_flag_move,
     plain_on_one_gpu,
 )
 from torchferry.check.flow.batches import (
@@ -831,6 +849,7 @@ from torchferry.check.flow.libfacts import holds_tensors
 from torchferry.check.flow.meetings import ParamMeeting, given_tensors, param_meetings
 from torchferry.check.flow.modclass import has_parameters, hf_pretrained_model
 from torchferry.check.flow.number_reads import number_read_args
+from torchferry.check.flow.one_gpu import one_gpu_value
 from torchferry.check.flow.program import (
     builds_weights,
     class_weights,
@@ -1502,7 +1521,7 @@ def _other_loader_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, mov
         steps.append(ev.step(ctx, batch, f"`{x}` comes from the batch at {ev.where(batch)} and is never moved"))
     steps.append(ev.at(ctx, other.node, "the model is given an item of a batch moved to the device here"))
     steps.append(ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
-    return replace(f, evidence=tuple(steps))
+    return _one_gpu_wording(ctx, c, replace(f, evidence=tuple(steps)))
 
 
 def _through_own_method(ff: FileFlow, res: ScopeResult,
@@ -1801,7 +1820,7 @@ def _loader_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Or
     if batch is not None:
         steps.append(ev.step(ctx, batch, f"`{x}` comes from its batch at {ev.where(batch)} and is never moved"))
     steps.append(ev.at(ctx, c.node, f"they meet in `{name}(...)` here"))
-    return replace(f, evidence=tuple(steps))
+    return _one_gpu_wording(ctx, c, replace(f, evidence=tuple(steps)))
 
 
 def _made_on_the_cpu(ctx: Context, m: Walker) -> Iterator[Finding]:
@@ -3358,7 +3377,35 @@ def _made_finding(ctx: Context, c: CallEvent, a: ast.expr, moved: Origin, made: 
              *((ev.step(ctx, handed, f"the tuple it is unpacked from is handed in by `{handed.text}` "
                         f"at {ev.where(handed)}"),) if handed is not None else ()),
              ev.at(ctx, c.node, f"they meet in `{ctx.text(func)}(...)` here{when}"))
-    return replace(f, evidence=steps)
+    return _one_gpu_wording(ctx, c, replace(f, evidence=steps))
+
+
+def _one_gpu_wording(ctx: Context, c: CallEvent, f: Finding) -> Finding:
+    """``f``, a finding of a model on the device at ``c``, saying which machines fail when
+    the model is on the device only where no data-parallel wrapper is made (:func:`one_gpu_value`):
+    with several GPUs the wrapper scatters the input itself."""
+    ff: FileFlow = ctx.flow
+    res = ff.scope_of(c.node)
+    model = c.receiver if c.callee is Callee.METHOD else c.func
+    if res is None or model is None or not _one_gpu_only(ff, res, model, c.node, 0):
+        return f
+    return replace(f, message=f.message.replace(
+        "on a GPU machine", "on a machine with one GPU (where no data-parallel wrapper is made)", 1))
+
+
+def _one_gpu_only(ff: FileFlow, res: ScopeResult, model: Value, at: ast.AST | None, depth: int) -> bool:
+    """Does ``model``, or what a caller of the run hands for it (three calls deep), join a
+    data-parallel wrapper made only with several GPUs (not one bound back to its module's
+    name and used after, :func:`plain_on_one_gpu`, already judged as the module)?"""
+    if _data_parallel(model):
+        return not (at is not None and plain_on_one_gpu(ff, at, model))
+    if not model.places or len(model.places) != 1 or depth >= 3:
+        return False
+    p = next(iter(model.places))
+    if p.where is not Where.PARAM:
+        return False
+    return any(_one_gpu_only(other, caller, given, None, depth + 1)
+               for other, caller, _, given in _callers(ff, res, int(p.ref)) or ())
 
 
 def _placed(origin: Origin) -> str:
@@ -3474,14 +3521,23 @@ def _module_makes(ff: FileFlow, res: ScopeResult, model: Value,
 
 
 def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
-                     depth: int = 0, at: ast.AST | None = None) -> Origin | None:
+                     depth: int = 0, at: ast.AST | None = None, handed: ast.AST | None = None,
+                     ) -> Origin | None:
     """Why ``model`` is on an accelerator: its move (in this scope or one a call of this
-    file passes it through: ``train(model.to(device), ...)``), or None when not known.
-    ``self`` of a module's method is where an instance the run moves is, by a move that
-    can have happened before ``at``, the node of ``res`` that uses it, when given
-    (:meth:`FileFlow.self_placed`)."""
-    if not model.places or _data_parallel(model) and not (at is not None and plain_on_one_gpu(ff, at, model)):
-        return None  # (a data-parallel wrapper moves its inputs where its replicas are)
+    file passes it through: ``train(model.to(device), ...)``, or a caller's parameter moved
+    in the true arm of a fixed device flag before it hands it on: :func:`param_flag_move`),
+    or None when not known.  ``self`` of a module's method is where an instance the run
+    moves is, by a move that can have happened before ``at``, the node of ``res`` that uses
+    it, when given (:meth:`FileFlow.self_placed`); ``handed``: the call of ``res`` that
+    hands ``model`` to the function where it is used."""
+    if not model.places:
+        return None
+    site = at if at is not None else handed
+    if _data_parallel(model) and not (at is not None and plain_on_one_gpu(ff, at, model)):
+        # (a data-parallel wrapper moves its inputs where its replicas are; where it is made
+        # only with several GPUs, the plain module is used with one: :func:`one_gpu_value`)
+        plain = one_gpu_value(ff, res, site, model) if site is not None and depth < 3 else None
+        return _model_on_device(ff, res, plain, depth + 1, at, handed) if plain is not None else None
     if all(not p.symbolic for p in model.places):  # moved (or loaded) to a device the code chose
         if not model.may_live(Where.ACCEL):
             return None
@@ -3490,7 +3546,25 @@ def _model_on_device(ff: FileFlow, res: ScopeResult, model: Value,
     held = ff.self_placed(res, model, at)  # (``self`` of a module's method: where the run moves it)
     if held is not model:
         return _model_on_device(ff, res, held, depth + 1)
-    return _from_callers(ff, res, model, depth, _model_on_device)
+    flagged = param_flag_move(ff, model, site) if site is not None else None
+    return flagged if flagged is not None else _device_from_callers(ff, res, model, depth)
+
+
+def _device_from_callers(ff: FileFlow, res: ScopeResult, model: Value, depth: int) -> Origin | None:
+    """:func:`_from_callers` for :func:`_model_on_device`, each caller's argument read with
+    the call that hands it on (so that a move of the caller's own parameter in the true arm
+    of a fixed device flag before that call counts)."""
+    if not model.places or len(model.places) != 1 or depth >= 3:
+        return None
+    p = next(iter(model.places))
+    if p.where is not Where.PARAM:
+        return None
+    found = []
+    for other, caller, call_id, given in _callers(ff, res, int(p.ref)) or ():
+        c = caller.calls.get(call_id)
+        handed = c.node if c is not None else None
+        found.append(_in_file(_model_on_device(other, caller, given, depth + 1, handed=handed), other, ff))
+    return found[0] if found and all(f is not None for f in found) else None
 
 
 def _item_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Origin,
@@ -3512,7 +3586,7 @@ def _item_finding(ctx: Context, c: CallEvent, a: ast.expr, v: Value, moved: Orig
     steps.append(ev.at(ctx, other.node, "another item of that batch is moved here"))
     steps.append(ev.at(ctx, c.node, f"they meet in `{name}(...)` here" if via is None
                        else f"it is handed here to `{ctx.text(c.node.func)}`, which calls `{name}` on it"))
-    return replace(f, evidence=tuple(steps))
+    return _one_gpu_wording(ctx, c, replace(f, evidence=tuple(steps)))
 
 
 def _handed_to_a_model(ctx: Context) -> Iterator[Finding]:
