@@ -132,6 +132,63 @@ QUIET = {
         "    def _write(self, path, data):\n"
         "        torch.save(data, path)\n"
     ),
+    "device-compared-equal-to-cuda": (
+        "import torch\n"
+        "device = torch.device('cuda' if torch.cuda.is_available() else 'cpu')\n"
+        "def restore(model, path):\n"
+        "    if device == torch.device('cuda'):\n"
+        "        ckpt = torch.load(path)\n"
+        "    else:\n"
+        "        ckpt = torch.load(path, map_location=device)\n"
+        "    return ckpt\n"
+    ),
+    "device-type-is-cuda": (
+        "import torch\n"
+        "class Evaluator:\n"
+        "    def restore(self, path):\n"
+        "        if self.device.type == 'cuda':\n"
+        "            return torch.load(path)\n"
+    ),
+    "else-arm-of-a-device-other-than-cuda": (
+        "import torch\n"
+        "def restore(path, device):\n"
+        "    if str(device) != 'cuda:0':\n"
+        "        return None\n"
+        "    else:\n"
+        "        return torch.load(path)\n"
+    ),
+    "flag-bound-to-a-device-type-test": (
+        "import torch\n"
+        "def restore(path, device):\n"
+        "    on_gpu = device.type == 'cuda'\n"
+        "    if on_gpu:\n"
+        "        return torch.load(path)\n"
+    ),
+    "prediction-saved-from-the-cpu-under-a-template": (
+        "import os, torch\n"
+        "def save_pred(pred, run, out):\n"
+        "    fname = os.path.join(out, 'best_pred_run{}.pt'.format(run))\n"
+        "    torch.save(pred.detach().cpu(), fname)\n"
+        "def teacher(args, run):\n"
+        "    return torch.load('./{}/best_pred_run{}.pt'.format(args.out, run))\n"
+    ),
+    "f-string-cache-of-cpu-values": (
+        "import torch\n"
+        "def cache(name, emb, labels):\n"
+        "    out = {'emb': emb.cpu().numpy(), 'labels': labels.to('cpu'), 'n': len(labels)}\n"
+        "    torch.save(out, f'./cache/{name}_embedding.pt')\n"
+        "def read(name):\n"
+        "    return torch.load(f'./cache/{name}_embedding.pt')\n"
+    ),
+    "same-expression-saved-from-the-cpu": (
+        "import os, torch\n"
+        "def embed(model, x, path):\n"
+        "    if os.path.exists(path):\n"
+        "        return torch.load(path)\n"
+        "    out = model(x).cpu()\n"
+        "    torch.save(out, path)\n"
+        "    return out\n"
+    ),
 }
 
 FLAGGED = {
@@ -285,6 +342,56 @@ FLAGGED = {
         "        self.times = torch.load(self.time_file)\n"
         "    def _write(self, path, data):\n"
         "        torch.save(data, path)\n"
+    ),
+    "device-compared-equal-to-mps": (
+        "import torch\n"
+        "def restore(path, device):\n"
+        "    if device == torch.device('mps'):\n"
+        "        return torch.load(path)\n"
+    ),
+    "arm-of-a-device-other-than-cuda": (
+        "import torch\n"
+        "def restore(path, device):\n"
+        "    if device.type != 'cuda':\n"
+        "        return torch.load(path)\n"
+    ),
+    "template-also-saved-from-a-state-dict": (
+        "import torch\n"
+        "def save(model, pred, run):\n"
+        "    torch.save(pred.cpu(), 'best_run{}.pt'.format(run))\n"
+        "    torch.save(model.state_dict(), 'best_run{}.pt'.format(run + 1))\n"
+        "def load(run):\n"
+        "    return torch.load('best_run{}.pt'.format(run))\n"
+    ),
+    "template-saved-from-a-parameter": (
+        "import torch\n"
+        "def save(pred, run):\n"
+        "    torch.save(pred, f'best_run{run}.pt')\n"
+        "def load(run):\n"
+        "    return torch.load(f'best_run{run}.pt')\n"
+    ),
+    "template-naming-any-file": (
+        "import torch\n"
+        "def save(pred, a, b):\n"
+        "    torch.save(pred.cpu(), f'{a}_{b}.pt')\n"
+        "def load(c, d):\n"
+        "    return torch.load(f'{c}_{d}.pt')\n"
+    ),
+    "cpu-list-filled-with-a-parameter": (
+        "import torch\n"
+        "def save(x, extra, run):\n"
+        "    preds = [x.cpu()]\n"
+        "    preds.append(extra)\n"
+        "    torch.save(preds, f'preds_{run}.pt')\n"
+        "def load(run):\n"
+        "    return torch.load(f'preds_{run}.pt')\n"
+    ),
+    "moved-back-after-the-cpu": (
+        "import torch\n"
+        "def save(x, run):\n"
+        "    torch.save(x.cpu().cuda(), f'preds_{run}.pt')\n"
+        "def load(run):\n"
+        "    return torch.load(f'preds_{run}.pt')\n"
     ),
 }
 

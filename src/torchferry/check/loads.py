@@ -31,6 +31,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from torchferry.check.flow import FileFlow
+from torchferry.check.flow.cpu_values import cpu_result, cuda_device_test, template_name
 from torchferry.check.flow.lattice import Kind, Where
 from torchferry.check.flow.queries import is_module, may_live_on_device, value_of
 from torchferry.check.names import dotted, kwarg, pos, same_expr, tail
@@ -310,8 +311,10 @@ def _module_constant(m: Walker, name: str) -> str | None:
 def _file_names(m: Walker, node: ast.AST | None, ctx: Ctx, seen: set[int]) -> set[tuple[object, ...]]:
     """What names the file a path expression points to: the last component of the path
     (``os.path.join(root, X)``, ``root / X``, ``root + X``) as a string literal, a
-    module-level constant or a ``self.attribute`` of the class; names bound in the same
-    function are followed.  Empty when unknown (an f-string, a parameter)."""
+    module-level constant or a ``self.attribute`` of the class, or the template a formatted
+    name is built from (``"pred{}.pt".format(run)``, ``f"pred{run}.pt"``: see
+    :func:`~torchferry.check.flow.cpu_values.template_name`); names bound in the same
+    function are followed.  Empty when unknown (a parameter)."""
     out: set[tuple[object, ...]] = set()
     if node is None or id(node) in seen:
         return out
@@ -324,6 +327,10 @@ def _file_names(m: Walker, node: ast.AST | None, ctx: Ctx, seen: set[int]) -> se
             out.add(("str", node.value))
     elif isinstance(node, ast.BinOp) and isinstance(node.op, (ast.Div, ast.Add)):
         out |= _file_names(m, node.right, ctx, seen)
+    elif isinstance(node, ast.JoinedStr) or isinstance(node, ast.Call) and tail(node.func) == "format":
+        tpl = template_name(node)
+        if tpl is not None:
+            out.add(("fmt", tpl))
     elif isinstance(node, ast.Call):
         t = tail(node.func)
         args = [a for a in node.args if not isinstance(a, ast.Starred)]
@@ -420,7 +427,9 @@ def host_data_file(m: Walker, ff: FileFlow, site: Site[ast.Call]) -> bool:
     analysis places on the CPU alone in a file that moves nothing to a device
     (:func:`_on_cpu`, :func:`_moves_nothing`: a model never moved).  The state dict of a
     module that may be on a device, or anything else that may hold a device tensor, is
-    neither."""
+    neither.  A file named by a template (``"pred{}.pt".format(run)``), or only by the same
+    path expression, counts only where every save to it holds values on the CPU whatever
+    they are made from (:func:`_cpu_value`: ``pred.cpu()``) or no tensor at all."""
     src = load_source(site.node)
     if src is None:
         return False
@@ -456,20 +465,46 @@ def _saves_judged(m: Walker, ff: FileFlow, names: set[tuple[object, ...]],
     for s, obj, target in _all_saves(m):
         if target is None:
             continue
-        by_name = bool(names & _file_names(m, target, s.ctx, set()))
-        if not (by_name or (load is not None and _same_path(m, load[0], load[1], target, s))):
+        common = names & _file_names(m, target, s.ctx, set())
+        if not (common or (load is not None and _same_path(m, load[0], load[1], target, s))):
             continue
         if obj is None:
             return False
         judging = _Judging(names, set()) if load is None else \
             _Judging(names, set(), load[0], load[1].ctx.scope)
         free = _tensor_free(m, obj, s.ctx.scope, judging)
-        named = by_name and m.qualname(s.node.func) == "torch.save"
-        if not (free or (named and still and (_host_value(m, ff, obj, s.ctx, set())
-                                              or _on_cpu(ff, obj) and _moves_nothing(m)))):
+        saved = m.qualname(s.node.func) == "torch.save"
+        if all(k[0] == "fmt" for k in common):
+            # a template, or the same expression: only a value known to be on the CPU
+            ok = free or saved and _cpu_value(m, ff, obj, s.ctx.scope, judging)
+        else:
+            ok = free or saved and still and (_host_value(m, ff, obj, s.ctx, set())
+                                              or _on_cpu(ff, obj) and _moves_nothing(m))
+        if not ok:
             return False  # one save to the file may hold a device's tensors
         found = True
     return found
+
+
+def _cpu_value(m: Walker, ff: FileFlow, obj: ast.expr, scope: Scope, j: _Judging) -> bool:
+    """Is the saved value on the CPU whatever it is made from (``pred.cpu()``, a container of
+    such values and values holding no tensor: :func:`~torchferry.check.flow.cpu_values.cpu_result`),
+    a name of the function bound once to one and never filled further, or a module or
+    tensor the analysis places on the CPU in a file that moves nothing to a device?"""
+    def free(node: ast.expr) -> bool:  # (each judgment with its own trail of nodes seen)
+        return _tensor_free(m, node, scope, j._replace(seen=set()))
+
+    def leaf(node: ast.expr) -> bool:
+        if free(node):
+            return True
+        if isinstance(node, ast.Name) and scope.kind is ScopeKind.FUNCTION:
+            binds = scope.binds.get(node.id, ())
+            if len(binds) == 1 and binds[0][1].how is How.EXPR and binds[0][1].value is not None \
+                    and _stores_free(m, scope, lambda t: isinstance(t, ast.Name) and t.id == node.id,
+                                     j._replace(seen=set())):
+                return cpu_result(binds[0][1].value, free)
+        return _on_cpu(ff, node) and _moves_nothing(m)
+    return cpu_result(obj, leaf)
 
 
 #: calls that move their receiver to an accelerator whatever they are given
@@ -836,6 +871,8 @@ def device_chosen(m: Walker, site: Site[ast.Call]) -> bool:
         test, value = node.test, here
         while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
             test, value = test.operand, not value
+        if isinstance(test, ast.Compare) and len(test.ops) == 1 and isinstance(test.ops[0], ast.NotEq):
+            test, value = ast.Compare(test.left, [ast.Eq()], test.comparators), not value
         if value and _accelerator_test(m, test, site.ctx, 0):
             return True
         other = node.orelse if here else node.body
@@ -881,7 +918,9 @@ def _arms(m: Walker, site: Site[ast.Call]) -> list[tuple[ast.If | ast.IfExp, boo
 def _accelerator_test(m: Walker, test: ast.AST, ctx: Ctx, depth: int) -> bool:
     """Is ``test`` true only where an accelerator is available: a call of
     ``...cuda.is_available()``, ``...cuda.device_count() > 0`` (or ``>= 1``), an ``and``
-    with such an operand, or a name bound once, in its scope, to such a test?"""
+    with such an operand, a comparison of a device with a CUDA device (``device ==
+    torch.device("cuda")``, ``device.type == "cuda"``: only a CUDA device compares equal),
+    or a name bound once, in its scope, to such a test?"""
     if depth > 3:
         return False
     if isinstance(test, ast.Call):
@@ -893,6 +932,8 @@ def _accelerator_test(m: Walker, test: ast.AST, ctx: Ctx, depth: int) -> bool:
         return isinstance(bound, ast.Constant) and (
             (isinstance(test.ops[0], ast.Gt) and bound.value == 0)
             or (isinstance(test.ops[0], ast.GtE) and bound.value == 1))
+    if cuda_device_test(test):
+        return True
     if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
         return any(_accelerator_test(m, v, ctx, depth) for v in test.values)
     if isinstance(test, ast.Name):

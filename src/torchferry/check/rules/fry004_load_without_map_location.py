@@ -39,6 +39,12 @@ Quiet where what is read cannot hold tensors of a device this machine lacks:
   analysis places on the CPU alone (`net = Net()` never moved, `torch.tensor(rows)`) in a
   file that moves nothing to a device (no accelerator string, no `.cuda()`, no `.to(...)`
   but to a `torch` dtype);
+* a file the file's own code writes with `torch.save` only from values on the CPU whatever
+  they are made from (`pred.cpu()`, `x.detach().cpu().numpy()`, `x.to("cpu")`, containers
+  of such values and of values holding no tensor, a name of the function bound once to
+  one), named by the same template in both places (`"best_pred_run{}.pt".format(run)` and
+  `f"./{out}/best_pred_run{n}.pt"`: the last path component with its fields, whose fixed
+  text names a file) or by the same path expression in the same function;
 * a file a call earlier in the same function has just written: the same path expression
   (its names bound alike) handed to a function of the file, a method of the same class on
   `self`, or a function imported from another file of the run, that always saves to it
@@ -53,7 +59,9 @@ Quiet where what is read cannot hold tensors of a device this machine lacks:
   parameter names (or to a temporary file it then renames to it);
 * a load that runs only where an accelerator is known to be present: in the arm of an
   `if` (or conditional expression) whose test there says so (`torch.cuda.is_available()`,
-  `torch.cuda.device_count() > 0`, an `and` holding one, a name bound once to one), or
+  `torch.cuda.device_count() > 0`, a device compared equal to a CUDA device: `device ==
+  torch.device("cuda")`, `device.type == "cuda"`; an `and` holding one, a name bound once
+  to one), or
   whose other arm loads the same path with `map_location` to the CPU (`if use_cuda:
   torch.load(f)` / `else: torch.load(f, map_location="cpu")`: the author chose per
   device, and a machine without the accelerator takes the other arm) and whose test
@@ -128,7 +136,11 @@ moves before the save). A file saved from a parameter or an unknown call's
 result (a tokenizer's ids, a helper's features) is still flagged, and so is a `self`
 attribute that something outside its class's methods, or an alias, fills. A flag whose other arm maps to the CPU
 is taken as the device's even when it is set by hand (`--cuda` on a CPU-only machine
-still takes the unmapped arm). Quiet in a
+still takes the unmapped arm), and so is a device compared equal to a CUDA device (a
+`--device cuda` given on a CPU-only machine takes the arm; the program's moves to that
+device fail there too). A template names a family of files: a save of another
+template or literal that happens to produce the same name, or a save of it in another
+file of the run, is not seen. Quiet in a
 `Dataset` method and on an XLA-only path even if the file there came from a GPU (features
 computed on a GPU and saved without `.cpu()`, a CUDA checkpoint handed to an XLA
 strategy). A `load_state_dict` of a module class defined in another file that keeps the
