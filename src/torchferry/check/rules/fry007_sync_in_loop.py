@@ -63,7 +63,16 @@ A read that decides what the loop does (in an `if` or `while` test: `if bool(don
 break`, a distributed stop flag; or bound to a name that the loop's `while` test or a later
 `if` that leaves the loop with `break`/`return`/`raise` tests: `cur = loss.item()` ...
 `if abs(cur - prev) < tol: break`) or that follows an explicit `synchronize()` in the same
-iteration is not flagged: it cannot be deferred, or it costs no extra wait.
+iteration is not flagged: it cannot be deferred, or it costs no extra wait. Nor is a read
+that follows, in the same iteration, a host read of a tensor that may be on the
+accelerator with no device work in between: `losses.append(loss.item())` then
+`accs.append(acc.item() * 100)` -- the first waited for everything queued, the second
+waits for nothing more (the first is reported). "No device work" is read strictly: every
+statement in between, and the read's own, only reads tensors to the host, does Python
+arithmetic on what was read, binds names, or stores into a list or dict that the code
+binds only to a `[...]`/`{...}` display (`logs["acc"] = acc.item()`); any other statement,
+an `if` whose test calls something, or entering a `with` or a nested loop between the two
+reads may queue work, and the read is reported.
 
 Quiet in a file that never names an accelerator or a device and calls nothing that could
 move a model there (`.to`, `torch.load`, `prepare`, ...), as FRY003 is: its tensors are on
@@ -76,7 +85,14 @@ called per step is not (values computed there are followed). A
 tensor that comes in as a parameter counts as possibly on the accelerator only where the
 function uses it as a tensor; a value the analysis cannot place (a call it cannot follow)
 is not flagged; a function sees a module-level name as the module leaves it, so a model
-rebound later in the module (`model = torch.load(f)` after training) is unknown there. Collecting per-batch predictions with
+rebound later in the module (`model = torch.load(f)` after training) is unknown there.
+An earlier read silences a later one only where the earlier tensor may be on the
+accelerator for a reason the analysis sees: after `lossG.item()` of a module of another
+library whose output it cannot place, `loss_l2.item()` is still reported. The two reads
+are taken to wait on the same stream of the same device; code that spreads the iteration
+over several devices or streams (model parallelism) may still wait at the second read. A
+helper of the run that synchronizes is not counted as a wait (what it does after its wait
+is not followed). Collecting per-batch predictions with
 `.cpu()` for a metric computed after the loop is flagged too; when that is what you want,
 silence the line with `# noqa: FRY007`.
 """
@@ -87,6 +103,7 @@ import ast
 from collections.abc import Iterable, Iterator
 
 from torchferry.check.api import Context, Finding
+from torchferry.check.flow.drained import waited_before
 from torchferry.check.flow.queries import on_device_tensor
 from torchferry.check.names import AVAIL_NAME, GUARD_NAME, end_pos, learning_step, pos, short
 from torchferry.check.scopes import ClassInfo as ScopeClass
@@ -106,11 +123,10 @@ def check(ctx: Context) -> Iterable[Finding]:
     m = ctx.syntax
     if _no_accelerator_in_file(ctx, m):
         return  # nothing can be on an accelerator: the reads wait for nothing (as FRY003)
-    lp = ctx.loops
     for meth in ("item", "tolist", "cpu"):
         for site in m.calls_by_tail.get(meth, ()):
             func = site.node.func
-            if not isinstance(func, ast.Attribute) or not _in_hot_loop(lp, site):
+            if not isinstance(func, ast.Attribute) or not _in_hot_loop(ctx, site):
                 continue
             if on_device_tensor(ctx.flow, func.value):
                 yield ctx.finding(
@@ -134,7 +150,7 @@ def check(ctx: Context) -> Iterable[Finding]:
                     else:
                         flat.append(a)
                 args = flat
-            if not args or not _in_hot_loop(lp, site):
+            if not args or not _in_hot_loop(ctx, site):
                 continue
             hit = next((a for a in args if on_device_tensor(ctx.flow, a)), None)
             if hit is None:
@@ -147,19 +163,22 @@ def check(ctx: Context) -> Iterable[Finding]:
             )
 
 
-def _in_hot_loop(lp: Loops, site: Site[ast.Call]) -> bool:
+def _in_hot_loop(ctx: Context, site: Site[ast.Call]) -> bool:
     """Does the read run on every iteration of a training/evaluation loop: in its body, or
     in a loop nested in it (``for head, loss in enumerate(losses): logs.append(loss.item())``
     inside the step loop runs each step, once per item)?  The nearest enclosing training
     loop counts; no loop from it to the read may guard the read with a logging interval,
-    need its value to decide what it does, or have synchronised before it."""
+    need its value to decide what it does, or have waited before it in the same iteration
+    (a ``synchronize()``, or a host read of a device value with no device work since)."""
+    lp = ctx.loops
     loops = site.ctx.loops
     if not loops:
         return _in_step_function(lp, site)
     for k in range(len(loops) - 1, -1, -1):
         if lp.is_training_loop(loops[k], site.ctx):
             return not any(guarded(site.ctx, loop) or _decides_control_flow(site, loop) or
-                           _after_synchronize(site, loop) for loop in loops[k:])
+                           _after_synchronize(site, loop) or waited_before(ctx.flow, site, loop)
+                           for loop in loops[k:])
     return False
 
 
