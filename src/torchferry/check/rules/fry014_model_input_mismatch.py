@@ -3341,9 +3341,10 @@ def _weighted(ff: FileFlow, func: str, c: CallEvent, wrapped: bool = False) -> b
     if made is not None and made.path is None and isinstance(made.node, ast.Call) \
             and builds_weights(ff, made.node) is False:
         return False  # (a container of such modules, a class of the run without weights)
-    if made is not None and made.text.startswith("torch.nn."):
-        layer = made.text.split("(", 1)[0].rsplit(".", 1)[-1]
-        if layer not in PARAM_LAYERS and layer not in vocab.CONTAINERS:
+    for o in model.origins:  # (also a submodule given in a caller's terms: ``self.drop`` of ``model``)
+        layer = o.text.split("(", 1)[0].rsplit(".", 1)[-1]
+        if o.op is Op.MADE and o.text.startswith("torch.nn.") and layer not in PARAM_LAYERS \
+                and layer not in vocab.CONTAINERS:
             return False
     return not _LOSSY.search(func)
 
