@@ -54,6 +54,7 @@ from torchferry.check.flow.places import (
 from torchferry.check.flow.receivers import made_classes, refused
 from torchferry.check.flow.stores import JOINING
 from torchferry.check.flow.wrapped import wrapped_module
+from torchferry.check.names import strings_after_the_device
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
@@ -706,6 +707,8 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         for info, fn in _other_methods(ev, recv, attr, method[1]):
             _site_of(ev, node, info.ff, fn, [recv, *args], kws)  # (one of several classes)
         return project_call(ev, node, method[0].ff, method[1], args, kws, receiver=recv)
+    if strings_after_the_device(node):  # ``data.to(device, "x")``: not torch's move
+        return _unresolved(ev, node, attr, UNKNOWN, args, kws, Reason.UNRESOLVED, recv)
     held = ev.i.held_attr(node.func) if isinstance(node.func, ast.Attribute) else None
     held = held if held is not None else _held_module(ev, recv, attr)
     if held is not None:  # ``self.policy.net(x)``, ``trainer.model(batch)``
