@@ -42,6 +42,24 @@ MOVE_KEYWORDS: dict[str, frozenset[str]] = {
     "xpu": frozenset({"device", "non_blocking", "memory_format"}),
     "cpu": frozenset({"memory_format"}),
 }
+def strings_after_the_device(call: ast.Call) -> bool:
+    """Is ``call`` a ``.to(...)`` with a string among its positional arguments after the
+    first (``data.to(device, "x", "y")``, PyG's ``Data.to`` moving only the named
+    attributes)?  Torch 2.13's ``Tensor.to`` and ``Module.to`` take a device, a dtype or a
+    tensor first and only a dtype and bools after it positionally (``_parse_to``, the
+    signatures its TypeError lists): a string there raises TypeError on every tensor and
+    module, so the receiver is some other library's object and the call is not torch's move.
+
+    >>> strings_after_the_device(ast.parse('d.to(dev, "x", "y")', mode="eval").body)
+    True
+    >>> strings_after_the_device(ast.parse("x.to(dev, torch.float16, True)", mode="eval").body)
+    False
+    """
+    return isinstance(call.func, ast.Attribute) and call.func.attr == "to" and any(
+        isinstance(a, ast.JoinedStr) or isinstance(a, ast.Constant) and isinstance(a.value, str)
+        for a in call.args[1:])
+
+
 NON_TENSOR_METHODS = frozenset(
     "item tolist numpy size dim ndimension numel nelement element_size data_ptr get_device "
     "stride storage untyped_storage is_contiguous is_floating_point is_complex equal "

@@ -54,6 +54,7 @@ from torchferry.check.flow.places import (
 from torchferry.check.flow.receivers import made_classes, refused
 from torchferry.check.flow.stores import JOINING
 from torchferry.check.flow.wrapped import wrapped_module
+from torchferry.check.names import strings_after_the_device
 
 if TYPE_CHECKING:
     from torchferry.check.flow.calls import Evaluator
@@ -706,6 +707,8 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
         for info, fn in _other_methods(ev, recv, attr, method[1]):
             _site_of(ev, node, info.ff, fn, [recv, *args], kws)  # (one of several classes)
         return project_call(ev, node, method[0].ff, method[1], args, kws, receiver=recv)
+    if strings_after_the_device(node):  # ``data.to(device, "x")``: not torch's move
+        return _unresolved(ev, node, attr, UNKNOWN, args, kws, Reason.UNRESOLVED, recv)
     held = ev.i.held_attr(node.func) if isinstance(node.func, ast.Attribute) else None
     held = held if held is not None else _held_module(ev, recv, attr)
     if held is not None:  # ``self.policy.net(x)``, ``trainer.model(batch)``
@@ -1802,7 +1805,7 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
         ev.ff.calls_into.setdefault(key, {})[id(node)] = site
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
         _moved_by_callee(ev, node, result, 0 if static else 1 if bound else offset, bound_args)
-    returns = _returns_given(ev, owner, target, result, bound_args) or result.returns
+    returns = _returns_given(ev, owner, target, result, bound_args, _left_none(ev, binding)) or result.returns
     if owner is not ev.ff:  # (the callee's own origins name its file; the arguments' keep theirs)
         returns = in_path(returns, owner.path)
     v = substitute(_made_on_a_parameter(result, returns, bound_args), bound_args)
@@ -1868,7 +1871,8 @@ def _made_elsewhere(v: Value) -> Value:
 
 
 def _returns_given(ev: Evaluator, owner: FileFlow, target: ast.FunctionDef | ast.AsyncFunctionDef,
-                   result: ScopeResult, bound_args: dict[str, Value]) -> Value | None:
+                   result: ScopeResult, bound_args: dict[str, Value],
+                   nones: frozenset[int] = frozenset()) -> Value | None:
     """What the callee returns given these arguments, when its summary returns a value of
     unknown kind at known places (a part of a parameter, ``source[i:j]``, or a parameter
     moved, ``data.to(device)``) and the call gives a parameter of no kind of its own a
@@ -1883,7 +1887,7 @@ def _returns_given(ev: Evaluator, owner: FileFlow, target: ast.FunctionDef | ast
                 given[k] = kind
         if given:
             given.update(_unplaced_operands(result, bound_args))
-    given.update(_cpu_devices(target, result, bound_args))
+    given.update(_cpu_devices(target, result, bound_args, nones))
     return owner.returns_given(target, given) if given else None
 
 
@@ -1900,7 +1904,7 @@ def _unplaced_operands(result: ScopeResult, bound_args: dict[str, Value]) -> dic
 
 
 def _cpu_devices(fn: ast.FunctionDef | ast.AsyncFunctionDef, result: ScopeResult,
-                 bound_args: dict[str, Value]) -> dict[int, Kind]:
+                 bound_args: dict[str, Value], nones: frozenset[int] = frozenset()) -> dict[int, Kind]:
     """The device parameters of ``fn`` (said to be devices: ``device``, ``dev: torch.device``)
     that a call points at the CPU on every path: an argument that is the CPU
     (``torch.device("cpu")``, ``"cpu"``, a name bound to one), or, left out, a default that
@@ -1909,7 +1913,8 @@ def _cpu_devices(fn: ast.FunctionDef | ast.AsyncFunctionDef, result: ScopeResult
     CPU: the summary reads it as a device the code chose, which may be an accelerator.
     A device parameter that the call leaves out, of default ``None``, is given as
     ``Kind.OTHER``: ``x.to(None)`` leaves ``x`` where it is, ``torch.zeros(n, device=None)``
-    makes it on the default device."""
+    makes it on the default device; so is one the call gives ``None`` (``nones``, see
+    :func:`_left_none`)."""
     out: dict[int, Kind] = {}
     for k, kind in result.param_hints.items():
         if kind is not Kind.DEVICE or k >= len(result.params):
@@ -1919,9 +1924,28 @@ def _cpu_devices(fn: ast.FunctionDef | ast.AsyncFunctionDef, result: ScopeResult
             _default_where(fn, result.params[k]) is Where.CPU
         if on_cpu:
             out[k] = Kind.DEVICE
-        elif a is None and _default_none(fn, result.params[k]):
+        elif a is None and _default_none(fn, result.params[k]) or k in nones:
             out[k] = Kind.OTHER  # ``x.to(device)`` of ``device=None`` left out: ``x`` stays
     return out
+
+
+def _left_none(ev: Evaluator, binding: Binding | None) -> frozenset[int]:
+    """The parameters a call binds to ``None``: the constant written out, or a parameter of
+    the calling function that its own call leaves to a default ``None`` (``Kind.OTHER``
+    given, :func:`_cpu_devices`) and that still holds it, handed on (``def load(card,
+    device=None): return create(cfg, device=device)``, called as ``load(card)``)."""
+    if binding is None:
+        return frozenset()
+    given = ev.i.given or {}
+    out: set[int] = set()
+    for k, arg in binding.args.items():
+        x = arg.node
+        if isinstance(x, ast.Constant) and x.value is None:
+            out.add(k)
+        elif isinstance(x, ast.Name) and given.get(ev.i.param_index.get(x.id, -1)) is Kind.OTHER \
+                and ev.values.get(id(x), UNKNOWN).is_(Kind.OTHER):
+            out.add(k)
+    return frozenset(out)
 
 
 def _default_none(fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:

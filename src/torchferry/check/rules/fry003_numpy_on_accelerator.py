@@ -244,7 +244,9 @@ be, by every call of the run, has that parameter nor `**kwargs`, and none define
 `__call__`), is never reached and is not flagged; a model that may be of a class the run
 does not build (a loaded one, a wrapper) refuses nothing.  A helper's device parameter that a call leaves at its default `None`
 (`def coo2tensor(coo, device=None): ... return t.to(device)`, called `coo2tensor(coo)`)
-moves nothing at that call (`t.to(None)` keeps `t` where it is); a default that is anything
+moves nothing at that call (`t.to(None)` keeps `t` where it is), nor where the call passes
+`None` or hands on its own such parameter that its call leaves `None` (`def load(card,
+device=None): return create(card, device=device)`, called `load(card)`); a default that is anything
 else but `"cpu"`, or an argument of unknown value, reads as a device the code chose.
 A tensor that comes in as a parameter is placed only by the calls of the run: one given
 by a file that is not checked with it (`ferry check utils.py` alone, or a helper whose file

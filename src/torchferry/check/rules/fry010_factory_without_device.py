@@ -323,7 +323,14 @@ before its first use (`self.pred_cov_fac_need_update = True`), a CPU tensor a mo
 takes as a size, or lengths a model moves to the CPU itself are still reported. A move to
 another value's device whose place the analysis does not know (`.to(x1.device)` of a
 parameter used as nothing else, `.to(other)` of a value of unknown kind) counts as a move
-to a device the code chose, so a meeting with its result is graded sure. The arguments of a
+to a device the code chose, so a meeting with its result is graded sure. A `.to(...)` with a
+string among its positional arguments after the first (`data.to(device, "x", "y")`, PyG's
+`Data.to` moving only the named attributes) is no move: torch's `to` refuses a string there
+(TypeError), so the object is another library's and what it holds has no known place. A
+device parameter of default `None` that a call leaves to it, passes `None` or hands on such a
+parameter of its own that its call leaves `None` (`def load(card, device=None): return
+create(card, device=device)`, called `load(card)`) moves nothing there: `m.to(device=None)`
+keeps `m` where it is. The arguments of a
 module whose code the analysis cannot read (neither a `torch.nn` layer or loss nor a class of
 the run that built it: a model handed in by another file, `loss = model(inputs, feats)` in a
 training function whose `model` a script of its own builds) are taken to meet each other, but
