@@ -838,6 +838,7 @@ from torchferry.check.flow.batches import (
     whole_batch_of,
 )
 from torchferry.check.flow.binding import Arg
+from torchferry.check.flow.built import weightless_layer
 from torchferry.check.flow.converted import bound_arguments, param_names
 from torchferry.check.flow.device_param import ignores_for_weights
 from torchferry.check.flow.events import Effect
@@ -3341,11 +3342,12 @@ def _weighted(ff: FileFlow, func: str, c: CallEvent, wrapped: bool = False) -> b
     if made is not None and made.path is None and isinstance(made.node, ast.Call) \
             and builds_weights(ff, made.node) is False:
         return False  # (a container of such modules, a class of the run without weights)
-    for o in model.origins:  # (also a submodule given in a caller's terms: ``self.drop`` of ``model``)
-        layer = o.text.split("(", 1)[0].rsplit(".", 1)[-1]
-        if o.op is Op.MADE and o.text.startswith("torch.nn.") and layer not in PARAM_LAYERS \
-                and layer not in vocab.CONTAINERS:
+    if made is not None and made.text.startswith("torch.nn."):
+        layer = made.text.split("(", 1)[0].rsplit(".", 1)[-1]
+        if layer not in PARAM_LAYERS and layer not in vocab.CONTAINERS:
             return False
+    if any(o.op is Op.MADE and weightless_layer(o.text) for o in model.origins):
+        return False  # (also a submodule in a caller's terms: ``self.drop`` of ``model``)
     return not _LOSSY.search(func)
 
 
