@@ -7,12 +7,9 @@ device (`torch.device("cuda")`, `device="cuda"`, `.to("cuda")`, `map_location="c
 torch as a device (`torch.device(0)`, `device=0` of a torch function or layer, `.to(0)` and
 `.to(device=0)` of a tensor or a module: device 0 of the accelerator, which torch 2.13 refuses
 without one, "Cannot access accelerator device when none is available"), every `.cuda()` call, the legacy
-CUDA constructors (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`...),
-`torch.set_default_tensor_type("torch.cuda.FloatTensor")` and the `torch.cuda` functions
-that initialise CUDA and so raise without it (`torch.cuda.synchronize()`,
-`current_device()`, `get_device_name()`, `get_device_properties()`,
-`get_device_capability()`: "Torch not compiled with CUDA enabled" on the CPU wheel), where
-the code does not check that the accelerator is available.
+CUDA constructors (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`...) and
+`torch.set_default_tensor_type("torch.cuda.FloatTensor")`, where the code does not check
+that the accelerator is available.
 
 A parameter default (`def f(x, device="cuda")`, `device=torch.device("cuda")`) of a
 parameter the function places something with (a `device=` argument, `.to(device)`,
@@ -150,11 +147,7 @@ default of a public function no file of the run calls, or of a method (`obj.run(
 not; nor one reached only through a public `**kw` forwarder no file of the run calls. A
 forwarder is followed one step: its callers must name the parameter or leave it, not
 forward `**kw` again. Device strings built at run time (`f"cuda:{rank}"`) and `device_type=` arguments
-(`torch.autocast("cuda")` only warns on a CPU machine) are not flagged. Of the `torch.cuda`
-functions only the five named above are: those that answer without CUDA
-(`device_count()`, `is_available()`, the memory statistics) are not, and others that raise
-(`mem_get_info()`, `ipc_collect()`) are not read; a `torch.cuda.synchronize` bound to a
-name and called through it (`sync = torch.cuda.synchronize`) is not flagged. An integer ordinal is
+(`torch.autocast("cuda")` only warns on a CPU machine) are not flagged. An integer ordinal is
 flagged only where it is a device of torch: `.to(0)` of a value the analysis does not know as
 a tensor or a module (a parameter never used as one) is not, nor a `device=0` handed to
 another library (`pipeline(..., device=0)` of transformers: what its int means is that
@@ -275,7 +268,6 @@ def _findings(ctx: Context) -> Iterable[Finding]:
         yield from _literal(ctx, m, const)
     yield from _ordinals(ctx, m)
     yield from _legacy(ctx, m)
-    yield from _cuda_queries(ctx, m)
     for site in m.calls_by_tail.get("cuda", ()):
         call = site.node
         if not isinstance(call.func, ast.Attribute):
@@ -611,38 +603,6 @@ def _legacy(ctx: Context, m: Walker) -> Iterable[Finding]:
                 f"`{shown}` hard-codes CUDA (a legacy constructor) and crashes on machines "
                 "without a GPU; pick the device once and create tensors there: "
                 "`torch.tensor(data, device=device)` / `torch.zeros(..., device=device)`",
-            )
-            yield replace(f, evidence=steps)
-
-
-#: ``torch.cuda`` functions that raise on every machine without CUDA (torch 2.13.0,
-#: ``torch/cuda/__init__.py``): ``synchronize`` and ``current_device`` call ``_lazy_init()``
-#: first, and so does ``get_device_properties``, which ``get_device_name`` and
-#: ``get_device_capability`` call.  ``_lazy_init`` raises ``AssertionError("Torch not
-#: compiled with CUDA enabled")`` on a build without CUDA (run on the CPU wheel: each of the
-#: five raises it) and ``torch._C._cuda_init()`` fails with ``RuntimeError`` on a CUDA build
-#: without a driver or a GPU.  (``device_count()``, ``is_available()`` and the memory
-#: statistics return 0 / False there instead, and are not here.)
-CUDA_QUERIES = frozenset({"synchronize", "current_device", "get_device_name",
-                          "get_device_properties", "get_device_capability"})
-
-
-def _cuda_queries(ctx: Context, m: Walker) -> Iterable[Finding]:
-    """Calls of the ``torch.cuda`` functions of :data:`CUDA_QUERIES`
-    (``torch.cuda.synchronize()``, ``torch.cuda.get_device_name(0)``) that no check of
-    availability guards: they raise without CUDA, as ``.cuda()`` does."""
-    for name in sorted(CUDA_QUERIES):
-        for site in m.calls_by_tail.get(name, ()):
-            if m.qualname(site.node.func) != f"torch.cuda.{name}":
-                continue
-            steps = _unguarded(ctx, m, site)
-            if steps is None:
-                continue
-            f = ctx.finding(
-                CODE, site.node,
-                f"`torch.cuda.{name}()` needs CUDA and crashes on machines without a GPU "
-                "(\"Torch not compiled with CUDA enabled\"); call it only where the device is "
-                "CUDA (`if device.type == \"cuda\":` or `if torch.cuda.is_available():`)",
             )
             yield replace(f, evidence=steps)
 
@@ -1193,8 +1153,7 @@ def _caught(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
     (``device = "cuda"``) fails later, where it is used."""
     if isinstance(site.node, ast.Call):
         func = site.node.func
-        cuda = (isinstance(func, ast.Attribute) and func.attr == "cuda") or \
-            (m.qualname(func) or "").removeprefix("torch.cuda.") in CUDA_QUERIES
+        cuda = isinstance(func, ast.Attribute) and func.attr == "cuda"
     elif _literal_mover(m, site) is not None:
         cuda = str(site.node.value).startswith("cuda")
     else:
