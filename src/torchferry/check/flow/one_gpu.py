@@ -22,7 +22,6 @@ from __future__ import annotations
 
 import ast
 
-from torchferry.check.flow.arms import plain_on_one_gpu  # noqa: F401  (the same-name form without a move)
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.lattice import Value
 from torchferry.check.flow.program import FileFlow
@@ -30,7 +29,6 @@ from torchferry.check.flow.vocab import ACCEL_MOVE_NAMES, WRAPPERS
 
 _LOOPS = (ast.For, ast.AsyncFor, ast.While)
 _SCOPES = (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)
-
 
 
 def one_gpu_value(ff: FileFlow, res: ScopeResult, site: ast.AST, v: Value) -> Value | None:
