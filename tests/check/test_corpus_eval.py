@@ -135,6 +135,7 @@ _LABELLED_SETS = [
     ("moor", 16),
     ("creek", 16),
     ("bight", 16),
+    ("brook", 15),
 ]
 
 
@@ -356,6 +357,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         ["--creek", "--half", "dev"],
         ["--bight", "--creek"],
         ["--bight", "--half", "dev"],
+        ["--brook", "--bight"],
+        ["--brook", "--half", "dev"],
     ],
     ids=[
         "two-sets",
@@ -414,6 +417,8 @@ def test_recall_runs_every_rule_unless_told_the_default_set(tmp_path: Path) -> N
         "creek-half",
         "bight-and-another",
         "bight-half",
+        "brook-and-another",
+        "brook-half",
     ],
 )
 def test_held_out_sets_are_one_at_a_time_and_whole(

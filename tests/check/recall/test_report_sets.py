@@ -159,7 +159,7 @@ def test_the_newest_sets_share_no_package_with_a_corpus(cc: ModuleType) -> None:
 _CODE_SETS = ("corpus", "fresh", "unseen", "blind", "sealed", "vault", "dock", "pier", "quay",
               "wharf", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
               "sound", "bay", "lagoon", "delta", "estuary", "firth", "harbor", "marsh",
-              "cape", "moor", "creek", "bight")
+              "cape", "moor", "creek", "bight", "brook")
 
 
 @pytest.mark.parametrize(
