@@ -71,7 +71,7 @@ def run_transfer(
     if dev.index is None:
         # CUDA-only measurement: the command refuses to run without a CUDA GPU (exit 3)
         dev = torch.device("cuda", torch.cuda.current_device())  # noqa: FRY001
-    name = torch.cuda.get_device_name(dev)
+    name = torch.cuda.get_device_name(dev)  # noqa: FRY001 (the same CUDA-only measurement)
     prof = profile_for_device_name(name)
     step = progress or (lambda _msg: None)
     records: list[dict[str, Any]] = []

@@ -7,9 +7,19 @@ device (`torch.device("cuda")`, `device="cuda"`, `.to("cuda")`, `map_location="c
 torch as a device (`torch.device(0)`, `device=0` of a torch function or layer, `.to(0)` and
 `.to(device=0)` of a tensor or a module: device 0 of the accelerator, which torch 2.13 refuses
 without one, "Cannot access accelerator device when none is available"), every `.cuda()` call, the legacy
-CUDA constructors (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`...) and
-`torch.set_default_tensor_type("torch.cuda.FloatTensor")`, where the code does not check
-that the accelerator is available.
+CUDA constructors (`torch.cuda.FloatTensor(...)`, `torch.cuda.LongTensor(...)`...),
+`torch.set_default_tensor_type("torch.cuda.FloatTensor")` and the `torch.cuda` functions
+that initialise CUDA and so raise without it (`torch.cuda.synchronize()`,
+`current_device()`, `get_device_name()`, `get_device_properties()`,
+`get_device_capability()`, `mem_get_info()`, `can_device_access_peer()`, `ipc_collect()`,
+`get_sync_debug_mode()`, `set_sync_debug_mode()`, `current_blas_handle()`,
+`current_solver_handle()`, `cudart()`: each calls `torch.cuda._lazy_init()`, which raises
+"Torch not compiled with CUDA enabled" on the CPU wheel and "Found no NVIDIA driver" on a
+CUDA build without a GPU), where the code does not check that the accelerator is available.
+Those that answer without CUDA are not flagged: `is_available()`, `device_count()`,
+`is_initialized()`, `empty_cache()`, `manual_seed()`, `manual_seed_all()`, `seed()` and the
+memory statistics (`memory_allocated()`, `max_memory_allocated()`, `memory_reserved()`,
+`memory_stats()`: 0 or empty there).
 
 A parameter default (`def f(x, device="cuda")`, `device=torch.device("cuda")`) of a
 parameter the function places something with (a `device=` argument, `.to(device)`,
@@ -49,7 +59,14 @@ conditional expression testing one (`x.cuda() if self.use_cuda else x`), code
 after an `assert torch.cuda.is_available()` or after an `if` on availability with an arm
 that leaves (`if not torch.cuda.is_available(): return x`, `raise`, `sys.exit()`,
 `pytest.skip()`, `continue` in a loop), and comparisons such as
-`x.device.type == "cuda"` are fine, and so is code in a function or class decorated with a
+`x.device.type == "cuda"` are fine. A test of a device's type or name guards the arm where
+it holds an accelerator, whatever the device is called: `dev.type == "cuda"`,
+`x.device.type != "cpu"`, `x.is_cuda`, `dev.type in ("cuda", "mps")`, `dev ==
+torch.device("cuda")`, `"cuda" in str(dev)`, `str(dev).startswith("cuda")`, an `and`
+holding one, a name bound once to one (`on_gpu = dev.type == "cuda"`) or to
+`torch.cuda.is_available()`; and so does an earlier `assert` of one, or an earlier `if` on
+one whose arm without the accelerator leaves (`if dev.type != "cuda": return`), for what
+follows it in the function. So is code in a function or class decorated with a
 check (`@unittest.skipIf(not torch.cuda.is_available(), ...)`, `@requires_cuda`,
 `@RunIf(min_cuda_gpus=1)`), a test module with such a `pytestmark`, a device string
 handed to a mock, and code that is CUDA-only by design: in a function or class named for
@@ -61,6 +78,15 @@ an NCCL process group or CUDA memory statistics (`torch.cuda.max_memory_allocate
 called without testing for a GPU, in the same function or class, an enclosing one, or a
 function of the same file that one of those calls (`ddp_setup(rank, world_size)`,
 `print_memory_usage()`).
+
+A call of one of the `torch.cuda` functions above is also quiet where the device it is
+handed is one the analysis knows is on the accelerator (`gpu = torch.device("cuda")`, then
+`torch.cuda.synchronize(gpu)`: the literal is the finding), where it is a parameter that
+every call of the run gives such a device or leaves to an accelerator default (`def
+bench(dev="cuda")`), and where every call of its function is itself guarded (`if
+dev.type == "cuda": sync()`), followed up to three calls out, with all the calls known to
+the analysis (a function or method of the file's top level, called only by its name, each
+call resolved to it, in a file no other file of the run imports).
 
 A move in the body of a `try` whose handler catches its failure on every machine and goes
 on without it is guarded too: `try: _, idx = torch.sort(s.cuda()) except: _, idx =
@@ -134,7 +160,8 @@ x = torch.ones(8, 4, device=device)
 Unsafe. When a device variable (`device`, `dev`, `*_device`) is in scope, the literal is
 replaced by it and `.cuda()` by `.to(device)`; `device = "cuda"` itself becomes the portable
 line. The program then runs on the CPU where it used to crash -- usually what you want, but a
-deliberate "this needs a GPU" turns into a silent slow run, so review it.
+deliberate "this needs a GPU" turns into a silent slow run, so review it. The `torch.cuda`
+functions get no fix: wrapping the call in a guard changes what runs on some machines.
 
 ## Known limits
 `.cuda()` of a `torch.nn` module built from constants that holds no tensor
@@ -147,7 +174,18 @@ default of a public function no file of the run calls, or of a method (`obj.run(
 not; nor one reached only through a public `**kw` forwarder no file of the run calls. A
 forwarder is followed one step: its callers must name the parameter or leave it, not
 forward `**kw` again. Device strings built at run time (`f"cuda:{rank}"`) and `device_type=` arguments
-(`torch.autocast("cuda")` only warns on a CPU machine) are not flagged. An integer ordinal is
+(`torch.autocast("cuda")` only warns on a CPU machine) are not flagged. Of the `torch.cuda`
+functions only those named above are: others that raise without CUDA are not read (the
+random state's `initial_seed()`, `get_rng_state()`; `set_device()` and
+`reset_peak_memory_stats()`, an `AttributeError` on the CPU wheel; `Event()`, `Stream()`,
+`current_stream()`, which mark code written for CUDA; `init()`, which asks for CUDA by
+name), and a function bound to a name and
+called through it (`sync = torch.cuda.synchronize`) is not flagged. A test that admits
+another accelerator (`dev.type in ("cuda", "mps")`, `x.device.type != "cpu"`) guards a
+`torch.cuda` call too, although on a Mac it raises there. The calls of a function are read
+only where the analysis knows them all: a function another file imports, one handed on as
+a value (`Thread(target=sync)`), a nested one, or a method called through an object of
+unknown class leaves its `torch.cuda` call flagged, however its callers test the device. An integer ordinal is
 flagged only where it is a device of torch: `.to(0)` of a value the analysis does not know as
 a tensor or a module (a parameter never used as one) is not, nor a `device=0` handed to
 another library (`pipeline(..., device=0)` of transformers: what its int means is that
@@ -207,7 +245,7 @@ from torchferry.check.cpu_fallback import checks_availability, program_fallback
 from torchferry.check.default_calls import Reliance, relying_call
 from torchferry.check.flow import FileFlow
 from torchferry.check.flow.binding import default_of
-from torchferry.check.flow.lattice import Kind
+from torchferry.check.flow.lattice import Kind, Where
 from torchferry.check.flow.queries import is_device, value_of
 from torchferry.check.names import (
     DEVICE_NAME,
@@ -216,6 +254,7 @@ from torchferry.check.names import (
     dotted,
     end_pos,
     is_accel_literal,
+    kwarg,
     pos,
     tail,
 )
@@ -268,6 +307,7 @@ def _findings(ctx: Context) -> Iterable[Finding]:
         yield from _literal(ctx, m, const)
     yield from _ordinals(ctx, m)
     yield from _legacy(ctx, m)
+    yield from _cuda_queries(ctx, m)
     for site in m.calls_by_tail.get("cuda", ()):
         call = site.node
         if not isinstance(call.func, ast.Attribute):
@@ -605,6 +645,148 @@ def _legacy(ctx: Context, m: Walker) -> Iterable[Finding]:
                 "`torch.tensor(data, device=device)` / `torch.zeros(..., device=device)`",
             )
             yield replace(f, evidence=steps)
+
+
+#: ``torch.cuda`` functions that initialise CUDA and so raise on every machine without it
+#: (torch 2.13.0, ``torch/cuda/__init__.py``): each calls ``_lazy_init()`` first
+#: (``get_device_name`` and ``get_device_capability`` through ``get_device_properties``;
+#: ``mem_get_info`` of ``torch/cuda/memory.py`` through ``current_device``).  ``_lazy_init``
+#: raises ``AssertionError("Torch not compiled with CUDA enabled")`` on a build without CUDA
+#: (run on the CPU wheel: each of them raises it) and ``torch._C._cuda_init()`` fails with
+#: ``RuntimeError`` ("Found no NVIDIA driver") on a CUDA build without a driver or a GPU.
+#: Not here: those that answer without CUDA (``is_available()``, ``device_count()``,
+#: ``is_initialized()``, ``empty_cache()``, ``manual_seed()``, ``manual_seed_all()``,
+#: ``seed()``, the memory statistics ``memory_allocated()``, ``max_memory_allocated()``,
+#: ``memory_reserved()``, ``memory_stats()``: 0 or empty), and the stream functions
+#: (``current_stream()``, ``default_stream()``), which mark code written for CUDA
+#: (:data:`_CUDA_ONLY_CALLS`), and ``init()``, which asks for CUDA by name (a CUDA kernel
+#: compiler's first line, reached only where the device is CUDA).
+CUDA_QUERIES = frozenset({
+    "synchronize", "current_device", "get_device_name", "get_device_properties",
+    "get_device_capability", "can_device_access_peer", "ipc_collect",
+    "get_sync_debug_mode", "set_sync_debug_mode", "current_blas_handle",
+    "current_solver_handle", "cudart", "mem_get_info",
+})
+
+
+def _cuda_queries(ctx: Context, m: Walker) -> Iterable[Finding]:
+    """Calls of the ``torch.cuda`` functions of :data:`CUDA_QUERIES`
+    (``torch.cuda.synchronize()``, ``torch.cuda.get_device_name(0)``) where the code does
+    not establish that CUDA is in use: they raise without it, as ``.cuda()`` does.  No fix:
+    a guard around the call changes what runs on some machines."""
+    for name in sorted(CUDA_QUERIES):
+        for site in m.calls_by_tail.get(name, ()):
+            if m.qualname(site.node.func) != f"torch.cuda.{name}":
+                continue
+            steps = _unguarded(ctx, m, site)
+            if steps is None or _cuda_in_use(ctx.flow, m, site, 0):
+                continue
+            f = ctx.finding(
+                CODE, site.node,
+                f"`torch.cuda.{name}()` initialises CUDA and crashes on machines without a GPU "
+                "(\"Torch not compiled with CUDA enabled\"); call it only where the device is "
+                "CUDA (`if device.type == \"cuda\":` or `if torch.cuda.is_available():`)",
+            )
+            yield replace(f, evidence=steps)
+
+
+def _cuda_in_use(ff: FileFlow, m: Walker, site: Site[ast.Call], depth: int) -> bool:
+    """Does the code establish, beyond the rule's guards, that CUDA is in use where a
+    :data:`CUDA_QUERIES` call runs: the device it is handed is one the analysis knows is on
+    the accelerator (``dev = torch.device("cuda")``: the literal is the finding), a parameter
+    of the function that every call of the run gives a CUDA device (or leaves to a CUDA
+    default), or the function is only called where a guard covers the call?"""
+    arg = _device_argument(site.node)
+    if arg is not None and _accel_value(ff, arg):
+        return True
+    fn = site.ctx.scope.function
+    if fn is None or depth >= 3:
+        return False
+    sites = _known_calls(ff, fn)
+    if not sites:
+        return False
+    if arg is not None and isinstance(arg, ast.Name) and _given_accel(ff, m, fn, arg.id, sites):
+        return True
+    by_node = _call_sites(m)
+    for event_node in sites:
+        caller = by_node.get(id(event_node))
+        if caller is None or not (_guarded(m, caller) or _caught(m, caller)
+                                  or _cuda_in_use(ff, m, caller, depth + 1)):
+            return False
+    return True
+
+
+def _device_argument(call: ast.Call) -> ast.expr | None:
+    """The device a ``torch.cuda`` function is handed: its first argument or ``device=``."""
+    if call.args:
+        return None if isinstance(call.args[0], ast.Starred) else call.args[0]
+    return kwarg(call, "device")
+
+
+def _accel_value(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` a value the analysis knows is on the accelerator, on every path?"""
+    found = value_of(ff, node)
+    if found is None:
+        return False
+    places = found[1].places
+    return places is not None and len(places) > 0 and all(p.where is Where.ACCEL for p in places)
+
+
+def _known_calls(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> list[ast.Call]:
+    """Every call of ``fn`` in the run, where the analysis knows them all
+    (:meth:`FileFlow.callers_of`: a function or method of the file's top level, run only by
+    calls of its name, each resolved to it, in a file no other file of the run imports);
+    else none."""
+    for _ in ff.results():  # every relevant scope interpreted: the file's call sites known
+        pass
+    points = ff.callers_of(fn)
+    if not points or any(not isinstance(p.node, ast.Call) for p in points):
+        return []
+    return [p.node for p in points if isinstance(p.node, ast.Call)]
+
+
+def _call_sites(m: Walker) -> dict[int, Site[ast.Call]]:
+    """Every call site of the file by the ``id`` of its node (worked out once per file)."""
+    done = _CALL_SITES.get(m)
+    if done is None:
+        done = _CALL_SITES[m] = {id(s.node): s for sites in m.calls_by_tail.values() for s in sites}
+    return done
+
+
+#: :func:`_call_sites`' answer for each file's model (dropped with it)
+_CALL_SITES: weakref.WeakKeyDictionary[Walker, dict[int, Site[ast.Call]]] = weakref.WeakKeyDictionary()
+
+
+def _given_accel(ff: FileFlow, m: Walker, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str,
+                 calls: list[ast.Call]) -> bool:
+    """Does every call of ``fn`` (``calls``, at least one) give its parameter ``name`` a
+    device the analysis knows is on the accelerator, or leave it to an accelerator default
+    (``def bench(dev="cuda")``)?  The parameter must not be bound again in ``fn``."""
+    a = fn.args
+    params = [x.arg for x in (*a.posonlyargs, *a.args)]
+    if name not in params and name not in {x.arg for x in a.kwonlyargs}:
+        return False
+    scope = next((s for s in m.functions if s.function is fn), None)
+    if scope is None or len(scope.binds.get(name, ())) != 1:
+        return False
+    for call in calls:
+        given = _bound_argument(call, params, name)
+        if given is None:
+            if any(isinstance(x, ast.Starred) for x in call.args) or any(k.arg is None for k in call.keywords):
+                return False
+            if not is_accel_literal(default_of(a, name)):
+                return False
+        elif not (_accel_value(ff, given) or is_accel_literal(given)):
+            return False
+    return True
+
+
+def _bound_argument(call: ast.Call, params: list[str], name: str) -> ast.expr | None:
+    """The argument ``call`` gives the parameter ``name`` (by position or keyword)."""
+    k = params.index(name) if name in params else -1
+    if 0 <= k < len(call.args) and not any(isinstance(x, ast.Starred) for x in call.args[:k + 1]):
+        return call.args[k]
+    return kwarg(call, name)
 
 
 @dataclass(frozen=True)
@@ -1095,12 +1277,11 @@ def _guarded(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
     child: ast.AST = site.node
     up = parents.get(id(child))
     while up is not None and up is not site.stmt:
-        if isinstance(up, ast.IfExp) and child is not up.test and m.mentions_availability(up.test) \
-                and _none_arm(site.ctx.scope, up.test, child is up.body) is None:
+        if isinstance(up, ast.IfExp) and child is not up.test and _arm_guard(m, site, up.test, child is up.body):
             return True
         child, up = up, parents.get(id(up))
     for ifnode, in_body in site.ctx.ifs:
-        if m.mentions_availability(ifnode.test) and _none_arm(site.ctx.scope, ifnode.test, in_body) is None:
+        if _arm_guard(m, site, ifnode.test, in_body):
             return True
     for loop in site.ctx.loops:
         if isinstance(loop, ast.While) and m.mentions_availability(loop.test):
@@ -1108,6 +1289,8 @@ def _guarded(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
     for s in m.availability_checks(site.ctx.scope):
         if s.pos < site.pos and (isinstance(s.stmt, ast.Assert) or _an_arm_leaves(s.stmt)):
             return True
+    if _left_unless_accel(m, site):
+        return True
     scope: Scope | None = site.ctx.scope  # ``@skipIf(not torch.cuda.is_available(), ...)``
     while scope is not None:
         decorated: list[ast.FunctionDef | ast.AsyncFunctionDef | ast.ClassDef] = []
@@ -1121,6 +1304,139 @@ def _guarded(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
         scope = scope.parent
     # the literal sits in an ``if`` test itself, e.g. ``if x.is_cuda or "cuda" ...``
     return isinstance(site.stmt, (ast.If, ast.While)) and _in_test(site)
+
+
+def _arm_guard(m: Walker, site: Site[ast.Call] | Site[ast.Constant], test: ast.expr, in_body: bool) -> bool:
+    """Does the arm (``in_body``: the body) of an ``if`` or conditional expression on
+    ``test`` guard the site: a test that mentions availability (but for the arm of a
+    parameter's default None), or one that establishes an accelerator device there
+    (:func:`_accel_arm`)?"""
+    scope = site.ctx.scope
+    if m.mentions_availability(test) and _none_arm(scope, test, in_body) is None:
+        return True
+    return _accel_arm(m, test, in_body, scope, 0)
+
+
+def _accel_arm(m: Walker, test: ast.expr, in_body: bool, scope: Scope, depth: int) -> bool:
+    """Does ``test``, where it is true (``in_body``) or false, establish that an accelerator
+    is in use: ``torch.cuda.is_available()``, a device's type or name compared with an
+    accelerator (``dev.type == "cuda"``, ``device == "cuda"``, ``dev.type in ("cuda",
+    "mps")``, ``"cuda" in str(device)``, ``str(device).startswith("cuda")``) or, on the
+    other side, with the CPU (``x.device.type != "cpu"``), ``x.is_cuda``, an ``and`` holding
+    one (an ``or`` where false), or a name bound once to such a test?"""
+    while isinstance(test, ast.UnaryOp) and isinstance(test.op, ast.Not):
+        test, in_body = test.operand, not in_body
+    if isinstance(test, ast.BoolOp):
+        if isinstance(test.op, ast.And) is not in_body:
+            return False
+        return any(_accel_arm(m, v, in_body, scope, depth) for v in test.values)
+    if isinstance(test, ast.Compare) and len(test.ops) == 1:
+        return _accel_compare(m, test.left, test.ops[0], test.comparators[0], in_body)
+    if isinstance(test, ast.Call):
+        return _accel_call(test, in_body)
+    if isinstance(test, ast.Attribute):
+        return test.attr == "is_cuda" and in_body
+    if isinstance(test, ast.Name) and depth < 3:
+        b = m.binding(test.id, scope, pos(test))
+        if b is None or b.how is not How.EXPR or not isinstance(b.value, ast.expr) \
+                or len(b.ctx.scope.binds.get(test.id, ())) != 1:
+            return False
+        return _accel_arm(m, b.value, in_body, b.ctx.scope, depth + 1)
+    return False
+
+
+def _accel_call(test: ast.Call, in_body: bool) -> bool:
+    """``torch.cuda.is_available()`` (true) or ``s.startswith("cuda")`` (true; ``"cpu"``:
+    false) as a test."""
+    func = test.func
+    if not isinstance(func, ast.Attribute):
+        return False
+    if func.attr == "is_available":
+        return in_body and tail(func.value) in ("cuda", "mps", "xpu")
+    if func.attr == "startswith" and len(test.args) == 1:
+        kind = _device_kind(test.args[0], None)
+        return kind == "accel" if in_body else kind == "cpu"
+    return False
+
+
+def _accel_compare(m: Walker, left: ast.expr, op: ast.cmpop, right: ast.expr, in_body: bool) -> bool:
+    """One comparison as a test (see :func:`_accel_arm`)."""
+    if isinstance(op, (ast.Eq, ast.NotEq, ast.Is, ast.IsNot)):
+        equal = isinstance(op, (ast.Eq, ast.Is)) == in_body  # where the arm runs, they are equal
+        kind = _device_kind(left, m) or _device_kind(right, m)
+        return kind == "accel" if equal else kind == "cpu"
+    if not isinstance(op, (ast.In, ast.NotIn)):
+        return False
+    inside = isinstance(op, ast.In) == in_body
+    if isinstance(right, (ast.Tuple, ast.List, ast.Set)) and right.elts:
+        kinds = {_device_kind(e, m) for e in right.elts}
+        return kinds == {"accel"} if inside else kinds == {"cpu"}
+    return inside and _device_kind(left, None) == "accel"  # ``"cuda" in str(device)``
+
+
+def _device_kind(e: ast.expr, m: Walker | None) -> str | None:
+    """``"accel"`` for a literal accelerator (``"cuda"``, ``"cuda:0"``, with ``m``
+    also ``torch.device("cuda")``), ``"cpu"`` for the CPU's, else None."""
+    if m is not None and isinstance(e, ast.Call) and m.qualname(e.func) == "torch.device" \
+            and len(e.args) == 1:
+        e = e.args[0]
+    if not (isinstance(e, ast.Constant) and isinstance(e.value, str)):
+        return None
+    if is_accel_literal(e):
+        return "accel"
+    return "cpu" if e.value == "cpu" else None
+
+
+def _left_unless_accel(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
+    """Does an earlier statement of the site's path (in its scope) leave unless an
+    accelerator is in use: ``assert dev.type == "cuda"``, or an ``if`` whose arm where the
+    test says no accelerator (:func:`_accel_arm` of the other arm) leaves (``if dev.type !=
+    "cuda": return``)?"""
+    scope = site.ctx.scope
+    root = scope.function.body if scope.function is not None else \
+        m.tree.body if scope.kind is ScopeKind.MODULE else None
+    if root is None:
+        return False
+    for st in _earlier(root, site.stmt):
+        if isinstance(st, ast.Assert) and _accel_arm(m, st.test, True, scope, 0):
+            return True
+        if isinstance(st, ast.If) and any(
+                arm and _leaves(arm) and _accel_arm(m, st.test, not in_body, scope, 0)
+                for arm, in_body in ((st.body, True), (st.orelse, False))):
+            return True
+    return False
+
+
+def _earlier(body: list[ast.stmt], target: ast.stmt) -> list[ast.stmt]:
+    """The statements that run before ``target`` on its path: those before it in its block
+    and before each enclosing statement in theirs (not into nested functions)."""
+    out: list[ast.stmt] = []
+    while True:
+        for i, st in enumerate(body):
+            if st is target:
+                return out + body[:i]
+            if isinstance(st, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)) or \
+                    not st.lineno <= target.lineno <= (st.end_lineno or st.lineno):
+                continue
+            inner = _block_holding(st, target)
+            if inner is None:
+                return out
+            out.extend(body[:i])
+            body = inner
+            break
+        else:
+            return out
+
+
+def _block_holding(st: ast.stmt, target: ast.stmt) -> list[ast.stmt] | None:
+    """The block of ``st`` (a body, an ``else``, a handler's or a case's body) that holds
+    ``target``, directly or deeper."""
+    blocks: list[list[ast.stmt]] = [getattr(st, f) for f in ("body", "orelse", "finalbody") if hasattr(st, f)]
+    blocks += [h.body for h in getattr(st, "handlers", ())] + [c.body for c in getattr(st, "cases", ())]
+    for block in blocks:
+        if block and block[0].lineno <= target.lineno <= (block[-1].end_lineno or block[-1].lineno):
+            return block
+    return None
 
 
 def _unguarded(ctx: Context, m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> tuple[Evidence, ...] | None:
@@ -1153,7 +1469,9 @@ def _caught(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
     (``device = "cuda"``) fails later, where it is used."""
     if isinstance(site.node, ast.Call):
         func = site.node.func
-        cuda = isinstance(func, ast.Attribute) and func.attr == "cuda"
+        q = m.qualname(func) or ""
+        cuda = (isinstance(func, ast.Attribute) and func.attr == "cuda") or \
+            (q.startswith("torch.cuda.") and q.removeprefix("torch.cuda.") in CUDA_QUERIES)
     elif _literal_mover(m, site) is not None:
         cuda = str(site.node.value).startswith("cuda")
     else:

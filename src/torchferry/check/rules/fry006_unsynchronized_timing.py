@@ -169,6 +169,10 @@ from torchferry.check.scopes import How, Scope, Site, Walker
 
 CODE = "FRY006"
 NAME = "unsynchronized-timing"
+#: the wait the messages recommend: guarded, so that the program still runs without CUDA
+#: (a bare ``torch.cuda.synchronize()`` raises there: FRY001)
+SYNC = ("`torch.cuda.synchronize()` where CUDA is in use (`if torch.cuda.is_available():`; "
+        "`torch.mps.synchronize()` on Apple silicon)")
 FIX = "unsafe"
 
 # module methods that queue no device work of their own
@@ -205,8 +209,7 @@ def check(ctx: Context) -> Iterable[Finding]:
             yield ctx.finding(
                 CODE, second.node,
                 f"`{ctx.text(second.node)}` is read while accelerator work may still be queued: "
-                "the interval measures the launch, not the work; call `torch.cuda.synchronize()` "
-                "(or `torch.mps.synchronize()`) before reading the clock",
+                f"the interval measures the launch, not the work; call {SYNC} before reading the clock",
                 _fix(ctx, m, second),
             )
     yield from _timers(ctx, m, helpers)
@@ -229,8 +232,7 @@ def _timers(ctx: Context, m: Walker, helpers: _Helpers) -> Iterable[Finding]:
                         CODE, item.context_expr,
                         f"`with {ctx.text(item.context_expr)}` reads the clock when its body ends "
                         "while accelerator work the body queued may still run: it measures the "
-                        "launch, not the work; call `torch.cuda.synchronize()` (or "
-                        "`torch.mps.synchronize()`) at the end of the body", None)
+                        f"launch, not the work; call {SYNC} at the end of the body", None)
                     break
         for start, stop in _start_stop(m, ff, scope, cls):
             if _unwaited_work(m, scope, end_pos(start.node), stop.pos, helpers):
@@ -238,7 +240,7 @@ def _timers(ctx: Context, m: Walker, helpers: _Helpers) -> Iterable[Finding]:
                     CODE, stop.node,
                     f"`{ctx.text(stop.node)}` reads the clock while accelerator work queued since "
                     f"`{ctx.text(start.node)}` may still run: it measures the launch, not the work; "
-                    "call `torch.cuda.synchronize()` (or `torch.mps.synchronize()`) before it",
+                    f"call {SYNC} before it",
                     _fix(ctx, m, stop))
         fn = scope.function
         if fn is None:
@@ -250,7 +252,7 @@ def _timers(ctx: Context, m: Walker, helpers: _Helpers) -> Iterable[Finding]:
                     CODE, d,
                     f"`@{ctx.text(d)}` reads the clock when `{fn.name}` returns while accelerator "
                     "work it queued may still run: it measures the launch, not the work; call "
-                    "`torch.cuda.synchronize()` (or `torch.mps.synchronize()`) before it returns",
+                    f"{SYNC} before it returns",
                     None)
                 break
 
