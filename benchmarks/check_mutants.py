@@ -55,7 +55,9 @@ repository's small set, its SIGNS classifier on generated SIGNS images, each wit
 for the ``bight`` batch juntang-zhuang/Adabelief-Optimizer (its CIFAR10 experiment, fresh and
 resumed, on the CIFAR10 stand-in, with ``adabound`` and ``adabelief_pytorch`` stand-ins) and
 gpleiss/efficient_densenet_pytorch (its demo on the CIFAR10 stand-in, with and without a
-validation split, on a ``fire`` stand-in), each with its license; see
+validation split, on a ``fire`` stand-in) and for the ``brook`` batch chrischute/glow (its
+Glow on the CIFAR10 stand-in, with and without clipping the gradient norm), each with its
+license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -105,7 +107,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set bight          # the latest held-out batch
+    python benchmarks/check_mutants.py --set brook          # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -244,12 +246,12 @@ class Program:
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
 #: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06), ``estuary``, ``harbor``,
-#: ``marsh``, ``cape``, ``moor``, ``creek`` and ``bight`` (2026-12-07) were each gathered apart
-#: from the rules and measured once, blind
+#: ``marsh``, ``cape``, ``moor``, ``creek``, ``bight`` and ``brook`` (2026-12-07) were each
+#: gathered apart from the rules and measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
     "sound", "bay", "lagoon", "delta", "estuary", "harbor", "marsh", "cape", "moor", "creek",
-    "bight",
+    "bight", "brook",
 )  # fmt: skip
 
 
@@ -522,6 +524,15 @@ _DENSENET = (
 )  # fmt: skip
 _DENSENET_NO_VALID = (*_DENSENET[:8], "--valid_size", "0", *_DENSENET[10:])
 
+#: Glow on CIFAR10 (chrischute/glow): one epoch of the CIFAR10 stand-in in batches of 16, a
+#: Glow of two levels of two steps with 16 hidden channels, four samples drawn after the test;
+#: clipped: the gradient norm clipped at 1 (``util.clip_grad_norm``)
+_GLOW_CIFAR = (
+    "--batch_size", "16", "--num_channels", "16", "--num_levels", "2", "--num_steps", "2",
+    "--num_epochs", "1", "--num_samples", "4", "--num_workers", "0", "--warm_up", "10",
+)  # fmt: skip
+_GLOW_CIFAR_CLIP = (*_GLOW_CIFAR, "--max_grad_norm", "1")
+
 #: four iterations in batches of 8 on the first GPU (``-cuda 0``; -1, the default, is the CPU),
 #: each summarised, a checkpoint written after the second
 _DNC = (
@@ -773,6 +784,8 @@ PROGRAMS: tuple[Program, ...] = (
         "densenet_efficient/no_valid", "efficient_densenet", "demo.py", _DENSENET_NO_VALID,
         batch="bight",
     ),
+    Program("glow_cifar", "glow_cifar", "train.py", _GLOW_CIFAR, batch="brook"),
+    Program("glow_cifar/clip", "glow_cifar", "train.py", _GLOW_CIFAR_CLIP, batch="brook"),
 )  # fmt: skip
 
 
