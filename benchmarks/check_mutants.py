@@ -56,8 +56,10 @@ for the ``bight`` batch juntang-zhuang/Adabelief-Optimizer (its CIFAR10 experime
 resumed, on the CIFAR10 stand-in, with ``adabound`` and ``adabelief_pytorch`` stand-ins) and
 gpleiss/efficient_densenet_pytorch (its demo on the CIFAR10 stand-in, with and without a
 validation split, on a ``fire`` stand-in) and for the ``brook`` batch chrischute/glow (its
-Glow on the CIFAR10 stand-in, with and without clipping the gradient norm), each with its
-license; see
+Glow on the CIFAR10 stand-in, with and without clipping the gradient norm),
+thomashirtz/soft-actor-critic (its Soft Actor-Critic on the ``gym`` stand-in and the
+``tensorboard`` stand-in) and schneimo/ddpg-pytorch (its DDPG on the ``gym`` stand-in, the
+``tensorboard`` stand-in and a ``roboschool`` stand-in), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -533,6 +535,30 @@ _GLOW_CIFAR = (
 )  # fmt: skip
 _GLOW_CIFAR_CLIP = (*_GLOW_CIFAR, "--max_grad_norm", "1")
 
+#: Soft Actor-Critic (thomashirtz/soft-actor-critic), its ``train`` mode: 40 steps (four
+#: episodes of the gym stand-in), updates from the eighth, in batches of 8, two hidden layers
+#: of 32 units, the run written to ``runs/r``
+_SAC_HIRTZ = (
+    "train", "--env-name", "Pendulum-v0", "--num-steps", "30", "--start-step", "8",
+    "--batch-size", "8", "--memory-size", "1000", "--hidden-units", "32", "32",
+    "--directory", "runs", "--run-name", "r",
+)  # fmt: skip
+#: its ``eval`` mode: the models that run wrote to ``runs/r`` loaded, two episodes acted on
+#: deterministically
+_SAC_HIRTZ_EVAL = (
+    "eval", "--env-name", "Pendulum-v0", "--hidden-units", "32", "32", "--directory", "runs",
+    "--run-name", "r", "--num-episodes", "2", "--deterministic",
+)  # fmt: skip
+
+#: DDPG (schneimo/ddpg-pytorch): 20 steps (two episodes of the gym stand-in), updates once the
+#: replay memory holds more than 4 transitions, in batches of 4, one test episode after the
+#: first, a checkpoint written at the end (its hidden sizes stay the default 400 and 300: its
+#: ``--hidden_size`` makes a tuple of each argument's characters)
+_DDPG_SCHNEIMO = (
+    "--env", "Pendulum-v0", "--timesteps", "20", "--batch_size", "4", "--replay_size", "100",
+    "--n_test_cycles", "1",
+)  # fmt: skip
+
 #: four iterations in batches of 8 on the first GPU (``-cuda 0``; -1, the default, is the CPU),
 #: each summarised, a checkpoint written after the second
 _DNC = (
@@ -786,6 +812,24 @@ PROGRAMS: tuple[Program, ...] = (
     ),
     Program("glow_cifar", "glow_cifar", "train.py", _GLOW_CIFAR, batch="brook"),
     Program("glow_cifar/clip", "glow_cifar", "train.py", _GLOW_CIFAR_CLIP, batch="brook"),
+    Program(
+        "sac_hirtz", "sac_hirtz", "soft_actor_critic/agent.py", _SAC_HIRTZ, batch="brook",
+        entry="soft_actor_critic/__main__.py",
+    ),
+    Program(
+        "sac_hirtz/policy", "sac_hirtz", "soft_actor_critic/policy.py", _SAC_HIRTZ,
+        batch="brook", entry="soft_actor_critic/__main__.py",
+    ),
+    Program(
+        "sac_hirtz/eval", "sac_hirtz", "soft_actor_critic/agent.py", _SAC_HIRTZ_EVAL,
+        setup=(("soft_actor_critic/__main__.py", _SAC_HIRTZ),), batch="brook",
+        entry="soft_actor_critic/__main__.py",
+    ),
+    Program("ddpg_schneimo", "ddpg_schneimo", "train.py", _DDPG_SCHNEIMO, batch="brook"),
+    Program(
+        "ddpg_schneimo/agent", "ddpg_schneimo", "ddpg.py", _DDPG_SCHNEIMO, batch="brook",
+        entry="train.py",
+    ),
 )  # fmt: skip
 
 

@@ -302,7 +302,7 @@ def _blob_id(data: bytes) -> str:
         ("moor", 6),
         ("creek", 8),
         ("bight", 4),
-        ("brook", 2),
+        ("brook", 6),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
