@@ -55,7 +55,11 @@ repository's small set, its SIGNS classifier on generated SIGNS images, each wit
 for the ``bight`` batch juntang-zhuang/Adabelief-Optimizer (its CIFAR10 experiment, fresh and
 resumed, on the CIFAR10 stand-in, with ``adabound`` and ``adabelief_pytorch`` stand-ins) and
 gpleiss/efficient_densenet_pytorch (its demo on the CIFAR10 stand-in, with and without a
-validation split, on a ``fire`` stand-in), each with its license; see
+validation split, on a ``fire`` stand-in) and for the ``brook`` batch chrischute/glow (its
+Glow on the CIFAR10 stand-in, with and without clipping the gradient norm),
+thomashirtz/soft-actor-critic (its Soft Actor-Critic on the ``gym`` stand-in and the
+``tensorboard`` stand-in) and schneimo/ddpg-pytorch (its DDPG on the ``gym`` stand-in, the
+``tensorboard`` stand-in and a ``roboschool`` stand-in), each with its license; see
 ``tests/check/mutants/SOURCE.md``) run on synthetic data:
 ``tests/check/mutants/fixtures/stubs`` holds a minimal ``torchvision`` stand-in (synthetic
 MNIST, FashionMNIST and CIFAR10, no downloads), ``requests`` and ``six`` stand-ins that serve a
@@ -105,7 +109,7 @@ with it, ``drop-device-kw`` counts those; with ``--select ALL`` (or ``FRY010``),
     python benchmarks/check_mutants.py --list               # the mutants, not run
     python benchmarks/check_mutants.py --set jetty          # a held-out batch
     python benchmarks/check_mutants.py --set jetty --oracle-only  # the simulation alone
-    python benchmarks/check_mutants.py --set bight          # the latest held-out batch
+    python benchmarks/check_mutants.py --set brook          # the latest held-out batch
 
 The programs are other projects' files, so they are not kept in this repository:
 ``tests/check/mutants/programs.toml`` pins each (repository, commit, path, git blob id,
@@ -244,12 +248,12 @@ class Program:
 #: the batches of programs, in the order they were added: ``held-out`` (2026-12-02),
 #: ``jetty``, ``berth``, ``cove``, ``reef`` (2026-12-05), ``shoal``, ``strait``, ``inlet``,
 #: ``fjord``, ``sound``, ``bay``, ``lagoon``, ``delta`` (2026-12-06), ``estuary``, ``harbor``,
-#: ``marsh``, ``cape``, ``moor``, ``creek`` and ``bight`` (2026-12-07) were each gathered apart
-#: from the rules and measured once, blind
+#: ``marsh``, ``cape``, ``moor``, ``creek``, ``bight`` and ``brook`` (2026-12-07) were each
+#: gathered apart from the rules and measured once, blind
 BATCHES = (
     "original", "held-out", "jetty", "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord",
     "sound", "bay", "lagoon", "delta", "estuary", "harbor", "marsh", "cape", "moor", "creek",
-    "bight",
+    "bight", "brook",
 )  # fmt: skip
 
 
@@ -522,6 +526,39 @@ _DENSENET = (
 )  # fmt: skip
 _DENSENET_NO_VALID = (*_DENSENET[:8], "--valid_size", "0", *_DENSENET[10:])
 
+#: Glow on CIFAR10 (chrischute/glow): one epoch of the CIFAR10 stand-in in batches of 16, a
+#: Glow of two levels of two steps with 16 hidden channels, four samples drawn after the test;
+#: clipped: the gradient norm clipped at 1 (``util.clip_grad_norm``)
+_GLOW_CIFAR = (
+    "--batch_size", "16", "--num_channels", "16", "--num_levels", "2", "--num_steps", "2",
+    "--num_epochs", "1", "--num_samples", "4", "--num_workers", "0", "--warm_up", "10",
+)  # fmt: skip
+_GLOW_CIFAR_CLIP = (*_GLOW_CIFAR, "--max_grad_norm", "1")
+
+#: Soft Actor-Critic (thomashirtz/soft-actor-critic), its ``train`` mode: 40 steps (four
+#: episodes of the gym stand-in), updates from the eighth, in batches of 8, two hidden layers
+#: of 32 units, the run written to ``runs/r``
+_SAC_HIRTZ = (
+    "train", "--env-name", "Pendulum-v0", "--num-steps", "30", "--start-step", "8",
+    "--batch-size", "8", "--memory-size", "1000", "--hidden-units", "32", "32",
+    "--directory", "runs", "--run-name", "r",
+)  # fmt: skip
+#: its ``eval`` mode: the models that run wrote to ``runs/r`` loaded, two episodes acted on
+#: deterministically
+_SAC_HIRTZ_EVAL = (
+    "eval", "--env-name", "Pendulum-v0", "--hidden-units", "32", "32", "--directory", "runs",
+    "--run-name", "r", "--num-episodes", "2", "--deterministic",
+)  # fmt: skip
+
+#: DDPG (schneimo/ddpg-pytorch): 20 steps (two episodes of the gym stand-in), updates once the
+#: replay memory holds more than 4 transitions, in batches of 4, one test episode after the
+#: first, a checkpoint written at the end (its hidden sizes stay the default 400 and 300: its
+#: ``--hidden_size`` makes a tuple of each argument's characters)
+_DDPG_SCHNEIMO = (
+    "--env", "Pendulum-v0", "--timesteps", "20", "--batch_size", "4", "--replay_size", "100",
+    "--n_test_cycles", "1",
+)  # fmt: skip
+
 #: four iterations in batches of 8 on the first GPU (``-cuda 0``; -1, the default, is the CPU),
 #: each summarised, a checkpoint written after the second
 _DNC = (
@@ -772,6 +809,26 @@ PROGRAMS: tuple[Program, ...] = (
     Program(
         "densenet_efficient/no_valid", "efficient_densenet", "demo.py", _DENSENET_NO_VALID,
         batch="bight",
+    ),
+    Program("glow_cifar", "glow_cifar", "train.py", _GLOW_CIFAR, batch="brook"),
+    Program("glow_cifar/clip", "glow_cifar", "train.py", _GLOW_CIFAR_CLIP, batch="brook"),
+    Program(
+        "sac_hirtz", "sac_hirtz", "soft_actor_critic/agent.py", _SAC_HIRTZ, batch="brook",
+        entry="soft_actor_critic/__main__.py",
+    ),
+    Program(
+        "sac_hirtz/policy", "sac_hirtz", "soft_actor_critic/policy.py", _SAC_HIRTZ,
+        batch="brook", entry="soft_actor_critic/__main__.py",
+    ),
+    Program(
+        "sac_hirtz/eval", "sac_hirtz", "soft_actor_critic/agent.py", _SAC_HIRTZ_EVAL,
+        setup=(("soft_actor_critic/__main__.py", _SAC_HIRTZ),), batch="brook",
+        entry="soft_actor_critic/__main__.py",
+    ),
+    Program("ddpg_schneimo", "ddpg_schneimo", "train.py", _DDPG_SCHNEIMO, batch="brook"),
+    Program(
+        "ddpg_schneimo/agent", "ddpg_schneimo", "ddpg.py", _DDPG_SCHNEIMO, batch="brook",
+        entry="train.py",
     ),
 )  # fmt: skip
 

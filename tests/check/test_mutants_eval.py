@@ -227,6 +227,7 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
         ["--set", "moor"],
         ["--set", "creek"],
         ["--set", "bight"],
+        ["--set", "brook"],
     )
     assert chosen[0] == [p.name for p in cm.PROGRAMS if not p.held_out]
     assert chosen[1] == chosen[2] == [p.name for p in cm.PROGRAMS if p.batch == "held-out"]
@@ -268,6 +269,8 @@ def test_held_out_programs_run_only_when_asked_and_are_copied_unchanged(
     assert set(chosen[20]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 20))), []))
     assert chosen[21] == [p.name for p in cm.PROGRAMS if p.batch == "bight"]
     assert set(chosen[21]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 21))), []))
+    assert chosen[22] == [p.name for p in cm.PROGRAMS if p.batch == "brook"]
+    assert set(chosen[22]).isdisjoint(sum((chosen[i] for i in (0, 1, *range(3, 22))), []))
     with pytest.raises(SystemExit) as exc:
         cm.main(["--held-out", "--set", "jetty"])
     assert exc.value.code == 2
@@ -299,6 +302,7 @@ def _blob_id(data: bytes) -> str:
         ("moor", 6),
         ("creek", 8),
         ("bight", 4),
+        ("brook", 6),
     ],
 )
 def test_the_later_batches_have_their_upstream_blob_ids(batch: str, least: int) -> None:
@@ -403,14 +407,14 @@ def test_the_programs_are_exported_from_a_clone_with_a_work_tree(
 
 def test_programs_from_other_repositories_carry_their_license() -> None:
     """The berth, cove, reef, shoal, strait, inlet, fjord, sound, bay, lagoon, delta, estuary,
-    harbor, marsh, cape, moor, creek and bight programs come from other repositories than pytorch/examples (whose
+    harbor, marsh, cape, moor, creek, bight and brook programs come from other repositories than pytorch/examples (whose
     license is ``LICENSE`` of the programs' folder), or, for inlet's and fjord's, some of them:
     each folder holds its own (an MIT or BSD license, or for bay's ``cutout`` the Educational
     Community License 2.0)."""
     _programs_here()
     later = (
         "berth", "cove", "reef", "shoal", "strait", "inlet", "fjord", "sound", "bay", "lagoon",
-        "delta", "estuary", "harbor", "marsh", "cape", "moor", "creek", "bight",
+        "delta", "estuary", "harbor", "marsh", "cape", "moor", "creek", "bight", "brook",
     )  # fmt: skip
     for program in (p for p in cm.PROGRAMS if p.batch in later):
         text = (cm.PROGRAMS_DIR / program.directory / "LICENSE").read_text()
