@@ -53,6 +53,8 @@ from torchferry.check.flow.lattice import (
 )
 from torchferry.check.flow.libfacts import (
     LIGHTNING_TRAINERS,
+    METRIC_INPUT_METHOD,
+    TORCHMETRICS_METRICS,
     Placement,
     holds_tensors,
     hook_parameter,
@@ -169,6 +171,18 @@ class ClassInfo:
         ``__call__`` it (or a base in the run) defines in place of ``nn.Module.__call__``,
         unless that hands on to ``forward`` (:func:`forward_name`); else its ``forward``."""
         return self.method(forward_name(self))
+
+    def input_methods(self) -> frozenset[str]:
+        """The methods whose parameters are the module's inputs: what calling an instance
+        runs (:meth:`forward_method`), and ``update`` of a subclass of torchmetrics'
+        ``Metric`` whose lineage in the run defines no ``forward``: the library's
+        ``forward`` hands its own arguments to ``update``
+        (:data:`~torchferry.check.flow.libfacts.TORCHMETRICS_METRICS`)."""
+        name = forward_name(self)
+        if self.method(name) is None and any(
+                c.ff.qualname(b) in TORCHMETRICS_METRICS for c in mro(self) for b in c.node.bases):
+            return frozenset({name, METRIC_INPUT_METHOD})
+        return frozenset({name})
 
     def lineage(self) -> Iterator[ClassInfo]:
         """This class and its bases in the run, each once, nearest first (:func:`mro`)."""
@@ -1570,7 +1584,7 @@ class FileFlow:
                 continue
             k = int(p.ref)
             if module_method and kinds is not None and \
-                    (k == 0 or cls is not None and getattr(res.node, "name", "") == forward_name(cls)):
+                    (k == 0 or cls is not None and getattr(res.node, "name", "") in cls.input_methods()):
                 return True  # (of unknown kind, ``step`` may be a number)
             if depth >= 3:
                 continue
