@@ -1500,7 +1500,7 @@ class FileFlow:
         cls = self.method_of.get(id(res.node))
         self_place = param(0)
         if cls is None or not cls.is_module or not v.places or self_place not in v.places or \
-                self._constructing(res.node):
+                self.constructing(res.node):
             return v
         inst = self.instance_on_device(cls, Point(res.node, at) if at is not None else None)
         if inst is None or not inst.places:
@@ -1576,7 +1576,7 @@ class FileFlow:
         if not v.places or kinds is not None and not kinds & {Kind.TENSOR, Kind.BATCH}:
             return False
         cls = self.method_of.get(id(res.node))
-        module_method = cls is not None and cls.is_module and not self._constructing(res.node)
+        module_method = cls is not None and cls.is_module and not self.constructing(res.node)
         for p in v.places:
             if p.where is Where.ACCEL:
                 return True
@@ -1700,7 +1700,7 @@ class FileFlow:
                     return True
         return False
 
-    def _constructing(self, fn: ast.AST) -> bool:
+    def constructing(self, fn: ast.AST) -> bool:
         """Does the method run only while its object is built: ``__init__``, or a method
         this file calls only from ``__init__`` (the object is on the CPU until moved)?"""
         if getattr(fn, "name", "") == "__init__":
