@@ -79,7 +79,9 @@ def test_a_forward_of_its_own_replaces_update() -> None:
 def test_the_metric_is_a_module_and_update_takes_its_inputs() -> None:
     tree = ast.parse(METRIC.format(imports="from torchmetrics import Metric", base="Metric"))
     ff = FileFlow(tree, "<example>")
-    info = ff.class_info(tree.body[-1])
+    cls = tree.body[-1]
+    assert isinstance(cls, ast.ClassDef)
+    info = ff.class_info(cls)
     assert info.is_module
     assert info.input_methods() == {"forward", "update"}
 
