@@ -18,6 +18,7 @@ from torchferry.check.rules.fry010_factory_without_device import Certainty
 
 SURE = "the code puts on the accelerator when there is one"
 MAY = "may be on an accelerator"
+LAYER = "is a layer of the module whose weights go wherever the module is moved"
 
 TAGGER = '''
 import torch
@@ -86,7 +87,8 @@ def findings(source: str) -> list[tuple[int, str]]:
 
 
 def levels(source: str) -> list[str]:
-    return ["sure" if SURE in m else "may" if MAY in m else "?" for _, m in findings(source)]
+    return ["sure" if SURE in m else "may" if MAY in m else "layer" if LAYER in m else "?"
+            for _, m in findings(source)]
 
 
 @pytest.fixture
@@ -96,7 +98,7 @@ def sure_only(monkeypatch: pytest.MonkeyPatch) -> None:
 
 def test_every_finding_is_reported_where_a_selector_names_the_rule() -> None:
     assert fry010.REPORTED == {Selected.NAMED: Certainty.MAY, Selected.BY_DEFAULT: Certainty.OWN_TENSOR}
-    assert levels(TAGGER) == ["may", "may"]
+    assert levels(TAGGER) == ["layer", "layer"]  # (the inputs of its own layers)
     assert levels(ANNOTATED) == ["may"]
 
 

@@ -52,7 +52,7 @@ def test_a_cpu_factory_meeting_a_tensor_of_the_module_is_reported_by_default(lin
 
 
 @pytest.mark.parametrize("line", [
-    "return self.proj(torch.rand(n, 4)) + torch.ones(n, 4)",  # a submodule's output
+    "return self.proj(self.decay.new_ones(n, 4)) + torch.ones(n, 4)",  # a submodule's output
     "return self.decay[torch.arange(n) % 2]",  # an index: a CPU index reads any device
 ])
 def test_other_meetings_stay_unsure_and_out_of_the_default_set(line: str) -> None:

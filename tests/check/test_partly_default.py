@@ -43,7 +43,7 @@ SURE_LINE, MAY_LINE = 9, 13
 def fry010_on_by_default(monkeypatch: pytest.MonkeyPatch) -> Iterator[None]:
     """FRY010 on by default for its sure meetings (as the rule set ships it, or made so)."""
     monkeypatch.delitem(rules.OPT_IN, "FRY010", raising=False)
-    monkeypatch.setitem(rules.PARTLY_DEFAULT, "FRY010", "sure meetings, tensors of the module or an optimizer's parameters")
+    monkeypatch.setitem(rules.PARTLY_DEFAULT, "FRY010", "sure meetings, tensors or layers of the module or an optimizer's parameters")
     engine._resolve.cache_clear()
     yield
     engine._resolve.cache_clear()
@@ -142,17 +142,17 @@ def test_ferry_rules_and_the_rule_doc_show_the_default_part(capsys) -> None:
     assert main(["rules", "--format", "json"]) == 0
     items = {i["code"]: i for i in json.loads(capsys.readouterr().out)}
     assert items["FRY010"]["default"] is True
-    assert items["FRY010"]["default_part"] == "sure meetings, tensors of the module or an optimizer's parameters"
+    assert items["FRY010"]["default_part"] == "sure meetings, tensors or layers of the module or an optimizer's parameters"
     assert items["FRY013"]["default_part"] is None
     assert main(["rules"]) == 0
     row = next(ln for ln in capsys.readouterr().out.splitlines() if ln.startswith("FRY010"))
-    assert row.split()[2] == "default" and "(default: sure meetings, tensors of the module or an optimizer's parameters)" in row
+    assert row.split()[2] == "default" and "(default: sure meetings, tensors or layers of the module or an optimizer's parameters)" in row
     doc = next(
         ln
         for ln in rule_doc(rules.rule_by_code("FRY010")).splitlines()
         if ln.startswith("Default: ")
     )
-    assert "sure meetings, tensors of the module or an optimizer's parameters" in doc and 'extend-select = ["FRY010"]' in doc
+    assert "sure meetings, tensors or layers of the module or an optimizer's parameters" in doc and 'extend-select = ["FRY010"]' in doc
 
 
 def test_the_language_server_takes_the_same_selection(tmp_path: Path) -> None:

@@ -16,7 +16,6 @@ from typing import TYPE_CHECKING, Any
 from torchferry.check.flow.batches import param_batch_targets
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import AnyKey, MeetEvent, Position, ScopeResult
-from torchferry.check.flow.forwards import forward_name
 from torchferry.check.flow.lattice import (
     BOTTOM,
     CPU,
@@ -186,7 +185,8 @@ class Interp:
             isinstance(d, ast.Name) and d.id in ("staticmethod", "classmethod")
             for d in fn.decorator_list)
         annotations = {x.arg: x.annotation for x in a.posonlyargs + a.args + a.kwonlyargs}
-        forward = method and self.cls is not None and self.cls.is_module and fn.name == forward_name(self.cls)
+        forward = method and self.cls is not None and self.cls.is_module and \
+            fn.name in self.cls.input_methods()
         numbers = number_defaults(a)
         if names and autograd_backward(self.cls, fn):
             self.context_name = names[0]

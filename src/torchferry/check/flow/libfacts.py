@@ -126,6 +126,16 @@ LIGHTNING_MODULES = frozenset(
 )
 
 
+#: the qualified names torchmetrics' ``Metric`` is imported as: an ``nn.Module``
+#: (``class Metric(Module, ABC)``) whose ``forward`` hands its own arguments to
+#: :data:`METRIC_INPUT_METHOD` (``self.update(*args, **kwargs)``, in both
+#: ``_forward_full_state_update`` and ``_forward_reduce_state_update``); ``.to()`` moves the
+#: states of ``add_state`` and the buffers, nothing else
+TORCHMETRICS_METRICS = frozenset({"torchmetrics.Metric", "torchmetrics.metric.Metric"})
+#: the method of a torchmetrics ``Metric`` that its ``forward`` runs on the metric's inputs
+METRIC_INPUT_METHOD = "update"
+
+
 @dataclass(frozen=True)
 class HookFact:
     """A framework calls ``hooks`` of a subclass of ``bases`` with parameter ``index`` (0 is

@@ -4,7 +4,8 @@ establishes rather than from the names it uses.
 A class is a module when a base is one: a ``torch.nn`` module class (``nn.Module``,
 ``nn.Linear``, ``torch.nn.modules.rnn.LSTMCell``), a module class of another package known
 by its qualified name (Lightning's ``LightningModule``, transformers' ``PreTrainedModel``,
-fairseq's ``FairseqEncoder``: :data:`PACKAGE_MODULES`; a Hugging Face model class by that
+fairseq's ``FairseqEncoder``: :data:`PACKAGE_MODULES`; torchmetrics' ``Metric``:
+:data:`QUALIFIED_MODULES`; a Hugging Face model class by that
 package's naming of its PyTorch models, ``BertForTokenClassification``, ``BertModel``:
 :func:`hf_model_class`), or a class of the run that is a module (the caller resolves bases
 through the imports between the checked files).  A class with a base the run cannot resolve
@@ -44,7 +45,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import TYPE_CHECKING
 
-from torchferry.check.flow.libfacts import LIGHTNING_MODULES
+from torchferry.check.flow.libfacts import LIGHTNING_MODULES, TORCHMETRICS_METRICS
 from torchferry.check.flow.vocab import NN_NOT_MODULES, PARAM_LAYERS, PRETRAINED_LOADERS
 from torchferry.check.names import self_attr
 
@@ -69,6 +70,10 @@ PACKAGE_MODULES = frozenset({
         "BaseFairseqModel", "FairseqEncoder", "FairseqDecoder", "FairseqIncrementalDecoder",
         "FairseqEncoderDecoderModel", "FairseqEncoderModel", "FairseqLanguageModel")),
 })
+#: ``nn.Module`` subclasses of other packages known only by their qualified names: a class
+#: header's bare ``Metric`` says nothing (ignite's ``Metric`` is no module), so the pass of
+#: :mod:`torchferry.check.project` over class headers leaves them out
+QUALIFIED_MODULES = TORCHMETRICS_METRICS
 
 Qualname = Callable[[ast.expr], "str | None"]
 
@@ -200,9 +205,10 @@ def hf_pretrained_model(qual: str) -> bool:
 
 def module_base(qual: str) -> bool:
     """Is ``qual`` a module class that a class of the run may derive from: a ``torch.nn``
-    module class, one of :data:`PACKAGE_MODULES` or a Hugging Face model class
-    (:func:`hf_model_class`)?"""
-    return torch_nn_class(qual) or qual in PACKAGE_MODULES or hf_model_class(qual)
+    module class, one of :data:`PACKAGE_MODULES` or :data:`QUALIFIED_MODULES`
+    (torchmetrics' ``Metric``) or a Hugging Face model class (:func:`hf_model_class`)?"""
+    return torch_nn_class(qual) or qual in PACKAGE_MODULES or qual in QUALIFIED_MODULES or \
+        hf_model_class(qual)
 
 
 def module_class(node: ast.ClassDef, bases: Iterable[bool | None], qualname: Qualname,

@@ -53,6 +53,8 @@ from torchferry.check.flow.lattice import (
 )
 from torchferry.check.flow.libfacts import (
     LIGHTNING_TRAINERS,
+    METRIC_INPUT_METHOD,
+    TORCHMETRICS_METRICS,
     Placement,
     holds_tensors,
     hook_parameter,
@@ -169,6 +171,18 @@ class ClassInfo:
         ``__call__`` it (or a base in the run) defines in place of ``nn.Module.__call__``,
         unless that hands on to ``forward`` (:func:`forward_name`); else its ``forward``."""
         return self.method(forward_name(self))
+
+    def input_methods(self) -> frozenset[str]:
+        """The methods whose parameters are the module's inputs: what calling an instance
+        runs (:meth:`forward_method`), and ``update`` of a subclass of torchmetrics'
+        ``Metric`` whose lineage in the run defines no ``forward``: the library's
+        ``forward`` hands its own arguments to ``update``
+        (:data:`~torchferry.check.flow.libfacts.TORCHMETRICS_METRICS`)."""
+        name = forward_name(self)
+        if self.method(name) is None and any(
+                c.ff.qualname(b) in TORCHMETRICS_METRICS for c in mro(self) for b in c.node.bases):
+            return frozenset({name, METRIC_INPUT_METHOD})
+        return frozenset({name})
 
     def lineage(self) -> Iterator[ClassInfo]:
         """This class and its bases in the run, each once, nearest first (:func:`mro`)."""
@@ -1486,7 +1500,7 @@ class FileFlow:
         cls = self.method_of.get(id(res.node))
         self_place = param(0)
         if cls is None or not cls.is_module or not v.places or self_place not in v.places or \
-                self._constructing(res.node):
+                self.constructing(res.node):
             return v
         inst = self.instance_on_device(cls, Point(res.node, at) if at is not None else None)
         if inst is None or not inst.places:
@@ -1562,7 +1576,7 @@ class FileFlow:
         if not v.places or kinds is not None and not kinds & {Kind.TENSOR, Kind.BATCH}:
             return False
         cls = self.method_of.get(id(res.node))
-        module_method = cls is not None and cls.is_module and not self._constructing(res.node)
+        module_method = cls is not None and cls.is_module and not self.constructing(res.node)
         for p in v.places:
             if p.where is Where.ACCEL:
                 return True
@@ -1570,7 +1584,7 @@ class FileFlow:
                 continue
             k = int(p.ref)
             if module_method and kinds is not None and \
-                    (k == 0 or cls is not None and getattr(res.node, "name", "") == forward_name(cls)):
+                    (k == 0 or cls is not None and getattr(res.node, "name", "") in cls.input_methods()):
                 return True  # (of unknown kind, ``step`` may be a number)
             if depth >= 3:
                 continue
@@ -1686,7 +1700,7 @@ class FileFlow:
                     return True
         return False
 
-    def _constructing(self, fn: ast.AST) -> bool:
+    def constructing(self, fn: ast.AST) -> bool:
         """Does the method run only while its object is built: ``__init__``, or a method
         this file calls only from ``__init__`` (the object is on the CPU until moved)?"""
         if getattr(fn, "name", "") == "__init__":

@@ -53,7 +53,7 @@ OPT_IN: dict[str, str] = {
 #: :class:`~torchferry.check.api.Selected`)
 PARTLY_DEFAULT: dict[str, str] = {
     "FRY001": "where the program picks its device with a CPU fallback",
-    "FRY010": "sure meetings, tensors of the module or an optimizer's parameters",
+    "FRY010": "sure meetings, tensors or layers of the module or an optimizer's parameters",
     "FRY011": "not for attributes placed on a device the program chooses when it runs",
 }
 

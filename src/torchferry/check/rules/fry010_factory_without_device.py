@@ -195,7 +195,17 @@ the module whose method (not `__init__`) meets it, or a result of that tensor al
 an index, nor with a reduction of the factory's result given no dimension or arithmetic of
 such reductions (`weight = lengths.sum()`, 0-dimensional: it mixes with any device): the
 meeting fails on every run that puts the module on an accelerator, whoever
-moves it; "which is where the parameters the optimizer updates are" in a method of a
+moves it; "which is a layer of the module whose weights go wherever the module is moved"
+where the factory's result is an input of `self.<attr>` in such a method, the attribute a
+`torch.nn` layer that always registers weights (`nn.Linear`, `nn.Conv2d`, `nn.Embedding`,
+`nn.LSTM`, `nn.GRUCell`, `nn.PReLU`, ...) stored as built by every method of the class that
+assigns it (`h0 = torch.zeros(...)` handed to `self.lstm(x, (h0, c0))`,
+`self.pos(torch.arange(n))`): its weights are the module's parameters, so that meeting fails
+the same way; not in a method that only `__init__` calls (the module is still on the CPU
+there), nor where the run builds the class itself and moves none of its instances (`net =
+Net()` of a script that never moves it: it runs on the CPU), nor for a layer whose weights may be None (`nn.LayerNorm`, `nn.BatchNorm2d`), one
+held in a plain list (`self.layers[0]`: `.to()` does not reach it) or one built moved
+(`nn.Linear(n, n).cuda()`); "which is where the parameters the optimizer updates are" in a method of a
 subclass of `torch.optim.Optimizer` (in the run or not, by its bases' qualified names) where
 it is one of the parameters of `self.param_groups` (`for group in self.param_groups: for p
 in group["params"]:`), `p.grad`, `p.data`, or a result of those alone, met the same way:
@@ -307,8 +317,8 @@ A pinned host buffer (`torch.empty(n, pin_memory=True)`) and a copy between devi
 (`gpu_buf.copy_(cpu_buf, non_blocking=True)`) are deliberate and not flagged.
 
 ## Known limits
-The default rule set reports only the sure meetings and those with a tensor of the module
-or a parameter an optimizer updates. The calls of the run do not bind the items of a
+The default rule set reports only the sure meetings and those with a tensor of the module,
+a layer of the module or a parameter an optimizer updates. The calls of the run do not bind the items of a
 `*args` parameter, so an item of `*deltas: Tensor` is a hint whatever they pass (tensors on
 the CPU included). An optimizer's parameters are known only through
 `self.param_groups` read in its own methods: a helper function handed `p` and the state
@@ -317,6 +327,9 @@ them only as unsure parameters; the state of more than eight keys is not followe
 A tensor of the module is graded so only where the meeting is in the method's own scope (a
 meeting in a callee, in another file or with a kept attribute keeps its grade), and a
 module that its users keep on the CPU on purpose has such meetings reported all the same.
+A layer of the module is graded so only when it is a `torch.nn` layer written out in the
+class: a module class of the run, a container (`nn.Sequential`) or a layer of another
+package stored on `self` keeps its input's meeting a hint.
 "Sure" is about the other tensor's place, not about the path: a factory in an arm where the other value is `None` (`style_ =
 ... if style is not None else style`), a placeholder that a flag makes the class replace
 before its first use (`self.pred_cov_fac_need_update = True`), a CPU tensor a module call
@@ -873,10 +886,15 @@ def _own_tensor_level(ff: FileFlow, res: ScopeResult, meet: Meeting, partner: as
     ``torch.nn`` base layer registers), or a view or result of one alone; in a method of a
     ``torch.optim.Optimizer`` subclass, one of the parameters it updates (``p`` of
     ``group["params"]``, ``p.grad``, ``p.data``), or a view or result of one alone, which
-    are wherever the model is (:mod:`~torchferry.check.flow.optimizers`); else
-    :attr:`Certainty.MAY`."""
+    are wherever the model is (:mod:`~torchferry.check.flow.optimizers`); for a module's
+    input, a layer of ``self`` with weights (:func:`_own_layer`), in a method not run only
+    while the object is built, of a class the run does not build and keep on the CPU
+    (:func:`_kept_on_the_cpu`); else :attr:`Certainty.MAY`."""
     cls = ff.method_of.get(id(res.node))
     optimizer = optimizers.is_optimizer(cls)
+    if meet.module is not None and cls is not None and cls.is_module and not meet.presumed:
+        own = _own_layer(res, meet) and not ff.constructing(res.node) and not _kept_on_the_cpu(ff, res, cls)
+        return Certainty.OWN_TENSOR if own else Certainty.MAY
     if cls is None or not (cls.is_module or optimizer) or meet.module is not None or meet.presumed or \
             (meet.first_only and not meet.stored) or getattr(res.node, "name", "") == "__init__":
         return Certainty.MAY
@@ -889,6 +907,51 @@ def _own_tensor_level(ff: FileFlow, res: ScopeResult, meet: Meeting, partner: as
         return Certainty.MAY
     registered = not v.origins or v.origins[0].op is Op.MADE and v.origins[0].text.startswith(vocab.REGISTERED)
     return Certainty.OWN_TENSOR if registered else Certainty.MAY
+
+
+def _own_layer(res: ScopeResult, meet: Meeting) -> bool:
+    """Is the module ``meet`` runs ``self.<attr>`` in a method of an ``nn.Module``, a
+    ``torch.nn`` layer that always registers weights (:data:`~torchferry.check.flow.vocab.
+    LAYER_TENSORS`: ``nn.LSTM``, ``nn.Embedding``, ``nn.Linear``; not ``nn.LayerNorm``, whose
+    weight may be None) as every method of the class builds it, so a submodule of ``self``
+    whose weights go wherever the module is moved?  Not a layer held in a list
+    (``self.layers[0]``), which ``.to()`` does not reach, nor one built moved."""
+    module, event = meet.module, res.calls.get(id(meet.node))
+    if not isinstance(module, ast.Attribute) or not isinstance(module.value, ast.Name) or \
+            not res.params or module.value.id != res.params[0]:
+        return False
+    v = res.value(module) or (event.func if event is not None and event.callee is Callee.MODULE else None)
+    if v is None or v.kinds != frozenset((Kind.MODULE,)) or v.places != frozenset((param(0),)) or \
+            not v.origins:
+        return False
+    return all(o.op is Op.MADE and o.text.startswith("torch.nn.") and
+               o.text.split("(", 1)[0].rsplit(".", 1)[-1] in vocab.LAYER_TENSORS for o in v.origins)
+
+
+def _kept_on_the_cpu(ff: FileFlow, res: ScopeResult, cls: ClassInfo) -> bool:
+    """Does the run build the module class ``cls`` itself (in its file or in a file that
+    imports it: ``net = Net()`` of a script, not as a part of another module) and put
+    none of its instances on an accelerator (a move the analysis sees, a Lightning
+    trainer)?  Its layers then stay on the CPU with their inputs."""
+    if ff.instance_on_device(cls) is not None or ff.trainer_placed(cls, res.node) is not None:
+        return False
+    files: list[FileFlow | None] = [cls.ff]
+    if ff.project is not None:
+        files += [ff.project.file_flow(p) for p in sorted(ff.project.importers(cls.ff.path) or ())]
+    return any(_builds_alone(other, cls) for other in files if other is not None)
+
+
+def _builds_alone(ff: FileFlow, cls: ClassInfo) -> bool:
+    """Does a scope of ``ff`` build ``cls`` outside the methods of a module class (a
+    script's statement, a plain function)?  One built in a module's method is a part of
+    that module, wherever the module's users put it."""
+    for res in ff.results():
+        owner = ff.method_of.get(id(res.node))
+        if owner is not None and owner.is_module:
+            continue
+        if any(ff.built.get(c) is cls for c in res.calls):
+            return True
+    return False
 
 
 #: tensor methods that, given no dimension, reduce a tensor to a 0-dimensional one
@@ -2370,7 +2433,7 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     f = ctx.finding(
         CODE, call.node,
         f"{label} {made} but meets `{text}`{there}, which "
-        f"{_placed(level, res, partner)}; create it there: `{where}`",
+        f"{_placed(level, res, partner, meet)}; create it there: `{where}`",
         fix,
     )
     evidence = _evidence(ctx, call, meet, partner, text, other)
@@ -2381,14 +2444,20 @@ def _finding(ctx: Context, home: ScopeResult, call: CallEvent, meet: Meeting,
     return replace(f, evidence=evidence)
 
 
+#: how the message says a layer of the module is where the module is
+_OWN_LAYER = "is a layer of the module whose weights go wherever the module is moved"
+
 _PLACED = {Certainty.MAY: "may be on an accelerator",
            Certainty.OWN_TENSOR: "is a tensor of the module and goes wherever the module is moved",
            Certainty.SURE: "the code puts on the accelerator when there is one"}
 
 
-def _placed(level: Certainty, res: ScopeResult, partner: ast.AST) -> str:
-    """How the message says the partner is on the accelerator: by ``level``, and for a
-    parameter an optimizer updates (or its gradient), that it is where the model is."""
+def _placed(level: Certainty, res: ScopeResult, partner: ast.AST, meet: Meeting) -> str:
+    """How the message says the partner is on the accelerator: by ``level``, for a layer
+    of the module (the module ``meet`` runs) that it is one, and for a parameter an
+    optimizer updates (or its gradient), that it is where the model is."""
+    if level is Certainty.OWN_TENSOR and partner is meet.module:
+        return _OWN_LAYER
     v = res.value(partner)
     if level is Certainty.OWN_TENSOR and v is not None and optimizers.parameter(v):
         return ("is where the parameters the optimizer updates are (one, its gradient or a result of them), "

@@ -14,7 +14,10 @@ already exists"`, and older versions let the plain attribute shadow the buffer),
 helper, a closure inside one; also a helper that `__init__` calls too, when another method
 calls it again: `self._refresh()` comparing `torch.eq(self.previous, self.params)` in
 `__init__` and in `forward`) combines it, unmoved, with a tensor that follows the model
-to its device: a `forward` input, a submodule's output, an `nn.Parameter` -- in an
+to its device: a `forward` input (of a subclass of torchmetrics' `Metric` that defines no
+`forward`, an input of `update`, which the library's `forward` hands its own arguments;
+`metric.to(device)` moves the states of `add_state` and the buffers, not a plain
+attribute), a submodule's output, an `nn.Parameter` -- in an
 operator (`x * self.scale`, `self.mask[:t, :t] == 0` fed to `x.masked_fill`), a torch
 function (`torch.cat([x, self.extra])`) or a tensor method (`x.matmul(self.table)`),
 directly or through a local name computed from it, or through a helper method's parameter
@@ -277,7 +280,8 @@ layer with weights computed it (`self.ln(...)`); nor is the attribute given to a
 neither a module class of the checked files nor `torch.nn`'s nor another package's known by
 name (Lightning's `LightningModule`, a transformers model: `PreTrainedModel`,
 `RobertaPreTrainedModel`, `BertForTokenClassification`; fairseq's `FairseqEncoder`, PyG's
-`MessagePassing`), such as allennlp's `Model`, is checked only when its own code shows it
+`MessagePassing`; torchmetrics' `Metric`, by its qualified name only: a bare `Metric` of
+unknown origin, ignite's, is no module), such as allennlp's `Model`, is checked only when its own code shows it
 is a module: `__init__` assigns `torch.nn` layers or `nn.Parameter`s to `self` and the
 class defines `forward`, or it calls `self.register_buffer`, `self.parameters()` or their kin.
 A tensor a method makes or moves at a plain device attribute of `self` (`self.device =
