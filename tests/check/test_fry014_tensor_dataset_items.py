@@ -2,7 +2,7 @@
 by torch's default, yields CPU tensors: an item handed unmoved to a model on the device is
 reported even where no other item of the batch is moved, and so is
 ``loader.dataset.tensors[i]``.  A loader whose batches may be anything else (a collate
-function of the run, a ``**`` mapping, another library's loader, a dataset of tensors that
+function of the run, a ``**`` mapping that may hold one, another library's loader, a dataset of tensors that
 may be on the device) stays quiet."""
 
 from __future__ import annotations
@@ -60,7 +60,7 @@ _FEATURES = 'features = torch.from_numpy(np.zeros((8, 4), "f"))'
 
 @pytest.mark.parametrize("change", [
     [("batch_size=2)", "batch_size=2, collate_fn=lambda b: b)")],
-    [("batch_size=2)", "**opts)"), ("loader =", "opts = {}\nloader =")],
+    [("batch_size=2)", "**opts)"), ("loader =", "opts = {}\nopts.update(extra)\nloader =")],
     [("batch_size=2)", "2, False, None, None, 0, lambda b: b)")],
     [(_FEATURES, "features = torch.zeros(8, 4, device=device)")],
     [(_FEATURES, "features = torch.zeros(8, 4).to(device)")],

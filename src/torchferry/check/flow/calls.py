@@ -367,9 +367,13 @@ class Evaluator:
             return own
         if it.is_(Kind.LOADER):
             batch = _origin(Op.BATCH, node, "batch")
+            listed = tensordata.collated_list(it, node)  # (torch's default collate: a list)
             if it.item is not None and it.item.elts is not None:  # a collate's tuple
                 return container(tuple(e._replace(origins=(batch, *e.origins)[:4]) if e.is_(Kind.BATCH)
-                                       else e for e in it.item.elts))
+                                       else e for e in it.item.elts), origin=listed)
+            rows = it.item.item if it.item is not None and it.item.elts is None else None
+            if rows is not None and rows.is_(Kind.BATCH):  # a list of items of unknown length
+                return container(item=rows._replace(origins=(batch, *rows.origins)[:4]), origin=listed)
             if it.item is not None:  # the tensor its collate function returns
                 return it.item._replace(origins=(batch, *it.item.origins)[:4])
             return Value.of(Kind.BATCH, CPU, batch, it.basis)

@@ -13,7 +13,7 @@ import ast
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
-from torchferry.check.flow.batches import param_batch_targets
+from torchferry.check.flow.batches import made_item, param_batch_targets
 from torchferry.check.flow.converted import param_names
 from torchferry.check.flow.events import AnyKey, MeetEvent, Position, ScopeResult
 from torchferry.check.flow.lattice import (
@@ -44,7 +44,7 @@ from torchferry.check.flow.libfacts import (
     autograd_backward,
     hook_parameter,
 )
-from torchferry.check.flow.narrowing import narrowed, narrowings
+from torchferry.check.flow.narrowing import decided, narrowed, narrowings
 from torchferry.check.flow.optimizers import STATE, is_state, kept_state
 from torchferry.check.flow.outputs import output_item
 from torchferry.check.flow.places import whole_batch
@@ -288,9 +288,11 @@ class Interp:
         in loader``), an object of a class the analysis does not know: its ``.to`` may move
         its fields in place (a tokenizer's ``BatchEncoding``, a collate function's batch
         class), so where it and its items are afterwards is not known (a tensor's copy
-        would be discarded: FRY002 holds the whole batch to be such an object too)."""
+        would be discarded: FRY002 holds the whole batch to be such an object too).  A name
+        the loop binds that now holds a tensor the run made (``data = data[0]`` of a
+        batch of tensors made on the CPU, :func:`made_item`) is that tensor, not moved."""
         v = self.res.value(recv)
-        if v is not None and v.is_(Kind.BATCH) and whole_batch(self.node, recv):
+        if v is not None and v.is_(Kind.BATCH) and whole_batch(self.node, recv) and made_item(v) is None:
             self.env[recv.id] = v.at(None)
 
     def st_assign(self, st: ast.Assign) -> None:
@@ -328,6 +330,9 @@ class Interp:
 
     def st_if(self, st: ast.If) -> bool:
         self.ev.eval(st.test)
+        surely = decided(st.test, self.lookup, lambda e: self.ff.qualname(e, self))
+        if surely is not None:  # (``isinstance(batch, list)`` of a batch torch makes a list)
+            return self.block(st.body if surely else st.orelse)
         start = self.env
         yes, no = self.narrowed_envs(st.test, start)
         a = self._branch(st.body, yes)

@@ -28,7 +28,8 @@ import ast
 from collections.abc import Callable
 from typing import NamedTuple
 
-from torchferry.check.flow.lattice import Basis, Kind, Value
+from torchferry.check.flow.lattice import Basis, Kind, Op, Value
+from torchferry.check.flow.tensordata import LIST_TEXT
 
 #: Python's number types, by their names (builtins: no qualified name)
 _NUMBERS = frozenset({"int", "float", "bool", "complex"})
@@ -94,6 +95,26 @@ def _isinstance(test: ast.expr, qualname: Callable[[ast.expr], str | None]) -> t
     yes: Narrowings = {name: Narrowing(known, True)} if known and None not in kinds else {}
     no: Narrowings = {name: Narrowing(known, False)} if known else {}
     return yes, no
+
+
+def decided(test: ast.expr, lookup: Callable[[str], Value | None],
+            qualname: Callable[[ast.expr], str | None]) -> bool | None:
+    """Whether ``test``, ``isinstance(x, list)`` (``tuple``, or a tuple of them), surely
+    holds, where ``x`` (its value by ``lookup``) is a batch that torch's default collate
+    makes a list of (:func:`~torchferry.check.flow.tensordata.collated_list`); None where
+    the analysis cannot tell (any other test or value)."""
+    if not (isinstance(test, ast.Call) and isinstance(test.func, ast.Name) and test.func.id == "isinstance"
+            and len(test.args) == 2 and not test.keywords and isinstance(test.args[0], ast.Name)
+            and qualname(test.func) is None):
+        return None
+    classes = test.args[1].elts if isinstance(test.args[1], ast.Tuple) else [test.args[1]]
+    names = [c.id if isinstance(c, ast.Name) and qualname(c) is None and lookup(c.id) is None else None
+             for c in classes]
+    v = lookup(test.args[0].id)
+    if not names or any(n not in ("list", "tuple") for n in names) or v is None or v.kinds != {Kind.OTHER} \
+            or not v.origins or any(o.op is not Op.MADE or o.text != LIST_TEXT for o in v.origins):
+        return None
+    return "list" in names
 
 
 def narrowed(v: Value, n: Narrowing) -> Value:

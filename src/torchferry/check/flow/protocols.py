@@ -51,6 +51,7 @@ from torchferry.check.flow.lattice import (
     join_all,
     substitute,
 )
+from torchferry.check.flow.spreads import spread_keys
 from torchferry.check.flow.streams import generator_object
 from torchferry.check.flow.walk import own_nodes
 
@@ -205,9 +206,11 @@ def dataset_batch(ev: Evaluator, node: ast.Call) -> Value | None:
     """What each batch of ``DataLoader(dataset, ...)`` (``node``) is, when the dataset is an
     instance of a class of the run whose ``__getitem__`` returns tensors it made on the CPU
     (a tuple of them, maybe with numbers or objects, or one tensor) and the loader is given
-    no ``collate_fn`` (and no ``**`` mapping): the items of the batch, each on the CPU where
-    the method made it (:attr:`Value.item` of the loader).  None otherwise."""
-    if any(k.arg is None or k.arg == "collate_fn" for k in node.keywords):
+    no ``collate_fn`` (nor a ``**`` mapping that may hold one, :func:`spread_keys`): the
+    items of the batch, each on the CPU where the method made it (:attr:`Value.item` of
+    the loader).  None otherwise."""
+    spread = spread_keys(node, ev.values, ev.ff.tree)
+    if spread is None or "collate_fn" in spread or any(k.arg == "collate_fn" for k in node.keywords):
         return None
     arg = node.args[0] if node.args and not isinstance(node.args[0], ast.Starred) else next(
         (k.value for k in node.keywords if k.arg == "dataset"), None)

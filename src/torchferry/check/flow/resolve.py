@@ -12,6 +12,7 @@ import torchferry.check.flow.handoff as handoff
 import torchferry.check.flow.libfacts as libfacts
 import torchferry.check.flow.protocols as protocols
 import torchferry.check.flow.records as records
+import torchferry.check.flow.spreads as spreads
 import torchferry.check.flow.tensordata as tensordata
 import torchferry.check.flow.vocab as vocab
 from torchferry.check.flow.binding import Binding, bind
@@ -389,7 +390,8 @@ def _tensor_dataset_batch(ev: Evaluator, node: ast.Call, fn: ast.expr | None) ->
     ds = ev.values.get(id(arg)) if arg is not None else None
     collate = None if fn is None else "None" if isinstance(fn, ast.Constant) and fn.value is None \
         else ev.ff.qualname(fn, ev.i)
-    return tensordata.loader_batch(ev.ff.qualname(node.func, ev.i), node, ds, collate)
+    spread = spreads.spread_keys(node, ev.values, ev.ff.tree)
+    return tensordata.loader_batch(ev.ff.qualname(node.func, ev.i), node, ds, collate, spread)
 
 
 def _moving_dataset(ev: Evaluator, node: ast.Call) -> bool:

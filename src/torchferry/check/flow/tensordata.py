@@ -97,39 +97,65 @@ def moved_by_the_run(v: Value) -> bool:
 def of_dataset(ds: Value) -> tuple[Value, ...] | None:
     """The tensors of ``ds`` when it is a ``TensorDataset`` of :func:`dataset` (its rows,
     one per tensor given), else None."""
-    made = ds.origins[0] if ds.origins else None
     item = ds.item
-    if made is None or made.op is not Op.MADE or made.text != _TEXT or item is None or item.elts is None:
+    if not _datasets_alone(ds) or item is None or item.elts is None:
         return None
     return item.elts
 
 
-def loader_batch(qual: str | None, node: ast.Call, ds: Value | None, collate: str | None) -> Value | None:
+def _datasets_alone(ds: Value) -> bool:
+    """Is every origin of ``ds`` a ``TensorDataset`` of :func:`dataset` (one made, or
+    several joined: ``TensorDataset(x, y) if cond else TensorDataset(x)``)?"""
+    return bool(ds.origins) and all(o.op is Op.MADE and o.text == _TEXT for o in ds.origins)
+
+
+def _joined_batch(ds: Value) -> Value | None:
+    """The batch of a loader over ``ds``, ``TensorDataset`` s of :func:`dataset` of
+    different lengths joined (``TensorDataset(x, y)`` in one arm, ``TensorDataset(x)`` in
+    the other), each tensor made on the CPU: a list of items of unknown length, each on the
+    CPU, made where the tensors were (``batch[0]``); None for anything else (a moved
+    tensor among them: where it is depends on the position)."""
+    item = ds.item
+    row = item.item if item is not None and item.elts is None else None
+    if not _datasets_alone(ds) or row is None or not made_on_the_cpu(row):
+        return None
+    return container(item=Value(frozenset((Kind.BATCH,)), row.places, row.origins, Basis.INFERRED),
+                     origin=ds.origins[0])
+
+
+def loader_batch(qual: str | None, node: ast.Call, ds: Value | None, collate: str | None,
+                 spread: frozenset[str] | None) -> Value | None:
     """What each batch of ``DataLoader(ds, ...)`` (``node``, a loader of torch named
     ``qual``) is where ``ds`` is a ``TensorDataset`` of :func:`dataset` (one with a moved
     tensor only for a loader that collates in this process, :func:`_in_process`) and the
     batches are collated by torch's default (``collate``: the name the ``collate_fn=``
-    given resolves to, ``"None"`` for a literal None; None where none is given): a tuple of
-    items of the batch, each on the CPU and made where its tensor was.  None otherwise."""
-    if qual not in _LOADER_NAMES or ds is None or any(k.arg is None for k in node.keywords) \
+    given resolves to, ``"None"`` for a literal None; None where none is given; ``spread``:
+    the keys its ``**`` mappings may hold, None where unknown, a ``collate_fn`` among
+    them refused): a tuple of items of the batch, each on the CPU and made where its
+    tensor was (a list of such items, of unknown length, for datasets of different
+    lengths joined).  None otherwise."""
+    if qual not in _LOADER_NAMES or ds is None or spread is None or "collate_fn" in spread \
             or len(node.args) > _BEFORE_COLLATE:
         return None
     given = any(k.arg == "collate_fn" for k in node.keywords)
     if given and collate != "None" and collate not in _DEFAULT_COLLATE:
         return None
     rows = of_dataset(ds)
-    if rows is None or any(r.origins[:1] and r.origins[0].op is Op.MOVED for r in rows) and not _in_process(node):
+    if rows is None:
+        return _joined_batch(ds)
+    if any(r.origins[:1] and r.origins[0].op is Op.MOVED for r in rows) and not _in_process(node, spread):
         return None
     return container(tuple(Value(frozenset((Kind.BATCH,)), r.places, r.origins, Basis.INFERRED) for r in rows),
                      origin=ds.origins[0])
 
 
-def _in_process(node: ast.Call) -> bool:
+def _in_process(node: ast.Call, spread: frozenset[str]) -> bool:
     """Does ``DataLoader(...)`` (``node``) collate its batches in the calling process, with
     no pinning thread: ``num_workers`` absent or a literal 0 (by keyword; given by position
-    it is refused) and ``pin_memory`` absent or a literal False?  (Worker processes cannot
-    take an accelerator's tensors, and ``pin_memory`` pins only CPU tensors.)"""
-    if len(node.args) > _WORKERS_AT:
+    or in a ``**`` mapping, whose keys are ``spread``, it is refused) and ``pin_memory``
+    absent or a literal False?  (Worker processes cannot take an accelerator's tensors,
+    and ``pin_memory`` pins only CPU tensors.)"""
+    if len(node.args) > _WORKERS_AT or spread & {"num_workers", "pin_memory"}:
         return False
     for k in node.keywords:
         literal = isinstance(k.value, ast.Constant)
@@ -140,20 +166,43 @@ def _in_process(node: ast.Call) -> bool:
     return True
 
 
+#: how a batch that torch's default collate makes a list of is marked (its origin's text)
+LIST_TEXT = "default_collate(...)"
+
+
+def collated_list(loader: Value, loop: ast.AST) -> Origin | None:
+    """The origin that marks a batch of ``loader`` (iterated by ``loop``) as a list, where
+    the loader is one over a ``TensorDataset`` of :func:`loader_batch`: torch 2.13's
+    ``default_collate`` turns a batch of tuples into a list of their collated positions
+    (``_utils/collate.py``: ``if isinstance(elem, tuple): return [collate(samples) ...]``),
+    so ``isinstance(batch, list)`` holds of it.  None for another loader."""
+    if not any(o.op is Op.MADE and o.text == _TEXT for o in loader.origins):
+        return None
+    return Origin(Op.MADE, getattr(loop, "lineno", 0), getattr(loop, "col_offset", 0), LIST_TEXT, node=loop)
+
+
 def loader_dataset(loader: Value) -> Value | None:
     """``loader.dataset`` of a loader over a ``TensorDataset`` of tensors made on the CPU
     (:func:`loader_batch`, which keeps the dataset's origin among the loader's): the
-    dataset again, its rows where the batch's items are.  None for another loader."""
-    if not loader.is_(Kind.LOADER) or loader.item is None or loader.item.elts is None:
+    dataset again, its rows where the batch's items are (of unknown length, for datasets
+    of different lengths joined).  None for another loader."""
+    item = loader.item
+    if not loader.is_(Kind.LOADER) or item is None:
         return None
     made = next((o for o in loader.origins if o.op is Op.MADE and o.text == _TEXT), None)
-    if made is None or not all(e.is_(Kind.BATCH) for e in loader.item.elts):
+    parts = item.elts if item.elts is not None else (item.item,) if item.item is not None else ()
+    if made is None or not parts or not all(e.is_(Kind.BATCH) for e in parts):
         return None
-    rows = tuple(Value(frozenset((Kind.TENSOR,)), e.places, e.origins, Basis.INFERRED) for e in loader.item.elts)
-    return container(item=container(rows), origin=made)
+    rows = tuple(Value(frozenset((Kind.TENSOR,)), e.places, e.origins, Basis.INFERRED) for e in parts)
+    return container(item=container(rows) if item.elts is not None else container(item=rows[0]), origin=made)
 
 
 def tensors(ds: Value) -> Value | None:
-    """``ds.tensors`` of a ``TensorDataset`` of :func:`dataset`: the tuple of its tensors."""
+    """``ds.tensors`` of a ``TensorDataset`` of :func:`dataset`: the tuple of its tensors
+    (a sequence of unknown length of them, for datasets of different lengths joined)."""
     rows = of_dataset(ds)
-    return None if rows is None else container(rows)
+    if rows is not None:
+        return container(rows)
+    item = ds.item
+    row = item.item if item is not None and item.elts is None else None
+    return container(item=row) if _datasets_alone(ds) and row is not None and made_on_the_cpu(row) else None

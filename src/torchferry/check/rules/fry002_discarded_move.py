@@ -25,7 +25,8 @@ the file's one method of that name returns (`t, weights = sampler.sample(n)`). M
 tensor is left on the old device; `torch.tensor(x).cuda()` still counts, its data came
 from a value) and objects whose `.to` works in place (a whole batch
 object, `for batch in loader` or `batch = next(iter(loader))`: a tokenizer's
-`BatchEncoding`, a PyG `Data`; also a parameter that every call of the run, one at least,
+`BatchEncoding`, a PyG `Data`, unless the name now holds a tensor the run made, `data =
+data[0]` of a loader over a `TensorDataset` of tensors made on the CPU; also a parameter that every call of the run, one at least,
 hands such a whole batch by name: `for data in loader: self.step(model, data)`; a name
 of unknown kind whose function reads an attribute of it that no tensor has, `data.y`,
 and never rebinds it) are not flagged. Nor is a call naming a keyword that no torch move
@@ -113,6 +114,7 @@ from torchferry.check.flow import (
     Value,
     Where,
 )
+from torchferry.check.flow.batches import made_item
 from torchferry.check.flow.converted import read_as_an_object
 from torchferry.check.flow.evidence import at, first
 from torchferry.check.flow.places import iterated_batch, whole_batch
@@ -287,7 +289,7 @@ def _tensor(ff: FileFlow, res: ScopeResult, st: ast.Expr, recv: ast.expr,
     if v.is_(Kind.TENSOR):
         return _made(v, recv)
     if v.is_(Kind.BATCH):
-        if whole_batch(res.node, recv) or graph and isinstance(recv, ast.Name):
+        if whole_batch(res.node, recv) and made_item(v) is None or graph and isinstance(recv, ast.Name):
             return None  # a batch object (BatchEncoding, PyG's Data) moves in place
         loop = first(v, Op.BATCH)
         batch = iterated_batch(res.node, recv)

@@ -127,8 +127,13 @@ Flags a call `model(x)` when, in one scope,
   returns, or an item of a
   dataset of `torchvision.datasets` whose one transform is such: `test_data[0][0]`; or an
   item of a batch of torch's `DataLoader` over a `TensorDataset` of such tensors, collated
-  by torch's default (no `collate_fn`, or `default_collate`), even where no other item of
-  the batch is moved, and its `loader.dataset.tensors[i]`; each position of such a batch is
+  by torch's default (no `collate_fn`, or `default_collate`, and no `**` mapping that may
+  hold one: a mapping the file builds with literal keys and never changes after, `kwargs =
+  {"num_workers": 1, "pin_memory": True} if use_cuda else {}`, counts), even where no other
+  item of the batch is moved, and its `loader.dataset.tensors[i]` (also of two such datasets
+  of different lengths joined, `TensorDataset(x, y) if cond else TensorDataset(x)`: any
+  position is on the CPU; and such a batch is a list, as torch's collate makes it, so
+  `if isinstance(batch, list): batch = batch[0]` surely runs); each position of such a batch is
   where its tensor is, so a `TensorDataset(x, y.to(device))` gives a CPU item first and a
   moved one second, the moved position read so only for a loader that collates in the
   calling process, `num_workers` absent or 0 and no `pin_memory`) and
@@ -328,7 +333,7 @@ items of the container it returns, `return iter(self.items)`; `map(self.prepare,
 gives what the method returns for each item) or `__getitem__`; an item of the batches
 of a `DataLoader` over a dataset of the run whose `__getitem__` makes its tensors on the
 CPU (`return torch.tensor(self.x[i]), torch.tensor(self.y[i])`), given no `collate_fn` and
-no `**` mapping, in the scope that builds the loader or in a function every call of the run
+no `**` mapping that may hold one (as above), in the scope that builds the loader or in a function every call of the run
 hands the loader to, directly or through the callers' own parameters (`for step, (x, y)
 in enumerate(loader): model(x)` in `train(loader, model)`); or the values of the mapping
 of `model(**inputs)` (also `model(**inputs, labels=y)`): a dict literal, `dict(...)` of
@@ -429,6 +434,11 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A `**` mapping given to a loader is read only where the file builds it with literal keys
+and never uses its name but to bind it or spread it: `kwargs.update(cuda_kwargs)` (the
+mapping of pytorch/examples' MNIST) leaves the loader's batches unknown.  A loader over a
+`TensorDataset` handed to a function as a parameter (`validate(model, valid_loader)`)
+yields there what an unknown loader yields.
 A module never moved, wrapped with several GPUs only (`model_wrapper = model; if
 torch.cuda.device_count() > 1: model_wrapper = nn.DataParallel(model).cuda()`), is not
 reported when called on a moved input, though with one GPU it stays on the CPU: the
@@ -474,7 +484,8 @@ form follows such a call only for an argument that each class's method hands to 
 (a class whose method Python would refuse the call as written, by its number of
 arguments or a keyword, is left out: the program reaches the call only with an instance
 that takes it, `if isinstance(self.decoder, Att): self.decoder.step(i, h, enc)`).  An
-`isinstance` test itself narrows nothing.
+`isinstance` test itself narrows nothing, but for `isinstance(batch, list)` (or `tuple`)
+of a batch that torch's default collate makes a list of (above).
 
 An item of a batch given to a model of no class the analysis can see (`self.model` built
 by a factory of another package) is not flagged when the function tests the kind of an item
