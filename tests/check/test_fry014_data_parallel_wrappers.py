@@ -112,3 +112,18 @@ def test_the_sharded_wrapper_may_move_its_module() -> None:
         "nn.DataParallel(model)",
         "torch.distributed.fsdp.FullyShardedDataParallel(model, device_id=0)")
     assert _lines(source) == []
+
+
+@pytest.mark.parametrize("test", ["torch.cuda.is_available() and torch.cuda.device_count() > 1",
+                                  "2 <= torch.cuda.device_count()"])
+def test_a_cpu_input_on_the_plain_arm_of_any_test_false_with_one_gpu_is_reported(test: str) -> None:
+    source = PLAIN_ARM_CPU_INPUT.replace("torch.cuda.device_count() > 1", test)
+    assert _lines(source) == [_line(source, "out = model(data)")]
+
+
+@pytest.mark.parametrize("test", ["torch.cuda.device_count() > True",
+                                  "torch.cuda.device_count(gpus=1) > 1",
+                                  "torch.cuda.is_available() or torch.cuda.device_count() > 1"])
+def test_a_test_not_read_as_false_with_one_gpu_leaves_the_wrapper_joined(test: str) -> None:
+    source = PLAIN_ARM_CPU_INPUT.replace("torch.cuda.device_count() > 1", test)
+    assert _lines(source) == []

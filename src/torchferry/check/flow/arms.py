@@ -711,7 +711,7 @@ def _skipped_on_one_gpu(ff: FileFlow, wrap: ast.Call, site: ast.AST) -> bool:
     if not isinstance(first, ast.Name):
         return False
     for st in ast.walk(ff.tree):
-        if not isinstance(st, ast.If) or not _more_than_one_gpu(ff, st.test):
+        if not isinstance(st, ast.If) or not false_with_one_gpu(ff, st.test):
             continue
         if any(isinstance(s, ast.Assign) and s.value is wrap and len(s.targets) == 1 and
                isinstance(s.targets[0], ast.Name) and s.targets[0].id == first.id for s in st.body):
@@ -720,20 +720,34 @@ def _skipped_on_one_gpu(ff: FileFlow, wrap: ast.Call, site: ast.AST) -> bool:
     return False
 
 
-def _more_than_one_gpu(ff: FileFlow, test: ast.expr) -> bool:
-    """``torch.cuda.device_count() > 1`` (or ``>= 2``, or written the other way round)."""
+def false_with_one_gpu(ff: FileFlow, test: ast.expr) -> bool:
+    """Is ``test`` false on a machine with one GPU: ``torch.cuda.device_count() > 1`` (or
+    ``>= 2``, or written the other way round, ``1 < torch.cuda.device_count()``), or an
+    ``and`` one of whose operands is?  A ``device_count`` given an argument or a keyword,
+    and a bound written as a bool (``> True``), are not read.
+
+    >>> from torchferry.check.flow.program import FileFlow
+    >>> ff = FileFlow(ast.parse("import torch"), "<example>")
+    >>> [false_with_one_gpu(ff, ast.parse(t, mode="eval").body) for t in (
+    ...     "torch.cuda.device_count() > 1", "2 <= torch.cuda.device_count()",
+    ...     "multi and torch.cuda.device_count() > 1", "multi or torch.cuda.device_count() > 1",
+    ...     "torch.cuda.device_count() > True", "torch.cuda.device_count(x=1) > 1")]
+    [True, True, True, False, False, False]
+    """
+    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
+        return any(false_with_one_gpu(ff, t) for t in test.values)
     if not isinstance(test, ast.Compare) or len(test.ops) != 1:
         return False
     left, op, right = test.left, test.ops[0], test.comparators[0]
     if isinstance(left, ast.Constant):  # ``1 < torch.cuda.device_count()``
         left, right = right, left
         op = {ast.Lt: ast.Gt(), ast.LtE: ast.GtE()}.get(type(op), op)
-    if not (isinstance(left, ast.Call) and not left.args and
-            ff.qualname(left.func) == "torch.cuda.device_count"):
+    if not (isinstance(left, ast.Call) and not left.args and not left.keywords
+            and ff.qualname(left.func) == "torch.cuda.device_count"):
         return False
     bound = right.value if isinstance(right, ast.Constant) else None
-    return isinstance(bound, int) and (isinstance(op, ast.Gt) and bound == 1 or
-                                       isinstance(op, ast.GtE) and bound == 2)
+    return isinstance(bound, int) and not isinstance(bound, bool) and (
+        isinstance(op, ast.Gt) and bound == 1 or isinstance(op, ast.GtE) and bound == 2)
 
 
 def flag_arms_apart(ff: FileFlow, site: ast.AST, fn: ast.AST, model: Value) -> bool:

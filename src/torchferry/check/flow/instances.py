@@ -166,7 +166,7 @@ def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
             fn.name in ff._value_names():
         return ByCallers({}, frozenset(), attrs) if attrs else None
     streams = tuple(passed_generators(ff, res).items())
-    if ff._called_names().get(fn.name, 0) != len(ff.call_sites.get(id(fn), {})):
+    if ff._calls_of(fn) != len(ff.call_sites.get(id(fn), {})):
         return ByCallers({}, frozenset(), attrs, streams) if attrs or streams else None
     receivers = {k: a for k, a in _receivers(ff, res).items() if a is None or _defined_in_run(ff, a)}
     instances: dict[int, ClassInfo] = {}

@@ -22,6 +22,7 @@ from __future__ import annotations
 
 import ast
 
+from torchferry.check.flow.arms import false_with_one_gpu
 from torchferry.check.flow.events import ScopeResult
 from torchferry.check.flow.lattice import Value
 from torchferry.check.flow.program import FileFlow
@@ -89,7 +90,7 @@ def _skipped_wrapper(ff: FileFlow, res: ScopeResult, name: str, site: ast.AST) -
     holds ``site`` (:func:`_may_move`)."""
     scope = res.node
     found = [(block, k, st, later) for block, k, st in _statements(scope)
-             if isinstance(st, ast.If) and not st.orelse and _false_with_one_gpu(ff, st.test)
+             if isinstance(st, ast.If) and not st.orelse and false_with_one_gpu(ff, st.test)
              and _wrapper_binding(st, name) is not None
              for later in block[k + 1:] if _within(site, later)]
     if not found:
@@ -129,25 +130,6 @@ def _statements(scope: ast.AST) -> list[tuple[list[ast.stmt], int, ast.stmt]]:
                     todo.append(inner)
             todo.extend(h.body for h in getattr(st, "handlers", ()))
     return out
-
-
-def _false_with_one_gpu(ff: FileFlow, test: ast.expr) -> bool:
-    """Is ``test`` false on a machine with one GPU: ``torch.cuda.device_count() > 1`` (or
-    ``>= 2``), or an ``and`` one of whose operands is?"""
-    if isinstance(test, ast.BoolOp) and isinstance(test.op, ast.And):
-        return any(_false_with_one_gpu(ff, t) for t in test.values)
-    if not isinstance(test, ast.Compare) or len(test.ops) != 1:
-        return False
-    left, op, right = test.left, test.ops[0], test.comparators[0]
-    if isinstance(left, ast.Constant):  # ``1 < torch.cuda.device_count()``
-        left, right = right, left
-        op = {ast.Lt: ast.Gt(), ast.LtE: ast.GtE()}.get(type(op), op)
-    if not (isinstance(left, ast.Call) and not left.args and not left.keywords
-            and ff.qualname(left.func) == "torch.cuda.device_count"):
-        return False
-    bound = right.value if isinstance(right, ast.Constant) else None
-    return isinstance(bound, int) and not isinstance(bound, bool) and (
-        isinstance(op, ast.Gt) and bound == 1 or isinstance(op, ast.GtE) and bound == 2)
 
 
 def _wrapper_binding(test_if: ast.If, name: str) -> ast.Call | None:

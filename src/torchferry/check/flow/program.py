@@ -16,7 +16,6 @@ from __future__ import annotations
 import ast
 import bisect
 import re
-from collections import Counter
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -1452,7 +1451,7 @@ class FileFlow:
             if event is None:
                 return None
             out.append(Point(caller.node, event.node))
-        return out if self._called_names().get(name, 0) == len(out) else None
+        return out if self._calls_of(scope) == len(out) else None
 
     def _top_level(self, fn: ast.AST) -> bool:
         """Is ``fn`` defined at the file's top level, or as a method of a class there?"""
@@ -1473,9 +1472,16 @@ class FileFlow:
         ``map(f, xs)``, ``self.step`` of ``hooks.append(self.step)``)."""
         return tree_index(self.tree).value_names()
 
-    def _called_names(self) -> Counter[str]:
-        """How many calls of this file call each name (``f(x)``, ``obj.f(x)``)."""
-        return tree_index(self.tree).called_names()
+    def _calls_of(self, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> int:
+        """How many calls of this file may run ``fn`` by its name: for a method, every call
+        of the name (``obj.f(x)``, ``f(x)``); for a function, a call of the bare name or of
+        the name as an attribute of an imported module
+        (:meth:`~torchferry.check.flow.treeindex.TreeIndex.function_calls`): ``model.train()``
+        is no call of a ``def train(model, loader)``."""
+        index = tree_index(self.tree)
+        if id(fn) in self.method_of:
+            return index.called_names().get(fn.name, 0)
+        return index.function_calls(frozenset(self.imports)).get(fn.name, 0)
 
     def _moves_itself(self, res: ScopeResult, call: CallEvent) -> ClassInfo | None:
         """The ``nn.Module`` class whose method ``res`` moves its own object with ``call``

@@ -708,7 +708,13 @@ def method_call(ev: Evaluator, node: ast.Call, attr: str, recv: Value, args: Arg
     if method is not None:  # ``net.predict(x)``: a method a class of the run defines
         for info, fn in _other_methods(ev, recv, attr, method[1]):
             _site_of(ev, node, info.ff, fn, [recv, *args], kws)  # (one of several classes)
-        return project_call(ev, node, method[0].ff, method[1], args, kws, receiver=recv)
+        v = project_call(ev, node, method[0].ff, method[1], args, kws, receiver=recv)
+        also = _also_taking(ev, node, recv, attr, method[1])
+        if not also:
+            return v
+        v = join_all([v, *(UNKNOWN if found is None else _method_returned(ev, node, found[0].ff, found[1], recv, args, kws)
+                           for found in also)])
+        return ev.record(node, Callee.METHOD, attr, UNKNOWN, recv, args, kws, v)
     if strings_after_the_device(node):  # ``data.to(device, "x")``: not torch's move
         return _unresolved(ev, node, attr, UNKNOWN, args, kws, Reason.UNRESOLVED, recv)
     held = ev.i.held_attr(node.func) if isinstance(node.func, ast.Attribute) else None
@@ -828,12 +834,34 @@ def _method_of_the_run(ev: Evaluator, node: ast.Call, recv: Value, attr: str) ->
         return None
     classes = made_classes(ev.ff, recv, whole=True)
     taking = [c for c in classes if not refused(c, attr, node)]
-    info = taking[0] if len(classes) > 1 and len(taking) == 1 else None
-    info = info or ev.ff.class_of(recv) or ev.i.instance_of_param(recv)
+    info = ev.ff.class_of(recv)
+    if len(classes) > 1 and taking and all(c is not info for c in taking):
+        info = taking[0]  # (the last made refuses the call: one of those that take it)
+    info = info or ev.i.instance_of_param(recv)
     found = info.method(attr) if info is not None else None
     if found is None or found[1].decorator_list:
         return None
     return found
+
+
+def _also_taking(ev: Evaluator, node: ast.Call, recv: Value, attr: str,
+                 fn: ast.AST) -> list[tuple[ClassInfo, ast.AST] | None]:
+    """The methods ``attr`` (other than ``fn``) of the other classes of the run whose
+    constructors, called in this file, may have built ``recv``, each a class on which
+    Python would not refuse ``node`` (:func:`~torchferry.check.flow.receivers.refused`):
+    the call runs one of them, and gives what that one returns.  None for such a class
+    whose ``attr`` is no plain method of the run (what it gives is not known)."""
+    classes = made_classes(ev.ff, recv, whole=True)
+    out: list[tuple[ClassInfo, ast.AST] | None] = []
+    for info in classes if len(classes) > 1 else ():
+        found = info.method(attr)
+        if found is not None and found[1] is fn or refused(info, attr, node):
+            continue
+        if found is None or found[1].decorator_list:
+            out.append(None)
+        elif all(o is None or o[1] is not found[1] for o in out):
+            out.append(found)
+    return out
 
 
 def _other_methods(ev: Evaluator, recv: Value, attr: str, fn: ast.AST) -> list[tuple[ClassInfo, ast.AST]]:
@@ -1807,6 +1835,18 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
         ev.ff.calls_into.setdefault(key, {})[id(node)] = site
     if result.param_moves and not any(isinstance(a, ast.Starred) for a in node.args):
         _moved_by_callee(ev, node, result, 0 if static else 1 if bound else offset, bound_args)
+    v = _returned(ev, node, owner, target, result, binding, bound_args)
+    _hand_off(ev, node, result, 0 if static else 1 if bound else offset,
+              v.places is None and v.kinds is None)
+    if receiver is not None:
+        return ev.record(node, Callee.METHOD, target.name, UNKNOWN, receiver, given, kws, v)
+    return ev.record(node, Callee.FUNCTION, target.name, UNKNOWN, None, args, kws, v)
+
+
+def _returned(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.FunctionDef | ast.AsyncFunctionDef,
+              result: ScopeResult, binding: Binding | None, bound_args: dict[str, Value]) -> Value:
+    """What ``node``, a call of ``target`` (a function of the run, summarised as ``result``)
+    binding ``bound_args``, gives in the caller."""
     returns = _returns_given(ev, owner, target, result, bound_args, _left_none(ev, binding)) or result.returns
     if owner is not ev.ff:  # (the callee's own origins name its file; the arguments' keep theirs)
         returns = in_path(returns, owner.path)
@@ -1815,12 +1855,21 @@ def project_call(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST
     if passed and not result.returns_other and all(a is not None for a in passed):
         v = join_all(a for a in passed if a is not None)  # the arguments themselves
     v = _made_elsewhere(v)  # made in the callee, not in this scope
-    v = protocols.generated(ev, owner, target, result, bound_args) or v
-    _hand_off(ev, node, result, 0 if static else 1 if bound else offset,
-              v.places is None and v.kinds is None)
-    if receiver is not None:
-        return ev.record(node, Callee.METHOD, target.name, UNKNOWN, receiver, given, kws, v)
-    return ev.record(node, Callee.FUNCTION, target.name, UNKNOWN, None, args, kws, v)
+    return protocols.generated(ev, owner, target, result, bound_args) or v
+
+
+def _method_returned(ev: Evaluator, node: ast.Call, owner: FileFlow, target: ast.AST, recv: Value,
+                     args: Args, kws: Kws) -> Value:
+    """What ``node`` gives as a call of ``target``, a method of the run, on ``recv``
+    (:func:`project_call`'s result, the call neither recorded nor its effects applied);
+    unknown where the method is not summarised."""
+    result = owner.summary(target, ev.ff) if isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)) else None
+    if result is None or not isinstance(target, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return UNKNOWN
+    given = [recv, *args]
+    lead = len(given) - len(node.args)
+    binding = bind(target, node, lead)
+    return _returned(ev, node, owner, target, result, binding, _bound_args(binding, given, kws, 0, lead))
 
 
 def _bound_args(binding: Binding | None, args: Args, kws: Kws, offset: int, lead: int) -> dict[str, Value]:

@@ -41,7 +41,6 @@ import ast
 from typing import TYPE_CHECKING
 
 from torchferry.check.flow.lattice import Op, Origin, Value, in_path, join_all
-from torchferry.check.flow.treeindex import tree_index
 
 if TYPE_CHECKING:
     from torchferry.check.flow.events import ScopeResult
@@ -75,18 +74,10 @@ def _concrete(v: Value, depth: int = 0) -> bool:
 
 
 def _calls_resolved(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
-    """Is each call of this file that may run ``fn`` one the analysis resolved to it: a call
-    of its bare name, or of that name as an attribute of an imported module (``T.train(x)``
-    of ``import train as T``); ``model.train()`` of an object can run a function of the
-    module only through an attribute set to it, and a function so used is named as a value
-    (:meth:`FileFlow._value_names`, refused by the caller)."""
-    own = 0
-    for call in tree_index(ff.tree).calls:
-        f = call.func
-        if isinstance(f, ast.Name) and f.id == fn.name or isinstance(f, ast.Attribute) and \
-                f.attr == fn.name and ff.qualname(f.value) is not None:
-            own += 1
-    return own == len(ff.call_sites.get(id(fn), {}))
+    """Is each call of this file that may run ``fn`` (:meth:`FileFlow._calls_of`) one the
+    analysis resolved to it?  (A function used other than by a call is named as a value,
+    :meth:`FileFlow._value_names`, refused by the caller.)"""
+    return ff._calls_of(fn) == len(ff.call_sites.get(id(fn), {}))
 
 
 def passed_generators(ff: FileFlow, res: ScopeResult) -> dict[int, Value]:

@@ -42,10 +42,13 @@ class TreeIndex:
     functions: list[ast.FunctionDef | ast.AsyncFunctionDef] = field(default_factory=list)
     #: the ``global`` statements
     globals: list[ast.Global] = field(default_factory=list)
+    #: the ``import`` and ``from ... import`` statements, at any depth
+    imports: list[ast.Import | ast.ImportFrom] = field(default_factory=list)
     names: dict[str, list[ast.Name]] = field(default_factory=dict)
     attributes: dict[str, list[ast.Attribute]] = field(default_factory=dict)
     _value_names: frozenset[str] | None = None
     _called_names: Counter[str] | None = None
+    _function_calls: dict[frozenset[str], Counter[str]] = field(default_factory=dict)
     _outside_stores: frozenset[str] | None = None
 
     def value_names(self) -> frozenset[str]:
@@ -72,6 +75,28 @@ class TreeIndex:
             self._called_names = Counter(name for name in map(_called_name, self.calls) if name is not None)
         return self._called_names
 
+    def function_calls(self, modules: frozenset[str] = frozenset()) -> Counter[str]:
+        """How many calls of the tree may call a function of its module by each name: a
+        call of the bare name (``f(x)``), or of the name as an attribute of a module that an
+        ``import`` of the tree (at any depth) or ``modules`` binds (``T.f(x)`` after ``import
+        train as T``), which may be this module.  ``obj.f(x)`` of another receiver calls
+        what ``obj`` holds: a function of the module only through an attribute set to it,
+        and a function so used is named as a value (:meth:`value_names`).
+
+        >>> tree_index(ast.parse("import a.b as T\\nimport c.d\\nf(1); o.f(2); T.f(3); c.d.f(4); a.f(5)")).function_calls()
+        Counter({'f': 3})
+        >>> tree_index(ast.parse("m.f(5)")).function_calls(frozenset({"m"}))
+        Counter({'f': 1})
+        """
+        found = self._function_calls.get(modules)
+        if found is None:
+            bound = modules | {a.asname or a.name.split(".", 1)[0] for st in self.imports for a in st.names}
+            found = self._function_calls[modules] = Counter(
+                f.id if isinstance(f, ast.Name) else f.attr for f in (c.func for c in self.calls)
+                if isinstance(f, ast.Name) or isinstance(f, ast.Attribute) and
+                isinstance(head := _head(f.value), ast.Name) and head.id in bound)
+        return found
+
     def outside_stores(self) -> frozenset[str]:
         """The attributes the tree assigns or deletes on something other than a plain name
         ``self`` (``x.attr = v``), and ``""`` when it calls ``setattr``.
@@ -87,6 +112,13 @@ class TreeIndex:
                 out.add("")
             self._outside_stores = frozenset(out)
         return self._outside_stores
+
+
+def _head(node: ast.expr) -> ast.expr:
+    """``a`` of ``a.b.c``."""
+    while isinstance(node, ast.Attribute):
+        node = node.value
+    return node
 
 
 def _called_name(call: ast.Call) -> str | None:
@@ -110,6 +142,7 @@ def _build(tree: ast.AST) -> TreeIndex:
     calls, names, attributes = index.calls, index.names, index.attributes
     call, name, attribute, class_def = ast.Call, ast.Name, ast.Attribute, ast.ClassDef
     function_def, async_def, global_ = ast.FunctionDef, ast.AsyncFunctionDef, ast.Global
+    import_, import_from = ast.Import, ast.ImportFrom
     node_type, leaves = ast.AST, _LEAVES
     todo: list[Any] = [tree]
     add = todo.append
@@ -136,6 +169,8 @@ def _build(tree: ast.AST) -> TreeIndex:
             index.functions.append(node)
         elif t is global_:
             index.globals.append(node)
+        elif t is import_ or t is import_from:
+            index.imports.append(node)
         for field_name in node._fields:
             v = getattr(node, field_name, None)
             if type(v) is list:

@@ -132,7 +132,7 @@ def _calls_known(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bo
         or not ff._top_level(fn)
     ):
         return False
-    return ff._called_names().get(name, 0) == len(ff.call_sites.get(id(fn), {}))
+    return ff._calls_of(fn) == len(ff.call_sites.get(id(fn), {}))
 
 
 def _bound_by_calls(

@@ -208,11 +208,12 @@ holds one element at run time) is flagged, although NumPy reads it as an integer
 `isinstance` test narrows a plain name only (not `self.x` nor an item, `batch[0]`), and
 not inside the test itself (`isinstance(x, torch.Tensor) and x.dim() > 1`) nor in a `while`
 loop. What a method returns on an object that one of several classes of the run may have
-built (`self.decoder = Att().to(d) if attention else Dec().to(d)`) is what the method of
-the one class that takes the call as written returns (`self.decoder.step(i, h, enc)`,
-where only `Att.step` takes three arguments: Python refuses it on a `Dec`); where more than
-one class takes it, the result is that of the class the last construction names, not a
-join of them all. A moved value of unknown kind is followed through items by position or slice, loops,
+built (`self.decoder = Att().to(d) if attention else Dec().to(d)`) is the join of what the
+methods of the classes that take the call as written return (`self.decoder.step(i, h,
+enc)`, where only `Att.step` takes three arguments: Python refuses it on a `Dec`, which
+adds nothing); a class among them whose method is not one of the run (inherited from a
+base outside it) leaves the result unknown. What such a call does to its arguments (moves
+them, hands them on) is still read from one class only (that of the last construction, unless Python refuses the call on it). A moved value of unknown kind is followed through items by position or slice, loops,
 `enumerate`/`zip` and arithmetic only: an item read by a key (`batch["x"]`), an attribute or
 a method's result of it is not flagged, nor arithmetic with a value of unknown place (`(box[2]
 - box[0]) / width` of a parameter `width`: a tensor on the CPU there would not matter, but the
