@@ -6,7 +6,11 @@ they do in a kernel.  Lines that are IPython rather than Python (``%magic``,
 cell that starts with a cell magic (``%%bash``) is blanked whole, except
 ``%%time``/``%%timeit``/``%%capture``/``%%prun``/``%%ferry_trips``, whose body is Python.  A
 magic or shell line continued with a trailing backslash (``!pip install a \\`` over
-several lines) is blanked to its end, as IPython reads it.  A cell whose every line
+several lines) is blanked to its end, as IPython reads it.  A cell whose only line
+IPython runs as a magic without its ``%`` (automagic: ``pip install x``, the alias
+``ls logs/``; see :mod:`torchferry.check.automagic`) is blanked where that line is not
+Python; the same line in a cell of several lines is Python to IPython too, and stays
+(a syntax error).  A cell whose every line
 shares a leading indent is dedented first, as IPython's ``leading_indent`` transformer
 does (``textwrap.dedent`` of the cell).  Line numbers are kept, so a finding maps back
 to (cell, line), with cells counted from 1 over *all* cells, as Jupyter shows them::
@@ -28,6 +32,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from torchferry.check.api import Edit, Evidence, Finding
+from torchferry.check.automagic import Automagic
 from torchferry.errors import NotebookError
 
 __all__ = ["NotebookError", "Notebook", "parse_notebook", "from_cells", "language"]
@@ -92,6 +97,17 @@ def _blank(lines: list[str]) -> tuple[list[str], set[int]]:
                 continue
         depth, quote, backslash = _scan(text, depth, quote)
     return out, blanked
+
+
+def _blank_automagic(lines: list[str], blanked: set[int], magic: Automagic) -> None:
+    """Blank the line of a cell that IPython runs as a magic without its ``%``: the cell's
+    only line once its leading blank lines are dropped (IPython's prefilter reads no
+    other cell)."""
+    first = next((i for i, text in enumerate(lines) if text.strip()), len(lines))
+    if first != len(lines) - 1 or first in blanked or not magic.blanks(lines[first]):
+        return
+    lines[first] = "pass"
+    blanked.add(first)
 
 
 def _margin(lines: list[str]) -> str:
@@ -366,6 +382,7 @@ def _from_data(data: Any) -> Notebook:
         raise NotebookError("not a Jupyter notebook: no 'cells' list")
     nb = Notebook(data=data, source="")
     joined: list[str] = []
+    magic = Automagic()
     for number, cell in enumerate(data["cells"], start=1):
         if not isinstance(cell, dict):
             raise NotebookError(f"cell {number} is not an object")
@@ -373,12 +390,14 @@ def _from_data(data: Any) -> Notebook:
             continue
         text = _cell_text(cell, number)
         nb.texts[number] = text
-        lines = _split(text)
-        margin = _margin(lines)
+        written = _split(text)
+        margin = _margin(written)
         if margin:  # IPython's ``leading_indent``: the cell runs dedented
             nb.margins[number] = len(margin)
-            lines = [line[len(margin):] if line.strip(" \t") else "" for line in lines]
-        lines, blanked = _blank(lines)
+            written = [line[len(margin):] if line.strip(" \t") else "" for line in written]
+        lines, blanked = _blank(written)
+        _blank_automagic(lines, blanked, magic)
+        magic.seen(written, lines, blanked)
         nb.starts[number] = len(joined) + 1
         for i, line in enumerate(lines):
             joined.append(line)
