@@ -140,6 +140,8 @@ class ByCallers(NamedTuple):
     #: the parameters every call of the run hands a generator object of the run, with it
     #: (:func:`~torchferry.check.flow.streams.passed_generators`)
     streams: tuple[tuple[int, Value], ...] = ()
+    #: the device parameters every call of the run points at the CPU (:func:`_cpu_devices`)
+    cpu_devices: frozenset[int] = frozenset()
 
 
 def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
@@ -154,6 +156,7 @@ def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
       function calls it (``generator(z)``);
     - a generator object of a generator function of the run (``train(model,
       data_loader.data_iterator(data, params))``; :mod:`~torchferry.check.flow.streams`);
+    - for a device parameter, the CPU (:func:`_cpu_devices`);
 
     None when there is none, or a call of the function's name in its file is not resolved
     to it.  Complete once every scope of the file is interpreted."""
@@ -162,19 +165,22 @@ def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
             not _few_importers(ff):
         return None
     attrs = _constructed_attrs(ff, res)
+    cpus = _cpu_devices(ff, res) if fn.name not in ff._value_names() else frozenset()
     if fn.decorator_list or fn.name.startswith("__") or fn.name == "forward" or \
             fn.name in ff._value_names():
-        return ByCallers({}, frozenset(), attrs) if attrs else None
+        return ByCallers({}, frozenset(), attrs, (), cpus) if attrs or cpus else None
     streams = tuple(passed_generators(ff, res).items())
     if ff._calls_of(fn) != len(ff.call_sites.get(id(fn), {})):
-        return ByCallers({}, frozenset(), attrs, streams) if attrs or streams else None
+        if attrs or streams or cpus:
+            return ByCallers({}, frozenset(), attrs, streams, cpus)
+        return None
     receivers = {k: a for k, a in _receivers(ff, res).items() if a is None or _defined_in_run(ff, a)}
     instances: dict[int, ClassInfo] = {}
     modules: set[int] = set()
     for k, attr in receivers.items():
         given = ff.run_arguments(fn, k)
         if not given:
-            return None
+            return ByCallers({}, frozenset(), attrs, streams, cpus) if cpus else None
         if attr is None:
             if all(_given_module(other, caller, v) for other, caller, v in given):
                 modules.add(k)
@@ -183,9 +189,62 @@ def given_by_callers(ff: FileFlow, res: ScopeResult) -> ByCallers | None:
         first = found[0]
         if first is not None and all(f is not None and f.node is first.node for f in found):
             instances[k] = first
-    if instances or modules or attrs or streams:
-        return ByCallers(instances, frozenset(modules), attrs, streams)
+    if instances or modules or attrs or streams or cpus:
+        return ByCallers(instances, frozenset(modules), attrs, streams, cpus)
     return None
+
+
+def _cpu_devices(ff: FileFlow, res: ScopeResult) -> frozenset[int]:
+    """The device parameters of ``res``'s function (``device``, ``dev: torch.device``) that
+    every call of the run, one at least, points at the CPU on every path: an argument that
+    is the CPU (``torch.device("cpu")``, ``"cpu"``, a name bound only to one where the call
+    is: ``device = torch.device("cpu")`` then ``train(model, device, loader)``).  A device
+    chosen by ``torch.cuda.is_available()``, read from an argument, the environment or a
+    file may be an accelerator, and a call that leaves the parameter out or spreads
+    ``*args`` leaves it unknown.  Every call of the function's name in its file must be
+    resolved to it (``obj.train()``, a method of another object, is not such a call)."""
+    fn = res.node
+    if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)) or fn.name.startswith("__"):
+        return frozenset()
+    if ff._calls_of(fn) != len(ff.call_sites.get(id(fn), {})):
+        return frozenset()
+    out: set[int] = set()
+    for k, kind in res.param_hints.items():
+        if kind is not Kind.DEVICE or k >= len(res.params):
+            continue
+        given = ff.run_arguments(fn, k)
+        if given and _grad_modes_only(ff, fn) and \
+                all(v.is_(Kind.DEVICE) and v.only(Where.CPU) for _, _, v in given):
+            out.add(k)
+        elif given == [] and _pytest_default_cpu(ff, fn, res.params[k]):
+            out.add(k)
+    return frozenset(out)
+
+
+#: decorators that hand a function's arguments on as they are
+_GRAD_MODES = frozenset({"torch.no_grad", "torch.inference_mode", "torch.enable_grad"})
+
+
+def _grad_modes_only(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Is every decorator of ``fn`` one of torch's grad modes (``@torch.no_grad()``)?"""
+    return all(ff.qualname(d.func if isinstance(d, ast.Call) else d) in _GRAD_MODES for d in fn.decorator_list)
+
+
+def _pytest_default_cpu(ff: FileFlow, fn: ast.FunctionDef | ast.AsyncFunctionDef, name: str) -> bool:
+    """Is ``fn`` a test function that no code of the run calls (pytest collects ``test*``
+    functions at the top level of ``test_*.py`` and ``*_test.py`` files) whose parameter
+    ``name`` has a default that names the CPU (``device="cpu"``) and that no decorator
+    names (``@pytest.mark.parametrize("device", ...)``)?  pytest gives a parameter with a
+    default no fixture: the test runs with the default."""
+    from torchferry.check.flow.resolve import _default_where
+
+    base = ff.path.replace("\\", "/").rsplit("/", 1)[-1]
+    if not fn.name.startswith("test") or ff.method_of.get(id(fn)) is not None or \
+            not (base.startswith("test_") or base.endswith("_test.py")) or not base.endswith(".py"):
+        return False
+    named = any(isinstance(n, ast.Constant) and isinstance(n.value, str) and name in n.value
+                for d in fn.decorator_list for n in ast.walk(d))
+    return not named and _default_where(fn, name) is Where.CPU
 
 
 def _given_module(other: FileFlow, caller: ScopeResult, v: Value) -> bool:

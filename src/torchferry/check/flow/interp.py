@@ -116,6 +116,8 @@ class Interp:
         self.modules = by_callers.modules if by_callers is not None else frozenset()
         #: the parameters every call of the run hands a generator object of the run, with it
         self.streams = dict(by_callers.streams) if by_callers is not None else {}
+        #: the device parameters every call of the run points at the CPU
+        self.cpu_devices = by_callers.cpu_devices if by_callers is not None else frozenset()
         self.res = ScopeResult(node)
         self.env: Env = {}
         self.self_name: str | None = None
@@ -211,6 +213,8 @@ class Interp:
                 kinds = frozenset((Kind.MODULE,)) if self.cls.is_module else frozenset((Kind.OTHER,))
             if self.given is not None and self.given.get(k) is Kind.DEVICE and kinds == _DEVICE:
                 place = CPU  # a device parameter the call points at the CPU (see given_result)
+            elif self.given is None and k in self.cpu_devices and kinds == _DEVICE:
+                place = CPU  # a device parameter every call of the run points at the CPU
             elif self.given is not None and self.given.get(k) is Kind.OTHER and kinds == _DEVICE:
                 kinds = frozenset((Kind.OTHER,))  # a device parameter the call leaves ``None``
             if kinds is None and k in self.instances:

@@ -120,6 +120,18 @@ def is_device(ff: FileFlow, node: ast.AST) -> bool:
     return found is not None and found[1].is_(Kind.DEVICE)
 
 
+def cpu_device(ff: FileFlow, node: ast.AST) -> bool:
+    """Is ``node`` the CPU as a device on every path the analysis sees (``"cpu"``,
+    ``torch.device("cpu")``, a name bound only to one, ``x.device`` of a tensor on the CPU, a
+    device parameter every call of the run points at the CPU)?"""
+    if isinstance(node, ast.Constant):
+        return node.value == "cpu"
+    for _ in ff.results():  # every scope interpreted: what the calls of the run give known
+        pass
+    found = value_of(ff, node)
+    return found is not None and found[1].is_(Kind.DEVICE) and found[1].only(Where.CPU)
+
+
 def cpu_tensor(ff: FileFlow, node: ast.AST) -> bool:
     """Is ``node`` a tensor on the CPU on every path the analysis sees (made there without a
     device, computed from such tensors, or moved there)?"""

@@ -78,7 +78,14 @@ Quiet in a file that never names an accelerator or a device and calls nothing th
 move a model there (`.to`, `torch.load`, `prepare`, ...), as FRY003 is: its tensors are on
 the CPU, and reading them waits for nothing.
 
+A device parameter that every call of the run points at the CPU (`device =
+torch.device("cpu")`, then `test(model, device, loader)`) is the CPU: what the function
+moves there and computes from it is read without a wait.
+
 ## Known limits
+A device is the CPU only where the code establishes it on every path: one chosen by
+`torch.cuda.is_available()`, an argument, the environment or a configuration may be an
+accelerator, and so may a parameter left to a `device="cpu"` default by a call.
 Reads in helper functions are seen only in a step function (one that calls `.backward()` or
 `optimizer.step()` itself) called from the loop in the same file; a read in any other helper
 called per step is not (values computed there are followed). A
@@ -123,6 +130,8 @@ def check(ctx: Context) -> Iterable[Finding]:
     m = ctx.syntax
     if _no_accelerator_in_file(ctx, m):
         return  # nothing can be on an accelerator: the reads wait for nothing (as FRY003)
+    for _ in ctx.flow.results():  # every scope interpreted: what the calls of the run give known
+        pass
     for meth in ("item", "tolist", "cpu"):
         for site in m.calls_by_tail.get(meth, ()):
             func = site.node.func

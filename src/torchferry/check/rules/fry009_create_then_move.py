@@ -68,6 +68,12 @@ method of the class that this file calls only from `__init__` -- when `__init__`
 `self.x` just before with a factory that takes no `device=` (`self.register_buffer("x",
 torch.empty(n))`): both tensors are on the default device, so nothing is copied.
 
+Quiet for a `.to` whose device is the CPU on every path the analysis sees: `"cpu"`, a
+name bound only to `torch.device("cpu")`, `mask.device` of `mask = torch.from_numpy(a)`,
+a device parameter that every call of the run points at the CPU, or one of a test that
+pytest runs with its default `device="cpu"`: the tensor is already there, and `.to`
+returns it without a copy.
+
 ## Known limits
 Factories given a `generator=` are not flagged (the generator fixes the device the
 numbers are drawn on). Only a `.to` whose argument is clearly a device (a device variable, `torch.device`, a
@@ -91,7 +97,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from torchferry.check.api import Context, Edit, Finding, Fix
-from torchferry.check.flow.queries import cpu_tensor, established_tensor, is_device
+from torchferry.check.flow.queries import cpu_device, cpu_tensor, established_tensor, is_device
 from torchferry.check.flow.safety import device_by_construction
 from torchferry.check.flow.vocab import DTYPES
 from torchferry.check.names import DEVICE_FACTORIES, DEVICE_NAME, end_pos, kwarg, pos, short
@@ -307,8 +313,8 @@ def _split_to(ctx: Context, m: Walker, call: ast.Call, site: Site[ast.Call]) -> 
         extra = True
     if dev is None:
         return None, None, False
-    if _kind(ctx, m, dev) is not _Arg.DEVICE:
-        return None, None, False
+    if _kind(ctx, m, dev) is not _Arg.DEVICE or cpu_device(ctx.flow, dev):
+        return None, None, False  # (``.to`` the CPU of a tensor made there copies nothing)
     return ctx.text(dev), ctx.text(dtype) if dtype is not None else None, not extra
 
 

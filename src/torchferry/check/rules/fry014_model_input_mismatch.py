@@ -433,12 +433,29 @@ out = model(x)
 No fix: which side should move (the input to the model, or the model to the input) is the
 author's choice.
 
+A device parameter that every call of the run points at the CPU (`device =
+torch.device("cpu")` in a notebook cell, then `train(model, device, loader)`; `"cpu"`, a
+module-level constant bound only to it; calls through a `@torch.no_grad()` decorator too)
+is the CPU in the function, and so is one of a test that pytest runs with its default
+`device="cpu"` (a `test*` function of a `test_*.py` file that no code of the run calls and
+no decorator parametrizes on it): `X.to(device)` there keeps `X` where the unmoved model
+is, and nothing is reported.  A device chosen by
+`torch.cuda.is_available()`, read from an argument, the environment or a configuration,
+or rebound to another device before a later call, may be an accelerator.
+
 ## Known limits
 A `**` mapping given to a loader is read only where the file builds it with literal keys
 and never uses its name but to bind it or spread it: `kwargs.update(cuda_kwargs)` (the
 mapping of pytorch/examples' MNIST) leaves the loader's batches unknown.  A loader over a
 `TensorDataset` handed to a function as a parameter (`validate(model, valid_loader)`)
 yields there what an unknown loader yields.
+A device parameter is the CPU only where every call of the function's name in its file
+is a call of it (`obj.train()` of another object does not count) and passes the device
+itself; a call that leaves it to a `device="cpu"` default or spreads `*args`, a function
+passed around as a value, one with another decorator, and a test method of a class leave
+it a device the code chose. The
+calls of the run are all the calls there are: a library function that its own example
+calls with `"cpu"` is read as on the CPU, whatever device its users pass.
 A module never moved, wrapped with several GPUs only (`model_wrapper = model; if
 torch.cuda.device_count() > 1: model_wrapper = nn.DataParallel(model).cuda()`), is not
 reported when called on a moved input, though with one GPU it stays on the CPU: the
