@@ -51,7 +51,9 @@ Flags a call `model(x)` when, in one scope,
   directly or through such a method that hands its argument to the module's weights
   (`model.log_probs(data)` of a `log_probs` that runs `self(x)` or `self.forward(x)`); or
 * (from the device-flow analysis) the model is on a device the code chose -- moved in the
-  calling scope, built by a constructor (of a class of this file or of another file of the
+  calling scope (also by a loop over a list written out whose body moves its name in place
+  by a statement of its own, `for net in [self.actor, self.critic]: net.to(device)`: each
+  module listed is moved; an item that may be a tensor is left as it was), built by a constructor (of a class of this file or of another file of the
   run) whose `__init__` moves every weighted layer to a
   device it is given (`Encoder(vocab, device=device)` of `self.embed = nn.Embedding(n,
   d).to(device)`, `self.to(device)`, also written `self = self.to(device)`: `Module.to`
@@ -434,6 +436,10 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A loop that moves modules in place is followed only over a list or tuple written in the
+loop (`for net in [self.actor, self.critic]:`) and only when the move is a statement of
+the body itself: a list bound to a name first (`nets = [...]; for n in nets:`), or a move
+under a test in the body, leaves the modules where they were.
 A `**` mapping given to a loader is read only where the file builds it with literal keys
 and never uses its name but to bind it or spread it: `kwargs.update(cuda_kwargs)` (the
 mapping of pytorch/examples' MNIST) leaves the loader's batches unknown.  A loader over a
