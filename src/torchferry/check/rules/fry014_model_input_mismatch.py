@@ -436,6 +436,10 @@ No fix: which side should move (the input to the model, or the model to the inpu
 author's choice.
 
 ## Known limits
+A model a plain class keeps and a method of that class returns (`def get_network(self):
+return self.actor`) counts as left where it is only where no file of the run names that
+method (by its name, whatever class it is called on); one called anywhere counts as handed
+out.
 A loop that moves modules in place is followed only over a list or tuple written in the
 loop (`for net in [self.actor, self.critic]:`) and only when the move is a statement of
 the body itself: a list bound to a name first (`nets = [...]; for n in nets:`), or a move
@@ -2414,7 +2418,27 @@ def _plain_held_use(ff: FileFlow, cls: ClassInfo, use: ast.Attribute, parent: as
         return True  # (``copy.deepcopy(self.actor)``: a new object; the original stays)
     if isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES:
         return True
+    if isinstance(parent, ast.Return) and isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return _named_nowhere(ff, method.name)  # (``def get_network(self): return self.actor``)
     return isinstance(parent, ast.Attribute) and _own_harmless_method(ff, cls, use.attr, parent.attr)
+
+
+def _named_nowhere(ff: FileFlow, name: str) -> bool:
+    """Is the method ``name`` (one that returns the module) named nowhere in its file but
+    where it is defined, nor in any file of the run that imports it?  Then no caller of the
+    run gets the module from it, to move it."""
+    if any(isinstance(n, ast.Attribute) and n.attr == name or isinstance(n, ast.Name) and n.id == name
+           or isinstance(n, ast.Constant) and n.value == name for n in ast.walk(ff.tree)):
+        return False
+    project = ff.project
+    if project is None:
+        return True
+    files = project.importers(ff.path)
+    if files is None:
+        return False
+    named = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    texts = [project.files.get(p) for p in files]
+    return not any(t is None or named.search(t) for t in texts)
 
 
 def _given_in_place(ff: FileFlow, method: ast.AST, use: ast.Attribute, parent: ast.AST) -> bool:
