@@ -306,9 +306,25 @@ def _iterated_in_place(res: ScopeResult, parents: dict[int, ast.AST], n: ast.exp
     if not names or not all(isinstance(t, (ast.Name, ast.Tuple, ast.List, ast.Store))
                             for t in ast.walk(up.target)):
         return False
+    names -= _item_names(n, up.target)
     _, reads = _reads_of(res.node, frozenset(names))
     return all(not nested and _stays(res, parents, r, place=True)
                for ns in reads.values() for r, nested in ns)
+
+
+#: a module's methods that yield ``(name, item)`` pairs, the name a string
+NAMED_ITEMS = frozenset({"named_parameters", "named_buffers", "named_modules", "named_children"})
+
+
+def _item_names(it: ast.expr, target: ast.expr) -> set[str]:
+    """The name a loop binds to the string of each pair that ``it`` yields, iterated
+    directly (``for name, p in m.named_parameters()``: ``name``): a string, not part of
+    the module, wherever it goes."""
+    if isinstance(it, ast.Call) and isinstance(it.func, ast.Attribute) and it.func.attr in NAMED_ITEMS \
+            and isinstance(target, (ast.Tuple, ast.List)) and len(target.elts) == 2 \
+            and isinstance(target.elts[0], ast.Name):
+        return {target.elts[0].id}
+    return set()
 
 
 def handed_arguments(call: ast.Call, result: ScopeResult, first: int,

@@ -429,9 +429,36 @@ class Interp:
         # last iteration left in them, not what they held before the loop
         self.fors.append(st)
         try:
-            return self._loop(st, lambda: self._bind_loop(st, item), _batch_names(st.target, item))
+            done = self._loop(st, lambda: self._bind_loop(st, item), _batch_names(st.target, item))
         finally:
             self.fors.pop()
+        self._moved_through_loop(st)
+        return done
+
+    def _moved_through_loop(self, st: ast.For | ast.AsyncFor) -> None:
+        """``for net in [self.actor, self.critic]: net.to(device)``: a loop over a list
+        written out (so its body runs for each item) whose body moves the loop's name in
+        place by a statement of its own (not under a branch) moves each module it lists
+        (a name or an attribute), as that statement would written on it; an item that may
+        be a tensor is left as it was (a tensor's copy is discarded)."""
+        target = st.target
+        if not isinstance(target, ast.Name) or not isinstance(st.iter, (ast.List, ast.Tuple)) \
+                or not st.iter.elts or not _moves_name(st.body, target.id):
+            return
+        moved = self.env.get(target.id)
+        move = next((o for o in moved.origins if o.op is Op.MOVED), None) if moved is not None else None
+        if moved is None or move is None:
+            return
+        from torchferry.check.flow.resolve import move_in_place
+
+        for elt in st.iter.elts:
+            if not isinstance(elt, (ast.Name, ast.Attribute)):
+                continue
+            old = self.res.value(elt)
+            if old is None or old.may_be(Kind.TENSOR) or old.may_be(Kind.BATCH):
+                continue  # (each item keeps its own class: ``self.actor.act(x)`` resolves)
+            func = ast.Attribute(value=elt, attr="to", ctx=ast.Load())
+            move_in_place(self.ev, func, old.at(moved.places, move))
 
     def loop_key(self, mapping: str, key: str) -> bool:
         """Is ``key`` the key of an enclosing loop over the keys of ``mapping`` (``for key in
@@ -786,3 +813,12 @@ def _dict_call(node: ast.expr, mapping: str, method: str) -> bool:
     return isinstance(node, ast.Call) and not node.args and not node.keywords and \
         isinstance(node.func, ast.Attribute) and node.func.attr == method and \
         isinstance(node.func.value, ast.Name) and node.func.value.id == mapping
+
+
+def _moves_name(body: list[ast.stmt], name: str) -> bool:
+    """Does ``body`` move ``name`` in place by a statement of its own (``name.to(device)``,
+    ``name.cuda()``), one that runs whenever the body does?"""
+    return any(isinstance(st, ast.Expr) and isinstance(st.value, ast.Call)
+               and isinstance(st.value.func, ast.Attribute) and st.value.func.attr in MOVE_NAMES
+               and isinstance(st.value.func.value, ast.Name) and st.value.func.value.id == name
+               for st in body)

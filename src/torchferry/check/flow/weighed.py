@@ -433,14 +433,26 @@ def forward_takes_a_tensor(cls: ClassInfo) -> bool:
     names = [a.arg for a in (*fn.args.posonlyargs, *fn.args.args)]
     if len(names) < 2:
         return False
-    first = names[1]
+    held = {names[1]}  # (the parameter, and the names a plain ``x = inputs`` binds to it)
     for st in fn.body:
-        if not any(isinstance(n, ast.Name) and n.id == first for n in ast.walk(st)):
+        if not any(isinstance(n, ast.Name) and n.id in held for n in ast.walk(st)):
+            continue
+        alias = _alias(st, held)
+        if alias is not None:
+            held.add(alias)
             continue
         if not isinstance(st, (ast.Assign, ast.AnnAssign, ast.Expr, ast.Return)):
             return False
-        return any(_tensor_layer_call(owner, n, first) for n in ast.walk(st))
+        return any(_tensor_layer_call(owner, n, name) for n in ast.walk(st) for name in held)
     return False
+
+
+def _alias(st: ast.stmt, held: set[str]) -> str | None:
+    """The name ``st`` binds to one of ``held`` as it is (``x = inputs``), or None."""
+    if isinstance(st, ast.Assign) and len(st.targets) == 1 and isinstance(st.targets[0], ast.Name) \
+            and isinstance(st.value, ast.Name) and st.value.id in held:
+        return st.targets[0].id
+    return None
 
 
 def _tensor_layer_call(cls: ClassInfo, n: ast.AST, name: str) -> bool:

@@ -51,7 +51,9 @@ Flags a call `model(x)` when, in one scope,
   directly or through such a method that hands its argument to the module's weights
   (`model.log_probs(data)` of a `log_probs` that runs `self(x)` or `self.forward(x)`); or
 * (from the device-flow analysis) the model is on a device the code chose -- moved in the
-  calling scope, built by a constructor (of a class of this file or of another file of the
+  calling scope (also by a loop over a list written out whose body moves its name in place
+  by a statement of its own, `for net in [self.actor, self.critic]: net.to(device)`: each
+  module listed is moved; an item that may be a tensor is left as it was), built by a constructor (of a class of this file or of another file of the
   run) whose `__init__` moves every weighted layer to a
   device it is given (`Encoder(vocab, device=device)` of `self.embed = nn.Embedding(n,
   d).to(device)`, `self.to(device)`, also written `self = self.to(device)`: `Module.to`
@@ -444,6 +446,14 @@ is, and nothing is reported.  A device chosen by
 or rebound to another device before a later call, may be an accelerator.
 
 ## Known limits
+A model a plain class keeps and a method of that class returns (`def get_network(self):
+return self.actor`) counts as left where it is only where no file of the run names that
+method (by its name, whatever class it is called on); one called anywhere counts as handed
+out.
+A loop that moves modules in place is followed only over a list or tuple written in the
+loop (`for net in [self.actor, self.critic]:`) and only when the move is a statement of
+the body itself: a list bound to a name first (`nets = [...]; for n in nets:`), or a move
+under a test in the body, leaves the modules where they were.
 A `**` mapping given to a loader is read only where the file builds it with literal keys
 and never uses its name but to bind it or spread it: `kwargs.update(cuda_kwargs)` (the
 mapping of pytorch/examples' MNIST) leaves the loader's batches unknown.  A loader over a
@@ -2425,7 +2435,27 @@ def _plain_held_use(ff: FileFlow, cls: ClassInfo, use: ast.Attribute, parent: as
         return True  # (``copy.deepcopy(self.actor)``: a new object; the original stays)
     if isinstance(parent, ast.Attribute) and parent.attr in _SAFE_USES:
         return True
+    if isinstance(parent, ast.Return) and isinstance(method, (ast.FunctionDef, ast.AsyncFunctionDef)):
+        return _named_nowhere(ff, method.name)  # (``def get_network(self): return self.actor``)
     return isinstance(parent, ast.Attribute) and _own_harmless_method(ff, cls, use.attr, parent.attr)
+
+
+def _named_nowhere(ff: FileFlow, name: str) -> bool:
+    """Is the method ``name`` (one that returns the module) named nowhere in its file but
+    where it is defined, nor in any file of the run that imports it?  Then no caller of the
+    run gets the module from it, to move it."""
+    if any(isinstance(n, ast.Attribute) and n.attr == name or isinstance(n, ast.Name) and n.id == name
+           or isinstance(n, ast.Constant) and n.value == name for n in ast.walk(ff.tree)):
+        return False
+    project = ff.project
+    if project is None:
+        return True
+    files = project.importers(ff.path)
+    if files is None:
+        return False
+    named = re.compile(rb"\b" + re.escape(name.encode()) + rb"\b")
+    texts = [project.files.get(p) for p in files]
+    return not any(t is None or named.search(t) for t in texts)
 
 
 def _given_in_place(ff: FileFlow, method: ast.AST, use: ast.Attribute, parent: ast.AST) -> bool:
