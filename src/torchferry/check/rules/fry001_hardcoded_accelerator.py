@@ -194,7 +194,11 @@ library's, read nowhere in the code checked), nor one of the accelerator's own A
 or availability counts as a guard of its arms, even if it tests something else, but for the
 arm of a parameter's default None above: which arm a flag's name vouches for is not in the
 code (`if args.no_cuda:` / `if args.cuda:`), so a test is not read for what it establishes
-otherwise. An earlier
+otherwise; but a test that asks only whether another accelerator is available
+(`torch.backends.mps.is_available()`, `is_xpu_available()`, `torch.npu.is_available()`, a
+name bound once to one) guards no CUDA code (`.cuda()`, a `"cuda"` literal, a `torch.cuda`
+function) in either arm: its `else` runs on a machine with neither. One that also names CUDA
+(`mps.is_available() or torch.cuda.is_available()`) still guards both arms. An earlier
 `if torch.cuda.is_available():` whose arms both go on (a CPU `else`, or none) guards only
 its arms: a literal after it is flagged. One arm that leaves anywhere in it (a `return`
 under a further `if`) counts as leaving. "CUDA-only by design" is
@@ -1287,6 +1291,9 @@ def _guarded(m: Walker, site: Site[ast.Call] | Site[ast.Constant]) -> bool:
         if isinstance(loop, ast.While) and m.mentions_availability(loop.test):
             return True
     for s in m.availability_checks(site.ctx.scope):
+        test = getattr(s.stmt, "test", None)
+        if test is not None and _cuda_site(site) and _other_accel_test(m, test, site.ctx.scope):
+            continue
         if s.pos < site.pos and (isinstance(s.stmt, ast.Assert) or _an_arm_leaves(s.stmt)):
             return True
     if _left_unless_accel(m, site):
@@ -1312,9 +1319,58 @@ def _arm_guard(m: Walker, site: Site[ast.Call] | Site[ast.Constant], test: ast.e
     parameter's default None), or one that establishes an accelerator device there
     (:func:`_accel_arm`)?"""
     scope = site.ctx.scope
+    if _cuda_site(site) and _other_accel_test(m, test, scope):
+        return False
     if m.mentions_availability(test) and _none_arm(scope, test, in_body) is None:
         return True
     return _accel_arm(m, test, in_body, scope, 0)
+
+
+_OTHER_BACKENDS = frozenset({"mps", "xpu", "npu", "mlu", "hpu", "musa", "mtia", "xla", "tpu"})
+_OTHER_AVAILABLE = re.compile(r"is_(?:torch_)?(?:mps|xpu|npu|mlu|hpu|musa|mtia|xla|tpu)_available$")
+_CUDA_WORD = re.compile(r"cuda|gpu", re.I)
+
+
+def _cuda_site(site: Site[ast.Call] | Site[ast.Constant]) -> bool:
+    """Is the site CUDA's own: a ``"cuda..."`` literal, ``.cuda()``, a ``torch.cuda``
+    function, or a call given a ``"cuda..."`` literal?"""
+    node = site.node
+    if isinstance(node, ast.Constant):
+        return isinstance(node.value, str) and node.value.startswith("cuda")
+    if isinstance(node.func, ast.Attribute) and node.func.attr == "cuda":
+        return True
+    if (dotted(node.func) or "").startswith("torch.cuda."):
+        return True
+    return any(isinstance(a, ast.Constant) and isinstance(a.value, str) and a.value.startswith("cuda")
+               for a in [*node.args, *(k.value for k in node.keywords)])
+
+
+def _other_accel_test(m: Walker, test: ast.expr, scope: Scope) -> bool:
+    """Does ``test`` ask only whether an accelerator other than CUDA is available
+    (``torch.backends.mps.is_available()``, ``is_xpu_available()``, ``not ...``, a name
+    bound once to one), naming nothing of CUDA's? Neither of its arms is a guard of CUDA
+    code: where it holds another accelerator is used, where it fails CUDA may be absent."""
+    if isinstance(test, ast.Name):
+        b = m.binding(test.id, scope, pos(test))
+        if b is None or b.how is not How.EXPR or not isinstance(b.value, ast.expr) \
+                or len(b.ctx.scope.binds.get(test.id, ())) != 1 or isinstance(b.value, ast.Name):
+            return False
+        test = b.value
+    other = False
+    for x in ast.walk(test):
+        if isinstance(x, ast.Call):
+            func = x.func
+            name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+            if name in ("is_available", "device_count", "is_built") and isinstance(func, ast.Attribute) \
+                    and tail(func.value) in _OTHER_BACKENDS or _OTHER_AVAILABLE.match(name):
+                other = True
+            elif name in ("is_available", "device_count", "is_built"):
+                return False
+        elif isinstance(x, ast.Name) and _CUDA_WORD.search(x.id) or \
+                isinstance(x, ast.Attribute) and _CUDA_WORD.search(x.attr) or \
+                isinstance(x, ast.Constant) and isinstance(x.value, str) and _CUDA_WORD.search(x.value):
+            return False
+    return other
 
 
 def _accel_arm(m: Walker, test: ast.expr, in_body: bool, scope: Scope, depth: int) -> bool:
