@@ -243,7 +243,7 @@ def test_fry002_fix_is_unsafe_because_the_moved_or_cast_tensor_is_then_used(tmp_
 def test_fry009_random_and_float_step_factories_are_not_fixed_safely(factory, tmp_path) -> None:
     code = (
         "import torch\n"
-        "device = 'cpu'\n"
+        "device = 'cuda' if torch.cuda.is_available() else 'cpu'\n"
         "torch.manual_seed(0)\n"
         f"RESULT = {factory}.to(device, torch.bfloat16)\n"
     )
